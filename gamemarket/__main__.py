@@ -1,0 +1,3 @@
+from gamemarket.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,95 @@
+"""The job table exchange format (market model section 8): validation, reading, writing.
+
+Required columns ``id, submit, runtime, estimate, private_bid, reported_bid``; optional
+``group, swf_job, status, user`` (other columns are ignored). A job table fixes every random
+draw of a run, so any run can be repeated exactly from it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from gamemarket.errors import InputError
+
+REQUIRED = ("id", "submit", "runtime", "estimate", "private_bid", "reported_bid")
+OPTIONAL = ("group", "swf_job", "status", "user")
+INTEGER = ("id", "submit", "runtime", "estimate", "group", "swf_job", "status", "user")
+
+
+def validate(table: pd.DataFrame, where: str = "job table") -> pd.DataFrame:
+    """Check a job table and return it with canonical dtypes (a copy, only known columns)."""
+    missing = [c for c in REQUIRED if c not in table.columns]
+    if missing:
+        raise InputError(f"{where}: missing column(s) {missing}; required: {list(REQUIRED)}")
+    cols = [c for c in REQUIRED + OPTIONAL if c in table.columns]
+    extra = [c for c in table.columns if c not in cols]
+    out = table[cols].copy()
+    if extra:
+        for c in ("estimate_generated",):
+            if c in table.columns:
+                out[c] = table[c].astype(bool)
+    for c in cols:
+        try:
+            vals = pd.to_numeric(out[c], errors="raise").to_numpy(np.float64)
+        except (ValueError, TypeError) as exc:
+            raise InputError(f"{where}: column {c!r} must be numeric: {exc}") from exc
+        bad = ~np.isfinite(vals)
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            raise InputError(f"{where}: column {c!r} row {row} is {vals[row]!r}; NaN or infinite values are not allowed")
+        if c in INTEGER:
+            if (vals != np.floor(vals)).any():
+                row = int(np.flatnonzero(vals != np.floor(vals))[0])
+                raise InputError(f"{where}: column {c!r} row {row} is {vals[row]!r}, expected an integer")
+            out[c] = vals.astype(np.int64)
+        else:
+            out[c] = vals
+    checks = [("runtime", out["runtime"] > 0, "> 0"), ("estimate", out["estimate"] > 0, "> 0"),
+              ("private_bid", out["private_bid"] >= 0, ">= 0"), ("reported_bid", out["reported_bid"] >= 0, ">= 0")]
+    for col, ok, expected in checks:
+        if not ok.all():
+            row = int(np.flatnonzero(~ok.to_numpy())[0])
+            raise InputError(f"{where}: column {col!r} row {row} is {out[col].iloc[row]!r}, expected {expected}")
+    if out["id"].duplicated().any():
+        dup = int(out["id"][out["id"].duplicated()].iloc[0])
+        raise InputError(f"{where}: id {dup} appears more than once; ids must be unique")
+    return out.reset_index(drop=True)
+
+
+def read(path: str | os.PathLike) -> pd.DataFrame:
+    """Read a job table from CSV or Parquet (by extension) and validate it."""
+    path = Path(path)
+    try:
+        if path.suffix.lower() in (".parquet", ".pq"):
+            table = pd.read_parquet(path)
+        else:
+            table = pd.read_csv(path)
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such job table") from None
+    except Exception as exc:  # pandas raises many kinds on a broken file
+        raise InputError(f"{path}: cannot read job table: {exc}") from exc
+    return validate(table, where=str(path))
+
+
+def write_table(table: pd.DataFrame, path: str | os.PathLike) -> Path:
+    """Write a DataFrame as CSV or Parquet by the file's extension, atomically."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    if path.suffix.lower() in (".parquet", ".pq"):
+        table.to_parquet(tmp, index=False)
+    elif path.suffix.lower() == ".csv":
+        table.to_csv(tmp, index=False, float_format="%.17g")
+    else:
+        raise InputError(f"{path}: unknown table format; use a .csv or .parquet file name")
+    os.replace(tmp, path)
+    return path
+
+
+def exchange_columns(table: pd.DataFrame) -> pd.DataFrame:
+    """Only the section-8 columns a job table carries."""
+    return table[[c for c in REQUIRED + OPTIONAL if c in table.columns]]

@@ -1,0 +1,273 @@
+"""The event-driven market engine (market model sections 4-5), compiled with numba.
+
+Per-job state is indexed by arrival order (jobs sorted by ``(submit, id)``); priority keys are
+turned once into integer ranks, so every heap compares plain integers. Structures:
+
+* running set: an indexed max-heap of ranks (its top is the worst running job, the one HB
+  preempts first), with positions so a finishing job is removed in O(log n);
+* waiting set: a min-heap of ranks (its top is the best waiting job);
+* highest waiting bid: a min-heap of bid ranks with lazy deletion (for k-th price);
+* completions: a min-heap of (finish time, job) with lazy invalidation of preempted runs.
+
+Payments: at every instant each running job adds ``rate * dt`` for the interval since the
+previous allocation step, with the rate fixed at that step: exactly the contract's integral,
+accumulated in the same order as the plain reference, so payments agree to the last bit.
+A payment scheme supplies the market price ``M`` of a step; a job's rate is
+``min(max(r, rw_i), M)`` (see ``gamemarket.market.payments``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+_NONE = -1
+
+
+@njit(cache=True, inline="always")
+def _swap(heap, pos, a, b):
+    ra = heap[a]
+    rb = heap[b]
+    heap[a] = rb
+    heap[b] = ra
+    pos[rb] = a
+    pos[ra] = b
+
+
+@njit(cache=True)
+def _max_sift_up(heap, pos, i):
+    while i > 0:
+        parent = (i - 1) >> 1
+        if heap[parent] < heap[i]:
+            _swap(heap, pos, parent, i)
+            i = parent
+        else:
+            break
+
+
+@njit(cache=True)
+def _max_sift_down(heap, pos, i, cnt):
+    while True:
+        left = 2 * i + 1
+        if left >= cnt:
+            break
+        best = left
+        right = left + 1
+        if right < cnt and heap[right] > heap[left]:
+            best = right
+        if heap[best] > heap[i]:
+            _swap(heap, pos, best, i)
+            i = best
+        else:
+            break
+
+
+@njit(cache=True)
+def _min_push(heap, cnt, value):
+    i = cnt
+    heap[i] = value
+    while i > 0:
+        parent = (i - 1) >> 1
+        if heap[parent] > heap[i]:
+            tmp = heap[parent]
+            heap[parent] = heap[i]
+            heap[i] = tmp
+            i = parent
+        else:
+            break
+    return cnt + 1
+
+
+@njit(cache=True)
+def _min_pop(heap, cnt):
+    top = heap[0]
+    cnt -= 1
+    heap[0] = heap[cnt]
+    i = 0
+    while True:
+        left = 2 * i + 1
+        if left >= cnt:
+            break
+        best = left
+        right = left + 1
+        if right < cnt and heap[right] < heap[left]:
+            best = right
+        if heap[best] < heap[i]:
+            tmp = heap[best]
+            heap[best] = heap[i]
+            heap[i] = tmp
+            i = best
+        else:
+            break
+    return top, cnt
+
+
+@njit(cache=True)
+def _ev_push(ht, hj, cnt, t, j):
+    i = cnt
+    ht[i] = t
+    hj[i] = j
+    while i > 0:
+        parent = (i - 1) >> 1
+        if ht[parent] > ht[i]:
+            tt = ht[parent]; ht[parent] = ht[i]; ht[i] = tt
+            jj = hj[parent]; hj[parent] = hj[i]; hj[i] = jj
+            i = parent
+        else:
+            break
+    return cnt + 1
+
+
+@njit(cache=True)
+def _ev_pop(ht, hj, cnt):
+    cnt -= 1
+    ht[0] = ht[cnt]
+    hj[0] = hj[cnt]
+    i = 0
+    while True:
+        left = 2 * i + 1
+        if left >= cnt:
+            break
+        best = left
+        right = left + 1
+        if right < cnt and ht[right] < ht[left]:
+            best = right
+        if ht[best] < ht[i]:
+            tt = ht[best]; ht[best] = ht[i]; ht[i] = tt
+            jj = hj[best]; hj[best] = hj[i]; hj[i] = jj
+            i = best
+        else:
+            break
+    return cnt
+
+
+@njit(cache=True)
+def run_market(submit, runtime, rank, order, bidrank, bidorder, reported, n, preemptive, price_fn, reserve):
+    """Simulate one market run.
+
+    Parameters (all arrays indexed by arrival order: sorted by ``(submit, id)``)
+    ----------
+    submit, runtime : int64 arrays
+    rank : int64, the job's position in scheduler-key order; ``order`` its inverse
+    bidrank : int64, the job's position in ``(-reported bid, arrival)`` order; ``bidorder`` its inverse
+    reported : float64 reported bids
+    n : number of nodes; preemptive : HB-style top-n (True) or non-preemptive fill (False)
+    price_fn : numba function ``(reserve, n, n_present, n_waiting, max_waiting_bid) -> M``
+    reserve : the reservation price ``r``
+
+    Returns
+    -------
+    start, end (int64), payment (float64), preemptions (int64), steps (number of allocation steps)
+    """
+    J = submit.shape[0]
+    remaining = runtime.copy()
+    start = np.full(J, _NONE, np.int64)
+    end = np.full(J, _NONE, np.int64)
+    pay = np.zeros(J, np.float64)
+    npre = np.zeros(J, np.int64)
+    run_since = np.full(J, _NONE, np.int64)
+    state = np.zeros(J, np.int8)  # 0 future, 1 waiting, 2 running, 3 done
+    cap = np.maximum(reported, reserve)
+
+    rheap = np.empty(max(n, 1), np.int64)
+    rpos = np.full(J, _NONE, np.int64)  # position in rheap, indexed by rank
+    rcnt = 0
+    wheap = np.empty(max(J, 1), np.int64)
+    wcnt = 0
+    bheap = np.empty(max(2 * J, 1), np.int64)
+    bcnt = 0
+    ev_t = np.empty(max(2 * J + 1, 1), np.int64)
+    ev_j = np.empty(max(2 * J + 1, 1), np.int64)
+    ecnt = 0
+
+    ptr = 0
+    steps = 0
+    t_prev = submit[0] if J > 0 else 0
+    price = reserve
+    BIG = np.iinfo(np.int64).max
+    while ptr < J or rcnt > 0:
+        # drop completion events of runs that were preempted
+        while ecnt > 0:
+            j = ev_j[0]
+            if state[j] == 2 and run_since[j] + remaining[j] == ev_t[0]:
+                break
+            ecnt = _ev_pop(ev_t, ev_j, ecnt)
+        tf = ev_t[0] if ecnt > 0 else BIG
+        ta = submit[ptr] if ptr < J else BIG
+        t = tf if tf < ta else ta
+        dt = t - t_prev
+        if dt > 0:
+            for k in range(rcnt):
+                j = order[rheap[k]]
+                c = cap[j]
+                pay[j] += (c if c < price else price) * dt
+        # 1. completions
+        while ecnt > 0 and ev_t[0] == t:
+            j = ev_j[0]
+            ecnt = _ev_pop(ev_t, ev_j, ecnt)
+            if state[j] != 2 or run_since[j] + remaining[j] != t:
+                continue
+            state[j] = 3
+            end[j] = t
+            remaining[j] = 0
+            rk = rank[j]
+            p = rpos[rk]
+            rcnt -= 1
+            if p != rcnt:
+                _swap(rheap, rpos, p, rcnt)
+                rpos[rk] = _NONE
+                _max_sift_down(rheap, rpos, p, rcnt)
+                _max_sift_up(rheap, rpos, p)
+            else:
+                rpos[rk] = _NONE
+        # 2. arrivals
+        while ptr < J and submit[ptr] == t:
+            state[ptr] = 1
+            wcnt = _min_push(wheap, wcnt, rank[ptr])
+            bcnt = _min_push(bheap, bcnt, bidrank[ptr])
+            ptr += 1
+        # 3. one allocation step
+        steps += 1
+        while rcnt < n and wcnt > 0:
+            rk, wcnt = _min_pop(wheap, wcnt)
+            j = order[rk]
+            state[j] = 2
+            run_since[j] = t
+            if start[j] == _NONE:
+                start[j] = t
+            rheap[rcnt] = rk
+            rpos[rk] = rcnt
+            rcnt += 1
+            _max_sift_up(rheap, rpos, rcnt - 1)
+            ecnt = _ev_push(ev_t, ev_j, ecnt, t + remaining[j], j)
+        if preemptive:
+            while wcnt > 0 and rcnt > 0 and wheap[0] < rheap[0]:
+                # preempt the worst running job ...
+                out_rk = rheap[0]
+                jo = order[out_rk]
+                remaining[jo] -= t - run_since[jo]
+                run_since[jo] = _NONE
+                state[jo] = 1
+                npre[jo] += 1
+                wcnt_new = wcnt
+                # ... and run the best waiting one in its place
+                in_rk, wcnt_new = _min_pop(wheap, wcnt_new)
+                wcnt = _min_push(wheap, wcnt_new, out_rk)
+                bcnt = _min_push(bheap, bcnt, bidrank[jo])
+                ji = order[in_rk]
+                state[ji] = 2
+                run_since[ji] = t
+                if start[ji] == _NONE:
+                    start[ji] = t
+                rpos[out_rk] = _NONE
+                rheap[0] = in_rk
+                rpos[in_rk] = 0
+                _max_sift_down(rheap, rpos, 0, rcnt)
+                ecnt = _ev_push(ev_t, ev_j, ecnt, t + remaining[ji], ji)
+        # highest waiting reported bid (lazy deletion of jobs no longer waiting)
+        while bcnt > 0 and state[bidorder[bheap[0]]] != 1:
+            _, bcnt = _min_pop(bheap, bcnt)
+        maxq = reported[bidorder[bheap[0]]] if bcnt > 0 else -np.inf
+        price = price_fn(reserve, n, rcnt + wcnt, wcnt, maxq)
+        t_prev = t
+    return start, end, pay, npre, steps

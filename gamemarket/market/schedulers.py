@@ -1,0 +1,64 @@
+"""Schedulers, registered by name (market model section 4).
+
+A scheduler is a priority key (smaller sorts first; ties broken by submit time, then id) and
+whether it preempts: a preemptive scheduler runs the ``n`` present jobs with the smallest keys
+after every step (HB); a non-preemptive one lets running jobs finish and fills free nodes with
+waiting jobs in key order. Adding a scheduler of that form is one ``register_scheduler`` call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from gamemarket.errors import InputError
+
+
+@dataclass(frozen=True)
+class Scheduler:
+    name: str
+    preemptive: bool
+    key: Callable[[pd.DataFrame], np.ndarray]  #: primary key per job (float64); ties by (submit, id)
+    description: str
+
+
+SCHEDULERS: dict[str, Scheduler] = {}
+
+
+def register_scheduler(name: str, preemptive: bool, key: Callable, description: str) -> Scheduler:
+    sched = Scheduler(name, preemptive, key, description)
+    SCHEDULERS[name] = sched
+    return sched
+
+
+def _neg_bid(t):
+    return -t["reported_bid"].to_numpy(np.float64)
+
+
+def _neg_bid_per_runtime(t):
+    return -t["reported_bid"].to_numpy(np.float64) / t["runtime"].to_numpy(np.float64)
+
+
+def _neg_bid_per_estimate(t):
+    return -t["reported_bid"].to_numpy(np.float64) / t["estimate"].to_numpy(np.float64)
+
+
+def _submit(t):
+    return t["submit"].to_numpy(np.float64)
+
+
+register_scheduler("hb", True, _neg_bid, "Highest-Bid, preemptive: runs the n highest reported bids")
+register_scheduler("nphb", False, _neg_bid, "non-preemptive Highest-Bid")
+register_scheduler("wspt", False, _neg_bid_per_runtime, "weighted shortest processing time: bid / true run time")
+register_scheduler("wspt-est", False, _neg_bid_per_estimate, "WSPT with the user's run-time estimate")
+register_scheduler("fcfs", False, _submit, "first come, first served (key: submit time)")
+
+
+def get_scheduler(name: str) -> Scheduler:
+    try:
+        return SCHEDULERS[name]
+    except KeyError:
+        raise InputError(f"unknown scheduler {name!r}; expected one of {sorted(SCHEDULERS)}") from None

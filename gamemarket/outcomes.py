@@ -1,0 +1,71 @@
+"""Per-job and provider outcomes (market model sections 6-7), runtime groups and bid bins."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from gamemarket.bids import bid_bin
+
+#: Per-job outcome columns of the exchange format (section 8).
+OUTCOME_COLUMNS = ("id", "start", "end", "flow", "wait", "bsd", "ssj", "payment", "utility", "preemptions")
+SSJ_THRESHOLD = 5.0
+RUNTIME_GROUPS = ("SHORT", "MEDIUM", "LONG")
+
+
+def runtime_groups(runtime: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """SHORT / MEDIUM / LONG: jobs sorted by ``(runtime, id)``, the first and second ``floor(J/3)``, then the rest."""
+    J = len(runtime)
+    order = np.lexsort((ids, runtime))
+    third = J // 3
+    labels = np.empty(J, dtype=object)
+    labels[order[:third]] = "SHORT"
+    labels[order[third:2 * third]] = "MEDIUM"
+    labels[order[2 * third:]] = "LONG"
+    return labels
+
+
+def per_job(table: pd.DataFrame, start: np.ndarray, end: np.ndarray, payment: np.ndarray,
+            preemptions: np.ndarray) -> pd.DataFrame:
+    """The per-job outcome table: section-8 columns plus inputs and groups, in job-table order."""
+    submit = table["submit"].to_numpy(np.int64)
+    tau = table["runtime"].to_numpy(np.int64)
+    w = table["private_bid"].to_numpy(np.float64)
+    flow = end - submit
+    bsd = flow / np.maximum(tau, 60).astype(np.float64)
+    out = pd.DataFrame({
+        "id": table["id"].to_numpy(np.int64),
+        "start": start, "end": end, "flow": flow, "wait": flow - tau,
+        "bsd": bsd, "ssj": bsd >= SSJ_THRESHOLD,
+        "payment": payment, "utility": -w * flow - payment,
+        "preemptions": preemptions,
+        "submit": submit, "runtime": tau,
+        "private_bid": w, "reported_bid": table["reported_bid"].to_numpy(np.float64),
+        "group": table["group"].to_numpy(np.int64) if "group" in table else np.zeros(len(table), np.int64),
+    })
+    out["valuation"] = -w * flow
+    out["runtime_group"] = runtime_groups(tau, out["id"].to_numpy())
+    out["bid_bin"] = bid_bin(w)
+    return out
+
+
+def summary(jobs: pd.DataFrame, nodes: int) -> dict:
+    """The provider outcome of one run (section 7) and the usual aggregates of section 6."""
+    if len(jobs) == 0:
+        return {"jobs": 0, "nodes": nodes}
+    span = float(jobs["end"].max() - jobs["submit"].min())
+    busy = float(jobs["runtime"].sum())
+    return {
+        "jobs": int(len(jobs)),
+        "nodes": int(nodes),
+        "revenue": float(jobs["payment"].sum()),
+        "span": span,
+        "utilization": busy / (nodes * span) if span > 0 else 0.0,
+        "mean_bsd": float(jobs["bsd"].mean()),
+        "ssj_share": float(jobs["ssj"].mean()),
+        "mean_utility": float(jobs["utility"].mean()),
+        "welfare": float(jobs["valuation"].sum()),
+        "mean_flow": float(jobs["flow"].mean()),
+        "mean_wait": float(jobs["wait"].mean()),
+        "preemptions": int(jobs["preemptions"].sum()),
+    }

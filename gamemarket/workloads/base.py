@@ -1,0 +1,125 @@
+"""The workload: a cleaned table of serial jobs plus the metadata of where it came from."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from gamemarket.errors import InputError
+
+#: Columns every workload's job table has (section 1 of the market model).
+WORKLOAD_COLUMNS = ("id", "submit", "runtime", "estimate", "estimate_generated", "swf_job", "status", "user")
+
+#: Requested-time values that users pick most often (seconds). Tsafrir, Etsion and Feitelson
+#: (2005) found estimates to be modal: users round up to a few popular limits.
+POPULAR_ESTIMATES = np.array(
+    [60, 300, 600, 900, 1200, 1800, 3600, 2 * 3600, 3 * 3600, 4 * 3600, 6 * 3600, 8 * 3600,
+     12 * 3600, 18 * 3600, 24 * 3600, 36 * 3600, 48 * 3600, 72 * 3600], dtype=np.int64)
+
+
+def generate_estimates(runtime: np.ndarray) -> np.ndarray:
+    """Estimate model for jobs whose trace record has none.
+
+    Each job's estimate is the smallest popular requested-time value (``POPULAR_ESTIMATES``)
+    that is at least its run time; beyond 72 hours, the run time rounded up to whole days.
+    Deterministic, so it needs no seed, and never below the run time (a job's estimate is an
+    upper bound its user would have asked for). After Tsafrir, Etsion, Feitelson (2005).
+    """
+    runtime = np.asarray(runtime, dtype=np.int64)
+    idx = np.searchsorted(POPULAR_ESTIMATES, runtime, side="left")
+    out = np.empty_like(runtime)
+    inside = idx < len(POPULAR_ESTIMATES)
+    out[inside] = POPULAR_ESTIMATES[idx[inside]]
+    day = 24 * 3600
+    out[~inside] = -(-runtime[~inside] // day) * day
+    return out
+
+
+def nodes_from_processors(processors: int, reduction: float) -> int:
+    """``n = floor(P * (1 - reduction))`` (market model 2.3), robust to binary rounding."""
+    if not 0.0 <= reduction < 1.0:
+        raise InputError(f"reduction must be in [0, 1), got {reduction!r}")
+    n = math.floor(processors * (1.0 - reduction) + 1e-9)
+    if n < 1:
+        raise InputError(f"{processors} processors reduced by {reduction} leaves no node")
+    return n
+
+
+@dataclass
+class Workload:
+    """A job table (one row per serial job, columns ``WORKLOAD_COLUMNS``) and its metadata."""
+
+    jobs: pd.DataFrame
+    meta: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        missing = [c for c in ("id", "submit", "runtime", "estimate") if c not in self.jobs.columns]
+        if missing:
+            raise InputError(f"workload job table lacks column(s) {missing}")
+
+    def __len__(self) -> int:
+        return len(self.jobs)
+
+    @property
+    def processors(self) -> int | None:
+        """``MaxProcs`` of the header, else the leading integer of ``MaxNodes``, else None."""
+        header = self.meta.get("header", {})
+        for key in ("MaxProcs", "MaxNodes"):
+            value = str(header.get(key, "")).strip()
+            digits = ""
+            for ch in value:
+                if ch.isdigit():
+                    digits += ch
+                else:
+                    break
+            if digits and int(digits) > 0:
+                return int(digits)
+        return self.meta.get("processors")
+
+    def nodes(self, nodes: int | None = None, reduction: float | None = None) -> int:
+        """The node count: given directly, or derived from the header with a reduction factor."""
+        if nodes is not None:
+            if int(nodes) < 1:
+                raise InputError(f"nodes must be >= 1, got {nodes}")
+            return int(nodes)
+        if self.meta.get("nodes") is not None and reduction is None:
+            return int(self.meta["nodes"])
+        procs = self.processors
+        if procs is None:
+            raise InputError("the workload names no processor count (MaxProcs/MaxNodes): give nodes explicitly")
+        return nodes_from_processors(procs, 0.0 if reduction is None else reduction)
+
+    def offered_load(self, nodes: int) -> float:
+        """Offered work / (nodes * span of submit times)."""
+        submit = self.jobs["submit"].to_numpy()
+        span = float(submit.max() - submit.min()) if len(submit) else 0.0
+        work = float(self.jobs["runtime"].sum())
+        return work / (nodes * span) if span > 0 else float("inf")
+
+    def info(self, nodes: int | None = None, reduction: float | None = None) -> dict:
+        """A summary a person reads before using the workload."""
+        j = self.jobs
+        out = {
+            "source": self.meta.get("source"),
+            "jobs": int(len(j)),
+            "processors": self.processors,
+            "first_submit": int(j["submit"].min()) if len(j) else None,
+            "span_s": int(j["submit"].max() - j["submit"].min()) if len(j) else 0,
+            "mean_runtime_s": float(j["runtime"].mean()) if len(j) else 0.0,
+            "runtime_quantiles_s": {f"p{int(q * 100)}": float(j["runtime"].quantile(q))
+                                     for q in (0.1, 0.25, 0.5, 0.75, 0.9, 0.99)},
+            "estimates_generated": int(j["estimate_generated"].sum()) if "estimate_generated" in j else 0,
+        }
+        try:
+            n = self.nodes(nodes, reduction)
+            out["nodes"] = n
+            out["offered_load"] = self.offered_load(n)
+        except InputError:
+            pass
+        for key in ("cleaning", "sha256"):
+            if key in self.meta:
+                out[key] = self.meta[key]
+        return out

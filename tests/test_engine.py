@@ -1,0 +1,111 @@
+"""The fast engine against the plain reference, and the scheduling invariants."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gamemarket.market import Mechanism, simulate
+from reference import key_fn, reference_run
+
+SCHEDULERS = ["hb", "nphb", "wspt", "wspt-est", "fcfs"]
+PAYMENTS = ["first", "kth"]
+
+
+@st.composite
+def workloads(draw):
+    J = draw(st.integers(1, 30))
+    spread = draw(st.sampled_from([3, 20, 200]))  # small spread: ties and congestion; large: idle gaps
+    submits = draw(st.lists(st.integers(0, spread), min_size=J, max_size=J))
+    runtimes = draw(st.lists(st.integers(1, 15), min_size=J, max_size=J))
+    estimates = draw(st.lists(st.integers(1, 30), min_size=J, max_size=J))
+    bid_pool = st.sampled_from([0.0, 0.5, 1.0, 7.0, 30.0, 30.0, 150.0]) | st.floats(0, 180, allow_nan=False)
+    bids = draw(st.lists(bid_pool, min_size=J, max_size=J))
+    ids = draw(st.permutations(list(range(J))))
+    n = draw(st.integers(1, 5))
+    reserve = draw(st.sampled_from([0.0, 1.0, 10.0]))
+    table = pd.DataFrame({"id": ids, "submit": submits, "runtime": runtimes, "estimate": estimates,
+                          "private_bid": bids, "reported_bid": bids})
+    return table, n, reserve
+
+
+def compare(table, n, sched, pay, reserve):
+    res = simulate(table, n, Mechanism(sched, pay, reserve)).jobs.set_index("id")
+    ref = reference_run(table.to_dict("records"), n, sched, pay, reserve)
+    for i, (s, e, p, k) in ref.items():
+        row = res.loc[i]
+        assert (row["start"], row["end"], row["preemptions"]) == (s, e, k), (i, sched, pay)
+        assert row["payment"] == pytest.approx(p, rel=1e-9, abs=1e-12), (i, sched, pay)
+
+
+@pytest.mark.parametrize("sched", SCHEDULERS)
+@pytest.mark.parametrize("pay", PAYMENTS)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=workloads())
+def test_engine_matches_reference(sched, pay, case):
+    table, n, reserve = case
+    compare(table, n, sched, pay, reserve)
+
+
+def test_hand_checked_hb_kth():
+    # two nodes; job 2 (bid 50) arrives at t=2 and preempts job 1 (bid 5)
+    table = pd.DataFrame({"id": [0, 1, 2], "submit": [0, 0, 2], "runtime": [4, 4, 2], "estimate": [4, 4, 2],
+                          "private_bid": [10.0, 5.0, 50.0], "reported_bid": [10.0, 5.0, 50.0]})
+    r = simulate(table, 2, Mechanism("hb", "kth", 1.0)).jobs.set_index("id")
+    # t=0..2: 0 and 1 run, nobody waits -> rate 1. t=2..4: 0 and 2 run, 1 waits (bid 5) -> rate 5.
+    # t=4: 0 and 2 finish, 1 resumes with 2 s left, alone -> rate 1 until t=6.
+    assert list(r["start"]) == [0, 0, 2] and list(r["end"]) == [4, 6, 4]
+    assert list(r["preemptions"]) == [0, 1, 0]
+    assert list(r["payment"]) == [2 * 1 + 2 * 5, 2 * 1 + 2 * 1, 2 * 5]
+    f = simulate(table, 2, Mechanism("hb", "first", 1.0)).jobs.set_index("id")
+    # first price: N >= n = 2 during [0, 4) (the paper's rule: N = n already charges the bid),
+    # so each running job pays its own bid; job 1 runs alone on [4, 6) and pays r = 1
+    assert list(f["payment"]) == [4 * 10.0, 2 * 5 + 2 * 1.0, 2 * 50.0]
+    assert f["flow"].tolist() == [4, 6, 2] and f["wait"].tolist() == [0, 2, 0]
+    assert f["bsd"].tolist() == [4 / 60, 6 / 60, 2 / 60]
+    assert f["utility"].tolist() == [-10 * 4 - 40.0, -5 * 6 - 12.0, -50 * 2 - 100.0]
+
+
+def test_reserve_floors_rate_but_admits_low_bids():
+    table = pd.DataFrame({"id": [0], "submit": [5], "runtime": [10], "estimate": [10],
+                          "private_bid": [0.2], "reported_bid": [0.2]})
+    r = simulate(table, 1, Mechanism("hb", "first", 3.0)).jobs
+    assert r["start"].item() == 5 and r["payment"].item() == 30.0
+
+
+@settings(max_examples=150, deadline=None)
+@given(case=workloads(), pay=st.sampled_from(PAYMENTS))
+def test_hb_invariants_on_reference_timeline(case, pay):
+    """HB runs the n best present keys (so at most n, and work-conserving); the reference is the witness."""
+    table, n, reserve = case
+    jobs = table.to_dict("records")
+    key = {j["id"]: key_fn("hb", j) for j in jobs}
+    _, timeline = reference_run(jobs, n, "hb", pay, reserve, record=True)
+    for t, present, running in timeline:
+        best = set(sorted(present, key=lambda i: key[i])[:n])
+        assert running == best
+        assert len(running) == min(n, len(present))
+
+
+@pytest.mark.parametrize("sched", SCHEDULERS)
+@pytest.mark.parametrize("pay", PAYMENTS)
+@settings(max_examples=60, deadline=None)
+@given(case=workloads())
+def test_outcome_invariants(sched, pay, case):
+    table, n, reserve = case
+    r = simulate(table, n, Mechanism(sched, pay, reserve)).jobs
+    tau = r["runtime"].to_numpy()
+    assert (r["flow"] >= tau).all() and (r["wait"] >= 0).all()
+    assert (r["start"] >= r["submit"]).all() and (r["end"] - r["start"] >= tau).all()
+    cap = np.maximum(reserve, r["reported_bid"].to_numpy())
+    assert (r["payment"] >= reserve * tau * (1 - 1e-12)).all()
+    assert (r["payment"] <= cap * tau * (1 + 1e-12) + 1e-9).all()
+    if sched != "hb":
+        assert (r["end"] - r["start"] == tau).all() and (r["preemptions"] == 0).all()
+        # never more than n jobs at once: sweep the run intervals
+        ev = sorted([(s, 1) for s in r["start"]] + [(e, -1) for e in r["end"]], key=lambda x: (x[0], x[1]))
+        live = 0
+        for _, d in ev:
+            live += d
+            assert live <= n
