@@ -12,8 +12,8 @@ turned once into integer ranks, so every heap compares plain integers. Structure
 Payments: at every instant each running job adds ``rate * dt`` for the interval since the
 previous allocation step, with the rate fixed at that step: exactly the contract's integral,
 accumulated in the same order as the plain reference, so payments agree to the last bit.
-A payment scheme supplies the market price ``M`` of a step; a job's rate is
-``min(max(r, rw_i), M)`` (see ``gamemarket.market.payments``).
+A payment scheme supplies the market price ``M`` of a step (``payments.market_price``); a job's
+rate is ``min(max(r, rw_i), M)``.
 """
 
 from __future__ import annotations
@@ -21,32 +21,39 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from gamemarket.market.payments import market_price
+
 _NONE = -1
 
 
+# The running set is a max-heap of ranks ``heap`` with ``pos[rank]`` its position; ``hcap`` and
+# ``hpay`` run parallel to it (the job's rate cap and its payment so far), so the per-step
+# payment loop reads contiguous memory and vectorises.
 @njit(cache=True, inline="always")
-def _swap(heap, pos, a, b):
+def _swap(heap, pos, hcap, hpay, a, b):
     ra = heap[a]
     rb = heap[b]
     heap[a] = rb
     heap[b] = ra
     pos[rb] = a
     pos[ra] = b
+    c = hcap[a]; hcap[a] = hcap[b]; hcap[b] = c
+    p = hpay[a]; hpay[a] = hpay[b]; hpay[b] = p
 
 
 @njit(cache=True)
-def _max_sift_up(heap, pos, i):
+def _max_sift_up(heap, pos, hcap, hpay, i):
     while i > 0:
         parent = (i - 1) >> 1
         if heap[parent] < heap[i]:
-            _swap(heap, pos, parent, i)
+            _swap(heap, pos, hcap, hpay, parent, i)
             i = parent
         else:
             break
 
 
 @njit(cache=True)
-def _max_sift_down(heap, pos, i, cnt):
+def _max_sift_down(heap, pos, hcap, hpay, i, cnt):
     while True:
         left = 2 * i + 1
         if left >= cnt:
@@ -56,7 +63,7 @@ def _max_sift_down(heap, pos, i, cnt):
         if right < cnt and heap[right] > heap[left]:
             best = right
         if heap[best] > heap[i]:
-            _swap(heap, pos, best, i)
+            _swap(heap, pos, hcap, hpay, best, i)
             i = best
         else:
             break
@@ -142,7 +149,7 @@ def _ev_pop(ht, hj, cnt):
 
 
 @njit(cache=True)
-def run_market(submit, runtime, rank, order, bidrank, bidorder, reported, n, preemptive, price_fn, reserve):
+def run_market(submit, runtime, rank, order, bidrank, bidorder, reported, n, preemptive, scheme, reserve):
     """Simulate one market run.
 
     Parameters (all arrays indexed by arrival order: sorted by ``(submit, id)``)
@@ -152,7 +159,7 @@ def run_market(submit, runtime, rank, order, bidrank, bidorder, reported, n, pre
     bidrank : int64, the job's position in ``(-reported bid, arrival)`` order; ``bidorder`` its inverse
     reported : float64 reported bids
     n : number of nodes; preemptive : HB-style top-n (True) or non-preemptive fill (False)
-    price_fn : numba function ``(reserve, n, n_present, n_waiting, max_waiting_bid) -> M``
+    scheme : the payment scheme's code for ``payments.market_price``
     reserve : the reservation price ``r``
 
     Returns
@@ -170,6 +177,8 @@ def run_market(submit, runtime, rank, order, bidrank, bidorder, reported, n, pre
     cap = np.maximum(reported, reserve)
 
     rheap = np.empty(max(n, 1), np.int64)
+    rcap = np.empty(max(n, 1), np.float64)
+    rpay = np.empty(max(n, 1), np.float64)
     rpos = np.full(J, _NONE, np.int64)  # position in rheap, indexed by rank
     rcnt = 0
     wheap = np.empty(max(J, 1), np.int64)
@@ -197,10 +206,10 @@ def run_market(submit, runtime, rank, order, bidrank, bidorder, reported, n, pre
         t = tf if tf < ta else ta
         dt = t - t_prev
         if dt > 0:
+            fdt = float(dt)
             for k in range(rcnt):
-                j = order[rheap[k]]
-                c = cap[j]
-                pay[j] += (c if c < price else price) * dt
+                c = rcap[k]
+                rpay[k] += (c if c < price else price) * fdt
         # 1. completions
         while ecnt > 0 and ev_t[0] == t:
             j = ev_j[0]
@@ -212,12 +221,13 @@ def run_market(submit, runtime, rank, order, bidrank, bidorder, reported, n, pre
             remaining[j] = 0
             rk = rank[j]
             p = rpos[rk]
+            pay[j] = rpay[p]
             rcnt -= 1
             if p != rcnt:
-                _swap(rheap, rpos, p, rcnt)
+                _swap(rheap, rpos, rcap, rpay, p, rcnt)
                 rpos[rk] = _NONE
-                _max_sift_down(rheap, rpos, p, rcnt)
-                _max_sift_up(rheap, rpos, p)
+                _max_sift_down(rheap, rpos, rcap, rpay, p, rcnt)
+                _max_sift_up(rheap, rpos, rcap, rpay, p)
             else:
                 rpos[rk] = _NONE
         # 2. arrivals
@@ -236,15 +246,18 @@ def run_market(submit, runtime, rank, order, bidrank, bidorder, reported, n, pre
             if start[j] == _NONE:
                 start[j] = t
             rheap[rcnt] = rk
+            rcap[rcnt] = cap[j]
+            rpay[rcnt] = pay[j]
             rpos[rk] = rcnt
             rcnt += 1
-            _max_sift_up(rheap, rpos, rcnt - 1)
+            _max_sift_up(rheap, rpos, rcap, rpay, rcnt - 1)
             ecnt = _ev_push(ev_t, ev_j, ecnt, t + remaining[j], j)
         if preemptive:
             while wcnt > 0 and rcnt > 0 and wheap[0] < rheap[0]:
                 # preempt the worst running job ...
                 out_rk = rheap[0]
                 jo = order[out_rk]
+                pay[jo] = rpay[0]
                 remaining[jo] -= t - run_since[jo]
                 run_since[jo] = _NONE
                 state[jo] = 1
@@ -261,13 +274,16 @@ def run_market(submit, runtime, rank, order, bidrank, bidorder, reported, n, pre
                     start[ji] = t
                 rpos[out_rk] = _NONE
                 rheap[0] = in_rk
+                rcap[0] = cap[ji]
+                rpay[0] = pay[ji]
                 rpos[in_rk] = 0
-                _max_sift_down(rheap, rpos, 0, rcnt)
+                _max_sift_down(rheap, rpos, rcap, rpay, 0, rcnt)
                 ecnt = _ev_push(ev_t, ev_j, ecnt, t + remaining[ji], ji)
         # highest waiting reported bid (lazy deletion of jobs no longer waiting)
         while bcnt > 0 and state[bidorder[bheap[0]]] != 1:
             _, bcnt = _min_pop(bheap, bcnt)
         maxq = reported[bidorder[bheap[0]]] if bcnt > 0 else -np.inf
-        price = price_fn(reserve, n, rcnt + wcnt, wcnt, maxq)
+        price = market_price(scheme, reserve, n, rcnt + wcnt, wcnt, maxq)
         t_prev = t
     return start, end, pay, npre, steps
+

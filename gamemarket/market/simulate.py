@@ -44,27 +44,38 @@ class RunResult:
     meta: dict = field(default_factory=dict)
 
 
+def _rank(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(rank, order) of jobs by ``(key, arrival index)``: a stable sort keeps arrival order in ties."""
+    order = np.argsort(key, kind="stable").astype(np.int64)
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order), dtype=np.int64)
+    return rank, order
+
+
 def prepare(table: pd.DataFrame, scheduler: str):
     """Arrays in arrival order and integer ranks for the engine."""
     submit = table["submit"].to_numpy(np.int64)
     ids = table["id"].to_numpy(np.int64)
-    arrival = np.lexsort((ids, submit))  # arrival order: (submit, id)
-    t = table.iloc[arrival]
+    d_submit = np.diff(submit)
+    if ((d_submit > 0) | ((d_submit == 0) & (np.diff(ids) > 0))).all():
+        arrival = np.arange(len(submit), dtype=np.int64)  # already in (submit, id) order: the usual case
+        t = table
+    else:
+        arrival = np.lexsort((ids, submit))
+        t = table.iloc[arrival]
     key = get_scheduler(scheduler).key(t)
     if not np.isfinite(key).all():
         raise InputError(f"scheduler {scheduler!r}: a priority key is not finite")
-    idx = np.arange(len(t), dtype=np.int64)
-    order = np.lexsort((idx, key)).astype(np.int64)  # key, then arrival (= submit, id)
-    rank = np.empty_like(order)
-    rank[order] = idx
-    rw = t["reported_bid"].to_numpy(np.float64)
-    bidorder = np.lexsort((idx, -rw)).astype(np.int64)
-    bidrank = np.empty_like(bidorder)
-    bidrank[bidorder] = idx
+    rw = np.ascontiguousarray(t["reported_bid"].to_numpy(np.float64))
+    neg_rw = -rw
+    rank, order = _rank(key)
+    if np.array_equal(key, neg_rw):
+        bidrank, bidorder = rank, order
+    else:
+        bidrank, bidorder = _rank(neg_rw)
     return arrival, dict(submit=np.ascontiguousarray(t["submit"].to_numpy(np.int64)),
                          runtime=np.ascontiguousarray(t["runtime"].to_numpy(np.int64)),
-                         rank=rank, order=order, bidrank=bidrank, bidorder=bidorder,
-                         reported=np.ascontiguousarray(rw))
+                         rank=rank, order=order, bidrank=bidrank, bidorder=bidorder, reported=rw)
 
 
 def run_arrays(table: pd.DataFrame, nodes: int, mechanism: Mechanism):
@@ -77,9 +88,9 @@ def run_arrays(table: pd.DataFrame, nodes: int, mechanism: Mechanism):
     if len(arrival) == 0:
         e = np.empty(0, np.int64)
         return e, e, np.empty(0), e, 0
-    start, end, pay, npre, steps = run_market(a["submit"], a["runtime"], a["rank"], a["order"], a["bidrank"],
-                                              a["bidorder"], a["reported"], int(nodes), sched.preemptive,
-                                              scheme.price, float(mechanism.reserve))
+    args = (a["submit"], a["runtime"], a["rank"], a["order"], a["bidrank"], a["bidorder"], a["reported"],
+            int(nodes), sched.preemptive)
+    start, end, pay, npre, steps = run_market(*args, scheme.code, float(mechanism.reserve))
     inv = np.empty_like(arrival)
     inv[arrival] = np.arange(len(arrival))
     return start[inv], end[inv], pay[inv], npre[inv], steps

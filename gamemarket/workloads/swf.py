@@ -46,10 +46,12 @@ def read_bytes(path: str | os.PathLike) -> bytes:
     return raw
 
 
-def parse_header(data: bytes) -> dict[str, str]:
+def parse_header(data: bytes, comments: list[bytes] | None = None) -> dict[str, str]:
     """Header metadata ``; Key: value`` of the kept keys; repeated keys joined with "; "."""
     header: dict[str, str] = {}
-    for m in _HEADER_RE.finditer(data):
+    if comments is None:
+        comments, _ = scan_comments(data)
+    for m in _HEADER_RE.finditer(b"\n".join(comments)):
         key = m.group(1).decode("ascii", "replace")
         if key in HEADER_KEYS:
             value = m.group(2).decode("utf-8", "replace").strip()
@@ -57,8 +59,33 @@ def parse_header(data: bytes) -> dict[str, str]:
     return header
 
 
-def _fast_fields(data: bytes) -> np.ndarray | None:
+def scan_comments(data: bytes) -> tuple[list[bytes], bool]:
+    """The comment lines (first non-blank character ';'), and whether a data line holds a ';'.
+
+    Visits only the lines that contain a ';', so a trace with a short header costs nothing.
+    """
+    comments: list[bytes] = []
+    inline = False
+    pos = data.find(b";")
+    while pos != -1:
+        line_start = data.rfind(b"\n", 0, pos) + 1
+        line_end = data.find(b"\n", pos)
+        if data[line_start:pos].strip():
+            inline = True
+        else:
+            comments.append(data[line_start:line_end if line_end != -1 else len(data)])
+        if line_end == -1:
+            break
+        pos = data.find(b";", line_end)
+    return comments, inline
+
+
+def _fast_fields(data: bytes, inline_semicolon: bool | None = None) -> np.ndarray | None:
     """All data lines as an (N, 18) float array, or None when anything looks malformed."""
+    if inline_semicolon is None:
+        _, inline_semicolon = scan_comments(data)
+    if inline_semicolon:
+        return None  # pandas would treat the rest of the line as a comment
     try:
         df = pd.read_csv(io.BytesIO(data), sep=r"\s+", header=None, comment=";", names=range(N_FIELDS + 1),
                          skip_blank_lines=True, engine="c", dtype=np.float64, na_filter=True)
@@ -204,7 +231,8 @@ def read_swf(path: str | os.PathLike, parallel: str = "split", skip_bad_lines: b
     path = Path(path)
     file_bytes = path.read_bytes() if path.exists() else None
     data = read_bytes(path)
-    fields = _fast_fields(data)
+    comments, inline_semicolon = scan_comments(data)
+    fields = _fast_fields(data, inline_semicolon)
     skipped = 0
     if fields is None:
         fields, skipped = parse_fields_careful(data, str(path), skip_bad_lines)
@@ -214,7 +242,7 @@ def read_swf(path: str | os.PathLike, parallel: str = "split", skip_bad_lines: b
         "source": str(path),
         "name": path.name,
         "sha256": sha256_bytes(file_bytes),
-        "header": parse_header(data),
+        "header": parse_header(data, comments),
         "cleaning": counts,
     }
     return Workload(jobs=jobs, meta=meta)

@@ -1,0 +1,110 @@
+"""Download traces from the Parallel Workloads Archive and verify their SHA-256.
+
+Traces are never committed to the project: users fetch them once into a cache folder
+(``$GAMEMARKET_TRACES`` or ``~/.cache/gamemarket/traces``). A download lands in a temporary
+file and is moved into place only when its checksum matches.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+from gamemarket.errors import GameMarketError, InputError
+
+PWA = "https://www.cs.huji.ac.il/labs/parallel/workload"
+
+
+@dataclass(frozen=True)
+class Trace:
+    name: str
+    url: str
+    sha256: str
+    note: str = ""
+
+
+KNOWN_TRACES = {
+    t.name: t
+    for t in [
+        Trace("LPC-EGEE-2004-1.2-cln", f"{PWA}/l_lpc/LPC-EGEE-2004-1.2-cln.swf.gz",
+              "2fc37df5cc14c355fc7a88235f72e54fdf5f0d93de09399d015383ee5c35a59d",
+              "LPC EGEE cluster, Aug 2004 - May 2005, 140 processors; data: Emmanuel Medernach"),
+    ]
+}
+
+
+class ChecksumError(GameMarketError):
+    pass
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("GAMEMARKET_TRACES", Path.home() / ".cache" / "gamemarket" / "traces"))
+
+
+def sha256_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(chunk):
+            h.update(block)
+    return h.hexdigest()
+
+
+def verify(path: str | os.PathLike, expected: str) -> str:
+    """Raise ``ChecksumError`` unless the file's SHA-256 is ``expected``; return the digest."""
+    got = sha256_file(path)
+    if got != expected.lower():
+        raise ChecksumError(f"{path}: SHA-256 is {got}, expected {expected}")
+    return got
+
+
+def fetch(name: str, dest: str | os.PathLike | None = None, url: str | None = None, timeout: float = 60.0) -> Path:
+    """Download a known trace (or ``url`` with the known trace's checksum) into ``dest``.
+
+    An existing file with the right checksum is kept; a wrong one is replaced.
+    """
+    key = name[:-len(".swf.gz")] if name.endswith(".swf.gz") else name
+    if key not in KNOWN_TRACES:
+        raise InputError(f"unknown trace {name!r}; known: {sorted(KNOWN_TRACES)}")
+    trace = KNOWN_TRACES[key]
+    url = url or trace.url
+    dest_dir = Path(dest) if dest is not None else cache_dir()
+    dest_dir.mkdir(parents=True, exist_ok=True)
+    target = dest_dir / Path(trace.url).name
+    if target.exists():
+        try:
+            verify(target, trace.sha256)
+            return target
+        except ChecksumError:
+            pass
+    fd, tmp = tempfile.mkstemp(dir=dest_dir, prefix=".download-")
+    try:
+        with os.fdopen(fd, "wb") as out, urllib.request.urlopen(url, timeout=timeout) as resp:
+            shutil.copyfileobj(resp, out)
+        verify(tmp, trace.sha256)
+        os.replace(tmp, target)
+    except OSError as exc:
+        raise GameMarketError(f"cannot download {url}: {exc}") from exc
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return target
+
+
+def resolve(path_or_name: str) -> Path:
+    """A trace path as given, or a known trace's cached copy (fetched on first use is not done here)."""
+    p = Path(path_or_name)
+    if p.exists():
+        return p
+    key = path_or_name[:-len(".swf.gz")] if path_or_name.endswith(".swf.gz") else path_or_name
+    for base in [cache_dir(), Path(__file__).resolve().parents[2].parent / "shared" / "workloads"]:
+        if key in KNOWN_TRACES:
+            cand = base / Path(KNOWN_TRACES[key].url).name
+            if cand.exists():
+                return cand
+    raise InputError(f"{path_or_name}: no such workload file (and no cached copy of a known trace; "
+                     f"run `gamemarket workload fetch NAME`)")

@@ -1,0 +1,91 @@
+import gzip
+import hashlib
+import json
+
+import pandas as pd
+import pytest
+
+from gamemarket import jobtable
+from gamemarket.cli import main
+from gamemarket.errors import InputError
+from gamemarket.workloads import archive
+
+
+def test_fetch_verifies_checksum(tmp_path, monkeypatch):
+    payload = gzip.compress(b"1 0 -1 10 1 -1 -1 -1 -1 -1 1 1 1 -1 1 1 -1 -1\n")
+    src = tmp_path / "src.swf.gz"
+    src.write_bytes(payload)
+    good = hashlib.sha256(payload).hexdigest()
+    monkeypatch.setitem(archive.KNOWN_TRACES, "T", archive.Trace("T", "https://example.invalid/T.swf.gz", good))
+    dest = tmp_path / "cache"
+    out = archive.fetch("T", dest=dest, url=src.as_uri())
+    assert out.read_bytes() == payload
+    # wrong checksum: error, nothing left behind
+    monkeypatch.setitem(archive.KNOWN_TRACES, "T", archive.Trace("T", "https://example.invalid/T.swf.gz", "0" * 64))
+    out.unlink()
+    with pytest.raises(archive.ChecksumError):
+        archive.fetch("T", dest=dest, url=src.as_uri())
+    assert list(dest.iterdir()) == []
+    with pytest.raises(InputError, match="unknown trace"):
+        archive.fetch("nope")
+
+
+def test_jobtable_validation(tmp_path):
+    t = pd.DataFrame({"id": [0, 1], "submit": [0, 1], "runtime": [5, 6], "estimate": [5, 6],
+                      "private_bid": [1.0, 2.0], "reported_bid": [1.0, 2.0]})
+    assert len(jobtable.validate(t)) == 2
+    with pytest.raises(InputError, match="missing column"):
+        jobtable.validate(t.drop(columns="estimate"))
+    bad = t.copy(); bad.loc[1, "private_bid"] = float("nan")
+    with pytest.raises(InputError, match="'private_bid' row 1"):
+        jobtable.validate(bad)
+    bad = t.copy(); bad.loc[0, "runtime"] = 0
+    with pytest.raises(InputError, match="'runtime' row 0"):
+        jobtable.validate(bad)
+    bad = t.copy(); bad["id"] = [3, 3]
+    with pytest.raises(InputError, match="unique"):
+        jobtable.validate(bad)
+    bad = t.copy(); bad["submit"] = [0.5, 1]
+    with pytest.raises(InputError, match="integer"):
+        jobtable.validate(bad)
+
+
+def test_cli_simulate_roundtrip_with_jobs(tmp_path, capsys):
+    jobs, out1, out2 = tmp_path / "jobs.csv", tmp_path / "o1.parquet", tmp_path / "o2.csv"
+    assert main(["simulate", "--synthetic-jobs", "300", "--nodes", "8", "--mix", "SRG", "--seed", "4",
+                 "--payment", "first", "--jobs-out", str(jobs), "--out", str(out1), "--format", "json"]) == 0
+    s1 = json.loads(capsys.readouterr().out)
+    assert main(["simulate", "--jobs", str(jobs), "--nodes", "8", "--payment", "first", "--out", str(out2),
+                 "--format", "json"]) == 0
+    s2 = json.loads(capsys.readouterr().out)
+    assert s1["revenue"] == s2["revenue"] and s1["mean_utility"] == s2["mean_utility"]
+    a, b = pd.read_parquet(out1), pd.read_csv(out2)
+    for c in jobtable.REQUIRED[:1] + ("start", "end", "flow", "wait", "ssj", "preemptions"):
+        assert (a[c].to_numpy() == b[c].to_numpy()).all()
+    pd.testing.assert_series_equal(a["payment"], b["payment"], rtol=1e-12)
+
+
+def test_cli_errors_exit_nonzero(tmp_path, capsys):
+    assert main(["simulate", "--mix", "0.5:0.1"]) == 2
+    assert "sum to 1" in capsys.readouterr().err
+    assert main(["simulate", "--scheduler", "nope"]) == 2
+    assert "unknown scheduler" in capsys.readouterr().err
+    p = tmp_path / "x.swf"
+    p.write_text("1 2 3\n")
+    assert main(["workload", "info", str(p)]) == 2
+    assert f"{p}:1:" in capsys.readouterr().err
+    assert main(["simulate", "--out", str(tmp_path / "o.txt"), "--synthetic-jobs", "10"]) == 2
+
+
+def test_lpc_full_hb_kth(lpc):
+    from gamemarket.bids import SRG, job_table
+    from gamemarket.market import Mechanism, simulate
+    from gamemarket.workloads import read_swf
+
+    w = read_swf(lpc)
+    t = job_table(w.jobs, SRG, 1)
+    r = simulate(t, w.nodes(reduction=0.25), Mechanism("hb", "kth", 1.0))
+    j = r.jobs
+    assert len(j) == 214_322 and (j["end"] - j["start"] >= j["runtime"]).all()
+    assert (j["payment"] >= j["runtime"] * (1 - 1e-12)).all()
+    assert r.summary["preemptions"] > 0 and 0 < r.summary["utilization"] < 1
