@@ -1,0 +1,188 @@
+"""CLI commands for studies, games and reports (added to the ``gamemarket`` parser)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from gamemarket.errors import InputError
+
+
+def _load_game_source(path: str, game_name: str | None):
+    """A study file (its stored results), a CSV game or an .nfg game -> list of (name, Game)."""
+    from gamemarket.games.io import read_csv_game, read_nfg
+
+    p = Path(path)
+    if p.suffix == ".toml":
+        from gamemarket.games import from_results
+        from gamemarket.studies import load_results, load_study
+
+        spec = load_study(p)
+        metrics, _, _ = load_results(spec)
+        games = []
+        for gd in spec.games:
+            if game_name and gd.name != game_name:
+                continue
+            try:
+                games.append(from_results(metrics, gd.provider, gd.consumer, title=gd.name,
+                                          rows=[x.name for x in spec.providers], cols=[x.name for x in spec.consumers]))
+            except InputError as exc:
+                if "undefined for every" not in str(exc):
+                    raise
+        if game_name and not games:
+            raise InputError(f"{path}: no game named {game_name!r}; games: {[g.name for g in spec.games]}")
+        return games
+    if p.suffix == ".nfg":
+        return [read_nfg(p)]
+    if p.suffix == ".csv":
+        return [read_csv_game(p)]
+    raise InputError(f"{path}: expected a study (.toml), a game (.nfg) or a payoff table (.csv)")
+
+
+def _fmt_matrix(game) -> str:
+    ca, cb = game.ci()
+    w = max(len(c) for c in game.cols + ["consumer"]) + 2
+    lines = []
+    for title, M, C in ((f"{game.players[0]} payoff", game.A, ca), (f"{game.players[1]} payoff", game.B, cb)):
+        lines.append(f"  {title} (rows: {game.players[0]}, columns: {game.players[1]}; mean ± 95% CI half-width)")
+        lw = max(len(r) for r in game.rows) + 2
+        lines.append(" " * (lw + 2) + "".join(f"{c:>{max(w, 22)}}" for c in game.cols))
+        for i, r in enumerate(game.rows):
+            cells = "".join(f"{f'{M[i, j]:.5g} ± {C[i, j]:.2g}' if np.isfinite(C[i, j]) else f'{M[i, j]:.5g}':>{max(w, 22)}}"
+                            for j in range(len(game.cols)))
+            lines.append(f"  {r:<{lw}}{cells}")
+    return "\n".join(lines)
+
+
+def print_solved(sg) -> None:
+    g, sol = sg.game, sg.solution
+    print(f"== game: {sg.name} ({g.shape[0]}x{g.shape[1]}"
+          + (f", {g.reps()} replications" if g.reps() else "") + ")")
+    if g.meta.get("dropped_consumers"):
+        print(f"  (consumer strategies without this payoff, left out: {', '.join(g.meta['dropped_consumers'])})")
+    print(_fmt_matrix(g))
+    if sol.dominated_rows or sol.dominated_cols:
+        print(f"  strictly dominated (iterated): {g.players[0]}: {', '.join(sol.dominated_rows) or '-'}; "
+              f"{g.players[1]}: {', '.join(sol.dominated_cols) or '-'}")
+    print(f"  degenerate game: {'yes (all extreme equilibria listed)' if sol.degenerate else 'no'}")
+    print(f"  equilibria: {len(sol.equilibria)}")
+    for k, (e, rb) in enumerate(zip(sol.equilibria, sg.robustness)):
+        px = " + ".join(f"{e.x[i]:.4g}·{g.rows[i]}" for i in np.flatnonzero(e.x > 0))
+        py = " + ".join(f"{e.y[j]:.4g}·{g.cols[j]}" for j in np.flatnonzero(e.y > 0))
+        print(f"  [{k + 1}] {'pure' if e.pure else 'mixed'}: {g.players[0]} = {px}; {g.players[1]} = {py}")
+        print(f"      payoffs: {e.payoffs[0]:.6g}, {e.payoffs[1]:.6g}; regret: {e.regret[0]:.2g}, {e.regret[1]:.2g};"
+              f" found by: {', '.join(sorted(e.methods))}")
+        if rb is not None:
+            print(f"      robustness ({rb.resamples} bootstrap resamples): still an equilibrium in {rb.stable_share:.1%};"
+                  f" regret 95% CI: {g.players[0]} [{rb.regret_provider[1]:.3g}, {rb.regret_provider[2]:.3g}],"
+                  f" {g.players[1]} [{rb.regret_consumer[1]:.3g}, {rb.regret_consumer[2]:.3g}]")
+    for n in sol.notes:
+        print(f"  note: {n}")
+
+
+def cmd_study_run(a) -> int:
+    from gamemarket.studies import load_study, run_study
+
+    spec = load_study(a.file)
+    t0 = time.perf_counter()
+    info = run_study(spec, n_jobs=a.n_jobs, scheduler_address=a.scheduler_address, progress=not a.no_progress)
+    print(f"study {spec.name}: {info['tasks']} runs ({info['skipped']} already stored, {info['run']} run now) "
+          f"in {info['wall_seconds']:.1f} s; results in {spec.results_dir}")
+    if not a.no_report:
+        from gamemarket.reports import write_report
+
+        path = write_report(spec, wall_seconds=time.perf_counter() - t0, methods=tuple(a.methods))
+        print(f"report: {path}")
+    return 0
+
+
+def cmd_study_status(a) -> int:
+    from gamemarket.studies import load_study, study_status
+
+    st = study_status(load_study(a.file))
+    print(f"study {st['study']}: {st['done']}/{st['tasks']} runs stored, {st['missing']} missing ({st['results']})")
+    return 0
+
+
+def cmd_game_solve(a) -> int:
+    from gamemarket.analysis import solve_game
+    from gamemarket.games.io import equilibria_records
+
+    games = _load_game_source(a.file, a.game)
+    solved = [solve_game(g, methods=tuple(a.methods), resamples=a.resamples, time_limit=a.time_limit) for g in games]
+    if a.format == "json":
+        out = []
+        for sg in solved:
+            for rec in equilibria_records(sg.solution, sg.robustness):
+                if len(solved) > 1:
+                    rec["game"] = sg.name
+                out.append(rec)
+        print(json.dumps(out, indent=2))
+    else:
+        for sg in solved:
+            print_solved(sg)
+    return 0
+
+
+def cmd_game_export(a) -> int:
+    from gamemarket.analysis import analyze, export
+    from gamemarket.studies import load_study
+
+    p = Path(a.file)
+    if p.suffix != ".toml":
+        raise InputError(f"{a.file}: export takes a study file (.toml)")
+    spec = load_study(p)
+    an = analyze(spec, methods=tuple(a.methods), resamples=a.resamples)
+    out = Path(a.out) if a.out else spec.report_dir / "data"
+    for f in export(an, out):
+        print(f)
+    return 0
+
+
+def cmd_report(a) -> int:
+    from gamemarket.reports import write_report
+    from gamemarket.studies import load_study
+
+    path = write_report(load_study(a.study), methods=tuple(a.methods))
+    print(f"report: {path}")
+    return 0
+
+
+def add_study_commands(sub) -> None:
+    methods_help = "equilibrium methods: pure, polytope, support_enumeration, vertex_enumeration, lemke_howson"
+    st = sub.add_parser("study", help="run equilibrium studies").add_subparsers(dest="scmd", required=True)
+    r = st.add_parser("run", help="run every unfinished profile x seed, then write the report")
+    r.add_argument("file")
+    r.add_argument("--n-jobs", type=int, default=-1, help="worker processes (default: all cores)")
+    r.add_argument("--scheduler-address", help="a dask.distributed scheduler, e.g. tcp://10.0.0.1:8786")
+    r.add_argument("--no-report", action="store_true")
+    r.add_argument("--no-progress", action="store_true")
+    r.add_argument("--methods", nargs="+", default=["pure", "polytope"], help=methods_help)
+    r.set_defaults(func=cmd_study_run)
+    s = st.add_parser("status", help="how many runs are stored")
+    s.add_argument("file")
+    s.set_defaults(func=cmd_study_status)
+
+    g = sub.add_parser("game", help="solve and export games").add_subparsers(dest="gcmd", required=True)
+    gs = g.add_parser("solve", help="equilibria of a study's games, a CSV payoff table or an .nfg file")
+    gs.add_argument("file")
+    gs.add_argument("--game", help="only this game of a study")
+    gs.add_argument("--format", choices=["text", "json"], default="text")
+    gs.add_argument("--methods", nargs="+", default=["pure", "polytope"], help=methods_help)
+    gs.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples for robustness")
+    gs.add_argument("--time-limit", type=float, default=10.0, help="seconds per nashpy method")
+    gs.set_defaults(func=cmd_game_solve)
+    ge = g.add_parser("export", help="payoff tables, equilibria (CSV, JSON) and .nfg files of a study")
+    ge.add_argument("file")
+    ge.add_argument("--out", help="folder (default: the study's report folder /data)")
+    ge.add_argument("--methods", nargs="+", default=["pure", "polytope"], help=methods_help)
+    ge.add_argument("--resamples", type=int, default=1000)
+    ge.set_defaults(func=cmd_game_export)
+
+    rp = sub.add_parser("report", help="write a study's report (HTML + Markdown + figures + tables)")
+    rp.add_argument("study")
+    rp.add_argument("--methods", nargs="+", default=["pure", "polytope"], help=methods_help)
+    rp.set_defaults(func=cmd_report)

@@ -1,0 +1,118 @@
+"""The provider/consumer bimatrix game built from a study's payoff table.
+
+Provider strategies are rows, consumer strategies columns. Besides the mean payoffs, the game keeps
+every replication's payoffs (shape rows x columns x replications) so that confidence intervals,
+bootstrap regret and robustness can be computed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from gamemarket.errors import InputError
+
+
+def check_finite(M: np.ndarray, what: str, rows=None, cols=None) -> None:
+    M = np.asarray(M, dtype=float)
+    bad = ~np.isfinite(M)
+    if bad.any():
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        r = rows[idx[0]] if rows is not None else idx[0]
+        c = cols[idx[1]] if cols is not None and len(idx) > 1 else (idx[1] if len(idx) > 1 else "")
+        raise InputError(f"{what}: payoff at ({r}, {c}) is {M[bad][0]!r}; every payoff must be a finite number")
+
+
+@dataclass
+class Game:
+    """A two-player normal-form game: ``A`` the row player's payoffs, ``B`` the column player's."""
+
+    A: np.ndarray
+    B: np.ndarray
+    rows: list[str]
+    cols: list[str]
+    A_reps: np.ndarray | None = None  #: rows x cols x replications
+    B_reps: np.ndarray | None = None
+    players: tuple[str, str] = ("provider", "consumer")
+    title: str = ""
+    meta: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.A = np.asarray(self.A, dtype=float)
+        self.B = np.asarray(self.B, dtype=float)
+        if self.A.ndim != 2 or self.A.shape != self.B.shape:
+            raise InputError(f"game {self.title!r}: A and B must be matrices of one shape, got {self.A.shape} and {self.B.shape}")
+        if self.A.size == 0:
+            raise InputError(f"game {self.title!r}: no strategies")
+        self.rows = [str(r) for r in self.rows] if self.rows is not None else [f"r{i}" for i in range(self.A.shape[0])]
+        self.cols = [str(c) for c in self.cols] if self.cols is not None else [f"c{j}" for j in range(self.A.shape[1])]
+        if len(self.rows) != self.A.shape[0] or len(self.cols) != self.A.shape[1]:
+            raise InputError(f"game {self.title!r}: strategy names do not match the payoff shape {self.A.shape}")
+        check_finite(self.A, f"game {self.title!r} ({self.players[0]})", self.rows, self.cols)
+        check_finite(self.B, f"game {self.title!r} ({self.players[1]})", self.rows, self.cols)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.A.shape
+
+    def reps(self) -> int:
+        return 0 if self.A_reps is None else self.A_reps.shape[2]
+
+    def ci(self, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+        """Half-widths of Student-t confidence intervals of the mean payoffs (NaN without replications)."""
+        from scipy import stats
+
+        if self.A_reps is None or self.A_reps.shape[2] < 2:
+            nan = np.full(self.A.shape, np.nan)
+            return nan, nan
+        R = self.A_reps.shape[2]
+        t = stats.t.ppf(0.5 + level / 2, R - 1)
+        return (t * self.A_reps.std(axis=2, ddof=1) / np.sqrt(R), t * self.B_reps.std(axis=2, ddof=1) / np.sqrt(R))
+
+    def restrict_cols(self, keep: np.ndarray) -> "Game":
+        keep = np.asarray(keep, dtype=bool)
+        return Game(self.A[:, keep], self.B[:, keep], self.rows, [c for c, k in zip(self.cols, keep) if k],
+                    None if self.A_reps is None else self.A_reps[:, keep],
+                    None if self.B_reps is None else self.B_reps[:, keep], self.players, self.title, dict(self.meta))
+
+
+def from_results(metrics: pd.DataFrame, provider_metric: str, consumer_metric: str, title: str = "",
+                 rows: list[str] | None = None, cols: list[str] | None = None, drop_undefined: bool = True) -> Game:
+    """A game from a tidy table with columns provider, consumer, seed and the metric columns.
+
+    Consumer strategies for which the consumer metric is undefined (NaN, e.g. the aggressive users'
+    utility under a mix without an aggressive group) are dropped when ``drop_undefined``; the game's
+    ``meta["dropped"]`` names them.
+    """
+    for c in ("provider", "consumer", "seed", provider_metric, consumer_metric):
+        if c not in metrics.columns:
+            raise InputError(f"payoff table lacks column {c!r}")
+    rows = rows or list(dict.fromkeys(metrics["provider"]))
+    cols = cols or list(dict.fromkeys(metrics["consumer"]))
+    seeds = sorted(metrics["seed"].unique())
+    idx = metrics.set_index(["provider", "consumer", "seed"]).sort_index()
+    shape = (len(rows), len(cols), len(seeds))
+    A = np.full(shape, np.nan)
+    B = np.full(shape, np.nan)
+    for i, r in enumerate(rows):
+        for j, c in enumerate(cols):
+            for k, s in enumerate(seeds):
+                try:
+                    A[i, j, k] = idx.at[(r, c, s), provider_metric]
+                    B[i, j, k] = idx.at[(r, c, s), consumer_metric]
+                except KeyError:
+                    raise InputError(f"payoff table has no run for ({r}, {c}, seed {s})") from None
+    dropped = []
+    if drop_undefined:
+        undefined = np.isnan(B).any(axis=(0, 2))
+        dropped = [c for c, u in zip(cols, undefined) if u]
+        if undefined.all():
+            raise InputError(f"game {title!r}: the consumer payoff {consumer_metric!r} is undefined for every consumer strategy")
+        A, B = A[:, ~undefined], B[:, ~undefined]
+        cols = [c for c, u in zip(cols, undefined) if not u]
+    g = Game(A.mean(axis=2), B.mean(axis=2), rows, cols, A, B, title=title,
+             meta={"provider_payoff": provider_metric, "consumer_payoff": consumer_metric, "seeds": [int(s) for s in seeds],
+                   "dropped_consumers": dropped})
+    return g

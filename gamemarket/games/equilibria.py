@@ -1,0 +1,349 @@
+"""Nash equilibria of a bimatrix game, each one verified by its regret.
+
+* ``pure_equilibria``: best-response masks (numpy), any size.
+* ``dominance``: iterated elimination of strictly dominated pure strategies (no equilibrium uses one).
+* ``polytope_equilibria``: an exhaustive search of our own. The player with fewer strategies has a
+  low-dimensional best-response polytope ``P = {x >= 0 : B'^T x <= 1}`` (payoffs shifted positive);
+  qhull lists its vertices, and for each vertex the other player's equilibrium strategies form a
+  face that is solved directly (a point or an interval) or, when larger, by qhull again. Every
+  extreme equilibrium is found, degenerate games included.
+* ``nashpy_equilibria``: nashpy's support enumeration, vertex enumeration and Lemke-Howson from every
+  initial label, each in a child process under a time limit (Lemke-Howson can loop forever).
+
+Nothing is trusted: every profile any method returns is kept only if its regret, computed here
+from the payoff arrays, is within tolerance; duplicates are merged with the names of the methods
+that found them. Non-finite payoffs are rejected before any solver sees them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import multiprocessing as mp
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gamemarket.errors import InputError
+from gamemarket.games.bimatrix import Game, check_finite
+
+
+@dataclass
+class Equilibrium:
+    x: np.ndarray  #: row (provider) mixed strategy
+    y: np.ndarray  #: column (consumer) mixed strategy
+    payoffs: tuple[float, float]
+    regret: tuple[float, float]
+    methods: set = field(default_factory=set)
+
+    @property
+    def pure(self) -> bool:
+        return int((self.x > 0).sum()) == 1 and int((self.y > 0).sum()) == 1
+
+    def supports(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        return tuple(np.flatnonzero(self.x > 0)), tuple(np.flatnonzero(self.y > 0))
+
+
+@dataclass
+class Solution:
+    game: Game
+    equilibria: list[Equilibrium]
+    degenerate: bool
+    dominated_rows: list[str]
+    dominated_cols: list[str]
+    notes: list[str] = field(default_factory=list)
+
+
+def _scale(M: np.ndarray) -> float:
+    return max(1.0, float(np.max(np.abs(M))))
+
+
+def tolerance(A: np.ndarray, B: np.ndarray, rel: float = 1e-9) -> tuple[float, float]:
+    return rel * _scale(A), rel * _scale(B)
+
+
+def regret(A: np.ndarray, B: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """The best gain from a unilateral deviation, for each player (0 at an exact equilibrium)."""
+    Ay = A @ y
+    xB = x @ B
+    return float(Ay.max() - x @ Ay), float(xB.max() - xB @ y)
+
+
+def _check(A, B):
+    A = np.asarray(A, dtype=float)
+    B = np.asarray(B, dtype=float)
+    if A.ndim != 2 or A.shape != B.shape or A.size == 0:
+        raise InputError(f"payoff matrices must be non-empty and of one shape, got {A.shape} and {B.shape}")
+    check_finite(A, "row player's payoffs")
+    check_finite(B, "column player's payoffs")
+    return A, B
+
+
+def pure_equilibria(A, B, tol: tuple[float, float] | None = None) -> list[tuple[int, int]]:
+    """All pure equilibria (i, j): i is a best response to j and j to i (ties within tolerance)."""
+    A, B = _check(A, B)
+    ta, tb = tol or tolerance(A, B)
+    row_best = A >= A.max(axis=0, keepdims=True) - ta
+    col_best = B >= B.max(axis=1, keepdims=True) - tb
+    return [tuple(int(v) for v in ij) for ij in np.argwhere(row_best & col_best)]
+
+
+def dominance(A, B, tol: tuple[float, float] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Iterated elimination of strictly dominated pure strategies; returns the kept masks."""
+    A, B = _check(A, B)
+    ta, tb = tol or tolerance(A, B)
+    rows = np.ones(A.shape[0], bool)
+    cols = np.ones(A.shape[1], bool)
+    changed = True
+    while changed:
+        changed = False
+        Ar = A[np.ix_(rows, cols)]
+        ri = np.flatnonzero(rows)
+        # row k strictly dominated by row l: A[l] > A[k] + tol in every kept column
+        dom = (Ar[:, None, :] > Ar[None, :, :] + ta).all(axis=2)  # dom[l, k]
+        out = dom.any(axis=0)
+        if out.any() and (~out).any():
+            rows[ri[out]] = False
+            changed = True
+        Bc = B[np.ix_(rows, cols)]
+        ci = np.flatnonzero(cols)
+        dom = (Bc.T[:, None, :] > Bc.T[None, :, :] + tb).all(axis=2)
+        out = dom.any(axis=0)
+        if out.any() and (~out).any():
+            cols[ci[out]] = False
+            changed = True
+    return rows, cols
+
+
+def _face_vertices(M_eq: np.ndarray, M_ineq: np.ndarray, tol: float, max_subsets: int = 200_000) -> list[np.ndarray]:
+    """Vertices of ``{z >= 0 : M_eq z = 1, M_ineq z <= 1}`` (z over the candidate support)."""
+    k = M_eq.shape[1]
+    if k == 0:
+        return []
+    out = []
+    # a vertex is the unique solution of k independent tight constraints; with few candidates
+    # enumerate zero-sets (the rest of z free) and extra tight inequality rows
+    count = 0
+    n_ineq = M_ineq.shape[0]
+    for nfree in range(1, k + 1):
+        for free in itertools.combinations(range(k), nfree):
+            free = list(free)
+            Meq = M_eq[:, free]
+            rank = np.linalg.matrix_rank(Meq) if Meq.size else 0
+            need = nfree - rank
+            if need < 0 or rank < Meq.shape[0] and not _consistent(Meq):
+                continue
+            for extra in itertools.combinations(range(n_ineq), need):
+                count += 1
+                if count > max_subsets:
+                    raise RuntimeError("face enumeration budget exceeded")
+                M = np.vstack([Meq, M_ineq[list(extra)][:, free]]) if need else Meq
+                if np.linalg.matrix_rank(M) < nfree:
+                    continue
+                z_free, *_ = np.linalg.lstsq(M, np.ones(M.shape[0]), rcond=None)
+                if np.abs(M @ z_free - 1).max() > tol:
+                    continue
+                z = np.zeros(k)
+                z[free] = z_free
+                if z.min() < -tol or (n_ineq and (M_ineq @ z).max() > 1 + tol) or np.abs(M_eq @ z - 1).max() > tol:
+                    continue
+                out.append(np.maximum(z, 0))
+    return out
+
+
+def _consistent(M: np.ndarray) -> bool:
+    z, *_ = np.linalg.lstsq(M, np.ones(M.shape[0]), rcond=None)
+    return bool(np.abs(M @ z - 1).max() < 1e-9)
+
+
+def polytope_equilibria(A, B, tol: tuple[float, float] | None = None) -> tuple[list[tuple[np.ndarray, np.ndarray]], bool]:
+    """All extreme equilibria by vertex enumeration of the smaller player's best-response polytope.
+
+    Returns (profiles, degenerate). Profiles are not yet verified (``solve`` does that).
+    """
+    from scipy.spatial import HalfspaceIntersection
+
+    A, B = _check(A, B)
+    transposed = A.shape[0] > A.shape[1]
+    if transposed:  # enumerate on the smaller side: swap the players
+        A, B = B.T, A.T
+    m, n = A.shape
+    Ap = A - A.min() + 1.0
+    Bp = B - B.min() + 1.0
+    degenerate = False
+    profiles = []
+    if m == 1:
+        cols = np.flatnonzero(B[0] >= B[0].max() - (tol or tolerance(A, B))[1])
+        degenerate = len(cols) > 1
+        for j in cols:
+            y = np.zeros(n); y[j] = 1
+            profiles.append((np.ones(1), y))
+    else:
+        # P = {x >= 0, Bp^T x <= 1}: halfspaces as [normal, offset] with normal . x + offset <= 0
+        hs = np.vstack([np.hstack([-np.eye(m), np.zeros((m, 1))]), np.hstack([Bp.T, -np.ones((n, 1))])])
+        interior = np.full(m, 0.5 / Bp.sum(axis=0).max())
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            verts = HalfspaceIntersection(hs, interior, qhull_options="Qt").intersections
+        scale = float(np.abs(verts).max()) or 1.0
+        vtol = 1e-9 * scale
+        seen = set()
+        for v in verts:
+            v = np.where(np.abs(v) < vtol, 0.0, v)
+            keyv = tuple(np.round(v / scale, 9))
+            if keyv in seen or not (v > 0).any():
+                continue
+            seen.add(keyv)
+            S = np.flatnonzero(v > vtol)
+            slack = 1.0 - Bp.T @ v
+            T = np.flatnonzero(np.abs(slack) <= 1e-9 * max(1.0, np.abs(Bp).max()))
+            labels = (m - len(S)) + len(T)
+            if labels > m:
+                degenerate = True
+            if len(T) < len(S) or len(T) == 0:
+                continue
+            Sc = np.setdiff1d(np.arange(m), S)
+            ytol = 1e-9 * max(1.0, np.abs(Ap).max())
+            if len(T) == len(S) and np.linalg.matrix_rank(Ap[np.ix_(S, T)]) == len(S):
+                zs = [np.linalg.solve(Ap[np.ix_(S, T)], np.ones(len(S)))]
+                zs = [z for z in zs if z.min() >= -ytol and (len(Sc) == 0 or (Ap[np.ix_(Sc, T)] @ z).max() <= 1 + ytol)]
+            else:
+                degenerate = True
+                zs = _face_vertices(Ap[np.ix_(S, T)], Ap[np.ix_(Sc, T)], ytol)
+            for z in zs:
+                y = np.zeros(n)
+                y[T] = np.maximum(z, 0)
+                if y.sum() <= 0:
+                    continue
+                profiles.append((v / v.sum(), y / y.sum()))
+    if transposed:
+        profiles = [(y, x) for x, y in profiles]
+    return profiles, degenerate
+
+
+def _nashpy_worker(method, A, B, queue):
+    import nashpy as nash
+
+    g = nash.Game(A, B)
+    out = []
+    try:
+        if method == "support_enumeration":
+            out = [(np.asarray(x), np.asarray(y)) for x, y in g.support_enumeration()]
+        elif method == "vertex_enumeration":
+            out = [(np.asarray(x), np.asarray(y)) for x, y in g.vertex_enumeration()]
+        elif method == "lemke_howson":
+            for label in range(sum(A.shape)):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    x, y = g.lemke_howson(initial_dropped_label=label)
+                out.append((np.asarray(x), np.asarray(y)))
+        queue.put(("ok", out))
+    except Exception as exc:  # a solver failure is reported, not fatal
+        queue.put(("error", f"{type(exc).__name__}: {exc}"))
+
+
+NASHPY_METHODS = ("support_enumeration", "vertex_enumeration", "lemke_howson")
+
+
+def nashpy_equilibria(A, B, method: str, time_limit: float = 10.0) -> tuple[list, str | None]:
+    """Run one nashpy method in a child process; returns (profiles, problem or None)."""
+    if method not in NASHPY_METHODS:
+        raise InputError(f"unknown nashpy method {method!r}; expected one of {NASHPY_METHODS}")
+    A, B = _check(A, B)
+    ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+    q = ctx.Queue()
+    p = ctx.Process(target=_nashpy_worker, args=(method, A, B, q), daemon=True)
+    p.start()
+    try:
+        status, payload = q.get(timeout=time_limit)
+    except Exception:
+        p.terminate()
+        p.join(1)
+        return [], f"nashpy {method}: no answer within {time_limit:g} s (stopped)"
+    p.join(1)
+    if status != "ok":
+        return [], f"nashpy {method}: {payload}"
+    return payload, None
+
+
+def solve(game: Game, methods=("pure", "polytope"), time_limit: float = 10.0, rel_tol: float = 1e-9,
+          eliminate: bool = True) -> Solution:
+    """All equilibria the chosen methods find, each verified by regret and deduplicated.
+
+    ``methods``: any of "pure", "polytope" (exhaustive, our own), and nashpy's
+    "support_enumeration", "vertex_enumeration", "lemke_howson".
+    """
+    A, B = _check(game.A, game.B)
+    tol = tolerance(A, B, rel_tol)
+    m, n = A.shape
+    notes = []
+    rows_kept, cols_kept = dominance(A, B, tol) if eliminate else (np.ones(m, bool), np.ones(n, bool))
+    Ar, Br = A[np.ix_(rows_kept, cols_kept)], B[np.ix_(rows_kept, cols_kept)]
+    ri, ci = np.flatnonzero(rows_kept), np.flatnonzero(cols_kept)
+
+    def lift(x, y):
+        X = np.zeros(m); X[ri] = x
+        Y = np.zeros(n); Y[ci] = y
+        return X, Y
+
+    found: list[Equilibrium] = []
+    degenerate = False
+
+    def add(x, y, method):
+        x = np.asarray(x, dtype=float).ravel()
+        y = np.asarray(y, dtype=float).ravel()
+        if x.shape != (len(ri),) or y.shape != (len(ci),) or not (np.isfinite(x).all() and np.isfinite(y).all()):
+            notes.append(f"{method}: returned a profile of the wrong shape or with non-finite entries (discarded)")
+            return
+        if x.min() < -1e-9 or y.min() < -1e-9 or abs(x.sum() - 1) > 1e-6 or abs(y.sum() - 1) > 1e-6:
+            notes.append(f"{method}: returned a vector that is not a probability distribution (discarded)")
+            return
+        x = np.maximum(x, 0); x /= x.sum()
+        y = np.maximum(y, 0); y /= y.sum()
+        x[x < 1e-12] = 0; x /= x.sum()
+        y[y < 1e-12] = 0; y /= y.sum()
+        X, Y = lift(x, y)
+        rg = regret(A, B, X, Y)
+        if rg[0] > tol[0] * 10 or rg[1] > tol[1] * 10:
+            notes.append(f"{method}: returned a profile with regret {rg[0]:.3g}, {rg[1]:.3g}, not an equilibrium (discarded)")
+            return
+        for e in found:
+            if np.allclose(e.x, X, atol=1e-7) and np.allclose(e.y, Y, atol=1e-7):
+                e.methods.add(method)
+                return
+        found.append(Equilibrium(X, Y, (float(X @ A @ Y), float(X @ B @ Y)), rg, {method}))
+
+    for method in methods:
+        if method == "pure":
+            for i, j in pure_equilibria(Ar, Br, tol):
+                x = np.zeros(len(ri)); x[i] = 1
+                y = np.zeros(len(ci)); y[j] = 1
+                add(x, y, "pure")
+        elif method == "polytope":
+            profiles, deg = polytope_equilibria(Ar, Br, tol)
+            degenerate |= deg
+            for x, y in profiles:
+                add(x, y, "polytope")
+        elif method in NASHPY_METHODS:
+            if min(Ar.shape) == 1:
+                notes.append(f"nashpy {method}: skipped on a {Ar.shape[0]}x{Ar.shape[1]} game (solved directly)")
+                continue
+            profiles, problem = nashpy_equilibria(Ar, Br, method, time_limit)
+            if problem:
+                notes.append(problem)
+            for x, y in profiles:
+                add(x, y, method)
+        else:
+            raise InputError(f"unknown method {method!r}; expected pure, polytope or one of {NASHPY_METHODS}")
+    for e in found:
+        sx, sy = e.supports()
+        if len(sx) != len(sy):
+            degenerate = True
+    # pure best-response ties also make a game degenerate
+    if (np.sort(A, axis=0)[-1] - np.sort(A, axis=0)[-2] <= tol[0]).any() if m > 1 else False:
+        degenerate = True
+    if (np.sort(B, axis=1)[:, -1] - np.sort(B, axis=1)[:, -2] <= tol[1]).any() if n > 1 else False:
+        degenerate = True
+    found.sort(key=lambda e: (not e.pure, -e.payoffs[0], -e.payoffs[1]))
+    return Solution(game, found, degenerate, [game.rows[i] for i in np.flatnonzero(~rows_kept)],
+                    [game.cols[j] for j in np.flatnonzero(~cols_kept)], notes)

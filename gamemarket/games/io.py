@@ -1,0 +1,238 @@
+"""Games in and out: tidy CSV, JSON with metadata, and Gambit's strategic-form ``.nfg`` files.
+
+``.nfg`` (payoff version): ``NFG 1 R "title" { "P1" "P2" } { { "s1" ... } { "t1" ... } }``, a
+comment string, then the payoff pairs of every profile with player 1's strategy varying fastest.
+Numbers are written in positional decimal notation, shortest form that reads back to the same
+double. The outcome version (a list of outcomes, then one outcome index per profile) is read too.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from gamemarket.errors import InputError
+from gamemarket.games.bimatrix import Game
+
+
+def _num(v: float) -> str:
+    return np.format_float_positional(float(v), unique=True, trim="-")
+
+
+def _q(s: str) -> str:
+    return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def to_nfg(game: Game, comment: str = "") -> str:
+    m, n = game.shape
+    head = (f"NFG 1 R {_q(game.title or 'gamemarket game')} {{ {_q(game.players[0])} {_q(game.players[1])} }} "
+            f"{{ {{ {' '.join(_q(r) for r in game.rows)} }} {{ {' '.join(_q(c) for c in game.cols)} }} }}\n"
+            f"{_q(comment)}\n\n")
+    pays = []
+    for j in range(n):  # player 1 (rows) varies fastest
+        for i in range(m):
+            pays.append(f"{_num(game.A[i, j])} {_num(game.B[i, j])}")
+    return head + " ".join(pays) + "\n"
+
+
+_TOKEN = re.compile(r'"((?:[^"\\]|\\.)*)"|([{}])|(,)|([^\s{},"]+)')
+
+
+def _tokens(text: str):
+    for m in _TOKEN.finditer(text):
+        if m.group(1) is not None:
+            yield ("str", m.group(1).replace('\\"', '"').replace("\\\\", "\\"))
+        elif m.group(2):
+            yield ("brace", m.group(2))
+        elif m.group(3):
+            continue
+        else:
+            yield ("atom", m.group(4))
+
+
+def _number(tok: str, where: str) -> float:
+    try:
+        if "/" in tok:
+            a, b = tok.split("/")
+            return float(a) / float(b)
+        return float(tok)
+    except ValueError:
+        raise InputError(f"{where}: expected a number, got {tok!r}") from None
+
+
+def read_nfg(path: str | Path) -> Game:
+    """Read a two-player ``.nfg`` file (payoff or outcome version)."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc}") from exc
+    toks = list(_tokens(text))
+    where = str(path)
+    pos = 0
+
+    def take(kind=None, value=None):
+        nonlocal pos
+        if pos >= len(toks):
+            raise InputError(f"{where}: unexpected end of file")
+        t = toks[pos]
+        if (kind and t[0] != kind) or (value and t[1] != value):
+            raise InputError(f"{where}: expected {value or kind}, got {t[1]!r}")
+        pos += 1
+        return t
+
+    if take("atom")[1] != "NFG" or take("atom")[1] != "1" or take("atom")[1] != "R":
+        raise InputError(f"{where}: not an 'NFG 1 R' strategic-form file")
+    title = take("str")[1]
+    take("brace", "{")
+    players = []
+    while toks[pos] != ("brace", "}"):
+        players.append(take("str")[1])
+    take("brace", "}")
+    if len(players) != 2:
+        raise InputError(f"{where}: only two-player games are supported, found {len(players)} players")
+    take("brace", "{")
+    names: list[list[str]] = []
+    if toks[pos] == ("brace", "{"):
+        for _ in range(2):
+            take("brace", "{")
+            ss = []
+            while toks[pos] != ("brace", "}"):
+                ss.append(take("str")[1])
+            take("brace", "}")
+            names.append(ss)
+    else:
+        for _ in range(2):
+            k = int(_number(take("atom")[1], where))
+            names.append([str(i + 1) for i in range(k)])
+    take("brace", "}")
+    if pos < len(toks) and toks[pos][0] == "str":
+        pos += 1  # comment
+    m, n = len(names[0]), len(names[1])
+    A = np.zeros((m, n))
+    B = np.zeros((m, n))
+    if pos < len(toks) and toks[pos] == ("brace", "{"):  # outcome version
+        outcomes = []
+        take("brace", "{")
+        while toks[pos] == ("brace", "{"):
+            take("brace", "{")
+            take("str")
+            vals = []
+            while toks[pos] != ("brace", "}"):
+                vals.append(_number(take("atom")[1], where))
+            take("brace", "}")
+            if len(vals) != 2:
+                raise InputError(f"{where}: outcome {len(outcomes) + 1} has {len(vals)} payoffs, expected 2")
+            outcomes.append(vals)
+        take("brace", "}")
+        idx = [int(_number(t[1], where)) for t in toks[pos:]]
+        if len(idx) != m * n:
+            raise InputError(f"{where}: expected {m * n} outcome indices, found {len(idx)}")
+        for k, o in enumerate(idx):
+            i, j = k % m, k // m
+            if o == 0:
+                continue
+            if not 1 <= o <= len(outcomes):
+                raise InputError(f"{where}: outcome index {o} out of range 0..{len(outcomes)}")
+            A[i, j], B[i, j] = outcomes[o - 1]
+    else:
+        vals = [_number(t[1], where) for t in toks[pos:]]
+        if len(vals) != 2 * m * n:
+            raise InputError(f"{where}: expected {2 * m * n} payoffs for a {m}x{n} game, found {len(vals)}")
+        for k in range(m * n):
+            i, j = k % m, k // m
+            A[i, j], B[i, j] = vals[2 * k], vals[2 * k + 1]
+    return Game(A, B, names[0], names[1], players=(players[0], players[1]), title=title)
+
+
+def to_csv_table(game: Game) -> pd.DataFrame:
+    """Tidy payoff table: one row per profile, means, CI half-widths and the number of replications."""
+    ca, cb = game.ci()
+    rows = []
+    for i, r in enumerate(game.rows):
+        for j, c in enumerate(game.cols):
+            rows.append({game.players[0]: r, game.players[1]: c, f"{game.players[0]}_payoff": game.A[i, j],
+                         f"{game.players[1]}_payoff": game.B[i, j], f"{game.players[0]}_ci95": ca[i, j],
+                         f"{game.players[1]}_ci95": cb[i, j], "replications": game.reps()})
+    return pd.DataFrame(rows)
+
+
+def read_csv_game(path: str | Path) -> Game:
+    """A game from a tidy CSV with columns row, column and two payoff columns.
+
+    Accepted column names: provider/consumer and provider_payoff/consumer_payoff (as exported), or
+    row/col and row_payoff/col_payoff.
+    """
+    path = Path(path)
+    try:
+        df = pd.read_csv(path)
+    except Exception as exc:
+        raise InputError(f"{path}: cannot read CSV: {exc}") from exc
+    for r, c in (("provider", "consumer"), ("row", "col")):
+        if {r, c, f"{r}_payoff", f"{c}_payoff"} <= set(df.columns):
+            break
+    else:
+        raise InputError(f"{path}: expected columns provider, consumer, provider_payoff, consumer_payoff "
+                         f"(or row, col, row_payoff, col_payoff); found {list(df.columns)}")
+    rows = list(dict.fromkeys(df[r].astype(str)))
+    cols = list(dict.fromkeys(df[c].astype(str)))
+    A = np.full((len(rows), len(cols)), np.nan)
+    B = np.full_like(A, np.nan)
+    for k, rec in enumerate(df.itertuples(index=False)):
+        d = rec._asdict()
+        i, j = rows.index(str(d[r])), cols.index(str(d[c]))
+        try:
+            A[i, j] = float(d[f"{r}_payoff"])
+            B[i, j] = float(d[f"{c}_payoff"])
+        except (TypeError, ValueError):
+            raise InputError(f"{path}: line {k + 2}: payoffs must be numbers") from None
+    if np.isnan(A).any():
+        i, j = np.argwhere(np.isnan(A))[0]
+        raise InputError(f"{path}: no finite payoff for ({rows[i]}, {cols[j]}); every profile needs a row with finite payoffs")
+    return Game(A, B, rows, cols, players=(r, c) if r == "provider" else ("row", "col"), title=path.stem)
+
+
+def equilibria_records(solution, robustness=None) -> list[dict]:
+    """JSON-ready equilibria: provider and consumer mixtures (name -> probability), payoffs, regret."""
+    g = solution.game
+    out = []
+    for k, e in enumerate(solution.equilibria):
+        rec = {
+            g.players[0]: {g.rows[i]: float(e.x[i]) for i in np.flatnonzero(e.x > 0)},
+            g.players[1]: {g.cols[j]: float(e.y[j]) for j in np.flatnonzero(e.y > 0)},
+            "payoffs": {g.players[0]: e.payoffs[0], g.players[1]: e.payoffs[1]},
+            "regret": {g.players[0]: e.regret[0], g.players[1]: e.regret[1]},
+            "pure": e.pure, "found_by": sorted(e.methods),
+        }
+        if robustness is not None and robustness[k] is not None:
+            rb = robustness[k]
+            rec["robustness"] = {"regret_ci95": {g.players[0]: rb.regret_provider[1:], g.players[1]: rb.regret_consumer[1:]},
+                                 "stable_share": rb.stable_share, "resamples": rb.resamples}
+        out.append(rec)
+    return out
+
+
+def write_json(path: str | Path, payload: dict) -> None:
+    import os
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(payload, indent=2, default=_json_default))
+    os.replace(tmp, path)
+
+
+def _json_default(o):
+    if isinstance(o, (np.integer,)):
+        return int(o)
+    if isinstance(o, (np.floating,)):
+        return float(o)
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    if isinstance(o, (set, tuple)):
+        return list(o)
+    return str(o)

@@ -1,0 +1,102 @@
+"""How much to trust an equilibrium found from sampled payoffs.
+
+Replications share their random numbers across profiles (common random numbers), so a bootstrap
+resample draws replication indices once and applies them to every cell. For each equilibrium:
+
+* its regret in every resampled game, with a percentile confidence interval;
+* the share of resamples in which it remains an equilibrium: for a pure equilibrium, the same
+  pure profile is an equilibrium of the resampled game; for a mixed one, the resampled game has an
+  equilibrium with the same supports (the probabilities move with the payoffs).
+Best-response tables and dominated strategies complete the picture.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from gamemarket.games.bimatrix import Game
+from gamemarket.games.equilibria import Equilibrium, regret, tolerance
+
+
+@dataclass
+class Robustness:
+    regret_provider: tuple[float, float, float]  #: point estimate (mean game), CI low, CI high
+    regret_consumer: tuple[float, float, float]
+    stable_share: float
+    resamples: int
+
+
+def _support_equilibrium(A, B, S, T, tol) -> bool:
+    """Does the game (A, B) have an equilibrium with row support S and column support T?"""
+    S, T = list(S), list(T)
+    m, n = A.shape
+    if len(S) == 1 and len(T) == 1:
+        i, j = S[0], T[0]
+        return A[i, j] >= A[:, j].max() - tol[0] and B[i, j] >= B[i, :].max() - tol[1]
+    # column mix y on T making rows in S indifferent: A[S,T] y = v, sum y = 1
+    def solve(M, k):
+        K = np.zeros((M.shape[0] + 1, k + 1))
+        K[:-1, :k] = M
+        K[:-1, k] = -1
+        K[-1, :k] = 1
+        rhs = np.zeros(M.shape[0] + 1); rhs[-1] = 1
+        sol, *_ = np.linalg.lstsq(K, rhs, rcond=None)
+        if np.abs(K @ sol - rhs).max() > 1e-9:
+            return None
+        return sol[:k], sol[k]
+    sy = solve(A[np.ix_(S, T)], len(T))
+    sx = solve(B[np.ix_(S, T)].T, len(S))
+    if sy is None or sx is None:
+        return False
+    y_t, v = sy
+    x_s, u = sx
+    if y_t.min() < -1e-12 or x_s.min() < -1e-12:
+        return False
+    y = np.zeros(n); y[T] = y_t
+    x = np.zeros(m); x[S] = x_s
+    return (A @ y).max() <= v + tol[0] and (x @ B).max() <= u + tol[1]
+
+
+def bootstrap(game: Game, equilibria: list[Equilibrium], resamples: int = 1000, level: float = 0.95,
+              seed: int = 0) -> list[Robustness | None]:
+    """Bootstrap robustness of each equilibrium (None for all when the game has < 2 replications)."""
+    if game.A_reps is None or game.A_reps.shape[2] < 2:
+        return [None] * len(equilibria)
+    R = game.A_reps.shape[2]
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, R, size=(resamples, R))
+    lo_q, hi_q = (1 - level) / 2, 1 - (1 - level) / 2
+    out = []
+    games = [(game.A_reps[:, :, ix].mean(axis=2), game.B_reps[:, :, ix].mean(axis=2)) for ix in idx]
+    for e in equilibria:
+        S, T = e.supports()
+        rp, rc, stable = [], [], 0
+        for A, B in games:
+            tol = tolerance(A, B)
+            a, b = regret(A, B, e.x, e.y)
+            rp.append(a)
+            rc.append(b)
+            stable += _support_equilibrium(A, B, S, T, tol)
+        rp, rc = np.array(rp), np.array(rc)
+        out.append(Robustness((e.regret[0], float(np.quantile(rp, lo_q)), float(np.quantile(rp, hi_q))),
+                              (e.regret[1], float(np.quantile(rc, lo_q)), float(np.quantile(rc, hi_q))),
+                              stable / resamples, resamples))
+    return out
+
+
+def best_responses(game: Game) -> pd.DataFrame:
+    """Each player's best responses to every pure strategy of the other (ties listed)."""
+    ta, tb = tolerance(game.A, game.B)
+    rows = []
+    for j, c in enumerate(game.cols):
+        col = game.A[:, j]
+        best = [game.rows[i] for i in np.flatnonzero(col >= col.max() - ta)]
+        rows.append({"player": game.players[0], "against": c, "best_responses": ", ".join(best)})
+    for i, r in enumerate(game.rows):
+        row = game.B[i]
+        best = [game.cols[j] for j in np.flatnonzero(row >= row.max() - tb)]
+        rows.append({"player": game.players[1], "against": r, "best_responses": ", ".join(best)})
+    return pd.DataFrame(rows)

@@ -1,0 +1,65 @@
+"""Payoffs of one run: the provider's and the consumers' numbers a game is built from.
+
+From a per-job outcome table this module computes the flat metrics of a run (provider revenue,
+utilization, welfare; consumer mean utility overall, per runtime group and per consumer group)
+and the binned aggregates the reports plot (per consumer group, runtime group and private-bid bin).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from gamemarket.outcomes import RUNTIME_GROUPS
+
+PROVIDER_PAYOFFS = ("revenue", "utilization", "welfare")
+CONSUMER_PAYOFFS = ("mean_utility",) + tuple(f"mean_utility_{g}" for g in RUNTIME_GROUPS) + (
+    "mean_utility_aggressive", "mean_utility_conservative", "mean_bsd", "ssj_share")
+BID_BIN_WIDTH = 10.0
+
+
+def aggressive_group(betas: np.ndarray) -> int | None:
+    """Index of the aggressive group: the one with the largest beta, when betas differ."""
+    betas = np.asarray(betas, dtype=float)
+    if len(betas) < 2 or np.all(betas == betas[0]):
+        return None
+    return int(np.argmax(betas))
+
+
+def run_metrics(jobs: pd.DataFrame, summary: dict, betas: np.ndarray) -> dict[str, float]:
+    """Every payoff of one run as a flat dict (NaN where a group is empty or undefined)."""
+    u = jobs["utility"].to_numpy()
+    m = {
+        "revenue": summary["revenue"], "utilization": summary["utilization"], "welfare": summary["welfare"],
+        "mean_utility": float(u.mean()) if len(u) else np.nan,
+        "mean_bsd": summary["mean_bsd"], "ssj_share": summary["ssj_share"],
+        "preemptions": float(summary["preemptions"]), "span": summary["span"],
+    }
+    rg = jobs["runtime_group"].to_numpy()
+    for g in RUNTIME_GROUPS:
+        sel = rg == g
+        m[f"mean_utility_{g}"] = float(u[sel].mean()) if sel.any() else np.nan
+    agg = aggressive_group(betas)
+    groups = jobs["group"].to_numpy()
+    if agg is None:
+        m["mean_utility_aggressive"] = np.nan
+        m["mean_utility_conservative"] = m["mean_utility"]
+    else:
+        sel = groups == agg
+        m["mean_utility_aggressive"] = float(u[sel].mean()) if sel.any() else np.nan
+        m["mean_utility_conservative"] = float(u[~sel].mean()) if (~sel).any() else np.nan
+    return m
+
+
+def binned(jobs: pd.DataFrame) -> pd.DataFrame:
+    """Sums per (consumer group, runtime group, private-bid bin): what the report's curves need."""
+    b = np.floor(jobs["private_bid"].to_numpy() / BID_BIN_WIDTH) * BID_BIN_WIDTH
+    df = pd.DataFrame({"group": jobs["group"].to_numpy(), "runtime_group": jobs["runtime_group"].to_numpy(),
+                       "bid_bin": b, "bsd": jobs["bsd"].to_numpy(), "ssj": jobs["ssj"].to_numpy().astype(np.int64),
+                       "utility": jobs["utility"].to_numpy(), "payment": jobs["payment"].to_numpy(),
+                       "flow": jobs["flow"].to_numpy().astype(np.float64)})
+    g = df.groupby(["group", "runtime_group", "bid_bin"], sort=True)
+    out = g.agg(n=("bsd", "size"), sum_bsd=("bsd", "sum"), n_ssj=("ssj", "sum"), sum_utility=("utility", "sum"),
+                sum_payment=("payment", "sum"), sum_flow=("flow", "sum")).reset_index()
+    out["runtime_group"] = out["runtime_group"].astype(str)
+    return out

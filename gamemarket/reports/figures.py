@@ -1,0 +1,161 @@
+"""Figures (the only module that draws): payoff heatmaps, beta-grid gains, the paper's curves."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import seaborn as sns  # noqa: E402
+from matplotlib.patches import Rectangle  # noqa: E402
+
+from gamemarket.outcomes import RUNTIME_GROUPS  # noqa: E402
+from gamemarket.payoffs import aggressive_group  # noqa: E402
+
+
+def _annot(M, C):
+    return np.array([[f"{M[i, j]:.4g}\n±{C[i, j]:.2g}" if np.isfinite(C[i, j]) else f"{M[i, j]:.4g}"
+                      for j in range(M.shape[1])] for i in range(M.shape[0])])
+
+
+def payoff_heatmaps(sg, path: Path) -> Path:
+    """Both players' payoff matrices side by side; pure equilibria outlined, mixed supports marked."""
+    g, sol = sg.game, sg.solution
+    ca, cb = g.ci()
+    m, n = g.shape
+    fig, axes = plt.subplots(1, 2, figsize=(max(8, 2.6 * n + 4), max(3, 0.9 * m + 1.6)))
+    for ax, M, C, who, cmap, center in ((axes[0], g.A, ca, g.players[0], "viridis", None),
+                                        (axes[1], g.B, cb, g.players[1], "RdBu_r", None)):
+        df = pd.DataFrame(M, index=g.rows, columns=g.cols)
+        if who == g.players[1]:  # utilities: a diverging map centred on the column mean
+            center = float(np.median(M))
+            cmap = "RdBu"
+        sns.heatmap(df, ax=ax, annot=_annot(M, C), fmt="", cmap=cmap, center=center, cbar=True,
+                    annot_kws={"fontsize": 7}, linewidths=0.5, linecolor="white")
+        ax.set_title(f"{who} payoff: {g.meta.get(who + '_payoff', '')}", fontsize=9)
+        ax.set_xlabel(g.players[1])
+        ax.set_ylabel(g.players[0])
+        for e in sol.equilibria:
+            if e.pure:
+                i, j = int(np.argmax(e.x)), int(np.argmax(e.y))
+                ax.add_patch(Rectangle((j, i), 1, 1, fill=False, edgecolor="black", lw=3))
+            else:
+                for i in np.flatnonzero(e.x > 0):
+                    for j in np.flatnonzero(e.y > 0):
+                        ax.add_patch(Rectangle((j + 0.08, i + 0.08), 0.84, 0.84, fill=False, edgecolor="orange",
+                                               lw=1.5, ls="--"))
+    fig.suptitle(f"{sg.name}: black box = pure equilibrium, dashed = support of a mixed equilibrium", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def grid_gain_heatmap(metrics: pd.DataFrame, consumers: dict, path: Path) -> Path | None:
+    """Per mechanism: the aggressive users' mean utility gain over the same seed's truthful run (FT),
+    over the beta-mix grid (aggressive fraction x beta)."""
+    grid = {name: p for name, p in consumers.items() if name.startswith("g") and "x" in name}
+    if not grid or "FT" not in consumers:
+        return None
+    ft = metrics[metrics["consumer"] == "FT"].set_index(["provider", "seed"])["mean_utility"]
+    rows = []
+    for name, params in grid.items():
+        groups = params["groups"]
+        frac, beta = groups[-1]
+        sub = metrics[metrics["consumer"] == name]
+        for rec in sub.itertuples():
+            rows.append({"provider": rec.provider, "fraction": frac, "beta": beta,
+                         "gain": rec.mean_utility_aggressive - ft.loc[(rec.provider, rec.seed)]})
+    df = pd.DataFrame(rows).groupby(["provider", "fraction", "beta"], as_index=False)["gain"].mean()
+    provs = list(dict.fromkeys(df["provider"]))
+    fig, axes = plt.subplots(1, len(provs), figsize=(3.6 * len(provs), 3.2), squeeze=False)
+    lim = float(np.abs(df["gain"]).max()) or 1.0
+    for ax, p in zip(axes[0], provs):
+        piv = df[df["provider"] == p].pivot(index="fraction", columns="beta", values="gain")
+        sns.heatmap(piv, ax=ax, cmap="RdBu", center=0, vmin=-lim, vmax=lim, annot=True, fmt=".3g",
+                    annot_kws={"fontsize": 7}, cbar=ax is axes[0][-1])
+        ax.set_title(p, fontsize=9)
+    fig.suptitle("aggressive users' mean utility minus all users' mean utility under FT (same seed)", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def _curve(bins: pd.DataFrame, value: str) -> pd.DataFrame:
+    """Per seed and bid bin: mean of ``value`` (bsd, ssj share or utility) from the binned sums."""
+    g = bins.groupby(["seed", "bid_bin"], as_index=False)[["n", "sum_bsd", "n_ssj", "sum_utility"]].sum()
+    col = {"bsd": "sum_bsd", "ssj": "n_ssj", "utility": "sum_utility"}[value]
+    g["value"] = g[col] / g["n"]
+    return g
+
+
+def _band(ax, df, label, color):
+    s = df.groupby("bid_bin")["value"]
+    mean, sd, cnt = s.mean(), s.std(ddof=1), s.count()
+    half = 1.96 * sd / np.sqrt(cnt)
+    x = mean.index.to_numpy() + 5
+    ax.plot(x, mean.to_numpy(), label=label, color=color, marker="o", ms=3)
+    ax.fill_between(x, (mean - half).to_numpy(), (mean + half).to_numpy(), color=color, alpha=0.2)
+
+
+def paper_figures(bins: pd.DataFrame, consumers: dict, out: Path) -> list[tuple[str, Path]]:
+    """The paper's figures that the study's profiles allow (each with 95% bands across seeds)."""
+    figs = []
+    provs = list(dict.fromkeys(bins["provider"]))
+
+    def agg_rows(consumer):
+        betas = np.array([b for _, b in consumers[consumer]["groups"]])
+        a = aggressive_group(betas)
+        sub = bins[bins["consumer"] == consumer]
+        return sub if a is None else sub[sub["group"] == a]
+
+    if "SRG" in consumers and "FT" in consumers:
+        for value, ylabel in (("bsd", "average BSD"), ("ssj", "share of SSJs")):
+            fig, axes = plt.subplots(1, len(provs), figsize=(3.8 * len(provs), 3.2), squeeze=False, sharey=True)
+            for ax, p in zip(axes[0], provs):
+                _band(ax, _curve(agg_rows("SRG")[lambda d: d["provider"] == p], value), "SRG risk-aggressive", "C3")
+                _band(ax, _curve(bins[(bins["consumer"] == "FT") & (bins["provider"] == p)], value), "FT all users", "C0")
+                ax.set_title(p, fontsize=9)
+                ax.set_xlabel("private bid")
+            axes[0][0].set_ylabel(ylabel)
+            axes[0][0].legend(fontsize=7)
+            fig.tight_layout()
+            path = out / f"fig-{value}-srg-vs-ft.png"
+            fig.savefig(path, dpi=110)
+            plt.close(fig)
+            figs.append((f"{ylabel} against the private bid: risk-aggressive users (SRG) vs all users (FT)", path))
+        scheds = [p for p in provs if p.endswith("-first")] or provs
+        if len(scheds) > 1:
+            fig, ax = plt.subplots(figsize=(5.5, 3.5))
+            for k, p in enumerate(scheds):
+                _band(ax, _curve(agg_rows("SRG")[lambda d: d["provider"] == p], "bsd"), p, f"C{k}")
+            ax.set_xlabel("private bid")
+            ax.set_ylabel("average BSD (SRG risk-aggressive)")
+            ax.legend(fontsize=7)
+            fig.tight_layout()
+            path = out / "fig-bsd-schedulers.png"
+            fig.savefig(path, dpi=110)
+            plt.close(fig)
+            figs.append(("average BSD of the risk-aggressive users (SRG) by scheduler", path))
+        fig, axes = plt.subplots(1, 3, figsize=(12, 3.3))
+        pairs = [(p, c) for p in provs if p.startswith("hb-") for c in ("FT", "SRG")]
+        for ax, rg in zip(axes, RUNTIME_GROUPS):
+            for k, (p, c) in enumerate(pairs):
+                sub = bins[(bins["provider"] == p) & (bins["consumer"] == c) & (bins["runtime_group"] == rg)]
+                if len(sub):
+                    _band(ax, _curve(sub, "utility"), f"{p} {c}", f"C{k}")
+            ax.set_title(rg, fontsize=9)
+            ax.set_xlabel("private bid")
+        axes[0].set_ylabel("average utility")
+        axes[0].legend(fontsize=7)
+        fig.tight_layout()
+        path = out / "fig-utility-runtime-groups.png"
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        figs.append(("average utility against the private bid, per runtime group: payment scheme x FT/SRG", path))
+    return figs

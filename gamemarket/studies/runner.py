@@ -1,0 +1,180 @@
+"""Run a study: every (provider strategy, consumer strategy, seed) is one task, fanned out with joblib.
+
+The workload is parsed once; its arrays go to the workers (joblib memory-maps large arrays for
+local processes). Tasks already in the store are skipped; each finished task is stored at once,
+so a killed study resumes where it stopped. Every task's numbers depend only on its inputs and
+seed, so ``n_jobs=1``, ``n_jobs=2`` and a dask cluster give identical results.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from joblib import Parallel, delayed, parallel_config
+
+from gamemarket import MODEL_VERSION, __version__, bids, payoffs
+from gamemarket.market import Mechanism, simulate
+from gamemarket.studies.spec import StudySpec
+from gamemarket.studies.store import ResultStore, task_key
+from gamemarket.workloads import Workload, load
+
+
+@dataclass(frozen=True)
+class Task:
+    provider: str
+    consumer: str
+    seed: int
+    key: str
+    provider_params: dict
+    groups: tuple
+
+
+def load_workload(spec: StudySpec) -> tuple[Workload, int]:
+    wl = spec.workload
+    synth = dict(wl.get("synthetic", {}))
+    if wl["source"] == "synthetic" and "nodes" in wl:
+        synth.setdefault("nodes", wl["nodes"])
+    w = load(wl["source"], parallel=wl.get("parallel", "split"), skip_bad_lines=wl.get("skip_bad_lines", False),
+             **synth)
+    return w, w.nodes(wl.get("nodes"), wl.get("reduction"))
+
+
+def workload_arrays(w: Workload) -> dict[str, np.ndarray]:
+    return {c: np.ascontiguousarray(w.jobs[c].to_numpy(np.int64)) for c in ("id", "submit", "runtime", "estimate")}
+
+
+def content_hash(arrays: dict[str, np.ndarray]) -> str:
+    h = hashlib.sha256()
+    for c in sorted(arrays):
+        h.update(c.encode())
+        h.update(arrays[c].tobytes())
+    return h.hexdigest()
+
+
+def plan(spec: StudySpec, arrays: dict[str, np.ndarray], nodes: int) -> list[Task]:
+    """All tasks of a study, each with the key of its stored result."""
+    base = {"model": MODEL_VERSION, "workload": content_hash(arrays), "nodes": nodes,
+            "bids": {"components": spec.bids.components, "lo": spec.bids.lo, "hi": spec.bids.hi}}
+    tasks = []
+    for p in spec.providers:
+        for c in spec.consumers:
+            for s in spec.seeds:
+                fields = {**base, "provider": p.params(), "consumer": c.params(), "seed": s}
+                tasks.append(Task(p.name, c.name, s, task_key(fields), p.params(), c.mix.groups))
+    return tasks
+
+
+def run_task(arrays: dict[str, np.ndarray], nodes: int, provider: dict, groups: tuple, seed: int,
+             distribution: bids.BidDistribution) -> tuple[dict, pd.DataFrame]:
+    """One simulation: (flat metrics, binned aggregates). Pure: same inputs, same numbers."""
+    t0 = time.perf_counter()
+    jobs = pd.DataFrame({c: arrays[c] for c in ("id", "submit", "runtime", "estimate")})
+    mix = bids.BetaMix(groups)
+    table = bids.job_table(jobs, mix, seed, distribution)
+    mech = Mechanism(provider["scheduler"], provider["payment"], provider["reserve"])
+    result = simulate(table, nodes, mech, validate=False)
+    metrics = payoffs.run_metrics(result.jobs, result.summary, mix.betas)
+    binned = payoffs.binned(result.jobs)
+    metrics["task_seconds"] = time.perf_counter() - t0
+    return metrics, binned
+
+
+def _run_one(task: Task, arrays, nodes, distribution):
+    metrics, binned = run_task(arrays, nodes, task.provider_params, task.groups, task.seed, distribution)
+    return task, metrics, binned
+
+
+@contextlib.contextmanager
+def _backend(scheduler_address: str | None):
+    if scheduler_address is None:
+        yield None
+        return
+    from dask.distributed import Client
+
+    with Client(scheduler_address) as client, parallel_config(backend="dask"):
+        yield client
+
+
+def run_study(spec: StudySpec, n_jobs: int = 1, scheduler_address: str | None = None, progress: bool = True,
+              store: ResultStore | None = None) -> dict:
+    """Run every unfinished task of a study and store each result as it finishes.
+
+    Returns a small report: tasks total, skipped (already stored), run, wall seconds.
+    """
+    t0 = time.perf_counter()
+    store = store or ResultStore(spec.results_dir)
+    w, nodes = load_workload(spec)
+    arrays = workload_arrays(w)
+    tasks = plan(spec, arrays, nodes)
+    todo = [t for t in tasks if not store.has(t.key)]
+    bar = None
+    if progress and todo:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), unit="run", desc=spec.name)
+    sim_seconds = 0.0
+    with _backend(scheduler_address):
+        jobs = -1 if scheduler_address else n_jobs
+        results = Parallel(n_jobs=jobs, return_as="generator_unordered")(
+            delayed(_run_one)(t, arrays, nodes, spec.bids) for t in todo)
+        for task, metrics, binned in results:
+            info = {"provider": task.provider, "consumer": task.consumer, "seed": task.seed,
+                    "provider_params": task.provider_params, "groups": task.groups, "nodes": nodes,
+                    "version": __version__, "model": MODEL_VERSION}
+            store.write(task.key, metrics, binned, info)
+            sim_seconds += metrics["task_seconds"]
+            if bar is not None:
+                bar.update(1)
+    if bar is not None:
+        bar.close()
+    return {"tasks": len(tasks), "skipped": len(tasks) - len(todo), "run": len(todo),
+            "wall_seconds": time.perf_counter() - t0, "task_seconds": sim_seconds, "nodes": nodes,
+            "workload": w.meta.get("source"), "workload_sha256": w.meta.get("sha256"), "jobs": len(w.jobs)}
+
+
+def study_status(spec: StudySpec) -> dict:
+    store = ResultStore(spec.results_dir)
+    w, nodes = load_workload(spec)
+    tasks = plan(spec, workload_arrays(w), nodes)
+    done = sum(store.has(t.key) for t in tasks)
+    return {"study": spec.name, "tasks": len(tasks), "done": done, "missing": len(tasks) - done,
+            "results": str(spec.results_dir)}
+
+
+def load_results(spec: StudySpec, with_bins: bool = False) -> tuple[pd.DataFrame, pd.DataFrame | None, dict]:
+    """Stored results of a study's tasks: a tidy metrics table (one row per task) and binned rows.
+
+    Raises ``InputError`` when a task has no stored result yet.
+    """
+    from gamemarket.errors import InputError
+
+    store = ResultStore(spec.results_dir)
+    w, nodes = load_workload(spec)
+    tasks = plan(spec, workload_arrays(w), nodes)
+    rows, bins = [], []
+    missing = [t for t in tasks if not store.has(t.key)]
+    if missing:
+        raise InputError(f"study {spec.name!r}: {len(missing)} of {len(tasks)} runs have no stored result; "
+                         f"run `gamemarket study run {spec.path}` first")
+    for t in tasks:
+        if with_bins:
+            metrics, b, _ = store.read(t.key)
+            b.insert(0, "seed", t.seed)
+            b.insert(0, "consumer", t.consumer)
+            b.insert(0, "provider", t.provider)
+            bins.append(b)
+        else:
+            metrics, _ = store.read_metrics(t.key)
+        rows.append({"provider": t.provider, "consumer": t.consumer, "seed": t.seed, **metrics})
+    meta = {"study": spec.name, "nodes": nodes, "jobs": len(w.jobs), "workload": w.meta.get("source"),
+            "workload_sha256": w.meta.get("sha256"), "seeds": spec.seeds,
+            "providers": {p.name: p.params() for p in spec.providers},
+            "consumers": {c.name: c.params() for c in spec.consumers}}
+    if w.meta.get("synthetic"):
+        meta["synthetic"] = w.meta["synthetic"]
+    return pd.DataFrame(rows), (pd.concat(bins, ignore_index=True) if with_bins else None), meta

@@ -1,0 +1,147 @@
+"""A study file (TOML): workload, strategies, replication seeds, payoff definitions, outputs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gamemarket.bids import BidDistribution
+from gamemarket.errors import InputError
+from gamemarket.payoffs import CONSUMER_PAYOFFS, PROVIDER_PAYOFFS
+from gamemarket.studies.strategies import (ConsumerStrategy, ProviderStrategy, load_consumers, load_providers,
+                                           parse_consumers, parse_provider, read_toml)
+
+TOP_FIELDS = {"name", "description", "workload", "bids", "strategies", "replications", "games", "output"}
+
+
+@dataclass(frozen=True)
+class GameDef:
+    name: str
+    provider: str = "revenue"
+    consumer: str = "mean_utility"
+
+
+DEFAULT_GAMES = (
+    GameDef("all jobs", "revenue", "mean_utility"),
+    GameDef("SHORT jobs", "revenue", "mean_utility_SHORT"),
+    GameDef("MEDIUM jobs", "revenue", "mean_utility_MEDIUM"),
+    GameDef("LONG jobs", "revenue", "mean_utility_LONG"),
+    GameDef("aggressive users", "revenue", "mean_utility_aggressive"),
+    GameDef("conservative users", "revenue", "mean_utility_conservative"),
+)
+
+
+@dataclass
+class StudySpec:
+    name: str
+    path: Path | None
+    workload: dict
+    providers: list[ProviderStrategy]
+    consumers: list[ConsumerStrategy]
+    seeds: list[int]
+    games: list[GameDef] = field(default_factory=lambda: list(DEFAULT_GAMES))
+    bids: BidDistribution = field(default_factory=BidDistribution)
+    results_dir: Path = Path("results")
+    report_dir: Path = Path("reports")
+    description: str = ""
+
+    @property
+    def n_tasks(self) -> int:
+        return len(self.providers) * len(self.consumers) * len(self.seeds)
+
+
+def _check(entry, where, allowed):
+    if not isinstance(entry, dict):
+        raise InputError(f"{where}: expected a table")
+    unknown = sorted(set(entry) - set(allowed))
+    if unknown:
+        raise InputError(f"{where}: unknown field(s) {unknown}; allowed: {sorted(allowed)}")
+
+
+def load_study(path: str | Path) -> StudySpec:
+    """Read and validate a study file; every error names the file and the field."""
+    path = Path(path).resolve()
+    data = read_toml(path)
+    where = str(path)
+    _check(data, where, TOP_FIELDS)
+    base = path.parent
+    name = str(data.get("name", path.stem))
+
+    wl = data.get("workload", {"source": "synthetic"})
+    _check(wl, f"{where}: [workload]", {"source", "nodes", "reduction", "parallel", "skip_bad_lines", "synthetic"})
+    wl = dict(wl)
+    wl.setdefault("source", "synthetic")
+    if wl["source"] != "synthetic":
+        src = Path(wl["source"])
+        if not src.is_absolute() and (base / src).exists():
+            wl["source"] = str((base / src).resolve())
+    if "nodes" in wl and "reduction" in wl:
+        raise InputError(f"{where}: [workload] give either 'nodes' or 'reduction', not both")
+
+    bids_entry = data.get("bids", {})
+    _check(bids_entry, f"{where}: [bids]", {"components", "lo", "hi"})
+    try:
+        bids = BidDistribution(**{k: (tuple(tuple(c) for c in v) if k == "components" else v)
+                                  for k, v in bids_entry.items()})
+    except (InputError, TypeError) as exc:
+        raise InputError(f"{where}: [bids]: {exc}") from exc
+
+    st = data.get("strategies", {})
+    _check(st, f"{where}: [strategies]", {"providers", "consumers", "provider_file", "consumer_file",
+                                           "provider", "consumer"})
+    providers_cat = load_providers(base / st["provider_file"] if "provider_file" in st else None, near=base)
+    consumers_cat = load_consumers(base / st["consumer_file"] if "consumer_file" in st else None, near=base)
+    for pname, entry in st.get("provider", {}).items():  # inline definitions
+        providers_cat[pname] = parse_provider(pname, entry, f"{where}: [strategies.provider]")
+    consumers_cat.update(parse_consumers(st.get("consumer", {}), f"{where}: [strategies.consumer]"))
+
+    def pick(names, catalogue, kind):
+        if not isinstance(names, list) or not names:
+            raise InputError(f"{where}: [strategies] '{kind}s' must be a non-empty list of names")
+        out = []
+        for n in names:
+            if n == "grid:*" and kind == "consumer":
+                out += [c for k, c in catalogue.items() if k.startswith("g") and "x" in k]
+                continue
+            if n not in catalogue:
+                raise InputError(f"{where}: [strategies] unknown {kind} strategy {n!r}; known: {sorted(catalogue)}")
+            out.append(catalogue[n])
+        names_ = [s.name for s in out]
+        if len(set(names_)) != len(names_):
+            raise InputError(f"{where}: [strategies] a {kind} strategy is listed twice")
+        return out
+
+    providers = pick(st.get("providers", ["hb-first", "hb-kth"]), providers_cat, "provider")
+    consumers = pick(st.get("consumers", ["FT", "SRG"]), consumers_cat, "consumer")
+
+    rep = data.get("replications", {"count": 5})
+    _check(rep, f"{where}: [replications]", {"seeds", "count", "first"})
+    if "seeds" in rep:
+        seeds = rep["seeds"]
+        if not (isinstance(seeds, list) and seeds and all(isinstance(s, int) and s >= 0 for s in seeds)):
+            raise InputError(f"{where}: [replications] 'seeds' must be a non-empty list of integers >= 0")
+        if len(set(seeds)) != len(seeds):
+            raise InputError(f"{where}: [replications] 'seeds' has duplicates")
+    else:
+        count, first = rep.get("count", 5), rep.get("first", 1)
+        if not (isinstance(count, int) and count >= 1 and isinstance(first, int) and first >= 0):
+            raise InputError(f"{where}: [replications] 'count' must be >= 1 and 'first' >= 0")
+        seeds = list(range(first, first + count))
+
+    games = []
+    for k, g in enumerate(data.get("games", [])):
+        _check(g, f"{where}: [[games]] #{k + 1}", {"name", "provider", "consumer"})
+        gd = GameDef(str(g.get("name", f"game {k + 1}")), g.get("provider", "revenue"), g.get("consumer", "mean_utility"))
+        if gd.provider not in PROVIDER_PAYOFFS:
+            raise InputError(f"{where}: [[games]] #{k + 1} field 'provider': {gd.provider!r} is not one of {PROVIDER_PAYOFFS}")
+        if gd.consumer not in CONSUMER_PAYOFFS:
+            raise InputError(f"{where}: [[games]] #{k + 1} field 'consumer': {gd.consumer!r} is not one of {CONSUMER_PAYOFFS}")
+        games.append(gd)
+
+    out = data.get("output", {})
+    _check(out, f"{where}: [output]", {"results", "report"})
+    results_dir = (base / out.get("results", f"../results/{name}")).resolve()
+    report_dir = (base / out.get("report", f"../reports/{name}")).resolve()
+    return StudySpec(name=name, path=path, workload=wl, providers=providers, consumers=consumers, seeds=seeds,
+                     games=games or list(DEFAULT_GAMES), bids=bids, results_dir=results_dir, report_dir=report_dir,
+                     description=str(data.get("description", "")))

@@ -1,0 +1,197 @@
+"""Equilibria on textbook games, agreement with nashpy and a brute-force reference, IO round trips."""
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gamemarket.errors import InputError
+from gamemarket.games import Game, pure_equilibria, regret, solve
+from gamemarket.games.equilibria import dominance, nashpy_equilibria
+from gamemarket.games.io import read_csv_game, read_nfg, to_csv_table, to_nfg
+
+ALL = ("pure", "polytope", "support_enumeration", "vertex_enumeration", "lemke_howson")
+
+
+def profiles(sol):
+    return sorted((tuple(np.round(e.x, 6)), tuple(np.round(e.y, 6))) for e in sol.equilibria)
+
+
+def test_matching_pennies():
+    s = solve(Game([[1, -1], [-1, 1]], [[-1, 1], [1, -1]], ["H", "T"], ["H", "T"]), methods=ALL)
+    assert profiles(s) == [((0.5, 0.5), (0.5, 0.5))]
+    assert s.equilibria[0].methods == set(ALL) - {"pure"}
+    assert not s.degenerate
+
+
+def test_prisoners_dilemma():
+    A = np.array([[3, 0], [5, 1]])
+    s = solve(Game(A, A.T, ["C", "D"], ["C", "D"]), methods=ALL)
+    assert profiles(s) == [((0.0, 1.0), (0.0, 1.0))]
+    assert s.dominated_rows == ["C"] and s.dominated_cols == ["C"]
+
+
+def test_battle_of_the_sexes():
+    A = np.array([[3, 0], [0, 2]])
+    B = np.array([[2, 0], [0, 3]])
+    s = solve(Game(A, B, ["O", "F"], ["O", "F"]), methods=ALL)
+    assert profiles(s) == [((0.0, 1.0), (0.0, 1.0)), ((0.6, 0.4), (0.4, 0.6)), ((1.0, 0.0), (1.0, 0.0))]
+
+
+def test_rock_paper_scissors():
+    A = np.array([[0, -1, 1], [1, 0, -1], [-1, 1, 0]])
+    s = solve(Game(A, -A, list("RPS"), list("RPS")), methods=ALL)
+    assert profiles(s) == [((1 / 3,) * 3, (1 / 3,) * 3)] or np.allclose(s.equilibria[0].x, 1 / 3)
+    assert len(s.equilibria) == 1
+
+
+def test_degenerate_game_all_extreme_equilibria():
+    # von Stengel's degenerate example: row 0 leaves the column player indifferent
+    A = np.array([[3, 3], [2, 5], [0, 6]])
+    B = np.array([[3, 3], [2, 6], [3, 1]])
+    s = solve(Game(A, B, None, None), methods=("pure", "polytope"))
+    assert s.degenerate
+    expected = [((0.0, 1 / 3, 2 / 3), (1 / 3, 2 / 3)), ((1.0, 0.0, 0.0), (2 / 3, 1 / 3)), ((1.0, 0.0, 0.0), (1.0, 0.0))]
+    got = profiles(s)
+    assert len(got) == 3
+    for e in expected:
+        assert any(np.allclose(g[0], e[0], atol=1e-6) and np.allclose(g[1], e[1], atol=1e-6) for g in got)
+
+
+@pytest.mark.parametrize("shape", [(1, 4), (4, 1), (1, 1)])
+def test_one_strategy_games(shape):
+    rng = np.random.default_rng(1)
+    A, B = rng.random(shape), rng.random(shape)
+    s = solve(Game(A, B, None, None), methods=ALL, eliminate=False)
+    assert len(s.equilibria) == 1 and s.equilibria[0].pure
+    i, j = np.argmax(s.equilibria[0].x), np.argmax(s.equilibria[0].y)
+    assert A[i, j] == A[:, j].max() and B[i, j] == B[i, :].max()
+
+
+def test_non_finite_payoffs_rejected():
+    with pytest.raises(InputError, match="finite"):
+        Game([[1, np.nan]], [[0, 0]], ["a"], ["x", "y"])
+    with pytest.raises(InputError, match="finite"):
+        pure_equilibria(np.array([[1.0, np.inf]]), np.zeros((1, 2)))
+
+
+def brute_force(A, B, tol=1e-9):
+    """Reference for non-degenerate games: equal-size support enumeration with exact checks."""
+    m, n = A.shape
+    out = []
+    for k in range(1, min(m, n) + 1):
+        for I in itertools.combinations(range(m), k):
+            for J in itertools.combinations(range(n), k):
+                def mix(M):  # solve M z = v 1, sum z = 1
+                    K = np.zeros((k + 1, k + 1)); K[:k, :k] = M; K[:k, k] = -1; K[k, :k] = 1
+                    rhs = np.zeros(k + 1); rhs[k] = 1
+                    try:
+                        return np.linalg.solve(K, rhs)[:k]
+                    except np.linalg.LinAlgError:
+                        return None
+                yJ = mix(A[np.ix_(I, J)])
+                xI = mix(B[np.ix_(I, J)].T)
+                if yJ is None or xI is None or yJ.min() <= tol or xI.min() <= tol:
+                    continue
+                x = np.zeros(m); x[list(I)] = xI
+                y = np.zeros(n); y[list(J)] = yJ
+                if max(regret(A, B, x, y)) <= 1e-9:
+                    out.append((tuple(np.round(x, 6)), tuple(np.round(y, 6))))
+    return sorted(out)
+
+
+@settings(max_examples=60, deadline=None)
+@given(m=st.integers(2, 5), n=st.integers(2, 5), seed=st.integers(0, 10**6))
+def test_polytope_equals_brute_force_on_random_games(m, n, seed):
+    rng = np.random.default_rng(seed)
+    A, B = rng.standard_normal((m, n)), rng.standard_normal((m, n))
+    s = solve(Game(A, B, None, None), methods=("pure", "polytope"), eliminate=False)
+    assert not s.degenerate
+    assert profiles(s) == brute_force(A, B)
+
+
+@settings(max_examples=15, deadline=None)
+@given(n=st.integers(2, 4), seed=st.integers(0, 10**6))
+def test_agrees_with_nashpy(n, seed):
+    rng = np.random.default_rng(seed)
+    A, B = rng.random((n, n)), rng.random((n, n))
+    ours = profiles(solve(Game(A, B, None, None), methods=("polytope",), eliminate=False))
+    theirs, problem = nashpy_equilibria(A, B, "vertex_enumeration", time_limit=30)
+    assert problem is None
+    verified = sorted((tuple(np.round(x, 6)), tuple(np.round(y, 6))) for x, y in theirs
+                      if max(regret(A, B, np.asarray(x), np.asarray(y))) < 1e-7)
+    # nashpy may miss equilibria (it tests probabilities >= 0 exactly); all it finds must be ours
+    assert set(verified) <= set(ours)
+
+
+def test_elimination_keeps_equilibria():
+    rng = np.random.default_rng(5)
+    A, B = rng.random((6, 6)), rng.random((6, 6))
+    A[0] = A[1] - 0.5  # row 0 strictly dominated by row 1
+    full = profiles(solve(Game(A, B, None, None), eliminate=False))
+    reduced = profiles(solve(Game(A, B, None, None), eliminate=True))
+    assert full == reduced
+    rows, _ = dominance(A, B)
+    assert not rows[0]
+
+
+def test_bad_solver_output_is_discarded(monkeypatch):
+    import gamemarket.games.equilibria as eq
+
+    monkeypatch.setattr(eq, "pure_equilibria", lambda A, B, tol=None: [(0, 0), (0, 1)])
+    A = np.array([[1.0, 0.0], [0.0, 1.0]])
+    s = eq.solve(Game(A, A, None, None), methods=("pure",))
+    assert len(s.equilibria) == 1 and any("not an equilibrium" in n for n in s.notes)
+
+
+def test_lemke_howson_time_limit_is_reported():
+    rng = np.random.default_rng(0)
+    A, B = rng.random((6, 6)), rng.random((6, 6))
+    profiles_, problem = nashpy_equilibria(A, B, "vertex_enumeration", time_limit=1e-4)
+    assert profiles_ == [] and "no answer" in problem
+
+
+def test_pure_equilibria_masks_match_loop():
+    rng = np.random.default_rng(2)
+    A, B = rng.integers(0, 4, (30, 40)).astype(float), rng.integers(0, 4, (30, 40)).astype(float)
+    expected = [(i, j) for i in range(30) for j in range(40) if A[i, j] == A[:, j].max() and B[i, j] == B[i].max()]
+    assert pure_equilibria(A, B) == expected
+
+
+def test_nfg_roundtrip_exact(tmp_path):
+    rng = np.random.default_rng(3)
+    g = Game(rng.standard_normal((3, 4)) * 1e9, rng.standard_normal((3, 4)) * 1e-12, ["a", "b", 'c "q"'],
+             ["w", "x", "y", "z"], title="t")
+    p = tmp_path / "g.nfg"
+    p.write_text(to_nfg(g))
+    h = read_nfg(p)
+    assert (h.A == g.A).all() and (h.B == g.B).all() and h.rows == g.rows and h.cols == g.cols
+    # player 1's strategy varies fastest
+    first_pair = p.read_text().split("\n")[3].split()[:4]
+    assert [float(v) for v in first_pair] == [g.A[0, 0], g.B[0, 0], g.A[1, 0], g.B[1, 0]]
+
+
+def test_nfg_outcome_version(tmp_path):
+    p = tmp_path / "pd.nfg"
+    p.write_text('NFG 1 R "PD" { "1" "2" }\n{ { "C" "D" } { "C" "D" } }\n""\n\n'
+                 '{\n{ "CC" 3, 3 }\n{ "DC" 5, 0 }\n{ "CD" 0, 5 }\n{ "DD" 1, 1 }\n}\n1 2 3 4\n')
+    g = read_nfg(p)
+    assert g.A.tolist() == [[3, 0], [5, 1]] and g.B.tolist() == [[3, 5], [0, 1]]
+    s = solve(g)
+    assert profiles(s) == [((0.0, 1.0), (0.0, 1.0))]
+    p.write_text('NFG 1 R "x" { "1" "2" } { 2 2 }\n1 2 3\n')
+    with pytest.raises(InputError, match="expected 8 payoffs"):
+        read_nfg(p)
+
+
+def test_csv_roundtrip(tmp_path):
+    g = Game([[1.5, 2], [3, 4]], [[0, 1], [1, 0]], ["p", "q"], ["c", "d"])
+    p = tmp_path / "g.csv"
+    to_csv_table(g).to_csv(p, index=False)
+    h = read_csv_game(p)
+    assert (h.A == g.A).all() and (h.B == g.B).all()
+    p.write_text("provider,consumer,provider_payoff,consumer_payoff\np,c,1,nan\np,d,1,1\n")
+    with pytest.raises(InputError, match="finite"):
+        read_csv_game(p)
