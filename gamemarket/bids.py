@@ -177,6 +177,11 @@ def job_table(jobs: pd.DataFrame, mix: BetaMix, seed: int, distribution: BidDist
 
 
 #: Bid bins of the reports, on the private bid: low [0, 60], middle (60, 120), high [120, 180].
-def bid_bin(w: np.ndarray) -> np.ndarray:
+def bid_bin_codes(w: np.ndarray) -> np.ndarray:
+    """0 low, 1 middle, 2 high."""
     w = np.asarray(w)
-    return np.where(w <= 60, "low", np.where(w < 120, "middle", "high"))
+    return np.where(w <= 60, 0, np.where(w < 120, 1, 2)).astype(np.int8)
+
+
+def bid_bin(w: np.ndarray) -> np.ndarray:
+    return np.array(["low", "middle", "high"])[bid_bin_codes(w)]

@@ -13,16 +13,20 @@ SSJ_THRESHOLD = 5.0
 RUNTIME_GROUPS = ("SHORT", "MEDIUM", "LONG")
 
 
-def runtime_groups(runtime: np.ndarray, ids: np.ndarray) -> np.ndarray:
-    """SHORT / MEDIUM / LONG: jobs sorted by ``(runtime, id)``, the first and second ``floor(J/3)``, then the rest."""
+def runtime_group_codes(runtime: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """0 SHORT / 1 MEDIUM / 2 LONG: jobs sorted by ``(runtime, id)``; the first and second ``floor(J/3)``, then the rest."""
     J = len(runtime)
     order = np.lexsort((ids, runtime))
     third = J // 3
-    labels = np.empty(J, dtype=object)
-    labels[order[:third]] = "SHORT"
-    labels[order[third:2 * third]] = "MEDIUM"
-    labels[order[2 * third:]] = "LONG"
-    return labels
+    codes = np.full(J, 2, dtype=np.int8)
+    codes[order[:third]] = 0
+    codes[order[third:2 * third]] = 1
+    return codes
+
+
+def runtime_groups(runtime: np.ndarray, ids: np.ndarray) -> pd.Categorical:
+    """SHORT / MEDIUM / LONG labels (a categorical) of ``runtime_group_codes``."""
+    return pd.Categorical.from_codes(runtime_group_codes(runtime, ids), categories=list(RUNTIME_GROUPS))
 
 
 def per_job(table: pd.DataFrame, start: np.ndarray, end: np.ndarray, payment: np.ndarray,
@@ -45,7 +49,7 @@ def per_job(table: pd.DataFrame, start: np.ndarray, end: np.ndarray, payment: np
     })
     out["valuation"] = -w * flow
     out["runtime_group"] = runtime_groups(tau, out["id"].to_numpy())
-    out["bid_bin"] = bid_bin(w)
+    out["bid_bin"] = pd.Categorical(bid_bin(w), categories=["low", "middle", "high"])
     return out
 
 

@@ -53,13 +53,25 @@ def run_metrics(jobs: pd.DataFrame, summary: dict, betas: np.ndarray) -> dict[st
 
 def binned(jobs: pd.DataFrame) -> pd.DataFrame:
     """Sums per (consumer group, runtime group, private-bid bin): what the report's curves need."""
-    b = np.floor(jobs["private_bid"].to_numpy() / BID_BIN_WIDTH) * BID_BIN_WIDTH
-    df = pd.DataFrame({"group": jobs["group"].to_numpy(), "runtime_group": jobs["runtime_group"].to_numpy(),
-                       "bid_bin": b, "bsd": jobs["bsd"].to_numpy(), "ssj": jobs["ssj"].to_numpy().astype(np.int64),
-                       "utility": jobs["utility"].to_numpy(), "payment": jobs["payment"].to_numpy(),
-                       "flow": jobs["flow"].to_numpy().astype(np.float64)})
-    g = df.groupby(["group", "runtime_group", "bid_bin"], sort=True)
-    out = g.agg(n=("bsd", "size"), sum_bsd=("bsd", "sum"), n_ssj=("ssj", "sum"), sum_utility=("utility", "sum"),
-                sum_payment=("payment", "sum"), sum_flow=("flow", "sum")).reset_index()
-    out["runtime_group"] = out["runtime_group"].astype(str)
-    return out
+    group = jobs["group"].to_numpy(np.int64)
+    rg = np.asarray(jobs["runtime_group"].cat.codes, dtype=np.int64)
+    b = np.floor(jobs["private_bid"].to_numpy() / BID_BIN_WIDTH).astype(np.int64)
+    b_lo = b.min() if len(b) else 0
+    nb = (b.max() - b_lo + 1) if len(b) else 1
+    ng = group.max() + 1 if len(group) else 1
+    cell = (group * len(RUNTIME_GROUPS) + rg) * nb + (b - b_lo)
+    size = ng * len(RUNTIME_GROUPS) * nb
+    n = np.bincount(cell, minlength=size)
+    used = np.flatnonzero(n)
+
+    def s(x):
+        return np.bincount(cell, weights=x, minlength=size)[used]
+
+    g, rest = np.divmod(used, len(RUNTIME_GROUPS) * nb)
+    r, bb = np.divmod(rest, nb)
+    return pd.DataFrame({
+        "group": g, "runtime_group": np.array(RUNTIME_GROUPS)[r], "bid_bin": (bb + b_lo) * BID_BIN_WIDTH,
+        "n": n[used], "sum_bsd": s(jobs["bsd"].to_numpy()), "n_ssj": s(jobs["ssj"].to_numpy().astype(np.float64)).astype(np.int64),
+        "sum_utility": s(jobs["utility"].to_numpy()), "sum_payment": s(jobs["payment"].to_numpy()),
+        "sum_flow": s(jobs["flow"].to_numpy().astype(np.float64)),
+    })

@@ -84,8 +84,19 @@ def run_task(arrays: dict[str, np.ndarray], nodes: int, provider: dict, groups: 
     return metrics, binned
 
 
-def _run_one(task: Task, arrays, nodes, distribution):
+def _task_info(task: Task, nodes: int) -> dict:
+    return {"provider": task.provider, "consumer": task.consumer, "seed": task.seed,
+            "provider_params": task.provider_params, "groups": task.groups, "nodes": nodes,
+            "version": __version__, "model": MODEL_VERSION}
+
+
+def _run_one(task: Task, arrays, nodes, distribution, store_root):
+    """Run one task; with a shared file system (local workers) the worker stores its own result,
+    so the parent only counts; across machines (dask) the result travels back to the parent."""
     metrics, binned = run_task(arrays, nodes, task.provider_params, task.groups, task.seed, distribution)
+    if store_root is not None:
+        ResultStore(store_root).write(task.key, metrics, binned, _task_info(task, nodes))
+        return task, metrics, None
     return task, metrics, binned
 
 
@@ -112,6 +123,9 @@ def run_study(spec: StudySpec, n_jobs: int = 1, scheduler_address: str | None = 
     arrays = workload_arrays(w)
     tasks = plan(spec, arrays, nodes)
     todo = [t for t in tasks if not store.has(t.key)]
+    if store.runs.exists():  # half-written files of a killed run: never read, safe to clear
+        for stale in store.runs.glob(".*.tmp"):
+            stale.unlink(missing_ok=True)
     bar = None
     if progress and todo:
         from tqdm.auto import tqdm
@@ -120,13 +134,12 @@ def run_study(spec: StudySpec, n_jobs: int = 1, scheduler_address: str | None = 
     sim_seconds = 0.0
     with _backend(scheduler_address):
         jobs = -1 if scheduler_address else n_jobs
+        worker_store = None if scheduler_address else store.root
         results = Parallel(n_jobs=jobs, return_as="generator_unordered")(
-            delayed(_run_one)(t, arrays, nodes, spec.bids) for t in todo)
+            delayed(_run_one)(t, arrays, nodes, spec.bids, worker_store) for t in todo)
         for task, metrics, binned in results:
-            info = {"provider": task.provider, "consumer": task.consumer, "seed": task.seed,
-                    "provider_params": task.provider_params, "groups": task.groups, "nodes": nodes,
-                    "version": __version__, "model": MODEL_VERSION}
-            store.write(task.key, metrics, binned, info)
+            if binned is not None:
+                store.write(task.key, metrics, binned, _task_info(task, nodes))
             sim_seconds += metrics["task_seconds"]
             if bar is not None:
                 bar.update(1)

@@ -95,13 +95,19 @@ def fetch(name: str, dest: str | os.PathLike | None = None, url: str | None = No
     return target
 
 
+def search_dirs() -> list[Path]:
+    """Where known traces are looked for: the cache, then a ``shared/workloads`` beside the project."""
+    return [cache_dir(), Path.cwd().parent / "shared" / "workloads",
+            Path(__file__).resolve().parents[2].parent / "shared" / "workloads"]
+
+
 def resolve(path_or_name: str) -> Path:
-    """A trace path as given, or a known trace's cached copy (fetched on first use is not done here)."""
+    """A trace path as given, or a known trace's local copy (see ``search_dirs``); never downloads."""
     p = Path(path_or_name)
     if p.exists():
         return p
     key = path_or_name[:-len(".swf.gz")] if path_or_name.endswith(".swf.gz") else path_or_name
-    for base in [cache_dir(), Path(__file__).resolve().parents[2].parent / "shared" / "workloads"]:
+    for base in search_dirs():
         if key in KNOWN_TRACES:
             cand = base / Path(KNOWN_TRACES[key].url).name
             if cand.exists():

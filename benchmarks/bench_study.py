@@ -1,0 +1,103 @@
+"""Study machinery and solver speed (issue 3's targets).
+
+    python benchmarks/bench_study.py
+
+Prints: (1) parallel efficiency: the same study of at least 32 tasks with 1 and 2 workers;
+(2) overhead: study wall time (scheduling, storing, game building, solving) against the summed
+simulation time of its tasks; (3) solving: all equilibria of random 10x10 and 8x24 games, every one
+verified by regret, against nashpy's vertex enumeration where it finishes in time.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+STUDY = """
+name = "bench"
+[workload]
+source = "synthetic"
+nodes = 105
+[workload.synthetic]
+jobs = 200000
+load = 0.95
+seed = 1
+[strategies]
+providers = ["hb-first", "hb-kth", "nphb-first", "nphb-kth"]
+consumers = ["FT", "SRG", "DEV1", "LRG"]
+[replications]
+count = 3
+"""
+
+
+def main() -> None:
+    from gamemarket.analysis import analyze
+    from gamemarket.games import Game, regret, solve
+    from gamemarket.games.equilibria import nashpy_equilibria
+    from gamemarket.studies import load_study, run_study
+
+    tmp = Path(tempfile.mkdtemp())
+    try:
+        shutil.copytree(ROOT / "strategies", tmp / "strategies")
+        (tmp / "studies").mkdir()
+        (tmp / "studies" / "bench.toml").write_text(STUDY)
+        spec = load_study(tmp / "studies" / "bench.toml")
+        run_study(spec, n_jobs=2, progress=False)  # warm up: compile caches, worker start
+        shutil.rmtree(spec.results_dir)
+        times = {}
+        for k in (1, 2):
+            spec.results_dir = tmp / f"results-{k}"
+            t0 = time.perf_counter()
+            info = run_study(spec, n_jobs=k, progress=False)
+            t_an = time.perf_counter()
+            an = analyze(spec)
+            times[k] = (time.perf_counter() - t0, info["task_seconds"], time.perf_counter() - t_an)
+        print(f"study: {spec.n_tasks} tasks (synthetic, 200,000 jobs, 105 nodes: the LPC scale)")
+        for k, (wall, sim, anal) in times.items():
+            print(f"  n_jobs={k}: wall {wall:.2f} s (analysis incl. {len(an.games)} games solved + 1000 bootstrap "
+                  f"resamples each: {anal:.2f} s), summed task time {sim:.2f} s, overhead {(wall - sim / k) / (sim / k):+.1%}")
+        print(f"  speed-up with 2 workers: {times[1][0] / times[2][0]:.2f}x")
+        w1, s1, _ = times[1]
+        print(f"  overhead (1 worker): study wall time / summed simulation time = {w1 / s1:.3f}")
+    finally:
+        shutil.rmtree(tmp)
+
+    rng = np.random.default_rng(0)
+    for m, n, reps in ((10, 10, 5), (8, 24, 5), (12, 12, 3)):
+        worst, count, nash_t = 0.0, [], []
+        t0 = time.perf_counter()
+        for r in range(reps):
+            A, B = rng.random((m, n)), rng.random((m, n))
+            s = solve(Game(A, B, None, None), methods=("pure", "polytope"), eliminate=False)
+            count.append(len(s.equilibria))
+            worst = max([worst] + [max(regret(A, B, e.x, e.y)) for e in s.equilibria])
+        per = (time.perf_counter() - t0) / reps
+        print(f"random {m}x{n}: all equilibria in {per:.3f} s per game (mean of {reps}); equilibria per game {count}; "
+              f"largest regret {worst:.1e}")
+    A, B = rng.random((10, 10)), rng.random((10, 10))
+    t0 = time.perf_counter()
+    prof, problem = nashpy_equilibria(A, B, "vertex_enumeration", time_limit=60)
+    print(f"nashpy vertex enumeration, one random 10x10: {time.perf_counter() - t0:.1f} s"
+          + (f" ({problem})" if problem else f", {len(prof)} profiles"))
+    t0 = time.perf_counter()
+    s = solve(Game(A, B, None, None), methods=("pure", "polytope"), eliminate=False)
+    print(f"ours on the same game: {time.perf_counter() - t0:.3f} s, {len(s.equilibria)} equilibria")
+    P = rng.random((1000, 1000))
+    Q = rng.random((1000, 1000))
+    from gamemarket.games import pure_equilibria
+
+    t0 = time.perf_counter()
+    pe = pure_equilibria(P, Q)
+    print(f"pure equilibria of a random 1000x1000 game: {len(pe)} in {1000 * (time.perf_counter() - t0):.1f} ms")
+
+
+if __name__ == "__main__":
+    main()

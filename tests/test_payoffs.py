@@ -1,0 +1,50 @@
+import numpy as np
+import pandas as pd
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gamemarket import payoffs
+from gamemarket.bids import SRG, BetaMix, job_table
+from gamemarket.market import Mechanism, simulate
+from gamemarket.outcomes import runtime_groups
+from gamemarket.workloads import generate
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 1000), jobs=st.integers(5, 400))
+def test_binned_equals_pandas_groupby(seed, jobs):
+    t = job_table(generate(jobs=jobs, nodes=4, seed=seed).jobs, SRG, seed)
+    r = simulate(t, 4, Mechanism("hb", "first"))
+    b = payoffs.binned(r.jobs)
+    j = r.jobs
+    df = pd.DataFrame({"group": j["group"], "runtime_group": j["runtime_group"].astype(str),
+                       "bid_bin": np.floor(j["private_bid"] / 10) * 10, "bsd": j["bsd"], "u": j["utility"],
+                       "ssj": j["ssj"].astype(int)})
+    ref = df.groupby(["group", "runtime_group", "bid_bin"]).agg(n=("bsd", "size"), sum_bsd=("bsd", "sum"),
+                                                               n_ssj=("ssj", "sum"), sum_utility=("u", "sum")).reset_index()
+    m = b.merge(ref, on=["group", "runtime_group", "bid_bin"], suffixes=("", "_r"), how="outer", indicator=True)
+    assert (m["_merge"] == "both").all()
+    assert (m["n"] == m["n_r"]).all() and (m["n_ssj"] == m["n_ssj_r"]).all()
+    assert np.allclose(m["sum_bsd"], m["sum_bsd_r"]) and np.allclose(m["sum_utility"], m["sum_utility_r"])
+
+
+def test_runtime_groups_sizes_and_ties():
+    rt = np.array([5, 1, 5, 5, 2, 9, 5])
+    ids = np.array([6, 5, 4, 3, 2, 1, 0])
+    g = np.asarray(runtime_groups(rt, ids))
+    # sorted by (runtime, id): ids 5(1), 2(2) | 0(5), 3(5) | 4(5), 6(5), 1(9)
+    assert list(g[[1, 4]]) == ["SHORT"] * 2 and list(g[[6, 3]]) == ["MEDIUM"] * 2
+    assert list(g[[2, 0, 5]]) == ["LONG"] * 3
+
+
+def test_run_metrics_groups():
+    t = job_table(generate(jobs=300, nodes=4).jobs, SRG, 2)
+    r = simulate(t, 4)
+    m = payoffs.run_metrics(r.jobs, r.summary, SRG.betas)
+    agg = r.jobs["group"] == 1
+    assert np.isclose(m["mean_utility_aggressive"], r.jobs.loc[agg, "utility"].mean())
+    assert np.isclose(m["mean_utility_conservative"], r.jobs.loc[~agg, "utility"].mean())
+    ft = payoffs.run_metrics(r.jobs, r.summary, BetaMix(((1.0, 0.0),)).betas)
+    assert np.isnan(ft["mean_utility_aggressive"])
+    assert np.isclose(sum(m[f"mean_utility_{g}"] * n for g, n in
+                          zip(("SHORT", "MEDIUM", "LONG"), (100, 100, 100))) / 300, m["mean_utility"])

@@ -1,0 +1,188 @@
+"""Strategies and studies as data; the runner's determinism across backends; resume after a kill."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from gamemarket.errors import InputError
+from gamemarket.studies import load_results, load_study, run_study
+from gamemarket.studies.strategies import load_consumers, load_providers
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def write_study(tmp_path, body: str, name="s.toml") -> Path:
+    (tmp_path / "strategies").mkdir(exist_ok=True)
+    for f in ("providers.toml", "consumers.toml"):
+        (tmp_path / "strategies" / f).write_text((ROOT / "strategies" / f).read_text())
+    d = tmp_path / "studies"
+    d.mkdir(exist_ok=True)
+    p = d / name
+    p.write_text(body)
+    return p
+
+
+SMALL = """
+name = "small"
+[workload]
+source = "synthetic"
+nodes = 8
+[workload.synthetic]
+jobs = 600
+load = 1.1
+seed = 3
+[strategies]
+providers = ["hb-first", "hb-kth", "nphb-kth"]
+consumers = ["FT", "SRG", "g0.1x0.9"]
+[replications]
+count = 3
+"""
+
+
+def test_catalogue_loads_and_grid():
+    p = load_providers(ROOT / "strategies" / "providers.toml")
+    c = load_consumers(ROOT / "strategies" / "consumers.toml")
+    assert p["hb-kth"].mechanism.payment == "kth"
+    assert c["SRG"].mix.groups == ((0.9, 0.1), (0.1, 0.9))
+    assert c["g0.1x0.9"].mix.groups == ((0.9, 0.1), (0.1, 0.9))
+
+
+@pytest.mark.parametrize("text,msg", [
+    ('[x]\nscheduler = "hb"\n', "provider 'x': missing field(s) ['payment']"),
+    ('[x]\nscheduler = "zz"\npayment = "kth"\n', "provider 'x': unknown scheduler 'zz'"),
+    ('[x]\nscheduler = "hb"\npayment = "kth"\nreserv = 1\n', "provider 'x': unknown field(s) ['reserv']"),
+    ('[x]\nscheduler = "hb"\npayment = "kth"\nreserve = -1\n', "provider 'x': reserve must be"),
+    ("[x\n", "invalid TOML"),
+])
+def test_provider_errors_name_file_entry_field(tmp_path, text, msg):
+    p = tmp_path / "providers.toml"
+    p.write_text(text)
+    with pytest.raises(InputError) as e:
+        load_providers(p)
+    assert str(p) in str(e.value) and msg in str(e.value)
+
+
+@pytest.mark.parametrize("text,msg", [
+    ("[m]\ngroups = [[0.5, 0.1]]\n", "consumer 'm': field 'groups'"),
+    ("[m]\ngroups = [[1.0, 1.5]]\n", "beta must be in [0, 1)"),
+    ("[m]\ngroup = [[1.0, 0.0]]\n", "unknown field(s) ['group']"),
+])
+def test_consumer_errors(tmp_path, text, msg):
+    p = tmp_path / "consumers.toml"
+    p.write_text(text)
+    with pytest.raises(InputError) as e:
+        load_consumers(p)
+    assert str(p) in str(e.value) and msg in str(e.value)
+
+
+@pytest.mark.parametrize("patch,msg", [
+    (("consumers = [\"FT\", \"SRG\", \"g0.1x0.9\"]", "consumers = [\"FT\", \"NOPE\"]"), "unknown consumer strategy 'NOPE'"),
+    (("count = 3", "count = 0"), "'count' must be >= 1"),
+    (("nodes = 8", "nodes = 8\nreduction = 0.2"), "either 'nodes' or 'reduction'"),
+    (("[replications]", "[[games]]\nprovider = \"profit\"\n[replications]"), "field 'provider': 'profit'"),
+])
+def test_study_errors(tmp_path, patch, msg):
+    p = write_study(tmp_path, SMALL.replace(*patch))
+    with pytest.raises(InputError, match=msg.replace("(", r"\(").replace("[", r"\[")):
+        load_study(p)
+
+
+def _metrics(spec):
+    m, _, _ = load_results(spec)
+    return m.drop(columns=["task_seconds"]).sort_values(["provider", "consumer", "seed"]).reset_index(drop=True)
+
+
+def test_same_numbers_for_one_two_workers_and_dask(tmp_path):
+    p = write_study(tmp_path, SMALL)
+    spec = load_study(p)
+    spec.results_dir = tmp_path / "r1"
+    info = run_study(spec, n_jobs=1, progress=False)
+    assert info["run"] == spec.n_tasks == 27
+    one = _metrics(spec)
+    spec.results_dir = tmp_path / "r2"
+    run_study(spec, n_jobs=2, progress=False)
+    two = _metrics(spec)
+    pd.testing.assert_frame_equal(one, two, check_exact=True)
+    from dask.distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", processes=True,
+                      dashboard_address=None) as cluster:
+        spec.results_dir = tmp_path / "r3"
+        run_study(spec, scheduler_address=cluster.scheduler_address, progress=False)
+    pd.testing.assert_frame_equal(one, _metrics(spec), check_exact=True)
+    # a second run finds everything stored
+    assert run_study(spec, n_jobs=1, progress=False)["run"] == 0
+
+
+def test_changed_input_is_not_reused(tmp_path):
+    p = write_study(tmp_path, SMALL)
+    spec = load_study(p)
+    run_study(spec, n_jobs=1, progress=False)
+    p.write_text(SMALL.replace("load = 1.1", "load = 1.2"))
+    spec2 = load_study(p)
+    assert run_study(spec2, n_jobs=1, progress=False)["run"] == spec2.n_tasks
+
+
+def test_killed_study_resumes_identically(tmp_path):
+    body = SMALL.replace("jobs = 600", "jobs = 40000").replace("count = 3", "count = 4")
+    p = write_study(tmp_path, body)
+    spec = load_study(p)
+    runs = spec.results_dir / "runs"
+    cmd = [sys.executable, "-m", "gamemarket", "study", "run", str(p), "--n-jobs", "1", "--no-report", "--no-progress"]
+    proc = subprocess.Popen(cmd, cwd=tmp_path, start_new_session=True)
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        done = len(list(runs.glob("*.parquet"))) if runs.exists() else 0
+        if done >= 3:
+            break
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    partial = len(list(runs.glob("*.parquet")))
+    assert 3 <= partial < spec.n_tasks, "the run was not interrupted halfway"
+    assert subprocess.run(cmd, cwd=tmp_path).returncode == 0
+    resumed = _metrics(spec)
+    spec.results_dir = tmp_path / "fresh"
+    run_study(spec, n_jobs=1, progress=False)
+    pd.testing.assert_frame_equal(resumed, _metrics(spec), check_exact=True)
+
+
+def test_cli_study_game_report(tmp_path, capsys):
+    import json
+
+    from matplotlib.image import imread
+
+    from gamemarket.cli import main
+
+    p = write_study(tmp_path, SMALL)
+    assert main(["game", "solve", str(p)]) == 2  # nothing stored yet
+    assert "no stored result" in capsys.readouterr().err
+    assert main(["study", "run", str(p), "--n-jobs", "1", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "27 runs" in out and "report:" in out
+    assert main(["study", "status", str(p)]) == 0
+    assert "27/27" in capsys.readouterr().out
+    assert main(["game", "solve", str(p), "--game", "all jobs", "--format", "json"]) == 0
+    eqs = json.loads(capsys.readouterr().out)
+    assert eqs and all(set(e) >= {"provider", "consumer", "payoffs"} for e in eqs)
+    assert all(abs(sum(e["provider"].values()) - 1) < 1e-9 for e in eqs)
+    report = tmp_path / "reports" / "small"
+    html = (report / "index.html").read_text()
+    import re
+
+    links = re.findall(r'src="([^"]+)"', html)
+    assert links and all((report / l).exists() for l in links)
+    for l in links:
+        assert imread(report / l).ndim == 3
+    assert (report / "report.md").exists() and (report / "data" / "equilibria.json").exists()
+    nfg = report / "data" / "game-all-jobs.nfg"
+    assert main(["game", "solve", str(nfg), "--format", "json"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert [e["provider"] for e in again] == [e["provider"] for e in eqs]
+    assert not list((tmp_path / "results").rglob("*.tmp"))
