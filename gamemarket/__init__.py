@@ -6,7 +6,7 @@ Data flows one way: workload -> bids -> simulation -> outcomes -> payoffs -> gam
 __version__ = "0.1.0"
 
 #: Bumped whenever a change alters simulation results; part of every stored result's key.
-MODEL_VERSION = "1"
+MODEL_VERSION = "2"
 
 from gamemarket.errors import GameMarketError, InputError  # noqa: E402
 

@@ -88,9 +88,10 @@ def cmd_study_run(a) -> int:
 
     spec = load_study(a.file)
     t0 = time.perf_counter()
-    info = run_study(spec, n_jobs=a.n_jobs, scheduler_address=a.scheduler_address, progress=not a.no_progress)
-    print(f"study {spec.name}: {info['tasks']} runs ({info['skipped']} already stored, {info['run']} run now) "
-          f"in {info['wall_seconds']:.1f} s; results in {spec.results_dir}")
+    for s in [load_study(c) for c in spec.companions] + [spec]:
+        info = run_study(s, n_jobs=a.n_jobs, scheduler_address=a.scheduler_address, progress=not a.no_progress)
+        print(f"study {s.name}: {info['tasks']} runs ({info['skipped']} already stored, {info['run']} run now) "
+              f"in {info['wall_seconds']:.1f} s; results in {s.results_dir}")
     if not a.no_report:
         from gamemarket.reports import write_report
 

@@ -75,3 +75,25 @@ def binned(jobs: pd.DataFrame) -> pd.DataFrame:
         "sum_utility": s(jobs["utility"].to_numpy()), "sum_payment": s(jobs["payment"].to_numpy()),
         "sum_flow": s(jobs["flow"].to_numpy().astype(np.float64)),
     })
+
+
+COHORT_BINS = 100
+
+
+def cohorts(jobs: pd.DataFrame, G: np.ndarray) -> pd.DataFrame:
+    """Sums per 1% bin of the group draw ``G`` (bin k holds ``k/100 <= G < (k+1)/100``).
+
+    With common random numbers a job's ``G`` is the same under every beta mix, so the jobs that a
+    mix makes aggressive (``G >= cum``) can be followed into the truthful run of the same seed:
+    the cohort ``G >= k/100`` is the union of bins k..99. Thresholds are the doubles ``k/100``,
+    which equal the cumulative fractions 0.9, 0.99, ... of the catalogue's mixes exactly.
+    """
+    k = np.searchsorted(np.arange(1, COHORT_BINS) / COHORT_BINS, np.asarray(G), side="right")
+    n = np.bincount(k, minlength=COHORT_BINS)
+
+    def s(x):
+        return np.bincount(k, weights=np.asarray(x, dtype=np.float64), minlength=COHORT_BINS)
+
+    return pd.DataFrame({"g_bin": np.arange(COHORT_BINS), "n": n, "sum_utility": s(jobs["utility"]),
+                         "sum_bsd": s(jobs["bsd"]), "n_ssj": s(jobs["ssj"]).astype(np.int64),
+                         "sum_payment": s(jobs["payment"]), "sum_flow": s(jobs["flow"])})

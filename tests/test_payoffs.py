@@ -48,3 +48,21 @@ def test_run_metrics_groups():
     assert np.isnan(ft["mean_utility_aggressive"])
     assert np.isclose(sum(m[f"mean_utility_{g}"] * n for g, n in
                           zip(("SHORT", "MEDIUM", "LONG"), (100, 100, 100))) / 300, m["mean_utility"])
+
+
+def test_cohorts_follow_the_same_jobs_across_mixes():
+    from gamemarket.bids import FT, draw
+
+    w = generate(jobs=500, nodes=4).jobs
+    d = draw(len(w), 9)
+    dev = BetaMix(((0.99, 0.0), (0.01, 0.9)))
+    r = simulate(job_table(w, dev, 9, draws=d), 4)
+    c = payoffs.cohorts(r.jobs, d.G)
+    agg = r.jobs["group"] == 1  # the deviators: G >= 0.99
+    assert c.loc[99, "n"] == agg.sum()
+    assert np.isclose(c.loc[99, "sum_utility"], r.jobs.loc[agg, "utility"].sum())
+    srg_agg = SRG.assign(d.G) == 1
+    assert c.loc[90:, "n"].sum() == srg_agg.sum()
+    rf = simulate(job_table(w, FT, 9, draws=d), 4)
+    cf = payoffs.cohorts(rf.jobs, d.G)
+    assert np.isclose(cf.loc[99, "sum_utility"], rf.jobs.loc[agg.to_numpy(), "utility"].sum())

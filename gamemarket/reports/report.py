@@ -75,6 +75,27 @@ def write_report(spec, wall_seconds: float | None = None, methods=("pure", "poly
                   f"consumer {', '.join(sol.dominated_cols) or 'none'}.\n")
         for note in sol.notes:
             md.append(f"- note: {note}\n")
+    claim_rows = _claims(spec, an)
+    if claim_rows:
+        md.append("## Claims of Shudler et al. (2010), measured\n")
+        md.append("Paired by replication seed (common random numbers: the pairs share every private bid); "
+                  "mean difference [95% t-interval over seeds]. *supported*: the interval lies on the claimed "
+                  "side of zero; *contradicted*: on the other side; *inconclusive*: it covers zero. For claim (4) "
+                  "under k-th price, 'gain nothing' is supported unless the gain is significantly positive. "
+                  "Low bids: private bid < 60; high: >= 120. Claims (1)-(3) use the risk-aggressive group of SRG.\n")
+        headers = ["claim", "paper", "measured: " + spec.name, "verdict"]
+        comp_names = [c for c, _ in claim_rows[1:]]
+        headers += [f"{h}: {n}" for n in comp_names for h in ("measured", "verdict")]
+        base = claim_rows[0][1]
+        others = [dict((r["claim"], r) for r in rows) for _, rows in claim_rows[1:]]
+        table = []
+        for r in base:
+            row = [r["claim"], r["paper"], r["measured"], f"**{r['verdict']}**"]
+            for o in others:
+                c = o.get(r["claim"])
+                row += [c["measured"], f"**{c['verdict']}**"] if c else ["-", "-"]
+            table.append(row)
+        md.append(_md_table(headers, table) + "\n")
     gp = figures.grid_gain_heatmap(an.metrics, meta["consumers"], out / "heatmap-beta-grid.png")
     if gp:
         figs.append(("aggressive users' utility gain over truthful bidding across the beta-mix grid", gp))
@@ -91,6 +112,27 @@ def write_report(spec, wall_seconds: float | None = None, methods=("pure", "poly
     (out / "report.md").write_text(text)
     (out / "index.html").write_text(_to_html(text, spec.name))
     return out / "index.html"
+
+
+def _claims(spec, an) -> list[tuple[str, list[dict]]]:
+    """Claims measured on this study and on each companion study whose results are stored."""
+    from gamemarket import claims
+    from gamemarket.errors import InputError
+    from gamemarket.studies import load_results, load_study
+    from gamemarket.studies.runner import load_cohorts
+
+    out = [(spec.name, claims.evaluate(an.metrics, an.bins, load_cohorts(spec), an.meta["consumers"],
+                                       an.meta["providers"]))]
+    if not out[0][1]:
+        return []
+    for cpath in spec.companions:
+        cs = load_study(cpath)
+        try:
+            m, b, meta = load_results(cs, with_bins=True)
+        except InputError:
+            continue
+        out.append((cs.name, claims.evaluate(m, b, load_cohorts(cs), meta["consumers"], meta["providers"])))
+    return out
 
 
 def _to_html(md: str, title: str) -> str:

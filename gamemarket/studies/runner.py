@@ -70,18 +70,20 @@ def plan(spec: StudySpec, arrays: dict[str, np.ndarray], nodes: int) -> list[Tas
 
 
 def run_task(arrays: dict[str, np.ndarray], nodes: int, provider: dict, groups: tuple, seed: int,
-             distribution: bids.BidDistribution) -> tuple[dict, pd.DataFrame]:
-    """One simulation: (flat metrics, binned aggregates). Pure: same inputs, same numbers."""
+             distribution: bids.BidDistribution) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
+    """One simulation: (flat metrics, binned aggregates, G-cohort sums). Pure: same inputs, same numbers."""
     t0 = time.perf_counter()
     jobs = pd.DataFrame({c: arrays[c] for c in ("id", "submit", "runtime", "estimate")})
     mix = bids.BetaMix(groups)
-    table = bids.job_table(jobs, mix, seed, distribution)
+    draws = bids.draw(len(jobs), seed, distribution)
+    table = bids.job_table(jobs, mix, seed, distribution, draws=draws)
     mech = Mechanism(provider["scheduler"], provider["payment"], provider["reserve"])
     result = simulate(table, nodes, mech, validate=False)
     metrics = payoffs.run_metrics(result.jobs, result.summary, mix.betas)
     binned = payoffs.binned(result.jobs)
+    cohorts = payoffs.cohorts(result.jobs, draws.G)
     metrics["task_seconds"] = time.perf_counter() - t0
-    return metrics, binned
+    return metrics, binned, cohorts
 
 
 def _task_info(task: Task, nodes: int) -> dict:
@@ -93,11 +95,11 @@ def _task_info(task: Task, nodes: int) -> dict:
 def _run_one(task: Task, arrays, nodes, distribution, store_root):
     """Run one task; with a shared file system (local workers) the worker stores its own result,
     so the parent only counts; across machines (dask) the result travels back to the parent."""
-    metrics, binned = run_task(arrays, nodes, task.provider_params, task.groups, task.seed, distribution)
+    metrics, binned, cohorts = run_task(arrays, nodes, task.provider_params, task.groups, task.seed, distribution)
     if store_root is not None:
-        ResultStore(store_root).write(task.key, metrics, binned, _task_info(task, nodes))
+        ResultStore(store_root).write(task.key, metrics, binned, _task_info(task, nodes), cohorts)
         return task, metrics, None
-    return task, metrics, binned
+    return task, metrics, (binned, cohorts)
 
 
 @contextlib.contextmanager
@@ -137,9 +139,9 @@ def run_study(spec: StudySpec, n_jobs: int = 1, scheduler_address: str | None = 
         worker_store = None if scheduler_address else store.root
         results = Parallel(n_jobs=jobs, return_as="generator_unordered")(
             delayed(_run_one)(t, arrays, nodes, spec.bids, worker_store) for t in todo)
-        for task, metrics, binned in results:
-            if binned is not None:
-                store.write(task.key, metrics, binned, _task_info(task, nodes))
+        for task, metrics, payload in results:
+            if payload is not None:
+                store.write(task.key, metrics, payload[0], _task_info(task, nodes), payload[1])
             sim_seconds += metrics["task_seconds"]
             if bar is not None:
                 bar.update(1)
@@ -157,6 +159,21 @@ def study_status(spec: StudySpec) -> dict:
     done = sum(store.has(t.key) for t in tasks)
     return {"study": spec.name, "tasks": len(tasks), "done": done, "missing": len(tasks) - done,
             "results": str(spec.results_dir)}
+
+
+def load_cohorts(spec: StudySpec) -> pd.DataFrame:
+    """The G-cohort sums of every stored task (columns provider, consumer, seed, g_bin, n, sums)."""
+    store = ResultStore(spec.results_dir)
+    w, nodes = load_workload(spec)
+    out = []
+    for t in plan(spec, workload_arrays(w), nodes):
+        c = store.read_cohorts(t.key) if store.has(t.key) else None
+        if c is not None:
+            c.insert(0, "seed", t.seed)
+            c.insert(0, "consumer", t.consumer)
+            c.insert(0, "provider", t.provider)
+            out.append(c)
+    return pd.concat(out, ignore_index=True) if out else pd.DataFrame()
 
 
 def load_results(spec: StudySpec, with_bins: bool = False) -> tuple[pd.DataFrame, pd.DataFrame | None, dict]:

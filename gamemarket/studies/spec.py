@@ -11,7 +11,7 @@ from gamemarket.payoffs import CONSUMER_PAYOFFS, PROVIDER_PAYOFFS
 from gamemarket.studies.strategies import (ConsumerStrategy, ProviderStrategy, load_consumers, load_providers,
                                            parse_consumers, parse_provider, read_toml)
 
-TOP_FIELDS = {"name", "description", "workload", "bids", "strategies", "replications", "games", "output"}
+TOP_FIELDS = {"name", "description", "workload", "bids", "strategies", "replications", "games", "output", "companions"}
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,7 @@ class StudySpec:
     results_dir: Path = Path("results")
     report_dir: Path = Path("reports")
     description: str = ""
+    companions: list[Path] = field(default_factory=list)  #: studies run and reported alongside
 
     @property
     def n_tasks(self) -> int:
@@ -142,6 +143,13 @@ def load_study(path: str | Path) -> StudySpec:
     _check(out, f"{where}: [output]", {"results", "report"})
     results_dir = (base / out.get("results", f"../results/{name}")).resolve()
     report_dir = (base / out.get("report", f"../reports/{name}")).resolve()
-    return StudySpec(name=name, path=path, workload=wl, providers=providers, consumers=consumers, seeds=seeds,
+    comp = data.get("companions", [])
+    if not (isinstance(comp, list) and all(isinstance(c, str) for c in comp)):
+        raise InputError(f"{where}: 'companions' must be a list of study file names")
+    companions = [(base / c).resolve() for c in comp]
+    for c in companions:
+        if not c.exists():
+            raise InputError(f"{where}: companion study {c} does not exist")
+    return StudySpec(companions=companions, name=name, path=path, workload=wl, providers=providers, consumers=consumers, seeds=seeds,
                      games=games or list(DEFAULT_GAMES), bids=bids, results_dir=results_dir, report_dir=report_dir,
                      description=str(data.get("description", "")))

@@ -34,12 +34,14 @@ class ResultStore:
     def has(self, key: str) -> bool:
         return self.path(key).exists()
 
-    def write(self, key: str, metrics: dict, bins: pd.DataFrame, task: dict) -> Path:
+    def write(self, key: str, metrics: dict, bins: pd.DataFrame, task: dict, cohorts: pd.DataFrame | None = None) -> Path:
         self.runs.mkdir(parents=True, exist_ok=True)
         table = pa.Table.from_pandas(bins, preserve_index=False)
         meta = dict(table.schema.metadata or {})
         meta[b"gamemarket.metrics"] = json.dumps(metrics).encode()
         meta[b"gamemarket.task"] = json.dumps(task, default=str).encode()
+        if cohorts is not None:
+            meta[b"gamemarket.cohorts"] = cohorts.to_json(orient="split", index=False, double_precision=15).encode()
         table = table.replace_schema_metadata(meta)
         target = self.path(key)
         tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
@@ -52,6 +54,13 @@ class ResultStore:
         meta = table.schema.metadata
         return (json.loads(meta[b"gamemarket.metrics"]), table.to_pandas(),
                 json.loads(meta[b"gamemarket.task"]))
+
+    def read_cohorts(self, key: str) -> pd.DataFrame | None:
+        import io
+
+        meta = pq.read_schema(self.path(key)).metadata
+        raw = meta.get(b"gamemarket.cohorts")
+        return None if raw is None else pd.read_json(io.StringIO(raw.decode()), orient="split")
 
     def read_metrics(self, key: str) -> tuple[dict, dict]:
         meta = pq.read_schema(self.path(key)).metadata
