@@ -1,6 +1,8 @@
 """Seeded synthetic workloads: the embedded default, so that nothing needs downloading.
 
-Arrivals are a Poisson process (optionally with a daily cycle); run times are log-normal,
+Arrivals are a Poisson process (optionally with a daily cycle), or bursty: log-normal gaps between
+arrival instants of spread ``gap_sigma`` and geometric batches of mean ``batch_mean`` jobs per
+instant; run times are log-normal,
 clipped to ``[1, max_runtime]``; estimates follow the modal model of
 ``gamemarket.workloads.base.generate_estimates`` inflated by a random over-estimation factor;
 submit times are finally scaled so that the offered load ``work / (nodes * span)`` meets the target.
@@ -29,6 +31,8 @@ class SyntheticSpec:
     max_runtime: int = 3 * 24 * 3600
     daily_cycle: float = 0.5  #: amplitude in [0, 1) of the sinusoidal daily arrival rate
     overestimate: float = 2.0  #: estimates are runtime * U(1, overestimate) rounded up to popular values
+    gap_sigma: float = 0.0  #: > 0: log-normal gaps between arrival instants with this log-sd (bursty)
+    batch_mean: float = 1.0  #: mean jobs per arrival instant (geometric batches; 1 = single arrivals)
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -41,6 +45,8 @@ class SyntheticSpec:
             (self.max_runtime >= 1, "max_runtime must be >= 1"),
             (0 <= self.daily_cycle < 1, "daily_cycle must be in [0, 1)"),
             (self.overestimate >= 1, "overestimate must be >= 1"),
+            (self.gap_sigma >= 0, "gap_sigma must be >= 0"),
+            (self.batch_mean >= 1, "batch_mean must be >= 1"),
             (self.seed >= 0, "seed must be >= 0"),
         ]
         for ok, msg in checks:
@@ -68,7 +74,14 @@ def generate(spec: SyntheticSpec | None = None, **kwargs) -> Workload:
     runtime = np.exp(np.log(spec.runtime_median) + spec.runtime_sigma * rng.standard_normal(J))
     runtime = np.clip(np.rint(runtime), 1, spec.max_runtime).astype(np.int64)
     # Thinned Poisson process with a daily cycle, then rescaled to hit the load exactly.
-    gaps = rng.exponential(1.0, J)
+    if spec.gap_sigma > 0:
+        gaps = rng.lognormal(0.0, spec.gap_sigma, J)
+    else:
+        gaps = rng.exponential(1.0, J)
+    if spec.batch_mean > 1:  # jobs of one batch share an arrival instant
+        new_instant = rng.random(J) < 1.0 / spec.batch_mean
+        new_instant[0] = True
+        gaps = np.where(new_instant, gaps, 0.0)
     t = np.cumsum(gaps)
     if spec.daily_cycle > 0:
         # time warping: a unit-rate process through the inverse cumulative intensity

@@ -1,0 +1,97 @@
+"""An allocation problem of fungible resources (pricing model section 1), validated on construction."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from gamemarket.errors import InputError
+from gamemarket.pricing.utilities import Utility, make_utility
+
+
+@dataclass
+class Problem:
+    """``maximize sum_i u_i(a_i^T x_i)`` s.t. ``x_i >= 0``, ``1^T x_i <= 1``, ``X^T d <= R``."""
+
+    A: np.ndarray
+    R: np.ndarray
+    utility: Utility
+    demand: np.ndarray | None = None
+    weight: np.ndarray | None = None
+    target: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        A = np.asarray(self.A)
+        if A.ndim != 2 or A.shape[0] < 1 or A.shape[1] < 1:
+            raise InputError(f"A must be an (n jobs x m resources) matrix, got shape {A.shape}")
+        if not np.issubdtype(A.dtype, np.floating):
+            A = A.astype(np.float64)
+        if not np.isfinite(A).all():
+            i, j = np.argwhere(~np.isfinite(A))[0]
+            raise InputError(f"A[{i}, {j}] is {A[i, j]!r}: efficiencies must be finite")
+        if (A < 0).any():
+            i, j = np.argwhere(A < 0)[0]
+            raise InputError(f"A[{i}, {j}] is {A[i, j]!r}: efficiencies must be >= 0")
+        n, m = A.shape
+        R = np.asarray(self.R, dtype=np.float64).ravel()
+        if R.shape != (m,):
+            raise InputError(f"R must have one limit per resource ({m}), got shape {R.shape}")
+        if not np.isfinite(R).all() or (R <= 0).any():
+            raise InputError(f"resource limits R must be finite and > 0, got {R.tolist()[:8]}")
+        d = np.ones(n) if self.demand is None else np.asarray(self.demand, dtype=np.float64).ravel()
+        if d.shape != (n,) or not np.isfinite(d).all() or (d <= 0).any():
+            raise InputError(f"demand must be {n} finite numbers > 0")
+        self.utility = make_utility(self.utility).bind(n, self.weight, self.target)
+        if self.utility.needs_positive_throughput:
+            dead = ~(A > 0).any(axis=1)
+            if dead.any():
+                raise InputError(f"job {int(np.flatnonzero(dead)[0])} has no positive efficiency: its "
+                                 f"{self.utility.name} utility would be -inf")
+        self.A, self.R, self.demand = A, R, d
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.A.shape
+
+    def save(self, path: str | Path) -> None:
+        arrays = {"A": self.A, "R": self.R, "demand": self.demand, "weight": self.utility.w,
+                  "utility": np.array(self.utility.name)}
+        if getattr(self.utility, "t_des", None) is not None:
+            arrays["target"] = self.utility.t_des
+        np.savez(path, **arrays)
+
+
+def load(path: str | Path) -> Problem:
+    """An ``.npz`` with ``A`` (n x m), ``R`` (m), optional ``demand``, ``weight``, ``target`` (n) and a
+    string ``utility`` (linear, log, alpha:<value>, target)."""
+    path = Path(path)
+    try:
+        z = np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as exc:
+        raise InputError(f"{path}: cannot read problem: {exc}") from exc
+    for key in ("A", "R"):
+        if key not in z:
+            raise InputError(f"{path}: missing array {key!r} (have {sorted(z.files)})")
+    util = str(z["utility"]) if "utility" in z else "log"
+    try:
+        return Problem(z["A"], z["R"], util, demand=z["demand"] if "demand" in z else None,
+                       weight=z["weight"] if "weight" in z else None, target=z["target"] if "target" in z else None)
+    except InputError as exc:
+        raise InputError(f"{path}: {exc}") from exc
+
+
+def synthetic(n: int, m: int, utility: str = "log", seed: int = 0, dtype=np.float64) -> Problem:
+    """The paper's synthetic family: resources from least to most efficient on average,
+    ``R_j ~ U[0.1, 1] * n / 1.5^(j-1)``, unit weights."""
+    if n < 1 or m < 1:
+        raise InputError("n and m must be >= 1")
+    rng = np.random.default_rng(seed)
+    scale = (np.arange(1, m + 1) / m).astype(dtype)
+    A = (rng.random((n, m), dtype=np.float32 if dtype == np.float32 else np.float64) * scale).astype(dtype)
+    R = rng.uniform(0.1, 1.0, m) * n / 1.5 ** np.arange(m)
+    target = None
+    if utility == "target":
+        target = rng.uniform(0.1, 0.5, n)
+    return Problem(A, R, utility, target=target)

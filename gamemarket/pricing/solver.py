@@ -1,0 +1,401 @@
+"""Price discovery: dual decomposition with a quasi-Newton price update (pricing model section 3).
+
+The dual ``g(p) = sum_i max_{x_i} [u_i(a_i^T x_i) - d_i p^T x_i] + p^T R`` is convex in ``p >= 0`` and
+its gradient is ``R - sum_i d_i x_i(p)``; L-BFGS-B (scipy) minimizes it. After every evaluation a
+feasible allocation is recovered from ``x(p)`` by scaling down the use of over-subscribed
+resources; the run stops when the duality gap ``g(p) - sum_i u_i(t_i)`` of that feasible allocation
+is below ``eps`` (default ``1e-3 n``) or below ``rel_eps * |objective|`` (default 1e-7; the absolute
+rule alone is unattainable in float64 when the objective is far above ``eps / 1e-16``, as with
+alpha-fair utilities of large alpha), or reports that the iteration cap was hit.
+
+Piecewise-linear utilities (linear, target) have a piecewise-linear dual on which a quasi-Newton
+method stalls and whose ``x(p)`` jumps between extremes. They are smoothed by ``-mu/2 t^2`` with
+``mu = eps / (n max(a)^2)``: the smoothed dual plus the bound ``mu/2 sum_i max(a_i)^2`` on the
+smoothing's effect is an upper bound on the original optimum, so the reported gap stays a true
+duality gap of the original problem. When L-BFGS stops short of the gap (line-search failure), it
+restarts from the best prices while iterations remain.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import minimize
+
+from gamemarket.errors import GameMarketError, InputError
+from gamemarket.pricing.envelope import allocate, envelope_arrays, segment, slopes, sort_efficiencies
+from gamemarket.pricing.problem import Problem
+
+
+@dataclass
+class Allocation:
+    """Each job uses at most two resources: ``(j1, x1)`` and ``(j2, x2)``; ``j = -1`` means unused."""
+
+    j1: np.ndarray
+    x1: np.ndarray
+    j2: np.ndarray
+    x2: np.ndarray
+    m: int
+
+    def dense(self) -> np.ndarray:
+        n = len(self.j1)
+        X = np.zeros((n, self.m))
+        rows = np.arange(n)
+        for j, x in ((self.j1, self.x1), (self.j2, self.x2)):
+            ok = j >= 0
+            np.add.at(X, (rows[ok], j[ok]), x[ok])
+        return X
+
+    def usage(self, demand: np.ndarray) -> np.ndarray:
+        u = np.zeros(self.m)
+        for j, x in ((self.j1, self.x1), (self.j2, self.x2)):
+            ok = j >= 0
+            u += np.bincount(j[ok], weights=(demand * x)[ok], minlength=self.m)
+        return u
+
+    def throughput(self, A: np.ndarray) -> np.ndarray:
+        rows = np.arange(len(self.j1))
+        t = np.zeros(len(self.j1))
+        for j, x in ((self.j1, self.x1), (self.j2, self.x2)):
+            ok = j >= 0
+            t[ok] += A[rows[ok], j[ok]] * x[ok]
+        return t
+
+
+@dataclass
+class Result:
+    allocation: Allocation
+    prices: np.ndarray
+    throughput: np.ndarray
+    objective: float  #: primal value of the feasible allocation
+    dual: float
+    gap: float
+    iterations: int
+    evaluations: int
+    converged: bool
+    seconds: float
+    trace: pd.DataFrame = field(repr=False, default=None)
+    message: str = ""
+
+
+def evaluate(problem: Problem, p: np.ndarray, order: np.ndarray, A64: np.ndarray, hessian: bool = False):
+    """Dual value, gradient and the (possibly infeasible) allocation ``x(p)``; with ``hessian``
+    also the dual's Hessian (None when the utility gives no ``best_response_slope``).
+
+    The Hessian is exact where each job's throughput is interior to its envelope segment: there
+    ``t = h(S)`` with ``S = d (p_j2 - p_j1) / (a_j2 - a_j1)``, so each such job adds the rank-one term
+    ``-h'(S) d^2 v v^T`` with ``v = (e_j2 - e_j1) / (a_j2 - a_j1)``; jobs at a vertex add nothing.
+    """
+    T, C, idx, K = envelope_arrays(A64, order, p, problem.demand)
+    S = slopes(T, C, K)
+    t = problem.utility.maximize(T, S, K)
+    j1, x1, j2, x2, cost = allocate(t, T, C, idx, K)
+    with np.errstate(divide="ignore"):
+        u = problem.utility.value(t)
+    dual = float(np.sum(u - cost) + p @ problem.R)
+    alloc = Allocation(j1, x1, j2, x2, problem.shape[1])
+    grad = problem.R - alloc.usage(problem.demand)
+    if not hessian:
+        return dual, grad, alloc, t
+    m = problem.shape[1]
+    s1, s2, a1, a2, slope, interior = segment(t, T, C, idx, K)
+    hp = problem.utility.best_response_slope(np.where(interior, slope, 1.0))
+    if hp is None:
+        return dual, grad, alloc, t, None
+    with np.errstate(all="ignore"):
+        wgt = np.where(interior, -hp * problem.demand ** 2 / (a2 - a1) ** 2, 0.0)
+    wgt = np.where(np.isfinite(wgt), wgt, 0.0)
+    H = np.zeros(m * m)
+    use = wgt > 0
+    s1u, s2u, wu = s1[use].astype(np.int64), s2[use].astype(np.int64), wgt[use]
+    H += np.bincount(s2u * m + s2u, weights=wu, minlength=m * m)
+    inner = s1u >= 0
+    H += np.bincount(s1u[inner] * m + s1u[inner], weights=wu[inner], minlength=m * m)
+    H -= np.bincount(s1u[inner] * m + s2u[inner], weights=wu[inner], minlength=m * m)
+    H -= np.bincount(s2u[inner] * m + s1u[inner], weights=wu[inner], minlength=m * m)
+    return dual, grad, alloc, t, H.reshape(m, m)
+
+
+def repair(problem: Problem, alloc: Allocation, A: np.ndarray) -> Allocation:
+    """A feasible allocation from ``x(p)``, losing as little utility as possible.
+
+    Near the optimal prices the jobs at the margin are almost indifferent, so ``x(p)`` over- and
+    under-subscribes resources by small amounts. Each over-subscribed resource is taken back first
+    from the jobs whose marginal value of it (``u'(t_i) a_ij``) is lowest; then each resource's slack
+    is handed to the jobs that value it most, on the resources they already use (so every job
+    still uses at most two). A final uniform scaling absorbs rounding.
+    """
+    util = problem.utility
+    d = problem.demand
+    n, m = A.shape
+    rows = np.arange(n)
+    js = [alloc.j1, alloc.j2]
+    xs = [alloc.x1.copy(), alloc.x2.copy()]
+
+    def thr():
+        t = np.zeros(n)
+        for j, x in zip(js, xs):
+            ok = j >= 0
+            t[ok] += A[rows[ok], j[ok]] * x[ok]
+        return t
+
+    def usage():
+        u = np.zeros(m)
+        for j, x in zip(js, xs):
+            ok = j >= 0
+            u += np.bincount(j[ok], weights=(d * x)[ok], minlength=m)
+        return u
+
+    use = usage()
+    for r in np.argsort(-(use - problem.R) / problem.R):
+        # passes: each takes at most half of a job's use, lowest marginal value first, then the
+        # marginal values are recomputed (taking resource raises them: utilities are concave)
+        for _pass in range(40):
+            excess = use[r] - problem.R[r]
+            if excess <= 1e-15 * problem.R[r]:
+                break
+            t = thr()
+            with np.errstate(all="ignore"):
+                mv_all = util.marginal(t)
+            slots = [(slot, np.flatnonzero((js[slot] == r) & (xs[slot] > 0))) for slot in (0, 1)]
+            cand_slot = np.concatenate([np.full(len(ix), sl) for sl, ix in slots])
+            cand_job = np.concatenate([ix for _, ix in slots])
+            if len(cand_job) == 0:
+                break
+            with np.errstate(all="ignore"):
+                mv = np.nan_to_num(mv_all[cand_job] * A[cand_job, r], nan=np.inf, posinf=np.inf)
+            order = np.argsort(mv, kind="stable")
+            cs, cj = cand_slot[order], cand_job[order]
+            amount = 0.5 * d[cj] * np.where(cs == 0, xs[0][cj], xs[1][cj])
+            cum = np.cumsum(amount)
+            k = int(np.searchsorted(cum, excess))
+            take = amount.copy()
+            take[k + 1:] = 0.0
+            if k < len(take):
+                take[k] = amount[k] - (cum[k] - excess)
+            for sl in (0, 1):
+                sel = cs == sl
+                np.subtract.at(xs[sl], cj[sel], take[sel] / d[cj[sel]])
+                np.maximum(xs[sl], 0.0, out=xs[sl])
+            use = usage()
+    # hand out slack on the resources jobs already use
+    t = thr()
+    spare = 1.0 - (xs[0] + xs[1])
+    for r in range(m):
+        slack = problem.R[r] - use[r]
+        if slack <= 0:
+            continue
+        with np.errstate(all="ignore"):
+            mv_all = util.marginal(t)
+        for_slot = [(sl, np.flatnonzero((js[sl] == r) & (spare > 1e-15))) for sl in (0, 1)]
+        cand_slot = np.concatenate([np.full(len(ix), sl) for sl, ix in for_slot])
+        cand_job = np.concatenate([ix for _, ix in for_slot])
+        if len(cand_job) == 0:
+            continue
+        with np.errstate(all="ignore"):
+            mv = np.nan_to_num(mv_all[cand_job] * A[cand_job, r], nan=0.0, posinf=np.finfo(float).max)
+        keep = mv > 0
+        cand_slot, cand_job, mv = cand_slot[keep], cand_job[keep], mv[keep]
+        order = np.argsort(-mv, kind="stable")
+        for q in order:
+            if slack <= 0:
+                break
+            sl, i = cand_slot[q], cand_job[q]
+            give = min(spare[i], slack / d[i])
+            xs[sl][i] += give
+            spare[i] -= give
+            slack -= give * d[i]
+            t[i] += A[i, r] * give
+        use = usage()
+    return make_feasible(problem, Allocation(js[0], xs[0], js[1], xs[1], m))
+
+
+def make_feasible(problem: Problem, alloc: Allocation) -> Allocation:
+    """Scale down every over-subscribed resource's use so that ``X^T d <= R`` holds exactly."""
+    use = alloc.usage(problem.demand)
+    factor = np.where(use > problem.R, problem.R / np.maximum(use, 1e-300) * (1 - 1e-12), 1.0)
+    f1 = np.where(alloc.j1 >= 0, factor[np.maximum(alloc.j1, 0)], 1.0)
+    f2 = np.where(alloc.j2 >= 0, factor[np.maximum(alloc.j2, 0)], 1.0)
+    return Allocation(alloc.j1, alloc.x1 * f1, alloc.j2, alloc.x2 * f2, alloc.m)
+
+
+def check_feasible(problem: Problem, alloc: Allocation, tol: float = 1e-9) -> float:
+    """The largest constraint violation (0 when every constraint holds)."""
+    x_sum = alloc.x1 + alloc.x2
+    v = [max(0.0, float(-min(alloc.x1.min(), alloc.x2.min()))), max(0.0, float(x_sum.max() - 1.0))]
+    use = alloc.usage(problem.demand)
+    v.append(max(0.0, float(((use - problem.R) / problem.R).max())))
+    return max(v)
+
+
+METHODS = ("lbfgs", "newton", "auto")
+
+
+def _newton(fun_h, p, max_iter, done, state):
+    """Projected Newton on ``p >= 0`` with a backtracking (Armijo) line search.
+
+    Variables at their bound with a positive gradient stay fixed; the Newton system on the free
+    ones is regularised (``H + lambda I``), and a failed Newton direction falls back to a
+    diagonally scaled gradient step.
+    """
+    f, g, H = fun_h(p)
+    m = len(p)
+    for _ in range(max_iter - state["iters"]):
+        state["iters"] += 1
+        if done():
+            return p
+        free = ~((p <= 0) & (g > 0))
+        d = np.zeros(m)
+        if free.any():
+            Hf = H[np.ix_(free, free)]
+            diag = np.abs(np.diag(Hf))
+            lam = 1e-10 * max(float(diag.max()) if diag.size else 0.0, 1e-300)
+            try:
+                d[free] = -np.linalg.solve(Hf + lam * np.eye(int(free.sum())), g[free])
+            except np.linalg.LinAlgError:
+                d[free] = -g[free] / np.maximum(diag, lam)
+        if not np.isfinite(d).all() or g @ d >= 0:
+            # gradient step of the prices' own size; the line search shortens it
+            gn = float(np.linalg.norm(g[free])) if free.any() else 0.0
+            if gn == 0.0:
+                return p
+            d = np.where(free, -g, 0.0) * (max(float(np.linalg.norm(p)), 1e-12) / gn)
+        step = 1.0
+        for _ls in range(60):
+            q = np.maximum(p + step * d, 0.0)
+            fq, gq, Hq = fun_h(q)
+            if np.isfinite(fq) and fq <= f + 1e-4 * (g @ (q - p)):
+                break
+            step *= 0.5
+        else:
+            return p
+        if np.array_equal(q, p):
+            return p
+        p, f, g, H = q, fq, gq, Hq
+    return p
+
+
+def solve(problem: Problem, eps: float | None = None, max_iter: int = 500, p0: np.ndarray | None = None,
+          callback=None, rel_eps: float = 1e-7, method: str = "auto") -> Result:
+    """Discover market-clearing prices and a feasible allocation.
+
+    Parameters
+    ----------
+    eps : stopping duality gap (default ``1e-3 * n``)
+    max_iter : L-BFGS iteration cap; hitting it is reported (``converged=False``), never silent
+    p0 : initial prices (default: the utility's guess)
+    rel_eps : also stop when the gap is below ``rel_eps * |objective|``
+    method : "lbfgs" (scipy's L-BFGS-B, the paper's method), "newton" (projected Newton with the
+        dual's exact Hessian, for utilities that give ``best_response_slope``), or "auto" (L-BFGS
+        for up to 30 iterations, then Newton from the best prices when not yet converged)
+    """
+    if method not in METHODS:
+        raise InputError(f"method must be one of {METHODS}, got {method!r}")
+    t0 = time.perf_counter()
+    n, m = problem.shape
+    eps = 1e-3 * n if eps is None else float(eps)
+    if not eps > 0:
+        raise InputError(f"eps must be > 0, got {eps}")
+    A64 = np.ascontiguousarray(problem.A, dtype=np.float64)
+    order = sort_efficiencies(A64)
+    util = problem.utility
+    bias = 0.0
+    if util.smooth:
+        amax = A64.max(axis=1)
+        util.mu = eps / (n * max(float(np.max(amax)) ** 2, 1e-300))
+        bias = util.mu / 2 * float(np.sum(amax ** 2))
+    p = problem.utility.initial_price(A64, problem.R) if p0 is None else np.asarray(p0, dtype=np.float64)
+    if p.shape != (m,) or not np.isfinite(p).all() or (p < 0).any():
+        raise InputError(f"initial prices must be {m} finite numbers >= 0")
+    rows = []
+    best = {"gap": np.inf}
+    state = {"evals": 0, "iters": 0}
+
+    # Precondition: L-BFGS works on z = p / scale with the dual divided by fscale, so that
+    # variables and values are of order one whatever the utility's magnitude (alpha-fair utilities
+    # of large alpha have prices near 1e20: unscaled, every step is lost in rounding).
+    scale = np.where(p > 0, p, max(float(p[p > 0].mean()) if (p > 0).any() else 1.0, 1e-300))
+    fscale = 1.0
+
+    want_h = [False]
+
+    def fun(z):
+        q = np.maximum(z, 0.0) * scale
+        out = evaluate(problem, q, order, A64, hessian=want_h[0])
+        dual, grad, alloc = out[0], out[1], out[2]
+        fun.H = out[4] if want_h[0] else None
+        smoothed = dual
+        dual = dual + bias  # an upper bound on the original problem's optimum
+        state["evals"] += 1
+        feas = repair(problem, alloc, A64)
+        t = feas.throughput(A64)
+        with np.errstate(divide="ignore"):
+            primal = float(np.sum(problem.utility.value(t)))
+        gap = dual - primal
+        viol = float(np.maximum(-grad, 0).max() / max(problem.R.max(), 1e-300))
+        rows.append({"evaluation": state["evals"], "iteration": state["iters"], "dual": dual, "primal": primal,
+                     "gap": gap, "max_violation": viol, "seconds": time.perf_counter() - t0})
+        if np.isfinite(gap) and gap < best["gap"]:
+            best.update(gap=gap, p=q.copy(), alloc=feas, t=t, dual=dual, primal=primal)
+        if callback:
+            callback(rows[-1])
+        return smoothed / fscale, grad * scale / fscale
+
+    def done():
+        return best["gap"] <= max(eps, rel_eps * abs(best.get("primal", np.inf)))
+
+    def stop(xk):
+        state["iters"] += 1
+        if done() or state["iters"] >= max_iter:
+            raise StopIteration
+
+    message = ""
+    f0 = fun(p / scale)[0]
+    fscale = max(1.0, abs(f0)) if np.isfinite(f0) else 1.0
+    lbfgs_cap = max_iter if method == "lbfgs" else (30 if method == "auto" else 0)
+    try:
+        for _restart in range(20):
+            if state["iters"] >= lbfgs_cap or done():
+                break
+            cap = lbfgs_cap
+
+            def stop_at_cap(xk, cap=cap):
+                state["iters"] += 1
+                if done() or state["iters"] >= cap:
+                    raise StopIteration
+
+            res = minimize(fun, p / scale, jac=True, method="L-BFGS-B", bounds=[(0, None)] * m, callback=stop_at_cap,
+                           options={"maxiter": cap - state["iters"], "maxfun": max_iter * 20, "ftol": 0.0,
+                                    "gtol": 0.0, "maxcor": 20})
+            message = str(res.message)
+            if "p" not in best:
+                break
+            p = best["p"]  # line search failed short of the gap: restart with a fresh curvature memory
+        if not done() and method in ("newton", "auto") and state["iters"] < max_iter and "p" in best:
+            want_h[0] = True
+
+            def fun_h(q):
+                f, g = fun(q / scale)
+                if fun.H is None:
+                    raise InputError(f"utility {util.name!r} gives no best_response_slope: use method='lbfgs'")
+                return f * fscale, g * fscale / scale, fun.H
+            _newton(fun_h, best["p"].copy(), max_iter, done, state)
+            message = "Newton"
+    finally:
+        util.mu = 0.0
+    if "p" not in best:
+        raise GameMarketError("price discovery found no finite duality gap: check the utility and A")
+    converged = done()
+    if converged:
+        message = f"duality gap {best['gap']:.3g} <= max(eps {eps:.3g}, rel_eps * |objective|)"
+    else:
+        message = f"stopped after {state['iters']} iterations with gap {best['gap']:.3g} > eps {eps:.3g}"
+    alloc = best["alloc"]
+    viol = check_feasible(problem, alloc)
+    if viol > 1e-9:
+        raise GameMarketError(f"recovered allocation violates a constraint by {viol:.3g} (a bug)")
+    return Result(alloc, best["p"], best["t"], best["primal"], best["dual"], best["gap"], state["iters"],
+                  state["evals"], bool(converged), time.perf_counter() - t0, pd.DataFrame(rows), message)

@@ -1,0 +1,225 @@
+"""Job utilities for price discovery (pricing model section 2), vectorized over jobs.
+
+A utility needs three things:
+
+* ``value(t)``: the utility of throughput ``t`` (per job);
+* ``best_response(s)``: the maximizer over ``t >= 0`` of ``u(t) - s t`` for a linear cost of slope
+  ``s`` (per job and slope; ``inf`` means "as much as possible"). The maximizer of ``u(t) - c(t)``
+  for a piecewise-linear convex ``c`` follows from it (``maximize``, below), because an optimum
+  sits where ``u'`` crosses the envelope's slopes;
+* ``initial_price(A, R)``: a first guess of the prices.
+
+New utilities subclass ``Utility`` and register with ``register_utility``; ``maximize`` may be
+overridden where a closed form over the whole envelope is faster.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from gamemarket.errors import InputError
+
+
+class Utility:
+    name = "utility"
+    needs_positive_throughput = False  #: True when u(0) = -inf (log, alpha >= 1)
+
+    def __init__(self, weight=None):
+        self.weight = weight
+
+    def bind(self, n: int, weight=None, target=None) -> "Utility":
+        """Per-job parameters, validated."""
+        w = np.ones(n) if weight is None else np.asarray(weight, dtype=np.float64)
+        if w.shape != (n,):
+            raise InputError(f"utility weight must have one entry per job ({n}), got shape {w.shape}")
+        if not np.isfinite(w).all() or (w < 0).any():
+            raise InputError("utility weights must be finite and >= 0")
+        self.w = w
+        return self
+
+    def value(self, t):
+        raise NotImplementedError
+
+    def best_response(self, s):
+        raise NotImplementedError
+
+    #: strength of the quadratic smoothing ``-mu/2 t^2`` (set by the solver for piecewise-linear utilities)
+    mu = 0.0
+    smooth = False  #: the solver smooths this utility (its dual is piecewise linear otherwise)
+
+    def marginal(self, t):
+        """``u'(t)`` per job (used for the initial price guess)."""
+        raise NotImplementedError
+
+    def initial_price(self, A, R):
+        """Each resource priced at an average job's marginal value of it at the fair-share throughput
+        ``t0 = sum_j R_j mean_i(a_ij) / n``."""
+        n = A.shape[0]
+        col = A.mean(axis=0)
+        t0 = max(float(np.sum(np.minimum(R, n) * col)) / n, 1e-12)
+        mv = float(np.median(self.marginal(np.full(n, t0))))
+        return np.asarray(np.maximum(mv, 0.0) * col, dtype=np.float64)
+
+    def maximize(self, T, S, K):
+        """Per job, the throughput maximizing ``u(t) - c(t)`` for the envelope with vertices ``T``
+        (``T[:, 0] = 0``), slopes ``S`` (segment k runs from ``T[:, k-1]`` to ``T[:, k]``) and ``K``
+        segments: ``t* = min(T_K, min_k max(h(S_k), T_{k-1}))`` with ``h = best_response``."""
+        n, width = S.shape
+        seg = np.arange(1, width + 1)[None, :] <= K[:, None]
+        h = self.best_response_matrix(S)
+        cand = np.where(seg, np.maximum(h, T[:, :-1]), np.inf)
+        tK = np.take_along_axis(T, K[:, None], axis=1)[:, 0]
+        return np.minimum(tK, cand.min(axis=1))
+
+    def best_response_matrix(self, S):
+        return self.best_response(S)
+
+    def best_response_slope(self, s):
+        """``d best_response / d s`` per job (<= 0), for the Newton price update; None when unknown."""
+        return None
+
+
+class Linear(Utility):
+    """``u(t) = w t``."""
+
+    name = "linear"
+
+    smooth = True
+
+    def value(self, t):
+        return self.w * t
+
+    def marginal(self, t):
+        return self.w + 0 * t
+
+    def _h(self, s, w):
+        if self.mu > 0:
+            with np.errstate(all="ignore"):
+                return np.maximum(0.0, (w - s) / self.mu)
+        return np.where(s < w, np.inf, 0.0)
+
+    def best_response_matrix(self, S):
+        return self._h(S, self.w[:, None])
+
+    def best_response(self, s):
+        return self._h(s, self.w)
+
+    def best_response_slope(self, s):
+        if self.mu <= 0:
+            return np.zeros_like(s)
+        return np.where((self.w - s) / self.mu > 0, -1.0 / self.mu, 0.0)
+
+
+class Power(Utility):
+    """Alpha-fair ``u(t) = w t^(1-alpha) / (1-alpha)`` (log for alpha = 1)."""
+
+    def __init__(self, alpha: float):
+        if not (np.isfinite(alpha) and alpha > 0):
+            raise InputError(f"alpha must be a finite number > 0, got {alpha!r}")
+        self.alpha = float(alpha)
+        self.name = "log" if self.alpha == 1.0 else f"alpha:{self.alpha:g}"
+        self.needs_positive_throughput = self.alpha >= 1.0
+
+    def value(self, t):
+        t = np.asarray(t, dtype=np.float64)
+        with np.errstate(divide="ignore"):
+            if self.alpha == 1.0:
+                return self.w * np.log(t)
+            return self.w * t ** (1 - self.alpha) / (1 - self.alpha)
+
+    def _h(self, s, w):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            if self.alpha == 1.0:
+                h = w / s
+            else:
+                h = (w / s) ** (1.0 / self.alpha)
+        return np.where(s <= 0, np.inf, np.where(w > 0, h, 0.0))
+
+    def best_response(self, s):
+        return self._h(s, self.w)
+
+    def best_response_matrix(self, S):
+        return self._h(S, self.w[:, None])
+
+    def marginal(self, t):
+        return self.w * np.asarray(t, dtype=np.float64) ** (-self.alpha)
+
+    def best_response_slope(self, s):
+        h = self._h(s, self.w)
+        with np.errstate(all="ignore"):
+            d = -h / (self.alpha * s)
+        return np.where(np.isfinite(d), d, 0.0)
+
+
+class Log(Power):
+    """``u(t) = w log t`` (proportional fairness)."""
+
+    def __init__(self):
+        super().__init__(1.0)
+
+
+class Target(Utility):
+    """``u(t) = -w max(0, t_des - t)``: each job wants throughput ``t_des`` and values shortfall linearly."""
+
+    name = "target"
+
+    def bind(self, n, weight=None, target=None):
+        super().bind(n, weight)
+        if target is None:
+            raise InputError("the target utility needs a per-job 'target' (desired throughput)")
+        t = np.asarray(target, dtype=np.float64)
+        if t.shape != (n,) or not np.isfinite(t).all() or (t < 0).any():
+            raise InputError(f"target must be {n} finite numbers >= 0")
+        self.t_des = t
+        return self
+
+    smooth = True
+
+    def value(self, t):
+        return -self.w * np.maximum(0.0, self.t_des - t)
+
+    def marginal(self, t):
+        return np.where(t < self.t_des, self.w, 0.0)
+
+    def _h(self, s, w, td):
+        if self.mu > 0:
+            with np.errstate(all="ignore"):
+                return np.minimum(td, np.maximum(0.0, (w - s) / self.mu))
+        return np.where(s < w, td, 0.0)
+
+    def best_response(self, s):
+        return self._h(s, self.w, self.t_des)
+
+    def best_response_matrix(self, S):
+        return self._h(S, self.w[:, None], self.t_des[:, None])
+
+    def best_response_slope(self, s):
+        if self.mu <= 0:
+            return np.zeros_like(s)
+        v = (self.w - s) / self.mu
+        return np.where((v > 0) & (v < self.t_des), -1.0 / self.mu, 0.0)
+
+
+UTILITIES = {"linear": Linear, "log": Log, "target": Target}
+
+
+def register_utility(name: str, factory) -> None:
+    UTILITIES[name] = factory
+
+
+def make_utility(spec: str | Utility) -> Utility:
+    """``linear``, ``log``, ``target``, ``alpha:<value>`` (or ``power:<value>``), or a Utility instance."""
+    if isinstance(spec, Utility):
+        return spec
+    m = re.fullmatch(r"(alpha|power):([0-9.eE+-]+)", str(spec).strip())
+    if m:
+        try:
+            a = float(m.group(2))
+        except ValueError:
+            raise InputError(f"utility {spec!r}: alpha must be a number") from None
+        return Log() if a == 1.0 else Power(a)
+    if spec in UTILITIES:
+        return UTILITIES[spec]()
+    raise InputError(f"unknown utility {spec!r}; expected linear, log, target or alpha:<value>")
