@@ -124,6 +124,9 @@ def build_parser() -> argparse.ArgumentParser:
         add_study_commands = None
     if add_study_commands:
         add_study_commands(sub)
+    from gamemarket.cli_pricing import add_pricing_commands
+
+    add_pricing_commands(sub)
     return p
 
 

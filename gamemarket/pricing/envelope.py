@@ -112,3 +112,145 @@ def segment(t, T, C, idx, K):
         slope = (c2 - c1) / (a2 - a1)
     interior = (K > 0) & (t > a1) & (t < a2)
     return idx[rows, k - 1], idx[rows, k], a1, a2, slope, interior
+
+
+# ----------------------------------------------------------------------------- fused fast path
+# Built-in utilities as codes for the fused kernel (user-registered utilities take the numpy path).
+U_LINEAR, U_POWER, U_TARGET = 0, 1, 2
+
+
+@njit(cache=True, inline="always")
+def _h(code, s, w, alpha, mu, td):
+    if code == U_LINEAR:
+        if mu > 0.0:
+            v = (w - s) / mu
+            return v if v > 0.0 else 0.0
+        return np.inf if s < w else 0.0
+    if code == U_POWER:
+        if s <= 0.0:
+            return np.inf
+        if w <= 0.0:
+            return 0.0
+        if alpha == 1.0:
+            return w / s
+        return (w / s) ** (1.0 / alpha)
+    # target
+    if mu > 0.0:
+        v = (w - s) / mu
+        if v < 0.0:
+            v = 0.0
+        return v if v < td else td
+    return td if s < w else 0.0
+
+
+@njit(cache=True, inline="always")
+def _u(code, t, w, alpha, td):
+    if code == U_LINEAR:
+        return w * t
+    if code == U_POWER:
+        if alpha == 1.0:
+            return w * np.log(t) if t > 0.0 else -np.inf
+        if t <= 0.0 and alpha > 1.0:
+            return -np.inf
+        return w * t ** (1.0 - alpha) / (1.0 - alpha)
+    d = td - t
+    return -w * d if d > 0.0 else 0.0
+
+
+@njit(parallel=True, cache=True)
+def solve_jobs(A, order, P, demand, code, w, alpha, mu, td, t_out, j1, x1, j2, x2, cost, uval):
+    """Per job: the envelope (monotone chain over presorted points), the throughput maximizing
+    ``u(t) - c(t)``, its two-resource allocation, cost and utility: one pass, in parallel."""
+    n, m = A.shape
+    for i in prange(n):
+        T = np.empty(m + 1)
+        C = np.empty(m + 1)
+        ix = np.empty(m + 1, np.int64)
+        T[0] = 0.0
+        C[0] = 0.0
+        ix[0] = -1
+        h = 1
+        d = demand[i]
+        for q in range(m):
+            j = order[i, q]
+            a = A[i, j]
+            if a <= 0.0:
+                continue
+            c = d * P[j]
+            if a == T[h - 1]:
+                if c >= C[h - 1]:
+                    continue
+                h -= 1
+            while h >= 2:
+                ot = T[h - 2]
+                oc = C[h - 2]
+                if (C[h - 1] - oc) * (a - ot) < (c - oc) * (T[h - 1] - ot):
+                    break
+                h -= 1
+            T[h] = a
+            C[h] = c
+            ix[h] = j
+            h += 1
+        K = h - 1
+        tdi = td[i]
+        # t* = min(T_K, min_k max(h(S_k), T_{k-1}))
+        t = T[K]
+        for k in range(1, K + 1):
+            s = (C[k] - C[k - 1]) / (T[k] - T[k - 1])
+            cand = _h(code, s, w[i], alpha, mu, tdi)
+            if cand < T[k - 1]:
+                cand = T[k - 1]
+            if cand < t:
+                t = cand
+        # the segment holding t, and the allocation on it
+        if K == 0 or t <= 0.0:
+            t_out[i] = 0.0
+            j1[i] = -1
+            x1[i] = 0.0
+            j2[i] = -1
+            x2[i] = 0.0
+            cost[i] = 0.0
+        else:
+            k = 1
+            while k < K and T[k] < t:
+                k += 1
+            lo, hi = T[k - 1], T[k]
+            theta = (t - lo) / (hi - lo) if hi > lo else 0.0
+            if theta < 0.0:
+                theta = 0.0
+            elif theta > 1.0:
+                theta = 1.0
+            t_out[i] = t
+            j1[i] = ix[k - 1]
+            x1[i] = 1.0 - theta if ix[k - 1] >= 0 else 0.0
+            j2[i] = ix[k]
+            x2[i] = theta
+            cost[i] = (1.0 - theta) * C[k - 1] + theta * C[k]
+        uval[i] = _u(code, t_out[i], w[i], alpha, tdi)
+
+
+@njit(cache=True)
+def usage_of(j1, x1, j2, x2, demand, m):
+    """``X^T d`` of a two-slot allocation."""
+    u = np.zeros(m)
+    for i in range(j1.shape[0]):
+        if j1[i] >= 0:
+            u[j1[i]] += demand[i] * x1[i]
+        if j2[i] >= 0:
+            u[j2[i]] += demand[i] * x2[i]
+    return u
+
+
+@njit(parallel=True, cache=True)
+def throughput_of(A, j1, x1, j2, x2):
+    """``a_i^T x_i`` of a two-slot allocation."""
+    n = j1.shape[0]
+    t = np.empty(n)
+    for i in prange(n):
+        v = 0.0
+        if j1[i] >= 0:
+            v += A[i, j1[i]] * x1[i]
+        if j2[i] >= 0:
+            v += A[i, j2[i]] * x2[i]
+        t[i] = v
+    return t

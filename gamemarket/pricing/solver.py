@@ -26,7 +26,8 @@ import pandas as pd
 from scipy.optimize import minimize
 
 from gamemarket.errors import GameMarketError, InputError
-from gamemarket.pricing.envelope import allocate, envelope_arrays, segment, slopes, sort_efficiencies
+from gamemarket.pricing.envelope import (allocate, envelope_arrays, segment, slopes, solve_jobs, sort_efficiencies,
+                                         throughput_of, usage_of)
 from gamemarket.pricing.problem import Problem
 
 
@@ -50,19 +51,10 @@ class Allocation:
         return X
 
     def usage(self, demand: np.ndarray) -> np.ndarray:
-        u = np.zeros(self.m)
-        for j, x in ((self.j1, self.x1), (self.j2, self.x2)):
-            ok = j >= 0
-            u += np.bincount(j[ok], weights=(demand * x)[ok], minlength=self.m)
-        return u
+        return usage_of(self.j1, self.x1, self.j2, self.x2, demand, self.m)
 
     def throughput(self, A: np.ndarray) -> np.ndarray:
-        rows = np.arange(len(self.j1))
-        t = np.zeros(len(self.j1))
-        for j, x in ((self.j1, self.x1), (self.j2, self.x2)):
-            ok = j >= 0
-            t[ok] += A[rows[ok], j[ok]] * x[ok]
-        return t
+        return throughput_of(A, self.j1, self.x1, self.j2, self.x2)
 
 
 @dataclass
@@ -81,25 +73,40 @@ class Result:
     message: str = ""
 
 
-def evaluate(problem: Problem, p: np.ndarray, order: np.ndarray, A64: np.ndarray, hessian: bool = False):
+def evaluate(problem: Problem, p: np.ndarray, order: np.ndarray, A64: np.ndarray, hessian: bool = False,
+             fast: bool = True):
     """Dual value, gradient and the (possibly infeasible) allocation ``x(p)``; with ``hessian``
-    also the dual's Hessian (None when the utility gives no ``best_response_slope``).
+    also the dual's Hessian (None when the utility gives no ``best_response_slope``). Built-in
+    utilities run through the fused kernel ``envelope.solve_jobs`` unless ``fast=False``.
 
     The Hessian is exact where each job's throughput is interior to its envelope segment: there
     ``t = h(S)`` with ``S = d (p_j2 - p_j1) / (a_j2 - a_j1)``, so each such job adds the rank-one term
     ``-h'(S) d^2 v v^T`` with ``v = (e_j2 - e_j1) / (a_j2 - a_j1)``; jobs at a vertex add nothing.
     """
-    T, C, idx, K = envelope_arrays(A64, order, p, problem.demand)
-    S = slopes(T, C, K)
-    t = problem.utility.maximize(T, S, K)
-    j1, x1, j2, x2, cost = allocate(t, T, C, idx, K)
-    with np.errstate(divide="ignore"):
-        u = problem.utility.value(t)
+    util = problem.utility
+    fused = util.fused() if (fast and not hessian) else None
+    if fused is not None:
+        code, alpha, td = fused
+        n = A64.shape[0]
+        t = np.empty(n)
+        j1 = np.empty(n, np.int64)
+        j2 = np.empty(n, np.int64)
+        x1, x2, cost, u = np.empty(n), np.empty(n), np.empty(n), np.empty(n)
+        solve_jobs(A64, order, np.ascontiguousarray(p, dtype=np.float64), problem.demand, code, util.w, float(alpha),
+                   float(util.mu), td, t, j1, x1, j2, x2, cost, u)
+    else:
+        T, C, idx, K = envelope_arrays(A64, order, p, problem.demand)
+        S = slopes(T, C, K)
+        t = util.maximize(T, S, K)
+        j1, x1, j2, x2, cost = allocate(t, T, C, idx, K)
+        with np.errstate(divide="ignore"):
+            u = util.value(t)
     dual = float(np.sum(u - cost) + p @ problem.R)
     alloc = Allocation(j1, x1, j2, x2, problem.shape[1])
     grad = problem.R - alloc.usage(problem.demand)
     if not hessian:
         return dual, grad, alloc, t
+    T, C, idx, K = envelope_arrays(A64, order, p, problem.demand)
     m = problem.shape[1]
     s1, s2, a1, a2, slope, interior = segment(t, T, C, idx, K)
     hp = problem.utility.best_response_slope(np.where(interior, slope, 1.0))
@@ -136,18 +143,10 @@ def repair(problem: Problem, alloc: Allocation, A: np.ndarray) -> Allocation:
     xs = [alloc.x1.copy(), alloc.x2.copy()]
 
     def thr():
-        t = np.zeros(n)
-        for j, x in zip(js, xs):
-            ok = j >= 0
-            t[ok] += A[rows[ok], j[ok]] * x[ok]
-        return t
+        return throughput_of(A, js[0], xs[0], js[1], xs[1])
 
     def usage():
-        u = np.zeros(m)
-        for j, x in zip(js, xs):
-            ok = j >= 0
-            u += np.bincount(j[ok], weights=(d * x)[ok], minlength=m)
-        return u
+        return usage_of(js[0], xs[0], js[1], xs[1], d, m)
 
     use = usage()
     for r in np.argsort(-(use - problem.R) / problem.R):
@@ -181,34 +180,43 @@ def repair(problem: Problem, alloc: Allocation, A: np.ndarray) -> Allocation:
                 np.subtract.at(xs[sl], cj[sel], take[sel] / d[cj[sel]])
                 np.maximum(xs[sl], 0.0, out=xs[sl])
             use = usage()
-    # hand out slack on the resources jobs already use
+    # hand out slack: to jobs already on the resource, or with an empty slot (so every job still
+    # uses at most two resources), highest marginal value first
+    js = [js[0].copy(), js[1].copy()]
     t = thr()
     spare = 1.0 - (xs[0] + xs[1])
-    for r in range(m):
+    for r in np.argsort(-(problem.R - use) / problem.R):
         slack = problem.R[r] - use[r]
-        if slack <= 0:
+        if slack <= 1e-15 * problem.R[r]:
+            continue
+        on0, on1 = js[0] == r, js[1] == r
+        free0 = ~on0 & ~on1 & ((js[0] < 0) | (xs[0] <= 0))
+        free1 = ~on0 & ~on1 & ~free0 & ((js[1] < 0) | (xs[1] <= 0))
+        slot = np.where(on0 | free0, 0, np.where(on1 | free1, 1, -1))
+        cand = np.flatnonzero((slot >= 0) & (spare > 1e-15) & (A[:, r] > 0))
+        if len(cand) == 0:
             continue
         with np.errstate(all="ignore"):
-            mv_all = util.marginal(t)
-        for_slot = [(sl, np.flatnonzero((js[sl] == r) & (spare > 1e-15))) for sl in (0, 1)]
-        cand_slot = np.concatenate([np.full(len(ix), sl) for sl, ix in for_slot])
-        cand_job = np.concatenate([ix for _, ix in for_slot])
-        if len(cand_job) == 0:
-            continue
-        with np.errstate(all="ignore"):
-            mv = np.nan_to_num(mv_all[cand_job] * A[cand_job, r], nan=0.0, posinf=np.finfo(float).max)
+            mv = np.nan_to_num(util.marginal(t)[cand] * A[cand, r], nan=0.0, posinf=np.finfo(float).max)
         keep = mv > 0
-        cand_slot, cand_job, mv = cand_slot[keep], cand_job[keep], mv[keep]
+        cand, mv = cand[keep], mv[keep]
         order = np.argsort(-mv, kind="stable")
-        for q in order:
-            if slack <= 0:
-                break
-            sl, i = cand_slot[q], cand_job[q]
-            give = min(spare[i], slack / d[i])
-            xs[sl][i] += give
-            spare[i] -= give
-            slack -= give * d[i]
-            t[i] += A[i, r] * give
+        cj = cand[order]
+        give = np.minimum(spare[cj], np.inf)
+        cum = np.cumsum(give * d[cj])
+        k = int(np.searchsorted(cum, slack))
+        give[k + 1:] = 0.0
+        if k < len(give):
+            give[k] = (slack - (cum[k - 1] if k > 0 else 0.0)) / d[cj[k]]
+        sel = give > 0
+        cj, give = cj[sel], give[sel]
+        sl = slot[cj]
+        for q in (0, 1):
+            w = sl == q
+            js[q][cj[w]] = r
+            xs[q][cj[w]] += give[w]
+        spare[cj] -= give
+        t[cj] += A[cj, r] * give
         use = usage()
     return make_feasible(problem, Allocation(js[0], xs[0], js[1], xs[1], m))
 
@@ -217,9 +225,10 @@ def make_feasible(problem: Problem, alloc: Allocation) -> Allocation:
     """Scale down every over-subscribed resource's use so that ``X^T d <= R`` holds exactly."""
     use = alloc.usage(problem.demand)
     factor = np.where(use > problem.R, problem.R / np.maximum(use, 1e-300) * (1 - 1e-12), 1.0)
-    f1 = np.where(alloc.j1 >= 0, factor[np.maximum(alloc.j1, 0)], 1.0)
-    f2 = np.where(alloc.j2 >= 0, factor[np.maximum(alloc.j2, 0)], 1.0)
-    return Allocation(alloc.j1, alloc.x1 * f1, alloc.j2, alloc.x2 * f2, alloc.m)
+    if (factor == 1.0).all():
+        return alloc
+    f = np.append(factor, 1.0)  # index -1 (unused slot) reads the trailing 1
+    return Allocation(alloc.j1, alloc.x1 * f[alloc.j1], alloc.j2, alloc.x2 * f[alloc.j2], alloc.m)
 
 
 def check_feasible(problem: Problem, alloc: Allocation, tol: float = 1e-9) -> float:
@@ -234,7 +243,7 @@ def check_feasible(problem: Problem, alloc: Allocation, tol: float = 1e-9) -> fl
 METHODS = ("lbfgs", "newton", "auto")
 
 
-def _newton(fun_h, p, max_iter, done, state):
+def _newton(fun_h, p, max_iter, done, state, on_iteration=None):
     """Projected Newton on ``p >= 0`` with a backtracking (Armijo) line search.
 
     Variables at their bound with a positive gradient stay fixed; the Newton system on the free
@@ -245,6 +254,8 @@ def _newton(fun_h, p, max_iter, done, state):
     m = len(p)
     for _ in range(max_iter - state["iters"]):
         state["iters"] += 1
+        if on_iteration is not None:
+            on_iteration()
         if done():
             return p
         free = ~((p <= 0) & (g > 0))
@@ -321,6 +332,26 @@ def solve(problem: Problem, eps: float | None = None, max_iter: int = 500, p0: n
     fscale = 1.0
 
     want_h = [False]
+    last: dict = {}
+
+    def try_repair(force: bool = False):
+        """At most once per iteration: the greedy repair of the latest x(p), when its cheap gap is
+        near the target, every 10th iteration, and at the end."""
+        if "alloc" not in last:
+            return
+        target = max(eps, rel_eps * abs(last["primal"])) if np.isfinite(last["primal"]) else eps
+        if last["gap"] <= target:
+            return
+        if not (force or last["gap"] <= 50 * target or state["iters"] % 10 == 0):
+            return
+        feas2 = repair(problem, last["alloc"], A64)
+        t2 = feas2.throughput(A64)
+        with np.errstate(divide="ignore"):
+            primal2 = float(np.sum(problem.utility.value(t2)))
+        gap2 = last["dual"] - primal2
+        if np.isfinite(gap2) and gap2 < best["gap"]:
+            best.update(gap=gap2, p=last["q"].copy(), alloc=feas2, t=t2, dual=last["dual"], primal=primal2)
+        last["gap"] = -np.inf  # not again for this point
 
     def fun(z):
         q = np.maximum(z, 0.0) * scale
@@ -330,11 +361,14 @@ def solve(problem: Problem, eps: float | None = None, max_iter: int = 500, p0: n
         smoothed = dual
         dual = dual + bias  # an upper bound on the original problem's optimum
         state["evals"] += 1
-        feas = repair(problem, alloc, A64)
+        # cheap recovery (uniform scaling) every time; the greedy repair, which loses much less
+        # utility but costs a few passes over the jobs, only once the cheap gap is near the target
+        feas = make_feasible(problem, alloc)
         t = feas.throughput(A64)
         with np.errstate(divide="ignore"):
             primal = float(np.sum(problem.utility.value(t)))
         gap = dual - primal
+        last.update(alloc=alloc, dual=dual, q=q, gap=gap, primal=primal)
         viol = float(np.maximum(-grad, 0).max() / max(problem.R.max(), 1e-300))
         rows.append({"evaluation": state["evals"], "iteration": state["iters"], "dual": dual, "primal": primal,
                      "gap": gap, "max_violation": viol, "seconds": time.perf_counter() - t0})
@@ -355,7 +389,7 @@ def solve(problem: Problem, eps: float | None = None, max_iter: int = 500, p0: n
     message = ""
     f0 = fun(p / scale)[0]
     fscale = max(1.0, abs(f0)) if np.isfinite(f0) else 1.0
-    lbfgs_cap = max_iter if method == "lbfgs" else (30 if method == "auto" else 0)
+    lbfgs_cap = max_iter if method == "lbfgs" else (min(30, max_iter) if method == "auto" else 0)
     try:
         for _restart in range(20):
             if state["iters"] >= lbfgs_cap or done():
@@ -364,6 +398,7 @@ def solve(problem: Problem, eps: float | None = None, max_iter: int = 500, p0: n
 
             def stop_at_cap(xk, cap=cap):
                 state["iters"] += 1
+                try_repair()
                 if done() or state["iters"] >= cap:
                     raise StopIteration
 
@@ -382,8 +417,12 @@ def solve(problem: Problem, eps: float | None = None, max_iter: int = 500, p0: n
                 if fun.H is None:
                     raise InputError(f"utility {util.name!r} gives no best_response_slope: use method='lbfgs'")
                 return f * fscale, g * fscale / scale, fun.H
-            _newton(fun_h, best["p"].copy(), max_iter, done, state)
+            _newton(fun_h, best["p"].copy(), max_iter, done, state, try_repair)
             message = "Newton"
+        if "p" in best and not done():  # a last repair at the best prices found
+            out = evaluate(problem, best["p"], order, A64)
+            last.update(alloc=out[2], dual=out[0] + bias, q=best["p"], gap=np.inf, primal=-np.inf)
+            try_repair(force=True)
     finally:
         util.mu = 0.0
     if "p" not in best:

@@ -26,6 +26,10 @@ class Utility:
     name = "utility"
     needs_positive_throughput = False  #: True when u(0) = -inf (log, alpha >= 1)
 
+    def fused(self):
+        """(code, alpha, target array) for the fused kernel, or None for the generic numpy path."""
+        return None
+
     def __init__(self, weight=None):
         self.weight = weight
 
@@ -88,6 +92,11 @@ class Linear(Utility):
 
     smooth = True
 
+    def fused(self):
+        from gamemarket.pricing.envelope import U_LINEAR
+
+        return U_LINEAR, 0.0, np.zeros_like(self.w)
+
     def value(self, t):
         return self.w * t
 
@@ -143,6 +152,11 @@ class Power(Utility):
     def best_response_matrix(self, S):
         return self._h(S, self.w[:, None])
 
+    def fused(self):
+        from gamemarket.pricing.envelope import U_POWER
+
+        return U_POWER, self.alpha, np.zeros_like(self.w)
+
     def marginal(self, t):
         return self.w * np.asarray(t, dtype=np.float64) ** (-self.alpha)
 
@@ -176,6 +190,11 @@ class Target(Utility):
         return self
 
     smooth = True
+
+    def fused(self):
+        from gamemarket.pricing.envelope import U_TARGET
+
+        return U_TARGET, 0.0, self.t_des
 
     def value(self, t):
         return -self.w * np.maximum(0.0, self.t_des - t)

@@ -1,0 +1,207 @@
+"""Price discovery: the envelope subproblem against the pairwise reference, the fused kernel against
+the generic path, the solver against CVXPY + Clarabel, hard cases and bad input."""
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gamemarket.errors import InputError
+from gamemarket.pricing import Problem, make_utility, solve, synthetic
+from gamemarket.pricing.envelope import allocate, envelope_arrays, slopes, sort_efficiencies
+from gamemarket.pricing.solver import check_feasible, evaluate
+from pricing_reference import pairwise_best
+
+UTILS = ["log", "linear", "target", "alpha:0.5", "alpha:3"]
+
+
+def bound(spec, n, rng, mu=0.0):
+    u = make_utility(spec).bind(n, rng.uniform(0.5, 2, n), rng.uniform(0.1, 0.6, n))
+    u.mu = mu
+    # the objective the subproblem maximizes: u(t) - mu/2 t^2 (mu > 0 only when smoothing is on)
+    u.value_job = lambda t, i: float(np.asarray(u.value(np.full(n, t)))[i]) - mu / 2 * t * t
+    u.best_response_job = lambda s, i: float(np.asarray(u.best_response(np.full(n, s)))[i])
+    return u
+
+
+@st.composite
+def job_sets(draw):
+    n = draw(st.integers(1, 12))
+    m = draw(st.integers(1, 7))
+    pool = st.sampled_from([0.0, 0.25, 0.5, 1.0]) | st.floats(0, 2, allow_nan=False)
+    A = np.array(draw(st.lists(st.lists(pool, min_size=m, max_size=m), min_size=n, max_size=n)))
+    if draw(st.booleans()) and m > 1:
+        A[:, 1] = A[:, 0]  # identical resource columns
+    A[:, 0] = np.maximum(A[:, 0], 0.05)  # log utilities need one positive efficiency per job
+    P = np.array(draw(st.lists(st.sampled_from([0.0, 0.5, 1.0]) | st.floats(0, 5), min_size=m, max_size=m)))
+    return A, P, draw(st.integers(0, 2**31))
+
+
+@settings(max_examples=150, deadline=None)
+@given(case=job_sets(), spec=st.sampled_from(UTILS), smooth=st.booleans())
+def test_envelope_maximizer_equals_pairwise_reference(case, spec, smooth):
+    A, P, seed = case
+    n = A.shape[0]
+    u = bound(spec, n, np.random.default_rng(seed), mu=0.05 if smooth and spec in ("linear", "target") else 0.0)
+    T, C, idx, K = envelope_arrays(A, sort_efficiencies(A), P, np.ones(n))
+    t = u.maximize(T, slopes(T, C, K), K)
+    j1, x1, j2, x2, cost = allocate(t, T, C, idx, K)
+    with np.errstate(divide="ignore"):
+        ours = u.value(t) - u.mu / 2 * t * t - cost
+    for i in range(n):
+        best, _ = pairwise_best(u, A[i], P, i)
+        assert ours[i] == pytest.approx(best, rel=1e-9, abs=1e-12), (i, spec)
+        # the allocation is a valid point that costs what the envelope says and reaches t
+        x = np.zeros(A.shape[1])
+        for j, v in ((j1[i], x1[i]), (j2[i], x2[i])):
+            if j >= 0:
+                x[j] += v
+        assert x.min() >= 0 and x.sum() <= 1 + 1e-12
+        assert A[i] @ x == pytest.approx(t[i], rel=1e-12, abs=1e-12)
+        assert P @ x == pytest.approx(cost[i], rel=1e-12, abs=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, 300), m=st.integers(1, 9), spec=st.sampled_from(UTILS), seed=st.integers(0, 10**6))
+def test_fused_kernel_equals_generic_path(n, m, spec, seed):
+    rng = np.random.default_rng(seed)
+    A = rng.random((n, m)) * (rng.random((n, m)) > 0.2)
+    A[:, 0] += 0.01
+    R = rng.uniform(0.1, 1, m) * n
+    pr = Problem(A, R, spec, target=rng.uniform(0.1, 0.5, n), weight=rng.uniform(0.5, 2, n))
+    if spec in ("linear", "target"):
+        pr.utility.mu = 0.01
+    p = rng.uniform(0, 3, m)
+    order = sort_efficiencies(A)
+    fast = evaluate(pr, p, order, A, fast=True)
+    slow = evaluate(pr, p, order, A, fast=False)
+    assert fast[0] == pytest.approx(slow[0], rel=1e-12)
+    np.testing.assert_allclose(fast[1], slow[1], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(fast[3], slow[3], rtol=1e-12, atol=1e-12)
+
+
+cp = pytest.importorskip("cvxpy", reason="cvxpy (a test extra) is not installed")
+
+
+def cvx_optimum(pr):
+    n, m = pr.shape
+    X = cp.Variable((n, m), nonneg=True)
+    t = cp.sum(cp.multiply(pr.A, X), axis=1)
+    u = pr.utility
+    if u.name == "log":
+        obj = cp.sum(cp.multiply(u.w, cp.log(t)))
+    elif u.name == "linear":
+        obj = u.w @ t
+    elif u.name == "target":
+        obj = -u.w @ cp.pos(u.t_des - t)
+    else:
+        obj = cp.sum(cp.multiply(u.w / (1 - u.alpha), cp.power(t, 1 - u.alpha)))
+    cons = [cp.sum(X, axis=1) <= 1, X.T @ pr.demand <= pr.R]
+    return cp.Problem(cp.Maximize(obj), cons).solve(solver="CLARABEL"), cons[1].dual_value
+
+
+@pytest.mark.parametrize("spec,n,m", [("log", 2000, 8), ("log", 300, 4), ("linear", 500, 6), ("target", 500, 4),
+                                      ("alpha:0.5", 500, 4), ("alpha:2", 300, 4)])
+# target utilities do not reach eps yet (README, limits): for them only the sandwich is asserted
+def test_against_cvxpy(spec, n, m):
+    rng = np.random.default_rng(n + m)
+    A = rng.random((n, m)) * np.linspace(0.3, 1, m)
+    R = rng.uniform(0.2, 1, m) * n / m
+    kw = dict(target=rng.uniform(0.1, 0.5, n), weight=rng.uniform(0.5, 2, n), demand=rng.uniform(0.5, 1.5, n))
+    ref, ref_prices = cvx_optimum(Problem(A, R, spec, **kw))
+    pr = Problem(A, R, spec, **kw)
+    r = solve(pr, max_iter=300)
+    assert check_feasible(pr, r.allocation) <= 1e-9  # every constraint holds
+    scale = abs(ref)
+    # the dual value bounds the optimum from above, the feasible allocation from below
+    assert r.dual >= ref - 1e-6 * scale and r.objective <= ref + 1e-6 * scale
+    assert r.gap == pytest.approx(r.dual - r.objective)
+    # measured agreement: about 1e-3 relative at the default eps = 1e-3 n (see the README's limits)
+    if spec != "target":
+        assert (ref - r.objective) / scale <= 3e-3
+    if spec in ("log", "linear", "alpha:0.5"):  # alpha:2 and target stop short of eps (README, limits)
+        assert r.converged, r.message
+    if spec == "log":  # strictly concave, unique prices
+        np.testing.assert_allclose(r.prices, ref_prices, rtol=2e-2, atol=1e-3 * ref_prices.max())
+
+
+# Known limits (README, "Price discovery: limits"): recovering a feasible allocation from prices is
+# hard where x(p) is degenerate. These cases do not reach eps = 1e-3 n yet; the bound pins today's
+# relative gap so that a regression shows, and the sandwich below holds for every case.
+KNOWN_GAP = {"identical-jobs": 0.6, "identical-columns": 0.08, "m32": 6e-3, "alpha20": 5e-2}
+
+
+@pytest.mark.parametrize("case", ["zero-entry", "identical-jobs", "identical-columns", "m32", "alpha20"])
+def test_hard_cases(case):
+    rng = np.random.default_rng(7)
+    n, m, spec = 400, 6, "log"
+    A = rng.random((n, m)) + 0.05
+    if case == "zero-entry":
+        A[rng.random((n, m)) < 0.3] = 0.0
+        A[:, 2] = np.maximum(A[:, 2], 0.1)
+    elif case == "identical-jobs":
+        A[:] = A[0]
+    elif case == "identical-columns":
+        A[:, 3] = A[:, 1]
+    elif case == "m32":
+        m = 32
+        A = rng.random((n, m)) + 0.05
+    elif case == "alpha20":
+        spec = "alpha:20"
+    R = rng.uniform(0.2, 1, m) * n / m
+    pr = Problem(A, R, spec)
+    r = solve(pr, max_iter=300)
+    assert check_feasible(pr, r.allocation) <= 1e-9
+    assert np.isfinite(r.objective) and np.isfinite(r.dual) and r.dual >= r.objective - 1e-9 * abs(r.dual)
+    assert ((r.allocation.j1 >= 0).astype(int) + (r.allocation.j2 >= 0)).max() <= 2
+    if case in KNOWN_GAP:
+        assert r.converged or r.gap / abs(r.dual) <= KNOWN_GAP[case], r.message
+        assert r.converged or "gap" in r.message  # an unconverged result says so
+    else:
+        assert r.converged, r.message
+    if case == "alpha20":
+        return  # Clarabel itself fails on this instance: no reference to sandwich
+    ref, _ = cvx_optimum(Problem(A, R, spec))
+    assert r.dual >= ref - 1e-6 * abs(ref) and r.objective <= ref + 1e-6 * abs(ref)
+
+
+def test_iteration_cap_is_reported():
+    r = solve(synthetic(3000, 8, "log"), max_iter=1, eps=1e-9)
+    assert not r.converged and "gap" in r.message and r.iterations <= 1
+
+
+@pytest.mark.parametrize("kwargs,msg", [
+    (dict(A=[[1.0, -1.0]], R=[1, 1]), ">= 0"),
+    (dict(A=[[1.0, np.nan]], R=[1, 1]), "finite"),
+    (dict(A=[[1.0, 1.0]], R=[1, 1, 1]), "one limit per resource"),
+    (dict(A=[[1.0, 1.0]], R=[1, 0]), "> 0"),
+    (dict(A=[[0.0, 0.0]], R=[1, 1]), "no positive efficiency"),
+    (dict(A=[[1.0]], R=[1], demand=[0.0]), "demand"),
+])
+def test_bad_input(kwargs, msg):
+    with pytest.raises(InputError, match=msg):
+        Problem(utility="log", **kwargs)
+    with pytest.raises(InputError, match="unknown utility"):
+        Problem([[1.0]], [1.0], "cubic")
+
+
+def test_dense_view_and_cli(tmp_path, capsys):
+    from gamemarket.cli import main
+
+    pr = synthetic(500, 4, "log", seed=3)
+    r = solve(pr)
+    X = r.allocation.dense()
+    assert X.shape == (500, 4) and ((X > 0).sum(axis=1) <= 2).all()
+    np.testing.assert_allclose((pr.A * X).sum(axis=1), r.throughput, rtol=1e-12)
+    path = tmp_path / "p.npz"
+    pr.save(path)
+    assert main(["price", "solve", str(path), "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out) >= {"objective", "prices", "gap", "iterations", "converged", "seconds"}
+    assert out["objective"] == pytest.approx(r.objective, rel=1e-9)
+    bad = tmp_path / "bad.npz"
+    np.savez(bad, A=np.ones((3, 2)))
+    assert main(["price", "solve", str(bad)]) == 2
+    assert "missing array 'R'" in capsys.readouterr().err
