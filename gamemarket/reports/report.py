@@ -42,7 +42,7 @@ def write_report(spec, wall_seconds: float | None = None, methods=("pure", "poly
         ["consumer strategies", ", ".join(f"{k} {v['groups']}" for k, v in meta["consumers"].items())],
         ["replication seeds", ", ".join(str(s) for s in meta["seeds"])],
         ["gamemarket version", __version__],
-        ["study wall time", f"{wall_seconds:.1f} s" if wall_seconds is not None else "-"],
+        ["study wall time", _wall(spec, wall_seconds)],
         ["summed simulation time", f"{an.metrics['task_seconds'].sum():.1f} s"],
     ]) + "\n")
     figs: list[tuple[str, Path]] = []
@@ -96,6 +96,9 @@ def write_report(spec, wall_seconds: float | None = None, methods=("pure", "poly
                 row += [c["measured"], f"**{c['verdict']}**"] if c else ["-", "-"]
             table.append(row)
         md.append(_md_table(headers, table) + "\n")
+    if spec.notes:
+        md.append("## Discussion\n")
+        md.append(spec.notes.strip() + "\n")
     gp = figures.grid_gain_heatmap(an.metrics, meta["consumers"], out / "heatmap-beta-grid.png")
     if gp:
         figs.append(("aggressive users' utility gain over truthful bidding across the beta-mix grid", gp))
@@ -112,6 +115,22 @@ def write_report(spec, wall_seconds: float | None = None, methods=("pure", "poly
     (out / "report.md").write_text(text)
     (out / "index.html").write_text(_to_html(text, spec.name))
     return out / "index.html"
+
+
+def _wall(spec, wall_seconds) -> str:
+    import json
+
+    parts = []
+    runs = [spec] + [__import__("gamemarket.studies", fromlist=["load_study"]).load_study(c) for c in spec.companions]
+    for s in runs:
+        f = Path(s.results_dir) / "last-run.json"
+        if f.exists():
+            info = json.loads(f.read_text())
+            parts.append(f"{s.name}: {info['wall_seconds']:.0f} s for {info['run']} runs with n_jobs={info['n_jobs']} "
+                         f"(summed run time {info['task_seconds']:.0f} s, finished {info.get('finished', '?')})")
+    if wall_seconds is not None:
+        parts.append(f"this command: {wall_seconds:.1f} s")
+    return "; ".join(parts) or "-"
 
 
 def _claims(spec, an) -> list[tuple[str, list[dict]]]:

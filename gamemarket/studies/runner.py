@@ -147,9 +147,16 @@ def run_study(spec: StudySpec, n_jobs: int = 1, scheduler_address: str | None = 
                 bar.update(1)
     if bar is not None:
         bar.close()
-    return {"tasks": len(tasks), "skipped": len(tasks) - len(todo), "run": len(todo),
+    info = {"tasks": len(tasks), "skipped": len(tasks) - len(todo), "run": len(todo),
             "wall_seconds": time.perf_counter() - t0, "task_seconds": sim_seconds, "nodes": nodes,
-            "workload": w.meta.get("source"), "workload_sha256": w.meta.get("sha256"), "jobs": len(w.jobs)}
+            "n_jobs": n_jobs if not scheduler_address else f"dask {scheduler_address}",
+            "workload": w.meta.get("source"), "workload_sha256": w.meta.get("sha256"), "jobs": len(w.jobs),
+            "finished": time.strftime("%Y-%m-%d %H:%M:%S")}
+    if todo:  # keep the figures of the run that computed the results
+        from gamemarket.games.io import write_json
+
+        write_json(store.root / "last-run.json", info)
+    return info
 
 
 def study_status(spec: StudySpec) -> dict:

@@ -11,7 +11,7 @@ from gamemarket.payoffs import CONSUMER_PAYOFFS, PROVIDER_PAYOFFS
 from gamemarket.studies.strategies import (ConsumerStrategy, ProviderStrategy, load_consumers, load_providers,
                                            parse_consumers, parse_provider, read_toml)
 
-TOP_FIELDS = {"name", "description", "workload", "bids", "strategies", "replications", "games", "output", "companions"}
+TOP_FIELDS = {"name", "description", "workload", "bids", "strategies", "replications", "games", "output", "companions", "notes"}
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,7 @@ class StudySpec:
     report_dir: Path = Path("reports")
     description: str = ""
     companions: list[Path] = field(default_factory=list)  #: studies run and reported alongside
+    notes: str = ""  #: a discussion (Markdown) the report prints after the measured claims
 
     @property
     def n_tasks(self) -> int:
@@ -150,6 +151,9 @@ def load_study(path: str | Path) -> StudySpec:
     for c in companions:
         if not c.exists():
             raise InputError(f"{where}: companion study {c} does not exist")
-    return StudySpec(companions=companions, name=name, path=path, workload=wl, providers=providers, consumers=consumers, seeds=seeds,
+    notes = data.get("notes", "")
+    if not isinstance(notes, str):
+        raise InputError(f"{where}: 'notes' must be a string")
+    return StudySpec(notes=notes, companions=companions, name=name, path=path, workload=wl, providers=providers, consumers=consumers, seeds=seeds,
                      games=games or list(DEFAULT_GAMES), bids=bids, results_dir=results_dir, report_dir=report_dir,
                      description=str(data.get("description", "")))
