@@ -112,7 +112,11 @@ def test_fast_parser_equals_careful_parser(rows):
     fast = _fast_fields(text)
     careful, skipped = parse_fields_careful(text, "x")
     assert skipped == 0 and fast is not None
-    np.testing.assert_array_equal(fast.reshape(-1, 18), careful.reshape(-1, 18))
+    if isinstance(fast, dict):
+        for k, col in fast.items():
+            np.testing.assert_array_equal(col, careful.reshape(-1, 18)[:, k])
+    else:
+        assert fast.size == 0 and careful.size == 0
 
 
 def test_nodes_from_processors():

@@ -55,31 +55,46 @@ def payoff_heatmaps(sg, path: Path) -> Path:
     return path
 
 
-def grid_gain_heatmap(metrics: pd.DataFrame, consumers: dict, path: Path) -> Path | None:
-    """Per mechanism: the aggressive users' mean utility gain over the same seed's truthful run (FT),
-    over the beta-mix grid (aggressive fraction x beta)."""
+def grid_gain_heatmap(metrics: pd.DataFrame, consumers: dict, path: Path, cohorts: pd.DataFrame | None = None) -> Path | None:
+    """Per mechanism, over the beta-mix grid (aggressive fraction x beta): the aggressive users' mean
+    utility minus the same jobs' mean utility in the truthful run (FT) of the same seed.
+
+    The aggressive group of a grid mix is the last one, ``G >= 1 - fraction``; with common random
+    numbers the G-cohorts of the FT run are exactly the same jobs."""
     grid = {name: p for name, p in consumers.items() if name.startswith("g") and "x" in name}
-    if not grid or "FT" not in consumers:
+    if not grid or "FT" not in consumers or cohorts is None or not len(cohorts):
         return None
-    ft = metrics[metrics["consumer"] == "FT"].set_index(["provider", "seed"])["mean_utility"]
     rows = []
     for name, params in grid.items():
-        groups = params["groups"]
-        frac, beta = groups[-1]
-        sub = metrics[metrics["consumer"] == name]
-        for rec in sub.itertuples():
-            rows.append({"provider": rec.provider, "fraction": frac, "beta": beta,
-                         "gain": rec.mean_utility_aggressive - ft.loc[(rec.provider, rec.seed)]})
-    df = pd.DataFrame(rows).groupby(["provider", "fraction", "beta"], as_index=False)["gain"].mean()
+        frac, beta = params["groups"][-1]
+        start = int(round(100 * (1 - frac)))
+        sub = cohorts[cohorts["g_bin"] >= start]
+        per = sub.groupby(["provider", "consumer", "seed"])[["n", "sum_utility"]].sum()
+        per = per["sum_utility"] / per["n"]
+        for prov in dict.fromkeys(metrics["provider"]):
+            try:
+                d = (per.loc[(prov, name)] - per.loc[(prov, "FT")]).dropna()
+            except KeyError:
+                continue
+            rows.append({"provider": prov, "fraction": frac, "beta": beta, "gain": float(d.mean())})
+    if not rows:
+        return None
+    df = pd.DataFrame(rows)
     provs = list(dict.fromkeys(df["provider"]))
-    fig, axes = plt.subplots(1, len(provs), figsize=(3.6 * len(provs), 3.2), squeeze=False)
+    ncol = min(4, len(provs))
+    nrow = -(-len(provs) // ncol)
+    fig, axes = plt.subplots(nrow, ncol, figsize=(3.8 * ncol, 3.2 * nrow), squeeze=False)
     lim = float(np.abs(df["gain"]).max()) or 1.0
-    for ax, p in zip(axes[0], provs):
+    for k, p in enumerate(provs):
+        ax = axes[k // ncol][k % ncol]
         piv = df[df["provider"] == p].pivot(index="fraction", columns="beta", values="gain")
         sns.heatmap(piv, ax=ax, cmap="RdBu", center=0, vmin=-lim, vmax=lim, annot=True, fmt=".3g",
-                    annot_kws={"fontsize": 7}, cbar=ax is axes[0][-1])
+                    annot_kws={"fontsize": 7}, cbar=k % ncol == ncol - 1)
         ax.set_title(p, fontsize=9)
-    fig.suptitle("aggressive users' mean utility minus all users' mean utility under FT (same seed)", fontsize=9)
+    for k in range(len(provs), nrow * ncol):
+        axes[k // ncol][k % ncol].axis("off")
+    fig.suptitle("aggressive users' mean utility minus the same jobs' mean utility when truthful (FT, same seed); "
+                 "blue: shading pays", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -35,7 +35,7 @@ def write_report(spec, wall_seconds: float | None = None, methods=("pure", "poly
     wl = meta.get("workload")
     md.append(_md_table(["item", "value"], [
         ["workload", wl + (f" (SHA-256 `{meta['workload_sha256']}`)" if meta.get("workload_sha256") else "")],
-        ["synthetic parameters", meta.get("synthetic", "-")],
+        ["synthetic parameters", ", ".join(f"{k} = {v}" for k, v in meta["synthetic"].items()) if meta.get("synthetic") else "-"],
         ["jobs", meta["jobs"]], ["nodes", meta["nodes"]],
         ["provider strategies", ", ".join(f"{k} ({v['scheduler']}, {v['payment']}, r={v['reserve']:g})"
                                           for k, v in meta["providers"].items())],
@@ -99,7 +99,9 @@ def write_report(spec, wall_seconds: float | None = None, methods=("pure", "poly
     if spec.notes:
         md.append("## Discussion\n")
         md.append(spec.notes.strip() + "\n")
-    gp = figures.grid_gain_heatmap(an.metrics, meta["consumers"], out / "heatmap-beta-grid.png")
+    from gamemarket.studies.runner import load_cohorts
+
+    gp = figures.grid_gain_heatmap(an.metrics, meta["consumers"], out / "heatmap-beta-grid.png", load_cohorts(spec))
     if gp:
         figs.append(("aggressive users' utility gain over truthful bidding across the beta-mix grid", gp))
     figs += figures.paper_figures(an.bins, meta["consumers"], out)

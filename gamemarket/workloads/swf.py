@@ -29,6 +29,7 @@ SPLIT_MODES = ("split", "drop")
 _HEADER_RE = re.compile(rb"^[ \t]*;[ \t]*([A-Za-z][A-Za-z0-9_]*)[ \t]*:[ \t]*(.*?)[ \t\r]*$", re.M)
 # 0-based indices of the fields used
 F_JOB, F_SUBMIT, F_RUN, F_ALLOC, F_REQPROC, F_REQTIME, F_STATUS, F_USER = 0, 1, 3, 4, 7, 8, 10, 11
+USED_FIELDS = (F_JOB, F_SUBMIT, F_RUN, F_ALLOC, F_REQPROC, F_REQTIME, F_STATUS, F_USER)
 
 
 def read_bytes(path: str | os.PathLike) -> bytes:
@@ -91,15 +92,18 @@ def _fast_fields(data: bytes, inline_semicolon: bool | None = None) -> np.ndarra
                          skip_blank_lines=True, engine="c", dtype=np.float64, na_filter=True)
     except (ValueError, pd.errors.ParserError):
         return None
-    arr = df.to_numpy(dtype=np.float64)
-    if arr.shape[0] == 0:
+    if len(df) == 0:
         return np.empty((0, N_FIELDS))
-    if not np.isnan(arr[:, N_FIELDS]).all():
+    if not df[N_FIELDS].isna().all():
         return None  # some line has more than 18 fields
-    arr = arr[:, :N_FIELDS]
-    if not np.isfinite(arr).all():
-        return None  # short line, NaN or infinite field
-    return np.ascontiguousarray(arr)
+    cols = {}
+    for k in range(N_FIELDS):  # column by column: no full 2-D copies of the trace
+        c = df[k].to_numpy(dtype=np.float64)
+        if not np.isfinite(c).all():
+            return None  # short line, NaN or infinite field
+        if k in USED_FIELDS:
+            cols[k] = c
+    return cols
 
 
 def parse_fields_careful(data: bytes, path: str, skip_bad_lines: bool = False) -> tuple[np.ndarray, int]:
@@ -144,7 +148,7 @@ def _round_time(x: np.ndarray) -> np.ndarray:
     return np.where(x >= 0, np.floor(x + 0.5), -np.floor(-x + 0.5))
 
 
-def clean_fields(fields: np.ndarray, parallel: str = "split") -> tuple[pd.DataFrame, dict]:
+def clean_fields(fields, parallel: str = "split") -> tuple[pd.DataFrame, dict]:
     """Apply the cleaning rules of section 2.1 and the split/drop mode of 2.2.
 
     Each dropped record is counted once, by the first rule it fails:
@@ -155,19 +159,21 @@ def clean_fields(fields: np.ndarray, parallel: str = "split") -> tuple[pd.DataFr
     """
     if parallel not in SPLIT_MODES:
         raise InputError(f"parallel mode must be one of {SPLIT_MODES}, got {parallel!r}")
-    f = fields
-    n_records = len(f)
-    time_cols = f[:, [F_SUBMIT, F_RUN, F_REQTIME]]
-    fractional = (time_cols != np.floor(time_cols)).any(axis=1)
-    submit = _round_time(f[:, F_SUBMIT])
-    runtime = _round_time(f[:, F_RUN])
-    reqtime = _round_time(f[:, F_REQTIME])
-    alloc, req = f[:, F_ALLOC], f[:, F_REQPROC]
+    # ``fields``: an (N, 18) array or a mapping from 0-based field index to its column
+    f = {k: fields[:, k] for k in USED_FIELDS} if isinstance(fields, np.ndarray) else fields
+    n_records = len(f[F_SUBMIT])
+    fractional = np.zeros(n_records, dtype=bool)
+    for k in (F_SUBMIT, F_RUN, F_REQTIME):
+        fractional |= f[k] != np.floor(f[k])
+    submit = _round_time(f[F_SUBMIT])
+    runtime = _round_time(f[F_RUN])
+    reqtime = _round_time(f[F_REQTIME])
+    alloc, req = f[F_ALLOC], f[F_REQPROC]
 
     bad_run = runtime <= 0
     procs = np.where(alloc > 0, alloc, np.where(req > 0, req, 0))
     bad_procs = ~bad_run & (procs <= 0)
-    bad_submit = ~bad_run & ~bad_procs & (f[:, F_SUBMIT] < 0)
+    bad_submit = ~bad_run & ~bad_procs & (f[F_SUBMIT] < 0)
     keep = ~(bad_run | bad_procs | bad_submit)
     procs = np.round(procs).astype(np.int64)
     parallel_records = int((keep & (procs > 1)).sum())
@@ -195,9 +201,9 @@ def clean_fields(fields: np.ndarray, parallel: str = "split") -> tuple[pd.DataFr
         "runtime": runtime_k,
         "estimate": estimate,
         "estimate_generated": gen,
-        "swf_job": rep(f[:, F_JOB]).astype(np.int64),
-        "status": rep(f[:, F_STATUS]).astype(np.int64),
-        "user": rep(f[:, F_USER]).astype(np.int64),
+        "swf_job": rep(f[F_JOB]).astype(np.int64),
+        "status": rep(f[F_STATUS]).astype(np.int64),
+        "user": rep(f[F_USER]).astype(np.int64),
     })
     counts = {
         "records": n_records,
