@@ -12,39 +12,45 @@ import numpy as np
 from numba import njit, prange
 
 
+@njit(cache=True, inline="always")
+def _chain(Ai, orderi, P, d, T, C, ix):
+    """One job's lower convex envelope from the origin over its presorted points ``(a_ij, d p_j)``:
+    fills ``T, C, ix`` (length ``m + 1``) and returns the number of segments."""
+    T[0] = 0.0
+    C[0] = 0.0
+    ix[0] = -1
+    h = 1
+    for q in range(Ai.shape[0]):
+        j = orderi[q]
+        a = Ai[j]
+        if a <= 0.0:
+            continue
+        c = d * P[j]
+        if a == T[h - 1]:  # same throughput: keep the cheaper point
+            if c >= C[h - 1]:
+                continue
+            h -= 1
+        while h >= 2:
+            ot = T[h - 2]
+            oc = C[h - 2]
+            # keep the last vertex only if it lies strictly below the chord to the new point
+            if (C[h - 1] - oc) * (a - ot) < (c - oc) * (T[h - 1] - ot):
+                break
+            h -= 1
+        T[h] = a
+        C[h] = c
+        ix[h] = j
+        h += 1
+    return h - 1
+
+
 @njit(parallel=True, cache=True)
 def envelopes(A, order, P, demand, T, C, idx, K):
     """Fill, per job, the envelope's vertices (``T`` throughput, ``C`` cost, ``idx`` resource, -1 for
     the origin) and its number of segments ``K``. Arrays ``T, C, idx`` have width ``m + 1``."""
-    n, m = A.shape
+    n = A.shape[0]
     for i in prange(n):
-        T[i, 0] = 0.0
-        C[i, 0] = 0.0
-        idx[i, 0] = -1
-        h = 1
-        d = demand[i]
-        for q in range(m):
-            j = order[i, q]
-            a = A[i, j]
-            if a <= 0.0:
-                continue
-            c = d * P[j]
-            if a == T[i, h - 1]:  # same throughput: keep the cheaper point
-                if c >= C[i, h - 1]:
-                    continue
-                h -= 1
-            while h >= 2:
-                ot = T[i, h - 2]
-                oc = C[i, h - 2]
-                # keep the last vertex only if it lies strictly below the chord to the new point
-                if (C[i, h - 1] - oc) * (a - ot) < (c - oc) * (T[i, h - 1] - ot):
-                    break
-                h -= 1
-            T[i, h] = a
-            C[i, h] = c
-            idx[i, h] = j
-            h += 1
-        K[i] = h - 1
+        K[i] = _chain(A[i], order[i], P, demand[i], T[i], C[i], idx[i])
 
 
 def sort_efficiencies(A: np.ndarray) -> np.ndarray:
@@ -165,33 +171,8 @@ def solve_jobs(A, order, P, demand, code, w, alpha, mu, td, t_out, j1, x1, j2, x
     for i in prange(n):
         T = np.empty(m + 1)
         C = np.empty(m + 1)
-        ix = np.empty(m + 1, np.int64)
-        T[0] = 0.0
-        C[0] = 0.0
-        ix[0] = -1
-        h = 1
-        d = demand[i]
-        for q in range(m):
-            j = order[i, q]
-            a = A[i, j]
-            if a <= 0.0:
-                continue
-            c = d * P[j]
-            if a == T[h - 1]:
-                if c >= C[h - 1]:
-                    continue
-                h -= 1
-            while h >= 2:
-                ot = T[h - 2]
-                oc = C[h - 2]
-                if (C[h - 1] - oc) * (a - ot) < (c - oc) * (T[h - 1] - ot):
-                    break
-                h -= 1
-            T[h] = a
-            C[h] = c
-            ix[h] = j
-            h += 1
-        K = h - 1
+        ix = np.empty(m + 1, np.int32)
+        K = _chain(A[i], order[i], P, demand[i], T, C, ix)
         tdi = td[i]
         # t* = min(T_K, min_k max(h(S_k), T_{k-1}))
         t = T[K]
