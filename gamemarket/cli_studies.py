@@ -92,6 +92,12 @@ def cmd_study_run(a) -> int:
         info = run_study(s, n_jobs=a.n_jobs, scheduler_address=a.scheduler_address, progress=not a.no_progress)
         print(f"study {s.name}: {info['tasks']} runs ({info['skipped']} already stored, {info['run']} run now) "
               f"in {info['wall_seconds']:.1f} s; results in {s.results_dir}")
+    if spec.gains:
+        from gamemarket.incentives import gains
+
+        t1 = time.perf_counter()
+        gains(spec, n_jobs=a.n_jobs, scheduler_address=a.scheduler_address, progress=not a.no_progress)
+        print(f"shading gains over market sizes {spec.gains['jobs']}: {time.perf_counter() - t1:.1f} s")
     if not a.no_report:
         from gamemarket.reports import write_report
 

@@ -243,7 +243,7 @@ def check_feasible(problem: Problem, alloc: Allocation, tol: float = 1e-9) -> fl
 METHODS = ("lbfgs", "newton", "auto")
 
 
-def _newton(fun_h, p, max_iter, done, state, on_iteration=None):
+def _newton(fun_h, p, max_iter, done, state, on_iteration=None, p_min=None):
     """Projected Newton on ``p >= 0`` with a backtracking (Armijo) line search.
 
     Variables at their bound with a positive gradient stay fixed; the Newton system on the free
@@ -252,13 +252,14 @@ def _newton(fun_h, p, max_iter, done, state, on_iteration=None):
     """
     f, g, H = fun_h(p)
     m = len(p)
+    lo = np.zeros(m) if p_min is None else p_min
     for _ in range(max_iter - state["iters"]):
         state["iters"] += 1
         if on_iteration is not None:
             on_iteration()
         if done():
             return p
-        free = ~((p <= 0) & (g > 0))
+        free = ~((p <= lo) & (g > 0))
         d = np.zeros(m)
         if free.any():
             Hf = H[np.ix_(free, free)]
@@ -276,7 +277,7 @@ def _newton(fun_h, p, max_iter, done, state, on_iteration=None):
             d = np.where(free, -g, 0.0) * (max(float(np.linalg.norm(p)), 1e-12) / gn)
         step = 1.0
         for _ls in range(60):
-            q = np.maximum(p + step * d, 0.0)
+            q = np.maximum(p + step * d, lo)
             fq, gq, Hq = fun_h(q)
             if np.isfinite(fq) and fq <= f + 1e-4 * (g @ (q - p)):
                 break
@@ -290,7 +291,7 @@ def _newton(fun_h, p, max_iter, done, state, on_iteration=None):
 
 
 def solve(problem: Problem, eps: float | None = None, max_iter: int = 500, p0: np.ndarray | None = None,
-          callback=None, rel_eps: float = 1e-7, method: str = "auto") -> Result:
+          callback=None, rel_eps: float = 1e-7, method: str = "auto", p_min: np.ndarray | None = None) -> Result:
     """Discover market-clearing prices and a feasible allocation.
 
     Parameters
@@ -299,6 +300,9 @@ def solve(problem: Problem, eps: float | None = None, max_iter: int = 500, p0: n
     max_iter : L-BFGS iteration cap; hitting it is reported (``converged=False``), never silent
     p0 : initial prices (default: the utility's guess)
     rel_eps : also stop when the gap is below ``rel_eps * |objective|``
+    p_min : price floors (reserve prices), default 0. With floors the dual ``min_{p >= p_min} g(p)`` is
+        that of ``max sum_i u_i - p_min^T (X^T d - R)`` (unsold capacity earns its reserve price), and
+        the reported objective and gap are of that problem
     method : "lbfgs" (scipy's L-BFGS-B, the paper's method), "newton" (projected Newton with the
         dual's exact Hessian, for utilities that give ``best_response_slope``), or "auto" (L-BFGS
         for up to 30 iterations, then Newton from the best prices when not yet converged)
@@ -319,6 +323,10 @@ def solve(problem: Problem, eps: float | None = None, max_iter: int = 500, p0: n
         util.mu = eps / (n * max(float(np.max(amax)) ** 2, 1e-300))
         bias = util.mu / 2 * float(np.sum(amax ** 2))
     p = problem.utility.initial_price(A64, problem.R) if p0 is None else np.asarray(p0, dtype=np.float64)
+    lo = np.zeros(m) if p_min is None else np.broadcast_to(np.asarray(p_min, dtype=np.float64), (m,)).copy()
+    if not np.isfinite(lo).all() or (lo < 0).any():
+        raise InputError(f"p_min must be {m} finite numbers >= 0")
+    p = np.maximum(p, lo)
     if p.shape != (m,) or not np.isfinite(p).all() or (p < 0).any():
         raise InputError(f"initial prices must be {m} finite numbers >= 0")
     rows = []
@@ -334,6 +342,12 @@ def solve(problem: Problem, eps: float | None = None, max_iter: int = 500, p0: n
     want_h = [False]
     last: dict = {}
 
+    def rent(alloc) -> float:
+        """Reserve price earned by unsold capacity: the primal's extra term under price floors."""
+        if not lo.any():
+            return 0.0
+        return float(lo @ (problem.R - alloc.usage(problem.demand)))
+
     def try_repair(force: bool = False):
         """At most once per iteration: the greedy repair of the latest x(p), when its cheap gap is
         near the target, every 10th iteration, and at the end."""
@@ -347,14 +361,14 @@ def solve(problem: Problem, eps: float | None = None, max_iter: int = 500, p0: n
         feas2 = repair(problem, last["alloc"], A64)
         t2 = feas2.throughput(A64)
         with np.errstate(divide="ignore"):
-            primal2 = float(np.sum(problem.utility.value(t2)))
+            primal2 = float(np.sum(problem.utility.value(t2))) + rent(feas2)
         gap2 = last["dual"] - primal2
         if np.isfinite(gap2) and gap2 < best["gap"]:
             best.update(gap=gap2, p=last["q"].copy(), alloc=feas2, t=t2, dual=last["dual"], primal=primal2)
         last["gap"] = -np.inf  # not again for this point
 
     def fun(z):
-        q = np.maximum(z, 0.0) * scale
+        q = np.maximum(z * scale, lo)
         out = evaluate(problem, q, order, A64, hessian=want_h[0])
         dual, grad, alloc = out[0], out[1], out[2]
         fun.H = out[4] if want_h[0] else None
@@ -366,7 +380,7 @@ def solve(problem: Problem, eps: float | None = None, max_iter: int = 500, p0: n
         feas = make_feasible(problem, alloc)
         t = feas.throughput(A64)
         with np.errstate(divide="ignore"):
-            primal = float(np.sum(problem.utility.value(t)))
+            primal = float(np.sum(problem.utility.value(t))) + rent(feas)
         gap = dual - primal
         last.update(alloc=alloc, dual=dual, q=q, gap=gap, primal=primal)
         viol = float(np.maximum(-grad, 0).max() / max(problem.R.max(), 1e-300))
@@ -402,7 +416,8 @@ def solve(problem: Problem, eps: float | None = None, max_iter: int = 500, p0: n
                 if done() or state["iters"] >= cap:
                     raise StopIteration
 
-            res = minimize(fun, p / scale, jac=True, method="L-BFGS-B", bounds=[(0, None)] * m, callback=stop_at_cap,
+            res = minimize(fun, p / scale, jac=True, method="L-BFGS-B", bounds=[(lo[j] / scale[j], None) for j in range(m)],
+                           callback=stop_at_cap,
                            options={"maxiter": cap - state["iters"], "maxfun": max_iter * 20, "ftol": 0.0,
                                     "gtol": 0.0, "maxcor": 20})
             message = str(res.message)
@@ -417,7 +432,7 @@ def solve(problem: Problem, eps: float | None = None, max_iter: int = 500, p0: n
                 if fun.H is None:
                     raise InputError(f"utility {util.name!r} gives no best_response_slope: use method='lbfgs'")
                 return f * fscale, g * fscale / scale, fun.H
-            _newton(fun_h, best["p"].copy(), max_iter, done, state, try_repair)
+            _newton(fun_h, best["p"].copy(), max_iter, done, state, try_repair, lo)
             message = "Newton"
         if "p" in best and not done():  # a last repair at the best prices found
             out = evaluate(problem, best["p"], order, A64)

@@ -174,3 +174,25 @@ def paper_figures(bins: pd.DataFrame, consumers: dict, out: Path) -> list[tuple[
         plt.close(fig)
         figs.append(("average utility against the private bid, per runtime group: payment scheme x FT/SRG", path))
     return figs
+
+
+def gain_plot(summary: pd.DataFrame, path: Path) -> Path:
+    """The shading users' per-job gain against market size, per mechanism, with 95% intervals."""
+    ways = list(dict.fromkeys(summary["way"]))
+    fig, axes = plt.subplots(1, len(ways), figsize=(5.2 * len(ways), 3.6), squeeze=False, sharey=False)
+    for ax, way in zip(axes[0], ways):
+        for k, (mech, g) in enumerate(summary[summary["way"] == way].groupby("mechanism", sort=False)):
+            g = g.sort_values("n")
+            ax.plot(g["n"], g["gain"], marker="o", color=f"C{k}", label=mech)
+            ax.fill_between(g["n"], g["ci_low"], g["ci_high"], color=f"C{k}", alpha=0.2)
+        ax.axhline(0, color="black", lw=0.8)
+        ax.set_xscale("log")
+        ax.set_xlabel("jobs in the market (fixed resource types and load)")
+        ax.set_ylabel("utility gain per shading job")
+        ax.set_title({"SRG": "SRG: the aggressive 10% vs the same jobs truthful",
+                      "DEV1": "DEV1: 1% deviators vs the same jobs truthful"}.get(way, way), fontsize=9)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

@@ -36,9 +36,11 @@ def write_report(spec, wall_seconds: float | None = None, methods=("pure", "poly
     md.append(_md_table(["item", "value"], [
         ["workload", wl + (f" (SHA-256 `{meta['workload_sha256']}`)" if meta.get("workload_sha256") else "")],
         ["synthetic parameters", ", ".join(f"{k} = {v}" for k, v in meta["synthetic"].items()) if meta.get("synthetic") else "-"],
-        ["jobs", meta["jobs"]], ["nodes", meta["nodes"]],
-        ["provider strategies", ", ".join(f"{k} ({v['scheduler']}, {v['payment']}, r={v['reserve']:g})"
-                                          for k, v in meta["providers"].items())],
+        ["jobs", meta["jobs"]], ["resource types" if meta.get("kind") == "pricing" else "nodes", meta["nodes"]],
+        ["provider strategies", ", ".join(
+            f"{k} ({v['scheduler']}, {v['payment']}, r={v['reserve']:g})" if v["kind"] == "scheduling"
+            else f"{k} ({', '.join(f'{a}={b}' for a, b in v.items() if a != 'kind')})"
+            for k, v in meta["providers"].items())],
         ["consumer strategies", ", ".join(f"{k} {v['groups']}" for k, v in meta["consumers"].items())],
         ["replication seeds", ", ".join(str(s) for s in meta["seeds"])],
         ["gamemarket version", __version__],
@@ -75,7 +77,7 @@ def write_report(spec, wall_seconds: float | None = None, methods=("pure", "poly
                   f"consumer {', '.join(sol.dominated_cols) or 'none'}.\n")
         for note in sol.notes:
             md.append(f"- note: {note}\n")
-    claim_rows = _claims(spec, an)
+    claim_rows = _claims(spec, an) if meta.get("kind") == "scheduling" else []
     if claim_rows:
         md.append("## Claims of Shudler et al. (2010), measured\n")
         md.append("Paired by replication seed (common random numbers: the pairs share every private bid); "
@@ -96,6 +98,25 @@ def write_report(spec, wall_seconds: float | None = None, methods=("pure", "poly
                 row += [c["measured"], f"**{c['verdict']}**"] if c else ["-", "-"]
             table.append(row)
         md.append(_md_table(headers, table) + "\n")
+    if spec.gains:
+        from gamemarket.incentives import gains
+
+        per_seed, summ = gains(spec, run=False)
+        summ.to_csv(out / "data" / "shading-gains.csv", index=False)
+        per_seed.to_csv(out / "data" / "shading-gains-per-seed.csv", index=False)
+        path = figures.gain_plot(summ, out / "fig-shading-gain.png")
+        md.append("## How much does shading pay as the market grows?\n")
+        md.append("Per-job utility gain of the shading users over the same jobs' truthful run (same seed), "
+                  "mean with a 95% t-interval over seeds. *SRG*: everyone bids by the SRG model, the aggressive "
+                  "10% are measured; *DEV1*: only 1% of the jobs shade (beta 0.9), everyone else is truthful. "
+                  "Relative: the gain divided by the same jobs' mean truthful utility.\n")
+        md.append(f"![shading gain]({path.name})\n")
+        rows = [[r.mechanism, r.way, f"{int(r.n):,}", int(r.seeds), f"{r.cohort_jobs:.0f}",
+                 f"{r.gain:+.4g} [{r.ci_low:+.4g}, {r.ci_high:+.4g}]",
+                 f"{r.relative_gain:+.2%}" if np.isfinite(r.relative_gain) else "n/a (truthful utility 0)"]
+                for r in summ.itertuples()]
+        md.append(_md_table(["mechanism", "who shades", "jobs", "seeds", "shading jobs", "gain per job [95% CI]",
+                             "relative"], rows) + "\n")
     if spec.notes:
         md.append("## Discussion\n")
         md.append(spec.notes.strip() + "\n")
@@ -104,7 +125,8 @@ def write_report(spec, wall_seconds: float | None = None, methods=("pure", "poly
     gp = figures.grid_gain_heatmap(an.metrics, meta["consumers"], out / "heatmap-beta-grid.png", load_cohorts(spec))
     if gp:
         figs.append(("aggressive users' utility gain over truthful bidding across the beta-mix grid", gp))
-    figs += figures.paper_figures(an.bins, meta["consumers"], out)
+    if meta.get("kind") == "scheduling":
+        figs += figures.paper_figures(an.bins, meta["consumers"], out)
     if figs:
         md.append("## Figures\n")
         for caption, path in figs:

@@ -34,8 +34,33 @@ class Task:
     groups: tuple
 
 
-def load_workload(spec: StudySpec) -> tuple[Workload, int]:
+@dataclass
+class HeteroWorkload:
+    """A heterogeneous cluster (efficiencies ``A``, capacities ``R``) in the runner's workload slot."""
+
+    A: np.ndarray
+    R: np.ndarray
+    meta: dict
+
+    @property
+    def jobs(self):
+        return range(self.A.shape[0])
+
+
+def load_workload(spec: StudySpec):
+    """The study's workload (parsed once) and its node count (resource count for a hetero market)."""
     wl = spec.workload
+    if wl["source"] == "hetero":
+        from gamemarket import hetero
+
+        if "file" in wl:
+            mk = hetero.load_market(wl["file"])
+            meta = {"source": wl["file"]}
+        else:
+            hs = hetero.HeteroSpec.from_dict(wl.get("hetero", {}))
+            mk = hetero.generate(hs)
+            meta = {"source": "hetero", "hetero": {k: getattr(hs, k) for k in hs.__dataclass_fields__}}
+        return HeteroWorkload(mk["A"], mk["R"], meta), mk["A"].shape[1]
     synth = dict(wl.get("synthetic", {}))
     if wl["source"] == "synthetic" and "nodes" in wl:
         synth.setdefault("nodes", wl["nodes"])
@@ -44,7 +69,9 @@ def load_workload(spec: StudySpec) -> tuple[Workload, int]:
     return w, w.nodes(wl.get("nodes"), wl.get("reduction"))
 
 
-def workload_arrays(w: Workload) -> dict[str, np.ndarray]:
+def workload_arrays(w) -> dict[str, np.ndarray]:
+    if isinstance(w, HeteroWorkload):
+        return {"A": np.ascontiguousarray(w.A), "R": np.ascontiguousarray(w.R)}
     return {c: np.ascontiguousarray(w.jobs[c].to_numpy(np.int64)) for c in ("id", "submit", "runtime", "estimate")}
 
 
@@ -72,6 +99,8 @@ def plan(spec: StudySpec, arrays: dict[str, np.ndarray], nodes: int) -> list[Tas
 def run_task(arrays: dict[str, np.ndarray], nodes: int, provider: dict, groups: tuple, seed: int,
              distribution: bids.BidDistribution) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
     """One simulation: (flat metrics, binned aggregates, G-cohort sums). Pure: same inputs, same numbers."""
+    if provider.get("kind") == "pricing":
+        return run_pricing_task(arrays, provider, groups, seed, distribution)
     t0 = time.perf_counter()
     jobs = pd.DataFrame({c: arrays[c] for c in ("id", "submit", "runtime", "estimate")})
     mix = bids.BetaMix(groups)
@@ -82,6 +111,50 @@ def run_task(arrays: dict[str, np.ndarray], nodes: int, provider: dict, groups: 
     metrics = payoffs.run_metrics(result.jobs, result.summary, mix.betas)
     binned = payoffs.binned(result.jobs)
     cohorts = payoffs.cohorts(result.jobs, draws.G)
+    metrics["task_seconds"] = time.perf_counter() - t0
+    return metrics, binned, cohorts
+
+
+def run_pricing_task(arrays, provider: dict, groups: tuple, seed: int, distribution) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
+    """One heterogeneous-cluster market (see ``gamemarket.hetero``) as a study task."""
+    from gamemarket import hetero
+
+    t0 = time.perf_counter()
+    A, R = arrays["A"], arrays["R"]
+    mix = bids.BetaMix(groups)
+    draws = bids.draw(A.shape[0], seed, distribution)
+    group, rw = mix.report(draws.private_bid, draws.G, draws.U)
+    params = {k: v for k, v in provider.items() if k not in ("kind", "mechanism")}
+    jobs, summary = hetero.run(A, R, draws.private_bid, rw, group, provider["mechanism"], params)
+    u = jobs["utility"].to_numpy()
+    metrics = {"revenue": summary["revenue"], "utilization": summary["utilization"], "welfare": summary["welfare"],
+               "mean_utility": float(u.mean()), "mean_bsd": np.nan, "ssj_share": np.nan, "preemptions": 0.0,
+               "span": np.nan, "converged": float(summary["converged"]), "gap": summary["gap"]}
+    for g in ("SHORT", "MEDIUM", "LONG"):
+        metrics[f"mean_utility_{g}"] = np.nan
+    agg = payoffs.aggressive_group(mix.betas)
+    if agg is None:
+        metrics["mean_utility_aggressive"] = np.nan
+        metrics["mean_utility_conservative"] = metrics["mean_utility"]
+    else:
+        sel = group == agg
+        metrics["mean_utility_aggressive"] = float(u[sel].mean()) if sel.any() else np.nan
+        metrics["mean_utility_conservative"] = float(u[~sel].mean()) if (~sel).any() else np.nan
+    b = np.floor(draws.private_bid / payoffs.BID_BIN_WIDTH) * payoffs.BID_BIN_WIDTH
+    binned = (pd.DataFrame({"group": group, "runtime_group": "ALL", "bid_bin": b, "utility": u,
+                            "payment": jobs["payment"].to_numpy(), "t": jobs["throughput"].to_numpy()})
+              .groupby(["group", "runtime_group", "bid_bin"], as_index=False)
+              .agg(n=("utility", "size"), sum_utility=("utility", "sum"), sum_payment=("payment", "sum"),
+                   sum_throughput=("t", "sum")))
+    for c in ("sum_bsd", "n_ssj", "sum_flow"):
+        binned[c] = 0.0 if c != "n_ssj" else 0
+    k = np.searchsorted(np.arange(1, payoffs.COHORT_BINS) / payoffs.COHORT_BINS, draws.G, side="right")
+    cohorts = pd.DataFrame({"g_bin": np.arange(payoffs.COHORT_BINS),
+                            "n": np.bincount(k, minlength=payoffs.COHORT_BINS),
+                            "sum_utility": np.bincount(k, weights=u, minlength=payoffs.COHORT_BINS),
+                            "sum_payment": np.bincount(k, weights=jobs["payment"].to_numpy(), minlength=payoffs.COHORT_BINS),
+                            "sum_throughput": np.bincount(k, weights=jobs["throughput"].to_numpy(),
+                                                          minlength=payoffs.COHORT_BINS)})
     metrics["task_seconds"] = time.perf_counter() - t0
     return metrics, binned, cohorts
 
@@ -209,9 +282,12 @@ def load_results(spec: StudySpec, with_bins: bool = False) -> tuple[pd.DataFrame
             metrics, _ = store.read_metrics(t.key)
         rows.append({"provider": t.provider, "consumer": t.consumer, "seed": t.seed, **metrics})
     meta = {"study": spec.name, "nodes": nodes, "jobs": len(w.jobs), "workload": w.meta.get("source"),
+            "kind": "pricing" if isinstance(w, HeteroWorkload) else "scheduling",
             "workload_sha256": w.meta.get("sha256"), "seeds": spec.seeds,
             "providers": {p.name: p.params() for p in spec.providers},
             "consumers": {c.name: c.params() for c in spec.consumers}}
     if w.meta.get("synthetic"):
         meta["synthetic"] = w.meta["synthetic"]
+    if w.meta.get("hetero"):
+        meta["synthetic"] = w.meta["hetero"]
     return pd.DataFrame(rows), (pd.concat(bins, ignore_index=True) if with_bins else None), meta

@@ -11,7 +11,7 @@ from gamemarket.payoffs import CONSUMER_PAYOFFS, PROVIDER_PAYOFFS
 from gamemarket.studies.strategies import (ConsumerStrategy, ProviderStrategy, load_consumers, load_providers,
                                            parse_consumers, parse_provider, read_toml)
 
-TOP_FIELDS = {"name", "description", "workload", "bids", "strategies", "replications", "games", "output", "companions", "notes"}
+TOP_FIELDS = {"name", "description", "workload", "bids", "strategies", "replications", "games", "output", "companions", "notes", "gains"}
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,7 @@ class StudySpec:
     description: str = ""
     companions: list[Path] = field(default_factory=list)  #: studies run and reported alongside
     notes: str = ""  #: a discussion (Markdown) the report prints after the measured claims
+    gains: dict | None = None  #: market sizes and seeds of the shading-gain experiment (hetero studies)
 
     @property
     def n_tasks(self) -> int:
@@ -70,10 +71,17 @@ def load_study(path: str | Path) -> StudySpec:
     name = str(data.get("name", path.stem))
 
     wl = data.get("workload", {"source": "synthetic"})
-    _check(wl, f"{where}: [workload]", {"source", "nodes", "reduction", "parallel", "skip_bad_lines", "synthetic"})
+    _check(wl, f"{where}: [workload]", {"source", "nodes", "reduction", "parallel", "skip_bad_lines", "synthetic",
+                                         "hetero", "file"})
     wl = dict(wl)
     wl.setdefault("source", "synthetic")
-    if wl["source"] != "synthetic":
+    if wl["source"] == "hetero":
+        from gamemarket.hetero import HeteroSpec
+
+        HeteroSpec.from_dict(wl.get("hetero", {}), where=f"{where}: [workload.hetero]")
+        if "file" in wl and not Path(wl["file"]).is_absolute():
+            wl["file"] = str((base / wl["file"]).resolve())
+    elif wl["source"] != "synthetic":
         src = Path(wl["source"])
         if not src.is_absolute() and (base / src).exists():
             wl["source"] = str((base / src).resolve())
@@ -114,6 +122,11 @@ def load_study(path: str | Path) -> StudySpec:
         return out
 
     providers = pick(st.get("providers", ["hb-first", "hb-kth"]), providers_cat, "provider")
+    want = "pricing" if wl["source"] == "hetero" else "scheduling"
+    for p in providers:
+        if p.kind != want:
+            raise InputError(f"{where}: [strategies] provider {p.name!r} is a {p.kind} mechanism but the workload "
+                             f"({wl['source']}) needs {want} mechanisms")
     consumers = pick(st.get("consumers", ["FT", "SRG"]), consumers_cat, "consumer")
 
     rep = data.get("replications", {"count": 5})
@@ -151,9 +164,21 @@ def load_study(path: str | Path) -> StudySpec:
     for c in companions:
         if not c.exists():
             raise InputError(f"{where}: companion study {c} does not exist")
+    gains = data.get("gains")
+    if gains is not None:
+        _check(gains, f"{where}: [gains]", {"jobs", "seeds", "first"})
+        sizes, seeds_ = gains.get("jobs"), gains.get("seeds", 10)
+        if not (isinstance(sizes, list) and sizes and all(isinstance(x, int) and x >= 1 for x in sizes)):
+            raise InputError(f"{where}: [gains] 'jobs' must be a list of market sizes >= 1")
+        if isinstance(seeds_, list):
+            if len(seeds_) != len(sizes) or not all(isinstance(x, int) and x >= 2 for x in seeds_):
+                raise InputError(f"{where}: [gains] 'seeds' must be one count >= 2 per size in 'jobs'")
+        elif not (isinstance(seeds_, int) and seeds_ >= 2):
+            raise InputError(f"{where}: [gains] 'seeds' must be a count >= 2 or a list of counts")
+        gains = {"jobs": sizes, "seeds": seeds_, "first": gains.get("first", 1)}
     notes = data.get("notes", "")
     if not isinstance(notes, str):
         raise InputError(f"{where}: 'notes' must be a string")
-    return StudySpec(notes=notes, companions=companions, name=name, path=path, workload=wl, providers=providers, consumers=consumers, seeds=seeds,
+    return StudySpec(gains=gains, notes=notes, companions=companions, name=name, path=path, workload=wl, providers=providers, consumers=consumers, seeds=seeds,
                      games=games or list(DEFAULT_GAMES), bids=bids, results_dir=results_dir, report_dir=report_dir,
                      description=str(data.get("description", "")))

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import tomllib
+
+import numpy as np
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,11 +37,18 @@ def read_toml(path: str | Path) -> dict:
 
 @dataclass(frozen=True)
 class ProviderStrategy:
+    """A provider mechanism: ``kind`` "scheduling" (a ``Mechanism``: scheduler x payment x reserve) or
+    "pricing" (a heterogeneous-cluster mechanism of ``gamemarket.hetero`` with its parameters)."""
+
     name: str
-    mechanism: Mechanism
+    mechanism: Mechanism | None
     description: str = ""
+    kind: str = "scheduling"
+    pricing: tuple = ()  #: sorted (key, value) pairs of a pricing mechanism's parameters
 
     def params(self) -> dict:
+        if self.kind == "pricing":
+            return {"kind": "pricing", **dict(self.pricing)}
         return {"kind": "scheduling", **self.mechanism.describe()}
 
 
@@ -66,7 +75,27 @@ def _fields(entry: dict, where: str, allowed: set, required: set) -> None:
 
 def parse_provider(name: str, entry: dict, where: str) -> ProviderStrategy:
     where = f"{where}: provider {name!r}"
-    _fields(entry, where, {"scheduler", "payment", "reserve", "description"}, {"scheduler", "payment"})
+    if isinstance(entry, dict) and entry.get("kind", "scheduling") == "pricing":
+        from gamemarket.hetero import get_mechanism
+
+        _fields(entry, where, {"kind", "mechanism", "reserve", "prices", "description"}, {"mechanism"})
+        try:
+            get_mechanism(str(entry["mechanism"]))
+            params = {"mechanism": str(entry["mechanism"])}
+            for key in ("reserve", "prices"):
+                if key in entry:
+                    v = entry[key]
+                    vals = [float(x) for x in v] if isinstance(v, list) else float(v)
+                    if any(not np.isfinite(x) or x < 0 for x in np.atleast_1d(vals)):
+                        raise InputError(f"field {key!r} must be numbers >= 0")
+                    params[key] = vals
+        except (InputError, TypeError, ValueError) as exc:
+            raise InputError(f"{where}: {exc}") from exc
+        return ProviderStrategy(name, None, str(entry.get("description", "")), "pricing",
+                                tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in params.items())))
+    if isinstance(entry, dict) and entry.get("kind", "scheduling") != "scheduling":
+        raise InputError(f"{where}: field 'kind' must be 'scheduling' or 'pricing', got {entry.get('kind')!r}")
+    _fields(entry, where, {"kind", "scheduler", "payment", "reserve", "description"}, {"scheduler", "payment"})
     try:
         reserve = float(entry.get("reserve", 1.0))
         mech = Mechanism(str(entry["scheduler"]), str(entry["payment"]), reserve)
