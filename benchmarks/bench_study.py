@@ -72,9 +72,9 @@ def main() -> None:
 
     rng = np.random.default_rng(0)
     for m, n, reps in ((10, 10, 5), (8, 24, 5), (12, 12, 3)):
-        worst, count, nash_t = 0.0, [], []
+        worst, count = 0.0, []
         t0 = time.perf_counter()
-        for r in range(reps):
+        for _ in range(reps):
             A, B = rng.random((m, n)), rng.random((m, n))
             s = solve(Game(A, B, None, None), methods=("pure", "polytope"), eliminate=False)
             count.append(len(s.equilibria))

@@ -6,7 +6,6 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
 
 from gamemarket import __version__
 from gamemarket.errors import GameMarketError
@@ -118,13 +117,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--format", choices=["text", "json"], default="text")
     s.set_defaults(func=cmd_simulate)
 
-    try:
-        from gamemarket.cli_studies import add_study_commands
-    except ImportError:  # pragma: no cover - during bootstrapping only
-        add_study_commands = None
-    if add_study_commands:
-        add_study_commands(sub)
     from gamemarket.cli_pricing import add_pricing_commands
+    from gamemarket.cli_studies import add_study_commands
+
+    add_study_commands(sub)
 
     add_pricing_commands(sub)
     return p

@@ -21,7 +21,7 @@ Mechanisms (registered by name; each states its allocation and payment rule):
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -30,7 +30,7 @@ import pandas as pd
 from gamemarket.errors import InputError
 from gamemarket.pricing import Problem, solve
 from gamemarket.pricing.envelope import sort_efficiencies
-from gamemarket.pricing.solver import Allocation, evaluate, make_feasible
+from gamemarket.pricing.solver import evaluate, make_feasible
 
 
 @dataclass(frozen=True)
@@ -97,8 +97,11 @@ def register_mechanism(name: str, rule: Callable, description: str) -> None:
 
 
 def _vector(value, m, what) -> np.ndarray:
-    v = np.broadcast_to(np.asarray(value, dtype=np.float64), (m,)).copy() if np.ndim(value) == 0 or len(value) == m else None
-    if v is None or not np.isfinite(v).all() or (v < 0).any():
+    """A per-resource vector from one number or a list of ``m``."""
+    v = np.asarray(value, dtype=np.float64)
+    if v.ndim == 0:
+        v = np.full(m, float(v))
+    if v.shape != (m,) or not np.isfinite(v).all() or (v < 0).any():
         raise InputError(f"{what} must be a number >= 0 or one per resource ({m})")
     return v
 

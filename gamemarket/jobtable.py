@@ -26,12 +26,7 @@ def validate(table: pd.DataFrame, where: str = "job table") -> pd.DataFrame:
     if missing:
         raise InputError(f"{where}: missing column(s) {missing}; required: {list(REQUIRED)}")
     cols = [c for c in REQUIRED + OPTIONAL if c in table.columns]
-    extra = [c for c in table.columns if c not in cols]
     out = table[cols].copy()
-    if extra:
-        for c in ("estimate_generated",):
-            if c in table.columns:
-                out[c] = table[c].astype(bool)
     for c in cols:
         try:
             vals = pd.to_numeric(out[c], errors="raise").to_numpy(np.float64)
@@ -57,6 +52,8 @@ def validate(table: pd.DataFrame, where: str = "job table") -> pd.DataFrame:
     if out["id"].duplicated().any():
         dup = int(out["id"][out["id"].duplicated()].iloc[0])
         raise InputError(f"{where}: id {dup} appears more than once; ids must be unique")
+    if "estimate_generated" in table.columns:  # a workload's flag travels along (not an exchange column)
+        out["estimate_generated"] = table["estimate_generated"].astype(bool).to_numpy()
     return out.reset_index(drop=True)
 
 

@@ -7,7 +7,6 @@ tests can check the scheduling invariants on it.
 
 from __future__ import annotations
 
-import math
 
 
 def key_fn(scheduler, job):

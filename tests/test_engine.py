@@ -82,7 +82,7 @@ def test_hb_invariants_on_reference_timeline(case, pay):
     jobs = table.to_dict("records")
     key = {j["id"]: key_fn("hb", j) for j in jobs}
     _, timeline = reference_run(jobs, n, "hb", pay, reserve, record=True)
-    for t, present, running in timeline:
+    for _t, present, running in timeline:
         best = set(sorted(present, key=lambda i: key[i])[:n])
         assert running == best
         assert len(running) == min(n, len(present))

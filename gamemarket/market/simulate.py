@@ -108,10 +108,7 @@ def simulate(table: pd.DataFrame, nodes: int, mechanism: Mechanism | None = None
     """
     mechanism = mechanism or Mechanism()
     if validate:
-        extra = {c: table[c] for c in ("estimate_generated",) if c in table}
         table = jobtable.validate(table)
-        for c, v in extra.items():
-            table[c] = v.to_numpy()
     start, end, pay, npre, steps = run_arrays(table, nodes, mechanism)
     jobs = outcomes.per_job(table, start, end, pay, npre)
     summ = outcomes.summary(jobs, nodes)

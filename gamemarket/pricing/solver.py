@@ -138,7 +138,6 @@ def repair(problem: Problem, alloc: Allocation, A: np.ndarray) -> Allocation:
     util = problem.utility
     d = problem.demand
     n, m = A.shape
-    rows = np.arange(n)
     js = [alloc.j1, alloc.j2]
     xs = [alloc.x1.copy(), alloc.x2.copy()]
 
@@ -291,7 +290,8 @@ def _newton(fun_h, p, max_iter, done, state, on_iteration=None, p_min=None):
 
 
 def solve(problem: Problem, eps: float | None = None, max_iter: int = 500, p0: np.ndarray | None = None,
-          callback=None, rel_eps: float = 1e-7, method: str = "auto", p_min: np.ndarray | None = None) -> Result:
+          callback=None, rel_eps: float = 1e-7, method: str = "auto", p_min: np.ndarray | None = None,
+          backend: str = "numpy", device: str = "cpu", dtype=np.float64) -> Result:
     """Discover market-clearing prices and a feasible allocation.
 
     Parameters
@@ -300,6 +300,8 @@ def solve(problem: Problem, eps: float | None = None, max_iter: int = 500, p0: n
     max_iter : L-BFGS iteration cap; hitting it is reported (``converged=False``), never silent
     p0 : initial prices (default: the utility's guess)
     rel_eps : also stop when the gap is below ``rel_eps * |objective|``
+    backend : "numpy" (numba kernels, the default) or "torch" (PyTorch, ``device`` "cpu" or "cuda")
+    dtype : float64, or float32 to hold ``A`` (and, with torch, compute) in single precision
     p_min : price floors (reserve prices), default 0. With floors the dual ``min_{p >= p_min} g(p)`` is
         that of ``max sum_i u_i - p_min^T (X^T d - R)`` (unsold capacity earns its reserve price), and
         the reported objective and gap are of that problem
@@ -314,9 +316,20 @@ def solve(problem: Problem, eps: float | None = None, max_iter: int = 500, p0: n
     eps = 1e-3 * n if eps is None else float(eps)
     if not eps > 0:
         raise InputError(f"eps must be > 0, got {eps}")
-    A64 = np.ascontiguousarray(problem.A, dtype=np.float64)
+    if backend not in ("numpy", "torch"):
+        raise InputError(f"backend must be 'numpy' or 'torch', got {backend!r}")
+    if np.dtype(dtype) not in (np.dtype(np.float64), np.dtype(np.float32)):
+        raise InputError(f"dtype must be float64 or float32, got {dtype!r}")
+    A64 = np.ascontiguousarray(problem.A, dtype=dtype)  # float32 on request: half the memory
     order = sort_efficiencies(A64)
     util = problem.utility
+    tev = None
+    if backend == "torch":
+        from gamemarket.pricing.torch_backend import TorchEvaluator
+
+        import torch
+
+        tev = TorchEvaluator(problem, device, torch.float32 if np.dtype(dtype) == np.float32 else torch.float64)
     bias = 0.0
     if util.smooth:
         amax = A64.max(axis=1)
@@ -369,7 +382,10 @@ def solve(problem: Problem, eps: float | None = None, max_iter: int = 500, p0: n
 
     def fun(z):
         q = np.maximum(z * scale, lo)
-        out = evaluate(problem, q, order, A64, hessian=want_h[0])
+        if tev is not None and not want_h[0]:
+            out = tev(q, util.mu)
+        else:
+            out = evaluate(problem, q, order, A64, hessian=want_h[0])
         dual, grad, alloc = out[0], out[1], out[2]
         fun.H = out[4] if want_h[0] else None
         smoothed = dual

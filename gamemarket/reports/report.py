@@ -145,7 +145,9 @@ def _wall(spec, wall_seconds) -> str:
     import json
 
     parts = []
-    runs = [spec] + [__import__("gamemarket.studies", fromlist=["load_study"]).load_study(c) for c in spec.companions]
+    from gamemarket.studies import load_study
+
+    runs = [spec] + [load_study(c) for c in spec.companions]
     for s in runs:
         f = Path(s.results_dir) / "last-run.json"
         if f.exists():

@@ -21,7 +21,7 @@ from gamemarket import MODEL_VERSION, __version__, bids, payoffs
 from gamemarket.market import Mechanism, simulate
 from gamemarket.studies.spec import StudySpec
 from gamemarket.studies.store import ResultStore, task_key
-from gamemarket.workloads import Workload, load
+from gamemarket.workloads import load
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,48 @@
+"""Cross-checks against Gambit: enummixed on random games, and Gambit reading our .nfg files.
+
+pygambit builds from source (about 7 minutes here), so it is an optional extra (``gamemarket[gambit]``)
+kept out of the default and test installs; these tests skip where it is absent.
+"""
+
+import numpy as np
+import pytest
+
+gbt = pytest.importorskip("pygambit", reason="pygambit (extra 'gambit') is not installed; it builds from source")
+
+from gamemarket.games import Game, solve  # noqa: E402
+from gamemarket.games.io import to_nfg  # noqa: E402
+
+
+def gambit_equilibria(A, B):
+    g = gbt.Game.from_arrays(A, B)
+    res = gbt.nash.enummixed_solve(g, rational=False)
+    out = []
+    for eq in res.equilibria:
+        x = tuple(round(float(eq[s]), 6) for s in g.players[0].strategies)
+        y = tuple(round(float(eq[s]), 6) for s in g.players[1].strategies)
+        out.append((x, y))
+    return sorted(out)
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (4, 4), (3, 6), (6, 6)])
+@pytest.mark.parametrize("seed", range(5))
+def test_same_equilibria_as_gambit_enummixed(shape, seed):
+    rng = np.random.default_rng(seed)
+    A, B = rng.standard_normal(shape), rng.standard_normal(shape)
+    ours = sorted((tuple(np.round(e.x, 6)), tuple(np.round(e.y, 6)))
+                  for e in solve(Game(A, B, None, None), methods=("pure", "polytope"), eliminate=False).equilibria)
+    assert ours == gambit_equilibria(A, B)
+
+
+def test_gambit_opens_our_nfg(tmp_path):
+    rng = np.random.default_rng(3)
+    g = Game(rng.standard_normal((3, 4)) * 1e6, rng.standard_normal((3, 4)) * 1e-9, ["a", "b", "c"],
+             ["w", "x", "y", "z"], title="round trip")
+    p = tmp_path / "g.nfg"
+    p.write_text(to_nfg(g))
+    h = gbt.read_nfg(str(p))
+    p1, p2 = h.players
+    assert [s.label for s in p1.strategies] == g.rows and [s.label for s in p2.strategies] == g.cols
+    for i, s1 in enumerate(p1.strategies):
+        for j, s2 in enumerate(p2.strategies):
+            assert float(h[s1, s2][p1]) == g.A[i, j] and float(h[s1, s2][p2]) == g.B[i, j]
