@@ -167,6 +167,15 @@ def test_hard_cases(case):
     assert r.dual >= ref - 1e-6 * abs(ref) and r.objective <= ref + 1e-6 * abs(ref)
 
 
+def test_float32_storage_close_to_float64():
+    pr = synthetic(20000, 8, "log", seed=2)
+    a = solve(pr)
+    b = solve(synthetic(20000, 8, "log", seed=2), dtype=np.float32)
+    assert a.converged and b.converged
+    assert b.objective == pytest.approx(a.objective, rel=1e-4)
+    assert check_feasible(pr, b.allocation) <= 1e-9
+
+
 def test_iteration_cap_is_reported():
     r = solve(synthetic(3000, 8, "log"), max_iter=1, eps=1e-9)
     assert not r.converged and "gap" in r.message and r.iterations <= 1
