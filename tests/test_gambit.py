@@ -17,9 +17,10 @@ def gambit_equilibria(A, B):
     g = gbt.Game.from_arrays(A, B)
     res = gbt.nash.enummixed_solve(g, rational=False)
     out = []
+    p1, p2 = list(g.players)
     for eq in res.equilibria:
-        x = tuple(round(float(eq[s]), 6) for s in g.players[0].strategies)
-        y = tuple(round(float(eq[s]), 6) for s in g.players[1].strategies)
+        x = tuple(round(float(eq[s]), 6) for s in p1.strategies)
+        y = tuple(round(float(eq[s]), 6) for s in p2.strategies)
         out.append((x, y))
     return sorted(out)
 
@@ -41,7 +42,7 @@ def test_gambit_opens_our_nfg(tmp_path):
     p = tmp_path / "g.nfg"
     p.write_text(to_nfg(g))
     h = gbt.read_nfg(str(p))
-    p1, p2 = h.players
+    p1, p2 = list(h.players)
     assert [s.label for s in p1.strategies] == g.rows and [s.label for s in p2.strategies] == g.cols
     for i, s1 in enumerate(p1.strategies):
         for j, s2 in enumerate(p2.strategies):
