@@ -33,7 +33,8 @@ def cmd_price_solve(a) -> int:
     n, m = problem.shape
     if a.format == "text":
         print(f"price discovery: {n} jobs x {m} resources, utility {problem.utility.name}, method {a.method}")
-    r = solve(problem, eps=a.eps, max_iter=a.max_iter, method=a.method, callback=show)
+    r = solve(problem, eps=a.eps, max_iter=a.max_iter, method=a.method, callback=show, backend=a.backend,
+              device=a.device, dtype=np.float32 if a.float32 else np.float64)
     if a.out:
         out = Path(a.out)
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -62,10 +63,12 @@ def add_pricing_commands(sub) -> None:
     s.add_argument("--m", type=int, help="resources (synthetic family)")
     s.add_argument("--utility", help="linear, log, target or alpha:<value> (synthetic family; default log)")
     s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--float32", action="store_true", help="synthetic efficiencies in float32")
+    s.add_argument("--float32", action="store_true", help="hold efficiencies in float32 (half the memory)")
     s.add_argument("--eps", type=float, help="stopping duality gap (default 1e-3 n)")
     s.add_argument("--max-iter", type=int, default=500)
     s.add_argument("--method", default="auto", choices=["lbfgs", "newton", "auto"])
+    s.add_argument("--backend", default="numpy", choices=["numpy", "torch"])
+    s.add_argument("--device", default="cpu", help="torch device: cpu or cuda")
     s.add_argument("--out", help="save prices, allocation and throughputs (.npz) and the trace (.trace.csv)")
     s.add_argument("--format", choices=["text", "json"], default="text")
     s.add_argument("--quiet", action="store_true", help="no per-evaluation trace")

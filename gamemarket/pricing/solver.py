@@ -327,9 +327,7 @@ def solve(problem: Problem, eps: float | None = None, max_iter: int = 500, p0: n
     if backend == "torch":
         from gamemarket.pricing.torch_backend import TorchEvaluator
 
-        import torch
-
-        tev = TorchEvaluator(problem, device, torch.float32 if np.dtype(dtype) == np.float32 else torch.float64)
+        tev = TorchEvaluator(problem, device, single=np.dtype(dtype) == np.float32)
     bias = 0.0
     if util.smooth:
         amax = A64.max(axis=1)

@@ -27,13 +27,13 @@ def _torch():
 class TorchEvaluator:
     """Holds the problem's tensors on a device; ``__call__(p)`` returns what ``solver.evaluate`` does."""
 
-    def __init__(self, problem, device: str = "cpu", dtype=None):
+    def __init__(self, problem, device: str = "cpu", single: bool = False):
         torch = _torch()
         self.torch = torch
         if device.startswith("cuda") and not torch.cuda.is_available():
             raise InputError("device 'cuda' requested but PyTorch sees no GPU")
         self.dev = torch.device(device)
-        self.dt = dtype or torch.float64
+        self.dt = torch.float32 if single else torch.float64
         fused = problem.utility.fused()
         if fused is None:
             raise InputError(f"the torch backend supports the built-in utilities, not {problem.utility.name!r}")
