@@ -121,7 +121,7 @@ def test_against_cvxpy(spec, n, m):
     # measured agreement: about 1e-3 relative at the default eps = 1e-3 n (see the README's limits)
     if spec != "target":
         assert (ref - r.objective) / scale <= 3e-3
-    if spec in ("log", "linear", "alpha:0.5"):  # alpha:2 and target stop short of eps (README, limits)
+    if spec != "target":  # target utilities stop short of eps (README, limits)
         assert r.converged, r.message
     if spec == "log":  # strictly concave, unique prices
         np.testing.assert_allclose(r.prices, ref_prices, rtol=2e-2, atol=1e-3 * ref_prices.max())
@@ -130,7 +130,7 @@ def test_against_cvxpy(spec, n, m):
 # Known limits (README, "Price discovery: limits"): recovering a feasible allocation from prices is
 # hard where x(p) is degenerate. These cases do not reach eps = 1e-3 n yet; the bound pins today's
 # relative gap so that a regression shows, and the sandwich below holds for every case.
-KNOWN_GAP = {"identical-jobs": 0.6, "identical-columns": 0.08, "m32": 6e-3, "alpha20": 5e-2}
+KNOWN_GAP = {"identical-jobs": 0.6, "identical-columns": 0.05, "alpha20": 3e-2}
 
 
 @pytest.mark.parametrize("case", ["zero-entry", "identical-jobs", "identical-columns", "m32", "alpha20"])

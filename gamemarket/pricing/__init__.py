@@ -1,8 +1,11 @@
 """Allocation of fungible resources by price discovery (pricing model): problem, utilities, solver."""
 
-from gamemarket.pricing.problem import Problem, load, synthetic
-from gamemarket.pricing.solver import Allocation, Result, solve
+#: Bumped whenever a solver change can alter results; part of the stored-result key of pricing tasks.
+SOLVER_VERSION = "2"
+
+from gamemarket.pricing.problem import Problem, load, synthetic  # noqa: E402
+from gamemarket.pricing.solver import Allocation, Result, solve  # noqa: E402
 from gamemarket.pricing.utilities import Linear, Log, Power, Target, Utility, make_utility, register_utility
 
-__all__ = ["Allocation", "Linear", "Log", "Power", "Problem", "Result", "Target", "Utility", "load", "make_utility",
+__all__ = ["SOLVER_VERSION", "Allocation", "Linear", "Log", "Power", "Problem", "Result", "Target", "Utility", "load", "make_utility",
            "register_utility", "solve", "synthetic"]

@@ -126,6 +126,9 @@ def evaluate(problem: Problem, p: np.ndarray, order: np.ndarray, A64: np.ndarray
     return dual, grad, alloc, t, H.reshape(m, m)
 
 
+BALANCED_PASSES = 8  #: balanced passes per resource in ``repair`` before one greedy step finishes
+
+
 def repair(problem: Problem, alloc: Allocation, A: np.ndarray) -> Allocation:
     """A feasible allocation from ``x(p)``, losing as little utility as possible.
 
@@ -149,31 +152,65 @@ def repair(problem: Problem, alloc: Allocation, A: np.ndarray) -> Allocation:
 
     use = usage()
     for r in np.argsort(-(use - problem.R) / problem.R):
-        # passes: each takes at most half of a job's use, lowest marginal value first, then the
-        # marginal values are recomputed (taking resource raises them: utilities are concave)
-        for _pass in range(40):
+        # first whole slots, from jobs that keep throughput on their other slot (this frees a slot
+        # that the refill below can give another resource: how tied jobs end up split between options)
+        excess = use[r] - problem.R[r]
+        if excess > 0:
+            t = thr()
+            with np.errstate(all="ignore"):
+                mv_all = util.marginal(t)
+            cand = []
+            for sl in (0, 1):
+                other = 1 - sl
+                ix = np.flatnonzero((js[sl] == r) & (xs[sl] > 0) & (js[other] >= 0) & (xs[other] > 0))
+                cand.append((np.full(len(ix), sl), ix))
+            cs = np.concatenate([c[0] for c in cand])
+            cj = np.concatenate([c[1] for c in cand])
+            if len(cj):
+                with np.errstate(all="ignore"):
+                    mv = np.nan_to_num(mv_all[cj] * A[cj, r], nan=np.inf, posinf=np.inf)
+                order = np.argsort(mv, kind="stable")
+                cs, cj = cs[order], cj[order]
+                amount = d[cj] * np.where(cs == 0, xs[0][cj], xs[1][cj])
+                k = int(np.searchsorted(np.cumsum(amount), excess, side="right"))  # whole slots only
+                for sl in (0, 1):
+                    w = cs[:k] == sl
+                    xs[sl][cj[:k][w]] = 0.0
+                use = usage()
+        # then balanced passes: the excess is spread evenly over the half of the users that value the
+        # resource least (at most half of each one's use per pass), marginal values recomputed between
+        # passes (taking resource raises them: utilities are concave), so tied jobs are treated alike
+        for _pass in range(BALANCED_PASSES + 1):
             excess = use[r] - problem.R[r]
-            if excess <= 1e-15 * problem.R[r]:
+            if excess <= 1e-12 * problem.R[r]:
                 break
             t = thr()
             with np.errstate(all="ignore"):
                 mv_all = util.marginal(t)
             slots = [(slot, np.flatnonzero((js[slot] == r) & (xs[slot] > 0))) for slot in (0, 1)]
-            cand_slot = np.concatenate([np.full(len(ix), sl) for sl, ix in slots])
-            cand_job = np.concatenate([ix for _, ix in slots])
-            if len(cand_job) == 0:
+            cs = np.concatenate([np.full(len(ix), sl) for sl, ix in slots])
+            cj = np.concatenate([ix for _, ix in slots])
+            if len(cj) == 0:
                 break
             with np.errstate(all="ignore"):
-                mv = np.nan_to_num(mv_all[cand_job] * A[cand_job, r], nan=np.inf, posinf=np.inf)
-            order = np.argsort(mv, kind="stable")
-            cs, cj = cand_slot[order], cand_job[order]
-            amount = 0.5 * d[cj] * np.where(cs == 0, xs[0][cj], xs[1][cj])
-            cum = np.cumsum(amount)
-            k = int(np.searchsorted(cum, excess))
-            take = amount.copy()
-            take[k + 1:] = 0.0
-            if k < len(take):
-                take[k] = amount[k] - (cum[k] - excess)
+                mv = np.nan_to_num(mv_all[cj] * A[cj, r], nan=np.inf, posinf=np.inf)
+            if _pass < BALANCED_PASSES:
+                low = mv <= np.quantile(mv, 0.5) if np.isfinite(mv).any() else np.ones(len(mv), bool)
+                cs, cj = cs[low], cj[low]
+                have = d[cj] * np.where(cs == 0, xs[0][cj], xs[1][cj])
+                take = np.minimum(0.5 * have, excess / len(cj))
+            else:  # finish in one greedy step: lowest marginal value first, whole amounts
+                order = np.argsort(mv, kind="stable")
+                cs, cj = cs[order], cj[order]
+                have = d[cj] * np.where(cs == 0, xs[0][cj], xs[1][cj])
+                cum = np.cumsum(have)
+                k = int(np.searchsorted(cum, excess))
+                take = have.copy()
+                take[k + 1:] = 0.0
+                if k < len(take):
+                    take[k] = have[k] - (cum[k] - excess)
+            if take.sum() <= 0:
+                break
             for sl in (0, 1):
                 sel = cs == sl
                 np.subtract.at(xs[sl], cj[sel], take[sel] / d[cj[sel]])
@@ -195,27 +232,43 @@ def repair(problem: Problem, alloc: Allocation, A: np.ndarray) -> Allocation:
         cand = np.flatnonzero((slot >= 0) & (spare > 1e-15) & (A[:, r] > 0))
         if len(cand) == 0:
             continue
-        with np.errstate(all="ignore"):
-            mv = np.nan_to_num(util.marginal(t)[cand] * A[cand, r], nan=0.0, posinf=np.finfo(float).max)
-        keep = mv > 0
-        cand, mv = cand[keep], mv[keep]
-        order = np.argsort(-mv, kind="stable")
-        cj = cand[order]
-        give = np.minimum(spare[cj], np.inf)
-        cum = np.cumsum(give * d[cj])
-        k = int(np.searchsorted(cum, slack))
-        give[k + 1:] = 0.0
-        if k < len(give):
-            give[k] = (slack - (cum[k - 1] if k > 0 else 0.0)) / d[cj[k]]
-        sel = give > 0
-        cj, give = cj[sel], give[sel]
-        sl = slot[cj]
-        for q in (0, 1):
-            w = sl == q
-            js[q][cj[w]] = r
-            xs[q][cj[w]] += give[w]
-        spare[cj] -= give
-        t[cj] += A[cj, r] * give
+        for _pass in range(BALANCED_PASSES + 1):  # balanced: spread over the half that values it most
+            if slack <= 1e-12 * problem.R[r] or len(cand) == 0:
+                break
+            with np.errstate(all="ignore"):
+                mv = np.nan_to_num(util.marginal(t)[cand] * A[cand, r], nan=0.0, posinf=np.finfo(float).max)
+            ok = (mv > 0) & (spare[cand] > 1e-15)
+            if not ok.any():
+                break
+            on_r = (js[0][cand] == r) | (js[1][cand] == r)
+            if (ok & on_r).any() and _pass < BALANCED_PASSES:  # jobs already on r: spread evenly
+                top = ok & on_r & (mv >= np.quantile(mv[ok & on_r], 0.5))
+                cj = cand[top]
+                give = np.minimum(spare[cj], slack / d[cj] / len(cj))
+            else:  # a new slot: to as few jobs as possible, highest marginal value first
+                order = np.argsort(-np.where(ok, mv, -np.inf), kind="stable")
+                cj = cand[order[:int(ok.sum())]]
+                g_all = spare[cj]
+                cum = np.cumsum(g_all * d[cj])
+                k = int(np.searchsorted(cum, slack))
+                cj = cj[:k + 1]
+                give = g_all[:k + 1].copy()
+                if k < len(g_all):  # the last one takes only what is left (never more than its spare)
+                    give[-1] = min(give[-1], max(0.0, (slack - (cum[k - 1] if k > 0 else 0.0)) / d[cj[-1]]))
+            sl = slot[cj]
+            for q in (0, 1):
+                w = sl == q
+                js[q][cj[w]] = r
+                xs[q][cj[w]] += give[w]
+            spare[cj] -= give
+            t[cj] += A[cj, r] * give
+            slack -= float((give * d[cj]).sum())
+            # a job given r in a free slot now holds r there; recompute whom r can still go to
+            on0, on1 = js[0] == r, js[1] == r
+            free0 = ~on0 & ~on1 & ((js[0] < 0) | (xs[0] <= 0))
+            free1 = ~on0 & ~on1 & ~free0 & ((js[1] < 0) | (xs[1] <= 0))
+            slot = np.where(on0 | free0, 0, np.where(on1 | free1, 1, -1))
+            cand = np.flatnonzero((slot >= 0) & (spare > 1e-15) & (A[:, r] > 0))
         use = usage()
     return make_feasible(problem, Allocation(js[0], xs[0], js[1], xs[1], m))
 
@@ -367,7 +420,7 @@ def solve(problem: Problem, eps: float | None = None, max_iter: int = 500, p0: n
         target = max(eps, rel_eps * abs(last["primal"])) if np.isfinite(last["primal"]) else eps
         if last["gap"] <= target:
             return
-        if not (force or last["gap"] <= 50 * target or state["iters"] % 10 == 0):
+        if not (force or last["gap"] <= 10 * target or state["iters"] % 10 == 0):
             return
         feas2 = repair(problem, last["alloc"], A64)
         t2 = feas2.throughput(A64)

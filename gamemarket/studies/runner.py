@@ -92,6 +92,10 @@ def plan(spec: StudySpec, arrays: dict[str, np.ndarray], nodes: int) -> list[Tas
         for c in spec.consumers:
             for s in spec.seeds:
                 fields = {**base, "provider": p.params(), "consumer": c.params(), "seed": s}
+                if p.kind == "pricing":
+                    from gamemarket.pricing import SOLVER_VERSION
+
+                    fields["solver"] = SOLVER_VERSION
                 tasks.append(Task(p.name, c.name, s, task_key(fields), p.params(), c.mix.groups))
     return tasks
 
