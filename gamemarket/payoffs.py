@@ -26,6 +26,17 @@ def aggressive_group(betas: np.ndarray) -> int | None:
     return int(np.argmax(betas))
 
 
+def group_utilities(u: np.ndarray, group: np.ndarray, betas: np.ndarray) -> dict[str, float]:
+    """Mean utility of the aggressive group and of the others (NaN where a side is empty or undefined)."""
+    agg = aggressive_group(betas)
+    if agg is None:
+        return {"mean_utility_aggressive": np.nan,
+                "mean_utility_conservative": float(u.mean()) if len(u) else np.nan}
+    sel = group == agg
+    return {"mean_utility_aggressive": float(u[sel].mean()) if sel.any() else np.nan,
+            "mean_utility_conservative": float(u[~sel].mean()) if (~sel).any() else np.nan}
+
+
 def run_metrics(jobs: pd.DataFrame, summary: dict, betas: np.ndarray) -> dict[str, float]:
     """Every payoff of one run as a flat dict (NaN where a group is empty or undefined)."""
     u = jobs["utility"].to_numpy()
@@ -39,15 +50,7 @@ def run_metrics(jobs: pd.DataFrame, summary: dict, betas: np.ndarray) -> dict[st
     for g in RUNTIME_GROUPS:
         sel = rg == g
         m[f"mean_utility_{g}"] = float(u[sel].mean()) if sel.any() else np.nan
-    agg = aggressive_group(betas)
-    groups = jobs["group"].to_numpy()
-    if agg is None:
-        m["mean_utility_aggressive"] = np.nan
-        m["mean_utility_conservative"] = m["mean_utility"]
-    else:
-        sel = groups == agg
-        m["mean_utility_aggressive"] = float(u[sel].mean()) if sel.any() else np.nan
-        m["mean_utility_conservative"] = float(u[~sel].mean()) if (~sel).any() else np.nan
+    m.update(group_utilities(u, jobs["group"].to_numpy(), betas))
     return m
 
 
@@ -89,11 +92,11 @@ def cohorts(jobs: pd.DataFrame, G: np.ndarray) -> pd.DataFrame:
     which equal the cumulative fractions 0.9, 0.99, ... of the catalogue's mixes exactly.
     """
     k = np.searchsorted(np.arange(1, COHORT_BINS) / COHORT_BINS, np.asarray(G), side="right")
-    n = np.bincount(k, minlength=COHORT_BINS)
-
-    def s(x):
-        return np.bincount(k, weights=np.asarray(x, dtype=np.float64), minlength=COHORT_BINS)
-
-    return pd.DataFrame({"g_bin": np.arange(COHORT_BINS), "n": n, "sum_utility": s(jobs["utility"]),
-                         "sum_bsd": s(jobs["bsd"]), "n_ssj": s(jobs["ssj"]).astype(np.int64),
-                         "sum_payment": s(jobs["payment"]), "sum_flow": s(jobs["flow"])})
+    out = pd.DataFrame({"g_bin": np.arange(COHORT_BINS), "n": np.bincount(k, minlength=COHORT_BINS)})
+    # the columns a market's outcome has (scheduling: bsd, ssj, flow; pricing: throughput)
+    for col, name in (("utility", "sum_utility"), ("payment", "sum_payment"), ("bsd", "sum_bsd"),
+                      ("ssj", "n_ssj"), ("flow", "sum_flow"), ("throughput", "sum_throughput")):
+        if col in jobs:
+            v = np.bincount(k, weights=jobs[col].to_numpy().astype(np.float64), minlength=COHORT_BINS)
+            out[name] = v.astype(np.int64) if name == "n_ssj" else v
+    return out

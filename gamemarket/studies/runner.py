@@ -136,14 +136,7 @@ def run_pricing_task(arrays, provider: dict, groups: tuple, seed: int, distribut
                "span": np.nan, "converged": float(summary["converged"]), "gap": summary["gap"]}
     for g in ("SHORT", "MEDIUM", "LONG"):
         metrics[f"mean_utility_{g}"] = np.nan
-    agg = payoffs.aggressive_group(mix.betas)
-    if agg is None:
-        metrics["mean_utility_aggressive"] = np.nan
-        metrics["mean_utility_conservative"] = metrics["mean_utility"]
-    else:
-        sel = group == agg
-        metrics["mean_utility_aggressive"] = float(u[sel].mean()) if sel.any() else np.nan
-        metrics["mean_utility_conservative"] = float(u[~sel].mean()) if (~sel).any() else np.nan
+    metrics.update(payoffs.group_utilities(u, group, mix.betas))
     b = np.floor(draws.private_bid / payoffs.BID_BIN_WIDTH) * payoffs.BID_BIN_WIDTH
     binned = (pd.DataFrame({"group": group, "runtime_group": "ALL", "bid_bin": b, "utility": u,
                             "payment": jobs["payment"].to_numpy(), "t": jobs["throughput"].to_numpy()})
@@ -152,13 +145,7 @@ def run_pricing_task(arrays, provider: dict, groups: tuple, seed: int, distribut
                    sum_throughput=("t", "sum")))
     for c in ("sum_bsd", "n_ssj", "sum_flow"):
         binned[c] = 0.0 if c != "n_ssj" else 0
-    k = np.searchsorted(np.arange(1, payoffs.COHORT_BINS) / payoffs.COHORT_BINS, draws.G, side="right")
-    cohorts = pd.DataFrame({"g_bin": np.arange(payoffs.COHORT_BINS),
-                            "n": np.bincount(k, minlength=payoffs.COHORT_BINS),
-                            "sum_utility": np.bincount(k, weights=u, minlength=payoffs.COHORT_BINS),
-                            "sum_payment": np.bincount(k, weights=jobs["payment"].to_numpy(), minlength=payoffs.COHORT_BINS),
-                            "sum_throughput": np.bincount(k, weights=jobs["throughput"].to_numpy(),
-                                                          minlength=payoffs.COHORT_BINS)})
+    cohorts = payoffs.cohorts(jobs, draws.G)
     metrics["task_seconds"] = time.perf_counter() - t0
     return metrics, binned, cohorts
 
