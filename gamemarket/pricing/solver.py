@@ -1,9 +1,11 @@
 """Price discovery: dual decomposition with a quasi-Newton price update (pricing model section 3).
 
 The dual ``g(p) = sum_i max_{x_i} [u_i(a_i^T x_i) - d_i p^T x_i] + p^T R`` is convex in ``p >= 0`` and
-its gradient is ``R - sum_i d_i x_i(p)``; L-BFGS-B (scipy) minimizes it. After every evaluation a
-feasible allocation is recovered from ``x(p)`` by scaling down the use of over-subscribed
-resources; the run stops when the duality gap ``g(p) - sum_i u_i(t_i)`` of that feasible allocation
+its gradient is ``R - sum_i d_i x_i(p)``; L-BFGS-B (scipy) minimizes it, in rounds with a projected
+Newton method on the dual's exact Hessian (``method="auto"``). After every evaluation a feasible
+allocation is recovered from ``x(p)`` by scaling down the use of over-subscribed resources, and near
+the target by ``repair`` (load moved to resources with slack at the same throughput, then taken from
+the jobs that value it least); the run stops when the duality gap ``g(p) - sum_i u_i(t_i)`` of that feasible allocation
 is below ``eps`` (default ``1e-3 n``) or below ``rel_eps * |objective|`` (default 1e-7; the absolute
 rule alone is unattainable in float64 when the objective is far above ``eps / 1e-16``, as with
 alpha-fair utilities of large alpha), or reports that the iteration cap was hit.
@@ -12,8 +14,8 @@ Piecewise-linear utilities (linear, target) have a piecewise-linear dual on whic
 method stalls and whose ``x(p)`` jumps between extremes. They are smoothed by ``-mu/2 t^2`` with
 ``mu = eps / (n max(a)^2)``: the smoothed dual plus the bound ``mu/2 sum_i max(a_i)^2`` on the
 smoothing's effect is an upper bound on the original optimum, so the reported gap stays a true
-duality gap of the original problem. When L-BFGS stops short of the gap (line-search failure), it
-restarts from the best prices while iterations remain.
+duality gap of the original problem. When a round stops short of the gap (a failed line search), the
+next one restarts from the best prices while iterations remain and the gap still improves.
 """
 
 from __future__ import annotations
@@ -151,6 +153,54 @@ def repair(problem: Problem, alloc: Allocation, A: np.ndarray) -> Allocation:
         return usage_of(js[0], xs[0], js[1], xs[1], d, m)
 
     use = usage()
+    js = [js[0].copy(), js[1].copy()]
+    # 0. moves that keep every throughput: part of a job's use of an over-subscribed resource r goes to
+    # a resource k with slack, x_ik = x_ir a_ir / a_ik (more time share if k is less efficient for the
+    # job). The objective cannot fall; at optimal prices tied resources (equal price per efficiency,
+    # e.g. identical columns or identical jobs) are exactly what such moves balance.
+    spare = 1.0 - (xs[0] + xs[1])
+    for r in np.argsort(-(use - problem.R) / problem.R):
+        for k in np.argsort(-(problem.R - use) / problem.R):
+            excess, slack = use[r] - problem.R[r], problem.R[k] - use[k]
+            if excess <= 1e-12 * problem.R[r]:
+                break
+            if k == r or slack <= 1e-12 * problem.R[k]:
+                continue
+            for sl in (0, 1):
+                ot = 1 - sl
+                cj = np.flatnonzero((js[sl] == r) & (xs[sl] > 0) & (A[:, k] > 0)
+                                    & ((js[ot] == k) | (js[ot] < 0) | (xs[ot] <= 0)))
+                if len(cj) == 0:
+                    continue
+                ratio = A[cj, r] / A[cj, k]  # units of k per unit of r, same throughput
+                room = np.where(ratio > 1, spare[cj] / np.maximum(ratio - 1, 1e-300), np.inf)
+                delta = np.minimum(xs[sl][cj], room)  # x_ir that can move
+                order = np.argsort(ratio, kind="stable")  # cheapest in k's capacity first
+                cj, ratio, delta = cj[order], ratio[order], delta[order]
+                freed = np.cumsum(d[cj] * delta)
+                used = np.cumsum(d[cj] * delta * ratio)
+                lim = (freed <= excess) & (used <= slack)
+                q = int(lim.sum())  # a prefix moves whole; the next one partially
+                mv = delta.copy()
+                mv[q + 1:] = 0.0
+                if q < len(cj):
+                    f_prev = freed[q - 1] if q > 0 else 0.0
+                    u_prev = used[q - 1] if q > 0 else 0.0
+                    mv[q] = max(0.0, min(delta[q], (excess - f_prev) / d[cj[q]],
+                                         (slack - u_prev) / (d[cj[q]] * ratio[q])))
+                sel = mv > 0
+                cj, ratio, mv = cj[sel], ratio[sel], mv[sel]
+                if len(cj) == 0:
+                    continue
+                xs[sl][cj] -= mv
+                put_on_k = js[ot][cj] == k
+                newslot = ~put_on_k
+                js[ot][cj[newslot]] = k
+                xs[ot][cj[newslot]] = 0.0
+                xs[ot][cj] += mv * ratio
+                spare[cj] -= mv * (ratio - 1)
+                use = usage()
+                excess, slack = use[r] - problem.R[r], problem.R[k] - use[k]
     for r in np.argsort(-(use - problem.R) / problem.R):
         # first whole slots, from jobs that keep throughput on their other slot (this frees a slot
         # that the refill below can give another resource: how tied jobs end up split between options)
@@ -470,37 +520,49 @@ def solve(problem: Problem, eps: float | None = None, max_iter: int = 500, p0: n
     message = ""
     f0 = fun(p / scale)[0]
     fscale = max(1.0, abs(f0)) if np.isfinite(f0) else 1.0
-    lbfgs_cap = max_iter if method == "lbfgs" else (min(30, max_iter) if method == "auto" else 0)
+    round_len = max_iter if method == "lbfgs" else (30 if method == "auto" else 0)
+
+    def fun_h(q):
+        f, g = fun(q / scale)
+        if fun.H is None:
+            raise InputError(f"utility {util.name!r} gives no best_response_slope: use method='lbfgs'")
+        return f * fscale, g * fscale / scale, fun.H
+
     try:
-        for _restart in range(20):
-            if state["iters"] >= lbfgs_cap or done():
-                break
-            cap = lbfgs_cap
+        # rounds: L-BFGS (restarted from the best prices when its line search fails), then Newton from
+        # the best prices ("auto", "newton"); again while iterations remain and the gap still improves
+        for _round in range(50):
+            gap_before = best["gap"]
+            cap = min(max_iter, state["iters"] + round_len)
+            for _restart in range(20):
+                if state["iters"] >= cap or done():
+                    break
 
-            def stop_at_cap(xk, cap=cap):
-                state["iters"] += 1
-                try_repair()
-                if done() or state["iters"] >= cap:
-                    raise StopIteration
+                def stop_at_cap(xk, cap=cap):
+                    state["iters"] += 1
+                    try_repair()
+                    if done() or state["iters"] >= cap:
+                        raise StopIteration
 
-            res = minimize(fun, p / scale, jac=True, method="L-BFGS-B", bounds=[(lo[j] / scale[j], None) for j in range(m)],
-                           callback=stop_at_cap,
-                           options={"maxiter": cap - state["iters"], "maxfun": max_iter * 20, "ftol": 0.0,
-                                    "gtol": 0.0, "maxcor": 20})
-            message = str(res.message)
-            if "p" not in best:
+                want_h[0] = False
+                res = minimize(fun, p / scale, jac=True, method="L-BFGS-B",
+                               bounds=[(lo[j] / scale[j], None) for j in range(m)], callback=stop_at_cap,
+                               options={"maxiter": cap - state["iters"], "maxfun": max_iter * 20, "ftol": 0.0,
+                                        "gtol": 0.0, "maxcor": 20})
+                message = str(res.message)
+                if "p" not in best:
+                    break
+                p = best["p"]  # restart with a fresh curvature memory
+            if done() or state["iters"] >= max_iter or "p" not in best or method == "lbfgs":
                 break
-            p = best["p"]  # line search failed short of the gap: restart with a fresh curvature memory
-        if not done() and method in ("newton", "auto") and state["iters"] < max_iter and "p" in best:
             want_h[0] = True
-
-            def fun_h(q):
-                f, g = fun(q / scale)
-                if fun.H is None:
-                    raise InputError(f"utility {util.name!r} gives no best_response_slope: use method='lbfgs'")
-                return f * fscale, g * fscale / scale, fun.H
-            _newton(fun_h, best["p"].copy(), max_iter, done, state, try_repair, lo)
+            newton_cap = max_iter if method == "newton" else min(max_iter, state["iters"] + 30)
+            _newton(fun_h, best["p"].copy(), newton_cap, done, state, try_repair, lo)
+            want_h[0] = False
             message = "Newton"
+            p = best["p"]
+            if done() or state["iters"] >= max_iter or method == "newton" or not best["gap"] < gap_before:
+                break
         if "p" in best and not done():  # a last repair at the best prices found
             out = evaluate(problem, best["p"], order, A64)
             last.update(alloc=out[2], dual=out[0] + bias, q=best["p"], gap=np.inf, primal=-np.inf)
