@@ -29,6 +29,7 @@ import pandas as pd
 
 from gamemarket.errors import InputError
 from gamemarket.pricing import Problem, solve
+from gamemarket.pricing.problem import read_npz
 from gamemarket.pricing.envelope import sort_efficiencies
 from gamemarket.pricing.solver import evaluate, make_feasible
 
@@ -71,14 +72,11 @@ def generate(spec: HeteroSpec) -> dict[str, np.ndarray]:
 
 def load_market(path) -> dict[str, np.ndarray]:
     """An ``.npz`` with ``A`` (n x m) and ``R`` (m)."""
+    z = read_npz(path, what="market")
     try:
-        z = np.load(path, allow_pickle=False)
-    except (OSError, ValueError) as exc:
-        raise InputError(f"{path}: cannot read market: {exc}") from exc
-    for k in ("A", "R"):
-        if k not in z:
-            raise InputError(f"{path}: missing array {k!r}")
-    Problem(z["A"], z["R"], "linear")  # validates
+        Problem(z["A"], z["R"], "linear")  # validates
+    except InputError as exc:
+        raise InputError(f"{path}: {exc}") from exc
     return {"A": np.asarray(z["A"], dtype=np.float64), "R": np.asarray(z["R"], dtype=np.float64)}
 
 

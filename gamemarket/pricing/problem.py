@@ -63,17 +63,23 @@ class Problem:
         np.savez(path, **arrays)
 
 
+def read_npz(path: str | Path, required=("A", "R"), what: str = "problem"):
+    """The arrays of an ``.npz``, with an error naming the file when it cannot be read or lacks one."""
+    try:
+        z = np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as exc:
+        raise InputError(f"{path}: cannot read {what}: {exc}") from exc
+    for key in required:
+        if key not in z:
+            raise InputError(f"{path}: missing array {key!r} (have {sorted(z.files)})")
+    return z
+
+
 def load(path: str | Path) -> Problem:
     """An ``.npz`` with ``A`` (n x m), ``R`` (m), optional ``demand``, ``weight``, ``target`` (n) and a
     string ``utility`` (linear, log, alpha:<value>, target)."""
     path = Path(path)
-    try:
-        z = np.load(path, allow_pickle=False)
-    except (OSError, ValueError) as exc:
-        raise InputError(f"{path}: cannot read problem: {exc}") from exc
-    for key in ("A", "R"):
-        if key not in z:
-            raise InputError(f"{path}: missing array {key!r} (have {sorted(z.files)})")
+    z = read_npz(path)
     util = str(z["utility"]) if "utility" in z else "log"
     try:
         return Problem(z["A"], z["R"], util, demand=z["demand"] if "demand" in z else None,
