@@ -134,11 +134,6 @@ def test_default_eps_agreement():
     assert r.converged and ref - r.objective <= 1e-3 * n
 
 
-# Known limit (README): alpha-fair with alpha = 20 stops short of eps (relative gap about 2e-5); the bound
-# pins it so that a regression shows. Every other hard case must converge; the sandwich holds for all.
-KNOWN_GAP = {"alpha20": 1e-4}
-
-
 @pytest.mark.parametrize("case", ["zero-entry", "identical-jobs", "identical-columns", "m32", "alpha20"])
 def test_hard_cases(case):
     rng = np.random.default_rng(7)
@@ -162,13 +157,9 @@ def test_hard_cases(case):
     assert check_feasible(pr, r.allocation) <= 1e-9
     assert np.isfinite(r.objective) and np.isfinite(r.dual) and r.dual >= r.objective - 1e-9 * abs(r.dual)
     assert ((r.allocation.j1 >= 0).astype(int) + (r.allocation.j2 >= 0)).max() <= 2
-    if case in KNOWN_GAP:
-        assert r.converged or r.gap / abs(r.dual) <= KNOWN_GAP[case], r.message
-        assert r.converged or "gap" in r.message  # an unconverged result says so
-    else:
-        assert r.converged, r.message
+    assert r.converged, r.message
     if case == "alpha20":
-        return  # Clarabel itself fails on this instance: no reference to sandwich
+        return  # Clarabel needs this one rescaled: test_pricing_ties.test_alpha20_against_cvxpy
     ref, _ = cvx_optimum(Problem(A, R, spec))
     assert r.dual >= ref - 1e-6 * abs(ref) and r.objective <= ref + 1e-6 * abs(ref)
 

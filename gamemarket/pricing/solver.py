@@ -30,6 +30,7 @@ from scipy.optimize import minimize
 from gamemarket.errors import GameMarketError, InputError
 from gamemarket.pricing.envelope import (allocate, envelope_arrays, segment, slopes, solve_jobs, sort_efficiencies,
                                          throughput_of, usage_of)
+from gamemarket.pricing import ties as tie
 from gamemarket.pricing.problem import Problem
 
 
@@ -345,18 +346,21 @@ def check_feasible(problem: Problem, alloc: Allocation, tol: float = 1e-9) -> fl
 METHODS = ("lbfgs", "newton", "auto")
 
 
-def _newton(fun_h, p, max_iter, done, state, on_iteration=None, p_min=None):
+def _newton(fun_h, p, max_iter, done, state, on_iteration=None, p_min=None, subgradient=None):
     """Projected Newton on ``p >= 0`` with a backtracking (Armijo) line search.
 
     Variables at their bound with a positive gradient stay fixed; the Newton system on the free
     ones is regularised (``H + lambda I``), and a failed Newton direction falls back to a
-    diagonally scaled gradient step.
+    diagonally scaled gradient step. ``subgradient(p, g, H)``, when given, replaces the gradient by
+    the dual's minimal subgradient at ``p`` (``ties.mix``): the semismooth Newton step at a kink.
     """
     f, g, H = fun_h(p)
     m = len(p)
     lo = np.zeros(m) if p_min is None else p_min
     for _ in range(max_iter - state["iters"]):
         state["iters"] += 1
+        if subgradient is not None:
+            g = subgradient(p, g, H)
         if on_iteration is not None:
             on_iteration()
         if done():
@@ -390,6 +394,54 @@ def _newton(fun_h, p, max_iter, done, state, on_iteration=None, p_min=None):
             return p
         p, f, g, H = q, fq, gq, Hq
     return p
+
+
+def _calibrate(fun_p, p: np.ndarray, max_evals: int = 40) -> np.ndarray:
+    """The initial prices scaled by the ``e^k`` minimizing the dual along the ray ``e^k p``.
+
+    ``d g(e^k p) / dk = e^k p . grad`` is increasing in ``k`` (``g`` is convex), so its root is
+    bracketed by doubling steps and found by regula falsi (Illinois). The initial guess of an
+    alpha-fair utility's prices is off by ``(t*/t0)^alpha``: orders of magnitude for large alpha.
+    """
+    def slope(k):
+        q = p * np.exp(k)
+        f, g = fun_p(q)
+        return float(q @ g) if np.isfinite(f) else np.nan
+
+    k0, s0 = 0.0, slope(0.0)
+    if not np.isfinite(s0) or s0 == 0.0:
+        return p
+    step = -1.0 if s0 > 0 else 1.0  # positive slope: resources under-used, prices too high
+    evals = 1
+    while evals < max_evals:
+        k1 = k0 + step
+        s1 = slope(k1)
+        evals += 1
+        if not np.isfinite(s1):
+            step /= 2
+            continue
+        if np.sign(s1) != np.sign(s0):
+            break
+        k0, s0, step = k1, s1, 2 * step
+    else:
+        return p * np.exp(k0)
+    side = 0
+    while evals < max_evals and abs(k1 - k0) > 1e-3:
+        k = k1 - s1 * (k1 - k0) / (s1 - s0)
+        sk = slope(k)
+        evals += 1
+        if not np.isfinite(sk) or sk == 0.0:
+            return p * np.exp(k) if np.isfinite(sk) else p * np.exp(k1)
+        if np.sign(sk) == np.sign(s1):
+            k1, s1 = k, sk
+            if side == 1:
+                s0 /= 2
+            side = 1
+        else:
+            k0, s0 = k1, s1
+            k1, s1 = k, sk
+            side = 0
+    return p * np.exp(k1)
 
 
 def solve(problem: Problem, eps: float | None = None, max_iter: int = 500, p0: np.ndarray | None = None,
@@ -454,6 +506,7 @@ def solve(problem: Problem, eps: float | None = None, max_iter: int = 500, p0: n
     fscale = 1.0
 
     want_h = [False]
+    low = {"f": np.inf, "p": p.copy()}  #: the lowest dual value seen: where every round restarts
     last: dict = {}
 
     def rent(alloc) -> float:
@@ -461,6 +514,16 @@ def solve(problem: Problem, eps: float | None = None, max_iter: int = 500, p0: n
         if not lo.any():
             return 0.0
         return float(lo @ (problem.R - alloc.usage(problem.demand)))
+
+    def record(feas: Allocation, q: np.ndarray, dual: float) -> tuple[float, float, np.ndarray]:
+        """The gap of a feasible allocation against ``dual`` (at prices ``q``); the best one is kept."""
+        t = feas.throughput(A64)
+        with np.errstate(divide="ignore"):
+            primal = float(np.sum(problem.utility.value(t))) + rent(feas)
+        gap = dual - primal
+        if np.isfinite(gap) and gap < best["gap"]:
+            best.update(gap=gap, p=q.copy(), alloc=feas, t=t, dual=dual, primal=primal)
+        return gap, primal, t
 
     def try_repair(force: bool = False):
         """At most once per iteration: the greedy repair of the latest x(p), when its cheap gap is
@@ -472,42 +535,83 @@ def solve(problem: Problem, eps: float | None = None, max_iter: int = 500, p0: n
             return
         if not (force or last["gap"] <= 10 * target or state["iters"] % 10 == 0):
             return
-        feas2 = repair(problem, last["alloc"], A64)
-        t2 = feas2.throughput(A64)
-        with np.errstate(divide="ignore"):
-            primal2 = float(np.sum(problem.utility.value(t2))) + rent(feas2)
-        gap2 = last["dual"] - primal2
-        if np.isfinite(gap2) and gap2 < best["gap"]:
-            best.update(gap=gap2, p=last["q"].copy(), alloc=feas2, t=t2, dual=last["dual"], primal=primal2)
+        q, start = last["q"], last["alloc"]
+        untied = last["untied"] if "untied" in last else untie(q, start, last["t"], None)[0]
+        if untied is not start:
+            # the tie mixture keeps every throughput; it is the repair's start when it fits the limits
+            # better (in value at these prices) than x(p) does
+            def misfit(a):
+                return float(q @ np.abs(problem.R - a.usage(problem.demand)))
+            if misfit(untied) < misfit(start):
+                start = untied
+        record(repair(problem, start, A64), q, last["dual"])
         last["gap"] = -np.inf  # not again for this point
 
+    def untie(q, alloc, t, H):
+        """x(q) with its tied jobs mixed to fit the limits (``ties``), and the residual subgradient
+        (in the metric of the Hessian ``H`` when given: Newton's; else the identity: L-BFGS's)."""
+        ts = tie.find_ties(A64, problem.demand, q, alloc.j1, alloc.x1, alloc.j2, alloc.x2, t)
+        at_floor = q <= lo
+        lam, w = tie.mix(ts, alloc.usage(problem.demand), problem.R, problem.demand, tie.metric(H, m),
+                         slack=at_floor if at_floor.any() else None)
+        if len(ts) == 0:
+            return alloc, w
+        return Allocation(*tie.apply(ts, lam, alloc.j1, alloc.x1, alloc.j2, alloc.x2), m), w
+
+    def subgradient(q, g, H):
+        """For Newton: the minimal subgradient at ``q``; the tie mixture is also a recovery candidate."""
+        if not np.array_equal(last.get("q"), q):
+            fun_h(q)
+        untied, w = untie(q, last["alloc"], last["t"], H)
+        last["untied"] = untied
+        if untied is not last["alloc"]:
+            gap = record(make_feasible(problem, untied), q, last["dual"])[0]
+            last["gap"] = min(last["gap"], gap)
+        return w
+
+    # Alpha-fair utilities of alpha > 1 have a dual that is a narrow valley in p (prices span orders of
+    # magnitude for small changes in throughput: t = (w / slope)^(1/alpha)); L-BFGS then works on
+    # z = log((p - p_min) / scale), where it is close to quadratic.
+    logspace = bool(getattr(util, "log_prices", False))
+
+    def to_p(z):
+        if logspace:
+            return lo + scale * np.exp(np.clip(z, -700.0, 700.0))
+        return np.maximum(z * scale, lo)
+
+    def to_z(q):
+        if logspace:
+            return np.log(np.maximum(q - lo, 1e-300) / scale)
+        return q / scale
+
     def fun(z):
-        q = np.maximum(z * scale, lo)
+        q = to_p(z)
+        f, grad = fun_p(q)
+        return f / fscale, grad * (q - lo if logspace else scale) / fscale
+
+    def fun_p(q):
         if tev is not None and not want_h[0]:
             out = tev(q, util.mu)
         else:
             out = evaluate(problem, q, order, A64, hessian=want_h[0])
         dual, grad, alloc = out[0], out[1], out[2]
-        fun.H = out[4] if want_h[0] else None
+        fun_p.H = out[4] if want_h[0] else None
         smoothed = dual
         dual = dual + bias  # an upper bound on the original problem's optimum
         state["evals"] += 1
         # cheap recovery (uniform scaling) every time; the greedy repair, which loses much less
         # utility but costs a few passes over the jobs, only once the cheap gap is near the target
-        feas = make_feasible(problem, alloc)
-        t = feas.throughput(A64)
-        with np.errstate(divide="ignore"):
-            primal = float(np.sum(problem.utility.value(t))) + rent(feas)
-        gap = dual - primal
-        last.update(alloc=alloc, dual=dual, q=q, gap=gap, primal=primal)
+        gap, primal, _ = record(make_feasible(problem, alloc), q, dual)
+        if np.isfinite(smoothed) and np.isfinite(gap) and smoothed < low["f"]:
+            low.update(f=smoothed, p=q.copy())
+        last.clear()
+        last.update(alloc=alloc, dual=dual, q=q, gap=gap, primal=primal, t=out[3], H=fun_p.H)
         viol = float(np.maximum(-grad, 0).max() / max(problem.R.max(), 1e-300))
         rows.append({"evaluation": state["evals"], "iteration": state["iters"], "dual": dual, "primal": primal,
                      "gap": gap, "max_violation": viol, "seconds": time.perf_counter() - t0})
-        if np.isfinite(gap) and gap < best["gap"]:
-            best.update(gap=gap, p=q.copy(), alloc=feas, t=t, dual=dual, primal=primal)
         if callback:
             callback(rows[-1])
-        return smoothed / fscale, grad * scale / fscale
+        return smoothed, grad
 
     def done():
         return best["gap"] <= max(eps, rel_eps * abs(best.get("primal", np.inf)))
@@ -518,21 +622,24 @@ def solve(problem: Problem, eps: float | None = None, max_iter: int = 500, p0: n
             raise StopIteration
 
     message = ""
-    f0 = fun(p / scale)[0]
+    if logspace and p0 is None and not lo.any():
+        p = _calibrate(fun_p, p)
+        scale = np.where(p > 0, p, max(float(p[p > 0].mean()) if (p > 0).any() else 1.0, 1e-300))
+    f0 = fun_p(p)[0]
     fscale = max(1.0, abs(f0)) if np.isfinite(f0) else 1.0
     round_len = max_iter if method == "lbfgs" else (30 if method == "auto" else 0)
 
     def fun_h(q):
-        f, g = fun(q / scale)
-        if fun.H is None:
+        f, g = fun_p(q)
+        if fun_p.H is None:
             raise InputError(f"utility {util.name!r} gives no best_response_slope: use method='lbfgs'")
-        return f * fscale, g * fscale / scale, fun.H
+        return f, g, fun_p.H
 
     try:
         # rounds: L-BFGS (restarted from the best prices when its line search fails), then Newton from
         # the best prices ("auto", "newton"); again while iterations remain and the gap still improves
         for _round in range(50):
-            gap_before = best["gap"]
+            gap_before, low_before = best["gap"], low["f"]
             cap = min(max_iter, state["iters"] + round_len)
             for _restart in range(20):
                 if state["iters"] >= cap or done():
@@ -545,27 +652,29 @@ def solve(problem: Problem, eps: float | None = None, max_iter: int = 500, p0: n
                         raise StopIteration
 
                 want_h[0] = False
-                res = minimize(fun, p / scale, jac=True, method="L-BFGS-B",
-                               bounds=[(lo[j] / scale[j], None) for j in range(m)], callback=stop_at_cap,
+                bounds = None if logspace else [(lo[j] / scale[j], None) for j in range(m)]
+                res = minimize(fun, to_z(p), jac=True, method="L-BFGS-B", bounds=bounds, callback=stop_at_cap,
                                options={"maxiter": cap - state["iters"], "maxfun": max_iter * 20, "ftol": 0.0,
                                         "gtol": 0.0, "maxcor": 20})
                 message = str(res.message)
-                if "p" not in best:
+                if "p" not in best or res.nit == 0:  # no step from here: the line search fails at a kink
                     break
-                p = best["p"]  # restart with a fresh curvature memory
+                p = low["p"]  # restart from the lowest dual value, with a fresh curvature memory
             if done() or state["iters"] >= max_iter or "p" not in best or method == "lbfgs":
                 break
             want_h[0] = True
             newton_cap = max_iter if method == "newton" else min(max_iter, state["iters"] + 30)
-            _newton(fun_h, best["p"].copy(), newton_cap, done, state, try_repair, lo)
+            _newton(fun_h, low["p"].copy(), newton_cap, done, state, try_repair, lo, subgradient)
             want_h[0] = False
             message = "Newton"
-            p = best["p"]
-            if done() or state["iters"] >= max_iter or method == "newton" or not best["gap"] < gap_before:
+            p = low["p"]
+            progress = best["gap"] < gap_before or low["f"] < low_before - 1e-12 * abs(low_before)
+            if done() or state["iters"] >= max_iter or method == "newton" or not progress:
                 break
         if "p" in best and not done():  # a last repair at the best prices found
             out = evaluate(problem, best["p"], order, A64)
-            last.update(alloc=out[2], dual=out[0] + bias, q=best["p"], gap=np.inf, primal=-np.inf)
+            last.clear()
+            last.update(alloc=out[2], dual=out[0] + bias, q=best["p"], gap=np.inf, primal=-np.inf, t=out[3], H=None)
             try_repair(force=True)
     finally:
         util.mu = 0.0

@@ -51,7 +51,8 @@ class Utility:
 
     #: strength of the quadratic smoothing ``-mu/2 t^2`` (set by the solver for piecewise-linear utilities)
     mu = 0.0
-    smooth = False  #: the solver smooths this utility (its dual is piecewise linear otherwise)
+    smooth = False
+    log_prices = False  #: L-BFGS on log prices (see ``solver.solve``)  #: the solver smooths this utility (its dual is piecewise linear otherwise)
 
     def marginal(self, t):
         """``u'(t)`` per job (used for the initial price guess)."""
@@ -130,6 +131,9 @@ class Power(Utility):
         self.alpha = float(alpha)
         self.name = "log" if self.alpha == 1.0 else f"alpha:{self.alpha:g}"
         self.needs_positive_throughput = self.alpha >= 1.0
+        # the solver's L-BFGS works on log prices (t = (w / slope)^(1/alpha): for alpha > 1 the dual
+        # is a narrow valley in p)
+        self.log_prices = self.alpha > 1.0
 
     def value(self, t):
         t = np.asarray(t, dtype=np.float64)

@@ -1,0 +1,236 @@
+"""Ties at the optimal prices: the dual's kinks, and the allocation they hide.
+
+With a strictly concave utility each job's throughput ``t_i(p)`` is unique, but its allocation is not
+where three points of its cost envelope are collinear (for instance two resources with the same
+price per unit of efficiency, ``p_k / a_ik = p_l / a_il``): the job can reach ``t_i`` on either pair at
+the same cost. The dual ``g`` has a kink there, and at the optimal prices it generically sits on
+several of them. ``x(p)`` then picks one representation per tied job, and its usage misses ``R`` by up
+to a whole job per tie, however close ``p`` is to optimal; a quasi-Newton method, whose gradient jumps
+at every kink, stalls near such a point (alpha-fair utilities of large alpha, whose smooth part is
+almost flat, are the plain case).
+
+This module finds the tied jobs at ``p`` (an alternative pair within ``tol`` of the job's supporting
+line: its reduced cost), and mixes each one's two representations, ``lambda_i`` in ``[0, 1]``, so
+that the usage comes as close to ``R`` as it can in the metric ``M = H^-1`` of the dual's smooth part:
+
+    min_lambda  w^T M w,   w = R - usage(x(p) + sum_i lambda_i v_i) - s,   s >= 0 on floor-priced resources
+
+The residual ``w`` is then the dual's minimal subgradient at ``p`` in that metric: ``-M w`` is the
+Newton step of the local model ``g(p) + max_lambda w(lambda)^T dp + dp^T H dp / 2`` (a semismooth
+Newton step), and ``w = 0`` certifies that ``p`` is optimal. The mixture is also a better feasible
+recovery: it keeps every throughput, so it loses no utility.
+
+A mixture of two pairs that share no endpoint with the origin uses three resources. The allocation
+keeps every job on at most two, so such jobs are rounded to one representation (the solve is then
+repeated for the rest); the repair absorbs what rounding leaves.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit, prange
+from scipy.optimize import lsq_linear
+
+MAX_TIES = 20000  #: beyond this many tied jobs (degenerate problems) only the smallest reduced costs mix
+
+
+@dataclass
+class Ties:
+    jobs: np.ndarray  #: tied jobs
+    slots: np.ndarray  #: (T, 4) resources: base left, base right, alternative left, alternative right (-1: origin)
+    base: np.ndarray  #: (T, 2) time shares of the base pair
+    alt: np.ndarray  #: (T, 2) time shares of the alternative pair
+    three: np.ndarray  #: mixing the two would use three resources
+
+    def __len__(self) -> int:
+        return len(self.jobs)
+
+    def usage_change(self, demand: np.ndarray, m: int) -> np.ndarray:
+        """(m, T): the usage change of moving each tied job from its base to its alternative."""
+        T = len(self.jobs)
+        V = np.zeros((m, T))
+        cols = np.arange(T)
+        d = demand[self.jobs]
+        for s, w in ((0, -self.base[:, 0]), (1, -self.base[:, 1]), (2, self.alt[:, 0]), (3, self.alt[:, 1])):
+            k = self.slots[:, s]
+            ok = k >= 0
+            np.add.at(V, (k[ok], cols[ok]), (w * d)[ok])
+        return V
+
+
+def find_ties(A: np.ndarray, demand: np.ndarray, p: np.ndarray, j1, x1, j2, x2, t, tol: float = 1e-6) -> Ties:
+    """Jobs of ``x(p)`` (given as two slots and throughputs ``t``) with a second cheapest
+    representation of their throughput: a point of their envelope within ``tol * d_i max(p)`` of the
+    line their allocation lies on. Each gets its single best alternative pair."""
+    if A.shape[0] == 0 or not (p > 0).any():
+        return _empty()
+    P = np.ascontiguousarray(p, dtype=np.float64)
+    kL, kR, xL, xR, l, rl = _alternatives(A, P, demand, j1, x1, j2, x2)
+    sel = np.flatnonzero(rl <= tol * demand * float(P.max()))
+    if len(sel) > MAX_TIES:
+        sel = sel[np.argsort(rl[sel], kind="stable")[:MAX_TIES]]
+    kL, kR, xL, xR, l, tt = kL[sel], kR[sel], xL[sel], xR[sel], l[sel], t[sel]
+    aL = np.where(kL >= 0, A[sel, np.maximum(kL, 0)], 0.0).astype(np.float64)
+    aR = A[sel, kR].astype(np.float64)
+    al = np.where(l >= 0, A[sel, np.maximum(l, 0)], 0.0).astype(np.float64)
+    left = al <= tt  # the new point replaces the endpoint on its side of t
+    qL, aqL = np.where(left, l, kL), np.where(left, al, aL)
+    qR, aqR = np.where(left, kR, l), np.where(left, aR, al)
+    ok = (aqR > aqL) & (aqR >= tt) & (aqL <= tt)
+    sel, kL, kR, xL, xR, qL, qR, aqL, aqR, tt = (v[ok] for v in (sel, kL, kR, xL, xR, qL, qR, aqL, aqR, tt))
+    th = (tt - aqL) / (aqR - aqL)
+    slots = np.stack([kL, kR, qL, qR], axis=1).astype(np.int64)
+    three = _count_distinct(slots) > 2
+    return Ties(sel, slots, np.stack([xL, xR], axis=1), np.stack([1.0 - th, th], axis=1), three)
+
+
+@njit(parallel=True, cache=True)
+def _alternatives(A, p, d, j1, x1, j2, x2):
+    """Per job: the ends of the envelope segment its allocation lies on (``kL`` left, -1 for the
+    origin; ``kR`` right) with their time shares, and its cheapest other point (-1: the origin) with
+    that point's reduced cost ``d p_l - (alpha + beta a_l)`` against the segment's line. The reduced
+    cost is ``inf`` for jobs at a vertex or unallocated: their throughput has one cheapest
+    representation."""
+    n, m = A.shape
+    kL = np.full(n, -1, np.int64)
+    kR = np.full(n, -1, np.int64)
+    xL = np.zeros(n)
+    xR = np.zeros(n)
+    best = np.full(n, -1, np.int64)
+    rbest = np.full(n, np.inf)
+    for i in prange(n):
+        on1 = j1[i] >= 0 and x1[i] > 0.0
+        on2 = j2[i] >= 0 and x2[i] > 0.0
+        L = -1
+        R = -1
+        xl = 0.0
+        xr = 0.0
+        aL = 0.0
+        aR = 0.0
+        cL = 0.0
+        if on1 and on2:
+            a1 = float(A[i, j1[i]])
+            a2 = float(A[i, j2[i]])
+            if a1 == a2:
+                continue
+            if a1 < a2:
+                L, R, xl, xr, aL, aR = j1[i], j2[i], x1[i], x2[i], a1, a2
+            else:
+                L, R, xl, xr, aL, aR = j2[i], j1[i], x2[i], x1[i], a2, a1
+            cL = d[i] * p[L]
+        elif on1 != on2:
+            R = j1[i] if on1 else j2[i]
+            xr = x1[i] if on1 else x2[i]
+            if xr >= 1.0 - 1e-12:  # at a vertex
+                continue
+            aR = float(A[i, R])  # on the first segment, from the origin
+        else:
+            continue
+        beta = (d[i] * p[R] - cL) / (aR - aL)
+        alpha = cL - beta * aL
+        b = -1
+        rb = np.inf
+        if L >= 0:
+            rb = -alpha  # the origin
+        for q in range(m):
+            a = float(A[i, q])
+            if a <= 0.0 or q == L or q == R:
+                continue
+            r = d[i] * p[q] - (alpha + beta * a)
+            if r < rb:
+                b = q
+                rb = r
+        kL[i] = L
+        kR[i] = R
+        xL[i] = xl
+        xR[i] = xr
+        best[i] = b
+        rbest[i] = rb
+    return kL, kR, xL, xR, best, rbest
+
+
+def _count_distinct(slots: np.ndarray) -> np.ndarray:
+    s = np.sort(np.where(slots >= 0, slots, -1), axis=1)
+    new = (s[:, 1:] != s[:, :-1]) & (s[:, 1:] >= 0)
+    return new.sum(axis=1) + (s[:, 0] >= 0)
+
+
+def _empty() -> Ties:
+    return Ties(np.zeros(0, np.int64), np.zeros((0, 4), np.int64), np.zeros((0, 2)), np.zeros((0, 2)),
+                np.zeros(0, bool))
+
+
+def metric(H: np.ndarray | None, m: int) -> np.ndarray:
+    """A factor ``L`` with ``L L^T = (H + reg I)^-1``: the smooth part's inverse Hessian, regularised
+    (identity when no Hessian is known)."""
+    if H is None or not np.isfinite(H).all() or np.trace(H) <= 0:
+        return np.eye(m)
+    Hr = 0.5 * (H + H.T) + (1e-10 * np.trace(H) / m) * np.eye(m)
+    try:
+        return np.linalg.cholesky(np.linalg.inv(Hr))
+    except np.linalg.LinAlgError:
+        return np.eye(m) / np.sqrt(np.trace(H) / m)
+
+
+def mix(ties: Ties, usage: np.ndarray, R: np.ndarray, demand: np.ndarray, L: np.ndarray,
+        slack: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The mixture weights ``lambda`` and the residual ``w = R - usage - s`` (``s >= 0`` only where
+    ``slack`` is True: resources whose unsold capacity is allowed, at a price floor)."""
+    m = len(R)
+    b = R - usage
+    if len(ties) == 0 and (slack is None or not slack.any()):
+        return np.zeros(0), b
+    V = ties.usage_change(demand, m)
+    lam = np.zeros(len(ties))
+    free = np.ones(len(ties), bool)
+    s_cols = np.flatnonzero(slack) if slack is not None else np.zeros(0, np.int64)
+    for _round in range(2):  # second round: jobs whose mixture would need three resources are rounded
+        fixed_use = V[:, ~free] @ lam[~free]
+        Vf = np.hstack([V[:, free], np.eye(m)[:, s_cols]])
+        if Vf.shape[1] == 0:
+            break
+        ub = np.r_[np.ones(int(free.sum())), np.full(len(s_cols), np.inf)]
+        sol = lsq_linear(L.T @ Vf, L.T @ (b - fixed_use), bounds=(np.zeros(Vf.shape[1]), ub),
+                         method="bvls" if Vf.shape[1] <= 2000 else "trf", lsq_solver="exact")
+        x = np.clip(sol.x, 0.0, ub)
+        lam[free] = x[:int(free.sum())]
+        if _round == 1 or not (ties.three & (lam > 0) & (lam < 1)).any():
+            break
+        rnd = ties.three & free
+        lam[rnd] = np.where(lam[rnd] >= 0.5, 1.0, 0.0)
+        free &= ~rnd
+    s = np.zeros(m)
+    w = b - V @ lam
+    if len(s_cols):
+        s[s_cols] = np.maximum(w[s_cols], 0.0)
+        w = w - s
+    return lam, w
+
+
+def apply(ties: Ties, lam: np.ndarray, j1, x1, j2, x2):
+    """The two-slot allocation with each tied job moved ``lambda_i`` of the way to its alternative."""
+    j1, x1, j2, x2 = j1.copy(), x1.copy(), j2.copy(), x2.copy()
+    T = len(ties)
+    if T == 0:
+        return j1, x1, j2, x2
+    lam = np.where(ties.three & (lam > 0) & (lam < 1), np.round(lam), lam)  # never three resources
+    m = int(max(ties.slots.max(), 0)) + 1
+    X = np.zeros((T, m))
+    rows = np.arange(T)
+    wts = np.stack([(1 - lam) * ties.base[:, 0], (1 - lam) * ties.base[:, 1],
+                    lam * ties.alt[:, 0], lam * ties.alt[:, 1]], axis=1)
+    for s in range(4):
+        k = ties.slots[:, s]
+        ok = (k >= 0) & (wts[:, s] > 0)
+        np.add.at(X, (rows[ok], k[ok]), wts[ok, s])
+    top = np.argsort(-X, axis=1, kind="stable")[:, :2]
+    v1 = X[rows, top[:, 0]]
+    v2 = X[rows, top[:, 1]] if m > 1 else np.zeros(T)
+    jb = ties.jobs
+    j1[jb] = np.where(v1 > 0, top[:, 0], -1)
+    x1[jb] = v1
+    j2[jb] = np.where(v2 > 0, top[:, 1] if m > 1 else -1, -1)
+    x2[jb] = np.where(v2 > 0, v2, 0.0)
+    return j1, x1, j2, x2
