@@ -45,6 +45,18 @@ def test_torch_solve_equals_numpy_solve():
     np.testing.assert_allclose(b.prices, a.prices, rtol=1e-8)
 
 
+def test_torch_solve_large_alpha():
+    """The ties and log-price machinery run on the torch backend's evaluations too."""
+    rng = np.random.default_rng(7)
+    A = rng.random((400, 6)) + 0.05
+    R = rng.uniform(0.2, 1, 6) * 400 / 6
+    a = solve(Problem(A, R, "alpha:20"), max_iter=300)
+    b = solve(Problem(A, R, "alpha:20"), max_iter=300, backend="torch")
+    assert a.converged and b.converged
+    assert b.objective == pytest.approx(a.objective, rel=1e-7)
+    np.testing.assert_allclose(b.prices, a.prices, rtol=1e-5)
+
+
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device on this machine")
 def test_torch_cuda_equals_cpu():
     pr = synthetic(20000, 8, "log", seed=5)

@@ -347,16 +347,20 @@ METHODS = ("lbfgs", "newton", "auto")
 
 
 def _newton(fun_h, p, max_iter, done, state, on_iteration=None, p_min=None, subgradient=None):
-    """Projected Newton on ``p >= 0`` with a backtracking (Armijo) line search.
+    """Projected Newton on ``p >= 0`` in a trust region, with a backtracking (Armijo) line search.
 
-    Variables at their bound with a positive gradient stay fixed; the Newton system on the free
-    ones is regularised (``H + lambda I``), and a failed Newton direction falls back to a
-    diagonally scaled gradient step. ``subgradient(p, g, H)``, when given, replaces the gradient by
-    the dual's minimal subgradient at ``p`` (``ties.mix``): the semismooth Newton step at a kink.
+    Variables at their bound with a positive gradient stay fixed. The Newton system on the free ones
+    is regularised Levenberg-Marquardt style, ``(H + lambda D) d = -g`` with ``D`` the prices' squared
+    inverse sizes, ``lambda`` raised until no price moves by more than ``radius`` times its own size:
+    where most jobs sit at envelope vertices ``H`` is nearly singular and the plain step is orders of
+    magnitude too long. The radius doubles after a full step and shrinks with a shortened one.
+    ``subgradient(p, g, H)``, when given, replaces the gradient by the dual's minimal subgradient at
+    ``p`` (``ties.mix``): the semismooth Newton step at a kink.
     """
     f, g, H = fun_h(p)
     m = len(p)
     lo = np.zeros(m) if p_min is None else p_min
+    radius = 1.0
     for _ in range(max_iter - state["iters"]):
         state["iters"] += 1
         if subgradient is not None:
@@ -366,23 +370,27 @@ def _newton(fun_h, p, max_iter, done, state, on_iteration=None, p_min=None, subg
         if done():
             return p
         free = ~((p <= lo) & (g > 0))
+        if not free.any() or not np.isfinite(g).all():
+            return p
+        ref = float(p.mean()) if p.mean() > 0 else 1.0
+        size = np.maximum(p, 1e-3 * ref)[free]
+        Hf = H[np.ix_(free, free)]
+        D = 1.0 / size ** 2
+        lam = 1e-12 * max(float(np.max(np.abs(np.diag(Hf)) / D)), 1e-300)
         d = np.zeros(m)
-        if free.any():
-            Hf = H[np.ix_(free, free)]
-            diag = np.abs(np.diag(Hf))
-            lam = 1e-10 * max(float(diag.max()) if diag.size else 0.0, 1e-300)
+        for _reg in range(60):
             try:
-                d[free] = -np.linalg.solve(Hf + lam * np.eye(int(free.sum())), g[free])
+                df = -np.linalg.solve(Hf + lam * np.diag(D), g[free])
             except np.linalg.LinAlgError:
-                d[free] = -g[free] / np.maximum(diag, lam)
-        if not np.isfinite(d).all() or g @ d >= 0:
-            # gradient step of the prices' own size; the line search shortens it
-            gn = float(np.linalg.norm(g[free])) if free.any() else 0.0
-            if gn == 0.0:
-                return p
-            d = np.where(free, -g, 0.0) * (max(float(np.linalg.norm(p)), 1e-12) / gn)
+                df = np.full(int(free.sum()), np.inf)
+            if np.isfinite(df).all() and float(np.max(np.abs(df) / size)) <= radius and g[free] @ df < 0:
+                break
+            lam = lam * 10 if lam > 0 else 1e-300
+        else:
+            return p
+        d[free] = df
         step = 1.0
-        for _ls in range(60):
+        for _ls in range(30):
             q = np.maximum(p + step * d, lo)
             fq, gq, Hq = fun_h(q)
             if np.isfinite(fq) and fq <= f + 1e-4 * (g @ (q - p)):
@@ -390,6 +398,7 @@ def _newton(fun_h, p, max_iter, done, state, on_iteration=None, p_min=None, subg
             step *= 0.5
         else:
             return p
+        radius = min(2 * radius, 1e6) if step == 1.0 else max(radius * step, 1e-12)
         if np.array_equal(q, p):
             return p
         p, f, g, H = q, fq, gq, Hq
@@ -400,48 +409,47 @@ def _calibrate(fun_p, p: np.ndarray, max_evals: int = 40) -> np.ndarray:
     """The initial prices scaled by the ``e^k`` minimizing the dual along the ray ``e^k p``.
 
     ``d g(e^k p) / dk = e^k p . grad`` is increasing in ``k`` (``g`` is convex), so its root is
-    bracketed by doubling steps and found by regula falsi (Illinois). The initial guess of an
+    bracketed by doubling steps and found by bisection to ``|dk| < 1e-3``. The initial guess of an
     alpha-fair utility's prices is off by ``(t*/t0)^alpha``: orders of magnitude for large alpha.
     """
+    seen = []
+
     def slope(k):
         q = p * np.exp(k)
         f, g = fun_p(q)
-        return float(q @ g) if np.isfinite(f) else np.nan
+        if not np.isfinite(f):
+            return np.nan
+        seen.append((f, k))
+        return float(q @ g)
 
-    k0, s0 = 0.0, slope(0.0)
+    s0 = slope(0.0)
     if not np.isfinite(s0) or s0 == 0.0:
         return p
     step = -1.0 if s0 > 0 else 1.0  # positive slope: resources under-used, prices too high
+    k0, k1 = 0.0, None
     evals = 1
-    while evals < max_evals:
-        k1 = k0 + step
-        s1 = slope(k1)
-        evals += 1
-        if not np.isfinite(s1):
-            step /= 2
-            continue
-        if np.sign(s1) != np.sign(s0):
-            break
-        k0, s0, step = k1, s1, 2 * step
-    else:
-        return p * np.exp(k0)
-    side = 0
-    while evals < max_evals and abs(k1 - k0) > 1e-3:
-        k = k1 - s1 * (k1 - k0) / (s1 - s0)
+    while evals < max_evals // 2:
+        k = k0 + step
         sk = slope(k)
         evals += 1
-        if not np.isfinite(sk) or sk == 0.0:
-            return p * np.exp(k) if np.isfinite(sk) else p * np.exp(k1)
-        if np.sign(sk) == np.sign(s1):
-            k1, s1 = k, sk
-            if side == 1:
-                s0 /= 2
-            side = 1
-        else:
-            k0, s0 = k1, s1
-            k1, s1 = k, sk
-            side = 0
-    return p * np.exp(k1)
+        if np.isfinite(sk) and np.sign(sk) != np.sign(s0):
+            k1 = k
+            break
+        if np.isfinite(sk):
+            k0 = k
+        step *= 2 if np.isfinite(sk) else 0.5
+    if k1 is not None:
+        while evals < max_evals and abs(k1 - k0) > 1e-3:
+            k = 0.5 * (k0 + k1)
+            sk = slope(k)
+            evals += 1
+            if not np.isfinite(sk):
+                break
+            if np.sign(sk) == np.sign(s0):
+                k0 = k
+            else:
+                k1 = k
+    return p * np.exp(min(seen)[1]) if seen else p
 
 
 def solve(problem: Problem, eps: float | None = None, max_iter: int = 500, p0: np.ndarray | None = None,
@@ -536,10 +544,10 @@ def solve(problem: Problem, eps: float | None = None, max_iter: int = 500, p0: n
         if not (force or last["gap"] <= 10 * target or state["iters"] % 10 == 0):
             return
         q, start = last["q"], last["alloc"]
-        untied = last["untied"] if "untied" in last else untie(q, start, last["t"], None)[0]
-        if untied is not start:
-            # the tie mixture keeps every throughput; it is the repair's start when it fits the limits
-            # better (in value at these prices) than x(p) does
+        untied = last.get("untied")  # the Newton phase's tie mixture (``subgradient``)
+        if untied is not None and untied is not start:
+            # it keeps every throughput; the repair starts from it when it fits the limits better (in
+            # value at these prices) than x(p) does
             def misfit(a):
                 return float(q @ np.abs(problem.R - a.usage(problem.demand)))
             if misfit(untied) < misfit(start):
@@ -657,9 +665,9 @@ def solve(problem: Problem, eps: float | None = None, max_iter: int = 500, p0: n
                                options={"maxiter": cap - state["iters"], "maxfun": max_iter * 20, "ftol": 0.0,
                                         "gtol": 0.0, "maxcor": 20})
                 message = str(res.message)
-                if "p" not in best or res.nit == 0:  # no step from here: the line search fails at a kink
+                if "p" not in best:
                     break
-                p = low["p"]  # restart from the lowest dual value, with a fresh curvature memory
+                p = best["p"]  # restart from the best prices so far, with a fresh curvature memory
             if done() or state["iters"] >= max_iter or "p" not in best or method == "lbfgs":
                 break
             want_h[0] = True
