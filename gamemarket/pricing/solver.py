@@ -161,6 +161,10 @@ def repair(problem: Problem, alloc: Allocation, A: np.ndarray) -> Allocation:
     # e.g. identical columns or identical jobs) are exactly what such moves balance.
     spare = 1.0 - (xs[0] + xs[1])
     for r in np.argsort(-(use - problem.R) / problem.R):
+        if use[r] - problem.R[r] <= 1e-12 * problem.R[r]:
+            continue
+        # the jobs on r: moves only take them off r, so this stays a superset while r is balanced
+        on_r = np.flatnonzero((js[0] == r) | (js[1] == r))
         for k in np.argsort(-(problem.R - use) / problem.R):
             excess, slack = use[r] - problem.R[r], problem.R[k] - use[k]
             if excess <= 1e-12 * problem.R[r]:
@@ -169,8 +173,9 @@ def repair(problem: Problem, alloc: Allocation, A: np.ndarray) -> Allocation:
                 continue
             for sl in (0, 1):
                 ot = 1 - sl
-                cj = np.flatnonzero((js[sl] == r) & (xs[sl] > 0) & (A[:, k] > 0)
-                                    & ((js[ot] == k) | (js[ot] < 0) | (xs[ot] <= 0)))
+                jo = js[ot][on_r]
+                cj = on_r[(js[sl][on_r] == r) & (xs[sl][on_r] > 0) & (A[on_r, k] > 0)
+                          & ((jo == k) | (jo < 0) | (xs[ot][on_r] <= 0))]
                 if len(cj) == 0:
                     continue
                 ratio = A[cj, r] / A[cj, k]  # units of k per unit of r, same throughput
@@ -200,20 +205,26 @@ def repair(problem: Problem, alloc: Allocation, A: np.ndarray) -> Allocation:
                 xs[ot][cj[newslot]] = 0.0
                 xs[ot][cj] += mv * ratio
                 spare[cj] -= mv * (ratio - 1)
-                use = usage()
+                use[r] -= float(np.sum(d[cj] * mv))  # incremental; recomputed exactly below
+                use[k] += float(np.sum(d[cj] * mv * ratio))
                 excess, slack = use[r] - problem.R[r], problem.R[k] - use[k]
+        use = usage()
     for r in np.argsort(-(use - problem.R) / problem.R):
         # then balanced passes: the excess is spread evenly over the half of the users that value the
         # resource least (at most half of each one's use per pass), marginal values recomputed between
         # passes (taking resource raises them: utilities are concave), so tied jobs are treated alike
+        excess = use[r] - problem.R[r]
+        if excess <= 1e-12 * problem.R[r]:
+            continue
+        on_r = np.flatnonzero((js[0] == r) | (js[1] == r))  # taking never adds a job to r
+        t = thr()
         for _pass in range(BALANCED_PASSES + 1):
             excess = use[r] - problem.R[r]
             if excess <= 1e-12 * problem.R[r]:
                 break
-            t = thr()
             with np.errstate(all="ignore"):
                 mv_all = util.marginal(t)
-            slots = [(slot, np.flatnonzero((js[slot] == r) & (xs[slot] > 0))) for slot in (0, 1)]
+            slots = [(slot, on_r[(js[slot][on_r] == r) & (xs[slot][on_r] > 0)]) for slot in (0, 1)]
             cs = np.concatenate([np.full(len(ix), sl) for sl, ix in slots])
             cj = np.concatenate([ix for _, ix in slots])
             if len(cj) == 0:
@@ -240,8 +251,10 @@ def repair(problem: Problem, alloc: Allocation, A: np.ndarray) -> Allocation:
             for sl in (0, 1):
                 sel = cs == sl
                 np.subtract.at(xs[sl], cj[sel], take[sel] / d[cj[sel]])
-                np.maximum(xs[sl], 0.0, out=xs[sl])
-            use = usage()
+                xs[sl][cj[sel]] = np.maximum(xs[sl][cj[sel]], 0.0)
+            t[cj] = throughput_of(A, js[0][cj], xs[0][cj], js[1][cj], xs[1][cj])
+            use[r] -= float(take.sum())  # incremental; recomputed exactly below
+        use = usage()
     # hand out slack: to jobs already on the resource, or with an empty slot (so every job still
     # uses at most two resources), highest marginal value first
     js = [js[0].copy(), js[1].copy()]
@@ -251,11 +264,19 @@ def repair(problem: Problem, alloc: Allocation, A: np.ndarray) -> Allocation:
         slack = problem.R[r] - use[r]
         if slack <= 1e-15 * problem.R[r]:
             continue
-        on0, on1 = js[0] == r, js[1] == r
-        free0 = ~on0 & ~on1 & ((js[0] < 0) | (xs[0] <= 0))
-        free1 = ~on0 & ~on1 & ~free0 & ((js[1] < 0) | (xs[1] <= 0))
-        slot = np.where(on0 | free0, 0, np.where(on1 | free1, 1, -1))
-        cand = np.flatnonzero((slot >= 0) & (spare > 1e-15) & (A[:, r] > 0))
+        # jobs with spare time that can use r: giving only uses up spare time, so a superset throughout
+        base = np.flatnonzero((spare > 1e-15) & (A[:, r] > 0))
+
+        def receivers():
+            j0, j1_ = js[0][base], js[1][base]
+            on0, on1 = j0 == r, j1_ == r
+            free0 = ~on0 & ~on1 & ((j0 < 0) | (xs[0][base] <= 0))
+            free1 = ~on0 & ~on1 & ~free0 & ((j1_ < 0) | (xs[1][base] <= 0))
+            slot_b = np.where(on0 | free0, 0, np.where(on1 | free1, 1, -1))
+            keep = (slot_b >= 0) & (spare[base] > 1e-15)
+            return base[keep], slot_b[keep]
+
+        cand, slot_c = receivers()
         if len(cand) == 0:
             continue
         for _pass in range(BALANCED_PASSES + 1):  # balanced: spread over the half that values it most
@@ -269,19 +290,21 @@ def repair(problem: Problem, alloc: Allocation, A: np.ndarray) -> Allocation:
             on_r = (js[0][cand] == r) | (js[1][cand] == r)
             if (ok & on_r).any() and _pass < BALANCED_PASSES:  # jobs already on r: spread evenly
                 top = ok & on_r & (mv >= np.quantile(mv[ok & on_r], 0.5))
-                cj = cand[top]
+                pick = np.flatnonzero(top)
+                cj = cand[pick]
                 give = np.minimum(spare[cj], slack / d[cj] / len(cj))
             else:  # a new slot: to as few jobs as possible, highest marginal value first
                 order = np.argsort(-np.where(ok, mv, -np.inf), kind="stable")
-                cj = cand[order[:int(ok.sum())]]
+                pick = order[:int(ok.sum())]
+                cj = cand[pick]
                 g_all = spare[cj]
                 cum = np.cumsum(g_all * d[cj])
                 k = int(np.searchsorted(cum, slack))
-                cj = cj[:k + 1]
+                pick, cj = pick[:k + 1], cj[:k + 1]
                 give = g_all[:k + 1].copy()
                 if k < len(g_all):  # the last one takes only what is left (never more than its spare)
                     give[-1] = min(give[-1], max(0.0, (slack - (cum[k - 1] if k > 0 else 0.0)) / d[cj[-1]]))
-            sl = slot[cj]
+            sl = slot_c[pick]
             for q in (0, 1):
                 w = sl == q
                 js[q][cj[w]] = r
@@ -289,12 +312,7 @@ def repair(problem: Problem, alloc: Allocation, A: np.ndarray) -> Allocation:
             spare[cj] -= give
             t[cj] += A[cj, r] * give
             slack -= float((give * d[cj]).sum())
-            # a job given r in a free slot now holds r there; recompute whom r can still go to
-            on0, on1 = js[0] == r, js[1] == r
-            free0 = ~on0 & ~on1 & ((js[0] < 0) | (xs[0] <= 0))
-            free1 = ~on0 & ~on1 & ~free0 & ((js[1] < 0) | (xs[1] <= 0))
-            slot = np.where(on0 | free0, 0, np.where(on1 | free1, 1, -1))
-            cand = np.flatnonzero((slot >= 0) & (spare > 1e-15) & (A[:, r] > 0))
+            cand, slot_c = receivers()  # a job given r in a free slot now holds r there
         use = usage()
     return make_feasible(problem, Allocation(js[0], xs[0], js[1], xs[1], m))
 
