@@ -1,7 +1,7 @@
 """Allocation of fungible resources by price discovery (pricing model): problem, utilities, solver."""
 
 #: Bumped whenever a solver change can alter results; part of the stored-result key of pricing tasks.
-SOLVER_VERSION = "3"
+SOLVER_VERSION = "4"
 
 from gamemarket.pricing.problem import Problem, load, synthetic  # noqa: E402
 from gamemarket.pricing.solver import Allocation, Result, solve  # noqa: E402
