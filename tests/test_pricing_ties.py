@@ -134,3 +134,26 @@ def test_alpha20_against_cvxpy():
     assert r.dual >= lower and r.objective <= upper  # weak duality both ways
     assert abs(r.objective - lower) <= 1e-6 * scale and abs(r.dual - upper) <= 1e-6 * scale
     np.testing.assert_allclose(r.prices, prices, rtol=1e-4)
+
+
+@settings(max_examples=40, deadline=None)
+@given(tied_markets(), st.sampled_from(["log", "alpha:3", "alpha:20", "linear", "target"]),
+       st.sampled_from([0.3, 1.0, 3.0]))
+def test_solver_invariants_on_tied_markets(market, spec, load):
+    """Whatever the market (ties everywhere, zero entries, uneven demands): every returned allocation is
+    feasible, keeps each job on at most two resources, its objective is the utility of its throughputs,
+    the dual bounds it from above, and an unconverged result says so."""
+    A, _, demand, seed = market
+    n, m = A.shape
+    rng = np.random.default_rng(seed)
+    R = rng.uniform(0.5, 1.5, m) * demand.sum() / (m * load)
+    pr = Problem(A, R, spec, demand=demand, target=rng.uniform(0.1, 1.0, n))
+    r = solve(pr, max_iter=200)
+    assert check_feasible(pr, r.allocation) <= 1e-9
+    assert ((r.allocation.j1 >= 0).astype(int) + (r.allocation.j2 >= 0)).max() <= 2
+    np.testing.assert_allclose(r.throughput, r.allocation.throughput(A), rtol=1e-12, atol=1e-12)
+    with np.errstate(divide="ignore"):
+        assert r.objective == pytest.approx(float(np.sum(pr.utility.value(r.throughput))), rel=1e-12, abs=1e-12)
+    assert r.dual >= r.objective - 1e-9 * max(1.0, abs(r.dual))
+    assert r.converged == (r.gap <= max(1e-3 * n, 1e-7 * abs(r.objective)))
+    assert r.converged or "gap" in r.message

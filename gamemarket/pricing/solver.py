@@ -178,7 +178,7 @@ def repair(problem: Problem, alloc: Allocation, A: np.ndarray) -> Allocation:
                           & ((jo == k) | (jo < 0) | (xs[ot][on_r] <= 0))]
                 if len(cj) == 0:
                     continue
-                ratio = A[cj, r] / A[cj, k]  # units of k per unit of r, same throughput
+                ratio = A[cj, r].astype(np.float64) / A[cj, k]  # units of k per unit of r, same throughput
                 room = np.where(ratio > 1, spare[cj] / np.maximum(ratio - 1, 1e-300), np.inf)
                 delta = np.minimum(xs[sl][cj], room)  # x_ir that can move
                 order = np.argsort(ratio, kind="stable")  # cheapest in k's capacity first
