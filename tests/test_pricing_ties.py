@@ -118,7 +118,7 @@ def test_alpha20_against_cvxpy():
     assert r.converged, r.message
     X = cp.Variable((n, m), nonneg=True)
     t = cp.sum(cp.multiply(A, X), axis=1)
-    s = float(np.median(r.throughput))
+    s = 0.47  # near this instance's median throughput: Clarabel solves it only so rescaled
     prob = cp.Problem(cp.Minimize(cp.sum(cp.power(t / s, -19, approx=False)) / n),
                       [cp.sum(X, axis=1) <= 1, cp.sum(X, axis=0) <= R])
     prob.solve(solver="CLARABEL", tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10, max_iter=1000)

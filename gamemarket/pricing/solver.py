@@ -353,45 +353,60 @@ def _newton(fun_h, p, max_iter, done, state, on_iteration=None, p_min=None, subg
     f, g, H = fun_h(p)
     m = len(p)
     lo = np.zeros(m) if p_min is None else p_min
-    radius = 1.0
-    for _ in range(max_iter - state["iters"]):
-        state["iters"] += 1
-        if subgradient is not None:
-            g = subgradient(p, g, H)
-        if on_iteration is not None:
-            on_iteration()
-        if done():
-            return p
+    radius = [1.0]
+
+    def direction(g):
+        """The regularised Newton step for gradient ``g`` (None when there is none)."""
         free = ~((p <= lo) & (g > 0))
         if not free.any() or not np.isfinite(g).all():
-            return p
+            return None
         ref = float(p.mean()) if p.mean() > 0 else 1.0
         size = np.maximum(p, 1e-3 * ref)[free]
         Hf = H[np.ix_(free, free)]
         D = 1.0 / size ** 2
         lam = 1e-12 * max(float(np.max(np.abs(np.diag(Hf)) / D)), 1e-300)
-        d = np.zeros(m)
         for _reg in range(60):
             try:
                 df = -np.linalg.solve(Hf + lam * np.diag(D), g[free])
             except np.linalg.LinAlgError:
                 df = np.full(int(free.sum()), np.inf)
-            if np.isfinite(df).all() and float(np.max(np.abs(df) / size)) <= radius and g[free] @ df < 0:
-                break
+            if np.isfinite(df).all() and float(np.max(np.abs(df) / size)) <= radius[0] and g[free] @ df < 0:
+                d = np.zeros(m)
+                d[free] = df
+                return d
             lam = lam * 10 if lam > 0 else 1e-300
-        else:
-            return p
-        d[free] = df
+        return None
+
+    def search(g, d):
+        """Backtracking along ``d`` with the slope ``g``: the accepted point and its step, or None."""
         step = 1.0
         for _ls in range(30):
             q = np.maximum(p + step * d, lo)
             fq, gq, Hq = fun_h(q)
             if np.isfinite(fq) and fq <= f + 1e-4 * (g @ (q - p)):
-                break
+                return q, fq, gq, Hq, step
             step *= 0.5
-        else:
+        return None
+
+    for _ in range(max_iter - state["iters"]):
+        state["iters"] += 1
+        w = subgradient(p, g, H) if subgradient is not None else g
+        if on_iteration is not None:
+            on_iteration()
+        if done():
             return p
-        radius = min(2 * radius, 1e6) if step == 1.0 else max(radius * step, 1e-12)
+        # both the semismooth step and the plain Newton step, the lower point wins: the tie mixture is
+        # a subgradient only where the ties it found are exact, and the plain gradient misleads at a kink
+        found = None
+        for slope in (w, g) if w is not g else (g,):
+            d = direction(slope)
+            cand = search(slope, d) if d is not None else None
+            if cand is not None and (found is None or cand[1] < found[1]):
+                found = cand
+        if found is None:
+            return p
+        q, fq, gq, Hq, step = found
+        radius[0] = min(2 * radius[0], 1e6) if step == 1.0 else max(radius[0] * step, 1e-12)
         if np.array_equal(q, p):
             return p
         p, f, g, H = q, fq, gq, Hq
@@ -671,8 +686,15 @@ def solve(problem: Problem, eps: float | None = None, max_iter: int = 500, p0: n
             if done() or state["iters"] >= max_iter or "p" not in best or method == "lbfgs":
                 break
             want_h[0] = True
-            newton_cap = max_iter if method == "newton" else min(max_iter, state["iters"] + 30)
-            _newton(fun_h, low["p"].copy(), newton_cap, done, state, try_repair, lo, subgradient)
+            # Newton from the best-gap prices, then (when that falls short) from the lowest dual seen:
+            # the first is where recovery works best, the second where the dual is closest to optimal
+            for start in (best["p"], low["p"]):
+                if done() or state["iters"] >= max_iter:
+                    break
+                if start is low["p"] and np.array_equal(start, best["p"]):
+                    continue
+                newton_cap = max_iter if method == "newton" else min(max_iter, state["iters"] + 30)
+                _newton(fun_h, start.copy(), newton_cap, done, state, try_repair, lo, subgradient)
             want_h[0] = False
             message = "Newton"
             p = low["p"]
