@@ -571,8 +571,8 @@ def solve(problem: Problem, eps: float | None = None, max_iter: int = 500, p0: n
         last["gap"] = -np.inf  # not again for this point
 
     def untie(q, alloc, t, H):
-        """x(q) with its tied jobs mixed to fit the limits (``ties``), and the residual subgradient
-        (in the metric of the Hessian ``H`` when given: Newton's; else the identity: L-BFGS's)."""
+        """x(q) with its tied jobs mixed to fit the limits (``ties``), and the residual subgradient, in
+        the metric of the inverse Hessian ``H`` (the identity when ``H`` is unknown)."""
         ts = tie.find_ties(A64, problem.demand, q, alloc.j1, alloc.x1, alloc.j2, alloc.x2, t)
         at_floor = q <= lo
         lam, w = tie.mix(ts, alloc.usage(problem.demand), problem.R, problem.demand, tie.metric(H, m),
