@@ -53,31 +53,21 @@ def test_catalogue_loads_and_grid():
     assert c["g0.1x0.9"].mix.groups == ((0.9, 0.1), (0.1, 0.9))
 
 
-@pytest.mark.parametrize("text,msg", [
-    ('[x]\nscheduler = "hb"\n', "provider 'x': missing field(s) ['payment']"),
-    ('[x]\nscheduler = "zz"\npayment = "kth"\n', "provider 'x': unknown scheduler 'zz'"),
-    ('[x]\nscheduler = "hb"\npayment = "kth"\nreserv = 1\n', "provider 'x': unknown field(s) ['reserv']"),
-    ('[x]\nscheduler = "hb"\npayment = "kth"\nreserve = -1\n', "provider 'x': reserve must be"),
-    ("[x\n", "invalid TOML"),
+@pytest.mark.parametrize("kind,text,msg", [
+    ("providers", '[x]\nscheduler = "hb"\n', "provider 'x': missing field(s) ['payment']"),
+    ("providers", '[x]\nscheduler = "zz"\npayment = "kth"\n', "provider 'x': unknown scheduler 'zz'"),
+    ("providers", '[x]\nscheduler = "hb"\npayment = "kth"\nreserv = 1\n', "provider 'x': unknown field(s) ['reserv']"),
+    ("providers", '[x]\nscheduler = "hb"\npayment = "kth"\nreserve = -1\n', "provider 'x': reserve must be"),
+    ("providers", "[x\n", "invalid TOML"),
+    ("consumers", "[m]\ngroups = [[0.5, 0.1]]\n", "consumer 'm': field 'groups'"),
+    ("consumers", "[m]\ngroups = [[1.0, 1.5]]\n", "beta must be in [0, 1)"),
+    ("consumers", "[m]\ngroup = [[1.0, 0.0]]\n", "unknown field(s) ['group']"),
 ])
-def test_provider_errors_name_file_entry_field(tmp_path, text, msg):
-    p = tmp_path / "providers.toml"
+def test_catalogue_errors_name_file_entry_field(tmp_path, kind, text, msg):
+    p = tmp_path / f"{kind}.toml"
     p.write_text(text)
     with pytest.raises(InputError) as e:
-        load_providers(p)
-    assert str(p) in str(e.value) and msg in str(e.value)
-
-
-@pytest.mark.parametrize("text,msg", [
-    ("[m]\ngroups = [[0.5, 0.1]]\n", "consumer 'm': field 'groups'"),
-    ("[m]\ngroups = [[1.0, 1.5]]\n", "beta must be in [0, 1)"),
-    ("[m]\ngroup = [[1.0, 0.0]]\n", "unknown field(s) ['group']"),
-])
-def test_consumer_errors(tmp_path, text, msg):
-    p = tmp_path / "consumers.toml"
-    p.write_text(text)
-    with pytest.raises(InputError) as e:
-        load_consumers(p)
+        (load_providers if kind == "providers" else load_consumers)(p)
     assert str(p) in str(e.value) and msg in str(e.value)
 
 
