@@ -1,0 +1,175 @@
+"""Role-symmetric games in and out: the EGTA JSON format and a tidy CSV.
+
+EGTA JSON, as gameanalysis and egta-online write it::
+
+    {"players": {"role": count, ...},
+     "strategies": {"role": ["s1", "s2", ...], ...},
+     "profiles": [{"role": [["s1", count, payoff], ...], ...}, ...]}
+
+A profile lists, per role, each strategy with a positive count and the mean payoff of a player
+of that strategy. Where a profile carries observations instead (``[strategy, count, [payoffs]]``)
+their mean is used. Every error names the profile (its position in the list) and the field.
+
+The tidy CSV has one row per (profile, role, strategy): ``profile, role, strategy, count, payoff``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from gamemarket.errors import InputError
+from gamemarket.games.rsgame import RoleSymmetricGame
+
+
+def _count(v, where: str) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v != int(v) or v < 0:
+        raise InputError(f"{where}: count must be an integer >= 0, got {v!r}")
+    return int(v)
+
+
+def _payoff(v, where: str) -> float:
+    if isinstance(v, list):
+        if not v:
+            raise InputError(f"{where}: an empty list of payoff observations")
+        vals = [_payoff(x, where) for x in v]
+        return float(np.mean(vals))
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(float(v)):
+        raise InputError(f"{where}: payoff must be a finite number, got {v!r}")
+    return float(v)
+
+
+def from_egta(data: dict, source: str = "EGTA JSON") -> RoleSymmetricGame:
+    """A game from the parsed EGTA JSON object (see the module docstring)."""
+    if not isinstance(data, dict):
+        raise InputError(f"{source}: expected a JSON object with players, strategies and profiles")
+    for key in ("players", "strategies", "profiles"):
+        if key not in data:
+            raise InputError(f"{source}: missing field {key!r}")
+    players, strategies = data["players"], data["strategies"]
+    if not isinstance(players, dict) or not players:
+        raise InputError(f"{source}: field 'players' must be an object {{role: count}}")
+    if not isinstance(strategies, dict) or set(strategies) != set(players):
+        raise InputError(f"{source}: field 'strategies' must list the strategies of the roles {sorted(players)}")
+    roles = sorted(players)
+    counts = []
+    for r in roles:
+        n = _count(players[r], f"{source}: players[{r!r}]")
+        if n < 1:
+            raise InputError(f"{source}: players[{r!r}] must be >= 1, got {n}")
+        counts.append(n)
+        ss = strategies[r]
+        if not isinstance(ss, list) or not ss or not all(isinstance(s, str) for s in ss) or len(set(ss)) != len(ss):
+            raise InputError(f"{source}: strategies[{r!r}] must be a non-empty list of distinct names")
+    strat_lists = [sorted(strategies[r]) for r in roles]
+    offset = {}
+    k = 0
+    for r, ss in zip(roles, strat_lists):
+        for s in ss:
+            offset[(r, s)] = k
+            k += 1
+    profiles = data["profiles"]
+    if not isinstance(profiles, list) or not profiles:
+        raise InputError(f"{source}: field 'profiles' must be a non-empty list")
+    prof = np.zeros((len(profiles), k), dtype=np.int64)
+    pay = np.zeros((len(profiles), k))
+    for i, p in enumerate(profiles):
+        where = f"{source}: profile {i}"
+        if not isinstance(p, dict):
+            raise InputError(f"{where}: expected an object {{role: [[strategy, count, payoff], ...]}}")
+        unknown = sorted(set(p) - set(roles))
+        if unknown:
+            raise InputError(f"{where}: unknown role(s) {unknown}; roles: {roles}")
+        for r, n in zip(roles, counts):
+            entries = p.get(r)
+            if not isinstance(entries, list) or not entries:
+                raise InputError(f"{where}: role {r!r} is missing or empty")
+            total = 0
+            for e in entries:
+                if not (isinstance(e, list) and len(e) == 3):
+                    raise InputError(f"{where}, role {r!r}: expected [strategy, count, payoff], got {e!r}")
+                s, c, v = e
+                if (r, s) not in offset:
+                    raise InputError(f"{where}, role {r!r}: unknown strategy {s!r}; known: {strategies[r]}")
+                c = _count(c, f"{where}, role {r!r}, strategy {s!r}")
+                if prof[i, offset[(r, s)]]:
+                    raise InputError(f"{where}, role {r!r}: strategy {s!r} is listed twice")
+                prof[i, offset[(r, s)]] = c
+                pay[i, offset[(r, s)]] = _payoff(v, f"{where}, role {r!r}, strategy {s!r}") if c else 0.0
+                total += c
+            if total != n:
+                raise InputError(f"{where}, role {r!r}: counts sum to {total}, but the role has {n} players")
+    try:
+        return RoleSymmetricGame(roles, counts, strat_lists, prof, pay)
+    except InputError as exc:
+        raise InputError(f"{source}: {exc}") from None
+
+
+def read_egta(path: str | Path) -> RoleSymmetricGame:
+    """Read an EGTA JSON file."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a folder, expected an EGTA JSON file") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not a text file (expected EGTA JSON)") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+    return from_egta(data, str(path))
+
+
+def to_egta(game: RoleSymmetricGame) -> dict:
+    """The game as an EGTA JSON object."""
+    names = game.strategy_names
+    profiles = []
+    for row, pay in zip(game.profiles, game.payoffs):
+        p = {}
+        for r, (a, k) in enumerate(zip(game.role_starts, game.num_strategies)):
+            p[game.roles[r]] = [[names[a + j], int(row[a + j]), float(pay[a + j])] for j in range(k) if row[a + j]]
+        profiles.append(p)
+    return {"players": dict(zip(game.roles, game.players)),
+            "strategies": {r: list(ss) for r, ss in zip(game.roles, game.strategies)},
+            "profiles": profiles}
+
+
+def write_egta(game: RoleSymmetricGame, path: str | Path) -> Path:
+    from gamemarket.games.io import write_json
+
+    path = Path(path)
+    write_json(path, to_egta(game))
+    return path
+
+
+def to_tidy(game: RoleSymmetricGame) -> pd.DataFrame:
+    """One row per (profile, role, strategy) with a positive count."""
+    names = game.strategy_names
+    ri = game.role_index
+    rows = []
+    for i, (row, pay) in enumerate(zip(game.profiles, game.payoffs)):
+        for s in np.flatnonzero(row):
+            rows.append({"profile": i, "role": game.roles[ri[s]], "strategy": names[s], "count": int(row[s]),
+                         "payoff": float(pay[s])})
+    return pd.DataFrame(rows, columns=["profile", "role", "strategy", "count", "payoff"])
+
+
+def from_tidy(df: pd.DataFrame, players: dict, strategies: dict, source: str = "tidy CSV") -> RoleSymmetricGame:
+    """The inverse of :func:`to_tidy` (player counts and strategy lists given, as CSV does not carry them)."""
+    missing = [c for c in ("profile", "role", "strategy", "count", "payoff") if c not in df.columns]
+    if missing:
+        raise InputError(f"{source}: missing column(s) {missing}")
+    profiles = []
+    for pid, g in df.groupby("profile", sort=True):
+        p: dict = {}
+        for r, s, c, v in zip(g["role"], g["strategy"], g["count"], g["payoff"]):
+            p.setdefault(str(r), []).append([str(s), int(c) if float(c) == int(c) else float(c), float(v)])
+        profiles.append(p)
+    return from_egta({"players": players, "strategies": strategies, "profiles": profiles}, source)

@@ -1,0 +1,371 @@
+"""Symmetric equilibria of role-symmetric games, each verified by its regret.
+
+* ``replicator_dynamics``: discrete-time replicator dynamics (payoffs shifted positive), the
+  evolutionary search of EGTA tools; it follows the flow to an attractor.
+* ``regret_minimize``: SLSQP on the sum of squared positive gains over the product of simplices,
+  with the exact gradient; it reaches equilibria that are not attractors.
+* ``support_polish``: Newton's method on the indifference conditions of a candidate's support
+  (every used strategy of a role earns the same deviation payoff), which drives the regret to
+  rounding level.
+* ``exact_equilibria``: where the game is small enough to solve exactly: one role with two
+  strategies (the roots of the gain polynomial in Bernstein form) and two roles of one player
+  each (the bimatrix game's exhaustive polytope search).
+
+``equilibria`` runs the searches from many starts (uniform, near every pure profile, seeded random
+points), polishes every candidate, keeps only mixtures whose regret is at most ``rel_tol`` times
+the payoff scale, and merges duplicates. An empty list means none was found, and the solution
+says so.
+
+References
+----------
+.. [1] P. D. Taylor and L. B. Jonker, "Evolutionarily stable strategies and game dynamics",
+   Mathematical Biosciences 40 (1978).
+.. [2] M. P. Wellman, "Methods for empirical game-theoretic analysis", AAAI 2006.
+.. [3] B. Wiedenbeck, B.-A. Cassell and M. P. Wellman, "Bootstrap statistics for empirical
+   games", AAMAS 2014 (regret as the measure of an equilibrium's quality).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import optimize
+from scipy.special import comb
+
+from gamemarket.errors import InputError
+from gamemarket.games.rsgame import RoleSymmetricGame
+
+DEFAULT_REL_TOL = 1e-8
+
+
+@dataclass
+class SymmetricEquilibrium:
+    """A verified mixture: probabilities per role, its regret, how it was found, its stability."""
+
+    mixture: np.ndarray
+    regret: float
+    payoffs: np.ndarray  #: each role's expected payoff
+    methods: set = field(default_factory=set)
+    stability: str = ""  #: "stable", "unstable" or "neutral" under the replicator dynamics
+
+    def support(self, threshold: float = 0.0) -> tuple[int, ...]:
+        return tuple(int(i) for i in np.flatnonzero(self.mixture > threshold))
+
+
+@dataclass
+class SymmetricSolution:
+    game: RoleSymmetricGame
+    equilibria: list[SymmetricEquilibrium]
+    tolerance: float
+    starts: int
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def found(self) -> bool:
+        return bool(self.equilibria)
+
+    def summary(self) -> str:
+        if not self.equilibria:
+            return (f"no equilibrium found (regret <= {self.tolerance:.3g}) from {self.starts} starts; "
+                    "the game still has one: try more starts or a larger tolerance")
+        return f"{len(self.equilibria)} equilibria (regret <= {self.tolerance:.3g})"
+
+
+# ---------------------------------------------------------------------- searches
+def replicator_dynamics(game: RoleSymmetricGame, mixture, *, max_iters: int = 10_000,
+                        converge: float = 1e-12) -> np.ndarray:
+    """Discrete replicator dynamics ``x_s <- x_s (v_s - m + 1e-3 d) / sum``, per role.
+
+    Payoffs are shifted by the game's minimum ``m`` (and a small share of the spread ``d``) so
+    that every fitness is positive; the fixed points are those of the continuous dynamics.
+    ``mixture`` may be one mixture or a stack of them (one per row), all run in step.
+    """
+    X = np.atleast_2d(np.asarray(mixture, dtype=float))
+    X = np.array([game.check_mixture(x) for x in X])
+    vals = game.payoffs[game.profiles > 0]
+    lo, spread = float(vals.min()), max(float(vals.max() - vals.min()), 1e-300)
+    C, K, dense_ok = game._dense()
+    starts, ks = game.role_starts, game.num_strategies
+    active = np.ones(len(X), dtype=bool)
+    for _ in range(max_iters):
+        Y = X[active]
+        if dense_ok:  # every row at once: x^(c - e_s) = x^c / x_s (clipped logs: a search, not a verdict)
+            Z = np.maximum(Y, 1e-250)
+            dev = (np.exp(np.log(Z) @ C.T) @ K) / Z
+        else:
+            dev = np.array([game.deviation_payoffs(y) for y in Y])
+        new = Y * (dev - lo + 1e-3 * spread)
+        new /= np.repeat(np.add.reduceat(new, starts, axis=1), ks, axis=1)
+        moved = np.abs(new - Y).max(axis=1)
+        X[active] = new
+        idx = np.flatnonzero(active)
+        active[idx[moved < converge]] = False
+        if not active.any():
+            break
+    return X[0] if np.ndim(mixture) == 1 else X
+
+
+def _objective(game: RoleSymmetricGame):
+    starts, ks, ri = game.role_starts, game.num_strategies, game.role_index
+    scale = game.payoff_scale()
+
+    def f(x):
+        dev, J = game.deviation_payoffs(x, jacobian=True)
+        u = np.add.reduceat(x * dev, starts)
+        g = (dev - np.repeat(u, ks)) / scale
+        # du_r/dx_j = [j in r] dev_j + sum_{t in r} x_t J[t, j]
+        du = np.add.reduceat(x[:, None] * J, starts, axis=0)  # R x S
+        du[ri, np.arange(len(x))] += dev
+        dg = (J - du[ri]) / scale
+        pos = np.maximum(g, 0.0)
+        return float((pos ** 2).sum()), 2.0 * pos @ dg
+
+    return f
+
+
+def regret_minimize(game: RoleSymmetricGame, mixture, *, max_iters: int = 500) -> np.ndarray:
+    """Minimise the sum of squared positive gains over the product of simplices (SLSQP)."""
+    x0 = game.check_mixture(mixture)
+    f = _objective(game)
+    ri = game.role_index
+    cons = [{"type": "eq", "fun": (lambda x, r=r: x[ri == r].sum() - 1.0),
+             "jac": (lambda x, r=r: (ri == r).astype(float))} for r in range(len(game.roles))]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = optimize.minimize(f, x0, jac=True, method="SLSQP", bounds=[(0.0, 1.0)] * len(x0),
+                                constraints=cons, options={"maxiter": max_iters, "ftol": 1e-30})
+    return game.normalize(res.x)
+
+
+def support_polish(game: RoleSymmetricGame, mixture, *, threshold: float = 1e-6) -> np.ndarray | None:
+    """Newton's method on the candidate's support: equal deviation payoffs within each role.
+
+    Returns the polished mixture, or None where Newton leaves the simplex or does not converge.
+    """
+    x = game.check_mixture(mixture)
+    supp = x > threshold
+    idx = np.flatnonzero(supp)
+    ri = game.role_index
+    groups = [idx[ri[idx] == r] for r in range(len(game.roles))]
+    if any(len(g) == 0 for g in groups):
+        return None
+
+    def full(z):
+        y = np.zeros_like(x)
+        y[idx] = z
+        return y
+
+    def F(z):
+        y = full(z)
+        dev, J = game.deviation_payoffs(y, jacobian=True)
+        rows, jrows = [], []
+        for g in groups:
+            for t in g[1:]:
+                rows.append(dev[t] - dev[g[0]])
+                jrows.append((J[t] - J[g[0]])[idx])
+            rows.append(y[g].sum() - 1.0)
+            jrows.append(np.isin(idx, g).astype(float))
+        return np.array(rows), np.array(jrows)
+
+    z = x[idx] / np.repeat(np.add.reduceat(x, game.role_starts), game.num_strategies)[idx]
+    for _ in range(50):
+        r, Jz = F(z)
+        if np.abs(r).max() < 1e-14 * max(1.0, game.payoff_scale()):
+            break
+        step, *_ = np.linalg.lstsq(Jz, -r, rcond=None)
+        z = z + step
+        if not np.all(np.isfinite(z)):
+            return None
+    if np.any(z < -1e-12):
+        return None
+    return game.normalize(full(np.clip(z, 0.0, None)))
+
+
+def exact_equilibria(game: RoleSymmetricGame) -> list[np.ndarray] | None:
+    """Every equilibrium of a small game, or None where no exact method applies.
+
+    One role with two strategies: the gain of strategy 1 over strategy 0 when the other ``N - 1``
+    players play strategy 1 with probability ``p`` is the polynomial ``sum_k b_k B_k(p)``
+    (Bernstein basis, ``b_k`` the payoff difference with ``k`` others on strategy 1); the mixed
+    equilibria are its roots in (0, 1). A gain polynomial that is identically zero makes every
+    mixture an equilibrium: the pure ends are returned with a note in ``equilibria``.
+    Two roles of one player each: the bimatrix game's exhaustive search.
+    """
+    if len(game.roles) == 1 and game.num_strategies[0] == 2:
+        n = game.players[0] - 1
+        b = np.zeros(n + 1)
+        for k in range(n + 1):  # k others on strategy 1
+            u1 = game.profile_payoffs([n - k, k + 1])[1]
+            u0 = game.profile_payoffs([n - k + 1, k])[0]
+            b[k] = u1 - u0
+        out = []
+        if b[0] <= 0:
+            out.append(np.array([1.0, 0.0]))
+        if b[-1] >= 0:
+            out.append(np.array([0.0, 1.0]))
+        if n == 0 or np.all(b == 0):
+            return out
+        # power basis: sum_k b_k C(n,k) p^k (1-p)^(n-k)
+        P = np.polynomial.Polynomial
+        poly = sum((b[k] * comb(n, k, exact=True)) * P([0, 1]) ** k * P([1, -1]) ** (n - k) for k in range(n + 1))
+        poly = P(poly.coef)
+        deriv = poly.deriv()
+
+        def gain(p):
+            return float(np.sum(b * comb(n, np.arange(n + 1)) * p ** np.arange(n + 1) * (1 - p) ** (n - np.arange(n + 1))))
+
+        cands = [float(r.real) for r in poly.roots() if abs(r.imag) < 1e-6 and -1e-9 < r.real < 1 + 1e-9]
+        # sign changes on a fine grid catch what the roots of an ill-conditioned power basis miss
+        grid = np.linspace(0, 1, 2001)
+        vals = np.array([gain(p) for p in grid])
+        for i in np.flatnonzero(np.sign(vals[:-1]) * np.sign(vals[1:]) < 0):
+            cands.append(optimize.brentq(gain, grid[i], grid[i + 1], xtol=1e-15, rtol=1e-15))
+        for p in cands:
+            for _ in range(20):  # Newton on the Bernstein form
+                d = float(deriv(p))
+                if d == 0:
+                    break
+                p_new = p - gain(p) / d
+                if not np.isfinite(p_new) or abs(p_new - p) < 1e-17:
+                    break
+                p = p_new
+            if 0 < p < 1 and not any(abs(p - q[1]) < 1e-9 for q in out):
+                out.append(np.array([1.0 - p, p]))
+        return out
+    if len(game.roles) == 2 and game.players == (1, 1):
+        from gamemarket.games.equilibria import solve
+
+        sol = solve(game.to_bimatrix(), methods=("pure", "polytope"))
+        return [np.concatenate([e.x, e.y]) for e in sol.equilibria]
+    return None
+
+
+def stability(game: RoleSymmetricGame, mixture, tol: float | None = None) -> str:
+    """Stability of a rest point under the continuous replicator dynamics.
+
+    The Jacobian of ``x_s (v_s(x) - u_r(x))`` is taken on the tangent space of the support's face;
+    a strategy outside the support adds the eigenvalue ``v_s - u_r`` (its invasion rate). "stable"
+    when every eigenvalue has a negative real part, "unstable" when one is positive, else "neutral".
+    """
+    x = game.check_mixture(mixture)
+    tol = 1e-9 * game.payoff_scale() if tol is None else tol
+    starts, ks, ri = game.role_starts, game.num_strategies, game.role_index
+    dev, J = game.deviation_payoffs(x, jacobian=True)
+    u = np.add.reduceat(x * dev, starts)
+    g = dev - np.repeat(u, ks)
+    du = np.add.reduceat(x[:, None] * J, starts, axis=0)
+    du[ri, np.arange(len(x))] += dev
+    DF = np.diag(g) + x[:, None] * (J - du[ri])
+    supp = x > 1e-9
+    eig = list(g[~supp])
+    basis = []
+    for r in range(len(game.roles)):
+        idx = np.flatnonzero(supp & (ri == r))
+        for t in idx[1:]:
+            v = np.zeros(len(x))
+            v[t], v[idx[0]] = 1.0, -1.0
+            basis.append(v)
+    if basis:
+        B = np.array(basis).T
+        M = np.linalg.lstsq(B, DF[:, :] @ B, rcond=None)[0]
+        eig += list(np.linalg.eigvals(M).real)
+    eig = np.array(eig)
+    if eig.size == 0 or np.all(eig < -tol):
+        return "stable"
+    if np.any(eig > tol):
+        return "unstable"
+    return "neutral"
+
+
+# ---------------------------------------------------------------------- the driver
+def _starts(game: RoleSymmetricGame, n_random: int, seed: int) -> list[np.ndarray]:
+    out = [game.uniform_mixture()]
+    S = game.num_all_strategies
+    for s in range(S):  # near each pure strategy of each role, the rest spread
+        x = game.uniform_mixture()
+        own = game.role_index == game.role_index[s]
+        x[own] *= 0.1
+        x[s] += 0.9
+        out.append(game.normalize(x))
+    rng = np.random.default_rng(seed)
+    for _ in range(n_random):
+        out.append(game.normalize(rng.exponential(size=S)))
+    return out
+
+
+def _pure_mixtures(game: RoleSymmetricGame, limit: int = 10_000):
+    import itertools
+
+    total = int(np.prod(game.num_strategies))
+    if total > limit:
+        return []
+    return [game.pure_mixture(c) for c in itertools.product(*[range(k) for k in game.num_strategies])]
+
+
+def equilibria(game: RoleSymmetricGame, *, rel_tol: float = DEFAULT_REL_TOL, n_random: int = 10,
+               seed: int = 0, exact: bool = True, dedup: float = 1e-6, max_iters: int = 5000) -> SymmetricSolution:
+    """Symmetric equilibria of a role-symmetric game, each verified by its regret.
+
+    Parameters
+    ----------
+    game : RoleSymmetricGame
+    rel_tol : float, keyword-only
+        A mixture is returned only if its regret is at most ``rel_tol * game.payoff_scale()``.
+    n_random : int, keyword-only
+        Random starting mixtures besides the uniform one and one near each pure strategy.
+    seed : int, keyword-only
+        Seed of the random starts (same seed, same answer).
+    exact : bool, keyword-only
+        Use an exact method where one applies (see :func:`exact_equilibria`).
+    dedup : float, keyword-only
+        Mixtures closer than this (largest difference of a probability) are one equilibrium.
+    max_iters : int, keyword-only
+        Replicator-dynamics iterations per start before the candidate is polished.
+    """
+    if not isinstance(game, RoleSymmetricGame):
+        raise InputError(f"equilibria: expected a RoleSymmetricGame, got {type(game).__name__}")
+    if not (0 < rel_tol < 1):
+        raise InputError(f"equilibria: rel_tol must be in (0, 1), got {rel_tol}")
+    tol = rel_tol * game.payoff_scale()
+    cands: list[tuple[np.ndarray, str]] = []
+    notes = []
+    ex = exact_equilibria(game) if exact else None
+    if ex is not None:
+        cands += [(x, "exact") for x in ex]
+        if len(game.roles) == 1 and game.num_strategies == (2,) and all(
+                np.allclose(game.profile_payoffs(p)[p > 0], game.profile_payoffs(p)[p > 0][0]) for p in game.profiles):
+            notes.append("every mixture is an equilibrium (payoffs do not depend on the strategy)")
+    cands += [(x, "pure") for x in _pure_mixtures(game)]
+    starts = _starts(game, n_random, seed)
+    for x in replicator_dynamics(game, np.array(starts), max_iters=max_iters, converge=1e-10):
+        cands.append((x, "replicator"))
+        if game.regret(x) > tol:
+            p = support_polish(game, x)
+            if p is None or game.regret(p) > tol:
+                cands.append((regret_minimize(game, x), "regret_minimize"))
+    found: list[SymmetricEquilibrium] = []
+    for x, how in cands:
+        methods = {how}
+        if how != "pure" and game.regret(x) > 0:
+            p = support_polish(game, x)
+            if p is not None and game.regret(p) <= game.regret(x):
+                x = p
+                methods.add("polish")
+        r = game.regret(x)
+        if r > tol:
+            continue
+        for e in found:
+            if np.abs(e.mixture - x).max() < dedup:
+                e.methods |= methods
+                if r < e.regret:
+                    e.mixture, e.regret = x, r
+                break
+        else:
+            found.append(SymmetricEquilibrium(x, r, game.expected_payoffs(x), methods))
+    for e in found:
+        e.payoffs = game.expected_payoffs(e.mixture)
+        e.stability = stability(game, e.mixture)
+    found.sort(key=lambda e: tuple(-e.mixture))
+    return SymmetricSolution(game, found, tol, len(starts), notes)

@@ -1,0 +1,378 @@
+"""Role-symmetric games: roles with player counts and strategy lists, payoffs per profile.
+
+A role-symmetric game has roles ``r`` with ``N_r`` interchangeable players each; the players of a
+role share a strategy list and a payoff function, so a profile is a count of players per strategy
+per role, and a payoff is attached to each (profile, strategy) with a positive count. This is the
+standard object of empirical game-theoretic analysis (EGTA): a game among many self-interested
+agents whose payoffs are estimated by simulation.
+
+Strategies of all roles are indexed together (``0 .. S-1``, role by role). A profile is a row of
+``S`` counts; ``payoffs[p, s]`` is the payoff of a player of strategy ``s`` in profile ``p`` (0
+where the count is 0). A mixture is one probability vector per role, stored flat with ``S``
+entries that sum to 1 within each role.
+
+The deviation payoff of strategy ``s`` at mixture ``x`` is the expected payoff of one player who
+plays ``s`` while every other player draws a strategy from ``x`` (the other players of its own
+role: ``N_r - 1`` draws; every other role: ``N_q`` draws). The regret of a mixture is the largest
+gain a player of any role can make by deviating to a pure strategy.
+
+References
+----------
+.. [1] M. P. Wellman, "Methods for empirical game-theoretic analysis", AAAI 2006.
+.. [2] B. Wiedenbeck and M. P. Wellman, "Scaling simulation-based game analysis through
+   deviation-preserving reduction", AAMAS 2012.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.special import gammaln
+
+from gamemarket.errors import InputError
+
+_TINY = np.finfo(float).tiny
+
+
+def _composition(n: int, k: int) -> np.ndarray:
+    """Every way to place ``n`` players on ``k`` strategies (rows of counts, lexicographic)."""
+    if k == 1:
+        return np.array([[n]], dtype=np.int64)
+    rows = []
+    for bars in itertools.combinations(range(n + k - 1), k - 1):
+        prev, row = -1, []
+        for b in bars:
+            row.append(b - prev - 1)
+            prev = b
+        row.append(n + k - 2 - prev)
+        rows.append(row)
+    return np.array(rows, dtype=np.int64)
+
+
+def num_profiles(players, num_strategies) -> int:
+    """Number of profiles of a complete role-symmetric game."""
+    from math import comb
+
+    out = 1
+    for n, k in zip(players, num_strategies):
+        out *= comb(int(n) + int(k) - 1, int(k) - 1)
+    return out
+
+
+def all_profiles(players, num_strategies) -> np.ndarray:
+    """Every profile of a role-symmetric game (rows of ``S`` counts, role by role)."""
+    parts = [_composition(int(n), int(k)) for n, k in zip(players, num_strategies)]
+    out = parts[0]
+    for p in parts[1:]:
+        out = np.concatenate([np.repeat(out, len(p), axis=0), np.tile(p, (len(out), 1))], axis=1)
+    return out
+
+
+@dataclass(frozen=True)
+class RoleSymmetricGame:
+    """A complete role-symmetric game.
+
+    Parameters
+    ----------
+    roles : sequence of str
+        Role names.
+    players : sequence of int
+        Number of players of each role (at least 1).
+    strategies : sequence of sequence of str
+        The strategies of each role (at least 1 each, unique within the role).
+    profiles : array of int, shape (P, S)
+        Counts per strategy, role by role; each role's counts sum to its player count.
+    payoffs : array of float, shape (P, S)
+        The payoff of a player of each strategy in each profile; entries with a zero count are
+        ignored (set to 0).
+
+    Every profile of the game must be present exactly once (a complete game); a missing profile
+    is an error that names it. Payoffs must be finite.
+    """
+
+    roles: tuple
+    players: tuple
+    strategies: tuple
+    profiles: np.ndarray = field(repr=False)
+    payoffs: np.ndarray = field(repr=False)
+
+    def __post_init__(self) -> None:
+        roles = tuple(str(r) for r in self.roles)
+        if not roles or len(set(roles)) != len(roles):
+            raise InputError(f"role-symmetric game: roles must be unique and non-empty, got {list(roles)}")
+        players = tuple(int(n) for n in self.players)
+        strategies = tuple(tuple(str(s) for s in ss) for ss in self.strategies)
+        if len(players) != len(roles) or len(strategies) != len(roles):
+            raise InputError("role-symmetric game: one player count and one strategy list per role are needed")
+        for r, n, ss in zip(roles, players, strategies):
+            if n < 1:
+                raise InputError(f"role {r!r}: player count must be >= 1, got {n}")
+            if not ss or len(set(ss)) != len(ss):
+                raise InputError(f"role {r!r}: strategies must be unique and non-empty, got {list(ss)}")
+        object.__setattr__(self, "roles", roles)
+        object.__setattr__(self, "players", players)
+        object.__setattr__(self, "strategies", strategies)
+        S = sum(len(s) for s in strategies)
+        prof = np.asarray(self.profiles)
+        pay = np.asarray(self.payoffs, dtype=float)
+        if prof.ndim != 2 or prof.shape[1] != S or pay.shape != prof.shape:
+            raise InputError(f"role-symmetric game: profiles and payoffs must have shape (P, {S}), got "
+                             f"{prof.shape} and {pay.shape}")
+        if not np.all(np.isfinite(prof.astype(float))) or np.any(prof != np.round(prof)) or np.any(prof < 0):
+            raise InputError("role-symmetric game: counts must be integers >= 0")
+        prof = prof.astype(np.int64)
+        sums = np.add.reduceat(prof, self.role_starts, axis=1) if len(prof) else np.zeros((0, len(roles)))
+        bad = np.flatnonzero(np.any(sums != np.array(players), axis=1))
+        if bad.size:
+            raise InputError(f"role-symmetric game: profile {bad[0]} ({self.profile_text(prof[bad[0]])}) does not "
+                             f"have {dict(zip(roles, players))} players per role")
+        pay = np.where(prof > 0, pay, 0.0)
+        nonfinite = np.argwhere(~np.isfinite(pay))
+        if nonfinite.size:
+            p, s = nonfinite[0]
+            raise InputError(f"role-symmetric game: profile {p} ({self.profile_text(prof[p])}): payoff of "
+                             f"{self.strategy_names[s]!r} is {pay[p, s]!r}; payoffs must be finite")
+        # canonical order: the complete list, each profile once
+        full = all_profiles(players, self.num_strategies)
+        index = {tuple(r): i for i, r in enumerate(prof.tolist())}
+        if len(index) != len(prof):
+            raise InputError("role-symmetric game: a profile is listed twice")
+        order = []
+        for row in full.tolist():
+            i = index.get(tuple(row))
+            if i is None:
+                raise InputError(f"role-symmetric game: profile {self.profile_text(np.array(row))} is missing; "
+                                 f"a complete game has {len(full)} profiles, got {len(prof)}")
+            order.append(i)
+        object.__setattr__(self, "profiles", full)
+        object.__setattr__(self, "payoffs", pay[order])
+        self.profiles.setflags(write=False)
+        self.payoffs.setflags(write=False)
+
+    # ------------------------------------------------------------------ structure
+    @property
+    def num_strategies(self) -> tuple:
+        return tuple(len(s) for s in self.strategies)
+
+    @property
+    def role_starts(self) -> np.ndarray:
+        """Index of each role's first strategy."""
+        return self._cached("_starts", lambda: np.concatenate([[0], np.cumsum(self.num_strategies)[:-1]]).astype(np.int64))
+
+    @property
+    def role_index(self) -> np.ndarray:
+        """The role of each strategy (length ``S``)."""
+        return self._cached("_ri", lambda: np.repeat(np.arange(len(self.roles)), self.num_strategies))
+
+    def _cached(self, key, make):
+        v = self.__dict__.get(key)
+        if v is None:
+            v = make()
+            v.setflags(write=False)
+            self.__dict__[key] = v
+        return v
+
+    @property
+    def strategy_names(self) -> list[str]:
+        return [s for ss in self.strategies for s in ss]
+
+    @property
+    def num_all_strategies(self) -> int:
+        return int(sum(self.num_strategies))
+
+    def profile_text(self, row) -> str:
+        names = self.strategy_names
+        parts = []
+        for r, (a, k) in enumerate(zip(self.role_starts, self.num_strategies)):
+            inner = ", ".join(f"{names[a + j]}: {int(row[a + j])}" for j in range(k) if row[a + j])
+            parts.append(f"{self.roles[r]} {{{inner}}}")
+        return "; ".join(parts)
+
+    def payoff_scale(self) -> float:
+        """The spread of the game's payoffs (at least 1e-300): regret tolerances are relative to it."""
+        vals = self.payoffs[self.profiles > 0]
+        return max(float(vals.max() - vals.min()) if vals.size else 0.0, float(np.abs(vals).max()) * 1e-12
+                   if vals.size else 0.0, 1e-300)
+
+    def uniform_mixture(self) -> np.ndarray:
+        return np.concatenate([np.full(k, 1.0 / k) for k in self.num_strategies])
+
+    def pure_mixture(self, choices) -> np.ndarray:
+        """The mixture that puts every player of role ``r`` on strategy ``choices[r]`` (index within the role)."""
+        x = np.zeros(self.num_all_strategies)
+        for a, c in zip(self.role_starts, choices):
+            x[a + int(c)] = 1.0
+        return x
+
+    def check_mixture(self, mixture) -> np.ndarray:
+        x = np.asarray(mixture, dtype=float)
+        if x.shape != (self.num_all_strategies,):
+            raise InputError(f"mixture: expected {self.num_all_strategies} probabilities, got shape {x.shape}")
+        if not np.all(np.isfinite(x)) or np.any(x < -1e-12):
+            raise InputError(f"mixture: probabilities must be finite and >= 0, got {x}")
+        sums = np.add.reduceat(x, self.role_starts)
+        if np.any(np.abs(sums - 1) > 1e-9):
+            raise InputError(f"mixture: probabilities of each role must sum to 1, got {sums}")
+        return np.clip(x, 0.0, None)
+
+    def normalize(self, x: np.ndarray) -> np.ndarray:
+        x = np.clip(np.asarray(x, dtype=float), 0.0, None)
+        sums = np.add.reduceat(x, self.role_starts)
+        return x / np.repeat(sums, self.num_strategies)
+
+    def mixture_dict(self, x) -> dict:
+        """``{role: {strategy: probability}}`` with the strategies of positive probability."""
+        names = self.strategy_names
+        out = {}
+        for r, (a, k) in enumerate(zip(self.role_starts, self.num_strategies)):
+            out[self.roles[r]] = {names[a + j]: float(x[a + j]) for j in range(k) if x[a + j] > 0}
+        return out
+
+    def mixture_from_dict(self, d: dict) -> np.ndarray:
+        x = np.zeros(self.num_all_strategies)
+        for role, probs in d.items():
+            if role not in self.roles:
+                raise InputError(f"mixture: unknown role {role!r}; roles: {list(self.roles)}")
+            r = self.roles.index(role)
+            for s, p in probs.items():
+                if s not in self.strategies[r]:
+                    raise InputError(f"mixture: role {role!r} has no strategy {s!r}")
+                x[self.role_starts[r] + self.strategies[r].index(s)] = float(p)
+        return self.check_mixture(x)
+
+    # ------------------------------------------------------------------ payoffs of mixtures
+    def _dev_terms(self):
+        """Sparse terms of the deviation payoffs, one per (profile, strategy with a positive count).
+
+        Sorted by strategy: (strategy starts, profile index, strategy index, log multinomial
+        coefficient of the other players, payoff, counts of the other players).
+        """
+        cache = self.__dict__.get("_terms")
+        if cache is not None:
+            return cache
+        ri = self.role_index
+        n = np.array(self.players)
+        lg = gammaln(self.profiles + 1.0)
+        lg_role = np.add.reduceat(lg, self.role_starts, axis=1)
+        base = (gammaln(n + 1.0)[None, :] - lg_role).sum(axis=1)  # log coefficient of the whole profile
+        sidx, pidx = np.nonzero(self.profiles.T > 0)  # sorted by strategy
+        c = self.profiles[pidx, sidx]
+        # the others (profile - e_s): own role has N_r - 1 players, the coefficient changes by c_s / N_r
+        logc = base[pidx] + np.log(c) - np.log(n[ri[sidx]])
+        others = self.profiles[pidx].astype(float)
+        others[np.arange(len(sidx)), sidx] -= 1.0
+        first = np.searchsorted(sidx, np.arange(self.num_all_strategies))
+        terms = (first, pidx, sidx, logc, self.payoffs[pidx, sidx], others)
+        self.__dict__["_terms"] = terms
+        return terms
+
+    def _dense(self):
+        """(float counts, K) with ``K[p, s]`` = coefficient of the others' profile times the payoff."""
+        d = self.__dict__.get("_dense_cache")
+        if d is None:
+            first, pidx, sidx, logc, pay, others = self._dev_terms()
+            K = np.zeros(self.profiles.shape)
+            K[pidx, sidx] = np.exp(np.minimum(logc, 700.0)) * pay
+            d = (self.profiles.astype(float), K, bool(logc.max() < 700))
+            self.__dict__["_dense_cache"] = d
+        return d
+
+    def deviation_payoffs(self, mixture, jacobian: bool = False):
+        """Expected payoff of one player deviating to each strategy, the others drawn from ``mixture``.
+
+        Returns an array of length ``S``; with ``jacobian=True`` also its derivative with respect to
+        the mixture (``S x S``, the mixture's entries treated as free variables).
+
+        Where every probability is positive the sum is dense: ``x^(c - e_s) = x^c / x_s``, so
+        ``dev = (X @ K) / x`` with ``X_p = x^c``. A probability below 1e-100 switches to a sparse
+        sum in logs, exact at the faces of the simplex (a deviator to an unused strategy).
+        """
+        x = np.asarray(mixture, dtype=float)
+        small = x < 1e-100
+        C, K, dense_ok = self._dense()
+        if dense_ok and not small.any() and (not jacobian or x.min() > 1e-4):
+            # (the dense Jacobian subtracts two sums of size ~dev/x_s: kept away from small x)
+            X = np.exp(C @ np.log(x))
+            XK = X @ K
+            dev = XK / x
+            if not jacobian:
+                return dev
+            # d dev_s / d x_t = (sum_p K_ps X_p c_pt - [s = t] (X K)_s) / (x_s x_t)
+            M = (K * X[:, None]).T @ C
+            M[np.diag_indices_from(M)] -= XK
+            return dev, M / np.outer(x, x)
+        first, pidx, sidx, logc, pay, others = self._dev_terms()
+        logx = np.log(np.maximum(x, _TINY))
+        logp = logc + (C @ logx)[pidx] - logx[sidx]
+        w = np.exp(logp) * pay
+        dev = np.add.reduceat(w, first)
+        if not jacobian:
+            return dev
+        # d/dx_t of x^o = o_t x^o / x_t; where x_t is (near) 0 only o_t = 1 terms survive, and they
+        # are taken in logs (dropping the one factor x_t) so that the derivative there is exact
+        jac = np.add.reduceat(w[:, None] * others, first, axis=0) / np.where(small, 1.0, x)[None, :]
+        for t in np.flatnonzero(small):
+            sel = others[:, t] == 1
+            jac[:, t] = np.bincount(sidx[sel], weights=np.exp(logp[sel] - logx[t]) * pay[sel], minlength=len(x))
+        return dev, jac
+
+    def expected_payoffs(self, mixture) -> np.ndarray:
+        """Each role's expected payoff when every player draws from ``mixture``."""
+        x = np.asarray(mixture, dtype=float)
+        return np.add.reduceat(x * self.deviation_payoffs(x), self.role_starts)
+
+    def gains(self, mixture) -> np.ndarray:
+        """Each pure strategy's gain over its role's expected payoff at ``mixture``."""
+        x = np.asarray(mixture, dtype=float)
+        dev = self.deviation_payoffs(x)
+        exp_ = np.add.reduceat(x * dev, self.role_starts)
+        return dev - np.repeat(exp_, self.num_strategies)
+
+    def regret(self, mixture) -> float:
+        """The largest gain of a unilateral deviation to a pure strategy, over every role."""
+        return float(max(0.0, self.gains(mixture).max()))
+
+    def profile_payoffs(self, row) -> np.ndarray:
+        """The payoffs of one profile (given as counts)."""
+        idx = self.profile_index(row)
+        return self.payoffs[idx]
+
+    def profile_index(self, row) -> int:
+        row = np.asarray(row, dtype=np.int64)
+        hit = np.flatnonzero((self.profiles == row[None, :]).all(axis=1))
+        if not hit.size:
+            raise InputError(f"no profile {self.profile_text(row)} in the game")
+        return int(hit[0])
+
+    # ------------------------------------------------------------------ constructors
+    @classmethod
+    def from_function(cls, roles, players, strategies, payoff) -> "RoleSymmetricGame":
+        """A complete game whose payoffs are ``payoff(profile_counts) -> array of S payoffs``."""
+        nstrat = [len(s) for s in strategies]
+        prof = all_profiles(players, nstrat)
+        pay = np.array([np.asarray(payoff(p), dtype=float) for p in prof]).reshape(prof.shape)
+        return cls(roles, players, strategies, prof, pay)
+
+    @classmethod
+    def random(cls, players, num_strategies, rng: np.random.Generator, roles=None) -> "RoleSymmetricGame":
+        """Uniform payoffs in [0, 1) for every (profile, strategy): a test bed."""
+        roles = roles or [f"r{i}" for i in range(len(players))]
+        strategies = [[f"s{j}" for j in range(k)] for k in num_strategies]
+        prof = all_profiles(players, num_strategies)
+        return cls(roles, players, strategies, prof, rng.random(prof.shape))
+
+    def to_bimatrix(self):
+        """The same game as a bimatrix ``Game`` when it has two roles of one player each."""
+        from gamemarket.games.bimatrix import Game
+
+        if len(self.roles) != 2 or self.players != (1, 1):
+            raise InputError("to_bimatrix: needs two roles of one player each")
+        m, n = self.num_strategies
+        A = np.zeros((m, n))
+        B = np.zeros((m, n))
+        for row, pay in zip(self.profiles, self.payoffs):
+            i, j = int(np.argmax(row[:m])), int(np.argmax(row[m:]))
+            A[i, j], B[i, j] = pay[i], pay[m + j]
+        return Game(A, B, list(self.strategies[0]), list(self.strategies[1]), players=tuple(self.roles))

@@ -1,0 +1,246 @@
+"""Role-symmetric games: deviation payoffs, regret, DPR, equilibria, EGTA JSON."""
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import rsg_reference as ref
+from gamemarket.errors import InputError
+from gamemarket.games.egta import from_egta, from_tidy, read_egta, to_egta, to_tidy
+from gamemarket.games.reduction import is_exact, population_points, reduce_game
+from gamemarket.games.rsg_equilibria import equilibria, exact_equilibria, stability
+from gamemarket.games.rsgame import RoleSymmetricGame, all_profiles, num_profiles
+
+
+@st.composite
+def small_games(draw, max_players=4, max_strategies=3, max_roles=2):
+    roles = draw(st.integers(1, max_roles))
+    players = [draw(st.integers(1, max_players)) for _ in range(roles)]
+    strategies = [draw(st.integers(1, max_strategies)) for _ in range(roles)]
+    seed = draw(st.integers(0, 2**31))
+    return RoleSymmetricGame.random(players, strategies, np.random.default_rng(seed))
+
+
+@st.composite
+def mixtures(draw, game, zeros=True):
+    x = np.array([draw(st.floats(0.0 if zeros else 0.01, 1.0)) for _ in range(game.num_all_strategies)])
+    for a, k in zip(game.role_starts, game.num_strategies):
+        if x[a:a + k].sum() == 0:
+            x[a] = 1.0
+    return game.normalize(x)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_deviation_payoffs_equal_brute_force(data):
+    g = data.draw(small_games())
+    x = data.draw(mixtures(g))
+    np.testing.assert_allclose(g.deviation_payoffs(x), ref.deviation_payoffs(g, x), rtol=1e-10, atol=1e-12)
+    assert g.regret(x) == pytest.approx(ref.regret(g, x, brute_force=True), abs=1e-10)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_jacobian_matches_finite_differences(data):
+    g = data.draw(small_games())
+    x = data.draw(mixtures(g))
+    _, J = g.deviation_payoffs(x, jacobian=True)
+    h = 1e-6
+    for t in range(len(x)):
+        e = np.zeros(len(x))
+        e[t] = h
+        lo = np.maximum(x - e, 0)  # one-sided at the face
+        num = (g.deviation_payoffs(x + e) - g.deviation_payoffs(lo)) / (x + e - lo)[t]
+        np.testing.assert_allclose(J[:, t], num, atol=1e-4)
+
+
+def test_profiles_count_and_missing_profile_is_named():
+    assert len(all_profiles([3, 2], [3, 2])) == num_profiles([3, 2], [3, 2]) == 10 * 3
+    g = RoleSymmetricGame.random([2], [2], np.random.default_rng(0))
+    with pytest.raises(InputError, match=r"profile all \{s0: 1, s1: 1\} is missing"):
+        RoleSymmetricGame(["all"], [2], [["s0", "s1"]], g.profiles[[0, 2]], g.payoffs[[0, 2]])
+
+
+def volunteers_dilemma(n, b=1.0, c=0.3):
+    def pay(p):  # strategy 0 volunteers (cost c), 1 shirks; benefit b if anyone volunteers
+        return np.array([b - c, b if p[0] > 0 else 0.0])
+    return RoleSymmetricGame.from_function(["all"], [n], [["volunteer", "shirk"]], pay)
+
+
+@pytest.mark.parametrize("n", [2, 5, 12])
+def test_volunteers_dilemma_mixed_equilibrium_to_1e_10(n):
+    b, c = 1.0, 0.3
+    g = volunteers_dilemma(n, b, c)
+    sol = equilibria(g)
+    q = (c / b) ** (1 / (n - 1))  # probability of shirking: the others all shirk w.p. c / b
+    assert len(sol.equilibria) == 1
+    e = sol.equilibria[0]
+    assert abs(e.mixture[1] - q) < 1e-10
+    assert "exact" in e.methods
+    assert e.regret <= 1e-10
+    assert e.stability == "stable"
+
+
+def test_exact_path_finds_every_root_of_a_cubic_gain():
+    # gain of strategy 1 with k others on it: b_k; three sign changes, so three interior equilibria
+    b = [1.0, -2.0, 2.0, -1.0]
+    n = len(b)  # players
+
+    def pay(p):
+        k = p[1]  # players on strategy 1 (the deviator included when it plays 1)
+        return np.array([0.0, b[k - 1] if k >= 1 else 0.0])
+    g = RoleSymmetricGame.from_function(["all"], [n], [["a", "b"]], pay)
+    xs = exact_equilibria(g)
+    ps = sorted(x[1] for x in xs if 0 < x[1] < 1)
+    assert len(ps) == 3
+    for p in ps:
+        assert g.regret(np.array([1 - p, p])) < 1e-12
+    sol = equilibria(g)
+    stab = {round(e.mixture[1], 6): e.stability for e in sol.equilibria}
+    assert len(sol.equilibria) == 3  # the pure ends are not equilibria: b_0 > 0 and b_3 < 0
+    assert sorted(stab.values()) == ["stable", "stable", "unstable"]
+
+
+def test_bimatrix_path_equals_the_bimatrix_solver():
+    # matching pennies: one mixed equilibrium (1/2, 1/2)
+    A = np.array([[1.0, -1.0], [-1.0, 1.0]])
+    prof = all_profiles([1, 1], [2, 2])
+    pay = np.zeros(prof.shape)
+    for i, row in enumerate(prof):
+        r, c = int(np.argmax(row[:2])), int(np.argmax(row[2:]))
+        pay[i, r], pay[i, 2 + c] = A[r, c], -A[r, c]
+    g = RoleSymmetricGame(["row", "col"], [1, 1], [["H", "T"], ["H", "T"]], prof, pay)
+    sol = equilibria(g)
+    assert len(sol.equilibria) == 1
+    np.testing.assert_allclose(sol.equilibria[0].mixture, 0.5, atol=1e-12)
+    assert "exact" in sol.equilibria[0].methods
+
+
+@settings(max_examples=12, deadline=None)
+@given(roles=st.integers(1, 2), strategies=st.integers(2, 5), players=st.integers(2, 10), seed=st.integers(0, 2**31))
+def test_finds_every_equilibrium_the_reference_finds(roles, strategies, players, seed):
+    if roles == 2:
+        players = min(players, 4)
+        strategies = min(strategies, 3)
+    g = RoleSymmetricGame.random([players] * roles, [strategies] * roles, np.random.default_rng(seed))
+    starts = [g.uniform_mixture()] + [g.normalize(g.uniform_mixture() * 0.1 + 0.9 * np.eye(g.num_all_strategies)[s])
+                                      for s in range(g.num_all_strategies)]
+    refs = [x for x in ref.replicator_then_polish(g, starts) if ref.regret(g, x) < 1e-6]
+    sol = equilibria(g)
+    assert sol.found
+    for e in sol.equilibria:
+        assert e.regret <= sol.tolerance
+        assert e.regret == pytest.approx(g.regret(e.mixture))
+    for x in refs:
+        hit = [e for e in sol.equilibria if np.abs(e.mixture - x).max() < 1e-5]
+        assert hit, f"the reference's equilibrium {x} was not found"
+        assert hit[0].regret <= ref.regret(g, x) + 1e-12
+
+
+def test_none_found_is_said():
+    # rock-paper-scissors: the only equilibrium is interior; with one start, no dynamics and no
+    # exact path, the search cannot reach it, and says so instead of returning an empty success
+    A = np.array([[0, -1, 1], [1, 0, -1], [-1, 1, 0]], dtype=float)
+
+    def pay(p):
+        return np.array([(A[s] @ (p - np.eye(3)[s])) if p[s] else 0.0 for s in range(3)])
+    g = RoleSymmetricGame.from_function(["all"], [2], [["R", "P", "S"]], pay)
+    sol = equilibria(g, n_random=0, max_iters=1, exact=False)
+    assert sol.found  # the polish still reaches (1/3, 1/3, 1/3) from the near-pure starts
+    np.testing.assert_allclose(sol.equilibria[0].mixture, 1 / 3, atol=1e-12)
+    empty = type(sol)(g, [], 1e-9, 3)
+    assert not empty.found and "no equilibrium found" in empty.summary()
+
+
+def linear_game(N, S, seed):
+    """Payoff of s = a_s + sum_t B_st * (others on t) / (N - 1): DPR keeps every deviation payoff."""
+    rng = np.random.default_rng(seed)
+    a, B = rng.normal(size=S), rng.normal(size=(S, S))
+
+    def pay(p):
+        out = np.zeros(S)
+        for s in range(S):
+            if p[s]:
+                o = p.astype(float).copy()
+                o[s] -= 1
+                out[s] = a[s] + B[s] @ o / (N - 1)
+        return out
+    return RoleSymmetricGame.from_function(["all"], [N], [[f"s{j}" for j in range(S)]], pay)
+
+
+@pytest.mark.parametrize("N,n", [(7, 4), (10, 4), (9, 3)])
+def test_dpr_is_exact_on_linear_games(N, n):
+    g = linear_game(N, 3, N)
+    assert is_exact([N], [n])
+    r = reduce_game(g, [n])
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        x = g.normalize(rng.exponential(size=3))
+        np.testing.assert_allclose(r.deviation_payoffs(x), g.deviation_payoffs(x), rtol=1e-12, atol=1e-12)
+    # and each reduced payoff is the full game's payoff at the mapped profile
+    for row, pay in zip(r.profiles, r.payoffs):
+        for s in np.flatnonzero(row):
+            full = row.copy()
+            full[s] -= 1
+            full = full * (N - 1) // (n - 1)
+            full[s] += 1
+            assert pay[s] == g.profile_payoffs(full)[s]
+
+
+def test_dpr_two_roles_and_population_points():
+    g = RoleSymmetricGame.random([5, 7], [2, 3], np.random.default_rng(1))
+    r = reduce_game(g, [3, 4])  # 4/2 and 6/3 exact for own role; 5/3 and 7/4 rounded for the other
+    assert r.players == (3, 4)
+    pts = population_points([3, 4], [2, 3])
+    assert len(pts) == int((r.profiles > 0).sum())
+    for row, mix, s in pts:
+        assert np.allclose(np.add.reduceat(mix, [0, 2]), 1)
+
+
+def test_egta_json_round_trip_and_tidy(tmp_path):
+    g = RoleSymmetricGame.random([3, 2], [2, 3], np.random.default_rng(2), roles=["buyers", "sellers"])
+    data = to_egta(g)
+    json.dumps(data)
+    g2 = from_egta(data)
+    np.testing.assert_array_equal(g2.profiles, g.profiles)
+    np.testing.assert_array_equal(g2.payoffs, g.payoffs)
+    p = tmp_path / "g.json"
+    p.write_text(json.dumps(data))
+    assert read_egta(p).players == (3, 2)
+    t = to_tidy(g)
+    g3 = from_tidy(t, data["players"], data["strategies"])
+    np.testing.assert_array_equal(g3.payoffs, g.payoffs)
+
+
+def _egta():
+    return {"players": {"all": 2}, "strategies": {"all": ["a", "b"]},
+            "profiles": [{"all": [["a", 2, 1.0]]}, {"all": [["a", 1, 0.0], ["b", 1, 2.0]]}, {"all": [["b", 2, 3.0]]}]}
+
+
+@pytest.mark.parametrize("mutate,match", [
+    (lambda d: d["profiles"].pop(1), r"profile all \{a: 1, b: 1\} is missing"),
+    (lambda d: d["profiles"][0]["all"][0].__setitem__(1, -2), r"profile 0, role 'all', strategy 'a': count must be an integer >= 0, got -2"),
+    (lambda d: d["profiles"][0]["all"][0].__setitem__(1, 1.5), r"profile 0, role 'all', strategy 'a': count must be an integer"),
+    (lambda d: d["profiles"][2]["all"][0].__setitem__(0, "c"), r"profile 2, role 'all': unknown strategy 'c'"),
+    (lambda d: d["profiles"][1]["all"][1].__setitem__(2, float("nan")), r"profile 1, role 'all', strategy 'b': payoff must be a finite number"),
+    (lambda d: d.pop("players"), r"missing field 'players'"),
+    (lambda d: d["profiles"][0]["all"][0].__setitem__(1, 1), r"profile 0, role 'all': counts sum to 1, but the role has 2 players"),
+])
+def test_egta_bad_input_names_profile_and_field(mutate, match):
+    d = _egta()
+    mutate(d)
+    with pytest.raises(InputError, match=match):
+        from_egta(d, "g.json")
+
+
+def test_stability_of_a_coordination_game():
+    # two-strategy coordination: both pure profiles stable, the mixed one unstable
+    def pay(p):
+        return np.array([float(p[0] - 1) if p[0] else 0.0, float(p[1] - 1) if p[1] else 0.0])
+    g = RoleSymmetricGame.from_function(["all"], [3], [["a", "b"]], pay)
+    sol = equilibria(g)
+    kinds = sorted((round(e.mixture[0], 9), e.stability) for e in sol.equilibria)
+    assert kinds == [(0.0, "stable"), (0.5, "unstable"), (1.0, "stable")]
+    assert stability(g, np.array([0.5, 0.5])) == "unstable"
