@@ -185,3 +185,125 @@ def bid_bin_codes(w: np.ndarray) -> np.ndarray:
 
 def bid_bin(w: np.ndarray) -> np.ndarray:
     return np.array(["low", "middle", "high"])[bid_bin_codes(w)]
+
+
+#: Private-bid classes of the paper's figures: low [0, 60], middle (60, 120), high [120, 180].
+BID_CLASSES = ("low", "middle", "high")
+
+
+@dataclass(frozen=True)
+class ShadingRule:
+    """One consumer's strategy in a population game: a beta per private-bid class.
+
+    A job of class ``c`` (see ``bid_bin_codes``) reports ``w * (1 - beta_c * U)``: a plain beta is
+    the same in every class; a conditional rule shades some classes only (for example: shade only
+    high bids). Rules are data (``strategies/shading.toml``), so the market never branches on a name.
+    """
+
+    name: str
+    betas: tuple[float, float, float]
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        try:
+            betas = tuple(float(b) for b in self.betas)
+        except (TypeError, ValueError) as exc:
+            raise InputError(f"shading rule {self.name!r}: betas must be numbers: {exc}") from None
+        if len(betas) != len(BID_CLASSES):
+            raise InputError(f"shading rule {self.name!r}: one beta per bid class {BID_CLASSES} is needed, got {betas}")
+        for c, b in zip(BID_CLASSES, betas):
+            if not (math.isfinite(b) and 0 <= b < 1):
+                raise InputError(f"shading rule {self.name!r}: beta of class {c!r} must be in [0, 1), got {b}")
+        object.__setattr__(self, "betas", betas)
+
+    @property
+    def truthful(self) -> bool:
+        return all(b == 0 for b in self.betas)
+
+    @property
+    def conditional(self) -> bool:
+        """Whether the beta depends on the private-bid class (the rule's classifier)."""
+        return len(set(self.betas)) > 1
+
+    def params(self) -> dict:
+        return {"betas": list(self.betas)}
+
+    @classmethod
+    def from_entry(cls, name: str, entry: dict, where: str) -> "ShadingRule":
+        """``beta = 0.5`` or ``beta = {low = 0, middle = 0, high = 0.9}`` (missing classes: 0)."""
+        if not isinstance(entry, dict):
+            raise InputError(f"{where}: shading rule {name!r}: expected a table with 'beta'")
+        unknown = sorted(set(entry) - {"beta", "description"})
+        if unknown:
+            raise InputError(f"{where}: shading rule {name!r}: unknown field(s) {unknown}; allowed: ['beta', 'description']")
+        if "beta" not in entry:
+            raise InputError(f"{where}: shading rule {name!r}: missing field 'beta'")
+        b = entry["beta"]
+        if isinstance(b, dict):
+            bad = sorted(set(b) - set(BID_CLASSES))
+            if bad:
+                raise InputError(f"{where}: shading rule {name!r}: field 'beta': unknown bid class(es) {bad}; "
+                                 f"classes: {list(BID_CLASSES)}")
+            betas = tuple(b.get(c, 0.0) for c in BID_CLASSES)
+        elif isinstance(b, (int, float)) and not isinstance(b, bool):
+            betas = (b, b, b)
+        else:
+            raise InputError(f"{where}: shading rule {name!r}: field 'beta' must be a number or a table per bid class, got {b!r}")
+        try:
+            return cls(name, betas, str(entry.get("description", "")))
+        except InputError as exc:
+            raise InputError(f"{where}: {exc}") from None
+
+
+def shade(w: np.ndarray, U: np.ndarray, rules: list[ShadingRule], strategy: np.ndarray) -> np.ndarray:
+    """Reported bids when job ``i`` follows ``rules[strategy[i]]``: ``w (1 - beta U)``."""
+    table = np.array([r.betas for r in rules])  # strategies x bid classes
+    beta = table[np.asarray(strategy), bid_bin_codes(w)]
+    return w * (1.0 - beta * U)
+
+
+def population_slices(mixture: np.ndarray, probe: float) -> tuple[np.ndarray, np.ndarray]:
+    """Where each strategy's agents sit on [0, 1): (lower edges, upper edges).
+
+    The strategies of the mixture's support share ``[0, 1 - k probe)`` in proportion to their
+    probabilities, in list order; each of the ``k`` strategies outside the support gets a probe
+    slice of width ``probe`` at the top, in list order. An agent whose uniform draw falls in a
+    strategy's slice plays it: one run then measures every strategy's payoff (a probe's agents face
+    a population that is ``k probe`` away from the mixture, which is the probe's bias).
+    """
+    x = np.asarray(mixture, dtype=float)
+    out = ~(x > 0)
+    k = int(out.sum())
+    if k * probe >= 1:
+        raise InputError(f"population: {k} probe slices of {probe} leave no room for the mixture")
+    width = np.where(out, probe, x * (1 - k * probe))
+    order = np.concatenate([np.flatnonzero(~out), np.flatnonzero(out)])
+    lo = np.empty(len(x))
+    hi = np.empty(len(x))
+    edge = 0.0
+    for s in order:
+        lo[s], hi[s] = edge, edge + width[s]
+        edge += width[s]
+    hi[order[-1]] = 1.0
+    return lo, hi
+
+
+def assign(draw: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """The strategy of each agent from its uniform draw and the slices of ``population_slices``."""
+    order = np.argsort(lo, kind="stable")
+    idx = np.searchsorted(hi[order], np.asarray(draw), side="right")
+    return order[np.minimum(idx, len(order) - 1)].astype(np.int64)
+
+
+def user_draws(users: np.ndarray, seed: int) -> np.ndarray:
+    """One uniform draw per job's user (stream 3 of the seed), so all of a user's jobs share a strategy.
+
+    Users are ranked by id; their draws are replaced by their rank's midpoint ``(rank + 0.5) / n_u``
+    in the order of a uniform draw, so that every slice of width ``1 / n_u`` holds one user.
+    """
+    uniq, inv = np.unique(np.asarray(users), return_inverse=True)
+    stream = np.random.SeedSequence(int(seed)).spawn(4)[3]
+    u = np.random.default_rng(stream).random(len(uniq))
+    rank = np.empty(len(uniq))
+    rank[np.argsort(u, kind="stable")] = (np.arange(len(uniq)) + 0.5) / len(uniq)
+    return rank[inv]

@@ -39,7 +39,7 @@ def _load_game_source(path: str, game_name: str | None):
         return [read_nfg(p)]
     if p.suffix == ".csv":
         return [read_csv_game(p)]
-    raise InputError(f"{path}: expected a study (.toml), a game (.nfg) or a payoff table (.csv)")
+    raise InputError(f"{path}: expected a study (.toml), a game (.nfg), a payoff table (.csv) or an EGTA JSON game (.json)")
 
 
 def _fmt_matrix(game) -> str:
@@ -88,6 +88,18 @@ def cmd_study_run(a) -> int:
 
     spec = load_study(a.file)
     t0 = time.perf_counter()
+    if spec.population is not None:
+        from gamemarket.studies.population import run_population_study
+
+        an = run_population_study(spec, n_jobs=a.n_jobs, progress=not a.no_progress)
+        print(f"study {spec.name}: {an.runs['simulations']} simulations ({an.runs['run_now']} run now) in "
+              f"{an.runs['wall_seconds']:.1f} s; results in {spec.results_dir}")
+        _print_population(an)
+        if not a.no_report:
+            from gamemarket.reports.population import write_population_report
+
+            print(f"report: {write_population_report(an)}")
+        return 0
     for s in [load_study(c) for c in spec.companions] + [spec]:
         info = run_study(s, n_jobs=a.n_jobs, scheduler_address=a.scheduler_address, progress=not a.no_progress)
         print(f"study {s.name}: {info['tasks']} runs ({info['skipped']} already stored, {info['run']} run now) "
@@ -106,10 +118,56 @@ def cmd_study_run(a) -> int:
     return 0
 
 
+def _print_population(an) -> None:
+    for a in an.answers:
+        print(f"== {a.mechanism} ({len(a.seeds)} seeds): truthful is an equilibrium: {a.truthful_is_equilibrium}")
+        for s, (m, lo, hi) in a.truthful_gains.items():
+            print(f"  gain of {s} over truthful at the all-truthful population: {m:+.4g} [{lo:+.4g}, {hi:+.4g}]")
+        if not a.equilibria:
+            print(f"  {'; '.join(a.notes)}")
+        for e in a.equilibria:
+            mix = " + ".join(f"{p:.3g} {s}" for s, p in e["mixture"].items())
+            print(f"  equilibrium {mix}: regret {e['regret'][0]:.3g} [{e['regret'][1]:.3g}, {e['regret'][2]:.3g}] "
+                  f"({e['verified']}, {e['stability']}); revenue {e['revenue'][0]:.4g}")
+    if an.provider["leader"]:
+        print(f"provider's choice (leader, worst consumer equilibrium): {an.provider['leader']}")
+
+
+def _solve_egta(a) -> int:
+    from gamemarket.games.egta import read_egta
+    from gamemarket.games.rsg_equilibria import equilibria
+
+    game = read_egta(a.file)
+    sol = equilibria(game)
+    recs = [{"mixture": game.mixture_dict(e.mixture), "regret": e.regret, "payoffs": dict(zip(game.roles,
+             e.payoffs.tolist())), "stability": e.stability, "methods": sorted(e.methods)} for e in sol.equilibria]
+    if a.format == "json":
+        print(json.dumps(recs, indent=2))
+    else:
+        print(f"== {a.file}: roles {dict(zip(game.roles, game.players))}; {sol.summary()}")
+        for k, r in enumerate(recs):
+            mix = "; ".join(f"{role}: " + " + ".join(f"{p:.6g} {s}" for s, p in m.items()) for role, m in r["mixture"].items())
+            print(f"  [{k + 1}] {mix}; regret {r['regret']:.3g}; {r['stability']}; found by {', '.join(r['methods'])}")
+    if not sol.found:
+        print(f"gamemarket: {sol.summary()}", file=__import__("sys").stderr)
+        return 3
+    return 0
+
+
 def cmd_study_status(a) -> int:
     from gamemarket.studies import load_study, study_status
 
-    st = study_status(load_study(a.file))
+    spec = load_study(a.file)
+    if spec.population is not None:
+        from gamemarket.studies.population import PopulationStudy
+
+        st = PopulationStudy(spec)
+        keys = [st.key(p, m, s) for p in spec.providers for s in spec.seeds for m in st.grid]
+        done = sum(st.store.read(k) is not None for k in keys)
+        print(f"study {spec.name}: {done}/{len(keys)} population runs of the initial seeds stored "
+              f"({st.store.dir}); candidates and added seeds follow from these")
+        return 0
+    st = study_status(spec)
     print(f"study {st['study']}: {st['done']}/{st['tasks']} runs stored, {st['missing']} missing ({st['results']})")
     return 0
 
@@ -118,6 +176,22 @@ def cmd_game_solve(a) -> int:
     from gamemarket.analysis import solve_game
     from gamemarket.games.io import equilibria_records
 
+    p = Path(a.file)
+    if p.suffix == ".json":
+        return _solve_egta(a)
+    if p.suffix == ".toml":
+        from gamemarket.studies import load_study
+
+        spec = load_study(p)
+        if spec.population is not None:
+            from gamemarket.studies.population import equilibria_json, run_population_study
+
+            an = run_population_study(spec, run=False)
+            if a.format == "json":
+                print(json.dumps(equilibria_json(an), indent=2))
+            else:
+                _print_population(an)
+            return 0
     games = _load_game_source(a.file, a.game)
     solved = [solve_game(g, methods=tuple(a.methods), resamples=a.resamples, time_limit=a.time_limit) for g in games]
     if a.format == "json":
@@ -174,7 +248,8 @@ def add_study_commands(sub) -> None:
     s.set_defaults(func=cmd_study_status)
 
     g = sub.add_parser("game", help="solve and export games").add_subparsers(dest="gcmd", required=True)
-    gs = g.add_parser("solve", help="equilibria of a study's games, a CSV payoff table or an .nfg file")
+    gs = g.add_parser("solve", help="equilibria of a study's games, a CSV payoff table, an .nfg file or an EGTA JSON "
+                                    "role-symmetric game")
     gs.add_argument("file")
     gs.add_argument("--game", help="only this game of a study")
     gs.add_argument("--format", choices=["text", "json"], default="text")

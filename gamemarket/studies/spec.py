@@ -11,7 +11,8 @@ from gamemarket.payoffs import CONSUMER_PAYOFFS, PROVIDER_PAYOFFS
 from gamemarket.studies.strategies import (ConsumerStrategy, ProviderStrategy, load_consumers, load_providers,
                                            parse_consumers, parse_provider, read_toml)
 
-TOP_FIELDS = {"name", "description", "workload", "bids", "strategies", "replications", "games", "output", "companions", "notes", "gains"}
+TOP_FIELDS = {"name", "description", "workload", "bids", "strategies", "replications", "games", "output", "companions",
+              "notes", "gains", "game"}
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,7 @@ class StudySpec:
     companions: list[Path] = field(default_factory=list)  #: studies run and reported alongside
     notes: str = ""  #: a discussion (Markdown) the report prints after the measured claims
     gains: dict | None = None  #: market sizes and seeds of the shading-gain experiment (hetero studies)
+    population: object | None = None  #: a PopulationConfig where ``[game] kind = "population"``
 
     @property
     def n_tasks(self) -> int:
@@ -179,6 +181,24 @@ def load_study(path: str | Path) -> StudySpec:
     notes = data.get("notes", "")
     if not isinstance(notes, str):
         raise InputError(f"{where}: 'notes' must be a string")
-    return StudySpec(gains=gains, notes=notes, companions=companions, name=name, path=path, workload=wl, providers=providers, consumers=consumers, seeds=seeds,
+    population = None
+    game = data.get("game")
+    if game is not None:
+        if not isinstance(game, dict):
+            raise InputError(f"{where}: [game] must be a table")
+        kind = game.get("kind", "bimatrix")
+        if kind == "population":
+            from gamemarket.studies.population import load_shading, parse_config
+            from gamemarket.studies.strategies import catalogue_dir
+
+            if want != "scheduling":
+                raise InputError(f"{where}: [game] kind 'population' needs a scheduling market (an SWF or synthetic "
+                                 f"workload); the pricing market's population game is not implemented")
+            shading = base / game["shading_file"] if "shading_file" in game else catalogue_dir(base) / "shading.toml"
+            population = parse_config({k: v for k, v in game.items() if k != "shading_file"}, where,
+                                      load_shading(shading))
+        elif kind != "bimatrix":
+            raise InputError(f"{where}: [game] field 'kind': expected 'bimatrix' or 'population', got {kind!r}")
+    return StudySpec(gains=gains, notes=notes, population=population, companions=companions, name=name, path=path, workload=wl, providers=providers, consumers=consumers, seeds=seeds,
                      games=games or list(DEFAULT_GAMES), bids=bids, results_dir=results_dir, report_dir=report_dir,
                      description=str(data.get("description", "")))

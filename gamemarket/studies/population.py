@@ -1,0 +1,504 @@
+"""The market as a population game: does a user gain by shading, given what everyone else does?
+
+Consumers are many self-interested agents (jobs, the paper's model; or users, SWF field 12, all
+of whose jobs share one strategy) who each pick a shading rule (``strategies/shading.toml``).
+Under a provider mechanism the consumers form one role of a role-symmetric game; the provider
+picks the mechanism.
+
+Payoff estimator. A run at population mixture ``x`` puts each agent on a strategy by its uniform
+draw (``bids.population_slices``; common random numbers: the same draws under every mixture and
+mechanism), with a probe slice of width ``probe`` for every strategy outside the support, so one
+run yields every strategy's deviation payoff. The payoff of strategy ``s`` is the mean utility of
+the agents that play it, with a control variate: the same agents' utility in the all-truthful run
+of the same seed and mechanism (the baseline),
+
+    u_s(x) = mean_{i plays s} (U_i(x) - U_i(truthful)) + mean_i U_i(truthful).
+
+Both terms are unbiased (an agent's draw is independent of its job), and the difference removes
+most of the variance between agents; the gain of ``s`` over ``t`` is then a same-job comparison,
+exactly the G-cohort gain the bimatrix studies compute. The probe's bias: its agents face the
+mixture ``(1 - k probe) x + probe * (the k probe strategies)``, not ``x``; for ``k`` probes the
+payoffs move by ``O(k probe)`` (measured in the tests). With user agents a probe holds at least one
+user (``probe >= 1 / users``).
+
+Game. Per mechanism, the consumers' game is reduced by deviation-preserving reduction to
+``reduced_players`` players: the payoff of ``s`` in reduced profile ``c`` is ``u_s`` at the population
+mixture ``(c - e_s) / (n - 1)`` (``games.reduction.population_points``). Its equilibria are
+candidates; each is verified by a run at the candidate itself: its regret with a bootstrap
+confidence interval over seeds (Wiedenbeck, Cassell and Wellman 2014). Seeds are added where a
+regret interval straddles the tolerance or a gain over truthful straddles zero, up to a budget.
+
+References
+----------
+.. [1] B. Wiedenbeck and M. P. Wellman, "Scaling simulation-based game analysis through
+   deviation-preserving reduction", AAMAS 2012.
+.. [2] B. Wiedenbeck, B.-A. Cassell and M. P. Wellman, "Bootstrap statistics for empirical
+   games", AAMAS 2014.
+.. [3] J. Shudler, L. Amar, A. Barak and A. Mu'alem, "The effects of untruthful bids on user
+   utilities and stability in computing markets", CCGrid 2010.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from joblib import Parallel, delayed
+from scipy import stats
+
+from gamemarket import MODEL_VERSION, bids
+from gamemarket.errors import InputError
+from gamemarket.games.reduction import population_points
+from gamemarket.games.rsg_equilibria import equilibria
+from gamemarket.games.rsgame import RoleSymmetricGame
+from gamemarket.market import Mechanism, simulate
+from gamemarket.studies.store import task_key
+
+AGENTS = ("jobs", "users")
+
+
+@dataclass(frozen=True)
+class PopulationConfig:
+    """The ``[game]`` table of a population study (``kind = "population"``)."""
+
+    strategies: tuple  #: ShadingRule per consumer strategy; the first truthful one is the reference
+    agents: str = "jobs"
+    reduced_players: int = 4
+    probe: float = 0.005
+    regret_tol: float = 0.01  #: relative to the mean absolute truthful utility per agent
+    max_seeds: int = 0  #: adaptive budget per mechanism (0: the study's seeds only)
+    seed_step: int = 2
+    resamples: int = 1000
+
+    def __post_init__(self) -> None:
+        if self.agents not in AGENTS:
+            raise InputError(f"[game] field 'agents': expected one of {AGENTS}, got {self.agents!r}")
+        if len(self.strategies) < 2:
+            raise InputError("[game] field 'strategies': a population game needs at least 2 shading rules")
+        if not any(r.truthful for r in self.strategies):
+            raise InputError("[game] field 'strategies': include a truthful rule (beta = 0), the reference of the gains")
+        names = [r.name for r in self.strategies]
+        if len(set(names)) != len(names):
+            raise InputError(f"[game] field 'strategies': a rule is listed twice in {names}")
+        same = [(a.name, b.name) for i, a in enumerate(self.strategies) for b in self.strategies[i + 1:] if a.betas == b.betas]
+        if same:
+            raise InputError(f"[game] field 'strategies': {same[0][0]!r} and {same[0][1]!r} are the same rule")
+        if not (isinstance(self.reduced_players, int) and 2 <= self.reduced_players <= 12):
+            raise InputError(f"[game] field 'reduced_players': expected an integer in [2, 12], got {self.reduced_players!r}")
+        if not (0 < self.probe <= 0.05):
+            raise InputError(f"[game] field 'probe': expected a fraction in (0, 0.05], got {self.probe!r}")
+        if not (0 < self.regret_tol < 1):
+            raise InputError(f"[game] field 'regret_tol': expected a fraction in (0, 1), got {self.regret_tol!r}")
+        if not (isinstance(self.max_seeds, int) and self.max_seeds >= 0):
+            raise InputError(f"[game] field 'max_seeds': expected an integer >= 0, got {self.max_seeds!r}")
+        if not (isinstance(self.seed_step, int) and self.seed_step >= 1):
+            raise InputError(f"[game] field 'seed_step': expected an integer >= 1, got {self.seed_step!r}")
+        if not (isinstance(self.resamples, int) and self.resamples >= 100):
+            raise InputError(f"[game] field 'resamples': expected an integer >= 100, got {self.resamples!r}")
+
+    @property
+    def names(self) -> list[str]:
+        return [r.name for r in self.strategies]
+
+    @property
+    def truthful_index(self) -> int:
+        return next(i for i, r in enumerate(self.strategies) if r.truthful)
+
+    def params(self) -> dict:
+        return {"agents": self.agents, "probe": self.probe, "strategies": [r.params() for r in self.strategies]}
+
+
+def parse_config(entry: dict, where: str, catalogue: dict) -> PopulationConfig:
+    allowed = {"kind", "shading_file", "agents", "strategies", "reduced_players", "probe", "regret_tol", "max_seeds", "seed_step",
+               "resamples"}
+    unknown = sorted(set(entry) - allowed)
+    if unknown:
+        raise InputError(f"{where}: [game] unknown field(s) {unknown}; allowed: {sorted(allowed)}")
+    names = entry.get("strategies", list(catalogue))
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise InputError(f"{where}: [game] field 'strategies' must be a list of shading-rule names")
+    rules = []
+    for n in names:
+        if n not in catalogue:
+            raise InputError(f"{where}: [game] field 'strategies': unknown shading rule {n!r}; known: {sorted(catalogue)}")
+        rules.append(catalogue[n])
+    kw = {k: entry[k] for k in ("agents", "reduced_players", "probe", "regret_tol", "max_seeds", "seed_step", "resamples")
+          if k in entry}
+    try:
+        return PopulationConfig(tuple(rules), **kw)
+    except (InputError, TypeError) as exc:
+        raise InputError(f"{where}: {exc}") from None
+
+
+def load_shading(path: Path) -> dict:
+    from gamemarket.studies.strategies import read_toml
+
+    data = read_toml(path)
+    return {name: bids.ShadingRule.from_entry(name, e, str(path)) for name, e in data.items()}
+
+
+# ---------------------------------------------------------------------------- the store
+class PopulationStore:
+    """One small JSON file per (mechanism, mixture, seed) run, written atomically, verified on read."""
+
+    def __init__(self, root: str | Path):
+        self.dir = Path(root) / "population"
+
+    def path(self, key: str) -> Path:
+        return self.dir / f"{key}.json"
+
+    def read(self, key: str) -> dict | None:
+        try:
+            rec = json.loads(self.path(key).read_text())
+        except (FileNotFoundError, json.JSONDecodeError, UnicodeDecodeError):
+            return None
+        return rec if isinstance(rec, dict) and rec.get("key") == key else None
+
+    def write(self, key: str, rec: dict) -> None:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        tmp = self.dir / f".{key}.{os.getpid()}.tmp"
+        tmp.write_text(json.dumps({**rec, "key": key}))
+        os.replace(tmp, self.path(key))
+
+
+# ---------------------------------------------------------------------------- one chunk of runs
+def _mix_key(x) -> tuple:
+    return tuple(round(float(v), 12) for v in x)
+
+
+def run_chunk(arrays: dict, nodes: int, mechanism: dict, seed: int, mixtures: list, cfg: PopulationConfig,
+              distribution: bids.BidDistribution) -> list[dict]:
+    """Every mixture of one (mechanism, seed), after the all-truthful baseline of the same seed.
+
+    Returns one record per mixture: per strategy the number of agents and jobs and the sums of
+    their utilities in this run and in the baseline; the provider's revenue, utilization and welfare.
+    """
+    t0 = time.perf_counter()
+    jobs = pd.DataFrame({c: arrays[c] for c in ("id", "submit", "runtime", "estimate")})
+    n = len(jobs)
+    draws = bids.draw(n, seed, distribution)
+    w, U = draws.private_bid, draws.U
+    if cfg.agents == "users":
+        agent = np.unique(arrays["user"], return_inverse=True)[1]
+        d = bids.user_draws(arrays["user"], seed)
+    else:
+        agent = np.arange(n)
+        d = draws.G
+    n_agents = int(agent.max()) + 1 if n else 0
+    probe = max(cfg.probe, 1.0 / max(n_agents, 1)) if cfg.agents == "users" else cfg.probe
+    mech = Mechanism(mechanism["scheduler"], mechanism["payment"], mechanism["reserve"])
+
+    def run(rw):
+        table = jobs.copy()
+        table["private_bid"] = w
+        table["reported_bid"] = rw
+        return simulate(table, nodes, mech, validate=False)
+
+    base = run(w.copy())
+    u0 = base.jobs["utility"].to_numpy()
+    u0_agent = np.bincount(agent, weights=u0, minlength=n_agents)
+    out = []
+    S = len(cfg.strategies)
+    for x in mixtures:
+        lo, hi = bids.population_slices(np.asarray(x), probe)
+        strat = bids.assign(d, lo, hi)
+        res = run(bids.shade(w, U, list(cfg.strategies), strat))
+        u = res.jobs["utility"].to_numpy()
+        u_agent = np.bincount(agent, weights=u, minlength=n_agents)
+        s_agent = np.zeros(n_agents, dtype=np.int64)
+        s_agent[agent] = strat
+        out.append({
+            "mixture": [float(v) for v in x], "seed": int(seed),
+            "n_agents": np.bincount(s_agent, minlength=S).tolist(),
+            "n_jobs": np.bincount(strat, minlength=S).tolist(),
+            "sum_u": np.bincount(s_agent, weights=u_agent, minlength=S).tolist(),
+            "sum_u0": np.bincount(s_agent, weights=u0_agent, minlength=S).tolist(),
+            "agents": n_agents, "sum_u0_all": float(u0_agent.sum()),
+            "revenue": res.summary["revenue"], "utilization": res.summary["utilization"],
+            "welfare": res.summary["welfare"], "probe": probe,
+        })
+    seconds = time.perf_counter() - t0
+    for r in out:
+        r["chunk_seconds"] = seconds / len(out)
+    return out
+
+
+def payoffs_of(rec: dict) -> np.ndarray:
+    """Each strategy's estimated payoff in one run (control-variate estimator; NaN for an empty slice)."""
+    n = np.asarray(rec["n_agents"], dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        diff = (np.asarray(rec["sum_u"]) - np.asarray(rec["sum_u0"])) / n
+    return np.where(n > 0, diff + rec["sum_u0_all"] / rec["agents"], np.nan)
+
+
+# ---------------------------------------------------------------------------- the study
+@dataclass
+class MechanismAnswer:
+    """What the population game says under one mechanism."""
+
+    mechanism: str
+    game: RoleSymmetricGame
+    seeds: list[int]
+    equilibria: list[dict]  #: mixture, regret (reduced game), verified regret [mean, low, high], stability, revenue...
+    truthful_gains: dict  #: strategy -> [mean, low, high] at the all-truthful population
+    truthful_is_equilibrium: str  #: "yes", "no" or "undecided"
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class PopulationAnalysis:
+    spec: object
+    config: PopulationConfig
+    answers: list[MechanismAnswer]
+    provider: dict  #: leader-follower choice and simultaneous pure-provider equilibria
+    runs: dict  #: simulations used, and a fixed design of the same confidence
+    meta: dict
+
+
+class PopulationStudy:
+    """Plans, runs (resumably, in parallel) and analyses a population study."""
+
+    def __init__(self, spec, *, n_jobs: int = 1, progress: bool = False, run: bool = True):
+        from gamemarket.studies.runner import content_hash, load_workload
+
+        self.spec = spec
+        self.cfg: PopulationConfig = spec.population
+        w, nodes = load_workload(spec)
+        self.meta = {"workload": w.meta.get("source"), "jobs": len(w.jobs), "nodes": nodes,
+                     "users": int(w.jobs["user"].nunique()) if "user" in w.jobs else None}
+        self.arrays = {c: np.ascontiguousarray(w.jobs[c].to_numpy(np.int64)) for c in ("id", "submit", "runtime", "estimate")}
+        self.arrays["user"] = np.ascontiguousarray(
+            w.jobs["user"].to_numpy(np.int64) if "user" in w.jobs else np.zeros(len(w.jobs), dtype=np.int64))
+        self.nodes = nodes
+        self.base = {"model": MODEL_VERSION, "workload": content_hash(self.arrays), "nodes": nodes,
+                     "bids": {"components": spec.bids.components, "lo": spec.bids.lo, "hi": spec.bids.hi},
+                     "population": self.cfg.params()}
+        self.store = PopulationStore(spec.results_dir)
+        self.n_jobs = n_jobs
+        self.progress = progress
+        self.run = run
+        self.runs_done = 0
+        self.grid = sorted({_mix_key(m) for _, m, _ in population_points([self.cfg.reduced_players],
+                                                                           [len(self.cfg.strategies)])})
+
+    def key(self, provider, x, seed) -> str:
+        return task_key({**self.base, "provider": provider.params(), "mixture": list(_mix_key(x)), "seed": int(seed)})
+
+    def ensure(self, wanted: dict) -> None:
+        """Run what is missing of ``{(provider name, seed): [mixtures]}`` (chunked per mechanism and seed)."""
+        provs = {p.name: p for p in self.spec.providers}
+        todo = []
+        for (pname, seed), mixes in wanted.items():
+            missing = [m for m in dict.fromkeys(_mix_key(x) for x in mixes)
+                       if self.store.read(self.key(provs[pname], m, seed)) is None]
+            if missing:
+                todo.append((pname, seed, missing))
+        if not todo:
+            return
+        if not self.run:
+            n = sum(len(m) for *_, m in todo)
+            raise InputError(f"study {self.spec.name!r}: {n} population runs are not stored yet; run "
+                             f"`gamemarket study run {self.spec.path}` first")
+        jobs = (delayed(_chunk_task)(self.arrays, self.nodes, provs[p].params(), s, mixes, self.cfg, self.spec.bids,
+                                     str(self.spec.results_dir), [self.key(provs[p], m, s) for m in mixes])
+                for p, s, mixes in todo)
+        bar = None
+        if self.progress:
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=sum(len(m) for *_, m in todo), unit="run", desc=self.spec.name)
+        for k in Parallel(n_jobs=self.n_jobs, return_as="generator_unordered")(jobs):
+            self.runs_done += k
+            if bar is not None:
+                bar.update(k)
+        if bar is not None:
+            bar.close()
+
+    def records(self, provider, seeds, x) -> list[dict]:
+        out = []
+        for s in seeds:
+            rec = self.store.read(self.key(provider, x, s))
+            if rec is None:
+                raise InputError(f"study {self.spec.name!r}: no stored run for {provider.name}, mixture {list(x)}, "
+                                 f"seed {s}; run `gamemarket study run {self.spec.path}` first")
+            out.append(rec)
+        return out
+
+    # ---------------------------------------------------------------- analysis pieces
+    def reduced_game(self, provider, seeds) -> RoleSymmetricGame:
+        cfg = self.cfg
+        n, S = cfg.reduced_players, len(cfg.strategies)
+        cache = {}
+        rows, pays = {}, {}
+        for prof, mix, s in population_points([n], [S]):
+            k = _mix_key(mix)
+            if k not in cache:
+                cache[k] = np.nanmean([payoffs_of(r) for r in self.records(provider, seeds, k)], axis=0)
+            key = tuple(prof.tolist())
+            rows[key] = prof
+            pays.setdefault(key, np.zeros(S))[s] = cache[k][s]
+        keys = list(rows)
+        return RoleSymmetricGame(["consumers"], [n], [cfg.names], np.array([rows[k] for k in keys]),
+                                 np.array([pays[k] for k in keys]))
+
+    def verify(self, provider, seeds, x, rng) -> dict:
+        """Regret of mixture ``x`` from runs at ``x`` itself: point estimate and bootstrap CI over seeds."""
+        recs = self.records(provider, seeds, _mix_key(x))
+        P = np.array([payoffs_of(r) for r in recs])  # seeds x S
+        x = np.asarray(x)
+
+        def regret(Pm):
+            m = Pm.mean(axis=0)
+            return float(np.nanmax(m) - np.nansum(x * m))
+        point = regret(P)
+        boot = np.array([regret(P[rng.integers(0, len(P), len(P))]) for _ in range(self.cfg.resamples)])
+        rev = np.array([r["revenue"] for r in recs])
+        wel = np.array([r["welfare"] for r in recs])
+        return {"regret": [point, float(np.quantile(boot, 0.025)), float(np.quantile(boot, 0.975))],
+                "payoffs": dict(zip(self.cfg.names, P.mean(axis=0).tolist())),
+                "revenue": _t_interval(rev), "welfare": _t_interval(wel),
+                "mean_utility": float(np.nansum(x * P.mean(axis=0))), "seeds": len(recs)}
+
+    def scale(self, provider, seeds) -> float:
+        """Mean absolute truthful utility per agent: the unit of the regret tolerance."""
+        T = self.cfg.truthful_index
+        recs = self.records(provider, seeds, _mix_key(np.eye(len(self.cfg.strategies))[T]))
+        return float(np.mean([abs(r["sum_u0_all"]) / r["agents"] for r in recs]))
+
+    def gains(self, provider, seeds) -> dict:
+        T = self.cfg.truthful_index
+        recs = self.records(provider, seeds, _mix_key(np.eye(len(self.cfg.strategies))[T]))
+        P = np.array([payoffs_of(r) for r in recs])
+        return {name: _t_interval(P[:, j] - P[:, T]) for j, name in enumerate(self.cfg.names) if j != T}
+
+
+def _chunk_task(arrays, nodes, provider_params, seed, mixtures, cfg, distribution, root, keys) -> int:
+    store = PopulationStore(root)
+    for rec, key in zip(run_chunk(arrays, nodes, provider_params, seed, mixtures, cfg, distribution), keys):
+        store.write(key, rec)
+    return len(keys)
+
+
+def _t_interval(v) -> list[float]:
+    v = np.asarray(v, dtype=float)
+    v = v[np.isfinite(v)]
+    m = float(v.mean()) if len(v) else float("nan")
+    if len(v) < 2:
+        return [m, float("nan"), float("nan")]
+    h = float(stats.t.ppf(0.975, len(v) - 1) * v.std(ddof=1) / np.sqrt(len(v)))
+    return [m, m - h, m + h]
+
+
+def _decide(interval, threshold) -> str:
+    lo, hi = interval[1], interval[2]
+    if not np.isfinite(lo):
+        return "undecided"
+    if hi <= threshold:
+        return "yes"
+    if lo > threshold:
+        return "no"
+    return "undecided"
+
+
+def run_population_study(spec, *, n_jobs: int = 1, progress: bool = False, run: bool = True) -> PopulationAnalysis:
+    """Run (or resume) a population study and answer it (see the module docstring).
+
+    With ``run=False`` nothing is simulated: a run that is not stored yet is an error.
+    """
+    t0 = time.perf_counter()
+    st = PopulationStudy(spec, n_jobs=n_jobs, progress=progress, run=run)
+    cfg = st.cfg
+    S = len(cfg.strategies)
+    T = cfg.truthful_index
+    truth = np.eye(S)[T]
+    seeds = {p.name: list(spec.seeds) for p in spec.providers}
+    budget = max(cfg.max_seeds, len(spec.seeds))
+    rng = np.random.default_rng(0)
+    answers: dict[str, MechanismAnswer] = {}
+    pending = [p.name for p in spec.providers]
+    provs = {p.name: p for p in spec.providers}
+    while pending:
+        st.ensure({(p, s): st.grid for p in pending for s in seeds[p]})
+        cands = {}
+        for p in pending:
+            sol = equilibria(st.reduced_game(provs[p], seeds[p]))
+            cands[p] = sol
+        st.ensure({(p, s): [e.mixture for e in cands[p].equilibria] for p in pending for s in seeds[p]})
+        again = []
+        for p in pending:
+            prov = provs[p]
+            sol = cands[p]
+            scale = st.scale(prov, seeds[p])
+            tol = cfg.regret_tol * scale
+            eqs = []
+            for e in sol.equilibria:
+                v = st.verify(prov, seeds[p], e.mixture, rng)
+                eqs.append({"mixture": {n_: float(q) for n_, q in zip(cfg.names, e.mixture) if q > 0},
+                            "mixture_vector": e.mixture.tolist(), "reduced_regret": e.regret,
+                            "stability": e.stability, "verified": _decide(v["regret"], tol), **v})
+            g = st.gains(prov, seeds[p])
+            # the regret of all-truthful is its largest gain: the same verdict rule as a candidate's
+            verdicts = [_decide(gv, tol) for gv in g.values()]
+            ans_t = "no" if "no" in verdicts else ("yes" if all(v == "yes" for v in verdicts) else "undecided")
+            notes = [] if sol.found else [sol.summary()]
+            answers[p] = MechanismAnswer(p, sol.game, list(seeds[p]), eqs, g, ans_t, notes)
+            unsure = any(e["verified"] == "undecided" for e in eqs) or ans_t == "undecided"
+            if unsure and len(seeds[p]) < budget:
+                nxt = max(seeds[p]) + 1
+                seeds[p] = seeds[p] + list(range(nxt, nxt + min(cfg.seed_step, budget - len(seeds[p]))))
+                again.append(p)
+        pending = again
+    # the provider: revenue of every mechanism at every mechanism's confirmed consumer equilibria
+    base_seeds = list(spec.seeds)
+    points = {_mix_key(e["mixture_vector"]) for a in answers.values() for e in a.equilibria}
+    st.ensure({(p.name, s): sorted(points) for p in spec.providers for s in base_seeds})
+
+    def revenue(pname, x):
+        return float(np.mean([r["revenue"] for r in st.records(provs[pname], base_seeds, _mix_key(x))]))
+    leader = []
+    for a in answers.values():
+        revs = [e["revenue"][0] for e in a.equilibria if e["verified"] != "no"]
+        leader.append({"mechanism": a.mechanism, "equilibria": len(revs),
+                       "worst_revenue": min(revs) if revs else None, "best_revenue": max(revs) if revs else None})
+    ranked = sorted([r for r in leader if r["worst_revenue"] is not None], key=lambda r: -r["worst_revenue"])
+    simultaneous = []
+    for a in answers.values():
+        for e in a.equilibria:
+            if e["verified"] == "no":
+                continue
+            x = e["mixture_vector"]
+            revs = {p.name: revenue(p.name, x) for p in spec.providers}
+            best = max(revs.values())
+            if revs[a.mechanism] >= best - 1e-9 * max(1.0, abs(best)):
+                simultaneous.append({"mechanism": a.mechanism, "mixture": e["mixture"], "revenue": revs[a.mechanism]})
+    grid_runs = len(st.grid)
+    used = sum(len(seeds[p]) * (grid_runs + len(answers[p].equilibria)) for p in seeds) + len(points) * len(
+        spec.providers) * len(base_seeds)
+    max_used = max(len(v) for v in seeds.values())
+    fixed = sum(max_used * (grid_runs + len(answers[p].equilibria)) for p in seeds) + len(points) * len(
+        spec.providers) * len(base_seeds)
+    runs = {"simulations": used, "fixed_design": fixed, "seeds": {p: len(v) for p, v in seeds.items()},
+            "run_now": st.runs_done, "wall_seconds": time.perf_counter() - t0}
+    provider = {"leader": ranked[0]["mechanism"] if ranked else None, "ranking": ranked, "simultaneous": simultaneous}
+    return PopulationAnalysis(spec, cfg, [answers[p.name] for p in spec.providers], provider, runs,
+                              {**st.meta, "grid_mixtures": grid_runs, "reduced_players": cfg.reduced_players})
+
+
+def equilibria_json(an: PopulationAnalysis) -> list[dict]:
+    """The ``game solve --format json`` payload of a population study: one entry per mechanism's equilibrium."""
+    out = []
+    for a in an.answers:
+        for e in a.equilibria:
+            out.append({"mechanism": a.mechanism, "mixture": {"consumers": e["mixture"]},
+                        "regret": e["regret"][0], "regret_ci": e["regret"][1:], "verified": e["verified"],
+                        "stability": e["stability"], "revenue": e["revenue"], "welfare": e["welfare"],
+                        "truthful_gains": a.truthful_gains})
+        if not a.equilibria:
+            out.append({"mechanism": a.mechanism, "mixture": None, "regret": None, "note": "; ".join(a.notes),
+                        "truthful_gains": a.truthful_gains})
+    return out
