@@ -86,7 +86,7 @@ def first_paragraph(an) -> str:
 def _gains_figure(gains: pd.DataFrame, path: Path) -> Path:
     mechs = list(dict.fromkeys(gains["mechanism"]))
     strats = list(dict.fromkeys(gains["strategy"]))
-    fig, ax = plt.subplots(figsize=(max(6, 1.1 * len(mechs) * len(strats) / 2 + 3), 4))
+    fig, ax = plt.subplots(figsize=(min(12, max(6, 0.35 * len(mechs) * len(strats) + 2)), 4.5))
     width = 0.8 / len(strats)
     for k, s in enumerate(strats):
         sub = gains[gains["strategy"] == s].set_index("mechanism").reindex(mechs)
