@@ -142,45 +142,80 @@ def regret_minimize(game: RoleSymmetricGame, mixture, *, max_iters: int = 500) -
 def support_polish(game: RoleSymmetricGame, mixture, *, threshold: float = 1e-6) -> np.ndarray | None:
     """Newton's method on the candidate's support: equal deviation payoffs within each role.
 
-    Returns the polished mixture, or None where Newton leaves the simplex or does not converge.
+    It works in the subgame of the support (where every probability is positive, so the dense
+    Jacobian applies) and returns the polished mixture of the whole game, or None where Newton
+    leaves the simplex or does not converge. The caller checks the regret in the whole game.
     """
     x = game.check_mixture(mixture)
     supp = x > threshold
-    idx = np.flatnonzero(supp)
     ri = game.role_index
-    groups = [idx[ri[idx] == r] for r in range(len(game.roles))]
-    if any(len(g) == 0 for g in groups):
+    if any(not supp[ri == r].any() for r in range(len(game.roles))):
         return None
-
-    def full(z):
-        y = np.zeros_like(x)
-        y[idx] = z
-        return y
-
-    def F(z):
-        y = full(z)
-        dev, J = game.deviation_payoffs(y, jacobian=True)
-        rows, jrows = [], []
-        for g in groups:
-            for t in g[1:]:
-                rows.append(dev[t] - dev[g[0]])
-                jrows.append((J[t] - J[g[0]])[idx])
-            rows.append(y[g].sum() - 1.0)
-            jrows.append(np.isin(idx, g).astype(float))
-        return np.array(rows), np.array(jrows)
-
-    z = x[idx] / np.repeat(np.add.reduceat(x, game.role_starts), game.num_strategies)[idx]
+    sub = game.restrict(supp)
+    z = sub.normalize(x[supp])
+    ri_sub = sub.role_index
+    # residual rows: dev_t - dev_first(t) for every non-first strategy of a role; one sum row per role
+    firsts = sub.role_starts
+    others = np.setdiff1d(np.arange(len(z)), firsts)
+    ref = firsts[ri_sub[others]]
+    sums = (ri_sub[None, :] == np.arange(len(sub.roles))[:, None]).astype(float)
+    tol = 1e-14 * max(1.0, sub.payoff_scale())
     for _ in range(50):
-        r, Jz = F(z)
-        if np.abs(r).max() < 1e-14 * max(1.0, game.payoff_scale()):
+        dev, J = sub.deviation_payoffs(z, jacobian=True)
+        r = np.concatenate([dev[others] - dev[ref], sums @ z - 1.0])
+        if np.abs(r).max() < tol:
             break
-        step, *_ = np.linalg.lstsq(Jz, -r, rcond=None)
+        step, *_ = np.linalg.lstsq(np.vstack([J[others] - J[ref], sums]), -r, rcond=None)
         z = z + step
-        if not np.all(np.isfinite(z)):
+        if not np.all(np.isfinite(z)) or np.any(z < -0.5):
             return None
-    if np.any(z < -1e-12):
+        z = np.maximum(z, 1e-300)  # stay inside the subgame's simplex; a vanishing entry fails below
+    if np.any(z <= 1e-12) or np.abs(r).max() > 1e-6 * max(1.0, sub.payoff_scale()):
         return None
-    return game.normalize(full(np.clip(z, 0.0, None)))
+    out = np.zeros_like(x)
+    out[supp] = z
+    return game.normalize(out)
+
+
+def support_search(game: RoleSymmetricGame, *, max_supports: int = 4096, replicator_iters: int = 60) -> list[np.ndarray]:
+    """Newton from the centroid of every support (one non-empty subset per role), where few enough.
+
+    Replicator dynamics only reach attractors; this finds equilibria whose Newton basin holds their
+    support's centroid, unstable ones included. Where Newton fails, the replicator dynamics run
+    inside the support for ``replicator_iters`` steps and Newton starts again from there. Not
+    exhaustive: a support can hold several equilibria.
+    """
+    import itertools
+
+    subsets = []
+    for a, k in zip(game.role_starts, game.num_strategies):
+        subsets.append([a + np.array(c) for m in range(1, k + 1) for c in itertools.combinations(range(k), m)])
+    total = int(np.prod([len(s) for s in subsets]))
+    if total > max_supports:
+        return []
+    out, failed = [], []
+    for combo in itertools.product(*subsets):
+        if all(len(c) == 1 for c in combo):
+            continue  # pure profiles are checked directly
+        x = np.zeros(game.num_all_strategies)
+        for c in combo:
+            x[c] = 1.0 / len(c)
+        p = support_polish(game, x, threshold=0.0)
+        if p is not None:
+            out.append(p)
+        else:
+            failed.append(x)
+    if failed:  # the dynamics inside the support (zeros stay zero), then Newton again
+        seen = set()
+        for x in replicator_dynamics(game, np.array(failed), max_iters=replicator_iters, converge=1e-8):
+            key = tuple(np.round(x, 3))
+            if key in seen:
+                continue
+            seen.add(key)
+            p = support_polish(game, x)
+            if p is not None:
+                out.append(p)
+    return out
 
 
 def exact_equilibria(game: RoleSymmetricGame) -> list[np.ndarray] | None:
@@ -305,7 +340,8 @@ def _pure_mixtures(game: RoleSymmetricGame, limit: int = 10_000):
 
 
 def equilibria(game: RoleSymmetricGame, *, rel_tol: float = DEFAULT_REL_TOL, n_random: int = 10,
-               seed: int = 0, exact: bool = True, dedup: float = 1e-6, max_iters: int = 5000) -> SymmetricSolution:
+               seed: int = 0, exact: bool = True, dedup: float = 1e-6, max_iters: int = 500,
+               supports: bool = True) -> SymmetricSolution:
     """Symmetric equilibria of a role-symmetric game, each verified by its regret.
 
     Parameters
@@ -323,6 +359,9 @@ def equilibria(game: RoleSymmetricGame, *, rel_tol: float = DEFAULT_REL_TOL, n_r
         Mixtures closer than this (largest difference of a probability) are one equilibrium.
     max_iters : int, keyword-only
         Replicator-dynamics iterations per start before the candidate is polished.
+    supports : bool, keyword-only
+        Also run Newton from the centroid of every support where there are at most 4096
+        (:func:`support_search`): it finds unstable equilibria that the dynamics miss.
     """
     if not isinstance(game, RoleSymmetricGame):
         raise InputError(f"equilibria: expected a RoleSymmetricGame, got {type(game).__name__}")
@@ -339,16 +378,23 @@ def equilibria(game: RoleSymmetricGame, *, rel_tol: float = DEFAULT_REL_TOL, n_r
             notes.append("every mixture is an equilibrium (payoffs do not depend on the strategy)")
     cands += [(x, "pure") for x in _pure_mixtures(game)]
     starts = _starts(game, n_random, seed)
-    for x in replicator_dynamics(game, np.array(starts), max_iters=max_iters, converge=1e-10):
+    by_support = support_search(game) if supports else None
+    seen = set()
+    for x in replicator_dynamics(game, np.array(starts), max_iters=max_iters, converge=1e-9):
+        key = tuple(np.round(x, 4))
+        if key in seen:  # many starts reach one attractor: polish it once
+            continue
+        seen.add(key)
         cands.append((x, "replicator"))
-        if game.regret(x) > tol:
+        if not by_support and game.regret(x) > tol:  # SLSQP where the support search does not apply
             p = support_polish(game, x)
             if p is None or game.regret(p) > tol:
                 cands.append((regret_minimize(game, x), "regret_minimize"))
+    cands += [(x, "support_newton") for x in by_support or []]
     found: list[SymmetricEquilibrium] = []
     for x, how in cands:
         methods = {how}
-        if how != "pure" and game.regret(x) > 0:
+        if how not in ("pure", "support_newton", "exact") and game.regret(x) > 0:
             p = support_polish(game, x)
             if p is not None and game.regret(p) <= game.regret(x):
                 x = p

@@ -363,6 +363,31 @@ class RoleSymmetricGame:
         prof = all_profiles(players, num_strategies)
         return cls(roles, players, strategies, prof, rng.random(prof.shape))
 
+    def restrict(self, keep) -> "RoleSymmetricGame":
+        """The subgame on the strategies where ``keep`` is true (at least one per role).
+
+        A mixture that puts no weight outside ``keep`` has the same deviation payoffs for the kept
+        strategies in the subgame as in the game: profiles that use a dropped strategy have
+        probability zero.
+        """
+        keep = np.asarray(keep, dtype=bool)
+        if keep.shape != (self.num_all_strategies,):
+            raise InputError(f"restrict: expected {self.num_all_strategies} flags, got shape {keep.shape}")
+        rows = ~(self.profiles[:, ~keep] > 0).any(axis=1)
+        names = self.strategy_names
+        strategies = []
+        for a, k in zip(self.role_starts, self.num_strategies):
+            strategies.append([names[a + j] for j in range(k) if keep[a + j]])
+        if any(not ss for ss in strategies):
+            raise InputError("restrict: every role needs at least one strategy")
+        # a complete game restricted stays complete and valid: skip the checks (a hot path of the solvers)
+        sub = object.__new__(RoleSymmetricGame)
+        for name, value in (("roles", self.roles), ("players", self.players),
+                            ("strategies", tuple(tuple(ss) for ss in strategies)),
+                            ("profiles", self.profiles[rows][:, keep]), ("payoffs", self.payoffs[rows][:, keep])):
+            object.__setattr__(sub, name, value)
+        return sub
+
     def to_bimatrix(self):
         """The same game as a bimatrix ``Game`` when it has two roles of one player each."""
         from gamemarket.games.bimatrix import Game
