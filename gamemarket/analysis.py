@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from gamemarket import __version__
-from gamemarket.errors import InputError
+from gamemarket.errors import UndefinedPayoffError
 from gamemarket.games import Game, Solution, from_results, solve
 from gamemarket.games.io import equilibria_records, to_csv_table, to_nfg, write_json
 from gamemarket.games.robustness import Robustness, best_responses, bootstrap
@@ -45,10 +45,8 @@ def analyze(spec: StudySpec, with_bins: bool = False, methods=DEFAULT_METHODS, r
     for gd in spec.games:
         try:
             g = from_results(metrics, gd.provider, gd.consumer, title=gd.name, rows=rows, cols=cols)
-        except InputError as exc:
-            if "undefined for every consumer strategy" in str(exc):
-                continue  # e.g. per-group payoffs in a study without any aggressive group
-            raise
+        except UndefinedPayoffError:
+            continue  # e.g. per-group payoffs in a study without any aggressive group
         sol = solve(g, methods=methods, time_limit=time_limit)
         out.games.append(SolvedGame(gd.name, g, sol, bootstrap(g, sol.equilibria, resamples=resamples)))
     return out

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
+from gamemarket.confidence import t_interval
 from gamemarket.payoffs import aggressive_group
 
 LOW_MAX = 60.0  # bins are [10k, 10k+10): "low" = bins below 60, i.e. private bid < 60 (the contract's [0, 60] less w = 60 exactly)
@@ -21,13 +21,8 @@ HIGH_MIN = 120.0
 def paired(a: pd.Series, b: pd.Series) -> dict:
     """Mean of a - b over the seeds both have, with a 95% t-interval."""
     d = (a - b).dropna()
-    n = len(d)
-    mean = float(d.mean()) if n else np.nan
-    if n >= 2:
-        half = float(stats.t.ppf(0.975, n - 1) * d.std(ddof=1) / np.sqrt(n))
-    else:
-        half = np.nan
-    return {"mean": mean, "lo": mean - half, "hi": mean + half, "n": n}
+    mean, lo, hi = t_interval(d.to_numpy())
+    return {"mean": mean, "lo": lo, "hi": hi, "n": len(d)}
 
 
 def verdict(d: dict, claimed_sign: int) -> str:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, UndefinedPayoffError
 
 
 def _load_game_source(path: str, game_name: str | None):
@@ -29,9 +29,8 @@ def _load_game_source(path: str, game_name: str | None):
             try:
                 games.append(from_results(metrics, gd.provider, gd.consumer, title=gd.name,
                                           rows=[x.name for x in spec.providers], cols=[x.name for x in spec.consumers]))
-            except InputError as exc:
-                if "undefined for every" not in str(exc):
-                    raise
+            except UndefinedPayoffError:
+                pass
         if game_name and not games:
             raise InputError(f"{path}: no game named {game_name!r}; games: {[g.name for g in spec.games]}")
         return games

@@ -7,3 +7,7 @@ class GameMarketError(Exception):
 
 class InputError(GameMarketError, ValueError):
     """Bad input: the message names the file, line or field and what was expected."""
+
+
+class UndefinedPayoffError(InputError):
+    """A game's payoff is undefined for every strategy (a per-group payoff in a study without that group)."""

@@ -19,8 +19,8 @@ import copy
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
+from gamemarket.confidence import t_interval
 from gamemarket.errors import InputError
 from gamemarket.studies.runner import load_cohorts, run_study
 from gamemarket.studies.spec import StudySpec
@@ -74,10 +74,10 @@ def gains(spec: StudySpec, n_jobs: int = 1, scheduler_address: str | None = None
 
     def summarize(g):
         k = len(g)
-        half = stats.t.ppf(0.975, k - 1) * g["gain"].std(ddof=1) / np.sqrt(k) if k > 1 else np.nan
+        mean, lo, hi = t_interval(g["gain"].to_numpy())
         scale = g["truthful_utility"].abs().mean()
-        return pd.Series({"seeds": k, "gain": g["gain"].mean(), "ci_low": g["gain"].mean() - half,
-                          "ci_high": g["gain"].mean() + half, "relative_gain": g["gain"].mean() / scale if scale else np.nan,
+        return pd.Series({"seeds": k, "gain": mean, "ci_low": lo,
+                          "ci_high": hi, "relative_gain": mean / scale if scale else np.nan,
                           "cohort_jobs": g["cohort_jobs"].mean()})
     summary = per_seed.groupby(["mechanism", "way", "n"]).apply(summarize, include_groups=False).reset_index()
     return per_seed, summary

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, UndefinedPayoffError
 
 
 def check_finite(M: np.ndarray, what: str, rows=None, cols=None) -> None:
@@ -62,14 +62,12 @@ class Game:
 
     def ci(self, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
         """Half-widths of Student-t confidence intervals of the mean payoffs (NaN without replications)."""
-        from scipy import stats
+        from gamemarket.confidence import t_half_width
 
         if self.A_reps is None or self.A_reps.shape[2] < 2:
             nan = np.full(self.A.shape, np.nan)
             return nan, nan
-        R = self.A_reps.shape[2]
-        t = stats.t.ppf(0.5 + level / 2, R - 1)
-        return (t * self.A_reps.std(axis=2, ddof=1) / np.sqrt(R), t * self.B_reps.std(axis=2, ddof=1) / np.sqrt(R))
+        return t_half_width(self.A_reps, axis=2, level=level), t_half_width(self.B_reps, axis=2, level=level)
 
     def restrict_cols(self, keep: np.ndarray) -> "Game":
         keep = np.asarray(keep, dtype=bool)
@@ -109,7 +107,8 @@ def from_results(metrics: pd.DataFrame, provider_metric: str, consumer_metric: s
         undefined = np.isnan(B).any(axis=(0, 2))
         dropped = [c for c, u in zip(cols, undefined) if u]
         if undefined.all():
-            raise InputError(f"game {title!r}: the consumer payoff {consumer_metric!r} is undefined for every consumer strategy")
+            raise UndefinedPayoffError(f"game {title!r}: the consumer payoff {consumer_metric!r} is undefined for every "
+                                       f"consumer strategy")
         A, B = A[:, ~undefined], B[:, ~undefined]
         cols = [c for c, u in zip(cols, undefined) if not u]
     g = Game(A.mean(axis=2), B.mean(axis=2), rows, cols, A, B, title=title,

@@ -19,7 +19,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from gamemarket import __version__  # noqa: E402
-from gamemarket.games.egta import write_egta  # noqa: E402
+from gamemarket.games.egta import to_tidy, write_egta  # noqa: E402
 from gamemarket.games.io import write_json  # noqa: E402
 from gamemarket.jobtable import write_table  # noqa: E402
 from gamemarket.reports.report import _md_table, _to_html  # noqa: E402
@@ -168,6 +168,7 @@ def write_population_report(an, out_dir: str | Path | None = None) -> Path:
     write_table(gains, data / "truthful-gains.csv")
     for a in an.answers:
         write_egta(a.game, data / f"game-{a.mechanism}.json")
+        write_table(to_tidy(a.game), data / f"game-{a.mechanism}.csv")
     write_json(data / "population.json", {"study": spec.name, "version": __version__, "meta": an.meta, "runs": an.runs,
                                           "provider": an.provider,
                                           "mechanisms": [{"mechanism": a.mechanism, "seeds": a.seeds,
@@ -237,7 +238,7 @@ def write_population_report(an, out_dir: str | Path | None = None) -> Path:
     for f in figs:
         md += [f"![{f.stem}]({f.name})", ""]
     md += [f"_gamemarket {__version__}; tables in `data/` (equilibria, truthful gains, each mechanism's reduced game "
-           "as EGTA JSON)._", ""]
+           "as EGTA JSON and as a tidy CSV)._", ""]
     text = "\n".join(md)
     (out / "report.md").write_text(text)
     (out / "index.html").write_text(_to_html(text, f"{spec.name}: population game"))

@@ -49,9 +49,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
-from scipy import stats
 
 from gamemarket import MODEL_VERSION, bids
+from gamemarket.confidence import t_interval
 from gamemarket.errors import InputError
 from gamemarket.games.reduction import population_points
 from gamemarket.games.rsg_equilibria import equilibria
@@ -385,13 +385,7 @@ def _chunk_task(arrays, nodes, provider_params, seed, mixtures, cfg, distributio
 
 
 def _t_interval(v) -> list[float]:
-    v = np.asarray(v, dtype=float)
-    v = v[np.isfinite(v)]
-    m = float(v.mean()) if len(v) else float("nan")
-    if len(v) < 2:
-        return [m, float("nan"), float("nan")]
-    h = float(stats.t.ppf(0.975, len(v) - 1) * v.std(ddof=1) / np.sqrt(len(v)))
-    return [m, m - h, m + h]
+    return list(t_interval(v))
 
 
 def _decide(interval, threshold) -> str:
