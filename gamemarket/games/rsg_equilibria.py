@@ -177,7 +177,7 @@ def support_polish(game: RoleSymmetricGame, mixture, *, threshold: float = 1e-6)
     return game.normalize(out)
 
 
-def support_search(game: RoleSymmetricGame, *, max_supports: int = 4096, replicator_iters: int = 60) -> list[np.ndarray]:
+def support_search(game: RoleSymmetricGame, *, max_supports: int = 4096, replicator_iters: int = 15) -> list[np.ndarray]:
     """Newton from the centroid of every support (one non-empty subset per role), where few enough.
 
     Replicator dynamics only reach attractors; this finds equilibria whose Newton basin holds their
@@ -340,7 +340,7 @@ def _pure_mixtures(game: RoleSymmetricGame, limit: int = 10_000):
 
 
 def equilibria(game: RoleSymmetricGame, *, rel_tol: float = DEFAULT_REL_TOL, n_random: int = 10,
-               seed: int = 0, exact: bool = True, dedup: float = 1e-6, max_iters: int = 500,
+               seed: int = 0, exact: bool = True, dedup: float = 1e-6, max_iters: int = 200,
                supports: bool = True) -> SymmetricSolution:
     """Symmetric equilibria of a role-symmetric game, each verified by its regret.
 
@@ -386,6 +386,12 @@ def equilibria(game: RoleSymmetricGame, *, rel_tol: float = DEFAULT_REL_TOL, n_r
             continue
         seen.add(key)
         cands.append((x, "replicator"))
+        # a point still on its way: Newton on its support, and on the supports left when the
+        # strategies still dying out are dropped at coarser thresholds; each result is a candidate
+        for threshold in (1e-6, 1e-3, 1e-2):
+            p = support_polish(game, x, threshold=threshold)
+            if p is not None:
+                cands.append((p, "polish"))
         if not by_support and game.regret(x) > tol:  # SLSQP where the support search does not apply
             p = support_polish(game, x)
             if p is None or game.regret(p) > tol:
@@ -394,11 +400,8 @@ def equilibria(game: RoleSymmetricGame, *, rel_tol: float = DEFAULT_REL_TOL, n_r
     found: list[SymmetricEquilibrium] = []
     for x, how in cands:
         methods = {how}
-        if how not in ("pure", "support_newton", "exact") and game.regret(x) > 0:
-            p = support_polish(game, x)
-            if p is not None and game.regret(p) <= game.regret(x):
-                x = p
-                methods.add("polish")
+        if how == "polish":
+            methods = {"replicator", "polish"}
         r = game.regret(x)
         if r > tol:
             continue
