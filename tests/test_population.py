@@ -227,3 +227,47 @@ def test_cli_population_and_egta(study, tmp_path):
     bad.write_text(json.dumps(data))
     r = subprocess.run(cmd + ["game", "solve", str(bad)], capture_output=True, text=True)
     assert r.returncode == 2 and "profile 1" in r.stderr and "Traceback" not in r.stderr
+
+
+PRICING_STUDY = """
+name = "pop-pricing"
+[workload]
+source = "hetero"
+[workload.hetero]
+jobs = 300
+resources = 3
+load = 2.0
+seed = 1
+[strategies]
+providers = ["clearing", "pay-as-bid"]
+[game]
+kind = "population"
+strategies = ["truthful", "shade-0.5", "shade-0.9"]
+reduced_players = 3
+probe = 0.02
+[replications]
+count = 3
+[output]
+results = "results"
+report = "report"
+"""
+
+
+def test_population_game_on_the_pricing_market(study):
+    """The provider role also picks the pricing market's mechanisms (price discovery): under
+    pay-as-bid a user gains by shading, as in the bimatrix study's gains table; each answer is
+    computed from the same estimator."""
+    p = study.parent / "pricing.toml"
+    p.write_text(PRICING_STUDY)
+    spec = load_study(p)
+    an = run_population_study(spec, n_jobs=1)
+    by = {a.mechanism: a for a in an.answers}
+    assert set(by) == {"clearing", "pay-as-bid"}
+    assert by["pay-as-bid"].truthful_gains["shade-0.5"][1] > 0  # significantly positive
+    assert by["pay-as-bid"].truthful_is_equilibrium == "no"
+    for a in an.answers:
+        assert a.equilibria
+    users = PRICING_STUDY.replace('kind = "population"', 'kind = "population"\nagents = "users"')
+    p.write_text(users)
+    with pytest.raises(InputError, match="has no users"):
+        run_population_study(load_study(p))

@@ -179,10 +179,12 @@ def run_chunk(arrays: dict, nodes: int, mechanism: dict, seed: int, mixtures: li
     their utilities in this run and in the baseline; the provider's revenue, utilization and welfare.
     """
     t0 = time.perf_counter()
-    jobs = pd.DataFrame({c: arrays[c] for c in ("id", "submit", "runtime", "estimate")})
+    jobs = (pd.DataFrame({c: arrays[c] for c in ("id", "submit", "runtime", "estimate")}) if "A" not in arrays
+            else pd.DataFrame(index=range(arrays["A"].shape[0])))
     n = len(jobs)
     draws = bids.draw(n, seed, distribution)
     w, U = draws.private_bid, draws.U
+    run = _market(arrays, nodes, mechanism, jobs)
     if cfg.agents == "users":
         agent = np.unique(arrays["user"], return_inverse=True)[1]
         d = bids.user_draws(arrays["user"], seed)
@@ -191,24 +193,14 @@ def run_chunk(arrays: dict, nodes: int, mechanism: dict, seed: int, mixtures: li
         d = draws.G
     n_agents = int(agent.max()) + 1 if n else 0
     probe = max(cfg.probe, 1.0 / max(n_agents, 1)) if cfg.agents == "users" else cfg.probe
-    mech = Mechanism(mechanism["scheduler"], mechanism["payment"], mechanism["reserve"])
-
-    def run(rw):
-        table = jobs.copy()
-        table["private_bid"] = w
-        table["reported_bid"] = rw
-        return simulate(table, nodes, mech, validate=False)
-
-    base = run(w.copy())
-    u0 = base.jobs["utility"].to_numpy()
+    u0, _ = run(w, w.copy())
     u0_agent = np.bincount(agent, weights=u0, minlength=n_agents)
     out = []
     S = len(cfg.strategies)
     for x in mixtures:
         lo, hi = bids.population_slices(np.asarray(x), probe)
         strat = bids.assign(d, lo, hi)
-        res = run(bids.shade(w, U, list(cfg.strategies), strat))
-        u = res.jobs["utility"].to_numpy()
+        u, summary = run(w, bids.shade(w, U, list(cfg.strategies), strat))
         u_agent = np.bincount(agent, weights=u, minlength=n_agents)
         s_agent = np.zeros(n_agents, dtype=np.int64)
         s_agent[agent] = strat
@@ -219,13 +211,40 @@ def run_chunk(arrays: dict, nodes: int, mechanism: dict, seed: int, mixtures: li
             "sum_u": np.bincount(s_agent, weights=u_agent, minlength=S).tolist(),
             "sum_u0": np.bincount(s_agent, weights=u0_agent, minlength=S).tolist(),
             "agents": n_agents, "sum_u0_all": float(u0_agent.sum()),
-            "revenue": res.summary["revenue"], "utilization": res.summary["utilization"],
-            "welfare": res.summary["welfare"], "probe": probe,
+            "revenue": summary["revenue"], "utilization": summary["utilization"],
+            "welfare": summary["welfare"], "probe": probe,
         })
     seconds = time.perf_counter() - t0
     for r in out:
         r["chunk_seconds"] = seconds / len(out)
     return out
+
+
+def _market(arrays: dict, nodes: int, provider: dict, jobs: pd.DataFrame):
+    """``run(private, reported) -> (utility per job, provider summary)`` for the provider's market.
+
+    The scheduling market (a ``Mechanism``) over the workload's jobs, or the pricing market
+    (``gamemarket.hetero``) over a heterogeneous cluster's efficiencies ``A`` and capacities ``R``.
+    """
+    if provider.get("kind") == "pricing":
+        from gamemarket import hetero
+
+        params = {k: v for k, v in provider.items() if k not in ("kind", "mechanism")}
+        group = np.zeros(len(jobs), dtype=np.int64)
+
+        def run_pricing(w, rw):
+            out, summary = hetero.run(arrays["A"], arrays["R"], w, rw, group, provider["mechanism"], params)
+            return out["utility"].to_numpy(), summary
+        return run_pricing
+    mech = Mechanism(provider["scheduler"], provider["payment"], provider["reserve"])
+
+    def run_scheduling(w, rw):
+        table = jobs.copy()
+        table["private_bid"] = w
+        table["reported_bid"] = rw
+        res = simulate(table, nodes, mech, validate=False)
+        return res.jobs["utility"].to_numpy(), res.summary
+    return run_scheduling
 
 
 def payoffs_of(rec: dict) -> np.ndarray:
@@ -264,20 +283,28 @@ class PopulationStudy:
     """Plans, runs (resumably, in parallel) and analyses a population study."""
 
     def __init__(self, spec, *, n_jobs: int = 1, progress: bool = False, run: bool = True):
-        from gamemarket.studies.runner import content_hash, load_workload
+        from gamemarket.studies.runner import HeteroWorkload, content_hash, load_workload, workload_arrays
 
         self.spec = spec
         self.cfg: PopulationConfig = spec.population
         w, nodes = load_workload(spec)
         self.meta = {"workload": w.meta.get("source"), "jobs": len(w.jobs), "nodes": nodes,
-                     "users": int(w.jobs["user"].nunique()) if "user" in w.jobs else None}
-        self.arrays = {c: np.ascontiguousarray(w.jobs[c].to_numpy(np.int64)) for c in ("id", "submit", "runtime", "estimate")}
-        self.arrays["user"] = np.ascontiguousarray(
-            w.jobs["user"].to_numpy(np.int64) if "user" in w.jobs else np.zeros(len(w.jobs), dtype=np.int64))
+                     "users": int(w.jobs["user"].nunique()) if not isinstance(w, HeteroWorkload) else None}
+        if isinstance(w, HeteroWorkload):  # the pricing market: efficiencies and capacities
+            if self.cfg.agents != "jobs":
+                raise InputError(f"study {spec.name!r}: a heterogeneous cluster has no users; use agents = 'jobs'")
+            self.arrays = workload_arrays(w)
+        else:
+            self.arrays = {c: np.ascontiguousarray(w.jobs[c].to_numpy(np.int64))
+                           for c in ("id", "submit", "runtime", "estimate", "user")}
         self.nodes = nodes
         self.base = {"model": MODEL_VERSION, "workload": content_hash(self.arrays), "nodes": nodes,
                      "bids": {"components": spec.bids.components, "lo": spec.bids.lo, "hi": spec.bids.hi},
                      "population": self.cfg.params()}
+        if "A" in self.arrays:
+            from gamemarket.pricing import SOLVER_VERSION
+
+            self.base["solver"] = SOLVER_VERSION
         self.store = PopulationStore(spec.results_dir)
         self.n_jobs = n_jobs
         self.progress = progress

@@ -191,9 +191,6 @@ def load_study(path: str | Path) -> StudySpec:
             from gamemarket.studies.population import load_shading, parse_config
             from gamemarket.studies.strategies import catalogue_dir
 
-            if want != "scheduling":
-                raise InputError(f"{where}: [game] kind 'population' needs a scheduling market (an SWF or synthetic "
-                                 f"workload); the pricing market's population game is not implemented")
             shading = base / game["shading_file"] if "shading_file" in game else catalogue_dir(base) / "shading.toml"
             population = parse_config({k: v for k, v in game.items() if k != "shading_file"}, where,
                                       load_shading(shading))
