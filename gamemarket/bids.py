@@ -290,7 +290,7 @@ def population_slices(mixture: np.ndarray, probe: float) -> tuple[np.ndarray, np
 
 def assign(draw: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """The strategy of each agent from its uniform draw and the slices of ``population_slices``."""
-    order = np.argsort(lo, kind="stable")
+    order = np.lexsort((hi, lo))  # by lower edge; an empty slice (a vanishing probability) before its neighbour
     idx = np.searchsorted(hi[order], np.asarray(draw), side="right")
     return order[np.minimum(idx, len(order) - 1)].astype(np.int64)
 

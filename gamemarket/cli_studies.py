@@ -97,7 +97,7 @@ def cmd_study_run(a) -> int:
         if not a.no_report:
             from gamemarket.reports.population import write_population_report
 
-            print(f"report: {write_population_report(an)}")
+            print(f"report: {write_population_report(an, force=a.force)}")
         return 0
     for s in [load_study(c) for c in spec.companions] + [spec]:
         info = run_study(s, n_jobs=a.n_jobs, scheduler_address=a.scheduler_address, progress=not a.no_progress)
@@ -112,7 +112,7 @@ def cmd_study_run(a) -> int:
     if not a.no_report:
         from gamemarket.reports import write_report
 
-        path = write_report(spec, wall_seconds=time.perf_counter() - t0, methods=tuple(a.methods))
+        path = write_report(spec, wall_seconds=time.perf_counter() - t0, methods=tuple(a.methods), force=a.force)
         print(f"report: {path}")
     return 0
 
@@ -226,7 +226,14 @@ def cmd_report(a) -> int:
     from gamemarket.reports import write_report
     from gamemarket.studies import load_study
 
-    path = write_report(load_study(a.study), methods=tuple(a.methods))
+    spec = load_study(a.study)
+    if spec.population is not None:
+        from gamemarket.reports.population import write_population_report
+        from gamemarket.studies.population import run_population_study
+
+        print(f"report: {write_population_report(run_population_study(spec, run=False), force=a.force)}")
+        return 0
+    path = write_report(spec, methods=tuple(a.methods), force=a.force)
     print(f"report: {path}")
     return 0
 
@@ -241,6 +248,7 @@ def add_study_commands(sub) -> None:
     r.add_argument("--no-report", action="store_true")
     r.add_argument("--no-progress", action="store_true")
     r.add_argument("--methods", nargs="+", default=["pure", "polytope"], help=methods_help)
+    r.add_argument("--force", action="store_true", help="write the report over another study's report folder")
     r.set_defaults(func=cmd_study_run)
     s = st.add_parser("status", help="how many runs are stored")
     s.add_argument("file")
@@ -266,4 +274,5 @@ def add_study_commands(sub) -> None:
     rp = sub.add_parser("report", help="write a study's report (HTML + Markdown + figures + tables)")
     rp.add_argument("study")
     rp.add_argument("--methods", nargs="+", default=["pure", "polytope"], help=methods_help)
+    rp.add_argument("--force", action="store_true", help="write over another study's report folder")
     rp.set_defaults(func=cmd_report)

@@ -26,7 +26,9 @@ def pairwise_best(u, a, c_points, i):
                 h = u.best_response_job(slope, i)
                 cands = [min(max(h, t0), t1), t0, t1]
             for t in cands:
-                cost = c0 + slope * (t - t0) if t1 > t0 else c0
+                # interpolate by the share of the segment, not by its slope: on a segment of subnormal
+                # width the slope overflows to infinity and slope * (t - t0) would give an infinite cost
+                cost = c0 + (c1 - c0) * ((t - t0) / (t1 - t0)) if t1 > t0 else c0
                 with np.errstate(divide="ignore"):
                     val = u.value_job(t, i) - cost
                 if val > best + 1e-12 * max(1.0, abs(best)) if np.isfinite(best) else val > best:

@@ -29,7 +29,7 @@ def test_slices_partition_the_unit_interval(x, probe):
         x[0] = 1
     x = x / x.sum()
     lo, hi = bids.population_slices(x, probe)
-    order = np.argsort(lo, kind="stable")
+    order = np.lexsort((hi, lo))
     assert lo[order][0] == 0 and hi[order][-1] == 1
     np.testing.assert_allclose(lo[order][1:], hi[order][:-1])
     k = int((x <= 0).sum())
@@ -271,3 +271,33 @@ def test_population_game_on_the_pricing_market(study):
     p.write_text(users)
     with pytest.raises(InputError, match="has no users"):
         run_population_study(load_study(p))
+
+
+def test_study_name_and_report_folder_are_guarded(study, tmp_path):
+    import shutil
+
+    from gamemarket.reports.population import write_population_report
+
+    bad = study.parent / "bad.toml"
+    for name in ("../../escape", "", "a/b", ".hidden"):
+        bad.write_text(STUDY.replace('name = "pop-test"', f"name = {name!r}"))
+        with pytest.raises(InputError, match="field 'name'"):
+            load_study(bad)
+    spec = load_study(study)
+    an = run_population_study(spec)
+    write_population_report(an)
+    twin = study.parent / "twin.toml"  # a copy that kept the report folder
+    shutil.copy(study, twin)
+    spec2 = load_study(twin)
+    with pytest.raises(InputError, match=r"belongs to the study \.\./pop\.toml, not \.\./twin\.toml"):
+        write_population_report(run_population_study(spec2, run=False))
+    write_population_report(run_population_study(spec2, run=False), force=True)
+    # a corrupt stored Parquet result of a bimatrix study counts as missing
+    from gamemarket.studies.store import ResultStore
+
+    store = ResultStore(tmp_path / "r")
+    store.write("k", {"revenue": 1.0}, pd.DataFrame({"x": [1]}), {})
+    assert store.has("k")
+    store.path("k").write_bytes(store.path("k").read_bytes()[:40])
+    with pytest.warns(UserWarning, match="does not read"):
+        assert not store.has("k")

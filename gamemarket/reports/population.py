@@ -22,7 +22,7 @@ from gamemarket import __version__  # noqa: E402
 from gamemarket.games.egta import to_tidy, write_egta  # noqa: E402
 from gamemarket.games.io import write_json  # noqa: E402
 from gamemarket.jobtable import write_table  # noqa: E402
-from gamemarket.reports.report import _md_table, _to_html  # noqa: E402
+from gamemarket.reports.report import _md_table, _to_html, claim_folder  # noqa: E402
 
 UNIT = "bid x seconds per job"
 
@@ -157,10 +157,11 @@ def _flow_figure(answers, names, path: Path) -> Path:
     return path
 
 
-def write_population_report(an, out_dir: str | Path | None = None) -> Path:
+def write_population_report(an, out_dir: str | Path | None = None, force: bool = False) -> Path:
     """Render the analysis of a population study under ``out_dir`` (default: the study's report folder)."""
     spec = an.spec
     out = Path(out_dir) if out_dir else spec.report_dir
+    claim_folder(out, spec, force)
     data = out / "data"
     data.mkdir(parents=True, exist_ok=True)
     eq, gains = tables(an)

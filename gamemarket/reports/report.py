@@ -19,11 +19,35 @@ def _md_table(headers, rows) -> str:
     return "\n".join(out)
 
 
-def write_report(spec, wall_seconds: float | None = None, methods=("pure", "polytope"), resamples: int = 1000) -> Path:
+MARKER = ".gamemarket-study"
+
+
+def claim_folder(out: Path, spec, force: bool = False) -> None:
+    """Make ``out`` the report folder of ``spec``: a folder that records another study is refused
+    unless ``force`` (a copied study file that kept its name would replace another study's report)."""
+    from gamemarket.errors import InputError
+
+    import os
+
+    out = Path(out)
+    marker = out / MARKER
+    # the study file relative to the folder: the same in every clone of a repository
+    me = os.path.relpath(spec.path, out.resolve()) if spec.path else spec.name
+    if marker.exists() and not force:
+        owner = marker.read_text().strip()
+        if owner and owner != me:
+            raise InputError(f"{out}: this report folder belongs to the study {owner}, not {me}; give the study "
+                             f"another name or [output] report folder, or pass --force to replace it")
+    out.mkdir(parents=True, exist_ok=True)
+    marker.write_text(me + "\n")
+
+
+def write_report(spec, wall_seconds: float | None = None, methods=("pure", "polytope"), resamples: int = 1000,
+                 force: bool = False) -> Path:
     """Write ``<report_dir>/index.html``, ``report.md``, figures and ``data/`` tables; return the HTML path."""
     t0 = time.perf_counter()
     out = Path(spec.report_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    claim_folder(out, spec, force)
     an = analyze(spec, with_bins=True, methods=methods, resamples=resamples)
     export(an, out / "data")
     md: list[str] = []

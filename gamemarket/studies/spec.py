@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -70,7 +71,10 @@ def load_study(path: str | Path) -> StudySpec:
     where = str(path)
     _check(data, where, TOP_FIELDS)
     base = path.parent
-    name = str(data.get("name", path.stem))
+    name = data.get("name", path.stem)
+    if not (isinstance(name, str) and re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", name) and ".." not in name):
+        raise InputError(f"{where}: field 'name': {name!r} must be 1-100 letters, digits, '.', '_' or '-', starting "
+                         f"with a letter or digit (it names the results and report folders)")
 
     wl = data.get("workload", {"source": "synthetic"})
     _check(wl, f"{where}: [workload]", {"source", "nodes", "reduction", "parallel", "skip_bad_lines", "synthetic",

@@ -32,7 +32,21 @@ class ResultStore:
         return self.runs / f"{key}.parquet"
 
     def has(self, key: str) -> bool:
-        return self.path(key).exists()
+        """Whether a readable result is stored: a file whose Parquet footer or metadata does not read
+        (a truncated or corrupt file) counts as missing, with a warning, and its task is run again."""
+        path = self.path(key)
+        if not path.exists():
+            return False
+        try:
+            meta = pq.read_schema(path).metadata or {}
+            json.loads(meta[b"gamemarket.metrics"])
+            return True
+        except Exception as exc:  # any failure to read means the result cannot be trusted
+            import warnings
+
+            warnings.warn(f"{path}: stored result does not read ({type(exc).__name__}); the task will be run again",
+                          stacklevel=2)
+            return False
 
     def write(self, key: str, metrics: dict, bins: pd.DataFrame, task: dict, cohorts: pd.DataFrame | None = None) -> Path:
         self.runs.mkdir(parents=True, exist_ok=True)
