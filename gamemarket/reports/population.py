@@ -184,7 +184,7 @@ def write_population_report(an, out_dir: str | Path | None = None, force: bool =
     cfg = an.config
     md = [f"# {spec.name}: population game", "", first_paragraph(an), "",
           f"_{spec.description}_", "",
-          f"Workload: {an.meta['workload']} ({an.meta['jobs']:,} jobs, {an.meta['nodes']} nodes). Agents: "
+          f"Workload: {Path(str(an.meta['workload'])).name} ({an.meta['jobs']:,} jobs, {an.meta['nodes']} nodes). Agents: "
           f"{cfg.agents}. Strategies (shading rules, a beta per private-bid class low/middle/high): "
           + "; ".join(f"{r.name} = {list(r.betas)}" for r in cfg.strategies) + ". "
           f"Utilities are in {UNIT}; revenue and welfare in bid x seconds.", "",

@@ -288,7 +288,7 @@ class PopulationStudy:
         self.spec = spec
         self.cfg: PopulationConfig = spec.population
         w, nodes = load_workload(spec)
-        self.meta = {"workload": w.meta.get("source"), "jobs": len(w.jobs), "nodes": nodes,
+        self.meta = {"workload": Path(str(w.meta.get("source"))).name, "jobs": len(w.jobs), "nodes": nodes,
                      "users": int(w.jobs["user"].nunique()) if not isinstance(w, HeteroWorkload) else None}
         if isinstance(w, HeteroWorkload):  # the pricing market: efficiencies and capacities
             if self.cfg.agents != "jobs":
