@@ -301,3 +301,19 @@ def test_study_name_and_report_folder_are_guarded(study, tmp_path):
     store.path("k").write_bytes(store.path("k").read_bytes()[:40])
     with pytest.warns(UserWarning, match="does not read"):
         assert not store.has("k")
+
+
+@pytest.mark.parametrize("old,new,match", [
+    ('probe = 0.01', 'probe = 0.01\nprobes = 2', r"\[game\] unknown field\(s\) \['probes'\]"),
+    ('"shade-0.5"', '"shade-0.55"', r"\[game\] field 'strategies': unknown shading rule 'shade-0.55'"),
+    ('kind = "population"', 'kind = "popultion"', r"\[game\] field 'kind': expected 'bimatrix' or 'population', got 'popultion'"),
+    ('reduced_players = 3', 'reduced_players = 1', r"field 'reduced_players': expected an integer in \[2, 12\], got 1"),
+    ('strategies = ["truthful", "shade-0.5", "shade-high-0.9"]', 'strategies = "truthful"', r"field 'strategies' must be a list"),
+])
+def test_population_study_bad_input_exit_2(study, old, new, match):
+    bad = study.parent / "bad.toml"
+    bad.write_text(STUDY.replace(old, new))
+    with pytest.raises(InputError, match=match):
+        load_study(bad)
+    r = subprocess.run([sys.executable, "-m", "gamemarket", "study", "status", str(bad)], capture_output=True, text=True)
+    assert r.returncode == 2 and "Traceback" not in r.stderr and str(bad) in r.stderr
