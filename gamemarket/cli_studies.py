@@ -238,12 +238,36 @@ def cmd_report(a) -> int:
     return 0
 
 
+def _workers(text: str) -> int:
+    import argparse
+
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if v == 0 or v < -1:
+        raise argparse.ArgumentTypeError(f"expected a number of worker processes >= 1, or -1 for all cores; got {v}")
+    return v
+
+
+def _resamples(text: str) -> int:
+    import argparse
+
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of bootstrap resamples >= 1, got {v}")
+    return v
+
+
 def add_study_commands(sub) -> None:
     methods_help = "equilibrium methods: pure, polytope, support_enumeration, vertex_enumeration, lemke_howson"
     st = sub.add_parser("study", help="run equilibrium studies").add_subparsers(dest="scmd", required=True)
     r = st.add_parser("run", help="run every unfinished profile x seed, then write the report")
     r.add_argument("file")
-    r.add_argument("--n-jobs", type=int, default=-1, help="worker processes (default: all cores)")
+    r.add_argument("--n-jobs", type=_workers, default=-1, help="worker processes (default -1: all cores)")
     r.add_argument("--scheduler-address", help="a dask.distributed scheduler, e.g. tcp://10.0.0.1:8786")
     r.add_argument("--no-report", action="store_true")
     r.add_argument("--no-progress", action="store_true")
@@ -261,14 +285,14 @@ def add_study_commands(sub) -> None:
     gs.add_argument("--game", help="only this game of a study")
     gs.add_argument("--format", choices=["text", "json"], default="text")
     gs.add_argument("--methods", nargs="+", default=["pure", "polytope"], help=methods_help)
-    gs.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples for robustness")
+    gs.add_argument("--resamples", type=_resamples, default=1000, help="bootstrap resamples for robustness")
     gs.add_argument("--time-limit", type=float, default=10.0, help="seconds per nashpy method")
     gs.set_defaults(func=cmd_game_solve)
     ge = g.add_parser("export", help="payoff tables, equilibria (CSV, JSON) and .nfg files of a study")
     ge.add_argument("file")
     ge.add_argument("--out", help="folder (default: the study's report folder /data)")
     ge.add_argument("--methods", nargs="+", default=["pure", "polytope"], help=methods_help)
-    ge.add_argument("--resamples", type=int, default=1000)
+    ge.add_argument("--resamples", type=_resamples, default=1000)
     ge.set_defaults(func=cmd_game_export)
 
     rp = sub.add_parser("report", help="write a study's report (HTML + Markdown + figures + tables)")

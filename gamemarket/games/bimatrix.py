@@ -31,8 +31,8 @@ class Game:
 
     A: np.ndarray
     B: np.ndarray
-    rows: list[str]
-    cols: list[str]
+    rows: list[str] | None = None  #: default r0, r1, ...
+    cols: list[str] | None = None  #: default c0, c1, ...
     A_reps: np.ndarray | None = None  #: rows x cols x replications
     B_reps: np.ndarray | None = None
     players: tuple[str, str] = ("provider", "consumer")
@@ -56,6 +56,12 @@ class Game:
     @property
     def shape(self) -> tuple[int, int]:
         return self.A.shape
+
+    def to_nashpy(self):
+        """The same game as a ``nashpy.Game`` (mean payoffs)."""
+        import nashpy
+
+        return nashpy.Game(self.A.copy(), self.B.copy())
 
     def reps(self) -> int:
         return 0 if self.A_reps is None else self.A_reps.shape[2]

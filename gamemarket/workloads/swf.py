@@ -244,6 +244,9 @@ def read_swf(path: str | os.PathLike, parallel: str = "split", skip_bad_lines: b
         fields, skipped = parse_fields_careful(data, str(path), skip_bad_lines)
     jobs, counts = clean_fields(fields, parallel)
     counts["skipped_lines"] = skipped
+    if len(jobs) == 0:
+        raise InputError(f"{path}: no job is left to simulate ({len(fields)} job records read, {skipped} bad lines "
+                         f"skipped, cleaning {counts}); expected SWF job lines of 18 whitespace-separated fields")
     meta = {
         "source": str(path),
         "name": path.name,
