@@ -278,13 +278,12 @@ def population_slices(mixture: np.ndarray, probe: float) -> tuple[np.ndarray, np
         raise InputError(f"population: {k} probe slices of {probe} leave no room for the mixture")
     width = np.where(out, probe, x * (1 - k * probe))
     order = np.concatenate([np.flatnonzero(~out), np.flatnonzero(out)])
+    # monotone edges from 0 to exactly 1: rounding in the running sum must not push an edge past 1
+    edges = np.minimum(np.concatenate([[0.0], np.cumsum(width[order])]), 1.0)
+    edges[-1] = 1.0
     lo = np.empty(len(x))
     hi = np.empty(len(x))
-    edge = 0.0
-    for s in order:
-        lo[s], hi[s] = edge, edge + width[s]
-        edge += width[s]
-    hi[order[-1]] = 1.0
+    lo[order], hi[order] = edges[:-1], edges[1:]
     return lo, hi
 
 

@@ -317,3 +317,12 @@ def test_population_study_bad_input_exit_2(study, old, new, match):
         load_study(bad)
     r = subprocess.run([sys.executable, "-m", "gamemarket", "study", "status", str(bad)], capture_output=True, text=True)
     assert r.returncode == 2 and "Traceback" not in r.stderr and str(bad) in r.stderr
+
+
+def test_slices_with_rounding_in_the_running_sum():
+    # found by hypothesis: the running sum of widths reached 1 + 2e-16 before the last (tiny) slice
+    x = np.array([1.0, 0.5, 3.364166857381783e-06, 1e-17, 1.175494351e-38])
+    lo, hi = bids.population_slices(x / x.sum(), 0.001)
+    order = np.lexsort((hi, lo))
+    assert np.all(np.diff(np.concatenate([lo[order], [1.0]])) >= 0) and hi[order][-1] == 1.0
+    assert np.all(hi >= lo)

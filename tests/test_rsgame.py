@@ -118,7 +118,9 @@ def test_bimatrix_path_equals_the_bimatrix_solver():
     assert "exact" in sol.equilibria[0].methods
 
 
-@settings(max_examples=12, deadline=None)
+# two search heuristics compared: the same examples on every run (derandomized), so that CI is
+# repeatable; the examples still change whenever the test or its strategies change
+@settings(max_examples=12, deadline=None, derandomize=True)
 @given(roles=st.integers(1, 2), strategies=st.integers(2, 5), players=st.integers(2, 10), seed=st.integers(0, 2**31))
 def test_finds_every_equilibrium_the_reference_finds(roles, strategies, players, seed):
     if roles == 2:
