@@ -380,18 +380,29 @@ def equilibria(game: RoleSymmetricGame, *, rel_tol: float = DEFAULT_REL_TOL, n_r
     starts = _starts(game, n_random, seed)
     by_support = support_search(game) if supports else None
     seen = set()
-    for x in replicator_dynamics(game, np.array(starts), max_iters=max_iters, converge=1e-9):
-        key = tuple(np.round(x, 4))
-        if key in seen:  # many starts reach one attractor: polish it once
-            continue
-        seen.add(key)
-        cands.append((x, "replicator"))
-        # a point still on its way: Newton on its support, and on the supports left when the
-        # strategies still dying out are dropped at coarser thresholds; each result is a candidate
-        for threshold in (1e-6, 1e-3, 1e-2):
-            p = support_polish(game, x, threshold=threshold)
-            if p is not None:
-                cands.append((p, "polish"))
+    points = replicator_dynamics(game, np.array(starts), max_iters=max_iters, converge=1e-9)
+    for rnd in range(2):
+        unsettled = []
+        for x in points:
+            key = tuple(np.round(x, 4))
+            if key in seen:  # many starts reach one attractor: polish it once
+                continue
+            seen.add(key)
+            cands.append((x, "replicator"))
+            # a point still on its way: Newton on its support, and on the supports left when the
+            # strategies still dying out are dropped at coarser thresholds; each result is a candidate
+            settled = game.regret(x) <= tol
+            for threshold in (1e-6, 1e-3, 1e-2):
+                p = support_polish(game, x, threshold=threshold)
+                if p is not None:
+                    cands.append((p, "polish"))
+                    settled |= bool(np.abs(p - x).max() < 1e-2 and game.regret(p) <= tol)
+            if not settled:
+                unsettled.append(x)
+        if not unsettled or rnd == 1:
+            break
+        # the few points that neither settled nor polished nearby: follow the dynamics further
+        points = replicator_dynamics(game, np.array(unsettled), max_iters=10 * max_iters, converge=1e-9)
         if not by_support and game.regret(x) > tol:  # SLSQP where the support search does not apply
             p = support_polish(game, x)
             if p is None or game.regret(p) > tol:
