@@ -139,6 +139,67 @@ def regret_minimize(game: RoleSymmetricGame, mixture, *, max_iters: int = 500) -
     return game.normalize(res.x)
 
 
+def _support_system(game: RoleSymmetricGame, supp: np.ndarray):
+    """The dense terms of the subgame on ``supp``, taken from the whole game's (no subgame built).
+
+    Returns ``(C, K, others, ref, sums, scale)`` or None where the dense form does not apply.
+    ``K[p, s]`` (multinomial coefficient of the others' counts times the payoff) depends only on the
+    counts, so the subgame's rows are the whole game's rows whose counts vanish off the support.
+    """
+    C, K, dense_ok = game._dense()
+    if not dense_ok:
+        return None
+    uses = game.__dict__.get("_uses")
+    if uses is None:
+        uses = C > 0
+        game.__dict__["_uses"] = uses
+    rows = ~uses[:, ~supp].any(axis=1)
+    Cs, Ks = C[rows][:, supp], K[rows][:, supp]
+    ri = game.role_index[supp]
+    roles = np.unique(ri)
+    firsts = np.searchsorted(ri, roles)
+    others = np.setdiff1d(np.arange(len(ri)), firsts)
+    ref = firsts[np.searchsorted(roles, ri[others])]
+    sums = (ri[None, :] == roles[:, None]).astype(float)
+    vals = game.payoffs[rows][:, supp][Cs > 0]
+    scale = max(float(vals.max() - vals.min()) if vals.size else 0.0, 1e-300)
+    return Cs, Ks, others, ref, sums, scale
+
+
+def _newton(system, z: np.ndarray, max_iters: int = 50) -> np.ndarray | None:
+    """Newton's method for equal deviation payoffs within each role of a support (see
+    :func:`support_polish`); None where it leaves the simplex or does not converge."""
+    C, K, others, ref, sums, scale = system
+    tol = 1e-14 * max(1.0, scale)
+    k = len(z)
+    r = None
+    for _ in range(max_iters):
+        X = np.exp(C @ np.log(z))
+        XK = X @ K
+        dev = XK / z
+        r = np.concatenate([dev[others] - dev[ref], sums @ z - 1.0])
+        if np.abs(r).max() < tol:
+            break
+        # d dev_s / d z_t = sum_p K_ps (c_pt - [s = t]) z^(c_p - e_s - e_t): the diagonal is summed
+        # with its (c_ps - 1) factor directly, so that nothing cancels near the faces
+        KX = K * X[:, None]
+        M = KX.T @ C
+        M[np.diag_indices(k)] = (KX * (C - 1.0)).sum(axis=0)
+        J = M / np.outer(z, z)
+        A = np.vstack([J[others] - J[ref], sums])
+        try:
+            step = np.linalg.solve(A, -r)
+        except np.linalg.LinAlgError:
+            step = np.linalg.lstsq(A, -r, rcond=None)[0]
+        z = z + step
+        if not np.all(np.isfinite(z)) or np.any(z < -0.5):
+            return None
+        z = np.maximum(z, 1e-13)  # inside the subgame's simplex (the dense terms underflow below); fails below
+    if r is None or np.any(z <= 1e-12) or np.abs(r).max() > 1e-6 * max(1.0, scale):
+        return None
+    return z
+
+
 def support_polish(game: RoleSymmetricGame, mixture, *, threshold: float = 1e-6) -> np.ndarray | None:
     """Newton's method on the candidate's support: equal deviation payoffs within each role.
 
@@ -151,10 +212,23 @@ def support_polish(game: RoleSymmetricGame, mixture, *, threshold: float = 1e-6)
     ri = game.role_index
     if any(not supp[ri == r].any() for r in range(len(game.roles))):
         return None
+    system = _support_system(game, supp)
+    if system is None:
+        return _support_polish_sparse(game, x, supp)
+    z0 = x[supp] / np.repeat(np.bincount(ri[supp], weights=x[supp]), np.bincount(ri[supp]))
+    z = _newton(system, z0)
+    if z is None:
+        return None
+    out = np.zeros_like(x)
+    out[supp] = z
+    return game.normalize(out)
+
+
+def _support_polish_sparse(game: RoleSymmetricGame, x: np.ndarray, supp: np.ndarray) -> np.ndarray | None:
+    """:func:`support_polish` through a subgame, for games whose dense terms overflow."""
     sub = game.restrict(supp)
     z = sub.normalize(x[supp])
     ri_sub = sub.role_index
-    # residual rows: dev_t - dev_first(t) for every non-first strategy of a role; one sum row per role
     firsts = sub.role_starts
     others = np.setdiff1d(np.arange(len(z)), firsts)
     ref = firsts[ri_sub[others]]
@@ -169,7 +243,7 @@ def support_polish(game: RoleSymmetricGame, mixture, *, threshold: float = 1e-6)
         z = z + step
         if not np.all(np.isfinite(z)) or np.any(z < -0.5):
             return None
-        z = np.maximum(z, 1e-300)  # stay inside the subgame's simplex; a vanishing entry fails below
+        z = np.maximum(z, 1e-300)
     if np.any(z <= 1e-12) or np.abs(r).max() > 1e-6 * max(1.0, sub.payoff_scale()):
         return None
     out = np.zeros_like(x)
