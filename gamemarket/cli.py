@@ -8,7 +8,7 @@ import sys
 import time
 
 from gamemarket import __version__
-from gamemarket.errors import GameMarketError
+from gamemarket.errors import GameMarketError, InputError
 
 
 def _print_dict(d: dict, indent: int = 0) -> None:
@@ -28,6 +28,88 @@ def cmd_workload_info(a) -> int:
 
     w = load(a.path, parallel=a.parallel, skip_bad_lines=a.skip_bad_lines)
     _print_dict(w.info(nodes=a.nodes, reduction=a.reduction))
+    return 0
+
+
+def cmd_workload_fit(a) -> int:
+    from pathlib import Path
+
+    from gamemarket.workloads import is_model_path, load
+    from gamemarket.workloads.fit import fit_model
+
+    if is_model_path(a.trace):
+        raise InputError(f"{a.trace}: a model file; `workload fit` reads a trace (an SWF file or a known trace name)")
+    if not a.out.endswith(".toml"):
+        raise InputError(f"--out {a.out!r}: expected a .toml file name")
+    t0 = time.perf_counter()
+    w = load(a.trace, parallel=a.parallel, skip_bad_lines=a.skip_bad_lines)
+    nodes = w.nodes(a.nodes, a.reduction)
+    name = Path(a.trace).name.removesuffix(".gz").removesuffix(".swf")
+    model = fit_model(w, nodes=nodes, threshold=a.threshold, source=name)
+    model.save(a.out)
+    print(f"{a.out}: campaign model of {name} ({model.notes['campaigns']:,} campaigns of {model.notes['users']} users; "
+          f"{model.jobs:,} jobs, {nodes} nodes, load {model.load:.3f}; user share {model.user_share:.3f}, "
+          f"campaign share {model.campaign_share:.3f}) in {time.perf_counter() - t0:.2f} s")
+    return 0
+
+
+def _workload_for_compare(source: str, nodes: int, seed: int, jobs: int | None):
+    from pathlib import Path
+
+    from gamemarket.workloads import WorkloadModel, generate_from_model, is_model_path, load
+
+    if is_model_path(source):
+        model = WorkloadModel.read(source)
+        return generate_from_model(model, jobs=jobs, nodes=nodes, seed=seed), f"{Path(source).name} (seed {seed})"
+    if jobs is not None:
+        raise InputError("--jobs applies to model files only; a trace has its own jobs")
+    return load(source), Path(source).name
+
+
+def cmd_workload_compare(a) -> int:
+    from gamemarket import bids, outcomes
+    from gamemarket.market import Mechanism, simulate
+    from gamemarket.workloads.stats import workload_curves, workload_stats
+
+    if a.nodes < 1:
+        raise InputError(f"--nodes must be >= 1, got {a.nodes}")
+    cols, curves = {}, {}
+    for src in (a.a, a.b):
+        w, label = _workload_for_compare(src, a.nodes, a.seed, a.jobs)
+        st = workload_stats(w.jobs, a.nodes)
+        run = simulate(bids.job_table(w.jobs, bids.BetaMix.parse("FT"), a.seed), a.nodes, Mechanism("hb", "first", 1.0))
+        st.update(outcomes.congestion(run.jobs, a.nodes))
+        while label in cols:
+            label += "'"
+        cols[label] = st
+        curves[label] = workload_curves(w.jobs, a.nodes)
+    rows = [("jobs", "jobs", "{:,.0f}"), ("offered load", "offered_load", "{:.3f}"),
+            ("mean run time (s)", "mean_runtime", "{:,.0f}"), ("median run time (s)", "median_runtime", "{:,.0f}"),
+            ("share of time with a queue", "queue_time_share", "{:.1%}"),
+            ("share of jobs that wait", "waiting_job_share", "{:.1%}"),
+            ("peak jobs present", "peak_jobs_present", "{:,.0f}"),
+            ("days with offered load above 1", "days_overloaded", "{:.1%}"),
+            ("99th percentile of hourly offered load", "hourly_load_p99", "{:.2f}"),
+            ("CV of inter-arrival gaps", "gap_cv", "{:.1f}"),
+            ("autocorrelation of log run time, lag 1", "acf_log_runtime_1", "{:.2f}"),
+            ("autocorrelation of log run time, lag 100", "acf_log_runtime_100", "{:.2f}"),
+            ("autocorrelation of log run time, lag 1000", "acf_log_runtime_1000", "{:.2f}"),
+            ("daily-cycle period (h)", "daily_period_h", "{:.1f}")]
+    if a.format == "json":
+        print(json.dumps({"nodes": a.nodes, "mechanism": "hb-first, FT, seed %d" % a.seed, "workloads": cols}, indent=2))
+    else:
+        labels = list(cols)
+        w0 = max(len(r[0]) for r in rows)
+        w1 = max(12, *(len(x) for x in labels))
+        print(f"{a.nodes} nodes; queue statistics under HB with first price, all bids truthful, seed {a.seed}")
+        print(f"{'statistic':<{w0}}  " + "  ".join(f"{x:>{w1}}" for x in labels))
+        for title, key, fmt in rows:
+            print(f"{title:<{w0}}  " + "  ".join(f"{fmt.format(cols[x][key]):>{w1}}" for x in labels))
+    if a.figure:
+        from gamemarket.reports.workload import draw_workload_comparison
+
+        out = draw_workload_comparison(curves, a.figure, nodes=a.nodes)
+        print(f"figure: {out}", file=sys.stderr)
     return 0
 
 
@@ -54,8 +136,19 @@ def cmd_simulate(a) -> int:
         nodes = a.nodes
         source = str(a.jobs)
     else:
-        synth = {"jobs": a.synthetic_jobs, "load": a.load, "seed": a.seed} if a.workload == "synthetic" else {}
-        if a.workload == "synthetic" and a.nodes is not None:
+        from gamemarket.workloads import is_model_path
+
+        if is_model_path(a.workload):  # a fitted model: its own jobs and load unless given
+            synth = {"seed": a.seed, **({"jobs": a.synthetic_jobs} if a.synthetic_jobs is not None else {}),
+                     **({"load": a.load} if a.load is not None else {})}
+        elif a.workload == "synthetic":
+            synth = {"jobs": 4000 if a.synthetic_jobs is None else a.synthetic_jobs,
+                     "load": 0.9 if a.load is None else a.load, "seed": a.seed}
+        else:
+            if a.synthetic_jobs is not None or a.load is not None:
+                raise InputError("--synthetic-jobs and --load apply to 'synthetic' or a model file, not to a trace")
+            synth = {}
+        if synth and a.nodes is not None:
             synth["nodes"] = a.nodes
         w = load(a.workload, parallel=a.parallel, skip_bad_lines=a.skip_bad_lines, **synth)
         nodes = w.nodes(a.nodes, a.reduction)
@@ -101,12 +194,31 @@ def build_parser() -> argparse.ArgumentParser:
     wf.add_argument("--url", help="download from this address instead (the checksum is still enforced)")
     wf.set_defaults(func=cmd_workload_fetch)
 
+    wfit = w.add_parser("fit", help="fit the campaign workload model to a trace (numbers only, never its records)")
+    wfit.add_argument("trace", help="an SWF file (plain or gzip) or a known trace name")
+    workload_opts(wfit)
+    wfit.add_argument("--threshold", type=float, default=1200.0,
+                      help="seconds of silence that end a user's campaign (default 1200)")
+    wfit.add_argument("--out", required=True, help="the model file to write (.toml)")
+    wfit.set_defaults(func=cmd_workload_fit)
+    wc = w.add_parser("compare", help="congestion statistics of two workloads (traces or models) side by side")
+    wc.add_argument("a", help="a trace (SWF path or known name) or a model file (.toml)")
+    wc.add_argument("b", help="a trace (SWF path or known name) or a model file (.toml)")
+    wc.add_argument("--nodes", type=int, required=True, help="number of nodes")
+    wc.add_argument("--seed", type=int, default=1, help="seed of a model's draw and of the bids (default 1)")
+    wc.add_argument("--jobs", type=int, help="jobs drawn from a model (default: the model's)")
+    wc.add_argument("--figure", default="workload-compare.png",
+                    help="the comparison figure (default workload-compare.png; '' for none)")
+    wc.add_argument("--format", choices=["text", "json"], default="text")
+    wc.set_defaults(func=cmd_workload_compare)
+
     s = sub.add_parser("simulate", help="run one profile (mechanism x beta mix) and print the summary")
-    s.add_argument("--workload", default="synthetic", help="an SWF path, a known trace name, or 'synthetic'")
+    s.add_argument("--workload", default="synthetic",
+                   help="an SWF path, a known trace name, 'synthetic', or a workload model file (.toml)")
     s.add_argument("--jobs", help="a job table (CSV/Parquet, section 8) fixing every bid; needs --nodes")
     workload_opts(s)
-    s.add_argument("--synthetic-jobs", type=int, default=4000, help="synthetic workload size")
-    s.add_argument("--load", type=float, default=0.9, help="synthetic workload's offered load")
+    s.add_argument("--synthetic-jobs", type=int, help="synthetic workload size (default 4000; a model's own)")
+    s.add_argument("--load", type=float, help="synthetic workload's offered load (default 0.9; a model's own)")
     s.add_argument("--scheduler", default="hb", help="hb, nphb, wspt, wspt-est, fcfs")
     s.add_argument("--payment", default="kth", help="first or kth")
     s.add_argument("--reserve", type=float, default=1.0, help="reservation price r")

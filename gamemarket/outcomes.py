@@ -73,3 +73,30 @@ def summary(jobs: pd.DataFrame, nodes: int) -> dict:
         "mean_wait": float(jobs["wait"].mean()),
         "preemptions": int(jobs["preemptions"].sum()),
     }
+
+
+def congestion(jobs: pd.DataFrame, nodes: int) -> dict:
+    """Queue statistics of one run's per-job outcomes (``submit``, ``end``, ``wait``).
+
+    ``queue_time_share``: the share of the time from the first submit to the last end during
+    which more jobs are present than nodes (someone waits); ``waiting_job_share``: the share of
+    jobs that finish later than their run time after submission (``wait > 0``: queued or
+    preempted); ``peak_jobs_present``.
+    """
+    submit = jobs["submit"].to_numpy(np.int64)
+    end = jobs["end"].to_numpy(np.int64)
+    if len(submit) == 0:
+        return {"queue_time_share": 0.0, "waiting_job_share": 0.0, "peak_jobs_present": 0}
+    times = np.concatenate([submit, end])
+    delta = np.concatenate([np.ones(len(submit), np.int64), -np.ones(len(end), np.int64)])
+    order = np.lexsort((delta, times))  # at equal times departures (-1) first
+    times, present = times[order], np.cumsum(delta[order])
+    # the count after the last event at each instant holds until the next instant
+    last = np.r_[times[1:] != times[:-1], True]
+    t, n = times[last], present[last]
+    dur = np.diff(t)
+    span = float(t[-1] - t[0])
+    queued = float(dur[n[:-1] > nodes].sum())
+    return {"queue_time_share": queued / span if span > 0 else 0.0,
+            "waiting_job_share": float(np.mean(jobs["wait"].to_numpy() > 0)),
+            "peak_jobs_present": int(present.max())}

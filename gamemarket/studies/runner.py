@@ -65,7 +65,7 @@ def load_workload(spec: StudySpec):
     if wl["source"] == "synthetic" and "nodes" in wl:
         synth.setdefault("nodes", wl["nodes"])
     w = load(wl["source"], parallel=wl.get("parallel", "split"), skip_bad_lines=wl.get("skip_bad_lines", False),
-             **synth)
+             model=wl.get("model"), **synth)
     return w, w.nodes(wl.get("nodes"), wl.get("reduction"))
 
 

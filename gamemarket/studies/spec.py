@@ -64,6 +64,23 @@ def _check(entry, where, allowed):
         raise InputError(f"{where}: unknown field(s) {unknown}; allowed: {sorted(allowed)}")
 
 
+def _find_model(value, base: Path, where: str) -> Path:
+    """A workload model's path: absolute, or relative to the study's folder, its parent (the
+    project, for ``models/<name>.toml`` from ``studies/``) or the working directory."""
+    if not isinstance(value, str) or not value.endswith(".toml"):
+        raise InputError(f"{where}: [workload] field 'model': expected a path to a .toml model file, got {value!r}")
+    p = Path(value)
+    if p.is_absolute():
+        cands = [p]
+    else:
+        cands = [base / p, base.parent / p, Path.cwd() / p]
+    for c in cands:
+        if c.is_file():
+            return c.resolve()
+    raise InputError(f"{where}: [workload] field 'model': no such file {value!r} (looked in "
+                     f"{', '.join(str(c.parent) for c in cands)})")
+
+
 def load_study(path: str | Path) -> StudySpec:
     """Read and validate a study file; every error names the file and the field."""
     path = Path(path).resolve()
@@ -78,7 +95,7 @@ def load_study(path: str | Path) -> StudySpec:
 
     wl = data.get("workload", {"source": "synthetic"})
     _check(wl, f"{where}: [workload]", {"source", "nodes", "reduction", "parallel", "skip_bad_lines", "synthetic",
-                                         "hetero", "file"})
+                                         "hetero", "file", "model"})
     wl = dict(wl)
     wl.setdefault("source", "synthetic")
     if wl["source"] == "hetero":
@@ -87,6 +104,16 @@ def load_study(path: str | Path) -> StudySpec:
         HeteroSpec.from_dict(wl.get("hetero", {}), where=f"{where}: [workload.hetero]")
         if "file" in wl and not Path(wl["file"]).is_absolute():
             wl["file"] = str((base / wl["file"]).resolve())
+    elif wl["source"] == "synthetic" and "model" in wl:
+        wl["model"] = str(_find_model(wl["model"], base, where))
+        from gamemarket.workloads import WorkloadModel
+
+        try:
+            WorkloadModel.read(wl["model"])
+        except InputError as exc:
+            raise InputError(f"{where}: [workload] model: {exc}") from None
+        synth = wl.get("synthetic", {})
+        _check(synth, f"{where}: [workload.synthetic] (with a model)", {"jobs", "load", "seed"})
     elif wl["source"] != "synthetic":
         src = Path(wl["source"])
         if not src.is_absolute() and (base / src).exists():

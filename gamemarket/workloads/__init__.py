@@ -1,17 +1,41 @@
-"""Workloads: SWF traces (read, clean, split), the synthetic generator, the archive download."""
+"""Workloads: SWF traces (read, clean, split), the synthetic generators, the archive download."""
 
 from gamemarket.workloads.base import Workload, nodes_from_processors
+from gamemarket.workloads.model import WorkloadModel, generate_from_model
 from gamemarket.workloads.swf import read_swf
 from gamemarket.workloads.synthetic import SyntheticSpec, generate
 
 
-def load(source: str, parallel: str = "split", skip_bad_lines: bool = False, **synthetic) -> Workload:
-    """``"synthetic"`` (keyword parameters of ``SyntheticSpec``) or an SWF path / known trace name."""
+def is_model_path(source) -> bool:
+    """A workload given as a model file (``.toml``) rather than a trace."""
+    return str(source).endswith(".toml")
+
+
+def load(source: str, parallel: str = "split", skip_bad_lines: bool = False, model: str | None = None,
+         **synthetic) -> Workload:
+    """A workload from ``source``.
+
+    ``"synthetic"``: the campaign model in ``model`` (a ``.toml`` file; keyword parameters
+    ``jobs``, ``nodes``, ``load``, ``seed``), or without a model the plain generator
+    (keyword parameters of ``SyntheticSpec``). A path ending in ``.toml`` is a model file.
+    Anything else is an SWF path or a known trace name.
+    """
+    if is_model_path(source):
+        source, model = "synthetic", source
     if source == "synthetic":
+        if model is not None:
+            unknown = sorted(set(synthetic) - {"jobs", "nodes", "load", "seed"})
+            if unknown:
+                from gamemarket.errors import InputError
+
+                raise InputError(f"[workload.synthetic] with a model: unknown field(s) {unknown}; expected some of "
+                                 f"['jobs', 'load', 'seed'] (the rest is the model's)")
+            return generate_from_model(WorkloadModel.read(model), **synthetic)
         return generate(SyntheticSpec(**synthetic))
     from gamemarket.workloads.archive import resolve
 
     return read_swf(resolve(source), parallel=parallel, skip_bad_lines=skip_bad_lines)
 
 
-__all__ = ["Workload", "SyntheticSpec", "generate", "load", "nodes_from_processors", "read_swf"]
+__all__ = ["Workload", "WorkloadModel", "SyntheticSpec", "generate", "generate_from_model", "is_model_path", "load",
+           "nodes_from_processors", "read_swf"]

@@ -1,0 +1,348 @@
+"""A generative workload model with the structure that makes real clusters congest.
+
+Users submit *campaigns*: runs of similar jobs in a burst (Zakay and Feitelson 2013 resample
+traces by user sessions for the same reason). The model has four parts:
+
+- **campaigns**: a campaign's size (jobs) and the gaps between its submissions are drawn from the
+  trace's quantiles; each campaign belongs to a user, drawn by the users' shares of campaigns;
+- **run times**: a Gaussian copula with user and campaign effects. A job's latent score is
+  ``sqrt(rho_u) a_user + sqrt(rho_c) b_campaign + sqrt(1 - rho_u - rho_c) e_job`` (``a_user`` the
+  user's effect fitted from the trace, ``b`` and ``e`` standard normal draws), and its run time is
+  the trace's quantile at the normal score of its rank among the generated jobs. The marginal distribution is the trace's (mean and median
+  kept, no clip), and jobs of one campaign (and of one user) are correlated as in the trace;
+- **arrivals**: campaigns start as a Poisson process whose rate follows the trace's hour-of-week
+  profile (a true 24-hour and weekly cycle, in seconds of wall-clock time);
+- **load**: the campaign start times are stretched until ``work / (nodes * span)`` equals the
+  target exactly (a final rescale of under a part in a thousand fixes the rounding).
+
+The model file (TOML) holds numbers only: quantiles, shares, a rate profile; never a record of
+the trace. Estimates are the run time times a ratio drawn from the trace's quantiles.
+
+References
+----------
+Lublin, U. and Feitelson, D. G. (2003). The workload on parallel supercomputers: modeling the
+characteristics of rigid jobs. J. Parallel Distrib. Comput. 63(11), 1105-1122.
+Zakay, N. and Feitelson, D. G. (2013). Workload resampling for performance evaluation of parallel
+job schedulers. Proc. ICPE, 149-160.
+Feitelson, D. G. (2015). Workload Modeling for Computer Systems Performance Evaluation. Cambridge
+University Press (chapters 6 and 8: user sessions and locality of sampling).
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy.special import ndtr, ndtri
+
+from gamemarket.errors import InputError
+from gamemarket.workloads.base import Workload
+
+FORMAT = "gamemarket-workload-model/1"
+#: Normal scores at which the log run-time quantiles are kept (the ends hold the minimum and maximum).
+Z_GRID = np.round(np.linspace(-5.0, 5.0, 201), 10)
+WEEK, HOUR = 7 * 86400.0, 3600.0
+
+
+def z_probabilities() -> np.ndarray:
+    """The probabilities of ``Z_GRID``: ``Phi(z)``, with the ends at exactly 0 and 1."""
+    p = ndtr(Z_GRID)
+    p[0], p[-1] = 0.0, 1.0
+    return p
+
+
+#: Probabilities at which every other quantile list is kept: those of ``Z_GRID``, dense in both
+#: tails, so that the rare long gaps and huge campaigns are drawn as often as in the trace.
+P_GRID = z_probabilities()
+
+
+@dataclass(frozen=True)
+class WorkloadModel:
+    """The parameters of the campaign model (validated on construction; see the module docstring)."""
+
+    jobs: int
+    nodes: int
+    load: float
+    size_quantiles: tuple  #: jobs per campaign at ``P_GRID``
+    gap_quantiles: tuple  #: seconds between a campaign's submissions at ``P_GRID``
+    user_shares: tuple  #: each user's share of campaigns
+    user_effects: tuple  #: each user's latent run-time effect (standardised mean normal score)
+    log_runtime_quantiles: tuple  #: log run time (s) at ``Z_GRID``
+    user_share: float  #: share of the latent variance between users
+    campaign_share: float  #: share between campaigns of one user
+    hour_of_week: tuple  #: relative rate of submissions per hour of the week (168)
+    start_gap_quantiles: tuple  #: operational seconds between campaign starts at ``P_GRID`` (below a day)
+    long_gap_share: float  #: idle periods (a day or more without a submission) per campaign
+    long_gap_quantiles: tuple  #: their lengths (operational seconds) at ``P_GRID``
+    log_estimate_ratio_quantiles: tuple  #: log(estimate / run time) at ``P_GRID``
+    threshold: float = 1200.0  #: seconds of silence that end a campaign (used when fitting)
+    source: str = ""
+    notes: dict = field(default_factory=dict, compare=False)
+
+    def __post_init__(self) -> None:
+        where = f"workload model{f' ({self.source})' if self.source else ''}"
+
+        def bad(name, what):
+            raise InputError(f"{where}: field {name!r}: {what}")
+
+        for name in ("jobs", "nodes"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+                bad(name, f"expected an integer >= 1, got {v!r}")
+        if not (isinstance(self.load, (int, float)) and math.isfinite(self.load) and self.load > 0):
+            bad("load", f"expected a number > 0, got {self.load!r}")
+        for name, n, lo in (("size_quantiles", len(P_GRID), 1.0), ("gap_quantiles", len(P_GRID), 0.0),
+                            ("log_runtime_quantiles", len(Z_GRID), 0.0), ("start_gap_quantiles", len(P_GRID), 0.0),
+                            ("long_gap_quantiles", len(P_GRID), 0.0),
+                            ("log_estimate_ratio_quantiles", len(P_GRID), 0.0)):
+            v = np.asarray(getattr(self, name), dtype=float)
+            if v.shape != (n,):
+                bad(name, f"expected {n} numbers, got {v.size}")
+            if not np.all(np.isfinite(v)) or np.any(v < lo) or np.any(np.diff(v) < 0):
+                bad(name, f"expected a non-decreasing list of finite numbers >= {lo}")
+            object.__setattr__(self, name, tuple(float(x) for x in v))
+        shares = np.asarray(self.user_shares, dtype=float)
+        if shares.ndim != 1 or shares.size < 1 or not np.all(np.isfinite(shares)) or np.any(shares <= 0):
+            bad("user_shares", "expected a non-empty list of positive numbers")
+        if abs(shares.sum() - 1.0) > 1e-6:
+            bad("user_shares", f"the shares must sum to 1, got {shares.sum():.9g}")
+        object.__setattr__(self, "user_shares", tuple(float(x) for x in shares / shares.sum()))
+        eff = np.asarray(self.user_effects, dtype=float)
+        if eff.shape != shares.shape or not np.all(np.isfinite(eff)):
+            bad("user_effects", f"expected {shares.size} finite numbers (one per user share), got {eff.size}")
+        object.__setattr__(self, "user_effects", tuple(float(x) for x in eff))
+        for name in ("user_share", "campaign_share", "long_gap_share"):
+            v = getattr(self, name)
+            if not (isinstance(v, (int, float)) and 0.0 <= v < 1.0):
+                bad(name, f"expected a number in [0, 1), got {v!r}")
+        if self.user_share + self.campaign_share >= 1.0:
+            bad("campaign_share", f"user_share + campaign_share must be < 1, got {self.user_share + self.campaign_share}")
+        h = np.asarray(self.hour_of_week, dtype=float)
+        if h.shape != (168,) or not np.all(np.isfinite(h)) or np.any(h < 0) or h.sum() <= 0:
+            bad("hour_of_week", "expected 168 non-negative rates with a positive sum")
+        object.__setattr__(self, "hour_of_week", tuple(float(x) for x in h / h.mean()))
+        if not (isinstance(self.threshold, (int, float)) and self.threshold > 0):
+            bad("threshold", f"expected seconds > 0, got {self.threshold!r}")
+
+    # ------------------------------------------------------------------ file
+    def to_toml(self) -> str:
+        def arr(v, fmt="{:.9g}"):
+            return "[" + ", ".join(fmt.format(x) for x in v) + "]"
+
+        lines = [f"# gamemarket workload model: numbers only, fitted from {self.source or 'a trace'}",
+                 "# (campaign model; see gamemarket/workloads/model.py)",
+                 f'format = "{FORMAT}"', f"source = {self.source!r}".replace("'", '"'), "",
+                 "[defaults]", f"jobs = {int(self.jobs)}", f"nodes = {int(self.nodes)}", f"load = {self.load:.9g}", "",
+                 "[campaigns]", f"threshold = {self.threshold:.9g}",
+                 "# jobs per campaign and seconds between its submissions, at probabilities Phi(-5), Phi(-4.95), ..., Phi(5) (ends: minimum, maximum)",
+                 f"size_quantiles = {arr(self.size_quantiles)}", f"gap_quantiles = {arr(self.gap_quantiles)}",
+                 "# each user's share of campaigns, and the user's run-time effect (standardised normal score)",
+                 f"user_shares = {arr(self.user_shares)}", f"user_effects = {arr(self.user_effects)}", "",
+                 "[runtime]", "# log run time (seconds) at normal scores -5, -4.95, ..., 5 (ends: minimum, maximum)",
+                 f"log_quantiles = {arr(self.log_runtime_quantiles)}",
+                 "# shares of the latent variance between users and between campaigns of a user",
+                 f"user_share = {self.user_share:.9g}", f"campaign_share = {self.campaign_share:.9g}", "",
+                 "[arrivals]", "# relative rate of submissions in each hour of the week (mean 1)",
+                 f"hour_of_week = {arr(self.hour_of_week)}",
+                 "# operational seconds (the week's cycle taken out) between campaign starts, at probabilities Phi(-5), Phi(-4.95), ..., Phi(5) (ends: minimum, maximum)",
+                 f"start_gap_quantiles = {arr(self.start_gap_quantiles)}",
+                 "# idle periods (a day or more without a submission, operational time): how many per campaign, and their lengths",
+                 f"long_gap_share = {self.long_gap_share:.9g}", f"long_gap_quantiles = {arr(self.long_gap_quantiles)}", "",
+                 "[estimates]", "# log(estimate / run time) at probabilities Phi(-5), Phi(-4.95), ..., Phi(5) (ends: minimum, maximum)",
+                 f"log_ratio_quantiles = {arr(self.log_estimate_ratio_quantiles)}", ""]
+        return "\n".join(lines)
+
+    def save(self, path: str | Path) -> Path:
+        """Write the model file atomically (a temporary file, then a rename)."""
+        path = Path(path)
+        if path.is_dir():
+            raise InputError(f"{path}: is a folder; give a file name for the model (.toml)")
+        tmp = path.with_name(f".{path.name}.tmp")
+        try:
+            tmp.write_text(self.to_toml())
+            tmp.replace(path)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise InputError(f"{path}: cannot write the model: {exc.strerror or exc}") from None
+        return path
+
+    @classmethod
+    def read(cls, path: str | Path) -> "WorkloadModel":
+        """Read and validate a model file; errors name the file and the field."""
+        path = Path(path)
+        if path.is_dir():
+            raise InputError(f"{path}: is a folder, expected a workload model (.toml)")
+        try:
+            with open(path, "rb") as f:
+                d = tomllib.load(f)
+        except FileNotFoundError:
+            raise InputError(f"{path}: no such workload model file") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise InputError(f"{path}: invalid TOML: {exc}") from None
+        return cls.from_dict(d, where=str(path))
+
+    @classmethod
+    def from_dict(cls, d: dict, where: str = "workload model") -> "WorkloadModel":
+        layout = {"": {"format", "source", "defaults", "campaigns", "runtime", "arrivals", "estimates"},
+                  "defaults": {"jobs", "nodes", "load"},
+                  "campaigns": {"threshold", "size_quantiles", "gap_quantiles", "user_shares", "user_effects"},
+                  "runtime": {"log_quantiles", "user_share", "campaign_share"},
+                  "arrivals": {"hour_of_week", "start_gap_quantiles", "long_gap_share", "long_gap_quantiles"}, "estimates": {"log_ratio_quantiles"}}
+        for table, allowed in layout.items():
+            sub = d if not table else d.get(table)
+            if sub is None:
+                raise InputError(f"{where}: missing table [{table}]")
+            if not isinstance(sub, dict):
+                raise InputError(f"{where}: [{table}] must be a table")
+            unknown = sorted(set(sub) - allowed)
+            if unknown:
+                raise InputError(f"{where}: unknown field(s) {unknown} in [{table or 'top level'}]; "
+                                 f"expected some of {sorted(allowed)}")
+        if d.get("format") != FORMAT:
+            raise InputError(f"{where}: field 'format': expected {FORMAT!r}, got {d.get('format')!r}")
+        try:
+            g = {"jobs": d["defaults"]["jobs"], "nodes": d["defaults"]["nodes"], "load": d["defaults"]["load"],
+                 "threshold": d["campaigns"]["threshold"], "size_quantiles": d["campaigns"]["size_quantiles"],
+                 "gap_quantiles": d["campaigns"]["gap_quantiles"], "user_shares": d["campaigns"]["user_shares"],
+                 "user_effects": d["campaigns"]["user_effects"],
+                 "log_runtime_quantiles": d["runtime"]["log_quantiles"], "user_share": d["runtime"]["user_share"],
+                 "campaign_share": d["runtime"]["campaign_share"], "hour_of_week": d["arrivals"]["hour_of_week"],
+                 "start_gap_quantiles": d["arrivals"]["start_gap_quantiles"],
+                 "long_gap_share": d["arrivals"]["long_gap_share"],
+                 "long_gap_quantiles": d["arrivals"]["long_gap_quantiles"],
+                 "log_estimate_ratio_quantiles": d["estimates"]["log_ratio_quantiles"],
+                 "source": str(d.get("source", ""))}
+        except KeyError as exc:
+            raise InputError(f"{where}: missing field {exc.args[0]!r}") from None
+        for k, v in g.items():
+            if isinstance(v, list) and not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v):
+                raise InputError(f"{where}: field {k!r}: expected a list of numbers")
+        try:
+            return cls(**g)
+        except InputError as exc:
+            raise InputError(f"{where}: {exc}") from None
+
+    def summary(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(self)
+                if f.name in ("jobs", "nodes", "load", "user_share", "campaign_share", "threshold", "source")}
+
+
+# ---------------------------------------------------------------------- generation
+def _interp(u: np.ndarray, grid: np.ndarray, values) -> np.ndarray:
+    return np.interp(u, grid, np.asarray(values, dtype=float))
+
+
+def _inverse_cumulative_rate(v: np.ndarray, hour_of_week: np.ndarray) -> np.ndarray:
+    """Seconds ``t`` at which the cumulative rate (hourly profile, periodic over a week) reaches ``v``.
+
+    ``v`` is in units of mean-rate seconds: the cumulative rate of a profile of mean 1 over a week
+    is one week of seconds.
+    """
+    cum = np.concatenate([[0.0], np.cumsum(hour_of_week) * HOUR])  # 169 entries, cum[-1] = WEEK
+    weeks = np.floor(v / WEEK)
+    r = v - weeks * WEEK
+    h = np.clip(np.searchsorted(cum, r, side="right") - 1, 0, 167)
+    rate = hour_of_week[h]
+    within = np.where(rate > 0, (r - cum[h]) / np.where(rate > 0, rate, 1.0), 0.0)
+    return weeks * WEEK + h * HOUR + np.minimum(within, HOUR)
+
+
+def generate_from_model(model: WorkloadModel, *, jobs: int | None = None, nodes: int | None = None,
+                        load: float | None = None, seed: int = 0) -> Workload:
+    """Draw a job table from ``model`` (its defaults for whatever is not given).
+
+    Same seed, same table. The submit times are set so that ``work / (nodes * span)`` equals
+    ``load``.
+    """
+    J = model.jobs if jobs is None else jobs
+    n = model.nodes if nodes is None else nodes
+    target = model.load if load is None else load
+    for name, v, ok in (("jobs", J, isinstance(J, (int, np.integer)) and J >= 1),
+                        ("nodes", n, isinstance(n, (int, np.integer)) and n >= 1),
+                        ("load", target, isinstance(target, (int, float)) and math.isfinite(target) and target > 0),
+                        ("seed", seed, isinstance(seed, (int, np.integer)) and seed >= 0)):
+        if not ok:
+            raise InputError(f"workload model: {name} must be {'> 0' if name == 'load' else 'an integer >= ' + ('0' if name == 'seed' else '1')}, got {v!r}")
+    J, n = int(J), int(n)
+    rng = np.random.default_rng(np.random.SeedSequence([int(seed), 0xCA4A16]))
+    sizes_q = np.asarray(model.size_quantiles)
+    # campaigns: draw sizes until the jobs are covered, the last one cut short
+    sizes = np.empty(0, np.int64)
+    mean_size = max(float(np.mean(sizes_q)), 1.0)
+    while sizes.sum() < J:
+        more = int(1.2 * (J - sizes.sum()) / mean_size) + 16
+        s = np.maximum(np.rint(np.exp(_interp(rng.random(more), P_GRID, np.log(sizes_q)))), 1).astype(np.int64)
+        sizes = np.concatenate([sizes, s])
+    cum = np.cumsum(sizes)
+    C = int(np.searchsorted(cum, J)) + 1
+    sizes = sizes[:C]
+    sizes[-1] -= cum[C - 1] - J
+    camp = np.repeat(np.arange(C), sizes)
+    first = np.r_[0, np.cumsum(sizes)[:-1]]
+    shares = np.asarray(model.user_shares)
+    user_of = rng.choice(len(shares), size=C, p=shares)
+    # run times: the Gaussian copula with user and campaign effects; ranks then map onto the
+    # trace's quantiles, so that the marginal is the trace's whatever the few users drew
+    a = np.asarray(model.user_effects)
+    b, e = rng.standard_normal(C), rng.standard_normal(J)
+    ru, rc = model.user_share, model.campaign_share
+    z = math.sqrt(ru) * a[user_of[camp]] + math.sqrt(rc) * b[camp] + math.sqrt(1.0 - ru - rc) * e
+    score = ndtri((np.argsort(np.argsort(z, kind="stable"), kind="stable") + 0.5) / J)
+    runtime = np.maximum(np.rint(np.exp(_interp(np.clip(score, Z_GRID[0], Z_GRID[-1]), Z_GRID,
+                                                model.log_runtime_quantiles))), 1).astype(np.int64)
+    # submissions: campaign starts a renewal process, the campaign's own gaps after it, all in
+    # operational time; the hour-of-week profile then warps operational time into wall-clock time
+    gaps = np.expm1(_interp(rng.random(J), P_GRID, np.log1p(model.gap_quantiles)))
+    gaps[first] = 0.0
+    offset = np.cumsum(gaps)
+    offset -= np.repeat(offset[first], sizes)
+    start_gaps = np.expm1(_interp(rng.random(C), P_GRID, np.log1p(model.start_gap_quantiles)))
+    start_gaps[0] = 0.0
+    starts = np.cumsum(start_gaps)
+    # idle periods (nobody submits), stratified: as many as the share says, their lengths spread
+    # over the quantiles, each shifting every later submission
+    n_long = min(int(round(model.long_gap_share * C)), max(C - 1, 0))
+    cut, pause = np.zeros(0), np.zeros(0)
+    if n_long:
+        cut = np.sort(starts[1 + rng.choice(C - 1, size=n_long, replace=False)])
+        u_long = (np.arange(n_long) + rng.random(n_long)) / n_long
+        pause = rng.permutation(np.expm1(_interp(u_long, P_GRID, np.log1p(model.long_gap_quantiles))))
+    hw = np.asarray(model.hour_of_week)
+    span_target = float(runtime.sum()) / (n * target)
+
+    def place(k):  # campaign starts stretched by k (the campaigns' own gaps and the idle periods kept)
+        op = k * starts[camp] + offset
+        if n_long:
+            op = op + np.concatenate([[0.0], np.cumsum(pause)])[np.searchsorted(k * cut, op, side="right")]
+        return _inverse_cumulative_rate(op, hw)
+
+    k = span_target / max(float(starts[-1] + offset.max()), 1.0)
+    for _ in range(8):
+        t = place(k)
+        span = float(t.max() - t.min())
+        if span <= 0:
+            break
+        k *= span_target / span
+    t = place(k)
+    t -= t.min()
+    if t.max() > 0:
+        t *= span_target / t.max()
+    submit = np.floor(t).astype(np.int64)
+    ratio = np.exp(_interp(rng.random(J), P_GRID, model.log_estimate_ratio_quantiles))
+    estimate = np.maximum(np.ceil(runtime * ratio), runtime).astype(np.int64)
+    order = np.argsort(submit, kind="stable")
+    jobs_df = pd.DataFrame({
+        "id": np.arange(J, dtype=np.int64),
+        "submit": submit[order], "runtime": runtime[order], "estimate": estimate[order],
+        "estimate_generated": np.ones(J, dtype=bool),
+        "swf_job": np.arange(1, J + 1, dtype=np.int64),
+        "status": np.ones(J, dtype=np.int64),
+        "user": (user_of[camp] + 1).astype(np.int64)[order],
+    })
+    meta = {"source": "synthetic", "name": f"model:{model.source or 'unnamed'}", "nodes": n, "processors": n,
+            "synthetic": {"model": model.source, "jobs": J, "nodes": n, "load": float(target), "seed": int(seed)}}
+    return Workload(jobs=jobs_df, meta=meta)
