@@ -1,13 +1,14 @@
 """Population games (issue 10's speed targets).
 
-    python benchmarks/bench_population.py [--lpc]
+    python benchmarks/bench_population.py [--lpc] [--quick]
 
 Prints: (1) a random 2-role game, 5 + 5 strategies, 10 + 10 players, reduced by DPR to 4 + 4: the
 time to every equilibrium our solver finds, and how many a reference search with six times the
 starts and iterations finds that ours missed (target: at most 5 s); (2) the synthetic population
 study `studies/population-default.toml` from an empty store with 2 workers (target: at most 1 min);
 (3) with --lpc, `studies/population-shudler2010.toml` (8 mechanisms, 5 strategies, regret CIs) from
-an empty store with 2 workers on the LPC trace (target: at most 15 min).
+an empty store with 2 workers on the LPC trace (target: at most 15 min). --quick skips the 6x
+reference search of (1), which takes minutes per game.
 """
 
 from __future__ import annotations
@@ -37,13 +38,16 @@ def dpr_game() -> None:
         t0 = time.perf_counter()
         sol = equilibria(red)
         t_sol = time.perf_counter() - t0
+        line = (f"  random 2-role game seed {seed}: full game {len(full.profiles):,} profiles; DPR to 4+4 in {t_red:.2f} s; "
+                f"equilibria: {len(sol.equilibria)} in {t_sol:.2f} s (max regret {max(e.regret for e in sol.equilibria):.1e})")
+        if "--quick" in sys.argv:
+            print(line)
+            continue
         t0 = time.perf_counter()
         ref = equilibria(red, n_random=60, max_iters=30_000, seed=1)
         t_ref = time.perf_counter() - t0
         missed = sum(not any(np.abs(e.mixture - r.mixture).max() < 1e-6 for e in sol.equilibria) for r in ref.equilibria)
-        print(f"  random 2-role game seed {seed}: full game {len(full.profiles):,} profiles; DPR to 4+4 in {t_red:.2f} s; "
-              f"equilibria: {len(sol.equilibria)} in {t_sol:.2f} s (max regret {max(e.regret for e in sol.equilibria):.1e}); "
-              f"the 6x search: {len(ref.equilibria)} in {t_ref:.1f} s, {missed} not found by the default")
+        print(f"{line}; the 6x search: {len(ref.equilibria)} in {t_ref:.1f} s, {missed} not found by the default")
 
 
 def study(path: Path, n_jobs: int = 2) -> None:
