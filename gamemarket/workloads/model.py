@@ -272,7 +272,7 @@ def generate_from_model(model: WorkloadModel, *, jobs: int | None = None, nodes:
     sizes_q = np.asarray(model.size_quantiles)
     # campaigns: draw sizes until the jobs are covered, the last one cut short
     sizes = np.empty(0, np.int64)
-    mean_size = max(float(np.mean(sizes_q)), 1.0)
+    mean_size = max(float(np.trapezoid(sizes_q, P_GRID)), 1.0)  # the integral of the quantile function
     while sizes.sum() < J:
         more = int(1.2 * (J - sizes.sum()) / mean_size) + 16
         s = np.maximum(np.rint(np.exp(_interp(rng.random(more), P_GRID, np.log(sizes_q)))), 1).astype(np.int64)
@@ -291,7 +291,9 @@ def generate_from_model(model: WorkloadModel, *, jobs: int | None = None, nodes:
     b, e = rng.standard_normal(C), rng.standard_normal(J)
     ru, rc = model.user_share, model.campaign_share
     z = math.sqrt(ru) * a[user_of[camp]] + math.sqrt(rc) * b[camp] + math.sqrt(1.0 - ru - rc) * e
-    score = ndtri((np.argsort(np.argsort(z, kind="stable"), kind="stable") + 0.5) / J)
+    rank = np.empty(J, dtype=np.float64)
+    rank[np.argsort(z, kind="stable")] = np.arange(J)
+    score = ndtri((rank + 0.5) / J)
     runtime = np.maximum(np.rint(np.exp(_interp(np.clip(score, Z_GRID[0], Z_GRID[-1]), Z_GRID,
                                                 model.log_runtime_quantiles))), 1).astype(np.int64)
     # submissions: campaign starts a renewal process, the campaign's own gaps after it, all in
@@ -320,10 +322,20 @@ def generate_from_model(model: WorkloadModel, *, jobs: int | None = None, nodes:
             op = op + np.concatenate([[0.0], np.cumsum(pause)])[np.searchsorted(k * cut, op, side="right")]
         return _inverse_cumulative_rate(op, hw)
 
-    k = span_target / max(float(starts[-1] + offset.max()), 1.0)
+    # the warp and the pauses are monotone, so the span runs from the first start to the latest
+    # campaign end: the stretch is found on the campaigns alone, then every job is placed once
+    ends = starts + np.maximum.reduceat(offset, first)
+
+    def span_of(k):
+        op = np.array([0.0, float((k * ends).max())]) if C else np.zeros(2)
+        if n_long:
+            op = op + np.concatenate([[0.0], np.cumsum(pause)])[np.searchsorted(k * cut, op, side="right")]
+        t = _inverse_cumulative_rate(op, hw)
+        return float(t[1] - t[0])
+
+    k = span_target / max(float(ends.max()), 1.0)
     for _ in range(8):
-        t = place(k)
-        span = float(t.max() - t.min())
+        span = span_of(k)
         if span <= 0:
             break
         k *= span_target / span
