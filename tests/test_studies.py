@@ -176,3 +176,15 @@ def test_cli_study_game_report(tmp_path, capsys):
     again = json.loads(capsys.readouterr().out)
     assert [e["provider"] for e in again] == [e["provider"] for e in eqs]
     assert not list((tmp_path / "results").rglob("*.tmp"))
+    # claims as data; the claim the rules imply has no interval and is checked on every seed
+    import pandas as pd
+
+    from gamemarket.claims import CSV_COLUMNS
+
+    claims = pd.read_csv(report / "data" / "claims.csv")
+    assert list(claims.columns) == CSV_COLUMNS + ["study"] and len(claims)
+    rule = claims[claims["claim"].str.contains("k-th price raises")]
+    assert len(rule) and (rule["verdict"] == "follows from the rules").all()
+    assert rule["ci_low"].isna().all() and (rule["mean"] >= 0).all() and (rule["n_seeds"] == 3).all()
+    measured = claims[claims["claim"].str.startswith("(1)")]
+    assert measured["ci_low"].notna().all() and (measured["ci_low"] <= measured["ci_high"]).all()
