@@ -173,13 +173,16 @@ def _newton(system, z: np.ndarray, max_iters: int = 50) -> np.ndarray | None:
     tol = 1e-14 * max(1.0, scale)
     k = len(z)
     r = None
-    for _ in range(max_iters):
+    for it in range(max_iters):
         X = np.exp(C @ np.log(z))
         XK = X @ K
         dev = XK / z
         r = np.concatenate([dev[others] - dev[ref], sums @ z - 1.0])
-        if np.abs(r).max() < tol:
+        res = np.abs(r).max()
+        if res < tol:
             break
+        if it >= 25 and res > 1e-4 * max(1.0, scale):  # wandering, not converging: most failures end here
+            return None
         # d dev_s / d z_t = sum_p K_ps (c_pt - [s = t]) z^(c_p - e_s - e_t): the diagonal is summed
         # with its (c_ps - 1) factor directly, so that nothing cancels near the faces
         KX = K * X[:, None]
