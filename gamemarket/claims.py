@@ -115,12 +115,15 @@ def evaluate(metrics: pd.DataFrame, bins: pd.DataFrame, cohorts: pd.DataFrame | 
                         continue
                     add(claim, paper, f"BSD(HB) minus BSD({other.upper()}): {_fmt(d)}", verdict(d, sign),
                         mechanism=f"{hb} vs {o}", group="SRG aggressive", bid_class=cls, statistic="bsd difference", d=d)
-                ssj_hb = metrics[(metrics["provider"] == hb) & (metrics["consumer"] == "SRG")].set_index("seed")["ssj_share"]
-                ssj_o = metrics[(metrics["provider"] == o) & (metrics["consumer"] == "SRG")].set_index("seed")["ssj_share"]
-                d = paired(ssj_hb, ssj_o)
-                add(f"(3) HB has fewer SSJs than {other.upper()} (SRG, all jobs)", "fewer SSJs (Fig. 4)",
-                    f"SSJ share HB minus {other.upper()}: {_fmt(d)}", verdict(d, -1), mechanism=f"{hb} vs {o}",
-                    group="SRG all", statistic="ssj share difference", d=d)
+                # Fig. 4 concerns the risk-aggressive users across the bid spectrum: tested there, by class
+                for cls, sel in (("low", lambda s: s < LOW_MAX), ("middle", lambda s: (s >= LOW_MAX) & (s < HIGH_MIN)),
+                                 ("high", lambda s: s >= HIGH_MIN)):
+                    d = paired(_per_seed(bins, "ssj", provider=hb, bid_bin=sel, **agg_sel),
+                               _per_seed(bins, "ssj", provider=o, bid_bin=sel, **agg_sel))
+                    add(f"(3) HB has fewer SSJs than {other.upper()} for {cls}-bid risk-aggressive jobs",
+                        "fewer SSJs (Fig. 4)", f"SSJ share HB minus {other.upper()}: {_fmt(d)}", verdict(d, -1),
+                        mechanism=f"{hb} vs {o}", group="SRG aggressive", bid_class=cls,
+                        statistic="ssj share difference", d=d)
     if cohorts is not None and len(cohorts) and "FT" in cons:
         for mix, start, who in (("SRG", 90, "risk-aggressive 10% (SRG)"), ("DEV1", 99, "1% deviators (DEV1)")):
             if mix not in cons:

@@ -186,5 +186,7 @@ def test_cli_study_game_report(tmp_path, capsys):
     rule = claims[claims["claim"].str.contains("k-th price raises")]
     assert len(rule) and (rule["verdict"] == "follows from the rules").all()
     assert rule["ci_low"].isna().all() and (rule["mean"] >= 0).all() and (rule["n_seeds"] == 3).all()
+    ssj = claims[claims["claim"].str.contains("fewer SSJs")]  # Fig. 4: aggressive users, by bid class
+    assert sorted(ssj["bid_class"]) == ["high", "low", "middle"] and (ssj["group"] == "SRG aggressive").all()
     measured = claims[claims["claim"].str.startswith("(1)")]
     assert measured["ci_low"].notna().all() and (measured["ci_low"] <= measured["ci_high"]).all()
