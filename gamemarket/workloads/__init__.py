@@ -1,5 +1,6 @@
 """Workloads: SWF traces (read, clean, split), the synthetic generators, the archive download."""
 
+from gamemarket.errors import InputError
 from gamemarket.workloads.base import Workload, nodes_from_processors
 from gamemarket.workloads.model import WorkloadModel, generate_from_model
 from gamemarket.workloads.swf import read_swf
@@ -26,8 +27,6 @@ def load(source: str, parallel: str = "split", skip_bad_lines: bool = False, mod
         if model is not None:
             unknown = sorted(set(synthetic) - {"jobs", "nodes", "load", "seed"})
             if unknown:
-                from gamemarket.errors import InputError
-
                 raise InputError(f"[workload.synthetic] with a model: unknown field(s) {unknown}; expected some of "
                                  f"['jobs', 'load', 'seed'] (the rest is the model's)")
             return generate_from_model(WorkloadModel.read(model), **synthetic)

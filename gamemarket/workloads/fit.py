@@ -75,8 +75,6 @@ def fit_model(workload: Workload, *, nodes: int | None = None, threshold: float 
     us, ss = user_idx[o], submit[o]
     new = np.r_[True, (us[1:] != us[:-1]) | (np.diff(ss) > threshold)]
     cid_sorted = np.cumsum(new) - 1
-    cid = np.empty_like(cid_sorted)
-    cid[o] = cid_sorted
     sizes = np.bincount(cid_sorted)
     C = len(sizes)
     within_gaps = np.diff(ss)[~new[1:]].astype(float)
@@ -92,7 +90,6 @@ def fit_model(workload: Workload, *, nodes: int | None = None, threshold: float 
     nu = np.bincount(user_idx)
     user_mean = np.bincount(user_idx, weights=score) / nu
     user_share = float(np.sum(nu * user_mean ** 2) / len(score))
-    camp_mean = np.bincount(cid, weights=score) / sizes
     # the correlation of consecutive jobs of one campaign: campaigns drift, so the pooled
     # within-campaign variance understates how alike neighbouring jobs are
     sc = score[o]
