@@ -195,3 +195,36 @@ def test_csv_roundtrip(tmp_path):
     p.write_text("provider,consumer,provider_payoff,consumer_payoff\np,c,1,nan\np,d,1,1\n")
     with pytest.raises(InputError, match="finite"):
         read_csv_game(p)
+
+
+@settings(max_examples=30, deadline=None)
+@given(m=st.integers(2, 4), n=st.integers(2, 4), seed=st.integers(0, 10**6),
+       units=st.sampled_from([(0.0, 2.0**-20), (1e12, 1.0), (1e12, 1024.0), (0.0, 1e200), (-1e15, 4.0)]))
+def test_equilibria_do_not_depend_on_the_payoffs_units(m, n, seed, units):
+    # a positive affine map of the payoffs leaves the equilibria unchanged: tolerances are relative to
+    # the payoffs' spread, so a large offset (1e12) or scale (1e200) neither merges nor loses any
+    # (the maps are chosen so that float64 holds the mapped integer payoffs exactly)
+    offset, scale = units
+    rng = np.random.default_rng(seed)
+    A, B = rng.integers(0, 9, (m, n)).astype(float), rng.integers(0, 9, (m, n)).astype(float)
+    base = profiles(solve(Game(A, B, None, None)))
+    moved = solve(Game(A * scale + offset, B * scale + offset, None, None))
+    assert profiles(moved) == base
+    for e in moved.equilibria:  # regrets in the game's own units, small against its spread
+        assert max(e.regret) <= 1e-9 * 8 * scale
+
+
+def test_large_offset_does_not_hide_a_regret_of_units():
+    # the reliability issue's case: payoffs near 1e12, a deviation worth 4 is still a deviation
+    A = 1e12 + np.array([[3.0, 0.0], [5.0, 1.0]])
+    s = solve(Game(A, A.T.copy(), None, None), methods=("pure", "polytope"), eliminate=False)
+    assert [(tuple(e.x), tuple(e.y)) for e in s.equilibria] == [((0.0, 1.0), (0.0, 1.0))]
+
+
+@pytest.mark.parametrize("method", ["lemke_howson", "support_enumeration", "vertex_enumeration"])
+def test_nashpy_method_on_a_game_dominance_solves(method):
+    # iterated dominance leaves 1x1: the method's answer is the lone profile, never "0 equilibria"
+    A = np.array([[3.0, 0.0], [5.0, 1.0]])
+    s = solve(Game(A, A.T.copy(), None, None), methods=(method,))
+    assert len(s.equilibria) == 1 and s.equilibria[0].methods == {method}
+    assert "left after iterated dominance is 1x1" in s.notes[0]

@@ -55,7 +55,16 @@ class Solution:
 
 
 def _scale(M: np.ndarray) -> float:
-    return max(1.0, float(np.max(np.abs(M))))
+    """The spread of a player's payoffs (max - min; 1 for a constant game): tolerances are relative to it.
+
+    Relative to the spread, not to the largest payoff, so that payoffs near 1e12 that differ by units
+    are not all "equal within tolerance".
+    """
+    spread = float(np.max(M) - np.min(M))
+    if not np.isfinite(spread):
+        raise InputError(f"payoffs from {np.min(M):.3g} to {np.max(M):.3g}: the spread overflows float64; "
+                         "rescale the payoffs")
+    return spread if spread > 0 else 1.0
 
 
 def tolerance(A: np.ndarray, B: np.ndarray, rel: float = 1e-9) -> tuple[float, float]:
@@ -63,9 +72,15 @@ def tolerance(A: np.ndarray, B: np.ndarray, rel: float = 1e-9) -> tuple[float, f
 
 
 def regret(A: np.ndarray, B: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
-    """The best gain from a unilateral deviation, for each player (0 at an exact equilibrium)."""
-    Ay = A @ y
-    xB = x @ B
+    """The best gain from a unilateral deviation, for each player (0 at an exact equilibrium).
+
+    Computed on payoffs shifted to a minimum of 0 (the regret is unchanged), so that a large common
+    offset does not swamp it with rounding error.
+    """
+    A = np.asarray(A, dtype=float)
+    B = np.asarray(B, dtype=float)
+    Ay = (A - A.min()) @ y
+    xB = x @ (B - B.min())
     return float(Ay.max() - x @ Ay), float(xB.max() - xB @ y)
 
 
@@ -168,8 +183,8 @@ def polytope_equilibria(A, B, tol: tuple[float, float] | None = None) -> tuple[l
     if transposed:  # enumerate on the smaller side: swap the players
         A, B = B.T, A.T
     m, n = A.shape
-    Ap = A - A.min() + 1.0
-    Bp = B - B.min() + 1.0
+    Ap = (A - A.min()) / _scale(A) + 1.0  # positive, and of order 1 whatever the payoffs' units
+    Bp = (B - B.min()) / _scale(B) + 1.0
     degenerate = False
     profiles = []
     if m == 1:
@@ -274,11 +289,16 @@ def solve(game: Game, methods=("pure", "polytope"), time_limit: float = 10.0, re
     "support_enumeration", "vertex_enumeration", "lemke_howson".
     """
     A, B = _check(game.A, game.B)
-    tol = tolerance(A, B, rel_tol)
+    # Equilibria are invariant under a positive affine map of each player's payoffs: every method
+    # works on payoffs normalised to [0, 1], so that neither a large offset (1e12) nor a large scale
+    # (1e200) costs precision or overflows; payoffs and regrets are reported in the game's own units.
+    sa, sb = _scale(A), _scale(B)
+    An, Bn = (A - A.min()) / sa, (B - B.min()) / sb
+    tol = (rel_tol, rel_tol)
     m, n = A.shape
     notes = []
-    rows_kept, cols_kept = dominance(A, B, tol) if eliminate else (np.ones(m, bool), np.ones(n, bool))
-    Ar, Br = A[np.ix_(rows_kept, cols_kept)], B[np.ix_(rows_kept, cols_kept)]
+    rows_kept, cols_kept = dominance(An, Bn, tol) if eliminate else (np.ones(m, bool), np.ones(n, bool))
+    Ar, Br = An[np.ix_(rows_kept, cols_kept)], Bn[np.ix_(rows_kept, cols_kept)]
     ri, ci = np.flatnonzero(rows_kept), np.flatnonzero(cols_kept)
 
     def lift(x, y):
@@ -303,8 +323,9 @@ def solve(game: Game, methods=("pure", "polytope"), time_limit: float = 10.0, re
         x[x < 1e-12] = 0; x /= x.sum()
         y[y < 1e-12] = 0; y /= y.sum()
         X, Y = lift(x, y)
-        rg = regret(A, B, X, Y)
-        if rg[0] > tol[0] * 10 or rg[1] > tol[1] * 10:
+        rn = regret(An, Bn, X, Y)
+        rg = (rn[0] * sa, rn[1] * sb)
+        if rn[0] > tol[0] * 10 or rn[1] > tol[1] * 10:
             notes.append(f"{method}: returned a profile with regret {rg[0]:.3g}, {rg[1]:.3g}, not an equilibrium (discarded)")
             return
         for e in found:
@@ -325,8 +346,13 @@ def solve(game: Game, methods=("pure", "polytope"), time_limit: float = 10.0, re
             for x, y in profiles:
                 add(x, y, "polytope")
         elif method in NASHPY_METHODS:
-            if min(Ar.shape) == 1:
-                notes.append(f"nashpy {method}: skipped on a {Ar.shape[0]}x{Ar.shape[1]} game (solved directly)")
+            if min(Ar.shape) == 1:  # nashpy needs two strategies a side; here the equilibria are best responses
+                notes.append(f"nashpy {method}: the game left after iterated dominance is {Ar.shape[0]}x{Ar.shape[1]}; "
+                             "its equilibria (the best responses to the lone strategy) are found directly")
+                for i, j in pure_equilibria(Ar, Br, tol):
+                    x = np.zeros(len(ri)); x[i] = 1
+                    y = np.zeros(len(ci)); y[j] = 1
+                    add(x, y, method)
                 continue
             profiles, problem = nashpy_equilibria(Ar, Br, method, time_limit)
             if problem:
@@ -340,9 +366,9 @@ def solve(game: Game, methods=("pure", "polytope"), time_limit: float = 10.0, re
         if len(sx) != len(sy):
             degenerate = True
     # pure best-response ties also make a game degenerate
-    if (np.sort(A, axis=0)[-1] - np.sort(A, axis=0)[-2] <= tol[0]).any() if m > 1 else False:
+    if (np.sort(An, axis=0)[-1] - np.sort(An, axis=0)[-2] <= tol[0]).any() if m > 1 else False:
         degenerate = True
-    if (np.sort(B, axis=1)[:, -1] - np.sort(B, axis=1)[:, -2] <= tol[1]).any() if n > 1 else False:
+    if (np.sort(Bn, axis=1)[:, -1] - np.sort(Bn, axis=1)[:, -2] <= tol[1]).any() if n > 1 else False:
         degenerate = True
     found.sort(key=lambda e: (not e.pure, -e.payoffs[0], -e.payoffs[1]))
     return Solution(game, found, degenerate, [game.rows[i] for i in np.flatnonzero(~rows_kept)],
