@@ -20,8 +20,16 @@ OPTIONAL = ("group", "swf_job", "status", "user")
 INTEGER = ("id", "submit", "runtime", "estimate", "group", "swf_job", "status", "user")
 
 
-def validate(table: pd.DataFrame, where: str = "job table") -> pd.DataFrame:
-    """Check a job table and return it with canonical dtypes (a copy, only known columns)."""
+def validate(table: pd.DataFrame, where: str = "job table", first_line: int | None = None) -> pd.DataFrame:
+    """Check a job table and return it with canonical dtypes (a copy, only known columns).
+
+    ``first_line``: the file line of the first row (2 in a CSV with its header), so that errors name
+    the line; without it they name the row (from 0).
+    """
+
+    def at(row: int) -> str:
+        return f"row {row}" if first_line is None else f"line {row + first_line}"
+
     missing = [c for c in REQUIRED if c not in table.columns]
     if missing:
         raise InputError(f"{where}: missing column(s) {missing}; required: {list(REQUIRED)}")
@@ -35,20 +43,21 @@ def validate(table: pd.DataFrame, where: str = "job table") -> pd.DataFrame:
         bad = ~np.isfinite(vals)
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
-            raise InputError(f"{where}: column {c!r} row {row} is {vals[row]!r}; NaN or infinite values are not allowed")
+            raise InputError(f"{where}: {at(row)}: column {c!r} is {vals[row]!r}; NaN or infinite values are not allowed")
         if c in INTEGER:
             if (vals != np.floor(vals)).any():
                 row = int(np.flatnonzero(vals != np.floor(vals))[0])
-                raise InputError(f"{where}: column {c!r} row {row} is {vals[row]!r}, expected an integer")
+                raise InputError(f"{where}: {at(row)}: column {c!r} is {vals[row]!r}, expected an integer")
             out[c] = vals.astype(np.int64)
         else:
             out[c] = vals
-    checks = [("runtime", out["runtime"] > 0, "> 0"), ("estimate", out["estimate"] > 0, "> 0"),
+    checks = [("submit", out["submit"] >= 0, ">= 0 (seconds from the workload's start)"),
+              ("runtime", out["runtime"] > 0, "> 0"), ("estimate", out["estimate"] > 0, "> 0"),
               ("private_bid", out["private_bid"] >= 0, ">= 0"), ("reported_bid", out["reported_bid"] >= 0, ">= 0")]
     for col, ok, expected in checks:
         if not ok.all():
             row = int(np.flatnonzero(~ok.to_numpy())[0])
-            raise InputError(f"{where}: column {col!r} row {row} is {out[col].iloc[row]!r}, expected {expected}")
+            raise InputError(f"{where}: {at(row)}: column {col!r} is {out[col].iloc[row].item()!r}, expected {expected}")
     if out["id"].duplicated().any():
         dup = int(out["id"][out["id"].duplicated()].iloc[0])
         raise InputError(f"{where}: id {dup} appears more than once; ids must be unique")
@@ -64,12 +73,24 @@ def read(path: str | os.PathLike) -> pd.DataFrame:
         if path.suffix.lower() in (".parquet", ".pq"):
             table = pd.read_parquet(path)
         else:
-            table = pd.read_csv(path)
+            table = pd.read_csv(path, skip_blank_lines=False)  # a blank line is an error at its line
     except FileNotFoundError:
         raise InputError(f"{path}: no such job table") from None
     except Exception as exc:  # pandas raises many kinds on a broken file
         raise InputError(f"{path}: cannot read job table: {exc}") from exc
-    return validate(table, where=str(path))
+    if len(table) == 0:
+        raise InputError(f"{path}: the job table has no rows; expected at least one job")
+    csv = path.suffix.lower() not in (".parquet", ".pq")
+    return validate(table, where=str(path), first_line=2 if csv else None)
+
+
+def short_estimates(table: pd.DataFrame) -> int:
+    """How many jobs have an estimate below their run time.
+
+    Market model section 7 keeps such estimates as they are (the job still runs its full run
+    time); only WSPT-EST reads them, so a caller says how many there are rather than pass them silently.
+    """
+    return int((table["estimate"] < table["runtime"]).sum())
 
 
 def write_table(table: pd.DataFrame, path: str | os.PathLike) -> Path:

@@ -37,11 +37,20 @@ def test_jobtable_validation(tmp_path):
     with pytest.raises(InputError, match="missing column"):
         jobtable.validate(t.drop(columns="estimate"))
     bad = t.copy(); bad.loc[1, "private_bid"] = float("nan")
-    with pytest.raises(InputError, match="'private_bid' row 1"):
+    with pytest.raises(InputError, match="row 1: column 'private_bid'"):
         jobtable.validate(bad)
     bad = t.copy(); bad.loc[0, "runtime"] = 0
-    with pytest.raises(InputError, match="'runtime' row 0"):
+    with pytest.raises(InputError, match="row 0: column 'runtime' is 0, expected > 0"):
         jobtable.validate(bad)
+    bad = t.copy(); bad.loc[1, "submit"] = -5
+    with pytest.raises(InputError, match="row 1: column 'submit' is -5, expected >= 0"):
+        jobtable.validate(bad)
+    bad.to_csv(tmp_path / "t.csv", index=False)
+    with pytest.raises(InputError, match=r"t\.csv: line 3: column 'submit'"):  # the file's line, header counted
+        jobtable.read(tmp_path / "t.csv")
+    t.iloc[:0].to_csv(tmp_path / "empty.csv", index=False)
+    with pytest.raises(InputError, match="no rows"):
+        jobtable.read(tmp_path / "empty.csv")
     bad = t.copy(); bad["id"] = [3, 3]
     with pytest.raises(InputError, match="unique"):
         jobtable.validate(bad)

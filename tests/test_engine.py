@@ -109,3 +109,16 @@ def test_outcome_invariants(sched, pay, case):
         for _, d in ev:
             live += d
             assert live <= n
+
+
+@pytest.mark.parametrize("sched", SCHEDULERS)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=workloads(), pay=st.sampled_from(PAYMENTS))
+def test_more_nodes_than_jobs_never_binds(sched, pay, case):
+    # 2**40 nodes (the reliability issue's MemoryError) runs like the reference with one node per job
+    table, _, reserve = case
+    huge = simulate(table, 2**40, Mechanism(sched, pay, reserve)).jobs.set_index("id")
+    ref = reference_run(table.to_dict("records"), len(table), sched, pay, reserve)
+    for i, (s, e, p, k) in ref.items():
+        assert (huge.loc[i, "start"], huge.loc[i, "end"], huge.loc[i, "preemptions"]) == (s, e, k)
+        assert huge.loc[i, "payment"] == pytest.approx(p, rel=1e-9, abs=1e-12)

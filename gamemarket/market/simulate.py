@@ -88,8 +88,10 @@ def run_arrays(table: pd.DataFrame, nodes: int, mechanism: Mechanism):
     if len(arrival) == 0:
         e = np.empty(0, np.int64)
         return e, e, np.empty(0), e, 0
+    # more nodes than jobs never binds: every job starts on submission, and no k-th highest bid exists
+    # beyond the jobs present, so the engine's per-node heaps need at most one slot per job
     args = (a["submit"], a["runtime"], a["rank"], a["order"], a["bidrank"], a["bidorder"], a["reported"],
-            int(nodes), sched.preemptive)
+            min(int(nodes), len(arrival)), sched.preemptive)
     start, end, pay, npre, steps = run_market(*args, scheme.code, float(mechanism.reserve))
     inv = np.empty_like(arrival)
     inv[arrival] = np.arange(len(arrival))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -65,22 +66,31 @@ class Workload:
 
     @property
     def processors(self) -> int | None:
-        """``MaxProcs`` of the header, else the leading integer of ``MaxNodes``, else None."""
+        """``MaxProcs`` of the header, else the leading integer of ``MaxNodes``, else None.
+
+        A header count of -1 means "unknown" (the SWF convention) and falls through; any other
+        count below 1 is an error naming the field, never a silent fall-back.
+        """
         header = self.meta.get("header", {})
         for key in ("MaxProcs", "MaxNodes"):
             value = str(header.get(key, "")).strip()
-            digits = ""
-            for ch in value:
-                if ch.isdigit():
-                    digits += ch
-                else:
-                    break
-            if digits and int(digits) > 0:
-                return int(digits)
+            m = re.match(r"[-+]?\d+", value)
+            if m is None:
+                continue
+            count = int(m.group())
+            if count == -1:
+                continue
+            if count < 1:
+                raise InputError(f"{self.meta.get('source', 'workload')}: header field {key} is {value!r}; expected a "
+                                 "positive processor count (or -1 for unknown)")
+            return count
         return self.meta.get("processors")
 
     def nodes(self, nodes: int | None = None, reduction: float | None = None) -> int:
         """The node count: given directly, or derived from the header with a reduction factor."""
+        if nodes is not None and reduction is not None:
+            raise InputError(f"give nodes ({nodes}) or a reduction ({reduction}), not both: the reduction derives the "
+                             "node count from the header's processors")
         if nodes is not None:
             if int(nodes) < 1:
                 raise InputError(f"nodes must be >= 1, got {nodes}")
