@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -13,10 +14,24 @@ from gamemarket.errors import InputError
 def cmd_price_solve(a) -> int:
     from gamemarket.pricing import load, solve, synthetic
 
+    if a.device != "cpu" and a.backend != "torch":
+        raise InputError(f"--device {a.device} applies to the torch backend; add --backend torch")
+    out = None
+    if a.out:  # checked before the solve, not after it
+        out = Path(a.out)
+        if out.suffix != ".npz":
+            raise InputError(f"--out {a.out!r}: expected a .npz file name")
+        if out.is_dir():
+            raise InputError(f"--out {a.out!r}: is a folder; expected a .npz file name")
+        parent = next((p for p in [out.parent, *out.parent.parents] if p.exists()), Path("."))
+        if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+            raise InputError(f"--out {a.out!r}: cannot write there ({parent} is not a writable folder)")
     if a.problem:
+        given = [f"--{k}" for k in ("n", "m", "utility") if getattr(a, k) is not None]
+        if given:
+            raise InputError(f"{a.problem}: a saved problem fixes its jobs, resources and utility, so "
+                             f"{', '.join(given)} would have no effect; leave {'it' if len(given) == 1 else 'them'} out")
         problem = load(a.problem)
-        if a.utility:
-            raise InputError("--utility applies to the synthetic family; a saved problem names its own")
     else:
         if a.n is None or a.m is None:
             raise InputError("give a saved problem (.npz) or --n and --m for the paper's synthetic family")
@@ -35,12 +50,14 @@ def cmd_price_solve(a) -> int:
         print(f"price discovery: {n} jobs x {m} resources, utility {problem.utility.name}, method {a.method}")
     r = solve(problem, eps=a.eps, max_iter=a.max_iter, method=a.method, callback=show, backend=a.backend,
               device=a.device, dtype=np.float32 if a.float32 else np.float64)
-    if a.out:
-        out = Path(a.out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        np.savez(out, prices=r.prices, j1=r.allocation.j1, x1=r.allocation.x1, j2=r.allocation.j2,
-                 x2=r.allocation.x2, throughput=r.throughput)
-        r.trace.to_csv(out.with_suffix(".trace.csv"), index=False)
+    if out is not None:
+        from gamemarket.files import atomic_path
+
+        with atomic_path(out, "result (.npz)") as tmp, open(tmp, "wb") as f:
+            np.savez(f, prices=r.prices, j1=r.allocation.j1, x1=r.allocation.x1, j2=r.allocation.j2,
+                     x2=r.allocation.x2, throughput=r.throughput)
+        with atomic_path(out.with_suffix(".trace.csv"), "trace (.csv)") as tmp:
+            r.trace.to_csv(tmp, index=False)
     summary = {"objective": r.objective, "prices": r.prices.tolist(), "gap": r.gap, "iterations": r.iterations,
                "converged": r.converged, "seconds": r.seconds, "evaluations": r.evaluations, "dual": r.dual,
                "message": r.message}

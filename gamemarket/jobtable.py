@@ -95,16 +95,19 @@ def short_estimates(table: pd.DataFrame) -> int:
 
 def write_table(table: pd.DataFrame, path: str | os.PathLike) -> Path:
     """Write a DataFrame as CSV or Parquet by the file's extension, atomically."""
+    from gamemarket.files import atomic_path
+
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    if path.suffix.lower() in (".parquet", ".pq"):
-        table.to_parquet(tmp, index=False)
-    elif path.suffix.lower() == ".csv":
-        table.to_csv(tmp, index=False, float_format="%.17g")
-    else:
+    suffix = path.suffix.lower()
+    if path.is_dir():
+        raise InputError(f"{path}: is a folder; expected a table file name (.csv or .parquet)")
+    if suffix not in (".parquet", ".pq", ".csv"):
         raise InputError(f"{path}: unknown table format; use a .csv or .parquet file name")
-    os.replace(tmp, path)
+    with atomic_path(path, "table") as tmp:
+        if suffix == ".csv":
+            table.to_csv(tmp, index=False, float_format="%.17g")
+        else:
+            table.to_parquet(tmp, index=False)
     return path
 
 

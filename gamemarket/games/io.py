@@ -217,13 +217,10 @@ def equilibria_records(solution, robustness=None) -> list[dict]:
 
 
 def write_json(path: str | Path, payload: dict) -> None:
-    import os
+    from gamemarket.files import atomic_path
 
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(payload, indent=2, default=_json_default))
-    os.replace(tmp, path)
+    with atomic_path(path, "JSON file") as tmp:
+        tmp.write_text(json.dumps(payload, indent=2, default=_json_default))
 
 
 def _json_default(o):

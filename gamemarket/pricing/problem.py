@@ -63,15 +63,49 @@ class Problem:
         np.savez(path, **arrays)
 
 
-def read_npz(path: str | Path, required=("A", "R"), what: str = "problem"):
-    """The arrays of an ``.npz``, with an error naming the file when it cannot be read or lacks one."""
+def read_npz(path: str | Path, required=("A", "R"), what: str = "problem", text=("utility",)) -> dict:
+    """Every array of an ``.npz``, read eagerly, with an error naming the file and array when one cannot
+    be read, is missing, or is not numeric (``text`` names the arrays that hold a string instead).
+
+    Python objects are never unpickled: an array of objects is an error, whatever the file says.
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(f"{path}: is a folder; expected a {what} file (.npz)")
     try:
-        z = np.load(path, allow_pickle=False)
-    except (OSError, ValueError) as exc:
-        raise InputError(f"{path}: cannot read {what}: {exc}") from exc
+        with np.load(path, allow_pickle=False) as f:
+            if not hasattr(f, "files"):
+                raise InputError(f"{path}: a single .npy array; expected a {what} file (.npz) of named arrays")
+            z = {}
+            for key in f.files:
+                try:
+                    z[key] = f[key]
+                except ValueError as exc:
+                    if "allow_pickle" in str(exc):
+                        raise InputError(f"{path}: array {key!r} holds Python objects; expected numbers "
+                                         "(gamemarket never unpickles a file)") from None
+                    raise
+    except InputError:
+        raise
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such {what} file") from None
+    except Exception:  # a zero-byte file (EOFError), not a zip (BadZipFile), a bad header (ValueError)
+        import zipfile
+
+        # numpy's own reasons can suggest unpickling; say what is wrong in our words instead
+        reason = ("the file is empty" if path.stat().st_size == 0 else
+                  "a damaged array inside the archive" if zipfile.is_zipfile(path) else
+                  "not a zip archive of .npy arrays")
+        raise InputError(f"{path}: cannot read {what}: {reason}; expected a .npz file as numpy.savez writes") from None
     for key in required:
         if key not in z:
-            raise InputError(f"{path}: missing array {key!r} (have {sorted(z.files)})")
+            raise InputError(f"{path}: missing array {key!r} (have {sorted(z)})")
+    for key, arr in z.items():
+        if key in text:
+            if arr.dtype.kind not in "US" or arr.ndim != 0:
+                raise InputError(f"{path}: array {key!r} is {arr.dtype} of shape {arr.shape}; expected one string")
+        elif arr.dtype.kind not in "biuf":
+            raise InputError(f"{path}: array {key!r} has dtype {arr.dtype}; expected numbers")
     return z
 
 

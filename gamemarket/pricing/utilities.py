@@ -122,12 +122,20 @@ class Linear(Utility):
         return np.where((self.w - s) / self.mu > 0, -1.0 / self.mu, 0.0)
 
 
+#: the largest alpha-fair exponent accepted: t^-100 stays finite for throughputs down to about 1e-3
+MAX_ALPHA = 100.0
+
+
 class Power(Utility):
     """Alpha-fair ``u(t) = w t^(1-alpha) / (1-alpha)`` (log for alpha = 1)."""
 
     def __init__(self, alpha: float):
         if not (np.isfinite(alpha) and alpha > 0):
             raise InputError(f"alpha must be a finite number > 0, got {alpha!r}")
+        if alpha > MAX_ALPHA:
+            raise InputError(f"alpha {alpha:g} is above {MAX_ALPHA:g}: the marginal utility t^-alpha overflows float64 "
+                             f"for throughputs below 10^(-308/alpha); as alpha grows the allocation tends to max-min "
+                             f"fairness, which alpha = {MAX_ALPHA:g} already approximates")
         self.alpha = float(alpha)
         self.name = "log" if self.alpha == 1.0 else f"alpha:{self.alpha:g}"
         self.needs_positive_throughput = self.alpha >= 1.0

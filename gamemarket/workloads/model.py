@@ -158,17 +158,11 @@ class WorkloadModel:
 
     def save(self, path: str | Path) -> Path:
         """Write the model file atomically (a temporary file, then a rename)."""
-        path = Path(path)
-        if path.is_dir():
-            raise InputError(f"{path}: is a folder; give a file name for the model (.toml)")
-        tmp = path.with_name(f".{path.name}.tmp")
-        try:
+        from gamemarket.files import atomic_path
+
+        with atomic_path(path, "model (.toml)") as tmp:
             tmp.write_text(self.to_toml())
-            tmp.replace(path)
-        except OSError as exc:
-            tmp.unlink(missing_ok=True)
-            raise InputError(f"{path}: cannot write the model: {exc.strerror or exc}") from None
-        return path
+        return Path(path)
 
     @classmethod
     def read(cls, path: str | Path) -> "WorkloadModel":
