@@ -258,6 +258,10 @@ def main(argv: list[str] | None = None) -> int:
     except GameMarketError as exc:
         print(f"gamemarket: error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a file or connection the checks above did not foresee: still a message, not a trace
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"gamemarket: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("gamemarket: interrupted; finished runs are kept", file=sys.stderr)
         return 130

@@ -192,7 +192,11 @@ def cmd_game_solve(a) -> int:
                 _print_population(an)
             return 0
     games = _load_game_source(a.file, a.game)
-    solved = [solve_game(g, methods=tuple(a.methods), resamples=a.resamples, time_limit=a.time_limit) for g in games]
+    try:
+        solved = [solve_game(g, methods=tuple(a.methods), resamples=a.resamples, time_limit=a.time_limit)
+                  for g in games]
+    except InputError as exc:  # about the game's payoffs or the options: say which file
+        raise InputError(f"{a.file}: {exc}") from None
     if a.format == "json":
         out = []
         for sg in solved:

@@ -115,10 +115,11 @@ def test_outcome_invariants(sched, pay, case):
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=workloads(), pay=st.sampled_from(PAYMENTS))
 def test_more_nodes_than_jobs_never_binds(sched, pay, case):
-    # 2**40 nodes (the reliability issue's MemoryError) runs like the reference with one node per job
+    # 2**40 nodes (the reliability issue's MemoryError) runs like the reference with J + 1 nodes (with J,
+    # first price differs: N = n jobs pay their bids)
     table, _, reserve = case
     huge = simulate(table, 2**40, Mechanism(sched, pay, reserve)).jobs.set_index("id")
-    ref = reference_run(table.to_dict("records"), len(table), sched, pay, reserve)
+    ref = reference_run(table.to_dict("records"), len(table) + 1, sched, pay, reserve)
     for i, (s, e, p, k) in ref.items():
         assert (huge.loc[i, "start"], huge.loc[i, "end"], huge.loc[i, "preemptions"]) == (s, e, k)
         assert huge.loc[i, "payment"] == pytest.approx(p, rel=1e-9, abs=1e-12)

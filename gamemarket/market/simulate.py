@@ -88,10 +88,11 @@ def run_arrays(table: pd.DataFrame, nodes: int, mechanism: Mechanism):
     if len(arrival) == 0:
         e = np.empty(0, np.int64)
         return e, e, np.empty(0), e, 0
-    # more nodes than jobs never binds: every job starts on submission, and no k-th highest bid exists
-    # beyond the jobs present, so the engine's per-node heaps need at most one slot per job
+    # J + 1 nodes or more never bind: every job starts on submission, no job waits, and some node is
+    # always idle (N < n, so first price charges r, market model section 5); the same run needs heaps
+    # of J + 1 slots however many nodes are named
     args = (a["submit"], a["runtime"], a["rank"], a["order"], a["bidrank"], a["bidorder"], a["reported"],
-            min(int(nodes), len(arrival)), sched.preemptive)
+            min(int(nodes), len(arrival) + 1), sched.preemptive)
     start, end, pay, npre, steps = run_market(*args, scheme.code, float(mechanism.reserve))
     inv = np.empty_like(arrival)
     inv[arrival] = np.arange(len(arrival))

@@ -114,7 +114,11 @@ def load_study(path: str | Path) -> StudySpec:
             raise InputError(f"{where}: [workload] model: {exc}") from None
         synth = wl.get("synthetic", {})
         _check(synth, f"{where}: [workload.synthetic] (with a model)", {"jobs", "load", "seed"})
-    elif wl["source"] != "synthetic":
+    elif wl["source"] == "synthetic":
+        from gamemarket.workloads import synthetic_spec
+
+        synthetic_spec(wl.get("synthetic", {}), where=f"{where}: [workload.synthetic]")
+    else:
         src = Path(wl["source"])
         if not src.is_absolute() and (base / src).exists():
             wl["source"] = str((base / src).resolve())

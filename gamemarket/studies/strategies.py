@@ -31,6 +31,12 @@ def read_toml(path: str | Path) -> dict:
             return tomllib.load(f)
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a folder; expected a TOML file") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not a text file ({exc.reason} at byte {exc.start}); expected TOML") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{path}: invalid TOML: {exc}") from exc
 

@@ -12,6 +12,20 @@ def is_model_path(source) -> bool:
     return str(source).endswith(".toml")
 
 
+def synthetic_spec(params: dict, where: str = "[workload.synthetic]") -> SyntheticSpec:
+    """The plain generator's parameters from a mapping, with an error naming any unknown or mistyped field."""
+    from dataclasses import fields
+
+    known = [f.name for f in fields(SyntheticSpec)]
+    unknown = sorted(set(params) - set(known))
+    if unknown:
+        raise InputError(f"{where}: unknown field(s) {unknown}; expected some of {known}")
+    try:
+        return SyntheticSpec(**params)
+    except TypeError as exc:  # a string where a number belongs, compared in the checks
+        raise InputError(f"{where}: every field is a number; got {params} ({exc})") from None
+
+
 def load(source: str, parallel: str = "split", skip_bad_lines: bool = False, model: str | None = None,
          **synthetic) -> Workload:
     """A workload from ``source``.
@@ -30,11 +44,11 @@ def load(source: str, parallel: str = "split", skip_bad_lines: bool = False, mod
                 raise InputError(f"[workload.synthetic] with a model: unknown field(s) {unknown}; expected some of "
                                  f"['jobs', 'load', 'seed'] (the rest is the model's)")
             return generate_from_model(WorkloadModel.read(model), **synthetic)
-        return generate(SyntheticSpec(**synthetic))
+        return generate(synthetic_spec(synthetic))
     from gamemarket.workloads.archive import resolve
 
     return read_swf(resolve(source), parallel=parallel, skip_bad_lines=skip_bad_lines)
 
 
-__all__ = ["Workload", "WorkloadModel", "SyntheticSpec", "generate", "generate_from_model", "is_model_path", "load",
+__all__ = ["Workload", "WorkloadModel", "SyntheticSpec", "generate", "generate_from_model", "is_model_path", "load", "synthetic_spec",
            "nodes_from_processors", "read_swf"]

@@ -104,6 +104,8 @@ def search_dirs() -> list[Path]:
 def resolve(path_or_name: str) -> Path:
     """A trace path as given, or a known trace's local copy (see ``search_dirs``); never downloads."""
     p = Path(path_or_name)
+    if p.is_dir():
+        raise InputError(f"{path_or_name}: is a folder; expected an SWF file (plain or gzip) or a known trace name")
     if p.exists():
         return p
     key = path_or_name[:-len(".swf.gz")] if path_or_name.endswith(".swf.gz") else path_or_name
