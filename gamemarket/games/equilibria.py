@@ -60,7 +60,8 @@ def _scale(M: np.ndarray) -> float:
     Relative to the spread, not to the largest payoff, so that payoffs near 1e12 that differ by units
     are not all "equal within tolerance".
     """
-    spread = float(np.max(M) - np.min(M))
+    with np.errstate(over="ignore"):  # an overflow is the error below
+        spread = float(np.max(M) - np.min(M))
     if not np.isfinite(spread):
         raise InputError(f"payoffs from {np.min(M):.3g} to {np.max(M):.3g}: the spread overflows float64; "
                          "rescale the payoffs")

@@ -57,7 +57,8 @@ from gamemarket.games.reduction import population_points
 from gamemarket.games.rsg_equilibria import equilibria
 from gamemarket.games.rsgame import RoleSymmetricGame
 from gamemarket.market import Mechanism, simulate
-from gamemarket.studies.store import task_key
+from gamemarket.studies.store import ResultStore, task_key
+from gamemarket.studies.workers import exit_with_parent
 
 AGENTS = ("jobs", "users")
 
@@ -153,11 +154,24 @@ class PopulationStore:
         return self.dir / f"{key}.json"
 
     def read(self, key: str) -> dict | None:
+        path = self.path(key)
         try:
-            rec = json.loads(self.path(key).read_text())
-        except (FileNotFoundError, json.JSONDecodeError, UnicodeDecodeError):
+            rec = json.loads(path.read_text())
+        except FileNotFoundError:
             return None
-        return rec if isinstance(rec, dict) and rec.get("key") == key else None
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            rec, reason = None, f"{type(exc).__name__}: {exc}"
+        else:
+            reason = "it records another key" if isinstance(rec, dict) else "not a JSON object"
+        if isinstance(rec, dict) and rec.get("key") == key:
+            return rec
+        import warnings
+
+        aside = path.with_name(path.name + ".corrupt")
+        os.replace(path, aside)
+        warnings.warn(f"{path}: stored run does not read ({reason[:200]}); kept as {aside.name}, and the run will be "
+                      "done again", stacklevel=2)
+        return None
 
     def write(self, key: str, rec: dict) -> None:
         self.dir.mkdir(parents=True, exist_ok=True)
@@ -332,7 +346,8 @@ class PopulationStudy:
             raise InputError(f"study {self.spec.name!r}: {n} population runs are not stored yet; run "
                              f"`gamemarket study run {self.spec.path}` first")
         jobs = (delayed(_chunk_task)(self.arrays, self.nodes, provs[p].params(), s, mixes, self.cfg, self.spec.bids,
-                                     str(self.spec.results_dir), [self.key(provs[p], m, s) for m in mixes])
+                                     str(self.spec.results_dir), [self.key(provs[p], m, s) for m in mixes],
+                                     os.getpid())
                 for p, s, mixes in todo)
         bar = None
         if self.progress:
@@ -404,7 +419,8 @@ class PopulationStudy:
         return {name: _t_interval(P[:, j] - P[:, T]) for j, name in enumerate(self.cfg.names) if j != T}
 
 
-def _chunk_task(arrays, nodes, provider_params, seed, mixtures, cfg, distribution, root, keys) -> int:
+def _chunk_task(arrays, nodes, provider_params, seed, mixtures, cfg, distribution, root, keys, parent_pid) -> int:
+    exit_with_parent(parent_pid)  # never write results for a run that was killed
     store = PopulationStore(root)
     for rec, key in zip(run_chunk(arrays, nodes, provider_params, seed, mixtures, cfg, distribution), keys):
         store.write(key, rec)
@@ -429,8 +445,18 @@ def _decide(interval, threshold) -> str:
 def run_population_study(spec, *, n_jobs: int = 1, progress: bool = False, run: bool = True) -> PopulationAnalysis:
     """Run (or resume) a population study and answer it (see the module docstring).
 
-    With ``run=False`` nothing is simulated: a run that is not stored yet is an error.
+    With ``run=False`` nothing is simulated: a run that is not stored yet is an error. With
+    ``run=True`` the study's results folder is locked: a second run of the same study exits with a
+    clear message instead of doing the work twice.
     """
+    import contextlib
+
+    lock = ResultStore(spec.results_dir).lock("population study run") if run else contextlib.nullcontext()
+    with lock:
+        return _run_population_study(spec, n_jobs=n_jobs, progress=progress, run=run)
+
+
+def _run_population_study(spec, *, n_jobs: int, progress: bool, run: bool) -> PopulationAnalysis:
     t0 = time.perf_counter()
     st = PopulationStudy(spec, n_jobs=n_jobs, progress=progress, run=run)
     cfg = st.cfg

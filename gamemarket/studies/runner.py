@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
+import re
 import time
 from dataclasses import dataclass
 
@@ -18,9 +20,11 @@ import pandas as pd
 from joblib import Parallel, delayed, parallel_config
 
 from gamemarket import MODEL_VERSION, __version__, bids, payoffs
+from gamemarket.errors import InputError
 from gamemarket.market import Mechanism, simulate
 from gamemarket.studies.spec import StudySpec
 from gamemarket.studies.store import ResultStore, task_key
+from gamemarket.studies.workers import exit_with_parent
 from gamemarket.workloads import load
 
 
@@ -156,9 +160,11 @@ def _task_info(task: Task, nodes: int) -> dict:
             "version": __version__, "model": MODEL_VERSION}
 
 
-def _run_one(task: Task, arrays, nodes, distribution, store_root):
+def _run_one(task: Task, arrays, nodes, distribution, store_root, parent_pid=None):
     """Run one task; with a shared file system (local workers) the worker stores its own result,
-    so the parent only counts; across machines (dask) the result travels back to the parent."""
+    so the parent only counts; across machines (dask) the result travels back to the parent.
+    A local worker ends itself when the parent is gone (``workers.exit_with_parent``)."""
+    exit_with_parent(parent_pid)
     metrics, binned, cohorts = run_task(arrays, nodes, task.provider_params, task.groups, task.seed, distribution)
     if store_root is not None:
         ResultStore(store_root).write(task.key, metrics, binned, _task_info(task, nodes), cohorts)
@@ -166,14 +172,28 @@ def _run_one(task: Task, arrays, nodes, distribution, store_root):
     return task, metrics, (binned, cohorts)
 
 
+#: seconds to wait for a dask scheduler before saying it cannot be reached
+CONNECT_TIMEOUT_S = 10
+
+
 @contextlib.contextmanager
 def _backend(scheduler_address: str | None):
     if scheduler_address is None:
         yield None
         return
-    from dask.distributed import Client
-
-    with Client(scheduler_address) as client, parallel_config(backend="dask"):
+    if not re.fullmatch(r"[a-z][a-z0-9+]*://\S+", scheduler_address):
+        raise InputError(f"--scheduler-address {scheduler_address!r}: expected an address such as tcp://10.0.0.1:8786")
+    try:
+        from dask.distributed import Client
+    except ImportError:
+        raise InputError("--scheduler-address needs dask.distributed, which the default install leaves out: "
+                         "pip install 'gamemarket[dask]'") from None
+    try:
+        client = Client(scheduler_address, timeout=CONNECT_TIMEOUT_S)
+    except (OSError, TimeoutError) as exc:
+        raise InputError(f"--scheduler-address {scheduler_address}: no dask scheduler answered within "
+                         f"{CONNECT_TIMEOUT_S} s ({type(exc).__name__}); is it running and reachable?") from None
+    with client, parallel_config(backend="dask"):
         yield client
 
 
@@ -183,8 +203,14 @@ def run_study(spec: StudySpec, n_jobs: int = 1, scheduler_address: str | None = 
 
     Returns a small report: tasks total, skipped (already stored), run, wall seconds.
     """
-    t0 = time.perf_counter()
     store = store or ResultStore(spec.results_dir)
+    with store.lock():
+        return _run_study(spec, n_jobs, scheduler_address, progress, store)
+
+
+def _run_study(spec: StudySpec, n_jobs: int, scheduler_address: str | None, progress: bool,
+               store: ResultStore) -> dict:
+    t0 = time.perf_counter()
     w, nodes = load_workload(spec)
     arrays = workload_arrays(w)
     tasks = plan(spec, arrays, nodes)
@@ -202,7 +228,8 @@ def run_study(spec: StudySpec, n_jobs: int = 1, scheduler_address: str | None = 
         jobs = -1 if scheduler_address else n_jobs
         worker_store = None if scheduler_address else store.root
         results = Parallel(n_jobs=jobs, return_as="generator_unordered")(
-            delayed(_run_one)(t, arrays, nodes, spec.bids, worker_store) for t in todo)
+            delayed(_run_one)(t, arrays, nodes, spec.bids, worker_store, os.getpid() if worker_store else None)
+            for t in todo)
         for task, metrics, payload in results:
             if payload is not None:
                 store.write(task.key, metrics, payload[0], _task_info(task, nodes), payload[1])
@@ -252,8 +279,6 @@ def load_results(spec: StudySpec, with_bins: bool = False) -> tuple[pd.DataFrame
 
     Raises ``InputError`` when a task has no stored result yet.
     """
-    from gamemarket.errors import InputError
-
     store = ResultStore(spec.results_dir)
     w, nodes = load_workload(spec)
     tasks = plan(spec, workload_arrays(w), nodes)
@@ -263,14 +288,20 @@ def load_results(spec: StudySpec, with_bins: bool = False) -> tuple[pd.DataFrame
         raise InputError(f"study {spec.name!r}: {len(missing)} of {len(tasks)} runs have no stored result; "
                          f"run `gamemarket study run {spec.path}` first")
     for t in tasks:
+        try:
+            if with_bins:
+                metrics, b, _ = store.read(t.key)
+            else:
+                metrics, _ = store.read_metrics(t.key)
+        except Exception as exc:  # damage past the footer that ``has`` checks
+            store.set_aside(t.key, f"{type(exc).__name__}: {exc}")
+            raise InputError(f"study {spec.name!r}: the stored result {store.path(t.key)} does not read; it is kept "
+                             f"aside, and `gamemarket study run {spec.path}` runs that task again") from None
         if with_bins:
-            metrics, b, _ = store.read(t.key)
             b.insert(0, "seed", t.seed)
             b.insert(0, "consumer", t.consumer)
             b.insert(0, "provider", t.provider)
             bins.append(b)
-        else:
-            metrics, _ = store.read_metrics(t.key)
         rows.append({"provider": t.provider, "consumer": t.consumer, "seed": t.seed, **metrics})
     meta = {"study": spec.name, "nodes": nodes, "jobs": len(w.jobs), "workload": w.meta.get("source"),
             "kind": "pricing" if isinstance(w, HeteroWorkload) else "scheduling",

@@ -8,6 +8,7 @@ into place, so an interrupted study leaves only complete results behind.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -32,21 +33,69 @@ class ResultStore:
         return self.runs / f"{key}.parquet"
 
     def has(self, key: str) -> bool:
-        """Whether a readable result is stored: a file whose Parquet footer or metadata does not read
-        (a truncated or corrupt file) counts as missing, with a warning, and its task is run again."""
+        """Whether a readable result of this task is stored.
+
+        A file whose Parquet footer or metadata does not read (a truncated or corrupt file), or that
+        records another task's key (a file copied or renamed by hand), counts as missing: it is moved
+        aside to ``<name>.corrupt`` with a warning, and its task is run again.
+        """
         path = self.path(key)
         if not path.exists():
             return False
         try:
             meta = pq.read_schema(path).metadata or {}
             json.loads(meta[b"gamemarket.metrics"])
+            stored = meta.get(b"gamemarket.key")  # results written before the key was recorded have none
+            if stored is not None and stored.decode() != key:
+                raise ValueError(f"it records the key {stored.decode()}")
             return True
         except Exception as exc:  # any failure to read means the result cannot be trusted
-            import warnings
-
-            warnings.warn(f"{path}: stored result does not read ({type(exc).__name__}); the task will be run again",
-                          stacklevel=2)
+            self.set_aside(key, f"{type(exc).__name__}: {exc}")
             return False
+
+    def set_aside(self, key: str, reason: str) -> None:
+        """Move an untrustworthy result to ``<name>.corrupt`` (kept for inspection, never read) and warn."""
+        import warnings
+
+        path = self.path(key)
+        aside = path.with_name(path.name + ".corrupt")
+        try:
+            os.replace(path, aside)
+        except OSError:
+            aside = path
+        warnings.warn(f"{path}: stored result does not read ({reason[:200]}); kept as {aside.name}, and the task "
+                      "will be run again", stacklevel=3)
+
+    @contextlib.contextmanager
+    def lock(self, what: str = "study run"):
+        """Hold the store's lock while running; a second run of the same study exits with a clear message.
+
+        An advisory ``flock`` on ``<root>/.lock``, released by the operating system when the holder
+        exits, however it exits (a killed run never leaves a stale lock).
+        """
+        import fcntl
+        import time
+
+        from gamemarket.errors import InputError
+
+        self.root.mkdir(parents=True, exist_ok=True)
+        path = self.root / ".lock"
+        f = open(path, "a+")
+        try:
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                f.seek(0)
+                holder = f.read().strip() or "another process"
+                raise InputError(f"{self.root}: results are being written by {holder}; wait for it to finish "
+                                 "(or stop it) and run again") from None
+            f.seek(0)
+            f.truncate()
+            f.write(f"{what} (pid {os.getpid()}, since {time.strftime('%Y-%m-%d %H:%M:%S')})")
+            f.flush()
+            yield
+        finally:
+            f.close()
 
     def write(self, key: str, metrics: dict, bins: pd.DataFrame, task: dict, cohorts: pd.DataFrame | None = None) -> Path:
         self.runs.mkdir(parents=True, exist_ok=True)
@@ -54,6 +103,7 @@ class ResultStore:
         meta = dict(table.schema.metadata or {})
         meta[b"gamemarket.metrics"] = json.dumps(metrics).encode()
         meta[b"gamemarket.task"] = json.dumps(task, default=str).encode()
+        meta[b"gamemarket.key"] = key.encode()
         if cohorts is not None:
             meta[b"gamemarket.cohorts"] = cohorts.to_json(orient="split", index=False, double_precision=15).encode()
         table = table.replace_schema_metadata(meta)

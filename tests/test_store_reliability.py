@@ -1,0 +1,105 @@
+"""Stored results are verified on read, one run of a study at a time, and no worker outlives its run."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from gamemarket.errors import InputError
+from gamemarket.studies import load_results, load_study, run_study, study_status
+from gamemarket.studies.store import ResultStore
+from test_studies import SMALL, _metrics, write_study
+
+
+def _small(tmp_path):
+    # LRG for g0.1x0.9, which is SRG again: two tasks with one key would both count as missing
+    spec = load_study(write_study(tmp_path, SMALL.replace("count = 3", "count = 2").replace("g0.1x0.9", "LRG")))
+    run_study(spec, n_jobs=1, progress=False)
+    return spec, sorted((spec.results_dir / "runs").glob("*.parquet"))
+
+
+def test_a_truncated_result_is_set_aside_and_run_again(tmp_path):
+    spec, files = _small(tmp_path)
+    before = _metrics(spec)
+    victim = files[0]
+    victim.write_bytes(victim.read_bytes()[: victim.stat().st_size // 2])
+    with pytest.warns(UserWarning, match=f"{victim.name}: stored result does not read.*run again"):
+        st = study_status(spec)
+    assert st["missing"] == 1 and Path(str(victim) + ".corrupt").exists()
+    assert run_study(spec, n_jobs=1, progress=False)["run"] == 1
+    pd.testing.assert_frame_equal(_metrics(spec), before, check_exact=True)
+
+
+def test_a_result_under_another_tasks_name_is_not_trusted(tmp_path):
+    spec, files = _small(tmp_path)
+    before = _metrics(spec)
+    files[1].write_bytes(files[0].read_bytes())  # a copy made by hand: a valid file, the wrong task
+    with pytest.warns(UserWarning, match="records the key"):
+        assert run_study(spec, n_jobs=1, progress=False)["run"] == 1
+    pd.testing.assert_frame_equal(_metrics(spec), before, check_exact=True)
+
+
+def test_damage_past_the_footer_is_an_error_that_says_what_to_do(tmp_path, monkeypatch):
+    spec, files = _small(tmp_path)
+
+    def broken(self, key):
+        raise OSError("checksum mismatch in a data page")
+
+    monkeypatch.setattr(ResultStore, "read_metrics", broken)
+    with pytest.raises(InputError, match="does not read; it is kept aside, and `gamemarket study run"), \
+            pytest.warns(UserWarning, match="checksum mismatch"):
+        load_results(spec)
+    assert len(list((spec.results_dir / "runs").glob("*.corrupt"))) == 1
+
+
+def test_a_second_run_of_the_same_study_is_refused(tmp_path):
+    spec = load_study(write_study(tmp_path, SMALL))
+    with ResultStore(spec.results_dir).lock("the test"):
+        with pytest.raises(InputError, match=r"results are being written by the test \(pid \d+"):
+            run_study(spec, n_jobs=1, progress=False)
+    assert not (spec.results_dir / "runs").exists()  # nothing was run twice
+    run_study(spec, n_jobs=1, progress=False)  # the lock went with its holder
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return not any(line.startswith("State:") and "Z" in line for line in f)
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc to list child processes")
+def test_workers_end_when_the_run_is_killed(tmp_path):
+    body = SMALL.replace("jobs = 600", "jobs = 30000").replace("count = 3", "count = 6")
+    p = write_study(tmp_path, body)
+    runs = load_study(p).results_dir / "runs"
+    cmd = [sys.executable, "-m", "gamemarket", "study", "run", str(p), "--n-jobs", "2", "--no-report", "--no-progress"]
+    proc = subprocess.Popen(cmd, cwd=tmp_path)
+    deadline = time.time() + 120
+    while time.time() < deadline and not (runs.exists() and list(runs.glob("*.parquet"))):
+        time.sleep(0.05)
+
+    def descendants(pid):
+        out = []
+        for task in Path(f"/proc/{pid}/task").glob("*"):
+            for c in (task / "children").read_text().split():
+                out += [int(c), *descendants(int(c))]
+        return out
+
+    workers = descendants(proc.pid)
+    assert workers, "no worker process was started"
+    os.kill(proc.pid, signal.SIGKILL)  # the parent alone: no chance to stop its workers
+    proc.wait()
+    deadline = time.time() + 10
+    while time.time() < deadline and any(_alive(w) for w in workers):
+        time.sleep(0.1)
+    assert not [w for w in workers if _alive(w)], "workers outlived the killed run"
+    stored = len(list(runs.glob("*.parquet")))
+    time.sleep(1.0)
+    assert len(list(runs.glob("*.parquet"))) == stored  # and nothing is written after it
