@@ -64,15 +64,23 @@ def _number(tok: str, where: str) -> float:
         raise InputError(f"{where}: expected a number, got {tok!r}") from None
 
 
+#: the most strategies a player of an .nfg file may have (a bimatrix game beyond this is not solved here)
+MAX_STRATEGIES = 100_000
+
+
 def read_nfg(path: str | Path) -> Game:
     """Read a two-player ``.nfg`` file (payoff or outcome version)."""
+    from gamemarket.files import read_text
+
     path = Path(path)
+    toks = list(_tokens(read_text(path, "game file (.nfg)")))
     try:
-        text = path.read_text()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc}") from exc
-    toks = list(_tokens(text))
-    where = str(path)
+        return _parse_nfg(toks, str(path))
+    except IndexError:  # a brace list that never closes
+        raise InputError(f"{path}: unexpected end of file") from None
+
+
+def _parse_nfg(toks: list, where: str) -> Game:
     pos = 0
 
     def take(kind=None, value=None):
@@ -106,9 +114,13 @@ def read_nfg(path: str | Path) -> Game:
             take("brace", "}")
             names.append(ss)
     else:
-        for _ in range(2):
-            k = int(_number(take("atom")[1], where))
-            names.append([str(i + 1) for i in range(k)])
+        for who in players:
+            tok = take("atom")[1]
+            k = _number(tok, where)
+            if not (k == int(k) if np.isfinite(k) else False) or not 1 <= k <= MAX_STRATEGIES:
+                raise InputError(f"{where}: {who} has {tok!r} strategies; expected a whole number from 1 to "
+                                 f"{MAX_STRATEGIES:,}")
+            names.append([str(i + 1) for i in range(int(k))])
     take("brace", "}")
     if pos < len(toks) and toks[pos][0] == "str":
         pos += 1  # comment
@@ -129,7 +141,11 @@ def read_nfg(path: str | Path) -> Game:
                 raise InputError(f"{where}: outcome {len(outcomes) + 1} has {len(vals)} payoffs, expected 2")
             outcomes.append(vals)
         take("brace", "}")
-        idx = [int(_number(t[1], where)) for t in toks[pos:]]
+        idx = [_number(t[1], where) for t in toks[pos:]]
+        bad = [t[1] for t, v in zip(toks[pos:], idx) if not (np.isfinite(v) and v == int(v))]
+        if bad:
+            raise InputError(f"{where}: outcome index {bad[0]!r} is not a whole number")
+        idx = [int(v) for v in idx]
         if len(idx) != m * n:
             raise InputError(f"{where}: expected {m * n} outcome indices, found {len(idx)}")
         for k, o in enumerate(idx):
@@ -178,13 +194,17 @@ def read_csv_game(path: str | Path) -> Game:
     else:
         raise InputError(f"{path}: expected columns provider, consumer, provider_payoff, consumer_payoff "
                          f"(or row, col, row_payoff, col_payoff); found {list(df.columns)}")
-    rows = list(dict.fromkeys(df[r].astype(str)))
-    cols = list(dict.fromkeys(df[c].astype(str)))
+    for who in (r, c):
+        if df[who].isna().any():
+            k = int(np.flatnonzero(df[who].isna().to_numpy())[0])
+            raise InputError(f"{path}: line {k + 2}: column {who!r} is empty; every row names a strategy")
+    rlab, clab = df[r].astype(str).tolist(), df[c].astype(str).tolist()
+    rows, cols = list(dict.fromkeys(rlab)), list(dict.fromkeys(clab))
     A = np.full((len(rows), len(cols)), np.nan)
     B = np.full_like(A, np.nan)
     for k, rec in enumerate(df.itertuples(index=False)):
         d = rec._asdict()
-        i, j = rows.index(str(d[r])), cols.index(str(d[c]))
+        i, j = rows.index(rlab[k]), cols.index(clab[k])
         try:
             A[i, j] = float(d[f"{r}_payoff"])
             B[i, j] = float(d[f"{c}_payoff"])

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import tomllib
-
-import numpy as np
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
+from gamemarket import files
 from gamemarket.bids import BetaMix
 from gamemarket.errors import InputError
 from gamemarket.market import Mechanism
@@ -25,20 +25,7 @@ def catalogue_dir(near: Path | None = None) -> Path:
 
 
 def read_toml(path: str | Path) -> dict:
-    path = Path(path)
-    try:
-        with open(path, "rb") as f:
-            return tomllib.load(f)
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a folder; expected a TOML file") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not a text file ({exc.reason} at byte {exc.start}); expected TOML") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{path}: invalid TOML: {exc}") from exc
+    return files.read_toml(path, "TOML file")
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,6 @@ University Press (chapters 6 and 8: user sessions and locality of sampling).
 from __future__ import annotations
 
 import math
-import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
@@ -167,17 +166,9 @@ class WorkloadModel:
     @classmethod
     def read(cls, path: str | Path) -> "WorkloadModel":
         """Read and validate a model file; errors name the file and the field."""
-        path = Path(path)
-        if path.is_dir():
-            raise InputError(f"{path}: is a folder, expected a workload model (.toml)")
-        try:
-            with open(path, "rb") as f:
-                d = tomllib.load(f)
-        except FileNotFoundError:
-            raise InputError(f"{path}: no such workload model file") from None
-        except tomllib.TOMLDecodeError as exc:
-            raise InputError(f"{path}: invalid TOML: {exc}") from None
-        return cls.from_dict(d, where=str(path))
+        from gamemarket.files import read_toml
+
+        return cls.from_dict(read_toml(path, "workload model file (.toml)"), where=str(path))
 
     @classmethod
     def from_dict(cls, d: dict, where: str = "workload model") -> "WorkloadModel":
