@@ -413,6 +413,54 @@ def _newton(fun_h, p, max_iter, done, state, on_iteration=None, p_min=None, subg
     return p
 
 
+def identical_columns(A: np.ndarray, floors: np.ndarray) -> list[list[int]]:
+    """Groups (two or more each) of resources with identical efficiency columns and price floors.
+
+    Cheap fingerprints (floor, column sum, maximum, a strided sample) find candidates; an exact
+    comparison of whole columns decides.
+    """
+    n, m = A.shape
+    stride = max(1, n // 256)
+    keys: dict[tuple, list[int]] = {}
+    for j in range(m):
+        col = A[:, j]
+        keys.setdefault((float(floors[j]), float(col.sum()), float(col.max()), col[::stride].tobytes()), []).append(j)
+    groups = []
+    for cand in keys.values():
+        while len(cand) > 1:
+            same = [k for k in cand if np.array_equal(A[:, cand[0]], A[:, k])]
+            if len(same) > 1:
+                groups.append(same)
+            cand = [k for k in cand if k not in same]
+    return groups
+
+
+def _merged(problem: Problem, groups: list[list[int]], floors: np.ndarray):
+    """The problem with each group of identical resources as one resource of their summed capacity.
+
+    Exact: a job's throughput depends only on its total time on the group, so the two problems have
+    the same optimum, and equal prices on a group's members are optimal for the original. Returns the
+    merged problem, its price floors, and for each original resource its merged index.
+    """
+    import copy
+
+    m = problem.shape[1]
+    rep = np.arange(m)
+    for g in groups:
+        rep[g] = g[0]
+    keep = np.flatnonzero(rep == np.arange(m))
+    index = np.searchsorted(keep, rep)
+    R = np.bincount(index, weights=problem.R, minlength=len(keep))
+    util = copy.copy(problem.utility)
+    merged = Problem(problem.A[:, keep], R, util, demand=problem.demand, weight=util.w,
+                     target=getattr(util, "t_des", None))
+    return merged, floors[keep], index
+
+
+#: the shift of the log-price variables (``solve``): prices below LOG_SHIFT times their scale are near 0
+LOG_SHIFT = 1e-6
+
+
 def _calibrate(fun_p, p: np.ndarray, max_evals: int = 40) -> np.ndarray:
     """The initial prices scaled by the ``e^k`` minimizing the dual along the ray ``e^k p``.
 
@@ -421,6 +469,7 @@ def _calibrate(fun_p, p: np.ndarray, max_evals: int = 40) -> np.ndarray:
     alpha-fair utility's prices is off by ``(t*/t0)^alpha``: orders of magnitude for large alpha.
     """
     seen = []
+    K_MIN = -30.0  # e^-30 ~ 1e-13: prices that low are zero for the dual; never shrink further
 
     def slope(k):
         q = p * np.exp(k)
@@ -436,7 +485,7 @@ def _calibrate(fun_p, p: np.ndarray, max_evals: int = 40) -> np.ndarray:
     step = -1.0 if s0 > 0 else 1.0  # positive slope: resources under-used, prices too high
     k0, k1 = 0.0, None
     evals = 1
-    while evals < max_evals // 2:
+    while evals < max_evals // 2 and k0 + step >= K_MIN:
         k = k0 + step
         sk = slope(k)
         evals += 1
@@ -491,6 +540,19 @@ def solve(problem: Problem, eps: float | None = None, max_iter: int = 500, p0: n
         raise InputError(f"backend must be 'numpy' or 'torch', got {backend!r}")
     if np.dtype(dtype) not in (np.dtype(np.float64), np.dtype(np.float32)):
         raise InputError(f"dtype must be float64 or float32, got {dtype!r}")
+    lo = np.zeros(m) if p_min is None else np.broadcast_to(np.asarray(p_min, dtype=np.float64), (m,)).copy()
+    if not np.isfinite(lo).all() or (lo < 0).any():
+        raise InputError(f"p_min must be {m} finite numbers >= 0")
+    warm = None
+    groups = identical_columns(problem.A, lo) if p0 is None and m > 1 else []
+    if groups:
+        # identical resources make every job's choice between them a tie, along which the dual has a
+        # kink that stalls L-BFGS and Newton alike: price them as one resource first, then start the
+        # original problem from those prices (the allocation among the members is what remains)
+        merged, lo_m, index = _merged(problem, groups, lo)
+        warm = solve(merged, eps=eps, max_iter=max_iter, rel_eps=rel_eps, method=method, p_min=lo_m,
+                     backend=backend, device=device, dtype=dtype)
+        p0 = warm.prices[index]
     A64 = np.ascontiguousarray(problem.A, dtype=dtype)  # float32 on request: half the memory
     order = sort_efficiencies(A64)
     util = problem.utility
@@ -505,15 +567,12 @@ def solve(problem: Problem, eps: float | None = None, max_iter: int = 500, p0: n
         util.mu = eps / (n * max(float(np.max(amax)) ** 2, 1e-300))
         bias = util.mu / 2 * float(np.sum(amax ** 2))
     p = problem.utility.initial_price(A64, problem.R) if p0 is None else np.asarray(p0, dtype=np.float64)
-    lo = np.zeros(m) if p_min is None else np.broadcast_to(np.asarray(p_min, dtype=np.float64), (m,)).copy()
-    if not np.isfinite(lo).all() or (lo < 0).any():
-        raise InputError(f"p_min must be {m} finite numbers >= 0")
     p = np.maximum(p, lo)
     if p.shape != (m,) or not np.isfinite(p).all() or (p < 0).any():
         raise InputError(f"initial prices must be {m} finite numbers >= 0")
-    rows = []
+    rows = [] if warm is None else warm.trace.to_dict("records")
     best = {"gap": np.inf}
-    state = {"evals": 0, "iters": 0}
+    state = {"evals": 0, "iters": 0} if warm is None else {"evals": warm.evaluations, "iters": warm.iterations}
 
     # Precondition: L-BFGS works on z = p / scale with the dual divided by fscale, so that
     # variables and values are of order one whatever the utility's magnitude (alpha-fair utilities
@@ -597,20 +656,23 @@ def solve(problem: Problem, eps: float | None = None, max_iter: int = 500, p0: n
     # z = log((p - p_min) / scale), where it is close to quadratic.
     logspace = bool(getattr(util, "log_prices", False))
 
+    # The log is shifted, p = lo + scale (e^z - LOG_SHIFT) with z >= log(LOG_SHIFT), so that a price can
+    # reach its floor exactly (a resource no job over-subscribes has price 0 at the optimum) and the
+    # gradient in z near the floor is damped by LOG_SHIFT, not by the price itself (1e-28 stalled it).
     def to_p(z):
         if logspace:
-            return lo + scale * np.exp(np.clip(z, -700.0, 700.0))
+            return np.maximum(lo + scale * (np.exp(np.clip(z, -700.0, 700.0)) - LOG_SHIFT), lo)
         return np.maximum(z * scale, lo)
 
     def to_z(q):
         if logspace:
-            return np.log(np.maximum(q - lo, 1e-300) / scale)
+            return np.log(np.maximum(q - lo, 0.0) / scale + LOG_SHIFT)
         return q / scale
 
     def fun(z):
         q = to_p(z)
         f, grad = fun_p(q)
-        return f / fscale, grad * (q - lo if logspace else scale) / fscale
+        return f / fscale, grad * (scale * np.exp(np.clip(z, -700.0, 700.0)) if logspace else scale) / fscale
 
     def fun_p(q):
         if tev is not None and not want_h[0]:
@@ -675,7 +737,8 @@ def solve(problem: Problem, eps: float | None = None, max_iter: int = 500, p0: n
                         raise StopIteration
 
                 want_h[0] = False
-                bounds = None if logspace else [(lo[j] / scale[j], None) for j in range(m)]
+                bounds = ([(np.log(LOG_SHIFT), None)] * m if logspace
+                          else [(lo[j] / scale[j], None) for j in range(m)])
                 res = minimize(fun, to_z(p), jac=True, method="L-BFGS-B", bounds=bounds, callback=stop_at_cap,
                                options={"maxiter": cap - state["iters"], "maxfun": max_iter * 20, "ftol": 0.0,
                                         "gtol": 0.0, "maxcor": 20})
@@ -715,6 +778,8 @@ def solve(problem: Problem, eps: float | None = None, max_iter: int = 500, p0: n
         message = f"duality gap {best['gap']:.3g} <= max(eps {eps:.3g}, rel_eps * |objective|)"
     else:
         message = f"stopped after {state['iters']} iterations with gap {best['gap']:.3g} > eps {eps:.3g}"
+    if groups:
+        message += f" (identical resources {groups} priced as one first)"
     alloc = best["alloc"]
     viol = check_feasible(problem, alloc)
     if viol > 1e-9:
