@@ -103,3 +103,18 @@ def test_workers_end_when_the_run_is_killed(tmp_path):
     stored = len(list(runs.glob("*.parquet")))
     time.sleep(1.0)
     assert len(list(runs.glob("*.parquet"))) == stored  # and nothing is written after it
+
+
+def test_a_report_folder_refuses_another_study(tmp_path):
+    from gamemarket.reports.report import MARKER, claim_folder
+
+    (tmp_path / "a").mkdir(); (tmp_path / "b").mkdir()
+    a = load_study(write_study(tmp_path / "a", SMALL))
+    b = load_study(write_study(tmp_path / "b", SMALL))  # a copied study file that kept its name
+    out = tmp_path / "reports" / "small"
+    claim_folder(out, a)
+    claim_folder(out, a)  # its own folder: fine
+    with pytest.raises(InputError, match="belongs to the study .*a/studies/s.toml.*pass --force"):
+        claim_folder(out, b)
+    claim_folder(out, b, force=True)
+    assert "b/studies/s.toml" in (out / MARKER).read_text()

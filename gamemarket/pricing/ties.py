@@ -174,6 +174,10 @@ def metric(H: np.ndarray | None, m: int) -> np.ndarray:
         return np.eye(m) / np.sqrt(np.trace(H) / m)
 
 
+#: steps of the iterative bounded least squares when more than 2,000 jobs tie (``mix``)
+MAX_TRF_STEPS = 50
+
+
 def mix(ties: Ties, usage: np.ndarray, R: np.ndarray, demand: np.ndarray, L: np.ndarray,
         slack: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The mixture weights ``lambda`` and the residual ``w = R - usage - s`` (``s >= 0`` only where
@@ -192,8 +196,12 @@ def mix(ties: Ties, usage: np.ndarray, R: np.ndarray, demand: np.ndarray, L: np.
         if Vf.shape[1] == 0:
             break
         ub = np.r_[np.ones(int(free.sum())), np.full(len(s_cols), np.inf)]
-        sol = lsq_linear(L.T @ Vf, L.T @ (b - fixed_use), bounds=(np.zeros(Vf.shape[1]), ub),
-                         method="bvls" if Vf.shape[1] <= 2000 else "trf", lsq_solver="exact")
+        if Vf.shape[1] <= 2000:
+            sol = lsq_linear(L.T @ Vf, L.T @ (b - fixed_use), bounds=(np.zeros(Vf.shape[1]), ub), method="bvls")
+        else:  # many ties (near zero prices nearly every job ties): an exact QR per step took minutes; the
+            # iterative solver with a step cap gives a mixture that is a candidate only (its gap is measured)
+            sol = lsq_linear(L.T @ Vf, L.T @ (b - fixed_use), bounds=(np.zeros(Vf.shape[1]), ub), method="trf",
+                             lsq_solver="lsmr", max_iter=MAX_TRF_STEPS)
         x = np.clip(sol.x, 0.0, ub)
         lam[free] = x[:int(free.sum())]
         if _round == 1 or not (ties.three & (lam > 0) & (lam < 1)).any():

@@ -214,6 +214,15 @@ class Target(Utility):
     def marginal(self, t):
         return np.where(t < self.t_des, self.w, 0.0)
 
+    def initial_price(self, A, R):
+        """The base guess; where it is zero (the fair share meets most targets), a tenth of what a job of
+        median weight and average efficiency would pay at most (``w a_j``): the dual has a kink at zero
+        prices, where every job is indifferent between resources, and L-BFGS finds no descent there."""
+        p = super().initial_price(A, R)
+        if not (p > 0).any():
+            p = 0.1 * float(np.median(self.w)) * np.asarray(A.mean(axis=0), dtype=np.float64)
+        return p
+
     def _h(self, s, w, td):
         if self.mu > 0:
             with np.errstate(all="ignore"):
