@@ -10,39 +10,34 @@ from pathlib import Path
 from gamemarket.errors import InputError
 
 
-def read_toml(path: str | os.PathLike, what: str = "TOML file") -> dict:
-    """A TOML file as a dict; a missing file, a folder, binary content or bad TOML is an error naming the path."""
-    import tomllib
-
-    path = Path(path)
-    try:
-        with open(path, "rb") as f:
-            return tomllib.load(f)
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such {what}") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a folder; expected a {what}") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not a text file ({exc.reason} at byte {exc.start}); expected a {what}") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{path}: invalid TOML: {exc}") from None
+def _read_error(path: Path, exc: Exception, what: str) -> InputError:
+    """The message for a file that cannot be read, naming it and what was expected."""
+    if isinstance(exc, FileNotFoundError):
+        return InputError(f"{path}: no such {what}")
+    if isinstance(exc, IsADirectoryError):
+        return InputError(f"{path}: is a folder; expected a {what}")
+    if isinstance(exc, UnicodeDecodeError):
+        return InputError(f"{path}: not a text file ({exc.reason} at byte {exc.start}); expected a {what}")
+    return InputError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}")
 
 
 def read_text(path: str | os.PathLike, what: str = "file") -> str:
     """A text file's contents; a missing file, a folder or binary content is an error naming the path."""
     path = Path(path)
     try:
-        return path.read_text()
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such {what}") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a folder; expected a {what}") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not a text file ({exc.reason} at byte {exc.start}); expected a {what}") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _read_error(path, exc, what) from None
+
+
+def read_toml(path: str | os.PathLike, what: str = "TOML file") -> dict:
+    """A TOML file as a dict; a missing file, a folder, binary content or bad TOML is an error naming the path."""
+    import tomllib
+
+    try:
+        return tomllib.loads(read_text(path, what))
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{path}: invalid TOML: {exc}") from None
 
 
 @contextmanager
