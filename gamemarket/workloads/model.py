@@ -327,7 +327,7 @@ def generate_from_model(model: WorkloadModel, *, jobs: int | None = None, nodes:
     t = place(k)
     t -= t.min()
     if t.max() > 0:
-        t *= span_target / t.max()
+        t = np.minimum(t * (span_target / t.max()), span_target)  # the product may round one ulp above
     submit = np.floor(t).astype(np.int64)
     ratio = np.exp(_interp(rng.random(J), P_GRID, model.log_estimate_ratio_quantiles))
     estimate = np.maximum(np.ceil(runtime * ratio), runtime).astype(np.int64)
