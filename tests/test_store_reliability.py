@@ -118,3 +118,18 @@ def test_a_report_folder_refuses_another_study(tmp_path):
         claim_folder(out, b)
     claim_folder(out, b, force=True)
     assert "b/studies/s.toml" in (out / MARKER).read_text()
+
+
+def test_a_damaged_population_run_is_set_aside(tmp_path):
+    from gamemarket.studies.population import PopulationStore
+
+    store = PopulationStore(tmp_path)
+    store.write("k1", {"revenue": 1.0})
+    assert store.read("k1")["revenue"] == 1.0
+    store.path("k2").write_text(store.path("k1").read_text())  # valid JSON, another run's key
+    store.path("k3").write_text('{"revenue": ')  # truncated
+    for key, why in (("k2", "records another key"), ("k3", "JSONDecodeError")):
+        with pytest.warns(UserWarning, match=f"{key}.json: stored run does not read .*{why}.*run again"):
+            assert store.read(key) is None
+        assert Path(str(store.path(key)) + ".corrupt").exists() and not store.path(key).exists()
+    assert not list(store.dir.glob("*.tmp"))

@@ -73,9 +73,7 @@ def read_npz(path: str | Path, required=("A", "R"), what: str = "problem", text=
     if path.is_dir():
         raise InputError(f"{path}: is a folder; expected a {what} file (.npz)")
     try:
-        with np.load(path, allow_pickle=False) as f:
-            if not hasattr(f, "files"):
-                raise InputError(f"{path}: a single .npy array; expected a {what} file (.npz) of named arrays")
+        with np.load(path, allow_pickle=False) as f:  # a lone .npy array is no context manager: caught below
             z = {}
             for key in f.files:
                 try:

@@ -57,7 +57,8 @@ from gamemarket.games.reduction import population_points
 from gamemarket.games.rsg_equilibria import equilibria
 from gamemarket.games.rsgame import RoleSymmetricGame
 from gamemarket.market import Mechanism, simulate
-from gamemarket.studies.store import ResultStore, task_key
+from gamemarket.files import atomic_path
+from gamemarket.studies.store import ResultStore, set_aside, task_key
 from gamemarket.studies.workers import exit_with_parent
 
 AGENTS = ("jobs", "users")
@@ -165,19 +166,12 @@ class PopulationStore:
             reason = "it records another key" if isinstance(rec, dict) else "not a JSON object"
         if isinstance(rec, dict) and rec.get("key") == key:
             return rec
-        import warnings
-
-        aside = path.with_name(path.name + ".corrupt")
-        os.replace(path, aside)
-        warnings.warn(f"{path}: stored run does not read ({reason[:200]}); kept as {aside.name}, and the run will be "
-                      "done again", stacklevel=2)
+        set_aside(path, reason, "stored run")
         return None
 
     def write(self, key: str, rec: dict) -> None:
-        self.dir.mkdir(parents=True, exist_ok=True)
-        tmp = self.dir / f".{key}.{os.getpid()}.tmp"
-        tmp.write_text(json.dumps({**rec, "key": key}))
-        os.replace(tmp, self.path(key))
+        with atomic_path(self.path(key), "stored run") as tmp:
+            tmp.write_text(json.dumps({**rec, "key": key}))
 
 
 # ---------------------------------------------------------------------------- one chunk of runs

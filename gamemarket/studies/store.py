@@ -18,6 +18,22 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from gamemarket.files import atomic_path
+
+
+def set_aside(path: Path, reason: str, what: str = "stored result") -> None:
+    """Move an untrustworthy stored file to ``<name>.corrupt`` (kept for inspection, never read) and warn
+    that its run will be done again."""
+    import warnings
+
+    aside = path.with_name(path.name + ".corrupt")
+    try:
+        os.replace(path, aside)
+    except OSError:
+        aside = path
+    warnings.warn(f"{path}: {what} does not read ({reason[:200]}); kept as {aside.name}, and its task will be "
+                  "run again", stacklevel=3)
+
 
 def task_key(fields: dict) -> str:
     blob = json.dumps(fields, sort_keys=True, separators=(",", ":"), default=str)
@@ -54,17 +70,7 @@ class ResultStore:
             return False
 
     def set_aside(self, key: str, reason: str) -> None:
-        """Move an untrustworthy result to ``<name>.corrupt`` (kept for inspection, never read) and warn."""
-        import warnings
-
-        path = self.path(key)
-        aside = path.with_name(path.name + ".corrupt")
-        try:
-            os.replace(path, aside)
-        except OSError:
-            aside = path
-        warnings.warn(f"{path}: stored result does not read ({reason[:200]}); kept as {aside.name}, and the task "
-                      "will be run again", stacklevel=3)
+        set_aside(self.path(key), reason)
 
     @contextlib.contextmanager
     def lock(self, what: str = "study run"):
@@ -98,7 +104,6 @@ class ResultStore:
             f.close()
 
     def write(self, key: str, metrics: dict, bins: pd.DataFrame, task: dict, cohorts: pd.DataFrame | None = None) -> Path:
-        self.runs.mkdir(parents=True, exist_ok=True)
         table = pa.Table.from_pandas(bins, preserve_index=False)
         meta = dict(table.schema.metadata or {})
         meta[b"gamemarket.metrics"] = json.dumps(metrics).encode()
@@ -108,9 +113,8 @@ class ResultStore:
             meta[b"gamemarket.cohorts"] = cohorts.to_json(orient="split", index=False, double_precision=15).encode()
         table = table.replace_schema_metadata(meta)
         target = self.path(key)
-        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-        pq.write_table(table, tmp)
-        os.replace(tmp, target)
+        with atomic_path(target, "stored result") as tmp:
+            pq.write_table(table, tmp)
         return target
 
     def read(self, key: str) -> tuple[dict, pd.DataFrame, dict]:
