@@ -64,6 +64,10 @@ def _number(tok: str, where: str) -> float:
         raise InputError(f"{where}: expected a number, got {tok!r}") from None
 
 
+def _whole(v: float) -> bool:
+    return bool(np.isfinite(v) and v == int(v))
+
+
 #: the most strategies a player of an .nfg file may have (a bimatrix game beyond this is not solved here)
 MAX_STRATEGIES = 100_000
 
@@ -117,7 +121,7 @@ def _parse_nfg(toks: list, where: str) -> Game:
         for who in players:
             tok = take("atom")[1]
             k = _number(tok, where)
-            if not (k == int(k) if np.isfinite(k) else False) or not 1 <= k <= MAX_STRATEGIES:
+            if not (_whole(k) and 1 <= k <= MAX_STRATEGIES):
                 raise InputError(f"{where}: {who} has {tok!r} strategies; expected a whole number from 1 to "
                                  f"{MAX_STRATEGIES:,}")
             names.append([str(i + 1) for i in range(int(k))])
@@ -142,7 +146,7 @@ def _parse_nfg(toks: list, where: str) -> Game:
             outcomes.append(vals)
         take("brace", "}")
         idx = [_number(t[1], where) for t in toks[pos:]]
-        bad = [t[1] for t, v in zip(toks[pos:], idx) if not (np.isfinite(v) and v == int(v))]
+        bad = [t[1] for t, v in zip(toks[pos:], idx) if not _whole(v)]
         if bad:
             raise InputError(f"{where}: outcome index {bad[0]!r} is not a whole number")
         idx = [int(v) for v in idx]

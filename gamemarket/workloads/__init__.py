@@ -50,5 +50,5 @@ def load(source: str, parallel: str = "split", skip_bad_lines: bool = False, mod
     return read_swf(resolve(source), parallel=parallel, skip_bad_lines=skip_bad_lines)
 
 
-__all__ = ["Workload", "WorkloadModel", "SyntheticSpec", "generate", "generate_from_model", "is_model_path", "load", "synthetic_spec",
-           "nodes_from_processors", "read_swf"]
+__all__ = ["Workload", "WorkloadModel", "SyntheticSpec", "generate", "generate_from_model", "is_model_path", "load",
+           "nodes_from_processors", "read_swf", "synthetic_spec"]
