@@ -16,6 +16,16 @@ PROVIDER_PAYOFFS = ("revenue", "utilization", "welfare")
 CONSUMER_PAYOFFS = ("mean_utility",) + tuple(f"mean_utility_{g}" for g in RUNTIME_GROUPS) + (
     "mean_utility_aggressive", "mean_utility_conservative", "mean_bsd", "ssj_share")
 BID_BIN_WIDTH = 10.0
+# Units: a bid is a price per second of run time, so utilities, payments and revenue are in bid x seconds.
+BID_UNIT = "bid per second of run time"
+UNITS = {"revenue": "bid x s", "welfare": "bid x s", "utilization": "share of node time",
+         "mean_bsd": "bounded slowdown, no unit", "ssj_share": "share of jobs",
+         **{m: "bid x s per job" for m in CONSUMER_PAYOFFS if m.startswith("mean_utility")}}
+
+
+def unit(metric: str) -> str:
+    """The unit of a payoff, as the reports label axes and colour bars."""
+    return UNITS.get(metric, "")
 
 
 def aggressive_group(betas: np.ndarray) -> int | None:
@@ -81,22 +91,36 @@ def binned(jobs: pd.DataFrame) -> pd.DataFrame:
 
 
 COHORT_BINS = 100
+BID_CLASSES = ("low", "middle", "high")
+LOW_MAX = 60.0  # the contract's bid classes (market-model.md): low [0, 60], middle (60, 120), high [120, 180]
+HIGH_MIN = 120.0
 
 
-def cohorts(jobs: pd.DataFrame, G: np.ndarray) -> pd.DataFrame:
-    """Sums per 1% bin of the group draw ``G`` (bin k holds ``k/100 <= G < (k+1)/100``).
+def bid_class(private_bid: np.ndarray) -> np.ndarray:
+    """Index into ``BID_CLASSES`` of each private bid: low ``w <= 60``, middle ``60 < w < 120``, high ``w >= 120``."""
+    w = np.asarray(private_bid, dtype=float)
+    return np.where(w <= LOW_MAX, 0, np.where(w < HIGH_MIN, 1, 2))
 
-    With common random numbers a job's ``G`` is the same under every beta mix, so the jobs that a
-    mix makes aggressive (``G >= cum``) can be followed into the truthful run of the same seed:
-    the cohort ``G >= k/100`` is the union of bins k..99. Thresholds are the doubles ``k/100``,
-    which equal the cumulative fractions 0.9, 0.99, ... of the catalogue's mixes exactly.
+
+def cohorts(jobs: pd.DataFrame, G: np.ndarray, private_bid: np.ndarray) -> pd.DataFrame:
+    """Sums per 1% bin of the group draw ``G`` (bin k holds ``k/100 <= G < (k+1)/100``) and private-bid class.
+
+    With common random numbers a job's ``G`` and private bid are the same under every beta mix, so
+    the jobs that a mix makes aggressive (``G >= cum``) can be followed into the truthful run of the
+    same seed, bid class by bid class: the cohort ``G >= k/100`` is the union of bins k..99.
+    Thresholds are the doubles ``k/100``, which equal the cumulative fractions 0.9, 0.99, ... of
+    the catalogue's mixes exactly. One row per (``g_bin``, ``bid_class``), empty cells included.
     """
     k = np.searchsorted(np.arange(1, COHORT_BINS) / COHORT_BINS, np.asarray(G), side="right")
-    out = pd.DataFrame({"g_bin": np.arange(COHORT_BINS), "n": np.bincount(k, minlength=COHORT_BINS)})
+    cell = k * len(BID_CLASSES) + bid_class(private_bid)
+    size = COHORT_BINS * len(BID_CLASSES)
+    g_bin, cls = np.divmod(np.arange(size), len(BID_CLASSES))
+    out = pd.DataFrame({"g_bin": g_bin, "bid_class": np.array(BID_CLASSES)[cls],
+                        "n": np.bincount(cell, minlength=size)})
     # the columns a market's outcome has (scheduling: bsd, ssj, flow; pricing: throughput)
     for col, name in (("utility", "sum_utility"), ("payment", "sum_payment"), ("bsd", "sum_bsd"),
                       ("ssj", "n_ssj"), ("flow", "sum_flow"), ("throughput", "sum_throughput")):
         if col in jobs:
-            v = np.bincount(k, weights=jobs[col].to_numpy().astype(np.float64), minlength=COHORT_BINS)
+            v = np.bincount(cell, weights=jobs[col].to_numpy().astype(np.float64), minlength=size)
             out[name] = v.astype(np.int64) if name == "n_ssj" else v
     return out

@@ -1,5 +1,6 @@
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -57,12 +58,37 @@ def test_cohorts_follow_the_same_jobs_across_mixes():
     d = draw(len(w), 9)
     dev = BetaMix(((0.99, 0.0), (0.01, 0.9)))
     r = simulate(job_table(w, dev, 9, draws=d), 4)
-    c = payoffs.cohorts(r.jobs, d.G)
+    c = payoffs.cohorts(r.jobs, d.G, d.private_bid).groupby("g_bin")[["n", "sum_utility"]].sum()
     agg = r.jobs["group"] == 1  # the deviators: G >= 0.99
     assert c.loc[99, "n"] == agg.sum()
     assert np.isclose(c.loc[99, "sum_utility"], r.jobs.loc[agg, "utility"].sum())
     srg_agg = SRG.assign(d.G) == 1
     assert c.loc[90:, "n"].sum() == srg_agg.sum()
     rf = simulate(job_table(w, FT, 9, draws=d), 4)
-    cf = payoffs.cohorts(rf.jobs, d.G)
+    cf = payoffs.cohorts(rf.jobs, d.G, d.private_bid).groupby("g_bin")[["n", "sum_utility"]].sum()
     assert np.isclose(cf.loc[99, "sum_utility"], rf.jobs.loc[agg.to_numpy(), "utility"].sum())
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.floats(0, 0.999999), st.sampled_from([0.0, 30.0, 60.0, np.nextafter(60.0, 61), 90.0,
+                                                                     np.nextafter(120.0, 0), 120.0, 179.9]),
+                          st.floats(-1e6, 1e6)), min_size=1, max_size=40))
+def test_cohort_cells_match_a_per_job_loop(rows):
+    """Every job lands in the cell of its G bin and its contract bid class (low [0, 60], middle (60, 120),
+    high [120, 180]); the sums are those of a plain loop."""
+    G = np.array([r[0] for r in rows])
+    w = np.array([r[1] for r in rows])
+    u = np.array([r[2] for r in rows])
+    c = payoffs.cohorts(pd.DataFrame({"utility": u}), G, w).set_index(["g_bin", "bid_class"])
+    want_n, want_u = {}, {}
+    for g, b, x in rows:
+        k = sum(1 for i in range(1, 100) if i / 100 <= g)  # bins [k/100, (k+1)/100)
+        cls = "low" if b <= 60 else "middle" if b < 120 else "high"
+        want_n[(k, cls)] = want_n.get((k, cls), 0) + 1
+        want_u[(k, cls)] = want_u.get((k, cls), 0.0) + x
+    assert len(c) == 300 and int(c["n"].sum()) == len(rows)
+    for key, n in want_n.items():
+        assert c.loc[key, "n"] == n
+        assert c.loc[key, "sum_utility"] == pytest.approx(want_u[key], rel=1e-12, abs=1e-6)
+
+

@@ -23,7 +23,7 @@ from gamemarket import MODEL_VERSION, __version__, bids, payoffs
 from gamemarket.errors import InputError
 from gamemarket.market import Mechanism, simulate
 from gamemarket.studies.spec import StudySpec
-from gamemarket.studies.store import ResultStore, task_key
+from gamemarket.studies.store import RESULTS_FORMAT, ResultStore, task_key
 from gamemarket.studies.workers import exit_with_parent
 from gamemarket.workloads import load
 
@@ -89,7 +89,7 @@ def content_hash(arrays: dict[str, np.ndarray]) -> str:
 
 def plan(spec: StudySpec, arrays: dict[str, np.ndarray], nodes: int) -> list[Task]:
     """All tasks of a study, each with the key of its stored result."""
-    base = {"model": MODEL_VERSION, "workload": content_hash(arrays), "nodes": nodes,
+    base = {"model": MODEL_VERSION, "results": RESULTS_FORMAT, "workload": content_hash(arrays), "nodes": nodes,
             "bids": {"components": spec.bids.components, "lo": spec.bids.lo, "hi": spec.bids.hi}}
     tasks = []
     for p in spec.providers:
@@ -118,7 +118,7 @@ def run_task(arrays: dict[str, np.ndarray], nodes: int, provider: dict, groups: 
     result = simulate(table, nodes, mech, validate=False)
     metrics = payoffs.run_metrics(result.jobs, result.summary, mix.betas)
     binned = payoffs.binned(result.jobs)
-    cohorts = payoffs.cohorts(result.jobs, draws.G)
+    cohorts = payoffs.cohorts(result.jobs, draws.G, draws.private_bid)
     metrics["task_seconds"] = time.perf_counter() - t0
     return metrics, binned, cohorts
 
@@ -149,7 +149,7 @@ def run_pricing_task(arrays, provider: dict, groups: tuple, seed: int, distribut
                    sum_throughput=("t", "sum")))
     for c in ("sum_bsd", "n_ssj", "sum_flow"):
         binned[c] = 0.0 if c != "n_ssj" else 0
-    cohorts = payoffs.cohorts(jobs, draws.G)
+    cohorts = payoffs.cohorts(jobs, draws.G, draws.private_bid)
     metrics["task_seconds"] = time.perf_counter() - t0
     return metrics, binned, cohorts
 
@@ -260,7 +260,7 @@ def study_status(spec: StudySpec) -> dict:
 
 
 def load_cohorts(spec: StudySpec) -> pd.DataFrame:
-    """The G-cohort sums of every stored task (columns provider, consumer, seed, g_bin, n, sums)."""
+    """The cohort sums of every stored task (columns provider, consumer, seed, g_bin, bid_class, n, sums)."""
     store = ResultStore(spec.results_dir)
     w, nodes = load_workload(spec)
     out = []

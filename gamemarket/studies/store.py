@@ -20,6 +20,10 @@ import pyarrow.parquet as pq
 
 from gamemarket.files import atomic_path
 
+# What a stored task holds; part of every task key, so a stored result of another format is never read.
+# 2: the cohort sums are split by private-bid class (before: by G bin only).
+RESULTS_FORMAT = 2
+
 
 def set_aside(path: Path, reason: str, what: str = "stored result") -> None:
     """Move an untrustworthy stored file to ``<name>.corrupt`` (kept for inspection, never read) and warn
