@@ -14,17 +14,24 @@ import numpy as np
 import pandas as pd
 
 from gamemarket.confidence import t_interval
-from gamemarket.payoffs import aggressive_group
+from gamemarket.payoffs import BID_CLASSES, HIGH_MIN, LOW_MAX, aggressive_group
 
-LOW_MAX = 60.0  # bins are [10k, 10k+10): "low" = bins below 60, i.e. private bid < 60 (the contract's [0, 60] less w = 60 exactly)
-HIGH_MIN = 120.0
+# Claims (1)-(3) read the 10-wide bid bins [10k, 10k + 10): "low" is the bins below 60, i.e. w < 60 (the
+# contract's [0, 60] less w = 60 exactly, a null event for continuous bids). Claim (4) reads the cohorts,
+# which carry the contract's classes exactly.
+SHADERS = {"SRG": (90, "risk-aggressive 10% (SRG)"), "DEV1": (99, "1% deviators (DEV1)")}
+
+
+def summarize(d: pd.Series) -> dict:
+    """Mean of per-seed differences with a 95% t-interval over seeds (NaN interval below two seeds)."""
+    d = d.dropna()
+    mean, lo, hi = t_interval(d.to_numpy())
+    return {"mean": mean, "lo": lo, "hi": hi, "n": len(d)}
 
 
 def paired(a: pd.Series, b: pd.Series) -> dict:
     """Mean of a - b over the seeds both have, with a 95% t-interval."""
-    d = (a - b).dropna()
-    mean, lo, hi = t_interval(d.to_numpy())
-    return {"mean": mean, "lo": lo, "hi": hi, "n": len(d)}
+    return summarize(a - b)
 
 
 def verdict(d: dict, claimed_sign: int) -> str:
@@ -55,16 +62,65 @@ def _per_seed(bins: pd.DataFrame, value: str, **sel) -> pd.Series:
     return g[col] / g["n"]
 
 
+CONTEXT = "context (no claim in the paper)"
+RULES = "follows from the rules"
+
+
+def _hb_pair(provs, providers) -> tuple[str | None, str | None]:
+    """The study's HB mechanisms with first and with k-th price at reserve 1 (None where absent)."""
+    def find(payment):
+        return next((n for n in sorted(provs) if providers[n]["scheduler"] == "hb" and providers[n]["payment"] == payment
+                     and providers[n]["reserve"] == 1.0), None)
+    return find("first"), find("kth")
+
+
+def _rule(diff: pd.Series, what: str) -> tuple[str, str]:
+    """(measured, verdict) of a difference the rules make non-negative on every seed."""
+    holds = bool(len(diff) and (diff >= 0).all())
+    return (f"{what}: {diff.mean():+.4g} (every one of {len(diff)} seeds >= 0: {'yes' if holds else 'NO'})",
+            RULES if holds else "contradicted (the rules imply it: check the engine)")
+
+
 def _agg_group(consumers: dict, name: str) -> int | None:
     return aggressive_group(np.array([b for _, b in consumers[name]["groups"]]))
 
 
-def _cohort_gain(cohorts: pd.DataFrame, provider: str, consumer: str, start_bin: int) -> dict:
-    def per_seed(c):
-        sub = cohorts[(cohorts["provider"] == provider) & (cohorts["consumer"] == c) & (cohorts["g_bin"] >= start_bin)]
-        g = sub.groupby("seed")[["n", "sum_utility"]].sum()
-        return g["sum_utility"] / g["n"]
-    return paired(per_seed(consumer), per_seed("FT"))
+def _cohort_utility(cohorts: pd.DataFrame, provider: str, consumer: str, start_bin: int,
+                    bid_class: str = "all") -> pd.Series:
+    """Per seed: mean utility of the jobs with ``G >= start_bin/100`` (of one private-bid class, or all)."""
+    sub = cohorts[(cohorts["provider"] == provider) & (cohorts["consumer"] == consumer) & (cohorts["g_bin"] >= start_bin)]
+    if bid_class != "all":
+        sub = sub[sub["bid_class"] == bid_class]
+    g = sub.groupby("seed")[["n", "sum_utility"]].sum()
+    return (g["sum_utility"] / g["n"].where(g["n"] > 0)).dropna()
+
+
+def cohort_gain(cohorts: pd.DataFrame, provider: str, consumer: str, start_bin: int, bid_class: str = "all") -> pd.Series:
+    """Per seed: the shading cohort's mean utility minus the same jobs' mean utility in the truthful (FT)
+    run of the same seed and mechanism (common random numbers: the same jobs, the same private bids)."""
+    return (_cohort_utility(cohorts, provider, consumer, start_bin, bid_class)
+            - _cohort_utility(cohorts, provider, "FT", start_bin, bid_class)).dropna()
+
+
+def shading_gains(cohorts: pd.DataFrame | None, providers: dict) -> pd.DataFrame:
+    """The shading users' gain over the same jobs' truthful run, per mechanism, shading group and
+    private-bid class (low, middle, high, all): mean and 95% t-interval over seeds.
+
+    Columns: mechanism, consumer, who, bid_class, mean, ci_low, ci_high, n_seeds."""
+    rows = []
+    if cohorts is None or not len(cohorts) or "FT" not in set(cohorts["consumer"]):
+        return pd.DataFrame(rows, columns=["mechanism", "consumer", "who", "bid_class", "mean", "ci_low", "ci_high",
+                                           "n_seeds"])
+    cons = set(cohorts["consumer"])
+    for mix, (start, who) in SHADERS.items():
+        if mix not in cons:
+            continue
+        for p in (n for n in providers if n in set(cohorts["provider"])):
+            for cls in BID_CLASSES + ("all",):
+                d = summarize(cohort_gain(cohorts, p, mix, start, cls))
+                rows.append({"mechanism": p, "consumer": mix, "who": who, "bid_class": cls, "mean": d["mean"],
+                             "ci_low": d["lo"], "ci_high": d["hi"], "n_seeds": d["n"]})
+    return pd.DataFrame(rows)
 
 
 def evaluate(metrics: pd.DataFrame, bins: pd.DataFrame, cohorts: pd.DataFrame | None, consumers: dict,
@@ -74,9 +130,9 @@ def evaluate(metrics: pd.DataFrame, bins: pd.DataFrame, cohorts: pd.DataFrame | 
     provs = set(metrics["provider"])
     cons = set(metrics["consumer"])
 
-    def add(claim, paper, measured, v, *, mechanism="", group="", bid_class="all", statistic="", d=None):
+    def add(claim, paper, measured, v, *, mechanism="", group="", bid_class="all", statistic="", d=None, key):
         d = d or {}
-        out.append({"claim": claim, "paper": paper, "measured": measured, "verdict": v, "mechanism": mechanism,
+        out.append({"key": key, "claim": claim, "paper": paper, "measured": measured, "verdict": v, "mechanism": mechanism,
                     "group": group, "bid_class": bid_class, "statistic": statistic, "mean": d.get("mean", np.nan),
                     "ci_low": d.get("lo", np.nan), "ci_high": d.get("hi", np.nan), "n_seeds": d.get("n", 0)})
 
@@ -94,7 +150,8 @@ def evaluate(metrics: pd.DataFrame, bins: pd.DataFrame, cohorts: pd.DataFrame | 
                 d = paired(a, b)
                 add(f"({num}) HB: low-bid risk-aggressive users (SRG) have a higher {label} than all users under FT",
                     "higher (Fig. 1-2)", f"SRG aggressive minus FT: {_fmt(d)}", verdict(d, +1), mechanism=p,
-                    group="SRG aggressive vs FT all", bid_class="low", statistic=f"{value} difference", d=d)
+                    group="SRG aggressive vs FT all", bid_class="low", statistic=f"{value} difference", d=d,
+                    key=f"c{num}")
         if hb:
             agg_sel = dict(consumer="SRG", group=agg)
             for other in ("nphb", "wspt", "wspt-est"):
@@ -114,7 +171,8 @@ def evaluate(metrics: pd.DataFrame, bins: pd.DataFrame, cohorts: pd.DataFrame | 
                     else:
                         continue
                     add(claim, paper, f"BSD(HB) minus BSD({other.upper()}): {_fmt(d)}", verdict(d, sign),
-                        mechanism=f"{hb} vs {o}", group="SRG aggressive", bid_class=cls, statistic="bsd difference", d=d)
+                        mechanism=f"{hb} vs {o}", group="SRG aggressive", bid_class=cls, statistic="bsd difference", d=d,
+                        key=f"c3-{other}-{cls}-bsd")
                 # Fig. 4 concerns the risk-aggressive users across the bid spectrum: tested there, by class
                 for cls, sel in (("low", lambda s: s < LOW_MAX), ("middle", lambda s: (s >= LOW_MAX) & (s < HIGH_MIN)),
                                  ("high", lambda s: s >= HIGH_MIN)):
@@ -123,49 +181,75 @@ def evaluate(metrics: pd.DataFrame, bins: pd.DataFrame, cohorts: pd.DataFrame | 
                     add(f"(3) HB has fewer SSJs than {other.upper()} for {cls}-bid risk-aggressive jobs",
                         "fewer SSJs (Fig. 4)", f"SSJ share HB minus {other.upper()}: {_fmt(d)}", verdict(d, -1),
                         mechanism=f"{hb} vs {o}", group="SRG aggressive", bid_class=cls,
-                        statistic="ssj share difference", d=d)
-    if cohorts is not None and len(cohorts) and "FT" in cons:
-        for mix, start, who in (("SRG", 90, "risk-aggressive 10% (SRG)"), ("DEV1", 99, "1% deviators (DEV1)")):
+                        statistic="ssj share difference", d=d, key=f"c3-{other}-{cls}-ssj")
+    first, kth = _hb_pair(provs, providers)
+    if cohorts is not None and len(cohorts) and "FT" in cons and first and kth:
+        # Claim (4) as the paper states it: comparative and by bid. Under first price the risk-aggressive
+        # users' high-bid jobs gain by shading; under k-th price they do not; paired by seed, the gain
+        # under first price exceeds the gain under k-th price.
+        for mix, (start, who) in SHADERS.items():
             if mix not in cons:
                 continue
-            for p in sorted(n for n in provs if providers[n]["scheduler"] == "hb"):
-                d = _cohort_gain(cohorts, p, mix, start)
-                pay = providers[p]["payment"]
-                if pay == "kth":
-                    claim = f"(4) under k-th price ({p}) the {who} gain nothing over the same jobs' truthful run"
-                    v = "supported" if verdict(d, +1) != "supported" else "contradicted"
-                    paper = "no gain (Fig. 5-7)"
+            grp = f"{mix} shading cohort vs its FT run"
+            gains = {(p, cls): cohort_gain(cohorts, p, mix, start, cls) for p in (first, kth)
+                     for cls in BID_CLASSES + ("all",)}
+            for cls in BID_CLASSES + ("all",):
+                d = summarize(gains[(first, cls)])
+                if cls == "high":
+                    v_first = verdict(d, +1)
+                    add(f"(4) under first price ({first}) the {who}' high-bid jobs gain by shading", "gain (Fig. 5-7)",
+                        f"mean utility, shading minus truthful: {_fmt(d)}", v_first, mechanism=first, group=grp,
+                        bid_class=cls, statistic="utility gain", d=d, key=f"c4-{mix}-first-{cls}")
                 else:
-                    claim = f"(context) under first price ({p}): the {who}' gain over the same jobs' truthful run"
-                    v = "context (no claim in the paper)"
-                    paper = "-"
-                add(claim, paper, f"mean utility, shading minus truthful: {_fmt(d)}", v, mechanism=p,
-                    group=f"{mix} shading cohort vs its FT run", statistic="utility gain", d=d)
-    for c in ("FT", "SRG"):
-        if c not in cons:
-            continue
-        for sched in ("hb",):
-            first = next((n for n in provs if providers[n]["scheduler"] == sched and providers[n]["payment"] == "first"
-                          and providers[n]["reserve"] == 1.0), None)
-            kth = next((n for n in provs if providers[n]["scheduler"] == sched and providers[n]["payment"] == "kth"
-                        and providers[n]["reserve"] == 1.0), None)
-            if first and kth:
-                # A consequence of the rules, not a finding: under HB the schedule depends only on the
-                # reported bids, so both runs schedule alike, and the k-th price never exceeds the first.
-                # The measured difference is shown without an interval, with a check of the rule.
-                u = metrics[metrics["consumer"] == c].set_index(["provider", "seed"])["mean_utility"]
-                diff = (u.loc[kth] - u.loc[first]).dropna()
-                holds = bool(len(diff) and (diff >= 0).all())
-                add(f"(4) k-th price raises all users' mean utility over first price ({c}, {sched.upper()})",
-                    "higher under k-th price (Fig. 5-7)",
-                    f"k-th minus first: {diff.mean():+.4g} (every one of {len(diff)} seeds >= 0: {'yes' if holds else 'NO'})",
-                    "follows from the rules" if holds else "contradicted (the rules imply it: check the engine)",
-                    mechanism=f"{kth} vs {first}", group=f"{c} all", statistic="utility difference",
-                    d={"mean": float(diff.mean()) if len(diff) else np.nan, "n": len(diff)})
+                    jobs = "jobs (all bids)" if cls == "all" else f"{cls}-bid jobs"
+                    add(f"(context) under first price ({first}): what the {who}' {jobs} gain by shading", "-",
+                        f"mean utility, shading minus truthful: {_fmt(d)}", CONTEXT, mechanism=first, group=grp,
+                        bid_class=cls, statistic="utility gain", d=d, key=f"c4-{mix}-first-{cls}")
+            for cls in BID_CLASSES + ("all",):
+                d = summarize(gains[(kth, cls)])
+                v = "supported" if verdict(d, +1) != "supported" else "contradicted"
+                if cls == "high":
+                    v_kth = v
+                jobs = "jobs (all bids)" if cls == "all" else f"{cls}-bid jobs"
+                add(f"(4) under k-th price ({kth}) the {who}' {jobs} gain nothing by shading",
+                    "no gain (Fig. 5-7)", f"mean utility, shading minus truthful: {_fmt(d)}", v, mechanism=kth,
+                    group=grp, bid_class=cls, statistic="utility gain", d=d, key=f"c4-{mix}-kth-{cls}")
+            d = paired(gains[(first, "high")], gains[(kth, "high")])
+            v_diff = verdict(d, +1)
+            add(f"(4) the {who}' high-bid jobs gain more by shading under first price than under k-th price",
+                "first price > k-th price (Fig. 5-7)", f"gain under {first} minus gain under {kth}: {_fmt(d)}", v_diff,
+                mechanism=f"{first} vs {kth}", group=grp, bid_class="high", statistic="utility gain difference", d=d,
+                key=f"c4-{mix}-diff-high")
+            parts = (v_first, v_kth, v_diff)
+            v_all = ("supported" if all(x == "supported" for x in parts)
+                     else "contradicted" if "contradicted" in parts else "inconclusive")
+            add(f"(4) for the {who}' high-bid jobs shading pays under first price and not under k-th price",
+                "k-th price discourages shading (Fig. 5-7)",
+                f"all three of the rows above: first price {v_first}, k-th price {v_kth}, difference {v_diff}", v_all,
+                mechanism=f"{first} vs {kth}", group=grp, bid_class="high", statistic="joint", key=f"c4-{mix}")
+    if first and kth:
+        # Consequences of the rules, not findings: under HB the schedule depends only on the reported
+        # bids, so the first-price and the k-th price runs of one seed schedule alike, and the k-th price
+        # never exceeds the first. Shown without an interval, with a check of the rule on every seed.
+        for c in ("FT", "SRG"):
+            if c not in cons:
+                continue
+            u = metrics[metrics["consumer"] == c].set_index(["provider", "seed"])["mean_utility"]
+            diff = (u.loc[kth] - u.loc[first]).dropna()
+            add(f"(4) k-th price raises all users' mean utility over first price ({c}, HB)",
+                "higher under k-th price (Fig. 5-7)", *_rule(diff, "k-th minus first"),
+                mechanism=f"{kth} vs {first}", group=f"{c} all", statistic="utility difference",
+                d={"mean": float(diff.mean()) if len(diff) else np.nan, "n": len(diff)}, key=f"rule-kth-utility-{c}")
+        r = metrics.set_index(["provider", "consumer", "seed"])["revenue"]
+        diff = (r.loc[first] - r.loc[kth]).dropna()
+        add("(5) under HB the provider earns at least as much with first price as with k-th price, whatever the "
+            "consumers do", "the provider prefers first price", *_rule(diff, "first minus k-th revenue"),
+            mechanism=f"{first} vs {kth}", group="every consumer mix", statistic="revenue difference",
+            d={"mean": float(diff.mean()) if len(diff) else np.nan, "n": len(diff)}, key="rule-first-revenue")
     return out
 
 
-CSV_COLUMNS = ["claim", "mechanism", "group", "bid_class", "statistic", "mean", "ci_low", "ci_high", "n_seeds",
+CSV_COLUMNS = ["key", "claim", "mechanism", "group", "bid_class", "statistic", "mean", "ci_low", "ci_high", "n_seeds",
                "verdict"]
 
 

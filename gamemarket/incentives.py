@@ -20,12 +20,13 @@ import copy
 import numpy as np
 import pandas as pd
 
+from gamemarket.claims import SHADERS
 from gamemarket.confidence import t_interval
 from gamemarket.errors import InputError
 from gamemarket.studies.runner import load_cohorts, run_study
 from gamemarket.studies.spec import StudySpec
 
-WAYS = {"SRG": 90, "DEV1": 99}  # consumer strategy -> first G-cohort bin of its aggressive group
+WAYS = {mix: start for mix, (start, _) in SHADERS.items()}  # consumer strategy -> first G-cohort bin of its aggressive group
 
 
 def derived(spec: StudySpec, n: int, seeds: list[int]) -> StudySpec:

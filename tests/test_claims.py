@@ -1,0 +1,120 @@
+"""Claim (4) as the paper states it: comparative, by private-bid class, paired by seed."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from gamemarket import claims, payoffs
+from gamemarket.bids import FT, BetaMix, BidDistribution, draw, job_table
+from gamemarket.market import Mechanism, simulate
+from gamemarket.workloads import generate
+
+PROVIDERS = {"hb-first": {"kind": "scheduling", "scheduler": "hb", "payment": "first", "reserve": 1.0},
+             "hb-kth": {"kind": "scheduling", "scheduler": "hb", "payment": "kth", "reserve": 1.0}}
+CONSUMERS = {"FT": {"groups": [[1.0, 0.0]]}, "SRG": {"groups": [[0.9, 0.1], [0.1, 0.9]]}}
+
+
+def _cohorts(gain: dict, seeds=range(1, 9), noise=1.0) -> pd.DataFrame:
+    """Cohort tables in which the SRG aggressive jobs (G >= 0.9) of class c under mechanism p gain
+    ``gain[(p, c)]`` per job over the FT run, plus per-seed noise; FT's utility is -100 per job."""
+    rng = np.random.default_rng(0)
+    rows = []
+    for p in PROVIDERS:
+        for s in seeds:
+            for cons in ("FT", "SRG"):
+                for k in range(100):
+                    for cls in payoffs.BID_CLASSES:
+                        n = 10
+                        u = -100.0
+                        if cons == "SRG" and k >= 90:
+                            u += gain[(p, cls)] + noise * rng.standard_normal()
+                        rows.append({"provider": p, "consumer": cons, "seed": s, "g_bin": k, "bid_class": cls,
+                                     "n": n, "sum_utility": n * u})
+    return pd.DataFrame(rows)
+
+
+def _metrics(seeds=range(1, 9)) -> pd.DataFrame:
+    rows = [{"provider": p, "consumer": c, "seed": s, "mean_utility": -100.0 + (5.0 if p == "hb-kth" else 0.0),
+             "revenue": 1000.0 - (100.0 if p == "hb-kth" else 0.0)} for p in PROVIDERS for c in CONSUMERS for s in seeds]
+    return pd.DataFrame(rows)
+
+
+def _evaluate(gain, **kw):
+    bins = pd.DataFrame(columns=["provider", "consumer", "seed", "group", "runtime_group", "bid_bin", "n", "sum_bsd",
+                                 "n_ssj", "sum_utility"])  # claims (1)-(3) have nothing to read here
+    rows = claims.evaluate(_metrics(), bins, _cohorts(gain, **kw), CONSUMERS, PROVIDERS)
+    return {r["key"]: r for r in rows}
+
+
+def _gains(first_high, kth_high, other=-5.0):
+    g = {(p, c): other for p in PROVIDERS for c in payoffs.BID_CLASSES}
+    g[("hb-first", "high")] = first_high
+    g[("hb-kth", "high")] = kth_high
+    return g
+
+
+def test_claim_4_supported_when_shading_pays_under_first_price_only():
+    r = _evaluate(_gains(first_high=20.0, kth_high=-3.0))
+    assert r["c4-SRG-first-high"]["verdict"] == "supported"
+    assert r["c4-SRG-first-high"]["mean"] == pytest.approx(20.0, abs=1.0)
+    assert r["c4-SRG-kth-high"]["verdict"] == "supported"
+    assert r["c4-SRG-diff-high"]["verdict"] == "supported"
+    assert r["c4-SRG-diff-high"]["mean"] == pytest.approx(23.0, abs=1.5)
+    assert r["c4-SRG"]["verdict"] == "supported"
+    assert r["c4-SRG-first-low"]["verdict"] == claims.CONTEXT
+    assert r["c4-SRG-first-all"]["mean"] == pytest.approx((20.0 - 5.0 - 5.0) / 3, abs=1.0)
+
+
+def test_claim_4_fails_on_a_null_result():
+    """The old rule passed when nobody gained anywhere; the paper's claim needs a first-price gain."""
+    r = _evaluate(_gains(first_high=-10.0, kth_high=-10.0))
+    assert r["c4-SRG-kth-high"]["verdict"] == "supported"  # k-th: no gain, as claimed
+    assert r["c4-SRG-first-high"]["verdict"] == "contradicted"
+    assert r["c4-SRG-diff-high"]["verdict"] == "inconclusive"
+    assert r["c4-SRG"]["verdict"] == "contradicted"
+
+
+def test_claim_4_contradicted_when_shading_pays_under_kth_price():
+    r = _evaluate(_gains(first_high=20.0, kth_high=10.0))
+    assert r["c4-SRG-kth-high"]["verdict"] == "contradicted"
+    assert r["c4-SRG"]["verdict"] == "contradicted"
+
+
+def test_claim_4_inconclusive_within_the_noise():
+    r = _evaluate(_gains(first_high=0.3, kth_high=0.0), noise=3.0)
+    assert r["c4-SRG-first-high"]["verdict"] == "inconclusive"
+    assert r["c4-SRG"]["verdict"] == "inconclusive"
+
+
+def test_rules_rows_have_no_interval_and_are_checked_per_seed():
+    r = _evaluate(_gains(20.0, -3.0))
+    for k in ("rule-kth-utility-FT", "rule-kth-utility-SRG", "rule-first-revenue"):
+        assert r[k]["verdict"] == claims.RULES and np.isnan(r[k]["ci_low"]) and r[k]["n_seeds"] > 0
+    assert r["rule-first-revenue"]["mean"] == pytest.approx(100.0)
+
+
+def test_cohort_gain_is_the_same_jobs_gain_computed_job_by_job():
+    """The cohort arithmetic against a direct per-job comparison of a shading run and its truthful run."""
+    w = generate(jobs=600, nodes=3, seed=4).jobs
+    dist = BidDistribution()
+    srg = BetaMix(((0.9, 0.1), (0.1, 0.9)))
+    rows = []
+    per_job = {}
+    for seed in (1, 2, 3):
+        d = draw(len(w), seed, dist)
+        for name, mix in (("FT", FT), ("SRG", srg)):
+            for p, prm in PROVIDERS.items():
+                r = simulate(job_table(w, mix, seed, dist, draws=d), 3, Mechanism("hb", prm["payment"]))
+                c = payoffs.cohorts(r.jobs, d.G, d.private_bid)
+                c.insert(0, "seed", seed), c.insert(0, "consumer", name), c.insert(0, "provider", p)
+                rows.append(c)
+                per_job[(p, name, seed)] = r.jobs.set_index("id")["utility"]
+        sel = (d.G >= 0.9) & (d.private_bid >= 120)
+        per_job[("sel", seed)] = w["id"].to_numpy()[sel]
+    co = pd.concat(rows, ignore_index=True)
+    for p in PROVIDERS:
+        got = claims.cohort_gain(co, p, "SRG", 90, "high")
+        for seed in (1, 2, 3):
+            ids = per_job[("sel", seed)]
+            want = per_job[(p, "SRG", seed)].loc[ids].mean() - per_job[(p, "FT", seed)].loc[ids].mean()
+            assert got.loc[seed] == pytest.approx(want, rel=1e-9, abs=1e-9)
