@@ -250,9 +250,17 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Warnings meant for the user (a merged strategy, a result set aside) as one line, without source code."""
+    print(f"gamemarket: warning: {message}", file=file or sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
+    import warnings
+
     parser = build_parser()
     args = parser.parse_args(argv)
+    shown, warnings.showwarning = warnings.showwarning, _show_warning
     try:
         return int(args.func(args) or 0)
     except GameMarketError as exc:
@@ -265,6 +273,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("gamemarket: interrupted; finished runs are kept", file=sys.stderr)
         return 130
+    finally:
+        warnings.showwarning = shown
 
 
 if __name__ == "__main__":  # pragma: no cover

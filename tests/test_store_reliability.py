@@ -17,8 +17,7 @@ from test_studies import SMALL, _metrics, write_study
 
 
 def _small(tmp_path):
-    # LRG for g0.1x0.9, which is SRG again: two tasks with one key would both count as missing
-    spec = load_study(write_study(tmp_path, SMALL.replace("count = 3", "count = 2").replace("g0.1x0.9", "LRG")))
+    spec = load_study(write_study(tmp_path, SMALL.replace("count = 3", "count = 2")))
     run_study(spec, n_jobs=1, progress=False)
     return spec, sorted((spec.results_dir / "runs").glob("*.parquet"))
 

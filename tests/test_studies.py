@@ -39,10 +39,24 @@ load = 1.1
 seed = 3
 [strategies]
 providers = ["hb-first", "hb-kth", "nphb-kth"]
-consumers = ["FT", "SRG", "g0.1x0.9"]
+consumers = ["FT", "SRG", "g0.3x0.9"]
 [replications]
 count = 3
 """
+
+
+def test_identical_mixes_are_kept_once_with_a_warning(tmp_path, capsys):
+    """SRG and the grid's g0.1x0.9 are one beta mix: the same column twice would be a degenerate game."""
+    from gamemarket.cli import main
+
+    p = write_study(tmp_path, SMALL.replace('"g0.3x0.9"', '"g0.1x0.9"'))
+    with pytest.warns(UserWarning, match=r"consumer 'g0.1x0.9' is the same beta mix as 'SRG'.*kept once, as 'SRG'"):
+        spec = load_study(p)
+    assert [c.name for c in spec.consumers] == ["FT", "SRG"] and spec.aliases == {"g0.1x0.9": "SRG"}
+    p = write_study(tmp_path, SMALL.replace('"g0.3x0.9"', '"g0.1x0.9"'), name="t.toml")  # said once per file
+    assert main(["study", "status", str(p)]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("gamemarket: warning: ") and "kept once, as 'SRG'" in err and "Traceback" not in err
 
 
 def test_catalogue_loads_and_grid():
@@ -72,7 +86,7 @@ def test_catalogue_errors_name_file_entry_field(tmp_path, kind, text, msg):
 
 
 @pytest.mark.parametrize("patch,msg", [
-    (("consumers = [\"FT\", \"SRG\", \"g0.1x0.9\"]", "consumers = [\"FT\", \"NOPE\"]"), "unknown consumer strategy 'NOPE'"),
+    (("consumers = [\"FT\", \"SRG\", \"g0.3x0.9\"]", "consumers = [\"FT\", \"NOPE\"]"), "unknown consumer strategy 'NOPE'"),
     (("count = 3", "count = 0"), "'count' must be >= 1"),
     (("nodes = 8", "nodes = 8\nreduction = 0.2"), "either 'nodes' or 'reduction'"),
     (("[replications]", "[[games]]\nprovider = \"profit\"\n[replications]"), "field 'provider': 'profit'"),

@@ -257,3 +257,13 @@ def _json_default(o):
     if isinstance(o, (set, tuple)):
         return list(o)
     return str(o)
+
+
+def profile_words(game, eq) -> tuple[str, str]:
+    """Each side's strategy of an equilibrium in words: a pure one by name, a mixed one as
+    probability-weighted names ("0.6 hb-first + 0.4 hb-kth")."""
+    import numpy as np
+
+    def side(p, names):
+        return " + ".join(names[i] if p[i] == 1 else f"{p[i]:.3g} {names[i]}" for i in np.flatnonzero(p > 0))
+    return side(eq.x, game.rows), side(eq.y, game.cols)

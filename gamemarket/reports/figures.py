@@ -14,7 +14,9 @@ import seaborn as sns  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 
 from gamemarket.outcomes import RUNTIME_GROUPS  # noqa: E402
-from gamemarket.payoffs import aggressive_group  # noqa: E402
+from gamemarket.payoffs import BID_UNIT, aggressive_group, unit  # noqa: E402
+
+LARGE_GAME = 6  #: a game with more strategies than this on either side is drawn stacked, values only
 
 
 def _annot(M, C):
@@ -23,22 +25,32 @@ def _annot(M, C):
 
 
 def payoff_heatmaps(sg, path: Path) -> Path:
-    """Both players' payoff matrices side by side; pure equilibria outlined, mixed supports marked."""
+    """Both players' payoff matrices; pure equilibria outlined, mixed supports marked.
+
+    A small game shows both matrices side by side with each mean's 95% half-width; a large one
+    (more than ``LARGE_GAME`` strategies a side) stacks them and prints means only, so that the
+    figure stays readable (the half-widths are in the payoff CSV)."""
     g, sol = sg.game, sg.solution
     ca, cb = g.ci()
     m, n = g.shape
-    fig, axes = plt.subplots(1, 2, figsize=(max(8, 2.6 * n + 4), max(3, 0.9 * m + 1.6)))
+    large = max(m, n) > LARGE_GAME
+    if large:
+        fig, axes = plt.subplots(2, 1, figsize=(0.75 * n + 3.5, 2 * (0.45 * m + 1.6)))
+    else:
+        fig, axes = plt.subplots(1, 2, figsize=(max(8, 2.6 * n + 4), max(3, 0.9 * m + 1.6)))
     for ax, M, C, who, cmap, center in ((axes[0], g.A, ca, g.players[0], "viridis", None),
                                         (axes[1], g.B, cb, g.players[1], "RdBu_r", None)):
         df = pd.DataFrame(M, index=g.rows, columns=g.cols)
         if who == g.players[1]:  # utilities: a diverging map centred on the column mean
             center = float(np.median(M))
             cmap = "RdBu"
-        sns.heatmap(df, ax=ax, annot=_annot(M, C), fmt="", cmap=cmap, center=center, cbar=True,
-                    annot_kws={"fontsize": 7}, linewidths=0.5, linecolor="white")
-        ax.set_title(f"{who} payoff: {g.meta.get(who + '_payoff', '')}", fontsize=9)
-        ax.set_xlabel(g.players[1])
-        ax.set_ylabel(g.players[0])
+        metric = g.meta.get(who + "_payoff", "")
+        annot = np.vectorize(lambda v: f"{v:.3g}")(M) if large else _annot(M, C)
+        sns.heatmap(df, ax=ax, annot=annot, fmt="", cmap=cmap, center=center, cbar=True,
+                    cbar_kws={"label": unit(metric)}, annot_kws={"fontsize": 7}, linewidths=0.5, linecolor="white")
+        ax.set_title(f"{who} payoff: {metric} ({unit(metric)})", fontsize=9)
+        ax.set_xlabel(f"{g.players[1]} strategy (beta mix)")
+        ax.set_ylabel(f"{g.players[0]} strategy (mechanism)")
         for e in sol.equilibria:
             if e.pure:
                 i, j = int(np.argmax(e.x)), int(np.argmax(e.y))
@@ -50,22 +62,26 @@ def payoff_heatmaps(sg, path: Path) -> Path:
                                                lw=1.5, ls="--"))
     fig.suptitle(f"{sg.name}: black box = pure equilibrium, dashed = support of a mixed equilibrium", fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=100 if large else 110)
     plt.close(fig)
     return path
 
 
-def grid_gain_heatmap(metrics: pd.DataFrame, consumers: dict, path: Path, cohorts: pd.DataFrame | None = None) -> Path | None:
+def grid_gain_heatmap(metrics: pd.DataFrame, consumers: dict, path: Path, cohorts: pd.DataFrame | None = None,
+                      aliases: dict | None = None) -> Path | None:
     """Per mechanism, over the beta-mix grid (aggressive fraction x beta): the aggressive users' mean
     utility minus the same jobs' mean utility in the truthful run (FT) of the same seed.
 
     The aggressive group of a grid mix is the last one, ``G >= 1 - fraction``; with common random
-    numbers the G-cohorts of the FT run are exactly the same jobs."""
-    grid = {name: p for name, p in consumers.items() if name.startswith("g") and "x" in name}
+    numbers the G-cohorts of the FT run are exactly the same jobs. A grid cell kept under another
+    name (``aliases``: SRG is the grid's g0.1x0.9) is read from that strategy's runs."""
+    grid = {name: (name, p) for name, p in consumers.items() if name.startswith("g") and "x" in name}
+    grid.update({a: (kept, consumers[kept]) for a, kept in (aliases or {}).items()
+                 if a.startswith("g") and "x" in a and kept in consumers})
     if not grid or "FT" not in consumers or cohorts is None or not len(cohorts):
         return None
     rows = []
-    for name, params in grid.items():
+    for _, (name, params) in grid.items():
         frac, beta = params["groups"][-1]
         start = int(round(100 * (1 - frac)))
         sub = cohorts[cohorts["g_bin"] >= start]
@@ -89,8 +105,11 @@ def grid_gain_heatmap(metrics: pd.DataFrame, consumers: dict, path: Path, cohort
         ax = axes[k // ncol][k % ncol]
         piv = df[df["provider"] == p].pivot(index="fraction", columns="beta", values="gain")
         sns.heatmap(piv, ax=ax, cmap="RdBu", center=0, vmin=-lim, vmax=lim, annot=True, fmt=".3g",
-                    annot_kws={"fontsize": 7}, cbar=k % ncol == ncol - 1)
+                    annot_kws={"fontsize": 7}, cbar=k % ncol == ncol - 1,
+                    cbar_kws={"label": "gain (bid x s per job)"} if k % ncol == ncol - 1 else None)
         ax.set_title(p, fontsize=9)
+        ax.set_xlabel("aggressive group's beta")
+        ax.set_ylabel("aggressive fraction of jobs")
     for k in range(len(provs), nrow * ncol):
         axes[k // ncol][k % ncol].axis("off")
     fig.suptitle("aggressive users' mean utility minus the same jobs' mean utility when truthful (FT, same seed); "
@@ -131,13 +150,18 @@ def paper_figures(bins: pd.DataFrame, consumers: dict, out: Path) -> list[tuple[
 
     if "SRG" in consumers and "FT" in consumers:
         for value, ylabel in (("bsd", "average BSD"), ("ssj", "share of SSJs")):
-            fig, axes = plt.subplots(1, len(provs), figsize=(3.8 * len(provs), 3.2), squeeze=False, sharey=True)
-            for ax, p in zip(axes[0], provs):
+            ncol = min(4, len(provs))
+            nrow = -(-len(provs) // ncol)
+            fig, axes = plt.subplots(nrow, ncol, figsize=(3.8 * ncol, 3.2 * nrow), squeeze=False, sharey=True)
+            for k in range(len(provs), nrow * ncol):
+                axes[k // ncol][k % ncol].axis("off")
+            for ax, p in zip(axes.ravel(), provs):
                 _band(ax, _curve(agg_rows("SRG")[lambda d: d["provider"] == p], value), "SRG risk-aggressive", "C3")
                 _band(ax, _curve(bins[(bins["consumer"] == "FT") & (bins["provider"] == p)], value), "FT all users", "C0")
                 ax.set_title(p, fontsize=9)
-                ax.set_xlabel("private bid")
-            axes[0][0].set_ylabel(ylabel)
+                ax.set_xlabel(f"private bid ({BID_UNIT})")
+            for row in axes:
+                row[0].set_ylabel(ylabel)
             axes[0][0].legend(fontsize=7)
             fig.tight_layout()
             path = out / f"fig-{value}-srg-vs-ft.png"
@@ -149,7 +173,7 @@ def paper_figures(bins: pd.DataFrame, consumers: dict, out: Path) -> list[tuple[
             fig, ax = plt.subplots(figsize=(5.5, 3.5))
             for k, p in enumerate(scheds):
                 _band(ax, _curve(agg_rows("SRG")[lambda d: d["provider"] == p], "bsd"), p, f"C{k}")
-            ax.set_xlabel("private bid")
+            ax.set_xlabel(f"private bid ({BID_UNIT})")
             ax.set_ylabel("average BSD (SRG risk-aggressive)")
             ax.legend(fontsize=7)
             fig.tight_layout()
@@ -157,22 +181,31 @@ def paper_figures(bins: pd.DataFrame, consumers: dict, out: Path) -> list[tuple[
             fig.savefig(path, dpi=110)
             plt.close(fig)
             figs.append(("average BSD of the risk-aggressive users (SRG) by scheduler", path))
-        fig, axes = plt.subplots(1, 3, figsize=(12, 3.3))
-        pairs = [(p, c) for p in provs if p.startswith("hb-") for c in ("FT", "SRG")]
-        for ax, rg in zip(axes, RUNTIME_GROUPS):
-            for k, (p, c) in enumerate(pairs):
-                sub = bins[(bins["provider"] == p) & (bins["consumer"] == c) & (bins["runtime_group"] == rg)]
-                if len(sub):
-                    _band(ax, _curve(sub, "utility"), f"{p} {c}", f"C{k}")
-            ax.set_title(rg, fontsize=9)
-            ax.set_xlabel("private bid")
-        axes[0].set_ylabel("average utility")
-        axes[0].legend(fontsize=7)
-        fig.tight_layout()
-        path = out / "fig-utility-runtime-groups.png"
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        figs.append(("average utility against the private bid, per runtime group: payment scheme x FT/SRG", path))
+        # Figs. 5-7: average utility of the risk-aggressive users (red) and of all users bidding
+        # truthfully (blue), per runtime group; one row per payment scheme, so the two never overlap
+        hb = [p for p in provs if p.startswith("hb-")]
+        if hb:
+            fig, axes = plt.subplots(len(hb), 3, figsize=(12, 3.1 * len(hb)), squeeze=False)
+            for row, p in zip(axes, hb):
+                for ax, rg in zip(row, RUNTIME_GROUPS):
+                    agg = agg_rows("SRG")
+                    for sub, label, color in ((agg[(agg["provider"] == p) & (agg["runtime_group"] == rg)],
+                                               "SRG risk-aggressive users", "C3"),
+                                              (bins[(bins["provider"] == p) & (bins["consumer"] == "FT")
+                                                    & (bins["runtime_group"] == rg)], "FT all users", "C0")):
+                        if len(sub):
+                            _band(ax, _curve(sub, "utility"), label, color)
+                    ax.set_title(f"{p}: {rg} jobs", fontsize=9)
+                    ax.set_xlabel(f"private bid ({BID_UNIT})")
+                row[0].set_ylabel("average utility (bid x s)")
+            axes[0][0].legend(fontsize=7)
+            fig.tight_layout()
+            path = out / "fig-utility-runtime-groups.png"
+            fig.savefig(path, dpi=110)
+            plt.close(fig)
+            figs.append(("average utility against the private bid, per runtime group and payment scheme: "
+                         "risk-aggressive users (SRG) vs all users bidding truthfully (FT), as in the paper's "
+                         "Figs. 5-7", path))
     return figs
 
 
@@ -188,7 +221,7 @@ def gain_plot(summary: pd.DataFrame, path: Path) -> Path:
         ax.axhline(0, color="black", lw=0.8)
         ax.set_xscale("log")
         ax.set_xlabel("jobs in the market (fixed resource types and load)")
-        ax.set_ylabel("utility gain per shading job")
+        ax.set_ylabel("utility gain per shading job (bid x s)")
         ax.set_title({"SRG": "SRG: the aggressive 10% vs the same jobs truthful",
                       "DEV1": "DEV1: 1% deviators vs the same jobs truthful"}.get(way, way), fontsize=9)
         ax.legend(fontsize=7)

@@ -10,6 +10,7 @@ import numpy as np
 
 from gamemarket import __version__
 from gamemarket.analysis import analyze, export, slug
+from gamemarket.games.io import profile_words
 from gamemarket.reports import figures
 
 
@@ -65,70 +66,48 @@ def write_report(spec, wall_seconds: float | None = None, methods=("pure", "poly
             f"{k} ({v['scheduler']}, {v['payment']}, r={v['reserve']:g})" if v["kind"] == "scheduling"
             else f"{k} ({', '.join(f'{a}={b}' for a, b in v.items() if a != 'kind')})"
             for k, v in meta["providers"].items())],
-        ["consumer strategies", ", ".join(f"{k} {v['groups']}" for k, v in meta["consumers"].items())],
+        ["consumer strategies", ", ".join(f"{k} {v['groups']}" for k, v in meta["consumers"].items())
+         + "".join(f"; {a} is the same mix as {k}, kept once" for a, k in spec.aliases.items())],
         ["replication seeds", ", ".join(str(s) for s in meta["seeds"])],
         ["gamemarket version", __version__],
         ["study wall time", _wall(spec, wall_seconds)],
         ["summed simulation time", f"{an.metrics['task_seconds'].sum():.1f} s"],
     ]) + "\n")
     figs: list[tuple[str, Path]] = []
+    wl_facts = _workload_facts(spec) if meta.get("kind") == "scheduling" else {}
+    if wl_facts:
+        md.append(_table1(spec, wl_facts))
+    claim_rows = _claims(spec, an) if meta.get("kind") == "scheduling" else []
+    if an.paper_games:
+        md.append(_paper_game_section(an))
     md.append("## Games and equilibria\n")
     md.append("Payoffs are means over the replication seeds with 95% Student-t half-widths. Every equilibrium "
               "is verified by its regret (the best gain from a unilateral deviation) on the mean payoffs; "
               f"robustness is the share of {resamples} bootstrap resamples of the seeds in which it remains an "
               "equilibrium (for a mixed one: an equilibrium with the same supports exists), with a 95% "
-              "interval of its regret.\n")
+              "interval of its regret. Revenue and welfare are in bid x seconds, utilities in bid x seconds per "
+              "job (a bid is a price per second of run time).\n")
+    if _hb_rule_applies(an):
+        md.append("Under HB the schedule depends only on the reported bids and the k-th price never exceeds the "
+                  "first, so hb-first earns the provider at least as much as hb-kth against every consumer mix: "
+                  "that part of the provider's choice **follows from the rules** (checked seed by seed in the "
+                  "claims below), not from the simulation.\n")
     for sg in an.games:
-        g, sol = sg.game, sg.solution
-        md.append(f"### {sg.name}\n")
-        md.append(f"Provider payoff: `{g.meta['provider_payoff']}`; consumer payoff: `{g.meta['consumer_payoff']}`."
-                  + (f" Left out (payoff undefined): {', '.join(g.meta['dropped_consumers'])}." if g.meta.get("dropped_consumers") else "")
-                  + "\n")
-        path = figures.payoff_heatmaps(sg, out / f"heatmap-{slug(sg.name)}.png")
-        md.append(f"![{sg.name}]({path.name})\n")
-        rows = []
-        for k, (e, rb) in enumerate(zip(sol.equilibria, sg.robustness)):
-            px = " + ".join(f"{e.x[i]:.3g} {g.rows[i]}" for i in np.flatnonzero(e.x > 0))
-            py = " + ".join(f"{e.y[j]:.3g} {g.cols[j]}" for j in np.flatnonzero(e.y > 0))
-            rob = (f"{rb.stable_share:.0%}; regret CI provider [{rb.regret_provider[1]:.3g}, {rb.regret_provider[2]:.3g}], "
-                   f"consumer [{rb.regret_consumer[1]:.3g}, {rb.regret_consumer[2]:.3g}]") if rb else "-"
-            rows.append([k + 1, "pure" if e.pure else "mixed", px, py, f"{e.payoffs[0]:.6g}", f"{e.payoffs[1]:.6g}",
-                         f"{max(e.regret):.2g}", rob])
-        md.append(_md_table(["#", "kind", "provider", "consumer", "provider payoff", "consumer payoff", "regret",
-                             "robustness"], rows) + "\n")
-        md.append(f"Degenerate game: {'yes (all extreme equilibria listed)' if sol.degenerate else 'no'}. "
-                  f"Strictly dominated (iterated): provider {', '.join(sol.dominated_rows) or 'none'}; "
-                  f"consumer {', '.join(sol.dominated_cols) or 'none'}.\n")
-        for note in sol.notes:
-            md.append(f"- note: {note}\n")
-    claim_rows = _claims(spec, an) if meta.get("kind") == "scheduling" else []
+        md.append(_game_section(sg, out, resamples))
     if claim_rows:
-        md.append("## Claims of Shudler et al. (2010), measured\n")
-        md.append("Paired by replication seed (common random numbers: the pairs share every private bid); "
-                  "mean difference [95% t-interval over seeds]. *supported*: the interval lies on the claimed "
-                  "side of zero; *contradicted*: on the other side; *inconclusive*: it covers zero. For claim (4) "
-                  "under k-th price, 'gain nothing' is supported unless the gain is significantly positive. "
-                  "Low bids: private bid < 60; high: >= 120. Claims (1)-(3) use the risk-aggressive group of SRG.\n")
-        headers = ["claim", "paper", "measured: " + spec.name, "verdict"]
-        comp_names = [c for c, _ in claim_rows[1:]]
-        headers += [f"{h}: {n}" for n in comp_names for h in ("measured", "verdict")]
-        base = claim_rows[0][1]
-        others = [dict((r["claim"], r) for r in rows) for _, rows in claim_rows[1:]]
-        table = []
-        for r in base:
-            row = [r["claim"], r["paper"], r["measured"], f"**{r['verdict']}**"]
-            for o in others:
-                c = o.get(r["claim"])
-                row += [c["measured"], f"**{c['verdict']}**"] if c else ["-", "-"]
-            table.append(row)
-        md.append(_md_table(headers, table) + "\n")
-        from gamemarket.claims import claims_csv
+        md.append(_claims_section(spec, claim_rows, out))
+    gains_table = None
+    if meta.get("kind") == "scheduling":
+        from gamemarket.claims import shading_gains
+        from gamemarket.studies.runner import load_cohorts
 
-        claims_csv(claim_rows).to_csv(out / "data" / "claims.csv", index=False)
-        md.append("Every claim with its mechanism, group, bid class, statistic, mean, interval and verdict: "
-                  "`data/claims.csv`. *follows from the rules*: under HB the schedule depends only on the "
-                  "reported bids, and the k-th price never exceeds the first, so k-th price cannot lower a "
-                  "user's utility; the row shows the measured difference and checks the rule on every seed.\n")
+        cohorts = load_cohorts(spec)
+        gains_table = shading_gains(cohorts, meta["providers"])
+        if len(gains_table):
+            md.append(_gains_section(gains_table, out))
+    else:
+        cohorts = None
+    summ = None
     if spec.gains:
         from gamemarket.incentives import gains
 
@@ -138,9 +117,9 @@ def write_report(spec, wall_seconds: float | None = None, methods=("pure", "poly
         path = figures.gain_plot(summ, out / "fig-shading-gain.png")
         md.append("## How much does shading pay as the market grows?\n")
         md.append("Per-job utility gain of the shading users over the same jobs' truthful run (same seed), "
-                  "mean with a 95% t-interval over seeds. *SRG*: everyone bids by the SRG model, the aggressive "
-                  "10% are measured; *DEV1*: only 1% of the jobs shade (beta 0.9), everyone else is truthful. "
-                  "Relative: the gain divided by the same jobs' mean truthful utility.\n")
+                  "mean with a 95% t-interval over seeds, in bid x seconds per job. *SRG*: everyone bids by the SRG "
+                  "model, the aggressive 10% are measured; *DEV1*: only 1% of the jobs shade (beta 0.9), everyone "
+                  "else is truthful. Relative: the gain divided by the same jobs' mean truthful utility.\n")
         md.append(f"![shading gain]({path.name})\n")
         rows = [[r.mechanism, r.way, f"{int(r.n):,}", int(r.seeds), f"{r.cohort_jobs:.0f}",
                  f"{r.gain:+.4g} [{r.ci_low:+.4g}, {r.ci_high:+.4g}]",
@@ -149,13 +128,20 @@ def write_report(spec, wall_seconds: float | None = None, methods=("pure", "poly
         md.append(_md_table(["mechanism", "who shades", "jobs", "seeds", "shading jobs", "gain per job [95% CI]",
                              "relative"], rows) + "\n")
     if spec.notes:
-        md.append("## Discussion\n")
-        md.append(spec.notes.strip() + "\n")
-    from gamemarket.studies.runner import load_cohorts
+        from gamemarket.reports import discussion
 
-    gp = figures.grid_gain_heatmap(an.metrics, meta["consumers"], out / "heatmap-beta-grid.png", load_cohorts(spec))
-    if gp:
-        figs.append(("aggressive users' utility gain over truthful bidding across the beta-mix grid", gp))
+        population = _population(spec)
+        values = discussion.facts(an, claim_rows, gains=gains_table, workload=wl_facts, paper=spec.paper,
+                                  population=population, growth=summ)
+        md.append("## Discussion\n")
+        md.append("Every number below is filled in from this report's analysis (the study file's discussion is "
+                  "a template with fields, and holds no typed numbers).\n")
+        md.append(discussion.render(spec.notes.strip(), values, str(spec.path or spec.name)) + "\n")
+    if cohorts is not None:
+        gp = figures.grid_gain_heatmap(an.metrics, meta["consumers"], out / "heatmap-beta-grid.png", cohorts,
+                                       spec.aliases)
+        if gp:
+            figs.append(("aggressive users' utility gain over truthful bidding across the beta-mix grid", gp))
     if meta.get("kind") == "scheduling":
         figs += figures.paper_figures(an.bins, meta["consumers"], out)
     if figs:
@@ -164,12 +150,236 @@ def write_report(spec, wall_seconds: float | None = None, methods=("pure", "poly
             md.append(f"**{caption}**\n\n![{caption}]({path.name})\n")
     md.append("## Data\n")
     md.append("Tables in `data/`: `runs.csv` (every run's payoffs), `payoffs-*.csv`, `equilibria.csv`, "
-              "`equilibria.json` (with metadata), `best-responses-*.csv`, and `game-*.nfg` (Gambit).\n")
+              "`equilibria.json` (with metadata), `best-responses-*.csv`, `game-*.nfg` (Gambit)"
+              + (", `claims.csv`" if claim_rows else "")
+              + (", `shading-gains-by-bid-class.csv`" if gains_table is not None and len(gains_table) else "")
+              + ".\n")
     md.append(f"\n_Report written in {time.perf_counter() - t0:.1f} s by gamemarket {__version__}._\n")
     text = "\n".join(md)
     (out / "report.md").write_text(text)
     (out / "index.html").write_text(_to_html(text, spec.name))
     return out / "index.html"
+
+
+LARGE = 6  #: a game with more strategies a side than this gets ranked tables beside its figure
+
+
+def _eq_table(sg) -> str:
+    g, sol = sg.game, sg.solution
+    if not sol.equilibria:
+        return "No equilibrium found by the methods run (none is reported as found).\n"
+    rows = []
+    for k, (e, rb) in enumerate(zip(sol.equilibria, sg.robustness)):
+        px, py = profile_words(g, e)
+        rob = (f"{rb.stable_share:.0%}; regret CI provider [{rb.regret_provider[1]:.3g}, {rb.regret_provider[2]:.3g}], "
+               f"consumer [{rb.regret_consumer[1]:.3g}, {rb.regret_consumer[2]:.3g}]") if rb else "-"
+        rows.append([k + 1, "pure" if e.pure else "mixed", px, py, f"{e.payoffs[0]:.6g}", f"{e.payoffs[1]:.6g}",
+                     f"{max(e.regret):.2g}", rob])
+    return _md_table(["#", "kind", "provider", "consumer", "provider payoff", "consumer payoff", "regret",
+                      "robustness"], rows) + "\n"
+
+
+def _game_section(sg, out: Path, resamples: int) -> str:
+    from gamemarket.payoffs import unit
+
+    g, sol = sg.game, sg.solution
+    md = [f"### {sg.name}\n",
+          f"Provider payoff: `{g.meta['provider_payoff']}` ({unit(g.meta['provider_payoff'])}); consumer payoff: "
+          f"`{g.meta['consumer_payoff']}` ({unit(g.meta['consumer_payoff'])})."
+          + (f" Left out (payoff undefined): {', '.join(g.meta['dropped_consumers'])}." if g.meta.get("dropped_consumers") else "")
+          + "\n"]
+    path = figures.payoff_heatmaps(sg, out / f"heatmap-{slug(sg.name)}.png")
+    md.append(f"![{sg.name}]({path.name})\n")
+    md.append(_eq_table(sg))
+    for flag in sg.flags:
+        md.append(f"- **flag**: {flag}\n")
+    if max(g.shape) > LARGE and sol.equilibria:
+        md.append(_ranked(sg))
+    md.append(f"Degenerate game: {'yes (all extreme equilibria listed)' if sol.degenerate else 'no'}. "
+              f"Strictly dominated (iterated): provider {', '.join(sol.dominated_rows) or 'none'}; "
+              f"consumer {', '.join(sol.dominated_cols) or 'none'}.\n")
+    for note in sol.notes:
+        md.append(f"- note: {note}\n")
+    return "\n".join(md)
+
+
+def _ranked(sg) -> str:
+    """A large game as two ranked tables around its first equilibrium: each side's strategies ranked by
+    payoff against the other side's equilibrium strategy (the best response first)."""
+    g = sg.game
+    e = g_eq = sg.solution.equilibria[0]
+    ca, cb = g.ci()
+    px, py = profile_words(g, g_eq)
+    cons = g.B.T @ e.x  # each consumer strategy's payoff against the provider's equilibrium strategy
+    cons_hw = np.sqrt((cb.T ** 2) @ e.x) if np.isfinite(cb).all() else np.full(len(cons), np.nan)
+    prov = g.A @ e.y
+    prov_hw = np.sqrt((ca ** 2) @ e.y) if np.isfinite(ca).all() else np.full(len(prov), np.nan)
+    md = [f"Consumer strategies ranked by their payoff when the provider plays {px} (equilibrium 1; the "
+          "half-width combines the cells' 95% half-widths):\n"]
+    order = np.argsort(-cons, kind="stable")
+    best = cons[order[0]]
+    md.append(_md_table(["rank", "consumer", "consumer payoff", "below the best"],
+                        [[k + 1, g.cols[j], f"{cons[j]:.6g} ± {cons_hw[j]:.2g}", f"{best - cons[j]:.3g}"]
+                         for k, j in enumerate(order)]) + "\n")
+    md.append(f"Provider strategies ranked by their payoff when the consumer plays {py}:\n")
+    order = np.argsort(-prov, kind="stable")
+    best = prov[order[0]]
+    md.append(_md_table(["rank", "provider", "provider payoff", "below the best"],
+                        [[k + 1, g.rows[i], f"{prov[i]:.6g} ± {prov_hw[i]:.2g}", f"{best - prov[i]:.3g}"]
+                         for k, i in enumerate(order)]) + "\n")
+    return "\n".join(md)
+
+
+def _hb_rule_applies(an) -> bool:
+    provs = {p for sg in an.games for p in sg.game.rows}
+    return {"hb-first", "hb-kth"} <= provs and any(sg.game.meta["provider_payoff"] == "revenue" for sg in an.games)
+
+
+def _paper_game_section(an) -> str:
+    """The paper's own game: HB with first or k-th price against FT or SRG, per payoff definition."""
+    from gamemarket.payoffs import unit
+
+    md = ["## The paper's game: HB first / k-th price x FT / SRG\n",
+          "The 2x2 game of Shudler et al. (2010), cut from this study's runs: each cell is (provider payoff, "
+          "consumer payoff), means over the seeds. Its equilibria are verified by regret, as above.\n"]
+    for sg in an.paper_games:
+        g = sg.game
+        md.append(f"**{sg.name}** (provider `{g.meta['provider_payoff']}`, {unit(g.meta['provider_payoff'])}; "
+                  f"consumer `{g.meta['consumer_payoff']}`, {unit(g.meta['consumer_payoff'])})\n")
+        rows = [[r] + [f"({g.A[i, j]:.4g}, {g.B[i, j]:.4g})" for j in range(len(g.cols))] for i, r in enumerate(g.rows)]
+        md.append(_md_table(["provider \\ consumer"] + list(g.cols), rows) + "\n")
+        eqs = [" with ".join(profile_words(g, e)) + f" (robust in {rb.stable_share:.0%} of resamples)" if rb else
+               " with ".join(profile_words(g, e)) for e, rb in zip(sg.solution.equilibria, sg.robustness)]
+        md.append("Equilibria: " + ("; ".join(eqs) if eqs else "none found") + "."
+                  + (f" Left out (payoff undefined): {', '.join(g.meta['dropped_consumers'])}." if g.meta.get("dropped_consumers") else "")
+                  + "\n")
+        for flag in sg.flags:
+            md.append(f"- **flag**: {flag}\n")
+    return "\n".join(md)
+
+
+def _claims_section(spec, claim_rows, out: Path) -> str:
+    from gamemarket.claims import CONTEXT, RULES, claims_csv
+
+    md = ["## Claims of Shudler et al. (2010), measured\n",
+          "Paired by replication seed (common random numbers: the pairs share every private bid); mean "
+          "difference [95% t-interval over seeds]. *supported*: the interval lies on the claimed side of zero; "
+          "*contradicted*: on the other side; *inconclusive*: it covers zero. Claim (4) is tested as the paper "
+          "states it: under first price the risk-aggressive users' high-bid jobs gain by shading over the same "
+          "jobs' truthful run, under k-th price they do not ('gain nothing' holds unless the gain is "
+          "significantly positive), and the first-price gain exceeds the k-th price gain; the joint row is "
+          "supported only when all three are. Bid classes (private bid, per second of run time): low [0, 60], "
+          "middle (60, 120), high [120, 180]. Claims (1)-(3) use the risk-aggressive group of SRG. BSD has no "
+          "unit; utilities are in bid x seconds per job.\n"]
+    base = claim_rows[0][1]
+    others = [dict((r["key"], r) for r in rows) for _, rows in claim_rows[1:]]
+    comp_names = [c for c, _ in claim_rows[1:]]
+
+    def table(rows_):
+        headers = ["claim", "paper", "measured: " + spec.name, "verdict"]
+        headers += [f"{h}: {n}" for n in comp_names for h in ("measured", "verdict")]
+        body = []
+        for r in rows_:
+            row = [r["claim"], r["paper"], r["measured"], f"**{r['verdict']}**"]
+            for o in others:
+                c = o.get(r["key"])
+                row += [c["measured"], f"**{c['verdict']}**"] if c else ["-", "-"]
+            body.append(row)
+        return _md_table(headers, body) + "\n"
+
+    tested = [r for r in base if r["verdict"] not in (CONTEXT, RULES) and not r["verdict"].startswith("contradicted (the rules")]
+    rules = [r for r in base if r not in tested and r["verdict"] != CONTEXT]
+    md.append(table(tested))
+    if rules:
+        md.append("### What follows from the rules\n")
+        md.append("Under HB the schedule depends only on the reported bids, and the k-th price never exceeds the "
+                  "first. So k-th price cannot lower a user's utility, and first price cannot lower the provider's "
+                  "revenue: these are consequences of the market's rules, not findings. Each row shows the "
+                  "measured difference without an interval and checks the rule on every seed.\n")
+        md.append(table(rules))
+    claims_csv(claim_rows).to_csv(out / "data" / "claims.csv", index=False)
+    md.append("Every claim, with its key, mechanism, group, bid class, statistic, mean, interval and verdict: "
+              "`data/claims.csv` (the first-price gains of the low and middle classes, which the paper makes no "
+              "claim about, are there as *context*, and in the next table).\n")
+    return "\n".join(md)
+
+
+def _gains_section(gains, out: Path) -> str:
+    gains.to_csv(out / "data" / "shading-gains-by-bid-class.csv", index=False)
+    md = ["## Does shading pay? By mechanism and bid class\n",
+          "The shading users' mean utility minus the same jobs' mean utility in the truthful (FT) run of the "
+          "same seed and mechanism, in bid x seconds per job, with a 95% t-interval over seeds; positive: "
+          "shading pays. *SRG*: the aggressive 10% of an SRG population; *DEV1*: 1% of the jobs shade, everyone "
+          "else is truthful.\n"]
+    from gamemarket.payoffs import BID_CLASSES
+
+    for cons, sub in gains.groupby("consumer", sort=False):
+        md.append(f"**{sub['who'].iloc[0]}**\n")
+        piv = {(r.mechanism, r.bid_class): r for r in sub.itertuples()}
+        mechs = list(dict.fromkeys(sub["mechanism"]))
+        rows = []
+        for m in mechs:
+            cells = []
+            for c in BID_CLASSES + ("all",):
+                r = piv.get((m, c))
+                cells.append("-" if r is None else
+                             f"{r.mean:+.3g} [{r.ci_low:+.3g}, {r.ci_high:+.3g}]" + (" **+**" if r.ci_low > 0 else ""))
+            rows.append([m] + cells)
+        md.append(_md_table(["mechanism", "low bids", "middle bids", "high bids", "all"], rows) + "\n")
+    md.append("**+**: the interval lies above zero (shading pays significantly).\n")
+    return "\n".join(md)
+
+
+def _workload_facts(spec) -> dict:
+    """Jobs, nodes, mean run time and offered load of the study's workload (for Table 1 and the discussion)."""
+    from gamemarket.studies.runner import load_workload
+
+    w, nodes = load_workload(spec)
+    rt = w.jobs["runtime"].to_numpy(float)
+    sub = w.jobs["submit"].to_numpy(float)
+    span = float(sub.max() - sub.min()) if len(sub) > 1 else 0.0
+    out = {"jobs": len(rt), "nodes": nodes, "mean_runtime": float(rt.mean()),
+           "offered_load": float(rt.sum() / (nodes * span)) if span > 0 else float("nan")}
+    cleaning = w.meta.get("cleaning") or {}
+    if "dropped_runtime" in cleaning:
+        out["dropped_runtime"] = cleaning["dropped_runtime"]
+    return out
+
+
+def _table1(spec, facts: dict) -> str:
+    from gamemarket.studies import load_study
+
+    cols = [("this study", facts)]
+    for c in spec.companions:
+        cs = load_study(c)
+        try:
+            cols.append((cs.name, _workload_facts(cs)))
+        except Exception:  # a companion whose workload cannot be loaded here (a trace not present)
+            continue
+    paper = spec.paper or {}
+    headers = ["", *(["paper" + (f" ({paper['source']})" if "source" in paper else "")] if paper else []),
+               *[n for n, _ in cols]]
+    rows = []
+    for key, label, f in (("jobs", "serial jobs", "{:,.0f}"), ("nodes", "nodes", "{:,.0f}"),
+                          ("mean_runtime", "mean run time (s)", "{:,.0f}"), ("offered_load", "offered load", "{:.3f}")):
+        row = [label] + ([f.format(paper[key]) if key in paper else "-"] if paper else [])
+        row += [f.format(v[key]) if key in v else "-" for _, v in cols]
+        rows.append(row)
+    return "## Workload, beside the paper's Table 1\n\n" + _md_table(headers, rows) + "\n"
+
+
+def _population(spec):
+    """The linked population study's analysis from its stored runs, or None where it has not been run."""
+    if spec.population_study is None:
+        return None
+    from gamemarket.errors import GameMarketError
+    from gamemarket.studies import load_study
+    from gamemarket.studies.population import run_population_study
+
+    try:
+        return run_population_study(load_study(spec.population_study), run=False)
+    except GameMarketError:
+        return None
 
 
 def _wall(spec, wall_seconds) -> str:

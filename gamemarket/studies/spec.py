@@ -13,7 +13,24 @@ from gamemarket.studies.strategies import (ConsumerStrategy, ProviderStrategy, l
                                            parse_consumers, parse_provider, read_toml)
 
 TOP_FIELDS = {"name", "description", "workload", "bids", "strategies", "replications", "games", "output", "companions",
-              "notes", "gains", "game"}
+              "notes", "gains", "game", "paper", "population_study"}
+# A study's discussion (``notes``) quotes computed numbers as fields, e.g. {claim.c1.ci}, filled in by
+# gamemarket.reports.discussion; its literal text may hold references to the paper, claim numbers and
+# names with digits (g0.5x0.6, DEV1, LPC-EGEE-2004), never a typed number.
+NOTE_FIELD = re.compile(r"\{([A-Za-z0-9_.\-]+)\}")
+NOTE_REFERENCE = re.compile(r"Figs?\.\s*\d+(?:\s*[-,]\s*\d+)*|Table\s+\d+|Eq\.\s*\d+|Section\s+\d+"
+                            r"|\(\d\)(?:\s*-\s*\(\d\))?")
+TYPED_NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(?<![A-Za-z0-9]-)\d(?:[\d,.]*\d)?")
+
+
+def typed_numbers(template: str) -> list[str]:
+    """The numbers typed into a discussion's literal text (outside fields, references and names)."""
+    return TYPED_NUMBER.findall(NOTE_REFERENCE.sub(" ", NOTE_FIELD.sub(" ", template)))
+
+
+_WARNED: set[str] = set()
+PAPER_FIELDS = {"source": "the paper and its table", "jobs": "number of (serial) jobs", "nodes": "nodes",
+                "mean_runtime": "mean run time in seconds"}
 
 
 @dataclass(frozen=True)
@@ -50,6 +67,9 @@ class StudySpec:
     notes: str = ""  #: a discussion (Markdown) the report prints after the measured claims
     gains: dict | None = None  #: market sizes and seeds of the shading-gain experiment (hetero studies)
     population: object | None = None  #: a PopulationConfig where ``[game] kind = "population"``
+    aliases: dict[str, str] = field(default_factory=dict)  #: consumer listed twice under two names -> the name kept
+    paper: dict = field(default_factory=dict)  #: the source paper's own figures for the workload (its Table 1)
+    population_study: Path | None = None  #: a population study of the same market, linked from the discussion
 
     @property
     def n_tasks(self) -> int:
@@ -148,7 +168,9 @@ def load_study(path: str | Path) -> StudySpec:
         out = []
         for n in names:
             if n == "grid:*" and kind == "consumer":
-                out += [c for k, c in catalogue.items() if k.startswith("g") and "x" in k]
+                grid = [c for k, c in catalogue.items() if k.startswith("g") and "x" in k]
+                wildcard.update(c.name for c in grid)
+                out += grid
                 continue
             if n not in catalogue:
                 raise InputError(f"{where}: [strategies] unknown {kind} strategy {n!r}; known: {sorted(catalogue)}")
@@ -156,7 +178,34 @@ def load_study(path: str | Path) -> StudySpec:
         names_ = [s.name for s in out]
         if len(set(names_)) != len(names_):
             raise InputError(f"{where}: [strategies] a {kind} strategy is listed twice")
+        if kind == "consumer":
+            out = _merge_identical(out)
         return out
+
+    def _merge_identical(out):
+        """Two names for one beta mix (SRG is the grid's g0.1x0.9) would be the same column twice: keep
+        the first name and record the other as its alias (the report's setup lists it). Two names listed
+        by hand are a likely mistake and get a warning; a grid cell that repeats a named mix does not."""
+        import warnings
+
+        kept: dict[tuple, str] = {}
+        unique = []
+        for c in out:
+            same = kept.get(c.mix.groups)
+            if same is None:
+                kept[c.mix.groups] = c.name
+                unique.append(c)
+            else:
+                aliases[c.name] = same
+                msg = (f"{where}: [strategies] consumer {c.name!r} is the same beta mix as {same!r} "
+                       f"({[list(g) for g in c.mix.groups]}); kept once, as {same!r}")
+                if c.name not in wildcard and msg not in _WARNED:  # a study loads several times a command
+                    _WARNED.add(msg)
+                    warnings.warn(msg, stacklevel=2)
+        return unique
+
+    aliases: dict[str, str] = {}
+    wildcard: set[str] = set()
 
     providers = pick(st.get("providers", ["hb-first", "hb-kth"]), providers_cat, "provider")
     want = "pricing" if wl["source"] == "hetero" else "scheduling"
@@ -201,6 +250,13 @@ def load_study(path: str | Path) -> StudySpec:
     for c in companions:
         if not c.exists():
             raise InputError(f"{where}: companion study {c} does not exist")
+    population_study = data.get("population_study")
+    if population_study is not None:
+        if not isinstance(population_study, str):
+            raise InputError(f"{where}: 'population_study' must be a study file name")
+        population_study = (base / population_study).resolve()
+        if not population_study.is_file():
+            raise InputError(f"{where}: population study {population_study} does not exist")
     gains = data.get("gains")
     if gains is not None:
         _check(gains, f"{where}: [gains]", {"jobs", "seeds", "first"})
@@ -216,6 +272,17 @@ def load_study(path: str | Path) -> StudySpec:
     notes = data.get("notes", "")
     if not isinstance(notes, str):
         raise InputError(f"{where}: 'notes' must be a string")
+    typed = typed_numbers(notes)
+    if typed:
+        raise InputError(f"{where}: 'notes' quotes the number(s) {typed[:5]} as typed text; a discussion quotes "
+                         "computed numbers as fields such as {claim.c1.ci} (see gamemarket.reports.discussion)")
+    paper = data.get("paper", {})
+    _check(paper, f"{where}: [paper]", set(PAPER_FIELDS))
+    for k, v in paper.items():
+        ok = isinstance(v, str) if k == "source" else (isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0)
+        if not ok:
+            raise InputError(f"{where}: [paper] field {k!r}: expected {'a string' if k == 'source' else 'a number > 0'} "
+                             f"({PAPER_FIELDS[k]}), got {v!r}")
     population = None
     game = data.get("game")
     if game is not None:
@@ -231,6 +298,8 @@ def load_study(path: str | Path) -> StudySpec:
                                       load_shading(shading))
         elif kind != "bimatrix":
             raise InputError(f"{where}: [game] field 'kind': expected 'bimatrix' or 'population', got {kind!r}")
-    return StudySpec(gains=gains, notes=notes, population=population, companions=companions, name=name, path=path, workload=wl, providers=providers, consumers=consumers, seeds=seeds,
+    return StudySpec(gains=gains, notes=notes, population=population, companions=companions, name=name, path=path,
+                     workload=wl, providers=providers, consumers=consumers, seeds=seeds, aliases=aliases, paper=paper,
+                     population_study=population_study,
                      games=games or list(DEFAULT_GAMES), bids=bids, results_dir=results_dir, report_dir=report_dir,
                      description=str(data.get("description", "")))

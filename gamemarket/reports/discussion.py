@@ -1,0 +1,187 @@
+"""A study's discussion, written from the computed numbers.
+
+The discussion in a study file (``notes``) is a template: every number it quotes is a field such as
+``{claim.c4-SRG-first-high.ci}`` that this module fills in from the analysis, never a number typed
+into the text. The literal text may hold only references to the paper (``Fig. 3``, ``Figs. 5-7``,
+``Table 1``, claim numbers such as ``(4)``); ``typed_numbers`` finds any other digit, and the test
+suite runs it on every study file, so a discussion cannot drift from the report's own data.
+
+Fields (``<key>`` is a claim's key in ``data/claims.csv``; ``<game>`` a game's slug, e.g. ``all-jobs``):
+
+- ``claim.<key>.mean``, ``.ci`` (mean [95% interval]), ``.verdict``, ``.seeds``; the same for a
+  companion study as ``<study>.claim.<key>.<attr>``;
+- ``claims.tested``, ``claims.supported``, ``claims.contradicted``, ``claims.inconclusive`` (counts of
+  the claims with a verdict) and ``claims.contradicted.list``;
+- ``game.<game>.equilibria`` (the profiles in words), ``.count``, ``.robustness``, ``.flags``;
+  ``paper-game.<game>.equilibria`` for the paper's own 2x2 game; ``games.provider`` (the provider
+  strategy of every equilibrium of every game, or "no single strategy"); ``games.edge`` (the games
+  with an equilibrium on the edge of the consumer grid) and ``games.edge.count``, ``games.count``;
+- ``gains.<mechanism>.<consumer>.<bid class>`` (a shading group's gain over the same jobs' truthful
+  run, mean [interval]);
+- ``workload.jobs``, ``workload.nodes``, ``workload.mean_runtime``, ``paper.jobs``, ``paper.nodes``,
+  ``paper.mean_runtime``, ``paper.jobs_minus_ours``;
+- ``growth.<mechanism>.<group>.smallest`` / ``.largest`` (gain [interval] at the smallest and largest
+  market, with ``.jobs`` and ``.relative``), ``.relative_range``, ``.significant_loss_from``,
+  ``.significant_sizes``, ``growth.smallest``, ``growth.largest``, where the study measures gains against
+  market size; ``market.jobs``, ``market.resources`` for a pricing market;
+- ``population.<mechanism>.truthful`` (yes, no or undecided), ``.best_rule``, ``.best_gain``,
+  ``.equilibria``, ``population.leader``, ``population.study``, where the study names a population study.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from gamemarket.studies.spec import NOTE_FIELD as FIELD
+from gamemarket.studies.spec import typed_numbers
+
+
+def fmt(x: float) -> str:
+    """A number as the discussion prints it: thousands separated, three significant digits below 1,000."""
+    if x is None or not np.isfinite(x):
+        return "n/a"
+    if abs(x) >= 1000:
+        return f"{x:,.0f}"
+    return f"{x:.3g}"
+
+
+def fmt_ci(mean: float, lo: float, hi: float) -> str:
+    if not np.isfinite(lo):
+        return f"{fmt(mean)} (no interval)"
+    return f"{fmt(mean)} [{fmt(lo)}, {fmt(hi)}]"
+
+
+def claim_facts(rows: list[dict], prefix: str = "") -> dict[str, str]:
+    out = {}
+    for r in rows:
+        k = f"{prefix}claim.{r['key']}"
+        out[f"{k}.mean"] = fmt(r["mean"])
+        out[f"{k}.ci"] = fmt_ci(r["mean"], r["ci_low"], r["ci_high"])
+        out[f"{k}.verdict"] = r["verdict"]
+        out[f"{k}.seeds"] = str(r["n_seeds"])
+    tested = [r for r in rows if r["verdict"] in ("supported", "contradicted", "inconclusive")]
+    out[f"{prefix}claims.tested"] = str(len(tested))
+    for v in ("supported", "contradicted", "inconclusive"):
+        these = [r for r in tested if r["verdict"] == v]
+        out[f"{prefix}claims.{v}"] = str(len(these))
+        out[f"{prefix}claims.{v}.list"] = "; ".join(r["claim"] for r in these) or "none"
+    return out
+
+
+def game_facts(games, prefix: str) -> dict[str, str]:
+    from gamemarket.analysis import slug
+    from gamemarket.games.io import profile_words
+
+    out = {}
+    for sg in games:
+        k = f"{prefix}.{slug(sg.name)}"
+        eqs = sg.solution.equilibria
+        out[f"{k}.equilibria"] = "; ".join(" with ".join(profile_words(sg.game, e)) for e in eqs) or "none found"
+        out[f"{k}.count"] = str(len(eqs))
+        out[f"{k}.robustness"] = ", ".join(f"{rb.stable_share:.0%}" for rb in sg.robustness if rb) or "n/a"
+        out[f"{k}.flags"] = str(len(sg.flags))
+    return out
+
+
+def population_facts(pop) -> dict[str, str]:
+    """What the population game says, per mechanism (``pop`` a PopulationAnalysis)."""
+    from gamemarket.reports.population import _mix
+
+    out = {"population.study": pop.spec.name, "population.leader": pop.provider.get("leader") or "none"}
+    for a in pop.answers:
+        k = f"population.{a.mechanism}"
+        out[f"{k}.truthful"] = a.truthful_is_equilibrium
+        rule, (m, lo, hi) = max(a.truthful_gains.items(), key=lambda kv: kv[1][0])
+        out[f"{k}.best_rule"] = rule
+        out[f"{k}.best_gain"] = fmt_ci(m, lo, hi)
+        out[f"{k}.equilibria"] = "; ".join(_mix(e["mixture"]) for e in a.equilibria) or "none found"
+    return out
+
+
+def growth_facts(summary) -> dict[str, str]:
+    """The shading gain against market size (``incentives.gains``): per mechanism and shading group, at the
+    smallest and the largest size, and the range of the relative gain over every size."""
+    out = {}
+    for (mech, way), g in summary.groupby(["mechanism", "way"], sort=False):
+        g = g.sort_values("n")
+        k = f"growth.{mech}.{way}"
+        for label, r in (("smallest", g.iloc[0]), ("largest", g.iloc[-1])):
+            out[f"{k}.{label}"] = fmt_ci(r["gain"], r["ci_low"], r["ci_high"])
+            out[f"{k}.{label}.jobs"] = fmt(r["n"])
+            out[f"{k}.{label}.relative"] = f"{r['relative_gain']:+.0%}" if np.isfinite(r["relative_gain"]) else "n/a"
+        rel = g["relative_gain"][np.isfinite(g["relative_gain"])]
+        out[f"{k}.relative_range"] = f"{rel.min():+.0%} to {rel.max():+.0%}" if len(rel) else "n/a"
+        neg = g[g["ci_high"] < 0]
+        out[f"{k}.significant_loss_from"] = fmt(neg["n"].min()) if len(neg) else "no size"
+        out[f"{k}.significant_sizes"] = f"{int((g['ci_high'] < 0).sum() + (g['ci_low'] > 0).sum())} of {len(g)}"
+    sizes = sorted(summary["n"].unique()) if len(summary) else []
+    if sizes:
+        out["growth.smallest"], out["growth.largest"] = fmt(sizes[0]), fmt(sizes[-1])
+    return out
+
+
+def facts(analysis, claims_by_study: list[tuple[str, list[dict]]], gains=None, workload: dict | None = None,
+          paper: dict | None = None, population=None, growth=None) -> dict[str, str]:
+    """Every field a study's discussion may quote, as text."""
+    out: dict[str, str] = {}
+    for k, (name, rows) in enumerate(claims_by_study):
+        out.update(claim_facts(rows, "" if k == 0 else f"{name}."))
+    out.update(game_facts(analysis.games, "game"))
+    out.update(game_facts(analysis.paper_games, "paper-game"))
+    provs = {sg.game.rows[int(np.argmax(e.x))] for sg in analysis.games for e in sg.solution.equilibria if e.x.max() == 1}
+    mixed = any(e.x.max() < 1 for sg in analysis.games for e in sg.solution.equilibria)
+    out["games.provider"] = provs.pop() if len(provs) == 1 and not mixed else "no single strategy"
+    edge = [sg.name for sg in analysis.games if any("edge of the strategy grid" in f for f in sg.flags)]
+    out["games.edge"] = ", ".join(edge) or "none"
+    out["games.edge.count"] = str(len(edge))
+    out["games.count"] = str(len(analysis.games))
+    if gains is not None:
+        for r in gains.itertuples():
+            out[f"gains.{r.mechanism}.{r.consumer}.{r.bid_class}"] = fmt_ci(r.mean, r.ci_low, r.ci_high)
+    for k, v in (workload or {}).items():
+        out[f"workload.{k}"] = fmt(v)
+    for k, v in (paper or {}).items():
+        if k != "source":
+            out[f"paper.{k}"] = fmt(v)
+    if paper and workload and "jobs" in paper and "jobs" in workload:
+        out["paper.jobs_minus_ours"] = fmt(paper["jobs"] - workload["jobs"])
+    if population is not None:
+        out.update(population_facts(population))
+    if growth is not None:
+        out.update(growth_facts(growth))
+    meta = analysis.meta
+    if meta.get("kind") == "pricing":
+        out["market.jobs"], out["market.resources"] = fmt(meta["jobs"]), fmt(meta["nodes"])
+    return out
+
+
+def render(template: str, values: dict[str, str], where: str) -> str:
+    """Fill in a template's fields; an unknown field or a typed number is an error naming it."""
+    from gamemarket.errors import InputError
+
+    typed = typed_numbers(template)
+    if typed:
+        raise InputError(f"{where}: 'notes' quotes the number(s) {typed[:5]} as typed text; quote computed numbers "
+                         "as fields (see gamemarket.reports.discussion)")
+    missing = sorted({m for m in FIELD.findall(template) if m not in values})
+    if missing:
+        near = sorted(values)[:8]
+        raise InputError(f"{where}: 'notes' uses unknown field(s) {missing[:5]}; the analysis has, e.g., {near}")
+    return reflow(FIELD.sub(lambda m: values[m.group(1)], template))
+
+
+def reflow(text: str) -> str:
+    """One line per paragraph and per bullet item (the study file wraps its lines; the report's Markdown
+    and HTML treat a line as a paragraph)."""
+    out = []
+    for block in re.split(r"\n\s*\n", text.strip()):
+        items: list[str] = []
+        for line in block.split("\n"):
+            if line.startswith("- ") or not items:
+                items.append(line.strip())
+            else:
+                items[-1] += " " + line.strip()
+        out.append("\n".join(items))
+    return "\n\n".join(out)
