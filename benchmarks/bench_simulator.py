@@ -54,7 +54,7 @@ def main() -> None:
         sys.exit(f"trace {a.trace} not found: fetch it with `gamemarket workload fetch LPC-EGEE-2004-1.2-cln`")
 
     t0 = time.perf_counter()
-    from gamemarket import jobtable
+    from gamemarket.io import jobtable
     from gamemarket.bids import SRG, draw, job_table
     from gamemarket.market import Mechanism, simulate
     from gamemarket.market.simulate import run_arrays

@@ -39,7 +39,7 @@ count = 3
 
 
 def main() -> None:
-    from gamemarket.analysis import analyze
+    from gamemarket.analysis.study import analyze
     from gamemarket.games import Game, regret, solve
     from gamemarket.games.equilibria import nashpy_equilibria
     from gamemarket.studies import load_study, run_study

@@ -56,7 +56,8 @@ def main() -> None:
           f"{t_cli:.2f} s (target <= 10 s)")
     lpc = ROOT.parent / "shared" / "workloads" / "LPC-EGEE-2004-1.2-cln.swf.gz"
     if lpc.exists():
-        from gamemarket import bids, outcomes
+        from gamemarket import bids
+        from gamemarket.market import outcomes
         from gamemarket.market import Mechanism, simulate
         from gamemarket.workloads import load
         from gamemarket.workloads.stats import workload_stats

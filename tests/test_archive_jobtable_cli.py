@@ -5,7 +5,7 @@ import json
 import pandas as pd
 import pytest
 
-from gamemarket import jobtable
+from gamemarket.io import jobtable
 from gamemarket.cli import main
 from gamemarket.errors import InputError
 from gamemarket.workloads import archive

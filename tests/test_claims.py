@@ -4,7 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from gamemarket import claims, payoffs
+from gamemarket.analysis import claims
+from gamemarket.market import payoffs
 from gamemarket.bids import FT, BetaMix, BidDistribution, draw, job_table
 from gamemarket.market import Mechanism, simulate
 from gamemarket.workloads import generate

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from gamemarket.analysis import game_flags
+from gamemarket.analysis.study import game_flags
 from gamemarket.errors import InputError
 from gamemarket.games import Game, solve
 from gamemarket.reports import discussion

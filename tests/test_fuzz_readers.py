@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gamemarket import jobtable
+from gamemarket.io import jobtable
 from gamemarket.errors import InputError
 from gamemarket.games.egta import read_egta
 from gamemarket.games.io import read_csv_game, read_nfg

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from gamemarket.errors import InputError
-from gamemarket.hetero import HeteroSpec, generate, run
+from gamemarket.market.pricing_market import HeteroSpec, generate, run
 
 # one resource of capacity 1; two jobs of efficiency 1 valuing a unit of throughput at 10 and 5
 A = np.array([[1.0], [1.0]])
@@ -111,7 +111,7 @@ count = 3
 def test_gain_experiment_pairs_the_same_jobs(tmp_path):
     from test_studies import write_study
 
-    from gamemarket.incentives import gains
+    from gamemarket.analysis.incentives import gains
     from gamemarket.studies import load_study
 
     body = """

@@ -4,10 +4,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gamemarket import payoffs
+from gamemarket.market import payoffs
 from gamemarket.bids import SRG, BetaMix, job_table
 from gamemarket.market import Mechanism, simulate
-from gamemarket.outcomes import runtime_groups
+from gamemarket.market.outcomes import runtime_groups
 from gamemarket.workloads import generate
 
 

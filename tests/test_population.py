@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from gamemarket import bids, payoffs
+from gamemarket import bids
 from gamemarket.errors import InputError
 from gamemarket.studies import load_study
 from gamemarket.studies.population import (PopulationConfig, PopulationStore, equilibria_json, payoffs_of, run_chunk,

@@ -193,7 +193,7 @@ def test_cli_study_game_report(tmp_path, capsys):
     # claims as data; the claim the rules imply has no interval and is checked on every seed
     import pandas as pd
 
-    from gamemarket.claims import CSV_COLUMNS
+    from gamemarket.analysis.claims import CSV_COLUMNS
 
     claims = pd.read_csv(report / "data" / "claims.csv")
     assert list(claims.columns) == CSV_COLUMNS + ["study"] and len(claims)

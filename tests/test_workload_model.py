@@ -12,7 +12,8 @@ from conftest import ROOT
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from gamemarket import bids, outcomes
+from gamemarket import bids
+from gamemarket.market import outcomes
 from gamemarket.cli import main
 from gamemarket.errors import InputError
 from gamemarket.market import Mechanism, simulate

@@ -74,7 +74,7 @@ MAX_STRATEGIES = 100_000
 
 def read_nfg(path: str | Path) -> Game:
     """Read a two-player ``.nfg`` file (payoff or outcome version)."""
-    from gamemarket.files import read_text
+    from gamemarket.io.files import read_text
 
     path = Path(path)
     toks = list(_tokens(read_text(path, "game file (.nfg)")))
@@ -241,7 +241,7 @@ def equilibria_records(solution, robustness=None) -> list[dict]:
 
 
 def write_json(path: str | Path, payload: dict) -> None:
-    from gamemarket.files import atomic_path
+    from gamemarket.io.files import atomic_path
 
     with atomic_path(path, "JSON file") as tmp:
         tmp.write_text(json.dumps(payload, indent=2, default=_json_default))

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from gamemarket import jobtable, outcomes
+from gamemarket.io import jobtable
+from gamemarket.market import outcomes
 from gamemarket.errors import InputError
 from gamemarket.market.engine import run_market
 from gamemarket.market.payments import get_payment

@@ -71,7 +71,7 @@ def claim_facts(rows: list[dict], prefix: str = "") -> dict[str, str]:
 
 
 def game_facts(games, prefix: str) -> dict[str, str]:
-    from gamemarket.analysis import slug
+    from gamemarket.analysis.study import slug
     from gamemarket.games.io import profile_words
 
     out = {}

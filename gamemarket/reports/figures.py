@@ -13,8 +13,8 @@ import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 
-from gamemarket.outcomes import RUNTIME_GROUPS  # noqa: E402
-from gamemarket.payoffs import BID_UNIT, aggressive_group, unit  # noqa: E402
+from gamemarket.market.outcomes import RUNTIME_GROUPS  # noqa: E402
+from gamemarket.market.payoffs import BID_UNIT, aggressive_group, unit  # noqa: E402
 
 LARGE_GAME = 6  #: a game with more strategies than this on either side is drawn stacked, values only
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from gamemarket import __version__
-from gamemarket.analysis import analyze, export, slug
+from gamemarket.analysis.study import analyze, export, slug
 from gamemarket.games.io import profile_words
 from gamemarket.reports import figures
 
@@ -98,7 +98,7 @@ def write_report(spec, wall_seconds: float | None = None, methods=("pure", "poly
         md.append(_claims_section(spec, claim_rows, out))
     gains_table = None
     if meta.get("kind") == "scheduling":
-        from gamemarket.claims import shading_gains
+        from gamemarket.analysis.claims import shading_gains
         from gamemarket.studies.runner import load_cohorts
 
         cohorts = load_cohorts(spec)
@@ -109,7 +109,7 @@ def write_report(spec, wall_seconds: float | None = None, methods=("pure", "poly
         cohorts = None
     summ = None
     if spec.gains:
-        from gamemarket.incentives import gains
+        from gamemarket.analysis.incentives import gains
 
         per_seed, summ = gains(spec, run=False)
         summ.to_csv(out / "data" / "shading-gains.csv", index=False)
@@ -180,7 +180,7 @@ def _eq_table(sg) -> str:
 
 
 def _game_section(sg, out: Path, resamples: int) -> str:
-    from gamemarket.payoffs import unit
+    from gamemarket.market.payoffs import unit
 
     g, sol = sg.game, sg.solution
     md = [f"### {sg.name}\n",
@@ -237,7 +237,7 @@ def _hb_rule_applies(an) -> bool:
 
 def _paper_game_section(an) -> str:
     """The paper's own game: HB with first or k-th price against FT or SRG, per payoff definition."""
-    from gamemarket.payoffs import unit
+    from gamemarket.market.payoffs import unit
 
     md = ["## The paper's game: HB first / k-th price x FT / SRG\n",
           "The 2x2 game of Shudler et al. (2010), cut from this study's runs: each cell is (provider payoff, "
@@ -259,7 +259,7 @@ def _paper_game_section(an) -> str:
 
 
 def _claims_section(spec, claim_rows, out: Path) -> str:
-    from gamemarket.claims import CONTEXT, RULES, claims_csv
+    from gamemarket.analysis.claims import CONTEXT, RULES, claims_csv
 
     md = ["## Claims of Shudler et al. (2010), measured\n",
           "Paired by replication seed (common random numbers: the pairs share every private bid); mean "
@@ -311,7 +311,7 @@ def _gains_section(gains, out: Path) -> str:
           "same seed and mechanism, in bid x seconds per job, with a 95% t-interval over seeds; positive: "
           "shading pays. *SRG*: the aggressive 10% of an SRG population; *DEV1*: 1% of the jobs shade, everyone "
           "else is truthful.\n"]
-    from gamemarket.payoffs import BID_CLASSES
+    from gamemarket.market.payoffs import BID_CLASSES
 
     for cons, sub in gains.groupby("consumer", sort=False):
         md.append(f"**{sub['who'].iloc[0]}**\n")
@@ -402,7 +402,7 @@ def _wall(spec, wall_seconds) -> str:
 
 def _claims(spec, an) -> list[tuple[str, list[dict]]]:
     """Claims measured on this study and on each companion study whose results are stored."""
-    from gamemarket import claims
+    from gamemarket.analysis import claims
     from gamemarket.errors import InputError
     from gamemarket.studies import load_results, load_study
     from gamemarket.studies.runner import load_cohorts

@@ -57,7 +57,7 @@ from gamemarket.games.reduction import population_points
 from gamemarket.games.rsg_equilibria import equilibria
 from gamemarket.games.rsgame import RoleSymmetricGame
 from gamemarket.market import Mechanism, simulate
-from gamemarket.files import atomic_path
+from gamemarket.io.files import atomic_path
 from gamemarket.studies.store import ResultStore, set_aside, task_key
 from gamemarket.studies.workers import exit_with_parent
 
@@ -232,10 +232,10 @@ def _market(arrays: dict, nodes: int, provider: dict, jobs: pd.DataFrame):
     """``run(private, reported) -> (utility per job, provider summary)`` for the provider's market.
 
     The scheduling market (a ``Mechanism``) over the workload's jobs, or the pricing market
-    (``gamemarket.hetero``) over a heterogeneous cluster's efficiencies ``A`` and capacities ``R``.
+    (``gamemarket.market.pricing_market``) over a heterogeneous cluster's efficiencies ``A`` and capacities ``R``.
     """
     if provider.get("kind") == "pricing":
-        from gamemarket import hetero
+        from gamemarket.market import pricing_market as hetero
 
         params = {k: v for k, v in provider.items() if k not in ("kind", "mechanism")}
         group = np.zeros(len(jobs), dtype=np.int64)

@@ -19,7 +19,8 @@ import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed, parallel_config
 
-from gamemarket import MODEL_VERSION, __version__, bids, payoffs
+from gamemarket import MODEL_VERSION, __version__, bids
+from gamemarket.market import payoffs
 from gamemarket.errors import InputError
 from gamemarket.market import Mechanism, simulate
 from gamemarket.studies.spec import StudySpec
@@ -55,7 +56,7 @@ def load_workload(spec: StudySpec):
     """The study's workload (parsed once) and its node count (resource count for a hetero market)."""
     wl = spec.workload
     if wl["source"] == "hetero":
-        from gamemarket import hetero
+        from gamemarket.market import pricing_market as hetero
 
         if "file" in wl:
             mk = hetero.load_market(wl["file"])
@@ -124,8 +125,8 @@ def run_task(arrays: dict[str, np.ndarray], nodes: int, provider: dict, groups: 
 
 
 def run_pricing_task(arrays, provider: dict, groups: tuple, seed: int, distribution) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
-    """One heterogeneous-cluster market (see ``gamemarket.hetero``) as a study task."""
-    from gamemarket import hetero
+    """One heterogeneous-cluster market (see ``gamemarket.market.pricing_market``) as a study task."""
+    from gamemarket.market import pricing_market as hetero
 
     t0 = time.perf_counter()
     A, R = arrays["A"], arrays["R"]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from gamemarket.bids import BidDistribution
 from gamemarket.errors import InputError
-from gamemarket.payoffs import CONSUMER_PAYOFFS, PROVIDER_PAYOFFS
+from gamemarket.market.payoffs import CONSUMER_PAYOFFS, PROVIDER_PAYOFFS
 from gamemarket.studies.strategies import (ConsumerStrategy, ProviderStrategy, load_consumers, load_providers,
                                            parse_consumers, parse_provider, read_toml)
 
@@ -119,7 +119,7 @@ def load_study(path: str | Path) -> StudySpec:
     wl = dict(wl)
     wl.setdefault("source", "synthetic")
     if wl["source"] == "hetero":
-        from gamemarket.hetero import HeteroSpec
+        from gamemarket.market.pricing_market import HeteroSpec
 
         HeteroSpec.from_dict(wl.get("hetero", {}), where=f"{where}: [workload.hetero]")
         if "file" in wl and not Path(wl["file"]).is_absolute():

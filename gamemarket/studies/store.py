@@ -18,7 +18,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from gamemarket.files import atomic_path
+from gamemarket.io.files import atomic_path
 
 # What a stored task holds; part of every task key, so a stored result of another format is never read.
 # 2: the cohort sums are split by private-bid class (before: by G bin only).

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gamemarket import files
+from gamemarket.io import files
 from gamemarket.bids import BetaMix
 from gamemarket.errors import InputError
 from gamemarket.market import Mechanism
@@ -31,7 +31,7 @@ def read_toml(path: str | Path) -> dict:
 @dataclass(frozen=True)
 class ProviderStrategy:
     """A provider mechanism: ``kind`` "scheduling" (a ``Mechanism``: scheduler x payment x reserve) or
-    "pricing" (a heterogeneous-cluster mechanism of ``gamemarket.hetero`` with its parameters)."""
+    "pricing" (a heterogeneous-cluster mechanism of ``gamemarket.market.pricing_market`` with its parameters)."""
 
     name: str
     mechanism: Mechanism | None
@@ -69,7 +69,7 @@ def _fields(entry: dict, where: str, allowed: set, required: set) -> None:
 def parse_provider(name: str, entry: dict, where: str) -> ProviderStrategy:
     where = f"{where}: provider {name!r}"
     if isinstance(entry, dict) and entry.get("kind", "scheduling") == "pricing":
-        from gamemarket.hetero import get_mechanism
+        from gamemarket.market.pricing_market import get_mechanism
 
         _fields(entry, where, {"kind", "mechanism", "reserve", "prices", "description"}, {"mechanism"})
         try:

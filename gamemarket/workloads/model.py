@@ -157,7 +157,7 @@ class WorkloadModel:
 
     def save(self, path: str | Path) -> Path:
         """Write the model file atomically (a temporary file, then a rename)."""
-        from gamemarket.files import atomic_path
+        from gamemarket.io.files import atomic_path
 
         with atomic_path(path, "model (.toml)") as tmp:
             tmp.write_text(self.to_toml())
@@ -166,7 +166,7 @@ class WorkloadModel:
     @classmethod
     def read(cls, path: str | Path) -> "WorkloadModel":
         """Read and validate a model file; errors name the file and the field."""
-        from gamemarket.files import read_toml
+        from gamemarket.io.files import read_toml
 
         return cls.from_dict(read_toml(path, "workload model file (.toml)"), where=str(path))
 

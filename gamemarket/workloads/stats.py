@@ -1,7 +1,7 @@
 """Statistics that say whether a workload congests like a real trace (issue 12's table).
 
 Everything here reads the job table only; the queue statistics, which need a simulation, are in
-:mod:`gamemarket.outcomes` (:func:`gamemarket.outcomes.congestion`).
+:mod:`gamemarket.market.outcomes` (:func:`gamemarket.market.outcomes.congestion`).
 """
 
 from __future__ import annotations

@@ -95,7 +95,7 @@ def short_estimates(table: pd.DataFrame) -> int:
 
 def write_table(table: pd.DataFrame, path: str | os.PathLike) -> Path:
     """Write a DataFrame as CSV or Parquet by the file's extension, atomically."""
-    from gamemarket.files import atomic_path
+    from gamemarket.io.files import atomic_path
 
     path = Path(path)
     suffix = path.suffix.lower()

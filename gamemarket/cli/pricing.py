@@ -51,7 +51,7 @@ def cmd_price_solve(a) -> int:
     r = solve(problem, eps=a.eps, max_iter=a.max_iter, method=a.method, callback=show, backend=a.backend,
               device=a.device, dtype=np.float32 if a.float32 else np.float64)
     if out is not None:
-        from gamemarket.files import atomic_path
+        from gamemarket.io.files import atomic_path
 
         with atomic_path(out, "result (.npz)") as tmp, open(tmp, "wb") as f:
             np.savez(f, prices=r.prices, j1=r.allocation.j1, x1=r.allocation.x1, j2=r.allocation.j2,

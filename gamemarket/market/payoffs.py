@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from gamemarket.outcomes import RUNTIME_GROUPS
+from gamemarket.market.outcomes import RUNTIME_GROUPS
 
 PROVIDER_PAYOFFS = ("revenue", "utilization", "welfare")
 CONSUMER_PAYOFFS = ("mean_utility",) + tuple(f"mean_utility_{g}" for g in RUNTIME_GROUPS) + (

@@ -20,7 +20,7 @@ import copy
 import numpy as np
 import pandas as pd
 
-from gamemarket.claims import SHADERS
+from gamemarket.analysis.claims import SHADERS
 from gamemarket.confidence import t_interval
 from gamemarket.errors import InputError
 from gamemarket.studies.runner import load_cohorts, run_study

@@ -104,7 +104,7 @@ def cmd_study_run(a) -> int:
         print(f"study {s.name}: {info['tasks']} runs ({info['skipped']} already stored, {info['run']} run now) "
               f"in {info['wall_seconds']:.1f} s; results in {s.results_dir}")
     if spec.gains:
-        from gamemarket.incentives import gains
+        from gamemarket.analysis.incentives import gains
 
         t1 = time.perf_counter()
         gains(spec, n_jobs=a.n_jobs, scheduler_address=a.scheduler_address, progress=not a.no_progress)
@@ -172,7 +172,7 @@ def cmd_study_status(a) -> int:
 
 
 def cmd_game_solve(a) -> int:
-    from gamemarket.analysis import solve_game
+    from gamemarket.analysis.study import solve_game
     from gamemarket.games.io import equilibria_records
 
     p = Path(a.file)
@@ -212,7 +212,7 @@ def cmd_game_solve(a) -> int:
 
 
 def cmd_game_export(a) -> int:
-    from gamemarket.analysis import analyze, export
+    from gamemarket.analysis.study import analyze, export
     from gamemarket.studies import load_study
 
     p = Path(a.file)

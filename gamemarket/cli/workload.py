@@ -1,14 +1,21 @@
-"""The ``gamemarket`` command: a thin layer over the modules; errors become a message and exit 2."""
+"""``gamemarket workload``: inspect, fetch, fit and compare workloads."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
 
-from gamemarket import __version__
-from gamemarket.errors import GameMarketError, InputError
+from gamemarket.errors import InputError
+
+
+def workload_options(sp) -> None:
+    """The options every command that reads a trace takes."""
+    sp.add_argument("--parallel", choices=["split", "drop"], default="split",
+                    help="parallel records: split into serial jobs (default) or drop")
+    sp.add_argument("--skip-bad-lines", action="store_true", help="skip malformed SWF lines and report how many")
+    sp.add_argument("--nodes", type=int, help="number of nodes")
+    sp.add_argument("--reduction", type=float, help="derive nodes = floor(MaxProcs * (1 - reduction))")
 
 
 def _print_dict(d: dict, indent: int = 0) -> None:
@@ -67,7 +74,8 @@ def _workload_for_compare(source: str, nodes: int, seed: int, jobs: int | None):
 
 
 def cmd_workload_compare(a) -> int:
-    from gamemarket import bids, outcomes
+    from gamemarket import bids
+    from gamemarket.market import outcomes
     from gamemarket.market import Mechanism, simulate
     from gamemarket.workloads.stats import workload_curves, workload_stats
 
@@ -122,83 +130,13 @@ def cmd_workload_fetch(a) -> int:
 
 
 # ---------------------------------------------------------------- simulate
-def cmd_simulate(a) -> int:
-    from gamemarket import bids, jobtable
-    from gamemarket.market import Mechanism, simulate
-    from gamemarket.workloads import load
-
-    mech = Mechanism(a.scheduler, a.payment, a.reserve)
-    t0 = time.perf_counter()
-    if a.jobs:
-        given = [f"--{k.replace('_', '-')}" for k in ("workload", "mix", "seed", "synthetic_jobs", "load", "reduction")
-                 if getattr(a, k) is not None]
-        if given:
-            raise InputError(f"--jobs {a.jobs}: a job table fixes the jobs, bids and every random draw, so "
-                             f"{', '.join(given)} would have no effect; leave {'it' if len(given) == 1 else 'them'} out")
-        if a.nodes is None:
-            raise InputError("--jobs needs --nodes (a job table carries no processor count)")
-        table = jobtable.read(a.jobs)
-        short = jobtable.short_estimates(table)
-        if short:
-            print(f"gamemarket: note: {a.jobs}: {short} of {len(table)} jobs have an estimate below their run time; "
-                  "kept as they are (market model section 7), and only wspt-est reads them", file=sys.stderr)
-        nodes = a.nodes
-        source = str(a.jobs)
-        seed = None
-    else:
-        from gamemarket.workloads import is_model_path
-
-        workload = a.workload or "synthetic"
-        seed = 0 if a.seed is None else a.seed
-        if is_model_path(workload):  # a fitted model: its own jobs and load unless given
-            synth = {"seed": seed, **({"jobs": a.synthetic_jobs} if a.synthetic_jobs is not None else {}),
-                     **({"load": a.load} if a.load is not None else {})}
-        elif workload == "synthetic":
-            synth = {"jobs": 4000 if a.synthetic_jobs is None else a.synthetic_jobs,
-                     "load": 0.9 if a.load is None else a.load, "seed": seed}
-        else:
-            if a.synthetic_jobs is not None or a.load is not None:
-                raise InputError("--synthetic-jobs and --load apply to 'synthetic' or a model file, not to a trace")
-            synth = {}
-        if synth and a.nodes is not None:
-            synth["nodes"] = a.nodes
-        w = load(workload, parallel=a.parallel, skip_bad_lines=a.skip_bad_lines, **synth)
-        nodes = w.nodes(a.nodes, a.reduction)
-        mix = bids.BetaMix.parse(a.mix or "FT")
-        table = bids.job_table(w.jobs, mix, seed)
-        source = w.meta.get("source")
-    if a.jobs_out:
-        jobtable.write_table(jobtable.exchange_columns(table), a.jobs_out)
-    result = simulate(table, nodes, mech)
-    elapsed = time.perf_counter() - t0
-    if a.out:
-        jobtable.write_table(result.jobs, a.out)
-    summary = {"workload": source, **mech.describe(), "mix": a.mix or "FT" if not a.jobs else "from job table",
-               "seed": seed if seed is not None else "from job table", **result.summary, "seconds": round(elapsed, 3)}
-    if a.format == "json":
-        print(json.dumps(summary, indent=2))
-    else:
-        _print_dict(summary)
-    return 0
 
 
-# ---------------------------------------------------------------- parser
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="gamemarket", description="Game-theoretic analysis of computing markets.")
-    p.add_argument("--version", action="version", version=f"gamemarket {__version__}")
-    sub = p.add_subparsers(dest="command", required=True)
-
-    def workload_opts(sp):
-        sp.add_argument("--parallel", choices=["split", "drop"], default="split",
-                        help="parallel records: split into serial jobs (default) or drop")
-        sp.add_argument("--skip-bad-lines", action="store_true", help="skip malformed SWF lines and report how many")
-        sp.add_argument("--nodes", type=int, help="number of nodes")
-        sp.add_argument("--reduction", type=float, help="derive nodes = floor(MaxProcs * (1 - reduction))")
-
+def add_workload_commands(sub) -> None:
     w = sub.add_parser("workload", help="inspect or download workloads").add_subparsers(dest="wcmd", required=True)
     wi = w.add_parser("info", help="jobs, processors, span, offered load, run-time quantiles")
     wi.add_argument("path", help="an SWF file (plain or gzip), a known trace name, or 'synthetic'")
-    workload_opts(wi)
+    workload_options(wi)
     wi.set_defaults(func=cmd_workload_info)
     wf = w.add_parser("fetch", help="download a trace from the Parallel Workloads Archive, verifying its SHA-256")
     wf.add_argument("name", help="trace name, e.g. LPC-EGEE-2004-1.2-cln")
@@ -208,7 +146,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     wfit = w.add_parser("fit", help="fit the campaign workload model to a trace (numbers only, never its records)")
     wfit.add_argument("trace", help="an SWF file (plain or gzip) or a known trace name")
-    workload_opts(wfit)
+    workload_options(wfit)
     wfit.add_argument("--threshold", type=float, default=1200.0,
                       help="seconds of silence that end a user's campaign (default 1200)")
     wfit.add_argument("--out", required=True, help="the model file to write (.toml)")
@@ -223,59 +161,3 @@ def build_parser() -> argparse.ArgumentParser:
                     help="the comparison figure (default workload-compare.png; '' for none)")
     wc.add_argument("--format", choices=["text", "json"], default="text")
     wc.set_defaults(func=cmd_workload_compare)
-
-    s = sub.add_parser("simulate", help="run one profile (mechanism x beta mix) and print the summary")
-    s.add_argument("--workload", help="an SWF path, a known trace name, 'synthetic' (default), or a workload model "
-                                      "file (.toml)")
-    s.add_argument("--jobs", help="a job table (CSV/Parquet, section 8) fixing every bid; needs --nodes")
-    workload_opts(s)
-    s.add_argument("--synthetic-jobs", type=int, help="synthetic workload size (default 4000; a model's own)")
-    s.add_argument("--load", type=float, help="synthetic workload's offered load (default 0.9; a model's own)")
-    s.add_argument("--scheduler", default="hb", help="hb, nphb, wspt, wspt-est, fcfs")
-    s.add_argument("--payment", default="kth", help="first or kth")
-    s.add_argument("--reserve", type=float, default=1.0, help="reservation price r")
-    s.add_argument("--mix", help="FT (default), SRG or 'fraction:beta,...'")
-    s.add_argument("--seed", type=int, help="seed of the workload's draw and of the bids (default 0)")
-    s.add_argument("--out", help="per-job outcome table (.csv or .parquet)")
-    s.add_argument("--jobs-out", help="write the job table used (.csv or .parquet) to repeat the run with --jobs")
-    s.add_argument("--format", choices=["text", "json"], default="text")
-    s.set_defaults(func=cmd_simulate)
-
-    from gamemarket.cli_pricing import add_pricing_commands
-    from gamemarket.cli_studies import add_study_commands
-
-    add_study_commands(sub)
-
-    add_pricing_commands(sub)
-    return p
-
-
-def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    """Warnings meant for the user (a merged strategy, a result set aside) as one line, without source code."""
-    print(f"gamemarket: warning: {message}", file=file or sys.stderr)
-
-
-def main(argv: list[str] | None = None) -> int:
-    import warnings
-
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    shown, warnings.showwarning = warnings.showwarning, _show_warning
-    try:
-        return int(args.func(args) or 0)
-    except GameMarketError as exc:
-        print(f"gamemarket: error: {exc}", file=sys.stderr)
-        return 2
-    except OSError as exc:  # a file or connection the checks above did not foresee: still a message, not a trace
-        where = f"{exc.filename}: " if exc.filename else ""
-        print(f"gamemarket: error: {where}{exc.strerror or exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("gamemarket: interrupted; finished runs are kept", file=sys.stderr)
-        return 130
-    finally:
-        warnings.showwarning = shown
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

@@ -12,7 +12,7 @@ from gamemarket.errors import UndefinedPayoffError
 from gamemarket.games import Game, Solution, from_results, solve
 from gamemarket.games.io import equilibria_records, to_csv_table, to_nfg, write_json
 from gamemarket.games.robustness import Robustness, best_responses, bootstrap
-from gamemarket.jobtable import write_table
+from gamemarket.io.jobtable import write_table
 from gamemarket.studies import StudySpec, load_results
 
 
@@ -55,7 +55,7 @@ def game_flags(game: Game, solution: Solution, consumers: dict) -> list[str]:
     and per-group payoffs that compare groups of different sizes across columns."""
     import numpy as np
 
-    from gamemarket.payoffs import aggressive_group
+    from gamemarket.market.payoffs import aggressive_group
 
     flags = []
     grid = {n: fb for n, fb in _grid_cells(consumers).items() if n in game.cols}

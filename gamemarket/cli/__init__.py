@@ -1,0 +1,59 @@
+"""The ``gamemarket`` command: a thin layer over the modules; errors become a message and exit 2.
+
+One module per command group: ``workload``, ``simulate``, ``studies`` (study and game), ``pricing`` (price).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from gamemarket import __version__
+from gamemarket.errors import GameMarketError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from gamemarket.cli.pricing import add_pricing_commands
+    from gamemarket.cli.simulate import add_simulate_command
+    from gamemarket.cli.studies import add_study_commands
+    from gamemarket.cli.workload import add_workload_commands
+
+    p = argparse.ArgumentParser(prog="gamemarket", description="Game-theoretic analysis of computing markets.")
+    p.add_argument("--version", action="version", version=f"gamemarket {__version__}")
+    sub = p.add_subparsers(dest="command", required=True)
+    add_workload_commands(sub)
+    add_simulate_command(sub)
+    add_study_commands(sub)
+    add_pricing_commands(sub)
+    return p
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Warnings meant for the user (a merged strategy, a result set aside) as one line, without source code."""
+    print(f"gamemarket: warning: {message}", file=file or sys.stderr)
+
+
+def main(argv: list[str] | None = None) -> int:
+    import warnings
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    shown, warnings.showwarning = warnings.showwarning, _show_warning
+    try:
+        return int(args.func(args) or 0)
+    except GameMarketError as exc:
+        print(f"gamemarket: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # a file or connection the checks above did not foresee: still a message, not a trace
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"gamemarket: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("gamemarket: interrupted; finished runs are kept", file=sys.stderr)
+        return 130
+    finally:
+        warnings.showwarning = shown
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,94 @@
+"""``gamemarket simulate``: one profile (mechanism x beta mix) on one workload."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+from gamemarket.errors import InputError
+
+from gamemarket.cli.workload import _print_dict, workload_options
+
+
+def cmd_simulate(a) -> int:
+    from gamemarket import bids
+    from gamemarket.io import jobtable
+    from gamemarket.market import Mechanism, simulate
+    from gamemarket.workloads import load
+
+    mech = Mechanism(a.scheduler, a.payment, a.reserve)
+    t0 = time.perf_counter()
+    if a.jobs:
+        given = [f"--{k.replace('_', '-')}" for k in ("workload", "mix", "seed", "synthetic_jobs", "load", "reduction")
+                 if getattr(a, k) is not None]
+        if given:
+            raise InputError(f"--jobs {a.jobs}: a job table fixes the jobs, bids and every random draw, so "
+                             f"{', '.join(given)} would have no effect; leave {'it' if len(given) == 1 else 'them'} out")
+        if a.nodes is None:
+            raise InputError("--jobs needs --nodes (a job table carries no processor count)")
+        table = jobtable.read(a.jobs)
+        short = jobtable.short_estimates(table)
+        if short:
+            print(f"gamemarket: note: {a.jobs}: {short} of {len(table)} jobs have an estimate below their run time; "
+                  "kept as they are (market model section 7), and only wspt-est reads them", file=sys.stderr)
+        nodes = a.nodes
+        source = str(a.jobs)
+        seed = None
+    else:
+        from gamemarket.workloads import is_model_path
+
+        workload = a.workload or "synthetic"
+        seed = 0 if a.seed is None else a.seed
+        if is_model_path(workload):  # a fitted model: its own jobs and load unless given
+            synth = {"seed": seed, **({"jobs": a.synthetic_jobs} if a.synthetic_jobs is not None else {}),
+                     **({"load": a.load} if a.load is not None else {})}
+        elif workload == "synthetic":
+            synth = {"jobs": 4000 if a.synthetic_jobs is None else a.synthetic_jobs,
+                     "load": 0.9 if a.load is None else a.load, "seed": seed}
+        else:
+            if a.synthetic_jobs is not None or a.load is not None:
+                raise InputError("--synthetic-jobs and --load apply to 'synthetic' or a model file, not to a trace")
+            synth = {}
+        if synth and a.nodes is not None:
+            synth["nodes"] = a.nodes
+        w = load(workload, parallel=a.parallel, skip_bad_lines=a.skip_bad_lines, **synth)
+        nodes = w.nodes(a.nodes, a.reduction)
+        mix = bids.BetaMix.parse(a.mix or "FT")
+        table = bids.job_table(w.jobs, mix, seed)
+        source = w.meta.get("source")
+    if a.jobs_out:
+        jobtable.write_table(jobtable.exchange_columns(table), a.jobs_out)
+    result = simulate(table, nodes, mech)
+    elapsed = time.perf_counter() - t0
+    if a.out:
+        jobtable.write_table(result.jobs, a.out)
+    summary = {"workload": source, **mech.describe(), "mix": a.mix or "FT" if not a.jobs else "from job table",
+               "seed": seed if seed is not None else "from job table", **result.summary, "seconds": round(elapsed, 3)}
+    if a.format == "json":
+        print(json.dumps(summary, indent=2))
+    else:
+        _print_dict(summary)
+    return 0
+
+
+# ---------------------------------------------------------------- parser
+
+
+def add_simulate_command(sub) -> None:
+    s = sub.add_parser("simulate", help="run one profile (mechanism x beta mix) and print the summary")
+    s.add_argument("--workload", help="an SWF path, a known trace name, 'synthetic' (default), or a workload model "
+                                      "file (.toml)")
+    s.add_argument("--jobs", help="a job table (CSV/Parquet, section 8) fixing every bid; needs --nodes")
+    workload_options(s)
+    s.add_argument("--synthetic-jobs", type=int, help="synthetic workload size (default 4000; a model's own)")
+    s.add_argument("--load", type=float, help="synthetic workload's offered load (default 0.9; a model's own)")
+    s.add_argument("--scheduler", default="hb", help="hb, nphb, wspt, wspt-est, fcfs")
+    s.add_argument("--payment", default="kth", help="first or kth")
+    s.add_argument("--reserve", type=float, default=1.0, help="reservation price r")
+    s.add_argument("--mix", help="FT (default), SRG or 'fraction:beta,...'")
+    s.add_argument("--seed", type=int, help="seed of the workload's draw and of the bids (default 0)")
+    s.add_argument("--out", help="per-job outcome table (.csv or .parquet)")
+    s.add_argument("--jobs-out", help="write the job table used (.csv or .parquet) to repeat the run with --jobs")
+    s.add_argument("--format", choices=["text", "json"], default="text")
+    s.set_defaults(func=cmd_simulate)

@@ -1,0 +1,110 @@
+"""The layering of the package, checked on its imports (every import, module-level or inside a function).
+
+Data flow one way: workload -> bids -> market -> outcomes -> payoffs -> game -> equilibria -> analysis ->
+report. Parts are the sub-packages (``market``, ``studies``, ...) and the few base modules (``errors``,
+``bids``, ``confidence``)."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PKG = Path(__file__).resolve().parents[1] / "gamemarket"
+COMPUTING = {"workloads", "bids", "market", "pricing", "games", "studies", "analysis", "io", "confidence", "errors"}
+DRAWING = ("matplotlib", "seaborn")
+
+
+def _module(path: Path) -> str:
+    rel = path.relative_to(PKG.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    me = _module(path)
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:  # relative: resolve against this module's package
+                base = me.split(".")[: len(me.split(".")) - node.level + (1 if path.name == "__init__.py" else 0)]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            out.add(mod)
+            if mod == "gamemarket":  # from gamemarket import bids: the names may be modules
+                out.update(f"gamemarket.{a.name}" for a in node.names)
+    return out
+
+
+def _part(module: str) -> str | None:
+    bits = module.split(".")
+    if bits[0] != "gamemarket" or len(bits) < 2:
+        return None
+    return bits[1]
+
+
+MODULES = {_module(p): _imports(p) for p in PKG.rglob("*.py")}
+KNOWN = {_part(m) for m in MODULES} - {None}
+
+
+def _edges():
+    edges = {}
+    for mod, imps in MODULES.items():
+        src = _part(mod)
+        for i in imps:
+            dst = _part(i)
+            if src and dst and dst in KNOWN and dst != src and dst not in ("__version__", "MODEL_VERSION"):
+                edges.setdefault(src, {}).setdefault(dst, set()).add(f"{mod} -> {i}")
+    return edges
+
+
+def test_every_module_sits_in_a_part_and_no_loose_modules_are_left():
+    loose = sorted(m for m in MODULES if m.count(".") == 1 and _part(m) not in
+                   {"errors", "bids", "confidence", "__main__", "cli", "analysis", "io", "market", "pricing", "games",
+                    "studies", "workloads", "reports"})
+    assert loose == []
+
+
+def test_no_import_cycle_between_parts():
+    edges = _edges()
+    graph = {k: set(v) for k, v in edges.items()}
+
+    def reach(a, seen):
+        for b in graph.get(a, ()):
+            if b not in seen:
+                seen.add(b)
+                reach(b, seen)
+        return seen
+
+    cycles = [(a, b, sorted(edges[a][b])[0]) for a in graph for b in graph[a] if a in reach(b, set())]
+    assert cycles == []
+
+
+@pytest.mark.parametrize("part", sorted(COMPUTING))
+def test_computing_never_imports_drawing_reports_or_the_cli(part):
+    bad = sorted(f"{m} -> {i}" for m, imps in MODULES.items() if _part(m) == part for i in imps
+                 if i.split(".")[0] in DRAWING or _part(i) in ("reports", "cli"))
+    assert bad == []
+
+
+def test_nothing_outside_reports_draws():
+    bad = sorted(f"{m} -> {i}" for m, imps in MODULES.items() if _part(m) not in ("reports",) for i in imps
+                 if i.split(".")[0] in DRAWING)
+    assert bad == []
+
+
+def test_the_market_never_imports_studies_or_analysis():
+    bad = sorted(f"{m} -> {i}" for m, imps in MODULES.items() if _part(m) == "market" for i in imps
+                 if _part(i) in ("studies", "analysis"))
+    assert bad == []
+
+
+def test_pricing_stands_alone():
+    bad = sorted(f"{m} -> {i}" for m, imps in MODULES.items() if _part(m) == "pricing" for i in imps
+                 if _part(i) not in (None, "pricing", "errors"))
+    assert bad == []
