@@ -204,3 +204,20 @@ def test_cli_study_game_report(tmp_path, capsys):
     assert sorted(ssj["bid_class"]) == ["high", "low", "middle"] and (ssj["group"] == "SRG aggressive").all()
     measured = claims[claims["claim"].str.startswith("(1)")]
     assert measured["ci_low"].notna().all() and (measured["ci_low"] <= measured["ci_high"]).all()
+
+
+def test_a_study_run_and_its_report_parse_the_workload_once(tmp_path, monkeypatch, capsys):
+    from gamemarket.cli import main
+    from gamemarket.studies import runner
+
+    calls = []
+    real = runner._load_workload
+    monkeypatch.setattr(runner, "_WORKLOADS", {})
+    monkeypatch.setattr(runner, "_load_workload", lambda spec: calls.append(spec.name) or real(spec))
+    p = write_study(tmp_path, SMALL.replace("count = 3", "count = 2"))
+    assert main(["study", "run", str(p), "--n-jobs", "1", "--no-progress"]) == 0
+    assert calls == ["small"]
+    # a changed [workload] table is loaded again
+    p.write_text(SMALL.replace("count = 3", "count = 2").replace("load = 1.1", "load = 1.2"))
+    assert main(["study", "status", str(p)]) == 0
+    assert calls == ["small", "small"]

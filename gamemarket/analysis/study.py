@@ -8,9 +8,9 @@ from pathlib import Path
 import pandas as pd
 
 from gamemarket import __version__
-from gamemarket.errors import UndefinedPayoffError
+from gamemarket.errors import GameMarketError, InputError, UndefinedPayoffError
 from gamemarket.games import Game, Solution, from_results, solve
-from gamemarket.games.io import equilibria_records, to_csv_table, to_nfg, write_json
+from gamemarket.games.io import equilibria_records, profile_words, to_csv_table, to_nfg, write_json
 from gamemarket.games.robustness import Robustness, best_responses, bootstrap
 from gamemarket.io.jobtable import write_table
 from gamemarket.studies import StudySpec, load_results
@@ -27,6 +27,8 @@ class SolvedGame:
 
 @dataclass
 class StudyAnalysis:
+    """Everything a study's report shows, computed; the report only renders it."""
+
     spec: StudySpec
     metrics: pd.DataFrame
     bins: pd.DataFrame | None
@@ -34,6 +36,15 @@ class StudyAnalysis:
     games: list[SolvedGame] = field(default_factory=list)
     #: the source paper's own game, HB with first or k-th price x FT or SRG, per payoff definition
     paper_games: list[SolvedGame] = field(default_factory=list)
+    #: the paper's claims measured on this study, then on each companion whose results are stored
+    claims: list[tuple[str, list[dict]]] = field(default_factory=list)
+    cohorts: pd.DataFrame | None = None  #: cohort sums of every run (G bin x bid class)
+    shading_gains: pd.DataFrame | None = None  #: every mechanism's shading gain by bid class
+    growth: tuple[pd.DataFrame, pd.DataFrame] | None = None  #: shading gain against market size (per seed, summary)
+    workload: dict = field(default_factory=dict)  #: jobs, nodes, mean run time, offered load, dropped records
+    companion_workloads: list[tuple[str, dict]] = field(default_factory=list)
+    population: object | None = None  #: the linked population study's analysis, where it has been run
+    resamples: int = 1000  #: bootstrap resamples behind each equilibrium's robustness
 
 
 DEFAULT_METHODS = ("pure", "polytope")
@@ -91,10 +102,16 @@ def game_flags(game: Game, solution: Solution, consumers: dict) -> list[str]:
     return flags
 
 
-def analyze(spec: StudySpec, with_bins: bool = False, methods=DEFAULT_METHODS, resamples: int = 1000,
-            time_limit: float = 10.0) -> StudyAnalysis:
-    metrics, bins, meta = load_results(spec, with_bins=with_bins)
-    out = StudyAnalysis(spec, metrics, bins, meta)
+def analyze(spec: StudySpec, *, with_bins: bool = False, methods=DEFAULT_METHODS, resamples: int = 1000,
+            time_limit: float = 10.0, for_report: bool = False) -> StudyAnalysis:
+    """Solve a study's games from its stored results (the payoffs, equilibria, robustness and flags).
+
+    With ``for_report`` also everything its report shows: the paper's claims on this study and its
+    companions, the shading gains by bid class, the gains against market size, the workload's facts
+    and the linked population study's answers.
+    """
+    metrics, bins, meta = load_results(spec, with_bins=with_bins or for_report)
+    out = StudyAnalysis(spec, metrics, bins, meta, resamples=resamples)
     rows = [p.name for p in spec.providers]
     cols = [c.name for c in spec.consumers]
     for gd in spec.games:
@@ -115,7 +132,84 @@ def analyze(spec: StudySpec, with_bins: bool = False, methods=DEFAULT_METHODS, r
             sol = solve(g, methods=methods, time_limit=time_limit)
             out.paper_games.append(SolvedGame(gd.name, g, sol, bootstrap(g, sol.equilibria, resamples=resamples),
                                               game_flags(g, sol, meta["consumers"])))
+    if for_report:
+        _report_extras(out)
     return out
+
+
+def _report_extras(an: StudyAnalysis) -> None:
+    from gamemarket.analysis import claims
+    from gamemarket.studies import load_study
+    from gamemarket.studies.runner import load_cohorts
+
+    spec, meta = an.spec, an.meta
+    if meta.get("kind") == "scheduling":
+        an.workload = workload_facts(spec)
+        an.cohorts = load_cohorts(spec)
+        an.shading_gains = claims.shading_gains(an.cohorts, meta["providers"])
+        an.claims = _claims(an)
+        for c in spec.companions:
+            cs = load_study(c)
+            try:
+                an.companion_workloads.append((cs.name, workload_facts(cs)))
+            except GameMarketError:  # a companion whose workload is not here (a trace not fetched)
+                continue
+    if spec.gains:
+        from gamemarket.analysis.incentives import gains
+
+        an.growth = gains(spec, run=False)
+    an.population = population_analysis(spec)
+
+
+def _claims(an: StudyAnalysis) -> list[tuple[str, list[dict]]]:
+    """Claims measured on this study and on each companion study whose results are stored."""
+    from gamemarket.analysis import claims
+    from gamemarket.studies import load_study
+    from gamemarket.studies.runner import load_cohorts
+
+    out = [(an.spec.name, claims.evaluate(an.metrics, an.bins, an.cohorts, an.meta["consumers"],
+                                          an.meta["providers"]))]
+    if not out[0][1]:
+        return []
+    for cpath in an.spec.companions:
+        cs = load_study(cpath)
+        try:
+            m, b, meta = load_results(cs, with_bins=True)
+        except InputError:
+            continue
+        out.append((cs.name, claims.evaluate(m, b, load_cohorts(cs), meta["consumers"], meta["providers"])))
+    return out
+
+
+def workload_facts(spec: StudySpec) -> dict:
+    """Jobs, nodes, mean run time and offered load of a study's workload (the paper's Table 1 and the
+    discussion), with the records its cleaning dropped for a non-positive run time."""
+    from gamemarket.studies.runner import load_workload
+
+    w, nodes = load_workload(spec)
+    rt = w.jobs["runtime"].to_numpy(float)
+    sub = w.jobs["submit"].to_numpy(float)
+    span = float(sub.max() - sub.min()) if len(sub) > 1 else 0.0
+    out = {"jobs": len(rt), "nodes": nodes, "mean_runtime": float(rt.mean()),
+           "offered_load": float(rt.sum() / (nodes * span)) if span > 0 else float("nan")}
+    cleaning = w.meta.get("cleaning") or {}
+    if "dropped_runtime" in cleaning:
+        out["dropped_runtime"] = cleaning["dropped_runtime"]
+    return out
+
+
+def population_analysis(spec: StudySpec):
+    """The linked population study's analysis from its stored runs, or None where there is none or it has
+    not been run."""
+    if spec.population_study is None:
+        return None
+    from gamemarket.studies import load_study
+    from gamemarket.studies.population import run_population_study
+
+    try:
+        return run_population_study(load_study(spec.population_study), run=False)
+    except GameMarketError:
+        return None
 
 
 def solve_game(game: Game, methods=DEFAULT_METHODS, resamples: int = 1000, time_limit: float = 10.0) -> SolvedGame:
@@ -147,9 +241,8 @@ def export(analysis: StudyAnalysis, out_dir: str | Path) -> list[Path]:
                                  "dominated_consumers": sg.solution.dominated_cols,
                                  "notes": sg.solution.notes, "equilibria": recs})
         for k, r in enumerate(recs):
-            eq_rows.append({"game": sg.name, "equilibrium": k + 1,
-                            "provider": " + ".join(f"{p:.4g} {n}" for n, p in r["provider"].items()),
-                            "consumer": " + ".join(f"{p:.4g} {n}" for n, p in r["consumer"].items()),
+            px, py = profile_words(sg.game, sg.solution.equilibria[k], digits=4)
+            eq_rows.append({"game": sg.name, "equilibrium": k + 1, "provider": px, "consumer": py,
                             "provider_payoff": r["payoffs"]["provider"], "consumer_payoff": r["payoffs"]["consumer"],
                             "provider_regret": r["regret"]["provider"], "consumer_regret": r["regret"]["consumer"],
                             "stable_share": r.get("robustness", {}).get("stable_share")})

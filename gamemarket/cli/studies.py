@@ -57,6 +57,8 @@ def _fmt_matrix(game) -> str:
 
 
 def print_solved(sg) -> None:
+    from gamemarket.games.io import profile_words
+
     g, sol = sg.game, sg.solution
     print(f"== game: {sg.name} ({g.shape[0]}x{g.shape[1]}"
           + (f", {g.reps()} replications" if g.reps() else "") + ")")
@@ -69,8 +71,7 @@ def print_solved(sg) -> None:
     print(f"  degenerate game: {'yes (all extreme equilibria listed)' if sol.degenerate else 'no'}")
     print(f"  equilibria: {len(sol.equilibria)}")
     for k, (e, rb) in enumerate(zip(sol.equilibria, sg.robustness)):
-        px = " + ".join(f"{e.x[i]:.4g}·{g.rows[i]}" for i in np.flatnonzero(e.x > 0))
-        py = " + ".join(f"{e.y[j]:.4g}·{g.cols[j]}" for j in np.flatnonzero(e.y > 0))
+        px, py = profile_words(g, e, digits=4)
         print(f"  [{k + 1}] {'pure' if e.pure else 'mixed'}: {g.players[0]} = {px}; {g.players[1]} = {py}")
         print(f"      payoffs: {e.payoffs[0]:.6g}, {e.payoffs[1]:.6g}; regret: {e.regret[0]:.2g}, {e.regret[1]:.2g};"
               f" found by: {', '.join(sorted(e.methods))}")
@@ -110,9 +111,13 @@ def cmd_study_run(a) -> int:
         gains(spec, n_jobs=a.n_jobs, scheduler_address=a.scheduler_address, progress=not a.no_progress)
         print(f"shading gains over market sizes {spec.gains['jobs']}: {time.perf_counter() - t1:.1f} s")
     if not a.no_report:
+        from gamemarket.analysis.study import analyze
         from gamemarket.reports import write_report
+        from gamemarket.reports.report import claim_folder
 
-        path = write_report(spec, wall_seconds=time.perf_counter() - t0, methods=tuple(a.methods), force=a.force)
+        claim_folder(Path(spec.report_dir), spec, a.force)  # refuse another study's folder before the work
+        path = write_report(analyze(spec, methods=tuple(a.methods), for_report=True),
+                            wall_seconds=time.perf_counter() - t0, force=a.force)
         print(f"report: {path}")
     return 0
 
@@ -237,7 +242,11 @@ def cmd_report(a) -> int:
 
         print(f"report: {write_population_report(run_population_study(spec, run=False), force=a.force)}")
         return 0
-    path = write_report(spec, methods=tuple(a.methods), force=a.force)
+    from gamemarket.analysis.study import analyze
+    from gamemarket.reports.report import claim_folder
+
+    claim_folder(Path(spec.report_dir), spec, a.force)  # refuse another study's folder before the work
+    path = write_report(analyze(spec, methods=tuple(a.methods), for_report=True), force=a.force)
     print(f"report: {path}")
     return 0
 

@@ -259,11 +259,12 @@ def _json_default(o):
     return str(o)
 
 
-def profile_words(game, eq) -> tuple[str, str]:
+def profile_words(game, eq, digits: int = 3) -> tuple[str, str]:
     """Each side's strategy of an equilibrium in words: a pure one by name, a mixed one as
-    probability-weighted names ("0.6 hb-first + 0.4 hb-kth")."""
+    probability-weighted names ("0.6 hb-first + 0.4 hb-kth", probabilities to ``digits`` significant
+    digits). The one formatter of the CLI, the reports, the discussion and ``equilibria.csv``."""
     import numpy as np
 
     def side(p, names):
-        return " + ".join(names[i] if p[i] == 1 else f"{p[i]:.3g} {names[i]}" for i in np.flatnonzero(p > 0))
+        return " + ".join(names[i] if p[i] == 1 else f"{p[i]:.{digits}g} {names[i]}" for i in np.flatnonzero(p > 0))
     return side(eq.x, game.rows), side(eq.y, game.cols)

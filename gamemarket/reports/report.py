@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from gamemarket import __version__
-from gamemarket.analysis.study import analyze, export, slug
+from gamemarket.analysis.study import StudyAnalysis, export, slug
 from gamemarket.games.io import profile_words
 from gamemarket.reports import figures
 
@@ -43,13 +43,13 @@ def claim_folder(out: Path, spec, force: bool = False) -> None:
     marker.write_text(me + "\n")
 
 
-def write_report(spec, wall_seconds: float | None = None, methods=("pure", "polytope"), resamples: int = 1000,
-                 force: bool = False) -> Path:
-    """Write ``<report_dir>/index.html``, ``report.md``, figures and ``data/`` tables; return the HTML path."""
+def write_report(an: StudyAnalysis, *, wall_seconds: float | None = None, force: bool = False) -> Path:
+    """Render a study's analysis (``analyze(spec, for_report=True)``) as ``<report_dir>/index.html``,
+    ``report.md``, figures and ``data/`` tables; return the HTML path. Nothing is computed here."""
     t0 = time.perf_counter()
+    spec, resamples = an.spec, an.resamples
     out = Path(spec.report_dir)
     claim_folder(out, spec, force)
-    an = analyze(spec, with_bins=True, methods=methods, resamples=resamples)
     export(an, out / "data")
     md: list[str] = []
     meta = an.meta
@@ -74,10 +74,9 @@ def write_report(spec, wall_seconds: float | None = None, methods=("pure", "poly
         ["summed simulation time", f"{an.metrics['task_seconds'].sum():.1f} s"],
     ]) + "\n")
     figs: list[tuple[str, Path]] = []
-    wl_facts = _workload_facts(spec) if meta.get("kind") == "scheduling" else {}
-    if wl_facts:
-        md.append(_table1(spec, wl_facts))
-    claim_rows = _claims(spec, an) if meta.get("kind") == "scheduling" else []
+    if an.workload:
+        md.append(_table1(an))
+    claim_rows = an.claims
     if an.paper_games:
         md.append(_paper_game_section(an))
     md.append("## Games and equilibria\n")
@@ -96,22 +95,12 @@ def write_report(spec, wall_seconds: float | None = None, methods=("pure", "poly
         md.append(_game_section(sg, out, resamples))
     if claim_rows:
         md.append(_claims_section(spec, claim_rows, out))
-    gains_table = None
-    if meta.get("kind") == "scheduling":
-        from gamemarket.analysis.claims import shading_gains
-        from gamemarket.studies.runner import load_cohorts
-
-        cohorts = load_cohorts(spec)
-        gains_table = shading_gains(cohorts, meta["providers"])
-        if len(gains_table):
-            md.append(_gains_section(gains_table, out))
-    else:
-        cohorts = None
+    gains_table = an.shading_gains
+    if gains_table is not None and len(gains_table):
+        md.append(_gains_section(gains_table, out))
     summ = None
-    if spec.gains:
-        from gamemarket.analysis.incentives import gains
-
-        per_seed, summ = gains(spec, run=False)
+    if an.growth is not None:
+        per_seed, summ = an.growth
         summ.to_csv(out / "data" / "shading-gains.csv", index=False)
         per_seed.to_csv(out / "data" / "shading-gains-per-seed.csv", index=False)
         path = figures.gain_plot(summ, out / "fig-shading-gain.png")
@@ -130,15 +119,14 @@ def write_report(spec, wall_seconds: float | None = None, methods=("pure", "poly
     if spec.notes:
         from gamemarket.reports import discussion
 
-        population = _population(spec)
-        values = discussion.facts(an, claim_rows, gains=gains_table, workload=wl_facts, paper=spec.paper,
-                                  population=population, growth=summ)
+        values = discussion.facts(an, claim_rows, gains=gains_table, workload=an.workload, paper=spec.paper,
+                                  population=an.population, growth=summ)
         md.append("## Discussion\n")
         md.append("Every number below is filled in from this report's analysis (the study file's discussion is "
                   "a template with fields, and holds no typed numbers).\n")
         md.append(discussion.render(spec.notes.strip(), values, str(spec.path or spec.name)) + "\n")
-    if cohorts is not None:
-        gp = figures.grid_gain_heatmap(an.metrics, meta["consumers"], out / "heatmap-beta-grid.png", cohorts,
+    if an.cohorts is not None:
+        gp = figures.grid_gain_heatmap(an.metrics, meta["consumers"], out / "heatmap-beta-grid.png", an.cohorts,
                                        spec.aliases)
         if gp:
             figs.append(("aggressive users' utility gain over truthful bidding across the beta-mix grid", gp))
@@ -330,33 +318,9 @@ def _gains_section(gains, out: Path) -> str:
     return "\n".join(md)
 
 
-def _workload_facts(spec) -> dict:
-    """Jobs, nodes, mean run time and offered load of the study's workload (for Table 1 and the discussion)."""
-    from gamemarket.studies.runner import load_workload
-
-    w, nodes = load_workload(spec)
-    rt = w.jobs["runtime"].to_numpy(float)
-    sub = w.jobs["submit"].to_numpy(float)
-    span = float(sub.max() - sub.min()) if len(sub) > 1 else 0.0
-    out = {"jobs": len(rt), "nodes": nodes, "mean_runtime": float(rt.mean()),
-           "offered_load": float(rt.sum() / (nodes * span)) if span > 0 else float("nan")}
-    cleaning = w.meta.get("cleaning") or {}
-    if "dropped_runtime" in cleaning:
-        out["dropped_runtime"] = cleaning["dropped_runtime"]
-    return out
-
-
-def _table1(spec, facts: dict) -> str:
-    from gamemarket.studies import load_study
-
-    cols = [("this study", facts)]
-    for c in spec.companions:
-        cs = load_study(c)
-        try:
-            cols.append((cs.name, _workload_facts(cs)))
-        except Exception:  # a companion whose workload cannot be loaded here (a trace not present)
-            continue
-    paper = spec.paper or {}
+def _table1(an) -> str:
+    cols = [("this study", an.workload)] + an.companion_workloads
+    paper = an.spec.paper or {}
     headers = ["", *(["paper" + (f" ({paper['source']})" if "source" in paper else "")] if paper else []),
                *[n for n, _ in cols]]
     rows = []
@@ -366,20 +330,6 @@ def _table1(spec, facts: dict) -> str:
         row += [f.format(v[key]) if key in v else "-" for _, v in cols]
         rows.append(row)
     return "## Workload, beside the paper's Table 1\n\n" + _md_table(headers, rows) + "\n"
-
-
-def _population(spec):
-    """The linked population study's analysis from its stored runs, or None where it has not been run."""
-    if spec.population_study is None:
-        return None
-    from gamemarket.errors import GameMarketError
-    from gamemarket.studies import load_study
-    from gamemarket.studies.population import run_population_study
-
-    try:
-        return run_population_study(load_study(spec.population_study), run=False)
-    except GameMarketError:
-        return None
 
 
 def _wall(spec, wall_seconds) -> str:
@@ -398,27 +348,6 @@ def _wall(spec, wall_seconds) -> str:
     if wall_seconds is not None:
         parts.append(f"this command: {wall_seconds:.1f} s")
     return "; ".join(parts) or "-"
-
-
-def _claims(spec, an) -> list[tuple[str, list[dict]]]:
-    """Claims measured on this study and on each companion study whose results are stored."""
-    from gamemarket.analysis import claims
-    from gamemarket.errors import InputError
-    from gamemarket.studies import load_results, load_study
-    from gamemarket.studies.runner import load_cohorts
-
-    out = [(spec.name, claims.evaluate(an.metrics, an.bins, load_cohorts(spec), an.meta["consumers"],
-                                       an.meta["providers"]))]
-    if not out[0][1]:
-        return []
-    for cpath in spec.companions:
-        cs = load_study(cpath)
-        try:
-            m, b, meta = load_results(cs, with_bins=True)
-        except InputError:
-            continue
-        out.append((cs.name, claims.evaluate(m, b, load_cohorts(cs), meta["consumers"], meta["providers"])))
-    return out
 
 
 def _to_html(md: str, title: str) -> str:

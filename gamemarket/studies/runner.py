@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import re
 import time
@@ -52,8 +53,25 @@ class HeteroWorkload:
         return range(self.A.shape[0])
 
 
+_WORKLOADS: dict[str, tuple] = {}  # the last few workloads loaded, by study file and [workload] table
+WORKLOAD_CACHE = 4
+
+
 def load_workload(spec: StudySpec):
-    """The study's workload (parsed once) and its node count (resource count for a hetero market)."""
+    """The study's workload and its node count (resource count for a hetero market), parsed once per
+    process: running, checking, and reporting a study (and its companions) all read the same object.
+    The key is the study file and its whole ``[workload]`` table, so a changed table loads again."""
+    key = json.dumps({"study": str(spec.path), "workload": spec.workload}, sort_keys=True, default=str)
+    hit = _WORKLOADS.pop(key, None)
+    if hit is None:
+        hit = _load_workload(spec)
+    _WORKLOADS[key] = hit  # most recently used last
+    while len(_WORKLOADS) > WORKLOAD_CACHE:
+        _WORKLOADS.pop(next(iter(_WORKLOADS)))
+    return hit
+
+
+def _load_workload(spec: StudySpec):
     wl = spec.workload
     if wl["source"] == "hetero":
         from gamemarket.market import pricing_market as hetero
