@@ -31,6 +31,7 @@ def test_prisoners_dilemma():
     s = solve(Game(A, A.T, ["C", "D"], ["C", "D"]), methods=ALL)
     assert profiles(s) == [((0.0, 1.0), (0.0, 1.0))]
     assert s.dominated_rows == ["C"] and s.dominated_cols == ["C"]
+    assert s.equilibria[0].methods == set(ALL)  # the nashpy methods on the 1x1 game dominance leaves
 
 
 def test_battle_of_the_sexes():
@@ -38,6 +39,10 @@ def test_battle_of_the_sexes():
     B = np.array([[2, 0], [0, 3]])
     s = solve(Game(A, B, ["O", "F"], ["O", "F"]), methods=ALL)
     assert profiles(s) == [((0.0, 1.0), (0.0, 1.0)), ((0.6, 0.4), (0.4, 0.6)), ((1.0, 0.0), (1.0, 0.0))]
+    by = {(tuple(np.round(e.x, 6)), tuple(np.round(e.y, 6))): e.methods for e in s.equilibria}
+    # every enumeration finds all three; Lemke-Howson's paths from every label end at the pure ones only
+    assert by[((0.6, 0.4), (0.4, 0.6))] == {"polytope", "support_enumeration", "vertex_enumeration"}
+    assert by[((1.0, 0.0), (1.0, 0.0))] == by[((0.0, 1.0), (0.0, 1.0))] == set(ALL)
 
 
 def test_rock_paper_scissors():
@@ -45,6 +50,7 @@ def test_rock_paper_scissors():
     s = solve(Game(A, -A, list("RPS"), list("RPS")), methods=ALL)
     assert profiles(s) == [((1 / 3,) * 3, (1 / 3,) * 3)] or np.allclose(s.equilibria[0].x, 1 / 3)
     assert len(s.equilibria) == 1
+    assert s.equilibria[0].methods == set(ALL) - {"pure"}
 
 
 def test_degenerate_game_all_extreme_equilibria():
@@ -58,6 +64,61 @@ def test_degenerate_game_all_extreme_equilibria():
     assert len(got) == 3
     for e in expected:
         assert any(np.allclose(g[0], e[0], atol=1e-6) and np.allclose(g[1], e[1], atol=1e-6) for g in got)
+    # with every method: support enumeration (equal-size supports) misses the equilibrium whose supports
+    # differ in size, (1, 0, 0) against (2/3, 1/3); vertex enumeration and our polytope find all three
+    s = solve(Game(A, B, None, None), methods=ALL)
+    by = {(tuple(np.round(e.x, 6)), tuple(np.round(e.y, 6))): e.methods for e in s.equilibria}
+    assert by[((1.0, 0.0, 0.0), (0.666667, 0.333333))] == {"polytope", "vertex_enumeration"}
+    assert by[((1.0, 0.0, 0.0), (1.0, 0.0))] == set(ALL)
+    assert by[((0.0, 0.333333, 0.666667), (0.333333, 0.666667))] == set(ALL) - {"pure"}
+
+
+@settings(max_examples=80, deadline=None)
+@given(m=st.integers(2, 3), n=st.integers(2, 3), data=st.data())
+def test_face_enumeration_on_degenerate_integer_games(m, n, data):
+    """Integer games with a duplicated column are degenerate: a pure equilibrium's best-response set has
+    two columns for one row, which only the face enumeration of ``polytope_equilibria`` resolves. Every
+    profile it returns is an equilibrium, and every pure equilibrium is among them."""
+    from gamemarket.games import equilibria as eqmod
+    from gamemarket.games.equilibria import polytope_equilibria
+
+    ints = st.lists(st.lists(st.integers(0, 3), min_size=n, max_size=n), min_size=m, max_size=m)
+    A, B = np.array(data.draw(ints), dtype=float), np.array(data.draw(ints), dtype=float)
+    j = data.draw(st.integers(0, n - 1))
+    A, B = np.c_[A, A[:, j]], np.c_[B, B[:, j]]
+    calls = []
+    real = eqmod._face_vertices
+    eqmod._face_vertices = lambda *a, **k: calls.append(1) or real(*a, **k)
+    try:
+        found, _ = polytope_equilibria(A, B)
+    finally:
+        eqmod._face_vertices = real
+    for x, y in found:
+        assert max(regret(A, B, x, y)) <= 1e-9
+    pure = {(int(np.argmax(x)), int(np.argmax(y))) for x, y in found if x.max() > 1 - 1e-12 and y.max() > 1 - 1e-12}
+    want = set(pure_equilibria(A, B))
+    assert want <= pure
+    if any(jj in (j, n) for _, jj in want):  # a pure equilibrium on the duplicated column needs the face branch
+        assert calls
+
+
+def test_face_enumeration_is_reached_and_needed():
+    """A fixed game whose pure equilibria lie on two identical columns: without the face branch they
+    would not be found."""
+    from gamemarket.games import equilibria as eqmod
+    from gamemarket.games.equilibria import polytope_equilibria
+
+    A = np.array([[2.0, 2.0, 0.0], [0.0, 0.0, 1.0]])
+    B = np.array([[1.0, 1.0, 0.0], [0.0, 0.0, 2.0]])
+    calls = []
+    real = eqmod._face_vertices
+    eqmod._face_vertices = lambda *a, **k: calls.append(1) or real(*a, **k)
+    try:
+        found, degenerate = polytope_equilibria(A, B)
+    finally:
+        eqmod._face_vertices = real
+    pure = {(int(np.argmax(x)), int(np.argmax(y))) for x, y in found if x.max() == 1 and y.max() == 1}
+    assert calls and degenerate and {(0, 0), (0, 1), (1, 2)} <= pure
 
 
 @pytest.mark.parametrize("shape", [(1, 4), (4, 1), (1, 1)])
