@@ -2,7 +2,7 @@
 
 Data flow one way: workload -> bids -> market -> outcomes -> payoffs -> game -> equilibria -> analysis ->
 report. Parts are the sub-packages (``market``, ``studies``, ...) and the few base modules (``errors``,
-``bids``, ``confidence``)."""
+``registry``, ``bids``, ``confidence``)."""
 
 import ast
 from pathlib import Path
@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 PKG = Path(__file__).resolve().parents[1] / "gamemarket"
-COMPUTING = {"workloads", "bids", "market", "pricing", "games", "studies", "analysis", "io", "confidence", "errors"}
+COMPUTING = {"workloads", "bids", "market", "pricing", "games", "studies", "analysis", "io", "confidence", "errors",
+             "registry"}
 DRAWING = ("matplotlib", "seaborn")
 
 
@@ -65,7 +66,7 @@ def _edges():
 
 def test_every_module_sits_in_a_part_and_no_loose_modules_are_left():
     loose = sorted(m for m in MODULES if m.count(".") == 1 and _part(m) not in
-                   {"errors", "bids", "confidence", "__main__", "cli", "analysis", "io", "market", "pricing", "games",
+                   {"errors", "registry", "bids", "confidence", "__main__", "cli", "analysis", "io", "market", "pricing", "games",
                     "studies", "workloads", "reports"})
     assert loose == []
 
@@ -106,5 +107,20 @@ def test_the_market_never_imports_studies_or_analysis():
 
 def test_pricing_stands_alone():
     bad = sorted(f"{m} -> {i}" for m, imps in MODULES.items() if _part(m) == "pricing" for i in imps
-                 if _part(i) not in (None, "pricing", "errors"))
+                 if _part(i) not in (None, "pricing", "errors", "registry"))
     assert bad == []
+
+
+def test_one_registry_kind_for_every_named_thing():
+    from gamemarket.errors import InputError
+    from gamemarket.market import PAYMENTS, SCHEDULERS
+    from gamemarket.market.pricing_market import HETERO_MECHANISMS
+    from gamemarket.pricing.utilities import UTILITIES
+    from gamemarket.registry import Registry
+
+    for reg, known in ((SCHEDULERS, "hb"), (PAYMENTS, "kth"), (HETERO_MECHANISMS, "clearing"), (UTILITIES, "log")):
+        assert isinstance(reg, Registry) and known in reg and reg.get(known) is reg[known]
+        with pytest.raises(InputError, match=rf"unknown {reg.what} 'nope'; expected one of \[.*'{known}'"):
+            reg.get("nope")
+        with pytest.raises(InputError, match="already registered"):
+            reg.register(known, reg[known])

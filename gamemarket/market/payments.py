@@ -23,6 +23,7 @@ import numpy as np
 from numba import njit
 
 from gamemarket.errors import InputError
+from gamemarket.registry import Registry
 
 FIRST_PRICE = 0
 KTH_PRICE = 1
@@ -49,15 +50,13 @@ class PaymentScheme:
     description: str
 
 
-PAYMENTS: dict[str, PaymentScheme] = {}
+PAYMENTS: Registry[PaymentScheme] = Registry("payment scheme")
 
 
-def register_payment(name: str, code: int, description: str) -> PaymentScheme:
-    scheme = PaymentScheme(name, code, description)
+def register_payment(name: str, code: int, description: str, *, replace: bool = False) -> PaymentScheme:
     if np.isnan(market_price(code, 1.0, 1, 1, 1, 1.0)):
         raise InputError(f"payment scheme {name!r}: code {code} has no branch in market_price")
-    PAYMENTS[name] = scheme
-    return scheme
+    return PAYMENTS.register(name, PaymentScheme(name, code, description), replace=replace)
 
 
 register_payment("first", FIRST_PRICE, "first price: r while a node is idle, else max(r, own reported bid)")
@@ -65,7 +64,4 @@ register_payment("kth", KTH_PRICE, "k-th price: r while nobody waits, else max(r
 
 
 def get_payment(name: str) -> PaymentScheme:
-    try:
-        return PAYMENTS[name]
-    except KeyError:
-        raise InputError(f"unknown payment scheme {name!r}; expected one of {sorted(PAYMENTS)}") from None
+    return PAYMENTS.get(name)

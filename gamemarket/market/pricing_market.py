@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from gamemarket.errors import InputError
+from gamemarket.registry import Registry
 from gamemarket.pricing import Problem, solve
 from gamemarket.pricing.problem import read_npz
 from gamemarket.pricing.envelope import sort_efficiencies
@@ -87,11 +88,11 @@ class HeteroMechanism:
     description: str
 
 
-HETERO_MECHANISMS: dict[str, HeteroMechanism] = {}
+HETERO_MECHANISMS: Registry[HeteroMechanism] = Registry("pricing mechanism")
 
 
-def register_mechanism(name: str, rule: Callable, description: str) -> None:
-    HETERO_MECHANISMS[name] = HeteroMechanism(name, rule, description)
+def register_mechanism(name: str, rule: Callable, description: str, *, replace: bool = False) -> HeteroMechanism:
+    return HETERO_MECHANISMS.register(name, HeteroMechanism(name, rule, description), replace=replace)
 
 
 def _vector(value, m, what) -> np.ndarray:
@@ -137,10 +138,7 @@ register_mechanism("pay-as-bid", _pay_as_bid, "the clearing allocation; pay the 
 
 
 def get_mechanism(name: str) -> HeteroMechanism:
-    try:
-        return HETERO_MECHANISMS[name]
-    except KeyError:
-        raise InputError(f"unknown pricing mechanism {name!r}; expected one of {sorted(HETERO_MECHANISMS)}") from None
+    return HETERO_MECHANISMS.get(name)
 
 
 def run(A: np.ndarray, R: np.ndarray, private: np.ndarray, reported: np.ndarray, group: np.ndarray,

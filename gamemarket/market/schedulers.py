@@ -14,7 +14,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from gamemarket.errors import InputError
+from gamemarket.registry import Registry
 
 
 @dataclass(frozen=True)
@@ -25,13 +25,12 @@ class Scheduler:
     description: str
 
 
-SCHEDULERS: dict[str, Scheduler] = {}
+SCHEDULERS: Registry[Scheduler] = Registry("scheduler")
 
 
-def register_scheduler(name: str, preemptive: bool, key: Callable, description: str) -> Scheduler:
-    sched = Scheduler(name, preemptive, key, description)
-    SCHEDULERS[name] = sched
-    return sched
+def register_scheduler(name: str, preemptive: bool, key: Callable, description: str, *,
+                       replace: bool = False) -> Scheduler:
+    return SCHEDULERS.register(name, Scheduler(name, preemptive, key, description), replace=replace)
 
 
 def _neg_bid(t):
@@ -58,7 +57,4 @@ register_scheduler("fcfs", False, _submit, "first come, first served (key: submi
 
 
 def get_scheduler(name: str) -> Scheduler:
-    try:
-        return SCHEDULERS[name]
-    except KeyError:
-        raise InputError(f"unknown scheduler {name!r}; expected one of {sorted(SCHEDULERS)}") from None
+    return SCHEDULERS.get(name)

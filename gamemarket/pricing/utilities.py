@@ -20,6 +20,7 @@ import re
 import numpy as np
 
 from gamemarket.errors import InputError
+from gamemarket.registry import Registry
 
 
 class Utility:
@@ -242,11 +243,13 @@ class Target(Utility):
         return np.where((v > 0) & (v < self.t_des), -1.0 / self.mu, 0.0)
 
 
-UTILITIES = {"linear": Linear, "log": Log, "target": Target}
+UTILITIES: Registry = Registry("utility")
+for _name, _factory in (("linear", Linear), ("log", Log), ("target", Target)):
+    UTILITIES.register(_name, _factory)
 
 
-def register_utility(name: str, factory) -> None:
-    UTILITIES[name] = factory
+def register_utility(name: str, factory, *, replace: bool = False) -> None:
+    UTILITIES.register(name, factory, replace=replace)
 
 
 def make_utility(spec: str | Utility) -> Utility:
@@ -260,6 +263,6 @@ def make_utility(spec: str | Utility) -> Utility:
         except ValueError:
             raise InputError(f"utility {spec!r}: alpha must be a number") from None
         return Log() if a == 1.0 else Power(a)
-    if spec in UTILITIES:
+    if isinstance(spec, str) and spec in UTILITIES:
         return UTILITIES[spec]()
     raise InputError(f"unknown utility {spec!r}; expected linear, log, target or alpha:<value>")

@@ -1,0 +1,52 @@
+"""One registry of named things: schedulers, payment schemes, pricing mechanisms, utilities, markets.
+
+A registry maps a name to an object carrying its own metadata (a description, flags), so callers
+look things up by name and never branch on one (Axelrod's classifier idea). An unknown name is an
+``InputError`` that lists the known ones; registering a name twice is refused unless ``replace``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Generic, TypeVar
+
+from gamemarket.errors import InputError
+
+T = TypeVar("T")
+
+
+class Registry(Mapping, Generic[T]):
+    """Named objects of one kind (``what`` names the kind in messages: "scheduler", "utility", ...)."""
+
+    def __init__(self, what: str):
+        self.what = what
+        self._items: dict[str, T] = {}
+
+    def register(self, name: str, item: T, *, replace: bool = False) -> T:
+        if not isinstance(name, str) or not name.strip():
+            raise InputError(f"a {self.what} needs a non-empty name, got {name!r}")
+        if name in self._items and not replace:
+            raise InputError(f"{self.what} {name!r} is already registered; pass replace=True to redefine it")
+        self._items[name] = item
+        return item
+
+    def get(self, name: str, default=None) -> T:  # type: ignore[override]
+        """The object registered as ``name``; an unknown name is an error listing the known ones."""
+        try:
+            return self._items[name]
+        except (KeyError, TypeError):
+            if default is not None:
+                return default
+            raise InputError(f"unknown {self.what} {name!r}; expected one of {sorted(self._items)}") from None
+
+    def __getitem__(self, name: str) -> T:
+        return self._items[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __repr__(self) -> str:
+        return f"Registry({self.what!r}: {sorted(self._items)})"
