@@ -176,11 +176,15 @@ def job_table(jobs: pd.DataFrame, mix: BetaMix, seed: int, distribution: BidDist
     return out
 
 
-#: Bid bins of the reports, on the private bid: low [0, 60], middle (60, 120), high [120, 180].
+#: Bid classes of the reports (market-model.md), on the private bid: low [0, 60], middle (60, 120), high [120, 180].
+LOW_MAX = 60.0
+HIGH_MIN = 120.0
+
+
 def bid_bin_codes(w: np.ndarray) -> np.ndarray:
-    """0 low, 1 middle, 2 high."""
+    """0 low (``w <= 60``), 1 middle (``60 < w < 120``), 2 high (``w >= 120``)."""
     w = np.asarray(w)
-    return np.where(w <= 60, 0, np.where(w < 120, 1, 2)).astype(np.int8)
+    return np.where(w <= LOW_MAX, 0, np.where(w < HIGH_MIN, 1, 2)).astype(np.int8)
 
 
 def bid_bin(w: np.ndarray) -> np.ndarray:

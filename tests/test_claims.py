@@ -6,7 +6,7 @@ import pytest
 
 from gamemarket.analysis import claims
 from gamemarket.market import payoffs
-from gamemarket.bids import FT, BetaMix, BidDistribution, draw, job_table
+from gamemarket.bids import BID_CLASSES, FT, BetaMix, BidDistribution, draw, job_table
 from gamemarket.market import Mechanism, simulate
 from gamemarket.workloads import generate
 
@@ -24,7 +24,7 @@ def _cohorts(gain: dict, seeds=range(1, 9), noise=1.0) -> pd.DataFrame:
         for s in seeds:
             for cons in ("FT", "SRG"):
                 for k in range(100):
-                    for cls in payoffs.BID_CLASSES:
+                    for cls in BID_CLASSES:
                         n = 10
                         u = -100.0
                         if cons == "SRG" and k >= 90:
@@ -48,7 +48,7 @@ def _evaluate(gain, **kw):
 
 
 def _gains(first_high, kth_high, other=-5.0):
-    g = {(p, c): other for p in PROVIDERS for c in payoffs.BID_CLASSES}
+    g = {(p, c): other for p in PROVIDERS for c in BID_CLASSES}
     g[("hb-first", "high")] = first_high
     g[("hb-kth", "high")] = kth_high
     return g

@@ -138,3 +138,42 @@ count = 2
     assert np.allclose(pab["truthful_utility"], 0.0, atol=1e-9) and (pab["gain"] >= -1e-9).all()
     again, _ = gains(spec, n_jobs=1)  # stored: same numbers without re-running
     pd.testing.assert_frame_equal(per_seed.reset_index(drop=True), again.reset_index(drop=True))
+
+
+def test_both_markets_answer_the_same_protocol_and_payoffs_are_computed_once():
+    """A study's task looks its market up by kind; either market's run yields every payoff the games use,
+    and a pricing task equals the pricing market run by hand with the same draws."""
+    import pandas as pd
+
+    from gamemarket import bids
+    from gamemarket.market import payoffs, pricing_market
+    from gamemarket.market.base import MARKETS, MarketRun, market_for
+    from gamemarket.studies.runner import run_task
+    from gamemarket.workloads import generate
+
+    assert set(MARKETS) == {"scheduling", "pricing"}
+    w = generate(jobs=200, nodes=4, seed=2).jobs
+    sched = {c: w[c].to_numpy(np.int64) for c in ("id", "submit", "runtime", "estimate")}
+    mk = pricing_market.generate(pricing_market.HeteroSpec(jobs=150, resources=3, load=2.0, seed=1))
+    cases = [(sched, 4, {"kind": "scheduling", "scheduler": "hb", "payment": "kth", "reserve": 1.0}),
+             ({"A": mk["A"], "R": mk["R"]}, 3, {"kind": "pricing", "mechanism": "clearing"})]
+    groups = ((0.9, 0.1), (0.1, 0.9))
+    dist = bids.BidDistribution()
+    for arrays, nodes, prov in cases:
+        market = market_for(prov)
+        assert market is MARKETS[prov["kind"]]
+        metrics, binned, cohorts = run_task(arrays, nodes, prov, groups, 3, dist)
+        assert set(payoffs.PROVIDER_PAYOFFS) | set(payoffs.CONSUMER_PAYOFFS) <= set(metrics)
+        assert int(binned["n"].sum()) == int(cohorts["n"].sum()) == market.size(arrays)
+        d = bids.draw(market.size(arrays), 3, dist)
+        g, rw = bids.BetaMix(groups).report(d.private_bid, d.G, d.U)
+        if prov["kind"] == "pricing":
+            jobs, summary = pricing_market.run(arrays["A"], arrays["R"], d.private_bid, rw, g, "clearing", {})
+        else:
+            run = market.run(arrays, nodes, prov, d.private_bid, rw, g)
+            jobs, summary = run.jobs, run.summary
+        want = payoffs.of_run(MarketRun(jobs, summary), bids.BetaMix(groups).betas, d.G, d.private_bid)[0]
+        metrics.pop("task_seconds")
+        assert metrics.keys() == want.keys()
+        assert all(metrics[k] == want[k] or (np.isnan(metrics[k]) and np.isnan(want[k])) for k in want)
+        assert isinstance(binned, pd.DataFrame)

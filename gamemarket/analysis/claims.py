@@ -14,7 +14,8 @@ import numpy as np
 import pandas as pd
 
 from gamemarket.confidence import t_interval
-from gamemarket.market.payoffs import BID_CLASSES, HIGH_MIN, LOW_MAX, aggressive_group
+from gamemarket.bids import BID_CLASSES, HIGH_MIN, LOW_MAX
+from gamemarket.market.payoffs import aggressive_group
 
 # Claims (1)-(3) read the 10-wide bid bins [10k, 10k + 10): "low" is the bins below 60, i.e. w < 60 (the
 # contract's [0, 60] less w = 60 exactly, a null event for continuous bids). Claim (4) reads the cohorts,

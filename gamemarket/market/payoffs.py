@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from gamemarket.bids import BID_CLASSES, bid_bin_codes
 from gamemarket.market.outcomes import RUNTIME_GROUPS
 
 PROVIDER_PAYOFFS = ("revenue", "utilization", "welfare")
@@ -48,58 +49,72 @@ def group_utilities(u: np.ndarray, group: np.ndarray, betas: np.ndarray) -> dict
 
 
 def run_metrics(jobs: pd.DataFrame, summary: dict, betas: np.ndarray) -> dict[str, float]:
-    """Every payoff of one run as a flat dict (NaN where a group is empty or undefined)."""
+    """Every payoff of one run as a flat dict (NaN where a group is empty or undefined).
+
+    Whatever the market: what it does not measure is NaN (a pricing market has no slowdown or runtime
+    groups; ``preemptions`` is 0 there), and its own summary numbers (``converged``, ``gap``) follow."""
     u = jobs["utility"].to_numpy()
     m = {
         "revenue": summary["revenue"], "utilization": summary["utilization"], "welfare": summary["welfare"],
         "mean_utility": float(u.mean()) if len(u) else np.nan,
-        "mean_bsd": summary["mean_bsd"], "ssj_share": summary["ssj_share"],
-        "preemptions": float(summary["preemptions"]), "span": summary["span"],
+        "mean_bsd": summary.get("mean_bsd", np.nan), "ssj_share": summary.get("ssj_share", np.nan),
+        "preemptions": float(summary.get("preemptions", 0.0)), "span": summary.get("span", np.nan),
     }
-    rg = jobs["runtime_group"].to_numpy()
+    for extra in ("converged", "gap"):
+        if extra in summary:
+            m[extra] = float(summary[extra]) if extra == "converged" else summary[extra]
+    rg = jobs["runtime_group"].to_numpy() if "runtime_group" in jobs else None
     for g in RUNTIME_GROUPS:
-        sel = rg == g
-        m[f"mean_utility_{g}"] = float(u[sel].mean()) if sel.any() else np.nan
+        sel = rg == g if rg is not None else None
+        m[f"mean_utility_{g}"] = float(u[sel].mean()) if sel is not None and sel.any() else np.nan
     m.update(group_utilities(u, jobs["group"].to_numpy(), betas))
     return m
 
 
+def of_run(run, betas: np.ndarray, G: np.ndarray, private_bid: np.ndarray) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
+    """A ``MarketRun``'s payoffs, for either market: (flat metrics, binned sums, cohort sums)."""
+    return run_metrics(run.jobs, run.summary, betas), binned(run.jobs), cohorts(run.jobs, G, private_bid)
+
+
 def binned(jobs: pd.DataFrame) -> pd.DataFrame:
-    """Sums per (consumer group, runtime group, private-bid bin): what the report's curves need."""
+    """Sums per (consumer group, runtime group, private-bid bin): what the report's curves need.
+
+    A market without runtime groups (pricing) has one, ``ALL``; the sums it does not measure (slowdown,
+    SSJs, flow) are 0, and a pricing run adds ``sum_throughput``."""
     group = jobs["group"].to_numpy(np.int64)
-    rg = np.asarray(jobs["runtime_group"].cat.codes, dtype=np.int64)
+    if "runtime_group" in jobs:
+        names = np.array(RUNTIME_GROUPS)
+        rg = np.asarray(jobs["runtime_group"].cat.codes, dtype=np.int64)
+    else:
+        names = np.array(["ALL"])
+        rg = np.zeros(len(jobs), dtype=np.int64)
     b = np.floor(jobs["private_bid"].to_numpy() / BID_BIN_WIDTH).astype(np.int64)
     b_lo = b.min() if len(b) else 0
     nb = (b.max() - b_lo + 1) if len(b) else 1
     ng = group.max() + 1 if len(group) else 1
-    cell = (group * len(RUNTIME_GROUPS) + rg) * nb + (b - b_lo)
-    size = ng * len(RUNTIME_GROUPS) * nb
+    cell = (group * len(names) + rg) * nb + (b - b_lo)
+    size = ng * len(names) * nb
     n = np.bincount(cell, minlength=size)
     used = np.flatnonzero(n)
 
-    def s(x):
-        return np.bincount(cell, weights=x, minlength=size)[used]
+    def s(col):
+        if col not in jobs:
+            return np.zeros(len(used))
+        return np.bincount(cell, weights=jobs[col].to_numpy().astype(np.float64), minlength=size)[used]
 
-    g, rest = np.divmod(used, len(RUNTIME_GROUPS) * nb)
+    g, rest = np.divmod(used, len(names) * nb)
     r, bb = np.divmod(rest, nb)
-    return pd.DataFrame({
-        "group": g, "runtime_group": np.array(RUNTIME_GROUPS)[r], "bid_bin": (bb + b_lo) * BID_BIN_WIDTH,
-        "n": n[used], "sum_bsd": s(jobs["bsd"].to_numpy()), "n_ssj": s(jobs["ssj"].to_numpy().astype(np.float64)).astype(np.int64),
-        "sum_utility": s(jobs["utility"].to_numpy()), "sum_payment": s(jobs["payment"].to_numpy()),
-        "sum_flow": s(jobs["flow"].to_numpy().astype(np.float64)),
+    out = pd.DataFrame({
+        "group": g, "runtime_group": names[r], "bid_bin": (bb + b_lo) * BID_BIN_WIDTH,
+        "n": n[used], "sum_bsd": s("bsd"), "n_ssj": s("ssj").astype(np.int64),
+        "sum_utility": s("utility"), "sum_payment": s("payment"), "sum_flow": s("flow"),
     })
+    if "throughput" in jobs:
+        out["sum_throughput"] = s("throughput")
+    return out
 
 
 COHORT_BINS = 100
-BID_CLASSES = ("low", "middle", "high")
-LOW_MAX = 60.0  # the contract's bid classes (market-model.md): low [0, 60], middle (60, 120), high [120, 180]
-HIGH_MIN = 120.0
-
-
-def bid_class(private_bid: np.ndarray) -> np.ndarray:
-    """Index into ``BID_CLASSES`` of each private bid: low ``w <= 60``, middle ``60 < w < 120``, high ``w >= 120``."""
-    w = np.asarray(private_bid, dtype=float)
-    return np.where(w <= LOW_MAX, 0, np.where(w < HIGH_MIN, 1, 2))
 
 
 def cohorts(jobs: pd.DataFrame, G: np.ndarray, private_bid: np.ndarray) -> pd.DataFrame:
@@ -112,7 +127,7 @@ def cohorts(jobs: pd.DataFrame, G: np.ndarray, private_bid: np.ndarray) -> pd.Da
     the catalogue's mixes exactly. One row per (``g_bin``, ``bid_class``), empty cells included.
     """
     k = np.searchsorted(np.arange(1, COHORT_BINS) / COHORT_BINS, np.asarray(G), side="right")
-    cell = k * len(BID_CLASSES) + bid_class(private_bid)
+    cell = k * len(BID_CLASSES) + bid_bin_codes(private_bid).astype(np.int64)
     size = COHORT_BINS * len(BID_CLASSES)
     g_bin, cls = np.divmod(np.arange(size), len(BID_CLASSES))
     out = pd.DataFrame({"g_bin": g_bin, "bid_class": np.array(BID_CLASSES)[cls],

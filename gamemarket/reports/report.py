@@ -299,7 +299,7 @@ def _gains_section(gains, out: Path) -> str:
           "same seed and mechanism, in bid x seconds per job, with a 95% t-interval over seeds; positive: "
           "shading pays. *SRG*: the aggressive 10% of an SRG population; *DEV1*: 1% of the jobs shade, everyone "
           "else is truthful.\n"]
-    from gamemarket.market.payoffs import BID_CLASSES
+    from gamemarket.bids import BID_CLASSES
 
     for cons, sub in gains.groupby("consumer", sort=False):
         md.append(f"**{sub['who'].iloc[0]}**\n")

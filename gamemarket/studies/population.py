@@ -47,16 +47,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 from joblib import Parallel, delayed
 
 from gamemarket import MODEL_VERSION, bids
+from gamemarket.market.base import market_for
 from gamemarket.confidence import t_interval
 from gamemarket.errors import InputError
 from gamemarket.games.reduction import population_points
 from gamemarket.games.rsg_equilibria import equilibria
 from gamemarket.games.rsgame import RoleSymmetricGame
-from gamemarket.market import Mechanism, simulate
 from gamemarket.io.files import atomic_path
 from gamemarket.studies.store import ResultStore, set_aside, task_key
 from gamemarket.studies.workers import exit_with_parent
@@ -187,12 +186,10 @@ def run_chunk(arrays: dict, nodes: int, mechanism: dict, seed: int, mixtures: li
     their utilities in this run and in the baseline; the provider's revenue, utilization and welfare.
     """
     t0 = time.perf_counter()
-    jobs = (pd.DataFrame({c: arrays[c] for c in ("id", "submit", "runtime", "estimate")}) if "A" not in arrays
-            else pd.DataFrame(index=range(arrays["A"].shape[0])))
-    n = len(jobs)
+    n = market_for(mechanism).size(arrays)
     draws = bids.draw(n, seed, distribution)
     w, U = draws.private_bid, draws.U
-    run = _market(arrays, nodes, mechanism, jobs)
+    run = _market(arrays, nodes, mechanism, n)
     if cfg.agents == "users":
         agent = np.unique(arrays["user"], return_inverse=True)[1]
         d = bids.user_draws(arrays["user"], seed)
@@ -228,31 +225,16 @@ def run_chunk(arrays: dict, nodes: int, mechanism: dict, seed: int, mixtures: li
     return out
 
 
-def _market(arrays: dict, nodes: int, provider: dict, jobs: pd.DataFrame):
-    """``run(private, reported) -> (utility per job, provider summary)`` for the provider's market.
+def _market(arrays: dict, nodes: int, provider: dict, n: int):
+    """``run(private, reported) -> (utility per job, provider summary)`` in the provider's market
+    (``gamemarket.market.base``: the scheduling market or the pricing market)."""
+    market = market_for(provider)
+    group = np.zeros(n, dtype=np.int64)
 
-    The scheduling market (a ``Mechanism``) over the workload's jobs, or the pricing market
-    (``gamemarket.market.pricing_market``) over a heterogeneous cluster's efficiencies ``A`` and capacities ``R``.
-    """
-    if provider.get("kind") == "pricing":
-        from gamemarket.market import pricing_market as hetero
-
-        params = {k: v for k, v in provider.items() if k not in ("kind", "mechanism")}
-        group = np.zeros(len(jobs), dtype=np.int64)
-
-        def run_pricing(w, rw):
-            out, summary = hetero.run(arrays["A"], arrays["R"], w, rw, group, provider["mechanism"], params)
-            return out["utility"].to_numpy(), summary
-        return run_pricing
-    mech = Mechanism(provider["scheduler"], provider["payment"], provider["reserve"])
-
-    def run_scheduling(w, rw):
-        table = jobs.copy()
-        table["private_bid"] = w
-        table["reported_bid"] = rw
-        res = simulate(table, nodes, mech, validate=False)
+    def run(w, rw):
+        res = market.run(arrays, nodes, provider, w, rw, group)
         return res.jobs["utility"].to_numpy(), res.summary
-    return run_scheduling
+    return run
 
 
 def payoffs_of(rec: dict) -> np.ndarray:
@@ -309,10 +291,8 @@ class PopulationStudy:
         self.base = {"model": MODEL_VERSION, "workload": content_hash(self.arrays), "nodes": nodes,
                      "bids": {"components": spec.bids.components, "lo": spec.bids.lo, "hi": spec.bids.hi},
                      "population": self.cfg.params()}
-        if "A" in self.arrays:
-            from gamemarket.pricing import SOLVER_VERSION
-
-            self.base["solver"] = SOLVER_VERSION
+        for p in spec.providers:  # a market's own key fields (the pricing solver's version)
+            self.base.update(market_for(p.params()).key_fields())
         self.store = PopulationStore(spec.results_dir)
         self.n_jobs = n_jobs
         self.progress = progress

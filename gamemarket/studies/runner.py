@@ -22,8 +22,8 @@ from joblib import Parallel, delayed, parallel_config
 
 from gamemarket import MODEL_VERSION, __version__, bids
 from gamemarket.market import payoffs
+from gamemarket.market.base import market_for
 from gamemarket.errors import InputError
-from gamemarket.market import Mechanism, simulate
 from gamemarket.studies.spec import StudySpec
 from gamemarket.studies.store import RESULTS_FORMAT, ResultStore, task_key
 from gamemarket.studies.workers import exit_with_parent
@@ -114,61 +114,24 @@ def plan(spec: StudySpec, arrays: dict[str, np.ndarray], nodes: int) -> list[Tas
     for p in spec.providers:
         for c in spec.consumers:
             for s in spec.seeds:
-                fields = {**base, "provider": p.params(), "consumer": c.params(), "seed": s}
-                if p.kind == "pricing":
-                    from gamemarket.pricing import SOLVER_VERSION
-
-                    fields["solver"] = SOLVER_VERSION
+                fields = {**base, "provider": p.params(), "consumer": c.params(), "seed": s,
+                          **market_for(p.params()).key_fields()}
                 tasks.append(Task(p.name, c.name, s, task_key(fields), p.params(), c.mix.groups))
     return tasks
 
 
 def run_task(arrays: dict[str, np.ndarray], nodes: int, provider: dict, groups: tuple, seed: int,
              distribution: bids.BidDistribution) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
-    """One simulation: (flat metrics, binned aggregates, G-cohort sums). Pure: same inputs, same numbers."""
-    if provider.get("kind") == "pricing":
-        return run_pricing_task(arrays, provider, groups, seed, distribution)
+    """One simulation in either market: (flat metrics, binned aggregates, cohort sums). Pure: same inputs,
+    same numbers. The market comes from the provider's kind (``gamemarket.market.base.MARKETS``); the
+    bids and the payoffs are computed the same way for both."""
     t0 = time.perf_counter()
-    jobs = pd.DataFrame({c: arrays[c] for c in ("id", "submit", "runtime", "estimate")})
+    market = market_for(provider)
     mix = bids.BetaMix(groups)
-    draws = bids.draw(len(jobs), seed, distribution)
-    table = bids.job_table(jobs, mix, seed, distribution, draws=draws)
-    mech = Mechanism(provider["scheduler"], provider["payment"], provider["reserve"])
-    result = simulate(table, nodes, mech, validate=False)
-    metrics = payoffs.run_metrics(result.jobs, result.summary, mix.betas)
-    binned = payoffs.binned(result.jobs)
-    cohorts = payoffs.cohorts(result.jobs, draws.G, draws.private_bid)
-    metrics["task_seconds"] = time.perf_counter() - t0
-    return metrics, binned, cohorts
-
-
-def run_pricing_task(arrays, provider: dict, groups: tuple, seed: int, distribution) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
-    """One heterogeneous-cluster market (see ``gamemarket.market.pricing_market``) as a study task."""
-    from gamemarket.market import pricing_market as hetero
-
-    t0 = time.perf_counter()
-    A, R = arrays["A"], arrays["R"]
-    mix = bids.BetaMix(groups)
-    draws = bids.draw(A.shape[0], seed, distribution)
-    group, rw = mix.report(draws.private_bid, draws.G, draws.U)
-    params = {k: v for k, v in provider.items() if k not in ("kind", "mechanism")}
-    jobs, summary = hetero.run(A, R, draws.private_bid, rw, group, provider["mechanism"], params)
-    u = jobs["utility"].to_numpy()
-    metrics = {"revenue": summary["revenue"], "utilization": summary["utilization"], "welfare": summary["welfare"],
-               "mean_utility": float(u.mean()), "mean_bsd": np.nan, "ssj_share": np.nan, "preemptions": 0.0,
-               "span": np.nan, "converged": float(summary["converged"]), "gap": summary["gap"]}
-    for g in ("SHORT", "MEDIUM", "LONG"):
-        metrics[f"mean_utility_{g}"] = np.nan
-    metrics.update(payoffs.group_utilities(u, group, mix.betas))
-    b = np.floor(draws.private_bid / payoffs.BID_BIN_WIDTH) * payoffs.BID_BIN_WIDTH
-    binned = (pd.DataFrame({"group": group, "runtime_group": "ALL", "bid_bin": b, "utility": u,
-                            "payment": jobs["payment"].to_numpy(), "t": jobs["throughput"].to_numpy()})
-              .groupby(["group", "runtime_group", "bid_bin"], as_index=False)
-              .agg(n=("utility", "size"), sum_utility=("utility", "sum"), sum_payment=("payment", "sum"),
-                   sum_throughput=("t", "sum")))
-    for c in ("sum_bsd", "n_ssj", "sum_flow"):
-        binned[c] = 0.0 if c != "n_ssj" else 0
-    cohorts = payoffs.cohorts(jobs, draws.G, draws.private_bid)
+    draws = bids.draw(market.size(arrays), seed, distribution)
+    group, reported = mix.report(draws.private_bid, draws.G, draws.U)
+    run = market.run(arrays, nodes, provider, draws.private_bid, reported, group)
+    metrics, binned, cohorts = payoffs.of_run(run, mix.betas, draws.G, draws.private_bid)
     metrics["task_seconds"] = time.perf_counter() - t0
     return metrics, binned, cohorts
 

@@ -1,0 +1,104 @@
+"""The market protocol: both markets run one profile the same way, and a registry picks one by kind.
+
+A market takes a prepared workload (``arrays``: the scheduling market's job columns, or the pricing
+market's efficiencies ``A`` and capacities ``R``), a provider strategy (``provider``: its ``kind`` and
+parameters), and every job's private bid, reported bid and consumer group; it returns a ``MarketRun``:
+the per-job outcomes and the provider's summary. Payoffs are computed from a ``MarketRun`` in one place
+(``gamemarket.market.payoffs.of_run``), whatever the market. Studies never branch on the kind: they
+look the market up in ``MARKETS``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+import pandas as pd
+
+from gamemarket.registry import Registry
+
+
+@dataclass
+class MarketRun:
+    """One market run: per-job outcomes (columns ``group``, ``private_bid``, ``utility``, ``payment`` and the
+    market's own, e.g. ``bsd`` or ``throughput``) and the provider's summary (``revenue``, ``utilization``,
+    ``welfare`` and the market's own, e.g. ``preemptions`` or ``converged``)."""
+
+    jobs: pd.DataFrame
+    summary: dict
+
+
+class Market(Protocol):
+    kind: str
+    description: str
+
+    def size(self, arrays: dict) -> int:
+        """The number of jobs (bidders) of a prepared workload."""
+
+    def key_fields(self) -> dict:
+        """What, beyond the inputs, determines a run's numbers (a solver's version): part of a stored
+        result's key, so a changed solver never reuses a stale result."""
+
+    def run(self, arrays: dict, nodes: int, provider: dict, private: np.ndarray, reported: np.ndarray,
+            group: np.ndarray) -> MarketRun:
+        """One profile: the provider's mechanism with these bids."""
+
+
+class SchedulingMarket:
+    """Serial jobs on identical nodes, scheduled by reported bids and paid by a payment scheme
+    (``gamemarket.market.simulate``; the contract ``market-model.md``)."""
+
+    kind = "scheduling"
+    description = "jobs on identical nodes: a scheduler x a payment scheme x a reserve price"
+
+    def size(self, arrays: dict) -> int:
+        return len(arrays["id"])
+
+    def key_fields(self) -> dict:
+        return {}
+
+    def run(self, arrays, nodes, provider, private, reported, group) -> MarketRun:
+        from gamemarket.market.simulate import Mechanism, simulate
+
+        table = pd.DataFrame({c: arrays[c] for c in ("id", "submit", "runtime", "estimate")})
+        table["private_bid"] = private
+        table["reported_bid"] = reported
+        table["group"] = group
+        res = simulate(table, nodes, Mechanism(provider["scheduler"], provider["payment"], provider["reserve"]),
+                       validate=False)
+        return MarketRun(res.jobs, res.summary)
+
+
+class PricingMarket:
+    """Jobs bidding for throughput on a heterogeneous cluster, allocated by price discovery
+    (``gamemarket.market.pricing_market``; the contract ``pricing-model.md``)."""
+
+    kind = "pricing"
+    description = "a heterogeneous cluster's resources, allocated by price discovery"
+
+    def size(self, arrays: dict) -> int:
+        return arrays["A"].shape[0]
+
+    def key_fields(self) -> dict:
+        from gamemarket.pricing import SOLVER_VERSION
+
+        return {"solver": SOLVER_VERSION}
+
+    def run(self, arrays, nodes, provider, private, reported, group) -> MarketRun:
+        from gamemarket.market import pricing_market
+
+        params = {k: v for k, v in provider.items() if k not in ("kind", "mechanism")}
+        jobs, summary = pricing_market.run(arrays["A"], arrays["R"], private, reported, group, provider["mechanism"],
+                                           params)
+        return MarketRun(jobs, summary)
+
+
+MARKETS: Registry[Market] = Registry("market")
+MARKETS.register("scheduling", SchedulingMarket())
+MARKETS.register("pricing", PricingMarket())
+
+
+def market_for(provider: dict) -> Market:
+    """The market a provider strategy belongs to (its ``kind``, "scheduling" by default)."""
+    return MARKETS.get(provider.get("kind", "scheduling"))
