@@ -211,3 +211,17 @@ def test_dense_view_and_cli(tmp_path, capsys):
     np.savez(bad, A=np.ones((3, 2)))
     assert main(["price", "solve", str(bad)]) == 2
     assert "missing array 'R'" in capsys.readouterr().err
+
+
+def test_solve_never_modifies_the_callers_problem_or_utility():
+    """The solver smooths a utility (``mu``) while it runs; it must do so on its own copy."""
+    from gamemarket.pricing import Problem, solve
+    from gamemarket.pricing.utilities import make_utility
+
+    rng = np.random.default_rng(3)
+    util = make_utility("log")
+    pr = Problem(rng.uniform(0.1, 1, (300, 3)), np.array([20.0, 30.0, 40.0]), util)
+    before = dict(vars(util))
+    seen = []
+    solve(pr, callback=lambda row: seen.append(dict(vars(util))))
+    assert seen and all(v == before for v in seen) and vars(util) == before and pr.utility is util

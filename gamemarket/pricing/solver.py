@@ -20,6 +20,7 @@ next one restarts from the best prices while iterations remain and the gap still
 
 from __future__ import annotations
 
+import copy
 import time
 from dataclasses import dataclass, field
 
@@ -532,6 +533,10 @@ def solve(problem: Problem, eps: float | None = None, max_iter: int = 500, p0: n
     if method not in METHODS:
         raise InputError(f"method must be one of {METHODS}, got {method!r}")
     t0 = time.perf_counter()
+    # the solver sets the utility's smoothing (mu) while it runs: it works on copies, so the caller's
+    # Problem and Utility are never modified (shallow copies: the arrays are shared, never written)
+    problem = copy.copy(problem)
+    problem.utility = copy.copy(problem.utility)
     n, m = problem.shape
     eps = 1e-3 * n if eps is None else float(eps)
     if not eps > 0:
