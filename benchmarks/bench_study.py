@@ -59,7 +59,7 @@ def main() -> None:
             info = run_study(spec, n_jobs=k, progress=False)
             t_an = time.perf_counter()
             an = analyze(spec)
-            times[k] = (time.perf_counter() - t0, info["task_seconds"], time.perf_counter() - t_an)
+            times[k] = (time.perf_counter() - t0, info.task_seconds, time.perf_counter() - t_an)
         print(f"study: {spec.n_tasks} tasks (synthetic, 200,000 jobs, 105 nodes: the LPC scale)")
         for k, (wall, sim, anal) in times.items():
             print(f"  n_jobs={k}: wall {wall:.2f} s (analysis incl. {len(an.games)} games solved + 1000 bootstrap "

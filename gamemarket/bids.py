@@ -149,17 +149,19 @@ class Draws:
     U: np.ndarray
 
 
-def draw(n_jobs: int, seed: int, distribution: BidDistribution | None = None) -> Draws:
-    """Every job's private bid and its group and shading draws, from independent streams."""
-    if n_jobs < 0:
-        raise InputError(f"n_jobs must be >= 0, got {n_jobs}")
+def draw(n: int, seed: int, distribution: BidDistribution | None = None) -> Draws:
+    """The private bid and the group and shading draws of each of ``n`` jobs, from independent streams.
+
+    (``n``, not ``n_jobs``: in gamemarket ``n_jobs`` always means worker processes.)"""
+    if n < 0:
+        raise InputError(f"the number of jobs must be >= 0, got {n}")
     if int(seed) < 0:
         raise InputError(f"seed must be >= 0, got {seed}")
     distribution = distribution or BidDistribution()
     s_bid, s_group, s_shade = np.random.SeedSequence(int(seed)).spawn(3)
-    w = distribution.sample(n_jobs, np.random.default_rng(s_bid))
-    G = np.random.default_rng(s_group).random(n_jobs)
-    U = np.random.default_rng(s_shade).random(n_jobs)
+    w = distribution.sample(n, np.random.default_rng(s_bid))
+    G = np.random.default_rng(s_group).random(n)
+    U = np.random.default_rng(s_shade).random(n)
     return Draws(w, G, U)
 
 

@@ -94,14 +94,14 @@ count = 3
 """
     spec = load_study(write_study(tmp_path, body))
     spec.results_dir = tmp_path / "a"
-    assert run_study(spec, n_jobs=1, progress=False)["run"] == 36
+    assert run_study(spec, n_jobs=1, progress=False).run == 36
     a, _, _ = load_results(spec)
     spec.results_dir = tmp_path / "b"
     run_study(spec, n_jobs=2, progress=False)
     b, _, _ = load_results(spec)
     cols = [c for c in a.columns if c != "task_seconds"]
     pd.testing.assert_frame_equal(a[cols], b[cols], check_exact=True)
-    assert run_study(spec, n_jobs=2, progress=False)["run"] == 0  # resumes: everything stored
+    assert run_study(spec, n_jobs=2, progress=False).run == 0  # resumes: everything stored
     # a scheduling mechanism cannot run on a hetero workload
     bad = body.replace('"clearing", ', '"hb-kth", "clearing", ')
     with pytest.raises(InputError, match="scheduling mechanism but the workload"):

@@ -30,7 +30,7 @@ def test_a_truncated_result_is_set_aside_and_run_again(tmp_path):
     with pytest.warns(UserWarning, match=f"{victim.name}: stored result does not read.*run again"):
         st = study_status(spec)
     assert st["missing"] == 1 and Path(str(victim) + ".corrupt").exists()
-    assert run_study(spec, n_jobs=1, progress=False)["run"] == 1
+    assert run_study(spec, n_jobs=1, progress=False).run == 1
     pd.testing.assert_frame_equal(_metrics(spec), before, check_exact=True)
 
 
@@ -39,7 +39,7 @@ def test_a_result_under_another_tasks_name_is_not_trusted(tmp_path):
     before = _metrics(spec)
     files[1].write_bytes(files[0].read_bytes())  # a copy made by hand: a valid file, the wrong task
     with pytest.warns(UserWarning, match="records the key"):
-        assert run_study(spec, n_jobs=1, progress=False)["run"] == 1
+        assert run_study(spec, n_jobs=1, progress=False).run == 1
     pd.testing.assert_frame_equal(_metrics(spec), before, check_exact=True)
 
 

@@ -107,7 +107,7 @@ def test_same_numbers_for_one_two_workers_and_dask(tmp_path):
     spec = load_study(p)
     spec.results_dir = tmp_path / "r1"
     info = run_study(spec, n_jobs=1, progress=False)
-    assert info["run"] == spec.n_tasks == 27
+    assert info.run == spec.n_tasks == 27
     one = _metrics(spec)
     spec.results_dir = tmp_path / "r2"
     run_study(spec, n_jobs=2, progress=False)
@@ -121,7 +121,7 @@ def test_same_numbers_for_one_two_workers_and_dask(tmp_path):
         run_study(spec, scheduler_address=cluster.scheduler_address, progress=False)
     pd.testing.assert_frame_equal(one, _metrics(spec), check_exact=True)
     # a second run finds everything stored
-    assert run_study(spec, n_jobs=1, progress=False)["run"] == 0
+    assert run_study(spec, n_jobs=1, progress=False).run == 0
 
 
 def test_changed_input_is_not_reused(tmp_path):
@@ -130,7 +130,7 @@ def test_changed_input_is_not_reused(tmp_path):
     run_study(spec, n_jobs=1, progress=False)
     p.write_text(SMALL.replace("load = 1.1", "load = 1.2"))
     spec2 = load_study(p)
-    assert run_study(spec2, n_jobs=1, progress=False)["run"] == spec2.n_tasks
+    assert run_study(spec2, n_jobs=1, progress=False).run == spec2.n_tasks
 
 
 def test_killed_study_resumes_identically(tmp_path):

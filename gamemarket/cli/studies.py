@@ -102,8 +102,8 @@ def cmd_study_run(a) -> int:
         return 0
     for s in [load_study(c) for c in spec.companions] + [spec]:
         info = run_study(s, n_jobs=a.n_jobs, scheduler_address=a.scheduler_address, progress=not a.no_progress)
-        print(f"study {s.name}: {info['tasks']} runs ({info['skipped']} already stored, {info['run']} run now) "
-              f"in {info['wall_seconds']:.1f} s; results in {s.results_dir}")
+        print(f"study {s.name}: {info.tasks} runs ({info.skipped} already stored, {info.run} run now) "
+              f"in {info.wall_seconds:.1f} s; results in {s.results_dir}")
     if spec.gains:
         from gamemarket.analysis.incentives import gains
 

@@ -282,7 +282,7 @@ def nashpy_equilibria(A, B, method: str, time_limit: float = 10.0) -> tuple[list
     return payload, None
 
 
-def solve(game: Game, methods=("pure", "polytope"), time_limit: float = 10.0, rel_tol: float = 1e-9,
+def solve(game: Game, *, methods=("pure", "polytope"), time_limit: float = 10.0, rel_tol: float = 1e-9,
           eliminate: bool = True) -> Solution:
     """All equilibria the chosen methods find, each verified by regret and deduplicated.
 

@@ -10,8 +10,7 @@ look the market up in ``MARKETS``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import numpy as np
 import pandas as pd
@@ -19,8 +18,7 @@ import pandas as pd
 from gamemarket.registry import Registry
 
 
-@dataclass
-class MarketRun:
+class MarketRun(NamedTuple):
     """One market run: per-job outcomes (columns ``group``, ``private_bid``, ``utility``, ``payment`` and the
     market's own, e.g. ``bsd`` or ``throughput``) and the provider's summary (``revenue``, ``utilization``,
     ``welfare`` and the market's own, e.g. ``preemptions`` or ``converged``)."""
@@ -89,9 +87,7 @@ class PricingMarket:
         from gamemarket.market import pricing_market
 
         params = {k: v for k, v in provider.items() if k not in ("kind", "mechanism")}
-        jobs, summary = pricing_market.run(arrays["A"], arrays["R"], private, reported, group, provider["mechanism"],
-                                           params)
-        return MarketRun(jobs, summary)
+        return pricing_market.run(arrays["A"], arrays["R"], private, reported, group, provider["mechanism"], params)
 
 
 MARKETS: Registry[Market] = Registry("market")

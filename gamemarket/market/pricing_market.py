@@ -142,8 +142,9 @@ def get_mechanism(name: str) -> HeteroMechanism:
 
 
 def run(A: np.ndarray, R: np.ndarray, private: np.ndarray, reported: np.ndarray, group: np.ndarray,
-        mechanism: str, params: dict | None = None) -> tuple[pd.DataFrame, dict]:
-    """One market: the per-job outcome table and the provider's summary."""
+        mechanism: str, params: dict | None = None):
+    """One market: the per-job outcome table and the provider's summary, as a ``MarketRun``
+    (a named pair: ``jobs, summary = run(...)`` still works)."""
     params = dict(params or {})
     mech = get_mechanism(mechanism)
     alloc, prices, pay, info = mech.rule(A, R, reported, params)
@@ -157,4 +158,6 @@ def run(A: np.ndarray, R: np.ndarray, private: np.ndarray, reported: np.ndarray,
     summary = {"revenue": float(pay.sum()), "welfare": float((private * t).sum()),
                "utilization": float(use.sum() / R.sum()), "mean_utility": float(jobs["utility"].mean()),
                "prices": prices.tolist(), **info}
-    return jobs, summary
+    from gamemarket.market.base import MarketRun
+
+    return MarketRun(jobs, summary)

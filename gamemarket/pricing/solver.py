@@ -510,7 +510,7 @@ def _calibrate(fun_p, p: np.ndarray, max_evals: int = 40) -> np.ndarray:
     return p * np.exp(min(seen)[1]) if seen else p
 
 
-def solve(problem: Problem, eps: float | None = None, max_iter: int = 500, p0: np.ndarray | None = None,
+def solve(problem: Problem, *, eps: float | None = None, max_iter: int = 500, p0: np.ndarray | None = None,
           callback=None, rel_eps: float = 1e-7, method: str = "auto", p_min: np.ndarray | None = None,
           backend: str = "numpy", device: str = "cpu", dtype=np.float64) -> Result:
     """Discover market-clearing prices and a feasible allocation.

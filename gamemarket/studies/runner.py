@@ -15,6 +15,7 @@ import os
 import re
 import time
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -179,8 +180,8 @@ def _backend(scheduler_address: str | None):
         yield client
 
 
-def run_study(spec: StudySpec, n_jobs: int = 1, scheduler_address: str | None = None, progress: bool = True,
-              store: ResultStore | None = None) -> dict:
+def run_study(spec: StudySpec, *, n_jobs: int = 1, scheduler_address: str | None = None, progress: bool = True,
+              store: ResultStore | None = None) -> StudyRun:
     """Run every unfinished task of a study and store each result as it finishes.
 
     Returns a small report: tasks total, skipped (already stored), run, wall seconds.
@@ -190,8 +191,39 @@ def run_study(spec: StudySpec, n_jobs: int = 1, scheduler_address: str | None = 
         return _run_study(spec, n_jobs, scheduler_address, progress, store)
 
 
+@dataclass
+class StudyRun:
+    """What one ``run_study`` did: tasks planned, skipped (already stored) and run now, its wall time and the
+    summed simulation time, and the workload it ran on. ``to_dict()`` is the ``last-run.json`` record."""
+
+    tasks: int
+    skipped: int
+    run: int
+    wall_seconds: float
+    task_seconds: float
+    nodes: int
+    n_jobs: int | str
+    workload: str | None
+    workload_sha256: str | None
+    jobs: int
+    finished: str
+
+    def to_dict(self) -> dict:
+        from dataclasses import asdict
+
+        return asdict(self)
+
+
+class StoredResults(NamedTuple):
+    """A study's stored results: one row of payoffs per task, the binned sums (or None), and metadata."""
+
+    metrics: pd.DataFrame
+    bins: pd.DataFrame | None
+    meta: dict
+
+
 def _run_study(spec: StudySpec, n_jobs: int, scheduler_address: str | None, progress: bool,
-               store: ResultStore) -> dict:
+               store: ResultStore) -> StudyRun:
     t0 = time.perf_counter()
     w, nodes = load_workload(spec)
     arrays = workload_arrays(w)
@@ -220,15 +252,15 @@ def _run_study(spec: StudySpec, n_jobs: int, scheduler_address: str | None, prog
                 bar.update(1)
     if bar is not None:
         bar.close()
-    info = {"tasks": len(tasks), "skipped": len(tasks) - len(todo), "run": len(todo),
-            "wall_seconds": time.perf_counter() - t0, "task_seconds": sim_seconds, "nodes": nodes,
-            "n_jobs": n_jobs if not scheduler_address else f"dask {scheduler_address}",
-            "workload": w.meta.get("source"), "workload_sha256": w.meta.get("sha256"), "jobs": len(w.jobs),
-            "finished": time.strftime("%Y-%m-%d %H:%M:%S")}
+    info = StudyRun(tasks=len(tasks), skipped=len(tasks) - len(todo), run=len(todo),
+                    wall_seconds=time.perf_counter() - t0, task_seconds=sim_seconds, nodes=nodes,
+                    n_jobs=n_jobs if not scheduler_address else f"dask {scheduler_address}",
+                    workload=w.meta.get("source"), workload_sha256=w.meta.get("sha256"), jobs=len(w.jobs),
+                    finished=time.strftime("%Y-%m-%d %H:%M:%S"))
     if todo:  # keep the figures of the run that computed the results
         from gamemarket.games.io import write_json
 
-        write_json(store.root / "last-run.json", info)
+        write_json(store.root / "last-run.json", info.to_dict())
     return info
 
 
@@ -256,7 +288,7 @@ def load_cohorts(spec: StudySpec) -> pd.DataFrame:
     return pd.concat(out, ignore_index=True) if out else pd.DataFrame()
 
 
-def load_results(spec: StudySpec, with_bins: bool = False) -> tuple[pd.DataFrame, pd.DataFrame | None, dict]:
+def load_results(spec: StudySpec, with_bins: bool = False) -> StoredResults:
     """Stored results of a study's tasks: a tidy metrics table (one row per task) and binned rows.
 
     Raises ``InputError`` when a task has no stored result yet.
@@ -294,4 +326,4 @@ def load_results(spec: StudySpec, with_bins: bool = False) -> tuple[pd.DataFrame
         meta["synthetic"] = w.meta["synthetic"]
     if w.meta.get("hetero"):
         meta["synthetic"] = w.meta["hetero"]
-    return pd.DataFrame(rows), (pd.concat(bins, ignore_index=True) if with_bins else None), meta
+    return StoredResults(pd.DataFrame(rows), pd.concat(bins, ignore_index=True) if with_bins else None, meta)
