@@ -38,15 +38,21 @@ def dpr_game() -> None:
         t0 = time.perf_counter()
         sol = equilibria(red)
         t_sol = time.perf_counter() - t0
-        line = (f"  random 2-role game seed {seed}: full game {len(full.profiles):,} profiles; DPR to 4+4 in {t_red:.2f} s; "
-                f"equilibria: {len(sol.equilibria)} in {t_sol:.2f} s (max regret {max(e.regret for e in sol.equilibria):.1e})")
+        line = (
+            f"  random 2-role game seed {seed}: full game {len(full.profiles):,} profiles; "
+            f"DPR to 4+4 in {t_red:.2f} s; "
+            f"equilibria: {len(sol.equilibria)} in {t_sol:.2f} s "
+            f"(max regret {max(e.regret for e in sol.equilibria):.1e})"
+        )
         if "--quick" in sys.argv:
             print(line)
             continue
         t0 = time.perf_counter()
         ref = equilibria(red, n_random=60, max_iters=30_000, seed=1)
         t_ref = time.perf_counter() - t0
-        missed = sum(not any(np.abs(e.mixture - r.mixture).max() < 1e-6 for e in sol.equilibria) for r in ref.equilibria)
+        missed = sum(
+            not any(np.abs(e.mixture - r.mixture).max() < 1e-6 for e in sol.equilibria) for r in ref.equilibria
+        )
         print(f"{line}; the 6x search: {len(ref.equilibria)} in {t_ref:.1f} s, {missed} not found by the default")
 
 
@@ -63,9 +69,11 @@ def study(path: Path, n_jobs: int = 2) -> None:
         wall = time.perf_counter() - t0
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"  {spec.name}: {an.runs['simulations']:,} simulations ({an.meta['jobs']:,} jobs each) with {n_jobs} workers "
-          f"in {wall:.1f} s; fixed design of the same confidence: {an.runs['fixed_design']:,}; "
-          f"{sum(len(a.equilibria) for a in an.answers)} equilibria over {len(an.answers)} mechanisms")
+    print(
+        f"  {spec.name}: {an.runs['simulations']:,} simulations ({an.meta['jobs']:,} jobs each) with {n_jobs} workers "
+        f"in {wall:.1f} s; fixed design of the same confidence: {an.runs['fixed_design']:,}; "
+        f"{sum(len(a.equilibria) for a in an.answers)} equilibria over {len(an.answers)} mechanisms"
+    )
 
 
 def main() -> None:

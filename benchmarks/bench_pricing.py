@@ -40,8 +40,11 @@ print(json.dumps(dict(n=n, m=m, build_s=t_build, solve_s=time.perf_counter() - t
 
 
 def run_case(n, m, max_iter=500):
-    out = subprocess.run([sys.executable, "-c", CHILD.format(root=str(ROOT), n=n, m=m, max_iter=max_iter)],
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD.format(root=str(ROOT), n=n, m=m, max_iter=max_iter)],
+        capture_output=True,
+        text=True,
+    )
     if out.returncode != 0:
         return {"n": n, "m": m, "error": out.stderr.strip().splitlines()[-1] if out.stderr else "failed"}
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -75,7 +78,10 @@ def main():
     out.mkdir(parents=True, exist_ok=True)
     cases = [(1_000_000, 4), (100_000, 16)] + ([] if a.skip_big else [(1_000_000, 16), (1_000_000, 32)])
     print("converged solves (synthetic family, log utility, eps = 1e-3 n, one process each):")
-    print(f"{'n':>9} {'m':>3} {'solve s':>8} {'iters':>6} {'evals':>6} {'gap':>10} {'eps':>8} {'conv':>5} {'peak RSS MB':>12}")
+    print(
+        f"{'n':>9} {'m':>3} {'solve s':>8} {'iters':>6} {'evals':>6} {'gap':>10} {'eps':>8} {'conv':>5} "
+        f"{'peak RSS MB':>12}"
+    )
     rows = []
     for n, m in cases:
         r = run_case(n, m)
@@ -83,8 +89,10 @@ def main():
         if "error" in r:
             print(f"{n:>9} {m:>3} error: {r['error']}")
             continue
-        print(f"{n:>9} {m:>3} {r['solve_s']:>8.2f} {r['iterations']:>6} {r['evaluations']:>6} {r['gap']:>10.4g} "
-              f"{r['eps']:>8.4g} {str(r['converged']):>5} {r['peak_rss_mb']:>12.0f}")
+        print(
+            f"{n:>9} {m:>3} {r['solve_s']:>8.2f} {r['iterations']:>6} {r['evaluations']:>6} {r['gap']:>10.4g} "
+            f"{r['eps']:>8.4g} {str(r['converged']):>5} {r['peak_rss_mb']:>12.0f}"
+        )
     (out / "pricing-solves.json").write_text(json.dumps(rows, indent=2))
 
     print("\none dual evaluation (best of 3):")

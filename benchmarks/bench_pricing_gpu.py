@@ -69,7 +69,10 @@ def main(argv=None) -> int:
         return 2
     from gamemarket.pricing import solve, synthetic
 
-    lines = [f"device: {torch.cuda.get_device_name(0)}; torch {torch.__version__}; host {platform.processor() or platform.machine()}"]
+    lines = [
+        f"device: {torch.cuda.get_device_name(0)}; torch {torch.__version__}; "
+        f"host {platform.processor() or platform.machine()}"
+    ]
 
     def say(s):
         print(s, flush=True)
@@ -79,18 +82,25 @@ def main(argv=None) -> int:
     solve(synthetic(2000, 16, "log", seed=9), backend="torch", device="cuda", dtype=np.float32)  # warm up
     ref = solve(synthetic(100000, 16, "log", seed=3))
     got = solve(synthetic(100000, 16, "log", seed=3), backend="torch", device="cuda", dtype=np.float32)
-    say(f"agreement, 1e5 x 16: numba float64 objective {ref.objective:.6f}, CUDA float32 {got.objective:.6f} "
+    say(
+        f"agreement, 1e5 x 16: numba float64 objective {ref.objective:.6f}, CUDA float32 {got.objective:.6f} "
         f"(relative difference {abs(got.objective - ref.objective) / abs(ref.objective):.2e}); prices max rel diff "
-        f"{float(np.max(np.abs(got.prices - ref.prices) / ref.prices)):.2e}; both converged: {ref.converged and got.converged}")
+        f"{float(np.max(np.abs(got.prices - ref.prices) / ref.prices)):.2e}; "
+        f"both converged: {ref.converged and got.converged}"
+    )
     say("converged solves (synthetic family, log utility, float32 on the device, eps = 1e-3 n):")
-    say(f"{'n':>9} {'m':>3} {'solve s':>8} {'device s':>9} {'evals':>6} {'iters':>6} {'gap':>10} {'eps':>8} "
-        f"{'conv':>5} {'GPU MB':>8}")
+    say(
+        f"{'n':>9} {'m':>3} {'solve s':>8} {'device s':>9} {'evals':>6} {'iters':>6} {'gap':>10} {'eps':>8} "
+        f"{'conv':>5} {'GPU MB':>8}"
+    )
     for size in args.sizes.split(","):
         n, m = (int(float(v)) for v in size.lower().split("x"))
         pr = synthetic(n, m, "log", seed=0)
         r, total, spent, mem = timed_solve(pr, backend="torch", device="cuda", dtype=np.float32)
-        say(f"{n:>9} {m:>3} {total:>8.2f} {spent['device']:>9.2f} {r.evaluations:>6} {r.iterations:>6} "
-            f"{r.gap:>10.4g} {1e-3 * n:>8.0f} {str(r.converged):>5} {mem:>8.0f}")
+        say(
+            f"{n:>9} {m:>3} {total:>8.2f} {spent['device']:>9.2f} {r.evaluations:>6} {r.iterations:>6} "
+            f"{r.gap:>10.4g} {1e-3 * n:>8.0f} {str(r.converged):>5} {mem:>8.0f}"
+        )
         del pr, r
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -28,8 +28,13 @@ from gamemarket.pricing import solve  # noqa: E402
 from gamemarket.pricing.solver import check_feasible  # noqa: E402
 from pricing_stress import UTILITIES, certified_reference, stress_problem  # noqa: E402
 
-VARIANTS = {"heavy": {}, "zeros": {"zeros": 0.3}, "tied": {"tied": True}, "scarce": {"capacity": 0.3},
-            "ample": {"capacity": 3.0}}
+VARIANTS = {
+    "heavy": {},
+    "zeros": {"zeros": 0.3},
+    "tied": {"tied": True},
+    "scarce": {"capacity": 0.3},
+    "ample": {"capacity": 3.0},
+}
 
 
 def main() -> int:
@@ -43,7 +48,7 @@ def main() -> int:
     t0 = time.perf_counter()
     for util in UTILITIES:
         line = Counter()
-        for (n, m) in sizes:
+        for n, m in sizes:
             for vname, kw in VARIANTS.items():
                 for seed in range(a.seeds):
                     pr = stress_problem(n, m, util, seed, **kw)
@@ -64,12 +69,17 @@ def main() -> int:
                     if not r.converged or bad_nan or infeasible:
                         failures.append(f"{util} n={n} m={m} {vname} seed={seed}: {r.message}")
         totals += line
-        print(f"{util:>10}: {line['runs']} runs, {line['converged']} converged, {line['not converged']} not, "
-              f"{line['NaN']} NaN, {line['infeasible']} infeasible; {line['checked']} checked against Clarabel, "
-              f"{line['contradicted']} contradicted", flush=True)
-    print(f"total: {totals['runs']} runs, {totals['converged']} converged, {totals['not converged']} not converged, "
-          f"{totals['NaN']} NaN, {totals['infeasible']} infeasible, {totals['contradicted']} of {totals['checked']} "
-          f"contradicted by Clarabel; {time.perf_counter() - t0:.0f} s")
+        print(
+            f"{util:>10}: {line['runs']} runs, {line['converged']} converged, {line['not converged']} not, "
+            f"{line['NaN']} NaN, {line['infeasible']} infeasible; {line['checked']} checked against Clarabel, "
+            f"{line['contradicted']} contradicted",
+            flush=True,
+        )
+    print(
+        f"total: {totals['runs']} runs, {totals['converged']} converged, {totals['not converged']} not converged, "
+        f"{totals['NaN']} NaN, {totals['infeasible']} infeasible, {totals['contradicted']} of {totals['checked']} "
+        f"contradicted by Clarabel; {time.perf_counter() - t0:.0f} s"
+    )
     for f in failures:
         print("  not converged:", f)
     return 0

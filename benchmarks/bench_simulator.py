@@ -59,6 +59,7 @@ def main() -> None:
     from gamemarket.market import Mechanism, simulate
     from gamemarket.market.simulate import run_arrays
     from gamemarket.workloads import read_swf
+
     import_s = time.perf_counter() - t0
 
     read_s, w = best(lambda: read_swf(a.trace), a.repeat)
@@ -75,8 +76,16 @@ def main() -> None:
             run_arrays(table.head(50), 4, m)  # compile (or load from cache) this specialisation
             eng_s, _ = best(lambda: run_arrays(table, nodes, m), a.repeat)
             full_s, r = best(lambda: simulate(table, nodes, m, validate=False), a.repeat)
-            rows.append({"scheduler": sched, "payment": pay, "engine_s": round(eng_s, 4), "simulate_s": round(full_s, 4),
-                         "steps": r.summary["allocation_steps"], "revenue": r.summary["revenue"]})
+            rows.append(
+                {
+                    "scheduler": sched,
+                    "payment": pay,
+                    "engine_s": round(eng_s, 4),
+                    "simulate_s": round(full_s, 4),
+                    "steps": r.summary["allocation_steps"],
+                    "revenue": r.summary["revenue"],
+                }
+            )
     peak, base = peak_child(a.trace)
     print(f"trace: {a.trace} ({len(w.jobs)} jobs, {nodes} nodes, SRG, seed 1)")
     print(f"import gamemarket: {import_s:.3f} s")
@@ -87,7 +96,11 @@ def main() -> None:
     for r in rows:
         print(f"{r['scheduler']:<10}{r['payment']:<8}{r['engine_s']:>10.4f}{r['simulate_s']:>12.4f}{r['steps']:>9}")
     print(f"peak RSS, one HB + k-th run in a fresh process: {peak:.0f} MB (after reading the trace: {base:.0f} MB)")
-    print(json.dumps({"read_s": read_s, "draw_s": draw_s, "first_call_s": first_call_s, "runs": rows, "peak_rss_mb": peak}))
+    print(
+        json.dumps(
+            {"read_s": read_s, "draw_s": draw_s, "first_call_s": first_call_s, "runs": rows, "peak_rss_mb": peak}
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -62,8 +62,11 @@ def main() -> None:
             times[k] = (time.perf_counter() - t0, info.task_seconds, time.perf_counter() - t_an)
         print(f"study: {spec.n_tasks} tasks (synthetic, 200,000 jobs, 105 nodes: the LPC scale)")
         for k, (wall, sim, anal) in times.items():
-            print(f"  n_jobs={k}: wall {wall:.2f} s (analysis incl. {len(an.games)} games solved + 1000 bootstrap "
-                  f"resamples each: {anal:.2f} s), summed task time {sim:.2f} s, overhead {(wall - sim / k) / (sim / k):+.1%}")
+            print(
+                f"  n_jobs={k}: wall {wall:.2f} s (analysis incl. {len(an.games)} games solved + 1000 bootstrap "
+                f"resamples each: {anal:.2f} s), summed task time {sim:.2f} s, "
+                f"overhead {(wall - sim / k) / (sim / k):+.1%}"
+            )
         print(f"  speed-up with 2 workers: {times[1][0] / times[2][0]:.2f}x")
         w1, s1, _ = times[1]
         print(f"  overhead (1 worker): study wall time / summed simulation time = {w1 / s1:.3f}")
@@ -80,13 +83,17 @@ def main() -> None:
             count.append(len(s.equilibria))
             worst = max([worst] + [max(regret(A, B, e.x, e.y)) for e in s.equilibria])
         per = (time.perf_counter() - t0) / reps
-        print(f"random {m}x{n}: all equilibria in {per:.3f} s per game (mean of {reps}); equilibria per game {count}; "
-              f"largest regret {worst:.1e}")
+        print(
+            f"random {m}x{n}: all equilibria in {per:.3f} s per game (mean of {reps}); equilibria per game {count}; "
+            f"largest regret {worst:.1e}"
+        )
     A, B = rng.random((10, 10)), rng.random((10, 10))
     t0 = time.perf_counter()
     prof, problem = nashpy_equilibria(A, B, "vertex_enumeration", time_limit=60)
-    print(f"nashpy vertex enumeration, one random 10x10: {time.perf_counter() - t0:.1f} s"
-          + (f" ({problem})" if problem else f", {len(prof)} profiles"))
+    print(
+        f"nashpy vertex enumeration, one random 10x10: {time.perf_counter() - t0:.1f} s"
+        + (f" ({problem})" if problem else f", {len(prof)} profiles")
+    )
     t0 = time.perf_counter()
     s = solve(Game(A, B, None, None), methods=("pure", "polytope"), eliminate=False)
     print(f"ours on the same game: {time.perf_counter() - t0:.3f} s, {len(s.equilibria)} equilibria")

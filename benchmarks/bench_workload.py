@@ -42,18 +42,43 @@ def main() -> None:
         j = w.jobs
         with open(swf, "w") as f:
             f.write("; Version: 2.2\n; MaxProcs: 490\n")
-            np.savetxt(f, np.column_stack([np.arange(1, len(j) + 1), j["submit"], np.zeros(len(j), int), j["runtime"],
-                                           np.ones(len(j), int), -np.ones(len(j), int), -np.ones(len(j), int),
-                                           np.ones(len(j), int), j["estimate"], -np.ones(len(j), int),
-                                           np.ones(len(j), int), j["user"], np.ones(len(j), int), -np.ones(len(j), int),
-                                           np.ones(len(j), int), np.ones(len(j), int), -np.ones(len(j), int),
-                                           -np.ones(len(j), int)]), fmt="%d")
+            np.savetxt(
+                f,
+                np.column_stack(
+                    [
+                        np.arange(1, len(j) + 1),
+                        j["submit"],
+                        np.zeros(len(j), int),
+                        j["runtime"],
+                        np.ones(len(j), int),
+                        -np.ones(len(j), int),
+                        -np.ones(len(j), int),
+                        np.ones(len(j), int),
+                        j["estimate"],
+                        -np.ones(len(j), int),
+                        np.ones(len(j), int),
+                        j["user"],
+                        np.ones(len(j), int),
+                        -np.ones(len(j), int),
+                        np.ones(len(j), int),
+                        np.ones(len(j), int),
+                        -np.ones(len(j), int),
+                        -np.ones(len(j), int),
+                    ]
+                ),
+                fmt="%d",
+            )
         t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "gamemarket", "workload", "fit", str(swf), "--out", str(Path(tmp) / "m.toml")],
-                       check=True, capture_output=True)
+        subprocess.run(
+            [sys.executable, "-m", "gamemarket", "workload", "fit", str(swf), "--out", str(Path(tmp) / "m.toml")],
+            check=True,
+            capture_output=True,
+        )
         t_cli = time.perf_counter() - t0
-    print(f"(2) fit 1,000,000 jobs: {t_fit:.2f} s in memory; whole `gamemarket workload fit` process on the SWF file "
-          f"{t_cli:.2f} s (target <= 10 s)")
+    print(
+        f"(2) fit 1,000,000 jobs: {t_fit:.2f} s in memory; whole `gamemarket workload fit` process on the SWF file "
+        f"{t_cli:.2f} s (target <= 10 s)"
+    )
     lpc = ROOT.parent / "shared" / "workloads" / "LPC-EGEE-2004-1.2-cln.swf.gz"
     if lpc.exists():
         from gamemarket import bids
@@ -68,9 +93,21 @@ def main() -> None:
             s.update(outcomes.congestion(run.jobs, 105))
             return s
 
-        keys = ["offered_load", "mean_runtime", "median_runtime", "queue_time_share", "waiting_job_share",
-                "peak_jobs_present", "days_overloaded", "hourly_load_p99", "gap_cv", "acf_log_runtime_1",
-                "acf_log_runtime_100", "acf_log_runtime_1000", "daily_period_h"]
+        keys = [
+            "offered_load",
+            "mean_runtime",
+            "median_runtime",
+            "queue_time_share",
+            "waiting_job_share",
+            "peak_jobs_present",
+            "days_overloaded",
+            "hourly_load_p99",
+            "gap_cv",
+            "acf_log_runtime_1",
+            "acf_log_runtime_100",
+            "acf_log_runtime_1000",
+            "daily_period_h",
+        ]
         rows = {"LPC trace": stats(load(str(lpc)).jobs)}
         for s in range(1, 6):
             rows[f"model seed {s}"] = stats(generate_from_model(model, seed=s).jobs)

@@ -165,8 +165,9 @@ def draw(n: int, seed: int, distribution: BidDistribution | None = None) -> Draw
     return Draws(w, G, U)
 
 
-def job_table(jobs: pd.DataFrame, mix: BetaMix, seed: int, distribution: BidDistribution | None = None,
-              draws: Draws | None = None) -> pd.DataFrame:
+def job_table(
+    jobs: pd.DataFrame, mix: BetaMix, seed: int, distribution: BidDistribution | None = None, draws: Draws | None = None
+) -> pd.DataFrame:
     """The section-8 job table: workload columns plus ``private_bid``, ``reported_bid``, ``group``."""
     if draws is None:
         draws = draw(len(jobs), seed, distribution)
@@ -241,20 +242,26 @@ class ShadingRule:
             raise InputError(f"{where}: shading rule {name!r}: expected a table with 'beta'")
         unknown = sorted(set(entry) - {"beta", "description"})
         if unknown:
-            raise InputError(f"{where}: shading rule {name!r}: unknown field(s) {unknown}; allowed: ['beta', 'description']")
+            raise InputError(
+                f"{where}: shading rule {name!r}: unknown field(s) {unknown}; allowed: ['beta', 'description']"
+            )
         if "beta" not in entry:
             raise InputError(f"{where}: shading rule {name!r}: missing field 'beta'")
         b = entry["beta"]
         if isinstance(b, dict):
             bad = sorted(set(b) - set(BID_CLASSES))
             if bad:
-                raise InputError(f"{where}: shading rule {name!r}: field 'beta': unknown bid class(es) {bad}; "
-                                 f"classes: {list(BID_CLASSES)}")
+                raise InputError(
+                    f"{where}: shading rule {name!r}: field 'beta': unknown bid class(es) {bad}; "
+                    f"classes: {list(BID_CLASSES)}"
+                )
             betas = tuple(b.get(c, 0.0) for c in BID_CLASSES)
         elif isinstance(b, (int, float)) and not isinstance(b, bool):
             betas = (b, b, b)
         else:
-            raise InputError(f"{where}: shading rule {name!r}: field 'beta' must be a number or a table per bid class, got {b!r}")
+            raise InputError(
+                f"{where}: shading rule {name!r}: field 'beta' must be a number or a table per bid class, got {b!r}"
+            )
         try:
             return cls(name, betas, str(entry.get("description", "")))
         except InputError as exc:

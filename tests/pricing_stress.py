@@ -18,8 +18,17 @@ from gamemarket.pricing.problem import Problem
 UTILITIES = ("linear", "log", "target", "alpha:0.5", "alpha:2", "alpha:5", "alpha:20", "alpha:50")
 
 
-def stress_problem(n: int, m: int, utility: str, seed: int, *, sigma: float = 1.5, capacity: float = 1.0,
-                   zeros: float = 0.0, tied: bool = False) -> Problem:
+def stress_problem(
+    n: int,
+    m: int,
+    utility: str,
+    seed: int,
+    *,
+    sigma: float = 1.5,
+    capacity: float = 1.0,
+    zeros: float = 0.0,
+    tied: bool = False,
+) -> Problem:
     """One member: ``A`` log-normal with log-sd ``sigma`` (1.5 spans about four decades), a share
     ``zeros`` of zero entries (every job keeps one positive entry), optionally column 1 a copy of
     column 0, and capacities ``capacity * U(0.2, 1) * n / m`` (0.3: scarce; 3: some resources idle)."""

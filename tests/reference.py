@@ -8,7 +8,6 @@ tests can check the scheduling invariants on it.
 from __future__ import annotations
 
 
-
 def key_fn(scheduler, job):
     s, i, rw, tau, est = job["submit"], job["id"], job["reported_bid"], job["runtime"], job["estimate"]
     if scheduler in ("hb", "nphb"):

@@ -43,8 +43,8 @@ def regret(game, x, brute_force=False):
     dev = deviation_payoffs(game, x) if brute_force else game.deviation_payoffs(x)
     best = 0.0
     for r, (a, k) in enumerate(zip(game.role_starts, game.num_strategies)):
-        u = float(np.dot(x[a:a + k], dev[a:a + k]))
-        best = max(best, float(dev[a:a + k].max()) - u)
+        u = float(np.dot(x[a : a + k], dev[a : a + k]))
+        best = max(best, float(dev[a : a + k].max()) - u)
     return best
 
 
@@ -63,13 +63,14 @@ def replicator_then_polish(game, starts, iters=3000, converged=1e-5):
             dev = game.deviation_payoffs(x)
             y = x * (dev - lo)
             for a, k in zip(game.role_starts, game.num_strategies):
-                y[a:a + k] /= y[a:a + k].sum()
+                y[a : a + k] /= y[a : a + k].sum()
             x = y
         if regret(game, x) > converged:
             continue
         supp = x > 1e-4
         z = np.where(supp, x, 0.0)
         for _ in range(30):  # Newton with a finite-difference Jacobian
+
             def F(v):
                 dev = game.deviation_payoffs(v)
                 res = []
@@ -77,6 +78,7 @@ def replicator_then_polish(game, starts, iters=3000, converged=1e-5):
                     idx = [a + j for j in range(k) if supp[a + j]]
                     res += [dev[i] - dev[idx[0]] for i in idx[1:]] + [sum(v[i] for i in idx) - 1]
                 return np.array(res)
+
             idx = np.flatnonzero(supp)
             f0 = F(z)
             J = np.zeros((len(f0), len(idx)))

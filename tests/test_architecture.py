@@ -10,8 +10,19 @@ from pathlib import Path
 import pytest
 
 PKG = Path(__file__).resolve().parents[1] / "gamemarket"
-COMPUTING = {"workloads", "bids", "market", "pricing", "games", "studies", "analysis", "io", "confidence", "errors",
-             "registry"}
+COMPUTING = {
+    "workloads",
+    "bids",
+    "market",
+    "pricing",
+    "games",
+    "studies",
+    "analysis",
+    "io",
+    "confidence",
+    "errors",
+    "registry",
+}
 DRAWING = ("matplotlib", "seaborn")
 
 
@@ -65,9 +76,28 @@ def _edges():
 
 
 def test_every_module_sits_in_a_part_and_no_loose_modules_are_left():
-    loose = sorted(m for m in MODULES if m.count(".") == 1 and _part(m) not in
-                   {"errors", "registry", "bids", "confidence", "__main__", "cli", "analysis", "io", "market", "pricing", "games",
-                    "studies", "workloads", "reports"})
+    loose = sorted(
+        m
+        for m in MODULES
+        if m.count(".") == 1
+        and _part(m)
+        not in {
+            "errors",
+            "registry",
+            "bids",
+            "confidence",
+            "__main__",
+            "cli",
+            "analysis",
+            "io",
+            "market",
+            "pricing",
+            "games",
+            "studies",
+            "workloads",
+            "reports",
+        }
+    )
     assert loose == []
 
 
@@ -88,26 +118,46 @@ def test_no_import_cycle_between_parts():
 
 @pytest.mark.parametrize("part", sorted(COMPUTING))
 def test_computing_never_imports_drawing_reports_or_the_cli(part):
-    bad = sorted(f"{m} -> {i}" for m, imps in MODULES.items() if _part(m) == part for i in imps
-                 if i.split(".")[0] in DRAWING or _part(i) in ("reports", "cli"))
+    bad = sorted(
+        f"{m} -> {i}"
+        for m, imps in MODULES.items()
+        if _part(m) == part
+        for i in imps
+        if i.split(".")[0] in DRAWING or _part(i) in ("reports", "cli")
+    )
     assert bad == []
 
 
 def test_nothing_outside_reports_draws():
-    bad = sorted(f"{m} -> {i}" for m, imps in MODULES.items() if _part(m) not in ("reports",) for i in imps
-                 if i.split(".")[0] in DRAWING)
+    bad = sorted(
+        f"{m} -> {i}"
+        for m, imps in MODULES.items()
+        if _part(m) not in ("reports",)
+        for i in imps
+        if i.split(".")[0] in DRAWING
+    )
     assert bad == []
 
 
 def test_the_market_never_imports_studies_or_analysis():
-    bad = sorted(f"{m} -> {i}" for m, imps in MODULES.items() if _part(m) == "market" for i in imps
-                 if _part(i) in ("studies", "analysis"))
+    bad = sorted(
+        f"{m} -> {i}"
+        for m, imps in MODULES.items()
+        if _part(m) == "market"
+        for i in imps
+        if _part(i) in ("studies", "analysis")
+    )
     assert bad == []
 
 
 def test_pricing_stands_alone():
-    bad = sorted(f"{m} -> {i}" for m, imps in MODULES.items() if _part(m) == "pricing" for i in imps
-                 if _part(i) not in (None, "pricing", "errors", "registry"))
+    bad = sorted(
+        f"{m} -> {i}"
+        for m, imps in MODULES.items()
+        if _part(m) == "pricing"
+        for i in imps
+        if _part(i) not in (None, "pricing", "errors", "registry")
+    )
     assert bad == []
 
 

@@ -31,18 +31,29 @@ def test_fetch_verifies_checksum(tmp_path, monkeypatch):
 
 
 def test_jobtable_validation(tmp_path):
-    t = pd.DataFrame({"id": [0, 1], "submit": [0, 1], "runtime": [5, 6], "estimate": [5, 6],
-                      "private_bid": [1.0, 2.0], "reported_bid": [1.0, 2.0]})
+    t = pd.DataFrame(
+        {
+            "id": [0, 1],
+            "submit": [0, 1],
+            "runtime": [5, 6],
+            "estimate": [5, 6],
+            "private_bid": [1.0, 2.0],
+            "reported_bid": [1.0, 2.0],
+        }
+    )
     assert len(jobtable.validate(t)) == 2
     with pytest.raises(InputError, match="missing column"):
         jobtable.validate(t.drop(columns="estimate"))
-    bad = t.copy(); bad.loc[1, "private_bid"] = float("nan")
+    bad = t.copy()
+    bad.loc[1, "private_bid"] = float("nan")
     with pytest.raises(InputError, match="row 1: column 'private_bid'"):
         jobtable.validate(bad)
-    bad = t.copy(); bad.loc[0, "runtime"] = 0
+    bad = t.copy()
+    bad.loc[0, "runtime"] = 0
     with pytest.raises(InputError, match="row 0: column 'runtime' is 0, expected > 0"):
         jobtable.validate(bad)
-    bad = t.copy(); bad.loc[1, "submit"] = -5
+    bad = t.copy()
+    bad.loc[1, "submit"] = -5
     with pytest.raises(InputError, match="row 1: column 'submit' is -5, expected >= 0"):
         jobtable.validate(bad)
     bad.to_csv(tmp_path / "t.csv", index=False)
@@ -51,21 +62,61 @@ def test_jobtable_validation(tmp_path):
     t.iloc[:0].to_csv(tmp_path / "empty.csv", index=False)
     with pytest.raises(InputError, match="no rows"):
         jobtable.read(tmp_path / "empty.csv")
-    bad = t.copy(); bad["id"] = [3, 3]
+    bad = t.copy()
+    bad["id"] = [3, 3]
     with pytest.raises(InputError, match="unique"):
         jobtable.validate(bad)
-    bad = t.copy(); bad["submit"] = [0.5, 1]
+    bad = t.copy()
+    bad["submit"] = [0.5, 1]
     with pytest.raises(InputError, match="integer"):
         jobtable.validate(bad)
 
 
 def test_cli_simulate_roundtrip_with_jobs(tmp_path, capsys):
     jobs, out1, out2 = tmp_path / "jobs.csv", tmp_path / "o1.parquet", tmp_path / "o2.csv"
-    assert main(["simulate", "--synthetic-jobs", "300", "--nodes", "8", "--mix", "SRG", "--seed", "4",
-                 "--payment", "first", "--jobs-out", str(jobs), "--out", str(out1), "--format", "json"]) == 0
+    assert (
+        main(
+            [
+                "simulate",
+                "--synthetic-jobs",
+                "300",
+                "--nodes",
+                "8",
+                "--mix",
+                "SRG",
+                "--seed",
+                "4",
+                "--payment",
+                "first",
+                "--jobs-out",
+                str(jobs),
+                "--out",
+                str(out1),
+                "--format",
+                "json",
+            ]
+        )
+        == 0
+    )
     s1 = json.loads(capsys.readouterr().out)
-    assert main(["simulate", "--jobs", str(jobs), "--nodes", "8", "--payment", "first", "--out", str(out2),
-                 "--format", "json"]) == 0
+    assert (
+        main(
+            [
+                "simulate",
+                "--jobs",
+                str(jobs),
+                "--nodes",
+                "8",
+                "--payment",
+                "first",
+                "--out",
+                str(out2),
+                "--format",
+                "json",
+            ]
+        )
+        == 0
+    )
     s2 = json.loads(capsys.readouterr().out)
     assert s1["revenue"] == s2["revenue"] and s1["mean_utility"] == s2["mean_utility"]
     a, b = pd.read_parquet(out1), pd.read_csv(out2)

@@ -31,8 +31,9 @@ def _files(d: Path) -> None:
     (d / "negsubmit.csv").write_text(JOB_HEADER + "1,0,100,100,2,2\n2,-5,100,100,1,1\n")
     (d / "good.csv").write_text(JOB_HEADER + "1,0,100,100,2,2\n2,5,100,100,1,1\n")
     (d / "missing-col.csv").write_text("id,submit,runtime\n1,0,5\n")
-    (d / "unknown-key.toml").write_text('name = "u"\n[workload]\nsource = "synthetic"\n[workload.synthetic]\n'
-                                        'jobs = 100\nfoo = 1\n')
+    (d / "unknown-key.toml").write_text(
+        'name = "u"\n[workload]\nsource = "synthetic"\n[workload.synthetic]\njobs = 100\nfoo = 1\n'
+    )
     (d / "typo-field.toml").write_text('name = "u"\nreplication = 3\n')
     (d / "escape.toml").write_text('name = "../../escape"\n')
     (d / "not-toml.toml").write_text("name = [unclosed\n")
@@ -53,68 +54,139 @@ CASES = {
     # empty input that used to "succeed"
     "empty SWF": (["workload", "info", "{d}/empty.swf"], "empty.swf: no job is left to simulate", []),
     "comments-only SWF": (["workload", "info", "{d}/comments.swf"], "comments.swf: no job is left", []),
-    "binary file, bad lines skipped": (["workload", "info", "{d}/binary.swf", "--skip-bad-lines"],
-                                       "bad lines skipped", []),
-    "malformed SWF line": (["workload", "info", "{d}/badline.swf"], "badline.swf:2: malformed SWF line: expected 18", []),
-    "header-only job table": (["simulate", "--jobs", "{d}/header-only.csv", "--nodes", "2"],
-                              "header-only.csv: the job table has no rows", []),
+    "binary file, bad lines skipped": (
+        ["workload", "info", "{d}/binary.swf", "--skip-bad-lines"],
+        "bad lines skipped",
+        [],
+    ),
+    "malformed SWF line": (
+        ["workload", "info", "{d}/badline.swf"],
+        "badline.swf:2: malformed SWF line: expected 18",
+        [],
+    ),
+    "header-only job table": (
+        ["simulate", "--jobs", "{d}/header-only.csv", "--nodes", "2"],
+        "header-only.csv: the job table has no rows",
+        [],
+    ),
     # accepted silently before
-    "negative submit time": (["simulate", "--jobs", "{d}/negsubmit.csv", "--nodes", "2"],
-                             "negsubmit.csv: line 3: column 'submit' is -5, expected >= 0", []),
+    "negative submit time": (
+        ["simulate", "--jobs", "{d}/negsubmit.csv", "--nodes", "2"],
+        "negsubmit.csv: line 3: column 'submit' is -5, expected >= 0",
+        [],
+    ),
     "MaxProcs -5": (["workload", "info", "{d}/negprocs.swf"], "header field MaxProcs is '-5'; expected a positive", []),
-    "--seed with --jobs": (["simulate", "--jobs", "{d}/good.csv", "--nodes", "2", "--seed", "5"],
-                           "--seed would have no effect", []),
-    "--workload with --jobs": (["simulate", "--jobs", "{d}/good.csv", "--nodes", "2", "--workload", "synthetic"],
-                               "--workload would have no effect", []),
+    "--seed with --jobs": (
+        ["simulate", "--jobs", "{d}/good.csv", "--nodes", "2", "--seed", "5"],
+        "--seed would have no effect",
+        [],
+    ),
+    "--workload with --jobs": (
+        ["simulate", "--jobs", "{d}/good.csv", "--nodes", "2", "--workload", "synthetic"],
+        "--workload would have no effect",
+        [],
+    ),
     "--jobs without --nodes": (["simulate", "--jobs", "{d}/good.csv"], "--jobs needs --nodes", []),
-    "--reduction with --nodes": (["simulate", "--synthetic-jobs", "50", "--nodes", "4", "--reduction", "0.5"],
-                                 "give nodes (4) or a reduction (0.5), not both", []),
-    "--load with a trace": (["simulate", "--workload", "{d}/comments.swf", "--load", "0.5"],
-                            "--synthetic-jobs and --load apply to 'synthetic'", []),
+    "--reduction with --nodes": (
+        ["simulate", "--synthetic-jobs", "50", "--nodes", "4", "--reduction", "0.5"],
+        "give nodes (4) or a reduction (0.5), not both",
+        [],
+    ),
+    "--load with a trace": (
+        ["simulate", "--workload", "{d}/comments.swf", "--load", "0.5"],
+        "--synthetic-jobs and --load apply to 'synthetic'",
+        [],
+    ),
     "problem with --n": (["price", "solve", "{d}/problem.npz", "--n", "5"], "--n would have no effect", []),
-    "--device cuda without torch": (["price", "solve", "--n", "5", "--m", "2", "--device", "cuda"],
-                                    "--device cuda applies to the torch backend", []),
+    "--device cuda without torch": (
+        ["price", "solve", "--n", "5", "--m", "2", "--device", "cuda"],
+        "--device cuda applies to the torch backend",
+        [],
+    ),
     "--n without --m": (["price", "solve", "--n", "5"], "--n and --m", []),
     # tracebacks before
     "folder as workload": (["simulate", "--workload", "{d}/folder"], "folder: is a folder; expected an SWF file", []),
     "folder as study": (["study", "run", "{d}/folder"], "folder: is a folder; expected a TOML file", []),
     "binary file as study": (["study", "status", "{d}/binary.swf"], "binary.swf: not a text file", []),
     "invalid TOML": (["study", "run", "{d}/not-toml.toml"], "not-toml.toml: invalid TOML", []),
-    "--out under a file": (["simulate", "--synthetic-jobs", "50", "--out", "{d}/plain.txt/x.csv"],
-                           "plain.txt/x.csv: cannot", ["{d}/plain.txt/x.csv"]),
-    "--out a folder": (["simulate", "--synthetic-jobs", "50", "--out", "{d}/folder"],
-                       "folder: is a folder; expected a table file name", []),
-    "--out of unknown format": (["simulate", "--synthetic-jobs", "50", "--out", "{d}/x.xlsx"],
-                                "x.xlsx: unknown table format", ["{d}/x.xlsx"]),
-    "unknown key in [workload.synthetic]": (["study", "run", "{d}/unknown-key.toml", "--no-report"],
-                                            "[workload.synthetic]: unknown field(s) ['foo']", []),
+    "--out under a file": (
+        ["simulate", "--synthetic-jobs", "50", "--out", "{d}/plain.txt/x.csv"],
+        "plain.txt/x.csv: cannot",
+        ["{d}/plain.txt/x.csv"],
+    ),
+    "--out a folder": (
+        ["simulate", "--synthetic-jobs", "50", "--out", "{d}/folder"],
+        "folder: is a folder; expected a table file name",
+        [],
+    ),
+    "--out of unknown format": (
+        ["simulate", "--synthetic-jobs", "50", "--out", "{d}/x.xlsx"],
+        "x.xlsx: unknown table format",
+        ["{d}/x.xlsx"],
+    ),
+    "unknown key in [workload.synthetic]": (
+        ["study", "run", "{d}/unknown-key.toml", "--no-report"],
+        "[workload.synthetic]: unknown field(s) ['foo']",
+        [],
+    ),
     "unknown top-level field": (["study", "run", "{d}/typo-field.toml"], "replication", []),
     "study name outside the tree": (["study", "run", "{d}/escape.toml"], "field 'name': '../../escape'", []),
-    "malformed scheduler address": (["study", "run", "{d}/unknown-key.toml", "--scheduler-address", "foo"],
-                                    "unknown field(s)", []),
-    "payoffs whose spread overflows": (["game", "solve", "{d}/overflow.nfg"],
-                                       "overflow.nfg: payoffs from -1.7e+308 to 1.7e+308: the spread overflows", []),
+    "malformed scheduler address": (
+        ["study", "run", "{d}/unknown-key.toml", "--scheduler-address", "foo"],
+        "unknown field(s)",
+        [],
+    ),
+    "payoffs whose spread overflows": (
+        ["game", "solve", "{d}/overflow.nfg"],
+        "overflow.nfg: payoffs from -1.7e+308 to 1.7e+308: the spread overflows",
+        [],
+    ),
     "short .nfg": (["game", "solve", "{d}/short.nfg"], "short.nfg", []),
     "unknown game format": (["game", "solve", "{d}/game.txt"], "game.txt: expected a study (.toml), a game (.nfg)", []),
-    "unknown solver method": (["game", "solve", "{d}/good.nfg", "--methods", "simplex"], "unknown method 'simplex'", []),
+    "unknown solver method": (
+        ["game", "solve", "{d}/good.nfg", "--methods", "simplex"],
+        "unknown method 'simplex'",
+        [],
+    ),
     "zero-byte .npz": (["price", "solve", "{d}/zero.npz"], "zero.npz: cannot read problem: the file is empty", []),
     "text as .npz": (["price", "solve", "{d}/text.npz"], "text.npz: cannot read problem: not a zip archive", []),
-    "object array .npz": (["price", "solve", "{d}/objects.npz"], "array 'A' holds Python objects; expected numbers", []),
+    "object array .npz": (
+        ["price", "solve", "{d}/objects.npz"],
+        "array 'A' holds Python objects; expected numbers",
+        [],
+    ),
     "string array .npz": (["price", "solve", "{d}/strings.npz"], "array 'A' has dtype <U1; expected numbers", []),
     "missing array .npz": (["price", "solve", "{d}/noR.npz"], "noR.npz: missing array 'R'", []),
-    "unwritable price --out": (["price", "solve", "{d}/problem.npz", "--out", "{d}/plain.txt/r.npz", "--quiet"],
-                               "plain.txt/r.npz", ["{d}/plain.txt/r.npz"]),
+    "unwritable price --out": (
+        ["price", "solve", "{d}/problem.npz", "--out", "{d}/plain.txt/r.npz", "--quiet"],
+        "plain.txt/r.npz",
+        ["{d}/plain.txt/r.npz"],
+    ),
     "price --out not .npz": (["price", "solve", "{d}/problem.npz", "--out", "{d}/r.csv"], "expected a .npz", []),
-    "alpha = 1e6": (["price", "solve", "--n", "20", "--m", "2", "--utility", "alpha:1e6"], "alpha 1e+06 is above 100", []),
+    "alpha = 1e6": (
+        ["price", "solve", "--n", "20", "--m", "2", "--utility", "alpha:1e6"],
+        "alpha 1e+06 is above 100",
+        [],
+    ),
     "unknown utility": (["price", "solve", "--n", "20", "--m", "2", "--utility", "cubic"], "cubic", []),
-    "fit of a model file": (["workload", "fit", "{d}/unknown-key.toml", "--out", "{d}/m.toml"],
-                            "a model file; `workload fit` reads a trace", ["{d}/m.toml"]),
+    "fit of a model file": (
+        ["workload", "fit", "{d}/unknown-key.toml", "--out", "{d}/m.toml"],
+        "a model file; `workload fit` reads a trace",
+        ["{d}/m.toml"],
+    ),
     "fit --out not .toml": (["workload", "fit", "{d}/comments.swf", "--out", "{d}/m.txt"], "expected a .toml", []),
-    "compare --nodes 0": (["workload", "compare", "{d}/empty.swf", "{d}/empty.swf", "--nodes", "0"],
-                          "--nodes must be >= 1, got 0", []),
+    "compare --nodes 0": (
+        ["workload", "compare", "{d}/empty.swf", "{d}/empty.swf", "--nodes", "0"],
+        "--nodes must be >= 1, got 0",
+        [],
+    ),
     "no such trace": (["workload", "info", "{d}/nope.swf"], "nope.swf: no such workload file", []),
     "no such job table": (["simulate", "--jobs", "{d}/nope.csv", "--nodes", "2"], "nope.csv: no such job table", []),
-    "missing job-table column": (["simulate", "--jobs", "{d}/missing-col.csv", "--nodes", "2"], "missing column(s)", []),
+    "missing job-table column": (
+        ["simulate", "--jobs", "{d}/missing-col.csv", "--nodes", "2"],
+        "missing column(s)",
+        [],
+    ),
     "unknown scheduler": (["simulate", "--synthetic-jobs", "20", "--scheduler", "lottery"], "lottery", []),
     "unknown beta mix": (["simulate", "--synthetic-jobs", "20", "--mix", "0.5:zz"], "0.5:zz", []),
     "negative reserve": (["simulate", "--synthetic-jobs", "20", "--reserve", "-1"], "-1", []),
@@ -139,13 +211,19 @@ def test_bad_input_gets_a_clear_error(name, tmp_path, capsys, monkeypatch):
     assert not [p for p in left if ".tmp" in p.name], left  # nothing half-written
 
 
-@pytest.mark.parametrize("argv,message", [
-    (["study", "run", "x.toml", "--n-jobs", "0"], "argument --n-jobs: expected a number of worker processes >= 1"),
-    (["game", "solve", "x.nfg", "--resamples", "0"], "argument --resamples: expected a number of bootstrap resamples"),
-    (["game", "solve", "x.nfg", "--resamples", "-1"], "argument --resamples"),
-    (["simulate", "--nodes", "many"], "argument --nodes: invalid int value: 'many'"),
-    (["price", "solve", "--method", "simplex"], "argument --method: invalid choice"),
-])
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["study", "run", "x.toml", "--n-jobs", "0"], "argument --n-jobs: expected a number of worker processes >= 1"),
+        (
+            ["game", "solve", "x.nfg", "--resamples", "0"],
+            "argument --resamples: expected a number of bootstrap resamples",
+        ),
+        (["game", "solve", "x.nfg", "--resamples", "-1"], "argument --resamples"),
+        (["simulate", "--nodes", "many"], "argument --nodes: invalid int value: 'many'"),
+        (["price", "solve", "--method", "simplex"], "argument --method: invalid choice"),
+    ],
+)
 def test_bad_options_exit_2_from_argparse(argv, message, capsys):
     with pytest.raises(SystemExit) as exc:
         main(argv)
@@ -158,8 +236,10 @@ def test_unreachable_scheduler_is_a_message_not_a_traceback(tmp_path, capsys, mo
 
     monkeypatch.setattr(runner, "CONNECT_TIMEOUT_S", 1)
     study = tmp_path / "s.toml"
-    study.write_text('name = "s"\n[workload]\nsource = "synthetic"\n[workload.synthetic]\njobs = 50\n'
-                     '[strategies]\nproviders = ["hb-first"]\nconsumers = ["FT"]\n[replications]\ncount = 1\n')
+    study.write_text(
+        'name = "s"\n[workload]\nsource = "synthetic"\n[workload.synthetic]\njobs = 50\n'
+        '[strategies]\nproviders = ["hb-first"]\nconsumers = ["FT"]\n[replications]\ncount = 1\n'
+    )
     monkeypatch.chdir(tmp_path)
     rc = main(["study", "run", str(study), "--no-report", "--no-progress", "--scheduler-address", "tcp://127.0.0.1:1"])
     err = capsys.readouterr().err

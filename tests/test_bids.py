@@ -51,13 +51,16 @@ def test_common_random_numbers():
     assert (d1.U == d2.U).all() and (d1.G == d2.G).all()
 
 
-@pytest.mark.parametrize("groups,msg", [
-    (((0.5, 0.1),), "sum to 1"),
-    (((0.5, 0.1), (0.5, 1.0)), "beta must be in"),
-    (((1.0, -0.1),), "beta must be in"),
-    ((), "at least one"),
-    (((1.2, 0.1), (-0.2, 0.1)), "fraction"),
-])
+@pytest.mark.parametrize(
+    "groups,msg",
+    [
+        (((0.5, 0.1),), "sum to 1"),
+        (((0.5, 0.1), (0.5, 1.0)), "beta must be in"),
+        (((1.0, -0.1),), "beta must be in"),
+        ((), "at least one"),
+        (((1.2, 0.1), (-0.2, 0.1)), "fraction"),
+    ],
+)
 def test_invalid_mixes(groups, msg):
     with pytest.raises(InputError, match=msg):
         BetaMix(groups)
@@ -86,4 +89,11 @@ def test_assign_matches_definition(fracs):
 
 
 def test_bid_bins():
-    assert bid_bin(np.array([0, 60, 60.01, 119.9, 120, 180])).tolist() == ["low", "low", "middle", "middle", "high", "high"]
+    assert bid_bin(np.array([0, 60, 60.01, 119.9, 120, 180])).tolist() == [
+        "low",
+        "low",
+        "middle",
+        "middle",
+        "high",
+        "high",
+    ]

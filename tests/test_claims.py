@@ -10,8 +10,10 @@ from gamemarket.bids import BID_CLASSES, FT, BetaMix, BidDistribution, draw, job
 from gamemarket.market import Mechanism, simulate
 from gamemarket.workloads import generate
 
-PROVIDERS = {"hb-first": {"kind": "scheduling", "scheduler": "hb", "payment": "first", "reserve": 1.0},
-             "hb-kth": {"kind": "scheduling", "scheduler": "hb", "payment": "kth", "reserve": 1.0}}
+PROVIDERS = {
+    "hb-first": {"kind": "scheduling", "scheduler": "hb", "payment": "first", "reserve": 1.0},
+    "hb-kth": {"kind": "scheduling", "scheduler": "hb", "payment": "kth", "reserve": 1.0},
+}
 CONSUMERS = {"FT": {"groups": [[1.0, 0.0]]}, "SRG": {"groups": [[0.9, 0.1], [0.1, 0.9]]}}
 
 
@@ -29,20 +31,51 @@ def _cohorts(gain: dict, seeds=range(1, 9), noise=1.0) -> pd.DataFrame:
                         u = -100.0
                         if cons == "SRG" and k >= 90:
                             u += gain[(p, cls)] + noise * rng.standard_normal()
-                        rows.append({"provider": p, "consumer": cons, "seed": s, "g_bin": k, "bid_class": cls,
-                                     "n": n, "sum_utility": n * u})
+                        rows.append(
+                            {
+                                "provider": p,
+                                "consumer": cons,
+                                "seed": s,
+                                "g_bin": k,
+                                "bid_class": cls,
+                                "n": n,
+                                "sum_utility": n * u,
+                            }
+                        )
     return pd.DataFrame(rows)
 
 
 def _metrics(seeds=range(1, 9)) -> pd.DataFrame:
-    rows = [{"provider": p, "consumer": c, "seed": s, "mean_utility": -100.0 + (5.0 if p == "hb-kth" else 0.0),
-             "revenue": 1000.0 - (100.0 if p == "hb-kth" else 0.0)} for p in PROVIDERS for c in CONSUMERS for s in seeds]
+    rows = [
+        {
+            "provider": p,
+            "consumer": c,
+            "seed": s,
+            "mean_utility": -100.0 + (5.0 if p == "hb-kth" else 0.0),
+            "revenue": 1000.0 - (100.0 if p == "hb-kth" else 0.0),
+        }
+        for p in PROVIDERS
+        for c in CONSUMERS
+        for s in seeds
+    ]
     return pd.DataFrame(rows)
 
 
 def _evaluate(gain, **kw):
-    bins = pd.DataFrame(columns=["provider", "consumer", "seed", "group", "runtime_group", "bid_bin", "n", "sum_bsd",
-                                 "n_ssj", "sum_utility"])  # claims (1)-(3) have nothing to read here
+    bins = pd.DataFrame(
+        columns=[
+            "provider",
+            "consumer",
+            "seed",
+            "group",
+            "runtime_group",
+            "bid_bin",
+            "n",
+            "sum_bsd",
+            "n_ssj",
+            "sum_utility",
+        ]
+    )  # claims (1)-(3) have nothing to read here
     rows = claims.evaluate(_metrics(), bins, _cohorts(gain, **kw), CONSUMERS, PROVIDERS)
     return {r["key"]: r for r in rows}
 

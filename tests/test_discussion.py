@@ -17,15 +17,18 @@ from test_studies import SMALL, write_study
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.mark.parametrize("text,typed", [
-    ("gain {claim.c1.ci} under g0.5x0.6, DEV1, LPC-EGEE-2004-1.2-cln and hb-kth", []),
-    ("Fig. 3, Figs. 5-7, Table 1, claims (1)-(3) and (4), Eq. 2", []),
-    ("a gain of -26,240 per job", ["26,240"]),
-    ("on 105 nodes", ["105"]),
-    ("never for the paper's beta of 0.9", ["0.9"]),
-    ("the aggressive 10% of the jobs", ["10"]),
-    ("(1, 2)", ["1", "2"]),
-])
+@pytest.mark.parametrize(
+    "text,typed",
+    [
+        ("gain {claim.c1.ci} under g0.5x0.6, DEV1, LPC-EGEE-2004-1.2-cln and hb-kth", []),
+        ("Fig. 3, Figs. 5-7, Table 1, claims (1)-(3) and (4), Eq. 2", []),
+        ("a gain of -26,240 per job", ["26,240"]),
+        ("on 105 nodes", ["105"]),
+        ("never for the paper's beta of 0.9", ["0.9"]),
+        ("the aggressive 10% of the jobs", ["10"]),
+        ("(1, 2)", ["1", "2"]),
+    ],
+)
 def test_typed_numbers_are_found_and_names_are_not(text, typed):
     assert typed_numbers(text) == typed
 
@@ -45,18 +48,43 @@ def test_a_study_with_a_typed_number_is_refused(tmp_path):
 def test_render_fills_fields_and_names_an_unknown_one():
     values = {"claim.c1.ci": "10.4 [9.47, 11.4]", "claim.c1.verdict": "supported"}
     text = "Claim (1) is {claim.c1.verdict}:\n{claim.c1.ci}.\n\n- one\n  item\n- two"
-    assert discussion.render(text, values, "x.toml") == "Claim (1) is supported: 10.4 [9.47, 11.4].\n\n- one item\n- two"
+    assert (
+        discussion.render(text, values, "x.toml") == "Claim (1) is supported: 10.4 [9.47, 11.4].\n\n- one item\n- two"
+    )
     with pytest.raises(InputError, match=r"x.toml: 'notes' uses unknown field\(s\) \['claim.c9.ci'\]"):
         discussion.render("{claim.c9.ci}", values, "x.toml")
 
 
 def test_claim_facts_are_the_claims_numbers():
-    rows = [{"key": "c1", "claim": "(1) a", "mean": 10.42, "ci_low": 9.47, "ci_high": 11.37, "n_seeds": 10,
-             "verdict": "supported"},
-            {"key": "c2", "claim": "(2) b", "mean": -26240.4, "ci_low": -28152.0, "ci_high": -24328.0, "n_seeds": 10,
-             "verdict": "contradicted"},
-            {"key": "r", "claim": "(4) rule", "mean": 5.0, "ci_low": np.nan, "ci_high": np.nan, "n_seeds": 3,
-             "verdict": "follows from the rules"}]
+    rows = [
+        {
+            "key": "c1",
+            "claim": "(1) a",
+            "mean": 10.42,
+            "ci_low": 9.47,
+            "ci_high": 11.37,
+            "n_seeds": 10,
+            "verdict": "supported",
+        },
+        {
+            "key": "c2",
+            "claim": "(2) b",
+            "mean": -26240.4,
+            "ci_low": -28152.0,
+            "ci_high": -24328.0,
+            "n_seeds": 10,
+            "verdict": "contradicted",
+        },
+        {
+            "key": "r",
+            "claim": "(4) rule",
+            "mean": 5.0,
+            "ci_low": np.nan,
+            "ci_high": np.nan,
+            "n_seeds": 3,
+            "verdict": "follows from the rules",
+        },
+    ]
     f = discussion.claim_facts(rows)
     assert f["claim.c1.ci"] == "10.4 [9.47, 11.4]" and f["claim.c2.mean"] == "-26,240"
     assert f["claim.r.ci"] == "5 (no interval)"
@@ -65,17 +93,25 @@ def test_claim_facts_are_the_claims_numbers():
 
 def _game(B, cols):
     A = np.zeros_like(B)
-    return Game(A, B, ["hb-first"], cols, title="t", meta={"provider_payoff": "revenue", "consumer_payoff": "mean_utility"})
+    return Game(
+        A, B, ["hb-first"], cols, title="t", meta={"provider_payoff": "revenue", "consumer_payoff": "mean_utility"}
+    )
 
 
-CONSUMERS = {"FT": {"groups": [[1.0, 0.0]]}, "SRG": {"groups": [[0.9, 0.1], [0.1, 0.9]]},
-             **{f"g{f:g}x{b:g}": {"groups": [[1 - f, 0.1], [f, b]]} for f in (0.1, 0.3, 0.5) for b in (0.3, 0.6, 0.9)}}
+CONSUMERS = {
+    "FT": {"groups": [[1.0, 0.0]]},
+    "SRG": {"groups": [[0.9, 0.1], [0.1, 0.9]]},
+    **{f"g{f:g}x{b:g}": {"groups": [[1 - f, 0.1], [f, b]]} for f in (0.1, 0.3, 0.5) for b in (0.3, 0.6, 0.9)},
+}
 
 
 def test_an_equilibrium_on_the_grid_edge_is_flagged_and_an_inner_one_is_not():
     cols = [c for c in CONSUMERS if c.startswith("g")]
-    for best, edge in (("g0.5x0.6", "the largest aggressive fraction (0.5)"), ("g0.3x0.9", "the largest beta (0.9)"),
-                       ("g0.3x0.6", None)):
+    for best, edge in (
+        ("g0.5x0.6", "the largest aggressive fraction (0.5)"),
+        ("g0.3x0.9", "the largest beta (0.9)"),
+        ("g0.3x0.6", None),
+    ):
         B = np.array([[1.0 if c == best else 0.0 for c in cols]])
         g = _game(B, cols)
         flags = game_flags(g, solve(g), CONSUMERS)
@@ -87,8 +123,14 @@ def test_an_equilibrium_on_the_grid_edge_is_flagged_and_an_inner_one_is_not():
 
 def test_group_payoffs_of_groups_of_changing_size_are_flagged():
     cols = ["SRG", "g0.5x0.9"]
-    g = Game(np.zeros((1, 2)), np.array([[1.0, 0.0]]), ["hb-first"], cols, title="t",
-             meta={"provider_payoff": "revenue", "consumer_payoff": "mean_utility_aggressive"})
+    g = Game(
+        np.zeros((1, 2)),
+        np.array([[1.0, 0.0]]),
+        ["hb-first"],
+        cols,
+        title="t",
+        meta={"provider_payoff": "revenue", "consumer_payoff": "mean_utility_aggressive"},
+    )
     flags = game_flags(g, solve(g), CONSUMERS)
     assert any("not comparable across columns: the aggressive group is 10% to 50% of the jobs" in f for f in flags)
     g.meta["consumer_payoff"] = "mean_utility"
@@ -99,8 +141,10 @@ def test_report_discussion_quotes_the_computed_claims(tmp_path):
     """End to end: the discussion's fields are filled from the same analysis that writes claims.csv."""
     from gamemarket.cli import main
 
-    notes = ('notes = """\nClaim (1): {claim.c1.ci}, {claim.c1.verdict}. Claim (4): {claim.c4-SRG.verdict}; high bids '
-             'under first price {claim.c4-SRG-first-high.ci}. Paper game: {paper-game.all-jobs.equilibria}.\n"""\n')
+    notes = (
+        'notes = """\nClaim (1): {claim.c1.ci}, {claim.c1.verdict}. Claim (4): {claim.c4-SRG.verdict}; high bids '
+        'under first price {claim.c4-SRG-first-high.ci}. Paper game: {paper-game.all-jobs.equilibria}.\n"""\n'
+    )
     p = write_study(tmp_path, notes + SMALL)
     assert main(["study", "run", str(p), "--n-jobs", "1", "--no-progress"]) == 0
     report = tmp_path / "reports" / "small"
@@ -109,8 +153,10 @@ def test_report_discussion_quotes_the_computed_claims(tmp_path):
     c1 = claims.loc["c1"]
     assert f"Claim (1): {discussion.fmt_ci(c1['mean'], c1['ci_low'], c1['ci_high'])}, {c1['verdict']}." in md
     hi = claims.loc["c4-SRG-first-high"]
-    assert f"{claims.loc['c4-SRG', 'verdict']}; high bids under first price " \
-           f"{discussion.fmt_ci(hi['mean'], hi['ci_low'], hi['ci_high'])}." in md
+    assert (
+        f"{claims.loc['c4-SRG', 'verdict']}; high bids under first price "
+        f"{discussion.fmt_ci(hi['mean'], hi['ci_low'], hi['ci_high'])}." in md
+    )
     assert "## The paper's game: HB first / k-th price x FT / SRG" in md
     assert "Paper game: hb-" in md and "{" not in md.split("## Discussion")[1].split("##")[0]
     gains = pd.read_csv(report / "data" / "shading-gains-by-bid-class.csv")

@@ -25,8 +25,16 @@ def workloads(draw):
     ids = draw(st.permutations(list(range(J))))
     n = draw(st.integers(1, 5))
     reserve = draw(st.sampled_from([0.0, 1.0, 10.0]))
-    table = pd.DataFrame({"id": ids, "submit": submits, "runtime": runtimes, "estimate": estimates,
-                          "private_bid": bids, "reported_bid": bids})
+    table = pd.DataFrame(
+        {
+            "id": ids,
+            "submit": submits,
+            "runtime": runtimes,
+            "estimate": estimates,
+            "private_bid": bids,
+            "reported_bid": bids,
+        }
+    )
     return table, n, reserve
 
 
@@ -50,8 +58,16 @@ def test_engine_matches_reference(sched, pay, case):
 
 def test_hand_checked_hb_kth():
     # two nodes; job 2 (bid 50) arrives at t=2 and preempts job 1 (bid 5)
-    table = pd.DataFrame({"id": [0, 1, 2], "submit": [0, 0, 2], "runtime": [4, 4, 2], "estimate": [4, 4, 2],
-                          "private_bid": [10.0, 5.0, 50.0], "reported_bid": [10.0, 5.0, 50.0]})
+    table = pd.DataFrame(
+        {
+            "id": [0, 1, 2],
+            "submit": [0, 0, 2],
+            "runtime": [4, 4, 2],
+            "estimate": [4, 4, 2],
+            "private_bid": [10.0, 5.0, 50.0],
+            "reported_bid": [10.0, 5.0, 50.0],
+        }
+    )
     r = simulate(table, 2, Mechanism("hb", "kth", 1.0)).jobs.set_index("id")
     # t=0..2: 0 and 1 run, nobody waits -> rate 1. t=2..4: 0 and 2 run, 1 waits (bid 5) -> rate 5.
     # t=4: 0 and 2 finish, 1 resumes with 2 s left, alone -> rate 1 until t=6.
@@ -68,8 +84,9 @@ def test_hand_checked_hb_kth():
 
 
 def test_reserve_floors_rate_but_admits_low_bids():
-    table = pd.DataFrame({"id": [0], "submit": [5], "runtime": [10], "estimate": [10],
-                          "private_bid": [0.2], "reported_bid": [0.2]})
+    table = pd.DataFrame(
+        {"id": [0], "submit": [5], "runtime": [10], "estimate": [10], "private_bid": [0.2], "reported_bid": [0.2]}
+    )
     r = simulate(table, 1, Mechanism("hb", "first", 3.0)).jobs
     assert r["start"].item() == 5 and r["payment"].item() == 30.0
 

@@ -26,21 +26,35 @@ from gamemarket.workloads import WorkloadModel, read_swf
 
 ROOT = Path(__file__).resolve().parents[1]
 
-SWF = (b"; Version: 2.2\n; MaxProcs: 8\n"
-       b"1 0 5 100 1 -1 -1 1 200 -1 1 3 -1 -1 -1 -1 -1 -1\n"
-       b"2 30 0 50 2 -1 -1 2 60 -1 1 4 -1 -1 -1 -1 -1 -1\n")
+SWF = (
+    b"; Version: 2.2\n; MaxProcs: 8\n"
+    b"1 0 5 100 1 -1 -1 1 200 -1 1 3 -1 -1 -1 -1 -1 -1\n"
+    b"2 30 0 50 2 -1 -1 2 60 -1 1 4 -1 -1 -1 -1 -1 -1\n"
+)
 JOBS = b"id,submit,runtime,estimate,private_bid,reported_bid,user\n1,0,100,100,2.5,2,3\n2,10,50,80,1,1,4\n"
 NFG = b'NFG 1 R "g" { "P1" "P2" } { 2 2 }\n3 3 0 5 5 0 1 1\n'
-NFG_OUTCOMES = (b'NFG 1 R "g" { "P1" "P2" }\n{ { "C" "D" } { "C" "D" } }\n""\n{\n{ "" 3, 3 }\n{ "" 5, 0 }\n'
-                b'{ "" 0, 5 }\n{ "" 1, 1 }\n}\n1 2 3 4\n')
-CSV_GAME = (b"provider,consumer,provider_payoff,consumer_payoff\n"
-            b"a,x,1,2\na,y,0,1\nb,x,3,0\nb,y,2,2\n")
-EGTA = json.dumps({"players": {"consumers": 4}, "strategies": {"consumers": ["FT", "SRG"]},
-                   "profiles": [{"consumers": [["FT", 4, 1.0]]}, {"consumers": [["FT", 2, 0.5], ["SRG", 2, 0.7]]},
-                                {"consumers": [["SRG", 4, 0.2]]}, {"consumers": [["FT", 3, 0.9], ["SRG", 1, 1.1]]},
-                                {"consumers": [["FT", 1, 0.3], ["SRG", 3, 0.4]]}]}).encode()
-STUDY = (b'name = "fuzz"\n[workload]\nsource = "synthetic"\nnodes = 4\n[workload.synthetic]\njobs = 50\n'
-         b'[strategies]\nproviders = ["hb-first"]\nconsumers = ["FT", "SRG"]\n[replications]\ncount = 2\n')
+NFG_OUTCOMES = (
+    b'NFG 1 R "g" { "P1" "P2" }\n{ { "C" "D" } { "C" "D" } }\n""\n{\n{ "" 3, 3 }\n{ "" 5, 0 }\n'
+    b'{ "" 0, 5 }\n{ "" 1, 1 }\n}\n1 2 3 4\n'
+)
+CSV_GAME = b"provider,consumer,provider_payoff,consumer_payoff\na,x,1,2\na,y,0,1\nb,x,3,0\nb,y,2,2\n"
+EGTA = json.dumps(
+    {
+        "players": {"consumers": 4},
+        "strategies": {"consumers": ["FT", "SRG"]},
+        "profiles": [
+            {"consumers": [["FT", 4, 1.0]]},
+            {"consumers": [["FT", 2, 0.5], ["SRG", 2, 0.7]]},
+            {"consumers": [["SRG", 4, 0.2]]},
+            {"consumers": [["FT", 3, 0.9], ["SRG", 1, 1.1]]},
+            {"consumers": [["FT", 1, 0.3], ["SRG", 3, 0.4]]},
+        ],
+    }
+).encode()
+STUDY = (
+    b'name = "fuzz"\n[workload]\nsource = "synthetic"\nnodes = 4\n[workload.synthetic]\njobs = 50\n'
+    b'[strategies]\nproviders = ["hb-first"]\nconsumers = ["FT", "SRG"]\n[replications]\ncount = 2\n'
+)
 
 
 def _npz() -> bytes:
@@ -86,21 +100,46 @@ def damaged(draw, valid: bytes | None, name: str):
     for _ in range(draw(st.integers(1, 4))):
         i = draw(st.integers(0, max(len(data) - 1, 0)))
         op = draw(st.sampled_from(["insert", "delete", "replace", "truncate"]))
-        b = draw(st.sampled_from([b"-", b"9", b"e", b"\n", b",", b" ", b"\"", b"[", b"nan", b"inf", b"1e400",
-                                  b"\x00", b"\xff", b"#", b";", b"=", b"{"]))
+        b = draw(
+            st.sampled_from(
+                [
+                    b"-",
+                    b"9",
+                    b"e",
+                    b"\n",
+                    b",",
+                    b" ",
+                    b'"',
+                    b"[",
+                    b"nan",
+                    b"inf",
+                    b"1e400",
+                    b"\x00",
+                    b"\xff",
+                    b"#",
+                    b";",
+                    b"=",
+                    b"{",
+                ]
+            )
+        )
         if op == "insert":
             data[i:i] = b
         elif op == "delete":
-            del data[i:i + draw(st.integers(1, 8))]
+            del data[i : i + draw(st.integers(1, 8))]
         elif op == "replace":
-            data[i:i + len(b)] = b
+            data[i : i + len(b)] = b
         else:
             del data[i:]
     return bytes(data)
 
 
 @pytest.mark.parametrize("reader", list(READERS))
-@settings(max_examples=int(__import__("os").environ.get("FUZZ_EXAMPLES", 60)), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=int(__import__("os").environ.get("FUZZ_EXAMPLES", 60)),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(data=st.data())
 def test_reader_gives_a_result_or_a_clear_error(reader, data):
     name, valid, read = READERS[reader]

@@ -30,15 +30,22 @@ def gambit_equilibria(A, B):
 def test_same_equilibria_as_gambit_enummixed(shape, seed):
     rng = np.random.default_rng(seed)
     A, B = rng.standard_normal(shape), rng.standard_normal(shape)
-    ours = sorted((tuple(np.round(e.x, 6)), tuple(np.round(e.y, 6)))
-                  for e in solve(Game(A, B, None, None), methods=("pure", "polytope"), eliminate=False).equilibria)
+    ours = sorted(
+        (tuple(np.round(e.x, 6)), tuple(np.round(e.y, 6)))
+        for e in solve(Game(A, B, None, None), methods=("pure", "polytope"), eliminate=False).equilibria
+    )
     assert ours == gambit_equilibria(A, B)
 
 
 def test_gambit_opens_our_nfg(tmp_path):
     rng = np.random.default_rng(3)
-    g = Game(rng.standard_normal((3, 4)) * 1e6, rng.standard_normal((3, 4)) * 1e-9, ["a", "b", "c"],
-             ["w", "x", "y", "z"], title="round trip")
+    g = Game(
+        rng.standard_normal((3, 4)) * 1e6,
+        rng.standard_normal((3, 4)) * 1e-9,
+        ["a", "b", "c"],
+        ["w", "x", "y", "z"],
+        title="round trip",
+    )
     p = tmp_path / "g.nfg"
     p.write_text(to_nfg(g))
     h = gbt.read_nfg(str(p))

@@ -145,19 +145,27 @@ def brute_force(A, B, tol=1e-9):
     for k in range(1, min(m, n) + 1):
         for I in itertools.combinations(range(m), k):
             for J in itertools.combinations(range(n), k):
+
                 def mix(M):  # solve M z = v 1, sum z = 1
-                    K = np.zeros((k + 1, k + 1)); K[:k, :k] = M; K[:k, k] = -1; K[k, :k] = 1
-                    rhs = np.zeros(k + 1); rhs[k] = 1
+                    K = np.zeros((k + 1, k + 1))
+                    K[:k, :k] = M
+                    K[:k, k] = -1
+                    K[k, :k] = 1
+                    rhs = np.zeros(k + 1)
+                    rhs[k] = 1
                     try:
                         return np.linalg.solve(K, rhs)[:k]
                     except np.linalg.LinAlgError:
                         return None
+
                 yJ = mix(A[np.ix_(I, J)])
                 xI = mix(B[np.ix_(I, J)].T)
                 if yJ is None or xI is None or yJ.min() <= tol or xI.min() <= tol:
                     continue
-                x = np.zeros(m); x[list(I)] = xI
-                y = np.zeros(n); y[list(J)] = yJ
+                x = np.zeros(m)
+                x[list(I)] = xI
+                y = np.zeros(n)
+                y[list(J)] = yJ
                 if max(regret(A, B, x, y)) <= 1e-9:
                     out.append((tuple(np.round(x, 6)), tuple(np.round(y, 6))))
     return sorted(out)
@@ -181,8 +189,11 @@ def test_agrees_with_nashpy(n, seed):
     ours = profiles(solve(Game(A, B, None, None), methods=("polytope",), eliminate=False))
     theirs, problem = nashpy_equilibria(A, B, "vertex_enumeration", time_limit=30)
     assert problem is None
-    verified = sorted((tuple(np.round(x, 6)), tuple(np.round(y, 6))) for x, y in theirs
-                      if max(regret(A, B, np.asarray(x), np.asarray(y))) < 1e-7)
+    verified = sorted(
+        (tuple(np.round(x, 6)), tuple(np.round(y, 6)))
+        for x, y in theirs
+        if max(regret(A, B, np.asarray(x), np.asarray(y))) < 1e-7
+    )
     # nashpy may miss equilibria (it tests probabilities >= 0 exactly); all it finds must be ours
     assert set(verified) <= set(ours)
 
@@ -223,8 +234,13 @@ def test_pure_equilibria_masks_match_loop():
 
 def test_nfg_roundtrip_exact(tmp_path):
     rng = np.random.default_rng(3)
-    g = Game(rng.standard_normal((3, 4)) * 1e9, rng.standard_normal((3, 4)) * 1e-12, ["a", "b", 'c "q"'],
-             ["w", "x", "y", "z"], title="t")
+    g = Game(
+        rng.standard_normal((3, 4)) * 1e9,
+        rng.standard_normal((3, 4)) * 1e-12,
+        ["a", "b", 'c "q"'],
+        ["w", "x", "y", "z"],
+        title="t",
+    )
     p = tmp_path / "g.nfg"
     p.write_text(to_nfg(g))
     h = read_nfg(p)
@@ -236,8 +252,10 @@ def test_nfg_roundtrip_exact(tmp_path):
 
 def test_nfg_outcome_version(tmp_path):
     p = tmp_path / "pd.nfg"
-    p.write_text('NFG 1 R "PD" { "1" "2" }\n{ { "C" "D" } { "C" "D" } }\n""\n\n'
-                 '{\n{ "CC" 3, 3 }\n{ "DC" 5, 0 }\n{ "CD" 0, 5 }\n{ "DD" 1, 1 }\n}\n1 2 3 4\n')
+    p.write_text(
+        'NFG 1 R "PD" { "1" "2" }\n{ { "C" "D" } { "C" "D" } }\n""\n\n'
+        '{\n{ "CC" 3, 3 }\n{ "DC" 5, 0 }\n{ "CD" 0, 5 }\n{ "DD" 1, 1 }\n}\n1 2 3 4\n'
+    )
     g = read_nfg(p)
     assert g.A.tolist() == [[3, 0], [5, 1]] and g.B.tolist() == [[3, 5], [0, 1]]
     s = solve(g)
@@ -259,8 +277,12 @@ def test_csv_roundtrip(tmp_path):
 
 
 @settings(max_examples=30, deadline=None)
-@given(m=st.integers(2, 4), n=st.integers(2, 4), seed=st.integers(0, 10**6),
-       units=st.sampled_from([(0.0, 2.0**-20), (1e12, 1.0), (1e12, 1024.0), (0.0, 1e200), (-1e15, 4.0)]))
+@given(
+    m=st.integers(2, 4),
+    n=st.integers(2, 4),
+    seed=st.integers(0, 10**6),
+    units=st.sampled_from([(0.0, 2.0**-20), (1e12, 1.0), (1e12, 1024.0), (0.0, 1e200), (-1e15, 4.0)]),
+)
 def test_equilibria_do_not_depend_on_the_payoffs_units(m, n, seed, units):
     # a positive affine map of the payoffs leaves the equilibria unchanged: tolerances are relative to
     # the payoffs' spread, so a large offset (1e12) or scale (1e200) neither merges nor loses any

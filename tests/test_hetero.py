@@ -155,8 +155,10 @@ def test_both_markets_answer_the_same_protocol_and_payoffs_are_computed_once():
     w = generate(jobs=200, nodes=4, seed=2).jobs
     sched = {c: w[c].to_numpy(np.int64) for c in ("id", "submit", "runtime", "estimate")}
     mk = pricing_market.generate(pricing_market.HeteroSpec(jobs=150, resources=3, load=2.0, seed=1))
-    cases = [(sched, 4, {"kind": "scheduling", "scheduler": "hb", "payment": "kth", "reserve": 1.0}),
-             ({"A": mk["A"], "R": mk["R"]}, 3, {"kind": "pricing", "mechanism": "clearing"})]
+    cases = [
+        (sched, 4, {"kind": "scheduling", "scheduler": "hb", "payment": "kth", "reserve": 1.0}),
+        ({"A": mk["A"], "R": mk["R"]}, 3, {"kind": "pricing", "mechanism": "clearing"}),
+    ]
     groups = ((0.9, 0.1), (0.1, 0.9))
     dist = bids.BidDistribution()
     for arrays, nodes, prov in cases:

@@ -18,11 +18,21 @@ def test_binned_equals_pandas_groupby(seed, jobs):
     r = simulate(t, 4, Mechanism("hb", "first"))
     b = payoffs.binned(r.jobs)
     j = r.jobs
-    df = pd.DataFrame({"group": j["group"], "runtime_group": j["runtime_group"].astype(str),
-                       "bid_bin": np.floor(j["private_bid"] / 10) * 10, "bsd": j["bsd"], "u": j["utility"],
-                       "ssj": j["ssj"].astype(int)})
-    ref = df.groupby(["group", "runtime_group", "bid_bin"]).agg(n=("bsd", "size"), sum_bsd=("bsd", "sum"),
-                                                               n_ssj=("ssj", "sum"), sum_utility=("u", "sum")).reset_index()
+    df = pd.DataFrame(
+        {
+            "group": j["group"],
+            "runtime_group": j["runtime_group"].astype(str),
+            "bid_bin": np.floor(j["private_bid"] / 10) * 10,
+            "bsd": j["bsd"],
+            "u": j["utility"],
+            "ssj": j["ssj"].astype(int),
+        }
+    )
+    ref = (
+        df.groupby(["group", "runtime_group", "bid_bin"])
+        .agg(n=("bsd", "size"), sum_bsd=("bsd", "sum"), n_ssj=("ssj", "sum"), sum_utility=("u", "sum"))
+        .reset_index()
+    )
     m = b.merge(ref, on=["group", "runtime_group", "bid_bin"], suffixes=("", "_r"), how="outer", indicator=True)
     assert (m["_merge"] == "both").all()
     assert (m["n"] == m["n_r"]).all() and (m["n_ssj"] == m["n_ssj_r"]).all()
@@ -47,8 +57,10 @@ def test_run_metrics_groups():
     assert np.isclose(m["mean_utility_conservative"], r.jobs.loc[~agg, "utility"].mean())
     ft = payoffs.run_metrics(r.jobs, r.summary, BetaMix(((1.0, 0.0),)).betas)
     assert np.isnan(ft["mean_utility_aggressive"])
-    assert np.isclose(sum(m[f"mean_utility_{g}"] * n for g, n in
-                          zip(("SHORT", "MEDIUM", "LONG"), (100, 100, 100))) / 300, m["mean_utility"])
+    assert np.isclose(
+        sum(m[f"mean_utility_{g}"] * n for g, n in zip(("SHORT", "MEDIUM", "LONG"), (100, 100, 100))) / 300,
+        m["mean_utility"],
+    )
 
 
 def test_cohorts_follow_the_same_jobs_across_mixes():
@@ -70,9 +82,17 @@ def test_cohorts_follow_the_same_jobs_across_mixes():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.floats(0, 0.999999), st.sampled_from([0.0, 30.0, 60.0, np.nextafter(60.0, 61), 90.0,
-                                                                     np.nextafter(120.0, 0), 120.0, 179.9]),
-                          st.floats(-1e6, 1e6)), min_size=1, max_size=40))
+@given(
+    st.lists(
+        st.tuples(
+            st.floats(0, 0.999999),
+            st.sampled_from([0.0, 30.0, 60.0, np.nextafter(60.0, 61), 90.0, np.nextafter(120.0, 0), 120.0, 179.9]),
+            st.floats(-1e6, 1e6),
+        ),
+        min_size=1,
+        max_size=40,
+    )
+)
 def test_cohort_cells_match_a_per_job_loop(rows):
     """Every job lands in the cell of its G bin and its contract bid class (low [0, 60], middle (60, 120),
     high [120, 180]); the sums are those of a plain loop."""
@@ -90,5 +110,3 @@ def test_cohort_cells_match_a_per_job_loop(rows):
     for key, n in want_n.items():
         assert c.loc[key, "n"] == n
         assert c.loc[key, "sum_utility"] == pytest.approx(want_u[key], rel=1e-12, abs=1e-6)
-
-

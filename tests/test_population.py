@@ -12,13 +12,22 @@ from hypothesis import given, settings, strategies as st
 from gamemarket import bids
 from gamemarket.errors import InputError
 from gamemarket.studies import load_study
-from gamemarket.studies.population import (PopulationConfig, PopulationStore, equilibria_json, payoffs_of, run_chunk,
-                                           run_population_study)
+from gamemarket.studies.population import (
+    PopulationConfig,
+    PopulationStore,
+    equilibria_json,
+    payoffs_of,
+    run_chunk,
+    run_population_study,
+)
 from gamemarket.studies.runner import run_task
 from gamemarket.workloads import load
 
-RULES = {"truthful": bids.ShadingRule("truthful", (0, 0, 0)), "shade-0.9": bids.ShadingRule("shade-0.9", (0.9,) * 3),
-         "shade-high": bids.ShadingRule("shade-high", (0, 0, 0.9))}
+RULES = {
+    "truthful": bids.ShadingRule("truthful", (0, 0, 0)),
+    "shade-0.9": bids.ShadingRule("shade-0.9", (0.9,) * 3),
+    "shade-high": bids.ShadingRule("shade-high", (0, 0, 0.9)),
+}
 
 
 @settings(max_examples=80, deadline=None)
@@ -51,12 +60,15 @@ def test_shading_rules_report_by_bid_class():
     assert r.betas == (0.0, 0.0, 0.5)
 
 
-@pytest.mark.parametrize("entry,match", [
-    ({"beta": 1.2}, r"s.toml: shading rule 'x': beta of class 'low' must be in \[0, 1\), got 1.2"),
-    ({"beta": {"huge": 0.5}}, r"unknown bid class\(es\) \['huge'\]"),
-    ({"bet": 0.5}, r"unknown field\(s\) \['bet'\]"),
-    ({"beta": "a lot"}, r"field 'beta' must be a number or a table"),
-])
+@pytest.mark.parametrize(
+    "entry,match",
+    [
+        ({"beta": 1.2}, r"s.toml: shading rule 'x': beta of class 'low' must be in \[0, 1\), got 1.2"),
+        ({"beta": {"huge": 0.5}}, r"unknown bid class\(es\) \['huge'\]"),
+        ({"bet": 0.5}, r"unknown field\(s\) \['bet'\]"),
+        ({"beta": "a lot"}, r"field 'beta' must be a number or a table"),
+    ],
+)
 def test_shading_rule_bad_input(entry, match):
     with pytest.raises(InputError, match=match):
         bids.ShadingRule.from_entry("x", entry, "s.toml")
@@ -77,7 +89,9 @@ def test_config_errors_name_the_field():
 @pytest.fixture(scope="module")
 def congested():
     w = load("synthetic", jobs=1500, load=1.1, seed=3, nodes=8)
-    arrays = {c: np.ascontiguousarray(w.jobs[c].to_numpy(np.int64)) for c in ("id", "submit", "runtime", "estimate", "user")}
+    arrays = {
+        c: np.ascontiguousarray(w.jobs[c].to_numpy(np.int64)) for c in ("id", "submit", "runtime", "estimate", "user")
+    }
     return arrays, 8
 
 
@@ -192,6 +206,7 @@ def test_population_study_end_to_end(study):
     assert again.runs["run_now"] == 0
     assert equilibria_json(again) == recs
     import shutil
+
     shutil.rmtree(spec.results_dir)
     par = run_population_study(spec, n_jobs=2)
     assert equilibria_json(par) == recs
@@ -211,7 +226,9 @@ def test_cli_population_and_egta(study, tmp_path):
     cmd = [sys.executable, "-m", "gamemarket"]
     r = subprocess.run(cmd + ["game", "solve", str(study), "--format", "json"], capture_output=True, text=True)
     assert r.returncode == 2 and "not stored yet" in r.stderr and "Traceback" not in r.stderr
-    r = subprocess.run(cmd + ["study", "run", str(study), "--n-jobs", "1", "--no-progress"], capture_output=True, text=True)
+    r = subprocess.run(
+        cmd + ["study", "run", str(study), "--n-jobs", "1", "--no-progress"], capture_output=True, text=True
+    )
     assert r.returncode == 0, r.stderr
     r = subprocess.run(cmd + ["game", "solve", str(study), "--format", "json"], capture_output=True, text=True)
     recs = json.loads(r.stdout)
@@ -303,19 +320,36 @@ def test_study_name_and_report_folder_are_guarded(study, tmp_path):
         assert not store.has("k")
 
 
-@pytest.mark.parametrize("old,new,match", [
-    ('probe = 0.01', 'probe = 0.01\nprobes = 2', r"\[game\] unknown field\(s\) \['probes'\]"),
-    ('"shade-0.5"', '"shade-0.55"', r"\[game\] field 'strategies': unknown shading rule 'shade-0.55'"),
-    ('kind = "population"', 'kind = "popultion"', r"\[game\] field 'kind': expected 'bimatrix' or 'population', got 'popultion'"),
-    ('reduced_players = 3', 'reduced_players = 1', r"field 'reduced_players': expected an integer in \[2, 12\], got 1"),
-    ('strategies = ["truthful", "shade-0.5", "shade-high-0.9"]', 'strategies = "truthful"', r"field 'strategies' must be a list"),
-])
+@pytest.mark.parametrize(
+    "old,new,match",
+    [
+        ("probe = 0.01", "probe = 0.01\nprobes = 2", r"\[game\] unknown field\(s\) \['probes'\]"),
+        ('"shade-0.5"', '"shade-0.55"', r"\[game\] field 'strategies': unknown shading rule 'shade-0.55'"),
+        (
+            'kind = "population"',
+            'kind = "popultion"',
+            r"\[game\] field 'kind': expected 'bimatrix' or 'population', got 'popultion'",
+        ),
+        (
+            "reduced_players = 3",
+            "reduced_players = 1",
+            r"field 'reduced_players': expected an integer in \[2, 12\], got 1",
+        ),
+        (
+            'strategies = ["truthful", "shade-0.5", "shade-high-0.9"]',
+            'strategies = "truthful"',
+            r"field 'strategies' must be a list",
+        ),
+    ],
+)
 def test_population_study_bad_input_exit_2(study, old, new, match):
     bad = study.parent / "bad.toml"
     bad.write_text(STUDY.replace(old, new))
     with pytest.raises(InputError, match=match):
         load_study(bad)
-    r = subprocess.run([sys.executable, "-m", "gamemarket", "study", "status", str(bad)], capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "gamemarket", "study", "status", str(bad)], capture_output=True, text=True
+    )
     assert r.returncode == 2 and "Traceback" not in r.stderr and str(bad) in r.stderr
 
 

@@ -102,8 +102,17 @@ def cvx_optimum(pr):
     return cp.Problem(cp.Maximize(obj), cons).solve(solver="CLARABEL"), cons[1].dual_value
 
 
-@pytest.mark.parametrize("spec,n,m", [("log", 2000, 8), ("log", 300, 4), ("linear", 500, 6), ("target", 500, 4),
-                                      ("alpha:0.5", 500, 4), ("alpha:2", 300, 4)])
+@pytest.mark.parametrize(
+    "spec,n,m",
+    [
+        ("log", 2000, 8),
+        ("log", 300, 4),
+        ("linear", 500, 6),
+        ("target", 500, 4),
+        ("alpha:0.5", 500, 4),
+        ("alpha:2", 300, 4),
+    ],
+)
 def test_against_cvxpy(spec, n, m):
     rng = np.random.default_rng(n + m)
     A = rng.random((n, m)) * np.linspace(0.3, 1, m)
@@ -178,14 +187,17 @@ def test_iteration_cap_is_reported():
     assert not r.converged and "gap" in r.message and r.iterations <= 1
 
 
-@pytest.mark.parametrize("kwargs,msg", [
-    (dict(A=[[1.0, -1.0]], R=[1, 1]), ">= 0"),
-    (dict(A=[[1.0, np.nan]], R=[1, 1]), "finite"),
-    (dict(A=[[1.0, 1.0]], R=[1, 1, 1]), "one limit per resource"),
-    (dict(A=[[1.0, 1.0]], R=[1, 0]), "> 0"),
-    (dict(A=[[0.0, 0.0]], R=[1, 1]), "no positive efficiency"),
-    (dict(A=[[1.0]], R=[1], demand=[0.0]), "demand"),
-])
+@pytest.mark.parametrize(
+    "kwargs,msg",
+    [
+        (dict(A=[[1.0, -1.0]], R=[1, 1]), ">= 0"),
+        (dict(A=[[1.0, np.nan]], R=[1, 1]), "finite"),
+        (dict(A=[[1.0, 1.0]], R=[1, 1, 1]), "one limit per resource"),
+        (dict(A=[[1.0, 1.0]], R=[1, 0]), "> 0"),
+        (dict(A=[[0.0, 0.0]], R=[1, 1]), "no positive efficiency"),
+        (dict(A=[[1.0]], R=[1], demand=[0.0]), "demand"),
+    ],
+)
 def test_bad_input(kwargs, msg):
     with pytest.raises(InputError, match=msg):
         Problem(utility="log", **kwargs)

@@ -10,12 +10,19 @@ from gamemarket.pricing.envelope import sort_efficiencies
 from gamemarket.pricing.solver import evaluate
 
 
-torch = pytest.importorskip("torch", reason="PyTorch (extra 'torch') is not installed: the torch backend is untested here")
+torch = pytest.importorskip(
+    "torch", reason="PyTorch (extra 'torch') is not installed: the torch backend is untested here"
+)
 
 
 @settings(max_examples=40, deadline=None)
-@given(n=st.integers(1, 200), m=st.integers(1, 9), spec=st.sampled_from(["log", "linear", "target", "alpha:0.5", "alpha:3"]),
-       seed=st.integers(0, 10**6), mu=st.sampled_from([0.0, 0.01]))
+@given(
+    n=st.integers(1, 200),
+    m=st.integers(1, 9),
+    spec=st.sampled_from(["log", "linear", "target", "alpha:0.5", "alpha:3"]),
+    seed=st.integers(0, 10**6),
+    mu=st.sampled_from([0.0, 0.01]),
+)
 def test_torch_evaluation_equals_numba(n, m, spec, seed, mu):
     from gamemarket.pricing.torch_backend import TorchEvaluator
 

@@ -23,8 +23,15 @@ pytest.importorskip("cvxpy", reason="cvxpy (a test extra) is not installed")
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(n=st.integers(10, 120), m=st.integers(2, 6), utility=st.sampled_from(UTILITIES), seed=st.integers(0, 10**6),
-       capacity=st.sampled_from([0.3, 1.0, 3.0]), zeros=st.sampled_from([0.0, 0.3]), tied=st.booleans())
+@given(
+    n=st.integers(10, 120),
+    m=st.integers(2, 6),
+    utility=st.sampled_from(UTILITIES),
+    seed=st.integers(0, 10**6),
+    capacity=st.sampled_from([0.3, 1.0, 3.0]),
+    zeros=st.sampled_from([0.0, 0.3]),
+    tied=st.booleans(),
+)
 def test_stress_family_against_clarabel(n, m, utility, seed, capacity, zeros, tied):
     pr = stress_problem(n, m, utility, seed, capacity=capacity, zeros=zeros, tied=tied)
     r = solve(pr)
@@ -42,14 +49,17 @@ def test_stress_family_against_clarabel(n, m, utility, seed, capacity, zeros, ti
     assert r.objective <= upper + slack  # and our allocation cannot beat the optimum
 
 
-@pytest.mark.parametrize("n,m,utility,seed,kw", [
-    (1500, 6, "alpha:2", 1, {"capacity": 3.0}),  # optimum leaves resources unpriced: prices fell to 1e-28
-    (10, 2, "linear", 0, {"tied": True}),  # identical columns: the dual's kink stalled L-BFGS and Newton
-    (1000, 8, "linear", 0, {"tied": True}),
-    (1000, 8, "log", 0, {"tied": True}),
-    (10, 2, "alpha:0.5", 0, {"tied": True}),
-    (10, 2, "target", 0, {}),  # a zero initial guess: every job indifferent, no descent found
-])
+@pytest.mark.parametrize(
+    "n,m,utility,seed,kw",
+    [
+        (1500, 6, "alpha:2", 1, {"capacity": 3.0}),  # optimum leaves resources unpriced: prices fell to 1e-28
+        (10, 2, "linear", 0, {"tied": True}),  # identical columns: the dual's kink stalled L-BFGS and Newton
+        (1000, 8, "linear", 0, {"tied": True}),
+        (1000, 8, "log", 0, {"tied": True}),
+        (10, 2, "alpha:0.5", 0, {"tied": True}),
+        (10, 2, "target", 0, {}),  # a zero initial guess: every job indifferent, no descent found
+    ],
+)
 def test_instances_that_used_to_stop_converge(n, m, utility, seed, kw):
     pr = stress_problem(n, m, utility, seed, **kw)
     r = solve(pr)

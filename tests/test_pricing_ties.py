@@ -30,8 +30,14 @@ def tied_markets(draw):
 
 @settings(max_examples=150, deadline=None)
 @given(tied_markets())
-@example((np.array([[0.5, 0.0, 0.0, 0.0], [0.5, 0.0, 0.0, 0.0], [0.5, 2.0, 2.00001, 0.0]]),
-          np.array([1.5, 1.5, 1.5, 12.0]), np.array([0.5, 0.5, 1.0]), 0))  # a near-tie hypothesis found
+@example(
+    (
+        np.array([[0.5, 0.0, 0.0, 0.0], [0.5, 0.0, 0.0, 0.0], [0.5, 2.0, 2.00001, 0.0]]),
+        np.array([1.5, 1.5, 1.5, 12.0]),
+        np.array([0.5, 0.5, 1.0]),
+        0,
+    )
+)  # a near-tie hypothesis found
 def test_mixing_keeps_throughputs_and_two_resources(market):
     A, p, demand, seed = market
     n, m = A.shape
@@ -124,15 +130,16 @@ def test_alpha20_against_cvxpy():
     X = cp.Variable((n, m), nonneg=True)
     t = cp.sum(cp.multiply(A, X), axis=1)
     s = 0.47  # near this instance's median throughput: Clarabel solves it only so rescaled
-    prob = cp.Problem(cp.Minimize(cp.sum(cp.power(t / s, -19, approx=False)) / n),
-                      [cp.sum(X, axis=1) <= 1, cp.sum(X, axis=0) <= R])
+    prob = cp.Problem(
+        cp.Minimize(cp.sum(cp.power(t / s, -19, approx=False)) / n), [cp.sum(X, axis=1) <= 1, cp.sum(X, axis=0) <= R]
+    )
     prob.solve(solver="CLARABEL", tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10, max_iter=1000)
     Xc = np.maximum(X.value, 0.0)
     Xc = Xc / np.maximum(Xc.sum(1, keepdims=True), 1.0)
     use = Xc.sum(0)
     Xc = Xc * np.where(use > R, R / use, 1.0)
     lower = float(pr.utility.value((A * Xc).sum(1)).sum())
-    prices = np.maximum(prob.constraints[1].dual_value * n * s ** -19 / 19, 0.0)  # back to our scale
+    prices = np.maximum(prob.constraints[1].dual_value * n * s**-19 / 19, 0.0)  # back to our scale
     upper = evaluate(pr, prices, sort_efficiencies(A), A)[0]
     scale = abs(upper)
     assert upper - lower <= 1e-6 * scale  # the certified reference is tight
@@ -142,8 +149,11 @@ def test_alpha20_against_cvxpy():
 
 
 @settings(max_examples=40, deadline=None)
-@given(tied_markets(), st.sampled_from(["log", "alpha:3", "alpha:20", "linear", "target"]),
-       st.sampled_from([0.3, 1.0, 3.0]))
+@given(
+    tied_markets(),
+    st.sampled_from(["log", "alpha:3", "alpha:20", "linear", "target"]),
+    st.sampled_from([0.3, 1.0, 3.0]),
+)
 def test_solver_invariants_on_tied_markets(market, spec, load):
     """Whatever the market (ties everywhere, zero entries, uneven demands): every returned allocation is
     feasible, keeps each job on at most two resources, its objective is the utility of its throughputs,

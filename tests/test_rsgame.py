@@ -27,7 +27,7 @@ def small_games(draw, max_players=4, max_strategies=3, max_roles=2):
 def mixtures(draw, game, zeros=True):
     x = np.array([draw(st.floats(0.0 if zeros else 0.01, 1.0)) for _ in range(game.num_all_strategies)])
     for a, k in zip(game.role_starts, game.num_strategies):
-        if x[a:a + k].sum() == 0:
+        if x[a : a + k].sum() == 0:
             x[a] = 1.0
     return game.normalize(x)
 
@@ -66,6 +66,7 @@ def test_profiles_count_and_missing_profile_is_named():
 def volunteers_dilemma(n, b=1.0, c=0.3):
     def pay(p):  # strategy 0 volunteers (cost c), 1 shirks; benefit b if anyone volunteers
         return np.array([b - c, b if p[0] > 0 else 0.0])
+
     return RoleSymmetricGame.from_function(["all"], [n], [["volunteer", "shirk"]], pay)
 
 
@@ -91,6 +92,7 @@ def test_exact_path_finds_every_root_of_a_cubic_gain():
     def pay(p):
         k = p[1]  # players on strategy 1 (the deviator included when it plays 1)
         return np.array([0.0, b[k - 1] if k >= 1 else 0.0])
+
     g = RoleSymmetricGame.from_function(["all"], [n], [["a", "b"]], pay)
     xs = exact_equilibria(g)
     ps = sorted(x[1] for x in xs if 0 < x[1] < 1)
@@ -127,8 +129,10 @@ def test_finds_every_equilibrium_the_reference_finds(roles, strategies, players,
         players = min(players, 4)
         strategies = min(strategies, 3)
     g = RoleSymmetricGame.random([players] * roles, [strategies] * roles, np.random.default_rng(seed))
-    starts = [g.uniform_mixture()] + [g.normalize(g.uniform_mixture() * 0.1 + 0.9 * np.eye(g.num_all_strategies)[s])
-                                      for s in range(g.num_all_strategies)]
+    starts = [g.uniform_mixture()] + [
+        g.normalize(g.uniform_mixture() * 0.1 + 0.9 * np.eye(g.num_all_strategies)[s])
+        for s in range(g.num_all_strategies)
+    ]
     refs = [x for x in ref.replicator_then_polish(g, starts) if ref.regret(g, x) < 1e-6]
     sol = equilibria(g)
     assert sol.found
@@ -148,6 +152,7 @@ def test_none_found_is_said():
 
     def pay(p):
         return np.array([(A[s] @ (p - np.eye(3)[s])) if p[s] else 0.0 for s in range(3)])
+
     g = RoleSymmetricGame.from_function(["all"], [2], [["R", "P", "S"]], pay)
     sol = equilibria(g, n_random=0, max_iters=1, exact=False)
     assert sol.found  # the polish still reaches (1/3, 1/3, 1/3) from the near-pure starts
@@ -169,6 +174,7 @@ def linear_game(N, S, seed):
                 o[s] -= 1
                 out[s] = a[s] + B[s] @ o / (N - 1)
         return out
+
     return RoleSymmetricGame.from_function(["all"], [N], [[f"s{j}" for j in range(S)]], pay)
 
 
@@ -217,19 +223,37 @@ def test_egta_json_round_trip_and_tidy(tmp_path):
 
 
 def _egta():
-    return {"players": {"all": 2}, "strategies": {"all": ["a", "b"]},
-            "profiles": [{"all": [["a", 2, 1.0]]}, {"all": [["a", 1, 0.0], ["b", 1, 2.0]]}, {"all": [["b", 2, 3.0]]}]}
+    return {
+        "players": {"all": 2},
+        "strategies": {"all": ["a", "b"]},
+        "profiles": [{"all": [["a", 2, 1.0]]}, {"all": [["a", 1, 0.0], ["b", 1, 2.0]]}, {"all": [["b", 2, 3.0]]}],
+    }
 
 
-@pytest.mark.parametrize("mutate,match", [
-    (lambda d: d["profiles"].pop(1), r"profile all \{a: 1, b: 1\} is missing"),
-    (lambda d: d["profiles"][0]["all"][0].__setitem__(1, -2), r"profile 0, role 'all', strategy 'a': count must be an integer >= 0, got -2"),
-    (lambda d: d["profiles"][0]["all"][0].__setitem__(1, 1.5), r"profile 0, role 'all', strategy 'a': count must be an integer"),
-    (lambda d: d["profiles"][2]["all"][0].__setitem__(0, "c"), r"profile 2, role 'all': unknown strategy 'c'"),
-    (lambda d: d["profiles"][1]["all"][1].__setitem__(2, float("nan")), r"profile 1, role 'all', strategy 'b': payoff must be a finite number"),
-    (lambda d: d.pop("players"), r"missing field 'players'"),
-    (lambda d: d["profiles"][0]["all"][0].__setitem__(1, 1), r"profile 0, role 'all': counts sum to 1, but the role has 2 players"),
-])
+@pytest.mark.parametrize(
+    "mutate,match",
+    [
+        (lambda d: d["profiles"].pop(1), r"profile all \{a: 1, b: 1\} is missing"),
+        (
+            lambda d: d["profiles"][0]["all"][0].__setitem__(1, -2),
+            r"profile 0, role 'all', strategy 'a': count must be an integer >= 0, got -2",
+        ),
+        (
+            lambda d: d["profiles"][0]["all"][0].__setitem__(1, 1.5),
+            r"profile 0, role 'all', strategy 'a': count must be an integer",
+        ),
+        (lambda d: d["profiles"][2]["all"][0].__setitem__(0, "c"), r"profile 2, role 'all': unknown strategy 'c'"),
+        (
+            lambda d: d["profiles"][1]["all"][1].__setitem__(2, float("nan")),
+            r"profile 1, role 'all', strategy 'b': payoff must be a finite number",
+        ),
+        (lambda d: d.pop("players"), r"missing field 'players'"),
+        (
+            lambda d: d["profiles"][0]["all"][0].__setitem__(1, 1),
+            r"profile 0, role 'all': counts sum to 1, but the role has 2 players",
+        ),
+    ],
+)
 def test_egta_bad_input_names_profile_and_field(mutate, match):
     d = _egta()
     mutate(d)
@@ -241,6 +265,7 @@ def test_stability_of_a_coordination_game():
     # two-strategy coordination: both pure profiles stable, the mixed one unstable
     def pay(p):
         return np.array([float(p[0] - 1) if p[0] else 0.0, float(p[1] - 1) if p[1] else 0.0])
+
     g = RoleSymmetricGame.from_function(["all"], [3], [["a", "b"]], pay)
     sol = equilibria(g)
     kinds = sorted((round(e.mixture[0], 9), e.stability) for e in sol.equilibria)

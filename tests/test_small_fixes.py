@@ -21,12 +21,18 @@ def test_an_swf_without_jobs_is_an_error(tmp_path, text):
     assert r.returncode == 2 and "no job is left" in r.stderr and "Traceback" not in r.stderr
 
 
-@pytest.mark.parametrize("args,match", [
-    (["study", "run", "x.toml", "--n-jobs", "0"], "argument --n-jobs: expected a number of worker processes >= 1"),
-    (["study", "run", "x.toml", "--n-jobs", "-3"], "argument --n-jobs"),
-    (["game", "solve", "x.nfg", "--resamples", "0"], "argument --resamples: expected a number of bootstrap resamples >= 1"),
-    (["game", "export", "x.toml", "--resamples", "-1"], "argument --resamples"),
-])
+@pytest.mark.parametrize(
+    "args,match",
+    [
+        (["study", "run", "x.toml", "--n-jobs", "0"], "argument --n-jobs: expected a number of worker processes >= 1"),
+        (["study", "run", "x.toml", "--n-jobs", "-3"], "argument --n-jobs"),
+        (
+            ["game", "solve", "x.nfg", "--resamples", "0"],
+            "argument --resamples: expected a number of bootstrap resamples >= 1",
+        ),
+        (["game", "export", "x.toml", "--resamples", "-1"], "argument --resamples"),
+    ],
+)
 def test_cli_counts_are_checked(args, match):
     r = subprocess.run([sys.executable, "-m", "gamemarket", *args], capture_output=True, text=True)
     assert r.returncode == 2 and match in r.stderr and "Traceback" not in r.stderr

@@ -50,8 +50,10 @@ def test_damage_past_the_footer_is_an_error_that_says_what_to_do(tmp_path, monke
         raise OSError("checksum mismatch in a data page")
 
     monkeypatch.setattr(ResultStore, "read_metrics", broken)
-    with pytest.raises(InputError, match="does not read; it is kept aside, and `gamemarket study run"), \
-            pytest.warns(UserWarning, match="checksum mismatch"):
+    with (
+        pytest.raises(InputError, match="does not read; it is kept aside, and `gamemarket study run"),
+        pytest.warns(UserWarning, match="checksum mismatch"),
+    ):
         load_results(spec)
     assert len(list((spec.results_dir / "runs").glob("*.corrupt"))) == 1
 
@@ -107,7 +109,8 @@ def test_workers_end_when_the_run_is_killed(tmp_path):
 def test_a_report_folder_refuses_another_study(tmp_path):
     from gamemarket.reports.report import MARKER, claim_folder
 
-    (tmp_path / "a").mkdir(); (tmp_path / "b").mkdir()
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
     a = load_study(write_study(tmp_path / "a", SMALL))
     b = load_study(write_study(tmp_path / "b", SMALL))  # a copied study file that kept its name
     out = tmp_path / "reports" / "small"

@@ -67,16 +67,23 @@ def test_catalogue_loads_and_grid():
     assert c["g0.1x0.9"].mix.groups == ((0.9, 0.1), (0.1, 0.9))
 
 
-@pytest.mark.parametrize("kind,text,msg", [
-    ("providers", '[x]\nscheduler = "hb"\n', "provider 'x': missing field(s) ['payment']"),
-    ("providers", '[x]\nscheduler = "zz"\npayment = "kth"\n', "provider 'x': unknown scheduler 'zz'"),
-    ("providers", '[x]\nscheduler = "hb"\npayment = "kth"\nreserv = 1\n', "provider 'x': unknown field(s) ['reserv']"),
-    ("providers", '[x]\nscheduler = "hb"\npayment = "kth"\nreserve = -1\n', "provider 'x': reserve must be"),
-    ("providers", "[x\n", "invalid TOML"),
-    ("consumers", "[m]\ngroups = [[0.5, 0.1]]\n", "consumer 'm': field 'groups'"),
-    ("consumers", "[m]\ngroups = [[1.0, 1.5]]\n", "beta must be in [0, 1)"),
-    ("consumers", "[m]\ngroup = [[1.0, 0.0]]\n", "unknown field(s) ['group']"),
-])
+@pytest.mark.parametrize(
+    "kind,text,msg",
+    [
+        ("providers", '[x]\nscheduler = "hb"\n', "provider 'x': missing field(s) ['payment']"),
+        ("providers", '[x]\nscheduler = "zz"\npayment = "kth"\n', "provider 'x': unknown scheduler 'zz'"),
+        (
+            "providers",
+            '[x]\nscheduler = "hb"\npayment = "kth"\nreserv = 1\n',
+            "provider 'x': unknown field(s) ['reserv']",
+        ),
+        ("providers", '[x]\nscheduler = "hb"\npayment = "kth"\nreserve = -1\n', "provider 'x': reserve must be"),
+        ("providers", "[x\n", "invalid TOML"),
+        ("consumers", "[m]\ngroups = [[0.5, 0.1]]\n", "consumer 'm': field 'groups'"),
+        ("consumers", "[m]\ngroups = [[1.0, 1.5]]\n", "beta must be in [0, 1)"),
+        ("consumers", "[m]\ngroup = [[1.0, 0.0]]\n", "unknown field(s) ['group']"),
+    ],
+)
 def test_catalogue_errors_name_file_entry_field(tmp_path, kind, text, msg):
     p = tmp_path / f"{kind}.toml"
     p.write_text(text)
@@ -85,12 +92,15 @@ def test_catalogue_errors_name_file_entry_field(tmp_path, kind, text, msg):
     assert str(p) in str(e.value) and msg in str(e.value)
 
 
-@pytest.mark.parametrize("patch,msg", [
-    (("consumers = [\"FT\", \"SRG\", \"g0.3x0.9\"]", "consumers = [\"FT\", \"NOPE\"]"), "unknown consumer strategy 'NOPE'"),
-    (("count = 3", "count = 0"), "'count' must be >= 1"),
-    (("nodes = 8", "nodes = 8\nreduction = 0.2"), "either 'nodes' or 'reduction'"),
-    (("[replications]", "[[games]]\nprovider = \"profit\"\n[replications]"), "field 'provider': 'profit'"),
-])
+@pytest.mark.parametrize(
+    "patch,msg",
+    [
+        (('consumers = ["FT", "SRG", "g0.3x0.9"]', 'consumers = ["FT", "NOPE"]'), "unknown consumer strategy 'NOPE'"),
+        (("count = 3", "count = 0"), "'count' must be >= 1"),
+        (("nodes = 8", "nodes = 8\nreduction = 0.2"), "either 'nodes' or 'reduction'"),
+        (("[replications]", '[[games]]\nprovider = "profit"\n[replications]'), "field 'provider': 'profit'"),
+    ],
+)
 def test_study_errors(tmp_path, patch, msg):
     p = write_study(tmp_path, SMALL.replace(*patch))
     with pytest.raises(InputError, match=msg.replace("(", r"\(").replace("[", r"\[")):
@@ -115,8 +125,9 @@ def test_same_numbers_for_one_two_workers_and_dask(tmp_path):
     pd.testing.assert_frame_equal(one, two, check_exact=True)
     from dask.distributed import LocalCluster
 
-    with LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", processes=True,
-                      dashboard_address=None) as cluster:
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, host="127.0.0.1", processes=True, dashboard_address=None
+    ) as cluster:
         spec.results_dir = tmp_path / "r3"
         run_study(spec, scheduler_address=cluster.scheduler_address, progress=False)
     pd.testing.assert_frame_equal(one, _metrics(spec), check_exact=True)
@@ -181,9 +192,9 @@ def test_cli_study_game_report(tmp_path, capsys):
     import re
 
     links = re.findall(r'src="([^"]+)"', html)
-    assert links and all((report / l).exists() for l in links)
-    for l in links:
-        assert imread(report / l).ndim == 3
+    assert links and all((report / link).exists() for link in links)
+    for link in links:
+        assert imread(report / link).ndim == 3
     assert (report / "report.md").exists() and (report / "data" / "equilibria.json").exists()
     nfg = report / "data" / "game-all-jobs.nfg"
     assert main(["game", "solve", str(nfg), "--format", "json"]) == 0

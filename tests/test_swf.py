@@ -35,17 +35,19 @@ def write(tmp_path, text, name="t.swf", gz=False):
 
 
 def test_header_and_cleaning(tmp_path):
-    lines = [HEADER,
-             rec(1, 0, 10, 1, req_time=100),
-             "",  # blank
-             "   ; indented comment",
-             rec(2, 5, -1, 1),          # rule 1: run time missing
-             rec(3, 6, 0, 1),           # rule 1: run time 0
-             rec(4, 7, 10, 0, 0),       # rule 2: no processors
-             rec(5, 8, 10, -1, 3, 50),  # processors from field 8: 3 serial jobs
-             rec(6, -1, 10, 1),         # rule 3: submit missing
-             rec(7, 9, -1, 0),          # fails rules 1 and 2: counted once, by rule 1
-             rec(8, 9, 20, 2, req_time=-1, status=5, user=7)]
+    lines = [
+        HEADER,
+        rec(1, 0, 10, 1, req_time=100),
+        "",  # blank
+        "   ; indented comment",
+        rec(2, 5, -1, 1),  # rule 1: run time missing
+        rec(3, 6, 0, 1),  # rule 1: run time 0
+        rec(4, 7, 10, 0, 0),  # rule 2: no processors
+        rec(5, 8, 10, -1, 3, 50),  # processors from field 8: 3 serial jobs
+        rec(6, -1, 10, 1),  # rule 3: submit missing
+        rec(7, 9, -1, 0),  # fails rules 1 and 2: counted once, by rule 1
+        rec(8, 9, 20, 2, req_time=-1, status=5, user=7),
+    ]
     w = read_swf(write(tmp_path, "\n".join(lines)))
     c = w.meta["cleaning"]
     assert (c["dropped_runtime"], c["dropped_processors"], c["dropped_submit"]) == (3, 1, 1)
@@ -76,14 +78,17 @@ def test_fractional_times_rounded_and_counted(tmp_path):
     assert w.meta["cleaning"]["rounded_records"] == 1 and w.meta["cleaning"]["dropped_runtime"] == 1
 
 
-@pytest.mark.parametrize("bad,what", [
-    (" ".join(["1"] * 17), "found 17"),
-    (" ".join(["1"] * 19), "found 19"),
-    (rec(9, "abc", 10, 1), "field 2 is 'abc'"),
-    (rec(9, 1, "nan", 1), "finite"),
-    (rec(9, 1, "inf", 1), "finite"),
-    (rec(9, 1, 10, 1) + " ; trailing", "found"),
-])
+@pytest.mark.parametrize(
+    "bad,what",
+    [
+        (" ".join(["1"] * 17), "found 17"),
+        (" ".join(["1"] * 19), "found 19"),
+        (rec(9, "abc", 10, 1), "field 2 is 'abc'"),
+        (rec(9, 1, "nan", 1), "finite"),
+        (rec(9, 1, "inf", 1), "finite"),
+        (rec(9, 1, 10, 1) + " ; trailing", "found"),
+    ],
+)
 def test_malformed_line_named(tmp_path, bad, what):
     text = "\n".join([HEADER, rec(1, 0, 10, 1), bad, rec(2, 1, 10, 1)])
     p = write(tmp_path, text)
@@ -105,8 +110,19 @@ def test_missing_file_and_corrupt_gzip(tmp_path):
 
 
 @settings(max_examples=50, deadline=None)
-@given(rows=st.lists(st.tuples(st.integers(1, 10**6), st.integers(-1, 10**6), st.integers(-1, 10**5),
-                               st.integers(-1, 8), st.integers(-1, 8), st.integers(-1, 10**5)), max_size=30))
+@given(
+    rows=st.lists(
+        st.tuples(
+            st.integers(1, 10**6),
+            st.integers(-1, 10**6),
+            st.integers(-1, 10**5),
+            st.integers(-1, 8),
+            st.integers(-1, 8),
+            st.integers(-1, 10**5),
+        ),
+        max_size=30,
+    )
+)
 def test_fast_parser_equals_careful_parser(rows):
     text = "\n".join(rec(a, b, c, d, e, f) for a, b, c, d, e, f in rows).encode()
     fast = _fast_fields(text)
@@ -137,6 +153,7 @@ def test_generated_estimates_cover_runtime():
 
 def test_workload_requires_columns():
     import pandas as pd
+
     with pytest.raises(InputError, match="lacks"):
         Workload(pd.DataFrame({"id": [0]}))
 

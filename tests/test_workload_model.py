@@ -31,8 +31,10 @@ def model():
 
 def swf_text(jobs: pd.DataFrame) -> str:
     head = "; Version: 2.2\n; MaxProcs: 64\n; MaxNodes: 64\n"
-    lines = [f"{i + 1} {s} 0 {r} 1 -1 -1 1 {e} -1 1 {u} 1 -1 1 1 -1 -1"
-             for i, (s, r, e, u) in enumerate(zip(jobs["submit"], jobs["runtime"], jobs["estimate"], jobs["user"]))]
+    lines = [
+        f"{i + 1} {s} 0 {r} 1 -1 -1 1 {e} -1 1 {u} 1 -1 1 1 -1 -1"
+        for i, (s, r, e, u) in enumerate(zip(jobs["submit"], jobs["runtime"], jobs["estimate"], jobs["user"]))
+    ]
     return head + "\n".join(lines) + "\n"
 
 
@@ -55,8 +57,14 @@ def test_autocorrelation_matches_the_textbook_sum(xs, lag):
 @given(st.lists(st.tuples(st.integers(0, 50), st.integers(1, 20)), min_size=1, max_size=25), st.integers(1, 4))
 def test_congestion_matches_a_second_by_second_count(jobs, nodes):
     """The event sweep against counting, second by second, the jobs present (submitted, not ended)."""
-    df = pd.DataFrame({"id": np.arange(len(jobs)), "submit": [s for s, _ in jobs], "runtime": [r for _, r in jobs],
-                       "estimate": [r for _, r in jobs]})
+    df = pd.DataFrame(
+        {
+            "id": np.arange(len(jobs)),
+            "submit": [s for s, _ in jobs],
+            "runtime": [r for _, r in jobs],
+            "estimate": [r for _, r in jobs],
+        }
+    )
     table = bids.job_table(df, bids.BetaMix.parse("FT"), 0)
     run = simulate(table, nodes, Mechanism("hb", "first", 1.0)).jobs
     got = outcomes.congestion(run, nodes)
@@ -96,15 +104,18 @@ def test_model_file_round_trip(tmp_path, model):
     assert len(p.read_text()) < 40_000
 
 
-@pytest.mark.parametrize("edit, field", [
-    (lambda t: t.replace("[defaults]", "[defaults]\nnoise = 3"), "noise"),
-    (lambda t: t.replace("user_share = ", "user_share = 1.5 #"), "user_share"),
-    (lambda t: t.replace("jobs = ", "jobs = -4 #"), "jobs"),
-    (lambda t: t.replace("size_quantiles = [1, ", "size_quantiles = [9, "), "size_quantiles"),
-    (lambda t: t.replace("gap_quantiles = [", "gap_quantiles = [-1, "), "gap_quantiles"),
-    (lambda t: t.replace('format = "gamemarket-workload-model/1"', 'format = "v0"'), "format"),
-    (lambda t: t.replace("[arrivals]", "[arrivals]\nbursts = 2"), "bursts"),
-])
+@pytest.mark.parametrize(
+    "edit, field",
+    [
+        (lambda t: t.replace("[defaults]", "[defaults]\nnoise = 3"), "noise"),
+        (lambda t: t.replace("user_share = ", "user_share = 1.5 #"), "user_share"),
+        (lambda t: t.replace("jobs = ", "jobs = -4 #"), "jobs"),
+        (lambda t: t.replace("size_quantiles = [1, ", "size_quantiles = [9, "), "size_quantiles"),
+        (lambda t: t.replace("gap_quantiles = [", "gap_quantiles = [-1, "), "gap_quantiles"),
+        (lambda t: t.replace('format = "gamemarket-workload-model/1"', 'format = "v0"'), "format"),
+        (lambda t: t.replace("[arrivals]", "[arrivals]\nbursts = 2"), "bursts"),
+    ],
+)
 def test_bad_model_files_name_the_field(tmp_path, edit, field):
     bad = tmp_path / "bad.toml"
     bad.write_text(edit(MODEL.read_text()))
@@ -198,8 +209,10 @@ def test_cli_fit_and_compare(tmp_path, capsys, model):
     assert fitted.jobs == 4000 and fitted.source == "t"
     capsys.readouterr()
     fig = tmp_path / "cmp.png"
-    assert main(["workload", "compare", str(swf), str(out), "--nodes", "16", "--figure", str(fig),
-                 "--format", "json"]) == 0
+    assert (
+        main(["workload", "compare", str(swf), str(out), "--nodes", "16", "--figure", str(fig), "--format", "json"])
+        == 0
+    )
     res = json.loads(capsys.readouterr().out)
     a, b = res["workloads"].values()
     assert a["jobs"] == b["jobs"] == 4000
@@ -233,9 +246,11 @@ def test_study_with_a_model(tmp_path):
     (tmp_path / "models").mkdir()
     (tmp_path / "models" / "m.toml").write_text(MODEL.read_text())
     (tmp_path / "studies").mkdir()
-    body = ('name = "m"\n[workload]\nsource = "synthetic"\nmodel = "models/m.toml"\nnodes = 8\n'
-            '[workload.synthetic]\njobs = 500\nload = 0.7\nseed = 3\n'
-            '[strategies]\nproviders = ["hb-first"]\nconsumers = ["FT"]\n[replications]\ncount = 1\n')
+    body = (
+        'name = "m"\n[workload]\nsource = "synthetic"\nmodel = "models/m.toml"\nnodes = 8\n'
+        "[workload.synthetic]\njobs = 500\nload = 0.7\nseed = 3\n"
+        '[strategies]\nproviders = ["hb-first"]\nconsumers = ["FT"]\n[replications]\ncount = 1\n'
+    )
     p = tmp_path / "studies" / "s.toml"
     p.write_text(body)
     spec = load_study(p)

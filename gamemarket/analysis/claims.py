@@ -69,38 +69,57 @@ RULES = "follows from the rules"
 
 def _hb_pair(provs, providers) -> tuple[str | None, str | None]:
     """The study's HB mechanisms with first and with k-th price at reserve 1 (None where absent)."""
+
     def find(payment):
-        return next((n for n in sorted(provs) if providers[n]["scheduler"] == "hb" and providers[n]["payment"] == payment
-                     and providers[n]["reserve"] == 1.0), None)
+        return next(
+            (
+                n
+                for n in sorted(provs)
+                if providers[n]["scheduler"] == "hb"
+                and providers[n]["payment"] == payment
+                and providers[n]["reserve"] == 1.0
+            ),
+            None,
+        )
+
     return find("first"), find("kth")
 
 
 def _rule(diff: pd.Series, what: str) -> tuple[str, str]:
     """(measured, verdict) of a difference the rules make non-negative on every seed."""
     holds = bool(len(diff) and (diff >= 0).all())
-    return (f"{what}: {diff.mean():+.4g} (every one of {len(diff)} seeds >= 0: {'yes' if holds else 'NO'})",
-            RULES if holds else "contradicted (the rules imply it: check the engine)")
+    return (
+        f"{what}: {diff.mean():+.4g} (every one of {len(diff)} seeds >= 0: {'yes' if holds else 'NO'})",
+        RULES if holds else "contradicted (the rules imply it: check the engine)",
+    )
 
 
 def _agg_group(consumers: dict, name: str) -> int | None:
     return aggressive_group(np.array([b for _, b in consumers[name]["groups"]]))
 
 
-def _cohort_utility(cohorts: pd.DataFrame, provider: str, consumer: str, start_bin: int,
-                    bid_class: str = "all") -> pd.Series:
+def _cohort_utility(
+    cohorts: pd.DataFrame, provider: str, consumer: str, start_bin: int, bid_class: str = "all"
+) -> pd.Series:
     """Per seed: mean utility of the jobs with ``G >= start_bin/100`` (of one private-bid class, or all)."""
-    sub = cohorts[(cohorts["provider"] == provider) & (cohorts["consumer"] == consumer) & (cohorts["g_bin"] >= start_bin)]
+    sub = cohorts[
+        (cohorts["provider"] == provider) & (cohorts["consumer"] == consumer) & (cohorts["g_bin"] >= start_bin)
+    ]
     if bid_class != "all":
         sub = sub[sub["bid_class"] == bid_class]
     g = sub.groupby("seed")[["n", "sum_utility"]].sum()
     return (g["sum_utility"] / g["n"].where(g["n"] > 0)).dropna()
 
 
-def cohort_gain(cohorts: pd.DataFrame, provider: str, consumer: str, start_bin: int, bid_class: str = "all") -> pd.Series:
+def cohort_gain(
+    cohorts: pd.DataFrame, provider: str, consumer: str, start_bin: int, bid_class: str = "all"
+) -> pd.Series:
     """Per seed: the shading cohort's mean utility minus the same jobs' mean utility in the truthful (FT)
     run of the same seed and mechanism (common random numbers: the same jobs, the same private bids)."""
-    return (_cohort_utility(cohorts, provider, consumer, start_bin, bid_class)
-            - _cohort_utility(cohorts, provider, "FT", start_bin, bid_class)).dropna()
+    return (
+        _cohort_utility(cohorts, provider, consumer, start_bin, bid_class)
+        - _cohort_utility(cohorts, provider, "FT", start_bin, bid_class)
+    ).dropna()
 
 
 def shading_gains(cohorts: pd.DataFrame | None, providers: dict) -> pd.DataFrame:
@@ -110,8 +129,9 @@ def shading_gains(cohorts: pd.DataFrame | None, providers: dict) -> pd.DataFrame
     Columns: mechanism, consumer, who, bid_class, mean, ci_low, ci_high, n_seeds."""
     rows = []
     if cohorts is None or not len(cohorts) or "FT" not in set(cohorts["consumer"]):
-        return pd.DataFrame(rows, columns=["mechanism", "consumer", "who", "bid_class", "mean", "ci_low", "ci_high",
-                                           "n_seeds"])
+        return pd.DataFrame(
+            rows, columns=["mechanism", "consumer", "who", "bid_class", "mean", "ci_low", "ci_high", "n_seeds"]
+        )
     cons = set(cohorts["consumer"])
     for mix, (start, who) in SHADERS.items():
         if mix not in cons:
@@ -119,13 +139,24 @@ def shading_gains(cohorts: pd.DataFrame | None, providers: dict) -> pd.DataFrame
         for p in (n for n in providers if n in set(cohorts["provider"])):
             for cls in BID_CLASSES + ("all",):
                 d = summarize(cohort_gain(cohorts, p, mix, start, cls))
-                rows.append({"mechanism": p, "consumer": mix, "who": who, "bid_class": cls, "mean": d["mean"],
-                             "ci_low": d["lo"], "ci_high": d["hi"], "n_seeds": d["n"]})
+                rows.append(
+                    {
+                        "mechanism": p,
+                        "consumer": mix,
+                        "who": who,
+                        "bid_class": cls,
+                        "mean": d["mean"],
+                        "ci_low": d["lo"],
+                        "ci_high": d["hi"],
+                        "n_seeds": d["n"],
+                    }
+                )
     return pd.DataFrame(rows)
 
 
-def evaluate(metrics: pd.DataFrame, bins: pd.DataFrame, cohorts: pd.DataFrame | None, consumers: dict,
-             providers: dict) -> list[dict]:
+def evaluate(
+    metrics: pd.DataFrame, bins: pd.DataFrame, cohorts: pd.DataFrame | None, consumers: dict, providers: dict
+) -> list[dict]:
     """Every claim the study's profiles allow: dicts with claim, paper, measured, verdict."""
     out = []
     provs = set(metrics["provider"])
@@ -133,9 +164,23 @@ def evaluate(metrics: pd.DataFrame, bins: pd.DataFrame, cohorts: pd.DataFrame | 
 
     def add(claim, paper, measured, v, *, mechanism="", group="", bid_class="all", statistic="", d=None, key):
         d = d or {}
-        out.append({"key": key, "claim": claim, "paper": paper, "measured": measured, "verdict": v, "mechanism": mechanism,
-                    "group": group, "bid_class": bid_class, "statistic": statistic, "mean": d.get("mean", np.nan),
-                    "ci_low": d.get("lo", np.nan), "ci_high": d.get("hi", np.nan), "n_seeds": d.get("n", 0)})
+        out.append(
+            {
+                "key": key,
+                "claim": claim,
+                "paper": paper,
+                "measured": measured,
+                "verdict": v,
+                "mechanism": mechanism,
+                "group": group,
+                "bid_class": bid_class,
+                "statistic": statistic,
+                "mean": d.get("mean", np.nan),
+                "ci_low": d.get("lo", np.nan),
+                "ci_high": d.get("hi", np.nan),
+                "n_seeds": d.get("n", 0),
+            }
+        )
 
     by_sched = {}
     for name, p in providers.items():
@@ -149,40 +194,87 @@ def evaluate(metrics: pd.DataFrame, bins: pd.DataFrame, cohorts: pd.DataFrame | 
                 a = _per_seed(bins, value, provider=p, consumer="SRG", group=agg, bid_bin=lambda s: s < LOW_MAX)
                 b = _per_seed(bins, value, provider=p, consumer="FT", bid_bin=lambda s: s < LOW_MAX)
                 d = paired(a, b)
-                add(f"({num}) HB: low-bid risk-aggressive users (SRG) have a higher {label} than all users under FT",
-                    "higher (Fig. 1-2)", f"SRG aggressive minus FT: {_fmt(d)}", verdict(d, +1), mechanism=p,
-                    group="SRG aggressive vs FT all", bid_class="low", statistic=f"{value} difference", d=d,
-                    key=f"c{num}")
+                add(
+                    f"({num}) HB: low-bid risk-aggressive users (SRG) have a higher {label} than all users under FT",
+                    "higher (Fig. 1-2)",
+                    f"SRG aggressive minus FT: {_fmt(d)}",
+                    verdict(d, +1),
+                    mechanism=p,
+                    group="SRG aggressive vs FT all",
+                    bid_class="low",
+                    statistic=f"{value} difference",
+                    d=d,
+                    key=f"c{num}",
+                )
         if hb:
             agg_sel = dict(consumer="SRG", group=agg)
             for other in ("nphb", "wspt", "wspt-est"):
                 o = by_sched.get(other)
                 if not o:
                     continue
-                for cls, sel in (("low", lambda s: s < LOW_MAX), ("middle", lambda s: (s >= LOW_MAX) & (s < HIGH_MIN)),
-                                 ("high", lambda s: s >= HIGH_MIN)):
-                    d = paired(_per_seed(bins, "bsd", provider=hb, bid_bin=sel, **agg_sel),
-                               _per_seed(bins, "bsd", provider=o, bid_bin=sel, **agg_sel))
+                for cls, sel in (
+                    ("low", lambda s: s < LOW_MAX),
+                    ("middle", lambda s: (s >= LOW_MAX) & (s < HIGH_MIN)),
+                    ("high", lambda s: s >= HIGH_MIN),
+                ):
+                    d = paired(
+                        _per_seed(bins, "bsd", provider=hb, bid_bin=sel, **agg_sel),
+                        _per_seed(bins, "bsd", provider=o, bid_bin=sel, **agg_sel),
+                    )
                     if other == "nphb":
-                        claim, paper, sign = f"(3) HB beats NPHB for {cls}-bid risk-aggressive jobs (lower BSD)", "HB lower over the whole bid range (Fig. 3)", -1
+                        claim, paper, sign = (
+                            f"(3) HB beats NPHB for {cls}-bid risk-aggressive jobs (lower BSD)",
+                            "HB lower over the whole bid range (Fig. 3)",
+                            -1,
+                        )
                     elif cls == "low":
-                        claim, paper, sign = f"(3) {other.upper()} beats HB for low-bid risk-aggressive jobs", f"{other.upper()} lower BSD for low bids (Fig. 3)", +1
+                        claim, paper, sign = (
+                            f"(3) {other.upper()} beats HB for low-bid risk-aggressive jobs",
+                            f"{other.upper()} lower BSD for low bids (Fig. 3)",
+                            +1,
+                        )
                     elif cls == "high":
-                        claim, paper, sign = f"(3) HB beats {other.upper()} for high-bid risk-aggressive jobs", "HB lower BSD for high bids (Fig. 3)", -1
+                        claim, paper, sign = (
+                            f"(3) HB beats {other.upper()} for high-bid risk-aggressive jobs",
+                            "HB lower BSD for high bids (Fig. 3)",
+                            -1,
+                        )
                     else:
                         continue
-                    add(claim, paper, f"BSD(HB) minus BSD({other.upper()}): {_fmt(d)}", verdict(d, sign),
-                        mechanism=f"{hb} vs {o}", group="SRG aggressive", bid_class=cls, statistic="bsd difference", d=d,
-                        key=f"c3-{other}-{cls}-bsd")
+                    add(
+                        claim,
+                        paper,
+                        f"BSD(HB) minus BSD({other.upper()}): {_fmt(d)}",
+                        verdict(d, sign),
+                        mechanism=f"{hb} vs {o}",
+                        group="SRG aggressive",
+                        bid_class=cls,
+                        statistic="bsd difference",
+                        d=d,
+                        key=f"c3-{other}-{cls}-bsd",
+                    )
                 # Fig. 4 concerns the risk-aggressive users across the bid spectrum: tested there, by class
-                for cls, sel in (("low", lambda s: s < LOW_MAX), ("middle", lambda s: (s >= LOW_MAX) & (s < HIGH_MIN)),
-                                 ("high", lambda s: s >= HIGH_MIN)):
-                    d = paired(_per_seed(bins, "ssj", provider=hb, bid_bin=sel, **agg_sel),
-                               _per_seed(bins, "ssj", provider=o, bid_bin=sel, **agg_sel))
-                    add(f"(3) HB has fewer SSJs than {other.upper()} for {cls}-bid risk-aggressive jobs",
-                        "fewer SSJs (Fig. 4)", f"SSJ share HB minus {other.upper()}: {_fmt(d)}", verdict(d, -1),
-                        mechanism=f"{hb} vs {o}", group="SRG aggressive", bid_class=cls,
-                        statistic="ssj share difference", d=d, key=f"c3-{other}-{cls}-ssj")
+                for cls, sel in (
+                    ("low", lambda s: s < LOW_MAX),
+                    ("middle", lambda s: (s >= LOW_MAX) & (s < HIGH_MIN)),
+                    ("high", lambda s: s >= HIGH_MIN),
+                ):
+                    d = paired(
+                        _per_seed(bins, "ssj", provider=hb, bid_bin=sel, **agg_sel),
+                        _per_seed(bins, "ssj", provider=o, bid_bin=sel, **agg_sel),
+                    )
+                    add(
+                        f"(3) HB has fewer SSJs than {other.upper()} for {cls}-bid risk-aggressive jobs",
+                        "fewer SSJs (Fig. 4)",
+                        f"SSJ share HB minus {other.upper()}: {_fmt(d)}",
+                        verdict(d, -1),
+                        mechanism=f"{hb} vs {o}",
+                        group="SRG aggressive",
+                        bid_class=cls,
+                        statistic="ssj share difference",
+                        d=d,
+                        key=f"c3-{other}-{cls}-ssj",
+                    )
     first, kth = _hb_pair(provs, providers)
     if cohorts is not None and len(cohorts) and "FT" in cons and first and kth:
         # Claim (4) as the paper states it: comparative and by bid. Under first price the risk-aggressive
@@ -192,42 +284,92 @@ def evaluate(metrics: pd.DataFrame, bins: pd.DataFrame, cohorts: pd.DataFrame | 
             if mix not in cons:
                 continue
             grp = f"{mix} shading cohort vs its FT run"
-            gains = {(p, cls): cohort_gain(cohorts, p, mix, start, cls) for p in (first, kth)
-                     for cls in BID_CLASSES + ("all",)}
+            gains = {
+                (p, cls): cohort_gain(cohorts, p, mix, start, cls)
+                for p in (first, kth)
+                for cls in BID_CLASSES + ("all",)
+            }
             for cls in BID_CLASSES + ("all",):
                 d = summarize(gains[(first, cls)])
                 if cls == "high":
                     v_first = verdict(d, +1)
-                    add(f"(4) under first price ({first}) the {who}' high-bid jobs gain by shading", "gain (Fig. 5-7)",
-                        f"mean utility, shading minus truthful: {_fmt(d)}", v_first, mechanism=first, group=grp,
-                        bid_class=cls, statistic="utility gain", d=d, key=f"c4-{mix}-first-{cls}")
+                    add(
+                        f"(4) under first price ({first}) the {who}' high-bid jobs gain by shading",
+                        "gain (Fig. 5-7)",
+                        f"mean utility, shading minus truthful: {_fmt(d)}",
+                        v_first,
+                        mechanism=first,
+                        group=grp,
+                        bid_class=cls,
+                        statistic="utility gain",
+                        d=d,
+                        key=f"c4-{mix}-first-{cls}",
+                    )
                 else:
                     jobs = "jobs (all bids)" if cls == "all" else f"{cls}-bid jobs"
-                    add(f"(context) under first price ({first}): what the {who}' {jobs} gain by shading", "-",
-                        f"mean utility, shading minus truthful: {_fmt(d)}", CONTEXT, mechanism=first, group=grp,
-                        bid_class=cls, statistic="utility gain", d=d, key=f"c4-{mix}-first-{cls}")
+                    add(
+                        f"(context) under first price ({first}): what the {who}' {jobs} gain by shading",
+                        "-",
+                        f"mean utility, shading minus truthful: {_fmt(d)}",
+                        CONTEXT,
+                        mechanism=first,
+                        group=grp,
+                        bid_class=cls,
+                        statistic="utility gain",
+                        d=d,
+                        key=f"c4-{mix}-first-{cls}",
+                    )
             for cls in BID_CLASSES + ("all",):
                 d = summarize(gains[(kth, cls)])
                 v = "supported" if verdict(d, +1) != "supported" else "contradicted"
                 if cls == "high":
                     v_kth = v
                 jobs = "jobs (all bids)" if cls == "all" else f"{cls}-bid jobs"
-                add(f"(4) under k-th price ({kth}) the {who}' {jobs} gain nothing by shading",
-                    "no gain (Fig. 5-7)", f"mean utility, shading minus truthful: {_fmt(d)}", v, mechanism=kth,
-                    group=grp, bid_class=cls, statistic="utility gain", d=d, key=f"c4-{mix}-kth-{cls}")
+                add(
+                    f"(4) under k-th price ({kth}) the {who}' {jobs} gain nothing by shading",
+                    "no gain (Fig. 5-7)",
+                    f"mean utility, shading minus truthful: {_fmt(d)}",
+                    v,
+                    mechanism=kth,
+                    group=grp,
+                    bid_class=cls,
+                    statistic="utility gain",
+                    d=d,
+                    key=f"c4-{mix}-kth-{cls}",
+                )
             d = paired(gains[(first, "high")], gains[(kth, "high")])
             v_diff = verdict(d, +1)
-            add(f"(4) the {who}' high-bid jobs gain more by shading under first price than under k-th price",
-                "first price > k-th price (Fig. 5-7)", f"gain under {first} minus gain under {kth}: {_fmt(d)}", v_diff,
-                mechanism=f"{first} vs {kth}", group=grp, bid_class="high", statistic="utility gain difference", d=d,
-                key=f"c4-{mix}-diff-high")
+            add(
+                f"(4) the {who}' high-bid jobs gain more by shading under first price than under k-th price",
+                "first price > k-th price (Fig. 5-7)",
+                f"gain under {first} minus gain under {kth}: {_fmt(d)}",
+                v_diff,
+                mechanism=f"{first} vs {kth}",
+                group=grp,
+                bid_class="high",
+                statistic="utility gain difference",
+                d=d,
+                key=f"c4-{mix}-diff-high",
+            )
             parts = (v_first, v_kth, v_diff)
-            v_all = ("supported" if all(x == "supported" for x in parts)
-                     else "contradicted" if "contradicted" in parts else "inconclusive")
-            add(f"(4) for the {who}' high-bid jobs shading pays under first price and not under k-th price",
+            v_all = (
+                "supported"
+                if all(x == "supported" for x in parts)
+                else "contradicted"
+                if "contradicted" in parts
+                else "inconclusive"
+            )
+            add(
+                f"(4) for the {who}' high-bid jobs shading pays under first price and not under k-th price",
                 "k-th price discourages shading (Fig. 5-7)",
-                f"all three of the rows above: first price {v_first}, k-th price {v_kth}, difference {v_diff}", v_all,
-                mechanism=f"{first} vs {kth}", group=grp, bid_class="high", statistic="joint", key=f"c4-{mix}")
+                f"all three of the rows above: first price {v_first}, k-th price {v_kth}, difference {v_diff}",
+                v_all,
+                mechanism=f"{first} vs {kth}",
+                group=grp,
+                bid_class="high",
+                statistic="joint",
+                key=f"c4-{mix}",
+            )
     if first and kth:
         # Consequences of the rules, not findings: under HB the schedule depends only on the reported
         # bids, so the first-price and the k-th price runs of one seed schedule alike, and the k-th price
@@ -237,21 +379,45 @@ def evaluate(metrics: pd.DataFrame, bins: pd.DataFrame, cohorts: pd.DataFrame | 
                 continue
             u = metrics[metrics["consumer"] == c].set_index(["provider", "seed"])["mean_utility"]
             diff = (u.loc[kth] - u.loc[first]).dropna()
-            add(f"(4) k-th price raises all users' mean utility over first price ({c}, HB)",
-                "higher under k-th price (Fig. 5-7)", *_rule(diff, "k-th minus first"),
-                mechanism=f"{kth} vs {first}", group=f"{c} all", statistic="utility difference",
-                d={"mean": float(diff.mean()) if len(diff) else np.nan, "n": len(diff)}, key=f"rule-kth-utility-{c}")
+            add(
+                f"(4) k-th price raises all users' mean utility over first price ({c}, HB)",
+                "higher under k-th price (Fig. 5-7)",
+                *_rule(diff, "k-th minus first"),
+                mechanism=f"{kth} vs {first}",
+                group=f"{c} all",
+                statistic="utility difference",
+                d={"mean": float(diff.mean()) if len(diff) else np.nan, "n": len(diff)},
+                key=f"rule-kth-utility-{c}",
+            )
         r = metrics.set_index(["provider", "consumer", "seed"])["revenue"]
         diff = (r.loc[first] - r.loc[kth]).dropna()
-        add("(5) under HB the provider earns at least as much with first price as with k-th price, whatever the "
-            "consumers do", "the provider prefers first price", *_rule(diff, "first minus k-th revenue"),
-            mechanism=f"{first} vs {kth}", group="every consumer mix", statistic="revenue difference",
-            d={"mean": float(diff.mean()) if len(diff) else np.nan, "n": len(diff)}, key="rule-first-revenue")
+        add(
+            "(5) under HB the provider earns at least as much with first price as with k-th price, whatever the "
+            "consumers do",
+            "the provider prefers first price",
+            *_rule(diff, "first minus k-th revenue"),
+            mechanism=f"{first} vs {kth}",
+            group="every consumer mix",
+            statistic="revenue difference",
+            d={"mean": float(diff.mean()) if len(diff) else np.nan, "n": len(diff)},
+            key="rule-first-revenue",
+        )
     return out
 
 
-CSV_COLUMNS = ["key", "claim", "mechanism", "group", "bid_class", "statistic", "mean", "ci_low", "ci_high", "n_seeds",
-               "verdict"]
+CSV_COLUMNS = [
+    "key",
+    "claim",
+    "mechanism",
+    "group",
+    "bid_class",
+    "statistic",
+    "mean",
+    "ci_low",
+    "ci_high",
+    "n_seeds",
+    "verdict",
+]
 
 
 def claims_table(claims: list[dict]) -> pd.DataFrame:

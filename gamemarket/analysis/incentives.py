@@ -26,7 +26,9 @@ from gamemarket.errors import InputError
 from gamemarket.studies.runner import load_cohorts, run_study
 from gamemarket.studies.spec import StudySpec
 
-WAYS = {mix: start for mix, (start, _) in SHADERS.items()}  # consumer strategy -> first G-cohort bin of its aggressive group
+WAYS = {
+    mix: start for mix, (start, _) in SHADERS.items()
+}  # consumer strategy -> first G-cohort bin of its aggressive group
 
 
 def derived(spec: StudySpec, n: int, seeds: list[int]) -> StudySpec:
@@ -47,8 +49,9 @@ def derived(spec: StudySpec, n: int, seeds: list[int]) -> StudySpec:
     return sub
 
 
-def gains(spec: StudySpec, n_jobs: int = 1, scheduler_address: str | None = None, progress: bool = False,
-          run: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
+def gains(
+    spec: StudySpec, n_jobs: int = 1, scheduler_address: str | None = None, progress: bool = False, run: bool = True
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(per-seed gains, summary with confidence intervals) for the sizes in the study's ``gains``."""
     cfg = spec.gains
     sizes = cfg["jobs"]
@@ -68,17 +71,33 @@ def gains(spec: StudySpec, n_jobs: int = 1, scheduler_address: str | None = None
             for prov in dict.fromkeys(c["provider"]):
                 shade, truth = mean.loc[(prov, way)], mean.loc[(prov, "FT")]
                 for seed in shade.index:
-                    rows.append({"n": n, "mechanism": prov, "way": way, "seed": seed,
-                                 "gain": shade[seed] - truth[seed], "truthful_utility": truth[seed],
-                                 "cohort_jobs": int(sub_c.loc[(prov, way, seed), "n"])})
+                    rows.append(
+                        {
+                            "n": n,
+                            "mechanism": prov,
+                            "way": way,
+                            "seed": seed,
+                            "gain": shade[seed] - truth[seed],
+                            "truthful_utility": truth[seed],
+                            "cohort_jobs": int(sub_c.loc[(prov, way, seed), "n"]),
+                        }
+                    )
     per_seed = pd.DataFrame(rows).dropna(subset=["gain"])
 
     def summarize(g):
         k = len(g)
         mean, lo, hi = t_interval(g["gain"].to_numpy())
         scale = g["truthful_utility"].abs().mean()
-        return pd.Series({"seeds": k, "gain": mean, "ci_low": lo,
-                          "ci_high": hi, "relative_gain": mean / scale if scale else np.nan,
-                          "cohort_jobs": g["cohort_jobs"].mean()})
+        return pd.Series(
+            {
+                "seeds": k,
+                "gain": mean,
+                "ci_low": lo,
+                "ci_high": hi,
+                "relative_gain": mean / scale if scale else np.nan,
+                "cohort_jobs": g["cohort_jobs"].mean(),
+            }
+        )
+
     summary = per_seed.groupby(["mechanism", "way", "n"]).apply(summarize, include_groups=False).reset_index()
     return per_seed, summary

@@ -79,13 +79,17 @@ def game_flags(game: Game, solution: Solution, consumers: dict) -> list[str]:
                 if name not in grid:
                     continue
                 f, b = grid[name]
-                edges = ([f"the largest aggressive fraction ({f:g})"] if f == fr[-1] and len(fr) > 1 else []) + \
-                        ([f"the smallest aggressive fraction ({f:g})"] if f == fr[0] and len(fr) > 1 else []) + \
-                        ([f"the largest beta ({b:g})"] if b == be[-1] and len(be) > 1 else []) + \
-                        ([f"the smallest beta ({b:g})"] if b == be[0] and len(be) > 1 else [])
+                edges = (
+                    ([f"the largest aggressive fraction ({f:g})"] if f == fr[-1] and len(fr) > 1 else [])
+                    + ([f"the smallest aggressive fraction ({f:g})"] if f == fr[0] and len(fr) > 1 else [])
+                    + ([f"the largest beta ({b:g})"] if b == be[-1] and len(be) > 1 else [])
+                    + ([f"the smallest beta ({b:g})"] if b == be[0] and len(be) > 1 else [])
+                )
                 if edges:
-                    flags.append(f"equilibrium {k + 1}: the consumer plays {name}, on the edge of the strategy grid "
-                                 f"({' and '.join(edges)}); extend the grid to see whether the equilibrium moves")
+                    flags.append(
+                        f"equilibrium {k + 1}: the consumer plays {name}, on the edge of the strategy grid "
+                        f"({' and '.join(edges)}); extend the grid to see whether the equilibrium moves"
+                    )
     pay = game.meta.get("consumer_payoff", "")
     if pay in ("mean_utility_aggressive", "mean_utility_conservative"):
         share = {}
@@ -97,13 +101,22 @@ def game_flags(game: Game, solution: Solution, consumers: dict) -> list[str]:
         lo, hi = min(share.values()), max(share.values())
         if hi > lo:
             who = "aggressive" if pay.endswith("aggressive") else "conservative"
-            flags.append(f"not comparable across columns: the {who} group is {lo:.0%} to {hi:.0%} of the jobs, so "
-                         f"its mean utility compares different sets of users, not the same users under another mix")
+            flags.append(
+                f"not comparable across columns: the {who} group is {lo:.0%} to {hi:.0%} of the jobs, so "
+                f"its mean utility compares different sets of users, not the same users under another mix"
+            )
     return flags
 
 
-def analyze(spec: StudySpec, *, with_bins: bool = False, methods=DEFAULT_METHODS, resamples: int = 1000,
-            time_limit: float = 10.0, for_report: bool = False) -> StudyAnalysis:
+def analyze(
+    spec: StudySpec,
+    *,
+    with_bins: bool = False,
+    methods=DEFAULT_METHODS,
+    resamples: int = 1000,
+    time_limit: float = 10.0,
+    for_report: bool = False,
+) -> StudyAnalysis:
     """Solve a study's games from its stored results (the payoffs, equilibria, robustness and flags).
 
     With ``for_report`` also everything its report shows: the paper's claims on this study and its
@@ -120,8 +133,15 @@ def analyze(spec: StudySpec, *, with_bins: bool = False, methods=DEFAULT_METHODS
         except UndefinedPayoffError:
             continue  # e.g. per-group payoffs in a study without any aggressive group
         sol = solve(g, methods=methods, time_limit=time_limit)
-        out.games.append(SolvedGame(gd.name, g, sol, bootstrap(g, sol.equilibria, resamples=resamples),
-                                    game_flags(g, sol, meta["consumers"])))
+        out.games.append(
+            SolvedGame(
+                gd.name,
+                g,
+                sol,
+                bootstrap(g, sol.equilibria, resamples=resamples),
+                game_flags(g, sol, meta["consumers"]),
+            )
+        )
     prov, cons = PAPER_GAME
     if set(prov) <= set(rows) and set(cons) <= set(cols) and (len(rows), len(cols)) != (2, 2):
         for gd in spec.games:
@@ -130,8 +150,15 @@ def analyze(spec: StudySpec, *, with_bins: bool = False, methods=DEFAULT_METHODS
             except UndefinedPayoffError:
                 continue
             sol = solve(g, methods=methods, time_limit=time_limit)
-            out.paper_games.append(SolvedGame(gd.name, g, sol, bootstrap(g, sol.equilibria, resamples=resamples),
-                                              game_flags(g, sol, meta["consumers"])))
+            out.paper_games.append(
+                SolvedGame(
+                    gd.name,
+                    g,
+                    sol,
+                    bootstrap(g, sol.equilibria, resamples=resamples),
+                    game_flags(g, sol, meta["consumers"]),
+                )
+            )
     if for_report:
         _report_extras(out)
     return out
@@ -167,8 +194,7 @@ def _claims(an: StudyAnalysis) -> list[tuple[str, list[dict]]]:
     from gamemarket.studies import load_study
     from gamemarket.studies.runner import load_cohorts
 
-    out = [(an.spec.name, claims.evaluate(an.metrics, an.bins, an.cohorts, an.meta["consumers"],
-                                          an.meta["providers"]))]
+    out = [(an.spec.name, claims.evaluate(an.metrics, an.bins, an.cohorts, an.meta["consumers"], an.meta["providers"]))]
     if not out[0][1]:
         return []
     for cpath in an.spec.companions:
@@ -190,8 +216,12 @@ def workload_facts(spec: StudySpec) -> dict:
     rt = w.jobs["runtime"].to_numpy(float)
     sub = w.jobs["submit"].to_numpy(float)
     span = float(sub.max() - sub.min()) if len(sub) > 1 else 0.0
-    out = {"jobs": len(rt), "nodes": nodes, "mean_runtime": float(rt.mean()),
-           "offered_load": float(rt.sum() / (nodes * span)) if span > 0 else float("nan")}
+    out = {
+        "jobs": len(rt),
+        "nodes": nodes,
+        "mean_runtime": float(rt.mean()),
+        "offered_load": float(rt.sum() / (nodes * span)) if span > 0 else float("nan"),
+    }
     cleaning = w.meta.get("cleaning") or {}
     if "dropped_runtime" in cleaning:
         out["dropped_runtime"] = cleaning["dropped_runtime"]
@@ -235,17 +265,34 @@ def export(analysis: StudyAnalysis, out_dir: str | Path) -> list[Path]:
         nfg.write_text(to_nfg(sg.game, comment=f"gamemarket {__version__}: study {analysis.spec.name}, {sg.name}"))
         written.append(nfg)
         recs = equilibria_records(sg.solution, sg.robustness)
-        payload["games"].append({"name": sg.name, **sg.game.meta, "providers": sg.game.rows,
-                                 "consumers": sg.game.cols, "degenerate": sg.solution.degenerate,
-                                 "dominated_providers": sg.solution.dominated_rows,
-                                 "dominated_consumers": sg.solution.dominated_cols,
-                                 "notes": sg.solution.notes, "equilibria": recs})
+        payload["games"].append(
+            {
+                "name": sg.name,
+                **sg.game.meta,
+                "providers": sg.game.rows,
+                "consumers": sg.game.cols,
+                "degenerate": sg.solution.degenerate,
+                "dominated_providers": sg.solution.dominated_rows,
+                "dominated_consumers": sg.solution.dominated_cols,
+                "notes": sg.solution.notes,
+                "equilibria": recs,
+            }
+        )
         for k, r in enumerate(recs):
             px, py = profile_words(sg.game, sg.solution.equilibria[k], digits=4)
-            eq_rows.append({"game": sg.name, "equilibrium": k + 1, "provider": px, "consumer": py,
-                            "provider_payoff": r["payoffs"]["provider"], "consumer_payoff": r["payoffs"]["consumer"],
-                            "provider_regret": r["regret"]["provider"], "consumer_regret": r["regret"]["consumer"],
-                            "stable_share": r.get("robustness", {}).get("stable_share")})
+            eq_rows.append(
+                {
+                    "game": sg.name,
+                    "equilibrium": k + 1,
+                    "provider": px,
+                    "consumer": py,
+                    "provider_payoff": r["payoffs"]["provider"],
+                    "consumer_payoff": r["payoffs"]["consumer"],
+                    "provider_regret": r["regret"]["provider"],
+                    "consumer_regret": r["regret"]["consumer"],
+                    "stable_share": r.get("robustness", {}).get("stable_share"),
+                }
+            )
         written.append(write_table(best_responses(sg.game), out_dir / f"best-responses-{s}.csv"))
     written.append(write_table(pd.DataFrame(eq_rows), out_dir / "equilibria.csv"))
     write_json(out_dir / "equilibria.json", payload)

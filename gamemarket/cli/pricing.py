@@ -29,8 +29,10 @@ def cmd_price_solve(a) -> int:
     if a.problem:
         given = [f"--{k}" for k in ("n", "m", "utility") if getattr(a, k) is not None]
         if given:
-            raise InputError(f"{a.problem}: a saved problem fixes its jobs, resources and utility, so "
-                             f"{', '.join(given)} would have no effect; leave {'it' if len(given) == 1 else 'them'} out")
+            raise InputError(
+                f"{a.problem}: a saved problem fixes its jobs, resources and utility, so "
+                f"{', '.join(given)} would have no effect; leave {'it' if len(given) == 1 else 'them'} out"
+            )
         problem = load(a.problem)
     else:
         if a.n is None or a.m is None:
@@ -41,41 +43,71 @@ def cmd_price_solve(a) -> int:
     def show(row):
         trace_rows.append(row)
         if a.format == "text" and not a.quiet:
-            print(f"  eval {row['evaluation']:4d}  iter {row['iteration']:4d}  dual {row['dual']:.10g}  primal "
-                  f"{row['primal']:.10g}  gap {row['gap']:.4g}  max violation {row['max_violation']:.2e}  "
-                  f"{row['seconds']:.2f} s")
+            print(
+                f"  eval {row['evaluation']:4d}  iter {row['iteration']:4d}  dual {row['dual']:.10g}  primal "
+                f"{row['primal']:.10g}  gap {row['gap']:.4g}  max violation {row['max_violation']:.2e}  "
+                f"{row['seconds']:.2f} s"
+            )
 
     n, m = problem.shape
     if a.format == "text":
         print(f"price discovery: {n} jobs x {m} resources, utility {problem.utility.name}, method {a.method}")
-    r = solve(problem, eps=a.eps, max_iter=a.max_iter, method=a.method, callback=show, backend=a.backend,
-              device=a.device, dtype=np.float32 if a.float32 else np.float64)
+    r = solve(
+        problem,
+        eps=a.eps,
+        max_iter=a.max_iter,
+        method=a.method,
+        callback=show,
+        backend=a.backend,
+        device=a.device,
+        dtype=np.float32 if a.float32 else np.float64,
+    )
     if out is not None:
         from gamemarket.io.files import atomic_path
 
         with atomic_path(out, "result (.npz)") as tmp, open(tmp, "wb") as f:
-            np.savez(f, prices=r.prices, j1=r.allocation.j1, x1=r.allocation.x1, j2=r.allocation.j2,
-                     x2=r.allocation.x2, throughput=r.throughput)
+            np.savez(
+                f,
+                prices=r.prices,
+                j1=r.allocation.j1,
+                x1=r.allocation.x1,
+                j2=r.allocation.j2,
+                x2=r.allocation.x2,
+                throughput=r.throughput,
+            )
         with atomic_path(out.with_suffix(".trace.csv"), "trace (.csv)") as tmp:
             r.trace.to_csv(tmp, index=False)
-    summary = {"objective": r.objective, "prices": r.prices.tolist(), "gap": r.gap, "iterations": r.iterations,
-               "converged": r.converged, "seconds": r.seconds, "evaluations": r.evaluations, "dual": r.dual,
-               "message": r.message}
+    summary = {
+        "objective": r.objective,
+        "prices": r.prices.tolist(),
+        "gap": r.gap,
+        "iterations": r.iterations,
+        "converged": r.converged,
+        "seconds": r.seconds,
+        "evaluations": r.evaluations,
+        "dual": r.dual,
+        "message": r.message,
+    }
     if a.format == "json":
         print(json.dumps(summary))
     else:
         print(f"converged: {r.converged} ({r.message})")
-        print(f"objective {r.objective:.10g}, dual bound {r.dual:.10g}, gap {r.gap:.4g}, "
-              f"{r.iterations} iterations, {r.evaluations} evaluations, {r.seconds:.2f} s")
+        print(
+            f"objective {r.objective:.10g}, dual bound {r.dual:.10g}, gap {r.gap:.4g}, "
+            f"{r.iterations} iterations, {r.evaluations} evaluations, {r.seconds:.2f} s"
+        )
         print("prices: " + " ".join(f"{p:.6g}" for p in r.prices))
     return 0 if r.converged else 3
 
 
 def add_pricing_commands(sub) -> None:
     pr = sub.add_parser("price", help="allocation of fungible resources by price discovery").add_subparsers(
-        dest="pcmd", required=True)
+        dest="pcmd", required=True
+    )
     s = pr.add_parser("solve", help="discover prices and a feasible allocation; exit 3 when not converged")
-    s.add_argument("problem", nargs="?", help="a saved problem (.npz with A, R, optional demand/weight/target, utility)")
+    s.add_argument(
+        "problem", nargs="?", help="a saved problem (.npz with A, R, optional demand/weight/target, utility)"
+    )
     s.add_argument("--n", type=int, help="jobs (synthetic family)")
     s.add_argument("--m", type=int, help="resources (synthetic family)")
     s.add_argument("--utility", help="linear, log, target or alpha:<value> (synthetic family; default log)")

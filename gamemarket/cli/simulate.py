@@ -20,18 +20,26 @@ def cmd_simulate(a) -> int:
     mech = Mechanism(a.scheduler, a.payment, a.reserve)
     t0 = time.perf_counter()
     if a.jobs:
-        given = [f"--{k.replace('_', '-')}" for k in ("workload", "mix", "seed", "synthetic_jobs", "load", "reduction")
-                 if getattr(a, k) is not None]
+        given = [
+            f"--{k.replace('_', '-')}"
+            for k in ("workload", "mix", "seed", "synthetic_jobs", "load", "reduction")
+            if getattr(a, k) is not None
+        ]
         if given:
-            raise InputError(f"--jobs {a.jobs}: a job table fixes the jobs, bids and every random draw, so "
-                             f"{', '.join(given)} would have no effect; leave {'it' if len(given) == 1 else 'them'} out")
+            raise InputError(
+                f"--jobs {a.jobs}: a job table fixes the jobs, bids and every random draw, so "
+                f"{', '.join(given)} would have no effect; leave {'it' if len(given) == 1 else 'them'} out"
+            )
         if a.nodes is None:
             raise InputError("--jobs needs --nodes (a job table carries no processor count)")
         table = jobtable.read(a.jobs)
         short = jobtable.short_estimates(table)
         if short:
-            print(f"gamemarket: note: {a.jobs}: {short} of {len(table)} jobs have an estimate below their run time; "
-                  "kept as they are (market model section 7), and only wspt-est reads them", file=sys.stderr)
+            print(
+                f"gamemarket: note: {a.jobs}: {short} of {len(table)} jobs have an estimate below their run time; "
+                "kept as they are (market model section 7), and only wspt-est reads them",
+                file=sys.stderr,
+            )
         nodes = a.nodes
         source = str(a.jobs)
         seed = None
@@ -41,11 +49,17 @@ def cmd_simulate(a) -> int:
         workload = a.workload or "synthetic"
         seed = 0 if a.seed is None else a.seed
         if is_model_path(workload):  # a fitted model: its own jobs and load unless given
-            synth = {"seed": seed, **({"jobs": a.synthetic_jobs} if a.synthetic_jobs is not None else {}),
-                     **({"load": a.load} if a.load is not None else {})}
+            synth = {
+                "seed": seed,
+                **({"jobs": a.synthetic_jobs} if a.synthetic_jobs is not None else {}),
+                **({"load": a.load} if a.load is not None else {}),
+            }
         elif workload == "synthetic":
-            synth = {"jobs": 4000 if a.synthetic_jobs is None else a.synthetic_jobs,
-                     "load": 0.9 if a.load is None else a.load, "seed": seed}
+            synth = {
+                "jobs": 4000 if a.synthetic_jobs is None else a.synthetic_jobs,
+                "load": 0.9 if a.load is None else a.load,
+                "seed": seed,
+            }
         else:
             if a.synthetic_jobs is not None or a.load is not None:
                 raise InputError("--synthetic-jobs and --load apply to 'synthetic' or a model file, not to a trace")
@@ -63,8 +77,14 @@ def cmd_simulate(a) -> int:
     elapsed = time.perf_counter() - t0
     if a.out:
         jobtable.write_table(result.jobs, a.out)
-    summary = {"workload": source, **mech.describe(), "mix": a.mix or "FT" if not a.jobs else "from job table",
-               "seed": seed if seed is not None else "from job table", **result.summary, "seconds": round(elapsed, 3)}
+    summary = {
+        "workload": source,
+        **mech.describe(),
+        "mix": a.mix or "FT" if not a.jobs else "from job table",
+        "seed": seed if seed is not None else "from job table",
+        **result.summary,
+        "seconds": round(elapsed, 3),
+    }
     if a.format == "json":
         print(json.dumps(summary, indent=2))
     else:
@@ -77,8 +97,9 @@ def cmd_simulate(a) -> int:
 
 def add_simulate_command(sub) -> None:
     s = sub.add_parser("simulate", help="run one profile (mechanism x beta mix) and print the summary")
-    s.add_argument("--workload", help="an SWF path, a known trace name, 'synthetic' (default), or a workload model "
-                                      "file (.toml)")
+    s.add_argument(
+        "--workload", help="an SWF path, a known trace name, 'synthetic' (default), or a workload model file (.toml)"
+    )
     s.add_argument("--jobs", help="a job table (CSV/Parquet, section 8) fixing every bid; needs --nodes")
     workload_options(s)
     s.add_argument("--synthetic-jobs", type=int, help="synthetic workload size (default 4000; a model's own)")

@@ -27,8 +27,16 @@ def _load_game_source(path: str, game_name: str | None):
             if game_name and gd.name != game_name:
                 continue
             try:
-                games.append(from_results(metrics, gd.provider, gd.consumer, title=gd.name,
-                                          rows=[x.name for x in spec.providers], cols=[x.name for x in spec.consumers]))
+                games.append(
+                    from_results(
+                        metrics,
+                        gd.provider,
+                        gd.consumer,
+                        title=gd.name,
+                        rows=[x.name for x in spec.providers],
+                        cols=[x.name for x in spec.consumers],
+                    )
+                )
             except UndefinedPayoffError:
                 pass
         if game_name and not games:
@@ -38,7 +46,9 @@ def _load_game_source(path: str, game_name: str | None):
         return [read_nfg(p)]
     if p.suffix == ".csv":
         return [read_csv_game(p)]
-    raise InputError(f"{path}: expected a study (.toml), a game (.nfg), a payoff table (.csv) or an EGTA JSON game (.json)")
+    raise InputError(
+        f"{path}: expected a study (.toml), a game (.nfg), a payoff table (.csv) or an EGTA JSON game (.json)"
+    )
 
 
 def _fmt_matrix(game) -> str:
@@ -50,8 +60,10 @@ def _fmt_matrix(game) -> str:
         lw = max(len(r) for r in game.rows) + 2
         lines.append(" " * (lw + 2) + "".join(f"{c:>{max(w, 22)}}" for c in game.cols))
         for i, r in enumerate(game.rows):
-            cells = "".join(f"{f'{M[i, j]:.5g} ± {C[i, j]:.2g}' if np.isfinite(C[i, j]) else f'{M[i, j]:.5g}':>{max(w, 22)}}"
-                            for j in range(len(game.cols)))
+            cells = "".join(
+                f"{f'{M[i, j]:.5g} ± {C[i, j]:.2g}' if np.isfinite(C[i, j]) else f'{M[i, j]:.5g}':>{max(w, 22)}}"
+                for j in range(len(game.cols))
+            )
             lines.append(f"  {r:<{lw}}{cells}")
     return "\n".join(lines)
 
@@ -60,25 +72,30 @@ def print_solved(sg) -> None:
     from gamemarket.games.io import profile_words
 
     g, sol = sg.game, sg.solution
-    print(f"== game: {sg.name} ({g.shape[0]}x{g.shape[1]}"
-          + (f", {g.reps()} replications" if g.reps() else "") + ")")
+    print(f"== game: {sg.name} ({g.shape[0]}x{g.shape[1]}" + (f", {g.reps()} replications" if g.reps() else "") + ")")
     if g.meta.get("dropped_consumers"):
         print(f"  (consumer strategies without this payoff, left out: {', '.join(g.meta['dropped_consumers'])})")
     print(_fmt_matrix(g))
     if sol.dominated_rows or sol.dominated_cols:
-        print(f"  strictly dominated (iterated): {g.players[0]}: {', '.join(sol.dominated_rows) or '-'}; "
-              f"{g.players[1]}: {', '.join(sol.dominated_cols) or '-'}")
+        print(
+            f"  strictly dominated (iterated): {g.players[0]}: {', '.join(sol.dominated_rows) or '-'}; "
+            f"{g.players[1]}: {', '.join(sol.dominated_cols) or '-'}"
+        )
     print(f"  degenerate game: {'yes (all extreme equilibria listed)' if sol.degenerate else 'no'}")
     print(f"  equilibria: {len(sol.equilibria)}")
     for k, (e, rb) in enumerate(zip(sol.equilibria, sg.robustness)):
         px, py = profile_words(g, e, digits=4)
         print(f"  [{k + 1}] {'pure' if e.pure else 'mixed'}: {g.players[0]} = {px}; {g.players[1]} = {py}")
-        print(f"      payoffs: {e.payoffs[0]:.6g}, {e.payoffs[1]:.6g}; regret: {e.regret[0]:.2g}, {e.regret[1]:.2g};"
-              f" found by: {', '.join(sorted(e.methods))}")
+        print(
+            f"      payoffs: {e.payoffs[0]:.6g}, {e.payoffs[1]:.6g}; regret: {e.regret[0]:.2g}, {e.regret[1]:.2g};"
+            f" found by: {', '.join(sorted(e.methods))}"
+        )
         if rb is not None:
-            print(f"      robustness ({rb.resamples} bootstrap resamples): still an equilibrium in {rb.stable_share:.1%};"
-                  f" regret 95% CI: {g.players[0]} [{rb.regret_provider[1]:.3g}, {rb.regret_provider[2]:.3g}],"
-                  f" {g.players[1]} [{rb.regret_consumer[1]:.3g}, {rb.regret_consumer[2]:.3g}]")
+            print(
+                f"      robustness ({rb.resamples} bootstrap resamples): still an equilibrium in {rb.stable_share:.1%};"
+                f" regret 95% CI: {g.players[0]} [{rb.regret_provider[1]:.3g}, {rb.regret_provider[2]:.3g}],"
+                f" {g.players[1]} [{rb.regret_consumer[1]:.3g}, {rb.regret_consumer[2]:.3g}]"
+            )
     for n in sol.notes:
         print(f"  note: {n}")
 
@@ -92,8 +109,10 @@ def cmd_study_run(a) -> int:
         from gamemarket.studies.population import run_population_study
 
         an = run_population_study(spec, n_jobs=a.n_jobs, progress=not a.no_progress)
-        print(f"study {spec.name}: {an.runs['simulations']} simulations ({an.runs['run_now']} run now) in "
-              f"{an.runs['wall_seconds']:.1f} s; results in {spec.results_dir}")
+        print(
+            f"study {spec.name}: {an.runs['simulations']} simulations ({an.runs['run_now']} run now) in "
+            f"{an.runs['wall_seconds']:.1f} s; results in {spec.results_dir}"
+        )
         _print_population(an)
         if not a.no_report:
             from gamemarket.reports.population import write_population_report
@@ -102,8 +121,10 @@ def cmd_study_run(a) -> int:
         return 0
     for s in [load_study(c) for c in spec.companions] + [spec]:
         info = run_study(s, n_jobs=a.n_jobs, scheduler_address=a.scheduler_address, progress=not a.no_progress)
-        print(f"study {s.name}: {info.tasks} runs ({info.skipped} already stored, {info.run} run now) "
-              f"in {info.wall_seconds:.1f} s; results in {s.results_dir}")
+        print(
+            f"study {s.name}: {info.tasks} runs ({info.skipped} already stored, {info.run} run now) "
+            f"in {info.wall_seconds:.1f} s; results in {s.results_dir}"
+        )
     if spec.gains:
         from gamemarket.analysis.incentives import gains
 
@@ -116,8 +137,11 @@ def cmd_study_run(a) -> int:
         from gamemarket.reports.report import claim_folder
 
         claim_folder(Path(spec.report_dir), spec, a.force)  # refuse another study's folder before the work
-        path = write_report(analyze(spec, methods=tuple(a.methods), for_report=True),
-                            wall_seconds=time.perf_counter() - t0, force=a.force)
+        path = write_report(
+            analyze(spec, methods=tuple(a.methods), for_report=True),
+            wall_seconds=time.perf_counter() - t0,
+            force=a.force,
+        )
         print(f"report: {path}")
     return 0
 
@@ -131,8 +155,10 @@ def _print_population(an) -> None:
             print(f"  {'; '.join(a.notes)}")
         for e in a.equilibria:
             mix = " + ".join(f"{p:.3g} {s}" for s, p in e["mixture"].items())
-            print(f"  equilibrium {mix}: regret {e['regret'][0]:.3g} [{e['regret'][1]:.3g}, {e['regret'][2]:.3g}] "
-                  f"({e['verified']}, {e['stability']}); revenue {e['revenue'][0]:.4g}")
+            print(
+                f"  equilibrium {mix}: regret {e['regret'][0]:.3g} [{e['regret'][1]:.3g}, {e['regret'][2]:.3g}] "
+                f"({e['verified']}, {e['stability']}); revenue {e['revenue'][0]:.4g}"
+            )
     if an.provider["leader"]:
         print(f"provider's choice (leader, worst consumer equilibrium): {an.provider['leader']}")
 
@@ -143,14 +169,24 @@ def _solve_egta(a) -> int:
 
     game = read_egta(a.file)
     sol = equilibria(game)
-    recs = [{"mixture": game.mixture_dict(e.mixture), "regret": e.regret, "payoffs": dict(zip(game.roles,
-             e.payoffs.tolist())), "stability": e.stability, "methods": sorted(e.methods)} for e in sol.equilibria]
+    recs = [
+        {
+            "mixture": game.mixture_dict(e.mixture),
+            "regret": e.regret,
+            "payoffs": dict(zip(game.roles, e.payoffs.tolist())),
+            "stability": e.stability,
+            "methods": sorted(e.methods),
+        }
+        for e in sol.equilibria
+    ]
     if a.format == "json":
         print(json.dumps(recs, indent=2))
     else:
         print(f"== {a.file}: roles {dict(zip(game.roles, game.players))}; {sol.summary()}")
         for k, r in enumerate(recs):
-            mix = "; ".join(f"{role}: " + " + ".join(f"{p:.6g} {s}" for s, p in m.items()) for role, m in r["mixture"].items())
+            mix = "; ".join(
+                f"{role}: " + " + ".join(f"{p:.6g} {s}" for s, p in m.items()) for role, m in r["mixture"].items()
+            )
             print(f"  [{k + 1}] {mix}; regret {r['regret']:.3g}; {r['stability']}; found by {', '.join(r['methods'])}")
     if not sol.found:
         print(f"gamemarket: {sol.summary()}", file=__import__("sys").stderr)
@@ -168,8 +204,10 @@ def cmd_study_status(a) -> int:
         st = PopulationStudy(spec)
         keys = [st.key(p, m, s) for p in spec.providers for s in spec.seeds for m in st.grid]
         done = sum(st.store.read(k) is not None for k in keys)
-        print(f"study {spec.name}: {done}/{len(keys)} population runs of the initial seeds stored "
-              f"({st.store.dir}); candidates and added seeds follow from these")
+        print(
+            f"study {spec.name}: {done}/{len(keys)} population runs of the initial seeds stored "
+            f"({st.store.dir}); candidates and added seeds follow from these"
+        )
         return 0
     st = study_status(spec)
     print(f"study {st['study']}: {st['done']}/{st['tasks']} runs stored, {st['missing']} missing ({st['results']})")
@@ -198,8 +236,9 @@ def cmd_game_solve(a) -> int:
             return 0
     games = _load_game_source(a.file, a.game)
     try:
-        solved = [solve_game(g, methods=tuple(a.methods), resamples=a.resamples, time_limit=a.time_limit)
-                  for g in games]
+        solved = [
+            solve_game(g, methods=tuple(a.methods), resamples=a.resamples, time_limit=a.time_limit) for g in games
+        ]
     except InputError as exc:  # about the game's payoffs or the options: say which file
         raise InputError(f"{a.file}: {exc}") from None
     if a.format == "json":
@@ -292,8 +331,10 @@ def add_study_commands(sub) -> None:
     s.set_defaults(func=cmd_study_status)
 
     g = sub.add_parser("game", help="solve and export games").add_subparsers(dest="gcmd", required=True)
-    gs = g.add_parser("solve", help="equilibria of a study's games, a CSV payoff table, an .nfg file or an EGTA JSON "
-                                    "role-symmetric game")
+    gs = g.add_parser(
+        "solve",
+        help="equilibria of a study's games, a CSV payoff table, an .nfg file or an EGTA JSON role-symmetric game",
+    )
     gs.add_argument("file")
     gs.add_argument("--game", help="only this game of a study")
     gs.add_argument("--format", choices=["text", "json"], default="text")

@@ -11,8 +11,12 @@ from gamemarket.errors import InputError
 
 def workload_options(sp) -> None:
     """The options every command that reads a trace takes."""
-    sp.add_argument("--parallel", choices=["split", "drop"], default="split",
-                    help="parallel records: split into serial jobs (default) or drop")
+    sp.add_argument(
+        "--parallel",
+        choices=["split", "drop"],
+        default="split",
+        help="parallel records: split into serial jobs (default) or drop",
+    )
     sp.add_argument("--skip-bad-lines", action="store_true", help="skip malformed SWF lines and report how many")
     sp.add_argument("--nodes", type=int, help="number of nodes")
     sp.add_argument("--reduction", type=float, help="derive nodes = floor(MaxProcs * (1 - reduction))")
@@ -54,9 +58,11 @@ def cmd_workload_fit(a) -> int:
     name = Path(a.trace).name.removesuffix(".gz").removesuffix(".swf")
     model = fit_model(w, nodes=nodes, threshold=a.threshold, source=name)
     model.save(a.out)
-    print(f"{a.out}: campaign model of {name} ({model.notes['campaigns']:,} campaigns of {model.notes['users']} users; "
-          f"{model.jobs:,} jobs, {nodes} nodes, load {model.load:.3f}; user share {model.user_share:.3f}, "
-          f"campaign share {model.campaign_share:.3f}) in {time.perf_counter() - t0:.2f} s")
+    print(
+        f"{a.out}: campaign model of {name} ({model.notes['campaigns']:,} campaigns of {model.notes['users']} users; "
+        f"{model.jobs:,} jobs, {nodes} nodes, load {model.load:.3f}; user share {model.user_share:.3f}, "
+        f"campaign share {model.campaign_share:.3f}) in {time.perf_counter() - t0:.2f} s"
+    )
     return 0
 
 
@@ -91,20 +97,26 @@ def cmd_workload_compare(a) -> int:
             label += "'"
         cols[label] = st
         curves[label] = workload_curves(w.jobs, a.nodes)
-    rows = [("jobs", "jobs", "{:,.0f}"), ("offered load", "offered_load", "{:.3f}"),
-            ("mean run time (s)", "mean_runtime", "{:,.0f}"), ("median run time (s)", "median_runtime", "{:,.0f}"),
-            ("share of time with a queue", "queue_time_share", "{:.1%}"),
-            ("share of jobs that wait", "waiting_job_share", "{:.1%}"),
-            ("peak jobs present", "peak_jobs_present", "{:,.0f}"),
-            ("days with offered load above 1", "days_overloaded", "{:.1%}"),
-            ("99th percentile of hourly offered load", "hourly_load_p99", "{:.2f}"),
-            ("CV of inter-arrival gaps", "gap_cv", "{:.1f}"),
-            ("autocorrelation of log run time, lag 1", "acf_log_runtime_1", "{:.2f}"),
-            ("autocorrelation of log run time, lag 100", "acf_log_runtime_100", "{:.2f}"),
-            ("autocorrelation of log run time, lag 1000", "acf_log_runtime_1000", "{:.2f}"),
-            ("daily-cycle period (h)", "daily_period_h", "{:.1f}")]
+    rows = [
+        ("jobs", "jobs", "{:,.0f}"),
+        ("offered load", "offered_load", "{:.3f}"),
+        ("mean run time (s)", "mean_runtime", "{:,.0f}"),
+        ("median run time (s)", "median_runtime", "{:,.0f}"),
+        ("share of time with a queue", "queue_time_share", "{:.1%}"),
+        ("share of jobs that wait", "waiting_job_share", "{:.1%}"),
+        ("peak jobs present", "peak_jobs_present", "{:,.0f}"),
+        ("days with offered load above 1", "days_overloaded", "{:.1%}"),
+        ("99th percentile of hourly offered load", "hourly_load_p99", "{:.2f}"),
+        ("CV of inter-arrival gaps", "gap_cv", "{:.1f}"),
+        ("autocorrelation of log run time, lag 1", "acf_log_runtime_1", "{:.2f}"),
+        ("autocorrelation of log run time, lag 100", "acf_log_runtime_100", "{:.2f}"),
+        ("autocorrelation of log run time, lag 1000", "acf_log_runtime_1000", "{:.2f}"),
+        ("daily-cycle period (h)", "daily_period_h", "{:.1f}"),
+    ]
     if a.format == "json":
-        print(json.dumps({"nodes": a.nodes, "mechanism": "hb-first, FT, seed %d" % a.seed, "workloads": cols}, indent=2))
+        print(
+            json.dumps({"nodes": a.nodes, "mechanism": "hb-first, FT, seed %d" % a.seed, "workloads": cols}, indent=2)
+        )
     else:
         labels = list(cols)
         w0 = max(len(r[0]) for r in rows)
@@ -147,8 +159,9 @@ def add_workload_commands(sub) -> None:
     wfit = w.add_parser("fit", help="fit the campaign workload model to a trace (numbers only, never its records)")
     wfit.add_argument("trace", help="an SWF file (plain or gzip) or a known trace name")
     workload_options(wfit)
-    wfit.add_argument("--threshold", type=float, default=1200.0,
-                      help="seconds of silence that end a user's campaign (default 1200)")
+    wfit.add_argument(
+        "--threshold", type=float, default=1200.0, help="seconds of silence that end a user's campaign (default 1200)"
+    )
     wfit.add_argument("--out", required=True, help="the model file to write (.toml)")
     wfit.set_defaults(func=cmd_workload_fit)
     wc = w.add_parser("compare", help="congestion statistics of two workloads (traces or models) side by side")
@@ -157,7 +170,10 @@ def add_workload_commands(sub) -> None:
     wc.add_argument("--nodes", type=int, required=True, help="number of nodes")
     wc.add_argument("--seed", type=int, default=1, help="seed of a model's draw and of the bids (default 1)")
     wc.add_argument("--jobs", type=int, help="jobs drawn from a model (default: the model's)")
-    wc.add_argument("--figure", default="workload-compare.png",
-                    help="the comparison figure (default workload-compare.png; '' for none)")
+    wc.add_argument(
+        "--figure",
+        default="workload-compare.png",
+        help="the comparison figure (default workload-compare.png; '' for none)",
+    )
     wc.add_argument("--format", choices=["text", "json"], default="text")
     wc.set_defaults(func=cmd_workload_compare)

@@ -43,7 +43,9 @@ class Game:
         self.A = np.asarray(self.A, dtype=float)
         self.B = np.asarray(self.B, dtype=float)
         if self.A.ndim != 2 or self.A.shape != self.B.shape:
-            raise InputError(f"game {self.title!r}: A and B must be matrices of one shape, got {self.A.shape} and {self.B.shape}")
+            raise InputError(
+                f"game {self.title!r}: A and B must be matrices of one shape, got {self.A.shape} and {self.B.shape}"
+            )
         if self.A.size == 0:
             raise InputError(f"game {self.title!r}: no strategies")
         self.rows = [str(r) for r in self.rows] if self.rows is not None else [f"r{i}" for i in range(self.A.shape[0])]
@@ -77,13 +79,28 @@ class Game:
 
     def restrict_cols(self, keep: np.ndarray) -> "Game":
         keep = np.asarray(keep, dtype=bool)
-        return Game(self.A[:, keep], self.B[:, keep], self.rows, [c for c, k in zip(self.cols, keep) if k],
-                    None if self.A_reps is None else self.A_reps[:, keep],
-                    None if self.B_reps is None else self.B_reps[:, keep], self.players, self.title, dict(self.meta))
+        return Game(
+            self.A[:, keep],
+            self.B[:, keep],
+            self.rows,
+            [c for c, k in zip(self.cols, keep) if k],
+            None if self.A_reps is None else self.A_reps[:, keep],
+            None if self.B_reps is None else self.B_reps[:, keep],
+            self.players,
+            self.title,
+            dict(self.meta),
+        )
 
 
-def from_results(metrics: pd.DataFrame, provider_metric: str, consumer_metric: str, title: str = "",
-                 rows: list[str] | None = None, cols: list[str] | None = None, drop_undefined: bool = True) -> Game:
+def from_results(
+    metrics: pd.DataFrame,
+    provider_metric: str,
+    consumer_metric: str,
+    title: str = "",
+    rows: list[str] | None = None,
+    cols: list[str] | None = None,
+    drop_undefined: bool = True,
+) -> Game:
     """A game from a tidy table with columns provider, consumer, seed and the metric columns.
 
     Consumer strategies for which the consumer metric is undefined (NaN, e.g. the aggressive users'
@@ -113,11 +130,24 @@ def from_results(metrics: pd.DataFrame, provider_metric: str, consumer_metric: s
         undefined = np.isnan(B).any(axis=(0, 2))
         dropped = [c for c, u in zip(cols, undefined) if u]
         if undefined.all():
-            raise UndefinedPayoffError(f"game {title!r}: the consumer payoff {consumer_metric!r} is undefined for every "
-                                       f"consumer strategy")
+            raise UndefinedPayoffError(
+                f"game {title!r}: the consumer payoff {consumer_metric!r} is undefined for every consumer strategy"
+            )
         A, B = A[:, ~undefined], B[:, ~undefined]
         cols = [c for c, u in zip(cols, undefined) if not u]
-    g = Game(A.mean(axis=2), B.mean(axis=2), rows, cols, A, B, title=title,
-             meta={"provider_payoff": provider_metric, "consumer_payoff": consumer_metric, "seeds": [int(s) for s in seeds],
-                   "dropped_consumers": dropped})
+    g = Game(
+        A.mean(axis=2),
+        B.mean(axis=2),
+        rows,
+        cols,
+        A,
+        B,
+        title=title,
+        meta={
+            "provider_payoff": provider_metric,
+            "consumer_payoff": consumer_metric,
+            "seeds": [int(s) for s in seeds],
+            "dropped_consumers": dropped,
+        },
+    )
     return g

@@ -136,9 +136,11 @@ def to_egta(game: RoleSymmetricGame) -> dict:
         for r, (a, k) in enumerate(zip(game.role_starts, game.num_strategies)):
             p[game.roles[r]] = [[names[a + j], int(row[a + j]), float(pay[a + j])] for j in range(k) if row[a + j]]
         profiles.append(p)
-    return {"players": dict(zip(game.roles, game.players)),
-            "strategies": {r: list(ss) for r, ss in zip(game.roles, game.strategies)},
-            "profiles": profiles}
+    return {
+        "players": dict(zip(game.roles, game.players)),
+        "strategies": {r: list(ss) for r, ss in zip(game.roles, game.strategies)},
+        "profiles": profiles,
+    }
 
 
 def write_egta(game: RoleSymmetricGame, path: str | Path) -> Path:
@@ -156,8 +158,15 @@ def to_tidy(game: RoleSymmetricGame) -> pd.DataFrame:
     rows = []
     for i, (row, pay) in enumerate(zip(game.profiles, game.payoffs)):
         for s in np.flatnonzero(row):
-            rows.append({"profile": i, "role": game.roles[ri[s]], "strategy": names[s], "count": int(row[s]),
-                         "payoff": float(pay[s])})
+            rows.append(
+                {
+                    "profile": i,
+                    "role": game.roles[ri[s]],
+                    "strategy": names[s],
+                    "count": int(row[s]),
+                    "payoff": float(pay[s]),
+                }
+            )
     return pd.DataFrame(rows, columns=["profile", "role", "strategy", "count", "payoff"])
 
 

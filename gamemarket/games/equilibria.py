@@ -63,8 +63,9 @@ def _scale(M: np.ndarray) -> float:
     with np.errstate(over="ignore"):  # an overflow is the error below
         spread = float(np.max(M) - np.min(M))
     if not np.isfinite(spread):
-        raise InputError(f"payoffs from {np.min(M):.3g} to {np.max(M):.3g}: the spread overflows float64; "
-                         "rescale the payoffs")
+        raise InputError(
+            f"payoffs from {np.min(M):.3g} to {np.max(M):.3g}: the spread overflows float64; rescale the payoffs"
+        )
     return spread if spread > 0 else 1.0
 
 
@@ -172,7 +173,9 @@ def _consistent(M: np.ndarray) -> bool:
     return bool(np.abs(M @ z - 1).max() < 1e-9)
 
 
-def polytope_equilibria(A, B, tol: tuple[float, float] | None = None) -> tuple[list[tuple[np.ndarray, np.ndarray]], bool]:
+def polytope_equilibria(
+    A, B, tol: tuple[float, float] | None = None
+) -> tuple[list[tuple[np.ndarray, np.ndarray]], bool]:
     """All extreme equilibria by vertex enumeration of the smaller player's best-response polytope.
 
     Returns (profiles, degenerate). Profiles are not yet verified (``solve`` does that).
@@ -192,7 +195,8 @@ def polytope_equilibria(A, B, tol: tuple[float, float] | None = None) -> tuple[l
         cols = np.flatnonzero(B[0] >= B[0].max() - (tol or tolerance(A, B))[1])
         degenerate = len(cols) > 1
         for j in cols:
-            y = np.zeros(n); y[j] = 1
+            y = np.zeros(n)
+            y[j] = 1
             profiles.append((np.ones(1), y))
     else:
         # P = {x >= 0, Bp^T x <= 1}: halfspaces as [normal, offset] with normal . x + offset <= 0
@@ -282,8 +286,9 @@ def nashpy_equilibria(A, B, method: str, time_limit: float = 10.0) -> tuple[list
     return payload, None
 
 
-def solve(game: Game, *, methods=("pure", "polytope"), time_limit: float = 10.0, rel_tol: float = 1e-9,
-          eliminate: bool = True) -> Solution:
+def solve(
+    game: Game, *, methods=("pure", "polytope"), time_limit: float = 10.0, rel_tol: float = 1e-9, eliminate: bool = True
+) -> Solution:
     """All equilibria the chosen methods find, each verified by regret and deduplicated.
 
     ``methods``: any of "pure", "polytope" (exhaustive, our own), and nashpy's
@@ -303,8 +308,10 @@ def solve(game: Game, *, methods=("pure", "polytope"), time_limit: float = 10.0,
     ri, ci = np.flatnonzero(rows_kept), np.flatnonzero(cols_kept)
 
     def lift(x, y):
-        X = np.zeros(m); X[ri] = x
-        Y = np.zeros(n); Y[ci] = y
+        X = np.zeros(m)
+        X[ri] = x
+        Y = np.zeros(n)
+        Y[ci] = y
         return X, Y
 
     found: list[Equilibrium] = []
@@ -319,15 +326,21 @@ def solve(game: Game, *, methods=("pure", "polytope"), time_limit: float = 10.0,
         if x.min() < -1e-9 or y.min() < -1e-9 or abs(x.sum() - 1) > 1e-6 or abs(y.sum() - 1) > 1e-6:
             notes.append(f"{method}: returned a vector that is not a probability distribution (discarded)")
             return
-        x = np.maximum(x, 0); x /= x.sum()
-        y = np.maximum(y, 0); y /= y.sum()
-        x[x < 1e-12] = 0; x /= x.sum()
-        y[y < 1e-12] = 0; y /= y.sum()
+        x = np.maximum(x, 0)
+        x /= x.sum()
+        y = np.maximum(y, 0)
+        y /= y.sum()
+        x[x < 1e-12] = 0
+        x /= x.sum()
+        y[y < 1e-12] = 0
+        y /= y.sum()
         X, Y = lift(x, y)
         rn = regret(An, Bn, X, Y)
         rg = (rn[0] * sa, rn[1] * sb)
         if rn[0] > tol[0] * 10 or rn[1] > tol[1] * 10:
-            notes.append(f"{method}: returned a profile with regret {rg[0]:.3g}, {rg[1]:.3g}, not an equilibrium (discarded)")
+            notes.append(
+                f"{method}: returned a profile with regret {rg[0]:.3g}, {rg[1]:.3g}, not an equilibrium (discarded)"
+            )
             return
         for e in found:
             if np.allclose(e.x, X, atol=1e-7) and np.allclose(e.y, Y, atol=1e-7):
@@ -338,8 +351,10 @@ def solve(game: Game, *, methods=("pure", "polytope"), time_limit: float = 10.0,
     for method in methods:
         if method == "pure":
             for i, j in pure_equilibria(Ar, Br, tol):
-                x = np.zeros(len(ri)); x[i] = 1
-                y = np.zeros(len(ci)); y[j] = 1
+                x = np.zeros(len(ri))
+                x[i] = 1
+                y = np.zeros(len(ci))
+                y[j] = 1
                 add(x, y, "pure")
         elif method == "polytope":
             profiles, deg = polytope_equilibria(Ar, Br, tol)
@@ -348,11 +363,15 @@ def solve(game: Game, *, methods=("pure", "polytope"), time_limit: float = 10.0,
                 add(x, y, "polytope")
         elif method in NASHPY_METHODS:
             if min(Ar.shape) == 1:  # nashpy needs two strategies a side; here the equilibria are best responses
-                notes.append(f"nashpy {method}: the game left after iterated dominance is {Ar.shape[0]}x{Ar.shape[1]}; "
-                             "its equilibria (the best responses to the lone strategy) are found directly")
+                notes.append(
+                    f"nashpy {method}: the game left after iterated dominance is {Ar.shape[0]}x{Ar.shape[1]}; "
+                    "its equilibria (the best responses to the lone strategy) are found directly"
+                )
                 for i, j in pure_equilibria(Ar, Br, tol):
-                    x = np.zeros(len(ri)); x[i] = 1
-                    y = np.zeros(len(ci)); y[j] = 1
+                    x = np.zeros(len(ri))
+                    x[i] = 1
+                    y = np.zeros(len(ci))
+                    y[j] = 1
                     add(x, y, method)
                 continue
             profiles, problem = nashpy_equilibria(Ar, Br, method, time_limit)
@@ -372,5 +391,11 @@ def solve(game: Game, *, methods=("pure", "polytope"), time_limit: float = 10.0,
     if (np.sort(Bn, axis=1)[:, -1] - np.sort(Bn, axis=1)[:, -2] <= tol[1]).any() if n > 1 else False:
         degenerate = True
     found.sort(key=lambda e: (not e.pure, -e.payoffs[0], -e.payoffs[1]))
-    return Solution(game, found, degenerate, [game.rows[i] for i in np.flatnonzero(~rows_kept)],
-                    [game.cols[j] for j in np.flatnonzero(~cols_kept)], notes)
+    return Solution(
+        game,
+        found,
+        degenerate,
+        [game.rows[i] for i in np.flatnonzero(~rows_kept)],
+        [game.cols[j] for j in np.flatnonzero(~cols_kept)],
+        notes,
+    )

@@ -29,9 +29,11 @@ def _q(s: str) -> str:
 
 def to_nfg(game: Game, comment: str = "") -> str:
     m, n = game.shape
-    head = (f"NFG 1 R {_q(game.title or 'gamemarket game')} {{ {_q(game.players[0])} {_q(game.players[1])} }} "
-            f"{{ {{ {' '.join(_q(r) for r in game.rows)} }} {{ {' '.join(_q(c) for c in game.cols)} }} }}\n"
-            f"{_q(comment)}\n\n")
+    head = (
+        f"NFG 1 R {_q(game.title or 'gamemarket game')} {{ {_q(game.players[0])} {_q(game.players[1])} }} "
+        f"{{ {{ {' '.join(_q(r) for r in game.rows)} }} {{ {' '.join(_q(c) for c in game.cols)} }} }}\n"
+        f"{_q(comment)}\n\n"
+    )
     pays = []
     for j in range(n):  # player 1 (rows) varies fastest
         for i in range(m):
@@ -122,8 +124,9 @@ def _parse_nfg(toks: list, where: str) -> Game:
             tok = take("atom")[1]
             k = _number(tok, where)
             if not (_whole(k) and 1 <= k <= MAX_STRATEGIES):
-                raise InputError(f"{where}: {who} has {tok!r} strategies; expected a whole number from 1 to "
-                                 f"{MAX_STRATEGIES:,}")
+                raise InputError(
+                    f"{where}: {who} has {tok!r} strategies; expected a whole number from 1 to {MAX_STRATEGIES:,}"
+                )
             names.append([str(i + 1) for i in range(int(k))])
     take("brace", "}")
     if pos < len(toks) and toks[pos][0] == "str":
@@ -175,9 +178,17 @@ def to_csv_table(game: Game) -> pd.DataFrame:
     rows = []
     for i, r in enumerate(game.rows):
         for j, c in enumerate(game.cols):
-            rows.append({game.players[0]: r, game.players[1]: c, f"{game.players[0]}_payoff": game.A[i, j],
-                         f"{game.players[1]}_payoff": game.B[i, j], f"{game.players[0]}_ci95": ca[i, j],
-                         f"{game.players[1]}_ci95": cb[i, j], "replications": game.reps()})
+            rows.append(
+                {
+                    game.players[0]: r,
+                    game.players[1]: c,
+                    f"{game.players[0]}_payoff": game.A[i, j],
+                    f"{game.players[1]}_payoff": game.B[i, j],
+                    f"{game.players[0]}_ci95": ca[i, j],
+                    f"{game.players[1]}_ci95": cb[i, j],
+                    "replications": game.reps(),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -196,8 +207,10 @@ def read_csv_game(path: str | Path) -> Game:
         if {r, c, f"{r}_payoff", f"{c}_payoff"} <= set(df.columns):
             break
     else:
-        raise InputError(f"{path}: expected columns provider, consumer, provider_payoff, consumer_payoff "
-                         f"(or row, col, row_payoff, col_payoff); found {list(df.columns)}")
+        raise InputError(
+            f"{path}: expected columns provider, consumer, provider_payoff, consumer_payoff "
+            f"(or row, col, row_payoff, col_payoff); found {list(df.columns)}"
+        )
     for who in (r, c):
         if df[who].isna().any():
             k = int(np.flatnonzero(df[who].isna().to_numpy())[0])
@@ -216,7 +229,9 @@ def read_csv_game(path: str | Path) -> Game:
             raise InputError(f"{path}: line {k + 2}: payoffs must be numbers") from None
     if np.isnan(A).any():
         i, j = np.argwhere(np.isnan(A))[0]
-        raise InputError(f"{path}: no finite payoff for ({rows[i]}, {cols[j]}); every profile needs a row with finite payoffs")
+        raise InputError(
+            f"{path}: no finite payoff for ({rows[i]}, {cols[j]}); every profile needs a row with finite payoffs"
+        )
     return Game(A, B, rows, cols, players=(r, c) if r == "provider" else ("row", "col"), title=path.stem)
 
 
@@ -230,12 +245,16 @@ def equilibria_records(solution, robustness=None) -> list[dict]:
             g.players[1]: {g.cols[j]: float(e.y[j]) for j in np.flatnonzero(e.y > 0)},
             "payoffs": {g.players[0]: e.payoffs[0], g.players[1]: e.payoffs[1]},
             "regret": {g.players[0]: e.regret[0], g.players[1]: e.regret[1]},
-            "pure": e.pure, "found_by": sorted(e.methods),
+            "pure": e.pure,
+            "found_by": sorted(e.methods),
         }
         if robustness is not None and robustness[k] is not None:
             rb = robustness[k]
-            rec["robustness"] = {"regret_ci95": {g.players[0]: rb.regret_provider[1:], g.players[1]: rb.regret_consumer[1:]},
-                                 "stable_share": rb.stable_share, "resamples": rb.resamples}
+            rec["robustness"] = {
+                "regret_ci95": {g.players[0]: rb.regret_provider[1:], g.players[1]: rb.regret_consumer[1:]},
+                "stable_share": rb.stable_share,
+                "resamples": rb.resamples,
+            }
         out.append(rec)
     return out
 
@@ -267,4 +286,5 @@ def profile_words(game, eq, digits: int = 3) -> tuple[str, str]:
 
     def side(p, names):
         return " + ".join(names[i] if p[i] == 1 else f"{p[i]:.{digits}g} {names[i]}" for i in np.flatnonzero(p > 0))
+
     return side(eq.x, game.rows), side(eq.y, game.cols)

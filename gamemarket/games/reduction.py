@@ -110,11 +110,11 @@ def population_points(reduced_players, num_strategies) -> list[tuple[np.ndarray,
         for s in np.flatnonzero(row):
             mix = np.zeros(len(row))
             for r, (a, k) in enumerate(zip(starts, num_strategies)):
-                c = row[a:a + k].astype(float)
+                c = row[a : a + k].astype(float)
                 if a <= s < a + k:
                     c[s - a] -= 1
-                    mix[a:a + k] = (c / (n[r] - 1)) if n[r] > 1 else np.eye(k)[s - a]
+                    mix[a : a + k] = (c / (n[r] - 1)) if n[r] > 1 else np.eye(k)[s - a]
                 else:
-                    mix[a:a + k] = c / n[r]
+                    mix[a : a + k] = c / n[r]
             out.append((row, mix, int(s)))
     return out

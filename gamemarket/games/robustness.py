@@ -36,17 +36,20 @@ def _support_equilibrium(A, B, S, T, tol) -> bool:
     if len(S) == 1 and len(T) == 1:
         i, j = S[0], T[0]
         return A[i, j] >= A[:, j].max() - tol[0] and B[i, j] >= B[i, :].max() - tol[1]
+
     # column mix y on T making rows in S indifferent: A[S,T] y = v, sum y = 1
     def solve(M, k):
         K = np.zeros((M.shape[0] + 1, k + 1))
         K[:-1, :k] = M
         K[:-1, k] = -1
         K[-1, :k] = 1
-        rhs = np.zeros(M.shape[0] + 1); rhs[-1] = 1
+        rhs = np.zeros(M.shape[0] + 1)
+        rhs[-1] = 1
         sol, *_ = np.linalg.lstsq(K, rhs, rcond=None)
         if np.abs(K @ sol - rhs).max() > 1e-9:
             return None
         return sol[:k], sol[k]
+
     sy = solve(A[np.ix_(S, T)], len(T))
     sx = solve(B[np.ix_(S, T)].T, len(S))
     if sy is None or sx is None:
@@ -55,13 +58,16 @@ def _support_equilibrium(A, B, S, T, tol) -> bool:
     x_s, u = sx
     if y_t.min() < -1e-12 or x_s.min() < -1e-12:
         return False
-    y = np.zeros(n); y[T] = y_t
-    x = np.zeros(m); x[S] = x_s
+    y = np.zeros(n)
+    y[T] = y_t
+    x = np.zeros(m)
+    x[S] = x_s
     return (A @ y).max() <= v + tol[0] and (x @ B).max() <= u + tol[1]
 
 
-def bootstrap(game: Game, equilibria: list[Equilibrium], resamples: int = 1000, level: float = 0.95,
-              seed: int = 0) -> list[Robustness | None]:
+def bootstrap(
+    game: Game, equilibria: list[Equilibrium], resamples: int = 1000, level: float = 0.95, seed: int = 0
+) -> list[Robustness | None]:
     """Bootstrap robustness of each equilibrium (None for all when the game has < 2 replications)."""
     if game.A_reps is None or game.A_reps.shape[2] < 2:
         return [None] * len(equilibria)
@@ -81,9 +87,14 @@ def bootstrap(game: Game, equilibria: list[Equilibrium], resamples: int = 1000, 
             rc.append(b)
             stable += _support_equilibrium(A, B, S, T, tol)
         rp, rc = np.array(rp), np.array(rc)
-        out.append(Robustness((e.regret[0], float(np.quantile(rp, lo_q)), float(np.quantile(rp, hi_q))),
-                              (e.regret[1], float(np.quantile(rc, lo_q)), float(np.quantile(rc, hi_q))),
-                              stable / resamples, resamples))
+        out.append(
+            Robustness(
+                (e.regret[0], float(np.quantile(rp, lo_q)), float(np.quantile(rp, hi_q))),
+                (e.regret[1], float(np.quantile(rc, lo_q)), float(np.quantile(rc, hi_q))),
+                stable / resamples,
+                resamples,
+            )
+        )
     return out
 
 

@@ -68,14 +68,17 @@ class SymmetricSolution:
 
     def summary(self) -> str:
         if not self.equilibria:
-            return (f"no equilibrium found (regret <= {self.tolerance:.3g}) from {self.starts} starts; "
-                    "the game still has one: try more starts or a larger tolerance")
+            return (
+                f"no equilibrium found (regret <= {self.tolerance:.3g}) from {self.starts} starts; "
+                "the game still has one: try more starts or a larger tolerance"
+            )
         return f"{len(self.equilibria)} equilibria (regret <= {self.tolerance:.3g})"
 
 
 # ---------------------------------------------------------------------- searches
-def replicator_dynamics(game: RoleSymmetricGame, mixture, *, max_iters: int = 10_000,
-                        converge: float = 1e-12) -> np.ndarray:
+def replicator_dynamics(
+    game: RoleSymmetricGame, mixture, *, max_iters: int = 10_000, converge: float = 1e-12
+) -> np.ndarray:
     """Discrete replicator dynamics ``x_s <- x_s (v_s - m + 1e-3 d) / sum``, per role.
 
     Payoffs are shifted by the game's minimum ``m`` (and a small share of the spread ``d``) so
@@ -120,7 +123,7 @@ def _objective(game: RoleSymmetricGame):
         du[ri, np.arange(len(x))] += dev
         dg = (J - du[ri]) / scale
         pos = np.maximum(g, 0.0)
-        return float((pos ** 2).sum()), 2.0 * pos @ dg
+        return float((pos**2).sum()), 2.0 * pos @ dg
 
     return f
 
@@ -130,12 +133,21 @@ def regret_minimize(game: RoleSymmetricGame, mixture, *, max_iters: int = 500) -
     x0 = game.check_mixture(mixture)
     f = _objective(game)
     ri = game.role_index
-    cons = [{"type": "eq", "fun": (lambda x, r=r: x[ri == r].sum() - 1.0),
-             "jac": (lambda x, r=r: (ri == r).astype(float))} for r in range(len(game.roles))]
+    cons = [
+        {"type": "eq", "fun": (lambda x, r=r: x[ri == r].sum() - 1.0), "jac": (lambda x, r=r: (ri == r).astype(float))}
+        for r in range(len(game.roles))
+    ]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = optimize.minimize(f, x0, jac=True, method="SLSQP", bounds=[(0.0, 1.0)] * len(x0),
-                                constraints=cons, options={"maxiter": max_iters, "ftol": 1e-30})
+        res = optimize.minimize(
+            f,
+            x0,
+            jac=True,
+            method="SLSQP",
+            bounds=[(0.0, 1.0)] * len(x0),
+            constraints=cons,
+            options={"maxiter": max_iters, "ftol": 1e-30},
+        )
     return game.normalize(res.x)
 
 
@@ -254,7 +266,9 @@ def _support_polish_sparse(game: RoleSymmetricGame, x: np.ndarray, supp: np.ndar
     return game.normalize(out)
 
 
-def support_search(game: RoleSymmetricGame, *, max_supports: int = 4096, replicator_iters: int = 15) -> list[np.ndarray]:
+def support_search(
+    game: RoleSymmetricGame, *, max_supports: int = 4096, replicator_iters: int = 15
+) -> list[np.ndarray]:
     """Newton from the centroid of every support (one non-empty subset per role), where few enough.
 
     Replicator dynamics only reach attractors; this finds equilibria whose Newton basin holds their
@@ -326,7 +340,9 @@ def exact_equilibria(game: RoleSymmetricGame) -> list[np.ndarray] | None:
         deriv = poly.deriv()
 
         def gain(p):
-            return float(np.sum(b * comb(n, np.arange(n + 1)) * p ** np.arange(n + 1) * (1 - p) ** (n - np.arange(n + 1))))
+            return float(
+                np.sum(b * comb(n, np.arange(n + 1)) * p ** np.arange(n + 1) * (1 - p) ** (n - np.arange(n + 1)))
+            )
 
         cands = [float(r.real) for r in poly.roots() if abs(r.imag) < 1e-6 and -1e-9 < r.real < 1 + 1e-9]
         # sign changes on a fine grid catch what the roots of an ill-conditioned power basis miss
@@ -416,9 +432,17 @@ def _pure_mixtures(game: RoleSymmetricGame, limit: int = 10_000):
     return [game.pure_mixture(c) for c in itertools.product(*[range(k) for k in game.num_strategies])]
 
 
-def equilibria(game: RoleSymmetricGame, *, rel_tol: float = DEFAULT_REL_TOL, n_random: int = 10,
-               seed: int = 0, exact: bool = True, dedup: float = 1e-6, max_iters: int = 200,
-               supports: bool = True) -> SymmetricSolution:
+def equilibria(
+    game: RoleSymmetricGame,
+    *,
+    rel_tol: float = DEFAULT_REL_TOL,
+    n_random: int = 10,
+    seed: int = 0,
+    exact: bool = True,
+    dedup: float = 1e-6,
+    max_iters: int = 200,
+    supports: bool = True,
+) -> SymmetricSolution:
     """Symmetric equilibria of a role-symmetric game, each verified by its regret.
 
     Parameters
@@ -450,8 +474,13 @@ def equilibria(game: RoleSymmetricGame, *, rel_tol: float = DEFAULT_REL_TOL, n_r
     ex = exact_equilibria(game) if exact else None
     if ex is not None:
         cands += [(x, "exact") for x in ex]
-        if len(game.roles) == 1 and game.num_strategies == (2,) and all(
-                np.allclose(game.profile_payoffs(p)[p > 0], game.profile_payoffs(p)[p > 0][0]) for p in game.profiles):
+        if (
+            len(game.roles) == 1
+            and game.num_strategies == (2,)
+            and all(
+                np.allclose(game.profile_payoffs(p)[p > 0], game.profile_payoffs(p)[p > 0][0]) for p in game.profiles
+            )
+        ):
             notes.append("every mixture is an equilibrium (payoffs do not depend on the strategy)")
     cands += [(x, "pure") for x in _pure_mixtures(game)]
     starts = _starts(game, n_random, seed)

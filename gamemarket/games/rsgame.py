@@ -118,22 +118,27 @@ class RoleSymmetricGame:
         prof = np.asarray(self.profiles)
         pay = np.asarray(self.payoffs, dtype=float)
         if prof.ndim != 2 or prof.shape[1] != S or pay.shape != prof.shape:
-            raise InputError(f"role-symmetric game: profiles and payoffs must have shape (P, {S}), got "
-                             f"{prof.shape} and {pay.shape}")
+            raise InputError(
+                f"role-symmetric game: profiles and payoffs must have shape (P, {S}), got {prof.shape} and {pay.shape}"
+            )
         if not np.all(np.isfinite(prof.astype(float))) or np.any(prof != np.round(prof)) or np.any(prof < 0):
             raise InputError("role-symmetric game: counts must be integers >= 0")
         prof = prof.astype(np.int64)
         sums = np.add.reduceat(prof, self.role_starts, axis=1) if len(prof) else np.zeros((0, len(roles)))
         bad = np.flatnonzero(np.any(sums != np.array(players), axis=1))
         if bad.size:
-            raise InputError(f"role-symmetric game: profile {bad[0]} ({self.profile_text(prof[bad[0]])}) does not "
-                             f"have {dict(zip(roles, players))} players per role")
+            raise InputError(
+                f"role-symmetric game: profile {bad[0]} ({self.profile_text(prof[bad[0]])}) does not "
+                f"have {dict(zip(roles, players))} players per role"
+            )
         pay = np.where(prof > 0, pay, 0.0)
         nonfinite = np.argwhere(~np.isfinite(pay))
         if nonfinite.size:
             p, s = nonfinite[0]
-            raise InputError(f"role-symmetric game: profile {p} ({self.profile_text(prof[p])}): payoff of "
-                             f"{self.strategy_names[s]!r} is {pay[p, s]!r}; payoffs must be finite")
+            raise InputError(
+                f"role-symmetric game: profile {p} ({self.profile_text(prof[p])}): payoff of "
+                f"{self.strategy_names[s]!r} is {pay[p, s]!r}; payoffs must be finite"
+            )
         # canonical order: the complete list, each profile once
         full = all_profiles(players, self.num_strategies)
         index = {tuple(r): i for i, r in enumerate(prof.tolist())}
@@ -143,8 +148,10 @@ class RoleSymmetricGame:
         for row in full.tolist():
             i = index.get(tuple(row))
             if i is None:
-                raise InputError(f"role-symmetric game: profile {self.profile_text(np.array(row))} is missing; "
-                                 f"a complete game has {len(full)} profiles, got {len(prof)}")
+                raise InputError(
+                    f"role-symmetric game: profile {self.profile_text(np.array(row))} is missing; "
+                    f"a complete game has {len(full)} profiles, got {len(prof)}"
+                )
             order.append(i)
         object.__setattr__(self, "profiles", full)
         object.__setattr__(self, "payoffs", pay[order])
@@ -159,7 +166,9 @@ class RoleSymmetricGame:
     @property
     def role_starts(self) -> np.ndarray:
         """Index of each role's first strategy."""
-        return self._cached("_starts", lambda: np.concatenate([[0], np.cumsum(self.num_strategies)[:-1]]).astype(np.int64))
+        return self._cached(
+            "_starts", lambda: np.concatenate([[0], np.cumsum(self.num_strategies)[:-1]]).astype(np.int64)
+        )
 
     @property
     def role_index(self) -> np.ndarray:
@@ -193,8 +202,11 @@ class RoleSymmetricGame:
     def payoff_scale(self) -> float:
         """The spread of the game's payoffs (at least 1e-300): regret tolerances are relative to it."""
         vals = self.payoffs[self.profiles > 0]
-        return max(float(vals.max() - vals.min()) if vals.size else 0.0, float(np.abs(vals).max()) * 1e-12
-                   if vals.size else 0.0, 1e-300)
+        return max(
+            float(vals.max() - vals.min()) if vals.size else 0.0,
+            float(np.abs(vals).max()) * 1e-12 if vals.size else 0.0,
+            1e-300,
+        )
 
     def uniform_mixture(self) -> np.ndarray:
         return np.concatenate([np.full(k, 1.0 / k) for k in self.num_strategies])
@@ -382,9 +394,13 @@ class RoleSymmetricGame:
             raise InputError("restrict: every role needs at least one strategy")
         # a complete game restricted stays complete and valid: skip the checks (a hot path of the solvers)
         sub = object.__new__(RoleSymmetricGame)
-        for name, value in (("roles", self.roles), ("players", self.players),
-                            ("strategies", tuple(tuple(ss) for ss in strategies)),
-                            ("profiles", self.profiles[rows][:, keep]), ("payoffs", self.payoffs[rows][:, keep])):
+        for name, value in (
+            ("roles", self.roles),
+            ("players", self.players),
+            ("strategies", tuple(tuple(ss) for ss in strategies)),
+            ("profiles", self.profiles[rows][:, keep]),
+            ("payoffs", self.payoffs[rows][:, keep]),
+        ):
             object.__setattr__(sub, name, value)
         return sub
 

@@ -43,7 +43,9 @@ def validate(table: pd.DataFrame, where: str = "job table", first_line: int | No
         bad = ~np.isfinite(vals)
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
-            raise InputError(f"{where}: {at(row)}: column {c!r} is {vals[row]!r}; NaN or infinite values are not allowed")
+            raise InputError(
+                f"{where}: {at(row)}: column {c!r} is {vals[row]!r}; NaN or infinite values are not allowed"
+            )
         if c in INTEGER:
             if (vals != np.floor(vals)).any():
                 row = int(np.flatnonzero(vals != np.floor(vals))[0])
@@ -51,13 +53,19 @@ def validate(table: pd.DataFrame, where: str = "job table", first_line: int | No
             out[c] = vals.astype(np.int64)
         else:
             out[c] = vals
-    checks = [("submit", out["submit"] >= 0, ">= 0 (seconds from the workload's start)"),
-              ("runtime", out["runtime"] > 0, "> 0"), ("estimate", out["estimate"] > 0, "> 0"),
-              ("private_bid", out["private_bid"] >= 0, ">= 0"), ("reported_bid", out["reported_bid"] >= 0, ">= 0")]
+    checks = [
+        ("submit", out["submit"] >= 0, ">= 0 (seconds from the workload's start)"),
+        ("runtime", out["runtime"] > 0, "> 0"),
+        ("estimate", out["estimate"] > 0, "> 0"),
+        ("private_bid", out["private_bid"] >= 0, ">= 0"),
+        ("reported_bid", out["reported_bid"] >= 0, ">= 0"),
+    ]
     for col, ok, expected in checks:
         if not ok.all():
             row = int(np.flatnonzero(~ok.to_numpy())[0])
-            raise InputError(f"{where}: {at(row)}: column {col!r} is {out[col].iloc[row].item()!r}, expected {expected}")
+            raise InputError(
+                f"{where}: {at(row)}: column {col!r} is {out[col].iloc[row].item()!r}, expected {expected}"
+            )
     if out["id"].duplicated().any():
         dup = int(out["id"][out["id"].duplicated()].iloc[0])
         raise InputError(f"{where}: id {dup} appears more than once; ids must be unique")

@@ -4,5 +4,14 @@ from gamemarket.market.payments import PAYMENTS, get_payment, register_payment
 from gamemarket.market.schedulers import SCHEDULERS, get_scheduler, register_scheduler
 from gamemarket.market.simulate import Mechanism, RunResult, simulate
 
-__all__ = ["PAYMENTS", "SCHEDULERS", "Mechanism", "RunResult", "get_payment", "get_scheduler",
-           "register_payment", "register_scheduler", "simulate"]
+__all__ = [
+    "PAYMENTS",
+    "SCHEDULERS",
+    "Mechanism",
+    "RunResult",
+    "get_payment",
+    "get_scheduler",
+    "register_payment",
+    "register_scheduler",
+    "simulate",
+]

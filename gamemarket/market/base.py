@@ -38,8 +38,9 @@ class Market(Protocol):
         """What, beyond the inputs, determines a run's numbers (a solver's version): part of a stored
         result's key, so a changed solver never reuses a stale result."""
 
-    def run(self, arrays: dict, nodes: int, provider: dict, private: np.ndarray, reported: np.ndarray,
-            group: np.ndarray) -> MarketRun:
+    def run(
+        self, arrays: dict, nodes: int, provider: dict, private: np.ndarray, reported: np.ndarray, group: np.ndarray
+    ) -> MarketRun:
         """One profile: the provider's mechanism with these bids."""
 
 
@@ -63,8 +64,9 @@ class SchedulingMarket:
         table["private_bid"] = private
         table["reported_bid"] = reported
         table["group"] = group
-        res = simulate(table, nodes, Mechanism(provider["scheduler"], provider["payment"], provider["reserve"]),
-                       validate=False)
+        res = simulate(
+            table, nodes, Mechanism(provider["scheduler"], provider["payment"], provider["reserve"]), validate=False
+        )
         return MarketRun(res.jobs, res.summary)
 
 

@@ -37,8 +37,12 @@ def _swap(heap, pos, hcap, hpay, a, b):
     heap[b] = ra
     pos[rb] = a
     pos[ra] = b
-    c = hcap[a]; hcap[a] = hcap[b]; hcap[b] = c
-    p = hpay[a]; hpay[a] = hpay[b]; hpay[b] = p
+    c = hcap[a]
+    hcap[a] = hcap[b]
+    hcap[b] = c
+    p = hpay[a]
+    hpay[a] = hpay[b]
+    hpay[b] = p
 
 
 @njit(cache=True)
@@ -117,8 +121,12 @@ def _ev_push(ht, hj, cnt, t, j):
     while i > 0:
         parent = (i - 1) >> 1
         if ht[parent] > ht[i]:
-            tt = ht[parent]; ht[parent] = ht[i]; ht[i] = tt
-            jj = hj[parent]; hj[parent] = hj[i]; hj[i] = jj
+            tt = ht[parent]
+            ht[parent] = ht[i]
+            ht[i] = tt
+            jj = hj[parent]
+            hj[parent] = hj[i]
+            hj[i] = jj
             i = parent
         else:
             break
@@ -140,8 +148,12 @@ def _ev_pop(ht, hj, cnt):
         if right < cnt and ht[right] < ht[left]:
             best = right
         if ht[best] < ht[i]:
-            tt = ht[best]; ht[best] = ht[i]; ht[i] = tt
-            jj = hj[best]; hj[best] = hj[i]; hj[i] = jj
+            tt = ht[best]
+            ht[best] = ht[i]
+            ht[i] = tt
+            jj = hj[best]
+            hj[best] = hj[i]
+            hj[i] = jj
             i = best
         else:
             break
@@ -286,4 +298,3 @@ def run_market(submit, runtime, rank, order, bidrank, bidorder, reported, n, pre
         price = market_price(scheme, reserve, n, rcnt + wcnt, wcnt, maxq)
         t_prev = t
     return start, end, pay, npre, steps
-

@@ -14,13 +14,14 @@ RUNTIME_GROUPS = ("SHORT", "MEDIUM", "LONG")
 
 
 def runtime_group_codes(runtime: np.ndarray, ids: np.ndarray) -> np.ndarray:
-    """0 SHORT / 1 MEDIUM / 2 LONG: jobs sorted by ``(runtime, id)``; the first and second ``floor(J/3)``, then the rest."""
+    """0 SHORT / 1 MEDIUM / 2 LONG: jobs sorted by ``(runtime, id)``; the first and second ``floor(J/3)``,
+    then the rest."""
     J = len(runtime)
     order = np.lexsort((ids, runtime))
     third = J // 3
     codes = np.full(J, 2, dtype=np.int8)
     codes[order[:third]] = 0
-    codes[order[third:2 * third]] = 1
+    codes[order[third : 2 * third]] = 1
     return codes
 
 
@@ -29,24 +30,34 @@ def runtime_groups(runtime: np.ndarray, ids: np.ndarray) -> pd.Categorical:
     return pd.Categorical.from_codes(runtime_group_codes(runtime, ids), categories=list(RUNTIME_GROUPS))
 
 
-def per_job(table: pd.DataFrame, start: np.ndarray, end: np.ndarray, payment: np.ndarray,
-            preemptions: np.ndarray) -> pd.DataFrame:
+def per_job(
+    table: pd.DataFrame, start: np.ndarray, end: np.ndarray, payment: np.ndarray, preemptions: np.ndarray
+) -> pd.DataFrame:
     """The per-job outcome table: section-8 columns plus inputs and groups, in job-table order."""
     submit = table["submit"].to_numpy(np.int64)
     tau = table["runtime"].to_numpy(np.int64)
     w = table["private_bid"].to_numpy(np.float64)
     flow = end - submit
     bsd = flow / np.maximum(tau, 60).astype(np.float64)
-    out = pd.DataFrame({
-        "id": table["id"].to_numpy(np.int64),
-        "start": start, "end": end, "flow": flow, "wait": flow - tau,
-        "bsd": bsd, "ssj": bsd >= SSJ_THRESHOLD,
-        "payment": payment, "utility": -w * flow - payment,
-        "preemptions": preemptions,
-        "submit": submit, "runtime": tau,
-        "private_bid": w, "reported_bid": table["reported_bid"].to_numpy(np.float64),
-        "group": table["group"].to_numpy(np.int64) if "group" in table else np.zeros(len(table), np.int64),
-    })
+    out = pd.DataFrame(
+        {
+            "id": table["id"].to_numpy(np.int64),
+            "start": start,
+            "end": end,
+            "flow": flow,
+            "wait": flow - tau,
+            "bsd": bsd,
+            "ssj": bsd >= SSJ_THRESHOLD,
+            "payment": payment,
+            "utility": -w * flow - payment,
+            "preemptions": preemptions,
+            "submit": submit,
+            "runtime": tau,
+            "private_bid": w,
+            "reported_bid": table["reported_bid"].to_numpy(np.float64),
+            "group": table["group"].to_numpy(np.int64) if "group" in table else np.zeros(len(table), np.int64),
+        }
+    )
     out["valuation"] = -w * flow
     out["runtime_group"] = runtime_groups(tau, out["id"].to_numpy())
     out["bid_bin"] = pd.Categorical(bid_bin(w), categories=["low", "middle", "high"])
@@ -97,6 +108,8 @@ def congestion(jobs: pd.DataFrame, nodes: int) -> dict:
     dur = np.diff(t)
     span = float(t[-1] - t[0])
     queued = float(dur[n[:-1] > nodes].sum())
-    return {"queue_time_share": queued / span if span > 0 else 0.0,
-            "waiting_job_share": float(np.mean(jobs["wait"].to_numpy() > 0)),
-            "peak_jobs_present": int(present.max())}
+    return {
+        "queue_time_share": queued / span if span > 0 else 0.0,
+        "waiting_job_share": float(np.mean(jobs["wait"].to_numpy() > 0)),
+        "peak_jobs_present": int(present.max()),
+    }

@@ -14,14 +14,22 @@ from gamemarket.bids import BID_CLASSES, bid_bin_codes
 from gamemarket.market.outcomes import RUNTIME_GROUPS
 
 PROVIDER_PAYOFFS = ("revenue", "utilization", "welfare")
-CONSUMER_PAYOFFS = ("mean_utility",) + tuple(f"mean_utility_{g}" for g in RUNTIME_GROUPS) + (
-    "mean_utility_aggressive", "mean_utility_conservative", "mean_bsd", "ssj_share")
+CONSUMER_PAYOFFS = (
+    ("mean_utility",)
+    + tuple(f"mean_utility_{g}" for g in RUNTIME_GROUPS)
+    + ("mean_utility_aggressive", "mean_utility_conservative", "mean_bsd", "ssj_share")
+)
 BID_BIN_WIDTH = 10.0
 # Units: a bid is a price per second of run time, so utilities, payments and revenue are in bid x seconds.
 BID_UNIT = "bid per second of run time"
-UNITS = {"revenue": "bid x s", "welfare": "bid x s", "utilization": "share of node time",
-         "mean_bsd": "bounded slowdown, no unit", "ssj_share": "share of jobs",
-         **{m: "bid x s per job" for m in CONSUMER_PAYOFFS if m.startswith("mean_utility")}}
+UNITS = {
+    "revenue": "bid x s",
+    "welfare": "bid x s",
+    "utilization": "share of node time",
+    "mean_bsd": "bounded slowdown, no unit",
+    "ssj_share": "share of jobs",
+    **{m: "bid x s per job" for m in CONSUMER_PAYOFFS if m.startswith("mean_utility")},
+}
 
 
 def unit(metric: str) -> str:
@@ -41,11 +49,12 @@ def group_utilities(u: np.ndarray, group: np.ndarray, betas: np.ndarray) -> dict
     """Mean utility of the aggressive group and of the others (NaN where a side is empty or undefined)."""
     agg = aggressive_group(betas)
     if agg is None:
-        return {"mean_utility_aggressive": np.nan,
-                "mean_utility_conservative": float(u.mean()) if len(u) else np.nan}
+        return {"mean_utility_aggressive": np.nan, "mean_utility_conservative": float(u.mean()) if len(u) else np.nan}
     sel = group == agg
-    return {"mean_utility_aggressive": float(u[sel].mean()) if sel.any() else np.nan,
-            "mean_utility_conservative": float(u[~sel].mean()) if (~sel).any() else np.nan}
+    return {
+        "mean_utility_aggressive": float(u[sel].mean()) if sel.any() else np.nan,
+        "mean_utility_conservative": float(u[~sel].mean()) if (~sel).any() else np.nan,
+    }
 
 
 def run_metrics(jobs: pd.DataFrame, summary: dict, betas: np.ndarray) -> dict[str, float]:
@@ -55,10 +64,14 @@ def run_metrics(jobs: pd.DataFrame, summary: dict, betas: np.ndarray) -> dict[st
     groups; ``preemptions`` is 0 there), and its own summary numbers (``converged``, ``gap``) follow."""
     u = jobs["utility"].to_numpy()
     m = {
-        "revenue": summary["revenue"], "utilization": summary["utilization"], "welfare": summary["welfare"],
+        "revenue": summary["revenue"],
+        "utilization": summary["utilization"],
+        "welfare": summary["welfare"],
         "mean_utility": float(u.mean()) if len(u) else np.nan,
-        "mean_bsd": summary.get("mean_bsd", np.nan), "ssj_share": summary.get("ssj_share", np.nan),
-        "preemptions": float(summary.get("preemptions", 0.0)), "span": summary.get("span", np.nan),
+        "mean_bsd": summary.get("mean_bsd", np.nan),
+        "ssj_share": summary.get("ssj_share", np.nan),
+        "preemptions": float(summary.get("preemptions", 0.0)),
+        "span": summary.get("span", np.nan),
     }
     for extra in ("converged", "gap"):
         if extra in summary:
@@ -104,11 +117,19 @@ def binned(jobs: pd.DataFrame) -> pd.DataFrame:
 
     g, rest = np.divmod(used, len(names) * nb)
     r, bb = np.divmod(rest, nb)
-    out = pd.DataFrame({
-        "group": g, "runtime_group": names[r], "bid_bin": (bb + b_lo) * BID_BIN_WIDTH,
-        "n": n[used], "sum_bsd": s("bsd"), "n_ssj": s("ssj").astype(np.int64),
-        "sum_utility": s("utility"), "sum_payment": s("payment"), "sum_flow": s("flow"),
-    })
+    out = pd.DataFrame(
+        {
+            "group": g,
+            "runtime_group": names[r],
+            "bid_bin": (bb + b_lo) * BID_BIN_WIDTH,
+            "n": n[used],
+            "sum_bsd": s("bsd"),
+            "n_ssj": s("ssj").astype(np.int64),
+            "sum_utility": s("utility"),
+            "sum_payment": s("payment"),
+            "sum_flow": s("flow"),
+        }
+    )
     if "throughput" in jobs:
         out["sum_throughput"] = s("throughput")
     return out
@@ -130,11 +151,18 @@ def cohorts(jobs: pd.DataFrame, G: np.ndarray, private_bid: np.ndarray) -> pd.Da
     cell = k * len(BID_CLASSES) + bid_bin_codes(private_bid).astype(np.int64)
     size = COHORT_BINS * len(BID_CLASSES)
     g_bin, cls = np.divmod(np.arange(size), len(BID_CLASSES))
-    out = pd.DataFrame({"g_bin": g_bin, "bid_class": np.array(BID_CLASSES)[cls],
-                        "n": np.bincount(cell, minlength=size)})
+    out = pd.DataFrame(
+        {"g_bin": g_bin, "bid_class": np.array(BID_CLASSES)[cls], "n": np.bincount(cell, minlength=size)}
+    )
     # the columns a market's outcome has (scheduling: bsd, ssj, flow; pricing: throughput)
-    for col, name in (("utility", "sum_utility"), ("payment", "sum_payment"), ("bsd", "sum_bsd"),
-                      ("ssj", "n_ssj"), ("flow", "sum_flow"), ("throughput", "sum_throughput")):
+    for col, name in (
+        ("utility", "sum_utility"),
+        ("payment", "sum_payment"),
+        ("bsd", "sum_bsd"),
+        ("ssj", "n_ssj"),
+        ("flow", "sum_flow"),
+        ("throughput", "sum_throughput"),
+    ):
         if col in jobs:
             v = np.bincount(cell, weights=jobs[col].to_numpy().astype(np.float64), minlength=size)
             out[name] = v.astype(np.int64) if name == "n_ssj" else v

@@ -57,7 +57,9 @@ class HeteroSpec:
     def from_dict(cls, d: dict, where: str = "hetero") -> "HeteroSpec":
         unknown = sorted(set(d) - set(cls.__dataclass_fields__))
         if unknown:
-            raise InputError(f"{where}: unknown field(s) {unknown}; expected some of {sorted(cls.__dataclass_fields__)}")
+            raise InputError(
+                f"{where}: unknown field(s) {unknown}; expected some of {sorted(cls.__dataclass_fields__)}"
+            )
         return cls(**d)
 
 
@@ -107,10 +109,15 @@ def _vector(value, m, what) -> np.ndarray:
 
 def _clearing(A, R, rw, params):
     reserve = _vector(params.get("reserve", 0.0), A.shape[1], "reserve")
-    r = solve(Problem(A, R, "linear", weight=rw), p_min=reserve if reserve.any() else None,
-              eps=params.get("eps"), max_iter=params.get("max_iter", 500))
-    pay = r.prices[np.maximum(r.allocation.j1, 0)] * r.allocation.x1 * (r.allocation.j1 >= 0) + \
-        r.prices[np.maximum(r.allocation.j2, 0)] * r.allocation.x2 * (r.allocation.j2 >= 0)
+    r = solve(
+        Problem(A, R, "linear", weight=rw),
+        p_min=reserve if reserve.any() else None,
+        eps=params.get("eps"),
+        max_iter=params.get("max_iter", 500),
+    )
+    pay = r.prices[np.maximum(r.allocation.j1, 0)] * r.allocation.x1 * (r.allocation.j1 >= 0) + r.prices[
+        np.maximum(r.allocation.j2, 0)
+    ] * r.allocation.x2 * (r.allocation.j2 >= 0)
     return r.allocation, r.prices, pay, {"converged": r.converged, "gap": r.gap, "iterations": r.iterations}
 
 
@@ -126,8 +133,9 @@ def _posted(A, R, rw, params):
     pr = Problem(A, R, "linear", weight=rw)
     _, _, alloc, _ = evaluate(pr, prices, sort_efficiencies(A), A)
     alloc = make_feasible(pr, alloc)  # proportional rationing of over-demanded resources
-    pay = prices[np.maximum(alloc.j1, 0)] * alloc.x1 * (alloc.j1 >= 0) + \
-        prices[np.maximum(alloc.j2, 0)] * alloc.x2 * (alloc.j2 >= 0)
+    pay = prices[np.maximum(alloc.j1, 0)] * alloc.x1 * (alloc.j1 >= 0) + prices[np.maximum(alloc.j2, 0)] * alloc.x2 * (
+        alloc.j2 >= 0
+    )
     return alloc, prices, pay, {"converged": True, "gap": 0.0, "iterations": 0}
 
 
@@ -141,8 +149,15 @@ def get_mechanism(name: str) -> HeteroMechanism:
     return HETERO_MECHANISMS.get(name)
 
 
-def run(A: np.ndarray, R: np.ndarray, private: np.ndarray, reported: np.ndarray, group: np.ndarray,
-        mechanism: str, params: dict | None = None):
+def run(
+    A: np.ndarray,
+    R: np.ndarray,
+    private: np.ndarray,
+    reported: np.ndarray,
+    group: np.ndarray,
+    mechanism: str,
+    params: dict | None = None,
+):
     """One market: the per-job outcome table and the provider's summary, as a ``MarketRun``
     (a named pair: ``jobs, summary = run(...)`` still works)."""
     params = dict(params or {})
@@ -150,14 +165,31 @@ def run(A: np.ndarray, R: np.ndarray, private: np.ndarray, reported: np.ndarray,
     alloc, prices, pay, info = mech.rule(A, R, reported, params)
     t = alloc.throughput(A)
     use = alloc.usage(np.ones(A.shape[0]))
-    jobs = pd.DataFrame({
-        "id": np.arange(A.shape[0]), "j1": alloc.j1, "x1": alloc.x1, "j2": alloc.j2, "x2": alloc.x2,
-        "throughput": t, "payment": pay, "private_bid": private, "reported_bid": reported, "group": group,
-        "utility": private * t - pay, "reported_utility": reported * t - pay, "valuation": private * t,
-    })
-    summary = {"revenue": float(pay.sum()), "welfare": float((private * t).sum()),
-               "utilization": float(use.sum() / R.sum()), "mean_utility": float(jobs["utility"].mean()),
-               "prices": prices.tolist(), **info}
+    jobs = pd.DataFrame(
+        {
+            "id": np.arange(A.shape[0]),
+            "j1": alloc.j1,
+            "x1": alloc.x1,
+            "j2": alloc.j2,
+            "x2": alloc.x2,
+            "throughput": t,
+            "payment": pay,
+            "private_bid": private,
+            "reported_bid": reported,
+            "group": group,
+            "utility": private * t - pay,
+            "reported_utility": reported * t - pay,
+            "valuation": private * t,
+        }
+    )
+    summary = {
+        "revenue": float(pay.sum()),
+        "welfare": float((private * t).sum()),
+        "utilization": float(use.sum() / R.sum()),
+        "mean_utility": float(jobs["utility"].mean()),
+        "prices": prices.tolist(),
+        **info,
+    }
     from gamemarket.market.base import MarketRun
 
     return MarketRun(jobs, summary)

@@ -28,8 +28,9 @@ class Scheduler:
 SCHEDULERS: Registry[Scheduler] = Registry("scheduler")
 
 
-def register_scheduler(name: str, preemptive: bool, key: Callable, description: str, *,
-                       replace: bool = False) -> Scheduler:
+def register_scheduler(
+    name: str, preemptive: bool, key: Callable, description: str, *, replace: bool = False
+) -> Scheduler:
     return SCHEDULERS.register(name, Scheduler(name, preemptive, key, description), replace=replace)
 
 

@@ -34,8 +34,12 @@ class Mechanism:
             raise InputError("preemption_overhead: only 0 (free preemption and migration) is implemented")
 
     def describe(self) -> dict:
-        return {"scheduler": self.scheduler, "payment": self.payment, "reserve": self.reserve,
-                "preemption_overhead": self.preemption_overhead}
+        return {
+            "scheduler": self.scheduler,
+            "payment": self.payment,
+            "reserve": self.reserve,
+            "preemption_overhead": self.preemption_overhead,
+        }
 
 
 @dataclass
@@ -74,9 +78,15 @@ def prepare(table: pd.DataFrame, scheduler: str):
         bidrank, bidorder = rank, order
     else:
         bidrank, bidorder = _rank(neg_rw)
-    return arrival, dict(submit=np.ascontiguousarray(t["submit"].to_numpy(np.int64)),
-                         runtime=np.ascontiguousarray(t["runtime"].to_numpy(np.int64)),
-                         rank=rank, order=order, bidrank=bidrank, bidorder=bidorder, reported=rw)
+    return arrival, dict(
+        submit=np.ascontiguousarray(t["submit"].to_numpy(np.int64)),
+        runtime=np.ascontiguousarray(t["runtime"].to_numpy(np.int64)),
+        rank=rank,
+        order=order,
+        bidrank=bidrank,
+        bidorder=bidorder,
+        reported=rw,
+    )
 
 
 def run_arrays(table: pd.DataFrame, nodes: int, mechanism: Mechanism):
@@ -92,8 +102,17 @@ def run_arrays(table: pd.DataFrame, nodes: int, mechanism: Mechanism):
     # J + 1 nodes or more never bind: every job starts on submission, no job waits, and some node is
     # always idle (N < n, so first price charges r, market model section 5); the same run needs heaps
     # of J + 1 slots however many nodes are named
-    args = (a["submit"], a["runtime"], a["rank"], a["order"], a["bidrank"], a["bidorder"], a["reported"],
-            min(int(nodes), len(arrival) + 1), sched.preemptive)
+    args = (
+        a["submit"],
+        a["runtime"],
+        a["rank"],
+        a["order"],
+        a["bidrank"],
+        a["bidorder"],
+        a["reported"],
+        min(int(nodes), len(arrival) + 1),
+        sched.preemptive,
+    )
     start, end, pay, npre, steps = run_market(*args, scheme.code, float(mechanism.reserve))
     inv = np.empty_like(arrival)
     inv[arrival] = np.arange(len(arrival))

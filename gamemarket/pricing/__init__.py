@@ -5,7 +5,21 @@ SOLVER_VERSION = "4"
 
 from gamemarket.pricing.problem import Problem, load, synthetic  # noqa: E402
 from gamemarket.pricing.solver import Allocation, Result, solve  # noqa: E402
-from gamemarket.pricing.utilities import Linear, Log, Power, Target, Utility, make_utility, register_utility
+from gamemarket.pricing.utilities import Linear, Log, Power, Target, Utility, make_utility, register_utility  # noqa: E402
 
-__all__ = ["SOLVER_VERSION", "Allocation", "Linear", "Log", "Power", "Problem", "Result", "Target", "Utility", "load", "make_utility",
-           "register_utility", "solve", "synthetic"]
+__all__ = [
+    "SOLVER_VERSION",
+    "Allocation",
+    "Linear",
+    "Log",
+    "Power",
+    "Problem",
+    "Result",
+    "Target",
+    "Utility",
+    "load",
+    "make_utility",
+    "register_utility",
+    "solve",
+    "synthetic",
+]

@@ -47,8 +47,10 @@ class Problem:
         if self.utility.needs_positive_throughput:
             dead = ~(A > 0).any(axis=1)
             if dead.any():
-                raise InputError(f"job {int(np.flatnonzero(dead)[0])} has no positive efficiency: its "
-                                 f"{self.utility.name} utility would be -inf")
+                raise InputError(
+                    f"job {int(np.flatnonzero(dead)[0])} has no positive efficiency: its "
+                    f"{self.utility.name} utility would be -inf"
+                )
         self.A, self.R, self.demand = A, R, d
 
     @property
@@ -56,8 +58,13 @@ class Problem:
         return self.A.shape
 
     def save(self, path: str | Path) -> None:
-        arrays = {"A": self.A, "R": self.R, "demand": self.demand, "weight": self.utility.w,
-                  "utility": np.array(self.utility.name)}
+        arrays = {
+            "A": self.A,
+            "R": self.R,
+            "demand": self.demand,
+            "weight": self.utility.w,
+            "utility": np.array(self.utility.name),
+        }
         if getattr(self.utility, "t_des", None) is not None:
             arrays["target"] = self.utility.t_des
         np.savez(path, **arrays)
@@ -80,8 +87,10 @@ def read_npz(path: str | Path, required=("A", "R"), what: str = "problem", text=
                     z[key] = f[key]
                 except ValueError as exc:
                     if "allow_pickle" in str(exc):
-                        raise InputError(f"{path}: array {key!r} holds Python objects; expected numbers "
-                                         "(gamemarket never unpickles a file)") from None
+                        raise InputError(
+                            f"{path}: array {key!r} holds Python objects; expected numbers "
+                            "(gamemarket never unpickles a file)"
+                        ) from None
                     raise
     except InputError:
         raise
@@ -91,9 +100,13 @@ def read_npz(path: str | Path, required=("A", "R"), what: str = "problem", text=
         import zipfile
 
         # numpy's own reasons can suggest unpickling; say what is wrong in our words instead
-        reason = ("the file is empty" if path.stat().st_size == 0 else
-                  "a damaged array inside the archive" if zipfile.is_zipfile(path) else
-                  "not a zip archive of .npy arrays")
+        reason = (
+            "the file is empty"
+            if path.stat().st_size == 0
+            else "a damaged array inside the archive"
+            if zipfile.is_zipfile(path)
+            else "not a zip archive of .npy arrays"
+        )
         raise InputError(f"{path}: cannot read {what}: {reason}; expected a .npz file as numpy.savez writes") from None
     for key in required:
         if key not in z:
@@ -114,8 +127,14 @@ def load(path: str | Path) -> Problem:
     z = read_npz(path)
     util = str(z["utility"]) if "utility" in z else "log"
     try:
-        return Problem(z["A"], z["R"], util, demand=z["demand"] if "demand" in z else None,
-                       weight=z["weight"] if "weight" in z else None, target=z["target"] if "target" in z else None)
+        return Problem(
+            z["A"],
+            z["R"],
+            util,
+            demand=z["demand"] if "demand" in z else None,
+            weight=z["weight"] if "weight" in z else None,
+            target=z["target"] if "target" in z else None,
+        )
     except InputError as exc:
         raise InputError(f"{path}: {exc}") from exc
 

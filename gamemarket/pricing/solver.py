@@ -29,8 +29,16 @@ import pandas as pd
 from scipy.optimize import minimize
 
 from gamemarket.errors import GameMarketError, InputError
-from gamemarket.pricing.envelope import (allocate, envelope_arrays, segment, slopes, solve_jobs, sort_efficiencies,
-                                         throughput_of, usage_of)
+from gamemarket.pricing.envelope import (
+    allocate,
+    envelope_arrays,
+    segment,
+    slopes,
+    solve_jobs,
+    sort_efficiencies,
+    throughput_of,
+    usage_of,
+)
 from gamemarket.pricing import ties as tie
 from gamemarket.pricing.problem import Problem
 
@@ -77,8 +85,9 @@ class Result:
     message: str = ""
 
 
-def evaluate(problem: Problem, p: np.ndarray, order: np.ndarray, A64: np.ndarray, hessian: bool = False,
-             fast: bool = True):
+def evaluate(
+    problem: Problem, p: np.ndarray, order: np.ndarray, A64: np.ndarray, hessian: bool = False, fast: bool = True
+):
     """Dual value, gradient and the (possibly infeasible) allocation ``x(p)``; with ``hessian``
     also the dual's Hessian (None when the utility gives no ``best_response_slope``). Built-in
     utilities run through the fused kernel ``envelope.solve_jobs`` unless ``fast=False``.
@@ -96,8 +105,24 @@ def evaluate(problem: Problem, p: np.ndarray, order: np.ndarray, A64: np.ndarray
         j1 = np.empty(n, np.int64)
         j2 = np.empty(n, np.int64)
         x1, x2, cost, u = np.empty(n), np.empty(n), np.empty(n), np.empty(n)
-        solve_jobs(A64, order, np.ascontiguousarray(p, dtype=np.float64), problem.demand, code, util.w, float(alpha),
-                   float(util.mu), td, t, j1, x1, j2, x2, cost, u)
+        solve_jobs(
+            A64,
+            order,
+            np.ascontiguousarray(p, dtype=np.float64),
+            problem.demand,
+            code,
+            util.w,
+            float(alpha),
+            float(util.mu),
+            td,
+            t,
+            j1,
+            x1,
+            j2,
+            x2,
+            cost,
+            u,
+        )
     else:
         T, C, idx, K = envelope_arrays(A64, order, p, problem.demand)
         S = slopes(T, C, K)
@@ -117,7 +142,7 @@ def evaluate(problem: Problem, p: np.ndarray, order: np.ndarray, A64: np.ndarray
     if hp is None:
         return dual, grad, alloc, t, None
     with np.errstate(all="ignore"):
-        wgt = np.where(interior, -hp * problem.demand ** 2 / (a2 - a1) ** 2, 0.0)
+        wgt = np.where(interior, -hp * problem.demand**2 / (a2 - a1) ** 2, 0.0)
     wgt = np.where(np.isfinite(wgt), wgt, 0.0)
     H = np.zeros(m * m)
     use = wgt > 0
@@ -175,8 +200,12 @@ def repair(problem: Problem, alloc: Allocation, A: np.ndarray) -> Allocation:
             for sl in (0, 1):
                 ot = 1 - sl
                 jo = js[ot][on_r]
-                cj = on_r[(js[sl][on_r] == r) & (xs[sl][on_r] > 0) & (A[on_r, k] > 0)
-                          & ((jo == k) | (jo < 0) | (xs[ot][on_r] <= 0))]
+                cj = on_r[
+                    (js[sl][on_r] == r)
+                    & (xs[sl][on_r] > 0)
+                    & (A[on_r, k] > 0)
+                    & ((jo == k) | (jo < 0) | (xs[ot][on_r] <= 0))
+                ]
                 if len(cj) == 0:
                     continue
                 ratio = A[cj, r].astype(np.float64) / A[cj, k]  # units of k per unit of r, same throughput
@@ -189,12 +218,13 @@ def repair(problem: Problem, alloc: Allocation, A: np.ndarray) -> Allocation:
                 lim = (freed <= excess) & (used <= slack)
                 q = int(lim.sum())  # a prefix moves whole; the next one partially
                 mv = delta.copy()
-                mv[q + 1:] = 0.0
+                mv[q + 1 :] = 0.0
                 if q < len(cj):
                     f_prev = freed[q - 1] if q > 0 else 0.0
                     u_prev = used[q - 1] if q > 0 else 0.0
-                    mv[q] = max(0.0, min(delta[q], (excess - f_prev) / d[cj[q]],
-                                         (slack - u_prev) / (d[cj[q]] * ratio[q])))
+                    mv[q] = max(
+                        0.0, min(delta[q], (excess - f_prev) / d[cj[q]], (slack - u_prev) / (d[cj[q]] * ratio[q]))
+                    )
                 sel = mv > 0
                 cj, ratio, mv = cj[sel], ratio[sel], mv[sel]
                 if len(cj) == 0:
@@ -244,7 +274,7 @@ def repair(problem: Problem, alloc: Allocation, A: np.ndarray) -> Allocation:
                 cum = np.cumsum(have)
                 k = int(np.searchsorted(cum, excess))
                 take = have.copy()
-                take[k + 1:] = 0.0
+                take[k + 1 :] = 0.0
                 if k < len(take):
                     take[k] = have[k] - (cum[k] - excess)
             if take.sum() <= 0:
@@ -296,13 +326,13 @@ def repair(problem: Problem, alloc: Allocation, A: np.ndarray) -> Allocation:
                 give = np.minimum(spare[cj], slack / d[cj] / len(cj))
             else:  # a new slot: to as few jobs as possible, highest marginal value first
                 order = np.argsort(-np.where(ok, mv, -np.inf), kind="stable")
-                pick = order[:int(ok.sum())]
+                pick = order[: int(ok.sum())]
                 cj = cand[pick]
                 g_all = spare[cj]
                 cum = np.cumsum(g_all * d[cj])
                 k = int(np.searchsorted(cum, slack))
-                pick, cj = pick[:k + 1], cj[:k + 1]
-                give = g_all[:k + 1].copy()
+                pick, cj = pick[: k + 1], cj[: k + 1]
+                give = g_all[: k + 1].copy()
                 if k < len(g_all):  # the last one takes only what is left (never more than its spare)
                     give[-1] = min(give[-1], max(0.0, (slack - (cum[k - 1] if k > 0 else 0.0)) / d[cj[-1]]))
             sl = slot_c[pick]
@@ -364,7 +394,7 @@ def _newton(fun_h, p, max_iter, done, state, on_iteration=None, p_min=None, subg
         ref = float(p.mean()) if p.mean() > 0 else 1.0
         size = np.maximum(p, 1e-3 * ref)[free]
         Hf = H[np.ix_(free, free)]
-        D = 1.0 / size ** 2
+        D = 1.0 / size**2
         lam = 1e-12 * max(float(np.max(np.abs(np.diag(Hf)) / D)), 1e-300)
         for _reg in range(60):
             try:
@@ -453,8 +483,9 @@ def _merged(problem: Problem, groups: list[list[int]], floors: np.ndarray):
     index = np.searchsorted(keep, rep)
     R = np.bincount(index, weights=problem.R, minlength=len(keep))
     util = copy.copy(problem.utility)
-    merged = Problem(problem.A[:, keep], R, util, demand=problem.demand, weight=util.w,
-                     target=getattr(util, "t_des", None))
+    merged = Problem(
+        problem.A[:, keep], R, util, demand=problem.demand, weight=util.w, target=getattr(util, "t_des", None)
+    )
     return merged, floors[keep], index
 
 
@@ -510,9 +541,20 @@ def _calibrate(fun_p, p: np.ndarray, max_evals: int = 40) -> np.ndarray:
     return p * np.exp(min(seen)[1]) if seen else p
 
 
-def solve(problem: Problem, *, eps: float | None = None, max_iter: int = 500, p0: np.ndarray | None = None,
-          callback=None, rel_eps: float = 1e-7, method: str = "auto", p_min: np.ndarray | None = None,
-          backend: str = "numpy", device: str = "cpu", dtype=np.float64) -> Result:
+def solve(
+    problem: Problem,
+    *,
+    eps: float | None = None,
+    max_iter: int = 500,
+    p0: np.ndarray | None = None,
+    callback=None,
+    rel_eps: float = 1e-7,
+    method: str = "auto",
+    p_min: np.ndarray | None = None,
+    backend: str = "numpy",
+    device: str = "cpu",
+    dtype=np.float64,
+) -> Result:
     """Discover market-clearing prices and a feasible allocation.
 
     Parameters
@@ -555,8 +597,17 @@ def solve(problem: Problem, *, eps: float | None = None, max_iter: int = 500, p0
         # kink that stalls L-BFGS and Newton alike: price them as one resource first, then start the
         # original problem from those prices (the allocation among the members is what remains)
         merged, lo_m, index = _merged(problem, groups, lo)
-        warm = solve(merged, eps=eps, max_iter=max_iter, rel_eps=rel_eps, method=method, p_min=lo_m,
-                     backend=backend, device=device, dtype=dtype)
+        warm = solve(
+            merged,
+            eps=eps,
+            max_iter=max_iter,
+            rel_eps=rel_eps,
+            method=method,
+            p_min=lo_m,
+            backend=backend,
+            device=device,
+            dtype=dtype,
+        )
         p0 = warm.prices[index]
     A64 = np.ascontiguousarray(problem.A, dtype=dtype)  # float32 on request: half the memory
     order = sort_efficiencies(A64)
@@ -570,7 +621,7 @@ def solve(problem: Problem, *, eps: float | None = None, max_iter: int = 500, p0
     if util.smooth:
         amax = A64.max(axis=1)
         util.mu = eps / (n * max(float(np.max(amax)) ** 2, 1e-300))
-        bias = util.mu / 2 * float(np.sum(amax ** 2))
+        bias = util.mu / 2 * float(np.sum(amax**2))
     p = problem.utility.initial_price(A64, problem.R) if p0 is None else np.asarray(p0, dtype=np.float64)
     p = np.maximum(p, lo)
     if p.shape != (m,) or not np.isfinite(p).all() or (p < 0).any():
@@ -626,6 +677,7 @@ def solve(problem: Problem, *, eps: float | None = None, max_iter: int = 500, p0
             # value at these prices) than x(p) does
             def misfit(a):
                 return float(q @ np.abs(problem.R - a.usage(problem.demand)))
+
             if misfit(untied) < misfit(start):
                 start = untied
         cheap = last["gap"]
@@ -639,8 +691,14 @@ def solve(problem: Problem, *, eps: float | None = None, max_iter: int = 500, p0
         the metric of the inverse Hessian ``H`` (the identity when ``H`` is unknown)."""
         ts = tie.find_ties(A64, problem.demand, q, alloc.j1, alloc.x1, alloc.j2, alloc.x2, t)
         at_floor = q <= lo
-        lam, w = tie.mix(ts, alloc.usage(problem.demand), problem.R, problem.demand, tie.metric(H, m),
-                         slack=at_floor if at_floor.any() else None)
+        lam, w = tie.mix(
+            ts,
+            alloc.usage(problem.demand),
+            problem.R,
+            problem.demand,
+            tie.metric(H, m),
+            slack=at_floor if at_floor.any() else None,
+        )
         if len(ts) == 0:
             return alloc, w
         return Allocation(*tie.apply(ts, lam, alloc.j1, alloc.x1, alloc.j2, alloc.x2), m), w
@@ -697,8 +755,17 @@ def solve(problem: Problem, *, eps: float | None = None, max_iter: int = 500, p0
         last.clear()
         last.update(alloc=alloc, dual=dual, q=q, gap=gap, primal=primal, t=out[3], H=fun_p.H)
         viol = float(np.maximum(-grad, 0).max() / max(problem.R.max(), 1e-300))
-        rows.append({"evaluation": state["evals"], "iteration": state["iters"], "dual": dual, "primal": primal,
-                     "gap": gap, "max_violation": viol, "seconds": time.perf_counter() - t0})
+        rows.append(
+            {
+                "evaluation": state["evals"],
+                "iteration": state["iters"],
+                "dual": dual,
+                "primal": primal,
+                "gap": gap,
+                "max_violation": viol,
+                "seconds": time.perf_counter() - t0,
+            }
+        )
         if callback:
             callback(rows[-1])
         return smoothed, grad
@@ -742,11 +809,22 @@ def solve(problem: Problem, *, eps: float | None = None, max_iter: int = 500, p0
                         raise StopIteration
 
                 want_h[0] = False
-                bounds = ([(np.log(LOG_SHIFT), None)] * m if logspace
-                          else [(lo[j] / scale[j], None) for j in range(m)])
-                res = minimize(fun, to_z(p), jac=True, method="L-BFGS-B", bounds=bounds, callback=stop_at_cap,
-                               options={"maxiter": cap - state["iters"], "maxfun": max_iter * 20, "ftol": 0.0,
-                                        "gtol": 0.0, "maxcor": 20})
+                bounds = [(np.log(LOG_SHIFT), None)] * m if logspace else [(lo[j] / scale[j], None) for j in range(m)]
+                res = minimize(
+                    fun,
+                    to_z(p),
+                    jac=True,
+                    method="L-BFGS-B",
+                    bounds=bounds,
+                    callback=stop_at_cap,
+                    options={
+                        "maxiter": cap - state["iters"],
+                        "maxfun": max_iter * 20,
+                        "ftol": 0.0,
+                        "gtol": 0.0,
+                        "maxcor": 20,
+                    },
+                )
                 message = str(res.message)
                 if "p" not in best:
                     break
@@ -789,5 +867,17 @@ def solve(problem: Problem, *, eps: float | None = None, max_iter: int = 500, p0
     viol = check_feasible(problem, alloc)
     if viol > 1e-9:
         raise GameMarketError(f"recovered allocation violates a constraint by {viol:.3g} (a bug)")
-    return Result(alloc, best["p"], best["t"], best["primal"], best["dual"], best["gap"], state["iters"],
-                  state["evals"], bool(converged), time.perf_counter() - t0, pd.DataFrame(rows), message)
+    return Result(
+        alloc,
+        best["p"],
+        best["t"],
+        best["primal"],
+        best["dual"],
+        best["gap"],
+        state["iters"],
+        state["evals"],
+        bool(converged),
+        time.perf_counter() - t0,
+        pd.DataFrame(rows),
+        message,
+    )

@@ -158,8 +158,9 @@ def _count_distinct(slots: np.ndarray) -> np.ndarray:
 
 
 def _empty() -> Ties:
-    return Ties(np.zeros(0, np.int64), np.zeros((0, 4), np.int64), np.zeros((0, 2)), np.zeros((0, 2)),
-                np.zeros(0, bool))
+    return Ties(
+        np.zeros(0, np.int64), np.zeros((0, 4), np.int64), np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0, bool)
+    )
 
 
 def metric(H: np.ndarray | None, m: int) -> np.ndarray:
@@ -178,8 +179,9 @@ def metric(H: np.ndarray | None, m: int) -> np.ndarray:
 MAX_TRF_STEPS = 50
 
 
-def mix(ties: Ties, usage: np.ndarray, R: np.ndarray, demand: np.ndarray, L: np.ndarray,
-        slack: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def mix(
+    ties: Ties, usage: np.ndarray, R: np.ndarray, demand: np.ndarray, L: np.ndarray, slack: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """The mixture weights ``lambda`` and the residual ``w = R - usage - s`` (``s >= 0`` only where
     ``slack`` is True: resources whose unsold capacity is allowed, at a price floor)."""
     m = len(R)
@@ -200,10 +202,16 @@ def mix(ties: Ties, usage: np.ndarray, R: np.ndarray, demand: np.ndarray, L: np.
             sol = lsq_linear(L.T @ Vf, L.T @ (b - fixed_use), bounds=(np.zeros(Vf.shape[1]), ub), method="bvls")
         else:  # many ties (near zero prices nearly every job ties): an exact QR per step took minutes; the
             # iterative solver with a step cap gives a mixture that is a candidate only (its gap is measured)
-            sol = lsq_linear(L.T @ Vf, L.T @ (b - fixed_use), bounds=(np.zeros(Vf.shape[1]), ub), method="trf",
-                             lsq_solver="lsmr", max_iter=MAX_TRF_STEPS)
+            sol = lsq_linear(
+                L.T @ Vf,
+                L.T @ (b - fixed_use),
+                bounds=(np.zeros(Vf.shape[1]), ub),
+                method="trf",
+                lsq_solver="lsmr",
+                max_iter=MAX_TRF_STEPS,
+            )
         x = np.clip(sol.x, 0.0, ub)
-        lam[free] = x[:int(free.sum())]
+        lam[free] = x[: int(free.sum())]
         if _round == 1 or not (ties.three & (lam > 0) & (lam < 1)).any():
             break
         rnd = ties.three & free
@@ -227,8 +235,9 @@ def apply(ties: Ties, lam: np.ndarray, j1, x1, j2, x2):
     m = int(max(ties.slots.max(), 0)) + 1
     X = np.zeros((T, m))
     rows = np.arange(T)
-    wts = np.stack([(1 - lam) * ties.base[:, 0], (1 - lam) * ties.base[:, 1],
-                    lam * ties.alt[:, 0], lam * ties.alt[:, 1]], axis=1)
+    wts = np.stack(
+        [(1 - lam) * ties.base[:, 0], (1 - lam) * ties.base[:, 1], lam * ties.alt[:, 0], lam * ties.alt[:, 1]], axis=1
+    )
     for s in range(4):
         k = ties.slots[:, s]
         ok = (k >= 0) & (wts[:, s] > 0)

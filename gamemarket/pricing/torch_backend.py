@@ -110,8 +110,9 @@ class TorchEvaluator:
         n, width = T.shape
         dT = T[:, 1:] - T[:, :-1]
         seg = torch.arange(1, width, device=self.dev)[None, :] <= K[:, None]
-        S = torch.where(seg, (C[:, 1:] - C[:, :-1]) / torch.where(seg, dT, torch.ones_like(dT)),
-                        torch.full_like(dT, float("inf")))
+        S = torch.where(
+            seg, (C[:, 1:] - C[:, :-1]) / torch.where(seg, dT, torch.ones_like(dT)), torch.full_like(dT, float("inf"))
+        )
         hv = self.h(S, mu)
         cand = torch.where(seg, torch.maximum(hv, T[:, :-1]), torch.full_like(hv, float("inf")))
         tK = T.gather(1, K[:, None])[:, 0]
@@ -123,8 +124,9 @@ class TorchEvaluator:
         lo_t, hi_t = T.gather(1, km1[:, None])[:, 0], T.gather(1, k[:, None])[:, 0]
         lo_c, hi_c = C.gather(1, km1[:, None])[:, 0], C.gather(1, k[:, None])[:, 0]
         span = hi_t - lo_t
-        theta = torch.where(span > 0, (t - lo_t) / torch.where(span > 0, span, torch.ones_like(span)),
-                            torch.zeros_like(span)).clamp(0.0, 1.0)
+        theta = torch.where(
+            span > 0, (t - lo_t) / torch.where(span > 0, span, torch.ones_like(span)), torch.zeros_like(span)
+        ).clamp(0.0, 1.0)
         j1 = torch.where(k > 0, I.gather(1, km1[:, None])[:, 0], torch.full_like(k, -1))
         j2 = torch.where(k > 0, I.gather(1, k[:, None])[:, 0], torch.full_like(k, -1))
         x1 = torch.where((k > 0) & (j1 >= 0), 1.0 - theta, torch.zeros_like(theta))
@@ -138,6 +140,7 @@ class TorchEvaluator:
         dual = float((u - cost).sum()) + float(np.dot(np.asarray(p, dtype=np.float64), self.R))
         grad = self.R - use[:m].cpu().numpy().astype(np.float64)
         to = lambda a: a.cpu().numpy()  # noqa: E731
-        alloc = Allocation(to(j1).astype(np.int64), to(x1).astype(np.float64), to(j2).astype(np.int64),
-                           to(x2).astype(np.float64), m)
+        alloc = Allocation(
+            to(j1).astype(np.int64), to(x1).astype(np.float64), to(j2).astype(np.int64), to(x2).astype(np.float64), m
+        )
         return dual, grad, alloc, to(t).astype(np.float64)

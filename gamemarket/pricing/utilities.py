@@ -52,8 +52,8 @@ class Utility:
 
     #: strength of the quadratic smoothing ``-mu/2 t^2`` (set by the solver for piecewise-linear utilities)
     mu = 0.0
-    smooth = False
-    log_prices = False  #: L-BFGS on log prices (see ``solver.solve``)  #: the solver smooths this utility (its dual is piecewise linear otherwise)
+    smooth = False  #: the solver smooths this utility (its dual is piecewise linear otherwise)
+    log_prices = False  #: L-BFGS on log prices (see ``solver.solve``)
 
     def marginal(self, t):
         """``u'(t)`` per job (used for the initial price guess)."""
@@ -134,9 +134,11 @@ class Power(Utility):
         if not (np.isfinite(alpha) and alpha > 0):
             raise InputError(f"alpha must be a finite number > 0, got {alpha!r}")
         if alpha > MAX_ALPHA:
-            raise InputError(f"alpha {alpha:g} is above {MAX_ALPHA:g}: the marginal utility t^-alpha overflows float64 "
-                             f"for throughputs below 10^(-308/alpha); as alpha grows the allocation tends to max-min "
-                             f"fairness, which alpha = {MAX_ALPHA:g} already approximates")
+            raise InputError(
+                f"alpha {alpha:g} is above {MAX_ALPHA:g}: the marginal utility t^-alpha overflows float64 "
+                f"for throughputs below 10^(-308/alpha); as alpha grows the allocation tends to max-min "
+                f"fairness, which alpha = {MAX_ALPHA:g} already approximates"
+            )
         self.alpha = float(alpha)
         self.name = "log" if self.alpha == 1.0 else f"alpha:{self.alpha:g}"
         self.needs_positive_throughput = self.alpha >= 1.0

@@ -82,15 +82,24 @@ class PopulationConfig:
         if len(self.strategies) < 2:
             raise InputError("[game] field 'strategies': a population game needs at least 2 shading rules")
         if not any(r.truthful for r in self.strategies):
-            raise InputError("[game] field 'strategies': include a truthful rule (beta = 0), the reference of the gains")
+            raise InputError(
+                "[game] field 'strategies': include a truthful rule (beta = 0), the reference of the gains"
+            )
         names = [r.name for r in self.strategies]
         if len(set(names)) != len(names):
             raise InputError(f"[game] field 'strategies': a rule is listed twice in {names}")
-        same = [(a.name, b.name) for i, a in enumerate(self.strategies) for b in self.strategies[i + 1:] if a.betas == b.betas]
+        same = [
+            (a.name, b.name)
+            for i, a in enumerate(self.strategies)
+            for b in self.strategies[i + 1 :]
+            if a.betas == b.betas
+        ]
         if same:
             raise InputError(f"[game] field 'strategies': {same[0][0]!r} and {same[0][1]!r} are the same rule")
         if not (isinstance(self.reduced_players, int) and 2 <= self.reduced_players <= 12):
-            raise InputError(f"[game] field 'reduced_players': expected an integer in [2, 12], got {self.reduced_players!r}")
+            raise InputError(
+                f"[game] field 'reduced_players': expected an integer in [2, 12], got {self.reduced_players!r}"
+            )
         if not (0 < self.probe <= 0.05):
             raise InputError(f"[game] field 'probe': expected a fraction in (0, 0.05], got {self.probe!r}")
         if not (0 < self.regret_tol < 1):
@@ -115,8 +124,18 @@ class PopulationConfig:
 
 
 def parse_config(entry: dict, where: str, catalogue: dict) -> PopulationConfig:
-    allowed = {"kind", "shading_file", "agents", "strategies", "reduced_players", "probe", "regret_tol", "max_seeds", "seed_step",
-               "resamples"}
+    allowed = {
+        "kind",
+        "shading_file",
+        "agents",
+        "strategies",
+        "reduced_players",
+        "probe",
+        "regret_tol",
+        "max_seeds",
+        "seed_step",
+        "resamples",
+    }
     unknown = sorted(set(entry) - allowed)
     if unknown:
         raise InputError(f"{where}: [game] unknown field(s) {unknown}; allowed: {sorted(allowed)}")
@@ -126,10 +145,15 @@ def parse_config(entry: dict, where: str, catalogue: dict) -> PopulationConfig:
     rules = []
     for n in names:
         if n not in catalogue:
-            raise InputError(f"{where}: [game] field 'strategies': unknown shading rule {n!r}; known: {sorted(catalogue)}")
+            raise InputError(
+                f"{where}: [game] field 'strategies': unknown shading rule {n!r}; known: {sorted(catalogue)}"
+            )
         rules.append(catalogue[n])
-    kw = {k: entry[k] for k in ("agents", "reduced_players", "probe", "regret_tol", "max_seeds", "seed_step", "resamples")
-          if k in entry}
+    kw = {
+        k: entry[k]
+        for k in ("agents", "reduced_players", "probe", "regret_tol", "max_seeds", "seed_step", "resamples")
+        if k in entry
+    }
     try:
         return PopulationConfig(tuple(rules), **kw)
     except (InputError, TypeError) as exc:
@@ -178,8 +202,15 @@ def _mix_key(x) -> tuple:
     return tuple(round(float(v), 12) for v in x)
 
 
-def run_chunk(arrays: dict, nodes: int, mechanism: dict, seed: int, mixtures: list, cfg: PopulationConfig,
-              distribution: bids.BidDistribution) -> list[dict]:
+def run_chunk(
+    arrays: dict,
+    nodes: int,
+    mechanism: dict,
+    seed: int,
+    mixtures: list,
+    cfg: PopulationConfig,
+    distribution: bids.BidDistribution,
+) -> list[dict]:
     """Every mixture of one (mechanism, seed), after the all-truthful baseline of the same seed.
 
     Returns one record per mixture: per strategy the number of agents and jobs and the sums of
@@ -209,16 +240,22 @@ def run_chunk(arrays: dict, nodes: int, mechanism: dict, seed: int, mixtures: li
         u_agent = np.bincount(agent, weights=u, minlength=n_agents)
         s_agent = np.zeros(n_agents, dtype=np.int64)
         s_agent[agent] = strat
-        out.append({
-            "mixture": [float(v) for v in x], "seed": int(seed),
-            "n_agents": np.bincount(s_agent, minlength=S).tolist(),
-            "n_jobs": np.bincount(strat, minlength=S).tolist(),
-            "sum_u": np.bincount(s_agent, weights=u_agent, minlength=S).tolist(),
-            "sum_u0": np.bincount(s_agent, weights=u0_agent, minlength=S).tolist(),
-            "agents": n_agents, "sum_u0_all": float(u0_agent.sum()),
-            "revenue": summary["revenue"], "utilization": summary["utilization"],
-            "welfare": summary["welfare"], "probe": probe,
-        })
+        out.append(
+            {
+                "mixture": [float(v) for v in x],
+                "seed": int(seed),
+                "n_agents": np.bincount(s_agent, minlength=S).tolist(),
+                "n_jobs": np.bincount(strat, minlength=S).tolist(),
+                "sum_u": np.bincount(s_agent, weights=u_agent, minlength=S).tolist(),
+                "sum_u0": np.bincount(s_agent, weights=u0_agent, minlength=S).tolist(),
+                "agents": n_agents,
+                "sum_u0_all": float(u0_agent.sum()),
+                "revenue": summary["revenue"],
+                "utilization": summary["utilization"],
+                "welfare": summary["welfare"],
+                "probe": probe,
+            }
+        )
     seconds = time.perf_counter() - t0
     for r in out:
         r["chunk_seconds"] = seconds / len(out)
@@ -234,6 +271,7 @@ def _market(arrays: dict, nodes: int, provider: dict, n: int):
     def run(w, rw):
         res = market.run(arrays, nodes, provider, w, rw, group)
         return res.jobs["utility"].to_numpy(), res.summary
+
     return run
 
 
@@ -278,19 +316,29 @@ class PopulationStudy:
         self.spec = spec
         self.cfg: PopulationConfig = spec.population
         w, nodes = load_workload(spec)
-        self.meta = {"workload": Path(str(w.meta.get("source"))).name, "jobs": len(w.jobs), "nodes": nodes,
-                     "users": int(w.jobs["user"].nunique()) if not isinstance(w, HeteroWorkload) else None}
+        self.meta = {
+            "workload": Path(str(w.meta.get("source"))).name,
+            "jobs": len(w.jobs),
+            "nodes": nodes,
+            "users": int(w.jobs["user"].nunique()) if not isinstance(w, HeteroWorkload) else None,
+        }
         if isinstance(w, HeteroWorkload):  # the pricing market: efficiencies and capacities
             if self.cfg.agents != "jobs":
                 raise InputError(f"study {spec.name!r}: a heterogeneous cluster has no users; use agents = 'jobs'")
             self.arrays = workload_arrays(w)
         else:
-            self.arrays = {c: np.ascontiguousarray(w.jobs[c].to_numpy(np.int64))
-                           for c in ("id", "submit", "runtime", "estimate", "user")}
+            self.arrays = {
+                c: np.ascontiguousarray(w.jobs[c].to_numpy(np.int64))
+                for c in ("id", "submit", "runtime", "estimate", "user")
+            }
         self.nodes = nodes
-        self.base = {"model": MODEL_VERSION, "workload": content_hash(self.arrays), "nodes": nodes,
-                     "bids": {"components": spec.bids.components, "lo": spec.bids.lo, "hi": spec.bids.hi},
-                     "population": self.cfg.params()}
+        self.base = {
+            "model": MODEL_VERSION,
+            "workload": content_hash(self.arrays),
+            "nodes": nodes,
+            "bids": {"components": spec.bids.components, "lo": spec.bids.lo, "hi": spec.bids.hi},
+            "population": self.cfg.params(),
+        }
         for p in spec.providers:  # a market's own key fields (the pricing solver's version)
             self.base.update(market_for(p.params()).key_fields())
         self.store = PopulationStore(spec.results_dir)
@@ -298,8 +346,9 @@ class PopulationStudy:
         self.progress = progress
         self.run = run
         self.runs_done = 0
-        self.grid = sorted({_mix_key(m) for _, m, _ in population_points([self.cfg.reduced_players],
-                                                                           [len(self.cfg.strategies)])})
+        self.grid = sorted(
+            {_mix_key(m) for _, m, _ in population_points([self.cfg.reduced_players], [len(self.cfg.strategies)])}
+        )
 
     def key(self, provider, x, seed) -> str:
         return task_key({**self.base, "provider": provider.params(), "mixture": list(_mix_key(x)), "seed": int(seed)})
@@ -309,20 +358,36 @@ class PopulationStudy:
         provs = {p.name: p for p in self.spec.providers}
         todo = []
         for (pname, seed), mixes in wanted.items():
-            missing = [m for m in dict.fromkeys(_mix_key(x) for x in mixes)
-                       if self.store.read(self.key(provs[pname], m, seed)) is None]
+            missing = [
+                m
+                for m in dict.fromkeys(_mix_key(x) for x in mixes)
+                if self.store.read(self.key(provs[pname], m, seed)) is None
+            ]
             if missing:
                 todo.append((pname, seed, missing))
         if not todo:
             return
         if not self.run:
             n = sum(len(m) for *_, m in todo)
-            raise InputError(f"study {self.spec.name!r}: {n} population runs are not stored yet; run "
-                             f"`gamemarket study run {self.spec.path}` first")
-        jobs = (delayed(_chunk_task)(self.arrays, self.nodes, provs[p].params(), s, mixes, self.cfg, self.spec.bids,
-                                     str(self.spec.results_dir), [self.key(provs[p], m, s) for m in mixes],
-                                     os.getpid())
-                for p, s, mixes in todo)
+            raise InputError(
+                f"study {self.spec.name!r}: {n} population runs are not stored yet; run "
+                f"`gamemarket study run {self.spec.path}` first"
+            )
+        jobs = (
+            delayed(_chunk_task)(
+                self.arrays,
+                self.nodes,
+                provs[p].params(),
+                s,
+                mixes,
+                self.cfg,
+                self.spec.bids,
+                str(self.spec.results_dir),
+                [self.key(provs[p], m, s) for m in mixes],
+                os.getpid(),
+            )
+            for p, s, mixes in todo
+        )
         bar = None
         if self.progress:
             from tqdm.auto import tqdm
@@ -340,8 +405,10 @@ class PopulationStudy:
         for s in seeds:
             rec = self.store.read(self.key(provider, x, s))
             if rec is None:
-                raise InputError(f"study {self.spec.name!r}: no stored run for {provider.name}, mixture {list(x)}, "
-                                 f"seed {s}; run `gamemarket study run {self.spec.path}` first")
+                raise InputError(
+                    f"study {self.spec.name!r}: no stored run for {provider.name}, mixture {list(x)}, "
+                    f"seed {s}; run `gamemarket study run {self.spec.path}` first"
+                )
             out.append(rec)
         return out
 
@@ -359,8 +426,9 @@ class PopulationStudy:
             rows[key] = prof
             pays.setdefault(key, np.zeros(S))[s] = cache[k][s]
         keys = list(rows)
-        return RoleSymmetricGame(["consumers"], [n], [cfg.names], np.array([rows[k] for k in keys]),
-                                 np.array([pays[k] for k in keys]))
+        return RoleSymmetricGame(
+            ["consumers"], [n], [cfg.names], np.array([rows[k] for k in keys]), np.array([pays[k] for k in keys])
+        )
 
     def verify(self, provider, seeds, x, rng) -> dict:
         """Regret of mixture ``x`` from runs at ``x`` itself: point estimate and bootstrap CI over seeds."""
@@ -371,14 +439,19 @@ class PopulationStudy:
         def regret(Pm):
             m = Pm.mean(axis=0)
             return float(np.nanmax(m) - np.nansum(x * m))
+
         point = regret(P)
         boot = np.array([regret(P[rng.integers(0, len(P), len(P))]) for _ in range(self.cfg.resamples)])
         rev = np.array([r["revenue"] for r in recs])
         wel = np.array([r["welfare"] for r in recs])
-        return {"regret": [point, float(np.quantile(boot, 0.025)), float(np.quantile(boot, 0.975))],
-                "payoffs": dict(zip(self.cfg.names, P.mean(axis=0).tolist())),
-                "revenue": _t_interval(rev), "welfare": _t_interval(wel),
-                "mean_utility": float(np.nansum(x * P.mean(axis=0))), "seeds": len(recs)}
+        return {
+            "regret": [point, float(np.quantile(boot, 0.025)), float(np.quantile(boot, 0.975))],
+            "payoffs": dict(zip(self.cfg.names, P.mean(axis=0).tolist())),
+            "revenue": _t_interval(rev),
+            "welfare": _t_interval(wel),
+            "mean_utility": float(np.nansum(x * P.mean(axis=0))),
+            "seeds": len(recs),
+        }
 
     def scale(self, provider, seeds) -> float:
         """Mean absolute truthful utility per agent: the unit of the regret tolerance."""
@@ -434,9 +507,6 @@ def _run_population_study(spec, *, n_jobs: int, progress: bool, run: bool) -> Po
     t0 = time.perf_counter()
     st = PopulationStudy(spec, n_jobs=n_jobs, progress=progress, run=run)
     cfg = st.cfg
-    S = len(cfg.strategies)
-    T = cfg.truthful_index
-    truth = np.eye(S)[T]
     seeds = {p.name: list(spec.seeds) for p in spec.providers}
     budget = max(cfg.max_seeds, len(spec.seeds))
     rng = np.random.default_rng(0)
@@ -459,9 +529,16 @@ def _run_population_study(spec, *, n_jobs: int, progress: bool, run: bool) -> Po
             eqs = []
             for e in sol.equilibria:
                 v = st.verify(prov, seeds[p], e.mixture, rng)
-                eqs.append({"mixture": {n_: float(q) for n_, q in zip(cfg.names, e.mixture) if q > 0},
-                            "mixture_vector": e.mixture.tolist(), "reduced_regret": e.regret,
-                            "stability": e.stability, "verified": _decide(v["regret"], tol), **v})
+                eqs.append(
+                    {
+                        "mixture": {n_: float(q) for n_, q in zip(cfg.names, e.mixture) if q > 0},
+                        "mixture_vector": e.mixture.tolist(),
+                        "reduced_regret": e.regret,
+                        "stability": e.stability,
+                        "verified": _decide(v["regret"], tol),
+                        **v,
+                    }
+                )
             g = st.gains(prov, seeds[p])
             # the regret of all-truthful is its largest gain: the same verdict rule as a candidate's
             verdicts = [_decide(gv, tol) for gv in g.values()]
@@ -481,11 +558,18 @@ def _run_population_study(spec, *, n_jobs: int, progress: bool, run: bool) -> Po
 
     def revenue(pname, x):
         return float(np.mean([r["revenue"] for r in st.records(provs[pname], base_seeds, _mix_key(x))]))
+
     leader = []
     for a in answers.values():
         revs = [e["revenue"][0] for e in a.equilibria if e["verified"] != "no"]
-        leader.append({"mechanism": a.mechanism, "equilibria": len(revs),
-                       "worst_revenue": min(revs) if revs else None, "best_revenue": max(revs) if revs else None})
+        leader.append(
+            {
+                "mechanism": a.mechanism,
+                "equilibria": len(revs),
+                "worst_revenue": min(revs) if revs else None,
+                "best_revenue": max(revs) if revs else None,
+            }
+        )
     ranked = sorted([r for r in leader if r["worst_revenue"] is not None], key=lambda r: -r["worst_revenue"])
     simultaneous = []
     for a in answers.values():
@@ -499,15 +583,28 @@ def _run_population_study(spec, *, n_jobs: int, progress: bool, run: bool) -> Po
                 simultaneous.append({"mechanism": a.mechanism, "mixture": e["mixture"], "revenue": revs[a.mechanism]})
     grid_runs = len(st.grid)
     used = sum(len(seeds[p]) * (grid_runs + len(answers[p].equilibria)) for p in seeds) + len(points) * len(
-        spec.providers) * len(base_seeds)
+        spec.providers
+    ) * len(base_seeds)
     max_used = max(len(v) for v in seeds.values())
     fixed = sum(max_used * (grid_runs + len(answers[p].equilibria)) for p in seeds) + len(points) * len(
-        spec.providers) * len(base_seeds)
-    runs = {"simulations": used, "fixed_design": fixed, "seeds": {p: len(v) for p, v in seeds.items()},
-            "run_now": st.runs_done, "wall_seconds": time.perf_counter() - t0}
+        spec.providers
+    ) * len(base_seeds)
+    runs = {
+        "simulations": used,
+        "fixed_design": fixed,
+        "seeds": {p: len(v) for p, v in seeds.items()},
+        "run_now": st.runs_done,
+        "wall_seconds": time.perf_counter() - t0,
+    }
     provider = {"leader": ranked[0]["mechanism"] if ranked else None, "ranking": ranked, "simultaneous": simultaneous}
-    return PopulationAnalysis(spec, cfg, [answers[p.name] for p in spec.providers], provider, runs,
-                              {**st.meta, "grid_mixtures": grid_runs, "reduced_players": cfg.reduced_players})
+    return PopulationAnalysis(
+        spec,
+        cfg,
+        [answers[p.name] for p in spec.providers],
+        provider,
+        runs,
+        {**st.meta, "grid_mixtures": grid_runs, "reduced_players": cfg.reduced_players},
+    )
 
 
 def equilibria_json(an: PopulationAnalysis) -> list[dict]:
@@ -515,11 +612,27 @@ def equilibria_json(an: PopulationAnalysis) -> list[dict]:
     out = []
     for a in an.answers:
         for e in a.equilibria:
-            out.append({"mechanism": a.mechanism, "mixture": {"consumers": e["mixture"]},
-                        "regret": e["regret"][0], "regret_ci": e["regret"][1:], "verified": e["verified"],
-                        "stability": e["stability"], "revenue": e["revenue"], "welfare": e["welfare"],
-                        "truthful_gains": a.truthful_gains})
+            out.append(
+                {
+                    "mechanism": a.mechanism,
+                    "mixture": {"consumers": e["mixture"]},
+                    "regret": e["regret"][0],
+                    "regret_ci": e["regret"][1:],
+                    "verified": e["verified"],
+                    "stability": e["stability"],
+                    "revenue": e["revenue"],
+                    "welfare": e["welfare"],
+                    "truthful_gains": a.truthful_gains,
+                }
+            )
         if not a.equilibria:
-            out.append({"mechanism": a.mechanism, "mixture": None, "regret": None, "note": "; ".join(a.notes),
-                        "truthful_gains": a.truthful_gains})
+            out.append(
+                {
+                    "mechanism": a.mechanism,
+                    "mixture": None,
+                    "regret": None,
+                    "note": "; ".join(a.notes),
+                    "truthful_gains": a.truthful_gains,
+                }
+            )
     return out

@@ -88,8 +88,13 @@ def _load_workload(spec: StudySpec):
     synth = dict(wl.get("synthetic", {}))
     if wl["source"] == "synthetic" and "nodes" in wl:
         synth.setdefault("nodes", wl["nodes"])
-    w = load(wl["source"], parallel=wl.get("parallel", "split"), skip_bad_lines=wl.get("skip_bad_lines", False),
-             model=wl.get("model"), **synth)
+    w = load(
+        wl["source"],
+        parallel=wl.get("parallel", "split"),
+        skip_bad_lines=wl.get("skip_bad_lines", False),
+        model=wl.get("model"),
+        **synth,
+    )
     return w, w.nodes(wl.get("nodes"), wl.get("reduction"))
 
 
@@ -109,20 +114,36 @@ def content_hash(arrays: dict[str, np.ndarray]) -> str:
 
 def plan(spec: StudySpec, arrays: dict[str, np.ndarray], nodes: int) -> list[Task]:
     """All tasks of a study, each with the key of its stored result."""
-    base = {"model": MODEL_VERSION, "results": RESULTS_FORMAT, "workload": content_hash(arrays), "nodes": nodes,
-            "bids": {"components": spec.bids.components, "lo": spec.bids.lo, "hi": spec.bids.hi}}
+    base = {
+        "model": MODEL_VERSION,
+        "results": RESULTS_FORMAT,
+        "workload": content_hash(arrays),
+        "nodes": nodes,
+        "bids": {"components": spec.bids.components, "lo": spec.bids.lo, "hi": spec.bids.hi},
+    }
     tasks = []
     for p in spec.providers:
         for c in spec.consumers:
             for s in spec.seeds:
-                fields = {**base, "provider": p.params(), "consumer": c.params(), "seed": s,
-                          **market_for(p.params()).key_fields()}
+                fields = {
+                    **base,
+                    "provider": p.params(),
+                    "consumer": c.params(),
+                    "seed": s,
+                    **market_for(p.params()).key_fields(),
+                }
                 tasks.append(Task(p.name, c.name, s, task_key(fields), p.params(), c.mix.groups))
     return tasks
 
 
-def run_task(arrays: dict[str, np.ndarray], nodes: int, provider: dict, groups: tuple, seed: int,
-             distribution: bids.BidDistribution) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
+def run_task(
+    arrays: dict[str, np.ndarray],
+    nodes: int,
+    provider: dict,
+    groups: tuple,
+    seed: int,
+    distribution: bids.BidDistribution,
+) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
     """One simulation in either market: (flat metrics, binned aggregates, cohort sums). Pure: same inputs,
     same numbers. The market comes from the provider's kind (``gamemarket.market.base.MARKETS``); the
     bids and the payoffs are computed the same way for both."""
@@ -138,9 +159,16 @@ def run_task(arrays: dict[str, np.ndarray], nodes: int, provider: dict, groups: 
 
 
 def _task_info(task: Task, nodes: int) -> dict:
-    return {"provider": task.provider, "consumer": task.consumer, "seed": task.seed,
-            "provider_params": task.provider_params, "groups": task.groups, "nodes": nodes,
-            "version": __version__, "model": MODEL_VERSION}
+    return {
+        "provider": task.provider,
+        "consumer": task.consumer,
+        "seed": task.seed,
+        "provider_params": task.provider_params,
+        "groups": task.groups,
+        "nodes": nodes,
+        "version": __version__,
+        "model": MODEL_VERSION,
+    }
 
 
 def _run_one(task: Task, arrays, nodes, distribution, store_root, parent_pid=None):
@@ -169,19 +197,29 @@ def _backend(scheduler_address: str | None):
     try:
         from dask.distributed import Client
     except ImportError:
-        raise InputError("--scheduler-address needs dask.distributed, which the default install leaves out: "
-                         "pip install 'gamemarket[dask]'") from None
+        raise InputError(
+            "--scheduler-address needs dask.distributed, which the default install leaves out: "
+            "pip install 'gamemarket[dask]'"
+        ) from None
     try:
         client = Client(scheduler_address, timeout=CONNECT_TIMEOUT_S)
     except (OSError, TimeoutError) as exc:
-        raise InputError(f"--scheduler-address {scheduler_address}: no dask scheduler answered within "
-                         f"{CONNECT_TIMEOUT_S} s ({type(exc).__name__}); is it running and reachable?") from None
+        raise InputError(
+            f"--scheduler-address {scheduler_address}: no dask scheduler answered within "
+            f"{CONNECT_TIMEOUT_S} s ({type(exc).__name__}); is it running and reachable?"
+        ) from None
     with client, parallel_config(backend="dask"):
         yield client
 
 
-def run_study(spec: StudySpec, *, n_jobs: int = 1, scheduler_address: str | None = None, progress: bool = True,
-              store: ResultStore | None = None) -> StudyRun:
+def run_study(
+    spec: StudySpec,
+    *,
+    n_jobs: int = 1,
+    scheduler_address: str | None = None,
+    progress: bool = True,
+    store: ResultStore | None = None,
+) -> StudyRun:
     """Run every unfinished task of a study and store each result as it finishes.
 
     Returns a small report: tasks total, skipped (already stored), run, wall seconds.
@@ -222,8 +260,9 @@ class StoredResults(NamedTuple):
     meta: dict
 
 
-def _run_study(spec: StudySpec, n_jobs: int, scheduler_address: str | None, progress: bool,
-               store: ResultStore) -> StudyRun:
+def _run_study(
+    spec: StudySpec, n_jobs: int, scheduler_address: str | None, progress: bool, store: ResultStore
+) -> StudyRun:
     t0 = time.perf_counter()
     w, nodes = load_workload(spec)
     arrays = workload_arrays(w)
@@ -243,7 +282,8 @@ def _run_study(spec: StudySpec, n_jobs: int, scheduler_address: str | None, prog
         worker_store = None if scheduler_address else store.root
         results = Parallel(n_jobs=jobs, return_as="generator_unordered")(
             delayed(_run_one)(t, arrays, nodes, spec.bids, worker_store, os.getpid() if worker_store else None)
-            for t in todo)
+            for t in todo
+        )
         for task, metrics, payload in results:
             if payload is not None:
                 store.write(task.key, metrics, payload[0], _task_info(task, nodes), payload[1])
@@ -252,11 +292,19 @@ def _run_study(spec: StudySpec, n_jobs: int, scheduler_address: str | None, prog
                 bar.update(1)
     if bar is not None:
         bar.close()
-    info = StudyRun(tasks=len(tasks), skipped=len(tasks) - len(todo), run=len(todo),
-                    wall_seconds=time.perf_counter() - t0, task_seconds=sim_seconds, nodes=nodes,
-                    n_jobs=n_jobs if not scheduler_address else f"dask {scheduler_address}",
-                    workload=w.meta.get("source"), workload_sha256=w.meta.get("sha256"), jobs=len(w.jobs),
-                    finished=time.strftime("%Y-%m-%d %H:%M:%S"))
+    info = StudyRun(
+        tasks=len(tasks),
+        skipped=len(tasks) - len(todo),
+        run=len(todo),
+        wall_seconds=time.perf_counter() - t0,
+        task_seconds=sim_seconds,
+        nodes=nodes,
+        n_jobs=n_jobs if not scheduler_address else f"dask {scheduler_address}",
+        workload=w.meta.get("source"),
+        workload_sha256=w.meta.get("sha256"),
+        jobs=len(w.jobs),
+        finished=time.strftime("%Y-%m-%d %H:%M:%S"),
+    )
     if todo:  # keep the figures of the run that computed the results
         from gamemarket.games.io import write_json
 
@@ -269,8 +317,13 @@ def study_status(spec: StudySpec) -> dict:
     w, nodes = load_workload(spec)
     tasks = plan(spec, workload_arrays(w), nodes)
     done = sum(store.has(t.key) for t in tasks)
-    return {"study": spec.name, "tasks": len(tasks), "done": done, "missing": len(tasks) - done,
-            "results": str(spec.results_dir)}
+    return {
+        "study": spec.name,
+        "tasks": len(tasks),
+        "done": done,
+        "missing": len(tasks) - done,
+        "results": str(spec.results_dir),
+    }
 
 
 def load_cohorts(spec: StudySpec) -> pd.DataFrame:
@@ -299,8 +352,10 @@ def load_results(spec: StudySpec, with_bins: bool = False) -> StoredResults:
     rows, bins = [], []
     missing = [t for t in tasks if not store.has(t.key)]
     if missing:
-        raise InputError(f"study {spec.name!r}: {len(missing)} of {len(tasks)} runs have no stored result; "
-                         f"run `gamemarket study run {spec.path}` first")
+        raise InputError(
+            f"study {spec.name!r}: {len(missing)} of {len(tasks)} runs have no stored result; "
+            f"run `gamemarket study run {spec.path}` first"
+        )
     for t in tasks:
         try:
             if with_bins:
@@ -309,19 +364,27 @@ def load_results(spec: StudySpec, with_bins: bool = False) -> StoredResults:
                 metrics, _ = store.read_metrics(t.key)
         except Exception as exc:  # damage past the footer that ``has`` checks
             store.set_aside(t.key, f"{type(exc).__name__}: {exc}")
-            raise InputError(f"study {spec.name!r}: the stored result {store.path(t.key)} does not read; it is kept "
-                             f"aside, and `gamemarket study run {spec.path}` runs that task again") from None
+            raise InputError(
+                f"study {spec.name!r}: the stored result {store.path(t.key)} does not read; it is kept "
+                f"aside, and `gamemarket study run {spec.path}` runs that task again"
+            ) from None
         if with_bins:
             b.insert(0, "seed", t.seed)
             b.insert(0, "consumer", t.consumer)
             b.insert(0, "provider", t.provider)
             bins.append(b)
         rows.append({"provider": t.provider, "consumer": t.consumer, "seed": t.seed, **metrics})
-    meta = {"study": spec.name, "nodes": nodes, "jobs": len(w.jobs), "workload": w.meta.get("source"),
-            "kind": "pricing" if isinstance(w, HeteroWorkload) else "scheduling",
-            "workload_sha256": w.meta.get("sha256"), "seeds": spec.seeds,
-            "providers": {p.name: p.params() for p in spec.providers},
-            "consumers": {c.name: c.params() for c in spec.consumers}}
+    meta = {
+        "study": spec.name,
+        "nodes": nodes,
+        "jobs": len(w.jobs),
+        "workload": w.meta.get("source"),
+        "kind": "pricing" if isinstance(w, HeteroWorkload) else "scheduling",
+        "workload_sha256": w.meta.get("sha256"),
+        "seeds": spec.seeds,
+        "providers": {p.name: p.params() for p in spec.providers},
+        "consumers": {c.name: c.params() for c in spec.consumers},
+    }
     if w.meta.get("synthetic"):
         meta["synthetic"] = w.meta["synthetic"]
     if w.meta.get("hetero"):

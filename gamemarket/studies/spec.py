@@ -9,17 +9,40 @@ from pathlib import Path
 from gamemarket.bids import BidDistribution
 from gamemarket.errors import InputError
 from gamemarket.market.payoffs import CONSUMER_PAYOFFS, PROVIDER_PAYOFFS
-from gamemarket.studies.strategies import (ConsumerStrategy, ProviderStrategy, load_consumers, load_providers,
-                                           parse_consumers, parse_provider, read_toml)
+from gamemarket.studies.strategies import (
+    ConsumerStrategy,
+    ProviderStrategy,
+    load_consumers,
+    load_providers,
+    parse_consumers,
+    parse_provider,
+    read_toml,
+)
 
-TOP_FIELDS = {"name", "description", "workload", "bids", "strategies", "replications", "games", "output", "companions",
-              "notes", "gains", "game", "paper", "population_study"}
+TOP_FIELDS = {
+    "name",
+    "description",
+    "workload",
+    "bids",
+    "strategies",
+    "replications",
+    "games",
+    "output",
+    "companions",
+    "notes",
+    "gains",
+    "game",
+    "paper",
+    "population_study",
+}
 # A study's discussion (``notes``) quotes computed numbers as fields, e.g. {claim.c1.ci}, filled in by
 # gamemarket.reports.discussion; its literal text may hold references to the paper, claim numbers and
 # names with digits (g0.5x0.6, DEV1, LPC-EGEE-2004), never a typed number.
 NOTE_FIELD = re.compile(r"\{([A-Za-z0-9_.\-]+)\}")
-NOTE_REFERENCE = re.compile(r"Figs?\.\s*\d+(?:\s*[-,]\s*\d+)*|Table\s+\d+|Eq\.\s*\d+|Section\s+\d+"
-                            r"|\(\d\)(?:\s*-\s*\(\d\))?")
+NOTE_REFERENCE = re.compile(
+    r"Figs?\.\s*\d+(?:\s*[-,]\s*\d+)*|Table\s+\d+|Eq\.\s*\d+|Section\s+\d+"
+    r"|\(\d\)(?:\s*-\s*\(\d\))?"
+)
 TYPED_NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(?<![A-Za-z0-9]-)\d(?:[\d,.]*\d)?")
 
 
@@ -29,8 +52,12 @@ def typed_numbers(template: str) -> list[str]:
 
 
 _WARNED: set[str] = set()
-PAPER_FIELDS = {"source": "the paper and its table", "jobs": "number of (serial) jobs", "nodes": "nodes",
-                "mean_runtime": "mean run time in seconds"}
+PAPER_FIELDS = {
+    "source": "the paper and its table",
+    "jobs": "number of (serial) jobs",
+    "nodes": "nodes",
+    "mean_runtime": "mean run time in seconds",
+}
 
 
 @dataclass(frozen=True)
@@ -97,8 +124,10 @@ def _find_model(value, base: Path, where: str) -> Path:
     for c in cands:
         if c.is_file():
             return c.resolve()
-    raise InputError(f"{where}: [workload] field 'model': no such file {value!r} (looked in "
-                     f"{', '.join(str(c.parent) for c in cands)})")
+    raise InputError(
+        f"{where}: [workload] field 'model': no such file {value!r} (looked in "
+        f"{', '.join(str(c.parent) for c in cands)})"
+    )
 
 
 def load_study(path: str | Path) -> StudySpec:
@@ -110,12 +139,17 @@ def load_study(path: str | Path) -> StudySpec:
     base = path.parent
     name = data.get("name", path.stem)
     if not (isinstance(name, str) and re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", name) and ".." not in name):
-        raise InputError(f"{where}: field 'name': {name!r} must be 1-100 letters, digits, '.', '_' or '-', starting "
-                         f"with a letter or digit (it names the results and report folders)")
+        raise InputError(
+            f"{where}: field 'name': {name!r} must be 1-100 letters, digits, '.', '_' or '-', starting "
+            f"with a letter or digit (it names the results and report folders)"
+        )
 
     wl = data.get("workload", {"source": "synthetic"})
-    _check(wl, f"{where}: [workload]", {"source", "nodes", "reduction", "parallel", "skip_bad_lines", "synthetic",
-                                         "hetero", "file", "model"})
+    _check(
+        wl,
+        f"{where}: [workload]",
+        {"source", "nodes", "reduction", "parallel", "skip_bad_lines", "synthetic", "hetero", "file", "model"},
+    )
     wl = dict(wl)
     wl.setdefault("source", "synthetic")
     if wl["source"] == "hetero":
@@ -148,14 +182,18 @@ def load_study(path: str | Path) -> StudySpec:
     bids_entry = data.get("bids", {})
     _check(bids_entry, f"{where}: [bids]", {"components", "lo", "hi"})
     try:
-        bids = BidDistribution(**{k: (tuple(tuple(c) for c in v) if k == "components" else v)
-                                  for k, v in bids_entry.items()})
+        bids = BidDistribution(
+            **{k: (tuple(tuple(c) for c in v) if k == "components" else v) for k, v in bids_entry.items()}
+        )
     except (InputError, TypeError) as exc:
         raise InputError(f"{where}: [bids]: {exc}") from exc
 
     st = data.get("strategies", {})
-    _check(st, f"{where}: [strategies]", {"providers", "consumers", "provider_file", "consumer_file",
-                                           "provider", "consumer"})
+    _check(
+        st,
+        f"{where}: [strategies]",
+        {"providers", "consumers", "provider_file", "consumer_file", "provider", "consumer"},
+    )
     providers_cat = load_providers(base / st["provider_file"] if "provider_file" in st else None, near=base)
     consumers_cat = load_consumers(base / st["consumer_file"] if "consumer_file" in st else None, near=base)
     for pname, entry in st.get("provider", {}).items():  # inline definitions
@@ -197,8 +235,10 @@ def load_study(path: str | Path) -> StudySpec:
                 unique.append(c)
             else:
                 aliases[c.name] = same
-                msg = (f"{where}: [strategies] consumer {c.name!r} is the same beta mix as {same!r} "
-                       f"({[list(g) for g in c.mix.groups]}); kept once, as {same!r}")
+                msg = (
+                    f"{where}: [strategies] consumer {c.name!r} is the same beta mix as {same!r} "
+                    f"({[list(g) for g in c.mix.groups]}); kept once, as {same!r}"
+                )
                 if c.name not in wildcard and msg not in _WARNED:  # a study loads several times a command
                     _WARNED.add(msg)
                     warnings.warn(msg, stacklevel=2)
@@ -211,8 +251,10 @@ def load_study(path: str | Path) -> StudySpec:
     want = "pricing" if wl["source"] == "hetero" else "scheduling"
     for p in providers:
         if p.kind != want:
-            raise InputError(f"{where}: [strategies] provider {p.name!r} is a {p.kind} mechanism but the workload "
-                             f"({wl['source']}) needs {want} mechanisms")
+            raise InputError(
+                f"{where}: [strategies] provider {p.name!r} is a {p.kind} mechanism but the workload "
+                f"({wl['source']}) needs {want} mechanisms"
+            )
     consumers = pick(st.get("consumers", ["FT", "SRG"]), consumers_cat, "consumer")
 
     rep = data.get("replications", {"count": 5})
@@ -232,11 +274,17 @@ def load_study(path: str | Path) -> StudySpec:
     games = []
     for k, g in enumerate(data.get("games", [])):
         _check(g, f"{where}: [[games]] #{k + 1}", {"name", "provider", "consumer"})
-        gd = GameDef(str(g.get("name", f"game {k + 1}")), g.get("provider", "revenue"), g.get("consumer", "mean_utility"))
+        gd = GameDef(
+            str(g.get("name", f"game {k + 1}")), g.get("provider", "revenue"), g.get("consumer", "mean_utility")
+        )
         if gd.provider not in PROVIDER_PAYOFFS:
-            raise InputError(f"{where}: [[games]] #{k + 1} field 'provider': {gd.provider!r} is not one of {PROVIDER_PAYOFFS}")
+            raise InputError(
+                f"{where}: [[games]] #{k + 1} field 'provider': {gd.provider!r} is not one of {PROVIDER_PAYOFFS}"
+            )
         if gd.consumer not in CONSUMER_PAYOFFS:
-            raise InputError(f"{where}: [[games]] #{k + 1} field 'consumer': {gd.consumer!r} is not one of {CONSUMER_PAYOFFS}")
+            raise InputError(
+                f"{where}: [[games]] #{k + 1} field 'consumer': {gd.consumer!r} is not one of {CONSUMER_PAYOFFS}"
+            )
         games.append(gd)
 
     out = data.get("output", {})
@@ -274,15 +322,21 @@ def load_study(path: str | Path) -> StudySpec:
         raise InputError(f"{where}: 'notes' must be a string")
     typed = typed_numbers(notes)
     if typed:
-        raise InputError(f"{where}: 'notes' quotes the number(s) {typed[:5]} as typed text; a discussion quotes "
-                         "computed numbers as fields such as {claim.c1.ci} (see gamemarket.reports.discussion)")
+        raise InputError(
+            f"{where}: 'notes' quotes the number(s) {typed[:5]} as typed text; a discussion quotes "
+            "computed numbers as fields such as {claim.c1.ci} (see gamemarket.reports.discussion)"
+        )
     paper = data.get("paper", {})
     _check(paper, f"{where}: [paper]", set(PAPER_FIELDS))
     for k, v in paper.items():
-        ok = isinstance(v, str) if k == "source" else (isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0)
+        ok = (
+            isinstance(v, str) if k == "source" else (isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0)
+        )
         if not ok:
-            raise InputError(f"{where}: [paper] field {k!r}: expected {'a string' if k == 'source' else 'a number > 0'} "
-                             f"({PAPER_FIELDS[k]}), got {v!r}")
+            raise InputError(
+                f"{where}: [paper] field {k!r}: expected {'a string' if k == 'source' else 'a number > 0'} "
+                f"({PAPER_FIELDS[k]}), got {v!r}"
+            )
     population = None
     game = data.get("game")
     if game is not None:
@@ -294,12 +348,28 @@ def load_study(path: str | Path) -> StudySpec:
             from gamemarket.studies.strategies import catalogue_dir
 
             shading = base / game["shading_file"] if "shading_file" in game else catalogue_dir(base) / "shading.toml"
-            population = parse_config({k: v for k, v in game.items() if k != "shading_file"}, where,
-                                      load_shading(shading))
+            population = parse_config(
+                {k: v for k, v in game.items() if k != "shading_file"}, where, load_shading(shading)
+            )
         elif kind != "bimatrix":
             raise InputError(f"{where}: [game] field 'kind': expected 'bimatrix' or 'population', got {kind!r}")
-    return StudySpec(gains=gains, notes=notes, population=population, companions=companions, name=name, path=path,
-                     workload=wl, providers=providers, consumers=consumers, seeds=seeds, aliases=aliases, paper=paper,
-                     population_study=population_study,
-                     games=games or list(DEFAULT_GAMES), bids=bids, results_dir=results_dir, report_dir=report_dir,
-                     description=str(data.get("description", "")))
+    return StudySpec(
+        gains=gains,
+        notes=notes,
+        population=population,
+        companions=companions,
+        name=name,
+        path=path,
+        workload=wl,
+        providers=providers,
+        consumers=consumers,
+        seeds=seeds,
+        aliases=aliases,
+        paper=paper,
+        population_study=population_study,
+        games=games or list(DEFAULT_GAMES),
+        bids=bids,
+        results_dir=results_dir,
+        report_dir=report_dir,
+        description=str(data.get("description", "")),
+    )

@@ -35,8 +35,10 @@ def set_aside(path: Path, reason: str, what: str = "stored result") -> None:
         os.replace(path, aside)
     except OSError:
         aside = path
-    warnings.warn(f"{path}: {what} does not read ({reason[:200]}); kept as {aside.name}, and its task will be "
-                  "run again", stacklevel=3)
+    warnings.warn(
+        f"{path}: {what} does not read ({reason[:200]}); kept as {aside.name}, and its task will be run again",
+        stacklevel=3,
+    )
 
 
 def task_key(fields: dict) -> str:
@@ -97,8 +99,10 @@ class ResultStore:
             except BlockingIOError:
                 f.seek(0)
                 holder = f.read().strip() or "another process"
-                raise InputError(f"{self.root}: results are being written by {holder}; wait for it to finish "
-                                 "(or stop it) and run again") from None
+                raise InputError(
+                    f"{self.root}: results are being written by {holder}; wait for it to finish "
+                    "(or stop it) and run again"
+                ) from None
             f.seek(0)
             f.truncate()
             f.write(f"{what} (pid {os.getpid()}, since {time.strftime('%Y-%m-%d %H:%M:%S')})")
@@ -107,7 +111,9 @@ class ResultStore:
         finally:
             f.close()
 
-    def write(self, key: str, metrics: dict, bins: pd.DataFrame, task: dict, cohorts: pd.DataFrame | None = None) -> Path:
+    def write(
+        self, key: str, metrics: dict, bins: pd.DataFrame, task: dict, cohorts: pd.DataFrame | None = None
+    ) -> Path:
         table = pa.Table.from_pandas(bins, preserve_index=False)
         meta = dict(table.schema.metadata or {})
         meta[b"gamemarket.metrics"] = json.dumps(metrics).encode()
@@ -124,8 +130,7 @@ class ResultStore:
     def read(self, key: str) -> tuple[dict, pd.DataFrame, dict]:
         table = pq.read_table(self.path(key))
         meta = table.schema.metadata
-        return (json.loads(meta[b"gamemarket.metrics"]), table.to_pandas(),
-                json.loads(meta[b"gamemarket.task"]))
+        return (json.loads(meta[b"gamemarket.metrics"]), table.to_pandas(), json.loads(meta[b"gamemarket.task"]))
 
     def read_cohorts(self, key: str) -> pd.DataFrame | None:
         import io

@@ -20,8 +20,10 @@ def catalogue_dir(near: Path | None = None) -> Path:
     for cand in ([near.parent / "strategies"] if near else []) + [Path.cwd() / "strategies", STRATEGIES_DIR]:
         if (cand / "providers.toml").exists():
             return cand
-    raise InputError("no strategies/providers.toml found beside the study's folder, in the working directory "
-                     "or in the gamemarket checkout; name the files with provider_file / consumer_file")
+    raise InputError(
+        "no strategies/providers.toml found beside the study's folder, in the working directory "
+        "or in the gamemarket checkout; name the files with provider_file / consumer_file"
+    )
 
 
 def read_toml(path: str | Path) -> dict:
@@ -84,8 +86,13 @@ def parse_provider(name: str, entry: dict, where: str) -> ProviderStrategy:
                     params[key] = vals
         except (InputError, TypeError, ValueError) as exc:
             raise InputError(f"{where}: {exc}") from exc
-        return ProviderStrategy(name, None, str(entry.get("description", "")), "pricing",
-                                tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in params.items())))
+        return ProviderStrategy(
+            name,
+            None,
+            str(entry.get("description", "")),
+            "pricing",
+            tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in params.items())),
+        )
     if isinstance(entry, dict) and entry.get("kind", "scheduling") != "scheduling":
         raise InputError(f"{where}: field 'kind' must be 'scheduling' or 'pricing', got {entry.get('kind')!r}")
     _fields(entry, where, {"kind", "scheduler", "payment", "reserve", "description"}, {"scheduler", "payment"})
@@ -106,8 +113,12 @@ def parse_consumers(data: dict, where: str) -> dict[str, ConsumerStrategy]:
     for name, entry in data.items():
         if name == "grid":
             w = f"{where}: consumer grid"
-            _fields(entry, w, {"aggressive_fractions", "aggressive_betas", "conservative_beta", "description"},
-                    {"aggressive_fractions", "aggressive_betas"})
+            _fields(
+                entry,
+                w,
+                {"aggressive_fractions", "aggressive_betas", "conservative_beta", "description"},
+                {"aggressive_fractions", "aggressive_betas"},
+            )
             cb = entry.get("conservative_beta", 0.0)
             for f in entry["aggressive_fractions"]:
                 for b in entry["aggressive_betas"]:

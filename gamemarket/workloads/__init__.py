@@ -26,8 +26,9 @@ def synthetic_spec(params: dict, where: str = "[workload.synthetic]") -> Synthet
         raise InputError(f"{where}: every field is a number; got {params} ({exc})") from None
 
 
-def load(source: str, parallel: str = "split", skip_bad_lines: bool = False, model: str | None = None,
-         **synthetic) -> Workload:
+def load(
+    source: str, parallel: str = "split", skip_bad_lines: bool = False, model: str | None = None, **synthetic
+) -> Workload:
     """A workload from ``source``.
 
     ``"synthetic"``: the campaign model in ``model`` (a ``.toml`` file; keyword parameters
@@ -41,8 +42,10 @@ def load(source: str, parallel: str = "split", skip_bad_lines: bool = False, mod
         if model is not None:
             unknown = sorted(set(synthetic) - {"jobs", "nodes", "load", "seed"})
             if unknown:
-                raise InputError(f"[workload.synthetic] with a model: unknown field(s) {unknown}; expected some of "
-                                 f"['jobs', 'load', 'seed'] (the rest is the model's)")
+                raise InputError(
+                    f"[workload.synthetic] with a model: unknown field(s) {unknown}; expected some of "
+                    f"['jobs', 'load', 'seed'] (the rest is the model's)"
+                )
             return generate_from_model(WorkloadModel.read(model), **synthetic)
         return generate(synthetic_spec(synthetic))
     from gamemarket.workloads.archive import resolve
@@ -50,5 +53,15 @@ def load(source: str, parallel: str = "split", skip_bad_lines: bool = False, mod
     return read_swf(resolve(source), parallel=parallel, skip_bad_lines=skip_bad_lines)
 
 
-__all__ = ["Workload", "WorkloadModel", "SyntheticSpec", "generate", "generate_from_model", "is_model_path", "load",
-           "nodes_from_processors", "read_swf", "synthetic_spec"]
+__all__ = [
+    "Workload",
+    "WorkloadModel",
+    "SyntheticSpec",
+    "generate",
+    "generate_from_model",
+    "is_model_path",
+    "load",
+    "nodes_from_processors",
+    "read_swf",
+    "synthetic_spec",
+]

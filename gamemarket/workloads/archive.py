@@ -31,9 +31,12 @@ class Trace:
 KNOWN_TRACES = {
     t.name: t
     for t in [
-        Trace("LPC-EGEE-2004-1.2-cln", f"{PWA}/l_lpc/LPC-EGEE-2004-1.2-cln.swf.gz",
-              "2fc37df5cc14c355fc7a88235f72e54fdf5f0d93de09399d015383ee5c35a59d",
-              "LPC EGEE cluster, Aug 2004 - May 2005, 140 processors; data: Emmanuel Medernach"),
+        Trace(
+            "LPC-EGEE-2004-1.2-cln",
+            f"{PWA}/l_lpc/LPC-EGEE-2004-1.2-cln.swf.gz",
+            "2fc37df5cc14c355fc7a88235f72e54fdf5f0d93de09399d015383ee5c35a59d",
+            "LPC EGEE cluster, Aug 2004 - May 2005, 140 processors; data: Emmanuel Medernach",
+        ),
     ]
 }
 
@@ -67,7 +70,7 @@ def fetch(name: str, dest: str | os.PathLike | None = None, url: str | None = No
 
     An existing file with the right checksum is kept; a wrong one is replaced.
     """
-    key = name[:-len(".swf.gz")] if name.endswith(".swf.gz") else name
+    key = name[: -len(".swf.gz")] if name.endswith(".swf.gz") else name
     if key not in KNOWN_TRACES:
         raise InputError(f"unknown trace {name!r}; known: {sorted(KNOWN_TRACES)}")
     trace = KNOWN_TRACES[key]
@@ -97,8 +100,11 @@ def fetch(name: str, dest: str | os.PathLike | None = None, url: str | None = No
 
 def search_dirs() -> list[Path]:
     """Where known traces are looked for: the cache, then a ``shared/workloads`` beside the project."""
-    return [cache_dir(), Path.cwd().parent / "shared" / "workloads",
-            Path(__file__).resolve().parents[2].parent / "shared" / "workloads"]
+    return [
+        cache_dir(),
+        Path.cwd().parent / "shared" / "workloads",
+        Path(__file__).resolve().parents[2].parent / "shared" / "workloads",
+    ]
 
 
 def resolve(path_or_name: str) -> Path:
@@ -108,11 +114,13 @@ def resolve(path_or_name: str) -> Path:
         raise InputError(f"{path_or_name}: is a folder; expected an SWF file (plain or gzip) or a known trace name")
     if p.exists():
         return p
-    key = path_or_name[:-len(".swf.gz")] if path_or_name.endswith(".swf.gz") else path_or_name
+    key = path_or_name[: -len(".swf.gz")] if path_or_name.endswith(".swf.gz") else path_or_name
     for base in search_dirs():
         if key in KNOWN_TRACES:
             cand = base / Path(KNOWN_TRACES[key].url).name
             if cand.exists():
                 return cand
-    raise InputError(f"{path_or_name}: no such workload file (and no cached copy of a known trace; "
-                     f"run `gamemarket workload fetch NAME`)")
+    raise InputError(
+        f"{path_or_name}: no such workload file (and no cached copy of a known trace; "
+        f"run `gamemarket workload fetch NAME`)"
+    )

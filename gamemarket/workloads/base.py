@@ -17,8 +17,28 @@ WORKLOAD_COLUMNS = ("id", "submit", "runtime", "estimate", "estimate_generated",
 #: Requested-time values that users pick most often (seconds). Tsafrir, Etsion and Feitelson
 #: (2005) found estimates to be modal: users round up to a few popular limits.
 POPULAR_ESTIMATES = np.array(
-    [60, 300, 600, 900, 1200, 1800, 3600, 2 * 3600, 3 * 3600, 4 * 3600, 6 * 3600, 8 * 3600,
-     12 * 3600, 18 * 3600, 24 * 3600, 36 * 3600, 48 * 3600, 72 * 3600], dtype=np.int64)
+    [
+        60,
+        300,
+        600,
+        900,
+        1200,
+        1800,
+        3600,
+        2 * 3600,
+        3 * 3600,
+        4 * 3600,
+        6 * 3600,
+        8 * 3600,
+        12 * 3600,
+        18 * 3600,
+        24 * 3600,
+        36 * 3600,
+        48 * 3600,
+        72 * 3600,
+    ],
+    dtype=np.int64,
+)
 
 
 def generate_estimates(runtime: np.ndarray) -> np.ndarray:
@@ -81,16 +101,20 @@ class Workload:
             if count == -1:
                 continue
             if count < 1:
-                raise InputError(f"{self.meta.get('source', 'workload')}: header field {key} is {value!r}; expected a "
-                                 "positive processor count (or -1 for unknown)")
+                raise InputError(
+                    f"{self.meta.get('source', 'workload')}: header field {key} is {value!r}; expected a "
+                    "positive processor count (or -1 for unknown)"
+                )
             return count
         return self.meta.get("processors")
 
     def nodes(self, nodes: int | None = None, reduction: float | None = None) -> int:
         """The node count: given directly, or derived from the header with a reduction factor."""
         if nodes is not None and reduction is not None:
-            raise InputError(f"give nodes ({nodes}) or a reduction ({reduction}), not both: the reduction derives the "
-                             "node count from the header's processors")
+            raise InputError(
+                f"give nodes ({nodes}) or a reduction ({reduction}), not both: the reduction derives the "
+                "node count from the header's processors"
+            )
         if nodes is not None:
             if int(nodes) < 1:
                 raise InputError(f"nodes must be >= 1, got {nodes}")
@@ -119,8 +143,9 @@ class Workload:
             "first_submit": int(j["submit"].min()) if len(j) else None,
             "span_s": int(j["submit"].max() - j["submit"].min()) if len(j) else 0,
             "mean_runtime_s": float(j["runtime"].mean()) if len(j) else 0.0,
-            "runtime_quantiles_s": {f"p{int(q * 100)}": float(j["runtime"].quantile(q))
-                                     for q in (0.1, 0.25, 0.5, 0.75, 0.9, 0.99)},
+            "runtime_quantiles_s": {
+                f"p{int(q * 100)}": float(j["runtime"].quantile(q)) for q in (0.1, 0.25, 0.5, 0.75, 0.9, 0.99)
+            },
             "estimates_generated": int(j["estimate_generated"].sum()) if "estimate_generated" in j else 0,
         }
         try:

@@ -30,13 +30,16 @@ def _cumulative_rate(t: np.ndarray, rate: np.ndarray) -> np.ndarray:
     r = t - weeks * WEEK
     h = np.minimum((r // HOUR).astype(np.int64), 167)
     return weeks * WEEK + cum[h] + rate[h] * (r - h * HOUR)
+
+
 MIN_USERS = 2
 #: Gaps of a day or more between submissions (operational time) are idle periods, drawn apart.
 LONG_GAP = 86400.0
 
 
-def fit_model(workload: Workload, *, nodes: int | None = None, threshold: float = 1200.0,
-              source: str = "") -> WorkloadModel:
+def fit_model(
+    workload: Workload, *, nodes: int | None = None, threshold: float = 1200.0, source: str = ""
+) -> WorkloadModel:
     """Fit the campaign model to a workload's job table.
 
     Parameters
@@ -61,8 +64,10 @@ def fit_model(workload: Workload, *, nodes: int | None = None, threshold: float 
     user = j["user"].to_numpy(np.int64)
     users, user_idx = np.unique(user, return_inverse=True)
     if len(users) < MIN_USERS:
-        raise InputError(f"{where}: the trace has {len(users)} user (field 12 is {users[0]} for every job); "
-                         f"campaigns need at least {MIN_USERS} users")
+        raise InputError(
+            f"{where}: the trace has {len(users)} user (field 12 is {users[0]} for every job); "
+            f"campaigns need at least {MIN_USERS} users"
+        )
     n = workload.nodes(nodes)
     submit = j["submit"].to_numpy(np.int64)
     runtime = np.maximum(j["runtime"].to_numpy(np.int64), 1)
@@ -89,7 +94,7 @@ def fit_model(workload: Workload, *, nodes: int | None = None, threshold: float 
     score = (score - score.mean()) / score.std()
     nu = np.bincount(user_idx)
     user_mean = np.bincount(user_idx, weights=score) / nu
-    user_share = float(np.sum(nu * user_mean ** 2) / len(score))
+    user_share = float(np.sum(nu * user_mean**2) / len(score))
     # the correlation of consecutive jobs of one campaign: campaigns drift, so the pooled
     # within-campaign variance understates how alike neighbouring jobs are
     sc = score[o]
@@ -120,13 +125,22 @@ def fit_model(workload: Workload, *, nodes: int | None = None, threshold: float 
     long_gaps = g_all[idle] if idle.any() else np.full(1, LONG_GAP)
     ratio = np.log(np.maximum(estimate, runtime) / runtime)
     return WorkloadModel(
-        jobs=int(len(j)), nodes=int(n), load=float(runtime.sum() / (n * span)),
+        jobs=int(len(j)),
+        nodes=int(n),
+        load=float(runtime.sum() / (n * span)),
         size_quantiles=tuple(np.quantile(sizes.astype(float), P_GRID)),
         gap_quantiles=tuple(np.quantile(within_gaps, P_GRID)),
         user_shares=tuple(np.bincount(camp_user, minlength=len(users)) / C),
         user_effects=tuple(user_mean / np.sqrt(user_share) if user_share > 0 else np.zeros(len(users))),
-        log_runtime_quantiles=tuple(log_q), user_share=user_share, campaign_share=campaign_share,
-        hour_of_week=tuple(rate), start_gap_quantiles=tuple(np.quantile(start_gaps, P_GRID)),
-        long_gap_share=float(idle.sum() / C), long_gap_quantiles=tuple(np.quantile(long_gaps, P_GRID)), log_estimate_ratio_quantiles=tuple(np.quantile(ratio, P_GRID)),
-        threshold=float(threshold), source=source,
-        notes={"campaigns": C, "users": int(len(users))})
+        log_runtime_quantiles=tuple(log_q),
+        user_share=user_share,
+        campaign_share=campaign_share,
+        hour_of_week=tuple(rate),
+        start_gap_quantiles=tuple(np.quantile(start_gaps, P_GRID)),
+        long_gap_share=float(idle.sum() / C),
+        long_gap_quantiles=tuple(np.quantile(long_gaps, P_GRID)),
+        log_estimate_ratio_quantiles=tuple(np.quantile(ratio, P_GRID)),
+        threshold=float(threshold),
+        source=source,
+        notes={"campaigns": C, "users": int(len(users))},
+    )

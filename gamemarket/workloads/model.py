@@ -8,8 +8,9 @@ traces by user sessions for the same reason). The model has four parts:
 - **run times**: a Gaussian copula with user and campaign effects. A job's latent score is
   ``sqrt(rho_u) a_user + sqrt(rho_c) b_campaign + sqrt(1 - rho_u - rho_c) e_job`` (``a_user`` the
   user's effect fitted from the trace, ``b`` and ``e`` standard normal draws), and its run time is
-  the trace's quantile at the normal score of its rank among the generated jobs. The marginal distribution is the trace's (mean and median
-  kept, no clip), and jobs of one campaign (and of one user) are correlated as in the trace;
+  the trace's quantile at the normal score of its rank among the generated jobs. The marginal
+  distribution is the trace's (mean and median kept, no clip), and jobs of one campaign (and of one
+  user) are correlated as in the trace;
 - **arrivals**: campaigns start as a Poisson process whose rate follows the trace's hour-of-week
   profile (a true 24-hour and weekly cycle, in seconds of wall-clock time);
 - **load**: the campaign start times are stretched until ``work / (nodes * span)`` equals the
@@ -94,10 +95,14 @@ class WorkloadModel:
                 bad(name, f"expected an integer >= 1, got {v!r}")
         if not (isinstance(self.load, (int, float)) and math.isfinite(self.load) and self.load > 0):
             bad("load", f"expected a number > 0, got {self.load!r}")
-        for name, n, lo in (("size_quantiles", len(P_GRID), 1.0), ("gap_quantiles", len(P_GRID), 0.0),
-                            ("log_runtime_quantiles", len(Z_GRID), 0.0), ("start_gap_quantiles", len(P_GRID), 0.0),
-                            ("long_gap_quantiles", len(P_GRID), 0.0),
-                            ("log_estimate_ratio_quantiles", len(P_GRID), 0.0)):
+        for name, n, lo in (
+            ("size_quantiles", len(P_GRID), 1.0),
+            ("gap_quantiles", len(P_GRID), 0.0),
+            ("log_runtime_quantiles", len(Z_GRID), 0.0),
+            ("start_gap_quantiles", len(P_GRID), 0.0),
+            ("long_gap_quantiles", len(P_GRID), 0.0),
+            ("log_estimate_ratio_quantiles", len(P_GRID), 0.0),
+        ):
             v = np.asarray(getattr(self, name), dtype=float)
             if v.shape != (n,):
                 bad(name, f"expected {n} numbers, got {v.size}")
@@ -119,7 +124,10 @@ class WorkloadModel:
             if not (isinstance(v, (int, float)) and 0.0 <= v < 1.0):
                 bad(name, f"expected a number in [0, 1), got {v!r}")
         if self.user_share + self.campaign_share >= 1.0:
-            bad("campaign_share", f"user_share + campaign_share must be < 1, got {self.user_share + self.campaign_share}")
+            bad(
+                "campaign_share",
+                f"user_share + campaign_share must be < 1, got {self.user_share + self.campaign_share}",
+            )
         h = np.asarray(self.hour_of_week, dtype=float)
         if h.shape != (168,) or not np.all(np.isfinite(h)) or np.any(h < 0) or h.sum() <= 0:
             bad("hour_of_week", "expected 168 non-negative rates with a positive sum")
@@ -132,27 +140,50 @@ class WorkloadModel:
         def arr(v, fmt="{:.9g}"):
             return "[" + ", ".join(fmt.format(x) for x in v) + "]"
 
-        lines = [f"# gamemarket workload model: numbers only, fitted from {self.source or 'a trace'}",
-                 "# (campaign model; see gamemarket/workloads/model.py)",
-                 f'format = "{FORMAT}"', f"source = {self.source!r}".replace("'", '"'), "",
-                 "[defaults]", f"jobs = {int(self.jobs)}", f"nodes = {int(self.nodes)}", f"load = {self.load:.9g}", "",
-                 "[campaigns]", f"threshold = {self.threshold:.9g}",
-                 "# jobs per campaign and seconds between its submissions, at probabilities Phi(-5), Phi(-4.95), ..., Phi(5) (ends: minimum, maximum)",
-                 f"size_quantiles = {arr(self.size_quantiles)}", f"gap_quantiles = {arr(self.gap_quantiles)}",
-                 "# each user's share of campaigns, and the user's run-time effect (standardised normal score)",
-                 f"user_shares = {arr(self.user_shares)}", f"user_effects = {arr(self.user_effects)}", "",
-                 "[runtime]", "# log run time (seconds) at normal scores -5, -4.95, ..., 5 (ends: minimum, maximum)",
-                 f"log_quantiles = {arr(self.log_runtime_quantiles)}",
-                 "# shares of the latent variance between users and between campaigns of a user",
-                 f"user_share = {self.user_share:.9g}", f"campaign_share = {self.campaign_share:.9g}", "",
-                 "[arrivals]", "# relative rate of submissions in each hour of the week (mean 1)",
-                 f"hour_of_week = {arr(self.hour_of_week)}",
-                 "# operational seconds (the week's cycle taken out) between campaign starts, at probabilities Phi(-5), Phi(-4.95), ..., Phi(5) (ends: minimum, maximum)",
-                 f"start_gap_quantiles = {arr(self.start_gap_quantiles)}",
-                 "# idle periods (a day or more without a submission, operational time): how many per campaign, and their lengths",
-                 f"long_gap_share = {self.long_gap_share:.9g}", f"long_gap_quantiles = {arr(self.long_gap_quantiles)}", "",
-                 "[estimates]", "# log(estimate / run time) at probabilities Phi(-5), Phi(-4.95), ..., Phi(5) (ends: minimum, maximum)",
-                 f"log_ratio_quantiles = {arr(self.log_estimate_ratio_quantiles)}", ""]
+        lines = [
+            f"# gamemarket workload model: numbers only, fitted from {self.source or 'a trace'}",
+            "# (campaign model; see gamemarket/workloads/model.py)",
+            f'format = "{FORMAT}"',
+            f"source = {self.source!r}".replace("'", '"'),
+            "",
+            "[defaults]",
+            f"jobs = {int(self.jobs)}",
+            f"nodes = {int(self.nodes)}",
+            f"load = {self.load:.9g}",
+            "",
+            "[campaigns]",
+            f"threshold = {self.threshold:.9g}",
+            "# jobs per campaign and seconds between its submissions, at probabilities Phi(-5), Phi(-4.95), ..., "
+            "Phi(5) (ends: minimum, maximum)",
+            f"size_quantiles = {arr(self.size_quantiles)}",
+            f"gap_quantiles = {arr(self.gap_quantiles)}",
+            "# each user's share of campaigns, and the user's run-time effect (standardised normal score)",
+            f"user_shares = {arr(self.user_shares)}",
+            f"user_effects = {arr(self.user_effects)}",
+            "",
+            "[runtime]",
+            "# log run time (seconds) at normal scores -5, -4.95, ..., 5 (ends: minimum, maximum)",
+            f"log_quantiles = {arr(self.log_runtime_quantiles)}",
+            "# shares of the latent variance between users and between campaigns of a user",
+            f"user_share = {self.user_share:.9g}",
+            f"campaign_share = {self.campaign_share:.9g}",
+            "",
+            "[arrivals]",
+            "# relative rate of submissions in each hour of the week (mean 1)",
+            f"hour_of_week = {arr(self.hour_of_week)}",
+            "# operational seconds (the week's cycle taken out) between campaign starts, at probabilities "
+            "Phi(-5), Phi(-4.95), ..., Phi(5) (ends: minimum, maximum)",
+            f"start_gap_quantiles = {arr(self.start_gap_quantiles)}",
+            "# idle periods (a day or more without a submission, operational time): how many per campaign, "
+            "and their lengths",
+            f"long_gap_share = {self.long_gap_share:.9g}",
+            f"long_gap_quantiles = {arr(self.long_gap_quantiles)}",
+            "",
+            "[estimates]",
+            "# log(estimate / run time) at probabilities Phi(-5), Phi(-4.95), ..., Phi(5) (ends: minimum, maximum)",
+            f"log_ratio_quantiles = {arr(self.log_estimate_ratio_quantiles)}",
+            "",
+        ]
         return "\n".join(lines)
 
     def save(self, path: str | Path) -> Path:
@@ -172,11 +203,14 @@ class WorkloadModel:
 
     @classmethod
     def from_dict(cls, d: dict, where: str = "workload model") -> "WorkloadModel":
-        layout = {"": {"format", "source", "defaults", "campaigns", "runtime", "arrivals", "estimates"},
-                  "defaults": {"jobs", "nodes", "load"},
-                  "campaigns": {"threshold", "size_quantiles", "gap_quantiles", "user_shares", "user_effects"},
-                  "runtime": {"log_quantiles", "user_share", "campaign_share"},
-                  "arrivals": {"hour_of_week", "start_gap_quantiles", "long_gap_share", "long_gap_quantiles"}, "estimates": {"log_ratio_quantiles"}}
+        layout = {
+            "": {"format", "source", "defaults", "campaigns", "runtime", "arrivals", "estimates"},
+            "defaults": {"jobs", "nodes", "load"},
+            "campaigns": {"threshold", "size_quantiles", "gap_quantiles", "user_shares", "user_effects"},
+            "runtime": {"log_quantiles", "user_share", "campaign_share"},
+            "arrivals": {"hour_of_week", "start_gap_quantiles", "long_gap_share", "long_gap_quantiles"},
+            "estimates": {"log_ratio_quantiles"},
+        }
         for table, allowed in layout.items():
             sub = d if not table else d.get(table)
             if sub is None:
@@ -185,22 +219,32 @@ class WorkloadModel:
                 raise InputError(f"{where}: [{table}] must be a table")
             unknown = sorted(set(sub) - allowed)
             if unknown:
-                raise InputError(f"{where}: unknown field(s) {unknown} in [{table or 'top level'}]; "
-                                 f"expected some of {sorted(allowed)}")
+                raise InputError(
+                    f"{where}: unknown field(s) {unknown} in [{table or 'top level'}]; "
+                    f"expected some of {sorted(allowed)}"
+                )
         if d.get("format") != FORMAT:
             raise InputError(f"{where}: field 'format': expected {FORMAT!r}, got {d.get('format')!r}")
         try:
-            g = {"jobs": d["defaults"]["jobs"], "nodes": d["defaults"]["nodes"], "load": d["defaults"]["load"],
-                 "threshold": d["campaigns"]["threshold"], "size_quantiles": d["campaigns"]["size_quantiles"],
-                 "gap_quantiles": d["campaigns"]["gap_quantiles"], "user_shares": d["campaigns"]["user_shares"],
-                 "user_effects": d["campaigns"]["user_effects"],
-                 "log_runtime_quantiles": d["runtime"]["log_quantiles"], "user_share": d["runtime"]["user_share"],
-                 "campaign_share": d["runtime"]["campaign_share"], "hour_of_week": d["arrivals"]["hour_of_week"],
-                 "start_gap_quantiles": d["arrivals"]["start_gap_quantiles"],
-                 "long_gap_share": d["arrivals"]["long_gap_share"],
-                 "long_gap_quantiles": d["arrivals"]["long_gap_quantiles"],
-                 "log_estimate_ratio_quantiles": d["estimates"]["log_ratio_quantiles"],
-                 "source": str(d.get("source", ""))}
+            g = {
+                "jobs": d["defaults"]["jobs"],
+                "nodes": d["defaults"]["nodes"],
+                "load": d["defaults"]["load"],
+                "threshold": d["campaigns"]["threshold"],
+                "size_quantiles": d["campaigns"]["size_quantiles"],
+                "gap_quantiles": d["campaigns"]["gap_quantiles"],
+                "user_shares": d["campaigns"]["user_shares"],
+                "user_effects": d["campaigns"]["user_effects"],
+                "log_runtime_quantiles": d["runtime"]["log_quantiles"],
+                "user_share": d["runtime"]["user_share"],
+                "campaign_share": d["runtime"]["campaign_share"],
+                "hour_of_week": d["arrivals"]["hour_of_week"],
+                "start_gap_quantiles": d["arrivals"]["start_gap_quantiles"],
+                "long_gap_share": d["arrivals"]["long_gap_share"],
+                "long_gap_quantiles": d["arrivals"]["long_gap_quantiles"],
+                "log_estimate_ratio_quantiles": d["estimates"]["log_ratio_quantiles"],
+                "source": str(d.get("source", "")),
+            }
         except KeyError as exc:
             raise InputError(f"{where}: missing field {exc.args[0]!r}") from None
         for k, v in g.items():
@@ -212,8 +256,11 @@ class WorkloadModel:
             raise InputError(f"{where}: {exc}") from None
 
     def summary(self) -> dict:
-        return {f.name: getattr(self, f.name) for f in fields(self)
-                if f.name in ("jobs", "nodes", "load", "user_share", "campaign_share", "threshold", "source")}
+        return {
+            f.name: getattr(self, f.name)
+            for f in fields(self)
+            if f.name in ("jobs", "nodes", "load", "user_share", "campaign_share", "threshold", "source")
+        }
 
 
 # ---------------------------------------------------------------------- generation
@@ -236,8 +283,9 @@ def _inverse_cumulative_rate(v: np.ndarray, hour_of_week: np.ndarray) -> np.ndar
     return weeks * WEEK + h * HOUR + np.minimum(within, HOUR)
 
 
-def generate_from_model(model: WorkloadModel, *, jobs: int | None = None, nodes: int | None = None,
-                        load: float | None = None, seed: int = 0) -> Workload:
+def generate_from_model(
+    model: WorkloadModel, *, jobs: int | None = None, nodes: int | None = None, load: float | None = None, seed: int = 0
+) -> Workload:
     """Draw a job table from ``model`` (its defaults for whatever is not given).
 
     Same seed, same table. The submit times are set so that ``work / (nodes * span)`` equals
@@ -246,12 +294,17 @@ def generate_from_model(model: WorkloadModel, *, jobs: int | None = None, nodes:
     J = model.jobs if jobs is None else jobs
     n = model.nodes if nodes is None else nodes
     target = model.load if load is None else load
-    for name, v, ok in (("jobs", J, isinstance(J, (int, np.integer)) and J >= 1),
-                        ("nodes", n, isinstance(n, (int, np.integer)) and n >= 1),
-                        ("load", target, isinstance(target, (int, float)) and math.isfinite(target) and target > 0),
-                        ("seed", seed, isinstance(seed, (int, np.integer)) and seed >= 0)):
+    for name, v, ok in (
+        ("jobs", J, isinstance(J, (int, np.integer)) and J >= 1),
+        ("nodes", n, isinstance(n, (int, np.integer)) and n >= 1),
+        ("load", target, isinstance(target, (int, float)) and math.isfinite(target) and target > 0),
+        ("seed", seed, isinstance(seed, (int, np.integer)) and seed >= 0),
+    ):
         if not ok:
-            raise InputError(f"workload model: {name} must be {'> 0' if name == 'load' else 'an integer >= ' + ('0' if name == 'seed' else '1')}, got {v!r}")
+            raise InputError(
+                f"workload model: {name} must be "
+                f"{'> 0' if name == 'load' else 'an integer >= ' + ('0' if name == 'seed' else '1')}, got {v!r}"
+            )
     J, n = int(J), int(n)
     rng = np.random.default_rng(np.random.SeedSequence([int(seed), 0xCA4A16]))
     sizes_q = np.asarray(model.size_quantiles)
@@ -279,8 +332,9 @@ def generate_from_model(model: WorkloadModel, *, jobs: int | None = None, nodes:
     rank = np.empty(J, dtype=np.float64)
     rank[np.argsort(z, kind="stable")] = np.arange(J)
     score = ndtri((rank + 0.5) / J)
-    runtime = np.maximum(np.rint(np.exp(_interp(np.clip(score, Z_GRID[0], Z_GRID[-1]), Z_GRID,
-                                                model.log_runtime_quantiles))), 1).astype(np.int64)
+    runtime = np.maximum(
+        np.rint(np.exp(_interp(np.clip(score, Z_GRID[0], Z_GRID[-1]), Z_GRID, model.log_runtime_quantiles))), 1
+    ).astype(np.int64)
     # submissions: campaign starts a renewal process, the campaign's own gaps after it, all in
     # operational time; the hour-of-week profile then warps operational time into wall-clock time
     gaps = np.expm1(_interp(rng.random(J), P_GRID, np.log1p(model.gap_quantiles)))
@@ -332,14 +386,23 @@ def generate_from_model(model: WorkloadModel, *, jobs: int | None = None, nodes:
     ratio = np.exp(_interp(rng.random(J), P_GRID, model.log_estimate_ratio_quantiles))
     estimate = np.maximum(np.ceil(runtime * ratio), runtime).astype(np.int64)
     order = np.argsort(submit, kind="stable")
-    jobs_df = pd.DataFrame({
-        "id": np.arange(J, dtype=np.int64),
-        "submit": submit[order], "runtime": runtime[order], "estimate": estimate[order],
-        "estimate_generated": np.ones(J, dtype=bool),
-        "swf_job": np.arange(1, J + 1, dtype=np.int64),
-        "status": np.ones(J, dtype=np.int64),
-        "user": (user_of[camp] + 1).astype(np.int64)[order],
-    })
-    meta = {"source": "synthetic", "name": f"model:{model.source or 'unnamed'}", "nodes": n, "processors": n,
-            "synthetic": {"model": model.source, "jobs": J, "nodes": n, "load": float(target), "seed": int(seed)}}
+    jobs_df = pd.DataFrame(
+        {
+            "id": np.arange(J, dtype=np.int64),
+            "submit": submit[order],
+            "runtime": runtime[order],
+            "estimate": estimate[order],
+            "estimate_generated": np.ones(J, dtype=bool),
+            "swf_job": np.arange(1, J + 1, dtype=np.int64),
+            "status": np.ones(J, dtype=np.int64),
+            "user": (user_of[camp] + 1).astype(np.int64)[order],
+        }
+    )
+    meta = {
+        "source": "synthetic",
+        "name": f"model:{model.source or 'unnamed'}",
+        "nodes": n,
+        "processors": n,
+        "synthetic": {"model": model.source, "jobs": J, "nodes": n, "load": float(target), "seed": int(seed)},
+    }
     return Workload(jobs=jobs_df, meta=meta)

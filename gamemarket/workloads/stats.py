@@ -45,7 +45,7 @@ def daily_period_hours(submit: np.ndarray, *, band=(6.0, 48.0)) -> float:
     inside = np.flatnonzero((period >= band[0]) & (period <= band[1]))
     k = int(inside[np.argmax(power[inside])])
     if 0 < k < len(power) - 1:  # parabolic interpolation of the peak in frequency
-        a, b, c = np.log(power[k - 1:k + 2] + 1e-300)
+        a, b, c = np.log(power[k - 1 : k + 2] + 1e-300)
         den = a - 2 * b + c
         shift = 0.5 * (a - c) / den if den != 0 else 0.0
         f = freq[k] + np.clip(shift, -0.5, 0.5) * (freq[1] - freq[0])
@@ -112,8 +112,10 @@ def workload_curves(jobs, nodes: int, *, days: int = 60) -> dict:
     hod = np.bincount((np.floor(t / HOUR) % 24).astype(np.int64), minlength=24) / len(t)
     hour = np.floor(t / HOUR).astype(np.int64)
     keep = hour < days * 24
-    load = np.bincount(hour[keep], weights=runtime[keep], minlength=days * 24)[:days * 24] / (nodes * HOUR)
-    return {"runtime_cdf": (x[pick], (pick + 1) / len(x)),
-            "acf": (lags, np.array([autocorrelation(lr, int(k)) for k in lags])),
-            "hour_of_day": (np.arange(24), hod),
-            "hourly_load": (np.arange(len(load)) / 24.0, load)}
+    load = np.bincount(hour[keep], weights=runtime[keep], minlength=days * 24)[: days * 24] / (nodes * HOUR)
+    return {
+        "runtime_cdf": (x[pick], (pick + 1) / len(x)),
+        "acf": (lags, np.array([autocorrelation(lr, int(k)) for k in lags])),
+        "hour_of_day": (np.arange(24), hod),
+        "hourly_load": (np.arange(len(load)) / 24.0, load),
+    }

@@ -74,7 +74,7 @@ def scan_comments(data: bytes) -> tuple[list[bytes], bool]:
         if data[line_start:pos].strip():
             inline = True
         else:
-            comments.append(data[line_start:line_end if line_end != -1 else len(data)])
+            comments.append(data[line_start : line_end if line_end != -1 else len(data)])
         if line_end == -1:
             break
         pos = data.find(b";", line_end)
@@ -88,8 +88,17 @@ def _fast_fields(data: bytes, inline_semicolon: bool | None = None) -> np.ndarra
     if inline_semicolon:
         return None  # pandas would treat the rest of the line as a comment
     try:
-        df = pd.read_csv(io.BytesIO(data), sep=r"\s+", header=None, comment=";", names=range(N_FIELDS + 1),
-                         skip_blank_lines=True, engine="c", dtype=np.float64, na_filter=True)
+        df = pd.read_csv(
+            io.BytesIO(data),
+            sep=r"\s+",
+            header=None,
+            comment=";",
+            names=range(N_FIELDS + 1),
+            skip_blank_lines=True,
+            engine="c",
+            dtype=np.float64,
+            na_filter=True,
+        )
     except (ValueError, pd.errors.ParserError):
         return None
     if len(df) == 0:
@@ -195,16 +204,18 @@ def clean_fields(fields, parallel: str = "split") -> tuple[pd.DataFrame, dict]:
     gen = ~has_est
     if gen.any():
         estimate[gen] = generate_estimates(runtime_k[gen])
-    jobs = pd.DataFrame({
-        "id": np.arange(len(runtime_k), dtype=np.int64),
-        "submit": rep(submit).astype(np.int64),
-        "runtime": runtime_k,
-        "estimate": estimate,
-        "estimate_generated": gen,
-        "swf_job": rep(f[F_JOB]).astype(np.int64),
-        "status": rep(f[F_STATUS]).astype(np.int64),
-        "user": rep(f[F_USER]).astype(np.int64),
-    })
+    jobs = pd.DataFrame(
+        {
+            "id": np.arange(len(runtime_k), dtype=np.int64),
+            "submit": rep(submit).astype(np.int64),
+            "runtime": runtime_k,
+            "estimate": estimate,
+            "estimate_generated": gen,
+            "swf_job": rep(f[F_JOB]).astype(np.int64),
+            "status": rep(f[F_STATUS]).astype(np.int64),
+            "user": rep(f[F_USER]).astype(np.int64),
+        }
+    )
     counts = {
         "records": n_records,
         "dropped_runtime": int(bad_run.sum()),
@@ -245,8 +256,10 @@ def read_swf(path: str | os.PathLike, parallel: str = "split", skip_bad_lines: b
     jobs, counts = clean_fields(fields, parallel)
     counts["skipped_lines"] = skipped
     if len(jobs) == 0:
-        raise InputError(f"{path}: no job is left to simulate ({len(fields)} job records read, {skipped} bad lines "
-                         f"skipped, cleaning {counts}); expected SWF job lines of 18 whitespace-separated fields")
+        raise InputError(
+            f"{path}: no job is left to simulate ({len(fields)} job records read, {skipped} bad lines "
+            f"skipped, cleaning {counts}); expected SWF job lines of 18 whitespace-separated fields"
+        )
     meta = {
         "source": str(path),
         "name": path.name,

@@ -98,16 +98,23 @@ def generate(spec: SyntheticSpec | None = None, **kwargs) -> Workload:
     submit = np.maximum.accumulate(submit)
     factor = rng.uniform(1.0, spec.overestimate, J)
     estimate = generate_estimates(np.ceil(runtime * factor).astype(np.int64))
-    jobs = pd.DataFrame({
-        "id": np.arange(J, dtype=np.int64),
-        "submit": submit,
-        "runtime": runtime,
-        "estimate": estimate,
-        "estimate_generated": np.ones(J, dtype=bool),
-        "swf_job": np.arange(1, J + 1, dtype=np.int64),
-        "status": np.ones(J, dtype=np.int64),
-        "user": rng.integers(1, 51, J).astype(np.int64),
-    })
-    meta = {"source": "synthetic", "name": "synthetic", "synthetic": asdict(spec), "nodes": spec.nodes,
-            "processors": spec.nodes}
+    jobs = pd.DataFrame(
+        {
+            "id": np.arange(J, dtype=np.int64),
+            "submit": submit,
+            "runtime": runtime,
+            "estimate": estimate,
+            "estimate_generated": np.ones(J, dtype=bool),
+            "swf_job": np.arange(1, J + 1, dtype=np.int64),
+            "status": np.ones(J, dtype=np.int64),
+            "user": rng.integers(1, 51, J).astype(np.int64),
+        }
+    )
+    meta = {
+        "source": "synthetic",
+        "name": "synthetic",
+        "synthetic": asdict(spec),
+        "nodes": spec.nodes,
+        "processors": spec.nodes,
+    }
     return Workload(jobs=jobs, meta=meta)
