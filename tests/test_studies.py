@@ -232,3 +232,29 @@ def test_a_study_run_and_its_report_parse_the_workload_once(tmp_path, monkeypatc
     p.write_text(SMALL.replace("count = 3", "count = 2").replace("load = 1.1", "load = 1.2"))
     assert main(["study", "status", str(p)]) == 0
     assert calls == ["small", "small"]
+
+
+@pytest.mark.parametrize(
+    "change,msg",
+    [
+        (
+            {"workload": {"source": "synthtic"}},
+            "field 'source': 'synthtic' is not 'synthetic', 'hetero', a known trace",
+        ),
+        ({"seeds": [-1]}, "'seeds' must be a non-empty list of integers >= 0, got [-1]"),
+        ({"seeds": [1, 1]}, "'seeds' has duplicates"),
+        ({"name": "../x"}, "field 'name': '../x'"),
+        ({"providers": []}, "field 'providers': expected a non-empty list of ProviderStrategy"),
+        ({"notes": "gains 12% more"}, "quotes the number(s) ['12']"),
+    ],
+)
+def test_a_spec_built_in_python_is_checked_on_construction(tmp_path, change, msg):
+    import dataclasses
+
+    from gamemarket.studies.spec import StudySpec
+
+    spec = StudySpec.from_toml(write_study(tmp_path, SMALL))
+    fields = {f.name: getattr(spec, f.name) for f in dataclasses.fields(spec)}
+    with pytest.raises(InputError) as e:
+        StudySpec(**{**fields, **change})
+    assert msg in str(e.value) and str(e.value).startswith("study ")

@@ -98,9 +98,99 @@ class StudySpec:
     paper: dict = field(default_factory=dict)  #: the source paper's own figures for the workload (its Table 1)
     population_study: Path | None = None  #: a population study of the same market, linked from the discussion
 
+    def __post_init__(self) -> None:
+        self.validate()
+
+    @classmethod
+    def from_toml(cls, path: str | Path) -> "StudySpec":
+        """Read and validate a study file (``load_study``)."""
+        return load_study(path)
+
+    def validate(self) -> None:
+        """Check every field, so that a spec built in Python fails here, not inside ``run_study``.
+
+        The study file's reader (``load_study``) adds the file and table to each message."""
+        where = f"study {self.name!r}"
+        if not (isinstance(self.name, str) and NAME.fullmatch(self.name) and ".." not in self.name):
+            raise InputError(
+                f"{where}: field 'name': {self.name!r} must be 1-100 letters, digits, '.', '_' or '-', starting "
+                f"with a letter or digit (it names the results and report folders)"
+            )
+        wl = self.workload
+        if not isinstance(wl, dict) or not isinstance(wl.get("source"), str):
+            raise InputError(f"{where}: field 'workload': expected a table with a 'source', got {wl!r}")
+        _check_source(wl["source"], where)
+        if "nodes" in wl and "reduction" in wl:
+            raise InputError(f"{where}: [workload] give either 'nodes' or 'reduction', not both")
+        for kind, items, cls in (
+            ("provider", self.providers, ProviderStrategy),
+            ("consumer", self.consumers, ConsumerStrategy),
+        ):
+            if not (isinstance(items, list) and items and all(isinstance(x, cls) for x in items)):
+                raise InputError(
+                    f"{where}: field '{kind}s': expected a non-empty list of {cls.__name__}, got {items!r}"
+                )
+            names = [x.name for x in items]
+            if len(set(names)) != len(names):
+                raise InputError(f"{where}: [strategies] a {kind} strategy is listed twice")
+        want = "pricing" if wl["source"] == "hetero" else "scheduling"
+        for p in self.providers:
+            if p.kind != want:
+                raise InputError(
+                    f"{where}: [strategies] provider {p.name!r} is a {p.kind} mechanism but the workload "
+                    f"({wl['source']}) needs {want} mechanisms"
+                )
+        seeds = self.seeds
+        if not (
+            isinstance(seeds, list)
+            and seeds
+            and all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in seeds)
+        ):
+            raise InputError(
+                f"{where}: [replications] 'seeds' must be a non-empty list of integers >= 0, got {seeds!r}"
+            )
+        if len(set(seeds)) != len(seeds):
+            raise InputError(f"{where}: [replications] 'seeds' has duplicates")
+        for k, gd in enumerate(self.games):
+            if gd.provider not in PROVIDER_PAYOFFS:
+                raise InputError(
+                    f"{where}: [[games]] #{k + 1} field 'provider': {gd.provider!r} is not one of {PROVIDER_PAYOFFS}"
+                )
+            if gd.consumer not in CONSUMER_PAYOFFS:
+                raise InputError(
+                    f"{where}: [[games]] #{k + 1} field 'consumer': {gd.consumer!r} is not one of {CONSUMER_PAYOFFS}"
+                )
+        if not isinstance(self.notes, str):
+            raise InputError(f"{where}: 'notes' must be a string")
+        typed = typed_numbers(self.notes)
+        if typed:
+            raise InputError(
+                f"{where}: 'notes' quotes the number(s) {typed[:5]} as typed text; a discussion quotes "
+                "computed numbers as fields such as {claim.c1.ci} (see gamemarket.reports.discussion)"
+            )
+
     @property
     def n_tasks(self) -> int:
         return len(self.providers) * len(self.consumers) * len(self.seeds)
+
+
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+
+
+def _check_source(source: str, where: str) -> None:
+    """A workload source is "synthetic", "hetero", a known trace name, or a trace file (one that exists, or a
+    path ending in .swf or .swf.gz that ``gamemarket workload fetch`` or the user will provide)."""
+    from gamemarket.workloads.archive import KNOWN_TRACES
+
+    key = source[: -len(".swf.gz")] if source.endswith(".swf.gz") else source
+    if source in ("synthetic", "hetero") or key in KNOWN_TRACES or Path(source).exists():
+        return
+    if source.endswith((".swf", ".swf.gz", ".gz")):
+        return
+    raise InputError(
+        f"{where}: [workload] field 'source': {source!r} is not 'synthetic', 'hetero', a known trace "
+        f"({', '.join(sorted(KNOWN_TRACES))}) or a trace file (.swf or .swf.gz)"
+    )
 
 
 def _check(entry, where, allowed):
@@ -138,11 +228,8 @@ def load_study(path: str | Path) -> StudySpec:
     _check(data, where, TOP_FIELDS)
     base = path.parent
     name = data.get("name", path.stem)
-    if not (isinstance(name, str) and re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", name) and ".." not in name):
-        raise InputError(
-            f"{where}: field 'name': {name!r} must be 1-100 letters, digits, '.', '_' or '-', starting "
-            f"with a letter or digit (it names the results and report folders)"
-        )
+    if not isinstance(name, str):
+        raise InputError(f"{where}: field 'name': expected a string, got {name!r}")
 
     wl = data.get("workload", {"source": "synthetic"})
     _check(
@@ -176,9 +263,6 @@ def load_study(path: str | Path) -> StudySpec:
         src = Path(wl["source"])
         if not src.is_absolute() and (base / src).exists():
             wl["source"] = str((base / src).resolve())
-    if "nodes" in wl and "reduction" in wl:
-        raise InputError(f"{where}: [workload] give either 'nodes' or 'reduction', not both")
-
     bids_entry = data.get("bids", {})
     _check(bids_entry, f"{where}: [bids]", {"components", "lo", "hi"})
     try:
@@ -248,23 +332,12 @@ def load_study(path: str | Path) -> StudySpec:
     wildcard: set[str] = set()
 
     providers = pick(st.get("providers", ["hb-first", "hb-kth"]), providers_cat, "provider")
-    want = "pricing" if wl["source"] == "hetero" else "scheduling"
-    for p in providers:
-        if p.kind != want:
-            raise InputError(
-                f"{where}: [strategies] provider {p.name!r} is a {p.kind} mechanism but the workload "
-                f"({wl['source']}) needs {want} mechanisms"
-            )
     consumers = pick(st.get("consumers", ["FT", "SRG"]), consumers_cat, "consumer")
 
     rep = data.get("replications", {"count": 5})
     _check(rep, f"{where}: [replications]", {"seeds", "count", "first"})
     if "seeds" in rep:
-        seeds = rep["seeds"]
-        if not (isinstance(seeds, list) and seeds and all(isinstance(s, int) and s >= 0 for s in seeds)):
-            raise InputError(f"{where}: [replications] 'seeds' must be a non-empty list of integers >= 0")
-        if len(set(seeds)) != len(seeds):
-            raise InputError(f"{where}: [replications] 'seeds' has duplicates")
+        seeds = rep["seeds"]  # checked by StudySpec.validate
     else:
         count, first = rep.get("count", 5), rep.get("first", 1)
         if not (isinstance(count, int) and count >= 1 and isinstance(first, int) and first >= 0):
@@ -277,14 +350,6 @@ def load_study(path: str | Path) -> StudySpec:
         gd = GameDef(
             str(g.get("name", f"game {k + 1}")), g.get("provider", "revenue"), g.get("consumer", "mean_utility")
         )
-        if gd.provider not in PROVIDER_PAYOFFS:
-            raise InputError(
-                f"{where}: [[games]] #{k + 1} field 'provider': {gd.provider!r} is not one of {PROVIDER_PAYOFFS}"
-            )
-        if gd.consumer not in CONSUMER_PAYOFFS:
-            raise InputError(
-                f"{where}: [[games]] #{k + 1} field 'consumer': {gd.consumer!r} is not one of {CONSUMER_PAYOFFS}"
-            )
         games.append(gd)
 
     out = data.get("output", {})
@@ -318,14 +383,6 @@ def load_study(path: str | Path) -> StudySpec:
             raise InputError(f"{where}: [gains] 'seeds' must be a count >= 2 or a list of counts")
         gains = {"jobs": sizes, "seeds": seeds_, "first": gains.get("first", 1)}
     notes = data.get("notes", "")
-    if not isinstance(notes, str):
-        raise InputError(f"{where}: 'notes' must be a string")
-    typed = typed_numbers(notes)
-    if typed:
-        raise InputError(
-            f"{where}: 'notes' quotes the number(s) {typed[:5]} as typed text; a discussion quotes "
-            "computed numbers as fields such as {claim.c1.ci} (see gamemarket.reports.discussion)"
-        )
     paper = data.get("paper", {})
     _check(paper, f"{where}: [paper]", set(PAPER_FIELDS))
     for k, v in paper.items():
@@ -353,23 +410,27 @@ def load_study(path: str | Path) -> StudySpec:
             )
         elif kind != "bimatrix":
             raise InputError(f"{where}: [game] field 'kind': expected 'bimatrix' or 'population', got {kind!r}")
-    return StudySpec(
-        gains=gains,
-        notes=notes,
-        population=population,
-        companions=companions,
-        name=name,
-        path=path,
-        workload=wl,
-        providers=providers,
-        consumers=consumers,
-        seeds=seeds,
-        aliases=aliases,
-        paper=paper,
-        population_study=population_study,
-        games=games or list(DEFAULT_GAMES),
-        bids=bids,
-        results_dir=results_dir,
-        report_dir=report_dir,
-        description=str(data.get("description", "")),
-    )
+    try:
+        return StudySpec(
+            gains=gains,
+            notes=notes,
+            population=population,
+            companions=companions,
+            name=name,
+            path=path,
+            workload=wl,
+            providers=providers,
+            consumers=consumers,
+            seeds=seeds,
+            aliases=aliases,
+            paper=paper,
+            population_study=population_study,
+            games=games or list(DEFAULT_GAMES),
+            bids=bids,
+            results_dir=results_dir,
+            report_dir=report_dir,
+            description=str(data.get("description", "")),
+        )
+    except InputError as exc:  # the spec's own checks: say which file
+        msg, prefix = str(exc), f"study {name!r}: "
+        raise InputError(f"{where}: {msg[len(prefix) :]}" if msg.startswith(prefix) else msg) from None
