@@ -174,3 +174,25 @@ def test_one_registry_kind_for_every_named_thing():
             reg.get("nope")
         with pytest.raises(InputError, match="already registered"):
             reg.register(known, reg[known])
+
+
+def test_one_bibliography():
+    """Every ``.. [Key] citation`` in a module's References is in the README's References, same text."""
+    import re
+
+    readme = (PKG.parent / "README.md").read_text()
+    bib = dict(re.findall(r"^- \[(\w+)\] (.+)$", readme.split("\n## References\n", 1)[1], flags=re.M))
+    cited = {}
+    for path in PKG.rglob("*.py"):
+        for doc in (
+            ast.get_docstring(n)
+            for n in ast.walk(ast.parse(path.read_text()))
+            if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef))
+        ):
+            for key, text in re.findall(r"^\.\. \[(\w+)\] (.+?)(?=^\.\. \[|\Z)", doc or "", flags=re.M | re.S):
+                cited.setdefault(key, []).append((path.name, " ".join(text.split())))
+    assert len(cited) >= 10
+    for key, uses in cited.items():
+        assert key in bib, f"{key} (cited in {uses[0][0]}) is not in the README's References"
+        for where, text in uses:
+            assert text.startswith(bib[key]), f"{where}: [{key}] differs from the README's entry"

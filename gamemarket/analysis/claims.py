@@ -6,6 +6,11 @@ mean difference with a 95% Student-t interval over seeds; a claim is "supported"
 lies on the claimed side of zero, "contradicted" when it lies on the other side, else "inconclusive".
 A claim that the market's rules imply (k-th price raises every user's utility under HB) is labelled
 "follows from the rules", shown without an interval, and checked seed by seed.
+
+References
+----------
+.. [Shudler2010] J. Shudler, L. Amar, A. Barak and A. Mu'alem, "The effects of untruthful bids on
+   user utilities and stability in computing markets", CCGrid 2010.
 """
 
 from __future__ import annotations

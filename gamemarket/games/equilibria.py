@@ -13,6 +13,14 @@
 Nothing is trusted: every profile any method returns is kept only if its regret, computed here
 from the payoff arrays, is within tolerance; duplicates are merged with the names of the methods
 that found them. Non-finite payoffs are rejected before any solver sees them.
+
+References
+----------
+.. [vonStengel2002] B. von Stengel, "Computing equilibria for two-person games", Handbook of Game
+   Theory with Economic Applications 3 (2002) 1723-1759.
+.. [Avis2010] D. Avis, G. D. Rosenberg, R. Savani and B. von Stengel, "Enumeration of Nash
+   equilibria for two-player games", Economic Theory 42 (2010) 9-37. (Vertex enumeration of best-
+   response polytopes, and degenerate games.)
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ limit (``N`` large, a market with thousands of agents) the full profile is a pop
 
 References
 ----------
-.. [1] B. Wiedenbeck and M. P. Wellman, "Scaling simulation-based game analysis through
+.. [Wiedenbeck2012] B. Wiedenbeck and M. P. Wellman, "Scaling simulation-based game analysis through
    deviation-preserving reduction", AAMAS 2012.
 """
 

@@ -8,6 +8,11 @@ resample draws replication indices once and applies them to every cell. For each
   pure profile is an equilibrium of the resampled game; for a mixed one, the resampled game has an
   equilibrium with the same supports (the probabilities move with the payoffs).
 Best-response tables and dominated strategies complete the picture.
+
+References
+----------
+.. [Wiedenbeck2014] B. Wiedenbeck, B.-A. Cassell and M. P. Wellman, "Bootstrap statistics for
+   empirical games", AAMAS 2014.
 """
 
 from __future__ import annotations

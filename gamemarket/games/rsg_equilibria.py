@@ -18,11 +18,11 @@ says so.
 
 References
 ----------
-.. [1] P. D. Taylor and L. B. Jonker, "Evolutionarily stable strategies and game dynamics",
-   Mathematical Biosciences 40 (1978).
-.. [2] M. P. Wellman, "Methods for empirical game-theoretic analysis", AAAI 2006.
-.. [3] B. Wiedenbeck, B.-A. Cassell and M. P. Wellman, "Bootstrap statistics for empirical
-   games", AAMAS 2014 (regret as the measure of an equilibrium's quality).
+.. [Taylor1978] P. D. Taylor and L. B. Jonker, "Evolutionarily stable strategies and game dynamics",
+   Mathematical Biosciences 40 (1978) 145-156.
+.. [Wellman2006] M. P. Wellman, "Methods for empirical game-theoretic analysis", AAAI 2006.
+.. [Wiedenbeck2014] B. Wiedenbeck, B.-A. Cassell and M. P. Wellman, "Bootstrap statistics for
+   empirical games", AAMAS 2014. (Regret as the measure of an equilibrium's quality.)
 """
 
 from __future__ import annotations

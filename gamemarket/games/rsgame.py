@@ -18,8 +18,8 @@ gain a player of any role can make by deviating to a pure strategy.
 
 References
 ----------
-.. [1] M. P. Wellman, "Methods for empirical game-theoretic analysis", AAAI 2006.
-.. [2] B. Wiedenbeck and M. P. Wellman, "Scaling simulation-based game analysis through
+.. [Wellman2006] M. P. Wellman, "Methods for empirical game-theoretic analysis", AAAI 2006.
+.. [Wiedenbeck2012] B. Wiedenbeck and M. P. Wellman, "Scaling simulation-based game analysis through
    deviation-preserving reduction", AAMAS 2012.
 """
 

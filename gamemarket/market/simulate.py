@@ -1,4 +1,11 @@
-"""One market run: a job table and a mechanism in, the per-job outcome and a summary out."""
+"""One market run: a job table and a mechanism in, the per-job outcome and a summary out.
+
+References
+----------
+.. [Shudler2010] J. Shudler, L. Amar, A. Barak and A. Mu'alem, "The effects of untruthful bids on
+   user utilities and stability in computing markets", CCGrid 2010. (The market: Highest-Bid, first
+   and k-th price; Algorithm 1.)
+"""
 
 from __future__ import annotations
 

@@ -16,6 +16,15 @@ method stalls and whose ``x(p)`` jumps between extremes. They are smoothed by ``
 smoothing's effect is an upper bound on the original optimum, so the reported gap stays a true
 duality gap of the original problem. When a round stops short of the gap (a failed line search), the
 next one restarts from the best prices while iterations remain and the gap still improves.
+
+References
+----------
+.. [Agrawal2022] A. Agrawal, S. Boyd, D. Narayanan, F. Kazhamiaka and M. Zaharia, "Allocation of
+   fungible resources via a fast, scalable price discovery method", Mathematical Programming
+   Computation 14 (2022) 593-622. (The method: the dual, its smoothing and the stopping rule.)
+.. [Byrd1995] R. H. Byrd, P. Lu, J. Nocedal and C. Zhu, "A limited memory algorithm for bound
+   constrained optimization", SIAM Journal on Scientific Computing 16 (1995) 1190-1208. (L-BFGS-B,
+   as in scipy.)
 """
 
 from __future__ import annotations

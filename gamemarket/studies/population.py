@@ -30,12 +30,12 @@ regret interval straddles the tolerance or a gain over truthful straddles zero, 
 
 References
 ----------
-.. [1] B. Wiedenbeck and M. P. Wellman, "Scaling simulation-based game analysis through
+.. [Wiedenbeck2012] B. Wiedenbeck and M. P. Wellman, "Scaling simulation-based game analysis through
    deviation-preserving reduction", AAMAS 2012.
-.. [2] B. Wiedenbeck, B.-A. Cassell and M. P. Wellman, "Bootstrap statistics for empirical
-   games", AAMAS 2014.
-.. [3] J. Shudler, L. Amar, A. Barak and A. Mu'alem, "The effects of untruthful bids on user
-   utilities and stability in computing markets", CCGrid 2010.
+.. [Wiedenbeck2014] B. Wiedenbeck, B.-A. Cassell and M. P. Wellman, "Bootstrap statistics for
+   empirical games", AAMAS 2014.
+.. [Shudler2010] J. Shudler, L. Amar, A. Barak and A. Mu'alem, "The effects of untruthful bids on
+   user utilities and stability in computing markets", CCGrid 2010.
 """
 
 from __future__ import annotations

@@ -21,12 +21,13 @@ the trace. Estimates are the run time times a ratio drawn from the trace's quant
 
 References
 ----------
-Lublin, U. and Feitelson, D. G. (2003). The workload on parallel supercomputers: modeling the
-characteristics of rigid jobs. J. Parallel Distrib. Comput. 63(11), 1105-1122.
-Zakay, N. and Feitelson, D. G. (2013). Workload resampling for performance evaluation of parallel
-job schedulers. Proc. ICPE, 149-160.
-Feitelson, D. G. (2015). Workload Modeling for Computer Systems Performance Evaluation. Cambridge
-University Press (chapters 6 and 8: user sessions and locality of sampling).
+.. [Lublin2003] U. Lublin and D. G. Feitelson, "The workload on parallel supercomputers: modeling
+   the characteristics of rigid jobs", Journal of Parallel and Distributed Computing 63 (2003)
+   1105-1122.
+.. [Zakay2013] N. Zakay and D. G. Feitelson, "Workload resampling for performance evaluation of
+   parallel job schedulers", ICPE 2013, 149-160.
+.. [Feitelson2015] D. G. Feitelson, "Workload Modeling for Computer Systems Performance Evaluation",
+   Cambridge University Press (2015), chapters 6 and 8: user sessions and locality of sampling.
 """
 
 from __future__ import annotations
