@@ -54,7 +54,7 @@ def one_eval(n, m, repeat=3):
     sys.path.insert(0, str(ROOT))
     from gamemarket.pricing import synthetic
     from gamemarket.pricing.envelope import sort_efficiencies
-    from gamemarket.pricing.solver import evaluate
+    from gamemarket.pricing.dual import evaluate
 
     pr = synthetic(n, m, "log", seed=1)
     A = np.ascontiguousarray(pr.A, dtype=np.float64)

@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from gamemarket.pricing import solve  # noqa: E402
-from gamemarket.pricing.solver import check_feasible  # noqa: E402
+from gamemarket.pricing.allocation import check_feasible  # noqa: E402
 from pricing_stress import UTILITIES, certified_reference, stress_problem  # noqa: E402
 
 VARIANTS = {

@@ -55,7 +55,8 @@ def certified_reference(pr: Problem) -> tuple[float, float] | None:
     """
     import cvxpy as cp
 
-    from gamemarket.pricing.solver import evaluate, sort_efficiencies
+    from gamemarket.pricing.dual import evaluate
+    from gamemarket.pricing.envelope import sort_efficiencies
 
     n, m = pr.shape
     u = pr.utility

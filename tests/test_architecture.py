@@ -196,3 +196,22 @@ def test_one_bibliography():
         assert key in bib, f"{key} (cited in {uses[0][0]}) is not in the README's References"
         for where, text in uses:
             assert text.startswith(bib[key]), f"{where}: [{key}] differs from the README's entry"
+
+
+def test_no_import_cycle_between_the_pricing_modules():
+    """solver.py and torch_backend.py used to import each other; one algorithm per module, no cycle."""
+    mods = {
+        m: {i for i in imps if i.startswith("gamemarket.pricing.") and i in MODULES}
+        for m, imps in MODULES.items()
+        if m.startswith("gamemarket.pricing.")
+    }
+
+    def reach(a, seen):
+        for b in mods.get(a, ()):
+            if b not in seen:
+                seen.add(b)
+                reach(b, seen)
+        return seen
+
+    assert [m for m in mods if m in reach(m, set())] == []
+    assert {"allocation", "dual", "repair", "newton", "identical", "solver"} <= {m.split(".")[-1] for m in mods}

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from gamemarket.pricing import Problem, solve, synthetic
 from gamemarket.pricing.envelope import sort_efficiencies
-from gamemarket.pricing.solver import evaluate
+from gamemarket.pricing.dual import evaluate
 
 
 torch = pytest.importorskip(

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gamemarket.pricing import solve
-from gamemarket.pricing.solver import check_feasible
+from gamemarket.pricing.allocation import check_feasible
 from pricing_stress import UTILITIES, certified_reference, stress_problem
 
 pytest.importorskip("cvxpy", reason="cvxpy (a test extra) is not installed")

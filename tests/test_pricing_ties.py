@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 from gamemarket.pricing import Problem, solve
 from gamemarket.pricing import ties as tie
 from gamemarket.pricing.envelope import sort_efficiencies
-from gamemarket.pricing.solver import check_feasible, evaluate
+from gamemarket.pricing.allocation import check_feasible
+from gamemarket.pricing.dual import evaluate
 
 
 @st.composite

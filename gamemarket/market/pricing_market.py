@@ -32,7 +32,8 @@ from gamemarket.registry import Registry
 from gamemarket.pricing import Problem, solve
 from gamemarket.pricing.problem import read_npz
 from gamemarket.pricing.envelope import sort_efficiencies
-from gamemarket.pricing.solver import evaluate, make_feasible
+from gamemarket.pricing.dual import evaluate
+from gamemarket.pricing.repair import make_feasible
 
 
 @dataclass(frozen=True)

@@ -103,7 +103,7 @@ class TorchEvaluator:
 
     def __call__(self, p, mu: float = 0.0):
         torch = self.torch
-        from gamemarket.pricing.solver import Allocation
+        from gamemarket.pricing.allocation import Allocation
 
         P = torch.as_tensor(np.asarray(p, dtype=np.float64), device=self.dev, dtype=self.dt)
         T, C, I, K = self.hull(P)

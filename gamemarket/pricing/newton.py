@@ -1,0 +1,79 @@
+"""A projected Newton method on the dual, with its exact Hessian (the solver's second phase)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def projected_newton(fun_h, p, max_iter, done, state, on_iteration=None, p_min=None, subgradient=None):
+    """Projected Newton on ``p >= 0`` in a trust region, with a backtracking (Armijo) line search.
+
+    Variables at their bound with a positive gradient stay fixed. The Newton system on the free ones
+    is regularised Levenberg-Marquardt style, ``(H + lambda D) d = -g`` with ``D`` the prices' squared
+    inverse sizes, ``lambda`` raised until no price moves by more than ``radius`` times its own size:
+    where most jobs sit at envelope vertices ``H`` is nearly singular and the plain step is orders of
+    magnitude too long. The radius doubles after a full step and shrinks with a shortened one.
+    ``subgradient(p, g, H)``, when given, replaces the gradient by the dual's minimal subgradient at
+    ``p`` (``ties.mix``): the semismooth Newton step at a kink.
+    """
+    f, g, H = fun_h(p)
+    m = len(p)
+    lo = np.zeros(m) if p_min is None else p_min
+    radius = [1.0]
+
+    def direction(g):
+        """The regularised Newton step for gradient ``g`` (None when there is none)."""
+        free = ~((p <= lo) & (g > 0))
+        if not free.any() or not np.isfinite(g).all():
+            return None
+        ref = float(p.mean()) if p.mean() > 0 else 1.0
+        size = np.maximum(p, 1e-3 * ref)[free]
+        Hf = H[np.ix_(free, free)]
+        D = 1.0 / size**2
+        lam = 1e-12 * max(float(np.max(np.abs(np.diag(Hf)) / D)), 1e-300)
+        for _reg in range(60):
+            try:
+                df = -np.linalg.solve(Hf + lam * np.diag(D), g[free])
+            except np.linalg.LinAlgError:
+                df = np.full(int(free.sum()), np.inf)
+            if np.isfinite(df).all() and float(np.max(np.abs(df) / size)) <= radius[0] and g[free] @ df < 0:
+                d = np.zeros(m)
+                d[free] = df
+                return d
+            lam = lam * 10 if lam > 0 else 1e-300
+        return None
+
+    def search(g, d):
+        """Backtracking along ``d`` with the slope ``g``: the accepted point and its step, or None."""
+        step = 1.0
+        for _ls in range(30):
+            q = np.maximum(p + step * d, lo)
+            fq, gq, Hq = fun_h(q)
+            if np.isfinite(fq) and fq <= f + 1e-4 * (g @ (q - p)):
+                return q, fq, gq, Hq, step
+            step *= 0.5
+        return None
+
+    for _ in range(max_iter - state["iters"]):
+        state["iters"] += 1
+        w = subgradient(p, g, H) if subgradient is not None else g
+        if on_iteration is not None:
+            on_iteration()
+        if done():
+            return p
+        # both the semismooth step and the plain Newton step, the lower point wins: the tie mixture is
+        # a subgradient only where the ties it found are exact, and the plain gradient misleads at a kink
+        found = None
+        for slope in (w, g) if w is not g else (g,):
+            d = direction(slope)
+            cand = search(slope, d) if d is not None else None
+            if cand is not None and (found is None or cand[1] < found[1]):
+                found = cand
+        if found is None:
+            return p
+        q, fq, gq, Hq, step = found
+        radius[0] = min(2 * radius[0], 1e6) if step == 1.0 else max(radius[0] * step, 1e-12)
+        if np.array_equal(q, p):
+            return p
+        p, f, g, H = q, fq, gq, Hq
+    return p
