@@ -25,6 +25,11 @@ from gamemarket.market.payoffs import aggressive_group
 # Claims (1)-(3) read the 10-wide bid bins [10k, 10k + 10): "low" is the bins below 60, i.e. w < 60 (the
 # contract's [0, 60] less w = 60 exactly, a null event for continuous bids). Claim (4) reads the cohorts,
 # which carry the contract's classes exactly.
+BIN_CLASSES = (  # the bid classes on the 10-wide bins' lower edges
+    ("low", lambda s: s < LOW_MAX),
+    ("middle", lambda s: (s >= LOW_MAX) & (s < HIGH_MIN)),
+    ("high", lambda s: s >= HIGH_MIN),
+)
 SHADERS = {"SRG": (90, "risk-aggressive 10% (SRG)"), "DEV1": (99, "1% deviators (DEV1)")}
 
 
@@ -217,11 +222,7 @@ def evaluate(
                 o = by_sched.get(other)
                 if not o:
                     continue
-                for cls, sel in (
-                    ("low", lambda s: s < LOW_MAX),
-                    ("middle", lambda s: (s >= LOW_MAX) & (s < HIGH_MIN)),
-                    ("high", lambda s: s >= HIGH_MIN),
-                ):
+                for cls, sel in BIN_CLASSES:
                     d = paired(
                         _per_seed(bins, "bsd", provider=hb, bid_bin=sel, **agg_sel),
                         _per_seed(bins, "bsd", provider=o, bid_bin=sel, **agg_sel),
@@ -259,11 +260,7 @@ def evaluate(
                         key=f"c3-{other}-{cls}-bsd",
                     )
                 # Fig. 4 concerns the risk-aggressive users across the bid spectrum: tested there, by class
-                for cls, sel in (
-                    ("low", lambda s: s < LOW_MAX),
-                    ("middle", lambda s: (s >= LOW_MAX) & (s < HIGH_MIN)),
-                    ("high", lambda s: s >= HIGH_MIN),
-                ):
+                for cls, sel in BIN_CLASSES:
                     d = paired(
                         _per_seed(bins, "ssj", provider=hb, bid_bin=sel, **agg_sel),
                         _per_seed(bins, "ssj", provider=o, bid_bin=sel, **agg_sel),

@@ -127,38 +127,21 @@ def analyze(
     out = StudyAnalysis(spec, metrics, bins, meta, resamples=resamples)
     rows = [p.name for p in spec.providers]
     cols = [c.name for c in spec.consumers]
-    for gd in spec.games:
+
+    def solved(gd, rows_, cols_) -> SolvedGame | None:
         try:
-            g = from_results(metrics, gd.provider, gd.consumer, title=gd.name, rows=rows, cols=cols)
+            g = from_results(metrics, gd.provider, gd.consumer, title=gd.name, rows=rows_, cols=cols_)
         except UndefinedPayoffError:
-            continue  # e.g. per-group payoffs in a study without any aggressive group
+            return None  # e.g. per-group payoffs in a study without any aggressive group
         sol = solve(g, methods=methods, time_limit=time_limit)
-        out.games.append(
-            SolvedGame(
-                gd.name,
-                g,
-                sol,
-                bootstrap(g, sol.equilibria, resamples=resamples),
-                game_flags(g, sol, meta["consumers"]),
-            )
+        return SolvedGame(
+            gd.name, g, sol, bootstrap(g, sol.equilibria, resamples=resamples), game_flags(g, sol, meta["consumers"])
         )
+
+    out.games = [sg for gd in spec.games if (sg := solved(gd, rows, cols)) is not None]
     prov, cons = PAPER_GAME
     if set(prov) <= set(rows) and set(cons) <= set(cols) and (len(rows), len(cols)) != (2, 2):
-        for gd in spec.games:
-            try:
-                g = from_results(metrics, gd.provider, gd.consumer, title=gd.name, rows=list(prov), cols=list(cons))
-            except UndefinedPayoffError:
-                continue
-            sol = solve(g, methods=methods, time_limit=time_limit)
-            out.paper_games.append(
-                SolvedGame(
-                    gd.name,
-                    g,
-                    sol,
-                    bootstrap(g, sol.equilibria, resamples=resamples),
-                    game_flags(g, sol, meta["consumers"]),
-                )
-            )
+        out.paper_games = [sg for gd in spec.games if (sg := solved(gd, list(prov), list(cons))) is not None]
     if for_report:
         _report_extras(out)
     return out
