@@ -187,66 +187,90 @@ def solve(
             dtype=dtype,
         )
         p0 = warm.prices[index]
-    A64 = np.ascontiguousarray(problem.A, dtype=dtype)  # float32 on request: half the memory
-    order = sort_efficiencies(A64)
-    util = problem.utility
-    tev = None
-    if backend == "torch":
-        from gamemarket.pricing.torch_backend import TorchEvaluator
+    return PriceDiscovery(
+        problem,
+        eps=eps,
+        rel_eps=rel_eps,
+        max_iter=max_iter,
+        method=method,
+        lo=lo,
+        callback=callback,
+        backend=backend,
+        device=device,
+        dtype=dtype,
+        t0=t0,
+    ).run(p0, warm, groups)
 
-        tev = TorchEvaluator(problem, device, single=np.dtype(dtype) == np.float32)
-    bias = 0.0
-    if util.smooth:
-        amax = A64.max(axis=1)
-        util.mu = eps / (n * max(float(np.max(amax)) ** 2, 1e-300))
-        bias = util.mu / 2 * float(np.sum(amax**2))
-    p = problem.utility.initial_price(A64, problem.R) if p0 is None else np.asarray(p0, dtype=np.float64)
-    p = np.maximum(p, lo)
-    if p.shape != (m,) or not np.isfinite(p).all() or (p < 0).any():
-        raise InputError(f"initial prices must be {m} finite numbers >= 0")
-    rows = [] if warm is None else warm.trace.to_dict("records")
-    best = {"gap": np.inf}
-    state = {"evals": 0, "iters": 0} if warm is None else {"evals": warm.evaluations, "iters": warm.iterations}
 
-    # Precondition: L-BFGS works on z = p / scale with the dual divided by fscale, so that
-    # variables and values are of order one whatever the utility's magnitude (alpha-fair utilities
-    # of large alpha have prices near 1e20: unscaled, every step is lost in rounding).
-    scale = np.where(p > 0, p, max(float(p[p > 0].mean()) if (p > 0).any() else 1.0, 1e-300))
-    fscale = 1.0
+class PriceDiscovery:
+    """One run of price discovery, its state explicit (``solve`` validates the options and builds one).
 
-    want_h = [False]
-    repair_gain = [0.1]  #: repaired gap / cheap gap at the last repair (``try_repair``)
-    low = {"f": np.inf, "p": p.copy()}  #: the lowest dual value seen: where every round restarts
-    last: dict = {}
+    State: ``best`` (the feasible allocation with the smallest gap so far, and its prices), ``low`` (the
+    lowest dual value seen: where every round restarts), ``last`` (the latest evaluation, for the
+    repair), ``state`` (evaluation and iteration counts), ``rows`` (the trace), ``scale``/``fscale`` (the
+    preconditioning of prices and dual values), ``want_h`` (whether the next evaluation computes the
+    Hessian) and ``repair_gain`` (repaired gap / cheap gap at the last repair). Phases: L-BFGS-B rounds
+    (``_lbfgs_round``), projected Newton (``newton.projected_newton``), recovery of a feasible allocation
+    at every evaluation (``repair.make_feasible``) and, when predicted to pay, the greedy repair
+    (``repair.repair``).
+    """
 
-    def rent(alloc) -> float:
+    def __init__(self, problem: Problem, *, eps, rel_eps, max_iter, method, lo, callback, backend, device, dtype, t0):
+        self.problem, self.eps, self.rel_eps, self.max_iter, self.method = problem, eps, rel_eps, max_iter, method
+        self.lo, self.callback, self.t0 = lo, callback, t0
+        self.n, self.m = problem.shape
+        self.A64 = np.ascontiguousarray(problem.A, dtype=dtype)  # float32 on request: half the memory
+        self.order = sort_efficiencies(self.A64)
+        self.util = problem.utility
+        self.tev = None
+        if backend == "torch":
+            from gamemarket.pricing.torch_backend import TorchEvaluator
+
+            self.tev = TorchEvaluator(problem, device, single=np.dtype(dtype) == np.float32)
+        self.bias = 0.0
+        if self.util.smooth:
+            amax = self.A64.max(axis=1)
+            self.util.mu = eps / (self.n * max(float(np.max(amax)) ** 2, 1e-300))
+            self.bias = self.util.mu / 2 * float(np.sum(amax**2))
+        self.want_h = False
+        self.repair_gain = 0.1  #: repaired gap / cheap gap at the last repair (``try_repair``)
+        self.last: dict = {}
+        self.H = None
+        # Alpha-fair utilities of alpha > 1 have a dual that is a narrow valley in p (prices span orders of
+        # magnitude for small changes in throughput: t = (w / slope)^(1/alpha)); L-BFGS then works on
+        # z = log((p - p_min) / scale), where it is close to quadratic.
+        self.logspace = bool(getattr(self.util, "log_prices", False))
+
+    # ------------------------------------------------------------------ recovery and bookkeeping
+    def rent(self, alloc) -> float:
         """Reserve price earned by unsold capacity: the primal's extra term under price floors."""
-        if not lo.any():
+        if not self.lo.any():
             return 0.0
-        return float(lo @ (problem.R - alloc.usage(problem.demand)))
+        return float(self.lo @ (self.problem.R - alloc.usage(self.problem.demand)))
 
-    def record(feas: Allocation, q: np.ndarray, dual: float) -> tuple[float, float, np.ndarray]:
+    def record(self, feas: Allocation, q: np.ndarray, dual: float) -> tuple[float, float, np.ndarray]:
         """The gap of a feasible allocation against ``dual`` (at prices ``q``); the best one is kept."""
-        t = feas.throughput(A64)
+        t = feas.throughput(self.A64)
         with np.errstate(divide="ignore"):
-            primal = float(np.sum(problem.utility.value(t))) + rent(feas)
+            primal = float(np.sum(self.problem.utility.value(t))) + self.rent(feas)
         gap = dual - primal
-        if np.isfinite(gap) and gap < best["gap"]:
-            best.update(gap=gap, p=q.copy(), alloc=feas, t=t, dual=dual, primal=primal)
+        if np.isfinite(gap) and gap < self.best["gap"]:
+            self.best.update(gap=gap, p=q.copy(), alloc=feas, t=t, dual=dual, primal=primal)
         return gap, primal, t
 
-    def try_repair(force: bool = False):
+    def try_repair(self, force: bool = False):
         """At most once per iteration: the greedy repair of the latest x(p), when it is predicted to
         reach the target, every 10th iteration, and at the end. The prediction scales the cheap gap
         by what the last repair achieved against its cheap gap (at first by 1/10): on smooth problems
         uniform scaling is nearly as good and a repair, which costs a few passes over the jobs per
         resource, is rarely worth it; on degenerate ones it is what converges."""
+        last, problem = self.last, self.problem
         if "alloc" not in last:
             return
-        target = max(eps, rel_eps * abs(last["primal"])) if np.isfinite(last["primal"]) else eps
+        target = max(self.eps, self.rel_eps * abs(last["primal"])) if np.isfinite(last["primal"]) else self.eps
         if last["gap"] <= target:
             return
-        if not (force or last["gap"] * repair_gain[0] <= target or state["iters"] % 10 == 0):
+        if not (force or last["gap"] * self.repair_gain <= target or self.state["iters"] % 10 == 0):
             return
         q, start = last["q"], last["alloc"]
         untied = last.get("untied")  # the Newton phase's tie mixture (``subgradient``)
@@ -259,16 +283,17 @@ def solve(
             if misfit(untied) < misfit(start):
                 start = untied
         cheap = last["gap"]
-        gap = record(repair(problem, start, A64), q, last["dual"])[0]
+        gap = self.record(repair(problem, start, self.A64), q, last["dual"])[0]
         if np.isfinite(gap) and np.isfinite(cheap) and cheap > 0:
-            repair_gain[0] = float(np.clip(gap / cheap, 1e-3, 1.0))
+            self.repair_gain = float(np.clip(gap / cheap, 1e-3, 1.0))
         last["gap"] = -np.inf  # not again for this point
 
-    def untie(q, alloc, t, H):
+    def untie(self, q, alloc, t, H):
         """x(q) with its tied jobs mixed to fit the limits (``ties``), and the residual subgradient, in
         the metric of the inverse Hessian ``H`` (the identity when ``H`` is unknown)."""
-        ts = tie.find_ties(A64, problem.demand, q, alloc.j1, alloc.x1, alloc.j2, alloc.x2, t)
-        at_floor = q <= lo
+        problem, m = self.problem, self.m
+        ts = tie.find_ties(self.A64, problem.demand, q, alloc.j1, alloc.x1, alloc.j2, alloc.x2, t)
+        at_floor = q <= self.lo
         lam, w = tie.mix(
             ts,
             alloc.usage(problem.demand),
@@ -281,59 +306,58 @@ def solve(
             return alloc, w
         return Allocation(*tie.apply(ts, lam, alloc.j1, alloc.x1, alloc.j2, alloc.x2), m), w
 
-    def subgradient(q, g, H):
+    def subgradient(self, q, g, H):
         """For Newton: the minimal subgradient at ``q``; the tie mixture is also a recovery candidate."""
+        last = self.last
         if not np.array_equal(last.get("q"), q):
-            fun_h(q)
-        untied, w = untie(q, last["alloc"], last["t"], H)
+            self.fun_h(q)
+        untied, w = self.untie(q, last["alloc"], last["t"], H)
         last["untied"] = untied
         if untied is not last["alloc"]:
-            gap = record(make_feasible(problem, untied), q, last["dual"])[0]
+            gap = self.record(make_feasible(self.problem, untied), q, last["dual"])[0]
             last["gap"] = min(last["gap"], gap)
         return w
 
-    # Alpha-fair utilities of alpha > 1 have a dual that is a narrow valley in p (prices span orders of
-    # magnitude for small changes in throughput: t = (w / slope)^(1/alpha)); L-BFGS then works on
-    # z = log((p - p_min) / scale), where it is close to quadratic.
-    logspace = bool(getattr(util, "log_prices", False))
-
+    # ------------------------------------------------------------------ the dual, preconditioned
     # The log is shifted, p = lo + scale (e^z - LOG_SHIFT) with z >= log(LOG_SHIFT), so that a price can
     # reach its floor exactly (a resource no job over-subscribes has price 0 at the optimum) and the
     # gradient in z near the floor is damped by LOG_SHIFT, not by the price itself (1e-28 stalled it).
-    def to_p(z):
-        if logspace:
-            return np.maximum(lo + scale * (np.exp(np.clip(z, -700.0, 700.0)) - LOG_SHIFT), lo)
-        return np.maximum(z * scale, lo)
+    def to_p(self, z):
+        if self.logspace:
+            return np.maximum(self.lo + self.scale * (np.exp(np.clip(z, -700.0, 700.0)) - LOG_SHIFT), self.lo)
+        return np.maximum(z * self.scale, self.lo)
 
-    def to_z(q):
-        if logspace:
-            return np.log(np.maximum(q - lo, 0.0) / scale + LOG_SHIFT)
-        return q / scale
+    def to_z(self, q):
+        if self.logspace:
+            return np.log(np.maximum(q - self.lo, 0.0) / self.scale + LOG_SHIFT)
+        return q / self.scale
 
-    def fun(z):
-        q = to_p(z)
-        f, grad = fun_p(q)
-        return f / fscale, grad * (scale * np.exp(np.clip(z, -700.0, 700.0)) if logspace else scale) / fscale
+    def fun(self, z):
+        q = self.to_p(z)
+        f, grad = self.fun_p(q)
+        jac = self.scale * np.exp(np.clip(z, -700.0, 700.0)) if self.logspace else self.scale
+        return f / self.fscale, grad * jac / self.fscale
 
-    def fun_p(q):
-        if tev is not None and not want_h[0]:
-            out = tev(q, util.mu)
+    def fun_p(self, q):
+        problem, state, last = self.problem, self.state, self.last
+        if self.tev is not None and not self.want_h:
+            out = self.tev(q, self.util.mu)
         else:
-            out = evaluate(problem, q, order, A64, hessian=want_h[0])
+            out = evaluate(problem, q, self.order, self.A64, hessian=self.want_h)
         dual, grad, alloc = out[0], out[1], out[2]
-        fun_p.H = out[4] if want_h[0] else None
+        self.H = out[4] if self.want_h else None
         smoothed = dual
-        dual = dual + bias  # an upper bound on the original problem's optimum
+        dual = dual + self.bias  # an upper bound on the original problem's optimum
         state["evals"] += 1
         # cheap recovery (uniform scaling) every time; the greedy repair, which loses much less
         # utility but costs a few passes over the jobs, only once the cheap gap is near the target
-        gap, primal, _ = record(make_feasible(problem, alloc), q, dual)
-        if np.isfinite(smoothed) and np.isfinite(gap) and smoothed < low["f"]:
-            low.update(f=smoothed, p=q.copy())
+        gap, primal, _ = self.record(make_feasible(problem, alloc), q, dual)
+        if np.isfinite(smoothed) and np.isfinite(gap) and smoothed < self.low["f"]:
+            self.low.update(f=smoothed, p=q.copy())
         last.clear()
-        last.update(alloc=alloc, dual=dual, q=q, gap=gap, primal=primal, t=out[3], H=fun_p.H)
+        last.update(alloc=alloc, dual=dual, q=q, gap=gap, primal=primal, t=out[3], H=self.H)
         viol = float(np.maximum(-grad, 0).max() / max(problem.R.max(), 1e-300))
-        rows.append(
+        self.rows.append(
             {
                 "evaluation": state["evals"],
                 "iteration": state["iters"],
@@ -341,121 +365,150 @@ def solve(
                 "primal": primal,
                 "gap": gap,
                 "max_violation": viol,
-                "seconds": time.perf_counter() - t0,
+                "seconds": time.perf_counter() - self.t0,
             }
         )
-        if callback:
-            callback(rows[-1])
+        if self.callback:
+            self.callback(self.rows[-1])
         return smoothed, grad
 
-    def done():
-        return best["gap"] <= max(eps, rel_eps * abs(best.get("primal", np.inf)))
+    def fun_h(self, q):
+        f, g = self.fun_p(q)
+        if self.H is None:
+            raise InputError(f"utility {self.util.name!r} gives no best_response_slope: use method='lbfgs'")
+        return f, g, self.H
 
-    def stop(xk):
-        state["iters"] += 1
-        if done() or state["iters"] >= max_iter:
-            raise StopIteration
+    def done(self):
+        return self.best["gap"] <= max(self.eps, self.rel_eps * abs(self.best.get("primal", np.inf)))
 
-    message = ""
-    if logspace and p0 is None and not lo.any():
-        p = _calibrate(fun_p, p)
-        scale = np.where(p > 0, p, max(float(p[p > 0].mean()) if (p > 0).any() else 1.0, 1e-300))
-    f0 = fun_p(p)[0]
-    fscale = max(1.0, abs(f0)) if np.isfinite(f0) else 1.0
-    round_len = max_iter if method == "lbfgs" else (30 if method == "auto" else 0)
+    # ------------------------------------------------------------------ the phases
+    def _lbfgs_round(self, p, cap):
+        """L-BFGS-B from ``p`` up to iteration ``cap``, restarted from the best prices when its line search
+        fails; returns the prices to continue from and scipy's message."""
+        state, message = self.state, ""
+        for _restart in range(20):
+            if state["iters"] >= cap or self.done():
+                break
 
-    def fun_h(q):
-        f, g = fun_p(q)
-        if fun_p.H is None:
-            raise InputError(f"utility {util.name!r} gives no best_response_slope: use method='lbfgs'")
-        return f, g, fun_p.H
+            def stop_at_cap(xk, cap=cap):
+                state["iters"] += 1
+                self.try_repair()
+                if self.done() or state["iters"] >= cap:
+                    raise StopIteration
 
-    try:
-        # rounds: L-BFGS (restarted from the best prices when its line search fails), then Newton from
-        # the best prices ("auto", "newton"); again while iterations remain and the gap still improves
-        for _round in range(50):
-            gap_before, low_before = best["gap"], low["f"]
-            cap = min(max_iter, state["iters"] + round_len)
-            for _restart in range(20):
-                if state["iters"] >= cap or done():
+            self.want_h = False
+            m, lo, scale = self.m, self.lo, self.scale
+            bounds = [(np.log(LOG_SHIFT), None)] * m if self.logspace else [(lo[j] / scale[j], None) for j in range(m)]
+            res = minimize(
+                self.fun,
+                self.to_z(p),
+                jac=True,
+                method="L-BFGS-B",
+                bounds=bounds,
+                callback=stop_at_cap,
+                options={
+                    "maxiter": cap - state["iters"],
+                    "maxfun": self.max_iter * 20,
+                    "ftol": 0.0,
+                    "gtol": 0.0,
+                    "maxcor": 20,
+                },
+            )
+            message = str(res.message)
+            if "p" not in self.best:
+                break
+            p = self.best["p"]  # restart from the best prices so far, with a fresh curvature memory
+        return p, message
+
+    def run(self, p0, warm, groups) -> Result:
+        problem, lo, max_iter, method = self.problem, self.lo, self.max_iter, self.method
+        m = self.m
+        p = problem.utility.initial_price(self.A64, problem.R) if p0 is None else np.asarray(p0, dtype=np.float64)
+        p = np.maximum(p, lo)
+        if p.shape != (m,) or not np.isfinite(p).all() or (p < 0).any():
+            raise InputError(f"initial prices must be {m} finite numbers >= 0")
+        self.rows = [] if warm is None else warm.trace.to_dict("records")
+        self.best = {"gap": np.inf}
+        self.state = {"evals": 0, "iters": 0} if warm is None else {"evals": warm.evaluations, "iters": warm.iterations}
+        state, best = self.state, self.best
+        # Precondition: L-BFGS works on z = p / scale with the dual divided by fscale, so that
+        # variables and values are of order one whatever the utility's magnitude (alpha-fair utilities
+        # of large alpha have prices near 1e20: unscaled, every step is lost in rounding).
+        self.scale = np.where(p > 0, p, max(float(p[p > 0].mean()) if (p > 0).any() else 1.0, 1e-300))
+        self.fscale = 1.0
+        self.low = {"f": np.inf, "p": p.copy()}  #: the lowest dual value seen: where every round restarts
+        low = self.low
+
+        message = ""
+        if self.logspace and p0 is None and not lo.any():
+            p = _calibrate(self.fun_p, p)
+            self.scale = np.where(p > 0, p, max(float(p[p > 0].mean()) if (p > 0).any() else 1.0, 1e-300))
+        f0 = self.fun_p(p)[0]
+        self.fscale = max(1.0, abs(f0)) if np.isfinite(f0) else 1.0
+        round_len = max_iter if method == "lbfgs" else (30 if method == "auto" else 0)
+        done = self.done
+        try:
+            # rounds: L-BFGS (restarted from the best prices when its line search fails), then Newton from
+            # the best prices ("auto", "newton"); again while iterations remain and the gap still improves
+            for _round in range(50):
+                gap_before, low_before = best["gap"], low["f"]
+                cap = min(max_iter, state["iters"] + round_len)
+                p, msg = self._lbfgs_round(p, cap)
+                message = msg or message
+                if done() or state["iters"] >= max_iter or "p" not in best or method == "lbfgs":
                     break
-
-                def stop_at_cap(xk, cap=cap):
-                    state["iters"] += 1
-                    try_repair()
-                    if done() or state["iters"] >= cap:
-                        raise StopIteration
-
-                want_h[0] = False
-                bounds = [(np.log(LOG_SHIFT), None)] * m if logspace else [(lo[j] / scale[j], None) for j in range(m)]
-                res = minimize(
-                    fun,
-                    to_z(p),
-                    jac=True,
-                    method="L-BFGS-B",
-                    bounds=bounds,
-                    callback=stop_at_cap,
-                    options={
-                        "maxiter": cap - state["iters"],
-                        "maxfun": max_iter * 20,
-                        "ftol": 0.0,
-                        "gtol": 0.0,
-                        "maxcor": 20,
-                    },
+                self.want_h = True
+                # Newton from the best-gap prices, then (when that falls short) from the lowest dual seen:
+                # the first is where recovery works best, the second where the dual is closest to optimal
+                for start in (best["p"], low["p"]):
+                    if done() or state["iters"] >= max_iter:
+                        break
+                    if start is low["p"] and np.array_equal(start, best["p"]):
+                        continue
+                    newton_cap = max_iter if method == "newton" else min(max_iter, state["iters"] + 30)
+                    projected_newton(
+                        self.fun_h, start.copy(), newton_cap, done, state, self.try_repair, lo, self.subgradient
+                    )
+                self.want_h = False
+                message = "Newton"
+                p = low["p"]
+                progress = best["gap"] < gap_before or low["f"] < low_before - 1e-12 * abs(low_before)
+                if done() or state["iters"] >= max_iter or method == "newton" or not progress:
+                    break
+            if "p" in best and not done():  # a last repair at the best prices found
+                out = evaluate(problem, best["p"], self.order, self.A64)
+                self.last.clear()
+                self.last.update(
+                    alloc=out[2], dual=out[0] + self.bias, q=best["p"], gap=np.inf, primal=-np.inf, t=out[3], H=None
                 )
-                message = str(res.message)
-                if "p" not in best:
-                    break
-                p = best["p"]  # restart from the best prices so far, with a fresh curvature memory
-            if done() or state["iters"] >= max_iter or "p" not in best or method == "lbfgs":
-                break
-            want_h[0] = True
-            # Newton from the best-gap prices, then (when that falls short) from the lowest dual seen:
-            # the first is where recovery works best, the second where the dual is closest to optimal
-            for start in (best["p"], low["p"]):
-                if done() or state["iters"] >= max_iter:
-                    break
-                if start is low["p"] and np.array_equal(start, best["p"]):
-                    continue
-                newton_cap = max_iter if method == "newton" else min(max_iter, state["iters"] + 30)
-                projected_newton(fun_h, start.copy(), newton_cap, done, state, try_repair, lo, subgradient)
-            want_h[0] = False
-            message = "Newton"
-            p = low["p"]
-            progress = best["gap"] < gap_before or low["f"] < low_before - 1e-12 * abs(low_before)
-            if done() or state["iters"] >= max_iter or method == "newton" or not progress:
-                break
-        if "p" in best and not done():  # a last repair at the best prices found
-            out = evaluate(problem, best["p"], order, A64)
-            last.clear()
-            last.update(alloc=out[2], dual=out[0] + bias, q=best["p"], gap=np.inf, primal=-np.inf, t=out[3], H=None)
-            try_repair(force=True)
-    finally:
-        util.mu = 0.0
-    if "p" not in best:
-        raise GameMarketError("price discovery found no finite duality gap: check the utility and A")
-    converged = done()
-    if converged:
-        message = f"duality gap {best['gap']:.3g} <= max(eps {eps:.3g}, rel_eps * |objective|)"
-    else:
-        message = f"stopped after {state['iters']} iterations with gap {best['gap']:.3g} > eps {eps:.3g}"
-    if groups:
-        message += f" (identical resources {groups} priced as one first)"
-    alloc = best["alloc"]
-    viol = check_feasible(problem, alloc)
-    if viol > 1e-9:
-        raise GameMarketError(f"recovered allocation violates a constraint by {viol:.3g} (a bug)")
-    return Result(
-        alloc,
-        best["p"],
-        best["t"],
-        best["primal"],
-        best["dual"],
-        best["gap"],
-        state["iters"],
-        state["evals"],
-        bool(converged),
-        time.perf_counter() - t0,
-        pd.DataFrame(rows),
-        message,
-    )
+                self.try_repair(force=True)
+        finally:
+            self.util.mu = 0.0
+        if "p" not in best:
+            raise GameMarketError("price discovery found no finite duality gap: check the utility and A")
+        converged = done()
+        eps = self.eps
+        if converged:
+            message = f"duality gap {best['gap']:.3g} <= max(eps {eps:.3g}, rel_eps * |objective|)"
+        else:
+            message = f"stopped after {state['iters']} iterations with gap {best['gap']:.3g} > eps {eps:.3g}"
+        if groups:
+            message += f" (identical resources {groups} priced as one first)"
+        alloc = best["alloc"]
+        viol = check_feasible(problem, alloc)
+        if viol > 1e-9:
+            raise GameMarketError(f"recovered allocation violates a constraint by {viol:.3g} (a bug)")
+        return Result(
+            alloc,
+            best["p"],
+            best["t"],
+            best["primal"],
+            best["dual"],
+            best["gap"],
+            state["iters"],
+            state["evals"],
+            bool(converged),
+            time.perf_counter() - self.t0,
+            pd.DataFrame(self.rows),
+            message,
+        )
