@@ -151,7 +151,11 @@ def test_both_markets_answer_the_same_protocol_and_payoffs_are_computed_once():
     from gamemarket.studies.runner import run_task
     from gamemarket.workloads import generate
 
+    from gamemarket.market.base import market_for_workload
+
     assert set(MARKETS) == {"scheduling", "pricing"}
+    assert market_for_workload("hetero").kind == "pricing"
+    assert {market_for_workload(s).kind for s in ("synthetic", "LPC-EGEE-2004-1.2-cln", "x.swf")} == {"scheduling"}
     w = generate(jobs=200, nodes=4, seed=2).jobs
     sched = {c: w[c].to_numpy(np.int64) for c in ("id", "submit", "runtime", "estimate")}
     mk = pricing_market.generate(pricing_market.HeteroSpec(jobs=150, resources=3, load=2.0, seed=1))

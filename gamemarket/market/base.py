@@ -30,6 +30,7 @@ class MarketRun(NamedTuple):
 class Market(Protocol):
     kind: str
     description: str
+    workload_sources: tuple[str, ...]  #: the ``[workload] source`` values it runs on (empty: any other)
 
     def size(self, arrays: dict) -> int:
         """The number of jobs (bidders) of a prepared workload."""
@@ -50,6 +51,7 @@ class SchedulingMarket:
 
     kind = "scheduling"
     description = "jobs on identical nodes: a scheduler x a payment scheme x a reserve price"
+    workload_sources = ()  # synthetic, a workload model, or a trace
 
     def size(self, arrays: dict) -> int:
         return len(arrays["id"])
@@ -76,6 +78,7 @@ class PricingMarket:
 
     kind = "pricing"
     description = "a heterogeneous cluster's resources, allocated by price discovery"
+    workload_sources = ("hetero",)
 
     def size(self, arrays: dict) -> int:
         return arrays["A"].shape[0]
@@ -95,6 +98,13 @@ class PricingMarket:
 MARKETS: Registry[Market] = Registry("market")
 MARKETS.register("scheduling", SchedulingMarket())
 MARKETS.register("pricing", PricingMarket())
+
+
+def market_for_workload(source: str) -> Market:
+    """The market a study's workload belongs to: the one that names its source, else the one that takes
+    any other (the scheduling market)."""
+    named = [mk for mk in MARKETS.values() if source in mk.workload_sources]
+    return named[0] if named else next(mk for mk in MARKETS.values() if not mk.workload_sources)
 
 
 def market_for(provider: dict) -> Market:

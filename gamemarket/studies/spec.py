@@ -133,7 +133,9 @@ class StudySpec:
             names = [x.name for x in items]
             if len(set(names)) != len(names):
                 raise InputError(f"{where}: [strategies] a {kind} strategy is listed twice")
-        want = "pricing" if wl["source"] == "hetero" else "scheduling"
+        from gamemarket.market.base import market_for_workload
+
+        want = market_for_workload(wl["source"]).kind
         for p in self.providers:
             if p.kind != want:
                 raise InputError(
