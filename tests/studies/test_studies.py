@@ -5,44 +5,14 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from gamemarket.errors import InputError
-from gamemarket.studies import load_results, load_study, run_study
+from gamemarket.studies import load_study, run_study
 from gamemarket.studies.strategies import load_consumers, load_providers
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def write_study(tmp_path, body: str, name="s.toml") -> Path:
-    (tmp_path / "strategies").mkdir(exist_ok=True)
-    for f in ("providers.toml", "consumers.toml"):
-        (tmp_path / "strategies" / f).write_text((ROOT / "strategies" / f).read_text())
-    d = tmp_path / "studies"
-    d.mkdir(exist_ok=True)
-    p = d / name
-    p.write_text(body)
-    return p
-
-
-SMALL = """
-name = "small"
-[workload]
-source = "synthetic"
-nodes = 8
-[workload.synthetic]
-jobs = 600
-load = 1.1
-seed = 3
-[strategies]
-providers = ["hb-first", "hb-kth", "nphb-kth"]
-consumers = ["FT", "SRG", "g0.3x0.9"]
-[replications]
-count = 3
-"""
+from study_helpers import ROOT, SMALL, sorted_metrics, write_study
 
 
 def test_identical_mixes_are_kept_once_with_a_warning(tmp_path, capsys):
@@ -107,21 +77,16 @@ def test_study_errors(tmp_path, patch, msg):
         load_study(p)
 
 
-def _metrics(spec):
-    m, _, _ = load_results(spec)
-    return m.drop(columns=["task_seconds"]).sort_values(["provider", "consumer", "seed"]).reset_index(drop=True)
-
-
 def test_same_numbers_for_one_two_workers_and_dask(tmp_path):
     p = write_study(tmp_path, SMALL)
     spec = load_study(p)
     spec.results_dir = tmp_path / "r1"
     info = run_study(spec, n_jobs=1, progress=False)
     assert info.run == spec.n_tasks == 27
-    one = _metrics(spec)
+    one = sorted_metrics(spec)
     spec.results_dir = tmp_path / "r2"
     run_study(spec, n_jobs=2, progress=False)
-    two = _metrics(spec)
+    two = sorted_metrics(spec)
     pd.testing.assert_frame_equal(one, two, check_exact=True)
     from dask.distributed import LocalCluster
 
@@ -130,7 +95,7 @@ def test_same_numbers_for_one_two_workers_and_dask(tmp_path):
     ) as cluster:
         spec.results_dir = tmp_path / "r3"
         run_study(spec, scheduler_address=cluster.scheduler_address, progress=False)
-    pd.testing.assert_frame_equal(one, _metrics(spec), check_exact=True)
+    pd.testing.assert_frame_equal(one, sorted_metrics(spec), check_exact=True)
     # a second run finds everything stored
     assert run_study(spec, n_jobs=1, progress=False).run == 0
 
@@ -162,10 +127,10 @@ def test_killed_study_resumes_identically(tmp_path):
     partial = len(list(runs.glob("*.parquet")))
     assert 3 <= partial < spec.n_tasks, "the run was not interrupted halfway"
     assert subprocess.run(cmd, cwd=tmp_path).returncode == 0
-    resumed = _metrics(spec)
+    resumed = sorted_metrics(spec)
     spec.results_dir = tmp_path / "fresh"
     run_study(spec, n_jobs=1, progress=False)
-    pd.testing.assert_frame_equal(resumed, _metrics(spec), check_exact=True)
+    pd.testing.assert_frame_equal(resumed, sorted_metrics(spec), check_exact=True)
 
 
 def test_cli_study_game_report(tmp_path, capsys):

@@ -13,7 +13,7 @@ import pytest
 from gamemarket.errors import InputError
 from gamemarket.studies import load_results, load_study, run_study, study_status
 from gamemarket.studies.store import ResultStore
-from test_studies import SMALL, _metrics, write_study
+from study_helpers import SMALL, sorted_metrics, write_study
 
 
 def _small(tmp_path):
@@ -24,23 +24,23 @@ def _small(tmp_path):
 
 def test_a_truncated_result_is_set_aside_and_run_again(tmp_path):
     spec, files = _small(tmp_path)
-    before = _metrics(spec)
+    before = sorted_metrics(spec)
     victim = files[0]
     victim.write_bytes(victim.read_bytes()[: victim.stat().st_size // 2])
     with pytest.warns(UserWarning, match=f"{victim.name}: stored result does not read.*run again"):
         st = study_status(spec)
     assert st["missing"] == 1 and Path(str(victim) + ".corrupt").exists()
     assert run_study(spec, n_jobs=1, progress=False).run == 1
-    pd.testing.assert_frame_equal(_metrics(spec), before, check_exact=True)
+    pd.testing.assert_frame_equal(sorted_metrics(spec), before, check_exact=True)
 
 
 def test_a_result_under_another_tasks_name_is_not_trusted(tmp_path):
     spec, files = _small(tmp_path)
-    before = _metrics(spec)
+    before = sorted_metrics(spec)
     files[1].write_bytes(files[0].read_bytes())  # a copy made by hand: a valid file, the wrong task
     with pytest.warns(UserWarning, match="records the key"):
         assert run_study(spec, n_jobs=1, progress=False).run == 1
-    pd.testing.assert_frame_equal(_metrics(spec), before, check_exact=True)
+    pd.testing.assert_frame_equal(sorted_metrics(spec), before, check_exact=True)
 
 
 def test_damage_past_the_footer_is_an_error_that_says_what_to_do(tmp_path, monkeypatch):

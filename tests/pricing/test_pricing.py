@@ -14,6 +14,7 @@ from gamemarket.pricing.envelope import allocate, envelope_arrays, slopes, sort_
 from gamemarket.pricing.allocation import check_feasible
 from gamemarket.pricing.dual import evaluate
 from pricing_reference import pairwise_best
+from hypothesis_strategies import job_sets
 
 UTILS = ["log", "linear", "target", "alpha:0.5", "alpha:3"]
 
@@ -25,19 +26,6 @@ def bound(spec, n, rng, mu=0.0):
     u.value_job = lambda t, i: float(np.asarray(u.value(np.full(n, t)))[i]) - mu / 2 * t * t
     u.best_response_job = lambda s, i: float(np.asarray(u.best_response(np.full(n, s)))[i])
     return u
-
-
-@st.composite
-def job_sets(draw):
-    n = draw(st.integers(1, 12))
-    m = draw(st.integers(1, 7))
-    pool = st.sampled_from([0.0, 0.25, 0.5, 1.0]) | st.floats(0, 2, allow_nan=False)
-    A = np.array(draw(st.lists(st.lists(pool, min_size=m, max_size=m), min_size=n, max_size=n)))
-    if draw(st.booleans()) and m > 1:
-        A[:, 1] = A[:, 0]  # identical resource columns
-    A[:, 0] = np.maximum(A[:, 0], 0.05)  # log utilities need one positive efficiency per job
-    P = np.array(draw(st.lists(st.sampled_from([0.0, 0.5, 1.0]) | st.floats(0, 5), min_size=m, max_size=m)))
-    return A, P, draw(st.integers(0, 2**31))
 
 
 @settings(max_examples=150, deadline=None)

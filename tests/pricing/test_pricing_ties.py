@@ -12,21 +12,7 @@ from gamemarket.pricing import ties as tie
 from gamemarket.pricing.envelope import sort_efficiencies
 from gamemarket.pricing.allocation import check_feasible
 from gamemarket.pricing.dual import evaluate
-
-
-@st.composite
-def tied_markets(draw):
-    """Small markets whose prices put many jobs on ties: integer-ish efficiencies and prices
-    proportional to a column, so that ``p_k / a_ik = p_l / a_il`` for many jobs and resources."""
-    n = draw(st.integers(2, 14))
-    m = draw(st.integers(2, 6))
-    vals = st.sampled_from([0.0, 0.5, 1.0, 2.0, 4.0]) | st.floats(0.05, 3, allow_nan=False)
-    A = np.array(draw(st.lists(st.lists(vals, min_size=m, max_size=m), min_size=n, max_size=n)))
-    A[:, 0] = np.maximum(A[:, 0], 0.5)
-    base = np.array(draw(st.lists(st.sampled_from([0.5, 1.0, 2.0, 4.0]), min_size=m, max_size=m)))
-    p = base * draw(st.sampled_from([0.05, 0.3, 1.0, 3.0]))
-    demand = np.array(draw(st.lists(st.sampled_from([0.5, 1.0, 2.0]), min_size=n, max_size=n)))
-    return A, p, demand, draw(st.integers(0, 2**31))
+from hypothesis_strategies import tied_markets
 
 
 @settings(max_examples=150, deadline=None)

@@ -12,9 +12,9 @@ from gamemarket.games import Game, solve
 from gamemarket.reports import discussion
 from gamemarket.studies import load_study
 from gamemarket.studies.spec import typed_numbers
-from test_studies import SMALL, write_study
+from study_helpers import SMALL, write_study
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize(

@@ -73,7 +73,7 @@ def test_bad_mechanism_parameters():
 
 
 def test_pricing_study_deterministic_and_resumable(tmp_path):
-    from test_studies import write_study
+    from study_helpers import write_study
 
     from gamemarket.studies import load_results, load_study, run_study
 
@@ -109,7 +109,7 @@ count = 3
 
 
 def test_gain_experiment_pairs_the_same_jobs(tmp_path):
-    from test_studies import write_study
+    from study_helpers import write_study
 
     from gamemarket.analysis.incentives import gains
     from gamemarket.studies import load_study

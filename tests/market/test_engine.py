@@ -8,34 +8,10 @@ from hypothesis import strategies as st
 
 from gamemarket.market import Mechanism, simulate
 from reference import key_fn, reference_run
+from hypothesis_strategies import workloads
 
 SCHEDULERS = ["hb", "nphb", "wspt", "wspt-est", "fcfs"]
 PAYMENTS = ["first", "kth"]
-
-
-@st.composite
-def workloads(draw):
-    J = draw(st.integers(1, 30))
-    spread = draw(st.sampled_from([3, 20, 200]))  # small spread: ties and congestion; large: idle gaps
-    submits = draw(st.lists(st.integers(0, spread), min_size=J, max_size=J))
-    runtimes = draw(st.lists(st.integers(1, 15), min_size=J, max_size=J))
-    estimates = draw(st.lists(st.integers(1, 30), min_size=J, max_size=J))
-    bid_pool = st.sampled_from([0.0, 0.5, 1.0, 7.0, 30.0, 30.0, 150.0]) | st.floats(0, 180, allow_nan=False)
-    bids = draw(st.lists(bid_pool, min_size=J, max_size=J))
-    ids = draw(st.permutations(list(range(J))))
-    n = draw(st.integers(1, 5))
-    reserve = draw(st.sampled_from([0.0, 1.0, 10.0]))
-    table = pd.DataFrame(
-        {
-            "id": ids,
-            "submit": submits,
-            "runtime": runtimes,
-            "estimate": estimates,
-            "private_bid": bids,
-            "reported_bid": bids,
-        }
-    )
-    return table, n, reserve
 
 
 def compare(table, n, sched, pay, reserve):

@@ -179,7 +179,7 @@ def study(tmp_path):
     import shutil
     from pathlib import Path
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     shutil.copytree(root / "strategies", tmp_path / "strategies")
     (tmp_path / "studies").mkdir()
     p = tmp_path / "studies" / "pop.toml"

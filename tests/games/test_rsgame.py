@@ -12,24 +12,7 @@ from gamemarket.games.egta import from_egta, from_tidy, read_egta, to_egta, to_t
 from gamemarket.games.reduction import is_exact, population_points, reduce_game
 from gamemarket.games.rsg_equilibria import equilibria, exact_equilibria, stability
 from gamemarket.games.rsgame import RoleSymmetricGame, all_profiles, num_profiles
-
-
-@st.composite
-def small_games(draw, max_players=4, max_strategies=3, max_roles=2):
-    roles = draw(st.integers(1, max_roles))
-    players = [draw(st.integers(1, max_players)) for _ in range(roles)]
-    strategies = [draw(st.integers(1, max_strategies)) for _ in range(roles)]
-    seed = draw(st.integers(0, 2**31))
-    return RoleSymmetricGame.random(players, strategies, np.random.default_rng(seed))
-
-
-@st.composite
-def mixtures(draw, game, zeros=True):
-    x = np.array([draw(st.floats(0.0 if zeros else 0.01, 1.0)) for _ in range(game.num_all_strategies)])
-    for a, k in zip(game.role_starts, game.num_strategies):
-        if x[a : a + k].sum() == 0:
-            x[a] = 1.0
-    return game.normalize(x)
+from hypothesis_strategies import mixtures, small_games
 
 
 @settings(max_examples=60, deadline=None)
