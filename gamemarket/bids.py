@@ -191,6 +191,7 @@ def bid_bin_codes(w: np.ndarray) -> np.ndarray:
 
 
 def bid_bin(w: np.ndarray) -> np.ndarray:
+    """The bid class of each private bid: ``low``, ``middle`` or ``high``."""
     return np.array(["low", "middle", "high"])[bid_bin_codes(w)]
 
 

@@ -23,6 +23,7 @@ class Registry(Mapping, Generic[T]):
         self._items: dict[str, T] = {}
 
     def register(self, name: str, item: T, *, replace: bool = False) -> T:
+        """Add ``item`` under ``name`` and return it; a name already taken is an error unless ``replace``."""
         if not isinstance(name, str) or not name.strip():
             raise InputError(f"a {self.what} needs a non-empty name, got {name!r}")
         if name in self._items and not replace:

@@ -18,6 +18,8 @@ from gamemarket.studies import StudySpec, load_results
 
 @dataclass
 class SolvedGame:
+    """A solved bimatrix game: the game, its verified equilibria, their bootstrap robustness and its flags."""
+
     name: str
     game: Game
     solution: Solution
@@ -226,11 +228,13 @@ def population_analysis(spec: StudySpec):
 
 
 def solve_game(game: Game, methods=DEFAULT_METHODS, resamples: int = 1000, time_limit: float = 10.0) -> SolvedGame:
+    """Solve a game built in Python the way a study's games are solved: equilibria, robustness, no flags."""
     sol = solve(game, methods=methods, time_limit=time_limit)
     return SolvedGame(game.title, game, sol, bootstrap(game, sol.equilibria, resamples=resamples))
 
 
 def slug(name: str) -> str:
+    """A name as a file-name fragment: lower case, every other character a hyphen (``all jobs`` -> ``all-jobs``)."""
     return "".join(ch if ch.isalnum() else "-" for ch in name.lower()).strip("-")
 
 

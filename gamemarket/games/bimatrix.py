@@ -16,6 +16,7 @@ from gamemarket.errors import InputError, UndefinedPayoffError
 
 
 def check_finite(M: np.ndarray, what: str, rows=None, cols=None) -> None:
+    """Refuse a payoff matrix with a NaN or infinite entry, naming the entry."""
     M = np.asarray(M, dtype=float)
     bad = ~np.isfinite(M)
     if bad.any():
@@ -57,6 +58,7 @@ class Game:
 
     @property
     def shape(self) -> tuple[int, int]:
+        """(provider strategies, consumer strategies)."""
         return self.A.shape
 
     def to_nashpy(self):
@@ -66,6 +68,7 @@ class Game:
         return nashpy.Game(self.A.copy(), self.B.copy())
 
     def reps(self) -> int:
+        """Replications behind the mean payoffs (0 without them)."""
         return 0 if self.A_reps is None else self.A_reps.shape[2]
 
     def ci(self, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
@@ -78,6 +81,7 @@ class Game:
         return t_half_width(self.A_reps, axis=2, level=level), t_half_width(self.B_reps, axis=2, level=level)
 
     def restrict_cols(self, keep: np.ndarray) -> "Game":
+        """The game with only the consumer strategies where ``keep`` is true."""
         keep = np.asarray(keep, dtype=bool)
         return Game(
             self.A[:, keep],

@@ -28,6 +28,7 @@ def _q(s: str) -> str:
 
 
 def to_nfg(game: Game, comment: str = "") -> str:
+    """The game in Gambit's ``.nfg`` format (outcome version), exact for the payoffs' float values."""
     m, n = game.shape
     head = (
         f"NFG 1 R {_q(game.title or 'gamemarket game')} {{ {_q(game.players[0])} {_q(game.players[1])} }} "
@@ -260,6 +261,7 @@ def equilibria_records(solution, robustness=None) -> list[dict]:
 
 
 def write_json(path: str | Path, payload: dict) -> None:
+    """Write JSON atomically (numpy values converted)."""
     from gamemarket.io.files import atomic_path
 
     with atomic_path(path, "JSON file") as tmp:

@@ -28,6 +28,8 @@ class MarketRun(NamedTuple):
 
 
 class Market(Protocol):
+    """What a market answers: its size, its own key fields and one run with given bids."""
+
     kind: str
     description: str
     workload_sources: tuple[str, ...]  #: the ``[workload] source`` values it runs on (empty: any other)

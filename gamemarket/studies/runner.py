@@ -33,6 +33,8 @@ from gamemarket.workloads import load
 
 @dataclass(frozen=True)
 class Task:
+    """One simulation of a study: a provider strategy x a consumer mix x a seed, with its stored result's key."""
+
     provider: str
     consumer: str
     seed: int
@@ -99,12 +101,14 @@ def _load_workload(spec: StudySpec):
 
 
 def workload_arrays(w) -> dict[str, np.ndarray]:
+    """The arrays a market runs on: the job columns (scheduling) or efficiencies ``A`` and capacities ``R``."""
     if isinstance(w, HeteroWorkload):
         return {"A": np.ascontiguousarray(w.A), "R": np.ascontiguousarray(w.R)}
     return {c: np.ascontiguousarray(w.jobs[c].to_numpy(np.int64)) for c in ("id", "submit", "runtime", "estimate")}
 
 
 def content_hash(arrays: dict[str, np.ndarray]) -> str:
+    """SHA-256 of a workload's arrays (names and bytes), part of every task key."""
     h = hashlib.sha256()
     for c in sorted(arrays):
         h.update(c.encode())
@@ -313,6 +317,7 @@ def _run_study(
 
 
 def study_status(spec: StudySpec) -> dict:
+    """How many of a study's tasks have a readable stored result (``study``, ``tasks``, ``done``, ``missing``)."""
     store = ResultStore(spec.results_dir)
     w, nodes = load_workload(spec)
     tasks = plan(spec, workload_arrays(w), nodes)

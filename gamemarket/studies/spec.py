@@ -62,6 +62,8 @@ PAPER_FIELDS = {
 
 @dataclass(frozen=True)
 class GameDef:
+    """One game of a study: its name and the provider's and the consumers' payoff metric."""
+
     name: str
     provider: str = "revenue"
     consumer: str = "mean_utility"
@@ -79,6 +81,8 @@ DEFAULT_GAMES = (
 
 @dataclass
 class StudySpec:
+    """A study: workload, provider and consumer strategies, seeds, games, outputs; checked on construction."""
+
     name: str
     path: Path | None
     workload: dict
@@ -173,6 +177,7 @@ class StudySpec:
 
     @property
     def n_tasks(self) -> int:
+        """The number of simulations: providers x consumers x seeds."""
         return len(self.providers) * len(self.consumers) * len(self.seeds)
 
 

@@ -42,16 +42,20 @@ def set_aside(path: Path, reason: str, what: str = "stored result") -> None:
 
 
 def task_key(fields: dict) -> str:
+    """The stored result's key: a hash of every field that determines a task's numbers."""
     blob = json.dumps(fields, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
 
 class ResultStore:
+    """A study's stored results, one Parquet file per task under ``<root>/runs/``."""
+
     def __init__(self, root: str | Path):
         self.root = Path(root)
         self.runs = self.root / "runs"
 
     def path(self, key: str) -> Path:
+        """The file of a task's stored result."""
         return self.runs / f"{key}.parquet"
 
     def has(self, key: str) -> bool:
@@ -76,6 +80,7 @@ class ResultStore:
             return False
 
     def set_aside(self, key: str, reason: str) -> None:
+        """Move a task's unreadable stored result aside (``.corrupt``) with a warning; its task runs again."""
         set_aside(self.path(key), reason)
 
     @contextlib.contextmanager
@@ -114,6 +119,7 @@ class ResultStore:
     def write(
         self, key: str, metrics: dict, bins: pd.DataFrame, task: dict, cohorts: pd.DataFrame | None = None
     ) -> Path:
+        """Store one task's result atomically: binned sums as the table; metrics, task and cohorts as metadata."""
         table = pa.Table.from_pandas(bins, preserve_index=False)
         meta = dict(table.schema.metadata or {})
         meta[b"gamemarket.metrics"] = json.dumps(metrics).encode()
@@ -128,11 +134,13 @@ class ResultStore:
         return target
 
     def read(self, key: str) -> tuple[dict, pd.DataFrame, dict]:
+        """A stored task's (metrics, binned sums, task description)."""
         table = pq.read_table(self.path(key))
         meta = table.schema.metadata
         return (json.loads(meta[b"gamemarket.metrics"]), table.to_pandas(), json.loads(meta[b"gamemarket.task"]))
 
     def read_cohorts(self, key: str) -> pd.DataFrame | None:
+        """A stored task's cohort sums (G bin x bid class), or None for results stored without them."""
         import io
 
         meta = pq.read_schema(self.path(key)).metadata
@@ -140,5 +148,6 @@ class ResultStore:
         return None if raw is None else pd.read_json(io.StringIO(raw.decode()), orient="split")
 
     def read_metrics(self, key: str) -> tuple[dict, dict]:
+        """A stored task's (metrics, task description), read from the file's metadata only."""
         meta = pq.read_schema(self.path(key)).metadata
         return json.loads(meta[b"gamemarket.metrics"]), json.loads(meta[b"gamemarket.task"])

@@ -27,6 +27,7 @@ def catalogue_dir(near: Path | None = None) -> Path:
 
 
 def read_toml(path: str | Path) -> dict:
+    """A TOML file's tables; a missing, unreadable or invalid file is an error naming it."""
     return files.read_toml(path, "TOML file")
 
 
@@ -49,6 +50,8 @@ class ProviderStrategy:
 
 @dataclass(frozen=True)
 class ConsumerStrategy:
+    """A consumer strategy: a named beta mix (the whole population's shading)."""
+
     name: str
     mix: BetaMix
     description: str = ""
@@ -69,6 +72,7 @@ def _fields(entry: dict, where: str, allowed: set, required: set) -> None:
 
 
 def parse_provider(name: str, entry: dict, where: str) -> ProviderStrategy:
+    """A provider strategy from its TOML table; errors name the table and field."""
     where = f"{where}: provider {name!r}"
     if isinstance(entry, dict) and entry.get("kind", "scheduling") == "pricing":
         from gamemarket.market.pricing_market import get_mechanism
@@ -105,10 +109,12 @@ def parse_provider(name: str, entry: dict, where: str) -> ProviderStrategy:
 
 
 def grid_name(fraction: float, beta: float) -> str:
+    """The name of a beta-grid cell: ``g<fraction>x<beta>``."""
     return f"g{fraction:g}x{beta:g}"
 
 
 def parse_consumers(data: dict, where: str) -> dict[str, ConsumerStrategy]:
+    """Consumer strategies from TOML tables: named mixes, and the ``[grid]`` that defines ``g<f>x<b>`` cells."""
     out: dict[str, ConsumerStrategy] = {}
     for name, entry in data.items():
         if name == "grid":
@@ -140,11 +146,13 @@ def parse_consumers(data: dict, where: str) -> dict[str, ConsumerStrategy]:
 
 
 def load_providers(path: str | Path | None = None, near: Path | None = None) -> dict[str, ProviderStrategy]:
+    """The provider strategies of a catalogue file (default: ``strategies/providers.toml``)."""
     path = Path(path) if path else catalogue_dir(near) / "providers.toml"
     data = read_toml(path)
     return {name: parse_provider(name, entry, str(path)) for name, entry in data.items()}
 
 
 def load_consumers(path: str | Path | None = None, near: Path | None = None) -> dict[str, ConsumerStrategy]:
+    """The consumer strategies of a catalogue file (default: ``strategies/consumers.toml``)."""
     path = Path(path) if path else catalogue_dir(near) / "consumers.toml"
     return parse_consumers(read_toml(path), str(path))
