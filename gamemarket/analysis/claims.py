@@ -77,7 +77,7 @@ CONTEXT = "context (no claim in the paper)"
 RULES = "follows from the rules"
 
 
-def _hb_pair(provs, providers) -> tuple[str | None, str | None]:
+def hb_pair(provs, providers) -> tuple[str | None, str | None]:
     """The study's HB mechanisms with first and with k-th price at reserve 1 (None where absent)."""
 
     def find(payment):
@@ -85,9 +85,9 @@ def _hb_pair(provs, providers) -> tuple[str | None, str | None]:
             (
                 n
                 for n in sorted(provs)
-                if providers[n]["scheduler"] == "hb"
-                and providers[n]["payment"] == payment
-                and providers[n]["reserve"] == 1.0
+                if providers[n].get("scheduler") == "hb"  # a pricing mechanism has no scheduler
+                and providers[n].get("payment") == payment
+                and providers[n].get("reserve") == 1.0
             ),
             None,
         )
@@ -277,7 +277,7 @@ def evaluate(
                         d=d,
                         key=f"c3-{other}-{cls}-ssj",
                     )
-    first, kth = _hb_pair(provs, providers)
+    first, kth = hb_pair(provs, providers)
     if cohorts is not None and len(cohorts) and "FT" in cons and first and kth:
         # Claim (4) as the paper states it: comparative and by bid. Under first price the risk-aggressive
         # users' high-bid jobs gain by shading; under k-th price they do not; paired by seed, the gain

@@ -50,7 +50,7 @@ class StudyAnalysis:
 
 
 DEFAULT_METHODS = ("pure", "polytope")
-PAPER_GAME = (("hb-first", "hb-kth"), ("FT", "SRG"))
+PAPER_CONSUMERS = ("FT", "SRG")  #: the paper's two bidding models (its providers: HB with first and k-th price)
 
 
 def _grid_cells(consumers: dict) -> dict[str, tuple[float, float]]:
@@ -141,9 +141,11 @@ def analyze(
         )
 
     out.games = [sg for gd in spec.games if (sg := solved(gd, rows, cols)) is not None]
-    prov, cons = PAPER_GAME
-    if set(prov) <= set(rows) and set(cons) <= set(cols) and (len(rows), len(cols)) != (2, 2):
-        out.paper_games = [sg for gd in spec.games if (sg := solved(gd, list(prov), list(cons))) is not None]
+    from gamemarket.analysis.claims import hb_pair
+
+    prov = [p for p in hb_pair(rows, meta["providers"]) if p]
+    if len(prov) == 2 and set(PAPER_CONSUMERS) <= set(cols) and (len(rows), len(cols)) != (2, 2):
+        out.paper_games = [sg for gd in spec.games if (sg := solved(gd, prov, list(PAPER_CONSUMERS))) is not None]
     if for_report:
         _report_extras(out)
     return out

@@ -122,15 +122,17 @@ def growth_facts(summary) -> dict[str, str]:
     return out
 
 
-def facts(analysis, claims_by_study: list[tuple[str, list[dict]]], gains=None, workload: dict | None = None,
-          paper: dict | None = None, population=None, growth=None) -> dict[str, str]:
-    """Every field a study's discussion may quote, as text."""
+def facts(analysis) -> dict[str, str]:
+    """Every field a study's discussion may quote, as text, from its analysis (``analyze(spec, for_report=True)``)."""
     out: dict[str, str] = {}
-    for k, (name, rows) in enumerate(claims_by_study):
+    gains, workload, paper = analysis.shading_gains, analysis.workload, analysis.spec.paper
+    for k, (name, rows) in enumerate(analysis.claims):
         out.update(claim_facts(rows, "" if k == 0 else f"{name}."))
     out.update(game_facts(analysis.games, "game"))
     out.update(game_facts(analysis.paper_games, "paper-game"))
-    provs = {sg.game.rows[int(np.argmax(e.x))] for sg in analysis.games for e in sg.solution.equilibria if e.x.max() == 1}
+    provs = {
+        sg.game.rows[int(np.argmax(e.x))] for sg in analysis.games for e in sg.solution.equilibria if e.x.max() == 1
+    }
     mixed = any(e.x.max() < 1 for sg in analysis.games for e in sg.solution.equilibria)
     out["games.provider"] = provs.pop() if len(provs) == 1 and not mixed else "no single strategy"
     edge = [sg.name for sg in analysis.games if any("edge of the strategy grid" in f for f in sg.flags)]
@@ -147,10 +149,10 @@ def facts(analysis, claims_by_study: list[tuple[str, list[dict]]], gains=None, w
             out[f"paper.{k}"] = fmt(v)
     if paper and workload and "jobs" in paper and "jobs" in workload:
         out["paper.jobs_minus_ours"] = fmt(paper["jobs"] - workload["jobs"])
-    if population is not None:
-        out.update(population_facts(population))
-    if growth is not None:
-        out.update(growth_facts(growth))
+    if analysis.population is not None:
+        out.update(population_facts(analysis.population))
+    if analysis.growth is not None:
+        out.update(growth_facts(analysis.growth[1]))
     meta = analysis.meta
     if meta.get("kind") == "pricing":
         out["market.jobs"], out["market.resources"] = fmt(meta["jobs"]), fmt(meta["nodes"])
@@ -163,8 +165,10 @@ def render(template: str, values: dict[str, str], where: str) -> str:
 
     typed = typed_numbers(template)
     if typed:
-        raise InputError(f"{where}: 'notes' quotes the number(s) {typed[:5]} as typed text; quote computed numbers "
-                         "as fields (see gamemarket.reports.discussion)")
+        raise InputError(
+            f"{where}: 'notes' quotes the number(s) {typed[:5]} as typed text; quote computed numbers "
+            "as fields (see gamemarket.reports.discussion)"
+        )
     missing = sorted({m for m in FIELD.findall(template) if m not in values})
     if missing:
         near = sorted(values)[:8]

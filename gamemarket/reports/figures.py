@@ -20,8 +20,12 @@ LARGE_GAME = 6  #: a game with more strategies than this on either side is drawn
 
 
 def _annot(M, C):
-    return np.array([[f"{M[i, j]:.4g}\n±{C[i, j]:.2g}" if np.isfinite(C[i, j]) else f"{M[i, j]:.4g}"
-                      for j in range(M.shape[1])] for i in range(M.shape[0])])
+    return np.array(
+        [
+            [f"{M[i, j]:.4g}\n±{C[i, j]:.2g}" if np.isfinite(C[i, j]) else f"{M[i, j]:.4g}" for j in range(M.shape[1])]
+            for i in range(M.shape[0])
+        ]
+    )
 
 
 def payoff_heatmaps(sg, path: Path) -> Path:
@@ -38,16 +42,29 @@ def payoff_heatmaps(sg, path: Path) -> Path:
         fig, axes = plt.subplots(2, 1, figsize=(0.75 * n + 3.5, 2 * (0.45 * m + 1.6)))
     else:
         fig, axes = plt.subplots(1, 2, figsize=(max(8, 2.6 * n + 4), max(3, 0.9 * m + 1.6)))
-    for ax, M, C, who, cmap, center in ((axes[0], g.A, ca, g.players[0], "viridis", None),
-                                        (axes[1], g.B, cb, g.players[1], "RdBu_r", None)):
+    for ax, M, C, who, cmap, center in (
+        (axes[0], g.A, ca, g.players[0], "viridis", None),
+        (axes[1], g.B, cb, g.players[1], "RdBu_r", None),
+    ):
         df = pd.DataFrame(M, index=g.rows, columns=g.cols)
         if who == g.players[1]:  # utilities: a diverging map centred on the column mean
             center = float(np.median(M))
             cmap = "RdBu"
         metric = g.meta.get(who + "_payoff", "")
         annot = np.vectorize(lambda v: f"{v:.3g}")(M) if large else _annot(M, C)
-        sns.heatmap(df, ax=ax, annot=annot, fmt="", cmap=cmap, center=center, cbar=True,
-                    cbar_kws={"label": unit(metric)}, annot_kws={"fontsize": 7}, linewidths=0.5, linecolor="white")
+        sns.heatmap(
+            df,
+            ax=ax,
+            annot=annot,
+            fmt="",
+            cmap=cmap,
+            center=center,
+            cbar=True,
+            cbar_kws={"label": unit(metric)},
+            annot_kws={"fontsize": 7},
+            linewidths=0.5,
+            linecolor="white",
+        )
         ax.set_title(f"{who} payoff: {metric} ({unit(metric)})", fontsize=9)
         ax.set_xlabel(f"{g.players[1]} strategy (beta mix)")
         ax.set_ylabel(f"{g.players[0]} strategy (mechanism)")
@@ -58,8 +75,9 @@ def payoff_heatmaps(sg, path: Path) -> Path:
             else:
                 for i in np.flatnonzero(e.x > 0):
                     for j in np.flatnonzero(e.y > 0):
-                        ax.add_patch(Rectangle((j + 0.08, i + 0.08), 0.84, 0.84, fill=False, edgecolor="orange",
-                                               lw=1.5, ls="--"))
+                        ax.add_patch(
+                            Rectangle((j + 0.08, i + 0.08), 0.84, 0.84, fill=False, edgecolor="orange", lw=1.5, ls="--")
+                        )
     fig.suptitle(f"{sg.name}: black box = pure equilibrium, dashed = support of a mixed equilibrium", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=100 if large else 110)
@@ -67,8 +85,9 @@ def payoff_heatmaps(sg, path: Path) -> Path:
     return path
 
 
-def grid_gain_heatmap(metrics: pd.DataFrame, consumers: dict, path: Path, cohorts: pd.DataFrame | None = None,
-                      aliases: dict | None = None) -> Path | None:
+def grid_gain_heatmap(
+    metrics: pd.DataFrame, consumers: dict, path: Path, cohorts: pd.DataFrame | None = None, aliases: dict | None = None
+) -> Path | None:
     """Per mechanism, over the beta-mix grid (aggressive fraction x beta): the aggressive users' mean
     utility minus the same jobs' mean utility in the truthful run (FT) of the same seed.
 
@@ -76,8 +95,13 @@ def grid_gain_heatmap(metrics: pd.DataFrame, consumers: dict, path: Path, cohort
     numbers the G-cohorts of the FT run are exactly the same jobs. A grid cell kept under another
     name (``aliases``: SRG is the grid's g0.1x0.9) is read from that strategy's runs."""
     grid = {name: (name, p) for name, p in consumers.items() if name.startswith("g") and "x" in name}
-    grid.update({a: (kept, consumers[kept]) for a, kept in (aliases or {}).items()
-                 if a.startswith("g") and "x" in a and kept in consumers})
+    grid.update(
+        {
+            a: (kept, consumers[kept])
+            for a, kept in (aliases or {}).items()
+            if a.startswith("g") and "x" in a and kept in consumers
+        }
+    )
     if not grid or "FT" not in consumers or cohorts is None or not len(cohorts):
         return None
     rows = []
@@ -104,16 +128,29 @@ def grid_gain_heatmap(metrics: pd.DataFrame, consumers: dict, path: Path, cohort
     for k, p in enumerate(provs):
         ax = axes[k // ncol][k % ncol]
         piv = df[df["provider"] == p].pivot(index="fraction", columns="beta", values="gain")
-        sns.heatmap(piv, ax=ax, cmap="RdBu", center=0, vmin=-lim, vmax=lim, annot=True, fmt=".3g",
-                    annot_kws={"fontsize": 7}, cbar=k % ncol == ncol - 1,
-                    cbar_kws={"label": "gain (bid x s per job)"} if k % ncol == ncol - 1 else None)
+        sns.heatmap(
+            piv,
+            ax=ax,
+            cmap="RdBu",
+            center=0,
+            vmin=-lim,
+            vmax=lim,
+            annot=True,
+            fmt=".3g",
+            annot_kws={"fontsize": 7},
+            cbar=k % ncol == ncol - 1,
+            cbar_kws={"label": "gain (bid x s per job)"} if k % ncol == ncol - 1 else None,
+        )
         ax.set_title(p, fontsize=9)
         ax.set_xlabel("aggressive group's beta")
         ax.set_ylabel("aggressive fraction of jobs")
     for k in range(len(provs), nrow * ncol):
         axes[k // ncol][k % ncol].axis("off")
-    fig.suptitle("aggressive users' mean utility minus the same jobs' mean utility when truthful (FT, same seed); "
-                 "blue: shading pays", fontsize=9)
+    fig.suptitle(
+        "aggressive users' mean utility minus the same jobs' mean utility when truthful (FT, same seed); "
+        "blue: shading pays",
+        fontsize=9,
+    )
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -157,7 +194,9 @@ def paper_figures(bins: pd.DataFrame, consumers: dict, out: Path) -> list[tuple[
                 axes[k // ncol][k % ncol].axis("off")
             for ax, p in zip(axes.ravel(), provs):
                 _band(ax, _curve(agg_rows("SRG")[lambda d: d["provider"] == p], value), "SRG risk-aggressive", "C3")
-                _band(ax, _curve(bins[(bins["consumer"] == "FT") & (bins["provider"] == p)], value), "FT all users", "C0")
+                _band(
+                    ax, _curve(bins[(bins["consumer"] == "FT") & (bins["provider"] == p)], value), "FT all users", "C0"
+                )
                 ax.set_title(p, fontsize=9)
                 ax.set_xlabel(f"private bid ({BID_UNIT})")
             for row in axes:
@@ -189,10 +228,14 @@ def paper_figures(bins: pd.DataFrame, consumers: dict, out: Path) -> list[tuple[
             for row, p in zip(axes, hb):
                 for ax, rg in zip(row, RUNTIME_GROUPS):
                     agg = agg_rows("SRG")
-                    for sub, label, color in ((agg[(agg["provider"] == p) & (agg["runtime_group"] == rg)],
-                                               "SRG risk-aggressive users", "C3"),
-                                              (bins[(bins["provider"] == p) & (bins["consumer"] == "FT")
-                                                    & (bins["runtime_group"] == rg)], "FT all users", "C0")):
+                    for sub, label, color in (
+                        (agg[(agg["provider"] == p) & (agg["runtime_group"] == rg)], "SRG risk-aggressive users", "C3"),
+                        (
+                            bins[(bins["provider"] == p) & (bins["consumer"] == "FT") & (bins["runtime_group"] == rg)],
+                            "FT all users",
+                            "C0",
+                        ),
+                    ):
                         if len(sub):
                             _band(ax, _curve(sub, "utility"), label, color)
                     ax.set_title(f"{p}: {rg} jobs", fontsize=9)
@@ -203,9 +246,14 @@ def paper_figures(bins: pd.DataFrame, consumers: dict, out: Path) -> list[tuple[
             path = out / "fig-utility-runtime-groups.png"
             fig.savefig(path, dpi=110)
             plt.close(fig)
-            figs.append(("average utility against the private bid, per runtime group and payment scheme: "
-                         "risk-aggressive users (SRG) vs all users bidding truthfully (FT), as in the paper's "
-                         "Figs. 5-7", path))
+            figs.append(
+                (
+                    "average utility against the private bid, per runtime group and payment scheme: "
+                    "risk-aggressive users (SRG) vs all users bidding truthfully (FT), as in the paper's "
+                    "Figs. 5-7",
+                    path,
+                )
+            )
     return figs
 
 
@@ -222,8 +270,13 @@ def gain_plot(summary: pd.DataFrame, path: Path) -> Path:
         ax.set_xscale("log")
         ax.set_xlabel("jobs in the market (fixed resource types and load)")
         ax.set_ylabel("utility gain per shading job (bid x s)")
-        ax.set_title({"SRG": "SRG: the aggressive 10% vs the same jobs truthful",
-                      "DEV1": "DEV1: 1% deviators vs the same jobs truthful"}.get(way, way), fontsize=9)
+        ax.set_title(
+            {
+                "SRG": "SRG: the aggressive 10% vs the same jobs truthful",
+                "DEV1": "DEV1: 1% deviators vs the same jobs truthful",
+            }.get(way, way),
+            fontsize=9,
+        )
         ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=110)

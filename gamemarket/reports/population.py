@@ -43,14 +43,27 @@ def tables(an) -> tuple[pd.DataFrame, pd.DataFrame]:
     eq, gains = [], []
     for a in an.answers:
         for k, e in enumerate(a.equilibria):
-            eq.append({"mechanism": a.mechanism, "equilibrium": k + 1, "mixture": _mix(e["mixture"]),
-                       "reduced_regret": e["reduced_regret"], "regret": e["regret"][0], "regret_ci_low": e["regret"][1],
-                       "regret_ci_high": e["regret"][2], "verified": e["verified"], "stability": e["stability"],
-                       "revenue": e["revenue"][0], "welfare": e["welfare"][0], "mean_utility": e["mean_utility"],
-                       "seeds": e["seeds"]})
+            eq.append(
+                {
+                    "mechanism": a.mechanism,
+                    "equilibrium": k + 1,
+                    "mixture": _mix(e["mixture"]),
+                    "reduced_regret": e["reduced_regret"],
+                    "regret": e["regret"][0],
+                    "regret_ci_low": e["regret"][1],
+                    "regret_ci_high": e["regret"][2],
+                    "verified": e["verified"],
+                    "stability": e["stability"],
+                    "revenue": e["revenue"][0],
+                    "welfare": e["welfare"][0],
+                    "mean_utility": e["mean_utility"],
+                    "seeds": e["seeds"],
+                }
+            )
         for s, (m, lo, hi) in a.truthful_gains.items():
-            gains.append({"mechanism": a.mechanism, "strategy": s, "gain": m, "ci_low": lo, "ci_high": hi,
-                          "seeds": len(a.seeds)})
+            gains.append(
+                {"mechanism": a.mechanism, "strategy": s, "gain": m, "ci_low": lo, "ci_high": hi, "seeds": len(a.seeds)}
+            )
     return pd.DataFrame(eq), pd.DataFrame(gains)
 
 
@@ -61,25 +74,37 @@ def first_paragraph(an) -> str:
     yes = [a.mechanism for a in an.answers if a.truthful_is_equilibrium == "yes"]
     no = [a.mechanism for a in an.answers if a.truthful_is_equilibrium == "no"]
     und = [a.mechanism for a in an.answers if a.truthful_is_equilibrium == "undecided"]
-    parts = [f"**What this answers.** Each of the {an.meta['jobs']:,} {'jobs' if cfg.agents == 'jobs' else 'users'}' "
-             f"owners picks one of {len(cfg.names)} shading rules ({', '.join(cfg.names)}) to maximise its own utility, "
-             f"given what everyone else does."]
+    parts = [
+        f"**What this answers.** Each of the {an.meta['jobs']:,} {'jobs' if cfg.agents == 'jobs' else 'users'}' "
+        f"owners picks one of {len(cfg.names)} shading rules ({', '.join(cfg.names)}) to maximise its own utility, "
+        f"given what everyone else does."
+    ]
     if yes:
-        parts.append(f"Truthful bidding ({truth}) is an equilibrium (no rule gains more than the tolerance over it, "
-                     f"at 95% confidence, when everyone else is truthful) under {', '.join(yes)}.")
+        parts.append(
+            f"Truthful bidding ({truth}) is an equilibrium (no rule gains more than the tolerance over it, "
+            f"at 95% confidence, when everyone else is truthful) under {', '.join(yes)}."
+        )
     if no:
-        best = {a.mechanism: max(a.truthful_gains.items(), key=lambda kv: kv[1][0]) for a in an.answers
-                if a.mechanism in no}
-        parts.append("A single user gains significantly by shading when everyone else is truthful under " + "; ".join(
-            f"{m} ({s}: {g[0]:+.4g} [{g[1]:+.4g}, {g[2]:+.4g}] {UNIT})" for m, (s, g) in best.items()) + ".")
+        best = {
+            a.mechanism: max(a.truthful_gains.items(), key=lambda kv: kv[1][0]) for a in an.answers if a.mechanism in no
+        }
+        parts.append(
+            "A single user gains significantly by shading when everyone else is truthful under "
+            + "; ".join(f"{m} ({s}: {g[0]:+.4g} [{g[1]:+.4g}, {g[2]:+.4g}] {UNIT})" for m, (s, g) in best.items())
+            + "."
+        )
     if und:
-        parts.append(f"Whether truthful bidding is an equilibrium stays undecided (a gain's CI straddles the tolerance) "
-                     f"under {', '.join(und)}, at up to {max(len(a.seeds) for a in an.answers)} seeds.")
+        parts.append(
+            f"Whether truthful bidding is an equilibrium stays undecided (a gain's CI straddles the tolerance) "
+            f"under {', '.join(und)}, at up to {max(len(a.seeds) for a in an.answers)} seeds."
+        )
     lead = an.provider.get("leader")
     if lead:
         r = an.provider["ranking"][0]
-        parts.append(f"A provider that anticipates the consumers' equilibrium response earns most under {lead} "
-                     f"(revenue {r['worst_revenue']:.4g} at its worst consumer equilibrium).")
+        parts.append(
+            f"A provider that anticipates the consumers' equilibrium response earns most under {lead} "
+            f"(revenue {r['worst_revenue']:.4g} at its worst consumer equilibrium)."
+        )
     return " ".join(parts)
 
 
@@ -137,9 +162,16 @@ def _flow_figure(answers, names, path: Path) -> Path:
                 vec.append(dx @ corners)
         pts, vec = np.array(pts), np.array(vec)
         norm = np.linalg.norm(vec, axis=1, keepdims=True)
-        ax.quiver(pts[:, 0], pts[:, 1], vec[:, 0] / np.maximum(norm[:, 0], 1e-300),
-                  vec[:, 1] / np.maximum(norm[:, 0], 1e-300), np.log10(norm[:, 0] + 1e-300), cmap="viridis",
-                  scale=25, width=0.006)
+        ax.quiver(
+            pts[:, 0],
+            pts[:, 1],
+            vec[:, 0] / np.maximum(norm[:, 0], 1e-300),
+            vec[:, 1] / np.maximum(norm[:, 0], 1e-300),
+            np.log10(norm[:, 0] + 1e-300),
+            cmap="viridis",
+            scale=25,
+            width=0.006,
+        )
         ax.plot(*np.vstack([corners, corners[:1]]).T, color="black", lw=0.8)
         for c, s in zip(corners, names):
             ax.annotate(s, c, fontsize=7, ha="center", va="top" if c[1] == 0 else "bottom")
@@ -149,8 +181,11 @@ def _flow_figure(answers, names, path: Path) -> Path:
         ax.set_title(a.mechanism, fontsize=9)
         ax.set_aspect("equal")
         ax.axis("off")
-    fig.suptitle("Replicator flow of the reduced game (arrows: direction; colour: log10 speed); "
-                 "filled: stable equilibrium, open: unstable", fontsize=8)
+    fig.suptitle(
+        "Replicator flow of the reduced game (arrows: direction; colour: log10 speed); "
+        "filled: stable equilibrium, open: unstable",
+        fontsize=8,
+    )
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -170,76 +205,150 @@ def write_population_report(an, out_dir: str | Path | None = None, force: bool =
     for a in an.answers:
         write_egta(a.game, data / f"game-{a.mechanism}.json")
         write_table(to_tidy(a.game), data / f"game-{a.mechanism}.csv")
-    write_json(data / "population.json", {"study": spec.name, "version": __version__, "meta": an.meta, "runs": an.runs,
-                                          "provider": an.provider,
-                                          "mechanisms": [{"mechanism": a.mechanism, "seeds": a.seeds,
-                                                          "truthful_is_equilibrium": a.truthful_is_equilibrium,
-                                                          "truthful_gains": a.truthful_gains, "equilibria": a.equilibria,
-                                                          "notes": a.notes} for a in an.answers]})
+    write_json(
+        data / "population.json",
+        {
+            "study": spec.name,
+            "version": __version__,
+            "meta": an.meta,
+            "runs": an.runs,
+            "provider": an.provider,
+            "mechanisms": [
+                {
+                    "mechanism": a.mechanism,
+                    "seeds": a.seeds,
+                    "truthful_is_equilibrium": a.truthful_is_equilibrium,
+                    "truthful_gains": a.truthful_gains,
+                    "equilibria": a.equilibria,
+                    "notes": a.notes,
+                }
+                for a in an.answers
+            ],
+        },
+    )
     figs = [_gains_figure(gains, out / "fig-truthful-gains.png")] if len(gains) else []
     if len(eq):
         figs.append(_revenue_figure(eq, out / "fig-revenue-at-equilibrium.png"))
     if len(an.config.names) == 3:
         figs.append(_flow_figure(an.answers, an.config.names, out / "fig-replicator-flow.png"))
     cfg = an.config
-    md = [f"# {spec.name}: population game", "", first_paragraph(an), "",
-          f"_{spec.description}_", "",
-          f"Workload: {Path(str(an.meta['workload'])).name} ({an.meta['jobs']:,} jobs, {an.meta['nodes']} nodes). Agents: "
-          f"{cfg.agents}. Strategies (shading rules, a beta per private-bid class low/middle/high): "
-          + "; ".join(f"{r.name} = {list(r.betas)}" for r in cfg.strategies) + ". "
-          f"Utilities are in {UNIT}; revenue and welfare in bid x seconds.", "",
-          "## How it is measured", "",
-          f"Per mechanism, the consumers' game is reduced by deviation-preserving reduction to {cfg.reduced_players} "
-          f"players ({an.meta['grid_mixtures']} population mixtures, each one simulation per seed, every strategy's "
-          f"payoff from one run by probe slices of {cfg.probe:g} of the agents). A strategy's payoff is the mean "
-          "utility of the agents that play it, less the same agents' utility in the all-truthful run of the same seed "
-          "and mechanism, plus the mean truthful utility (a control variate; gains are same-job comparisons). "
-          "The reduced game's equilibria (regret at most 1e-8 of its payoff scale) are candidates; each is then "
-          "simulated at the candidate itself, and its regret is reported with a 95% bootstrap CI over seeds. "
-          f"Verdict: *yes* when the CI's upper end is at most {cfg.regret_tol:g} of the mean absolute truthful "
-          "utility, *no* when its lower end is above, else *undecided*. Stability is under the replicator dynamics "
-          "of the reduced game.", ""]
-    md += ["## Truthful bidding: a single user's gain from each rule when everyone else is truthful", "",
-           f"Mean over seeds with a 95% Student-t CI, paired by seed ({UNIT}).", ""]
+    md = [
+        f"# {spec.name}: population game",
+        "",
+        first_paragraph(an),
+        "",
+        f"_{spec.description}_",
+        "",
+        f"Workload: {Path(str(an.meta['workload'])).name} ({an.meta['jobs']:,} jobs, {an.meta['nodes']} nodes). "
+        "Agents: "
+        f"{cfg.agents}. Strategies (shading rules, a beta per private-bid class low/middle/high): "
+        + "; ".join(f"{r.name} = {list(r.betas)}" for r in cfg.strategies)
+        + ". "
+        f"Utilities are in {UNIT}; revenue and welfare in bid x seconds.",
+        "",
+        "## How it is measured",
+        "",
+        f"Per mechanism, the consumers' game is reduced by deviation-preserving reduction to {cfg.reduced_players} "
+        f"players ({an.meta['grid_mixtures']} population mixtures, each one simulation per seed, every strategy's "
+        f"payoff from one run by probe slices of {cfg.probe:g} of the agents). A strategy's payoff is the mean "
+        "utility of the agents that play it, less the same agents' utility in the all-truthful run of the same seed "
+        "and mechanism, plus the mean truthful utility (a control variate; gains are same-job comparisons). "
+        "The reduced game's equilibria (regret at most 1e-8 of its payoff scale) are candidates; each is then "
+        "simulated at the candidate itself, and its regret is reported with a 95% bootstrap CI over seeds. "
+        f"Verdict: *yes* when the CI's upper end is at most {cfg.regret_tol:g} of the mean absolute truthful "
+        "utility, *no* when its lower end is above, else *undecided*. Stability is under the replicator dynamics "
+        "of the reduced game.",
+        "",
+    ]
+    md += [
+        "## Truthful bidding: a single user's gain from each rule when everyone else is truthful",
+        "",
+        f"Mean over seeds with a 95% Student-t CI, paired by seed ({UNIT}).",
+        "",
+    ]
     rows = []
     for a in an.answers:
-        rows.append([a.mechanism, a.truthful_is_equilibrium] + [_ci(a.truthful_gains[s], "{:+.4g}") for s in cfg.names
-                                                                if s in a.truthful_gains] + [str(len(a.seeds))])
-    md.append(_md_table(["mechanism", "truthful is an equilibrium"] + [s for s in cfg.names
-                                                                      if s != cfg.names[cfg.truthful_index]] + ["seeds"], rows))
+        rows.append(
+            [a.mechanism, a.truthful_is_equilibrium]
+            + [_ci(a.truthful_gains[s], "{:+.4g}") for s in cfg.names if s in a.truthful_gains]
+            + [str(len(a.seeds))]
+        )
+    md.append(
+        _md_table(
+            ["mechanism", "truthful is an equilibrium"]
+            + [s for s in cfg.names if s != cfg.names[cfg.truthful_index]]
+            + ["seeds"],
+            rows,
+        )
+    )
     md += ["", "## The consumers' equilibria per mechanism", ""]
     rows = []
     for a in an.answers:
         if not a.equilibria:
             rows.append([a.mechanism, "none found: " + "; ".join(a.notes), "", "", "", "", ""])
         for e in a.equilibria:
-            rows.append([a.mechanism, _mix(e["mixture"]), _ci(e["regret"], "{:.3g}"), e["verified"], e["stability"],
-                         _ci(e["revenue"], "{:.4g}"), _ci(e["welfare"], "{:.4g}")])
-    md.append(_md_table(["mechanism", "equilibrium mixture", "regret [95% CI]", "verified", "stability",
-                         "revenue", "welfare"], rows))
+            rows.append(
+                [
+                    a.mechanism,
+                    _mix(e["mixture"]),
+                    _ci(e["regret"], "{:.3g}"),
+                    e["verified"],
+                    e["stability"],
+                    _ci(e["revenue"], "{:.4g}"),
+                    _ci(e["welfare"], "{:.4g}"),
+                ]
+            )
+    md.append(
+        _md_table(
+            ["mechanism", "equilibrium mixture", "regret [95% CI]", "verified", "stability", "revenue", "welfare"], rows
+        )
+    )
     md += ["", "## The provider's choice", ""]
     if an.provider["ranking"]:
-        md.append("Leader and followers: the provider picks the mechanism, the consumers answer with an equilibrium "
-                  "(the worst one for the provider where there are several; rejected candidates left out).")
+        md.append(
+            "Leader and followers: the provider picks the mechanism, the consumers answer with an equilibrium "
+            "(the worst one for the provider where there are several; rejected candidates left out)."
+        )
         md.append("")
-        md.append(_md_table(["mechanism", "consumer equilibria", "revenue (worst)", "revenue (best)"],
-                            [[r["mechanism"], str(r["equilibria"]), f"{r['worst_revenue']:.4g}",
-                              f"{r['best_revenue']:.4g}"] for r in an.provider["ranking"]]))
+        md.append(
+            _md_table(
+                ["mechanism", "consumer equilibria", "revenue (worst)", "revenue (best)"],
+                [
+                    [r["mechanism"], str(r["equilibria"]), f"{r['worst_revenue']:.4g}", f"{r['best_revenue']:.4g}"]
+                    for r in an.provider["ranking"]
+                ],
+            )
+        )
     sim = an.provider["simultaneous"]
-    md += ["", "Simultaneous equilibria with a pure provider strategy (the mechanism is a revenue best response to "
-           "the consumers' equilibrium mixture, every mechanism simulated at that mixture): "
-           + ("; ".join(f"{s['mechanism']} with {_mix(s['mixture'])} (revenue {s['revenue']:.4g})" for s in sim)
-              if sim else "none") + ". Mixed provider strategies are not searched.", ""]
+    md += [
+        "",
+        "Simultaneous equilibria with a pure provider strategy (the mechanism is a revenue best response to "
+        "the consumers' equilibrium mixture, every mechanism simulated at that mixture): "
+        + (
+            "; ".join(f"{s['mechanism']} with {_mix(s['mixture'])} (revenue {s['revenue']:.4g})" for s in sim)
+            if sim
+            else "none"
+        )
+        + ". Mixed provider strategies are not searched.",
+        "",
+    ]
     r = an.runs
-    md += ["## Simulations", "",
-           f"{r['simulations']:,} simulations (seeds per mechanism: "
-           + ", ".join(f"{k} {v}" for k, v in r["seeds"].items())
-           + f"), against {r['fixed_design']:,} for a fixed design with every mechanism at the largest seed count "
-           f"used; {r['run_now']:,} run in this invocation, {r['wall_seconds']:.1f} s in all.", ""]
+    md += [
+        "## Simulations",
+        "",
+        f"{r['simulations']:,} simulations (seeds per mechanism: "
+        + ", ".join(f"{k} {v}" for k, v in r["seeds"].items())
+        + f"), against {r['fixed_design']:,} for a fixed design with every mechanism at the largest seed count "
+        f"used; {r['run_now']:,} run in this invocation, {r['wall_seconds']:.1f} s in all.",
+        "",
+    ]
     for f in figs:
         md += [f"![{f.stem}]({f.name})", ""]
-    md += [f"_gamemarket {__version__}; tables in `data/` (equilibria, truthful gains, each mechanism's reduced game "
-           "as EGTA JSON and as a tidy CSV)._", ""]
+    md += [
+        f"_gamemarket {__version__}; tables in `data/` (equilibria, truthful gains, each mechanism's reduced game "
+        "as EGTA JSON and as a tidy CSV)._",
+        "",
+    ]
     text = "\n".join(md)
     (out / "report.md").write_text(text)
     (out / "index.html").write_text(_to_html(text, f"{spec.name}: population game"))

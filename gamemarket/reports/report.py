@@ -37,8 +37,10 @@ def claim_folder(out: Path, spec, force: bool = False) -> None:
     if marker.exists() and not force:
         owner = marker.read_text().strip()
         if owner and owner != me:
-            raise InputError(f"{out}: this report folder belongs to the study {owner}, not {me}; give the study "
-                             f"another name or [output] report folder, or pass --force to replace it")
+            raise InputError(
+                f"{out}: this report folder belongs to the study {owner}, not {me}; give the study "
+                f"another name or [output] report folder, or pass --force to replace it"
+            )
     out.mkdir(parents=True, exist_ok=True)
     marker.write_text(me + "\n")
 
@@ -48,6 +50,12 @@ def write_report(an: StudyAnalysis, *, wall_seconds: float | None = None, force:
     ``report.md``, figures and ``data/`` tables; return the HTML path. Nothing is computed here."""
     t0 = time.perf_counter()
     spec, resamples = an.spec, an.resamples
+    # the discussion first: a field it names that the analysis lacks is an error before anything is written
+    notes = ""
+    if spec.notes:
+        from gamemarket.reports import discussion
+
+        notes = discussion.render(spec.notes.strip(), discussion.facts(an), str(spec.path or spec.name))
     out = Path(spec.report_dir)
     claim_folder(out, spec, force)
     export(an, out / "data")
@@ -58,21 +66,39 @@ def write_report(an: StudyAnalysis, *, wall_seconds: float | None = None, force:
         md.append(spec.description + "\n")
     md.append("## Setup\n")
     wl = meta.get("workload")
-    md.append(_md_table(["item", "value"], [
-        ["workload", wl + (f" (SHA-256 `{meta['workload_sha256']}`)" if meta.get("workload_sha256") else "")],
-        ["synthetic parameters", ", ".join(f"{k} = {v}" for k, v in meta["synthetic"].items()) if meta.get("synthetic") else "-"],
-        ["jobs", meta["jobs"]], ["resource types" if meta.get("kind") == "pricing" else "nodes", meta["nodes"]],
-        ["provider strategies", ", ".join(
-            f"{k} ({v['scheduler']}, {v['payment']}, r={v['reserve']:g})" if v["kind"] == "scheduling"
-            else f"{k} ({', '.join(f'{a}={b}' for a, b in v.items() if a != 'kind')})"
-            for k, v in meta["providers"].items())],
-        ["consumer strategies", ", ".join(f"{k} {v['groups']}" for k, v in meta["consumers"].items())
-         + "".join(f"; {a} is the same mix as {k}, kept once" for a, k in spec.aliases.items())],
-        ["replication seeds", ", ".join(str(s) for s in meta["seeds"])],
-        ["gamemarket version", __version__],
-        ["study wall time", _wall(spec, wall_seconds)],
-        ["summed simulation time", f"{an.metrics['task_seconds'].sum():.1f} s"],
-    ]) + "\n")
+    md.append(
+        _md_table(
+            ["item", "value"],
+            [
+                ["workload", wl + (f" (SHA-256 `{meta['workload_sha256']}`)" if meta.get("workload_sha256") else "")],
+                [
+                    "synthetic parameters",
+                    ", ".join(f"{k} = {v}" for k, v in meta["synthetic"].items()) if meta.get("synthetic") else "-",
+                ],
+                ["jobs", meta["jobs"]],
+                ["resource types" if meta.get("kind") == "pricing" else "nodes", meta["nodes"]],
+                [
+                    "provider strategies",
+                    ", ".join(
+                        f"{k} ({v['scheduler']}, {v['payment']}, r={v['reserve']:g})"
+                        if v["kind"] == "scheduling"
+                        else f"{k} ({', '.join(f'{a}={b}' for a, b in v.items() if a != 'kind')})"
+                        for k, v in meta["providers"].items()
+                    ),
+                ],
+                [
+                    "consumer strategies",
+                    ", ".join(f"{k} {v['groups']}" for k, v in meta["consumers"].items())
+                    + "".join(f"; {a} is the same mix as {k}, kept once" for a, k in spec.aliases.items()),
+                ],
+                ["replication seeds", ", ".join(str(s) for s in meta["seeds"])],
+                ["gamemarket version", __version__],
+                ["study wall time", _wall(spec, wall_seconds)],
+                ["summed simulation time", f"{an.metrics['task_seconds'].sum():.1f} s"],
+            ],
+        )
+        + "\n"
+    )
     figs: list[tuple[str, Path]] = []
     if an.workload:
         md.append(_table1(an))
@@ -80,17 +106,24 @@ def write_report(an: StudyAnalysis, *, wall_seconds: float | None = None, force:
     if an.paper_games:
         md.append(_paper_game_section(an))
     md.append("## Games and equilibria\n")
-    md.append("Payoffs are means over the replication seeds with 95% Student-t half-widths. Every equilibrium "
-              "is verified by its regret (the best gain from a unilateral deviation) on the mean payoffs; "
-              f"robustness is the share of {resamples} bootstrap resamples of the seeds in which it remains an "
-              "equilibrium (for a mixed one: an equilibrium with the same supports exists), with a 95% "
-              "interval of its regret. Revenue and welfare are in bid x seconds, utilities in bid x seconds per "
-              "job (a bid is a price per second of run time).\n")
-    if _hb_rule_applies(an):
-        md.append("Under HB the schedule depends only on the reported bids and the k-th price never exceeds the "
-                  "first, so hb-first earns the provider at least as much as hb-kth against every consumer mix: "
-                  "that part of the provider's choice **follows from the rules** (checked seed by seed in the "
-                  "claims below), not from the simulation.\n")
+    md.append(
+        "Payoffs are means over the replication seeds with 95% Student-t half-widths. Every equilibrium "
+        "is verified by its regret (the best gain from a unilateral deviation) on the mean payoffs; "
+        f"robustness is the share of {resamples} bootstrap resamples of the seeds in which it remains an "
+        "equilibrium (for a mixed one: an equilibrium with the same supports exists), with a 95% "
+        "interval of its regret. Revenue and welfare are in bid x seconds, utilities in bid x seconds per "
+        "job (a bid is a price per second of run time).\n"
+    )
+    from gamemarket.analysis.claims import hb_pair
+
+    first, kth = hb_pair({p for sg in an.games for p in sg.game.rows}, meta["providers"])
+    if first and kth and any(sg.game.meta["provider_payoff"] == "revenue" for sg in an.games):
+        md.append(
+            "Under HB the schedule depends only on the reported bids and the k-th price never exceeds the "
+            f"first, so {first} earns the provider at least as much as {kth} against every consumer mix: "
+            "that part of the provider's choice **follows from the rules** (checked seed by seed in the "
+            "claims below), not from the simulation.\n"
+        )
     for sg in an.games:
         md.append(_game_section(sg, out, resamples))
     if claim_rows:
@@ -98,36 +131,48 @@ def write_report(an: StudyAnalysis, *, wall_seconds: float | None = None, force:
     gains_table = an.shading_gains
     if gains_table is not None and len(gains_table):
         md.append(_gains_section(gains_table, out))
-    summ = None
     if an.growth is not None:
         per_seed, summ = an.growth
         summ.to_csv(out / "data" / "shading-gains.csv", index=False)
         per_seed.to_csv(out / "data" / "shading-gains-per-seed.csv", index=False)
         path = figures.gain_plot(summ, out / "fig-shading-gain.png")
         md.append("## How much does shading pay as the market grows?\n")
-        md.append("Per-job utility gain of the shading users over the same jobs' truthful run (same seed), "
-                  "mean with a 95% t-interval over seeds, in bid x seconds per job. *SRG*: everyone bids by the SRG "
-                  "model, the aggressive 10% are measured; *DEV1*: only 1% of the jobs shade (beta 0.9), everyone "
-                  "else is truthful. Relative: the gain divided by the same jobs' mean truthful utility.\n")
+        md.append(
+            "Per-job utility gain of the shading users over the same jobs' truthful run (same seed), "
+            "mean with a 95% t-interval over seeds, in bid x seconds per job. *SRG*: everyone bids by the SRG "
+            "model, the aggressive 10% are measured; *DEV1*: only 1% of the jobs shade (beta 0.9), everyone "
+            "else is truthful. Relative: the gain divided by the same jobs' mean truthful utility.\n"
+        )
         md.append(f"![shading gain]({path.name})\n")
-        rows = [[r.mechanism, r.way, f"{int(r.n):,}", int(r.seeds), f"{r.cohort_jobs:.0f}",
-                 f"{r.gain:+.4g} [{r.ci_low:+.4g}, {r.ci_high:+.4g}]",
-                 f"{r.relative_gain:+.2%}" if np.isfinite(r.relative_gain) else "n/a (truthful utility 0)"]
-                for r in summ.itertuples()]
-        md.append(_md_table(["mechanism", "who shades", "jobs", "seeds", "shading jobs", "gain per job [95% CI]",
-                             "relative"], rows) + "\n")
-    if spec.notes:
-        from gamemarket.reports import discussion
-
-        values = discussion.facts(an, claim_rows, gains=gains_table, workload=an.workload, paper=spec.paper,
-                                  population=an.population, growth=summ)
+        rows = [
+            [
+                r.mechanism,
+                r.way,
+                f"{int(r.n):,}",
+                int(r.seeds),
+                f"{r.cohort_jobs:.0f}",
+                f"{r.gain:+.4g} [{r.ci_low:+.4g}, {r.ci_high:+.4g}]",
+                f"{r.relative_gain:+.2%}" if np.isfinite(r.relative_gain) else "n/a (truthful utility 0)",
+            ]
+            for r in summ.itertuples()
+        ]
+        md.append(
+            _md_table(
+                ["mechanism", "who shades", "jobs", "seeds", "shading jobs", "gain per job [95% CI]", "relative"], rows
+            )
+            + "\n"
+        )
+    if notes:
         md.append("## Discussion\n")
-        md.append("Every number below is filled in from this report's analysis (the study file's discussion is "
-                  "a template with fields, and holds no typed numbers).\n")
-        md.append(discussion.render(spec.notes.strip(), values, str(spec.path or spec.name)) + "\n")
+        md.append(
+            "Every number below is filled in from this report's analysis (the study file's discussion is "
+            "a template with fields, and holds no typed numbers).\n"
+        )
+        md.append(notes + "\n")
     if an.cohorts is not None:
-        gp = figures.grid_gain_heatmap(an.metrics, meta["consumers"], out / "heatmap-beta-grid.png", an.cohorts,
-                                       spec.aliases)
+        gp = figures.grid_gain_heatmap(
+            an.metrics, meta["consumers"], out / "heatmap-beta-grid.png", an.cohorts, spec.aliases
+        )
         if gp:
             figs.append(("aggressive users' utility gain over truthful bidding across the beta-mix grid", gp))
     if meta.get("kind") == "scheduling":
@@ -137,11 +182,13 @@ def write_report(an: StudyAnalysis, *, wall_seconds: float | None = None, force:
         for caption, path in figs:
             md.append(f"**{caption}**\n\n![{caption}]({path.name})\n")
     md.append("## Data\n")
-    md.append("Tables in `data/`: `runs.csv` (every run's payoffs), `payoffs-*.csv`, `equilibria.csv`, "
-              "`equilibria.json` (with metadata), `best-responses-*.csv`, `game-*.nfg` (Gambit)"
-              + (", `claims.csv`" if claim_rows else "")
-              + (", `shading-gains-by-bid-class.csv`" if gains_table is not None and len(gains_table) else "")
-              + ".\n")
+    md.append(
+        "Tables in `data/`: `runs.csv` (every run's payoffs), `payoffs-*.csv`, `equilibria.csv`, "
+        "`equilibria.json` (with metadata), `best-responses-*.csv`, `game-*.nfg` (Gambit)"
+        + (", `claims.csv`" if claim_rows else "")
+        + (", `shading-gains-by-bid-class.csv`" if gains_table is not None and len(gains_table) else "")
+        + ".\n"
+    )
     md.append(f"\n_Report written in {time.perf_counter() - t0:.1f} s by gamemarket {__version__}._\n")
     text = "\n".join(md)
     (out / "report.md").write_text(text)
@@ -159,23 +206,50 @@ def _eq_table(sg) -> str:
     rows = []
     for k, (e, rb) in enumerate(zip(sol.equilibria, sg.robustness)):
         px, py = profile_words(g, e)
-        rob = (f"{rb.stable_share:.0%}; regret CI provider [{rb.regret_provider[1]:.3g}, {rb.regret_provider[2]:.3g}], "
-               f"consumer [{rb.regret_consumer[1]:.3g}, {rb.regret_consumer[2]:.3g}]") if rb else "-"
-        rows.append([k + 1, "pure" if e.pure else "mixed", px, py, f"{e.payoffs[0]:.6g}", f"{e.payoffs[1]:.6g}",
-                     f"{max(e.regret):.2g}", rob])
-    return _md_table(["#", "kind", "provider", "consumer", "provider payoff", "consumer payoff", "regret",
-                      "robustness"], rows) + "\n"
+        rob = (
+            (
+                f"{rb.stable_share:.0%}; regret CI provider "
+                f"[{rb.regret_provider[1]:.3g}, {rb.regret_provider[2]:.3g}], "
+                f"consumer [{rb.regret_consumer[1]:.3g}, {rb.regret_consumer[2]:.3g}]"
+            )
+            if rb
+            else "-"
+        )
+        rows.append(
+            [
+                k + 1,
+                "pure" if e.pure else "mixed",
+                px,
+                py,
+                f"{e.payoffs[0]:.6g}",
+                f"{e.payoffs[1]:.6g}",
+                f"{max(e.regret):.2g}",
+                rob,
+            ]
+        )
+    return (
+        _md_table(
+            ["#", "kind", "provider", "consumer", "provider payoff", "consumer payoff", "regret", "robustness"], rows
+        )
+        + "\n"
+    )
 
 
 def _game_section(sg, out: Path, resamples: int) -> str:
     from gamemarket.market.payoffs import unit
 
     g, sol = sg.game, sg.solution
-    md = [f"### {sg.name}\n",
-          f"Provider payoff: `{g.meta['provider_payoff']}` ({unit(g.meta['provider_payoff'])}); consumer payoff: "
-          f"`{g.meta['consumer_payoff']}` ({unit(g.meta['consumer_payoff'])})."
-          + (f" Left out (payoff undefined): {', '.join(g.meta['dropped_consumers'])}." if g.meta.get("dropped_consumers") else "")
-          + "\n"]
+    md = [
+        f"### {sg.name}\n",
+        f"Provider payoff: `{g.meta['provider_payoff']}` ({unit(g.meta['provider_payoff'])}); consumer payoff: "
+        f"`{g.meta['consumer_payoff']}` ({unit(g.meta['consumer_payoff'])})."
+        + (
+            f" Left out (payoff undefined): {', '.join(g.meta['dropped_consumers'])}."
+            if g.meta.get("dropped_consumers")
+            else ""
+        )
+        + "\n",
+    ]
     path = figures.payoff_heatmaps(sg, out / f"heatmap-{slug(sg.name)}.png")
     md.append(f"![{sg.name}]({path.name})\n")
     md.append(_eq_table(sg))
@@ -183,9 +257,11 @@ def _game_section(sg, out: Path, resamples: int) -> str:
         md.append(f"- **flag**: {flag}\n")
     if max(g.shape) > LARGE and sol.equilibria:
         md.append(_ranked(sg))
-    md.append(f"Degenerate game: {'yes (all extreme equilibria listed)' if sol.degenerate else 'no'}. "
-              f"Strictly dominated (iterated): provider {', '.join(sol.dominated_rows) or 'none'}; "
-              f"consumer {', '.join(sol.dominated_cols) or 'none'}.\n")
+    md.append(
+        f"Degenerate game: {'yes (all extreme equilibria listed)' if sol.degenerate else 'no'}. "
+        f"Strictly dominated (iterated): provider {', '.join(sol.dominated_rows) or 'none'}; "
+        f"consumer {', '.join(sol.dominated_cols) or 'none'}.\n"
+    )
     for note in sol.notes:
         md.append(f"- note: {note}\n")
     return "\n".join(md)
@@ -195,70 +271,99 @@ def _ranked(sg) -> str:
     """A large game as two ranked tables around its first equilibrium: each side's strategies ranked by
     payoff against the other side's equilibrium strategy (the best response first)."""
     g = sg.game
-    e = g_eq = sg.solution.equilibria[0]
+    e = sg.solution.equilibria[0]
     ca, cb = g.ci()
-    px, py = profile_words(g, g_eq)
+    px, py = profile_words(g, e)
     cons = g.B.T @ e.x  # each consumer strategy's payoff against the provider's equilibrium strategy
-    cons_hw = np.sqrt((cb.T ** 2) @ e.x) if np.isfinite(cb).all() else np.full(len(cons), np.nan)
+    cons_hw = np.sqrt((cb.T**2) @ e.x) if np.isfinite(cb).all() else np.full(len(cons), np.nan)
     prov = g.A @ e.y
-    prov_hw = np.sqrt((ca ** 2) @ e.y) if np.isfinite(ca).all() else np.full(len(prov), np.nan)
-    md = [f"Consumer strategies ranked by their payoff when the provider plays {px} (equilibrium 1; the "
-          "half-width combines the cells' 95% half-widths):\n"]
+    prov_hw = np.sqrt((ca**2) @ e.y) if np.isfinite(ca).all() else np.full(len(prov), np.nan)
+    md = [
+        f"Consumer strategies ranked by their payoff when the provider plays {px} (equilibrium 1; the "
+        "half-width combines the cells' 95% half-widths):\n"
+    ]
     order = np.argsort(-cons, kind="stable")
     best = cons[order[0]]
-    md.append(_md_table(["rank", "consumer", "consumer payoff", "below the best"],
-                        [[k + 1, g.cols[j], f"{cons[j]:.6g} ± {cons_hw[j]:.2g}", f"{best - cons[j]:.3g}"]
-                         for k, j in enumerate(order)]) + "\n")
+    md.append(
+        _md_table(
+            ["rank", "consumer", "consumer payoff", "below the best"],
+            [
+                [k + 1, g.cols[j], f"{cons[j]:.6g} ± {cons_hw[j]:.2g}", f"{best - cons[j]:.3g}"]
+                for k, j in enumerate(order)
+            ],
+        )
+        + "\n"
+    )
     md.append(f"Provider strategies ranked by their payoff when the consumer plays {py}:\n")
     order = np.argsort(-prov, kind="stable")
     best = prov[order[0]]
-    md.append(_md_table(["rank", "provider", "provider payoff", "below the best"],
-                        [[k + 1, g.rows[i], f"{prov[i]:.6g} ± {prov_hw[i]:.2g}", f"{best - prov[i]:.3g}"]
-                         for k, i in enumerate(order)]) + "\n")
+    md.append(
+        _md_table(
+            ["rank", "provider", "provider payoff", "below the best"],
+            [
+                [k + 1, g.rows[i], f"{prov[i]:.6g} ± {prov_hw[i]:.2g}", f"{best - prov[i]:.3g}"]
+                for k, i in enumerate(order)
+            ],
+        )
+        + "\n"
+    )
     return "\n".join(md)
-
-
-def _hb_rule_applies(an) -> bool:
-    provs = {p for sg in an.games for p in sg.game.rows}
-    return {"hb-first", "hb-kth"} <= provs and any(sg.game.meta["provider_payoff"] == "revenue" for sg in an.games)
 
 
 def _paper_game_section(an) -> str:
     """The paper's own game: HB with first or k-th price against FT or SRG, per payoff definition."""
     from gamemarket.market.payoffs import unit
 
-    md = ["## The paper's game: HB first / k-th price x FT / SRG\n",
-          "The 2x2 game of Shudler et al. (2010), cut from this study's runs: each cell is (provider payoff, "
-          "consumer payoff), means over the seeds. Its equilibria are verified by regret, as above.\n"]
+    md = [
+        "## The paper's game: HB first / k-th price x FT / SRG\n",
+        "The 2x2 game of Shudler et al. (2010), cut from this study's runs: each cell is (provider payoff, "
+        "consumer payoff), means over the seeds. Its equilibria are verified by regret, as above.\n",
+    ]
     for sg in an.paper_games:
         g = sg.game
-        md.append(f"**{sg.name}** (provider `{g.meta['provider_payoff']}`, {unit(g.meta['provider_payoff'])}; "
-                  f"consumer `{g.meta['consumer_payoff']}`, {unit(g.meta['consumer_payoff'])})\n")
+        md.append(
+            f"**{sg.name}** (provider `{g.meta['provider_payoff']}`, {unit(g.meta['provider_payoff'])}; "
+            f"consumer `{g.meta['consumer_payoff']}`, {unit(g.meta['consumer_payoff'])})\n"
+        )
         rows = [[r] + [f"({g.A[i, j]:.4g}, {g.B[i, j]:.4g})" for j in range(len(g.cols))] for i, r in enumerate(g.rows)]
         md.append(_md_table(["provider \\ consumer"] + list(g.cols), rows) + "\n")
-        eqs = [" with ".join(profile_words(g, e)) + f" (robust in {rb.stable_share:.0%} of resamples)" if rb else
-               " with ".join(profile_words(g, e)) for e, rb in zip(sg.solution.equilibria, sg.robustness)]
-        md.append("Equilibria: " + ("; ".join(eqs) if eqs else "none found") + "."
-                  + (f" Left out (payoff undefined): {', '.join(g.meta['dropped_consumers'])}." if g.meta.get("dropped_consumers") else "")
-                  + "\n")
+        eqs = [
+            " with ".join(profile_words(g, e)) + f" (robust in {rb.stable_share:.0%} of resamples)"
+            if rb
+            else " with ".join(profile_words(g, e))
+            for e, rb in zip(sg.solution.equilibria, sg.robustness)
+        ]
+        md.append(
+            "Equilibria: "
+            + ("; ".join(eqs) if eqs else "none found")
+            + "."
+            + (
+                f" Left out (payoff undefined): {', '.join(g.meta['dropped_consumers'])}."
+                if g.meta.get("dropped_consumers")
+                else ""
+            )
+            + "\n"
+        )
         for flag in sg.flags:
             md.append(f"- **flag**: {flag}\n")
     return "\n".join(md)
 
 
 def _claims_section(spec, claim_rows, out: Path) -> str:
-    from gamemarket.analysis.claims import CONTEXT, RULES, claims_csv
+    from gamemarket.analysis.claims import CONTEXT, claims_csv
 
-    md = ["## Claims of Shudler et al. (2010), measured\n",
-          "Paired by replication seed (common random numbers: the pairs share every private bid); mean "
-          "difference [95% t-interval over seeds]. *supported*: the interval lies on the claimed side of zero; "
-          "*contradicted*: on the other side; *inconclusive*: it covers zero. Claim (4) is tested as the paper "
-          "states it: under first price the risk-aggressive users' high-bid jobs gain by shading over the same "
-          "jobs' truthful run, under k-th price they do not ('gain nothing' holds unless the gain is "
-          "significantly positive), and the first-price gain exceeds the k-th price gain; the joint row is "
-          "supported only when all three are. Bid classes (private bid, per second of run time): low [0, 60], "
-          "middle (60, 120), high [120, 180]. Claims (1)-(3) use the risk-aggressive group of SRG. BSD has no "
-          "unit; utilities are in bid x seconds per job.\n"]
+    md = [
+        "## Claims of Shudler et al. (2010), measured\n",
+        "Paired by replication seed (common random numbers: the pairs share every private bid); mean "
+        "difference [95% t-interval over seeds]. *supported*: the interval lies on the claimed side of zero; "
+        "*contradicted*: on the other side; *inconclusive*: it covers zero. Claim (4) is tested as the paper "
+        "states it: under first price the risk-aggressive users' high-bid jobs gain by shading over the same "
+        "jobs' truthful run, under k-th price they do not ('gain nothing' holds unless the gain is "
+        "significantly positive), and the first-price gain exceeds the k-th price gain; the joint row is "
+        "supported only when all three are. Bid classes (private bid, per second of run time): low [0, 60], "
+        "middle (60, 120), high [120, 180]. Claims (1)-(3) use the risk-aggressive group of SRG. BSD has no "
+        "unit; utilities are in bid x seconds per job.\n",
+    ]
     base = claim_rows[0][1]
     others = [dict((r["key"], r) for r in rows) for _, rows in claim_rows[1:]]
     comp_names = [c for c, _ in claim_rows[1:]]
@@ -275,30 +380,36 @@ def _claims_section(spec, claim_rows, out: Path) -> str:
             body.append(row)
         return _md_table(headers, body) + "\n"
 
-    tested = [r for r in base if r["verdict"] not in (CONTEXT, RULES) and not r["verdict"].startswith("contradicted (the rules")]
-    rules = [r for r in base if r not in tested and r["verdict"] != CONTEXT]
+    rules = [r for r in base if r["key"].startswith("rule-")]
+    tested = [r for r in base if not r["key"].startswith("rule-") and r["verdict"] != CONTEXT]
     md.append(table(tested))
     if rules:
         md.append("### What follows from the rules\n")
-        md.append("Under HB the schedule depends only on the reported bids, and the k-th price never exceeds the "
-                  "first. So k-th price cannot lower a user's utility, and first price cannot lower the provider's "
-                  "revenue: these are consequences of the market's rules, not findings. Each row shows the "
-                  "measured difference without an interval and checks the rule on every seed.\n")
+        md.append(
+            "Under HB the schedule depends only on the reported bids, and the k-th price never exceeds the "
+            "first. So k-th price cannot lower a user's utility, and first price cannot lower the provider's "
+            "revenue: these are consequences of the market's rules, not findings. Each row shows the "
+            "measured difference without an interval and checks the rule on every seed.\n"
+        )
         md.append(table(rules))
     claims_csv(claim_rows).to_csv(out / "data" / "claims.csv", index=False)
-    md.append("Every claim, with its key, mechanism, group, bid class, statistic, mean, interval and verdict: "
-              "`data/claims.csv` (the first-price gains of the low and middle classes, which the paper makes no "
-              "claim about, are there as *context*, and in the next table).\n")
+    md.append(
+        "Every claim, with its key, mechanism, group, bid class, statistic, mean, interval and verdict: "
+        "`data/claims.csv` (the first-price gains of the low and middle classes, which the paper makes no "
+        "claim about, are there as *context*, and in the next table).\n"
+    )
     return "\n".join(md)
 
 
 def _gains_section(gains, out: Path) -> str:
     gains.to_csv(out / "data" / "shading-gains-by-bid-class.csv", index=False)
-    md = ["## Does shading pay? By mechanism and bid class\n",
-          "The shading users' mean utility minus the same jobs' mean utility in the truthful (FT) run of the "
-          "same seed and mechanism, in bid x seconds per job, with a 95% t-interval over seeds; positive: "
-          "shading pays. *SRG*: the aggressive 10% of an SRG population; *DEV1*: 1% of the jobs shade, everyone "
-          "else is truthful.\n"]
+    md = [
+        "## Does shading pay? By mechanism and bid class\n",
+        "The shading users' mean utility minus the same jobs' mean utility in the truthful (FT) run of the "
+        "same seed and mechanism, in bid x seconds per job, with a 95% t-interval over seeds; positive: "
+        "shading pays. *SRG*: the aggressive 10% of an SRG population; *DEV1*: 1% of the jobs shade, everyone "
+        "else is truthful.\n",
+    ]
     from gamemarket.bids import BID_CLASSES
 
     for cons, sub in gains.groupby("consumer", sort=False):
@@ -310,8 +421,11 @@ def _gains_section(gains, out: Path) -> str:
             cells = []
             for c in BID_CLASSES + ("all",):
                 r = piv.get((m, c))
-                cells.append("-" if r is None else
-                             f"{r.mean:+.3g} [{r.ci_low:+.3g}, {r.ci_high:+.3g}]" + (" **+**" if r.ci_low > 0 else ""))
+                cells.append(
+                    "-"
+                    if r is None
+                    else f"{r.mean:+.3g} [{r.ci_low:+.3g}, {r.ci_high:+.3g}]" + (" **+**" if r.ci_low > 0 else "")
+                )
             rows.append([m] + cells)
         md.append(_md_table(["mechanism", "low bids", "middle bids", "high bids", "all"], rows) + "\n")
     md.append("**+**: the interval lies above zero (shading pays significantly).\n")
@@ -321,11 +435,18 @@ def _gains_section(gains, out: Path) -> str:
 def _table1(an) -> str:
     cols = [("this study", an.workload)] + an.companion_workloads
     paper = an.spec.paper or {}
-    headers = ["", *(["paper" + (f" ({paper['source']})" if "source" in paper else "")] if paper else []),
-               *[n for n, _ in cols]]
+    headers = [
+        "",
+        *(["paper" + (f" ({paper['source']})" if "source" in paper else "")] if paper else []),
+        *[n for n, _ in cols],
+    ]
     rows = []
-    for key, label, f in (("jobs", "serial jobs", "{:,.0f}"), ("nodes", "nodes", "{:,.0f}"),
-                          ("mean_runtime", "mean run time (s)", "{:,.0f}"), ("offered_load", "offered load", "{:.3f}")):
+    for key, label, f in (
+        ("jobs", "serial jobs", "{:,.0f}"),
+        ("nodes", "nodes", "{:,.0f}"),
+        ("mean_runtime", "mean run time (s)", "{:,.0f}"),
+        ("offered_load", "offered load", "{:.3f}"),
+    ):
         row = [label] + ([f.format(paper[key]) if key in paper else "-"] if paper else [])
         row += [f.format(v[key]) if key in v else "-" for _, v in cols]
         rows.append(row)
@@ -343,8 +464,10 @@ def _wall(spec, wall_seconds) -> str:
         f = Path(s.results_dir) / "last-run.json"
         if f.exists():
             info = json.loads(f.read_text())
-            parts.append(f"{s.name}: {info['wall_seconds']:.0f} s for {info['run']} runs with n_jobs={info['n_jobs']} "
-                         f"(summed run time {info['task_seconds']:.0f} s, finished {info.get('finished', '?')})")
+            parts.append(
+                f"{s.name}: {info['wall_seconds']:.0f} s for {info['run']} runs with n_jobs={info['n_jobs']} "
+                f"(summed run time {info['task_seconds']:.0f} s, finished {info.get('finished', '?')})"
+            )
     if wall_seconds is not None:
         parts.append(f"this command: {wall_seconds:.1f} s")
     return "; ".join(parts) or "-"
@@ -379,17 +502,25 @@ def _to_html(md: str, title: str) -> str:
                 if not lines[i].startswith("|---"):
                     rows.append([c.strip() for c in lines[i].strip("|").split(" | ")])
                 i += 1
-            body.append("<table><thead><tr>" + "".join(f"<th>{inline(c)}</th>" for c in rows[0]) + "</tr></thead><tbody>"
-                        + "".join("<tr>" + "".join(f"<td>{inline(c)}</td>" for c in r) + "</tr>" for r in rows[1:])
-                        + "</tbody></table>")
+            body.append(
+                "<table><thead><tr>"
+                + "".join(f"<th>{inline(c)}</th>" for c in rows[0])
+                + "</tr></thead><tbody>"
+                + "".join("<tr>" + "".join(f"<td>{inline(c)}</td>" for c in r) + "</tr>" for r in rows[1:])
+                + "</tbody></table>"
+            )
             continue
         elif ln.startswith("- "):
             body.append(f"<ul><li>{inline(ln[2:])}</li></ul>")
         elif ln.strip():
             body.append(f"<p>{inline(ln)}</p>")
         i += 1
-    style = ("body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}"
-             "table{border-collapse:collapse;margin:1em 0;font-size:13px}td,th{border:1px solid #ccc;padding:4px 8px}"
-             "th{background:#f3f3f3}img{max-width:100%}code{background:#f6f6f6;padding:0 3px}")
-    return (f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
-            f"<style>{style}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
+    style = (
+        "body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}"
+        "table{border-collapse:collapse;margin:1em 0;font-size:13px}td,th{border:1px solid #ccc;padding:4px 8px}"
+        "th{background:#f3f3f3}img{max-width:100%}code{background:#f6f6f6;padding:0 3px}"
+    )
+    return (
+        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+        f"<style>{style}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n"
+    )

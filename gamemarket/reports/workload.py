@@ -23,13 +23,21 @@ def draw_workload_comparison(curves: dict, out: str | Path, *, nodes: int) -> Pa
         d, load = c["hourly_load"]
         ax[1, 1].plot(d, load, lw=0.7, label=label)
     ax[0, 0].set(xscale="log", xlabel="run time (s)", ylabel="share of jobs at or below", title="Run time")
-    ax[0, 1].set(xscale="log", xlabel="lag (jobs, submit order)", ylabel="autocorrelation of log run time",
-                 title="Campaigns: similar jobs in a row")
+    ax[0, 1].set(
+        xscale="log",
+        xlabel="lag (jobs, submit order)",
+        ylabel="autocorrelation of log run time",
+        title="Campaigns: similar jobs in a row",
+    )
     ax[1, 0].set(xlabel="hour of the day (from the first submit)", ylabel="submissions (%)", title="Daily cycle")
     ax[1, 1].axhline(1.0, color="grey", lw=0.8, ls="--")
     ax[1, 1].set_ylim(bottom=0)
-    ax[1, 1].set(xlabel="day", ylabel=f"offered load per hour ({nodes} nodes)", yscale="symlog",
-                 title="Bursts: hourly offered load, first 60 days")
+    ax[1, 1].set(
+        xlabel="day",
+        ylabel=f"offered load per hour ({nodes} nodes)",
+        yscale="symlog",
+        title="Bursts: hourly offered load, first 60 days",
+    )
     for a in ax.flat:
         a.legend(fontsize=8)
     fig.tight_layout()

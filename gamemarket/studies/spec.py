@@ -287,6 +287,12 @@ def load_study(path: str | Path) -> StudySpec:
     )
     providers_cat = load_providers(base / st["provider_file"] if "provider_file" in st else None, near=base)
     consumers_cat = load_consumers(base / st["consumer_file"] if "consumer_file" in st else None, near=base)
+    for table in ("provider", "consumer"):  # inline definitions: tables of named strategies
+        if not isinstance(st.get(table, {}), dict):
+            raise InputError(
+                f"{where}: [strategies] field {table!r}: expected a table of named {table} strategies "
+                f"([strategies.{table}.NAME]), got {st[table]!r}; the list of names is '{table}s'"
+            )
     for pname, entry in st.get("provider", {}).items():  # inline definitions
         providers_cat[pname] = parse_provider(pname, entry, f"{where}: [strategies.provider]")
     consumers_cat.update(parse_consumers(st.get("consumer", {}), f"{where}: [strategies.consumer]"))

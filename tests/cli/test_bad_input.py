@@ -47,6 +47,18 @@ def _files(d: Path) -> None:
     np.savez(d / "strings.npz", A=np.array([["a", "b"]]), R=np.array([1.0, 2.0]))
     np.savez(d / "noR.npz", A=np.ones((3, 2)))
     np.savez(d / "problem.npz", A=np.ones((3, 2)), R=np.ones(2))
+    small = (
+        '[workload]\nsource = "synthetic"\nnodes = 4\n[workload.synthetic]\njobs = 60\n'
+        '[strategies]\nproviders = ["hb-first"]\nconsumers = ["FT"]\n[replications]\ncount = 2\n'
+        '[output]\nresults = "results"\nreport = "report"\n'
+    )
+    (d / "paper-field.toml").write_text('name = "p"\n[paper]\npages = 3\n' + small)
+    (d / "paper-jobs.toml").write_text('name = "p"\n[paper]\njobs = -1\n' + small)
+    (d / "no-population.toml").write_text('name = "p"\npopulation_study = "nope.toml"\n' + small)
+    (d / "typed-notes.toml").write_text('name = "p"\nnotes = "shading pays 12% more"\n' + small)
+    (d / "unknown-field-notes.toml").write_text('name = "p"\nnotes = "claim (1): {claim.c9.ci}"\n' + small)
+    (d / "consumer-list.toml").write_text('name = "p"\n' + small.replace("consumers =", "consumer ="))
+    (d / "source-typo.toml").write_text('name = "p"\n' + small.replace('"synthetic"', '"synthtic"', 1))
 
 
 # (argv with {d} for the folder, what the message must contain, paths that must not exist afterwards)
@@ -130,6 +142,37 @@ CASES = {
         [],
     ),
     "unknown top-level field": (["study", "run", "{d}/typo-field.toml"], "replication", []),
+    "unknown field in [paper]": (["study", "run", "{d}/paper-field.toml"], "[paper]: unknown field(s) ['pages']", []),
+    "negative job count in [paper]": (
+        ["study", "run", "{d}/paper-jobs.toml"],
+        "[paper] field 'jobs': expected a number > 0 (number of (serial) jobs), got -1",
+        [],
+    ),
+    "population study that does not exist": (
+        ["study", "status", "{d}/no-population.toml"],
+        "nope.toml does not exist",
+        [],
+    ),
+    "typed number in a discussion": (
+        ["study", "run", "{d}/typed-notes.toml"],
+        "typed-notes.toml: 'notes' quotes the number(s) ['12'] as typed text",
+        ["{d}/results"],
+    ),
+    "discussion field the analysis lacks": (
+        ["study", "run", "{d}/unknown-field-notes.toml", "--n-jobs", "1", "--no-progress"],
+        "unknown-field-notes.toml: 'notes' uses unknown field(s) ['claim.c9.ci']",
+        ["{d}/report/index.html", "{d}/report/report.md", "{d}/report/data"],
+    ),
+    "a list where inline strategies go": (
+        ["study", "status", "{d}/consumer-list.toml"],
+        "[strategies] field 'consumer': expected a table of named consumer strategies",
+        [],
+    ),
+    "workload source typo": (
+        ["study", "status", "{d}/source-typo.toml"],
+        "field 'source': 'synthtic' is not 'synthetic', 'hetero', a known trace",
+        [],
+    ),
     "study name outside the tree": (["study", "run", "{d}/escape.toml"], "field 'name': '../../escape'", []),
     "malformed scheduler address": (
         ["study", "run", "{d}/unknown-key.toml", "--scheduler-address", "foo"],

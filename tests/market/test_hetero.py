@@ -102,6 +102,13 @@ count = 3
     cols = [c for c in a.columns if c != "task_seconds"]
     pd.testing.assert_frame_equal(a[cols], b[cols], check_exact=True)
     assert run_study(spec, n_jobs=2, progress=False).run == 0  # resumes: everything stored
+    # its report renders (no claims or paper game: the paper's market is the scheduling one)
+    from gamemarket.analysis.study import analyze
+    from gamemarket.reports import write_report
+
+    spec.report_dir = tmp_path / "report"
+    an = analyze(spec, for_report=True, resamples=50)
+    assert an.claims == [] and an.paper_games == [] and write_report(an).exists()
     # a scheduling mechanism cannot run on a hetero workload
     bad = body.replace('"clearing", ', '"hb-kth", "clearing", ')
     with pytest.raises(InputError, match="scheduling mechanism but the workload"):
