@@ -10,6 +10,7 @@ look the market up in ``MARKETS``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple, Protocol
 
 import numpy as np
@@ -46,6 +47,19 @@ class Market(Protocol):
     ) -> MarketRun:
         """One profile: the provider's mechanism with these bids."""
 
+    def run_many(
+        self,
+        arrays: dict,
+        nodes: int,
+        providers: Sequence[dict],
+        private: np.ndarray,
+        reported: np.ndarray,
+        group: np.ndarray,
+    ) -> list[MarketRun]:
+        """Several provider strategies with the same bids, one ``MarketRun`` each in the order given: equal
+        to ``run`` for each, but a market may share work between them (the scheduling market runs each
+        scheduler once for all its payment schemes and reservation prices)."""
+
 
 class SchedulingMarket:
     """Serial jobs on identical nodes, scheduled by reported bids and paid by a payment scheme
@@ -62,16 +76,35 @@ class SchedulingMarket:
         return {}
 
     def run(self, arrays, nodes, provider, private, reported, group) -> MarketRun:
-        from gamemarket.market.simulate import Mechanism, simulate
+        from gamemarket.market.simulate import simulate
 
-        table = pd.DataFrame({c: arrays[c] for c in ("id", "submit", "runtime", "estimate")})
-        table["private_bid"] = private
-        table["reported_bid"] = reported
-        table["group"] = group
-        res = simulate(
-            table, nodes, Mechanism(provider["scheduler"], provider["payment"], provider["reserve"]), validate=False
-        )
+        table = _table(arrays, private, reported, group)
+        res = simulate(table, nodes, _mechanism(provider), validate=False)
         return MarketRun(res.jobs, res.summary)
+
+    def run_many(self, arrays, nodes, providers, private, reported, group) -> list[MarketRun]:
+        """One engine pass per scheduler pays every payment scheme and reservation price asked for
+        (``gamemarket.market.simulate.simulate_many``)."""
+        from gamemarket.market.simulate import simulate_many
+
+        runs = simulate_many(
+            _table(arrays, private, reported, group), nodes, [_mechanism(p) for p in providers], validate=False
+        )
+        return [MarketRun(r.jobs, r.summary) for r in runs]
+
+
+def _mechanism(provider: dict):
+    from gamemarket.market.simulate import Mechanism
+
+    return Mechanism(provider["scheduler"], provider["payment"], provider["reserve"])
+
+
+def _table(arrays: dict, private: np.ndarray, reported: np.ndarray, group: np.ndarray) -> pd.DataFrame:
+    table = pd.DataFrame({c: arrays[c] for c in ("id", "submit", "runtime", "estimate")}, copy=False)
+    table["private_bid"] = private
+    table["reported_bid"] = reported
+    table["group"] = group
+    return table
 
 
 class PricingMarket:
@@ -95,6 +128,10 @@ class PricingMarket:
 
         params = {k: v for k, v in provider.items() if k not in ("kind", "mechanism")}
         return pricing_market.run(arrays["A"], arrays["R"], private, reported, group, provider["mechanism"], params)
+
+    def run_many(self, arrays, nodes, providers, private, reported, group) -> list[MarketRun]:
+        """Each mechanism solves its own allocation problem: nothing to share."""
+        return [self.run(arrays, nodes, p, private, reported, group) for p in providers]
 
 
 MARKETS: Registry[Market] = Registry("market")

@@ -14,6 +14,13 @@ previous allocation step, with the rate fixed at that step: exactly the contract
 accumulated in the same order as the plain reference, so payments agree to the last bit.
 A payment scheme supplies the market price ``M`` of a step (``payments.market_price``); a job's
 rate is ``min(max(r, rw_i), M)``.
+
+One pass serves several payment schemes: the schedule depends only on the priority keys (reported
+bids, run times or estimates), never on the payment scheme or the reservation price (market model
+section 5: the reservation price floors rates, it is not an admission test). So the engine takes K
+(scheme, reserve) pairs, keeps K payment accumulators per running job, and returns a K x J payment
+matrix; each row is, bit for bit, the payment of a run with that pair alone, since every row is
+accumulated with the same operations in the same order.
 """
 
 from __future__ import annotations
@@ -27,8 +34,8 @@ _NONE = -1
 
 
 # The running set is a max-heap of ranks ``heap`` with ``pos[rank]`` its position; ``hcap`` and
-# ``hpay`` run parallel to it (the job's rate cap and its payment so far), so the per-step
-# payment loop reads contiguous memory and vectorises.
+# ``hpay`` (K x n: one row per payment scheme) run parallel to it (the job's rate cap and its payment
+# so far), so the per-step payment loop reads contiguous memory and vectorises, row by row.
 @njit(cache=True, inline="always")
 def _swap(heap, pos, hcap, hpay, a, b):
     ra = heap[a]
@@ -37,12 +44,13 @@ def _swap(heap, pos, hcap, hpay, a, b):
     heap[b] = ra
     pos[rb] = a
     pos[ra] = b
-    c = hcap[a]
-    hcap[a] = hcap[b]
-    hcap[b] = c
-    p = hpay[a]
-    hpay[a] = hpay[b]
-    hpay[b] = p
+    for s in range(hcap.shape[0]):
+        c = hcap[s, a]
+        hcap[s, a] = hcap[s, b]
+        hcap[s, b] = c
+        p = hpay[s, a]
+        hpay[s, a] = hpay[s, b]
+        hpay[s, b] = p
 
 
 @njit(cache=True)
@@ -161,8 +169,8 @@ def _ev_pop(ht, hj, cnt):
 
 
 @njit(cache=True)
-def run_market(submit, runtime, rank, order, bidrank, bidorder, reported, n, preemptive, scheme, reserve):
-    """Simulate one market run.
+def run_market(submit, runtime, rank, order, bidrank, bidorder, reported, n, preemptive, schemes, reserves):
+    """Simulate one market run, with the payments of K payment schemes.
 
     Parameters (all arrays indexed by arrival order: sorted by ``(submit, id)``)
     ----------
@@ -171,26 +179,30 @@ def run_market(submit, runtime, rank, order, bidrank, bidorder, reported, n, pre
     bidrank : int64, the job's position in ``(-reported bid, arrival)`` order; ``bidorder`` its inverse
     reported : float64 reported bids
     n : number of nodes; preemptive : HB-style top-n (True) or non-preemptive fill (False)
-    scheme : the payment scheme's code for ``payments.market_price``
-    reserve : the reservation price ``r``
+    schemes : int64 array of K payment-scheme codes for ``payments.market_price``
+    reserves : float64 array of K reservation prices ``r``, one per scheme
 
     Returns
     -------
-    start, end (int64), payment (float64), preemptions (int64), steps (number of allocation steps)
+    start, end (int64), payment (float64, K x J: row k under ``(schemes[k], reserves[k])``),
+    preemptions (int64), steps (number of allocation steps)
     """
     J = submit.shape[0]
+    K = schemes.shape[0]
     remaining = runtime.copy()
     start = np.full(J, _NONE, np.int64)
     end = np.full(J, _NONE, np.int64)
-    pay = np.zeros(J, np.float64)
+    pay = np.zeros((K, J), np.float64)
     npre = np.zeros(J, np.int64)
     run_since = np.full(J, _NONE, np.int64)
     state = np.zeros(J, np.int8)  # 0 future, 1 waiting, 2 running, 3 done
-    cap = np.maximum(reported, reserve)
+    cap = np.empty((K, J), np.float64)
+    for s in range(K):
+        cap[s] = np.maximum(reported, reserves[s])
 
     rheap = np.empty(max(n, 1), np.int64)
-    rcap = np.empty(max(n, 1), np.float64)
-    rpay = np.empty(max(n, 1), np.float64)
+    rcap = np.empty((K, max(n, 1)), np.float64)
+    rpay = np.empty((K, max(n, 1)), np.float64)
     rpos = np.full(J, _NONE, np.int64)  # position in rheap, indexed by rank
     rcnt = 0
     wheap = np.empty(max(J, 1), np.int64)
@@ -204,7 +216,7 @@ def run_market(submit, runtime, rank, order, bidrank, bidorder, reported, n, pre
     ptr = 0
     steps = 0
     t_prev = submit[0] if J > 0 else 0
-    price = reserve
+    price = reserves.copy()
     BIG = np.iinfo(np.int64).max
     while ptr < J or rcnt > 0:
         # drop completion events of runs that were preempted
@@ -219,9 +231,13 @@ def run_market(submit, runtime, rank, order, bidrank, bidorder, reported, n, pre
         dt = t - t_prev
         if dt > 0:
             fdt = float(dt)
-            for k in range(rcnt):
-                c = rcap[k]
-                rpay[k] += (c if c < price else price) * fdt
+            for s in range(K):
+                ps = price[s]
+                cs = rcap[s]
+                ys = rpay[s]
+                for k in range(rcnt):
+                    c = cs[k]
+                    ys[k] += (c if c < ps else ps) * fdt
         # 1. completions
         while ecnt > 0 and ev_t[0] == t:
             j = ev_j[0]
@@ -233,7 +249,8 @@ def run_market(submit, runtime, rank, order, bidrank, bidorder, reported, n, pre
             remaining[j] = 0
             rk = rank[j]
             p = rpos[rk]
-            pay[j] = rpay[p]
+            for s in range(K):
+                pay[s, j] = rpay[s, p]
             rcnt -= 1
             if p != rcnt:
                 _swap(rheap, rpos, rcap, rpay, p, rcnt)
@@ -258,8 +275,9 @@ def run_market(submit, runtime, rank, order, bidrank, bidorder, reported, n, pre
             if start[j] == _NONE:
                 start[j] = t
             rheap[rcnt] = rk
-            rcap[rcnt] = cap[j]
-            rpay[rcnt] = pay[j]
+            for s in range(K):
+                rcap[s, rcnt] = cap[s, j]
+                rpay[s, rcnt] = pay[s, j]
             rpos[rk] = rcnt
             rcnt += 1
             _max_sift_up(rheap, rpos, rcap, rpay, rcnt - 1)
@@ -269,7 +287,8 @@ def run_market(submit, runtime, rank, order, bidrank, bidorder, reported, n, pre
                 # preempt the worst running job ...
                 out_rk = rheap[0]
                 jo = order[out_rk]
-                pay[jo] = rpay[0]
+                for s in range(K):
+                    pay[s, jo] = rpay[s, 0]
                 remaining[jo] -= t - run_since[jo]
                 run_since[jo] = _NONE
                 state[jo] = 1
@@ -286,8 +305,9 @@ def run_market(submit, runtime, rank, order, bidrank, bidorder, reported, n, pre
                     start[ji] = t
                 rpos[out_rk] = _NONE
                 rheap[0] = in_rk
-                rcap[0] = cap[ji]
-                rpay[0] = pay[ji]
+                for s in range(K):
+                    rcap[s, 0] = cap[s, ji]
+                    rpay[s, 0] = pay[s, ji]
                 rpos[in_rk] = 0
                 _max_sift_down(rheap, rpos, rcap, rpay, 0, rcnt)
                 ecnt = _ev_push(ev_t, ev_j, ecnt, t + remaining[ji], ji)
@@ -295,6 +315,7 @@ def run_market(submit, runtime, rank, order, bidrank, bidorder, reported, n, pre
         while bcnt > 0 and state[bidorder[bheap[0]]] != 1:
             _, bcnt = _min_pop(bheap, bcnt)
         maxq = reported[bidorder[bheap[0]]] if bcnt > 0 else -np.inf
-        price = market_price(scheme, reserve, n, rcnt + wcnt, wcnt, maxq)
+        for s in range(K):
+            price[s] = market_price(schemes[s], reserves[s], n, rcnt + wcnt, wcnt, maxq)
         t_prev = t
     return start, end, pay, npre, steps

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from gamemarket.bids import bid_bin
+from gamemarket.bids import BID_CLASSES, bid_bin_codes
 
 #: Per-job outcome columns of the exchange format (section 8).
 OUTCOME_COLUMNS = ("id", "start", "end", "flow", "wait", "bsd", "ssj", "payment", "utility", "preemptions")
@@ -25,23 +25,39 @@ def runtime_group_codes(runtime: np.ndarray, ids: np.ndarray) -> np.ndarray:
     return codes
 
 
+_runtime_group_codes = runtime_group_codes  # per_job's keyword of the same name shadows it there
+RUNTIME_GROUP_DTYPE = pd.CategoricalDtype(list(RUNTIME_GROUPS))
+BID_CLASS_DTYPE = pd.CategoricalDtype(list(BID_CLASSES))
+
+
 def runtime_groups(runtime: np.ndarray, ids: np.ndarray) -> pd.Categorical:
     """SHORT / MEDIUM / LONG labels (a categorical) of ``runtime_group_codes``."""
-    return pd.Categorical.from_codes(runtime_group_codes(runtime, ids), categories=list(RUNTIME_GROUPS))
+    return pd.Categorical.from_codes(runtime_group_codes(runtime, ids), dtype=RUNTIME_GROUP_DTYPE)
 
 
 def per_job(
-    table: pd.DataFrame, start: np.ndarray, end: np.ndarray, payment: np.ndarray, preemptions: np.ndarray
+    table: pd.DataFrame,
+    start: np.ndarray,
+    end: np.ndarray,
+    payment: np.ndarray,
+    preemptions: np.ndarray,
+    *,
+    runtime_group_codes: np.ndarray | None = None,
 ) -> pd.DataFrame:
-    """The per-job outcome table: section-8 columns plus inputs and groups, in job-table order."""
+    """The per-job outcome table: section-8 columns plus inputs and groups, in job-table order.
+
+    ``runtime_group_codes`` (0 SHORT, 1 MEDIUM, 2 LONG) saves ranking the run times again when several
+    runs share a job table; by default they are computed from the table. The table's columns are not
+    copied: the outcome shares the arrays it was given."""
     submit = table["submit"].to_numpy(np.int64)
     tau = table["runtime"].to_numpy(np.int64)
     w = table["private_bid"].to_numpy(np.float64)
+    ids = table["id"].to_numpy(np.int64)
     flow = end - submit
     bsd = flow / np.maximum(tau, 60).astype(np.float64)
     out = pd.DataFrame(
         {
-            "id": table["id"].to_numpy(np.int64),
+            "id": ids,
             "start": start,
             "end": end,
             "flow": flow,
@@ -56,11 +72,15 @@ def per_job(
             "private_bid": w,
             "reported_bid": table["reported_bid"].to_numpy(np.float64),
             "group": table["group"].to_numpy(np.int64) if "group" in table else np.zeros(len(table), np.int64),
-        }
+            "valuation": -w * flow,
+            "runtime_group": pd.Categorical.from_codes(
+                runtime_group_codes if runtime_group_codes is not None else _runtime_group_codes(tau, ids),
+                dtype=RUNTIME_GROUP_DTYPE,
+            ),
+            "bid_bin": pd.Categorical.from_codes(bid_bin_codes(w), dtype=BID_CLASS_DTYPE),
+        },
+        copy=False,
     )
-    out["valuation"] = -w * flow
-    out["runtime_group"] = runtime_groups(tau, out["id"].to_numpy())
-    out["bid_bin"] = pd.Categorical(bid_bin(w), categories=["low", "middle", "high"])
     return out
 
 

@@ -10,6 +10,7 @@ References
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -64,8 +65,12 @@ def _rank(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return rank, order
 
 
-def prepare(table: pd.DataFrame, scheduler: str):
-    """Arrays in arrival order and integer ranks for the engine."""
+def prepare(table: pd.DataFrame, scheduler: str, ranks: list | None = None):
+    """Arrays in arrival order and integer ranks for the engine.
+
+    ``ranks`` (a list, filled as it goes) keeps the ranks already computed for this table as
+    ``(key, (rank, order))`` pairs, so runs that share a table sort each distinct key once: HB and
+    NPHB share one key, and every scheduler shares the bid ranking."""
     submit = table["submit"].to_numpy(np.int64)
     ids = table["id"].to_numpy(np.int64)
     d_submit = np.diff(submit)
@@ -79,12 +84,9 @@ def prepare(table: pd.DataFrame, scheduler: str):
     if not np.isfinite(key).all():
         raise InputError(f"scheduler {scheduler!r}: a priority key is not finite")
     rw = np.ascontiguousarray(t["reported_bid"].to_numpy(np.float64))
-    neg_rw = -rw
-    rank, order = _rank(key)
-    if np.array_equal(key, neg_rw):
-        bidrank, bidorder = rank, order
-    else:
-        bidrank, bidorder = _rank(neg_rw)
+    ranks = [] if ranks is None else ranks
+    rank, order = _rank_memo(key, ranks)
+    bidrank, bidorder = _rank_memo(-rw, ranks)
     return arrival, dict(
         submit=np.ascontiguousarray(t["submit"].to_numpy(np.int64)),
         runtime=np.ascontiguousarray(t["runtime"].to_numpy(np.int64)),
@@ -96,20 +98,40 @@ def prepare(table: pd.DataFrame, scheduler: str):
     )
 
 
-def run_arrays(table: pd.DataFrame, nodes: int, mechanism: Mechanism):
-    """Engine outputs (start, end, payment, preemptions) in job-table order, and the step count."""
+def _rank_memo(key: np.ndarray, ranks: list) -> tuple[np.ndarray, np.ndarray]:
+    for known, r in ranks:
+        if np.array_equal(known, key):
+            return r
+    r = _rank(key)
+    ranks.append((key, r))
+    return r
+
+
+def run_schedule(
+    table: pd.DataFrame, nodes: int, scheduler: str, pricing: Sequence[tuple[str, float]], *, ranks: list | None = None
+):
+    """One engine pass of ``scheduler`` that pays under every (payment scheme, reservation price) of ``pricing``.
+
+    Returns (start, end, payment, preemptions, steps) in job-table order, with ``payment`` a K x J array:
+    row k is the payment under ``pricing[k]``, bit for bit what a run with that pair alone returns (the
+    schedule never depends on the payment scheme or the reservation price; ``engine.run_market``).
+    ``ranks`` shares sorted keys between runs on the same table (``prepare``).
+    """
     if int(nodes) < 1:
         raise InputError(f"nodes must be >= 1, got {nodes}")
-    sched = get_scheduler(mechanism.scheduler)
-    scheme = get_payment(mechanism.payment)
-    arrival, a = prepare(table, mechanism.scheduler)
+    sched = get_scheduler(scheduler)
+    codes = np.array([get_payment(p).code for p, _ in pricing], dtype=np.int64)
+    reserves = np.array([float(r) for _, r in pricing], dtype=np.float64)
+    if len(codes) == 0:
+        raise InputError(f"scheduler {scheduler!r}: no payment scheme to run")
+    arrival, a = prepare(table, scheduler, ranks)
     if len(arrival) == 0:
         e = np.empty(0, np.int64)
-        return e, e, np.empty(0), e, 0
+        return e, e, np.empty((len(codes), 0)), e, 0
     # J + 1 nodes or more never bind: every job starts on submission, no job waits, and some node is
     # always idle (N < n, so first price charges r, market model section 5); the same run needs heaps
     # of J + 1 slots however many nodes are named
-    args = (
+    start, end, pay, npre, steps = run_market(
         a["submit"],
         a["runtime"],
         a["rank"],
@@ -119,11 +141,59 @@ def run_arrays(table: pd.DataFrame, nodes: int, mechanism: Mechanism):
         a["reported"],
         min(int(nodes), len(arrival) + 1),
         sched.preemptive,
+        codes,
+        reserves,
     )
-    start, end, pay, npre, steps = run_market(*args, scheme.code, float(mechanism.reserve))
     inv = np.empty_like(arrival)
     inv[arrival] = np.arange(len(arrival))
-    return start[inv], end[inv], pay[inv], npre[inv], steps
+    return start[inv], end[inv], pay[:, inv], npre[inv], steps
+
+
+def run_arrays(table: pd.DataFrame, nodes: int, mechanism: Mechanism):
+    """Engine outputs (start, end, payment, preemptions) in job-table order, and the step count."""
+    start, end, pay, npre, steps = run_schedule(
+        table, nodes, mechanism.scheduler, [(mechanism.payment, mechanism.reserve)]
+    )
+    return start, end, pay[0], npre, steps
+
+
+def _result(table, nodes, mechanism, start, end, pay, npre, steps, groups=None) -> RunResult:
+    jobs = outcomes.per_job(table, start, end, pay, npre, runtime_group_codes=groups)
+    summ = outcomes.summary(jobs, nodes)
+    summ["allocation_steps"] = int(steps)
+    return RunResult(jobs=jobs, summary=summ, meta={"mechanism": mechanism.describe(), "nodes": int(nodes)})
+
+
+def simulate_many(
+    table: pd.DataFrame, nodes: int, mechanisms: Sequence[Mechanism], *, validate: bool = True
+) -> list[RunResult]:
+    """Simulate one market run per mechanism, with one engine pass per scheduler.
+
+    The mechanisms that share a scheduler share its schedule, so their payment schemes and reservation
+    prices are all paid in that scheduler's one pass (``run_schedule``). Each result equals, column for
+    column, ``simulate(table, nodes, mechanism)``.
+
+    Parameters
+    ----------
+    table : a section-8 job table
+    nodes : number of nodes ``n``
+    mechanisms : the mechanisms to run, in the order of the returned results
+    validate : check the job table first (disable only for tables already validated)
+    """
+    if validate:
+        table = jobtable.validate(table)
+    groups = outcomes.runtime_group_codes(table["runtime"].to_numpy(np.int64), table["id"].to_numpy(np.int64))
+    out: list[RunResult | None] = [None] * len(mechanisms)
+    by_scheduler: dict[str, list[int]] = {}
+    for i, m in enumerate(mechanisms):
+        by_scheduler.setdefault(m.scheduler, []).append(i)
+    ranks: list = []
+    for scheduler, idx in by_scheduler.items():
+        pricing = [(mechanisms[i].payment, mechanisms[i].reserve) for i in idx]
+        start, end, pay, npre, steps = run_schedule(table, nodes, scheduler, pricing, ranks=ranks)
+        for k, i in enumerate(idx):
+            out[i] = _result(table, nodes, mechanisms[i], start, end, pay[k], npre, steps, groups)
+    return out
 
 
 def simulate(table: pd.DataFrame, nodes: int, mechanism: Mechanism | None = None, validate: bool = True) -> RunResult:
@@ -139,8 +209,4 @@ def simulate(table: pd.DataFrame, nodes: int, mechanism: Mechanism | None = None
     mechanism = mechanism or Mechanism()
     if validate:
         table = jobtable.validate(table)
-    start, end, pay, npre, steps = run_arrays(table, nodes, mechanism)
-    jobs = outcomes.per_job(table, start, end, pay, npre)
-    summ = outcomes.summary(jobs, nodes)
-    summ["allocation_steps"] = int(steps)
-    return RunResult(jobs=jobs, summary=summ, meta={"mechanism": mechanism.describe(), "nodes": int(nodes)})
+    return _result(table, nodes, mechanism, *run_arrays(table, nodes, mechanism))

@@ -151,15 +151,43 @@ def run_task(
     """One simulation in either market: (flat metrics, binned aggregates, cohort sums). Pure: same inputs,
     same numbers. The market comes from the provider's kind (``gamemarket.market.base.MARKETS``); the
     bids and the payoffs are computed the same way for both."""
+    return run_tasks(arrays, nodes, [provider], groups, seed, distribution)[0]
+
+
+def run_tasks(
+    arrays: dict[str, np.ndarray],
+    nodes: int,
+    providers: list[dict],
+    groups: tuple,
+    seed: int,
+    distribution: bids.BidDistribution,
+) -> list[tuple[dict, pd.DataFrame, pd.DataFrame]]:
+    """The simulations of several provider strategies against one consumer mix and seed, one result each
+    as ``run_task`` returns it, and equal to it.
+
+    The bids are drawn once, and the market shares what it can between the providers
+    (``Market.run_many``: under every scheduler the schedule depends only on the reported bids, so one
+    engine pass pays every payment scheme and reservation price). Each result's ``task_seconds`` is
+    its share of the group's time: the shared work split evenly, plus its own payoffs."""
     t0 = time.perf_counter()
-    market = market_for(provider)
+    by_market: dict[str, list[int]] = {}
+    for i, p in enumerate(providers):
+        by_market.setdefault(market_for(p).kind, []).append(i)
     mix = bids.BetaMix(groups)
-    draws = bids.draw(market.size(arrays), seed, distribution)
-    group, reported = mix.report(draws.private_bid, draws.G, draws.U)
-    run = market.run(arrays, nodes, provider, draws.private_bid, reported, group)
-    metrics, binned, cohorts = payoffs.of_run(run, mix.betas, draws.G, draws.private_bid)
-    metrics["task_seconds"] = time.perf_counter() - t0
-    return metrics, binned, cohorts
+    out: list = [None] * len(providers)
+    for kind, idx in by_market.items():
+        market = market_for(providers[idx[0]])
+        draws = bids.draw(market.size(arrays), seed, distribution)
+        group, reported = mix.report(draws.private_bid, draws.G, draws.U)
+        runs = market.run_many(arrays, nodes, [providers[i] for i in idx], draws.private_bid, reported, group)
+        shared = (time.perf_counter() - t0) / len(idx)
+        for i, run in zip(idx, runs):
+            t1 = time.perf_counter()
+            metrics, binned, cohorts = payoffs.of_run(run, mix.betas, draws.G, draws.private_bid)
+            metrics["task_seconds"] = shared + time.perf_counter() - t1
+            out[i] = (metrics, binned, cohorts)
+        t0 = time.perf_counter()
+    return out
 
 
 def _task_info(task: Task, nodes: int) -> dict:
@@ -175,16 +203,31 @@ def _task_info(task: Task, nodes: int) -> dict:
     }
 
 
-def _run_one(task: Task, arrays, nodes, distribution, store_root, parent_pid=None):
-    """Run one task; with a shared file system (local workers) the worker stores its own result,
-    so the parent only counts; across machines (dask) the result travels back to the parent.
-    A local worker ends itself when the parent is gone (``workers.exit_with_parent``)."""
+def _run_group(tasks: list[Task], arrays, nodes, distribution, store_root, parent_pid=None):
+    """Run the tasks of one consumer mix and seed (``run_tasks``); with a shared file system (local
+    workers) the worker stores each result, so the parent only counts; across machines (dask) the
+    results travel back to the parent. A local worker ends itself when the parent is gone
+    (``workers.exit_with_parent``)."""
     exit_with_parent(parent_pid)
-    metrics, binned, cohorts = run_task(arrays, nodes, task.provider_params, task.groups, task.seed, distribution)
-    if store_root is not None:
-        ResultStore(store_root).write(task.key, metrics, binned, _task_info(task, nodes), cohorts)
-        return task, metrics, None
-    return task, metrics, (binned, cohorts)
+    first = tasks[0]
+    results = run_tasks(arrays, nodes, [t.provider_params for t in tasks], first.groups, first.seed, distribution)
+    out = []
+    for task, (metrics, binned, cohorts) in zip(tasks, results):
+        if store_root is not None:
+            ResultStore(store_root).write(task.key, metrics, binned, _task_info(task, nodes), cohorts)
+            out.append((task, metrics, None))
+        else:
+            out.append((task, metrics, (binned, cohorts)))
+    return out
+
+
+def task_groups(tasks: list[Task]) -> list[list[Task]]:
+    """Tasks that share a consumer mix and a seed, in plan order: each group draws its bids once and
+    runs as one job (``run_tasks``)."""
+    groups: dict[tuple, list[Task]] = {}
+    for t in tasks:
+        groups.setdefault((t.groups, t.seed), []).append(t)
+    return list(groups.values())
 
 
 #: seconds to wait for a dask scheduler before saying it cannot be reached
@@ -285,15 +328,16 @@ def _run_study(
         jobs = -1 if scheduler_address else n_jobs
         worker_store = None if scheduler_address else store.root
         results = Parallel(n_jobs=jobs, return_as="generator_unordered")(
-            delayed(_run_one)(t, arrays, nodes, spec.bids, worker_store, os.getpid() if worker_store else None)
-            for t in todo
+            delayed(_run_group)(g, arrays, nodes, spec.bids, worker_store, os.getpid() if worker_store else None)
+            for g in task_groups(todo)
         )
-        for task, metrics, payload in results:
-            if payload is not None:
-                store.write(task.key, metrics, payload[0], _task_info(task, nodes), payload[1])
-            sim_seconds += metrics["task_seconds"]
+        for done in results:
+            for task, metrics, payload in done:
+                if payload is not None:
+                    store.write(task.key, metrics, payload[0], _task_info(task, nodes), payload[1])
+                sim_seconds += metrics["task_seconds"]
             if bar is not None:
-                bar.update(1)
+                bar.update(len(done))
     if bar is not None:
         bar.close()
     info = StudyRun(

@@ -110,3 +110,32 @@ def test_cohort_cells_match_a_per_job_loop(rows):
     for key, n in want_n.items():
         assert c.loc[key, "n"] == n
         assert c.loc[key, "sum_utility"] == pytest.approx(want_u[key], rel=1e-12, abs=1e-6)
+
+
+def _near_thresholds():
+    k = st.integers(0, payoffs.COHORT_BINS)
+    return k.flatmap(
+        lambda k: st.sampled_from(
+            [
+                np.nextafter(k / payoffs.COHORT_BINS, -1.0),
+                k / payoffs.COHORT_BINS,
+                np.nextafter(k / payoffs.COHORT_BINS, 2.0),
+            ]
+        )
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(G=st.lists(st.floats(0, 1, exclude_max=True) | _near_thresholds().filter(lambda g: 0 <= g < 1), max_size=60))
+def test_g_bins_equal_the_threshold_search(G):
+    """The O(1) cohort bin equals the plain search over the doubles k/100, even one ulp from a threshold."""
+    G = np.array(G, dtype=float)
+    want = np.searchsorted(np.arange(1, payoffs.COHORT_BINS) / payoffs.COHORT_BINS, G, side="right")
+    np.testing.assert_array_equal(payoffs.g_bins(G), want)
+
+
+def test_g_bins_on_every_threshold_and_its_neighbours():
+    t = np.arange(payoffs.COHORT_BINS) / payoffs.COHORT_BINS
+    G = np.concatenate([t, np.nextafter(t, 2.0), np.nextafter(t[1:], -1.0), np.random.default_rng(0).random(100_000)])
+    want = np.searchsorted(np.arange(1, payoffs.COHORT_BINS) / payoffs.COHORT_BINS, G, side="right")
+    np.testing.assert_array_equal(payoffs.g_bins(G), want)
