@@ -19,6 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 from joblib import Parallel, delayed, parallel_config
 
 from gamemarket import MODEL_VERSION, __version__, bids
@@ -205,8 +206,9 @@ def _task_info(task: Task, nodes: int) -> dict:
 
 def _run_group(tasks: list[Task], arrays, nodes, distribution, store_root, parent_pid=None):
     """Run the tasks of one consumer mix and seed (``run_tasks``); with a shared file system (local
-    workers) the worker stores each result, so the parent only counts; across machines (dask) the
-    results travel back to the parent. A local worker ends itself when the parent is gone
+    workers) the worker stores each result, across machines (dask) the parent does. The results also
+    travel back (a few hundred rows each), so the parent writes the study's consolidated tables without
+    reading every file again. A local worker ends itself when the parent is gone
     (``workers.exit_with_parent``)."""
     exit_with_parent(parent_pid)
     first = tasks[0]
@@ -215,9 +217,7 @@ def _run_group(tasks: list[Task], arrays, nodes, distribution, store_root, paren
     for task, (metrics, binned, cohorts) in zip(tasks, results):
         if store_root is not None:
             ResultStore(store_root).write(task.key, metrics, binned, _task_info(task, nodes), cohorts)
-            out.append((task, metrics, None))
-        else:
-            out.append((task, metrics, (binned, cohorts)))
+        out.append((task, metrics, binned, cohorts, store_root is not None))
     return out
 
 
@@ -331,15 +331,19 @@ def _run_study(
             delayed(_run_group)(g, arrays, nodes, spec.bids, worker_store, os.getpid() if worker_store else None)
             for g in task_groups(todo)
         )
+        fresh = {}
         for done in results:
-            for task, metrics, payload in done:
-                if payload is not None:
-                    store.write(task.key, metrics, payload[0], _task_info(task, nodes), payload[1])
+            for task, metrics, binned, cohorts, stored in done:
+                if not stored:
+                    store.write(task.key, metrics, binned, _task_info(task, nodes), cohorts)
+                fresh[task.key] = (metrics, binned, cohorts)
                 sim_seconds += metrics["task_seconds"]
             if bar is not None:
                 bar.update(len(done))
     if bar is not None:
         bar.close()
+    if store.read_tables(plan_hash(tasks)) is None:
+        study_tables(spec, store=store, fresh=fresh)
     info = StudyRun(
         tasks=len(tasks),
         skipped=len(tasks) - len(todo),
@@ -375,19 +379,67 @@ def study_status(spec: StudySpec) -> dict:
     }
 
 
-def load_cohorts(spec: StudySpec) -> pd.DataFrame:
-    """The cohort sums of every stored task (columns provider, consumer, seed, g_bin, bid_class, n, sums)."""
-    store = ResultStore(spec.results_dir)
+def plan_hash(tasks: list[Task]) -> str:
+    """A hash of a plan's task keys in order: the name of its consolidated tables."""
+    return hashlib.sha256("\n".join(t.key for t in tasks).encode()).hexdigest()[:32]
+
+
+def study_tables(spec: StudySpec, *, store: ResultStore | None = None, fresh: dict | None = None):
+    """A study's results as three tidy tables (``metrics``: one row per task; ``bins``; ``cohorts``), each
+    with the task's ``provider``, ``consumer`` and ``seed`` first, in plan order.
+
+    Read from the consolidated tables when stored (``ResultStore.read_tables``); else assembled from the
+    per-task files (and ``fresh``: results of this run still in memory), then stored for the next read.
+    Raises ``InputError`` when a task has no stored result yet, or one does not read (it is set aside, so
+    ``study run`` runs it again).
+    """
+    store = store or ResultStore(spec.results_dir)
     w, nodes = load_workload(spec)
-    out = []
-    for t in plan(spec, workload_arrays(w), nodes):
-        c = store.read_cohorts(t.key) if store.has(t.key) else None
+    tasks = plan(spec, workload_arrays(w), nodes)
+    name = plan_hash(tasks)
+    tables = store.read_tables(name)
+    if tables is not None:
+        return tables
+    fresh = fresh or {}
+    missing = [t for t in tasks if t.key not in fresh and not store.has(t.key)]
+    if missing:
+        raise InputError(
+            f"study {spec.name!r}: {len(missing)} of {len(tasks)} runs have no stored result; "
+            f"run `gamemarket study run {spec.path}` first"
+        )
+    rows, bins, cohorts = [], [], []
+    for t in tasks:
+        if t.key in fresh:
+            metrics, b, c = fresh[t.key]
+        else:
+            try:
+                metrics, b, c = store.read_all(t.key)
+            except Exception as exc:  # damage past the footer that ``has`` checks
+                store.set_aside(t.key, f"{type(exc).__name__}: {exc}")
+                raise InputError(
+                    f"study {spec.name!r}: the stored result {store.path(t.key)} does not read; it is kept "
+                    f"aside, and `gamemarket study run {spec.path}` runs that task again"
+                ) from None
+        ids = {"provider": t.provider, "consumer": t.consumer, "seed": t.seed}
+        rows.append({**ids, **metrics})
+        bins.append(b.assign(**ids)[[*ids, *b.columns]])
         if c is not None:
-            c.insert(0, "seed", t.seed)
-            c.insert(0, "consumer", t.consumer)
-            c.insert(0, "provider", t.provider)
-            out.append(c)
-    return pd.concat(out, ignore_index=True) if out else pd.DataFrame()
+            cohorts.append(c.assign(**ids)[[*ids, *c.columns]])
+    tables = {
+        "metrics": pd.DataFrame(rows),
+        "bins": pd.concat(bins, ignore_index=True),
+        "cohorts": pd.concat(cohorts, ignore_index=True) if cohorts else pd.DataFrame(columns=["provider"]),
+    }
+    # what a read of the stored tables returns, dtypes included, whichever way they were assembled
+    tables = {k: pa.Table.from_pandas(v, preserve_index=False).to_pandas() for k, v in tables.items()}
+    with contextlib.suppress(OSError):  # a read-only store: assembled again at each read
+        store.write_tables(name, tables)
+    return tables
+
+
+def load_cohorts(spec: StudySpec) -> pd.DataFrame:
+    """The cohort sums of every task (columns provider, consumer, seed, g_bin, bid_class, n, sums)."""
+    return study_tables(spec)["cohorts"]
 
 
 def load_results(spec: StudySpec, with_bins: bool = False) -> StoredResults:
@@ -395,34 +447,8 @@ def load_results(spec: StudySpec, with_bins: bool = False) -> StoredResults:
 
     Raises ``InputError`` when a task has no stored result yet.
     """
-    store = ResultStore(spec.results_dir)
+    tables = study_tables(spec)
     w, nodes = load_workload(spec)
-    tasks = plan(spec, workload_arrays(w), nodes)
-    rows, bins = [], []
-    missing = [t for t in tasks if not store.has(t.key)]
-    if missing:
-        raise InputError(
-            f"study {spec.name!r}: {len(missing)} of {len(tasks)} runs have no stored result; "
-            f"run `gamemarket study run {spec.path}` first"
-        )
-    for t in tasks:
-        try:
-            if with_bins:
-                metrics, b, _ = store.read(t.key)
-            else:
-                metrics, _ = store.read_metrics(t.key)
-        except Exception as exc:  # damage past the footer that ``has`` checks
-            store.set_aside(t.key, f"{type(exc).__name__}: {exc}")
-            raise InputError(
-                f"study {spec.name!r}: the stored result {store.path(t.key)} does not read; it is kept "
-                f"aside, and `gamemarket study run {spec.path}` runs that task again"
-            ) from None
-        if with_bins:
-            b.insert(0, "seed", t.seed)
-            b.insert(0, "consumer", t.consumer)
-            b.insert(0, "provider", t.provider)
-            bins.append(b)
-        rows.append({"provider": t.provider, "consumer": t.consumer, "seed": t.seed, **metrics})
     meta = {
         "study": spec.name,
         "nodes": nodes,
@@ -438,4 +464,4 @@ def load_results(spec: StudySpec, with_bins: bool = False) -> StoredResults:
         meta["synthetic"] = w.meta["synthetic"]
     if w.meta.get("hetero"):
         meta["synthetic"] = w.meta["hetero"]
-    return StoredResults(pd.DataFrame(rows), pd.concat(bins, ignore_index=True) if with_bins else None, meta)
+    return StoredResults(tables["metrics"], tables["bins"] if with_bins else None, meta)

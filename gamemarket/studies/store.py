@@ -22,7 +22,8 @@ from gamemarket.io.files import atomic_path
 
 # What a stored task holds; part of every task key, so a stored result of another format is never read.
 # 2: the cohort sums are split by private-bid class (before: by G bin only).
-RESULTS_FORMAT = 2
+# 3: the cohort sums are stored exactly (an Arrow IPC stream; before: JSON at 15 digits).
+RESULTS_FORMAT = 3
 
 
 def set_aside(path: Path, reason: str, what: str = "stored result") -> None:
@@ -126,7 +127,7 @@ class ResultStore:
         meta[b"gamemarket.task"] = json.dumps(task, default=str).encode()
         meta[b"gamemarket.key"] = key.encode()
         if cohorts is not None:
-            meta[b"gamemarket.cohorts"] = cohorts.to_json(orient="split", index=False, double_precision=15).encode()
+            meta[b"gamemarket.cohorts"] = _ipc_bytes(cohorts)
         table = table.replace_schema_metadata(meta)
         target = self.path(key)
         with atomic_path(target, "stored result") as tmp:
@@ -139,15 +140,80 @@ class ResultStore:
         meta = table.schema.metadata
         return (json.loads(meta[b"gamemarket.metrics"]), table.to_pandas(), json.loads(meta[b"gamemarket.task"]))
 
+    def read_all(self, key: str) -> tuple[dict, pd.DataFrame, pd.DataFrame | None]:
+        """A stored task's (metrics, binned sums, cohort sums or None), from one read of the file."""
+        table = pq.read_table(self.path(key))
+        meta = table.schema.metadata
+        raw = meta.get(b"gamemarket.cohorts")
+        cohorts = None if raw is None else _from_ipc_bytes(raw)
+        bins = table.replace_schema_metadata(_pandas_meta(meta)).to_pandas()
+        return json.loads(meta[b"gamemarket.metrics"]), bins, cohorts
+
     def read_cohorts(self, key: str) -> pd.DataFrame | None:
         """A stored task's cohort sums (G bin x bid class), or None for results stored without them."""
-        import io
-
         meta = pq.read_schema(self.path(key)).metadata
         raw = meta.get(b"gamemarket.cohorts")
-        return None if raw is None else pd.read_json(io.StringIO(raw.decode()), orient="split")
+        return None if raw is None else _from_ipc_bytes(raw)
 
     def read_metrics(self, key: str) -> tuple[dict, dict]:
         """A stored task's (metrics, task description), read from the file's metadata only."""
         meta = pq.read_schema(self.path(key)).metadata
         return json.loads(meta[b"gamemarket.metrics"]), json.loads(meta[b"gamemarket.task"])
+
+    # -- consolidated tables ------------------------------------------------------------------------
+    # One table per kind (metrics, bins, cohorts) for a whole study plan, under ``<root>/tables/<plan>/``:
+    # what a report reads, instead of one file per task. ``plan`` hashes the plan's task keys in order, and
+    # a key fixes its result, so tables for a plan never go stale; the per-task files stay the record
+    # a study resumes from. Each file is written atomically; a plan's tables count only when all are there.
+    TABLES = ("cohorts", "bins", "metrics")  # written in this order: metrics last
+
+    def tables_dir(self, plan: str) -> Path:
+        """The folder of a plan's consolidated tables."""
+        return self.root / "tables" / plan
+
+    def read_tables(self, plan: str) -> dict[str, pd.DataFrame] | None:
+        """A plan's consolidated tables (``metrics``, ``bins``, ``cohorts``), or None when not all are stored
+        or one does not read (then the per-task files are read instead, and the tables written again)."""
+        folder = self.tables_dir(plan)
+        paths = {k: folder / f"{k}.parquet" for k in self.TABLES}
+        if not all(p.exists() for p in paths.values()):
+            return None
+        try:
+            return {k: pq.read_table(p).to_pandas() for k, p in paths.items()}
+        except Exception:  # a damaged cache is rebuilt from the per-task files, which are the record
+            return None
+
+    def write_tables(self, plan: str, tables: dict[str, pd.DataFrame]) -> None:
+        """Store a plan's consolidated tables atomically, and drop the tables of other plans."""
+        import shutil
+
+        folder = self.tables_dir(plan)
+        folder.mkdir(parents=True, exist_ok=True)
+        for k in self.TABLES:
+            with atomic_path(folder / f"{k}.parquet", "consolidated table") as tmp:
+                pq.write_table(pa.Table.from_pandas(tables[k], preserve_index=False), tmp)
+        for other in folder.parent.iterdir():
+            if other != folder and other.is_dir():
+                shutil.rmtree(other, ignore_errors=True)
+
+
+def _pandas_meta(meta: dict) -> dict:
+    """The schema metadata without ours (pandas' own stays, for its dtypes)."""
+    return {k: v for k, v in meta.items() if not k.startswith(b"gamemarket.")}
+
+
+def _ipc_bytes(frame: pd.DataFrame) -> bytes:
+    """A table as Arrow IPC stream bytes, base64 (Parquet metadata values are text): exact, and fast to read."""
+    import base64
+
+    sink = pa.BufferOutputStream()
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return base64.b64encode(sink.getvalue().to_pybytes())
+
+
+def _from_ipc_bytes(raw: bytes) -> pd.DataFrame:
+    import base64
+
+    return pa.ipc.open_stream(base64.b64decode(raw)).read_all().to_pandas()

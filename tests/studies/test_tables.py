@@ -1,0 +1,106 @@
+"""The consolidated tables a report reads: equal to the per-task files, whichever way they were built."""
+
+import shutil
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from gamemarket import bids
+from gamemarket.market import payoffs
+from gamemarket.studies import load_study, run_study
+from gamemarket.studies.runner import load_workload, plan, plan_hash, run_task, study_tables, workload_arrays
+from gamemarket.studies.store import ResultStore
+from study_helpers import SMALL, write_study
+
+
+@pytest.fixture
+def small(tmp_path):
+    spec = load_study(write_study(tmp_path, SMALL.replace("count = 3", "count = 2")))
+    run_study(spec, n_jobs=2, progress=False)
+    return spec
+
+
+def _assert_tables_equal(a, b):
+    assert set(a) == set(b) == {"metrics", "bins", "cohorts"}
+    for k in a:
+        x, y = a[k], b[k]
+        if k == "metrics":  # the run's own timing differs between runs
+            x, y = x.drop(columns="task_seconds"), y.drop(columns="task_seconds")
+        pd.testing.assert_frame_equal(x, y, check_exact=True)
+
+
+def test_a_run_writes_tables_equal_to_the_per_task_files(small):
+    store = ResultStore(small.results_dir)
+    w, nodes = load_workload(small)
+    tasks = plan(small, workload_arrays(w), nodes)
+    built_in_run = store.read_tables(plan_hash(tasks))
+    assert built_in_run is not None, "the run stores its consolidated tables"
+    shutil.rmtree(small.results_dir / "tables")
+    from_files = study_tables(small)  # assembled from the per-task files, then stored
+    _assert_tables_equal(built_in_run, from_files)
+    _assert_tables_equal(from_files, store.read_tables(plan_hash(tasks)))
+    m = from_files["metrics"]
+    assert len(m) == len(tasks) == small.n_tasks
+    assert list(m[["provider", "consumer", "seed"]].itertuples(index=False, name=None)) == [
+        (t.provider, t.consumer, t.seed) for t in tasks
+    ]
+
+
+def test_tables_hold_each_task_exactly(small):
+    """Every row of the tables is the task's own numbers, recomputed here, to the last bit (cohort sums
+    included: they are stored exactly, not as decimal text)."""
+    tables = study_tables(small)
+    w, nodes = load_workload(small)
+    arrays = workload_arrays(w)
+    for t in plan(small, arrays, nodes)[::5]:
+        metrics, binned, cohorts = run_task(arrays, nodes, t.provider_params, t.groups, t.seed, small.bids)
+        sel = lambda f: f[(f.provider == t.provider) & (f.consumer == t.consumer) & (f.seed == t.seed)]  # noqa: E731
+        row = sel(tables["metrics"]).iloc[0]
+        for k, v in metrics.items():
+            if k != "task_seconds":
+                assert (np.isnan(v) and np.isnan(row[k])) or row[k] == v, k
+        got = sel(tables["cohorts"]).drop(columns=["provider", "consumer", "seed"]).reset_index(drop=True)
+        for col in cohorts.columns:
+            np.testing.assert_array_equal(got[col].to_numpy(), cohorts[col].to_numpy())
+        got_b = sel(tables["bins"]).drop(columns=["provider", "consumer", "seed"]).reset_index(drop=True)
+        for col in binned.columns:
+            np.testing.assert_array_equal(got_b[col].to_numpy(), binned[col].to_numpy())
+
+
+def test_a_damaged_table_is_rebuilt_from_the_task_files(small):
+    good = study_tables(small)
+    folder = next((small.results_dir / "tables").iterdir())
+    (folder / "cohorts.parquet").write_bytes(b"PAR1 not a table")
+    _assert_tables_equal(good, study_tables(small))
+    (folder / "metrics.parquet").unlink()  # killed between two table writes: the set is incomplete
+    _assert_tables_equal(good, study_tables(small))
+
+
+def test_another_plan_gets_its_own_tables(small, tmp_path):
+    """A study that adds a seed is another plan: new tables, the old ones dropped, never a stale read."""
+    first = study_tables(small)
+    more = load_study(write_study(tmp_path, SMALL.replace("count = 3", "count = 3")))
+    run_study(more, n_jobs=1, progress=False)
+    t = study_tables(more)
+    assert len(t["metrics"]) == len(first["metrics"]) * 3 // 2
+    assert len(list((small.results_dir / "tables").iterdir())) == 1
+
+
+def test_cohort_sums_round_trip_exactly(tmp_path):
+    store = ResultStore(tmp_path)
+    rng = np.random.default_rng(0)
+    n = 5_000
+    jobs = pd.DataFrame(
+        {"utility": rng.standard_normal(n) * 1e7 / 3, "payment": rng.random(n) * 1e9 / 7, "group": np.zeros(n, int)}
+    )
+    c = payoffs.cohorts(jobs, rng.random(n), bids.BidDistribution().sample(n, rng))
+    store.write("k", {"revenue": 1.0}, pd.DataFrame({"a": [1]}), {"task": 1}, c)
+    back = store.read_cohorts("k")
+    pd.testing.assert_frame_equal(back, pa_roundtrip(c), check_exact=True)
+
+
+def pa_roundtrip(df):
+    import pyarrow as pa
+
+    return pa.Table.from_pandas(df, preserve_index=False).to_pandas()
