@@ -6,12 +6,12 @@ import json
 import os
 from pathlib import Path
 
-import numpy as np
-
 from gamemarket.errors import InputError
 
 
 def cmd_price_solve(a) -> int:
+    import numpy as np
+
     from gamemarket.pricing import load, solve, synthetic
 
     if a.device != "cpu" and a.backend != "torch":

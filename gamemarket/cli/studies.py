@@ -6,8 +6,6 @@ import json
 import time
 from pathlib import Path
 
-import numpy as np
-
 from gamemarket.errors import InputError, UndefinedPayoffError
 
 
@@ -52,6 +50,8 @@ def _load_game_source(path: str, game_name: str | None):
 
 
 def _fmt_matrix(game) -> str:
+    import numpy as np
+
     ca, cb = game.ci()
     w = max(len(c) for c in game.cols + ["consumer"]) + 2
     lines = []
@@ -141,6 +141,7 @@ def cmd_study_run(a) -> int:
             analyze(spec, methods=tuple(a.methods), for_report=True),
             wall_seconds=time.perf_counter() - t0,
             force=a.force,
+            n_jobs=a.n_jobs,
         )
         print(f"report: {path}")
     return 0

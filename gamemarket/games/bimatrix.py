@@ -117,18 +117,19 @@ def from_results(
     rows = rows or list(dict.fromkeys(metrics["provider"]))
     cols = cols or list(dict.fromkeys(metrics["consumer"]))
     seeds = sorted(metrics["seed"].unique())
-    idx = metrics.set_index(["provider", "consumer", "seed"]).sort_index()
+    idx = metrics.set_index(["provider", "consumer", "seed"])
+    if idx.index.has_duplicates:
+        dup = idx.index[idx.index.duplicated()][0]
+        raise InputError(f"payoff table has more than one run for ({dup[0]}, {dup[1]}, seed {dup[2]})")
+    full = pd.MultiIndex.from_product([rows, cols, seeds], names=idx.index.names)
+    present = full.isin(idx.index)
+    if not present.all():
+        r, c, s = full[np.flatnonzero(~present)[0]]
+        raise InputError(f"payoff table has no run for ({r}, {c}, seed {s})")
     shape = (len(rows), len(cols), len(seeds))
-    A = np.full(shape, np.nan)
-    B = np.full(shape, np.nan)
-    for i, r in enumerate(rows):
-        for j, c in enumerate(cols):
-            for k, s in enumerate(seeds):
-                try:
-                    A[i, j, k] = idx.at[(r, c, s), provider_metric]
-                    B[i, j, k] = idx.at[(r, c, s), consumer_metric]
-                except KeyError:
-                    raise InputError(f"payoff table has no run for ({r}, {c}, seed {s})") from None
+    cells = idx.reindex(full)
+    A = cells[provider_metric].to_numpy(dtype=float).reshape(shape)
+    B = cells[consumer_metric].to_numpy(dtype=float).reshape(shape)
     dropped = []
     if drop_undefined:
         undefined = np.isnan(B).any(axis=(0, 2))

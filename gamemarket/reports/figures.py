@@ -10,13 +10,95 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-import seaborn as sns  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 
 from gamemarket.market.outcomes import RUNTIME_GROUPS  # noqa: E402
 from gamemarket.market.payoffs import BID_UNIT, aggressive_group, unit  # noqa: E402
 
 LARGE_GAME = 6  #: a game with more strategies than this on either side is drawn stacked, values only
+
+
+def heatmap(
+    ax,
+    data: pd.DataFrame,
+    *,
+    annot=None,
+    fmt: str = ".3g",
+    cmap="viridis",
+    center: float | None = None,
+    vmin: float | None = None,
+    vmax: float | None = None,
+    cbar: bool = True,
+    cbar_label: str = "",
+    fontsize: float = 7,
+    linewidths: float = 0.0,
+    linecolor: str = "white",
+):
+    """An annotated heatmap of a labelled matrix, drawn as seaborn's ``heatmap`` draws it (rows top down,
+    a colormap centred on ``center`` and cut to the data's range, annotation colour by the cell's
+    luminance), without its tick-overlap check, which draws the whole figure once per heatmap (seconds
+    for a report's stacked game matrices).
+
+    ``annot``: None (the values, formatted by ``fmt``), False, or an array of strings."""
+    import matplotlib.colors as mcolors
+    from matplotlib.font_manager import FontProperties
+    from seaborn.utils import relative_luminance
+
+    M = np.asarray(data.to_numpy(), dtype=float)
+    finite = M[np.isfinite(M)]
+    lo = float(finite.min()) if vmin is None and finite.size else (vmin if vmin is not None else 0.0)
+    hi = float(finite.max()) if vmax is None and finite.size else (vmax if vmax is not None else 1.0)
+    cm = plt.get_cmap(cmap) if isinstance(cmap, str) else cmap
+    if center is not None:  # seaborn's recentring: the colormap's middle at ``center``, cut to [lo, hi]
+        vrange = max(hi - center, center - lo) or 1.0
+        cut = np.linspace(0.5 + (lo - center) / (2 * vrange), 0.5 + (hi - center) / (2 * vrange), 256)
+        cm = mcolors.ListedColormap(cm(cut))
+    if hi == lo:
+        lo, hi = lo - 0.5, hi + 0.5
+    mesh = ax.pcolormesh(
+        np.ma.masked_invalid(M),
+        cmap=cm,
+        vmin=lo,
+        vmax=hi,
+        edgecolors=linecolor if linewidths else "face",
+        linewidth=linewidths,
+    )
+    ax.set(xlim=(0, M.shape[1]), ylim=(0, M.shape[0]))
+    ax.invert_yaxis()
+    for side in ax.spines.values():
+        side.set_visible(False)
+    if cbar:
+        cb = ax.figure.colorbar(mesh, ax=ax)
+        cb.outline.set_linewidth(0)
+        if cbar_label:
+            cb.set_label(cbar_label)
+    # column labels across when they fit their cells (at about 0.6 em per character), else upright
+    xl = [str(c) for c in data.columns]
+    cell_in = ax.get_position().width * ax.figure.get_figwidth() / max(M.shape[1], 1)
+    pts = FontProperties(size=plt.rcParams["xtick.labelsize"]).get_size_in_points()
+    fits = max((len(x) for x in xl), default=0) * 0.6 * pts / 72 < cell_in
+    ax.set_xticks(np.arange(M.shape[1]) + 0.5, xl, rotation=0 if fits else 90)
+    ax.set_yticks(np.arange(M.shape[0]) + 0.5, [str(r) for r in data.index], rotation=0, va="center")
+    ax.tick_params(length=0)
+    if annot is not False:
+        labels = np.vectorize(lambda v: format(v, fmt))(M) if annot is None else np.asarray(annot)
+        colors = mesh.cmap(mesh.norm(M))
+        for i in range(M.shape[0]):
+            for j in range(M.shape[1]):
+                if np.isfinite(M[i, j]):
+                    dark = relative_luminance(colors[i, j]) <= 0.408
+                    ax.text(
+                        j + 0.5,
+                        i + 0.5,
+                        labels[i, j],
+                        ha="center",
+                        va="center",
+                        fontsize=fontsize,
+                        color="white" if dark else "black",
+                    )
+    ax.set_xlabel(data.columns.name or "")
+    ax.set_ylabel(data.index.name or "")
+    return mesh
 
 
 def _annot(M, C):
@@ -52,18 +134,8 @@ def payoff_heatmaps(sg, path: Path) -> Path:
             cmap = "RdBu"
         metric = g.meta.get(who + "_payoff", "")
         annot = np.vectorize(lambda v: f"{v:.3g}")(M) if large else _annot(M, C)
-        sns.heatmap(
-            df,
-            ax=ax,
-            annot=annot,
-            fmt="",
-            cmap=cmap,
-            center=center,
-            cbar=True,
-            cbar_kws={"label": unit(metric)},
-            annot_kws={"fontsize": 7},
-            linewidths=0.5,
-            linecolor="white",
+        heatmap(
+            ax, df, annot=annot, cmap=cmap, center=center, cbar_label=unit(metric), linewidths=0.5, linecolor="white"
         )
         ax.set_title(f"{who} payoff: {metric} ({unit(metric)})", fontsize=9)
         ax.set_xlabel(f"{g.players[1]} strategy (beta mix)")
@@ -128,18 +200,15 @@ def grid_gain_heatmap(
     for k, p in enumerate(provs):
         ax = axes[k // ncol][k % ncol]
         piv = df[df["provider"] == p].pivot(index="fraction", columns="beta", values="gain")
-        sns.heatmap(
+        heatmap(
+            ax,
             piv,
-            ax=ax,
             cmap="RdBu",
             center=0,
             vmin=-lim,
             vmax=lim,
-            annot=True,
-            fmt=".3g",
-            annot_kws={"fontsize": 7},
             cbar=k % ncol == ncol - 1,
-            cbar_kws={"label": "gain (bid x s per job)"} if k % ncol == ncol - 1 else None,
+            cbar_label="gain (bid x s per job)",
         )
         ax.set_title(p, fontsize=9)
         ax.set_xlabel("aggressive group's beta")

@@ -45,10 +45,43 @@ def claim_folder(out: Path, spec, force: bool = False) -> None:
     marker.write_text(me + "\n")
 
 
-def write_report(an: StudyAnalysis, *, wall_seconds: float | None = None, force: bool = False) -> Path:
+class FigureJobs:
+    """Figures to draw, collected while the text is written and drawn together, in worker processes
+    where there are several (joblib). Each figure is a function of its inputs alone, so its file is the
+    same however many processes draw; heavier figures (``weight``) are handed out first."""
+
+    def __init__(self) -> None:
+        self.jobs: list[tuple[float, object, tuple]] = []
+
+    def add(self, func, *args, weight: float = 1.0) -> int:
+        """Queue ``func(*args)``; returns the index of its result in ``draw()``'s list."""
+        self.jobs.append((weight, func, args))
+        return len(self.jobs) - 1
+
+    def draw(self, n_jobs: int = 1) -> list:
+        """Every queued figure's return value, in the order queued."""
+        order = sorted(range(len(self.jobs)), key=lambda k: -self.jobs[k][0])
+        if n_jobs == 1 or len(self.jobs) < 2:
+            done = [self.jobs[k][1](*self.jobs[k][2]) for k in order]
+        else:
+            from joblib import Parallel, delayed, effective_n_jobs
+
+            workers = min(effective_n_jobs(n_jobs), len(self.jobs))
+            done = Parallel(n_jobs=workers)(delayed(self.jobs[k][1])(*self.jobs[k][2]) for k in order)
+        out: list = [None] * len(self.jobs)
+        for k, value in zip(order, done):
+            out[k] = value
+        return out
+
+
+def write_report(an: StudyAnalysis, *, wall_seconds: float | None = None, force: bool = False, n_jobs: int = 1) -> Path:
     """Render a study's analysis (``analyze(spec, for_report=True)``) as ``<report_dir>/index.html``,
-    ``report.md``, figures and ``data/`` tables; return the HTML path. Nothing is computed here."""
+    ``report.md``, figures and ``data/`` tables; return the HTML path. Nothing is computed here.
+
+    ``n_jobs``: worker processes that draw the figures (joblib's convention: -1 all cores); the files
+    are the same for any value."""
     t0 = time.perf_counter()
+    jobs = FigureJobs()
     spec, resamples = an.spec, an.resamples
     # the discussion first: a field it names that the analysis lacks is an error before anything is written
     notes = ""
@@ -125,7 +158,7 @@ def write_report(an: StudyAnalysis, *, wall_seconds: float | None = None, force:
             "claims below), not from the simulation.\n"
         )
     for sg in an.games:
-        md.append(_game_section(sg, out, resamples))
+        md.append(_game_section(sg, out, resamples, jobs))
     if claim_rows:
         md.append(_claims_section(spec, claim_rows, out))
     gains_table = an.shading_gains
@@ -135,7 +168,8 @@ def write_report(an: StudyAnalysis, *, wall_seconds: float | None = None, force:
         per_seed, summ = an.growth
         summ.to_csv(out / "data" / "shading-gains.csv", index=False)
         per_seed.to_csv(out / "data" / "shading-gains-per-seed.csv", index=False)
-        path = figures.gain_plot(summ, out / "fig-shading-gain.png")
+        path = out / "fig-shading-gain.png"
+        jobs.add(figures.gain_plot, summ, path)
         md.append("## How much does shading pay as the market grows?\n")
         md.append(
             "Per-job utility gain of the shading users over the same jobs' truthful run (same seed), "
@@ -169,14 +203,24 @@ def write_report(an: StudyAnalysis, *, wall_seconds: float | None = None, force:
             "a template with fields, and holds no typed numbers).\n"
         )
         md.append(notes + "\n")
+    grid = paper = None
     if an.cohorts is not None:
-        gp = figures.grid_gain_heatmap(
-            an.metrics, meta["consumers"], out / "heatmap-beta-grid.png", an.cohorts, spec.aliases
+        grid = jobs.add(
+            figures.grid_gain_heatmap,
+            an.metrics,
+            meta["consumers"],
+            out / "heatmap-beta-grid.png",
+            an.cohorts,
+            spec.aliases,
+            weight=3,
         )
-        if gp:
-            figs.append(("aggressive users' utility gain over truthful bidding across the beta-mix grid", gp))
     if meta.get("kind") == "scheduling":
-        figs += figures.paper_figures(an.bins, meta["consumers"], out)
+        paper = jobs.add(figures.paper_figures, an.bins, meta["consumers"], out, weight=4)
+    drawn = jobs.draw(n_jobs)
+    if grid is not None and drawn[grid]:
+        figs.append(("aggressive users' utility gain over truthful bidding across the beta-mix grid", drawn[grid]))
+    if paper is not None:
+        figs += drawn[paper]
     if figs:
         md.append("## Figures\n")
         for caption, path in figs:
@@ -235,7 +279,7 @@ def _eq_table(sg) -> str:
     )
 
 
-def _game_section(sg, out: Path, resamples: int) -> str:
+def _game_section(sg, out: Path, resamples: int, jobs: FigureJobs) -> str:
     from gamemarket.market.payoffs import unit
 
     g, sol = sg.game, sg.solution
@@ -250,7 +294,8 @@ def _game_section(sg, out: Path, resamples: int) -> str:
         )
         + "\n",
     ]
-    path = figures.payoff_heatmaps(sg, out / f"heatmap-{slug(sg.name)}.png")
+    path = out / f"heatmap-{slug(sg.name)}.png"
+    jobs.add(figures.payoff_heatmaps, sg, path, weight=max(g.shape) / LARGE)
     md.append(f"![{sg.name}]({path.name})\n")
     md.append(_eq_table(sg))
     for flag in sg.flags:

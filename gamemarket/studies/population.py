@@ -436,12 +436,7 @@ class PopulationStudy:
         P = np.array([payoffs_of(r) for r in recs])  # seeds x S
         x = np.asarray(x)
 
-        def regret(Pm):
-            m = Pm.mean(axis=0)
-            return float(np.nanmax(m) - np.nansum(x * m))
-
-        point = regret(P)
-        boot = np.array([regret(P[rng.integers(0, len(P), len(P))]) for _ in range(self.cfg.resamples)])
+        point, boot = regret_bootstrap(P, x, self.cfg.resamples, rng)
         rev = np.array([r["revenue"] for r in recs])
         wel = np.array([r["welfare"] for r in recs])
         return {
@@ -464,6 +459,19 @@ class PopulationStudy:
         recs = self.records(provider, seeds, _mix_key(np.eye(len(self.cfg.strategies))[T]))
         P = np.array([payoffs_of(r) for r in recs])
         return {name: _t_interval(P[:, j] - P[:, T]) for j, name in enumerate(self.cfg.names) if j != T}
+
+
+def regret_bootstrap(P: np.ndarray, x: np.ndarray, resamples: int, rng: np.random.Generator):
+    """Regret of mixture ``x`` from per-seed payoffs ``P`` (seeds x strategies): the best strategy's mean
+    payoff minus the mixture's, and the same on ``resamples`` bootstrap resamples of the seeds.
+
+    All resamples are drawn in one call, which gives the same indices as one call per resample."""
+    x = np.asarray(x)
+
+    def regret(M):  # per row of means
+        return np.nanmax(M, axis=-1) - np.nansum(x * M, axis=-1)
+
+    return float(regret(P.mean(axis=0))), regret(P[rng.integers(0, len(P), (resamples, len(P)))].mean(axis=1))
 
 
 def _chunk_task(arrays, nodes, provider_params, seed, mixtures, cfg, distribution, root, keys, parent_pid) -> int:

@@ -360,3 +360,25 @@ def test_slices_with_rounding_in_the_running_sum():
     order = np.lexsort((hi, lo))
     assert np.all(np.diff(np.concatenate([lo[order], [1.0]])) >= 0) and hi[order][-1] == 1.0
     assert np.all(hi >= lo)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seeds=st.integers(1, 12), S=st.integers(1, 5), seed=st.integers(0, 10_000))
+def test_regret_bootstrap_equals_one_resample_at_a_time(seeds, S, seed):
+    from gamemarket.studies.population import regret_bootstrap
+
+    rng = np.random.default_rng(seed)
+    P = rng.normal(size=(seeds, S)) * 1e4
+    if S > 1:
+        P[rng.integers(0, seeds), rng.integers(0, S)] = np.nan  # a strategy without a payoff in one seed
+    x = rng.dirichlet(np.ones(S))
+    point, boot = regret_bootstrap(P, x, 200, np.random.default_rng(seed))
+
+    def regret(Pm):
+        m = Pm.mean(axis=0)
+        return float(np.nanmax(m) - np.nansum(x * m))
+
+    plain = np.random.default_rng(seed)
+    want = np.array([regret(P[plain.integers(0, len(P), len(P))]) for _ in range(200)])
+    assert point == regret(P) or (np.isnan(point) and np.isnan(regret(P)))
+    np.testing.assert_array_equal(boot, want)
