@@ -12,10 +12,8 @@ from gamemarket.cli.workload import _print_dict, workload_options
 
 
 def cmd_simulate(a) -> int:
-    from gamemarket import bids
     from gamemarket.io import jobtable
     from gamemarket.market import Mechanism, simulate
-    from gamemarket.workloads import load
 
     mech = Mechanism(a.scheduler, a.payment, a.reserve)
     t0 = time.perf_counter()
@@ -43,8 +41,9 @@ def cmd_simulate(a) -> int:
         nodes = a.nodes
         source = str(a.jobs)
         seed = None
-    else:
-        from gamemarket.workloads import is_model_path
+    else:  # the workload modules (and scipy) only where a workload is read or generated
+        from gamemarket import bids
+        from gamemarket.workloads import is_model_path, load
 
         workload = a.workload or "synthetic"
         seed = 0 if a.seed is None else a.seed
@@ -73,7 +72,7 @@ def cmd_simulate(a) -> int:
         source = w.meta.get("source")
     if a.jobs_out:
         jobtable.write_table(jobtable.exchange_columns(table), a.jobs_out)
-    result = simulate(table, nodes, mech)
+    result = simulate(table, nodes, mech, validate=not a.jobs)  # jobtable.read has validated a job table
     elapsed = time.perf_counter() - t0
     if a.out:
         jobtable.write_table(result.jobs, a.out)
