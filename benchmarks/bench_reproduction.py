@@ -1,0 +1,124 @@
+"""The reproduction's throughput and its report's time (issue 15, items 1 and 2).
+
+    python benchmarks/bench_reproduction.py [--n-jobs 2]
+
+Runs the reproduction (``studies/shudler2010.toml`` on the LPC-EGEE trace and its companion on the
+fitted workload model: 2,240 runs) from empty stores in a copy of the studies, then prints:
+(1) the engine alone: the mean time of one run's engine call (``run_schedule``: ranking and the
+event loop, one payment scheme), each run on its own, over a sample of the study's runs, and the
+runs per second that gives with ``--n-jobs`` workers, had they nothing else to do;
+(2) the study: wall time and runs per second with ``--n-jobs`` workers (targets: at most 2 min, and
+within 1.3x of the engine alone's runs per second), and the summed task time;
+(3) the report: ``analyze`` and ``write_report`` in the same process (what ``study run`` adds after
+its runs; target: at most 10 s), then a whole ``gamemarket study run`` process with every run stored
+(what a user waits for to redraw a report).
+Needs the LPC trace (``GAMEMARKET_TRACES`` or ``../shared/workloads``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+TRACE = "LPC-EGEE-2004-1.2-cln.swf.gz"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n-jobs", type=int, default=2)
+    a = ap.parse_args()
+    traces = [os.environ.get("GAMEMARKET_TRACES"), str(ROOT.parent / "shared" / "workloads")]
+    found = next((t for t in traces if t and (Path(t) / TRACE).exists()), None)
+    if found is None:
+        print(f"skipped: the trace {TRACE} is not here (set GAMEMARKET_TRACES)")
+        return
+    os.environ["GAMEMARKET_TRACES"] = found
+
+    from gamemarket import bids
+    from gamemarket.analysis.study import analyze
+    from gamemarket.market.simulate import run_schedule
+    from gamemarket.reports import write_report
+    from gamemarket.studies import load_study, run_study
+    from gamemarket.studies.runner import load_workload, plan, workload_arrays
+
+    def job_table(arrays, task, distribution):
+        """The table a task's engine call runs on: the workload's columns and the task's bids."""
+        from gamemarket.market.base import _table
+
+        d = bids.draw(len(arrays["id"]), task.seed, distribution)
+        group, reported = bids.BetaMix(task.groups).report(d.private_bid, d.G, d.U)
+        return _table(arrays, d.private_bid, reported, group)
+
+    tmp = Path(tempfile.mkdtemp())
+    try:
+        for d in ("studies", "strategies", "models"):
+            shutil.copytree(ROOT / d, tmp / d)
+        population = ROOT / "results" / "population-shudler2010"
+        if population.exists():  # the linked population study's stored runs, so the report is complete
+            shutil.copytree(population, tmp / "results" / "population-shudler2010")
+        spec = load_study(tmp / "studies" / "shudler2010.toml")
+        companion = load_study(tmp / "studies" / "shudler2010-synthetic.toml")
+
+        # (1) the engine alone, one run at a time
+        w, nodes = load_workload(spec)
+        arrays = workload_arrays(w)
+        tasks = plan(spec, arrays, nodes)
+        sample = [t for t in tasks if t.seed == spec.seeds[0] and t.consumer in ("FT", "SRG", "g0.3x0.6")]
+        run_schedule(job_table(arrays, sample[0], spec.bids)[:100], nodes, "hb", [("kth", 1.0)])  # load the cache
+        engine = []
+        for t in sample:
+            table = job_table(arrays, t, spec.bids)
+            p = t.provider_params
+            t0 = time.perf_counter()
+            run_schedule(table, nodes, p["scheduler"], [(p["payment"], p["reserve"])])
+            engine.append(time.perf_counter() - t0)
+        e = sum(engine) / len(engine)
+        print(f"engine alone: {e:.3f} s per run (mean of {len(engine)} runs of the study, each on its own)")
+        print(f"  with {a.n_jobs} workers and nothing else to do: {a.n_jobs / e:.1f} runs/s")
+
+        # (2) the study, from empty stores
+        t0 = time.perf_counter()
+        infos = [run_study(s, n_jobs=a.n_jobs, progress=False) for s in (companion, spec)]
+        wall = time.perf_counter() - t0
+        runs = sum(i.run for i in infos)
+        rate = runs / wall
+        print(
+            f"reproduction: {runs:,} runs in {wall:.1f} s with {a.n_jobs} workers (target <= 120 s): {rate:.1f} runs/s"
+        )
+        print(f"  engine alone / study runs per second: {(a.n_jobs / e) / rate:.2f} (target <= 1.3)")
+        print(f"  summed task time {sum(i.task_seconds for i in infos):.1f} s (shared engine passes split evenly)")
+
+        # (3) the report
+        t0 = time.perf_counter()
+        an = analyze(spec, for_report=True)
+        t1 = time.perf_counter()
+        write_report(an, n_jobs=a.n_jobs)
+        t2 = time.perf_counter()
+        pop = "with" if an.population is not None else "without"
+        print(
+            f"report ({pop} the population study): {t2 - t0:.1f} s in the process that ran the study "
+            f"(analysis {t1 - t0:.1f} s, drawing and writing {t2 - t1:.1f} s; target <= 10 s)"
+        )
+        entry = Path(sys.executable).with_name("gamemarket")
+        cmd = [str(entry)] if entry.exists() else [sys.executable, "-m", "gamemarket"]
+        t0 = time.perf_counter()
+        subprocess.run(
+            [*cmd, "study", "run", str(spec.path), "--n-jobs", str(a.n_jobs), "--no-progress"],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+        print(f"  a whole `gamemarket study run` process, every run stored: {time.perf_counter() - t0:.1f} s")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
