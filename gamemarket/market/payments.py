@@ -54,7 +54,9 @@ PAYMENTS: Registry[PaymentScheme] = Registry("payment scheme")
 
 
 def register_payment(name: str, code: int, description: str, *, replace: bool = False) -> PaymentScheme:
-    if np.isnan(market_price(code, 1.0, 1, 1, 1, 1.0)):
+    # the plain Python function: calling the compiled one here would start numba's compiler (0.7 s) in
+    # every process that imports the market, even one that never runs it
+    if np.isnan(market_price.py_func(code, 1.0, 1, 1, 1, 1.0)):
         raise InputError(f"payment scheme {name!r}: code {code} has no branch in market_price")
     return PAYMENTS.register(name, PaymentScheme(name, code, description), replace=replace)
 

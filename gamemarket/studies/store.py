@@ -171,6 +171,11 @@ class ResultStore:
         """The folder of a plan's consolidated tables."""
         return self.root / "tables" / plan
 
+    def has_tables(self, plan: str) -> bool:
+        """Whether a plan's consolidated tables are all stored (written only once every task was)."""
+        folder = self.tables_dir(plan)
+        return all((folder / f"{k}.parquet").exists() for k in self.TABLES)
+
     def read_tables(self, plan: str) -> dict[str, pd.DataFrame] | None:
         """A plan's consolidated tables (``metrics``, ``bins``, ``cohorts``), or None when not all are stored
         or one does not read (then the per-task files are read instead, and the tables written again)."""

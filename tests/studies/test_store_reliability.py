@@ -18,14 +18,36 @@ from study_helpers import SMALL, sorted_metrics, write_study
 
 
 def _small(tmp_path):
+    """A finished small study, its metrics, and its per-task files, without the consolidated tables:
+    damage to a per-task file matters only when they are rebuilt
+    (``test_damage_behind_valid_tables_costs_nothing``)."""
     spec = load_study(write_study(tmp_path, SMALL.replace("count = 3", "count = 2")))
     run_study(spec, n_jobs=1, progress=False)
-    return spec, sorted((spec.results_dir / "runs").glob("*.parquet"))
+    before = sorted_metrics(spec)
+    shutil.rmtree(spec.results_dir / "tables")
+    return spec, sorted((spec.results_dir / "runs").glob("*.parquet")), before
+
+
+def test_damage_behind_valid_tables_costs_nothing(tmp_path):
+    """With the consolidated tables of the plan stored, the study is complete: a damaged per-task file is
+    neither run again nor read (the tables hold its numbers); once the tables are gone, it is set aside
+    and run again like any missing result."""
+    spec = load_study(write_study(tmp_path, SMALL.replace("count = 3", "count = 2")))
+    run_study(spec, n_jobs=1, progress=False)
+    before = sorted_metrics(spec)
+    victim = sorted((spec.results_dir / "runs").glob("*.parquet"))[0]
+    victim.write_bytes(victim.read_bytes()[:100])
+    assert study_status(spec)["missing"] == 0
+    assert run_study(spec, n_jobs=1, progress=False).run == 0
+    pd.testing.assert_frame_equal(sorted_metrics(spec), before, check_exact=True)
+    shutil.rmtree(spec.results_dir / "tables")
+    with pytest.warns(UserWarning, match="does not read"):
+        assert run_study(spec, n_jobs=1, progress=False).run == 1
+    pd.testing.assert_frame_equal(sorted_metrics(spec), before, check_exact=True)
 
 
 def test_a_truncated_result_is_set_aside_and_run_again(tmp_path):
-    spec, files = _small(tmp_path)
-    before = sorted_metrics(spec)
+    spec, files, before = _small(tmp_path)
     victim = files[0]
     victim.write_bytes(victim.read_bytes()[: victim.stat().st_size // 2])
     with pytest.warns(UserWarning, match=f"{victim.name}: stored result does not read.*run again"):
@@ -36,8 +58,7 @@ def test_a_truncated_result_is_set_aside_and_run_again(tmp_path):
 
 
 def test_a_result_under_another_tasks_name_is_not_trusted(tmp_path):
-    spec, files = _small(tmp_path)
-    before = sorted_metrics(spec)
+    spec, files, before = _small(tmp_path)
     files[1].write_bytes(files[0].read_bytes())  # a copy made by hand: a valid file, the wrong task
     with pytest.warns(UserWarning, match="records the key"):
         assert run_study(spec, n_jobs=1, progress=False).run == 1
@@ -45,13 +66,12 @@ def test_a_result_under_another_tasks_name_is_not_trusted(tmp_path):
 
 
 def test_damage_past_the_footer_is_an_error_that_says_what_to_do(tmp_path, monkeypatch):
-    spec, files = _small(tmp_path)
+    spec, files, _ = _small(tmp_path)
 
     def broken(self, key):
         raise OSError("checksum mismatch in a data page")
 
     monkeypatch.setattr(ResultStore, "read_all", broken)
-    shutil.rmtree(spec.results_dir / "tables")  # the consolidated tables would be read instead
     with (
         pytest.raises(InputError, match="does not read; it is kept aside, and `gamemarket study run"),
         pytest.warns(UserWarning, match="checksum mismatch"),
