@@ -113,7 +113,9 @@ def add_pricing_commands(sub) -> None:
     s.add_argument("--utility", help="linear, log, target or alpha:<value> (synthetic family; default log)")
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--float32", action="store_true", help="hold efficiencies in float32 (half the memory)")
-    s.add_argument("--eps", type=float, help="stopping duality gap (default 1e-3 n)")
+    s.add_argument(
+        "--eps", type=float, help="stopping duality gap (default 1e-4 n; 1e-3 n for linear and target utilities)"
+    )
     s.add_argument("--max-iter", type=int, default=500)
     s.add_argument("--method", default="auto", choices=["lbfgs", "newton", "auto"])
     s.add_argument("--backend", default="numpy", choices=["numpy", "torch"])

@@ -113,7 +113,7 @@ def _clearing(A, R, rw, params):
     r = solve(
         Problem(A, R, "linear", weight=rw),
         p_min=reserve if reserve.any() else None,
-        eps=params.get("eps"),
+        eps=params.get("eps"),  # default for a linear utility: 1e-3 n (pricing.solve)
         max_iter=params.get("max_iter", 500),
     )
     pay = r.prices[np.maximum(r.allocation.j1, 0)] * r.allocation.x1 * (r.allocation.j1 >= 0) + r.prices[

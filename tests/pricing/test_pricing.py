@@ -226,3 +226,19 @@ def test_solve_never_modifies_the_callers_problem_or_utility():
     seen = []
     solve(pr, callback=lambda row: seen.append(dict(vars(util))))
     assert seen and all(v == before for v in seen) and vars(util) == before and pr.utility is util
+
+
+@pytest.mark.parametrize("utility", ["log", "alpha:2"])
+def test_default_gap_is_one_in_ten_thousand_per_job_for_concave_utilities(utility):
+    """The default stopping rule (issue 15): a strictly concave utility stops at a duality gap of at most
+    1e-4 n, so the objective is within that of the optimum (the dual bounds it); a piecewise-linear one
+    keeps 1e-3 n, which its smoothing needs."""
+    from gamemarket.pricing.solver import DEFAULT_GAP_PER_JOB
+
+    n = 3000
+    r = solve(synthetic(n, 4, utility, seed=7))
+    assert DEFAULT_GAP_PER_JOB == 1e-4
+    assert r.converged and r.gap <= max(1e-4 * n, 1e-7 * abs(r.objective))
+    assert r.dual - r.objective == pytest.approx(r.gap)
+    lin = solve(synthetic(n, 4, "linear", seed=7))
+    assert lin.converged and "eps 3" in lin.message  # 1e-3 n
