@@ -122,7 +122,7 @@ PRICING = [(p, r) for p in PAYMENTS for r in (0.0, 1.0, 10.0)]
 
 
 @pytest.mark.parametrize("sched", SCHEDULERS)
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=workloads(), picks=st.lists(st.sampled_from(PRICING), min_size=1, max_size=6))
 def test_one_pass_pays_every_scheme_as_separate_runs(sched, case, picks):
     """One engine pass per scheduler serves every (payment scheme, reserve) pair (issue 15): each pair's
