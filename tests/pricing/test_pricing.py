@@ -242,3 +242,17 @@ def test_default_gap_is_one_in_ten_thousand_per_job_for_concave_utilities(utilit
     assert r.dual - r.objective == pytest.approx(r.gap)
     lin = solve(synthetic(n, 4, "linear", seed=7))
     assert lin.converged and "eps 3" in lin.message  # 1e-3 n
+
+
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        ({"eps": 0.0}, "eps must be > 0, got 0.0"),
+        ({"eps": -1.0}, "eps must be > 0"),
+        ({"rel_eps": -1e-3}, "rel_eps must be >= 0, got -0.001"),
+    ],
+)
+def test_a_bad_stopping_rule_is_refused_by_name(kw, match):
+
+    with pytest.raises(InputError, match=match):
+        solve(synthetic(50, 2, "log", seed=1), **kw)
