@@ -243,87 +243,124 @@ def _band(ax, df, label, color):
     ax.fill_between(x, (mean - half).to_numpy(), (mean + half).to_numpy(), color=color, alpha=0.2)
 
 
-def paper_figures(bins: pd.DataFrame, consumers: dict, out: Path) -> list[tuple[str, Path]]:
-    """The paper's figures that the study's profiles allow (each with 95% bands across seeds)."""
-    figs = []
+def _agg_rows(bins: pd.DataFrame, consumers: dict, consumer: str) -> pd.DataFrame:
+    """The binned rows of a mix's aggressive group (all its rows when it has none)."""
+    betas = np.array([b for _, b in consumers[consumer]["groups"]])
+    a = aggressive_group(betas)
+    sub = bins[bins["consumer"] == consumer]
+    return sub if a is None else sub[sub["group"] == a]
+
+
+def _fig_srg_vs_ft(bins: pd.DataFrame, consumers: dict, value: str, ylabel: str, path: Path) -> Path:
     provs = list(dict.fromkeys(bins["provider"]))
+    ncol = min(4, len(provs))
+    nrow = -(-len(provs) // ncol)
+    fig, axes = plt.subplots(nrow, ncol, figsize=(3.8 * ncol, 3.2 * nrow), squeeze=False, sharey=True)
+    for k in range(len(provs), nrow * ncol):
+        axes[k // ncol][k % ncol].axis("off")
+    srg = _agg_rows(bins, consumers, "SRG")
+    for ax, p in zip(axes.ravel(), provs):
+        _band(ax, _curve(srg[srg["provider"] == p], value), "SRG risk-aggressive", "C3")
+        _band(ax, _curve(bins[(bins["consumer"] == "FT") & (bins["provider"] == p)], value), "FT all users", "C0")
+        ax.set_title(p, fontsize=9)
+        ax.set_xlabel(f"private bid ({BID_UNIT})")
+    for row in axes:
+        row[0].set_ylabel(ylabel)
+    axes[0][0].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
 
-    def agg_rows(consumer):
-        betas = np.array([b for _, b in consumers[consumer]["groups"]])
-        a = aggressive_group(betas)
-        sub = bins[bins["consumer"] == consumer]
-        return sub if a is None else sub[sub["group"] == a]
 
-    if "SRG" in consumers and "FT" in consumers:
-        for value, ylabel in (("bsd", "average BSD"), ("ssj", "share of SSJs")):
-            ncol = min(4, len(provs))
-            nrow = -(-len(provs) // ncol)
-            fig, axes = plt.subplots(nrow, ncol, figsize=(3.8 * ncol, 3.2 * nrow), squeeze=False, sharey=True)
-            for k in range(len(provs), nrow * ncol):
-                axes[k // ncol][k % ncol].axis("off")
-            for ax, p in zip(axes.ravel(), provs):
-                _band(ax, _curve(agg_rows("SRG")[lambda d: d["provider"] == p], value), "SRG risk-aggressive", "C3")
-                _band(
-                    ax, _curve(bins[(bins["consumer"] == "FT") & (bins["provider"] == p)], value), "FT all users", "C0"
-                )
-                ax.set_title(p, fontsize=9)
-                ax.set_xlabel(f"private bid ({BID_UNIT})")
-            for row in axes:
-                row[0].set_ylabel(ylabel)
-            axes[0][0].legend(fontsize=7)
-            fig.tight_layout()
-            path = out / f"fig-{value}-srg-vs-ft.png"
-            fig.savefig(path, dpi=110)
-            plt.close(fig)
-            figs.append((f"{ylabel} against the private bid: risk-aggressive users (SRG) vs all users (FT)", path))
-        scheds = [p for p in provs if p.endswith("-first")] or provs
-        if len(scheds) > 1:
-            fig, ax = plt.subplots(figsize=(5.5, 3.5))
-            for k, p in enumerate(scheds):
-                _band(ax, _curve(agg_rows("SRG")[lambda d: d["provider"] == p], "bsd"), p, f"C{k}")
-            ax.set_xlabel(f"private bid ({BID_UNIT})")
-            ax.set_ylabel("average BSD (SRG risk-aggressive)")
-            ax.legend(fontsize=7)
-            fig.tight_layout()
-            path = out / "fig-bsd-schedulers.png"
-            fig.savefig(path, dpi=110)
-            plt.close(fig)
-            figs.append(("average BSD of the risk-aggressive users (SRG) by scheduler", path))
-        # Figs. 5-7: average utility of the risk-aggressive users (red) and of all users bidding
-        # truthfully (blue), per runtime group; one row per payment scheme, so the two never overlap
-        hb = [p for p in provs if p.startswith("hb-")]
-        if hb:
-            fig, axes = plt.subplots(len(hb), 3, figsize=(12, 3.1 * len(hb)), squeeze=False)
-            for row, p in zip(axes, hb):
-                for ax, rg in zip(row, RUNTIME_GROUPS):
-                    agg = agg_rows("SRG")
-                    for sub, label, color in (
-                        (agg[(agg["provider"] == p) & (agg["runtime_group"] == rg)], "SRG risk-aggressive users", "C3"),
-                        (
-                            bins[(bins["provider"] == p) & (bins["consumer"] == "FT") & (bins["runtime_group"] == rg)],
-                            "FT all users",
-                            "C0",
-                        ),
-                    ):
-                        if len(sub):
-                            _band(ax, _curve(sub, "utility"), label, color)
-                    ax.set_title(f"{p}: {rg} jobs", fontsize=9)
-                    ax.set_xlabel(f"private bid ({BID_UNIT})")
-                row[0].set_ylabel("average utility (bid x s)")
-            axes[0][0].legend(fontsize=7)
-            fig.tight_layout()
-            path = out / "fig-utility-runtime-groups.png"
-            fig.savefig(path, dpi=110)
-            plt.close(fig)
-            figs.append(
+def _fig_bsd_schedulers(bins: pd.DataFrame, consumers: dict, scheds: list[str], path: Path) -> Path:
+    fig, ax = plt.subplots(figsize=(5.5, 3.5))
+    srg = _agg_rows(bins, consumers, "SRG")
+    for k, p in enumerate(scheds):
+        _band(ax, _curve(srg[srg["provider"] == p], "bsd"), p, f"C{k}")
+    ax.set_xlabel(f"private bid ({BID_UNIT})")
+    ax.set_ylabel("average BSD (SRG risk-aggressive)")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def _fig_utility_runtime_groups(bins: pd.DataFrame, consumers: dict, hb: list[str], path: Path) -> Path:
+    # Figs. 5-7: average utility of the risk-aggressive users (red) and of all users bidding truthfully
+    # (blue), per runtime group; one row per payment scheme, so the two never overlap
+    fig, axes = plt.subplots(len(hb), 3, figsize=(12, 3.1 * len(hb)), squeeze=False)
+    agg = _agg_rows(bins, consumers, "SRG")
+    for row, p in zip(axes, hb):
+        for ax, rg in zip(row, RUNTIME_GROUPS):
+            for sub, label, color in (
+                (agg[(agg["provider"] == p) & (agg["runtime_group"] == rg)], "SRG risk-aggressive users", "C3"),
                 (
-                    "average utility against the private bid, per runtime group and payment scheme: "
-                    "risk-aggressive users (SRG) vs all users bidding truthfully (FT), as in the paper's "
-                    "Figs. 5-7",
-                    path,
-                )
+                    bins[(bins["provider"] == p) & (bins["consumer"] == "FT") & (bins["runtime_group"] == rg)],
+                    "FT all users",
+                    "C0",
+                ),
+            ):
+                if len(sub):
+                    _band(ax, _curve(sub, "utility"), label, color)
+            ax.set_title(f"{p}: {rg} jobs", fontsize=9)
+            ax.set_xlabel(f"private bid ({BID_UNIT})")
+        row[0].set_ylabel("average utility (bid x s)")
+    axes[0][0].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def paper_figure_plan(bins: pd.DataFrame, consumers: dict, out: Path) -> list[tuple[str, Path, object, tuple]]:
+    """The paper's figures that the study's profiles allow, without drawing them: (caption, path, function,
+    arguments) each, so that a report can draw them in parallel; ``function(*arguments)`` draws one."""
+    if not ("SRG" in consumers and "FT" in consumers):
+        return []
+    provs = list(dict.fromkeys(bins["provider"]))
+    plan = []
+    for value, ylabel in (("bsd", "average BSD"), ("ssj", "share of SSJs")):
+        path = out / f"fig-{value}-srg-vs-ft.png"
+        plan.append(
+            (
+                f"{ylabel} against the private bid: risk-aggressive users (SRG) vs all users (FT)",
+                path,
+                _fig_srg_vs_ft,
+                (bins, consumers, value, ylabel, path),
             )
-    return figs
+        )
+    scheds = [p for p in provs if p.endswith("-first")] or provs
+    if len(scheds) > 1:
+        path = out / "fig-bsd-schedulers.png"
+        plan.append(
+            (
+                "average BSD of the risk-aggressive users (SRG) by scheduler",
+                path,
+                _fig_bsd_schedulers,
+                (bins, consumers, scheds, path),
+            )
+        )
+    hb = [p for p in provs if p.startswith("hb-")]
+    if hb:
+        path = out / "fig-utility-runtime-groups.png"
+        plan.append(
+            (
+                "average utility against the private bid, per runtime group and payment scheme: "
+                "risk-aggressive users (SRG) vs all users bidding truthfully (FT), as in the paper's "
+                "Figs. 5-7",
+                path,
+                _fig_utility_runtime_groups,
+                (bins, consumers, hb, path),
+            )
+        )
+    return plan
+
+
+def paper_figures(bins: pd.DataFrame, consumers: dict, out: Path) -> list[tuple[str, Path]]:
+    """The paper's figures that the study's profiles allow (each with 95% bands across seeds), drawn here."""
+    return [(caption, func(*args)) for caption, _, func, args in paper_figure_plan(bins, consumers, out)]
 
 
 def gain_plot(summary: pd.DataFrame, path: Path) -> Path:

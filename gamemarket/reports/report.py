@@ -215,12 +215,15 @@ def write_report(an: StudyAnalysis, *, wall_seconds: float | None = None, force:
             weight=3,
         )
     if meta.get("kind") == "scheduling":
-        paper = jobs.add(figures.paper_figures, an.bins, meta["consumers"], out, weight=4)
+        paper = [
+            (caption, jobs.add(func, *args, weight=2))
+            for caption, _, func, args in figures.paper_figure_plan(an.bins, meta["consumers"], out)
+        ]
     drawn = jobs.draw(n_jobs)
     if grid is not None and drawn[grid]:
         figs.append(("aggressive users' utility gain over truthful bidding across the beta-mix grid", drawn[grid]))
     if paper is not None:
-        figs += drawn[paper]
+        figs += [(caption, drawn[k]) for caption, k in paper]
     if figs:
         md.append("## Figures\n")
         for caption, path in figs:
