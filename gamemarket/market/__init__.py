@@ -2,7 +2,7 @@
 
 from gamemarket.market.payments import PAYMENTS, get_payment, register_payment
 from gamemarket.market.schedulers import SCHEDULERS, get_scheduler, register_scheduler
-from gamemarket.market.simulate import Mechanism, RunResult, simulate
+from gamemarket.market.simulate import Mechanism, RunResult, simulate, simulate_many
 
 __all__ = [
     "PAYMENTS",
@@ -14,4 +14,5 @@ __all__ = [
     "register_payment",
     "register_scheduler",
     "simulate",
+    "simulate_many",
 ]
