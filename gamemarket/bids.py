@@ -100,12 +100,14 @@ class BetaMix:
 
     @property
     def cum(self) -> np.ndarray:
+        """The groups' cumulative fractions, the last exactly 1: group ``g`` holds ``cum[g-1] <= G < cum[g]``."""
         cum = np.cumsum([f for f, _ in self.groups])
         cum[-1] = 1.0
         return cum
 
     @property
     def betas(self) -> np.ndarray:
+        """Each group's shading factor beta."""
         return np.array([b for _, b in self.groups])
 
     def assign(self, G: np.ndarray) -> np.ndarray:
@@ -226,6 +228,7 @@ class ShadingRule:
 
     @property
     def truthful(self) -> bool:
+        """Whether the rule never shades (beta 0 in every private-bid class)."""
         return all(b == 0 for b in self.betas)
 
     @property
@@ -234,6 +237,7 @@ class ShadingRule:
         return len(set(self.betas)) > 1
 
     def params(self) -> dict:
+        """What determines the rule's bids (part of a stored run's key): its beta per class."""
         return {"betas": list(self.betas)}
 
     @classmethod

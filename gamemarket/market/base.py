@@ -70,12 +70,15 @@ class SchedulingMarket:
     workload_sources = ()  # synthetic, a workload model, or a trace
 
     def size(self, arrays: dict) -> int:
+        """The number of jobs."""
         return len(arrays["id"])
 
     def key_fields(self) -> dict:
+        """Nothing beyond the inputs and the market model's version, which every key already holds."""
         return {}
 
     def run(self, arrays, nodes, provider, private, reported, group) -> MarketRun:
+        """One scheduler x payment scheme x reserve price with these bids (``simulate``)."""
         from gamemarket.market.simulate import simulate
 
         table = _table(arrays, private, reported, group)
@@ -116,14 +119,17 @@ class PricingMarket:
     workload_sources = ("hetero",)
 
     def size(self, arrays: dict) -> int:
+        """The number of jobs (rows of the efficiencies ``A``)."""
         return arrays["A"].shape[0]
 
     def key_fields(self) -> dict:
+        """The price-discovery solver's version: a changed solver never reuses a stored result."""
         from gamemarket.pricing import SOLVER_VERSION
 
         return {"solver": SOLVER_VERSION}
 
     def run(self, arrays, nodes, provider, private, reported, group) -> MarketRun:
+        """One pricing mechanism (``pricing_market.run``) with these bids."""
         from gamemarket.market import pricing_market
 
         params = {k: v for k, v in provider.items() if k not in ("kind", "mechanism")}

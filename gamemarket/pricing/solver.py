@@ -52,6 +52,11 @@ from gamemarket.pricing.repair import make_feasible, repair
 
 @dataclass
 class Result:
+    """What ``solve`` returns: a feasible allocation (every job on at most two resources), the prices, the
+    throughputs, the objective of that allocation and the dual bound (their difference is the duality
+    gap, an upper bound on the distance to the optimum), the iteration and evaluation counts, whether the
+    stopping rule was met (never silently not), the time, the per-evaluation trace and a message."""
+
     allocation: Allocation
     prices: np.ndarray
     throughput: np.ndarray
@@ -336,22 +341,27 @@ class PriceDiscovery:
     # reach its floor exactly (a resource no job over-subscribes has price 0 at the optimum) and the
     # gradient in z near the floor is damped by LOG_SHIFT, not by the price itself (1e-28 stalled it).
     def to_p(self, z):
+        """Prices from the optimizer's variables (shifted log prices, or prices over their scale)."""
         if self.logspace:
             return np.maximum(self.lo + self.scale * (np.exp(np.clip(z, -700.0, 700.0)) - LOG_SHIFT), self.lo)
         return np.maximum(z * self.scale, self.lo)
 
     def to_z(self, q):
+        """The optimizer's variables from prices: the inverse of ``to_p`` above the floors."""
         if self.logspace:
             return np.log(np.maximum(q - self.lo, 0.0) / self.scale + LOG_SHIFT)
         return q / self.scale
 
     def fun(self, z):
+        """The scaled dual and its gradient in the optimizer's variables (what L-BFGS-B minimizes)."""
         q = self.to_p(z)
         f, grad = self.fun_p(q)
         jac = self.scale * np.exp(np.clip(z, -700.0, 700.0)) if self.logspace else self.scale
         return f / self.fscale, grad * jac / self.fscale
 
     def fun_p(self, q):
+        """The dual (plus the smoothing bound) and its gradient at prices ``q``; records the evaluation, its
+        feasible allocation and its gap, and keeps the best so far."""
         problem, state, last = self.problem, self.state, self.last
         if self.tev is not None and not self.want_h:
             out = self.tev(q, self.util.mu)
@@ -386,12 +396,14 @@ class PriceDiscovery:
         return smoothed, grad
 
     def fun_h(self, q):
+        """The dual, its gradient and its exact Hessian at ``q`` (the Newton phase)."""
         f, g = self.fun_p(q)
         if self.H is None:
             raise InputError(f"utility {self.util.name!r} gives no best_response_slope: use method='lbfgs'")
         return f, g, self.H
 
     def done(self):
+        """Whether the best allocation so far meets the stopping rule ``gap <= max(eps, rel_eps |objective|)``."""
         return self.best["gap"] <= max(self.eps, self.rel_eps * abs(self.best.get("primal", np.inf)))
 
     # ------------------------------------------------------------------ the phases
@@ -434,6 +446,8 @@ class PriceDiscovery:
         return p, message
 
     def run(self, p0, warm, groups) -> Result:
+        """L-BFGS rounds, then Newton from the best prices (``method``), from ``p0`` or the utility's guess;
+        the best feasible allocation found, as a ``Result``."""
         problem, lo, max_iter, method = self.problem, self.lo, self.max_iter, self.method
         m = self.m
         p = problem.utility.initial_price(self.A64, problem.R) if p0 is None else np.asarray(p0, dtype=np.float64)
