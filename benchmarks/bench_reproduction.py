@@ -49,14 +49,6 @@ def main() -> None:
     from gamemarket.studies import load_study, run_study
     from gamemarket.studies.runner import load_workload, plan, workload_arrays
 
-    def job_table(arrays, task, distribution):
-        """The table a task's engine call runs on: the workload's columns and the task's bids."""
-        from gamemarket.market.base import _table
-
-        d = bids.draw(len(arrays["id"]), task.seed, distribution)
-        group, reported = bids.BetaMix(task.groups).report(d.private_bid, d.G, d.U)
-        return _table(arrays, d.private_bid, reported, group)
-
     tmp = Path(tempfile.mkdtemp())
     try:
         for d in ("studies", "strategies", "models"):
@@ -72,10 +64,12 @@ def main() -> None:
         arrays = workload_arrays(w)
         tasks = plan(spec, arrays, nodes)
         sample = [t for t in tasks if t.seed == spec.seeds[0] and t.consumer in ("FT", "SRG", "g0.3x0.6")]
-        run_schedule(job_table(arrays, sample[0], spec.bids)[:100], nodes, "hb", [("kth", 1.0)])  # load the cache
+        run_schedule(
+            bids.job_table(w.jobs, bids.BetaMix(sample[0].groups), 1, spec.bids)[:100], nodes, "hb", [("kth", 1.0)]
+        )  # load the cache
         engine = []
         for t in sample:
-            table = job_table(arrays, t, spec.bids)
+            table = bids.job_table(w.jobs, bids.BetaMix(t.groups), t.seed, spec.bids)
             p = t.provider_params
             t0 = time.perf_counter()
             run_schedule(table, nodes, p["scheduler"], [(p["payment"], p["reserve"])])

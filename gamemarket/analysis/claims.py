@@ -109,10 +109,9 @@ def _agg_group(consumers: dict, name: str) -> int | None:
 
 
 class CohortIndex:
-    """A study's cohort sums, grouped once per (cohort start, bid class): what ``cohort_gain`` reads when
-    it is called for many profiles (filtering the whole table on every call costs seconds on a large
-    study). The sums are pandas group sums of the same rows in the same order as a filter-then-sum, so
-    the numbers are identical."""
+    """A study's cohort sums, grouped once per (cohort start, bid class): what ``cohort_gain`` reads (filtering
+    the whole table for every profile costs seconds on a large study). The sums are pandas group sums of the
+    same rows in the same order as a filter-then-sum (tested against one), so the numbers are the same."""
 
     def __init__(self, cohorts: pd.DataFrame):
         self.cohorts = cohorts
@@ -134,31 +133,16 @@ class CohortIndex:
             return pd.Series([], dtype=float, index=pd.Index([], dtype="int64", name="seed"))
 
 
-def _cohort_utility(
-    cohorts: pd.DataFrame | CohortIndex, provider: str, consumer: str, start_bin: int, bid_class: str = "all"
-) -> pd.Series:
-    """Per seed: mean utility of the jobs with ``G >= start_bin/100`` (of one private-bid class, or all)."""
-    if isinstance(cohorts, CohortIndex):
-        return cohorts.utility(provider, consumer, start_bin, bid_class)
-    sub = cohorts[
-        (cohorts["provider"] == provider) & (cohorts["consumer"] == consumer) & (cohorts["g_bin"] >= start_bin)
-    ]
-    if bid_class != "all":
-        sub = sub[sub["bid_class"] == bid_class]
-    g = sub.groupby("seed")[["n", "sum_utility"]].sum()
-    return (g["sum_utility"] / g["n"].where(g["n"] > 0)).dropna()
-
-
 def cohort_gain(
     cohorts: pd.DataFrame | CohortIndex, provider: str, consumer: str, start_bin: int, bid_class: str = "all"
 ) -> pd.Series:
     """Per seed: the shading cohort's mean utility minus the same jobs' mean utility in the truthful (FT)
     run of the same seed and mechanism (common random numbers: the same jobs, the same private bids).
 
-    ``cohorts``: the cohort table, or a ``CohortIndex`` of it (faster for many calls, same numbers)."""
+    ``cohorts``: the cohort table, or a ``CohortIndex`` of it (build one for many calls)."""
+    index = cohorts if isinstance(cohorts, CohortIndex) else CohortIndex(cohorts)
     return (
-        _cohort_utility(cohorts, provider, consumer, start_bin, bid_class)
-        - _cohort_utility(cohorts, provider, "FT", start_bin, bid_class)
+        index.utility(provider, consumer, start_bin, bid_class) - index.utility(provider, "FT", start_bin, bid_class)
     ).dropna()
 
 

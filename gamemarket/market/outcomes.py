@@ -25,7 +25,6 @@ def runtime_group_codes(runtime: np.ndarray, ids: np.ndarray) -> np.ndarray:
     return codes
 
 
-_runtime_group_codes = runtime_group_codes  # per_job's keyword of the same name shadows it there
 RUNTIME_GROUP_DTYPE = pd.CategoricalDtype(list(RUNTIME_GROUPS))
 BID_CLASS_DTYPE = pd.CategoricalDtype(list(BID_CLASSES))
 
@@ -42,12 +41,12 @@ def per_job(
     payment: np.ndarray,
     preemptions: np.ndarray,
     *,
-    runtime_group_codes: np.ndarray | None = None,
+    runtime_codes: np.ndarray | None = None,
 ) -> pd.DataFrame:
     """The per-job outcome table: section-8 columns plus inputs and groups, in job-table order.
 
-    ``runtime_group_codes`` (0 SHORT, 1 MEDIUM, 2 LONG) saves ranking the run times again when several
-    runs share a job table; by default they are computed from the table. The table's columns are not
+    ``runtime_codes`` (``runtime_group_codes``: 0 SHORT, 1 MEDIUM, 2 LONG) saves ranking the run times again
+    when several runs share a job table; by default they are computed from the table. The table's columns are not
     copied: the outcome shares the arrays it was given."""
     submit = table["submit"].to_numpy(np.int64)
     tau = table["runtime"].to_numpy(np.int64)
@@ -74,7 +73,7 @@ def per_job(
             "group": table["group"].to_numpy(np.int64) if "group" in table else np.zeros(len(table), np.int64),
             "valuation": -w * flow,
             "runtime_group": pd.Categorical.from_codes(
-                runtime_group_codes if runtime_group_codes is not None else _runtime_group_codes(tau, ids),
+                runtime_codes if runtime_codes is not None else runtime_group_codes(tau, ids),
                 dtype=RUNTIME_GROUP_DTYPE,
             ),
             "bid_bin": pd.Categorical.from_codes(bid_bin_codes(w), dtype=BID_CLASS_DTYPE),

@@ -158,7 +158,7 @@ def run_arrays(table: pd.DataFrame, nodes: int, mechanism: Mechanism):
 
 
 def _result(table, nodes, mechanism, start, end, pay, npre, steps, groups=None) -> RunResult:
-    jobs = outcomes.per_job(table, start, end, pay, npre, runtime_group_codes=groups)
+    jobs = outcomes.per_job(table, start, end, pay, npre, runtime_codes=groups)
     summ = outcomes.summary(jobs, nodes)
     summ["allocation_steps"] = int(steps)
     return RunResult(jobs=jobs, summary=summ, meta={"mechanism": mechanism.describe(), "nodes": int(nodes)})

@@ -316,7 +316,7 @@ def _run_study(
     tasks = plan(spec, arrays, nodes)
     # a plan's consolidated tables are written once every task is stored, and a key fixes its result:
     # with them there is nothing to run (a per-task file lost since only matters to a rebuild)
-    done_before = store.has_tables(plan_hash(tasks)) and store.read_tables(plan_hash(tasks)) is not None
+    done_before = store.has_tables(plan_hash(tasks))
     todo = [] if done_before else [t for t in tasks if not store.has(t.key)]
     if store.runs.exists():  # half-written files of a killed run: never read, safe to clear
         for stale in store.runs.glob(".*.tmp"):
@@ -346,7 +346,7 @@ def _run_study(
     if bar is not None:
         bar.close()
     if not done_before:
-        study_tables(spec, store=store, fresh=fresh)
+        study_tables(spec, store=store, fresh=fresh, tasks=tasks)
     info = StudyRun(
         tasks=len(tasks),
         skipped=len(tasks) - len(todo),
@@ -372,9 +372,7 @@ def study_status(spec: StudySpec) -> dict:
     store = ResultStore(spec.results_dir)
     w, nodes = load_workload(spec)
     tasks = plan(spec, workload_arrays(w), nodes)
-    name = plan_hash(tasks)
-    complete = store.has_tables(name) and store.read_tables(name) is not None  # as in run_study
-    done = len(tasks) if complete else sum(store.has(t.key) for t in tasks)
+    done = len(tasks) if store.has_tables(plan_hash(tasks)) else sum(store.has(t.key) for t in tasks)
     return {
         "study": spec.name,
         "tasks": len(tasks),
@@ -389,18 +387,22 @@ def plan_hash(tasks: list[Task]) -> str:
     return hashlib.sha256("\n".join(t.key for t in tasks).encode()).hexdigest()[:32]
 
 
-def study_tables(spec: StudySpec, *, store: ResultStore | None = None, fresh: dict | None = None):
+def study_tables(
+    spec: StudySpec, *, store: ResultStore | None = None, fresh: dict | None = None, tasks: list[Task] | None = None
+):
     """A study's results as three tidy tables (``metrics``: one row per task; ``bins``; ``cohorts``), each
     with the task's ``provider``, ``consumer`` and ``seed`` first, in plan order.
 
     Read from the consolidated tables when stored (``ResultStore.read_tables``); else assembled from the
     per-task files (and ``fresh``: results of this run still in memory), then stored for the next read.
+    ``tasks``: the study's plan, when the caller has it.
     Raises ``InputError`` when a task has no stored result yet, or one does not read (it is set aside, so
     ``study run`` runs it again).
     """
     store = store or ResultStore(spec.results_dir)
-    w, nodes = load_workload(spec)
-    tasks = plan(spec, workload_arrays(w), nodes)
+    if tasks is None:
+        w, nodes = load_workload(spec)
+        tasks = plan(spec, workload_arrays(w), nodes)
     name = plan_hash(tasks)
     tables = store.read_tables(name)
     if tables is not None:

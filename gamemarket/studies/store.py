@@ -172,20 +172,24 @@ class ResultStore:
         return self.root / "tables" / plan
 
     def has_tables(self, plan: str) -> bool:
-        """Whether a plan's consolidated tables are all stored (written only once every task was)."""
+        """Whether a plan's consolidated tables are all stored (written only once every task was; a set found
+        damaged is removed by ``read_tables``, so this is the study's completeness)."""
         folder = self.tables_dir(plan)
         return all((folder / f"{k}.parquet").exists() for k in self.TABLES)
 
     def read_tables(self, plan: str) -> dict[str, pd.DataFrame] | None:
         """A plan's consolidated tables (``metrics``, ``bins``, ``cohorts``), or None when not all are stored
-        or one does not read (then the per-task files are read instead, and the tables written again)."""
+        or one does not read: a damaged set is removed (the per-task files, which are the record, are read
+        instead, and the tables written again)."""
+        import shutil
+
         folder = self.tables_dir(plan)
-        paths = {k: folder / f"{k}.parquet" for k in self.TABLES}
-        if not all(p.exists() for p in paths.values()):
+        if not self.has_tables(plan):
             return None
         try:
-            return {k: pq.read_table(p).to_pandas() for k, p in paths.items()}
-        except Exception:  # a damaged cache is rebuilt from the per-task files, which are the record
+            return {k: pq.read_table(folder / f"{k}.parquet").to_pandas() for k in self.TABLES}
+        except Exception:
+            shutil.rmtree(folder, ignore_errors=True)
             return None
 
     def write_tables(self, plan: str, tables: dict[str, pd.DataFrame]) -> None:
