@@ -116,6 +116,11 @@ CASES = {
         [],
     ),
     "--n without --m": (["price", "solve", "--n", "5"], "--n and --m", []),
+    "price --eps not positive": (
+        ["price", "solve", "{d}/problem.npz", "--eps", "-1", "--quiet"],
+        "eps must be > 0, got -1.0",
+        [],
+    ),
     # tracebacks before
     "folder as workload": (["simulate", "--workload", "{d}/folder"], "folder: is a folder; expected an SWF file", []),
     "folder as study": (["study", "run", "{d}/folder"], "folder: is a folder; expected a TOML file", []),
