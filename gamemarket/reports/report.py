@@ -328,34 +328,23 @@ def _ranked(sg) -> str:
     prov_hw = np.sqrt((ca**2) @ e.y) if np.isfinite(ca).all() else np.full(len(prov), np.nan)
     md = [
         f"Consumer strategies ranked by their payoff when the provider plays {px} (equilibrium 1; the "
-        "half-width combines the cells' 95% half-widths):\n"
+        "half-width combines the cells' 95% half-widths):\n",
+        _ranked_table("consumer", g.cols, cons, cons_hw),
+        f"Provider strategies ranked by their payoff when the consumer plays {py}:\n",
+        _ranked_table("provider", g.rows, prov, prov_hw),
     ]
-    order = np.argsort(-cons, kind="stable")
-    best = cons[order[0]]
-    md.append(
-        _md_table(
-            ["rank", "consumer", "consumer payoff", "below the best"],
-            [
-                [k + 1, g.cols[j], f"{cons[j]:.6g} ± {cons_hw[j]:.2g}", f"{best - cons[j]:.3g}"]
-                for k, j in enumerate(order)
-            ],
-        )
-        + "\n"
-    )
-    md.append(f"Provider strategies ranked by their payoff when the consumer plays {py}:\n")
-    order = np.argsort(-prov, kind="stable")
-    best = prov[order[0]]
-    md.append(
-        _md_table(
-            ["rank", "provider", "provider payoff", "below the best"],
-            [
-                [k + 1, g.rows[i], f"{prov[i]:.6g} ± {prov_hw[i]:.2g}", f"{best - prov[i]:.3g}"]
-                for k, i in enumerate(order)
-            ],
-        )
-        + "\n"
-    )
     return "\n".join(md)
+
+
+def _ranked_table(who: str, names: list[str], payoff: np.ndarray, half_width: np.ndarray) -> str:
+    """One side's strategies ranked by payoff (stable on ties), with the distance below the best."""
+    order = np.argsort(-payoff, kind="stable")
+    best = payoff[order[0]]
+    rows = [
+        [k + 1, names[j], f"{payoff[j]:.6g} ± {half_width[j]:.2g}", f"{best - payoff[j]:.3g}"]
+        for k, j in enumerate(order)
+    ]
+    return _md_table(["rank", who, f"{who} payoff", "below the best"], rows) + "\n"
 
 
 def _paper_game_section(an) -> str:
