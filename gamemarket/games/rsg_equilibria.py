@@ -11,8 +11,9 @@
   strategies (the roots of the gain polynomial in Bernstein form) and two roles of one player
   each (the bimatrix game's exhaustive polytope search).
 
-``equilibria`` runs the searches from many starts (uniform, near every pure profile, seeded random
-points), polishes every candidate, keeps only mixtures whose regret is at most ``rel_tol`` times
+``equilibria`` runs these, and support enumeration with batched multi-start Newton
+(:mod:`gamemarket.games.support_newton`), from many starts (uniform, near every pure profile,
+seeded random points), polishes every candidate, keeps only mixtures whose regret is at most ``rel_tol`` times
 the payoff scale, and merges duplicates. An empty list means none was found, and the solution
 says so.
 
@@ -35,7 +36,8 @@ from scipy import optimize
 from scipy.special import comb
 
 from gamemarket.errors import InputError
-from gamemarket.games.rsgame import RoleSymmetricGame
+from gamemarket.games.rsgame import RoleSymmetricGame, _exp
+from gamemarket.games.support_newton import SupportEnumeration, support_enumeration
 
 DEFAULT_REL_TOL = 1e-8
 
@@ -61,6 +63,7 @@ class SymmetricSolution:
     tolerance: float
     starts: int
     notes: list[str] = field(default_factory=list)
+    search: SupportEnumeration | None = None  #: what support enumeration tried, where it ran
 
     @property
     def found(self) -> bool:
@@ -96,7 +99,7 @@ def replicator_dynamics(
         Y = X[active]
         if dense_ok:  # every row at once: x^(c - e_s) = x^c / x_s (clipped logs: a search, not a verdict)
             Z = np.maximum(Y, 1e-250)
-            dev = (np.exp(np.log(Z) @ C.T) @ K) / Z
+            dev = (_exp(np.log(Z) @ C.T) @ K) / Z
         else:
             dev = np.array([game.deviation_payoffs(y) for y in Y])
         new = Y * (dev - lo + 1e-3 * spread)
@@ -161,10 +164,7 @@ def _support_system(game: RoleSymmetricGame, supp: np.ndarray):
     C, K, dense_ok = game._dense()
     if not dense_ok:
         return None
-    uses = game.__dict__.get("_uses")
-    if uses is None:
-        uses = C > 0
-        game.__dict__["_uses"] = uses
+    uses = game._uses()
     rows = ~uses[:, ~supp].any(axis=1)
     Cs, Ks = C[rows][:, supp], K[rows][:, supp]
     ri = game.role_index[supp]
@@ -264,49 +264,6 @@ def _support_polish_sparse(game: RoleSymmetricGame, x: np.ndarray, supp: np.ndar
     out = np.zeros_like(x)
     out[supp] = z
     return game.normalize(out)
-
-
-def support_search(
-    game: RoleSymmetricGame, *, max_supports: int = 4096, replicator_iters: int = 15
-) -> list[np.ndarray]:
-    """Newton from the centroid of every support (one non-empty subset per role), where few enough.
-
-    Replicator dynamics only reach attractors; this finds equilibria whose Newton basin holds their
-    support's centroid, unstable ones included. Where Newton fails, the replicator dynamics run
-    inside the support for ``replicator_iters`` steps and Newton starts again from there. Not
-    exhaustive: a support can hold several equilibria.
-    """
-    import itertools
-
-    subsets = []
-    for a, k in zip(game.role_starts, game.num_strategies):
-        subsets.append([a + np.array(c) for m in range(1, k + 1) for c in itertools.combinations(range(k), m)])
-    total = int(np.prod([len(s) for s in subsets]))
-    if total > max_supports:
-        return []
-    out, failed = [], []
-    for combo in itertools.product(*subsets):
-        if all(len(c) == 1 for c in combo):
-            continue  # pure profiles are checked directly
-        x = np.zeros(game.num_all_strategies)
-        for c in combo:
-            x[c] = 1.0 / len(c)
-        p = support_polish(game, x, threshold=0.0)
-        if p is not None:
-            out.append(p)
-        else:
-            failed.append(x)
-    if failed:  # the dynamics inside the support (zeros stay zero), then Newton again
-        seen = set()
-        for x in replicator_dynamics(game, np.array(failed), max_iters=replicator_iters, converge=1e-8):
-            key = tuple(np.round(x, 3))
-            if key in seen:
-                continue
-            seen.add(key)
-            p = support_polish(game, x)
-            if p is not None:
-                out.append(p)
-    return out
 
 
 def exact_equilibria(game: RoleSymmetricGame) -> list[np.ndarray] | None:
@@ -442,8 +399,18 @@ def equilibria(
     dedup: float = 1e-6,
     max_iters: int = 200,
     supports: bool = True,
+    starts_per_round: int = 8,
+    max_starts: int = 64,
 ) -> SymmetricSolution:
     """Symmetric equilibria of a role-symmetric game, each verified by its regret.
+
+    The searches: an exact method where one applies; every pure profile; support enumeration
+    with batched multi-start Newton (:func:`gamemarket.games.support_newton.support_enumeration`)
+    where the game has at most 4096 supports; replicator dynamics from many starts, each end point
+    polished on its support; SLSQP on the squared gains for the points that neither settle nor
+    polish, where support enumeration does not apply. Completeness is not guaranteed: the
+    solution's ``search`` says how many Newton starts ran and estimates the chance that one more
+    would find a new root.
 
     Parameters
     ----------
@@ -451,7 +418,8 @@ def equilibria(
     rel_tol : float, keyword-only
         A mixture is returned only if its regret is at most ``rel_tol * game.payoff_scale()``.
     n_random : int, keyword-only
-        Random starting mixtures besides the uniform one and one near each pure strategy.
+        Random starting mixtures of the dynamics besides the uniform one and one near each pure
+        strategy.
     seed : int, keyword-only
         Seed of the random starts (same seed, same answer).
     exact : bool, keyword-only
@@ -461,8 +429,9 @@ def equilibria(
     max_iters : int, keyword-only
         Replicator-dynamics iterations per start before the candidate is polished.
     supports : bool, keyword-only
-        Also run Newton from the centroid of every support where there are at most 4096
-        (:func:`support_search`): it finds unstable equilibria that the dynamics miss.
+        Run support enumeration where it applies.
+    starts_per_round, max_starts : int, keyword-only
+        Support enumeration's Newton starts per support and round, and its budget per support.
     """
     if not isinstance(game, RoleSymmetricGame):
         raise InputError(f"equilibria: expected a RoleSymmetricGame, got {type(game).__name__}")
@@ -470,6 +439,7 @@ def equilibria(
         raise InputError(f"equilibria: rel_tol must be in (0, 1), got {rel_tol}")
     tol = rel_tol * game.payoff_scale()
     cands: list[tuple[np.ndarray, str]] = []
+    known: dict[int, float] = {}  # candidates whose regret is already known, by position
     notes = []
     ex = exact_equilibria(game) if exact else None
     if ex is not None:
@@ -483,8 +453,17 @@ def equilibria(
         ):
             notes.append("every mixture is an equilibrium (payoffs do not depend on the strategy)")
     cands += [(x, "pure") for x in _pure_mixtures(game)]
+    search = None
+    if supports:
+        search = support_enumeration(
+            game, tolerance=tol, starts_per_round=starts_per_round, max_starts=max_starts, seed=seed
+        )
+        if search is not None:
+            for x, r in zip(search.mixtures, search.regrets):
+                known[len(cands)] = r
+                cands.append((x, "support_newton"))
+            notes.append(search.summary())
     starts = _starts(game, n_random, seed)
-    by_support = support_search(game) if supports else None
     seen = set()
     points = replicator_dynamics(game, np.array(starts), max_iters=max_iters, converge=1e-9)
     for rnd in range(2):
@@ -505,33 +484,32 @@ def equilibria(
                     settled |= bool(np.abs(p - x).max() < 1e-2 and game.regret(p) <= tol)
             if not settled:
                 unsettled.append(x)
-        if not unsettled or rnd == 1:
+        if not unsettled:
+            break
+        if rnd == 1:  # still unsettled after the longer run: SLSQP where support enumeration did not apply
+            if search is None:
+                cands += [(regret_minimize(game, x), "regret_minimize") for x in unsettled]
             break
         # the few points that neither settled nor polished nearby: follow the dynamics further
         points = replicator_dynamics(game, np.array(unsettled), max_iters=10 * max_iters, converge=1e-9)
-        if not by_support and game.regret(x) > tol:  # SLSQP where the support search does not apply
-            p = support_polish(game, x)
-            if p is None or game.regret(p) > tol:
-                cands.append((regret_minimize(game, x), "regret_minimize"))
-    cands += [(x, "support_newton") for x in by_support or []]
     found: list[SymmetricEquilibrium] = []
-    for x, how in cands:
+    for i, (x, how) in enumerate(cands):
         methods = {how}
         if how == "polish":
             methods = {"replicator", "polish"}
-        r = game.regret(x)
+        r = known[i] if i in known else game.regret(x)
         if r > tol:
             continue
-        for e in found:
-            if np.abs(e.mixture - x).max() < dedup:
-                e.methods |= methods
-                if r < e.regret:
-                    e.mixture, e.regret = x, r
-                break
+        near = np.flatnonzero(np.abs(np.array([e.mixture for e in found]) - x).max(axis=1) < dedup) if found else []
+        if len(near):
+            e = found[near[0]]
+            e.methods |= methods
+            if r < e.regret:
+                e.mixture, e.regret = x, r
         else:
-            found.append(SymmetricEquilibrium(x, r, game.expected_payoffs(x), methods))
+            found.append(SymmetricEquilibrium(x, r, None, methods))
     for e in found:
         e.payoffs = game.expected_payoffs(e.mixture)
         e.stability = stability(game, e.mixture)
     found.sort(key=lambda e: tuple(-e.mixture))
-    return SymmetricSolution(game, found, tol, len(starts), notes)
+    return SymmetricSolution(game, found, tol, len(starts), notes, search)

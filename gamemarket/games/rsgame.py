@@ -36,6 +36,15 @@ from gamemarket.errors import InputError
 _TINY = np.finfo(float).tiny
 
 
+def _exp(v: np.ndarray) -> np.ndarray:
+    """``np.exp(v)``, bit for bit, without its slow path for arguments far below underflow.
+
+    Every argument below -746 gives 0 (the smallest subnormal is exp(-744.4)); libm takes a slow
+    path for them, which made the sparse deviation payoffs 5x slower at the simplex's faces.
+    """
+    return np.exp(np.where(v < -746.0, -np.inf, v))
+
+
 def _composition(n: int, k: int) -> np.ndarray:
     """Every way to place ``n`` players on ``k`` strategies (rows of counts, lexicographic)."""
     if k == 1:
@@ -291,6 +300,10 @@ class RoleSymmetricGame:
             self.__dict__["_dense_cache"] = d
         return d
 
+    def _uses(self) -> np.ndarray:
+        """``profiles > 0`` (cached): which strategies each profile uses."""
+        return self._cached("_uses_cache", lambda: self.profiles > 0)
+
     def deviation_payoffs(self, mixture, jacobian: bool = False):
         """Expected payoff of one player deviating to each strategy, the others drawn from ``mixture``.
 
@@ -318,7 +331,7 @@ class RoleSymmetricGame:
         first, pidx, sidx, logc, pay, others = self._dev_terms()
         logx = np.log(np.maximum(x, _TINY))
         logp = logc + (C @ logx)[pidx] - logx[sidx]
-        w = np.exp(logp) * pay
+        w = _exp(logp) * pay
         dev = np.add.reduceat(w, first)
         if not jacobian:
             return dev
@@ -327,7 +340,7 @@ class RoleSymmetricGame:
         jac = np.add.reduceat(w[:, None] * others, first, axis=0) / np.where(small, 1.0, x)[None, :]
         for t in np.flatnonzero(small):
             sel = others[:, t] == 1
-            jac[:, t] = np.bincount(sidx[sel], weights=np.exp(logp[sel] - logx[t]) * pay[sel], minlength=len(x))
+            jac[:, t] = np.bincount(sidx[sel], weights=_exp(logp[sel] - logx[t]) * pay[sel], minlength=len(x))
         return dev, jac
 
     def expected_payoffs(self, mixture) -> np.ndarray:

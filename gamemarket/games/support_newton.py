@@ -1,0 +1,340 @@
+"""Support enumeration with batched multi-start Newton: the equilibria of a role-symmetric game.
+
+A symmetric equilibrium with support ``T`` (a non-empty set of strategies per role) solves the
+indifference system of ``T``: every strategy of ``T`` in role ``r`` earns the same deviation
+payoff, the probabilities of each role sum to 1, every probability in ``T`` is positive, and no
+strategy outside ``T`` earns more. For ``N_r`` players per role the system is polynomial, of degree
+``N_r - 1`` in the own role's probabilities and ``N_q`` in each other role's, so a support can hold
+many isolated roots and no closed form finds them all.
+
+This module runs Newton's method on every support's system from many starting points at once
+(one batch per support size, since the supports of one size share their monomials), in rounds:
+a support gets another round of starts while its last round found a root that no earlier start
+had found, up to a budget. Each root is then screened by the gains of the strategies outside its
+support (a batched sum) and verified by its regret in the whole game.
+
+Completeness is a statistic, not a guarantee. The result counts every start and every distinct
+root, and how many roots exactly one start reached; ``singletons / starts`` is the Good-Turing
+estimate of the chance that one more start finds a root not yet seen (Good 1953). It is 0 when
+every root was reached at least twice.
+
+References
+----------
+.. [Good1953] I. J. Good, "The population frequencies of species and the estimation of population
+   parameters", Biometrika 40 (1953) 237-264.
+.. [McKelvey1996] R. D. McKelvey and A. McLennan, "Computation of equilibria in finite games",
+   Handbook of Computational Economics 1 (1996) 87-142. (Support enumeration.)
+.. [Wiedenbeck2012] B. Wiedenbeck and M. P. Wellman, "Scaling simulation-based game analysis through
+   deviation-preserving reduction", AAMAS 2012.
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.stats import qmc
+
+from gamemarket.errors import InputError
+from gamemarket.games.rsgame import RoleSymmetricGame, all_profiles
+
+#: the largest batch (starts x profiles x strategies) held in memory at once
+_CHUNK = 3_000_000
+#: a support stays open until its starts have converged this many times (or its budget is spent)
+_MIN_HITS = 4
+#: a support whose system costs less than this (profiles x strategies^2) gets more starts
+_CHEAP = 4096
+
+
+@dataclass
+class SupportEnumeration:
+    """What the search found and what it tried.
+
+    ``mixtures`` are the roots whose regret in the whole game is at most ``tolerance``. ``starts``
+    counts Newton runs, ``roots`` the distinct roots they reached inside the simplex (equilibria or
+    not), ``singletons`` the roots reached by exactly one start, ``open_supports`` the supports whose
+    last round still found a new root when the budget ran out.
+    """
+
+    mixtures: list = field(default_factory=list)
+    regrets: list = field(default_factory=list)  #: each mixture's regret in the whole game
+    tolerance: float = 0.0
+    supports: int = 0
+    starts: int = 0
+    roots: int = 0
+    singletons: int = 0
+    open_supports: int = 0
+
+    @property
+    def unseen_chance(self) -> float:
+        """Good-Turing estimate of the chance that one more start reaches a root not yet seen."""
+        return self.singletons / self.starts if self.starts else 0.0
+
+    def summary(self) -> str:
+        return (
+            f"support enumeration: {self.supports} supports, {self.starts:,} Newton starts, "
+            f"{self.roots:,} distinct roots, {len(self.mixtures)} equilibria; roots reached once: "
+            f"{self.singletons} (Good-Turing chance that a new start finds a new root: {self.unseen_chance:.2g}); "
+            f"supports still finding roots when the budget ran out: {self.open_supports}"
+        )
+
+
+def count_supports(game: RoleSymmetricGame) -> int:
+    """Number of supports with at least two strategies somewhere (one non-empty subset per role)."""
+    total = 1
+    for k in game.num_strategies:
+        total *= 2**k - 1
+    return total - int(np.prod(game.num_strategies))
+
+
+class _SizeFamily:
+    """The supports of one size (strategies per role) and the terms their systems share.
+
+    For a support ``T`` the profiles whose counts vanish outside ``T`` are, in the game's canonical
+    order, exactly ``all_profiles(players, sizes)``: so the monomials ``Cs`` are shared and each
+    support only brings its own coefficients ``K[T]`` (multinomial coefficient times payoff).
+    """
+
+    def __init__(self, game: RoleSymmetricGame, sizes: tuple, masks: list):
+        C, K, _ = game._dense()
+        uses = game._uses()
+        self.sizes, self.masks = sizes, masks
+        self.Cs = all_profiles(game.players, sizes).astype(float)
+        self.k = k = int(sum(sizes))
+        ri = np.repeat(np.arange(len(sizes)), sizes)
+        self.starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+        self.others = np.setdiff1d(np.arange(k), self.starts)
+        self.ref = self.starts[ri[self.others]]
+        self.sums = (ri[None, :] == np.arange(len(sizes))[:, None]).astype(float)
+        Ks, scales = [], []
+        for supp in masks:
+            rows = ~uses[:, ~supp].any(axis=1)
+            Ks.append(K[rows][:, supp])
+            vals = game.payoffs[rows][:, supp][C[rows][:, supp] > 0]
+            scales.append(max(float(vals.max() - vals.min()) if vals.size else 0.0, 1e-300))
+        self.Ks = np.ascontiguousarray(np.array(Ks).transpose(0, 2, 1))  # (supports, strategies, profiles)
+        self.scales = np.array(scales)
+        # the deviators outside each support: dev_t = sum_p K[p, t] z^(others' counts on T), over the
+        # profiles with one player on t and every other player on T
+        self.off = []
+        role_of = game.role_index
+        for supp in masks:
+            rows_all, cols, w = [], [], []
+            outside = np.flatnonzero(~supp)
+            for j, t in enumerate(outside):
+                rows = (C[:, t] == 1) & ~uses[:, outside[outside != t]].any(axis=1)
+                idx = np.flatnonzero(rows)
+                rows_all.append(idx)
+                cols.append(np.full(len(idx), j))
+                w.append(K[idx, t])
+            if not len(outside):
+                self.off.append(None)
+                continue
+            idx = np.concatenate(rows_all)
+            D = C[idx][:, supp]  # the deviator's strategy is outside T, so these are the others' counts
+            W = np.zeros((len(idx), len(outside)))
+            W[np.arange(len(idx)), np.concatenate(cols)] = np.concatenate(w)
+            # the reference strategy of each outsider's role inside T (all of T's strategies of a role
+            # earn the same at a root)
+            first_in_role = np.array([int(np.flatnonzero(supp & (role_of == role_of[t]))[0]) for t in outside])
+            ref_local = np.searchsorted(np.flatnonzero(supp), first_in_role)
+            self.off.append((D, W, ref_local))
+
+    def newton(self, sid: np.ndarray, Z: np.ndarray, max_iters: int = 50) -> tuple[np.ndarray, np.ndarray]:
+        """Batched Newton from the rows of ``Z`` on supports ``sid``; returns (roots, converged)."""
+        ok = np.zeros(len(Z), dtype=bool)
+        per = max(1, _CHUNK // (len(self.Cs) * self.k))
+        for a in range(0, len(Z), per):
+            Z[a : a + per], ok[a : a + per] = batched_newton(
+                self.Cs,
+                self.Ks[sid[a : a + per]],
+                Z[a : a + per],
+                self.others,
+                self.ref,
+                self.sums,
+                self.scales[sid[a : a + per]],
+                max_iters=max_iters,
+            )
+        return Z, ok
+
+    def outside_gains(self, s: int, Z: np.ndarray) -> np.ndarray:
+        """The largest gain of a strategy outside support ``s`` at each root (rows of ``Z``)."""
+        off = self.off[s]
+        if off is None:
+            return np.zeros(len(Z))
+        D, W, ref_local = off
+        X = np.exp(np.log(Z) @ D.T)
+        dev_out = X @ W
+        XK = np.exp(np.log(Z) @ self.Cs.T) @ self.Ks[s].T
+        dev_in = XK / Z
+        return (dev_out - dev_in[:, ref_local]).max(axis=1)
+
+
+def batched_newton(Cs, Kb, Z, others, ref, sums, scale, *, max_iters: int = 50):
+    """Newton's method on many indifference systems of one size at once.
+
+    Row ``b`` solves: ``dev_s(z) = dev_ref(s)(z)`` for the non-first strategies of each role and
+    ``sum_role z = 1``, where ``dev_s(z) = sum_p Kb[b, s, p] z^(Cs[p] - e_s)``. The same steps as
+    :func:`gamemarket.games.rsg_equilibria._newton` (the reference, one start at a time): a row stops
+    when its residual is below ``1e-14 max(1, scale)``, is dropped where it leaves the simplex
+    (a coordinate below -0.5, or not finite) or still wanders after 25 iterations, and coordinates
+    are kept at or above 1e-13 between steps. Returns ``(Z, converged)``.
+    """
+    Z = np.array(Z, dtype=float)
+    B, k = Z.shape
+    tol = 1e-14 * np.maximum(1.0, scale)
+    wander_tol = 1e-4 * np.maximum(1.0, scale)
+    alive = np.ones(B, dtype=bool)
+    done = np.zeros(B, dtype=bool)
+    diag = np.arange(k)
+    CsT = Cs.T
+    Cm1T = np.ascontiguousarray(CsT - 1.0)
+    for it in range(max_iters + 1):
+        idx = np.flatnonzero(alive & ~done)
+        if not idx.size:
+            break
+        z = Z[idx]
+        X = np.exp(np.log(z) @ CsT)
+        KX = Kb[idx] * X[:, None, :]  # K_ps z^(c_p), strategies first
+        XK = KX.sum(axis=2)
+        dev = XK / z
+        r = np.concatenate([dev[:, others] - dev[:, ref], z @ sums.T - 1.0], axis=1)
+        res = np.abs(r).max(axis=1)
+        conv = res < tol[idx]
+        done[idx[conv]] = True
+        wander = ~conv & (it >= 25) & (res > wander_tol[idx])
+        alive[idx[wander]] = False
+        go = ~conv & ~wander
+        if it == max_iters or not go.any():
+            break
+        if not go.all():
+            idx, z, KX, r = idx[go], z[go], KX[go], r[go]
+        n = len(idx)
+        # d dev_s / d z_t = sum_p K_ps (c_pt - [s = t]) z^(c_p - e_s - e_t): one GEMM for the batch (the
+        # monomials are shared), the diagonal summed with its (c_ps - 1) factor so nothing cancels
+        M = (KX.reshape(n * k, -1) @ Cs).reshape(n, k, k)
+        M[:, diag, diag] = np.einsum("bsp,sp->bs", KX, Cm1T)
+        J = M / (z[:, :, None] * z[:, None, :])
+        A = np.concatenate([J[:, others] - J[:, ref], np.broadcast_to(sums, (n,) + sums.shape)], axis=1)
+        try:
+            step = np.linalg.solve(A, -r[:, :, None])[:, :, 0]
+        except np.linalg.LinAlgError:  # a singular system in the batch: least squares, as the reference
+            step = (np.linalg.pinv(A, rtol=k * np.finfo(float).eps) @ -r[:, :, None])[:, :, 0]
+        z = z + step
+        bad = ~np.all(np.isfinite(z), axis=1) | np.any(z < -0.5, axis=1)
+        alive[idx[bad]] = False
+        Z[idx] = np.maximum(np.where(np.isfinite(z), z, 1.0), 1e-13)
+    converged = done & alive & np.all(Z > 1e-12, axis=1)
+    return Z, converged
+
+
+def _families(game: RoleSymmetricGame) -> list[_SizeFamily]:
+    subsets = [
+        [np.array(c) for m in range(1, k + 1) for c in itertools.combinations(range(k), m)] for k in game.num_strategies
+    ]
+    groups: dict[tuple, list] = {}
+    for combo in itertools.product(*subsets):
+        sizes = tuple(len(c) for c in combo)
+        if all(s == 1 for s in sizes):
+            continue  # pure profiles: checked directly by the caller
+        supp = np.zeros(game.num_all_strategies, dtype=bool)
+        for a, c in zip(game.role_starts, combo):
+            supp[a + c] = True
+        groups.setdefault(sizes, []).append(supp)
+    return [_SizeFamily(game, sizes, masks) for sizes, masks in sorted(groups.items())]
+
+
+def support_enumeration(
+    game: RoleSymmetricGame,
+    *,
+    tolerance: float,
+    starts_per_round: int = 8,
+    max_starts: int = 64,
+    seed: int = 0,
+    max_supports: int = 4096,
+) -> SupportEnumeration | None:
+    """Every root that batched Newton reaches on every support, verified as equilibria.
+
+    Parameters
+    ----------
+    game : RoleSymmetricGame
+    tolerance : float, keyword-only
+        A root is returned only where its regret in the whole game is at most this.
+    starts_per_round : int, keyword-only
+        Starts per support and round: a block of a scrambled Sobol sequence mapped to uniform
+        points on each role's simplex (a power of 2 keeps the blocks balanced); the support's
+        centroid joins the first round. Supports whose system is cheap (fewer than 4096
+        profiles x strategies^2) get up to 8 times as many starts, and as large a budget.
+    max_starts : int, keyword-only
+        Most starts per support. A support also stops after a round once its starts have
+        converged at least 4 times and every root it has found was reached by at least two
+        starts.
+    seed : int, keyword-only
+        Seed of the starting points (same seed, same answer).
+    max_supports : int, keyword-only
+        None is returned where the game has more supports than this (or its dense terms overflow).
+    """
+    if starts_per_round < 1 or max_starts < starts_per_round:
+        raise InputError(
+            f"support_enumeration: need 1 <= starts_per_round <= max_starts, got {starts_per_round} and {max_starts}"
+        )
+    if count_supports(game) > max_supports or not game._dense()[2]:
+        return None
+    rng = np.random.default_rng(seed)
+    out = SupportEnumeration(tolerance=tolerance)
+    S = game.num_all_strategies
+    for fam in _families(game):
+        nS = len(fam.masks)
+        out.supports += nS
+        roots: list[list] = [[] for _ in range(nS)]  # distinct roots per support
+        hits: list[list] = [[] for _ in range(nS)]
+        open_ = np.ones(nS, dtype=bool)
+        # cheap systems get more starts (up to 8x) for the same time
+        boost = int(np.clip(2 ** np.floor(np.log2(_CHEAP / (len(fam.Cs) * fam.k**2))), 1, 8))
+        per_round, budget = starts_per_round * boost, max_starts * boost
+        sobol = qmc.Sobol(d=fam.k, scramble=True, seed=rng)
+        used = 0
+        while open_.any() and used < budget:
+            # one balanced block of a scrambled Sobol sequence, shared by the open supports, mapped to
+            # uniform points on each role's simplex; the centroid joins the first round
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # balance needs a power of 2; other counts still work
+                block = -np.log1p(-sobol.random(per_round))
+            if used == 0:
+                block = np.vstack([np.ones(fam.k), block])
+            open_ids = np.flatnonzero(open_)
+            sid = np.repeat(open_ids, len(block))
+            Z0 = np.tile(block, (len(open_ids), 1))
+            Z0 /= np.repeat(np.add.reduceat(Z0, fam.starts, axis=1), fam.sizes, axis=1)
+            Z, ok = fam.newton(sid, Z0)
+            used += per_round
+            out.starts += len(sid)
+            for z, s in zip(Z[ok], sid[ok]):
+                for i, q in enumerate(roots[s]):
+                    if np.abs(q - z).max() < 1e-7:
+                        hits[s][i] += 1
+                        break
+                else:
+                    roots[s].append(z)
+                    hits[s].append(1)
+            open_ = np.array([any(h == 1 for h in hs) or sum(hs) < _MIN_HITS for hs in hits])
+        out.open_supports += sum(any(h == 1 for h in hs) for hs in hits)
+        for s in range(nS):
+            if not roots[s]:
+                continue
+            out.roots += len(roots[s])
+            out.singletons += sum(h == 1 for h in hits[s])
+            Z = np.array(roots[s])
+            Z = Z / np.repeat(np.add.reduceat(Z, fam.starts, axis=1), fam.sizes, axis=1)
+            keep = fam.outside_gains(s, Z) <= tolerance
+            for z in Z[keep]:
+                x = np.zeros(S)
+                x[fam.masks[s]] = z
+                x = game.normalize(x)
+                r = game.regret(x)
+                if r <= tolerance:
+                    out.mixtures.append(x)
+                    out.regrets.append(r)
+    return out

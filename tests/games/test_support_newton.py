@@ -1,0 +1,126 @@
+"""Support enumeration with batched Newton, against its plain references.
+
+* the batched Newton against the one-start Newton of ``rsg_equilibria`` (the reference);
+* the screen of the strategies outside a support against the game's own deviation payoffs;
+* completeness where it is known: every root of a two-strategy game's gain polynomial (the exact
+  Bernstein path), every equilibrium of a nondegenerate bimatrix game (the polytope search), and,
+  on the market's game shape (one role, 5 strategies, 4 players), every equilibrium that a search
+  with ten times the starts finds.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gamemarket.errors import InputError
+from gamemarket.games.rsg_equilibria import _newton, _support_system, equilibria, exact_equilibria
+from gamemarket.games.rsgame import RoleSymmetricGame
+from gamemarket.games.support_newton import _families, count_supports, support_enumeration
+
+
+def _random_game(roles, players, strategies, seed):
+    return RoleSymmetricGame.random([players] * roles, [strategies] * roles, np.random.default_rng(seed))
+
+
+def _same_set(a, b, tol=1e-7):
+    return all(any(np.abs(x - y).max() < tol for y in b) for x in a) and all(
+        any(np.abs(x - y).max() < tol for y in a) for x in b
+    )
+
+
+@settings(max_examples=25, deadline=None)
+@given(roles=st.integers(1, 2), players=st.integers(2, 6), strategies=st.integers(2, 4), seed=st.integers(0, 2**31))
+def test_batched_newton_equals_the_one_start_reference(roles, players, strategies, seed):
+    g = _random_game(roles, players, strategies, seed)
+    rng = np.random.default_rng(seed + 1)
+    for fam in _families(g):
+        for s, supp in enumerate(fam.masks):
+            Z0 = rng.exponential(size=(3, fam.k))
+            Z0 /= np.repeat(np.add.reduceat(Z0, fam.starts, axis=1), fam.sizes, axis=1)
+            Z, ok = fam.newton(np.full(3, s), Z0.copy())
+            system = _support_system(g, supp)
+            for z0, z, converged in zip(Z0, Z, ok):
+                ref = _newton(system, z0.copy())
+                assert (ref is not None) == bool(converged)
+                if converged:
+                    np.testing.assert_allclose(z, ref, rtol=0, atol=1e-10)
+
+
+@settings(max_examples=25, deadline=None)
+@given(roles=st.integers(1, 2), players=st.integers(2, 6), strategies=st.integers(2, 4), seed=st.integers(0, 2**31))
+def test_outside_gains_equal_the_games_deviation_payoffs(roles, players, strategies, seed):
+    g = _random_game(roles, players, strategies, seed)
+    rng = np.random.default_rng(seed + 2)
+    for fam in _families(g):
+        for s, supp in enumerate(fam.masks):
+            if supp.all():
+                continue
+            Z = rng.exponential(size=(2, fam.k))
+            Z /= np.repeat(np.add.reduceat(Z, fam.starts, axis=1), fam.sizes, axis=1)
+            got = fam.outside_gains(s, Z)
+            for z, value in zip(Z, got):
+                x = np.zeros(g.num_all_strategies)
+                x[supp] = z
+                dev = g.deviation_payoffs(x)
+                want = max(
+                    dev[t] - dev[np.flatnonzero(supp & (g.role_index == g.role_index[t]))[0]]
+                    for t in np.flatnonzero(~supp)
+                )
+                assert value == pytest.approx(want, rel=1e-9, abs=1e-12)
+
+
+@settings(max_examples=20, deadline=None)
+@given(players=st.integers(2, 10), seed=st.integers(0, 2**31))
+def test_every_root_of_a_two_strategy_game(players, seed):
+    """One role, two strategies: the exact path finds every root of the gain polynomial."""
+    g = _random_game(1, players, 2, seed)
+    exact = [x for x in exact_equilibria(g) if 0 < x[0] < 1]
+    found = support_enumeration(g, tolerance=1e-8 * g.payoff_scale()).mixtures
+    assert _same_set(exact, found)
+
+
+@settings(max_examples=20, deadline=None)
+@given(m=st.integers(2, 5), n=st.integers(2, 5), seed=st.integers(0, 2**31))
+def test_every_mixed_equilibrium_of_a_bimatrix_game(m, n, seed):
+    """Two roles of one player: the polytope search is exhaustive (random games are nondegenerate)."""
+    g = RoleSymmetricGame.random([1, 1], [m, n], np.random.default_rng(seed))
+    exact = [x for x in exact_equilibria(g) if (x > 0).sum() > 2]
+    found = support_enumeration(g, tolerance=1e-8 * g.payoff_scale()).mixtures
+    assert _same_set(exact, found, tol=1e-6)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_market_shaped_games_saturate(seed):
+    """The population studies' shape (one role, 5 strategies, DPR to 4 players): the default finds
+    every equilibrium that ten times the Newton starts (and other starting points) find."""
+    g = _random_game(1, 4, 5, seed)
+    sol = equilibria(g)
+    ref = support_enumeration(g, tolerance=sol.tolerance, starts_per_round=80, max_starts=640, seed=99)
+    for x in ref.mixtures:
+        assert any(np.abs(e.mixture - x).max() < 1e-6 for e in sol.equilibria), x
+    assert sol.search is not None and sol.search.open_supports == 0
+
+
+def test_the_counts_are_consistent():
+    g = _random_game(2, 3, 3, 5)
+    out = support_enumeration(g, tolerance=1e-8 * g.payoff_scale(), starts_per_round=4, max_starts=12)
+    assert out.supports == count_supports(g) == 7 * 7 - 9
+    # 4 to 12 starts per support, up to 8 times as many where the system is cheap, and the centroid
+    assert out.supports * (4 + 1) <= out.starts <= out.supports * (8 * 12 + 1)
+    assert len(out.mixtures) <= out.roots and out.singletons <= out.roots <= out.starts
+    assert 0 <= out.unseen_chance <= 1
+    assert all(g.regret(x) == r <= out.tolerance for x, r in zip(out.mixtures, out.regrets))
+    assert "Newton starts" in out.summary()
+    # same seed, same answer
+    again = support_enumeration(g, tolerance=out.tolerance, starts_per_round=4, max_starts=12)
+    assert again.starts == out.starts and _same_set(again.mixtures, out.mixtures, tol=0.0 + 1e-15)
+
+
+def test_bad_budget_and_too_many_supports():
+    g = _random_game(1, 3, 3, 0)
+    with pytest.raises(InputError, match="starts_per_round"):
+        support_enumeration(g, tolerance=1e-9, starts_per_round=8, max_starts=4)
+    assert support_enumeration(g, tolerance=1e-9, max_supports=3) is None
