@@ -145,6 +145,29 @@ def _revenue_figure(eq: pd.DataFrame, path: Path) -> Path:
     return path
 
 
+def _search_sentence(answers) -> str:
+    """How thoroughly the reduced games were searched, computed from each mechanism's record."""
+    recs = [a.search for a in answers if a.search]
+    if not recs:
+        return "The reduced games' equilibria were searched by replicator dynamics and polish only."
+    starts = sum(r["starts"] for r in recs)
+    roots = sum(r["roots"] for r in recs)
+    once = sum(r["singletons"] for r in recs)
+    still = sum(r["open_supports"] for r in recs)
+    supports = recs[0]["supports"]
+    return (
+        f"The candidates come from every pure profile, replicator dynamics with polish, and Newton's method on "
+        f"each of the {supports} supports' indifference systems from many starting points ({starts:,} starts over "
+        f"the {len(recs)} mechanisms, {roots:,} distinct roots, {once} of them reached by a single start; "
+        + (
+            "every support's search ended with each root reached at least twice)."
+            if still == 0
+            else f"{still} supports were still finding new roots when their budget ran out)."
+        )
+        + " No method here proves that a game has no other equilibrium."
+    )
+
+
 def _flow_figure(answers, names, path: Path) -> Path:
     """Replicator flow of each mechanism's reduced game on the 2-simplex (3 strategies)."""
     n = len(answers)
@@ -221,6 +244,7 @@ def write_population_report(an, out_dir: str | Path | None = None, force: bool =
                     "truthful_gains": a.truthful_gains,
                     "equilibria": a.equilibria,
                     "notes": a.notes,
+                    "equilibrium_search": a.search,
                 }
                 for a in an.answers
             ],
@@ -255,6 +279,8 @@ def write_population_report(an, out_dir: str | Path | None = None, force: bool =
         "and mechanism, plus the mean truthful utility (a control variate; gains are same-job comparisons). "
         "The reduced game's equilibria (regret at most 1e-8 of its payoff scale) are candidates; each is then "
         "simulated at the candidate itself, and its regret is reported with a 95% bootstrap CI over seeds. "
+        + _search_sentence(an.answers)
+        + " "
         f"Verdict: *yes* when the CI's upper end is at most {cfg.regret_tol:g} of the mean absolute truthful "
         "utility, *no* when its lower end is above, else *undecided*. Stability is under the replicator dynamics "
         "of the reduced game.",

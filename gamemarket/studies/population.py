@@ -295,6 +295,7 @@ class MechanismAnswer:
     truthful_gains: dict  #: strategy -> [mean, low, high] at the all-truthful population
     truthful_is_equilibrium: str  #: "yes", "no" or "undecided"
     notes: list[str] = field(default_factory=list)
+    search: dict = field(default_factory=dict)  #: what the equilibrium search tried (support enumeration's counts)
 
 
 @dataclass
@@ -552,7 +553,12 @@ def _run_population_study(spec, *, n_jobs: int, progress: bool, run: bool) -> Po
             verdicts = [_decide(gv, tol) for gv in g.values()]
             ans_t = "no" if "no" in verdicts else ("yes" if all(v == "yes" for v in verdicts) else "undecided")
             notes = [] if sol.found else [sol.summary()]
-            answers[p] = MechanismAnswer(p, sol.game, list(seeds[p]), eqs, g, ans_t, notes)
+            search = {}
+            if sol.search is not None:
+                search = {
+                    k: getattr(sol.search, k) for k in ("supports", "starts", "roots", "singletons", "open_supports")
+                }
+            answers[p] = MechanismAnswer(p, sol.game, list(seeds[p]), eqs, g, ans_t, notes, search)
             unsure = any(e["verified"] == "undecided" for e in eqs) or ans_t == "undecided"
             if unsure and len(seeds[p]) < budget:
                 nxt = max(seeds[p]) + 1
