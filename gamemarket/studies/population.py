@@ -127,6 +127,7 @@ def parse_config(entry: dict, where: str, catalogue: dict) -> PopulationConfig:
     allowed = {
         "kind",
         "shading_file",
+        "shading",
         "agents",
         "strategies",
         "reduced_players",
@@ -139,6 +140,13 @@ def parse_config(entry: dict, where: str, catalogue: dict) -> PopulationConfig:
     unknown = sorted(set(entry) - allowed)
     if unknown:
         raise InputError(f"{where}: [game] unknown field(s) {unknown}; allowed: {sorted(allowed)}")
+    inline = entry.get("shading", {})
+    if not isinstance(inline, dict):
+        raise InputError(f"{where}: [game] field 'shading': expected a table of shading rules ([game.shading.NAME])")
+    catalogue = {
+        **catalogue,
+        **{n: bids.ShadingRule.from_entry(n, e, f"{where}: [game.shading]") for n, e in inline.items()},
+    }
     names = entry.get("strategies", list(catalogue))
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
         raise InputError(f"{where}: [game] field 'strategies' must be a list of shading-rule names")

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gamemarket.bids import BidDistribution
+from gamemarket.bids import BID_CLASSES, BidDistribution
 from gamemarket.errors import InputError
 from gamemarket.market.payoffs import CONSUMER_PAYOFFS, PROVIDER_PAYOFFS
 from gamemarket.studies.strategies import (
@@ -174,6 +174,101 @@ class StudySpec:
                 f"{where}: 'notes' quotes the number(s) {typed[:5]} as typed text; a discussion quotes "
                 "computed numbers as fields such as {claim.c1.ci} (see gamemarket.reports.discussion)"
             )
+
+    def to_dict(self, base: str | Path | None = None) -> dict:
+        """The study as the tables of a study file, self-contained: every strategy and shading rule is
+        written inline, so the file does not depend on the catalogues in ``strategies/``.
+
+        Paths (outputs, companions, the population study, a workload model or file) are written
+        relative to ``base`` (the folder of the file to be written) where given, else absolute.
+        Consumers merged as aliases of an identical beta mix are written once, under the kept name.
+        """
+        import os
+
+        def rel(p) -> str:
+            p = Path(p)
+            if base is None:
+                return str(p)
+            return os.path.relpath(p.resolve(), Path(base).resolve())
+
+        wl = {k: (dict(v) if isinstance(v, dict) else v) for k, v in self.workload.items()}
+        for key in ("model", "file"):
+            if key in wl:
+                wl[key] = rel(wl[key])
+        src = wl["source"]
+        if src not in ("synthetic", "hetero") and Path(src).is_absolute():
+            wl["source"] = rel(src)
+        providers = {}
+        for p in self.providers:
+            if p.kind == "pricing":
+                entry = {"kind": "pricing", **{k: (list(v) if isinstance(v, tuple) else v) for k, v in p.pricing}}
+            else:
+                m = p.mechanism
+                entry = {"scheduler": m.scheduler, "payment": m.payment, "reserve": m.reserve}
+            if p.description:
+                entry["description"] = p.description
+            providers[p.name] = entry
+        consumers = {}
+        for c in self.consumers:
+            entry = {"groups": [list(g) for g in c.mix.groups]}
+            if c.description:
+                entry["description"] = c.description
+            consumers[c.name] = entry
+        out: dict = {"name": self.name}
+        if self.description:
+            out["description"] = self.description
+        out["workload"] = wl
+        out["bids"] = {"components": [list(c) for c in self.bids.components], "lo": self.bids.lo, "hi": self.bids.hi}
+        out["strategies"] = {
+            "providers": [p.name for p in self.providers],
+            "consumers": [c.name for c in self.consumers],
+            "provider": providers,
+            "consumer": consumers,
+        }
+        out["replications"] = {"seeds": list(self.seeds)}
+        if list(self.games) != list(DEFAULT_GAMES):
+            out["games"] = [{"name": g.name, "provider": g.provider, "consumer": g.consumer} for g in self.games]
+        out["output"] = {"results": rel(self.results_dir), "report": rel(self.report_dir)}
+        if self.companions:
+            out["companions"] = [rel(c) for c in self.companions]
+        if self.population_study is not None:
+            out["population_study"] = rel(self.population_study)
+        if self.gains is not None:
+            out["gains"] = dict(self.gains)
+        if self.paper:
+            out["paper"] = dict(self.paper)
+        if self.population is not None:
+            cfg = self.population
+            game = {"kind": "population", "agents": cfg.agents, "strategies": cfg.names}
+            for k in ("reduced_players", "probe", "regret_tol", "max_seeds", "seed_step", "resamples"):
+                game[k] = getattr(cfg, k)
+            game["shading"] = {
+                r.name: {
+                    "beta": dict(zip(BID_CLASSES, r.betas)),
+                    **({"description": r.description} if r.description else {}),
+                }
+                for r in cfg.strategies
+            }
+            out["game"] = game
+        if self.notes:
+            out["notes"] = self.notes
+        return out
+
+    def to_toml(self, path: str | Path | None = None) -> str:
+        """The study file's text (:meth:`to_dict` as TOML); with ``path``, also written there atomically.
+
+        ``StudySpec.from_toml`` reads it back to an equal spec (up to merged aliases)."""
+        import tomli_w
+
+        from gamemarket.io.files import atomic_path
+
+        text = tomli_w.dumps(
+            self.to_dict(None if path is None else Path(path).resolve().parent), multiline_strings=True
+        )
+        if path is not None:
+            with atomic_path(path, "study") as tmp:
+                tmp.write_text(text)
+        return text
 
     @property
     def n_tasks(self) -> int:
@@ -418,9 +513,8 @@ def load_study(path: str | Path) -> StudySpec:
             from gamemarket.studies.strategies import catalogue_dir
 
             shading = base / game["shading_file"] if "shading_file" in game else catalogue_dir(base) / "shading.toml"
-            population = parse_config(
-                {k: v for k, v in game.items() if k != "shading_file"}, where, load_shading(shading)
-            )
+            catalogue = load_shading(shading) if "shading_file" in game or shading.is_file() else {}
+            population = parse_config({k: v for k, v in game.items() if k != "shading_file"}, where, catalogue)
         elif kind != "bimatrix":
             raise InputError(f"{where}: [game] field 'kind': expected 'bimatrix' or 'population', got {kind!r}")
     try:

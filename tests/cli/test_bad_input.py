@@ -58,6 +58,9 @@ def _files(d: Path) -> None:
     (d / "typed-notes.toml").write_text('name = "p"\nnotes = "shading pays 12% more"\n' + small)
     (d / "unknown-field-notes.toml").write_text('name = "p"\nnotes = "claim (1): {claim.c9.ci}"\n' + small)
     (d / "consumer-list.toml").write_text('name = "p"\n' + small.replace("consumers =", "consumer ="))
+    pop = '[game]\nkind = "population"\nstrategies = ["truthful", "mine"]\n'
+    (d / "shading-number.toml").write_text('name = "p"\n' + small + pop + "shading = 3\n")
+    (d / "shading-class.toml").write_text('name = "p"\n' + small + pop + "[game.shading.mine]\nbeta = {top = 0.5}\n")
     (d / "source-typo.toml").write_text('name = "p"\n' + small.replace('"synthetic"', '"synthtic"', 1))
 
 
@@ -152,6 +155,16 @@ CASES = {
         ["study", "run", "{d}/paper-jobs.toml"],
         "[paper] field 'jobs': expected a number > 0 (number of (serial) jobs), got -1",
         [],
+    ),
+    "inline shading rules that are not a table": (
+        ["study", "status", "{d}/shading-number.toml"],
+        "[game] field 'shading': expected a table of shading rules ([game.shading.NAME])",
+        [],
+    ),
+    "inline shading rule with an unknown bid class": (
+        ["study", "run", "{d}/shading-class.toml"],
+        "[game.shading]: shading rule 'mine': field 'beta': unknown bid class(es) ['top']",
+        ["{d}/results"],
     ),
     "population study that does not exist": (
         ["study", "status", "{d}/no-population.toml"],
