@@ -47,7 +47,7 @@ def main() -> None:
     from gamemarket.market.simulate import run_schedule
     from gamemarket.reports import write_report
     from gamemarket.studies import load_study, run_study
-    from gamemarket.studies.runner import load_workload, plan, workload_arrays
+    from gamemarket.studies.runner import load_workload, plan
 
     tmp = Path(tempfile.mkdtemp())
     try:
@@ -60,8 +60,8 @@ def main() -> None:
         companion = load_study(tmp / "studies" / "shudler2010-synthetic.toml")
 
         # (1) the engine alone, one run at a time
-        w, nodes = load_workload(spec)
-        arrays = workload_arrays(w)
+        prep = load_workload(spec)
+        arrays, nodes, w = prep.arrays, prep.nodes, prep.source
         tasks = plan(spec, arrays, nodes)
         sample = [t for t in tasks if t.seed == spec.seeds[0] and t.consumer in ("FT", "SRG", "g0.3x0.6")]
         run_schedule(

@@ -156,8 +156,10 @@ def _report_extras(an: StudyAnalysis) -> None:
     from gamemarket.studies import load_study
     from gamemarket.studies.runner import load_cohorts
 
+    from gamemarket.market.base import MARKETS
+
     spec, meta = an.spec, an.meta
-    if meta.get("kind") == "scheduling":
+    if MARKETS.get(meta["kind"]).paper_analysis:
         an.workload = workload_facts(spec)
         an.cohorts = load_cohorts(spec)
         an.shading_gains = claims.shading_gains(an.cohorts, meta["providers"])
@@ -199,9 +201,10 @@ def workload_facts(spec: StudySpec) -> dict:
     discussion), with the records its cleaning dropped for a non-positive run time."""
     from gamemarket.studies.runner import load_workload
 
-    w, nodes = load_workload(spec)
-    rt = w.jobs["runtime"].to_numpy(float)
-    sub = w.jobs["submit"].to_numpy(float)
+    prep = load_workload(spec)
+    nodes = prep.nodes
+    rt = prep.arrays["runtime"].astype(float)
+    sub = prep.arrays["submit"].astype(float)
     span = float(sub.max() - sub.min()) if len(sub) > 1 else 0.0
     out = {
         "jobs": len(rt),
@@ -209,7 +212,7 @@ def workload_facts(spec: StudySpec) -> dict:
         "mean_runtime": float(rt.mean()),
         "offered_load": float(rt.sum() / (nodes * span)) if span > 0 else float("nan"),
     }
-    cleaning = w.meta.get("cleaning") or {}
+    cleaning = prep.meta.get("cleaning") or {}
     if "dropped_runtime" in cleaning:
         out["dropped_runtime"] = cleaning["dropped_runtime"]
     return out

@@ -1,16 +1,19 @@
 """The market protocol: both markets run one profile the same way, and a registry picks one by kind.
 
-A market takes a prepared workload (``arrays``: the scheduling market's job columns, or the pricing
+A market prepares a study's workload once (``prepare``: the ``[workload]`` table to a
+``PreparedWorkload``). It takes the prepared workload (``arrays``: the scheduling market's job columns, or the pricing
 market's efficiencies ``A`` and capacities ``R``), a provider strategy (``provider``: its ``kind`` and
 parameters), and every job's private bid, reported bid and consumer group; it returns a ``MarketRun``:
 the per-job outcomes and the provider's summary. Payoffs are computed from a ``MarketRun`` in one place
 (``gamemarket.market.payoffs.of_run``), whatever the market. Studies never branch on the kind: they
-look the market up in ``MARKETS``.
+look the market up in ``MARKETS``, and what a report shows follows the market's own attributes
+(``size_name``, ``has_users``, ``paper_analysis``, ``describe_provider``), never its name.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol
 
 import numpy as np
@@ -28,12 +31,45 @@ class MarketRun(NamedTuple):
     summary: dict
 
 
+@dataclass(frozen=True)
+class PreparedWorkload:
+    """A study's workload, loaded once, as its market runs it.
+
+    ``arrays`` are what every run reads and what a task's key hashes (the scheduling market's job
+    columns ``id``, ``submit``, ``runtime``, ``estimate``; the pricing market's efficiencies ``A``
+    and capacities ``R``); ``nodes`` is the node count (resource types for pricing); ``meta`` holds
+    the source, its SHA-256 and the generator's parameters; ``source`` is the loaded object itself
+    (a :class:`gamemarket.workloads.Workload`, or the pricing market's dict).
+    """
+
+    market: str
+    arrays: dict = field(repr=False)
+    nodes: int
+    meta: dict
+    source: object = field(default=None, repr=False)
+
+    @property
+    def jobs(self) -> int:
+        """The number of jobs (bidders)."""
+        return MARKETS.get(self.market).size(self.arrays)
+
+
 class Market(Protocol):
-    """What a market answers: its size, its own key fields and one run with given bids."""
+    """What a market answers: how to load its workload, its size, its own key fields and one run with
+    given bids; and what a report shows of it."""
 
     kind: str
     description: str
     workload_sources: tuple[str, ...]  #: the ``[workload] source`` values it runs on (empty: any other)
+    size_name: str  #: what ``nodes`` counts ("nodes", "resources")
+    has_users: bool  #: jobs carry a user (SWF field 12), so agents can be users
+    paper_analysis: bool  #: the source paper's cohorts, claims and figures apply (Shudler et al. 2010)
+
+    def prepare(self, workload: dict) -> PreparedWorkload:
+        """Load a study's ``[workload]`` table (already validated by the study reader)."""
+
+    def describe_provider(self, params: dict) -> str:
+        """A provider strategy's parameters in a few words, for a report's setup table."""
 
     def size(self, arrays: dict) -> int:
         """The number of jobs (bidders) of a prepared workload."""
@@ -68,6 +104,33 @@ class SchedulingMarket:
     kind = "scheduling"
     description = "jobs on identical nodes: a scheduler x a payment scheme x a reserve price"
     workload_sources = ()  # synthetic, a workload model, or a trace
+    size_name = "nodes"
+    has_users = True
+    paper_analysis = True
+
+    def prepare(self, workload: dict) -> PreparedWorkload:
+        """A trace, the synthetic generator or a workload model (``gamemarket.workloads.load``), and its
+        node count (given, or the trace's scaled by ``reduction``)."""
+        from gamemarket.workloads import load
+
+        synth = dict(workload.get("synthetic", {}))
+        if workload["source"] == "synthetic" and "nodes" in workload:
+            synth.setdefault("nodes", workload["nodes"])
+        w = load(
+            workload["source"],
+            parallel=workload.get("parallel", "split"),
+            skip_bad_lines=workload.get("skip_bad_lines", False),
+            model=workload.get("model"),
+            **synth,
+        )
+        arrays = {
+            c: np.ascontiguousarray(w.jobs[c].to_numpy(np.int64)) for c in ("id", "submit", "runtime", "estimate")
+        }
+        return PreparedWorkload(self.kind, arrays, w.nodes(workload.get("nodes"), workload.get("reduction")), w.meta, w)
+
+    def describe_provider(self, params: dict) -> str:
+        """``(hb, kth, r=1)``."""
+        return f"({params['scheduler']}, {params['payment']}, r={params['reserve']:g})"
 
     def size(self, arrays: dict) -> int:
         """The number of jobs."""
@@ -117,6 +180,27 @@ class PricingMarket:
     kind = "pricing"
     description = "a heterogeneous cluster's resources, allocated by price discovery"
     workload_sources = ("hetero",)
+    size_name = "resources"
+    has_users = False
+    paper_analysis = False
+
+    def prepare(self, workload: dict) -> PreparedWorkload:
+        """A market file (``[workload] file``) or the generator's ``[workload.hetero]`` parameters."""
+        from gamemarket.market import pricing_market as hetero
+
+        if "file" in workload:
+            mk = hetero.load_market(workload["file"])
+            meta = {"source": workload["file"]}
+        else:
+            hs = hetero.HeteroSpec.from_dict(workload.get("hetero", {}))
+            mk = hetero.generate(hs)
+            meta = {"source": "hetero", "hetero": {k: getattr(hs, k) for k in hs.__dataclass_fields__}}
+        arrays = {"A": np.ascontiguousarray(mk["A"]), "R": np.ascontiguousarray(mk["R"])}
+        return PreparedWorkload(self.kind, arrays, int(mk["A"].shape[1]), meta, mk)
+
+    def describe_provider(self, params: dict) -> str:
+        """``(mechanism=..., reserve=...)``: every parameter."""
+        return f"({', '.join(f'{a}={b}' for a, b in params.items() if a != 'kind')})"
 
     def size(self, arrays: dict) -> int:
         """The number of jobs (rows of the efficiencies ``A``)."""

@@ -153,9 +153,11 @@ def facts(analysis) -> dict[str, str]:
         out.update(population_facts(analysis.population))
     if analysis.growth is not None:
         out.update(growth_facts(analysis.growth[1]))
+    from gamemarket.market.base import MARKETS
+
     meta = analysis.meta
-    if meta.get("kind") == "pricing":
-        out["market.jobs"], out["market.resources"] = fmt(meta["jobs"]), fmt(meta["nodes"])
+    out["market.jobs"] = fmt(meta["jobs"])
+    out[f"market.{MARKETS.get(meta['kind']).size_name}"] = fmt(meta["nodes"])
     return out
 
 

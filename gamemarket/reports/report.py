@@ -11,6 +11,7 @@ import numpy as np
 from gamemarket import __version__
 from gamemarket.analysis.study import StudyAnalysis, export, slug
 from gamemarket.games.io import profile_words
+from gamemarket.market.base import MARKETS, market_for
 from gamemarket.reports import figures
 
 
@@ -94,6 +95,7 @@ def write_report(an: StudyAnalysis, *, wall_seconds: float | None = None, force:
     export(an, out / "data")
     md: list[str] = []
     meta = an.meta
+    market = MARKETS.get(meta["kind"])
     md.append(f"# Study report: {spec.name}\n")
     if spec.description:
         md.append(spec.description + "\n")
@@ -109,15 +111,10 @@ def write_report(an: StudyAnalysis, *, wall_seconds: float | None = None, force:
                     ", ".join(f"{k} = {v}" for k, v in meta["synthetic"].items()) if meta.get("synthetic") else "-",
                 ],
                 ["jobs", meta["jobs"]],
-                ["resource types" if meta.get("kind") == "pricing" else "nodes", meta["nodes"]],
+                ["resource types" if market.size_name == "resources" else market.size_name, meta["nodes"]],
                 [
                     "provider strategies",
-                    ", ".join(
-                        f"{k} ({v['scheduler']}, {v['payment']}, r={v['reserve']:g})"
-                        if v["kind"] == "scheduling"
-                        else f"{k} ({', '.join(f'{a}={b}' for a, b in v.items() if a != 'kind')})"
-                        for k, v in meta["providers"].items()
-                    ),
+                    ", ".join(f"{k} {market_for(v).describe_provider(v)}" for k, v in meta["providers"].items()),
                 ],
                 [
                     "consumer strategies",
@@ -214,7 +211,7 @@ def write_report(an: StudyAnalysis, *, wall_seconds: float | None = None, force:
             spec.aliases,
             weight=3,
         )
-    if meta.get("kind") == "scheduling":
+    if market.paper_analysis:
         paper = [
             (caption, jobs.add(func, *args, weight=2))
             for caption, _, func, args in figures.paper_figure_plan(an.bins, meta["consumers"], out)

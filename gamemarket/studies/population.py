@@ -320,26 +320,27 @@ class PopulationStudy:
     """Plans, runs (resumably, in parallel) and analyses a population study."""
 
     def __init__(self, spec, *, n_jobs: int = 1, progress: bool = False, run: bool = True):
-        from gamemarket.studies.runner import HeteroWorkload, content_hash, load_workload, workload_arrays
+        from gamemarket.market.base import MARKETS
+        from gamemarket.studies.runner import content_hash, load_workload
 
         self.spec = spec
         self.cfg: PopulationConfig = spec.population
-        w, nodes = load_workload(spec)
+        prep = load_workload(spec)
+        market = MARKETS.get(prep.market)
+        users = prep.source.jobs["user"].to_numpy(np.int64) if market.has_users else None
         self.meta = {
-            "workload": Path(str(w.meta.get("source"))).name,
-            "jobs": len(w.jobs),
-            "nodes": nodes,
-            "users": int(w.jobs["user"].nunique()) if not isinstance(w, HeteroWorkload) else None,
+            "workload": Path(str(prep.meta.get("source"))).name,
+            "jobs": prep.jobs,
+            "nodes": prep.nodes,
+            "users": int(len(np.unique(users))) if users is not None else None,
         }
-        if isinstance(w, HeteroWorkload):  # the pricing market: efficiencies and capacities
-            if self.cfg.agents != "jobs":
-                raise InputError(f"study {spec.name!r}: a heterogeneous cluster has no users; use agents = 'jobs'")
-            self.arrays = workload_arrays(w)
-        else:
-            self.arrays = {
-                c: np.ascontiguousarray(w.jobs[c].to_numpy(np.int64))
-                for c in ("id", "submit", "runtime", "estimate", "user")
-            }
+        if users is None and self.cfg.agents != "jobs":
+            raise InputError(
+                f"study {spec.name!r}: the {market.kind} market ({market.description}) has no users; "
+                "use agents = 'jobs'"
+            )
+        self.arrays = dict(prep.arrays) if users is None else {**prep.arrays, "user": np.ascontiguousarray(users)}
+        nodes = prep.nodes
         self.nodes = nodes
         self.base = {
             "model": MODEL_VERSION,

@@ -24,12 +24,11 @@ from joblib import Parallel, delayed, parallel_config
 
 from gamemarket import MODEL_VERSION, __version__, bids
 from gamemarket.market import payoffs
-from gamemarket.market.base import market_for
+from gamemarket.market.base import PreparedWorkload, market_for, market_for_workload
 from gamemarket.errors import InputError
 from gamemarket.studies.spec import StudySpec
 from gamemarket.studies.store import RESULTS_FORMAT, ResultStore, task_key
 from gamemarket.studies.workers import exit_with_parent
-from gamemarket.workloads import load
 
 
 @dataclass(frozen=True)
@@ -44,27 +43,14 @@ class Task:
     groups: tuple
 
 
-@dataclass
-class HeteroWorkload:
-    """A heterogeneous cluster (efficiencies ``A``, capacities ``R``) in the runner's workload slot."""
-
-    A: np.ndarray
-    R: np.ndarray
-    meta: dict
-
-    @property
-    def jobs(self):
-        return range(self.A.shape[0])
-
-
 _WORKLOADS: dict[str, tuple] = {}  # the last few workloads loaded, by study file and [workload] table
 WORKLOAD_CACHE = 4
 
 
-def load_workload(spec: StudySpec):
-    """The study's workload and its node count (resource count for a hetero market), parsed once per
-    process: running, checking, and reporting a study (and its companions) all read the same object.
-    The key is the study file and its whole ``[workload]`` table, so a changed table loads again."""
+def load_workload(spec: StudySpec) -> PreparedWorkload:
+    """The study's workload as its market prepares it (``Market.prepare``), parsed once per process:
+    running, checking, and reporting a study (and its companions) all read the same object. The key
+    is the study file and its whole ``[workload]`` table, so a changed table loads again."""
     key = json.dumps({"study": str(spec.path), "workload": spec.workload}, sort_keys=True, default=str)
     hit = _WORKLOADS.pop(key, None)
     if hit is None:
@@ -75,37 +61,8 @@ def load_workload(spec: StudySpec):
     return hit
 
 
-def _load_workload(spec: StudySpec):
-    wl = spec.workload
-    if wl["source"] == "hetero":
-        from gamemarket.market import pricing_market as hetero
-
-        if "file" in wl:
-            mk = hetero.load_market(wl["file"])
-            meta = {"source": wl["file"]}
-        else:
-            hs = hetero.HeteroSpec.from_dict(wl.get("hetero", {}))
-            mk = hetero.generate(hs)
-            meta = {"source": "hetero", "hetero": {k: getattr(hs, k) for k in hs.__dataclass_fields__}}
-        return HeteroWorkload(mk["A"], mk["R"], meta), mk["A"].shape[1]
-    synth = dict(wl.get("synthetic", {}))
-    if wl["source"] == "synthetic" and "nodes" in wl:
-        synth.setdefault("nodes", wl["nodes"])
-    w = load(
-        wl["source"],
-        parallel=wl.get("parallel", "split"),
-        skip_bad_lines=wl.get("skip_bad_lines", False),
-        model=wl.get("model"),
-        **synth,
-    )
-    return w, w.nodes(wl.get("nodes"), wl.get("reduction"))
-
-
-def workload_arrays(w) -> dict[str, np.ndarray]:
-    """The arrays a market runs on: the job columns (scheduling) or efficiencies ``A`` and capacities ``R``."""
-    if isinstance(w, HeteroWorkload):
-        return {"A": np.ascontiguousarray(w.A), "R": np.ascontiguousarray(w.R)}
-    return {c: np.ascontiguousarray(w.jobs[c].to_numpy(np.int64)) for c in ("id", "submit", "runtime", "estimate")}
+def _load_workload(spec: StudySpec) -> PreparedWorkload:
+    return market_for_workload(spec.workload["source"]).prepare(spec.workload)
 
 
 def content_hash(arrays: dict[str, np.ndarray]) -> str:
@@ -311,8 +268,8 @@ def _run_study(
     spec: StudySpec, n_jobs: int, scheduler_address: str | None, progress: bool, store: ResultStore
 ) -> StudyRun:
     t0 = time.perf_counter()
-    w, nodes = load_workload(spec)
-    arrays = workload_arrays(w)
+    prep = load_workload(spec)
+    arrays, nodes = prep.arrays, prep.nodes
     tasks = plan(spec, arrays, nodes)
     # a plan's consolidated tables are written once every task is stored, and a key fixes its result:
     # with them there is nothing to run (a per-task file lost since only matters to a rebuild)
@@ -355,9 +312,9 @@ def _run_study(
         task_seconds=sim_seconds,
         nodes=nodes,
         n_jobs=n_jobs if not scheduler_address else f"dask {scheduler_address}",
-        workload=w.meta.get("source"),
-        workload_sha256=w.meta.get("sha256"),
-        jobs=len(w.jobs),
+        workload=prep.meta.get("source"),
+        workload_sha256=prep.meta.get("sha256"),
+        jobs=prep.jobs,
         finished=time.strftime("%Y-%m-%d %H:%M:%S"),
     )
     if todo:  # keep the figures of the run that computed the results
@@ -370,8 +327,8 @@ def _run_study(
 def study_status(spec: StudySpec) -> dict:
     """How many of a study's tasks have a readable stored result (``study``, ``tasks``, ``done``, ``missing``)."""
     store = ResultStore(spec.results_dir)
-    w, nodes = load_workload(spec)
-    tasks = plan(spec, workload_arrays(w), nodes)
+    prep = load_workload(spec)
+    tasks = plan(spec, prep.arrays, prep.nodes)
     done = len(tasks) if store.has_tables(plan_hash(tasks)) else sum(store.has(t.key) for t in tasks)
     return {
         "study": spec.name,
@@ -401,8 +358,8 @@ def study_tables(
     """
     store = store or ResultStore(spec.results_dir)
     if tasks is None:
-        w, nodes = load_workload(spec)
-        tasks = plan(spec, workload_arrays(w), nodes)
+        prep = load_workload(spec)
+        tasks = plan(spec, prep.arrays, prep.nodes)
     name = plan_hash(tasks)
     tables = store.read_tables(name)
     if tables is not None:
@@ -455,20 +412,20 @@ def load_results(spec: StudySpec, with_bins: bool = False) -> StoredResults:
     Raises ``InputError`` when a task has no stored result yet.
     """
     tables = study_tables(spec)
-    w, nodes = load_workload(spec)
+    prep = load_workload(spec)
     meta = {
         "study": spec.name,
-        "nodes": nodes,
-        "jobs": len(w.jobs),
-        "workload": w.meta.get("source"),
-        "kind": "pricing" if isinstance(w, HeteroWorkload) else "scheduling",
-        "workload_sha256": w.meta.get("sha256"),
+        "nodes": prep.nodes,
+        "jobs": prep.jobs,
+        "workload": prep.meta.get("source"),
+        "kind": prep.market,
+        "workload_sha256": prep.meta.get("sha256"),
         "seeds": spec.seeds,
         "providers": {p.name: p.params() for p in spec.providers},
         "consumers": {c.name: c.params() for c in spec.consumers},
     }
-    if w.meta.get("synthetic"):
-        meta["synthetic"] = w.meta["synthetic"]
-    if w.meta.get("hetero"):
-        meta["synthetic"] = w.meta["hetero"]
+    if prep.meta.get("synthetic"):
+        meta["synthetic"] = prep.meta["synthetic"]
+    if prep.meta.get("hetero"):
+        meta["synthetic"] = prep.meta["hetero"]
     return StoredResults(tables["metrics"], tables["bins"] if with_bins else None, meta)

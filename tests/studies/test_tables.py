@@ -9,7 +9,7 @@ import pytest
 from gamemarket import bids
 from gamemarket.market import payoffs
 from gamemarket.studies import load_study, run_study
-from gamemarket.studies.runner import load_workload, plan, plan_hash, run_task, study_tables, workload_arrays
+from gamemarket.studies.runner import load_workload, plan, plan_hash, run_task, study_tables
 from gamemarket.studies.store import ResultStore
 from study_helpers import SMALL, write_study
 
@@ -32,8 +32,8 @@ def _assert_tables_equal(a, b):
 
 def test_a_run_writes_tables_equal_to_the_per_task_files(small):
     store = ResultStore(small.results_dir)
-    w, nodes = load_workload(small)
-    tasks = plan(small, workload_arrays(w), nodes)
+    prep = load_workload(small)
+    tasks = plan(small, prep.arrays, prep.nodes)
     built_in_run = store.read_tables(plan_hash(tasks))
     assert built_in_run is not None, "the run stores its consolidated tables"
     shutil.rmtree(small.results_dir / "tables")
@@ -51,8 +51,8 @@ def test_tables_hold_each_task_exactly(small):
     """Every row of the tables is the task's own numbers, recomputed here, to the last bit (cohort sums
     included: they are stored exactly, not as decimal text)."""
     tables = study_tables(small)
-    w, nodes = load_workload(small)
-    arrays = workload_arrays(w)
+    prep = load_workload(small)
+    arrays, nodes = prep.arrays, prep.nodes
     for t in plan(small, arrays, nodes)[::5]:
         metrics, binned, cohorts = run_task(arrays, nodes, t.provider_params, t.groups, t.seed, small.bids)
         sel = lambda f: f[(f.provider == t.provider) & (f.consumer == t.consumer) & (f.seed == t.seed)]  # noqa: E731

@@ -254,8 +254,9 @@ def test_study_with_a_model(tmp_path):
     p = tmp_path / "studies" / "s.toml"
     p.write_text(body)
     spec = load_study(p)
-    w, nodes = load_workload(spec)
-    assert nodes == 8 and len(w.jobs) == 500
+    prep = load_workload(spec)
+    w, nodes = prep.source, prep.nodes
+    assert nodes == 8 and len(w.jobs) == 500 and prep.jobs == 500
     assert w.offered_load(8) == pytest.approx(0.7, rel=1e-3)
     p.write_text(body.replace("models/m.toml", "models/none.toml"))
     with pytest.raises(InputError, match="model.*no such file"):
