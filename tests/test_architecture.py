@@ -215,3 +215,19 @@ def test_no_import_cycle_between_the_pricing_modules():
 
     assert [m for m in mods if m in reach(m, set())] == []
     assert {"allocation", "dual", "repair", "newton", "identical", "solver"} <= {m.split(".")[-1] for m in mods}
+
+
+def test_every_public_name_has_a_docstring():
+    """Every public module-level function and class, and every public method of those classes, says what it does."""
+    missing = []
+    for path in sorted(PKG.rglob("*.py")):
+        for node in ast.parse(path.read_text()).body:
+            if not isinstance(node, (ast.FunctionDef, ast.ClassDef)) or node.name.startswith("_"):
+                continue
+            items = [node]
+            if isinstance(node, ast.ClassDef):
+                items += [m for m in node.body if isinstance(m, ast.FunctionDef) and not m.name.startswith("_")]
+            missing += [
+                f"{path.relative_to(PKG.parent)}:{n.lineno} {n.name}" for n in items if not ast.get_docstring(n)
+            ]
+    assert not missing, f"{len(missing)} public names without a docstring: {missing[:10]}"

@@ -439,6 +439,17 @@ CSV_COLUMNS = [
 
 
 def claims_table(claims: list[dict]) -> pd.DataFrame:
+    """The claims of one study as a table (columns ``claim``, ``paper``, ``measured``, ``verdict``).
+
+    Parameters
+    ----------
+    claims : list of dict
+        Rows as :func:`evaluate` returns them.
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
     return pd.DataFrame(claims, columns=["claim", "paper", "measured", "verdict"])
 
 

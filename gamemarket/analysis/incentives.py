@@ -32,6 +32,23 @@ WAYS = {
 
 
 def derived(spec: StudySpec, n: int, seeds: list[int]) -> StudySpec:
+    """The study of the shading-gain experiment at market size ``n``: the same market with ``n`` jobs,
+    the truthful mix and the shading mixes only, these seeds, and results of its own.
+
+    Parameters
+    ----------
+    spec : StudySpec
+        A hetero (pricing-market) study with a ``[gains]`` table.
+    n : int
+        Number of jobs.
+    seeds : list of int
+        The replication seeds at this size.
+
+    Raises
+    ------
+    InputError
+        When the workload is not hetero, or a shading mix the experiment needs is not in the study.
+    """
     if spec.workload.get("source") != "hetero":
         raise InputError(f"study {spec.name!r}: [gains] needs a hetero workload")
     sub = copy.copy(spec)

@@ -13,6 +13,7 @@ from gamemarket.errors import GameMarketError
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``gamemarket`` argument parser: every command group registers its own subcommands."""
     from gamemarket.cli.pricing import add_pricing_commands
     from gamemarket.cli.simulate import add_simulate_command
     from gamemarket.cli.studies import add_study_commands
@@ -34,6 +35,16 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit code.
+
+    A :class:`GameMarketError` (bad input, a failed check) prints one line on stderr and exits 2,
+    with no traceback; warnings meant for the user print as one line each.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments (default: ``sys.argv[1:]``).
+    """
     import warnings
 
     parser = build_parser()

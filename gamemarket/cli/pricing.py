@@ -10,6 +10,10 @@ from gamemarket.errors import InputError
 
 
 def cmd_price_solve(a) -> int:
+    """``gamemarket price solve``: discover prices for a problem file or a synthetic problem, check the
+    allocation against every constraint, print or write the result. Exit 0 when converged, 3 when
+    not (the result is still written, and says so).
+    """
     import numpy as np
 
     from gamemarket.pricing import load, solve, synthetic
@@ -101,6 +105,7 @@ def cmd_price_solve(a) -> int:
 
 
 def add_pricing_commands(sub) -> None:
+    """Register ``gamemarket price ...`` on the parser's subcommands ``sub``."""
     pr = sub.add_parser("price", help="allocation of fungible resources by price discovery").add_subparsers(
         dest="pcmd", required=True
     )

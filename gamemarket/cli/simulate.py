@@ -12,6 +12,9 @@ from gamemarket.cli.workload import _print_dict, workload_options
 
 
 def cmd_simulate(a) -> int:
+    """``gamemarket simulate``: one profile (mechanism x beta mix) on a workload or a job table; prints the
+    summary and writes the per-job outcomes where ``--out`` asks.
+    """
     from gamemarket.io import jobtable
     from gamemarket.market import Mechanism, simulate
 
@@ -95,6 +98,7 @@ def cmd_simulate(a) -> int:
 
 
 def add_simulate_command(sub) -> None:
+    """Register ``gamemarket simulate`` on the parser's subcommands ``sub``."""
     s = sub.add_parser("simulate", help="run one profile (mechanism x beta mix) and print the summary")
     s.add_argument(
         "--workload", help="an SWF path, a known trace name, 'synthetic' (default), or a workload model file (.toml)"

@@ -69,6 +69,9 @@ def _fmt_matrix(game) -> str:
 
 
 def print_solved(sg) -> None:
+    """Print one solved game of a study: its payoff tables with their CIs, each equilibrium in words with
+    its regret and robustness, and the game's flags.
+    """
     from gamemarket.games.io import profile_words
 
     g, sol = sg.game, sg.solution
@@ -101,6 +104,9 @@ def print_solved(sg) -> None:
 
 
 def cmd_study_run(a) -> int:
+    """``gamemarket study run``: run what is missing of a study (bimatrix or population), then write its
+    report unless ``--no-report``.
+    """
     from gamemarket.studies import load_study, run_study
 
     spec = load_study(a.file)
@@ -196,6 +202,7 @@ def _solve_egta(a) -> int:
 
 
 def cmd_study_status(a) -> int:
+    """``gamemarket study status``: how many of a study's runs are stored and how many are missing."""
     from gamemarket.studies import load_study, study_status
 
     spec = load_study(a.file)
@@ -216,6 +223,9 @@ def cmd_study_status(a) -> int:
 
 
 def cmd_game_solve(a) -> int:
+    """``gamemarket game solve``: the equilibria of a study's games, a ``.nfg`` or CSV bimatrix game, or an
+    EGTA JSON role-symmetric game, each verified by its regret; ``--format json`` prints a JSON list.
+    """
     from gamemarket.analysis.study import solve_game
     from gamemarket.games.io import equilibria_records
 
@@ -257,6 +267,7 @@ def cmd_game_solve(a) -> int:
 
 
 def cmd_game_export(a) -> int:
+    """``gamemarket game export``: a study's payoff tables and games as files (CSV, JSON, ``.nfg``)."""
     from gamemarket.analysis.study import analyze, export
     from gamemarket.studies import load_study
 
@@ -272,6 +283,7 @@ def cmd_game_export(a) -> int:
 
 
 def cmd_report(a) -> int:
+    """``gamemarket report``: write a study's report from its stored results (nothing is simulated)."""
     from gamemarket.reports import write_report
     from gamemarket.studies import load_study
 
@@ -316,6 +328,9 @@ def _resamples(text: str) -> int:
 
 
 def add_study_commands(sub) -> None:
+    """Register ``gamemarket study ...``, ``gamemarket game ...`` and ``gamemarket report`` on the parser's
+    subcommands ``sub``.
+    """
     methods_help = "equilibrium methods: pure, polytope, support_enumeration, vertex_enumeration, lemke_howson"
     st = sub.add_parser("study", help="run equilibrium studies").add_subparsers(dest="scmd", required=True)
     r = st.add_parser("run", help="run every unfinished profile x seed, then write the report")

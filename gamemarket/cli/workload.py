@@ -35,6 +35,7 @@ def _print_dict(d: dict, indent: int = 0) -> None:
 
 # ---------------------------------------------------------------- workload
 def cmd_workload_info(a) -> int:
+    """``gamemarket workload info``: jobs, processors, span, offered load and run-time quantiles of a workload."""
     from gamemarket.workloads import load
 
     w = load(a.path, parallel=a.parallel, skip_bad_lines=a.skip_bad_lines)
@@ -43,6 +44,7 @@ def cmd_workload_info(a) -> int:
 
 
 def cmd_workload_fit(a) -> int:
+    """``gamemarket workload fit``: fit the workload model to a trace and write it as a model file."""
     from pathlib import Path
 
     from gamemarket.workloads import is_model_path, load
@@ -80,6 +82,9 @@ def _workload_for_compare(source: str, nodes: int, seed: int, jobs: int | None):
 
 
 def cmd_workload_compare(a) -> int:
+    """``gamemarket workload compare``: two workloads' statistics side by side (congestion included, from one
+    run of the market on each), optionally as JSON and as a four-panel figure.
+    """
     from gamemarket import bids
     from gamemarket.market import outcomes
     from gamemarket.market import Mechanism, simulate
@@ -134,6 +139,7 @@ def cmd_workload_compare(a) -> int:
 
 
 def cmd_workload_fetch(a) -> int:
+    """``gamemarket workload fetch``: download a known trace into the cache and verify its SHA-256."""
     from gamemarket.workloads.archive import fetch
 
     path = fetch(a.name, dest=a.dest, url=a.url)
@@ -145,6 +151,7 @@ def cmd_workload_fetch(a) -> int:
 
 
 def add_workload_commands(sub) -> None:
+    """Register ``gamemarket workload ...`` on the parser's subcommands ``sub``."""
     w = sub.add_parser("workload", help="inspect or download workloads").add_subparsers(dest="wcmd", required=True)
     wi = w.add_parser("info", help="jobs, processors, span, offered load, run-time quantiles")
     wi.add_argument("path", help="an SWF file (plain or gzip), a known trace name, or 'synthetic'")

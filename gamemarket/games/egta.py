@@ -144,6 +144,7 @@ def to_egta(game: RoleSymmetricGame) -> dict:
 
 
 def write_egta(game: RoleSymmetricGame, path: str | Path) -> Path:
+    """Write ``game`` as EGTA JSON (:func:`to_egta`) to ``path``, atomically; returns the path."""
     from gamemarket.games.io import write_json
 
     path = Path(path)

@@ -38,6 +38,10 @@ from gamemarket.games.bimatrix import Game, check_finite
 
 @dataclass
 class Equilibrium:
+    """A verified equilibrium of a bimatrix game: both mixed strategies, the players' payoffs, each
+    player's regret (its best pure deviation's gain), and the methods that found it.
+    """
+
     x: np.ndarray  #: row (provider) mixed strategy
     y: np.ndarray  #: column (consumer) mixed strategy
     payoffs: tuple[float, float]
@@ -46,14 +50,21 @@ class Equilibrium:
 
     @property
     def pure(self) -> bool:
+        """True when both players play one strategy with probability 1."""
         return int((self.x > 0).sum()) == 1 and int((self.y > 0).sum()) == 1
 
     def supports(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The strategies each player uses with positive probability (row indices, column indices)."""
         return tuple(np.flatnonzero(self.x > 0)), tuple(np.flatnonzero(self.y > 0))
 
 
 @dataclass
 class Solution:
+    """What :func:`solve` returns: the verified equilibria (possibly none, and then ``summary`` says so),
+    whether the game is degenerate, the strictly dominated strategies removed first, and notes on
+    what each method did.
+    """
+
     game: Game
     equilibria: list[Equilibrium]
     degenerate: bool
@@ -78,6 +89,16 @@ def _scale(M: np.ndarray) -> float:
 
 
 def tolerance(A: np.ndarray, B: np.ndarray, rel: float = 1e-9) -> tuple[float, float]:
+    """The regret tolerance of each player: ``rel`` times the scale of its payoffs.
+
+    A mixed strategy pair is an equilibrium when each player's regret is at most its tolerance, so
+    the verdict does not depend on the payoffs' units.
+
+    Returns
+    -------
+    (float, float)
+        The row player's and the column player's tolerance.
+    """
     return rel * _scale(A), rel * _scale(B)
 
 

@@ -28,6 +28,11 @@ from gamemarket.games.equilibria import Equilibrium, regret, tolerance
 
 @dataclass
 class Robustness:
+    """How an equilibrium of the mean game fares across bootstrap resamples of the replications
+    [Wiedenbeck2014]_: each player's regret (point estimate and 95% CI) and the share of resamples in
+    which it stays an equilibrium.
+    """
+
     regret_provider: tuple[float, float, float]  #: point estimate (mean game), CI low, CI high
     regret_consumer: tuple[float, float, float]
     stable_share: float

@@ -53,11 +53,16 @@ class SymmetricEquilibrium:
     stability: str = ""  #: "stable", "unstable" or "neutral" under the replicator dynamics
 
     def support(self, threshold: float = 0.0) -> tuple[int, ...]:
+        """The strategies (indices over all roles) played with probability above ``threshold``."""
         return tuple(int(i) for i in np.flatnonzero(self.mixture > threshold))
 
 
 @dataclass
 class SymmetricSolution:
+    """What :func:`equilibria` returns: the verified mixtures (possibly none, and ``summary`` says so), the
+    regret tolerance, the number of dynamics starts, notes, and what support enumeration tried.
+    """
+
     game: RoleSymmetricGame
     equilibria: list[SymmetricEquilibrium]
     tolerance: float
@@ -67,9 +72,11 @@ class SymmetricSolution:
 
     @property
     def found(self) -> bool:
+        """True when at least one equilibrium was found."""
         return bool(self.equilibria)
 
     def summary(self) -> str:
+        """One line: how many equilibria at which tolerance, or that none was found and what to try."""
         if not self.equilibria:
             return (
                 f"no equilibrium found (regret <= {self.tolerance:.3g}) from {self.starts} starts; "

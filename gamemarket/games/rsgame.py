@@ -170,6 +170,7 @@ class RoleSymmetricGame:
     # ------------------------------------------------------------------ structure
     @property
     def num_strategies(self) -> tuple:
+        """The number of strategies of each role."""
         return tuple(len(s) for s in self.strategies)
 
     @property
@@ -194,13 +195,16 @@ class RoleSymmetricGame:
 
     @property
     def strategy_names(self) -> list[str]:
+        """Every strategy's name, role by role (the order of a mixture's entries)."""
         return [s for ss in self.strategies for s in ss]
 
     @property
     def num_all_strategies(self) -> int:
+        """The number of strategies of all roles together (a mixture's length)."""
         return int(sum(self.num_strategies))
 
     def profile_text(self, row) -> str:
+        """A profile (counts) in words, for messages: ``role {strategy: count, ...}; ...``."""
         names = self.strategy_names
         parts = []
         for r, (a, k) in enumerate(zip(self.role_starts, self.num_strategies)):
@@ -218,6 +222,7 @@ class RoleSymmetricGame:
         )
 
     def uniform_mixture(self) -> np.ndarray:
+        """Every role spread evenly over its strategies."""
         return np.concatenate([np.full(k, 1.0 / k) for k in self.num_strategies])
 
     def pure_mixture(self, choices) -> np.ndarray:
@@ -228,6 +233,14 @@ class RoleSymmetricGame:
         return x
 
     def check_mixture(self, mixture) -> np.ndarray:
+        """``mixture`` as a float array, checked: one probability per strategy, finite, >= 0 (up to -1e-12,
+        clipped), summing to 1 within each role.
+
+        Raises
+        ------
+        InputError
+            Naming what is wrong.
+        """
         x = np.asarray(mixture, dtype=float)
         if x.shape != (self.num_all_strategies,):
             raise InputError(f"mixture: expected {self.num_all_strategies} probabilities, got shape {x.shape}")
@@ -239,6 +252,7 @@ class RoleSymmetricGame:
         return np.clip(x, 0.0, None)
 
     def normalize(self, x: np.ndarray) -> np.ndarray:
+        """``x`` clipped at 0 and scaled to sum to 1 within each role."""
         x = np.clip(np.asarray(x, dtype=float), 0.0, None)
         sums = np.add.reduceat(x, self.role_starts)
         return x / np.repeat(sums, self.num_strategies)
@@ -252,6 +266,9 @@ class RoleSymmetricGame:
         return out
 
     def mixture_from_dict(self, d: dict) -> np.ndarray:
+        """A mixture from ``{role: {strategy: probability}}`` (missing strategies get 0), checked as
+        :meth:`check_mixture` does; an unknown role or strategy is an :class:`InputError` naming it.
+        """
         x = np.zeros(self.num_all_strategies)
         for role, probs in d.items():
             if role not in self.roles:
@@ -365,6 +382,7 @@ class RoleSymmetricGame:
         return self.payoffs[idx]
 
     def profile_index(self, row) -> int:
+        """The row of ``profiles`` equal to ``row`` (counts); an :class:`InputError` names a profile not in the game."""
         row = np.asarray(row, dtype=np.int64)
         hit = np.flatnonzero((self.profiles == row[None, :]).all(axis=1))
         if not hit.size:

@@ -73,6 +73,9 @@ class SupportEnumeration:
         return self.singletons / self.starts if self.starts else 0.0
 
     def summary(self) -> str:
+        """One line: supports, Newton starts, distinct roots, equilibria, roots reached once (with the
+        Good-Turing estimate) and supports still finding roots when their budget ran out.
+        """
         return (
             f"support enumeration: {self.supports} supports, {self.starts:,} Newton starts, "
             f"{self.roots:,} distinct roots, {len(self.mixtures)} equilibria; roots reached once: "

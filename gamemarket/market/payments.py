@@ -45,6 +45,10 @@ def market_price(scheme, reserve, n, n_present, n_waiting, max_waiting_bid):
 
 @dataclass(frozen=True)
 class PaymentScheme:
+    """A payment scheme: its name, the code of its branch in the engine's ``market_price`` kernel, and a
+    description of the rule.
+    """
+
     name: str
     code: int
     description: str
@@ -56,6 +60,21 @@ PAYMENTS: Registry[PaymentScheme] = Registry("payment scheme")
 def register_payment(name: str, code: int, description: str, *, replace: bool = False) -> PaymentScheme:
     # the plain Python function: calling the compiled one here would start numba's compiler (0.7 s) in
     # every process that imports the market, even one that never runs it
+    """Register a payment scheme under ``name`` (studies and the CLI then accept it).
+
+    Parameters
+    ----------
+    name : str
+    code : int
+        Its branch in ``market_price``; a code without one is an :class:`InputError`.
+    description : str
+    replace : bool, keyword-only
+        Replace a scheme already registered under ``name`` (else that is an error).
+
+    Returns
+    -------
+    PaymentScheme
+    """
     if np.isnan(market_price.py_func(code, 1.0, 1, 1, 1, 1.0)):
         raise InputError(f"payment scheme {name!r}: code {code} has no branch in market_price")
     return PAYMENTS.register(name, PaymentScheme(name, code, description), replace=replace)
@@ -66,4 +85,5 @@ register_payment("kth", KTH_PRICE, "k-th price: r while nobody waits, else max(r
 
 
 def get_payment(name: str) -> PaymentScheme:
+    """The payment scheme registered as ``name``; an unknown name is an error listing the known ones."""
     return PAYMENTS.get(name)

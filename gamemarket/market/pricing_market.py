@@ -56,6 +56,9 @@ class HeteroSpec:
 
     @classmethod
     def from_dict(cls, d: dict, where: str = "hetero") -> "HeteroSpec":
+        """The generator's parameters from a ``[workload.hetero]`` table; an unknown field is an
+        :class:`InputError` that names it (``where`` says which table).
+        """
         unknown = sorted(set(d) - set(cls.__dataclass_fields__))
         if unknown:
             raise InputError(
@@ -86,6 +89,10 @@ def load_market(path) -> dict[str, np.ndarray]:
 
 @dataclass(frozen=True)
 class HeteroMechanism:
+    """A pricing-market mechanism: its name, its rule ``(A, R, reported values, params) -> (allocation,
+    prices, payments, info)`` and a description.
+    """
+
     name: str
     rule: Callable
     description: str
@@ -95,6 +102,9 @@ HETERO_MECHANISMS: Registry[HeteroMechanism] = Registry("pricing mechanism")
 
 
 def register_mechanism(name: str, rule: Callable, description: str, *, replace: bool = False) -> HeteroMechanism:
+    """Register a pricing-market mechanism under ``name`` (provider strategies with ``kind = "pricing"``
+    then accept it); ``replace`` replaces one already registered.
+    """
     return HETERO_MECHANISMS.register(name, HeteroMechanism(name, rule, description), replace=replace)
 
 
@@ -147,6 +157,7 @@ register_mechanism("pay-as-bid", _pay_as_bid, "the clearing allocation; pay the 
 
 
 def get_mechanism(name: str) -> HeteroMechanism:
+    """The pricing-market mechanism registered as ``name``; an unknown name is an error listing the known ones."""
     return HETERO_MECHANISMS.get(name)
 
 

@@ -19,6 +19,10 @@ from gamemarket.registry import Registry
 
 @dataclass(frozen=True)
 class Scheduler:
+    """A scheduler of the market: its name, whether it preempts, its priority key per job (smallest
+    first; ties by submit time, then id) and a description (Shudler et al. 2010).
+    """
+
     name: str
     preemptive: bool
     key: Callable[[pd.DataFrame], np.ndarray]  #: primary key per job (float64); ties by (submit, id)
@@ -31,6 +35,23 @@ SCHEDULERS: Registry[Scheduler] = Registry("scheduler")
 def register_scheduler(
     name: str, preemptive: bool, key: Callable, description: str, *, replace: bool = False
 ) -> Scheduler:
+    """Register a scheduler under ``name`` (studies and the CLI then accept it).
+
+    Parameters
+    ----------
+    name : str
+    preemptive : bool
+        Whether a waiting job with a better key preempts a running one.
+    key : callable
+        ``key(table) -> float64 array``: each job's priority (smallest first).
+    description : str
+    replace : bool, keyword-only
+        Replace a scheduler already registered under ``name`` (else that is an error).
+
+    Returns
+    -------
+    Scheduler
+    """
     return SCHEDULERS.register(name, Scheduler(name, preemptive, key, description), replace=replace)
 
 
@@ -58,4 +79,5 @@ register_scheduler("fcfs", False, _submit, "first come, first served (key: submi
 
 
 def get_scheduler(name: str) -> Scheduler:
+    """The scheduler registered as ``name``; an unknown name is an error listing the known ones."""
     return SCHEDULERS.get(name)

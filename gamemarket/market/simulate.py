@@ -42,6 +42,7 @@ class Mechanism:
             raise InputError("preemption_overhead: only 0 (free preemption and migration) is implemented")
 
     def describe(self) -> dict:
+        """The mechanism's parameters as a dict (a provider strategy's ``params`` and a task's key use it)."""
         return {
             "scheduler": self.scheduler,
             "payment": self.payment,
@@ -52,6 +53,10 @@ class Mechanism:
 
 @dataclass
 class RunResult:
+    """One simulation's result: the per-job outcome table (``gamemarket.market.outcomes``), the provider's
+    summary (revenue, utilization, welfare, preemptions, ...) and metadata about the run.
+    """
+
     jobs: pd.DataFrame  #: per-job outcome table
     summary: dict
     meta: dict = field(default_factory=dict)

@@ -21,6 +21,7 @@ class Allocation:
     m: int
 
     def dense(self) -> np.ndarray:
+        """The allocation as a dense ``n x m`` matrix of time shares."""
         n = len(self.j1)
         X = np.zeros((n, self.m))
         rows = np.arange(n)
@@ -30,9 +31,11 @@ class Allocation:
         return X
 
     def usage(self, demand: np.ndarray) -> np.ndarray:
+        """Each resource's use, ``sum_i demand_i x_ij``, for comparison with its capacity."""
         return usage_of(self.j1, self.x1, self.j2, self.x2, demand, self.m)
 
     def throughput(self, A: np.ndarray) -> np.ndarray:
+        """Each job's throughput, ``sum_j a_ij x_ij``."""
         return throughput_of(A, self.j1, self.x1, self.j2, self.x2)
 
 

@@ -59,6 +59,21 @@ def sort_efficiencies(A: np.ndarray) -> np.ndarray:
 
 
 def envelope_arrays(A, order, P, demand):
+    """Every job's cost envelope at prices ``P``: its vertices' throughputs ``T`` and costs ``C``, the
+    resource at each vertex ``idx`` (-1 for the origin) and its number of segments ``K``, allocated
+    and filled by :func:`envelopes`.
+
+    Parameters
+    ----------
+    A : ndarray, shape (n, m)
+        Efficiencies.
+    order : ndarray, shape (n, m)
+        :func:`sort_efficiencies` of ``A``.
+    P : ndarray, shape (m,)
+        Prices.
+    demand : ndarray, shape (n,)
+        Each job's demand (its cost of a unit of time on resource j is ``demand_i P_j``).
+    """
     n, m = A.shape
     T = np.empty((n, m + 1), dtype=np.float64)
     C = np.empty((n, m + 1), dtype=np.float64)

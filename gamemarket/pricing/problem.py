@@ -55,9 +55,13 @@ class Problem:
 
     @property
     def shape(self) -> tuple[int, int]:
+        """``(n, m)``: jobs and resources."""
         return self.A.shape
 
     def save(self, path: str | Path) -> None:
+        """Write the problem as ``.npz`` (``A``, ``R``, ``demand``, ``weight``, ``utility`` and ``target`` where
+        the utility has one): ``gamemarket price solve`` and :func:`load` read it back.
+        """
         arrays = {
             "A": self.A,
             "R": self.R,

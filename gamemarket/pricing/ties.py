@@ -38,6 +38,10 @@ MAX_TIES = 20000  #: beyond this many tied jobs (degenerate problems) only the s
 
 @dataclass
 class Ties:
+    """Jobs indifferent between two resource pairs at the current prices, with both pairs and their time
+    shares: the repair mixes them to meet the capacities (Agrawal et al. 2022).
+    """
+
     jobs: np.ndarray  #: tied jobs
     slots: np.ndarray  #: (T, 4) resources: base left, base right, alternative left, alternative right (-1: origin)
     base: np.ndarray  #: (T, 2) time shares of the base pair

@@ -47,6 +47,9 @@ class TorchEvaluator:
         self.problem = problem
 
     def hull(self, P):
+        """Every job's cost envelope at prices ``P`` (a tensor): vertices' throughputs, costs, resources and
+        segment counts, as :func:`gamemarket.pricing.envelope.envelope_arrays` computes them on the host.
+        """
         torch = self.torch
         A, n, m = self.A, self.A.shape[0], self.A.shape[1]
         C = self.d[:, None] * P[None, :]
@@ -75,6 +78,9 @@ class TorchEvaluator:
         return torch.stack(Ts, 1), torch.stack(Cs, 1), torch.stack(Is, 1), K
 
     def h(self, S, mu):
+        """The best response ``argmax_t u(t) - s t`` per job and slope ``S``, with the smoothing ``mu`` (as
+        :meth:`gamemarket.pricing.utilities.Utility.best_response_matrix`).
+        """
         torch = self.torch
         w = self.w[:, None]
         if self.code == U_LINEAR:
@@ -92,6 +98,7 @@ class TorchEvaluator:
         return torch.where(S < w, td.expand_as(S), torch.zeros_like(S))
 
     def value(self, t):
+        """The utility of throughput ``t`` per job (as :meth:`gamemarket.pricing.utilities.Utility.value`)."""
         torch = self.torch
         if self.code == U_LINEAR:
             return self.w * t

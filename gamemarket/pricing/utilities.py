@@ -11,6 +11,12 @@ A utility needs three things:
 
 New utilities subclass ``Utility`` and register with ``register_utility``; ``maximize`` may be
 overridden where a closed form over the whole envelope is faster.
+
+References
+----------
+.. [Agrawal2022] A. Agrawal, S. Boyd, D. Narayanan, F. Kazhamiaka and M. Zaharia, "Allocation of fungible
+   resources via a fast, scalable price discovery method", Mathematical Programming Computation 14 (2022)
+   593-622.
 """
 
 from __future__ import annotations
@@ -24,6 +30,19 @@ from gamemarket.registry import Registry
 
 
 class Utility:
+    """A job utility ``u(t)`` of throughput, vectorized over jobs (pricing model section 2)
+    [Agrawal2022]_.
+
+    Subclasses define ``value``, ``best_response`` and ``marginal``; ``bind`` sets the per-job
+    parameters (weights, and targets where the utility has them). The solver reads ``smooth``,
+    ``mu`` and ``log_prices``; ``fused`` hands the built-in utilities to the compiled kernel.
+
+    Parameters
+    ----------
+    weight : array_like, optional
+        Per-job weights ``w`` (default: set by ``bind``, 1 for every job).
+    """
+
     name = "utility"
     needs_positive_throughput = False  #: True when u(0) = -inf (log, alpha >= 1)
 
@@ -45,9 +64,31 @@ class Utility:
         return self
 
     def value(self, t):
+        """The utility of throughput ``t``, per job.
+
+        Parameters
+        ----------
+        t : ndarray, shape (n,)
+
+        Returns
+        -------
+        ndarray, shape (n,)
+        """
         raise NotImplementedError
 
     def best_response(self, s):
+        """The maximizer over ``t >= 0`` of ``u(t) - s t`` (with the smoothing ``-mu/2 t^2`` where set), per job.
+
+        Parameters
+        ----------
+        s : ndarray, shape (n,)
+            Each job's marginal cost of throughput.
+
+        Returns
+        -------
+        ndarray, shape (n,)
+            ``inf`` where the job wants as much as it can get.
+        """
         raise NotImplementedError
 
     #: strength of the quadratic smoothing ``-mu/2 t^2`` (set by the solver for piecewise-linear utilities)
@@ -80,6 +121,7 @@ class Utility:
         return np.minimum(tK, cand.min(axis=1))
 
     def best_response_matrix(self, S):
+        """:meth:`best_response` for a matrix of slopes ``S`` (one row per job, one column per envelope segment)."""
         return self.best_response(S)
 
     def best_response_slope(self, s):
@@ -95,14 +137,17 @@ class Linear(Utility):
     smooth = True
 
     def fused(self):
+        """The fused kernel's code for ``w t``."""
         from gamemarket.pricing.envelope import U_LINEAR
 
         return U_LINEAR, 0.0, np.zeros_like(self.w)
 
     def value(self, t):
+        """``w t``."""
         return self.w * t
 
     def marginal(self, t):
+        """``w`` for every throughput."""
         return self.w + 0 * t
 
     def _h(self, s, w):
@@ -112,12 +157,15 @@ class Linear(Utility):
         return np.where(s < w, np.inf, 0.0)
 
     def best_response_matrix(self, S):
+        """:meth:`best_response` per job and segment slope."""
         return self._h(S, self.w[:, None])
 
     def best_response(self, s):
+        """``(w - s) / mu`` clipped at 0 with smoothing ``mu > 0``; without it ``inf`` where ``s < w``, else 0."""
         return self._h(s, self.w)
 
     def best_response_slope(self, s):
+        """``-1/mu`` where the smoothed best response is positive, else 0."""
         if self.mu <= 0:
             return np.zeros_like(s)
         return np.where((self.w - s) / self.mu > 0, -1.0 / self.mu, 0.0)
@@ -147,6 +195,7 @@ class Power(Utility):
         self.log_prices = self.alpha > 1.0
 
     def value(self, t):
+        """``w t^(1-alpha) / (1-alpha)``, or ``w log t`` for alpha = 1 (``-inf`` at ``t = 0`` when alpha >= 1)."""
         t = np.asarray(t, dtype=np.float64)
         with np.errstate(divide="ignore"):
             if self.alpha == 1.0:
@@ -162,20 +211,25 @@ class Power(Utility):
         return np.where(s <= 0, np.inf, np.where(w > 0, h, 0.0))
 
     def best_response(self, s):
+        """``(w / s)^(1/alpha)`` (``w / s`` for log); ``inf`` where ``s <= 0``, 0 where ``w = 0``."""
         return self._h(s, self.w)
 
     def best_response_matrix(self, S):
+        """:meth:`best_response` per job and segment slope."""
         return self._h(S, self.w[:, None])
 
     def fused(self):
+        """The fused kernel's code and this utility's alpha."""
         from gamemarket.pricing.envelope import U_POWER
 
         return U_POWER, self.alpha, np.zeros_like(self.w)
 
     def marginal(self, t):
+        """``w t^-alpha``."""
         return self.w * np.asarray(t, dtype=np.float64) ** (-self.alpha)
 
     def best_response_slope(self, s):
+        """``d h / d s = -h / (alpha s)`` for the best response ``h``; 0 where it is not finite."""
         h = self._h(s, self.w)
         with np.errstate(all="ignore"):
             d = -h / (self.alpha * s)
@@ -195,6 +249,7 @@ class Target(Utility):
     name = "target"
 
     def bind(self, n, weight=None, target=None):
+        """Per-job weights and desired throughputs ``target`` (required: finite, >= 0, one per job)."""
         super().bind(n, weight)
         if target is None:
             raise InputError("the target utility needs a per-job 'target' (desired throughput)")
@@ -207,14 +262,17 @@ class Target(Utility):
     smooth = True
 
     def fused(self):
+        """The fused kernel's code and the per-job targets."""
         from gamemarket.pricing.envelope import U_TARGET
 
         return U_TARGET, 0.0, self.t_des
 
     def value(self, t):
+        """``-w max(0, t_des - t)``."""
         return -self.w * np.maximum(0.0, self.t_des - t)
 
     def marginal(self, t):
+        """``w`` below the target, 0 above it."""
         return np.where(t < self.t_des, self.w, 0.0)
 
     def initial_price(self, A, R):
@@ -233,12 +291,15 @@ class Target(Utility):
         return np.where(s < w, td, 0.0)
 
     def best_response(self, s):
+        """``min(t_des, max(0, (w - s) / mu))`` with smoothing; without it ``t_des`` where ``s < w``, else 0."""
         return self._h(s, self.w, self.t_des)
 
     def best_response_matrix(self, S):
+        """:meth:`best_response` per job and segment slope."""
         return self._h(S, self.w[:, None], self.t_des[:, None])
 
     def best_response_slope(self, s):
+        """``-1/mu`` where the smoothed best response is strictly between 0 and the target, else 0."""
         if self.mu <= 0:
             return np.zeros_like(s)
         v = (self.w - s) / self.mu
@@ -251,6 +312,9 @@ for _name, _factory in (("linear", Linear), ("log", Log), ("target", Target)):
 
 
 def register_utility(name: str, factory, *, replace: bool = False) -> None:
+    """Register a utility under ``name``: ``factory()`` returns a fresh :class:`Utility` (``make_utility``
+    and ``Problem`` then accept the name); ``replace`` replaces one already registered.
+    """
     UTILITIES.register(name, factory, replace=replace)
 
 

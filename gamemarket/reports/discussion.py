@@ -48,12 +48,17 @@ def fmt(x: float) -> str:
 
 
 def fmt_ci(mean: float, lo: float, hi: float) -> str:
+    """A mean and its 95% CI as the discussion prints them: ``mean [low, high]``, or ``mean (no interval)``."""
     if not np.isfinite(lo):
         return f"{fmt(mean)} (no interval)"
     return f"{fmt(mean)} [{fmt(lo)}, {fmt(hi)}]"
 
 
 def claim_facts(rows: list[dict], prefix: str = "") -> dict[str, str]:
+    """The fields a discussion may quote about the measured claims (``{prefix}claim.<key>.mean``, ``.ci``,
+    ``.verdict``, ``.seeds``, and the counts and lists of supported, contradicted and inconclusive
+    claims), as text.
+    """
     out = {}
     for r in rows:
         k = f"{prefix}claim.{r['key']}"
@@ -71,6 +76,9 @@ def claim_facts(rows: list[dict], prefix: str = "") -> dict[str, str]:
 
 
 def game_facts(games, prefix: str) -> dict[str, str]:
+    """The fields a discussion may quote about solved games (``{prefix}.<game>.equilibria``, ``.count``,
+    ``.robustness``, ``.flags``), as text.
+    """
     from gamemarket.analysis.study import slug
     from gamemarket.games.io import profile_words
 

@@ -113,17 +113,38 @@ class PopulationConfig:
 
     @property
     def names(self) -> list[str]:
+        """The strategies' (shading rules') names, in order."""
         return [r.name for r in self.strategies]
 
     @property
     def truthful_index(self) -> int:
+        """The index of the first truthful rule: the reference of every gain."""
         return next(i for i, r in enumerate(self.strategies) if r.truthful)
 
     def params(self) -> dict:
+        """What, in this table, determines a run's numbers: part of every stored run's key."""
         return {"agents": self.agents, "probe": self.probe, "strategies": [r.params() for r in self.strategies]}
 
 
 def parse_config(entry: dict, where: str, catalogue: dict) -> PopulationConfig:
+    """The ``[game]`` table of a population study, validated.
+
+    Parameters
+    ----------
+    entry : dict
+        The table (``kind = "population"``, ``strategies``, ``agents``, ``reduced_players``, ``probe``,
+        ``regret_tol``, ``max_seeds``, ``seed_step``, ``resamples``, and inline rules ``shading``).
+    where : str
+        The study file, for messages.
+    catalogue : dict
+        Shading rules by name (``strategies/shading.toml`` or the study's ``shading_file``); the
+        inline rules are added to it.
+
+    Raises
+    ------
+    InputError
+        Naming the file, the table and the field.
+    """
     allowed = {
         "kind",
         "shading_file",
@@ -169,6 +190,7 @@ def parse_config(entry: dict, where: str, catalogue: dict) -> PopulationConfig:
 
 
 def load_shading(path: Path) -> dict:
+    """The shading rules of a catalogue file, by name; errors name the file and the rule."""
     from gamemarket.studies.strategies import read_toml
 
     data = read_toml(path)
@@ -183,9 +205,13 @@ class PopulationStore:
         self.dir = Path(root) / "population"
 
     def path(self, key: str) -> Path:
+        """The file of the run with this key."""
         return self.dir / f"{key}.json"
 
     def read(self, key: str) -> dict | None:
+        """The stored run with this key, or None where there is none; a file that does not parse, or records
+        another key, is set aside with a warning and read as missing (so it is run again).
+        """
         path = self.path(key)
         try:
             rec = json.loads(path.read_text())
@@ -201,6 +227,7 @@ class PopulationStore:
         return None
 
     def write(self, key: str, rec: dict) -> None:
+        """Store a run under its key, atomically."""
         with atomic_path(self.path(key), "stored run") as tmp:
             tmp.write_text(json.dumps({**rec, "key": key}))
 
@@ -308,6 +335,10 @@ class MechanismAnswer:
 
 @dataclass
 class PopulationAnalysis:
+    """What a population study answers: the study and its ``[game]`` table, one :class:`MechanismAnswer`
+    per mechanism, the provider's choice, the simulations used, and metadata about the workload.
+    """
+
     spec: object
     config: PopulationConfig
     answers: list[MechanismAnswer]
@@ -361,6 +392,7 @@ class PopulationStudy:
         )
 
     def key(self, provider, x, seed) -> str:
+        """The stored-run key of ``provider`` at population mixture ``x`` with ``seed``."""
         return task_key({**self.base, "provider": provider.params(), "mixture": list(_mix_key(x)), "seed": int(seed)})
 
     def ensure(self, wanted: dict) -> None:
@@ -411,6 +443,9 @@ class PopulationStudy:
             bar.close()
 
     def records(self, provider, seeds, x) -> list[dict]:
+        """The stored runs of ``provider`` at mixture ``x``, one per seed; a missing one is an
+        :class:`InputError` that says to run the study.
+        """
         out = []
         for s in seeds:
             rec = self.store.read(self.key(provider, x, s))
@@ -424,6 +459,10 @@ class PopulationStudy:
 
     # ---------------------------------------------------------------- analysis pieces
     def reduced_game(self, provider, seeds) -> RoleSymmetricGame:
+        """The consumers' game under ``provider``, reduced by DPR to ``reduced_players`` [Wiedenbeck2012]_:
+        each reduced profile's payoffs are the stored runs' means over ``seeds`` at the population
+        mixture the profile stands for.
+        """
         cfg = self.cfg
         n, S = cfg.reduced_players, len(cfg.strategies)
         cache = {}
@@ -465,6 +504,9 @@ class PopulationStudy:
         return float(np.mean([abs(r["sum_u0_all"]) / r["agents"] for r in recs]))
 
     def gains(self, provider, seeds) -> dict:
+        """Each strategy's gain over truthful at the all-truthful population under ``provider``: a 95%
+        t-interval over ``seeds`` of the paired differences, ``{strategy: [mean, low, high]}``.
+        """
         T = self.cfg.truthful_index
         recs = self.records(provider, seeds, _mix_key(np.eye(len(self.cfg.strategies))[T]))
         P = np.array([payoffs_of(r) for r in recs])

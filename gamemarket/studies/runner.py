@@ -251,6 +251,7 @@ class StudyRun:
     finished: str
 
     def to_dict(self) -> dict:
+        """The run's record as a dict (``last-run.json``)."""
         from dataclasses import asdict
 
         return asdict(self)

@@ -43,6 +43,9 @@ class ProviderStrategy:
     pricing: tuple = ()  #: sorted (key, value) pairs of a pricing mechanism's parameters
 
     def params(self) -> dict:
+        """The mechanism's parameters with its market's ``kind``: part of every task's key, and what the
+        market runs.
+        """
         if self.kind == "pricing":
             return {"kind": "pricing", **dict(self.pricing)}
         return {"kind": "scheduling", **self.mechanism.describe()}
@@ -57,6 +60,7 @@ class ConsumerStrategy:
     description: str = ""
 
     def params(self) -> dict:
+        """The beta mix's groups ``[[share, beta], ...]``: part of every task's key."""
         return {"groups": [list(g) for g in self.mix.groups]}
 
 

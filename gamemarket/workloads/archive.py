@@ -22,6 +22,8 @@ PWA = "https://www.cs.huji.ac.il/labs/parallel/workload"
 
 @dataclass(frozen=True)
 class Trace:
+    """A known trace of the Parallel Workloads Archive: its name, download address, SHA-256 and a note."""
+
     name: str
     url: str
     sha256: str
@@ -42,14 +44,18 @@ KNOWN_TRACES = {
 
 
 class ChecksumError(GameMarketError):
+    """A downloaded or cached trace whose SHA-256 is not the catalogued one."""
+
     pass
 
 
 def cache_dir() -> Path:
+    """Where traces are looked up and downloaded: ``$GAMEMARKET_TRACES``, else ``~/.cache/gamemarket/traces``."""
     return Path(os.environ.get("GAMEMARKET_TRACES", Path.home() / ".cache" / "gamemarket" / "traces"))
 
 
 def sha256_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
+    """The SHA-256 of a file, read in chunks of ``chunk`` bytes."""
     h = hashlib.sha256()
     with open(path, "rb") as f:
         while block := f.read(chunk):

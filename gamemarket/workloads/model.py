@@ -138,6 +138,8 @@ class WorkloadModel:
 
     # ------------------------------------------------------------------ file
     def to_toml(self) -> str:
+        """The model file's text: numbers only (quantiles, shares, rates), which :meth:`read` reads back."""
+
         def arr(v, fmt="{:.9g}"):
             return "[" + ", ".join(fmt.format(x) for x in v) + "]"
 
@@ -204,6 +206,7 @@ class WorkloadModel:
 
     @classmethod
     def from_dict(cls, d: dict, where: str = "workload model") -> "WorkloadModel":
+        """A model from a model file's tables, validated; errors name ``where`` (the file) and the field."""
         layout = {
             "": {"format", "source", "defaults", "campaigns", "runtime", "arrivals", "estimates"},
             "defaults": {"jobs", "nodes", "load"},
@@ -257,6 +260,7 @@ class WorkloadModel:
             raise InputError(f"{where}: {exc}") from None
 
     def summary(self) -> dict:
+        """The model's headline parameters (jobs, nodes, load, user and campaign shares, threshold, source)."""
         return {
             f.name: getattr(self, f.name)
             for f in fields(self)

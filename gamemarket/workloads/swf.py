@@ -232,6 +232,7 @@ def clean_fields(fields, parallel: str = "split") -> tuple[pd.DataFrame, dict]:
 
 
 def sha256_bytes(data: bytes) -> str:
+    """The SHA-256 of ``data`` (a trace's bytes, as read)."""
     return hashlib.sha256(data).hexdigest()
 
 

@@ -55,6 +55,9 @@ class SyntheticSpec:
 
     @classmethod
     def from_dict(cls, d: dict, where: str = "synthetic") -> "SyntheticSpec":
+        """The generator's parameters from a ``[workload.synthetic]`` table; an unknown field is an
+        :class:`InputError` that names it (``where`` says which table).
+        """
         known = set(cls.__dataclass_fields__)
         unknown = sorted(set(d) - known)
         if unknown:
