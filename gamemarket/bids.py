@@ -151,7 +151,7 @@ class Draws:
     U: np.ndarray
 
 
-def draw(n: int, seed: int, distribution: BidDistribution | None = None) -> Draws:
+def draw(n: int, seed: int, *, distribution: BidDistribution | None = None) -> Draws:
     """The private bid and the group and shading draws of each of ``n`` jobs, from independent streams.
 
     (``n``, not ``n_jobs``: in gamemarket ``n_jobs`` always means worker processes.)"""
@@ -168,11 +168,16 @@ def draw(n: int, seed: int, distribution: BidDistribution | None = None) -> Draw
 
 
 def job_table(
-    jobs: pd.DataFrame, mix: BetaMix, seed: int, distribution: BidDistribution | None = None, draws: Draws | None = None
+    jobs: pd.DataFrame,
+    mix: BetaMix,
+    seed: int,
+    *,
+    distribution: BidDistribution | None = None,
+    draws: Draws | None = None,
 ) -> pd.DataFrame:
     """The section-8 job table: workload columns plus ``private_bid``, ``reported_bid``, ``group``."""
     if draws is None:
-        draws = draw(len(jobs), seed, distribution)
+        draws = draw(len(jobs), seed, distribution=distribution)
     group, rw = mix.report(draws.private_bid, draws.G, draws.U)
     out = jobs.copy()
     out["private_bid"] = draws.private_bid

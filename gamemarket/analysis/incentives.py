@@ -67,7 +67,7 @@ def derived(spec: StudySpec, n: int, seeds: list[int]) -> StudySpec:
 
 
 def gains(
-    spec: StudySpec, n_jobs: int = 1, scheduler_address: str | None = None, progress: bool = False, run: bool = True
+    spec: StudySpec, *, n_jobs: int = 1, scheduler_address: str | None = None, progress: bool = False, run: bool = True
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(per-seed gains, summary with confidence intervals) for the sizes in the study's ``gains``."""
     cfg = spec.gains

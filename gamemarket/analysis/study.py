@@ -232,7 +232,7 @@ def population_analysis(spec: StudySpec):
         return None
 
 
-def solve_game(game: Game, methods=DEFAULT_METHODS, resamples: int = 1000, time_limit: float = 10.0) -> SolvedGame:
+def solve_game(game: Game, *, methods=DEFAULT_METHODS, resamples: int = 1000, time_limit: float = 10.0) -> SolvedGame:
     """Solve a game built in Python the way a study's games are solved: equilibria, robustness, no flags."""
     sol = solve(game, methods=methods, time_limit=time_limit)
     return SolvedGame(game.title, game, sol, bootstrap(game, sol.equilibria, resamples=resamples))

@@ -100,6 +100,7 @@ def from_results(
     metrics: pd.DataFrame,
     provider_metric: str,
     consumer_metric: str,
+    *,
     title: str = "",
     rows: list[str] | None = None,
     cols: list[str] | None = None,

@@ -43,7 +43,7 @@ def _payoff(v, where: str) -> float:
     return float(v)
 
 
-def from_egta(data: dict, source: str = "EGTA JSON") -> RoleSymmetricGame:
+def from_egta(data: dict, *, source: str = "EGTA JSON") -> RoleSymmetricGame:
     """A game from the parsed EGTA JSON object (see the module docstring)."""
     if not isinstance(data, dict):
         raise InputError(f"{source}: expected a JSON object with players, strategies and profiles")
@@ -124,7 +124,7 @@ def read_egta(path: str | Path) -> RoleSymmetricGame:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
-    return from_egta(data, str(path))
+    return from_egta(data, source=str(path))
 
 
 def to_egta(game: RoleSymmetricGame) -> dict:
@@ -171,7 +171,7 @@ def to_tidy(game: RoleSymmetricGame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["profile", "role", "strategy", "count", "payoff"])
 
 
-def from_tidy(df: pd.DataFrame, players: dict, strategies: dict, source: str = "tidy CSV") -> RoleSymmetricGame:
+def from_tidy(df: pd.DataFrame, players: dict, strategies: dict, *, source: str = "tidy CSV") -> RoleSymmetricGame:
     """The inverse of :func:`to_tidy` (player counts and strategy lists given, as CSV does not carry them)."""
     missing = [c for c in ("profile", "role", "strategy", "count", "payoff") if c not in df.columns]
     if missing:
@@ -182,4 +182,4 @@ def from_tidy(df: pd.DataFrame, players: dict, strategies: dict, source: str = "
         for r, s, c, v in zip(g["role"], g["strategy"], g["count"], g["payoff"]):
             p.setdefault(str(r), []).append([str(s), int(c) if float(c) == int(c) else float(c), float(v)])
         profiles.append(p)
-    return from_egta({"players": players, "strategies": strategies, "profiles": profiles}, source)
+    return from_egta({"players": players, "strategies": strategies, "profiles": profiles}, source=source)

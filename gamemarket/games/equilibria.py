@@ -294,7 +294,7 @@ def _nashpy_worker(method, A, B, queue):
 NASHPY_METHODS = ("support_enumeration", "vertex_enumeration", "lemke_howson")
 
 
-def nashpy_equilibria(A, B, method: str, time_limit: float = 10.0) -> tuple[list, str | None]:
+def nashpy_equilibria(A, B, method: str, *, time_limit: float = 10.0) -> tuple[list, str | None]:
     """Run one nashpy method in a child process; returns (profiles, problem or None)."""
     if method not in NASHPY_METHODS:
         raise InputError(f"unknown nashpy method {method!r}; expected one of {NASHPY_METHODS}")
@@ -403,7 +403,7 @@ def solve(
                     y[j] = 1
                     add(x, y, method)
                 continue
-            profiles, problem = nashpy_equilibria(Ar, Br, method, time_limit)
+            profiles, problem = nashpy_equilibria(Ar, Br, method, time_limit=time_limit)
             if problem:
                 notes.append(problem)
             for x, y in profiles:

@@ -27,7 +27,7 @@ def _q(s: str) -> str:
     return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def to_nfg(game: Game, comment: str = "") -> str:
+def to_nfg(game: Game, *, comment: str = "") -> str:
     """The game in Gambit's ``.nfg`` format (outcome version), exact for the payoffs' float values."""
     m, n = game.shape
     head = (
@@ -280,7 +280,7 @@ def _json_default(o):
     return str(o)
 
 
-def profile_words(game, eq, digits: int = 3) -> tuple[str, str]:
+def profile_words(game, eq, *, digits: int = 3) -> tuple[str, str]:
     """Each side's strategy of an equilibrium in words: a pure one by name, a mixed one as
     probability-weighted names ("0.6 hb-first + 0.4 hb-kth", probabilities to ``digits`` significant
     digits). The one formatter of the CLI, the reports, the discussion and ``equilibria.csv``."""

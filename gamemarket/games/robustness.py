@@ -76,7 +76,7 @@ def _support_equilibrium(A, B, S, T, tol) -> bool:
 
 
 def bootstrap(
-    game: Game, equilibria: list[Equilibrium], resamples: int = 1000, level: float = 0.95, seed: int = 0
+    game: Game, equilibria: list[Equilibrium], *, resamples: int = 1000, level: float = 0.95, seed: int = 0
 ) -> list[Robustness | None]:
     """Bootstrap robustness of each equilibrium (None for all when the game has < 2 replications)."""
     if game.A_reps is None or game.A_reps.shape[2] < 2:

@@ -334,7 +334,7 @@ def exact_equilibria(game: RoleSymmetricGame) -> list[np.ndarray] | None:
     return None
 
 
-def stability(game: RoleSymmetricGame, mixture, tol: float | None = None) -> str:
+def stability(game: RoleSymmetricGame, mixture, *, tol: float | None = None) -> str:
     """Stability of a rest point under the continuous replicator dynamics.
 
     The Jacobian of ``x_s (v_s(x) - u_r(x))`` is taken on the tangent space of the support's face;

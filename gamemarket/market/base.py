@@ -217,7 +217,9 @@ class PricingMarket:
         from gamemarket.market import pricing_market
 
         params = {k: v for k, v in provider.items() if k not in ("kind", "mechanism")}
-        return pricing_market.run(arrays["A"], arrays["R"], private, reported, group, provider["mechanism"], params)
+        return pricing_market.run(
+            arrays["A"], arrays["R"], private, reported, group, provider["mechanism"], params=params
+        )
 
     def run_many(self, arrays, nodes, providers, private, reported, group) -> list[MarketRun]:
         """Each mechanism solves its own allocation problem: nothing to share."""

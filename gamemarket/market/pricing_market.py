@@ -168,6 +168,7 @@ def run(
     reported: np.ndarray,
     group: np.ndarray,
     mechanism: str,
+    *,
     params: dict | None = None,
 ):
     """One market: the per-job outcome table and the provider's summary, as a ``MarketRun``

@@ -201,7 +201,9 @@ def simulate_many(
     return out
 
 
-def simulate(table: pd.DataFrame, nodes: int, mechanism: Mechanism | None = None, validate: bool = True) -> RunResult:
+def simulate(
+    table: pd.DataFrame, nodes: int, mechanism: Mechanism | None = None, *, validate: bool = True
+) -> RunResult:
     """Simulate one market run.
 
     Parameters

@@ -215,7 +215,7 @@ def _flow_figure(answers, names, path: Path) -> Path:
     return path
 
 
-def write_population_report(an, out_dir: str | Path | None = None, force: bool = False) -> Path:
+def write_population_report(an, out_dir: str | Path | None = None, *, force: bool = False) -> Path:
     """Render the analysis of a population study under ``out_dir`` (default: the study's report folder)."""
     spec = an.spec
     out = Path(out_dir) if out_dir else spec.report_dir

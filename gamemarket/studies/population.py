@@ -253,7 +253,7 @@ def run_chunk(
     """
     t0 = time.perf_counter()
     n = market_for(mechanism).size(arrays)
-    draws = bids.draw(n, seed, distribution)
+    draws = bids.draw(n, seed, distribution=distribution)
     w, U = draws.private_bid, draws.U
     run = _market(arrays, nodes, mechanism, n)
     if cfg.agents == "users":

@@ -135,7 +135,7 @@ def run_tasks(
     out: list = [None] * len(providers)
     for kind, idx in by_market.items():
         market = market_for(providers[idx[0]])
-        draws = bids.draw(market.size(arrays), seed, distribution)
+        draws = bids.draw(market.size(arrays), seed, distribution=distribution)
         group, reported = mix.report(draws.private_bid, draws.G, draws.U)
         runs = market.run_many(arrays, nodes, [providers[i] for i in idx], draws.private_bid, reported, group)
         shared = (time.perf_counter() - t0) / len(idx)
@@ -407,7 +407,7 @@ def load_cohorts(spec: StudySpec) -> pd.DataFrame:
     return study_tables(spec)["cohorts"]
 
 
-def load_results(spec: StudySpec, with_bins: bool = False) -> StoredResults:
+def load_results(spec: StudySpec, *, with_bins: bool = False) -> StoredResults:
     """Stored results of a study's tasks: a tidy metrics table (one row per task) and binned rows.
 
     Raises ``InputError`` when a task has no stored result yet.

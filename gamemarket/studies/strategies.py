@@ -149,14 +149,14 @@ def parse_consumers(data: dict, where: str) -> dict[str, ConsumerStrategy]:
     return out
 
 
-def load_providers(path: str | Path | None = None, near: Path | None = None) -> dict[str, ProviderStrategy]:
+def load_providers(path: str | Path | None = None, *, near: Path | None = None) -> dict[str, ProviderStrategy]:
     """The provider strategies of a catalogue file (default: ``strategies/providers.toml``)."""
     path = Path(path) if path else catalogue_dir(near) / "providers.toml"
     data = read_toml(path)
     return {name: parse_provider(name, entry, str(path)) for name, entry in data.items()}
 
 
-def load_consumers(path: str | Path | None = None, near: Path | None = None) -> dict[str, ConsumerStrategy]:
+def load_consumers(path: str | Path | None = None, *, near: Path | None = None) -> dict[str, ConsumerStrategy]:
     """The consumer strategies of a catalogue file (default: ``strategies/consumers.toml``)."""
     path = Path(path) if path else catalogue_dir(near) / "consumers.toml"
     return parse_consumers(read_toml(path), str(path))

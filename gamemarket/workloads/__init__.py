@@ -27,7 +27,7 @@ def synthetic_spec(params: dict, where: str = "[workload.synthetic]") -> Synthet
 
 
 def load(
-    source: str, parallel: str = "split", skip_bad_lines: bool = False, model: str | None = None, **synthetic
+    source: str, *, parallel: str = "split", skip_bad_lines: bool = False, model: str | None = None, **synthetic
 ) -> Workload:
     """A workload from ``source``.
 

@@ -71,7 +71,7 @@ def verify(path: str | os.PathLike, expected: str) -> str:
     return got
 
 
-def fetch(name: str, dest: str | os.PathLike | None = None, url: str | None = None, timeout: float = 60.0) -> Path:
+def fetch(name: str, *, dest: str | os.PathLike | None = None, url: str | None = None, timeout: float = 60.0) -> Path:
     """Download a known trace (or ``url`` with the known trace's checksum) into ``dest``.
 
     An existing file with the right checksum is kept; a wrong one is replaced.

@@ -236,7 +236,7 @@ def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def read_swf(path: str | os.PathLike, parallel: str = "split", skip_bad_lines: bool = False) -> Workload:
+def read_swf(path: str | os.PathLike, *, parallel: str = "split", skip_bad_lines: bool = False) -> Workload:
     """Read an SWF trace (plain or gzip) into a cleaned ``Workload``.
 
     Parameters

@@ -135,10 +135,10 @@ def test_cohort_gain_is_the_same_jobs_gain_computed_job_by_job():
     rows = []
     per_job = {}
     for seed in (1, 2, 3):
-        d = draw(len(w), seed, dist)
+        d = draw(len(w), seed, distribution=dist)
         for name, mix in (("FT", FT), ("SRG", srg)):
             for p, prm in PROVIDERS.items():
-                r = simulate(job_table(w, mix, seed, dist, draws=d), 3, Mechanism("hb", prm["payment"]))
+                r = simulate(job_table(w, mix, seed, distribution=dist, draws=d), 3, Mechanism("hb", prm["payment"]))
                 c = payoffs.cohorts(r.jobs, d.G, d.private_bid)
                 c.insert(0, "seed", seed), c.insert(0, "consumer", name), c.insert(0, "provider", p)
                 rows.append(c)

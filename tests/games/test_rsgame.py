@@ -241,7 +241,7 @@ def test_egta_bad_input_names_profile_and_field(mutate, match):
     d = _egta()
     mutate(d)
     with pytest.raises(InputError, match=match):
-        from_egta(d, "g.json")
+        from_egta(d, source="g.json")
 
 
 def test_stability_of_a_coordination_game():

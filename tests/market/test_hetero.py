@@ -34,14 +34,14 @@ def test_pay_as_bid_hand_checked():
 
 @pytest.mark.parametrize("price,expected_t", [(7.0, [1.0, 0.0]), (3.0, [0.5, 0.5]), (12.0, [0.0, 0.0])])
 def test_posted_price_with_proportional_rationing(price, expected_t):
-    jobs, s = run(A, R, W, W, G, "posted", {"prices": price})
+    jobs, s = run(A, R, W, W, G, "posted", params={"prices": price})
     assert jobs["throughput"].tolist() == pytest.approx(expected_t)
     assert jobs["payment"].tolist() == pytest.approx([price * t for t in expected_t])
     assert s["prices"] == [price]
 
 
 def test_reserve_above_every_value_sells_nothing():
-    jobs, s = run(A, R, W, W, G, "clearing-reserve", {"reserve": 12.0})
+    jobs, s = run(A, R, W, W, G, "clearing-reserve", params={"reserve": 12.0})
     assert jobs["throughput"].sum() == pytest.approx(0.0, abs=1e-6) and s["revenue"] == pytest.approx(0.0, abs=1e-4)
     assert s["prices"][0] >= 12.0
 
@@ -59,7 +59,7 @@ def test_clearing_prices_clear_and_reserve_is_respected():
     assert (use <= mk["R"] * (1 + 1e-9)).all()
     # where the price is positive, the resource is (almost) fully used: the market clears
     assert np.allclose(use[p > 1e-6], mk["R"][p > 1e-6], rtol=2e-3)
-    jr, sr = run(mk["A"], mk["R"], w, w, np.zeros(3000, int), "clearing-reserve", {"reserve": 40.0})
+    jr, sr = run(mk["A"], mk["R"], w, w, np.zeros(3000, int), "clearing-reserve", params={"reserve": 40.0})
     assert (np.array(sr["prices"]) >= 40.0 - 1e-12).all()
     # nobody pays more per unit than the value of what it gets
     assert (jr["payment"] <= w * jr["throughput"] + 1e-6).all()
@@ -69,7 +69,7 @@ def test_bad_mechanism_parameters():
     with pytest.raises(InputError, match="unknown pricing mechanism"):
         run(A, R, W, W, G, "auction")
     with pytest.raises(InputError, match="posted prices"):
-        run(A, R, W, W, G, "posted", {"prices": [1.0, 2.0]})
+        run(A, R, W, W, G, "posted", params={"prices": [1.0, 2.0]})
 
 
 def test_pricing_study_deterministic_and_resumable(tmp_path):
@@ -178,10 +178,10 @@ def test_both_markets_answer_the_same_protocol_and_payoffs_are_computed_once():
         metrics, binned, cohorts = run_task(arrays, nodes, prov, groups, 3, dist)
         assert set(payoffs.PROVIDER_PAYOFFS) | set(payoffs.CONSUMER_PAYOFFS) <= set(metrics)
         assert int(binned["n"].sum()) == int(cohorts["n"].sum()) == market.size(arrays)
-        d = bids.draw(market.size(arrays), 3, dist)
+        d = bids.draw(market.size(arrays), 3, distribution=dist)
         g, rw = bids.BetaMix(groups).report(d.private_bid, d.G, d.U)
         if prov["kind"] == "pricing":
-            jobs, summary = pricing_market.run(arrays["A"], arrays["R"], d.private_bid, rw, g, "clearing", {})
+            jobs, summary = pricing_market.run(arrays["A"], arrays["R"], d.private_bid, rw, g, "clearing", params={})
         else:
             run = market.run(arrays, nodes, prov, d.private_bid, rw, g)
             jobs, summary = run.jobs, run.summary
