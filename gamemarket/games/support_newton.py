@@ -92,6 +92,19 @@ def count_supports(game: RoleSymmetricGame) -> int:
     return total - int(np.prod(game.num_strategies))
 
 
+def count_searched_supports(game: RoleSymmetricGame) -> int:
+    """:func:`count_supports` less the structurally singular ones (:func:`structurally_singular`)."""
+    from math import comb
+
+    sizes = [range(1, k + 1) for k in game.num_strategies]
+    total = 0
+    for combo in itertools.product(*sizes):
+        if all(s == 1 for s in combo) or structurally_singular(game.players, combo):
+            continue
+        total += int(np.prod([comb(k, s) for k, s in zip(game.num_strategies, combo)]))
+    return total
+
+
 class _SizeFamily:
     """The supports of one size (strategies per role) and the terms their systems share.
 
@@ -233,6 +246,19 @@ def batched_newton(Cs, Kb, Z, others, ref, sums, scale, *, max_iters: int = 50):
     return Z, converged
 
 
+def structurally_singular(players, sizes) -> bool:
+    """True where a support's indifference system cannot have an isolated root.
+
+    A role of one player has payoffs that do not depend on its own mixture, so its ``k_r - 1``
+    indifference equations involve only the other roles' ``sum_q (k_q - 1)`` unknowns; with more
+    equations than that, the Jacobian is singular everywhere. Generic games have no equilibrium on
+    such a support (a bimatrix game's supports of unequal sizes), and a degenerate game's are not
+    isolated points, which Newton's method could not enumerate anyway.
+    """
+    free = [k - 1 for k in sizes]
+    return any(n == 1 and free[r] > sum(free) - free[r] for r, n in enumerate(players))
+
+
 def _families(game: RoleSymmetricGame) -> list[_SizeFamily]:
     subsets = [
         [np.array(c) for m in range(1, k + 1) for c in itertools.combinations(range(k), m)] for k in game.num_strategies
@@ -242,6 +268,8 @@ def _families(game: RoleSymmetricGame) -> list[_SizeFamily]:
         sizes = tuple(len(c) for c in combo)
         if all(s == 1 for s in sizes):
             continue  # pure profiles: checked directly by the caller
+        if structurally_singular(game.players, sizes):
+            continue
         supp = np.zeros(game.num_all_strategies, dtype=bool)
         for a, c in zip(game.role_starts, combo):
             supp[a + c] = True

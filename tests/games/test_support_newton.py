@@ -18,7 +18,13 @@ from hypothesis import strategies as st
 from gamemarket.errors import InputError
 from gamemarket.games.rsg_equilibria import _newton, _support_system, equilibria, exact_equilibria
 from gamemarket.games.rsgame import RoleSymmetricGame
-from gamemarket.games.support_newton import _families, count_supports, support_enumeration
+from gamemarket.games.support_newton import (
+    _families,
+    count_searched_supports,
+    count_supports,
+    structurally_singular,
+    support_enumeration,
+)
 
 
 def _random_game(roles, players, strategies, seed):
@@ -107,7 +113,7 @@ def test_market_shaped_games_saturate(seed):
 def test_the_counts_are_consistent():
     g = _random_game(2, 3, 3, 5)
     out = support_enumeration(g, tolerance=1e-8 * g.payoff_scale(), starts_per_round=4, max_starts=12)
-    assert out.supports == count_supports(g) == 7 * 7 - 9
+    assert out.supports == count_supports(g) == count_searched_supports(g) == 7 * 7 - 9
     # 4 to 12 starts per support, up to 8 times as many where the system is cheap, and the centroid
     assert out.supports * (4 + 1) <= out.starts <= out.supports * (8 * 12 + 1)
     assert len(out.mixtures) <= out.roots and out.singletons <= out.roots <= out.starts
@@ -117,6 +123,17 @@ def test_the_counts_are_consistent():
     # same seed, same answer
     again = support_enumeration(g, tolerance=out.tolerance, starts_per_round=4, max_starts=12)
     assert again.starts == out.starts and _same_set(again.mixtures, out.mixtures, tol=0.0 + 1e-15)
+
+
+def test_structurally_singular_supports_are_skipped():
+    # one-player roles: a row player's k - 1 equations involve only the column player's unknowns
+    assert structurally_singular((1, 1), (3, 2)) and structurally_singular((1, 1), (1, 2))
+    assert not structurally_singular((1, 1), (3, 3)) and not structurally_singular((2, 1), (3, 2))
+    assert not structurally_singular((1, 4), (2, 3))  # 1 equation in the other role's 2 unknowns
+    assert structurally_singular((1, 4), (3, 2))  # 2 equations in the other role's 1 unknown
+    g = RoleSymmetricGame.random([1, 1], [4, 4], np.random.default_rng(0))
+    out = support_enumeration(g, tolerance=1e-8 * g.payoff_scale())
+    assert out.supports == count_searched_supports(g) == sum(__import__("math").comb(4, k) ** 2 for k in (2, 3, 4))
 
 
 def test_bad_budget_and_too_many_supports():
