@@ -560,7 +560,76 @@ def run_population_study(spec, *, n_jobs: int = 1, progress: bool = False, run: 
 
     lock = ResultStore(spec.results_dir).lock("population study run") if run else contextlib.nullcontext()
     with lock:
-        return _run_population_study(spec, n_jobs=n_jobs, progress=progress, run=run)
+        t0 = time.perf_counter()
+        cached = _read_analysis(spec)
+        if cached is not None:
+            cached.runs = {**cached.runs, "run_now": 0, "wall_seconds": time.perf_counter() - t0}
+            return cached
+        an = _run_population_study(spec, n_jobs=n_jobs, progress=progress, run=run)
+        _write_analysis(spec, an)
+        return an
+
+
+#: the code that decides a population analysis from its stored runs: any change to it is a new cache key
+_ANALYSIS_CODE = ("games", "studies/population.py", "confidence.py", "__init__.py")
+
+
+def analysis_key(spec) -> str:
+    """The key of a population study's analysis: a hash of the study (every field), the code that
+    analyses it (``_ANALYSIS_CODE``, byte for byte) and the names and sizes of its stored runs. The
+    analysis is a function of these alone, so a cached one with the same key is the same answer."""
+    import hashlib
+
+    h = hashlib.sha256()
+    h.update(json.dumps(spec.to_dict(), sort_keys=True, default=str).encode())
+    pkg = Path(__file__).resolve().parents[1]
+    for rel in _ANALYSIS_CODE:
+        path = pkg / rel
+        for f in sorted(path.rglob("*.py")) if path.is_dir() else [path]:
+            h.update(f.relative_to(pkg).as_posix().encode() + b"\0" + f.read_bytes())
+    runs = Path(spec.results_dir) / "population"
+    if runs.is_dir():
+        for e in sorted(os.scandir(runs), key=lambda e: e.name):
+            if e.name.endswith(".json"):
+                h.update(f"{e.name} {e.stat().st_size}\n".encode())
+    return h.hexdigest()[:32]
+
+
+def _analysis_path(spec, key: str) -> Path:
+    return Path(spec.results_dir) / "analysis" / f"population-{key}.pkl"
+
+
+def _read_analysis(spec) -> PopulationAnalysis | None:
+    """The cached analysis with the current key, or None; one that does not load is set aside."""
+    import pickle
+
+    path = _analysis_path(spec, analysis_key(spec))
+    if not path.is_file():
+        return None
+    try:
+        an = pickle.loads(path.read_bytes())
+        if not isinstance(an, PopulationAnalysis):
+            raise TypeError(f"holds a {type(an).__name__}")
+    except Exception as exc:  # a damaged or foreign file: computed again
+        set_aside(path, f"{type(exc).__name__}: {exc}", "cached analysis")
+        return None
+    an.spec = spec
+    return an
+
+
+def _write_analysis(spec, an: PopulationAnalysis) -> None:
+    """Cache the analysis under its key (atomically), dropping older ones; a read-only store skips it."""
+    import pickle
+
+    path = _analysis_path(spec, analysis_key(spec))
+    try:
+        with atomic_path(path, "cached analysis") as tmp:
+            tmp.write_bytes(pickle.dumps(an, protocol=pickle.HIGHEST_PROTOCOL))
+        for old in path.parent.glob("population-*.pkl"):
+            if old != path:
+                old.unlink(missing_ok=True)
+    except (InputError, OSError):
+        pass
 
 
 def _run_population_study(spec, *, n_jobs: int, progress: bool, run: bool) -> PopulationAnalysis:

@@ -382,3 +382,36 @@ def test_regret_bootstrap_equals_one_resample_at_a_time(seeds, S, seed):
     want = np.array([regret(P[plain.integers(0, len(P), len(P))]) for _ in range(200)])
     assert point == regret(P) or (np.isnan(point) and np.isnan(regret(P)))
     np.testing.assert_array_equal(boot, want)
+
+
+def test_population_analysis_is_cached_by_its_inputs(study, monkeypatch):
+    """A second analysis of unchanged stored runs reads the cached one (no equilibrium is solved);
+    a new stored run, or a damaged cache file, makes it computed again."""
+    import gamemarket.studies.population as pop
+
+    spec = load_study(study)
+    first = run_population_study(spec, n_jobs=1)
+    cached = sorted((spec.results_dir / "analysis").glob("population-*.pkl"))
+    assert [p.name for p in cached] == [f"population-{pop.analysis_key(spec)}.pkl"]
+    solves = []
+    real = pop.equilibria
+    monkeypatch.setattr(pop, "equilibria", lambda game: solves.append(1) or real(game))
+    again = run_population_study(spec, run=False)
+    assert not solves and again.runs["run_now"] == 0
+    assert equilibria_json(again) == equilibria_json(first) and again.spec is spec
+    # another stored run: another key, computed again (and the old cache file dropped)
+    runs = spec.results_dir / "population"
+    f = sorted(runs.glob("*.json"))[0]
+    (runs / ("0" * 64 + ".json")).write_text(f.read_text())
+    old_key = pop.analysis_key(spec)
+    run_population_study(spec, run=False)
+    assert solves
+    assert [p.name for p in (spec.results_dir / "analysis").glob("population-*.pkl")] == [f"population-{old_key}.pkl"]
+    # a damaged cache file: set aside with a warning, computed again, same answer
+    solves.clear()
+    path = spec.results_dir / "analysis" / f"population-{old_key}.pkl"
+    path.write_bytes(b"not a pickle")
+    with pytest.warns(UserWarning, match="cached analysis does not read"):
+        third = run_population_study(spec, run=False)
+    assert solves and equilibria_json(third) == equilibria_json(first)
+    assert path.with_name(path.name + ".corrupt").exists()
