@@ -581,7 +581,9 @@ def analysis_key(spec) -> str:
     import hashlib
 
     h = hashlib.sha256()
-    h.update(json.dumps(spec.to_dict(), sort_keys=True, default=str).encode())
+    # paths relative to the study file: a study copied with its results keeps its key
+    base = Path(spec.path).parent if spec.path else None
+    h.update(json.dumps(spec.to_dict(base), sort_keys=True, default=str).encode())
     pkg = Path(__file__).resolve().parents[1]
     for rel in _ANALYSIS_CODE:
         path = pkg / rel
