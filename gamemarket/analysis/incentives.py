@@ -38,7 +38,7 @@ def derived(spec: StudySpec, n: int, seeds: list[int]) -> StudySpec:
     Parameters
     ----------
     spec : StudySpec
-        A hetero (pricing-market) study with a ``[gains]`` table.
+        A study with a ``[gains]`` table, of a market whose size is its number of jobs.
     n : int
         Number of jobs.
     seeds : list of int
@@ -47,13 +47,13 @@ def derived(spec: StudySpec, n: int, seeds: list[int]) -> StudySpec:
     Raises
     ------
     InputError
-        When the workload is not hetero, or a shading mix the experiment needs is not in the study.
+        When the study's market cannot be resized (``Market.with_jobs``: the pricing market can), or a
+        shading mix the experiment needs is not in the study.
     """
-    if spec.workload.get("source") != "hetero":
-        raise InputError(f"study {spec.name!r}: [gains] needs a hetero workload")
+    from gamemarket.market.base import market_for_workload
+
     sub = copy.copy(spec)
-    sub.workload = copy.deepcopy(spec.workload)
-    sub.workload.setdefault("hetero", {})["jobs"] = int(n)
+    sub.workload = market_for_workload(spec.workload["source"]).with_jobs(spec.workload, n, f"study {spec.name!r}")
     by_name = {c.name: c for c in spec.consumers}
     missing = [c for c in ("FT", *WAYS) if c not in by_name]
     if missing:

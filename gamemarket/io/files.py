@@ -21,6 +21,18 @@ def _read_error(path: Path, exc: Exception, what: str) -> InputError:
     return InputError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}")
 
 
+def check_table(entry, where: str, allowed: set, required: set = frozenset()) -> None:
+    """A TOML table with only ``allowed`` fields and every ``required`` one; errors name ``where`` and the fields."""
+    if not isinstance(entry, dict):
+        raise InputError(f"{where}: expected a table of fields, got {type(entry).__name__}")
+    unknown = sorted(set(entry) - set(allowed))
+    if unknown:
+        raise InputError(f"{where}: unknown field(s) {unknown}; allowed: {sorted(allowed)}")
+    missing = sorted(set(required) - set(entry))
+    if missing:
+        raise InputError(f"{where}: missing field(s) {missing}")
+
+
 def read_text(path: str | os.PathLike, what: str = "file") -> str:
     """A text file's contents; a missing file, a folder or binary content is an error naming the path."""
     path = Path(path)

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import NamedTuple, Protocol
 
 import numpy as np
 import pandas as pd
 
+from gamemarket.errors import InputError
 from gamemarket.registry import Registry
 
 
@@ -66,7 +68,19 @@ class Market(Protocol):
     paper_analysis: bool  #: the source paper's cohorts, claims and figures apply (Shudler et al. 2010)
 
     def prepare(self, workload: dict) -> PreparedWorkload:
-        """Load a study's ``[workload]`` table (already validated by the study reader)."""
+        """Load a study's ``[workload]`` table (already checked by :meth:`check_workload`)."""
+
+    def check_workload(self, workload: dict, where: str, base: Path) -> dict:
+        """A study's ``[workload]`` table checked and with its paths resolved against ``base`` (the study's
+        folder); errors name ``where`` and the field."""
+
+    def with_jobs(self, workload: dict, n: int, where: str) -> dict:
+        """The same ``[workload]`` table with ``n`` jobs (the shading-gain experiment's market sizes), or an
+        :class:`InputError` where this market's workload cannot be resized."""
+
+    def provider_params(self, entry: dict, where: str) -> dict:
+        """A provider strategy's table (``[strategies.provider.NAME]``) checked: the mechanism's parameters
+        (what ``run`` reads and a task's key holds), without ``kind`` and ``description``."""
 
     def describe_provider(self, params: dict) -> str:
         """A provider strategy's parameters in a few words, for a report's setup table."""
@@ -127,6 +141,61 @@ class SchedulingMarket:
             c: np.ascontiguousarray(w.jobs[c].to_numpy(np.int64)) for c in ("id", "submit", "runtime", "estimate")
         }
         return PreparedWorkload(self.kind, arrays, w.nodes(workload.get("nodes"), workload.get("reduction")), w.meta, w)
+
+    def check_workload(self, workload: dict, where: str, base: Path) -> dict:
+        """A trace (a known name, or a file relative to the study), the synthetic generator's
+        ``[workload.synthetic]`` table, or a workload model (``model``) with its jobs, load and seed."""
+        from gamemarket.io.files import check_table
+
+        wl = dict(workload)
+        for key in ("hetero", "file"):
+            if key in wl:
+                raise InputError(
+                    f"{where}: [workload] field {key!r} belongs to the pricing market (source = 'hetero'), "
+                    f"not to source {wl['source']!r}"
+                )
+        if wl["source"] == "synthetic" and "model" in wl:
+            from gamemarket.workloads import WorkloadModel
+
+            wl["model"] = str(_find_model(wl["model"], base, where))
+            try:
+                WorkloadModel.read(wl["model"])
+            except InputError as exc:
+                raise InputError(f"{where}: [workload] model: {exc}") from None
+            check_table(
+                wl.get("synthetic", {}), f"{where}: [workload.synthetic] (with a model)", {"jobs", "load", "seed"}
+            )
+        elif wl["source"] == "synthetic":
+            from gamemarket.workloads import synthetic_spec
+
+            synthetic_spec(wl.get("synthetic", {}), where=f"{where}: [workload.synthetic]")
+        else:
+            src = Path(wl["source"])
+            if not src.is_absolute() and (base / src).exists():
+                wl["source"] = str((base / src).resolve())
+        return wl
+
+    def with_jobs(self, workload: dict, n: int, where: str) -> dict:
+        """Not offered: a scheduling market's size is its node count, and its jobs come from a trace or
+        a generator whose load depends on them."""
+        raise InputError(f"{where}: [gains] needs a market whose size is its number of jobs (source = 'hetero')")
+
+    def provider_params(self, entry: dict, where: str) -> dict:
+        """``scheduler``, ``payment`` and ``reserve`` (default 1): a :class:`Mechanism`'s parameters."""
+        from gamemarket.io.files import check_table
+        from gamemarket.market.simulate import Mechanism
+
+        allowed = {"kind", "scheduler", "payment", "reserve", "preemption_overhead", "description"}
+        check_table(entry, where, allowed, {"scheduler", "payment"})
+        try:
+            return Mechanism(
+                str(entry["scheduler"]),
+                str(entry["payment"]),
+                float(entry.get("reserve", 1.0)),
+                float(entry.get("preemption_overhead", 0.0)),
+            ).describe()
+        except (InputError, TypeError, ValueError) as exc:
+            raise InputError(f"{where}: {exc}") from exc
 
     def describe_provider(self, params: dict) -> str:
         """``(hb, kth, r=1)``."""
@@ -198,6 +267,45 @@ class PricingMarket:
         arrays = {"A": np.ascontiguousarray(mk["A"]), "R": np.ascontiguousarray(mk["R"])}
         return PreparedWorkload(self.kind, arrays, int(mk["A"].shape[1]), meta, mk)
 
+    def check_workload(self, workload: dict, where: str, base: Path) -> dict:
+        """A market file (``file``, relative to the study) or the generator's ``[workload.hetero]`` table."""
+        from gamemarket.market.pricing_market import HeteroSpec
+
+        wl = dict(workload)
+        HeteroSpec.from_dict(wl.get("hetero", {}), where=f"{where}: [workload.hetero]")
+        if "file" in wl and not Path(wl["file"]).is_absolute():
+            wl["file"] = str((base / wl["file"]).resolve())
+        return wl
+
+    def with_jobs(self, workload: dict, n: int, where: str) -> dict:
+        """The generator's table with ``jobs = n``."""
+        import copy
+
+        wl = copy.deepcopy(workload)
+        wl.setdefault("hetero", {})["jobs"] = int(n)
+        return wl
+
+    def provider_params(self, entry: dict, where: str) -> dict:
+        """``mechanism`` (registered in ``pricing_market``), and ``reserve`` or ``prices``: a number >= 0 or one
+        per resource (lists become tuples, so the parameters are hashable)."""
+        from gamemarket.io.files import check_table
+        from gamemarket.market.pricing_market import get_mechanism
+
+        check_table(entry, where, {"kind", "mechanism", "reserve", "prices", "description"}, {"mechanism"})
+        try:
+            get_mechanism(str(entry["mechanism"]))
+            params = {"mechanism": str(entry["mechanism"])}
+            for key in ("reserve", "prices"):
+                if key in entry:
+                    v = entry[key]
+                    vals = [float(x) for x in v] if isinstance(v, list) else float(v)
+                    if any(not np.isfinite(x) or x < 0 for x in np.atleast_1d(vals)):
+                        raise InputError(f"field {key!r} must be numbers >= 0")
+                    params[key] = tuple(vals) if isinstance(vals, list) else vals
+        except (InputError, TypeError, ValueError) as exc:
+            raise InputError(f"{where}: {exc}") from exc
+        return params
+
     def describe_provider(self, params: dict) -> str:
         """``(mechanism=..., reserve=...)``: every parameter."""
         return f"({', '.join(f'{a}={b}' for a, b in params.items() if a != 'kind')})"
@@ -229,6 +337,22 @@ class PricingMarket:
 MARKETS: Registry[Market] = Registry("market")
 MARKETS.register("scheduling", SchedulingMarket())
 MARKETS.register("pricing", PricingMarket())
+
+
+def _find_model(value, base: Path, where: str) -> Path:
+    """A workload model's path: absolute, or relative to the study's folder, its parent (the
+    project, for ``models/<name>.toml`` from ``studies/``) or the working directory."""
+    if not isinstance(value, str) or not value.endswith(".toml"):
+        raise InputError(f"{where}: [workload] field 'model': expected a path to a .toml model file, got {value!r}")
+    p = Path(value)
+    cands = [p] if p.is_absolute() else [base / p, base.parent / p, Path.cwd() / p]
+    for c in cands:
+        if c.is_file():
+            return c.resolve()
+    raise InputError(
+        f"{where}: [workload] field 'model': no such file {value!r} (looked in "
+        f"{', '.join(str(c.parent) for c in cands)})"
+    )
 
 
 def market_for_workload(source: str) -> Market:

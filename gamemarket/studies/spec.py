@@ -200,11 +200,7 @@ class StudySpec:
             wl["source"] = rel(src)
         providers = {}
         for p in self.providers:
-            if p.kind == "pricing":
-                entry = {"kind": "pricing", **{k: (list(v) if isinstance(v, tuple) else v) for k, v in p.pricing}}
-            else:
-                m = p.mechanism
-                entry = {"scheduler": m.scheduler, "payment": m.payment, "reserve": m.reserve}
+            entry = {k: (list(v) if isinstance(v, tuple) else v) for k, v in p.params().items()}
             if p.description:
                 entry["description"] = p.description
             providers[p.name] = entry
@@ -303,25 +299,6 @@ def _check(entry, where, allowed):
         raise InputError(f"{where}: unknown field(s) {unknown}; allowed: {sorted(allowed)}")
 
 
-def _find_model(value, base: Path, where: str) -> Path:
-    """A workload model's path: absolute, or relative to the study's folder, its parent (the
-    project, for ``models/<name>.toml`` from ``studies/``) or the working directory."""
-    if not isinstance(value, str) or not value.endswith(".toml"):
-        raise InputError(f"{where}: [workload] field 'model': expected a path to a .toml model file, got {value!r}")
-    p = Path(value)
-    if p.is_absolute():
-        cands = [p]
-    else:
-        cands = [base / p, base.parent / p, Path.cwd() / p]
-    for c in cands:
-        if c.is_file():
-            return c.resolve()
-    raise InputError(
-        f"{where}: [workload] field 'model': no such file {value!r} (looked in "
-        f"{', '.join(str(c.parent) for c in cands)})"
-    )
-
-
 def load_study(path: str | Path) -> StudySpec:
     """Read and validate a study file; every error names the file and the field."""
     path = Path(path).resolve()
@@ -341,30 +318,12 @@ def load_study(path: str | Path) -> StudySpec:
     )
     wl = dict(wl)
     wl.setdefault("source", "synthetic")
-    if wl["source"] == "hetero":
-        from gamemarket.market.pricing_market import HeteroSpec
+    if not isinstance(wl["source"], str):
+        raise InputError(f"{where}: [workload] field 'source': expected a string, got {wl['source']!r}")
+    _check_source(wl["source"], where)
+    from gamemarket.market.base import market_for_workload
 
-        HeteroSpec.from_dict(wl.get("hetero", {}), where=f"{where}: [workload.hetero]")
-        if "file" in wl and not Path(wl["file"]).is_absolute():
-            wl["file"] = str((base / wl["file"]).resolve())
-    elif wl["source"] == "synthetic" and "model" in wl:
-        wl["model"] = str(_find_model(wl["model"], base, where))
-        from gamemarket.workloads import WorkloadModel
-
-        try:
-            WorkloadModel.read(wl["model"])
-        except InputError as exc:
-            raise InputError(f"{where}: [workload] model: {exc}") from None
-        synth = wl.get("synthetic", {})
-        _check(synth, f"{where}: [workload.synthetic] (with a model)", {"jobs", "load", "seed"})
-    elif wl["source"] == "synthetic":
-        from gamemarket.workloads import synthetic_spec
-
-        synthetic_spec(wl.get("synthetic", {}), where=f"{where}: [workload.synthetic]")
-    else:
-        src = Path(wl["source"])
-        if not src.is_absolute() and (base / src).exists():
-            wl["source"] = str((base / src).resolve())
+    wl = market_for_workload(wl["source"]).check_workload(wl, where, base)
     bids_entry = data.get("bids", {})
     _check(bids_entry, f"{where}: [bids]", {"components", "lo", "hi"})
     try:

@@ -5,12 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 
 from gamemarket.io import files
+from gamemarket.io.files import check_table
 from gamemarket.bids import BetaMix
 from gamemarket.errors import InputError
-from gamemarket.market import Mechanism
 
 STRATEGIES_DIR = Path(__file__).resolve().parents[2] / "strategies"  # a source checkout's catalogue
 
@@ -33,22 +32,20 @@ def read_toml(path: str | Path) -> dict:
 
 @dataclass(frozen=True)
 class ProviderStrategy:
-    """A provider mechanism: ``kind`` "scheduling" (a ``Mechanism``: scheduler x payment x reserve) or
-    "pricing" (a heterogeneous-cluster mechanism of ``gamemarket.market.pricing_market`` with its parameters)."""
+    """A provider mechanism of one market: ``kind`` names the market (a key of
+    ``gamemarket.market.base.MARKETS``) and ``settings`` are the mechanism's parameters as that market
+    checked them (``Market.provider_params``), sorted ``(key, value)`` pairs."""
 
     name: str
-    mechanism: Mechanism | None
+    kind: str
+    settings: tuple
     description: str = ""
-    kind: str = "scheduling"
-    pricing: tuple = ()  #: sorted (key, value) pairs of a pricing mechanism's parameters
 
     def params(self) -> dict:
         """The mechanism's parameters with its market's ``kind``: part of every task's key, and what the
         market runs.
         """
-        if self.kind == "pricing":
-            return {"kind": "pricing", **dict(self.pricing)}
-        return {"kind": "scheduling", **self.mechanism.describe()}
+        return {"kind": self.kind, **dict(self.settings)}
 
 
 @dataclass(frozen=True)
@@ -64,52 +61,17 @@ class ConsumerStrategy:
         return {"groups": [list(g) for g in self.mix.groups]}
 
 
-def _fields(entry: dict, where: str, allowed: set, required: set) -> None:
-    if not isinstance(entry, dict):
-        raise InputError(f"{where}: expected a table of fields, got {type(entry).__name__}")
-    unknown = sorted(set(entry) - allowed)
-    if unknown:
-        raise InputError(f"{where}: unknown field(s) {unknown}; allowed: {sorted(allowed)}")
-    missing = sorted(required - set(entry))
-    if missing:
-        raise InputError(f"{where}: missing field(s) {missing}")
-
-
 def parse_provider(name: str, entry: dict, where: str) -> ProviderStrategy:
-    """A provider strategy from its TOML table; errors name the table and field."""
-    where = f"{where}: provider {name!r}"
-    if isinstance(entry, dict) and entry.get("kind", "scheduling") == "pricing":
-        from gamemarket.market.pricing_market import get_mechanism
+    """A provider strategy from its TOML table: its market (``kind``, default "scheduling") checks the
+    rest (``Market.provider_params``); errors name the table and field."""
+    from gamemarket.market.base import MARKETS
 
-        _fields(entry, where, {"kind", "mechanism", "reserve", "prices", "description"}, {"mechanism"})
-        try:
-            get_mechanism(str(entry["mechanism"]))
-            params = {"mechanism": str(entry["mechanism"])}
-            for key in ("reserve", "prices"):
-                if key in entry:
-                    v = entry[key]
-                    vals = [float(x) for x in v] if isinstance(v, list) else float(v)
-                    if any(not np.isfinite(x) or x < 0 for x in np.atleast_1d(vals)):
-                        raise InputError(f"field {key!r} must be numbers >= 0")
-                    params[key] = vals
-        except (InputError, TypeError, ValueError) as exc:
-            raise InputError(f"{where}: {exc}") from exc
-        return ProviderStrategy(
-            name,
-            None,
-            str(entry.get("description", "")),
-            "pricing",
-            tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in params.items())),
-        )
-    if isinstance(entry, dict) and entry.get("kind", "scheduling") != "scheduling":
-        raise InputError(f"{where}: field 'kind' must be 'scheduling' or 'pricing', got {entry.get('kind')!r}")
-    _fields(entry, where, {"kind", "scheduler", "payment", "reserve", "description"}, {"scheduler", "payment"})
-    try:
-        reserve = float(entry.get("reserve", 1.0))
-        mech = Mechanism(str(entry["scheduler"]), str(entry["payment"]), reserve)
-    except (InputError, TypeError, ValueError) as exc:
-        raise InputError(f"{where}: {exc}") from exc
-    return ProviderStrategy(name, mech, str(entry.get("description", "")))
+    where = f"{where}: provider {name!r}"
+    kind = entry.get("kind", "scheduling") if isinstance(entry, dict) else "scheduling"
+    if kind not in MARKETS:
+        raise InputError(f"{where}: field 'kind' must be one of {sorted(MARKETS)}, got {kind!r}")
+    settings = MARKETS.get(kind).provider_params(entry, where)
+    return ProviderStrategy(name, kind, tuple(sorted(settings.items())), str(entry.get("description", "")))
 
 
 def grid_name(fraction: float, beta: float) -> str:
@@ -123,7 +85,7 @@ def parse_consumers(data: dict, where: str) -> dict[str, ConsumerStrategy]:
     for name, entry in data.items():
         if name == "grid":
             w = f"{where}: consumer grid"
-            _fields(
+            check_table(
                 entry,
                 w,
                 {"aggressive_fractions", "aggressive_betas", "conservative_beta", "description"},
@@ -140,7 +102,7 @@ def parse_consumers(data: dict, where: str) -> dict[str, ConsumerStrategy]:
                     out[mix.name] = ConsumerStrategy(mix.name, mix, f"{f:g} of jobs shade up to {b:g}")
             continue
         w = f"{where}: consumer {name!r}"
-        _fields(entry, w, {"groups", "description"}, {"groups"})
+        check_table(entry, w, {"groups", "description"}, {"groups"})
         try:
             mix = BetaMix(tuple(tuple(g) for g in entry["groups"]), name=name)
         except (InputError, TypeError, ValueError) as exc:

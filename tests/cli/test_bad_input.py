@@ -61,6 +61,7 @@ def _files(d: Path) -> None:
     pop = '[game]\nkind = "population"\nstrategies = ["truthful", "mine"]\n'
     (d / "shading-number.toml").write_text('name = "p"\n' + small + pop + "shading = 3\n")
     (d / "shading-class.toml").write_text('name = "p"\n' + small + pop + "[game.shading.mine]\nbeta = {top = 0.5}\n")
+    (d / "hetero-table.toml").write_text('name = "p"\n' + small.replace("[workload.synthetic]", "[workload.hetero]"))
     (d / "source-typo.toml").write_text('name = "p"\n' + small.replace('"synthetic"', '"synthtic"', 1))
 
 
@@ -154,6 +155,11 @@ CASES = {
     "negative job count in [paper]": (
         ["study", "run", "{d}/paper-jobs.toml"],
         "[paper] field 'jobs': expected a number > 0 (number of (serial) jobs), got -1",
+        [],
+    ),
+    "a pricing-market table under a scheduling workload": (
+        ["study", "status", "{d}/hetero-table.toml"],
+        "[workload] field 'hetero' belongs to the pricing market (source = 'hetero'), not to source 'synthetic'",
         [],
     ),
     "inline shading rules that are not a table": (

@@ -32,7 +32,7 @@ def test_identical_mixes_are_kept_once_with_a_warning(tmp_path, capsys):
 def test_catalogue_loads_and_grid():
     p = load_providers(ROOT / "strategies" / "providers.toml")
     c = load_consumers(ROOT / "strategies" / "consumers.toml")
-    assert p["hb-kth"].mechanism.payment == "kth"
+    assert p["hb-kth"].params()["payment"] == "kth" and p["hb-kth"].kind == "scheduling"
     assert c["SRG"].mix.groups == ((0.9, 0.1), (0.1, 0.9))
     assert c["g0.1x0.9"].mix.groups == ((0.9, 0.1), (0.1, 0.9))
 
