@@ -63,6 +63,7 @@ class Market(Protocol):
     kind: str
     description: str
     workload_sources: tuple[str, ...]  #: the ``[workload] source`` values it runs on (empty: any other)
+    generator_sources: tuple[str, ...]  #: the source names of its generators (not files)
     size_name: str  #: what ``nodes`` counts ("nodes", "resources")
     has_users: bool  #: jobs carry a user (SWF field 12), so agents can be users
     paper_analysis: bool  #: the source paper's cohorts, claims and figures apply (Shudler et al. 2010)
@@ -118,6 +119,7 @@ class SchedulingMarket:
     kind = "scheduling"
     description = "jobs on identical nodes: a scheduler x a payment scheme x a reserve price"
     workload_sources = ()  # synthetic, a workload model, or a trace
+    generator_sources = ("synthetic",)  # a generated workload (or a model's), not a file
     size_name = "nodes"
     has_users = True
     paper_analysis = True
@@ -249,6 +251,7 @@ class PricingMarket:
     kind = "pricing"
     description = "a heterogeneous cluster's resources, allocated by price discovery"
     workload_sources = ("hetero",)
+    generator_sources = ("hetero",)
     size_name = "resources"
     has_users = False
     paper_analysis = False
@@ -263,7 +266,8 @@ class PricingMarket:
         else:
             hs = hetero.HeteroSpec.from_dict(workload.get("hetero", {}))
             mk = hetero.generate(hs)
-            meta = {"source": "hetero", "hetero": {k: getattr(hs, k) for k in hs.__dataclass_fields__}}
+            # "synthetic": the generator's parameters, under the key every market's meta uses for them
+            meta = {"source": "hetero", "synthetic": {k: getattr(hs, k) for k in hs.__dataclass_fields__}}
         arrays = {"A": np.ascontiguousarray(mk["A"]), "R": np.ascontiguousarray(mk["R"])}
         return PreparedWorkload(self.kind, arrays, int(mk["A"].shape[1]), meta, mk)
 
@@ -353,6 +357,11 @@ def _find_model(value, base: Path, where: str) -> Path:
         f"{where}: [workload] field 'model': no such file {value!r} (looked in "
         f"{', '.join(str(c.parent) for c in cands)})"
     )
+
+
+def generator_sources() -> set[str]:
+    """Every market's generator names (``synthetic``, ``hetero``): sources that are not files."""
+    return {s for mk in MARKETS.values() for s in mk.generator_sources}
 
 
 def market_for_workload(source: str) -> Market:

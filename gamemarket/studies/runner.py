@@ -425,8 +425,6 @@ def load_results(spec: StudySpec, *, with_bins: bool = False) -> StoredResults:
         "providers": {p.name: p.params() for p in spec.providers},
         "consumers": {c.name: c.params() for c in spec.consumers},
     }
-    if prep.meta.get("synthetic"):
+    if prep.meta.get("synthetic"):  # a generator's parameters
         meta["synthetic"] = prep.meta["synthetic"]
-    if prep.meta.get("hetero"):
-        meta["synthetic"] = prep.meta["hetero"]
     return StoredResults(tables["metrics"], tables["bins"] if with_bins else None, meta)

@@ -191,12 +191,14 @@ class StudySpec:
                 return str(p)
             return os.path.relpath(p.resolve(), Path(base).resolve())
 
+        from gamemarket.market.base import generator_sources
+
         wl = {k: (dict(v) if isinstance(v, dict) else v) for k, v in self.workload.items()}
         for key in ("model", "file"):
             if key in wl:
                 wl[key] = rel(wl[key])
         src = wl["source"]
-        if src not in ("synthetic", "hetero") and Path(src).is_absolute():
+        if src not in generator_sources() and Path(src).is_absolute():
             wl["source"] = rel(src)
         providers = {}
         for p in self.providers:
@@ -276,17 +278,20 @@ NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 
 
 def _check_source(source: str, where: str) -> None:
-    """A workload source is "synthetic", "hetero", a known trace name, or a trace file (one that exists, or a
-    path ending in .swf or .swf.gz that ``gamemarket workload fetch`` or the user will provide)."""
+    """A workload source is a market's generator (``synthetic``, ``hetero``), a known trace name, or a trace
+    file (one that exists, or a path ending in .swf or .swf.gz that ``gamemarket workload fetch`` or the
+    user will provide)."""
+    from gamemarket.market.base import generator_sources
     from gamemarket.workloads.archive import KNOWN_TRACES
 
     key = source[: -len(".swf.gz")] if source.endswith(".swf.gz") else source
-    if source in ("synthetic", "hetero") or key in KNOWN_TRACES or Path(source).exists():
+    if source in generator_sources() or key in KNOWN_TRACES or Path(source).exists():
         return
     if source.endswith((".swf", ".swf.gz", ".gz")):
         return
+    generators = ", ".join(repr(g) for g in sorted(generator_sources(), reverse=True))
     raise InputError(
-        f"{where}: [workload] field 'source': {source!r} is not 'synthetic', 'hetero', a known trace "
+        f"{where}: [workload] field 'source': {source!r} is not {generators}, a known trace "
         f"({', '.join(sorted(KNOWN_TRACES))}) or a trace file (.swf or .swf.gz)"
     )
 
