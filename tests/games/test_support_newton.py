@@ -37,45 +37,48 @@ def _same_set(a, b, tol=1e-7):
     )
 
 
+def _supports_with_points(g, count, rng):
+    """Every searched support of ``g`` (family, index, mask) with ``count`` uniform points on its simplices."""
+    for fam in _families(g):
+        for s, supp in enumerate(fam.masks):
+            Z = rng.exponential(size=(count, fam.k))
+            yield fam, s, supp, Z / np.repeat(np.add.reduceat(Z, fam.starts, axis=1), fam.sizes, axis=1)
+
+
+GAMES = dict(
+    roles=st.integers(1, 2), players=st.integers(2, 6), strategies=st.integers(2, 4), seed=st.integers(0, 2**31)
+)
+
+
 @settings(max_examples=25, deadline=None)
-@given(roles=st.integers(1, 2), players=st.integers(2, 6), strategies=st.integers(2, 4), seed=st.integers(0, 2**31))
+@given(**GAMES)
 def test_batched_newton_equals_the_one_start_reference(roles, players, strategies, seed):
     g = _random_game(roles, players, strategies, seed)
-    rng = np.random.default_rng(seed + 1)
-    for fam in _families(g):
-        for s, supp in enumerate(fam.masks):
-            Z0 = rng.exponential(size=(3, fam.k))
-            Z0 /= np.repeat(np.add.reduceat(Z0, fam.starts, axis=1), fam.sizes, axis=1)
-            Z, ok = fam.newton(np.full(3, s), Z0.copy())
-            system = _support_system(g, supp)
-            for z0, z, converged in zip(Z0, Z, ok):
-                ref = _newton(system, z0.copy())
-                assert (ref is not None) == bool(converged)
-                if converged:
-                    np.testing.assert_allclose(z, ref, rtol=0, atol=1e-10)
+    for fam, s, supp, Z0 in _supports_with_points(g, 3, np.random.default_rng(seed + 1)):
+        Z, ok = fam.newton(np.full(3, s), Z0.copy())
+        system = _support_system(g, supp)
+        for z0, z, converged in zip(Z0, Z, ok):
+            ref = _newton(system, z0.copy())
+            assert (ref is not None) == bool(converged)
+            if converged:
+                np.testing.assert_allclose(z, ref, rtol=0, atol=1e-10)
 
 
 @settings(max_examples=25, deadline=None)
-@given(roles=st.integers(1, 2), players=st.integers(2, 6), strategies=st.integers(2, 4), seed=st.integers(0, 2**31))
+@given(**GAMES)
 def test_outside_gains_equal_the_games_deviation_payoffs(roles, players, strategies, seed):
     g = _random_game(roles, players, strategies, seed)
-    rng = np.random.default_rng(seed + 2)
-    for fam in _families(g):
-        for s, supp in enumerate(fam.masks):
-            if supp.all():
-                continue
-            Z = rng.exponential(size=(2, fam.k))
-            Z /= np.repeat(np.add.reduceat(Z, fam.starts, axis=1), fam.sizes, axis=1)
-            got = fam.outside_gains(s, Z)
-            for z, value in zip(Z, got):
-                x = np.zeros(g.num_all_strategies)
-                x[supp] = z
-                dev = g.deviation_payoffs(x)
-                want = max(
-                    dev[t] - dev[np.flatnonzero(supp & (g.role_index == g.role_index[t]))[0]]
-                    for t in np.flatnonzero(~supp)
-                )
-                assert value == pytest.approx(want, rel=1e-9, abs=1e-12)
+    for fam, s, supp, Z in _supports_with_points(g, 2, np.random.default_rng(seed + 2)):
+        if supp.all():
+            continue  # nothing outside the support
+        for z, value in zip(Z, fam.outside_gains(s, Z)):
+            x = np.zeros(g.num_all_strategies)
+            x[supp] = z
+            dev = g.deviation_payoffs(x)
+            want = max(
+                dev[t] - dev[np.flatnonzero(supp & (g.role_index == g.role_index[t]))[0]] for t in np.flatnonzero(~supp)
+            )
+            assert value == pytest.approx(want, rel=1e-9, abs=1e-12)
 
 
 @settings(max_examples=20, deadline=None)
