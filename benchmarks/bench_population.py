@@ -6,11 +6,13 @@ Prints: (1) a random 2-role game, 5 + 5 strategies, 10 + 10 players, reduced by 
 time to every equilibrium our solver finds, what its support enumeration tried, and how many a
 reference support enumeration with ten times the Newton starts (from other starting points) finds
 that ours missed (target: every equilibrium in at most 5 s; no method here can certify "every");
-(2) the synthetic population study `studies/population-default.toml` from an empty store with 2
+(1b) on 40 random games each of the population studies' shape (one role, 5 strategies, 4 and 8
+players), how many of the equilibria a ten-times search finds the default misses; (2) the synthetic
+population study `studies/population-default.toml` from an empty store with 2
 workers (target: at most 1 min);
 (3) with --lpc, `studies/population-shudler2010.toml` (8 mechanisms, 5 strategies, regret CIs) from
 an empty store with 2 workers on the LPC trace (target: at most 15 min). --quick skips the
-reference search of (1), which takes about a minute per game.
+reference searches of (1) and (1b), which take about a minute per game of (1).
 """
 
 from __future__ import annotations
@@ -62,6 +64,32 @@ def dpr_game() -> None:
         )
 
 
+def market_shaped(games: int = 40) -> None:
+    """Random games of the population studies' shape (one role, 5 strategies, 4 or 8 players): how many of
+    the equilibria a search with ten times the starts finds the default misses."""
+    from gamemarket.games.rsg_equilibria import equilibria
+    from gamemarket.games.rsgame import RoleSymmetricGame
+    from gamemarket.games.support_newton import support_enumeration
+
+    for players in (4, 8):
+        missed = total = 0
+        t_default = t_ref = 0.0
+        for seed in range(games):
+            g = RoleSymmetricGame.random([players], [5], np.random.default_rng(1000 + seed))
+            t0 = time.perf_counter()
+            sol = equilibria(g)
+            t_default += time.perf_counter() - t0
+            t0 = time.perf_counter()
+            ref = support_enumeration(g, tolerance=sol.tolerance, starts_per_round=80, max_starts=640, seed=99)
+            t_ref += time.perf_counter() - t0
+            total += len(ref.mixtures)
+            missed += sum(not any(np.abs(e.mixture - x).max() < 1e-6 for e in sol.equilibria) for x in ref.mixtures)
+        print(
+            f"  {games} random games, 1 role x {players} players x 5 strategies: the ten-times search found {total} "
+            f"equilibria in {t_ref:.1f} s, the default missed {missed} of them (default {t_default:.1f} s in all)"
+        )
+
+
 def study(path: Path, n_jobs: int = 2) -> None:
     from gamemarket.studies import load_study
     from gamemarket.studies.population import run_population_study
@@ -85,6 +113,9 @@ def study(path: Path, n_jobs: int = 2) -> None:
 def main() -> None:
     print("(1) DPR-reduced random game")
     dpr_game()
+    if "--quick" not in sys.argv:
+        print("(1b) games of the market's shape")
+        market_shaped()
     print("(2) synthetic population study")
     study(ROOT / "studies" / "population-default.toml")
     if "--lpc" in sys.argv:
