@@ -103,8 +103,9 @@ def test_every_mixed_equilibrium_of_a_bimatrix_game(m, n, seed):
 
 @pytest.mark.parametrize("seed", range(6))
 def test_market_shaped_games_saturate(seed):
-    """The population studies' shape (one role, 5 strategies, DPR to 4 players): the default finds
-    every equilibrium that ten times the Newton starts (and other starting points) find."""
+    """The population studies' shape (one role, 5 strategies, DPR to 4 players): on six fixed games the
+    default finds every equilibrium that ten times the Newton starts (from other points) find. A guard
+    against regressions, not a proof: over 40 games the benchmark's part (1b) finds 1 miss in 273."""
     g = _random_game(1, 4, 5, seed)
     sol = equilibria(g)
     ref = support_enumeration(g, tolerance=sol.tolerance, starts_per_round=80, max_starts=640, seed=99)
