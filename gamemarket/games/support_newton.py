@@ -35,7 +35,6 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.stats import qmc
 
 from gamemarket.errors import InputError
 from gamemarket.games.rsgame import RoleSymmetricGame, all_profiles
@@ -313,6 +312,8 @@ def support_enumeration(
         )
     if count_supports(game) > max_supports or not game._dense()[2]:
         return None
+    from scipy.stats import qmc  # here: importing scipy.stats costs ~0.8 s, and cached analyses never need it
+
     rng = np.random.default_rng(seed)
     out = SupportEnumeration(tolerance=tolerance)
     S = game.num_all_strategies
