@@ -87,11 +87,11 @@ def bootstrap(
     lo_q, hi_q = (1 - level) / 2, 1 - (1 - level) / 2
     out = []
     games = [(game.A_reps[:, :, ix].mean(axis=2), game.B_reps[:, :, ix].mean(axis=2)) for ix in idx]
+    tols = [tolerance(A, B) for A, B in games] if equilibria else []  # once per resample, not per equilibrium
     for e in equilibria:
         S, T = e.supports()
         rp, rc, stable = [], [], 0
-        for A, B in games:
-            tol = tolerance(A, B)
+        for (A, B), tol in zip(games, tols):
             a, b = regret(A, B, e.x, e.y)
             rp.append(a)
             rc.append(b)
