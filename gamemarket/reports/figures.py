@@ -314,9 +314,10 @@ def _fig_utility_runtime_groups(bins: pd.DataFrame, consumers: dict, hb: list[st
     return path
 
 
-def paper_figure_plan(bins: pd.DataFrame, consumers: dict, out: Path) -> list[tuple[str, Path, object, tuple]]:
-    """The paper's figures that the study's profiles allow, without drawing them: (caption, path, function,
-    arguments) each, so that a report can draw them in parallel; ``function(*arguments)`` draws one."""
+def paper_figure_plan(bins: pd.DataFrame, consumers: dict, out: Path) -> list[tuple[str, object, tuple]]:
+    """The paper's figures that the study's profiles allow, without drawing them: (caption, function,
+    arguments) each, so that a report can draw them in parallel; ``function(*arguments)`` draws one and
+    returns its path."""
     if not ("SRG" in consumers and "FT" in consumers):
         return []
     provs = list(dict.fromkeys(bins["provider"]))
@@ -326,7 +327,6 @@ def paper_figure_plan(bins: pd.DataFrame, consumers: dict, out: Path) -> list[tu
         plan.append(
             (
                 f"{ylabel} against the private bid: risk-aggressive users (SRG) vs all users (FT)",
-                path,
                 _fig_srg_vs_ft,
                 (bins, consumers, value, ylabel, path),
             )
@@ -337,7 +337,6 @@ def paper_figure_plan(bins: pd.DataFrame, consumers: dict, out: Path) -> list[tu
         plan.append(
             (
                 "average BSD of the risk-aggressive users (SRG) by scheduler",
-                path,
                 _fig_bsd_schedulers,
                 (bins, consumers, scheds, path),
             )
@@ -350,7 +349,6 @@ def paper_figure_plan(bins: pd.DataFrame, consumers: dict, out: Path) -> list[tu
                 "average utility against the private bid, per runtime group and payment scheme: "
                 "risk-aggressive users (SRG) vs all users bidding truthfully (FT), as in the paper's "
                 "Figs. 5-7",
-                path,
                 _fig_utility_runtime_groups,
                 (bins, consumers, hb, path),
             )
@@ -360,7 +358,7 @@ def paper_figure_plan(bins: pd.DataFrame, consumers: dict, out: Path) -> list[tu
 
 def paper_figures(bins: pd.DataFrame, consumers: dict, out: Path) -> list[tuple[str, Path]]:
     """The paper's figures that the study's profiles allow (each with 95% bands across seeds), drawn here."""
-    return [(caption, func(*args)) for caption, _, func, args in paper_figure_plan(bins, consumers, out)]
+    return [(caption, func(*args)) for caption, func, args in paper_figure_plan(bins, consumers, out)]
 
 
 def gain_plot(summary: pd.DataFrame, path: Path) -> Path:

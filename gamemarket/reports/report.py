@@ -214,7 +214,7 @@ def write_report(an: StudyAnalysis, *, wall_seconds: float | None = None, force:
     if market.paper_analysis:
         paper = [
             (caption, jobs.add(func, *args, weight=2))
-            for caption, _, func, args in figures.paper_figure_plan(an.bins, meta["consumers"], out)
+            for caption, func, args in figures.paper_figure_plan(an.bins, meta["consumers"], out)
         ]
     drawn = jobs.draw(n_jobs)
     if grid is not None and drawn[grid]:

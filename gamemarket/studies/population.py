@@ -126,6 +126,10 @@ class PopulationConfig:
         return {"agents": self.agents, "probe": self.probe, "strategies": [r.params() for r in self.strategies]}
 
 
+#: the ``[game]`` fields that are PopulationConfig's settings (read by ``parse_config``, written by ``to_dict``)
+TABLE_FIELDS = ("agents", "reduced_players", "probe", "regret_tol", "max_seeds", "seed_step", "resamples")
+
+
 def parse_config(entry: dict, where: str, catalogue: dict) -> PopulationConfig:
     """The ``[game]`` table of a population study, validated.
 
@@ -178,11 +182,7 @@ def parse_config(entry: dict, where: str, catalogue: dict) -> PopulationConfig:
                 f"{where}: [game] field 'strategies': unknown shading rule {n!r}; known: {sorted(catalogue)}"
             )
         rules.append(catalogue[n])
-    kw = {
-        k: entry[k]
-        for k in ("agents", "reduced_players", "probe", "regret_tol", "max_seeds", "seed_step", "resamples")
-        if k in entry
-    }
+    kw = {k: entry[k] for k in TABLE_FIELDS if k in entry}
     try:
         return PopulationConfig(tuple(rules), **kw)
     except (InputError, TypeError) as exc:
@@ -371,12 +371,11 @@ class PopulationStudy:
                 "use agents = 'jobs'"
             )
         self.arrays = dict(prep.arrays) if users is None else {**prep.arrays, "user": np.ascontiguousarray(users)}
-        nodes = prep.nodes
-        self.nodes = nodes
+        self.nodes = prep.nodes
         self.base = {
             "model": MODEL_VERSION,
             "workload": content_hash(self.arrays),
-            "nodes": nodes,
+            "nodes": self.nodes,
             "bids": {"components": spec.bids.components, "lo": spec.bids.lo, "hi": spec.bids.hi},
             "population": self.cfg.params(),
         }

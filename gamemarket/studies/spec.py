@@ -8,6 +8,7 @@ from pathlib import Path
 
 from gamemarket.bids import BID_CLASSES, BidDistribution
 from gamemarket.errors import InputError
+from gamemarket.io.files import check_table
 from gamemarket.market.payoffs import CONSUMER_PAYOFFS, PROVIDER_PAYOFFS
 from gamemarket.studies.strategies import (
     ConsumerStrategy,
@@ -237,9 +238,9 @@ class StudySpec:
             out["paper"] = dict(self.paper)
         if self.population is not None:
             cfg = self.population
-            game = {"kind": "population", "agents": cfg.agents, "strategies": cfg.names}
-            for k in ("reduced_players", "probe", "regret_tol", "max_seeds", "seed_step", "resamples"):
-                game[k] = getattr(cfg, k)
+            from gamemarket.studies.population import TABLE_FIELDS
+
+            game = {"kind": "population", "strategies": cfg.names, **{k: getattr(cfg, k) for k in TABLE_FIELDS}}
             game["shading"] = {
                 r.name: {
                     "beta": dict(zip(BID_CLASSES, r.betas)),
@@ -296,27 +297,19 @@ def _check_source(source: str, where: str) -> None:
     )
 
 
-def _check(entry, where, allowed):
-    if not isinstance(entry, dict):
-        raise InputError(f"{where}: expected a table")
-    unknown = sorted(set(entry) - set(allowed))
-    if unknown:
-        raise InputError(f"{where}: unknown field(s) {unknown}; allowed: {sorted(allowed)}")
-
-
 def load_study(path: str | Path) -> StudySpec:
     """Read and validate a study file; every error names the file and the field."""
     path = Path(path).resolve()
     data = read_toml(path)
     where = str(path)
-    _check(data, where, TOP_FIELDS)
+    check_table(data, where, TOP_FIELDS)
     base = path.parent
     name = data.get("name", path.stem)
     if not isinstance(name, str):
         raise InputError(f"{where}: field 'name': expected a string, got {name!r}")
 
     wl = data.get("workload", {"source": "synthetic"})
-    _check(
+    check_table(
         wl,
         f"{where}: [workload]",
         {"source", "nodes", "reduction", "parallel", "skip_bad_lines", "synthetic", "hetero", "file", "model"},
@@ -325,12 +318,11 @@ def load_study(path: str | Path) -> StudySpec:
     wl.setdefault("source", "synthetic")
     if not isinstance(wl["source"], str):
         raise InputError(f"{where}: [workload] field 'source': expected a string, got {wl['source']!r}")
-    _check_source(wl["source"], where)
     from gamemarket.market.base import market_for_workload
 
     wl = market_for_workload(wl["source"]).check_workload(wl, where, base)
     bids_entry = data.get("bids", {})
-    _check(bids_entry, f"{where}: [bids]", {"components", "lo", "hi"})
+    check_table(bids_entry, f"{where}: [bids]", {"components", "lo", "hi"})
     try:
         bids = BidDistribution(
             **{k: (tuple(tuple(c) for c in v) if k == "components" else v) for k, v in bids_entry.items()}
@@ -339,7 +331,7 @@ def load_study(path: str | Path) -> StudySpec:
         raise InputError(f"{where}: [bids]: {exc}") from exc
 
     st = data.get("strategies", {})
-    _check(
+    check_table(
         st,
         f"{where}: [strategies]",
         {"providers", "consumers", "provider_file", "consumer_file", "provider", "consumer"},
@@ -407,7 +399,7 @@ def load_study(path: str | Path) -> StudySpec:
     consumers = pick(st.get("consumers", ["FT", "SRG"]), consumers_cat, "consumer")
 
     rep = data.get("replications", {"count": 5})
-    _check(rep, f"{where}: [replications]", {"seeds", "count", "first"})
+    check_table(rep, f"{where}: [replications]", {"seeds", "count", "first"})
     if "seeds" in rep:
         seeds = rep["seeds"]  # checked by StudySpec.validate
     else:
@@ -418,14 +410,14 @@ def load_study(path: str | Path) -> StudySpec:
 
     games = []
     for k, g in enumerate(data.get("games", [])):
-        _check(g, f"{where}: [[games]] #{k + 1}", {"name", "provider", "consumer"})
+        check_table(g, f"{where}: [[games]] #{k + 1}", {"name", "provider", "consumer"})
         gd = GameDef(
             str(g.get("name", f"game {k + 1}")), g.get("provider", "revenue"), g.get("consumer", "mean_utility")
         )
         games.append(gd)
 
     out = data.get("output", {})
-    _check(out, f"{where}: [output]", {"results", "report"})
+    check_table(out, f"{where}: [output]", {"results", "report"})
     results_dir = (base / out.get("results", f"../results/{name}")).resolve()
     report_dir = (base / out.get("report", f"../reports/{name}")).resolve()
     comp = data.get("companions", [])
@@ -444,7 +436,7 @@ def load_study(path: str | Path) -> StudySpec:
             raise InputError(f"{where}: population study {population_study} does not exist")
     gains = data.get("gains")
     if gains is not None:
-        _check(gains, f"{where}: [gains]", {"jobs", "seeds", "first"})
+        check_table(gains, f"{where}: [gains]", {"jobs", "seeds", "first"})
         sizes, seeds_ = gains.get("jobs"), gains.get("seeds", 10)
         if not (isinstance(sizes, list) and sizes and all(isinstance(x, int) and x >= 1 for x in sizes)):
             raise InputError(f"{where}: [gains] 'jobs' must be a list of market sizes >= 1")
@@ -456,7 +448,7 @@ def load_study(path: str | Path) -> StudySpec:
         gains = {"jobs": sizes, "seeds": seeds_, "first": gains.get("first", 1)}
     notes = data.get("notes", "")
     paper = data.get("paper", {})
-    _check(paper, f"{where}: [paper]", set(PAPER_FIELDS))
+    check_table(paper, f"{where}: [paper]", set(PAPER_FIELDS))
     for k, v in paper.items():
         ok = (
             isinstance(v, str) if k == "source" else (isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0)

@@ -61,6 +61,10 @@ def _files(d: Path) -> None:
     pop = '[game]\nkind = "population"\nstrategies = ["truthful", "mine"]\n'
     (d / "shading-number.toml").write_text('name = "p"\n' + small + pop + "shading = 3\n")
     (d / "shading-class.toml").write_text('name = "p"\n' + small + pop + "[game.shading.mine]\nbeta = {top = 0.5}\n")
+    provider = '[strategies.provider.x]\nscheduler = "hb"\npayment = "kth"\n'
+    own = small.replace('providers = ["hb-first"]', 'providers = ["x"]')
+    (d / "provider-kind.toml").write_text('name = "p"\n' + own + provider + 'kind = "auction"\n')
+    (d / "provider-overhead.toml").write_text('name = "p"\n' + own + provider + "preemption_overhead = 5.0\n")
     (d / "hetero-table.toml").write_text('name = "p"\n' + small.replace("[workload.synthetic]", "[workload.hetero]"))
     (d / "source-typo.toml").write_text('name = "p"\n' + small.replace('"synthetic"', '"synthtic"', 1))
 
@@ -156,6 +160,16 @@ CASES = {
         ["study", "run", "{d}/paper-jobs.toml"],
         "[paper] field 'jobs': expected a number > 0 (number of (serial) jobs), got -1",
         [],
+    ),
+    "a provider of an unknown market": (
+        ["study", "status", "{d}/provider-kind.toml"],
+        "provider 'x': field 'kind' must be one of ['pricing', 'scheduling'], got 'auction'",
+        [],
+    ),
+    "a provider with a preemption overhead": (
+        ["study", "run", "{d}/provider-overhead.toml"],
+        "provider 'x': preemption_overhead: only 0 (free preemption and migration) is implemented",
+        ["{d}/results"],
     ),
     "a pricing-market table under a scheduling workload": (
         ["study", "status", "{d}/hetero-table.toml"],
