@@ -71,8 +71,9 @@ def find_ties(A: np.ndarray, demand: np.ndarray, p: np.ndarray, j1, x1, j2, x2, 
     if A.shape[0] == 0 or not (p > 0).any():
         return _empty()
     P = np.ascontiguousarray(p, dtype=np.float64)
-    kL, kR, xL, xR, l, rl = _alternatives(A, P, demand, j1, x1, j2, x2)
-    sel = np.flatnonzero(rl <= tol * demand * float(P.max()))
+    thr = np.ascontiguousarray(tol * demand * float(P.max()), dtype=np.float64)
+    kL, kR, xL, xR, l, rl = _alternatives(A, P, demand, j1, x1, j2, x2, thr)
+    sel = np.flatnonzero(rl <= thr)
     if len(sel) > MAX_TIES:
         sel = sel[np.argsort(rl[sel], kind="stable")[:MAX_TIES]]
     kL, kR, xL, xR, l, tt = kL[sel], kR[sel], xL[sel], xR[sel], l[sel], t[sel]
@@ -91,10 +92,10 @@ def find_ties(A: np.ndarray, demand: np.ndarray, p: np.ndarray, j1, x1, j2, x2, 
 
 
 @njit(parallel=True, cache=True)
-def _alternatives(A, p, d, j1, x1, j2, x2):
+def _alternatives(A, p, d, j1, x1, j2, x2, thr):
     """Per job: the ends of the envelope segment its allocation lies on (``kL`` left, -1 for the
-    origin; ``kR`` right) with their time shares, and its cheapest other point (-1: the origin) with
-    that point's reduced cost ``d p_l - (alpha + beta a_l)`` against the segment's line. The reduced
+    origin; ``kR`` right) with their time shares, and its cheapest other point (-1: the origin; where
+    several are within ``thr`` of the line, the ``i mod count``-th of them) with that point's reduced cost ``d p_l - (alpha + beta a_l)`` against the segment's line. The reduced
     cost is ``inf`` for jobs at a vertex or unallocated: their throughput has one cheapest
     representation."""
     n, m = A.shape
@@ -138,14 +139,34 @@ def _alternatives(A, p, d, j1, x1, j2, x2):
         rb = np.inf
         if L >= 0:
             rb = -alpha  # the origin
+        count = 1 if (L >= 0 and -alpha <= thr[i]) else 0
         for q in range(m):
             a = float(A[i, q])
             if a <= 0.0 or q == L or q == R:
                 continue
             r = d[i] * p[q] - (alpha + beta * a)
+            count += r <= thr[i]
             if r < rb:
                 b = q
                 rb = r
+        if count > 1:
+            # several points tie (collinear points: jobs alike, or prices proportional to efficiency): the
+            # jobs take them in turn, so that the mixture can reach every tied resource, not just the one
+            # every such job would otherwise name first
+            c = i % count
+            if L >= 0 and -alpha <= thr[i]:
+                if c == 0:
+                    b, rb = -1, -alpha
+                c -= 1
+            for q in range(m):
+                a = float(A[i, q])
+                if c < 0 or a <= 0.0 or q == L or q == R:
+                    continue
+                r = d[i] * p[q] - (alpha + beta * a)
+                if r <= thr[i]:
+                    if c == 0:
+                        b, rb = q, r
+                    c -= 1
         kL[i] = L
         kR[i] = R
         xL[i] = xl
