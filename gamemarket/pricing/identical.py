@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
+from gamemarket.pricing.allocation import Allocation
 from gamemarket.pricing.problem import Problem
 
 
@@ -50,3 +52,85 @@ def merged_problem(problem: Problem, groups: list[list[int]], floors: np.ndarray
         problem.A[:, keep], R, util, demand=problem.demand, weight=util.w, target=getattr(util, "t_des", None)
     )
     return merged, floors[keep], index
+
+
+@njit(cache=True)
+def _split_group(j1, x1, j2, x2, demand, k, members, caps):
+    """Place each job's time on merged resource ``k`` on the group's ``members`` (capacities ``caps``),
+    in place; returns False when it cannot be done with every job on at most two resources.
+
+    Jobs that also use another resource go whole to the member with the most room (worst fit); jobs
+    that use only ``k`` then fill the members in order, the one at each boundary split between two.
+    """
+    n, g = j1.shape[0], members.shape[0]
+    room = caps.copy()
+    for i in range(n):  # jobs on k and another resource: whole, worst fit
+        on1, on2 = j1[i] == k and x1[i] > 0.0, j2[i] == k and x2[i] > 0.0
+        if not (
+            (on1 and j2[i] != -1 and j2[i] != k and x2[i] > 0.0) or (on2 and j1[i] != -1 and j1[i] != k and x1[i] > 0.0)
+        ):
+            continue  # not on k, or on k alone (below)
+        use = demand[i] * (x1[i] if on1 else x2[i])
+        b = 0
+        for c in range(1, g):
+            if room[c] > room[b]:
+                b = c
+        if use > room[b] * (1.0 + 1e-12):
+            return False
+        room[b] -= use
+        if on1:
+            j1[i] = members[b]
+        else:
+            j2[i] = members[b]
+    b = 0
+    for i in range(n):  # jobs on k alone: in order, split at the boundaries
+        on1, on2 = j1[i] == k and x1[i] > 0.0, j2[i] == k and x2[i] > 0.0
+        other = (j1[i] != -1 and j1[i] != k and x1[i] > 0.0) or (j2[i] != -1 and j2[i] != k and x2[i] > 0.0)
+        if not (on1 or on2) or other:
+            if (j1[i] == k and not on1) or (j2[i] == k and not on2):  # a zero share on k: drop the index
+                if j1[i] == k:
+                    j1[i], x1[i] = -1, 0.0
+                if j2[i] == k:
+                    j2[i], x2[i] = -1, 0.0
+            continue
+        x = (x1[i] if on1 else 0.0) + (x2[i] if on2 else 0.0)
+        use = demand[i] * x
+        while b < g - 1 and room[b] <= 0.0:
+            b += 1
+        if use <= room[b] or b == g - 1:
+            j1[i], x1[i], j2[i], x2[i] = members[b], x, -1, 0.0
+            room[b] -= use
+            continue
+        head = room[b] / demand[i]
+        rest = use - room[b]
+        if rest > room[b + 1] * (1.0 + 1e-12) and b + 1 < g - 1:
+            return False  # the job would span three members
+        j1[i], x1[i], j2[i], x2[i] = members[b], head, members[b + 1], x - head
+        room[b] = 0.0
+        room[b + 1] -= rest
+        b += 1
+    return room[g - 1] >= -1e-12 * caps.sum()
+
+
+def split_allocation(problem: Problem, merged: Allocation, groups: list[list[int]], index: np.ndarray):
+    """A merged problem's allocation (``merged_problem``) as one of the original problem, or None.
+
+    Every job keeps its throughput (a group's members are the same resource to it), so the objective is
+    unchanged, and at the original prices ``p_j = p_merged[index[j]]`` so is the dual: the duality gap
+    carries over exactly. A group's use is shared among its members by ``_split_group``; None when some
+    member would be over-subscribed or a job would need three resources (the caller then solves on).
+    """
+    m = problem.shape[1]
+    rep = {int(index[j]): j for j in range(m - 1, -1, -1)}  # merged index -> its first original resource
+    remap = np.array([rep[k] for k in range(len(rep))], dtype=np.int64)
+    j1, x1, j2, x2 = merged.j1.astype(np.int64), merged.x1.copy(), merged.j2.astype(np.int64), merged.x2.copy()
+    for g in groups:
+        k = int(index[g[0]])
+        members = np.asarray(g, dtype=np.int64)
+        if not _split_group(j1, x1, j2, x2, problem.demand, k, -2 - members, problem.R[members].astype(np.float64)):
+            return None
+    for j in (j1, j2):  # the other merged resources to their original index; members were stored as -2 - j
+        pos = j >= 0
+        j[pos] = remap[j[pos]]
+        j[j < -1] = -2 - j[j < -1]
+    return Allocation(j1, x1, j2, x2, m)

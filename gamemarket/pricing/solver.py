@@ -44,7 +44,7 @@ from gamemarket.pricing.envelope import sort_efficiencies
 from gamemarket.pricing import ties as tie
 from gamemarket.pricing.allocation import Allocation, check_feasible
 from gamemarket.pricing.dual import evaluate
-from gamemarket.pricing.identical import identical_columns, merged_problem
+from gamemarket.pricing.identical import identical_columns, merged_problem, split_allocation
 from gamemarket.pricing.newton import projected_newton
 from gamemarket.pricing.problem import Problem
 from gamemarket.pricing.repair import make_feasible, repair
@@ -205,6 +205,10 @@ def solve(
             dtype=dtype,
         )
         p0 = warm.prices[index]
+        if warm.converged:
+            done = _from_merged(problem, warm, groups, index, lo, eps, rel_eps, t0)
+            if done is not None:
+                return done
     return PriceDiscovery(
         problem,
         eps=eps,
@@ -218,6 +222,42 @@ def solve(
         dtype=dtype,
         t0=t0,
     ).run(p0, warm, groups)
+
+
+def _from_merged(problem, warm, groups, index, lo, eps, rel_eps, t0) -> Result | None:
+    """The merged problem's converged answer as the original's (``identical.split_allocation``), its
+    gap recomputed from scratch: the original dual at the members' common prices, less the objective of
+    the split allocation. None when the allocation cannot be split or the gap misses the stopping rule."""
+    alloc = split_allocation(problem, warm.allocation, groups, index)
+    if alloc is None or check_feasible(problem, alloc) > 1e-9:
+        return None
+    A = np.ascontiguousarray(problem.A, dtype=np.float64)
+    p = warm.prices[index]
+    dual = evaluate(problem, p, sort_efficiencies(A), A)[0]  # the unsmoothed dual: an upper bound
+    t = alloc.throughput(A)
+    with np.errstate(divide="ignore"):
+        primal = float(np.sum(problem.utility.value(t))) + float(lo @ (problem.R - alloc.usage(problem.demand)))
+    gap = dual - primal
+    if not gap <= max(eps, rel_eps * abs(primal)):
+        return None
+    message = (
+        f"duality gap {gap:.3g} <= max(eps {eps:.3g}, rel_eps * |objective|) (identical resources {groups} "
+        "priced as one, their use split among them)"
+    )
+    return Result(
+        alloc,
+        p,
+        t,
+        primal,
+        dual,
+        gap,
+        warm.iterations,
+        warm.evaluations,
+        True,
+        time.perf_counter() - t0,
+        warm.trace,
+        message,
+    )
 
 
 class PriceDiscovery:

@@ -1,0 +1,86 @@
+"""Identical resources (``gamemarket.pricing.identical``): a merged problem's allocation split among a
+group's members keeps every job's throughput, puts every job on at most two resources, and fits every
+member's capacity; the solver's answer through the split carries the merged problem's gap and is
+checked against CVXPY + Clarabel."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gamemarket.pricing import Problem, solve
+from gamemarket.pricing.allocation import Allocation, check_feasible
+from gamemarket.pricing.identical import identical_columns, merged_problem, split_allocation
+from pricing_stress import certified_reference, stress_problem
+
+
+def _random_merged_allocation(rng, n, mm, demand, caps, load):
+    """A feasible allocation of a merged problem with ``mm`` resources: each job on one or two of them,
+    scaled so that every resource is used ``load`` of its capacity (1.0: exactly full)."""
+    j1 = rng.integers(0, mm, n)
+    j2 = np.where(rng.random(n) < 0.5, (j1 + rng.integers(1, mm, n)) % mm, -1) if mm > 1 else np.full(n, -1)
+    x1 = rng.uniform(0.05, 1.0, n)
+    x2 = np.where(j2 >= 0, rng.uniform(0.0, 1.0, n) * (1 - x1), 0.0)
+    alloc = Allocation(j1, x1, j2, x2, mm)
+    use = alloc.usage(demand)
+    scale = np.minimum(1.0, load * caps / np.maximum(use, 1e-300))
+    # scale each resource's use down to the load; a job on two resources keeps the smaller factor on both
+    # slots' own resources (shares only shrink, so every constraint still holds)
+    f1, f2 = scale[j1], np.where(j2 >= 0, scale[np.maximum(j2, 0)], 1.0)
+    return Allocation(j1, x1 * f1, j2, x2 * f2, mm)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    n=st.integers(1, 60),
+    mm=st.integers(1, 4),
+    group=st.integers(2, 4),
+    seed=st.integers(0, 2**32 - 1),
+    load=st.sampled_from([0.3, 0.9, 1.0]),
+)
+def test_split_keeps_throughputs_two_resources_and_capacities(n, mm, group, seed, load):
+    rng = np.random.default_rng(seed)
+    m = mm + group - 1  # merged resource 0 is the group of resources 0 .. group-1
+    members = list(range(group))
+    demand = rng.uniform(0.5, 1.5, n)
+    R = rng.uniform(0.2, 1.0, m) * max(n, 1) / m
+    A = rng.random((n, m)) + 0.1
+    A[:, 1:group] = A[:, [0]]
+    pr = Problem(A, R, "log", demand=demand)
+    groups = identical_columns(A, np.zeros(m))
+    assert groups == [members]
+    merged, _, index = merged_problem(pr, groups, np.zeros(m))
+    alloc = _random_merged_allocation(rng, n, mm, demand, merged.R, load)
+    assert check_feasible(merged, alloc) <= 1e-12
+    out = split_allocation(pr, alloc, groups, index)
+    if out is None:
+        # only when some member cannot take a job whole that must stay whole, or a job would span three
+        # members: never at low load with jobs smaller than every member
+        assert load > 0.3 or (demand.max() > R[:group].min())
+        return
+    np.testing.assert_allclose(out.throughput(A), alloc.throughput(merged.A), rtol=1e-12, atol=1e-15)
+    assert check_feasible(pr, out) <= 1e-9
+    assert ((out.j1 >= 0).astype(int) + (out.j2 >= 0)).max() <= 2
+    assert ((out.j1 >= -1) & (out.j1 < m) & (out.j2 >= -1) & (out.j2 < m)).all()
+    # the group's total use is what the merged resource had; the others are untouched
+    np.testing.assert_allclose(out.usage(demand)[:group].sum(), alloc.usage(demand)[0], rtol=1e-12)
+    np.testing.assert_allclose(out.usage(demand)[group:], alloc.usage(demand)[1:], rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "n,m,utility,seed",
+    [(100, 4, "linear", 0), (10, 2, "alpha:0.5", 1), (100, 4, "alpha:2", 1), (100, 4, "alpha:5", 1)],
+)
+def test_tied_stress_members_converge_through_the_split(n, m, utility, seed):
+    """Stress-family members that stopped above the gap when the original problem was solved on from the
+    merged prices (the benchmark's list before the split)."""
+    pr = stress_problem(n, m, utility, seed, tied=True)
+    r = solve(pr)
+    assert r.converged, r.message
+    assert "split among them" in r.message
+    assert check_feasible(pr, r.allocation) <= 1e-9
+    assert r.gap == pytest.approx(r.dual - r.objective) and r.gap <= max(1e-3 * n, 1e-7 * abs(r.objective))
+    ref = certified_reference(pr)
+    if ref is not None:
+        slack = 1e-7 * max(abs(ref[0]), abs(ref[1]), 1.0)
+        assert r.dual >= ref[0] - slack and r.objective <= ref[1] + slack
