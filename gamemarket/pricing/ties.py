@@ -95,9 +95,9 @@ def find_ties(A: np.ndarray, demand: np.ndarray, p: np.ndarray, j1, x1, j2, x2, 
 def _alternatives(A, p, d, j1, x1, j2, x2, thr):
     """Per job: the ends of the envelope segment its allocation lies on (``kL`` left, -1 for the
     origin; ``kR`` right) with their time shares, and its cheapest other point (-1: the origin; where
-    several are within ``thr`` of the line, the ``i mod count``-th of them) with that point's reduced cost ``d p_l - (alpha + beta a_l)`` against the segment's line. The reduced
-    cost is ``inf`` for jobs at a vertex or unallocated: their throughput has one cheapest
-    representation."""
+    several are within ``thr`` of the line, the ``i mod count``-th of them) with that point's reduced
+    cost ``d p_l - (alpha + beta a_l)`` against the segment's line. The reduced cost is ``inf`` for jobs
+    at a vertex or unallocated: their throughput has one cheapest representation."""
     n, m = A.shape
     kL = np.full(n, -1, np.int64)
     kR = np.full(n, -1, np.int64)
