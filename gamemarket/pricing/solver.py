@@ -17,7 +17,9 @@ method stalls and whose ``x(p)`` jumps between extremes. They are smoothed by ``
 ``mu = eps / (n max(a)^2)``: the smoothed dual plus the bound ``mu/2 sum_i max(a_i)^2`` on the
 smoothing's effect is an upper bound on the original optimum, so the reported gap stays a true
 duality gap of the original problem. When a round stops short of the gap (a failed line search), the
-next one restarts from the best prices while iterations remain and the gap still improves.
+next one restarts from the best prices while iterations remain and the gap still improves. Where they
+still stop short (heavy-tailed efficiencies, scarce capacity), the exact finish (``lp_finish``) solves
+the linear program restricted to the columns the prices single out, by column generation.
 
 References
 ----------
@@ -44,6 +46,7 @@ from gamemarket.pricing.envelope import sort_efficiencies
 from gamemarket.pricing import ties as tie
 from gamemarket.pricing.allocation import Allocation, check_feasible
 from gamemarket.pricing.dual import evaluate
+from gamemarket.pricing.lp_finish import lp_finish
 from gamemarket.pricing.identical import identical_columns, merged_problem, split_allocation
 from gamemarket.pricing.newton import projected_newton
 from gamemarket.pricing.problem import Problem
@@ -298,6 +301,7 @@ class PriceDiscovery:
         # magnitude for small changes in throughput: t = (w / slope)^(1/alpha)); L-BFGS then works on
         # z = log((p - p_min) / scale), where it is close to quadratic.
         self.logspace = bool(getattr(self.util, "log_prices", False))
+        self.finished, self.finished_at = "", None  #: the LP finish's outcome and its starting prices
 
     # ------------------------------------------------------------------ recovery and bookkeeping
     def rent(self, alloc) -> float:
@@ -345,6 +349,39 @@ class PriceDiscovery:
         if np.isfinite(gap) and np.isfinite(cheap) and cheap > 0:
             self.repair_gain = float(np.clip(gap / cheap, 1e-3, 1.0))
         last["gap"] = -np.inf  # not again for this point
+
+    def finish(self):
+        """For piecewise-linear utilities (``linear_pieces``): the exact finish by the restricted linear
+        program (``lp_finish``) from the lowest dual's prices; its allocation and prices are kept when
+        they improve the gap. Once per distinct starting point."""
+        if self.util.linear_pieces() is None or np.array_equal(self.finished_at, self.low["p"]):
+            return
+        self.finished_at = self.low["p"].copy()
+        mu, self.util.mu = self.util.mu, 0.0  # the finish works on the original problem
+        try:
+            target = max(self.eps, self.rel_eps * abs(self.best.get("primal", 0.0)))
+            f = lp_finish(self.problem, self.A64, self.order, self.low["p"], self.lo, target_gap=target)
+        finally:
+            self.util.mu = mu
+        if f is None:
+            self.finished = "exact LP finish skipped: more than lp_finish.MAX_COLUMNS columns"
+            return
+        self.finished = f"exact LP finish: {f.rounds} rounds, {f.columns} columns, {f.message}"
+        gap = f.dual - f.objective
+        if gap < self.best["gap"]:
+            t = f.allocation.throughput(self.A64)
+            self.best.update(gap=gap, p=f.prices, alloc=f.allocation, t=t, dual=f.dual, primal=f.objective)
+        self.rows.append(
+            {
+                "evaluation": self.state["evals"],
+                "iteration": self.state["iters"],
+                "dual": f.dual,
+                "primal": f.objective,
+                "gap": gap,
+                "max_violation": 0.0,
+                "seconds": time.perf_counter() - self.t0,
+            }
+        )
 
     def untie(self, q, alloc, t, H):
         """x(q) with its tied jobs mixed to fit the limits (``ties``), and the residual subgradient, in
@@ -522,6 +559,8 @@ class PriceDiscovery:
                 cap = min(max_iter, state["iters"] + round_len)
                 p, msg = self._lbfgs_round(p, cap)
                 message = msg or message
+                if not done() and "p" in best:
+                    self.finish()
                 if done() or state["iters"] >= max_iter or "p" not in best or method == "lbfgs":
                     break
                 self.want_h = True
@@ -542,6 +581,8 @@ class PriceDiscovery:
                 progress = best["gap"] < gap_before or low["f"] < low_before - 1e-12 * abs(low_before)
                 if done() or state["iters"] >= max_iter or method == "newton" or not progress:
                     break
+            if "p" in best and not done():
+                self.finish()  # from the lowest dual's prices, when they moved since the last finish
             if "p" in best and not done():  # a last repair at the best prices found
                 out = evaluate(problem, best["p"], self.order, self.A64)
                 self.last.clear()
@@ -559,6 +600,8 @@ class PriceDiscovery:
             message = f"duality gap {best['gap']:.3g} <= max(eps {eps:.3g}, rel_eps * |objective|)"
         else:
             message = f"stopped after {state['iters']} iterations with gap {best['gap']:.3g} > eps {eps:.3g}"
+        if self.finished:
+            message += f" ({self.finished})"
         if groups:
             message += f" (identical resources {groups} priced as one first)"
         alloc = best["alloc"]

@@ -100,6 +100,11 @@ class Utility:
         """``u'(t)`` per job (used for the initial price guess)."""
         raise NotImplementedError
 
+    def linear_pieces(self):
+        """``(w, cap)`` when ``u(t) = w min(t, cap) + const`` per job (a linear program: ``lp_finish``),
+        else None."""
+        return None
+
     def initial_price(self, A, R):
         """Each resource priced at an average job's marginal value of it at the fair-share throughput
         ``t0 = sum_j R_j mean_i(a_ij) / n``."""
@@ -141,6 +146,10 @@ class Linear(Utility):
         from gamemarket.pricing.envelope import U_LINEAR
 
         return U_LINEAR, 0.0, np.zeros_like(self.w)
+
+    def linear_pieces(self):
+        """``(w, inf)``: ``u(t) = w t``."""
+        return self.w, np.full(len(self.w), np.inf)
 
     def value(self, t):
         """``w t``."""
@@ -266,6 +275,10 @@ class Target(Utility):
         from gamemarket.pricing.envelope import U_TARGET
 
         return U_TARGET, 0.0, self.t_des
+
+    def linear_pieces(self):
+        """``(w, t_des)``: ``u(t) = w min(t, t_des) - w t_des``."""
+        return self.w, self.t_des
 
     def value(self, t):
         """``-w max(0, t_des - t)``."""
