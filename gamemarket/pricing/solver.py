@@ -21,6 +21,10 @@ next one restarts from the best prices while iterations remain and the gap still
 still stop short (heavy-tailed efficiencies, scarce capacity), the exact finish (``lp_finish``) solves
 the linear program restricted to the columns the prices single out, by column generation.
 
+Alpha-fair utilities of large alpha have a dual whose price level is its flattest direction (curvature
+falling like 1/alpha) while ties put kinks across the others; after every L-BFGS round the line search
+along the ray through the lowest dual's prices (``_calibrate``) sets the level again.
+
 References
 ----------
 .. [Agrawal2022] A. Agrawal, S. Boyd, D. Narayanan, F. Kazhamiaka and M. Zaharia, "Allocation of
@@ -561,6 +565,13 @@ class PriceDiscovery:
                 message = msg or message
                 if not done() and "p" in best:
                     self.finish()
+                if self.logspace and not lo.any() and not done() and "p" in best:
+                    # the price level is the dual's flattest direction for large alpha (its curvature falls
+                    # like 1/alpha), while ties put kinks across the others: L-BFGS can stall far from the
+                    # level that clears the market. The line search along the ray that started the run is
+                    # repeated from the lowest dual seen (``low`` then holds the better level)
+                    _calibrate(self.fun_p, low["p"].copy())
+                    p = low["p"]
                 if done() or state["iters"] >= max_iter or "p" not in best or method == "lbfgs":
                     break
                 self.want_h = True

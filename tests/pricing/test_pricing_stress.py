@@ -58,6 +58,8 @@ def test_stress_family_against_clarabel(n, m, utility, seed, capacity, zeros, ti
         (1000, 8, "log", 0, {"tied": True}),
         (10, 2, "alpha:0.5", 0, {"tied": True}),
         (10, 2, "target", 0, {}),  # a zero initial guess: every job indifferent, no descent found
+        (10, 2, "alpha:50", 0, {}),  # L-BFGS stalled at a price level e^1.3 too low (scipy 1.17)
+        (100, 4, "alpha:20", 1, {"capacity": 0.3}),
     ],
 )
 def test_instances_that_used_to_stop_converge(n, m, utility, seed, kw):
