@@ -19,7 +19,9 @@ smoothing's effect is an upper bound on the original optimum, so the reported ga
 duality gap of the original problem. When a round stops short of the gap (a failed line search), the
 next one restarts from the best prices while iterations remain and the gap still improves. Where they
 still stop short (heavy-tailed efficiencies, scarce capacity), the exact finish (``lp_finish``) solves
-the linear program restricted to the columns the prices single out, by column generation.
+the linear program restricted to the columns the prices single out, by column generation. Smooth
+utilities get the same finish on tangent cuts of the utility (refined where they overstate it) when
+everything else stops short, on problems small enough (``lp_finish.MAX_CUTS``).
 
 Alpha-fair utilities of large alpha have a dual whose price level is its flattest direction (curvature
 falling like 1/alpha) while ties put kinks across the others; after every L-BFGS round the line search
@@ -355,22 +357,38 @@ class PriceDiscovery:
         last["gap"] = -np.inf  # not again for this point
 
     def finish(self):
-        """For piecewise-linear utilities (``linear_pieces``): the exact finish by the restricted linear
-        program (``lp_finish``) from the lowest dual's prices; its allocation and prices are kept when
-        they improve the gap. Once per distinct starting point."""
-        if self.util.linear_pieces() is None or np.array_equal(self.finished_at, self.low["p"]):
+        """The finish by the restricted linear program (``lp_finish``: exact for piecewise-linear
+        utilities, tangent cuts for smooth ones) from the lowest dual's prices; its allocation and prices
+        are kept when they improve the gap. Once per distinct starting point."""
+        if np.array_equal(self.finished_at, self.low["p"]):
             return
         self.finished_at = self.low["p"].copy()
         mu, self.util.mu = self.util.mu, 0.0  # the finish works on the original problem
+        n, m = self.n, self.m
         try:
-            target = max(self.eps, self.rel_eps * abs(self.best.get("primal", 0.0)))
-            f = lp_finish(self.problem, self.A64, self.order, self.low["p"], self.lo, target_gap=target)
+            f = lp_finish(
+                self.problem,
+                self.A64,
+                self.order,
+                self.low["p"],
+                self.lo,
+                rounds=20 if n * m <= 100_000 else 6,
+                target_gap=lambda objective: max(self.eps, self.rel_eps * abs(objective)),
+            )
         finally:
             self.util.mu = mu
+        kind = "exact LP finish" if self.util.linear_pieces() is not None else "LP finish with tangent cuts"
         if f is None:
-            self.finished = "exact LP finish skipped: more than lp_finish.MAX_COLUMNS columns"
+            self.finished = f"{kind} skipped: the restricted program exceeds lp_finish's size limits"
             return
-        self.finished = f"exact LP finish: {f.rounds} rounds, {f.columns} columns, {f.message}"
+        self.finished = f"{kind}: {f.rounds} rounds, {f.columns} columns, {f.message}"
+        if f.kept_to_two:
+            self.finished += (
+                f"; its program's optimum put {f.kept_to_two} job(s) on three or more resources, and an "
+                "allocation keeps at most two per job"
+            )
+        if f.allocation is None:
+            return
         gap = f.dual - f.objective
         if gap < self.best["gap"]:
             t = f.allocation.throughput(self.A64)
@@ -563,8 +581,8 @@ class PriceDiscovery:
                 cap = min(max_iter, state["iters"] + round_len)
                 p, msg = self._lbfgs_round(p, cap)
                 message = msg or message
-                if not done() and "p" in best:
-                    self.finish()
+                if not done() and "p" in best and self.util.linear_pieces() is not None:
+                    self.finish()  # exact for piecewise-linear utilities: worth trying early
                 if self.logspace and not lo.any() and not done() and "p" in best:
                     # the price level is the dual's flattest direction for large alpha (its curvature falls
                     # like 1/alpha), while ties put kinks across the others: L-BFGS can stall far from the
