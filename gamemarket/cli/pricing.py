@@ -69,6 +69,7 @@ def cmd_price_solve(a) -> int:
     if out is not None:
         from gamemarket.io.files import atomic_path
 
+        ex = r.allocation.extra or (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))
         with atomic_path(out, "result (.npz)") as tmp, open(tmp, "wb") as f:
             np.savez(
                 f,
@@ -77,6 +78,10 @@ def cmd_price_solve(a) -> int:
                 x1=r.allocation.x1,
                 j2=r.allocation.j2,
                 x2=r.allocation.x2,
+                # shares beyond the two slots, for the rare job an optimum puts on three or more resources
+                extra_job=ex[0],
+                extra_resource=ex[1],
+                extra_share=ex[2],
                 throughput=r.throughput,
             )
         with atomic_path(out.with_suffix(".trace.csv"), "trace (.csv)") as tmp:

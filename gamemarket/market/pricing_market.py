@@ -126,9 +126,7 @@ def _clearing(A, R, rw, params):
         eps=params.get("eps"),  # default for a linear utility: 1e-3 n (pricing.solve)
         max_iter=params.get("max_iter", 500),
     )
-    pay = r.prices[np.maximum(r.allocation.j1, 0)] * r.allocation.x1 * (r.allocation.j1 >= 0) + r.prices[
-        np.maximum(r.allocation.j2, 0)
-    ] * r.allocation.x2 * (r.allocation.j2 >= 0)
+    pay = r.allocation.spend(r.prices)
     return r.allocation, r.prices, pay, {"converged": r.converged, "gap": r.gap, "iterations": r.iterations}
 
 
@@ -144,9 +142,7 @@ def _posted(A, R, rw, params):
     pr = Problem(A, R, "linear", weight=rw)
     _, _, alloc, _ = evaluate(pr, prices, sort_efficiencies(A), A)
     alloc = make_feasible(pr, alloc)  # proportional rationing of over-demanded resources
-    pay = prices[np.maximum(alloc.j1, 0)] * alloc.x1 * (alloc.j1 >= 0) + prices[np.maximum(alloc.j2, 0)] * alloc.x2 * (
-        alloc.j2 >= 0
-    )
+    pay = alloc.spend(prices)
     return alloc, prices, pay, {"converged": True, "gap": 0.0, "iterations": 0}
 
 

@@ -1,4 +1,5 @@
-"""A feasible allocation's shape (each job on at most two resources) and the check of every constraint."""
+"""A feasible allocation's shape (each job on at most two resources, with rare exceptions) and the check of
+every constraint."""
 
 from __future__ import annotations
 
@@ -12,13 +13,20 @@ from gamemarket.pricing.problem import Problem
 
 @dataclass
 class Allocation:
-    """Each job uses at most two resources: ``(j1, x1)`` and ``(j2, x2)``; ``j = -1`` means unused."""
+    """Each job uses at most two resources: ``(j1, x1)`` and ``(j2, x2)``; ``j = -1`` means unused.
+
+    ``extra``, None unless set, holds further shares ``(jobs, resources, shares)`` of the few jobs that an
+    optimum puts on three or more resources (``lp_finish``: with capacities of a few jobs' worth, a vertex
+    of the allocation program can need them; no two-resource allocation then reaches the optimum). Every
+    method here counts them.
+    """
 
     j1: np.ndarray
     x1: np.ndarray
     j2: np.ndarray
     x2: np.ndarray
     m: int
+    extra: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     def dense(self) -> np.ndarray:
         """The allocation as a dense ``n x m`` matrix of time shares."""
@@ -28,21 +36,49 @@ class Allocation:
         for j, x in ((self.j1, self.x1), (self.j2, self.x2)):
             ok = j >= 0
             np.add.at(X, (rows[ok], j[ok]), x[ok])
+        if self.extra is not None:
+            np.add.at(X, (self.extra[0], self.extra[1]), self.extra[2])
         return X
 
     def usage(self, demand: np.ndarray) -> np.ndarray:
         """Each resource's use, ``sum_i demand_i x_ij``, for comparison with its capacity."""
-        return usage_of(self.j1, self.x1, self.j2, self.x2, demand, self.m)
+        use = usage_of(self.j1, self.x1, self.j2, self.x2, demand, self.m)
+        if self.extra is not None:
+            jobs, res, x = self.extra
+            use = use + np.bincount(res, weights=demand[jobs] * x, minlength=self.m)
+        return use
 
     def throughput(self, A: np.ndarray) -> np.ndarray:
         """Each job's throughput, ``sum_j a_ij x_ij``."""
-        return throughput_of(A, self.j1, self.x1, self.j2, self.x2)
+        t = throughput_of(A, self.j1, self.x1, self.j2, self.x2)
+        if self.extra is not None:
+            jobs, res, x = self.extra
+            t = t + np.bincount(jobs, weights=A[jobs, res] * x, minlength=len(t))
+        return t
+
+    def time(self) -> np.ndarray:
+        """Each job's total time share, ``sum_j x_ij`` (at most 1)."""
+        s = self.x1 + self.x2
+        if self.extra is not None:
+            s = s + np.bincount(self.extra[0], weights=self.extra[2], minlength=len(s))
+        return s
+
+    def spend(self, prices: np.ndarray) -> np.ndarray:
+        """Each job's ``p^T x_i``: what it pays per unit time at ``prices``."""
+        p = np.append(np.asarray(prices, dtype=np.float64), 0.0)  # index -1 (unused slot) reads 0
+        s = p[self.j1] * self.x1 + p[self.j2] * self.x2
+        if self.extra is not None:
+            jobs, res, x = self.extra
+            s = s + np.bincount(jobs, weights=p[res] * x, minlength=len(s))
+        return s
 
 
 def check_feasible(problem: Problem, alloc: Allocation, tol: float = 1e-9) -> float:
     """The largest constraint violation (0 when every constraint holds)."""
-    x_sum = alloc.x1 + alloc.x2
-    v = [max(0.0, float(-min(alloc.x1.min(), alloc.x2.min()))), max(0.0, float(x_sum.max() - 1.0))]
+    lows = [alloc.x1.min(), alloc.x2.min()] + (
+        [alloc.extra[2].min()] if alloc.extra is not None and len(alloc.extra[2]) else []
+    )
+    v = [max(0.0, float(-min(lows))), max(0.0, float(alloc.time().max() - 1.0))]
     use = alloc.usage(problem.demand)
     v.append(max(0.0, float(((use - problem.R) / problem.R).max())))
     return max(v)

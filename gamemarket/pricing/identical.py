@@ -121,6 +121,8 @@ def split_allocation(problem: Problem, merged: Allocation, groups: list[list[int
     member would be over-subscribed or a job would need three resources (the caller then solves on).
     """
     m = problem.shape[1]
+    if merged.extra is not None:  # jobs on three or more resources: not split here
+        return None
     rep = {int(index[j]): j for j in range(m - 1, -1, -1)}  # merged index -> its first original resource
     remap = np.array([rep[k] for k in range(len(rep))], dtype=np.int64)
     j1, x1, j2, x2 = merged.j1.astype(np.int64), merged.x1.copy(), merged.j2.astype(np.int64), merged.x2.copy()

@@ -9,8 +9,8 @@ resources each job may use. This module solves the linear program restricted to 
 dual simplex through ``scipy.optimize.linprog``: an optimal vertex, so at most ``m`` jobs use more
 than one resource beyond what the constraints force), reads its capacity duals as prices, and adds the
 columns that the full problem's jobs prefer at those prices, until none is missing (column generation)
-or the rounds run out. A job that a vertex puts on three resources keeps its two largest shares; the
-repair hands out what that frees.
+or the rounds run out. A job that a vertex puts on three or more resources keeps them all
+(``Allocation.extra``): with capacities of a few jobs' worth the optimum can need that.
 
 Smooth utilities (log, alpha-fair) get the same program on an outer approximation: tangents of each
 job's utility around its throughput at the starting prices, plus a tangent wherever the program's
@@ -41,7 +41,7 @@ from scipy.optimize import linprog
 from gamemarket.pricing.allocation import Allocation, check_feasible
 from gamemarket.pricing.dual import evaluate
 from gamemarket.pricing.problem import Problem
-from gamemarket.pricing.repair import make_feasible, repair
+from gamemarket.pricing.repair import make_feasible
 
 #: the largest restricted program solved (columns); beyond it the finish is skipped and says so
 MAX_COLUMNS = 3_000_000
@@ -52,9 +52,8 @@ PER_JOB = 4
 @dataclass
 class Finish:
     """The finish's best answer: allocation, its objective (with the reserve-price rent), prices and the
-    dual there, the number of column-generation rounds and columns, why it stopped, and how many jobs were
-    kept to two resources (the allocation's shape; the optimum of the whole program may need more when
-    capacities are a few jobs' worth)."""
+    dual there, the number of column-generation rounds and columns, why it stopped, and how many jobs it
+    puts on three or more resources (an optimum can need that when capacities are a few jobs' worth)."""
 
     allocation: Allocation
     objective: float
@@ -63,7 +62,7 @@ class Finish:
     rounds: int
     columns: int
     message: str
-    kept_to_two: int = 0  #: jobs a vertex put on three or more resources, kept to their two largest shares
+    on_three: int = 0  #: jobs the allocation puts on three or more resources (``Allocation.extra``)
 
 
 def _columns(A: np.ndarray, demand: np.ndarray, w: np.ndarray, p: np.ndarray, k: int):
@@ -190,7 +189,8 @@ def _cut_pairs(rows: np.ndarray, cut_job: np.ndarray):
 
 
 def _allocation(n, m, rows, cols, x, A):
-    """Per job its two largest shares (by throughput) of the LP's solution, as an ``Allocation``."""
+    """The LP's solution as an ``Allocation``: per job its two largest shares (by throughput) in the slots,
+    any further ones (a vertex can put a job on three or more resources) in ``extra``."""
     keep = x > 1e-14
     rows, cols, x = rows[keep], cols[keep], x[keep]
     contrib = A[rows, cols] * x
@@ -201,16 +201,17 @@ def _allocation(n, m, rows, cols, x, A):
     j1 = np.full(n, -1, np.int64)
     j2 = np.full(n, -1, np.int64)
     x1, x2 = np.zeros(n), np.zeros(n)
-    s1, s2 = rank == 0, rank == 1
+    s1, s2, s3 = rank == 0, rank == 1, rank >= 2
     j1[rows[s1]], x1[rows[s1]] = cols[s1], x[s1]
     j2[rows[s2]], x2[rows[s2]] = cols[s2], x[s2]
-    # a vertex has no job above 1 in time; rounding noise is clipped
-    tot = x1 + x2
-    over = tot > 1.0
-    x1[over] /= tot[over]
-    x2[over] /= tot[over]
-    extra = rank >= 2  # the columns beyond each job's two largest shares
-    return Allocation(j1, x1, j2, x2, m), rows[extra].astype(np.int64) * m + cols[extra]
+    extra = (rows[s3].astype(np.int64), cols[s3].astype(np.int64), x[s3].copy()) if s3.any() else None
+    alloc = Allocation(j1, x1, j2, x2, m, extra)
+    tot = alloc.time()  # a vertex keeps every job's time at most 1; rounding noise is scaled away
+    if (tot > 1.0).any():
+        f = np.where(tot > 1.0, 1.0 / tot, 1.0)
+        extra = None if extra is None else (extra[0], extra[1], extra[2] * f[extra[0]])
+        alloc = Allocation(j1, x1 * f, j2, x2 * f, m, extra)
+    return alloc, int(len(np.unique(rows[s3])))
 
 
 #: the most cut rows of a smooth utility's program (jobs times ``TANGENTS`` and refinements): about 330
@@ -251,7 +252,6 @@ def lp_finish(
     c0 = np.r_[x0.j1[x0.j1 >= 0], x0.j2[x0.j2 >= 0]]
     key = np.union1d(key, r0.astype(np.int64) * m + c0)
     rows, cols = (key // m).astype(np.int64), (key % m).astype(np.int64)
-    banned = np.zeros(0, np.int64)
     best = Finish(None, -np.inf, np.asarray(p, dtype=np.float64), float(dual0), 0, len(rows), "")
     message = "no round"
     gaps: list[float] = []
@@ -261,9 +261,7 @@ def lp_finish(
             message = "HiGHS found no optimum of the restricted program"
             break
         x, y, pi = out
-        alloc, extra = _allocation(n, m, rows, cols, x, A)
-        if len(extra):
-            alloc = repair(problem, alloc, A)
+        alloc, on_three = _allocation(n, m, rows, cols, x, A)
         alloc = make_feasible(problem, alloc)
         if check_feasible(problem, alloc) > 1e-9:
             message = "the restricted program's allocation is infeasible"
@@ -276,10 +274,10 @@ def lp_finish(
         primal = float(np.sum(uval)) + float(lo @ (problem.R - alloc.usage(d)))
         # the gap pairs the lowest dual bound with the best allocation, whichever rounds they come from
         if primal > best.objective or best.allocation is None:
-            best.allocation, best.objective = alloc, primal
+            best.allocation, best.objective, best.on_three = alloc, primal, on_three
         if dual < best.dual:
             best.prices, best.dual = q, dual
-        best.rounds, best.columns, best.kept_to_two = rnd, len(rows), len(np.unique(banned // m))
+        best.rounds, best.columns = rnd, len(rows)
         if best.dual - best.objective <= target(best.objective):
             message = "gap reached"
             break
@@ -301,13 +299,8 @@ def lp_finish(
         c2 = np.r_[xq.j1[xq.j1 >= 0], xq.j2[xq.j2 >= 0]]
         r3, c3 = _columns(A, d, model.marginal, q, 2)
         new = np.r_[r2 * m + c2, r3.astype(np.int64) * m + c3]
-        new = np.setdiff1d(np.setdiff1d(new, key), banned)
-        if len(extra):
-            # a vertex put some jobs on three or more resources, rounded above: the next program leaves
-            # them their two largest shares (the others adjust around them)
-            banned = np.union1d(banned, extra)
-            key = np.setdiff1d(key, extra)
-        elif len(new) == 0 and not grew:
+        new = np.setdiff1d(new, key)
+        if len(new) == 0 and not grew:
             message = "nothing left to add"
             break
         if len(key) + len(new) > MAX_COLUMNS:

@@ -26,6 +26,8 @@ def repair(problem: Problem, alloc: Allocation, A: np.ndarray) -> Allocation:
     is handed to the jobs that value it most, on the resources they already use (so every job
     still uses at most two). A final uniform scaling absorbs rounding.
     """
+    if alloc.extra is not None:  # the moves below work on the two slots; shares beyond them stay as they are
+        return make_feasible(problem, alloc)
     util = problem.utility
     d = problem.demand
     n, m = A.shape
@@ -214,4 +216,7 @@ def make_feasible(problem: Problem, alloc: Allocation) -> Allocation:
     if (factor == 1.0).all():
         return alloc
     f = np.append(factor, 1.0)  # index -1 (unused slot) reads the trailing 1
-    return Allocation(alloc.j1, alloc.x1 * f[alloc.j1], alloc.j2, alloc.x2 * f[alloc.j2], alloc.m)
+    extra = alloc.extra
+    if extra is not None:
+        extra = (extra[0], extra[1], extra[2] * f[extra[1]])
+    return Allocation(alloc.j1, alloc.x1 * f[alloc.j1], alloc.j2, alloc.x2 * f[alloc.j2], alloc.m, extra)

@@ -382,11 +382,8 @@ class PriceDiscovery:
             self.finished = f"{kind} skipped: the restricted program exceeds lp_finish's size limits"
             return
         self.finished = f"{kind}: {f.rounds} rounds, {f.columns} columns, {f.message}"
-        if f.kept_to_two:
-            self.finished += (
-                f"; its program's optimum put {f.kept_to_two} job(s) on three or more resources, and an "
-                "allocation keeps at most two per job"
-            )
+        if f.on_three:
+            self.finished += f"; {f.on_three} job(s) on three or more resources"
         if f.allocation is None:
             return
         gap = f.dual - f.objective
