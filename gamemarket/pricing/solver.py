@@ -61,7 +61,8 @@ from gamemarket.pricing.repair import make_feasible, repair
 
 @dataclass
 class Result:
-    """What ``solve`` returns: a feasible allocation (every job on at most two resources), the prices, the
+    """What ``solve`` returns: a feasible allocation (every job on at most two resources, but for the rare
+    job the LP finish puts on three or more: ``Allocation.extra``), the prices, the
     throughputs, the objective of that allocation and the dual bound (their difference is the duality
     gap, an upper bound on the distance to the optimum), the iteration and evaluation counts, whether the
     stopping rule was met (never silently not), the time, the per-evaluation trace and a message."""
