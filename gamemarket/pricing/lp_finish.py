@@ -44,8 +44,8 @@ from gamemarket.pricing.problem import Problem
 from gamemarket.pricing.repair import make_feasible
 
 #: the largest restricted program solved (columns); beyond it the finish is skipped and says so. HiGHS'
-#: time grows faster than the columns: one program of a linear stress member took 7.6 s at 40,000 columns,
-#: 17.5 s at 80,000 and 151 s at 200,000 (one core), so that an unconverged solve stays a bounded wait
+#: time grows faster than the columns (``benchmarks/bench_lp_finish.py``: 8.3 s at 40,000 columns, 19.5 s
+#: at 80,000, one core), so that an unconverged solve stays a bounded wait
 MAX_COLUMNS = 100_000
 #: columns per job taken from the prices: its best resources by value per unit time
 PER_JOB = 4
@@ -292,7 +292,8 @@ def lp_finish(
             # Kelley: a tangent where the cuts overstate a job's utility at the program's throughput
             over = np.flatnonzero((y - uval > 1e-9 * model.scale) & (t > 0))
             if len(over) and len(model.job) + len(over) <= 3 * MAX_CUTS:
-                tau = np.where(np.isin(np.arange(n), over), t, np.clip(t0, amax * 1e-9, amax))
+                tau = np.clip(t0, amax * 1e-9, amax)  # utilities take one point per job: the others are unused
+                tau[over] = t[over]
                 gk, ik = _tangents(util, np.maximum(tau, amax * 1e-12))
                 model.add(over, gk[over], ik[over])
                 grew = True
