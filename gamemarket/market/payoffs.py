@@ -7,6 +7,8 @@ and the binned aggregates the reports plot (per consumer group, runtime group an
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
@@ -84,45 +86,98 @@ def run_metrics(jobs: pd.DataFrame, summary: dict, betas: np.ndarray) -> dict[st
     return m
 
 
-def of_run(run, betas: np.ndarray, G: np.ndarray, private_bid: np.ndarray) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
-    """A ``MarketRun``'s payoffs, for either market: (flat metrics, binned sums, cohort sums)."""
-    return run_metrics(run.jobs, run.summary, betas), binned(run.jobs), cohorts(run.jobs, G, private_bid)
+def of_run(
+    run, betas: np.ndarray, G: np.ndarray, private_bid: np.ndarray, *, cells: Cells | None = None
+) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
+    """A ``MarketRun``'s payoffs, for either market: (flat metrics, binned sums, cohort sums).
+
+    ``cells`` (``Cells.of``) shares the jobs' cells between the runs of one consumer mix and seed."""
+    if cells is None:
+        cells = Cells.of(run.jobs, G, private_bid)
+    return run_metrics(run.jobs, run.summary, betas), binned(run.jobs, cells), cohorts(run.jobs, G, private_bid, cells)
 
 
-def binned(jobs: pd.DataFrame) -> pd.DataFrame:
+@dataclass(frozen=True)
+class Cells:
+    """Each job's cell in ``binned`` (consumer group, runtime group, private-bid bin) and in ``cohorts``
+    (group-draw bin, bid class), with the cells' counts.
+
+    They depend only on what the runs of one consumer mix and seed share (the consumer groups, the run
+    times, the private bids and the group draws), so such runs compute them once; ``check`` makes sure
+    a run's jobs are the ones the cells were made from."""
+
+    group: np.ndarray
+    runtime_codes: np.ndarray | None  #: None for a market without runtime groups
+    private_bid: np.ndarray
+    bin_cell: np.ndarray
+    bin_size: int
+    bin_n: np.ndarray
+    bin_used: np.ndarray
+    bin_columns: dict  #: group, runtime_group and bid_bin of each used cell
+    G: np.ndarray | None  #: the group draws of ``cohort_cell`` (None where none were given)
+    cohort_cell: np.ndarray | None
+
+    @classmethod
+    def of(cls, jobs: pd.DataFrame, G: np.ndarray | None = None, private_bid: np.ndarray | None = None) -> Cells:
+        """The cells of ``jobs`` (and of the group draws ``G`` and ``private_bid`` for ``cohorts``)."""
+        group = jobs["group"].to_numpy(np.int64)
+        if "runtime_group" in jobs:
+            names = np.array(RUNTIME_GROUPS)
+            rg = np.asarray(jobs["runtime_group"].cat.codes, dtype=np.int64)
+        else:
+            names = np.array(["ALL"])
+            rg = None
+        w = jobs["private_bid"].to_numpy()
+        b = np.floor(w / BID_BIN_WIDTH).astype(np.int64)
+        b_lo = b.min() if len(b) else 0
+        nb = (b.max() - b_lo + 1) if len(b) else 1
+        ng = group.max() + 1 if len(group) else 1
+        cell = (group * len(names) + (rg if rg is not None else 0)) * nb + (b - b_lo)
+        size = int(ng * len(names) * nb)
+        n = np.bincount(cell, minlength=size)
+        used = np.flatnonzero(n)
+        g, rest = np.divmod(used, len(names) * nb)
+        r, bb = np.divmod(rest, nb)
+        columns = {"group": g, "runtime_group": names[r], "bid_bin": (bb + b_lo) * BID_BIN_WIDTH}
+        cohort = None
+        if G is not None:
+            G = np.asarray(G, dtype=np.float64)
+            cohort = g_bins(G) * len(BID_CLASSES) + bid_bin_codes(private_bid).astype(np.int64)
+        return cls(group, rg, w, cell, size, n, used, columns, G, cohort)
+
+    def check(self, jobs: pd.DataFrame) -> None:
+        """Raise ``ValueError`` unless ``jobs`` has the consumer groups, runtime groups and private bids
+        these cells were made from."""
+        rg = np.asarray(jobs["runtime_group"].cat.codes, dtype=np.int64) if "runtime_group" in jobs else None
+        same = (
+            np.array_equal(jobs["group"].to_numpy(np.int64), self.group)
+            and np.array_equal(jobs["private_bid"].to_numpy(), self.private_bid)
+            and ((rg is None and self.runtime_codes is None) or np.array_equal(rg, self.runtime_codes))
+        )
+        if not same:
+            raise ValueError("payoffs: these cells were made from other jobs (groups, runtime groups or private bids)")
+
+
+def binned(jobs: pd.DataFrame, cells: Cells | None = None) -> pd.DataFrame:
     """Sums per (consumer group, runtime group, private-bid bin): what the report's curves need.
 
     A market without runtime groups (pricing) has one, ``ALL``; the sums it does not measure (slowdown,
-    SSJs, flow) are 0, and a pricing run adds ``sum_throughput``."""
-    group = jobs["group"].to_numpy(np.int64)
-    if "runtime_group" in jobs:
-        names = np.array(RUNTIME_GROUPS)
-        rg = np.asarray(jobs["runtime_group"].cat.codes, dtype=np.int64)
+    SSJs, flow) are 0, and a pricing run adds ``sum_throughput``. ``cells``: as ``Cells.of(jobs)`` returns."""
+    if cells is None:
+        cells = Cells.of(jobs)
     else:
-        names = np.array(["ALL"])
-        rg = np.zeros(len(jobs), dtype=np.int64)
-    b = np.floor(jobs["private_bid"].to_numpy() / BID_BIN_WIDTH).astype(np.int64)
-    b_lo = b.min() if len(b) else 0
-    nb = (b.max() - b_lo + 1) if len(b) else 1
-    ng = group.max() + 1 if len(group) else 1
-    cell = (group * len(names) + rg) * nb + (b - b_lo)
-    size = ng * len(names) * nb
-    n = np.bincount(cell, minlength=size)
-    used = np.flatnonzero(n)
+        cells.check(jobs)
+    cell, size, used = cells.bin_cell, cells.bin_size, cells.bin_used
 
     def s(col):
         if col not in jobs:
             return np.zeros(len(used))
         return np.bincount(cell, weights=jobs[col].to_numpy().astype(np.float64), minlength=size)[used]
 
-    g, rest = np.divmod(used, len(names) * nb)
-    r, bb = np.divmod(rest, nb)
     out = pd.DataFrame(
         {
-            "group": g,
-            "runtime_group": names[r],
-            "bid_bin": (bb + b_lo) * BID_BIN_WIDTH,
-            "n": n[used],
+            **cells.bin_columns,
+            "n": cells.bin_n[used],
             "sum_bsd": s("bsd"),
             "n_ssj": s("ssj").astype(np.int64),
             "sum_utility": s("utility"),
@@ -150,7 +205,7 @@ def g_bins(G: np.ndarray) -> np.ndarray:
     return k
 
 
-def cohorts(jobs: pd.DataFrame, G: np.ndarray, private_bid: np.ndarray) -> pd.DataFrame:
+def cohorts(jobs: pd.DataFrame, G: np.ndarray, private_bid: np.ndarray, cells: Cells | None = None) -> pd.DataFrame:
     """Sums per 1% bin of the group draw ``G`` (bin k holds ``k/100 <= G < (k+1)/100``) and private-bid class.
 
     With common random numbers a job's ``G`` and private bid are the same under every beta mix, so
@@ -158,9 +213,14 @@ def cohorts(jobs: pd.DataFrame, G: np.ndarray, private_bid: np.ndarray) -> pd.Da
     same seed, bid class by bid class: the cohort ``G >= k/100`` is the union of bins k..99.
     Thresholds are the doubles ``k/100``, which equal the cumulative fractions 0.9, 0.99, ... of
     the catalogue's mixes exactly. One row per (``g_bin``, ``bid_class``), empty cells included.
+    ``cells``: ``Cells.of(jobs, G, private_bid)``, when the caller has them.
     """
-    k = g_bins(G)
-    cell = k * len(BID_CLASSES) + bid_bin_codes(private_bid).astype(np.int64)
+    if cells is None or cells.cohort_cell is None:
+        cell = g_bins(G) * len(BID_CLASSES) + bid_bin_codes(private_bid).astype(np.int64)
+    else:
+        if not (np.array_equal(G, cells.G) and np.array_equal(private_bid, cells.private_bid)):
+            raise ValueError("payoffs: these cells were made from other group draws or private bids")
+        cell = cells.cohort_cell
     size = COHORT_BINS * len(BID_CLASSES)
     g_bin, cls = np.divmod(np.arange(size), len(BID_CLASSES))
     out = pd.DataFrame(

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from gamemarket.bids import bid_bin_codes
 from gamemarket.io import jobtable
 from gamemarket.market import outcomes
 from gamemarket.errors import InputError
@@ -63,8 +64,15 @@ class RunResult:
 
 
 def _rank(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(rank, order) of jobs by ``(key, arrival index)``: a stable sort keeps arrival order in ties."""
-    order = np.argsort(key, kind="stable").astype(np.int64)
+    """(rank, order) of jobs by ``(key, arrival index)``: a stable sort keeps arrival order in ties.
+
+    Keys without ties have one sorted order, which the default (unstable, about 3x faster) sort finds;
+    only keys with ties are sorted again stably. Equal to ``argsort(key, kind="stable")`` either way."""
+    order = np.argsort(key)
+    s = key[order]
+    if (s[1:] == s[:-1]).any():
+        order = np.argsort(key, kind="stable")
+    order = order.astype(np.int64)
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order), dtype=np.int64)
     return rank, order
@@ -162,8 +170,8 @@ def run_arrays(table: pd.DataFrame, nodes: int, mechanism: Mechanism):
     return start, end, pay[0], npre, steps
 
 
-def _result(table, nodes, mechanism, start, end, pay, npre, steps, groups=None) -> RunResult:
-    jobs = outcomes.per_job(table, start, end, pay, npre, runtime_codes=groups)
+def _result(table, nodes, mechanism, start, end, pay, npre, steps, groups=None, bid_codes=None) -> RunResult:
+    jobs = outcomes.per_job(table, start, end, pay, npre, runtime_codes=groups, bid_codes=bid_codes)
     summ = outcomes.summary(jobs, nodes)
     summ["allocation_steps"] = int(steps)
     return RunResult(jobs=jobs, summary=summ, meta={"mechanism": mechanism.describe(), "nodes": int(nodes)})
@@ -188,6 +196,7 @@ def simulate_many(
     if validate:
         table = jobtable.validate(table)
     groups = outcomes.runtime_group_codes(table["runtime"].to_numpy(np.int64), table["id"].to_numpy(np.int64))
+    bid_codes = bid_bin_codes(table["private_bid"].to_numpy(np.float64))
     out: list[RunResult | None] = [None] * len(mechanisms)
     by_scheduler: dict[str, list[int]] = {}
     for i, m in enumerate(mechanisms):
@@ -197,7 +206,7 @@ def simulate_many(
         pricing = [(mechanisms[i].payment, mechanisms[i].reserve) for i in idx]
         start, end, pay, npre, steps = run_schedule(table, nodes, scheduler, pricing, ranks=ranks)
         for k, i in enumerate(idx):
-            out[i] = _result(table, nodes, mechanisms[i], start, end, pay[k], npre, steps, groups)
+            out[i] = _result(table, nodes, mechanisms[i], start, end, pay[k], npre, steps, groups, bid_codes)
     return out
 
 

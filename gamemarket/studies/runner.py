@@ -138,10 +138,11 @@ def run_tasks(
         draws = bids.draw(market.size(arrays), seed, distribution=distribution)
         group, reported = mix.report(draws.private_bid, draws.G, draws.U)
         runs = market.run_many(arrays, nodes, [providers[i] for i in idx], draws.private_bid, reported, group)
+        cells = payoffs.Cells.of(runs[0].jobs, draws.G, draws.private_bid)  # the same for every run here
         shared = (time.perf_counter() - t0) / len(idx)
         for i, run in zip(idx, runs):
             t1 = time.perf_counter()
-            metrics, binned, cohorts = payoffs.of_run(run, mix.betas, draws.G, draws.private_bid)
+            metrics, binned, cohorts = payoffs.of_run(run, mix.betas, draws.G, draws.private_bid, cells=cells)
             metrics["task_seconds"] = shared + time.perf_counter() - t1
             out[i] = (metrics, binned, cohorts)
         t0 = time.perf_counter()

@@ -139,3 +139,31 @@ def test_g_bins_on_every_threshold_and_its_neighbours():
     G = np.concatenate([t, np.nextafter(t, 2.0), np.nextafter(t[1:], -1.0), np.random.default_rng(0).random(100_000)])
     want = np.searchsorted(np.arange(1, payoffs.COHORT_BINS) / payoffs.COHORT_BINS, G, side="right")
     np.testing.assert_array_equal(payoffs.g_bins(G), want)
+
+
+def test_shared_cells_give_the_same_payoffs_and_refuse_other_jobs():
+    """A group of runs of one mix and seed computes its cells once (``payoffs.Cells``): each run's payoffs
+    equal those computed on their own, and cells made from other jobs are refused, never silently used."""
+    from gamemarket import bids
+    from gamemarket.market.simulate import simulate_many
+
+    w = generate(jobs=300, nodes=4, seed=3).jobs
+    d = bids.draw(len(w), 5)
+    mix = BetaMix.parse("0.7:0,0.3:0.6")
+    group, reported = mix.report(d.private_bid, d.G, d.U)
+    t = pd.DataFrame({c: w[c].to_numpy() for c in ("id", "submit", "runtime", "estimate")})
+    t["private_bid"], t["reported_bid"], t["group"] = d.private_bid, reported, group
+    runs = simulate_many(t, 4, [Mechanism("hb", "first"), Mechanism("hb", "kth"), Mechanism("wspt", "kth")])
+    cells = payoffs.Cells.of(runs[0].jobs, d.G, d.private_bid)
+    for r in runs:
+        shared = payoffs.of_run(r, mix.betas, d.G, d.private_bid, cells=cells)
+        alone = payoffs.of_run(r, mix.betas, d.G, d.private_bid)
+        assert shared[0] == pytest.approx(alone[0], nan_ok=True, rel=0, abs=0)
+        pd.testing.assert_frame_equal(shared[1], alone[1], check_exact=True)
+        pd.testing.assert_frame_equal(shared[2], alone[2], check_exact=True)
+    other = runs[0].jobs.copy()
+    other["private_bid"] = other["private_bid"] + 1.0
+    with pytest.raises(ValueError, match="other jobs"):
+        payoffs.binned(other, cells)
+    with pytest.raises(ValueError, match="other group draws"):
+        payoffs.cohorts(runs[0].jobs, 1.0 - d.G, d.private_bid, cells)
