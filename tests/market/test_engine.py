@@ -169,9 +169,7 @@ def test_one_pass_runs_each_scheduler_once(monkeypatch):
 
 
 @settings(max_examples=200, deadline=None)
-@given(
-    st.lists(st.sampled_from([-3.0, -0.0, 0.0, 1.5, 2.0, 7.25]) | st.floats(-1e6, 1e6), min_size=0, max_size=60)
-)
+@given(st.lists(st.sampled_from([-3.0, -0.0, 0.0, 1.5, 2.0, 7.25]) | st.floats(-1e6, 1e6), min_size=0, max_size=60))
 def test_rank_equals_a_stable_sort(keys):
     """The ranking's fast path (an unstable sort, kept only where no two keys tie) gives exactly the stable
     sort's order: arrival order among equal keys (-0.0 and 0.0 included)."""
