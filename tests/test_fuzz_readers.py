@@ -77,6 +77,7 @@ READERS = {  # name: (file name, valid example, reader)
     "swf": ("t.swf", SWF, lambda p: read_swf(p)),
     "swf, bad lines skipped": ("t.swf", SWF, lambda p: read_swf(p, skip_bad_lines=True)),
     "job table": ("t.csv", JOBS, jobtable.read),
+    "job table, without pandas": ("t.csv", JOBS, jobtable.read_columns),
     "nfg": ("g.nfg", NFG, read_nfg),
     "nfg, outcome version": ("g.nfg", NFG_OUTCOMES, read_nfg),
     "csv game": ("g.csv", CSV_GAME, read_csv_game),
@@ -163,3 +164,66 @@ def test_the_valid_examples_read(reader, tmp_path):
         _study_dir(tmp_path)
     (tmp_path / name).write_bytes(valid if valid is not None else _model())
     read(tmp_path / name)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_the_pandas_free_job_table_reader_equals_the_pandas_one(data):
+    """``jobtable.read_columns`` (Arrow's CSV reader, for ``simulate --jobs``) against ``jobtable.read``
+    (pandas; the reference): the same columns, values and dtypes, or the same error word for word."""
+    blob = data.draw(damaged(JOBS, "t.csv"))
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "t.csv"
+        path.write_bytes(blob)
+        try:
+            want = jobtable.read(path)
+        except InputError as exc:
+            with pytest.raises(InputError) as got:
+                jobtable.read_columns(path)
+            assert str(got.value) == str(exc)
+            return
+        got = jobtable.read_columns(path)
+        assert list(got) == list(want.columns)
+        for c in want.columns:
+            assert got[c].dtype == want[c].dtype and np.array_equal(got[c], want[c].to_numpy()), c
+
+
+TOKENS = ["0", "1", "2", "7", "60", "1.0", "2.5", "-1", "1e3", "1e400", "nan", "inf", "", '"3"', " 4", "0x1"]
+TOKENS += ["true", "a"]
+PLAIN = ["0", "1", "2", "7", "60", "1.0", "2.5", "-1", "1e3", "1e400", "+1", "1.", ".5", "1e-3", "5E2", "-0", "00"]
+TOKENS += ["+1", "1.", ".5", "1e", "1-2", "--1", "1e-3", "5E2", "1.5e+2", "00", "-0", "9" * 20, "1,2", "\r"]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    cols=st.permutations(list(jobtable.REQUIRED) + ["group", "user"]).flatmap(
+        lambda c: st.sampled_from([c, c[:-1], c + ["note"]])
+    ),
+    rows=st.sampled_from([TOKENS, PLAIN]).flatmap(
+        lambda tokens: st.lists(st.lists(st.sampled_from(tokens), min_size=8, max_size=8), min_size=0, max_size=6)
+    ),
+    ids=st.booleans(),
+    quoted=st.booleans(),
+)
+def test_the_pandas_free_reader_on_tables_of_numbers(tmp_path_factory, cols, rows, ids, quoted):
+    """The same comparison on tables built from number-like fields (ints, floats, exponents, NaN,
+    infinities, quoted, padded, empty), mostly valid, so that Arrow's path is taken often."""
+    lines = [",".join(f'"{c}"' if quoted else c for c in cols)]
+    for k, r in enumerate(rows):
+        r = list((r + ["a"])[: len(cols)])
+        if ids and "id" in cols:
+            r[cols.index("id")] = str(k)
+        lines.append(",".join(r))
+    path = tmp_path_factory.mktemp("t") / "t.csv"
+    path.write_text("\n".join(lines) + "\n")
+    try:
+        want = jobtable.read(path)
+    except InputError as exc:
+        with pytest.raises(InputError) as got:
+            jobtable.read_columns(path)
+        assert str(got.value) == str(exc)
+        return
+    got = jobtable.read_columns(path)
+    assert list(got) == list(want.columns)
+    for c in want.columns:
+        assert got[c].dtype == want[c].dtype and np.array_equal(got[c], want[c].to_numpy()), c

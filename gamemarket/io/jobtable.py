@@ -8,12 +8,16 @@ draw of a run, so any run can be repeated exactly from it.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from gamemarket.errors import InputError
+
+if TYPE_CHECKING:  # pandas is imported where a table is one: ``read_columns`` and the CLI's fast path go without
+    import pandas as pd
 
 REQUIRED = ("id", "submit", "runtime", "estimate", "private_bid", "reported_bid")
 OPTIONAL = ("group", "swf_job", "status", "user")
@@ -26,30 +30,51 @@ def validate(table: pd.DataFrame, where: str = "job table", first_line: int | No
     ``first_line``: the file line of the first row (2 in a CSV with its header), so that errors name
     the line; without it they name the row (from 0).
     """
-
-    def at(row: int) -> str:
-        return f"row {row}" if first_line is None else f"line {row + first_line}"
+    import pandas as pd
 
     missing = [c for c in REQUIRED if c not in table.columns]
     if missing:
         raise InputError(f"{where}: missing column(s) {missing}; required: {list(REQUIRED)}")
     cols = [c for c in REQUIRED + OPTIONAL if c in table.columns]
-    out = table[cols].copy()
+    values = {}
     for c in cols:
         try:
-            vals = pd.to_numeric(out[c], errors="raise").to_numpy(np.float64)
+            values[c] = pd.to_numeric(table[c], errors="raise").to_numpy(np.float64)
         except (ValueError, TypeError) as exc:
             raise InputError(f"{where}: column {c!r} must be numeric: {exc}") from exc
+    out = pd.DataFrame(check_columns(values, where, first_line), copy=False)
+    if "estimate_generated" in table.columns:  # a workload's flag travels along (not an exchange column)
+        out["estimate_generated"] = table["estimate_generated"].astype(bool).to_numpy()
+    return out
+
+
+def check_columns(values: Mapping[str, np.ndarray], where: str, first_line: int | None = None) -> dict:
+    """The checks of ``validate`` on numeric columns (float64 arrays, every required one present): the
+    columns with canonical dtypes (int64 for ``INTEGER``), in ``REQUIRED + OPTIONAL`` order."""
+
+    def at(row: int) -> str:
+        return f"row {row}" if first_line is None else f"line {row + first_line}"
+
+    out = {}
+    for c in [c for c in REQUIRED + OPTIONAL if c in values]:
+        vals = values[c]
         bad = ~np.isfinite(vals)
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
             raise InputError(
-                f"{where}: {at(row)}: column {c!r} is {vals[row]!r}; NaN or infinite values are not allowed"
+                f"{where}: {at(row)}: column {c!r} is {vals[row].item()!r}; NaN or infinite values are not allowed"
             )
         if c in INTEGER:
             if (vals != np.floor(vals)).any():
                 row = int(np.flatnonzero(vals != np.floor(vals))[0])
-                raise InputError(f"{where}: {at(row)}: column {c!r} is {vals[row]!r}, expected an integer")
+                raise InputError(f"{where}: {at(row)}: column {c!r} is {vals[row].item()!r}, expected an integer")
+            big = np.abs(vals) > 2.0**53  # beyond it a double no longer holds every integer (nor int64 some)
+            if big.any():
+                row = int(np.flatnonzero(big)[0])
+                raise InputError(
+                    f"{where}: {at(row)}: column {c!r} is {vals[row].item()!r}, "
+                    "expected an integer of at most 2^53 in size"
+                )
             out[c] = vals.astype(np.int64)
         else:
             out[c] = vals
@@ -62,20 +87,23 @@ def validate(table: pd.DataFrame, where: str = "job table", first_line: int | No
     ]
     for col, ok, expected in checks:
         if not ok.all():
-            row = int(np.flatnonzero(~ok.to_numpy())[0])
-            raise InputError(
-                f"{where}: {at(row)}: column {col!r} is {out[col].iloc[row].item()!r}, expected {expected}"
-            )
-    if out["id"].duplicated().any():
-        dup = int(out["id"][out["id"].duplicated()].iloc[0])
+            row = int(np.flatnonzero(~ok)[0])
+            raise InputError(f"{where}: {at(row)}: column {col!r} is {out[col][row].item()!r}, expected {expected}")
+    ids = out["id"]
+    order = np.argsort(ids, kind="stable")
+    later = np.r_[False, ids[order][1:] == ids[order][:-1]]  # a repeat of the id just before it
+    if later.any():
+        repeat = np.zeros(len(ids), bool)
+        repeat[order[later]] = True
+        dup = int(ids[np.flatnonzero(repeat)[0]])  # the first row, in file order, whose id came before
         raise InputError(f"{where}: id {dup} appears more than once; ids must be unique")
-    if "estimate_generated" in table.columns:  # a workload's flag travels along (not an exchange column)
-        out["estimate_generated"] = table["estimate_generated"].astype(bool).to_numpy()
-    return out.reset_index(drop=True)
+    return out
 
 
 def read(path: str | os.PathLike) -> pd.DataFrame:
     """Read a job table from CSV or Parquet (by extension) and validate it."""
+    import pandas as pd
+
     path = Path(path)
     try:
         if path.suffix.lower() in (".parquet", ".pq"):
@@ -92,6 +120,69 @@ def read(path: str | os.PathLike) -> pd.DataFrame:
     return validate(table, where=str(path), first_line=2 if csv else None)
 
 
+def read_columns(path: str | os.PathLike) -> dict[str, np.ndarray]:
+    """``read`` without pandas: the validated job table as columns (name -> numpy array), equal to
+    ``read``'s.
+
+    A CSV of only the known columns whose fields are plain decimal numbers is read by Arrow's CSV
+    reader and checked by ``check_columns``; anything else (a Parquet file, other columns, a parse
+    error, a text, empty or hexadecimal field, a repeated column name) goes through ``read``, so every
+    error is ``read``'s own, word for word.
+    """
+    path = Path(path)
+    fast = _read_csv_columns(path) if path.suffix.lower() not in (".parquet", ".pq") else None
+    if fast is None:
+        table = read(path)
+        return {c: table[c].to_numpy() for c in table.columns}
+    if len(fast["id"]) == 0:
+        raise InputError(f"{path}: the job table has no rows; expected at least one job")
+    return check_columns(fast, str(path), first_line=2)
+
+
+def _read_csv_columns(path: Path) -> dict[str, np.ndarray] | None:
+    """The job table's columns as float64 arrays by Arrow's CSV reader, or None where the file is not
+    plainly numeric (``read`` then reads it and says what is wrong)."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    header, _, body = data.partition(b"\n")
+    # only the known columns, and a body of plain decimal numbers: where Arrow's reader and pandas' agree
+    # (Arrow also reads hexadecimal integers, for one, which pandas refuses)
+    names = [n[1:-1] if len(n) > 1 and n[:1] == n[-1:] == b'"' else n for n in header.rstrip(b"\r").split(b",")]
+    if any(n.decode("ascii", "replace") not in REQUIRED + OPTIONAL for n in names) or body.translate(
+        None, b"0123456789.,+-eE\r\n"
+    ):
+        return None
+    try:
+        t = pacsv.read_csv(
+            pa.BufferReader(data),
+            parse_options=pacsv.ParseOptions(ignore_empty_lines=False),  # a blank line is an error, as in ``read``
+            convert_options=pacsv.ConvertOptions(strings_can_be_null=True, quoted_strings_can_be_null=True),
+        )
+        names = t.column_names
+    except Exception:  # Arrow's many errors: ``read`` says what is wrong
+        return None
+    if len(set(names)) != len(names) or any(c not in names for c in REQUIRED):
+        return None
+    dtypes = {pa.int64(): np.int64, pa.float64(): np.float64}  # what Arrow infers for numbers in a CSV
+    out = {}
+    for c in [c for c in REQUIRED + OPTIONAL if c in names]:
+        col = t.column(c)
+        if col.null_count or col.type not in dtypes:
+            return None
+        # the values' buffers as they are (``to_numpy`` would import pandas, which this path avoids)
+        parts = [
+            np.frombuffer(ch.buffers()[1], dtype=dtypes[col.type], count=len(ch), offset=ch.offset * 8)
+            for ch in col.chunks
+        ]
+        out[c] = np.concatenate(parts).astype(np.float64) if parts else np.empty(0)
+    return out
+
+
 def short_estimates(table: pd.DataFrame) -> int:
     """How many jobs have an estimate below their run time.
 
@@ -101,8 +192,9 @@ def short_estimates(table: pd.DataFrame) -> int:
     return int((table["estimate"] < table["runtime"]).sum())
 
 
-def write_table(table: pd.DataFrame, path: str | os.PathLike) -> Path:
-    """Write a DataFrame as CSV or Parquet by the file's extension, atomically."""
+def write_table(table, path: str | os.PathLike) -> Path:
+    """Write a DataFrame as CSV or Parquet by the file's extension, atomically; an Arrow table (the
+    CLI's pandas-free path, ``arrow_table``) as CSV only."""
     from gamemarket.io.files import atomic_path
 
     path = Path(path)
@@ -111,6 +203,8 @@ def write_table(table: pd.DataFrame, path: str | os.PathLike) -> Path:
         raise InputError(f"{path}: is a folder; expected a table file name (.csv or .parquet)")
     if suffix not in (".parquet", ".pq", ".csv"):
         raise InputError(f"{path}: unknown table format; use a .csv or .parquet file name")
+    if suffix != ".csv" and not hasattr(table, "to_parquet"):
+        raise TypeError("write_table: an Arrow table is written as CSV only")
     with atomic_path(path, "table") as tmp:
         if suffix == ".csv":
             _write_csv(table, tmp)
@@ -119,20 +213,54 @@ def write_table(table: pd.DataFrame, path: str | os.PathLike) -> Path:
     return path
 
 
-def _write_csv(table: pd.DataFrame, path: Path) -> None:
+def _write_csv(table, path: Path) -> None:
     """CSV with every float in its shortest exact form (it reads back to the same double), by Arrow's
     writer: about 12x faster than pandas' ``to_csv`` on a trace's outcome table. Strings are quoted,
     booleans are ``true``/``false``. A column Arrow cannot type (mixed Python objects) falls back to pandas
-    with 17 significant digits, which also reads back exactly."""
+    with 17 significant digits, which also reads back exactly. An Arrow table is written as it is."""
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
-    try:
-        arrow = pa.Table.from_pandas(table, preserve_index=False)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
-        table.to_csv(path, index=False, float_format="%.17g")
-        return
+    if isinstance(table, pa.Table):
+        arrow = table
+    else:
+        try:
+            arrow = pa.Table.from_pandas(table, preserve_index=False)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+            table.to_csv(path, index=False, float_format="%.17g")
+            return
     pacsv.write_csv(arrow, path, pacsv.WriteOptions(quoting_style="needed"))
+
+
+def arrow_table(columns: Mapping[str, np.ndarray], categories: Mapping[str, tuple] = {}):  # noqa: B006
+    """Column arrays (int8, int64, float64, bool) as an Arrow table for ``write_table``; a column named in
+    ``categories`` holds int8 codes into its labels and becomes a dictionary column, as a pandas
+    categorical does. Built from the arrays' buffers: ``pyarrow.array`` would import pandas."""
+    import pyarrow as pa
+
+    out = {}
+    for c, v in columns.items():
+        arr = _arrow_array(np.asarray(v))
+        if c in categories:
+            labels = [str(x).encode() for x in categories[c]]
+            offsets = np.r_[0, np.cumsum([len(x) for x in labels])].astype(np.int32)
+            words = pa.Array.from_buffers(
+                pa.string(), len(labels), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(labels))]
+            )
+            arr = pa.DictionaryArray.from_arrays(arr, words)
+        out[c] = arr
+    return pa.table(out)
+
+
+def _arrow_array(v: np.ndarray):
+    import pyarrow as pa
+
+    if v.dtype == np.bool_:  # Arrow packs booleans in bits, least significant first
+        return pa.Array.from_buffers(pa.bool_(), len(v), [None, pa.py_buffer(np.packbits(v, bitorder="little"))])
+    types = {np.dtype(np.int8): pa.int8(), np.dtype(np.int64): pa.int64(), np.dtype(np.float64): pa.float64()}
+    if v.dtype not in types:
+        raise TypeError(f"arrow_table: a column of dtype {v.dtype} is not supported")
+    return pa.Array.from_buffers(types[v.dtype], len(v), [None, pa.py_buffer(np.ascontiguousarray(v))])
 
 
 def exchange_columns(table: pd.DataFrame) -> pd.DataFrame:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 
 from gamemarket.bids import BID_CLASSES, bid_bin_codes
+
+if TYPE_CHECKING:  # tables are DataFrames, except on ``simulate --jobs``'s path (``per_job_columns``)
+    import pandas as pd
 
 #: Per-job outcome columns of the exchange format (section 8).
 OUTCOME_COLUMNS = ("id", "start", "end", "flow", "wait", "bsd", "ssj", "payment", "utility", "preemptions")
@@ -25,13 +29,15 @@ def runtime_group_codes(runtime: np.ndarray, ids: np.ndarray) -> np.ndarray:
     return codes
 
 
-RUNTIME_GROUP_DTYPE = pd.CategoricalDtype(list(RUNTIME_GROUPS))
-BID_CLASS_DTYPE = pd.CategoricalDtype(list(BID_CLASSES))
+#: the labels of the per-job table's categorical columns, in code order
+CATEGORIES = {"runtime_group": RUNTIME_GROUPS, "bid_bin": BID_CLASSES}
 
 
 def runtime_groups(runtime: np.ndarray, ids: np.ndarray) -> pd.Categorical:
     """SHORT / MEDIUM / LONG labels (a categorical) of ``runtime_group_codes``."""
-    return pd.Categorical.from_codes(runtime_group_codes(runtime, ids), dtype=RUNTIME_GROUP_DTYPE)
+    import pandas as pd
+
+    return pd.Categorical.from_codes(runtime_group_codes(runtime, ids), categories=list(RUNTIME_GROUPS))
 
 
 def per_job(
@@ -44,61 +50,80 @@ def per_job(
     runtime_codes: np.ndarray | None = None,
     bid_codes: np.ndarray | None = None,
 ) -> pd.DataFrame:
-    """The per-job outcome table: section-8 columns plus inputs and groups, in job-table order.
+    """The per-job outcome table (``per_job_columns``) as a DataFrame, with ``runtime_group`` and
+    ``bid_bin`` categorical. The table's columns are not copied: the outcome shares the arrays it was given."""
+    import pandas as pd
+
+    cols = per_job_columns(table, start, end, payment, preemptions, runtime_codes=runtime_codes, bid_codes=bid_codes)
+    for c, labels in CATEGORIES.items():
+        cols[c] = pd.Categorical.from_codes(cols[c], categories=list(labels))
+    return pd.DataFrame(cols, copy=False)
+
+
+def per_job_columns(
+    table: pd.DataFrame,
+    start: np.ndarray,
+    end: np.ndarray,
+    payment: np.ndarray,
+    preemptions: np.ndarray,
+    *,
+    runtime_codes: np.ndarray | None = None,
+    bid_codes: np.ndarray | None = None,
+) -> dict[str, np.ndarray]:
+    """The per-job outcome: section-8 columns plus inputs and groups, in job-table order, as column
+    arrays; ``runtime_group`` and ``bid_bin`` are codes into ``CATEGORIES``. ``table``: a DataFrame or a
+    mapping of column arrays.
 
     ``runtime_codes`` (``runtime_group_codes``: 0 SHORT, 1 MEDIUM, 2 LONG) saves ranking the run times again
     when several runs share a job table; by default they are computed from the table, and so are ``bid_codes``
     (``bid_bin_codes`` of the private bids). The table's columns are not copied: the outcome shares the arrays
     it was given."""
-    submit = table["submit"].to_numpy(np.int64)
-    tau = table["runtime"].to_numpy(np.int64)
-    w = table["private_bid"].to_numpy(np.float64)
-    ids = table["id"].to_numpy(np.int64)
+
+    def col(c, dtype):
+        return np.asarray(table[c], dtype=dtype)
+
+    submit = col("submit", np.int64)
+    tau = col("runtime", np.int64)
+    w = col("private_bid", np.float64)
+    ids = col("id", np.int64)
     flow = end - submit
     bsd = flow / np.maximum(tau, 60).astype(np.float64)
-    out = pd.DataFrame(
-        {
-            "id": ids,
-            "start": start,
-            "end": end,
-            "flow": flow,
-            "wait": flow - tau,
-            "bsd": bsd,
-            "ssj": bsd >= SSJ_THRESHOLD,
-            "payment": payment,
-            "utility": -w * flow - payment,
-            "preemptions": preemptions,
-            "submit": submit,
-            "runtime": tau,
-            "private_bid": w,
-            "reported_bid": table["reported_bid"].to_numpy(np.float64),
-            "group": table["group"].to_numpy(np.int64) if "group" in table else np.zeros(len(table), np.int64),
-            "valuation": -w * flow,
-            "runtime_group": pd.Categorical.from_codes(
-                runtime_codes if runtime_codes is not None else runtime_group_codes(tau, ids),
-                dtype=RUNTIME_GROUP_DTYPE,
-            ),
-            "bid_bin": pd.Categorical.from_codes(
-                bid_codes if bid_codes is not None else bid_bin_codes(w), dtype=BID_CLASS_DTYPE
-            ),
-        },
-        copy=False,
-    )
-    return out
+    return {
+        "id": ids,
+        "start": start,
+        "end": end,
+        "flow": flow,
+        "wait": flow - tau,
+        "bsd": bsd,
+        "ssj": bsd >= SSJ_THRESHOLD,
+        "payment": payment,
+        "utility": -w * flow - payment,
+        "preemptions": preemptions,
+        "submit": submit,
+        "runtime": tau,
+        "private_bid": w,
+        "reported_bid": col("reported_bid", np.float64),
+        "group": col("group", np.int64) if "group" in table else np.zeros(len(ids), np.int64),
+        "valuation": -w * flow,
+        "runtime_group": runtime_codes if runtime_codes is not None else runtime_group_codes(tau, ids),
+        "bid_bin": bid_codes if bid_codes is not None else bid_bin_codes(w),
+    }
 
 
 def summary(jobs: pd.DataFrame, nodes: int) -> dict:
-    """The provider outcome of one run (section 7) and the usual aggregates of section 6."""
-    if len(jobs) == 0:
-        return {"jobs": 0, "nodes": nodes}
+    """The provider outcome of one run (section 7) and the usual aggregates of section 6. ``jobs``: the
+    per-job table, or its columns (``per_job_columns``)."""
 
     def col(c):  # numpy's reductions on the columns' own arrays: pandas' give the same sums, slower
         return np.asarray(jobs[c])
 
+    if len(col("id")) == 0:
+        return {"jobs": 0, "nodes": nodes}
+
     span = float(col("end").max() - col("submit").min())
     busy = float(col("runtime").sum())
     return {
-        "jobs": int(len(jobs)),
+        "jobs": int(len(col("id"))),
         "nodes": int(nodes),
         "revenue": float(col("payment").sum()),
         "span": span,

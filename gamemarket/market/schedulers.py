@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-import pandas as pd
 
 from gamemarket.registry import Registry
 
@@ -25,7 +24,7 @@ class Scheduler:
 
     name: str
     preemptive: bool
-    key: Callable[[pd.DataFrame], np.ndarray]  #: primary key per job (float64); ties by (submit, id)
+    key: Callable  #: primary key per job (float64); ties by (submit, id)
     description: str
 
 
@@ -43,7 +42,9 @@ def register_scheduler(
     preemptive : bool
         Whether a waiting job with a better key preempts a running one.
     key : callable
-        ``key(table) -> float64 array``: each job's priority (smallest first).
+        ``key(table) -> float64 array``: each job's priority (smallest first). ``table`` is a job table:
+        a DataFrame, or (``simulate --jobs``) a mapping of column arrays, so read it as
+        ``np.asarray(table[name], dtype=...)``.
     description : str
     replace : bool, keyword-only
         Replace a scheduler already registered under ``name`` (else that is an error).
@@ -55,20 +56,24 @@ def register_scheduler(
     return SCHEDULERS.register(name, Scheduler(name, preemptive, key, description), replace=replace)
 
 
+def _col(t, name: str) -> np.ndarray:
+    return np.asarray(t[name], dtype=np.float64)
+
+
 def _neg_bid(t):
-    return -t["reported_bid"].to_numpy(np.float64)
+    return -_col(t, "reported_bid")
 
 
 def _neg_bid_per_runtime(t):
-    return -t["reported_bid"].to_numpy(np.float64) / t["runtime"].to_numpy(np.float64)
+    return -_col(t, "reported_bid") / _col(t, "runtime")
 
 
 def _neg_bid_per_estimate(t):
-    return -t["reported_bid"].to_numpy(np.float64) / t["estimate"].to_numpy(np.float64)
+    return -_col(t, "reported_bid") / _col(t, "estimate")
 
 
 def _submit(t):
-    return t["submit"].to_numpy(np.float64)
+    return _col(t, "submit")
 
 
 register_scheduler("hb", True, _neg_bid, "Highest-Bid, preemptive: runs the n highest reported bids")

@@ -12,9 +12,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from gamemarket.bids import bid_bin_codes
 from gamemarket.io import jobtable
@@ -23,6 +23,9 @@ from gamemarket.errors import InputError
 from gamemarket.market.engine import run_market
 from gamemarket.market.payments import get_payment
 from gamemarket.market.schedulers import get_scheduler
+
+if TYPE_CHECKING:  # a job table may also be a mapping of column arrays (``simulate --jobs``), without pandas
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -83,26 +86,30 @@ def prepare(table: pd.DataFrame, scheduler: str, ranks: list | None = None):
 
     ``ranks`` (a list, filled as it goes) keeps the ranks already computed for this table as
     ``(key, (rank, order))`` pairs, so runs that share a table sort each distinct key once: HB and
-    NPHB share one key, and every scheduler shares the bid ranking."""
-    submit = table["submit"].to_numpy(np.int64)
-    ids = table["id"].to_numpy(np.int64)
+    NPHB share one key, and every scheduler shares the bid ranking. ``table``: a DataFrame or a mapping
+    of column arrays."""
+    submit = np.asarray(table["submit"], dtype=np.int64)
+    ids = np.asarray(table["id"], dtype=np.int64)
     d_submit = np.diff(submit)
     if ((d_submit > 0) | ((d_submit == 0) & (np.diff(ids) > 0))).all():
         arrival = np.arange(len(submit), dtype=np.int64)  # already in (submit, id) order: the usual case
         t = table
     else:
         arrival = np.lexsort((ids, submit))
-        t = table.iloc[arrival]
+        if hasattr(table, "iloc"):
+            t = table.iloc[arrival]
+        else:
+            t = {c: np.asarray(v)[arrival] for c, v in table.items()}
     key = get_scheduler(scheduler).key(t)
     if not np.isfinite(key).all():
         raise InputError(f"scheduler {scheduler!r}: a priority key is not finite")
-    rw = np.ascontiguousarray(t["reported_bid"].to_numpy(np.float64))
+    rw = np.ascontiguousarray(t["reported_bid"], dtype=np.float64)
     ranks = [] if ranks is None else ranks
     rank, order = _rank_memo(key, ranks)
     bidrank, bidorder = _rank_memo(-rw, ranks)
     return arrival, dict(
-        submit=np.ascontiguousarray(t["submit"].to_numpy(np.int64)),
-        runtime=np.ascontiguousarray(t["runtime"].to_numpy(np.int64)),
+        submit=np.ascontiguousarray(t["submit"], dtype=np.int64),
+        runtime=np.ascontiguousarray(t["runtime"], dtype=np.int64),
         rank=rank,
         order=order,
         bidrank=bidrank,
@@ -175,6 +182,18 @@ def _result(table, nodes, mechanism, start, end, pay, npre, steps, groups=None, 
     summ = outcomes.summary(jobs, nodes)
     summ["allocation_steps"] = int(steps)
     return RunResult(jobs=jobs, summary=summ, meta={"mechanism": mechanism.describe(), "nodes": int(nodes)})
+
+
+def simulate_columns(columns, nodes: int, mechanism: Mechanism | None = None) -> tuple[dict, dict]:
+    """``simulate`` without pandas, on a validated job table given as column arrays
+    (``jobtable.read_columns``): the per-job outcome as columns (``outcomes.per_job_columns``: the same
+    numbers as ``simulate``'s table, categoricals as codes) and the summary (equal to ``simulate``'s)."""
+    mechanism = mechanism or Mechanism()
+    start, end, pay, npre, steps = run_arrays(columns, nodes, mechanism)
+    jobs = outcomes.per_job_columns(columns, start, end, pay, npre)
+    summ = outcomes.summary(jobs, nodes)
+    summ["allocation_steps"] = int(steps)
+    return jobs, summ
 
 
 def simulate_many(

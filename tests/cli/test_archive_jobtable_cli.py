@@ -4,6 +4,8 @@ import json
 
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from gamemarket.io import jobtable
 from gamemarket.cli import main
@@ -149,3 +151,58 @@ def test_lpc_full_hb_kth(lpc):
     assert len(j) == 214_322 and (j["end"] - j["start"] >= j["runtime"]).all()
     assert (j["payment"] >= j["runtime"] * (1 - 1e-12)).all()
     assert r.summary["preemptions"] > 0 and 0 < r.summary["utilization"] < 1
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    seed=st.integers(0, 10_000),
+    jobs=st.integers(1, 400),
+    nodes=st.integers(1, 12),
+    sched=st.sampled_from(["hb", "nphb", "wspt", "wspt-est", "fcfs"]),
+    pay=st.sampled_from(["first", "kth"]),
+    shuffle=st.booleans(),
+)
+def test_simulate_jobs_without_pandas_equals_the_dataframe_path(
+    tmp_path, capsys, seed, jobs, nodes, sched, pay, shuffle
+):
+    """``simulate --jobs T.csv --out O.csv`` goes without pandas (``read_columns``, ``simulate_columns``, an
+    Arrow table); its output file is byte for byte, and its summary number for number, what the DataFrame
+    path (``read``, ``simulate``, ``write_table``: the reference) gives, rows in any order."""
+    from gamemarket.bids import SRG, job_table
+    from gamemarket.market import Mechanism, simulate
+    from gamemarket.workloads import generate
+
+    t = job_table(generate(jobs=jobs, nodes=nodes, seed=seed).jobs, SRG, seed)
+    if shuffle:
+        t = t.sample(frac=1.0, random_state=seed).reset_index(drop=True)
+    d = tmp_path / f"{seed}-{jobs}-{nodes}-{sched}-{pay}-{shuffle}"
+    d.mkdir()
+    jobtable.write_table(jobtable.exchange_columns(t), d / "t.csv")
+    want = simulate(jobtable.read(d / "t.csv"), nodes, Mechanism(sched, pay))
+    jobtable.write_table(want.jobs, d / "want.csv")
+    capsys.readouterr()
+    argv = ["simulate", "--jobs", str(d / "t.csv"), "--nodes", str(nodes), "--scheduler", sched, "--payment", pay]
+    assert main([*argv, "--out", str(d / "got.csv"), "--format", "json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert (d / "got.csv").read_bytes() == (d / "want.csv").read_bytes()
+    for k, v in want.summary.items():
+        assert got[k] == pytest.approx(v, rel=1e-15, abs=0), k
+
+
+def test_simulate_jobs_to_csv_does_not_import_pandas(tmp_path):
+    """The point of that path: a whole ``simulate --jobs`` process never imports pandas."""
+    import subprocess
+    import sys
+
+    from gamemarket.bids import SRG, job_table
+    from gamemarket.workloads import generate
+
+    t = job_table(generate(jobs=50, nodes=4, seed=1).jobs, SRG, 1)
+    jobtable.write_table(jobtable.exchange_columns(t), tmp_path / "t.csv")
+    code = (
+        "import sys; from gamemarket.cli import main; "
+        f"rc = main(['simulate', '--jobs', {str(tmp_path / 't.csv')!r}, '--nodes', '4', '--out', "
+        f"{str(tmp_path / 'o.csv')!r}]); assert rc == 0; print('pandas' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "False"

@@ -30,6 +30,8 @@ def _files(d: Path) -> None:
     (d / "header-only.csv").write_text(JOB_HEADER)
     (d / "negsubmit.csv").write_text(JOB_HEADER + "1,0,100,100,2,2\n2,-5,100,100,1,1\n")
     (d / "good.csv").write_text(JOB_HEADER + "1,0,100,100,2,2\n2,5,100,100,1,1\n")
+    (d / "huge-id.csv").write_text(JOB_HEADER + "1,0,100,100,2,2\n99999999999999999999,5,100,100,1,1\n")
+    (d / "hex.csv").write_text(JOB_HEADER + "1,0,100,100,2,2\n2,5,0x10,100,1,1\n")
     (d / "missing-col.csv").write_text("id,submit,runtime\n1,0,5\n")
     (d / "unknown-key.toml").write_text(
         'name = "u"\n[workload]\nsource = "synthetic"\n[workload.synthetic]\njobs = 100\nfoo = 1\n'
@@ -94,6 +96,16 @@ CASES = {
         ["simulate", "--jobs", "{d}/negsubmit.csv", "--nodes", "2"],
         "negsubmit.csv: line 3: column 'submit' is -5, expected >= 0",
         [],
+    ),
+    "job id beyond int64": (
+        ["simulate", "--jobs", "{d}/huge-id.csv", "--nodes", "2", "--out", "{d}/o.csv"],
+        "huge-id.csv: line 3: column 'id' is 1e+20, expected an integer of at most 2^53 in size",
+        ["o.csv"],
+    ),
+    "hexadecimal run time": (
+        ["simulate", "--jobs", "{d}/hex.csv", "--nodes", "2", "--out", "{d}/o.csv"],
+        "hex.csv: column 'runtime' must be numeric",
+        ["o.csv"],
     ),
     "MaxProcs -5": (["workload", "info", "{d}/negprocs.swf"], "header field MaxProcs is '-5'; expected a positive", []),
     "--seed with --jobs": (
