@@ -206,3 +206,27 @@ def test_simulate_jobs_to_csv_does_not_import_pandas(tmp_path):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "False"
+
+
+@settings(max_examples=10, deadline=None)
+@given(rows=st.integers(0, 700), per=st.integers(1, 300), seed=st.integers(0, 100))
+def test_csv_written_in_slices_equals_one_write(tmp_path_factory, rows, per, seed):
+    """Slices formatted on threads and written in order give the bytes of one ``write_csv`` call (the
+    reference), whatever the slice size and the number of rows (header-only included)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    rng = np.random.default_rng(seed)
+    t = pa.table(
+        {
+            "a": rng.integers(-5, 5, rows),
+            "b": rng.normal(size=rows) * 10.0 ** rng.integers(-300, 300, rows),
+            "c": rng.random(rows) < 0.5,
+            "d": pa.DictionaryArray.from_arrays(pa.array(rng.integers(0, 3, rows).astype(np.int8)), ["x", "y,z", 'q"']),
+        }
+    )
+    d = tmp_path_factory.mktemp("w")
+    jobtable._write_arrow_csv(t, d / "sliced.csv", slice_rows=per, cores=3)
+    pacsv.write_csv(t, d / "one.csv", pacsv.WriteOptions(quoting_style="needed"))
+    assert (d / "sliced.csv").read_bytes() == (d / "one.csv").read_bytes()
