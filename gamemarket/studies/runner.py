@@ -373,7 +373,7 @@ def study_tables(
             f"study {spec.name!r}: {len(missing)} of {len(tasks)} runs have no stored result; "
             f"run `gamemarket study run {spec.path}` first"
         )
-    rows, bins, cohorts = [], [], []
+    rows, bins, cohorts, bin_ids, cohort_ids = [], [], [], [], []
     for t in tasks:
         if t.key in fresh:
             metrics, b, c = fresh[t.key]
@@ -388,19 +388,32 @@ def study_tables(
                 ) from None
         ids = {"provider": t.provider, "consumer": t.consumer, "seed": t.seed}
         rows.append({**ids, **metrics})
-        bins.append(b.assign(**ids)[[*ids, *b.columns]])
+        bins.append(b)
+        bin_ids.append((ids, len(b)))
         if c is not None:
-            cohorts.append(c.assign(**ids)[[*ids, *c.columns]])
+            cohorts.append(c)
+            cohort_ids.append((ids, len(c)))
     tables = {
         "metrics": pd.DataFrame(rows),
-        "bins": pd.concat(bins, ignore_index=True),
-        "cohorts": pd.concat(cohorts, ignore_index=True) if cohorts else pd.DataFrame(columns=["provider"]),
+        "bins": _with_ids(bins, bin_ids),
+        "cohorts": _with_ids(cohorts, cohort_ids) if cohorts else pd.DataFrame(columns=["provider"]),
     }
     # what a read of the stored tables returns, dtypes included, whichever way they were assembled
     tables = {k: pa.Table.from_pandas(v, preserve_index=False).to_pandas() for k, v in tables.items()}
     with contextlib.suppress(OSError):  # a read-only store: assembled again at each read
         store.write_tables(name, tables)
     return tables
+
+
+def _with_ids(frames: list[pd.DataFrame], ids: list[tuple[dict, int]]) -> pd.DataFrame:
+    """The tasks' frames stacked, each row led by its task's ``provider``, ``consumer`` and ``seed``
+    (``ids``: each frame's ids and row count): one concatenation, not a copy of every frame."""
+    out = pd.concat(frames, ignore_index=True)
+    counts = np.array([n for _, n in ids], dtype=np.int64)
+    for k, name in enumerate(("provider", "consumer", "seed")):
+        values = [i[name] for i, _ in ids]
+        out.insert(k, name, np.repeat(np.array(values, dtype=object if name != "seed" else np.int64), counts))
+    return out
 
 
 def load_cohorts(spec: StudySpec) -> pd.DataFrame:
