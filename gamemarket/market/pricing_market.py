@@ -174,13 +174,21 @@ def run(
     alloc, prices, pay, info = mech.rule(A, R, reported, params)
     t = alloc.throughput(A)
     use = alloc.usage(np.ones(A.shape[0]))
+    n = A.shape[0]
+    # the rare job an optimum puts on three or more resources: its shares beyond the two slots
+    x_more, n_more = np.zeros(n), np.zeros(n, np.int64)
+    if alloc.extra is not None:
+        x_more = np.bincount(alloc.extra[0], weights=alloc.extra[2], minlength=n)
+        n_more = np.bincount(alloc.extra[0], weights=alloc.extra[2] > 0, minlength=n).astype(np.int64)
     jobs = pd.DataFrame(
         {
-            "id": np.arange(A.shape[0]),
+            "id": np.arange(n),
             "j1": alloc.j1,
             "x1": alloc.x1,
             "j2": alloc.j2,
             "x2": alloc.x2,
+            "x_more": x_more,
+            "resources": (alloc.x1 > 0).astype(np.int64) + (alloc.x2 > 0) + n_more,
             "throughput": t,
             "payment": pay,
             "private_bid": private,

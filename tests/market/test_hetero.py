@@ -190,3 +190,36 @@ def test_both_markets_answer_the_same_protocol_and_payoffs_are_computed_once():
         assert metrics.keys() == want.keys()
         assert all(metrics[k] == want[k] or (np.isnan(metrics[k]) and np.isnan(want[k])) for k in want)
         assert isinstance(binned, pd.DataFrame)
+
+
+def test_per_job_table_counts_shares_beyond_the_two_slots(monkeypatch):
+    """A job an allocation puts on three resources (``Allocation.extra``): the table's ``x_more`` and
+    ``resources`` say so, and throughput and payment count every share (A x and p^T x on the dense matrix)."""
+    from gamemarket.market import pricing_market
+    from gamemarket.pricing.allocation import Allocation
+
+    A3 = np.array([[1.0, 2.0, 4.0], [1.0, 1.0, 1.0]])
+    R3 = np.array([1.0, 1.0, 1.0])
+    prices = np.array([1.0, 2.0, 3.0])
+    alloc = Allocation(
+        np.array([0, 1]),
+        np.array([0.2, 0.5]),
+        np.array([1, -1]),
+        np.array([0.3, 0.0]),
+        3,
+        (np.array([0]), np.array([2]), np.array([0.4])),
+    )
+
+    def rule(A, R, rw, params):
+        return alloc, prices, alloc.spend(prices), {"converged": True, "gap": 0.0, "iterations": 0}
+
+    monkeypatch.setitem(
+        pricing_market.HETERO_MECHANISMS._items, "three", pricing_market.HeteroMechanism("three", rule, "t")
+    )
+    jobs, _ = run(A3, R3, np.array([2.0, 1.0]), np.array([2.0, 1.0]), np.zeros(2, int), "three")
+    X = alloc.dense()
+    assert jobs["x_more"].tolist() == pytest.approx([0.4, 0.0])
+    assert jobs["resources"].tolist() == [3, 1]
+    assert jobs["throughput"].to_numpy() == pytest.approx((A3 * X).sum(axis=1))
+    assert jobs["payment"].to_numpy() == pytest.approx(X @ prices)
+    assert (jobs["x1"] + jobs["x2"] + jobs["x_more"]).to_numpy() == pytest.approx(X.sum(axis=1))
