@@ -210,7 +210,7 @@ def _allocation(n, m, rows, cols, x, A):
     alloc = Allocation(j1, x1, j2, x2, m, extra)
     tot = alloc.time()  # a vertex keeps every job's time at most 1; rounding noise is scaled away
     if (tot > 1.0).any():
-        f = np.where(tot > 1.0, 1.0 / tot, 1.0)
+        f = 1.0 / np.maximum(tot, 1.0)  # 1 / tot where over 1, else 1
         extra = None if extra is None else (extra[0], extra[1], extra[2] * f[extra[0]])
         alloc = Allocation(j1, x1 * f, j2, x2 * f, m, extra)
     return alloc, int(len(np.unique(rows[s3])))

@@ -124,7 +124,9 @@ def repair(problem: Problem, alloc: Allocation, A: np.ndarray) -> Allocation:
             with np.errstate(all="ignore"):
                 mv = np.nan_to_num(mv_all[cj] * A[cj, r], nan=np.inf, posinf=np.inf)
             if _pass < BALANCED_PASSES:
-                low = mv <= np.quantile(mv, 0.5) if np.isfinite(mv).any() else np.ones(len(mv), bool)
+                # the lower median, an element of mv (the interpolated one is NaN where infinite values
+                # are the middle two); the same set of jobs as "at most the interpolated median" otherwise
+                low = mv <= np.quantile(mv, 0.5, method="lower")
                 cs, cj = cs[low], cj[low]
                 have = d[cj] * np.where(cs == 0, xs[0][cj], xs[1][cj])
                 take = np.minimum(0.5 * have, excess / len(cj))
