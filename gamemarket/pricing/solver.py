@@ -57,6 +57,7 @@ from gamemarket.pricing.identical import identical_columns, merged_problem, spli
 from gamemarket.pricing.newton import projected_newton
 from gamemarket.pricing.problem import Problem
 from gamemarket.pricing.repair import make_feasible, repair
+from gamemarket.pricing.utilities import Power
 
 
 @dataclass
@@ -196,6 +197,55 @@ def solve(
     lo = np.zeros(m) if p_min is None else np.broadcast_to(np.asarray(p_min, dtype=np.float64), (m,)).copy()
     if not np.isfinite(lo).all() or (lo < 0).any():
         raise InputError(f"p_min must be {m} finite numbers >= 0")
+    common = dict(eps=eps, rel_eps=rel_eps, max_iter=max_iter, method=method, lo=lo, callback=callback)
+    common.update(backend=backend, device=device, dtype=dtype, t0=t0)
+    result = _solve_once(problem, p0, **common)
+    alpha = getattr(problem.utility, "alpha", 1.0)
+    if not result.converged and p0 is None and isinstance(problem.utility, Power) and alpha > ALPHA_PATH_FROM:
+        result = _alpha_path(problem, result, **common)
+    return result
+
+
+#: alpha-fair problems above this alpha that stop short are solved again along ``ALPHA_PATH``
+ALPHA_PATH_FROM = 5.0
+#: the exponents of the continuation path, below the problem's own (which ends it)
+ALPHA_PATH = (2.0, 5.0, 10.0, 20.0, 30.0, 40.0)
+
+
+def _alpha_path(problem: Problem, direct: Result, **common) -> Result:
+    """An alpha-fair problem solved by continuation in alpha: from alpha = 2 up the path to its own, each
+    solve started from the prices its predecessor's allocation implies for the next exponent (per
+    resource, the largest marginal value per unit of time ``w_i t_i^-alpha a_ij / d_i`` among the jobs
+    on it). For large alpha the optimal prices span many orders of magnitude, which a start from the
+    utility's guess rarely reaches (some stress members: 30 orders between two resources); one exponent
+    at a time they move a few. The answer is the original problem's, checked by its own gap like any
+    other; it replaces ``direct`` only where that gap is smaller."""
+    alpha = problem.utility.alpha
+    n = problem.shape[0]
+    A = np.asarray(problem.A, dtype=np.float64)
+    steps = [a for a in ALPHA_PATH if a < alpha] + [alpha]
+    prices = None
+    for k, a in enumerate(steps):
+        step = copy.copy(problem)
+        step.utility = Power(a).bind(n, problem.utility.w, None)
+        r = _solve_once(step, prices, **common)
+        if k + 1 == len(steps):
+            break
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            mv = (problem.utility.w * r.throughput ** (-steps[k + 1]))[:, None] * A / problem.demand[:, None]
+        prices = np.maximum(np.where(r.allocation.dense() > 0, mv, 0.0).max(axis=0), common["lo"])
+        if not np.isfinite(prices).all():
+            return direct
+    if not r.gap < direct.gap:
+        return direct
+    r.message += " (along alpha = " + ", ".join(f"{a:g}" for a in steps) + ", each from its predecessor's prices)"
+    r.seconds = time.perf_counter() - common["t0"]
+    return r
+
+
+def _solve_once(problem, p0, *, eps, rel_eps, max_iter, method, lo, callback, backend, device, dtype, t0) -> Result:
+    """``solve`` from ``p0`` (None: the utility's guess), identical resources priced as one first."""
+    m = problem.shape[1]
     warm = None
     groups = identical_columns(problem.A, lo) if p0 is None and m > 1 else []
     if groups:

@@ -60,6 +60,9 @@ def test_stress_family_against_clarabel(n, m, utility, seed, capacity, zeros, ti
         (10, 2, "target", 0, {}),  # a zero initial guess: every job indifferent, no descent found
         (10, 2, "alpha:50", 0, {}),  # L-BFGS stalled at a price level e^1.3 too low (scipy 1.17)
         (100, 4, "alpha:20", 1, {"capacity": 0.3}),
+        # optimal prices 30 orders apart: reached by continuation in alpha (solver.ALPHA_PATH)
+        (60, 3, "alpha:50", 966145, {}),
+        (48, 4, "alpha:50", 967792, {"capacity": 0.3, "zeros": 0.3, "tied": True}),
     ],
 )
 def test_instances_that_used_to_stop_converge(n, m, utility, seed, kw):
@@ -70,3 +73,34 @@ def test_instances_that_used_to_stop_converge(n, m, utility, seed, kw):
     ref = certified_reference(pr)
     if ref is not None:
         assert r.objective >= ref[0] - 1e-3 * n and r.dual <= ref[1] + 1e-3 * n  # within eps of the optimum
+
+
+def test_the_alpha_path_is_taken_only_where_the_direct_solve_stops_and_keeps_the_smaller_gap(monkeypatch):
+    """Continuation in alpha runs only after a direct solve of an alpha-fair problem (alpha > 5) stops short,
+    and what it returns is the original problem's answer with the smaller of the two gaps."""
+    from gamemarket.pricing import solver
+
+    calls = []
+    orig = solver._alpha_path
+
+    def spy(problem, direct, **common):
+        out = orig(problem, direct, **common)
+        calls.append((direct.gap, out.gap, out is direct))
+        return out
+
+    monkeypatch.setattr(solver, "_alpha_path", spy)
+    assert solve(stress_problem(10, 2, "alpha:50", 0)).converged and not calls  # converges directly
+    pr = stress_problem(60, 3, "alpha:50", 966145)
+    r = solve(pr)
+    assert len(calls) == 1 and calls[0][1] < calls[0][0] and not calls[0][2]
+    assert r.converged and "along alpha = 2, 5, 10, 20, 30, 40, 50" in r.message
+    assert r.gap == pytest.approx(evaluate_gap(pr, r), rel=1e-9)
+
+
+def evaluate_gap(pr, r):
+    """The gap from scratch: the original dual at the returned prices less the allocation's objective."""
+    from gamemarket.pricing.dual import evaluate
+    from gamemarket.pricing.envelope import sort_efficiencies
+
+    dual = evaluate(pr, r.prices, sort_efficiencies(pr.A), pr.A)[0]
+    return dual - float(np.sum(pr.utility.value(r.allocation.throughput(pr.A))))
