@@ -6,11 +6,12 @@ linear: near the optimal prices ``x(p)`` jumps between extreme allocations and e
 ties, so neither the smoothed quasi-Newton method nor the greedy repair closes the last part of the gap
 on hard instances (heavy-tailed efficiencies, scarce capacity). Near-optimal prices do tell which few
 resources each job may use. This module solves the linear program restricted to those columns (HiGHS'
-dual simplex through ``scipy.optimize.linprog``: an optimal vertex, so at most ``m`` jobs use more
-than one resource beyond what the constraints force), reads its capacity duals as prices, and adds the
-columns that the full problem's jobs prefer at those prices, until none is missing (column generation)
-or the rounds run out. A job that a vertex puts on three or more resources keeps them all
-(``Allocation.extra``): with capacities of a few jobs' worth the optimum can need that.
+dual simplex through ``scipy.optimize.linprog``: an optimal vertex, so at most ``m`` jobs use more than
+one resource beyond what the constraints force; its interior-point method where the simplex fails),
+reads its capacity duals as prices, and adds the columns that the full problem's jobs prefer at those
+prices, until none is missing (column generation) or the rounds run out. A job that a vertex puts on
+three or more resources keeps them all (``Allocation.extra``): with capacities of a few jobs' worth the
+optimum can need that.
 
 Smooth utilities (log, alpha-fair) get the same program on an outer approximation: tangents of each
 job's utility around its throughput at the starting prices, plus a tangent wherever the program's
@@ -171,7 +172,12 @@ def _solve_restricted(problem, A, rows, cols, model: _Model, lo):
     bounds = np.zeros((C + n, 2))
     bounds[:, 1] = np.inf
     bounds[C:, 0] = -np.inf
-    res = linprog(c, A_ub=A_ub, b_ub=np.concatenate(b), bounds=bounds, method="highs-ds")
+    b_ub = np.concatenate(b)
+    res = linprog(c, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs-ds")
+    if res.status != 0 or res.x is None:
+        # the dual simplex can fail on badly scaled programs (alpha-fair cuts spanning tens of orders of
+        # magnitude), where HiGHS' interior-point method may still find the optimum
+        res = linprog(c, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs-ipm")
     if res.status != 0 or res.x is None:
         return None
     duals = -np.asarray(res.ineqlin.marginals[n : n + m], dtype=np.float64)

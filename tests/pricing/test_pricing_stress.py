@@ -63,6 +63,8 @@ def test_stress_family_against_clarabel(n, m, utility, seed, capacity, zeros, ti
         # direct solves stopped 9 to 18 orders of magnitude below the optimal prices: continuation in alpha
         (60, 3, "alpha:50", 966145, {}),
         (48, 4, "alpha:50", 967792, {"capacity": 0.3, "zeros": 0.3, "tied": True}),
+        # the finish's program defeated HiGHS' dual simplex; its interior-point method solves it
+        (55, 5, "alpha:50", 946906, {"capacity": 0.3, "tied": True}),
     ],
 )
 def test_instances_that_used_to_stop_converge(n, m, utility, seed, kw):
