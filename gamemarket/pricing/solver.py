@@ -216,10 +216,10 @@ def _alpha_path(problem: Problem, direct: Result, **common) -> Result:
     """An alpha-fair problem solved by continuation in alpha: from alpha = 2 up the path to its own, each
     solve started from the prices its predecessor's allocation implies for the next exponent (per
     resource, the largest marginal value per unit of time ``w_i t_i^-alpha a_ij / d_i`` among the jobs
-    on it). For large alpha the optimal prices span many orders of magnitude, which a start from the
-    utility's guess may not reach (two alpha = 50 stress members stopped 9 to 18 orders of magnitude below
-    them); one exponent at a time they move a few. The answer is the original problem's, checked by its own gap like any
-    other; it replaces ``direct`` only where that gap is smaller."""
+    on it). For large alpha the optimal price level is extreme (it scales as ``t^-alpha``), and a start from
+    the utility's guess may not reach it (two alpha = 50 stress members stopped 9 to 18 orders of magnitude
+    below it); one exponent at a time the prices move a few. The answer is the original problem's, checked
+    by its own gap like any other; it replaces ``direct`` only where that gap is smaller."""
     alpha = problem.utility.alpha
     n = problem.shape[0]
     A = np.asarray(problem.A, dtype=np.float64)
