@@ -237,8 +237,8 @@ CSV_SLICE_ROWS = 50_000
 
 def _write_arrow_csv(arrow, path: Path, *, slice_rows: int = CSV_SLICE_ROWS, cores: int | None = None) -> None:
     """Arrow's CSV writer on slices of rows formatted in threads (Arrow releases the GIL, and formatting
-    numbers is most of a trace's write: 0.34 s against 0.26 s with two threads for an LPC outcome table),
-    written in order: the same bytes as one ``write_csv`` call (tested)."""
+    numbers is most of a trace's write), written in order: the same bytes as one ``write_csv`` call
+    (tested)."""
     import pyarrow as pa
     import pyarrow.csv as pacsv
 

@@ -92,8 +92,6 @@ def of_run(
     """A ``MarketRun``'s payoffs, for either market: (flat metrics, binned sums, cohort sums).
 
     ``cells`` (``Cells.of``) shares the jobs' cells between the runs of one consumer mix and seed."""
-    if cells is None:
-        cells = Cells.of(run.jobs, G, private_bid)
     return run_metrics(run.jobs, run.summary, betas), binned(run.jobs, cells), cohorts(run.jobs, G, private_bid, cells)
 
 
@@ -217,10 +215,10 @@ def cohorts(jobs: pd.DataFrame, G: np.ndarray, private_bid: np.ndarray, cells: C
     """
     if cells is None or cells.cohort_cell is None:
         cell = g_bins(G) * len(BID_CLASSES) + bid_bin_codes(private_bid).astype(np.int64)
-    else:
-        if not (np.array_equal(G, cells.G) and np.array_equal(private_bid, cells.private_bid)):
-            raise ValueError("payoffs: these cells were made from other group draws or private bids")
+    elif np.array_equal(G, cells.G) and np.array_equal(private_bid, cells.private_bid):
         cell = cells.cohort_cell
+    else:
+        raise ValueError("payoffs: these cells were made from other group draws or private bids")
     size = COHORT_BINS * len(BID_CLASSES)
     g_bin, cls = np.divmod(np.arange(size), len(BID_CLASSES))
     out = pd.DataFrame(

@@ -69,7 +69,7 @@ class RunResult:
 def _rank(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(rank, order) of jobs by ``(key, arrival index)``: a stable sort keeps arrival order in ties.
 
-    Keys without ties have one sorted order, which the default (unstable, about 3x faster) sort finds;
+    Keys without ties have one sorted order, which the default (unstable, faster) sort finds;
     only keys with ties are sorted again stably. Equal to ``argsort(key, kind="stable")`` either way."""
     order = np.argsort(key)
     s = key[order]
