@@ -42,6 +42,7 @@ class StudyAnalysis:
     claims: list[tuple[str, list[dict]]] = field(default_factory=list)
     cohorts: pd.DataFrame | None = None  #: cohort sums of every run (G bin x bid class)
     shading_gains: pd.DataFrame | None = None  #: every mechanism's shading gain by bid class
+    grid_gains: pd.DataFrame | None = None  #: the aggressive users' gain over truthful across the beta-mix grid
     growth: tuple[pd.DataFrame, pd.DataFrame] | None = None  #: shading gain against market size (per seed, summary)
     workload: dict = field(default_factory=dict)  #: jobs, nodes, mean run time, offered load, dropped records
     companion_workloads: list[tuple[str, dict]] = field(default_factory=list)
@@ -163,6 +164,9 @@ def _report_extras(an: StudyAnalysis) -> None:
         an.workload = workload_facts(spec)
         an.cohorts = load_cohorts(spec)
         an.shading_gains = claims.shading_gains(an.cohorts, meta["providers"])
+        an.grid_gains = claims.grid_gains(
+            an.cohorts, meta["consumers"], dict.fromkeys(an.metrics["provider"]), spec.aliases
+        )
         an.claims = _claims(an)
         for c in spec.companions:
             cs = load_study(c)

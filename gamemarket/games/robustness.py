@@ -75,6 +75,15 @@ def _support_equilibrium(A, B, S, T, tol) -> bool:
     return (A @ y).max() <= v + tol[0] and (x @ B).max() <= u + tol[1]
 
 
+def _tolerances(Ms: np.ndarray, rel: float = 1e-9) -> np.ndarray:
+    """``equilibria.tolerance`` of each game in a stack (resamples, m, n): ``rel`` times the spread."""
+    with np.errstate(over="ignore"):
+        spread = Ms.max(axis=(1, 2)) - Ms.min(axis=(1, 2))
+    if not np.all(np.isfinite(spread)):
+        return np.array([tolerance(M, M, rel)[0] for M in Ms])  # raises the error that names the payoffs
+    return rel * np.where(spread > 0, spread, 1.0)
+
+
 def bootstrap(
     game: Game, equilibria: list[Equilibrium], *, resamples: int = 1000, level: float = 0.95, seed: int = 0
 ) -> list[Robustness | None]:
@@ -86,17 +95,24 @@ def bootstrap(
     idx = rng.integers(0, R, size=(resamples, R))
     lo_q, hi_q = (1 - level) / 2, 1 - (1 - level) / 2
     out = []
-    games = [(game.A_reps[:, :, ix].mean(axis=2), game.B_reps[:, :, ix].mean(axis=2)) for ix in idx]
-    tols = [tolerance(A, B) for A, B in games] if equilibria else []  # once per resample, not per equilibrium
+    if not equilibria:
+        return out
+    # the resampled games at once, (resamples, m, n): the same means, bit for bit, as one resample at a time
+    # (the reference in the tests), since each cell still averages its R draws along the last axis
+    m, n = game.A.shape
+    step = max(1, 4_000_000 // (m * n * R))  # resamples per chunk: the draws of a chunk fit in memory
+    As = np.concatenate(
+        [np.moveaxis(game.A_reps[:, :, idx[a : a + step]].mean(axis=3), 2, 0) for a in range(0, resamples, step)]
+    )
+    Bs = np.concatenate(
+        [np.moveaxis(game.B_reps[:, :, idx[a : a + step]].mean(axis=3), 2, 0) for a in range(0, resamples, step)]
+    )
+    tol_a, tol_b = _tolerances(As), _tolerances(Bs)
     for e in equilibria:
         S, T = e.supports()
-        rp, rc, stable = [], [], 0
-        for (A, B), tol in zip(games, tols):
-            a, b = regret(A, B, e.x, e.y)
-            rp.append(a)
-            rc.append(b)
-            stable += _support_equilibrium(A, B, S, T, tol)
-        rp, rc = np.array(rp), np.array(rc)
+        # one resample at a time: a stacked product would round differently from ``regret``'s
+        rp, rc = np.array([regret(As[k], Bs[k], e.x, e.y) for k in range(resamples)]).T
+        stable = sum(_support_equilibrium(As[k], Bs[k], S, T, (tol_a[k], tol_b[k])) for k in range(resamples))
         out.append(
             Robustness(
                 (e.regret[0], float(np.quantile(rp, lo_q)), float(np.quantile(rp, hi_q))),

@@ -14,6 +14,7 @@ from matplotlib.patches import Rectangle  # noqa: E402
 
 from gamemarket.market.outcomes import RUNTIME_GROUPS  # noqa: E402
 from gamemarket.market.payoffs import BID_UNIT, aggressive_group, unit  # noqa: E402
+from gamemarket.reports.drawing import save  # noqa: E402
 
 LARGE_GAME = 6  #: a game with more strategies than this on either side is drawn stacked, values only
 
@@ -95,7 +96,7 @@ def heatmap(
                         va="center",
                         fontsize=fontsize,
                         color="white" if dark else "black",
-                    )
+                    ).set_in_layout(False)
     ax.set_xlabel(data.columns.name or "")
     ax.set_ylabel(data.index.name or "")
     return mesh
@@ -151,47 +152,17 @@ def payoff_heatmaps(sg, path: Path) -> Path:
                             Rectangle((j + 0.08, i + 0.08), 0.84, 0.84, fill=False, edgecolor="orange", lw=1.5, ls="--")
                         )
     fig.suptitle(f"{sg.name}: black box = pure equilibrium, dashed = support of a mixed equilibrium", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100 if large else 110)
-    plt.close(fig)
+    save(fig, path, dpi=100 if large else 110)
     return path
 
 
-def grid_gain_heatmap(
-    metrics: pd.DataFrame, consumers: dict, path: Path, cohorts: pd.DataFrame | None = None, aliases: dict | None = None
-) -> Path | None:
-    """Per mechanism, over the beta-mix grid (aggressive fraction x beta): the aggressive users' mean
-    utility minus the same jobs' mean utility in the truthful run (FT) of the same seed.
-
-    The aggressive group of a grid mix is the last one, ``G >= 1 - fraction``; with common random
-    numbers the G-cohorts of the FT run are exactly the same jobs. A grid cell kept under another
-    name (``aliases``: SRG is the grid's g0.1x0.9) is read from that strategy's runs."""
-    grid = {name: (name, p) for name, p in consumers.items() if name.startswith("g") and "x" in name}
-    grid.update(
-        {
-            a: (kept, consumers[kept])
-            for a, kept in (aliases or {}).items()
-            if a.startswith("g") and "x" in a and kept in consumers
-        }
-    )
-    if not grid or "FT" not in consumers or cohorts is None or not len(cohorts):
+def grid_gain_heatmap(gains: pd.DataFrame, path: Path) -> Path | None:
+    """Per mechanism, over the beta-mix grid (aggressive fraction x beta): the aggressive users' gain
+    over the same jobs' truthful run, the table :func:`gamemarket.analysis.claims.grid_gains` computes.
+    None where the table is empty."""
+    if gains is None or not len(gains):
         return None
-    rows = []
-    for _, (name, params) in grid.items():
-        frac, beta = params["groups"][-1]
-        start = int(round(100 * (1 - frac)))
-        sub = cohorts[cohorts["g_bin"] >= start]
-        per = sub.groupby(["provider", "consumer", "seed"])[["n", "sum_utility"]].sum()
-        per = per["sum_utility"] / per["n"]
-        for prov in dict.fromkeys(metrics["provider"]):
-            try:
-                d = (per.loc[(prov, name)] - per.loc[(prov, "FT")]).dropna()
-            except KeyError:
-                continue
-            rows.append({"provider": prov, "fraction": frac, "beta": beta, "gain": float(d.mean())})
-    if not rows:
-        return None
-    df = pd.DataFrame(rows)
+    df = gains
     provs = list(dict.fromkeys(df["provider"]))
     ncol = min(4, len(provs))
     nrow = -(-len(provs) // ncol)
@@ -220,9 +191,7 @@ def grid_gain_heatmap(
         "blue: shading pays",
         fontsize=9,
     )
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save(fig, path, dpi=110)
     return path
 
 
@@ -267,9 +236,7 @@ def _fig_srg_vs_ft(bins: pd.DataFrame, consumers: dict, value: str, ylabel: str,
     for row in axes:
         row[0].set_ylabel(ylabel)
     axes[0][0].legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save(fig, path, dpi=110)
     return path
 
 
@@ -281,9 +248,7 @@ def _fig_bsd_schedulers(bins: pd.DataFrame, consumers: dict, scheds: list[str], 
     ax.set_xlabel(f"private bid ({BID_UNIT})")
     ax.set_ylabel("average BSD (SRG risk-aggressive)")
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save(fig, path, dpi=110)
     return path
 
 
@@ -308,9 +273,7 @@ def _fig_utility_runtime_groups(bins: pd.DataFrame, consumers: dict, hb: list[st
             ax.set_xlabel(f"private bid ({BID_UNIT})")
         row[0].set_ylabel("average utility (bid x s)")
     axes[0][0].legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save(fig, path, dpi=110)
     return path
 
 
@@ -321,6 +284,9 @@ def paper_figure_plan(bins: pd.DataFrame, consumers: dict, out: Path) -> list[tu
     if not ("SRG" in consumers and "FT" in consumers):
         return []
     provs = list(dict.fromkeys(bins["provider"]))
+    # only the rows and columns these figures read travel to the processes that draw them
+    keep = ["provider", "consumer", "group", "runtime_group", "seed", "bid_bin", "n", "sum_bsd", "n_ssj", "sum_utility"]
+    bins = bins.loc[bins["consumer"].isin(["SRG", "FT"]), keep]
     plan = []
     for value, ylabel in (("bsd", "average BSD"), ("ssj", "share of SSJs")):
         path = out / f"fig-{value}-srg-vs-ft.png"
@@ -382,7 +348,5 @@ def gain_plot(summary: pd.DataFrame, path: Path) -> Path:
             fontsize=9,
         )
         ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save(fig, path, dpi=110)
     return path

@@ -22,6 +22,7 @@ from gamemarket import __version__  # noqa: E402
 from gamemarket.games.egta import to_tidy, write_egta  # noqa: E402
 from gamemarket.games.io import write_json  # noqa: E402
 from gamemarket.io.jobtable import write_table  # noqa: E402
+from gamemarket.reports.drawing import save  # noqa: E402
 from gamemarket.reports.report import _md_table, _to_html, claim_folder  # noqa: E402
 
 UNIT = "bid x seconds per job"
@@ -124,9 +125,7 @@ def _gains_figure(gains: pd.DataFrame, path: Path) -> Path:
     ax.set_ylabel(f"gain over truthful ({UNIT})")
     ax.set_title("A single user's gain from shading when everyone else is truthful (95% CI over seeds)", fontsize=9)
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save(fig, path, dpi=110)
     return path
 
 
@@ -139,9 +138,7 @@ def _revenue_figure(eq: pd.DataFrame, path: Path) -> Path:
     ax.set_xticklabels(labels, rotation=30, ha="right", fontsize=7)
     ax.set_ylabel("provider revenue (bid x seconds)")
     ax.set_title("Revenue at each consumer equilibrium (green: verified, grey: undecided, red: rejected)", fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save(fig, path, dpi=110)
     return path
 
 
@@ -209,9 +206,7 @@ def _flow_figure(answers, names, path: Path) -> Path:
         "filled: stable equilibrium, open: unstable",
         fontsize=8,
     )
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save(fig, path, dpi=110)
     return path
 
 

@@ -201,16 +201,9 @@ def write_report(an: StudyAnalysis, *, wall_seconds: float | None = None, force:
         )
         md.append(notes + "\n")
     grid = paper = None
-    if an.cohorts is not None:
-        grid = jobs.add(
-            figures.grid_gain_heatmap,
-            an.metrics,
-            meta["consumers"],
-            out / "heatmap-beta-grid.png",
-            an.cohorts,
-            spec.aliases,
-            weight=3,
-        )
+    if an.grid_gains is not None and len(an.grid_gains):
+        an.grid_gains.to_csv(out / "data" / "beta-grid-gains.csv", index=False)
+        grid = jobs.add(figures.grid_gain_heatmap, an.grid_gains, out / "heatmap-beta-grid.png", weight=3)
     if market.paper_analysis:
         paper = [
             (caption, jobs.add(func, *args, weight=2))
@@ -231,6 +224,7 @@ def write_report(an: StudyAnalysis, *, wall_seconds: float | None = None, force:
         "`equilibria.json` (with metadata), `best-responses-*.csv`, `game-*.nfg` (Gambit)"
         + (", `claims.csv`" if claim_rows else "")
         + (", `shading-gains-by-bid-class.csv`" if gains_table is not None and len(gains_table) else "")
+        + (", `beta-grid-gains.csv`" if grid is not None else "")
         + ".\n"
     )
     md.append(f"\n_Report written in {time.perf_counter() - t0:.1f} s by gamemarket {__version__}._\n")

@@ -12,6 +12,8 @@ def draw_workload_comparison(curves: dict, out: str | Path, *, nodes: int) -> Pa
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from gamemarket.reports.drawing import save
+
     fig, ax = plt.subplots(2, 2, figsize=(11, 7.5))
     for label, c in curves.items():
         x, y = c["runtime_cdf"]
@@ -40,8 +42,4 @@ def draw_workload_comparison(curves: dict, out: str | Path, *, nodes: int) -> Pa
     )
     for a in ax.flat:
         a.legend(fontsize=8)
-    fig.tight_layout()
-    out = Path(out)
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    return out
+    return save(fig, out, dpi=110)

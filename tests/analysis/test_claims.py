@@ -183,3 +183,83 @@ def test_cohort_index_gives_the_filtered_sums_exactly():
                     want = (plain(p, c, start, cls) - plain(p, "FT", start, cls)).dropna()
                     got = claims.cohort_gain(index, p, c, start, cls)
                     pd.testing.assert_series_equal(got, want, check_exact=True, check_names=False)
+
+
+def _shuffled_bins(seed=5):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for p in ("hb-first", "hb-kth", "nphb-kth"):
+        for c in ("FT", "SRG", "g0.3x0.6"):
+            for s in (1, 2, 7):
+                for b in range(0, 200, 10):
+                    for group in (0, 1):
+                        n = int(rng.integers(0, 5))
+                        rows.append(
+                            (
+                                p,
+                                c,
+                                s,
+                                b,
+                                group,
+                                n,
+                                rng.normal() * n / 3,
+                                int(rng.integers(0, n + 1)),
+                                rng.normal() * 1e5,
+                            )
+                        )
+    cols = ["provider", "consumer", "seed", "bid_bin", "group", "n", "sum_bsd", "n_ssj", "sum_utility"]
+    return pd.DataFrame(rows, columns=cols).sample(frac=1.0, random_state=seed).reset_index(drop=True)
+
+
+def test_split_bins_give_the_filtered_sums_exactly():
+    """``evaluate`` reads each (provider, consumer) from a split made once: bit for bit the filter of the
+    whole table, in every claim's selection."""
+    bins = _shuffled_bins()
+    parts = claims._split(bins)
+    for p in ("hb-first", "nphb-kth"):
+        for c in ("FT", "SRG"):
+            for value in ("bsd", "ssj", "utility"):
+                for sel in ({}, {"group": 1}, {"bid_bin": lambda s: s < claims.LOW_MAX}):
+                    want = claims._per_seed(bins, value, provider=p, consumer=c, **sel)
+                    got = claims._per_seed(parts[(p, c)], value, **sel)
+                    pd.testing.assert_series_equal(got, want, check_exact=True)
+
+
+def test_grid_gains_equal_the_filter_then_sum_reference():
+    """The beta-grid figure's table: per mechanism and grid cell, the aggressive group's mean utility minus
+    the same jobs' under FT, averaged over seeds; an alias (SRG kept for g0.1x0.9) is read from its strategy."""
+    rng = np.random.default_rng(11)
+    consumers = {
+        "FT": {"groups": [[1.0, 0.0]]},
+        "SRG": {"groups": [[0.9, 0.1], [0.1, 0.9]]},
+        "g0.3x0.6": {"groups": [[0.7, 0.0], [0.3, 0.6]]},
+        "g0.5x0.3": {"groups": [[0.5, 0.0], [0.5, 0.3]]},
+    }
+    rows = []
+    for p in ("hb-first", "hb-kth"):
+        for c in consumers:
+            for s in (1, 2, 3):
+                for k in range(100):
+                    for cls in BID_CLASSES:
+                        n = int(rng.integers(0, 4))
+                        rows.append((p, c, s, k, cls, n, float(rng.normal()) * n))
+    co = pd.DataFrame(rows, columns=["provider", "consumer", "seed", "g_bin", "bid_class", "n", "sum_utility"])
+    co = co.sample(frac=1.0, random_state=1).reset_index(drop=True)
+    got = claims.grid_gains(co, consumers, ["hb-first", "hb-kth"], {"g0.1x0.9": "SRG"})
+
+    def plain(p, name, start):  # the reference: filter, sum by seed, mean of the per-seed differences
+        sub = co[co["g_bin"] >= start]
+        per = sub.groupby(["provider", "consumer", "seed"])[["n", "sum_utility"]].sum()
+        per = per["sum_utility"] / per["n"]
+        return float((per.loc[(p, name)] - per.loc[(p, "FT")]).dropna().mean())
+
+    want = {
+        (p, frac, beta): plain(p, name, int(round(100 * (1 - frac))))
+        for name, frac, beta in (("g0.3x0.6", 0.3, 0.6), ("g0.5x0.3", 0.5, 0.3), ("SRG", 0.1, 0.9))
+        for p in ("hb-first", "hb-kth")
+    }
+    assert len(got) == len(want)
+    for r in got.itertuples():
+        assert r.gain == want[(r.provider, r.fraction, r.beta)]
+    assert claims.grid_gains(co, {"FT": consumers["FT"]}, ["hb-first"]).empty  # no grid
+    assert claims.grid_gains(None, consumers, ["hb-first"]).empty

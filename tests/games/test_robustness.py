@@ -36,7 +36,7 @@ def _reference(game, equilibria, resamples, seed, level=0.95):
 
 
 @settings(max_examples=20, deadline=None)
-@given(m=st.integers(2, 4), n=st.integers(2, 4), reps=st.integers(2, 6), seed=st.integers(0, 2**31))
+@given(m=st.integers(2, 4), n=st.integers(2, 4), reps=st.integers(2, 12), seed=st.integers(0, 2**31))
 def test_bootstrap_equals_the_plain_reference(m, n, reps, seed):
     rng = np.random.default_rng(seed)
     Ar, Br = rng.normal(size=(m, n, reps)), rng.normal(size=(m, n, reps))

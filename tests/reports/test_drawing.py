@@ -1,0 +1,36 @@
+"""Figures are laid out once: ``drawing.save`` writes the same bytes as ``tight_layout`` then ``savefig``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from gamemarket.reports import figures
+from gamemarket.reports.drawing import save
+
+
+def _figure():
+    import matplotlib.pyplot as plt
+
+    rng = np.random.default_rng(2)
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.5))
+    for ax in axes:
+        df = pd.DataFrame(rng.normal(size=(4, 6)), index=list("abcd"), columns=[f"g0.{k}x0.9" for k in range(6)])
+        figures.heatmap(ax, df, cbar_label="utility")
+        ax.set_title("a title long enough to matter for the layout", fontsize=9)
+    fig.suptitle("suptitle")
+    return fig
+
+
+def test_save_writes_what_tight_layout_then_savefig_writes(tmp_path):
+    import matplotlib.pyplot as plt
+
+    fig = _figure()
+    fig.tight_layout()
+    fig.savefig(tmp_path / "plain.png", dpi=110)
+    plt.close(fig)
+    fig = _figure()
+    assert save(fig, tmp_path / "once.png", dpi=110) == tmp_path / "once.png"
+    assert fig.get_layout_engine() is None
+    assert (tmp_path / "once.png").read_bytes() == (tmp_path / "plain.png").read_bytes()
+    assert not plt.fignum_exists(fig.number)  # closed
