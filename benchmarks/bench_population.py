@@ -1,6 +1,6 @@
 """Population games (issue 10's speed targets).
 
-    python benchmarks/bench_population.py [--lpc] [--quick]
+    python benchmarks/bench_population.py [--lpc] [--quick] [--studies]
     python benchmarks/bench_population.py --range    # only part (1c)
 
 Prints: (1) a random 2-role game, 5 + 5 strategies, 10 + 10 players, reduced by DPR to 4 + 4: the
@@ -14,7 +14,8 @@ population study `studies/population-default.toml` from an empty store with 2
 workers (target: at most 1 min);
 (3) with --lpc, `studies/population-shudler2010.toml` (8 mechanisms, 5 strategies, regret CIs) from
 an empty store with 2 workers on the LPC trace (target: at most 15 min). --quick skips the
-reference searches of (1) and (1b), which take about a minute per game of (1).
+reference searches of (1) and (1b), which take about a minute per game of (1); --studies runs (2) and
+(3) only. The studies' lines include the provider-consumer game's equilibria (any provider mixture).
 """
 
 from __future__ import annotations
@@ -166,10 +167,13 @@ def study(path: Path, n_jobs: int = 2) -> None:
         wall = time.perf_counter() - t0
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    joint = an.provider["joint"]["equilibria"]
     print(
         f"  {spec.name}: {an.runs['simulations']:,} simulations ({an.meta['jobs']:,} jobs each) with {n_jobs} workers "
         f"in {wall:.1f} s; fixed design of the same confidence: {an.runs['fixed_design']:,}; "
-        f"{sum(len(a.equilibria) for a in an.answers)} equilibria over {len(an.answers)} mechanisms"
+        f"{sum(len(a.equilibria) for a in an.answers)} equilibria over {len(an.answers)} mechanisms; "
+        f"provider and consumers together: {len(joint)} equilibria ({sum(len(e['provider']) > 1 for e in joint)} "
+        "with a mixed provider strategy)"
     )
 
 
@@ -178,9 +182,10 @@ def main() -> None:
         print("(1c) the reference cross-check over issue 10's range")
         reference_range()
         return
-    print("(1) DPR-reduced random game")
-    dpr_game()
-    if "--quick" not in sys.argv:
+    if "--studies" not in sys.argv:  # --studies: parts (2) and, with --lpc, (3) only
+        print("(1) DPR-reduced random game")
+        dpr_game()
+    if "--quick" not in sys.argv and "--studies" not in sys.argv:
         print("(1b) games of the market's shape")
         market_shaped()
         print("(1c) the reference cross-check over issue 10's range")

@@ -168,6 +168,18 @@ def _print_population(an) -> None:
             )
     if an.provider["leader"]:
         print(f"provider's choice (leader, worst consumer equilibrium): {an.provider['leader']}")
+    joint = an.provider.get("joint")
+    if joint is not None:
+        if not joint["equilibria"]:
+            print(f"provider and consumers together: no equilibrium found; {'; '.join(joint['notes'])}")
+        for e in joint["equilibria"]:
+            q = " + ".join(f"{p:.3g} {s}" for s, p in e["provider"].items())
+            x = " + ".join(f"{p:.3g} {s}" for s, p in e["consumers"].items())
+            c, p = e["consumer_regret"], e["provider_regret"]
+            print(
+                f"provider and consumers together: {q} with {x}: consumers' regret {c[0]:.3g} [{c[1]:.3g}, "
+                f"{c[2]:.3g}], provider's {p[0]:.3g} [{p[1]:.3g}, {p[2]:.3g}] ({e['verified']})"
+            )
 
 
 def _solve_egta(a) -> int:

@@ -413,7 +413,7 @@ def equilibria(
 
     The searches: an exact method where one applies; every pure profile; support enumeration
     with batched multi-start Newton (:func:`gamemarket.games.support_newton.support_enumeration`)
-    where the game has at most 4096 supports; replicator dynamics from many starts, each end point
+    where the game has at most 4096 supports to search; replicator dynamics from many starts, each end point
     polished on its support; SLSQP on the squared gains for the points that neither settle nor
     polish, where support enumeration does not apply. Completeness is not guaranteed: the
     solution's ``search`` says how many Newton starts ran and estimates the chance that one more

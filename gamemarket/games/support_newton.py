@@ -304,13 +304,16 @@ def support_enumeration(
     seed : int, keyword-only
         Seed of the starting points (same seed, same answer).
     max_supports : int, keyword-only
-        None is returned where the game has more supports than this (or its dense terms overflow).
+        None is returned where the game has more supports to search than this
+        (:func:`count_searched_supports`: a role of one player cannot mix over more strategies
+        than the other roles' free probabilities, so those supports are not counted), or where its
+        dense terms overflow.
     """
     if starts_per_round < 1 or max_starts < starts_per_round:
         raise InputError(
             f"support_enumeration: need 1 <= starts_per_round <= max_starts, got {starts_per_round} and {max_starts}"
         )
-    if count_supports(game) > max_supports or not game._dense()[2]:
+    if count_searched_supports(game) > max_supports or not game._dense()[2]:
         return None
     from scipy.stats import qmc  # here: importing scipy.stats costs ~0.8 s, and cached analyses never need it
 

@@ -32,6 +32,89 @@ def _mix(m: dict) -> str:
     return " + ".join(f"{p:.3g} {s}" for s, p in sorted(m.items(), key=lambda kv: -kv[1]))
 
 
+def dominant_mechanism(g) -> str | None:
+    """The provider's weakly dominant mechanism in the provider-consumer game (revenue at least every other
+    mechanism's at every consumer profile), or None."""
+    M = g.num_strategies[0]
+    rev: dict = {}
+    for prof, pay in zip(g.profiles, g.payoffs):
+        m = int(np.argmax(prof[:M]))
+        rev.setdefault(tuple(prof[M:].tolist()), np.full(M, np.nan))[m] = pay[m]
+    R = np.array(list(rev.values()))  # consumer profiles x mechanisms
+    best = np.flatnonzero((R >= R.max(axis=1, keepdims=True)).all(axis=0))
+    return g.strategies[0][int(best[0])] if len(best) else None
+
+
+def _joint_section(joint: dict) -> list[str]:
+    """The provider-consumer game's simultaneous equilibria, provider mixtures included."""
+    g = joint["game"]
+    md = [
+        "### Simultaneous equilibria with any provider mixture",
+        "",
+        f"The provider (one player, {g.num_strategies[0]} mechanisms) and the consumers ({g.players[1]} players "
+        "after DPR) as one role-symmetric game: a consumer's payoff is its mechanism's reduced-game payoff, the "
+        "provider's is its revenue per agent in the runs at the consumers' mixture "
+        "(`data/game-provider-consumers.json`, EGTA format). Each equilibrium is then checked by runs at its "
+        "consumer mixture under every mechanism: the consumers' regret against the provider's mixture and the "
+        "provider's regret, with 95% bootstrap CIs over seeds, decided against the study's tolerance times "
+        "each role's scale.",
+        "",
+    ]
+    eqs = joint["equilibria"]
+    if not eqs:
+        md += ["None found. " + " ".join(joint["notes"]), ""]
+        return md
+    rows = [
+        [
+            _mix(e["provider"]),
+            _mix(e["consumers"]),
+            f"{e['reduced_regret']:.2g}",
+            _ci(e["consumer_regret"], "{:.3g}"),
+            _ci(e["provider_regret"], "{:.3g}"),
+            e["verified"],
+            e["stability"],
+            f"{e['expected_revenue_per_agent']:.4g}",
+        ]
+        for e in eqs
+    ]
+    md.append(
+        _md_table(
+            [
+                "provider mixture",
+                "consumer mixture",
+                "regret (reduced game)",
+                "consumers' regret [95% CI]",
+                "provider's regret [95% CI]",
+                "verified",
+                "stability",
+                "revenue per agent",
+            ],
+            rows,
+        )
+    )
+    mixed = sum(len(e["provider"]) > 1 for e in eqs)
+    dom = dominant_mechanism(g)
+    md += [
+        "",
+        *(
+            [
+                f"{dom} earns the provider at least as much revenue as every other mechanism at every consumer "
+                "profile of this game (weakly dominant), so in every equilibrium the provider plays it or "
+                "mechanisms that earn exactly as much at the consumers' mixture: this part of the answer follows "
+                "from the revenue table alone.",
+                "",
+            ]
+            if dom
+            else []
+        ),
+        f"{_count(len(eqs), 'equilibrium', 'equilibria')}, {mixed} of them with a mixed provider strategy; "
+        f"{sum(e['verified'] == 'yes' for e in eqs)} confirmed by the runs at the candidate, "
+        f"{sum(e['verified'] == 'no' for e in eqs)} rejected.",
+        "",
+    ]
+    return md
+
+
 def _ci(v, fmt="{:.4g}") -> str:
     m, lo, hi = v
     if not np.isfinite(lo):
@@ -106,7 +189,30 @@ def first_paragraph(an) -> str:
             f"A provider that anticipates the consumers' equilibrium response earns most under {lead} "
             f"(revenue {r['worst_revenue']:.4g} at its worst consumer equilibrium)."
         )
+    joint = an.provider.get("joint")
+    if joint is not None:
+        eqs = [e for e in joint["equilibria"] if e["verified"] != "no"]
+        mixed = [e for e in eqs if len(e["provider"]) > 1]
+        if not eqs:
+            parts.append(
+                "When provider and consumers move together, with the provider free to mix over mechanisms, "
+                "no equilibrium survives the runs at the candidates."
+            )
+        else:
+            parts.append(
+                "When provider and consumers move together, with the provider free to mix over mechanisms, "
+                f"{_count(len(eqs), 'equilibrium', 'equilibria')} {'survives' if len(eqs) == 1 else 'survive'} "
+                "the runs at the candidates "
+                f"({len(mixed)} with a mixed provider strategy): "
+                + "; ".join(f"{_mix(e['provider'])} with {_mix(e['consumers'])}" for e in eqs[:3])
+                + ("; ..." if len(eqs) > 3 else "")
+                + "."
+            )
     return " ".join(parts)
+
+
+def _count(k: int, one: str, many: str) -> str:
+    return f"{k} {one if k == 1 else many}"
 
 
 def _gains_figure(gains: pd.DataFrame, path: Path) -> Path:
@@ -223,6 +329,10 @@ def write_population_report(an, out_dir: str | Path | None = None, *, force: boo
     for a in an.answers:
         write_egta(a.game, data / f"game-{a.mechanism}.json")
         write_table(to_tidy(a.game), data / f"game-{a.mechanism}.csv")
+    joint = an.provider.get("joint")
+    if joint is not None:
+        write_egta(joint["game"], data / "game-provider-consumers.json")
+        write_table(to_tidy(joint["game"]), data / "game-provider-consumers.csv")
     write_json(
         data / "population.json",
         {
@@ -230,7 +340,8 @@ def write_population_report(an, out_dir: str | Path | None = None, *, force: boo
             "version": __version__,
             "meta": an.meta,
             "runs": an.runs,
-            "provider": an.provider,
+            "provider": {k: v for k, v in an.provider.items() if k != "joint"}
+            | ({"joint": {k: v for k, v in joint.items() if k != "game"}} if joint is not None else {}),
             "mechanisms": [
                 {
                     "mechanism": a.mechanism,
@@ -350,9 +461,11 @@ def write_population_report(an, out_dir: str | Path | None = None, *, force: boo
             if sim
             else "none"
         )
-        + ". Mixed provider strategies are not searched.",
+        + ".",
         "",
     ]
+    if joint is not None:
+        md += _joint_section(joint)
     r = an.runs
     md += [
         "## Simulations",

@@ -28,6 +28,13 @@ candidates; each is verified by a run at the candidate itself: its regret with a
 confidence interval over seeds (Wiedenbeck, Cassell and Wellman 2014). Seeds are added where a
 regret interval straddles the tolerance or a gain over truthful straddles zero, up to a budget.
 
+Provider. Leader and followers: the mechanism with the highest revenue at its worst confirmed
+consumer equilibrium. Simultaneously: the provider (a role of one player, its strategies the
+mechanisms) and the consumers as one role-symmetric game (``PopulationStudy.joint_game``), so the
+provider may mix over mechanisms; DPR keeps the provider whole, and its payoff at consumer profile
+``c`` is its revenue per agent in the runs at ``c / n``. Each of that game's equilibria is verified
+by runs at its consumer mixture under every mechanism, both roles' regrets with bootstrap CIs.
+
 References
 ----------
 .. [Wiedenbeck2012] B. Wiedenbeck and M. P. Wellman, "Scaling simulation-based game analysis through
@@ -40,6 +47,7 @@ References
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import time
@@ -342,7 +350,7 @@ class PopulationAnalysis:
     spec: object
     config: PopulationConfig
     answers: list[MechanismAnswer]
-    provider: dict  #: leader-follower choice and simultaneous pure-provider equilibria
+    provider: dict  #: leader-follower choice, simultaneous pure-provider equilibria, the joint game's (``joint``)
     runs: dict  #: simulations used, and a fixed design of the same confidence
     meta: dict
 
@@ -386,6 +394,7 @@ class PopulationStudy:
         self.progress = progress
         self.run = run
         self.runs_done = 0
+        self.requested: set = set()  #: every (mechanism, mixture, seed) the analysis has read: the simulations used
         self.grid = sorted(
             {_mix_key(m) for _, m, _ in population_points([self.cfg.reduced_players], [len(self.cfg.strategies)])}
         )
@@ -399,6 +408,7 @@ class PopulationStudy:
         provs = {p.name: p for p in self.spec.providers}
         todo = []
         for (pname, seed), mixes in wanted.items():
+            self.requested.update((pname, _mix_key(x), int(seed)) for x in mixes)
             missing = [
                 m
                 for m in dict.fromkeys(_mix_key(x) for x in mixes)
@@ -477,6 +487,73 @@ class PopulationStudy:
         return RoleSymmetricGame(
             ["consumers"], [n], [cfg.names], np.array([rows[k] for k in keys]), np.array([pays[k] for k in keys])
         )
+
+    def joint_points(self) -> list[tuple]:
+        """The consumer mixtures where the joint game's provider payoffs are measured: ``c / n`` for every
+        composition ``c`` of the ``n = reduced_players`` consumers (DPR keeps the provider, a role of one,
+        whole and lets it face all ``n`` reduced consumers), run under every mechanism."""
+        M = len(self.spec.providers)
+        pts = population_points([1, self.cfg.reduced_players], [M, len(self.cfg.strategies)])
+        return sorted({_mix_key(mix[M:]) for _, mix, s in pts if s < M})
+
+    def joint_game(self, seeds: dict, base_seeds) -> RoleSymmetricGame:
+        """The provider and the consumers as one role-symmetric game, reduced by DPR [Wiedenbeck2012]_: a
+        provider role of one player whose strategies are the mechanisms, and the consumers' role of
+        ``reduced_players``.
+
+        A consumer's payoff at (mechanism m, consumer profile c) is the one of the consumers' reduced game
+        under m (:meth:`reduced_game`, over ``seeds[m]``). The provider's is its revenue per agent in the
+        runs at ``c / n`` under m (over ``base_seeds``): per agent, so that both roles' payoffs are in bid x
+        seconds per agent and one regret tolerance fits both (an equilibrium does not change when a role's
+        payoffs are rescaled)."""
+        provs = list(self.spec.providers)
+        M, S, n = len(provs), len(self.cfg.strategies), self.cfg.reduced_players
+        consumers = {p.name: self.reduced_game(p, seeds[p.name]) for p in provs}
+        revenue: dict = {}
+        rows, pays = {}, {}
+        for prof, mix, s in population_points([1, n], [M, S]):
+            m = int(np.argmax(prof[:M]))
+            key = tuple(prof.tolist())
+            rows[key] = prof
+            pay = pays.setdefault(key, np.zeros(M + S))
+            if s < M:
+                x = _mix_key(mix[M:])
+                if (m, x) not in revenue:
+                    recs = self.records(provs[m], base_seeds, x)
+                    revenue[(m, x)] = float(np.mean([r["revenue"] / r["agents"] for r in recs]))
+                pay[s] = revenue[(m, x)]
+            else:
+                pay[s] = consumers[provs[m].name].profile_payoffs(prof[M:])[s - M]
+        keys = list(rows)
+        return RoleSymmetricGame(
+            ["provider", "consumers"],
+            [1, n],
+            [[p.name for p in provs], self.cfg.names],
+            np.array([rows[k] for k in keys]),
+            np.array([pays[k] for k in keys]),
+        )
+
+    def verify_joint(self, seeds, q, x, rng) -> dict:
+        """Regrets of the provider mixture ``q`` with the consumer mixture ``x`` from runs at ``x`` under
+        every mechanism (``seeds``): the consumers' (their payoffs against ``q``: the mechanisms' payoffs
+        weighted by ``q``, seed by seed) and the provider's (revenue per agent), each a point estimate with
+        a bootstrap CI over seeds, and the expected revenue per agent."""
+        provs = list(self.spec.providers)
+        recs = [self.records(p, seeds, _mix_key(x)) for p in provs]
+        P = np.array([[payoffs_of(r) for r in rs] for rs in recs])  # mechanisms x seeds x strategies
+        R = np.array([[r["revenue"] / r["agents"] for r in rs] for rs in recs]).T  # seeds x mechanisms
+        q = np.asarray(q, dtype=float)
+        on = q > 0
+        Pq = np.einsum("m,mks->ks", q[on], P[on])
+        c_point, c_boot = regret_bootstrap(Pq, x, self.cfg.resamples, rng)
+        p_point, p_boot = regret_bootstrap(R, q, self.cfg.resamples, rng)
+        return {
+            "consumer_regret": [c_point, float(np.quantile(c_boot, 0.025)), float(np.quantile(c_boot, 0.975))],
+            "provider_regret": [p_point, float(np.quantile(p_boot, 0.025)), float(np.quantile(p_boot, 0.975))],
+            "revenue_per_agent": {p.name: float(R[:, i].mean()) for i, p in enumerate(provs)},
+            "expected_revenue_per_agent": float(R.mean(axis=0) @ q),
+            "seeds": len(seeds),
+        }
 
     def verify(self, provider, seeds, x, rng) -> dict:
         """Regret of mixture ``x`` from runs at ``x`` itself: point estimate and bootstrap CI over seeds."""
@@ -583,17 +660,29 @@ def analysis_key(spec) -> str:
     # paths relative to the study file: a study copied with its results keeps its key
     base = Path(spec.path).parent if spec.path else None
     h.update(json.dumps(spec.to_dict(base), sort_keys=True, default=str).encode())
-    pkg = Path(__file__).resolve().parents[1]
-    for rel in _ANALYSIS_CODE:
-        path = pkg / rel
-        for f in sorted(path.rglob("*.py")) if path.is_dir() else [path]:
-            h.update(f.relative_to(pkg).as_posix().encode() + b"\0" + f.read_bytes())
+    h.update(_code_hash().encode())
     runs = Path(spec.results_dir) / "population"
     if runs.is_dir():
         for e in sorted(os.scandir(runs), key=lambda e: e.name):
             if e.name.endswith(".json"):
                 h.update(f"{e.name} {e.stat().st_size}\n".encode())
     return h.hexdigest()[:32]
+
+
+@functools.lru_cache(maxsize=1)
+def _code_hash() -> str:
+    """The hash of the analysing code (``_ANALYSIS_CODE``, byte for byte) as this process first read it: once
+    per process, so that a process whose files are edited while it runs still files its answer under the
+    code it started with, not under the edited code's key."""
+    import hashlib
+
+    h = hashlib.sha256()
+    pkg = Path(__file__).resolve().parents[1]
+    for rel in _ANALYSIS_CODE:
+        path = pkg / rel
+        for f in sorted(path.rglob("*.py")) if path.is_dir() else [path]:
+            h.update(f.relative_to(pkg).as_posix().encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()
 
 
 def _analysis_path(spec, key: str) -> Path:
@@ -716,14 +805,20 @@ def _run_population_study(spec, *, n_jobs: int, progress: bool, run: bool) -> Po
             best = max(revs.values())
             if revs[a.mechanism] >= best - 1e-9 * max(1.0, abs(best)):
                 simultaneous.append({"mechanism": a.mechanism, "mixture": e["mixture"], "revenue": revs[a.mechanism]})
+    joint = _joint_answer(st, seeds, base_seeds, rng)
     grid_runs = len(st.grid)
-    used = sum(len(seeds[p]) * (grid_runs + len(answers[p].equilibria)) for p in seeds) + len(points) * len(
-        spec.providers
-    ) * len(base_seeds)
-    max_used = max(len(v) for v in seeds.values())
-    fixed = sum(max_used * (grid_runs + len(answers[p].equilibria)) for p in seeds) + len(points) * len(
-        spec.providers
-    ) * len(base_seeds)
+    used = len(st.requested)  # distinct stored runs the answers read
+    # a fixed design of the same confidence: every mechanism at the largest seed count used, at the grid and its
+    # candidates; the mixtures run under every mechanism (candidates', the joint game's) at the base seeds
+    longest = max(seeds.values(), key=len)
+    fixed = {
+        (p, m, s)
+        for p, a in answers.items()
+        for m in set(st.grid) | {_mix_key(e["mixture_vector"]) for e in a.equilibria}
+        for s in longest
+    }
+    fixed |= {(p.name, m, s) for p in spec.providers for m in points | set(joint["points"]) for s in base_seeds}
+    fixed = len(fixed)
     runs = {
         "simulations": used,
         "fixed_design": fixed,
@@ -731,7 +826,12 @@ def _run_population_study(spec, *, n_jobs: int, progress: bool, run: bool) -> Po
         "run_now": st.runs_done,
         "wall_seconds": time.perf_counter() - t0,
     }
-    provider = {"leader": ranked[0]["mechanism"] if ranked else None, "ranking": ranked, "simultaneous": simultaneous}
+    provider = {
+        "leader": ranked[0]["mechanism"] if ranked else None,
+        "ranking": ranked,
+        "simultaneous": simultaneous,
+        "joint": joint,
+    }
     return PopulationAnalysis(
         spec,
         cfg,
@@ -740,6 +840,52 @@ def _run_population_study(spec, *, n_jobs: int, progress: bool, run: bool) -> Po
         runs,
         {**st.meta, "grid_mixtures": grid_runs, "reduced_players": cfg.reduced_players},
     )
+
+
+def _joint_answer(st: PopulationStudy, seeds: dict, base_seeds: list, rng) -> dict:
+    """The simultaneous equilibria of the provider-consumer game with any provider mixture
+    (:meth:`PopulationStudy.joint_game`), each verified by runs at its consumer mixture under every
+    mechanism: both roles' regrets with bootstrap CIs over the base seeds, decided against the study's
+    ``regret_tol`` times each role's scale (the consumers': mean absolute truthful utility per agent; the
+    provider's: mean revenue per agent at the candidate)."""
+    cfg, provs = st.cfg, list(st.spec.providers)
+    M = len(provs)
+    st.ensure({(p.name, s): st.joint_points() for p in provs for s in base_seeds})
+    game = st.joint_game(seeds, base_seeds)
+    sol = equilibria(game)
+    points = sorted({_mix_key(e.mixture[M:]) for e in sol.equilibria} - set(st.joint_points()))
+    st.ensure({(p.name, s): points for p in provs for s in base_seeds})
+    c_scale = float(np.mean([st.scale(p, base_seeds) for p in provs]))
+    eqs = []
+    for e in sol.equilibria:
+        q, x = e.mixture[:M], e.mixture[M:]
+        v = st.verify_joint(base_seeds, q, x, rng)
+        p_scale = float(np.mean(np.abs(list(v["revenue_per_agent"].values()))))
+        verdicts = [
+            _decide(v["consumer_regret"], cfg.regret_tol * c_scale),
+            _decide(v["provider_regret"], cfg.regret_tol * p_scale),
+        ]
+        eqs.append(
+            {
+                "provider": {p.name: float(w) for p, w in zip(provs, q) if w > 0},
+                "consumers": {n_: float(w) for n_, w in zip(cfg.names, x) if w > 0},
+                "mixture_vector": e.mixture.tolist(),
+                "reduced_regret": e.regret,
+                "stability": e.stability,
+                "verified": "no" if "no" in verdicts else ("yes" if verdicts == ["yes", "yes"] else "undecided"),
+                **v,
+            }
+        )
+    search = {}
+    if sol.search is not None:
+        search = {k: getattr(sol.search, k) for k in ("supports", "starts", "roots", "singletons", "open_supports")}
+    return {
+        "game": game,
+        "equilibria": eqs,
+        "notes": [] if sol.found else [sol.summary()],
+        "search": search,
+        "points": sorted(set(st.joint_points()) | set(points)),
+    }
 
 
 def equilibria_json(an: PopulationAnalysis) -> list[dict]:
@@ -770,4 +916,18 @@ def equilibria_json(an: PopulationAnalysis) -> list[dict]:
                     "truthful_gains": a.truthful_gains,
                 }
             )
+    joint = an.provider.get("joint")
+    for e in joint["equilibria"] if joint is not None else []:  # the provider-consumer game: both roles
+        out.append(
+            {
+                "game": "provider-consumers",
+                "mixture": {"provider": e["provider"], "consumers": e["consumers"]},
+                "regret": e["reduced_regret"],
+                "consumer_regret": e["consumer_regret"],
+                "provider_regret": e["provider_regret"],
+                "verified": e["verified"],
+                "stability": e["stability"],
+                "expected_revenue_per_agent": e["expected_revenue_per_agent"],
+            }
+        )
     return out

@@ -145,3 +145,32 @@ def test_bad_budget_and_too_many_supports():
     with pytest.raises(InputError, match="starts_per_round"):
         support_enumeration(g, tolerance=1e-9, starts_per_round=8, max_starts=4)
     assert support_enumeration(g, tolerance=1e-9, max_supports=3) is None
+
+
+def test_the_support_budget_counts_only_the_supports_searched():
+    """A provider role of one player with 8 mechanisms against 4 consumers with 5 strategies has 7,865
+    supports but only 2,308 that can hold an isolated root (a single player mixes over at most as many
+    strategies as the others have free probabilities, plus one): within the default budget of 4,096."""
+    g = RoleSymmetricGame.random([1, 4], [8, 5], np.random.default_rng(3), roles=["provider", "consumers"])
+    assert count_supports(g) == 255 * 31 - 40 and count_searched_supports(g) == 2308
+    out = support_enumeration(g, tolerance=1e-8 * g.payoff_scale(), starts_per_round=2, max_starts=2)
+    assert out is not None and out.supports == 2308
+    assert support_enumeration(g, tolerance=1.0, starts_per_round=2, max_starts=2, max_supports=2307) is None
+
+
+def test_a_provider_that_must_mix():
+    """Matching pennies between a provider of one player and 4 consumers: mechanism a pays the consumers'
+    strategy s, b pays t; the provider earns the share of consumers on t under a and on s under b. The only
+    equilibrium mixes both roles half and half (the provider's indifference fixes the consumers' share, the
+    consumers' fixes the provider's mixture)."""
+    n = 4
+    g = RoleSymmetricGame.from_function(
+        ["provider", "consumers"],
+        [1, n],
+        [["a", "b"], ["s", "t"]],
+        lambda p: [p[3] / n, p[2] / n, float(p[0]), float(p[1])],
+    )
+    sol = equilibria(g)
+    assert len(sol.equilibria) == 1
+    np.testing.assert_allclose(sol.equilibria[0].mixture, [0.5, 0.5, 0.5, 0.5], atol=1e-10)
+    assert sol.equilibria[0].regret <= 1e-12

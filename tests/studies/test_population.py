@@ -200,7 +200,8 @@ def test_population_study_end_to_end(study):
             assert e["reduced_regret"] <= 1e-8 * a.game.payoff_scale()
             assert e["regret"][1] <= e["regret"][0] + 1e-9 or e["regret"][0] == 0
     recs = equilibria_json(an)
-    assert all({"mixture", "regret", "truthful_gains"} <= set(r) for r in recs)
+    per_mechanism = [r for r in recs if r.get("game") != "provider-consumers"]  # the joint game's: below
+    assert per_mechanism and all({"mixture", "regret", "truthful_gains"} <= set(r) for r in per_mechanism)
     # resume: nothing is run again, the same numbers come back; two processes give the same numbers
     again = run_population_study(spec, n_jobs=1)
     assert again.runs["run_now"] == 0
@@ -415,3 +416,89 @@ def test_population_analysis_is_cached_by_its_inputs(study, monkeypatch):
         third = run_population_study(spec, run=False)
     assert solves and equilibria_json(third) == equilibria_json(first)
     assert path.with_name(path.name + ".corrupt").exists()
+
+
+def test_joint_game_is_built_from_the_mechanisms_games_and_their_revenue(study):
+    """The provider-consumer game (any provider mixture): a consumer's payoff is its mechanism's reduced-game
+    payoff, the provider's its mean revenue per agent in the runs at c / n; every equilibrium has a small
+    regret in it, and its verification equals a plain recomputation from the stored runs."""
+    from gamemarket.studies.population import PopulationStudy, _mix_key, regret_bootstrap
+
+    spec = load_study(study)
+    an = run_population_study(spec, n_jobs=1)
+    st_ = PopulationStudy(spec, run=False)
+    joint = an.provider["joint"]
+    g = joint["game"]
+    provs = list(spec.providers)
+    M, n = len(provs), spec.population.reduced_players
+    assert g.roles == ("provider", "consumers") and g.players == (1, n)
+    games = {a.mechanism: a for a in an.answers}
+    base = list(spec.seeds)
+    for prof, pay in zip(g.profiles, g.payoffs):
+        m = int(np.argmax(prof[:M]))
+        c = prof[M:]
+        a = games[provs[m].name]
+        want = a.game.profile_payoffs(c)
+        np.testing.assert_array_equal(pay[M:][c > 0], want[c > 0])
+        recs = st_.records(provs[m], base, _mix_key(c / n))
+        assert pay[m] == np.mean([r["revenue"] / r["agents"] for r in recs])
+    assert joint["equilibria"], joint["notes"]
+    rng = np.random.default_rng(0)
+    for e in joint["equilibria"]:
+        x = np.array(e["mixture_vector"])
+        assert g.regret(x) <= 1e-8 * g.payoff_scale()
+        q, xc = x[:M], x[M:]
+        if (q == 1).any():  # a pure provider strategy: the consumers play an equilibrium of its game
+            a = games[provs[int(np.argmax(q))].name]
+            assert a.game.regret(xc) <= 1e-8 * g.payoff_scale()
+        # the verification, recomputed plainly
+        recs = [st_.records(p, base, _mix_key(xc)) for p in provs]
+        Pq = sum(w * np.array([payoffs_of(r) for r in rs]) for w, rs in zip(q, recs) if w > 0)
+        R = np.array([[r["revenue"] / r["agents"] for r in rs] for rs in recs]).T
+        assert e["consumer_regret"][0] == pytest.approx(regret_bootstrap(Pq, xc, 10, rng)[0], rel=1e-12, abs=1e-12)
+        assert e["provider_regret"][0] == pytest.approx(regret_bootstrap(R, q, 10, rng)[0], rel=1e-12, abs=1e-12)
+        assert e["expected_revenue_per_agent"] == pytest.approx(float(R.mean(axis=0) @ q), rel=1e-12)
+        assert e["verified"] in ("yes", "no", "undecided")
+    recs = [r for r in equilibria_json(an) if r.get("game") == "provider-consumers"]
+    assert len(recs) == len(joint["equilibria"]) and all(set(r["mixture"]) == {"provider", "consumers"} for r in recs)
+
+
+def test_the_code_part_of_the_analysis_key_is_read_once_per_process(study, monkeypatch):
+    """A process whose files are edited while it runs files its answer under the code it started with:
+    the code is hashed at the first key, not again (an edited file would otherwise give the old answer the
+    new code's key, and a later process would read it as the new code's)."""
+    import pathlib
+
+    import gamemarket.studies.population as pop
+
+    spec = load_study(study)
+    key = pop.analysis_key(spec)
+    real = pathlib.Path.read_bytes
+
+    def edited(self):
+        return real(self) + b"# edited" if self.suffix == ".py" else real(self)
+
+    monkeypatch.setattr(pathlib.Path, "read_bytes", edited)
+    assert pop.analysis_key(spec) == key
+    pop._code_hash.cache_clear()  # a new process reads the edited code: another key
+    try:
+        assert pop.analysis_key(spec) != key
+    finally:
+        pop._code_hash.cache_clear()
+
+
+def test_dominant_mechanism_of_the_provider():
+    from gamemarket.games.rsgame import RoleSymmetricGame
+    from gamemarket.reports.population import dominant_mechanism
+
+    def game(rev):  # rev(m, c) -> the provider's payoff; the consumers' payoffs are irrelevant here
+        return RoleSymmetricGame.from_function(
+            ["provider", "consumers"],
+            [1, 2],
+            [["a", "b", "c"], ["t", "s"]],
+            lambda prof: np.concatenate([[rev(m, tuple(prof[3:])) for m in range(3)], [0.0, 0.0]]),
+        )
+
+    assert dominant_mechanism(game(lambda m, c: [1.0, 3.0, 2.0][m] + c[0])) == "b"
+    assert dominant_mechanism(game(lambda m, c: [1.0, 3.0, 3.0][m])) == "b"  # ties: the first
+    assert dominant_mechanism(game(lambda m, c: (m == 0) * c[0] + (m == 1) * c[1])) is None
