@@ -19,6 +19,16 @@ from gamemarket.reports.drawing import save  # noqa: E402
 LARGE_GAME = 6  #: a game with more strategies than this on either side is drawn stacked, values only
 
 
+def relative_luminance(rgba) -> np.ndarray:
+    """The W3C relative luminance of RGBA colours (the last axis), computed as seaborn's
+    ``utils.relative_luminance`` computes it (tested equal): importing seaborn for it would cost each
+    process that draws a second (it imports scipy.stats)."""
+    rgb = np.asarray(rgba, dtype=float)[..., :3]
+    rgb = np.where(rgb <= 0.03928, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    # summed left to right, as a three-term dot product is: a matrix product would round differently
+    return rgb[..., 0] * 0.2126 + rgb[..., 1] * 0.7152 + rgb[..., 2] * 0.0722
+
+
 def heatmap(
     ax,
     data: pd.DataFrame,
@@ -43,7 +53,6 @@ def heatmap(
     ``annot``: None (the values, formatted by ``fmt``), False, or an array of strings."""
     import matplotlib.colors as mcolors
     from matplotlib.font_manager import FontProperties
-    from seaborn.utils import relative_luminance
 
     M = np.asarray(data.to_numpy(), dtype=float)
     finite = M[np.isfinite(M)]
@@ -83,11 +92,11 @@ def heatmap(
     ax.tick_params(length=0)
     if annot is not False:
         labels = np.vectorize(lambda v: format(v, fmt))(M) if annot is None else np.asarray(annot)
-        colors = mesh.cmap(mesh.norm(M))
+        lum = relative_luminance(mesh.cmap(mesh.norm(M)))
         for i in range(M.shape[0]):
             for j in range(M.shape[1]):
                 if np.isfinite(M[i, j]):
-                    dark = relative_luminance(colors[i, j]) <= 0.408
+                    dark = lum[i, j] <= 0.408
                     ax.text(
                         j + 0.5,
                         i + 0.5,
