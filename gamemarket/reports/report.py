@@ -210,6 +210,11 @@ def write_report(an: StudyAnalysis, *, wall_seconds: float | None = None, force:
             for caption, func, args in figures.paper_figure_plan(an.bins, meta["consumers"], out)
         ]
     drawn = jobs.draw(n_jobs)
+    # a figure an earlier report drew and this one does not (the folder is the study's: claim_folder)
+    written = {Path(p).name for p in drawn if p}
+    for stale in out.glob("*.png"):
+        if stale.name not in written:
+            stale.unlink()
     if grid is not None and drawn[grid]:
         figs.append(("aggressive users' utility gain over truthful bidding across the beta-mix grid", drawn[grid]))
     if paper is not None:

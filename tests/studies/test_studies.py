@@ -160,6 +160,11 @@ def test_cli_study_game_report(tmp_path, capsys):
     assert links and all((report / link).exists() for link in links)
     for link in links:
         assert imread(report / link).ndim == 3
+    # every figure in the folder is one the report shows: one an earlier report drew and this one does not goes
+    (report / "heatmap-stale.png").write_bytes((report / links[0]).read_bytes())
+    assert main(["study", "run", str(p), "--n-jobs", "1", "--no-progress"]) == 0
+    capsys.readouterr()
+    assert sorted(f.name for f in report.glob("*.png")) == sorted(set(links))
     assert (report / "report.md").exists() and (report / "data" / "equilibria.json").exists()
     nfg = report / "data" / "game-all-jobs.nfg"
     assert main(["game", "solve", str(nfg), "--format", "json"]) == 0
