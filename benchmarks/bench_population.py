@@ -32,12 +32,50 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
+def homotopy_paths(players: int, strategies: int) -> tuple[int, int]:
+    """What certifying every equilibrium of a 2-role game (``players`` per role after DPR, ``strategies`` per
+    role) would take by homotopy continuation: the 2-homogeneous Bezout number of the indifference system,
+    for the full support and summed over every support. A support with k1 and k2 strategies has k1 - 1
+    equations of degree players - 1 in its own role's probabilities and players in the other's, and
+    k2 - 1 the other way round; a path per root of the start system."""
+    from math import comb
+
+    d_own, d_other = players - 1, players
+
+    def support(
+        f1: int, f2: int
+    ) -> int:  # coefficient of a^f1 b^f2 in (d_own a + d_other b)^f1 (d_other a + d_own b)^f2
+        return sum(
+            comb(f1, i)
+            * d_own**i
+            * d_other ** (f1 - i)
+            * comb(f2, f1 - i)
+            * d_other ** (f1 - i)
+            * d_own ** (f2 - f1 + i)
+            for i in range(f1 + 1)
+            if f1 - i <= f2
+        )
+
+    total = sum(
+        comb(strategies, k1) * comb(strategies, k2) * support(k1 - 1, k2 - 1)
+        for k1 in range(1, strategies + 1)
+        for k2 in range(1, strategies + 1)
+        if k1 + k2 > 2
+    )
+    return support(strategies - 1, strategies - 1), total
+
+
 def dpr_game() -> None:
     from gamemarket.games.reduction import reduce_game
     from gamemarket.games.rsg_equilibria import equilibria
     from gamemarket.games.rsgame import RoleSymmetricGame
     from gamemarket.games.support_newton import support_enumeration
 
+    full_support, every = homotopy_paths(4, 5)
+    print(
+        f"  certifying every equilibrium by homotopy continuation would track {full_support:,} paths for the full "
+        f"support alone and {every:,} over every support (2-homogeneous Bezout numbers)"
+    )
     for seed in range(3):
         full = RoleSymmetricGame.random([10, 10], [5, 5], np.random.default_rng(seed))
         t0 = time.perf_counter()
@@ -172,8 +210,8 @@ def study(path: Path, n_jobs: int = 2) -> None:
         f"  {spec.name}: {an.runs['simulations']:,} simulations ({an.meta['jobs']:,} jobs each) with {n_jobs} workers "
         f"in {wall:.1f} s; fixed design of the same confidence: {an.runs['fixed_design']:,}; "
         f"{sum(len(a.equilibria) for a in an.answers)} equilibria over {len(an.answers)} mechanisms; "
-        f"provider and consumers together: {len(joint)} equilibria ({sum(len(e['provider']) > 1 for e in joint)} "
-        "with a mixed provider strategy)"
+        f"provider and consumers together: {len(joint)} {'equilibrium' if len(joint) == 1 else 'equilibria'} "
+        f"({sum(len(e['provider']) > 1 for e in joint)} with a mixed provider strategy)"
     )
 
 

@@ -105,7 +105,7 @@ def heatmap(
                         va="center",
                         fontsize=fontsize,
                         color="white" if dark else "black",
-                    ).set_in_layout(False)
+                    ).set_in_layout(False)  # inside its cell: tight_layout need not measure it
     ax.set_xlabel(data.columns.name or "")
     ax.set_ylabel(data.index.name or "")
     return mesh
