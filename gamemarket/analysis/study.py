@@ -47,6 +47,7 @@ class StudyAnalysis:
     workload: dict = field(default_factory=dict)  #: jobs, nodes, mean run time, offered load, dropped records
     companion_workloads: list[tuple[str, dict]] = field(default_factory=list)
     population: object | None = None  #: the linked population study's analysis, where it has been run
+    population_missing: object | None = None  #: ``PopulationMissing``: a linked study whose analysis is not there
     resamples: int = 1000  #: bootstrap resamples behind each equilibrium's robustness
 
 
@@ -178,7 +179,11 @@ def _report_extras(an: StudyAnalysis) -> None:
         from gamemarket.analysis.incentives import gains
 
         an.growth = gains(spec, run=False)
-    an.population = population_analysis(spec)
+    pop = population_analysis(spec)
+    if isinstance(pop, PopulationMissing):
+        an.population_missing = pop
+    else:
+        an.population = pop
 
 
 def _claims(an: StudyAnalysis) -> list[tuple[str, list[dict]]]:
@@ -223,8 +228,8 @@ def workload_facts(spec: StudySpec) -> dict:
 
 
 def population_analysis(spec: StudySpec):
-    """The linked population study's analysis from its stored runs, or None where there is none or it has
-    not been run."""
+    """The linked population study's analysis from its stored runs; None where the study links none, and a
+    ``PopulationMissing`` saying why where its analysis cannot be made (not run, or runs missing)."""
     if spec.population_study is None:
         return None
     from gamemarket.studies import load_study
@@ -232,8 +237,17 @@ def population_analysis(spec: StudySpec):
 
     try:
         return run_population_study(load_study(spec.population_study), run=False)
-    except GameMarketError:
-        return None
+    except GameMarketError as exc:  # not run, or not complete: the report says why where it needs it
+        return PopulationMissing(str(spec.population_study), str(exc))
+    # (a caller keeps a PopulationMissing apart from the analysis: ``_report_extras``)
+
+
+@dataclass(frozen=True)
+class PopulationMissing:
+    """A linked population study whose analysis is not there (not run, or its stored runs incomplete), and why."""
+
+    study: str
+    reason: str
 
 
 def solve_game(game: Game, *, methods=DEFAULT_METHODS, resamples: int = 1000, time_limit: float = 10.0) -> SolvedGame:

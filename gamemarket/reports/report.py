@@ -10,6 +10,7 @@ import numpy as np
 
 from gamemarket import __version__
 from gamemarket.analysis.study import StudyAnalysis, export, slug
+from gamemarket.errors import InputError
 from gamemarket.games.io import profile_words
 from gamemarket.market.base import MARKETS, market_for
 from gamemarket.reports import figures
@@ -89,7 +90,13 @@ def write_report(an: StudyAnalysis, *, wall_seconds: float | None = None, force:
     if spec.notes:
         from gamemarket.reports import discussion
 
-        notes = discussion.render(spec.notes.strip(), discussion.facts(an), str(spec.path or spec.name))
+        where = str(spec.path or spec.name)
+        miss = an.population_missing
+        if miss is not None and any(f.startswith("population.") for f in discussion.FIELD.findall(spec.notes)):
+            raise InputError(
+                f"{where}: 'notes' quotes the population study {miss.study}, whose analysis is not there: {miss.reason}"
+            )
+        notes = discussion.render(spec.notes.strip(), discussion.facts(an), where)
     out = Path(spec.report_dir)
     claim_folder(out, spec, force)
     export(an, out / "data")

@@ -228,3 +228,38 @@ def test_a_spec_built_in_python_is_checked_on_construction(tmp_path, change, msg
     with pytest.raises(InputError) as e:
         StudySpec(**{**fields, **change})
     assert msg in str(e.value) and str(e.value).startswith("study ")
+
+
+POPULATION = """
+name = "pop"
+[workload]
+source = "synthetic"
+nodes = 8
+[workload.synthetic]
+jobs = 600
+load = 1.1
+seed = 3
+[strategies]
+providers = ["hb-first", "hb-kth"]
+[game]
+kind = "population"
+strategies = ["truthful", "shade-0.5"]
+reduced_players = 2
+"""
+
+
+def test_a_report_quoting_a_population_study_that_is_not_there_says_why(tmp_path):
+    """A discussion that quotes a linked population study whose runs are not stored: the error names the
+    study and says what to run, instead of listing the discussion's fields as unknown."""
+    from gamemarket.analysis.study import analyze
+    from gamemarket.reports import write_report
+
+    write_study(tmp_path, POPULATION, "pop.toml")
+    (tmp_path / "strategies" / "shading.toml").write_text((ROOT / "strategies" / "shading.toml").read_text())
+    body = 'population_study = "pop.toml"\nnotes = "Truthful under hb-kth: {population.hb-kth.truthful}."\n' + SMALL
+    spec = load_study(write_study(tmp_path, body))
+    run_study(spec, n_jobs=1, progress=False)
+    an = analyze(spec, for_report=True)
+    assert an.population is None and an.population_missing is not None
+    with pytest.raises(InputError, match=r"quotes the population study .*pop\.toml.*not stored yet; run"):
+        write_report(an)
