@@ -18,8 +18,8 @@ def write_study(tmp_path, body: str, name="s.toml") -> Path:
     return p
 
 
-SMALL = """
-name = "small"
+#: a small congested synthetic workload, for studies of either kind
+WORKLOAD = """
 [workload]
 source = "synthetic"
 nodes = 8
@@ -27,12 +27,20 @@ nodes = 8
 jobs = 600
 load = 1.1
 seed = 3
-[strategies]
+"""
+
+SMALL = (
+    """
+name = "small"
+"""
+    + WORKLOAD
+    + """[strategies]
 providers = ["hb-first", "hb-kth", "nphb-kth"]
 consumers = ["FT", "SRG", "g0.3x0.9"]
 [replications]
 count = 3
 """
+)
 
 
 def sorted_metrics(spec):

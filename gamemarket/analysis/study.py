@@ -239,7 +239,6 @@ def population_analysis(spec: StudySpec):
         return run_population_study(load_study(spec.population_study), run=False)
     except GameMarketError as exc:  # not run, or not complete: the report says why where it needs it
         return PopulationMissing(str(spec.population_study), str(exc))
-    # (a caller keeps a PopulationMissing apart from the analysis: ``_report_extras``)
 
 
 @dataclass(frozen=True)

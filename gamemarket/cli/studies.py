@@ -154,6 +154,9 @@ def cmd_study_run(a) -> int:
 
 
 def _print_population(an) -> None:
+    def mix(m: dict) -> str:
+        return " + ".join(f"{p:.3g} {s}" for s, p in m.items())
+
     for a in an.answers:
         print(f"== {a.mechanism} ({len(a.seeds)} seeds): truthful is an equilibrium: {a.truthful_is_equilibrium}")
         for s, (m, lo, hi) in a.truthful_gains.items():
@@ -161,9 +164,9 @@ def _print_population(an) -> None:
         if not a.equilibria:
             print(f"  {'; '.join(a.notes)}")
         for e in a.equilibria:
-            mix = " + ".join(f"{p:.3g} {s}" for s, p in e["mixture"].items())
             print(
-                f"  equilibrium {mix}: regret {e['regret'][0]:.3g} [{e['regret'][1]:.3g}, {e['regret'][2]:.3g}] "
+                f"  equilibrium {mix(e['mixture'])}: regret {e['regret'][0]:.3g} "
+                f"[{e['regret'][1]:.3g}, {e['regret'][2]:.3g}] "
                 f"({e['verified']}, {e['stability']}); revenue {e['revenue'][0]:.4g}"
             )
     if an.provider["leader"]:
@@ -173,11 +176,10 @@ def _print_population(an) -> None:
         if not joint["equilibria"]:
             print(f"provider and consumers together: no equilibrium found; {'; '.join(joint['notes'])}")
         for e in joint["equilibria"]:
-            q = " + ".join(f"{p:.3g} {s}" for s, p in e["provider"].items())
-            x = " + ".join(f"{p:.3g} {s}" for s, p in e["consumers"].items())
             c, p = e["consumer_regret"], e["provider_regret"]
             print(
-                f"provider and consumers together: {q} with {x}: consumers' regret {c[0]:.3g} [{c[1]:.3g}, "
+                f"provider and consumers together: {mix(e['provider'])} with {mix(e['consumers'])}: "
+                f"consumers' regret {c[0]:.3g} [{c[1]:.3g}, "
                 f"{c[2]:.3g}], provider's {p[0]:.3g} [{p[1]:.3g}, {p[2]:.3g}] ({e['verified']})"
             )
 

@@ -171,15 +171,14 @@ def grid_gain_heatmap(gains: pd.DataFrame, path: Path) -> Path | None:
     None where the table is empty."""
     if gains is None or not len(gains):
         return None
-    df = gains
-    provs = list(dict.fromkeys(df["provider"]))
+    provs = list(dict.fromkeys(gains["provider"]))
     ncol = min(4, len(provs))
     nrow = -(-len(provs) // ncol)
     fig, axes = plt.subplots(nrow, ncol, figsize=(3.8 * ncol, 3.2 * nrow), squeeze=False)
-    lim = float(np.abs(df["gain"]).max()) or 1.0
+    lim = float(np.abs(gains["gain"]).max()) or 1.0
     for k, p in enumerate(provs):
         ax = axes[k // ncol][k % ncol]
-        piv = df[df["provider"] == p].pivot(index="fraction", columns="beta", values="gain")
+        piv = gains[gains["provider"] == p].pivot(index="fraction", columns="beta", values="gain")
         heatmap(
             ax,
             piv,

@@ -32,19 +32,6 @@ def _mix(m: dict) -> str:
     return " + ".join(f"{p:.3g} {s}" for s, p in sorted(m.items(), key=lambda kv: -kv[1]))
 
 
-def dominant_mechanism(g) -> str | None:
-    """The provider's weakly dominant mechanism in the provider-consumer game (revenue at least every other
-    mechanism's at every consumer profile), or None."""
-    M = g.num_strategies[0]
-    rev: dict = {}
-    for prof, pay in zip(g.profiles, g.payoffs):
-        m = int(np.argmax(prof[:M]))
-        rev.setdefault(tuple(prof[M:].tolist()), np.full(M, np.nan))[m] = pay[m]
-    R = np.array(list(rev.values()))  # consumer profiles x mechanisms
-    best = np.flatnonzero((R >= R.max(axis=1, keepdims=True)).all(axis=0))
-    return g.strategies[0][int(best[0])] if len(best) else None
-
-
 def _joint_section(joint: dict) -> list[str]:
     """The provider-consumer game's simultaneous equilibria, provider mixtures included."""
     g = joint["game"]
@@ -93,7 +80,7 @@ def _joint_section(joint: dict) -> list[str]:
         )
     )
     mixed = sum(len(e["provider"]) > 1 for e in eqs)
-    dom = dominant_mechanism(g)
+    dom = joint["dominant"]
     md += [
         "",
         *(

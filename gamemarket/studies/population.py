@@ -496,19 +496,18 @@ class PopulationStudy:
         pts = population_points([1, self.cfg.reduced_players], [M, len(self.cfg.strategies)])
         return sorted({_mix_key(mix[M:]) for _, mix, s in pts if s < M})
 
-    def joint_game(self, seeds: dict, base_seeds) -> RoleSymmetricGame:
+    def joint_game(self, consumers: dict, base_seeds) -> RoleSymmetricGame:
         """The provider and the consumers as one role-symmetric game, reduced by DPR [Wiedenbeck2012]_: a
         provider role of one player whose strategies are the mechanisms, and the consumers' role of
         ``reduced_players``.
 
         A consumer's payoff at (mechanism m, consumer profile c) is the one of the consumers' reduced game
-        under m (:meth:`reduced_game`, over ``seeds[m]``). The provider's is its revenue per agent in the
-        runs at ``c / n`` under m (over ``base_seeds``): per agent, so that both roles' payoffs are in bid x
-        seconds per agent and one regret tolerance fits both (an equilibrium does not change when a role's
-        payoffs are rescaled)."""
+        under m (``consumers[m]``: :meth:`reduced_game` over m's seeds, as its answer holds it). The
+        provider's is its revenue per agent in the runs at ``c / n`` under m (over ``base_seeds``): per
+        agent, so that both roles' payoffs are in bid x seconds per agent and one regret tolerance fits both
+        (an equilibrium does not change when a role's payoffs are rescaled)."""
         provs = list(self.spec.providers)
         M, S, n = len(provs), len(self.cfg.strategies), self.cfg.reduced_players
-        consumers = {p.name: self.reduced_game(p, seeds[p.name]) for p in provs}
         revenue: dict = {}
         rows, pays = {}, {}
         for prof, mix, s in population_points([1, n], [M, S]):
@@ -612,6 +611,18 @@ def _chunk_task(arrays, nodes, provider_params, seed, mixtures, cfg, distributio
 
 def _t_interval(v) -> list[float]:
     return list(t_interval(v))
+
+
+def _combined(verdicts) -> str:
+    """One verdict from several: "no" if any is, "yes" if all are, else "undecided"."""
+    return "no" if "no" in verdicts else ("yes" if all(v == "yes" for v in verdicts) else "undecided")
+
+
+def _search_counts(sol) -> dict:
+    """What support enumeration tried for a solution (empty where it did not run)."""
+    if sol.search is None:
+        return {}
+    return {k: getattr(sol.search, k) for k in ("supports", "starts", "roots", "singletons", "open_supports")}
 
 
 def _decide(interval, threshold) -> str:
@@ -760,15 +771,9 @@ def _run_population_study(spec, *, n_jobs: int, progress: bool, run: bool) -> Po
                 )
             g = st.gains(prov, seeds[p])
             # the regret of all-truthful is its largest gain: the same verdict rule as a candidate's
-            verdicts = [_decide(gv, tol) for gv in g.values()]
-            ans_t = "no" if "no" in verdicts else ("yes" if all(v == "yes" for v in verdicts) else "undecided")
+            ans_t = _combined([_decide(gv, tol) for gv in g.values()])
             notes = [] if sol.found else [sol.summary()]
-            search = {}
-            if sol.search is not None:
-                search = {
-                    k: getattr(sol.search, k) for k in ("supports", "starts", "roots", "singletons", "open_supports")
-                }
-            answers[p] = MechanismAnswer(p, sol.game, list(seeds[p]), eqs, g, ans_t, notes, search)
+            answers[p] = MechanismAnswer(p, sol.game, list(seeds[p]), eqs, g, ans_t, notes, _search_counts(sol))
             unsure = any(e["verified"] == "undecided" for e in eqs) or ans_t == "undecided"
             if unsure and len(seeds[p]) < budget:
                 nxt = max(seeds[p]) + 1
@@ -805,7 +810,7 @@ def _run_population_study(spec, *, n_jobs: int, progress: bool, run: bool) -> Po
             best = max(revs.values())
             if revs[a.mechanism] >= best - 1e-9 * max(1.0, abs(best)):
                 simultaneous.append({"mechanism": a.mechanism, "mixture": e["mixture"], "revenue": revs[a.mechanism]})
-    joint = _joint_answer(st, seeds, base_seeds, rng)
+    joint = _joint_answer(st, answers, base_seeds, rng)
     grid_runs = len(st.grid)
     used = len(st.requested)  # distinct stored runs the answers read
     # a fixed design of the same confidence: every mechanism at the largest seed count used, at the grid and its
@@ -842,18 +847,19 @@ def _run_population_study(spec, *, n_jobs: int, progress: bool, run: bool) -> Po
     )
 
 
-def _joint_answer(st: PopulationStudy, seeds: dict, base_seeds: list, rng) -> dict:
+def _joint_answer(st: PopulationStudy, answers: dict, base_seeds: list, rng) -> dict:
     """The simultaneous equilibria of the provider-consumer game with any provider mixture
-    (:meth:`PopulationStudy.joint_game`), each verified by runs at its consumer mixture under every
-    mechanism: both roles' regrets with bootstrap CIs over the base seeds, decided against the study's
-    ``regret_tol`` times each role's scale (the consumers': mean absolute truthful utility per agent; the
-    provider's: mean revenue per agent at the candidate)."""
+    (:meth:`PopulationStudy.joint_game`, from each mechanism's answer), each verified by runs at its consumer
+    mixture under every mechanism: both roles' regrets with bootstrap CIs over the base seeds, decided
+    against the study's ``regret_tol`` times each role's scale (the consumers': mean absolute truthful
+    utility per agent; the provider's: mean revenue per agent at the candidate)."""
     cfg, provs = st.cfg, list(st.spec.providers)
     M = len(provs)
-    st.ensure({(p.name, s): st.joint_points() for p in provs for s in base_seeds})
-    game = st.joint_game(seeds, base_seeds)
+    grid = st.joint_points()
+    st.ensure({(p.name, s): grid for p in provs for s in base_seeds})
+    game = st.joint_game({p: a.game for p, a in answers.items()}, base_seeds)
     sol = equilibria(game)
-    points = sorted({_mix_key(e.mixture[M:]) for e in sol.equilibria} - set(st.joint_points()))
+    points = sorted({_mix_key(e.mixture[M:]) for e in sol.equilibria} - set(grid))
     st.ensure({(p.name, s): points for p in provs for s in base_seeds})
     c_scale = float(np.mean([st.scale(p, base_seeds) for p in provs]))
     eqs = []
@@ -861,10 +867,12 @@ def _joint_answer(st: PopulationStudy, seeds: dict, base_seeds: list, rng) -> di
         q, x = e.mixture[:M], e.mixture[M:]
         v = st.verify_joint(base_seeds, q, x, rng)
         p_scale = float(np.mean(np.abs(list(v["revenue_per_agent"].values()))))
-        verdicts = [
-            _decide(v["consumer_regret"], cfg.regret_tol * c_scale),
-            _decide(v["provider_regret"], cfg.regret_tol * p_scale),
-        ]
+        verified = _combined(
+            [
+                _decide(v["consumer_regret"], cfg.regret_tol * c_scale),
+                _decide(v["provider_regret"], cfg.regret_tol * p_scale),
+            ]
+        )
         eqs.append(
             {
                 "provider": {p.name: float(w) for p, w in zip(provs, q) if w > 0},
@@ -872,20 +880,31 @@ def _joint_answer(st: PopulationStudy, seeds: dict, base_seeds: list, rng) -> di
                 "mixture_vector": e.mixture.tolist(),
                 "reduced_regret": e.regret,
                 "stability": e.stability,
-                "verified": "no" if "no" in verdicts else ("yes" if verdicts == ["yes", "yes"] else "undecided"),
+                "verified": verified,
                 **v,
             }
         )
-    search = {}
-    if sol.search is not None:
-        search = {k: getattr(sol.search, k) for k in ("supports", "starts", "roots", "singletons", "open_supports")}
     return {
         "game": game,
         "equilibria": eqs,
+        "dominant": dominant_mechanism(game),
         "notes": [] if sol.found else [sol.summary()],
-        "search": search,
-        "points": sorted(set(st.joint_points()) | set(points)),
+        "search": _search_counts(sol),
+        "points": sorted(set(grid) | set(points)),
     }
+
+
+def dominant_mechanism(game: RoleSymmetricGame) -> str | None:
+    """The provider's weakly dominant mechanism in the provider-consumer game (its revenue at least every other
+    mechanism's at every consumer profile; the first such), or None."""
+    M = game.num_strategies[0]
+    rev: dict = {}
+    for prof, pay in zip(game.profiles, game.payoffs):
+        m = int(np.argmax(prof[:M]))
+        rev.setdefault(tuple(prof[M:].tolist()), np.full(M, np.nan))[m] = pay[m]
+    R = np.array(list(rev.values()))  # consumer profiles x mechanisms
+    best = np.flatnonzero((R >= R.max(axis=1, keepdims=True)).all(axis=0))
+    return game.strategies[0][int(best[0])] if len(best) else None
 
 
 def equilibria_json(an: PopulationAnalysis) -> list[dict]:

@@ -489,7 +489,7 @@ def test_the_code_part_of_the_analysis_key_is_read_once_per_process(study, monke
 
 def test_dominant_mechanism_of_the_provider():
     from gamemarket.games.rsgame import RoleSymmetricGame
-    from gamemarket.reports.population import dominant_mechanism
+    from gamemarket.studies.population import dominant_mechanism
 
     def game(rev):  # rev(m, c) -> the provider's payoff; the consumers' payoffs are irrelevant here
         return RoleSymmetricGame.from_function(

@@ -12,7 +12,7 @@ import pytest
 from gamemarket.errors import InputError
 from gamemarket.studies import load_study, run_study
 from gamemarket.studies.strategies import load_consumers, load_providers
-from study_helpers import ROOT, SMALL, sorted_metrics, write_study
+from study_helpers import ROOT, SMALL, WORKLOAD, sorted_metrics, write_study
 
 
 def test_identical_mixes_are_kept_once_with_a_warning(tmp_path, capsys):
@@ -230,22 +230,19 @@ def test_a_spec_built_in_python_is_checked_on_construction(tmp_path, change, msg
     assert msg in str(e.value) and str(e.value).startswith("study ")
 
 
-POPULATION = """
+POPULATION = (
+    """
 name = "pop"
-[workload]
-source = "synthetic"
-nodes = 8
-[workload.synthetic]
-jobs = 600
-load = 1.1
-seed = 3
-[strategies]
+"""
+    + WORKLOAD
+    + """[strategies]
 providers = ["hb-first", "hb-kth"]
 [game]
 kind = "population"
 strategies = ["truthful", "shade-0.5"]
 reduced_players = 2
 """
+)
 
 
 def test_a_report_quoting_a_population_study_that_is_not_there_says_why(tmp_path):
