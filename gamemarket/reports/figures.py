@@ -21,8 +21,8 @@ LARGE_GAME = 6  #: a game with more strategies than this on either side is drawn
 
 def relative_luminance(rgba) -> np.ndarray:
     """The W3C relative luminance of RGBA colours (the last axis), computed as seaborn's
-    ``utils.relative_luminance`` computes it (tested equal): importing seaborn for it would cost each
-    process that draws a second (it imports scipy.stats)."""
+    ``utils.relative_luminance`` computes it (tested equal), so that a process that draws does not import
+    seaborn, and with it scipy.stats, for three lines."""
     rgb = np.asarray(rgba, dtype=float)[..., :3]
     rgb = np.where(rgb <= 0.03928, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
     # summed left to right, as a three-term dot product is: a matrix product would round differently

@@ -69,6 +69,11 @@ def _files(d: Path) -> None:
     (d / "provider-overhead.toml").write_text('name = "p"\n' + own + provider + "preemption_overhead = 5.0\n")
     (d / "hetero-table.toml").write_text('name = "p"\n' + small.replace("[workload.synthetic]", "[workload.hetero]"))
     (d / "source-typo.toml").write_text('name = "p"\n' + small.replace('"synthetic"', '"synthtic"', 1))
+    unrun = '[game]\nkind = "population"\nstrategies = ["truthful", "shade-0.5"]\nreduced_players = 2\n'
+    (d / "unrun-pop.toml").write_text('name = "q"\n' + small.replace('results = "results"', 'results = "q"') + unrun)
+    (d / "quotes-unrun.toml").write_text(
+        'name = "p"\npopulation_study = "unrun-pop.toml"\nnotes = "{population.hb-first.truthful}"\n' + small
+    )
 
 
 # (argv with {d} for the folder, what the message must contain, paths that must not exist afterwards)
@@ -283,6 +288,11 @@ CASES = {
     "unknown scheduler": (["simulate", "--synthetic-jobs", "20", "--scheduler", "lottery"], "lottery", []),
     "unknown beta mix": (["simulate", "--synthetic-jobs", "20", "--mix", "0.5:zz"], "0.5:zz", []),
     "negative reserve": (["simulate", "--synthetic-jobs", "20", "--reserve", "-1"], "-1", []),
+    "discussion quoting a population study that was not run": (
+        ["study", "run", "{d}/quotes-unrun.toml", "--n-jobs", "1", "--no-progress"],
+        "'notes' quotes the population study",
+        ["{d}/report/report.md", "{d}/report/index.html", "{d}/report/data"],  # the folder holds its claim only
+    ),
 }
 
 
