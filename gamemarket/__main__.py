@@ -1,3 +1,3 @@
-from gamemarket.cli import main
+from gamemarket.cli import run
 
-raise SystemExit(main())
+raise SystemExit(run())
