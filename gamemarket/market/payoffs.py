@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from numba import njit
 
 from gamemarket.bids import BID_CLASSES, bid_bin_codes
 from gamemarket.market.outcomes import RUNTIME_GROUPS
@@ -91,8 +92,12 @@ def of_run(
 ) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
     """A ``MarketRun``'s payoffs, for either market: (flat metrics, binned sums, cohort sums).
 
-    ``cells`` (``Cells.of``) shares the jobs' cells between the runs of one consumer mix and seed."""
-    return run_metrics(run.jobs, run.summary, betas), binned(run.jobs, cells), cohorts(run.jobs, G, private_bid, cells)
+    ``cells`` (``Cells.of``, with the group draws) shares the jobs' cells between the runs of one consumer
+    mix and seed, and both tables of sums then come from one pass over the jobs (``sums``)."""
+    metrics = run_metrics(run.jobs, run.summary, betas)
+    if cells is not None and cells.cohort_cell is not None:
+        return (metrics, *sums(run.jobs, G, private_bid, cells))
+    return metrics, binned(run.jobs, cells), cohorts(run.jobs, G, private_bid, cells)
 
 
 @dataclass(frozen=True)
@@ -114,6 +119,7 @@ class Cells:
     bin_columns: dict  #: group, runtime_group and bid_bin of each used cell
     G: np.ndarray | None  #: the group draws of ``cohort_cell`` (None where none were given)
     cohort_cell: np.ndarray | None
+    cohort_n: np.ndarray | None = None  #: jobs per cohort cell
 
     @classmethod
     def of(cls, jobs: pd.DataFrame, G: np.ndarray | None = None, private_bid: np.ndarray | None = None) -> Cells:
@@ -137,11 +143,12 @@ class Cells:
         g, rest = np.divmod(used, len(names) * nb)
         r, bb = np.divmod(rest, nb)
         columns = {"group": g, "runtime_group": names[r], "bid_bin": (bb + b_lo) * BID_BIN_WIDTH}
-        cohort = None
+        cohort = cohort_n = None
         if G is not None:
             G = np.asarray(G, dtype=np.float64)
             cohort = g_bins(G) * len(BID_CLASSES) + bid_bin_codes(private_bid).astype(np.int64)
-        return cls(group, rg, w, cell, size, n, used, columns, G, cohort)
+            cohort_n = np.bincount(cohort, minlength=COHORT_SIZE)
+        return cls(group, rg, w, cell, size, n, used, columns, G, cohort, cohort_n)
 
     def check(self, jobs: pd.DataFrame) -> None:
         """Raise ``ValueError`` unless ``jobs`` has the consumer groups, runtime groups and private bids
@@ -189,6 +196,16 @@ def binned(jobs: pd.DataFrame, cells: Cells | None = None) -> pd.DataFrame:
 
 
 COHORT_BINS = 100
+COHORT_SIZE = COHORT_BINS * len(BID_CLASSES)
+#: the per-job columns summed per cell (where a market's outcome has them) and their sums' names
+SUMMED = (
+    ("utility", "sum_utility"),
+    ("payment", "sum_payment"),
+    ("bsd", "sum_bsd"),
+    ("ssj", "n_ssj"),
+    ("flow", "sum_flow"),
+    ("throughput", "sum_throughput"),
+)
 
 
 def g_bins(G: np.ndarray) -> np.ndarray:
@@ -219,21 +236,72 @@ def cohorts(jobs: pd.DataFrame, G: np.ndarray, private_bid: np.ndarray, cells: C
         cell = cells.cohort_cell
     else:
         raise ValueError("payoffs: these cells were made from other group draws or private bids")
-    size = COHORT_BINS * len(BID_CLASSES)
+    size = COHORT_SIZE
     g_bin, cls = np.divmod(np.arange(size), len(BID_CLASSES))
     out = pd.DataFrame(
         {"g_bin": g_bin, "bid_class": np.array(BID_CLASSES)[cls], "n": np.bincount(cell, minlength=size)}
     )
     # the columns a market's outcome has (scheduling: bsd, ssj, flow; pricing: throughput)
-    for col, name in (
-        ("utility", "sum_utility"),
-        ("payment", "sum_payment"),
-        ("bsd", "sum_bsd"),
-        ("ssj", "n_ssj"),
-        ("flow", "sum_flow"),
-        ("throughput", "sum_throughput"),
-    ):
+    for col, name in SUMMED:
         if col in jobs:
             v = np.bincount(cell, weights=jobs[col].to_numpy().astype(np.float64), minlength=size)
             out[name] = v.astype(np.int64) if name == "n_ssj" else v
     return out
+
+
+def sums(jobs: pd.DataFrame, G: np.ndarray, private_bid: np.ndarray, cells: Cells) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``binned(jobs, cells)`` and ``cohorts(jobs, G, private_bid, cells)``, equal to them bit for bit, from
+    one pass over the jobs (``_cell_sums``) instead of a ``bincount`` per column and table.
+
+    Each cell adds its jobs' values in job order, as ``np.bincount`` does, so every sum is rounded the same
+    way. ``cells``: ``Cells.of(jobs, G, private_bid)``; other jobs or draws are refused, as there."""
+    cells.check(jobs)
+    if cells.cohort_cell is None or not (np.array_equal(G, cells.G) and np.array_equal(private_bid, cells.private_bid)):
+        raise ValueError("payoffs: these cells were made from other group draws or private bids")
+    present = [(col, name) for col, name in SUMMED if col in jobs]
+    weights = np.empty((len(present), len(cells.bin_cell)))
+    for k, (col, _) in enumerate(present):
+        weights[k] = jobs[col].to_numpy()  # as ``astype(np.float64)``: exact for counts and times
+    by_bin, by_cohort = _cell_sums(cells.bin_cell, cells.bin_size, cells.cohort_cell, COHORT_SIZE, weights)
+    used = cells.bin_used
+    at = {name: k for k, (_, name) in enumerate(present)}
+
+    def binned_sum(name):
+        return by_bin[at[name], used] if name in at else np.zeros(len(used))
+
+    bins = pd.DataFrame(
+        {
+            **cells.bin_columns,
+            "n": cells.bin_n[used],
+            "sum_bsd": binned_sum("sum_bsd"),
+            "n_ssj": binned_sum("n_ssj").astype(np.int64),
+            "sum_utility": binned_sum("sum_utility"),
+            "sum_payment": binned_sum("sum_payment"),
+            "sum_flow": binned_sum("sum_flow"),
+        }
+    )
+    if "sum_throughput" in at:
+        bins["sum_throughput"] = binned_sum("sum_throughput")
+    g_bin, cls = np.divmod(np.arange(COHORT_SIZE), len(BID_CLASSES))
+    coh = {"g_bin": g_bin, "bid_class": np.array(BID_CLASSES)[cls], "n": cells.cohort_n}
+    for k, (_, name) in enumerate(present):
+        coh[name] = by_cohort[k].astype(np.int64) if name == "n_ssj" else by_cohort[k]
+    return bins, pd.DataFrame(coh)
+
+
+@njit(cache=True, nogil=True)
+def _cell_sums(a_cell, a_size, b_cell, b_size, weights):  # pragma: no cover - compiled
+    """Per-cell sums of each row of ``weights`` (K x J) under two cell assignments of the same J jobs:
+    (K x a_size, K x b_size). Job by job in order, so each sum is the one ``np.bincount(cell, weights=row)``
+    returns."""
+    K = weights.shape[0]
+    a = np.zeros((a_size, K))  # a job's K sums side by side: they add in parallel
+    b = np.zeros((b_size, K))
+    for i in range(len(a_cell)):
+        ca = a_cell[i]
+        cb = b_cell[i]
+        for k in range(K):
+            w = weights[k, i]
+            a[ca, k] += w
+            b[cb, k] += w
+    return a.T.copy(), b.T.copy()

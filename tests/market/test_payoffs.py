@@ -167,3 +167,35 @@ def test_shared_cells_give_the_same_payoffs_and_refuse_other_jobs():
         payoffs.binned(other, cells)
     with pytest.raises(ValueError, match="other group draws"):
         payoffs.cohorts(runs[0].jobs, 1.0 - d.G, d.private_bid, cells)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 600), pricing=st.booleans())
+def test_one_pass_sums_equal_the_bincount_reference(seed, n, pricing):
+    """``payoffs.sums`` (one compiled pass over the jobs) returns ``binned`` and ``cohorts`` bit for bit, for
+    a scheduling market's outcome columns and for a pricing market's (no runtime groups, a throughput)."""
+    from gamemarket import bids
+
+    rng = np.random.default_rng(seed)
+    d = bids.draw(n, seed % 1000)
+    jobs = pd.DataFrame(
+        {
+            "group": rng.integers(0, 3, n),
+            "private_bid": d.private_bid,
+            "utility": rng.normal(-1e4, 1e4, n),
+            "payment": rng.exponential(1e3, n),
+        }
+    )
+    if pricing:
+        jobs["throughput"] = rng.random(n)
+    else:
+        jobs["runtime_group"] = runtime_groups(rng.integers(1, 1000, n), np.arange(n))
+        jobs["bsd"] = rng.exponential(3.0, n)
+        jobs["ssj"] = jobs["bsd"] >= 5.0
+        jobs["flow"] = rng.integers(0, 10**6, n)
+    cells = payoffs.Cells.of(jobs, d.G, d.private_bid)
+    bins, coh = payoffs.sums(jobs, d.G, d.private_bid, cells)
+    pd.testing.assert_frame_equal(bins, payoffs.binned(jobs), check_exact=True)
+    pd.testing.assert_frame_equal(coh, payoffs.cohorts(jobs, d.G, d.private_bid), check_exact=True)
+    with pytest.raises(ValueError, match="other group draws"):
+        payoffs.sums(jobs, 1.0 - d.G, d.private_bid, cells)
