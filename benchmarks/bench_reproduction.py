@@ -5,8 +5,10 @@
 Runs the reproduction (``studies/shudler2010.toml`` on the LPC-EGEE trace and its companion on the
 fitted workload model: 2,240 runs) from empty stores in a copy of the studies, then prints:
 (1) the engine alone: the mean time of one run's engine call (``run_schedule``: ranking and the
-event loop, one payment scheme), each run on its own, over a sample of the study's runs, and the
-runs per second that gives with ``--n-jobs`` workers, had they nothing else to do;
+event loop, one payment scheme), each run on its own, over a sample of the study's runs, measured
+before the study and again after it (this machine's speed drifts by tens of percent within minutes, so
+the two bracket the study and their mean is the figure compared), and the runs per second that gives
+with ``--n-jobs`` workers, had they nothing else to do;
 (2) the study: wall time and runs per second with ``--n-jobs`` workers (targets: at most 2 min, and
 within 1.3x of the engine alone's runs per second), and the summed task time;
 (3) the report: ``analyze`` and ``write_report`` in the same process (what ``study run`` adds after
@@ -70,16 +72,22 @@ def main() -> None:
             "hb",
             [("kth", 1.0)],
         )  # load the cache
-        engine = []
-        for t in sample:
-            table = bids.job_table(w.jobs, bids.BetaMix(t.groups), t.seed, distribution=spec.bids)
-            p = t.provider_params
-            t0 = time.perf_counter()
-            run_schedule(table, nodes, p["scheduler"], [(p["payment"], p["reserve"])])
-            engine.append(time.perf_counter() - t0)
-        e = sum(engine) / len(engine)
-        print(f"engine alone: {e:.3f} s per run (mean of {len(engine)} runs of the study, each on its own)")
-        print(f"  with {a.n_jobs} workers and nothing else to do: {a.n_jobs / e:.1f} runs/s")
+
+        def engine_alone() -> float:
+            seconds = []
+            for t in sample:
+                table = bids.job_table(w.jobs, bids.BetaMix(t.groups), t.seed, distribution=spec.bids)
+                p = t.provider_params
+                t0 = time.perf_counter()
+                run_schedule(table, nodes, p["scheduler"], [(p["payment"], p["reserve"])])
+                seconds.append(time.perf_counter() - t0)
+            return sum(seconds) / len(seconds)
+
+        before = engine_alone()
+        print(
+            f"engine alone, before the study: {before:.3f} s per run "
+            f"(mean of {len(sample)} runs of the study, each on its own)"
+        )
 
         # (2) the study, from empty stores
         t0 = time.perf_counter()
@@ -87,6 +95,10 @@ def main() -> None:
         wall = time.perf_counter() - t0
         runs = sum(i.run for i in infos)
         rate = runs / wall
+        after = engine_alone()
+        e = (before + after) / 2
+        print(f"engine alone, after the study: {after:.3f} s per run; mean {e:.3f} s")
+        print(f"  with {a.n_jobs} workers and nothing else to do: {a.n_jobs / e:.1f} runs/s")
         print(
             f"reproduction: {runs:,} runs in {wall:.1f} s with {a.n_jobs} workers (target <= 120 s): {rate:.1f} runs/s"
         )
