@@ -1,12 +1,19 @@
 """The event-driven market engine (market model sections 4-5), compiled with numba.
 
 Per-job state is indexed by arrival order (jobs sorted by ``(submit, id)``); priority keys are
-turned once into integer ranks, so every heap compares plain integers. Structures:
+turned once into integer ranks, so every heap compares plain integers. A heap entry is a job's rank
+and its arrival index packed into one integer, ``rank << 32 | j``: ranks are distinct, so entries
+compare as their ranks do, and the heap's top names its job without a lookup. Structures:
 
-* running set: an indexed max-heap of ranks (its top is the worst running job, the one HB
+* per-job state: one row of integers per job (state, running since, remaining time, start, end,
+  preemptions, position in the running set) and one row of floats (the K rate caps, then the K
+  payments so far), so that touching a job reads one or two cache lines rather than one per field;
+  on a trace the jobs' state is larger than the processor's caches, and these reads were most of a
+  run's time;
+* running set: an indexed max-heap of entries (its top is the worst running job, the one HB
   preempts first), with positions so a finishing job is removed in O(log n);
-* waiting set: a min-heap of ranks (its top is the best waiting job);
-* highest waiting bid: a min-heap of bid ranks with lazy deletion (for k-th price);
+* waiting set: a min-heap of entries (its top is the best waiting job);
+* highest waiting bid: a min-heap of (bid rank, job) entries with lazy deletion (for k-th price);
 * completions: a min-heap of (finish time, job) with lazy invalidation of preempted runs.
 
 Payments: at every instant each running job adds ``rate * dt`` for the interval since the
@@ -31,19 +38,29 @@ from numba import njit
 from gamemarket.market.payments import market_price
 
 _NONE = -1
+#: a heap entry is ``rank << SHIFT | j``; jobs and ranks must stay below ``MAX_JOBS``
+SHIFT = 32
+MASK = (1 << SHIFT) - 1
+MAX_JOBS = 1 << 31
+# the columns of a job's row of integers: 0 future, 1 waiting, 2 running, 3 done; running since; remaining
+# run time; start; end; preemptions; position in the running set
+STATE, SINCE, REM, START, END, NPRE, RPOS = 0, 1, 2, 3, 4, 5, 6
+NI = 8  # a row of eight integers is one 64-byte cache line
 
 
-# The running set is a max-heap of ranks ``heap`` with ``pos[rank]`` its position; ``hcap`` and
-# ``hpay`` (K x n: one row per payment scheme) run parallel to it (the job's rate cap and its payment
-# so far), so the per-step payment loop reads contiguous memory and vectorises, row by row.
+# The running set is a max-heap of entries ``heap``, with each job's position in its row (``RPOS``);
+# ``hcap`` and ``hpay`` (K x n: one row per payment scheme) run parallel to it (the job's rate cap and
+# its payment so far), so the per-step payment loop reads contiguous memory and vectorises, row by row.
+
+
 @njit(cache=True, inline="always")
-def _swap(heap, pos, hcap, hpay, a, b):
+def _swap(heap, ji, hcap, hpay, a, b):
     ra = heap[a]
     rb = heap[b]
     heap[a] = rb
     heap[b] = ra
-    pos[rb] = a
-    pos[ra] = b
+    ji[rb & MASK, RPOS] = a
+    ji[ra & MASK, RPOS] = b
     for s in range(hcap.shape[0]):
         c = hcap[s, a]
         hcap[s, a] = hcap[s, b]
@@ -54,18 +71,18 @@ def _swap(heap, pos, hcap, hpay, a, b):
 
 
 @njit(cache=True)
-def _max_sift_up(heap, pos, hcap, hpay, i):
+def _max_sift_up(heap, ji, hcap, hpay, i):
     while i > 0:
         parent = (i - 1) >> 1
         if heap[parent] < heap[i]:
-            _swap(heap, pos, hcap, hpay, parent, i)
+            _swap(heap, ji, hcap, hpay, parent, i)
             i = parent
         else:
             break
 
 
 @njit(cache=True)
-def _max_sift_down(heap, pos, hcap, hpay, i, cnt):
+def _max_sift_down(heap, ji, hcap, hpay, i, cnt):
     while True:
         left = 2 * i + 1
         if left >= cnt:
@@ -75,7 +92,7 @@ def _max_sift_down(heap, pos, hcap, hpay, i, cnt):
         if right < cnt and heap[right] > heap[left]:
             best = right
         if heap[best] > heap[i]:
-            _swap(heap, pos, hcap, hpay, best, i)
+            _swap(heap, ji, hcap, hpay, best, i)
             i = best
         else:
             break
@@ -169,14 +186,14 @@ def _ev_pop(ht, hj, cnt):
 
 
 @njit(cache=True)
-def run_market(submit, runtime, rank, order, bidrank, bidorder, reported, n, preemptive, schemes, reserves):
+def run_market(submit, runtime, rank, bidrank, reported, n, preemptive, schemes, reserves):
     """Simulate one market run, with the payments of K payment schemes.
 
     Parameters (all arrays indexed by arrival order: sorted by ``(submit, id)``)
     ----------
     submit, runtime : int64 arrays
-    rank : int64, the job's position in scheduler-key order; ``order`` its inverse
-    bidrank : int64, the job's position in ``(-reported bid, arrival)`` order; ``bidorder`` its inverse
+    rank : int64, the job's position in scheduler-key order (distinct, below ``MAX_JOBS``)
+    bidrank : int64, the job's position in ``(-reported bid, arrival)`` order
     reported : float64 reported bids
     n : number of nodes; preemptive : HB-style top-n (True) or non-preemptive fill (False)
     schemes : int64 array of K payment-scheme codes for ``payments.market_price``
@@ -189,21 +206,25 @@ def run_market(submit, runtime, rank, order, bidrank, bidorder, reported, n, pre
     """
     J = submit.shape[0]
     K = schemes.shape[0]
-    remaining = runtime.copy()
-    start = np.full(J, _NONE, np.int64)
-    end = np.full(J, _NONE, np.int64)
-    pay = np.zeros((K, J), np.float64)
-    npre = np.zeros(J, np.int64)
-    run_since = np.full(J, _NONE, np.int64)
-    state = np.zeros(J, np.int8)  # 0 future, 1 waiting, 2 running, 3 done
-    cap = np.empty((K, J), np.float64)
-    for s in range(K):
-        cap[s] = np.maximum(reported, reserves[s])
-
+    ji = np.empty((J, NI), np.int64)
+    for j in range(J):
+        ji[j, STATE] = 0
+        ji[j, SINCE] = _NONE
+        ji[j, REM] = runtime[j]
+        ji[j, START] = _NONE
+        ji[j, END] = _NONE
+        ji[j, NPRE] = 0
+        ji[j, RPOS] = _NONE
+    # a job's rate caps and payments so far side by side: (cap_0..cap_K-1, pay_0..pay_K-1)
+    jf = np.zeros((J, 2 * K), np.float64)
+    for j in range(J):
+        for s in range(K):
+            r = reserves[s]
+            w = reported[j]
+            jf[j, s] = w if w > r else r  # max(rw_j, r): bids are finite
     rheap = np.empty(max(n, 1), np.int64)
     rcap = np.empty((K, max(n, 1)), np.float64)
     rpay = np.empty((K, max(n, 1)), np.float64)
-    rpos = np.full(J, _NONE, np.int64)  # position in rheap, indexed by rank
     rcnt = 0
     wheap = np.empty(max(J, 1), np.int64)
     wcnt = 0
@@ -222,7 +243,7 @@ def run_market(submit, runtime, rank, order, bidrank, bidorder, reported, n, pre
         # drop completion events of runs that were preempted
         while ecnt > 0:
             j = ev_j[0]
-            if state[j] == 2 and run_since[j] + remaining[j] == ev_t[0]:
+            if ji[j, STATE] == 2 and ji[j, SINCE] + ji[j, REM] == ev_t[0]:
                 break
             ecnt = _ev_pop(ev_t, ev_j, ecnt)
         tf = ev_t[0] if ecnt > 0 else BIG
@@ -242,80 +263,86 @@ def run_market(submit, runtime, rank, order, bidrank, bidorder, reported, n, pre
         while ecnt > 0 and ev_t[0] == t:
             j = ev_j[0]
             ecnt = _ev_pop(ev_t, ev_j, ecnt)
-            if state[j] != 2 or run_since[j] + remaining[j] != t:
+            if ji[j, STATE] != 2 or ji[j, SINCE] + ji[j, REM] != t:
                 continue
-            state[j] = 3
-            end[j] = t
-            remaining[j] = 0
-            rk = rank[j]
-            p = rpos[rk]
+            ji[j, STATE] = 3
+            ji[j, END] = t
+            ji[j, REM] = 0
+            p = ji[j, RPOS]
             for s in range(K):
-                pay[s, j] = rpay[s, p]
+                jf[j, K + s] = rpay[s, p]
             rcnt -= 1
             if p != rcnt:
-                _swap(rheap, rpos, rcap, rpay, p, rcnt)
-                rpos[rk] = _NONE
-                _max_sift_down(rheap, rpos, rcap, rpay, p, rcnt)
-                _max_sift_up(rheap, rpos, rcap, rpay, p)
+                _swap(rheap, ji, rcap, rpay, p, rcnt)
+                ji[j, RPOS] = _NONE
+                _max_sift_down(rheap, ji, rcap, rpay, p, rcnt)
+                _max_sift_up(rheap, ji, rcap, rpay, p)
             else:
-                rpos[rk] = _NONE
+                ji[j, RPOS] = _NONE
         # 2. arrivals
         while ptr < J and submit[ptr] == t:
-            state[ptr] = 1
-            wcnt = _min_push(wheap, wcnt, rank[ptr])
-            bcnt = _min_push(bheap, bcnt, bidrank[ptr])
+            ji[ptr, STATE] = 1
+            wcnt = _min_push(wheap, wcnt, (rank[ptr] << SHIFT) | ptr)
+            bcnt = _min_push(bheap, bcnt, (bidrank[ptr] << SHIFT) | ptr)
             ptr += 1
         # 3. one allocation step
         steps += 1
         while rcnt < n and wcnt > 0:
-            rk, wcnt = _min_pop(wheap, wcnt)
-            j = order[rk]
-            state[j] = 2
-            run_since[j] = t
-            if start[j] == _NONE:
-                start[j] = t
-            rheap[rcnt] = rk
+            key, wcnt = _min_pop(wheap, wcnt)
+            j = key & MASK
+            ji[j, STATE] = 2
+            ji[j, SINCE] = t
+            if ji[j, START] == _NONE:
+                ji[j, START] = t
+            rheap[rcnt] = key
             for s in range(K):
-                rcap[s, rcnt] = cap[s, j]
-                rpay[s, rcnt] = pay[s, j]
-            rpos[rk] = rcnt
+                rcap[s, rcnt] = jf[j, s]
+                rpay[s, rcnt] = jf[j, K + s]
+            ji[j, RPOS] = rcnt
             rcnt += 1
-            _max_sift_up(rheap, rpos, rcap, rpay, rcnt - 1)
-            ecnt = _ev_push(ev_t, ev_j, ecnt, t + remaining[j], j)
+            _max_sift_up(rheap, ji, rcap, rpay, rcnt - 1)
+            ecnt = _ev_push(ev_t, ev_j, ecnt, t + ji[j, REM], j)
         if preemptive:
             while wcnt > 0 and rcnt > 0 and wheap[0] < rheap[0]:
                 # preempt the worst running job ...
-                out_rk = rheap[0]
-                jo = order[out_rk]
+                out_key = rheap[0]
+                jo = out_key & MASK
                 for s in range(K):
-                    pay[s, jo] = rpay[s, 0]
-                remaining[jo] -= t - run_since[jo]
-                run_since[jo] = _NONE
-                state[jo] = 1
-                npre[jo] += 1
+                    jf[jo, K + s] = rpay[s, 0]
+                ji[jo, REM] -= t - ji[jo, SINCE]
+                ji[jo, SINCE] = _NONE
+                ji[jo, STATE] = 1
+                ji[jo, NPRE] += 1
                 wcnt_new = wcnt
                 # ... and run the best waiting one in its place
-                in_rk, wcnt_new = _min_pop(wheap, wcnt_new)
-                wcnt = _min_push(wheap, wcnt_new, out_rk)
-                bcnt = _min_push(bheap, bcnt, bidrank[jo])
-                ji = order[in_rk]
-                state[ji] = 2
-                run_since[ji] = t
-                if start[ji] == _NONE:
-                    start[ji] = t
-                rpos[out_rk] = _NONE
-                rheap[0] = in_rk
+                in_key, wcnt_new = _min_pop(wheap, wcnt_new)
+                wcnt = _min_push(wheap, wcnt_new, out_key)
+                bcnt = _min_push(bheap, bcnt, (bidrank[jo] << SHIFT) | jo)
+                jn = in_key & MASK
+                ji[jn, STATE] = 2
+                ji[jn, SINCE] = t
+                if ji[jn, START] == _NONE:
+                    ji[jn, START] = t
+                ji[jo, RPOS] = _NONE
+                rheap[0] = in_key
                 for s in range(K):
-                    rcap[s, 0] = cap[s, ji]
-                    rpay[s, 0] = pay[s, ji]
-                rpos[in_rk] = 0
-                _max_sift_down(rheap, rpos, rcap, rpay, 0, rcnt)
-                ecnt = _ev_push(ev_t, ev_j, ecnt, t + remaining[ji], ji)
+                    rcap[s, 0] = jf[jn, s]
+                    rpay[s, 0] = jf[jn, K + s]
+                ji[jn, RPOS] = 0
+                _max_sift_down(rheap, ji, rcap, rpay, 0, rcnt)
+                ecnt = _ev_push(ev_t, ev_j, ecnt, t + ji[jn, REM], jn)
         # highest waiting reported bid (lazy deletion of jobs no longer waiting)
-        while bcnt > 0 and state[bidorder[bheap[0]]] != 1:
+        while bcnt > 0 and ji[bheap[0] & MASK, STATE] != 1:
             _, bcnt = _min_pop(bheap, bcnt)
-        maxq = reported[bidorder[bheap[0]]] if bcnt > 0 else -np.inf
+        maxq = reported[bheap[0] & MASK] if bcnt > 0 else -np.inf
         for s in range(K):
             price[s] = market_price(schemes[s], reserves[s], n, rcnt + wcnt, wcnt, maxq)
         t_prev = t
+    start = ji[:, START].copy()
+    end = ji[:, END].copy()
+    npre = ji[:, NPRE].copy()
+    pay = np.empty((K, J), np.float64)
+    for s in range(K):
+        for j in range(J):
+            pay[s, j] = jf[j, K + s]
     return start, end, pay, npre, steps

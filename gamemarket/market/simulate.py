@@ -20,7 +20,7 @@ from gamemarket.bids import bid_bin_codes
 from gamemarket.io import jobtable
 from gamemarket.market import outcomes
 from gamemarket.errors import InputError
-from gamemarket.market.engine import run_market
+from gamemarket.market.engine import MAX_JOBS, run_market
 from gamemarket.market.payments import get_payment
 from gamemarket.market.schedulers import get_scheduler
 
@@ -105,15 +105,13 @@ def prepare(table: pd.DataFrame, scheduler: str, ranks: list | None = None):
         raise InputError(f"scheduler {scheduler!r}: a priority key is not finite")
     rw = np.ascontiguousarray(t["reported_bid"], dtype=np.float64)
     ranks = [] if ranks is None else ranks
-    rank, order = _rank_memo(key, ranks)
-    bidrank, bidorder = _rank_memo(-rw, ranks)
+    rank, _ = _rank_memo(key, ranks)
+    bidrank, _ = _rank_memo(-rw, ranks)
     return arrival, dict(
         submit=np.ascontiguousarray(t["submit"], dtype=np.int64),
         runtime=np.ascontiguousarray(t["runtime"], dtype=np.int64),
         rank=rank,
-        order=order,
         bidrank=bidrank,
-        bidorder=bidorder,
         reported=rw,
     )
 
@@ -145,6 +143,8 @@ def run_schedule(
     if len(codes) == 0:
         raise InputError(f"scheduler {scheduler!r}: no payment scheme to run")
     arrival, a = prepare(table, scheduler, ranks)
+    if len(arrival) >= MAX_JOBS:  # the engine packs a job's rank and index into one integer
+        raise InputError(f"a run takes at most {MAX_JOBS - 1:,} jobs; this table has {len(arrival):,}")
     if len(arrival) == 0:
         e = np.empty(0, np.int64)
         return e, e, np.empty((len(codes), 0)), e, 0
@@ -155,9 +155,7 @@ def run_schedule(
         a["submit"],
         a["runtime"],
         a["rank"],
-        a["order"],
         a["bidrank"],
-        a["bidorder"],
         a["reported"],
         min(int(nodes), len(arrival) + 1),
         sched.preemptive,
