@@ -21,7 +21,21 @@ def runtime_group_codes(runtime: np.ndarray, ids: np.ndarray) -> np.ndarray:
     """0 SHORT / 1 MEDIUM / 2 LONG: jobs sorted by ``(runtime, id)``; the first and second ``floor(J/3)``,
     then the rest."""
     J = len(runtime)
-    order = np.lexsort((ids, runtime))
+    runtime = np.asarray(runtime, dtype=np.int64)
+    ids = np.asarray(ids, dtype=np.int64)
+    span = int(ids[-1]) + 1 if J else 1
+    if (
+        J > 1
+        and ids[0] >= 0
+        and runtime.min() >= 0
+        and int(runtime.max()) < (2**62) // span
+        and (np.diff(ids) > 0).all()
+    ):
+        # increasing ids (the usual table) make every (runtime, id) pair distinct, so one integer key
+        # sorts them the same way, at a third of lexsort's time
+        order = np.argsort(runtime * span + ids)
+    else:
+        order = np.lexsort((ids, runtime))
     third = J // 3
     codes = np.full(J, 2, dtype=np.int8)
     codes[order[:third]] = 0

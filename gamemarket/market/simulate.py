@@ -82,7 +82,8 @@ def _rank(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def prepare(table: pd.DataFrame, scheduler: str, ranks: list | None = None):
-    """Arrays in arrival order and integer ranks for the engine.
+    """Arrays in arrival order and integer ranks for the engine: ``(arrival, arrays)``, with ``arrival`` the
+    table's rows in arrival order and ``arrays["in_order"]`` true where that is the table's own order.
 
     ``ranks`` (a list, filled as it goes) keeps the ranks already computed for this table as
     ``(key, (rank, order))`` pairs, so runs that share a table sort each distinct key once: HB and
@@ -94,7 +95,9 @@ def prepare(table: pd.DataFrame, scheduler: str, ranks: list | None = None):
     if ((d_submit > 0) | ((d_submit == 0) & (np.diff(ids) > 0))).all():
         arrival = np.arange(len(submit), dtype=np.int64)  # already in (submit, id) order: the usual case
         t = table
+        in_order = True
     else:
+        in_order = False
         arrival = np.lexsort((ids, submit))
         if hasattr(table, "iloc"):
             t = table.iloc[arrival]
@@ -113,6 +116,7 @@ def prepare(table: pd.DataFrame, scheduler: str, ranks: list | None = None):
         rank=rank,
         bidrank=bidrank,
         reported=rw,
+        in_order=in_order,
     )
 
 
@@ -162,6 +166,8 @@ def run_schedule(
         codes,
         reserves,
     )
+    if a["in_order"]:  # the table is in arrival order already: the engine's arrays are in its order
+        return start, end, pay, npre, steps
     inv = np.empty_like(arrival)
     inv[arrival] = np.arange(len(arrival))
     return start[inv], end[inv], pay[:, inv], npre[inv], steps

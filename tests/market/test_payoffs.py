@@ -199,3 +199,27 @@ def test_one_pass_sums_equal_the_bincount_reference(seed, n, pricing):
     pd.testing.assert_frame_equal(coh, payoffs.cohorts(jobs, d.G, d.private_bid), check_exact=True)
     with pytest.raises(ValueError, match="other group draws"):
         payoffs.sums(jobs, 1.0 - d.G, d.private_bid, cells)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    runtimes=st.lists(st.integers(0, 2**40), min_size=1, max_size=300),
+    gaps=st.lists(st.integers(1, 2**20), min_size=300, max_size=300),
+    first=st.integers(0, 2**20),
+    shuffle=st.booleans(),
+)
+def test_runtime_group_codes_equal_the_lexsort_reference(runtimes, gaps, first, shuffle):
+    """The one-key sort (increasing ids) and the lexsort fallback (any ids) both give the groups of the
+    (runtime, id) order, ties in run time broken by id."""
+    from gamemarket.market.outcomes import runtime_group_codes
+
+    rt = np.array(runtimes, dtype=np.int64) // 2**30  # many ties
+    ids = first + np.cumsum(np.array(gaps[: len(rt)], dtype=np.int64))
+    if shuffle:
+        ids = np.random.default_rng(len(rt)).permutation(ids)
+    order = np.lexsort((ids, rt))
+    want = np.full(len(rt), 2, dtype=np.int8)
+    third = len(rt) // 3
+    want[order[:third]] = 0
+    want[order[third : 2 * third]] = 1
+    np.testing.assert_array_equal(runtime_group_codes(rt, ids), want)
