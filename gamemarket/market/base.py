@@ -27,7 +27,10 @@ from gamemarket.registry import Registry
 class MarketRun(NamedTuple):
     """One market run: per-job outcomes (columns ``group``, ``private_bid``, ``utility``, ``payment`` and the
     market's own, e.g. ``bsd`` or ``throughput``) and the provider's summary (``revenue``, ``utilization``,
-    ``welfare`` and the market's own, e.g. ``preemptions`` or ``converged``)."""
+    ``welfare`` and the market's own, e.g. ``preemptions`` or ``converged``).
+
+    ``jobs`` is a DataFrame, or (``run_many`` of the scheduling market) a mapping of column arrays with
+    categorical columns as codes (``outcomes.per_job_columns``); ``payoffs`` reads either alike."""
 
     jobs: pd.DataFrame
     summary: dict
@@ -221,12 +224,13 @@ class SchedulingMarket:
 
     def run_many(self, arrays, nodes, providers, private, reported, group) -> list[MarketRun]:
         """One engine pass per scheduler pays every payment scheme and reservation price asked for
-        (``gamemarket.market.simulate.simulate_many``)."""
+        (``gamemarket.market.simulate.simulate_many``); each run's per-job outcome comes as column arrays
+        (a study only sums them, and building a DataFrame per run cost more than the sums)."""
         from gamemarket.market.simulate import simulate_many
 
-        runs = simulate_many(
-            _table(arrays, private, reported, group), nodes, [_mechanism(p) for p in providers], validate=False
-        )
+        table = {c: arrays[c] for c in ("id", "submit", "runtime", "estimate")}
+        table.update(private_bid=private, reported_bid=reported, group=group)
+        runs = simulate_many(table, nodes, [_mechanism(p) for p in providers], validate=False, columns=True)
         return [MarketRun(r.jobs, r.summary) for r in runs]
 
 

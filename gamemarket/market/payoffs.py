@@ -40,6 +40,22 @@ def unit(metric: str) -> str:
     return UNITS.get(metric, "")
 
 
+def _values(jobs, col: str) -> np.ndarray:
+    """A per-job column's values, from a DataFrame or from a mapping of column arrays
+    (``outcomes.per_job_columns``, what a study's runs carry)."""
+    v = jobs[col]
+    return v.to_numpy() if hasattr(v, "to_numpy") else np.asarray(v)
+
+
+def _runtime_codes(jobs) -> np.ndarray | None:
+    """Each job's runtime-group code (0 SHORT, 1 MEDIUM, 2 LONG): a DataFrame's categorical codes, or the
+    codes a mapping of columns holds; None for a market without runtime groups."""
+    if "runtime_group" not in jobs:
+        return None
+    v = jobs["runtime_group"]
+    return np.asarray(v.cat.codes if hasattr(v, "cat") else v, dtype=np.int64)
+
+
 def aggressive_group(betas: np.ndarray) -> int | None:
     """Index of the aggressive group: the one with the largest beta, when betas differ."""
     betas = np.asarray(betas, dtype=float)
@@ -61,11 +77,12 @@ def group_utilities(u: np.ndarray, group: np.ndarray, betas: np.ndarray) -> dict
 
 
 def run_metrics(jobs: pd.DataFrame, summary: dict, betas: np.ndarray) -> dict[str, float]:
-    """Every payoff of one run as a flat dict (NaN where a group is empty or undefined).
+    """Every payoff of one run as a flat dict (NaN where a group is empty or undefined). ``jobs``: the
+    per-job table, or its columns.
 
     Whatever the market: what it does not measure is NaN (a pricing market has no slowdown or runtime
     groups; ``preemptions`` is 0 there), and its own summary numbers (``converged``, ``gap``) follow."""
-    u = jobs["utility"].to_numpy()
+    u = _values(jobs, "utility")
     m = {
         "revenue": summary["revenue"],
         "utilization": summary["utilization"],
@@ -79,11 +96,11 @@ def run_metrics(jobs: pd.DataFrame, summary: dict, betas: np.ndarray) -> dict[st
     for extra in ("converged", "gap"):
         if extra in summary:
             m[extra] = float(summary[extra]) if extra == "converged" else summary[extra]
-    rg = np.asarray(jobs["runtime_group"].cat.codes) if "runtime_group" in jobs else None
+    rg = _runtime_codes(jobs)
     for code, g in enumerate(RUNTIME_GROUPS):
         sel = rg == code if rg is not None else None
         m[f"mean_utility_{g}"] = float(u[sel].mean()) if sel is not None and sel.any() else np.nan
-    m.update(group_utilities(u, jobs["group"].to_numpy(), betas))
+    m.update(group_utilities(u, _values(jobs, "group"), betas))
     return m
 
 
@@ -124,14 +141,10 @@ class Cells:
     @classmethod
     def of(cls, jobs: pd.DataFrame, G: np.ndarray | None = None, private_bid: np.ndarray | None = None) -> Cells:
         """The cells of ``jobs`` (and of the group draws ``G`` and ``private_bid`` for ``cohorts``)."""
-        group = jobs["group"].to_numpy(np.int64)
-        if "runtime_group" in jobs:
-            names = np.array(RUNTIME_GROUPS)
-            rg = np.asarray(jobs["runtime_group"].cat.codes, dtype=np.int64)
-        else:
-            names = np.array(["ALL"])
-            rg = None
-        w = jobs["private_bid"].to_numpy()
+        group = np.asarray(_values(jobs, "group"), dtype=np.int64)
+        rg = _runtime_codes(jobs)
+        names = np.array(RUNTIME_GROUPS if rg is not None else ["ALL"])
+        w = _values(jobs, "private_bid")
         b = np.floor(w / BID_BIN_WIDTH).astype(np.int64)
         b_lo = b.min() if len(b) else 0
         nb = (b.max() - b_lo + 1) if len(b) else 1
@@ -153,10 +166,10 @@ class Cells:
     def check(self, jobs: pd.DataFrame) -> None:
         """Raise ``ValueError`` unless ``jobs`` has the consumer groups, runtime groups and private bids
         these cells were made from."""
-        rg = np.asarray(jobs["runtime_group"].cat.codes, dtype=np.int64) if "runtime_group" in jobs else None
+        rg = _runtime_codes(jobs)
         same = (
-            np.array_equal(jobs["group"].to_numpy(np.int64), self.group)
-            and np.array_equal(jobs["private_bid"].to_numpy(), self.private_bid)
+            np.array_equal(np.asarray(_values(jobs, "group"), dtype=np.int64), self.group)
+            and np.array_equal(_values(jobs, "private_bid"), self.private_bid)
             and ((rg is None and self.runtime_codes is None) or np.array_equal(rg, self.runtime_codes))
         )
         if not same:
@@ -177,7 +190,7 @@ def binned(jobs: pd.DataFrame, cells: Cells | None = None) -> pd.DataFrame:
     def s(col):
         if col not in jobs:
             return np.zeros(len(used))
-        return np.bincount(cell, weights=jobs[col].to_numpy().astype(np.float64), minlength=size)[used]
+        return np.bincount(cell, weights=_values(jobs, col).astype(np.float64), minlength=size)[used]
 
     out = pd.DataFrame(
         {
@@ -244,7 +257,7 @@ def cohorts(jobs: pd.DataFrame, G: np.ndarray, private_bid: np.ndarray, cells: C
     # the columns a market's outcome has (scheduling: bsd, ssj, flow; pricing: throughput)
     for col, name in SUMMED:
         if col in jobs:
-            v = np.bincount(cell, weights=jobs[col].to_numpy().astype(np.float64), minlength=size)
+            v = np.bincount(cell, weights=_values(jobs, col).astype(np.float64), minlength=size)
             out[name] = v.astype(np.int64) if name == "n_ssj" else v
     return out
 
@@ -261,7 +274,7 @@ def sums(jobs: pd.DataFrame, G: np.ndarray, private_bid: np.ndarray, cells: Cell
     present = [(col, name) for col, name in SUMMED if col in jobs]
     weights = np.empty((len(present), len(cells.bin_cell)))
     for k, (col, _) in enumerate(present):
-        weights[k] = jobs[col].to_numpy()  # as ``astype(np.float64)``: exact for counts and times
+        weights[k] = _values(jobs, col)  # as ``astype(np.float64)``: exact for counts and times
     by_bin, by_cohort = _cell_sums(cells.bin_cell, cells.bin_size, cells.cohort_cell, COHORT_SIZE, weights)
     used = cells.bin_used
     at = {name: k for k, (_, name) in enumerate(present)}

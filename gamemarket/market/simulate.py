@@ -181,8 +181,11 @@ def run_arrays(table: pd.DataFrame, nodes: int, mechanism: Mechanism):
     return start, end, pay[0], npre, steps
 
 
-def _result(table, nodes, mechanism, start, end, pay, npre, steps, groups=None, bid_codes=None) -> RunResult:
-    jobs = outcomes.per_job(table, start, end, pay, npre, runtime_codes=groups, bid_codes=bid_codes)
+def _result(
+    table, nodes, mechanism, start, end, pay, npre, steps, groups=None, bid_codes=None, columns=False
+) -> RunResult:
+    per_job = outcomes.per_job_columns if columns else outcomes.per_job
+    jobs = per_job(table, start, end, pay, npre, runtime_codes=groups, bid_codes=bid_codes)
     summ = outcomes.summary(jobs, nodes)
     summ["allocation_steps"] = int(steps)
     return RunResult(jobs=jobs, summary=summ, meta={"mechanism": mechanism.describe(), "nodes": int(nodes)})
@@ -201,7 +204,12 @@ def simulate_columns(columns, nodes: int, mechanism: Mechanism | None = None) ->
 
 
 def simulate_many(
-    table: pd.DataFrame, nodes: int, mechanisms: Sequence[Mechanism], *, validate: bool = True
+    table: pd.DataFrame,
+    nodes: int,
+    mechanisms: Sequence[Mechanism],
+    *,
+    validate: bool = True,
+    columns: bool = False,
 ) -> list[RunResult]:
     """Simulate one market run per mechanism, with one engine pass per scheduler.
 
@@ -211,15 +219,20 @@ def simulate_many(
 
     Parameters
     ----------
-    table : a section-8 job table
+    table : a section-8 job table (a DataFrame, or a mapping of column arrays where ``validate`` is off)
     nodes : number of nodes ``n``
     mechanisms : the mechanisms to run, in the order of the returned results
     validate : check the job table first (disable only for tables already validated)
+    columns : give each result's per-job outcome as column arrays (``outcomes.per_job_columns``: the same
+        numbers, categoricals as codes) rather than a DataFrame; a study's runs, which only sum them,
+        skip building a table per run
     """
     if validate:
         table = jobtable.validate(table)
-    groups = outcomes.runtime_group_codes(table["runtime"].to_numpy(np.int64), table["id"].to_numpy(np.int64))
-    bid_codes = bid_bin_codes(table["private_bid"].to_numpy(np.float64))
+    groups = outcomes.runtime_group_codes(
+        np.asarray(table["runtime"], dtype=np.int64), np.asarray(table["id"], dtype=np.int64)
+    )
+    bid_codes = bid_bin_codes(np.asarray(table["private_bid"], dtype=np.float64))
     out: list[RunResult | None] = [None] * len(mechanisms)
     by_scheduler: dict[str, list[int]] = {}
     for i, m in enumerate(mechanisms):
@@ -229,7 +242,7 @@ def simulate_many(
         pricing = [(mechanisms[i].payment, mechanisms[i].reserve) for i in idx]
         start, end, pay, npre, steps = run_schedule(table, nodes, scheduler, pricing, ranks=ranks)
         for k, i in enumerate(idx):
-            out[i] = _result(table, nodes, mechanisms[i], start, end, pay[k], npre, steps, groups, bid_codes)
+            out[i] = _result(table, nodes, mechanisms[i], start, end, pay[k], npre, steps, groups, bid_codes, columns)
     return out
 
 

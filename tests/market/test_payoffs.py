@@ -223,3 +223,37 @@ def test_runtime_group_codes_equal_the_lexsort_reference(runtimes, gaps, first, 
     want[order[:third]] = 0
     want[order[third : 2 * third]] = 1
     np.testing.assert_array_equal(runtime_group_codes(rt, ids), want)
+
+
+def test_a_groups_column_runs_pay_what_separate_table_runs_pay():
+    """``SchedulingMarket.run_many`` gives its per-job outcomes as column arrays (a study's path); each run's
+    columns, and the payoffs computed from them with shared cells, equal ``run``'s DataFrame and the payoffs
+    computed from it alone, bit for bit."""
+    from gamemarket import bids
+    from gamemarket.market.base import SchedulingMarket
+    from gamemarket.market.outcomes import CATEGORIES
+
+    w = generate(jobs=400, nodes=4, load=1.2, seed=11).jobs
+    arrays = {c: w[c].to_numpy() for c in ("id", "submit", "runtime", "estimate")}
+    d = bids.draw(len(w), 2)
+    mix = BetaMix.parse("0.6:0,0.4:0.7")
+    group, reported = mix.report(d.private_bid, d.G, d.U)
+    providers = [
+        {"scheduler": s, "payment": p, "reserve": r} for s in ("hb", "wspt") for p in ("first", "kth") for r in (0, 1)
+    ]
+    market = SchedulingMarket()
+    runs = market.run_many(arrays, 4, providers, d.private_bid, reported, group)
+    cells = payoffs.Cells.of(runs[0].jobs, d.G, d.private_bid)
+    for provider, run in zip(providers, runs):
+        alone = market.run(arrays, 4, provider, d.private_bid, reported, group)
+        assert isinstance(run.jobs, dict) and isinstance(alone.jobs, pd.DataFrame)
+        assert list(run.jobs) == list(alone.jobs.columns)
+        for c, v in run.jobs.items():
+            want = alone.jobs[c].cat.codes if c in CATEGORIES else alone.jobs[c]
+            np.testing.assert_array_equal(v, want.to_numpy(), strict=c not in CATEGORIES)
+        assert run.summary == alone.summary
+        shared = payoffs.of_run(run, mix.betas, d.G, d.private_bid, cells=cells)
+        own = payoffs.of_run(alone, mix.betas, d.G, d.private_bid)
+        assert shared[0] == pytest.approx(own[0], nan_ok=True, rel=0, abs=0)
+        pd.testing.assert_frame_equal(shared[1], own[1], check_exact=True)
+        pd.testing.assert_frame_equal(shared[2], own[2], check_exact=True)
