@@ -221,7 +221,7 @@ def run_market(submit, runtime, rank, bidrank, reported, n, preemptive, schemes,
         for s in range(K):
             r = reserves[s]
             w = reported[j]
-            jf[j, s] = w if w > r else r  # max(rw_j, r): bids are finite
+            jf[j, s] = w if w >= r else r  # np.maximum(rw_j, r) for finite bids, signed zeros included
     rheap = np.empty(max(n, 1), np.int64)
     rcap = np.empty((K, max(n, 1)), np.float64)
     rpay = np.empty((K, max(n, 1)), np.float64)
