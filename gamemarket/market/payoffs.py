@@ -187,10 +187,22 @@ def binned(jobs: pd.DataFrame, cells: Cells | None = None) -> pd.DataFrame:
         cells.check(jobs)
     cell, size, used = cells.bin_cell, cells.bin_size, cells.bin_used
 
-    def s(col):
+    def total(col):
         if col not in jobs:
-            return np.zeros(len(used))
+            return None
         return np.bincount(cell, weights=_values(jobs, col).astype(np.float64), minlength=size)[used]
+
+    return _bins_frame(cells, total)
+
+
+def _bins_frame(cells: Cells, total) -> pd.DataFrame:
+    """``binned``'s table from ``total(col)``: the sum of the jobs' column ``col`` in each used cell, or None
+    where the jobs lack it (its sum is then 0, and a missing throughput leaves its column out)."""
+    used = cells.bin_used
+
+    def s(col):
+        v = total(col)
+        return np.zeros(len(used)) if v is None else v
 
     out = pd.DataFrame(
         {
@@ -203,8 +215,9 @@ def binned(jobs: pd.DataFrame, cells: Cells | None = None) -> pd.DataFrame:
             "sum_flow": s("flow"),
         }
     )
-    if "throughput" in jobs:
-        out["sum_throughput"] = s("throughput")
+    throughput = total("throughput")
+    if throughput is not None:
+        out["sum_throughput"] = throughput
     return out
 
 
@@ -276,25 +289,8 @@ def sums(jobs: pd.DataFrame, G: np.ndarray, private_bid: np.ndarray, cells: Cell
     for k, (col, _) in enumerate(present):
         weights[k] = _values(jobs, col)  # as ``astype(np.float64)``: exact for counts and times
     by_bin, by_cohort = _cell_sums(cells.bin_cell, cells.bin_size, cells.cohort_cell, COHORT_SIZE, weights)
-    used = cells.bin_used
-    at = {name: k for k, (_, name) in enumerate(present)}
-
-    def binned_sum(name):
-        return by_bin[at[name], used] if name in at else np.zeros(len(used))
-
-    bins = pd.DataFrame(
-        {
-            **cells.bin_columns,
-            "n": cells.bin_n[used],
-            "sum_bsd": binned_sum("sum_bsd"),
-            "n_ssj": binned_sum("n_ssj").astype(np.int64),
-            "sum_utility": binned_sum("sum_utility"),
-            "sum_payment": binned_sum("sum_payment"),
-            "sum_flow": binned_sum("sum_flow"),
-        }
-    )
-    if "sum_throughput" in at:
-        bins["sum_throughput"] = binned_sum("sum_throughput")
+    at = {col: k for k, (col, _) in enumerate(present)}
+    bins = _bins_frame(cells, lambda col: by_bin[at[col], cells.bin_used] if col in at else None)
     g_bin, cls = np.divmod(np.arange(COHORT_SIZE), len(BID_CLASSES))
     coh = {"g_bin": g_bin, "bid_class": np.array(BID_CLASSES)[cls], "n": cells.cohort_n}
     for k, (_, name) in enumerate(present):
