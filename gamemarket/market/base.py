@@ -32,7 +32,7 @@ class MarketRun(NamedTuple):
     ``jobs`` is a DataFrame, or (``run_many`` of the scheduling market) a mapping of column arrays with
     categorical columns as codes (``outcomes.per_job_columns``); ``payoffs`` reads either alike."""
 
-    jobs: pd.DataFrame
+    jobs: pd.DataFrame | dict[str, np.ndarray]
     summary: dict
 
 
