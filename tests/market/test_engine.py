@@ -180,3 +180,30 @@ def test_rank_equals_a_stable_sort(keys):
     want = np.argsort(key, kind="stable")
     assert order.dtype == np.int64 and np.array_equal(order, want)
     assert np.array_equal(rank[order], np.arange(len(key)))
+
+
+def test_a_run_larger_than_the_packed_heap_entries_allow_is_refused(monkeypatch):
+    """The engine packs a job's rank and index into one integer, so a run takes fewer than ``MAX_JOBS`` jobs;
+    a larger one is an input error with the count, never a silently wrong schedule. (The limit is lowered
+    here: 2^31 jobs do not fit a test.)"""
+    import importlib
+
+    from gamemarket.errors import InputError
+    from gamemarket.market.engine import MASK, MAX_JOBS, SHIFT
+
+    assert MAX_JOBS - 1 <= MASK and (MAX_JOBS - 1) << SHIFT | MASK <= np.iinfo(np.int64).max
+    t = pd.DataFrame(
+        {
+            "id": np.arange(5),
+            "submit": np.arange(5),
+            "runtime": np.full(5, 10),
+            "estimate": np.full(5, 10),
+            "private_bid": np.full(5, 2.0),
+            "reported_bid": np.full(5, 2.0),
+        }
+    )
+    assert simulate(t, 2).summary["jobs"] == 5
+    sim_mod = importlib.import_module("gamemarket.market.simulate")  # the module, not the function
+    monkeypatch.setattr(sim_mod, "MAX_JOBS", 5)
+    with pytest.raises(InputError, match="at most 4 jobs; this table has 5"):
+        simulate(t, 2)
