@@ -186,6 +186,16 @@ def shading_gains(cohorts: pd.DataFrame | None, providers: dict) -> pd.DataFrame
     return pd.DataFrame(rows)
 
 
+def grid_cells(consumers: dict) -> dict[str, tuple[float, float]]:
+    """Consumer mixes of the beta-mix grid (named ``g<fraction>x<beta>``, two groups): name -> (fraction,
+    beta) of the aggressive group."""
+    out = {}
+    for name, c in consumers.items():
+        if name.startswith("g") and "x" in name and len(c["groups"]) == 2:
+            out[name] = tuple(float(v) for v in c["groups"][-1])
+    return out
+
+
 def grid_gains(
     cohorts: pd.DataFrame | CohortIndex | None, consumers: dict, providers, aliases: dict | None = None
 ) -> pd.DataFrame:
@@ -198,13 +208,10 @@ def grid_gains(
     g0.1x0.9) is read from that strategy's runs.
 
     Columns: provider, fraction, beta, gain; empty where the study has no grid, no FT or no cohorts."""
-    grid = {name: (name, p) for name, p in consumers.items() if name.startswith("g") and "x" in name}
+    aliases = {a: kept for a, kept in (aliases or {}).items() if kept in consumers}
+    grid = {name: (name, cell) for name, cell in grid_cells(consumers).items()}
     grid.update(
-        {
-            a: (kept, consumers[kept])
-            for a, kept in (aliases or {}).items()
-            if a.startswith("g") and "x" in a and kept in consumers
-        }
+        {a: (aliases[a], cell) for a, cell in grid_cells({a: consumers[k] for a, k in aliases.items()}).items()}
     )
     empty = pd.DataFrame(columns=["provider", "fraction", "beta", "gain"])
     if cohorts is None or not grid or "FT" not in consumers:
@@ -213,8 +220,7 @@ def grid_gains(
     if not len(index.cohorts):
         return empty
     rows = []
-    for name, params in grid.values():
-        frac, beta = params["groups"][-1]
+    for name, (frac, beta) in grid.values():
         start = int(round(100 * (1 - frac)))
         for prov in providers:
             d = cohort_gain(index, prov, name, start)

@@ -11,6 +11,7 @@ from gamemarket import __version__
 from gamemarket.errors import GameMarketError, InputError, UndefinedPayoffError
 from gamemarket.games import Game, Solution, from_results, solve
 from gamemarket.games.io import equilibria_records, profile_words, to_csv_table, to_nfg, write_json
+from gamemarket.analysis.claims import grid_cells
 from gamemarket.games.robustness import Robustness, best_responses, bootstrap
 from gamemarket.io.jobtable import write_table
 from gamemarket.studies import StudySpec, load_results
@@ -55,16 +56,6 @@ DEFAULT_METHODS = ("pure", "polytope")
 PAPER_CONSUMERS = ("FT", "SRG")  #: the paper's two bidding models (its providers: HB with first and k-th price)
 
 
-def _grid_cells(consumers: dict) -> dict[str, tuple[float, float]]:
-    """Consumer mixes of the beta-mix grid (named ``g<fraction>x<beta>``): name -> (fraction, beta) of
-    the aggressive group."""
-    out = {}
-    for name, c in consumers.items():
-        if name.startswith("g") and "x" in name and len(c["groups"]) == 2:
-            out[name] = tuple(float(v) for v in c["groups"][-1])
-    return out
-
-
 def game_flags(game: Game, solution: Solution, consumers: dict) -> list[str]:
     """Warnings about a solved game: an equilibrium on the edge of the consumer grid (extend the grid),
     and per-group payoffs that compare groups of different sizes across columns."""
@@ -73,7 +64,7 @@ def game_flags(game: Game, solution: Solution, consumers: dict) -> list[str]:
     from gamemarket.market.payoffs import aggressive_group
 
     flags = []
-    grid = {n: fb for n, fb in _grid_cells(consumers).items() if n in game.cols}
+    grid = {n: fb for n, fb in grid_cells(consumers).items() if n in game.cols}
     if len(grid) >= 2:
         fr = sorted({f for f, _ in grid.values()})
         be = sorted({b for _, b in grid.values()})

@@ -84,6 +84,17 @@ def _tolerances(Ms: np.ndarray, rel: float = 1e-9) -> np.ndarray:
     return rel * np.where(spread > 0, spread, 1.0)
 
 
+def _resampled(reps: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """The games of the bootstrap resamples ``idx`` (resamples x R replication indices) of the payoff draws
+    ``reps`` (m, n, R), at once: (resamples, m, n). The same means, bit for bit, as one resample at a time
+    (the reference in the tests), since each cell still averages its R draws along the last axis."""
+    m, n, R = reps.shape
+    step = max(1, 4_000_000 // (m * n * R))  # resamples per chunk: the draws of a chunk fit in memory
+    return np.concatenate(
+        [np.moveaxis(reps[:, :, idx[a : a + step]].mean(axis=3), 2, 0) for a in range(0, len(idx), step)]
+    )
+
+
 def bootstrap(
     game: Game, equilibria: list[Equilibrium], *, resamples: int = 1000, level: float = 0.95, seed: int = 0
 ) -> list[Robustness | None]:
@@ -97,16 +108,7 @@ def bootstrap(
     out = []
     if not equilibria:
         return out
-    # the resampled games at once, (resamples, m, n): the same means, bit for bit, as one resample at a time
-    # (the reference in the tests), since each cell still averages its R draws along the last axis
-    m, n = game.A.shape
-    step = max(1, 4_000_000 // (m * n * R))  # resamples per chunk: the draws of a chunk fit in memory
-    As = np.concatenate(
-        [np.moveaxis(game.A_reps[:, :, idx[a : a + step]].mean(axis=3), 2, 0) for a in range(0, resamples, step)]
-    )
-    Bs = np.concatenate(
-        [np.moveaxis(game.B_reps[:, :, idx[a : a + step]].mean(axis=3), 2, 0) for a in range(0, resamples, step)]
-    )
+    As, Bs = _resampled(game.A_reps, idx), _resampled(game.B_reps, idx)
     tol_a, tol_b = _tolerances(As), _tolerances(Bs)
     for e in equilibria:
         S, T = e.supports()
