@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gamemarket.errors import InputError
+from gamemarket.io.files import atomic_path
 
 if TYPE_CHECKING:  # pandas is imported where a table is one: ``read_columns`` and the CLI's fast path go without
     import pandas as pd
@@ -192,17 +193,24 @@ def short_estimates(table: pd.DataFrame) -> int:
     return int((table["estimate"] < table["runtime"]).sum())
 
 
+TABLE_SUFFIXES = (".parquet", ".pq", ".csv")
+
+
+def check_table_path(path: str | os.PathLike) -> Path:
+    """A table file name ``write_table`` can write: not a folder, a .csv or .parquet name."""
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(f"{path}: is a folder; expected a table file name (.csv or .parquet)")
+    if path.suffix.lower() not in TABLE_SUFFIXES:
+        raise InputError(f"{path}: unknown table format; use a .csv or .parquet file name")
+    return path
+
+
 def write_table(table, path: str | os.PathLike) -> Path:
     """Write a DataFrame as CSV or Parquet by the file's extension, atomically; an Arrow table (the
     CLI's pandas-free path, ``arrow_table``) as CSV only."""
-    from gamemarket.io.files import atomic_path
-
-    path = Path(path)
+    path = check_table_path(path)
     suffix = path.suffix.lower()
-    if path.is_dir():
-        raise InputError(f"{path}: is a folder; expected a table file name (.csv or .parquet)")
-    if suffix not in (".parquet", ".pq", ".csv"):
-        raise InputError(f"{path}: unknown table format; use a .csv or .parquet file name")
     if suffix != ".csv" and not hasattr(table, "to_parquet"):
         raise TypeError("write_table: an Arrow table is written as CSV only")
     with atomic_path(path, "table") as tmp:
