@@ -66,7 +66,7 @@ from gamemarket.games.rsg_equilibria import equilibria
 from gamemarket.games.rsgame import RoleSymmetricGame
 from gamemarket.io.files import atomic_path
 from gamemarket.studies.population_config import PopulationConfig
-from gamemarket.studies.store import ResultStore, set_aside, study_store, task_key
+from gamemarket.studies.store import set_aside, study_store, task_key
 from gamemarket.studies.workers import exit_with_parent
 
 
