@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
 from gamemarket.errors import InputError, UndefinedPayoffError
+from gamemarket.io.files import dumps_json
 
 
 def _load_game_source(path: str, game_name: str | None):
@@ -201,7 +201,7 @@ def _solve_egta(a) -> int:
         for e in sol.equilibria
     ]
     if a.format == "json":
-        print(json.dumps(recs, indent=2))
+        print(dumps_json(recs, indent=2))
     else:
         print(f"== {a.file}: roles {dict(zip(game.roles, game.players))}; {sol.summary()}")
         for k, r in enumerate(recs):
@@ -255,7 +255,7 @@ def cmd_game_solve(a) -> int:
 
             an = run_population_study(spec, run=False)
             if a.format == "json":
-                print(json.dumps(equilibria_json(an), indent=2))
+                print(dumps_json(equilibria_json(an), indent=2))
             else:
                 _print_population(an)
             return 0
@@ -273,7 +273,7 @@ def cmd_game_solve(a) -> int:
                 if len(solved) > 1:
                     rec["game"] = sg.name
                 out.append(rec)
-        print(json.dumps(out, indent=2))
+        print(dumps_json(out, indent=2))
     else:
         for sg in solved:
             print_solved(sg)

@@ -145,6 +145,13 @@ class StudySpec:
                 raise InputError(
                     f"{where}: [[games]] #{k + 1} field 'consumer': {gd.consumer!r} is not one of {CONSUMER_PAYOFFS}"
                 )
+        res, rep = Path(self.results_dir).resolve(), Path(self.report_dir).resolve()
+        if res == rep or res in rep.parents or rep in res.parents:
+            how = "one folder" if res == rep else "one inside the other"
+            raise InputError(
+                f"{where}: [output] the results and report folders are {how} ({res}, {rep}); give each its own "
+                "folder, so that neither writes over the other's files"
+            )
         if not isinstance(self.notes, str):
             raise InputError(f"{where}: 'notes' must be a string")
         typed = typed_numbers(self.notes)
