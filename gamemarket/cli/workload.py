@@ -149,7 +149,7 @@ def cmd_workload_fetch(a) -> int:
     """``gamemarket workload fetch``: download a known trace into the cache and verify its SHA-256."""
     from gamemarket.workloads.archive import fetch
 
-    path = fetch(a.name, dest=a.dest, url=a.url)
+    path = fetch(a.name, dest=a.dest, url=a.url, force=a.force)
     print(f"{path} (SHA-256 verified)")
     return 0
 
@@ -168,6 +168,7 @@ def add_workload_commands(sub) -> None:
     wf.add_argument("name", help="trace name, e.g. LPC-EGEE-2004-1.2-cln")
     wf.add_argument("--dest", help="folder (default $GAMEMARKET_TRACES or ~/.cache/gamemarket/traces)")
     wf.add_argument("--url", help="download from this address instead (the checksum is still enforced)")
+    add_force(wf, "a file of the trace's name whose checksum is not the catalogued one")
     wf.set_defaults(func=cmd_workload_fetch)
 
     wfit = w.add_parser("fit", help="fit the campaign workload model to a trace (numbers only, never its records)")

@@ -25,8 +25,13 @@ from pathlib import Path
 from gamemarket.errors import InputError
 
 _TMP_COUNTER = itertools.count()
-#: the temporary files of :func:`atomic_path`: ``.<target name>.gm-<pid>-<n>.tmp``
-TEMP_NAME = re.compile(r"^\..+\.gm-(\d+)-\d+\.tmp$")
+#: the temporary files of :func:`atomic_path` (and of a download): ``.<target name>.gm-<pid>-<tag>.tmp``
+TEMP_NAME = re.compile(r"^\..+\.gm-(\d+)-[A-Za-z0-9_]+\.tmp$")
+
+
+def temp_prefix(path: Path) -> str:
+    """The start of a temporary file's name for ``path`` (``tempfile.mkstemp(prefix=..., suffix=".tmp")``)."""
+    return f".{path.name}.gm-{os.getpid()}-"
 
 
 def _read_error(path: Path, exc: Exception, what: str) -> InputError:
