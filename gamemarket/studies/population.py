@@ -501,16 +501,19 @@ def _decide(interval, threshold) -> str:
     return "undecided"
 
 
-def run_population_study(spec, *, n_jobs: int = 1, progress: bool = False, run: bool = True) -> PopulationAnalysis:
+def run_population_study(
+    spec, *, n_jobs: int = 1, progress: bool = False, run: bool = True, force: bool = False
+) -> PopulationAnalysis:
     """Run (or resume) a population study and answer it (see the module docstring).
 
     With ``run=False`` nothing is simulated: a run that is not stored yet is an error. With
-    ``run=True`` the study's results folder is locked: a second run of the same study exits with a
-    clear message instead of doing the work twice.
+    ``run=True`` the study's results folder is claimed (``force``: one gamemarket did not make, or another
+    study's) and locked: a second run of the same study exits with a clear message instead of doing the
+    work twice.
     """
     import contextlib
 
-    lock = study_store(spec).lock("population study run") if run else contextlib.nullcontext()
+    lock = study_store(spec, force=force).lock("population study run") if run else contextlib.nullcontext()
     with lock:
         t0 = time.perf_counter()
         cached = _read_analysis(spec)

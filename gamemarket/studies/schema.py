@@ -230,8 +230,8 @@ class GameEntry(Table):
 class OutputTable(Table):
     """Where the study writes (relative to the study file; the CLI's --results and --report override)."""
 
-    results: str | None = Field(None, description="results folder (default: ../results/NAME)")
-    report: str | None = Field(None, description="report folder (default: ../reports/NAME)")
+    results: str | None = Field(None, description="results folder (default: results/NAME beside the study file)")
+    report: str | None = Field(None, description="report folder (default: reports/NAME beside the study file)")
 
 
 class GainsTable(Table):

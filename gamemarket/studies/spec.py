@@ -415,10 +415,10 @@ def _seeds(rep) -> list[int]:
 
 
 def _outputs(out, name: str, base: Path, results, report) -> tuple[Path, Path]:
-    """The results and report folders: the CLI's, else ``[output]``'s (relative to the study file), else
-    ``../results/NAME`` and ``../reports/NAME`` beside the study's folder."""
-    results_dir = Path(results) if results is not None else base / (out.results or f"../results/{name}")
-    report_dir = Path(report) if report is not None else base / (out.report or f"../reports/{name}")
+    """The results and report folders: the CLI's (``--results``, ``--report``), else ``[output]``'s (relative
+    to the study file), else ``results/NAME`` and ``reports/NAME`` in the study file's folder."""
+    results_dir = Path(results) if results is not None else base / (out.results or f"results/{name}")
+    report_dir = Path(report) if report is not None else base / (out.report or f"reports/{name}")
     return resolve(results_dir, "results folder"), resolve(report_dir, "report folder")
 
 

@@ -106,7 +106,9 @@ def fetch(
             return target
         except ChecksumError as exc:
             if not force:
-                raise InputError(f"{exc}: not the catalogued trace; pass --force to replace it with a download") from None
+                raise InputError(
+                    f"{exc}: not the catalogued trace; pass --force to replace it with a download"
+                ) from None
     remove_stale_temps(dest_dir)  # what a killed download left
     fd, tmp = tempfile.mkstemp(dir=dest_dir, prefix=temp_prefix(target), suffix=".tmp")
     try:

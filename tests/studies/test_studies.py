@@ -156,7 +156,7 @@ def test_cli_study_game_report(tmp_path, capsys):
     eqs = json.loads(capsys.readouterr().out)
     assert eqs and all(set(e) >= {"provider", "consumer", "payoffs"} for e in eqs)
     assert all(abs(sum(e["provider"].values()) - 1) < 1e-9 for e in eqs)
-    report = tmp_path / "reports" / "small"
+    report = p.parent / "reports" / "small"  # the default: beside the study file
     html = (report / "index.html").read_text()
     import re
 
@@ -174,7 +174,7 @@ def test_cli_study_game_report(tmp_path, capsys):
     assert main(["game", "solve", str(nfg), "--format", "json"]) == 0
     again = json.loads(capsys.readouterr().out)
     assert [e["provider"] for e in again] == [e["provider"] for e in eqs]
-    assert not list((tmp_path / "results").rglob("*.tmp"))
+    assert not list((p.parent / "results").rglob("*.tmp"))
     # claims as data; the claim the rules imply has no interval and is checked on every seed
     import pandas as pd
 
