@@ -114,26 +114,40 @@ def print_solved(sg) -> None:
 
 def cmd_study_run(a) -> int:
     """``gamemarket study run``: run what is missing of a study (bimatrix or population), then write its
-    report unless ``--no-report``.
+    report unless ``--no-report``. A study that quotes a population study (``population_study``) runs (or
+    resumes) that one first, so its report has what its discussion quotes.
     """
+    spec = _study(a, a.file)
+    if spec.population is not None:
+        return _run_population(a, spec, force=a.force)
+    if spec.population_study is not None and not a.no_report:
+        from gamemarket.studies import load_study
+
+        print(f"study {spec.name} quotes the population study {spec.population_study}: running it first")
+        _run_population(a, load_study(spec.population_study), force=False)
+    return _run_bimatrix(a, spec)
+
+
+def _run_population(a, spec, *, force: bool) -> int:
+    from gamemarket.studies.population import run_population_study
+
+    an = run_population_study(spec, n_jobs=a.n_jobs, progress=not a.no_progress, force=force)
+    print(
+        f"study {spec.name}: {an.runs['simulations']} simulations ({an.runs['run_now']} run now) in "
+        f"{an.runs['wall_seconds']:.1f} s; results in {spec.results_dir}"
+    )
+    _print_population(an)
+    if not a.no_report:
+        from gamemarket.reports.population import write_population_report
+
+        print(f"report: {write_population_report(an, force=force)}")
+    return 0
+
+
+def _run_bimatrix(a, spec) -> int:
     from gamemarket.studies import load_study, run_study
 
-    spec = _study(a, a.file)
     t0 = time.perf_counter()
-    if spec.population is not None:
-        from gamemarket.studies.population import run_population_study
-
-        an = run_population_study(spec, n_jobs=a.n_jobs, progress=not a.no_progress, force=a.force)
-        print(
-            f"study {spec.name}: {an.runs['simulations']} simulations ({an.runs['run_now']} run now) in "
-            f"{an.runs['wall_seconds']:.1f} s; results in {spec.results_dir}"
-        )
-        _print_population(an)
-        if not a.no_report:
-            from gamemarket.reports.population import write_population_report
-
-            print(f"report: {write_population_report(an, force=a.force)}")
-        return 0
     for s in [load_study(c) for c in spec.companions] + [spec]:
         info = run_study(
             s,

@@ -307,11 +307,6 @@ CASES = {
     ),
     "unknown scheduler": (["simulate", "--synthetic-jobs", "20", "--scheduler", "lottery"], "lottery", []),
     "unknown beta mix": (["simulate", "--synthetic-jobs", "20", "--mix", "0.5:zz"], "0.5:zz", []),
-    "discussion quoting a population study that was not run": (
-        ["study", "run", "{d}/quotes-unrun.toml", "--n-jobs", "1", "--no-progress"],
-        "'notes' quotes the population study",
-        ["{d}/report/report.md", "{d}/report/index.html", "{d}/report/data"],  # the folder holds its claim only
-    ),
     # issue 27: a user's files are never destroyed
     "--out is the --jobs input": (
         ["simulate", "--jobs", "{d}/good.csv", "--nodes", "2", "--out", "{d}/good.csv"],

@@ -94,3 +94,23 @@ def test_a_missing_trace_says_where_it_was_looked_for(tmp_path):
     with pytest.raises(InputError, match=f"looked for in {tmp_path}"):
         load_study(s)
     assert Path(s).exists()
+
+
+def test_a_study_that_quotes_a_population_study_runs_it_first(tmp_path, capsys):
+    """Issue 32, item 6: the reproduction's command runs as written from a fresh copy: the population study its
+    discussion quotes is run (or resumed) first, so the report has every number it quotes."""
+    small = (
+        '[workload]\nsource = "synthetic"\nnodes = 8\n[workload.synthetic]\njobs = 600\nload = 1.1\n'
+        '[strategies]\nproviders = ["hb-first"]\nconsumers = ["FT"]\n[replications]\ncount = 2\n'
+    )
+    pop = '[game]\nkind = "population"\nstrategies = ["truthful", "shade-0.5"]\nreduced_players = 2\n'
+    (tmp_path / "pop.toml").write_text('name = "pop"\n' + small + pop)
+    main_study = tmp_path / "s.toml"
+    main_study.write_text(
+        'name = "s"\npopulation_study = "pop.toml"\nnotes = "{population.hb-first.truthful}"\n' + small
+    )
+    assert main(["study", "run", str(main_study), "--n-jobs", "1", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "quotes the population study" in out and "study pop:" in out and "study s:" in out
+    assert (tmp_path / "reports" / "pop" / "report.md").is_file()
+    assert "{population" not in (tmp_path / "reports" / "s" / "report.md").read_text()
