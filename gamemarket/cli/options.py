@@ -73,6 +73,8 @@ SEED = integer(min=0, max=MAX_SEED, what="a seed")
 REDUCTION = number(min=0, max=1, max_open=True, what="a fraction of the trace's processors")
 JOBS_COUNT = integer(min=1, what="a number of jobs")
 POSITIVE = number(min=0, min_open=True, what="a finite number")
+#: an offered load: far from 0 and from overflow (the generator's span is work / (nodes x load))
+LOAD = number(min=1e-6, max=1e6, what="an offered load")
 NONNEGATIVE = number(min=0, what="a finite number")
 
 

@@ -6,7 +6,7 @@ import sys
 import time
 from pathlib import Path
 
-from gamemarket.cli.options import JOBS_COUNT, NONNEGATIVE, POSITIVE, SEED, add_force
+from gamemarket.cli.options import JOBS_COUNT, LOAD, NONNEGATIVE, SEED, add_force
 from gamemarket.cli.workload import _print_dict, workload_options
 from gamemarket.errors import InputError
 from gamemarket.io.files import dumps_json
@@ -136,7 +136,7 @@ def add_simulate_command(sub) -> None:
     s.add_argument("--jobs", help="a job table (CSV/Parquet, section 8) fixing every bid; needs --nodes")
     workload_options(s)
     s.add_argument("--synthetic-jobs", type=JOBS_COUNT, help="synthetic workload size (default 4000; a model's own)")
-    s.add_argument("--load", type=POSITIVE, help="synthetic workload's offered load (default 0.9; a model's own)")
+    s.add_argument("--load", type=LOAD, help="synthetic workload's offered load (default 0.9; a model's own)")
     s.add_argument("--scheduler", default="hb", help="hb, nphb, wspt, wspt-est, fcfs")
     s.add_argument("--payment", default="kth", help="first or kth")
     s.add_argument("--reserve", type=NONNEGATIVE, default=1.0, help="reservation price r")

@@ -33,14 +33,18 @@ class SyntheticTable(Table):
 
     jobs: Count = Field(4000, le=10**9, description="number of serial jobs")
     nodes: Count = Field(32, le=10**7, description="nodes of the generated cluster")
-    load: Positive = Field(0.9, description="offered load: node-seconds of work per node-second of the span")
-    runtime_median: float = Field(600.0, ge=1, description="median of the log-normal run time, seconds")
+    load: float = Field(
+        0.9, ge=1e-6, le=1e6, description="offered load: node-seconds of work per node-second of the span"
+    )
+    runtime_median: float = Field(600.0, ge=1, le=1e8, description="median of the log-normal run time, seconds")
     runtime_sigma: NonNegative = Field(1.8, le=20, description="sd of the log run time")
-    max_runtime: Count = Field(3 * 24 * 3600, description="longest run time, seconds")
+    max_runtime: Count = Field(3 * 24 * 3600, le=10**9, description="longest run time, seconds (at most ~31 years)")
     daily_cycle: Fraction01 = Field(0.5, description="amplitude of the sinusoidal daily arrival rate")
-    overestimate: float = Field(2.0, ge=1, description="estimates are run time x U(1, overestimate), rounded up")
+    overestimate: float = Field(
+        2.0, ge=1, le=1e3, description="estimates are run time x U(1, overestimate), rounded up"
+    )
     gap_sigma: NonNegative = Field(0.0, le=20, description="log-sd of log-normal gaps between arrivals (bursty)")
-    batch_mean: float = Field(1.0, ge=1, description="mean jobs per arrival instant (geometric batches)")
+    batch_mean: float = Field(1.0, ge=1, le=1e6, description="mean jobs per arrival instant (geometric batches)")
     seed: Seed = Field(0, description="seed of the draw")
 
 
@@ -49,7 +53,9 @@ class ModelDrawTable(Table):
     is the model's."""
 
     jobs: Count | None = Field(None, le=10**9, description="jobs to draw (default: the model's)")
-    load: Positive | None = Field(None, description="offered load to scale to (default: the model's)")
+    load: Annotated[float, Field(ge=1e-6, le=1e6)] | None = Field(
+        None, description="offered load to scale to (default: the model's)"
+    )
     seed: Seed = Field(0, description="seed of the draw")
 
 
@@ -58,7 +64,9 @@ class HeteroTable(Table):
 
     jobs: Count = Field(2000, le=10**8, description="number of jobs")
     resources: Count = Field(4, le=10**4, description="number of resource types")
-    load: Positive = Field(2.0, description="jobs per unit of total capacity (> 1: not every job runs fully)")
+    load: float = Field(
+        2.0, ge=1e-6, le=1e6, description="jobs per unit of total capacity (> 1: not every job runs fully)"
+    )
     seed: Seed = Field(0, description="seed of the draw")
 
 

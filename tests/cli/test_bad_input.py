@@ -101,6 +101,9 @@ def _files(d: Path) -> None:
     )
     (d / "outputs-one.toml").write_text('name = "p"\n' + small.replace('report = "report"', 'report = "results"'))
     (d / "existing.csv").write_text("the user's table\n")
+    (d / "fracprocs.swf").write_text("; MaxProcs: 2.5\n" + SWF_LINE)
+    (d / "loop-results").symlink_to(d / "loop-results")
+    (d / "loop-out.toml").write_text('name = "p"\n' + small.replace('results = "results"', 'results = "loop-results/x"'))
     (d / "quotes-unrun.toml").write_text(
         'name = "p"\npopulation_study = "unrun-pop.toml"\nnotes = "{population.hb-first.truthful}"\n' + small
     )
@@ -338,7 +341,17 @@ CASES = {
         "f.xyz: unknown figure format '.xyz'",
         ["{d}/f.xyz"],
     ),
+    "a symlink loop as the results folder": (
+        ["study", "run", "{d}/loop-out.toml", "--no-report"],
+        "loop-results/x: cannot resolve the results folder",
+        [],
+    ),
     # issue 27: hostile values
+    "a fractional processor count": (
+        ["workload", "info", "{d}/fracprocs.swf"],
+        "header field MaxProcs is '2.5'; expected a whole processor count",
+        [],
+    ),
     "a Parquet datetime column": (
         ["simulate", "--jobs", "{d}/datetime.parquet", "--nodes", "2"],
         "column 'submit' holds datetime64",
@@ -428,7 +441,8 @@ def test_bad_input_gets_a_clear_error(name, tmp_path, capsys, monkeypatch):
         (["simulate", "--reserve", "-1"], "argument --reserve: expected a finite number >= 0, got -1"),
         (["simulate", "--seed", "-1"], "argument --seed: expected a seed >= 0"),
         (["simulate", "--reduction", "1.5"], "argument --reduction: expected a fraction of the trace's processors"),
-        (["simulate", "--load", "nan"], "argument --load: expected a finite number > 0, got nan"),
+        (["simulate", "--load", "nan"], "argument --load: expected an offered load >= 1e-06 and <= 1e+06, got nan"),
+        (["simulate", "--load", "1e-300"], "argument --load: expected an offered load >= 1e-06"),
         (["price", "solve", "--eps", "-1"], "argument --eps: expected a finite number > 0, got -1"),
         (["price", "solve", "--eps", "inf"], "argument --eps: expected a finite number > 0, got inf"),
         (["price", "solve", "--max-iter", "0"], "argument --max-iter: expected a number of iterations >= 1, got 0"),
