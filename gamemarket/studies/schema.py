@@ -15,9 +15,14 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
+from pathlib import Path
+
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
+from gamemarket.io.names import is_name
 from gamemarket.io.schema import Table, reference
+from gamemarket.market.base import generator_sources
+from gamemarket.workloads.archive import KNOWN_TRACES
 
 Fraction01 = Annotated[float, Field(ge=0, lt=1)]
 NonNegative = Annotated[float, Field(ge=0)]
@@ -96,11 +101,6 @@ class WorkloadTable(Table):
     def _known_source(cls, v: str, info: ValidationInfo):
         """A generator, a known trace, or a trace file (one that exists relative to the study, or a name
         ending in .swf or .swf.gz that ``gamemarket workload fetch`` or the user will provide)."""
-        from pathlib import Path
-
-        from gamemarket.market.base import generator_sources
-        from gamemarket.workloads.archive import KNOWN_TRACES
-
         base = Path((info.context or {}).get("base", "."))
         key = v[: -len(".swf.gz")] if v.endswith(".swf.gz") else v
         if v in generator_sources() or key in KNOWN_TRACES or (base / v).exists() or v.endswith((".swf", ".gz")):
@@ -325,8 +325,6 @@ class StudyFile(Table):
     @field_validator("name")
     @classmethod
     def _name_is_a_path_part(cls, v, info: ValidationInfo):
-        from gamemarket.io.names import is_name
-
         if v is not None and not is_name(v):
             raise ValueError(
                 f"{v!r} must be 1-100 letters, digits, '.', '_' or '-', starting with a letter or digit, without "
