@@ -8,7 +8,8 @@ import time
 
 from gamemarket.errors import InputError
 
-from gamemarket.cli.workload import _print_dict, workload_options
+from gamemarket.cli.output import print_dict
+from gamemarket.cli.workload import workload_options
 
 
 def cmd_simulate(a) -> int:
@@ -103,7 +104,7 @@ def cmd_simulate(a) -> int:
     if a.format == "json":
         print(json.dumps(summary, indent=2))
     else:
-        _print_dict(summary)
+        print_dict(summary)
     return 0
 
 

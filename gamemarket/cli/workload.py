@@ -6,6 +6,7 @@ import json
 import sys
 import time
 
+from gamemarket.cli.output import print_dict
 from gamemarket.errors import InputError
 
 
@@ -22,24 +23,13 @@ def workload_options(sp) -> None:
     sp.add_argument("--reduction", type=float, help="derive nodes = floor(MaxProcs * (1 - reduction))")
 
 
-def _print_dict(d: dict, indent: int = 0) -> None:
-    for k, v in d.items():
-        if isinstance(v, dict):
-            print(" " * indent + f"{k}:")
-            _print_dict(v, indent + 2)
-        elif isinstance(v, float):
-            print(" " * indent + f"{k}: {v:.6g}")
-        else:
-            print(" " * indent + f"{k}: {v}")
-
-
 # ---------------------------------------------------------------- workload
 def cmd_workload_info(a) -> int:
     """``gamemarket workload info``: jobs, processors, span, offered load and run-time quantiles of a workload."""
     from gamemarket.workloads import load
 
     w = load(a.path, parallel=a.parallel, skip_bad_lines=a.skip_bad_lines)
-    _print_dict(w.info(nodes=a.nodes, reduction=a.reduction))
+    print_dict(w.info(nodes=a.nodes, reduction=a.reduction))
     return 0
 
 
