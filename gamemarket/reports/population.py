@@ -213,7 +213,9 @@ def _gains_figure(gains: pd.DataFrame, path: Path) -> Path:
     ax.set_xticks(np.arange(len(mechs)))
     ax.set_xticklabels(mechs, rotation=30, ha="right")
     ax.set_ylabel(f"gain over truthful ({UNIT})")
-    ax.set_title("A single user's gain from shading when everyone else is truthful (95% CI over seeds)", fontsize=9)
+    # the figure's title, in two lines: tight_layout keeps a suptitle clear of the axis' offset label
+    # ("1e5") and of the figure's edge, which a long axes title at this width crosses
+    fig.suptitle("A single user's gain from shading when everyone else is truthful\n(95% CI over seeds)", fontsize=9)
     ax.legend(fontsize=7)
     save(fig, path, dpi=110)
     return path
@@ -227,7 +229,8 @@ def _revenue_figure(eq: pd.DataFrame, path: Path) -> Path:
     ax.set_xticks(np.arange(len(eq)))
     ax.set_xticklabels(labels, rotation=30, ha="right", fontsize=7)
     ax.set_ylabel("provider revenue (bid x seconds)")
-    ax.set_title("Revenue at each consumer equilibrium (green: verified, grey: undecided, red: rejected)", fontsize=9)
+    # a suptitle: tight_layout keeps it above the axis' offset label ("1e8"), which an axes title overlaps
+    fig.suptitle("Revenue at each consumer equilibrium (green: verified, grey: undecided, red: rejected)", fontsize=9)
     save(fig, path, dpi=110)
     return path
 
@@ -256,29 +259,27 @@ def _search_sentence(answers) -> str:
 
 
 def _flow_figure(answers, names, path: Path) -> Path:
-    """Replicator flow of each mechanism's reduced game on the 2-simplex (3 strategies)."""
+    """Replicator flow of each mechanism's reduced game on the 2-simplex (3 strategies): arrows of unit
+    length in the flow's direction, coloured by its speed on one log scale shared by every panel (the
+    colour bar)."""
     n = len(answers)
-    fig, axes = plt.subplots(1, n, figsize=(3.6 * n, 3.4), squeeze=False)
+    # the colour bar in a thin last column, so that tight_layout lays it out with the panels
+    fig, axes = plt.subplots(
+        1, n + 1, figsize=(3.6 * n + 0.6, 3.4), squeeze=False, gridspec_kw={"width_ratios": [1] * n + [0.06]}
+    )
     corners = np.array([[0, 0], [1, 0], [0.5, np.sqrt(3) / 2]])
-    for ax, a in zip(axes[0], answers):
-        g = a.game
-        pts, vec = [], []
-        for i in range(1, 20):
-            for j in range(1, 20 - i):
-                x = np.array([i, j, 20 - i - j]) / 20.0
-                dev = g.deviation_payoffs(x)
-                dx = x * (dev - x @ dev)
-                pts.append(x @ corners)
-                vec.append(dx @ corners)
-        pts, vec = np.array(pts), np.array(vec)
-        norm = np.linalg.norm(vec, axis=1, keepdims=True)
-        ax.quiver(
+    flows = [_flow(a.game, corners) for a in answers]
+    speeds = np.concatenate([np.log10(norm + 1e-300) for _, _, norm in flows])
+    colours = matplotlib.colors.Normalize(vmin=float(speeds.min()), vmax=float(speeds.max()))
+    for ax, a, (pts, vec, norm) in zip(axes[0], answers, flows):
+        arrows = ax.quiver(
             pts[:, 0],
             pts[:, 1],
-            vec[:, 0] / np.maximum(norm[:, 0], 1e-300),
-            vec[:, 1] / np.maximum(norm[:, 0], 1e-300),
-            np.log10(norm[:, 0] + 1e-300),
+            vec[:, 0] / np.maximum(norm, 1e-300),
+            vec[:, 1] / np.maximum(norm, 1e-300),
+            np.log10(norm + 1e-300),
             cmap="viridis",
+            norm=colours,
             scale=25,
             width=0.006,
         )
@@ -291,6 +292,7 @@ def _flow_figure(answers, names, path: Path) -> Path:
         ax.set_title(a.mechanism, fontsize=9)
         ax.set_aspect("equal")
         ax.axis("off")
+    fig.colorbar(arrows, cax=axes[0][-1]).set_label("log10 speed", fontsize=7)
     fig.suptitle(
         "Replicator flow of the reduced game (arrows: direction; colour: log10 speed); "
         "filled: stable equilibrium, open: unstable",
@@ -298,6 +300,21 @@ def _flow_figure(answers, names, path: Path) -> Path:
     )
     save(fig, path, dpi=110)
     return path
+
+
+def _flow(game, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The replicator dynamics' velocity at the interior points of a grid of step 1/20 on the simplex, in
+    the triangle's plane: (points, velocities, speeds)."""
+    pts, vec = [], []
+    for i in range(1, 20):
+        for j in range(1, 20 - i):
+            x = np.array([i, j, 20 - i - j]) / 20.0
+            dev = game.deviation_payoffs(x)
+            dx = x * (dev - x @ dev)
+            pts.append(x @ corners)
+            vec.append(dx @ corners)
+    pts, vec = np.array(pts), np.array(vec)
+    return pts, vec, np.linalg.norm(vec, axis=1)
 
 
 def write_population_report(an, out_dir: str | Path | None = None, *, force: bool = False) -> Path:

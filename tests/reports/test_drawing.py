@@ -3,6 +3,8 @@ heatmaps are seaborn's, on a colour scale that diverges only where the values ch
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
@@ -10,7 +12,7 @@ import pandas as pd
 import pytest
 import seaborn as sns
 
-from gamemarket.reports import figures
+from gamemarket.reports import figures, population
 from gamemarket.reports.drawing import save
 
 
@@ -109,6 +111,7 @@ def kept(monkeypatch):
         return path
 
     monkeypatch.setattr(figures, "save", keep)
+    monkeypatch.setattr(population, "save", keep)
     yield out
     for fig in out:
         plt.close(fig)
@@ -134,3 +137,56 @@ def test_the_beta_grid_shares_one_scale_that_diverges_only_across_zero(kept, shi
     else:
         assert meshes[0].cmap.name == cmap
         assert (meshes[0].norm.vmin, meshes[0].norm.vmax) == (shift, shift + 3)
+
+
+def _inside(fig, artist):
+    r = fig.canvas.get_renderer()
+    box, page = artist.get_window_extent(r), fig.bbox
+    return page.x0 <= box.x0 and box.x1 <= page.x1 and page.y0 <= box.y0 and box.y1 <= page.y1
+
+
+def test_the_population_figures_titles_are_whole_and_clear_of_the_offset_label(kept):
+    gains = pd.DataFrame(
+        [
+            {"mechanism": m, "strategy": s, "gain": g, "ci_low": g - 1e4, "ci_high": g + 1e4}
+            for m in ("hb-first", "hb-kth")
+            for s, g in (("shade-0.5", -3e4), ("shade-high-0.9", 2e4))
+        ]
+    )
+    eq = pd.DataFrame(
+        {
+            "mechanism": ["hb-first", "hb-kth"],
+            "equilibrium": [1, 1],
+            "revenue": [3.4e8, 1.3e8],
+            "verified": ["yes", "?"],
+        }
+    )
+    population._gains_figure(gains, "unused.png")  # 6 inches wide: a one-line title did not fit
+    population._revenue_figure(eq, "unused.png")
+    for fig in kept:
+        assert fig._suptitle is not None and _inside(fig, fig._suptitle)
+    fig = kept[1]
+    r = fig.canvas.get_renderer()
+    offset = fig.axes[0].yaxis.get_offset_text()
+    assert offset.get_text() == "1e8"  # the label the title overlapped
+    assert not fig._suptitle.get_window_extent(r).overlaps(offset.get_window_extent(r))
+
+
+class _Game:
+    """A 3-strategy game whose payoffs favour the first strategy more the rarer it is."""
+
+    def deviation_payoffs(self, x):
+        return np.array([1.0 - x[0], 0.5, 0.2 * x[2]])
+
+
+def test_the_replicator_flow_has_one_colour_bar_for_every_panel(kept):
+    answers = [
+        SimpleNamespace(game=_Game(), mechanism=m, equilibria=[{"mixture_vector": [1, 0, 0], "stability": "stable"}])
+        for m in ("hb-first", "hb-kth")
+    ]
+    population._flow_figure(answers, ["truthful", "shade-0.5", "shade-high-0.9"], "unused.png")
+    fig = kept[0]
+    bars = [ax for ax in fig.axes if ax.get_ylabel() == "log10 speed"]
+    assert len(bars) == 1
+    arrows = [c for ax in fig.axes for c in ax.collections if isinstance(c, matplotlib.quiver.Quiver)]
+    assert len(arrows) == 2 and arrows[0].norm is arrows[1].norm  # one scale: the bar reads for both
