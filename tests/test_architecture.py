@@ -231,3 +231,64 @@ def test_every_public_name_has_a_docstring():
                 f"{path.relative_to(PKG.parent)}:{n.lineno} {n.name}" for n in items if not ast.get_docstring(n)
             ]
     assert not missing, f"{len(missing)} public names without a docstring: {missing[:10]}"
+
+
+def _file_imports(path: Path) -> set[str]:
+    """The package's modules a file imports (module-level or inside a function); ``from pkg import mod``
+    counts as importing ``pkg.mod`` where that is a module, not the package's ``__init__``."""
+    me = _module(path)
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = me.split(".")[: len(me.split(".")) - node.level + (1 if path.name == "__init__.py" else 0)]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            out.update(f"{mod}.{a.name}" if f"{mod}.{a.name}" in MODULES else mod for a in node.names)
+    return {m for m in out if m in MODULES and m != me}
+
+
+def _in_a_cycle(parts: tuple[str, ...]) -> list[str]:
+    graph = {_module(p): _file_imports(p) for p in PKG.rglob("*.py")}
+
+    def reach(a, seen):
+        for b in graph.get(a, ()):
+            if b not in seen:
+                seen.add(b)
+                reach(b, seen)
+        return seen
+
+    return sorted(m for m in graph if _part(m) in parts and m in reach(m, set()))
+
+
+def test_no_import_cycle_between_the_report_and_cli_files():
+    """reports/discussion.py -> population.py -> report.py -> discussion.py was such a cycle (through an
+    import inside a function)."""
+    assert _in_a_cycle(("reports", "cli")) == []
+
+
+def test_the_reports_and_the_cli_import_no_private_name_of_another_module():
+    """Shared helpers are public (``reports.markdown``, ``games.io.mixture_words``, ``cli.output``)."""
+    bad = []
+    for path in [*(PKG / "reports").rglob("*.py"), *(PKG / "cli").rglob("*.py")]:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("gamemarket"):
+                bad += [
+                    f"{_module(path)}: {node.module}.{a.name}"
+                    for a in node.names
+                    if a.name.startswith("_") and not a.name.startswith("__")
+                ]
+    assert bad == []
+
+
+def test_no_report_or_cli_function_is_longer_than_120_lines():
+    long = [
+        f"{path.relative_to(PKG.parent)}:{n.lineno} {n.name} ({n.end_lineno - n.lineno + 1} lines)"
+        for path in [*(PKG / "reports").rglob("*.py"), *(PKG / "cli").rglob("*.py")]
+        for n in ast.walk(ast.parse(path.read_text()))
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.end_lineno - n.lineno + 1 > 120
+    ]
+    assert long == []

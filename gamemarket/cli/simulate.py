@@ -7,7 +7,8 @@ import time
 from pathlib import Path
 
 from gamemarket.cli.options import JOBS_COUNT, LOAD, NONNEGATIVE, SEED, add_force
-from gamemarket.cli.workload import _print_dict, workload_options
+from gamemarket.cli.output import print_dict
+from gamemarket.cli.workload import workload_options
 from gamemarket.errors import InputError
 from gamemarket.io.files import dumps_json
 from gamemarket.io.ownership import check_output_file, check_outputs
@@ -106,7 +107,7 @@ def cmd_simulate(a) -> int:
     if a.format == "json":
         print(dumps_json(summary, indent=2))
     else:
-        _print_dict(summary)
+        print_dict(summary)
     return 0
 
 

@@ -183,8 +183,8 @@ def _run_bimatrix(a, spec) -> int:
 
 
 def _print_population(an) -> None:
-    def mix(m: dict) -> str:
-        return " + ".join(f"{p:.3g} {s}" for s, p in m.items())
+    # deferred like this module's other imports (games.io imports pandas; the CLI starts without it)
+    from gamemarket.games.io import mixture_words as mix
 
     for a in an.answers:
         print(f"== {a.mechanism} ({len(a.seeds)} seeds): truthful is an equilibrium: {a.truthful_is_equilibrium}")

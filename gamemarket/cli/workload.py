@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 from gamemarket.cli.options import JOBS_COUNT, NODES, POSITIVE, REDUCTION, SEED, add_force
+from gamemarket.cli.output import print_dict
 from gamemarket.errors import InputError
 from gamemarket.io.files import dumps_json
 from gamemarket.io.ownership import check_output_file, check_outputs
@@ -27,24 +28,13 @@ def workload_options(sp) -> None:
     )
 
 
-def _print_dict(d: dict, indent: int = 0) -> None:
-    for k, v in d.items():
-        if isinstance(v, dict):
-            print(" " * indent + f"{k}:")
-            _print_dict(v, indent + 2)
-        elif isinstance(v, float):
-            print(" " * indent + f"{k}: {v:.6g}")
-        else:
-            print(" " * indent + f"{k}: {v}")
-
-
 # ---------------------------------------------------------------- workload
 def cmd_workload_info(a) -> int:
     """``gamemarket workload info``: jobs, processors, span, offered load and run-time quantiles of a workload."""
     from gamemarket.workloads import load
 
     w = load(a.path, parallel=a.parallel, skip_bad_lines=a.skip_bad_lines)
-    _print_dict(w.info(nodes=a.nodes, reduction=a.reduction))
+    print_dict(w.info(nodes=a.nodes, reduction=a.reduction))
     return 0
 
 

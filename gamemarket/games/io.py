@@ -286,3 +286,24 @@ def profile_words(game, eq, *, digits: int = 3) -> tuple[str, str]:
         return " + ".join(names[i] if p[i] == 1 else f"{p[i]:.{digits}g} {names[i]}" for i in np.flatnonzero(p > 0))
 
     return side(eq.x, game.rows), side(eq.y, game.cols)
+
+
+def mixture_words(mixture: dict, *, digits: int = 3) -> str:
+    """A role-symmetric game's mixture of one role in words, largest share first (stable on ties):
+    ``{"truthful": 0.25, "shade-0.5": 0.75}`` -> ``"0.75 shade-0.5 + 0.25 truthful"``, shares to ``digits``
+    significant digits, a pure strategy as ``"1 truthful"``. The one formatter of the population reports,
+    the discussion, ``population-equilibria.csv`` and the CLI's population summary.
+
+    Parameters
+    ----------
+    mixture : dict
+        Strategy name -> share (the strategies of positive share, as ``RSGame.mixture_dict`` gives a role's).
+    digits : int
+        Significant digits of each share.
+
+    Returns
+    -------
+    str
+        The mixture's words.
+    """
+    return " + ".join(f"{p:.{digits}g} {s}" for s, p in sorted(mixture.items(), key=lambda kv: -kv[1]))

@@ -34,6 +34,10 @@ import re
 
 import numpy as np
 
+from gamemarket.analysis.study import slug
+from gamemarket.errors import InputError
+from gamemarket.games.io import mixture_words, profile_words
+from gamemarket.market.base import MARKETS
 from gamemarket.studies.spec import NOTE_FIELD as FIELD
 from gamemarket.studies.spec import typed_numbers
 
@@ -79,9 +83,6 @@ def game_facts(games, prefix: str) -> dict[str, str]:
     """The fields a discussion may quote about solved games (``{prefix}.<game>.equilibria``, ``.count``,
     ``.robustness``, ``.flags``), as text.
     """
-    from gamemarket.analysis.study import slug
-    from gamemarket.games.io import profile_words
-
     out = {}
     for sg in games:
         k = f"{prefix}.{slug(sg.name)}"
@@ -95,8 +96,6 @@ def game_facts(games, prefix: str) -> dict[str, str]:
 
 def population_facts(pop) -> dict[str, str]:
     """What the population game says, per mechanism (``pop`` a PopulationAnalysis)."""
-    from gamemarket.reports.population import _mix
-
     out = {"population.study": pop.spec.name, "population.leader": pop.provider.get("leader") or "none"}
     for a in pop.answers:
         k = f"population.{a.mechanism}"
@@ -104,7 +103,7 @@ def population_facts(pop) -> dict[str, str]:
         rule, (m, lo, hi) = max(a.truthful_gains.items(), key=lambda kv: kv[1][0])
         out[f"{k}.best_rule"] = rule
         out[f"{k}.best_gain"] = fmt_ci(m, lo, hi)
-        out[f"{k}.equilibria"] = "; ".join(_mix(e["mixture"]) for e in a.equilibria) or "none found"
+        out[f"{k}.equilibria"] = "; ".join(mixture_words(e["mixture"]) for e in a.equilibria) or "none found"
     return out
 
 
@@ -161,8 +160,6 @@ def facts(analysis) -> dict[str, str]:
         out.update(population_facts(analysis.population))
     if analysis.growth is not None:
         out.update(growth_facts(analysis.growth[1]))
-    from gamemarket.market.base import MARKETS
-
     meta = analysis.meta
     out["market.jobs"] = fmt(meta["jobs"])
     out[f"market.{MARKETS.get(meta['kind']).size_name}"] = fmt(meta["nodes"])
@@ -171,8 +168,6 @@ def facts(analysis) -> dict[str, str]:
 
 def render(template: str, values: dict[str, str], where: str) -> str:
     """Fill in a template's fields; an unknown field or a typed number is an error naming it."""
-    from gamemarket.errors import InputError
-
     typed = typed_numbers(template)
     if typed:
         raise InputError(

@@ -1,4 +1,6 @@
-"""Figures (the only module that draws): payoff heatmaps, beta-grid gains, the paper's curves."""
+"""The study report's figures: payoff heatmaps and beta-grid gains (seaborn), the paper's curves, the
+shading gain against market size. Each figure is a function of its inputs alone, drawn where it is called
+(a worker process of ``FigureJobs`` or the report's)."""
 
 from __future__ import annotations
 
@@ -19,14 +21,28 @@ from gamemarket.reports.drawing import save  # noqa: E402
 LARGE_GAME = 6  #: a game with more strategies than this on either side is drawn stacked, values only
 
 
-def relative_luminance(rgba) -> np.ndarray:
-    """The W3C relative luminance of RGBA colours (the last axis), computed as seaborn's
-    ``utils.relative_luminance`` computes it (tested equal), so that a process that draws does not import
-    seaborn, and with it scipy.stats, for three lines."""
-    rgb = np.asarray(rgba, dtype=float)[..., :3]
-    rgb = np.where(rgb <= 0.03928, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
-    # summed left to right, as a three-term dot product is: a matrix product would round differently
-    return rgb[..., 0] * 0.2126 + rgb[..., 1] * 0.7152 + rgb[..., 2] * 0.0722
+def colour_scale(values, *, sequential: str = "viridis", diverging: str = "RdBu") -> dict:
+    """The colour scale of a heatmap of ``values``: diverging, centred at 0, only when the values change
+    sign (their colours then say the sign), else sequential (a diverging map centred elsewhere would
+    read as a sign that is not there).
+
+    Parameters
+    ----------
+    values : array_like
+        The values the scale covers (NaN ignored).
+    sequential, diverging : str
+        The colormaps of each case.
+
+    Returns
+    -------
+    dict
+        ``cmap`` and ``center`` for ``seaborn.heatmap``.
+    """
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    if v.size and v.min() < 0 < v.max():
+        return {"cmap": diverging, "center": 0.0}
+    return {"cmap": sequential, "center": None}
 
 
 def heatmap(
@@ -35,80 +51,70 @@ def heatmap(
     *,
     annot=None,
     fmt: str = ".3g",
-    cmap="viridis",
-    center: float | None = None,
-    vmin: float | None = None,
-    vmax: float | None = None,
-    cbar: bool = True,
     cbar_label: str = "",
     fontsize: float = 7,
-    linewidths: float = 0.0,
-    linecolor: str = "white",
+    **kws,
 ):
-    """An annotated heatmap of a labelled matrix, drawn as seaborn's ``heatmap`` draws it (rows top down,
-    a colormap centred on ``center`` and cut to the data's range, annotation colour by the cell's
-    luminance), without its tick-overlap check, which draws the whole figure once per heatmap (seconds
-    for a report's stacked game matrices).
+    """An annotated heatmap of a labelled matrix, drawn by ``seaborn.heatmap``: rows top down, every row
+    and column labelled (the rows' labels upright), the colour scale by :func:`colour_scale` unless
+    ``cmap`` is given.
 
-    ``annot``: None (the values, formatted by ``fmt``), False, or an array of strings."""
-    import matplotlib.colors as mcolors
-    from matplotlib.font_manager import FontProperties
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    data : pandas.DataFrame
+        The matrix; its index and columns label the rows and columns, their names the axes.
+    annot : None, False or array of str
+        The cells' labels: None for the values formatted by ``fmt``, False for none, or one string a cell.
+    fmt : str
+        The values' format where ``annot`` is None.
+    cbar_label : str
+        The colour bar's label.
+    fontsize : float
+        The cells' labels' font size.
+    **kws
+        Passed to ``seaborn.heatmap``: ``cmap``, ``center``, ``vmin``, ``vmax``, ``cbar``, ``linewidths``, ...
 
-    M = np.asarray(data.to_numpy(), dtype=float)
-    finite = M[np.isfinite(M)]
-    lo = float(finite.min()) if vmin is None and finite.size else (vmin if vmin is not None else 0.0)
-    hi = float(finite.max()) if vmax is None and finite.size else (vmax if vmax is not None else 1.0)
-    cm = plt.get_cmap(cmap) if isinstance(cmap, str) else cmap
-    if center is not None:  # seaborn's recentring: the colormap's middle at ``center``, cut to [lo, hi]
-        vrange = max(hi - center, center - lo) or 1.0
-        cut = np.linspace(0.5 + (lo - center) / (2 * vrange), 0.5 + (hi - center) / (2 * vrange), 256)
-        cm = mcolors.ListedColormap(cm(cut))
-    if hi == lo:
-        lo, hi = lo - 0.5, hi + 0.5
-    mesh = ax.pcolormesh(
-        np.ma.masked_invalid(M),
-        cmap=cm,
-        vmin=lo,
-        vmax=hi,
-        edgecolors=linecolor if linewidths else "face",
-        linewidth=linewidths,
-    )
-    ax.set(xlim=(0, M.shape[1]), ylim=(0, M.shape[0]))
-    ax.invert_yaxis()
-    for side in ax.spines.values():
-        side.set_visible(False)
-    if cbar:
-        cb = ax.figure.colorbar(mesh, ax=ax)
-        cb.outline.set_linewidth(0)
-        if cbar_label:
-            cb.set_label(cbar_label)
-    # column labels across when they fit their cells (at about 0.6 em per character), else upright
-    xl = [str(c) for c in data.columns]
-    cell_in = ax.get_position().width * ax.figure.get_figwidth() / max(M.shape[1], 1)
-    pts = FontProperties(size=plt.rcParams["xtick.labelsize"]).get_size_in_points()
-    fits = max((len(x) for x in xl), default=0) * 0.6 * pts / 72 < cell_in
-    ax.set_xticks(np.arange(M.shape[1]) + 0.5, xl, rotation=0 if fits else 90)
-    ax.set_yticks(np.arange(M.shape[0]) + 0.5, [str(r) for r in data.index], rotation=0, va="center")
-    ax.tick_params(length=0)
-    if annot is not False:
-        labels = np.vectorize(lambda v: format(v, fmt))(M) if annot is None else np.asarray(annot)
-        lum = relative_luminance(mesh.cmap(mesh.norm(M)))
-        for i in range(M.shape[0]):
-            for j in range(M.shape[1]):
-                if np.isfinite(M[i, j]):
-                    dark = lum[i, j] <= 0.408
-                    ax.text(
-                        j + 0.5,
-                        i + 0.5,
-                        labels[i, j],
-                        ha="center",
-                        va="center",
-                        fontsize=fontsize,
-                        color="white" if dark else "black",
-                    ).set_in_layout(False)  # inside its cell: tight_layout need not measure it
-    ax.set_xlabel(data.columns.name or "")
-    ax.set_ylabel(data.index.name or "")
-    return mesh
+    Returns
+    -------
+    matplotlib.axes.Axes
+        ``ax``.
+    """
+    # deferred: seaborn imports scipy.stats (half a second); a worker process that draws imports it once
+    import seaborn as sns
+
+    if "cmap" not in kws:
+        kws.update(colour_scale(data.to_numpy()))
+    if annot is None or annot is False:
+        annot = annot is None  # seaborn writes the values, formatted by fmt
+    else:
+        annot, fmt = np.asarray(annot), ""  # the labels as given
+    # seaborn draws the whole figure once per heatmap, to check whether this axes' tick labels overlap: the
+    # figure's other axes (earlier panels, their annotations) are hidden meanwhile, so that a figure of k
+    # panels is not drawn k times over (the file is the same: tested)
+    others = [a for a in ax.figure.axes if a is not ax and a.get_visible()]
+    for a in others:
+        a.set_visible(False)
+    try:
+        sns.heatmap(
+            data,
+            ax=ax,
+            annot=annot,
+            fmt=fmt,
+            annot_kws={"fontsize": fontsize},
+            cbar_kws={"label": cbar_label},
+            xticklabels=True,
+            yticklabels=True,
+            **kws,
+        )
+    finally:
+        for a in others:
+            a.set_visible(True)
+    ax.tick_params(axis="y", rotation=0)
+    for t in ax.texts:  # the annotations lie inside their cells: tight_layout need not measure them
+        t.set_in_layout(False)
+    return ax
 
 
 def _annot(M, C):
@@ -134,19 +140,12 @@ def payoff_heatmaps(sg, path: Path) -> Path:
         fig, axes = plt.subplots(2, 1, figsize=(0.75 * n + 3.5, 2 * (0.45 * m + 1.6)))
     else:
         fig, axes = plt.subplots(1, 2, figsize=(max(8, 2.6 * n + 4), max(3, 0.9 * m + 1.6)))
-    for ax, M, C, who, cmap, center in (
-        (axes[0], g.A, ca, g.players[0], "viridis", None),
-        (axes[1], g.B, cb, g.players[1], "RdBu_r", None),
-    ):
+    for ax, M, C, who in ((axes[0], g.A, ca, g.players[0]), (axes[1], g.B, cb, g.players[1])):
         df = pd.DataFrame(M, index=g.rows, columns=g.cols)
-        if who == g.players[1]:  # utilities: a diverging map centred on the column mean
-            center = float(np.median(M))
-            cmap = "RdBu"
         metric = g.meta.get(who + "_payoff", "")
         annot = np.vectorize(lambda v: f"{v:.3g}")(M) if large else _annot(M, C)
-        heatmap(
-            ax, df, annot=annot, cmap=cmap, center=center, cbar_label=unit(metric), linewidths=0.5, linecolor="white"
-        )
+        # each matrix its own scale: diverging at 0 only where its payoffs change sign
+        heatmap(ax, df, annot=annot, cbar_label=unit(metric), linewidths=0.5, linecolor="white")
         ax.set_title(f"{who} payoff: {metric} ({unit(metric)})", fontsize=9)
         ax.set_xlabel(f"{g.players[1]} strategy (beta mix)")
         ax.set_ylabel(f"{g.players[0]} strategy (mechanism)")
@@ -175,17 +174,25 @@ def grid_gain_heatmap(gains: pd.DataFrame, path: Path) -> Path | None:
     ncol = min(4, len(provs))
     nrow = -(-len(provs) // ncol)
     fig, axes = plt.subplots(nrow, ncol, figsize=(3.8 * ncol, 3.2 * nrow), squeeze=False)
-    lim = float(np.abs(gains["gain"]).max()) or 1.0
+    # one scale for every panel: diverging at 0 where the gains change sign, else sequential in the colour
+    # of their sign (red: shading loses, blue: it pays), darker for a larger gain or loss
+    gain = gains["gain"].to_numpy(dtype=float)
+    lo, hi = float(np.nanmin(gain)), float(np.nanmax(gain))
+    scale = colour_scale(gain, sequential="Reds_r" if hi <= 0 else "Blues")
+    if scale["center"] is not None:
+        lim = max(-lo, hi)
+        lo, hi = -lim, lim
+    elif lo == hi:
+        lo, hi = lo - 0.5, hi + 0.5
     for k, p in enumerate(provs):
         ax = axes[k // ncol][k % ncol]
         piv = gains[gains["provider"] == p].pivot(index="fraction", columns="beta", values="gain")
         heatmap(
             ax,
             piv,
-            cmap="RdBu",
-            center=0,
-            vmin=-lim,
-            vmax=lim,
+            **scale,
+            vmin=lo,
+            vmax=hi,
             cbar=k % ncol == ncol - 1,
             cbar_label="gain (bid x s per job)",
         )
@@ -196,7 +203,7 @@ def grid_gain_heatmap(gains: pd.DataFrame, path: Path) -> Path | None:
         axes[k // ncol][k % ncol].axis("off")
     fig.suptitle(
         "aggressive users' mean utility minus the same jobs' mean utility when truthful (FT, same seed); "
-        "blue: shading pays",
+        "red: shading loses, blue: it pays",
         fontsize=9,
     )
     save(fig, path, dpi=110)

@@ -20,16 +20,13 @@ import pandas as pd  # noqa: E402
 
 from gamemarket import __version__  # noqa: E402
 from gamemarket.games.egta import to_tidy, write_egta  # noqa: E402
-from gamemarket.games.io import write_json  # noqa: E402
+from gamemarket.games.io import mixture_words, write_json  # noqa: E402
 from gamemarket.io.jobtable import write_table  # noqa: E402
 from gamemarket.reports.drawing import save  # noqa: E402
-from gamemarket.reports.report import _md_table, _to_html, claim_folder  # noqa: E402
+from gamemarket.reports.markdown import md_table, to_html  # noqa: E402
+from gamemarket.reports.report import claim_folder  # noqa: E402
 
 UNIT = "bid x seconds per job"
-
-
-def _mix(m: dict) -> str:
-    return " + ".join(f"{p:.3g} {s}" for s, p in sorted(m.items(), key=lambda kv: -kv[1]))
 
 
 def _joint_section(joint: dict) -> list[str]:
@@ -53,8 +50,8 @@ def _joint_section(joint: dict) -> list[str]:
         return md
     rows = [
         [
-            _mix(e["provider"]),
-            _mix(e["consumers"]),
+            mixture_words(e["provider"]),
+            mixture_words(e["consumers"]),
             f"{e['reduced_regret']:.2g}",
             _ci(e["consumer_regret"], "{:.3g}"),
             _ci(e["provider_regret"], "{:.3g}"),
@@ -65,7 +62,7 @@ def _joint_section(joint: dict) -> list[str]:
         for e in eqs
     ]
     md.append(
-        _md_table(
+        md_table(
             [
                 "provider mixture",
                 "consumer mixture",
@@ -118,7 +115,7 @@ def tables(an) -> tuple[pd.DataFrame, pd.DataFrame]:
                 {
                     "mechanism": a.mechanism,
                     "equilibrium": k + 1,
-                    "mixture": _mix(e["mixture"]),
+                    "mixture": mixture_words(e["mixture"]),
                     "reduced_regret": e["reduced_regret"],
                     "regret": e["regret"][0],
                     "regret_ci_low": e["regret"][1],
@@ -191,7 +188,7 @@ def first_paragraph(an) -> str:
                 f"{_count(len(eqs), 'equilibrium', 'equilibria')} {'survives' if len(eqs) == 1 else 'survive'} "
                 "the runs at the candidates "
                 f"({len(mixed)} with a mixed provider strategy): "
-                + "; ".join(f"{_mix(e['provider'])} with {_mix(e['consumers'])}" for e in eqs[:3])
+                + "; ".join(f"{mixture_words(e['provider'])} with {mixture_words(e['consumers'])}" for e in eqs[:3])
                 + ("; ..." if len(eqs) > 3 else "")
                 + "."
             )
@@ -216,7 +213,9 @@ def _gains_figure(gains: pd.DataFrame, path: Path) -> Path:
     ax.set_xticks(np.arange(len(mechs)))
     ax.set_xticklabels(mechs, rotation=30, ha="right")
     ax.set_ylabel(f"gain over truthful ({UNIT})")
-    ax.set_title("A single user's gain from shading when everyone else is truthful (95% CI over seeds)", fontsize=9)
+    # the figure's title, in two lines: tight_layout keeps a suptitle clear of the axis' offset label
+    # ("1e5") and of the figure's edge, which a long axes title at this width crosses
+    fig.suptitle("A single user's gain from shading when everyone else is truthful\n(95% CI over seeds)", fontsize=9)
     ax.legend(fontsize=7)
     save(fig, path, dpi=110)
     return path
@@ -230,7 +229,8 @@ def _revenue_figure(eq: pd.DataFrame, path: Path) -> Path:
     ax.set_xticks(np.arange(len(eq)))
     ax.set_xticklabels(labels, rotation=30, ha="right", fontsize=7)
     ax.set_ylabel("provider revenue (bid x seconds)")
-    ax.set_title("Revenue at each consumer equilibrium (green: verified, grey: undecided, red: rejected)", fontsize=9)
+    # a suptitle: tight_layout keeps it above the axis' offset label ("1e8"), which an axes title overlaps
+    fig.suptitle("Revenue at each consumer equilibrium (green: verified, grey: undecided, red: rejected)", fontsize=9)
     save(fig, path, dpi=110)
     return path
 
@@ -259,29 +259,27 @@ def _search_sentence(answers) -> str:
 
 
 def _flow_figure(answers, names, path: Path) -> Path:
-    """Replicator flow of each mechanism's reduced game on the 2-simplex (3 strategies)."""
+    """Replicator flow of each mechanism's reduced game on the 2-simplex (3 strategies): arrows of unit
+    length in the flow's direction, coloured by its speed on one log scale shared by every panel (the
+    colour bar)."""
     n = len(answers)
-    fig, axes = plt.subplots(1, n, figsize=(3.6 * n, 3.4), squeeze=False)
+    # the colour bar in a thin last column, so that tight_layout lays it out with the panels
+    fig, axes = plt.subplots(
+        1, n + 1, figsize=(3.6 * n + 0.6, 3.4), squeeze=False, gridspec_kw={"width_ratios": [1] * n + [0.06]}
+    )
     corners = np.array([[0, 0], [1, 0], [0.5, np.sqrt(3) / 2]])
-    for ax, a in zip(axes[0], answers):
-        g = a.game
-        pts, vec = [], []
-        for i in range(1, 20):
-            for j in range(1, 20 - i):
-                x = np.array([i, j, 20 - i - j]) / 20.0
-                dev = g.deviation_payoffs(x)
-                dx = x * (dev - x @ dev)
-                pts.append(x @ corners)
-                vec.append(dx @ corners)
-        pts, vec = np.array(pts), np.array(vec)
-        norm = np.linalg.norm(vec, axis=1, keepdims=True)
-        ax.quiver(
+    flows = [_flow(a.game, corners) for a in answers]
+    speeds = np.concatenate([np.log10(norm + 1e-300) for _, _, norm in flows])
+    colours = matplotlib.colors.Normalize(vmin=float(speeds.min()), vmax=float(speeds.max()))
+    for ax, a, (pts, vec, norm) in zip(axes[0], answers, flows):
+        arrows = ax.quiver(
             pts[:, 0],
             pts[:, 1],
-            vec[:, 0] / np.maximum(norm[:, 0], 1e-300),
-            vec[:, 1] / np.maximum(norm[:, 0], 1e-300),
-            np.log10(norm[:, 0] + 1e-300),
+            vec[:, 0] / np.maximum(norm, 1e-300),
+            vec[:, 1] / np.maximum(norm, 1e-300),
+            np.log10(norm + 1e-300),
             cmap="viridis",
+            norm=colours,
             scale=25,
             width=0.006,
         )
@@ -294,6 +292,7 @@ def _flow_figure(answers, names, path: Path) -> Path:
         ax.set_title(a.mechanism, fontsize=9)
         ax.set_aspect("equal")
         ax.axis("off")
+    fig.colorbar(arrows, cax=axes[0][-1]).set_label("log10 speed", fontsize=7)
     fig.suptitle(
         "Replicator flow of the reduced game (arrows: direction; colour: log10 speed); "
         "filled: stable equilibrium, open: unstable",
@@ -303,14 +302,54 @@ def _flow_figure(answers, names, path: Path) -> Path:
     return path
 
 
+def _flow(game, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The replicator dynamics' velocity at the interior points of a grid of step 1/20 on the simplex, in
+    the triangle's plane: (points, velocities, speeds)."""
+    pts, vec = [], []
+    for i in range(1, 20):
+        for j in range(1, 20 - i):
+            x = np.array([i, j, 20 - i - j]) / 20.0
+            dev = game.deviation_payoffs(x)
+            dx = x * (dev - x @ dev)
+            pts.append(x @ corners)
+            vec.append(dx @ corners)
+    pts, vec = np.array(pts), np.array(vec)
+    return pts, vec, np.linalg.norm(vec, axis=1)
+
+
 def write_population_report(an, out_dir: str | Path | None = None, *, force: bool = False) -> Path:
-    """Render the analysis of a population study under ``out_dir`` (default: the study's report folder)."""
+    """Render the analysis of a population study under ``out_dir`` (default: the study's report folder).
+
+    Each section is one builder (a list of Markdown lines, joined by newlines)."""
     spec = an.spec
     out = Path(out_dir) if out_dir else spec.report_dir
     claim_folder(out, spec, force)
-    data = out / "data"
-    data.mkdir(parents=True, exist_ok=True)
     eq, gains = tables(an)
+    _write_data(an, out / "data", eq, gains)
+    figs = _draw_figures(an, out, eq, gains)
+    joint = an.provider.get("joint")
+    md = _intro_section(an) + _method_section(an) + _truthful_section(an) + _equilibria_section(an)
+    md += _provider_section(an)
+    if joint is not None:
+        md += _joint_section(joint)
+    md += _simulations_section(an.runs)
+    for f in figs:
+        md += [f"![{f.stem}]({f.name})", ""]
+    md += [
+        f"_gamemarket {__version__}; tables in `data/` (equilibria, truthful gains, each mechanism's reduced game "
+        "as EGTA JSON and as a tidy CSV)._",
+        "",
+    ]
+    text = "\n".join(md)
+    (out / "report.md").write_text(text)
+    (out / "index.html").write_text(to_html(text, f"{spec.name}: population game"))
+    return out / "report.md"
+
+
+def _write_data(an, data: Path, eq: pd.DataFrame, gains: pd.DataFrame) -> None:
+    """The report's ``data/`` tables: equilibria, truthful gains, each reduced game (EGTA JSON and tidy CSV),
+    the provider-consumer game where there is one, and ``population.json`` with everything the text says."""
+    data.mkdir(parents=True, exist_ok=True)
     write_table(eq, data / "population-equilibria.csv")
     write_table(gains, data / "truthful-gains.csv")
     for a in an.answers:
@@ -323,7 +362,7 @@ def write_population_report(an, out_dir: str | Path | None = None, *, force: boo
     write_json(
         data / "population.json",
         {
-            "study": spec.name,
+            "study": an.spec.name,
             "version": __version__,
             "meta": an.meta,
             "runs": an.runs,
@@ -343,13 +382,23 @@ def write_population_report(an, out_dir: str | Path | None = None, *, force: boo
             ],
         },
     )
+
+
+def _draw_figures(an, out: Path, eq: pd.DataFrame, gains: pd.DataFrame) -> list[Path]:
+    """The figures the analysis allows: truthful gains, revenue at equilibrium, the replicator flow
+    (3 strategies)."""
     figs = [_gains_figure(gains, out / "fig-truthful-gains.png")] if len(gains) else []
     if len(eq):
         figs.append(_revenue_figure(eq, out / "fig-revenue-at-equilibrium.png"))
     if len(an.config.names) == 3:
         figs.append(_flow_figure(an.answers, an.config.names, out / "fig-replicator-flow.png"))
-    cfg = an.config
-    md = [
+    return figs
+
+
+def _intro_section(an) -> list[str]:
+    """The title, what the study answers, its description, the workload and the strategies."""
+    spec, cfg = an.spec, an.config
+    return [
         f"# {spec.name}: population game",
         "",
         first_paragraph(an),
@@ -363,6 +412,13 @@ def write_population_report(an, out_dir: str | Path | None = None, *, force: boo
         + ". "
         f"Utilities are in {UNIT}; revenue and welfare in bid x seconds.",
         "",
+    ]
+
+
+def _method_section(an) -> list[str]:
+    """How the games are reduced, measured, searched and decided."""
+    cfg = an.config
+    return [
         "## How it is measured",
         "",
         f"Per mechanism, the consumers' game is reduced by deviation-preserving reduction to {cfg.reduced_players} "
@@ -379,28 +435,33 @@ def write_population_report(an, out_dir: str | Path | None = None, *, force: boo
         "of the reduced game.",
         "",
     ]
-    md += [
+
+
+def _truthful_section(an) -> list[str]:
+    """Per mechanism: a single user's gain from each rule over truthful when everyone else is truthful."""
+    cfg = an.config
+    rows = [
+        [a.mechanism, a.truthful_is_equilibrium]
+        + [_ci(a.truthful_gains[s], "{:+.4g}") for s in cfg.names if s in a.truthful_gains]
+        + [str(len(a.seeds))]
+        for a in an.answers
+    ]
+    headers = (
+        ["mechanism", "truthful is an equilibrium"]
+        + [s for s in cfg.names if s != cfg.names[cfg.truthful_index]]
+        + ["seeds"]
+    )
+    return [
         "## Truthful bidding: a single user's gain from each rule when everyone else is truthful",
         "",
         f"Mean over seeds with a 95% Student-t CI, paired by seed ({UNIT}).",
         "",
+        md_table(headers, rows),
     ]
-    rows = []
-    for a in an.answers:
-        rows.append(
-            [a.mechanism, a.truthful_is_equilibrium]
-            + [_ci(a.truthful_gains[s], "{:+.4g}") for s in cfg.names if s in a.truthful_gains]
-            + [str(len(a.seeds))]
-        )
-    md.append(
-        _md_table(
-            ["mechanism", "truthful is an equilibrium"]
-            + [s for s in cfg.names if s != cfg.names[cfg.truthful_index]]
-            + ["seeds"],
-            rows,
-        )
-    )
-    md += ["", "## The consumers' equilibria per mechanism", ""]
+
+
+def _equilibria_section(an) -> list[str]:
+    """Per mechanism: the consumers' equilibria, verified, with stability, revenue and welfare."""
     rows = []
     for a in an.answers:
         if not a.equilibria:
@@ -409,7 +470,7 @@ def write_population_report(an, out_dir: str | Path | None = None, *, force: boo
             rows.append(
                 [
                     a.mechanism,
-                    _mix(e["mixture"]),
+                    mixture_words(e["mixture"]),
                     _ci(e["regret"], "{:.3g}"),
                     e["verified"],
                     e["stability"],
@@ -417,12 +478,13 @@ def write_population_report(an, out_dir: str | Path | None = None, *, force: boo
                     _ci(e["welfare"], "{:.4g}"),
                 ]
             )
-    md.append(
-        _md_table(
-            ["mechanism", "equilibrium mixture", "regret [95% CI]", "verified", "stability", "revenue", "welfare"], rows
-        )
-    )
-    md += ["", "## The provider's choice", ""]
+    headers = ["mechanism", "equilibrium mixture", "regret [95% CI]", "verified", "stability", "revenue", "welfare"]
+    return ["", "## The consumers' equilibria per mechanism", "", md_table(headers, rows)]
+
+
+def _provider_section(an) -> list[str]:
+    """The provider's choice: as a leader (the ranking), and in simultaneous equilibria with a pure provider."""
+    md = ["", "## The provider's choice", ""]
     if an.provider["ranking"]:
         md.append(
             "Leader and followers: the provider picks the mechanism, the consumers answer with an equilibrium "
@@ -430,7 +492,7 @@ def write_population_report(an, out_dir: str | Path | None = None, *, force: boo
         )
         md.append("")
         md.append(
-            _md_table(
+            md_table(
                 ["mechanism", "consumer equilibria", "revenue (worst)", "revenue (best)"],
                 [
                     [r["mechanism"], str(r["equilibria"]), f"{r['worst_revenue']:.4g}", f"{r['best_revenue']:.4g}"]
@@ -444,17 +506,19 @@ def write_population_report(an, out_dir: str | Path | None = None, *, force: boo
         "Simultaneous equilibria with a pure provider strategy (the mechanism is a revenue best response to "
         "the consumers' equilibrium mixture, every mechanism simulated at that mixture): "
         + (
-            "; ".join(f"{s['mechanism']} with {_mix(s['mixture'])} (revenue {s['revenue']:.4g})" for s in sim)
+            "; ".join(f"{s['mechanism']} with {mixture_words(s['mixture'])} (revenue {s['revenue']:.4g})" for s in sim)
             if sim
             else "none"
         )
         + ".",
         "",
     ]
-    if joint is not None:
-        md += _joint_section(joint)
-    r = an.runs
-    md += [
+    return md
+
+
+def _simulations_section(r: dict) -> list[str]:
+    """How many simulations the answers rest on, against a fixed design."""
+    return [
         "## Simulations",
         "",
         f"{r['simulations']:,} simulations (seeds per mechanism: "
@@ -463,14 +527,3 @@ def write_population_report(an, out_dir: str | Path | None = None, *, force: boo
         f"used; {r['run_now']:,} run in this invocation, {r['wall_seconds']:.1f} s in all.",
         "",
     ]
-    for f in figs:
-        md += [f"![{f.stem}]({f.name})", ""]
-    md += [
-        f"_gamemarket {__version__}; tables in `data/` (equilibria, truthful gains, each mechanism's reduced game "
-        "as EGTA JSON and as a tidy CSV)._",
-        "",
-    ]
-    text = "\n".join(md)
-    (out / "report.md").write_text(text)
-    (out / "index.html").write_text(_to_html(text, f"{spec.name}: population game"))
-    return out / "report.md"

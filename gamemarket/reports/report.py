@@ -2,25 +2,23 @@
 
 from __future__ import annotations
 
-import html
+import json
 import time
 from pathlib import Path
 
 import numpy as np
 
 from gamemarket import __version__
+from gamemarket.analysis.claims import CONTEXT, claims_csv, hb_pair
 from gamemarket.analysis.study import StudyAnalysis, export, slug
+from gamemarket.bids import BID_CLASSES
 from gamemarket.errors import InputError
 from gamemarket.games.io import profile_words
 from gamemarket.market.base import MARKETS, market_for
-from gamemarket.reports import figures
-
-
-def _md_table(headers, rows) -> str:
-    out = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
-    return "\n".join(out)
-
+from gamemarket.market.payoffs import unit
+from gamemarket.reports import discussion, figures
+from gamemarket.reports.markdown import md_table, to_html
+from gamemarket.studies import load_study
 
 MARKER = ".gamemarket-study"
 
@@ -80,80 +78,113 @@ def write_report(an: StudyAnalysis, *, wall_seconds: float | None = None, force:
     """Render a study's analysis (``analyze(spec, for_report=True)``) as ``<report_dir>/index.html``,
     ``report.md``, figures and ``data/`` tables; return the HTML path. Nothing is computed here.
 
+    Each section is one builder (a list of Markdown blocks, joined by newlines); the figures are queued
+    while the sections are written and drawn together at the end.
+
     ``n_jobs``: worker processes that draw the figures (joblib's convention: -1 all cores); the files
     are the same for any value."""
     t0 = time.perf_counter()
     jobs = FigureJobs()
-    spec, resamples = an.spec, an.resamples
+    spec = an.spec
     # the discussion first: a field it names that the analysis lacks is an error before anything is written
-    notes = ""
-    if spec.notes:
-        from gamemarket.reports import discussion
-
-        where = str(spec.path or spec.name)
-        miss = an.population_missing
-        if miss is not None and any(f.startswith("population.") for f in discussion.FIELD.findall(spec.notes)):
-            raise InputError(
-                f"{where}: 'notes' quotes the population study {miss.study}, whose analysis is not there: {miss.reason}"
-            )
-        notes = discussion.render(spec.notes.strip(), discussion.facts(an), where)
+    notes = _discussion(an)
     out = Path(spec.report_dir)
     claim_folder(out, spec, force)
     export(an, out / "data")
-    md: list[str] = []
-    meta = an.meta
+    md = _setup_section(an, wall_seconds)
+    if an.workload:
+        md.append(_table1(an))
+    if an.paper_games:
+        md.append(_paper_game_section(an))
+    md += _games_section(an, out, jobs)
+    if an.claims:
+        md.append(_claims_section(spec, an.claims, out))
+    if _has_gains(an):
+        md.append(_gains_section(an.shading_gains, out))
+    if an.growth is not None:
+        md += _growth_section(an.growth, out, jobs)
+    if notes:
+        md += _discussion_section(notes)
+    grid, paper = _queue_figures(an, out, jobs)
+    figs = _draw_figures(jobs, n_jobs, out, grid, paper)
+    if figs:
+        md += _figures_section(figs)
+    md += _data_section(an, grid is not None)
+    md.append(f"\n_Report written in {time.perf_counter() - t0:.1f} s by gamemarket {__version__}._\n")
+    text = "\n".join(md)
+    (out / "report.md").write_text(text)
+    (out / "index.html").write_text(to_html(text, spec.name))
+    return out / "index.html"
+
+
+def _has_gains(an: StudyAnalysis) -> bool:
+    """Whether the analysis has shading gains by bid class (a section, a CSV)."""
+    return an.shading_gains is not None and len(an.shading_gains) > 0
+
+
+def _discussion(an: StudyAnalysis) -> str:
+    """The study file's discussion with its fields filled in ("" without one); an error where it quotes
+    a population study whose analysis is missing, or a field the analysis lacks."""
+    spec = an.spec
+    if not spec.notes:
+        return ""
+    where = str(spec.path or spec.name)
+    miss = an.population_missing
+    if miss is not None and any(f.startswith("population.") for f in discussion.FIELD.findall(spec.notes)):
+        raise InputError(
+            f"{where}: 'notes' quotes the population study {miss.study}, whose analysis is not there: {miss.reason}"
+        )
+    return discussion.render(spec.notes.strip(), discussion.facts(an), where)
+
+
+def _setup_section(an: StudyAnalysis, wall_seconds: float | None) -> list[str]:
+    """The title, the study's description and the setup table (workload, strategies, seeds, times)."""
+    spec, meta = an.spec, an.meta
     market = MARKETS.get(meta["kind"])
-    md.append(f"# Study report: {spec.name}\n")
+    md = [f"# Study report: {spec.name}\n"]
     if spec.description:
         md.append(spec.description + "\n")
     md.append("## Setup\n")
     wl = meta.get("workload")
-    md.append(
-        _md_table(
-            ["item", "value"],
-            [
-                ["workload", wl + (f" (SHA-256 `{meta['workload_sha256']}`)" if meta.get("workload_sha256") else "")],
-                [
-                    "synthetic parameters",
-                    ", ".join(f"{k} = {v}" for k, v in meta["synthetic"].items()) if meta.get("synthetic") else "-",
-                ],
-                ["jobs", meta["jobs"]],
-                ["resource types" if market.size_name == "resources" else market.size_name, meta["nodes"]],
-                [
-                    "provider strategies",
-                    ", ".join(f"{k} {market_for(v).describe_provider(v)}" for k, v in meta["providers"].items()),
-                ],
-                [
-                    "consumer strategies",
-                    ", ".join(f"{k} {v['groups']}" for k, v in meta["consumers"].items())
-                    + "".join(f"; {a} is the same mix as {k}, kept once" for a, k in spec.aliases.items()),
-                ],
-                ["replication seeds", ", ".join(str(s) for s in meta["seeds"])],
-                ["gamemarket version", __version__],
-                ["study wall time", _wall(spec, wall_seconds)],
-                ["summed simulation time", f"{an.metrics['task_seconds'].sum():.1f} s"],
-            ],
-        )
-        + "\n"
-    )
-    figs: list[tuple[str, Path]] = []
-    if an.workload:
-        md.append(_table1(an))
-    claim_rows = an.claims
-    if an.paper_games:
-        md.append(_paper_game_section(an))
-    md.append("## Games and equilibria\n")
-    md.append(
+    rows = [
+        ["workload", wl + (f" (SHA-256 `{meta['workload_sha256']}`)" if meta.get("workload_sha256") else "")],
+        [
+            "synthetic parameters",
+            ", ".join(f"{k} = {v}" for k, v in meta["synthetic"].items()) if meta.get("synthetic") else "-",
+        ],
+        ["jobs", meta["jobs"]],
+        ["resource types" if market.size_name == "resources" else market.size_name, meta["nodes"]],
+        [
+            "provider strategies",
+            ", ".join(f"{k} {market_for(v).describe_provider(v)}" for k, v in meta["providers"].items()),
+        ],
+        [
+            "consumer strategies",
+            ", ".join(f"{k} {v['groups']}" for k, v in meta["consumers"].items())
+            + "".join(f"; {a} is the same mix as {k}, kept once" for a, k in spec.aliases.items()),
+        ],
+        ["replication seeds", ", ".join(str(s) for s in meta["seeds"])],
+        ["gamemarket version", __version__],
+        ["study wall time", _wall(spec, wall_seconds)],
+        ["summed simulation time", f"{an.metrics['task_seconds'].sum():.1f} s"],
+    ]
+    md.append(md_table(["item", "value"], rows) + "\n")
+    return md
+
+
+def _games_section(an: StudyAnalysis, out: Path, jobs: FigureJobs) -> list[str]:
+    """How the games are read, what follows from HB's rules, then one subsection per game (its heatmap
+    queued on ``jobs``)."""
+    md = [
+        "## Games and equilibria\n",
         "Payoffs are means over the replication seeds with 95% Student-t half-widths. Every equilibrium "
         "is verified by its regret (the best gain from a unilateral deviation) on the mean payoffs; "
-        f"robustness is the share of {resamples} bootstrap resamples of the seeds in which it remains an "
+        f"robustness is the share of {an.resamples} bootstrap resamples of the seeds in which it remains an "
         "equilibrium (for a mixed one: an equilibrium with the same supports exists), with a 95% "
         "interval of its regret. Revenue and welfare are in bid x seconds, utilities in bid x seconds per "
-        "job (a bid is a price per second of run time).\n"
-    )
-    from gamemarket.analysis.claims import hb_pair
-
-    first, kth = hb_pair({p for sg in an.games for p in sg.game.rows}, meta["providers"])
+        "job (a bid is a price per second of run time).\n",
+    ]
+    first, kth = hb_pair({p for sg in an.games for p in sg.game.rows}, an.meta["providers"])
     if first and kth and any(sg.game.meta["provider_payoff"] == "revenue" for sg in an.games):
         md.append(
             "Under HB the schedule depends only on the reported bids and the k-th price never exceeds the "
@@ -162,88 +193,101 @@ def write_report(an: StudyAnalysis, *, wall_seconds: float | None = None, force:
             "claims below), not from the simulation.\n"
         )
     for sg in an.games:
-        md.append(_game_section(sg, out, resamples, jobs))
-    if claim_rows:
-        md.append(_claims_section(spec, claim_rows, out))
-    gains_table = an.shading_gains
-    if gains_table is not None and len(gains_table):
-        md.append(_gains_section(gains_table, out))
-    if an.growth is not None:
-        per_seed, summ = an.growth
-        summ.to_csv(out / "data" / "shading-gains.csv", index=False)
-        per_seed.to_csv(out / "data" / "shading-gains-per-seed.csv", index=False)
-        path = out / "fig-shading-gain.png"
-        jobs.add(figures.gain_plot, summ, path)
-        md.append("## How much does shading pay as the market grows?\n")
-        md.append(
-            "Per-job utility gain of the shading users over the same jobs' truthful run (same seed), "
-            "mean with a 95% t-interval over seeds, in bid x seconds per job. *SRG*: everyone bids by the SRG "
-            "model, the aggressive 10% are measured; *DEV1*: only 1% of the jobs shade (beta 0.9), everyone "
-            "else is truthful. Relative: the gain divided by the same jobs' mean truthful utility.\n"
-        )
-        md.append(f"![shading gain]({path.name})\n")
-        rows = [
-            [
-                r.mechanism,
-                r.way,
-                f"{int(r.n):,}",
-                int(r.seeds),
-                f"{r.cohort_jobs:.0f}",
-                f"{r.gain:+.4g} [{r.ci_low:+.4g}, {r.ci_high:+.4g}]",
-                f"{r.relative_gain:+.2%}" if np.isfinite(r.relative_gain) else "n/a (truthful utility 0)",
-            ]
-            for r in summ.itertuples()
+        md.append(_game_section(sg, out, an.resamples, jobs))
+    return md
+
+
+def _growth_section(growth, out: Path, jobs: FigureJobs) -> list[str]:
+    """The shading gain against market size: its CSVs, its figure (queued on ``jobs``) and its table."""
+    per_seed, summ = growth
+    summ.to_csv(out / "data" / "shading-gains.csv", index=False)
+    per_seed.to_csv(out / "data" / "shading-gains-per-seed.csv", index=False)
+    path = out / "fig-shading-gain.png"
+    jobs.add(figures.gain_plot, summ, path)
+    md = [
+        "## How much does shading pay as the market grows?\n",
+        "Per-job utility gain of the shading users over the same jobs' truthful run (same seed), "
+        "mean with a 95% t-interval over seeds, in bid x seconds per job. *SRG*: everyone bids by the SRG "
+        "model, the aggressive 10% are measured; *DEV1*: only 1% of the jobs shade (beta 0.9), everyone "
+        "else is truthful. Relative: the gain divided by the same jobs' mean truthful utility.\n",
+        f"![shading gain]({path.name})\n",
+    ]
+    rows = [
+        [
+            r.mechanism,
+            r.way,
+            f"{int(r.n):,}",
+            int(r.seeds),
+            f"{r.cohort_jobs:.0f}",
+            f"{r.gain:+.4g} [{r.ci_low:+.4g}, {r.ci_high:+.4g}]",
+            f"{r.relative_gain:+.2%}" if np.isfinite(r.relative_gain) else "n/a (truthful utility 0)",
         ]
-        md.append(
-            _md_table(
-                ["mechanism", "who shades", "jobs", "seeds", "shading jobs", "gain per job [95% CI]", "relative"], rows
-            )
-            + "\n"
-        )
-    if notes:
-        md.append("## Discussion\n")
-        md.append(
-            "Every number below is filled in from this report's analysis (the study file's discussion is "
-            "a template with fields, and holds no typed numbers).\n"
-        )
-        md.append(notes + "\n")
+        for r in summ.itertuples()
+    ]
+    headers = ["mechanism", "who shades", "jobs", "seeds", "shading jobs", "gain per job [95% CI]", "relative"]
+    md.append(md_table(headers, rows) + "\n")
+    return md
+
+
+def _discussion_section(notes: str) -> list[str]:
+    """The study's discussion, its fields filled in."""
+    return [
+        "## Discussion\n",
+        "Every number below is filled in from this report's analysis (the study file's discussion is "
+        "a template with fields, and holds no typed numbers).\n",
+        notes + "\n",
+    ]
+
+
+def _queue_figures(an: StudyAnalysis, out: Path, jobs: FigureJobs) -> tuple[int | None, list | None]:
+    """Queue the beta-grid heatmap (writing its CSV) and the paper's figures on ``jobs``; returns the grid
+    figure's index (None without one) and the paper figures' (caption, index) pairs (None where the market
+    has no paper analysis)."""
     grid = paper = None
     if an.grid_gains is not None and len(an.grid_gains):
         an.grid_gains.to_csv(out / "data" / "beta-grid-gains.csv", index=False)
         grid = jobs.add(figures.grid_gain_heatmap, an.grid_gains, out / "heatmap-beta-grid.png", weight=3)
-    if market.paper_analysis:
+    if MARKETS.get(an.meta["kind"]).paper_analysis:
         paper = [
             (caption, jobs.add(func, *args, weight=2))
-            for caption, func, args in figures.paper_figure_plan(an.bins, meta["consumers"], out)
+            for caption, func, args in figures.paper_figure_plan(an.bins, an.meta["consumers"], out)
         ]
+    return grid, paper
+
+
+def _draw_figures(jobs: FigureJobs, n_jobs: int, out: Path, grid, paper) -> list[tuple[str, Path]]:
+    """Draw every queued figure, remove the report's figures this report no longer draws, and return the
+    (caption, path) pairs of the Figures section."""
     drawn = jobs.draw(n_jobs)
     # a figure an earlier report drew and this one does not (the folder is the study's: claim_folder)
     written = {Path(p).name for p in drawn if p}
     for stale in out.glob("*.png"):
         if stale.name not in written:
             stale.unlink()
+    figs: list[tuple[str, Path]] = []
     if grid is not None and drawn[grid]:
         figs.append(("aggressive users' utility gain over truthful bidding across the beta-mix grid", drawn[grid]))
     if paper is not None:
         figs += [(caption, drawn[k]) for caption, k in paper]
-    if figs:
-        md.append("## Figures\n")
-        for caption, path in figs:
-            md.append(f"**{caption}**\n\n![{caption}]({path.name})\n")
-    md.append("## Data\n")
-    md.append(
+    return figs
+
+
+def _figures_section(figs: list[tuple[str, Path]]) -> list[str]:
+    """The figures that have no section of their own, each with its caption."""
+    return ["## Figures\n"] + [f"**{caption}**\n\n![{caption}]({path.name})\n" for caption, path in figs]
+
+
+def _data_section(an: StudyAnalysis, grid: bool) -> list[str]:
+    """What the ``data/`` folder holds."""
+    return [
+        "## Data\n",
         "Tables in `data/`: `runs.csv` (every run's payoffs), `payoffs-*.csv`, `equilibria.csv`, "
         "`equilibria.json` (with metadata), `best-responses-*.csv`, `game-*.nfg` (Gambit)"
-        + (", `claims.csv`" if claim_rows else "")
-        + (", `shading-gains-by-bid-class.csv`" if gains_table is not None and len(gains_table) else "")
-        + (", `beta-grid-gains.csv`" if grid is not None else "")
-        + ".\n"
-    )
-    md.append(f"\n_Report written in {time.perf_counter() - t0:.1f} s by gamemarket {__version__}._\n")
-    text = "\n".join(md)
-    (out / "report.md").write_text(text)
-    (out / "index.html").write_text(_to_html(text, spec.name))
-    return out / "index.html"
+        + (", `claims.csv`" if an.claims else "")
+        + (", `shading-gains-by-bid-class.csv`" if _has_gains(an) else "")
+        + (", `beta-grid-gains.csv`" if grid else "")
+        + ".\n",
+    ]
 
 
 LARGE = 6  #: a game with more strategies a side than this gets ranked tables beside its figure
@@ -278,7 +322,7 @@ def _eq_table(sg) -> str:
             ]
         )
     return (
-        _md_table(
+        md_table(
             ["#", "kind", "provider", "consumer", "provider payoff", "consumer payoff", "regret", "robustness"], rows
         )
         + "\n"
@@ -286,8 +330,6 @@ def _eq_table(sg) -> str:
 
 
 def _game_section(sg, out: Path, resamples: int, jobs: FigureJobs) -> str:
-    from gamemarket.market.payoffs import unit
-
     g, sol = sg.game, sg.solution
     md = [
         f"### {sg.name}\n",
@@ -347,13 +389,11 @@ def _ranked_table(who: str, names: list[str], payoff: np.ndarray, half_width: np
         [k + 1, names[j], f"{payoff[j]:.6g} ± {half_width[j]:.2g}", f"{best - payoff[j]:.3g}"]
         for k, j in enumerate(order)
     ]
-    return _md_table(["rank", who, f"{who} payoff", "below the best"], rows) + "\n"
+    return md_table(["rank", who, f"{who} payoff", "below the best"], rows) + "\n"
 
 
 def _paper_game_section(an) -> str:
     """The paper's own game: HB with first or k-th price against FT or SRG, per payoff definition."""
-    from gamemarket.market.payoffs import unit
-
     md = [
         "## The paper's game: HB first / k-th price x FT / SRG\n",
         "The 2x2 game of Shudler et al. (2010), cut from this study's runs: each cell is (provider payoff, "
@@ -366,7 +406,7 @@ def _paper_game_section(an) -> str:
             f"consumer `{g.meta['consumer_payoff']}`, {unit(g.meta['consumer_payoff'])})\n"
         )
         rows = [[r] + [f"({g.A[i, j]:.4g}, {g.B[i, j]:.4g})" for j in range(len(g.cols))] for i, r in enumerate(g.rows)]
-        md.append(_md_table(["provider \\ consumer"] + list(g.cols), rows) + "\n")
+        md.append(md_table(["provider \\ consumer"] + list(g.cols), rows) + "\n")
         eqs = [
             " with ".join(profile_words(g, e)) + f" (robust in {rb.stable_share:.0%} of resamples)"
             if rb
@@ -390,8 +430,6 @@ def _paper_game_section(an) -> str:
 
 
 def _claims_section(spec, claim_rows, out: Path) -> str:
-    from gamemarket.analysis.claims import CONTEXT, claims_csv
-
     md = [
         "## Claims of Shudler et al. (2010), measured\n",
         "Paired by replication seed (common random numbers: the pairs share every private bid); mean "
@@ -418,7 +456,7 @@ def _claims_section(spec, claim_rows, out: Path) -> str:
                 c = o.get(r["key"])
                 row += [c["measured"], f"**{c['verdict']}**"] if c else ["-", "-"]
             body.append(row)
-        return _md_table(headers, body) + "\n"
+        return md_table(headers, body) + "\n"
 
     rules = [r for r in base if r["key"].startswith("rule-")]
     tested = [r for r in base if not r["key"].startswith("rule-") and r["verdict"] != CONTEXT]
@@ -450,8 +488,6 @@ def _gains_section(gains, out: Path) -> str:
         "shading pays. *SRG*: the aggressive 10% of an SRG population; *DEV1*: 1% of the jobs shade, everyone "
         "else is truthful.\n",
     ]
-    from gamemarket.bids import BID_CLASSES
-
     for cons, sub in gains.groupby("consumer", sort=False):
         md.append(f"**{sub['who'].iloc[0]}**\n")
         piv = {(r.mechanism, r.bid_class): r for r in sub.itertuples()}
@@ -467,7 +503,7 @@ def _gains_section(gains, out: Path) -> str:
                     else f"{r.mean:+.3g} [{r.ci_low:+.3g}, {r.ci_high:+.3g}]" + (" **+**" if r.ci_low > 0 else "")
                 )
             rows.append([m] + cells)
-        md.append(_md_table(["mechanism", "low bids", "middle bids", "high bids", "all"], rows) + "\n")
+        md.append(md_table(["mechanism", "low bids", "middle bids", "high bids", "all"], rows) + "\n")
     md.append("**+**: the interval lies above zero (shading pays significantly).\n")
     return "\n".join(md)
 
@@ -490,15 +526,11 @@ def _table1(an) -> str:
         row = [label] + ([f.format(paper[key]) if key in paper else "-"] if paper else [])
         row += [f.format(v[key]) if key in v else "-" for _, v in cols]
         rows.append(row)
-    return "## Workload, beside the paper's Table 1\n\n" + _md_table(headers, rows) + "\n"
+    return "## Workload, beside the paper's Table 1\n\n" + md_table(headers, rows) + "\n"
 
 
 def _wall(spec, wall_seconds) -> str:
-    import json
-
     parts = []
-    from gamemarket.studies import load_study
-
     runs = [spec] + [load_study(c) for c in spec.companions]
     for s in runs:
         f = Path(s.results_dir) / "last-run.json"
@@ -511,56 +543,3 @@ def _wall(spec, wall_seconds) -> str:
     if wall_seconds is not None:
         parts.append(f"this command: {wall_seconds:.1f} s")
     return "; ".join(parts) or "-"
-
-
-def _to_html(md: str, title: str) -> str:
-    """A small Markdown subset (headings, tables, images, paragraphs, bullet notes) as HTML."""
-    lines = md.split("\n")
-    body = []
-    i = 0
-
-    def inline(s):
-        s = html.escape(s)
-        import re
-
-        s = re.sub(r"`([^`]+)`", r"<code>\1</code>", s)
-        s = re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", s)
-        s = re.sub(r"_([^_]+)_$", r"<em>\1</em>", s)
-        return s
-
-    while i < len(lines):
-        ln = lines[i]
-        if ln.startswith("#"):
-            level = len(ln) - len(ln.lstrip("#"))
-            body.append(f"<h{level}>{inline(ln[level:].strip())}</h{level}>")
-        elif ln.startswith("!["):
-            alt, src = ln[2:].split("](", 1)
-            body.append(f'<figure><img src="{html.escape(src.rstrip(")"))}" alt="{html.escape(alt)}"></figure>')
-        elif ln.startswith("|"):
-            rows = []
-            while i < len(lines) and lines[i].startswith("|"):
-                if not lines[i].startswith("|---"):
-                    rows.append([c.strip() for c in lines[i].strip("|").split(" | ")])
-                i += 1
-            body.append(
-                "<table><thead><tr>"
-                + "".join(f"<th>{inline(c)}</th>" for c in rows[0])
-                + "</tr></thead><tbody>"
-                + "".join("<tr>" + "".join(f"<td>{inline(c)}</td>" for c in r) + "</tr>" for r in rows[1:])
-                + "</tbody></table>"
-            )
-            continue
-        elif ln.startswith("- "):
-            body.append(f"<ul><li>{inline(ln[2:])}</li></ul>")
-        elif ln.strip():
-            body.append(f"<p>{inline(ln)}</p>")
-        i += 1
-    style = (
-        "body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}"
-        "table{border-collapse:collapse;margin:1em 0;font-size:13px}td,th{border:1px solid #ccc;padding:4px 8px}"
-        "th{background:#f3f3f3}img{max-width:100%}code{background:#f6f6f6;padding:0 3px}"
-    )
-    return (
-        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
-        f"<style>{style}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n"
-    )

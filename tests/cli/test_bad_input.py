@@ -103,7 +103,9 @@ def _files(d: Path) -> None:
     (d / "existing.csv").write_text("the user's table\n")
     (d / "fracprocs.swf").write_text("; MaxProcs: 2.5\n" + SWF_LINE)
     (d / "loop-results").symlink_to(d / "loop-results")
-    (d / "loop-out.toml").write_text('name = "p"\n' + small.replace('results = "results"', 'results = "loop-results/x"'))
+    (d / "loop-out.toml").write_text(
+        'name = "p"\n' + small.replace('results = "results"', 'results = "loop-results/x"')
+    )
     (d / "quotes-unrun.toml").write_text(
         'name = "p"\npopulation_study = "unrun-pop.toml"\nnotes = "{population.hb-first.truthful}"\n' + small
     )

@@ -1,0 +1,101 @@
+"""Markdown and HTML for the reports: a Markdown table, and the small Markdown subset the reports write as
+self-contained HTML. Shared by every report (the study's, the population study's)."""
+
+from __future__ import annotations
+
+import html
+import re
+
+
+def md_table(headers, rows) -> str:
+    """A Markdown table.
+
+    Parameters
+    ----------
+    headers : sequence
+        The column headers.
+    rows : iterable of sequences
+        The rows; each cell is written with ``str``.
+
+    Returns
+    -------
+    str
+        The table's lines (header, separator, rows), without a trailing newline.
+    """
+    out = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(out)
+
+
+def _inline(s: str) -> str:
+    """One line's inline Markdown (code, bold, a closing emphasis) as HTML, the text escaped."""
+    s = html.escape(s)
+    s = re.sub(r"`([^`]+)`", r"<code>\1</code>", s)
+    s = re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", s)
+    s = re.sub(r"_([^_]+)_$", r"<em>\1</em>", s)
+    return s
+
+
+def _html_table(lines: list[str]) -> str:
+    """A Markdown table's lines (separator included) as an HTML table; the first row is the header."""
+    rows = [[c.strip() for c in ln.strip("|").split(" | ")] for ln in lines if not ln.startswith("|---")]
+    return (
+        "<table><thead><tr>"
+        + "".join(f"<th>{_inline(c)}</th>" for c in rows[0])
+        + "</tr></thead><tbody>"
+        + "".join("<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in r) + "</tr>" for r in rows[1:])
+        + "</tbody></table>"
+    )
+
+
+STYLE = (
+    "body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}"
+    "table{border-collapse:collapse;margin:1em 0;font-size:13px}td,th{border:1px solid #ccc;padding:4px 8px}"
+    "th{background:#f3f3f3}img{max-width:100%}code{background:#f6f6f6;padding:0 3px}"
+)  #: the HTML reports' style sheet
+
+
+def to_html(md: str, title: str) -> str:
+    """The Markdown subset the reports write (headings, tables, images, paragraphs, bullet notes) as one
+    self-contained HTML page.
+
+    Parameters
+    ----------
+    md : str
+        The report's Markdown: one paragraph, heading, image or bullet per line; tables as ``md_table``
+        writes them.
+    title : str
+        The page's title.
+
+    Returns
+    -------
+    str
+        The HTML document.
+    """
+    lines = md.split("\n")
+    body = []
+    i = 0
+    while i < len(lines):
+        ln = lines[i]
+        if ln.startswith("|"):
+            k = i
+            while k < len(lines) and lines[k].startswith("|"):
+                k += 1
+            body.append(_html_table(lines[i:k]))
+            i = k
+            continue
+        if ln.startswith("#"):
+            level = len(ln) - len(ln.lstrip("#"))
+            body.append(f"<h{level}>{_inline(ln[level:].strip())}</h{level}>")
+        elif ln.startswith("!["):
+            alt, src = ln[2:].split("](", 1)
+            body.append(f'<figure><img src="{html.escape(src.rstrip(")"))}" alt="{html.escape(alt)}"></figure>')
+        elif ln.startswith("- "):
+            body.append(f"<ul><li>{_inline(ln[2:])}</li></ul>")
+        elif ln.strip():
+            body.append(f"<p>{_inline(ln)}</p>")
+        i += 1
+    return (
+        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+        f"<style>{STYLE}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n"
+    )

@@ -1,0 +1,42 @@
+"""The reports' shared Markdown and HTML helpers, and the one mixture formatter."""
+
+from gamemarket.games.io import mixture_words
+from gamemarket.reports.markdown import md_table, to_html
+
+
+def test_md_table():
+    assert md_table(["a", "b"], [[1, "x"], [2.5, None]]) == "| a | b |\n|---|---|\n| 1 | x |\n| 2.5 | None |"
+
+
+def test_to_html_writes_each_kind_of_line():
+    md = "\n".join(
+        [
+            "# Title & more",
+            "",
+            "A paragraph with `code` and **bold** <tags>.",
+            md_table(["k", "v"], [["`x`", "**1**"]]),
+            "![a figure](fig-a.png)",
+            "- a note",
+            "_written by gamemarket_",
+        ]
+    )
+    page = to_html(md, "t <1>")
+    assert page.startswith('<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>t &lt;1&gt;</title>')
+    body = page.split("<body>\n", 1)[1]
+    assert body == (
+        "<h1>Title &amp; more</h1>\n"
+        "<p>A paragraph with <code>code</code> and <strong>bold</strong> &lt;tags&gt;.</p>\n"
+        "<table><thead><tr><th>k</th><th>v</th></tr></thead><tbody>"
+        "<tr><td><code>x</code></td><td><strong>1</strong></td></tr></tbody></table>\n"
+        '<figure><img src="fig-a.png" alt="a figure"></figure>\n'
+        "<ul><li>a note</li></ul>\n"
+        "<p><em>written by gamemarket</em></p>\n"
+        "</body></html>\n"
+    )
+
+
+def test_a_mixture_is_written_largest_share_first():
+    assert mixture_words({"truthful": 0.25, "shade-0.5": 0.75}) == "0.75 shade-0.5 + 0.25 truthful"
+    assert mixture_words({"a": 0.5, "b": 0.5}) == "0.5 a + 0.5 b"  # stable on ties
+    assert mixture_words({"truthful": 1.0}) == "1 truthful"
+    assert mixture_words({"x": 1 / 3, "y": 2 / 3}, digits=6) == "0.666667 y + 0.333333 x"
