@@ -292,10 +292,10 @@ def _fig_utility_runtime_groups(bins: pd.DataFrame, consumers: dict, hb: list[st
     return path
 
 
-def paper_figure_plan(bins: pd.DataFrame, consumers: dict, out: Path) -> list[tuple[str, object, tuple]]:
+def paper_figure_plan(bins: pd.DataFrame, consumers: dict, out) -> list[tuple[str, object, tuple]]:
     """The paper's figures that the study's profiles allow, without drawing them: (caption, function,
     arguments) each, so that a report can draw them in parallel; ``function(*arguments)`` draws one and
-    returns its path."""
+    returns its path. ``out`` is the report's ``OutputFolder`` (each figure's file is entered in its manifest)."""
     if not ("SRG" in consumers and "FT" in consumers):
         return []
     provs = list(dict.fromkeys(bins["provider"]))
@@ -304,7 +304,7 @@ def paper_figure_plan(bins: pd.DataFrame, consumers: dict, out: Path) -> list[tu
     bins = bins.loc[bins["consumer"].isin(["SRG", "FT"]), keep]
     plan = []
     for value, ylabel in (("bsd", "average BSD"), ("ssj", "share of SSJs")):
-        path = out / f"fig-{value}-srg-vs-ft.png"
+        path = out.file(f"fig-{value}-srg-vs-ft.png")
         plan.append(
             (
                 f"{ylabel} against the private bid: risk-aggressive users (SRG) vs all users (FT)",
@@ -314,7 +314,7 @@ def paper_figure_plan(bins: pd.DataFrame, consumers: dict, out: Path) -> list[tu
         )
     scheds = [p for p in provs if p.endswith("-first")] or provs
     if len(scheds) > 1:
-        path = out / "fig-bsd-schedulers.png"
+        path = out.file("fig-bsd-schedulers.png")
         plan.append(
             (
                 "average BSD of the risk-aggressive users (SRG) by scheduler",
@@ -324,7 +324,7 @@ def paper_figure_plan(bins: pd.DataFrame, consumers: dict, out: Path) -> list[tu
         )
     hb = [p for p in provs if p.startswith("hb-")]
     if hb:
-        path = out / "fig-utility-runtime-groups.png"
+        path = out.file("fig-utility-runtime-groups.png")
         plan.append(
             (
                 "average utility against the private bid, per runtime group and payment scheme: "
@@ -337,7 +337,7 @@ def paper_figure_plan(bins: pd.DataFrame, consumers: dict, out: Path) -> list[tu
     return plan
 
 
-def paper_figures(bins: pd.DataFrame, consumers: dict, out: Path) -> list[tuple[str, Path]]:
+def paper_figures(bins: pd.DataFrame, consumers: dict, out) -> list[tuple[str, Path]]:
     """The paper's figures that the study's profiles allow (each with 95% bands across seeds), drawn here."""
     return [(caption, func(*args)) for caption, func, args in paper_figure_plan(bins, consumers, out)]
 

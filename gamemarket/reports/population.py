@@ -24,7 +24,9 @@ from gamemarket.games.io import mixture_words, write_json  # noqa: E402
 from gamemarket.io.jobtable import write_table  # noqa: E402
 from gamemarket.reports.drawing import save  # noqa: E402
 from gamemarket.reports.markdown import md_table, to_html  # noqa: E402
-from gamemarket.reports.report import claim_folder  # noqa: E402
+from gamemarket.io.names import slug  # noqa: E402
+from gamemarket.io.ownership import OutputFolder  # noqa: E402
+from gamemarket.reports.report import claim_folder, write_text  # noqa: E402
 
 UNIT = "bid x seconds per job"
 
@@ -322,10 +324,9 @@ def write_population_report(an, out_dir: str | Path | None = None, *, force: boo
 
     Each section is one builder (a list of Markdown lines, joined by newlines)."""
     spec = an.spec
-    out = Path(out_dir) if out_dir else spec.report_dir
-    claim_folder(out, spec, force)
+    out = claim_folder(Path(out_dir) if out_dir else spec.report_dir, spec, force)
     eq, gains = tables(an)
-    _write_data(an, out / "data", eq, gains)
+    _write_data(an, out, eq, gains)
     figs = _draw_figures(an, out, eq, gains)
     joint = an.provider.get("joint")
     md = _intro_section(an) + _method_section(an) + _truthful_section(an) + _equilibria_section(an)
@@ -341,26 +342,29 @@ def write_population_report(an, out_dir: str | Path | None = None, *, force: boo
         "",
     ]
     text = "\n".join(md)
-    (out / "report.md").write_text(text)
-    (out / "index.html").write_text(to_html(text, f"{spec.name}: population game"))
-    return out / "report.md"
+    md_path = out.file("report.md")
+    write_text(md_path, text)
+    write_text(out.file("index.html"), to_html(text, f"{spec.name}: population game"))
+    out.finish()  # what an earlier report wrote and this one did not goes (only that)
+    return md_path
 
 
-def _write_data(an, data: Path, eq: pd.DataFrame, gains: pd.DataFrame) -> None:
+def _write_data(an, out: OutputFolder, eq: pd.DataFrame, gains: pd.DataFrame) -> None:
     """The report's ``data/`` tables: equilibria, truthful gains, each reduced game (EGTA JSON and tidy CSV),
-    the provider-consumer game where there is one, and ``population.json`` with everything the text says."""
-    data.mkdir(parents=True, exist_ok=True)
-    write_table(eq, data / "population-equilibria.csv")
-    write_table(gains, data / "truthful-gains.csv")
+    the provider-consumer game where there is one, and ``population.json`` with everything the text says.
+    A mechanism's files are named by its name's slug (never the name itself: it comes from a file)."""
+    write_table(eq, out.file("data/population-equilibria.csv"))
+    write_table(gains, out.file("data/truthful-gains.csv"))
     for a in an.answers:
-        write_egta(a.game, data / f"game-{a.mechanism}.json")
-        write_table(to_tidy(a.game), data / f"game-{a.mechanism}.csv")
+        name = slug(a.mechanism, "mechanism")
+        write_egta(a.game, out.file(f"data/game-{name}.json"))
+        write_table(to_tidy(a.game), out.file(f"data/game-{name}.csv"))
     joint = an.provider.get("joint")
     if joint is not None:
-        write_egta(joint["game"], data / "game-provider-consumers.json")
-        write_table(to_tidy(joint["game"]), data / "game-provider-consumers.csv")
+        write_egta(joint["game"], out.file("data/game-provider-consumers.json"))
+        write_table(to_tidy(joint["game"]), out.file("data/game-provider-consumers.csv"))
     write_json(
-        data / "population.json",
+        out.file("data/population.json"),
         {
             "study": an.spec.name,
             "version": __version__,
@@ -384,14 +388,14 @@ def _write_data(an, data: Path, eq: pd.DataFrame, gains: pd.DataFrame) -> None:
     )
 
 
-def _draw_figures(an, out: Path, eq: pd.DataFrame, gains: pd.DataFrame) -> list[Path]:
+def _draw_figures(an, out: OutputFolder, eq: pd.DataFrame, gains: pd.DataFrame) -> list[Path]:
     """The figures the analysis allows: truthful gains, revenue at equilibrium, the replicator flow
     (3 strategies)."""
-    figs = [_gains_figure(gains, out / "fig-truthful-gains.png")] if len(gains) else []
+    figs = [_gains_figure(gains, out.file("fig-truthful-gains.png"))] if len(gains) else []
     if len(eq):
-        figs.append(_revenue_figure(eq, out / "fig-revenue-at-equilibrium.png"))
+        figs.append(_revenue_figure(eq, out.file("fig-revenue-at-equilibrium.png")))
     if len(an.config.names) == 3:
-        figs.append(_flow_figure(an.answers, an.config.names, out / "fig-replicator-flow.png"))
+        figs.append(_flow_figure(an.answers, an.config.names, out.file("fig-replicator-flow.png")))
     return figs
 
 

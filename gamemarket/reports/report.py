@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
@@ -14,35 +15,45 @@ from gamemarket.analysis.study import StudyAnalysis, export, slug
 from gamemarket.bids import BID_CLASSES
 from gamemarket.errors import InputError
 from gamemarket.games.io import profile_words
+from gamemarket.io.files import atomic_path, remove_stale_temps
+from gamemarket.io.ownership import OutputFolder, legacy_report_files
 from gamemarket.market.base import MARKETS, market_for
 from gamemarket.market.payoffs import unit
 from gamemarket.reports import discussion, figures
 from gamemarket.reports.markdown import md_table, to_html
 from gamemarket.studies import load_study
 
-MARKER = ".gamemarket-study"
 
-
-def claim_folder(out: Path, spec, force: bool = False) -> None:
-    """Make ``out`` the report folder of ``spec``: a folder that records another study is refused
-    unless ``force`` (a copied study file that kept its name would replace another study's report)."""
-    from gamemarket.errors import InputError
-
-    import os
-
+def claim_folder(out: Path, spec, force: bool = False) -> OutputFolder:
+    """The report folder of ``spec``, claimed as its output (``gamemarket.io.ownership.OutputFolder``): a
+    folder gamemarket did not make, or another study's (a copied study file that kept its name), is refused
+    unless ``force``; the study's inputs are never written over; what a killed report left half-written is
+    cleared. The owner is the study file relative to the folder: the same in every clone of a repository."""
     out = Path(out)
-    marker = out / MARKER
-    # the study file relative to the folder: the same in every clone of a repository
     me = os.path.relpath(spec.path, out.resolve()) if spec.path else spec.name
-    if marker.exists() and not force:
-        owner = marker.read_text().strip()
-        if owner and owner != me:
-            raise InputError(
-                f"{out}: this report folder belongs to the study {owner}, not {me}; give the study "
-                f"another name or [output] report folder, or pass --force to replace it"
-            )
-    out.mkdir(parents=True, exist_ok=True)
-    marker.write_text(me + "\n")
+    folder = OutputFolder(
+        out,
+        owner=me,
+        what="report folder",
+        force=force,
+        inputs=spec.inputs(),
+        legacy=legacy_report_files(me),
+    )
+    remove_stale_temps(out)
+    return folder
+
+
+def write_text(path: Path, text: str, what: str = "report") -> None:
+    """Write a text file atomically."""
+    with atomic_path(path, what) as tmp:
+        tmp.write_text(text)
+
+
+def write_csv(frame, path: Path) -> Path:
+    """Write a DataFrame as CSV (pandas' format, as the reports always wrote it), atomically."""
+    with atomic_path(path, "table") as tmp:
+        frame.to_csv(tmp, index=False)
+    return path
 
 
 class FigureJobs:
@@ -88,9 +99,8 @@ def write_report(an: StudyAnalysis, *, wall_seconds: float | None = None, force:
     spec = an.spec
     # the discussion first: a field it names that the analysis lacks is an error before anything is written
     notes = _discussion(an)
-    out = Path(spec.report_dir)
-    claim_folder(out, spec, force)
-    export(an, out / "data")
+    out = claim_folder(Path(spec.report_dir), spec, force)
+    export(an, out, "data/")
     md = _setup_section(an, wall_seconds)
     if an.workload:
         md.append(_table1(an))
@@ -112,9 +122,11 @@ def write_report(an: StudyAnalysis, *, wall_seconds: float | None = None, force:
     md += _data_section(an, grid is not None)
     md.append(f"\n_Report written in {time.perf_counter() - t0:.1f} s by gamemarket {__version__}._\n")
     text = "\n".join(md)
-    (out / "report.md").write_text(text)
-    (out / "index.html").write_text(to_html(text, spec.name))
-    return out / "index.html"
+    write_text(out.file("report.md"), text)
+    html = out.file("index.html")
+    write_text(html, to_html(text, spec.name))
+    out.finish()  # what an earlier report wrote and this one did not (a figure no longer drawn) goes
+    return html
 
 
 def _has_gains(an: StudyAnalysis) -> bool:
@@ -172,7 +184,7 @@ def _setup_section(an: StudyAnalysis, wall_seconds: float | None) -> list[str]:
     return md
 
 
-def _games_section(an: StudyAnalysis, out: Path, jobs: FigureJobs) -> list[str]:
+def _games_section(an: StudyAnalysis, out: OutputFolder, jobs: FigureJobs) -> list[str]:
     """How the games are read, what follows from HB's rules, then one subsection per game (its heatmap
     queued on ``jobs``)."""
     md = [
@@ -197,12 +209,12 @@ def _games_section(an: StudyAnalysis, out: Path, jobs: FigureJobs) -> list[str]:
     return md
 
 
-def _growth_section(growth, out: Path, jobs: FigureJobs) -> list[str]:
+def _growth_section(growth, out: OutputFolder, jobs: FigureJobs) -> list[str]:
     """The shading gain against market size: its CSVs, its figure (queued on ``jobs``) and its table."""
     per_seed, summ = growth
-    summ.to_csv(out / "data" / "shading-gains.csv", index=False)
-    per_seed.to_csv(out / "data" / "shading-gains-per-seed.csv", index=False)
-    path = out / "fig-shading-gain.png"
+    write_csv(summ, out.file("data/shading-gains.csv"))
+    write_csv(per_seed, out.file("data/shading-gains-per-seed.csv"))
+    path = out.file("fig-shading-gain.png")
     jobs.add(figures.gain_plot, summ, path)
     md = [
         "## How much does shading pay as the market grows?\n",
@@ -239,14 +251,14 @@ def _discussion_section(notes: str) -> list[str]:
     ]
 
 
-def _queue_figures(an: StudyAnalysis, out: Path, jobs: FigureJobs) -> tuple[int | None, list | None]:
+def _queue_figures(an: StudyAnalysis, out: OutputFolder, jobs: FigureJobs) -> tuple[int | None, list | None]:
     """Queue the beta-grid heatmap (writing its CSV) and the paper's figures on ``jobs``; returns the grid
     figure's index (None without one) and the paper figures' (caption, index) pairs (None where the market
     has no paper analysis)."""
     grid = paper = None
     if an.grid_gains is not None and len(an.grid_gains):
-        an.grid_gains.to_csv(out / "data" / "beta-grid-gains.csv", index=False)
-        grid = jobs.add(figures.grid_gain_heatmap, an.grid_gains, out / "heatmap-beta-grid.png", weight=3)
+        write_csv(an.grid_gains, out.file("data/beta-grid-gains.csv"))
+        grid = jobs.add(figures.grid_gain_heatmap, an.grid_gains, out.file("heatmap-beta-grid.png"), weight=3)
     if MARKETS.get(an.meta["kind"]).paper_analysis:
         paper = [
             (caption, jobs.add(func, *args, weight=2))
@@ -255,15 +267,10 @@ def _queue_figures(an: StudyAnalysis, out: Path, jobs: FigureJobs) -> tuple[int 
     return grid, paper
 
 
-def _draw_figures(jobs: FigureJobs, n_jobs: int, out: Path, grid, paper) -> list[tuple[str, Path]]:
-    """Draw every queued figure, remove the report's figures this report no longer draws, and return the
-    (caption, path) pairs of the Figures section."""
+def _draw_figures(jobs: FigureJobs, n_jobs: int, out: OutputFolder, grid, paper) -> list[tuple[str, Path]]:
+    """Draw every queued figure and return the (caption, path) pairs of the Figures section (a figure an
+    earlier report drew and this one does not is removed by ``OutputFolder.finish``: only those)."""
     drawn = jobs.draw(n_jobs)
-    # a figure an earlier report drew and this one does not (the folder is the study's: claim_folder)
-    written = {Path(p).name for p in drawn if p}
-    for stale in out.glob("*.png"):
-        if stale.name not in written:
-            stale.unlink()
     figs: list[tuple[str, Path]] = []
     if grid is not None and drawn[grid]:
         figs.append(("aggressive users' utility gain over truthful bidding across the beta-mix grid", drawn[grid]))
@@ -329,7 +336,7 @@ def _eq_table(sg) -> str:
     )
 
 
-def _game_section(sg, out: Path, resamples: int, jobs: FigureJobs) -> str:
+def _game_section(sg, out: OutputFolder, resamples: int, jobs: FigureJobs) -> str:
     g, sol = sg.game, sg.solution
     md = [
         f"### {sg.name}\n",
@@ -342,7 +349,7 @@ def _game_section(sg, out: Path, resamples: int, jobs: FigureJobs) -> str:
         )
         + "\n",
     ]
-    path = out / f"heatmap-{slug(sg.name)}.png"
+    path = out.file(f"heatmap-{slug(sg.name, 'game')}.png")
     jobs.add(figures.payoff_heatmaps, sg, path, weight=max(g.shape) / LARGE)
     md.append(f"![{sg.name}]({path.name})\n")
     md.append(_eq_table(sg))
@@ -429,7 +436,7 @@ def _paper_game_section(an) -> str:
     return "\n".join(md)
 
 
-def _claims_section(spec, claim_rows, out: Path) -> str:
+def _claims_section(spec, claim_rows, out: OutputFolder) -> str:
     md = [
         "## Claims of Shudler et al. (2010), measured\n",
         "Paired by replication seed (common random numbers: the pairs share every private bid); mean "
@@ -470,7 +477,7 @@ def _claims_section(spec, claim_rows, out: Path) -> str:
             "measured difference without an interval and checks the rule on every seed.\n"
         )
         md.append(table(rules))
-    claims_csv(claim_rows).to_csv(out / "data" / "claims.csv", index=False)
+    write_csv(claims_csv(claim_rows), out.file("data/claims.csv"))
     md.append(
         "Every claim, with its key, mechanism, group, bid class, statistic, mean, interval and verdict: "
         "`data/claims.csv` (the first-price gains of the low and middle classes, which the paper makes no "
@@ -479,8 +486,8 @@ def _claims_section(spec, claim_rows, out: Path) -> str:
     return "\n".join(md)
 
 
-def _gains_section(gains, out: Path) -> str:
-    gains.to_csv(out / "data" / "shading-gains-by-bid-class.csv", index=False)
+def _gains_section(gains, out: OutputFolder) -> str:
+    write_csv(gains, out.file("data/shading-gains-by-bid-class.csv"))
     md = [
         "## Does shading pay? By mechanism and bid class\n",
         "The shading users' mean utility minus the same jobs' mean utility in the truthful (FT) run of the "

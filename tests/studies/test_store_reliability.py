@@ -131,7 +131,8 @@ def test_workers_end_when_the_run_is_killed(tmp_path):
 
 
 def test_a_report_folder_refuses_another_study(tmp_path):
-    from gamemarket.reports.report import MARKER, claim_folder
+    from gamemarket.io.ownership import MANIFEST
+    from gamemarket.reports.report import claim_folder
 
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
@@ -140,10 +141,10 @@ def test_a_report_folder_refuses_another_study(tmp_path):
     out = tmp_path / "reports" / "small"
     claim_folder(out, a)
     claim_folder(out, a)  # its own folder: fine
-    with pytest.raises(InputError, match="belongs to the study .*a/studies/s.toml.*pass --force"):
+    with pytest.raises(InputError, match="belongs to .*a/studies/s.toml.*pass --force"):
         claim_folder(out, b)
     claim_folder(out, b, force=True)
-    assert "b/studies/s.toml" in (out / MARKER).read_text()
+    assert "b/studies/s.toml" in (out / MANIFEST).read_text()
 
 
 def test_a_damaged_population_run_is_set_aside(tmp_path):

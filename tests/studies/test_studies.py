@@ -164,11 +164,17 @@ def test_cli_study_game_report(tmp_path, capsys):
     assert links and all((report / link).exists() for link in links)
     for link in links:
         assert imread(report / link).ndim == 3
-    # every figure in the folder is one the report shows: one an earlier report drew and this one does not goes
-    (report / "heatmap-stale.png").write_bytes((report / links[0]).read_bytes())
+    # a figure an earlier report drew and this one does not goes; a file the user put there stays
+    (report / "my-figure.png").write_bytes((report / links[0]).read_bytes())
+    p.write_text(SMALL + '[[games]]\nname = "all jobs"\n')  # one game left: five heatmaps fewer
     assert main(["study", "run", str(p), "--n-jobs", "1", "--no-progress"]) == 0
     capsys.readouterr()
-    assert sorted(f.name for f in report.glob("*.png")) == sorted(set(links))
+    now = re.findall(r'src="([^"]+)"', (report / "index.html").read_text())
+    assert "heatmap-short-jobs.png" in links and "heatmap-short-jobs.png" not in now
+    assert sorted(f.name for f in report.glob("*.png")) == sorted(set(now) | {"my-figure.png"})
+    p.write_text(SMALL)
+    assert main(["study", "run", str(p), "--n-jobs", "1", "--no-progress"]) == 0
+    capsys.readouterr()
     assert (report / "report.md").exists() and (report / "data" / "equilibria.json").exists()
     nfg = report / "data" / "game-all-jobs.nfg"
     assert main(["game", "solve", str(nfg), "--format", "json"]) == 0
