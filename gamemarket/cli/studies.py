@@ -131,6 +131,10 @@ def cmd_study_run(a) -> int:
 def _run_population(a, spec, *, force: bool) -> int:
     from gamemarket.studies.population import run_population_study
 
+    if not a.no_report:
+        from gamemarket.reports.report import claim_folder
+
+        claim_folder(Path(spec.report_dir), spec, force)  # refuse a folder that is not the study's before the work
     an = run_population_study(spec, n_jobs=a.n_jobs, progress=not a.no_progress, force=force)
     print(
         f"study {spec.name}: {an.runs['simulations']} simulations ({an.runs['run_now']} run now) in "
@@ -147,6 +151,10 @@ def _run_population(a, spec, *, force: bool) -> int:
 def _run_bimatrix(a, spec) -> int:
     from gamemarket.studies import load_study, run_study
 
+    if not a.no_report:
+        from gamemarket.reports.report import claim_folder
+
+        claim_folder(Path(spec.report_dir), spec, a.force)  # refuse a folder that is not the study's before the work
     t0 = time.perf_counter()
     for s in [load_study(c) for c in spec.companions] + [spec]:
         info = run_study(
@@ -169,9 +177,7 @@ def _run_bimatrix(a, spec) -> int:
     if not a.no_report:
         from gamemarket.analysis.study import analyze
         from gamemarket.reports import write_report
-        from gamemarket.reports.report import claim_folder
 
-        claim_folder(Path(spec.report_dir), spec, a.force)  # refuse another study's folder before the work
         path = write_report(
             analyze(spec, methods=tuple(a.methods), for_report=True),
             wall_seconds=time.perf_counter() - t0,

@@ -99,6 +99,9 @@ def _files(d: Path) -> None:
     (d / "into-users.toml").write_text(
         'name = "p"\n' + small.replace('results = "results"', 'results = "users-folder"')
     )
+    (d / "report-into-users.toml").write_text(
+        'name = "p"\n' + small.replace('report = "report"', 'report = "users-folder"')
+    )
     (d / "outputs-one.toml").write_text('name = "p"\n' + small.replace('report = "report"', 'report = "results"'))
     (d / "existing.csv").write_text("the user's table\n")
     (d / "fracprocs.swf").write_text("; MaxProcs: 2.5\n" + SWF_LINE)
@@ -332,6 +335,11 @@ CASES = {
         ["study", "run", "{d}/into-users.toml", "--no-report", "--no-progress", "--n-jobs", "1"],
         "users-folder: the folder exists and was not made by gamemarket",
         ["{d}/users-folder/runs", "{d}/users-folder/.lock"],
+    ),
+    "a report folder gamemarket did not make": (
+        ["study", "run", "{d}/report-into-users.toml", "--no-progress", "--n-jobs", "1"],
+        "users-folder: the folder exists and was not made by gamemarket",
+        ["{d}/results", "{d}/users-folder/report.md"],  # refused before any run
     ),
     "results and report one folder": (
         ["study", "run", "{d}/outputs-one.toml", "--no-progress", "--n-jobs", "1"],
