@@ -3,7 +3,7 @@
 Build: ``python -m sphinx -W --keep-going -b html docs docs/_build/html`` (with the ``docs`` extra installed).
 Pages are MyST Markdown; the tutorials are MyST Markdown notebooks executed at every build (myst-nb); the
 CLI reference is generated from ``gamemarket.cli.build_parser()`` (sphinx-argparse), the Python API from the
-numpydoc docstrings (autosummary, recursive over the packages), and the study file reference is checked
+numpydoc docstrings (one page per module, found by walking the package), and the study file reference is checked
 against ``gamemarket.studies.schema.study_file_reference()`` by ``_ext/gamemarket_docs.py``.
 """
 
@@ -25,8 +25,6 @@ release = version = gamemarket.__version__
 extensions = [
     "myst_nb",
     "sphinx.ext.autodoc",
-    "sphinx.ext.autosummary",
-    "sphinx.ext.mathjax",
     "sphinx.ext.viewcode",
     "numpydoc",
     "sphinxarg.ext",
@@ -34,11 +32,10 @@ extensions = [
 ]
 
 exclude_patterns = ["_build", "jupyter_execute", ".jupyter_cache", "README.md"]
-templates_path = ["_templates"]
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb"}
 
 # MyST: heading anchors so that pages can link to a section (``market-model.md#utility``)
-myst_enable_extensions = ["colon_fence", "deflist", "dollarmath", "amsmath"]
+myst_enable_extensions = ["colon_fence", "deflist"]  # no math: formulas are code, readable offline
 myst_heading_anchors = 3
 
 # myst-nb: the tutorials run at every build; a failing cell fails the build
@@ -47,9 +44,7 @@ nb_execution_timeout = 300
 nb_execution_raise_on_error = True
 nb_merge_streams = True
 
-# the API reference: one page per module, found by walking the packages (so that modules may move)
-autosummary_generate = True
-autosummary_ignore_module_all = True
+# the API reference: one page per module, written by _ext/gamemarket_docs.py from a walk of the package
 autodoc_typehints = "none"  # numpydoc's Parameters sections say the types
 autodoc_member_order = "bysource"
 numpydoc_show_class_members = False

@@ -11,8 +11,8 @@ committed ones true.
 - ``{job-table-columns}``: the job table's declared columns, read from the code that checks a table.
 - ``{bibliography}``: the project's one bibliography (the ``## References`` list of a Markdown file, ``- [Key]
   text`` a line) as citations, so that a docstring's ``[Key]_`` and a page's ``{cite}`Key``` link to it.
-- The API reference's package pages list each package's public names (its ``__all__``) with a link to where
-  each is documented: the template reads them from ``public_names`` in the autosummary context.
+- The Python API's pages (``docs/reference/generated/``, not committed): one per module, found by walking the
+  package at every build, so that a module that moves or appears needs no page edit.
 """
 
 from __future__ import annotations
@@ -64,35 +64,68 @@ def _check_generated(app) -> None:
         )
 
 
-# ---------------------------------------------------------------------------- the API's package pages
-def public_names() -> dict[str, list[tuple[str, str, str]]]:
-    """Per package of gamemarket: (name, where it is documented, first docstring line) of each ``__all__`` name.
+# ---------------------------------------------------------------------------- the API's pages
+API_DIR = DOCS / "reference" / "generated"
 
-    Found by walking the package, so that a module that moves takes its entries along.
+
+def _summary(obj) -> str:
+    """The first paragraph of an object's docstring, on one line."""
+    return (inspect.getdoc(obj) or "").split("\n\n")[0].replace("\n", " ")
+
+
+def api_pages() -> dict[str, str]:
+    """One reST page per module of gamemarket, found by walking the package: name -> page text.
+
+    A package's page holds its docstring, its public names (``__all__``) with a link to where each is documented,
+    and its modules; a module's page documents its members (autodoc, numpydoc). The pages are written here rather
+    than by autosummary, which resolves ``gamemarket.market.simulate`` to the function the package exports under
+    the module's name and so would document the function in place of the module.
     """
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
     import gamemarket
 
-    out = {}
-    packages = [gamemarket] + [
-        importlib.import_module(m.name)
+    names = ["gamemarket"] + [
+        m.name
         for m in pkgutil.walk_packages(gamemarket.__path__, "gamemarket.")
-        if m.ispkg and not m.name.rsplit(".", 1)[-1].startswith("_")
+        if not any(part.startswith("_") for part in m.name.split("."))  # __main__ runs the command on import
     ]
-    for pkg in packages:
-        rows = []
-        for name in getattr(pkg, "__all__", []):
-            obj = getattr(pkg, name)
-            module = getattr(obj, "__module__", None)
-            if not (inspect.isclass(obj) or inspect.isfunction(obj)) or module is None:
-                continue  # a constant or a registry: documented on its module's page, if anywhere
-            doc = inspect.getdoc(obj) or ""
-            rows.append((name, f"{module}.{obj.__qualname__}", doc.split("\n\n")[0].replace("\n", " ")))
-        out[pkg.__name__] = rows
-    return out
+    modules = {name: importlib.import_module(name) for name in names}
+    pages = {}
+    for name, module in modules.items():
+        title = f"{name}\n{'=' * len(name)}\n\n"
+        if not hasattr(module, "__path__"):
+            pages[name] = title + f".. automodule:: {name}\n   :members:\n   :show-inheritance:\n"
+            continue
+        children = [n for n in names if n.rpartition(".")[0] == name]
+        text = title + f".. automodule:: {name}\n\n"
+        public = []
+        for attr in getattr(module, "__all__", []):
+            obj = getattr(module, attr)
+            where = getattr(obj, "__module__", None)
+            if (inspect.isclass(obj) or inspect.isfunction(obj)) and where:
+                public.append(f"- :py:obj:`{attr} <{where}.{obj.__qualname__}>`: {_summary(obj)}")
+        if public:
+            text += f".. rubric:: Public names\n\n``from {name} import ...``:\n\n" + "\n".join(public) + "\n\n"
+        if children:
+            text += ".. rubric:: Modules\n\n"
+            text += "\n".join(f"- :doc:`{c}`: {_summary(modules[c])}" for c in children) + "\n\n"
+            text += ".. toctree::\n   :hidden:\n\n" + "".join(f"   {c}\n" for c in children)
+        pages[name] = text
+    return pages
 
 
-def _set_autosummary_context(app, config) -> None:
-    config.autosummary_context = {**config.autosummary_context, "public_names": public_names()}
+def _write_api_pages(app) -> None:
+    """Write the API pages that changed, and remove those of modules that are gone (the folder is ours)."""
+    API_DIR.mkdir(parents=True, exist_ok=True)
+    pages = api_pages()
+    for name, text in pages.items():
+        path = API_DIR / f"{name}.rst"
+        if not path.exists() or path.read_text() != text:  # unchanged pages keep their time: no re-read
+            path.write_text(text)
+    for path in API_DIR.glob("*.rst"):
+        if path.stem not in pages:
+            path.unlink()
 
 
 # ---------------------------------------------------------------------------- {benchmark-results}
@@ -244,7 +277,7 @@ def cite_role(name, rawtext, text, lineno, inliner, options=None, content=None):
 
 
 def setup(app):
-    app.connect("config-inited", _set_autosummary_context)
+    app.connect("builder-inited", _write_api_pages)
     app.connect("builder-inited", _check_generated)
     app.add_directive("benchmark-results", BenchmarkResults)
     app.add_directive("bibliography", Bibliography)
