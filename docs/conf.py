@@ -61,3 +61,5 @@ html_theme_options = {
     "footer_end": ["sphinx-version"],
 }
 html_show_sourcelink = False
+html_static_path = ["_static"]
+html_css_files = ["gamemarket.css"]
