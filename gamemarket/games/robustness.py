@@ -7,6 +7,7 @@ resample draws replication indices once and applies them to every cell. For each
 * the share of resamples in which it remains an equilibrium: for a pure equilibrium, the same
   pure profile is an equilibrium of the resampled game; for a mixed one, the resampled game has an
   equilibrium with the same supports (the probabilities move with the payoffs).
+
 Best-response tables and dominated strategies complete the picture.
 
 References

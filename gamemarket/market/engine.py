@@ -189,7 +189,9 @@ def _ev_pop(ht, hj, cnt):
 def run_market(submit, runtime, rank, bidrank, reported, n, preemptive, schemes, reserves):
     """Simulate one market run, with the payments of K payment schemes.
 
-    Parameters (all arrays indexed by arrival order: sorted by ``(submit, id)``)
+    All arrays are indexed by arrival order: sorted by ``(submit, id)``.
+
+    Parameters
     ----------
     submit, runtime : int64 arrays
     rank : int64, the job's position in scheduler-key order (distinct, below ``MAX_JOBS``)
