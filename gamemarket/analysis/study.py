@@ -10,9 +10,10 @@ import pandas as pd
 from gamemarket import __version__
 from gamemarket.errors import GameMarketError, InputError, UndefinedPayoffError
 from gamemarket.games import Game, Solution, from_results, solve
-from gamemarket.games.io import equilibria_records, profile_words, to_csv_table, to_nfg, write_json
+from gamemarket.games.io import equilibria_records, profile_words, to_csv_table, to_nfg
 from gamemarket.analysis.claims import grid_cells
 from gamemarket.games.robustness import Robustness, best_responses, bootstrap
+from gamemarket.io.files import write_json
 from gamemarket.io.jobtable import write_table
 from gamemarket.studies import StudySpec, load_results
 

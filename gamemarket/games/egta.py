@@ -24,6 +24,7 @@ import pandas as pd
 
 from gamemarket.errors import InputError
 from gamemarket.games.rsgame import RoleSymmetricGame
+from gamemarket.io.files import write_json
 
 
 def _count(v, where: str) -> int:
@@ -145,8 +146,6 @@ def to_egta(game: RoleSymmetricGame) -> dict:
 
 def write_egta(game: RoleSymmetricGame, path: str | Path) -> Path:
     """Write ``game`` as EGTA JSON (:func:`to_egta`) to ``path``, atomically; returns the path."""
-    from gamemarket.games.io import write_json
-
     path = Path(path)
     write_json(path, to_egta(game))
     return path

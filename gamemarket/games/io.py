@@ -8,7 +8,6 @@ double. The outcome version (a list of outcomes, then one outcome index per prof
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -258,26 +257,6 @@ def equilibria_records(solution, robustness=None) -> list[dict]:
             }
         out.append(rec)
     return out
-
-
-def write_json(path: str | Path, payload: dict) -> None:
-    """Write JSON atomically (numpy values converted)."""
-    from gamemarket.io.files import atomic_path
-
-    with atomic_path(path, "JSON file") as tmp:
-        tmp.write_text(json.dumps(payload, indent=2, default=_json_default))
-
-
-def _json_default(o):
-    if isinstance(o, (np.integer,)):
-        return int(o)
-    if isinstance(o, (np.floating,)):
-        return float(o)
-    if isinstance(o, np.ndarray):
-        return o.tolist()
-    if isinstance(o, (set, tuple)):
-        return list(o)
-    return str(o)
 
 
 def profile_words(game, eq, *, digits: int = 3) -> tuple[str, str]:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+import numpy as np
 
 from gamemarket.errors import InputError
 
@@ -77,3 +80,21 @@ def atomic_path(path: str | os.PathLike, what: str = "file") -> Iterator[Path]:
             tmp.unlink(missing_ok=True)
         except OSError:
             pass
+
+
+def write_json(path: str | os.PathLike, payload: dict) -> None:
+    """Write JSON atomically (numpy values converted)."""
+    with atomic_path(path, "JSON file") as tmp:
+        tmp.write_text(json.dumps(payload, indent=2, default=_json_default))
+
+
+def _json_default(o):
+    if isinstance(o, (np.integer,)):
+        return int(o)
+    if isinstance(o, (np.floating,)):
+        return float(o)
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    if isinstance(o, (set, tuple)):
+        return list(o)
+    return str(o)

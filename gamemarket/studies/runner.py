@@ -26,8 +26,9 @@ from gamemarket import MODEL_VERSION, __version__, bids
 from gamemarket.market import payoffs
 from gamemarket.market.base import PreparedWorkload, market_for, market_for_workload
 from gamemarket.errors import InputError
+from gamemarket.io.files import write_json
 from gamemarket.studies.spec import StudySpec
-from gamemarket.studies.store import RESULTS_FORMAT, ResultStore, task_key
+from gamemarket.studies.store import RESULTS_FORMAT, ResultStore, content_hash, task_key
 from gamemarket.studies.workers import exit_with_parent
 
 
@@ -63,15 +64,6 @@ def load_workload(spec: StudySpec) -> PreparedWorkload:
 
 def _load_workload(spec: StudySpec) -> PreparedWorkload:
     return market_for_workload(spec.workload["source"]).prepare(spec.workload)
-
-
-def content_hash(arrays: dict[str, np.ndarray]) -> str:
-    """SHA-256 of a workload's arrays (names and bytes), part of every task key."""
-    h = hashlib.sha256()
-    for c in sorted(arrays):
-        h.update(c.encode())
-        h.update(arrays[c].tobytes())
-    return h.hexdigest()
 
 
 def plan(spec: StudySpec, arrays: dict[str, np.ndarray], nodes: int) -> list[Task]:
@@ -320,8 +312,6 @@ def _run_study(
         finished=time.strftime("%Y-%m-%d %H:%M:%S"),
     )
     if todo:  # keep the figures of the run that computed the results
-        from gamemarket.games.io import write_json
-
         write_json(store.root / "last-run.json", info.to_dict())
     return info
 
