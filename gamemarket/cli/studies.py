@@ -112,7 +112,7 @@ def cmd_study_run(a) -> int:
     spec = load_study(a.file)
     t0 = time.perf_counter()
     if spec.population is not None:
-        from gamemarket.studies.population import run_population_study
+        from gamemarket.analysis.population import run_population_study
 
         an = run_population_study(spec, n_jobs=a.n_jobs, progress=not a.no_progress)
         print(
@@ -221,14 +221,14 @@ def cmd_study_status(a) -> int:
 
     spec = load_study(a.file)
     if spec.population is not None:
-        from gamemarket.studies.population import PopulationStudy
+        from gamemarket.analysis.population import PopulationGames
 
-        st = PopulationStudy(spec)
-        keys = [st.key(p, m, s) for p in spec.providers for s in spec.seeds for m in st.grid]
-        done = sum(st.store.read(k) is not None for k in keys)
+        st = PopulationGames(spec)
+        keys = [st.runs.key(p, m, s) for p in spec.providers for s in spec.seeds for m in st.grid]
+        done = sum(st.runs.store.read(k) is not None for k in keys)
         print(
             f"study {spec.name}: {done}/{len(keys)} population runs of the initial seeds stored "
-            f"({st.store.dir}); candidates and added seeds follow from these"
+            f"({st.runs.store.dir}); candidates and added seeds follow from these"
         )
         return 0
     st = study_status(spec)
@@ -251,7 +251,7 @@ def cmd_game_solve(a) -> int:
 
         spec = load_study(p)
         if spec.population is not None:
-            from gamemarket.studies.population import equilibria_json, run_population_study
+            from gamemarket.analysis.population import equilibria_json, run_population_study
 
             an = run_population_study(spec, run=False)
             if a.format == "json":
@@ -304,7 +304,7 @@ def cmd_report(a) -> int:
     spec = load_study(a.study)
     if spec.population is not None:
         from gamemarket.reports.population import write_population_report
-        from gamemarket.studies.population import run_population_study
+        from gamemarket.analysis.population import run_population_study
 
         print(f"report: {write_population_report(run_population_study(spec, run=False), force=a.force)}")
         return 0
