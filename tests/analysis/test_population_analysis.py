@@ -1,5 +1,13 @@
 """The population game's analysis: regret bootstrap, the joint provider-consumer game, the provider's dominant
-mechanism, and the analysis cache (keyed by its inputs)."""
+mechanism, and the analysis cache (keyed by its inputs, data only, read back exactly, never a pickle)."""
+
+import copy
+import dataclasses
+import json
+import math
+import pickle
+import struct
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -8,6 +16,8 @@ from hypothesis import given, settings, strategies as st
 import gamemarket.analysis.population as pop
 from gamemarket.analysis.population import (
     PopulationGames,
+    analysis_from_json,
+    analysis_to_json,
     dominant_mechanism,
     equilibria_json,
     regret_bootstrap,
@@ -22,6 +32,39 @@ from study_helpers import write_population_study
 @pytest.fixture
 def study(tmp_path):
     return write_population_study(tmp_path)
+
+
+def assert_same(a, b, where="analysis"):
+    """``a`` and ``b`` are the same value: the same types all the way down, dicts in the same order, floats bit
+    for bit (NaN's sign and payload too), games' arrays of the same dtype and bytes."""
+    assert type(a) is type(b), f"{where}: {type(a).__name__} != {type(b).__name__}"
+    if isinstance(a, RoleSymmetricGame):
+        assert (a.roles, a.players, a.strategies) == (b.roles, b.players, b.strategies), where
+        for name in ("profiles", "payoffs"):
+            x, y = getattr(a, name), getattr(b, name)
+            assert x.dtype == y.dtype and x.shape == y.shape and x.tobytes() == y.tobytes(), f"{where}.{name}"
+    elif dataclasses.is_dataclass(a):
+        for f in dataclasses.fields(a):
+            if f.name == "spec":
+                assert a.spec is b.spec, f"{where}.spec"
+            else:
+                assert_same(getattr(a, f.name), getattr(b, f.name), f"{where}.{f.name}")
+    elif isinstance(a, dict):
+        assert list(a) == list(b), f"{where}: keys {list(a)} != {list(b)}"
+        for k in a:
+            assert_same(a[k], b[k], f"{where}[{k!r}]")
+    elif isinstance(a, (list, tuple)):
+        assert len(a) == len(b), f"{where}: length {len(a)} != {len(b)}"
+        for i, (x, y) in enumerate(zip(a, b)):
+            assert_same(x, y, f"{where}[{i}]")
+    elif isinstance(a, float):
+        assert struct.pack("<d", a) == struct.pack("<d", b), f"{where}: {a!r} != {b!r}"
+    else:
+        assert a == b, f"{where}: {a!r} != {b!r}"
+
+
+def _round_trip(an, key="k" * 32):
+    return analysis_from_json(json.loads(json.dumps(analysis_to_json(an, key), allow_nan=False)), an.spec, key=key)
 
 
 @settings(max_examples=40, deadline=None)
@@ -49,8 +92,8 @@ def test_population_analysis_is_cached_by_its_inputs(study, monkeypatch):
     a new stored run, or a damaged cache file, makes it computed again."""
     spec = load_study(study)
     first = run_population_study(spec, n_jobs=1)
-    cached = sorted((spec.results_dir / "analysis").glob("population-*.pkl"))
-    assert [p.name for p in cached] == [f"population-{pop.analysis_key(spec)}.pkl"]
+    cached = sorted((spec.results_dir / "analysis").glob("population-*.json"))
+    assert [p.name for p in cached] == [f"population-{pop.analysis_key(spec)}.json"]
     solves = []
     real = pop.equilibria
     monkeypatch.setattr(pop, "equilibria", lambda game: solves.append(1) or real(game))
@@ -64,11 +107,11 @@ def test_population_analysis_is_cached_by_its_inputs(study, monkeypatch):
     old_key = pop.analysis_key(spec)
     run_population_study(spec, run=False)
     assert solves
-    assert [p.name for p in (spec.results_dir / "analysis").glob("population-*.pkl")] == [f"population-{old_key}.pkl"]
+    assert [p.name for p in (spec.results_dir / "analysis").glob("population-*.json")] == [f"population-{old_key}.json"]
     # a damaged cache file: set aside with a warning, computed again, same answer
     solves.clear()
-    path = spec.results_dir / "analysis" / f"population-{old_key}.pkl"
-    path.write_bytes(b"not a pickle")
+    path = spec.results_dir / "analysis" / f"population-{old_key}.json"
+    path.write_bytes(b"not JSON")
     with pytest.warns(UserWarning, match="cached analysis does not read"):
         third = run_population_study(spec, run=False)
     assert solves and equilibria_json(third) == equilibria_json(first)
@@ -152,3 +195,141 @@ def test_dominant_mechanism_of_the_provider():
     assert dominant_mechanism(game(lambda m, c: [1.0, 3.0, 2.0][m] + c[0])) == "b"
     assert dominant_mechanism(game(lambda m, c: [1.0, 3.0, 3.0][m])) == "b"  # ties: the first
     assert dominant_mechanism(game(lambda m, c: (m == 0) * c[0] + (m == 1) * c[1])) is None
+
+
+def test_a_cached_analysis_reads_back_exactly(study, monkeypatch):
+    """The cache file rebuilds the analysis exactly: every field, floats bit for bit, the games' arrays, the
+    order of every dict; NaN (either sign, any payload), infinities, signed zeros, tuples and keys that look
+    like the file's tags too."""
+    spec = load_study(study)
+    first = run_population_study(spec, n_jobs=1)
+    assert_same(_round_trip(first), first)
+    solves = []
+    real = pop.equilibria
+    monkeypatch.setattr(pop, "equilibria", lambda game: solves.append(1) or real(game))
+    again = run_population_study(spec, run=False)  # from the cache file
+    assert not solves
+    assert again.runs["run_now"] == 0 and again.runs["wall_seconds"] < first.runs["wall_seconds"]
+    again.runs = {**again.runs, "run_now": first.runs["run_now"], "wall_seconds": first.runs["wall_seconds"]}
+    assert_same(again, first)
+    # values a study may hold that JSON cannot, or could confuse with the file's own tags
+    odd = copy.copy(first)
+    odd.answers = copy.deepcopy(first.answers)
+    neg_nan = struct.unpack("<d", struct.pack("<Q", 0xFFF8000000000001))[0]
+    odd.answers[0].truthful_gains = {
+        "nan": [float("nan"), neg_nan, 1.0],
+        "inf": [math.inf, -math.inf, -0.0],
+        "$float": {"$tuple": (1, 2.5, None, True)},
+        "$$game": [],
+    }
+    odd.meta = {**first.meta, "np": np.float64(0.1)}
+    back = _round_trip(odd)
+    odd.meta["np"] = 0.1  # a numpy float reads back as the same Python float
+    assert_same(back, odd)
+    assert struct.pack("<d", back.answers[0].truthful_gains["nan"][1]) == struct.pack("<d", neg_nan)
+
+
+def test_the_analysis_cache_is_never_a_pickle(study, tmp_path, monkeypatch):
+    """A crafted pickle in the analysis folder, under the current key's old name or the new one, is never
+    loaded (the code in it does not run): the analysis is computed, and the ``.pkl`` is left alone."""
+    spec = load_study(study)
+    first = run_population_study(spec, n_jobs=1)
+    key = pop.analysis_key(spec)
+    folder = spec.results_dir / "analysis"
+    marker = tmp_path / "pwned"
+
+    class Payload:
+        def __reduce__(self):
+            return (open, (str(marker), "w"))
+
+    crafted = pickle.dumps(Payload())
+    pickle.loads(crafted).close()  # the payload works: unpickling it creates the file
+    assert marker.exists()
+    marker.unlink()
+    (folder / f"population-{key}.json").unlink()
+    (folder / f"population-{key}.pkl").write_bytes(crafted)  # where earlier versions kept it
+    solves = []
+    real = pop.equilibria
+    monkeypatch.setattr(pop, "equilibria", lambda game: solves.append(1) or real(game))
+    an = run_population_study(spec, run=False)
+    assert solves and not marker.exists()
+    assert equilibria_json(an) == equilibria_json(first)
+    assert (folder / f"population-{key}.pkl").read_bytes() == crafted  # not ours to delete
+    # a pickle under the cache file's own name: does not parse, set aside, computed again
+    solves.clear()
+    (folder / f"population-{key}.json").write_bytes(crafted)
+    with pytest.warns(UserWarning, match="cached analysis does not read"):
+        an = run_population_study(spec, run=False)
+    assert solves and not marker.exists() and equilibria_json(an) == equilibria_json(first)
+    assert (folder / f"population-{key}.json.corrupt").read_bytes() == crafted
+
+
+def _another_key(d):
+    d["key"] = "0" * 32
+
+
+def _bad_float(d):
+    d["answers"][0]["truthful_gains"] = {"x": {"$float": "nan:zz"}}
+
+
+def _no_answers(d):
+    d["answers"] = 5
+
+
+def _other_mechanisms(d):
+    d["answers"] = d["answers"][::-1]
+
+
+def _short_game(d):
+    d["answers"][0]["game"]["$game"]["profiles"].pop()
+
+
+def _float_counts(d):
+    g = d["answers"][0]["game"]["$game"]
+    g["profiles"] = [[float(c) for c in row] for row in g["profiles"]]
+
+
+def _missing_field(d):
+    del d["answers"][0]["seeds"]
+
+
+def _other_version(d):
+    d["version"] = 0
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        _another_key,
+        _bad_float,
+        _no_answers,
+        _other_mechanisms,
+        _short_game,
+        _float_counts,
+        _missing_field,
+        _other_version,
+    ],
+)
+def test_a_malformed_cache_file_is_set_aside_and_the_analysis_computed_again(study, monkeypatch, damage):
+    spec = load_study(study)
+    first = run_population_study(spec, n_jobs=1)
+    path = spec.results_dir / "analysis" / f"population-{pop.analysis_key(spec)}.json"
+    data = json.loads(path.read_text())
+    damage(data)
+    path.write_text(json.dumps(data))
+    solves = []
+    real = pop.equilibria
+    monkeypatch.setattr(pop, "equilibria", lambda game: solves.append(1) or real(game))
+    with pytest.warns(UserWarning, match="cached analysis does not read"):
+        again = run_population_study(spec, run=False)
+    assert solves and equilibria_json(again) == equilibria_json(first)
+    assert path.with_name(path.name + ".corrupt").exists()
+    assert json.loads(path.read_text())["key"] == pop.analysis_key(spec)  # the recomputed analysis, cached again
+
+
+def test_the_analysis_code_is_part_of_the_key():
+    """The files that decide a population analysis are hashed into its key: the analysis itself, the runs'
+    records, the games package."""
+    assert {"analysis/population.py", "studies/population.py", "games", "confidence.py"} <= set(pop._ANALYSIS_CODE)
+    pkg = Path(pop.__file__).resolve().parents[1]
+    assert all((pkg / rel).exists() for rel in pop._ANALYSIS_CODE)
