@@ -56,10 +56,11 @@ from gamemarket.errors import InputError
 from gamemarket.games.reduction import population_points
 from gamemarket.games.rsg_equilibria import equilibria
 from gamemarket.games.rsgame import RoleSymmetricGame
-from gamemarket.io.files import atomic_path
-from gamemarket.studies.population import PopulationConfig, PopulationRuns, mix_key, payoffs_of
+from gamemarket.io.files import atomic_path, read_json
+from gamemarket.studies.population import PopulationRuns, mix_key, payoffs_of
+from gamemarket.studies.population_config import PopulationConfig
 from gamemarket.studies.runner import load_workload
-from gamemarket.studies.store import ResultStore, set_aside
+from gamemarket.studies.store import set_aside, study_store
 
 
 @dataclass
@@ -273,12 +274,15 @@ def _decide(interval, threshold) -> str:
     return "undecided"
 
 
-def run_population_study(spec, *, n_jobs: int = 1, progress: bool = False, run: bool = True) -> PopulationAnalysis:
+def run_population_study(
+    spec, *, n_jobs: int = 1, progress: bool = False, run: bool = True, force: bool = False
+) -> PopulationAnalysis:
     """Run (or resume) a population study and answer it (see the module docstring).
 
     With ``run=False`` nothing is simulated: a run that is not stored yet is an error. With
-    ``run=True`` the study's results folder is locked: a second run of the same study exits with a
-    clear message instead of doing the work twice. An analysis cached under the current
+    ``run=True`` the study's results folder is claimed (``force``: one gamemarket did not make, or another
+    study's) and locked: a second run of the same study exits with a clear message instead of doing the
+    work twice. An analysis cached under the current
     :func:`analysis_key` is read back instead of computed.
 
     Parameters
@@ -291,6 +295,8 @@ def run_population_study(spec, *, n_jobs: int = 1, progress: bool = False, run: 
         Show a progress bar while running.
     run : bool
         Run what is missing (and lock the results folder), or only read what is stored.
+    force : bool
+        Claim a results folder gamemarket did not make, or another study's.
 
     Returns
     -------
@@ -301,7 +307,7 @@ def run_population_study(spec, *, n_jobs: int = 1, progress: bool = False, run: 
     InputError
         A run that is not stored where ``run=False``, or a study whose market cannot give its agents.
     """
-    lock = ResultStore(spec.results_dir).lock("population study run") if run else contextlib.nullcontext()
+    lock = study_store(spec, force=force).lock("population study run") if run else contextlib.nullcontext()
     with lock:
         t0 = time.perf_counter()
         cached = _read_analysis(spec)
@@ -583,7 +589,7 @@ def _read_analysis(spec) -> PopulationAnalysis | None:
     if not path.is_file():
         return None
     try:
-        return analysis_from_json(json.loads(path.read_text()), spec, key=key)
+        return analysis_from_json(read_json(path, "cached analysis"), spec, key=key)
     except Exception as exc:  # damaged, foreign or malformed (data only: nothing in it can run): computed again
         set_aside(path, f"{type(exc).__name__}: {exc}", "cached analysis")
         return None

@@ -10,12 +10,14 @@ import pandas as pd
 from gamemarket import __version__
 from gamemarket.errors import GameMarketError, InputError, UndefinedPayoffError
 from gamemarket.games import Game, Solution, from_results, solve
-from gamemarket.games.io import equilibria_records, profile_words, to_csv_table, to_nfg
+from gamemarket.games.io import equilibria_records, profile_words, to_csv_table, to_nfg, write_json
 from gamemarket.analysis.claims import grid_cells
 from gamemarket.analysis.population import run_population_study
 from gamemarket.games.robustness import Robustness, best_responses, bootstrap
-from gamemarket.io.files import write_json
+from gamemarket.io.files import atomic_path
 from gamemarket.io.jobtable import write_table
+from gamemarket.io.names import slug
+from gamemarket.io.ownership import OutputFolder
 from gamemarket.studies import StudySpec, load_results, load_study
 
 
@@ -245,23 +247,26 @@ def solve_game(game: Game, *, methods=DEFAULT_METHODS, resamples: int = 1000, ti
     return SolvedGame(game.title, game, sol, bootstrap(game, sol.equilibria, resamples=resamples))
 
 
-def slug(name: str) -> str:
-    """A name as a file-name fragment: lower case, every other character a hyphen (``all jobs`` -> ``all-jobs``)."""
-    return "".join(ch if ch.isalnum() else "-" for ch in name.lower()).strip("-")
+def export(analysis: StudyAnalysis, out: OutputFolder | str | Path, prefix: str = "") -> list[Path]:
+    """Payoff tables (CSV), equilibria (CSV and JSON with metadata) and ``.nfg`` files of every game, written
+    into the output folder ``out`` (under ``prefix``, e.g. ``data/``); a game's files are named by its
+    name's slug (``gamemarket.io.names.slug``), and two games whose names make one file are refused.
+    ``out`` given as a path is a folder of the caller's claiming (its own manifest is kept there)."""
+    if not isinstance(out, OutputFolder):
+        out = OutputFolder(out, owner=f"the data of study {analysis.spec.name}", what="data folder", force=True)
 
+    def file(name: str) -> Path:
+        return out.file(prefix + name)
 
-def export(analysis: StudyAnalysis, out_dir: str | Path) -> list[Path]:
-    """Payoff tables (CSV), equilibria (CSV and JSON with metadata) and ``.nfg`` files of every game."""
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    written = [write_table(analysis.metrics, out_dir / "runs.csv")]
+    written = [write_table(analysis.metrics, file("runs.csv"))]
     payload = {"study": analysis.spec.name, "version": __version__, "meta": analysis.meta, "games": []}
     eq_rows = []
     for sg in analysis.games:
-        s = slug(sg.name)
-        written.append(write_table(to_csv_table(sg.game), out_dir / f"payoffs-{s}.csv"))
-        nfg = out_dir / f"game-{s}.nfg"
-        nfg.write_text(to_nfg(sg.game, comment=f"gamemarket {__version__}: study {analysis.spec.name}, {sg.name}"))
+        s = slug(sg.name, "game")
+        written.append(write_table(to_csv_table(sg.game), file(f"payoffs-{s}.csv")))
+        nfg = file(f"game-{s}.nfg")
+        with atomic_path(nfg, "game (.nfg)") as tmp:
+            tmp.write_text(to_nfg(sg.game, comment=f"gamemarket {__version__}: study {analysis.spec.name}, {sg.name}"))
         written.append(nfg)
         recs = equilibria_records(sg.solution, sg.robustness)
         payload["games"].append(
@@ -292,8 +297,8 @@ def export(analysis: StudyAnalysis, out_dir: str | Path) -> list[Path]:
                     "stable_share": r.get("robustness", {}).get("stable_share"),
                 }
             )
-        written.append(write_table(best_responses(sg.game), out_dir / f"best-responses-{s}.csv"))
-    written.append(write_table(pd.DataFrame(eq_rows), out_dir / "equilibria.csv"))
-    write_json(out_dir / "equilibria.json", payload)
-    written.append(out_dir / "equilibria.json")
+        written.append(write_table(best_responses(sg.game), file(f"best-responses-{s}.csv")))
+    written.append(write_table(pd.DataFrame(eq_rows), file("equilibria.csv")))
+    write_json(file("equilibria.json"), payload)
+    written.append(out.path / (prefix + "equilibria.json"))
     return written

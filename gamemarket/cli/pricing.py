@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
+from gamemarket.cli.options import POSITIVE, SEED, add_force, integer
 from gamemarket.errors import InputError
+from gamemarket.io.files import atomic_path, dumps_json
+from gamemarket.io.ownership import check_output_file, check_outputs
 
 
 def cmd_price_solve(a) -> int:
@@ -30,6 +32,10 @@ def cmd_price_solve(a) -> int:
         parent = next((p for p in [out.parent, *out.parent.parents] if p.exists()), Path("."))
         if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
             raise InputError(f"--out {a.out!r}: cannot write there ({parent} is not a writable folder)")
+        trace = out.with_suffix(".trace.csv")
+        check_outputs({"--out": out, "--out's trace": trace}, [a.problem] if a.problem else [])
+        check_output_file(out, option="--out", force=a.force)
+        check_output_file(trace, option="--out's trace", force=a.force)
     if a.problem:
         given = [f"--{k}" for k in ("n", "m", "utility") if getattr(a, k) is not None]
         if given:
@@ -67,8 +73,6 @@ def cmd_price_solve(a) -> int:
         dtype=np.float32 if a.float32 else np.float64,
     )
     if out is not None:
-        from gamemarket.io.files import atomic_path
-
         ex = r.allocation.extra or (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))
         with atomic_path(out, "result (.npz)") as tmp, open(tmp, "wb") as f:
             np.savez(
@@ -98,7 +102,7 @@ def cmd_price_solve(a) -> int:
         "message": r.message,
     }
     if a.format == "json":
-        print(json.dumps(summary))
+        print(dumps_json(summary))
     else:
         print(f"converged: {r.converged} ({r.message})")
         print(
@@ -118,19 +122,20 @@ def add_pricing_commands(sub) -> None:
     s.add_argument(
         "problem", nargs="?", help="a saved problem (.npz with A, R, optional demand/weight/target, utility)"
     )
-    s.add_argument("--n", type=int, help="jobs (synthetic family)")
-    s.add_argument("--m", type=int, help="resources (synthetic family)")
+    s.add_argument("--n", type=integer(min=1, what="a number of jobs"), help="jobs (synthetic family)")
+    s.add_argument("--m", type=integer(min=1, what="a number of resources"), help="resources (synthetic family)")
     s.add_argument("--utility", help="linear, log, target or alpha:<value> (synthetic family; default log)")
-    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--seed", type=SEED, default=0, help="seed of the synthetic family's draw")
     s.add_argument("--float32", action="store_true", help="hold efficiencies in float32 (half the memory)")
     s.add_argument(
-        "--eps", type=float, help="stopping duality gap (default 1e-4 n; 1e-3 n for linear and target utilities)"
+        "--eps", type=POSITIVE, help="stopping duality gap (default 1e-4 n; 1e-3 n for linear and target utilities)"
     )
-    s.add_argument("--max-iter", type=int, default=500)
+    s.add_argument("--max-iter", type=integer(min=1, what="a number of iterations"), default=500)
     s.add_argument("--method", default="auto", choices=["lbfgs", "newton", "auto"])
     s.add_argument("--backend", default="numpy", choices=["numpy", "torch"])
     s.add_argument("--device", default="cpu", help="torch device: cpu or cuda")
     s.add_argument("--out", help="save prices, allocation and throughputs (.npz) and the trace (.trace.csv)")
     s.add_argument("--format", choices=["text", "json"], default="text")
     s.add_argument("--quiet", action="store_true", help="no per-evaluation trace")
+    add_force(s, "the --out files")
     s.set_defaults(func=cmd_price_solve)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import sys
 import time
+from pathlib import Path
 
-from gamemarket.errors import InputError
-
+from gamemarket.cli.options import JOBS_COUNT, LOAD, NONNEGATIVE, SEED, add_force
 from gamemarket.cli.workload import _print_dict, workload_options
+from gamemarket.errors import InputError
+from gamemarket.io.files import dumps_json
+from gamemarket.io.ownership import check_output_file, check_outputs
 
 
 def cmd_simulate(a) -> int:
@@ -19,6 +21,7 @@ def cmd_simulate(a) -> int:
     from gamemarket.market import Mechanism, simulate
 
     mech = Mechanism(a.scheduler, a.payment, a.reserve)
+    _check_outputs(a)
     t0 = time.perf_counter()
     fast = a.jobs and not a.jobs_out and (not a.out or str(a.out).lower().endswith(".csv"))
     if a.jobs:
@@ -101,10 +104,24 @@ def cmd_simulate(a) -> int:
         "seconds": round(elapsed, 3),
     }
     if a.format == "json":
-        print(json.dumps(summary, indent=2))
+        print(dumps_json(summary, indent=2))
     else:
         _print_dict(summary)
     return 0
+
+
+def _check_outputs(a) -> None:
+    """Before any work: the outputs are not the inputs nor one file, each has a known format, and an
+    existing file is replaced only with ``--force``."""
+    from gamemarket.io.jobtable import check_table_path
+
+    workload = a.workload if a.workload and not a.workload.endswith(".toml") else None
+    inputs = [p for p in (a.jobs, workload) if p and Path(p).exists()]
+    check_outputs({"--out": a.out, "--jobs-out": a.jobs_out}, inputs)
+    for option in ("out", "jobs_out"):
+        path = getattr(a, option)
+        if path:
+            check_table_path(check_output_file(path, option=f"--{option.replace('_', '-')}", force=a.force))
 
 
 # ---------------------------------------------------------------- parser
@@ -118,14 +135,15 @@ def add_simulate_command(sub) -> None:
     )
     s.add_argument("--jobs", help="a job table (CSV/Parquet, section 8) fixing every bid; needs --nodes")
     workload_options(s)
-    s.add_argument("--synthetic-jobs", type=int, help="synthetic workload size (default 4000; a model's own)")
-    s.add_argument("--load", type=float, help="synthetic workload's offered load (default 0.9; a model's own)")
+    s.add_argument("--synthetic-jobs", type=JOBS_COUNT, help="synthetic workload size (default 4000; a model's own)")
+    s.add_argument("--load", type=LOAD, help="synthetic workload's offered load (default 0.9; a model's own)")
     s.add_argument("--scheduler", default="hb", help="hb, nphb, wspt, wspt-est, fcfs")
     s.add_argument("--payment", default="kth", help="first or kth")
-    s.add_argument("--reserve", type=float, default=1.0, help="reservation price r")
+    s.add_argument("--reserve", type=NONNEGATIVE, default=1.0, help="reservation price r")
     s.add_argument("--mix", help="FT (default), SRG or 'fraction:beta,...'")
-    s.add_argument("--seed", type=int, help="seed of the workload's draw and of the bids (default 0)")
+    s.add_argument("--seed", type=SEED, help="seed of the workload's draw and of the bids (default 0)")
     s.add_argument("--out", help="per-job outcome table (.csv or .parquet)")
     s.add_argument("--jobs-out", help="write the job table used (.csv or .parquet) to repeat the run with --jobs")
     s.add_argument("--format", choices=["text", "json"], default="text")
+    add_force(s, "the --out and --jobs-out files")
     s.set_defaults(func=cmd_simulate)

@@ -2,23 +2,32 @@
 
 from __future__ import annotations
 
-import json
+import os
 import time
 from pathlib import Path
 
 from gamemarket.errors import InputError, UndefinedPayoffError
+from gamemarket.io.files import dumps_json
+from gamemarket.io.ownership import OutputFolder
 
 
-def _load_game_source(path: str, game_name: str | None):
+def _study(a, path):
+    """The study file ``path`` with the command's ``--results`` and ``--report`` folders, where given."""
+    from gamemarket.studies import load_study
+
+    return load_study(path, results=getattr(a, "results", None), report=getattr(a, "report", None))
+
+
+def _load_game_source(path: str, game_name: str | None, a=None):
     """A study file (its stored results), a CSV game or an .nfg game -> list of (name, Game)."""
     from gamemarket.games.io import read_csv_game, read_nfg
 
     p = Path(path)
     if p.suffix == ".toml":
         from gamemarket.games import from_results
-        from gamemarket.studies import load_results, load_study
+        from gamemarket.studies import load_results
 
-        spec = load_study(p)
+        spec = _study(a, p)
         metrics, _, _ = load_results(spec)
         games = []
         for gd in spec.games:
@@ -105,28 +114,48 @@ def print_solved(sg) -> None:
 
 def cmd_study_run(a) -> int:
     """``gamemarket study run``: run what is missing of a study (bimatrix or population), then write its
-    report unless ``--no-report``.
+    report unless ``--no-report``. A study that quotes a population study (``population_study``) runs (or
+    resumes) that one first, so its report has what its discussion quotes.
     """
+    spec = _study(a, a.file)
+    if spec.population is not None:
+        return _run_population(a, spec, force=a.force)
+    if spec.population_study is not None and not a.no_report:
+        from gamemarket.studies import load_study
+
+        print(f"study {spec.name} quotes the population study {spec.population_study}: running it first")
+        _run_population(a, load_study(spec.population_study), force=False)
+    return _run_bimatrix(a, spec)
+
+
+def _run_population(a, spec, *, force: bool) -> int:
+    from gamemarket.analysis.population import run_population_study
+
+    an = run_population_study(spec, n_jobs=a.n_jobs, progress=not a.no_progress, force=force)
+    print(
+        f"study {spec.name}: {an.runs['simulations']} simulations ({an.runs['run_now']} run now) in "
+        f"{an.runs['wall_seconds']:.1f} s; results in {spec.results_dir}"
+    )
+    _print_population(an)
+    if not a.no_report:
+        from gamemarket.reports.population import write_population_report
+
+        print(f"report: {write_population_report(an, force=force)}")
+    return 0
+
+
+def _run_bimatrix(a, spec) -> int:
     from gamemarket.studies import load_study, run_study
 
-    spec = load_study(a.file)
     t0 = time.perf_counter()
-    if spec.population is not None:
-        from gamemarket.analysis.population import run_population_study
-
-        an = run_population_study(spec, n_jobs=a.n_jobs, progress=not a.no_progress)
-        print(
-            f"study {spec.name}: {an.runs['simulations']} simulations ({an.runs['run_now']} run now) in "
-            f"{an.runs['wall_seconds']:.1f} s; results in {spec.results_dir}"
-        )
-        _print_population(an)
-        if not a.no_report:
-            from gamemarket.reports.population import write_population_report
-
-            print(f"report: {write_population_report(an, force=a.force)}")
-        return 0
     for s in [load_study(c) for c in spec.companions] + [spec]:
-        info = run_study(s, n_jobs=a.n_jobs, scheduler_address=a.scheduler_address, progress=not a.no_progress)
+        info = run_study(
+            s,
+            n_jobs=a.n_jobs,
+            scheduler_address=a.scheduler_address,
+            progress=not a.no_progress,
+            force=a.force and s is spec,  # --force is about this study's folders, not its companions'
+        )
         print(
             f"study {s.name}: {info.tasks} runs ({info.skipped} already stored, {info.run} run now) "
             f"in {info.wall_seconds:.1f} s; results in {s.results_dir}"
@@ -201,7 +230,7 @@ def _solve_egta(a) -> int:
         for e in sol.equilibria
     ]
     if a.format == "json":
-        print(json.dumps(recs, indent=2))
+        print(dumps_json(recs, indent=2))
     else:
         print(f"== {a.file}: roles {dict(zip(game.roles, game.players))}; {sol.summary()}")
         for k, r in enumerate(recs):
@@ -215,11 +244,20 @@ def _solve_egta(a) -> int:
     return 0
 
 
+def cmd_study_new(a) -> int:
+    """``gamemarket study new``: write a commented study file that runs as it is."""
+    from gamemarket.studies.templates import new_study
+
+    path = new_study(a.name, population=a.population, force=a.force)
+    print(f"{path}: a new {'population ' if a.population else ''}study; run it with `gamemarket study run {path}`")
+    return 0
+
+
 def cmd_study_status(a) -> int:
     """``gamemarket study status``: how many of a study's runs are stored and how many are missing."""
-    from gamemarket.studies import load_study, study_status
+    from gamemarket.studies import study_status
 
-    spec = load_study(a.file)
+    spec = _study(a, a.file)
     if spec.population is not None:
         from gamemarket.analysis.population import PopulationGames
 
@@ -247,19 +285,17 @@ def cmd_game_solve(a) -> int:
     if p.suffix == ".json":
         return _solve_egta(a)
     if p.suffix == ".toml":
-        from gamemarket.studies import load_study
-
-        spec = load_study(p)
+        spec = _study(a, p)
         if spec.population is not None:
             from gamemarket.analysis.population import equilibria_json, run_population_study
 
             an = run_population_study(spec, run=False)
             if a.format == "json":
-                print(json.dumps(equilibria_json(an), indent=2))
+                print(dumps_json(equilibria_json(an), indent=2))
             else:
                 _print_population(an)
             return 0
-    games = _load_game_source(a.file, a.game)
+    games = _load_game_source(a.file, a.game, a)
     try:
         solved = [
             solve_game(g, methods=tuple(a.methods), resamples=a.resamples, time_limit=a.time_limit) for g in games
@@ -273,7 +309,7 @@ def cmd_game_solve(a) -> int:
                 if len(solved) > 1:
                     rec["game"] = sg.name
                 out.append(rec)
-        print(json.dumps(out, indent=2))
+        print(dumps_json(out, indent=2))
     else:
         for sg in solved:
             print_solved(sg)
@@ -283,25 +319,26 @@ def cmd_game_solve(a) -> int:
 def cmd_game_export(a) -> int:
     """``gamemarket game export``: a study's payoff tables and games as files (CSV, JSON, ``.nfg``)."""
     from gamemarket.analysis.study import analyze, export
-    from gamemarket.studies import load_study
 
     p = Path(a.file)
     if p.suffix != ".toml":
         raise InputError(f"{a.file}: export takes a study file (.toml)")
-    spec = load_study(p)
-    an = analyze(spec, methods=tuple(a.methods), resamples=a.resamples)
+    spec = _study(a, p)
     out = Path(a.out) if a.out else spec.report_dir / "data"
-    for f in export(an, out):
+    owner = f"game export of {os.path.relpath(spec.path, out.resolve())}"
+    folder = OutputFolder(out, owner=owner, what="export folder", force=a.force, inputs=spec.inputs(), option="--out")
+    an = analyze(spec, methods=tuple(a.methods), resamples=a.resamples)
+    for f in export(an, folder):
         print(f)
+    folder.finish()
     return 0
 
 
 def cmd_report(a) -> int:
     """``gamemarket report``: write a study's report from its stored results (nothing is simulated)."""
     from gamemarket.reports import write_report
-    from gamemarket.studies import load_study
 
-    spec = load_study(a.study)
+    spec = _study(a, a.study)
     if spec.population is not None:
         from gamemarket.reports.population import write_population_report
         from gamemarket.analysis.population import run_population_study
@@ -341,6 +378,19 @@ def _resamples(text: str) -> int:
     return v
 
 
+def _output_options(p, *, report: bool = True) -> None:
+    """``--results`` (and ``--report``): the study's folders, replacing its ``[output]`` table."""
+    p.add_argument(
+        "--results",
+        help="the study's results folder (default: the study file's [output] results, else results/NAME beside it)",
+    )
+    if report:
+        p.add_argument(
+            "--report",
+            help="the study's report folder (default: the study file's [output] report, else reports/NAME beside it)",
+        )
+
+
 def add_study_commands(sub) -> None:
     """Register ``gamemarket study ...``, ``gamemarket game ...`` and ``gamemarket report`` on the parser's
     subcommands ``sub``.
@@ -348,16 +398,32 @@ def add_study_commands(sub) -> None:
     methods_help = "equilibrium methods: pure, polytope, support_enumeration, vertex_enumeration, lemke_howson"
     st = sub.add_parser("study", help="run equilibrium studies").add_subparsers(dest="scmd", required=True)
     r = st.add_parser("run", help="run every unfinished profile x seed, then write the report")
-    r.add_argument("file")
+    r.add_argument("file", help="the study file (.toml)")
     r.add_argument("--n-jobs", type=_workers, default=-1, help="worker processes (default -1: all cores)")
     r.add_argument("--scheduler-address", help="a dask.distributed scheduler, e.g. tcp://10.0.0.1:8786")
-    r.add_argument("--no-report", action="store_true")
-    r.add_argument("--no-progress", action="store_true")
+    r.add_argument("--no-report", action="store_true", help="run the simulations only; write no report")
+    r.add_argument("--no-progress", action="store_true", help="no progress bar")
     r.add_argument("--methods", nargs="+", default=["pure", "polytope"], help=methods_help)
-    r.add_argument("--force", action="store_true", help="write the report over another study's report folder")
+    _output_options(r)
+    r.add_argument(
+        "--force",
+        action="store_true",
+        help="write into a results or report folder gamemarket did not make, or that belongs to another study "
+        "(files of the names gamemarket writes are replaced; nothing else is touched)",
+    )
     r.set_defaults(func=cmd_study_run)
+    n = st.add_parser(
+        "new",
+        help="write a commented study file that runs as it is",
+        epilog="example: gamemarket study new mine && gamemarket study run mine.toml",
+    )
+    n.add_argument("name", help="the study's name, or a file name NAME.toml (the study's name is its stem)")
+    n.add_argument("--population", action="store_true", help="a population game (default: a provider/consumer game)")
+    n.add_argument("--force", action="store_true", help="replace an existing file of that name")
+    n.set_defaults(func=cmd_study_new)
     s = st.add_parser("status", help="how many runs are stored")
-    s.add_argument("file")
+    s.add_argument("file", help="the study file (.toml)")
+    _output_options(s, report=False)
     s.set_defaults(func=cmd_study_status)
 
     g = sub.add_parser("game", help="solve and export games").add_subparsers(dest="gcmd", required=True)
@@ -365,22 +431,32 @@ def add_study_commands(sub) -> None:
         "solve",
         help="equilibria of a study's games, a CSV payoff table, an .nfg file or an EGTA JSON role-symmetric game",
     )
-    gs.add_argument("file")
+    gs.add_argument(
+        "file", help="a study file (.toml), a game (.nfg), a payoff table (.csv) or an EGTA JSON game (.json)"
+    )
     gs.add_argument("--game", help="only this game of a study")
+    _output_options(gs, report=False)
     gs.add_argument("--format", choices=["text", "json"], default="text")
     gs.add_argument("--methods", nargs="+", default=["pure", "polytope"], help=methods_help)
     gs.add_argument("--resamples", type=_resamples, default=1000, help="bootstrap resamples for robustness")
     gs.add_argument("--time-limit", type=float, default=10.0, help="seconds per nashpy method")
     gs.set_defaults(func=cmd_game_solve)
     ge = g.add_parser("export", help="payoff tables, equilibria (CSV, JSON) and .nfg files of a study")
-    ge.add_argument("file")
+    ge.add_argument("file", help="the study file (.toml)")
     ge.add_argument("--out", help="folder (default: the study's report folder /data)")
+    _output_options(ge)
+    ge.add_argument("--force", action="store_true", help="write into a folder gamemarket did not make")
     ge.add_argument("--methods", nargs="+", default=["pure", "polytope"], help=methods_help)
     ge.add_argument("--resamples", type=_resamples, default=1000)
     ge.set_defaults(func=cmd_game_export)
 
     rp = sub.add_parser("report", help="write a study's report (HTML + Markdown + figures + tables)")
-    rp.add_argument("study")
+    rp.add_argument("study", help="the study file (.toml)")
     rp.add_argument("--methods", nargs="+", default=["pure", "polytope"], help=methods_help)
-    rp.add_argument("--force", action="store_true", help="write over another study's report folder")
+    _output_options(rp)
+    rp.add_argument(
+        "--force",
+        action="store_true",
+        help="write into a report folder gamemarket did not make, or that belongs to another study",
+    )
     rp.set_defaults(func=cmd_report)

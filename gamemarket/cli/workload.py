@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import sys
 import time
+from pathlib import Path
 
+from gamemarket.cli.options import JOBS_COUNT, NODES, POSITIVE, REDUCTION, SEED, add_force
 from gamemarket.errors import InputError
+from gamemarket.io.files import dumps_json
+from gamemarket.io.ownership import check_output_file, check_outputs
 
 
 def workload_options(sp) -> None:
@@ -18,8 +21,10 @@ def workload_options(sp) -> None:
         help="parallel records: split into serial jobs (default) or drop",
     )
     sp.add_argument("--skip-bad-lines", action="store_true", help="skip malformed SWF lines and report how many")
-    sp.add_argument("--nodes", type=int, help="number of nodes")
-    sp.add_argument("--reduction", type=float, help="derive nodes = floor(MaxProcs * (1 - reduction))")
+    sp.add_argument("--nodes", type=NODES, help="number of nodes")
+    sp.add_argument(
+        "--reduction", type=REDUCTION, help="derive nodes = floor(MaxProcs * (1 - reduction)); a fraction in [0, 1)"
+    )
 
 
 def _print_dict(d: dict, indent: int = 0) -> None:
@@ -45,8 +50,6 @@ def cmd_workload_info(a) -> int:
 
 def cmd_workload_fit(a) -> int:
     """``gamemarket workload fit``: fit the workload model to a trace and write it as a model file."""
-    from pathlib import Path
-
     from gamemarket.workloads import is_model_path, load
     from gamemarket.workloads.fit import fit_model
 
@@ -54,6 +57,8 @@ def cmd_workload_fit(a) -> int:
         raise InputError(f"{a.trace}: a model file; `workload fit` reads a trace (an SWF file or a known trace name)")
     if not a.out.endswith(".toml"):
         raise InputError(f"--out {a.out!r}: expected a .toml file name")
+    check_outputs({"--out": a.out}, [a.trace] if Path(a.trace).exists() else [])
+    check_output_file(a.out, option="--out", force=a.force)
     t0 = time.perf_counter()
     w = load(a.trace, parallel=a.parallel, skip_bad_lines=a.skip_bad_lines)
     nodes = w.nodes(a.nodes, a.reduction)
@@ -69,8 +74,6 @@ def cmd_workload_fit(a) -> int:
 
 
 def _workload_for_compare(source: str, nodes: int, seed: int, jobs: int | None):
-    from pathlib import Path
-
     from gamemarket.workloads import WorkloadModel, generate_from_model, is_model_path, load
 
     if is_model_path(source):
@@ -90,8 +93,12 @@ def cmd_workload_compare(a) -> int:
     from gamemarket.market import Mechanism, simulate
     from gamemarket.workloads.stats import workload_curves, workload_stats
 
-    if a.nodes < 1:
-        raise InputError(f"--nodes must be >= 1, got {a.nodes}")
+    if a.figure:  # checked before the work that draws it
+        from gamemarket.reports.drawing import check_figure_path
+
+        inputs = [p for p in (a.a, a.b) if Path(p).exists()]
+        check_outputs({"--figure": a.figure}, inputs)
+        check_output_file(check_figure_path(a.figure), option="--figure", force=a.force)
     cols, curves = {}, {}
     for src in (a.a, a.b):
         w, label = _workload_for_compare(src, a.nodes, a.seed, a.jobs)
@@ -120,7 +127,7 @@ def cmd_workload_compare(a) -> int:
     ]
     if a.format == "json":
         print(
-            json.dumps({"nodes": a.nodes, "mechanism": "hb-first, FT, seed %d" % a.seed, "workloads": cols}, indent=2)
+            dumps_json({"nodes": a.nodes, "mechanism": "hb-first, FT, seed %d" % a.seed, "workloads": cols}, indent=2)
         )
     else:
         labels = list(cols)
@@ -142,7 +149,7 @@ def cmd_workload_fetch(a) -> int:
     """``gamemarket workload fetch``: download a known trace into the cache and verify its SHA-256."""
     from gamemarket.workloads.archive import fetch
 
-    path = fetch(a.name, dest=a.dest, url=a.url)
+    path = fetch(a.name, dest=a.dest, url=a.url, force=a.force)
     print(f"{path} (SHA-256 verified)")
     return 0
 
@@ -161,26 +168,28 @@ def add_workload_commands(sub) -> None:
     wf.add_argument("name", help="trace name, e.g. LPC-EGEE-2004-1.2-cln")
     wf.add_argument("--dest", help="folder (default $GAMEMARKET_TRACES or ~/.cache/gamemarket/traces)")
     wf.add_argument("--url", help="download from this address instead (the checksum is still enforced)")
+    add_force(wf, "a file of the trace's name whose checksum is not the catalogued one")
     wf.set_defaults(func=cmd_workload_fetch)
 
     wfit = w.add_parser("fit", help="fit the campaign workload model to a trace (numbers only, never its records)")
     wfit.add_argument("trace", help="an SWF file (plain or gzip) or a known trace name")
     workload_options(wfit)
     wfit.add_argument(
-        "--threshold", type=float, default=1200.0, help="seconds of silence that end a user's campaign (default 1200)"
+        "--threshold",
+        type=POSITIVE,
+        default=1200.0,
+        help="seconds of silence that end a user's campaign (default 1200)",
     )
     wfit.add_argument("--out", required=True, help="the model file to write (.toml)")
+    add_force(wfit, "the --out file")
     wfit.set_defaults(func=cmd_workload_fit)
     wc = w.add_parser("compare", help="congestion statistics of two workloads (traces or models) side by side")
     wc.add_argument("a", help="a trace (SWF path or known name) or a model file (.toml)")
     wc.add_argument("b", help="a trace (SWF path or known name) or a model file (.toml)")
-    wc.add_argument("--nodes", type=int, required=True, help="number of nodes")
-    wc.add_argument("--seed", type=int, default=1, help="seed of a model's draw and of the bids (default 1)")
-    wc.add_argument("--jobs", type=int, help="jobs drawn from a model (default: the model's)")
-    wc.add_argument(
-        "--figure",
-        default="workload-compare.png",
-        help="the comparison figure (default workload-compare.png; '' for none)",
-    )
+    wc.add_argument("--nodes", type=NODES, required=True, help="number of nodes")
+    wc.add_argument("--seed", type=SEED, default=1, help="seed of a model's draw and of the bids (default 1)")
+    wc.add_argument("--jobs", type=JOBS_COUNT, help="jobs drawn from a model (default: the model's)")
+    wc.add_argument("--figure", help="also draw the comparison figure here (.png, .pdf or .svg; default: none)")
     wc.add_argument("--format", choices=["text", "json"], default="text")
+    add_force(wc, "the --figure file")
     wc.set_defaults(func=cmd_workload_compare)

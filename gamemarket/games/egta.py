@@ -15,16 +15,17 @@ The tidy CSV has one row per (profile, role, strategy): ``profile, role, strateg
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from pydantic import Field
 
 from gamemarket.errors import InputError
+from gamemarket.io.files import read_json
+from gamemarket.io.schema import Table, check
 from gamemarket.games.rsgame import RoleSymmetricGame
-from gamemarket.io.files import write_json
 
 
 def _count(v, where: str) -> int:
@@ -110,21 +111,21 @@ def from_egta(data: dict, *, source: str = "EGTA JSON") -> RoleSymmetricGame:
         raise InputError(f"{source}: {exc}") from None
 
 
+class EgtaFile(Table):
+    """An EGTA JSON game's shape (the values are checked by ``from_egta``, naming the profile)."""
+
+    players: dict[str, int] = Field(min_length=1, max_length=100, description="players per role")
+    strategies: dict[str, list[str]] = Field(min_length=1, max_length=100, description="strategies per role")
+    profiles: list[dict[str, list[list]]] = Field(
+        min_length=1, max_length=10**7, description="per profile and role: [strategy, count, payoff] entries"
+    )
+
+
 def read_egta(path: str | Path) -> RoleSymmetricGame:
-    """Read an EGTA JSON file."""
-    path = Path(path)
-    try:
-        text = path.read_text()
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a folder, expected an EGTA JSON file") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not a text file (expected EGTA JSON)") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+    """Read an EGTA JSON file: strict JSON (no NaN or Infinity literals, no nesting beyond the parser's
+    depth), of the declared shape (``EgtaFile``), every profile checked."""
+    data = read_json(path, "EGTA JSON file")
+    check(EgtaFile, data, str(path))
     return from_egta(data, source=str(path))
 
 
@@ -146,6 +147,8 @@ def to_egta(game: RoleSymmetricGame) -> dict:
 
 def write_egta(game: RoleSymmetricGame, path: str | Path) -> Path:
     """Write ``game`` as EGTA JSON (:func:`to_egta`) to ``path``, atomically; returns the path."""
+    from gamemarket.games.io import write_json
+
     path = Path(path)
     write_json(path, to_egta(game))
     return path

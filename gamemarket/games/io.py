@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from gamemarket.errors import InputError
+from gamemarket.io.files import atomic_path, dumps_json
 from gamemarket.games.bimatrix import Game
 
 
@@ -219,14 +220,23 @@ def read_csv_game(path: str | Path) -> Game:
     rows, cols = list(dict.fromkeys(rlab)), list(dict.fromkeys(clab))
     A = np.full((len(rows), len(cols)), np.nan)
     B = np.full_like(A, np.nan)
+    line: dict[tuple[int, int], int] = {}
     for k, rec in enumerate(df.itertuples(index=False)):
         d = rec._asdict()
         i, j = rows.index(rlab[k]), cols.index(clab[k])
+        if (i, j) in line:  # never let a later row silently win
+            raise InputError(
+                f"{path}: line {k + 2}: the profile ({rlab[k]}, {clab[k]}) is listed again (first on line "
+                f"{line[(i, j)]}); list each profile once"
+            )
+        line[(i, j)] = k + 2
         try:
             A[i, j] = float(d[f"{r}_payoff"])
             B[i, j] = float(d[f"{c}_payoff"])
         except (TypeError, ValueError):
             raise InputError(f"{path}: line {k + 2}: payoffs must be numbers") from None
+        if np.isinf(A[i, j]) or np.isinf(B[i, j]):
+            raise InputError(f"{path}: line {k + 2}: payoffs must be finite, got {A[i, j]!r}, {B[i, j]!r}")
     if np.isnan(A).any():
         i, j = np.argwhere(np.isnan(A))[0]
         raise InputError(
@@ -257,6 +267,13 @@ def equilibria_records(solution, robustness=None) -> list[dict]:
             }
         out.append(rec)
     return out
+
+
+def write_json(path: str | Path, payload: dict) -> None:
+    """Write strict JSON atomically (numpy values converted; NaN and infinities as null:
+    ``gamemarket.io.files.dumps_json``)."""
+    with atomic_path(path, "JSON file") as tmp:
+        tmp.write_text(dumps_json(payload, indent=2))
 
 
 def profile_words(game, eq, *, digits: int = 3) -> tuple[str, str]:

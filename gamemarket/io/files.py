@@ -1,16 +1,37 @@
-"""Writing files so that nothing is ever half-written: a temporary file beside the target, then a rename."""
+"""Reading and writing files safely: checked reads, atomic writes, resolved paths, strict JSON.
+
+- Reads (:func:`read_text`, :func:`read_toml`, :func:`read_json`) turn every way a file can fail to
+  read (missing, a folder, binary, a symlink loop, nesting too deep for the parser, an integer too long
+  to convert) into an :class:`~gamemarket.errors.InputError` naming the path.
+- Writes go to a temporary file beside the target, then a rename (:func:`atomic_path`), so nothing is
+  ever half-written. The temporary name carries the writing process's id in a pattern only gamemarket
+  uses (``.<name>.gm-<pid>-<n>.tmp``), so a later run can remove what a killed run left
+  (:func:`remove_stale_temps`) without touching anyone else's files.
+- JSON meant for people or other programs (:func:`dumps_json`) is strict JSON: a NaN or an infinity is
+  written as ``null``, never as the ``NaN``/``Infinity`` literals no JSON parser but Python's accepts.
+"""
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import numpy as np
-
 from gamemarket.errors import InputError
+
+_TMP_COUNTER = itertools.count()
+#: the temporary files of :func:`atomic_path` (and of a download): ``.<target name>.gm-<pid>-<tag>.tmp``
+TEMP_NAME = re.compile(r"^\..+\.gm-(\d+)-[A-Za-z0-9_]+\.tmp$")
+
+
+def temp_prefix(path: Path) -> str:
+    """The start of a temporary file's name for ``path`` (``tempfile.mkstemp(prefix=..., suffix=".tmp")``)."""
+    return f".{path.name}.gm-{os.getpid()}-"
 
 
 def _read_error(path: Path, exc: Exception, what: str) -> InputError:
@@ -22,6 +43,16 @@ def _read_error(path: Path, exc: Exception, what: str) -> InputError:
     if isinstance(exc, UnicodeDecodeError):
         return InputError(f"{path}: not a text file ({exc.reason} at byte {exc.start}); expected a {what}")
     return InputError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}")
+
+
+def resolve(path: str | os.PathLike, what: str = "path") -> Path:
+    """``path`` made absolute with every symlink followed; a symlink loop or an unreadable path is an
+    :class:`InputError` naming it (``Path.resolve`` raises ``RuntimeError`` or ``OSError`` there)."""
+    try:
+        return Path(path).resolve()
+    except (RuntimeError, OSError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise InputError(f"{path}: cannot resolve the {what}: {reason}") from None
 
 
 def check_table(entry, where: str, allowed: set, required: set = frozenset()) -> None:
@@ -37,7 +68,8 @@ def check_table(entry, where: str, allowed: set, required: set = frozenset()) ->
 
 
 def read_text(path: str | os.PathLike, what: str = "file") -> str:
-    """A text file's contents; a missing file, a folder or binary content is an error naming the path."""
+    """A text file's contents; a missing file, a folder, a symlink loop or binary content is an error naming
+    the path."""
     path = Path(path)
     try:
         return path.read_text(encoding="utf-8")
@@ -45,14 +77,81 @@ def read_text(path: str | os.PathLike, what: str = "file") -> str:
         raise _read_error(path, exc, what) from None
 
 
+def _parse_error(path, exc: Exception, kind: str) -> InputError | None:
+    """A parser's failure on a hostile but readable file (nesting too deep, an integer too long) as an error."""
+    if isinstance(exc, RecursionError):
+        return InputError(f"{path}: invalid {kind}: nested too deeply to read")
+    if isinstance(exc, ValueError) and "digits" in str(exc):  # int() of more digits than Python converts
+        return InputError(f"{path}: invalid {kind}: a number with too many digits ({exc})")
+    return None
+
+
 def read_toml(path: str | os.PathLike, what: str = "TOML file") -> dict:
     """A TOML file as a dict; a missing file, a folder, binary content or bad TOML is an error naming the path."""
     import tomllib
 
+    text = read_text(path, what)
     try:
-        return tomllib.loads(read_text(path, what))
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{path}: invalid TOML: {exc}") from None
+    except (RecursionError, ValueError) as exc:
+        err = _parse_error(path, exc, "TOML")
+        if err is None:
+            raise
+        raise err from None
+
+
+def loads_json(text: str, where: str):
+    """Parse JSON text; bad JSON, nesting too deep or a too-long integer is an error naming ``where``.
+    ``NaN`` and ``Infinity`` literals are refused too: they are not JSON."""
+
+    def constant(name: str):
+        raise InputError(f"{where}: invalid JSON: {name} is not a JSON value; expected a number or null")
+
+    try:
+        return json.loads(text, parse_constant=constant)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{where}: invalid JSON: {exc}") from None
+    except (RecursionError, ValueError) as exc:
+        err = _parse_error(where, exc, "JSON")
+        if err is None:
+            raise
+        raise err from None
+
+
+def read_json(path: str | os.PathLike, what: str = "JSON file"):
+    """A JSON file's value (see :func:`loads_json`); every failure is an error naming the path."""
+    return loads_json(read_text(path, what), str(path))
+
+
+def finite_or_none(value):
+    """``value`` with every non-finite float (NaN, +-inf; numpy scalars and arrays included) replaced by
+    ``None``, recursively through dicts, lists and tuples: what strict JSON can hold."""
+    import numpy as np
+
+    if isinstance(value, dict):
+        return {k: finite_or_none(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set)):
+        return [finite_or_none(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return finite_or_none(value.tolist())
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return float(value) if math.isfinite(value) else None
+    return value
+
+
+def dumps_json(payload, **kw) -> str:
+    """Strict JSON text of ``payload`` (numpy values converted; NaN and infinities as ``null``)."""
+    return json.dumps(finite_or_none(payload), allow_nan=False, default=str, **kw)
+
+
+def _temp_path(path: Path) -> Path:
+    return path.with_name(f".{path.name}.gm-{os.getpid()}-{next(_TMP_COUNTER)}.tmp")
 
 
 @contextmanager
@@ -69,7 +168,7 @@ def atomic_path(path: str | os.PathLike, what: str = "file") -> Iterator[Path]:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise InputError(f"{path}: cannot create its folder: {exc.strerror or exc}") from None
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp = _temp_path(path)
     try:
         yield tmp
         os.replace(tmp, path)
@@ -82,19 +181,33 @@ def atomic_path(path: str | os.PathLike, what: str = "file") -> Iterator[Path]:
             pass
 
 
-def write_json(path: str | os.PathLike, payload: dict) -> None:
-    """Write JSON atomically (numpy values converted)."""
-    with atomic_path(path, "JSON file") as tmp:
-        tmp.write_text(json.dumps(payload, indent=2, default=_json_default))
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # a process of another user: alive
+        return True
+    return True
 
 
-def _json_default(o):
-    if isinstance(o, (np.integer,)):
-        return int(o)
-    if isinstance(o, (np.floating,)):
-        return float(o)
-    if isinstance(o, np.ndarray):
-        return o.tolist()
-    if isinstance(o, (set, tuple)):
-        return list(o)
-    return str(o)
+def remove_stale_temps(root: str | os.PathLike) -> list[Path]:
+    """Remove the temporary files that killed runs left anywhere under ``root``: only names of
+    :func:`atomic_path`'s pattern whose writing process is gone. Returns what was removed."""
+    root = Path(root)
+    removed = []
+    if not root.is_dir():
+        return removed
+    for dirpath, _, names in os.walk(root):
+        for name in names:
+            m = TEMP_NAME.match(name)
+            if m and not _alive(int(m.group(1))):
+                p = Path(dirpath) / name
+                try:
+                    p.unlink()
+                    removed.append(p)
+                except OSError:
+                    pass
+    return removed

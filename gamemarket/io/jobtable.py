@@ -9,23 +9,88 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from gamemarket.errors import InputError
+from gamemarket.io.files import atomic_path
 
 if TYPE_CHECKING:  # pandas is imported where a table is one: ``read_columns`` and the CLI's fast path go without
     import pandas as pd
 
-REQUIRED = ("id", "submit", "runtime", "estimate", "private_bid", "reported_bid")
-OPTIONAL = ("group", "swf_job", "status", "user")
-INTEGER = ("id", "submit", "runtime", "estimate", "group", "swf_job", "status", "user")
+
+#: beyond 2^53 a double no longer holds every integer (nor int64 some): every time and id stays below it
+MAX_MAGNITUDE = 2.0**53
+#: the largest bid (per node-second): with run times below 2^53 s, a payment, a value and their sums over a
+#: trace stay far from overflow (a bid of 1e300 would make revenue infinite and every utility -inf)
+MAX_BID = 1e15
+
+
+@dataclass(frozen=True)
+class Column:
+    """A job-table column, declared: its kind, its range and whether a table must have it."""
+
+    name: str
+    integer: bool  #: whole numbers (stored as int64); else a finite float
+    lower: float | None = None  #: the lowest value allowed ...
+    strict: bool = False  #: ... excluded (``>``) rather than included (``>=``)
+    upper: float = MAX_MAGNITUDE  #: the largest magnitude allowed
+    required: bool = True
+    meaning: str = ""
+
+    def expected(self) -> str:
+        """The column's rule in words (for messages and the reference)."""
+        sign = ">" if self.strict else ">="
+        return f"{sign} {self.lower:g}" if self.lower is not None else "any value"
+
+
+#: the job table's columns (market model section 8), declared once: ``check_columns`` reads this table
+COLUMNS = (
+    Column("id", True, meaning="unique job id"),
+    Column("submit", True, 0, meaning="submit time, seconds from the workload's start"),
+    Column("runtime", True, 0, strict=True, meaning="run time, seconds"),
+    Column("estimate", True, 0, strict=True, meaning="the user's run-time estimate, seconds"),
+    Column("private_bid", False, 0, upper=MAX_BID, meaning="the job's value per node-second"),
+    Column("reported_bid", False, 0, upper=MAX_BID, meaning="the bid it reports per node-second"),
+    Column("group", True, required=False, meaning="the consumer group (beta mix) it belongs to"),
+    Column("swf_job", True, required=False, meaning="the SWF job number it was split from"),
+    Column("status", True, required=False, meaning="the SWF status field"),
+    Column("user", True, required=False, meaning="the SWF user id"),
+)
+SPEC = {c.name: c for c in COLUMNS}
+REQUIRED = tuple(c.name for c in COLUMNS if c.required)
+OPTIONAL = tuple(c.name for c in COLUMNS if not c.required)
+INTEGER = tuple(c.name for c in COLUMNS if c.integer)
+
+
+def _check_dtype(series, name: str, where: str) -> None:
+    """A column's stored type must be a number: booleans, datetimes, durations and text are not read as
+    numbers (a datetime would become nanoseconds, a boolean 1 s)."""
+    import pandas as pd
+
+    dt = series.dtype
+    if (
+        pd.api.types.is_bool_dtype(dt)
+        or pd.api.types.is_datetime64_any_dtype(dt)
+        or pd.api.types.is_timedelta64_dtype(dt)
+        or isinstance(dt, pd.CategoricalDtype)
+    ):
+        raise InputError(f"{where}: column {name!r} holds {dt} values; expected numbers")
+    if pd.api.types.is_object_dtype(dt) or pd.api.types.is_string_dtype(dt):
+        kinds = {type(v).__name__ for v in series.dropna().head(1000) if not isinstance(v, (int, float, str))}
+        if kinds:
+            raise InputError(f"{where}: column {name!r} holds {sorted(kinds)} values; expected numbers")
+        flags = [v for v in series.dropna().head(1000) if isinstance(v, bool)]
+        if flags:
+            raise InputError(f"{where}: column {name!r} holds booleans; expected numbers")
 
 
 def validate(table: pd.DataFrame, where: str = "job table", first_line: int | None = None) -> pd.DataFrame:
-    """Check a job table and return it with canonical dtypes (a copy, only known columns).
+    """Check a job table against the declared columns (``COLUMNS``) and return it with canonical dtypes
+    (a copy, only known columns).
 
     ``first_line``: the file line of the first row (2 in a CSV with its header), so that errors name
     the line; without it they name the row (from 0).
@@ -35,12 +100,16 @@ def validate(table: pd.DataFrame, where: str = "job table", first_line: int | No
     missing = [c for c in REQUIRED if c not in table.columns]
     if missing:
         raise InputError(f"{where}: missing column(s) {missing}; required: {list(REQUIRED)}")
+    dup = sorted({c for c in table.columns if list(table.columns).count(c) > 1 and c in SPEC})
+    if dup:
+        raise InputError(f"{where}: column(s) {dup} appear more than once")
     cols = [c for c in REQUIRED + OPTIONAL if c in table.columns]
     values = {}
     for c in cols:
+        _check_dtype(table[c], c, where)
         try:
             values[c] = pd.to_numeric(table[c], errors="raise").to_numpy(np.float64)
-        except (ValueError, TypeError) as exc:
+        except (ValueError, TypeError, OverflowError) as exc:
             raise InputError(f"{where}: column {c!r} must be numeric: {exc}") from exc
     out = pd.DataFrame(check_columns(values, where, first_line), copy=False)
     if "estimate_generated" in table.columns:  # a workload's flag travels along (not an exchange column)
@@ -49,46 +118,42 @@ def validate(table: pd.DataFrame, where: str = "job table", first_line: int | No
 
 
 def check_columns(values: Mapping[str, np.ndarray], where: str, first_line: int | None = None) -> dict:
-    """The checks of ``validate`` on numeric columns (float64 arrays, every required one present): the
-    columns with canonical dtypes (int64 for ``INTEGER``), in ``REQUIRED + OPTIONAL`` order."""
+    """The checks of ``validate`` on numeric columns (float64 arrays, every required one present), from the
+    declared ``COLUMNS``: the columns with canonical dtypes (int64 for integer ones), in declared order."""
 
     def at(row: int) -> str:
         return f"row {row}" if first_line is None else f"line {row + first_line}"
 
+    def first(bad: np.ndarray) -> int:
+        return int(np.flatnonzero(bad)[0])
+
     out = {}
-    for c in [c for c in REQUIRED + OPTIONAL if c in values]:
-        vals = values[c]
+    for col in [c for c in COLUMNS if c.name in values]:
+        c, vals = col.name, values[col.name]
         bad = ~np.isfinite(vals)
         if bad.any():
-            row = int(np.flatnonzero(bad)[0])
+            row = first(bad)
             raise InputError(
                 f"{where}: {at(row)}: column {c!r} is {vals[row].item()!r}; NaN or infinite values are not allowed"
             )
-        if c in INTEGER:
-            if (vals != np.floor(vals)).any():
-                row = int(np.flatnonzero(vals != np.floor(vals))[0])
-                raise InputError(f"{where}: {at(row)}: column {c!r} is {vals[row].item()!r}, expected an integer")
-            big = np.abs(vals) > 2.0**53  # beyond it a double no longer holds every integer (nor int64 some)
-            if big.any():
-                row = int(np.flatnonzero(big)[0])
-                raise InputError(
-                    f"{where}: {at(row)}: column {c!r} is {vals[row].item()!r}, "
-                    "expected an integer of at most 2^53 in size"
-                )
-            out[c] = vals.astype(np.int64)
-        else:
-            out[c] = vals
-    checks = [
-        ("submit", out["submit"] >= 0, ">= 0 (seconds from the workload's start)"),
-        ("runtime", out["runtime"] > 0, "> 0"),
-        ("estimate", out["estimate"] > 0, "> 0"),
-        ("private_bid", out["private_bid"] >= 0, ">= 0"),
-        ("reported_bid", out["reported_bid"] >= 0, ">= 0"),
-    ]
-    for col, ok, expected in checks:
-        if not ok.all():
-            row = int(np.flatnonzero(~ok)[0])
-            raise InputError(f"{where}: {at(row)}: column {col!r} is {out[col][row].item()!r}, expected {expected}")
+        if col.integer and (vals != np.floor(vals)).any():
+            row = first(vals != np.floor(vals))
+            raise InputError(f"{where}: {at(row)}: column {c!r} is {vals[row].item()!r}, expected an integer")
+        big = np.abs(vals) > col.upper
+        if big.any():
+            row = first(big)
+            size = "2^53" if col.upper == MAX_MAGNITUDE else f"{col.upper:g}"
+            kind = "an integer" if col.integer else "a number"
+            raise InputError(
+                f"{where}: {at(row)}: column {c!r} is {vals[row].item()!r}, expected {kind} of at most {size} in size"
+            )
+        if col.lower is not None:
+            low = vals <= col.lower if col.strict else vals < col.lower
+            if low.any():
+                row = first(low)
+                shown = vals[row].astype(np.int64).item() if col.integer else vals[row].item()
+                raise InputError(f"{where}: {at(row)}: column {c!r} is {shown!r}, expected {col.expected()}")
+        out[c] = vals.astype(np.int64) if col.integer else vals
     ids = out["id"]
     order = np.argsort(ids, kind="stable")
     later = np.r_[False, ids[order][1:] == ids[order][:-1]]  # a repeat of the id just before it
@@ -192,17 +257,24 @@ def short_estimates(table: pd.DataFrame) -> int:
     return int((table["estimate"] < table["runtime"]).sum())
 
 
+TABLE_SUFFIXES = (".parquet", ".pq", ".csv")
+
+
+def check_table_path(path: str | os.PathLike) -> Path:
+    """A table file name ``write_table`` can write: not a folder, a .csv or .parquet name."""
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(f"{path}: is a folder; expected a table file name (.csv or .parquet)")
+    if path.suffix.lower() not in TABLE_SUFFIXES:
+        raise InputError(f"{path}: unknown table format; use a .csv or .parquet file name")
+    return path
+
+
 def write_table(table, path: str | os.PathLike) -> Path:
     """Write a DataFrame as CSV or Parquet by the file's extension, atomically; an Arrow table (the
     CLI's pandas-free path, ``arrow_table``) as CSV only."""
-    from gamemarket.io.files import atomic_path
-
-    path = Path(path)
+    path = check_table_path(path)
     suffix = path.suffix.lower()
-    if path.is_dir():
-        raise InputError(f"{path}: is a folder; expected a table file name (.csv or .parquet)")
-    if suffix not in (".parquet", ".pq", ".csv"):
-        raise InputError(f"{path}: unknown table format; use a .csv or .parquet file name")
     if suffix != ".csv" and not hasattr(table, "to_parquet"):
         raise TypeError("write_table: an Arrow table is written as CSV only")
     with atomic_path(path, "table") as tmp:

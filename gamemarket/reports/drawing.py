@@ -1,12 +1,31 @@
-"""Writing a drawn figure: laid out once, saved, closed (every report figure goes through ``save``)."""
+"""Writing a drawn figure: laid out once, saved atomically, closed (every figure goes through ``save``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from gamemarket.errors import InputError
+from gamemarket.io.files import atomic_path
+
+#: the figure formats gamemarket writes, by file name suffix
+FIGURE_FORMATS = {".png": "png", ".pdf": "pdf", ".svg": "svg"}
+
+
+def check_figure_path(path) -> Path:
+    """A figure file name of a known format (checked before the work that draws it)."""
+    path = Path(path)
+    if path.suffix.lower() not in FIGURE_FORMATS:
+        raise InputError(
+            f"{path}: unknown figure format {path.suffix or '(none)'!r}; expected {sorted(FIGURE_FORMATS)}"
+        )
+    if path.is_dir():
+        raise InputError(f"{path}: is a folder; expected a figure file name")
+    return path
+
 
 def save(fig, path, dpi: float = 110) -> Path:
-    """Lay ``fig`` out tightly, write it to ``path`` as PNG at ``dpi`` and close it; returns the path.
+    """Lay ``fig`` out tightly, write it to ``path`` (PNG, PDF or SVG by its suffix) at ``dpi``, atomically,
+    and close it; returns the path.
 
     After ``tight_layout`` a figure keeps a placeholder layout engine, and ``savefig`` then draws the
     whole figure once more, with drawing switched off, only to lay it out again. The engine is removed
@@ -17,7 +36,10 @@ def save(fig, path, dpi: float = 110) -> Path:
 
     fig.tight_layout()
     fig.set_layout_engine(None)
-    path = Path(path)
-    fig.savefig(path, dpi=dpi)
-    plt.close(fig)
+    path = check_figure_path(path)
+    try:
+        with atomic_path(path, "figure") as tmp:
+            fig.savefig(tmp, dpi=dpi, format=FIGURE_FORMATS[path.suffix.lower()])
+    finally:
+        plt.close(fig)
     return path

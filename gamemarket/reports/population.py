@@ -20,7 +20,7 @@ import pandas as pd  # noqa: E402
 
 from gamemarket import __version__  # noqa: E402
 from gamemarket.games.egta import to_tidy, write_egta  # noqa: E402
-from gamemarket.io.files import write_json  # noqa: E402
+from gamemarket.games.io import write_json  # noqa: E402
 from gamemarket.io.jobtable import write_table  # noqa: E402
 from gamemarket.reports.drawing import save  # noqa: E402
 from gamemarket.reports.report import _md_table, _to_html, claim_folder  # noqa: E402

@@ -3,10 +3,11 @@
 Consumers are many self-interested agents (jobs, the paper's model; or users, SWF field 12, all
 of whose jobs share one strategy) who each pick a shading rule (``strategies/shading.toml``).
 Under a provider mechanism the consumers form one role of a role-symmetric game; the provider
-picks the mechanism. This module holds the study's ``[game]`` table and its runs: one stored run
-per (mechanism, population mixture, seed), their keys, and the fan-out that makes sure the runs an
-analysis asks for exist. It stores runs; it never solves a game: the games, their equilibria and
-the provider's choice are ``gamemarket.analysis.population``'s.
+picks the mechanism. This module holds the study's runs (its ``[game]`` table is
+``gamemarket.studies.population_config``'s): one stored run per (mechanism, population mixture,
+seed), their keys, and the fan-out that makes sure the runs an analysis asks for exist. It stores
+runs; it never solves a game: the games, their equilibria and the provider's choice are
+``gamemarket.analysis.population``'s.
 
 Payoff estimator. A run at population mixture ``x`` puts each agent on a strategy by its uniform
 draw (``bids.population_slices``; common random numbers: the same draws under every mixture and
@@ -39,7 +40,6 @@ from __future__ import annotations
 import json
 import os
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -49,145 +49,9 @@ from gamemarket import MODEL_VERSION, bids
 from gamemarket.errors import InputError
 from gamemarket.io.files import atomic_path
 from gamemarket.market.base import MARKETS, PreparedWorkload, market_for
+from gamemarket.studies.population_config import PopulationConfig
 from gamemarket.studies.store import content_hash, set_aside, task_key
 from gamemarket.studies.workers import exit_with_parent
-
-
-AGENTS = ("jobs", "users")
-
-
-@dataclass(frozen=True)
-class PopulationConfig:
-    """The ``[game]`` table of a population study (``kind = "population"``)."""
-
-    strategies: tuple  #: ShadingRule per consumer strategy; the first truthful one is the reference
-    agents: str = "jobs"
-    reduced_players: int = 4
-    probe: float = 0.005
-    regret_tol: float = 0.01  #: relative to the mean absolute truthful utility per agent
-    max_seeds: int = 0  #: adaptive budget per mechanism (0: the study's seeds only)
-    seed_step: int = 2
-    resamples: int = 1000
-
-    def __post_init__(self) -> None:
-        if self.agents not in AGENTS:
-            raise InputError(f"[game] field 'agents': expected one of {AGENTS}, got {self.agents!r}")
-        if len(self.strategies) < 2:
-            raise InputError("[game] field 'strategies': a population game needs at least 2 shading rules")
-        if not any(r.truthful for r in self.strategies):
-            raise InputError(
-                "[game] field 'strategies': include a truthful rule (beta = 0), the reference of the gains"
-            )
-        names = [r.name for r in self.strategies]
-        if len(set(names)) != len(names):
-            raise InputError(f"[game] field 'strategies': a rule is listed twice in {names}")
-        same = [
-            (a.name, b.name)
-            for i, a in enumerate(self.strategies)
-            for b in self.strategies[i + 1 :]
-            if a.betas == b.betas
-        ]
-        if same:
-            raise InputError(f"[game] field 'strategies': {same[0][0]!r} and {same[0][1]!r} are the same rule")
-        if not (isinstance(self.reduced_players, int) and 2 <= self.reduced_players <= 12):
-            raise InputError(
-                f"[game] field 'reduced_players': expected an integer in [2, 12], got {self.reduced_players!r}"
-            )
-        if not (0 < self.probe <= 0.05):
-            raise InputError(f"[game] field 'probe': expected a fraction in (0, 0.05], got {self.probe!r}")
-        if not (0 < self.regret_tol < 1):
-            raise InputError(f"[game] field 'regret_tol': expected a fraction in (0, 1), got {self.regret_tol!r}")
-        if not (isinstance(self.max_seeds, int) and self.max_seeds >= 0):
-            raise InputError(f"[game] field 'max_seeds': expected an integer >= 0, got {self.max_seeds!r}")
-        if not (isinstance(self.seed_step, int) and self.seed_step >= 1):
-            raise InputError(f"[game] field 'seed_step': expected an integer >= 1, got {self.seed_step!r}")
-        if not (isinstance(self.resamples, int) and self.resamples >= 100):
-            raise InputError(f"[game] field 'resamples': expected an integer >= 100, got {self.resamples!r}")
-
-    @property
-    def names(self) -> list[str]:
-        """The strategies' (shading rules') names, in order."""
-        return [r.name for r in self.strategies]
-
-    @property
-    def truthful_index(self) -> int:
-        """The index of the first truthful rule: the reference of every gain."""
-        return next(i for i, r in enumerate(self.strategies) if r.truthful)
-
-    def params(self) -> dict:
-        """What, in this table, determines a run's numbers: part of every stored run's key."""
-        return {"agents": self.agents, "probe": self.probe, "strategies": [r.params() for r in self.strategies]}
-
-
-#: the ``[game]`` fields that are PopulationConfig's settings (read by ``parse_config``, written by ``to_dict``)
-TABLE_FIELDS = ("agents", "reduced_players", "probe", "regret_tol", "max_seeds", "seed_step", "resamples")
-
-
-def parse_config(entry: dict, where: str, catalogue: dict) -> PopulationConfig:
-    """The ``[game]`` table of a population study, validated.
-
-    Parameters
-    ----------
-    entry : dict
-        The table (``kind = "population"``, ``strategies``, ``agents``, ``reduced_players``, ``probe``,
-        ``regret_tol``, ``max_seeds``, ``seed_step``, ``resamples``, and inline rules ``shading``).
-    where : str
-        The study file, for messages.
-    catalogue : dict
-        Shading rules by name (``strategies/shading.toml`` or the study's ``shading_file``); the
-        inline rules are added to it.
-
-    Raises
-    ------
-    InputError
-        Naming the file, the table and the field.
-    """
-    allowed = {
-        "kind",
-        "shading_file",
-        "shading",
-        "agents",
-        "strategies",
-        "reduced_players",
-        "probe",
-        "regret_tol",
-        "max_seeds",
-        "seed_step",
-        "resamples",
-    }
-    unknown = sorted(set(entry) - allowed)
-    if unknown:
-        raise InputError(f"{where}: [game] unknown field(s) {unknown}; allowed: {sorted(allowed)}")
-    inline = entry.get("shading", {})
-    if not isinstance(inline, dict):
-        raise InputError(f"{where}: [game] field 'shading': expected a table of shading rules ([game.shading.NAME])")
-    catalogue = {
-        **catalogue,
-        **{n: bids.ShadingRule.from_entry(n, e, f"{where}: [game.shading]") for n, e in inline.items()},
-    }
-    names = entry.get("strategies", list(catalogue))
-    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-        raise InputError(f"{where}: [game] field 'strategies' must be a list of shading-rule names")
-    rules = []
-    for n in names:
-        if n not in catalogue:
-            raise InputError(
-                f"{where}: [game] field 'strategies': unknown shading rule {n!r}; known: {sorted(catalogue)}"
-            )
-        rules.append(catalogue[n])
-    kw = {k: entry[k] for k in TABLE_FIELDS if k in entry}
-    try:
-        return PopulationConfig(tuple(rules), **kw)
-    except (InputError, TypeError) as exc:
-        raise InputError(f"{where}: {exc}") from None
-
-
-def load_shading(path: Path) -> dict:
-    """The shading rules of a catalogue file, by name; errors name the file and the rule."""
-    from gamemarket.studies.strategies import read_toml
-
-    data = read_toml(path)
-    return {name: bids.ShadingRule.from_entry(name, e, str(path)) for name, e in data.items()}
 
 
 # ---------------------------------------------------------------------------- the store

@@ -26,10 +26,10 @@ from gamemarket import MODEL_VERSION, __version__, bids
 from gamemarket.market import payoffs
 from gamemarket.market.base import PreparedWorkload, market_for, market_for_workload
 from gamemarket.errors import InputError
-from gamemarket.io.files import write_json
+from gamemarket.io.files import atomic_path, dumps_json
 from gamemarket.studies.spec import StudySpec
-from gamemarket.studies.store import RESULTS_FORMAT, ResultStore, content_hash, task_key
-from gamemarket.studies.workers import exit_with_parent
+from gamemarket.studies.store import RESULTS_FORMAT, ResultStore, content_hash, study_store, task_key
+from gamemarket.studies.workers import exit_with_parent, parent_gone
 
 
 @dataclass(frozen=True)
@@ -166,6 +166,8 @@ def _run_group(tasks: list[Task], arrays, nodes, distribution, store_root, paren
     out = []
     for task, (metrics, binned, cohorts) in zip(tasks, results):
         if store_root is not None:
+            if parent_gone(parent_pid):  # the run was killed while this one computed: store nothing more
+                os._exit(1)
             ResultStore(store_root).write(task.key, metrics, binned, _task_info(task, nodes), cohorts)
         out.append((task, metrics, binned, cohorts, store_root is not None))
     return out
@@ -216,12 +218,14 @@ def run_study(
     scheduler_address: str | None = None,
     progress: bool = True,
     store: ResultStore | None = None,
+    force: bool = False,
 ) -> StudyRun:
     """Run every unfinished task of a study and store each result as it finishes.
 
+    The results folder must be the study's own, or new (``force``: use another; see ``ResultStore``).
     Returns a small report: tasks total, skipped (already stored), run, wall seconds.
     """
-    store = store or ResultStore(spec.results_dir)
+    store = store or study_store(spec, force=force)
     with store.lock():
         return _run_study(spec, n_jobs, scheduler_address, progress, store)
 
@@ -265,13 +269,10 @@ def _run_study(
     prep = load_workload(spec)
     arrays, nodes = prep.arrays, prep.nodes
     tasks = plan(spec, arrays, nodes)
-    # a plan's consolidated tables are written once every task is stored, and a key fixes its result:
-    # with them there is nothing to run (a per-task file lost since only matters to a rebuild)
-    done_before = store.has_tables(plan_hash(tasks))
-    todo = [] if done_before else [t for t in tasks if not store.has(t.key)]
-    if store.runs.exists():  # half-written files of a killed run: never read, safe to clear
-        for stale in store.runs.glob(".*.tmp"):
-            stale.unlink(missing_ok=True)
+    # every task's own file is the record and is verified (a damaged one is set aside and run again); the
+    # consolidated tables are an index of them, written again only where they are not complete and readable
+    todo = [t for t in tasks if not store.has(t.key)]
+    tables_ok = store.verify_tables(plan_hash(tasks))
     bar = None
     if progress and todo:
         from tqdm.auto import tqdm
@@ -296,7 +297,7 @@ def _run_study(
                 bar.update(len(done))
     if bar is not None:
         bar.close()
-    if not done_before:
+    if not tables_ok:
         study_tables(spec, store=store, fresh=fresh, tasks=tasks)
     info = StudyRun(
         tasks=len(tasks),
@@ -312,21 +313,28 @@ def _run_study(
         finished=time.strftime("%Y-%m-%d %H:%M:%S"),
     )
     if todo:  # keep the figures of the run that computed the results
-        write_json(store.root / "last-run.json", info.to_dict())
+        with atomic_path(store.claim().file("last-run.json", once=False), "run record") as tmp:
+            tmp.write_text(dumps_json(info.to_dict(), indent=2))
     return info
 
 
 def study_status(spec: StudySpec) -> dict:
-    """How many of a study's tasks have a readable stored result (``study``, ``tasks``, ``done``, ``missing``)."""
+    """How many of a study's tasks have a stored result that reads (``study``, ``tasks``, ``done``,
+    ``missing``, ``tables``).
+
+    Each count is verified: a task counts as done when its own file, the record, reads (footer, metadata
+    and key; a damaged one is set aside, and ``study run`` runs it again), and ``tables`` says whether the
+    plan's consolidated tables are complete and read."""
     store = ResultStore(spec.results_dir)
     prep = load_workload(spec)
     tasks = plan(spec, prep.arrays, prep.nodes)
-    done = len(tasks) if store.has_tables(plan_hash(tasks)) else sum(store.has(t.key) for t in tasks)
+    done = sum(store.has(t.key) for t in tasks)
     return {
         "study": spec.name,
         "tasks": len(tasks),
         "done": done,
         "missing": len(tasks) - done,
+        "tables": store.verify_tables(plan_hash(tasks)),
         "results": str(spec.results_dir),
     }
 
@@ -348,7 +356,7 @@ def study_tables(
     Raises ``InputError`` when a task has no stored result yet, or one does not read (it is set aside, so
     ``study run`` runs it again).
     """
-    store = store or ResultStore(spec.results_dir)
+    store = store or study_store(spec)
     if tasks is None:
         prep = load_workload(spec)
         tasks = plan(spec, prep.arrays, prep.nodes)

@@ -8,34 +8,23 @@ from pathlib import Path
 
 from gamemarket.bids import BID_CLASSES, BidDistribution
 from gamemarket.errors import InputError
-from gamemarket.io.files import check_table
+from gamemarket.io.files import atomic_path, read_toml, resolve
+from gamemarket.io.names import check_name, is_name
+from gamemarket.io.schema import check
+from gamemarket.market.base import generator_sources, market_for_workload
 from gamemarket.market.payoffs import CONSUMER_PAYOFFS, PROVIDER_PAYOFFS
+from gamemarket.studies.population_config import TABLE_FIELDS, load_shading, parse_config
+from gamemarket.studies.schema import HeteroTable, ModelDrawTable, StudyFile, SyntheticTable
 from gamemarket.studies.strategies import (
     ConsumerStrategy,
     ProviderStrategy,
+    catalogue_files,
     load_consumers,
     load_providers,
     parse_consumers,
     parse_provider,
-    read_toml,
 )
 
-TOP_FIELDS = {
-    "name",
-    "description",
-    "workload",
-    "bids",
-    "strategies",
-    "replications",
-    "games",
-    "output",
-    "companions",
-    "notes",
-    "gains",
-    "game",
-    "paper",
-    "population_study",
-}
 # A study's discussion (``notes``) quotes computed numbers as fields, e.g. {claim.c1.ci}, filled in by
 # gamemarket.reports.discussion; its literal text may hold references to the paper, claim numbers and
 # names with digits (g0.5x0.6, DEV1, LPC-EGEE-2004), never a typed number.
@@ -53,12 +42,6 @@ def typed_numbers(template: str) -> list[str]:
 
 
 _WARNED: set[str] = set()
-PAPER_FIELDS = {
-    "source": "the paper and its table",
-    "jobs": "number of (serial) jobs",
-    "nodes": "nodes",
-    "mean_runtime": "mean run time in seconds",
-}
 
 
 @dataclass(frozen=True)
@@ -116,15 +99,12 @@ class StudySpec:
 
         The study file's reader (``load_study``) adds the file and table to each message."""
         where = f"study {self.name!r}"
-        if not (isinstance(self.name, str) and NAME.fullmatch(self.name) and ".." not in self.name):
-            raise InputError(
-                f"{where}: field 'name': {self.name!r} must be 1-100 letters, digits, '.', '_' or '-', starting "
-                f"with a letter or digit (it names the results and report folders)"
-            )
+        if not is_name(self.name):
+            check_name(self.name, where)
         wl = self.workload
         if not isinstance(wl, dict) or not isinstance(wl.get("source"), str):
             raise InputError(f"{where}: field 'workload': expected a table with a 'source', got {wl!r}")
-        _check_source(wl["source"], where)
+        _check_source(wl["source"], where, self.path.parent if self.path else Path.cwd())
         if "nodes" in wl and "reduction" in wl:
             raise InputError(f"{where}: [workload] give either 'nodes' or 'reduction', not both")
         for kind, items, cls in (
@@ -138,8 +118,6 @@ class StudySpec:
             names = [x.name for x in items]
             if len(set(names)) != len(names):
                 raise InputError(f"{where}: [strategies] a {kind} strategy is listed twice")
-        from gamemarket.market.base import market_for_workload
-
         want = market_for_workload(wl["source"]).kind
         for p in self.providers:
             if p.kind != want:
@@ -167,6 +145,13 @@ class StudySpec:
                 raise InputError(
                     f"{where}: [[games]] #{k + 1} field 'consumer': {gd.consumer!r} is not one of {CONSUMER_PAYOFFS}"
                 )
+        res, rep = Path(self.results_dir).resolve(), Path(self.report_dir).resolve()
+        if res == rep or res in rep.parents or rep in res.parents:
+            how = "one folder" if res == rep else "one inside the other"
+            raise InputError(
+                f"{where}: [output] the results and report folders are {how} ({res}, {rep}); give each its own "
+                "folder, so that neither writes over the other's files"
+            )
         if not isinstance(self.notes, str):
             raise InputError(f"{where}: 'notes' must be a string")
         typed = typed_numbers(self.notes)
@@ -191,8 +176,6 @@ class StudySpec:
             if base is None:
                 return str(p)
             return os.path.relpath(p.resolve(), Path(base).resolve())
-
-        from gamemarket.market.base import generator_sources
 
         wl = {k: (dict(v) if isinstance(v, dict) else v) for k, v in self.workload.items()}
         for key in ("model", "file"):
@@ -238,8 +221,6 @@ class StudySpec:
             out["paper"] = dict(self.paper)
         if self.population is not None:
             cfg = self.population
-            from gamemarket.studies.population import TABLE_FIELDS
-
             game = {"kind": "population", "strategies": cfg.names, **{k: getattr(cfg, k) for k in TABLE_FIELDS}}
             game["shading"] = {
                 r.name: {
@@ -257,9 +238,7 @@ class StudySpec:
         """The study file's text (:meth:`to_dict` as TOML); with ``path``, also written there atomically.
 
         ``StudySpec.from_toml`` reads it back to an equal spec (up to merged aliases)."""
-        import tomli_w
-
-        from gamemarket.io.files import atomic_path
+        import tomli_w  # deferred: only writing a study needs it
 
         text = tomli_w.dumps(
             self.to_dict(None if path is None else Path(path).resolve().parent), multiline_strings=True
@@ -269,231 +248,201 @@ class StudySpec:
                 tmp.write_text(text)
         return text
 
+    def inputs(self) -> list[Path]:
+        """The files the study reads (the study file, its companions and population study, a trace, model or
+        market file): an output may never be one of them."""
+        wl = self.workload
+        files = [self.path, *self.companions, self.population_study]
+        files += [Path(wl[k]) for k in ("model", "file") if k in wl]
+        if wl["source"] not in generator_sources() and Path(wl["source"]).exists():
+            files.append(Path(wl["source"]))
+        return [f for f in files if f is not None]
+
     @property
     def n_tasks(self) -> int:
         """The number of simulations: providers x consumers x seeds."""
         return len(self.providers) * len(self.consumers) * len(self.seeds)
 
 
-NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
-
-
-def _check_source(source: str, where: str) -> None:
+def _check_source(source: str, where: str, base: Path) -> None:
     """A workload source is a market's generator (``synthetic``, ``hetero``), a known trace name, or a trace
     file (one that exists, or a path ending in .swf or .swf.gz that ``gamemarket workload fetch`` or the
-    user will provide)."""
-    from gamemarket.market.base import generator_sources
+    user will provide); the error says which folder a relative path was looked for in."""
     from gamemarket.workloads.archive import KNOWN_TRACES
 
     key = source[: -len(".swf.gz")] if source.endswith(".swf.gz") else source
-    if source in generator_sources() or key in KNOWN_TRACES or Path(source).exists():
+    if source in generator_sources() or key in KNOWN_TRACES or (base / source).exists():
         return
     if source.endswith((".swf", ".swf.gz", ".gz")):
         return
     generators = ", ".join(repr(g) for g in sorted(generator_sources(), reverse=True))
     raise InputError(
         f"{where}: [workload] field 'source': {source!r} is not {generators}, a known trace "
-        f"({', '.join(sorted(KNOWN_TRACES))}) or a trace file (.swf or .swf.gz)"
+        f"({', '.join(sorted(KNOWN_TRACES))}) or a trace file (.swf or .swf.gz; looked for in {base.resolve()})"
     )
 
 
-def load_study(path: str | Path) -> StudySpec:
-    """Read and validate a study file; every error names the file and the field."""
-    path = Path(path).resolve()
-    data = read_toml(path)
+def load_study(path: str | Path, *, results: str | Path | None = None, report: str | Path | None = None) -> StudySpec:
+    """Read and check a study file (against ``gamemarket.studies.schema.StudyFile``), and build the study
+    from its checked tables, one function per table; every error names the file, the table and the field.
+
+    Parameters
+    ----------
+    path : path
+        The study file (TOML).
+    results, report : path, optional
+        The results and report folders, replacing the file's ``[output]`` (the CLI's ``--results`` and
+        ``--report``).
+    """
+    path = resolve(path, "study file")
     where = str(path)
-    check_table(data, where, TOP_FIELDS)
+    doc = check(StudyFile, read_toml(path, "study file (TOML)"), where, context={"base": path.parent})
     base = path.parent
-    name = data.get("name", path.stem)
-    if not isinstance(name, str):
-        raise InputError(f"{where}: field 'name': expected a string, got {name!r}")
-
-    wl = data.get("workload", {"source": "synthetic"})
-    check_table(
-        wl,
-        f"{where}: [workload]",
-        {"source", "nodes", "reduction", "parallel", "skip_bad_lines", "synthetic", "hetero", "file", "model"},
-    )
-    wl = dict(wl)
-    wl.setdefault("source", "synthetic")
-    if not isinstance(wl["source"], str):
-        raise InputError(f"{where}: [workload] field 'source': expected a string, got {wl['source']!r}")
-    from gamemarket.market.base import market_for_workload
-
-    wl = market_for_workload(wl["source"]).check_workload(wl, where, base)
-    bids_entry = data.get("bids", {})
-    check_table(bids_entry, f"{where}: [bids]", {"components", "lo", "hi"})
-    try:
-        bids = BidDistribution(
-            **{k: (tuple(tuple(c) for c in v) if k == "components" else v) for k, v in bids_entry.items()}
-        )
-    except (InputError, TypeError) as exc:
-        raise InputError(f"{where}: [bids]: {exc}") from exc
-
-    st = data.get("strategies", {})
-    check_table(
-        st,
-        f"{where}: [strategies]",
-        {"providers", "consumers", "provider_file", "consumer_file", "provider", "consumer"},
-    )
-    providers_cat = load_providers(base / st["provider_file"] if "provider_file" in st else None, near=base)
-    consumers_cat = load_consumers(base / st["consumer_file"] if "consumer_file" in st else None, near=base)
-    for table in ("provider", "consumer"):  # inline definitions: tables of named strategies
-        if not isinstance(st.get(table, {}), dict):
-            raise InputError(
-                f"{where}: [strategies] field {table!r}: expected a table of named {table} strategies "
-                f"([strategies.{table}.NAME]), got {st[table]!r}; the list of names is '{table}s'"
-            )
-    for pname, entry in st.get("provider", {}).items():  # inline definitions
-        providers_cat[pname] = parse_provider(pname, entry, f"{where}: [strategies.provider]")
-    consumers_cat.update(parse_consumers(st.get("consumer", {}), f"{where}: [strategies.consumer]"))
-
-    def pick(names, catalogue, kind):
-        if not isinstance(names, list) or not names:
-            raise InputError(f"{where}: [strategies] '{kind}s' must be a non-empty list of names")
-        out = []
-        for n in names:
-            if n == "grid:*" and kind == "consumer":
-                grid = [c for k, c in catalogue.items() if k.startswith("g") and "x" in k]
-                wildcard.update(c.name for c in grid)
-                out += grid
-                continue
-            if n not in catalogue:
-                raise InputError(f"{where}: [strategies] unknown {kind} strategy {n!r}; known: {sorted(catalogue)}")
-            out.append(catalogue[n])
-        names_ = [s.name for s in out]
-        if len(set(names_)) != len(names_):
-            raise InputError(f"{where}: [strategies] a {kind} strategy is listed twice")
-        if kind == "consumer":
-            out = _merge_identical(out)
-        return out
-
-    def _merge_identical(out):
-        """Two names for one beta mix (SRG is the grid's g0.1x0.9) would be the same column twice: keep
-        the first name and record the other as its alias (the report's setup lists it). Two names listed
-        by hand are a likely mistake and get a warning; a grid cell that repeats a named mix does not."""
-        import warnings
-
-        kept: dict[tuple, str] = {}
-        unique = []
-        for c in out:
-            same = kept.get(c.mix.groups)
-            if same is None:
-                kept[c.mix.groups] = c.name
-                unique.append(c)
-            else:
-                aliases[c.name] = same
-                msg = (
-                    f"{where}: [strategies] consumer {c.name!r} is the same beta mix as {same!r} "
-                    f"({[list(g) for g in c.mix.groups]}); kept once, as {same!r}"
-                )
-                if c.name not in wildcard and msg not in _WARNED:  # a study loads several times a command
-                    _WARNED.add(msg)
-                    warnings.warn(msg, stacklevel=2)
-        return unique
-
+    name = doc.name or check_name(path.stem, where, "name (the file's stem)")
     aliases: dict[str, str] = {}
-    wildcard: set[str] = set()
-
-    providers = pick(st.get("providers", ["hb-first", "hb-kth"]), providers_cat, "provider")
-    consumers = pick(st.get("consumers", ["FT", "SRG"]), consumers_cat, "consumer")
-
-    rep = data.get("replications", {"count": 5})
-    check_table(rep, f"{where}: [replications]", {"seeds", "count", "first"})
-    if "seeds" in rep:
-        seeds = rep["seeds"]  # checked by StudySpec.validate
-    else:
-        count, first = rep.get("count", 5), rep.get("first", 1)
-        if not (isinstance(count, int) and count >= 1 and isinstance(first, int) and first >= 0):
-            raise InputError(f"{where}: [replications] 'count' must be >= 1 and 'first' >= 0")
-        seeds = list(range(first, first + count))
-
-    games = []
-    for k, g in enumerate(data.get("games", [])):
-        check_table(g, f"{where}: [[games]] #{k + 1}", {"name", "provider", "consumer"})
-        gd = GameDef(
-            str(g.get("name", f"game {k + 1}")), g.get("provider", "revenue"), g.get("consumer", "mean_utility")
-        )
-        games.append(gd)
-
-    out = data.get("output", {})
-    check_table(out, f"{where}: [output]", {"results", "report"})
-    results_dir = (base / out.get("results", f"../results/{name}")).resolve()
-    report_dir = (base / out.get("report", f"../reports/{name}")).resolve()
-    comp = data.get("companions", [])
-    if not (isinstance(comp, list) and all(isinstance(c, str) for c in comp)):
-        raise InputError(f"{where}: 'companions' must be a list of study file names")
-    companions = [(base / c).resolve() for c in comp]
-    for c in companions:
-        if not c.exists():
-            raise InputError(f"{where}: companion study {c} does not exist")
-    population_study = data.get("population_study")
-    if population_study is not None:
-        if not isinstance(population_study, str):
-            raise InputError(f"{where}: 'population_study' must be a study file name")
-        population_study = (base / population_study).resolve()
-        if not population_study.is_file():
-            raise InputError(f"{where}: population study {population_study} does not exist")
-    gains = data.get("gains")
-    if gains is not None:
-        check_table(gains, f"{where}: [gains]", {"jobs", "seeds", "first"})
-        sizes, seeds_ = gains.get("jobs"), gains.get("seeds", 10)
-        if not (isinstance(sizes, list) and sizes and all(isinstance(x, int) and x >= 1 for x in sizes)):
-            raise InputError(f"{where}: [gains] 'jobs' must be a list of market sizes >= 1")
-        if isinstance(seeds_, list):
-            if len(seeds_) != len(sizes) or not all(isinstance(x, int) and x >= 2 for x in seeds_):
-                raise InputError(f"{where}: [gains] 'seeds' must be one count >= 2 per size in 'jobs'")
-        elif not (isinstance(seeds_, int) and seeds_ >= 2):
-            raise InputError(f"{where}: [gains] 'seeds' must be a count >= 2 or a list of counts")
-        gains = {"jobs": sizes, "seeds": seeds_, "first": gains.get("first", 1)}
-    notes = data.get("notes", "")
-    paper = data.get("paper", {})
-    check_table(paper, f"{where}: [paper]", set(PAPER_FIELDS))
-    for k, v in paper.items():
-        ok = (
-            isinstance(v, str) if k == "source" else (isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0)
-        )
-        if not ok:
-            raise InputError(
-                f"{where}: [paper] field {k!r}: expected {'a string' if k == 'source' else 'a number > 0'} "
-                f"({PAPER_FIELDS[k]}), got {v!r}"
-            )
-    population = None
-    game = data.get("game")
-    if game is not None:
-        if not isinstance(game, dict):
-            raise InputError(f"{where}: [game] must be a table")
-        kind = game.get("kind", "bimatrix")
-        if kind == "population":
-            from gamemarket.studies.population import load_shading, parse_config
-            from gamemarket.studies.strategies import catalogue_dir
-
-            shading = base / game["shading_file"] if "shading_file" in game else catalogue_dir(base) / "shading.toml"
-            catalogue = load_shading(shading) if "shading_file" in game or shading.is_file() else {}
-            population = parse_config({k: v for k, v in game.items() if k != "shading_file"}, where, catalogue)
-        elif kind != "bimatrix":
-            raise InputError(f"{where}: [game] field 'kind': expected 'bimatrix' or 'population', got {kind!r}")
+    providers, consumers = _strategies(doc.strategies, where, base, aliases)
+    results_dir, report_dir = _outputs(doc.output, name, base, results, report)
     try:
         return StudySpec(
-            gains=gains,
-            notes=notes,
-            population=population,
-            companions=companions,
             name=name,
             path=path,
-            workload=wl,
+            workload=_workload(doc, where, base),
             providers=providers,
             consumers=consumers,
-            seeds=seeds,
+            seeds=_seeds(doc.replications),
             aliases=aliases,
-            paper=paper,
-            population_study=population_study,
-            games=games or list(DEFAULT_GAMES),
-            bids=bids,
+            paper=doc.paper.model_dump(exclude_none=True) if doc.paper else {},
+            population_study=_study_file(doc.population_study, base, where, "population study"),
+            games=[GameDef(g.name or f"game {k + 1}", g.provider, g.consumer) for k, g in enumerate(doc.games)]
+            or list(DEFAULT_GAMES),
+            bids=_bids(doc.bids, where),
             results_dir=results_dir,
             report_dir=report_dir,
-            description=str(data.get("description", "")),
+            description=doc.description,
+            companions=[_study_file(c, base, where, "companion study") for c in doc.companions],
+            notes=doc.notes,
+            gains=doc.gains.model_dump() if doc.gains else None,
+            population=_population(doc.game, where, base),
         )
     except InputError as exc:  # the spec's own checks: say which file
         msg, prefix = str(exc), f"study {name!r}: "
         raise InputError(f"{where}: {msg[len(prefix) :]}" if msg.startswith(prefix) else msg) from None
+
+
+def _workload(doc: StudyFile, where: str, base: Path) -> dict:
+    """``[workload]`` as given (its sub-table checked by the declaration for its source), then checked and
+    completed by its market (``Market.check_workload``: files found relative to the study)."""
+    wl = doc.workload.model_dump(exclude_unset=True, exclude_none=True)
+    wl.setdefault("source", "synthetic")
+    if wl["source"] == "synthetic":
+        table = ModelDrawTable if "model" in wl else SyntheticTable
+        check(table, wl.get("synthetic", {}), where, root="[workload.synthetic]")
+    elif wl["source"] == "hetero":
+        check(HeteroTable, wl.get("hetero", {}), where, root="[workload.hetero]")
+    return market_for_workload(wl["source"]).check_workload(wl, where, base)
+
+
+def _bids(table, where: str) -> BidDistribution:
+    """``[bids]``: the private-bid mixture (its sum and order rules are the distribution's own)."""
+    try:
+        return BidDistribution(tuple(tuple(c) for c in table.components), table.lo, table.hi)
+    except InputError as exc:
+        raise InputError(f"{where}: [bids]: {exc}") from None
+
+
+def _strategies(st, where: str, base: Path, aliases: dict) -> tuple[list, list]:
+    """``[strategies]``: the named providers and consumers, from the catalogues and the inline tables."""
+    providers_cat = load_providers(base / st.provider_file if st.provider_file else None, near=base)
+    consumers_cat = load_consumers(base / st.consumer_file if st.consumer_file else None, near=base)
+    for pname, entry in st.provider.items():
+        providers_cat[pname] = parse_provider(pname, entry, where, "strategies.provider")
+    consumers_cat.update(parse_consumers(st.consumer, where, "strategies.consumer"))
+    providers = _pick(st.providers, providers_cat, "provider", where)
+    wildcard = {c.name for c in consumers_cat.values() if _is_grid(c.name)} if "grid:*" in st.consumers else set()
+    picked = _pick(st.consumers, consumers_cat, "consumer", where)
+    return providers, _merge_identical(picked, where, aliases, wildcard)
+
+
+def _is_grid(name: str) -> bool:
+    return name.startswith("g") and "x" in name
+
+
+def _pick(names: list[str], catalogue: dict, kind: str, where: str) -> list:
+    """The strategies named, in order (``grid:*``: every grid cell); an unknown or repeated name is an error."""
+    out = []
+    for n in names:
+        if n == "grid:*" and kind == "consumer":
+            out += [c for k, c in catalogue.items() if _is_grid(k)]
+            continue
+        if n not in catalogue:
+            raise InputError(f"{where}: [strategies] unknown {kind} strategy {n!r}; known: {sorted(catalogue)}")
+        out.append(catalogue[n])
+    names_ = [s.name for s in out]
+    if len(set(names_)) != len(names_):
+        twice = sorted({x for x in names_ if names_.count(x) > 1})
+        raise InputError(f"{where}: [strategies] a {kind} strategy is listed twice: {twice}")
+    return out
+
+
+def _merge_identical(out: list, where: str, aliases: dict, wildcard: set) -> list:
+    """Two names for one beta mix (SRG is the grid's g0.1x0.9) would be the same column twice: keep
+    the first name and record the other as its alias (the report's setup lists it). Two names listed
+    by hand are a likely mistake and get a warning; a grid cell that repeats a named mix does not."""
+    import warnings
+
+    kept: dict[tuple, str] = {}
+    unique = []
+    for c in out:
+        same = kept.get(c.mix.groups)
+        if same is None:
+            kept[c.mix.groups] = c.name
+            unique.append(c)
+            continue
+        aliases[c.name] = same
+        msg = (
+            f"{where}: [strategies] consumer {c.name!r} is the same beta mix as {same!r} "
+            f"({[list(g) for g in c.mix.groups]}); kept once, as {same!r}"
+        )
+        if c.name not in wildcard and msg not in _WARNED:  # a study loads several times a command
+            _WARNED.add(msg)
+            warnings.warn(msg, stacklevel=3)
+    return unique
+
+
+def _seeds(rep) -> list[int]:
+    """``[replications]``: the seeds given, or ``count`` seeds from ``first``."""
+    return list(rep.seeds) if rep.seeds is not None else list(range(rep.first, rep.first + rep.count))
+
+
+def _outputs(out, name: str, base: Path, results, report) -> tuple[Path, Path]:
+    """The results and report folders: the CLI's (``--results``, ``--report``), else ``[output]``'s (relative
+    to the study file), else ``results/NAME`` and ``reports/NAME`` in the study file's folder."""
+    results_dir = Path(results) if results is not None else base / (out.results or f"results/{name}")
+    report_dir = Path(report) if report is not None else base / (out.report or f"reports/{name}")
+    return resolve(results_dir, "results folder"), resolve(report_dir, "report folder")
+
+
+def _study_file(value: str | None, base: Path, where: str, what: str) -> Path | None:
+    """A study file the study names (a companion, the population study), relative to it; it must exist."""
+    if value is None:
+        return None
+    p = resolve(base / value, what)
+    if not p.is_file():
+        raise InputError(f"{where}: {what} {p} does not exist")
+    return p
+
+
+def _population(game, where: str, base: Path):
+    """``[game]``: None for a bimatrix game, else the population game's config (shading rules from the
+    built-in catalogue extended by the study's own, or from ``shading_file``, and the inline ones)."""
+    if game is None or game.kind == "bimatrix":
+        return None
+    if game.shading_file is not None:
+        catalogue = load_shading(base / game.shading_file)
+    else:
+        catalogue = {}
+        for f in catalogue_files("shading.toml", base):
+            catalogue.update(load_shading(f))
+    entry = game.model_dump(exclude_unset=True, exclude={"kind", "shading_file"})
+    entry["shading"] = {k: v.model_dump(exclude_unset=True) for k, v in game.shading.items()}
+    return parse_config(entry, where, catalogue)

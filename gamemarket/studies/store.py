@@ -19,7 +19,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from gamemarket.io.files import atomic_path
+from gamemarket.errors import InputError
+from gamemarket.io.files import atomic_path, remove_stale_temps
+from gamemarket.io.ownership import OutputFolder
 
 # What a stored task holds; part of every task key, so a stored result of another format is never read.
 # 2: the cohort sums are split by private-bid class (before: by G bin only).
@@ -58,12 +60,62 @@ def task_key(fields: dict) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
 
-class ResultStore:
-    """A study's stored results, one Parquet file per task under ``<root>/runs/``."""
+def study_store(spec, *, force: bool = False) -> "ResultStore":
+    """A study's result store: its results folder, owned by its study file (the file relative to the
+    folder, so a clone of a repository keeps the owner) and never one of its inputs (``spec.inputs()``)."""
+    owner = os.path.relpath(spec.path, spec.results_dir) if spec.path else f"study {spec.name}"
+    return ResultStore(spec.results_dir, owner=owner, force=force, inputs=spec.inputs())
 
-    def __init__(self, root: str | Path):
+
+def _legacy_results(root: Path) -> set[str] | None:
+    """The files of a results folder written before manifests (every run then made its ``.lock``): the lock,
+    the last run's record and the consolidated tables; the per-task files are named by their keys."""
+    if not (root / ".lock").is_file():
+        return None
+    tables = {f.relative_to(root).as_posix() for k in ResultStore.TABLES for f in root.glob(f"tables/*/{k}.parquet")}
+    return {".lock", *(["last-run.json"] if (root / "last-run.json").is_file() else []), *tables}
+
+
+class ResultStore:
+    """A study's stored results, one Parquet file per task under ``<root>/runs/``.
+
+    The folder is the study's (:class:`~gamemarket.io.ownership.OutputFolder`, claimed by :meth:`lock`):
+    a folder gamemarket did not make, or another study's, is refused unless ``force``. The per-task files
+    are named by their keys; every other file the store writes is entered in the folder's manifest, and
+    the store removes only files it entered there.
+
+    Parameters
+    ----------
+    root : path
+        The results folder.
+    owner : str, optional
+        The study the folder belongs to (its file relative to the folder).
+    force : bool
+        Use a folder gamemarket did not make, or another study's.
+    inputs : iterable of path
+        The study's input files: the folder may not be one of them.
+    """
+
+    def __init__(self, root: str | Path, *, owner: str | None = None, force: bool = False, inputs=()):
         self.root = Path(root)
         self.runs = self.root / "runs"
+        self.owner = owner or "a gamemarket study"
+        self.force = force
+        self.inputs = list(inputs)
+        self._folder: OutputFolder | None = None
+
+    def claim(self) -> OutputFolder:
+        """The folder as this study's output (made, or checked to be the study's; see the class docstring)."""
+        if self._folder is None:
+            self._folder = OutputFolder(
+                self.root,
+                owner=self.owner,
+                what="results folder",
+                force=self.force,
+                inputs=self.inputs,
+                legacy=_legacy_results,
+            )
+        return self._folder
 
     def path(self, key: str) -> Path:
         """The file of a task's stored result."""
@@ -104,10 +156,7 @@ class ResultStore:
         import fcntl
         import time
 
-        from gamemarket.errors import InputError
-
-        self.root.mkdir(parents=True, exist_ok=True)
-        path = self.root / ".lock"
+        path = self.claim().file(".lock")
         f = open(path, "a+")
         try:
             try:
@@ -123,6 +172,7 @@ class ResultStore:
             f.truncate()
             f.write(f"{what} (pid {os.getpid()}, since {time.strftime('%Y-%m-%d %H:%M:%S')})")
             f.flush()
+            remove_stale_temps(self.root)  # what a killed run left half-written: never read, ours to clear
             yield
         finally:
             f.close()
@@ -189,31 +239,42 @@ class ResultStore:
 
     def read_tables(self, plan: str) -> dict[str, pd.DataFrame] | None:
         """A plan's consolidated tables (``metrics``, ``bins``, ``cohorts``), or None when not all are stored
-        or one does not read: a damaged set is removed (the per-task files, which are the record, are read
-        instead, and the tables written again)."""
-        import shutil
-
+        or one does not read (the per-task files, which are the record, are read instead, and the tables
+        written again over the damaged ones)."""
         folder = self.tables_dir(plan)
         if not self.has_tables(plan):
             return None
         try:
             return {k: pq.read_table(folder / f"{k}.parquet").to_pandas() for k in self.TABLES}
         except Exception:
-            shutil.rmtree(folder, ignore_errors=True)
             return None
 
-    def write_tables(self, plan: str, tables: dict[str, pd.DataFrame]) -> None:
-        """Store a plan's consolidated tables atomically, and drop the tables of other plans."""
-        import shutil
+    def verify_tables(self, plan: str) -> bool:
+        """Whether a plan's consolidated tables are all stored and each reads (footer and every row group)."""
+        if not self.has_tables(plan):
+            return False
+        try:
+            for k in self.TABLES:
+                pq.read_table(self.tables_dir(plan) / f"{k}.parquet")
+            return True
+        except Exception:
+            return False
 
-        folder = self.tables_dir(plan)
-        folder.mkdir(parents=True, exist_ok=True)
-        for k in self.TABLES:
-            with atomic_path(folder / f"{k}.parquet", "consolidated table") as tmp:
+    def write_tables(self, plan: str, tables: dict[str, pd.DataFrame]) -> bool:
+        """Store a plan's consolidated tables atomically, and drop the tables of other plans this store wrote.
+
+        A folder that is not the study's own (no claim possible without ``force``) gets no tables: they are
+        an index, assembled again at each read. Returns whether they were written."""
+        try:
+            owned = self.claim()
+        except InputError:
+            return False
+        names = [f"tables/{plan}/{k}.parquet" for k in self.TABLES]
+        for name, k in zip(owned.files(names, once=False), self.TABLES):
+            with atomic_path(name, "consolidated table") as tmp:
                 pq.write_table(pa.Table.from_pandas(tables[k], preserve_index=False), tmp)
-        for other in folder.parent.iterdir():
-            if other != folder and other.is_dir():
-                shutil.rmtree(other, ignore_errors=True)
+        owned.discard(lambda rel: rel.startswith("tables/") and rel not in names)
+        return True
 
 
 def _pandas_meta(meta: dict) -> dict:

@@ -3,26 +3,40 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 
-
-from gamemarket.io import files
-from gamemarket.io.files import check_table
 from gamemarket.bids import BetaMix
 from gamemarket.errors import InputError
+from gamemarket.io import files
+from gamemarket.io.files import resolve
+from gamemarket.io.schema import check
+from gamemarket.market.base import MARKETS
+from gamemarket.studies.schema import PROVIDER_TABLES, ConsumerGrid, ConsumerMix
 
-STRATEGIES_DIR = Path(__file__).resolve().parents[2] / "strategies"  # a source checkout's catalogue
+#: the order in which catalogues of one kind are read: the built-in one (package data), then a
+#: ``strategies/`` folder beside the study's folder, then one in the study's folder; a later entry of a
+#: name replaces an earlier one, so a study's own catalogue extends or overrides the built-in one
+CATALOGUE_ORDER = ("built-in", "<study folder>/../strategies", "<study folder>/strategies")
 
 
-def catalogue_dir(near: Path | None = None) -> Path:
-    """The strategies folder: beside the study's folder, else in the working directory, else the checkout's."""
-    for cand in ([near.parent / "strategies"] if near else []) + [Path.cwd() / "strategies", STRATEGIES_DIR]:
-        if (cand / "providers.toml").exists():
-            return cand
-    raise InputError(
-        "no strategies/providers.toml found beside the study's folder, in the working directory "
-        "or in the gamemarket checkout; name the files with provider_file / consumer_file"
-    )
+def builtin_catalogue(file: str) -> Path:
+    """A built-in catalogue file (``providers.toml``, ``consumers.toml``, ``shading.toml``), installed with the
+    package and found by ``importlib.resources`` wherever the package is."""
+    return Path(str(resources.files("gamemarket") / "data" / "strategies" / file))
+
+
+def catalogue_files(file: str, near: Path | None = None) -> list[Path]:
+    """Every catalogue file of one kind a study reads, in ``CATALOGUE_ORDER`` (the same file found twice,
+    as in a checkout whose ``strategies/`` is the package's, is read once)."""
+    cands = [builtin_catalogue(file)]
+    if near is not None:
+        cands += [near.parent / "strategies" / file, near / "strategies" / file]
+    out: list[Path] = []
+    for c in cands:
+        if c.is_file() and not any(resolve(c) == resolve(o) for o in out):
+            out.append(c)
+    return out
 
 
 def read_toml(path: str | Path) -> dict:
@@ -61,16 +75,16 @@ class ConsumerStrategy:
         return {"groups": [list(g) for g in self.mix.groups]}
 
 
-def parse_provider(name: str, entry: dict, where: str) -> ProviderStrategy:
-    """A provider strategy from its TOML table: its market (``kind``, default "scheduling") checks the
-    rest (``Market.provider_params``); errors name the table and field."""
-    from gamemarket.market.base import MARKETS
-
-    where = f"{where}: provider {name!r}"
+def parse_provider(name: str, entry: dict, where: str, table: str = "") -> ProviderStrategy:
+    """A provider strategy from its TOML table: checked by its market's declared table (``kind``, default
+    "scheduling"; ``gamemarket.studies.schema.PROVIDER_TABLES``), then made the market's parameters
+    (``Market.provider_params``); errors name the file, the table and the field."""
+    root = f"[{table + '.' if table else ''}{name}]"
     kind = entry.get("kind", "scheduling") if isinstance(entry, dict) else "scheduling"
-    if kind not in MARKETS:
-        raise InputError(f"{where}: field 'kind' must be one of {sorted(MARKETS)}, got {kind!r}")
-    settings = MARKETS.get(kind).provider_params(entry, where)
+    if kind not in MARKETS or kind not in PROVIDER_TABLES:
+        raise InputError(f"{where}: {root} field 'kind': expected one of {sorted(MARKETS)}, got {kind!r}")
+    check(PROVIDER_TABLES[kind], entry, where, root=root)
+    settings = MARKETS.get(kind).provider_params(entry, f"{where}: {root}")
     return ProviderStrategy(name, kind, tuple(sorted(settings.items())), str(entry.get("description", "")))
 
 
@@ -79,18 +93,15 @@ def grid_name(fraction: float, beta: float) -> str:
     return f"g{fraction:g}x{beta:g}"
 
 
-def parse_consumers(data: dict, where: str) -> dict[str, ConsumerStrategy]:
-    """Consumer strategies from TOML tables: named mixes, and the ``[grid]`` that defines ``g<f>x<b>`` cells."""
+def parse_consumers(data: dict, where: str, table: str = "") -> dict[str, ConsumerStrategy]:
+    """Consumer strategies from TOML tables, each checked by its declared table: named mixes
+    (``ConsumerMix``), and the ``[grid]`` that defines ``g<f>x<b>`` cells (``ConsumerGrid``)."""
     out: dict[str, ConsumerStrategy] = {}
     for name, entry in data.items():
+        root = f"[{table + '.' if table else ''}{name}]"
         if name == "grid":
-            w = f"{where}: consumer grid"
-            check_table(
-                entry,
-                w,
-                {"aggressive_fractions", "aggressive_betas", "conservative_beta", "description"},
-                {"aggressive_fractions", "aggressive_betas"},
-            )
+            check(ConsumerGrid, entry, where, root=root)
+            w = f"{where}: {root}"
             cb = entry.get("conservative_beta", 0.0)
             for f in entry["aggressive_fractions"]:
                 for b in entry["aggressive_betas"]:
@@ -101,8 +112,8 @@ def parse_consumers(data: dict, where: str) -> dict[str, ConsumerStrategy]:
                         raise InputError(f"{w}: fraction {f}, beta {b}: {exc}") from exc
                     out[mix.name] = ConsumerStrategy(mix.name, mix, f"{f:g} of jobs shade up to {b:g}")
             continue
-        w = f"{where}: consumer {name!r}"
-        check_table(entry, w, {"groups", "description"}, {"groups"})
+        check(ConsumerMix, entry, where, root=root)
+        w = f"{where}: {root}"
         try:
             mix = BetaMix(tuple(tuple(g) for g in entry["groups"]), name=name)
         except (InputError, TypeError, ValueError) as exc:
@@ -112,13 +123,19 @@ def parse_consumers(data: dict, where: str) -> dict[str, ConsumerStrategy]:
 
 
 def load_providers(path: str | Path | None = None, *, near: Path | None = None) -> dict[str, ProviderStrategy]:
-    """The provider strategies of a catalogue file (default: ``strategies/providers.toml``)."""
-    path = Path(path) if path else catalogue_dir(near) / "providers.toml"
-    data = read_toml(path)
-    return {name: parse_provider(name, entry, str(path)) for name, entry in data.items()}
+    """The provider strategies of a catalogue file; without one, of every catalogue a study in the folder
+    ``near`` reads (``catalogue_files``: the built-in one, extended or overridden by the study's own)."""
+    out: dict[str, ProviderStrategy] = {}
+    for p in [Path(path)] if path else catalogue_files("providers.toml", near):
+        data = read_toml(p)
+        out.update({name: parse_provider(name, entry, str(p)) for name, entry in data.items()})
+    return out
 
 
 def load_consumers(path: str | Path | None = None, *, near: Path | None = None) -> dict[str, ConsumerStrategy]:
-    """The consumer strategies of a catalogue file (default: ``strategies/consumers.toml``)."""
-    path = Path(path) if path else catalogue_dir(near) / "consumers.toml"
-    return parse_consumers(read_toml(path), str(path))
+    """The consumer strategies of a catalogue file; without one, of every catalogue a study in the folder
+    ``near`` reads (see ``load_providers``)."""
+    out: dict[str, ConsumerStrategy] = {}
+    for p in [Path(path)] if path else catalogue_files("consumers.toml", near):
+        out.update(parse_consumers(read_toml(p), str(p)))
+    return out

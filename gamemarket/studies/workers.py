@@ -3,7 +3,8 @@
 joblib's loky workers finish the task in hand, and linger idle for minutes, after their parent
 is killed (SIGKILL leaves it no chance to stop them); a worker that stores its own results would
 go on writing them. Each task therefore starts, once per worker process, a daemon thread that
-watches the parent and ends the worker as soon as the parent is gone.
+watches the parent and ends the worker as soon as the parent is gone, and a worker looks at the
+parent once more before each write (:func:`parent_gone`), so a killed run stores nothing more.
 """
 
 from __future__ import annotations
@@ -35,3 +36,10 @@ def exit_with_parent(parent_pid: int | None) -> None:
             time.sleep(POLL_S)
 
     threading.Thread(target=watch, name="gamemarket-parent-watch", daemon=True).start()
+
+
+def parent_gone(parent_pid: int | None) -> bool:
+    """In a worker, just before it stores a result: whether the run that started it is gone (the worker is
+    re-parented). The watch thread of :func:`exit_with_parent` looks only every ``POLL_S``; this look,
+    taken at each write, keeps a killed run's workers from storing what they finished in between."""
+    return parent_pid is not None and parent_pid != os.getpid() and os.getppid() != parent_pid

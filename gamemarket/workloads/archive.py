@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gamemarket.errors import GameMarketError, InputError
+from gamemarket.io.files import remove_stale_temps, temp_prefix
 
 PWA = "https://www.cs.huji.ac.il/labs/parallel/workload"
 
@@ -71,16 +72,31 @@ def verify(path: str | os.PathLike, expected: str) -> str:
     return got
 
 
-def fetch(name: str, *, dest: str | os.PathLike | None = None, url: str | None = None, timeout: float = 60.0) -> Path:
+#: the address schemes a download may use (a local mirror is a file: address); the checksum is enforced on all
+URL_SCHEMES = ("https", "http", "ftp", "file")
+
+
+def fetch(
+    name: str,
+    *,
+    dest: str | os.PathLike | None = None,
+    url: str | None = None,
+    timeout: float = 60.0,
+    force: bool = False,
+) -> Path:
     """Download a known trace (or ``url`` with the known trace's checksum) into ``dest``.
 
-    An existing file with the right checksum is kept; a wrong one is replaced.
+    An existing file with the right checksum is kept; a file of that name with another checksum is not
+    gamemarket's download, and is replaced only with ``force``.
     """
     key = name[: -len(".swf.gz")] if name.endswith(".swf.gz") else name
     if key not in KNOWN_TRACES:
         raise InputError(f"unknown trace {name!r}; known: {sorted(KNOWN_TRACES)}")
     trace = KNOWN_TRACES[key]
     url = url or trace.url
+    scheme = url.split(":", 1)[0].lower() if ":" in url else ""
+    if scheme not in URL_SCHEMES:
+        raise InputError(f"--url {url!r}: expected an address of scheme {', '.join(URL_SCHEMES)}")
     dest_dir = Path(dest) if dest is not None else cache_dir()
     dest_dir.mkdir(parents=True, exist_ok=True)
     target = dest_dir / Path(trace.url).name
@@ -88,11 +104,16 @@ def fetch(name: str, *, dest: str | os.PathLike | None = None, url: str | None =
         try:
             verify(target, trace.sha256)
             return target
-        except ChecksumError:
-            pass
-    fd, tmp = tempfile.mkstemp(dir=dest_dir, prefix=".download-")
+        except ChecksumError as exc:
+            if not force:
+                raise InputError(
+                    f"{exc}: not the catalogued trace; pass --force to replace it with a download"
+                ) from None
+    remove_stale_temps(dest_dir)  # what a killed download left
+    fd, tmp = tempfile.mkstemp(dir=dest_dir, prefix=temp_prefix(target), suffix=".tmp")
     try:
-        with os.fdopen(fd, "wb") as out, urllib.request.urlopen(url, timeout=timeout) as resp:
+        # the scheme is one of URL_SCHEMES (checked above), and the content is accepted only with its SHA-256
+        with os.fdopen(fd, "wb") as out, urllib.request.urlopen(url, timeout=timeout) as resp:  # nosec B310
             shutil.copyfileobj(resp, out)
         verify(tmp, trace.sha256)
         os.replace(tmp, target)

@@ -97,6 +97,11 @@ class Workload:
             m = re.match(r"[-+]?\d+", value)
             if m is None:
                 continue
+            if not re.fullmatch(r"[-+]?\d+", value.split()[0]):  # "2.5" or "8e3": never truncated to its digits
+                raise InputError(
+                    f"{self.meta.get('source', 'workload')}: header field {key} is {value!r}; expected a whole "
+                    "processor count (or -1 for unknown)"
+                )
             count = int(m.group())
             if count == -1:
                 continue
@@ -116,8 +121,8 @@ class Workload:
                 "node count from the header's processors"
             )
         if nodes is not None:
-            if int(nodes) < 1:
-                raise InputError(f"nodes must be >= 1, got {nodes}")
+            if isinstance(nodes, bool) or not isinstance(nodes, (int, np.integer)) or nodes < 1:
+                raise InputError(f"nodes must be a whole number >= 1, got {nodes!r}")
             return int(nodes)
         if self.meta.get("nodes") is not None and reduction is None:
             return int(self.meta["nodes"])

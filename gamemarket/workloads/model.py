@@ -41,9 +41,10 @@ import pandas as pd
 from scipy.special import ndtr, ndtri
 
 from gamemarket.errors import InputError
+from gamemarket.io.schema import check
+from gamemarket.workloads.model_file import FORMAT, ModelFile
 from gamemarket.workloads.base import Workload
 
-FORMAT = "gamemarket-workload-model/1"
 #: Normal scores at which the log run-time quantiles are kept (the ends hold the minimum and maximum).
 Z_GRID = np.round(np.linspace(-5.0, 5.0, 201), 10)
 WEEK, HOUR = 7 * 86400.0, 3600.0
@@ -207,28 +208,7 @@ class WorkloadModel:
     @classmethod
     def from_dict(cls, d: dict, where: str = "workload model") -> "WorkloadModel":
         """A model from a model file's tables, validated; errors name ``where`` (the file) and the field."""
-        layout = {
-            "": {"format", "source", "defaults", "campaigns", "runtime", "arrivals", "estimates"},
-            "defaults": {"jobs", "nodes", "load"},
-            "campaigns": {"threshold", "size_quantiles", "gap_quantiles", "user_shares", "user_effects"},
-            "runtime": {"log_quantiles", "user_share", "campaign_share"},
-            "arrivals": {"hour_of_week", "start_gap_quantiles", "long_gap_share", "long_gap_quantiles"},
-            "estimates": {"log_ratio_quantiles"},
-        }
-        for table, allowed in layout.items():
-            sub = d if not table else d.get(table)
-            if sub is None:
-                raise InputError(f"{where}: missing table [{table}]")
-            if not isinstance(sub, dict):
-                raise InputError(f"{where}: [{table}] must be a table")
-            unknown = sorted(set(sub) - allowed)
-            if unknown:
-                raise InputError(
-                    f"{where}: unknown field(s) {unknown} in [{table or 'top level'}]; "
-                    f"expected some of {sorted(allowed)}"
-                )
-        if d.get("format") != FORMAT:
-            raise InputError(f"{where}: field 'format': expected {FORMAT!r}, got {d.get('format')!r}")
+        check(ModelFile, d, where)  # types, ranges, unknown and missing fields, each named with its table
         try:
             g = {
                 "jobs": d["defaults"]["jobs"],
@@ -251,9 +231,6 @@ class WorkloadModel:
             }
         except KeyError as exc:
             raise InputError(f"{where}: missing field {exc.args[0]!r}") from None
-        for k, v in g.items():
-            if isinstance(v, list) and not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v):
-                raise InputError(f"{where}: field {k!r}: expected a list of numbers")
         try:
             return cls(**g)
         except InputError as exc:

@@ -71,6 +71,39 @@ def _files(d: Path) -> None:
     (d / "source-typo.toml").write_text('name = "p"\n' + small.replace('"synthetic"', '"synthtic"', 1))
     unrun = '[game]\nkind = "population"\nstrategies = ["truthful", "shade-0.5"]\nreduced_players = 2\n'
     (d / "unrun-pop.toml").write_text('name = "q"\n' + small.replace('results = "results"', 'results = "q"') + unrun)
+    # the reliability issue's families (issue 27): hostile files of every input kind
+    import pandas as pd
+
+    jobs = pd.DataFrame(
+        {"id": [1, 2], "submit": [0, 5], "runtime": [100, 100], "estimate": [100, 100], "private_bid": [2.0, 1.0]}
+    )
+    jobs.assign(reported_bid=[2.0, 1.0], submit=pd.to_datetime([0, 5], unit="s")).to_parquet(d / "datetime.parquet")
+    jobs.assign(reported_bid=[2.0, 1.0], runtime=[True, True]).to_parquet(d / "bool.parquet")
+    (d / "huge-bid.csv").write_text(JOB_HEADER + "1,0,100,100,2,2\n2,5,100,100,1e300,1e300\n")
+    (d / "twice.csv").write_text(
+        "provider,consumer,provider_payoff,consumer_payoff\na,x,1,1\na,y,2,2\nb,x,3,3\nb,y,4,4\na,x,9,9\n"
+    )
+    (d / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    (d / "huge-int.json").write_text('{"players": {"all": ' + "9" * 5000 + "}}")
+    (d / "nan.json").write_text('{"players": {"all": NaN}, "strategies": {}, "profiles": []}')
+    (d / "loop.toml").symlink_to(d / "loop.toml")
+    (d / "fraction-count.toml").write_text('name = "p"\n' + small.replace("count = 2", "count = 2.5"))
+    (d / "string-count.toml").write_text('name = "p"\n' + small.replace("count = 2", 'count = "many"'))
+    (d / "bool-nodes.toml").write_text('name = "p"\n' + small.replace("nodes = 4", "nodes = true"))
+    (d / "negative-seed.toml").write_text('name = "p"\n' + small.replace("count = 2", "seeds = [1, -3]"))
+    (d / "huge-toml-int.toml").write_text('name = "p"\n' + small.replace("jobs = 60", "jobs = 1" + "0" * 30))
+    (d / "deep.toml").write_text("x = " + "[" * 5000 + "]" * 5000 + "\n")
+    (d / "no-effect.toml").write_text('name = "p"\n' + small.replace("nodes = 4\n", 'nodes = 4\nparallel = "drop"\n'))
+    (d / "users-folder").mkdir()
+    (d / "users-folder" / "notes.txt").write_text("the user's own file\n")
+    (d / "into-users.toml").write_text(
+        'name = "p"\n' + small.replace('results = "results"', 'results = "users-folder"')
+    )
+    (d / "outputs-one.toml").write_text('name = "p"\n' + small.replace('report = "report"', 'report = "results"'))
+    (d / "existing.csv").write_text("the user's table\n")
+    (d / "fracprocs.swf").write_text("; MaxProcs: 2.5\n" + SWF_LINE)
+    (d / "loop-results").symlink_to(d / "loop-results")
+    (d / "loop-out.toml").write_text('name = "p"\n' + small.replace('results = "results"', 'results = "loop-results/x"'))
     (d / "quotes-unrun.toml").write_text(
         'name = "p"\npopulation_study = "unrun-pop.toml"\nnotes = "{population.hb-first.truthful}"\n' + small
     )
@@ -141,14 +174,9 @@ CASES = {
         [],
     ),
     "--n without --m": (["price", "solve", "--n", "5"], "--n and --m", []),
-    "price --eps not positive": (
-        ["price", "solve", "{d}/problem.npz", "--eps", "-1", "--quiet"],
-        "eps must be > 0, got -1.0",
-        [],
-    ),
     # tracebacks before
     "folder as workload": (["simulate", "--workload", "{d}/folder"], "folder: is a folder; expected an SWF file", []),
-    "folder as study": (["study", "run", "{d}/folder"], "folder: is a folder; expected a TOML file", []),
+    "folder as study": (["study", "run", "{d}/folder"], "folder: is a folder; expected a study file (TOML)", []),
     "binary file as study": (["study", "status", "{d}/binary.swf"], "binary.swf: not a text file", []),
     "invalid TOML": (["study", "run", "{d}/not-toml.toml"], "not-toml.toml: invalid TOML", []),
     "--out under a file": (
@@ -158,7 +186,7 @@ CASES = {
     ),
     "--out a folder": (
         ["simulate", "--synthetic-jobs", "50", "--out", "{d}/folder"],
-        "folder: is a folder; expected a table file name",
+        "folder: is a folder; expected a file name",
         [],
     ),
     "--out of unknown format": (
@@ -180,22 +208,22 @@ CASES = {
     ),
     "a provider of an unknown market": (
         ["study", "status", "{d}/provider-kind.toml"],
-        "provider 'x': field 'kind' must be one of ['pricing', 'scheduling'], got 'auction'",
+        "[strategies.provider.x] field 'kind': expected one of ['pricing', 'scheduling'], got 'auction'",
         [],
     ),
     "a provider with a preemption overhead": (
         ["study", "run", "{d}/provider-overhead.toml"],
-        "provider 'x': preemption_overhead: only 0 (free preemption and migration) is implemented",
+        "[strategies.provider.x] field 'preemption_overhead': only 0 (free preemption and migration) is implemented",
         ["{d}/results"],
     ),
     "a pricing-market table under a scheduling workload": (
         ["study", "status", "{d}/hetero-table.toml"],
-        "[workload] field 'hetero' belongs to the pricing market (source = 'hetero'), not to source 'synthetic'",
+        "[workload]: field 'hetero' belongs to the pricing market (source = 'hetero'), not to source 'synthetic'",
         [],
     ),
     "inline shading rules that are not a table": (
         ["study", "status", "{d}/shading-number.toml"],
-        "[game] field 'shading': expected a table of shading rules ([game.shading.NAME])",
+        "[game.shading]: expected a table, got 3",
         [],
     ),
     "inline shading rule with an unknown bid class": (
@@ -220,7 +248,7 @@ CASES = {
     ),
     "a list where inline strategies go": (
         ["study", "status", "{d}/consumer-list.toml"],
-        "[strategies] field 'consumer': expected a table of named consumer strategies",
+        "[strategies] field 'consumer': expected a table (inline consumer strategies ([strategies.consumer.NAME]))",
         [],
     ),
     "workload source typo": (
@@ -273,11 +301,6 @@ CASES = {
         ["{d}/m.toml"],
     ),
     "fit --out not .toml": (["workload", "fit", "{d}/comments.swf", "--out", "{d}/m.txt"], "expected a .toml", []),
-    "compare --nodes 0": (
-        ["workload", "compare", "{d}/empty.swf", "{d}/empty.swf", "--nodes", "0"],
-        "--nodes must be >= 1, got 0",
-        [],
-    ),
     "no such trace": (["workload", "info", "{d}/nope.swf"], "nope.swf: no such workload file", []),
     "no such job table": (["simulate", "--jobs", "{d}/nope.csv", "--nodes", "2"], "nope.csv: no such job table", []),
     "missing job-table column": (
@@ -287,11 +310,98 @@ CASES = {
     ),
     "unknown scheduler": (["simulate", "--synthetic-jobs", "20", "--scheduler", "lottery"], "lottery", []),
     "unknown beta mix": (["simulate", "--synthetic-jobs", "20", "--mix", "0.5:zz"], "0.5:zz", []),
-    "negative reserve": (["simulate", "--synthetic-jobs", "20", "--reserve", "-1"], "-1", []),
-    "discussion quoting a population study that was not run": (
-        ["study", "run", "{d}/quotes-unrun.toml", "--n-jobs", "1", "--no-progress"],
-        "'notes' quotes the population study",
-        ["{d}/report/report.md", "{d}/report/index.html", "{d}/report/data"],  # the folder holds its claim only
+    # issue 27: a user's files are never destroyed
+    "--out is the --jobs input": (
+        ["simulate", "--jobs", "{d}/good.csv", "--nodes", "2", "--out", "{d}/good.csv"],
+        "good.csv: is the input",
+        [],
+    ),
+    "--out and --jobs-out one file": (
+        ["simulate", "--synthetic-jobs", "20", "--out", "{d}/t.csv", "--jobs-out", "{d}/T.csv/../t.csv"],
+        "are one file",
+        ["{d}/t.csv"],
+    ),
+    "--out over a file gamemarket did not write": (
+        ["simulate", "--synthetic-jobs", "20", "--out", "{d}/existing.csv"],
+        "existing.csv: the file exists; pass --force to replace it",
+        [],
+    ),
+    "a results folder gamemarket did not make": (
+        ["study", "run", "{d}/into-users.toml", "--no-report", "--no-progress", "--n-jobs", "1"],
+        "users-folder: the folder exists and was not made by gamemarket",
+        ["{d}/users-folder/runs", "{d}/users-folder/.lock"],
+    ),
+    "results and report one folder": (
+        ["study", "run", "{d}/outputs-one.toml", "--no-progress", "--n-jobs", "1"],
+        "the results and report folders are one folder",
+        ["{d}/results"],
+    ),
+    "--figure of an unknown format": (
+        ["workload", "compare", "{d}/comments.swf", "{d}/comments.swf", "--nodes", "2", "--figure", "{d}/f.xyz"],
+        "f.xyz: unknown figure format '.xyz'",
+        ["{d}/f.xyz"],
+    ),
+    "a symlink loop as the results folder": (
+        ["study", "run", "{d}/loop-out.toml", "--no-report"],
+        "loop-results/x: cannot resolve the results folder",
+        [],
+    ),
+    # issue 27: hostile values
+    "a fractional processor count": (
+        ["workload", "info", "{d}/fracprocs.swf"],
+        "header field MaxProcs is '2.5'; expected a whole processor count",
+        [],
+    ),
+    "a Parquet datetime column": (
+        ["simulate", "--jobs", "{d}/datetime.parquet", "--nodes", "2"],
+        "column 'submit' holds datetime64",
+        [],
+    ),
+    "a Parquet boolean column": (
+        ["simulate", "--jobs", "{d}/bool.parquet", "--nodes", "2"],
+        "column 'runtime' holds bool values; expected numbers",
+        [],
+    ),
+    "a bid that overflows the arithmetic": (
+        ["simulate", "--jobs", "{d}/huge-bid.csv", "--nodes", "2", "--format", "json"],
+        "huge-bid.csv: line 3: column 'private_bid' is 1e+300, expected a number of at most 1e+15 in size",
+        [],
+    ),
+    "a payoff table listing a profile twice": (
+        ["game", "solve", "{d}/twice.csv"],
+        "twice.csv: line 6: the profile (a, x) is listed again (first on line 2)",
+        [],
+    ),
+    "deeply nested JSON": (["game", "solve", "{d}/deep.json"], "deep.json: invalid JSON: nested too deeply", []),
+    "a huge integer in JSON": (["game", "solve", "{d}/huge-int.json"], "huge-int.json: invalid JSON: a number", []),
+    "a NaN literal in JSON": (["game", "solve", "{d}/nan.json"], "nan.json: invalid JSON: NaN is not a JSON value", []),
+    "a symlink loop as the study": (["study", "run", "{d}/loop.toml"], "loop.toml: cannot", []),
+    "a fractional count": (
+        ["study", "status", "{d}/fraction-count.toml"],
+        "[replications] field 'count': expected an integer",
+        [],
+    ),
+    "a string count": (["study", "status", "{d}/string-count.toml"], "expected an integer", []),
+    "a boolean node count": (
+        ["study", "status", "{d}/bool-nodes.toml"],
+        "[workload] field 'nodes': expected an integer",
+        [],
+    ),
+    "a negative seed": (
+        ["study", "status", "{d}/negative-seed.toml"],
+        "[replications] field 'seeds #2': expected an integer >= 0",
+        [],
+    ),
+    "a job count beyond any machine": (
+        ["study", "status", "{d}/huge-toml-int.toml"],
+        "[workload.synthetic] field 'jobs': expected an integer >= 1 and <= 1000000000",
+        [],
+    ),
+    "deeply nested TOML": (["study", "status", "{d}/deep.toml"], "deep.toml: invalid TOML", []),
+    "a field with no effect for the source": (
+        ["study", "status", "{d}/no-effect.toml"],
+        "field 'parallel' applies to a trace, not to source 'synthetic': it would have no effect",
+        [],
     ),
 }
 
@@ -301,6 +411,7 @@ def test_bad_input_gets_a_clear_error(name, tmp_path, capsys, monkeypatch):
     _files(tmp_path)
     monkeypatch.chdir(tmp_path)
     before = {p for p in tmp_path.rglob("*")}
+    contents = {p: p.read_bytes() for p in before if p.is_file() and not p.is_symlink()}
     argv, message, absent = CASES[name]
     argv = [a.replace("{d}", str(tmp_path)) for a in argv]
     rc = main(argv)
@@ -312,6 +423,8 @@ def test_bad_input_gets_a_clear_error(name, tmp_path, capsys, monkeypatch):
         assert not Path(p.replace("{d}", str(tmp_path))).exists()
     left = {p for p in tmp_path.rglob("*")} - before
     assert not [p for p in left if ".tmp" in p.name], left  # nothing half-written
+    changed = [p for p, b in contents.items() if not p.exists() or p.read_bytes() != b]
+    assert not changed, changed  # no input, and no file of the user's, is changed or deleted
 
 
 @pytest.mark.parametrize(
@@ -323,7 +436,18 @@ def test_bad_input_gets_a_clear_error(name, tmp_path, capsys, monkeypatch):
             "argument --resamples: expected a number of bootstrap resamples",
         ),
         (["game", "solve", "x.nfg", "--resamples", "-1"], "argument --resamples"),
-        (["simulate", "--nodes", "many"], "argument --nodes: invalid int value: 'many'"),
+        (["simulate", "--nodes", "many"], "argument --nodes: expected a number of nodes >= 1, got 'many'"),
+        (["simulate", "--nodes", "2.5"], "argument --nodes: expected a number of nodes >= 1, got '2.5'"),
+        (["simulate", "--reserve", "-1"], "argument --reserve: expected a finite number >= 0, got -1"),
+        (["simulate", "--seed", "-1"], "argument --seed: expected a seed >= 0"),
+        (["simulate", "--reduction", "1.5"], "argument --reduction: expected a fraction of the trace's processors"),
+        (["simulate", "--load", "nan"], "argument --load: expected an offered load >= 1e-06 and <= 1e+06, got nan"),
+        (["simulate", "--load", "1e-300"], "argument --load: expected an offered load >= 1e-06"),
+        (["price", "solve", "--eps", "-1"], "argument --eps: expected a finite number > 0, got -1"),
+        (["price", "solve", "--eps", "inf"], "argument --eps: expected a finite number > 0, got inf"),
+        (["price", "solve", "--max-iter", "0"], "argument --max-iter: expected a number of iterations >= 1, got 0"),
+        (["price", "solve", "--max-iter", "-5"], "argument --max-iter: expected a number of iterations >= 1"),
+        (["workload", "compare", "a", "b", "--nodes", "0"], "argument --nodes: expected a number of nodes >= 1, got 0"),
         (["price", "solve", "--method", "simplex"], "argument --method: invalid choice"),
     ],
 )

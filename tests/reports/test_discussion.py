@@ -147,7 +147,7 @@ def test_report_discussion_quotes_the_computed_claims(tmp_path):
     )
     p = write_study(tmp_path, notes + SMALL)
     assert main(["study", "run", str(p), "--n-jobs", "1", "--no-progress"]) == 0
-    report = tmp_path / "reports" / "small"
+    report = p.parent / "reports" / "small"  # the default: beside the study file
     md = (report / "report.md").read_text()
     claims = pd.read_csv(report / "data" / "claims.csv").set_index("key")
     c1 = claims.loc["c1"]

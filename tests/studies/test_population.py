@@ -287,7 +287,7 @@ def test_study_name_and_report_folder_are_guarded(study, tmp_path):
 @pytest.mark.parametrize(
     "old,new,match",
     [
-        ("probe = 0.01", "probe = 0.01\nprobes = 2", r"\[game\] unknown field\(s\) \['probes'\]"),
+        ("probe = 0.01", "probe = 0.01\nprobes = 2", r"\[game\]: unknown field\(s\) \['probes'\]"),
         ('"shade-0.5"', '"shade-0.55"', r"\[game\] field 'strategies': unknown shading rule 'shade-0.55'"),
         (
             'kind = "population"',
@@ -297,12 +297,12 @@ def test_study_name_and_report_folder_are_guarded(study, tmp_path):
         (
             "reduced_players = 3",
             "reduced_players = 1",
-            r"field 'reduced_players': expected an integer in \[2, 12\], got 1",
+            r"\[game\] field 'reduced_players': expected an integer >= 2 and <= 12 .*, got 1",
         ),
         (
             'strategies = ["truthful", "shade-0.5", "shade-high-0.9"]',
             'strategies = "truthful"',
-            r"field 'strategies' must be a list",
+            r"\[game\] field 'strategies': expected a list .*, got 'truthful'",
         ),
     ],
 )

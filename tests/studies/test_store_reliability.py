@@ -13,7 +13,7 @@ import pytest
 
 from gamemarket.errors import InputError
 from gamemarket.studies import load_results, load_study, run_study, study_status
-from gamemarket.studies.store import ResultStore
+from gamemarket.studies.store import ResultStore, study_store
 from study_helpers import SMALL, sorted_metrics, write_study
 
 
@@ -28,21 +28,23 @@ def _small(tmp_path):
     return spec, sorted((spec.results_dir / "runs").glob("*.parquet")), before
 
 
-def test_damage_behind_valid_tables_costs_nothing(tmp_path):
-    """With the consolidated tables of the plan stored, the study is complete: a damaged per-task file is
-    neither run again nor read (the tables hold its numbers); once the tables are gone, it is set aside
-    and run again like any missing result."""
+def test_a_damaged_task_file_behind_valid_tables_is_counted_missing_and_run_again(tmp_path):
+    """The per-task files are the record: with the consolidated tables of the plan stored, ``study status``
+    still verifies each file it counts, so a truncated one is missing (set aside), and ``study run`` runs
+    that task again; the tables, which hold its numbers, stay valid and the numbers are the same."""
     spec = load_study(write_study(tmp_path, SMALL.replace("count = 3", "count = 2")))
     run_study(spec, n_jobs=1, progress=False)
     before = sorted_metrics(spec)
     victim = sorted((spec.results_dir / "runs").glob("*.parquet"))[0]
     victim.write_bytes(victim.read_bytes()[:100])
+    with pytest.warns(UserWarning, match="does not read"):
+        st = study_status(spec)
+    assert st["missing"] == 1 and st["tables"] is True
+    assert run_study(spec, n_jobs=1, progress=False).run == 1
     assert study_status(spec)["missing"] == 0
-    assert run_study(spec, n_jobs=1, progress=False).run == 0
     pd.testing.assert_frame_equal(sorted_metrics(spec), before, check_exact=True)
     shutil.rmtree(spec.results_dir / "tables")
-    with pytest.warns(UserWarning, match="does not read"):
-        assert run_study(spec, n_jobs=1, progress=False).run == 1
+    assert run_study(spec, n_jobs=1, progress=False).run == 0  # every task file reads: only the tables again
     pd.testing.assert_frame_equal(sorted_metrics(spec), before, check_exact=True)
 
 
@@ -82,7 +84,7 @@ def test_damage_past_the_footer_is_an_error_that_says_what_to_do(tmp_path, monke
 
 def test_a_second_run_of_the_same_study_is_refused(tmp_path):
     spec = load_study(write_study(tmp_path, SMALL))
-    with ResultStore(spec.results_dir).lock("the test"):
+    with study_store(spec).lock("the test"):
         with pytest.raises(InputError, match=r"results are being written by the test \(pid \d+"):
             run_study(spec, n_jobs=1, progress=False)
     assert not (spec.results_dir / "runs").exists()  # nothing was run twice

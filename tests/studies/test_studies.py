@@ -40,16 +40,20 @@ def test_catalogue_loads_and_grid():
 @pytest.mark.parametrize(
     "kind,text,msg",
     [
-        ("providers", '[x]\nscheduler = "hb"\n', "provider 'x': missing field(s) ['payment']"),
-        ("providers", '[x]\nscheduler = "zz"\npayment = "kth"\n', "provider 'x': unknown scheduler 'zz'"),
+        ("providers", '[x]\nscheduler = "hb"\n', "[x] missing field 'payment'"),
+        ("providers", '[x]\nscheduler = "zz"\npayment = "kth"\n', "[x]: unknown scheduler 'zz'"),
         (
             "providers",
             '[x]\nscheduler = "hb"\npayment = "kth"\nreserv = 1\n',
-            "provider 'x': unknown field(s) ['reserv']",
+            "[x]: unknown field(s) ['reserv']",
         ),
-        ("providers", '[x]\nscheduler = "hb"\npayment = "kth"\nreserve = -1\n', "provider 'x': reserve must be"),
+        (
+            "providers",
+            '[x]\nscheduler = "hb"\npayment = "kth"\nreserve = -1\n',
+            "[x] field 'reserve': expected a number >= 0",
+        ),
         ("providers", "[x\n", "invalid TOML"),
-        ("consumers", "[m]\ngroups = [[0.5, 0.1]]\n", "consumer 'm': field 'groups'"),
+        ("consumers", "[m]\ngroups = [[0.5, 0.1]]\n", "[m]: field 'groups'"),
         ("consumers", "[m]\ngroups = [[1.0, 1.5]]\n", "beta must be in [0, 1)"),
         ("consumers", "[m]\ngroup = [[1.0, 0.0]]\n", "unknown field(s) ['group']"),
     ],
@@ -66,7 +70,7 @@ def test_catalogue_errors_name_file_entry_field(tmp_path, kind, text, msg):
     "patch,msg",
     [
         (('consumers = ["FT", "SRG", "g0.3x0.9"]', 'consumers = ["FT", "NOPE"]'), "unknown consumer strategy 'NOPE'"),
-        (("count = 3", "count = 0"), "'count' must be >= 1"),
+        (("count = 3", "count = 0"), "[replications] field 'count': expected an integer >= 1"),
         (("nodes = 8", "nodes = 8\nreduction = 0.2"), "either 'nodes' or 'reduction'"),
         (("[replications]", '[[games]]\nprovider = "profit"\n[replications]'), "field 'provider': 'profit'"),
     ],
@@ -152,7 +156,7 @@ def test_cli_study_game_report(tmp_path, capsys):
     eqs = json.loads(capsys.readouterr().out)
     assert eqs and all(set(e) >= {"provider", "consumer", "payoffs"} for e in eqs)
     assert all(abs(sum(e["provider"].values()) - 1) < 1e-9 for e in eqs)
-    report = tmp_path / "reports" / "small"
+    report = p.parent / "reports" / "small"  # the default: beside the study file
     html = (report / "index.html").read_text()
     import re
 
@@ -170,7 +174,7 @@ def test_cli_study_game_report(tmp_path, capsys):
     assert main(["game", "solve", str(nfg), "--format", "json"]) == 0
     again = json.loads(capsys.readouterr().out)
     assert [e["provider"] for e in again] == [e["provider"] for e in eqs]
-    assert not list((tmp_path / "results").rglob("*.tmp"))
+    assert not list((p.parent / "results").rglob("*.tmp"))
     # claims as data; the claim the rules imply has no interval and is checked on every seed
     import pandas as pd
 

@@ -234,7 +234,9 @@ def test_cli_bad_inputs_exit_2(tmp_path, capsys, model):
     assert main(["simulate", "--workload", str(bad), "--nodes", "4"]) == 2
     assert "skew" in capsys.readouterr().err
     assert main(["workload", "fit", str(swf), "--out", str(tmp_path / "m.txt")]) == 2
-    assert main(["workload", "compare", str(MODEL), str(MODEL), "--nodes", "0"]) == 2
+    with pytest.raises(SystemExit) as exc:  # refused by the option's declaration, before any work
+        main(["workload", "compare", str(MODEL), str(MODEL), "--nodes", "0"])
+    assert exc.value.code == 2 and "--nodes: expected a number of nodes >= 1, got 0" in capsys.readouterr().err
     assert main(["simulate", "--workload", "synthetic", "--load", "0.5", "--workload", str(swf)]) == 2
     assert "--load" in capsys.readouterr().err
 

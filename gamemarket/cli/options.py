@@ -1,0 +1,87 @@
+"""The command line's option values, declared: each option's type and range in one place.
+
+``integer(...)`` and ``number(...)`` build argparse ``type`` callables from a declaration (bounds, whether
+a bound is open, finiteness). A value outside its declaration is refused by argparse with the option's
+name, the value and what was expected (exit 2, no traceback): ``--reduction 1.5``, ``--eps inf``,
+``--nodes 2.5``, ``--seed -1``, ``--max-iter 0`` never reach the code that would misread them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+
+#: numpy's seeds and the engine's counters are 64-bit: a seed must fit
+MAX_SEED = 2**63 - 1
+
+
+def _bounds(lo, hi, lo_open: bool, hi_open: bool) -> str:
+    parts = []
+    if lo is not None:
+        parts.append(f"{'>' if lo_open else '>='} {lo:g}")
+    if hi is not None:
+        parts.append(f"{'<' if hi_open else '<='} {hi:g}")
+    return " and ".join(parts)
+
+
+def integer(*, min: int | None = None, max: int | None = None, what: str = "an integer"):  # noqa: A002
+    """An argparse type: a whole number (``2.5``, ``1e3``, ``true`` and text refused) in ``[min, max]``."""
+    expected = what + (f" {_bounds(min, max, False, False)}" if min is not None or max is not None else "")
+
+    def parse(text: str) -> int:
+        if not re.fullmatch(r"[+-]?[0-9]{1,30}", text.strip()):
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
+        v = int(text)
+        if (min is not None and v < min) or (max is not None and v > max):
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {v}")
+        return v
+
+    parse.__name__ = "integer"
+    return parse
+
+
+def number(
+    *,
+    min: float | None = None,  # noqa: A002
+    max: float | None = None,  # noqa: A002
+    min_open: bool = False,
+    max_open: bool = False,
+    what: str = "a finite number",
+):
+    """An argparse type: a finite number (``nan``, ``inf`` refused) within the declared bounds."""
+    expected = what + (f" {_bounds(min, max, min_open, max_open)}" if min is not None or max is not None else "")
+
+    def parse(text: str) -> float:
+        try:
+            v = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
+        low = min is not None and (v <= min if min_open else v < min)
+        high = max is not None and (v >= max if max_open else v > max)
+        if not math.isfinite(v) or low or high:
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {text}")
+        return v
+
+    parse.__name__ = "number"
+    return parse
+
+
+#: the declarations shared by several commands
+NODES = integer(min=1, what="a number of nodes")
+SEED = integer(min=0, max=MAX_SEED, what="a seed")
+REDUCTION = number(min=0, max=1, max_open=True, what="a fraction of the trace's processors")
+JOBS_COUNT = integer(min=1, what="a number of jobs")
+POSITIVE = number(min=0, min_open=True, what="a finite number")
+#: an offered load: far from 0 and from overflow (the generator's span is work / (nodes x load))
+LOAD = number(min=1e-6, max=1e6, what="an offered load")
+NONNEGATIVE = number(min=0, what="a finite number")
+
+
+def add_force(parser, what: str) -> None:
+    """The ``--force`` option of a command that writes ``what``."""
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help=f"replace {what} where it exists and gamemarket did not write it (inputs are never replaced)",
+    )

@@ -1,0 +1,122 @@
+"""A population study's ``[game]`` table: its shading rules and settings, checked by the study schema.
+
+The settings' types and ranges are declared once, in :class:`gamemarket.studies.schema.PopulationSettings`;
+:class:`PopulationConfig` checks them against it on construction (so a config built in Python is checked
+as a study file is), and adds the rules about the strategies themselves (a truthful reference, no rule
+twice).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from gamemarket import bids
+from gamemarket.errors import InputError
+from gamemarket.io.files import read_toml
+from gamemarket.io.schema import check
+from gamemarket.studies.schema import PopulationSettings, ShadingEntry
+
+AGENTS = ("jobs", "users")
+#: the ``[game]`` fields that are PopulationConfig's settings (read by ``parse_config``, written by ``to_dict``)
+TABLE_FIELDS = tuple(PopulationSettings.model_fields)
+
+
+@dataclass(frozen=True)
+class PopulationConfig:
+    """The ``[game]`` table of a population study (``kind = "population"``)."""
+
+    strategies: tuple  #: ShadingRule per consumer strategy; the first truthful one is the reference
+    agents: str = "jobs"
+    reduced_players: int = 4
+    probe: float = 0.005
+    regret_tol: float = 0.01  #: relative to the mean absolute truthful utility per agent
+    max_seeds: int = 0  #: adaptive budget per mechanism (0: the study's seeds only)
+    seed_step: int = 2
+    resamples: int = 1000
+
+    def __post_init__(self) -> None:
+        check(PopulationSettings, {k: getattr(self, k) for k in TABLE_FIELDS}, "", root="[game]")
+        if len(self.strategies) < 2:
+            raise InputError("[game] field 'strategies': a population game needs at least 2 shading rules")
+        if not any(r.truthful for r in self.strategies):
+            raise InputError(
+                "[game] field 'strategies': include a truthful rule (beta = 0), the reference of the gains"
+            )
+        names = [r.name for r in self.strategies]
+        if len(set(names)) != len(names):
+            raise InputError(f"[game] field 'strategies': a rule is listed twice in {names}")
+        same = [
+            (a.name, b.name)
+            for i, a in enumerate(self.strategies)
+            for b in self.strategies[i + 1 :]
+            if a.betas == b.betas
+        ]
+        if same:
+            raise InputError(f"[game] field 'strategies': {same[0][0]!r} and {same[0][1]!r} are the same rule")
+
+    @property
+    def names(self) -> list[str]:
+        """The strategies' (shading rules') names, in order."""
+        return [r.name for r in self.strategies]
+
+    @property
+    def truthful_index(self) -> int:
+        """The index of the first truthful rule: the reference of every gain."""
+        return next(i for i, r in enumerate(self.strategies) if r.truthful)
+
+    def params(self) -> dict:
+        """What, in this table, determines a run's numbers: part of every stored run's key."""
+        return {"agents": self.agents, "probe": self.probe, "strategies": [r.params() for r in self.strategies]}
+
+
+def shading_rules(entries: dict, where: str, table: str) -> dict:
+    """Shading rules by name from a table of ``[NAME]`` entries (a catalogue, or ``[game.shading]``), each
+    checked by the schema (``ShadingEntry``); errors name ``where``, the table and the rule."""
+    inner = table.strip("[]")
+    if not isinstance(entries, dict):
+        raise InputError(f"{where}: [{inner}]: expected a table of shading rules ([{inner}.NAME])")
+    out = {}
+    for name, entry in entries.items():
+        check(ShadingEntry, entry, where, root=f"[{inner + '.' if inner else ''}{name}]")
+        out[name] = bids.ShadingRule.from_entry(name, entry, f"{where}: {table}")
+    return out
+
+
+def parse_config(entry: dict, where: str, catalogue: dict) -> PopulationConfig:
+    """The ``[game]`` table of a population study (checked by the study schema), as a config.
+
+    Parameters
+    ----------
+    entry : dict
+        The table (``kind = "population"``, ``strategies``, the settings, and inline rules ``shading``).
+    where : str
+        The study file, for messages.
+    catalogue : dict
+        Shading rules by name (the built-in catalogue, or the study's ``shading_file``); the inline
+        rules are added to it.
+
+    Raises
+    ------
+    InputError
+        Naming the file, the table and the field.
+    """
+    catalogue = {**catalogue, **shading_rules(entry.get("shading", {}), where, "[game.shading]")}
+    names = entry.get("strategies", list(catalogue))
+    rules = []
+    for n in names:
+        if n not in catalogue:
+            raise InputError(
+                f"{where}: [game] field 'strategies': unknown shading rule {n!r}; known: {sorted(catalogue)}"
+            )
+        rules.append(catalogue[n])
+    kw = {k: entry[k] for k in TABLE_FIELDS if k in entry}
+    try:
+        return PopulationConfig(tuple(rules), **kw)
+    except InputError as exc:
+        raise InputError(f"{where}: {exc}") from None
+
+
+def load_shading(path: Path) -> dict:
+    """The shading rules of a catalogue file, by name; errors name the file and the rule."""
+    return shading_rules(read_toml(path, "shading-rule catalogue (TOML)"), str(path), "")

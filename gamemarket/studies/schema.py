@@ -1,0 +1,357 @@
+"""The study file's schema: every table and field a study (and a strategy catalogue) may hold, declared.
+
+Each table is a :class:`gamemarket.io.schema.Table`: its fields' types, ranges, defaults and meanings
+are written once, here. ``gamemarket.studies.spec.load_study`` checks a study file against
+:class:`StudyFile` and builds the study from the checked tables, one small function per table; the
+reference of the study file format (``docs/reference/study-file.md``) is generated from these classes
+(:func:`study_file_reference`), so it cannot drift from what is checked.
+
+Rules that involve several fields are the tables' validators: ``nodes`` or ``reduction`` but not both;
+fields that would have no effect for the workload's source are refused rather than ignored; a probe
+slice narrower than one agent; ``seeds`` beside ``count``; a per-size seed list of the wrong length.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pathlib import Path
+
+from pydantic import Field, ValidationInfo, field_validator, model_validator
+
+from gamemarket.io.names import is_name
+from gamemarket.io.schema import Table, reference
+from gamemarket.market.base import generator_sources
+from gamemarket.workloads.archive import KNOWN_TRACES
+
+Fraction01 = Annotated[float, Field(ge=0, lt=1)]
+NonNegative = Annotated[float, Field(ge=0)]
+Positive = Annotated[float, Field(gt=0)]
+Seed = Annotated[int, Field(ge=0, le=2**63 - 1)]
+Count = Annotated[int, Field(ge=1)]
+
+
+# ---------------------------------------------------------------------------- [workload]
+class SyntheticTable(Table):
+    """The plain synthetic generator's parameters (``source = "synthetic"`` without a ``model``); the
+    defaults are those of ``gamemarket.workloads.SyntheticSpec``."""
+
+    jobs: Count = Field(4000, le=10**9, description="number of serial jobs")
+    nodes: Count = Field(32, le=10**7, description="nodes of the generated cluster")
+    load: float = Field(
+        0.9, ge=1e-6, le=1e6, description="offered load: node-seconds of work per node-second of the span"
+    )
+    runtime_median: float = Field(600.0, ge=1, le=1e8, description="median of the log-normal run time, seconds")
+    runtime_sigma: NonNegative = Field(1.8, le=20, description="sd of the log run time")
+    max_runtime: Count = Field(3 * 24 * 3600, le=10**9, description="longest run time, seconds (at most ~31 years)")
+    daily_cycle: Fraction01 = Field(0.5, description="amplitude of the sinusoidal daily arrival rate")
+    overestimate: float = Field(
+        2.0, ge=1, le=1e3, description="estimates are run time x U(1, overestimate), rounded up"
+    )
+    gap_sigma: NonNegative = Field(0.0, le=20, description="log-sd of log-normal gaps between arrivals (bursty)")
+    batch_mean: float = Field(1.0, ge=1, le=1e6, description="mean jobs per arrival instant (geometric batches)")
+    seed: Seed = Field(0, description="seed of the draw")
+
+
+class ModelDrawTable(Table):
+    """A workload model's draw (``source = "synthetic"`` with ``model``): its size, load and seed; the rest
+    is the model's."""
+
+    jobs: Count | None = Field(None, le=10**9, description="jobs to draw (default: the model's)")
+    load: Annotated[float, Field(ge=1e-6, le=1e6)] | None = Field(
+        None, description="offered load to scale to (default: the model's)"
+    )
+    seed: Seed = Field(0, description="seed of the draw")
+
+
+class HeteroTable(Table):
+    """The pricing market's synthetic heterogeneous cluster (``source = "hetero"``)."""
+
+    jobs: Count = Field(2000, le=10**8, description="number of jobs")
+    resources: Count = Field(4, le=10**4, description="number of resource types")
+    load: float = Field(
+        2.0, ge=1e-6, le=1e6, description="jobs per unit of total capacity (> 1: not every job runs fully)"
+    )
+    seed: Seed = Field(0, description="seed of the draw")
+
+
+#: the sources that are generators rather than trace files, and the [workload] fields each may use
+GENERATOR_FIELDS = {"synthetic": {"synthetic", "model", "nodes"}, "hetero": {"hetero", "file"}}
+TRACE_FIELDS = {"nodes", "reduction", "parallel", "skip_bad_lines"}
+
+
+class WorkloadTable(Table):
+    """Where the jobs come from: a trace (an SWF file or a known trace name), the synthetic generator,
+    a fitted workload model, or the pricing market's cluster."""
+
+    source: str = Field(
+        "synthetic", description="'synthetic', 'hetero', a known trace name, or an SWF file (relative to the study)"
+    )
+    nodes: Count | None = Field(None, le=10**7, description="number of nodes (default: the trace's or generator's)")
+    reduction: Fraction01 | None = Field(None, description="a trace's nodes = floor(MaxProcs x (1 - reduction))")
+    parallel: Literal["split", "drop"] = Field("split", description="a trace's parallel jobs: split or drop")
+    skip_bad_lines: bool = Field(False, description="skip a trace's malformed lines (and say how many)")
+    synthetic: dict | None = Field(None, description="the generator's or the model's parameters (tables below)")
+    model: str | None = Field(None, description="a workload model file (.toml), with source = 'synthetic'")
+    hetero: dict | None = Field(None, description="the pricing market's cluster (table below)")
+    file: str | None = Field(None, description="a pricing market file (.npz with A and R), with source = 'hetero'")
+
+    @field_validator("source")
+    @classmethod
+    def _known_source(cls, v: str, info: ValidationInfo):
+        """A generator, a known trace, or a trace file (one that exists relative to the study, or a name
+        ending in .swf or .swf.gz that ``gamemarket workload fetch`` or the user will provide)."""
+        base = Path((info.context or {}).get("base", "."))
+        key = v[: -len(".swf.gz")] if v.endswith(".swf.gz") else v
+        if v in generator_sources() or key in KNOWN_TRACES or (base / v).exists() or v.endswith((".swf", ".gz")):
+            return v
+        generators = ", ".join(repr(g) for g in sorted(generator_sources(), reverse=True))
+        raise ValueError(
+            f"{v!r} is not {generators}, a known trace ({', '.join(sorted(KNOWN_TRACES))}) or a trace file "
+            f"(.swf or .swf.gz; looked for in {base.resolve()})"
+        )
+
+    @model_validator(mode="after")
+    def _fields_fit_the_source(self):
+        given = {k for k in type(self).model_fields if k != "source" and k in self.model_fields_set}
+        if "nodes" in given and "reduction" in given:
+            raise ValueError(
+                f"give either 'nodes' or 'reduction', not both (nodes = {self.nodes}, reduction = {self.reduction})"
+            )
+        allowed = GENERATOR_FIELDS.get(self.source, TRACE_FIELDS)
+        if self.source == "hetero" and "hetero" in given and "file" in given:
+            raise ValueError("give either a [workload.hetero] table or a 'file', not both")
+        extra = sorted(given - allowed)
+        if extra:
+            owner = next((s for s, f in GENERATOR_FIELDS.items() if extra[0] in f), None)
+            whose = {
+                None: "applies to a trace",
+                "hetero": "belongs to the pricing market (source = 'hetero')",
+                "synthetic": "belongs to the generator (source = 'synthetic')",
+            }[owner]
+            raise ValueError(f"field {extra[0]!r} {whose}, not to source {self.source!r}: it would have no effect")
+        return self
+
+
+# ---------------------------------------------------------------------------- [bids]
+class BidsTable(Table):
+    """The private bids: a mixture of normal components truncated to [lo, hi] (market model section 3)."""
+
+    components: list[Annotated[list[float], Field(min_length=3, max_length=3)]] = Field(
+        [[0.8, 30.0, 15.0], [0.2, 150.0, 15.0]],
+        min_length=1,
+        max_length=100,
+        description="[weight, mean, sd] per component; weights sum to 1",
+    )
+    lo: NonNegative = Field(0.0, description="lowest private bid")
+    hi: Positive = Field(180.0, description="highest private bid")
+
+
+# ---------------------------------------------------------------------------- [strategies]
+class SchedulingProvider(Table):
+    """A provider strategy of the scheduling market: a scheduler, a payment scheme, a reserve price."""
+
+    kind: Literal["scheduling"] = "scheduling"
+    scheduler: str = Field(description="a registered scheduler (hb, nphb, wspt, wspt-est, fcfs, ...)")
+    payment: str = Field(description="a registered payment scheme (first, kth, ...)")
+    reserve: NonNegative = Field(1.0, description="reservation price r: the lowest price per node-second")
+    preemption_overhead: float = Field(0.0, description="seconds lost per preemption; only 0 is implemented")
+    description: str = ""
+
+    @field_validator("preemption_overhead")
+    @classmethod
+    def _only_free(cls, v):
+        if v != 0:
+            raise ValueError("only 0 (free preemption and migration) is implemented")
+        return v
+
+
+class PricingProvider(Table):
+    """A provider strategy of the pricing market: a price-discovery mechanism and its reserve or posted prices."""
+
+    kind: Literal["pricing"]
+    mechanism: str = Field(description="a registered pricing mechanism")
+    reserve: NonNegative | list[NonNegative] | None = Field(None, description="a reserve price, or one per resource")
+    prices: NonNegative | list[NonNegative] | None = Field(None, description="posted prices, or one per resource")
+    description: str = ""
+
+
+#: each market's provider table, by the provider's ``kind``
+PROVIDER_TABLES = {"scheduling": SchedulingProvider, "pricing": PricingProvider}
+
+
+class ConsumerMix(Table):
+    """A named beta mix: groups [share, beta] whose shares sum to 1 (market model section 4)."""
+
+    groups: list[Annotated[list[float], Field(min_length=2, max_length=2)]] = Field(
+        min_length=1, max_length=1000, description="[share of the jobs, beta] per group"
+    )
+    description: str = ""
+
+
+class ConsumerGrid(Table):
+    """The beta-mix grid: a cell ``g<f>x<b>`` for each aggressive fraction f and beta b."""
+
+    aggressive_fractions: list[Annotated[float, Field(gt=0, le=1)]] = Field(min_length=1, max_length=100)
+    aggressive_betas: list[Fraction01] = Field(min_length=1, max_length=100)
+    conservative_beta: Fraction01 = 0.0
+    description: str = ""
+
+
+class StrategiesTable(Table):
+    """The strategies a study plays: names from the catalogues (``strategies/*.toml``) or defined inline."""
+
+    providers: list[str] = Field(["hb-first", "hb-kth"], min_length=1, description="the provider strategies")
+    consumers: list[str] = Field(
+        ["FT", "SRG"], min_length=1, description="the consumer strategies ('grid:*': every grid cell)"
+    )
+    provider_file: str | None = Field(None, description="a provider catalogue (default: the built-in one)")
+    consumer_file: str | None = Field(None, description="a consumer catalogue (default: the built-in one)")
+    provider: dict[str, dict] = Field({}, description="inline provider strategies ([strategies.provider.NAME])")
+    consumer: dict[str, dict] = Field({}, description="inline consumer strategies ([strategies.consumer.NAME])")
+
+
+class ReplicationsTable(Table):
+    """The replication seeds: every profile runs once per seed, all profiles with the same draws."""
+
+    seeds: list[Seed] | None = Field(None, min_length=1, max_length=100_000, description="the seeds")
+    count: Count = Field(5, le=100_000, description="with no 'seeds': this many seeds ...")
+    first: Seed = Field(1, description="... from this one")
+
+    @model_validator(mode="after")
+    def _seeds_or_count(self):
+        if self.seeds is not None and self.model_fields_set & {"count", "first"}:
+            raise ValueError("give either 'seeds' or 'count' (and 'first'), not both")
+        if self.seeds is not None and len(set(self.seeds)) != len(self.seeds):
+            raise ValueError(f"'seeds' has duplicates: {self.seeds}")
+        return self
+
+
+class GameEntry(Table):
+    """A game of a bimatrix study: which payoff each side maximises."""
+
+    name: str | None = Field(None, min_length=1, max_length=100, description="the game's name (names its files)")
+    provider: str = Field("revenue", description="the provider's payoff (revenue, utilization, welfare)")
+    consumer: str = Field("mean_utility", description="the consumers' payoff (mean_utility, mean_utility_SHORT, ...)")
+
+
+class OutputTable(Table):
+    """Where the study writes (relative to the study file; the CLI's --results and --report override)."""
+
+    results: str | None = Field(None, description="results folder (default: results/NAME beside the study file)")
+    report: str | None = Field(None, description="report folder (default: reports/NAME beside the study file)")
+
+
+class GainsTable(Table):
+    """The shading-gain experiment over market sizes (pricing-market studies)."""
+
+    jobs: list[Count] = Field(min_length=1, max_length=100, description="market sizes")
+    seeds: Annotated[int, Field(ge=2)] | list[Annotated[int, Field(ge=2)]] = Field(
+        10, description="seeds per size: one count, or one per size"
+    )
+    first: Seed = Field(1, description="the first seed")
+
+    @model_validator(mode="after")
+    def _one_count_per_size(self):
+        if isinstance(self.seeds, list) and len(self.seeds) != len(self.jobs):
+            raise ValueError(f"'seeds' must be one count >= 2 per size in 'jobs' ({len(self.jobs)} sizes)")
+        return self
+
+
+class PaperTable(Table):
+    """The source paper's own figures for the workload (its Table 1), printed beside the measured ones."""
+
+    source: str | None = Field(None, description="the paper and its table")
+    jobs: Positive | None = Field(None, description="number of (serial) jobs")
+    nodes: Positive | None = Field(None, description="nodes")
+    mean_runtime: Positive | None = Field(None, description="mean run time in seconds")
+
+
+class ShadingEntry(Table):
+    """A shading rule of a population game: a beta per private-bid class (missing classes: 0)."""
+
+    beta: Fraction01 | dict[str, Fraction01] = Field(description="one beta for all classes, or {low, middle, high}")
+    description: str = ""
+
+
+class PopulationSettings(Table):
+    """The population game's settings (``[game] kind = "population"``), also checked when a
+    ``PopulationConfig`` is built in Python."""
+
+    agents: Literal["jobs", "users"] = Field("jobs", description="the players: jobs, or users (SWF field 12)")
+    reduced_players: int = Field(4, ge=2, le=12, description="players of the deviation-preserving reduction")
+    probe: float = Field(0.005, gt=0, le=0.05, description="width of each deviation's probe slice")
+    regret_tol: float = Field(0.01, gt=0, lt=1, description="regret tolerance, relative to truthful utility")
+    max_seeds: int = Field(0, ge=0, le=100_000, description="adaptive seed budget per mechanism (0: none)")
+    seed_step: Count = Field(2, le=100_000, description="seeds added at a time")
+    resamples: int = Field(1000, ge=100, le=10**6, description="bootstrap resamples")
+
+
+class GameTable(PopulationSettings):
+    """The game a study analyses: the bimatrix game (default) or the population game."""
+
+    kind: Literal["bimatrix", "population"] = Field("bimatrix", description="")
+    strategies: list[str] | None = Field(None, min_length=2, description="the shading rules played")
+    shading: dict[str, ShadingEntry] = Field({}, description="inline shading rules ([game.shading.NAME])")
+    shading_file: str | None = Field(None, description="a shading-rule catalogue (default: the built-in one)")
+
+    @model_validator(mode="after")
+    def _population_fields_need_a_population_game(self):
+        if self.kind == "bimatrix":
+            extra = sorted(self.model_fields_set - {"kind"})
+            if extra:
+                raise ValueError(f"field {extra[0]!r} applies to kind = 'population'; it would have no effect here")
+        return self
+
+
+class StudyFile(Table):
+    """A study file: its top-level fields and tables."""
+
+    name: str | None = Field(None, description="names the results and report folders (default: the file's stem)")
+    description: str = Field("", description="a paragraph the report opens with")
+    workload: WorkloadTable = Field(WorkloadTable(), description="the jobs")
+    bids: BidsTable = Field(BidsTable(), description="the private bids")
+    strategies: StrategiesTable = Field(StrategiesTable(), description="the strategies played")
+    replications: ReplicationsTable = Field(ReplicationsTable(), description="the seeds")
+    games: list[GameEntry] = Field([], max_length=100, description="the bimatrix games ([[games]])")
+    game: GameTable | None = Field(None, description="the game's kind and a population game's settings")
+    output: OutputTable = Field(OutputTable(), description="where results and the report go")
+    companions: list[str] = Field([], description="studies run and reported alongside (files)")
+    population_study: str | None = Field(None, description="a population study the discussion quotes (file)")
+    notes: str = Field("", description="the report's discussion: Markdown with computed fields such as {claim.c1.ci}")
+    gains: GainsTable | None = Field(None, description="the shading-gain experiment")
+    paper: PaperTable | None = Field(None, description="the source paper's Table 1 figures")
+
+    @field_validator("name")
+    @classmethod
+    def _name_is_a_path_part(cls, v, info: ValidationInfo):
+        if v is not None and not is_name(v):
+            raise ValueError(
+                f"{v!r} must be 1-100 letters, digits, '.', '_' or '-', starting with a letter or digit, without "
+                "'..' (it names the results and report folders)"
+            )
+        return v
+
+
+def study_file_reference() -> str:
+    """The Markdown reference of the study file (every table and field), generated from this schema."""
+    parts = [
+        "# The study file\n",
+        "A study is a TOML file. Every table and field it may hold is listed here, with its type, range, "
+        "default and meaning; this page is generated from the declarations that check a study "
+        "(`gamemarket/studies/schema.py`), so it says exactly what is accepted. An unknown field, a value of "
+        'the wrong type (an integer field refuses `300.5`, `"many"` and `true`), a value out of range, and a '
+        "field that would have no effect for the workload's source are errors that name the file, the table, "
+        "the field and the value.\n",
+        reference(StudyFile, "top level"),
+        "## Tables inside the tables\n",
+        reference(SyntheticTable, "[workload.synthetic]", level=3),
+        reference(ModelDrawTable, "[workload.synthetic] with a model", level=3),
+        reference(HeteroTable, "[workload.hetero]", level=3),
+        reference(SchedulingProvider, "[strategies.provider.NAME] (scheduling market)", level=3),
+        reference(PricingProvider, "[strategies.provider.NAME] (pricing market)", level=3),
+        reference(ConsumerMix, "[strategies.consumer.NAME]", level=3),
+        reference(ConsumerGrid, "[strategies.consumer.grid]", level=3),
+        reference(ShadingEntry, "[game.shading.NAME]", level=3),
+    ]
+    return "\n".join(parts)

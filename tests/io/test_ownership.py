@@ -1,0 +1,159 @@
+"""Ownership of output: gamemarket overwrites or deletes only what it wrote (issue 27, item 1)."""
+
+import json
+import os
+
+import pytest
+
+from gamemarket.errors import InputError
+from gamemarket.io.files import atomic_path, remove_stale_temps
+from gamemarket.io.names import slug
+from gamemarket.io.ownership import (
+    LEGACY_MARKER,
+    MANIFEST,
+    OutputFolder,
+    check_output_file,
+    check_outputs,
+    legacy_report_files,
+)
+
+
+def _write(folder: OutputFolder, name: str, text: str = "x") -> None:
+    with atomic_path(folder.file(name)) as tmp:
+        tmp.write_text(text)
+
+
+def test_a_new_folder_gets_a_manifest_of_what_was_written(tmp_path):
+    f = OutputFolder(tmp_path / "out", owner="s.toml")
+    _write(f, "a.csv")
+    _write(f, "data/b.csv")
+    f.finish()
+    data = json.loads((tmp_path / "out" / MANIFEST).read_text())
+    assert data["owner"] == "s.toml" and data["files"] == ["a.csv", "data/b.csv"]
+
+
+def test_cleaning_removes_only_manifest_entries(tmp_path):
+    out = tmp_path / "out"
+    f = OutputFolder(out, owner="s.toml")
+    _write(f, "old.png")
+    _write(f, "kept.png")
+    f.finish()
+    (out / "mine.png").write_text("the user's own figure")  # added by hand
+    f = OutputFolder(out, owner="s.toml", force=True)
+    _write(f, "kept.png")
+    removed = f.finish()
+    assert removed == [out / "old.png"]
+    assert (out / "mine.png").read_text() == "the user's own figure" and (out / "kept.png").exists()
+
+
+def test_a_folder_gamemarket_did_not_make_needs_force_and_says_what_it_holds(tmp_path):
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "notes.txt").write_text("keep me")
+    with pytest.raises(InputError, match=r"was not made by gamemarket .* holds 1 entry \(notes.txt\).*--force"):
+        OutputFolder(out, owner="s.toml")
+    assert not (out / MANIFEST).exists()
+    f = OutputFolder(out, owner="s.toml", force=True)
+    with pytest.raises(InputError, match="notes.txt: the file exists and was not written by gamemarket"):
+        OutputFolder(out, owner="s.toml").file("notes.txt")  # owned now, but that file is still the user's
+    _write(f, "report.md")
+    f.finish()
+    assert (out / "notes.txt").read_text() == "keep me"
+
+
+def test_another_owner_is_refused_unless_forced(tmp_path):
+    OutputFolder(tmp_path / "o", owner="a.toml").finish()
+    with pytest.raises(InputError, match="belongs to a.toml, not b.toml"):
+        OutputFolder(tmp_path / "o", owner="b.toml")
+    OutputFolder(tmp_path / "o", owner="b.toml", force=True).finish()
+
+
+def test_an_empty_folder_is_adopted(tmp_path):
+    (tmp_path / "e").mkdir()
+    OutputFolder(tmp_path / "e", owner="s").finish()
+    assert (tmp_path / "e" / MANIFEST).is_file()
+
+
+@pytest.mark.parametrize("name", ["../x", "/etc/passwd", "a/../../x", ""])
+def test_a_name_that_leaves_the_folder_is_refused(tmp_path, name):
+    f = OutputFolder(tmp_path / "o", owner="s")
+    with pytest.raises(InputError, match="not a file name inside the folder"):
+        f.file(name)
+
+
+def test_two_outputs_that_are_one_file_are_refused(tmp_path):
+    f = OutputFolder(tmp_path / "o", owner="s")
+    f.file("payoffs-all-jobs.csv")
+    with pytest.raises(InputError, match="differ only in case"):
+        f.file("payoffs-All-Jobs.csv")
+    with pytest.raises(InputError, match="two outputs of this run would be this one file"):
+        f.file("payoffs-all-jobs.csv")
+    assert slug("All jobs") == slug("all jobs")  # such names meet here, and are refused here
+
+
+def test_a_symlink_out_of_the_folder_is_refused(tmp_path):
+    f = OutputFolder(tmp_path / "o", owner="s")
+    (tmp_path / "elsewhere").mkdir()
+    os.symlink(tmp_path / "elsewhere", tmp_path / "o" / "data")
+    with pytest.raises(InputError, match="leads outside"):
+        f.file("data/x.csv")
+
+
+def test_an_output_that_is_an_input_is_refused_even_with_force(tmp_path):
+    table = tmp_path / "T.csv"
+    table.write_text("id\n")
+    with pytest.raises(InputError, match="is the input"):
+        check_outputs({"--out": table}, [table])
+    os.symlink(table, tmp_path / "link.csv")
+    with pytest.raises(InputError, match="is the input"):
+        check_outputs({"--out": tmp_path / "link.csv"}, [table])
+    os.link(table, tmp_path / "hard.csv")
+    with pytest.raises(InputError, match="is the input"):
+        check_outputs({"--out": tmp_path / "hard.csv"}, [table])
+    f = OutputFolder(tmp_path, owner="s", force=True, inputs=[table])
+    with pytest.raises(InputError, match="is the input"):
+        f.file("T.csv")
+    assert table.read_text() == "id\n"
+
+
+def test_an_existing_output_file_needs_force(tmp_path):
+    p = tmp_path / "o.csv"
+    p.write_text("mine")
+    with pytest.raises(InputError, match="the file exists; pass --force"):
+        check_output_file(p, option="--out")
+    assert check_output_file(p, option="--out", force=True) == p
+
+
+def test_a_legacy_report_folder_is_adopted_with_its_own_files_only(tmp_path):
+    out = tmp_path / "r"
+    (out / "data").mkdir(parents=True)
+    (out / LEGACY_MARKER).write_text("../s.toml\n")
+    (out / "fig.png").write_text("old figure")
+    (out / "data" / "runs.csv").write_text("old")
+    (out / "notes.txt").write_text("the user's")
+    f = OutputFolder(out, owner="../s.toml", legacy=legacy_report_files("../s.toml"))
+    _write(f, "report.md")
+    f.finish()
+    assert not (out / "fig.png").exists() and not (out / "data").exists()  # what the old version wrote
+    assert (out / "notes.txt").read_text() == "the user's"
+    with pytest.raises(InputError, match="was not made by gamemarket"):  # another study's marker: not adopted
+        (tmp_path / "q").mkdir()
+        (tmp_path / "q" / LEGACY_MARKER).write_text("../other.toml\n")
+        OutputFolder(tmp_path / "q", owner="../s.toml", legacy=legacy_report_files("../s.toml"))
+
+
+def test_stale_temporary_files_of_dead_processes_only_are_removed(tmp_path):
+    (tmp_path / "sub").mkdir()
+    dead = tmp_path / "sub" / ".a.csv.gm-999999999-0.tmp"
+    live = tmp_path / f".b.csv.gm-{os.getpid()}-0.tmp"
+    foreign = tmp_path / ".c.csv.12345.tmp"  # not gamemarket's pattern
+    for p in (dead, live, foreign):
+        p.write_text("x")
+    assert remove_stale_temps(tmp_path) == [dead]
+    assert live.exists() and foreign.exists()
+
+
+def test_a_symlink_loop_is_an_input_error(tmp_path):
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    with pytest.raises(InputError, match="cannot resolve"):
+        OutputFolder(tmp_path / "loop" / "x", owner="s")
