@@ -194,7 +194,7 @@ def reference_range(seeds_one: int = 3, seeds_two: int = 2) -> None:
 
 def study(path: Path, n_jobs: int = 2) -> None:
     from gamemarket.studies import load_study
-    from gamemarket.studies.population import run_population_study
+    from gamemarket.analysis.population import run_population_study
 
     spec = load_study(path)
     tmp = Path(tempfile.mkdtemp(prefix="bench-pop-"))

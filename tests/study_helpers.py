@@ -1,5 +1,6 @@
-"""What several test modules share about studies: a small study file and how to write one, sorted metrics."""
+"""What several test modules share about studies: small study files of both kinds, how to write them, metrics."""
 
+import shutil
 from pathlib import Path
 
 from gamemarket.studies import load_results
@@ -46,3 +47,38 @@ count = 3
 def sorted_metrics(spec):
     m, _, _ = load_results(spec)
     return m.drop(columns=["task_seconds"]).sort_values(["provider", "consumer", "seed"]).reset_index(drop=True)
+
+
+#: a small population study (two mechanisms, three shading rules, a 3-player reduced game)
+POPULATION_STUDY = """
+name = "pop-test"
+[workload]
+source = "synthetic"
+nodes = 8
+[workload.synthetic]
+jobs = 800
+load = 1.1
+seed = 2
+[strategies]
+providers = ["hb-first", "hb-kth"]
+[game]
+kind = "population"
+strategies = ["truthful", "shade-0.5", "shade-high-0.9"]
+reduced_players = 3
+probe = 0.01
+max_seeds = 4
+[replications]
+count = 2
+[output]
+results = "results"
+report = "report"
+"""
+
+
+def write_population_study(tmp_path, body: str = POPULATION_STUDY) -> Path:
+    """``<tmp_path>/studies/pop.toml`` holding ``body``, with the package's strategy catalogues beside it."""
+    shutil.copytree(ROOT / "strategies", tmp_path / "strategies")
+    (tmp_path / "studies").mkdir()
+    p = tmp_path / "studies" / "pop.toml"
+    p.write_text(body)
+    return p

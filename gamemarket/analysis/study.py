@@ -12,12 +12,13 @@ from gamemarket.errors import GameMarketError, InputError, UndefinedPayoffError
 from gamemarket.games import Game, Solution, from_results, solve
 from gamemarket.games.io import equilibria_records, profile_words, to_csv_table, to_nfg, write_json
 from gamemarket.analysis.claims import grid_cells
+from gamemarket.analysis.population import run_population_study
 from gamemarket.games.robustness import Robustness, best_responses, bootstrap
 from gamemarket.io.files import atomic_path
 from gamemarket.io.jobtable import write_table
 from gamemarket.io.names import slug
 from gamemarket.io.ownership import OutputFolder
-from gamemarket.studies import StudySpec, load_results
+from gamemarket.studies import StudySpec, load_results, load_study
 
 
 @dataclass
@@ -226,9 +227,6 @@ def population_analysis(spec: StudySpec):
     ``PopulationMissing`` saying why where its analysis cannot be made (not run, or runs missing)."""
     if spec.population_study is None:
         return None
-    from gamemarket.studies import load_study
-    from gamemarket.studies.population import run_population_study
-
     try:
         return run_population_study(load_study(spec.population_study), run=False)
     except GameMarketError as exc:  # not run, or not complete: the report says why where it needs it

@@ -129,7 +129,7 @@ def cmd_study_run(a) -> int:
 
 
 def _run_population(a, spec, *, force: bool) -> int:
-    from gamemarket.studies.population import run_population_study
+    from gamemarket.analysis.population import run_population_study
 
     if not a.no_report:
         from gamemarket.reports.report import claim_folder
@@ -265,14 +265,14 @@ def cmd_study_status(a) -> int:
 
     spec = _study(a, a.file)
     if spec.population is not None:
-        from gamemarket.studies.population import PopulationStudy
+        from gamemarket.analysis.population import PopulationGames
 
-        st = PopulationStudy(spec)
-        keys = [st.key(p, m, s) for p in spec.providers for s in spec.seeds for m in st.grid]
-        done = sum(st.store.read(k) is not None for k in keys)
+        st = PopulationGames(spec)
+        keys = [st.runs.key(p, m, s) for p in spec.providers for s in spec.seeds for m in st.grid]
+        done = sum(st.runs.store.read(k) is not None for k in keys)
         print(
             f"study {spec.name}: {done}/{len(keys)} population runs of the initial seeds stored "
-            f"({st.store.dir}); candidates and added seeds follow from these"
+            f"({st.runs.store.dir}); candidates and added seeds follow from these"
         )
         return 0
     st = study_status(spec)
@@ -293,7 +293,7 @@ def cmd_game_solve(a) -> int:
     if p.suffix == ".toml":
         spec = _study(a, p)
         if spec.population is not None:
-            from gamemarket.studies.population import equilibria_json, run_population_study
+            from gamemarket.analysis.population import equilibria_json, run_population_study
 
             an = run_population_study(spec, run=False)
             if a.format == "json":
@@ -347,7 +347,7 @@ def cmd_report(a) -> int:
     spec = _study(a, a.study)
     if spec.population is not None:
         from gamemarket.reports.population import write_population_report
-        from gamemarket.studies.population import run_population_study
+        from gamemarket.analysis.population import run_population_study
 
         print(f"report: {write_population_report(run_population_study(spec, run=False), force=a.force)}")
         return 0

@@ -28,7 +28,7 @@ from gamemarket.market.base import PreparedWorkload, market_for, market_for_work
 from gamemarket.errors import InputError
 from gamemarket.io.files import atomic_path, dumps_json
 from gamemarket.studies.spec import StudySpec
-from gamemarket.studies.store import RESULTS_FORMAT, ResultStore, study_store, task_key
+from gamemarket.studies.store import RESULTS_FORMAT, ResultStore, content_hash, study_store, task_key
 from gamemarket.studies.workers import exit_with_parent, parent_gone
 
 
@@ -64,15 +64,6 @@ def load_workload(spec: StudySpec) -> PreparedWorkload:
 
 def _load_workload(spec: StudySpec) -> PreparedWorkload:
     return market_for_workload(spec.workload["source"]).prepare(spec.workload)
-
-
-def content_hash(arrays: dict[str, np.ndarray]) -> str:
-    """SHA-256 of a workload's arrays (names and bytes), part of every task key."""
-    h = hashlib.sha256()
-    for c in sorted(arrays):
-        h.update(c.encode())
-        h.update(arrays[c].tobytes())
-    return h.hexdigest()
 
 
 def plan(spec: StudySpec, arrays: dict[str, np.ndarray], nodes: int) -> list[Task]:

@@ -14,6 +14,7 @@ import json
 import os
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -42,6 +43,15 @@ def set_aside(path: Path, reason: str, what: str = "stored result") -> None:
         f"{path}: {what} does not read ({reason[:200]}); kept as {aside.name}, and its task will be run again",
         stacklevel=3,
     )
+
+
+def content_hash(arrays: dict[str, np.ndarray]) -> str:
+    """SHA-256 of a workload's arrays (names and bytes), part of every task key."""
+    h = hashlib.sha256()
+    for c in sorted(arrays):
+        h.update(c.encode())
+        h.update(arrays[c].tobytes())
+    return h.hexdigest()
 
 
 def task_key(fields: dict) -> str:

@@ -12,16 +12,12 @@ from hypothesis import given, settings, strategies as st
 from gamemarket import bids
 from gamemarket.errors import InputError
 from gamemarket.studies import load_study
-from gamemarket.studies.population import (
-    PopulationConfig,
-    PopulationStore,
-    equilibria_json,
-    payoffs_of,
-    run_chunk,
-    run_population_study,
-)
+from gamemarket.analysis.population import equilibria_json, run_population_study
+from gamemarket.studies.population import PopulationConfig, PopulationStore, payoffs_of, run_chunk
 from gamemarket.studies.runner import run_task
 from gamemarket.workloads import load
+from study_helpers import POPULATION_STUDY as STUDY
+from study_helpers import write_population_study
 
 RULES = {
     "truthful": bids.ShadingRule("truthful", (0, 0, 0)),
@@ -149,42 +145,9 @@ def test_user_agents_share_a_strategy(congested):
     assert rec["n_agents"][1] >= 1
 
 
-STUDY = """
-name = "pop-test"
-[workload]
-source = "synthetic"
-nodes = 8
-[workload.synthetic]
-jobs = 800
-load = 1.1
-seed = 2
-[strategies]
-providers = ["hb-first", "hb-kth"]
-[game]
-kind = "population"
-strategies = ["truthful", "shade-0.5", "shade-high-0.9"]
-reduced_players = 3
-probe = 0.01
-max_seeds = 4
-[replications]
-count = 2
-[output]
-results = "results"
-report = "report"
-"""
-
-
 @pytest.fixture
 def study(tmp_path):
-    import shutil
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[2]
-    shutil.copytree(root / "strategies", tmp_path / "strategies")
-    (tmp_path / "studies").mkdir()
-    p = tmp_path / "studies" / "pop.toml"
-    p.write_text(STUDY)
-    return p
+    return write_population_study(tmp_path)
 
 
 def test_population_study_end_to_end(study):
@@ -361,144 +324,3 @@ def test_slices_with_rounding_in_the_running_sum():
     order = np.lexsort((hi, lo))
     assert np.all(np.diff(np.concatenate([lo[order], [1.0]])) >= 0) and hi[order][-1] == 1.0
     assert np.all(hi >= lo)
-
-
-@settings(max_examples=40, deadline=None)
-@given(seeds=st.integers(1, 12), S=st.integers(1, 5), seed=st.integers(0, 10_000))
-def test_regret_bootstrap_equals_one_resample_at_a_time(seeds, S, seed):
-    from gamemarket.studies.population import regret_bootstrap
-
-    rng = np.random.default_rng(seed)
-    P = rng.normal(size=(seeds, S)) * 1e4
-    if S > 1:
-        P[rng.integers(0, seeds), rng.integers(0, S)] = np.nan  # a strategy without a payoff in one seed
-    x = rng.dirichlet(np.ones(S))
-    point, boot = regret_bootstrap(P, x, 200, np.random.default_rng(seed))
-
-    def regret(Pm):
-        m = Pm.mean(axis=0)
-        return float(np.nanmax(m) - np.nansum(x * m))
-
-    plain = np.random.default_rng(seed)
-    want = np.array([regret(P[plain.integers(0, len(P), len(P))]) for _ in range(200)])
-    assert point == regret(P) or (np.isnan(point) and np.isnan(regret(P)))
-    np.testing.assert_array_equal(boot, want)
-
-
-def test_population_analysis_is_cached_by_its_inputs(study, monkeypatch):
-    """A second analysis of unchanged stored runs reads the cached one (no equilibrium is solved);
-    a new stored run, or a damaged cache file, makes it computed again."""
-    import gamemarket.studies.population as pop
-
-    spec = load_study(study)
-    first = run_population_study(spec, n_jobs=1)
-    cached = sorted((spec.results_dir / "analysis").glob("population-*.pkl"))
-    assert [p.name for p in cached] == [f"population-{pop.analysis_key(spec)}.pkl"]
-    solves = []
-    real = pop.equilibria
-    monkeypatch.setattr(pop, "equilibria", lambda game: solves.append(1) or real(game))
-    again = run_population_study(spec, run=False)
-    assert not solves and again.runs["run_now"] == 0
-    assert equilibria_json(again) == equilibria_json(first) and again.spec is spec
-    # another stored run: another key, computed again (and the old cache file dropped)
-    runs = spec.results_dir / "population"
-    f = sorted(runs.glob("*.json"))[0]
-    (runs / ("0" * 64 + ".json")).write_text(f.read_text())
-    old_key = pop.analysis_key(spec)
-    run_population_study(spec, run=False)
-    assert solves
-    assert [p.name for p in (spec.results_dir / "analysis").glob("population-*.pkl")] == [f"population-{old_key}.pkl"]
-    # a damaged cache file: set aside with a warning, computed again, same answer
-    solves.clear()
-    path = spec.results_dir / "analysis" / f"population-{old_key}.pkl"
-    path.write_bytes(b"not a pickle")
-    with pytest.warns(UserWarning, match="cached analysis does not read"):
-        third = run_population_study(spec, run=False)
-    assert solves and equilibria_json(third) == equilibria_json(first)
-    assert path.with_name(path.name + ".corrupt").exists()
-
-
-def test_joint_game_is_built_from_the_mechanisms_games_and_their_revenue(study):
-    """The provider-consumer game (any provider mixture): a consumer's payoff is its mechanism's reduced-game
-    payoff, the provider's its mean revenue per agent in the runs at c / n; every equilibrium has a small
-    regret in it, and its verification equals a plain recomputation from the stored runs."""
-    from gamemarket.studies.population import PopulationStudy, _mix_key, regret_bootstrap
-
-    spec = load_study(study)
-    an = run_population_study(spec, n_jobs=1)
-    st_ = PopulationStudy(spec, run=False)
-    joint = an.provider["joint"]
-    g = joint["game"]
-    provs = list(spec.providers)
-    M, n = len(provs), spec.population.reduced_players
-    assert g.roles == ("provider", "consumers") and g.players == (1, n)
-    games = {a.mechanism: a for a in an.answers}
-    base = list(spec.seeds)
-    for prof, pay in zip(g.profiles, g.payoffs):
-        m = int(np.argmax(prof[:M]))
-        c = prof[M:]
-        a = games[provs[m].name]
-        want = a.game.profile_payoffs(c)
-        np.testing.assert_array_equal(pay[M:][c > 0], want[c > 0])
-        recs = st_.records(provs[m], base, _mix_key(c / n))
-        assert pay[m] == np.mean([r["revenue"] / r["agents"] for r in recs])
-    assert joint["equilibria"], joint["notes"]
-    rng = np.random.default_rng(0)
-    for e in joint["equilibria"]:
-        x = np.array(e["mixture_vector"])
-        assert g.regret(x) <= 1e-8 * g.payoff_scale()
-        q, xc = x[:M], x[M:]
-        if (q == 1).any():  # a pure provider strategy: the consumers play an equilibrium of its game
-            a = games[provs[int(np.argmax(q))].name]
-            assert a.game.regret(xc) <= 1e-8 * g.payoff_scale()
-        # the verification, recomputed plainly
-        recs = [st_.records(p, base, _mix_key(xc)) for p in provs]
-        Pq = sum(w * np.array([payoffs_of(r) for r in rs]) for w, rs in zip(q, recs) if w > 0)
-        R = np.array([[r["revenue"] / r["agents"] for r in rs] for rs in recs]).T
-        assert e["consumer_regret"][0] == pytest.approx(regret_bootstrap(Pq, xc, 10, rng)[0], rel=1e-12, abs=1e-12)
-        assert e["provider_regret"][0] == pytest.approx(regret_bootstrap(R, q, 10, rng)[0], rel=1e-12, abs=1e-12)
-        assert e["expected_revenue_per_agent"] == pytest.approx(float(R.mean(axis=0) @ q), rel=1e-12)
-        assert e["verified"] in ("yes", "no", "undecided")
-    recs = [r for r in equilibria_json(an) if r.get("game") == "provider-consumers"]
-    assert len(recs) == len(joint["equilibria"]) and all(set(r["mixture"]) == {"provider", "consumers"} for r in recs)
-
-
-def test_the_code_part_of_the_analysis_key_is_read_once_per_process(study, monkeypatch):
-    """A process whose files are edited while it runs files its answer under the code it started with:
-    the code is hashed at the first key, not again (an edited file would otherwise give the old answer the
-    new code's key, and a later process would read it as the new code's)."""
-    import pathlib
-
-    import gamemarket.studies.population as pop
-
-    spec = load_study(study)
-    key = pop.analysis_key(spec)
-    real = pathlib.Path.read_bytes
-
-    def edited(self):
-        return real(self) + b"# edited" if self.suffix == ".py" else real(self)
-
-    monkeypatch.setattr(pathlib.Path, "read_bytes", edited)
-    assert pop.analysis_key(spec) == key
-    pop._code_hash.cache_clear()  # a new process reads the edited code: another key
-    try:
-        assert pop.analysis_key(spec) != key
-    finally:
-        pop._code_hash.cache_clear()
-
-
-def test_dominant_mechanism_of_the_provider():
-    from gamemarket.games.rsgame import RoleSymmetricGame
-    from gamemarket.studies.population import dominant_mechanism
-
-    def game(rev):  # rev(m, c) -> the provider's payoff; the consumers' payoffs are irrelevant here
-        return RoleSymmetricGame.from_function(
-            ["provider", "consumers"],
-            [1, 2],
-            [["a", "b", "c"], ["t", "s"]],
-            lambda prof: np.concatenate([[rev(m, tuple(prof[3:])) for m in range(3)], [0.0, 0.0]]),
-        )
-
-    assert dominant_mechanism(game(lambda m, c: [1.0, 3.0, 2.0][m] + c[0])) == "b"
-    assert dominant_mechanism(game(lambda m, c: [1.0, 3.0, 3.0][m])) == "b"  # ties: the first
-    assert dominant_mechanism(game(lambda m, c: (m == 0) * c[0] + (m == 1) * c[1])) is None
