@@ -230,7 +230,7 @@ def test_a_groups_column_runs_pay_what_separate_table_runs_pay():
     columns, and the payoffs computed from them with shared cells, equal ``run``'s DataFrame and the payoffs
     computed from it alone, bit for bit."""
     from gamemarket import bids
-    from gamemarket.market.base import SchedulingMarket
+    from gamemarket.market.scheduling_market import SchedulingMarket
     from gamemarket.market.outcomes import CATEGORIES
 
     w = generate(jobs=400, nodes=4, load=1.2, seed=11).jobs
