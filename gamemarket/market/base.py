@@ -53,9 +53,15 @@ class Market(Protocol):
     size_name: str  #: what ``nodes`` counts ("nodes", "resources")
     has_users: bool  #: jobs carry a user (SWF field 12), so agents can be users
     paper_analysis: bool  #: the source paper's cohorts, claims and figures apply (Shudler et al. 2010)
+    example_workload: dict  #: a small ``[workload]`` table the conformance checks run
+
+    def example_providers(self) -> list[dict]:
+        """Provider tables (``[strategies.provider.*]``, with ``kind``) covering its registered mechanisms:
+        what ``gamemarket.testing.check_market`` runs on ``example_workload``."""
 
     def prepare(self, workload: dict) -> PreparedWorkload:
-        """Load a study's ``[workload]`` table (already checked by :meth:`check_workload`)."""
+        """Load a study's ``[workload]`` table (already checked by :meth:`check_workload`), with its ``jobs``
+        the market's ``size`` of its arrays."""
 
     def check_workload(self, workload: dict, where: str, base: Path) -> dict:
         """A study's ``[workload]`` table checked and with its paths resolved against ``base`` (the study's

@@ -228,6 +228,12 @@ class PricingMarket:
     size_name = "resources"
     has_users = False
     paper_analysis = False
+    #: a small over-demanded cluster the conformance checks run (``gamemarket.testing.check_market``)
+    example_workload = {"source": "hetero", "hetero": {"jobs": 40, "resources": 3, "load": 2.0, "seed": 1}}
+
+    def example_providers(self) -> list[dict]:
+        """Every registered mechanism with its default parameters, as provider tables."""
+        return [{"kind": self.kind, "mechanism": m} for m in HETERO_MECHANISMS]
 
     def prepare(self, workload: dict) -> PreparedWorkload:
         """A market file (``[workload] file``) or the generator's ``[workload.hetero]`` parameters."""

@@ -14,7 +14,9 @@ import pandas as pd
 
 from gamemarket.errors import InputError
 from gamemarket.io.files import check_table
+from gamemarket.market.payments import PAYMENTS
 from gamemarket.market.runs import MarketRun, PreparedWorkload
+from gamemarket.market.schedulers import SCHEDULERS
 from gamemarket.market.simulate import Mechanism, simulate, simulate_many
 from gamemarket.workloads import WorkloadModel, load, synthetic_spec
 
@@ -30,6 +32,12 @@ class SchedulingMarket:
     size_name = "nodes"
     has_users = True
     paper_analysis = True
+    #: a small congested workload the conformance checks run (``gamemarket.testing.check_market``)
+    example_workload = {"source": "synthetic", "synthetic": {"jobs": 80, "nodes": 4, "load": 1.2, "seed": 1}}
+
+    def example_providers(self) -> list[dict]:
+        """Every registered scheduler x payment scheme at r = 1, as provider tables (``[strategies.provider.*]``)."""
+        return [{"kind": self.kind, "scheduler": s, "payment": p, "reserve": 1.0} for s in SCHEDULERS for p in PAYMENTS]
 
     def prepare(self, workload: dict) -> PreparedWorkload:
         """A trace, the synthetic generator or a workload model (``gamemarket.workloads.load``), and its
