@@ -7,6 +7,10 @@ import sys
 import time
 
 from gamemarket.errors import InputError
+from gamemarket.market.payments import PAYMENTS
+from gamemarket.market.schedulers import SCHEDULERS
+from gamemarket.market.simulate import Mechanism
+from gamemarket.registry import Registry
 
 from gamemarket.cli.workload import _print_dict, workload_options
 
@@ -110,6 +114,18 @@ def cmd_simulate(a) -> int:
 # ---------------------------------------------------------------- parser
 
 
+def _names(registry: Registry) -> str:
+    """The registered names, as argparse shows choices: ``{hb,nphb,...}``."""
+    return "{" + ",".join(registry) + "}"
+
+
+def _entries_help(registry: Registry, default: str) -> str:
+    """An option's help from a registry: every entry's name and one-line description, and the default
+    (``%`` doubled: argparse formats help strings)."""
+    entries = "; ".join(f"{name}: {entry.description}" for name, entry in registry.items())
+    return f"the {registry.what} (default {default}): {entries}".replace("%", "%%")
+
+
 def add_simulate_command(sub) -> None:
     """Register ``gamemarket simulate`` on the parser's subcommands ``sub``."""
     s = sub.add_parser("simulate", help="run one profile (mechanism x beta mix) and print the summary")
@@ -120,8 +136,13 @@ def add_simulate_command(sub) -> None:
     workload_options(s)
     s.add_argument("--synthetic-jobs", type=int, help="synthetic workload size (default 4000; a model's own)")
     s.add_argument("--load", type=float, help="synthetic workload's offered load (default 0.9; a model's own)")
-    s.add_argument("--scheduler", default="hb", help="hb, nphb, wspt, wspt-est, fcfs")
-    s.add_argument("--payment", default="kth", help="first or kth")
+    # the names as the metavar, not argparse choices: an unknown name stays the registry's error (exit 2,
+    # "unknown scheduler 'x'; expected one of [...]") rather than a usage message
+    for option, registry, default in (
+        ("--scheduler", SCHEDULERS, Mechanism.scheduler),
+        ("--payment", PAYMENTS, Mechanism.payment),
+    ):
+        s.add_argument(option, default=default, metavar=_names(registry), help=_entries_help(registry, default))
     s.add_argument("--reserve", type=float, default=1.0, help="reservation price r")
     s.add_argument("--mix", help="FT (default), SRG or 'fraction:beta,...'")
     s.add_argument("--seed", type=int, help="seed of the workload's draw and of the bids (default 0)")
