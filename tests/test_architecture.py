@@ -22,6 +22,7 @@ COMPUTING = {
     "confidence",
     "errors",
     "registry",
+    "testing",
 }
 DRAWING = ("matplotlib", "seaborn")
 
@@ -96,6 +97,7 @@ def test_every_module_sits_in_a_part_and_no_loose_modules_are_left():
             "studies",
             "workloads",
             "reports",
+            "testing",
         }
     )
     assert loose == []
@@ -215,6 +217,57 @@ def test_no_import_cycle_between_the_pricing_modules():
 
     assert [m for m in mods if m in reach(m, set())] == []
     assert {"allocation", "dual", "repair", "newton", "identical", "solver"} <= {m.split(".")[-1] for m in mods}
+
+
+def _file_imports(path: Path) -> set[str]:
+    """The package's modules a file imports (module-level or inside a function), ``from pkg import mod``
+    counted as an import of ``pkg.mod`` (the submodule it loads), not of the package."""
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            subs = {f"{node.module}.{a.name}" for a in node.names if f"{node.module}.{a.name}" in MODULES}
+            out |= subs if len(subs) == len(node.names) else subs | {node.module}
+    return {i for i in out if i in MODULES}
+
+
+@pytest.mark.parametrize("part", ["market", "testing"])
+def test_no_import_cycle_between_the_modules_of(part):
+    """base.py and pricing_market.py used to import each other (inside a function); one market per module,
+    registered by base, with no cycle between files."""
+    mods = {
+        _module(p): {i for i in _file_imports(p) if _part(i) in ("market", "testing")}
+        for p in PKG.rglob("*.py")
+        if _part(_module(p)) == part
+    }
+
+    def reach(a, seen):
+        for b in mods.get(a, ()):
+            if b not in seen:
+                seen.add(b)
+                reach(b, seen)
+        return seen
+
+    assert [m for m in mods if m in reach(m, set())] == []
+
+
+def test_the_engine_and_the_reference_never_compare_with_a_registered_name():
+    """The engine runs, and the plain reference reproduces, what an entry declares: neither tests for a name."""
+    from gamemarket.market import PAYMENTS, SCHEDULERS
+    from gamemarket.market.pricing_market import HETERO_MECHANISMS
+
+    names = set(SCHEDULERS) | set(PAYMENTS) | set(HETERO_MECHANISMS)
+    files = [PKG / "market" / f for f in ("engine.py", "simulate.py", "schedulers.py", "payments.py")]
+    files += sorted((PKG / "testing").glob("*.py"))
+    bad = []
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.Compare, ast.Match)):
+                for c in ast.walk(node):
+                    if isinstance(c, ast.Constant) and c.value in names:
+                        bad.append(f"{path.name}:{node.lineno} compares with {c.value!r}")
+    assert bad == []
 
 
 def test_every_public_name_has_a_docstring():

@@ -12,6 +12,10 @@ from gamemarket.cli.workload import workload_options
 from gamemarket.errors import InputError
 from gamemarket.io.files import dumps_json
 from gamemarket.io.ownership import check_output_file, check_outputs
+from gamemarket.market.payments import PAYMENTS
+from gamemarket.market.schedulers import SCHEDULERS
+from gamemarket.market.simulate import Mechanism
+from gamemarket.registry import Registry
 
 
 def cmd_simulate(a) -> int:
@@ -128,6 +132,18 @@ def _check_outputs(a) -> None:
 # ---------------------------------------------------------------- parser
 
 
+def _names(registry: Registry) -> str:
+    """The registered names, as argparse shows choices: ``{hb,nphb,...}``."""
+    return "{" + ",".join(registry) + "}"
+
+
+def _entries_help(registry: Registry, default: str) -> str:
+    """An option's help from a registry: every entry's name and one-line description, and the default
+    (``%`` doubled: argparse formats help strings)."""
+    entries = "; ".join(f"{name}: {entry.description}" for name, entry in registry.items())
+    return f"the {registry.what} (default {default}): {entries}".replace("%", "%%")
+
+
 def add_simulate_command(sub) -> None:
     """Register ``gamemarket simulate`` on the parser's subcommands ``sub``."""
     s = sub.add_parser("simulate", help="run one profile (mechanism x beta mix) and print the summary")
@@ -138,8 +154,13 @@ def add_simulate_command(sub) -> None:
     workload_options(s)
     s.add_argument("--synthetic-jobs", type=JOBS_COUNT, help="synthetic workload size (default 4000; a model's own)")
     s.add_argument("--load", type=LOAD, help="synthetic workload's offered load (default 0.9; a model's own)")
-    s.add_argument("--scheduler", default="hb", help="hb, nphb, wspt, wspt-est, fcfs")
-    s.add_argument("--payment", default="kth", help="first or kth")
+    # the names as the metavar, not argparse choices: an unknown name stays the registry's error (exit 2,
+    # "unknown scheduler 'x'; expected one of [...]") rather than a usage message
+    for option, registry, default in (
+        ("--scheduler", SCHEDULERS, Mechanism.scheduler),
+        ("--payment", PAYMENTS, Mechanism.payment),
+    ):
+        s.add_argument(option, default=default, metavar=_names(registry), help=_entries_help(registry, default))
     s.add_argument("--reserve", type=NONNEGATIVE, default=1.0, help="reservation price r")
     s.add_argument("--mix", help="FT (default), SRG or 'fraction:beta,...'")
     s.add_argument("--seed", type=SEED, help="seed of the workload's draw and of the bids (default 0)")

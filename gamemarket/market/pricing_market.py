@@ -16,20 +16,27 @@ Mechanisms (registered by name; each states its allocation and payment rule):
   exceeds its capacity every buyer of it is rationed in proportion; each job pays ``p^T x_i`` for
   what it gets.
 * ``pay-as-bid``: the allocation of ``clearing``; each job pays its reported value ``rw_i t_i``.
+
+``PricingMarket`` answers the market protocol (``gamemarket.market.base``) with these mechanisms; ``base``
+registers it as ``MARKETS["pricing"]``.
 """
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
 import pandas as pd
 
 from gamemarket.errors import InputError
+from gamemarket.io.files import check_table
+from gamemarket.market.runs import MarketRun, PreparedWorkload
 from gamemarket.registry import Registry
-from gamemarket.pricing import Problem, solve
+from gamemarket.pricing import SOLVER_VERSION, Problem, solve
 from gamemarket.pricing.problem import read_npz
 from gamemarket.pricing.envelope import sort_efficiencies
 from gamemarket.pricing.dual import evaluate
@@ -207,6 +214,89 @@ def run(
         "prices": prices.tolist(),
         **info,
     }
-    from gamemarket.market.base import MarketRun
-
     return MarketRun(jobs, summary)
+
+
+class PricingMarket:
+    """Jobs bidding for throughput on a heterogeneous cluster, allocated by price discovery
+    (the mechanisms above; the contract ``pricing-model.md``)."""
+
+    kind = "pricing"
+    description = "a heterogeneous cluster's resources, allocated by price discovery"
+    workload_sources = ("hetero",)
+    generator_sources = ("hetero",)
+    size_name = "resources"
+    has_users = False
+    paper_analysis = False
+    #: a small over-demanded cluster the conformance checks run (``gamemarket.testing.check_market``)
+    example_workload = {"source": "hetero", "hetero": {"jobs": 40, "resources": 3, "load": 2.0, "seed": 1}}
+
+    def example_providers(self) -> list[dict]:
+        """Every registered mechanism with its default parameters, as provider tables."""
+        return [{"kind": self.kind, "mechanism": m} for m in HETERO_MECHANISMS]
+
+    def prepare(self, workload: dict) -> PreparedWorkload:
+        """A market file (``[workload] file``) or the generator's ``[workload.hetero]`` parameters."""
+        if "file" in workload:
+            mk = load_market(workload["file"])
+            meta = {"source": workload["file"]}
+        else:
+            hs = HeteroSpec.from_dict(workload.get("hetero", {}))
+            mk = generate(hs)
+            # "synthetic": the generator's parameters, under the key every market's meta uses for them
+            meta = {"source": "hetero", "synthetic": {k: getattr(hs, k) for k in hs.__dataclass_fields__}}
+        arrays = {"A": np.ascontiguousarray(mk["A"]), "R": np.ascontiguousarray(mk["R"])}
+        return PreparedWorkload(self.kind, arrays, int(mk["A"].shape[1]), meta, mk, jobs=self.size(arrays))
+
+    def check_workload(self, workload: dict, where: str, base: Path) -> dict:
+        """A market file (``file``, relative to the study) or the generator's ``[workload.hetero]`` table."""
+        wl = dict(workload)
+        HeteroSpec.from_dict(wl.get("hetero", {}), where=f"{where}: [workload.hetero]")
+        if "file" in wl and not Path(wl["file"]).is_absolute():
+            wl["file"] = str((base / wl["file"]).resolve())
+        return wl
+
+    def with_jobs(self, workload: dict, n: int, where: str) -> dict:
+        """The generator's table with ``jobs = n``."""
+        wl = copy.deepcopy(workload)
+        wl.setdefault("hetero", {})["jobs"] = int(n)
+        return wl
+
+    def provider_params(self, entry: dict, where: str) -> dict:
+        """``mechanism`` (registered in ``HETERO_MECHANISMS``), and ``reserve`` or ``prices``: a number >= 0 or
+        one per resource (lists become tuples, so the parameters are hashable)."""
+        check_table(entry, where, {"kind", "mechanism", "reserve", "prices", "description"}, {"mechanism"})
+        try:
+            get_mechanism(str(entry["mechanism"]))
+            params = {"mechanism": str(entry["mechanism"])}
+            for key in ("reserve", "prices"):
+                if key in entry:
+                    v = entry[key]
+                    vals = [float(x) for x in v] if isinstance(v, list) else float(v)
+                    if any(not np.isfinite(x) or x < 0 for x in np.atleast_1d(vals)):
+                        raise InputError(f"field {key!r} must be numbers >= 0")
+                    params[key] = tuple(vals) if isinstance(vals, list) else vals
+        except (InputError, TypeError, ValueError) as exc:
+            raise InputError(f"{where}: {exc}") from exc
+        return params
+
+    def describe_provider(self, params: dict) -> str:
+        """``(mechanism=..., reserve=...)``: every parameter."""
+        return f"({', '.join(f'{a}={b}' for a, b in params.items() if a != 'kind')})"
+
+    def size(self, arrays: dict) -> int:
+        """The number of jobs (rows of the efficiencies ``A``)."""
+        return arrays["A"].shape[0]
+
+    def key_fields(self) -> dict:
+        """The price-discovery solver's version: a changed solver never reuses a stored result."""
+        return {"solver": SOLVER_VERSION}
+
+    def run(self, arrays, nodes, provider, private, reported, group) -> MarketRun:
+        """One pricing mechanism (``run``) with these bids."""
+        params = {k: v for k, v in provider.items() if k not in ("kind", "mechanism")}
+        return run(arrays["A"], arrays["R"], private, reported, group, provider["mechanism"], params=params)
+
+    def run_many(self, arrays, nodes, providers, private, reported, group) -> list[MarketRun]:
+        """Each mechanism solves its own allocation problem: nothing to share."""
+        return [self.run(arrays, nodes, p, private, reported, group) for p in providers]

@@ -4,6 +4,13 @@ A scheduler is a priority key (smaller sorts first; ties broken by submit time, 
 whether it preempts: a preemptive scheduler runs the ``n`` present jobs with the smallest keys
 after every step (HB); a non-preemptive one lets running jobs finish and fills free nodes with
 waiting jobs in key order. Adding a scheduler of that form is one ``register_scheduler`` call.
+
+A scheduler declares what it does, not only how the engine computes it: its key is a
+:class:`PriorityKey` (a job column, optionally per another column, smallest or largest first), which the
+engine evaluates on the whole job table and the plain reference (``gamemarket.testing.reference``) on one
+job at a time. A key given as a plain function (a faster one, say) runs in the engine, and declares its
+meaning with ``priority=PriorityKey(...)``; without one, the reference and the conformance checks
+(``gamemarket.testing.check_scheduler``) refuse the scheduler by name.
 """
 
 from __future__ import annotations
@@ -16,23 +23,80 @@ import numpy as np
 from gamemarket.registry import Registry
 
 
+def _col(t, name: str) -> np.ndarray:
+    return np.asarray(t[name], dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class PriorityKey:
+    """A job's priority key from its columns: ``column`` (negated when ``descending``), divided by ``per``
+    when given. Smaller keys run first; ties go by submit time, then id.
+
+    Calling it on a job table (a DataFrame, or a mapping of column arrays) gives every job's key as a
+    float64 array, as the engine needs; :meth:`of_job` gives one job's, as the plain reference needs.
+
+    Parameters
+    ----------
+    column : str
+        The job table's column the key reads (``reported_bid``, ``submit``, ...).
+    per : str, optional
+        A column the value is divided by (``runtime``: a bid per second of run time).
+    descending : bool
+        Larger values first (the key is the value negated), e.g. the highest bid first.
+    """
+
+    column: str
+    per: str | None = None
+    descending: bool = False
+
+    def __call__(self, table) -> np.ndarray:
+        """Every job's key (float64), negated before the division as ``-rw / tau`` is."""
+        v = _col(table, self.column)
+        if self.descending:
+            v = -v
+        if self.per is not None:
+            v = v / _col(table, self.per)
+        return v
+
+    def of_job(self, job) -> float:
+        """One job's key from a mapping of its fields, with the same operations in the same order."""
+        v = float(job[self.column])
+        if self.descending:
+            v = -v
+        if self.per is not None:
+            v = v / float(job[self.per])
+        return v
+
+    def describe(self) -> str:
+        """The key as a formula: ``-reported_bid / runtime``."""
+        return f"{'-' if self.descending else ''}{self.column}{f' / {self.per}' if self.per else ''}"
+
+
 @dataclass(frozen=True)
 class Scheduler:
     """A scheduler of the market: its name, whether it preempts, its priority key per job (smallest
-    first; ties by submit time, then id) and a description (Shudler et al. 2010).
+    first; ties by submit time, then id), a description, and the key's declared meaning ``priority``
+    (what the plain reference reproduces; ``None``: undeclared) (Shudler et al. 2010).
     """
 
     name: str
     preemptive: bool
     key: Callable  #: primary key per job (float64); ties by (submit, id)
     description: str
+    priority: PriorityKey | None = None  #: the key's declared semantics
 
 
 SCHEDULERS: Registry[Scheduler] = Registry("scheduler")
 
 
 def register_scheduler(
-    name: str, preemptive: bool, key: Callable, description: str, *, replace: bool = False
+    name: str,
+    preemptive: bool,
+    key: Callable,
+    description: str,
+    *,
+    priority: PriorityKey | None = None,
+    replace: bool = False,
 ) -> Scheduler:
     """Register a scheduler under ``name`` (studies and the CLI then accept it).
 
@@ -41,11 +105,15 @@ def register_scheduler(
     name : str
     preemptive : bool
         Whether a waiting job with a better key preempts a running one.
-    key : callable
-        ``key(table) -> float64 array``: each job's priority (smallest first). ``table`` is a job table:
-        a DataFrame, or (``simulate --jobs``) a mapping of column arrays, so read it as
-        ``np.asarray(table[name], dtype=...)``.
+    key : PriorityKey or callable
+        Each job's priority (smallest first): a :class:`PriorityKey`, or ``key(table) -> float64 array``
+        where ``table`` is a job table (a DataFrame, or (``simulate --jobs``) a mapping of column arrays,
+        so read it as ``np.asarray(table[name], dtype=...)``).
     description : str
+        One line, shown by the CLI's help.
+    priority : PriorityKey, keyword-only, optional
+        What a callable ``key`` computes, for the plain reference and the conformance checks (a
+        :class:`PriorityKey` ``key`` declares itself).
     replace : bool, keyword-only
         Replace a scheduler already registered under ``name`` (else that is an error).
 
@@ -53,34 +121,28 @@ def register_scheduler(
     -------
     Scheduler
     """
-    return SCHEDULERS.register(name, Scheduler(name, preemptive, key, description), replace=replace)
+    if priority is None and isinstance(key, PriorityKey):
+        priority = key
+    return SCHEDULERS.register(name, Scheduler(name, preemptive, key, description, priority), replace=replace)
 
 
-def _col(t, name: str) -> np.ndarray:
-    return np.asarray(t[name], dtype=np.float64)
+_HIGHEST_BID = PriorityKey("reported_bid", descending=True)
 
-
-def _neg_bid(t):
-    return -_col(t, "reported_bid")
-
-
-def _neg_bid_per_runtime(t):
-    return -_col(t, "reported_bid") / _col(t, "runtime")
-
-
-def _neg_bid_per_estimate(t):
-    return -_col(t, "reported_bid") / _col(t, "estimate")
-
-
-def _submit(t):
-    return _col(t, "submit")
-
-
-register_scheduler("hb", True, _neg_bid, "Highest-Bid, preemptive: runs the n highest reported bids")
-register_scheduler("nphb", False, _neg_bid, "non-preemptive Highest-Bid")
-register_scheduler("wspt", False, _neg_bid_per_runtime, "weighted shortest processing time: bid / true run time")
-register_scheduler("wspt-est", False, _neg_bid_per_estimate, "WSPT with the user's run-time estimate")
-register_scheduler("fcfs", False, _submit, "first come, first served (key: submit time)")
+register_scheduler("hb", True, _HIGHEST_BID, "Highest-Bid, preemptive: runs the n highest reported bids")
+register_scheduler("nphb", False, _HIGHEST_BID, "non-preemptive Highest-Bid")
+register_scheduler(
+    "wspt",
+    False,
+    PriorityKey("reported_bid", per="runtime", descending=True),
+    "weighted shortest processing time: bid / true run time",
+)
+register_scheduler(
+    "wspt-est",
+    False,
+    PriorityKey("reported_bid", per="estimate", descending=True),
+    "WSPT with the user's run-time estimate",
+)
+register_scheduler("fcfs", False, PriorityKey("submit"), "first come, first served (key: submit time)")
 
 
 def get_scheduler(name: str) -> Scheduler:

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from gamemarket.io import jobtable
 from gamemarket.cli import main
 from gamemarket.errors import InputError
+from gamemarket.market import PAYMENTS, SCHEDULERS
 from gamemarket.workloads import archive
 
 
@@ -158,8 +159,8 @@ def test_lpc_full_hb_kth(lpc):
     seed=st.integers(0, 10_000),
     jobs=st.integers(1, 400),
     nodes=st.integers(1, 12),
-    sched=st.sampled_from(["hb", "nphb", "wspt", "wspt-est", "fcfs"]),
-    pay=st.sampled_from(["first", "kth"]),
+    sched=st.sampled_from(list(SCHEDULERS)),
+    pay=st.sampled_from(list(PAYMENTS)),
     shuffle=st.booleans(),
 )
 def test_simulate_jobs_without_pandas_equals_the_dataframe_path(

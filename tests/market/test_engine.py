@@ -6,12 +6,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gamemarket.market import Mechanism, simulate
-from reference import key_fn, reference_run
+from gamemarket.market import PAYMENTS as PAYMENT_REGISTRY
+from gamemarket.market import SCHEDULERS as SCHEDULER_REGISTRY
+from gamemarket.market import Mechanism, get_scheduler, simulate
+from gamemarket.testing.reference import key_fn, reference_run
 from hypothesis_strategies import workloads
 
-SCHEDULERS = ["hb", "nphb", "wspt", "wspt-est", "fcfs"]
-PAYMENTS = ["first", "kth"]
+# every registered entry, read from the registries (a new one is tested without editing this file)
+SCHEDULERS = list(SCHEDULER_REGISTRY)
+PAYMENTS = list(PAYMENT_REGISTRY)
+PREEMPTIVE = [s for s in SCHEDULERS if get_scheduler(s).preemptive]
 
 
 def compare(table, n, sched, pay, reserve):
@@ -67,14 +71,16 @@ def test_reserve_floors_rate_but_admits_low_bids():
     assert r["start"].item() == 5 and r["payment"].item() == 30.0
 
 
+@pytest.mark.parametrize("sched", PREEMPTIVE)
 @settings(max_examples=150, deadline=None)
 @given(case=workloads(), pay=st.sampled_from(PAYMENTS))
-def test_hb_invariants_on_reference_timeline(case, pay):
-    """HB runs the n best present keys (so at most n, and work-conserving); the reference is the witness."""
+def test_preemptive_invariants_on_reference_timeline(sched, case, pay):
+    """A preemptive scheduler (HB) runs the n best present keys (so at most n, and work-conserving); the
+    reference is the witness."""
     table, n, reserve = case
     jobs = table.to_dict("records")
-    key = {j["id"]: key_fn("hb", j) for j in jobs}
-    _, timeline = reference_run(jobs, n, "hb", pay, reserve, record=True)
+    key = {j["id"]: key_fn(sched, j) for j in jobs}
+    _, timeline = reference_run(jobs, n, sched, pay, reserve, record=True)
     for _t, present, running in timeline:
         best = set(sorted(present, key=lambda i: key[i])[:n])
         assert running == best
@@ -94,7 +100,7 @@ def test_outcome_invariants(sched, pay, case):
     cap = np.maximum(reserve, r["reported_bid"].to_numpy())
     assert (r["payment"] >= reserve * tau * (1 - 1e-12)).all()
     assert (r["payment"] <= cap * tau * (1 + 1e-12) + 1e-9).all()
-    if sched != "hb":
+    if not get_scheduler(sched).preemptive:
         assert (r["end"] - r["start"] == tau).all() and (r["preemptions"] == 0).all()
         # never more than n jobs at once: sweep the run intervals
         ev = sorted([(s, 1) for s in r["start"]] + [(e, -1) for e in r["end"]], key=lambda x: (x[0], x[1]))

@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from gamemarket.market import payoffs
 from gamemarket.bids import SRG, BetaMix, job_table
-from gamemarket.market import Mechanism, simulate
+from gamemarket.market import PAYMENTS, SCHEDULERS, Mechanism, simulate
 from gamemarket.market.outcomes import runtime_groups
 from gamemarket.workloads import generate
 
@@ -230,7 +230,7 @@ def test_a_groups_column_runs_pay_what_separate_table_runs_pay():
     columns, and the payoffs computed from them with shared cells, equal ``run``'s DataFrame and the payoffs
     computed from it alone, bit for bit."""
     from gamemarket import bids
-    from gamemarket.market.base import SchedulingMarket
+    from gamemarket.market.scheduling_market import SchedulingMarket
     from gamemarket.market.outcomes import CATEGORIES
 
     w = generate(jobs=400, nodes=4, load=1.2, seed=11).jobs
@@ -238,9 +238,7 @@ def test_a_groups_column_runs_pay_what_separate_table_runs_pay():
     d = bids.draw(len(w), 2)
     mix = BetaMix.parse("0.6:0,0.4:0.7")
     group, reported = mix.report(d.private_bid, d.G, d.U)
-    providers = [
-        {"scheduler": s, "payment": p, "reserve": r} for s in ("hb", "wspt") for p in ("first", "kth") for r in (0, 1)
-    ]
+    providers = [{"scheduler": s, "payment": p, "reserve": r} for s in SCHEDULERS for p in PAYMENTS for r in (0, 1)]
     market = SchedulingMarket()
     runs = market.run_many(arrays, 4, providers, d.private_bid, reported, group)
     cells = payoffs.Cells.of(runs[0].jobs, d.G, d.private_bid)

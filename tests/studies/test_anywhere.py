@@ -114,3 +114,27 @@ def test_a_study_that_quotes_a_population_study_runs_it_first(tmp_path, capsys):
     assert "quotes the population study" in out and "study pop:" in out and "study s:" in out
     assert (tmp_path / "reports" / "pop" / "report.md").is_file()
     assert "{population" not in (tmp_path / "reports" / "s" / "report.md").read_text()
+
+
+def test_a_copied_study_finds_the_built_in_workload_model(tmp_path, monkeypatch):
+    """``model = "models/lpc-egee-2004.toml"`` in a study copied out of the checkout reads the installed model;
+    a user's own file of that name beside the study is preferred; a name neither holds is an error naming both."""
+    from gamemarket.market.scheduling_market import builtin_models
+
+    assert "lpc-egee-2004.toml" in builtin_models()
+    monkeypatch.chdir(tmp_path)
+    study = tmp_path / "copy.toml"
+    study.write_text(
+        'name = "copy"\n[workload]\nsource = "synthetic"\nmodel = "models/lpc-egee-2004.toml"\n'
+        "[workload.synthetic]\njobs = 200\n[replications]\ncount = 1\n"
+    )
+    spec = load_study(study)
+    model = Path(spec.workload["model"])
+    assert model.is_file() and "data" in model.parts and "gamemarket" in model.parts
+    (tmp_path / "models").mkdir()
+    own = tmp_path / "models" / "lpc-egee-2004.toml"
+    own.write_bytes(model.read_bytes())
+    assert Path(load_study(study).workload["model"]) == own.resolve()
+    study.write_text(study.read_text().replace("lpc-egee-2004", "no-such-model"))
+    with pytest.raises(InputError, match="built-in models"):
+        load_study(study)

@@ -1,0 +1,175 @@
+"""A plain reference implementation of market model sections 4-5: what the engine must reproduce.
+
+At every instant it re-sorts all present jobs and accumulates each running job's payment step by
+step. Slow and obvious on purpose; it also records the running set after every step, so tests can
+check the scheduling invariants on it.
+
+It reads no scheduler's or payment scheme's name: it takes what a registry entry declares. A
+scheduler declares its key as a :class:`gamemarket.market.schedulers.PriorityKey` and whether it
+preempts; a payment scheme declares its ``rule``, one of ``RATE_RULES``. An entry whose semantics this
+module does not know is refused by name (:class:`UnknownSemanticsError`), so a new entry is either
+checkable or says why not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+from gamemarket.errors import InputError
+from gamemarket.market.payments import FIRST_PRICE_RULE, KTH_PRICE_RULE, get_payment
+from gamemarket.market.schedulers import PriorityKey, get_scheduler
+
+
+class UnknownSemanticsError(InputError):
+    """A registered scheduler or payment scheme whose declared semantics the plain reference does not know."""
+
+
+def _first_price(bid: float, reserve: float, nodes: int, present: int, waiting_bids: Sequence[float]) -> float:
+    # r while some node is idle (N < n), else the job's own bid, floored at r
+    return reserve if present < nodes else max(reserve, bid)
+
+
+def _kth_price(bid: float, reserve: float, nodes: int, present: int, waiting_bids: Sequence[float]) -> float:
+    # r while nobody waits, else the highest waiting bid, capped at the job's own and floored at r
+    if not waiting_bids:
+        return reserve
+    return max(reserve, min(bid, max(waiting_bids)))
+
+
+#: a declared payment rule -> a running job's rate ``rate(own bid, r, n, N present, waiting jobs' bids)``
+RATE_RULES: dict[str, Callable[[float, float, int, int, Sequence[float]], float]] = {
+    FIRST_PRICE_RULE: _first_price,
+    KTH_PRICE_RULE: _kth_price,
+}
+
+
+def scheduler_semantics(scheduler: str) -> tuple[PriorityKey, bool]:
+    """A registered scheduler's declared semantics: its priority key and whether it preempts.
+
+    Parameters
+    ----------
+    scheduler : str
+        A name in ``gamemarket.market.SCHEDULERS``.
+
+    Returns
+    -------
+    (PriorityKey, bool)
+
+    Raises
+    ------
+    UnknownSemanticsError
+        The scheduler declares no :class:`PriorityKey` (its key is a plain function without ``priority``).
+    """
+    entry = get_scheduler(scheduler)
+    if not isinstance(entry.priority, PriorityKey):
+        raise UnknownSemanticsError(
+            f"scheduler {scheduler!r}: the plain reference cannot reproduce it: it declares no priority key "
+            f"(got {entry.priority!r}); register it with a PriorityKey as its key, or pass priority=PriorityKey(...)"
+        )
+    return entry.priority, bool(entry.preemptive)
+
+
+def payment_rule(payment: str) -> Callable[[float, float, int, int, Sequence[float]], float]:
+    """A registered payment scheme's rate rule, from the rule it declares.
+
+    Parameters
+    ----------
+    payment : str
+        A name in ``gamemarket.market.PAYMENTS``.
+
+    Returns
+    -------
+    callable
+        ``rate(own bid, r, n, N present, waiting jobs' bids)``.
+
+    Raises
+    ------
+    UnknownSemanticsError
+        The scheme declares no rule, or one not in ``RATE_RULES``.
+    """
+    entry = get_payment(payment)
+    if entry.rule not in RATE_RULES:
+        raise UnknownSemanticsError(
+            f"payment scheme {payment!r}: the plain reference cannot reproduce it: its declared rule "
+            f"{entry.rule!r} is not one of {sorted(RATE_RULES)}"
+        )
+    return RATE_RULES[entry.rule]
+
+
+def key_fn(scheduler: str, job: Mapping) -> tuple:
+    """A job's full sort key under ``scheduler``: its declared priority key, then submit time, then id."""
+    priority, _ = scheduler_semantics(scheduler)
+    return (priority.of_job(job), job["submit"], job["id"])
+
+
+def reference_run(jobs, n, scheduler="hb", payment="kth", reserve=1.0, record=False):
+    """Run the market plainly: every step re-sorts the present jobs and pays each running job its rate.
+
+    Parameters
+    ----------
+    jobs : list of dict
+        One dict per job with ``id``, ``submit``, ``runtime``, ``reported_bid`` and the columns the
+        scheduler's key reads (``estimate``, ...).
+    n : int
+        The number of nodes.
+    scheduler, payment : str
+        Registered names; their declared semantics give the rule (``scheduler_semantics``, ``payment_rule``).
+    reserve : float
+        The reservation price ``r``.
+    record : bool
+        Also return the timeline: ``(t, present ids, running ids)`` after every step.
+
+    Returns
+    -------
+    dict
+        id -> (start, end, payment, preemptions), and the timeline if ``record``.
+    """
+    _, preemptive = scheduler_semantics(scheduler)
+    rate_of = payment_rule(payment)
+    by_id = {j["id"]: j for j in jobs}
+    key = {j["id"]: key_fn(scheduler, j) for j in jobs}
+    remaining = {j["id"]: j["runtime"] for j in jobs}
+    start, end, pay, npre = {}, {}, {i: 0.0 for i in by_id}, {i: 0 for i in by_id}
+    future = sorted(by_id, key=lambda i: (by_id[i]["submit"], i))
+    present, running = set(), set()
+    rate = {}
+    t_prev = None
+    timeline = []
+    while future or present:
+        cands = []
+        if future:
+            cands.append(by_id[future[0]]["submit"])
+        cands += [t_prev + remaining[i] for i in running]
+        t = min(cands)
+        if t_prev is not None:
+            dt = t - t_prev
+            for i in running:
+                pay[i] += rate[i] * dt
+                remaining[i] -= dt
+        for i in [i for i in running if remaining[i] == 0]:
+            running.discard(i)
+            present.discard(i)
+            end[i] = t
+        while future and by_id[future[0]]["submit"] == t:
+            present.add(future.pop(0))
+        ordered = sorted(present, key=lambda i: key[i])
+        if preemptive:
+            new_running = set(ordered[:n])
+            for i in running - new_running:
+                npre[i] += 1
+            running = new_running
+        else:
+            for i in ordered:
+                if len(running) >= n:
+                    break
+                running.add(i)
+        for i in running:
+            start.setdefault(i, t)
+        waiting_bids = [by_id[j]["reported_bid"] for j in present - running]
+        for i in running:
+            rate[i] = rate_of(by_id[i]["reported_bid"], reserve, n, len(present), waiting_bids)
+        if record:
+            timeline.append((t, frozenset(present), frozenset(running)))
+        t_prev = t
+    result = {i: (start[i], end[i], pay[i], npre[i]) for i in by_id}
+    return (result, timeline) if record else result
