@@ -100,7 +100,10 @@ def replicator_dynamics(
     X = np.atleast_2d(np.asarray(mixture, dtype=float))
     X = np.array([game.check_mixture(x) for x in X])
     vals = game.payoffs[game.profiles > 0]
-    lo, spread = float(vals.min()), max(float(vals.max() - vals.min()), 1e-300)
+    # the shift keeps every fitness positive; its floor is relative to the payoffs, so that where they are all
+    # (nearly) equal it still exceeds the rounding of the deviation payoffs (else a fitness could turn negative)
+    lo = float(vals.min())
+    spread = max(float(vals.max() - vals.min()), 1e-9 * float(np.abs(vals).max()), 1e-300)
     C, K, dense_ok = game._dense()
     starts, ks = game.role_starts, game.num_strategies
     active = np.ones(len(X), dtype=bool)
