@@ -629,8 +629,8 @@ register_claim(
 register_claim(
     "2",
     claim_2,
-    "Under HB, risk-aggressive users with low bids have a higher share of short-starved jobs than all users under "
-    "full truthfulness (Fig. 1-2).",
+    "Under HB, risk-aggressive users with low bids have a higher share of severely slowed-down jobs (SSJs: "
+    "BSD >= 5) than all users under full truthfulness (Fig. 1-2).",
     "As claim 1, on the share of SSJs.",
 )
 register_claim(
