@@ -21,13 +21,18 @@ from gamemarket.errors import InputError
 if TYPE_CHECKING:
     import pandas as pd
 
+#: the smallest share of a bid distribution's mass in [lo, hi] that rejection sampling accepts (at most a
+#: thousand draws per bid on average)
+MIN_ACCEPTANCE = 1e-3
+
 
 @dataclass(frozen=True)
 class BidDistribution:
     """A mixture of normal components ``(weight, mean, sd)`` truncated to ``[lo, hi]``.
 
     A draw outside the interval is discarded and the whole mixture draw (component and value)
-    is repeated. The default is the paper's bimodal population.
+    is repeated. The default is the paper's bimodal population. A mixture with less than
+    ``MIN_ACCEPTANCE`` of its mass inside ``[lo, hi]`` is an :class:`InputError`.
     """
 
     components: tuple[tuple[float, float, float], ...] = ((0.8, 30.0, 15.0), (0.2, 150.0, 15.0))
@@ -51,9 +56,59 @@ class BidDistribution:
             raise InputError(f"bid distribution: component weights must sum to 1, got {sum(c[0] for c in comps)}")
         if not (math.isfinite(self.lo) and math.isfinite(self.hi) and 0 <= self.lo < self.hi):
             raise InputError(f"bid distribution: need 0 <= lo < hi, got [{self.lo}, {self.hi}]")
+        p = self.acceptance()
+        if p < MIN_ACCEPTANCE:  # rejection sampling would take more than 1 / MIN_ACCEPTANCE draws per bid
+            raise InputError(
+                f"bid distribution: the components (weight, mean, sd) {list(comps)} put {p:.3g} of their mass in "
+                f"[lo, hi] = [{self.lo}, {self.hi}]; expected at least {MIN_ACCEPTANCE:g} (a component whose mean "
+                "lies within a few sd of the interval)"
+            )
 
-    def sample(self, size: int, rng: np.random.Generator, max_rounds: int = 10_000) -> np.ndarray:
-        """``size`` draws; rejected draws are redrawn whole, in rounds, in job order."""
+    def _masses(self) -> tuple[float, float]:
+        """(inside, outside): the probabilities that one mixture draw lands in ``[lo, hi]`` and outside it,
+        each from the normal tails (``erfc``) so that a share near 0 keeps its digits."""
+        inside = outside = 0.0
+        r2 = math.sqrt(2.0)
+        for w, m, sd in self.components:
+            if sd == 0:
+                inside += w * float(self.lo <= m <= self.hi)
+                outside += w * float(not self.lo <= m <= self.hi)
+                continue
+            z_lo, z_hi = (self.lo - m) / sd, (self.hi - m) / sd
+            if z_lo > 0:  # the interval in the upper tail: Phi(z_hi) - Phi(z_lo) = Q(z_lo) - Q(z_hi)
+                inside += w * 0.5 * (math.erfc(z_lo / r2) - math.erfc(z_hi / r2))
+            else:
+                inside += w * 0.5 * (math.erfc(-z_hi / r2) - math.erfc(-z_lo / r2))
+            outside += w * 0.5 * (math.erfc(-z_lo / r2) + math.erfc(z_hi / r2))  # Phi(z_lo) + Q(z_hi)
+        return min(max(inside, 0.0), 1.0), min(max(outside, 0.0), 1.0)
+
+    def acceptance(self) -> float:
+        """The probability that one mixture draw (component, then value) lands in ``[lo, hi]``."""
+        return self._masses()[0]
+
+    def sample(self, size: int, rng: np.random.Generator, max_rounds: int | None = None) -> np.ndarray:
+        """``size`` draws; rejected draws are redrawn whole, in rounds, in job order.
+
+        Parameters
+        ----------
+        size : int
+        rng : numpy.random.Generator
+        max_rounds : int, optional
+            Rounds of redraws before giving up; by default enough that all ``size`` draws are accepted
+            but for a chance below 1e-12, from the acceptance probability (:meth:`acceptance`).
+
+        Raises
+        ------
+        InputError
+            ``max_rounds`` did not suffice (by default a chance below 1e-12); the message names the
+            components and the interval. (A mixture with less than ``MIN_ACCEPTANCE`` of its mass in
+            ``[lo, hi]`` is refused when it is made.)
+        """
+        if size == 0:
+            return np.empty(0)
+        p, q = self._masses()
+        if max_rounds is None:  # every one of `size` draws accepted within R rounds but for size q^R < 1e-12
+            max_rounds = 1 if q <= 0 else max(1, math.ceil(math.log(1e-12 / size) / math.log(q)))
         weights = np.array([c[0] for c in self.components])
         means = np.array([c[1] for c in self.components])
         sds = np.array([c[2] for c in self.components])
@@ -69,7 +124,13 @@ class BidDistribution:
             ok = (vals >= self.lo) & (vals <= self.hi)
             out[todo[ok]] = vals[ok]
             todo = todo[~ok]
-        raise InputError("bid distribution: almost no mass inside [lo, hi]; rejection sampling gave up")
+        if todo.size == 0:
+            return out
+        raise InputError(
+            f"bid distribution: {todo.size:,} of {size:,} draws still outside [lo, hi] = [{self.lo}, {self.hi}] "
+            f"after {max_rounds:,} rounds of rejection sampling (acceptance {p:.3g} per draw, components "
+            f"{list(self.components)}); expected components with more of their mass inside [lo, hi]"
+        )
 
 
 @dataclass(frozen=True)

@@ -97,3 +97,29 @@ def test_bid_bins():
         "high",
         "high",
     ]
+
+
+def test_acceptance_is_the_mass_inside_the_interval():
+    assert BidDistribution().acceptance() == pytest.approx(0.8 * (1 - 0.0227501) + 0.2 * (1 - 0.0227501), abs=1e-6)
+    assert BidDistribution(((1.0, 50.0, 0.0),)).acceptance() == 1.0
+    far = BidDistribution(((0.5, -3.0, 1.0), (0.5, 183.0, 1.0)), lo=0, hi=180)  # 0.00135 inside: still drawn
+    assert far.acceptance() == pytest.approx(0.0013499, rel=1e-4)
+    w = far.sample(2000, np.random.default_rng(1))
+    assert ((w >= 0) & (w <= 180)).all()
+
+
+@pytest.mark.parametrize(
+    "components",
+    [((1.0, 500.0, 10.0),), ((1.0, 200.0, 0.0),), ((0.5, -50.0, 5.0), (0.5, 400.0, 5.0))],
+)
+def test_a_distribution_with_no_mass_inside_is_refused_when_made(components):
+    """It used to be refused only after 10,000 rounds of redraws of every bid (or never, on a near miss)."""
+    with pytest.raises(InputError, match=r"put .* of their mass in \[lo, hi\] = \[0.0, 180.0\]; expected at least"):
+        BidDistribution(components)
+
+
+def test_rejection_sampling_is_bounded_and_says_what_was_left():
+    half = BidDistribution(((0.5, -100.0, 1.0), (0.5, 50.0, 1.0)))
+    with pytest.raises(InputError, match=r"draws still outside \[lo, hi\] = \[0.0, 180.0\] after 1 rounds"):
+        half.sample(1000, np.random.default_rng(0), max_rounds=1)
+    assert len(half.sample(1000, np.random.default_rng(0))) == 1000  # the default bound: from the acceptance

@@ -15,12 +15,16 @@ References
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
 from gamemarket.confidence import t_interval
 from gamemarket.bids import BID_CLASSES, HIGH_MIN, LOW_MAX
 from gamemarket.market.payoffs import aggressive_group
+from gamemarket.registry import Registry
 
 # Claims (1)-(3) read the 10-wide bid bins [10k, 10k + 10): "low" is the bins below 60, i.e. w < 60 (the
 # contract's [0, 60] less w = 60 exactly, a null event for continuous bids). Claim (4) reads the cohorts,
@@ -229,242 +233,378 @@ def grid_gains(
     return pd.DataFrame(rows, columns=empty.columns)
 
 
-def evaluate(
-    metrics: pd.DataFrame, bins: pd.DataFrame, cohorts: pd.DataFrame | None, consumers: dict, providers: dict
-) -> list[dict]:
-    """Every claim the study's profiles allow: dicts with claim, paper, measured, verdict."""
-    out = []
-    provs = set(metrics["provider"])
-    cons = set(metrics["consumer"])
+@dataclass(frozen=True)
+class Claim:
+    """A claim of the paper, as the registry keeps it: its id, the paper's statement, how it is tested, and
+    the rule that measures it.
 
-    def add(claim, paper, measured, v, *, mechanism="", group="", bid_class="all", statistic="", d=None, key):
-        d = d or {}
-        out.append(
-            {
-                "key": key,
-                "claim": claim,
-                "paper": paper,
-                "measured": measured,
-                "verdict": v,
-                "mechanism": mechanism,
-                "group": group,
-                "bid_class": bid_class,
-                "statistic": statistic,
-                "mean": d.get("mean", np.nan),
-                "ci_low": d.get("lo", np.nan),
-                "ci_high": d.get("hi", np.nan),
-                "n_seeds": d.get("n", 0),
-            }
+    ``rule(data)`` takes a :class:`ClaimData` and returns the claim's rows (dicts as :func:`claim_row` makes
+    them; none where the study lacks the profiles the claim needs).
+    """
+
+    id: str
+    statement: str  #: what the paper says
+    test: str  #: how it is measured here, and what makes it supported
+    rule: Callable[["ClaimData"], list[dict]]
+
+
+CLAIMS: Registry[Claim] = Registry("claim")
+
+
+def register_claim(
+    id: str, rule: Callable[["ClaimData"], list[dict]], statement: str, test: str, *, replace: bool = False
+) -> Claim:
+    """Register a claim under ``id``; :func:`evaluate` then measures it, after the claims registered before it.
+
+    Parameters
+    ----------
+    id : str
+    rule : callable
+        ``rule(data: ClaimData) -> list of dict``: the claim's rows (:func:`claim_row`).
+    statement : str
+        The paper's statement of the claim.
+    test : str
+        How the claim is tested on a study's stored results.
+    replace : bool, keyword-only
+        Replace a claim already registered under ``id`` (else that is an error).
+
+    Returns
+    -------
+    Claim
+    """
+    return CLAIMS.register(id, Claim(id, statement, test, rule), replace=replace)
+
+
+class ClaimData:
+    """What the claims read: one study's stored tables and its strategies' definitions, with the lookups
+    several claims share (the bins split once by profile, the first mechanism of each scheduler, the HB pair).
+
+    Parameters
+    ----------
+    metrics, bins, cohorts : pandas.DataFrame
+        The study's per-run metrics, binned sums and cohort sums (``cohorts`` may be None).
+    consumers, providers : dict
+        The consumer and provider strategies' definitions, by name.
+    """
+
+    def __init__(
+        self, metrics: pd.DataFrame, bins: pd.DataFrame, cohorts: pd.DataFrame | None, consumers: dict, providers: dict
+    ):
+        self.metrics, self.bins, self.cohorts = metrics, bins, cohorts
+        self.consumers, self.providers = consumers, providers
+        self.provs = set(metrics["provider"])
+        self.cons = set(metrics["consumer"])
+        self.parts = _split(bins)
+        self.by_sched: dict[str, str] = {}
+        for name, p in providers.items():
+            if name in self.provs:
+                self.by_sched.setdefault(p["scheduler"], name)  # schedules do not depend on the payment scheme
+        self.first, self.kth = hb_pair(self.provs, providers)
+
+    def per_seed(self, value: str, *, provider: str, consumer: str, **sel) -> pd.Series:
+        """Per seed: the mean ``value`` (``bsd``, ``ssj`` or ``utility``) over one profile's bins in ``sel``."""
+        return _per_seed(self.parts.get((provider, consumer), self.bins.iloc[:0]), value, **sel)
+
+
+def claim_row(claim, paper, measured, v, *, mechanism="", group="", bid_class="all", statistic="", d=None, key) -> dict:
+    """One row of :func:`evaluate`: the claim's text, the paper's, what was measured, the verdict and the numbers."""
+    d = d or {}
+    return {
+        "key": key,
+        "claim": claim,
+        "paper": paper,
+        "measured": measured,
+        "verdict": v,
+        "mechanism": mechanism,
+        "group": group,
+        "bid_class": bid_class,
+        "statistic": statistic,
+        "mean": d.get("mean", np.nan),
+        "ci_low": d.get("lo", np.nan),
+        "ci_high": d.get("hi", np.nan),
+        "n_seeds": d.get("n", 0),
+    }
+
+
+def _low_bids(s):
+    return s < LOW_MAX
+
+
+def _hb_against_ft(data: ClaimData, value: str, label: str, num: str) -> list[dict]:
+    """Claims (1) and (2): under HB the low-bid risk-aggressive users (SRG) against all users under FT."""
+    hb = data.by_sched.get("hb")
+    if not ({"SRG", "FT"} <= data.cons and hb):
+        return []
+    agg = _agg_group(data.consumers, "SRG")
+    # the schedule, hence BSD, does not depend on the payment scheme: the first HB mechanism stands for all
+    a = data.per_seed(value, provider=hb, consumer="SRG", group=agg, bid_bin=_low_bids)
+    b = data.per_seed(value, provider=hb, consumer="FT", bid_bin=_low_bids)
+    d = paired(a, b)
+    return [
+        claim_row(
+            f"({num}) HB: low-bid risk-aggressive users (SRG) have a higher {label} than all users under FT",
+            "higher (Fig. 1-2)",
+            f"SRG aggressive minus FT: {_fmt(d)}",
+            verdict(d, +1),
+            mechanism=hb,
+            group="SRG aggressive vs FT all",
+            bid_class="low",
+            statistic=f"{value} difference",
+            d=d,
+            key=f"c{num}",
         )
+    ]
 
-    parts = _split(bins)
 
-    def per_seed(value, *, provider, consumer, **sel):
-        return _per_seed(parts.get((provider, consumer), bins.iloc[:0]), value, **sel)
+def claim_1(data: ClaimData) -> list[dict]:
+    """Claim (1): under HB, low-bid risk-aggressive users have a higher average BSD than all users under FT."""
+    return _hb_against_ft(data, "bsd", "average BSD", "1")
 
-    by_sched = {}
-    for name, p in providers.items():
-        if name in provs:
-            by_sched.setdefault(p["scheduler"], name)  # schedules do not depend on the payment scheme
-    hb = by_sched.get("hb")
-    if {"SRG", "FT"} <= cons and hb:
-        agg = _agg_group(consumers, "SRG")
-        for value, label, num in (("bsd", "average BSD", "1"), ("ssj", "share of SSJs", "2")):
-            for p in [hb] if hb else []:  # the schedule, hence BSD, does not depend on the payment scheme
-                a = per_seed(value, provider=p, consumer="SRG", group=agg, bid_bin=lambda s: s < LOW_MAX)
-                b = per_seed(value, provider=p, consumer="FT", bid_bin=lambda s: s < LOW_MAX)
-                d = paired(a, b)
-                add(
-                    f"({num}) HB: low-bid risk-aggressive users (SRG) have a higher {label} than all users under FT",
-                    "higher (Fig. 1-2)",
-                    f"SRG aggressive minus FT: {_fmt(d)}",
-                    verdict(d, +1),
-                    mechanism=p,
-                    group="SRG aggressive vs FT all",
-                    bid_class="low",
-                    statistic=f"{value} difference",
-                    d=d,
-                    key=f"c{num}",
-                )
-        if hb:
-            agg_sel = dict(consumer="SRG", group=agg)
-            for other in ("nphb", "wspt", "wspt-est"):
-                o = by_sched.get(other)
-                if not o:
-                    continue
-                for cls, sel in BIN_CLASSES:
-                    d = paired(
-                        per_seed("bsd", provider=hb, bid_bin=sel, **agg_sel),
-                        per_seed("bsd", provider=o, bid_bin=sel, **agg_sel),
-                    )
-                    if other == "nphb":
-                        claim, paper, sign = (
-                            f"(3) HB beats NPHB for {cls}-bid risk-aggressive jobs (lower BSD)",
-                            "HB lower over the whole bid range (Fig. 3)",
-                            -1,
-                        )
-                    elif cls == "low":
-                        claim, paper, sign = (
-                            f"(3) {other.upper()} beats HB for low-bid risk-aggressive jobs",
-                            f"{other.upper()} lower BSD for low bids (Fig. 3)",
-                            +1,
-                        )
-                    elif cls == "high":
-                        claim, paper, sign = (
-                            f"(3) HB beats {other.upper()} for high-bid risk-aggressive jobs",
-                            "HB lower BSD for high bids (Fig. 3)",
-                            -1,
-                        )
-                    else:
-                        continue
-                    add(
-                        claim,
-                        paper,
-                        f"BSD(HB) minus BSD({other.upper()}): {_fmt(d)}",
-                        verdict(d, sign),
-                        mechanism=f"{hb} vs {o}",
-                        group="SRG aggressive",
-                        bid_class=cls,
-                        statistic="bsd difference",
-                        d=d,
-                        key=f"c3-{other}-{cls}-bsd",
-                    )
-                # Fig. 4 concerns the risk-aggressive users across the bid spectrum: tested there, by class
-                for cls, sel in BIN_CLASSES:
-                    d = paired(
-                        per_seed("ssj", provider=hb, bid_bin=sel, **agg_sel),
-                        per_seed("ssj", provider=o, bid_bin=sel, **agg_sel),
-                    )
-                    add(
-                        f"(3) HB has fewer SSJs than {other.upper()} for {cls}-bid risk-aggressive jobs",
-                        "fewer SSJs (Fig. 4)",
-                        f"SSJ share HB minus {other.upper()}: {_fmt(d)}",
-                        verdict(d, -1),
-                        mechanism=f"{hb} vs {o}",
-                        group="SRG aggressive",
-                        bid_class=cls,
-                        statistic="ssj share difference",
-                        d=d,
-                        key=f"c3-{other}-{cls}-ssj",
-                    )
-    first, kth = hb_pair(provs, providers)
-    if cohorts is not None and len(cohorts) and "FT" in cons and first and kth:
-        # Claim (4) as the paper states it: comparative and by bid. Under first price the risk-aggressive
-        # users' high-bid jobs gain by shading; under k-th price they do not; paired by seed, the gain
-        # under first price exceeds the gain under k-th price.
-        profiles = CohortIndex(cohorts)
-        for mix, (start, who) in SHADERS.items():
-            if mix not in cons:
-                continue
-            grp = f"{mix} shading cohort vs its FT run"
-            gains = {
-                (p, cls): cohort_gain(profiles, p, mix, start, cls)
-                for p in (first, kth)
-                for cls in BID_CLASSES + ("all",)
-            }
-            for cls in BID_CLASSES + ("all",):
-                d = summarize(gains[(first, cls)])
-                if cls == "high":
-                    v_first = verdict(d, +1)
-                    add(
-                        f"(4) under first price ({first}) the {who}' high-bid jobs gain by shading",
-                        "gain (Fig. 5-7)",
-                        f"mean utility, shading minus truthful: {_fmt(d)}",
-                        v_first,
-                        mechanism=first,
-                        group=grp,
-                        bid_class=cls,
-                        statistic="utility gain",
-                        d=d,
-                        key=f"c4-{mix}-first-{cls}",
-                    )
-                else:
-                    jobs = "jobs (all bids)" if cls == "all" else f"{cls}-bid jobs"
-                    add(
-                        f"(context) under first price ({first}): what the {who}' {jobs} gain by shading",
-                        "-",
-                        f"mean utility, shading minus truthful: {_fmt(d)}",
-                        CONTEXT,
-                        mechanism=first,
-                        group=grp,
-                        bid_class=cls,
-                        statistic="utility gain",
-                        d=d,
-                        key=f"c4-{mix}-first-{cls}",
-                    )
-            for cls in BID_CLASSES + ("all",):
-                d = summarize(gains[(kth, cls)])
-                v = "supported" if verdict(d, +1) != "supported" else "contradicted"
-                if cls == "high":
-                    v_kth = v
-                jobs = "jobs (all bids)" if cls == "all" else f"{cls}-bid jobs"
-                add(
-                    f"(4) under k-th price ({kth}) the {who}' {jobs} gain nothing by shading",
-                    "no gain (Fig. 5-7)",
-                    f"mean utility, shading minus truthful: {_fmt(d)}",
-                    v,
-                    mechanism=kth,
-                    group=grp,
-                    bid_class=cls,
-                    statistic="utility gain",
-                    d=d,
-                    key=f"c4-{mix}-kth-{cls}",
-                )
-            d = paired(gains[(first, "high")], gains[(kth, "high")])
-            v_diff = verdict(d, +1)
-            add(
-                f"(4) the {who}' high-bid jobs gain more by shading under first price than under k-th price",
-                "first price > k-th price (Fig. 5-7)",
-                f"gain under {first} minus gain under {kth}: {_fmt(d)}",
-                v_diff,
-                mechanism=f"{first} vs {kth}",
-                group=grp,
-                bid_class="high",
-                statistic="utility gain difference",
+
+def claim_2(data: ClaimData) -> list[dict]:
+    """Claim (2): under HB, low-bid risk-aggressive users have a higher share of SSJs than all users under FT."""
+    return _hb_against_ft(data, "ssj", "share of SSJs", "2")
+
+
+def _claim_3_bsd_text(other: str, cls: str) -> tuple[str, str, int] | None:
+    """(claim, paper, claimed sign of BSD(HB) - BSD(other)) of claim (3)'s BSD row, or None where the paper
+    makes no claim (the middle class against WSPT)."""
+    if other == "nphb":
+        return (
+            f"(3) HB beats NPHB for {cls}-bid risk-aggressive jobs (lower BSD)",
+            "HB lower over the whole bid range (Fig. 3)",
+            -1,
+        )
+    if cls == "low":
+        return (
+            f"(3) {other.upper()} beats HB for low-bid risk-aggressive jobs",
+            f"{other.upper()} lower BSD for low bids (Fig. 3)",
+            +1,
+        )
+    if cls == "high":
+        return (
+            f"(3) HB beats {other.upper()} for high-bid risk-aggressive jobs",
+            "HB lower BSD for high bids (Fig. 3)",
+            -1,
+        )
+    return None
+
+
+def _claim_3_against(data: ClaimData, hb: str, other: str, o: str, agg) -> list[dict]:
+    """Claim (3)'s rows for one other scheduler: the BSD rows by bid class, then the SSJ rows."""
+    rows = []
+    agg_sel = dict(consumer="SRG", group=agg)
+    for cls, sel in BIN_CLASSES:
+        d = paired(
+            data.per_seed("bsd", provider=hb, bid_bin=sel, **agg_sel),
+            data.per_seed("bsd", provider=o, bid_bin=sel, **agg_sel),
+        )
+        text = _claim_3_bsd_text(other, cls)
+        if text is None:
+            continue
+        claim, paper, sign = text
+        rows.append(
+            claim_row(
+                claim,
+                paper,
+                f"BSD(HB) minus BSD({other.upper()}): {_fmt(d)}",
+                verdict(d, sign),
+                mechanism=f"{hb} vs {o}",
+                group="SRG aggressive",
+                bid_class=cls,
+                statistic="bsd difference",
                 d=d,
-                key=f"c4-{mix}-diff-high",
+                key=f"c3-{other}-{cls}-bsd",
             )
-            parts = (v_first, v_kth, v_diff)
-            v_all = (
-                "supported"
-                if all(x == "supported" for x in parts)
-                else "contradicted"
-                if "contradicted" in parts
-                else "inconclusive"
+        )
+    # Fig. 4 concerns the risk-aggressive users across the bid spectrum: tested there, by class
+    for cls, sel in BIN_CLASSES:
+        d = paired(
+            data.per_seed("ssj", provider=hb, bid_bin=sel, **agg_sel),
+            data.per_seed("ssj", provider=o, bid_bin=sel, **agg_sel),
+        )
+        rows.append(
+            claim_row(
+                f"(3) HB has fewer SSJs than {other.upper()} for {cls}-bid risk-aggressive jobs",
+                "fewer SSJs (Fig. 4)",
+                f"SSJ share HB minus {other.upper()}: {_fmt(d)}",
+                verdict(d, -1),
+                mechanism=f"{hb} vs {o}",
+                group="SRG aggressive",
+                bid_class=cls,
+                statistic="ssj share difference",
+                d=d,
+                key=f"c3-{other}-{cls}-ssj",
             )
-            add(
-                f"(4) for the {who}' high-bid jobs shading pays under first price and not under k-th price",
-                "k-th price discourages shading (Fig. 5-7)",
-                f"all three of the rows above: first price {v_first}, k-th price {v_kth}, difference {v_diff}",
-                v_all,
-                mechanism=f"{first} vs {kth}",
+        )
+    return rows
+
+
+def claim_3(data: ClaimData) -> list[dict]:
+    """Claim (3): HB against NPHB, WSPT and WSPT with estimates, for the risk-aggressive jobs by bid class."""
+    hb = data.by_sched.get("hb")
+    if not ({"SRG", "FT"} <= data.cons and hb):
+        return []
+    agg = _agg_group(data.consumers, "SRG")
+    rows = []
+    for other in ("nphb", "wspt", "wspt-est"):
+        o = data.by_sched.get(other)
+        if o:
+            rows += _claim_3_against(data, hb, other, o, agg)
+    return rows
+
+
+def _jobs_text(cls: str) -> str:
+    return "jobs (all bids)" if cls == "all" else f"{cls}-bid jobs"
+
+
+def _claim_4_gain_rows(gains: dict, mech: str, price: str, mix: str, who: str, grp: str) -> tuple[list[dict], str]:
+    """Claim (4)'s rows of one price (``first`` or ``kth``) and one shading mix, by private-bid class, and the
+    verdict of the high-bid row. Under first price only the high-bid jobs' gain is claimed (the others are
+    context); under k-th price no class is claimed to gain."""
+    rows, v_high = [], ""
+    for cls in BID_CLASSES + ("all",):
+        d = summarize(gains[(mech, cls)])
+        if price == "kth":
+            v = "supported" if verdict(d, +1) != "supported" else "contradicted"
+            claim = f"(4) under k-th price ({mech}) the {who}' {_jobs_text(cls)} gain nothing by shading"
+            paper = "no gain (Fig. 5-7)"
+        elif cls == "high":
+            v = verdict(d, +1)
+            claim = f"(4) under first price ({mech}) the {who}' high-bid jobs gain by shading"
+            paper = "gain (Fig. 5-7)"
+        else:
+            v = CONTEXT
+            claim = f"(context) under first price ({mech}): what the {who}' {_jobs_text(cls)} gain by shading"
+            paper = "-"
+        if cls == "high":
+            v_high = v
+        rows.append(
+            claim_row(
+                claim,
+                paper,
+                f"mean utility, shading minus truthful: {_fmt(d)}",
+                v,
+                mechanism=mech,
                 group=grp,
-                bid_class="high",
-                statistic="joint",
-                key=f"c4-{mix}",
+                bid_class=cls,
+                statistic="utility gain",
+                d=d,
+                key=f"c4-{mix}-{price}-{cls}",
             )
-    if first and kth:
-        # Consequences of the rules, not findings: under HB the schedule depends only on the reported
-        # bids, so the first-price and the k-th price runs of one seed schedule alike, and the k-th price
-        # never exceeds the first. Shown without an interval, with a check of the rule on every seed.
-        for c in ("FT", "SRG"):
-            if c not in cons:
-                continue
-            u = metrics[metrics["consumer"] == c].set_index(["provider", "seed"])["mean_utility"]
-            diff = (u.loc[kth] - u.loc[first]).dropna()
-            add(
+        )
+    return rows, v_high
+
+
+def _claim_4_mix(data: ClaimData, profiles: CohortIndex, mix: str, start: int, who: str) -> list[dict]:
+    """Claim (4)'s rows for one shading mix: the first-price gains by class, the k-th price ones, their
+    difference for the high-bid jobs, and the three together."""
+    first, kth = data.first, data.kth
+    grp = f"{mix} shading cohort vs its FT run"
+    gains = {
+        (p, cls): cohort_gain(profiles, p, mix, start, cls) for p in (first, kth) for cls in BID_CLASSES + ("all",)
+    }
+    rows, v_first = _claim_4_gain_rows(gains, first, "first", mix, who, grp)
+    kth_rows, v_kth = _claim_4_gain_rows(gains, kth, "kth", mix, who, grp)
+    rows += kth_rows
+    d = paired(gains[(first, "high")], gains[(kth, "high")])
+    v_diff = verdict(d, +1)
+    rows.append(
+        claim_row(
+            f"(4) the {who}' high-bid jobs gain more by shading under first price than under k-th price",
+            "first price > k-th price (Fig. 5-7)",
+            f"gain under {first} minus gain under {kth}: {_fmt(d)}",
+            v_diff,
+            mechanism=f"{first} vs {kth}",
+            group=grp,
+            bid_class="high",
+            statistic="utility gain difference",
+            d=d,
+            key=f"c4-{mix}-diff-high",
+        )
+    )
+    parts = (v_first, v_kth, v_diff)
+    v_all = (
+        "supported"
+        if all(x == "supported" for x in parts)
+        else "contradicted"
+        if "contradicted" in parts
+        else "inconclusive"
+    )
+    rows.append(
+        claim_row(
+            f"(4) for the {who}' high-bid jobs shading pays under first price and not under k-th price",
+            "k-th price discourages shading (Fig. 5-7)",
+            f"all three of the rows above: first price {v_first}, k-th price {v_kth}, difference {v_diff}",
+            v_all,
+            mechanism=f"{first} vs {kth}",
+            group=grp,
+            bid_class="high",
+            statistic="joint",
+            key=f"c4-{mix}",
+        )
+    )
+    return rows
+
+
+def claim_4(data: ClaimData) -> list[dict]:
+    """Claim (4) as the paper states it: comparative and by bid, for each shading mix the study holds."""
+    cohorts = data.cohorts
+    if not (cohorts is not None and len(cohorts) and "FT" in data.cons and data.first and data.kth):
+        return []
+    # Under first price the risk-aggressive users' high-bid jobs gain by shading; under k-th price they do
+    # not; paired by seed, the gain under first price exceeds the gain under k-th price.
+    profiles = CohortIndex(cohorts)
+    rows = []
+    for mix, (start, who) in SHADERS.items():
+        if mix in data.cons:
+            rows += _claim_4_mix(data, profiles, mix, start, who)
+    return rows
+
+
+def _rule_summary(diff: pd.Series) -> dict:
+    return {"mean": float(diff.mean()) if len(diff) else np.nan, "n": len(diff)}
+
+
+def rule_kth_utility(data: ClaimData) -> list[dict]:
+    """Under HB, k-th price raises every user's mean utility over first price (FT and SRG): a rule's consequence."""
+    first, kth = data.first, data.kth
+    if not (first and kth):
+        return []
+    # Consequences of the rules, not findings: under HB the schedule depends only on the reported bids, so
+    # the first-price and the k-th price runs of one seed schedule alike, and the k-th price never exceeds
+    # the first. Shown without an interval, with a check of the rule on every seed.
+    rows = []
+    metrics = data.metrics
+    for c in ("FT", "SRG"):
+        if c not in data.cons:
+            continue
+        u = metrics[metrics["consumer"] == c].set_index(["provider", "seed"])["mean_utility"]
+        diff = (u.loc[kth] - u.loc[first]).dropna()
+        rows.append(
+            claim_row(
                 f"(4) k-th price raises all users' mean utility over first price ({c}, HB)",
                 "higher under k-th price (Fig. 5-7)",
                 *_rule(diff, "k-th minus first"),
                 mechanism=f"{kth} vs {first}",
                 group=f"{c} all",
                 statistic="utility difference",
-                d={"mean": float(diff.mean()) if len(diff) else np.nan, "n": len(diff)},
+                d=_rule_summary(diff),
                 key=f"rule-kth-utility-{c}",
             )
-        r = metrics.set_index(["provider", "consumer", "seed"])["revenue"]
-        diff = (r.loc[first] - r.loc[kth]).dropna()
-        add(
+        )
+    return rows
+
+
+def rule_first_revenue(data: ClaimData) -> list[dict]:
+    """Claim (5): under HB the provider earns at least as much with first price as with k-th price."""
+    first, kth = data.first, data.kth
+    if not (first and kth):
+        return []
+    r = data.metrics.set_index(["provider", "consumer", "seed"])["revenue"]
+    diff = (r.loc[first] - r.loc[kth]).dropna()
+    return [
+        claim_row(
             "(5) under HB the provider earns at least as much with first price as with k-th price, whatever the "
             "consumers do",
             "the provider prefers first price",
@@ -472,10 +612,80 @@ def evaluate(
             mechanism=f"{first} vs {kth}",
             group="every consumer mix",
             statistic="revenue difference",
-            d={"mean": float(diff.mean()) if len(diff) else np.nan, "n": len(diff)},
+            d=_rule_summary(diff),
             key="rule-first-revenue",
         )
-    return out
+    ]
+
+
+register_claim(
+    "1",
+    claim_1,
+    "Under HB, risk-aggressive users with low bids have a higher average bounded slowdown than all users under "
+    "full truthfulness (Fig. 1-2).",
+    "Per seed, the SRG aggressive group's mean BSD over its low-bid jobs minus FT's over all low-bid jobs, under "
+    "the study's first HB mechanism; supported when the 95% t-interval over seeds lies above zero.",
+)
+register_claim(
+    "2",
+    claim_2,
+    "Under HB, risk-aggressive users with low bids have a higher share of severely slowed-down jobs (SSJs: "
+    "BSD >= 5) than all users under full truthfulness (Fig. 1-2).",
+    "As claim 1, on the share of SSJs.",
+)
+register_claim(
+    "3",
+    claim_3,
+    "HB beats NPHB over the whole bid range for the risk-aggressive jobs; WSPT beats HB for low bids and HB beats "
+    "WSPT for high bids (BSD, Fig. 3); HB has fewer SSJs (Fig. 4).",
+    "Per seed and private-bid class, the SRG aggressive group's mean BSD (and SSJ share) under HB minus under the "
+    "other scheduler; supported when the interval lies on the claimed side of zero.",
+)
+register_claim(
+    "4",
+    claim_4,
+    "Under first price the risk-aggressive users gain by shading their high bids, under k-th price they do not: "
+    "k-th price discourages shading (Fig. 5-7).",
+    "Per seed, the shading cohort's mean utility minus the same jobs' in the truthful run (common random numbers), "
+    "by private-bid class, under first and under k-th price, and the paired difference of the two gains for the "
+    "high-bid jobs; the joint row is supported when all three are.",
+)
+register_claim(
+    "rule-kth-utility",
+    rule_kth_utility,
+    "k-th price raises the users' utility over first price (Fig. 5-7).",
+    "Follows from the rules (under HB the schedule depends only on the reported bids, and the k-th price never "
+    "exceeds the first): checked on every seed, shown without an interval.",
+)
+register_claim(
+    "5",
+    rule_first_revenue,
+    "The provider prefers first price to k-th price.",
+    "Follows from the rules under HB: first-price minus k-th price revenue, checked on every seed and consumer mix.",
+)
+
+
+def evaluate(
+    metrics: pd.DataFrame, bins: pd.DataFrame, cohorts: pd.DataFrame | None, consumers: dict, providers: dict
+) -> list[dict]:
+    """Every claim the study's profiles allow: dicts with claim, paper, measured, verdict (and the numbers).
+
+    The claims of the registry ``CLAIMS`` are measured in the order they were registered.
+
+    Parameters
+    ----------
+    metrics, bins, cohorts : pandas.DataFrame
+        The study's per-run metrics, binned sums and cohort sums (``cohorts`` may be None).
+    consumers, providers : dict
+        The consumer and provider strategies' definitions, by name.
+
+    Returns
+    -------
+    list of dict
+        One row per measured claim (:func:`claim_row`).
+    """
+    data = ClaimData(metrics, bins, cohorts, consumers, providers)
+    return [row for claim in CLAIMS.values() for row in claim.rule(data)]
 
 
 CSV_COLUMNS = [

@@ -28,6 +28,7 @@ References
 
 from __future__ import annotations
 
+import itertools
 import warnings
 from dataclasses import dataclass, field
 
@@ -36,7 +37,8 @@ from scipy import optimize
 from scipy.special import comb
 
 from gamemarket.errors import InputError
-from gamemarket.games.rsgame import RoleSymmetricGame, _exp
+from gamemarket.games.equilibria import solve
+from gamemarket.games.rsgame import RoleSymmetricGame, fast_exp
 from gamemarket.games.support_newton import SupportEnumeration, support_enumeration
 
 DEFAULT_REL_TOL = 1e-8
@@ -98,7 +100,10 @@ def replicator_dynamics(
     X = np.atleast_2d(np.asarray(mixture, dtype=float))
     X = np.array([game.check_mixture(x) for x in X])
     vals = game.payoffs[game.profiles > 0]
-    lo, spread = float(vals.min()), max(float(vals.max() - vals.min()), 1e-300)
+    # the shift keeps every fitness positive; its floor is relative to the payoffs, so that where they are all
+    # (nearly) equal it still exceeds the rounding of the deviation payoffs (else a fitness could turn negative)
+    lo = float(vals.min())
+    spread = max(float(vals.max() - vals.min()), 1e-9 * float(np.abs(vals).max()), 1e-300)
     C, K, dense_ok = game._dense()
     starts, ks = game.role_starts, game.num_strategies
     active = np.ones(len(X), dtype=bool)
@@ -106,7 +111,7 @@ def replicator_dynamics(
         Y = X[active]
         if dense_ok:  # every row at once: x^(c - e_s) = x^c / x_s (clipped logs: a search, not a verdict)
             Z = np.maximum(Y, 1e-250)
-            dev = (_exp(np.log(Z) @ C.T) @ K) / Z
+            dev = (fast_exp(np.log(Z) @ C.T) @ K) / Z
         else:
             dev = np.array([game.deviation_payoffs(y) for y in Y])
         new = Y * (dev - lo + 1e-3 * spread)
@@ -327,8 +332,6 @@ def exact_equilibria(game: RoleSymmetricGame) -> list[np.ndarray] | None:
                 out.append(np.array([1.0 - p, p]))
         return out
     if len(game.roles) == 2 and game.players == (1, 1):
-        from gamemarket.games.equilibria import solve
-
         sol = solve(game.to_bimatrix(), methods=("pure", "polytope"))
         return [np.concatenate([e.x, e.y]) for e in sol.equilibria]
     return None
@@ -388,12 +391,92 @@ def _starts(game: RoleSymmetricGame, n_random: int, seed: int) -> list[np.ndarra
 
 
 def _pure_mixtures(game: RoleSymmetricGame, limit: int = 10_000):
-    import itertools
-
     total = int(np.prod(game.num_strategies))
     if total > limit:
         return []
     return [game.pure_mixture(c) for c in itertools.product(*[range(k) for k in game.num_strategies])]
+
+
+def _exact_candidates(game: RoleSymmetricGame) -> tuple[list[np.ndarray], list[str]]:
+    """The exact method's equilibria where one applies (else none), and a note where every mixture is one."""
+    ex = exact_equilibria(game)
+    if ex is None:
+        return [], []
+    notes = []
+    if (
+        len(game.roles) == 1
+        and game.num_strategies == (2,)
+        and all(np.allclose(game.profile_payoffs(p)[p > 0], game.profile_payoffs(p)[p > 0][0]) for p in game.profiles)
+    ):
+        notes.append("every mixture is an equilibrium (payoffs do not depend on the strategy)")
+    return ex, notes
+
+
+def _dynamics_candidates(
+    game: RoleSymmetricGame, starts: list[np.ndarray], tol: float, max_iters: int, *, slsqp: bool
+) -> list[tuple[np.ndarray, str]]:
+    """Candidates from the replicator dynamics: each end point, and its polish on its support at three
+    thresholds; the points that neither settle nor polish nearby run ten times longer, and those still
+    unsettled then go to SLSQP where ``slsqp`` (support enumeration did not apply)."""
+    cands: list[tuple[np.ndarray, str]] = []
+    seen = set()
+    points = replicator_dynamics(game, np.array(starts), max_iters=max_iters, converge=1e-9)
+    for rnd in range(2):
+        unsettled = []
+        for x in points:
+            key = tuple(np.round(x, 4))
+            if key in seen:  # many starts reach one attractor: polish it once
+                continue
+            seen.add(key)
+            cands.append((x, "replicator"))
+            # a point still on its way: Newton on its support, and on the supports left when the
+            # strategies still dying out are dropped at coarser thresholds; each result is a candidate
+            settled = game.regret(x) <= tol
+            for threshold in (1e-6, 1e-3, 1e-2):
+                p = support_polish(game, x, threshold=threshold)
+                if p is not None:
+                    cands.append((p, "polish"))
+                    settled |= bool(np.abs(p - x).max() < 1e-2 and game.regret(p) <= tol)
+            if not settled:
+                unsettled.append(x)
+        if not unsettled:
+            break
+        if rnd == 1:  # still unsettled after the longer run: SLSQP where support enumeration did not apply
+            if slsqp:
+                cands += [(regret_minimize(game, x), "regret_minimize") for x in unsettled]
+            break
+        # the few points that neither settled nor polished nearby: follow the dynamics further
+        points = replicator_dynamics(game, np.array(unsettled), max_iters=10 * max_iters, converge=1e-9)
+    return cands
+
+
+def _verified(
+    game: RoleSymmetricGame, cands: list[tuple[np.ndarray, str]], known: dict[int, float], tol: float, dedup: float
+) -> list[SymmetricEquilibrium]:
+    """The candidates whose regret is at most ``tol`` (``known[i]``: candidate i's regret, computed already),
+    duplicates (closer than ``dedup``) merged into the one of least regret, with their payoffs and stability,
+    sorted by mixture (largest first)."""
+    found: list[SymmetricEquilibrium] = []
+    for i, (x, how) in enumerate(cands):
+        methods = {how}
+        if how == "polish":
+            methods = {"replicator", "polish"}
+        r = known[i] if i in known else game.regret(x)
+        if r > tol:
+            continue
+        near = np.flatnonzero(np.abs(np.array([e.mixture for e in found]) - x).max(axis=1) < dedup) if found else []
+        if len(near):
+            e = found[near[0]]
+            e.methods |= methods
+            if r < e.regret:
+                e.mixture, e.regret = x, r
+        else:
+            found.append(SymmetricEquilibrium(x, r, None, methods))
+    for e in found:
+        e.payoffs = game.expected_payoffs(e.mixture)
+        e.stability = stability(game, e.mixture)
+    found.sort(key=lambda e: tuple(-e.mixture))
+    return found
 
 
 def equilibria(
@@ -445,21 +528,10 @@ def equilibria(
     if not (0 < rel_tol < 1):
         raise InputError(f"equilibria: rel_tol must be in (0, 1), got {rel_tol}")
     tol = rel_tol * game.payoff_scale()
-    cands: list[tuple[np.ndarray, str]] = []
-    known: dict[int, float] = {}  # candidates whose regret is already known, by position
-    notes = []
-    ex = exact_equilibria(game) if exact else None
-    if ex is not None:
-        cands += [(x, "exact") for x in ex]
-        if (
-            len(game.roles) == 1
-            and game.num_strategies == (2,)
-            and all(
-                np.allclose(game.profile_payoffs(p)[p > 0], game.profile_payoffs(p)[p > 0][0]) for p in game.profiles
-            )
-        ):
-            notes.append("every mixture is an equilibrium (payoffs do not depend on the strategy)")
+    ex, notes = _exact_candidates(game) if exact else ([], [])
+    cands: list[tuple[np.ndarray, str]] = [(x, "exact") for x in ex]
     cands += [(x, "pure") for x in _pure_mixtures(game)]
+    known: dict[int, float] = {}  # candidates whose regret is already known, by position
     search = None
     if supports:
         search = support_enumeration(
@@ -471,52 +543,5 @@ def equilibria(
                 cands.append((x, "support_newton"))
             notes.append(search.summary())
     starts = _starts(game, n_random, seed)
-    seen = set()
-    points = replicator_dynamics(game, np.array(starts), max_iters=max_iters, converge=1e-9)
-    for rnd in range(2):
-        unsettled = []
-        for x in points:
-            key = tuple(np.round(x, 4))
-            if key in seen:  # many starts reach one attractor: polish it once
-                continue
-            seen.add(key)
-            cands.append((x, "replicator"))
-            # a point still on its way: Newton on its support, and on the supports left when the
-            # strategies still dying out are dropped at coarser thresholds; each result is a candidate
-            settled = game.regret(x) <= tol
-            for threshold in (1e-6, 1e-3, 1e-2):
-                p = support_polish(game, x, threshold=threshold)
-                if p is not None:
-                    cands.append((p, "polish"))
-                    settled |= bool(np.abs(p - x).max() < 1e-2 and game.regret(p) <= tol)
-            if not settled:
-                unsettled.append(x)
-        if not unsettled:
-            break
-        if rnd == 1:  # still unsettled after the longer run: SLSQP where support enumeration did not apply
-            if search is None:
-                cands += [(regret_minimize(game, x), "regret_minimize") for x in unsettled]
-            break
-        # the few points that neither settled nor polished nearby: follow the dynamics further
-        points = replicator_dynamics(game, np.array(unsettled), max_iters=10 * max_iters, converge=1e-9)
-    found: list[SymmetricEquilibrium] = []
-    for i, (x, how) in enumerate(cands):
-        methods = {how}
-        if how == "polish":
-            methods = {"replicator", "polish"}
-        r = known[i] if i in known else game.regret(x)
-        if r > tol:
-            continue
-        near = np.flatnonzero(np.abs(np.array([e.mixture for e in found]) - x).max(axis=1) < dedup) if found else []
-        if len(near):
-            e = found[near[0]]
-            e.methods |= methods
-            if r < e.regret:
-                e.mixture, e.regret = x, r
-        else:
-            found.append(SymmetricEquilibrium(x, r, None, methods))
-    for e in found:
-        e.payoffs = game.expected_payoffs(e.mixture)
-        e.stability = stability(game, e.mixture)
-    found.sort(key=lambda e: tuple(-e.mixture))
-    return SymmetricSolution(game, found, tol, len(starts), notes, search)
+    cands += _dynamics_candidates(game, starts, tol, max_iters, slsqp=search is None)
+    return SymmetricSolution(game, _verified(game, cands, known, tol, dedup), tol, len(starts), notes, search)

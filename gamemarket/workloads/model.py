@@ -41,6 +41,8 @@ import pandas as pd
 from scipy.special import ndtr, ndtri
 
 from gamemarket.errors import InputError
+from gamemarket.io.files import atomic_path, read_toml
+from gamemarket.io.limits import MAX_TIME, check_fits
 from gamemarket.io.schema import check
 from gamemarket.workloads.model_file import FORMAT, ModelFile
 from gamemarket.workloads.base import Workload
@@ -48,6 +50,10 @@ from gamemarket.workloads.base import Workload
 #: Normal scores at which the log run-time quantiles are kept (the ends hold the minimum and maximum).
 Z_GRID = np.round(np.linspace(-5.0, 5.0, 201), 10)
 WEEK, HOUR = 7 * 86400.0, 3600.0
+#: bytes per job at a draw's peak (measured with tracemalloc: 220 for 10^5 and 4 x 10^5 jobs), for the memory check
+MODEL_BYTES_PER_JOB = 224
+#: rounds of campaign-size draws before a model whose sizes never cover the jobs is an error
+MAX_SIZE_ROUNDS = 1000
 
 
 def z_probabilities() -> np.ndarray:
@@ -192,18 +198,16 @@ class WorkloadModel:
 
     def save(self, path: str | Path) -> Path:
         """Write the model file atomically (a temporary file, then a rename)."""
-        from gamemarket.io.files import atomic_path
-
         with atomic_path(path, "model (.toml)") as tmp:
             tmp.write_text(self.to_toml())
         return Path(path)
 
     @classmethod
     def read(cls, path: str | Path) -> "WorkloadModel":
-        """Read and validate a model file; errors name the file and the field."""
-        from gamemarket.io.files import read_toml
-
-        return cls.from_dict(read_toml(path, "workload model file (.toml)"), where=str(path))
+        """Read and validate a model file; errors name the file and the field (also those of a draw)."""
+        model = cls.from_dict(read_toml(path, "workload model file (.toml)"), where=str(path))
+        model.notes["file"] = str(path)  # notes take no part in comparisons or the file's text
+        return model
 
     @classmethod
     def from_dict(cls, d: dict, where: str = "workload model") -> "WorkloadModel":
@@ -265,14 +269,15 @@ def _inverse_cumulative_rate(v: np.ndarray, hour_of_week: np.ndarray) -> np.ndar
     return weeks * WEEK + h * HOUR + np.minimum(within, HOUR)
 
 
-def generate_from_model(
-    model: WorkloadModel, *, jobs: int | None = None, nodes: int | None = None, load: float | None = None, seed: int = 0
-) -> Workload:
-    """Draw a job table from ``model`` (its defaults for whatever is not given).
+def _where(model: WorkloadModel) -> str:
+    """How errors name the model: its file where it was read from one, else its source trace."""
+    if model.notes.get("file"):
+        return f"model file {model.notes['file']}"
+    return f"workload model{f' ({model.source})' if model.source else ''}"
 
-    Same seed, same table. The submit times are set so that ``work / (nodes * span)`` equals
-    ``load``.
-    """
+
+def _draw_arguments(model: WorkloadModel, jobs, nodes, load, seed) -> tuple[int, int, float]:
+    """(jobs, nodes, load) of a draw, the model's own where not given; bad values are errors."""
     J = model.jobs if jobs is None else jobs
     n = model.nodes if nodes is None else nodes
     target = model.load if load is None else load
@@ -287,26 +292,43 @@ def generate_from_model(
                 f"workload model: {name} must be "
                 f"{'> 0' if name == 'load' else 'an integer >= ' + ('0' if name == 'seed' else '1')}, got {v!r}"
             )
-    J, n = int(J), int(n)
-    rng = np.random.default_rng(np.random.SeedSequence([int(seed), 0xCA4A16]))
+    return int(J), int(n), target
+
+
+def _campaign_sizes(rng: np.random.Generator, model: WorkloadModel, J: int) -> np.ndarray:
+    """Campaign sizes drawn until they cover ``J`` jobs, the last one cut short.
+
+    A round draws 1.2 times the jobs still missing at the quantiles' mean size (and 16 more), so sizes
+    whose draws average a fiftieth of that mean still cover 10^9 jobs in fewer than ``MAX_SIZE_ROUNDS``
+    rounds; more rounds are an error that names the quantiles. A size above ``J`` is drawn as ``J``
+    (the cut makes it so anyway), which keeps the sizes and their sums within int64."""
     sizes_q = np.asarray(model.size_quantiles)
-    # campaigns: draw sizes until the jobs are covered, the last one cut short
     sizes = np.empty(0, np.int64)
     mean_size = max(float(np.trapezoid(sizes_q, P_GRID)), 1.0)  # the integral of the quantile function
+    rounds = 0
     while sizes.sum() < J:
+        if rounds == MAX_SIZE_ROUNDS:
+            raise InputError(
+                f"{_where(model)}: field 'size_quantiles': {rounds} rounds of campaign sizes covered "
+                f"{int(sizes.sum()):,} of {J:,} jobs: the sizes drawn average {sizes.mean():.3g} jobs, the "
+                f"quantiles' mean is {mean_size:.3g}; expected size quantiles whose draws reach their mean "
+                f"(the largest, {sizes_q.max():.3g}, is it a campaign size?)"
+            )
+        rounds += 1
         more = int(1.2 * (J - sizes.sum()) / mean_size) + 16
-        s = np.maximum(np.rint(np.exp(_interp(rng.random(more), P_GRID, np.log(sizes_q)))), 1).astype(np.int64)
-        sizes = np.concatenate([sizes, s])
+        s = np.exp(_interp(rng.random(more), P_GRID, np.log(sizes_q)))
+        sizes = np.concatenate([sizes, np.minimum(np.maximum(np.rint(s), 1), J).astype(np.int64)])
     cum = np.cumsum(sizes)
     C = int(np.searchsorted(cum, J)) + 1
     sizes = sizes[:C]
     sizes[-1] -= cum[C - 1] - J
-    camp = np.repeat(np.arange(C), sizes)
-    first = np.r_[0, np.cumsum(sizes)[:-1]]
-    shares = np.asarray(model.user_shares)
-    user_of = rng.choice(len(shares), size=C, p=shares)
-    # run times: the Gaussian copula with user and campaign effects; ranks then map onto the
-    # trace's quantiles, so that the marginal is the trace's whatever the few users drew
+    return sizes
+
+
+def _run_times(rng, model: WorkloadModel, J: int, camp: np.ndarray, user_of: np.ndarray) -> np.ndarray:
+    """The Gaussian copula with user and campaign effects; ranks then map onto the model's quantiles, so
+    that the marginal is the model's whatever the few users drew."""
+    C = len(user_of)
     a = np.asarray(model.user_effects)
     b, e = rng.standard_normal(C), rng.standard_normal(J)
     ru, rc = model.user_share, model.campaign_share
@@ -314,28 +336,50 @@ def generate_from_model(
     rank = np.empty(J, dtype=np.float64)
     rank[np.argsort(z, kind="stable")] = np.arange(J)
     score = ndtri((rank + 0.5) / J)
-    runtime = np.maximum(
-        np.rint(np.exp(_interp(np.clip(score, Z_GRID[0], Z_GRID[-1]), Z_GRID, model.log_runtime_quantiles))), 1
-    ).astype(np.int64)
-    # submissions: campaign starts a renewal process, the campaign's own gaps after it, all in
-    # operational time; the hour-of-week profile then warps operational time into wall-clock time
-    gaps = np.expm1(_interp(rng.random(J), P_GRID, np.log1p(model.gap_quantiles)))
-    gaps[first] = 0.0
-    offset = np.cumsum(gaps)
-    offset -= np.repeat(offset[first], sizes)
-    start_gaps = np.expm1(_interp(rng.random(C), P_GRID, np.log1p(model.start_gap_quantiles)))
-    start_gaps[0] = 0.0
-    starts = np.cumsum(start_gaps)
-    # idle periods (nobody submits), stratified: as many as the share says, their lengths spread
-    # over the quantiles, each shifting every later submission
+    runtime = np.rint(np.exp(_interp(np.clip(score, Z_GRID[0], Z_GRID[-1]), Z_GRID, model.log_runtime_quantiles)))
+    if not runtime.max() < MAX_TIME:
+        raise InputError(
+            f"{_where(model)}: field 'log_runtime_quantiles': a run time of {runtime.max():.3g} s was drawn; "
+            f"expected log run times below {math.log(MAX_TIME):.4g} (run times below 2^53 s)"
+        )
+    return np.maximum(runtime, 1).astype(np.int64)
+
+
+def _idle_periods(rng, model: WorkloadModel, starts: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
+    """(count, campaign starts they follow, lengths) of the idle periods, stratified: as many as the share
+    says, their lengths spread over the quantiles, each shifting every later submission."""
+    C = len(starts)
     n_long = min(int(round(model.long_gap_share * C)), max(C - 1, 0))
     cut, pause = np.zeros(0), np.zeros(0)
     if n_long:
         cut = np.sort(starts[1 + rng.choice(C - 1, size=n_long, replace=False)])
         u_long = (np.arange(n_long) + rng.random(n_long)) / n_long
         pause = rng.permutation(np.expm1(_interp(u_long, P_GRID, np.log1p(model.long_gap_quantiles))))
+    return n_long, cut, pause
+
+
+def _span_target(model: WorkloadModel, runtime: np.ndarray, n: int, target: float) -> float:
+    """``work / (nodes x load)``: the span the submissions are stretched to; beyond 2^53 s an error."""
+    work = float(np.sum(runtime, dtype=np.float64))
+    if not work < MAX_TIME:
+        raise InputError(
+            f"{_where(model)}: {len(runtime):,} jobs of the model's run times hold {work:.3g} s of work; "
+            f"expected below 2^53 s (fewer jobs)"
+        )
+    span = float(runtime.sum()) / (n * target)
+    if not span < MAX_TIME:
+        raise InputError(
+            f"{_where(model)}: load {target!r} on {n} nodes makes the span work / (nodes x load) {span:.3g} s; "
+            f"expected a span below 2^53 s (a load of at least {work / (n * MAX_TIME):.3g})"
+        )
+    return span
+
+
+def _stretched_submissions(model, starts, camp, offset, first, n_long, cut, pause, span_target) -> np.ndarray:
+    """Submit times: the campaign starts stretched until the span is ``span_target`` (the campaigns' own gaps
+    and the idle periods kept), then warped by the hour-of-week profile into wall-clock seconds."""
+    C = len(starts)
     hw = np.asarray(model.hour_of_week)
-    span_target = float(runtime.sum()) / (n * target)
 
     def place(k):  # campaign starts stretched by k (the campaigns' own gaps and the idle periods kept)
         op = k * starts[camp] + offset
@@ -361,12 +405,67 @@ def generate_from_model(
             break
         k *= span_target / span
     t = place(k)
+    if not np.isfinite(t).all():
+        raise InputError(
+            f"{_where(model)}: fields 'gap_quantiles', 'start_gap_quantiles', 'long_gap_quantiles': the gaps "
+            f"drawn sum beyond a double's range; expected gaps whose sum over {len(camp):,} jobs is finite"
+        )
     t -= t.min()
     if t.max() > 0:
         t = np.minimum(t * (span_target / t.max()), span_target)  # the product may round one ulp above
-    submit = np.floor(t).astype(np.int64)
-    ratio = np.exp(_interp(rng.random(J), P_GRID, model.log_estimate_ratio_quantiles))
-    estimate = np.maximum(np.ceil(runtime * ratio), runtime).astype(np.int64)
+    return np.floor(t).astype(np.int64)
+
+
+def _estimates(rng, model: WorkloadModel, runtime: np.ndarray) -> np.ndarray:
+    """Estimates: each run time times a ratio drawn from the model's quantiles, rounded up."""
+    ratio = np.exp(_interp(rng.random(len(runtime)), P_GRID, model.log_estimate_ratio_quantiles))
+    estimate = np.maximum(np.ceil(runtime * ratio), runtime)
+    if not estimate.max() < MAX_TIME:
+        raise InputError(
+            f"{_where(model)}: field 'log_estimate_ratio_quantiles': an estimate of {estimate.max():.3g} s was "
+            f"drawn; expected estimates below 2^53 s (log ratios below {math.log(MAX_TIME / runtime.max()):.4g})"
+        )
+    return estimate.astype(np.int64)
+
+
+def generate_from_model(
+    model: WorkloadModel, *, jobs: int | None = None, nodes: int | None = None, load: float | None = None, seed: int = 0
+) -> Workload:
+    """Draw a job table from ``model`` (its defaults for whatever is not given).
+
+    Same seed, same table. The submit times are set so that ``work / (nodes * span)`` equals
+    ``load``.
+
+    Raises
+    ------
+    InputError
+        A bad argument; a draw that would not fit in memory (:func:`gamemarket.io.limits.check_fits`); or
+        a model whose draws leave the job table's range (run times, estimates or the span beyond 2^53 s,
+        gaps beyond a double's, campaign sizes that never cover the jobs), naming the field.
+    """
+    J, n, target = _draw_arguments(model, jobs, nodes, load, seed)
+    check_fits(J * MODEL_BYTES_PER_JOB, f"{_where(model)}: a draw of {J:,} jobs")
+    rng = np.random.default_rng(np.random.SeedSequence([int(seed), 0xCA4A16]))
+    sizes = _campaign_sizes(rng, model, J)
+    C = len(sizes)
+    camp = np.repeat(np.arange(C), sizes)
+    first = np.r_[0, np.cumsum(sizes)[:-1]]
+    user_of = rng.choice(len(model.user_shares), size=C, p=np.asarray(model.user_shares))
+    runtime = _run_times(rng, model, J, camp, user_of)
+    # submissions: campaign starts a renewal process, the campaign's own gaps after it, all in
+    # operational time; the hour-of-week profile then warps operational time into wall-clock time
+    with np.errstate(over="ignore", invalid="ignore"):  # gaps whose sums overflow: an error below, not a warning
+        gaps = np.expm1(_interp(rng.random(J), P_GRID, np.log1p(model.gap_quantiles)))
+        gaps[first] = 0.0
+        offset = np.cumsum(gaps)
+        offset -= np.repeat(offset[first], sizes)
+        start_gaps = np.expm1(_interp(rng.random(C), P_GRID, np.log1p(model.start_gap_quantiles)))
+        start_gaps[0] = 0.0
+        starts = np.cumsum(start_gaps)
+        n_long, cut, pause = _idle_periods(rng, model, starts)
+        span_target = _span_target(model, runtime, n, target)
+        submit = _stretched_submissions(model, starts, camp, offset, first, n_long, cut, pause, span_target)
+    estimate = _estimates(rng, model, runtime)
     order = np.argsort(submit, kind="stable")
     jobs_df = pd.DataFrame(
         {

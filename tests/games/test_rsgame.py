@@ -10,7 +10,7 @@ import rsg_reference as ref
 from gamemarket.errors import InputError
 from gamemarket.games.egta import from_egta, from_tidy, read_egta, to_egta, to_tidy
 from gamemarket.games.reduction import is_exact, population_points, reduce_game
-from gamemarket.games.rsg_equilibria import equilibria, exact_equilibria, stability
+from gamemarket.games.rsg_equilibria import equilibria, exact_equilibria, replicator_dynamics, stability
 from gamemarket.games.rsgame import RoleSymmetricGame, all_profiles, num_profiles
 from hypothesis_strategies import mixtures, small_games
 
@@ -259,8 +259,21 @@ def test_stability_of_a_coordination_game():
 @settings(max_examples=200, deadline=None)
 @given(v=st.lists(st.floats(-2000.0, 50.0, allow_nan=False), min_size=1, max_size=50))
 def test_fast_exp_equals_numpy_bit_for_bit(v):
-    """``_exp`` skips libm's slow path below underflow; it must give exactly ``np.exp`` (zeros included)."""
-    from gamemarket.games.rsgame import _exp
+    """``fast_exp`` skips libm's slow path below underflow; it must give exactly ``np.exp`` (zeros included)."""
+    from gamemarket.games.rsgame import fast_exp
 
     v = np.array(v + [-744.0, -745.1, -745.2, -746.0, -746.1, -800.0])
-    np.testing.assert_array_equal(_exp(v), np.exp(v))
+    np.testing.assert_array_equal(fast_exp(v), np.exp(v))
+
+
+@pytest.mark.parametrize("payoff", [1.0, 3.7, -2.5, 1e6])
+def test_constant_payoffs_every_mixture_is_an_equilibrium(payoff):
+    """A game whose payoffs are all equal: the dynamics' shift used to be smaller than the rounding of the
+    deviation payoffs, a fitness turned negative and the search failed on a negative probability."""
+    prof = all_profiles((4,), (2,))
+    g = RoleSymmetricGame(["a"], (4,), [["x", "y"]], prof, np.where(prof > 0, payoff, 0.0))
+    X = replicator_dynamics(g, np.array([[0.5, 0.5], [0.9, 0.1]]), max_iters=200)
+    assert (X >= 0).all() and np.allclose(X.sum(axis=1), 1.0)
+    sol = equilibria(g)
+    assert sol.found and any("every mixture is an equilibrium" in n for n in sol.notes)
+    assert all(e.regret <= sol.tolerance for e in sol.equilibria)
