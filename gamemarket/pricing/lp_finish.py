@@ -33,6 +33,7 @@ References
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -85,11 +86,19 @@ def _columns(A: np.ndarray, demand: np.ndarray, w: np.ndarray, p: np.ndarray, k:
 TANGENTS = np.array([0.0, 1e-6, -1e-6, 1e-5, -1e-5, 1e-4, -1e-4, 1e-3, -1e-3, 1e-2, -1e-2, 0.1, -0.1, 0.3, -0.3])
 
 
+#: HiGHS' limits (its options ``large_matrix_value``, ``infinite_bound`` and ``infinite_cost``): it refuses a
+#: program with a matrix entry of 1e15 or more ("model error"), and reads a bound or a cost of 1e20 or more as
+#: infinite (a cut of right-hand side -1e49 made the program infeasible; costs of 1e61, "unknown")
+HIGHS_LARGE_MATRIX_VALUE = 1e15
+HIGHS_INFINITE = 1e20
+
+
 @dataclass
 class _Model:
     """The utility as the LP sees it: ``y_i <= slope s_i + intercept`` for each cut of job ``i`` (``s_i``
     its throughput), the marginal values that pick columns, each job's scale (``y_i = scale_i yhat_i``,
-    so that every row is of order one), lower bounds on throughput, and whether the cuts are exact."""
+    so that every row is of order one), lower bounds on throughput, whether the cuts are exact, and each
+    job's largest efficiency (which bounds its cuts' coefficients)."""
 
     job: np.ndarray
     slope: np.ndarray
@@ -98,12 +107,24 @@ class _Model:
     scale: np.ndarray
     s_min: np.ndarray
     exact: bool
+    amax: np.ndarray
 
-    def add(self, job, slope, intercept):
+    def add(self, job, slope, intercept) -> int:
+        """Append the cuts ``(job, slope, intercept)`` that are finite and, for tangents, that HiGHS
+        accepts in the program's units (a tangent far below a job's throughput is steep as ``t^-alpha``:
+        such a cut is left out, which loosens the outer approximation, never its soundness; the tangent at
+        the job's own throughput always fits, its coefficients at most ``max(a_i) / t_i <= 1e9``, see
+        ``_model``); returns how many were added."""
         ok = np.isfinite(slope) & np.isfinite(intercept)
+        if not self.exact:
+            sc = self.scale[job]
+            with np.errstate(invalid="ignore", over="ignore"):
+                ok &= np.abs(slope) * self.amax[job] < HIGHS_LARGE_MATRIX_VALUE * sc
+                ok &= np.abs(intercept) < HIGHS_INFINITE * sc
         self.job = np.r_[self.job, job[ok]]
         self.slope = np.r_[self.slope, slope[ok]]
         self.intercept = np.r_[self.intercept, intercept[ok]]
+        return int(ok.sum())
 
 
 def _tangents(util, tau: np.ndarray):
@@ -123,14 +144,14 @@ def _model(util, t: np.ndarray, amax: np.ndarray) -> _Model:
         w, cap = pieces
         capped = np.isfinite(cap)
         scale = np.where(w * amax > 0, w * amax, 1.0)
-        model = _Model(jobs, w.astype(np.float64), np.zeros(n), w, scale, np.zeros(n), True)
+        model = _Model(jobs, w.astype(np.float64), np.zeros(n), w, scale, np.zeros(n), True, amax)
         model.add(jobs[capped], np.zeros(int(capped.sum())), (w * cap)[capped])
         return model
     tc = np.clip(np.nan_to_num(t, nan=0.0), amax * 1e-9, amax)
     g, _ = _tangents(util, tc)
     scale = np.abs(g) * tc
     scale = np.where(np.isfinite(scale) & (scale > 0), scale, 1.0)
-    model = _Model(np.zeros(0, np.int64), np.zeros(0), np.zeros(0), g, scale, np.zeros(n), False)
+    model = _Model(np.zeros(0, np.int64), np.zeros(0), np.zeros(0), g, scale, np.zeros(n), False, amax)
     for off in TANGENTS:
         tau = np.clip(tc * (1.0 + off), amax * 1e-12, amax)
         model.add(jobs, *_tangents(util, tau))
@@ -173,6 +194,8 @@ def _solve_restricted(problem, A, rows, cols, model: _Model, lo):
     bounds[:, 1] = np.inf
     bounds[C:, 0] = -np.inf
     b_ub = np.concatenate(b)
+    f = _cost_unit(c)
+    c = c / f
     res = linprog(c, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs-ds")
     if res.status != 0 or res.x is None:
         # the dual simplex can fail on badly scaled programs (alpha-fair cuts spanning tens of orders of
@@ -180,8 +203,32 @@ def _solve_restricted(problem, A, rows, cols, model: _Model, lo):
         res = linprog(c, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs-ipm")
     if res.status != 0 or res.x is None:
         return None
-    duals = -np.asarray(res.ineqlin.marginals[n : n + m], dtype=np.float64)
-    return np.maximum(res.x[:C], 0.0), res.x[C:] * sc, np.maximum(duals, 0.0)
+    duals = -np.asarray(res.ineqlin.marginals[n : n + m], dtype=np.float64) * f
+    x, y = np.asarray(res.x, dtype=np.float64), res.x[C:] * sc
+    if not (np.isfinite(x).all() and np.isfinite(y).all() and np.isfinite(duals).all()):
+        return None  # an overflow in the solution or its scaling back is no answer
+    return np.maximum(x[:C], 0.0), y, np.maximum(duals, 0.0)
+
+
+#: the largest cost of a program rescaled for HiGHS (``_cost_unit``)
+COST_TARGET = 1e15
+
+
+def _cost_unit(c: np.ndarray) -> float:
+    """The power of two the restricted program's objective is divided by: 1 while HiGHS reads its costs as
+    finite, else the one that brings the largest to at most ``COST_TARGET``.
+
+    HiGHS reads a cost of ``HIGHS_INFINITE`` or more as infinite, and then answers "unknown" for the
+    whole program, whatever the method. The costs are the jobs' scales, and an alpha-fair utility's grows
+    like ``t^(1-alpha)``: 1e61 for alpha = 50. Dividing by a power of two is exact, and the capacity duals
+    are multiplied back. The target is large rather than 1 because HiGHS' tolerances are absolute (1e-7):
+    a job whose cost falls below them is invisible to it, and costs spanning 20 orders of magnitude are
+    common at large alpha (of two stress members, one finish reached the gap in one round at 1e15 and
+    stalled at 1). Programs it reads as finite are passed as they are, so their answers do not change."""
+    top = float(np.max(np.abs(c))) if len(c) else 0.0
+    if not (np.isfinite(top) and top >= HIGHS_INFINITE):
+        return 1.0
+    return math.ldexp(1.0, math.frexp(top / COST_TARGET)[1])
 
 
 def _cut_pairs(rows: np.ndarray, cut_job: np.ndarray):
@@ -301,8 +348,7 @@ def lp_finish(
                 tau = np.clip(t0, amax * 1e-9, amax)  # utilities take one point per job: the others are unused
                 tau[over] = t[over]
                 gk, ik = _tangents(util, np.maximum(tau, amax * 1e-12))
-                model.add(over, gk[over], ik[over])
-                grew = True
+                grew = model.add(over, gk[over], ik[over]) > 0
         # the columns the full problem's jobs choose at these prices, and their best ones by value
         r2 = np.r_[np.flatnonzero(xq.j1 >= 0), np.flatnonzero(xq.j2 >= 0)]
         c2 = np.r_[xq.j1[xq.j1 >= 0], xq.j2[xq.j2 >= 0]]

@@ -87,6 +87,9 @@ METHODS = ("lbfgs", "newton", "auto")
 
 #: the shift of the log-price variables (``solve``): prices below LOG_SHIFT times their scale are near 0
 LOG_SHIFT = 1e-6
+#: the highest price L-BFGS-B's log prices reach, over the problem's total capacity and demand: beyond it
+#: ``p @ R`` and the jobs' costs ``d p x`` in the dual overflow float64
+PRICE_CEILING = 1e300
 
 
 def _calibrate(fun_p, p: np.ndarray, max_evals: int = 40) -> np.ndarray:
@@ -100,7 +103,10 @@ def _calibrate(fun_p, p: np.ndarray, max_evals: int = 40) -> np.ndarray:
     K_MIN = -30.0  # e^-30 ~ 1e-13: prices that low are zero for the dual; never shrink further
 
     def slope(k):
-        q = p * np.exp(k)
+        with np.errstate(over="ignore"):
+            q = p * np.exp(k)
+        if not np.isfinite(q).all():
+            return np.nan  # prices past float64's range: no dual to evaluate, the search steps back
         f, g = fun_p(q)
         if not np.isfinite(f):
             return np.nan
@@ -214,15 +220,15 @@ ALPHA_PATH = (2.0, 5.0, 10.0, 20.0, 30.0, 40.0)
 
 def _alpha_path(problem: Problem, direct: Result, **common) -> Result:
     """An alpha-fair problem solved by continuation in alpha: from alpha = 2 up the path to its own, each
-    solve started from the prices its predecessor's allocation implies for the next exponent (per
-    resource, the largest marginal value per unit of time ``w_i t_i^-alpha a_ij / d_i`` among the jobs
-    on it). For large alpha the optimal price level is extreme (it scales as ``t^-alpha``), and a start from
-    the utility's guess may not reach it (two alpha = 50 stress members stopped 9 to 18 orders of magnitude
-    below it); one exponent at a time the prices move a few. The answer is the original problem's, checked
-    by its own gap like any other; it replaces ``direct`` only where that gap is smaller."""
+    solve started from its predecessor's answer (``_path_start``). For large alpha the optimal price level
+    is extreme (it scales as ``t^-alpha``), and a start from the utility's guess may not reach it (two
+    alpha = 50 stress members stopped 9 to 18 orders of magnitude below it); one exponent at a time the
+    prices move a few. The answer is the original problem's, checked by its own gap like any other; it
+    replaces ``direct`` only where that gap is smaller."""
     alpha = problem.utility.alpha
     n = problem.shape[0]
-    A = np.asarray(problem.A, dtype=np.float64)
+    A = np.ascontiguousarray(problem.A, dtype=np.float64)
+    order = sort_efficiencies(A)
     steps = [a for a in ALPHA_PATH if a < alpha] + [alpha]
     prices = None
     for k, a in enumerate(steps):
@@ -231,16 +237,52 @@ def _alpha_path(problem: Problem, direct: Result, **common) -> Result:
         r = _solve_once(step, prices, **common)
         if k + 1 == len(steps):
             break
-        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-            mv = (problem.utility.w * r.throughput ** (-steps[k + 1]))[:, None] * A / problem.demand[:, None]
-        prices = np.maximum(np.where(r.allocation.dense() > 0, mv, 0.0).max(axis=0), common["lo"])
-        if not np.isfinite(prices).all():
+        step.utility = Power(steps[k + 1]).bind(n, problem.utility.w, None)
+        prices = _path_start(step, r, A, order, common["lo"])
+        if prices is None:
             return direct
     if not r.gap < direct.gap:
         return direct
     r.message += " (along alpha = " + ", ".join(f"{a:g}" for a in steps) + ", each from its predecessor's prices)"
     r.seconds = time.perf_counter() - common["t0"]
     return r
+
+
+def _path_start(problem: Problem, prev: Result, A: np.ndarray, order: np.ndarray, lo: np.ndarray) -> np.ndarray | None:
+    """The start of a continuation step (``problem``, of the next exponent) from its predecessor's answer
+    ``prev``: of two candidates, each moved along its ray to the lowest dual (``_calibrate``), the one of
+    lower dual; None when neither is finite.
+
+    The candidates are the predecessor's prices (their ratios change slowly along the path, their level
+    by orders of magnitude) and the prices its allocation implies for the new exponent: per resource the
+    smallest marginal value per unit of time ``w_i t_i^-alpha a_ij / d_i`` among the jobs on it (at an
+    optimum a job on resource ``j`` has ``d_i p_j = u_i'(t_i) a_ij - lambda_i`` with ``lambda_i >= 0`` its
+    time's value, zero unless its time is full: no price exceeds the smallest). The largest, taken before,
+    is set by the jobs of full time and least throughput: it started the alpha = 30 and 40 steps of a
+    stress member at duals above zero (the optimum's are below -1e35), with prices 26 orders apart on two
+    resources that every job but one finds equally efficient, and the steps never recovered. The dual is
+    an upper bound on the optimum at any prices, so the lower one is the better start on any instance."""
+    util = problem.utility
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        mv = (util.w * prev.throughput ** (-util.alpha))[:, None] * A / problem.demand[:, None]
+        implied = np.where(prev.allocation.dense() > 0, mv, np.inf).min(axis=0)
+    implied = np.where(np.isfinite(implied), implied, 0.0)  # an unused resource: no job values it
+
+    def fun_p(q):
+        return evaluate(problem, q, order, A)[:2]
+
+    best, low = None, np.inf
+    for cand in (np.asarray(prev.prices, dtype=np.float64), implied):
+        cand = np.maximum(cand, lo)
+        if not (np.isfinite(cand).all() and (cand > 0).any()):
+            continue
+        if not lo.any():  # the ray through prices with floors leaves the feasible set
+            cand = _calibrate(fun_p, cand)
+        with np.errstate(all="ignore"):
+            f = fun_p(cand)[0]
+        if np.isfinite(f) and f < low:
+            best, low = cand, f
+    return best
 
 
 def _solve_once(problem, p0, *, eps, rel_eps, max_iter, method, lo, callback, backend, device, dtype, t0) -> Result:
@@ -487,10 +529,24 @@ class PriceDiscovery:
     # The log is shifted, p = lo + scale (e^z - LOG_SHIFT) with z >= log(LOG_SHIFT), so that a price can
     # reach its floor exactly (a resource no job over-subscribes has price 0 at the optimum) and the
     # gradient in z near the floor is damped by LOG_SHIFT, not by the price itself (1e-28 stalled it).
+    def set_scale(self, p):
+        """The prices' scale from prices ``p`` (their own size, else their mean), and the cap on the log
+        prices that keeps every price below ``PRICE_CEILING`` over the total capacity and demand."""
+        self.scale = np.where(p > 0, p, max(float(p[p > 0].mean()) if (p > 0).any() else 1.0, 1e-300))
+        ceiling = PRICE_CEILING / max(1.0, float(self.problem.R.sum() + self.problem.demand.sum()))
+        with np.errstate(over="ignore"):
+            self.z_cap = np.log(ceiling / self.scale)  # inf for a scale of 1e-300: no cap needed
+
+    def growth(self, z):
+        """``e^z`` for the shifted log prices, capped at ``z_cap``: a line search's trial step of hundreds
+        in ``z`` overflowed the prices to inf, and the dual there to inf or NaN. Capped, the dual is finite
+        and high (``p @ R`` dominates), and the search steps back; below the cap nothing changes."""
+        return np.exp(np.minimum(np.clip(z, -700.0, 700.0), self.z_cap))
+
     def to_p(self, z):
         """Prices from the optimizer's variables (shifted log prices, or prices over their scale)."""
         if self.logspace:
-            return np.maximum(self.lo + self.scale * (np.exp(np.clip(z, -700.0, 700.0)) - LOG_SHIFT), self.lo)
+            return np.maximum(self.lo + self.scale * (self.growth(z) - LOG_SHIFT), self.lo)
         return np.maximum(z * self.scale, self.lo)
 
     def to_z(self, q):
@@ -503,7 +559,7 @@ class PriceDiscovery:
         """The scaled dual and its gradient in the optimizer's variables (what L-BFGS-B minimizes)."""
         q = self.to_p(z)
         f, grad = self.fun_p(q)
-        jac = self.scale * np.exp(np.clip(z, -700.0, 700.0)) if self.logspace else self.scale
+        jac = self.scale * self.growth(z) if self.logspace else self.scale
         return f / self.fscale, grad * jac / self.fscale
 
     def fun_p(self, q):
@@ -608,7 +664,7 @@ class PriceDiscovery:
         # Precondition: L-BFGS works on z = p / scale with the dual divided by fscale, so that
         # variables and values are of order one whatever the utility's magnitude (alpha-fair utilities
         # of large alpha have prices near 1e20: unscaled, every step is lost in rounding).
-        self.scale = np.where(p > 0, p, max(float(p[p > 0].mean()) if (p > 0).any() else 1.0, 1e-300))
+        self.set_scale(p)
         self.fscale = 1.0
         self.low = {"f": np.inf, "p": p.copy()}  #: the lowest dual value seen: where every round restarts
         low = self.low
@@ -616,7 +672,7 @@ class PriceDiscovery:
         message = ""
         if self.logspace and p0 is None and not lo.any():
             p = _calibrate(self.fun_p, p)
-            self.scale = np.where(p > 0, p, max(float(p[p > 0].mean()) if (p > 0).any() else 1.0, 1e-300))
+            self.set_scale(p)
         f0 = self.fun_p(p)[0]
         self.fscale = max(1.0, abs(f0)) if np.isfinite(f0) else 1.0
         round_len = max_iter if method == "lbfgs" else (30 if method == "auto" else 0)

@@ -121,6 +121,28 @@ def test_tangent_finish_is_feasible_and_bounds_the_optimum(n, m, utility, seed, 
 
 
 @pytest.mark.parametrize(
+    "utility,seed,kw", [("alpha:50", 966145, {}), ("alpha:20", 967792, {"capacity": 0.3, "zeros": 0.3, "tied": True})]
+)
+def test_tangent_finish_solves_programs_of_costs_beyond_what_highs_reads_as_finite(utility, seed, kw):
+    """Alpha-fair utilities of large alpha give the restricted program costs like ``t^(1-alpha)`` (1e61 at
+    alpha = 50), where HiGHS reads 1e20 as infinite and answered "unknown" for the whole program; and Kelley
+    cuts steep as ``t^-alpha``, whose coefficients of 1e51 it refused ("model error"). Both stopped every such
+    finish before its first round. The costs are now divided by a power of two and the cuts kept in range."""
+    pr = stress_problem(48, 4, utility, seed, **kw)
+    A = np.ascontiguousarray(pr.A)
+    order = sort_efficiencies(A)
+    f = lp_finish(pr, A, order, pr.utility.initial_price(A, pr.R), np.zeros(4), rounds=20)
+    assert f.allocation is not None and f.rounds >= 1, f.message
+    assert "HiGHS" not in f.message  # no round's program was refused
+    assert check_feasible(pr, f.allocation) <= 1e-9
+    assert f.objective == pytest.approx(float(np.sum(pr.utility.value(f.allocation.throughput(A)))), rel=1e-12)
+    assert f.dual == pytest.approx(evaluate(pr, f.prices, order, A)[0], rel=1e-12)
+    assert f.dual >= f.objective - 1e-9 * abs(f.dual)
+    if seed == 966145:  # from the utility's guess to the stopping rule's relative gap, in the finish alone
+        assert f.dual - f.objective <= 1e-7 * abs(f.objective), f.message
+
+
+@pytest.mark.parametrize(
     "n,m,utility,seed,kw",
     [
         (100, 4, "linear", 1, {"zeros": 0.3}),
