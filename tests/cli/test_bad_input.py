@@ -101,6 +101,22 @@ def _files(d: Path) -> None:
     )
     (d / "outputs-one.toml").write_text('name = "p"\n' + small.replace('report = "report"', 'report = "results"'))
     (d / "existing.csv").write_text("the user's table\n")
+    # found by the CLI fuzz (tests/fuzz_cli.py): generator values whose times leave the engine's whole seconds
+    (d / "tiny-load.toml").write_text('name = "p"\n' + small.replace("jobs = 60", "jobs = 60\nload = 1e-300"))
+    (d / "huge-overestimate.toml").write_text(
+        'name = "p"\n' + small.replace("jobs = 60", "jobs = 60\noverestimate = 1e16")
+    )
+    (d / "huge-max-runtime.toml").write_text(
+        'name = "p"\n' + small.replace("jobs = 60", "jobs = 60\nmax_runtime = 1" + "0" * 30)
+    )
+    (d / "huge-median.toml").write_text(
+        'name = "p"\n' + small.replace("jobs = 60", "jobs = 60\nruntime_median = 1e300")
+    )
+    model = (Path(__file__).resolve().parents[2] / "models" / "lpc-egee-2004.toml").as_posix()
+    (d / "tiny-model-load.toml").write_text(
+        'name = "p"\n'
+        + small.replace("nodes = 4\n", f'nodes = 4\nmodel = "{model}"\n').replace("jobs = 60", "load = 1e-9")
+    )
     (d / "quotes-unrun.toml").write_text(
         'name = "p"\npopulation_study = "unrun-pop.toml"\nnotes = "{population.hb-first.truthful}"\n' + small
     )
@@ -390,6 +406,31 @@ CASES = {
         [],
     ),
     "deeply nested TOML": (["study", "status", "{d}/deep.toml"], "deep.toml: invalid TOML", []),
+    "a load that scales the submit times past any clock": (
+        ["study", "run", "{d}/tiny-load.toml", "--no-progress", "--no-report", "--n-jobs", "1"],
+        "[workload.synthetic] field 'load': expected a number >= 0.001",
+        ["{d}/results"],
+    ),
+    "an over-estimation factor whose estimates overflow": (
+        ["study", "run", "{d}/huge-overestimate.toml", "--no-progress", "--no-report", "--n-jobs", "1"],
+        "[workload.synthetic] field 'overestimate': expected a number >= 1 and <= 1000",
+        ["{d}/results"],
+    ),
+    "a longest run time beyond whole seconds": (
+        ["study", "run", "{d}/huge-max-runtime.toml", "--no-progress", "--no-report", "--n-jobs", "1"],
+        "[workload.synthetic] field 'max_runtime': expected an integer >= 1 and <= 10000000",
+        ["{d}/results"],
+    ),
+    "a median run time beyond the longest": (
+        ["study", "run", "{d}/huge-median.toml", "--no-progress", "--no-report", "--n-jobs", "1"],
+        "[workload.synthetic] field 'runtime_median': expected a number >= 1 and <= 10000000",
+        ["{d}/results"],
+    ),
+    "a model drawn at a load that scales the submit times past any clock": (
+        ["study", "run", "{d}/tiny-model-load.toml", "--no-progress", "--no-report", "--n-jobs", "1"],
+        "[workload.synthetic] field 'load': expected a number >= 0.001",
+        ["{d}/results"],
+    ),
     "a field with no effect for the source": (
         ["study", "status", "{d}/no-effect.toml"],
         "field 'parallel' applies to a trace, not to source 'synthetic': it would have no effect",
@@ -440,6 +481,24 @@ def test_bad_input_gets_a_clear_error(name, tmp_path, capsys, monkeypatch):
         (["price", "solve", "--max-iter", "-5"], "argument --max-iter: expected a number of iterations >= 1"),
         (["workload", "compare", "a", "b", "--nodes", "0"], "argument --nodes: expected a number of nodes >= 1, got 0"),
         (["price", "solve", "--method", "simplex"], "argument --method: invalid choice"),
+        # found by the CLI fuzz (tests/fuzz_cli.py): sizes no array can hold (a traceback before)
+        (
+            ["simulate", "--synthetic-jobs", "99999999999999999999"],
+            "--synthetic-jobs: expected a number of jobs >= 1 and at most 1000000000, got 99999999999999999999",
+        ),
+        (
+            ["simulate", "--workload", "m.toml", "--synthetic-jobs", "1000000001"],
+            "argument --synthetic-jobs: expected a number of jobs >= 1 and at most 1000000000, got 1000000001",
+        ),
+        (
+            ["workload", "compare", "a", "b", "--nodes", "3", "--jobs", "99999999999999999999"],
+            "argument --jobs: expected a number of jobs >= 1 and at most 1000000000",
+        ),
+        (
+            ["simulate", "--nodes", "99999999999999999999"],
+            "argument --nodes: expected a number of nodes >= 1 and at most 10000000, got 99999999999999999999",
+        ),
+        (["simulate", "--seed", "-1"], "expected a seed >= 0 and <= 9223372036854775807, got -1"),
     ],
 )
 def test_bad_options_exit_2_from_argparse(argv, message, capsys):
