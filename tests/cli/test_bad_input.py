@@ -117,6 +117,12 @@ def _files(d: Path) -> None:
         'name = "p"\n'
         + small.replace("nodes = 4\n", f'nodes = 4\nmodel = "{model}"\n').replace("jobs = 60", "load = 1e-9")
     )
+    # a NUL byte: TOML's strings may hold one (\u0000), no file system's names can
+    (d / "nul-results.toml").write_text('name = "p"\n' + small.replace('results = "results"', 'results = "a\\u0000b"'))
+    (d / "nul-catalogue.toml").write_text(
+        'name = "p"\n' + small.replace("[strategies]\n", '[strategies]\nprovider_file = "p\\u0000.toml"\n')
+    )
+    (d / "nul-companion.toml").write_text('name = "p"\ncompanions = ["c\\u0000.toml"]\n' + small)
     (d / "quotes-unrun.toml").write_text(
         'name = "p"\npopulation_study = "unrun-pop.toml"\nnotes = "{population.hb-first.truthful}"\n' + small
     )
@@ -429,6 +435,21 @@ CASES = {
     "a model drawn at a load that scales the submit times past any clock": (
         ["study", "run", "{d}/tiny-model-load.toml", "--no-progress", "--no-report", "--n-jobs", "1"],
         "[workload.synthetic] field 'load': expected a number >= 0.001",
+        ["{d}/results"],
+    ),
+    "a NUL byte in the results folder's name": (
+        ["study", "run", "{d}/nul-results.toml", "--no-progress", "--no-report", "--n-jobs", "1"],
+        "a\\x00b': cannot resolve the results folder: embedded null byte",
+        ["{d}/results"],
+    ),
+    "a NUL byte in a catalogue's name": (
+        ["study", "status", "{d}/nul-catalogue.toml"],
+        "p\\x00.toml': cannot read: embedded null byte",
+        [],
+    ),
+    "a NUL byte in a companion's name": (
+        ["study", "run", "{d}/nul-companion.toml", "--no-progress", "--no-report", "--n-jobs", "1"],
+        "c\\x00.toml': cannot resolve the companion study: embedded null byte",
         ["{d}/results"],
     ),
     "a field with no effect for the source": (
