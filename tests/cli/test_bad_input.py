@@ -117,6 +117,11 @@ def _files(d: Path) -> None:
         'name = "p"\n'
         + small.replace("nodes = 4\n", f'nodes = 4\nmodel = "{model}"\n').replace("jobs = 60", "load = 1e-9")
     )
+    (d / "twice-bid.csv").write_text(JOB_HEADER.strip() + ",private_bid\n1,0,100,100,2,2,90\n2,5,100,100,1,1,90\n")
+    extra = "".join(f",note{k}" for k in range(20_000))
+    (d / "wide.csv").write_text(
+        JOB_HEADER.strip() + extra + "\n1,0,100,100,2,2" + ",0" * 20_000 + "\n2,-5,100,100,1,1" + ",0" * 20_000 + "\n"
+    )
     # a NUL byte: TOML's strings may hold one (\u0000), no file system's names can
     (d / "nul-results.toml").write_text('name = "p"\n' + small.replace('results = "results"', 'results = "a\\u0000b"'))
     (d / "nul-catalogue.toml").write_text(
@@ -384,6 +389,21 @@ CASES = {
     "a payoff table listing a profile twice": (
         ["game", "solve", "{d}/twice.csv"],
         "twice.csv: line 6: the profile (a, x) is listed again (first on line 2)",
+        [],
+    ),
+    "a job table repeating a column (CSV)": (
+        ["simulate", "--jobs", "{d}/twice-bid.csv", "--nodes", "2", "--out", "{d}/o.parquet"],
+        "twice-bid.csv: column(s) ['private_bid'] appear more than once",
+        ["{d}/o.parquet"],
+    ),
+    "a job table repeating a column (CSV, pandas-free path)": (
+        ["simulate", "--jobs", "{d}/twice-bid.csv", "--nodes", "2", "--out", "{d}/o.csv"],
+        "twice-bid.csv: column(s) ['private_bid'] appear more than once",
+        ["{d}/o.csv"],
+    ),
+    "a job table of 20,000 columns (checked in linear time)": (
+        ["simulate", "--jobs", "{d}/wide.csv", "--nodes", "2"],
+        "wide.csv: line 3: column 'submit' is -5, expected >= 0",
         [],
     ),
     "deeply nested JSON": (["game", "solve", "{d}/deep.json"], "deep.json: invalid JSON: nested too deeply", []),
