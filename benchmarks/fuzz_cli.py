@@ -40,11 +40,17 @@ class Finding(Exception):
         self.signature, self.case, self.problems = signature, case, problems
 
 
+class StopShrinking(BaseException):
+    """Shrinking ran past its time: hypothesis lets a BaseException through, with the smallest case so far kept."""
+
+
 class Fuzz:
     """The long run's state: the findings so far, counts, and the time left."""
 
-    def __init__(self, deadline: float):
-        self.deadline = deadline
+    def __init__(self, deadline: float, shrink_seconds: float = 90.0):
+        self.deadline, self.shrink_seconds = deadline, shrink_seconds
+        self.shrink_started = 0.0
+        self.best = None  #: the smallest failing case of the target so far (while shrinking)
         self.found: dict[str, dict] = {}  #: signature -> {"case", "problems", "count", "shrunk", "kind"}
         self.known = collections.Counter()
         self.examples = collections.Counter()
@@ -61,8 +67,11 @@ class Fuzz:
         fresh = fuzz_cli.new_problems(problems)
         if self.target is None:  # generating (not shrinking): count, and pick the batch's target
             self.count(kind, log, problems, fresh, case)
+        elif time.monotonic() - self.shrink_started > self.shrink_seconds:
+            raise StopShrinking
         mine = [p for p in fresh if p.signature == self.target]
         if mine:  # one place raises, so that hypothesis sees one failure while it shrinks and replays
+            self.best = (case, mine)
             raise Finding(self.target, case, mine)
 
     def count(self, kind: str, log: list, problems: list, fresh: list, case) -> None:
@@ -80,7 +89,7 @@ class Fuzz:
             )
             entry["count"] += 1
             if not entry["shrunk"] and self.target is None:
-                self.target = sig
+                self.target, self.shrink_started = sig, time.monotonic()
 
     def batch(self, kind: str, examples: int, rng: random.Random) -> None:
         """``examples`` random cases of one kind; a new finding is shrunk and printed."""
@@ -102,12 +111,17 @@ class Fuzz:
         try:
             run()
         except Finding as f:  # the smallest case hypothesis found for the batch's new signature
-            entry = self.found[f.signature]
-            entry.update(case=f.case, problems=f.problems, shrunk=True)
-            print(f"\n#### finding {len(self.found)}: {f.signature} ({kind})", flush=True)
-            print(fuzz_cli.report(f.case, f.problems), flush=True)
+            self.show(kind, f.signature, f.case, f.problems)
+        except StopShrinking:  # the smallest case so far
+            self.show(kind, self.target, *self.best, note=f" (shrinking stopped after {self.shrink_seconds:g} s)")
         except Exception as exc:  # noqa: BLE001 - hypothesis' own (a flaky case): say so, keep the case unshrunk
             print(f"\n#### {kind}: batch stopped by {type(exc).__name__}: {str(exc)[:500]}", flush=True)
+
+    def show(self, kind: str, signature: str, case, problems, note: str = "") -> None:
+        """Print a finding as soon as it is shrunk."""
+        self.found[signature].update(case=case, problems=problems, shrunk=True)
+        print(f"\n#### finding {len(self.found)}: {signature} ({kind}){note}", flush=True)
+        print(fuzz_cli.report(case, problems), flush=True)
 
     def summary(self, seconds: float) -> None:
         total = sum(self.examples.values())
@@ -132,6 +146,7 @@ def main() -> None:
     ap.add_argument("--kinds", default=",".join(fuzz_cli.KINDS), help="comma-separated kinds of input")
     ap.add_argument("--batch", type=int, default=25, help="examples of one kind before the next kind's turn")
     ap.add_argument("--seed", type=int, default=None, help="seed of the batches' seeds (default: random)")
+    ap.add_argument("--shrink-seconds", type=float, default=90.0, help="time to shrink one finding (default 90)")
     a = ap.parse_args()
     kinds = [k.strip() for k in a.kinds.split(",") if k.strip()]
     unknown = [k for k in kinds if k not in fuzz_cli.KINDS]
@@ -142,15 +157,19 @@ def main() -> None:
     print(f"fuzzing {', '.join(kinds)} for {a.minutes:g} min (seed {master}; batches of {a.batch})", flush=True)
     warnings.simplefilter("ignore")  # hypothesis' own notes; the commands' warnings are checked per command
     t0 = time.monotonic()
-    fuzz = Fuzz(t0 + a.minutes * 60)
+    fuzz = Fuzz(t0 + a.minutes * 60, a.shrink_seconds)
     try:
         while time.monotonic() < fuzz.deadline:
             for kind in kinds:
                 if time.monotonic() >= fuzz.deadline:
                     break
                 fuzz.batch(kind, a.batch, rng)
-            done = sum(fuzz.examples.values())
-            print(f"[{(time.monotonic() - t0) / 60:5.1f} min] {done} examples, {len(fuzz.found)} findings", flush=True)
+                done = sum(fuzz.examples.values())
+                print(
+                    f"[{(time.monotonic() - t0) / 60:5.1f} min] {kind}: {fuzz.examples[kind]} examples; "
+                    f"{done} in all, {len(fuzz.found)} findings",
+                    flush=True,
+                )
     except KeyboardInterrupt:
         print("interrupted", flush=True)
     fuzz.summary(time.monotonic() - t0)

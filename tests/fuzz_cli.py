@@ -58,7 +58,13 @@ SHADING_TEXT = (ROOT / "strategies" / "shading.toml").read_text()
 #: the placeholder for the case's folder (absolute) in file contents and command lines
 D = "{d}"
 #: a folder, and a file of the user's, present in every case (outputs aimed at them must not destroy them)
-USER_FILES = {"folder/keep.txt": b"the user's own file\n", "plain.txt": b"a file, not a folder\n"}
+USER_FILES = {
+    "folder/keep.txt": b"the user's own file\n",
+    "folder/photo.png": b"\x89PNG the user's own picture\n",  # names a report or an export also writes
+    "folder/report.md": b"# the user's own notes\n",
+    "folder/equilibria.csv": b"the user's own table\n",
+    "plain.txt": b"a file, not a folder\n",
+}
 #: seconds one command may run, and the address space it may add, before it is a problem of its own
 TIME_LIMIT_S = 120
 MEMORY_ALLOWANCE = 6 << 30
@@ -73,16 +79,20 @@ class Case:
     files: dict[str, bytes | None]
     runs: list[list[str]]
     note: str = ""
+    links: dict[str, str] = field(default_factory=dict)  #: symbolic links: name -> target (relative)
 
     def __repr__(self) -> str:
         shown = {k: (v if v is None or len(v) <= 300 else v[:300] + b"...") for k, v in self.files.items()}
-        return f"Case(kind={self.kind!r}, runs={self.runs!r}, note={self.note!r}, files={shown!r})"
+        links = f", links={self.links!r}" if self.links else ""
+        return f"Case(kind={self.kind!r}, runs={self.runs!r}, note={self.note!r}, files={shown!r}{links})"
 
     def describe(self, limit: int = 3000) -> str:
         """The case in full (file contents up to ``limit`` bytes each), for a finding's report."""
         lines = [f"kind: {self.kind}" + (f" ({self.note})" if self.note else "")]
         for argv in self.runs:
             lines.append("$ gamemarket " + " ".join(_quote(a) for a in argv))
+        for name, target in self.links.items():
+            lines.append(f"--- {name} -> {target} (symbolic link)")
         for name, data in self.files.items():
             if name in USER_FILES or data is None:
                 continue
@@ -145,6 +155,8 @@ class FuzzTimeout(BaseException):
 
 @dataclass
 class Outcome:
+    """What one command did: its exit code (None where an exception escaped), output, and timing."""
+
     rc: int | None
     out: str
     err: str
@@ -241,10 +253,22 @@ def invoke(argv: list[str], seconds: float = TIME_LIMIT_S, memory: int = MEMORY_
 # ------------------------------------------------------------------------------------ declared outputs
 @dataclass
 class Declared:
+    """What a command line may write (its output files and folders), what it reads, and whether it may
+    replace a user's file (``--force``)."""
+
     files: set[Path] = field(default_factory=set)
     folders: set[Path] = field(default_factory=set)
     inputs: set[Path] = field(default_factory=set)
     force: bool = False
+    #: the output folders the command owns (a study's results and report, an export): one that exists and
+    #: holds files but no manifest was not made by gamemarket, and is written into only with ``--force``
+    claims: set[Path] = field(default_factory=set)
+    roles: dict[Path, str] = field(default_factory=dict)  #: an output -> what it is ("report folder", "--out")
+
+    def role(self, p: Path) -> str:
+        """What the output that holds ``p`` is (the innermost), for a finding's signature."""
+        holders = [o for o in self.roles if o == p or o in p.parents]
+        return self.roles[max(holders, key=lambda o: len(o.parts))] if holders else "-"
 
     def covers(self, p: Path) -> bool:
         """``p`` is a declared output file, inside a declared output folder, or that folder."""
@@ -275,12 +299,14 @@ def _study_outputs(file: str, cwd: Path, dec: Declared, with_results: bool = Tru
     except Exception:  # noqa: BLE001 - an unreadable study declares nothing (main says why)
         return
     for s in specs:
-        if with_results:
-            dec.folders.add(Path(os.path.abspath(s.results_dir)))
+        folders = {Path(os.path.abspath(s.results_dir)): "results folder"} if with_results else {}
         if report == "all":
-            dec.folders.add(Path(os.path.abspath(s.report_dir)))
+            folders[Path(os.path.abspath(s.report_dir))] = "report folder"
         elif report == "data":
-            dec.folders.add(Path(os.path.abspath(s.report_dir)) / "data")
+            folders[Path(os.path.abspath(s.report_dir)) / "data"] = "report's data folder"
+        dec.folders |= set(folders)
+        dec.claims |= set(folders)
+        dec.roles.update(folders)
 
 
 def declared(argv: list[str], cwd: Path, traces: Path) -> Declared:
@@ -303,17 +329,25 @@ def declared(argv: list[str], cwd: Path, traces: Path) -> Declared:
     if a.command == "workload" and a.wcmd == "info":
         return dec
     if a.command in ("simulate",) or (a.command == "workload" and a.wcmd == "fit"):
-        dec.files |= {p for p in (_abs(a.out, cwd), _abs(getattr(a, "jobs_out", None), cwd)) if p}
+        dec.roles.update(
+            {
+                p: o
+                for o, p in (("--out", _abs(a.out, cwd)), ("--jobs-out", _abs(getattr(a, "jobs_out", None), cwd)))
+                if p
+            }
+        )
     elif a.command == "workload" and a.wcmd == "compare":
-        dec.files |= {p for p in (_abs(a.figure, cwd),) if p}
-    elif a.command == "workload" and a.wcmd == "fetch":
-        dest = _abs(a.dest, cwd) if a.dest else traces
-        if dest is not None:
-            dec.folders.add(dest)
+        dec.roles.update({p: "--figure" for p in (_abs(a.figure, cwd),) if p})
     elif a.command == "price":
         out = _abs(a.out, cwd)
         if out is not None:
-            dec.files |= {out, out.with_suffix(".trace.csv")}
+            dec.roles.update({out: "--out", out.with_suffix(".trace.csv"): "--out's trace"})
+    dec.files |= set(dec.roles)
+    if a.command == "workload" and a.wcmd == "fetch":
+        dest = _abs(a.dest, cwd) if a.dest else traces
+        if dest is not None:
+            dec.folders.add(dest)
+            dec.roles[dest] = "--dest"
     elif a.command == "study" and a.scmd == "run":
         _study_outputs(a.file, cwd, dec)
     elif a.command == "game" and a.gcmd == "solve" and str(a.file).endswith(".toml"):
@@ -322,8 +356,28 @@ def declared(argv: list[str], cwd: Path, traces: Path) -> Declared:
         _study_outputs(a.file, cwd, dec, report="none" if a.out else "data")
         if a.out:
             dec.folders.add(_abs(a.out, cwd))
+            dec.claims.add(_abs(a.out, cwd))
+            dec.roles[_abs(a.out, cwd)] = "export folder"
     elif a.command == "report":
         _study_outputs(a.study, cwd, dec)
+    return _with_real_paths(dec)
+
+
+def _with_real_paths(dec: Declared) -> Declared:
+    """Each path also as the file it leads to (symlinks followed): an output through a link writes there."""
+    for paths in (dec.files, dec.folders, dec.inputs, dec.claims):
+        real = set()
+        for p in paths:
+            try:
+                real.add(Path(os.path.realpath(p)))
+            except (OSError, ValueError):
+                pass
+        paths |= real
+    for p, role in list(dec.roles.items()):
+        try:
+            dec.roles.setdefault(Path(os.path.realpath(p)), role)
+        except (OSError, ValueError):
+            pass
     return dec
 
 
@@ -331,6 +385,12 @@ def declared(argv: list[str], cwd: Path, traces: Path) -> Declared:
 STRICT_RC = {0, 2}
 #: commands whose exit code 3 is a stated result ("not converged", "no equilibrium found")
 RC3 = {("price", "solve"), ("game", "solve")}
+
+
+def command_name(argv: list[str]) -> str:
+    """The command a command line runs (``study run``, ``report``), for messages and signatures."""
+    one = ("simulate", "report")
+    return argv[0] if argv and argv[0] in one else " ".join(argv[:2])
 
 
 def _strict_json(text: str):
@@ -362,7 +422,7 @@ def _where_raised(tb: str) -> str:
 def check_outcome(argv: list[str], o: Outcome) -> list[Problem]:
     """The invariants of the exit code and of what the command printed."""
     probs = []
-    cmd = " ".join(a for a in argv[:2] if not a.startswith("-") and "/" not in a and "." not in a)
+    cmd = command_name(argv)
 
     def add(what, detail, sig):
         probs.append(Problem(what, detail, argv, f"{what}|{cmd}|{sig}"))
@@ -412,19 +472,24 @@ def check_files(argv, before: dict, after: dict, user: set[Path], dec: Declared)
     """The invariants of the file tree: nothing outside the declared outputs, no user's file destroyed
     without ``--force``, never an input, no temporary file left."""
     probs = []
-    cmd = " ".join(argv[:2])
+    cmd = command_name(argv)
 
     def add(what, paths, sig):
         shown = "\n".join(f"  {p}" for p in sorted(paths)[:20])
         probs.append(Problem(what, shown, argv, f"{what}|{cmd}|{sig}"))
 
     new = [p for p in after if p not in before]
-    stray = [p for p in new if not dec.covers(p) and not (after[p] == ("dir",) and dec.leads_to(p))]
-    if stray:
-        add("stray file", stray, "outside the declared outputs")
     temps = [p for p in new if p.name.endswith(".tmp") or ".gm-" in p.name]
     if temps:
         add("temporary file left", temps, "tmp")
+    stray = [p for p in new if not dec.covers(p) and not (after[p] == ("dir",) and dec.leads_to(p)) and p not in temps]
+    if stray:
+        add("stray file", stray, "outside the declared outputs")
+    for folder in sorted(dec.claims):
+        if not dec.force and _foreign(folder, before):
+            inside = [p for p in new if folder in p.parents and after[p][0] == "file"]
+            if inside:
+                add("wrote into a folder gamemarket did not make, without --force", inside, dec.role(folder))
     gone = [p for p in before if p not in after]
     changed = [p for p in before if p in after and after[p] != before[p] and before[p] != ("dir",)]
     for p in gone + changed:
@@ -434,14 +499,23 @@ def check_files(argv, before: dict, after: dict, user: set[Path], dec: Declared)
         elif not dec.covers(p):
             add(f"file {verb} outside the outputs", [p], verb)
         elif p in user and not dec.force:
-            add(f"user's file {verb} without --force", [p], verb)
+            add(f"user's file {verb} without --force", [p], f"{dec.role(p)}: {p.suffix or p.name}")
     return probs
+
+
+def _foreign(folder: Path, snap: dict) -> bool:
+    """A folder that existed, held files, and had no manifest (nor an earlier version's report marker)."""
+    if snap.get(folder) != ("dir",):
+        return False
+    held = [p for p in snap if folder in p.parents]
+    own = {folder / ".gamemarket-manifest.json", folder / ".gamemarket-study"}
+    return bool(held) and not own & set(snap)
 
 
 def verify_outputs(argv: list[str], o: Outcome, dec: Declared, before: dict, after: dict, cwd: Path) -> list[Problem]:
     """A successful command's output passes its own check."""
     probs = []
-    cmd = " ".join(argv[:2])
+    cmd = command_name(argv)
 
     def add(detail, sig):
         probs.append(Problem("output fails its check", detail, argv, f"verify|{cmd}|{sig}"))
@@ -522,6 +596,9 @@ def run_case(case: Case, *, seconds: float = TIME_LIMIT_S, log: list | None = No
             continue
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_bytes(data.replace(D.encode(), str(work).encode()))
+    for name, target in case.links.items():
+        (work / name).parent.mkdir(parents=True, exist_ok=True)
+        (work / name).symlink_to(target)
     old_cwd, old_env = os.getcwd(), os.environ.get("GAMEMARKET_TRACES")
     os.environ["GAMEMARKET_TRACES"] = str(traces)
     os.chdir(work)
@@ -577,7 +654,7 @@ NAN, INF = float("nan"), float("inf")
 FILE_VALUES = [
     -1, 0, 1, 2, 2**63, 10**30, -(10**30), 2.5, 1e300, -1e300, 1e-320, NAN, INF, -INF, True, False,
     "", "x", "many", "1", "../x", "../../x", D, f"{D}/folder", "folder", "a/b", "é☃", "x" * 5000, "a\x00b",
-    "plain.txt", "../m.toml", "s.toml", [], [1, 2], ["x"], [[]], [NAN], {}, {"a": 1}, {"k": {"k": {}}},
+    "plain.txt", "../m.toml", "s.toml", "../folder", [], [1, 2], ["x"], [[]], [NAN], {}, {"a": 1}, {"k": {"k": {}}},
 ]  # fmt: skip
 TOML_ONLY = [dt.date(2020, 1, 1), dt.datetime(2020, 1, 1, 12, 0), dt.time(12, 0)]
 UNKNOWN_KEYS = ["foo", "Jobs", "nodes", "seed", "kind", "__class__", "é", "", "name", "0"]
@@ -970,7 +1047,8 @@ def study_docs(draw, population: bool, files: dict) -> dict:
             files["studies/c.toml"] = _dumps_toml({**doc, "name": "c", "companions": []})
             doc["companions"] = ["c.toml"]
     if draw(st.booleans()):
-        doc["output"] = {"results": "out/res", "report": "out/rep"}
+        # now and then the report goes to a folder of the user's (it holds a report.md and a picture)
+        doc["output"] = {"results": "out/res", "report": draw(st.sampled_from(["out/rep"] * 7 + ["../folder"]))}
     if draw(st.integers(0, 3)) == 0:
         doc["bids"] = {"components": [[1.0, 30.0, 15.0]], "lo": 0.0, "hi": 180.0}
     if draw(st.integers(0, 3)) == 0:
@@ -1202,6 +1280,13 @@ BASES = [
     ["price", "solve", "--n", "20", "--m", "2", "--quiet", "--format", "json"],
     ["price", "solve", "p.npz", "--quiet", "--out", "r.npz"],
 ]
+#: the files of :func:`option_files`: an option aimed at an input must never replace it
+INPUTS = ["t.swf", "t.csv", "m.toml", "g.nfg", "p.npz", "studies/s.toml"]
+#: symbolic links every options case has: to an input, to the user's folder, to a file of the user's, and
+#: one that leads nowhere (out of the folder); options aim at them and through them
+LINKS = {"link.csv": "t.csv", "link.toml": "m.toml", "alias": "folder", "keep.csv": "folder/keep.txt",
+         "nowhere": "../elsewhere"}  # fmt: skip
+INPUTS += list(LINKS) + ["alias/keep.txt", "alias/new.csv", "nowhere/x.csv", "link.csv/x.csv"]
 METHOD_VALUES = ["pure", "polytope", "support_enumeration", "vertex_enumeration", "lemke_howson", "simplex", ""]
 
 
@@ -1229,7 +1314,7 @@ def _value_for(draw, flag: str, nargs, choices) -> list[str]:
         return [draw(st.sampled_from(URL_VALUES))]
     if flag == "--methods":
         return draw(st.lists(st.sampled_from(METHOD_VALUES), min_size=1, max_size=3))
-    return [draw(st.sampled_from((choices or []) + OPTION_VALUES))]
+    return [draw(st.sampled_from((choices or []) + OPTION_VALUES + INPUTS))]
 
 
 @st.composite
@@ -1254,7 +1339,7 @@ def option_cases(draw) -> Case:
             argv += [spec[0], *_value_for(draw, *spec)]
             done.append(f"{spec[0]} added")
         elif op == "positional" and len(argv) > len(cmd) and not argv[len(cmd)].startswith("--"):
-            argv[len(cmd)] = draw(st.sampled_from(OPTION_VALUES + ["t.swf", "m.toml", "g.nfg", "synthetic"]))
+            argv[len(cmd)] = draw(st.sampled_from(OPTION_VALUES + INPUTS + ["synthetic"]))
             done.append("positional changed")
         elif op == "drop" and flags:
             k = draw(st.sampled_from(flags))
@@ -1268,7 +1353,7 @@ def option_cases(draw) -> Case:
     runs = [argv]
     if cmd in (("game", "export"), ("report",)) or (cmd == ("game", "solve") and "studies/s.toml" in argv):
         runs = [STUDY_RUN, argv]  # with results to read
-    return Case("options", files, runs, "; ".join(done))
+    return Case("options", files, runs, "; ".join(done), links=dict(LINKS))
 
 
 #: every kind of input, by name: the strategy of its cases
@@ -1309,9 +1394,27 @@ KNOWN = {
         "an EGTA strategy name that is not a string (a list) raises TypeError: unhashable (traceback); "
         "gamemarket/games/egta.py: check the entry's types (or declare [str, int, number] in EgtaFile)"
     ),
-    r"^stray warning\|price solve\|RuntimeWarning:overflow encountered in divide@gamemarket/pricing/": (
-        "capacities near 1e300 overflow in the repair step with a numpy warning (exit 0); gamemarket/pricing/"
-        "problem.py: bound R (and A) so that sums stay finite, as the job table bounds bids"
+    r"^stray warning\|price solve\|RuntimeWarning:[^@]*@gamemarket/pricing/": (
+        "a problem with capacities or weights near 1e300 overflows in the solver (numpy warnings, LAPACK's "
+        "'DLASCL parameter had an illegal value' on stdout, exit 0); gamemarket/pricing/problem.py: bound A, R, "
+        "demand, weight and target so that sums and squares stay finite, as the job table bounds bids"
+    ),
+    r"^exception\|[^|]*\|ValueError@gamemarket/workloads/swf\.py": (
+        "an SWF processor count beyond int64 (99999999999999999999) wraps negative and np.repeat raises "
+        "ValueError (traceback); gamemarket/workloads/swf.py: refuse fields beyond 2^53, as the job table does"
+    ),
+    r"^(user's file (deleted|changed) without --force|wrote into a folder gamemarket did not make, without "
+    r"--force)\|(study run|report)\|report folder": (
+        "a report folder that holds the user's files and no manifest ([output] report = a folder of theirs) is "
+        "written into without --force: report.md is replaced and every *.png the run did not draw is deleted; "
+        "gamemarket/reports/report.py (claim_folder, write_report's stale-figure loop): claim the folder as an "
+        "io.ownership.OutputFolder and clean manifest entries only"
+    ),
+    r"^(user's file changed without --force|wrote into a folder gamemarket did not make, without --force)"
+    r"\|game export\|export folder": (
+        "game export --out FOLDER writes into a folder of the user's and replaces their equilibria.csv (and any "
+        "file of an exported name) with no --force to ask for it; gamemarket/analysis/study.py export and "
+        "gamemarket/cli/studies.py: an io.ownership.OutputFolder and a --force option"
     ),
     r"^stray warning\|simulate\|RuntimeWarning:invalid value encountered in cast@gamemarket/workloads/synthetic\.py": (
         "simulate --load 1e-300: the submit times wrap (silently wrong, exit 0); gamemarket/cli/simulate.py: "

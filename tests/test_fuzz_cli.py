@@ -15,11 +15,14 @@ quick look, ``5`` for a longer reproducible run).
 from __future__ import annotations
 
 import os
+import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from fuzz_cli import KINDS, new_problems, report, run_case
+import fuzz_cli
+from fuzz_cli import KINDS, Case, new_problems, report, run_case
 
 #: examples per kind of input: together a few minutes on a 2-core machine (the study runs and reports
 #: dominate; most hostile cases are refused in milliseconds)
@@ -42,3 +45,70 @@ def test_every_command_keeps_its_invariants(kind):
         assert not problems, report(case, problems)
 
     check()
+
+
+def _fake(behaviour):
+    """A stand-in for ``gamemarket.cli.main`` that breaks one invariant."""
+
+    def main(argv):
+        return behaviour(argv)
+
+    return main
+
+
+def _write(name, text="x"):
+    """Writes ``name``, then fails with a proper message (so that only the file checks speak)."""
+
+    def run(argv):
+        Path(name).write_text(text)
+        if text == "x":
+            print("gamemarket: error: refused", file=sys.stderr)
+            return 2
+        return 0
+
+    return run
+
+
+def _print(out, err, rc):
+    def run(argv):
+        print(out)
+        print(err, file=sys.stderr)
+        return rc
+
+    return run
+
+
+def _raise(argv):
+    raise ZeroDivisionError("an internal error")
+
+
+def _remove_user_file(argv):
+    Path("plain.txt").unlink()
+    return 0
+
+
+@pytest.mark.parametrize(
+    "argv,behaviour,what",
+    [
+        (["simulate", "--out", "o.csv"], _raise, "exception"),
+        (["simulate"], _print("", "", 2), "error message"),
+        (["simulate"], _print("", "gamemarket: error: a\nsecond line", 2), "error message"),
+        (["simulate"], _print("", "Traceback (most recent call last):", 0), "traceback printed"),
+        (["simulate"], _print("", "", 5), "exit code"),
+        (["simulate", "--format", "json"], _print('{"a": NaN}', "", 0), "json output"),
+        (["simulate", "--out", "o.csv"], _write("elsewhere.csv"), "stray file"),
+        (["simulate", "--out", "o.csv"], _write(".o.csv.gm-1-0.tmp"), "temporary file left"),
+        (["simulate", "--out", "plain.txt"], _write("plain.txt"), "user's file changed without --force"),
+        (["simulate"], _remove_user_file, "file deleted outside the outputs"),
+    ],
+)
+def test_the_runner_sees_each_broken_invariant(argv, behaviour, what, monkeypatch):
+    """The checks can fail: a command that breaks one invariant is reported, and only for that one."""
+    monkeypatch.setattr(fuzz_cli, "main", _fake(behaviour))
+    problems = run_case(Case("self-test", {}, [argv]))
+    assert [p.what for p in problems] == [what], problems
+
+
+def test_the_runner_passes_a_command_that_keeps_every_invariant(monkeypatch):
+    monkeypatch.setattr(fuzz_cli, "main", _fake(_write("o.csv", "id,submit\n1,0\n")))
+    assert run_case(Case("self-test", {}, [["simulate", "--out", "o.csv"]])) == []
