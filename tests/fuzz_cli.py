@@ -295,9 +295,14 @@ def _study_outputs(file: str, cwd: Path, dec: Declared, with_results: bool = Tru
 
     try:
         spec = load_study(cwd / file)
-        specs = [spec] + [load_study(c) for c in spec.companions]
     except Exception:  # noqa: BLE001 - an unreadable study declares nothing (main says why)
         return
+    specs = [spec]
+    for c in spec.companions:  # a companion that does not load declares nothing; the study still does
+        try:
+            specs.append(load_study(c))
+        except Exception:  # noqa: BLE001
+            pass
     for s in specs:
         folders = {Path(os.path.abspath(s.results_dir)): "results folder"} if with_results else {}
         if report == "all":
@@ -1399,9 +1404,10 @@ KNOWN = {
         "'DLASCL parameter had an illegal value' on stdout, exit 0); gamemarket/pricing/problem.py: bound A, R, "
         "demand, weight and target so that sums and squares stay finite, as the job table bounds bids"
     ),
-    r"^exception\|[^|]*\|ValueError@gamemarket/workloads/swf\.py": (
-        "an SWF processor count beyond int64 (99999999999999999999) wraps negative and np.repeat raises "
-        "ValueError (traceback); gamemarket/workloads/swf.py: refuse fields beyond 2^53, as the job table does"
+    r"^exception\|[^|]*\|(ValueError@gamemarket/workloads/swf\.py|MemoryError@gamemarket/workloads/stats\.py)": (
+        "an SWF field beyond int64 (99999999999999999999) wraps: as a processor count np.repeat raises ValueError, "
+        "as a submit time `workload compare` asks numpy for 777 TiB (tracebacks); gamemarket/workloads/swf.py: "
+        "refuse fields beyond 2^53, as the job table does"
     ),
     r"^(user's file (deleted|changed) without --force|wrote into a folder gamemarket did not make, without "
     r"--force)\|(study run|report)\|report folder": (
