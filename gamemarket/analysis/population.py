@@ -125,7 +125,7 @@ class PopulationGames:
         for prof, mix, s in population_points([n], [S]):
             k = mix_key(mix)
             if k not in cache:
-                cache[k] = np.nanmean([payoffs_of(r) for r in self.runs.records(provider, seeds, k)], axis=0)
+                cache[k] = self._mean_payoffs(provider, seeds, mix)
             key = tuple(prof.tolist())
             rows[key] = prof
             pays.setdefault(key, np.zeros(S))[s] = cache[k][s]
@@ -133,6 +133,26 @@ class PopulationGames:
         return RoleSymmetricGame(
             ["consumers"], [n], [cfg.names], np.array([rows[k] for k in keys]), np.array([pays[k] for k in keys])
         )
+
+    def _mean_payoffs(self, provider, seeds, mix) -> np.ndarray:
+        """Each strategy's payoff at mixture ``mix`` under ``provider``, the mean over the runs of ``seeds``
+        in which an agent played it; a strategy the mixture plays (or probes) that no agent played in any run
+        is an :class:`InputError` naming it, never a NaN payoff in a game."""
+        P = np.array([payoffs_of(r) for r in self.runs.records(provider, seeds, mix_key(mix))])
+        empty = np.isnan(P).all(axis=0)
+        if empty.any():
+            recs = self.runs.records(provider, seeds, mix_key(mix))
+            names = ", ".join(repr(self.cfg.names[j]) for j in np.flatnonzero(empty))
+            at = dict(zip(self.cfg.names, np.round(mix, 6).tolist()))
+            agents, probe = recs[0]["agents"], recs[0]["probe"]
+            raise InputError(
+                f"{self.spec.path or self.spec.name}: [game]: no agent played {names} at the mixture {at} under "
+                f"provider {getattr(provider, 'name', provider)!r} in any of its {len(recs)} run(s) (the market has "
+                f"{agents} agents; a probe slice of width {probe} holds {agents * probe:.2g} of them on average); "
+                "expected a market of at least 1 / probe agents: more jobs, a wider probe or more seeds"
+            )
+        with np.errstate(invalid="ignore"):
+            return np.nanmean(P, axis=0)
 
     def joint_points(self) -> list[tuple]:
         """The consumer mixtures where the joint game's provider payoffs are measured: ``c / n`` for every

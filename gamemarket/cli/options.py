@@ -3,7 +3,8 @@
 ``integer(...)`` and ``number(...)`` build argparse ``type`` callables from a declaration (bounds, whether
 a bound is open, finiteness). A value outside its declaration is refused by argparse with the option's
 name, the value and what was expected (exit 2, no traceback): ``--reduction 1.5``, ``--eps inf``,
-``--nodes 2.5``, ``--seed -1``, ``--max-iter 0`` never reach the code that would misread them.
+``--nodes 2.5``, ``--seed -1``, ``--max-iter 0``, ``--synthetic-jobs 99999999999999999999`` never reach
+the code that would misread them.
 """
 
 from __future__ import annotations
@@ -16,17 +17,31 @@ import re
 MAX_SEED = 2**63 - 1
 
 
+def _shown(v) -> str:
+    """A bound as a user would type it: an integer's digits, a float's shortest form."""
+    return str(v) if isinstance(v, int) else f"{v:g}"
+
+
 def _bounds(lo, hi, lo_open: bool, hi_open: bool) -> str:
     parts = []
     if lo is not None:
-        parts.append(f"{'>' if lo_open else '>='} {lo:g}")
+        parts.append(f"{'>' if lo_open else '>='} {_shown(lo)}")
     if hi is not None:
-        parts.append(f"{'<' if hi_open else '<='} {hi:g}")
+        parts.append(f"{'<' if hi_open else '<='} {_shown(hi)}")
     return " and ".join(parts)
 
 
-def integer(*, min: int | None = None, max: int | None = None, what: str = "an integer"):  # noqa: A002
-    """An argparse type: a whole number (``2.5``, ``1e3``, ``true`` and text refused) in ``[min, max]``."""
+def integer(
+    *,
+    min: int | None = None,  # noqa: A002
+    max: int | None = None,  # noqa: A002
+    limit: int | None = None,
+    what: str = "an integer",
+):
+    """An argparse type: a whole number (``2.5``, ``1e3``, ``true`` and text refused) in ``[min, max]``.
+
+    ``limit``: the most gamemarket can hold (an array of that many nodes or jobs), refused with its own
+    message ("... and at most LIMIT"), so that what the option means (``>= 1``) stays what it says."""
     expected = what + (f" {_bounds(min, max, False, False)}" if min is not None or max is not None else "")
 
     def parse(text: str) -> int:
@@ -35,6 +50,8 @@ def integer(*, min: int | None = None, max: int | None = None, what: str = "an i
         v = int(text)
         if (min is not None and v < min) or (max is not None and v > max):
             raise argparse.ArgumentTypeError(f"expected {expected}, got {v}")
+        if limit is not None and v > limit:
+            raise argparse.ArgumentTypeError(f"expected {expected} and at most {limit}, got {v}")
         return v
 
     parse.__name__ = "integer"
@@ -67,14 +84,19 @@ def number(
     return parse
 
 
+#: the largest node count and job count a command accepts: the study file's bounds (``[workload] nodes``,
+#: ``[workload.synthetic] jobs``); beyond them an array of that size cannot even be allocated
+MAX_NODES = 10**7
+MAX_JOBS = 10**9
+
 #: the declarations shared by several commands
-NODES = integer(min=1, what="a number of nodes")
+NODES = integer(min=1, limit=MAX_NODES, what="a number of nodes")
 SEED = integer(min=0, max=MAX_SEED, what="a seed")
 REDUCTION = number(min=0, max=1, max_open=True, what="a fraction of the trace's processors")
-JOBS_COUNT = integer(min=1, what="a number of jobs")
+JOBS_COUNT = integer(min=1, limit=MAX_JOBS, what="a number of jobs")
 POSITIVE = number(min=0, min_open=True, what="a finite number")
 #: an offered load: far from 0 and from overflow (the generator's span is work / (nodes x load))
-LOAD = number(min=1e-6, max=1e6, what="an offered load")
+LOAD = number(min=1e-3, max=1e6, what="an offered load")  # as a study's [workload.synthetic] load
 NONNEGATIVE = number(min=0, what="a finite number")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from gamemarket.errors import InputError, UndefinedPayoffError
@@ -128,14 +129,28 @@ def cmd_study_run(a) -> int:
     return _run_bimatrix(a, spec)
 
 
+@contextmanager
+def _report_claimed(a, spec, force: bool):
+    """The study's report folder claimed before the work (a folder that is not the study's is refused before
+    any simulation), the claim undone if the work fails before the report writes a file."""
+    if a.no_report:
+        yield None
+        return
+    from gamemarket.reports.report import claim_folder
+
+    folder = claim_folder(Path(spec.report_dir), spec, force)
+    try:
+        yield folder
+    except BaseException:
+        folder.abandon()
+        raise
+
+
 def _run_population(a, spec, *, force: bool) -> int:
     from gamemarket.analysis.population import run_population_study
 
-    if not a.no_report:
-        from gamemarket.reports.report import claim_folder
-
-        claim_folder(Path(spec.report_dir), spec, force)  # refuse a folder that is not the study's before the work
-    an = run_population_study(spec, n_jobs=a.n_jobs, progress=not a.no_progress, force=force)
+    with _report_claimed(a, spec, force):
+        an = run_population_study(spec, n_jobs=a.n_jobs, progress=not a.no_progress, force=force)
     print(
         f"study {spec.name}: {an.runs['simulations']} simulations ({an.runs['run_now']} run now) in "
         f"{an.runs['wall_seconds']:.1f} s; results in {spec.results_dir}"
@@ -151,29 +166,26 @@ def _run_population(a, spec, *, force: bool) -> int:
 def _run_bimatrix(a, spec) -> int:
     from gamemarket.studies import load_study, run_study
 
-    if not a.no_report:
-        from gamemarket.reports.report import claim_folder
-
-        claim_folder(Path(spec.report_dir), spec, a.force)  # refuse a folder that is not the study's before the work
     t0 = time.perf_counter()
-    for s in [load_study(c) for c in spec.companions] + [spec]:
-        info = run_study(
-            s,
-            n_jobs=a.n_jobs,
-            scheduler_address=a.scheduler_address,
-            progress=not a.no_progress,
-            force=a.force and s is spec,  # --force is about this study's folders, not its companions'
-        )
-        print(
-            f"study {s.name}: {info.tasks} runs ({info.skipped} already stored, {info.run} run now) "
-            f"in {info.wall_seconds:.1f} s; results in {s.results_dir}"
-        )
-    if spec.gains:
-        from gamemarket.analysis.incentives import gains
+    with _report_claimed(a, spec, a.force):
+        for s in [load_study(c) for c in spec.companions] + [spec]:
+            info = run_study(
+                s,
+                n_jobs=a.n_jobs,
+                scheduler_address=a.scheduler_address,
+                progress=not a.no_progress,
+                force=a.force and s is spec,  # --force is about this study's folders, not its companions'
+            )
+            print(
+                f"study {s.name}: {info.tasks} runs ({info.skipped} already stored, {info.run} run now) "
+                f"in {info.wall_seconds:.1f} s; results in {s.results_dir}"
+            )
+        if spec.gains:
+            from gamemarket.analysis.incentives import gains
 
-        t1 = time.perf_counter()
-        gains(spec, n_jobs=a.n_jobs, scheduler_address=a.scheduler_address, progress=not a.no_progress)
-        print(f"shading gains over market sizes {spec.gains['jobs']}: {time.perf_counter() - t1:.1f} s")
+            t1 = time.perf_counter()
+            gains(spec, n_jobs=a.n_jobs, scheduler_address=a.scheduler_address, progress=not a.no_progress)
+            print(f"shading gains over market sizes {spec.gains['jobs']}: {time.perf_counter() - t1:.1f} s")
     if not a.no_report:
         from gamemarket.analysis.study import analyze
         from gamemarket.reports import write_report

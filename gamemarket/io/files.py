@@ -34,8 +34,17 @@ def temp_prefix(path: Path) -> str:
     return f".{path.name}.gm-{os.getpid()}-"
 
 
+def shown_path(path) -> str:
+    """A path as a message shows it: as it is, or quoted with escapes where it holds a character a terminal
+    would not show (a NUL byte, a control character)."""
+    text = str(path)
+    return text if text.isprintable() else repr(text)
+
+
 def _read_error(path: Path, exc: Exception, what: str) -> InputError:
     """The message for a file that cannot be read, naming it and what was expected."""
+    if not str(path).isprintable():
+        return InputError(f"{shown_path(path)}: cannot read: {getattr(exc, 'strerror', None) or exc}")
     if isinstance(exc, FileNotFoundError):
         return InputError(f"{path}: no such {what}")
     if isinstance(exc, IsADirectoryError):
@@ -46,13 +55,14 @@ def _read_error(path: Path, exc: Exception, what: str) -> InputError:
 
 
 def resolve(path: str | os.PathLike, what: str = "path") -> Path:
-    """``path`` made absolute with every symlink followed; a symlink loop or an unreadable path is an
-    :class:`InputError` naming it (``Path.resolve`` raises ``RuntimeError`` or ``OSError`` there)."""
+    """``path`` made absolute with every symlink followed; a symlink loop, an unreadable path or a name no
+    file system holds (a NUL byte, which a study file's string may carry) is an :class:`InputError` naming
+    it (``Path.resolve`` raises ``RuntimeError``, ``OSError`` or ``ValueError`` there)."""
     try:
         return Path(path).resolve()
-    except (RuntimeError, OSError) as exc:
+    except (RuntimeError, OSError, ValueError) as exc:
         reason = getattr(exc, "strerror", None) or str(exc)
-        raise InputError(f"{path}: cannot resolve the {what}: {reason}") from None
+        raise InputError(f"{shown_path(path)}: cannot resolve the {what}: {reason}") from None
 
 
 def check_table(entry, where: str, allowed: set, required: set = frozenset()) -> None:
@@ -68,12 +78,12 @@ def check_table(entry, where: str, allowed: set, required: set = frozenset()) ->
 
 
 def read_text(path: str | os.PathLike, what: str = "file") -> str:
-    """A text file's contents; a missing file, a folder, a symlink loop or binary content is an error naming
-    the path."""
+    """A text file's contents; a missing file, a folder, a symlink loop, binary content or a name with a NUL
+    byte is an error naming the path."""
     path = Path(path)
     try:
         return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # ValueError: UnicodeDecodeError, or "embedded null byte"
         raise _read_error(path, exc, what) from None
 
 
@@ -166,8 +176,8 @@ def atomic_path(path: str | os.PathLike, what: str = "file") -> Iterator[Path]:
         raise InputError(f"{path}: is a folder; expected a {what} file name")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot create its folder: {exc.strerror or exc}") from None
+    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the name
+        raise InputError(f"{path}: cannot create its folder: {getattr(exc, 'strerror', None) or exc}") from None
     tmp = _temp_path(path)
     try:
         yield tmp

@@ -7,8 +7,10 @@ draw of a run, so any run can be repeated exactly from it.
 
 from __future__ import annotations
 
+import csv
 import os
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -88,6 +90,25 @@ def _check_dtype(series, name: str, where: str) -> None:
             raise InputError(f"{where}: column {name!r} holds booleans; expected numbers")
 
 
+def _check_repeats(names: Iterable, where: str) -> None:
+    """A known column may appear once: which of two ``private_bid`` columns would be the bids? (Counted in
+    one pass: a table of many columns is checked in linear time.)"""
+    dup = sorted(c for c, n in Counter(names).items() if n > 1 and c in SPEC)
+    if dup:
+        raise InputError(f"{where}: column(s) {dup} appear more than once")
+
+
+def _csv_header(path: Path) -> list[str]:
+    """The names on a CSV's first line as written: pandas renames a repeated column (``private_bid.1``),
+    which would hide the repeat from ``_check_repeats``. An unreadable first line gives no names (the
+    reader then says what is wrong)."""
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as f:
+            return next(csv.reader([f.readline()]), [])
+    except (OSError, ValueError, csv.Error):
+        return []
+
+
 def validate(table: pd.DataFrame, where: str = "job table", first_line: int | None = None) -> pd.DataFrame:
     """Check a job table against the declared columns (``COLUMNS``) and return it with canonical dtypes
     (a copy, only known columns).
@@ -100,9 +121,7 @@ def validate(table: pd.DataFrame, where: str = "job table", first_line: int | No
     missing = [c for c in REQUIRED if c not in table.columns]
     if missing:
         raise InputError(f"{where}: missing column(s) {missing}; required: {list(REQUIRED)}")
-    dup = sorted({c for c in table.columns if list(table.columns).count(c) > 1 and c in SPEC})
-    if dup:
-        raise InputError(f"{where}: column(s) {dup} appear more than once")
+    _check_repeats(table.columns, where)
     cols = [c for c in REQUIRED + OPTIONAL if c in table.columns]
     values = {}
     for c in cols:
@@ -181,8 +200,10 @@ def read(path: str | os.PathLike) -> pd.DataFrame:
         raise InputError(f"{path}: cannot read job table: {exc}") from exc
     if len(table) == 0:
         raise InputError(f"{path}: the job table has no rows; expected at least one job")
-    csv = path.suffix.lower() not in (".parquet", ".pq")
-    return validate(table, where=str(path), first_line=2 if csv else None)
+    is_csv = path.suffix.lower() not in (".parquet", ".pq")
+    if is_csv:
+        _check_repeats(_csv_header(path), str(path))
+    return validate(table, where=str(path), first_line=2 if is_csv else None)
 
 
 def read_columns(path: str | os.PathLike) -> dict[str, np.ndarray]:

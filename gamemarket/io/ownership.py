@@ -160,6 +160,7 @@ class OutputFolder:
             if _same_file(real, inp):
                 raise InputError(f"{where}: is the input {inp}; an output never replaces an input")
         manifest = p / MANIFEST
+        self._had_manifest = manifest.is_file()
         if manifest.is_file():
             data = self._read_manifest(manifest)
             if data["owner"] != self.owner and not self.force:
@@ -180,6 +181,7 @@ class OutputFolder:
                     f"{self.what}, or pass --force to write into it: files of the names gamemarket writes would be "
                     "replaced, and nothing else is touched"
                 )
+        self.created = [q for q in (p, *p.parents) if not q.exists()]  #: folders this claim makes, deepest first
         try:
             p.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -282,6 +284,22 @@ class OutputFolder:
                 parent.rmdir()
                 parent = parent.parent
         return removed
+
+    def abandon(self) -> None:
+        """Undo a claim that wrote nothing (a run that failed before its first file): a folder that was
+        there keeps what it held (its manifest as it was, or none if it had none); folders this claim
+        created are removed again when empty."""
+        if self.written:
+            self._save()
+            return
+        manifest = self.path / MANIFEST
+        if not self._had_manifest and manifest.is_file():
+            manifest.unlink()
+        for q in self.created:
+            try:
+                q.rmdir()
+            except OSError:
+                break
 
     def finish(self, *, clean: bool = True) -> list[Path]:
         """Close the run: with ``clean``, remove the files the manifest listed that this run did not write

@@ -29,6 +29,12 @@ NonNegative = Annotated[float, Field(ge=0)]
 Positive = Annotated[float, Field(gt=0)]
 Seed = Annotated[int, Field(ge=0, le=2**63 - 1)]
 Count = Annotated[int, Field(ge=1)]
+#: a generator's offered load: below 0.001 (an idle cluster) the span it scales the submit times to
+#: (work / (nodes x load)) leaves the range of whole seconds the engine holds, and the times wrap
+Load = Annotated[float, Field(ge=1e-3, le=1e6)]
+#: the longest run time a generator may draw, seconds (some 116 days; beyond every trace): every run time
+#: and estimate stays a whole number the engine holds exactly
+MAX_RUNTIME = 10**7
 
 
 # ---------------------------------------------------------------------------- [workload]
@@ -38,15 +44,13 @@ class SyntheticTable(Table):
 
     jobs: Count = Field(4000, le=10**9, description="number of serial jobs")
     nodes: Count = Field(32, le=10**7, description="nodes of the generated cluster")
-    load: float = Field(
-        0.9, ge=1e-6, le=1e6, description="offered load: node-seconds of work per node-second of the span"
-    )
-    runtime_median: float = Field(600.0, ge=1, le=1e8, description="median of the log-normal run time, seconds")
+    load: Load = Field(0.9, description="offered load: node-seconds of work per node-second of the span")
+    runtime_median: float = Field(600.0, ge=1, le=MAX_RUNTIME, description="median of the log-normal run time, seconds")
     runtime_sigma: NonNegative = Field(1.8, le=20, description="sd of the log run time")
-    max_runtime: Count = Field(3 * 24 * 3600, le=10**9, description="longest run time, seconds (at most ~31 years)")
+    max_runtime: Count = Field(3 * 24 * 3600, le=MAX_RUNTIME, description="longest run time, seconds")
     daily_cycle: Fraction01 = Field(0.5, description="amplitude of the sinusoidal daily arrival rate")
     overestimate: float = Field(
-        2.0, ge=1, le=1e3, description="estimates are run time x U(1, overestimate), rounded up"
+        2.0, ge=1, le=1000, description="estimates are run time x U(1, overestimate), rounded up"
     )
     gap_sigma: NonNegative = Field(0.0, le=20, description="log-sd of log-normal gaps between arrivals (bursty)")
     batch_mean: float = Field(1.0, ge=1, le=1e6, description="mean jobs per arrival instant (geometric batches)")
@@ -58,9 +62,7 @@ class ModelDrawTable(Table):
     is the model's."""
 
     jobs: Count | None = Field(None, le=10**9, description="jobs to draw (default: the model's)")
-    load: Annotated[float, Field(ge=1e-6, le=1e6)] | None = Field(
-        None, description="offered load to scale to (default: the model's)"
-    )
+    load: Load | None = Field(None, description="offered load to scale to (default: the model's)")
     seed: Seed = Field(0, description="seed of the draw")
 
 

@@ -109,6 +109,33 @@ def _files(d: Path) -> None:
     (d / "loop-out.toml").write_text(
         'name = "p"\n' + small.replace('results = "results"', 'results = "loop-results/x"')
     )
+    # found by the CLI fuzz (tests/fuzz_cli.py): generator values whose times leave the engine's whole seconds
+    (d / "tiny-load.toml").write_text('name = "p"\n' + small.replace("jobs = 60", "jobs = 60\nload = 1e-300"))
+    (d / "huge-overestimate.toml").write_text(
+        'name = "p"\n' + small.replace("jobs = 60", "jobs = 60\noverestimate = 1e16")
+    )
+    (d / "huge-max-runtime.toml").write_text(
+        'name = "p"\n' + small.replace("jobs = 60", "jobs = 60\nmax_runtime = 1" + "0" * 30)
+    )
+    (d / "huge-median.toml").write_text(
+        'name = "p"\n' + small.replace("jobs = 60", "jobs = 60\nruntime_median = 1e300")
+    )
+    model = (Path(__file__).resolve().parents[2] / "models" / "lpc-egee-2004.toml").as_posix()
+    (d / "tiny-model-load.toml").write_text(
+        'name = "p"\n'
+        + small.replace("nodes = 4\n", f'nodes = 4\nmodel = "{model}"\n').replace("jobs = 60", "load = 1e-9")
+    )
+    (d / "twice-bid.csv").write_text(JOB_HEADER.strip() + ",private_bid\n1,0,100,100,2,2,90\n2,5,100,100,1,1,90\n")
+    extra = "".join(f",note{k}" for k in range(20_000))
+    (d / "wide.csv").write_text(
+        JOB_HEADER.strip() + extra + "\n1,0,100,100,2,2" + ",0" * 20_000 + "\n2,-5,100,100,1,1" + ",0" * 20_000 + "\n"
+    )
+    # a NUL byte: TOML's strings may hold one (\u0000), no file system's names can
+    (d / "nul-results.toml").write_text('name = "p"\n' + small.replace('results = "results"', 'results = "a\\u0000b"'))
+    (d / "nul-catalogue.toml").write_text(
+        'name = "p"\n' + small.replace("[strategies]\n", '[strategies]\nprovider_file = "p\\u0000.toml"\n')
+    )
+    (d / "nul-companion.toml").write_text('name = "p"\ncompanions = ["c\\u0000.toml"]\n' + small)
     (d / "quotes-unrun.toml").write_text(
         'name = "p"\npopulation_study = "unrun-pop.toml"\nnotes = "{population.hb-first.truthful}"\n' + small
     )
@@ -235,6 +262,12 @@ CASES = {
         ["study", "run", "{d}/shading-class.toml"],
         "[game.shading]: shading rule 'mine': field 'beta': unknown bid class(es) ['top']",
         ["{d}/results"],
+    ),
+    "population study whose probe slices hold no agent": (
+        ["study", "run", "{d}/unrun-pop.toml", "--n-jobs", "1", "--no-progress"],
+        "[game]: no agent played 'truthful' at the mixture {'truthful': 0.0, 'shade-0.5': 1.0} under provider "
+        "'hb-first' in any of its 2 run(s) (the market has 60 agents",
+        ["{d}/report"],  # the report folder claimed before the runs is given back when they fail
     ),
     "population study that does not exist": (
         ["study", "status", "{d}/no-population.toml"],
@@ -382,6 +415,21 @@ CASES = {
         "twice.csv: line 6: the profile (a, x) is listed again (first on line 2)",
         [],
     ),
+    "a job table repeating a column (CSV)": (
+        ["simulate", "--jobs", "{d}/twice-bid.csv", "--nodes", "2", "--out", "{d}/o.parquet"],
+        "twice-bid.csv: column(s) ['private_bid'] appear more than once",
+        ["{d}/o.parquet"],
+    ),
+    "a job table repeating a column (CSV, pandas-free path)": (
+        ["simulate", "--jobs", "{d}/twice-bid.csv", "--nodes", "2", "--out", "{d}/o.csv"],
+        "twice-bid.csv: column(s) ['private_bid'] appear more than once",
+        ["{d}/o.csv"],
+    ),
+    "a job table of 20,000 columns (checked in linear time)": (
+        ["simulate", "--jobs", "{d}/wide.csv", "--nodes", "2"],
+        "wide.csv: line 3: column 'submit' is -5, expected >= 0",
+        [],
+    ),
     "deeply nested JSON": (["game", "solve", "{d}/deep.json"], "deep.json: invalid JSON: nested too deeply", []),
     "a huge integer in JSON": (["game", "solve", "{d}/huge-int.json"], "huge-int.json: invalid JSON: a number", []),
     "a NaN literal in JSON": (["game", "solve", "{d}/nan.json"], "nan.json: invalid JSON: NaN is not a JSON value", []),
@@ -408,6 +456,46 @@ CASES = {
         [],
     ),
     "deeply nested TOML": (["study", "status", "{d}/deep.toml"], "deep.toml: invalid TOML", []),
+    "a load that scales the submit times past any clock": (
+        ["study", "run", "{d}/tiny-load.toml", "--no-progress", "--no-report", "--n-jobs", "1"],
+        "[workload.synthetic] field 'load': expected a number >= 0.001",
+        ["{d}/results"],
+    ),
+    "an over-estimation factor whose estimates overflow": (
+        ["study", "run", "{d}/huge-overestimate.toml", "--no-progress", "--no-report", "--n-jobs", "1"],
+        "[workload.synthetic] field 'overestimate': expected a number >= 1 and <= 1000",
+        ["{d}/results"],
+    ),
+    "a longest run time beyond whole seconds": (
+        ["study", "run", "{d}/huge-max-runtime.toml", "--no-progress", "--no-report", "--n-jobs", "1"],
+        "[workload.synthetic] field 'max_runtime': expected an integer >= 1 and <= 10000000",
+        ["{d}/results"],
+    ),
+    "a median run time beyond the longest": (
+        ["study", "run", "{d}/huge-median.toml", "--no-progress", "--no-report", "--n-jobs", "1"],
+        "[workload.synthetic] field 'runtime_median': expected a number >= 1 and <= 10000000",
+        ["{d}/results"],
+    ),
+    "a model drawn at a load that scales the submit times past any clock": (
+        ["study", "run", "{d}/tiny-model-load.toml", "--no-progress", "--no-report", "--n-jobs", "1"],
+        "[workload.synthetic] field 'load': expected a number >= 0.001",
+        ["{d}/results"],
+    ),
+    "a NUL byte in the results folder's name": (
+        ["study", "run", "{d}/nul-results.toml", "--no-progress", "--no-report", "--n-jobs", "1"],
+        "a\\x00b': cannot resolve the results folder: embedded null byte",
+        ["{d}/results"],
+    ),
+    "a NUL byte in a catalogue's name": (
+        ["study", "status", "{d}/nul-catalogue.toml"],
+        "p\\x00.toml': cannot read: embedded null byte",
+        [],
+    ),
+    "a NUL byte in a companion's name": (
+        ["study", "run", "{d}/nul-companion.toml", "--no-progress", "--no-report", "--n-jobs", "1"],
+        "c\\x00.toml': cannot resolve the companion study: embedded null byte",
+        ["{d}/results"],
+    ),
     "a field with no effect for the source": (
         ["study", "status", "{d}/no-effect.toml"],
         "field 'parallel' applies to a trace, not to source 'synthetic': it would have no effect",
@@ -451,14 +539,32 @@ def test_bad_input_gets_a_clear_error(name, tmp_path, capsys, monkeypatch):
         (["simulate", "--reserve", "-1"], "argument --reserve: expected a finite number >= 0, got -1"),
         (["simulate", "--seed", "-1"], "argument --seed: expected a seed >= 0"),
         (["simulate", "--reduction", "1.5"], "argument --reduction: expected a fraction of the trace's processors"),
-        (["simulate", "--load", "nan"], "argument --load: expected an offered load >= 1e-06 and <= 1e+06, got nan"),
-        (["simulate", "--load", "1e-300"], "argument --load: expected an offered load >= 1e-06"),
+        (["simulate", "--load", "nan"], "argument --load: expected an offered load >= 0.001 and <= 1e+06, got nan"),
+        (["simulate", "--load", "1e-300"], "argument --load: expected an offered load >= 0.001"),
         (["price", "solve", "--eps", "-1"], "argument --eps: expected a finite number > 0, got -1"),
         (["price", "solve", "--eps", "inf"], "argument --eps: expected a finite number > 0, got inf"),
         (["price", "solve", "--max-iter", "0"], "argument --max-iter: expected a number of iterations >= 1, got 0"),
         (["price", "solve", "--max-iter", "-5"], "argument --max-iter: expected a number of iterations >= 1"),
         (["workload", "compare", "a", "b", "--nodes", "0"], "argument --nodes: expected a number of nodes >= 1, got 0"),
         (["price", "solve", "--method", "simplex"], "argument --method: invalid choice"),
+        # found by the CLI fuzz (tests/fuzz_cli.py): sizes no array can hold (a traceback before)
+        (
+            ["simulate", "--synthetic-jobs", "99999999999999999999"],
+            "--synthetic-jobs: expected a number of jobs >= 1 and at most 1000000000, got 99999999999999999999",
+        ),
+        (
+            ["simulate", "--workload", "m.toml", "--synthetic-jobs", "1000000001"],
+            "argument --synthetic-jobs: expected a number of jobs >= 1 and at most 1000000000, got 1000000001",
+        ),
+        (
+            ["workload", "compare", "a", "b", "--nodes", "3", "--jobs", "99999999999999999999"],
+            "argument --jobs: expected a number of jobs >= 1 and at most 1000000000",
+        ),
+        (
+            ["simulate", "--nodes", "99999999999999999999"],
+            "argument --nodes: expected a number of nodes >= 1 and at most 10000000, got 99999999999999999999",
+        ),
+        (["simulate", "--seed", "-1"], "expected a seed >= 0 and <= 9223372036854775807, got -1"),
     ],
 )
 def test_bad_options_exit_2_from_argparse(argv, message, capsys):

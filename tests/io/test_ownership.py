@@ -157,3 +157,21 @@ def test_a_symlink_loop_is_an_input_error(tmp_path):
     (tmp_path / "loop").symlink_to(tmp_path / "loop")
     with pytest.raises(InputError, match="cannot resolve"):
         OutputFolder(tmp_path / "loop" / "x", owner="s")
+
+
+def test_abandon_gives_back_only_what_the_claim_made(tmp_path):
+    """A claim undone before any file: the folders it created go, a folder that was there keeps what it held."""
+    new = OutputFolder(tmp_path / "a" / "b", owner="me")
+    assert (tmp_path / "a" / "b" / MANIFEST).is_file()
+    new.abandon()
+    assert not (tmp_path / "a").exists()
+    (tmp_path / "mine").mkdir()
+    OutputFolder(tmp_path / "mine", owner="me").finish()
+    before = (tmp_path / "mine" / MANIFEST).read_bytes()
+    again = OutputFolder(tmp_path / "mine", owner="me")
+    again.abandon()
+    assert (tmp_path / "mine" / MANIFEST).read_bytes() == before
+    wrote = OutputFolder(tmp_path / "w", owner="me")
+    wrote.file("x.txt").write_text("x")
+    wrote.abandon()  # a file was written: the claim stands, and the manifest lists it
+    assert (tmp_path / "w" / "x.txt").is_file() and "x.txt" in (tmp_path / "w" / MANIFEST).read_text()
