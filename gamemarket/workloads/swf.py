@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from gamemarket.errors import InputError
+from gamemarket.io.limits import MAX_TIME, check_fits
 from gamemarket.workloads.base import Workload, generate_estimates
 
 N_FIELDS = 18
@@ -29,6 +30,10 @@ SPLIT_MODES = ("split", "drop")
 _HEADER_RE = re.compile(rb"^[ \t]*;[ \t]*([A-Za-z][A-Za-z0-9_]*)[ \t]*:[ \t]*(.*?)[ \t\r]*$", re.M)
 # 0-based indices of the fields used
 F_JOB, F_SUBMIT, F_RUN, F_ALLOC, F_REQPROC, F_REQTIME, F_STATUS, F_USER = 0, 1, 3, 4, 7, 8, 10, 11
+#: the SWF fields (1-based, as the format numbers them) whose values are times, with their names
+TIME_FIELDS = {F_SUBMIT: "submit time", F_RUN: "run time", F_REQTIME: "requested time"}
+#: what one serial job of a read trace takes in memory at peak (its columns, the split's copies), bytes
+SWF_BYTES_PER_JOB = 160
 USED_FIELDS = (F_JOB, F_SUBMIT, F_RUN, F_ALLOC, F_REQPROC, F_REQTIME, F_STATUS, F_USER)
 
 
@@ -157,6 +162,23 @@ def _round_time(x: np.ndarray) -> np.ndarray:
     return np.where(x >= 0, np.floor(x + 0.5), -np.floor(-x + 0.5))
 
 
+def _check_times(f: dict, keep: np.ndarray) -> None:
+    """Refuse a kept record whose time (submit, run, requested) is beyond ``MAX_TIME`` (2^53 s): beyond it a
+    double no longer holds every whole second, and the engine's int64 times overflow (a submit time of 1e20
+    once became a 777 TiB allocation in the workload statistics). Processor counts are checked too: a count
+    beyond 2^53 cannot be split into serial jobs."""
+    checks = {**TIME_FIELDS, F_ALLOC: "allocated processors", F_REQPROC: "requested processors"}
+    for k, name in checks.items():
+        big = keep & (np.abs(f[k]) > MAX_TIME)
+        if big.any():
+            i = int(np.flatnonzero(big)[0])
+            raise InputError(
+                f"SWF record of job {f[F_JOB][i]:.0f}: field {k + 1} ({name}) = {f[k][i]:.17g} "
+                f"({int(big.sum()):,} record(s) in all exceed it); expected at most 2^53 = {MAX_TIME:.0f}, "
+                "the largest whole number of seconds or processors a trace may hold"
+            )
+
+
 def clean_fields(fields, parallel: str = "split") -> tuple[pd.DataFrame, dict]:
     """Apply the cleaning rules of section 2.1 and the split/drop mode of 2.2.
 
@@ -184,7 +206,10 @@ def clean_fields(fields, parallel: str = "split") -> tuple[pd.DataFrame, dict]:
     bad_procs = ~bad_run & (procs <= 0)
     bad_submit = ~bad_run & ~bad_procs & (f[F_SUBMIT] < 0)
     keep = ~(bad_run | bad_procs | bad_submit)
+    _check_times(f, keep)
     procs = np.round(procs).astype(np.int64)
+    serial = int(procs[keep].sum()) if parallel == "split" else int((keep & (procs <= 1)).sum())
+    check_fits(serial * SWF_BYTES_PER_JOB, f"the trace's {serial:,} serial jobs (its parallel records split)")
     parallel_records = int((keep & (procs > 1)).sum())
     dropped_parallel = 0
     if parallel == "drop":
@@ -254,7 +279,10 @@ def read_swf(path: str | os.PathLike, *, parallel: str = "split", skip_bad_lines
     skipped = 0
     if fields is None:
         fields, skipped = parse_fields_careful(data, str(path), skip_bad_lines)
-    jobs, counts = clean_fields(fields, parallel)
+    try:
+        jobs, counts = clean_fields(fields, parallel)
+    except InputError as exc:
+        raise InputError(f"{path}: {exc}") from None
     counts["skipped_lines"] = skipped
     if len(jobs) == 0:
         raise InputError(

@@ -165,3 +165,30 @@ def test_lpc_trace(lpc):
     assert w.nodes(reduction=0.25) == 105
     c = w.meta["cleaning"]
     assert c["records"] == 234_889 and c["dropped_runtime"] == 20_567
+
+
+@pytest.mark.parametrize(
+    "record,message",
+    [
+        (rec(7, 10**20, 100, 1), "SWF record of job 7: field 2 (submit time) = 1e+20"),
+        (rec(7, 0, 10**19, 1), "field 4 (run time) = 1e+19"),
+        (rec(7, 0, 100, 1, req_time=2**60), "field 9 (requested time)"),
+        (rec(7, 0, 100, 10**17), "field 5 (allocated processors) = 1e+17"),
+    ],
+)
+def test_times_and_counts_beyond_what_a_trace_may_hold_are_refused(tmp_path, record, message):
+    """A time beyond 2^53 s (int64 arithmetic in the engine, a 777 TiB allocation once in the statistics) or a
+    processor count that could never be split: an error naming the file, the record, the field and the value."""
+    p = write(tmp_path, HEADER + rec(1, 0, 100, 1) + "\n" + record + "\n")
+    with pytest.raises(InputError, match="expected at most 2\\^53") as e:
+        read_swf(p)
+    assert str(e.value).startswith(f"{p}: ") and message in str(e.value)
+
+
+def test_a_split_that_cannot_fit_in_memory_is_refused_before_it_allocates(tmp_path, monkeypatch):
+    monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", "1e6")
+    p = write(tmp_path, HEADER + rec(1, 0, 100, 10**6) + "\n")  # a million serial jobs: ~160 MB
+    with pytest.raises(InputError, match=r"1,000,000 serial jobs .* needs about 160 MB .* the limit is 1 MB"):
+        read_swf(p)
+    p = write(tmp_path, HEADER + rec(1, 0, 100, 10**6) + "\n" + rec(2, 5, 100, 1) + "\n")
+    assert len(read_swf(p, parallel="drop").jobs) == 1  # dropped, the parallel record costs nothing
