@@ -1382,57 +1382,10 @@ def report(case: Case, problems: list[Problem]) -> str:
 #: pattern (a regular expression) -> where it is and what would fix it. ``tests/test_fuzz_cli.py`` passes
 #: them (and fails on any other); the long run counts them apart. Remove an entry once it is fixed.
 KNOWN = {
-    r"^stray warning\|[^|]*\|RuntimeWarning:Mean of empty slice@gamemarket/studies/population\.py": (
-        "a population study of fewer jobs than 1/probe (200 at the default probe): a probe slice holds no job, "
-        "numpy warns and the game's check refuses the NaN payoff with an internal message (exit 2); "
-        "gamemarket/studies/population.py: floor the probe of job agents at 1/jobs as for users, or refuse the study"
-    ),
-    r"^stray warning\|[^|]*\|RuntimeWarning:invalid value encountered in cast@gamemarket/workloads/swf\.py": (
-        "an SWF field beyond int64 (a job number 99999999999999999999) is cast with a warning and read as "
-        "garbage (exit 0); gamemarket/workloads/swf.py: refuse fields beyond 2^53 as the job table does"
-    ),
-    r"^exception\|game solve\|OverflowError@gamemarket/games/egta\.py": (
-        "an EGTA count beyond int64 (2**63) raises OverflowError (traceback); gamemarket/games/egta.py _count: "
-        "compare with the role's players before storing"
-    ),
-    r"^exception\|game solve\|TypeError@gamemarket/games/egta\.py": (
-        "an EGTA strategy name that is not a string (a list) raises TypeError: unhashable (traceback); "
-        "gamemarket/games/egta.py: check the entry's types (or declare [str, int, number] in EgtaFile)"
-    ),
     r"^stray warning\|price solve\|RuntimeWarning:[^@]*@gamemarket/pricing/": (
         "a problem with capacities or weights near 1e300 overflows in the solver (numpy warnings, LAPACK's "
         "'DLASCL parameter had an illegal value' on stdout, exit 0); gamemarket/pricing/problem.py: bound A, R, "
         "demand, weight and target so that sums and squares stay finite, as the job table bounds bids"
-    ),
-    r"^exception\|[^|]*\|(ValueError@gamemarket/workloads/swf\.py|MemoryError@gamemarket/workloads/stats\.py)": (
-        "an SWF field beyond int64 (99999999999999999999) wraps: as a processor count np.repeat raises ValueError, "
-        "as a submit time `workload compare` asks numpy for 777 TiB (tracebacks); gamemarket/workloads/swf.py: "
-        "refuse fields beyond 2^53, as the job table does"
-    ),
-    r"^(user's file (deleted|changed) without --force|wrote into a folder gamemarket did not make, without "
-    r"--force)\|(study run|report)\|report folder": (
-        "a report folder that holds the user's files and no manifest ([output] report = a folder of theirs) is "
-        "written into without --force: report.md is replaced and every *.png the run did not draw is deleted; "
-        "gamemarket/reports/report.py (claim_folder, write_report's stale-figure loop): claim the folder as an "
-        "io.ownership.OutputFolder and clean manifest entries only"
-    ),
-    r"^(user's file changed without --force|wrote into a folder gamemarket did not make, without --force)"
-    r"\|game export\|export folder": (
-        "game export --out FOLDER writes into a folder of the user's and replaces their equilibria.csv (and any "
-        "file of an exported name) with no --force to ask for it; gamemarket/analysis/study.py export and "
-        "gamemarket/cli/studies.py: an io.ownership.OutputFolder and a --force option"
-    ),
-    r"^stray warning\|simulate\|RuntimeWarning:invalid value encountered in cast@gamemarket/workloads/synthetic\.py": (
-        "simulate --load 1e-300: the submit times wrap (silently wrong, exit 0); gamemarket/cli/simulate.py: "
-        "declare --load with the study's bound (>= 0.001; gamemarket/studies/schema.py Load)"
-    ),
-    r"^exception\|game [a-z]+\|ValueError@gamemarket/games/robustness\.py": (
-        "--resamples 99999999999999999999 reaches numpy (traceback); gamemarket/cli/studies.py _resamples: "
-        "an upper bound (the study's resamples <= 10**6), declared in gamemarket/cli/options.py"
-    ),
-    r"^exception\|price solve\|ValueError@gamemarket/pricing/problem\.py:\d+ in synthetic": (
-        "price solve --n/--m 99999999999999999999 reach numpy (traceback); gamemarket/cli/pricing.py: bounds "
-        "for --n (<= 10**8) and --m (<= 10**4, the hetero table's), declared in gamemarket/cli/options.py"
     ),
     r"^stray warning\|workload fit\|RuntimeWarning:invalid value encountered in divide@gamemarket/workloads/fit\.py": (
         "fitting a trace whose run times are all equal divides by a zero variance: a numpy warning and an "

@@ -122,8 +122,10 @@ def add_pricing_commands(sub) -> None:
     s.add_argument(
         "problem", nargs="?", help="a saved problem (.npz with A, R, optional demand/weight/target, utility)"
     )
-    s.add_argument("--n", type=integer(min=1, what="a number of jobs"), help="jobs (synthetic family)")
-    s.add_argument("--m", type=integer(min=1, what="a number of resources"), help="resources (synthetic family)")
+    s.add_argument("--n", type=integer(min=1, limit=10**8, what="a number of jobs"), help="jobs (synthetic family)")
+    s.add_argument(
+        "--m", type=integer(min=1, limit=10**4, what="a number of resources"), help="resources (synthetic family)"
+    )
     s.add_argument("--utility", help="linear, log, target or alpha:<value> (synthetic family; default log)")
     s.add_argument("--seed", type=SEED, default=0, help="seed of the synthetic family's draw")
     s.add_argument("--float32", action="store_true", help="hold efficiencies in float32 (half the memory)")

@@ -7,6 +7,7 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
+from gamemarket.cli.options import integer
 from gamemarket.errors import InputError, UndefinedPayoffError
 from gamemarket.io.files import dumps_json
 from gamemarket.io.ownership import OutputFolder
@@ -384,16 +385,8 @@ def _workers(text: str) -> int:
     return v
 
 
-def _resamples(text: str) -> int:
-    import argparse
-
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"expected a number of bootstrap resamples >= 1, got {v}")
-    return v
+#: bootstrap resamples: as a study's ``[game] resamples`` at most 10**6 (each one a game's regrets recomputed)
+_resamples = integer(min=1, limit=10**6, what="a number of bootstrap resamples")
 
 
 def _output_options(p, *, report: bool = True) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Annotated
 
 import numpy as np
 import pandas as pd
@@ -26,6 +27,10 @@ from gamemarket.errors import InputError
 from gamemarket.io.files import read_json
 from gamemarket.io.schema import Table, check
 from gamemarket.games.rsgame import RoleSymmetricGame
+
+
+#: the most players a role may have (a reduced or a full game's; beyond it no profile count fits a table)
+MAX_PLAYERS = 10**9
 
 
 def _count(v, where: str) -> int:
@@ -61,8 +66,8 @@ def from_egta(data: dict, *, source: str = "EGTA JSON") -> RoleSymmetricGame:
     counts = []
     for r in roles:
         n = _count(players[r], f"{source}: players[{r!r}]")
-        if n < 1:
-            raise InputError(f"{source}: players[{r!r}] must be >= 1, got {n}")
+        if not 1 <= n <= MAX_PLAYERS:
+            raise InputError(f"{source}: players[{r!r}] must be >= 1 and <= {MAX_PLAYERS:,}, got {n}")
         counts.append(n)
         ss = strategies[r]
         if not isinstance(ss, list) or not ss or not all(isinstance(s, str) for s in ss) or len(set(ss)) != len(ss):
@@ -95,9 +100,13 @@ def from_egta(data: dict, *, source: str = "EGTA JSON") -> RoleSymmetricGame:
                 if not (isinstance(e, list) and len(e) == 3):
                     raise InputError(f"{where}, role {r!r}: expected [strategy, count, payoff], got {e!r}")
                 s, c, v = e
+                if not isinstance(s, str):
+                    raise InputError(f"{where}, role {r!r}: a strategy is named by a string, got {s!r}")
                 if (r, s) not in offset:
                     raise InputError(f"{where}, role {r!r}: unknown strategy {s!r}; known: {strategies[r]}")
                 c = _count(c, f"{where}, role {r!r}, strategy {s!r}")
+                if c > n:  # also keeps the count within the profile array's int64
+                    raise InputError(f"{where}, role {r!r}, strategy {s!r}: count {c} exceeds the role's {n} players")
                 if prof[i, offset[(r, s)]]:
                     raise InputError(f"{where}, role {r!r}: strategy {s!r} is listed twice")
                 prof[i, offset[(r, s)]] = c
@@ -114,7 +123,9 @@ def from_egta(data: dict, *, source: str = "EGTA JSON") -> RoleSymmetricGame:
 class EgtaFile(Table):
     """An EGTA JSON game's shape (the values are checked by ``from_egta``, naming the profile)."""
 
-    players: dict[str, int] = Field(min_length=1, max_length=100, description="players per role")
+    players: dict[str, Annotated[int, Field(ge=1, le=MAX_PLAYERS)]] = Field(
+        min_length=1, max_length=100, description="players per role"
+    )
     strategies: dict[str, list[str]] = Field(min_length=1, max_length=100, description="strategies per role")
     profiles: list[dict[str, list[list]]] = Field(
         min_length=1, max_length=10**7, description="per profile and role: [strategy, count, payoff] entries"

@@ -165,9 +165,17 @@ def _round_time(x: np.ndarray) -> np.ndarray:
 def _check_times(f: dict, keep: np.ndarray) -> None:
     """Refuse a kept record whose time (submit, run, requested) is beyond ``MAX_TIME`` (2^53 s): beyond it a
     double no longer holds every whole second, and the engine's int64 times overflow (a submit time of 1e20
-    once became a 777 TiB allocation in the workload statistics). Processor counts are checked too: a count
-    beyond 2^53 cannot be split into serial jobs."""
-    checks = {**TIME_FIELDS, F_ALLOC: "allocated processors", F_REQPROC: "requested processors"}
+    once became a 777 TiB allocation in the workload statistics). Processor counts are checked too (a count
+    beyond 2^53 cannot be split into serial jobs), and the job number, status and user, which are kept as
+    int64 (beyond it a cast wraps them into garbage, with a warning)."""
+    checks = {
+        **TIME_FIELDS,
+        F_ALLOC: "allocated processors",
+        F_REQPROC: "requested processors",
+        F_JOB: "job number",
+        F_STATUS: "status",
+        F_USER: "user",
+    }
     for k, name in checks.items():
         big = keep & (np.abs(f[k]) > MAX_TIME)
         if big.any():
@@ -175,7 +183,7 @@ def _check_times(f: dict, keep: np.ndarray) -> None:
             raise InputError(
                 f"SWF record of job {f[F_JOB][i]:.0f}: field {k + 1} ({name}) = {f[k][i]:.17g} "
                 f"({int(big.sum()):,} record(s) in all exceed it); expected at most 2^53 = {MAX_TIME:.0f}, "
-                "the largest whole number of seconds or processors a trace may hold"
+                "the largest whole number an SWF field may hold here"
             )
 
 

@@ -565,6 +565,18 @@ def test_bad_input_gets_a_clear_error(name, tmp_path, capsys, monkeypatch):
             "argument --nodes: expected a number of nodes >= 1 and at most 10000000, got 99999999999999999999",
         ),
         (["simulate", "--seed", "-1"], "expected a seed >= 0 and <= 9223372036854775807, got -1"),
+        (
+            ["game", "solve", "x.nfg", "--resamples", "99999999999999999999"],
+            "argument --resamples: expected a number of bootstrap resamples >= 1 and at most 1000000",
+        ),
+        (
+            ["price", "solve", "--n", "99999999999999999999", "--m", "2"],
+            "argument --n: expected a number of jobs >= 1 and at most 100000000",
+        ),
+        (
+            ["price", "solve", "--n", "10", "--m", "10001"],
+            "argument --m: expected a number of resources >= 1 and at most",
+        ),
     ],
 )
 def test_bad_options_exit_2_from_argparse(argv, message, capsys):

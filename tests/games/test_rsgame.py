@@ -277,3 +277,22 @@ def test_constant_payoffs_every_mixture_is_an_equilibrium(payoff):
     sol = equilibria(g)
     assert sol.found and any("every mixture is an equilibrium" in n for n in sol.notes)
     assert all(e.regret <= sol.tolerance for e in sol.equilibria)
+
+
+@pytest.mark.parametrize(
+    "players,entry,message",
+    [
+        (2, ["a", 2**63, 1.0], "strategy 'a': count 9223372036854775808 exceeds the role's 2 players"),
+        (2, [["a"], 2, 1.0], "a strategy is named by a string, got ['a']"),
+        (2, [{"a": 1}, 2, 1.0], "a strategy is named by a string"),
+        (10**20, ["a", 2, 1.0], "field 'players.c': expected an integer <= 1e+09"),
+    ],
+)
+def test_egta_values_beyond_their_declared_types_are_refused_by_name(tmp_path, players, entry, message):
+    """Found by the CLI fuzz: a count beyond int64 (OverflowError) and a strategy named by a list (TypeError:
+    unhashable) were tracebacks; each is now an error naming the file, the profile, the role and the value."""
+    p = tmp_path / "g.json"
+    p.write_text(json.dumps({"players": {"c": players}, "strategies": {"c": ["a", "b"]}, "profiles": [{"c": [entry]}]}))
+    with pytest.raises(InputError) as e:
+        read_egta(p)
+    assert str(e.value).startswith(str(p)) and message in str(e.value)
