@@ -23,9 +23,10 @@ import pandas as pd
 from pydantic import Field
 
 from gamemarket.errors import InputError
+from gamemarket.games.io import write_json
+from gamemarket.games.rsgame import RoleSymmetricGame
 from gamemarket.io.files import read_json
 from gamemarket.io.schema import Table, check
-from gamemarket.games.rsgame import RoleSymmetricGame
 
 
 def _count(v, where: str) -> int:
@@ -147,8 +148,6 @@ def to_egta(game: RoleSymmetricGame) -> dict:
 
 def write_egta(game: RoleSymmetricGame, path: str | Path) -> Path:
     """Write ``game`` as EGTA JSON (:func:`to_egta`) to ``path``, atomically; returns the path."""
-    from gamemarket.games.io import write_json
-
     path = Path(path)
     write_json(path, to_egta(game))
     return path

@@ -209,7 +209,7 @@ def polytope_equilibria(
 
     Returns (profiles, degenerate). Profiles are not yet verified (``solve`` does that).
     """
-    from scipy.spatial import HalfspaceIntersection
+    from scipy.spatial import HalfspaceIntersection  # deferred: scipy.spatial (0.4 s); only this method uses it
 
     A, B = _check(A, B)
     transposed = A.shape[0] > A.shape[1]
@@ -271,7 +271,7 @@ def polytope_equilibria(
 
 
 def _nashpy_worker(method, A, B, queue):
-    import nashpy as nash
+    import nashpy as nash  # deferred: nashpy imports scipy.optimize; only the worker process pays for it
 
     g = nash.Game(A, B)
     out = []

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,6 +26,7 @@ from gamemarket.studies.strategies import (
     parse_consumers,
     parse_provider,
 )
+from gamemarket.workloads.archive import KNOWN_TRACES
 
 # A study's discussion (``notes``) quotes computed numbers as fields, e.g. {claim.c1.ci}, filled in by
 # gamemarket.reports.discussion; its literal text may hold references to the paper, claim numbers and
@@ -169,7 +172,6 @@ class StudySpec:
         relative to ``base`` (the folder of the file to be written) where given, else absolute.
         Consumers merged as aliases of an identical beta mix are written once, under the kept name.
         """
-        import os
 
         def rel(p) -> str:
             p = Path(p)
@@ -268,8 +270,6 @@ def _check_source(source: str, where: str, base: Path) -> None:
     """A workload source is a market's generator (``synthetic``, ``hetero``), a known trace name, or a trace
     file (one that exists, or a path ending in .swf or .swf.gz that ``gamemarket workload fetch`` or the
     user will provide); the error says which folder a relative path was looked for in."""
-    from gamemarket.workloads.archive import KNOWN_TRACES
-
     key = source[: -len(".swf.gz")] if source.endswith(".swf.gz") else source
     if source in generator_sources() or key in KNOWN_TRACES or (base / source).exists():
         return
@@ -388,8 +388,6 @@ def _merge_identical(out: list, where: str, aliases: dict, wildcard: set) -> lis
     """Two names for one beta mix (SRG is the grid's g0.1x0.9) would be the same column twice: keep
     the first name and record the other as its alias (the report's setup lists it). Two names listed
     by hand are a likely mistake and get a warning; a grid cell that repeats a named mix does not."""
-    import warnings
-
     kept: dict[tuple, str] = {}
     unique = []
     for c in out:
