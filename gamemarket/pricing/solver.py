@@ -48,12 +48,12 @@ import pandas as pd
 from scipy.optimize import minimize
 
 from gamemarket.errors import GameMarketError, InputError
-from gamemarket.pricing.envelope import sort_efficiencies
 from gamemarket.pricing import ties as tie
 from gamemarket.pricing.allocation import Allocation, check_feasible
 from gamemarket.pricing.dual import evaluate
-from gamemarket.pricing.lp_finish import lp_finish
+from gamemarket.pricing.envelope import sort_efficiencies
 from gamemarket.pricing.identical import identical_columns, merged_problem, split_allocation
+from gamemarket.pricing.lp_finish import lp_finish
 from gamemarket.pricing.newton import projected_newton
 from gamemarket.pricing.problem import Problem
 from gamemarket.pricing.repair import make_feasible, repair

@@ -44,8 +44,8 @@ from gamemarket.errors import InputError
 from gamemarket.io.files import atomic_path, read_toml
 from gamemarket.io.limits import MAX_TIME, check_fits
 from gamemarket.io.schema import check
-from gamemarket.workloads.model_file import FORMAT, ModelFile
 from gamemarket.workloads.base import Workload
+from gamemarket.workloads.model_file import FORMAT, ModelFile
 
 #: Normal scores at which the log run-time quantiles are kept (the ends hold the minimum and maximum).
 Z_GRID = np.round(np.linspace(-5.0, 5.0, 201), 10)
