@@ -85,7 +85,8 @@ def read_nfg(path: str | Path) -> Game:
         raise InputError(f"{path}: unexpected end of file") from None
 
 
-def _parse_nfg(toks: list, where: str) -> Game:
+# Complexity 24: one reader of Gambit's NFG grammar, top to bottom, its steps sharing the token position.
+def _parse_nfg(toks: list, where: str) -> Game:  # noqa: C901
     pos = 0
 
     def take(kind=None, value=None):

@@ -648,7 +648,8 @@ class PriceDiscovery:
             p = self.best["p"]  # restart from the best prices so far, with a fresh curvature memory
         return p, message
 
-    def run(self, p0, warm, groups) -> Result:
+    # Complexity 18: the rounds of L-BFGS then Newton with their stopping rules; to split in the pricing branch.
+    def run(self, p0, warm, groups) -> Result:  # noqa: C901
         """L-BFGS rounds, then Newton from the best prices (``method``), from ``p0`` or the utility's guess;
         the best feasible allocation found, as a ``Result``."""
         problem, lo, max_iter, method = self.problem, self.lo, self.max_iter, self.method
