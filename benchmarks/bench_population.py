@@ -138,7 +138,6 @@ def reference_range(seeds_one: int = 3, seeds_two: int = 2) -> None:
     at 4 players and 3 strategies for two roles, to keep the suite's time."""
     sys.path.insert(0, str(ROOT / "tests"))
     import rsg_reference as ref
-
     from gamemarket.games.rsg_equilibria import equilibria
     from gamemarket.games.rsgame import RoleSymmetricGame
 
@@ -193,8 +192,8 @@ def reference_range(seeds_one: int = 3, seeds_two: int = 2) -> None:
 
 
 def study(path: Path, n_jobs: int = 2) -> None:
-    from gamemarket.studies import load_study
     from gamemarket.analysis.population import run_population_study
+    from gamemarket.studies import load_study
 
     spec = load_study(path)
     tmp = Path(tempfile.mkdtemp(prefix="bench-pop-"))

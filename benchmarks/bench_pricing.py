@@ -53,8 +53,8 @@ def run_case(n, m, max_iter=500):
 def one_eval(n, m, repeat=3):
     sys.path.insert(0, str(ROOT))
     from gamemarket.pricing import synthetic
-    from gamemarket.pricing.envelope import sort_efficiencies
     from gamemarket.pricing.dual import evaluate
+    from gamemarket.pricing.envelope import sort_efficiencies
 
     pr = synthetic(n, m, "log", seed=1)
     A = np.ascontiguousarray(pr.A, dtype=np.float64)

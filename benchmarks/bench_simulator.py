@@ -54,8 +54,8 @@ def main() -> None:
         sys.exit(f"trace {a.trace} not found: fetch it with `gamemarket workload fetch LPC-EGEE-2004-1.2-cln`")
 
     t0 = time.perf_counter()
-    from gamemarket.io import jobtable
     from gamemarket.bids import SRG, draw, job_table
+    from gamemarket.io import jobtable
     from gamemarket.market import Mechanism, simulate
     from gamemarket.market.simulate import run_arrays
     from gamemarket.workloads import read_swf

@@ -82,8 +82,7 @@ def main() -> None:
     lpc = ROOT.parent / "shared" / "workloads" / "LPC-EGEE-2004-1.2-cln.swf.gz"
     if lpc.exists():
         from gamemarket import bids
-        from gamemarket.market import outcomes
-        from gamemarket.market import Mechanism, simulate
+        from gamemarket.market import Mechanism, outcomes, simulate
         from gamemarket.workloads import load
         from gamemarket.workloads.stats import workload_stats
 

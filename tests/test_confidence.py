@@ -1,7 +1,8 @@
 """The one Student-t interval helper against scipy's own interval."""
 
 import numpy as np
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from gamemarket.confidence import t_half_width, t_interval

@@ -16,10 +16,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gamemarket.io import jobtable
 from gamemarket.errors import InputError
 from gamemarket.games.egta import read_egta
 from gamemarket.games.io import read_csv_game, read_nfg
+from gamemarket.io import jobtable
 from gamemarket.pricing import load as load_problem
 from gamemarket.studies import load_study
 from gamemarket.workloads import WorkloadModel, read_swf

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from gamemarket.confidence import t_interval
 from gamemarket.bids import BID_CLASSES, HIGH_MIN, LOW_MAX
+from gamemarket.confidence import t_interval
 from gamemarket.market.payoffs import aggressive_group
 from gamemarket.registry import Registry
 

@@ -23,6 +23,7 @@ import pandas as pd
 from gamemarket.analysis.claims import SHADERS
 from gamemarket.confidence import t_interval
 from gamemarket.errors import InputError
+from gamemarket.market.base import market_for_workload
 from gamemarket.studies.runner import load_cohorts, run_study
 from gamemarket.studies.spec import StudySpec
 
@@ -50,8 +51,6 @@ def derived(spec: StudySpec, n: int, seeds: list[int]) -> StudySpec:
         When the study's market cannot be resized (``Market.with_jobs``: the pricing market can), or a
         shading mix the experiment needs is not in the study.
     """
-    from gamemarket.market.base import market_for_workload
-
     sub = copy.copy(spec)
     sub.workload = market_for_workload(spec.workload["source"]).with_jobs(spec.workload, n, f"study {spec.name!r}")
     by_name = {c.name: c for c in spec.consumers}

@@ -5,20 +5,26 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from gamemarket import __version__
+from gamemarket.analysis import claims
+from gamemarket.analysis.claims import grid_cells, hb_pair
+from gamemarket.analysis.incentives import gains
+from gamemarket.analysis.population import run_population_study
 from gamemarket.errors import GameMarketError, InputError, UndefinedPayoffError
 from gamemarket.games import Game, Solution, from_results, solve
 from gamemarket.games.io import equilibria_records, profile_words, to_csv_table, to_nfg, write_json
-from gamemarket.analysis.claims import grid_cells
-from gamemarket.analysis.population import run_population_study
 from gamemarket.games.robustness import Robustness, best_responses, bootstrap
 from gamemarket.io.files import atomic_path
 from gamemarket.io.jobtable import write_table
 from gamemarket.io.names import slug
 from gamemarket.io.ownership import OutputFolder
+from gamemarket.market.base import MARKETS
+from gamemarket.market.payoffs import aggressive_group
 from gamemarket.studies import StudySpec, load_results, load_study
+from gamemarket.studies.runner import load_cohorts, load_workload
 
 
 @dataclass
@@ -63,10 +69,6 @@ PAPER_CONSUMERS = ("FT", "SRG")  #: the paper's two bidding models (its provider
 def game_flags(game: Game, solution: Solution, consumers: dict) -> list[str]:
     """Warnings about a solved game: an equilibrium on the edge of the consumer grid (extend the grid),
     and per-group payoffs that compare groups of different sizes across columns."""
-    import numpy as np
-
-    from gamemarket.market.payoffs import aggressive_group
-
     flags = []
     grid = {n: fb for n, fb in grid_cells(consumers).items() if n in game.cols}
     if len(grid) >= 2:
@@ -138,8 +140,6 @@ def analyze(
         )
 
     out.games = [sg for gd in spec.games if (sg := solved(gd, rows, cols)) is not None]
-    from gamemarket.analysis.claims import hb_pair
-
     prov = [p for p in hb_pair(rows, meta["providers"]) if p]
     if len(prov) == 2 and set(PAPER_CONSUMERS) <= set(cols) and (len(rows), len(cols)) != (2, 2):
         out.paper_games = [sg for gd in spec.games if (sg := solved(gd, prov, list(PAPER_CONSUMERS))) is not None]
@@ -149,12 +149,6 @@ def analyze(
 
 
 def _report_extras(an: StudyAnalysis) -> None:
-    from gamemarket.analysis import claims
-    from gamemarket.studies import load_study
-    from gamemarket.studies.runner import load_cohorts
-
-    from gamemarket.market.base import MARKETS
-
     spec, meta = an.spec, an.meta
     if MARKETS.get(meta["kind"]).paper_analysis:
         an.workload = workload_facts(spec)
@@ -171,8 +165,6 @@ def _report_extras(an: StudyAnalysis) -> None:
             except GameMarketError:  # a companion whose workload is not here (a trace not fetched)
                 continue
     if spec.gains:
-        from gamemarket.analysis.incentives import gains
-
         an.growth = gains(spec, run=False)
     pop = population_analysis(spec)
     if isinstance(pop, PopulationMissing):
@@ -183,10 +175,6 @@ def _report_extras(an: StudyAnalysis) -> None:
 
 def _claims(an: StudyAnalysis) -> list[tuple[str, list[dict]]]:
     """Claims measured on this study and on each companion study whose results are stored."""
-    from gamemarket.analysis import claims
-    from gamemarket.studies import load_study
-    from gamemarket.studies.runner import load_cohorts
-
     out = [(an.spec.name, claims.evaluate(an.metrics, an.bins, an.cohorts, an.meta["consumers"], an.meta["providers"]))]
     if not out[0][1]:
         return []
@@ -203,8 +191,6 @@ def _claims(an: StudyAnalysis) -> list[tuple[str, list[dict]]]:
 def workload_facts(spec: StudySpec) -> dict:
     """Jobs, nodes, mean run time and offered load of a study's workload (the paper's Table 1 and the
     discussion), with the records its cleaning dropped for a non-positive run time."""
-    from gamemarket.studies.runner import load_workload
-
     prep = load_workload(spec)
     nodes = prep.nodes
     rt = prep.arrays["runtime"].astype(float)

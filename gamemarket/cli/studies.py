@@ -359,8 +359,8 @@ def cmd_report(a) -> int:
 
     spec = _study(a, a.study)
     if spec.population is not None:
-        from gamemarket.reports.population import write_population_report
         from gamemarket.analysis.population import run_population_study
+        from gamemarket.reports.population import write_population_report
 
         print(f"report: {write_population_report(run_population_study(spec, run=False), force=a.force)}")
         return 0

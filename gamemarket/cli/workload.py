@@ -79,8 +79,7 @@ def cmd_workload_compare(a) -> int:
     run of the market on each), optionally as JSON and as a four-panel figure.
     """
     from gamemarket import bids
-    from gamemarket.market import outcomes
-    from gamemarket.market import Mechanism, simulate
+    from gamemarket.market import Mechanism, outcomes, simulate
     from gamemarket.workloads.stats import workload_curves, workload_stats
 
     if a.figure:  # checked before the work that draws it

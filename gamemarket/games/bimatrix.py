@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from gamemarket.confidence import t_half_width
 from gamemarket.errors import InputError, UndefinedPayoffError
 
 
@@ -63,7 +64,7 @@ class Game:
 
     def to_nashpy(self):
         """The same game as a ``nashpy.Game`` (mean payoffs)."""
-        import nashpy
+        import nashpy  # deferred: nashpy imports scipy.optimize (a second); only a nashpy cross-check needs it
 
         return nashpy.Game(self.A.copy(), self.B.copy())
 
@@ -73,8 +74,6 @@ class Game:
 
     def ci(self, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
         """Half-widths of Student-t confidence intervals of the mean payoffs (NaN without replications)."""
-        from gamemarket.confidence import t_half_width
-
         if self.A_reps is None or self.A_reps.shape[2] < 2:
             nan = np.full(self.A.shape, np.nan)
             return nan, nan

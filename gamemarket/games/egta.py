@@ -24,10 +24,10 @@ import pandas as pd
 from pydantic import Field
 
 from gamemarket.errors import InputError
+from gamemarket.games.io import write_json
+from gamemarket.games.rsgame import RoleSymmetricGame
 from gamemarket.io.files import read_json
 from gamemarket.io.schema import Table, check
-from gamemarket.games.rsgame import RoleSymmetricGame
-
 
 #: the most players a role may have (a reduced or a full game's; beyond it no profile count fits a table)
 MAX_PLAYERS = 10**9
@@ -52,6 +52,35 @@ def _payoff(v, where: str) -> float:
 
 def from_egta(data: dict, *, source: str = "EGTA JSON") -> RoleSymmetricGame:
     """A game from the parsed EGTA JSON object (see the module docstring)."""
+    roles, counts, strat_lists = _roles(data, source)
+    offset = {}
+    k = 0
+    for r, ss in zip(roles, strat_lists):
+        for s in ss:
+            offset[(r, s)] = k
+            k += 1
+    profiles = data["profiles"]
+    if not isinstance(profiles, list) or not profiles:
+        raise InputError(f"{source}: field 'profiles' must be a non-empty list")
+    prof = np.zeros((len(profiles), k), dtype=np.int64)
+    pay = np.zeros((len(profiles), k))
+    for i, p in enumerate(profiles):
+        where = f"{source}: profile {i}"
+        if not isinstance(p, dict):
+            raise InputError(f"{where}: expected an object {{role: [[strategy, count, payoff], ...]}}")
+        unknown = sorted(set(p) - set(roles))
+        if unknown:
+            raise InputError(f"{where}: unknown role(s) {unknown}; roles: {roles}")
+        for r, n in zip(roles, counts):
+            _read_role(p.get(r), r, n, where, data["strategies"][r], offset, prof[i], pay[i])
+    try:
+        return RoleSymmetricGame(roles, counts, strat_lists, prof, pay)
+    except InputError as exc:
+        raise InputError(f"{source}: {exc}") from None
+
+
+def _roles(data, source: str) -> tuple[list[str], list[int], list[list[str]]]:
+    """The roles (sorted), their player counts and their strategies (sorted) of an EGTA JSON object."""
     if not isinstance(data, dict):
         raise InputError(f"{source}: expected a JSON object with players, strategies and profiles")
     for key in ("players", "strategies", "profiles"):
@@ -72,52 +101,32 @@ def from_egta(data: dict, *, source: str = "EGTA JSON") -> RoleSymmetricGame:
         ss = strategies[r]
         if not isinstance(ss, list) or not ss or not all(isinstance(s, str) for s in ss) or len(set(ss)) != len(ss):
             raise InputError(f"{source}: strategies[{r!r}] must be a non-empty list of distinct names")
-    strat_lists = [sorted(strategies[r]) for r in roles]
-    offset = {}
-    k = 0
-    for r, ss in zip(roles, strat_lists):
-        for s in ss:
-            offset[(r, s)] = k
-            k += 1
-    profiles = data["profiles"]
-    if not isinstance(profiles, list) or not profiles:
-        raise InputError(f"{source}: field 'profiles' must be a non-empty list")
-    prof = np.zeros((len(profiles), k), dtype=np.int64)
-    pay = np.zeros((len(profiles), k))
-    for i, p in enumerate(profiles):
-        where = f"{source}: profile {i}"
-        if not isinstance(p, dict):
-            raise InputError(f"{where}: expected an object {{role: [[strategy, count, payoff], ...]}}")
-        unknown = sorted(set(p) - set(roles))
-        if unknown:
-            raise InputError(f"{where}: unknown role(s) {unknown}; roles: {roles}")
-        for r, n in zip(roles, counts):
-            entries = p.get(r)
-            if not isinstance(entries, list) or not entries:
-                raise InputError(f"{where}: role {r!r} is missing or empty")
-            total = 0
-            for e in entries:
-                if not (isinstance(e, list) and len(e) == 3):
-                    raise InputError(f"{where}, role {r!r}: expected [strategy, count, payoff], got {e!r}")
-                s, c, v = e
-                if not isinstance(s, str):
-                    raise InputError(f"{where}, role {r!r}: a strategy is named by a string, got {s!r}")
-                if (r, s) not in offset:
-                    raise InputError(f"{where}, role {r!r}: unknown strategy {s!r}; known: {strategies[r]}")
-                c = _count(c, f"{where}, role {r!r}, strategy {s!r}")
-                if c > n:  # also keeps the count within the profile array's int64
-                    raise InputError(f"{where}, role {r!r}, strategy {s!r}: count {c} exceeds the role's {n} players")
-                if prof[i, offset[(r, s)]]:
-                    raise InputError(f"{where}, role {r!r}: strategy {s!r} is listed twice")
-                prof[i, offset[(r, s)]] = c
-                pay[i, offset[(r, s)]] = _payoff(v, f"{where}, role {r!r}, strategy {s!r}") if c else 0.0
-                total += c
-            if total != n:
-                raise InputError(f"{where}, role {r!r}: counts sum to {total}, but the role has {n} players")
-    try:
-        return RoleSymmetricGame(roles, counts, strat_lists, prof, pay)
-    except InputError as exc:
-        raise InputError(f"{source}: {exc}") from None
+    return roles, counts, [sorted(strategies[r]) for r in roles]
+
+
+def _read_role(entries, r: str, n: int, where: str, strategies: list, offset: dict, prof, pay) -> None:
+    """One role's ``[[strategy, count, payoff], ...]`` of a profile into its row of counts and payoffs."""
+    if not isinstance(entries, list) or not entries:
+        raise InputError(f"{where}: role {r!r} is missing or empty")
+    total = 0
+    for e in entries:
+        if not (isinstance(e, list) and len(e) == 3):
+            raise InputError(f"{where}, role {r!r}: expected [strategy, count, payoff], got {e!r}")
+        s, c, v = e
+        if not isinstance(s, str):
+            raise InputError(f"{where}, role {r!r}: a strategy is named by a string, got {s!r}")
+        if (r, s) not in offset:
+            raise InputError(f"{where}, role {r!r}: unknown strategy {s!r}; known: {strategies}")
+        c = _count(c, f"{where}, role {r!r}, strategy {s!r}")
+        if c > n:  # also keeps the count within the profile array's int64
+            raise InputError(f"{where}, role {r!r}, strategy {s!r}: count {c} exceeds the role's {n} players")
+        if prof[offset[(r, s)]]:
+            raise InputError(f"{where}, role {r!r}: strategy {s!r} is listed twice")
+        prof[offset[(r, s)]] = c
+        pay[offset[(r, s)]] = _payoff(v, f"{where}, role {r!r}, strategy {s!r}") if c else 0.0
+        total += c
+    if total != n:
+        raise InputError(f"{where}, role {r!r}: counts sum to {total}, but the role has {n} players")
 
 
 class EgtaFile(Table):
@@ -158,8 +167,6 @@ def to_egta(game: RoleSymmetricGame) -> dict:
 
 def write_egta(game: RoleSymmetricGame, path: str | Path) -> Path:
     """Write ``game`` as EGTA JSON (:func:`to_egta`) to ``path``, atomically; returns the path."""
-    from gamemarket.games.io import write_json
-
     path = Path(path)
     write_json(path, to_egta(game))
     return path

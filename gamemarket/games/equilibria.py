@@ -209,7 +209,7 @@ def polytope_equilibria(
 
     Returns (profiles, degenerate). Profiles are not yet verified (``solve`` does that).
     """
-    from scipy.spatial import HalfspaceIntersection
+    from scipy.spatial import HalfspaceIntersection  # deferred: scipy.spatial (0.4 s); only this method uses it
 
     A, B = _check(A, B)
     transposed = A.shape[0] > A.shape[1]
@@ -271,7 +271,7 @@ def polytope_equilibria(
 
 
 def _nashpy_worker(method, A, B, queue):
-    import nashpy as nash
+    import nashpy as nash  # deferred: nashpy imports scipy.optimize; only the worker process pays for it
 
     g = nash.Game(A, B)
     out = []
@@ -313,6 +313,39 @@ def nashpy_equilibria(A, B, method: str, *, time_limit: float = 10.0) -> tuple[l
     if status != "ok":
         return [], f"nashpy {method}: {payload}"
     return payload, None
+
+
+def _pure_profiles(A, B, tol) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The pure equilibria of ``(A, B)`` as pairs of unit vectors."""
+    out = []
+    for i, j in pure_equilibria(A, B, tol):
+        x = np.zeros(A.shape[0])
+        x[i] = 1
+        y = np.zeros(A.shape[1])
+        y[j] = 1
+        out.append((x, y))
+    return out
+
+
+def _candidates(method: str, Ar, Br, tol, time_limit: float, notes: list) -> tuple[list, bool]:
+    """The profiles one method finds in the reduced game ``(Ar, Br)``, not yet verified, and whether it
+    found the game degenerate; what it has to say goes to ``notes``."""
+    if method == "pure":
+        return _pure_profiles(Ar, Br, tol), False
+    if method == "polytope":
+        return polytope_equilibria(Ar, Br, tol)
+    if method not in NASHPY_METHODS:
+        raise InputError(f"unknown method {method!r}; expected pure, polytope or one of {NASHPY_METHODS}")
+    if min(Ar.shape) == 1:  # nashpy needs two strategies a side; here the equilibria are best responses
+        notes.append(
+            f"nashpy {method}: the game left after iterated dominance is {Ar.shape[0]}x{Ar.shape[1]}; "
+            "its equilibria (the best responses to the lone strategy) are found directly"
+        )
+        return _pure_profiles(Ar, Br, tol), False
+    profiles, problem = nashpy_equilibria(Ar, Br, method, time_limit=time_limit)
+    if problem:
+        notes.append(problem)
+    return profiles, False
 
 
 def solve(
@@ -378,38 +411,10 @@ def solve(
         found.append(Equilibrium(X, Y, (float(X @ A @ Y), float(X @ B @ Y)), rg, {method}))
 
     for method in methods:
-        if method == "pure":
-            for i, j in pure_equilibria(Ar, Br, tol):
-                x = np.zeros(len(ri))
-                x[i] = 1
-                y = np.zeros(len(ci))
-                y[j] = 1
-                add(x, y, "pure")
-        elif method == "polytope":
-            profiles, deg = polytope_equilibria(Ar, Br, tol)
-            degenerate |= deg
-            for x, y in profiles:
-                add(x, y, "polytope")
-        elif method in NASHPY_METHODS:
-            if min(Ar.shape) == 1:  # nashpy needs two strategies a side; here the equilibria are best responses
-                notes.append(
-                    f"nashpy {method}: the game left after iterated dominance is {Ar.shape[0]}x{Ar.shape[1]}; "
-                    "its equilibria (the best responses to the lone strategy) are found directly"
-                )
-                for i, j in pure_equilibria(Ar, Br, tol):
-                    x = np.zeros(len(ri))
-                    x[i] = 1
-                    y = np.zeros(len(ci))
-                    y[j] = 1
-                    add(x, y, method)
-                continue
-            profiles, problem = nashpy_equilibria(Ar, Br, method, time_limit=time_limit)
-            if problem:
-                notes.append(problem)
-            for x, y in profiles:
-                add(x, y, method)
-        else:
-            raise InputError(f"unknown method {method!r}; expected pure, polytope or one of {NASHPY_METHODS}")
+        profiles, deg = _candidates(method, Ar, Br, tol, time_limit, notes)
+        degenerate |= deg
+        for x, y in profiles:
+            add(x, y, method)
     for e in found:
         sx, sy = e.supports()
         if len(sx) != len(sy):

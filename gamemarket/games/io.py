@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 
 from gamemarket.errors import InputError
-from gamemarket.io.files import atomic_path, dumps_json
 from gamemarket.games.bimatrix import Game
+from gamemarket.io.files import atomic_path, dumps_json, read_text
 
 
 def _num(v: float) -> str:
@@ -77,8 +77,6 @@ MAX_STRATEGIES = 100_000
 
 def read_nfg(path: str | Path) -> Game:
     """Read a two-player ``.nfg`` file (payoff or outcome version)."""
-    from gamemarket.io.files import read_text
-
     path = Path(path)
     toks = list(_tokens(read_text(path, "game file (.nfg)")))
     try:
@@ -87,7 +85,8 @@ def read_nfg(path: str | Path) -> Game:
         raise InputError(f"{path}: unexpected end of file") from None
 
 
-def _parse_nfg(toks: list, where: str) -> Game:
+# Complexity 24: one reader of Gambit's NFG grammar, top to bottom, its steps sharing the token position.
+def _parse_nfg(toks: list, where: str) -> Game:  # noqa: C901
     pos = 0
 
     def take(kind=None, value=None):
@@ -280,7 +279,6 @@ def profile_words(game, eq, *, digits: int = 3) -> tuple[str, str]:
     """Each side's strategy of an equilibrium in words: a pure one by name, a mixed one as
     probability-weighted names ("0.6 hb-first + 0.4 hb-kth", probabilities to ``digits`` significant
     digits). The one formatter of the CLI, the reports, the discussion and ``equilibria.csv``."""
-    import numpy as np
 
     def side(p, names):
         return " + ".join(names[i] if p[i] == 1 else f"{p[i]:.{digits}g} {names[i]}" for i in np.flatnonzero(p > 0))

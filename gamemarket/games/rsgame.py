@@ -27,11 +27,13 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
+from math import comb
 
 import numpy as np
 from scipy.special import gammaln
 
 from gamemarket.errors import InputError
+from gamemarket.games.bimatrix import Game
 
 _TINY = np.finfo(float).tiny
 
@@ -73,8 +75,6 @@ def _composition(n: int, k: int) -> np.ndarray:
 
 def num_profiles(players, num_strategies) -> int:
     """Number of profiles of a complete role-symmetric game."""
-    from math import comb
-
     out = 1
     for n, k in zip(players, num_strategies):
         out *= comb(int(n) + int(k) - 1, int(k) - 1)
@@ -448,8 +448,6 @@ class RoleSymmetricGame:
 
     def to_bimatrix(self):
         """The same game as a bimatrix ``Game`` when it has two roles of one player each."""
-        from gamemarket.games.bimatrix import Game
-
         if len(self.roles) != 2 or self.players != (1, 1):
             raise InputError("to_bimatrix: needs two roles of one player each")
         m, n = self.num_strategies

@@ -33,6 +33,7 @@ from __future__ import annotations
 import itertools
 import warnings
 from dataclasses import dataclass, field
+from math import comb
 
 import numpy as np
 
@@ -93,8 +94,6 @@ def count_supports(game: RoleSymmetricGame) -> int:
 
 def count_searched_supports(game: RoleSymmetricGame) -> int:
     """:func:`count_supports` less the structurally singular ones (:func:`structurally_singular`)."""
-    from math import comb
-
     sizes = [range(1, k + 1) for k in game.num_strategies]
     total = 0
     for combo in itertools.product(*sizes):
@@ -315,7 +314,7 @@ def support_enumeration(
         )
     if count_searched_supports(game) > max_supports or not game._dense()[2]:
         return None
-    from scipy.stats import qmc  # here: importing scipy.stats costs ~0.8 s, and cached analyses never need it
+    from scipy.stats import qmc  # deferred: importing scipy.stats costs ~0.8 s, and cached analyses never need it
 
     rng = np.random.default_rng(seed)
     out = SupportEnumeration(tolerance=tolerance)

@@ -18,9 +18,12 @@ import json
 import math
 import os
 import re
+import tomllib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+import numpy as np
 
 from gamemarket.errors import InputError
 
@@ -98,8 +101,6 @@ def _parse_error(path, exc: Exception, kind: str) -> InputError | None:
 
 def read_toml(path: str | os.PathLike, what: str = "TOML file") -> dict:
     """A TOML file as a dict; a missing file, a folder, binary content or bad TOML is an error naming the path."""
-    import tomllib
-
     text = read_text(path, what)
     try:
         return tomllib.loads(text)
@@ -138,8 +139,6 @@ def read_json(path: str | os.PathLike, what: str = "JSON file"):
 def finite_or_none(value):
     """``value`` with every non-finite float (NaN, +-inf; numpy scalars and arrays included) replaced by
     ``None``, recursively through dicts, lists and tuples: what strict JSON can hold."""
-    import numpy as np
-
     if isinstance(value, dict):
         return {k: finite_or_none(v) for k, v in value.items()}
     if isinstance(value, (list, tuple, set)):

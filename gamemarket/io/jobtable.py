@@ -11,6 +11,7 @@ import csv
 import os
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -71,7 +72,7 @@ INTEGER = tuple(c.name for c in COLUMNS if c.integer)
 def _check_dtype(series, name: str, where: str) -> None:
     """A column's stored type must be a number: booleans, datetimes, durations and text are not read as
     numbers (a datetime would become nanoseconds, a boolean 1 s)."""
-    import pandas as pd
+    import pandas as pd  # deferred: pandas (a second); read_columns and the CLI's fast path go without
 
     dt = series.dtype
     if (
@@ -116,7 +117,7 @@ def validate(table: pd.DataFrame, where: str = "job table", first_line: int | No
     ``first_line``: the file line of the first row (2 in a CSV with its header), so that errors name
     the line; without it they name the row (from 0).
     """
-    import pandas as pd
+    import pandas as pd  # deferred: pandas (a second); read_columns and the CLI's fast path go without
 
     missing = [c for c in REQUIRED if c not in table.columns]
     if missing:
@@ -186,7 +187,7 @@ def check_columns(values: Mapping[str, np.ndarray], where: str, first_line: int 
 
 def read(path: str | os.PathLike) -> pd.DataFrame:
     """Read a job table from CSV or Parquet (by extension) and validate it."""
-    import pandas as pd
+    import pandas as pd  # deferred: pandas (a second); read_columns and the CLI's fast path go without
 
     path = Path(path)
     try:
@@ -228,6 +229,7 @@ def read_columns(path: str | os.PathLike) -> dict[str, np.ndarray]:
 def _read_csv_columns(path: Path) -> dict[str, np.ndarray] | None:
     """The job table's columns as float64 arrays by Arrow's CSV reader, or None where the file is not
     plainly numeric (``read`` then reads it and says what is wrong)."""
+    # deferred: pyarrow (a quarter second) only where a table is read or written
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
@@ -311,7 +313,7 @@ def _write_csv(table, path: Path) -> None:
     writer: about 12x faster than pandas' ``to_csv`` on a trace's outcome table. Strings are quoted,
     booleans are ``true``/``false``. A column Arrow cannot type (mixed Python objects) falls back to pandas
     with 17 significant digits, which also reads back exactly. An Arrow table is written as it is."""
-    import pyarrow as pa
+    import pyarrow as pa  # deferred: pyarrow (a quarter second) only where a table is read or written
 
     if isinstance(table, pa.Table):
         arrow = table
@@ -332,6 +334,7 @@ def _write_arrow_csv(arrow, path: Path, *, slice_rows: int = CSV_SLICE_ROWS, cor
     """Arrow's CSV writer on slices of rows formatted in threads (Arrow releases the GIL, and formatting
     numbers is most of a trace's write), written in order: the same bytes as one ``write_csv`` call
     (tested)."""
+    # deferred: pyarrow (a quarter second) only where a table is read or written
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
@@ -340,7 +343,6 @@ def _write_arrow_csv(arrow, path: Path, *, slice_rows: int = CSV_SLICE_ROWS, cor
     if threads < 2:
         pacsv.write_csv(arrow, path, pacsv.WriteOptions(quoting_style="needed"))
         return
-    from concurrent.futures import ThreadPoolExecutor
 
     bounds = np.linspace(0, n, threads + 1).astype(np.int64)
 
@@ -359,7 +361,7 @@ def arrow_table(columns: Mapping[str, np.ndarray], categories: Mapping[str, tupl
     """Column arrays (int8, int64, float64, bool) as an Arrow table for ``write_table``; a column named in
     ``categories`` holds int8 codes into its labels and becomes a dictionary column, as a pandas
     categorical does. Built from the arrays' buffers: ``pyarrow.array`` would import pandas."""
-    import pyarrow as pa
+    import pyarrow as pa  # deferred: pyarrow (a quarter second) only where a table is read or written
 
     out = {}
     for c, v in columns.items():
@@ -376,7 +378,7 @@ def arrow_table(columns: Mapping[str, np.ndarray], categories: Mapping[str, tupl
 
 
 def _arrow_array(v: np.ndarray):
-    import pyarrow as pa
+    import pyarrow as pa  # deferred: pyarrow (a quarter second) only where a table is read or written
 
     if v.dtype == np.bool_:  # Arrow packs booleans in bits, least significant first
         return pa.Array.from_buffers(pa.bool_(), len(v), [None, pa.py_buffer(np.packbits(v, bitorder="little"))])

@@ -18,6 +18,8 @@ ecosystem; the inputs are small, so msgspec's speed buys nothing here.
 from __future__ import annotations
 
 import math
+import types
+import typing
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -38,8 +40,6 @@ class Table(BaseModel):
 
 def _unwrap(annotation):
     """The models, list item type and dict value type an annotation holds (through ``| None`` and unions)."""
-    import typing
-
     found = {"model": None, "list": None, "dict": None}
     todo = [annotation]
     while todo:
@@ -230,8 +230,6 @@ def _located(exc: ValidationError, root: str, model) -> str:
 
 def _models_in(annotation) -> list[type[BaseModel]]:
     """The models an annotation names (``Sub``, ``Sub | None``, ``list[Sub]``, ``dict[str, Sub]``)."""
-    import typing
-
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return [annotation]
     return [m for a in typing.get_args(annotation) for m in _models_in(a)]
@@ -271,9 +269,6 @@ def check(model: type[Table], data: Any, where: str, *, root: str = "", context:
 
 
 def _type_text(annotation) -> str:
-    import types
-    import typing
-
     origin = typing.get_origin(annotation)
     args = typing.get_args(annotation)
     if origin in (typing.Union, types.UnionType):
@@ -296,8 +291,6 @@ def _type_text(annotation) -> str:
 
 def _constraints(info) -> str:
     """A field's range: its own constraints and those of the type it holds (``Annotated[int, Field(ge=1)]``)."""
-    import typing
-
     metadata = list(info.metadata)
     todo = [info.annotation]
     while todo:
@@ -367,8 +360,6 @@ def reference(model: type[Table], title: str, *, level: int = 2, root: str = "")
 
 def typing_is_mapping(annotation) -> bool:
     """Whether an annotation is (or includes) a ``dict[str, Model]``: a table of named tables."""
-    import typing
-
     if typing.get_origin(annotation) is dict:
         return True
     return any(typing_is_mapping(a) for a in typing.get_args(annotation))

@@ -35,12 +35,12 @@ import pandas as pd
 from gamemarket.errors import InputError
 from gamemarket.io.files import check_table
 from gamemarket.market.runs import MarketRun, PreparedWorkload
-from gamemarket.registry import Registry
 from gamemarket.pricing import SOLVER_VERSION, Problem, solve
-from gamemarket.pricing.problem import read_npz
-from gamemarket.pricing.envelope import sort_efficiencies
 from gamemarket.pricing.dual import evaluate
+from gamemarket.pricing.envelope import sort_efficiencies
+from gamemarket.pricing.problem import read_npz
 from gamemarket.pricing.repair import make_feasible
+from gamemarket.registry import Registry
 
 
 @dataclass(frozen=True)

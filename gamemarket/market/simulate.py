@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gamemarket.bids import bid_bin_codes
+from gamemarket.errors import InputError
 from gamemarket.io import jobtable
 from gamemarket.market import outcomes
-from gamemarket.errors import InputError
 from gamemarket.market.engine import MAX_JOBS, run_market
 from gamemarket.market.payments import get_payment
 from gamemarket.market.schedulers import get_scheduler

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 
-def projected_newton(fun_h, p, max_iter, done, state, on_iteration=None, p_min=None, subgradient=None):
+# Complexity 16: the method's one loop (free set, step, line search); to split in the pricing branch.
+def projected_newton(fun_h, p, max_iter, done, state, on_iteration=None, p_min=None, subgradient=None):  # noqa: C901
     """Projected Newton on ``p >= 0`` in a trust region, with a backtracking (Armijo) line search.
 
     Variables at their bound with a positive gradient stay fixed. The Newton system on the free ones

@@ -13,7 +13,6 @@ from gamemarket.pricing.allocation import Allocation
 from gamemarket.pricing.envelope import throughput_of, usage_of
 from gamemarket.pricing.problem import Problem
 
-
 BALANCED_PASSES = 8  #: balanced passes per resource in ``repair`` before one greedy step finishes
 
 

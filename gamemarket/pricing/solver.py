@@ -48,12 +48,12 @@ import pandas as pd
 from scipy.optimize import minimize
 
 from gamemarket.errors import GameMarketError, InputError
-from gamemarket.pricing.envelope import sort_efficiencies
 from gamemarket.pricing import ties as tie
 from gamemarket.pricing.allocation import Allocation, check_feasible
 from gamemarket.pricing.dual import evaluate
-from gamemarket.pricing.lp_finish import lp_finish
+from gamemarket.pricing.envelope import sort_efficiencies
 from gamemarket.pricing.identical import identical_columns, merged_problem, split_allocation
+from gamemarket.pricing.lp_finish import lp_finish
 from gamemarket.pricing.newton import projected_newton
 from gamemarket.pricing.problem import Problem
 from gamemarket.pricing.repair import make_feasible, repair
@@ -648,7 +648,8 @@ class PriceDiscovery:
             p = self.best["p"]  # restart from the best prices so far, with a fresh curvature memory
         return p, message
 
-    def run(self, p0, warm, groups) -> Result:
+    # Complexity 18: the rounds of L-BFGS then Newton with their stopping rules; to split in the pricing branch.
+    def run(self, p0, warm, groups) -> Result:  # noqa: C901
         """L-BFGS rounds, then Newton from the best prices (``method``), from ``p0`` or the utility's guess;
         the best feasible allocation found, as a ``Result``."""
         problem, lo, max_iter, method = self.problem, self.lo, self.max_iter, self.method

@@ -91,8 +91,9 @@ def find_ties(A: np.ndarray, demand: np.ndarray, p: np.ndarray, j1, x1, j2, x2, 
     return Ties(sel, slots, np.stack([xL, xR], axis=1), np.stack([1.0 - th, th], axis=1), three)
 
 
+# Complexity 18: one compiled pass per job; to split in the pricing branch (numba inlines small helpers).
 @njit(parallel=True, cache=True)
-def _alternatives(A, p, d, j1, x1, j2, x2, thr):
+def _alternatives(A, p, d, j1, x1, j2, x2, thr):  # noqa: C901
     """Per job: the ends of the envelope segment its allocation lies on (``kL`` left, -1 for the
     origin; ``kR`` right) with their time shares, and its cheapest other point (-1: the origin; where
     several are within ``thr`` of the line, the ``i mod count``-th of them) with that point's reduced

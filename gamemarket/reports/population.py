@@ -22,10 +22,10 @@ from gamemarket import __version__  # noqa: E402
 from gamemarket.games.egta import to_tidy, write_egta  # noqa: E402
 from gamemarket.games.io import mixture_words, write_json  # noqa: E402
 from gamemarket.io.jobtable import write_table  # noqa: E402
-from gamemarket.reports.drawing import save  # noqa: E402
-from gamemarket.reports.markdown import md_table, to_html  # noqa: E402
 from gamemarket.io.names import slug  # noqa: E402
 from gamemarket.io.ownership import OutputFolder  # noqa: E402
+from gamemarket.reports.drawing import save  # noqa: E402
+from gamemarket.reports.markdown import md_table, to_html  # noqa: E402
 from gamemarket.reports.report import claim_folder, write_text  # noqa: E402
 
 UNIT = "bid x seconds per job"

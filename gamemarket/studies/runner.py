@@ -23,10 +23,10 @@ import pyarrow as pa
 from joblib import Parallel, delayed, parallel_config
 
 from gamemarket import MODEL_VERSION, __version__, bids
-from gamemarket.market import payoffs
-from gamemarket.market.base import PreparedWorkload, market_for, market_for_workload
 from gamemarket.errors import InputError
 from gamemarket.io.files import atomic_path, dumps_json
+from gamemarket.market import payoffs
+from gamemarket.market.base import PreparedWorkload, market_for, market_for_workload
 from gamemarket.studies.spec import StudySpec
 from gamemarket.studies.store import RESULTS_FORMAT, ResultStore, content_hash, study_store, task_key
 from gamemarket.studies.workers import exit_with_parent, parent_gone

@@ -13,9 +13,8 @@ slice narrower than one agent; ``seeds`` beside ``count``; a per-size seed list 
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
-
 from pathlib import Path
+from typing import Annotated, Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 

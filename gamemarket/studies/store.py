@@ -8,10 +8,14 @@ into place, so an interrupted study leaves only complete results behind.
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import fcntl
 import hashlib
 import json
 import os
+import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -32,8 +36,6 @@ RESULTS_FORMAT = 3
 def set_aside(path: Path, reason: str, what: str = "stored result") -> None:
     """Move an untrustworthy stored file to ``<name>.corrupt`` (kept for inspection, never read) and warn
     that its run will be done again."""
-    import warnings
-
     aside = path.with_name(path.name + ".corrupt")
     try:
         os.replace(path, aside)
@@ -153,9 +155,6 @@ class ResultStore:
         An advisory ``flock`` on ``<root>/.lock``, released by the operating system when the holder
         exits, however it exits (a killed run never leaves a stale lock).
         """
-        import fcntl
-        import time
-
         path = self.claim().file(".lock")
         f = open(path, "a+")
         try:
@@ -284,8 +283,6 @@ def _pandas_meta(meta: dict) -> dict:
 
 def _ipc_bytes(frame: pd.DataFrame) -> bytes:
     """A table as Arrow IPC stream bytes, base64 (Parquet metadata values are text): exact, and fast to read."""
-    import base64
-
     sink = pa.BufferOutputStream()
     table = pa.Table.from_pandas(frame, preserve_index=False)
     with pa.ipc.new_stream(sink, table.schema) as writer:
@@ -294,6 +291,4 @@ def _ipc_bytes(frame: pd.DataFrame) -> bytes:
 
 
 def _from_ipc_bytes(raw: bytes) -> pd.DataFrame:
-    import base64
-
     return pa.ipc.open_stream(base64.b64decode(raw)).read_all().to_pandas()

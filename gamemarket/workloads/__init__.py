@@ -1,6 +1,9 @@
 """Workloads: SWF traces (read, clean, split), the synthetic generators, the archive download."""
 
+from dataclasses import fields
+
 from gamemarket.errors import InputError
+from gamemarket.workloads.archive import resolve as resolve_trace
 from gamemarket.workloads.base import Workload, nodes_from_processors
 from gamemarket.workloads.model import WorkloadModel, generate_from_model
 from gamemarket.workloads.swf import read_swf
@@ -14,8 +17,6 @@ def is_model_path(source) -> bool:
 
 def synthetic_spec(params: dict, where: str = "[workload.synthetic]") -> SyntheticSpec:
     """The plain generator's parameters from a mapping, with an error naming any unknown or mistyped field."""
-    from dataclasses import fields
-
     known = [f.name for f in fields(SyntheticSpec)]
     unknown = sorted(set(params) - set(known))
     if unknown:
@@ -48,9 +49,8 @@ def load(
                 )
             return generate_from_model(WorkloadModel.read(model), **synthetic)
         return generate(synthetic_spec(synthetic))
-    from gamemarket.workloads.archive import resolve
 
-    return read_swf(resolve(source), parallel=parallel, skip_bad_lines=skip_bad_lines)
+    return read_swf(resolve_trace(source), parallel=parallel, skip_bad_lines=skip_bad_lines)
 
 
 __all__ = [

@@ -44,8 +44,8 @@ from gamemarket.errors import InputError
 from gamemarket.io.files import atomic_path, read_toml
 from gamemarket.io.limits import MAX_TIME, check_fits
 from gamemarket.io.schema import check
-from gamemarket.workloads.model_file import FORMAT, ModelFile
 from gamemarket.workloads.base import Workload
+from gamemarket.workloads.model_file import FORMAT, ModelFile
 
 #: Normal scores at which the log run-time quantiles are kept (the ends hold the minimum and maximum).
 Z_GRID = np.round(np.linspace(-5.0, 5.0, 201), 10)
@@ -103,30 +103,8 @@ class WorkloadModel:
                 bad(name, f"expected an integer >= 1, got {v!r}")
         if not (isinstance(self.load, (int, float)) and math.isfinite(self.load) and self.load > 0):
             bad("load", f"expected a number > 0, got {self.load!r}")
-        for name, n, lo in (
-            ("size_quantiles", len(P_GRID), 1.0),
-            ("gap_quantiles", len(P_GRID), 0.0),
-            ("log_runtime_quantiles", len(Z_GRID), 0.0),
-            ("start_gap_quantiles", len(P_GRID), 0.0),
-            ("long_gap_quantiles", len(P_GRID), 0.0),
-            ("log_estimate_ratio_quantiles", len(P_GRID), 0.0),
-        ):
-            v = np.asarray(getattr(self, name), dtype=float)
-            if v.shape != (n,):
-                bad(name, f"expected {n} numbers, got {v.size}")
-            if not np.all(np.isfinite(v)) or np.any(v < lo) or np.any(np.diff(v) < 0):
-                bad(name, f"expected a non-decreasing list of finite numbers >= {lo}")
-            object.__setattr__(self, name, tuple(float(x) for x in v))
-        shares = np.asarray(self.user_shares, dtype=float)
-        if shares.ndim != 1 or shares.size < 1 or not np.all(np.isfinite(shares)) or np.any(shares <= 0):
-            bad("user_shares", "expected a non-empty list of positive numbers")
-        if abs(shares.sum() - 1.0) > 1e-6:
-            bad("user_shares", f"the shares must sum to 1, got {shares.sum():.9g}")
-        object.__setattr__(self, "user_shares", tuple(float(x) for x in shares / shares.sum()))
-        eff = np.asarray(self.user_effects, dtype=float)
-        if eff.shape != shares.shape or not np.all(np.isfinite(eff)):
-            bad("user_effects", f"expected {shares.size} finite numbers (one per user share), got {eff.size}")
-        object.__setattr__(self, "user_effects", tuple(float(x) for x in eff))
+        self._check_quantiles(bad)
+        self._check_users(bad)
         for name in ("user_share", "campaign_share", "long_gap_share"):
             v = getattr(self, name)
             if not (isinstance(v, (int, float)) and 0.0 <= v < 1.0):
@@ -142,6 +120,36 @@ class WorkloadModel:
         object.__setattr__(self, "hour_of_week", tuple(float(x) for x in h / h.mean()))
         if not (isinstance(self.threshold, (int, float)) and self.threshold > 0):
             bad("threshold", f"expected seconds > 0, got {self.threshold!r}")
+
+    def _check_quantiles(self, bad) -> None:
+        """The quantile lists: their lengths, finite and non-decreasing; stored as tuples of floats."""
+        for name, n, lo in (
+            ("size_quantiles", len(P_GRID), 1.0),
+            ("gap_quantiles", len(P_GRID), 0.0),
+            ("log_runtime_quantiles", len(Z_GRID), 0.0),
+            ("start_gap_quantiles", len(P_GRID), 0.0),
+            ("long_gap_quantiles", len(P_GRID), 0.0),
+            ("log_estimate_ratio_quantiles", len(P_GRID), 0.0),
+        ):
+            v = np.asarray(getattr(self, name), dtype=float)
+            if v.shape != (n,):
+                bad(name, f"expected {n} numbers, got {v.size}")
+            if not np.all(np.isfinite(v)) or np.any(v < lo) or np.any(np.diff(v) < 0):
+                bad(name, f"expected a non-decreasing list of finite numbers >= {lo}")
+            object.__setattr__(self, name, tuple(float(x) for x in v))
+
+    def _check_users(self, bad) -> None:
+        """The user shares (positive, summing to 1; stored normalised) and their effects (one each)."""
+        shares = np.asarray(self.user_shares, dtype=float)
+        if shares.ndim != 1 or shares.size < 1 or not np.all(np.isfinite(shares)) or np.any(shares <= 0):
+            bad("user_shares", "expected a non-empty list of positive numbers")
+        if abs(shares.sum() - 1.0) > 1e-6:
+            bad("user_shares", f"the shares must sum to 1, got {shares.sum():.9g}")
+        object.__setattr__(self, "user_shares", tuple(float(x) for x in shares / shares.sum()))
+        eff = np.asarray(self.user_effects, dtype=float)
+        if eff.shape != shares.shape or not np.all(np.isfinite(eff)):
+            bad("user_effects", f"expected {shares.size} finite numbers (one per user share), got {eff.size}")
+        object.__setattr__(self, "user_effects", tuple(float(x) for x in eff))
 
     # ------------------------------------------------------------------ file
     def to_toml(self) -> str:

@@ -5,9 +5,8 @@ import pandas as pd
 import pytest
 
 from gamemarket.analysis import claims
-from gamemarket.market import payoffs
 from gamemarket.bids import BID_CLASSES, FT, BetaMix, BidDistribution, draw, job_table
-from gamemarket.market import Mechanism, simulate
+from gamemarket.market import Mechanism, payoffs, simulate
 from gamemarket.workloads import generate
 
 PROVIDERS = {

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gamemarket.io import jobtable
 from gamemarket.cli import main
 from gamemarket.errors import InputError
+from gamemarket.io import jobtable
 from gamemarket.market import PAYMENTS, SCHEDULERS
 from gamemarket.workloads import archive
 

@@ -73,9 +73,8 @@ def test_bad_mechanism_parameters():
 
 
 def test_pricing_study_deterministic_and_resumable(tmp_path):
-    from study_helpers import write_study
-
     from gamemarket.studies import load_results, load_study, run_study
+    from study_helpers import write_study
 
     body = """
 name = "pm"
@@ -116,10 +115,9 @@ count = 3
 
 
 def test_gain_experiment_pairs_the_same_jobs(tmp_path):
-    from study_helpers import write_study
-
     from gamemarket.analysis.incentives import gains
     from gamemarket.studies import load_study
+    from study_helpers import write_study
 
     body = """
 name = "g"
@@ -154,11 +152,9 @@ def test_both_markets_answer_the_same_protocol_and_payoffs_are_computed_once():
 
     from gamemarket import bids
     from gamemarket.market import payoffs, pricing_market
-    from gamemarket.market.base import MARKETS, MarketRun, market_for
+    from gamemarket.market.base import MARKETS, MarketRun, market_for, market_for_workload
     from gamemarket.studies.runner import run_task
     from gamemarket.workloads import generate
-
-    from gamemarket.market.base import market_for_workload
 
     assert set(MARKETS) == {"scheduling", "pricing"}
     assert market_for_workload("hetero").kind == "pricing"

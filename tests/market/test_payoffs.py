@@ -4,9 +4,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gamemarket.market import payoffs
 from gamemarket.bids import SRG, BetaMix, job_table
-from gamemarket.market import PAYMENTS, SCHEDULERS, Mechanism, simulate
+from gamemarket.market import PAYMENTS, SCHEDULERS, Mechanism, payoffs, simulate
 from gamemarket.market.outcomes import runtime_groups
 from gamemarket.workloads import generate
 
@@ -230,8 +229,8 @@ def test_a_groups_column_runs_pay_what_separate_table_runs_pay():
     columns, and the payoffs computed from them with shared cells, equal ``run``'s DataFrame and the payoffs
     computed from it alone, bit for bit."""
     from gamemarket import bids
-    from gamemarket.market.scheduling_market import SchedulingMarket
     from gamemarket.market.outcomes import CATEGORIES
+    from gamemarket.market.scheduling_market import SchedulingMarket
 
     w = generate(jobs=400, nodes=4, load=1.2, seed=11).jobs
     arrays = {c: w[c].to_numpy() for c in ("id", "submit", "runtime", "estimate")}

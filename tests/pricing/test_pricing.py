@@ -10,11 +10,11 @@ from hypothesis import strategies as st
 
 from gamemarket.errors import InputError
 from gamemarket.pricing import Problem, make_utility, solve, synthetic
-from gamemarket.pricing.envelope import allocate, envelope_arrays, slopes, sort_efficiencies
 from gamemarket.pricing.allocation import check_feasible
 from gamemarket.pricing.dual import evaluate
-from pricing_reference import pairwise_best
+from gamemarket.pricing.envelope import allocate, envelope_arrays, slopes, sort_efficiencies
 from hypothesis_strategies import job_sets
+from pricing_reference import pairwise_best
 
 UTILS = ["log", "linear", "target", "alpha:0.5", "alpha:3"]
 

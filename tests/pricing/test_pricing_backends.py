@@ -6,9 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gamemarket.pricing import Problem, solve, synthetic
-from gamemarket.pricing.envelope import sort_efficiencies
 from gamemarket.pricing.dual import evaluate
-
+from gamemarket.pricing.envelope import sort_efficiencies
 
 torch = pytest.importorskip(
     "torch", reason="PyTorch (extra 'torch') is not installed: the torch backend is untested here"

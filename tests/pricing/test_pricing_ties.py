@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 
 from gamemarket.pricing import Problem, solve
 from gamemarket.pricing import ties as tie
-from gamemarket.pricing.envelope import sort_efficiencies
 from gamemarket.pricing.allocation import check_feasible
 from gamemarket.pricing.dual import evaluate
+from gamemarket.pricing.envelope import sort_efficiencies
 from hypothesis_strategies import tied_markets
 
 

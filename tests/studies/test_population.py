@@ -7,12 +7,13 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gamemarket import bids
+from gamemarket.analysis.population import equilibria_json, run_population_study
 from gamemarket.errors import InputError
 from gamemarket.studies import load_study
-from gamemarket.analysis.population import equilibria_json, run_population_study
 from gamemarket.studies.population import PopulationConfig, PopulationStore, payoffs_of, run_chunk
 from gamemarket.studies.runner import run_task
 from gamemarket.workloads import load

@@ -8,8 +8,8 @@ import dataclasses
 
 import numpy as np
 import pytest
-from conftest import ROOT
 
+from conftest import ROOT
 from gamemarket.errors import InputError
 from gamemarket.io import limits
 from gamemarket.workloads import SyntheticSpec, WorkloadModel, generate, generate_from_model

@@ -8,15 +8,14 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import ROOT
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from conftest import ROOT
 from gamemarket import bids
-from gamemarket.market import outcomes
 from gamemarket.cli import main
 from gamemarket.errors import InputError
-from gamemarket.market import Mechanism, simulate
+from gamemarket.market import Mechanism, outcomes, simulate
 from gamemarket.workloads import Workload, WorkloadModel, generate_from_model, load
 from gamemarket.workloads.fit import fit_model
 from gamemarket.workloads.stats import autocorrelation, daily_period_hours, workload_stats
