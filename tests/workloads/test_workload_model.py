@@ -272,7 +272,7 @@ def test_study_with_a_model(tmp_path):
 def test_the_committed_studies_use_the_model():
     from gamemarket.studies import load_study
 
-    for name in ("default", "shudler2010-synthetic"):
+    for name in ("default", "shudler2010-synthetic", "population-default"):
         spec = load_study(ROOT / "studies" / f"{name}.toml")
         assert spec.workload["model"] == str(MODEL.resolve())
 
