@@ -196,6 +196,9 @@ def solve(
         raise InputError(f"rel_eps must be >= 0, got {rel_eps}")
     if not eps > 0:
         raise InputError(f"eps must be > 0, got {eps}")
+    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
+        # the CLI refuses --max-iter below 1; the API alike (0 or -5 ran one evaluation, reported as a stop)
+        raise InputError(f"max_iter must be an integer >= 1, got {max_iter!r}")
     if backend not in ("numpy", "torch"):
         raise InputError(f"backend must be 'numpy' or 'torch', got {backend!r}")
     if np.dtype(dtype) not in (np.dtype(np.float64), np.dtype(np.float32)):

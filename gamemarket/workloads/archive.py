@@ -40,6 +40,13 @@ KNOWN_TRACES = {
             "2fc37df5cc14c355fc7a88235f72e54fdf5f0d93de09399d015383ee5c35a59d",
             "LPC EGEE cluster, Aug 2004 - May 2005, 140 processors; data: Emmanuel Medernach",
         ),
+        Trace(
+            "SDSC-Par-1996-3.1-cln",
+            f"{PWA}/l_sdsc_par/SDSC-Par-1996-3.1-cln.swf.gz",
+            "cb1aab02b5e3c34659d1c1d6f73c002d415229c59f40c03fab4e20331abdaff7",
+            "SDSC Intel Paragon, Dec 1995 - Dec 1996, 400 nodes, congested (offered load about 0.75); "
+            "data: Reagan Moore and Allen Downey",
+        ),
     ]
 }
 
