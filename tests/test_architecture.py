@@ -13,6 +13,7 @@ PKG = Path(__file__).resolve().parents[1] / "gamemarket"
 COMPUTING = {
     "workloads",
     "bids",
+    "consumers",
     "market",
     "pricing",
     "games",
@@ -86,6 +87,7 @@ def test_every_module_sits_in_a_part_and_no_loose_modules_are_left():
             "errors",
             "registry",
             "bids",
+            "consumers",
             "confidence",
             "__main__",
             "cli",

@@ -19,6 +19,10 @@ from pathlib import Path
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
+# the consumer strategies' tables are declared by their families (gamemarket.consumers); the study's
+# schema holds them where a study may write them, and its reference lists them
+from gamemarket.consumers.betamix import ConsumerGrid, ConsumerMix
+from gamemarket.consumers.shading import ShadingEntry
 from gamemarket.io.names import is_name
 from gamemarket.io.schema import Table, reference
 from gamemarket.market.base import generator_sources
@@ -182,24 +186,6 @@ class PricingProvider(Table):
 PROVIDER_TABLES = {"scheduling": SchedulingProvider, "pricing": PricingProvider}
 
 
-class ConsumerMix(Table):
-    """A named beta mix: groups [share, beta] whose shares sum to 1 (market model section 4)."""
-
-    groups: list[Annotated[list[float], Field(min_length=2, max_length=2)]] = Field(
-        min_length=1, max_length=1000, description="[share of the jobs, beta] per group"
-    )
-    description: str = ""
-
-
-class ConsumerGrid(Table):
-    """The beta-mix grid: a cell ``g<f>x<b>`` for each aggressive fraction f and beta b."""
-
-    aggressive_fractions: list[Annotated[float, Field(gt=0, le=1)]] = Field(min_length=1, max_length=100)
-    aggressive_betas: list[Fraction01] = Field(min_length=1, max_length=100)
-    conservative_beta: Fraction01 = 0.0
-    description: str = ""
-
-
 class StrategiesTable(Table):
     """The strategies a study plays: names from the catalogues (``strategies/*.toml``) or defined inline."""
 
@@ -267,13 +253,6 @@ class PaperTable(Table):
     jobs: Positive | None = Field(None, description="number of (serial) jobs")
     nodes: Positive | None = Field(None, description="nodes")
     mean_runtime: Positive | None = Field(None, description="mean run time in seconds")
-
-
-class ShadingEntry(Table):
-    """A shading rule of a population game: a beta per private-bid class (missing classes: 0)."""
-
-    beta: Fraction01 | dict[str, Fraction01] = Field(description="one beta for all classes, or {low, middle, high}")
-    description: str = ""
 
 
 class PopulationSettings(Table):

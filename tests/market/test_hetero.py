@@ -175,7 +175,7 @@ def test_both_markets_answer_the_same_protocol_and_payoffs_are_computed_once():
     for arrays, nodes, prov in cases:
         market = market_for(prov)
         assert market is MARKETS[prov["kind"]]
-        metrics, binned, cohorts = run_task(arrays, nodes, prov, groups, 3, dist)
+        metrics, binned, cohorts = run_task(arrays, nodes, prov, bids.BetaMix(groups), 3, dist)
         assert set(payoffs.PROVIDER_PAYOFFS) | set(payoffs.CONSUMER_PAYOFFS) <= set(metrics)
         assert int(binned["n"].sum()) == int(cohorts["n"].sum()) == market.size(arrays)
         d = bids.draw(market.size(arrays), 3, distribution=dist)

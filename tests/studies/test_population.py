@@ -102,8 +102,8 @@ def test_estimator_equals_the_same_job_g_cohort_gain(congested):
     dist = bids.BidDistribution()
     rec = run_chunk(arrays, nodes, MECH, 5, [np.array([0.9, 0.1])], cfg, dist)[0]
     prov = {"kind": "scheduling", **MECH, "preemption_overhead": 0.0}
-    _, _, c_mix = run_task(arrays, nodes, prov, ((0.9, 0.0), (0.1, 0.9)), 5, dist)
-    _, _, c_ft = run_task(arrays, nodes, prov, ((1.0, 0.0),), 5, dist)
+    _, _, c_mix = run_task(arrays, nodes, prov, bids.BetaMix(((0.9, 0.0), (0.1, 0.9))), 5, dist)
+    _, _, c_ft = run_task(arrays, nodes, prov, bids.BetaMix(((1.0, 0.0),)), 5, dist)
     top_mix, top_ft = c_mix[c_mix.g_bin >= 90], c_ft[c_ft.g_bin >= 90]
     assert rec["n_agents"][1] == int(top_mix["n"].sum())
     assert rec["sum_u"][1] == pytest.approx(top_mix["sum_utility"].sum(), rel=1e-9)
