@@ -82,6 +82,7 @@ def main() -> None:
     lpc = ROOT.parent / "shared" / "workloads" / "LPC-EGEE-2004-1.2-cln.swf.gz"
     if lpc.exists():
         from gamemarket import bids
+        from gamemarket.consumers import BetaMix
         from gamemarket.market import outcomes
         from gamemarket.market import Mechanism, simulate
         from gamemarket.workloads import load
@@ -89,7 +90,7 @@ def main() -> None:
 
         def stats(jobs):
             s = workload_stats(jobs, 105)
-            run = simulate(bids.job_table(jobs, bids.BetaMix.parse("FT"), 1), 105, Mechanism("hb", "first", 1.0))
+            run = simulate(bids.job_table(jobs, BetaMix.parse("FT"), 1), 105, Mechanism("hb", "first", 1.0))
             s.update(outcomes.congestion(run.jobs, 105))
             return s
 

@@ -1,7 +1,7 @@
 """Private bids (a truncated normal mixture), common random numbers, a population's strategy slices.
 
 Reported bids are the consumer strategies' (:mod:`gamemarket.consumers`: beta mixes, shading rules,
-parametric families); their names are also importable from here.
+parametric families); this module only calls their one method, ``reported_bids``, so it sits below them.
 
 Market model section 3. For one seed, three independent streams are spawned from
 ``numpy.random.SeedSequence(seed)``: stream 0 draws private bids, stream 1 the group draws
@@ -18,22 +18,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-# the consumer strategies and bid classes live in gamemarket.consumers; they are named here too, where
-# callers have always found them
-from gamemarket.consumers import (  # noqa: F401
-    BID_CLASSES,
-    FT,
-    HIGH_MIN,
-    LOW_MAX,
-    NAMED_MIXES,
-    SRG,
-    BetaMix,
-    ConsumerStrategy,
-    ShadingRule,
-    bid_bin,
-    bid_bin_codes,
-    population_bids,
-)
 from gamemarket.errors import InputError
 
 if TYPE_CHECKING:
@@ -178,14 +162,14 @@ def draw(n: int, seed: int, *, distribution: BidDistribution | None = None) -> D
 
 def job_table(
     jobs: pd.DataFrame,
-    mix: ConsumerStrategy,
+    mix,
     seed: int,
     *,
     distribution: BidDistribution | None = None,
     draws: Draws | None = None,
 ) -> pd.DataFrame:
     """The section-8 job table: workload columns plus ``private_bid``, ``reported_bid``, ``group``; ``mix`` is
-    any consumer strategy (``gamemarket.consumers``)."""
+    any consumer strategy (``gamemarket.consumers.ConsumerStrategy``: a beta mix such as ``consumers.SRG``)."""
     if draws is None:
         draws = draw(len(jobs), seed, distribution=distribution)
     w = draws.private_bid
@@ -197,9 +181,46 @@ def job_table(
     return out
 
 
-def shade(w: np.ndarray, U: np.ndarray, rules: list[ConsumerStrategy], strategy: np.ndarray) -> np.ndarray:
-    """Reported bids when job ``i`` follows ``rules[strategy[i]]`` (rules that ignore the group draw, as
-    shading rules do; ``gamemarket.consumers.population_bids`` takes the group draws too)."""
+#: Bid classes of the reports (market-model.md), on the private bid: low [0, 60], middle (60, 120), high [120, 180].
+LOW_MAX = 60.0
+HIGH_MIN = 120.0
+
+
+def bid_bin_codes(w: np.ndarray) -> np.ndarray:
+    """0 low (``w <= 60``), 1 middle (``60 < w < 120``), 2 high (``w >= 120``)."""
+    w = np.asarray(w)
+    return np.where(w <= LOW_MAX, 0, np.where(w < HIGH_MIN, 1, 2)).astype(np.int8)
+
+
+def bid_bin(w: np.ndarray) -> np.ndarray:
+    """The bid class of each private bid: ``low``, ``middle`` or ``high``."""
+    return np.array(["low", "middle", "high"])[bid_bin_codes(w)]
+
+
+#: Private-bid classes of the paper's figures: low [0, 60], middle (60, 120), high [120, 180].
+BID_CLASSES = ("low", "middle", "high")
+
+
+def population_bids(strategies, strategy: np.ndarray, private_bid: np.ndarray, G: np.ndarray, U: np.ndarray):
+    """Reported bids when job ``i`` follows ``strategies[strategy[i]]`` (a population game's agents).
+
+    Each strategy (a ``gamemarket.consumers.ConsumerStrategy``) reports the bids of its own jobs
+    (``reported_bids``, elementwise, so a job's bid does not depend on which other jobs share its strategy).
+    """
+    w = np.asarray(private_bid, dtype=float)
+    strategy = np.asarray(strategy)
+    bid_class = bid_bin_codes(w)
+    out = w.copy()
+    for k, s in enumerate(strategies):
+        sel = np.flatnonzero(strategy == k)
+        if sel.size:
+            out[sel] = s.reported_bids(w[sel], bid_class[sel], G[sel], U[sel])[1]
+    return out
+
+
+def shade(w: np.ndarray, U: np.ndarray, rules: list, strategy: np.ndarray) -> np.ndarray:
+    """Reported bids when job ``i`` follows ``rules[strategy[i]]``, for rules that ignore the group draw (as
+    shading rules do); ``population_bids`` takes the group draws too."""
     w = np.asarray(w, dtype=float)
     return population_bids(rules, strategy, w, np.zeros_like(w), U)
 

@@ -176,4 +176,3 @@ def test_the_two_legacy_shapes_keep_their_keys():
     """Stored runs and committed reports keep their keys: the params of today's strategies are unchanged."""
     assert BetaMix(((0.9, 0.1), (0.1, 0.9)), "SRG").params() == {"groups": [[0.9, 0.1], [0.1, 0.9]]}
     assert ShadingRule("s", (0, 0, 0.9)).params() == {"betas": [0.0, 0.0, 0.9]}
-    assert bids.BetaMix is BetaMix and bids.ShadingRule is ShadingRule

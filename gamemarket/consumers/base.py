@@ -35,28 +35,14 @@ from typing import Annotated, ClassVar
 import numpy as np
 from pydantic import Field
 
+# the bid classes and a population's bids are the private bids' (bids sits below the strategies, and the
+# market imports it without the strategies' schemas and pydantic)
+from gamemarket.bids import BID_CLASSES, HIGH_MIN, LOW_MAX, bid_bin, bid_bin_codes, population_bids  # noqa: F401
 from gamemarket.errors import InputError
 from gamemarket.registry import Registry
 
 #: a shading factor's range (beta in [0, 1)), as the study file's schema declares it
 Fraction01 = Annotated[float, Field(ge=0, lt=1)]
-
-#: Bid classes of the reports (market-model.md), on the private bid: low [0, 60], middle (60, 120), high [120, 180].
-LOW_MAX = 60.0
-HIGH_MIN = 120.0
-#: Private-bid classes of the paper's figures: low [0, 60], middle (60, 120), high [120, 180].
-BID_CLASSES = ("low", "middle", "high")
-
-
-def bid_bin_codes(w: np.ndarray) -> np.ndarray:
-    """0 low (``w <= 60``), 1 middle (``60 < w < 120``), 2 high (``w >= 120``)."""
-    w = np.asarray(w)
-    return np.where(w <= LOW_MAX, 0, np.where(w < HIGH_MIN, 1, 2)).astype(np.int8)
-
-
-def bid_bin(w: np.ndarray) -> np.ndarray:
-    """The bid class of each private bid: ``low``, ``middle`` or ``high``."""
-    return np.array(["low", "middle", "high"])[bid_bin_codes(w)]
 
 
 class ConsumerStrategy(ABC):
@@ -305,26 +291,3 @@ def from_entry(
     if isinstance(entry, dict) and "family" in entry:
         entry = {k: v for k, v in entry.items() if k != "family"}
     return FAMILIES.get(fam).from_entry(name, entry, where, root)
-
-
-def population_bids(
-    strategies: Sequence[ConsumerStrategy],
-    strategy: np.ndarray,
-    private_bid: np.ndarray,
-    G: np.ndarray,
-    U: np.ndarray,
-) -> np.ndarray:
-    """Reported bids when job ``i`` follows ``strategies[strategy[i]]`` (a population game's agents).
-
-    Each strategy reports the bids of its own jobs (:meth:`ConsumerStrategy.reported_bids`, elementwise, so
-    a job's bid does not depend on which other jobs share its strategy).
-    """
-    w = np.asarray(private_bid, dtype=float)
-    strategy = np.asarray(strategy)
-    bid_class = bid_bin_codes(w)
-    out = w.copy()
-    for k, s in enumerate(strategies):
-        sel = np.flatnonzero(strategy == k)
-        if sel.size:
-            out[sel] = s.reported_bids(w[sel], bid_class[sel], G[sel], U[sel])[1]
-    return out

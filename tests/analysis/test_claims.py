@@ -6,7 +6,8 @@ import pytest
 
 from gamemarket.analysis import claims
 from gamemarket.market import payoffs
-from gamemarket.bids import BID_CLASSES, FT, BetaMix, BidDistribution, draw, job_table
+from gamemarket.bids import BID_CLASSES, BidDistribution, draw, job_table
+from gamemarket.consumers import FT, BetaMix
 from gamemarket.market import Mechanism, simulate
 from gamemarket.workloads import generate
 

@@ -13,6 +13,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from gamemarket import bids
+from gamemarket.consumers import BetaMix
 from gamemarket.market import outcomes
 from gamemarket.cli import main
 from gamemarket.errors import InputError
@@ -65,7 +66,7 @@ def test_congestion_matches_a_second_by_second_count(jobs, nodes):
             "estimate": [r for _, r in jobs],
         }
     )
-    table = bids.job_table(df, bids.BetaMix.parse("FT"), 0)
+    table = bids.job_table(df, BetaMix.parse("FT"), 0)
     run = simulate(table, nodes, Mechanism("hb", "first", 1.0)).jobs
     got = outcomes.congestion(run, nodes)
     sub, end = run["submit"].to_numpy(), run["end"].to_numpy()
@@ -289,7 +290,7 @@ def test_fit_to_lpc_meets_the_targets(lpc):
 
     def stats(jobs):
         s = workload_stats(jobs, 105)
-        run = simulate(bids.job_table(jobs, bids.BetaMix.parse("FT"), 1), 105, Mechanism("hb", "first", 1.0))
+        run = simulate(bids.job_table(jobs, BetaMix.parse("FT"), 1), 105, Mechanism("hb", "first", 1.0))
         s.update(outcomes.congestion(run.jobs, 105))
         return s
 
