@@ -176,3 +176,23 @@ def test_the_two_legacy_shapes_keep_their_keys():
     """Stored runs and committed reports keep their keys: the params of today's strategies are unchanged."""
     assert BetaMix(((0.9, 0.1), (0.1, 0.9)), "SRG").params() == {"groups": [[0.9, 0.1], [0.1, 0.9]]}
     assert ShadingRule("s", (0, 0, 0.9)).params() == {"betas": [0.0, 0.0, 0.9]}
+
+
+def test_a_population_study_plays_inline_strategies_of_any_family_and_writes_them_back(tmp_path):
+    from gamemarket.studies import load_study
+
+    f = tmp_path / "pop.toml"
+    f.write_text(
+        'name = "pop"\n[workload]\nsource = "synthetic"\n[strategies]\nproviders = ["hb-first"]\n'
+        '[game]\nkind = "population"\nstrategies = ["truthful", "mine", "rise"]\n'
+        "[game.shading.mine]\nbeta = {high = 0.7}\n"
+        '[game.shading.rise]\nfamily = "piecewise"\nbetas = [0, 0, 0, 0.2, 0.4, 0.6, 0.8]\n'
+    )
+    spec = load_study(f)
+    keys = [s.key() for s in spec.population.strategies]
+    assert isinstance(spec.population.strategies[2], PiecewiseRule)
+    spec.to_toml(tmp_path / "again.toml")
+    assert [s.key() for s in load_study(tmp_path / "again.toml").population.strategies] == keys
+    f.write_text(f.read_text().replace('family = "piecewise"', 'family = "spline"'))
+    with pytest.raises(InputError, match=r"\[game.shading.rise\] field 'family': unknown consumer-strategy family"):
+        load_study(f)

@@ -17,11 +17,12 @@ from typing import Annotated, Literal
 
 from pathlib import Path
 
-from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 # the consumer strategies' tables are declared by their families (gamemarket.consumers); the study's
 # schema holds them where a study may write them, and its reference lists them
 from gamemarket.consumers.betamix import ConsumerGrid, ConsumerMix
+from gamemarket.consumers.piecewise import PiecewiseEntry
 from gamemarket.consumers.shading import ShadingEntry
 from gamemarket.io.names import is_name
 from gamemarket.io.schema import Table, reference
@@ -268,12 +269,21 @@ class PopulationSettings(Table):
     resamples: int = Field(1000, ge=100, le=10**6, description="bootstrap resamples")
 
 
+class InlineStrategy(Table):
+    """An inline consumer strategy: the entry of the family it names (``family``), whose own table checks
+    the other fields (``gamemarket.consumers``; below, the per-class and piecewise tables)."""
+
+    model_config = ConfigDict(extra="allow", strict=True, frozen=True, allow_inf_nan=False)
+
+    family: str = Field("per-class", description="the strategy's family: per-class, piecewise, ...")
+
+
 class GameTable(PopulationSettings):
     """The game a study analyses: the bimatrix game (default) or the population game."""
 
     kind: Literal["bimatrix", "population"] = Field("bimatrix", description="")
     strategies: list[str] | None = Field(None, min_length=2, description="the shading rules played")
-    shading: dict[str, ShadingEntry] = Field({}, description="inline shading rules ([game.shading.NAME])")
+    shading: dict[str, InlineStrategy] = Field({}, description="inline shading rules ([game.shading.NAME])")
     shading_file: str | None = Field(None, description="a shading-rule catalogue (default: the built-in one)")
 
     @model_validator(mode="after")
@@ -334,5 +344,6 @@ def study_file_reference() -> str:
         reference(ConsumerMix, "[strategies.consumer.NAME]", level=3),
         reference(ConsumerGrid, "[strategies.consumer.grid]", level=3),
         reference(ShadingEntry, "[game.shading.NAME]", level=3),
+        reference(PiecewiseEntry, '[game.shading.NAME] with family = "piecewise"', level=3),
     ]
     return "\n".join(parts)

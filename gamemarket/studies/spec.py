@@ -435,5 +435,6 @@ def _population(game, where: str, base: Path):
         for f in catalogue_files("shading.toml", base):
             catalogue.update(load_shading(f))
     entry = game.model_dump(exclude_unset=True, exclude={"kind", "shading_file"})
+    # each entry is checked by the table of the family it names (population_config.shading_rules)
     entry["shading"] = {k: v.model_dump(exclude_unset=True) for k, v in game.shading.items()}
     return parse_config(entry, where, catalogue)
