@@ -267,11 +267,10 @@ def family_of(params: Mapping, where: str = "consumer strategy") -> Family:
 
 
 def from_params(params: Mapping, name: str = "") -> ConsumerStrategy:
-    """The strategy that stored ``params`` describe (a stored study's consumer entry; a ``description``
-    beside them is kept)."""
+    """The strategy, named ``name``, that stored ``params`` describe (a stored study's consumer entry: a
+    ``description`` beside them is left out, it makes no bid)."""
     p = {k: v for k, v in params.items() if k != "description"}
-    s = family_of(p).from_params(p, name)
-    return s
+    return family_of(p).from_params(p, name)
 
 
 def from_entry(
