@@ -196,3 +196,15 @@ def test_a_population_study_plays_inline_strategies_of_any_family_and_writes_the
     f.write_text(f.read_text().replace('family = "piecewise"', 'family = "spline"'))
     with pytest.raises(InputError, match=r"\[game.shading.rise\] field 'family': unknown consumer-strategy family"):
         load_study(f)
+
+
+def test_the_one_lookup_of_per_class_rules_equals_each_rule_on_its_own_jobs():
+    w, cls, G, U = _draws(3000)
+    rules = [ShadingRule("t", (0, 0, 0)), ShadingRule("a", (0.3, 0.1, 0.9)), ShadingRule("b", (0.5, 0.5, 0.5))]
+    which = np.random.default_rng(1).integers(0, 3, len(w))
+    fast = consumers.population_bids(rules, which, w, G, U)
+    slow = consumers.population_bids(rules + [FAMILIES.get("piecewise").point([0.2] * 7)], which, w, G, U)
+    assert np.array_equal(fast, slow)  # the piecewise rule plays no job here: the general path, the same bits
+    assert (
+        rules[1].betas_by_class == (0.3, 0.1, 0.9) and FAMILIES.get("piecewise").point([0] * 7).betas_by_class is None
+    )

@@ -53,6 +53,9 @@ class ConsumerStrategy(ABC):
     """
 
     family: ClassVar[str] = ""
+    #: a beta per private-bid class (low, middle, high) where the strategy is ``w (1 - beta_c U)`` for every
+    #: job, else None: where every strategy of a population has one, its bids are one table lookup
+    betas_by_class: ClassVar[tuple[float, ...] | None] = None
     name: str
     description: str
 

@@ -60,6 +60,11 @@ class ShadingRule(ConsumerStrategy):
         return all(b == 0 for b in self.betas)
 
     @property
+    def betas_by_class(self) -> tuple[float, float, float]:  # type: ignore[override]
+        """The rule's beta per private-bid class (low, middle, high)."""
+        return self.betas
+
+    @property
     def conditional(self) -> bool:
         """Whether the beta depends on the private-bid class (the rule's classifier)."""
         return len(set(self.betas)) > 1
