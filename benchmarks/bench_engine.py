@@ -22,7 +22,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # this checkout's gamemarket, not an installed one
 
-from gamemarket.bids import SRG, job_table  # noqa: E402 (after the path)
+from gamemarket.bids import job_table  # noqa: E402 (after the path)
+from gamemarket.consumers import SRG  # noqa: E402
 from gamemarket.market.engine import run_market  # noqa: E402 (after the path)
 from gamemarket.market.simulate import prepare  # noqa: E402 (after the path)
 from gamemarket.workloads import generate  # noqa: E402 (after the path)

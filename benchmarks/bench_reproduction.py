@@ -67,7 +67,7 @@ def main() -> None:
         tasks = plan(spec, arrays, nodes)
         sample = [t for t in tasks if t.seed == spec.seeds[0] and t.consumer in ("FT", "SRG", "g0.3x0.6")]
         run_schedule(
-            bids.job_table(w.jobs, bids.BetaMix(sample[0].groups), 1, distribution=spec.bids)[:100],
+            bids.job_table(w.jobs, sample[0].strategy, 1, distribution=spec.bids)[:100],
             nodes,
             "hb",
             [("kth", 1.0)],
@@ -76,7 +76,7 @@ def main() -> None:
         def engine_alone() -> float:
             seconds = []
             for t in sample:
-                table = bids.job_table(w.jobs, bids.BetaMix(t.groups), t.seed, distribution=spec.bids)
+                table = bids.job_table(w.jobs, t.strategy, t.seed, distribution=spec.bids)
                 p = t.provider_params
                 t0 = time.perf_counter()
                 run_schedule(table, nodes, p["scheduler"], [(p["payment"], p["reserve"])])

@@ -34,7 +34,8 @@ def peak_child(trace: str) -> float:
     code = f"""
 import resource
 from gamemarket.workloads import read_swf
-from gamemarket.bids import job_table, SRG
+from gamemarket.bids import job_table
+from gamemarket.consumers import SRG
 from gamemarket.market import simulate, Mechanism
 w = read_swf({trace!r}); t = job_table(w.jobs, SRG, 1)
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -54,7 +55,8 @@ def main() -> None:
         sys.exit(f"trace {a.trace} not found: fetch it with `gamemarket workload fetch LPC-EGEE-2004-1.2-cln`")
 
     t0 = time.perf_counter()
-    from gamemarket.bids import SRG, draw, job_table
+    from gamemarket.bids import draw, job_table
+    from gamemarket.consumers import SRG
     from gamemarket.io import jobtable
     from gamemarket.market import Mechanism, simulate
     from gamemarket.market.simulate import run_arrays

@@ -82,13 +82,14 @@ def main() -> None:
     lpc = ROOT.parent / "shared" / "workloads" / "LPC-EGEE-2004-1.2-cln.swf.gz"
     if lpc.exists():
         from gamemarket import bids
+        from gamemarket.consumers import BetaMix
         from gamemarket.market import Mechanism, outcomes, simulate
         from gamemarket.workloads import load
         from gamemarket.workloads.stats import workload_stats
 
         def stats(jobs):
             s = workload_stats(jobs, 105)
-            run = simulate(bids.job_table(jobs, bids.BetaMix.parse("FT"), 1), 105, Mechanism("hb", "first", 1.0))
+            run = simulate(bids.job_table(jobs, BetaMix.parse("FT"), 1), 105, Mechanism("hb", "first", 1.0))
             s.update(outcomes.congestion(run.jobs, 105))
             return s
 

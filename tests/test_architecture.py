@@ -14,6 +14,7 @@ PKG = Path(__file__).resolve().parents[1] / "gamemarket"
 COMPUTING = {
     "workloads",
     "bids",
+    "consumers",
     "market",
     "pricing",
     "games",
@@ -87,6 +88,7 @@ def test_every_module_sits_in_a_part_and_no_loose_modules_are_left():
             "errors",
             "registry",
             "bids",
+            "consumers",
             "confidence",
             "__main__",
             "cli",
@@ -373,6 +375,7 @@ LOCAL_IMPORTS_TO_MOVE = {
     # gamemarket/cli/simulate.py
     "gamemarket/cli/simulate.py:_check_outputs imports gamemarket.io.jobtable",  # move up
     "gamemarket/cli/simulate.py:cmd_simulate imports gamemarket.bids",  # move up
+    "gamemarket/cli/simulate.py:cmd_simulate imports gamemarket.consumers",  # move up
     "gamemarket/cli/simulate.py:cmd_simulate imports gamemarket.io.jobtable",  # move up
     "gamemarket/cli/simulate.py:cmd_simulate imports gamemarket.market",  # move up
     "gamemarket/cli/simulate.py:cmd_simulate imports gamemarket.market.outcomes",  # move up
@@ -412,6 +415,7 @@ LOCAL_IMPORTS_TO_MOVE = {
     # gamemarket/cli/workload.py
     "gamemarket/cli/workload.py:_workload_for_compare imports gamemarket.workloads",  # say why
     "gamemarket/cli/workload.py:cmd_workload_compare imports gamemarket.bids",  # move up
+    "gamemarket/cli/workload.py:cmd_workload_compare imports gamemarket.consumers",  # move up
     "gamemarket/cli/workload.py:cmd_workload_compare imports gamemarket.market",  # say why
     "gamemarket/cli/workload.py:cmd_workload_compare imports gamemarket.market.outcomes",  # say why
     "gamemarket/cli/workload.py:cmd_workload_compare imports gamemarket.market.simulate",  # say why

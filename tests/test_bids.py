@@ -4,7 +4,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gamemarket.bids import FT, SRG, BetaMix, BidDistribution, bid_bin, draw, job_table
+from gamemarket.bids import BidDistribution, bid_bin, draw, job_table
+from gamemarket.consumers import FT, SRG, BetaMix
 from gamemarket.errors import InputError
 
 

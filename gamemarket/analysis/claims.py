@@ -23,6 +23,7 @@ import pandas as pd
 
 from gamemarket.bids import BID_CLASSES, HIGH_MIN, LOW_MAX
 from gamemarket.confidence import t_interval
+from gamemarket.consumers import from_params
 from gamemarket.market.payoffs import aggressive_group
 from gamemarket.registry import Registry
 
@@ -116,7 +117,7 @@ def _rule(diff: pd.Series, what: str) -> tuple[str, str]:
 
 
 def _agg_group(consumers: dict, name: str) -> int | None:
-    return aggressive_group(np.array([b for _, b in consumers[name]["groups"]]))
+    return aggressive_group(from_params(consumers[name], name).group_betas())
 
 
 class CohortIndex:

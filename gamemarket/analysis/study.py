@@ -13,6 +13,7 @@ from gamemarket.analysis import claims
 from gamemarket.analysis.claims import grid_cells, hb_pair
 from gamemarket.analysis.incentives import gains
 from gamemarket.analysis.population import run_population_study
+from gamemarket.consumers import from_params
 from gamemarket.errors import GameMarketError, InputError, UndefinedPayoffError
 from gamemarket.games import Game, Solution, from_results, solve
 from gamemarket.games.io import equilibria_records, profile_words, to_csv_table, to_nfg, write_json
@@ -95,7 +96,7 @@ def game_flags(game: Game, solution: Solution, consumers: dict) -> list[str]:
     if pay in ("mean_utility_aggressive", "mean_utility_conservative"):
         share = {}
         for name in game.cols:
-            groups = consumers[name]["groups"]
+            groups = from_params(consumers[name], name).consumer_groups()
             a = aggressive_group(np.array([b for _, b in groups]))
             frac = 0.0 if a is None else float(groups[a][0])
             share[name] = frac if pay.endswith("aggressive") else 1.0 - frac

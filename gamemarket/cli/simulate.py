@@ -56,7 +56,7 @@ def cmd_simulate(a) -> int:
         source = str(a.jobs)
         seed = None
     else:  # the workload modules (and scipy) only where a workload is read or generated
-        from gamemarket import bids
+        from gamemarket import bids, consumers
         from gamemarket.workloads import is_model_path, load
 
         workload = a.workload or "synthetic"
@@ -81,7 +81,7 @@ def cmd_simulate(a) -> int:
             synth["nodes"] = a.nodes
         w = load(workload, parallel=a.parallel, skip_bad_lines=a.skip_bad_lines, **synth)
         nodes = w.nodes(a.nodes, a.reduction)
-        mix = bids.BetaMix.parse(a.mix or "FT")
+        mix = consumers.BetaMix.parse(a.mix or "FT")
         table = bids.job_table(w.jobs, mix, seed)
         source = w.meta.get("source")
     if a.jobs_out:

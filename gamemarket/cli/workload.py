@@ -78,7 +78,7 @@ def cmd_workload_compare(a) -> int:
     """``gamemarket workload compare``: two workloads' statistics side by side (congestion included, from one
     run of the market on each), optionally as JSON and as a four-panel figure.
     """
-    from gamemarket import bids
+    from gamemarket import bids, consumers
     from gamemarket.market import Mechanism, outcomes, simulate
     from gamemarket.workloads.stats import workload_curves, workload_stats
 
@@ -92,7 +92,9 @@ def cmd_workload_compare(a) -> int:
     for src in (a.a, a.b):
         w, label = _workload_for_compare(src, a.nodes, a.seed, a.jobs)
         st = workload_stats(w.jobs, a.nodes)
-        run = simulate(bids.job_table(w.jobs, bids.BetaMix.parse("FT"), a.seed), a.nodes, Mechanism("hb", "first", 1.0))
+        run = simulate(
+            bids.job_table(w.jobs, consumers.BetaMix.parse("FT"), a.seed), a.nodes, Mechanism("hb", "first", 1.0)
+        )
         st.update(outcomes.congestion(run.jobs, a.nodes))
         while label in cols:
             label += "'"

@@ -14,6 +14,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 
+from gamemarket.consumers import from_params  # noqa: E402
 from gamemarket.market.outcomes import RUNTIME_GROUPS  # noqa: E402
 from gamemarket.market.payoffs import BID_UNIT, aggressive_group, unit  # noqa: E402
 from gamemarket.reports.drawing import save  # noqa: E402
@@ -229,7 +230,7 @@ def _band(ax, df, label, color):
 
 def _agg_rows(bins: pd.DataFrame, consumers: dict, consumer: str) -> pd.DataFrame:
     """The binned rows of a mix's aggressive group (all its rows when it has none)."""
-    betas = np.array([b for _, b in consumers[consumer]["groups"]])
+    betas = from_params(consumers[consumer], consumer).group_betas()
     a = aggressive_group(betas)
     sub = bins[bins["consumer"] == consumer]
     return sub if a is None else sub[sub["group"] == a]

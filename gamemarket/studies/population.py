@@ -130,7 +130,7 @@ def run_chunk(
     for x in mixtures:
         lo, hi = bids.population_slices(np.asarray(x), probe)
         strat = bids.assign(d, lo, hi)
-        u, summary = run(w, bids.shade(w, U, list(cfg.strategies), strat))
+        u, summary = run(w, bids.population_bids(cfg.strategies, strat, w, draws.G, U))
         u_agent = np.bincount(agent, weights=u, minlength=n_agents)
         s_agent = np.zeros(n_agents, dtype=np.int64)
         s_agent[agent] = strat

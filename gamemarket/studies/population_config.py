@@ -11,11 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from gamemarket import bids
+from gamemarket import consumers
 from gamemarket.errors import InputError
 from gamemarket.io.files import read_toml
 from gamemarket.io.schema import check
-from gamemarket.studies.schema import PopulationSettings, ShadingEntry
+from gamemarket.studies.schema import PopulationSettings
+
+#: the family of a shading entry that names none (``shading.toml``, ``[game.shading]``)
+SHADING_FAMILY = "per-class"
 
 AGENTS = ("jobs", "users")
 #: the ``[game]`` fields that are PopulationConfig's settings (read by ``parse_config``, written by ``to_dict``)
@@ -26,7 +29,7 @@ TABLE_FIELDS = tuple(PopulationSettings.model_fields)
 class PopulationConfig:
     """The ``[game]`` table of a population study (``kind = "population"``)."""
 
-    strategies: tuple  #: ShadingRule per consumer strategy; the first truthful one is the reference
+    strategies: tuple  #: a consumer strategy (``gamemarket.consumers``) each; the first truthful one is the reference
     agents: str = "jobs"
     reduced_players: int = 4
     probe: float = 0.005
@@ -50,7 +53,7 @@ class PopulationConfig:
             (a.name, b.name)
             for i, a in enumerate(self.strategies)
             for b in self.strategies[i + 1 :]
-            if a.betas == b.betas
+            if a.key() == b.key()
         ]
         if same:
             raise InputError(f"[game] field 'strategies': {same[0][0]!r} and {same[0][1]!r} are the same rule")
@@ -71,15 +74,16 @@ class PopulationConfig:
 
 
 def shading_rules(entries: dict, where: str, table: str) -> dict:
-    """Shading rules by name from a table of ``[NAME]`` entries (a catalogue, or ``[game.shading]``), each
-    checked by the schema (``ShadingEntry``); errors name ``where``, the table and the rule."""
+    """Consumer strategies by name from a table of ``[NAME]`` entries (a catalogue, or ``[game.shading]``),
+    each made by the family it names (``family = "..."``, default ``per-class``: a beta per bid class),
+    which checks it by its declared table; errors name ``where``, the table and the rule."""
     inner = table.strip("[]")
     if not isinstance(entries, dict):
         raise InputError(f"{where}: [{inner}]: expected a table of shading rules ([{inner}.NAME])")
     out = {}
     for name, entry in entries.items():
-        check(ShadingEntry, entry, where, root=f"[{inner + '.' if inner else ''}{name}]")
-        out[name] = bids.ShadingRule.from_entry(name, entry, f"{where}: {table}")
+        root = f"[{inner + '.' if inner else ''}{name}]"
+        out.update(consumers.from_entry(name, entry, where, SHADING_FAMILY, root=root))
     return out
 
 

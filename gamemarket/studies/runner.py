@@ -23,6 +23,7 @@ import pyarrow as pa
 from joblib import Parallel, delayed, parallel_config
 
 from gamemarket import MODEL_VERSION, __version__, bids
+from gamemarket.consumers import ConsumerStrategy, bid_bin_codes
 from gamemarket.errors import InputError
 from gamemarket.io.files import atomic_path, dumps_json
 from gamemarket.market import payoffs
@@ -34,14 +35,15 @@ from gamemarket.studies.workers import exit_with_parent, parent_gone
 
 @dataclass(frozen=True)
 class Task:
-    """One simulation of a study: a provider strategy x a consumer mix x a seed, with its stored result's key."""
+    """One simulation of a study: a provider strategy x a consumer strategy x a seed, with its stored result's
+    key. ``strategy`` is the consumer strategy itself (``gamemarket.consumers``): the worker calls it."""
 
     provider: str
     consumer: str
     seed: int
     key: str
     provider_params: dict
-    groups: tuple
+    strategy: ConsumerStrategy
 
 
 _WORKLOADS: dict[str, tuple] = {}  # the last few workloads loaded, by study file and [workload] table
@@ -86,7 +88,7 @@ def plan(spec: StudySpec, arrays: dict[str, np.ndarray], nodes: int) -> list[Tas
                     "seed": s,
                     **market_for(p.params()).key_fields(),
                 }
-                tasks.append(Task(p.name, c.name, s, task_key(fields), p.params(), c.mix.groups))
+                tasks.append(Task(p.name, c.name, s, task_key(fields), p.params(), c))
     return tasks
 
 
@@ -94,25 +96,25 @@ def run_task(
     arrays: dict[str, np.ndarray],
     nodes: int,
     provider: dict,
-    groups: tuple,
+    consumer: ConsumerStrategy,
     seed: int,
     distribution: bids.BidDistribution,
 ) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
     """One simulation in either market: (flat metrics, binned aggregates, cohort sums). Pure: same inputs,
     same numbers. The market comes from the provider's kind (``gamemarket.market.base.MARKETS``); the
-    bids and the payoffs are computed the same way for both."""
-    return run_tasks(arrays, nodes, [provider], groups, seed, distribution)[0]
+    bids (``consumer.reported_bids``) and the payoffs are computed the same way for both."""
+    return run_tasks(arrays, nodes, [provider], consumer, seed, distribution)[0]
 
 
 def run_tasks(
     arrays: dict[str, np.ndarray],
     nodes: int,
     providers: list[dict],
-    groups: tuple,
+    consumer: ConsumerStrategy,
     seed: int,
     distribution: bids.BidDistribution,
 ) -> list[tuple[dict, pd.DataFrame, pd.DataFrame]]:
-    """The simulations of several provider strategies against one consumer mix and seed, one result each
+    """The simulations of several provider strategies against one consumer strategy and seed, one result each
     as ``run_task`` returns it, and equal to it.
 
     The bids are drawn once, and the market shares what it can between the providers
@@ -123,18 +125,19 @@ def run_tasks(
     by_market: dict[str, list[int]] = {}
     for i, p in enumerate(providers):
         by_market.setdefault(market_for(p).kind, []).append(i)
-    mix = bids.BetaMix(groups)
+    betas = consumer.group_betas()
     out: list = [None] * len(providers)
     for kind, idx in by_market.items():
         market = market_for(providers[idx[0]])
         draws = bids.draw(market.size(arrays), seed, distribution=distribution)
-        group, reported = mix.report(draws.private_bid, draws.G, draws.U)
+        w = draws.private_bid
+        group, reported = consumer.reported_bids(w, bid_bin_codes(w), draws.G, draws.U)
         runs = market.run_many(arrays, nodes, [providers[i] for i in idx], draws.private_bid, reported, group)
         cells = payoffs.Cells.of(runs[0].jobs, draws.G, draws.private_bid)  # the same for every run here
         shared = (time.perf_counter() - t0) / len(idx)
         for i, run in zip(idx, runs):
             t1 = time.perf_counter()
-            metrics, binned, cohorts = payoffs.of_run(run, mix.betas, draws.G, draws.private_bid, cells=cells)
+            metrics, binned, cohorts = payoffs.of_run(run, betas, draws.G, draws.private_bid, cells=cells)
             metrics["task_seconds"] = shared + time.perf_counter() - t1
             out[i] = (metrics, binned, cohorts)
         t0 = time.perf_counter()
@@ -147,7 +150,7 @@ def _task_info(task: Task, nodes: int) -> dict:
         "consumer": task.consumer,
         "seed": task.seed,
         "provider_params": task.provider_params,
-        "groups": task.groups,
+        **task.strategy.params(),
         "nodes": nodes,
         "version": __version__,
         "model": MODEL_VERSION,
@@ -162,7 +165,7 @@ def _run_group(tasks: list[Task], arrays, nodes, distribution, store_root, paren
     (``workers.exit_with_parent``)."""
     exit_with_parent(parent_pid)
     first = tasks[0]
-    results = run_tasks(arrays, nodes, [t.provider_params for t in tasks], first.groups, first.seed, distribution)
+    results = run_tasks(arrays, nodes, [t.provider_params for t in tasks], first.strategy, first.seed, distribution)
     out = []
     for task, (metrics, binned, cohorts) in zip(tasks, results):
         if store_root is not None:
@@ -174,11 +177,11 @@ def _run_group(tasks: list[Task], arrays, nodes, distribution, store_root, paren
 
 
 def task_groups(tasks: list[Task]) -> list[list[Task]]:
-    """Tasks that share a consumer mix and a seed, in plan order: each group draws its bids once and
-    runs as one job (``run_tasks``)."""
+    """Tasks that share a consumer strategy (by its parameters) and a seed, in plan order: each group draws its
+    bids once and runs as one job (``run_tasks``)."""
     groups: dict[tuple, list[Task]] = {}
     for t in tasks:
-        groups.setdefault((t.groups, t.seed), []).append(t)
+        groups.setdefault((t.strategy.key(), t.seed), []).append(t)
     return list(groups.values())
 
 

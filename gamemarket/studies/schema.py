@@ -16,8 +16,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+# the consumer strategies' tables are declared by their families (gamemarket.consumers); the study's
+# schema holds them where a study may write them, and its reference lists them
+from gamemarket.consumers.betamix import ConsumerGrid, ConsumerMix
+from gamemarket.consumers.piecewise import PiecewiseEntry
+from gamemarket.consumers.shading import ShadingEntry
 from gamemarket.io.names import is_name
 from gamemarket.io.schema import Table, reference
 from gamemarket.market.base import generator_sources
@@ -181,24 +186,6 @@ class PricingProvider(Table):
 PROVIDER_TABLES = {"scheduling": SchedulingProvider, "pricing": PricingProvider}
 
 
-class ConsumerMix(Table):
-    """A named beta mix: groups [share, beta] whose shares sum to 1 (market model section 4)."""
-
-    groups: list[Annotated[list[float], Field(min_length=2, max_length=2)]] = Field(
-        min_length=1, max_length=1000, description="[share of the jobs, beta] per group"
-    )
-    description: str = ""
-
-
-class ConsumerGrid(Table):
-    """The beta-mix grid: a cell ``g<f>x<b>`` for each aggressive fraction f and beta b."""
-
-    aggressive_fractions: list[Annotated[float, Field(gt=0, le=1)]] = Field(min_length=1, max_length=100)
-    aggressive_betas: list[Fraction01] = Field(min_length=1, max_length=100)
-    conservative_beta: Fraction01 = 0.0
-    description: str = ""
-
-
 class StrategiesTable(Table):
     """The strategies a study plays: names from the catalogues (``strategies/*.toml``) or defined inline."""
 
@@ -268,13 +255,6 @@ class PaperTable(Table):
     mean_runtime: Positive | None = Field(None, description="mean run time in seconds")
 
 
-class ShadingEntry(Table):
-    """A shading rule of a population game: a beta per private-bid class (missing classes: 0)."""
-
-    beta: Fraction01 | dict[str, Fraction01] = Field(description="one beta for all classes, or {low, middle, high}")
-    description: str = ""
-
-
 class PopulationSettings(Table):
     """The population game's settings (``[game] kind = "population"``), also checked when a
     ``PopulationConfig`` is built in Python."""
@@ -288,12 +268,21 @@ class PopulationSettings(Table):
     resamples: int = Field(1000, ge=100, le=10**6, description="bootstrap resamples")
 
 
+class InlineStrategy(Table):
+    """An inline consumer strategy: the entry of the family it names (``family``), whose own table checks
+    the other fields (``gamemarket.consumers``; below, the per-class and piecewise tables)."""
+
+    model_config = ConfigDict(extra="allow", strict=True, frozen=True, allow_inf_nan=False)
+
+    family: str = Field("per-class", description="the strategy's family: per-class, piecewise, ...")
+
+
 class GameTable(PopulationSettings):
     """The game a study analyses: the bimatrix game (default) or the population game."""
 
     kind: Literal["bimatrix", "population"] = Field("bimatrix", description="")
     strategies: list[str] | None = Field(None, min_length=2, description="the shading rules played")
-    shading: dict[str, ShadingEntry] = Field({}, description="inline shading rules ([game.shading.NAME])")
+    shading: dict[str, InlineStrategy] = Field({}, description="inline shading rules ([game.shading.NAME])")
     shading_file: str | None = Field(None, description="a shading-rule catalogue (default: the built-in one)")
 
     @model_validator(mode="after")
@@ -354,5 +343,6 @@ def study_file_reference() -> str:
         reference(ConsumerMix, "[strategies.consumer.NAME]", level=3),
         reference(ConsumerGrid, "[strategies.consumer.grid]", level=3),
         reference(ShadingEntry, "[game.shading.NAME]", level=3),
+        reference(PiecewiseEntry, '[game.shading.NAME] with family = "piecewise"', level=3),
     ]
     return "\n".join(parts)

@@ -8,7 +8,7 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gamemarket.bids import BID_CLASSES, BidDistribution
+from gamemarket.bids import BidDistribution
 from gamemarket.errors import InputError
 from gamemarket.io.files import atomic_path, read_toml, resolve
 from gamemarket.io.names import check_name, is_name
@@ -196,10 +196,7 @@ class StudySpec:
             providers[p.name] = entry
         consumers = {}
         for c in self.consumers:
-            entry = {"groups": [list(g) for g in c.mix.groups]}
-            if c.description:
-                entry["description"] = c.description
-            consumers[c.name] = entry
+            consumers[c.name] = c.entry()
         out: dict = {"name": self.name}
         if self.description:
             out["description"] = self.description
@@ -226,13 +223,7 @@ class StudySpec:
         if self.population is not None:
             cfg = self.population
             game = {"kind": "population", "strategies": cfg.names, **{k: getattr(cfg, k) for k in TABLE_FIELDS}}
-            game["shading"] = {
-                r.name: {
-                    "beta": dict(zip(BID_CLASSES, r.betas)),
-                    **({"description": r.description} if r.description else {}),
-                }
-                for r in cfg.strategies
-            }
+            game["shading"] = {r.name: r.entry() for r in cfg.strategies}
             out["game"] = game
         if self.notes:
             out["notes"] = self.notes
@@ -393,15 +384,15 @@ def _merge_identical(out: list, where: str, aliases: dict, wildcard: set) -> lis
     kept: dict[tuple, str] = {}
     unique = []
     for c in out:
-        same = kept.get(c.mix.groups)
+        same = kept.get(c.key())
         if same is None:
-            kept[c.mix.groups] = c.name
+            kept[c.key()] = c.name
             unique.append(c)
             continue
         aliases[c.name] = same
         msg = (
             f"{where}: [strategies] consumer {c.name!r} is the same beta mix as {same!r} "
-            f"({[list(g) for g in c.mix.groups]}); kept once, as {same!r}"
+            f"({c.params()}); kept once, as {same!r}"
         )
         if c.name not in wildcard and msg not in _WARNED:  # a study loads several times a command
             _WARNED.add(msg)
@@ -444,5 +435,6 @@ def _population(game, where: str, base: Path):
         for f in catalogue_files("shading.toml", base):
             catalogue.update(load_shading(f))
     entry = game.model_dump(exclude_unset=True, exclude={"kind", "shading_file"})
+    # each entry is checked by the table of the family it names (population_config.shading_rules)
     entry["shading"] = {k: v.model_dump(exclude_unset=True) for k, v in game.shading.items()}
     return parse_config(entry, where, catalogue)

@@ -6,13 +6,14 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from gamemarket.bids import BetaMix
+from gamemarket import consumers
+from gamemarket.consumers import ConsumerStrategy
 from gamemarket.errors import InputError
 from gamemarket.io import files
 from gamemarket.io.files import resolve
 from gamemarket.io.schema import check
 from gamemarket.market.base import MARKETS
-from gamemarket.studies.schema import PROVIDER_TABLES, ConsumerGrid, ConsumerMix
+from gamemarket.studies.schema import PROVIDER_TABLES
 
 #: the order in which catalogues of one kind are read: the built-in one (package data), then a
 #: ``strategies/`` folder beside the study's folder, then one in the study's folder; a later entry of a
@@ -62,19 +63,6 @@ class ProviderStrategy:
         return {"kind": self.kind, **dict(self.settings)}
 
 
-@dataclass(frozen=True)
-class ConsumerStrategy:
-    """A consumer strategy: a named beta mix (the whole population's shading)."""
-
-    name: str
-    mix: BetaMix
-    description: str = ""
-
-    def params(self) -> dict:
-        """The beta mix's groups ``[[share, beta], ...]``: part of every task's key."""
-        return {"groups": [list(g) for g in self.mix.groups]}
-
-
 def parse_provider(name: str, entry: dict, where: str, table: str = "") -> ProviderStrategy:
     """A provider strategy from its TOML table: checked by its market's declared table (``kind``, default
     "scheduling"; ``gamemarket.studies.schema.PROVIDER_TABLES``), then made the market's parameters
@@ -88,37 +76,17 @@ def parse_provider(name: str, entry: dict, where: str, table: str = "") -> Provi
     return ProviderStrategy(name, kind, tuple(sorted(settings.items())), str(entry.get("description", "")))
 
 
-def grid_name(fraction: float, beta: float) -> str:
-    """The name of a beta-grid cell: ``g<fraction>x<beta>``."""
-    return f"g{fraction:g}x{beta:g}"
-
-
-def parse_consumers(data: dict, where: str, table: str = "") -> dict[str, ConsumerStrategy]:
-    """Consumer strategies from TOML tables, each checked by its declared table: named mixes
-    (``ConsumerMix``), and the ``[grid]`` that defines ``g<f>x<b>`` cells (``ConsumerGrid``)."""
+def parse_consumers(
+    data: dict, where: str, table: str = "", default_family: str = "beta-mix"
+) -> dict[str, ConsumerStrategy]:
+    """Consumer strategies from TOML tables, each made by the family it names (``family = "..."``, default
+    ``default_family``; ``gamemarket.consumers.FAMILIES``), which checks it by its declared table: a
+    beta mix's ``groups`` (``ConsumerMix``), the ``[grid]`` that defines ``g<f>x<b>`` cells
+    (``ConsumerGrid``), a parametric family's point."""
     out: dict[str, ConsumerStrategy] = {}
     for name, entry in data.items():
         root = f"[{table + '.' if table else ''}{name}]"
-        if name == "grid":
-            check(ConsumerGrid, entry, where, root=root)
-            w = f"{where}: {root}"
-            cb = entry.get("conservative_beta", 0.0)
-            for f in entry["aggressive_fractions"]:
-                for b in entry["aggressive_betas"]:
-                    try:
-                        groups = ((1.0 - float(f), float(cb)), (float(f), float(b))) if f < 1 else ((1.0, float(b)),)
-                        mix = BetaMix(groups, name=grid_name(f, b))
-                    except (InputError, TypeError, ValueError) as exc:
-                        raise InputError(f"{w}: fraction {f}, beta {b}: {exc}") from exc
-                    out[mix.name] = ConsumerStrategy(mix.name, mix, f"{f:g} of jobs shade up to {b:g}")
-            continue
-        check(ConsumerMix, entry, where, root=root)
-        w = f"{where}: {root}"
-        try:
-            mix = BetaMix(tuple(tuple(g) for g in entry["groups"]), name=name)
-        except (InputError, TypeError, ValueError) as exc:
-            raise InputError(f"{w}: field 'groups': {exc}") from exc
-        out[name] = ConsumerStrategy(name, mix, str(entry.get("description", "")))
+        out.update(consumers.from_entry(name, entry, where, default_family, root=root))
     return out
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gamemarket import bids
+from gamemarket import bids, consumers
 from gamemarket.market import payoffs
 from gamemarket.market.base import MARKETS, MarketRun, PreparedWorkload, market_for, market_for_workload
 from gamemarket.testing.report import FAILED, PASSED, ConformanceReport
@@ -23,7 +23,7 @@ from gamemarket.testing.report import FAILED, PASSED, ConformanceReport
 JOB_COLUMNS = ("group", "private_bid", "utility", "payment")
 SUMMARY_FIELDS = ("revenue", "utilization", "welfare")
 #: the consumers' mix of the runs: a small aggressive group, so reported bids differ from private ones
-MIX = bids.SRG
+MIX = consumers.SRG
 
 
 def _same(a, b) -> bool:

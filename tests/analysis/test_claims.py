@@ -5,7 +5,8 @@ import pandas as pd
 import pytest
 
 from gamemarket.analysis import claims
-from gamemarket.bids import BID_CLASSES, FT, BetaMix, BidDistribution, draw, job_table
+from gamemarket.bids import BID_CLASSES, BidDistribution, draw, job_table
+from gamemarket.consumers import FT, BetaMix
 from gamemarket.market import Mechanism, payoffs, simulate
 from gamemarket.workloads import generate
 

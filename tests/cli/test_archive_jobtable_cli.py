@@ -141,7 +141,8 @@ def test_cli_errors_exit_nonzero(tmp_path, capsys):
 
 
 def test_lpc_full_hb_kth(lpc):
-    from gamemarket.bids import SRG, job_table
+    from gamemarket.bids import job_table
+    from gamemarket.consumers import SRG
     from gamemarket.market import Mechanism, simulate
     from gamemarket.workloads import read_swf
 
@@ -169,7 +170,8 @@ def test_simulate_jobs_without_pandas_equals_the_dataframe_path(
     """``simulate --jobs T.csv --out O.csv`` goes without pandas (``read_columns``, ``simulate_columns``, an
     Arrow table); its output file is byte for byte, and its summary number for number, what the DataFrame
     path (``read``, ``simulate``, ``write_table``: the reference) gives, rows in any order."""
-    from gamemarket.bids import SRG, job_table
+    from gamemarket.bids import job_table
+    from gamemarket.consumers import SRG
     from gamemarket.market import Mechanism, simulate
     from gamemarket.workloads import generate
 
@@ -195,7 +197,8 @@ def test_simulate_jobs_to_csv_does_not_import_pandas(tmp_path):
     import subprocess
     import sys
 
-    from gamemarket.bids import SRG, job_table
+    from gamemarket.bids import job_table
+    from gamemarket.consumers import SRG
     from gamemarket.workloads import generate
 
     t = job_table(generate(jobs=50, nodes=4, seed=1).jobs, SRG, 1)

@@ -151,6 +151,7 @@ def test_both_markets_answer_the_same_protocol_and_payoffs_are_computed_once():
     import pandas as pd
 
     from gamemarket import bids
+    from gamemarket.consumers import BetaMix
     from gamemarket.market import payoffs, pricing_market
     from gamemarket.market.base import MARKETS, MarketRun, market_for, market_for_workload
     from gamemarket.studies.runner import run_task
@@ -171,17 +172,17 @@ def test_both_markets_answer_the_same_protocol_and_payoffs_are_computed_once():
     for arrays, nodes, prov in cases:
         market = market_for(prov)
         assert market is MARKETS[prov["kind"]]
-        metrics, binned, cohorts = run_task(arrays, nodes, prov, groups, 3, dist)
+        metrics, binned, cohorts = run_task(arrays, nodes, prov, BetaMix(groups), 3, dist)
         assert set(payoffs.PROVIDER_PAYOFFS) | set(payoffs.CONSUMER_PAYOFFS) <= set(metrics)
         assert int(binned["n"].sum()) == int(cohorts["n"].sum()) == market.size(arrays)
         d = bids.draw(market.size(arrays), 3, distribution=dist)
-        g, rw = bids.BetaMix(groups).report(d.private_bid, d.G, d.U)
+        g, rw = BetaMix(groups).report(d.private_bid, d.G, d.U)
         if prov["kind"] == "pricing":
             jobs, summary = pricing_market.run(arrays["A"], arrays["R"], d.private_bid, rw, g, "clearing", params={})
         else:
             run = market.run(arrays, nodes, prov, d.private_bid, rw, g)
             jobs, summary = run.jobs, run.summary
-        want = payoffs.of_run(MarketRun(jobs, summary), bids.BetaMix(groups).betas, d.G, d.private_bid)[0]
+        want = payoffs.of_run(MarketRun(jobs, summary), BetaMix(groups).betas, d.G, d.private_bid)[0]
         metrics.pop("task_seconds")
         assert metrics.keys() == want.keys()
         assert all(metrics[k] == want[k] or (np.isnan(metrics[k]) and np.isnan(want[k])) for k in want)

@@ -4,7 +4,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gamemarket.bids import SRG, BetaMix, job_table
+from gamemarket.bids import job_table
+from gamemarket.consumers import SRG, BetaMix
 from gamemarket.market import PAYMENTS, SCHEDULERS, Mechanism, payoffs, simulate
 from gamemarket.market.outcomes import runtime_groups
 from gamemarket.workloads import generate
@@ -63,7 +64,8 @@ def test_run_metrics_groups():
 
 
 def test_cohorts_follow_the_same_jobs_across_mixes():
-    from gamemarket.bids import FT, draw
+    from gamemarket.bids import draw
+    from gamemarket.consumers import FT
 
     w = generate(jobs=500, nodes=4).jobs
     d = draw(len(w), 9)

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from gamemarket import bids
 from gamemarket.analysis.population import equilibria_json, run_population_study
+from gamemarket.consumers import BetaMix, ShadingRule
 from gamemarket.errors import InputError
 from gamemarket.studies import load_study
 from gamemarket.studies.population import PopulationConfig, PopulationStore, payoffs_of, run_chunk
@@ -21,9 +22,9 @@ from study_helpers import POPULATION_STUDY as STUDY
 from study_helpers import write_population_study
 
 RULES = {
-    "truthful": bids.ShadingRule("truthful", (0, 0, 0)),
-    "shade-0.9": bids.ShadingRule("shade-0.9", (0.9,) * 3),
-    "shade-high": bids.ShadingRule("shade-high", (0, 0, 0.9)),
+    "truthful": ShadingRule("truthful", (0, 0, 0)),
+    "shade-0.9": ShadingRule("shade-0.9", (0.9,) * 3),
+    "shade-high": ShadingRule("shade-high", (0, 0, 0.9)),
 }
 
 
@@ -53,7 +54,7 @@ def test_shading_rules_report_by_bid_class():
     np.testing.assert_allclose(bids.shade(w, U, rules, np.array([2, 2, 2])), [30, 90, 150 * 0.55])
     np.testing.assert_allclose(bids.shade(w, U, rules, np.array([1, 0, 1])), [30 * 0.55, 90, 150 * 0.55])
     assert RULES["shade-high"].conditional and not RULES["shade-0.9"].conditional
-    r = bids.ShadingRule.from_entry("x", {"beta": {"high": 0.5}}, "s.toml")
+    r = ShadingRule.from_entry("x", {"beta": {"high": 0.5}}, "s.toml")
     assert r.betas == (0.0, 0.0, 0.5)
 
 
@@ -68,7 +69,7 @@ def test_shading_rules_report_by_bid_class():
 )
 def test_shading_rule_bad_input(entry, match):
     with pytest.raises(InputError, match=match):
-        bids.ShadingRule.from_entry("x", entry, "s.toml")
+        ShadingRule.from_entry("x", entry, "s.toml")
 
 
 def test_config_errors_name_the_field():
@@ -76,7 +77,7 @@ def test_config_errors_name_the_field():
     with pytest.raises(InputError, match="include a truthful rule"):
         PopulationConfig((s9, RULES["shade-high"]))
     with pytest.raises(InputError, match="are the same rule"):
-        PopulationConfig((t, s9, bids.ShadingRule("also-0.9", (0.9,) * 3)))
+        PopulationConfig((t, s9, ShadingRule("also-0.9", (0.9,) * 3)))
     with pytest.raises(InputError, match="field 'agents'"):
         PopulationConfig((t, s9), agents="teams")
     with pytest.raises(InputError, match="field 'probe'"):
@@ -103,8 +104,8 @@ def test_estimator_equals_the_same_job_g_cohort_gain(congested):
     dist = bids.BidDistribution()
     rec = run_chunk(arrays, nodes, MECH, 5, [np.array([0.9, 0.1])], cfg, dist)[0]
     prov = {"kind": "scheduling", **MECH, "preemption_overhead": 0.0}
-    _, _, c_mix = run_task(arrays, nodes, prov, ((0.9, 0.0), (0.1, 0.9)), 5, dist)
-    _, _, c_ft = run_task(arrays, nodes, prov, ((1.0, 0.0),), 5, dist)
+    _, _, c_mix = run_task(arrays, nodes, prov, BetaMix(((0.9, 0.0), (0.1, 0.9))), 5, dist)
+    _, _, c_ft = run_task(arrays, nodes, prov, BetaMix(((1.0, 0.0),)), 5, dist)
     top_mix, top_ft = c_mix[c_mix.g_bin >= 90], c_ft[c_ft.g_bin >= 90]
     assert rec["n_agents"][1] == int(top_mix["n"].sum())
     assert rec["sum_u"][1] == pytest.approx(top_mix["sum_utility"].sum(), rel=1e-9)

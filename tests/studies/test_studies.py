@@ -33,8 +33,8 @@ def test_catalogue_loads_and_grid():
     p = load_providers(ROOT / "strategies" / "providers.toml")
     c = load_consumers(ROOT / "strategies" / "consumers.toml")
     assert p["hb-kth"].params()["payment"] == "kth" and p["hb-kth"].kind == "scheduling"
-    assert c["SRG"].mix.groups == ((0.9, 0.1), (0.1, 0.9))
-    assert c["g0.1x0.9"].mix.groups == ((0.9, 0.1), (0.1, 0.9))
+    assert c["SRG"].groups == ((0.9, 0.1), (0.1, 0.9))
+    assert c["g0.1x0.9"].groups == ((0.9, 0.1), (0.1, 0.9))
 
 
 @pytest.mark.parametrize(

@@ -54,7 +54,7 @@ def test_tables_hold_each_task_exactly(small):
     prep = load_workload(small)
     arrays, nodes = prep.arrays, prep.nodes
     for t in plan(small, arrays, nodes)[::5]:
-        metrics, binned, cohorts = run_task(arrays, nodes, t.provider_params, t.groups, t.seed, small.bids)
+        metrics, binned, cohorts = run_task(arrays, nodes, t.provider_params, t.strategy, t.seed, small.bids)
         sel = lambda f: f[(f.provider == t.provider) & (f.consumer == t.consumer) & (f.seed == t.seed)]  # noqa: E731
         row = sel(tables["metrics"]).iloc[0]
         for k, v in metrics.items():

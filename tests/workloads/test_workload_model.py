@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from conftest import ROOT
 from gamemarket import bids
 from gamemarket.cli import main
+from gamemarket.consumers import BetaMix
 from gamemarket.errors import InputError
 from gamemarket.market import Mechanism, outcomes, simulate
 from gamemarket.workloads import Workload, WorkloadModel, generate_from_model, load
@@ -65,7 +66,7 @@ def test_congestion_matches_a_second_by_second_count(jobs, nodes):
             "estimate": [r for _, r in jobs],
         }
     )
-    table = bids.job_table(df, bids.BetaMix.parse("FT"), 0)
+    table = bids.job_table(df, BetaMix.parse("FT"), 0)
     run = simulate(table, nodes, Mechanism("hb", "first", 1.0)).jobs
     got = outcomes.congestion(run, nodes)
     sub, end = run["submit"].to_numpy(), run["end"].to_numpy()
@@ -301,7 +302,7 @@ def check_fit_meets_the_targets(path, model_file, nodes):
 
     def stats(jobs):
         s = workload_stats(jobs, nodes)
-        run = simulate(bids.job_table(jobs, bids.BetaMix.parse("FT"), 1), nodes, Mechanism("hb", "first", 1.0))
+        run = simulate(bids.job_table(jobs, BetaMix.parse("FT"), 1), nodes, Mechanism("hb", "first", 1.0))
         s.update(outcomes.congestion(run.jobs, nodes))
         return s
 
