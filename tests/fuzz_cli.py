@@ -1383,11 +1383,6 @@ def report(case: Case, problems: list[Problem]) -> str:
 #: pattern (a regular expression) -> where it is and what would fix it. ``tests/test_fuzz_cli.py`` passes
 #: them (and fails on any other); the long run counts them apart. Remove an entry once it is fixed.
 KNOWN = {
-    r"^stray warning\|price solve\|RuntimeWarning:[^@]*@gamemarket/pricing/": (
-        "a problem with capacities or weights near 1e300 overflows in the solver (numpy warnings, LAPACK's "
-        "'DLASCL parameter had an illegal value' on stdout, exit 0); gamemarket/pricing/problem.py: bound A, R, "
-        "demand, weight and target so that sums and squares stay finite, as the job table bounds bids"
-    ),
     r"^stray warning\|workload fit\|RuntimeWarning:invalid value encountered in divide@gamemarket/workloads/fit\.py": (
         "fitting a trace whose run times are all equal divides by a zero variance: a numpy warning and an "
         "internal message ('user_share' is nan); gamemarket/workloads/fit.py: refuse such a trace by name"

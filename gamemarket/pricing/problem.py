@@ -10,6 +10,25 @@ import numpy as np
 from gamemarket.errors import InputError
 from gamemarket.pricing.utilities import Utility, make_utility
 
+#: the range a problem's numbers may take (efficiencies, limits, demands, weights, targets; zero aside where
+#: allowed): within it the dual's sums over millions of jobs and its squares stay finite in float64 (values
+#: near 1e300 overflowed in the solver, with numpy warnings and LAPACK errors, and an answer with exit 0)
+MAGNITUDE = (1e-12, 1e12)
+
+
+def _check_magnitude(name: str, arr) -> None:
+    if arr is None:
+        return
+    a = np.abs(np.asarray(arr, dtype=np.float64)).ravel()
+    lo, hi = MAGNITUDE
+    bad = np.flatnonzero((a > hi) | ((a > 0) & (a < lo)))
+    if len(bad):
+        i = int(bad[0])
+        raise InputError(
+            f"{name}[{i}] is {a[i]:.6g}: expected 0 or a magnitude in [{lo:g}, {hi:g}] ({len(bad):,} value(s) "
+            "outside); rescale the problem's units"
+        )
+
 
 @dataclass
 class Problem:
@@ -44,6 +63,8 @@ class Problem:
         if d.shape != (n,) or not np.isfinite(d).all() or (d <= 0).any():
             raise InputError(f"demand must be {n} finite numbers > 0")
         self.utility = make_utility(self.utility).bind(n, self.weight, self.target)
+        for name, arr in (("A", A), ("R", R), ("demand", d), ("weight", self.utility.w), ("target", self.target)):
+            _check_magnitude(name, arr)
         if self.utility.needs_positive_throughput:
             dead = ~(A > 0).any(axis=1)
             if dead.any():

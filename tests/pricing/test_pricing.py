@@ -2,6 +2,7 @@
 the generic path, the solver against CVXPY + Clarabel, hard cases and bad input."""
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -259,3 +260,24 @@ def test_a_bad_stopping_rule_is_refused_by_name(kw, match):
 
     with pytest.raises(InputError, match=match):
         solve(synthetic(50, 2, "log", seed=1), **kw)
+
+
+@pytest.mark.parametrize(
+    "field,value,message",
+    [
+        ("A", 1e300, "A[0] is 1e+300: expected 0 or a magnitude in [1e-12, 1e+12]"),
+        ("A", 1e-300, "A[0] is 1e-300"),
+        ("R", 1e200, "R[0] is 1e+200"),
+        ("demand", 1e13, "demand[0] is 1e+13"),
+        ("weight", 1e300, "weight[0] is 1e+300"),
+    ],
+)
+def test_magnitudes_that_overflow_the_dual_are_refused(field, value, message):
+    """Found by the CLI fuzz: capacities or weights near 1e300 overflowed in the solver (numpy warnings, LAPACK
+    errors on stdout, exit 0). Every number of a problem is within [1e-12, 1e12], or zero where zero is allowed."""
+    kw = {"A": np.ones((3, 2)), "R": np.ones(2), "utility": "log", "demand": np.ones(3), "weight": np.ones(3)}
+    arr = np.array(kw[field], dtype=float)
+    arr.flat[0] = value
+    kw[field] = arr
+    with pytest.raises(InputError, match=re.escape(message)):
+        Problem(**kw)
