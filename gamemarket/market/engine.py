@@ -586,7 +586,7 @@ def run_pricing(submit, runtime, rank, bidrank, reported, n, preemptive, schemes
         if bad[0] >= 0:
             j, r = int(bad[0]), float(reserves[idx][int(bad[2])])
             raise InputError(
-                f"{what}: {fn} gave {bad[1]!r} for job id {job_id(j)} (reported bid {float(reported[j])!r}, "
+                f"{what}: {fn} gave {float(bad[1])!r} for job id {job_id(j)} (reported bid {float(reported[j])!r}, "
                 f"reserve {r!r}); expected a finite price >= 0"
             )
         pay[idx] = res[2]
