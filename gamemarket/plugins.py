@@ -46,6 +46,8 @@ from gamemarket.market.schedulers import SCHEDULERS
 
 #: the entry-point group of installed plugins
 ENTRY_POINT_GROUP = "gamemarket.plugins"
+#: how a plugin loaded from an entry point names itself (``Plugin.path``): ``entry point NAME``
+ENTRY_POINT = "entry point"
 #: the environment variable listing the plugins loaded in this process (JSON: [[path, hash], ...])
 ENV = "GAMEMARKET_PLUGINS"
 #: the registries a plugin may add to, by the kind of entry
@@ -69,6 +71,16 @@ class Plugin:
     path: str
     digest: str
     entries: tuple
+
+    @property
+    def file(self) -> str | None:
+        """The plugin's file, or None for an installed entry point."""
+        return None if self.path.startswith(f"{ENTRY_POINT} ") else self.path
+
+    @property
+    def spec(self) -> str:
+        """What :func:`load_plugin` takes to load it again: the file, or the entry point's name."""
+        return self.file or self.path[len(ENTRY_POINT) + 1 :]
 
     @property
     def source(self) -> str:
@@ -158,7 +170,7 @@ def _load_entry_point(name: str) -> Plugin:
             f"name (installed: {known or 'none'})"
         )
     ep = found[0]
-    where = f"entry point {name} ({ep.value})"
+    where = f"{ENTRY_POINT} {name}"
     if where in _LOADED:
         return _LOADED[where]
 
@@ -223,6 +235,20 @@ def loaded() -> list[Plugin]:
 def sources(*entries) -> list[str]:
     """The plugin sources (``path@hash``) of registry entries, those registered by a plugin, sorted."""
     return sorted({e.source for e in entries if getattr(e, "source", None)})
+
+
+def key_fields(params: dict) -> dict:
+    """What a stored result's key adds for a provider's plugins: ``{"plugins": [hash, ...]}``, the text hashes
+    of the plugins that registered its scheduler and payment scheme (so editing a plugin reruns the runs of
+    its entries, and only those), or ``{}`` for built-in entries (their keys stay as they were)."""
+    found = []
+    for kind, field in (("scheduler", "scheduler"), ("payment", "payment")):
+        name = params.get(field)
+        if isinstance(name, str):
+            source = getattr(REGISTRIES[kind].get(name), "source", None)
+            if source:
+                found.append(source.rsplit("@", 1)[1])
+    return {"plugins": found} if found else {}
 
 
 def _announce(path: str, digest: str) -> None:
