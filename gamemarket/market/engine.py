@@ -32,6 +32,8 @@ accumulated with the same operations in the same order.
 
 from __future__ import annotations
 
+import dis
+
 import numpy as np
 from numba import float64, int64, njit
 
@@ -434,21 +436,66 @@ def run_market(submit, runtime, rank, bidrank, reported, n, preemptive, schemes,
 
 # ---------------------------------------------------------------------- payment schemes given as functions
 # A plugin's scheme is a rate function (``payments.register_payment_rule``), not a branch of ``market_price``.
-# Each one gets its own engine: ``run_market``'s loop with the function's call in place of the market price,
-# compiled with the function as a constant (numba inlines it), so the built-in engine and its disk cache stay
-# as they are. After every allocation step each running job's rate is the function's value, kept where
-# ``run_market`` keeps a job's rate cap; the market price is then +inf, so ``_accrue`` pays exactly that rate.
+# Each one gets its own engine: ``run_market``'s loop and steps, compiled with the function as a constant (numba
+# inlines it), so the built-in engine and its disk cache stay as they are. Where ``run_market`` keeps each
+# running job's rate cap beside its payment (``rcap``), this engine keeps its reported bid; an allocation step
+# records the market's state (free nodes, waiting jobs, highest waiting and lowest running bid), and the next
+# interval pays each running job ``rate(bid, r, state) * dt``, in one pass, as ``_accrue`` pays
+# ``min(cap, M) * dt``: the same operations in the same order, so a rate function that computes a built-in
+# scheme's rate gives its payments bit for bit.
 
 
-def _plugin_loop(rate):
-    """The engine loop of a rate function ``rate`` (plain Python; :func:`plugin_engine` compiles it)."""
+@njit(cache=True)
+def _bid_rows(runtime, reported, reserves):
+    """``_job_rows`` with each job's reported bid where ``run_market`` keeps its K rate caps."""
+    ji, jf = _job_rows(runtime, reported, reserves)
+    for j in range(reported.shape[0]):
+        for s in range(reserves.shape[0]):
+            jf[j, s] = reported[j]
+    return ji, jf
+
+
+def _pay_rates(rate, reserves, rbid, rpay, rheap, rcnt, dt, nodes, free, waiting, maxq, minr, bad):
+    """Every running job pays ``rate(bid, r, state) * dt`` under each reservation price; False (and ``bad``
+    filled with the job, the price and the reserve's index) where a price is NaN, negative or infinite."""
+    fdt = float(dt)
+    for s in range(reserves.shape[0]):
+        r = float(reserves[s])
+        bs = rbid[s]
+        ys = rpay[s]
+        # branch-free, so the loop vectorises as ``_accrue``'s does: count the prices that are finite and
+        # >= 0, and look for the first that is not only when one is not
+        ngood = 0
+        for k in range(rcnt):
+            v = float(rate(float(bs[k]), r, nodes, free, waiting, maxq, minr))
+            ngood += (v >= 0.0) & (v < np.inf)
+            ys[k] += v * fdt
+        if ngood != rcnt:
+            for k in range(rcnt):
+                v = float(rate(float(bs[k]), r, nodes, free, waiting, maxq, minr))
+                if not (v >= 0.0 and v < np.inf):
+                    bad[0] = rheap[k] & MASK
+                    bad[1] = v
+                    bad[2] = s
+                    return False
+    return True
+
+
+_pay_rates_step = _step(_pay_rates)
+
+
+def _plugin_loop(rate, low: bool, jit: bool):
+    """The engine loop of a rate function ``rate`` (plain Python; :func:`plugin_engine` compiles it); ``low``:
+    whether ``rate`` reads the lowest running bid (else that pass over the running jobs is skipped); ``jit``:
+    whether the loop will be compiled (its payment step then is too, inlined like the others)."""
+    pay_step = _pay_rates_step if jit else _pay_rates
 
     def run(submit, runtime, rank, bidrank, reported, n, preemptive, reserves, nodes, bad):
         J = submit.shape[0]
         K = reserves.shape[0]
-        ji, jf = _job_rows(runtime, reported, reserves)
+        ji, jf = _bid_rows(runtime, reported, reserves)
         rheap = np.empty(max(n, 1), np.int64)
-        rcap = np.empty((K, max(n, 1)), np.float64)
+        rbid = np.empty((K, max(n, 1)), np.float64)  # the running jobs' bids, in running-heap order
         rpay = np.empty((K, max(n, 1)), np.float64)
         rcnt = 0
         wheap = np.empty(max(J, 1), np.int64)
@@ -461,48 +508,60 @@ def _plugin_loop(rate):
         ptr = 0
         steps = 0
         t_prev = submit[0] if J > 0 else 0
-        price = np.full(K, np.inf)
         BIG = np.iinfo(np.int64).max
-        ok = True
-        while ok and (ptr < J or rcnt > 0):
+        # the state of the last allocation step, which the rates of the interval after it read
+        free = nodes
+        waiting = 0
+        maxq = -np.inf
+        minr = np.inf
+        while ptr < J or rcnt > 0:
             ecnt = _drop_stale_completions(ev_t, ev_j, ecnt, ji)
             tf = ev_t[0] if ecnt > 0 else BIG
             ta = submit[ptr] if ptr < J else BIG
             t = tf if tf < ta else ta
             dt = t - t_prev
             if dt > 0:
-                _accrue(price, rcap, rpay, rcnt, dt)
-            ecnt, rcnt = _complete(t, ev_t, ev_j, ecnt, ji, jf, rheap, rcap, rpay, rcnt)
+                if not pay_step(rate, reserves, rbid, rpay, rheap, rcnt, dt, nodes, free, waiting, maxq, minr, bad):
+                    break
+            ecnt, rcnt = _complete(t, ev_t, ev_j, ecnt, ji, jf, rheap, rbid, rpay, rcnt)
             ptr, wcnt, bcnt = _arrive(t, submit, rank, bidrank, ptr, ji, wheap, wcnt, bheap, bcnt)
             steps += 1
-            wcnt, rcnt, ecnt = _fill(t, n, ji, jf, wheap, wcnt, rheap, rcap, rpay, rcnt, ev_t, ev_j, ecnt)
+            wcnt, rcnt, ecnt = _fill(t, n, ji, jf, wheap, wcnt, rheap, rbid, rpay, rcnt, ev_t, ev_j, ecnt)
             if preemptive:
                 wcnt, bcnt, ecnt = _preempt(
-                    t, ji, jf, bidrank, wheap, wcnt, bheap, bcnt, rheap, rcap, rpay, rcnt, ev_t, ev_j, ecnt
+                    t, ji, jf, bidrank, wheap, wcnt, bheap, bcnt, rheap, rbid, rpay, rcnt, ev_t, ev_j, ecnt
                 )
             bcnt, maxq = _max_waiting_bid(bheap, bcnt, ji, reported)
-            minr = np.inf
-            for k in range(rcnt):
-                b = reported[rheap[k] & MASK]
-                if b < minr:
-                    minr = b
+            maxq = float(maxq)
             free = nodes - rcnt
-            for s in range(K):
-                r = float(reserves[s])
+            waiting = wcnt
+            minr = np.inf
+            if low:
+                b0 = rbid[0]
                 for k in range(rcnt):
-                    j = rheap[k] & MASK
-                    v = float(rate(float(reported[j]), r, nodes, free, wcnt, float(maxq), float(minr)))
-                    if not (v >= 0.0 and v < np.inf):  # NaN, negative or infinite: stop, naming the job
-                        bad[0] = j
-                        bad[1] = v
-                        bad[2] = s
-                        ok = False
-                    rcap[s, k] = v
+                    if b0[k] < minr:
+                        minr = float(b0[k])
             t_prev = t
         start, end, pay, npre = _outcomes(ji, jf, K)
         return start, end, pay, npre, steps
 
     return run
+
+
+def _reads(rate, position: int) -> bool:
+    """Whether the function ``rate`` reads its parameter at ``position`` (else the engine need not compute it);
+    True where that cannot be told (no code object, a closure over it)."""
+    code = getattr(rate, "__code__", None)
+    if code is None or position >= code.co_argcount:
+        return True
+    name = code.co_varnames[position]
+    if name in code.co_cellvars:
+        return True
+    for ins in dis.get_instructions(code):
+        arg = ins.argval
+        if arg == name or (isinstance(arg, tuple) and name in arg):
+            return True
+    return False
 
 
 _PLUGIN_ENGINES: dict = {}
@@ -522,8 +581,9 @@ def plugin_engine(rate, jit: bool = True):
     hit = _PLUGIN_ENGINES.get(key)
     if hit is not None:
         return hit
+    low = _reads(rate, 6)  # min_running_bid
     if not jit:
-        run = _plugin_loop(rate)
+        run = _plugin_loop(rate, low, False)
     else:
         try:
             compiled = njit(float64(float64, float64, int64, int64, int64, float64, float64))(rate)
@@ -533,7 +593,7 @@ def plugin_engine(rate, jit: bool = True):
                 f"rate function {getattr(rate, '__qualname__', rate)!r}: numba cannot compile it ({first}); "
                 "register it with jit=False to run it as plain Python"
             ) from None
-        run = njit(_plugin_loop(compiled))
+        run = njit(_plugin_loop(compiled, low, True))
     _PLUGIN_ENGINES[key] = run
     return run
 
