@@ -20,7 +20,7 @@ from gamemarket.bids import bid_bin_codes
 from gamemarket.io import jobtable
 from gamemarket.market import outcomes
 from gamemarket.errors import InputError
-from gamemarket.market.engine import MAX_JOBS, run_pricing
+from gamemarket.market.engine import MAX_JOBS, run_market, run_pricing
 from gamemarket.market.payments import get_payment
 from gamemarket.market.schedulers import get_scheduler
 
@@ -155,7 +155,7 @@ def run_schedule(
     # J + 1 nodes or more never bind: every job starts on submission, no job waits, and some node is
     # always idle (N < n, so first price charges r, market model section 5); the same run needs heaps
     # of J + 1 slots however many nodes are named
-    start, end, pay, npre, steps = run_pricing(
+    args = (
         a["submit"],
         a["runtime"],
         a["rank"],
@@ -163,11 +163,15 @@ def run_schedule(
         a["reported"],
         min(int(nodes), len(arrival) + 1),
         sched.preemptive,
-        schemes,
-        reserves,
-        nodes=int(nodes),
-        job_id=lambda j: int(np.asarray(table["id"])[arrival[j]]),
     )
+    if any(e.rate is not None for e in schemes):  # a plugin's rate function: its own engine (engine.run_pricing)
+
+        def job_id(j: int) -> int:  # a job's id from its arrival index, for an error's message
+            return int(np.asarray(table["id"])[arrival[j]])
+
+        start, end, pay, npre, steps = run_pricing(*args, schemes, reserves, nodes=int(nodes), job_id=job_id)
+    else:
+        start, end, pay, npre, steps = run_market(*args, np.array([e.code for e in schemes], np.int64), reserves)
     if a["in_order"]:  # the table is in arrival order already: the engine's arrays are in its order
         return start, end, pay, npre, steps
     inv = np.empty_like(arrival)
