@@ -23,6 +23,7 @@ COMPUTING = {
     "errors",
     "registry",
     "testing",
+    "plugins",
 }
 DRAWING = ("matplotlib", "seaborn")
 
@@ -98,6 +99,7 @@ def test_every_module_sits_in_a_part_and_no_loose_modules_are_left():
             "workloads",
             "reports",
             "testing",
+            "plugins",
         }
     )
     assert loose == []
