@@ -481,7 +481,9 @@ def _pay_rates(rate, reserves, rbid, rpay, rheap, rcnt, dt, nodes, free, waiting
     return True
 
 
-_pay_rates_step = _step(_pay_rates)
+# compiled as the other steps are, but not cached on disk: each compilation is specialised on one rate function,
+# and numba's cache index would record that function's module, which another process may not import
+_pay_rates_step = njit(_nrt=False, forceinline=True)(_pay_rates)
 
 
 def _plugin_loop(rate, low: bool, jit: bool):
