@@ -25,6 +25,7 @@ COMPUTING = {
     "errors",
     "registry",
     "testing",
+    "plugins",
 }
 DRAWING = ("matplotlib", "seaborn")
 
@@ -101,6 +102,7 @@ def test_every_module_sits_in_a_part_and_no_loose_modules_are_left():
             "workloads",
             "reports",
             "testing",
+            "plugins",
         }
     )
     assert loose == []
@@ -365,8 +367,6 @@ HEAVY = (  # the first that matches names the library: a module before its packa
 LOCAL_IMPORTS_TO_MOVE = {
     # gamemarket/cli/__init__.py
     "gamemarket/cli/__init__.py:build_parser imports gamemarket.cli.pricing",  # move up
-    "gamemarket/cli/__init__.py:build_parser imports gamemarket.cli.simulate",  # say why
-    "gamemarket/cli/__init__.py:build_parser imports gamemarket.cli.studies",  # move up
     "gamemarket/cli/__init__.py:build_parser imports gamemarket.cli.workload",  # move up
     "gamemarket/cli/__init__.py:main imports warnings",  # move up
     # gamemarket/cli/pricing.py

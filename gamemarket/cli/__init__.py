@@ -15,6 +15,8 @@ from gamemarket.errors import GameMarketError
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``gamemarket`` argument parser: every command group registers its own subcommands."""
+    # deferred: the command groups load the market (numba) only when a parser is built, not on import
+    from gamemarket.cli.plugin import add_plugin_commands
     from gamemarket.cli.pricing import add_pricing_commands
     from gamemarket.cli.simulate import add_simulate_command
     from gamemarket.cli.studies import add_study_commands
@@ -27,6 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_simulate_command(sub)
     add_study_commands(sub)
     add_pricing_commands(sub)
+    add_plugin_commands(sub)
     return p
 
 
@@ -48,10 +51,13 @@ def main(argv: list[str] | None = None) -> int:
     """
     import warnings
 
+    from gamemarket.cli.plugin import load_cli_plugins  # deferred: numba, as build_parser's imports
+
     parser = build_parser()
     args = parser.parse_args(argv)
     shown, warnings.showwarning = warnings.showwarning, _show_warning
     try:
+        load_cli_plugins(args)  # --plugin FILE: before the command looks up a name the plugin registers
         return int(args.func(args) or 0)
     except GameMarketError as exc:
         print(f"gamemarket: error: {exc}", file=sys.stderr)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from gamemarket.cli.options import JOBS_COUNT, LOAD, NONNEGATIVE, SEED, add_force
 from gamemarket.cli.output import print_dict
+from gamemarket.cli.plugin import add_plugin_option
 from gamemarket.cli.workload import workload_options
 from gamemarket.errors import InputError
 from gamemarket.io.files import dumps_json
@@ -168,4 +169,5 @@ def add_simulate_command(sub) -> None:
     s.add_argument("--jobs-out", help="write the job table used (.csv or .parquet) to repeat the run with --jobs")
     s.add_argument("--format", choices=["text", "json"], default="text")
     add_force(s, "the --out and --jobs-out files")
+    add_plugin_option(s)
     s.set_defaults(func=cmd_simulate)

@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from gamemarket.cli.options import integer
+from gamemarket.cli.plugin import add_plugin_option
 from gamemarket.errors import InputError, UndefinedPayoffError
 from gamemarket.io.files import dumps_json
 from gamemarket.io.ownership import OutputFolder
@@ -422,6 +423,7 @@ def add_study_commands(sub) -> None:
         help="write into a results or report folder gamemarket did not make, or that belongs to another study "
         "(files of the names gamemarket writes are replaced; nothing else is touched)",
     )
+    add_plugin_option(r)
     r.set_defaults(func=cmd_study_run)
     n = st.add_parser(
         "new",
@@ -451,6 +453,7 @@ def add_study_commands(sub) -> None:
     gs.add_argument("--methods", nargs="+", default=["pure", "polytope"], help=methods_help)
     gs.add_argument("--resamples", type=_resamples, default=1000, help="bootstrap resamples for robustness")
     gs.add_argument("--time-limit", type=float, default=10.0, help="seconds per nashpy method")
+    add_plugin_option(gs)
     gs.set_defaults(func=cmd_game_solve)
     ge = g.add_parser("export", help="payoff tables, equilibria (CSV, JSON) and .nfg files of a study")
     ge.add_argument("file", help="the study file (.toml)")

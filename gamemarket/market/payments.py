@@ -19,10 +19,21 @@ A scheme also declares its ``rule``: what the code's branch means, in words the 
 running job's rate from the rule on its own, and the conformance checks
 (``gamemarket.testing.check_payment``) hold the engine to it. A scheme without a rule the reference knows
 is refused there by name.
+
+A scheme from outside the package (a plugin, ``gamemarket.plugins``) is a *rate function* instead of a
+code: ``rate(bid, reserve, nodes, free, waiting, max_waiting_bid, min_running_bid)``, the price per
+node-second a running job with reported bid ``bid`` pays until the next allocation step, from the state
+just after the step (``free`` idle nodes, ``waiting`` jobs waiting, the highest waiting bid, ``-inf``
+when none waits, and the lowest running bid, ``+inf`` when none runs). It is plain Python over floats and
+integers; the engine compiles it with numba (``engine.plugin_engine``), and runs it uncompiled where
+asked (``jit=False``) or where numba cannot compile it, with the same numbers.
+:func:`register_payment_rule` (or the decorator :func:`payment_rule`) registers one.
 """
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,9 +44,15 @@ from gamemarket.registry import Registry
 
 FIRST_PRICE = 0
 KTH_PRICE = 1
+#: the code of a scheme given as a rate function (``register_payment_rule``): no branch in ``market_price``
+RATE_FUNCTION = -1
 #: the rules a scheme may declare (``PaymentScheme.rule``), as the plain reference names them
 FIRST_PRICE_RULE = "first price"
 KTH_PRICE_RULE = "k-th price"
+#: the rule of a scheme given as a rate function: the plain reference calls the function itself
+RATE_FUNCTION_RULE = "rate function"
+#: a rate function's parameters, in order
+RATE_PARAMETERS = ("bid", "reserve", "nodes", "free", "waiting", "max_waiting_bid", "min_running_bid")
 
 
 @njit(cache=True)
@@ -63,6 +80,9 @@ class PaymentScheme:
     code: int
     description: str
     rule: str | None = None  #: the declared semantics, in the plain reference's words
+    rate: Callable | None = None  #: a rate function (``register_payment_rule``), else None
+    source: str | None = None  #: the plugin that registered it (``gamemarket.plugins``: path and text hash)
+    jit: bool = True  #: compile ``rate`` with numba (False: run it as plain Python, the same numbers)
 
 
 PAYMENTS: Registry[PaymentScheme] = Registry("payment scheme")
@@ -109,6 +129,56 @@ register_payment(
     "k-th price: r while nobody waits, else max(r, min(own bid, highest waiting bid))",
     rule=KTH_PRICE_RULE,
 )
+
+
+def register_payment_rule(
+    name: str, rate: Callable, description: str, *, jit: bool = True, replace: bool = False
+) -> PaymentScheme:
+    """Register a payment scheme given as a rate function (a plugin's scheme; the module docstring).
+
+    Parameters
+    ----------
+    name : str
+    rate : callable
+        ``rate(bid, reserve, nodes, free, waiting, max_waiting_bid, min_running_bid) -> float``: the price
+        per node-second of a running job, plain Python that numba can compile (floats, integers, ``math``).
+        A price that is NaN, negative or infinite stops the run with an error naming the job.
+    description : str
+        One line, shown by the CLI's help.
+    jit : bool, keyword-only
+        Compile ``rate`` with numba (default); False runs the engine's plain-Python path (slower, the same
+        numbers), as where numba cannot compile the function.
+    replace : bool, keyword-only
+        Replace a scheme already registered under ``name`` (else that is an error).
+
+    Returns
+    -------
+    PaymentScheme
+    """
+    what = f"payment scheme {name!r}: rate function {getattr(rate, '__name__', rate)!r}"
+    if not callable(rate):
+        raise InputError(f"{what}: expected a function, got {type(rate).__name__}")
+    try:
+        params = list(inspect.signature(rate).parameters.values())
+    except (TypeError, ValueError):
+        params = None
+    plain = params is not None and all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+    if not plain or len(params) != len(RATE_PARAMETERS):
+        got = "?" if params is None else ", ".join(str(p) for p in params)
+        raise InputError(f"{what}: takes ({got}); expected {len(RATE_PARAMETERS)} ({', '.join(RATE_PARAMETERS)})")
+    entry = PaymentScheme(name, RATE_FUNCTION, description, RATE_FUNCTION_RULE, rate, None, bool(jit))
+    return PAYMENTS.register(name, entry, replace=replace)
+
+
+def payment_rule(name: str, description: str, *, jit: bool = True, replace: bool = False) -> Callable:
+    """Decorator form of :func:`register_payment_rule`: ``@payment_rule("lowest", "...")`` over the rate
+    function registers it and returns it unchanged."""
+
+    def deco(rate: Callable) -> Callable:
+        register_payment_rule(name, rate, description, jit=jit, replace=replace)
+        return rate
+
+    return deco
 
 
 def get_payment(name: str) -> PaymentScheme:

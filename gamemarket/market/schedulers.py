@@ -11,6 +11,8 @@ engine evaluates on the whole job table and the plain reference (``gamemarket.te
 job at a time. A key given as a plain function (a faster one, say) runs in the engine, and declares its
 meaning with ``priority=PriorityKey(...)``; without one, the reference and the conformance checks
 (``gamemarket.testing.check_scheduler``) refuse the scheduler by name.
+
+A plugin (``gamemarket.plugins``) registers a scheduler from outside the package with the same call.
 """
 
 from __future__ import annotations
@@ -84,6 +86,7 @@ class Scheduler:
     key: Callable  #: primary key per job (float64); ties by (submit, id)
     description: str
     priority: PriorityKey | None = None  #: the key's declared semantics
+    source: str | None = None  #: the plugin that registered it (``gamemarket.plugins``: path and text hash)
 
 
 SCHEDULERS: Registry[Scheduler] = Registry("scheduler")

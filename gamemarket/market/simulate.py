@@ -20,7 +20,7 @@ from gamemarket.bids import bid_bin_codes
 from gamemarket.errors import InputError
 from gamemarket.io import jobtable
 from gamemarket.market import outcomes
-from gamemarket.market.engine import MAX_JOBS, run_market
+from gamemarket.market.engine import MAX_JOBS, run_market, run_pricing
 from gamemarket.market.payments import get_payment
 from gamemarket.market.schedulers import get_scheduler
 
@@ -142,20 +142,20 @@ def run_schedule(
     if int(nodes) < 1:
         raise InputError(f"nodes must be >= 1, got {nodes}")
     sched = get_scheduler(scheduler)
-    codes = np.array([get_payment(p).code for p, _ in pricing], dtype=np.int64)
+    schemes = [get_payment(p) for p, _ in pricing]  # the schemes' entries: a code, or a plugin's rate function
     reserves = np.array([float(r) for _, r in pricing], dtype=np.float64)
-    if len(codes) == 0:
+    if len(schemes) == 0:
         raise InputError(f"scheduler {scheduler!r}: no payment scheme to run")
     arrival, a = prepare(table, scheduler, ranks)
     if len(arrival) >= MAX_JOBS:  # the engine packs a job's rank and index into one integer
         raise InputError(f"a run takes at most {MAX_JOBS - 1:,} jobs; this table has {len(arrival):,}")
     if len(arrival) == 0:
         e = np.empty(0, np.int64)
-        return e, e, np.empty((len(codes), 0)), e, 0
+        return e, e, np.empty((len(schemes), 0)), e, 0
     # J + 1 nodes or more never bind: every job starts on submission, no job waits, and some node is
     # always idle (N < n, so first price charges r, market model section 5); the same run needs heaps
     # of J + 1 slots however many nodes are named
-    start, end, pay, npre, steps = run_market(
+    args = (
         a["submit"],
         a["runtime"],
         a["rank"],
@@ -163,9 +163,15 @@ def run_schedule(
         a["reported"],
         min(int(nodes), len(arrival) + 1),
         sched.preemptive,
-        codes,
-        reserves,
     )
+    if any(e.rate is not None for e in schemes):  # a plugin's rate function: its own engine (engine.run_pricing)
+
+        def job_id(j: int) -> int:  # a job's id from its arrival index, for an error's message
+            return int(np.asarray(table["id"])[arrival[j]])
+
+        start, end, pay, npre, steps = run_pricing(*args, schemes, reserves, nodes=int(nodes), job_id=job_id)
+    else:
+        start, end, pay, npre, steps = run_market(*args, np.array([e.code for e in schemes], np.int64), reserves)
     if a["in_order"]:  # the table is in arrival order already: the engine's arrays are in its order
         return start, end, pay, npre, steps
     inv = np.empty_like(arrival)

@@ -45,7 +45,7 @@ from pathlib import Path
 import numpy as np
 from joblib import Parallel, delayed
 
-from gamemarket import MODEL_VERSION, bids
+from gamemarket import MODEL_VERSION, bids, plugins
 from gamemarket.errors import InputError
 from gamemarket.io.files import atomic_path
 from gamemarket.market.base import MARKETS, PreparedWorkload, market_for
@@ -233,7 +233,8 @@ class PopulationRuns:
 
     def key(self, provider, x, seed) -> str:
         """The stored-run key of ``provider`` at population mixture ``x`` with ``seed``."""
-        return task_key({**self.base, "provider": provider.params(), "mixture": list(mix_key(x)), "seed": int(seed)})
+        fields = {**self.base, "provider": provider.params(), "mixture": list(mix_key(x)), "seed": int(seed)}
+        return task_key({**fields, **plugins.key_fields(provider.params())})  # a plugin's entries: its hash
 
     def ensure(self, wanted: dict) -> None:
         """Run what is missing of ``{(provider name, seed): [mixtures]}`` (chunked per mechanism and seed)."""

@@ -22,7 +22,7 @@ import pandas as pd
 import pyarrow as pa
 from joblib import Parallel, delayed, parallel_config
 
-from gamemarket import MODEL_VERSION, __version__, bids
+from gamemarket import MODEL_VERSION, __version__, bids, plugins
 from gamemarket.consumers import ConsumerStrategy, bid_bin_codes
 from gamemarket.errors import InputError
 from gamemarket.io.files import atomic_path, dumps_json
@@ -87,6 +87,7 @@ def plan(spec: StudySpec, arrays: dict[str, np.ndarray], nodes: int) -> list[Tas
                     "consumer": c.params(),
                     "seed": s,
                     **market_for(p.params()).key_fields(),
+                    **plugins.key_fields(p.params()),  # a plugin's entries: its text's hash
                 }
                 tasks.append(Task(p.name, c.name, s, task_key(fields), p.params(), c))
     return tasks

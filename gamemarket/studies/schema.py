@@ -294,11 +294,21 @@ class GameTable(PopulationSettings):
         return self
 
 
+class PluginsTable(Table):
+    """Plugins the study loads before it reads its strategies: schedulers and payment schemes written outside
+    the package (``gamemarket.plugins``). Loading a plugin runs its code: name only files you trust."""
+
+    modules: list[str] = Field(
+        [], max_length=100, description="plugin files (.py, relative to the study file) or installed entry points"
+    )
+
+
 class StudyFile(Table):
     """A study file: its top-level fields and tables."""
 
     name: str | None = Field(None, description="names the results and report folders (default: the file's stem)")
     description: str = Field("", description="a paragraph the report opens with")
+    plugins: PluginsTable = Field(PluginsTable(), description="plugins loaded first (loading runs their code)")
     workload: WorkloadTable = Field(WorkloadTable(), description="the jobs")
     bids: BidsTable = Field(BidsTable(), description="the private bids")
     strategies: StrategiesTable = Field(StrategiesTable(), description="the strategies played")

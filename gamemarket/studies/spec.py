@@ -15,6 +15,7 @@ from gamemarket.io.names import check_name, is_name
 from gamemarket.io.schema import check
 from gamemarket.market.base import generator_sources, market_for_workload
 from gamemarket.market.payoffs import CONSUMER_PAYOFFS, PROVIDER_PAYOFFS
+from gamemarket.plugins import Plugin, load_plugin
 from gamemarket.studies.population_config import TABLE_FIELDS, load_shading, parse_config
 from gamemarket.studies.schema import HeteroTable, ModelDrawTable, StudyFile, SyntheticTable
 from gamemarket.studies.strategies import (
@@ -88,6 +89,7 @@ class StudySpec:
     aliases: dict[str, str] = field(default_factory=dict)  #: consumer listed twice under two names -> the name kept
     paper: dict = field(default_factory=dict)  #: the source paper's own figures for the workload (its Table 1)
     population_study: Path | None = None  #: a population study of the same market, linked from the discussion
+    plugins: list[Plugin] = field(default_factory=list)  #: ``[plugins] modules``, loaded (``gamemarket.plugins``)
 
     def __post_init__(self) -> None:
         self.validate()
@@ -200,6 +202,8 @@ class StudySpec:
         out: dict = {"name": self.name}
         if self.description:
             out["description"] = self.description
+        if self.plugins:
+            out["plugins"] = {"modules": [rel(p.file) if p.file else p.spec for p in self.plugins]}
         out["workload"] = wl
         out["bids"] = {"components": [list(c) for c in self.bids.components], "lo": self.bids.lo, "hi": self.bids.hi}
         out["strategies"] = {
@@ -249,6 +253,7 @@ class StudySpec:
         wl = self.workload
         files = [self.path, *self.companions, self.population_study]
         files += [Path(wl[k]) for k in ("model", "file") if k in wl]
+        files += [Path(p.file) for p in self.plugins if p.file]
         if wl["source"] not in generator_sources() and Path(wl["source"]).exists():
             files.append(Path(wl["source"]))
         return [f for f in files if f is not None]
@@ -292,6 +297,7 @@ def load_study(path: str | Path, *, results: str | Path | None = None, report: s
     doc = check(StudyFile, read_toml(path, "study file (TOML)"), where, context={"base": path.parent})
     base = path.parent
     name = doc.name or check_name(path.stem, where, "name (the file's stem)")
+    plugins = _plugins(doc.plugins, where, base)  # before the strategies, which may name their entries
     aliases: dict[str, str] = {}
     providers, consumers = _strategies(doc.strategies, where, base, aliases)
     results_dir, report_dir = _outputs(doc.output, name, base, results, report)
@@ -316,10 +322,22 @@ def load_study(path: str | Path, *, results: str | Path | None = None, report: s
             notes=doc.notes,
             gains=doc.gains.model_dump() if doc.gains else None,
             population=_population(doc.game, where, base),
+            plugins=plugins,
         )
     except InputError as exc:  # the spec's own checks: say which file
         msg, prefix = str(exc), f"study {name!r}: "
         raise InputError(f"{where}: {msg[len(prefix) :]}" if msg.startswith(prefix) else msg) from None
+
+
+def _plugins(table, where: str, base: Path) -> list[Plugin]:
+    """``[plugins] modules``: each loaded (relative paths from the study's folder); an error names the study."""
+    out = []
+    for k, module in enumerate(table.modules):
+        try:
+            out.append(load_plugin(module, base=base))
+        except InputError as exc:
+            raise InputError(f"{where}: [plugins] modules[{k}]: {exc}") from None
+    return out
 
 
 def _workload(doc: StudyFile, where: str, base: Path) -> dict:

@@ -268,7 +268,11 @@ def check_payment(
     except UnknownSemanticsError as exc:
         report.add("semantics", FAILED, str(exc))
         return report.raise_if_failed() if raise_on_failure else report
-    report.add("semantics", PASSED, f"rule {entry.rule!r} (engine code {entry.code})")
+    if entry.rate is not None:
+        where = f"plugin {entry.source}" if entry.source else "registered in code"
+        report.add("semantics", PASSED, f"rate function {getattr(entry.rate, '__name__', entry.rate)!r} ({where})")
+    else:
+        report.add("semantics", PASSED, f"rule {entry.rule!r} (engine code {entry.code})")
     scheds = _known(list(SCHEDULERS) if schedulers is None else schedulers, scheduler_semantics)
     if not scheds:
         report.add("reference", FAILED, "no scheduler with declared semantics to pair it with")

@@ -6,17 +6,19 @@ check the scheduling invariants on it.
 
 It reads no scheduler's or payment scheme's name: it takes what a registry entry declares. A
 scheduler declares its key as a :class:`gamemarket.market.schedulers.PriorityKey` and whether it
-preempts; a payment scheme declares its ``rule``, one of ``RATE_RULES``. An entry whose semantics this
+preempts; a payment scheme declares its ``rule``, one of ``RATE_RULES``, or is a plugin's rate function,
+which the reference calls uncompiled on the state it computes itself. An entry whose semantics this
 module does not know is refused by name (:class:`UnknownSemanticsError`), so a new entry is either
 checkable or says why not.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 
 from gamemarket.errors import InputError
-from gamemarket.market.payments import FIRST_PRICE_RULE, KTH_PRICE_RULE, get_payment
+from gamemarket.market.payments import FIRST_PRICE_RULE, KTH_PRICE_RULE, RATE_FUNCTION_RULE, get_payment
 from gamemarket.market.schedulers import PriorityKey, get_scheduler
 
 
@@ -24,20 +26,34 @@ class UnknownSemanticsError(InputError):
     """A registered scheduler or payment scheme whose declared semantics the plain reference does not know."""
 
 
-def _first_price(bid: float, reserve: float, nodes: int, present: int, waiting_bids: Sequence[float]) -> float:
+def _first_price(bid: float, reserve: float, nodes: int, present: int, waiting_bids: Sequence[float], running_bids=()):
     # r while some node is idle (N < n), else the job's own bid, floored at r
     return reserve if present < nodes else max(reserve, bid)
 
 
-def _kth_price(bid: float, reserve: float, nodes: int, present: int, waiting_bids: Sequence[float]) -> float:
+def _kth_price(bid: float, reserve: float, nodes: int, present: int, waiting_bids: Sequence[float], running_bids=()):
     # r while nobody waits, else the highest waiting bid, capped at the job's own and floored at r
     if not waiting_bids:
         return reserve
     return max(reserve, min(bid, max(waiting_bids)))
 
 
-#: a declared payment rule -> a running job's rate ``rate(own bid, r, n, N present, waiting jobs' bids)``
-RATE_RULES: dict[str, Callable[[float, float, int, int, Sequence[float]], float]] = {
+def _rate_function(rate: Callable) -> Callable:
+    """A plugin's rate function (``payments.register_payment_rule``) as a rate rule: the state it reads, from
+    the present jobs (as plain Python floats and integers), and the function, uncompiled."""
+
+    def rule(bid, reserve, nodes, present, waiting_bids, running_bids):
+        free = nodes - len(running_bids)
+        top = max(waiting_bids) if waiting_bids else -math.inf
+        low = min(running_bids) if running_bids else math.inf
+        return float(rate(float(bid), float(reserve), int(nodes), free, len(waiting_bids), float(top), float(low)))
+
+    return rule
+
+
+#: a declared payment rule -> a running job's rate ``rate(own bid, r, n, N present, waiting jobs' bids,
+#: running jobs' bids)``
+RATE_RULES: dict[str, Callable[..., float]] = {
     FIRST_PRICE_RULE: _first_price,
     KTH_PRICE_RULE: _kth_price,
 }
@@ -80,7 +96,7 @@ def payment_rule(payment: str) -> Callable[[float, float, int, int, Sequence[flo
     Returns
     -------
     callable
-        ``rate(own bid, r, n, N present, waiting jobs' bids)``.
+        ``rate(own bid, r, n, N present, waiting jobs' bids, running jobs' bids)``.
 
     Raises
     ------
@@ -88,6 +104,8 @@ def payment_rule(payment: str) -> Callable[[float, float, int, int, Sequence[flo
         The scheme declares no rule, or one not in ``RATE_RULES``.
     """
     entry = get_payment(payment)
+    if entry.rule == RATE_FUNCTION_RULE and entry.rate is not None:
+        return _rate_function(entry.rate)
     if entry.rule not in RATE_RULES:
         raise UnknownSemanticsError(
             f"payment scheme {payment!r}: the plain reference cannot reproduce it: its declared rule "
@@ -166,8 +184,9 @@ def reference_run(jobs, n, scheduler="hb", payment="kth", reserve=1.0, record=Fa
         for i in running:
             start.setdefault(i, t)
         waiting_bids = [by_id[j]["reported_bid"] for j in present - running]
+        running_bids = [by_id[j]["reported_bid"] for j in running]
         for i in running:
-            rate[i] = rate_of(by_id[i]["reported_bid"], reserve, n, len(present), waiting_bids)
+            rate[i] = rate_of(by_id[i]["reported_bid"], reserve, n, len(present), waiting_bids, running_bids)
         if record:
             timeline.append((t, frozenset(present), frozenset(running)))
         t_prev = t

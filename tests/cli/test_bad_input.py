@@ -84,6 +84,17 @@ def _files(d: Path) -> None:
         "provider,consumer,provider_payoff,consumer_payoff\na,x,1,1\na,y,2,2\nb,x,3,3\nb,y,4,4\na,x,9,9\n"
     )
     (d / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    # plugins (gamemarket.plugins): each bad one is refused before it registers anything
+    (d / "plugin-raises.py").write_text("raise ValueError('my plugin broke')\n")
+    (d / "plugin-empty.py").write_text("x = 1\n")
+    (d / "plugin-taken.py").write_text(
+        "from gamemarket.market import register_scheduler\nfrom gamemarket.market.schedulers import PriorityKey\n"
+        "register_scheduler('hb', False, PriorityKey('runtime'), 'takes a built-in name')\n"
+    )
+    (d / "plugin-signature.py").write_text(
+        "from gamemarket.market.payments import payment_rule\n"
+        "@payment_rule('one-arg', 'x')\ndef f(bid):\n    return bid\n"
+    )
     (d / "huge-int.json").write_text('{"players": {"all": ' + "9" * 5000 + "}}")
     (d / "nan.json").write_text('{"players": {"all": NaN}, "strategies": {}, "profiles": []}')
     (d / "loop.toml").symlink_to(d / "loop.toml")
@@ -206,6 +217,27 @@ CASES = {
         [],
     ),
     "--n without --m": (["price", "solve", "--n", "5"], "--n and --m", []),
+    "plugin that does not import": (
+        ["simulate", "--plugin", "{d}/plugin-raises.py", "--synthetic-jobs", "50", "--out", "{d}/o.csv"],
+        "plugin-raises.py: does not import: ValueError: my plugin broke",
+        ["{d}/o.csv"],
+    ),
+    "plugin that registers nothing": (
+        ["study", "run", "{d}/unknown-key.toml", "--plugin", "{d}/plugin-empty.py"],
+        "plugin-empty.py: registers nothing",
+        [],
+    ),
+    "plugin that takes a name": (
+        ["game", "solve", "{d}/good.nfg", "--plugin", "{d}/plugin-taken.py"],
+        "plugin-taken.py: scheduler 'hb' is already registered",
+        [],
+    ),
+    "plugin rate function of the wrong signature": (
+        ["plugin", "check", "{d}/plugin-signature.py"],
+        "plugin-signature.py: payment scheme 'one-arg': rate function 'f': takes (bid); expected 7",
+        [],
+    ),
+    "missing plugin": (["plugin", "check", "{d}/nope.py"], "nope.py: cannot read it", []),
     # tracebacks before
     "folder as workload": (["simulate", "--workload", "{d}/folder"], "folder: is a folder; expected an SWF file", []),
     "folder as study": (["study", "run", "{d}/folder"], "folder: is a folder; expected a study file (TOML)", []),

@@ -1,0 +1,105 @@
+"""A payment scheme given as a plugin's rate function against the built-in engine: the minimum of N runs per case.
+
+    python benchmarks/bench_plugins.py [--repeat 30] [--jobs 50000] [--nodes 64]
+
+Each case runs the built-in ``engine.run_market`` with the k-th price (code 1) and the plugin engine
+(``engine.plugin_engine``) with the k-th price re-written as a rate function, on the same arrays, alternately;
+both are checked to give the same outcome bit for bit first. The issue's target: a plugin scheme's run at most
+1.3x the built-in engine's time. The example ``lowest-running`` rule (examples/plugins) is timed beside it, and the
+plain-Python path once, on a smaller workload, to show what ``jit=False`` costs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # this checkout's gamemarket, not an installed one
+
+from gamemarket.bids import job_table  # noqa: E402 (after the path)
+from gamemarket.consumers import SRG  # noqa: E402 (after the path)
+from gamemarket.market.engine import plugin_engine, run_market  # noqa: E402 (after the path)
+from gamemarket.market.simulate import prepare  # noqa: E402 (after the path)
+from gamemarket.workloads import generate  # noqa: E402 (after the path)
+
+
+def kth_price(bid, reserve, nodes, free, waiting, max_waiting_bid, min_running_bid):
+    """The k-th price as a rate function, with the built-in engine's operations (market model section 5)."""
+    if waiting == 0:
+        return reserve
+    m = max(reserve, max_waiting_bid)
+    c = bid if bid >= reserve else reserve
+    return c if c < m else m
+
+
+def example_rule():
+    """The example plugin's ``lowest_running`` function (examples/plugins/lowest_running.py)."""
+    spec = importlib.util.spec_from_file_location("lowest_running", ROOT / "examples" / "plugins" / "lowest_running.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.lowest_running
+
+
+def timed(fn, args, repeat: int) -> list[float]:
+    out = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn(*args)
+        out.append(time.perf_counter() - t0)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeat", type=int, default=30)
+    ap.add_argument("--jobs", type=int, default=50_000)
+    ap.add_argument("--nodes", type=int, default=64)
+    a = ap.parse_args()
+    table = job_table(generate(jobs=a.jobs, nodes=a.nodes, load=1.1, seed=1).jobs, SRG, 1)
+    kth = plugin_engine(kth_price)
+    lowest = plugin_engine(example_rule())
+    print(f"{a.jobs} synthetic jobs, {a.nodes} nodes, r = 1; minimum (median) of {a.repeat} runs, ms")
+    ratios = []
+    for sched, preemptive in (("hb", True), ("nphb", False), ("wspt", False)):
+        p = prepare(table, sched)[1]
+        base = (p["submit"], p["runtime"], p["rank"], p["bidrank"], p["reported"], a.nodes, preemptive)
+        builtin_args = (*base, np.array([1]), np.array([1.0]))
+        plugin_args = (*base, np.array([1.0]), a.nodes, np.full(3, -1.0))
+        t0 = time.perf_counter()
+        want, got = run_market(*builtin_args), kth(*plugin_args)
+        lowest(*plugin_args)
+        if sched == "hb":
+            print(f"first runs (compiling two plugin engines, loading the built-in): {time.perf_counter() - t0:.1f} s")
+        if got[2].tobytes() != want[2].tobytes() or not all(np.array_equal(x, y) for x, y in zip(got[:2], want[:2])):
+            raise SystemExit(f"{sched}: the plugin k-th price differs from the built-in one")
+        times = {"built-in": [], "plugin": [], "lowest": []}
+        pair = (("built-in", run_market, builtin_args), ("plugin", kth, plugin_args))
+        for i in range(a.repeat):  # alternate who goes first, so drifting load falls on both alike
+            for k, fn, args in pair if i % 2 == 0 else pair[::-1]:
+                times[k] += timed(fn, args, 1)
+            times["lowest"] += timed(lowest, plugin_args, 1)
+        ratio = min(times["plugin"]) / min(times["built-in"])
+        median = float(np.median(times["plugin"]) / np.median(times["built-in"]))
+        ratios.append(ratio)
+        print(
+            f"{sched:<5}"
+            + "".join(f"  {k} {1e3 * min(v):8.3f} ({1e3 * float(np.median(v)):8.3f})" for k, v in times.items())
+            + f"  plugin/built-in {ratio:.3f} (medians {median:.3f})"
+        )
+    print(f"worst plugin/built-in ratio: {max(ratios):.3f} (target <= 1.3)")
+    small = job_table(generate(jobs=2000, nodes=16, load=1.1, seed=1).jobs, SRG, 1)
+    p = prepare(small, "hb")[1]
+    base = (p["submit"], p["runtime"], p["rank"], p["bidrank"], p["reported"], 16, True)
+    py = min(timed(plugin_engine(kth_price, jit=False), (*base, np.array([1.0]), 16, np.full(3, -1.0)), 2))
+    jit = min(timed(kth, (*base, np.array([1.0]), 16, np.full(3, -1.0)), 5))
+    print(f"plain Python path (jit=False), 2000 jobs, 16 nodes, hb: {1e3 * py:.0f} ms, compiled {1e3 * jit:.2f} ms")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,66 @@
+"""``gamemarket plugin check FILE`` and the ``--plugin FILE`` option of ``simulate``, ``study run`` and ``game solve``.
+
+Loading a plugin runs its code (``gamemarket.plugins``).
+"""
+
+from __future__ import annotations
+
+import json
+
+from gamemarket.cli.options import SEED, integer
+from gamemarket.plugins import load_plugin
+
+#: the number of random cases of each check
+CASES = integer(min=1, max=10_000, what="a number of cases")
+
+
+def add_plugin_option(parser) -> None:
+    """Add ``--plugin FILE`` (repeatable) to a command's parser; :func:`load_cli_plugins` loads them."""
+    parser.add_argument(
+        "--plugin",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="load a plugin (a .py file or an installed entry point) first; loading it runs its code; repeatable",
+    )
+
+
+def load_cli_plugins(args) -> None:
+    """Load the plugins a command's ``--plugin`` options name, in order (a command without the option: none)."""
+    for spec in getattr(args, "plugin", None) or []:
+        load_plugin(spec)
+
+
+def cmd_plugin_check(a) -> int:
+    """``gamemarket plugin check FILE``: the conformance checks (``gamemarket.testing``) on every entry the
+    plugin registers; prints each check's result; exit 1 when one fails, 2 on bad input."""
+    # deferred: the checks' cases are DataFrames: pandas only for this command, not for every command's start
+    from gamemarket.testing import check_payment, check_scheduler
+
+    checks = {"scheduler": check_scheduler, "payment": check_payment}
+    plugin = load_plugin(a.file)
+    reports = [checks[kind](name, cases=a.cases, seed=a.seed, raise_on_failure=False) for kind, name in plugin.entries]
+    if a.format == "json":
+        print(json.dumps({"plugin": plugin.source, "reports": [r.to_dict() for r in reports]}, indent=2))
+    else:
+        print(f"plugin {plugin.path} (hash {plugin.digest}): {len(plugin.entries)} entries")
+        for r in reports:
+            print(r)
+        failed = [r.entry for r in reports if not r.passed]
+        print(f"{'FAILED: ' + ', '.join(failed) if failed else 'all entries passed'}")
+    return 1 if any(not r.passed for r in reports) else 0
+
+
+def add_plugin_commands(sub) -> None:
+    """Register ``gamemarket plugin check`` on the parser's subcommands ``sub``."""
+    pl = sub.add_parser("plugin", help="check plugins").add_subparsers(dest="pcmd", required=True)
+    c = pl.add_parser(
+        "check",
+        help="run the conformance checks on every scheduler and payment scheme a plugin registers",
+        description="Loads the plugin (which runs its code), then checks each entry against the plain reference.",
+    )
+    c.add_argument("file", help="the plugin: a .py file, or the name of an installed entry point")
+    c.add_argument("--cases", type=CASES, default=30, help="random cases per check (default 30)")
+    c.add_argument("--seed", type=SEED, default=0, help="the cases' seed (default 0)")
+    c.add_argument("--format", choices=["text", "json"], default="text")
+    c.set_defaults(func=cmd_plugin_check)

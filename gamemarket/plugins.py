@@ -1,0 +1,294 @@
+"""Plugins: schedulers and payment schemes a researcher writes outside the package.
+
+A plugin is a Python file (or an installed package exposing an entry point in the group
+``gamemarket.plugins``) that registers entries with the public API when it is imported::
+
+    # mechanisms.py
+    from gamemarket.market import register_scheduler
+    from gamemarket.market.payments import payment_rule
+    from gamemarket.market.schedulers import PriorityKey
+
+    register_scheduler("bid-per-est", False, PriorityKey("reported_bid", per="estimate", descending=True),
+                       "bid per estimated node-second")
+
+    @payment_rule("lowest-running", "the lowest running bid while every node is busy, else r")
+    def lowest_running(bid, reserve, nodes, free, waiting, max_waiting_bid, min_running_bid):
+        return reserve if free > 0 else max(reserve, min_running_bid)
+
+**Loading a plugin runs its code**, with your permissions, as importing any Python module does (as pytest
+runs a ``conftest.py``): load only files you trust.
+
+:func:`load_plugin` imports a file under a module name derived from a hash of its text, so two plugins never
+collide and loading the same text twice registers nothing twice; what the plugin registered is marked with
+its :attr:`Plugin.source` (path and hash), which a study's result keys include, so editing a plugin reruns
+what it changed. Every plugin loaded in a process is listed in the environment variable ``GAMEMARKET_PLUGINS``,
+which worker processes (joblib, a local dask cluster) inherit: there a registry's miss loads them again, by
+path, and refuses a file whose text has changed since. Errors (a file that does not import, registers nothing,
+registers a name already taken, a rate function with the wrong signature) are ``InputError`` naming the file
+and the entry.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import importlib.util
+import json
+import os
+import sys
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from pathlib import Path
+
+from gamemarket.errors import InputError
+from gamemarket.market.payments import PAYMENTS
+from gamemarket.market.schedulers import SCHEDULERS
+
+#: the entry-point group of installed plugins
+ENTRY_POINT_GROUP = "gamemarket.plugins"
+#: how a plugin loaded from an entry point names itself (``Plugin.path``): ``entry point NAME``
+ENTRY_POINT = "entry point"
+#: the environment variable listing the plugins loaded in this process (JSON: [[path, hash], ...])
+ENV = "GAMEMARKET_PLUGINS"
+#: the registries a plugin may add to, by the kind of entry
+REGISTRIES = {"scheduler": SCHEDULERS, "payment": PAYMENTS}
+
+
+@dataclass(frozen=True)
+class Plugin:
+    """A loaded plugin: where it came from, the hash of its text, and what it registered.
+
+    Attributes
+    ----------
+    path : str
+        The file (resolved), or ``entry point NAME`` for an installed one.
+    digest : str
+        SHA-256 of the module's text (first 16 hex digits).
+    entries : tuple of (kind, name)
+        What it registered: ``("scheduler", name)`` or ``("payment", name)``.
+    """
+
+    path: str
+    digest: str
+    entries: tuple
+
+    @property
+    def file(self) -> str | None:
+        """The plugin's file, or None for an installed entry point."""
+        return None if self.path.startswith(f"{ENTRY_POINT} ") else self.path
+
+    @property
+    def spec(self) -> str:
+        """What :func:`load_plugin` takes to load it again: the file, or the entry point's name."""
+        return self.file or self.path[len(ENTRY_POINT) + 1 :]
+
+    @property
+    def source(self) -> str:
+        """``path@digest``: what its entries carry as ``source``, and part of a study's result keys."""
+        return f"{self.path}@{self.digest}"
+
+
+_LOADED: dict[str, Plugin] = {}  # module name -> plugin
+
+
+def text_hash(text: bytes) -> str:
+    """A plugin's hash: SHA-256 of its text, first 16 hex digits."""
+    return hashlib.sha256(text).hexdigest()[:16]
+
+
+def load_plugin(spec: str | os.PathLike, *, base: str | os.PathLike | None = None) -> Plugin:
+    """Load a plugin: a Python file (relative to ``base`` where given) or the name of an installed entry point
+    of the group ``gamemarket.plugins``. Loading it runs its code.
+
+    Parameters
+    ----------
+    spec : str or path
+        A ``.py`` file, or an entry point's name.
+    base : str or path, optional
+        The folder a relative file is found in (a study's folder); default the working directory.
+
+    Returns
+    -------
+    Plugin
+
+    Raises
+    ------
+    InputError
+        The file does not exist or does not import (its own exception's message, on one line), registers
+        nothing, registers a name already taken, or registers a rate function with the wrong signature.
+    """
+    text = str(spec)
+    path = Path(text)
+    if not path.is_absolute() and base is not None:
+        path = Path(base) / path
+    if text.endswith(".py") or path.exists() or os.sep in text or "/" in text:
+        return _load_file(path)
+    return _load_entry_point(text)
+
+
+def _load_file(path: Path) -> Plugin:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"plugin {path}: cannot read it ({exc.strerror or exc})") from None
+    resolved = str(path.resolve())
+    digest = text_hash(data)
+    modname = f"gamemarket_plugin_{digest}"
+    if modname in _LOADED:  # the same text, loaded before: its entries are registered already
+        return _LOADED[modname]
+    spec = importlib.util.spec_from_file_location(modname, path)
+    if spec is None or spec.loader is None:
+        raise InputError(f"plugin {path}: not a Python file importlib can load (expected a .py file)")
+    module = importlib.util.module_from_spec(spec)
+    # the same file with other text (edited since): its new text replaces what the old one registered
+    for old_name, old in list(_LOADED.items()):
+        if old.path == resolved:
+            for kind, name in old.entries:
+                REGISTRIES[kind].remove(name)
+            del _LOADED[old_name]
+    plugin = _mark(Plugin(resolved, digest, _register(resolved, lambda: _exec(spec, module, modname))))
+    _LOADED[modname] = plugin
+    _announce(resolved, digest)
+    return plugin
+
+
+def _exec(spec, module, modname: str) -> None:
+    sys.modules[modname] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:  # a module that failed to import is not left half-made in sys.modules
+        sys.modules.pop(modname, None)
+        raise
+
+
+def _load_entry_point(name: str) -> Plugin:
+    found = [ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name == name]
+    if not found:
+        known = sorted(ep.name for ep in entry_points(group=ENTRY_POINT_GROUP))
+        raise InputError(
+            f"plugin {name!r}: no such file, and no installed entry point of group {ENTRY_POINT_GROUP!r} by that "
+            f"name (installed: {known or 'none'})"
+        )
+    ep = found[0]
+    where = f"{ENTRY_POINT} {name}"
+    if where in _LOADED:
+        return _LOADED[where]
+
+    def load() -> None:
+        obj = ep.load()
+        if callable(obj):  # an entry point may name a function that registers, rather than a module
+            obj()
+
+    entries = _register(where, load)
+    module_file = getattr(sys.modules.get(ep.value.split(":")[0].strip()), "__file__", None)
+    digest = text_hash(Path(module_file).read_bytes() if module_file else ep.value.encode())
+    plugin = _mark(Plugin(where, digest, entries))
+    _LOADED[where] = plugin
+    return plugin
+
+
+def _register(where: str, run) -> tuple:
+    """Run a plugin's code (``run``) and return what it registered, as (kind, name) pairs; on an error take
+    back whatever it registered before the error."""
+    before = {kind: set(reg) for kind, reg in REGISTRIES.items()}
+    try:
+        run()
+    except InputError as exc:
+        _take_back(before)
+        raise InputError(f"plugin {where}: {exc}") from None
+    except Exception as exc:  # the plugin's own error, whatever it is: its message, on one line
+        _take_back(before)
+        msg = " ".join(str(exc).split())
+        raise InputError(f"plugin {where}: does not import: {type(exc).__name__}{': ' + msg if msg else ''}") from None
+    except SystemExit as exc:  # sys.exit() at a plugin's top level: an error too, not the end of the command
+        _take_back(before)
+        raise InputError(f"plugin {where}: does not import: it called sys.exit({exc.code!r})") from None
+    entries = tuple((kind, n) for kind, reg in REGISTRIES.items() for n in reg if n not in before[kind])
+    if not entries:
+        _take_back(before)
+        raise InputError(
+            f"plugin {where}: registers nothing; expected a scheduler (register_scheduler) or a payment "
+            "scheme (register_payment_rule, @payment_rule)"
+        )
+    return entries
+
+
+def _mark(plugin: Plugin) -> Plugin:
+    """Mark each entry of ``plugin`` with its source (path@hash)."""
+    for kind, name in plugin.entries:
+        reg = REGISTRIES[kind]
+        reg.register(name, dataclasses.replace(reg[name], source=plugin.source), replace=True)
+    return plugin
+
+
+def _take_back(before: dict) -> None:
+    for kind, reg in REGISTRIES.items():
+        for name in [n for n in reg if n not in before[kind]]:
+            reg.remove(name)
+
+
+def loaded() -> list[Plugin]:
+    """The plugins loaded in this process, in the order they were loaded."""
+    return list(_LOADED.values())
+
+
+def sources(*entries) -> list[str]:
+    """The plugin sources (``path@hash``) of registry entries, those registered by a plugin, sorted."""
+    return sorted({e.source for e in entries if getattr(e, "source", None)})
+
+
+def key_fields(params: dict) -> dict:
+    """What a stored result's key adds for a provider's plugins: ``{"plugins": [hash, ...]}``, the text hashes
+    of the plugins that registered its scheduler and payment scheme (so editing a plugin reruns the runs of
+    its entries, and only those), or ``{}`` for built-in entries (their keys stay as they were)."""
+    found = []
+    for kind, field in (("scheduler", "scheduler"), ("payment", "payment")):
+        name = params.get(field)
+        if isinstance(name, str):
+            source = getattr(REGISTRIES[kind].get(name), "source", None)
+            if source:
+                found.append(source.rsplit("@", 1)[1])
+    return {"plugins": found} if found else {}
+
+
+def _announce(path: str, digest: str) -> None:
+    """List a loaded file in ``GAMEMARKET_PLUGINS``, for the worker processes this one starts."""
+    listed = _listed()
+    if [path, digest] not in listed:
+        listed.append([path, digest])
+        os.environ[ENV] = json.dumps(listed)
+
+
+def _listed() -> list:
+    try:
+        value = json.loads(os.environ.get(ENV, "[]"))
+    except ValueError:
+        return []
+    return value if isinstance(value, list) else []
+
+
+def load_listed(name: str = "") -> bool:
+    """In a worker: load the plugins its parent listed in ``GAMEMARKET_PLUGINS`` (a registry's ``on_miss``);
+    a file whose text has changed since the parent loaded it is an error naming it. Returns whether any
+    plugin was loaded now."""
+    done = {p.source for p in _LOADED.values()}
+    new = False
+    for path, digest in _listed():
+        if f"{path}@{digest}" in done:
+            continue
+        try:
+            now = text_hash(Path(path).read_bytes())
+        except OSError:
+            now = None
+        if now != digest:
+            raise InputError(
+                f"plugin {path}: changed (or removed) while the study runs (loaded with hash {digest}, now "
+                f"{now or 'unreadable'}); run the study again"
+            )
+        load_plugin(path)
+        new = True
+    return new
+
+
+for _reg in REGISTRIES.values():
+    _reg.on_miss = load_listed

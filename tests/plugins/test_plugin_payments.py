@@ -1,0 +1,148 @@
+"""Payment schemes as rate functions: the paper's schemes re-written as plugins give the built-in engine's
+payments bit for bit (compiled and plain Python), and a price that is NaN or negative is an error naming the
+scheme, the function, the job and the value."""
+
+import numpy as np
+import pytest
+from builtin_rates import first_price, kth_price, nan_when_busy, negative_when_busy
+
+from gamemarket import bids
+from gamemarket.consumers import SRG
+from gamemarket.errors import InputError
+from gamemarket.market import Mechanism, register_scheduler, simulate
+from gamemarket.market.payments import RATE_FUNCTION, register_payment_rule
+from gamemarket.market.schedulers import PriorityKey
+from gamemarket.market.simulate import run_schedule
+from gamemarket.testing import check_payment, random_cases
+from gamemarket.workloads import load
+
+SCHEDULERS = ("hb", "nphb", "wspt", "wspt-est", "fcfs")
+
+
+def _bits(x) -> np.ndarray:
+    return np.asarray(x, dtype=np.float64).view(np.int64)
+
+
+@pytest.fixture
+def as_plugins():
+    """The built-in schemes as rate functions, compiled (``p-*``) and plain Python (``py-*``); HB and WSPT as
+    a plugin would register them."""
+    register_payment_rule("p-first", first_price, "first price, as a plugin")
+    register_payment_rule("p-kth", kth_price, "k-th price, as a plugin")
+    register_payment_rule("py-first", first_price, "first price, plain Python", jit=False)
+    register_payment_rule("py-kth", kth_price, "k-th price, plain Python", jit=False)
+    register_scheduler("p-hb", True, PriorityKey("reported_bid", descending=True), "HB, as a plugin")
+    register_scheduler("p-wspt", False, PriorityKey("reported_bid", per="runtime", descending=True), "WSPT, plugin")
+
+
+@pytest.fixture(scope="module")
+def workload_table():
+    """A congested synthetic workload with FT-mix bids: hundreds of steps with queues, preemptions and ties."""
+    w = load("synthetic", jobs=600, nodes=16, load=1.3, seed=7)
+    return bids.job_table(w.jobs, SRG, seed=7), 16
+
+
+def _pay(table, nodes, scheduler, payment, reserve):
+    return simulate(table, nodes, Mechanism(scheduler, payment, reserve)).jobs
+
+
+@pytest.mark.parametrize("builtin", ["first", "kth"])
+def test_builtin_schemes_as_plugins_are_bit_for_bit(as_plugins, workload_table, builtin):
+    table, nodes = workload_table
+    for scheduler in SCHEDULERS:
+        for reserve in (0.0, 1.0, 40.0):
+            want = _pay(table, nodes, scheduler, builtin, reserve)
+            for plugin in (f"p-{builtin}", f"py-{builtin}"):
+                got = _pay(table, nodes, scheduler, plugin, reserve)
+                assert (_bits(got["payment"]) == _bits(want["payment"])).all(), (scheduler, plugin, reserve)
+                for c in ("start", "end", "preemptions"):
+                    assert (got[c].to_numpy() == want[c].to_numpy()).all()
+
+
+def test_hb_and_wspt_as_plugins_are_bit_for_bit(as_plugins, workload_table):
+    table, nodes = workload_table
+    for mine, theirs in (("p-hb", "hb"), ("p-wspt", "wspt")):
+        for pay in ("first", "kth", "p-kth"):
+            got, want = _pay(table, nodes, mine, pay, 1.0), _pay(table, nodes, theirs, "kth", 1.0)
+            if pay != "kth":
+                want = _pay(table, nodes, theirs, pay.removeprefix("p-"), 1.0)
+            for c in ("start", "end", "preemptions"):
+                assert (got[c].to_numpy() == want[c].to_numpy()).all()
+            assert (_bits(got["payment"]) == _bits(want["payment"])).all()
+
+
+def test_small_cases_bit_for_bit_with_signed_zeros(as_plugins):
+    """The conformance suite's cases (bids of 0 and reserves of 0 among them), every scheduler."""
+    for case in random_cases(12, seed=5):
+        for scheduler in SCHEDULERS:
+            for builtin in ("first", "kth"):
+                want = _pay(case.table, case.nodes, scheduler, builtin, case.reserve)["payment"]
+                got = _pay(case.table, case.nodes, scheduler, f"p-{builtin}", case.reserve)["payment"]
+                assert (_bits(got) == _bits(want)).all(), (case.describe(), scheduler, builtin)
+
+
+def test_one_pass_mixes_builtin_and_plugin_schemes(as_plugins, workload_table):
+    """``run_schedule`` with built-in and plugin schemes together: each row as the scheme's own run gives."""
+    table, nodes = workload_table
+    pricing = [("kth", 1.0), ("p-first", 0.0), ("first", 2.0), ("p-kth", 1.0), ("p-first", 5.0)]
+    start, end, pay, npre, steps = run_schedule(table, nodes, "hb", pricing)
+    for k, (p, r) in enumerate(pricing):
+        alone = run_schedule(table, nodes, "hb", [(p, r)])
+        assert (_bits(pay[k]) == _bits(alone[2][0])).all() and alone[4] == steps
+        assert (start == alone[0]).all() and (npre == alone[3]).all()
+
+
+def test_plugin_rule_passes_the_conformance_checks(as_plugins):
+    assert check_payment("p-kth", cases=8).passed and check_payment("py-first", cases=8).passed
+
+
+@pytest.mark.parametrize(("fn", "value"), [(nan_when_busy, "nan"), (negative_when_busy, "-")])
+def test_a_nan_or_negative_price_names_scheme_function_job_and_value(fn, value):
+    register_payment_rule("broken", fn, "a broken rule")
+    case = random_cases(1, seed=2)[0]
+    table = case.table.assign(reported_bid=case.table["reported_bid"] + 1.0)
+    with pytest.raises(InputError) as err:
+        simulate(table, 1, Mechanism("hb", "broken", 0.0))
+    msg = str(err.value)
+    assert "payment scheme 'broken'" in msg and f"rate function {fn.__name__!r}" in msg and "for job id " in msg
+    job = int(msg.split("for job id ")[1].split()[0])
+    assert job in set(table["id"]) and f"gave {value}" in msg and "expected a finite price >= 0" in msg
+    bid = float(table.loc[table["id"] == job, "reported_bid"].iloc[0])
+    assert f"(reported bid {bid!r}, reserve 0.0)" in msg
+
+
+def test_a_raising_rate_function_is_an_error_naming_it():
+    def divide(bid, reserve, nodes, free, waiting, max_waiting_bid, min_running_bid):
+        return bid / (free - free)
+
+    register_payment_rule("divides", divide, "divides by zero", jit=False)
+    case = random_cases(1, seed=2)[0]
+    with pytest.raises(InputError, match="payment scheme 'divides': rate function 'divide' raised ZeroDivisionError"):
+        simulate(case.table, case.nodes, Mechanism("hb", "divides", 1.0))
+
+
+def test_a_rate_function_numba_cannot_compile_is_an_error_saying_what_to_do():
+    def needs_objects(bid, reserve, nodes, free, waiting, max_waiting_bid, min_running_bid):
+        return float(str(reserve))
+
+    register_payment_rule("objects", needs_objects, "uses Python objects")
+    case = random_cases(1, seed=2)[0]
+    with pytest.raises(InputError, match="numba cannot compile it .*jit=False"):
+        simulate(case.table, case.nodes, Mechanism("hb", "objects", 1.0))
+    register_payment_rule("objects-py", needs_objects, "uses Python objects", jit=False)
+    assert simulate(case.table, case.nodes, Mechanism("hb", "objects-py", 1.0)).summary["jobs"] == len(case.table)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [lambda bid, reserve: reserve, lambda *args: 0.0, lambda a, b, c, d, e, f, g, *, h=1: 0.0, 3.0],
+    ids=["two parameters", "varargs", "keyword-only", "not callable"],
+)
+def test_a_wrong_signature_is_refused_when_registered(fn):
+    with pytest.raises(InputError, match="payment scheme 'wrong': rate function .*expected"):
+        register_payment_rule("wrong", fn, "wrong")
+
+
+def test_a_rate_function_scheme_has_no_engine_code():
+    entry = register_payment_rule("p-first", first_price, "first price, as a plugin")
+    assert entry.code == RATE_FUNCTION and entry.rate is first_price
