@@ -150,7 +150,9 @@ def _run_population(a, spec, *, force: bool) -> int:
     from gamemarket.analysis.population import run_population_study
 
     with _report_claimed(a, spec, force):
-        an = run_population_study(spec, n_jobs=a.n_jobs, progress=not a.no_progress, force=force)
+        an = run_population_study(
+            spec, n_jobs=a.n_jobs, progress=not a.no_progress, force=force, scheduler_address=a.scheduler_address
+        )
     print(
         f"study {spec.name}: {an.runs['simulations']} simulations ({an.runs['run_now']} run now) in "
         f"{an.runs['wall_seconds']:.1f} s; results in {spec.results_dir}"
