@@ -348,9 +348,7 @@ def run_population_study(
         if cached is not None:
             cached.runs = {**cached.runs, "run_now": 0, "wall_seconds": time.perf_counter() - t0}
             return cached
-        an = _run_population_study(
-            spec, n_jobs=n_jobs, progress=progress, run=run, scheduler_address=scheduler_address
-        )
+        an = _run_population_study(spec, n_jobs=n_jobs, progress=progress, run=run, scheduler_address=scheduler_address)
         _write_analysis(spec, an)
         return an
 
