@@ -38,6 +38,8 @@ References
 from __future__ import annotations
 
 import contextlib
+import copy
+import dataclasses
 import functools
 import hashlib
 import json
@@ -102,19 +104,45 @@ class PopulationGames:
         How the runs an analysis asks for are made (:class:`~gamemarket.studies.population.PopulationRuns`):
         worker processes, a progress bar, whether a run that is not stored yet is run (True) or an
         :class:`InputError` (False), and a dask scheduler to run them on (None: local workers).
+    workload : PreparedWorkload, optional
+        The study's workload as its market prepares it, where the caller has it (default: prepared here).
     """
 
     def __init__(
-        self, spec, *, n_jobs: int = 1, progress: bool = False, run: bool = True, scheduler_address: str | None = None
+        self,
+        spec,
+        *,
+        n_jobs: int = 1,
+        progress: bool = False,
+        run: bool = True,
+        scheduler_address: str | None = None,
+        workload=None,
     ):
         self.spec = spec
         self.cfg: PopulationConfig = spec.population
+        self.workload = workload if workload is not None else load_workload(spec)
         self.runs = PopulationRuns(
-            spec, load_workload(spec), n_jobs=n_jobs, progress=progress, run=run, scheduler_address=scheduler_address
+            spec, self.workload, n_jobs=n_jobs, progress=progress, run=run, scheduler_address=scheduler_address
         )
         #: the population mixtures of the reduced games' profiles: every mechanism's first runs
         self.grid = sorted(
             {mix_key(m) for _, m, _ in population_points([self.cfg.reduced_players], [len(self.cfg.strategies)])}
+        )
+
+    def with_menu(self, rules) -> "PopulationGames":
+        """The same study's games over another menu of shading rules ``rules`` (the ``[game]`` table's settings
+        kept, its strategies replaced), sharing this one's workload and way of running. Its runs are stored
+        beside this one's, under their own keys (a run's key holds the menu: the probe slices depend on it)."""
+        spec = copy.copy(self.spec)
+        spec.population = dataclasses.replace(self.cfg, strategies=tuple(rules))
+        r = self.runs
+        return PopulationGames(
+            spec,
+            n_jobs=r.n_jobs,
+            progress=r.progress,
+            run=r.run,
+            scheduler_address=r.scheduler_address,
+            workload=self.workload,
         )
 
     def reduced_game(self, provider, seeds) -> RoleSymmetricGame:

@@ -162,7 +162,24 @@ def _run_population(a, spec, *, force: bool) -> int:
         from gamemarket.reports.population import write_population_report
 
         print(f"report: {write_population_report(an, force=force)}")
+    if spec.exploration is not None:
+        _run_exploration(a, spec, force=force)
     return 0
+
+
+def _run_exploration(a, spec, *, force: bool) -> None:
+    """The study's strategy exploration (``[game] exploration``), after its menu-only answer; its
+    ``data/exploration.json`` goes into the report folder (the report's own section is to come)."""
+    from gamemarket.analysis.exploration import run_exploration, write_exploration
+
+    ex = run_exploration(spec, n_jobs=a.n_jobs, progress=not a.no_progress, scheduler_address=a.scheduler_address)
+    for name, m in ex["mechanisms"].items():
+        verdict = "certified" if m["certified"] else f"not certified: {m['reason']}"
+        print(f"  exploration {name}: {len(m['menu'])} rules in the menu, {m['simulations']} simulations; {verdict}")
+    if not a.no_report:
+        from gamemarket.reports.report import claim_folder
+
+        print(f"exploration: {write_exploration(ex, claim_folder(Path(spec.report_dir), spec, force))}")
 
 
 def _run_bimatrix(a, spec) -> int:

@@ -271,7 +271,8 @@ class PopulationRuns:
         self.progress = progress
         self.run = run
         self.scheduler_address = scheduler_address
-        self.runs_done = 0
+        self.runs_done = 0  #: stored runs made (each chunk of runs also makes one all-truthful baseline run)
+        self.chunks_done = 0
         self.requested: set = set()  #: every (mechanism, mixture, seed) an analysis has read: the simulations used
 
     def key(self, provider, x, seed) -> str:
@@ -328,6 +329,7 @@ class PopulationRuns:
                     if rec is not None:  # computed on a dask worker: stored here
                         self.store.write(key, rec)
                 self.runs_done += len(done)
+                self.chunks_done += 1
                 if bar is not None:
                     bar.update(len(done))
         if bar is not None:
