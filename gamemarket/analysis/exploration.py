@@ -247,7 +247,8 @@ class ProbeOracle:
         seeds = self.seeds if seeds is None else [int(s) for s in seeds]
         cands = [point(c).betas for c in candidates]
         ctx = (tuple(r.betas for r in support), tuple(round(float(v), 12) for v in x))
-        todo = sorted({c for c in cands for s in seeds if (ctx, c, s) not in self._cache})
+        # in the order asked (with ``share`` the order places the probe slices: the last one is the top slice)
+        todo = list(dict.fromkeys(c for c in cands for s in seeds if (ctx, c, s) not in self._cache))
         if todo:
             self._baselines(seeds)
             per_seed = [[c for c in todo if (ctx, c, s) not in self._cache] for s in seeds]
@@ -580,7 +581,8 @@ def run_exploration(spec, *, n_jobs: int = 1, progress: bool = False, scheduler_
     with study_store(spec).lock("exploration run"), on_scheduler(scheduler_address):
         t0 = time.perf_counter()
         st = PopulationGames(spec, n_jobs=n_jobs, progress=progress, scheduler_address=scheduler_address)
-        answers = [explore_mechanism(st, p, ex, n_jobs=n_jobs) for p in spec.providers]
+        workers = -1 if scheduler_address else n_jobs  # on a cluster: every worker it has
+        answers = [explore_mechanism(st, p, ex, n_jobs=workers) for p in spec.providers]
     return {
         "study": spec.name,
         "family": ex["family"],

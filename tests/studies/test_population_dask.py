@@ -53,3 +53,30 @@ def test_an_unanswered_scheduler_is_an_error_even_with_every_run_stored(tmp_path
         run_population_study(spec, scheduler_address="tcp://127.0.0.1:1")
     with pytest.raises(InputError, match="expected an address"):
         run_population_study(spec, scheduler_address="127.0.0.1")
+
+
+def test_exploration_on_dask_gives_the_local_answer(tmp_path):
+    from dask.distributed import LocalCluster  # deferred: the test extra's
+
+    from gamemarket.analysis.exploration import run_exploration
+
+    body = (
+        TINY.replace('providers = ["hb-first", "hb-kth"]', 'providers = ["hb-first"]')
+        .replace('strategies = ["truthful", "shade-0.5", "shade-high-0.9"]', 'strategies = ["truthful", "shade-0.5"]')
+        .replace("reduced_players = 3", "reduced_players = 2")
+        .replace("probe = 0.01", "probe = 0.05")
+        .replace(
+            "max_seeds = 2", 'max_seeds = 2\nexploration = { family = "per-class", budget = 120, evaluations = 6 }'
+        )
+    )
+    spec = load_study(write_population_study(tmp_path, body))
+    spec.results_dir = tmp_path / "local"
+    local = run_exploration(spec, n_jobs=1)
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, host="127.0.0.1", processes=True, dashboard_address=None
+    ) as cluster:
+        spec.results_dir = tmp_path / "dask"
+        remote = run_exploration(spec, scheduler_address=cluster.scheduler_address)
+    local.pop("wall_seconds"), remote.pop("wall_seconds")
+    assert remote == local
+    assert local["mechanisms"]["hb-first"]["oracle_simulations"] > 0
