@@ -100,3 +100,17 @@ def test_an_exploration_study_writes_its_answer(tmp_path):
     folder = OutputFolder(tmp_path / "report", owner="test", what="report folder")
     path = write_exploration(ex, folder)
     assert json.loads(path.read_text())["mechanisms"]["hb-first"]["certified"] == m["certified"]
+
+
+def test_a_budget_too_small_is_not_certified_and_says_why(tmp_path):
+    spec = load_study(write_population_study(tmp_path, STUDY.replace("budget = 400", "budget = 5")))
+    m = run_exploration(spec)["mechanisms"]["hb-first"]
+    assert not m["certified"] and m["simulations"] <= 5
+    assert m["reason"].startswith("the budget of 5 simulations ran out")
+    assert m["equilibria"] == [] and [r["strategy"] for r in m["menu"]] == ["truthful", "shade-0.5"]
+
+
+def test_a_study_without_exploration_is_refused(tmp_path):
+    spec = load_study(write_population_study(tmp_path))
+    with pytest.raises(InputError, match=r"\[game\] has no 'exploration' table"):
+        run_exploration(spec)
