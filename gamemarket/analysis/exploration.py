@@ -295,15 +295,17 @@ class ProbeOracle:
         """
         sims0 = self.simulations
         trace: list = []
-
         seen: set = set()
 
         def objective(batch) -> list:
             # at most `evaluations` distinct candidates: the optimisers' own caps are approximate (whole
             # generations, a last simplex step), and a candidate past the cap is answered, not run
             cands = [point(c).betas for c in batch]
-            run = [c for c in dict.fromkeys(cands) if c in seen or len(seen) < evaluations]
-            seen.update(run)
+            run = []
+            for c in dict.fromkeys(cands):
+                if c in seen or len(seen) < evaluations:
+                    seen.add(c)
+                    run.append(c)
             got = dict(zip(run, self.gains(support, x, run).mean(axis=1).tolist())) if run else {}
             trace.extend((c, got[c]) for c in run)
             return [got.get(c, -1e300) for c in cands]
@@ -356,10 +358,8 @@ def optimise(objective, dim: int, bounds, optimiser: str, evaluations: int, *, x
 
     lo, hi = bounds
     box = [(lo, hi)] * dim
-    calls = {"n": 0}
 
     def f(v):  # one point: minimised
-        calls["n"] += 1
         return -objective([np.clip(v, lo, hi)])[0]
 
     if optimiser == "differential_evolution":
