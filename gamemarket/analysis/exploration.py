@@ -53,8 +53,8 @@ from gamemarket.games.rsg_equilibria import equilibria
 from gamemarket.io.files import atomic_path, dumps_json
 from gamemarket.io.ownership import OutputFolder
 from gamemarket.market.base import market_for
-from gamemarket.studies.population import on_scheduler
-from gamemarket.studies.store import study_store
+from gamemarket.studies.population import PopulationStore, on_scheduler
+from gamemarket.studies.store import study_store, task_key
 
 #: the families of shading rules exploration searches, by name: their parameters' names
 FAMILIES = {"per-class": bids.BID_CLASSES}
@@ -201,13 +201,34 @@ class ProbeOracle:
     share : bool
         Evaluate a batch of candidates in one run, each in its own probe slice (see the module docstring).
 
+    store : PopulationStore, optional
+        Where each candidate's gain on each seed is stored and read back (keyed by ``key_fields``, the
+        mechanism, the mixture, the candidate and the seed); never with ``share``.
+    key_fields : dict, optional
+        What else determines a gain (the workload's hash, the bids, the model version).
+
     Notes
     -----
-    Every market run is counted in :attr:`simulations`; a candidate run before (same betas, mixture and
-    seeds, after rounding to ``RESOLUTION``) is read from the cache, not run again.
+    :attr:`simulations` counts the market runs the answers need, run now or read from the store (so a
+    resumed search spends its budget as a fresh one does); :attr:`run_now` those this oracle ran. A
+    candidate asked for again (same betas, mixture and seeds, after rounding to ``RESOLUTION``) is read from
+    memory, not run again.
     """
 
-    def __init__(self, arrays, nodes, mechanism, cfg, distribution, seeds, *, n_jobs: int = 1, share: bool = False):
+    def __init__(
+        self,
+        arrays,
+        nodes,
+        mechanism,
+        cfg,
+        distribution,
+        seeds,
+        *,
+        n_jobs: int = 1,
+        share: bool = False,
+        store: PopulationStore | None = None,
+        key_fields: dict | None = None,
+    ):
         self.arrays, self.nodes, self.mechanism = arrays, nodes, mechanism
         self.agents = cfg.agents
         n_agents = len(np.unique(arrays["user"])) if cfg.agents == "users" else market_for(mechanism).size(arrays)
@@ -215,9 +236,16 @@ class ProbeOracle:
         self.distribution = distribution
         self.seeds = [int(s) for s in seeds]
         self.n_jobs, self.share = n_jobs, share
-        self.simulations = 0
+        self.simulations = 0  #: the market runs the answers need (run now or read from the store)
+        self.run_now = 0  #: the market runs made by this oracle
+        self._needed: set = set()  #: seeds whose baseline the answers needed
         self._u0: dict = {}
         self._cache: dict = {}
+        self.store = store if not share else None  # a shared run's gains are not a candidate's own: never stored
+        self.key_fields = {**(key_fields or {}), "mechanism": mechanism, "agents": self.agents, "probe": self.probe}
+
+    def _key(self, ctx, c, s) -> str:
+        return task_key({**self.key_fields, "support": ctx[0], "mixture": ctx[1], "candidate": c, "seed": s})
 
     def _baselines(self, seeds) -> None:
         todo = [s for s in seeds if s not in self._u0]
@@ -228,7 +256,7 @@ class ProbeOracle:
             for s in todo
         )
         self._u0.update(zip(todo, res))
-        self.simulations += len(todo)
+        self.run_now += len(todo)
 
     def gains(self, support, x, candidates, seeds=None) -> np.ndarray:
         """Gains (candidates x seeds) of the per-class betas ``candidates`` against mixture ``x`` over ``support``.
@@ -250,8 +278,19 @@ class ProbeOracle:
         # in the order asked (with ``share`` the order places the probe slices: the last one is the top slice)
         todo = list(dict.fromkeys(c for c in cands for s in seeds if (ctx, c, s) not in self._cache))
         if todo:
-            self._baselines(seeds)
+            new_seeds = [s for s in seeds if s not in self._needed]
+            self._needed.update(new_seeds)
+            self.simulations += len(new_seeds)  # a seed's baseline, needed once
+            if self.store is not None:  # what an earlier run of the same study stored: read, counted, not run
+                for c in todo:
+                    for s_ in seeds:
+                        rec = self.store.read(self._key(ctx, c, s_)) if (ctx, c, s_) not in self._cache else None
+                        if rec is not None:
+                            self._cache[(ctx, c, s_)] = rec["gain"]
+                            self.simulations += 1
             per_seed = [[c for c in todo if (ctx, c, s) not in self._cache] for s in seeds]
+            if any(per_seed):
+                self._baselines([s for s, cs in zip(seeds, per_seed) if cs])
             res = Parallel(n_jobs=self.n_jobs)(
                 delayed(probe_task)(
                     self.arrays,
@@ -272,7 +311,11 @@ class ProbeOracle:
             )
             for s, cs, g in zip([s for s, cs in zip(seeds, per_seed) if cs], [cs for cs in per_seed if cs], res):
                 self.simulations += 1 if self.share else len(cs)
+                self.run_now += 1 if self.share else len(cs)
                 self._cache.update({(ctx, c, s): v for c, v in zip(cs, g)})
+                if self.store is not None:
+                    for c, v in zip(cs, g):
+                        self.store.write(self._key(ctx, c, s), {"gain": v})
         return np.array([[self._cache[(ctx, c, s)] for s in seeds] for c in cands])
 
     def search(
@@ -464,7 +507,18 @@ def explore_mechanism(st, provider, ex: dict, *, n_jobs: int = 1) -> dict:
     spec, cfg = st.spec, st.cfg
     seeds = list(spec.seeds)
     confirm = list(range(max(seeds) + 1, max(seeds) + 1 + max(len(seeds), 4)))  # fresh seeds for the CI
-    oracle = ProbeOracle(st.runs.arrays, st.runs.nodes, provider.params(), cfg, spec.bids, seeds, n_jobs=n_jobs)
+    key_fields = {k: v for k, v in st.runs.base.items() if k != "population"}  # a gain does not depend on the menu
+    oracle = ProbeOracle(
+        st.runs.arrays,
+        st.runs.nodes,
+        provider.params(),
+        cfg,
+        spec.bids,
+        seeds,
+        n_jobs=n_jobs,
+        store=PopulationStore(Path(spec.results_dir) / "exploration"),
+        key_fields={**key_fields, "oracle": 1},
+    )
     menu = list(cfg.strategies)
     rounds, games_sims = [], 0
     reason, certified = "", False
@@ -478,7 +532,8 @@ def explore_mechanism(st, provider, ex: dict, *, n_jobs: int = 1) -> dict:
             break
         g.runs.ensure({(provider.name, s): g.grid for s in seeds})
         sol = equilibria(g.reduced_game(provider, seeds))
-        games_sims += g.runs.runs_done + g.runs.chunks_done
+        # the runs the answer needs, run now or stored before (so that a resumed exploration takes the same path)
+        games_sims += len(g.grid) * len(seeds) + len(seeds)
         tol = cfg.regret_tol * g.scale(provider, seeds)
         eqs, added = [], []
         for e in sol.equilibria:
@@ -550,6 +605,7 @@ def explore_mechanism(st, provider, ex: dict, *, n_jobs: int = 1) -> dict:
         "reason": reason,
         "simulations": games_sims + oracle.simulations,
         "oracle_simulations": oracle.simulations,
+        "oracle_run_now": oracle.run_now,
         "tolerance": last["tolerance"],
     }
 

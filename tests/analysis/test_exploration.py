@@ -97,6 +97,13 @@ def test_an_exploration_study_writes_its_answer(tmp_path):
             assert d["gain"][2] <= m["tolerance"]
     for r in m["rounds"][:-1]:  # a round that grew the menu found a deviation with its CI above the tolerance
         assert r["added"] and any(e["verdict"] == "deviation" for e in r["equilibria"])
+    # a second run reads every run and every candidate's gain back, and takes the same path to the same answer
+    again = run_exploration(spec)
+    assert again["mechanisms"]["hb-first"]["oracle_run_now"] == 0 < m["oracle_run_now"]
+    for r in (ex, again):
+        r.pop("wall_seconds")
+        r["mechanisms"]["hb-first"].pop("oracle_run_now")
+    assert again == ex
     folder = OutputFolder(tmp_path / "report", owner="test", what="report folder")
     path = write_exploration(ex, folder)
     assert json.loads(path.read_text())["mechanisms"]["hb-first"]["certified"] == m["certified"]
