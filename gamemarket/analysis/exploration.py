@@ -469,12 +469,12 @@ def _decide(gain, tol) -> str:
     return "undecided"
 
 
-def _confirm(oracle, support, x, r: SearchResult, confirm: list, cfg, tol: float, budget: int):
+def _confirm(oracle, support, x, r: SearchResult, confirm: list, cfg, tol: float, budget: int, cap: int):
     """The found deviation's gain CI on fresh seeds: ``confirm``, then ``cfg.seed_step`` more at a time while the
-    CI straddles the tolerance, up to ``max(cfg.max_seeds, 10)`` seeds and within the budget (two runs a seed:
-    the deviation's and the seed's baseline). Returns (gain [mean, low, high], seeds used)."""
+    CI straddles the tolerance, up to ``cap`` seeds (``[game] exploration``'s ``confirm_seeds``) and within the
+    budget (two runs a seed: the deviation's and the seed's baseline). Returns (gain [mean, low, high], seeds
+    used)."""
     gain, seeds = r.gain, list(confirm)
-    cap = max(cfg.max_seeds, 10)
     while _decide(gain, tol) == "undecided" and len(seeds) < cap:
         step = min(cfg.seed_step, cap - len(seeds))
         if oracle.simulations + 2 * step > budget:
@@ -506,7 +506,8 @@ def explore_mechanism(st, provider, ex: dict, *, n_jobs: int = 1) -> dict:
     """
     spec, cfg = st.spec, st.cfg
     seeds = list(spec.seeds)
-    confirm = list(range(max(seeds) + 1, max(seeds) + 1 + max(len(seeds), 4)))  # fresh seeds for the CI
+    n_confirm = min(max(len(seeds), 4), ex["confirm_seeds"])
+    confirm = list(range(max(seeds) + 1, max(seeds) + 1 + n_confirm))  # fresh seeds for the CI
     key_fields = {k: v for k, v in st.runs.base.items() if k != "population"}  # a gain does not depend on the menu
     oracle = ProbeOracle(
         st.runs.arrays,
@@ -554,7 +555,9 @@ def explore_mechanism(st, provider, ex: dict, *, n_jobs: int = 1) -> dict:
                 bounds=tuple(ex["bounds"]),
                 confirm_seeds=confirm,
             )
-            gain, n_confirm = _confirm(oracle, support, e.mixture[on], r, confirm, cfg, tol, ex["budget"] - games_sims)
+            gain, n_confirm = _confirm(
+                oracle, support, e.mixture[on], r, confirm, cfg, tol, ex["budget"] - games_sims, ex["confirm_seeds"]
+            )
             verdict = _decide(gain, tol)
             known = [m for m in menu + added if m.betas == r.rule.betas]
             if verdict == "deviation" and not known:
@@ -647,6 +650,7 @@ def run_exploration(spec, *, n_jobs: int = 1, progress: bool = False, scheduler_
         "optimiser": ex["optimiser"],
         "budget": ex["budget"],
         "evaluations": ex["evaluations"],
+        "confirm_seeds": ex["confirm_seeds"],
         "note": (
             "the oracle is a search: a certificate covers the deviations it evaluated, not every rule of the family"
         ),

@@ -302,6 +302,9 @@ class ExplorationTable(Table):
         [0.0, 0.99], min_length=2, max_length=2, description="[lower, upper] of every beta of the family, in [0, 1)"
     )
     evaluations: Count = Field(60, le=100_000, description="the most candidates one search evaluates")
+    confirm_seeds: int = Field(
+        10, ge=2, le=100_000, description="the most fresh seeds a found deviation's gain is confirmed on"
+    )
 
     @model_validator(mode="after")
     def _bounds_in_order(self):
