@@ -451,7 +451,7 @@ LOCAL_IMPORTS_TO_MOVE = {
     "gamemarket/reports/workload.py:draw_workload_comparison imports matplotlib",  # say why
     "gamemarket/reports/workload.py:draw_workload_comparison imports matplotlib.pyplot",  # say why
     # gamemarket/studies/runner.py
-    "gamemarket/studies/runner.py:_backend imports dask.distributed",  # say why
+    "gamemarket/studies/runner.py:parallel_backend imports dask.distributed",  # say why
     "gamemarket/studies/runner.py:_run_study imports tqdm.auto",  # say why
     "gamemarket/studies/runner.py:to_dict imports dataclasses",  # move up
 }

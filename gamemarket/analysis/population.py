@@ -38,6 +38,8 @@ References
 from __future__ import annotations
 
 import contextlib
+import copy
+import dataclasses
 import functools
 import hashlib
 import json
@@ -57,7 +59,7 @@ from gamemarket.games.reduction import population_points
 from gamemarket.games.rsg_equilibria import equilibria
 from gamemarket.games.rsgame import RoleSymmetricGame
 from gamemarket.io.files import atomic_path, read_json
-from gamemarket.studies.population import PopulationRuns, mix_key, payoffs_of
+from gamemarket.studies.population import PopulationRuns, mix_key, on_scheduler, payoffs_of
 from gamemarket.studies.population_config import PopulationConfig
 from gamemarket.studies.runner import load_workload
 from gamemarket.studies.store import set_aside, study_store
@@ -98,19 +100,49 @@ class PopulationGames:
     ----------
     spec : StudySpec
         The study (``spec.population`` its ``[game]`` table).
-    n_jobs, progress, run
+    n_jobs, progress, run, scheduler_address
         How the runs an analysis asks for are made (:class:`~gamemarket.studies.population.PopulationRuns`):
-        worker processes, a progress bar, and whether a run that is not stored yet is run (True) or an
-        :class:`InputError` (False).
+        worker processes, a progress bar, whether a run that is not stored yet is run (True) or an
+        :class:`InputError` (False), and a dask scheduler to run them on (None: local workers).
+    workload : PreparedWorkload, optional
+        The study's workload as its market prepares it, where the caller has it (default: prepared here).
     """
 
-    def __init__(self, spec, *, n_jobs: int = 1, progress: bool = False, run: bool = True):
+    def __init__(
+        self,
+        spec,
+        *,
+        n_jobs: int = 1,
+        progress: bool = False,
+        run: bool = True,
+        scheduler_address: str | None = None,
+        workload=None,
+    ):
         self.spec = spec
         self.cfg: PopulationConfig = spec.population
-        self.runs = PopulationRuns(spec, load_workload(spec), n_jobs=n_jobs, progress=progress, run=run)
+        self.workload = workload if workload is not None else load_workload(spec)
+        self.runs = PopulationRuns(
+            spec, self.workload, n_jobs=n_jobs, progress=progress, run=run, scheduler_address=scheduler_address
+        )
         #: the population mixtures of the reduced games' profiles: every mechanism's first runs
         self.grid = sorted(
             {mix_key(m) for _, m, _ in population_points([self.cfg.reduced_players], [len(self.cfg.strategies)])}
+        )
+
+    def with_menu(self, rules) -> "PopulationGames":
+        """The same study's games over another menu of shading rules ``rules`` (the ``[game]`` table's settings
+        kept, its strategies replaced), sharing this one's workload and way of running. Its runs are stored
+        beside this one's, under their own keys (a run's key holds the menu: the probe slices depend on it)."""
+        spec = copy.copy(self.spec)
+        spec.population = dataclasses.replace(self.cfg, strategies=tuple(rules))
+        r = self.runs
+        return PopulationGames(
+            spec,
+            n_jobs=r.n_jobs,
+            progress=r.progress,
+            run=r.run,
+            scheduler_address=r.scheduler_address,
+            workload=self.workload,
         )
 
     def reduced_game(self, provider, seeds) -> RoleSymmetricGame:
@@ -295,7 +327,13 @@ def _decide(interval, threshold) -> str:
 
 
 def run_population_study(
-    spec, *, n_jobs: int = 1, progress: bool = False, run: bool = True, force: bool = False
+    spec,
+    *,
+    n_jobs: int = 1,
+    progress: bool = False,
+    run: bool = True,
+    force: bool = False,
+    scheduler_address: str | None = None,
 ) -> PopulationAnalysis:
     """Run (or resume) a population study and answer it (see the module docstring).
 
@@ -317,6 +355,10 @@ def run_population_study(
         Run what is missing (and lock the results folder), or only read what is stored.
     force : bool
         Claim a results folder gamemarket did not make, or another study's.
+    scheduler_address : str, optional
+        A dask.distributed scheduler to run the simulations on (``n_jobs`` is then unused); the stored runs,
+        and so the answer, are the same as a local run's. An address that no scheduler answers is an
+        :class:`InputError`.
 
     Returns
     -------
@@ -328,20 +370,22 @@ def run_population_study(
         A run that is not stored where ``run=False``, or a study whose market cannot give its agents.
     """
     lock = study_store(spec, force=force).lock("population study run") if run else contextlib.nullcontext()
-    with lock:
+    with lock, on_scheduler(scheduler_address):
         t0 = time.perf_counter()
         cached = _read_analysis(spec)
         if cached is not None:
             cached.runs = {**cached.runs, "run_now": 0, "wall_seconds": time.perf_counter() - t0}
             return cached
-        an = _run_population_study(spec, n_jobs=n_jobs, progress=progress, run=run)
+        an = _run_population_study(spec, n_jobs=n_jobs, progress=progress, run=run, scheduler_address=scheduler_address)
         _write_analysis(spec, an)
         return an
 
 
-def _run_population_study(spec, *, n_jobs: int, progress: bool, run: bool) -> PopulationAnalysis:
+def _run_population_study(
+    spec, *, n_jobs: int, progress: bool, run: bool, scheduler_address: str | None = None
+) -> PopulationAnalysis:
     t0 = time.perf_counter()
-    st = PopulationGames(spec, n_jobs=n_jobs, progress=progress, run=run)
+    st = PopulationGames(spec, n_jobs=n_jobs, progress=progress, run=run, scheduler_address=scheduler_address)
     cfg = st.cfg
     seeds = {p.name: list(spec.seeds) for p in spec.providers}
     budget = max(cfg.max_seeds, len(spec.seeds))

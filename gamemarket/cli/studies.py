@@ -152,7 +152,9 @@ def _run_population(a, spec, *, force: bool) -> int:
     from gamemarket.analysis.population import run_population_study
 
     with _report_claimed(a, spec, force):
-        an = run_population_study(spec, n_jobs=a.n_jobs, progress=not a.no_progress, force=force)
+        an = run_population_study(
+            spec, n_jobs=a.n_jobs, progress=not a.no_progress, force=force, scheduler_address=a.scheduler_address
+        )
     print(
         f"study {spec.name}: {an.runs['simulations']} simulations ({an.runs['run_now']} run now) in "
         f"{an.runs['wall_seconds']:.1f} s; results in {spec.results_dir}"
@@ -162,7 +164,25 @@ def _run_population(a, spec, *, force: bool) -> int:
         from gamemarket.reports.population import write_population_report
 
         print(f"report: {write_population_report(an, force=force)}")
+    if spec.exploration is not None:
+        _run_exploration(a, spec, force=force)
     return 0
+
+
+def _run_exploration(a, spec, *, force: bool) -> None:
+    """The study's strategy exploration (``[game] exploration``), after its menu-only answer; its
+    ``data/exploration.json`` goes into the report folder (the report's own section is to come)."""
+    # deferred: the analysis (pandas, scipy.optimize) only for a study that explores
+    from gamemarket.analysis.exploration import run_exploration, write_exploration
+
+    ex = run_exploration(spec, n_jobs=a.n_jobs, progress=not a.no_progress, scheduler_address=a.scheduler_address)
+    for name, m in ex["mechanisms"].items():
+        verdict = "certified" if m["certified"] else f"not certified: {m['reason']}"
+        print(f"  exploration {name}: {len(m['menu'])} rules in the menu, {m['simulations']} simulations; {verdict}")
+    if not a.no_report:
+        from gamemarket.reports.report import claim_folder  # deferred: matplotlib, as the report's own imports
+
+        print(f"exploration: {write_exploration(ex, claim_folder(Path(spec.report_dir), spec, force))}")
 
 
 def _run_bimatrix(a, spec) -> int:

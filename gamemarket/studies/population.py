@@ -37,6 +37,7 @@ References
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -50,8 +51,9 @@ from gamemarket.errors import InputError
 from gamemarket.io.files import atomic_path
 from gamemarket.market.base import MARKETS, PreparedWorkload, market_for
 from gamemarket.studies.population_config import PopulationConfig
+from gamemarket.studies.runner import parallel_backend
 from gamemarket.studies.store import content_hash, set_aside, task_key
-from gamemarket.studies.workers import exit_with_parent
+from gamemarket.studies.workers import exit_with_parent, parent_gone
 
 
 # ---------------------------------------------------------------------------- the store
@@ -178,6 +180,32 @@ def payoffs_of(rec: dict) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------- the study's runs
+_connected: str | None = None  #: the scheduler :func:`on_scheduler` is connected to in this process
+
+
+@contextlib.contextmanager
+def on_scheduler(address: str | None):
+    """Run joblib's work inside this block on the dask scheduler at ``address`` (None: local workers), with one
+    client for every :meth:`PopulationRuns.ensure` inside it (a nested block reuses it).
+
+    Raises
+    ------
+    InputError
+        An address that is not one, a scheduler that does not answer, or no dask.distributed installed: here,
+        on entering, even where the block then finds every run stored (the option is never ignored).
+    """
+    global _connected
+    if address is None or _connected == address:
+        yield
+        return
+    with parallel_backend(address):
+        _connected = address
+        try:
+            yield
+        finally:
+            _connected = None
+
+
 class PopulationRuns:
     """A population study's runs: their keys, running what is missing (resumably, in parallel), reading them.
 
@@ -193,9 +221,23 @@ class PopulationRuns:
         Show a progress bar while running.
     run : bool
         Run what is missing; with False a run that is not stored yet is an :class:`InputError`.
+    scheduler_address : str, optional
+        A dask.distributed scheduler to run on instead of local workers (``n_jobs`` is then unused): the
+        chunks run on its workers and come back to this process, which stores them, so the workers need
+        no shared file system. A chunk's numbers are a function of its inputs alone (common random
+        numbers from the seed), so they are the same as a local run's.
     """
 
-    def __init__(self, spec, workload: PreparedWorkload, *, n_jobs: int = 1, progress: bool = False, run: bool = True):
+    def __init__(
+        self,
+        spec,
+        workload: PreparedWorkload,
+        *,
+        n_jobs: int = 1,
+        progress: bool = False,
+        run: bool = True,
+        scheduler_address: str | None = None,
+    ):
         self.spec = spec
         self.cfg: PopulationConfig = spec.population
         market = MARKETS.get(workload.market)
@@ -228,7 +270,9 @@ class PopulationRuns:
         self.n_jobs = n_jobs
         self.progress = progress
         self.run = run
-        self.runs_done = 0
+        self.scheduler_address = scheduler_address
+        self.runs_done = 0  #: stored runs made (each chunk of runs also makes one all-truthful baseline run)
+        self.chunks_done = 0
         self.requested: set = set()  #: every (mechanism, mixture, seed) an analysis has read: the simulations used
 
     def key(self, provider, x, seed) -> str:
@@ -257,6 +301,8 @@ class PopulationRuns:
                 f"study {self.spec.name!r}: {n} population runs are not stored yet; run "
                 f"`gamemarket study run {self.spec.path}` first"
             )
+        remote = self.scheduler_address is not None
+        root = None if remote else str(self.spec.results_dir)  # across machines the parent stores the runs
         jobs = (
             delayed(_chunk_task)(
                 self.arrays,
@@ -266,9 +312,9 @@ class PopulationRuns:
                 mixes,
                 self.cfg,
                 self.spec.bids,
-                str(self.spec.results_dir),
+                root,
                 [self.key(provs[p], m, s) for m in mixes],
-                os.getpid(),
+                None if remote else os.getpid(),
             )
             for p, s, mixes in todo
         )
@@ -277,10 +323,16 @@ class PopulationRuns:
             from tqdm.auto import tqdm  # deferred: only a run with a progress bar needs it
 
             bar = tqdm(total=sum(len(m) for *_, m in todo), unit="run", desc=self.spec.name)
-        for k in Parallel(n_jobs=self.n_jobs, return_as="generator_unordered")(jobs):
-            self.runs_done += k
-            if bar is not None:
-                bar.update(k)
+        with on_scheduler(self.scheduler_address):
+            results = Parallel(n_jobs=-1 if remote else self.n_jobs, return_as="generator_unordered")(jobs)
+            for done in results:
+                for key, rec in done:
+                    if rec is not None:  # computed on a dask worker: stored here
+                        self.store.write(key, rec)
+                self.runs_done += len(done)
+                self.chunks_done += 1
+                if bar is not None:
+                    bar.update(len(done))
         if bar is not None:
             bar.close()
 
@@ -300,9 +352,17 @@ class PopulationRuns:
         return out
 
 
-def _chunk_task(arrays, nodes, provider_params, seed, mixtures, cfg, distribution, root, keys, parent_pid) -> int:
+def _chunk_task(arrays, nodes, provider_params, seed, mixtures, cfg, distribution, root, keys, parent_pid) -> list:
+    """Run one chunk (:func:`run_chunk`): with a results folder ``root`` (local workers) store each run here and
+    return ``(key, None)`` pairs; without one (dask workers on other machines) return ``(key, record)`` pairs
+    for the parent to store."""
     exit_with_parent(parent_pid)  # never write results for a run that was killed
+    recs = run_chunk(arrays, nodes, provider_params, seed, mixtures, cfg, distribution)
+    if root is None:
+        return list(zip(keys, recs))
     store = PopulationStore(root)
-    for rec, key in zip(run_chunk(arrays, nodes, provider_params, seed, mixtures, cfg, distribution), keys):
+    for rec, key in zip(recs, keys):
+        if parent_gone(parent_pid):  # the run was killed while this chunk computed: store nothing more
+            os._exit(1)
         store.write(key, rec)
-    return len(keys)
+    return [(key, None) for key in keys]

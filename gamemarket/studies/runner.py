@@ -191,7 +191,9 @@ CONNECT_TIMEOUT_S = 10
 
 
 @contextlib.contextmanager
-def _backend(scheduler_address: str | None):
+def parallel_backend(scheduler_address: str | None):
+    """joblib's backend for the runs inside: the local processes (``None``), or the dask scheduler at
+    ``scheduler_address``, connected once (an address no scheduler answers is an :class:`InputError`)."""
     if scheduler_address is None:
         yield None
         return
@@ -283,7 +285,7 @@ def _run_study(
 
         bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), unit="run", desc=spec.name)
     sim_seconds = 0.0
-    with _backend(scheduler_address):
+    with parallel_backend(scheduler_address):
         jobs = -1 if scheduler_address else n_jobs
         worker_store = None if scheduler_address else store.root
         results = Parallel(n_jobs=jobs, return_as="generator_unordered")(

@@ -277,6 +277,30 @@ class InlineStrategy(Table):
     family: str = Field("per-class", description="the strategy's family: per-class, piecewise, ...")
 
 
+class ExplorationTable(Table):
+    """Strategy exploration of a population game (``[game] exploration = {...}``): a best-response search over a
+    family of shading rules grows each mechanism's menu (``gamemarket.analysis.exploration``)."""
+
+    family: Literal["per-class"] = Field(description="the family searched: a beta per private-bid class")
+    budget: Count = Field(le=10**9, description="the most simulations (market runs) per mechanism")
+    optimiser: Literal["nelder-mead", "differential_evolution", "direct"] = Field(
+        "nelder-mead", description="the derivative-free search (scipy.optimize)"
+    )
+    bounds: list[Fraction01] = Field(
+        [0.0, 0.99], min_length=2, max_length=2, description="[lower, upper] of every beta of the family, in [0, 1)"
+    )
+    evaluations: Count = Field(60, le=100_000, description="the most candidates one search evaluates")
+    confirm_seeds: int = Field(
+        10, ge=2, le=100_000, description="the most fresh seeds a found deviation's gain is confirmed on"
+    )
+
+    @model_validator(mode="after")
+    def _bounds_in_order(self):
+        if not self.bounds[0] < self.bounds[1]:
+            raise ValueError(f"field 'bounds': expected lower < upper, got {list(self.bounds)}")
+        return self
+
+
 class GameTable(PopulationSettings):
     """The game a study analyses: the bimatrix game (default) or the population game."""
 
@@ -284,6 +308,7 @@ class GameTable(PopulationSettings):
     strategies: list[str] | None = Field(None, min_length=2, description="the shading rules played")
     shading: dict[str, InlineStrategy] = Field({}, description="inline shading rules ([game.shading.NAME])")
     shading_file: str | None = Field(None, description="a shading-rule catalogue (default: the built-in one)")
+    exploration: ExplorationTable | None = Field(None, description="strategy exploration of the population game")
 
     @model_validator(mode="after")
     def _population_fields_need_a_population_game(self):

@@ -90,6 +90,7 @@ class StudySpec:
     paper: dict = field(default_factory=dict)  #: the source paper's own figures for the workload (its Table 1)
     population_study: Path | None = None  #: a population study of the same market, linked from the discussion
     plugins: list[Plugin] = field(default_factory=list)  #: ``[plugins] modules``, loaded (``gamemarket.plugins``)
+    exploration: dict | None = None  #: ``[game] exploration``: family, budget, optimiser, bounds, evaluations
 
     def __post_init__(self) -> None:
         self.validate()
@@ -228,6 +229,8 @@ class StudySpec:
             cfg = self.population
             game = {"kind": "population", "strategies": cfg.names, **{k: getattr(cfg, k) for k in TABLE_FIELDS}}
             game["shading"] = {r.name: r.entry() for r in cfg.strategies}
+            if self.exploration is not None:
+                game["exploration"] = dict(self.exploration)
             out["game"] = game
         if self.notes:
             out["notes"] = self.notes
@@ -323,6 +326,7 @@ def load_study(path: str | Path, *, results: str | Path | None = None, report: s
             gains=doc.gains.model_dump() if doc.gains else None,
             population=_population(doc.game, where, base),
             plugins=plugins,
+            exploration=_exploration(doc.game),
         )
     except InputError as exc:  # the spec's own checks: say which file
         msg, prefix = str(exc), f"study {name!r}: "
@@ -441,6 +445,15 @@ def _study_file(value: str | None, base: Path, where: str, what: str) -> Path | 
     return p
 
 
+def _exploration(game) -> dict | None:
+    """``[game] exploration``: its checked fields (every one, defaults filled in), or None."""
+    if game is None or game.exploration is None:
+        return None
+    d = game.exploration.model_dump()
+    d["bounds"] = list(d["bounds"])
+    return d
+
+
 def _population(game, where: str, base: Path):
     """``[game]``: None for a bimatrix game, else the population game's config (shading rules from the
     built-in catalogue extended by the study's own, or from ``shading_file``, and the inline ones)."""
@@ -452,7 +465,7 @@ def _population(game, where: str, base: Path):
         catalogue = {}
         for f in catalogue_files("shading.toml", base):
             catalogue.update(load_shading(f))
-    entry = game.model_dump(exclude_unset=True, exclude={"kind", "shading_file"})
+    entry = game.model_dump(exclude_unset=True, exclude={"kind", "shading_file", "exploration"})
     # each entry is checked by the table of the family it names (population_config.shading_rules)
     entry["shading"] = {k: v.model_dump(exclude_unset=True) for k, v in game.shading.items()}
     return parse_config(entry, where, catalogue)

@@ -1,0 +1,124 @@
+"""Strategy exploration: the per-class family's points, the [game] exploration table, the oracle, the loop."""
+
+import json
+
+import numpy as np
+import pytest
+
+from gamemarket import bids
+from gamemarket.analysis.exploration import ProbeOracle, point, run_exploration, write_exploration
+from gamemarket.analysis.population import PopulationGames
+from gamemarket.consumers import ShadingRule
+from gamemarket.errors import InputError
+from gamemarket.io.ownership import OutputFolder
+from gamemarket.studies import load_study
+from study_helpers import POPULATION_STUDY, write_population_study
+
+#: a small exploration study: one pay-your-bid mechanism, a menu of two rules, a 2-player reduced game
+STUDY = (
+    POPULATION_STUDY.replace('providers = ["hb-first", "hb-kth"]', 'providers = ["hb-first"]')
+    .replace("jobs = 800", "jobs = 600")
+    .replace('strategies = ["truthful", "shade-0.5", "shade-high-0.9"]', 'strategies = ["truthful", "shade-0.5"]')
+    .replace("reduced_players = 3", "reduced_players = 2")
+    .replace("probe = 0.01", "probe = 0.05")
+    .replace(
+        "max_seeds = 4",
+        "max_seeds = 6\n"
+        'exploration = { family = "per-class", budget = 400, optimiser = "nelder-mead", evaluations = 15 }',
+    )
+)
+
+
+def test_a_point_is_a_shading_rule_named_from_its_parameters():
+    r = point([0.1, 0, 0.904])
+    assert isinstance(r, ShadingRule)
+    assert r.name == "per-class-0.10-0.00-0.90" and r.betas == (0.1, 0.0, 0.9)
+    assert point(r.betas) == r
+    with pytest.raises(InputError, match=r"beta of class 'high' must be in \[0, 1\)"):
+        point([0, 0, 1.0])
+    with pytest.raises(InputError, match="has parameters"):
+        point([0.1, 0.2])
+    with pytest.raises(InputError, match="unknown family 'splines'"):
+        point([0, 0, 0], family="splines")
+
+
+@pytest.mark.parametrize(
+    "table,match",
+    [
+        ('{ family = "splines", budget = 10 }', r"\[game.exploration\] field 'family': expected 'per-class'"),
+        ('{ family = "per-class", budget = 0 }', r"\[game.exploration\] field 'budget': expected an integer >= 1"),
+        ('{ family = "per-class", budget = 9, bounds = [0, 1] }', r"field 'bounds #2': expected a number < 1, got 1"),
+        ('{ family = "per-class", budget = 9, bounds = [-0.1, 0.5] }', r"field 'bounds #1': expected a number >= 0"),
+        ('{ family = "per-class", budget = 9, bounds = [0.5, 0.2] }', r"field 'bounds': expected lower < upper"),
+        ('{ family = "per-class", budget = 9, optimiser = "bfgs" }', r"field 'optimiser': expected 'nelder-mead'"),
+        ('{ family = "per-class", budget = 9, knots = 7 }', r"\[game.exploration\]: unknown field\(s\) \['knots'\]"),
+    ],
+)
+def test_bad_exploration_tables_name_the_field(tmp_path, table, match):
+    body = STUDY.replace(STUDY[STUDY.index("exploration = {") :].split("\n")[0], f"exploration = {table}")
+    with pytest.raises(InputError, match=match):
+        load_study(write_population_study(tmp_path, body))
+
+
+def test_the_oracle_counts_its_runs_and_reuses_what_it_ran(tmp_path):
+    spec = load_study(write_population_study(tmp_path, STUDY))
+    st = PopulationGames(spec)
+    o = ProbeOracle(st.runs.arrays, st.runs.nodes, spec.providers[0].params(), st.cfg, spec.bids, [0, 1])
+    truthful = [ShadingRule("truthful", (0, 0, 0))]
+    g = o.gains(truthful, [1.0], [(0, 0, 0), (0, 0.5, 0.9)])
+    assert g.shape == (2, 2) and o.simulations == 2 + 4
+    np.testing.assert_allclose(g[0], 0, atol=1e-6)  # truthful against the all-truthful population gains nothing
+    again = o.gains(truthful, [1.0], [(0, 0.5, 0.9)])
+    assert o.simulations == 6 and (again[0] == g[1]).all()
+    r = o.search(truthful, [1.0], optimiser="nelder-mead", evaluations=12, start=truthful, confirm_seeds=[5, 6, 7])
+    assert r.candidates <= 12 and r.search_gain >= 0 and len(r.gain) == 3
+    assert r.search_gain == max(v for _, v in r.trace)
+
+
+def test_an_exploration_study_writes_its_answer(tmp_path):
+    spec = load_study(write_population_study(tmp_path, STUDY))
+    ex = run_exploration(spec)
+    m = ex["mechanisms"]["hb-first"]
+    assert ex["family"] == "per-class" and ex["optimiser"] == "nelder-mead"
+    assert m["simulations"] <= 400
+    assert m["certified"] or m["reason"]
+    assert m["menu_only"] and m["equilibria"]
+    names = {r["strategy"] for r in m["menu"]}
+    assert {"truthful", "shade-0.5"} <= names
+    for e in m["equilibria"]:
+        assert sum(x["probability"] for x in e["mixture"]) == pytest.approx(1)
+        for x in e["mixture"]:
+            assert (
+                x["strategy"] in names and len(x["betas_by_class"]) == 3 and set(x["params"]) == set(bids.BID_CLASSES)
+            )
+        d = e["best_deviation"]
+        assert len(d["gain"]) == 3 and d["gain"][1] <= d["gain"][0] <= d["gain"][2]
+        assert e["candidates_evaluated"] >= 1 and isinstance(e["certified"], bool)
+        if e["certified"]:
+            assert d["gain"][2] <= m["tolerance"]
+    for r in m["rounds"][:-1]:  # a round that grew the menu found a deviation with its CI above the tolerance
+        assert r["added"] and any(e["verdict"] == "deviation" for e in r["equilibria"])
+    # a second run reads every run and every candidate's gain back, and takes the same path to the same answer
+    again = run_exploration(spec)
+    assert again["mechanisms"]["hb-first"]["oracle_run_now"] == 0 < m["oracle_run_now"]
+    for r in (ex, again):
+        r.pop("wall_seconds")
+        r["mechanisms"]["hb-first"].pop("oracle_run_now")
+    assert again == ex
+    folder = OutputFolder(tmp_path / "report", owner="test", what="report folder")
+    path = write_exploration(ex, folder)
+    assert json.loads(path.read_text())["mechanisms"]["hb-first"]["certified"] == m["certified"]
+
+
+def test_a_budget_too_small_is_not_certified_and_says_why(tmp_path):
+    spec = load_study(write_population_study(tmp_path, STUDY.replace("budget = 400", "budget = 5")))
+    m = run_exploration(spec)["mechanisms"]["hb-first"]
+    assert not m["certified"] and m["simulations"] <= 5
+    assert m["reason"].startswith("the budget of 5 simulations ran out")
+    assert m["equilibria"] == [] and [r["strategy"] for r in m["menu"]] == ["truthful", "shade-0.5"]
+
+
+def test_a_study_without_exploration_is_refused(tmp_path):
+    spec = load_study(write_population_study(tmp_path))
+    with pytest.raises(InputError, match=r"\[game\] has no 'exploration' table"):
+        run_exploration(spec)

@@ -1,0 +1,82 @@
+"""Population studies on a dask cluster: the same stored runs as a local run, and an address that no scheduler
+answers is an error (never silently ignored)."""
+
+import json
+
+import pytest
+
+from gamemarket.analysis.population import run_population_study
+from gamemarket.errors import InputError
+from gamemarket.studies import load_study
+from study_helpers import POPULATION_STUDY, write_population_study
+
+TINY = POPULATION_STUDY.replace("jobs = 800", "jobs = 300").replace("max_seeds = 4", "max_seeds = 2")
+
+
+def _records(spec) -> dict:
+    """Every stored run of the study, by file name, without its timing (the only field a machine changes)."""
+    out = {}
+    for f in sorted((spec.results_dir / "population").glob("*.json")):
+        rec = json.loads(f.read_text())
+        rec.pop("chunk_seconds")
+        out[f.name] = rec
+    return out
+
+
+def test_population_study_on_dask_stores_the_local_numbers(tmp_path):
+    from dask.distributed import LocalCluster  # deferred: the test extra's
+
+    spec = load_study(write_population_study(tmp_path, TINY))
+    spec.results_dir = tmp_path / "local"
+    local = run_population_study(spec, n_jobs=1)
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, host="127.0.0.1", processes=True, dashboard_address=None
+    ) as cluster:
+        spec.results_dir = tmp_path / "dask"
+        remote = run_population_study(spec, scheduler_address=cluster.scheduler_address)
+    b = _records(spec)
+    spec.results_dir = tmp_path / "local"
+    a = _records(spec)
+    assert a and a == b
+    assert remote.runs["run_now"] == local.runs["run_now"] == len(a)
+    assert [e["mixture"] for x in remote.answers for e in x.equilibria] == [
+        e["mixture"] for x in local.answers for e in x.equilibria
+    ]
+
+
+def test_an_unanswered_scheduler_is_an_error_even_with_every_run_stored(tmp_path):
+    spec = load_study(write_population_study(tmp_path, TINY))
+    with pytest.raises(InputError, match="no dask scheduler answered"):
+        run_population_study(spec, scheduler_address="tcp://127.0.0.1:1")
+    run_population_study(spec, n_jobs=1)
+    with pytest.raises(InputError, match="no dask scheduler answered"):
+        run_population_study(spec, scheduler_address="tcp://127.0.0.1:1")
+    with pytest.raises(InputError, match="expected an address"):
+        run_population_study(spec, scheduler_address="127.0.0.1")
+
+
+def test_exploration_on_dask_gives_the_local_answer(tmp_path):
+    from dask.distributed import LocalCluster  # deferred: the test extra's
+
+    from gamemarket.analysis.exploration import run_exploration
+
+    body = (
+        TINY.replace('providers = ["hb-first", "hb-kth"]', 'providers = ["hb-first"]')
+        .replace('strategies = ["truthful", "shade-0.5", "shade-high-0.9"]', 'strategies = ["truthful", "shade-0.5"]')
+        .replace("reduced_players = 3", "reduced_players = 2")
+        .replace("probe = 0.01", "probe = 0.05")
+        .replace(
+            "max_seeds = 2", 'max_seeds = 2\nexploration = { family = "per-class", budget = 120, evaluations = 6 }'
+        )
+    )
+    spec = load_study(write_population_study(tmp_path, body))
+    spec.results_dir = tmp_path / "local"
+    local = run_exploration(spec, n_jobs=1)
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, host="127.0.0.1", processes=True, dashboard_address=None
+    ) as cluster:
+        spec.results_dir = tmp_path / "dask"
+        remote = run_exploration(spec, scheduler_address=cluster.scheduler_address)
+    local.pop("wall_seconds"), remote.pop("wall_seconds")
+    assert remote == local  # oracle_run_now included: both ran everything
+    assert local["mechanisms"]["hb-first"]["oracle_simulations"] > 0
