@@ -384,7 +384,8 @@ def _write_data(an, out: OutputFolder, eq: pd.DataFrame, gains: pd.DataFrame) ->
             "study": an.spec.name,
             "version": __version__,
             "meta": an.meta,
-            "runs": an.runs,
+            # how many ran in this call and how long it took is the command's log, not the report's data
+            "runs": {k: v for k, v in an.runs.items() if k not in ("run_now", "wall_seconds")},
             "provider": {k: v for k, v in an.provider.items() if k != "joint"}
             | ({"joint": {k: v for k, v in joint.items() if k != "game"}} if joint is not None else {}),
             "mechanisms": [
