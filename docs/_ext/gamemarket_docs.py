@@ -7,7 +7,7 @@ committed ones true.
   docs/_ext/gamemarket_docs.py`` writes it again. ``tests/test_docs.py`` checks the same.
 - ``{benchmark-results}``: every ``benchmarks/results/*.txt`` as it is (and the figures beside them), found
   when the page is built, so that a new benchmark's figures appear without retyping a number.
-- ``cli_parser()``: the command line's parser as ``docs/reference/cli.md`` documents it (examples as literal
+- ``cli_parser()``: the command line's parser as ``docs/reference/cli.md`` documents it (examples as code
   blocks).
 - ``{registry}``: a table of a registry's entries (schedulers, payment schemes, mechanisms), read from the code.
 - ``{job-table-columns}``: the job table's declared columns, read from the code that checks a table.
@@ -60,8 +60,9 @@ def stale_pages() -> list[Path]:
 
 def cli_parser():
     """``gamemarket.cli.build_parser()`` as ``docs/reference/cli.md``'s ``argparse`` blocks read it: each command's
-    examples (its epilog, ``examples:`` and one indented command a line, kept as lines by the terminal's help
-    formatter) made an RST literal block, which sphinx-argparse would otherwise run together into one paragraph.
+    examples (its epilog, ``examples:`` and one command a line indented by two, kept as lines by the terminal's
+    help formatter) made a code block (indented by four: the page is MyST Markdown, which sphinx-argparse parses
+    an epilog as), which it would otherwise run together into one paragraph.
     """
     import argparse
 
@@ -69,7 +70,8 @@ def cli_parser():
 
     def literal(parser: argparse.ArgumentParser) -> None:
         if parser.epilog and parser.epilog.startswith("examples:\n"):
-            parser.epilog = "Examples::\n\n" + parser.epilog.split("\n", 1)[1]
+            lines = parser.epilog.split("\n")[1:]
+            parser.epilog = "Examples:\n\n" + "\n".join("  " + line for line in lines)
         for action in parser._actions:
             if isinstance(action, argparse._SubParsersAction):
                 for sub in action.choices.values():
