@@ -24,7 +24,7 @@ from gamemarket.games.io import mixture_words, write_json  # noqa: E402
 from gamemarket.io.jobtable import write_table  # noqa: E402
 from gamemarket.reports.drawing import save  # noqa: E402
 from gamemarket.reports.markdown import md_table, num, num_ci, to_html  # noqa: E402
-from gamemarket.io.names import slug  # noqa: E402
+from gamemarket.io.names import slug, workload_name  # noqa: E402
 from gamemarket.io.ownership import OutputFolder  # noqa: E402
 from gamemarket.reports.report import claim_folder, figure_lines, workload_words, write_text  # noqa: E402
 
@@ -383,7 +383,7 @@ def _write_data(an, out: OutputFolder, eq: pd.DataFrame, gains: pd.DataFrame) ->
         {
             "study": an.spec.name,
             "version": __version__,
-            "meta": an.meta,
+            "meta": {**an.meta, "workload": workload_name(an.meta.get("workload"))},  # a name, never a path
             # how many ran in this call and how long it took is the command's log, not the report's data
             "runs": {k: v for k, v in an.runs.items() if k not in ("run_now", "wall_seconds")},
             "provider": {k: v for k, v in an.provider.items() if k != "joint"}
