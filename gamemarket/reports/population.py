@@ -22,7 +22,7 @@ from gamemarket import __version__  # noqa: E402
 from gamemarket.games.egta import to_tidy, write_egta  # noqa: E402
 from gamemarket.games.io import mixture_words, write_json  # noqa: E402
 from gamemarket.io.jobtable import write_table  # noqa: E402
-from gamemarket.reports.drawing import save  # noqa: E402
+from gamemarket.reports.drawing import people_ticks, save  # noqa: E402
 from gamemarket.reports.markdown import md_table, num, num_ci, to_html  # noqa: E402
 from gamemarket.io.names import slug, workload_name  # noqa: E402
 from gamemarket.io.ownership import OutputFolder  # noqa: E402
@@ -208,7 +208,7 @@ HOW_TO_READ = {
     "single user gains by that rule over bidding truthfully when everyone else is truthful, with its 95% CI. "
     "Where a bar and its whole interval lie above zero, truthful bidding is not an equilibrium.",
     "fig-revenue-at-equilibrium.png": "How to read it: one bar per consumer equilibrium (mechanism and its "
-    "number), its provider revenue in bid x seconds (a power of ten above the axis scales it); green: "
+    "number), its provider revenue in bid x seconds; green: "
     "confirmed by runs at the equilibrium, grey: undecided, red: rejected.",
     "fig-replicator-flow.png": "How to read it: each triangle holds every mixture of the three rules (a corner: "
     "everyone plays that rule); arrows point where the replicator dynamics move the population, their colour "
@@ -230,6 +230,7 @@ def _gains_figure(gains: pd.DataFrame, path: Path) -> Path:
     ax.set_xticks(np.arange(len(mechs)))
     ax.set_xticklabels(mechs, rotation=30, ha="right")
     ax.set_ylabel(f"gain over truthful ({UNIT})")
+    people_ticks(ax.yaxis)
     # the figure's title, in two lines: tight_layout keeps a suptitle clear of the axis' offset label
     # ("1e5") and of the figure's edge, which a long axes title at this width crosses
     fig.suptitle("A single user's gain from shading when everyone else is truthful\n(95% CI over seeds)", fontsize=9)
@@ -246,6 +247,7 @@ def _revenue_figure(eq: pd.DataFrame, path: Path) -> Path:
     ax.set_xticks(np.arange(len(eq)))
     ax.set_xticklabels(labels, rotation=30, ha="right", fontsize=7)
     ax.set_ylabel("provider revenue (bid x seconds)")
+    people_ticks(ax.yaxis)  # 350,000,000, not 3.5 under a "1e8" the title could overlap
     # a suptitle: tight_layout keeps it above the axis' offset label ("1e8"), which an axes title overlaps
     fig.suptitle("Revenue at each consumer equilibrium (green: verified, grey: undecided, red: rejected)", fontsize=9)
     save(fig, path, dpi=110)
