@@ -545,6 +545,6 @@ def _simulations_section(r: dict) -> list[str]:
         f"{r['simulations']:,} simulations (seeds per mechanism: "
         + ", ".join(f"{k} {v}" for k, v in r["seeds"].items())
         + f"), against {r['fixed_design']:,} for a fixed design with every mechanism at the largest seed count "
-        "used. (How many ran in this invocation, and how long they took, the command prints.)",
+        "used. (How many ran in each call, and how long they took, is in the command's log.)",
         "",
     ]
