@@ -4,7 +4,7 @@
 
 Prints, as medians over ``--repeat`` whole processes each:
 (1) ``gamemarket --help`` (target: at most 0.3 s);
-(2) ``gamemarket simulate --jobs TABLE --nodes 105 --out OUT.csv`` on the full LPC-EGEE job table (HB,
+(2) ``gamemarket simulate --job-table TABLE --nodes 105 --out OUT.csv`` on the full LPC-EGEE job table (HB,
 k-th price) against a plain heapq implementation of the same market run as a whole process on the
 same table (``heapq_market.py``), alternating the two so that both see the same machine (target: a
 ratio of at most 0.3). The two outcomes must agree: times, preemptions and payments exactly.
@@ -54,7 +54,7 @@ def main() -> None:
     )
     trace = find_trace()
     if trace is None:
-        print(f"simulate --jobs: skipped, the trace {TRACE} is not here (set GAMEMARKET_TRACES)")
+        print(f"simulate --job-table: skipped, the trace {TRACE} is not here (set GAMEMARKET_TRACES)")
         return
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -67,7 +67,9 @@ def main() -> None:
         )
         ours, plain = [], []
         for _ in range(a.repeat):
-            ours.append(whole([*gm, "simulate", "--jobs", str(table), "--nodes", "105", "--out", str(tmp / "gm.csv")]))
+            ours.append(
+                whole([*gm, "simulate", "--job-table", str(table), "--nodes", "105", "--out", str(tmp / "gm.csv")])
+            )
             plain.append(
                 whole(
                     [
@@ -86,7 +88,9 @@ def main() -> None:
         cols = ["start", "end", "preemptions", "payment"]
         agree = len(g) == len(h) and bool((g[cols] == h[cols]).all().all())
         mo, mp = statistics.median(ours), statistics.median(plain)
-        print(f"simulate --jobs on the LPC job table ({len(g):,} jobs, 105 nodes, HB + k-th price), whole processes:")
+        print(
+            f"simulate --job-table on the LPC job table ({len(g):,} jobs, 105 nodes, HB + k-th price), whole processes:"
+        )
         print(f"  gamemarket: median {mo:.2f} s (min {min(ours):.2f}, max {max(ours):.2f})")
         print(f"  plain heapq: median {mp:.2f} s (min {min(plain):.2f}, max {max(plain):.2f})")
         print(f"  ratio of medians: {mo / mp:.2f} (target <= 0.3); outcomes agree exactly: {agree}")

@@ -1121,10 +1121,10 @@ def study_cases(draw) -> Case:
 # ================================================================================== job tables, games, models
 @st.composite
 def job_table_cases(draw) -> Case:
-    """A job table (CSV or Parquet; valid, hostile cells, columns or types) simulated with ``--jobs``."""
+    """A job table (CSV or Parquet; valid, hostile cells, columns or types) simulated with ``--job-table``."""
     fmt = draw(st.sampled_from(["csv", "csv", "parquet"]))
     data, note = draw(csv_job_table() if fmt == "csv" else parquet_job_table())
-    argv = ["simulate", "--jobs", f"t.{fmt}", "--nodes", str(draw(st.integers(1, 6)))]
+    argv = ["simulate", "--job-table", f"t.{fmt}", "--nodes", str(draw(st.integers(1, 6)))]
     if draw(st.booleans()):
         argv += ["--scheduler", draw(st.sampled_from(["hb", "nphb", "wspt", "wspt-est", "fcfs"]))]
         argv += ["--payment", draw(st.sampled_from(["first", "kth"])), "--reserve", draw(st.sampled_from(["0", "1"]))]
@@ -1191,7 +1191,18 @@ def model_cases(draw) -> Case:
     if which == "simulate":
         argv = ["simulate", "--workload", "m.toml", "--synthetic-jobs", jobs, "--nodes", nodes, "--format", "json"]
     elif which == "compare":
-        argv = ["workload", "compare", "m.toml", "m.toml", "--nodes", nodes, "--jobs", jobs, "--format", "json"]
+        argv = [
+            "workload",
+            "compare",
+            "m.toml",
+            "m.toml",
+            "--nodes",
+            nodes,
+            "--synthetic-jobs",
+            jobs,
+            "--format",
+            "json",
+        ]
     elif which == "info":
         argv = ["workload", "info", "m.toml"]
     else:
@@ -1275,7 +1286,7 @@ BASES = [
     ["simulate", "--jobs", "t.csv", "--nodes", "3", "--out", "o.csv", "--jobs-out", "j.parquet"],
     ["workload", "info", "t.swf", "--nodes", "3"],
     ["workload", "fit", "t.swf", "--out", "m2.toml"],
-    ["workload", "compare", "t.swf", "m.toml", "--nodes", "3", "--jobs", "60", "--format", "json"],
+    ["workload", "compare", "t.swf", "m.toml", "--nodes", "3", "--synthetic-jobs", "60", "--format", "json"],
     ["workload", "fetch", "LPC-EGEE-2004-1.2-cln", "--dest", "dl", "--url", f"file://{D}/t.swf"],
     STUDY_RUN,
     ["study", "status", "studies/s.toml"],

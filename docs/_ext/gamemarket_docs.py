@@ -7,6 +7,8 @@ committed ones true.
   docs/_ext/gamemarket_docs.py`` writes it again. ``tests/test_docs.py`` checks the same.
 - ``{benchmark-results}``: every ``benchmarks/results/*.txt`` as it is (and the figures beside them), found
   when the page is built, so that a new benchmark's figures appear without retyping a number.
+- ``cli_parser()``: the command line's parser as ``docs/reference/cli.md`` documents it (examples as code
+  blocks).
 - ``{registry}``: a table of a registry's entries (schedulers, payment schemes, mechanisms), read from the code.
 - ``{job-table-columns}``: the job table's declared columns, read from the code that checks a table.
 - ``{bibliography}``: the project's one bibliography (the ``## References`` list of a Markdown file, ``- [Key]
@@ -54,6 +56,30 @@ def generated_pages() -> dict[Path, str]:
 def stale_pages() -> list[Path]:
     """The generated pages whose committed text differs from what the code gives now."""
     return [p for p, text in generated_pages().items() if not p.exists() or p.read_text() != text]
+
+
+def cli_parser():
+    """``gamemarket.cli.build_parser()`` as ``docs/reference/cli.md``'s ``argparse`` blocks read it: each command's
+    examples (its epilog, ``examples:`` and one command a line indented by two, kept as lines by the terminal's
+    help formatter) made a code block (indented by four: the page is MyST Markdown, which sphinx-argparse parses
+    an epilog as), which it would otherwise run together into one paragraph.
+    """
+    import argparse
+
+    from gamemarket.cli import build_parser
+
+    def literal(parser: argparse.ArgumentParser) -> None:
+        if parser.epilog and parser.epilog.startswith("examples:\n"):
+            lines = parser.epilog.split("\n")[1:]
+            parser.epilog = "Examples:\n\n" + "\n".join("  " + line for line in lines)
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub in action.choices.values():
+                    literal(sub)
+
+    parser = build_parser()
+    literal(parser)
+    return parser
 
 
 def _check_generated(app) -> None:

@@ -110,8 +110,12 @@ def hb_pair(provs, providers) -> tuple[str | None, str | None]:
 def _rule(diff: pd.Series, what: str) -> tuple[str, str]:
     """(measured, verdict) of a difference the rules make non-negative on every seed."""
     holds = bool(len(diff) and (diff >= 0).all())
+    cases = f"{len(diff)} seeds"
+    if "consumer" in (diff.index.names or []):  # one difference per seed and consumer mix: count both
+        mixes, seeds = (diff.index.get_level_values(k).nunique() for k in ("consumer", "seed"))
+        cases = f"{len(diff)} pairs of seed and consumer mix ({seeds} seeds x {mixes} mixes)"
     return (
-        f"{what}: {diff.mean():+.4g} (every one of {len(diff)} seeds >= 0: {'yes' if holds else 'NO'})",
+        f"{what}: {diff.mean():+.4g} (every one of {cases} >= 0: {'yes' if holds else 'NO'})",
         RULES if holds else "contradicted (the rules imply it: check the engine)",
     )
 

@@ -20,7 +20,7 @@ from gamemarket.games.io import equilibria_records, profile_words, to_csv_table,
 from gamemarket.games.robustness import Robustness, best_responses, bootstrap
 from gamemarket.io.files import atomic_path
 from gamemarket.io.jobtable import write_table
-from gamemarket.io.names import slug
+from gamemarket.io.names import slug, workload_name
 from gamemarket.io.ownership import OutputFolder
 from gamemarket.market.base import MARKETS
 from gamemarket.market.payoffs import aggressive_group
@@ -65,6 +65,8 @@ class StudyAnalysis:
 
 DEFAULT_METHODS = ("pure", "polytope")
 PAPER_CONSUMERS = ("FT", "SRG")  #: the paper's two bidding models (its providers: HB with first and k-th price)
+#: the columns of a run that measure the machine, not the market: kept in the results, left out of exports
+TIMING_COLUMNS = ("task_seconds",)
 
 
 def game_flags(game: Game, solution: Solution, consumers: dict) -> list[str]:
@@ -245,8 +247,11 @@ def export(analysis: StudyAnalysis, out: OutputFolder | str | Path, prefix: str 
     def file(name: str) -> Path:
         return out.file(prefix + name)
 
-    written = [write_table(analysis.metrics, file("runs.csv"))]
-    payload = {"study": analysis.spec.name, "version": __version__, "meta": analysis.meta, "games": []}
+    # a report's data hold no timing and no path of the machine that ran the study (its results folder keeps both)
+    meta = {**analysis.meta, "workload": workload_name(analysis.meta.get("workload"))}
+    runs = analysis.metrics.drop(columns=[c for c in TIMING_COLUMNS if c in analysis.metrics.columns])
+    written = [write_table(runs, file("runs.csv"))]
+    payload = {"study": analysis.spec.name, "version": __version__, "meta": meta, "games": []}
     eq_rows = []
     for sg in analysis.games:
         s = slug(sg.name, "game")

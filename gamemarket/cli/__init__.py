@@ -10,6 +10,7 @@ import gc
 import sys
 
 from gamemarket import __version__
+from gamemarket.cli.options import examples, use_help_formatter
 from gamemarket.errors import GameMarketError
 
 
@@ -22,7 +23,15 @@ def build_parser() -> argparse.ArgumentParser:
     from gamemarket.cli.studies import add_study_commands
     from gamemarket.cli.workload import add_workload_commands
 
-    p = argparse.ArgumentParser(prog="gamemarket", description="Game-theoretic analysis of computing markets.")
+    p = argparse.ArgumentParser(
+        prog="gamemarket",
+        description="Game-theoretic analysis of computing markets.",
+        epilog=examples(
+            "gamemarket study run studies/default.toml",
+            "gamemarket simulate --synthetic-jobs 2000 --payment kth",
+            "gamemarket COMMAND --help",
+        ),
+    )
     p.add_argument("--version", action="version", version=f"gamemarket {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
     add_workload_commands(sub)
@@ -30,6 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_study_commands(sub)
     add_pricing_commands(sub)
     add_plugin_commands(sub)
+    use_help_formatter(p)
     return p
 
 

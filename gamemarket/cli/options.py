@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import math
 import re
+import sys
 
 #: numpy's seeds and the engine's counters are 64-bit: a seed must fit
 MAX_SEED = 2**63 - 1
@@ -106,4 +107,72 @@ def add_force(parser, what: str) -> None:
         "--force",
         action="store_true",
         help=f"replace {what} where it exists and gamemarket did not write it (inputs are never replaced)",
+    )
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Every command's help: descriptions and epilogs keep their lines (the examples), and an option's help
+    ends with its default where it has one and the help does not already say it.
+
+    ``argparse.ArgumentDefaultsHelpFormatter`` would also print ``(default: None)`` for an option whose
+    absence means something a sentence says better ("the model's own"), and ``(default: False)`` for
+    every flag; here those help texts state their default in words.
+    """
+
+    def _get_help_string(self, action) -> str:
+        text = action.help or ""
+        default = action.default
+        if (
+            default is None
+            or default is argparse.SUPPRESS
+            or isinstance(default, bool)
+            or "default" in text
+            or not action.option_strings
+        ):
+            return text
+        shown = " ".join(map(str, default)) if isinstance(default, (list, tuple)) else "%(default)s"
+        return f"{text} (default: {shown})"
+
+
+def use_help_formatter(parser: argparse.ArgumentParser) -> None:
+    """Give ``parser`` and all its subcommands' parsers :class:`HelpFormatter` (set after they are built, so
+    that a command group registered anywhere gets it)."""
+    parser.formatter_class = HelpFormatter
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                use_help_formatter(sub)
+
+
+def examples(*lines: str) -> str:
+    """A subcommand's epilog: its example command lines, one per line (kept as written by :class:`HelpFormatter`)."""
+    return "examples:\n" + "\n".join(f"  {line}" for line in lines)
+
+
+class DeprecatedAlias(argparse.Action):
+    """An option's old spelling, kept for one release: stores into the new option's ``dest`` and prints a
+    one-line deprecation warning on stderr naming the new spelling."""
+
+    def __init__(self, option_strings, dest, *, new: str, **kwargs):
+        self.new = new
+        kwargs.setdefault("help", f"deprecated spelling of {new}")
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(
+            f"gamemarket: warning: {option_string} is deprecated and will be removed; use {self.new}", file=sys.stderr
+        )
+        setattr(namespace, self.dest, values)
+
+
+def add_deprecated_alias(parser, old: str, new_action: argparse.Action) -> None:
+    """Register ``old`` as a deprecated spelling of ``new_action`` (same type and destination)."""
+    parser.add_argument(
+        old,
+        action=DeprecatedAlias,
+        new=new_action.option_strings[0],
+        dest=new_action.dest,
+        type=new_action.type,
+        metavar=new_action.metavar or new_action.dest.upper(),
+        default=argparse.SUPPRESS,
     )

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from gamemarket.cli.options import SEED, integer
+from gamemarket.cli.options import SEED, examples, integer
 from gamemarket.plugins import load_plugin
 
 #: the number of random cases of each check
@@ -58,9 +58,13 @@ def add_plugin_commands(sub) -> None:
         "check",
         help="run the conformance checks on every scheduler and payment scheme a plugin registers",
         description="Loads the plugin (which runs its code), then checks each entry against the plain reference.",
+        epilog=examples(
+            "gamemarket plugin check examples/plugins/lowest_running.py",
+            "gamemarket plugin check mechanisms.py --cases 100 --seed 1 --format json",
+        ),
     )
     c.add_argument("file", help="the plugin: a .py file, or the name of an installed entry point")
-    c.add_argument("--cases", type=CASES, default=30, help="random cases per check (default 30)")
-    c.add_argument("--seed", type=SEED, default=0, help="the cases' seed (default 0)")
-    c.add_argument("--format", choices=["text", "json"], default="text")
+    c.add_argument("--cases", type=CASES, default=30, help="random cases per check")
+    c.add_argument("--seed", type=SEED, default=0, help="the cases' seed")
+    c.add_argument("--format", choices=["text", "json"], default="text", help="each check's result as text or JSON")
     c.set_defaults(func=cmd_plugin_check)

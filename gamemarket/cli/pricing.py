@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from gamemarket.cli.options import POSITIVE, SEED, add_force, integer
+from gamemarket.cli.options import POSITIVE, SEED, add_force, examples, integer
 from gamemarket.errors import InputError
 from gamemarket.io.files import atomic_path, dumps_json
 from gamemarket.io.ownership import check_output_file, check_outputs
@@ -118,13 +118,26 @@ def add_pricing_commands(sub) -> None:
     pr = sub.add_parser("price", help="allocation of fungible resources by price discovery").add_subparsers(
         dest="pcmd", required=True
     )
-    s = pr.add_parser("solve", help="discover prices and a feasible allocation; exit 3 when not converged")
-    s.add_argument(
-        "problem", nargs="?", help="a saved problem (.npz with A, R, optional demand/weight/target, utility)"
+    s = pr.add_parser(
+        "solve",
+        help="discover prices and a feasible allocation; exit 3 when not converged",
+        epilog=examples(
+            "gamemarket price solve --n 100000 --m 4 --utility log --seed 1",
+            "gamemarket price solve problem.npz --out result.npz --format json --quiet",
+        ),
     )
-    s.add_argument("--n", type=integer(min=1, limit=10**8, what="a number of jobs"), help="jobs (synthetic family)")
     s.add_argument(
-        "--m", type=integer(min=1, limit=10**4, what="a number of resources"), help="resources (synthetic family)"
+        "problem",
+        nargs="?",
+        help="a saved problem (.npz with A, R, optional demand/weight/target, utility); or none and --n, --m",
+    )
+    s.add_argument(
+        "--n", type=integer(min=1, limit=10**8, what="a number of jobs"), help="jobs (synthetic family; default: none)"
+    )
+    s.add_argument(
+        "--m",
+        type=integer(min=1, limit=10**4, what="a number of resources"),
+        help="resources (synthetic family; default: none)",
     )
     s.add_argument("--utility", help="linear, log, target or alpha:<value> (synthetic family; default log)")
     s.add_argument("--seed", type=SEED, default=0, help="seed of the synthetic family's draw")
@@ -132,12 +145,21 @@ def add_pricing_commands(sub) -> None:
     s.add_argument(
         "--eps", type=POSITIVE, help="stopping duality gap (default 1e-4 n; 1e-3 n for linear and target utilities)"
     )
-    s.add_argument("--max-iter", type=integer(min=1, what="a number of iterations"), default=500)
-    s.add_argument("--method", default="auto", choices=["lbfgs", "newton", "auto"])
-    s.add_argument("--backend", default="numpy", choices=["numpy", "torch"])
+    s.add_argument(
+        "--max-iter", type=integer(min=1, what="a number of iterations"), default=500, help="iterations at most"
+    )
+    s.add_argument(
+        "--method",
+        default="auto",
+        choices=["lbfgs", "newton", "auto"],
+        help="the dual's optimiser: L-BFGS-B, projected Newton, or L-BFGS-B rounds with Newton steps (auto)",
+    )
+    s.add_argument("--backend", default="numpy", choices=["numpy", "torch"], help="array library of the evaluations")
     s.add_argument("--device", default="cpu", help="torch device: cpu or cuda")
-    s.add_argument("--out", help="save prices, allocation and throughputs (.npz) and the trace (.trace.csv)")
-    s.add_argument("--format", choices=["text", "json"], default="text")
+    s.add_argument(
+        "--out", help="save prices, allocation and throughputs (.npz) and the trace (.trace.csv); default: none"
+    )
+    s.add_argument("--format", choices=["text", "json"], default="text", help="how the result is printed")
     s.add_argument("--quiet", action="store_true", help="no per-evaluation trace")
     add_force(s, "the --out files")
     s.set_defaults(func=cmd_price_solve)

@@ -6,7 +6,7 @@ import sys
 import time
 from pathlib import Path
 
-from gamemarket.cli.options import JOBS_COUNT, LOAD, NONNEGATIVE, SEED, add_force
+from gamemarket.cli.options import JOBS_COUNT, LOAD, NONNEGATIVE, SEED, add_deprecated_alias, add_force, examples
 from gamemarket.cli.output import print_dict
 from gamemarket.cli.plugin import add_plugin_option
 from gamemarket.cli.workload import workload_options
@@ -29,8 +29,8 @@ def cmd_simulate(a) -> int:
     mech = Mechanism(a.scheduler, a.payment, a.reserve)
     _check_outputs(a)
     t0 = time.perf_counter()
-    fast = a.jobs and not a.jobs_out and (not a.out or str(a.out).lower().endswith(".csv"))
-    if a.jobs:
+    fast = a.job_table and not a.jobs_out and (not a.out or str(a.out).lower().endswith(".csv"))
+    if a.job_table:
         given = [
             f"--{k.replace('_', '-')}"
             for k in ("workload", "mix", "seed", "synthetic_jobs", "load", "reduction")
@@ -38,23 +38,23 @@ def cmd_simulate(a) -> int:
         ]
         if given:
             raise InputError(
-                f"--jobs {a.jobs}: a job table fixes the jobs, bids and every random draw, so "
+                f"--job-table {a.job_table}: a job table fixes the jobs, bids and every random draw, so "
                 f"{', '.join(given)} would have no effect; leave {'it' if len(given) == 1 else 'them'} out"
             )
         if a.nodes is None:
-            raise InputError("--jobs needs --nodes (a job table carries no processor count)")
+            raise InputError("--job-table needs --nodes (a job table carries no processor count)")
         # a job table in and CSV out go without pandas (its import is a good part of a short run's time)
-        table = jobtable.read_columns(a.jobs) if fast else jobtable.read(a.jobs)
+        table = jobtable.read_columns(a.job_table) if fast else jobtable.read(a.job_table)
         short = jobtable.short_estimates(table)
         if short:
             print(
-                f"gamemarket: note: {a.jobs}: {short} of {len(table['id'])} jobs have an estimate below their run "
+                f"gamemarket: note: {a.job_table}: {short} of {len(table['id'])} jobs have an estimate below their run "
                 "time; "
                 "kept as they are (market model section 7), and only wspt-est reads them",
                 file=sys.stderr,
             )
         nodes = a.nodes
-        source = str(a.jobs)
+        source = str(a.job_table)
         seed = None
     else:  # the workload modules (and scipy) only where a workload is read or generated
         from gamemarket import bids, consumers
@@ -96,7 +96,7 @@ def cmd_simulate(a) -> int:
         if a.out:
             jobtable.write_table(jobtable.arrow_table(jobs, CATEGORIES), a.out)
     else:
-        result = simulate(table, nodes, mech, validate=not a.jobs)  # jobtable.read has validated a job table
+        result = simulate(table, nodes, mech, validate=not a.job_table)  # jobtable.read has validated a job table
         run_summary = result.summary
         elapsed = time.perf_counter() - t0
         if a.out:
@@ -104,7 +104,7 @@ def cmd_simulate(a) -> int:
     summary = {
         "workload": source,
         **mech.describe(),
-        "mix": a.mix or "FT" if not a.jobs else "from job table",
+        "mix": a.mix or "FT" if not a.job_table else "from job table",
         "seed": seed if seed is not None else "from job table",
         **run_summary,
         "seconds": round(elapsed, 3),
@@ -122,7 +122,7 @@ def _check_outputs(a) -> None:
     from gamemarket.io.jobtable import check_table_path
 
     workload = a.workload if a.workload and not a.workload.endswith(".toml") else None
-    inputs = [p for p in (a.jobs, workload) if p and Path(p).exists()]
+    inputs = [p for p in (a.job_table, workload) if p and Path(p).exists()]
     check_outputs({"--out": a.out, "--jobs-out": a.jobs_out}, inputs)
     for option in ("out", "jobs_out"):
         path = getattr(a, option)
@@ -147,11 +147,25 @@ def _entries_help(registry: Registry, default: str) -> str:
 
 def add_simulate_command(sub) -> None:
     """Register ``gamemarket simulate`` on the parser's subcommands ``sub``."""
-    s = sub.add_parser("simulate", help="run one profile (mechanism x beta mix) and print the summary")
+    s = sub.add_parser(
+        "simulate",
+        help="run one profile (mechanism x beta mix) and print the summary",
+        description="Run one profile (a mechanism and a beta mix) on one workload or job table; print its summary.",
+        epilog=examples(
+            "gamemarket simulate --synthetic-jobs 2000 --scheduler hb --payment kth --mix SRG",
+            "gamemarket simulate --workload LPC-EGEE-2004-1.2-cln --reduction 0.5 --jobs-out table.csv",
+            "gamemarket simulate --job-table table.csv --nodes 105 --payment first --out outcomes.parquet",
+        ),
+    )
     s.add_argument(
         "--workload", help="an SWF path, a known trace name, 'synthetic' (default), or a workload model file (.toml)"
     )
-    s.add_argument("--jobs", help="a job table (CSV/Parquet, section 8) fixing every bid; needs --nodes")
+    table = s.add_argument(
+        "--job-table",
+        help="a job table (CSV/Parquet, market model section 8) fixing every bid; needs --nodes "
+        "(default: none, a workload's jobs and bids are drawn)",
+    )
+    add_deprecated_alias(s, "--jobs", table)
     workload_options(s)
     s.add_argument("--synthetic-jobs", type=JOBS_COUNT, help="synthetic workload size (default 4000; a model's own)")
     s.add_argument("--load", type=LOAD, help="synthetic workload's offered load (default 0.9; a model's own)")
@@ -162,12 +176,15 @@ def add_simulate_command(sub) -> None:
         ("--payment", PAYMENTS, Mechanism.payment),
     ):
         s.add_argument(option, default=default, metavar=_names(registry), help=_entries_help(registry, default))
-    s.add_argument("--reserve", type=NONNEGATIVE, default=1.0, help="reservation price r")
+    s.add_argument("--reserve", type=NONNEGATIVE, default=1.0, help="reservation price r (per unit of bid)")
     s.add_argument("--mix", help="FT (default), SRG or 'fraction:beta,...'")
     s.add_argument("--seed", type=SEED, help="seed of the workload's draw and of the bids (default 0)")
-    s.add_argument("--out", help="per-job outcome table (.csv or .parquet)")
-    s.add_argument("--jobs-out", help="write the job table used (.csv or .parquet) to repeat the run with --jobs")
-    s.add_argument("--format", choices=["text", "json"], default="text")
+    s.add_argument("--out", help="write the per-job outcome table here (.csv or .parquet; default: none)")
+    s.add_argument(
+        "--jobs-out",
+        help="write the job table used (.csv or .parquet) to repeat the run with --job-table (default: none)",
+    )
+    s.add_argument("--format", choices=["text", "json"], default="text", help="how the summary is printed")
     add_force(s, "the --out and --jobs-out files")
     add_plugin_option(s)
     s.set_defaults(func=cmd_simulate)

@@ -7,7 +7,7 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from gamemarket.cli.options import integer
+from gamemarket.cli.options import examples, integer
 from gamemarket.cli.plugin import add_plugin_option
 from gamemarket.errors import InputError, UndefinedPayoffError
 from gamemarket.io.files import dumps_json
@@ -212,13 +212,10 @@ def _run_bimatrix(a, spec) -> int:
         from gamemarket.analysis.study import analyze
         from gamemarket.reports import write_report
 
-        path = write_report(
-            analyze(spec, methods=tuple(a.methods), for_report=True),
-            wall_seconds=time.perf_counter() - t0,
-            force=a.force,
-            n_jobs=a.n_jobs,
-        )
-        print(f"report: {path}")
+        t1 = time.perf_counter()
+        path = write_report(analyze(spec, methods=tuple(a.methods), for_report=True), force=a.force, n_jobs=a.n_jobs)
+        # the times go to the log, not into the report (a report written again from the same results is the same)
+        print(f"report: {path} (written in {time.perf_counter() - t1:.1f} s; {time.perf_counter() - t0:.1f} s in all)")
     return 0
 
 
@@ -389,8 +386,9 @@ def cmd_report(a) -> int:
     from gamemarket.reports.report import claim_folder
 
     claim_folder(Path(spec.report_dir), spec, a.force)  # refuse another study's folder before the work
+    t0 = time.perf_counter()
     path = write_report(analyze(spec, methods=tuple(a.methods), for_report=True), force=a.force)
-    print(f"report: {path}")
+    print(f"report: {path} (written in {time.perf_counter() - t0:.1f} s)")
     return 0
 
 
@@ -429,32 +427,54 @@ def add_study_commands(sub) -> None:
     """
     methods_help = "equilibrium methods: pure, polytope, support_enumeration, vertex_enumeration, lemke_howson"
     st = sub.add_parser("study", help="run equilibrium studies").add_subparsers(dest="scmd", required=True)
-    r = st.add_parser("run", help="run every unfinished profile x seed, then write the report")
-    r.add_argument("file", help="the study file (.toml)")
-    r.add_argument("--n-jobs", type=_workers, default=-1, help="worker processes (default -1: all cores)")
-    r.add_argument("--scheduler-address", help="a dask.distributed scheduler, e.g. tcp://10.0.0.1:8786")
-    r.add_argument("--no-report", action="store_true", help="run the simulations only; write no report")
-    r.add_argument("--no-progress", action="store_true", help="no progress bar")
+    r = st.add_parser(
+        "run",
+        help="run every unfinished profile x seed, then write the report",
+        epilog=examples(
+            "gamemarket study run studies/default.toml",
+            "gamemarket study run mine.toml --n-jobs 4 --results out/results --report out/report",
+            "gamemarket study run studies/shudler2010.toml --scheduler-address tcp://10.0.0.1:8786",
+        ),
+    )
+    r.add_argument("file", help="the study file (.toml); runs already stored in its results folder are kept")
+    r.add_argument("--n-jobs", type=_workers, default=-1, help="worker processes (-1: all cores)")
+    r.add_argument(
+        "--scheduler-address",
+        help="a dask.distributed scheduler, e.g. tcp://10.0.0.1:8786 (default: none, local worker processes)",
+    )
+    r.add_argument(
+        "--no-report", action="store_true", help="run the simulations only; write no report (default: write it)"
+    )
+    r.add_argument(
+        "--no-progress", action="store_true", help="no progress bar on stderr (default: one where stderr is a terminal)"
+    )
     r.add_argument("--methods", nargs="+", default=["pure", "polytope"], help=methods_help)
     _output_options(r)
     r.add_argument(
         "--force",
         action="store_true",
         help="write into a results or report folder gamemarket did not make, or that belongs to another study "
-        "(files of the names gamemarket writes are replaced; nothing else is touched)",
+        "(files of the names gamemarket writes are replaced; nothing else is touched; default: refuse)",
     )
     add_plugin_option(r)
     r.set_defaults(func=cmd_study_run)
     n = st.add_parser(
         "new",
         help="write a commented study file that runs as it is",
-        epilog="example: gamemarket study new mine && gamemarket study run mine.toml",
+        epilog=examples(
+            "gamemarket study new mine && gamemarket study run mine.toml",
+            "gamemarket study new my-population --population",
+        ),
     )
     n.add_argument("name", help="the study's name, or a file name NAME.toml (the study's name is its stem)")
     n.add_argument("--population", action="store_true", help="a population game (default: a provider/consumer game)")
-    n.add_argument("--force", action="store_true", help="replace an existing file of that name")
+    n.add_argument("--force", action="store_true", help="replace an existing file of that name (default: refuse)")
     n.set_defaults(func=cmd_study_new)
-    s = st.add_parser("status", help="how many runs are stored")
+    s = st.add_parser(
+        "status",
+        help="how many runs are stored",
+        epilog=examples("gamemarket study status studies/default.toml"),
+    )
     s.add_argument("file", help="the study file (.toml)")
     _output_options(s, report=False)
     s.set_defaults(func=cmd_study_status)
@@ -463,34 +483,55 @@ def add_study_commands(sub) -> None:
     gs = g.add_parser(
         "solve",
         help="equilibria of a study's games, a CSV payoff table, an .nfg file or an EGTA JSON role-symmetric game",
+        epilog=examples(
+            "gamemarket game solve studies/default.toml --game all-jobs",
+            "gamemarket game solve reports/default/data/game-all-jobs.nfg --format json",
+        ),
     )
     gs.add_argument(
         "file", help="a study file (.toml), a game (.nfg), a payoff table (.csv) or an EGTA JSON game (.json)"
     )
-    gs.add_argument("--game", help="only this game of a study")
+    gs.add_argument("--game", help="only this game of a study (default: all of them)")
     _output_options(gs, report=False)
-    gs.add_argument("--format", choices=["text", "json"], default="text")
+    gs.add_argument("--format", choices=["text", "json"], default="text", help="how the equilibria are printed")
     gs.add_argument("--methods", nargs="+", default=["pure", "polytope"], help=methods_help)
-    gs.add_argument("--resamples", type=_resamples, default=1000, help="bootstrap resamples for robustness")
-    gs.add_argument("--time-limit", type=float, default=10.0, help="seconds per nashpy method")
+    gs.add_argument(
+        "--resamples", type=_resamples, default=1000, help="bootstrap resamples of the seeds for robustness"
+    )
+    gs.add_argument("--time-limit", type=float, default=10.0, help="seconds per nashpy method (wall clock)")
     add_plugin_option(gs)
     gs.set_defaults(func=cmd_game_solve)
-    ge = g.add_parser("export", help="payoff tables, equilibria (CSV, JSON) and .nfg files of a study")
+    ge = g.add_parser(
+        "export",
+        help="payoff tables, equilibria (CSV, JSON) and .nfg files of a study",
+        epilog=examples("gamemarket game export studies/default.toml --out exported/"),
+    )
     ge.add_argument("file", help="the study file (.toml)")
     ge.add_argument("--out", help="folder (default: the study's report folder /data)")
     _output_options(ge)
-    ge.add_argument("--force", action="store_true", help="write into a folder gamemarket did not make")
+    ge.add_argument(
+        "--force", action="store_true", help="write into a folder gamemarket did not make (default: refuse)"
+    )
     ge.add_argument("--methods", nargs="+", default=["pure", "polytope"], help=methods_help)
-    ge.add_argument("--resamples", type=_resamples, default=1000)
+    ge.add_argument(
+        "--resamples", type=_resamples, default=1000, help="bootstrap resamples of the seeds for robustness"
+    )
     ge.set_defaults(func=cmd_game_export)
 
-    rp = sub.add_parser("report", help="write a study's report (HTML + Markdown + figures + tables)")
-    rp.add_argument("study", help="the study file (.toml)")
+    rp = sub.add_parser(
+        "report",
+        help="write a study's report (HTML + Markdown + figures + tables)",
+        epilog=examples(
+            "gamemarket report studies/default.toml",
+            "gamemarket report mine.toml --results out/results --report out/report",
+        ),
+    )
+    rp.add_argument("study", help="the study file (.toml); its runs must be stored (see study run)")
     rp.add_argument("--methods", nargs="+", default=["pure", "polytope"], help=methods_help)
     _output_options(rp)
     rp.add_argument(
         "--force",
         action="store_true",
-        help="write into a report folder gamemarket did not make, or that belongs to another study",
+        help="write into a report folder gamemarket did not make, or that belongs to another study (default: refuse)",
     )
     rp.set_defaults(func=cmd_report)

@@ -6,7 +6,16 @@ import sys
 import time
 from pathlib import Path
 
-from gamemarket.cli.options import JOBS_COUNT, NODES, POSITIVE, REDUCTION, SEED, add_force
+from gamemarket.cli.options import (
+    JOBS_COUNT,
+    NODES,
+    POSITIVE,
+    REDUCTION,
+    SEED,
+    add_deprecated_alias,
+    add_force,
+    examples,
+)
 from gamemarket.cli.output import print_dict
 from gamemarket.errors import InputError
 from gamemarket.io.files import dumps_json
@@ -22,9 +31,15 @@ def workload_options(sp) -> None:
         help="parallel records: split into serial jobs (default) or drop",
     )
     sp.add_argument("--skip-bad-lines", action="store_true", help="skip malformed SWF lines and report how many")
-    sp.add_argument("--nodes", type=NODES, help="number of nodes")
     sp.add_argument(
-        "--reduction", type=REDUCTION, help="derive nodes = floor(MaxProcs * (1 - reduction)); a fraction in [0, 1)"
+        "--nodes",
+        type=NODES,
+        help="number of nodes (default: the workload's own, a trace's header MaxProcs or a model's nodes)",
+    )
+    sp.add_argument(
+        "--reduction",
+        type=REDUCTION,
+        help="derive nodes = floor(MaxProcs * (1 - reduction)); a fraction in [0, 1) (default: none, i.e. 0)",
     )
 
 
@@ -70,7 +85,7 @@ def _workload_for_compare(source: str, nodes: int, seed: int, jobs: int | None):
         model = WorkloadModel.read(source)
         return generate_from_model(model, jobs=jobs, nodes=nodes, seed=seed), f"{Path(source).name} (seed {seed})"
     if jobs is not None:
-        raise InputError("--jobs applies to model files only; a trace has its own jobs")
+        raise InputError("--synthetic-jobs applies to model files only; a trace has its own jobs")
     return load(source), Path(source).name
 
 
@@ -90,7 +105,7 @@ def cmd_workload_compare(a) -> int:
         check_output_file(check_figure_path(a.figure), option="--figure", force=a.force)
     cols, curves = {}, {}
     for src in (a.a, a.b):
-        w, label = _workload_for_compare(src, a.nodes, a.seed, a.jobs)
+        w, label = _workload_for_compare(src, a.nodes, a.seed, a.synthetic_jobs)
         st = workload_stats(w.jobs, a.nodes)
         run = simulate(
             bids.job_table(w.jobs, consumers.BetaMix.parse("FT"), a.seed), a.nodes, Mechanism("hb", "first", 1.0)
@@ -151,36 +166,70 @@ def cmd_workload_fetch(a) -> int:
 def add_workload_commands(sub) -> None:
     """Register ``gamemarket workload ...`` on the parser's subcommands ``sub``."""
     w = sub.add_parser("workload", help="inspect or download workloads").add_subparsers(dest="wcmd", required=True)
-    wi = w.add_parser("info", help="jobs, processors, span, offered load, run-time quantiles")
+    wi = w.add_parser(
+        "info",
+        help="jobs, processors, span, offered load, run-time quantiles",
+        epilog=examples(
+            "gamemarket workload info LPC-EGEE-2004-1.2-cln --reduction 0.5",
+            "gamemarket workload info synthetic --nodes 64",
+        ),
+    )
     wi.add_argument("path", help="an SWF file (plain or gzip), a known trace name, or 'synthetic'")
     workload_options(wi)
     wi.set_defaults(func=cmd_workload_info)
-    wf = w.add_parser("fetch", help="download a trace from the Parallel Workloads Archive, verifying its SHA-256")
+    wf = w.add_parser(
+        "fetch",
+        help="download a trace from the Parallel Workloads Archive, verifying its SHA-256",
+        epilog=examples(
+            "gamemarket workload fetch LPC-EGEE-2004-1.2-cln",
+            "gamemarket workload fetch LPC-EGEE-2004-1.2-cln --dest traces/",
+        ),
+    )
     wf.add_argument("name", help="trace name, e.g. LPC-EGEE-2004-1.2-cln")
     wf.add_argument("--dest", help="folder (default $GAMEMARKET_TRACES or ~/.cache/gamemarket/traces)")
-    wf.add_argument("--url", help="download from this address instead (the checksum is still enforced)")
+    wf.add_argument(
+        "--url",
+        help="download from this address instead (the checksum is still enforced; default: the archive's address)",
+    )
     add_force(wf, "a file of the trace's name whose checksum is not the catalogued one")
     wf.set_defaults(func=cmd_workload_fetch)
 
-    wfit = w.add_parser("fit", help="fit the campaign workload model to a trace (numbers only, never its records)")
+    wfit = w.add_parser(
+        "fit",
+        help="fit the campaign workload model to a trace (numbers only, never its records)",
+        epilog=examples(
+            "gamemarket workload fit LPC-EGEE-2004-1.2-cln --reduction 0.5 --out models/lpc-egee-2004.toml"
+        ),
+    )
     wfit.add_argument("trace", help="an SWF file (plain or gzip) or a known trace name")
     workload_options(wfit)
     wfit.add_argument(
         "--threshold",
         type=POSITIVE,
         default=1200.0,
-        help="seconds of silence that end a user's campaign (default 1200)",
+        help="seconds of silence that end a user's campaign",
     )
-    wfit.add_argument("--out", required=True, help="the model file to write (.toml)")
+    wfit.add_argument("--out", required=True, help="the model file to write (.toml; required)")
     add_force(wfit, "the --out file")
     wfit.set_defaults(func=cmd_workload_fit)
-    wc = w.add_parser("compare", help="congestion statistics of two workloads (traces or models) side by side")
+    wc = w.add_parser(
+        "compare",
+        help="congestion statistics of two workloads (traces or models) side by side",
+        epilog=examples(
+            "gamemarket workload compare LPC-EGEE-2004-1.2-cln models/lpc-egee-2004.toml --nodes 35",
+            "gamemarket workload compare LPC-EGEE-2004-1.2-cln models/lpc-egee-2004.toml --nodes 35 \\",
+            "    --synthetic-jobs 5000 --figure compare.png",
+        ),
+    )
     wc.add_argument("a", help="a trace (SWF path or known name) or a model file (.toml)")
     wc.add_argument("b", help="a trace (SWF path or known name) or a model file (.toml)")
-    wc.add_argument("--nodes", type=NODES, required=True, help="number of nodes")
-    wc.add_argument("--seed", type=SEED, default=1, help="seed of a model's draw and of the bids (default 1)")
-    wc.add_argument("--jobs", type=JOBS_COUNT, help="jobs drawn from a model (default: the model's)")
+    wc.add_argument("--nodes", type=NODES, required=True, help="number of nodes (required)")
+    wc.add_argument("--seed", type=SEED, default=1, help="seed of a model's draw and of the bids")
+    count = wc.add_argument(
+        "--synthetic-jobs", type=JOBS_COUNT, help="jobs drawn from a model (default: the model's own count)"
+    )
+    add_deprecated_alias(wc, "--jobs", count)
     wc.add_argument("--figure", help="also draw the comparison figure here (.png, .pdf or .svg; default: none)")
-    wc.add_argument("--format", choices=["text", "json"], default="text")
+    wc.add_argument("--format", choices=["text", "json"], default="text", help="how the statistics are printed")
     add_force(wc, "the --figure file")
     wc.set_defaults(func=cmd_workload_compare)

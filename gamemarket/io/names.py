@@ -47,3 +47,29 @@ def slug(name: str, what: str = "name") -> str:
     if not out:
         raise InputError(f"{what} {name!r}: has no letter or digit to name its files by")
     return out
+
+
+def workload_name(source) -> str:
+    """A workload's source as a report or an exported file names it, never a path of the machine that ran it.
+
+    A trace file is named by its file name without the folders and the ``.swf``/``.swf.gz`` ending, which for a
+    catalogued trace is its catalogue name (``/data/LPC-EGEE-2004-1.2-cln.swf.gz`` -> ``LPC-EGEE-2004-1.2-cln``);
+    other sources (``synthetic``, a model file) keep their file name. Its SHA-256, printed beside it, says
+    which file it was.
+
+    Parameters
+    ----------
+    source : str or None
+        The workload source as stored with a study's results (``meta["workload"]``).
+
+    Returns
+    -------
+    str
+        The name (``"-"`` for none).
+    """
+    if not source:
+        return "-"
+    name = re.split(r"[\\/]", str(source))[-1]
+    for ending in (".gz", ".swf"):
+        name = name.removesuffix(ending) if name.lower().endswith(ending) else name
+    return name or str(source)

@@ -30,6 +30,7 @@ Fields (``<key>`` is a claim's key in ``data/claims.csv``; ``<game>`` a game's s
 
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
@@ -38,6 +39,7 @@ from gamemarket.analysis.study import slug
 from gamemarket.errors import InputError
 from gamemarket.games.io import mixture_words, profile_words
 from gamemarket.market.base import MARKETS
+from gamemarket.reports.markdown import num
 from gamemarket.studies.spec import NOTE_FIELD as FIELD
 from gamemarket.studies.spec import typed_numbers
 
@@ -46,9 +48,8 @@ def fmt(x: float) -> str:
     """A number as the discussion prints it: thousands separated, three significant digits below 1,000."""
     if x is None or not np.isfinite(x):
         return "n/a"
-    if abs(x) >= 1000:
-        return f"{x:,.0f}"
-    return f"{x:.3g}"
+    whole_digits = int(math.log10(abs(x))) + 1 if abs(x) >= 1000 else 3  # every digit of a large number
+    return num(x, whole_digits)
 
 
 def fmt_ci(mean: float, lo: float, hi: float) -> str:

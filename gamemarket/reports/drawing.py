@@ -6,6 +6,7 @@ from pathlib import Path
 
 from gamemarket.errors import InputError
 from gamemarket.io.files import atomic_path
+from gamemarket.reports.markdown import num
 
 #: the figure formats gamemarket writes, by file name suffix
 FIGURE_FORMATS = {".png": "png", ".pdf": "pdf", ".svg": "svg"}
@@ -43,3 +44,11 @@ def save(fig, path, dpi: float = 110) -> Path:
     finally:
         plt.close(fig)
     return path
+
+
+def people_ticks(axis) -> None:
+    """Tick labels as the reports write numbers (``markdown.num``: thousands separated, no offset label such as
+    ``1e8`` above the axis), on a matplotlib ``axis`` (``ax.yaxis``, ``ax.xaxis``, a colour bar's)."""
+    from matplotlib.ticker import FuncFormatter  # deferred: matplotlib, as every drawing import
+
+    axis.set_major_formatter(FuncFormatter(lambda v, _pos: num(v, 6)))

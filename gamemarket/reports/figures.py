@@ -17,7 +17,7 @@ from matplotlib.patches import Rectangle  # noqa: E402
 from gamemarket.consumers import from_params  # noqa: E402
 from gamemarket.market.outcomes import RUNTIME_GROUPS  # noqa: E402
 from gamemarket.market.payoffs import BID_UNIT, aggressive_group, unit  # noqa: E402
-from gamemarket.reports.drawing import save  # noqa: E402
+from gamemarket.reports.drawing import people_ticks, save  # noqa: E402
 
 LARGE_GAME = 6  #: a game with more strategies than this on either side is drawn stacked, values only
 
@@ -356,6 +356,7 @@ def gain_plot(summary: pd.DataFrame, path: Path) -> Path:
         ax.set_xscale("log")
         ax.set_xlabel("jobs in the market (fixed resource types and load)")
         ax.set_ylabel("utility gain per shading job (bid x s)")
+        people_ticks(ax.yaxis)
         ax.set_title(
             {
                 "SRG": "SRG: the aggressive 10% vs the same jobs truthful",

@@ -4,7 +4,65 @@ self-contained HTML. Shared by every report (the study's, the population study's
 from __future__ import annotations
 
 import html
+import math
 import re
+
+
+def num(x, digits: int = 4, *, sign: bool = False) -> str:
+    """A number as the reports print it for people: ``digits`` significant digits, thousands separated,
+    no exponent, no trailing zeros (``11730.4`` -> ``11,730``; ``-5.912e5`` -> ``-591,200``; ``0.50`` -> ``0.5``).
+
+    Parameters
+    ----------
+    x : float
+        The number; ``None``, NaN and infinities print as ``n/a``, ``inf`` or ``-inf``.
+    digits : int
+        Significant digits (each table chooses its own: its numbers' precision, not the float's).
+    sign : bool
+        Print ``+`` before a positive number (a difference).
+
+    Returns
+    -------
+    str
+        The number, e.g. ``+11,730``. Magnitudes below 1e-4 or from 1e15 keep an exponent (``1.2e-07``).
+    """
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "n/a"
+    x = float(x)
+    plus = "+" if sign else ""
+    if math.isinf(x):
+        return f"{plus if x > 0 else '-'}inf"
+    if x == 0:
+        return "0"
+    rounded = float(f"{x:.{digits}g}")
+    magnitude = math.floor(math.log10(abs(rounded)))
+    if magnitude < -4 or magnitude >= 15:
+        return f"{rounded:{plus}.{digits}g}"
+    decimals = max(digits - 1 - magnitude, 0)
+    text = f"{rounded:{plus},.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if decimals else text  # trailing zeros say nothing, as with %g
+
+
+def num_ci(mean, low, high, digits: int = 4, *, sign: bool = True) -> str:
+    """A mean and its interval as the reports print them: ``+11,730 [+5,329, +18,120]`` (see :func:`num`).
+
+    Parameters
+    ----------
+    mean, low, high : float
+        The mean and the interval's ends; a NaN ``low`` prints the mean alone with ``(no interval)``.
+    digits : int
+        Significant digits of each number.
+    sign : bool
+        Signed numbers (differences, gains), the default.
+
+    Returns
+    -------
+    str
+        ``mean [low, high]``.
+    """
+    if low is None or (isinstance(low, float) and math.isnan(low)):
+        return f"{num(mean, digits, sign=sign)} (no interval)"
+    return f"{num(mean, digits, sign=sign)} [{num(low, digits, sign=sign)}, {num(high, digits, sign=sign)}]"
 
 
 def md_table(headers, rows) -> str:

@@ -22,11 +22,11 @@ from gamemarket import __version__  # noqa: E402
 from gamemarket.games.egta import to_tidy, write_egta  # noqa: E402
 from gamemarket.games.io import mixture_words, write_json  # noqa: E402
 from gamemarket.io.jobtable import write_table  # noqa: E402
-from gamemarket.io.names import slug  # noqa: E402
+from gamemarket.io.names import slug, workload_name  # noqa: E402
 from gamemarket.io.ownership import OutputFolder  # noqa: E402
-from gamemarket.reports.drawing import save  # noqa: E402
-from gamemarket.reports.markdown import md_table, to_html  # noqa: E402
-from gamemarket.reports.report import claim_folder, write_text  # noqa: E402
+from gamemarket.reports.drawing import people_ticks, save  # noqa: E402
+from gamemarket.reports.markdown import md_table, num, num_ci, to_html  # noqa: E402
+from gamemarket.reports.report import claim_folder, figure_lines, workload_words, write_text  # noqa: E402
 
 UNIT = "bid x seconds per job"
 
@@ -54,12 +54,12 @@ def _joint_section(joint: dict) -> list[str]:
         [
             mixture_words(e["provider"]),
             mixture_words(e["consumers"]),
-            f"{e['reduced_regret']:.2g}",
-            _ci(e["consumer_regret"], "{:.3g}"),
-            _ci(e["provider_regret"], "{:.3g}"),
+            num(e["reduced_regret"], 2),
+            _ci(e["consumer_regret"], 3),
+            _ci(e["provider_regret"], 3),
             e["verified"],
             e["stability"],
-            f"{e['expected_revenue_per_agent']:.4g}",
+            num(e["expected_revenue_per_agent"], 4),
         ]
         for e in eqs
     ]
@@ -101,11 +101,12 @@ def _joint_section(joint: dict) -> list[str]:
     return md
 
 
-def _ci(v, fmt="{:.4g}") -> str:
+def _ci(v, digits: int = 4, *, sign: bool = False) -> str:
+    """A (mean, low, high) triple as the report prints it (``markdown.num``), the mean alone without an interval."""
     m, lo, hi = v
     if not np.isfinite(lo):
-        return fmt.format(m)
-    return f"{fmt.format(m)} [{fmt.format(lo)}, {fmt.format(hi)}]"
+        return num(m, digits, sign=sign)
+    return num_ci(m, lo, hi, digits, sign=sign)
 
 
 def tables(an) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -160,7 +161,7 @@ def first_paragraph(an) -> str:
         }
         parts.append(
             "A single user gains significantly by shading when everyone else is truthful under "
-            + "; ".join(f"{m} ({s}: {g[0]:+.4g} [{g[1]:+.4g}, {g[2]:+.4g}] {UNIT})" for m, (s, g) in best.items())
+            + "; ".join(f"{m} ({s}: {_ci(g, 4, sign=True)} {UNIT})" for m, (s, g) in best.items())
             + "."
         )
     if und:
@@ -173,7 +174,7 @@ def first_paragraph(an) -> str:
         r = an.provider["ranking"][0]
         parts.append(
             f"A provider that anticipates the consumers' equilibrium response earns most under {lead} "
-            f"(revenue {r['worst_revenue']:.4g} at its worst consumer equilibrium)."
+            f"(revenue {num(r['worst_revenue'])} at its worst consumer equilibrium)."
         )
     joint = an.provider.get("joint")
     if joint is not None:
@@ -201,6 +202,20 @@ def _count(k: int, one: str, many: str) -> str:
     return f"{k} {one if k == 1 else many}"
 
 
+#: how to read each figure, printed under it (no underscores: the caption is set in italics)
+HOW_TO_READ = {
+    "fig-truthful-gains.png": "How to read it: one group of bars per mechanism, one bar per shading rule: what a "
+    "single user gains by that rule over bidding truthfully when everyone else is truthful, with its 95% CI. "
+    "Where a bar and its whole interval lie above zero, truthful bidding is not an equilibrium.",
+    "fig-revenue-at-equilibrium.png": "How to read it: one bar per consumer equilibrium (mechanism and its "
+    "number), its provider revenue in bid x seconds; green: "
+    "confirmed by runs at the equilibrium, grey: undecided, red: rejected.",
+    "fig-replicator-flow.png": "How to read it: each triangle holds every mixture of the three rules (a corner: "
+    "everyone plays that rule); arrows point where the replicator dynamics move the population, their colour "
+    "is the speed (the colour bar, log10); filled dots are stable equilibria, open dots unstable ones.",
+}
+
+
 def _gains_figure(gains: pd.DataFrame, path: Path) -> Path:
     mechs = list(dict.fromkeys(gains["mechanism"]))
     strats = list(dict.fromkeys(gains["strategy"]))
@@ -215,6 +230,7 @@ def _gains_figure(gains: pd.DataFrame, path: Path) -> Path:
     ax.set_xticks(np.arange(len(mechs)))
     ax.set_xticklabels(mechs, rotation=30, ha="right")
     ax.set_ylabel(f"gain over truthful ({UNIT})")
+    people_ticks(ax.yaxis)
     # the figure's title, in two lines: tight_layout keeps a suptitle clear of the axis' offset label
     # ("1e5") and of the figure's edge, which a long axes title at this width crosses
     fig.suptitle("A single user's gain from shading when everyone else is truthful\n(95% CI over seeds)", fontsize=9)
@@ -231,6 +247,7 @@ def _revenue_figure(eq: pd.DataFrame, path: Path) -> Path:
     ax.set_xticks(np.arange(len(eq)))
     ax.set_xticklabels(labels, rotation=30, ha="right", fontsize=7)
     ax.set_ylabel("provider revenue (bid x seconds)")
+    people_ticks(ax.yaxis)  # 350,000,000, not 3.5 under a "1e8" the title could overlap
     # a suptitle: tight_layout keeps it above the axis' offset label ("1e8"), which an axes title overlaps
     fig.suptitle("Revenue at each consumer equilibrium (green: verified, grey: undecided, red: rejected)", fontsize=9)
     save(fig, path, dpi=110)
@@ -335,7 +352,7 @@ def write_population_report(an, out_dir: str | Path | None = None, *, force: boo
         md += _joint_section(joint)
     md += _simulations_section(an.runs)
     for f in figs:
-        md += [f"![{f.stem}]({f.name})", ""]
+        md += [figure_lines(f.stem, f.name, HOW_TO_READ[f.name])]
     md += [
         f"_gamemarket {__version__}; tables in `data/` (equilibria, truthful gains, each mechanism's reduced game "
         "as EGTA JSON and as a tidy CSV)._",
@@ -368,8 +385,9 @@ def _write_data(an, out: OutputFolder, eq: pd.DataFrame, gains: pd.DataFrame) ->
         {
             "study": an.spec.name,
             "version": __version__,
-            "meta": an.meta,
-            "runs": an.runs,
+            "meta": {**an.meta, "workload": workload_name(an.meta.get("workload"))},  # a name, never a path
+            # how many ran in this call and how long it took is the command's log, not the report's data
+            "runs": {k: v for k, v in an.runs.items() if k not in ("run_now", "wall_seconds")},
             "provider": {k: v for k, v in an.provider.items() if k != "joint"}
             | ({"joint": {k: v for k, v in joint.items() if k != "game"}} if joint is not None else {}),
             "mechanisms": [
@@ -407,9 +425,8 @@ def _intro_section(an) -> list[str]:
         "",
         first_paragraph(an),
         "",
-        f"_{spec.description}_",
-        "",
-        f"Workload: {Path(str(an.meta['workload'])).name} ({an.meta['jobs']:,} jobs, {an.meta['nodes']} nodes). "
+        *([f"_{spec.description}_", ""] if spec.description.strip() else []),
+        f"Workload: {workload_words(an.meta)} ({an.meta['jobs']:,} jobs, {an.meta['nodes']} nodes). "
         "Agents: "
         f"{cfg.agents}. Strategies (shading rules, a beta per private-bid class low/middle/high): "
         + "; ".join(f"{r.name} = {list(r.betas)}" for r in cfg.strategies)
@@ -446,7 +463,7 @@ def _truthful_section(an) -> list[str]:
     cfg = an.config
     rows = [
         [a.mechanism, a.truthful_is_equilibrium]
-        + [_ci(a.truthful_gains[s], "{:+.4g}") for s in cfg.names if s in a.truthful_gains]
+        + [_ci(a.truthful_gains[s], 4, sign=True) for s in cfg.names if s in a.truthful_gains]
         + [str(len(a.seeds))]
         for a in an.answers
     ]
@@ -475,11 +492,11 @@ def _equilibria_section(an) -> list[str]:
                 [
                     a.mechanism,
                     mixture_words(e["mixture"]),
-                    _ci(e["regret"], "{:.3g}"),
+                    _ci(e["regret"], 3),
                     e["verified"],
                     e["stability"],
-                    _ci(e["revenue"], "{:.4g}"),
-                    _ci(e["welfare"], "{:.4g}"),
+                    _ci(e["revenue"], 4),
+                    _ci(e["welfare"], 4),
                 ]
             )
     headers = ["mechanism", "equilibrium mixture", "regret [95% CI]", "verified", "stability", "revenue", "welfare"]
@@ -499,7 +516,7 @@ def _provider_section(an) -> list[str]:
             md_table(
                 ["mechanism", "consumer equilibria", "revenue (worst)", "revenue (best)"],
                 [
-                    [r["mechanism"], str(r["equilibria"]), f"{r['worst_revenue']:.4g}", f"{r['best_revenue']:.4g}"]
+                    [r["mechanism"], str(r["equilibria"]), num(r["worst_revenue"]), num(r["best_revenue"])]
                     for r in an.provider["ranking"]
                 ],
             )
@@ -510,7 +527,7 @@ def _provider_section(an) -> list[str]:
         "Simultaneous equilibria with a pure provider strategy (the mechanism is a revenue best response to "
         "the consumers' equilibrium mixture, every mechanism simulated at that mixture): "
         + (
-            "; ".join(f"{s['mechanism']} with {mixture_words(s['mixture'])} (revenue {s['revenue']:.4g})" for s in sim)
+            "; ".join(f"{s['mechanism']} with {mixture_words(s['mixture'])} (revenue {num(s['revenue'])})" for s in sim)
             if sim
             else "none"
         )
@@ -528,6 +545,6 @@ def _simulations_section(r: dict) -> list[str]:
         f"{r['simulations']:,} simulations (seeds per mechanism: "
         + ", ".join(f"{k} {v}" for k, v in r["seeds"].items())
         + f"), against {r['fixed_design']:,} for a fixed design with every mechanism at the largest seed count "
-        f"used; {r['run_now']:,} run in this invocation, {r['wall_seconds']:.1f} s in all.",
+        "used. (How many ran in each call, and how long they took, is in the command's log.)",
         "",
     ]

@@ -2,26 +2,24 @@
 
 from __future__ import annotations
 
-import json
 import os
-import time
 from pathlib import Path
 
 import numpy as np
 
 from gamemarket import __version__
 from gamemarket.analysis.claims import CONTEXT, claims_csv, hb_pair
-from gamemarket.analysis.study import StudyAnalysis, export, slug
+from gamemarket.analysis.study import SolvedGame, StudyAnalysis, export, slug
 from gamemarket.bids import BID_CLASSES
 from gamemarket.errors import InputError
 from gamemarket.games.io import profile_words
 from gamemarket.io.files import atomic_path, remove_stale_temps
+from gamemarket.io.names import workload_name
 from gamemarket.io.ownership import OutputFolder, legacy_report_files
 from gamemarket.market.base import MARKETS, market_for
 from gamemarket.market.payoffs import unit
 from gamemarket.reports import discussion, figures
-from gamemarket.reports.markdown import md_table, to_html
-from gamemarket.studies import load_study
+from gamemarket.reports.markdown import md_table, num, num_ci, to_html
 
 
 def claim_folder(out: Path, spec, force: bool = False) -> OutputFolder:
@@ -85,48 +83,70 @@ class FigureJobs:
         return out
 
 
-def write_report(an: StudyAnalysis, *, wall_seconds: float | None = None, force: bool = False, n_jobs: int = 1) -> Path:
+def write_report(an: StudyAnalysis, *, force: bool = False, n_jobs: int = 1) -> Path:
     """Render a study's analysis (``analyze(spec, for_report=True)``) as ``<report_dir>/index.html``,
     ``report.md``, figures and ``data/`` tables; return the HTML path. Nothing is computed here.
+
+    The report holds no timing and no path of the machine that wrote it, so that writing it again from the
+    same results gives the same files (a committed report stays unchanged); the run's times are printed
+    by the command and kept in the results folder (``last-run.json``, ``task_seconds``).
 
     Each section is one builder (a list of Markdown blocks, joined by newlines); the figures are queued
     while the sections are written and drawn together at the end.
 
     ``n_jobs``: worker processes that draw the figures (joblib's convention: -1 all cores); the files
     are the same for any value."""
-    t0 = time.perf_counter()
     jobs = FigureJobs()
     spec = an.spec
     # the discussion first: a field it names that the analysis lacks is an error before anything is written
     notes = _discussion(an)
     out = claim_folder(Path(spec.report_dir), spec, force)
     export(an, out, "data/")
-    md = _setup_section(an, wall_seconds)
+    paper = paper_setup(an)
+    md = _setup_section(an)
     if an.workload:
-        md.append(_table1(an))
-    if an.paper_games:
+        md.append(_table1(an, paper))
+    md += _games_section(an, out, jobs, paper)
+    if paper and an.paper_games:
         md.append(_paper_game_section(an))
-    md += _games_section(an, out, jobs)
     if an.claims:
-        md.append(_claims_section(spec, an.claims, out))
+        md.append(_claims_section(spec, an.claims, out) if paper else _claims_pointer(an.claims, out))
     if _has_gains(an):
         md.append(_gains_section(an.shading_gains, out))
     if an.growth is not None:
         md += _growth_section(an.growth, out, jobs)
     if notes:
         md += _discussion_section(notes)
-    grid, paper = _queue_figures(an, out, jobs)
-    figs = _draw_figures(jobs, n_jobs, out, grid, paper)
+    grid, paper_figures = _queue_figures(an, out, jobs, paper)
+    figs = _draw_figures(jobs, n_jobs, out, grid, paper_figures)
     if figs:
         md += _figures_section(figs)
     md += _data_section(an, grid is not None)
-    md.append(f"\n_Report written in {time.perf_counter() - t0:.1f} s by gamemarket {__version__}._\n")
+    md.append(f"\n_Report written by gamemarket {__version__}._\n")
     text = "\n".join(md)
     write_text(out.file("report.md"), text)
     html = out.file("index.html")
     write_text(html, to_html(text, spec.name))
     out.finish()  # what an earlier report wrote and this one did not (a figure no longer drawn) goes
     return html
+
+
+def paper_setup(an: StudyAnalysis) -> bool:
+    """Whether the report shows the sections about Shudler et al. (2010) (its 2x2 game, its claims, its figures,
+    its Table 1): where the study declares the paper (a ``[paper]`` table) or its discussion quotes them. A
+    study of one's own that happens to hold the paper's strategies gets its claims in ``data/claims.csv``."""
+    quoted = any(f.startswith(("claim", "paper-game")) for f in discussion.FIELD.findall(an.spec.notes or ""))
+    return bool(an.spec.paper) or quoted
+
+
+def _claims_pointer(claim_rows, out: OutputFolder) -> str:
+    """Where the paper's claims are when the report does not show them: their CSV."""
+    write_csv(claims_csv(claim_rows), out.file("data/claims.csv"))
+    return (
+        "## The claims of Shudler et al. (2010)\n\n"
+        "This study holds the paper's mechanisms and bidding models, so the paper's claims are measured on its runs: "
+        "`data/claims.csv` (a study that declares the paper, with a `[paper]` table, shows them here).\n"
+    )
 
 
 def _has_gains(an: StudyAnalysis) -> bool:
@@ -149,17 +169,92 @@ def _discussion(an: StudyAnalysis) -> str:
     return discussion.render(spec.notes.strip(), discussion.facts(an), where)
 
 
-def _setup_section(an: StudyAnalysis, wall_seconds: float | None) -> list[str]:
-    """The title, the study's description and the setup table (workload, strategies, seeds, times)."""
+def _truthful(consumers: dict) -> list[str]:
+    """The consumer strategies in which every job bids its private value (every group's beta 0)."""
+    return [
+        name
+        for name, c in consumers.items()
+        if isinstance(c, dict) and c.get("groups") and all(float(g[1]) == 0 for g in c["groups"])
+    ]
+
+
+def _game_answer(sg: SolvedGame, truthful: list[str]) -> tuple[str, set[str], bool]:
+    """One game's answer: its equilibria in words, the mechanisms the provider plays in them, and whether a
+    truthful consumer strategy is played in one."""
+    g, sol = sg.game, sg.solution
+    words, picks, truth = [], set(), False
+    for e, rb in zip(sol.equilibria, sg.robustness):
+        rows, cols = e.supports()
+        picks |= {g.rows[i] for i in rows}
+        truth |= any(g.cols[j] in truthful for j in cols)
+        px, py = profile_words(g, e)
+        words.append(f"{px} with {py}" + (f" (robust in {rb.stable_share:.0%} of resamples)" if rb else ""))
+    return "; ".join(words), picks, truth
+
+
+def answer_paragraph(an: StudyAnalysis) -> str:
+    """What the study answers, in words, from its solved games: the equilibria of its first game, the
+    mechanism the provider picks in each game, and whether truthful bidding is an equilibrium strategy."""
+    if not an.games:
+        return "**What this answers.** No game of this study could be built from its stored runs."
+    truthful = _truthful(an.meta.get("consumers", {}))
+    first = an.games[0]
+    answers = [_game_answer(sg, truthful) for sg in an.games]
+    seeds = len(an.meta.get("seeds", []))
+    parts = [
+        f"**What this answers.** Which of {len(first.game.rows)} mechanisms a provider should run when the "
+        f"consumers choose among {len(first.game.cols)} ways to bid, and whether bidding truthfully is stable, "
+        f"from {seeds} replication seeds per profile."
+    ]
+    words, picks, _ = answers[0]
+    n_eq = len(first.solution.equilibria)
+    parts.append(
+        f"In the game over {first.name} "
+        + (f"the equilibrium is {words}." if n_eq == 1 else f"the {n_eq} equilibria are {words}." if n_eq else "")
+        + ("" if n_eq else "no equilibrium was found.")
+    )
+    every = set.intersection(*(p for _, p, _ in answers)) if all(p for _, p, _ in answers) else set()
+    if len(an.games) > 1:
+        parts.append(
+            f"Across its {len(an.games)} games (one per consumer payoff: {', '.join(sg.name for sg in an.games)}), "
+            + (
+                f"the provider picks {' or '.join(sorted(every))} in every one."
+                if every
+                else "the provider's pick depends on the game: "
+                + "; ".join(
+                    f"{sg.name}: {' or '.join(sorted(p)) or 'none'}" for sg, (_, p, _) in zip(an.games, answers)
+                )
+                + "."
+            )
+        )
+    elif picks:
+        parts.append(f"The provider picks {' or '.join(sorted(picks))}.")
+    if truthful:
+        stable = [sg.name for sg, (_, _, t) in zip(an.games, answers) if t]
+        who = " or ".join(truthful)
+        if not stable:
+            parts.append(f"Truthful bidding ({who}) is in no equilibrium: some consumers gain by shading their bids.")
+        elif len(stable) == len(an.games):
+            parts.append(f"Truthful bidding ({who}) is an equilibrium strategy in every game.")
+        else:
+            games = ", ".join(stable[:-1]) + f" and {stable[-1]}" if len(stable) > 1 else stable[0]
+            parts.append(
+                f"Truthful bidding ({who}) is an equilibrium strategy in the games over {games}, and in no "
+                f"equilibrium of the other {len(an.games) - len(stable)}: there some consumers gain by shading."
+            )
+    return " ".join(p for p in parts if p)
+
+
+def _setup_section(an: StudyAnalysis) -> list[str]:
+    """The title, the study's description and the setup table (workload, strategies, seeds, runs)."""
     spec, meta = an.spec, an.meta
     market = MARKETS.get(meta["kind"])
-    md = [f"# Study report: {spec.name}\n"]
-    if spec.description:
-        md.append(spec.description + "\n")
+    md = [f"# Study report: {spec.name}\n", answer_paragraph(an) + "\n"]
+    if spec.description.strip():
+        md.append(f"_{spec.description.strip()}_\n")
     md.append("## Setup\n")
-    wl = meta.get("workload")
     rows = [
-        ["workload", wl + (f" (SHA-256 `{meta['workload_sha256']}`)" if meta.get("workload_sha256") else "")],
+        ["workload", workload_words(meta)],
         [
             "synthetic parameters",
             ", ".join(f"{k} = {v}" for k, v in meta["synthetic"].items()) if meta.get("synthetic") else "-",
@@ -177,14 +272,20 @@ def _setup_section(an: StudyAnalysis, wall_seconds: float | None) -> list[str]:
         ],
         ["replication seeds", ", ".join(str(s) for s in meta["seeds"])],
         ["gamemarket version", __version__],
-        ["study wall time", _wall(spec, wall_seconds)],
-        ["summed simulation time", f"{an.metrics['task_seconds'].sum():.1f} s"],
+        ["runs", f"{len(an.metrics):,} (each profile once per seed)"],
     ]
     md.append(md_table(["item", "value"], rows) + "\n")
     return md
 
 
-def _games_section(an: StudyAnalysis, out: OutputFolder, jobs: FigureJobs) -> list[str]:
+def workload_words(meta: dict) -> str:
+    """The workload as the setup table names it: its name (a trace's catalogue name, never a path) and, for a
+    file, its SHA-256."""
+    sha = meta.get("workload_sha256")
+    return workload_name(meta.get("workload")) + (f" (SHA-256 `{sha}`)" if sha else "")
+
+
+def _games_section(an: StudyAnalysis, out: OutputFolder, jobs: FigureJobs, paper: bool) -> list[str]:
     """How the games are read, what follows from HB's rules, then one subsection per game (its heatmap
     queued on ``jobs``)."""
     md = [
@@ -201,8 +302,9 @@ def _games_section(an: StudyAnalysis, out: OutputFolder, jobs: FigureJobs) -> li
         md.append(
             "Under HB the schedule depends only on the reported bids and the k-th price never exceeds the "
             f"first, so {first} earns the provider at least as much as {kth} against every consumer mix: "
-            "that part of the provider's choice **follows from the rules** (checked seed by seed in the "
-            "claims below), not from the simulation.\n"
+            "that part of the provider's choice **follows from the rules** (checked seed by seed: "
+            + ("'What follows from the rules' below" if paper else "`data/claims.csv`, the rows `rule-*`")
+            + "), not from the simulation.\n"
         )
     for sg in an.games:
         md.append(_game_section(sg, out, an.resamples, jobs))
@@ -222,7 +324,7 @@ def _growth_section(growth, out: OutputFolder, jobs: FigureJobs) -> list[str]:
         "mean with a 95% t-interval over seeds, in bid x seconds per job. *SRG*: everyone bids by the SRG "
         "model, the aggressive 10% are measured; *DEV1*: only 1% of the jobs shade (beta 0.9), everyone "
         "else is truthful. Relative: the gain divided by the same jobs' mean truthful utility.\n",
-        f"![shading gain]({path.name})\n",
+        figure_lines("shading gain", path.name, HOW_TO_READ["growth"]),
     ]
     rows = [
         [
@@ -231,7 +333,7 @@ def _growth_section(growth, out: OutputFolder, jobs: FigureJobs) -> list[str]:
             f"{int(r.n):,}",
             int(r.seeds),
             f"{r.cohort_jobs:.0f}",
-            f"{r.gain:+.4g} [{r.ci_low:+.4g}, {r.ci_high:+.4g}]",
+            num_ci(r.gain, r.ci_low, r.ci_high, 4),
             f"{r.relative_gain:+.2%}" if np.isfinite(r.relative_gain) else "n/a (truthful utility 0)",
         ]
         for r in summ.itertuples()
@@ -251,37 +353,45 @@ def _discussion_section(notes: str) -> list[str]:
     ]
 
 
-def _queue_figures(an: StudyAnalysis, out: OutputFolder, jobs: FigureJobs) -> tuple[int | None, list | None]:
+def _queue_figures(
+    an: StudyAnalysis, out: OutputFolder, jobs: FigureJobs, paper: bool
+) -> tuple[int | None, list | None]:
     """Queue the beta-grid heatmap (writing its CSV) and the paper's figures on ``jobs``; returns the grid
     figure's index (None without one) and the paper figures' (caption, index) pairs (None where the market
     has no paper analysis)."""
-    grid = paper = None
+    grid = None
     if an.grid_gains is not None and len(an.grid_gains):
         write_csv(an.grid_gains, out.file("data/beta-grid-gains.csv"))
         grid = jobs.add(figures.grid_gain_heatmap, an.grid_gains, out.file("heatmap-beta-grid.png"), weight=3)
-    if MARKETS.get(an.meta["kind"]).paper_analysis:
-        paper = [
+    paper_figures = None
+    if paper and MARKETS.get(an.meta["kind"]).paper_analysis:
+        paper_figures = [
             (caption, jobs.add(func, *args, weight=2))
             for caption, func, args in figures.paper_figure_plan(an.bins, an.meta["consumers"], out)
         ]
-    return grid, paper
+    return grid, paper_figures
 
 
-def _draw_figures(jobs: FigureJobs, n_jobs: int, out: OutputFolder, grid, paper) -> list[tuple[str, Path]]:
+def _draw_figures(jobs: FigureJobs, n_jobs: int, out: OutputFolder, grid, paper) -> list[tuple[str, Path, bool]]:
     """Draw every queued figure and return the (caption, path) pairs of the Figures section (a figure an
     earlier report drew and this one does not is removed by ``OutputFolder.finish``: only those)."""
     drawn = jobs.draw(n_jobs)
-    figs: list[tuple[str, Path]] = []
+    figs: list[tuple[str, Path, bool]] = []
     if grid is not None and drawn[grid]:
-        figs.append(("aggressive users' utility gain over truthful bidding across the beta-mix grid", drawn[grid]))
+        caption = "aggressive users' utility gain over truthful bidding across the beta-mix grid"
+        figs.append((caption, drawn[grid], True))
     if paper is not None:
-        figs += [(caption, drawn[k]) for caption, k in paper]
+        figs += [(caption, drawn[k], False) for caption, k in paper]
     return figs
 
 
-def _figures_section(figs: list[tuple[str, Path]]) -> list[str]:
-    """The figures that have no section of their own, each with its caption."""
-    return ["## Figures\n"] + [f"**{caption}**\n\n![{caption}]({path.name})\n" for caption, path in figs]
+def _figures_section(figs: list[tuple[str, Path, bool]]) -> list[str]:
+    """The figures that have no section of their own (caption, path, whether it is the beta-grid heatmap), each
+    with its caption and how to read it."""
+    return ["## Figures\n"] + [
+        f"**{caption}**\n\n" + figure_lines(caption, path.name, HOW_TO_READ["grid" if grid else "paper"])
+        for caption, path, grid in figs
+    ]
 
 
 def _data_section(an: StudyAnalysis, grid: bool) -> list[str]:
@@ -299,6 +409,28 @@ def _data_section(an: StudyAnalysis, grid: bool) -> list[str]:
 
 LARGE = 6  #: a game with more strategies a side than this gets ranked tables beside its figure
 
+#: how to read each kind of figure, printed under it (no underscores: the caption is set in italics)
+HOW_TO_READ = {
+    "heatmap": "How to read it: one panel per player (provider, consumers), one cell per mechanism (row) and "
+    "bidding model (column), the mean payoff over seeds with its 95% half-width. A black box marks a pure "
+    "equilibrium, dashed boxes the support of a mixed one. The colours run from dark (low) to light (high); "
+    "they diverge at zero (red below, blue above) only where the values change sign.",
+    "grid": "How to read it: one panel per mechanism; a row is the share of jobs in the aggressive group, a "
+    "column how far that group shades (its beta); a cell is the group's mean utility gain over the same jobs "
+    "bidding truthfully, in bid x s per job. Blue: shading pays, red: it loses; the colours diverge at zero "
+    "only where the gains change sign, else darker means a larger loss (or gain).",
+    "paper": "How to read it: lines are means over the seeds, bands their 95% intervals; along the x axis the "
+    "private bid per second of run time (bid classes: low up to 60, middle to 120, high to 180).",
+    "growth": "How to read it: along the x axis the market's size in jobs (log scale, the load fixed), up the y "
+    "axis the shading jobs' utility gain per job over the same jobs truthful, with 95% bands; above the zero "
+    "line shading pays.",
+}
+
+
+def figure_lines(alt: str, file: str, how: str) -> str:
+    """A figure as the reports write it: the image, then how to read it in italics."""
+    return f"![{alt}]({file})\n\n_{how}_\n"
+
 
 def _eq_table(sg) -> str:
     g, sol = sg.game, sg.solution
@@ -310,8 +442,8 @@ def _eq_table(sg) -> str:
         rob = (
             (
                 f"{rb.stable_share:.0%}; regret CI provider "
-                f"[{rb.regret_provider[1]:.3g}, {rb.regret_provider[2]:.3g}], "
-                f"consumer [{rb.regret_consumer[1]:.3g}, {rb.regret_consumer[2]:.3g}]"
+                f"[{num(rb.regret_provider[1], 3)}, {num(rb.regret_provider[2], 3)}], "
+                f"consumer [{num(rb.regret_consumer[1], 3)}, {num(rb.regret_consumer[2], 3)}]"
             )
             if rb
             else "-"
@@ -322,9 +454,9 @@ def _eq_table(sg) -> str:
                 "pure" if e.pure else "mixed",
                 px,
                 py,
-                f"{e.payoffs[0]:.6g}",
-                f"{e.payoffs[1]:.6g}",
-                f"{max(e.regret):.2g}",
+                num(e.payoffs[0], 6),
+                num(e.payoffs[1], 6),
+                num(max(e.regret), 2),
                 rob,
             ]
         )
@@ -351,7 +483,7 @@ def _game_section(sg, out: OutputFolder, resamples: int, jobs: FigureJobs) -> st
     ]
     path = out.file(f"heatmap-{slug(sg.name, 'game')}.png")
     jobs.add(figures.payoff_heatmaps, sg, path, weight=max(g.shape) / LARGE)
-    md.append(f"![{sg.name}]({path.name})\n")
+    md.append(figure_lines(sg.name, path.name, HOW_TO_READ["heatmap"]))
     md.append(_eq_table(sg))
     for flag in sg.flags:
         md.append(f"- **flag**: {flag}\n")
@@ -393,7 +525,7 @@ def _ranked_table(who: str, names: list[str], payoff: np.ndarray, half_width: np
     order = np.argsort(-payoff, kind="stable")
     best = payoff[order[0]]
     rows = [
-        [k + 1, names[j], f"{payoff[j]:.6g} ± {half_width[j]:.2g}", f"{best - payoff[j]:.3g}"]
+        [k + 1, names[j], f"{num(payoff[j], 6)} ± {num(half_width[j], 2)}", num(best - payoff[j], 3)]
         for k, j in enumerate(order)
     ]
     return md_table(["rank", who, f"{who} payoff", "below the best"], rows) + "\n"
@@ -404,7 +536,8 @@ def _paper_game_section(an) -> str:
     md = [
         "## The paper's game: HB first / k-th price x FT / SRG\n",
         "The 2x2 game of Shudler et al. (2010), cut from this study's runs: each cell is (provider payoff, "
-        "consumer payoff), means over the seeds. Its equilibria are verified by regret, as above.\n",
+        "consumer payoff), means over the seeds. Its equilibria are verified by regret as those of the games "
+        "above.\n",
     ]
     for sg in an.paper_games:
         g = sg.game
@@ -412,7 +545,9 @@ def _paper_game_section(an) -> str:
             f"**{sg.name}** (provider `{g.meta['provider_payoff']}`, {unit(g.meta['provider_payoff'])}; "
             f"consumer `{g.meta['consumer_payoff']}`, {unit(g.meta['consumer_payoff'])})\n"
         )
-        rows = [[r] + [f"({g.A[i, j]:.4g}, {g.B[i, j]:.4g})" for j in range(len(g.cols))] for i, r in enumerate(g.rows)]
+        rows = [
+            [r] + [f"({num(g.A[i, j])}, {num(g.B[i, j])})" for j in range(len(g.cols))] for i, r in enumerate(g.rows)
+        ]
         md.append(md_table(["provider \\ consumer"] + list(g.cols), rows) + "\n")
         eqs = [
             " with ".join(profile_words(g, e)) + f" (robust in {rb.stable_share:.0%} of resamples)"
@@ -505,9 +640,7 @@ def _gains_section(gains, out: OutputFolder) -> str:
             for c in BID_CLASSES + ("all",):
                 r = piv.get((m, c))
                 cells.append(
-                    "-"
-                    if r is None
-                    else f"{r.mean:+.3g} [{r.ci_low:+.3g}, {r.ci_high:+.3g}]" + (" **+**" if r.ci_low > 0 else "")
+                    "-" if r is None else num_ci(r.mean, r.ci_low, r.ci_high, 3) + (" **+**" if r.ci_low > 0 else "")
                 )
             rows.append([m] + cells)
         md.append(md_table(["mechanism", "low bids", "middle bids", "high bids", "all"], rows) + "\n")
@@ -515,7 +648,7 @@ def _gains_section(gains, out: OutputFolder) -> str:
     return "\n".join(md)
 
 
-def _table1(an) -> str:
+def _table1(an, paper: bool) -> str:
     cols = [("this study", an.workload)] + an.companion_workloads
     paper = an.spec.paper or {}
     headers = [
@@ -533,20 +666,5 @@ def _table1(an) -> str:
         row = [label] + ([f.format(paper[key]) if key in paper else "-"] if paper else [])
         row += [f.format(v[key]) if key in v else "-" for _, v in cols]
         rows.append(row)
-    return "## Workload, beside the paper's Table 1\n\n" + md_table(headers, rows) + "\n"
-
-
-def _wall(spec, wall_seconds) -> str:
-    parts = []
-    runs = [spec] + [load_study(c) for c in spec.companions]
-    for s in runs:
-        f = Path(s.results_dir) / "last-run.json"
-        if f.exists():
-            info = json.loads(f.read_text())
-            parts.append(
-                f"{s.name}: {info['wall_seconds']:.0f} s for {info['run']} runs with n_jobs={info['n_jobs']} "
-                f"(summed run time {info['task_seconds']:.0f} s, finished {info.get('finished', '?')})"
-            )
-    if wall_seconds is not None:
-        parts.append(f"this command: {wall_seconds:.1f} s")
-    return "; ".join(parts) or "-"
+    title = "## Workload, beside the paper's Table 1" if paper and an.spec.paper else "## Workload"
+    return f"{title}\n\n" + md_table(headers, rows) + "\n"

@@ -106,7 +106,7 @@ def test_cli_simulate_roundtrip_with_jobs(tmp_path, capsys):
         main(
             [
                 "simulate",
-                "--jobs",
+                "--job-table",
                 str(jobs),
                 "--nodes",
                 "8",
@@ -167,7 +167,7 @@ def test_lpc_full_hb_kth(lpc):
 def test_simulate_jobs_without_pandas_equals_the_dataframe_path(
     tmp_path, capsys, seed, jobs, nodes, sched, pay, shuffle
 ):
-    """``simulate --jobs T.csv --out O.csv`` goes without pandas (``read_columns``, ``simulate_columns``, an
+    """``simulate --job-table T.csv --out O.csv`` goes without pandas (``read_columns``, ``simulate_columns``, an
     Arrow table); its output file is byte for byte, and its summary number for number, what the DataFrame
     path (``read``, ``simulate``, ``write_table``: the reference) gives, rows in any order."""
     from gamemarket.bids import job_table
@@ -184,7 +184,7 @@ def test_simulate_jobs_without_pandas_equals_the_dataframe_path(
     want = simulate(jobtable.read(d / "t.csv"), nodes, Mechanism(sched, pay))
     jobtable.write_table(want.jobs, d / "want.csv")
     capsys.readouterr()
-    argv = ["simulate", "--jobs", str(d / "t.csv"), "--nodes", str(nodes), "--scheduler", sched, "--payment", pay]
+    argv = ["simulate", "--job-table", str(d / "t.csv"), "--nodes", str(nodes), "--scheduler", sched, "--payment", pay]
     assert main([*argv, "--out", str(d / "got.csv"), "--format", "json"]) == 0
     got = json.loads(capsys.readouterr().out)
     assert (d / "got.csv").read_bytes() == (d / "want.csv").read_bytes()
@@ -193,7 +193,7 @@ def test_simulate_jobs_without_pandas_equals_the_dataframe_path(
 
 
 def test_simulate_jobs_to_csv_does_not_import_pandas(tmp_path):
-    """The point of that path: a whole ``simulate --jobs`` process never imports pandas."""
+    """The point of that path: a whole ``simulate --job-table`` process never imports pandas."""
     import subprocess
     import sys
 
@@ -205,7 +205,7 @@ def test_simulate_jobs_to_csv_does_not_import_pandas(tmp_path):
     jobtable.write_table(jobtable.exchange_columns(t), tmp_path / "t.csv")
     code = (
         "import sys; from gamemarket.cli import main; "
-        f"rc = main(['simulate', '--jobs', {str(tmp_path / 't.csv')!r}, '--nodes', '4', '--out', "
+        f"rc = main(['simulate', '--job-table', {str(tmp_path / 't.csv')!r}, '--nodes', '4', '--out', "
         f"{str(tmp_path / 'o.csv')!r}]); assert rc == 0; print('pandas' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -168,38 +168,38 @@ CASES = {
         [],
     ),
     "header-only job table": (
-        ["simulate", "--jobs", "{d}/header-only.csv", "--nodes", "2"],
+        ["simulate", "--job-table", "{d}/header-only.csv", "--nodes", "2"],
         "header-only.csv: the job table has no rows",
         [],
     ),
     # accepted silently before
     "negative submit time": (
-        ["simulate", "--jobs", "{d}/negsubmit.csv", "--nodes", "2"],
+        ["simulate", "--job-table", "{d}/negsubmit.csv", "--nodes", "2"],
         "negsubmit.csv: line 3: column 'submit' is -5, expected >= 0",
         [],
     ),
     "job id beyond int64": (
-        ["simulate", "--jobs", "{d}/huge-id.csv", "--nodes", "2", "--out", "{d}/o.csv"],
+        ["simulate", "--job-table", "{d}/huge-id.csv", "--nodes", "2", "--out", "{d}/o.csv"],
         "huge-id.csv: line 3: column 'id' is 1e+20, expected an integer of at most 2^53 in size",
         ["o.csv"],
     ),
     "hexadecimal run time": (
-        ["simulate", "--jobs", "{d}/hex.csv", "--nodes", "2", "--out", "{d}/o.csv"],
+        ["simulate", "--job-table", "{d}/hex.csv", "--nodes", "2", "--out", "{d}/o.csv"],
         "hex.csv: column 'runtime' must be numeric",
         ["o.csv"],
     ),
     "MaxProcs -5": (["workload", "info", "{d}/negprocs.swf"], "header field MaxProcs is '-5'; expected a positive", []),
-    "--seed with --jobs": (
-        ["simulate", "--jobs", "{d}/good.csv", "--nodes", "2", "--seed", "5"],
+    "--seed with --job-table": (
+        ["simulate", "--job-table", "{d}/good.csv", "--nodes", "2", "--seed", "5"],
         "--seed would have no effect",
         [],
     ),
-    "--workload with --jobs": (
-        ["simulate", "--jobs", "{d}/good.csv", "--nodes", "2", "--workload", "synthetic"],
+    "--workload with --job-table": (
+        ["simulate", "--job-table", "{d}/good.csv", "--nodes", "2", "--workload", "synthetic"],
         "--workload would have no effect",
         [],
     ),
-    "--jobs without --nodes": (["simulate", "--jobs", "{d}/good.csv"], "--jobs needs --nodes", []),
+    "--job-table without --nodes": (["simulate", "--job-table", "{d}/good.csv"], "--job-table needs --nodes", []),
     "--reduction with --nodes": (
         ["simulate", "--synthetic-jobs", "50", "--nodes", "4", "--reduction", "0.5"],
         "give nodes (4) or a reduction (0.5), not both",
@@ -372,17 +372,21 @@ CASES = {
     ),
     "fit --out not .toml": (["workload", "fit", "{d}/comments.swf", "--out", "{d}/m.txt"], "expected a .toml", []),
     "no such trace": (["workload", "info", "{d}/nope.swf"], "nope.swf: no such workload file", []),
-    "no such job table": (["simulate", "--jobs", "{d}/nope.csv", "--nodes", "2"], "nope.csv: no such job table", []),
+    "no such job table": (
+        ["simulate", "--job-table", "{d}/nope.csv", "--nodes", "2"],
+        "nope.csv: no such job table",
+        [],
+    ),
     "missing job-table column": (
-        ["simulate", "--jobs", "{d}/missing-col.csv", "--nodes", "2"],
+        ["simulate", "--job-table", "{d}/missing-col.csv", "--nodes", "2"],
         "missing column(s)",
         [],
     ),
     "unknown scheduler": (["simulate", "--synthetic-jobs", "20", "--scheduler", "lottery"], "lottery", []),
     "unknown beta mix": (["simulate", "--synthetic-jobs", "20", "--mix", "0.5:zz"], "0.5:zz", []),
     # issue 27: a user's files are never destroyed
-    "--out is the --jobs input": (
-        ["simulate", "--jobs", "{d}/good.csv", "--nodes", "2", "--out", "{d}/good.csv"],
+    "--out is the --job-table input": (
+        ["simulate", "--job-table", "{d}/good.csv", "--nodes", "2", "--out", "{d}/good.csv"],
         "good.csv: is the input",
         [],
     ),
@@ -428,17 +432,17 @@ CASES = {
         [],
     ),
     "a Parquet datetime column": (
-        ["simulate", "--jobs", "{d}/datetime.parquet", "--nodes", "2"],
+        ["simulate", "--job-table", "{d}/datetime.parquet", "--nodes", "2"],
         "column 'submit' holds datetime64",
         [],
     ),
     "a Parquet boolean column": (
-        ["simulate", "--jobs", "{d}/bool.parquet", "--nodes", "2"],
+        ["simulate", "--job-table", "{d}/bool.parquet", "--nodes", "2"],
         "column 'runtime' holds bool values; expected numbers",
         [],
     ),
     "a bid that overflows the arithmetic": (
-        ["simulate", "--jobs", "{d}/huge-bid.csv", "--nodes", "2", "--format", "json"],
+        ["simulate", "--job-table", "{d}/huge-bid.csv", "--nodes", "2", "--format", "json"],
         "huge-bid.csv: line 3: column 'private_bid' is 1e+300, expected a number of at most 1e+15 in size",
         [],
     ),
@@ -448,17 +452,17 @@ CASES = {
         [],
     ),
     "a job table repeating a column (CSV)": (
-        ["simulate", "--jobs", "{d}/twice-bid.csv", "--nodes", "2", "--out", "{d}/o.parquet"],
+        ["simulate", "--job-table", "{d}/twice-bid.csv", "--nodes", "2", "--out", "{d}/o.parquet"],
         "twice-bid.csv: column(s) ['private_bid'] appear more than once",
         ["{d}/o.parquet"],
     ),
     "a job table repeating a column (CSV, pandas-free path)": (
-        ["simulate", "--jobs", "{d}/twice-bid.csv", "--nodes", "2", "--out", "{d}/o.csv"],
+        ["simulate", "--job-table", "{d}/twice-bid.csv", "--nodes", "2", "--out", "{d}/o.csv"],
         "twice-bid.csv: column(s) ['private_bid'] appear more than once",
         ["{d}/o.csv"],
     ),
     "a job table of 20,000 columns (checked in linear time)": (
-        ["simulate", "--jobs", "{d}/wide.csv", "--nodes", "2"],
+        ["simulate", "--job-table", "{d}/wide.csv", "--nodes", "2"],
         "wide.csv: line 3: column 'submit' is -5, expected >= 0",
         [],
     ),
@@ -589,8 +593,8 @@ def test_bad_input_gets_a_clear_error(name, tmp_path, capsys, monkeypatch):
             "argument --synthetic-jobs: expected a number of jobs >= 1 and at most 1000000000, got 1000000001",
         ),
         (
-            ["workload", "compare", "a", "b", "--nodes", "3", "--jobs", "99999999999999999999"],
-            "argument --jobs: expected a number of jobs >= 1 and at most 1000000000",
+            ["workload", "compare", "a", "b", "--nodes", "3", "--synthetic-jobs", "99999999999999999999"],
+            "argument --synthetic-jobs: expected a number of jobs >= 1 and at most 1000000000",
         ),
         (
             ["simulate", "--nodes", "99999999999999999999"],

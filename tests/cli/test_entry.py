@@ -24,7 +24,7 @@ def collector():
 
 
 def test_run_is_main_with_the_process_collector(tmp_path, monkeypatch, capsys, collector):
-    argv = ["simulate", "--jobs", str(tmp_path / "missing.csv"), "--nodes", "4"]
+    argv = ["simulate", "--job-table", str(tmp_path / "missing.csv"), "--nodes", "4"]
     assert cli.main(argv) == 2
     said = capsys.readouterr().err
     assert "missing.csv" in said

@@ -168,7 +168,8 @@ def test_the_population_figures_titles_are_whole_and_clear_of_the_offset_label(k
     fig = kept[1]
     r = fig.canvas.get_renderer()
     offset = fig.axes[0].yaxis.get_offset_text()
-    assert offset.get_text() == "1e8"  # the label the title overlapped
+    # the "1e8" offset label the title overlapped is gone: the ticks write the numbers out, as the report does
+    assert offset.get_text() == "" and "300,000,000" in [t.get_text() for t in fig.axes[0].get_yticklabels()]
     assert not fig._suptitle.get_window_extent(r).overlaps(offset.get_window_extent(r))
 
 
@@ -190,3 +191,20 @@ def test_the_replicator_flow_has_one_colour_bar_for_every_panel(kept):
     assert len(bars) == 1
     arrows = [c for ax in fig.axes for c in ax.collections if isinstance(c, matplotlib.quiver.Quiver)]
     assert len(arrows) == 2 and arrows[0].norm is arrows[1].norm  # one scale: the bar reads for both
+
+
+def test_people_ticks_write_axis_numbers_as_the_reports_do():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from gamemarket.reports.drawing import people_ticks
+
+    fig, ax = plt.subplots()
+    ax.bar([0, 1], [3.5e8, 1.4e8])
+    people_ticks(ax.yaxis)
+    fig.canvas.draw()
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert "300,000,000" in labels and ax.yaxis.get_offset_text().get_text() == ""  # no "1e8" to collide with
+    plt.close(fig)

@@ -40,3 +40,22 @@ def test_a_mixture_is_written_largest_share_first():
     assert mixture_words({"a": 0.5, "b": 0.5}) == "0.5 a + 0.5 b"  # stable on ties
     assert mixture_words({"truthful": 1.0}) == "1 truthful"
     assert mixture_words({"x": 1 / 3, "y": 2 / 3}, digits=6) == "0.666667 y + 0.333333 x"
+
+
+def test_numbers_are_written_for_people():
+    from gamemarket.reports.markdown import num, num_ci
+
+    assert num_ci(1.173e4, 5329, 1.812e4) == "+11,730 [+5,329, +18,120]"
+    assert num(-5.912e5) == "-591,200" and num(6.462e8) == "646,200,000" and num(6.462e8, 3) == "646,000,000"
+    assert num(0.0838) == "0.0838" and num(0.5) == "0.5" and num(1.0) == "1" and num(123.456) == "123.5"
+    assert num(109.3, 3, sign=True) == "+109" and num(-0.117, 3) == "-0.117" and num(0) == "0"
+    assert num(1.23e-7) == "1.23e-07" and num(2e16) == "2e+16"  # beyond people's range, an exponent
+    assert num(float("nan")) == "n/a" and num(None) == "n/a" and num(float("inf"), sign=True) == "+inf"
+    assert num_ci(-3.0, float("nan"), float("nan")) == "-3 (no interval)"
+
+
+def test_the_discussion_formats_through_the_same_formatter():
+    from gamemarket.reports.discussion import fmt
+
+    assert fmt(646161234.7) == "646,161,235" and fmt(1234.5) == "1,234" and fmt(0.000123) == "0.000123"
+    assert fmt(-999.6) == "-1,000"  # was "-1e+03"
