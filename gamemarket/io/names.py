@@ -49,6 +49,14 @@ def slug(name: str, what: str = "name") -> str:
     return out
 
 
+def workload_source(meta: dict):
+    """What a prepared workload's ``meta`` says it came from: its ``source`` (a trace's path, ``synthetic``), or
+    for a draw of a fitted workload model ``workload model of <the trace it was fitted to>`` (its ``source`` is
+    ``synthetic`` too, but a report that said only that would hide the model)."""
+    src, name = meta.get("source"), str(meta.get("name", ""))
+    return f"workload model of {name[len('model:'):]}" if src == "synthetic" and name.startswith("model:") else src
+
+
 def workload_name(source) -> str:
     """A workload's source as a report or an exported file names it, never a path of the machine that ran it.
 

@@ -49,6 +49,7 @@ from joblib import Parallel, delayed
 from gamemarket import MODEL_VERSION, bids, plugins
 from gamemarket.errors import InputError
 from gamemarket.io.files import atomic_path
+from gamemarket.io.names import workload_source
 from gamemarket.market.base import MARKETS, PreparedWorkload, market_for
 from gamemarket.studies.population_config import PopulationConfig
 from gamemarket.studies.runner import parallel_backend
@@ -243,7 +244,7 @@ class PopulationRuns:
         market = MARKETS.get(workload.market)
         users = workload.source.jobs["user"].to_numpy(np.int64) if market.has_users else None
         self.meta = {
-            "workload": Path(str(workload.meta.get("source"))).name,
+            "workload": Path(str(workload_source(workload.meta))).name,
             "jobs": workload.jobs,
             "nodes": workload.nodes,
             "users": int(len(np.unique(users))) if users is not None else None,

@@ -26,6 +26,7 @@ from gamemarket import MODEL_VERSION, __version__, bids, plugins
 from gamemarket.consumers import ConsumerStrategy, bid_bin_codes
 from gamemarket.errors import InputError
 from gamemarket.io.files import atomic_path, dumps_json
+from gamemarket.io.names import workload_source
 from gamemarket.market import payoffs
 from gamemarket.market.base import PreparedWorkload, market_for, market_for_workload
 from gamemarket.studies.spec import StudySpec
@@ -436,7 +437,7 @@ def load_results(spec: StudySpec, *, with_bins: bool = False) -> StoredResults:
         "study": spec.name,
         "nodes": prep.nodes,
         "jobs": prep.jobs,
-        "workload": prep.meta.get("source"),
+        "workload": workload_source(prep.meta),
         "kind": prep.market,
         "workload_sha256": prep.meta.get("sha256"),
         "seeds": spec.seeds,
