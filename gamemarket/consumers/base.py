@@ -243,7 +243,7 @@ class ParametricFamily(Family):
         hash of the exact values keeps two different points apart."""
         text = ",".join(f"{v:g}" for v in x)
         exact = all(float(f"{v:g}") == v for v in x)
-        digest = "" if exact else "~" + hashlib.sha1(json.dumps([float(v) for v in x]).encode()).hexdigest()[:8]
+        digest = "" if exact else "~" + hashlib.sha256(json.dumps([float(v) for v in x]).encode()).hexdigest()[:8]
         return f"{self.name}[{text}]{digest}"
 
 

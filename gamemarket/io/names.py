@@ -54,7 +54,7 @@ def workload_source(meta: dict):
     for a draw of a fitted workload model ``workload model of <the trace it was fitted to>`` (its ``source`` is
     ``synthetic`` too, but a report that said only that would hide the model)."""
     src, name = meta.get("source"), str(meta.get("name", ""))
-    return f"workload model of {name[len('model:'):]}" if src == "synthetic" and name.startswith("model:") else src
+    return f"workload model of {name[len('model:') :]}" if src == "synthetic" and name.startswith("model:") else src
 
 
 def workload_name(source) -> str:
