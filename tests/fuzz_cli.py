@@ -1393,12 +1393,7 @@ def report(case: Case, problems: list[Problem]) -> str:
 #: findings the fuzz has made that are not fixed yet, each in code another engineer owns: signature
 #: pattern (a regular expression) -> where it is and what would fix it. ``tests/test_fuzz_cli.py`` passes
 #: them (and fails on any other); the long run counts them apart. Remove an entry once it is fixed.
-KNOWN = {
-    r"^stray warning\|workload fit\|RuntimeWarning:invalid value encountered in divide@gamemarket/workloads/fit\.py": (
-        "fitting a trace whose run times are all equal divides by a zero variance: a numpy warning and an "
-        "internal message ('user_share' is nan); gamemarket/workloads/fit.py: refuse such a trace by name"
-    ),
-}
+KNOWN = {}
 
 
 def known(problem: Problem) -> str | None:

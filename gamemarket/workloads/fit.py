@@ -89,6 +89,11 @@ def fit_model(
     camp_user = us[new]
     # run times: the marginal at the normal-score grid, and the latent variance shares
     lr = np.log(runtime.astype(float))
+    if np.ptp(lr) == 0:  # the model's run times are a distribution with variance shares: none to fit
+        raise InputError(
+            f"{where}: every job runs {int(runtime[0])} s; the model fits a distribution of run times, "
+            "expected a trace whose run times differ"
+        )
     log_q = np.quantile(lr, z_probabilities())
     score = ndtri((rankdata(lr) - 0.5) / len(lr))
     score = (score - score.mean()) / score.std()

@@ -4,6 +4,7 @@ generation, fitting, the CLI, studies, and the targets against the LPC trace (sk
 from __future__ import annotations
 
 import json
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -197,6 +198,12 @@ def test_fit_errors_name_the_problem(model):
         fit_model(few)
     with pytest.raises(InputError, match="threshold"):
         fit_model(Workload(jobs=w.jobs, meta={"nodes": 8}), threshold=0)
+    # found by the CLI fuzz: run times all equal divided by a zero variance (a warning, then 'user_share' is nan)
+    same = Workload(jobs=w.jobs.assign(runtime=600), meta={"nodes": 8})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # refused before any numpy warning
+        with pytest.raises(InputError, match="every job runs 600 s; the model fits a distribution of run times"):
+            fit_model(same)
 
 
 # ---------------------------------------------------------------------- CLI and studies
