@@ -38,3 +38,21 @@ def sdsc():
     if p is None:
         pytest.skip(f"the SDSC Paragon trace {SDSC_NAME} is not in ../shared/workloads nor in $GAMEMARKET_TRACES")
     return p
+
+
+@pytest.fixture(autouse=True)
+def _plugin_registries_restored(request, monkeypatch):
+    """Each test under ``tests/plugins/`` starts from the package's own registries and leaves them so: what its
+    plugin registers, and the list of loaded plugins handed to workers, are undone after it. (Here, not in a
+    ``tests/plugins/conftest.py``: a second module named ``conftest`` shadows this one for ``from conftest
+    import ...`` in a whole-suite run.)"""
+    if "plugins" not in request.node.path.parent.parts[-1:]:
+        yield
+        return
+    from gamemarket import plugins
+
+    for reg in plugins.REGISTRIES.values():
+        monkeypatch.setattr(reg, "_items", dict(reg._items))
+    monkeypatch.setattr(plugins, "_LOADED", {})
+    monkeypatch.setenv(plugins.ENV, "[]")
+    yield

@@ -8,9 +8,12 @@ from __future__ import annotations
 import argparse
 import gc
 import sys
+import warnings
 
 from gamemarket import __version__
 from gamemarket.cli.options import examples, use_help_formatter
+from gamemarket.cli.pricing import add_pricing_commands
+from gamemarket.cli.workload import add_workload_commands
 from gamemarket.errors import GameMarketError
 
 
@@ -18,10 +21,8 @@ def build_parser() -> argparse.ArgumentParser:
     """The ``gamemarket`` argument parser: every command group registers its own subcommands."""
     # deferred: the command groups load the market (numba) only when a parser is built, not on import
     from gamemarket.cli.plugin import add_plugin_commands
-    from gamemarket.cli.pricing import add_pricing_commands
     from gamemarket.cli.simulate import add_simulate_command
     from gamemarket.cli.studies import add_study_commands
-    from gamemarket.cli.workload import add_workload_commands
 
     p = argparse.ArgumentParser(
         prog="gamemarket",
@@ -59,7 +60,6 @@ def main(argv: list[str] | None = None) -> int:
     argv : list of str, optional
         The arguments (default: ``sys.argv[1:]``).
     """
-    import warnings
 
     from gamemarket.cli.plugin import load_cli_plugins  # deferred: numba, as build_parser's imports
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import numpy as np
+
 from gamemarket.cli.options import POSITIVE, SEED, add_force, examples, integer
 from gamemarket.errors import InputError
 from gamemarket.io.files import atomic_path, dumps_json
@@ -16,9 +18,8 @@ def cmd_price_solve(a) -> int:
     allocation against every constraint, print or write the result. Exit 0 when converged, 3 when
     not (the result is still written, and says so).
     """
-    import numpy as np
 
-    from gamemarket.pricing import load, solve, synthetic
+    from gamemarket.pricing import load, solve, synthetic  # deferred: numba, pandas, scipy.optimize
 
     if a.device != "cpu" and a.backend != "torch":
         raise InputError(f"--device {a.device} applies to the torch backend; add --backend torch")

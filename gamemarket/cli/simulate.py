@@ -6,16 +6,21 @@ import sys
 import time
 from pathlib import Path
 
+from gamemarket import bids, consumers
 from gamemarket.cli.options import JOBS_COUNT, LOAD, NONNEGATIVE, SEED, add_deprecated_alias, add_force, examples
 from gamemarket.cli.output import print_dict
 from gamemarket.cli.plugin import add_plugin_option
 from gamemarket.cli.workload import workload_options
 from gamemarket.errors import InputError
+from gamemarket.io import jobtable
 from gamemarket.io.files import dumps_json
+from gamemarket.io.jobtable import check_table_path
 from gamemarket.io.ownership import check_output_file, check_outputs
+from gamemarket.market import Mechanism, simulate
+from gamemarket.market.outcomes import CATEGORIES
 from gamemarket.market.payments import PAYMENTS
 from gamemarket.market.schedulers import SCHEDULERS
-from gamemarket.market.simulate import Mechanism
+from gamemarket.market.simulate import simulate_columns
 from gamemarket.registry import Registry
 
 
@@ -23,8 +28,6 @@ def cmd_simulate(a) -> int:
     """``gamemarket simulate``: one profile (mechanism x beta mix) on a workload or a job table; prints the
     summary and writes the per-job outcomes where ``--out`` asks.
     """
-    from gamemarket.io import jobtable
-    from gamemarket.market import Mechanism, simulate
 
     mech = Mechanism(a.scheduler, a.payment, a.reserve)
     _check_outputs(a)
@@ -57,8 +60,7 @@ def cmd_simulate(a) -> int:
         source = str(a.job_table)
         seed = None
     else:  # the workload modules (and scipy) only where a workload is read or generated
-        from gamemarket import bids, consumers
-        from gamemarket.workloads import is_model_path, load
+        from gamemarket.workloads import is_model_path, load  # deferred: pandas
 
         workload = a.workload or "synthetic"
         seed = 0 if a.seed is None else a.seed
@@ -88,9 +90,6 @@ def cmd_simulate(a) -> int:
     if a.jobs_out:
         jobtable.write_table(jobtable.exchange_columns(table), a.jobs_out)
     if fast:  # jobtable.read_columns has validated the table
-        from gamemarket.market.outcomes import CATEGORIES
-        from gamemarket.market.simulate import simulate_columns
-
         jobs, run_summary = simulate_columns(table, nodes, mech)
         elapsed = time.perf_counter() - t0
         if a.out:
@@ -119,7 +118,6 @@ def cmd_simulate(a) -> int:
 def _check_outputs(a) -> None:
     """Before any work: the outputs are not the inputs nor one file, each has a known format, and an
     existing file is replaced only with ``--force``."""
-    from gamemarket.io.jobtable import check_table_path
 
     workload = a.workload if a.workload and not a.workload.endswith(".toml") else None
     inputs = [p for p in (a.job_table, workload) if p and Path(p).exists()]

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import time
 from contextlib import contextmanager
 from pathlib import Path
+
+import numpy as np
 
 from gamemarket.cli.options import examples, integer
 from gamemarket.cli.plugin import add_plugin_option
@@ -16,19 +19,19 @@ from gamemarket.io.ownership import OutputFolder
 
 def _study(a, path):
     """The study file ``path`` with the command's ``--results`` and ``--report`` folders, where given."""
-    from gamemarket.studies import load_study
+    from gamemarket.studies import load_study  # deferred: joblib, pandas, pyarrow, scipy.optimize
 
     return load_study(path, results=getattr(a, "results", None), report=getattr(a, "report", None))
 
 
 def _load_game_source(path: str, game_name: str | None, a=None):
     """A study file (its stored results), a CSV game or an .nfg game -> list of (name, Game)."""
-    from gamemarket.games.io import read_csv_game, read_nfg
+    from gamemarket.games.io import read_csv_game, read_nfg  # deferred: pandas
 
     p = Path(path)
     if p.suffix == ".toml":
-        from gamemarket.games import from_results
-        from gamemarket.studies import load_results
+        from gamemarket.games import from_results  # deferred: pandas
+        from gamemarket.studies import load_results  # deferred: joblib, pandas, pyarrow, scipy.optimize
 
         spec = _study(a, p)
         metrics, _, _ = load_results(spec)
@@ -62,7 +65,6 @@ def _load_game_source(path: str, game_name: str | None, a=None):
 
 
 def _fmt_matrix(game) -> str:
-    import numpy as np
 
     ca, cb = game.ci()
     w = max(len(c) for c in game.cols + ["consumer"]) + 2
@@ -84,7 +86,7 @@ def print_solved(sg) -> None:
     """Print one solved game of a study: its payoff tables with their CIs, each equilibrium in words with
     its regret and robustness, and the game's flags.
     """
-    from gamemarket.games.io import profile_words
+    from gamemarket.games.io import profile_words  # deferred: pandas
 
     g, sol = sg.game, sg.solution
     print(f"== game: {sg.name} ({g.shape[0]}x{g.shape[1]}" + (f", {g.reps()} replications" if g.reps() else "") + ")")
@@ -124,7 +126,7 @@ def cmd_study_run(a) -> int:
     if spec.population is not None:
         return _run_population(a, spec, force=a.force)
     if spec.population_study is not None and not a.no_report:
-        from gamemarket.studies import load_study
+        from gamemarket.studies import load_study  # deferred: joblib, pandas, pyarrow, scipy.optimize
 
         print(f"study {spec.name} quotes the population study {spec.population_study}: running it first")
         _run_population(a, load_study(spec.population_study), force=False)
@@ -138,6 +140,7 @@ def _report_claimed(a, spec, force: bool):
     if a.no_report:
         yield None
         return
+    # deferred: joblib, matplotlib, matplotlib.pyplot, pandas, pyarrow, scipy.optimize
     from gamemarket.reports.report import claim_folder
 
     folder = claim_folder(Path(spec.report_dir), spec, force)
@@ -149,7 +152,7 @@ def _report_claimed(a, spec, force: bool):
 
 
 def _run_population(a, spec, *, force: bool) -> int:
-    from gamemarket.analysis.population import run_population_study
+    from gamemarket.analysis.population import run_population_study  # deferred: joblib, pandas, pyarrow, scipy.optimize
 
     with _report_claimed(a, spec, force):
         an = run_population_study(
@@ -161,6 +164,7 @@ def _run_population(a, spec, *, force: bool) -> int:
     )
     _print_population(an)
     if not a.no_report:
+        # deferred: joblib, matplotlib, matplotlib.pyplot, pandas, pyarrow, scipy.optimize
         from gamemarket.reports.population import write_population_report
 
         print(f"report: {write_population_report(an, force=force)}")
@@ -186,7 +190,7 @@ def _run_exploration(a, spec, *, force: bool) -> None:
 
 
 def _run_bimatrix(a, spec) -> int:
-    from gamemarket.studies import load_study, run_study
+    from gamemarket.studies import load_study, run_study  # deferred: joblib, pandas, pyarrow, scipy.optimize
 
     t0 = time.perf_counter()
     with _report_claimed(a, spec, a.force):
@@ -203,14 +207,14 @@ def _run_bimatrix(a, spec) -> int:
                 f"in {info.wall_seconds:.1f} s; results in {s.results_dir}"
             )
         if spec.gains:
-            from gamemarket.analysis.incentives import gains
+            from gamemarket.analysis.incentives import gains  # deferred: joblib, pandas, pyarrow, scipy.optimize
 
             t1 = time.perf_counter()
             gains(spec, n_jobs=a.n_jobs, scheduler_address=a.scheduler_address, progress=not a.no_progress)
             print(f"shading gains over market sizes {spec.gains['jobs']}: {time.perf_counter() - t1:.1f} s")
     if not a.no_report:
-        from gamemarket.analysis.study import analyze
-        from gamemarket.reports import write_report
+        from gamemarket.analysis.study import analyze  # deferred: joblib, pandas, pyarrow, scipy.optimize
+        from gamemarket.reports.report import write_report  # deferred: matplotlib, pandas
 
         t1 = time.perf_counter()
         path = write_report(analyze(spec, methods=tuple(a.methods), for_report=True), force=a.force, n_jobs=a.n_jobs)
@@ -221,7 +225,7 @@ def _run_bimatrix(a, spec) -> int:
 
 def _print_population(an) -> None:
     # deferred like this module's other imports (games.io imports pandas; the CLI starts without it)
-    from gamemarket.games.io import mixture_words as mix
+    from gamemarket.games.io import mixture_words as mix  # deferred: pandas
 
     for a in an.answers:
         print(f"== {a.mechanism} ({len(a.seeds)} seeds): truthful is an equilibrium: {a.truthful_is_equilibrium}")
@@ -251,8 +255,8 @@ def _print_population(an) -> None:
 
 
 def _solve_egta(a) -> int:
-    from gamemarket.games.egta import read_egta
-    from gamemarket.games.rsg_equilibria import equilibria
+    from gamemarket.games.egta import read_egta  # deferred: pandas
+    from gamemarket.games.rsg_equilibria import equilibria  # deferred: pandas, scipy.optimize
 
     game = read_egta(a.file)
     sol = equilibria(game)
@@ -283,7 +287,7 @@ def _solve_egta(a) -> int:
 
 def cmd_study_new(a) -> int:
     """``gamemarket study new``: write a commented study file that runs as it is."""
-    from gamemarket.studies.templates import new_study
+    from gamemarket.studies.templates import new_study  # deferred: joblib, pandas, pyarrow, scipy.optimize
 
     path = new_study(a.name, population=a.population, force=a.force)
     print(f"{path}: a new {'population ' if a.population else ''}study; run it with `gamemarket study run {path}`")
@@ -292,11 +296,11 @@ def cmd_study_new(a) -> int:
 
 def cmd_study_status(a) -> int:
     """``gamemarket study status``: how many of a study's runs are stored and how many are missing."""
-    from gamemarket.studies import study_status
+    from gamemarket.studies import study_status  # deferred: joblib, pandas, pyarrow, scipy.optimize
 
     spec = _study(a, a.file)
     if spec.population is not None:
-        from gamemarket.analysis.population import PopulationGames
+        from gamemarket.analysis.population import PopulationGames  # deferred: joblib, pandas, pyarrow, scipy.optimize
 
         st = PopulationGames(spec)
         keys = [st.runs.key(p, m, s) for p in spec.providers for s in spec.seeds for m in st.grid]
@@ -315,8 +319,8 @@ def cmd_game_solve(a) -> int:
     """``gamemarket game solve``: the equilibria of a study's games, a ``.nfg`` or CSV bimatrix game, or an
     EGTA JSON role-symmetric game, each verified by its regret; ``--format json`` prints a JSON list.
     """
-    from gamemarket.analysis.study import solve_game
-    from gamemarket.games.io import equilibria_records
+    from gamemarket.analysis.study import solve_game  # deferred: joblib, pandas, pyarrow, scipy.optimize
+    from gamemarket.games.io import equilibria_records  # deferred: pandas
 
     p = Path(a.file)
     if p.suffix == ".json":
@@ -324,7 +328,11 @@ def cmd_game_solve(a) -> int:
     if p.suffix == ".toml":
         spec = _study(a, p)
         if spec.population is not None:
-            from gamemarket.analysis.population import equilibria_json, run_population_study
+            # deferred: joblib, pandas, pyarrow, scipy.optimize
+            from gamemarket.analysis.population import (
+                equilibria_json,
+                run_population_study,
+            )  # deferred: joblib, pandas, pyarrow, scipy.optimize
 
             an = run_population_study(spec, run=False)
             if a.format == "json":
@@ -355,7 +363,7 @@ def cmd_game_solve(a) -> int:
 
 def cmd_game_export(a) -> int:
     """``gamemarket game export``: a study's payoff tables and games as files (CSV, JSON, ``.nfg``)."""
-    from gamemarket.analysis.study import analyze, export
+    from gamemarket.analysis.study import analyze, export  # deferred: joblib, pandas, pyarrow, scipy.optimize
 
     p = Path(a.file)
     if p.suffix != ".toml":
@@ -373,16 +381,21 @@ def cmd_game_export(a) -> int:
 
 def cmd_report(a) -> int:
     """``gamemarket report``: write a study's report from its stored results (nothing is simulated)."""
-    from gamemarket.reports import write_report
+    from gamemarket.reports.report import write_report  # deferred: matplotlib, pandas
 
     spec = _study(a, a.study)
     if spec.population is not None:
+        # deferred: joblib, pandas, pyarrow, scipy.optimize
         from gamemarket.analysis.population import run_population_study
+
+        # deferred: joblib, matplotlib, matplotlib.pyplot, pandas, pyarrow, scipy.optimize
         from gamemarket.reports.population import write_population_report
 
         print(f"report: {write_population_report(run_population_study(spec, run=False), force=a.force)}")
         return 0
-    from gamemarket.analysis.study import analyze
+    from gamemarket.analysis.study import analyze  # deferred: joblib, pandas, pyarrow, scipy.optimize
+
+    # deferred: joblib, matplotlib, matplotlib.pyplot, pandas, pyarrow, scipy.optimize
     from gamemarket.reports.report import claim_folder
 
     claim_folder(Path(spec.report_dir), spec, a.force)  # refuse another study's folder before the work
@@ -393,7 +406,6 @@ def cmd_report(a) -> int:
 
 
 def _workers(text: str) -> int:
-    import argparse
 
     try:
         v = int(text)

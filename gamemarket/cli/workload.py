@@ -6,6 +6,7 @@ import sys
 import time
 from pathlib import Path
 
+from gamemarket import bids, consumers
 from gamemarket.cli.options import (
     JOBS_COUNT,
     NODES,
@@ -20,6 +21,8 @@ from gamemarket.cli.output import print_dict
 from gamemarket.errors import InputError
 from gamemarket.io.files import dumps_json
 from gamemarket.io.ownership import check_output_file, check_outputs
+from gamemarket.reports.drawing import check_figure_path
+from gamemarket.reports.workload import draw_workload_comparison
 
 
 def workload_options(sp) -> None:
@@ -46,7 +49,7 @@ def workload_options(sp) -> None:
 # ---------------------------------------------------------------- workload
 def cmd_workload_info(a) -> int:
     """``gamemarket workload info``: jobs, processors, span, offered load and run-time quantiles of a workload."""
-    from gamemarket.workloads import load
+    from gamemarket.workloads import load  # deferred: pandas
 
     w = load(a.path, parallel=a.parallel, skip_bad_lines=a.skip_bad_lines)
     print_dict(w.info(nodes=a.nodes, reduction=a.reduction))
@@ -55,8 +58,8 @@ def cmd_workload_info(a) -> int:
 
 def cmd_workload_fit(a) -> int:
     """``gamemarket workload fit``: fit the workload model to a trace and write it as a model file."""
-    from gamemarket.workloads import is_model_path, load
-    from gamemarket.workloads.fit import fit_model
+    from gamemarket.workloads import is_model_path, load  # deferred: pandas
+    from gamemarket.workloads.fit import fit_model  # deferred: pandas, scipy.stats
 
     if is_model_path(a.trace):
         raise InputError(f"{a.trace}: a model file; `workload fit` reads a trace (an SWF file or a known trace name)")
@@ -79,7 +82,7 @@ def cmd_workload_fit(a) -> int:
 
 
 def _workload_for_compare(source: str, nodes: int, seed: int, jobs: int | None):
-    from gamemarket.workloads import WorkloadModel, generate_from_model, is_model_path, load
+    from gamemarket.workloads import WorkloadModel, generate_from_model, is_model_path, load  # deferred: pandas
 
     if is_model_path(source):
         model = WorkloadModel.read(source)
@@ -93,13 +96,10 @@ def cmd_workload_compare(a) -> int:
     """``gamemarket workload compare``: two workloads' statistics side by side (congestion included, from one
     run of the market on each), optionally as JSON and as a four-panel figure.
     """
-    from gamemarket import bids, consumers
-    from gamemarket.market import Mechanism, outcomes, simulate
-    from gamemarket.workloads.stats import workload_curves, workload_stats
+    from gamemarket.market import Mechanism, outcomes, simulate  # deferred: numba
+    from gamemarket.workloads.stats import workload_curves, workload_stats  # deferred: pandas
 
     if a.figure:  # checked before the work that draws it
-        from gamemarket.reports.drawing import check_figure_path
-
         inputs = [p for p in (a.a, a.b) if Path(p).exists()]
         check_outputs({"--figure": a.figure}, inputs)
         check_output_file(check_figure_path(a.figure), option="--figure", force=a.force)
@@ -144,8 +144,6 @@ def cmd_workload_compare(a) -> int:
         for title, key, fmt in rows:
             print(f"{title:<{w0}}  " + "  ".join(f"{fmt.format(cols[x][key]):>{w1}}" for x in labels))
     if a.figure:
-        from gamemarket.reports.workload import draw_workload_comparison
-
         out = draw_workload_comparison(curves, a.figure, nodes=a.nodes)
         print(f"figure: {out}", file=sys.stderr)
     return 0
@@ -153,7 +151,7 @@ def cmd_workload_compare(a) -> int:
 
 def cmd_workload_fetch(a) -> int:
     """``gamemarket workload fetch``: download a known trace into the cache and verify its SHA-256."""
-    from gamemarket.workloads.archive import fetch
+    from gamemarket.workloads.archive import fetch  # deferred: pandas
 
     path = fetch(a.name, dest=a.dest, url=a.url, force=a.force)
     print(f"{path} (SHA-256 verified)")

@@ -49,7 +49,7 @@ CATEGORIES = {"runtime_group": RUNTIME_GROUPS, "bid_bin": BID_CLASSES}
 
 def runtime_groups(runtime: np.ndarray, ids: np.ndarray) -> pd.Categorical:
     """SHORT / MEDIUM / LONG labels (a categorical) of ``runtime_group_codes``."""
-    import pandas as pd
+    import pandas as pd  # deferred: pandas
 
     return pd.Categorical.from_codes(runtime_group_codes(runtime, ids), categories=list(RUNTIME_GROUPS))
 
@@ -66,7 +66,7 @@ def per_job(
 ) -> pd.DataFrame:
     """The per-job outcome table (``per_job_columns``) as a DataFrame, with ``runtime_group`` and
     ``bid_bin`` categorical. The table's columns are not copied: the outcome shares the arrays it was given."""
-    import pandas as pd
+    import pandas as pd  # deferred: pandas
 
     cols = per_job_columns(table, start, end, payment, preemptions, runtime_codes=runtime_codes, bid_codes=bid_codes)
     for c, labels in CATEGORIES.items():

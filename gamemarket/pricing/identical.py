@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 from numba import njit
 
@@ -38,7 +40,6 @@ def merged_problem(problem: Problem, groups: list[list[int]], floors: np.ndarray
     the same optimum, and equal prices on a group's members are optimal for the original. Returns the
     merged problem, its price floors, and for each original resource its merged index.
     """
-    import copy
 
     m = problem.shape[1]
     rep = np.arange(m)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -122,8 +123,6 @@ def read_npz(path: str | Path, required=("A", "R"), what: str = "problem", text=
     except FileNotFoundError:
         raise InputError(f"{path}: no such {what} file") from None
     except Exception:  # a zero-byte file (EOFError), not a zip (BadZipFile), a bad header (ValueError)
-        import zipfile
-
         # numpy's own reasons can suggest unpickling; say what is wrong in our words instead
         reason = (
             "the file is empty"

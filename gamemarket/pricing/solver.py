@@ -57,6 +57,7 @@ from gamemarket.pricing.lp_finish import lp_finish
 from gamemarket.pricing.newton import projected_newton
 from gamemarket.pricing.problem import Problem
 from gamemarket.pricing.repair import make_feasible, repair
+from gamemarket.pricing.torch_backend import TorchEvaluator
 from gamemarket.pricing.utilities import Power
 
 
@@ -387,8 +388,6 @@ class PriceDiscovery:
         self.util = problem.utility
         self.tev = None
         if backend == "torch":
-            from gamemarket.pricing.torch_backend import TorchEvaluator
-
             self.tev = TorchEvaluator(problem, device, single=np.dtype(dtype) == np.float32)
         self.bias = 0.0
         if self.util.smooth:

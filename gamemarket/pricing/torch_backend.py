@@ -13,12 +13,13 @@ from __future__ import annotations
 import numpy as np
 
 from gamemarket.errors import InputError
+from gamemarket.pricing.allocation import Allocation
 from gamemarket.pricing.envelope import U_LINEAR, U_POWER
 
 
 def _torch():
     try:
-        import torch
+        import torch  # deferred: torch
     except ImportError:
         raise InputError("the torch backend needs PyTorch: pip install 'gamemarket[torch]'") from None
     return torch
@@ -110,7 +111,6 @@ class TorchEvaluator:
 
     def __call__(self, p, mu: float = 0.0):
         torch = self.torch
-        from gamemarket.pricing.allocation import Allocation
 
         P = torch.as_tensor(np.asarray(p, dtype=np.float64), device=self.dev, dtype=self.dt)
         T, C, I, K = self.hull(P)

@@ -26,6 +26,7 @@ import re
 import numpy as np
 
 from gamemarket.errors import InputError
+from gamemarket.pricing.envelope import U_LINEAR, U_POWER, U_TARGET
 from gamemarket.registry import Registry
 
 
@@ -143,8 +144,6 @@ class Linear(Utility):
 
     def fused(self):
         """The fused kernel's code for ``w t``."""
-        from gamemarket.pricing.envelope import U_LINEAR
-
         return U_LINEAR, 0.0, np.zeros_like(self.w)
 
     def linear_pieces(self):
@@ -229,8 +228,6 @@ class Power(Utility):
 
     def fused(self):
         """The fused kernel's code and this utility's alpha."""
-        from gamemarket.pricing.envelope import U_POWER
-
         return U_POWER, self.alpha, np.zeros_like(self.w)
 
     def marginal(self, t):
@@ -272,7 +269,6 @@ class Target(Utility):
 
     def fused(self):
         """The fused kernel's code and the per-job targets."""
-        from gamemarket.pricing.envelope import U_TARGET
 
         return U_TARGET, 0.0, self.t_des
 

@@ -7,6 +7,7 @@ def __getattr__(name: str):
     # imported on first use, so that a worker process unpickling one figure function (which imports this
     # package first) does not also import the analysis and the study machinery that ``report`` needs
     if name == "write_report":
+        # deferred: joblib, matplotlib, pandas, pyarrow (the analysis and the study machinery)
         from gamemarket.reports.report import write_report
 
         return write_report

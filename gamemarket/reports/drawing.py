@@ -33,7 +33,7 @@ def save(fig, path, dpi: float = 110) -> Path:
     first, so each figure is drawn once; the files are byte for byte the same (tested). The report's time
     is measured by ``benchmarks/bench_reproduction.py``.
     """
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # deferred: matplotlib.pyplot
 
     fig.tight_layout()
     fig.set_layout_engine(None)

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import numpy as np
+from joblib import Parallel, delayed, effective_n_jobs
 
 from gamemarket import __version__
 from gamemarket.analysis.claims import CONTEXT, claims_csv, hb_pair
@@ -73,8 +74,6 @@ class FigureJobs:
         if n_jobs == 1 or len(self.jobs) < 2:
             done = [self.jobs[k][1](*self.jobs[k][2]) for k in order]
         else:
-            from joblib import Parallel, delayed, effective_n_jobs
-
             workers = min(effective_n_jobs(n_jobs), len(self.jobs))
             done = Parallel(n_jobs=workers)(delayed(self.jobs[k][1])(*self.jobs[k][2]) for k in order)
         out: list = [None] * len(self.jobs)

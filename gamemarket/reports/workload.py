@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gamemarket.reports.drawing import save
+
 
 def draw_workload_comparison(curves: dict, out: str | Path, *, nodes: int) -> Path:
     """One figure, four panels, one line per workload: ``curves`` maps a label to its curves."""
-    import matplotlib
+    import matplotlib  # deferred: matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from gamemarket.reports.drawing import save
+    import matplotlib.pyplot as plt  # deferred: matplotlib.pyplot
 
     fig, ax = plt.subplots(2, 2, figsize=(11, 7.5))
     for label, c in curves.items():

@@ -14,7 +14,7 @@ import json
 import os
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import NamedTuple
 
 import numpy as np
@@ -201,7 +201,7 @@ def parallel_backend(scheduler_address: str | None):
     if not re.fullmatch(r"[a-z][a-z0-9+]*://\S+", scheduler_address):
         raise InputError(f"--scheduler-address {scheduler_address!r}: expected an address such as tcp://10.0.0.1:8786")
     try:
-        from dask.distributed import Client
+        from dask.distributed import Client  # deferred: dask
     except ImportError:
         raise InputError(
             "--scheduler-address needs dask.distributed, which the default install leaves out: "
@@ -256,7 +256,6 @@ class StudyRun:
 
     def to_dict(self) -> dict:
         """The run's record as a dict (``last-run.json``)."""
-        from dataclasses import asdict
 
         return asdict(self)
 
@@ -282,7 +281,7 @@ def _run_study(
     tables_ok = store.verify_tables(plan_hash(tasks))
     bar = None
     if progress and todo:
-        from tqdm.auto import tqdm
+        from tqdm.auto import tqdm  # deferred: tqdm
 
         bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), unit="run", desc=spec.name)
     sim_seconds = 0.0
