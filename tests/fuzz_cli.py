@@ -289,12 +289,16 @@ def _abs(p, cwd: Path) -> Path | None:
         return None
 
 
-def _study_outputs(file: str, cwd: Path, dec: Declared, with_results: bool = True, report: str = "all") -> None:
-    """The results and report folders of a study and of its companions, as the study file declares them."""
+def _study_outputs(
+    file: str, cwd: Path, dec: Declared, with_results: bool = True, report: str = "all", args=None
+) -> None:
+    """The results and report folders of a study and of its companions, as the study file declares them (or the
+    command line's ``--results`` and ``--report``, relative to the working directory, where given)."""
     from gamemarket.studies import load_study
 
+    over = {k: _abs(getattr(args, k, None), cwd) for k in ("results", "report")}
     try:
-        spec = load_study(cwd / file)
+        spec = load_study(cwd / file, **{k: v for k, v in over.items() if v is not None})
     except Exception:  # noqa: BLE001 - an unreadable study declares nothing (main says why)
         return
     specs = [spec]
@@ -355,17 +359,17 @@ def declared(argv: list[str], cwd: Path, traces: Path) -> Declared:  # noqa: C90
             dec.folders.add(dest)
             dec.roles[dest] = "--dest"
     elif a.command == "study" and a.scmd == "run":
-        _study_outputs(a.file, cwd, dec)
+        _study_outputs(a.file, cwd, dec, args=a)
     elif a.command == "game" and a.gcmd == "solve" and str(a.file).endswith(".toml"):
-        _study_outputs(a.file, cwd, dec, report="none")
+        _study_outputs(a.file, cwd, dec, report="none", args=a)
     elif a.command == "game" and a.gcmd == "export":
-        _study_outputs(a.file, cwd, dec, report="none" if a.out else "data")
+        _study_outputs(a.file, cwd, dec, report="none" if a.out else "data", args=a)
         if a.out:
             dec.folders.add(_abs(a.out, cwd))
             dec.claims.add(_abs(a.out, cwd))
             dec.roles[_abs(a.out, cwd)] = "export folder"
     elif a.command == "report":
-        _study_outputs(a.study, cwd, dec)
+        _study_outputs(a.study, cwd, dec, args=a)
     return _with_real_paths(dec)
 
 

@@ -37,7 +37,9 @@ def projected_newton(fun_h, p, max_iter, done, state, on_iteration=None, p_min=N
                 df = -np.linalg.solve(Hf + lam * np.diag(D), g[free])
             except np.linalg.LinAlgError:
                 df = np.full(int(free.sum()), np.inf)
-            if np.isfinite(df).all() and float(np.max(np.abs(df) / size)) <= radius[0] and g[free] @ df < 0:
+            with np.errstate(over="ignore"):  # a step of 1e300 over a small price is past the radius: refused
+                ok = np.isfinite(df).all() and float(np.max(np.abs(df) / size)) <= radius[0] and g[free] @ df < 0
+            if ok:
                 d = np.zeros(m)
                 d[free] = df
                 return d

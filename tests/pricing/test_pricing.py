@@ -281,3 +281,17 @@ def test_magnitudes_that_overflow_the_dual_are_refused(field, value, message):
     kw[field] = arr
     with pytest.raises(InputError, match=re.escape(message)):
         Problem(**kw)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_newton_on_alpha_fair_problems_warns_of_nothing(seed):
+    """Found by the CLI fuzz's long run: projected Newton's step check divided a step of ~1e300 by a small price
+    (a RuntimeWarning on stderr from ``price solve --method newton``); such a step is refused without one."""
+    import warnings
+
+    rng = np.random.default_rng(seed)
+    pr = Problem(rng.uniform(0.05, 1.05, (8, 4)), rng.uniform(2, 2.8, 4), "alpha:2")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = solve(pr, method="newton", max_iter=50)
+    assert check_feasible(pr, r.allocation) <= 1e-9
