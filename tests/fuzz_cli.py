@@ -584,7 +584,8 @@ def _verify_command(argv: list[str], dec: Declared, cwd: Path) -> None:
         with np.load(cwd / a.out) as z:
             assert np.isfinite(z["prices"]).all(), "prices not finite"
     elif a.command == "study" and a.scmd == "run":
-        o = invoke(["study", "status", a.file])
+        where = ["--results", a.results] if a.results else []  # the folder the run was told to use
+        o = invoke(["study", "status", a.file, *where])
         assert o.rc == 0, f"study status after a successful run: exit {o.rc}: {o.err}"
         m = re.search(r"(\d+)/(\d+) (?:population )?runs", o.out)
         assert m and m.group(1) == m.group(2), f"study status after a successful run: {o.out.strip()}"
