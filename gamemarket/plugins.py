@@ -267,6 +267,32 @@ def _listed() -> list:
     return value if isinstance(value, list) else []
 
 
+class WithPlugins:
+    """A task function that carries this process's plugin list to the worker that runs it.
+
+    A worker learns its parent's plugins from ``GAMEMARKET_PLUGINS``, but a pool of workers outlives a task:
+    loky reuses the processes it started before a plugin was loaded, and their environment is the one they
+    started with (a study run after another in one session failed with "unknown payment scheme"). Wrapped,
+    every task sets the list before it runs, and a registry's miss then loads what the parent had.
+
+    Parameters
+    ----------
+    fn : callable
+        A module-level function (what joblib pickles by reference).
+    """
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.listed = _listed()
+
+    def __call__(self, *args, **kwargs):
+        if self.listed:
+            merged = _listed()
+            merged += [e for e in self.listed if e not in merged]
+            os.environ[ENV] = json.dumps(merged)
+        return self.fn(*args, **kwargs)
+
+
 def load_listed(name: str = "") -> bool:
     """In a worker: load the plugins its parent listed in ``GAMEMARKET_PLUGINS`` (a registry's ``on_miss``);
     a file whose text has changed since the parent loaded it is an error naming it. Returns whether any

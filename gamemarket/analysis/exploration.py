@@ -46,7 +46,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from scipy import optimize
 
-from gamemarket import bids
+from gamemarket import bids, plugins
 from gamemarket.analysis.population import PopulationGames
 from gamemarket.confidence import t_interval
 from gamemarket.consumers import ShadingRule
@@ -254,7 +254,9 @@ class ProbeOracle:
         if not todo:
             return
         res = Parallel(n_jobs=self.n_jobs)(
-            delayed(baseline_task)(self.arrays, self.nodes, self.mechanism, s, self.distribution, self.agents)
+            delayed(plugins.WithPlugins(baseline_task))(
+                self.arrays, self.nodes, self.mechanism, s, self.distribution, self.agents
+            )
             for s in todo
         )
         self._u0.update(zip(todo, res))
@@ -294,7 +296,7 @@ class ProbeOracle:
             if any(per_seed):
                 self._baselines([s for s, cs in zip(seeds, per_seed) if cs])
             res = Parallel(n_jobs=self.n_jobs)(
-                delayed(probe_task)(
+                delayed(plugins.WithPlugins(probe_task))(
                     self.arrays,
                     self.nodes,
                     self.mechanism,

@@ -189,10 +189,20 @@ def _message(exc: ValidationError, where: str, root: str, model) -> str:
     return _located(exc, root, model) if not where else f"{where}: {_located(exc, root, model)}"
 
 
+def _clean_loc(error: dict) -> tuple:
+    """An error's location without pydantic's own tags (``function-after[...]``, union members); the last item of
+    an unknown field is the file's own key, kept whatever it looks like (a key ``"[players"`` read as a tag left
+    no location at all, and an IndexError)."""
+    loc = error["loc"]
+    if error["type"] == "extra_forbidden" and loc:
+        return (*(x for x in loc[:-1] if not _is_tag(x)), loc[-1])
+    return tuple(x for x in loc if not _is_tag(x))
+
+
 def _located(exc: ValidationError, root: str, model) -> str:
     """The message of a validation error after the file's name: the table, the field, the value, what was
     expected."""
-    errors = [{**e, "loc": tuple(x for x in e["loc"] if not _is_tag(x))} for e in exc.errors(include_url=False)]
+    errors = [{**e, "loc": _clean_loc(e)} for e in exc.errors(include_url=False)]
     unknown = [e for e in errors if e["type"] == "extra_forbidden"]
     if unknown:
         at = unknown[0]["loc"][:-1]

@@ -305,7 +305,7 @@ class PopulationRuns:
         remote = self.scheduler_address is not None
         root = None if remote else str(self.spec.results_dir)  # across machines the parent stores the runs
         jobs = (
-            delayed(_chunk_task)(
+            delayed(plugins.WithPlugins(_chunk_task))(
                 self.arrays,
                 self.nodes,
                 provs[p].params(),

@@ -289,7 +289,9 @@ def _run_study(
         jobs = -1 if scheduler_address else n_jobs
         worker_store = None if scheduler_address else store.root
         results = Parallel(n_jobs=jobs, return_as="generator_unordered")(
-            delayed(_run_group)(g, arrays, nodes, spec.bids, worker_store, os.getpid() if worker_store else None)
+            delayed(plugins.WithPlugins(_run_group))(
+                g, arrays, nodes, spec.bids, worker_store, os.getpid() if worker_store else None
+            )
             for g in task_groups(todo)
         )
         fresh = {}

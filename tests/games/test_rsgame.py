@@ -297,3 +297,12 @@ def test_egta_values_beyond_their_declared_types_are_refused_by_name(tmp_path, p
     with pytest.raises(InputError) as e:
         read_egta(p)
     assert str(e.value).startswith(str(p)) and message in str(e.value)
+
+
+def test_an_unknown_field_that_looks_like_a_validator_tag_is_named(tmp_path):
+    """Found by the readers' fuzz: a key ``"[players"`` (a bracket, as pydantic's own tags have) was filtered out
+    of the error's location, which was then empty: an IndexError instead of the message."""
+    p = tmp_path / "g.json"
+    p.write_text(json.dumps({"[players": {"c": 2}, "strategies": {"c": ["a"]}, "profiles": [{"c": [["a", 2, 1.0]]}]}))
+    with pytest.raises(InputError, match=r"unknown field\(s\) \['\[players'\]; allowed: \['players', 'profiles'"):
+        read_egta(p)

@@ -98,3 +98,22 @@ def test_a_missing_plugin_is_an_error_naming_the_study_and_the_entry(study):
     study.write_text(study.read_text().replace("mechanisms/bid_per_node_second.py", "mechanisms/nope.py"))
     with pytest.raises(InputError, match=r"s.toml: \[plugins\] modules\[1\]: plugin .*nope.py: cannot read it"):
         load_study(study)
+
+
+def test_workers_started_before_a_plugin_was_loaded_still_find_it():
+    """loky reuses worker processes across runs: one started before the plugin was loaded has the environment
+    it started with. Every task carries the parent's plugin list (``plugins.WithPlugins``)."""
+    from joblib import Parallel, delayed
+
+    from gamemarket import plugins
+
+    Parallel(n_jobs=2)(delayed(abs)(i) for i in range(4))  # the pool, started with no plugin listed
+    plugins.load_plugin(str(EXAMPLES / "lowest_running.py"))
+    found = Parallel(n_jobs=2)(delayed(plugins.WithPlugins(_payment_known))("lowest-running") for _ in range(4))
+    assert found == [True] * 4
+
+
+def _payment_known(name: str) -> bool:
+    from gamemarket.market import PAYMENTS
+
+    return PAYMENTS.get(name, default=False) is not False  # a miss loads the listed plugins first
