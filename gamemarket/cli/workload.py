@@ -10,12 +10,12 @@ from gamemarket import bids, consumers
 from gamemarket.cli.options import (
     JOBS_COUNT,
     NODES,
-    POSITIVE,
     REDUCTION,
     SEED,
     add_deprecated_alias,
     add_force,
     examples,
+    number,
 )
 from gamemarket.cli.output import print_dict
 from gamemarket.errors import InputError
@@ -203,7 +203,8 @@ def add_workload_commands(sub) -> None:
     workload_options(wfit)
     wfit.add_argument(
         "--threshold",
-        type=POSITIVE,
+        # the model file's own bound (workloads.model_file.ModelFile): a fit never writes a file it cannot read
+        type=number(min=0, min_open=True, max=1e7, what="seconds of silence"),
         default=1200.0,
         help="seconds of silence that end a user's campaign",
     )

@@ -613,6 +613,11 @@ def test_bad_input_gets_a_clear_error(name, tmp_path, capsys, monkeypatch):
             ["price", "solve", "--n", "10", "--m", "10001"],
             "argument --m: expected a number of resources >= 1 and at most",
         ),
+        # the long fuzz run: a fit wrote a model file its own reader refuses
+        (
+            ["workload", "fit", "t.swf", "--out", "m.toml", "--threshold", "1e13"],
+            "argument --threshold: expected seconds of silence > 0 and <= 1e+07, got 1e13",
+        ),
     ],
 )
 def test_bad_options_exit_2_from_argparse(argv, message, capsys):
