@@ -331,7 +331,7 @@ def _growth_section(growth, out: OutputFolder, jobs: FigureJobs) -> list[str]:
             r.way,
             f"{int(r.n):,}",
             int(r.seeds),
-            f"{r.cohort_jobs:.0f}",
+            num(np.round(r.cohort_jobs), 15),  # a mean count of jobs: whole, thousands separated
             num_ci(r.gain, r.ci_low, r.ci_high, 4),
             f"{r.relative_gain:+.2%}" if np.isfinite(r.relative_gain) else "n/a (truthful utility 0)",
         ]
