@@ -161,7 +161,7 @@ def _run_population(a, spec, *, force: bool) -> int:
             spec, n_jobs=a.n_jobs, progress=not a.no_progress, force=force, scheduler_address=a.scheduler_address
         )
     print(
-        f"study {spec.name}: {an.runs['simulations']} simulations ({an.runs['run_now']} run now) in "
+        f"study {spec.name}: {an.runs['simulations']:,} simulations ({an.runs['run_now']:,} run now) in "
         f"{an.runs['wall_seconds']:.1f} s; results in {spec.results_dir}"
     )
     _print_population(an)
@@ -205,7 +205,7 @@ def _run_bimatrix(a, spec) -> int:
                 force=a.force and s is spec,  # --force is about this study's folders, not its companions'
             )
             print(
-                f"study {s.name}: {info.tasks} runs ({info.skipped} already stored, {info.run} run now) "
+                f"study {s.name}: {info.tasks:,} runs ({info.skipped:,} already stored, {info.run:,} run now) "
                 f"in {info.wall_seconds:.1f} s; results in {s.results_dir}"
             )
         if spec.gains:
@@ -309,12 +309,14 @@ def cmd_study_status(a) -> int:
         keys = [st.runs.key(p, m, s) for p in spec.providers for s in spec.seeds for m in st.grid]
         done = sum(st.runs.store.read(k) is not None for k in keys)
         print(
-            f"study {spec.name}: {done}/{len(keys)} population runs of the initial seeds stored "
+            f"study {spec.name}: {done:,}/{len(keys):,} population runs of the initial seeds stored "
             f"({st.runs.store.dir}); candidates and added seeds follow from these"
         )
         return 0
     st = study_status(spec)
-    print(f"study {st['study']}: {st['done']}/{st['tasks']} runs stored, {st['missing']} missing ({st['results']})")
+    print(
+        f"study {st['study']}: {st['done']:,}/{st['tasks']:,} runs stored, {st['missing']:,} missing ({st['results']})"
+    )
     return 0
 
 
