@@ -16,7 +16,8 @@ workers (target: at most 1 min);
 an empty store with 2 workers on the LPC trace (target: at most 15 min). --quick skips the
 reference searches of (1) and (1b), which take about a minute per game of (1); --studies runs (2) and
 (3) only. The studies' lines include the provider-consumer game's equilibria (any provider mixture).
-``--smoke``: (1) on one game without the reference search, and (2) on 500 jobs and two seeds: that it runs
+``--smoke``: (1) on one smaller game without the reference search, and (2) on 500 jobs, two seeds and a 2-player
+reduced game: that it runs
 to its end (``tests/test_benchmarks_smoke.py``).
 """
 
@@ -79,10 +80,12 @@ def dpr_game() -> None:
         f"  certifying every equilibrium by homotopy continuation would track {full_support:,} paths for the full "
         f"support alone and {every:,} over every support (2-homogeneous Bezout numbers)"
     )
+    # the smoke run's game: smaller (10 + 10 players, 5 + 5 strategies take about 30 s to search)
+    players, strategies, reduced = ([6, 6], [3, 3], [2, 2]) if SMOKE else ([10, 10], [5, 5], [4, 4])
     for seed in range(1 if SMOKE else 3):
-        full = RoleSymmetricGame.random([10, 10], [5, 5], np.random.default_rng(seed))
+        full = RoleSymmetricGame.random(players, strategies, np.random.default_rng(seed))
         t0 = time.perf_counter()
-        red = reduce_game(full, [4, 4])
+        red = reduce_game(full, reduced)
         t_red = time.perf_counter() - t0
         t0 = time.perf_counter()
         sol = equilibria(red)
@@ -204,9 +207,10 @@ def study(path: Path, n_jobs: int = 2) -> None:
         small = tmp / "studies" / path.name
         small.parent.mkdir()
         text = path.read_text().replace("jobs = 4000", "jobs = 500").replace("max_seeds = 8", "max_seeds = 2")
+        text = text.replace("reduced_players = 4", "reduced_players = 2")
         small.write_text(text.replace("count = 4", "count = 2"))
         spec = load_study(small)
-    spec.results_dir = tmp
+    spec.results_dir = tmp / "results" if SMOKE else tmp  # a folder of its own, beside the smoke run's study
     try:
         t0 = time.perf_counter()
         an = run_population_study(spec, n_jobs=n_jobs)

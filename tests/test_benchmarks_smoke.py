@@ -40,7 +40,7 @@ SMOKE: dict[str, list[str] | None] = {
     "bench_workload.py": ["--smoke"],
     "fuzz_cli.py": ["--minutes", "0.1", "--batch", "2", "--seed", "1", "--shrink-seconds", "5"],
     "heapq_market.py": None,  # bench_startup's comparator: its --smoke runs it and checks the outcomes agree
-    "solver_fingerprint.py": ["{tmp}/fingerprint.json"],  # small as it is: fifteen solves of n <= 3,000
+    "solver_fingerprint.py": ["{tmp}/fingerprint.json", "--smoke"],
 }
 
 
@@ -77,7 +77,7 @@ def _checkout_files() -> list[str]:
     out = subprocess.run(
         ["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, capture_output=True, check=True
     ).stdout
-    return [f for f in out.decode().split("\0") if f and (ROOT / f).is_file()]
+    return [f for f in out.decode().split("\0") if f and ((ROOT / f).is_file() or (ROOT / f).is_symlink())]
 
 
 def _small_swf(path: Path, jobs: int = 3000) -> Path:
@@ -104,7 +104,10 @@ def clone(tmp_path_factory):
     dest = tmp_path_factory.mktemp("clone")
     for f in files:
         (dest / f).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(ROOT / f, dest / f)
+        if (ROOT / f).is_symlink():  # as git keeps it (models/ and strategies/ point into the package)
+            os.symlink(os.readlink(ROOT / f), dest / f)
+        else:
+            shutil.copy2(ROOT / f, dest / f)
     for cache in (ROOT / "gamemarket").rglob("__pycache__/*.nb[ic]"):
         target = dest / cache.relative_to(ROOT)
         target.parent.mkdir(parents=True, exist_ok=True)
