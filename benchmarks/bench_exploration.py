@@ -66,7 +66,10 @@ def main() -> None:
     ap.add_argument("--out", default="benchmarks/results/exploration.json")
     ap.add_argument("--fresh", action="store_true", help="run the grid again even where the output holds it")
     ap.add_argument("--n-jobs", type=int, default=1)
+    ap.add_argument("--smoke", action="store_true", help="a 3-point grid axis, written to a temporary file")
     a = ap.parse_args()
+    if a.smoke:  # that it runs to its end (tests/test_benchmarks_smoke.py); the committed output untouched
+        a.grid, a.fresh, a.out = 3, True, str(Path(tempfile.gettempdir()) / "bench-exploration-smoke.json")
     out_path = Path(a.out)
     old = json.loads(out_path.read_text()) if out_path.is_file() and not a.fresh else {}
     report = {"scenarios": {}}

@@ -16,6 +16,9 @@ workers (target: at most 1 min);
 an empty store with 2 workers on the LPC trace (target: at most 15 min). --quick skips the
 reference searches of (1) and (1b), which take about a minute per game of (1); --studies runs (2) and
 (3) only. The studies' lines include the provider-consumer game's equilibria (any provider mixture).
+``--smoke``: (1) on one smaller game without the reference search, and (2) on 500 jobs, two seeds and a 2-player
+reduced game: that it runs
+to its end (``tests/test_benchmarks_smoke.py``).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+SMOKE = "--smoke" in sys.argv
 
 
 def homotopy_paths(players: int, strategies: int) -> tuple[int, int]:
@@ -76,10 +80,12 @@ def dpr_game() -> None:
         f"  certifying every equilibrium by homotopy continuation would track {full_support:,} paths for the full "
         f"support alone and {every:,} over every support (2-homogeneous Bezout numbers)"
     )
-    for seed in range(3):
-        full = RoleSymmetricGame.random([10, 10], [5, 5], np.random.default_rng(seed))
+    # the smoke run's game: smaller (10 + 10 players, 5 + 5 strategies take about 30 s to search)
+    players, strategies, reduced = ([6, 6], [3, 3], [2, 2]) if SMOKE else ([10, 10], [5, 5], [4, 4])
+    for seed in range(1 if SMOKE else 3):
+        full = RoleSymmetricGame.random(players, strategies, np.random.default_rng(seed))
         t0 = time.perf_counter()
-        red = reduce_game(full, [4, 4])
+        red = reduce_game(full, reduced)
         t_red = time.perf_counter() - t0
         t0 = time.perf_counter()
         sol = equilibria(red)
@@ -91,7 +97,7 @@ def dpr_game() -> None:
             f"equilibria: {len(sol.equilibria)} ({stable} stable) in {t_sol:.2f} s "
             f"(max regret {max(e.regret for e in sol.equilibria):.1e})\n    {sol.search.summary()}"
         )
-        if "--quick" in sys.argv:
+        if "--quick" in sys.argv or SMOKE:
             continue
         t0 = time.perf_counter()
         ref = support_enumeration(red, tolerance=sol.tolerance, starts_per_round=80, max_starts=640, seed=99)
@@ -197,7 +203,14 @@ def study(path: Path, n_jobs: int = 2) -> None:
 
     spec = load_study(path)
     tmp = Path(tempfile.mkdtemp(prefix="bench-pop-"))
-    spec.results_dir = tmp
+    if SMOKE:  # the same study on 500 jobs and two seeds
+        small = tmp / "studies" / path.name
+        small.parent.mkdir()
+        text = path.read_text().replace("jobs = 4000", "jobs = 500").replace("max_seeds = 8", "max_seeds = 2")
+        text = text.replace("reduced_players = 4", "reduced_players = 2")
+        small.write_text(text.replace("count = 4", "count = 2"))
+        spec = load_study(small)
+    spec.results_dir = tmp / "results" if SMOKE else tmp  # a folder of its own, beside the smoke run's study
     try:
         t0 = time.perf_counter()
         an = run_population_study(spec, n_jobs=n_jobs)
@@ -222,7 +235,7 @@ def main() -> None:
     if "--studies" not in sys.argv:  # --studies: parts (2) and, with --lpc, (3) only
         print("(1) DPR-reduced random game")
         dpr_game()
-    if "--quick" not in sys.argv and "--studies" not in sys.argv:
+    if "--quick" not in sys.argv and "--studies" not in sys.argv and not SMOKE:
         print("(1b) games of the market's shape")
         market_shaped()
         print("(1c) the reference cross-check over issue 10's range")

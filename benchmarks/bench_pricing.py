@@ -73,10 +73,14 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--skip-big", action="store_true", help="skip n = 1e6 x 16/32 and n = 1e7")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results"))
+    ap.add_argument("--smoke", action="store_true", help="n <= 2e4: that it runs to its end (with --out elsewhere)")
     a = ap.parse_args()
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     cases = [(1_000_000, 4), (100_000, 16)] + ([] if a.skip_big else [(1_000_000, 16), (1_000_000, 32)])
+    big = 2_000 if a.smoke else 100_000  # the m sweep's n
+    if a.smoke:  # tests/test_benchmarks_smoke.py
+        cases = [(2_000, 4)]
     print("converged solves (synthetic family, log utility, eps = 1e-3 n, one process each):")
     print(
         f"{'n':>9} {'m':>3} {'solve s':>8} {'iters':>6} {'evals':>6} {'gap':>10} {'eps':>8} {'conv':>5} "
@@ -98,8 +102,9 @@ def main():
     print("\none dual evaluation (best of 3):")
     scal = []
     for m in (2, 4, 8, 16, 32):
-        scal.append(("m", 100_000, m, one_eval(100_000, m)))
+        scal.append(("m", big, m, one_eval(big, m)))
     ns = [100, 1_000, 10_000, 100_000, 1_000_000] + ([] if a.skip_big else [10_000_000])
+    ns = [100, 10_000, 20_000] if a.smoke else ns
     for n in ns:
         scal.append(("n", n, 4, one_eval(n, 4, repeat=3 if n <= 1_000_000 else 1)))
     import pandas as pd

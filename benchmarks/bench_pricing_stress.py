@@ -46,13 +46,17 @@ def main() -> int:
     ap.add_argument("--seeds", type=int, default=2)
     ap.add_argument("--check-up-to", type=int, default=2000, help="largest n checked against Clarabel")
     ap.add_argument("--random", type=int, default=0, help="also this many random small members")
+    ap.add_argument("--smoke", action="store_true", help="n = 10, one seed, three utilities: that it runs to its end")
     a = ap.parse_args()
     if a.random < 0:
         ap.error(f"--random must be >= 0, got {a.random}")
     sizes = [(10, 2), (100, 4), (1000, 8), (10_000, 16)] + ([] if a.quick else [(100_000, 16)])
+    if a.smoke:  # tests/test_benchmarks_smoke.py
+        sizes, a.seeds, a.random = sizes[:1], 1, min(a.random, 5)
+    utilities = UTILITIES[:3] if a.smoke else UTILITIES  # each utility's first solve compiles its kernels
     totals, failures = Counter(), []
     t0 = time.perf_counter()
-    for util in UTILITIES:
+    for util in utilities:
         line = Counter()
         for n, m in sizes:
             for vname, kw in VARIANTS.items():

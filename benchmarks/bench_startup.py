@@ -9,6 +9,11 @@ k-th price) against a plain heapq implementation of the same market run as a who
 same table (``heapq_market.py``), alternating the two so that both see the same machine (target: a
 ratio of at most 0.3). The two outcomes must agree: times, preemptions and payments exactly.
 Needs the LPC trace (``GAMEMARKET_TRACES`` or ``../shared/workloads``) for (2).
+
+    python benchmarks/bench_startup.py --smoke
+
+runs each part twice, (2) on a synthetic job table of 2,000 jobs: that the benchmark runs to its end (no trace
+needed; ``tests/test_benchmarks_smoke.py``).
 """
 
 from __future__ import annotations
@@ -42,7 +47,10 @@ def find_trace() -> Path | None:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--smoke", action="store_true", help="twice each, (2) on 2,000 synthetic jobs (no trace needed)")
     a = ap.parse_args()
+    if a.smoke:  # twice: what a repeated run does (replacing its outputs) is tested too
+        a.repeat = 2
     gm = [sys.executable, "-m", "gamemarket"]
     entry = Path(sys.executable).with_name("gamemarket")
     if entry.exists():  # the console script a user runs
@@ -53,22 +61,31 @@ def main() -> None:
         f"(min {min(helps):.3f}, n={a.repeat}; target <= 0.3)"
     )
     trace = find_trace()
-    if trace is None:
+    if trace is None and not a.smoke:
         print(f"simulate --job-table: skipped, the trace {TRACE} is not here (set GAMEMARKET_TRACES)")
         return
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         table = tmp / "lpc.csv"
+        # the smoke run's table: synthetic jobs on the same 105 nodes, congested as the trace is at its peaks
+        source = (
+            ["--synthetic-jobs", "2000", "--nodes", "105", "--load", "1.1"]
+            if a.smoke
+            else ["--workload", str(trace), "--reduction", "0.25"]
+        )
         subprocess.run(
-            [*gm, "simulate", "--workload", str(trace), "--reduction", "0.25", "--mix", "SRG", "--seed", "1"]
-            + ["--jobs-out", str(table)],
+            [*gm, "simulate", *source, "--mix", "SRG", "--seed", "1", "--jobs-out", str(table)],
             check=True,
             stdout=subprocess.DEVNULL,
         )
         ours, plain = [], []
         for _ in range(a.repeat):
             ours.append(
-                whole([*gm, "simulate", "--job-table", str(table), "--nodes", "105", "--out", str(tmp / "gm.csv")])
+                # --force: the outcome file of the run before is replaced (a CLI run refuses that otherwise)
+                whole(
+                    [*gm, "simulate", "--job-table", str(table), "--nodes", "105", "--out", str(tmp / "gm.csv")]
+                    + ["--force"]
+                )
             )
             plain.append(
                 whole(
@@ -89,11 +106,14 @@ def main() -> None:
         agree = len(g) == len(h) and bool((g[cols] == h[cols]).all().all())
         mo, mp = statistics.median(ours), statistics.median(plain)
         print(
-            f"simulate --job-table on the LPC job table ({len(g):,} jobs, 105 nodes, HB + k-th price), whole processes:"
+            f"simulate --job-table on the {'synthetic' if a.smoke else 'LPC'} job table ({len(g):,} jobs, 105 nodes, "
+            "HB + k-th price), whole processes:"
         )
         print(f"  gamemarket: median {mo:.2f} s (min {min(ours):.2f}, max {max(ours):.2f})")
         print(f"  plain heapq: median {mp:.2f} s (min {min(plain):.2f}, max {max(plain):.2f})")
         print(f"  ratio of medians: {mo / mp:.2f} (target <= 0.3); outcomes agree exactly: {agree}")
+        if not agree:
+            raise SystemExit("gamemarket's and the plain heapq market's outcomes differ")
 
 
 if __name__ == "__main__":

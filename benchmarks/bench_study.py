@@ -5,7 +5,8 @@
 Prints: (1) parallel efficiency: the same study of at least 32 tasks with 1 and 2 workers;
 (2) overhead: study wall time (scheduling, storing, game building, solving) against the summed
 simulation time of its tasks; (3) solving: all equilibria of random 10x10 and 8x24 games, every one
-verified by regret, against nashpy's vertex enumeration where it finishes in time.
+verified by regret, against nashpy's vertex enumeration where it finishes in time. ``--smoke``: 2,000 jobs,
+one game of each size, nashpy for 5 s at most: that it runs to its end (``tests/test_benchmarks_smoke.py``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+SMOKE = "--smoke" in sys.argv
 
 STUDY = """
 name = "bench"
@@ -48,7 +50,7 @@ def main() -> None:
     try:
         shutil.copytree(ROOT / "strategies", tmp / "strategies")
         (tmp / "studies").mkdir()
-        (tmp / "studies" / "bench.toml").write_text(STUDY)
+        (tmp / "studies" / "bench.toml").write_text(STUDY.replace("jobs = 200000", "jobs = 2000") if SMOKE else STUDY)
         spec = load_study(tmp / "studies" / "bench.toml")
         run_study(spec, n_jobs=2, progress=False)  # warm up: compile caches, worker start
         shutil.rmtree(spec.results_dir)
@@ -74,7 +76,7 @@ def main() -> None:
         shutil.rmtree(tmp)
 
     rng = np.random.default_rng(0)
-    for m, n, reps in ((10, 10, 5), (8, 24, 5), (12, 12, 3)):
+    for m, n, reps in ((10, 10, 1), (8, 24, 1), (12, 12, 1)) if SMOKE else ((10, 10, 5), (8, 24, 5), (12, 12, 3)):
         worst, count = 0.0, []
         t0 = time.perf_counter()
         for _ in range(reps):
@@ -89,7 +91,7 @@ def main() -> None:
         )
     A, B = rng.random((10, 10)), rng.random((10, 10))
     t0 = time.perf_counter()
-    prof, problem = nashpy_equilibria(A, B, "vertex_enumeration", time_limit=60)
+    prof, problem = nashpy_equilibria(A, B, "vertex_enumeration", time_limit=5 if SMOKE else 60)
     print(
         f"nashpy vertex enumeration, one random 10x10: {time.perf_counter() - t0:.1f} s"
         + (f" ({problem})" if problem else f", {len(prof)} profiles")

@@ -5,7 +5,8 @@
 Prints: (1) generating 1M jobs from the committed LPC model (target: at most 1 s); (2) fitting the
 model to a 1M-job trace, in memory and as a whole `gamemarket workload fit` on an SWF file of
 those jobs (target: at most 10 s); (3) with the LPC trace present, the trace beside five draws
-of its model (the congestion statistics of issue 12's table).
+of its model (the congestion statistics of issue 12's table). ``--smoke``: 20,000 jobs, without (3): that it
+runs to its end (``tests/test_benchmarks_smoke.py``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+SMOKE = "--smoke" in sys.argv
+JOBS = 20_000 if SMOKE else 1_000_000  # the jobs generated and fitted
 
 
 def main() -> None:
@@ -31,9 +34,9 @@ def main() -> None:
     times = []
     for seed in range(3):
         t0 = time.perf_counter()
-        w = generate_from_model(model, jobs=1_000_000, nodes=490, seed=seed)
+        w = generate_from_model(model, jobs=JOBS, nodes=490, seed=seed)
         times.append(time.perf_counter() - t0)
-    print(f"(1) generate 1,000,000 jobs: {', '.join(f'{t:.2f}' for t in times)} s (target <= 1 s)")
+    print(f"(1) generate {JOBS:,} jobs: {', '.join(f'{t:.2f}' for t in times)} s (target <= 1 s)")
     t0 = time.perf_counter()
     fit_model(w, nodes=490)
     t_fit = time.perf_counter() - t0
@@ -76,11 +79,11 @@ def main() -> None:
         )
         t_cli = time.perf_counter() - t0
     print(
-        f"(2) fit 1,000,000 jobs: {t_fit:.2f} s in memory; whole `gamemarket workload fit` process on the SWF file "
+        f"(2) fit {JOBS:,} jobs: {t_fit:.2f} s in memory; whole `gamemarket workload fit` process on the SWF file "
         f"{t_cli:.2f} s (target <= 10 s)"
     )
     lpc = ROOT.parent / "shared" / "workloads" / "LPC-EGEE-2004-1.2-cln.swf.gz"
-    if lpc.exists():
+    if lpc.exists() and not SMOKE:
         from gamemarket import bids
         from gamemarket.consumers import BetaMix
         from gamemarket.market import Mechanism, outcomes, simulate

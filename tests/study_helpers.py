@@ -9,9 +9,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def write_study(tmp_path, body: str, name="s.toml") -> Path:
-    (tmp_path / "strategies").mkdir(exist_ok=True)
-    for f in ("providers.toml", "consumers.toml"):
-        (tmp_path / "strategies" / f).write_text((ROOT / "strategies" / f).read_text())
+    """``<tmp_path>/studies/<name>`` holding ``body``, with the checkout's strategy catalogues beside it (as a
+    study in a copy of the repository has them); a study of either kind."""
+    shutil.copytree(ROOT / "strategies", tmp_path / "strategies", dirs_exist_ok=True)
     d = tmp_path / "studies"
     d.mkdir(exist_ok=True)
     p = d / name
@@ -76,9 +76,6 @@ report = "report"
 
 
 def write_population_study(tmp_path, body: str = POPULATION_STUDY) -> Path:
-    """``<tmp_path>/studies/pop.toml`` holding ``body``, with the package's strategy catalogues beside it."""
-    shutil.copytree(ROOT / "strategies", tmp_path / "strategies")
-    (tmp_path / "studies").mkdir()
-    p = tmp_path / "studies" / "pop.toml"
-    p.write_text(body)
-    return p
+    """``<tmp_path>/studies/pop.toml`` holding ``body`` (the small population study unless given), as
+    :func:`write_study` writes a study."""
+    return write_study(tmp_path, body, "pop.toml")

@@ -62,10 +62,6 @@ def verdict(d: dict, claimed_sign: int) -> str:
     return "inconclusive"
 
 
-def _fmt(d: dict) -> str:
-    return f"{d['mean']:+.4g} [{d['lo']:+.4g}, {d['hi']:+.4g}] (n={d['n']})"
-
-
 def _per_seed(bins: pd.DataFrame, value: str, **sel) -> pd.Series:
     sub = bins
     for k, v in sel.items():
@@ -107,15 +103,16 @@ def hb_pair(provs, providers) -> tuple[str | None, str | None]:
     return find("first"), find("kth")
 
 
-def _rule(diff: pd.Series, what: str) -> tuple[str, str]:
-    """(measured, verdict) of a difference the rules make non-negative on every seed."""
+def _rule(diff: pd.Series) -> tuple[str, str]:
+    """(check, verdict) of a difference the rules make non-negative on every seed: the check says on how many
+    cases it holds (the report prints it after the mean difference)."""
     holds = bool(len(diff) and (diff >= 0).all())
     cases = f"{len(diff)} seeds"
     if "consumer" in (diff.index.names or []):  # one difference per seed and consumer mix: count both
         mixes, seeds = (diff.index.get_level_values(k).nunique() for k in ("consumer", "seed"))
         cases = f"{len(diff)} pairs of seed and consumer mix ({seeds} seeds x {mixes} mixes)"
     return (
-        f"{what}: {diff.mean():+.4g} (every one of {cases} >= 0: {'yes' if holds else 'NO'})",
+        f"every one of {cases} >= 0: {'yes' if holds else 'NO'}",
         RULES if holds else "contradicted (the rules imply it: check the engine)",
     )
 
@@ -310,15 +307,35 @@ class ClaimData:
         """Per seed: the mean ``value`` (``bsd``, ``ssj`` or ``utility``) over one profile's bins in ``sel``."""
         return _per_seed(self.parts.get((provider, consumer), self.bins.iloc[:0]), value, **sel)
 
+    def paired(self, value: str, a: str, b: str, *, consumer: str, **sel) -> dict:
+        """Mechanism ``a`` minus mechanism ``b``, paired by seed: ``value`` over one consumer mix's bins in ``sel``
+        (:func:`paired`)."""
+        return paired(
+            self.per_seed(value, provider=a, consumer=consumer, **sel),
+            self.per_seed(value, provider=b, consumer=consumer, **sel),
+        )
 
-def claim_row(claim, paper, measured, v, *, mechanism="", group="", bid_class="all", statistic="", d=None, key) -> dict:
-    """One row of :func:`evaluate`: the claim's text, the paper's, what was measured, the verdict and the numbers."""
+
+def claim_row(
+    claim, paper, measured, v, *, mechanism="", group="", bid_class="all", statistic="", d=None, check="", key
+) -> dict:
+    """One row of :func:`evaluate`: the claim's text, the paper's, what was measured, the verdict and the numbers.
+
+    The row holds numbers, not text about them: ``measured`` names what was measured (``"SRG aggressive minus
+    FT"``), ``mean``, ``ci_low``, ``ci_high`` and ``n_seeds`` are the numbers, and ``form`` says how a report
+    shows them: ``"interval"`` (a mean difference and its interval, from a ``d`` with ``lo``), ``"mean"`` (a
+    rule's mean difference and its ``check``, from a ``d`` without ``lo``) or ``"text"`` (no ``d``: ``measured``
+    alone). The report formats the numbers (:func:`gamemarket.reports.report.claim_measured`).
+    """
+    form = "text" if not d else "interval" if "lo" in d else "mean"
     d = d or {}
     return {
         "key": key,
         "claim": claim,
         "paper": paper,
         "measured": measured,
+        "form": form,
+        "check": check,
         "verdict": v,
         "mechanism": mechanism,
         "group": group,
@@ -349,7 +366,7 @@ def _hb_against_ft(data: ClaimData, value: str, label: str, num: str) -> list[di
         claim_row(
             f"({num}) HB: low-bid risk-aggressive users (SRG) have a higher {label} than all users under FT",
             "higher (Fig. 1-2)",
-            f"SRG aggressive minus FT: {_fmt(d)}",
+            "SRG aggressive minus FT",
             verdict(d, +1),
             mechanism=hb,
             group="SRG aggressive vs FT all",
@@ -400,10 +417,7 @@ def _claim_3_against(data: ClaimData, hb: str, other: str, o: str, agg) -> list[
     rows = []
     agg_sel = dict(consumer="SRG", group=agg)
     for cls, sel in BIN_CLASSES:
-        d = paired(
-            data.per_seed("bsd", provider=hb, bid_bin=sel, **agg_sel),
-            data.per_seed("bsd", provider=o, bid_bin=sel, **agg_sel),
-        )
+        d = data.paired("bsd", hb, o, bid_bin=sel, **agg_sel)
         text = _claim_3_bsd_text(other, cls)
         if text is None:
             continue
@@ -412,7 +426,7 @@ def _claim_3_against(data: ClaimData, hb: str, other: str, o: str, agg) -> list[
             claim_row(
                 claim,
                 paper,
-                f"BSD(HB) minus BSD({other.upper()}): {_fmt(d)}",
+                f"BSD(HB) minus BSD({other.upper()})",
                 verdict(d, sign),
                 mechanism=f"{hb} vs {o}",
                 group="SRG aggressive",
@@ -424,15 +438,12 @@ def _claim_3_against(data: ClaimData, hb: str, other: str, o: str, agg) -> list[
         )
     # Fig. 4 concerns the risk-aggressive users across the bid spectrum: tested there, by class
     for cls, sel in BIN_CLASSES:
-        d = paired(
-            data.per_seed("ssj", provider=hb, bid_bin=sel, **agg_sel),
-            data.per_seed("ssj", provider=o, bid_bin=sel, **agg_sel),
-        )
+        d = data.paired("ssj", hb, o, bid_bin=sel, **agg_sel)
         rows.append(
             claim_row(
                 f"(3) HB has fewer SSJs than {other.upper()} for {cls}-bid risk-aggressive jobs",
                 "fewer SSJs (Fig. 4)",
-                f"SSJ share HB minus {other.upper()}: {_fmt(d)}",
+                f"SSJ share HB minus {other.upper()}",
                 verdict(d, -1),
                 mechanism=f"{hb} vs {o}",
                 group="SRG aggressive",
@@ -488,7 +499,7 @@ def _claim_4_gain_rows(gains: dict, mech: str, price: str, mix: str, who: str, g
             claim_row(
                 claim,
                 paper,
-                f"mean utility, shading minus truthful: {_fmt(d)}",
+                "mean utility, shading minus truthful",
                 v,
                 mechanism=mech,
                 group=grp,
@@ -518,7 +529,7 @@ def _claim_4_mix(data: ClaimData, profiles: CohortIndex, mix: str, start: int, w
         claim_row(
             f"(4) the {who}' high-bid jobs gain more by shading under first price than under k-th price",
             "first price > k-th price (Fig. 5-7)",
-            f"gain under {first} minus gain under {kth}: {_fmt(d)}",
+            f"gain under {first} minus gain under {kth}",
             v_diff,
             mechanism=f"{first} vs {kth}",
             group=grp,
@@ -567,8 +578,14 @@ def claim_4(data: ClaimData) -> list[dict]:
     return rows
 
 
-def _rule_summary(diff: pd.Series) -> dict:
-    return {"mean": float(diff.mean()) if len(diff) else np.nan, "n": len(diff)}
+def _rule_row(values: pd.Series, more: str, less: str, claim: str, paper: str, measured: str, **row) -> dict:
+    """The row of a difference the rules make non-negative: ``values`` (indexed by provider, then seed and
+    perhaps consumer mix) of the mechanism ``more`` minus those of ``less``, paired on the rest of the index, its
+    mean without an interval and its check on every pair."""
+    diff = (values.loc[more] - values.loc[less]).dropna()
+    check, v = _rule(diff)
+    d = {"mean": float(diff.mean()) if len(diff) else np.nan, "n": len(diff)}
+    return claim_row(claim, paper, measured, v, d=d, check=check, **row)
 
 
 def rule_kth_utility(data: ClaimData) -> list[dict]:
@@ -585,16 +602,17 @@ def rule_kth_utility(data: ClaimData) -> list[dict]:
         if c not in data.cons:
             continue
         u = metrics[metrics["consumer"] == c].set_index(["provider", "seed"])["mean_utility"]
-        diff = (u.loc[kth] - u.loc[first]).dropna()
         rows.append(
-            claim_row(
+            _rule_row(
+                u,
+                kth,
+                first,
                 f"(4) k-th price raises all users' mean utility over first price ({c}, HB)",
                 "higher under k-th price (Fig. 5-7)",
-                *_rule(diff, "k-th minus first"),
+                "k-th minus first",
                 mechanism=f"{kth} vs {first}",
                 group=f"{c} all",
                 statistic="utility difference",
-                d=_rule_summary(diff),
                 key=f"rule-kth-utility-{c}",
             )
         )
@@ -606,18 +624,18 @@ def rule_first_revenue(data: ClaimData) -> list[dict]:
     first, kth = data.first, data.kth
     if not (first and kth):
         return []
-    r = data.metrics.set_index(["provider", "consumer", "seed"])["revenue"]
-    diff = (r.loc[first] - r.loc[kth]).dropna()
     return [
-        claim_row(
+        _rule_row(
+            data.metrics.set_index(["provider", "consumer", "seed"])["revenue"],
+            first,
+            kth,
             "(5) under HB the provider earns at least as much with first price as with k-th price, whatever the "
             "consumers do",
             "the provider prefers first price",
-            *_rule(diff, "first minus k-th revenue"),
+            "first minus k-th revenue",
             mechanism=f"{first} vs {kth}",
             group="every consumer mix",
             statistic="revenue difference",
-            d=_rule_summary(diff),
             key="rule-first-revenue",
         )
     ]
@@ -709,7 +727,8 @@ CSV_COLUMNS = [
 
 
 def claims_table(claims: list[dict]) -> pd.DataFrame:
-    """The claims of one study as a table (columns ``claim``, ``paper``, ``measured``, ``verdict``).
+    """The claims of one study as a table (columns ``claim``, ``paper``, ``measured``, ``mean``, ``ci_low``,
+    ``ci_high``, ``n_seeds``, ``verdict``): what was measured and its numbers, unformatted.
 
     Parameters
     ----------
@@ -720,7 +739,9 @@ def claims_table(claims: list[dict]) -> pd.DataFrame:
     -------
     pandas.DataFrame
     """
-    return pd.DataFrame(claims, columns=["claim", "paper", "measured", "verdict"])
+    return pd.DataFrame(
+        claims, columns=["claim", "paper", "measured", "mean", "ci_low", "ci_high", "n_seeds", "verdict"]
+    )
 
 
 def claims_csv(claims_by_study: list[tuple[str, list[dict]]]) -> pd.DataFrame:

@@ -11,6 +11,7 @@ from gamemarket.cli.options import POSITIVE, SEED, add_force, examples, integer
 from gamemarket.errors import InputError
 from gamemarket.io.files import atomic_path, dumps_json
 from gamemarket.io.ownership import check_output_file, check_outputs
+from gamemarket.reports.markdown import num
 
 
 def cmd_price_solve(a) -> int:
@@ -55,8 +56,8 @@ def cmd_price_solve(a) -> int:
         trace_rows.append(row)
         if a.format == "text" and not a.quiet:
             print(
-                f"  eval {row['evaluation']:4d}  iter {row['iteration']:4d}  dual {row['dual']:.10g}  primal "
-                f"{row['primal']:.10g}  gap {row['gap']:.4g}  max violation {row['max_violation']:.2e}  "
+                f"  eval {row['evaluation']:4d}  iter {row['iteration']:4d}  dual {num(row['dual'], 10)}  primal "
+                f"{num(row['primal'], 10)}  gap {num(row['gap'], 4)}  max violation {num(row['max_violation'], 3)}  "
                 f"{row['seconds']:.2f} s"
             )
 
@@ -107,10 +108,10 @@ def cmd_price_solve(a) -> int:
     else:
         print(f"converged: {r.converged} ({r.message})")
         print(
-            f"objective {r.objective:.10g}, dual bound {r.dual:.10g}, gap {r.gap:.4g}, "
+            f"objective {num(r.objective, 10)}, dual bound {num(r.dual, 10)}, gap {num(r.gap, 4)}, "
             f"{r.iterations} iterations, {r.evaluations} evaluations, {r.seconds:.2f} s"
         )
-        print("prices: " + " ".join(f"{p:.6g}" for p in r.prices))
+        print("prices: " + " ".join(num(p, 6) for p in r.prices))
     return 0 if r.converged else 3
 
 

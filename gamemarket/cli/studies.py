@@ -15,6 +15,7 @@ from gamemarket.cli.plugin import add_plugin_option
 from gamemarket.errors import InputError, UndefinedPayoffError
 from gamemarket.io.files import dumps_json
 from gamemarket.io.ownership import OutputFolder
+from gamemarket.reports.markdown import num, num_ci
 
 
 def _study(a, path):
@@ -75,7 +76,7 @@ def _fmt_matrix(game) -> str:
         lines.append(" " * (lw + 2) + "".join(f"{c:>{max(w, 22)}}" for c in game.cols))
         for i, r in enumerate(game.rows):
             cells = "".join(
-                f"{f'{M[i, j]:.5g} ± {C[i, j]:.2g}' if np.isfinite(C[i, j]) else f'{M[i, j]:.5g}':>{max(w, 22)}}"
+                f"{f'{num(M[i, j], 5)} ± {num(C[i, j], 2)}' if np.isfinite(C[i, j]) else num(M[i, j], 5):>{max(w, 22)}}"
                 for j in range(len(game.cols))
             )
             lines.append(f"  {r:<{lw}}{cells}")
@@ -104,14 +105,15 @@ def print_solved(sg) -> None:
         px, py = profile_words(g, e, digits=4)
         print(f"  [{k + 1}] {'pure' if e.pure else 'mixed'}: {g.players[0]} = {px}; {g.players[1]} = {py}")
         print(
-            f"      payoffs: {e.payoffs[0]:.6g}, {e.payoffs[1]:.6g}; regret: {e.regret[0]:.2g}, {e.regret[1]:.2g};"
+            f"      payoffs: {num(e.payoffs[0], 6)}, {num(e.payoffs[1], 6)}; regret: {num(e.regret[0], 2)}, "
+            f"{num(e.regret[1], 2)};"
             f" found by: {', '.join(sorted(e.methods))}"
         )
         if rb is not None:
             print(
                 f"      robustness ({rb.resamples} bootstrap resamples): still an equilibrium in {rb.stable_share:.1%};"
-                f" regret 95% CI: {g.players[0]} [{rb.regret_provider[1]:.3g}, {rb.regret_provider[2]:.3g}],"
-                f" {g.players[1]} [{rb.regret_consumer[1]:.3g}, {rb.regret_consumer[2]:.3g}]"
+                f" regret 95% CI: {g.players[0]} [{num(rb.regret_provider[1], 3)}, {num(rb.regret_provider[2], 3)}],"
+                f" {g.players[1]} [{num(rb.regret_consumer[1], 3)}, {num(rb.regret_consumer[2], 3)}]"
             )
     for n in sol.notes:
         print(f"  note: {n}")
@@ -159,7 +161,7 @@ def _run_population(a, spec, *, force: bool) -> int:
             spec, n_jobs=a.n_jobs, progress=not a.no_progress, force=force, scheduler_address=a.scheduler_address
         )
     print(
-        f"study {spec.name}: {an.runs['simulations']} simulations ({an.runs['run_now']} run now) in "
+        f"study {spec.name}: {an.runs['simulations']:,} simulations ({an.runs['run_now']:,} run now) in "
         f"{an.runs['wall_seconds']:.1f} s; results in {spec.results_dir}"
     )
     _print_population(an)
@@ -203,7 +205,7 @@ def _run_bimatrix(a, spec) -> int:
                 force=a.force and s is spec,  # --force is about this study's folders, not its companions'
             )
             print(
-                f"study {s.name}: {info.tasks} runs ({info.skipped} already stored, {info.run} run now) "
+                f"study {s.name}: {info.tasks:,} runs ({info.skipped:,} already stored, {info.run:,} run now) "
                 f"in {info.wall_seconds:.1f} s; results in {s.results_dir}"
             )
         if spec.gains:
@@ -230,14 +232,13 @@ def _print_population(an) -> None:
     for a in an.answers:
         print(f"== {a.mechanism} ({len(a.seeds)} seeds): truthful is an equilibrium: {a.truthful_is_equilibrium}")
         for s, (m, lo, hi) in a.truthful_gains.items():
-            print(f"  gain of {s} over truthful at the all-truthful population: {m:+.4g} [{lo:+.4g}, {hi:+.4g}]")
+            print(f"  gain of {s} over truthful at the all-truthful population: {num_ci(m, lo, hi, 4)}")
         if not a.equilibria:
             print(f"  {'; '.join(a.notes)}")
         for e in a.equilibria:
             print(
-                f"  equilibrium {mix(e['mixture'])}: regret {e['regret'][0]:.3g} "
-                f"[{e['regret'][1]:.3g}, {e['regret'][2]:.3g}] "
-                f"({e['verified']}, {e['stability']}); revenue {e['revenue'][0]:.4g}"
+                f"  equilibrium {mix(e['mixture'])}: regret {num_ci(*e['regret'][:3], 3, sign=False)} "
+                f"({e['verified']}, {e['stability']}); revenue {num(e['revenue'][0], 4)}"
             )
     if an.provider["leader"]:
         print(f"provider's choice (leader, worst consumer equilibrium): {an.provider['leader']}")
@@ -249,8 +250,8 @@ def _print_population(an) -> None:
             c, p = e["consumer_regret"], e["provider_regret"]
             print(
                 f"provider and consumers together: {mix(e['provider'])} with {mix(e['consumers'])}: "
-                f"consumers' regret {c[0]:.3g} [{c[1]:.3g}, "
-                f"{c[2]:.3g}], provider's {p[0]:.3g} [{p[1]:.3g}, {p[2]:.3g}] ({e['verified']})"
+                f"consumers' regret {num_ci(*c[:3], 3, sign=False)}, provider's {num_ci(*p[:3], 3, sign=False)} "
+                f"({e['verified']})"
             )
 
 
@@ -276,9 +277,11 @@ def _solve_egta(a) -> int:
         print(f"== {a.file}: roles {dict(zip(game.roles, game.players))}; {sol.summary()}")
         for k, r in enumerate(recs):
             mix = "; ".join(
-                f"{role}: " + " + ".join(f"{p:.6g} {s}" for s, p in m.items()) for role, m in r["mixture"].items()
+                f"{role}: " + " + ".join(f"{num(p, 6)} {s}" for s, p in m.items()) for role, m in r["mixture"].items()
             )
-            print(f"  [{k + 1}] {mix}; regret {r['regret']:.3g}; {r['stability']}; found by {', '.join(r['methods'])}")
+            print(
+                f"  [{k + 1}] {mix}; regret {num(r['regret'], 3)}; {r['stability']}; found by {', '.join(r['methods'])}"
+            )
     if not sol.found:
         print(f"gamemarket: {sol.summary()}", file=__import__("sys").stderr)
         return 3
@@ -306,12 +309,14 @@ def cmd_study_status(a) -> int:
         keys = [st.runs.key(p, m, s) for p in spec.providers for s in spec.seeds for m in st.grid]
         done = sum(st.runs.store.read(k) is not None for k in keys)
         print(
-            f"study {spec.name}: {done}/{len(keys)} population runs of the initial seeds stored "
+            f"study {spec.name}: {done:,}/{len(keys):,} population runs of the initial seeds stored "
             f"({st.runs.store.dir}); candidates and added seeds follow from these"
         )
         return 0
     st = study_status(spec)
-    print(f"study {st['study']}: {st['done']}/{st['tasks']} runs stored, {st['missing']} missing ({st['results']})")
+    print(
+        f"study {st['study']}: {st['done']:,}/{st['tasks']:,} runs stored, {st['missing']:,} missing ({st['results']})"
+    )
     return 0
 
 

@@ -22,6 +22,7 @@ from gamemarket.errors import InputError
 from gamemarket.io.files import dumps_json
 from gamemarket.io.ownership import check_output_file, check_outputs
 from gamemarket.reports.drawing import check_figure_path
+from gamemarket.reports.markdown import num
 from gamemarket.reports.workload import draw_workload_comparison
 
 
@@ -75,8 +76,8 @@ def cmd_workload_fit(a) -> int:
     model.save(a.out)
     print(
         f"{a.out}: campaign model of {name} ({model.notes['campaigns']:,} campaigns of {model.notes['users']} users; "
-        f"{model.jobs:,} jobs, {nodes} nodes, load {model.load:.3f}; user share {model.user_share:.3f}, "
-        f"campaign share {model.campaign_share:.3f}) in {time.perf_counter() - t0:.2f} s"
+        f"{model.jobs:,} jobs, {nodes} nodes, load {num(model.load, 3)}; user share {num(model.user_share, 3)}, "
+        f"campaign share {num(model.campaign_share, 3)}) in {time.perf_counter() - t0:.2f} s"
     )
     return 0
 
@@ -115,21 +116,33 @@ def cmd_workload_compare(a) -> int:
             label += "'"
         cols[label] = st
         curves[label] = workload_curves(w.jobs, a.nodes)
+
+    # each statistic's text: counts whole, shares as percentages, the rest to the significant digits that
+    # tell two workloads apart (the reports' formatter, gamemarket.reports.markdown.num)
+    def count(v):
+        return num(round(v), 15)
+
+    def share(v):
+        return f"{v:.1%}"
+
+    def digits(k):
+        return lambda v: num(v, k)
+
     rows = [
-        ("jobs", "jobs", "{:,.0f}"),
-        ("offered load", "offered_load", "{:.3f}"),
-        ("mean run time (s)", "mean_runtime", "{:,.0f}"),
-        ("median run time (s)", "median_runtime", "{:,.0f}"),
-        ("share of time with a queue", "queue_time_share", "{:.1%}"),
-        ("share of jobs that wait", "waiting_job_share", "{:.1%}"),
-        ("peak jobs present", "peak_jobs_present", "{:,.0f}"),
-        ("days with offered load above 1", "days_overloaded", "{:.1%}"),
-        ("99th percentile of hourly offered load", "hourly_load_p99", "{:.2f}"),
-        ("CV of inter-arrival gaps", "gap_cv", "{:.1f}"),
-        ("autocorrelation of log run time, lag 1", "acf_log_runtime_1", "{:.2f}"),
-        ("autocorrelation of log run time, lag 100", "acf_log_runtime_100", "{:.2f}"),
-        ("autocorrelation of log run time, lag 1000", "acf_log_runtime_1000", "{:.2f}"),
-        ("daily-cycle period (h)", "daily_period_h", "{:.1f}"),
+        ("jobs", "jobs", count),
+        ("offered load", "offered_load", digits(3)),
+        ("mean run time (s)", "mean_runtime", digits(4)),
+        ("median run time (s)", "median_runtime", digits(4)),
+        ("share of time with a queue", "queue_time_share", share),
+        ("share of jobs that wait", "waiting_job_share", share),
+        ("peak jobs present", "peak_jobs_present", count),
+        ("days with offered load above 1", "days_overloaded", share),
+        ("99th percentile of hourly offered load", "hourly_load_p99", digits(3)),
+        ("CV of inter-arrival gaps", "gap_cv", digits(2)),
+        ("autocorrelation of log run time, lag 1", "acf_log_runtime_1", digits(2)),
+        ("autocorrelation of log run time, lag 100", "acf_log_runtime_100", digits(2)),
+        ("autocorrelation of log run time, lag 1000", "acf_log_runtime_1000", digits(2)),
+        ("daily-cycle period (h)", "daily_period_h", digits(3)),
     ]
     if a.format == "json":
         print(
@@ -142,7 +155,7 @@ def cmd_workload_compare(a) -> int:
         print(f"{a.nodes} nodes; queue statistics under HB with first price, all bids truthful, seed {a.seed}")
         print(f"{'statistic':<{w0}}  " + "  ".join(f"{x:>{w1}}" for x in labels))
         for title, key, fmt in rows:
-            print(f"{title:<{w0}}  " + "  ".join(f"{fmt.format(cols[x][key]):>{w1}}" for x in labels))
+            print(f"{title:<{w0}}  " + "  ".join(f"{fmt(cols[x][key]):>{w1}}" for x in labels))
     if a.figure:
         out = draw_workload_comparison(curves, a.figure, nodes=a.nodes)
         print(f"figure: {out}", file=sys.stderr)

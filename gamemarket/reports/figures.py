@@ -18,6 +18,7 @@ from gamemarket.consumers import from_params  # noqa: E402
 from gamemarket.market.outcomes import RUNTIME_GROUPS  # noqa: E402
 from gamemarket.market.payoffs import BID_UNIT, aggressive_group, unit  # noqa: E402
 from gamemarket.reports.drawing import people_ticks, save  # noqa: E402
+from gamemarket.reports.markdown import num  # noqa: E402
 
 LARGE_GAME = 6  #: a game with more strategies than this on either side is drawn stacked, values only
 
@@ -51,7 +52,7 @@ def heatmap(
     data: pd.DataFrame,
     *,
     annot=None,
-    fmt: str = ".3g",
+    digits: int = 3,
     cbar_label: str = "",
     fontsize: float = 7,
     **kws,
@@ -67,9 +68,10 @@ def heatmap(
     data : pandas.DataFrame
         The matrix; its index and columns label the rows and columns, their names the axes.
     annot : None, False or array of str
-        The cells' labels: None for the values formatted by ``fmt``, False for none, or one string a cell.
-    fmt : str
-        The values' format where ``annot`` is None.
+        The cells' labels: None for the values as the reports write numbers (:func:`markdown.num`, ``digits``
+        significant digits), False for none, or one string a cell.
+    digits : int
+        The values' significant digits where ``annot`` is None.
     cbar_label : str
         The colour bar's label.
     fontsize : float
@@ -87,10 +89,9 @@ def heatmap(
 
     if "cmap" not in kws:
         kws.update(colour_scale(data.to_numpy()))
-    if annot is None or annot is False:
-        annot = annot is None  # seaborn writes the values, formatted by fmt
-    else:
-        annot, fmt = np.asarray(annot), ""  # the labels as given
+    if annot is None:  # the values as the reports write numbers, not seaborn's %g (6.462e+08)
+        annot = np.vectorize(lambda v: num(v, digits))(data.to_numpy(dtype=float))
+    annot = annot if annot is False else np.asarray(annot)
     # seaborn draws the whole figure once per heatmap, to check whether this axes' tick labels overlap: the
     # figure's other axes (earlier panels, their annotations) are hidden meanwhile, so that a figure of k
     # panels is not drawn k times over (the file is the same: tested)
@@ -102,7 +103,7 @@ def heatmap(
             data,
             ax=ax,
             annot=annot,
-            fmt=fmt,
+            fmt="",
             annot_kws={"fontsize": fontsize},
             cbar_kws={"label": cbar_label},
             xticklabels=True,
@@ -113,6 +114,9 @@ def heatmap(
         for a in others:
             a.set_visible(True)
     ax.tick_params(axis="y", rotation=0)
+    bar = getattr(ax.collections[0], "colorbar", None) if ax.collections else None
+    if bar is not None:  # its ticks as the reports write numbers, without an offset label such as 1e8
+        people_ticks(bar.ax.yaxis)
     for t in ax.texts:  # the annotations lie inside their cells: tight_layout need not measure them
         t.set_in_layout(False)
     return ax
@@ -121,7 +125,10 @@ def heatmap(
 def _annot(M, C):
     return np.array(
         [
-            [f"{M[i, j]:.4g}\n±{C[i, j]:.2g}" if np.isfinite(C[i, j]) else f"{M[i, j]:.4g}" for j in range(M.shape[1])]
+            [
+                f"{num(M[i, j], 4)}\n±{num(C[i, j], 2)}" if np.isfinite(C[i, j]) else num(M[i, j], 4)
+                for j in range(M.shape[1])
+            ]
             for i in range(M.shape[0])
         ]
     )
@@ -144,7 +151,7 @@ def payoff_heatmaps(sg, path: Path) -> Path:
     for ax, M, C, who in ((axes[0], g.A, ca, g.players[0]), (axes[1], g.B, cb, g.players[1])):
         df = pd.DataFrame(M, index=g.rows, columns=g.cols)
         metric = g.meta.get(who + "_payoff", "")
-        annot = np.vectorize(lambda v: f"{v:.3g}")(M) if large else _annot(M, C)
+        annot = np.vectorize(lambda v: num(v, 3))(M) if large else _annot(M, C)
         # each matrix its own scale: diverging at 0 only where its payoffs change sign
         heatmap(ax, df, annot=annot, cbar_label=unit(metric), linewidths=0.5, linecolor="white")
         ax.set_title(f"{who} payoff: {metric} ({unit(metric)})", fontsize=9)

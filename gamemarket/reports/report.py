@@ -331,7 +331,7 @@ def _growth_section(growth, out: OutputFolder, jobs: FigureJobs) -> list[str]:
             r.way,
             f"{int(r.n):,}",
             int(r.seeds),
-            f"{r.cohort_jobs:.0f}",
+            num(np.round(r.cohort_jobs), 15),  # a mean count of jobs: whole, thousands separated
             num_ci(r.gain, r.ci_low, r.ci_high, 4),
             f"{r.relative_gain:+.2%}" if np.isfinite(r.relative_gain) else "n/a (truthful utility 0)",
         ]
@@ -570,6 +570,36 @@ def _paper_game_section(an) -> str:
     return "\n".join(md)
 
 
+#: significant digits of the claims table's numbers: differences of means over ten seeds or so, whose
+#: intervals are a few percent of the mean wide
+CLAIM_DIGITS = 4
+
+
+def claim_measured(row: dict, digits: int = CLAIM_DIGITS) -> str:
+    """A claim row's "measured" cell: what was measured and its numbers, formatted for people.
+
+    Parameters
+    ----------
+    row : dict
+        A row of :func:`gamemarket.analysis.claims.evaluate`; its ``form`` says what it shows.
+    digits : int
+        Significant digits of each number (:func:`gamemarket.reports.markdown.num`).
+
+    Returns
+    -------
+    str
+        ``"SRG aggressive minus FT: +10.42 [+9.471, +11.37] (n=10)"`` (form ``interval``), ``"k-th minus first:
+        +1,830 (every one of 10 seeds >= 0: yes)"`` (form ``mean``, a rule's difference and its check), or the
+        row's ``measured`` text as it is (form ``text``, or a row without a form).
+    """
+    form = row.get("form", "text")
+    if form == "interval":
+        return f"{row['measured']}: {num_ci(row['mean'], row['ci_low'], row['ci_high'], digits)} (n={row['n_seeds']})"
+    if form == "mean":
+        return f"{row['measured']}: {num(row['mean'], digits, sign=True)} ({row['check']})"
+    return row["measured"]
+
+
 def _claims_section(spec, claim_rows, out: OutputFolder) -> str:
     md = [
         "## Claims of Shudler et al. (2010), measured\n",
@@ -592,10 +622,10 @@ def _claims_section(spec, claim_rows, out: OutputFolder) -> str:
         headers += [f"{h}: {n}" for n in comp_names for h in ("measured", "verdict")]
         body = []
         for r in rows_:
-            row = [r["claim"], r["paper"], r["measured"], f"**{r['verdict']}**"]
+            row = [r["claim"], r["paper"], claim_measured(r), f"**{r['verdict']}**"]
             for o in others:
                 c = o.get(r["key"])
-                row += [c["measured"], f"**{c['verdict']}**"] if c else ["-", "-"]
+                row += [claim_measured(c), f"**{c['verdict']}**"] if c else ["-", "-"]
             body.append(row)
         return md_table(headers, body) + "\n"
 

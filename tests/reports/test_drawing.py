@@ -13,7 +13,8 @@ import pytest
 import seaborn as sns
 
 from gamemarket.reports import figures, population
-from gamemarket.reports.drawing import save
+from gamemarket.reports.drawing import people_ticks, save
+from gamemarket.reports.markdown import num
 
 
 def _matrix(seed=2, shift=0.0):
@@ -44,15 +45,16 @@ def test_save_writes_what_tight_layout_then_savefig_writes(tmp_path):
 
 
 def test_a_heatmap_is_seaborns_and_hiding_the_other_panels_while_it_draws_changes_no_pixel(tmp_path):
-    """``figures.heatmap`` is ``seaborn.heatmap`` with the reports' labels; the other panels it hides during
-    seaborn's tick-overlap draw are back, and the file is the one seaborn alone draws."""
+    """``figures.heatmap`` is ``seaborn.heatmap`` with the reports' labels (cells and colour bar written as the
+    reports write numbers); the other panels it hides during seaborn's tick-overlap draw are back, and the file
+    is the one seaborn alone draws with those labels."""
 
     def plain(ax, df):
         sns.heatmap(
             df,
             ax=ax,
-            annot=True,
-            fmt=".3g",
+            annot=np.vectorize(lambda v: num(v, 3))(df.to_numpy()),
+            fmt="",
             annot_kws={"fontsize": 7},
             cbar_kws={"label": "utility"},
             xticklabels=True,
@@ -61,6 +63,7 @@ def test_a_heatmap_is_seaborns_and_hiding_the_other_panels_while_it_draws_change
             center=0.0,
         )
         ax.tick_params(axis="y", rotation=0)
+        people_ticks(ax.collections[0].colorbar.ax.yaxis)
         for t in ax.texts:
             t.set_in_layout(False)
 

@@ -59,3 +59,52 @@ def test_the_discussion_formats_through_the_same_formatter():
 
     assert fmt(646161234.7) == "646,161,235" and fmt(1234.5) == "1,234" and fmt(0.000123) == "0.000123"
     assert fmt(-999.6) == "-1,000"  # was "-1e+03"
+
+
+def test_claim_rows_hold_numbers_and_the_report_formats_them():
+    """The analysis returns a claim's numbers; the report's formatter writes them (no number in the row's text)."""
+    import re
+
+    import numpy as np
+    import pandas as pd
+
+    from gamemarket.analysis import claims
+    from gamemarket.reports.report import claim_measured
+
+    providers = {
+        "hb-first": {"kind": "scheduling", "scheduler": "hb", "payment": "first", "reserve": 1.0},
+        "hb-kth": {"kind": "scheduling", "scheduler": "hb", "payment": "kth", "reserve": 1.0},
+    }
+    consumers = {"FT": {"groups": [[1.0, 0.0]]}, "SRG": {"groups": [[0.9, 0.1], [0.1, 0.9]]}}
+    metrics = pd.DataFrame(
+        [
+            {
+                "provider": p,
+                "consumer": c,
+                "seed": s,
+                "mean_utility": -3.5e5 + 1e4 * s * (p == "hb-kth"),
+                "revenue": 1e8,
+            }
+            for p in providers
+            for c in consumers
+            for s in range(1, 4)
+        ]
+    )
+    bins = pd.DataFrame(
+        [
+            {"provider": "hb-first", "consumer": c, "seed": s, "group": g, "bid_bin": 10, "n": 10}
+            | {"sum_bsd": 10 * (s + (c == "SRG") * 12345.6), "n_ssj": 1, "sum_utility": -1.0}
+            for c, g in (("SRG", 1), ("FT", 0))
+            for s in range(1, 4)
+        ]
+    )
+    rows = {r["key"]: r for r in claims.evaluate(metrics, bins, None, consumers, providers)}
+    for r in rows.values():
+        assert not re.search(r"\d", r["measured"]), r["measured"]  # a name, not a number
+    c1, rule = rows["c1"], rows["rule-kth-utility-FT"]
+    assert (c1["form"], rule["form"]) == ("interval", "mean")
+    assert c1["mean"] == 12345.6 and np.isnan(rule["ci_low"]) and rule["mean"] == 20000.0
+    assert claim_measured(c1) == "SRG aggressive minus FT: +12,350 [+12,350, +12,350] (n=3)"  # the same on every seed
+    assert claim_measured(dict(c1, ci_low=11730.4, ci_high=13000.0)).endswith("[+11,730, +13,000] (n=3)")
+    assert claim_measured(rule) == "k-th minus first: +20,000 (every one of 3 seeds >= 0: yes)"
+    assert claim_measured({"measured": "hb-first, hb-kth"}) == "hb-first, hb-kth"  # a row of text alone

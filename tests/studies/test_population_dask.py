@@ -23,17 +23,30 @@ def _records(spec) -> dict:
     return out
 
 
-def test_population_study_on_dask_stores_the_local_numbers(tmp_path):
+def _local_and_dask(spec, tmp_path, run):
+    """``run(spec, ...)`` with one local worker into ``<tmp_path>/local``, then on a two-worker dask
+    ``LocalCluster`` into ``<tmp_path>/dask``: (local answer, dask answer); ``spec`` is left on the dask folder."""
     from dask.distributed import LocalCluster  # deferred: the test extra's
 
-    spec = load_study(write_population_study(tmp_path, TINY))
     spec.results_dir = tmp_path / "local"
-    local = run_population_study(spec, n_jobs=1)
+    local = run(spec, n_jobs=1)
     with LocalCluster(
         n_workers=2, threads_per_worker=1, host="127.0.0.1", processes=True, dashboard_address=None
     ) as cluster:
         spec.results_dir = tmp_path / "dask"
-        remote = run_population_study(spec, scheduler_address=cluster.scheduler_address)
+        remote = run(spec, scheduler_address=cluster.scheduler_address)
+    return local, remote
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    """The tiny population study, loaded (a body with changes: ``write_population_study`` directly)."""
+    return load_study(write_population_study(tmp_path, TINY))
+
+
+def test_population_study_on_dask_stores_the_local_numbers(tiny, tmp_path):
+    spec = tiny
+    local, remote = _local_and_dask(spec, tmp_path, run_population_study)
     b = _records(spec)
     spec.results_dir = tmp_path / "local"
     a = _records(spec)
@@ -44,8 +57,8 @@ def test_population_study_on_dask_stores_the_local_numbers(tmp_path):
     ]
 
 
-def test_an_unanswered_scheduler_is_an_error_even_with_every_run_stored(tmp_path):
-    spec = load_study(write_population_study(tmp_path, TINY))
+def test_an_unanswered_scheduler_is_an_error_even_with_every_run_stored(tiny):
+    spec = tiny
     with pytest.raises(InputError, match="no dask scheduler answered"):
         run_population_study(spec, scheduler_address="tcp://127.0.0.1:1")
     run_population_study(spec, n_jobs=1)
@@ -56,9 +69,7 @@ def test_an_unanswered_scheduler_is_an_error_even_with_every_run_stored(tmp_path
 
 
 def test_exploration_on_dask_gives_the_local_answer(tmp_path):
-    from dask.distributed import LocalCluster  # deferred: the test extra's
-
-    from gamemarket.analysis.exploration import run_exploration
+    from gamemarket.analysis.exploration import run_exploration  # deferred: scipy.optimize
 
     body = (
         TINY.replace('providers = ["hb-first", "hb-kth"]', 'providers = ["hb-first"]')
@@ -69,14 +80,7 @@ def test_exploration_on_dask_gives_the_local_answer(tmp_path):
             "max_seeds = 2", 'max_seeds = 2\nexploration = { family = "per-class", budget = 120, evaluations = 6 }'
         )
     )
-    spec = load_study(write_population_study(tmp_path, body))
-    spec.results_dir = tmp_path / "local"
-    local = run_exploration(spec, n_jobs=1)
-    with LocalCluster(
-        n_workers=2, threads_per_worker=1, host="127.0.0.1", processes=True, dashboard_address=None
-    ) as cluster:
-        spec.results_dir = tmp_path / "dask"
-        remote = run_exploration(spec, scheduler_address=cluster.scheduler_address)
+    local, remote = _local_and_dask(load_study(write_population_study(tmp_path, body)), tmp_path, run_exploration)
     local.pop("wall_seconds"), remote.pop("wall_seconds")
     assert remote == local  # oracle_run_now included: both ran everything
     assert local["mechanisms"]["hb-first"]["oracle_simulations"] > 0

@@ -1,0 +1,100 @@
+"""The CLI's text output writes numbers for people (thousands separated, no exponent), through the reports'
+one formatter; ``--format json`` keeps every number at full precision."""
+
+from __future__ import annotations
+
+import json
+import re
+from types import SimpleNamespace
+
+import pytest
+
+from gamemarket.cli import main
+from gamemarket.cli.output import print_dict, value_text
+from gamemarket.cli.studies import _print_population
+from gamemarket.reports.markdown import num
+
+#: a large number as Python's ``%g`` writes it (``-3.52e+05``): what a person should not have to read (below
+#: 1e-4 the formatter keeps an exponent, ``1.2e-07``, which reads better than ``0.00000012``)
+EXPONENT = re.compile(r"\d[eE]\+?\d")
+
+
+def _numbers(text: str) -> list[float]:
+    return [float(x.replace(",", "")) for x in re.findall(r"[-+]?\d[\d,]*(?:\.\d+)?", text)]
+
+
+def test_print_dict_formats_floats_for_people(capsys):
+    print_dict({"welfare": -40557999.7, "inner": {"share": 0.123456789, "n": 3, "prices": [1234567.8, 0.5]}})
+    out = capsys.readouterr().out
+    assert out == "welfare: -40,558,000\ninner:\n  share: 0.123457\n  n: 3\n  prices: 1,234,570, 0.5\n"
+    assert value_text("hb") == "hb" and value_text(float("nan")) == "n/a"
+
+
+def test_simulate_text_is_for_people_and_json_is_full_precision(capsys):
+    argv = ["simulate", "--synthetic-jobs", "300", "--nodes", "4", "--mix", "SRG", "--payment", "first"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert main([*argv, "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert not EXPONENT.search(text), text
+    lines = dict(line.split(": ", 1) for line in text.splitlines())
+    assert abs(data["mean_utility"]) >= 1e4  # a congested market's utilities are large: the case at issue
+    for key in ("mean_utility", "welfare", "revenue", "utilization"):
+        assert lines[key] == num(data[key], 6)
+    assert "," in lines["welfare"]
+    assert data["mean_utility"] != float(lines["mean_utility"].replace(",", ""))  # json keeps every digit
+
+
+def test_price_solve_text_is_for_people(capsys):
+    argv = ["price", "solve", "--n", "300", "--m", "3", "--seed", "1"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert main([*argv, "--format", "json", "--quiet"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert not EXPONENT.search(text), text
+    objective = re.search(r"^objective (\S+),", text, re.M).group(1)
+    assert objective == num(data["objective"], 10)
+    assert re.search(r"^prices: (.*)$", text, re.M).group(1) == " ".join(num(p, 6) for p in data["prices"])
+
+
+def test_game_solve_text_is_for_people(tmp_path, capsys):
+    game = tmp_path / "g.csv"
+    game.write_text(
+        "row,col,row_payoff,col_payoff\n"
+        "a,x,-352123.456,12345.6\na,y,-351000.5,-2.5e5\nb,x,-360000.25,12000.75\nb,y,-349999.5,-250100.0\n"
+    )
+    assert main(["game", "solve", str(game)]) == 0
+    text = capsys.readouterr().out
+    assert not EXPONENT.search(text), text
+    assert "-352,120" in text and "12,346" in text  # five significant digits in the payoff table
+    assert main(["game", "solve", str(game), "--format", "json"]) == 0
+    eqs = json.loads(capsys.readouterr().out)
+    assert {"row": -352123.456, "col": 12345.6} in [e["payoffs"] for e in eqs]  # every digit
+
+
+def test_population_summary_is_for_people(capsys):
+    answer = SimpleNamespace(
+        mechanism="hb-first",
+        seeds=[0, 1],
+        truthful_is_equilibrium=False,
+        truthful_gains={"shade-0.5": (11730.4, 5329.2, 18120.9)},
+        notes=[],
+        equilibria=[
+            {
+                "mixture": {"truthful": 0.25, "shade-0.5": 0.75},
+                "regret": [1.5e-7, 0.0, 2.5e-6],
+                "verified": "verified",
+                "stability": "stable",
+                "revenue": [1.23456e8, 1.2e8, 1.3e8],
+            }
+        ],
+    )
+    _print_population(SimpleNamespace(answers=[answer], provider={"leader": None}))
+    text = capsys.readouterr().out
+    assert "+11,730 [+5,329, +18,120]" in text and "revenue 123,500,000" in text
+    assert "regret 1.5e-07 [0, 2.5e-06]" in text  # below 1e-4 an exponent is what a person reads best
+
+
+@pytest.mark.parametrize("value", [-3.52e5, 1.173e4, 0.0296, 123456789.0])
+def test_no_exponent_where_a_person_reads_the_number(value):
+    assert not EXPONENT.search(num(value, 4)) and _numbers(num(value, 4))
