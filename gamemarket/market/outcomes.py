@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gamemarket.bids import BID_CLASSES, bid_bin_codes
+from gamemarket.io import jobtable
+from gamemarket.io.files import atomic_path
 
 if TYPE_CHECKING:  # tables are DataFrames, except on ``simulate --jobs``'s path (``per_job_columns``)
     import pandas as pd
@@ -121,6 +123,106 @@ def per_job_columns(
         "valuation": -w * flow,
         "runtime_group": runtime_codes if runtime_codes is not None else runtime_group_codes(tau, ids),
         "bid_bin": bid_codes if bid_codes is not None else bid_bin_codes(w),
+    }
+
+
+#: rows per slice (and per Parquet row group) of a per-job table written as it is computed (``write_per_job``)
+STREAM_ROWS = 1 << 18
+
+
+def _slice(table, lo: int, hi: int) -> dict:
+    """Rows ``lo:hi`` of a job table's columns (views, no copy)."""
+    return {
+        c: np.asarray(table[c])[lo:hi]
+        for c in ("id", "submit", "runtime", "private_bid", "reported_bid", "group")
+        if c in table
+    }
+
+
+def per_job_parts(table, part, J: int, *, runtime_codes, bid_codes, rows: int = STREAM_ROWS):
+    """The per-job outcome (``per_job_columns``) in slices of ``rows`` jobs, in job-table order: ``part(lo, hi)``
+    gives the engine's (start, end, payment, preemptions) of rows ``lo:hi``; each slice's columns are
+    ``per_job_columns``' rows ``lo:hi``, number for number (every column is computed job by job)."""
+    for lo in range(0, J, rows):
+        hi = min(lo + rows, J)
+        start, end, pay, npre = part(lo, hi)
+        yield per_job_columns(
+            _slice(table, lo, hi),
+            start,
+            end,
+            pay,
+            npre,
+            runtime_codes=runtime_codes[lo:hi],
+            bid_codes=bid_codes[lo:hi],
+        )
+
+
+def write_per_job(path, parts) -> None:
+    """Write the slices of a per-job outcome (``per_job_parts``) to ``path`` as they come, one Parquet row group
+    (or one run of CSV rows) each, so that the whole table is never in memory; ``path``'s extension (.parquet,
+    .pq or .csv) picks the format. The file holds the numbers ``jobtable.write_table`` writes for the whole
+    table (the categorical columns as dictionaries, as there)."""
+    # deferred: pyarrow (a quarter second) only where a table is read or written
+    import pyarrow.csv as pacsv
+    import pyarrow.parquet as pq
+
+    path = jobtable.check_table_path(path)
+    csv = path.suffix.lower() == ".csv"
+    with atomic_path(path, "table") as tmp:
+        writer = None
+        try:
+            for cols in parts:
+                arrow = jobtable.arrow_table(cols, CATEGORIES)
+                if writer is None:
+                    writer = (
+                        pacsv.CSVWriter(tmp, arrow.schema, write_options=pacsv.WriteOptions(quoting_style="needed"))
+                        if csv
+                        else pq.ParquetWriter(tmp, arrow.schema)
+                    )
+                writer.write_table(arrow)
+        finally:
+            if writer is not None:
+                writer.close()
+
+
+def _filled(scratch: np.ndarray, dtype, parts, column: str) -> np.ndarray:
+    """One per-job column, whole, in the first J entries of ``scratch`` (seen as ``dtype``), from its slices."""
+    out = scratch.view(dtype)
+    at = 0
+    for cols in parts():
+        v = cols[column]
+        out[at : at + len(v)] = v
+        at += len(v)
+    return out[:at]
+
+
+def streamed_summary(parts, table, J: int, nodes: int) -> dict:
+    """``summary`` of the per-job outcome given as slices (``parts()`` yields ``per_job_parts``' slices, again
+    on every call), equal to ``summary`` of the whole table to the last bit: each sum or mean is numpy's on a
+    whole column, which is filled, one column at a time, into one buffer of 8 bytes per job (a sum over
+    slices would add in another order)."""
+    if J == 0:
+        return {"jobs": 0, "nodes": nodes}
+    scratch = np.empty(J, np.float64)
+
+    def reduce(column, dtype, how):
+        return how(_filled(scratch, dtype, parts, column))
+
+    span = float(max(int(cols["end"].max()) for cols in parts()) - np.asarray(table["submit"]).min())
+    busy = float(np.asarray(table["runtime"]).sum())
+    return {
+        "jobs": int(J),
+        "nodes": int(nodes),
+        "revenue": float(reduce("payment", np.float64, np.sum)),
+        "span": span,
+        "utilization": busy / (nodes * span) if span > 0 else 0.0,
+        "mean_bsd": float(reduce("bsd", np.float64, np.mean)),
+        "ssj_share": float(reduce("ssj", np.bool_, np.mean)),
+        "mean_utility": float(reduce("utility", np.float64, np.mean)),
+        "welfare": float(reduce("valuation", np.float64, np.sum)),
+        "mean_flow": float(reduce("flow", np.int64, np.mean)),
+        "mean_wait": float(reduce("wait", np.int64, np.mean)),
+        "preemptions": int(reduce("preemptions", np.int64, np.sum)),
     }
 
 
