@@ -217,13 +217,52 @@ def read_columns(path: str | os.PathLike) -> dict[str, np.ndarray]:
     error is ``read``'s own, word for word.
     """
     path = Path(path)
-    fast = _read_csv_columns(path) if path.suffix.lower() not in (".parquet", ".pq") else None
+    parquet = path.suffix.lower() in (".parquet", ".pq")
+    fast = _read_parquet_columns(path) if parquet else _read_csv_columns(path)
     if fast is None:
         table = read(path)
         return {c: table[c].to_numpy() for c in table.columns}
     if len(fast["id"]) == 0:
         raise InputError(f"{path}: the job table has no rows; expected at least one job")
-    return check_columns(fast, str(path), first_line=2)
+    return check_columns(fast, str(path), first_line=None if parquet else 2)
+
+
+def _read_parquet_columns(path: Path) -> dict[str, np.ndarray] | None:
+    """A Parquet job table's columns as float64 arrays, read one column at a time by Arrow (pandas' reader
+    holds the file's table, a DataFrame and ``validate``'s copies at once: about three times the table), or
+    None where the file holds anything but the known columns as integers or floats without nulls (``read``
+    then reads it and says what is wrong)."""
+    # deferred: pyarrow (a quarter second) only where a table is read or written
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        f = pq.ParquetFile(path)
+        schema = f.schema_arrow
+    except Exception:  # Arrow's many errors: ``read`` says what is wrong
+        return None
+    names = schema.names
+    if len(set(names)) != len(names) or any(c not in SPEC for c in names) or any(c not in names for c in REQUIRED):
+        return None
+    numeric = [pa.types.is_integer(schema.field(c).type) or pa.types.is_floating(schema.field(c).type) for c in names]
+    if not all(numeric):
+        return None
+    out = {}
+    for c in [c for c in REQUIRED + OPTIONAL if c in names]:
+        try:
+            col = f.read(columns=[c]).column(c)
+        except Exception:  # a damaged column: ``read`` says what is wrong
+            return None
+        if col.null_count:
+            return None
+        out[c] = np.empty(len(col), np.float64)
+        at = 0
+        for ch in col.chunks:  # each chunk's values converted into the column's one array
+            v = ch.to_numpy(zero_copy_only=True)
+            out[c][at : at + len(v)] = v
+            at += len(v)
+        del col
+    return out
 
 
 def _read_csv_columns(path: Path) -> dict[str, np.ndarray] | None:
