@@ -387,6 +387,29 @@ FIRST_HEAP = 1024
 
 
 @njit(cache=True)
+def _compact_bids(bheap, bcnt, ji):
+    """The bid heap's entries of waiting jobs only, sorted (a sorted array is a min-heap) and each once; the new
+    count. Lazy deletion leaves the entry of every job that once waited until it reaches the top, and the entries
+    of low bids rarely do: on a trace the heap grew to the jobs' count plus the preemptions, deep and mostly stale.
+    Only entries of jobs not waiting go (a job that waits again gets a new entry when it is preempted), so the
+    top, the highest waiting bid, is what it was."""
+    keep = np.empty(bcnt, np.int64)
+    k = 0
+    for i in range(bcnt):
+        j = bheap[i] & MASK
+        if ji[j, SINCE] == _NONE and ji[j, END] == _NONE:
+            keep[k] = bheap[i]
+            k += 1
+    keep = np.sort(keep[:k])
+    m = 0
+    for i in range(k):
+        if m == 0 or keep[i] != bheap[m - 1]:
+            bheap[m] = keep[i]
+            m += 1
+    return m
+
+
+@njit(cache=True)
 def run_market_rows(submit, runtime, rank, bidrank, reported, n, preemptive, schemes, reserves):
     """:func:`run_market`, returning the per-job rows as they end (``ji``, ``jf``: ``_job_rows``'s layout,
     one row per job in arrival order) and the step count, for a caller that reads them in slices
@@ -441,6 +464,8 @@ def run_market_rows(submit, runtime, rank, bidrank, reported, n, preemptive, sch
                 t, ji, jf, bidrank, wheap, wcnt, bheap, bcnt, rheap, rcap, rpay, rcnt, ev_t, ev_j, ecnt
             )
         bcnt, maxq = _max_waiting_bid(bheap, bcnt, ji, reported)
+        if bcnt > 2 * wcnt + FIRST_HEAP:  # mostly stale entries: keep the waiting jobs' (amortised O(log J) a push)
+            bcnt = _compact_bids(bheap, bcnt, ji)
         for s in range(K):
             price[s] = market_price(schemes[s], reserves[s], n, rcnt + wcnt, wcnt, maxq)
         t_prev = t

@@ -85,6 +85,7 @@ def per_job_columns(
     *,
     runtime_codes: np.ndarray | None = None,
     bid_codes: np.ndarray | None = None,
+    only: tuple[str, ...] | None = None,
 ) -> dict[str, np.ndarray]:
     """The per-job outcome: section-8 columns plus inputs and groups, in job-table order, as column
     arrays; ``runtime_group`` and ``bid_bin`` are codes into ``CATEGORIES``. ``table``: a DataFrame or a
@@ -93,37 +94,40 @@ def per_job_columns(
     ``runtime_codes`` (``runtime_group_codes``: 0 SHORT, 1 MEDIUM, 2 LONG) saves ranking the run times again
     when several runs share a job table; by default they are computed from the table, and so are ``bid_codes``
     (``bid_bin_codes`` of the private bids). The table's columns are not copied: the outcome shares the arrays
-    it was given."""
+    it was given. ``only`` names the columns wanted (the others are not computed), in that order."""
 
     def col(c, dtype):
         return np.asarray(table[c], dtype=dtype)
 
-    submit = col("submit", np.int64)
-    tau = col("runtime", np.int64)
-    w = col("private_bid", np.float64)
-    ids = col("id", np.int64)
-    flow = end - submit
-    bsd = flow / np.maximum(tau, 60).astype(np.float64)
-    return {
-        "id": ids,
-        "start": start,
-        "end": end,
-        "flow": flow,
-        "wait": flow - tau,
-        "bsd": bsd,
-        "ssj": bsd >= SSJ_THRESHOLD,
-        "payment": payment,
-        "utility": -w * flow - payment,
-        "preemptions": preemptions,
-        "submit": submit,
-        "runtime": tau,
-        "private_bid": w,
-        "reported_bid": col("reported_bid", np.float64),
-        "group": col("group", np.int64) if "group" in table else np.zeros(len(ids), np.int64),
-        "valuation": -w * flow,
-        "runtime_group": runtime_codes if runtime_codes is not None else runtime_group_codes(tau, ids),
-        "bid_bin": bid_codes if bid_codes is not None else bid_bin_codes(w),
+    def get(c):  # each column computed once, from the ones it needs
+        if c not in have:
+            have[c] = formulas[c]()
+        return have[c]
+
+    have: dict[str, np.ndarray] = {}
+    formulas = {  # in the table's column order
+        "id": lambda: col("id", np.int64),
+        "start": lambda: start,
+        "end": lambda: end,
+        "flow": lambda: end - get("submit"),
+        "wait": lambda: get("flow") - get("runtime"),
+        "bsd": lambda: get("flow") / np.maximum(get("runtime"), 60).astype(np.float64),
+        "ssj": lambda: get("bsd") >= SSJ_THRESHOLD,
+        "payment": lambda: payment,
+        "utility": lambda: -get("private_bid") * get("flow") - payment,
+        "preemptions": lambda: preemptions,
+        "submit": lambda: col("submit", np.int64),
+        "runtime": lambda: col("runtime", np.int64),
+        "private_bid": lambda: col("private_bid", np.float64),
+        "reported_bid": lambda: col("reported_bid", np.float64),
+        "group": lambda: col("group", np.int64) if "group" in table else np.zeros(len(get("id")), np.int64),
+        "valuation": lambda: -get("private_bid") * get("flow"),
+        "runtime_group": lambda: (
+            runtime_codes if runtime_codes is not None else runtime_group_codes(get("runtime"), get("id"))
+        ),
+        "bid_bin": lambda: bid_codes if bid_codes is not None else bid_bin_codes(get("private_bid")),
     }
+    return {c: get(c) for c in (formulas if only is None else only)}
 
 
 #: rows per slice (and per Parquet row group) of a per-job table written as it is computed (``write_per_job``)
@@ -139,10 +143,11 @@ def _slice(table, lo: int, hi: int) -> dict:
     }
 
 
-def per_job_parts(table, part, J: int, *, runtime_codes, bid_codes, rows: int = STREAM_ROWS):
-    """The per-job outcome (``per_job_columns``) in slices of ``rows`` jobs, in job-table order: ``part(lo, hi)``
-    gives the engine's (start, end, payment, preemptions) of rows ``lo:hi``; each slice's columns are
-    ``per_job_columns``' rows ``lo:hi``, number for number (every column is computed job by job)."""
+def per_job_parts(table, part, J: int, *, runtime_codes, bid_codes, rows: int = STREAM_ROWS, only=None):
+    """The per-job outcome (``per_job_columns``, its columns ``only`` where given) in slices of ``rows`` jobs, in
+    job-table order: ``part(lo, hi)`` gives the engine's (start, end, payment, preemptions) of rows ``lo:hi``;
+    each slice's columns are ``per_job_columns``' rows ``lo:hi``, number for number (every column is computed
+    job by job)."""
     for lo in range(0, J, rows):
         hi = min(lo + rows, J)
         start, end, pay, npre = part(lo, hi)
@@ -154,6 +159,7 @@ def per_job_parts(table, part, J: int, *, runtime_codes, bid_codes, rows: int = 
             npre,
             runtime_codes=runtime_codes[lo:hi],
             bid_codes=bid_codes[lo:hi],
+            only=only,
         )
 
 
@@ -177,7 +183,9 @@ def write_per_job(path, parts) -> None:
                     writer = (
                         pacsv.CSVWriter(tmp, arrow.schema, write_options=pacsv.WriteOptions(quoting_style="needed"))
                         if csv
-                        else pq.ParquetWriter(tmp, arrow.schema)
+                        # dictionary encoding for the categorical columns only: Arrow tries it on every
+                        # column by default, and on a trace's numbers that was three quarters of the write
+                        else pq.ParquetWriter(tmp, arrow.schema, use_dictionary=list(CATEGORIES))
                     )
                 writer.write_table(arrow)
         finally:
@@ -189,7 +197,7 @@ def _filled(scratch: np.ndarray, dtype, parts, column: str) -> np.ndarray:
     """One per-job column, whole, in the first J entries of ``scratch`` (seen as ``dtype``), from its slices."""
     out = scratch.view(dtype)
     at = 0
-    for cols in parts():
+    for cols in parts((column,)):
         v = cols[column]
         out[at : at + len(v)] = v
         at += len(v)
@@ -197,10 +205,10 @@ def _filled(scratch: np.ndarray, dtype, parts, column: str) -> np.ndarray:
 
 
 def streamed_summary(parts, table, J: int, nodes: int) -> dict:
-    """``summary`` of the per-job outcome given as slices (``parts()`` yields ``per_job_parts``' slices, again
-    on every call), equal to ``summary`` of the whole table to the last bit: each sum or mean is numpy's on a
-    whole column, which is filled, one column at a time, into one buffer of 8 bytes per job (a sum over
-    slices would add in another order)."""
+    """``summary`` of the per-job outcome given as slices (``parts(only)`` yields ``per_job_parts``' slices of
+    the columns ``only``, again on every call), equal to ``summary`` of the whole table to the last bit: each
+    floating sum or mean is numpy's on a whole column, which is filled, one column at a time, into one buffer
+    of 8 bytes per job (a sum over slices would add in another order); integer sums are exact in any order."""
     if J == 0:
         return {"jobs": 0, "nodes": nodes}
     scratch = np.empty(J, np.float64)
@@ -208,7 +216,7 @@ def streamed_summary(parts, table, J: int, nodes: int) -> dict:
     def reduce(column, dtype, how):
         return how(_filled(scratch, dtype, parts, column))
 
-    span = float(max(int(cols["end"].max()) for cols in parts()) - np.asarray(table["submit"]).min())
+    span = float(max(int(cols["end"].max()) for cols in parts(("end",))) - np.asarray(table["submit"]).min())
     busy = float(np.asarray(table["runtime"]).sum())
     return {
         "jobs": int(J),
@@ -222,7 +230,7 @@ def streamed_summary(parts, table, J: int, nodes: int) -> dict:
         "welfare": float(reduce("valuation", np.float64, np.sum)),
         "mean_flow": float(reduce("flow", np.int64, np.mean)),
         "mean_wait": float(reduce("wait", np.int64, np.mean)),
-        "preemptions": int(reduce("preemptions", np.int64, np.sum)),
+        "preemptions": int(sum(int(cols["preemptions"].sum()) for cols in parts(("preemptions",)))),  # exact
     }
 
 

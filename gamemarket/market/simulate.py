@@ -250,8 +250,10 @@ def simulate_to_file(table, nodes: int, mechanism: Mechanism | None, path, *, ro
     bid_codes = bid_bin_codes(np.asarray(table["private_bid"], dtype=np.float64))
     part, J, steps = _engine_parts(table, nodes, mechanism)
 
-    def parts():
-        return outcomes.per_job_parts(table, part, J, runtime_codes=codes, bid_codes=bid_codes, rows=int(rows))
+    def parts(only=None):
+        return outcomes.per_job_parts(
+            table, part, J, runtime_codes=codes, bid_codes=bid_codes, rows=int(rows), only=only
+        )
 
     summ = outcomes.streamed_summary(parts, table, J, int(nodes))
     summ["allocation_steps"] = int(steps)
