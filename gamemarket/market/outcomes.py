@@ -193,28 +193,35 @@ def write_per_job(path, parts) -> None:
                 writer.close()
 
 
-def _filled(scratch: np.ndarray, dtype, parts, column: str) -> np.ndarray:
-    """One per-job column, whole, in the first J entries of ``scratch`` (seen as ``dtype``), from its slices."""
-    out = scratch.view(dtype)
+def _filled(out: np.ndarray, parts, column: str) -> np.ndarray:
+    """One per-job column, whole, in ``out`` (a J-long array of its dtype), from its slices."""
     at = 0
     for cols in parts((column,)):
         v = cols[column]
         out[at : at + len(v)] = v
         at += len(v)
-    return out[:at]
+    return out
 
 
-def streamed_summary(parts, table, J: int, nodes: int) -> dict:
+def scratch_buffer(J: int):
+    """``streamed_summary``'s default buffer: one array of 8 bytes per job, seen as each dtype a column needs."""
+    buf = np.empty(J, np.float64)
+    return lambda dtype: buf.view(dtype)[:J]
+
+
+def streamed_summary(parts, table, J: int, nodes: int, scratch=None) -> dict:
     """``summary`` of the per-job outcome given as slices (``parts(only)`` yields ``per_job_parts``' slices of
     the columns ``only``, again on every call), equal to ``summary`` of the whole table to the last bit: each
-    floating sum or mean is numpy's on a whole column, which is filled, one column at a time, into one buffer
-    of 8 bytes per job (a sum over slices would add in another order); integer sums are exact in any order."""
+    floating sum or mean is numpy's on a whole column (a sum over slices would add in another order), which
+    is filled, one column at a time, into ``scratch(dtype)``: a J-long writable array of that dtype, contiguous
+    or strided (numpy's sums read an array's elements in the same order either way; by default
+    ``scratch_buffer``); integer sums are exact in any order."""
     if J == 0:
         return {"jobs": 0, "nodes": nodes}
-    scratch = np.empty(J, np.float64)
+    scratch = scratch or scratch_buffer(J)
 
     def reduce(column, dtype, how):
-        return how(_filled(scratch, dtype, parts, column))
+        return how(_filled(scratch(dtype), parts, column))
 
     span = float(max(int(cols["end"].max()) for cols in parts(("end",))) - np.asarray(table["submit"]).min())
     busy = float(np.asarray(table["runtime"]).sum())

@@ -205,18 +205,25 @@ def _engine_parts(table, nodes: int, mechanism: Mechanism):
     if J == 0:
         e = np.empty(0, np.int64)
         return (lambda lo, hi: (e, e, np.empty(0), e)), 0, 0
-    ji, jf, steps = run_market_rows(*args, np.array([schemes[0].code], np.int64), reserves)
-    del args  # the ranks (and any reordered copy of the table's columns) are not needed past the run
     inv = None
     if not in_order:
         inv = np.empty_like(arrival)
         inv[arrival] = np.arange(J)
+    del arrival  # in arrival order already, it is 0..J-1: 8 bytes a job the run need not hold
+    ji, jf, steps = run_market_rows(*args, np.array([schemes[0].code], np.int64), reserves)
+    del args  # the ranks (and any reordered copy of the table's columns) are not needed past the run
     pay_col = engine.FLOATS + 1  # K = 1: one rate cap, then the payment
 
     def part(lo: int, hi: int):
         rows = slice(lo, hi) if inv is None else inv[lo:hi]
         return ji[rows, engine.START], ji[rows, engine.END], jf[rows, pay_col], ji[rows, engine.NPRE]
 
+    def scratch(dtype):
+        # a column of the rows that the run no longer needs (running since) is the summary's buffer: 8 bytes a
+        # job that need not be allocated again
+        return ji.view(dtype)[:, engine.SINCE * (8 // np.dtype(dtype).itemsize)]
+
+    part.scratch = scratch
     return part, J, steps
 
 
@@ -224,8 +231,8 @@ def simulate_to_file(table, nodes: int, mechanism: Mechanism | None, path, *, ro
     """``simulate_columns`` with the per-job outcome written to ``path`` (Parquet or CSV by its extension) in
     slices of ``rows`` jobs as it is computed, never whole in memory: the file holds ``simulate``'s per-job
     numbers, and the summary returned is ``simulate``'s to the last bit. Beyond the job table, a run keeps
-    about 75 bytes per job (the engine's row of 64 bytes, a buffer for the summary's sums and the two
-    group codes), which is how a trace of 16 million serial jobs runs in a few GB
+    about 70 bytes per job (the engine's row of 64 bytes, which also serves as the summary's buffer, the
+    ranks and the two group codes), which is how a trace of 16 million serial jobs runs in a few GB
     (``benchmarks/bench_simulator.py --scale``).
 
     Parameters
@@ -255,7 +262,7 @@ def simulate_to_file(table, nodes: int, mechanism: Mechanism | None, path, *, ro
             table, part, J, runtime_codes=codes, bid_codes=bid_codes, rows=int(rows), only=only
         )
 
-    summ = outcomes.streamed_summary(parts, table, J, int(nodes))
+    summ = outcomes.streamed_summary(parts, table, J, int(nodes), getattr(part, "scratch", None))
     summ["allocation_steps"] = int(steps)
     outcomes.write_per_job(path, parts())
     return summ

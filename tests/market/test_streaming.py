@@ -103,3 +103,46 @@ def test_growing_heaps_match_the_reference(sched, pay):
         row = res.loc[i]
         assert (row["start"], row["end"], row["preemptions"]) == (s, e, k), (i, sched, pay)
         assert row["payment"] == pytest.approx(p, rel=1e-9, abs=1e-12), (i, sched, pay)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(1, 40_000),
+    seed=st.integers(0, 2**32 - 1),
+    kind=st.sampled_from(["f8", "i8", "?"]),
+    spread=st.sampled_from([1.0, 1e-8, 1e12]),
+)
+def test_sums_of_a_strided_column_equal_a_contiguous_ones(n, seed, kind, spread):
+    """The streamed summary sums a column of the engine's rows (stride 64 bytes) where ``summary`` sums a
+    contiguous array: numpy's sums and means read the elements in the same order and give the same bits,
+    buffered casts (bool, int to float, in blocks of 8,192) included."""
+    rng = np.random.default_rng(seed)
+    if kind == "f8":
+        v = rng.standard_normal(n) * np.exp(rng.uniform(-1, 1, n) * np.log(1 + spread))
+    elif kind == "i8":
+        v = rng.integers(-(10**12), 10**12, n)
+    else:
+        v = rng.random(n) < 0.3
+    rows = np.zeros((n, 8), np.int64)
+    col = rows.view(v.dtype)[:, 8 // v.dtype.itemsize]
+    col[:] = v
+    assert not col.flags.c_contiguous or n == 1
+    for how in (np.sum, np.mean):
+        a, b = how(col), how(v)
+        assert a == b or (np.isnan(a) and np.isnan(b))
+
+
+@pytest.mark.parametrize("sched", ["hb", "wspt"])
+def test_streamed_run_equals_the_plain_run_on_a_larger_table(tmp_path, sched):
+    """Beyond numpy's pairwise blocks (128) and cast buffers (8,192): 30,000 synthetic jobs."""
+    from gamemarket.bids import job_table
+    from gamemarket.consumers import SRG
+    from gamemarket.workloads import synthetic
+
+    w = synthetic.generate(jobs=30_000, load=1.1, seed=5)
+    table = jobtable.validate(job_table(w.jobs, SRG, 2))
+    m = Mechanism(sched, "kth", 1.0)
+    want = simulate(table, 60, m, validate=False)
+    got = simulate_to_file({c: table[c].to_numpy() for c in table.columns}, 60, m, tmp_path / "o.parquet", rows=4096)
+    assert got == want.summary
+    _same_table(pq.read_table(tmp_path / "o.parquet").to_pandas(), want.jobs)
