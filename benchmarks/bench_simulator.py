@@ -1,10 +1,18 @@
-"""Simulator speed and memory on the whole LPC trace (issue 2's targets).
+"""Simulator speed and memory on the whole LPC trace (issue 2's targets), and at scale (issue 31's).
 
     python benchmarks/bench_simulator.py [--trace PATH] [--repeat 5]
+    python benchmarks/bench_simulator.py --scale [--jobs 16000000] [--nodes 9216] [--load 0.85]
 
 Prints: trace read + clean time, bid draw time, first-call compile time, and per scheduler x
 payment the best-of-N time of one full simulation (engine + per-job outcome table), the engine
 alone, and the peak RSS of a fresh process that reads the trace and runs HB + k-th price.
+
+``--scale``: a synthetic trace of wide parallel jobs (widths log-uniform from 1 to the node count, run
+times log-normal, Poisson arrivals at the offered load) split into ``--jobs`` serial jobs, as the SWF
+reader splits a parallel job, with SRG bids (seed 1), written as a Parquet job table; then a fresh
+process reads it (``jobtable.read_columns``) and runs HB + k-th price with the per-job outcome streamed
+to Parquet in row groups (``simulate_to_file``). Prints that process's times, its peak RSS and the
+bytes per serial job (peak RSS / jobs; issue 31's targets: at most 150 B/job and 30 s at 16M jobs).
 """
 
 from __future__ import annotations
@@ -46,11 +54,102 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, base / 1024)
     return float(out[0]), float(out[1])
 
 
+def wide_parallel_trace(jobs: int, nodes: int, load: float, seed: int = 0):
+    """A job table (DataFrame) of about ``jobs`` serial jobs split from parallel jobs whose widths are
+    log-uniform on [1, nodes], with log-normal run times (median 1 h, capped at 3 days), Poisson arrivals
+    at ``load`` and SRG bids of seed 1. Serial jobs split from one parallel job share its submit time, run
+    time and estimate, and have consecutive ids (the SWF reader's split)."""
+    import numpy as np
+    import pandas as pd
+
+    from gamemarket.bids import job_table
+    from gamemarket.consumers import SRG
+
+    rng = np.random.default_rng(seed)
+    mean_width = (nodes - 1) / np.log(nodes)
+    widths = np.minimum(np.floor(np.exp(rng.uniform(0, np.log(nodes + 1), int(1.1 * jobs / mean_width) + 16))), nodes)
+    widths = widths.astype(np.int64)
+    cum = np.cumsum(widths)
+    P = int(np.searchsorted(cum, jobs)) + 1
+    widths = widths[:P]
+    widths[-1] -= cum[P - 1] - jobs
+    runtime = np.clip(np.rint(np.exp(rng.normal(np.log(3600.0), 1.5, P))), 1, 3 * 86400).astype(np.int64)
+    span = float((widths * runtime).sum()) / (nodes * load)
+    submit = np.sort(np.floor(rng.uniform(0, span, P))).astype(np.int64)
+    estimate = np.maximum(runtime, np.ceil(runtime * rng.uniform(1, 4, P))).astype(np.int64)
+    t = pd.DataFrame(
+        {
+            "id": np.arange(jobs, dtype=np.int64),
+            "submit": np.repeat(submit, widths),
+            "runtime": np.repeat(runtime, widths),
+            "estimate": np.repeat(estimate, widths),
+        }
+    )
+    return job_table(t, SRG, 1), P
+
+
+def scale_child(path: str, nodes: int, out: str) -> dict:
+    """A fresh process reads the job table at ``path`` and runs HB + k-th price, streaming to ``out``."""
+    code = f"""
+import json, resource, time
+t0 = time.perf_counter()
+from gamemarket.io import jobtable
+from gamemarket.market import Mechanism
+from gamemarket.market.simulate import simulate_to_file
+t1 = time.perf_counter()
+cols = jobtable.read_columns({path!r})
+t2 = time.perf_counter()
+summ = simulate_to_file(cols, {nodes}, Mechanism('hb', 'kth'), {out!r})
+t3 = time.perf_counter()
+print(json.dumps(dict(import_s=t1 - t0, read_s=t2 - t1, run_s=t3 - t2, total_s=t3 - t0, summary=summ,
+                      peak_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)))
+"""
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def scale(jobs: int, nodes: int, load: float) -> None:
+    """The ``--scale`` case (module docstring)."""
+    import tempfile
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    with tempfile.TemporaryDirectory() as d:
+        t0 = time.perf_counter()
+        table, parallel = wide_parallel_trace(jobs, nodes, load)
+        path = str(Path(d) / "jobs.parquet")
+        pq.write_table(pa.Table.from_pandas(table, preserve_index=False), path)
+        gen_s = time.perf_counter() - t0
+        del table
+        # compile (or load from the cache) the engine once, outside the measured process's time
+        scale_child(path, nodes, str(Path(d) / "warm.parquet")) if jobs <= 100_000 else None
+        r = scale_child(path, nodes, str(Path(d) / "outcome.parquet"))
+        rows = pq.ParquetFile(Path(d) / "outcome.parquet").metadata
+    peak_b = r["peak_mb"] * 1024 * 1024
+    print(f"workload: {parallel:,} parallel jobs split into {jobs:,} serial jobs, {nodes:,} nodes, load {load}")
+    print(f"generated and written in {gen_s:.1f} s (not part of the run)")
+    print(
+        f"run (fresh process): import {r['import_s']:.2f} s, read job table {r['read_s']:.2f} s, simulate + write "
+        f"outcome {r['run_s']:.2f} s; total {r['total_s']:.2f} s"
+    )
+    print(f"outcome file: {rows.num_rows:,} rows in {rows.num_row_groups} row groups")
+    print(f"peak RSS {r['peak_mb']:.0f} MB: {peak_b / jobs:.1f} bytes per serial job")
+    print(json.dumps({"jobs": jobs, "nodes": nodes, "bytes_per_job": peak_b / jobs, **r}))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--trace", default=str(DEFAULT))
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--scale", action="store_true", help="the 16M-serial-job case (module docstring)")
+    ap.add_argument("--jobs", type=int, default=16_000_000)
+    ap.add_argument("--nodes", type=int, default=9216)
+    ap.add_argument("--load", type=float, default=0.85)
     a = ap.parse_args()
+    if a.scale:
+        scale(a.jobs, a.nodes, a.load)
+        return
     if not Path(a.trace).exists():
         sys.exit(f"trace {a.trace} not found: fetch it with `gamemarket workload fetch LPC-EGEE-2004-1.2-cln`")
 

@@ -1,6 +1,12 @@
-"""Study machinery and solver speed (issue 3's targets).
+"""Study machinery and solver speed (issue 3's targets), and the 32-run LPC study (issue 31's).
 
     python benchmarks/bench_study.py
+    python benchmarks/bench_study.py --lpc [--rounds 2] [--n-jobs 2]
+
+``--lpc``: a study of 32 runs on the LPC trace at 105 nodes (HB and NPHB, first and k-th price, x FT, SRG,
+DEV1 and LRG, 2 seeds) as a whole ``gamemarket study run --no-report`` process from an empty results folder,
+against one run of the plain reference (``heapq_market.py``: HB + k-th price on the LPC job table with SRG
+bids, seed 1) as a whole process, alternating (target: the study at most 1.5x the one reference run).
 
 Prints: (1) parallel efficiency: the same study of at least 32 tasks with 1 and 2 workers;
 (2) overhead: study wall time (scheduling, storing, game building, solving) against the summed
@@ -40,7 +46,75 @@ count = 3
 """
 
 
+LPC_STUDY = """
+name = "bench-lpc"
+[workload]
+source = "{trace}"
+reduction = 0.25
+[strategies]
+providers = ["hb-first", "hb-kth", "nphb-first", "nphb-kth"]
+consumers = ["FT", "SRG", "DEV1", "LRG"]
+[replications]
+count = 2
+first = 1
+"""
+
+
+def lpc(rounds: int, n_jobs: int) -> None:
+    """The ``--lpc`` case (module docstring)."""
+    import subprocess
+
+    from gamemarket.bids import job_table
+    from gamemarket.consumers import SRG
+    from gamemarket.io import jobtable
+    from gamemarket.workloads import read_swf
+
+    trace = ROOT.parent / "shared" / "workloads" / "LPC-EGEE-2004-1.2-cln.swf.gz"
+    if not trace.exists():
+        sys.exit(f"{trace} not found: `gamemarket workload fetch LPC-EGEE-2004-1.2-cln`")
+    tmp = Path(tempfile.mkdtemp())
+    try:
+        shutil.copytree(ROOT / "strategies", tmp / "strategies")
+        (tmp / "studies").mkdir()
+        study = tmp / "studies" / "lpc.toml"
+        study.write_text(LPC_STUDY.format(trace=trace))
+        w = read_swf(trace)
+        jobtable.write_table(jobtable.exchange_columns(job_table(w.jobs, SRG, 1)), tmp / "jobs.csv")
+        gm = [sys.executable, "-m", "gamemarket", "study", "run", str(study), "--no-report", "--no-progress"]
+        gm += ["--n-jobs", str(n_jobs)]
+        ref = [sys.executable, str(ROOT / "benchmarks" / "heapq_market.py"), str(tmp / "jobs.csv"), "105"]
+
+        def timed(cmd):
+            t0 = time.perf_counter()
+            subprocess.run(cmd, check=True, capture_output=True, cwd=ROOT)
+            return time.perf_counter() - t0
+
+        timed(gm + ["--results", str(tmp / "warm")])  # numba's cache and the trace's first read
+        studies, plain = [], []
+        for k in range(rounds):
+            studies.append(timed(gm + ["--results", str(tmp / f"results-{k}")]))
+            plain.append(timed(ref + [str(tmp / f"plain-{k}.csv")]))
+        import os
+
+        print(f"LPC study, 32 runs, --n-jobs {n_jobs}, whole processes, load {os.getloadavg()[0]:.1f}:")
+        print(f"  study run: {', '.join(f'{t:.2f}' for t in studies)} s")
+        print(f"  one plain heapq run (HB + k-th): {', '.join(f'{t:.2f}' for t in plain)} s")
+        print(f"  study / reference: {', '.join(f'{a / b:.2f}' for a, b in zip(studies, plain))} (target <= 1.5)")
+    finally:
+        shutil.rmtree(tmp)
+
+
 def main() -> None:
+    import argparse
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lpc", action="store_true", help="the 32-run LPC study against one reference run")
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--n-jobs", type=int, default=2)
+    a = ap.parse_args()
+    if a.lpc:
+        lpc(a.rounds, a.n_jobs)
+        return
     from gamemarket.analysis.study import analyze
     from gamemarket.games import Game, regret, solve
     from gamemarket.games.equilibria import nashpy_equilibria

@@ -17,10 +17,9 @@ from gamemarket.io.files import dumps_json
 from gamemarket.io.jobtable import check_table_path
 from gamemarket.io.ownership import check_output_file, check_outputs
 from gamemarket.market import Mechanism, simulate
-from gamemarket.market.outcomes import CATEGORIES
 from gamemarket.market.payments import PAYMENTS
 from gamemarket.market.schedulers import SCHEDULERS
-from gamemarket.market.simulate import simulate_columns
+from gamemarket.market.simulate import simulate_columns, simulate_to_file
 from gamemarket.registry import Registry
 
 
@@ -32,7 +31,7 @@ def cmd_simulate(a) -> int:
     mech = Mechanism(a.scheduler, a.payment, a.reserve)
     _check_outputs(a)
     t0 = time.perf_counter()
-    fast = a.job_table and not a.jobs_out and (not a.out or str(a.out).lower().endswith(".csv"))
+    fast = a.job_table and not a.jobs_out
     if a.job_table:
         given = [
             f"--{k.replace('_', '-')}"
@@ -89,11 +88,12 @@ def cmd_simulate(a) -> int:
         source = w.meta.get("source")
     if a.jobs_out:
         jobtable.write_table(jobtable.exchange_columns(table), a.jobs_out)
-    if fast:  # jobtable.read_columns has validated the table
+    if fast and a.out:  # the per-job outcome streamed to the file in row groups, never whole in memory
+        run_summary = simulate_to_file(table, nodes, mech, a.out)
+        elapsed = time.perf_counter() - t0
+    elif fast:  # jobtable.read_columns has validated the table
         jobs, run_summary = simulate_columns(table, nodes, mech)
         elapsed = time.perf_counter() - t0
-        if a.out:
-            jobtable.write_table(jobtable.arrow_table(jobs, CATEGORIES), a.out)
     else:
         result = simulate(table, nodes, mech, validate=not a.job_table)  # jobtable.read has validated a job table
         run_summary = result.summary

@@ -137,44 +137,51 @@ def validate(table: pd.DataFrame, where: str = "job table", first_line: int | No
     return out
 
 
-def check_columns(values: Mapping[str, np.ndarray], where: str, first_line: int | None = None) -> dict:
-    """The checks of ``validate`` on numeric columns (float64 arrays, every required one present), from the
-    declared ``COLUMNS``: the columns with canonical dtypes (int64 for integer ones), in declared order."""
+def _at(row: int, first_line: int | None) -> str:
+    return f"row {row}" if first_line is None else f"line {row + first_line}"
 
-    def at(row: int) -> str:
-        return f"row {row}" if first_line is None else f"line {row + first_line}"
 
-    def first(bad: np.ndarray) -> int:
-        return int(np.flatnonzero(bad)[0])
+def _first(bad: np.ndarray) -> int:
+    return int(np.flatnonzero(bad)[0])
 
-    out = {}
-    for col in [c for c in COLUMNS if c.name in values]:
-        c, vals = col.name, values[col.name]
-        bad = ~np.isfinite(vals)
-        if bad.any():
-            row = first(bad)
-            raise InputError(
-                f"{where}: {at(row)}: column {c!r} is {vals[row].item()!r}; NaN or infinite values are not allowed"
-            )
-        if col.integer and (vals != np.floor(vals)).any():
-            row = first(vals != np.floor(vals))
-            raise InputError(f"{where}: {at(row)}: column {c!r} is {vals[row].item()!r}, expected an integer")
-        big = np.abs(vals) > col.upper
-        if big.any():
-            row = first(big)
-            size = "2^53" if col.upper == MAX_MAGNITUDE else f"{col.upper:g}"
-            kind = "an integer" if col.integer else "a number"
-            raise InputError(
-                f"{where}: {at(row)}: column {c!r} is {vals[row].item()!r}, expected {kind} of at most {size} in size"
-            )
-        if col.lower is not None:
-            low = vals <= col.lower if col.strict else vals < col.lower
-            if low.any():
-                row = first(low)
-                shown = vals[row].astype(np.int64).item() if col.integer else vals[row].item()
-                raise InputError(f"{where}: {at(row)}: column {c!r} is {shown!r}, expected {col.expected()}")
-        out[c] = vals.astype(np.int64) if col.integer else vals
-    ids = out["id"]
+
+def check_column(col: Column, vals: np.ndarray, where: str, first_line: int | None = None) -> np.ndarray:
+    """One column's checks of ``check_columns`` (``vals``: float64), the column with its canonical dtype."""
+    c = col.name
+    bad = ~np.isfinite(vals)
+    if bad.any():
+        row = _first(bad)
+        raise InputError(
+            f"{where}: {_at(row, first_line)}: column {c!r} is {vals[row].item()!r}; NaN or infinite values are "
+            "not allowed"
+        )
+    del bad
+    if col.integer and (vals != np.floor(vals)).any():
+        row = _first(vals != np.floor(vals))
+        raise InputError(f"{where}: {_at(row, first_line)}: column {c!r} is {vals[row].item()!r}, expected an integer")
+    big = np.abs(vals) > col.upper
+    if big.any():
+        row = _first(big)
+        size = "2^53" if col.upper == MAX_MAGNITUDE else f"{col.upper:g}"
+        kind = "an integer" if col.integer else "a number"
+        raise InputError(
+            f"{where}: {_at(row, first_line)}: column {c!r} is {vals[row].item()!r}, expected {kind} of at most "
+            f"{size} in size"
+        )
+    del big
+    if col.lower is not None:
+        low = vals <= col.lower if col.strict else vals < col.lower
+        if low.any():
+            row = _first(low)
+            shown = vals[row].astype(np.int64).item() if col.integer else vals[row].item()
+            raise InputError(f"{where}: {_at(row, first_line)}: column {c!r} is {shown!r}, expected {col.expected()}")
+    return vals.astype(np.int64) if col.integer else vals
+
+
+def check_ids(ids: np.ndarray, where: str) -> None:
+    """Ids must be unique; the first row, in file order, whose id came before is named."""
+    if len(ids) < 2 or (ids[1:] > ids[:-1]).all():  # increasing ids (the usual table) are unique: no sort
+        return
     order = np.argsort(ids, kind="stable")
     later = np.r_[False, ids[order][1:] == ids[order][:-1]]  # a repeat of the id just before it
     if later.any():
@@ -182,6 +189,13 @@ def check_columns(values: Mapping[str, np.ndarray], where: str, first_line: int 
         repeat[order[later]] = True
         dup = int(ids[np.flatnonzero(repeat)[0]])  # the first row, in file order, whose id came before
         raise InputError(f"{where}: id {dup} appears more than once; ids must be unique")
+
+
+def check_columns(values: Mapping[str, np.ndarray], where: str, first_line: int | None = None) -> dict:
+    """The checks of ``validate`` on numeric columns (float64 arrays, every required one present), from the
+    declared ``COLUMNS``: the columns with canonical dtypes (int64 for integer ones), in declared order."""
+    out = {c.name: check_column(c, values[c.name], where, first_line) for c in COLUMNS if c.name in values}
+    check_ids(out["id"], where)
     return out
 
 
@@ -217,13 +231,61 @@ def read_columns(path: str | os.PathLike) -> dict[str, np.ndarray]:
     error is ``read``'s own, word for word.
     """
     path = Path(path)
-    fast = _read_csv_columns(path) if path.suffix.lower() not in (".parquet", ".pq") else None
+    parquet = path.suffix.lower() in (".parquet", ".pq")
+    fast = _read_parquet_columns(path) if parquet else _read_csv_columns(path)
     if fast is None:
         table = read(path)
         return {c: table[c].to_numpy() for c in table.columns}
+    if parquet:  # checked as it was read, column by column
+        return fast
     if len(fast["id"]) == 0:
         raise InputError(f"{path}: the job table has no rows; expected at least one job")
     return check_columns(fast, str(path), first_line=2)
+
+
+def _read_parquet_columns(path: Path) -> dict[str, np.ndarray] | None:
+    """A Parquet job table read and checked as ``read`` reads and checks it (``check_columns``: the same
+    errors), a column at a time and a row group at a time, so that memory holds the checked columns and one
+    column's float64 values (pandas' reader holds the file's table, a DataFrame and ``validate``'s copies at
+    once: about three times the table); None where the file holds anything but the known columns as integers
+    or floats without nulls (``read`` then reads it and says what is wrong)."""
+    # deferred: pyarrow (a quarter second) only where a table is read or written
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        f = pq.ParquetFile(path)
+        schema = f.schema_arrow
+    except Exception:  # Arrow's many errors: ``read`` says what is wrong
+        return None
+    names = schema.names
+    if len(set(names)) != len(names) or any(c not in SPEC for c in names) or any(c not in names for c in REQUIRED):
+        return None
+    if not all(pa.types.is_integer(schema.field(c).type) or pa.types.is_floating(schema.field(c).type) for c in names):
+        return None
+    J = f.metadata.num_rows
+    if J == 0:
+        raise InputError(f"{path}: the job table has no rows; expected at least one job")
+    out = {}
+    for col in [c for c in COLUMNS if c.name in names]:
+        vals = np.empty(J, np.float64)
+        at = 0
+        for g in range(f.num_row_groups):
+            try:
+                part = f.read_row_group(g, columns=[col.name]).column(0)
+            except Exception:  # a damaged column: ``read`` says what is wrong
+                return None
+            if part.null_count:
+                return None
+            for ch in part.chunks:
+                v = ch.to_numpy(zero_copy_only=True)
+                vals[at : at + len(v)] = v
+                at += len(v)
+        out[col.name] = check_column(col, vals, str(path))
+        del vals
+    pa.default_memory_pool().release_unused()  # Arrow's allocator keeps freed row groups for reuse otherwise
+    check_ids(out["id"], str(path))
+    return out
 
 
 def _read_csv_columns(path: Path) -> dict[str, np.ndarray] | None:

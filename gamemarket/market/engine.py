@@ -5,16 +5,22 @@ turned once into integer ranks, so every heap compares plain integers. A heap en
 and its arrival index packed into one integer, ``rank << 32 | j``: ranks are distinct, so entries
 compare as their ranks do, and the heap's top names its job without a lookup. Structures:
 
-* per-job state: one row of integers per job (state, running since, remaining time, start, end,
-  preemptions, position in the running set) and one row of floats (the K rate caps, then the K
-  payments so far), so that touching a job reads one or two cache lines rather than one per field;
-  on a trace the jobs' state is larger than the processor's caches, and these reads were most of a
-  run's time;
+* per-job state: one row per job, its integers (running since, remaining time, start, end,
+  preemptions, position in the running set) then its floats (the K rate caps, then the K payments so
+  far), one array seen as int64 (``ji``) and as float64 (``jf``): with one payment scheme a row is 64
+  bytes, one cache line, so touching a job reads one line rather than one per field (on a trace the
+  jobs' state is larger than the processor's caches, and these reads were most of a run's time). A
+  job's state (future, waiting, running, done) is not stored: it runs while ``SINCE`` is set, is done
+  once ``END`` is, and waits otherwise once it has arrived;
 * running set: an indexed max-heap of entries (its top is the worst running job, the one HB
   preempts first), with positions so a finishing job is removed in O(log n);
 * waiting set: a min-heap of entries (its top is the best waiting job);
 * highest waiting bid: a min-heap of (bid rank, job) entries with lazy deletion (for k-th price);
 * completions: a min-heap of (finish time, job) with lazy invalidation of preempted runs.
+
+The three job heaps grow as a run needs (``_room``): they hold the jobs present, not the whole
+workload, so a trace of 16 million jobs keeps about 64 bytes per job (its row) while it runs. Ranks
+come as int32 (a run has fewer than ``MAX_JOBS`` jobs).
 
 Payments: at every instant each running job adds ``rate * dt`` for the interval since the
 previous allocation step, with the rate fixed at that step: exactly the contract's integral,
@@ -45,10 +51,10 @@ _NONE = -1
 SHIFT = 32
 MASK = (1 << SHIFT) - 1
 MAX_JOBS = 1 << 31
-# the columns of a job's row of integers: 0 future, 1 waiting, 2 running, 3 done; running since; remaining
-# run time; start; end; preemptions; position in the running set
-STATE, SINCE, REM, START, END, NPRE, RPOS = 0, 1, 2, 3, 4, 5, 6
-NI = 8  # a row of eight integers is one 64-byte cache line
+# the integer columns of a job's row: running since (``_NONE`` unless it runs); remaining run time; start; end;
+# preemptions; position in the running set; then ``FLOATS``: K rate caps, then K payments so far (as float64)
+SINCE, REM, START, END, NPRE, RPOS = 0, 1, 2, 3, 4, 5
+FLOATS = 6
 
 
 # The running set is a max-heap of entries ``heap``, with each job's position in its row (``RPOS``);
@@ -201,26 +207,25 @@ _step = njit(cache=True, _nrt=False, forceinline=True)
 
 @njit(cache=True)
 def _job_rows(runtime, reported, reserves):
-    """The per-job rows at the start: integers (state future, remaining time = run time, the rest unset) and
-    floats (the K rate caps ``max(rw_j, r_k)``, then K payments of zero)."""
+    """The per-job rows at the start, as (``ji``, ``jf``): one J x (FLOATS + 2K) array seen as int64 and as
+    float64. Integers: remaining time = run time, the rest unset; floats (from column ``FLOATS``): the K rate
+    caps ``max(rw_j, r_k)``, then K payments of zero."""
     J = runtime.shape[0]
     K = reserves.shape[0]
-    ji = np.empty((J, NI), np.int64)
+    ji = np.empty((J, FLOATS + 2 * K), np.int64)
+    jf = ji.view(np.float64)  # the same memory: integer columns and float columns never overlap
     for j in range(J):
-        ji[j, STATE] = 0
         ji[j, SINCE] = _NONE
         ji[j, REM] = runtime[j]
         ji[j, START] = _NONE
         ji[j, END] = _NONE
         ji[j, NPRE] = 0
         ji[j, RPOS] = _NONE
-    # a job's rate caps and payments so far side by side: (cap_0..cap_K-1, pay_0..pay_K-1)
-    jf = np.zeros((J, 2 * K), np.float64)
-    for j in range(J):
+        w = reported[j]
         for s in range(K):
             r = reserves[s]
-            w = reported[j]
-            jf[j, s] = w if w >= r else r  # np.maximum(rw_j, r) for finite bids, signed zeros included
+            jf[j, FLOATS + s] = w if w >= r else r  # np.maximum(rw_j, r) for finite bids, signed zeros included
+            jf[j, FLOATS + K + s] = 0.0
     return ji, jf
 
 
@@ -229,7 +234,7 @@ def _drop_stale_completions(ev_t, ev_j, ecnt, ji):
     """Pop the completion events at the top that belong to runs since preempted; the new event count."""
     while ecnt > 0:
         j = ev_j[0]
-        if ji[j, STATE] == 2 and ji[j, SINCE] + ji[j, REM] == ev_t[0]:
+        if ji[j, SINCE] != _NONE and ji[j, SINCE] + ji[j, REM] == ev_t[0]:  # it runs, and this is its finish
             break
         ecnt = _ev_pop(ev_t, ev_j, ecnt)
     return ecnt
@@ -255,14 +260,14 @@ def _complete(t, ev_t, ev_j, ecnt, ji, jf, rheap, rcap, rpay, rcnt):
     while ecnt > 0 and ev_t[0] == t:
         j = ev_j[0]
         ecnt = _ev_pop(ev_t, ev_j, ecnt)
-        if ji[j, STATE] != 2 or ji[j, SINCE] + ji[j, REM] != t:
+        if ji[j, SINCE] == _NONE or ji[j, SINCE] + ji[j, REM] != t:
             continue
-        ji[j, STATE] = 3
+        ji[j, SINCE] = _NONE
         ji[j, END] = t
         ji[j, REM] = 0
         p = ji[j, RPOS]
         for s in range(K):
-            jf[j, K + s] = rpay[s, p]
+            jf[j, FLOATS + K + s] = rpay[s, p]
         rcnt -= 1
         if p != rcnt:
             _swap(rheap, ji, rcap, rpay, p, rcnt)
@@ -279,9 +284,8 @@ def _arrive(t, submit, rank, bidrank, ptr, ji, wheap, wcnt, bheap, bcnt):
     """Move the jobs submitted at ``t`` to the waiting set; the new (pointer, waiting count, bid-heap count)."""
     J = submit.shape[0]
     while ptr < J and submit[ptr] == t:
-        ji[ptr, STATE] = 1
-        wcnt = _min_push(wheap, wcnt, (rank[ptr] << SHIFT) | ptr)
-        bcnt = _min_push(bheap, bcnt, (bidrank[ptr] << SHIFT) | ptr)
+        wcnt = _min_push(wheap, wcnt, (np.int64(rank[ptr]) << SHIFT) | ptr)
+        bcnt = _min_push(bheap, bcnt, (np.int64(bidrank[ptr]) << SHIFT) | ptr)
         ptr += 1
     return ptr, wcnt, bcnt
 
@@ -293,14 +297,13 @@ def _fill(t, n, ji, jf, wheap, wcnt, rheap, rcap, rpay, rcnt, ev_t, ev_j, ecnt):
     while rcnt < n and wcnt > 0:
         key, wcnt = _min_pop(wheap, wcnt)
         j = key & MASK
-        ji[j, STATE] = 2
         ji[j, SINCE] = t
         if ji[j, START] == _NONE:
             ji[j, START] = t
         rheap[rcnt] = key
         for s in range(K):
-            rcap[s, rcnt] = jf[j, s]
-            rpay[s, rcnt] = jf[j, K + s]
+            rcap[s, rcnt] = jf[j, FLOATS + s]
+            rpay[s, rcnt] = jf[j, FLOATS + K + s]
         ji[j, RPOS] = rcnt
         rcnt += 1
         _max_sift_up(rheap, ji, rcap, rpay, rcnt - 1)
@@ -318,26 +321,24 @@ def _preempt(t, ji, jf, bidrank, wheap, wcnt, bheap, bcnt, rheap, rcap, rpay, rc
         out_key = rheap[0]
         jo = out_key & MASK
         for s in range(K):
-            jf[jo, K + s] = rpay[s, 0]
+            jf[jo, FLOATS + K + s] = rpay[s, 0]
         ji[jo, REM] -= t - ji[jo, SINCE]
         ji[jo, SINCE] = _NONE
-        ji[jo, STATE] = 1
         ji[jo, NPRE] += 1
         wcnt_new = wcnt
         # ... and run the best waiting one in its place
         in_key, wcnt_new = _min_pop(wheap, wcnt_new)
         wcnt = _min_push(wheap, wcnt_new, out_key)
-        bcnt = _min_push(bheap, bcnt, (bidrank[jo] << SHIFT) | jo)
+        bcnt = _min_push(bheap, bcnt, (np.int64(bidrank[jo]) << SHIFT) | jo)
         jn = in_key & MASK
-        ji[jn, STATE] = 2
         ji[jn, SINCE] = t
         if ji[jn, START] == _NONE:
             ji[jn, START] = t
         ji[jo, RPOS] = _NONE
         rheap[0] = in_key
         for s in range(K):
-            rcap[s, 0] = jf[jn, s]
-            rpay[s, 0] = jf[jn, K + s]
+            rcap[s, 0] = jf[jn, FLOATS + s]
+            rpay[s, 0] = jf[jn, FLOATS + K + s]
         ji[jn, RPOS] = 0
         _max_sift_down(rheap, ji, rcap, rpay, 0, rcnt)
         ecnt = _ev_push(ev_t, ev_j, ecnt, t + ji[jn, REM], jn)
@@ -347,8 +348,9 @@ def _preempt(t, ji, jf, bidrank, wheap, wcnt, bheap, bcnt, rheap, rcap, rpay, rc
 @_step
 def _max_waiting_bid(bheap, bcnt, ji, reported):
     """The highest reported bid of a waiting job (``-inf`` when none waits), dropping the heap's entries of
-    jobs no longer waiting (lazy deletion); the new (bid-heap count, bid)."""
-    while bcnt > 0 and ji[bheap[0] & MASK, STATE] != 1:
+    jobs no longer waiting (lazy deletion: every entry's job has arrived, so it waits unless it runs or is
+    done); the new (bid-heap count, bid)."""
+    while bcnt > 0 and (ji[bheap[0] & MASK, SINCE] != _NONE or ji[bheap[0] & MASK, END] != _NONE):
         _, bcnt = _min_pop(bheap, bcnt)
     maxq = reported[bheap[0] & MASK] if bcnt > 0 else -np.inf
     return bcnt, maxq
@@ -364,31 +366,54 @@ def _outcomes(ji, jf, K):
     pay = np.empty((K, J), np.float64)
     for s in range(K):
         for j in range(J):
-            pay[s, j] = jf[j, K + s]
+            pay[s, j] = jf[j, FLOATS + K + s]
     return start, end, pay, npre
 
 
 @njit(cache=True)
-def run_market(submit, runtime, rank, bidrank, reported, n, preemptive, schemes, reserves):
-    """Simulate one market run, with the payments of K payment schemes.
+def _room(heap, cnt, need):
+    """``heap``, or a copy of its first ``cnt`` entries in an array of at least ``need`` (twice the old size or
+    more): the heaps grow with the jobs present, and a heap's operations read only its first ``cnt`` entries,
+    so the run is the same at any size."""
+    if need <= heap.shape[0]:
+        return heap
+    bigger = np.empty(max(need, 2 * heap.shape[0]), heap.dtype)
+    bigger[:cnt] = heap[:cnt]
+    return bigger
 
-    All arrays are indexed by arrival order: sorted by ``(submit, id)``.
 
-    Parameters
-    ----------
-    submit, runtime : int64 arrays
-    rank : int64, the job's position in scheduler-key order (distinct, below ``MAX_JOBS``)
-    bidrank : int64, the job's position in ``(-reported bid, arrival)`` order
-    reported : float64 reported bids
-    n : number of nodes; preemptive : HB-style top-n (True) or non-preemptive fill (False)
-    schemes : int64 array of K payment-scheme codes for ``payments.market_price``
-    reserves : float64 array of K reservation prices ``r``, one per scheme
+#: the heaps' first size; each grows (``_room``) when a step could overfill it
+FIRST_HEAP = 1024
 
-    Returns
-    -------
-    start, end (int64), payment (float64, K x J: row k under ``(schemes[k], reserves[k])``),
-    preemptions (int64), steps (number of allocation steps)
-    """
+
+@njit(cache=True)
+def _compact_bids(bheap, bcnt, ji):
+    """The bid heap's entries of waiting jobs only, sorted (a sorted array is a min-heap) and each once; the new
+    count. Lazy deletion leaves the entry of every job that once waited until it reaches the top, and the entries
+    of low bids rarely do: on a trace the heap grew to the jobs' count plus the preemptions, deep and mostly stale.
+    Only entries of jobs not waiting go (a job that waits again gets a new entry when it is preempted), so the
+    top, the highest waiting bid, is what it was."""
+    keep = np.empty(bcnt, np.int64)
+    k = 0
+    for i in range(bcnt):
+        j = bheap[i] & MASK
+        if ji[j, SINCE] == _NONE and ji[j, END] == _NONE:
+            keep[k] = bheap[i]
+            k += 1
+    keep = np.sort(keep[:k])
+    m = 0
+    for i in range(k):
+        if m == 0 or keep[i] != bheap[m - 1]:
+            bheap[m] = keep[i]
+            m += 1
+    return m
+
+
+@njit(cache=True)
+def run_market_rows(submit, runtime, rank, bidrank, reported, n, preemptive, schemes, reserves):
+    """:func:`run_market`, returning the per-job rows as they end (``ji``, ``jf``: ``_job_rows``'s layout,
+    one row per job in arrival order) and the step count, for a caller that reads them in slices
+    (``outcomes.write_per_job``) rather than as whole columns."""
     J = submit.shape[0]
     K = schemes.shape[0]
     ji, jf = _job_rows(runtime, reported, reserves)
@@ -396,12 +421,13 @@ def run_market(submit, runtime, rank, bidrank, reported, n, preemptive, schemes,
     rcap = np.empty((K, max(n, 1)), np.float64)
     rpay = np.empty((K, max(n, 1)), np.float64)
     rcnt = 0
-    wheap = np.empty(max(J, 1), np.int64)
+    first = min(max(J, 1), FIRST_HEAP)
+    wheap = np.empty(first, np.int64)
     wcnt = 0
-    bheap = np.empty(max(2 * J, 1), np.int64)
+    bheap = np.empty(first, np.int64)
     bcnt = 0
-    ev_t = np.empty(max(2 * J + 1, 1), np.int64)
-    ev_j = np.empty(max(2 * J + 1, 1), np.int64)
+    ev_t = np.empty(first, np.int64)
+    ev_j = np.empty(first, np.int64)
     ecnt = 0
 
     ptr = 0
@@ -419,6 +445,17 @@ def run_market(submit, runtime, rank, bidrank, reported, n, preemptive, schemes,
             _accrue(price, rcap, rpay, rcnt, dt)
         # 1. completions, 2. arrivals, 3. one allocation step
         ecnt, rcnt = _complete(t, ev_t, ev_j, ecnt, ji, jf, rheap, rcap, rpay, rcnt)
+        # room for this step's pushes: each arrival enters the waiting and bid heaps; the step then starts
+        # or swaps in at most min(n, waiting) jobs (a completion event each) and swaps out as many (a bid entry)
+        arrivals = 0
+        while ptr + arrivals < J and submit[ptr + arrivals] == t:
+            arrivals += 1
+        moves = min(n, wcnt + arrivals)
+        wheap = _room(wheap, wcnt, wcnt + arrivals)
+        bheap = _room(bheap, bcnt, bcnt + arrivals + moves)
+        if ecnt + 2 * moves > ev_t.shape[0]:
+            ev_t = _room(ev_t, ecnt, ecnt + 2 * moves)
+            ev_j = _room(ev_j, ecnt, ev_t.shape[0])
         ptr, wcnt, bcnt = _arrive(t, submit, rank, bidrank, ptr, ji, wheap, wcnt, bheap, bcnt)
         steps += 1
         wcnt, rcnt, ecnt = _fill(t, n, ji, jf, wheap, wcnt, rheap, rcap, rpay, rcnt, ev_t, ev_j, ecnt)
@@ -427,10 +464,37 @@ def run_market(submit, runtime, rank, bidrank, reported, n, preemptive, schemes,
                 t, ji, jf, bidrank, wheap, wcnt, bheap, bcnt, rheap, rcap, rpay, rcnt, ev_t, ev_j, ecnt
             )
         bcnt, maxq = _max_waiting_bid(bheap, bcnt, ji, reported)
+        if bcnt > 2 * wcnt + FIRST_HEAP:  # mostly stale entries: keep the waiting jobs' (amortised O(log J) a push)
+            bcnt = _compact_bids(bheap, bcnt, ji)
         for s in range(K):
             price[s] = market_price(schemes[s], reserves[s], n, rcnt + wcnt, wcnt, maxq)
         t_prev = t
-    start, end, pay, npre = _outcomes(ji, jf, K)
+    return ji, jf, steps
+
+
+@njit(cache=True)
+def run_market(submit, runtime, rank, bidrank, reported, n, preemptive, schemes, reserves):
+    """Simulate one market run, with the payments of K payment schemes.
+
+    All arrays are indexed by arrival order: sorted by ``(submit, id)``.
+
+    Parameters
+    ----------
+    submit, runtime : int64 arrays
+    rank : int32 (or int64), the job's position in scheduler-key order (distinct, below ``MAX_JOBS``)
+    bidrank : int32 (or int64), the job's position in ``(-reported bid, arrival)`` order
+    reported : float64 reported bids
+    n : number of nodes; preemptive : HB-style top-n (True) or non-preemptive fill (False)
+    schemes : int64 array of K payment-scheme codes for ``payments.market_price``
+    reserves : float64 array of K reservation prices ``r``, one per scheme
+
+    Returns
+    -------
+    start, end (int64), payment (float64, K x J: row k under ``(schemes[k], reserves[k])``),
+    preemptions (int64), steps (number of allocation steps)
+    """
+    ji, jf, steps = run_market_rows(submit, runtime, rank, bidrank, reported, n, preemptive, schemes, reserves)
+    start, end, pay, npre = _outcomes(ji, jf, schemes.shape[0])
     return start, end, pay, npre, steps
 
 
@@ -451,7 +515,7 @@ def _bid_rows(runtime, reported, reserves):
     ji, jf = _job_rows(runtime, reported, reserves)
     for j in range(reported.shape[0]):
         for s in range(reserves.shape[0]):
-            jf[j, s] = reported[j]
+            jf[j, FLOATS + s] = reported[j]
     return ji, jf
 
 

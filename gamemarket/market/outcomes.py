@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gamemarket.bids import BID_CLASSES, bid_bin_codes
+from gamemarket.io import jobtable
+from gamemarket.io.files import atomic_path
 
 if TYPE_CHECKING:  # tables are DataFrames, except on ``simulate --jobs``'s path (``per_job_columns``)
     import pandas as pd
@@ -83,6 +85,7 @@ def per_job_columns(
     *,
     runtime_codes: np.ndarray | None = None,
     bid_codes: np.ndarray | None = None,
+    only: tuple[str, ...] | None = None,
 ) -> dict[str, np.ndarray]:
     """The per-job outcome: section-8 columns plus inputs and groups, in job-table order, as column
     arrays; ``runtime_group`` and ``bid_bin`` are codes into ``CATEGORIES``. ``table``: a DataFrame or a
@@ -91,36 +94,157 @@ def per_job_columns(
     ``runtime_codes`` (``runtime_group_codes``: 0 SHORT, 1 MEDIUM, 2 LONG) saves ranking the run times again
     when several runs share a job table; by default they are computed from the table, and so are ``bid_codes``
     (``bid_bin_codes`` of the private bids). The table's columns are not copied: the outcome shares the arrays
-    it was given."""
+    it was given. ``only`` names the columns wanted (the others are not computed), in that order."""
 
     def col(c, dtype):
         return np.asarray(table[c], dtype=dtype)
 
-    submit = col("submit", np.int64)
-    tau = col("runtime", np.int64)
-    w = col("private_bid", np.float64)
-    ids = col("id", np.int64)
-    flow = end - submit
-    bsd = flow / np.maximum(tau, 60).astype(np.float64)
+    def get(c):  # each column computed once, from the ones it needs
+        if c not in have:
+            have[c] = formulas[c]()
+        return have[c]
+
+    have: dict[str, np.ndarray] = {}
+    formulas = {  # in the table's column order
+        "id": lambda: col("id", np.int64),
+        "start": lambda: start,
+        "end": lambda: end,
+        "flow": lambda: end - get("submit"),
+        "wait": lambda: get("flow") - get("runtime"),
+        "bsd": lambda: get("flow") / np.maximum(get("runtime"), 60).astype(np.float64),
+        "ssj": lambda: get("bsd") >= SSJ_THRESHOLD,
+        "payment": lambda: payment,
+        "utility": lambda: -get("private_bid") * get("flow") - payment,
+        "preemptions": lambda: preemptions,
+        "submit": lambda: col("submit", np.int64),
+        "runtime": lambda: col("runtime", np.int64),
+        "private_bid": lambda: col("private_bid", np.float64),
+        "reported_bid": lambda: col("reported_bid", np.float64),
+        "group": lambda: col("group", np.int64) if "group" in table else np.zeros(len(get("id")), np.int64),
+        "valuation": lambda: -get("private_bid") * get("flow"),
+        "runtime_group": lambda: (
+            runtime_codes if runtime_codes is not None else runtime_group_codes(get("runtime"), get("id"))
+        ),
+        "bid_bin": lambda: bid_codes if bid_codes is not None else bid_bin_codes(get("private_bid")),
+    }
+    out = {c: get(c) for c in (formulas if only is None else only)}
+    # the formulas and ``get`` refer to each other: a cycle that would keep every array computed here alive
+    # until the cyclic collector runs (rarely in a CLI process, gamemarket.cli.run: a 16M-job streamed run grew
+    # by 1 GB); emptying the dict breaks it, so the slice's arrays go as soon as the caller drops them
+    formulas.clear()
+    return out
+
+
+#: rows per slice (and per Parquet row group) of a per-job table written as it is computed (``write_per_job``):
+#: a slice's columns of 2^18 rows (2 MB each) left the C allocator's heap 150 MB larger after a 5M-job write
+#: (freed, not returned), of 2^16 rows 55 MB
+STREAM_ROWS = 1 << 16
+
+
+def _slice(table, lo: int, hi: int) -> dict:
+    """Rows ``lo:hi`` of a job table's columns (views, no copy)."""
     return {
-        "id": ids,
-        "start": start,
-        "end": end,
-        "flow": flow,
-        "wait": flow - tau,
-        "bsd": bsd,
-        "ssj": bsd >= SSJ_THRESHOLD,
-        "payment": payment,
-        "utility": -w * flow - payment,
-        "preemptions": preemptions,
-        "submit": submit,
-        "runtime": tau,
-        "private_bid": w,
-        "reported_bid": col("reported_bid", np.float64),
-        "group": col("group", np.int64) if "group" in table else np.zeros(len(ids), np.int64),
-        "valuation": -w * flow,
-        "runtime_group": runtime_codes if runtime_codes is not None else runtime_group_codes(tau, ids),
-        "bid_bin": bid_codes if bid_codes is not None else bid_bin_codes(w),
+        c: np.asarray(table[c])[lo:hi]
+        for c in ("id", "submit", "runtime", "private_bid", "reported_bid", "group")
+        if c in table
+    }
+
+
+def per_job_parts(table, part, J: int, *, runtime_codes, bid_codes, rows: int = STREAM_ROWS, only=None):
+    """The per-job outcome (``per_job_columns``, its columns ``only`` where given) in slices of ``rows`` jobs, in
+    job-table order: ``part(lo, hi)`` gives the engine's (start, end, payment, preemptions) of rows ``lo:hi``;
+    each slice's columns are ``per_job_columns``' rows ``lo:hi``, number for number (every column is computed
+    job by job)."""
+    for lo in range(0, J, rows):
+        hi = min(lo + rows, J)
+        start, end, pay, npre = part(lo, hi)
+        yield per_job_columns(
+            _slice(table, lo, hi),
+            start,
+            end,
+            pay,
+            npre,
+            runtime_codes=runtime_codes[lo:hi],
+            bid_codes=bid_codes[lo:hi],
+            only=only,
+        )
+
+
+def write_per_job(path, parts) -> None:
+    """Write the slices of a per-job outcome (``per_job_parts``) to ``path`` as they come, one Parquet row group
+    (or one run of CSV rows) each, so that the whole table is never in memory; ``path``'s extension (.parquet,
+    .pq or .csv) picks the format. The file holds the numbers ``jobtable.write_table`` writes for the whole
+    table (the categorical columns as dictionaries, as there)."""
+    # deferred: pyarrow (a quarter second) only where a table is read or written
+    import pyarrow.csv as pacsv
+    import pyarrow.parquet as pq
+
+    path = jobtable.check_table_path(path)
+    csv = path.suffix.lower() == ".csv"
+    with atomic_path(path, "table") as tmp:
+        writer = None
+        try:
+            for cols in parts:
+                arrow = jobtable.arrow_table(cols, CATEGORIES)
+                if writer is None:
+                    writer = (
+                        pacsv.CSVWriter(tmp, arrow.schema, write_options=pacsv.WriteOptions(quoting_style="needed"))
+                        if csv
+                        # dictionary encoding for the categorical columns only: Arrow tries it on every
+                        # column by default, and on a trace's numbers that was three quarters of the write
+                        else pq.ParquetWriter(tmp, arrow.schema, use_dictionary=list(CATEGORIES))
+                    )
+                writer.write_table(arrow)
+        finally:
+            if writer is not None:
+                writer.close()
+
+
+def _filled(out: np.ndarray, parts, column: str) -> np.ndarray:
+    """One per-job column, whole, in ``out`` (a J-long array of its dtype), from its slices."""
+    at = 0
+    for cols in parts((column,)):
+        v = cols[column]
+        out[at : at + len(v)] = v
+        at += len(v)
+    return out
+
+
+def scratch_buffer(J: int):
+    """``streamed_summary``'s default buffer: one array of 8 bytes per job, seen as each dtype a column needs."""
+    buf = np.empty(J, np.float64)
+    return lambda dtype: buf.view(dtype)[:J]
+
+
+def streamed_summary(parts, table, J: int, nodes: int, scratch=None) -> dict:
+    """``summary`` of the per-job outcome given as slices (``parts(only)`` yields ``per_job_parts``' slices of
+    the columns ``only``, again on every call), equal to ``summary`` of the whole table to the last bit: each
+    floating sum or mean is numpy's on a whole column (a sum over slices would add in another order), which
+    is filled, one column at a time, into ``scratch(dtype)``: a J-long writable array of that dtype, contiguous
+    or strided (numpy's sums read an array's elements in the same order either way; by default
+    ``scratch_buffer``); integer sums are exact in any order."""
+    if J == 0:
+        return {"jobs": 0, "nodes": nodes}
+    scratch = scratch or scratch_buffer(J)
+
+    def reduce(column, dtype, how):
+        return how(_filled(scratch(dtype), parts, column))
+
+    span = float(max(int(cols["end"].max()) for cols in parts(("end",))) - np.asarray(table["submit"]).min())
+    busy = float(np.asarray(table["runtime"]).sum())
+    return {
+        "jobs": int(J),
+        "nodes": int(nodes),
+        "revenue": float(reduce("payment", np.float64, np.sum)),
+        "span": span,
+        "utilization": busy / (nodes * span) if span > 0 else 0.0,
+        "mean_bsd": float(reduce("bsd", np.float64, np.mean)),
+        "ssj_share": float(reduce("ssj", np.bool_, np.mean)),
+        "mean_utility": float(reduce("utility", np.float64, np.mean)),
+        "welfare": float(reduce("valuation", np.float64, np.sum)),
+        "mean_flow": float(reduce("flow", np.int64, np.mean)),
+        "mean_wait": float(reduce("wait", np.int64, np.mean)),
+        "preemptions": int(sum(int(cols["preemptions"].sum()) for cols in parts(("preemptions",)))),  # exact
     }
 
 

@@ -19,8 +19,8 @@ import numpy as np
 from gamemarket.bids import bid_bin_codes
 from gamemarket.errors import InputError
 from gamemarket.io import jobtable
-from gamemarket.market import outcomes
-from gamemarket.market.engine import MAX_JOBS, run_market, run_pricing
+from gamemarket.market import engine, outcomes
+from gamemarket.market.engine import MAX_JOBS, run_market, run_market_rows, run_pricing
 from gamemarket.market.payments import get_payment
 from gamemarket.market.schedulers import get_scheduler
 
@@ -76,8 +76,9 @@ def _rank(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if (s[1:] == s[:-1]).any():
         order = np.argsort(key, kind="stable")
     order = order.astype(np.int64)
-    rank = np.empty_like(order)
-    rank[order] = np.arange(len(order), dtype=np.int64)
+    # int32 ranks (a run has fewer than engine.MAX_JOBS = 2^31 jobs): half the memory of a trace's ranks
+    rank = np.empty(len(order), np.int32)
+    rank[order] = np.arange(len(order), dtype=np.int32)
     return rank, order
 
 
@@ -129,29 +130,11 @@ def _rank_memo(key: np.ndarray, ranks: list) -> tuple[np.ndarray, np.ndarray]:
     return r
 
 
-def run_schedule(
-    table: pd.DataFrame, nodes: int, scheduler: str, pricing: Sequence[tuple[str, float]], *, ranks: list | None = None
-):
-    """One engine pass of ``scheduler`` that pays under every (payment scheme, reservation price) of ``pricing``.
-
-    Returns (start, end, payment, preemptions, steps) in job-table order, with ``payment`` a K x J array:
-    row k is the payment under ``pricing[k]``, bit for bit what a run with that pair alone returns (the
-    schedule never depends on the payment scheme or the reservation price; ``engine.run_market``).
-    ``ranks`` shares sorted keys between runs on the same table (``prepare``).
-    """
-    if int(nodes) < 1:
-        raise InputError(f"nodes must be >= 1, got {nodes}")
-    sched = get_scheduler(scheduler)
-    schemes = [get_payment(p) for p, _ in pricing]  # the schemes' entries: a code, or a plugin's rate function
-    reserves = np.array([float(r) for _, r in pricing], dtype=np.float64)
-    if len(schemes) == 0:
-        raise InputError(f"scheduler {scheduler!r}: no payment scheme to run")
+def _engine_args(table, nodes: int, scheduler: str, ranks: list | None):
+    """(arrival, in_order, args): ``prepare``'s arrays as the engine's first seven arguments (``run_market``)."""
     arrival, a = prepare(table, scheduler, ranks)
     if len(arrival) >= MAX_JOBS:  # the engine packs a job's rank and index into one integer
         raise InputError(f"a run takes at most {MAX_JOBS - 1:,} jobs; this table has {len(arrival):,}")
-    if len(arrival) == 0:
-        e = np.empty(0, np.int64)
-        return e, e, np.empty((len(schemes), 0)), e, 0
     # J + 1 nodes or more never bind: every job starts on submission, no job waits, and some node is
     # always idle (N < n, so first price charges r, market model section 5); the same run needs heaps
     # of J + 1 slots however many nodes are named
@@ -162,8 +145,38 @@ def run_schedule(
         a["bidrank"],
         a["reported"],
         min(int(nodes), len(arrival) + 1),
-        sched.preemptive,
+        get_scheduler(scheduler).preemptive,
     )
+    return arrival, a["in_order"], args
+
+
+def _check_run(nodes: int, scheduler: str, pricing: Sequence[tuple[str, float]]):
+    """The payment-scheme entries and reserves of a run, after checking its nodes and names."""
+    if int(nodes) < 1:
+        raise InputError(f"nodes must be >= 1, got {nodes}")
+    get_scheduler(scheduler)
+    schemes = [get_payment(p) for p, _ in pricing]  # the schemes' entries: a code, or a plugin's rate function
+    reserves = np.array([float(r) for _, r in pricing], dtype=np.float64)
+    if len(schemes) == 0:
+        raise InputError(f"scheduler {scheduler!r}: no payment scheme to run")
+    return schemes, reserves
+
+
+def run_schedule(
+    table: pd.DataFrame, nodes: int, scheduler: str, pricing: Sequence[tuple[str, float]], *, ranks: list | None = None
+):
+    """One engine pass of ``scheduler`` that pays under every (payment scheme, reservation price) of ``pricing``.
+
+    Returns (start, end, payment, preemptions, steps) in job-table order, with ``payment`` a K x J array:
+    row k is the payment under ``pricing[k]``, bit for bit what a run with that pair alone returns (the
+    schedule never depends on the payment scheme or the reservation price; ``engine.run_market``).
+    ``ranks`` shares sorted keys between runs on the same table (``prepare``).
+    """
+    schemes, reserves = _check_run(nodes, scheduler, pricing)
+    arrival, in_order, args = _engine_args(table, nodes, scheduler, ranks)
+    if len(arrival) == 0:
+        e = np.empty(0, np.int64)
+        return e, e, np.empty((len(schemes), 0)), e, 0
     if any(e.rate is not None for e in schemes):  # a plugin's rate function: its own engine (engine.run_pricing)
 
         def job_id(j: int) -> int:  # a job's id from its arrival index, for an error's message
@@ -172,11 +185,87 @@ def run_schedule(
         start, end, pay, npre, steps = run_pricing(*args, schemes, reserves, nodes=int(nodes), job_id=job_id)
     else:
         start, end, pay, npre, steps = run_market(*args, np.array([e.code for e in schemes], np.int64), reserves)
-    if a["in_order"]:  # the table is in arrival order already: the engine's arrays are in its order
+    if in_order:  # the table is in arrival order already: the engine's arrays are in its order
         return start, end, pay, npre, steps
     inv = np.empty_like(arrival)
     inv[arrival] = np.arange(len(arrival))
     return start[inv], end[inv], pay[:, inv], npre[inv], steps
+
+
+def _engine_parts(table, nodes: int, mechanism: Mechanism):
+    """(part, J, steps) of one run: ``part(lo, hi)`` gives (start, end, payment, preemptions) of the job table's
+    rows ``lo:hi``, read from the engine's per-job rows (``engine.run_market_rows``) without copying them into
+    whole columns; a plugin's payment scheme runs as ``run_schedule`` does, and its columns are sliced."""
+    schemes, reserves = _check_run(nodes, mechanism.scheduler, [(mechanism.payment, mechanism.reserve)])
+    if schemes[0].rate is not None:
+        start, end, pay, npre, steps = run_arrays(table, nodes, mechanism)
+        return (lambda lo, hi: (start[lo:hi], end[lo:hi], pay[lo:hi], npre[lo:hi])), len(start), steps
+    arrival, in_order, args = _engine_args(table, nodes, mechanism.scheduler, None)
+    J = len(arrival)
+    if J == 0:
+        e = np.empty(0, np.int64)
+        return (lambda lo, hi: (e, e, np.empty(0), e)), 0, 0
+    inv = None
+    if not in_order:
+        inv = np.empty_like(arrival)
+        inv[arrival] = np.arange(J)
+    del arrival  # in arrival order already, it is 0..J-1: 8 bytes a job the run need not hold
+    ji, jf, steps = run_market_rows(*args, np.array([schemes[0].code], np.int64), reserves)
+    del args  # the ranks (and any reordered copy of the table's columns) are not needed past the run
+    pay_col = engine.FLOATS + 1  # K = 1: one rate cap, then the payment
+
+    def part(lo: int, hi: int):
+        rows = slice(lo, hi) if inv is None else inv[lo:hi]
+        return ji[rows, engine.START], ji[rows, engine.END], jf[rows, pay_col], ji[rows, engine.NPRE]
+
+    def scratch(dtype):
+        # a column of the rows that the run no longer needs (running since) is the summary's buffer: 8 bytes a
+        # job that need not be allocated again
+        return ji.view(dtype)[:, engine.SINCE * (8 // np.dtype(dtype).itemsize)]
+
+    part.scratch = scratch
+    return part, J, steps
+
+
+def simulate_to_file(table, nodes: int, mechanism: Mechanism | None, path, *, rows: int = outcomes.STREAM_ROWS) -> dict:
+    """``simulate_columns`` with the per-job outcome written to ``path`` (Parquet or CSV by its extension) in
+    slices of ``rows`` jobs as it is computed, never whole in memory: the file holds ``simulate``'s per-job
+    numbers, and the summary returned is ``simulate``'s to the last bit. Beyond the job table, a run keeps
+    about 70 bytes per job (the engine's row of 64 bytes, which also serves as the summary's buffer, the
+    ranks and the two group codes), which is how a trace of 16 million serial jobs runs in a few GB
+    (``benchmarks/bench_simulator.py --scale``).
+
+    Parameters
+    ----------
+    table : a validated job table: a DataFrame or a mapping of column arrays (``jobtable.read_columns``)
+    nodes : number of nodes ``n``
+    mechanism : scheduler, payment scheme and reservation price (default HB + k-th price, r = 1)
+    path : the per-job table's file (.parquet, .pq or .csv)
+    rows : jobs per slice (and per Parquet row group)
+
+    Returns
+    -------
+    dict
+        The run's summary (``outcomes.summary``, with ``allocation_steps``).
+    """
+    mechanism = mechanism or Mechanism()
+    jobtable.check_table_path(path)
+    if int(rows) < 1:
+        raise InputError(f"rows must be >= 1, got {rows}")
+    runtime = np.asarray(table["runtime"], dtype=np.int64)
+    codes = outcomes.runtime_group_codes(runtime, np.asarray(table["id"], dtype=np.int64))
+    bid_codes = bid_bin_codes(np.asarray(table["private_bid"], dtype=np.float64))
+    part, J, steps = _engine_parts(table, nodes, mechanism)
+
+    def parts(only=None):
+        return outcomes.per_job_parts(
+            table, part, J, runtime_codes=codes, bid_codes=bid_codes, rows=int(rows), only=only
+        )
+
+    summ = outcomes.streamed_summary(parts, table, J, int(nodes), getattr(part, "scratch", None))
+    summ["allocation_steps"] = int(steps)
+    outcomes.write_per_job(path, parts())
+    return summ
 
 
 def run_arrays(table: pd.DataFrame, nodes: int, mechanism: Mechanism):
