@@ -30,6 +30,7 @@ SMOKE: dict[str, list[str] | None] = {
     "bench_plugins.py": ["--repeat", "2", "--jobs", "2000"],
     "bench_population.py": ["--smoke"],
     "bench_pricing.py": ["--smoke", "--out", "{tmp}"],
+    "bench_pricing_cvxpy.py": ["--n", "2000", "--m", "4"],
     "bench_pricing_gpu.py": ["--sizes", "20000x4", "--out", "{tmp}"],
     "bench_pricing_stress.py": ["--smoke"],
     "bench_reproduction.py": ["--smoke", "--n-jobs", "1"],
