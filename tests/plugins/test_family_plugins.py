@@ -251,3 +251,17 @@ def test_plugin_providers_check_and_bad_ones_are_errors(folder, tmp_path, capsys
         with pytest.raises(InputError, match=rf"plugin {p.resolve()}: {match}"):
             load_plugin(p)
         assert "x" not in PROVIDERS
+
+
+def test_the_combined_example_needs_its_entries_loaded_first(capsys):
+    combined = EXAMPLES / "combined.py"
+    assert main(["plugin", "check", str(combined)]) == 2  # alone: its entries are unknown
+    assert "provider strategy 'pns-lowest': field 'scheduler': unknown scheduler 'bid-per-node-second'" in (
+        capsys.readouterr().err
+    )
+    load_plugin(EXAMPLES / "lowest_running.py")
+    load_plugin(EXAMPLES / "bid_per_node_second.py")
+    plugin = load_plugin(combined)
+    assert plugin.entries == (("provider", "pns-lowest"), ("provider", "hb-lowest"))
+    for _, name in plugin.entries:
+        assert check_provider(name, cases=5).passed
