@@ -47,6 +47,7 @@ from pathlib import Path
 
 from gamemarket.consumers.base import FAMILIES
 from gamemarket.errors import InputError
+from gamemarket.market.hooks import EVENT_SCHEDULERS
 from gamemarket.market.payments import PAYMENTS
 from gamemarket.market.schedulers import SCHEDULERS
 from gamemarket.registry import Registry
@@ -131,7 +132,13 @@ def register_provider(name: str, scheduler: str, payment: str, *, reserve: float
 
 
 #: the registries a plugin may add to, by the kind of entry
-REGISTRIES = {"scheduler": SCHEDULERS, "payment": PAYMENTS, "family": FAMILIES, "provider": PROVIDERS}
+REGISTRIES = {
+    "scheduler": SCHEDULERS,
+    "payment": PAYMENTS,
+    "family": FAMILIES,
+    "provider": PROVIDERS,
+    "event-scheduler": EVENT_SCHEDULERS,
+}
 
 
 @dataclass(frozen=True)
@@ -145,8 +152,8 @@ class Plugin:
     digest : str
         SHA-256 of the module's text (first 16 hex digits).
     entries : tuple of (kind, name)
-        What it registered: ``("scheduler", name)``, ``("payment", name)``, ``("family", name)`` or
-        ``("provider", name)``.
+        What it registered: ``("scheduler", name)``, ``("payment", name)``, ``("family", name)``,
+        ``("provider", name)`` or ``("event-scheduler", name)``.
     """
 
     path: str
@@ -290,7 +297,7 @@ def _register(where: str, run) -> tuple:
         raise InputError(
             f"plugin {where}: registers nothing; expected a scheduler (register_scheduler), a payment "
             "scheme (register_payment_rule, @payment_rule), a consumer-strategy family (gamemarket.consumers."
-            "register) or a provider strategy (register_provider)"
+            "register), a provider strategy (register_provider) or an event scheduler (register_event_scheduler)"
         )
     return entries
 
@@ -299,7 +306,7 @@ def _mark(plugin: Plugin) -> Plugin:
     """Mark each entry of ``plugin`` with its source (path@hash)."""
     for kind, name in plugin.entries:
         reg = REGISTRIES[kind]
-        if kind == "family":  # a family is the plugin's own object (not a dataclass): marked in place
+        if kind in ("family", "event-scheduler"):  # the plugin's own object (not a dataclass): marked in place
             reg[name].source = plugin.source
         else:
             reg.register(name, dataclasses.replace(reg[name], source=plugin.source), replace=True)

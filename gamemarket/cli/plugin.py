@@ -35,13 +35,14 @@ def cmd_plugin_check(a) -> int:
     """``gamemarket plugin check FILE``: the conformance checks (``gamemarket.testing``) on every entry the
     plugin registers; prints each check's result; exit 1 when one fails, 2 on bad input."""
     # deferred: the checks' cases are DataFrames: pandas only for this command, not for every command's start
-    from gamemarket.testing import check_family, check_payment, check_provider, check_scheduler
+    from gamemarket.testing import check_event_scheduler, check_family, check_payment, check_provider, check_scheduler
 
     checks = {
         "scheduler": lambda n: check_scheduler(n, cases=a.cases, seed=a.seed, raise_on_failure=False),
         "payment": lambda n: check_payment(n, cases=a.cases, seed=a.seed, raise_on_failure=False),
         "family": lambda n: check_family(n, seed=a.seed, raise_on_failure=False),
         "provider": lambda n: check_provider(n, cases=a.cases, seed=a.seed, raise_on_failure=False),
+        "event-scheduler": lambda n: check_event_scheduler(n, cases=a.cases, seed=a.seed, raise_on_failure=False),
     }
     plugin = load_plugin(a.file)
     reports = [checks[kind](name) for kind, name in plugin.entries]

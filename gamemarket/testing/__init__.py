@@ -37,6 +37,7 @@ from gamemarket.testing.family_checks import (
     family_draws,
     family_points,
 )
+from gamemarket.testing.hook_checks import check_event_scheduler
 from gamemarket.testing.market_checks import check_market
 from gamemarket.testing.reference import UnknownSemanticsError, key_fn, reference_run
 from gamemarket.testing.report import CheckResult, ConformanceError, ConformanceReport
@@ -49,6 +50,7 @@ __all__ = [
     "UnknownSemanticsError",
     "check_bids",
     "check_box",
+    "check_event_scheduler",
     "check_family",
     "check_independent",
     "check_market",
