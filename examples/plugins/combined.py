@@ -7,7 +7,8 @@ studies name it as they name the built-in ones. Load the plugins that register i
     [plugins]
     modules = ["lowest_running.py", "bid_per_node_second.py", "combined.py"]
 
-    gamemarket plugin check examples/plugins/combined.py   # after the two it combines, in the same process
+    gamemarket plugin check examples/plugins/combined.py \
+        --plugin examples/plugins/lowest_running.py --plugin examples/plugins/bid_per_node_second.py
 """
 
 from gamemarket.plugins import register_provider

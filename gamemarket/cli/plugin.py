@@ -44,6 +44,7 @@ def cmd_plugin_check(a) -> int:
         "provider": lambda n: check_provider(n, cases=a.cases, seed=a.seed, raise_on_failure=False),
         "event-scheduler": lambda n: check_event_scheduler(n, cases=a.cases, seed=a.seed, raise_on_failure=False),
     }
+    load_cli_plugins(a)  # the plugins whose entries this one combines (a provider strategy's), loaded first
     plugin = load_plugin(a.file)
     reports = [checks[kind](name) for kind, name in plugin.entries]
     if a.format == "json":
@@ -67,6 +68,8 @@ def add_plugin_commands(sub) -> None:
         epilog=examples(
             "gamemarket plugin check examples/plugins/lowest_running.py",
             "gamemarket plugin check examples/plugins/shade_by_amount.py",
+            "gamemarket plugin check examples/plugins/combined.py --plugin examples/plugins/lowest_running.py "
+            "--plugin examples/plugins/bid_per_node_second.py",
             "gamemarket plugin check mechanisms.py --cases 100 --seed 1 --format json",
         ),
     )
@@ -74,4 +77,5 @@ def add_plugin_commands(sub) -> None:
     c.add_argument("--cases", type=CASES, default=30, help="random cases per check")
     c.add_argument("--seed", type=SEED, default=0, help="the cases' seed")
     c.add_argument("--format", choices=["text", "json"], default="text", help="each check's result as text or JSON")
+    add_plugin_option(c)  # plugins loaded (not checked) before FILE: the entries it builds on
     c.set_defaults(func=cmd_plugin_check)

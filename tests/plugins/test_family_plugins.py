@@ -259,8 +259,11 @@ def test_the_combined_example_needs_its_entries_loaded_first(capsys):
     assert "provider strategy 'pns-lowest': field 'scheduler': unknown scheduler 'bid-per-node-second'" in (
         capsys.readouterr().err
     )
-    load_plugin(EXAMPLES / "lowest_running.py")
-    load_plugin(EXAMPLES / "bid_per_node_second.py")
+    first = ["--plugin", str(EXAMPLES / "lowest_running.py"), "--plugin", str(EXAMPLES / "bid_per_node_second.py")]
+    assert main(["plugin", "check", str(combined), *first, "--cases", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "provider strategy 'pns-lowest'" in out and "provider strategy 'hb-lowest'" in out  # only FILE's entries
+    assert "payment scheme 'lowest-running'" not in out
     plugin = load_plugin(combined)
     assert plugin.entries == (("provider", "pns-lowest"), ("provider", "hb-lowest"))
     for _, name in plugin.entries:
