@@ -41,6 +41,7 @@ import importlib.util
 import json
 import os
 import sys
+import threading
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -177,6 +178,10 @@ class Plugin:
 
 
 _LOADED: dict[str, Plugin] = {}  # module name -> plugin
+# one plugin loads at a time: a dask worker unpickles a task (whose plugin strategies import their module,
+# ``_PluginModules``) on one thread while another runs a task whose registry miss loads the plugins; both loaded
+# the same file, and the second registration of its family failed ("already registered") and broke the worker
+_LOCK = threading.RLock()
 
 
 def text_hash(text: bytes) -> str:
@@ -209,9 +214,10 @@ def load_plugin(spec: str | os.PathLike, *, base: str | os.PathLike | None = Non
     path = Path(text)
     if not path.is_absolute() and base is not None:
         path = Path(base) / path
-    if text.endswith(".py") or path.exists() or os.sep in text or "/" in text:
-        return _load_file(path)
-    return _load_entry_point(text)
+    with _LOCK:
+        if text.endswith(".py") or path.exists() or os.sep in text or "/" in text:
+            return _load_file(path)
+        return _load_entry_point(text)
 
 
 def _load_file(path: Path) -> Plugin:
@@ -386,10 +392,9 @@ class WithPlugins:
 
     def _merge(self) -> None:
         if self.listed:
-            # the task's list wins for a file both name: a reused worker may hold a file's older text's entry
-            paths = {e[0] for e in self.listed}
-            merged = [e for e in _listed() if e[0] not in paths] + list(self.listed)
-            os.environ[ENV] = json.dumps(merged)
+            # the parent's list is the worker's: a reused worker may hold a file's older text, or a plugin the
+            # parent has since dropped (whose names a listed plugin may now register)
+            os.environ[ENV] = json.dumps(self.listed)
 
     def __call__(self, *args, **kwargs):
         self._merge()
@@ -398,8 +403,20 @@ class WithPlugins:
 
 def load_listed(name: str = "") -> bool:
     """In a worker: load the plugins its parent listed in ``GAMEMARKET_PLUGINS`` (a registry's ``on_miss``);
-    a file whose text has changed since the parent loaded it is an error naming it. Returns whether any
-    plugin was loaded now."""
+    a file whose text has changed since the parent loaded it is an error naming it. A file plugin loaded here
+    before but no longer listed (a reused worker; the parent dropped it or loaded the file's new text) is taken
+    back first, so its names are free. Returns whether any plugin was loaded now."""
+    with _LOCK:
+        return _load_listed()
+
+
+def _load_listed() -> bool:
+    listed = {f"{path}@{digest}" for path, digest in _listed()}
+    for modname, old in list(_LOADED.items()):  # a file plugin no longer listed: its entries go (its names are free)
+        if old.file and old.source not in listed:
+            for kind, name in old.entries:
+                REGISTRIES[kind].remove(name)
+            del _LOADED[modname]
     done = {p.source for p in _LOADED.values()}
     new = False
     for path, digest in _listed():
@@ -422,33 +439,37 @@ def load_listed(name: str = "") -> bool:
 class _PluginModules(importlib.abc.MetaPathFinder):
     """Finds a plugin's module by its name (``gamemarket_plugin_<hash>``) in a worker process: the instances of
     a plugin's classes (a family's strategies) are pickled by reference to it, and unpickling them imports it.
-    It loads the listed plugin of that hash (``GAMEMARKET_PLUGINS``; a file whose text has changed since is an
-    error, as in :func:`load_listed`)."""
+    Its loader loads the listed plugin of that hash (``GAMEMARKET_PLUGINS``; a file whose text has changed since
+    is an error, as in :func:`load_listed`) and hands over that module."""
 
     PREFIX = "gamemarket_plugin_"
 
     def find_spec(self, fullname, path=None, target=None):
-        """The spec of an already-loaded module for a listed plugin's name, after loading it; else None."""
+        """A spec whose loader loads the listed plugin of ``fullname``'s hash; None for another name.
+
+        The loading is the loader's, not this method's: a module that ``find_spec`` put in ``sys.modules``
+        is imported again from its own spec (the import system prefers it), which ran the plugin twice.
+        """
         if not fullname.startswith(self.PREFIX):
             return None
         digest = fullname[len(self.PREFIX) :]
-        listed = [p for p, d in _listed() if d == digest]
-        if not listed or fullname in _LOADED:
+        if not any(d == digest for _, d in _listed()):
             return None
-        load_listed()
-        module = sys.modules.get(fullname)
-        return None if module is None else importlib.util.spec_from_loader(fullname, _Loaded(module))
+        return importlib.util.spec_from_loader(fullname, _ListedLoader())
 
 
-class _Loaded(importlib.abc.Loader):
-    """The loader of a module loaded already (by :func:`load_plugin`): it hands that module over."""
-
-    def __init__(self, module):
-        self.module = module
+class _ListedLoader(importlib.abc.Loader):
+    """Loads a listed plugin (:func:`load_listed`) and hands over its module, loaded once."""
 
     def create_module(self, spec):
-        """The loaded module itself."""
-        return self.module
+        """The plugin's module, loaded now (under the plugins' lock) unless it was before."""
+        with _LOCK:  # another thread may be loading it now: wait, then hand over what it loaded
+            if spec.name not in _LOADED:
+                load_listed()
+            module = sys.modules.get(spec.name)
+        if module is None:
+            raise ImportError(f"plugin module {spec.name}: no listed plugin has that hash", name=spec.name)
+        return module
 
     def exec_module(self, module) -> None:
         """Nothing to run: loading ran it."""

@@ -268,3 +268,55 @@ def test_the_combined_example_needs_its_entries_loaded_first(capsys):
     assert plugin.entries == (("provider", "pns-lowest"), ("provider", "hb-lowest"))
     for _, name in plugin.entries:
         assert check_provider(name, cases=5).passed
+
+
+def _payment_known(name: str) -> bool:
+    from gamemarket.market import PAYMENTS
+
+    return PAYMENTS.get(name, default=False) is not False  # a miss loads the listed plugins first
+
+
+def _bids_of(strategy) -> list:
+    return strategy.reported_bids(np.array([10.0, 50.0]), np.array([0, 1]), np.array([0.1, 0.2]), np.array([0.5, 0.5]))[
+        1
+    ].tolist()
+
+
+def test_reused_workers_import_a_plugin_strategys_module_once():
+    """A worker that loaded one plugin (a registry miss) then unpickles a strategy of another: the import of its
+    module loads the listed plugin once (the import system once ran it a second time from the module's own spec,
+    and the family's second registration broke the pool)."""
+    from joblib import Parallel, delayed
+
+    from gamemarket import plugins
+
+    load_plugin(EXAMPLES / "lowest_running.py")
+    assert (
+        Parallel(n_jobs=2)(delayed(plugins.WithPlugins(_payment_known))("lowest-running") for _ in range(4))
+        == [True] * 4
+    )
+    load_plugin(SHADE_BY)
+    s = FAMILIES.get("shade-by").point([20])
+    assert Parallel(n_jobs=2)(delayed(plugins.WithPlugins(_bids_of))(s) for _ in range(4)) == [[0.0, 40.0]] * 4
+
+
+def test_a_population_study_of_the_plugin_family_on_dask_stores_the_local_numbers(folder, tmp_path):
+    """The plugin's strategy objects reach dask's workers by reference to its module, which they import by loading
+    the listed plugin (``plugins._PluginModules``): the same stored runs as a local run."""
+    from dask.distributed import LocalCluster  # deferred: the test extra's
+
+    spec = load_study(write_study(folder, POPULATION.replace("jobs = 150", "jobs = 100")))
+    spec.results_dir = tmp_path / "local"
+    local = run_population_study(spec, n_jobs=1)
+    with LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", processes=True, dashboard_address=None) as c:
+        spec.results_dir = tmp_path / "dask"
+        remote = run_population_study(spec, scheduler_address=c.scheduler_address)
+    records = {}
+    for name in ("local", "dask"):
+        records[name] = {}
+        for f in sorted((tmp_path / name / "population").glob("*.json")):
+            rec = json.loads(f.read_text())
+            rec.pop("chunk_seconds")
+            records[name][f.name] = rec
+    assert records["local"] and records["local"] == records["dask"]
+    assert remote.runs["run_now"] == local.runs["run_now"]
