@@ -5,8 +5,11 @@
 Each case runs the built-in ``engine.run_market`` with the k-th price (code 1) and the plugin engine
 (``engine.plugin_engine``) with the k-th price re-written as a rate function, on the same arrays, alternately;
 both are checked to give the same outcome bit for bit first. The issue's target: a plugin scheme's run at most
-1.3x the built-in engine's time. The example ``lowest-running`` rule (examples/plugins) is timed beside it, and the
-plain-Python path once, on a smaller workload, to show what ``jit=False`` costs.
+1.3x the built-in engine's time. The example ``lowest-running`` rule (examples/plugins) is timed beside it, and a
+constant rate (``flat``: the plugin engine's loop with next to no rate to evaluate), which separates the loop's own
+cost from the rate function's; "paired" is the median over the repeats of each repeat's plugin/built-in ratio (the
+two runs of a repeat are adjacent, so a drifting load falls on both). The plain-Python path is timed once, on a
+smaller workload, to show what ``jit=False`` costs.
 """
 
 from __future__ import annotations
@@ -38,6 +41,11 @@ def kth_price(bid, reserve, nodes, free, waiting, max_waiting_bid, min_running_b
     return c if c < m else m
 
 
+def flat_rate(bid, reserve, nodes, free, waiting, max_waiting_bid, min_running_bid):
+    """A constant rate r: the plugin engine's loop and steps, with next to nothing to evaluate per job."""
+    return reserve
+
+
 def example_rule():
     """The example plugin's ``lowest_running`` function (examples/plugins/lowest_running.py)."""
     spec = importlib.util.spec_from_file_location("lowest_running", ROOT / "examples" / "plugins" / "lowest_running.py")
@@ -64,6 +72,7 @@ def main() -> None:
     table = job_table(generate(jobs=a.jobs, nodes=a.nodes, load=1.1, seed=1).jobs, SRG, 1)
     kth = plugin_engine(kth_price)
     lowest = plugin_engine(example_rule())
+    flat = plugin_engine(flat_rate)
     print(f"{a.jobs} synthetic jobs, {a.nodes} nodes, r = 1; minimum (median) of {a.repeat} runs, ms")
     ratios = []
     for sched, preemptive in (("hb", True), ("nphb", False), ("wspt", False)):
@@ -74,23 +83,29 @@ def main() -> None:
         t0 = time.perf_counter()
         want, got = run_market(*builtin_args), kth(*plugin_args)
         lowest(*plugin_args)
+        flat(*plugin_args)
         if sched == "hb":
-            print(f"first runs (compiling two plugin engines, loading the built-in): {time.perf_counter() - t0:.1f} s")
+            print(
+                f"first runs (compiling three plugin engines, loading the built-in): {time.perf_counter() - t0:.1f} s"
+            )
         if got[2].tobytes() != want[2].tobytes() or not all(np.array_equal(x, y) for x, y in zip(got[:2], want[:2])):
             raise SystemExit(f"{sched}: the plugin k-th price differs from the built-in one")
-        times = {"built-in": [], "plugin": [], "lowest": []}
+        times = {"built-in": [], "plugin": [], "lowest": [], "flat": []}
         pair = (("built-in", run_market, builtin_args), ("plugin", kth, plugin_args))
         for i in range(a.repeat):  # alternate who goes first, so drifting load falls on both alike
             for k, fn, args in pair if i % 2 == 0 else pair[::-1]:
                 times[k] += timed(fn, args, 1)
             times["lowest"] += timed(lowest, plugin_args, 1)
+            times["flat"] += timed(flat, plugin_args, 1)
         ratio = min(times["plugin"]) / min(times["built-in"])
         median = float(np.median(times["plugin"]) / np.median(times["built-in"]))
+        paired = float(np.median(np.array(times["plugin"]) / np.array(times["built-in"])))
+        loop = float(np.median(np.array(times["flat"]) / np.array(times["built-in"])))
         ratios.append(ratio)
         print(
             f"{sched:<5}"
-            + "".join(f"  {k} {1e3 * min(v):8.3f} ({1e3 * float(np.median(v)):8.3f})" for k, v in times.items())
-            + f"  plugin/built-in {ratio:.3f} (medians {median:.3f})"
+            + "".join(f"  {k} {1e3 * min(v):7.2f} ({1e3 * float(np.median(v)):7.2f})" for k, v in times.items())
+            + f"  plugin/built-in {ratio:.3f} (medians {median:.3f}, paired {paired:.3f}; flat paired {loop:.3f})"
         )
     print(f"worst plugin/built-in ratio: {max(ratios):.3f} (target <= 1.3)")
     small = job_table(generate(jobs=2000, nodes=16, load=1.1, seed=1).jobs, SRG, 1)

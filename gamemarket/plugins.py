@@ -1,4 +1,5 @@
-"""Plugins: schedulers and payment schemes a researcher writes outside the package.
+"""Plugins: schedulers, payment schemes, consumer-strategy families and provider strategies a researcher writes
+outside the package.
 
 A plugin is a Python file (or an installed package exposing an entry point in the group
 ``gamemarket.plugins``) that registers entries with the public API when it is imported::
@@ -15,6 +16,9 @@ A plugin is a Python file (or an installed package exposing an entry point in th
     def lowest_running(bid, reserve, nodes, free, waiting, max_waiting_bid, min_running_bid):
         return reserve if free > 0 else max(reserve, min_running_bid)
 
+    # a consumer-strategy family (gamemarket.consumers.register) and a provider strategy combining entries
+    register_provider("bpns-lowest", "bid-per-est", "lowest-running", reserve=1.0)
+
 **Loading a plugin runs its code**, with your permissions, as importing any Python module does (as pytest
 runs a ``conftest.py``): load only files you trust.
 
@@ -24,25 +28,30 @@ its :attr:`Plugin.source` (path and hash), which a study's result keys include, 
 what it changed. Every plugin loaded in a process is listed in the environment variable ``GAMEMARKET_PLUGINS``,
 which worker processes (joblib, a local dask cluster) inherit: there a registry's miss loads them again, by
 path, and refuses a file whose text has changed since. Errors (a file that does not import, registers nothing,
-registers a name already taken, a rate function with the wrong signature) are ``InputError`` naming the file
-and the entry.
+registers a name already taken, a rate function or a family's method with the wrong signature, a provider
+naming an unknown scheduler) are ``InputError`` naming the file and the entry.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
+import importlib.abc
 import importlib.util
 import json
 import os
 import sys
+import threading
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
 
+from gamemarket.consumers.base import FAMILIES
 from gamemarket.errors import InputError
+from gamemarket.market.hooks import EVENT_SCHEDULERS
 from gamemarket.market.payments import PAYMENTS
 from gamemarket.market.schedulers import SCHEDULERS
+from gamemarket.registry import Registry
 
 #: the entry-point group of installed plugins
 ENTRY_POINT_GROUP = "gamemarket.plugins"
@@ -50,8 +59,87 @@ ENTRY_POINT_GROUP = "gamemarket.plugins"
 ENTRY_POINT = "entry point"
 #: the environment variable listing the plugins loaded in this process (JSON: [[path, hash], ...])
 ENV = "GAMEMARKET_PLUGINS"
+
+
+@dataclass(frozen=True)
+class ProviderEntry:
+    """A provider strategy a plugin declares (:func:`register_provider`): a scheduler and a payment scheme of
+    the scheduling market, built-in or a plugin's, and a reserve price. A study's catalogue lists it beside
+    its own (``gamemarket.studies.strategies.load_providers``), so bimatrix and population studies name it
+    as they name ``hb-first``.
+
+    Attributes
+    ----------
+    name, scheduler, payment : str
+    reserve : float
+    description : str
+    source : str or None
+        ``path@hash`` of the plugin that declared it.
+    """
+
+    name: str
+    scheduler: str
+    payment: str
+    reserve: float = 1.0
+    description: str = ""
+    source: str | None = None
+
+    def entry(self) -> dict:
+        """The provider as a catalogue table (``[NAME]`` of ``providers.toml``)."""
+        out = {"scheduler": self.scheduler, "payment": self.payment, "reserve": self.reserve}
+        return {**out, "description": self.description} if self.description else out
+
+
+#: provider strategies declared by plugins (:func:`register_provider`), by name
+PROVIDERS: Registry[ProviderEntry] = Registry("provider strategy")
+
+
+def register_provider(name: str, scheduler: str, payment: str, *, reserve: float = 1.0, description: str = ""):
+    """Declare a provider strategy: ``scheduler`` x ``payment`` at ``reserve``, each built-in or a plugin's
+    (registered before this call), usable by name in bimatrix and population studies alike.
+
+    Parameters
+    ----------
+    name : str
+        The strategy's name in a study's ``[strategies] providers``. It replaces a catalogue's entry of the
+        same name (``load_providers``); a study's inline ``[strategies.provider.NAME]`` replaces it.
+    scheduler, payment : str
+        Registered names (``gamemarket.market.SCHEDULERS``, ``PAYMENTS``).
+    reserve : float
+        The reservation price r (>= 0, finite).
+    description : str
+
+    Returns
+    -------
+    ProviderEntry
+
+    Raises
+    ------
+    InputError
+        A name already declared, an unknown scheduler or payment scheme, or a reserve that is not a finite
+        number >= 0; naming the provider and the field.
+    """
+    what = f"provider strategy {name!r}"
+    for field, value, reg in (("scheduler", scheduler, SCHEDULERS), ("payment", payment, PAYMENTS)):
+        if not isinstance(value, str) or value not in reg:
+            raise InputError(f"{what}: field {field!r}: unknown {reg.what} {value!r}; expected one of {sorted(reg)}")
+    try:
+        r = float(reserve)
+    except (TypeError, ValueError):
+        r = float("nan")
+    if isinstance(reserve, bool) or not (r >= 0 and r != float("inf")):
+        raise InputError(f"{what}: field 'reserve': expected a finite number >= 0, got {reserve!r}")
+    return PROVIDERS.register(name, ProviderEntry(name, scheduler, payment, r, str(description)))
+
+
 #: the registries a plugin may add to, by the kind of entry
-REGISTRIES = {"scheduler": SCHEDULERS, "payment": PAYMENTS}
+REGISTRIES = {
+    "scheduler": SCHEDULERS,
+    "payment": PAYMENTS,
+    "family": FAMILIES,
+    "provider": PROVIDERS,
+    "event-scheduler": EVENT_SCHEDULERS,
+}
 
 
 @dataclass(frozen=True)
@@ -65,7 +153,8 @@ class Plugin:
     digest : str
         SHA-256 of the module's text (first 16 hex digits).
     entries : tuple of (kind, name)
-        What it registered: ``("scheduler", name)`` or ``("payment", name)``.
+        What it registered: ``("scheduler", name)``, ``("payment", name)``, ``("family", name)``,
+        ``("provider", name)`` or ``("event-scheduler", name)``.
     """
 
     path: str
@@ -89,6 +178,10 @@ class Plugin:
 
 
 _LOADED: dict[str, Plugin] = {}  # module name -> plugin
+# one plugin loads at a time: a dask worker unpickles a task (whose plugin strategies import their module,
+# ``_PluginModules``) on one thread while another runs a task whose registry miss loads the plugins; both loaded
+# the same file, and the second registration of its family failed ("already registered") and broke the worker
+_LOCK = threading.RLock()
 
 
 def text_hash(text: bytes) -> str:
@@ -121,9 +214,10 @@ def load_plugin(spec: str | os.PathLike, *, base: str | os.PathLike | None = Non
     path = Path(text)
     if not path.is_absolute() and base is not None:
         path = Path(base) / path
-    if text.endswith(".py") or path.exists() or os.sep in text or "/" in text:
-        return _load_file(path)
-    return _load_entry_point(text)
+    with _LOCK:
+        if text.endswith(".py") or path.exists() or os.sep in text or "/" in text:
+            return _load_file(path)
+        return _load_entry_point(text)
 
 
 def _load_file(path: Path) -> Plugin:
@@ -207,8 +301,9 @@ def _register(where: str, run) -> tuple:
     if not entries:
         _take_back(before)
         raise InputError(
-            f"plugin {where}: registers nothing; expected a scheduler (register_scheduler) or a payment "
-            "scheme (register_payment_rule, @payment_rule)"
+            f"plugin {where}: registers nothing; expected a scheduler (register_scheduler), a payment "
+            "scheme (register_payment_rule, @payment_rule), a consumer-strategy family (gamemarket.consumers."
+            "register), a provider strategy (register_provider) or an event scheduler (register_event_scheduler)"
         )
     return entries
 
@@ -217,7 +312,10 @@ def _mark(plugin: Plugin) -> Plugin:
     """Mark each entry of ``plugin`` with its source (path@hash)."""
     for kind, name in plugin.entries:
         reg = REGISTRIES[kind]
-        reg.register(name, dataclasses.replace(reg[name], source=plugin.source), replace=True)
+        if kind in ("family", "event-scheduler"):  # the plugin's own object (not a dataclass): marked in place
+            reg[name].source = plugin.source
+        else:
+            reg.register(name, dataclasses.replace(reg[name], source=plugin.source), replace=True)
     return plugin
 
 
@@ -255,7 +353,8 @@ def _announce(path: str, digest: str) -> None:
     """List a loaded file in ``GAMEMARKET_PLUGINS``, for the worker processes this one starts."""
     listed = _listed()
     if [path, digest] not in listed:
-        listed.append([path, digest])
+        # the file's older text (edited and loaded again since) is no longer the plugin: a worker would refuse it
+        listed = [e for e in listed if e[0] != path] + [[path, digest]]
         os.environ[ENV] = json.dumps(listed)
 
 
@@ -285,18 +384,39 @@ class WithPlugins:
         self.fn = fn
         self.listed = _listed()
 
-    def __call__(self, *args, **kwargs):
+    def __setstate__(self, state):
+        # unpickled in the worker before the task's arguments, which may be instances of a plugin's classes
+        # (a family's strategies): with the list set first, the import of their module finds the plugin
+        self.__dict__.update(state)
+        self._merge()
+
+    def _merge(self) -> None:
         if self.listed:
-            merged = _listed()
-            merged += [e for e in self.listed if e not in merged]
-            os.environ[ENV] = json.dumps(merged)
+            # the parent's list is the worker's: a reused worker may hold a file's older text, or a plugin the
+            # parent has since dropped (whose names a listed plugin may now register)
+            os.environ[ENV] = json.dumps(self.listed)
+
+    def __call__(self, *args, **kwargs):
+        self._merge()
         return self.fn(*args, **kwargs)
 
 
 def load_listed(name: str = "") -> bool:
     """In a worker: load the plugins its parent listed in ``GAMEMARKET_PLUGINS`` (a registry's ``on_miss``);
-    a file whose text has changed since the parent loaded it is an error naming it. Returns whether any
-    plugin was loaded now."""
+    a file whose text has changed since the parent loaded it is an error naming it. A file plugin loaded here
+    before but no longer listed (a reused worker; the parent dropped it or loaded the file's new text) is taken
+    back first, so its names are free. Returns whether any plugin was loaded now."""
+    with _LOCK:
+        return _load_listed()
+
+
+def _load_listed() -> bool:
+    listed = {f"{path}@{digest}" for path, digest in _listed()}
+    for modname, old in list(_LOADED.items()):  # a file plugin no longer listed: its entries go (its names are free)
+        if old.file and old.source not in listed:
+            for kind, name in old.entries:
+                REGISTRIES[kind].remove(name)
+            del _LOADED[modname]
     done = {p.source for p in _LOADED.values()}
     new = False
     for path, digest in _listed():
@@ -316,5 +436,46 @@ def load_listed(name: str = "") -> bool:
     return new
 
 
+class _PluginModules(importlib.abc.MetaPathFinder):
+    """Finds a plugin's module by its name (``gamemarket_plugin_<hash>``) in a worker process: the instances of
+    a plugin's classes (a family's strategies) are pickled by reference to it, and unpickling them imports it.
+    Its loader loads the listed plugin of that hash (``GAMEMARKET_PLUGINS``; a file whose text has changed since
+    is an error, as in :func:`load_listed`) and hands over that module."""
+
+    PREFIX = "gamemarket_plugin_"
+
+    def find_spec(self, fullname, path=None, target=None):
+        """A spec whose loader loads the listed plugin of ``fullname``'s hash; None for another name.
+
+        The loading is the loader's, not this method's: a module that ``find_spec`` put in ``sys.modules``
+        is imported again from its own spec (the import system prefers it), which ran the plugin twice.
+        """
+        if not fullname.startswith(self.PREFIX):
+            return None
+        digest = fullname[len(self.PREFIX) :]
+        if not any(d == digest for _, d in _listed()):
+            return None
+        return importlib.util.spec_from_loader(fullname, _ListedLoader())
+
+
+class _ListedLoader(importlib.abc.Loader):
+    """Loads a listed plugin (:func:`load_listed`) and hands over its module, loaded once."""
+
+    def create_module(self, spec):
+        """The plugin's module, loaded now (under the plugins' lock) unless it was before."""
+        with _LOCK:  # another thread may be loading it now: wait, then hand over what it loaded
+            if spec.name not in _LOADED:
+                load_listed()
+            module = sys.modules.get(spec.name)
+        if module is None:
+            raise ImportError(f"plugin module {spec.name}: no listed plugin has that hash", name=spec.name)
+        return module
+
+    def exec_module(self, module) -> None:
+        """Nothing to run: loading ran it."""
+
+
 for _reg in REGISTRIES.values():
     _reg.on_miss = load_listed
+if not any(isinstance(f, _PluginModules) for f in sys.meta_path):
+    sys.meta_path.append(_PluginModules())

@@ -1,16 +1,18 @@
 """The consumer-strategy interface: checks every registered family and catalogue strategy gets for free
-(in the spirit of Axelrod's TestPlayer), and the parametric families' API."""
+(in the spirit of Axelrod's TestPlayer; the checks are ``gamemarket.testing`` functions, so a plugin's family gets
+them too), and the parametric families' API."""
 
 import math
 
 import numpy as np
 import pytest
 
-from gamemarket import bids, consumers
+from gamemarket import consumers
 from gamemarket.consumers import FAMILIES, BetaMix, ConsumerStrategy, ParametricFamily, PiecewiseRule, ShadingRule
 from gamemarket.errors import InputError
 from gamemarket.studies.population_config import PopulationConfig, load_shading
 from gamemarket.studies.strategies import builtin_catalogue, load_consumers
+from gamemarket.testing import check_bids, check_box, check_independent, check_round_trip, family_draws, family_points
 
 
 def _catalogue() -> dict[str, ConsumerStrategy]:
@@ -20,28 +22,19 @@ def _catalogue() -> dict[str, ConsumerStrategy]:
 
 
 def _points() -> dict[str, ConsumerStrategy]:
-    """Points of every parametric family: its corners (lower bound, just under the upper) and a random one."""
-    rng = np.random.default_rng(7)
+    """Points of every parametric family: its corners (lower bound, just under the upper) and a random one
+    (``gamemarket.testing.family_points``, what ``check_family`` checks a plugin's family on)."""
     out = {}
     for name, fam in FAMILIES.items():
-        if not isinstance(fam, ParametricFamily):
-            continue
-        lo = np.array([b[0] for b in fam.bounds])
-        hi = np.nextafter(np.array([b[1] for b in fam.bounds]), -np.inf)
-        for tag, x in (("low", lo), ("high", hi), ("random", lo + rng.random(fam.dimension) * (hi - lo))):
-            out[f"{name}:{tag}"] = fam.point(x)
+        if isinstance(fam, ParametricFamily):
+            out.update({f"{name}:{tag}": s for tag, s in family_points(fam).items()})
     return out
 
 
 STRATEGIES = {**_catalogue(), **_points()}
 
 
-def _draws(n=4000, seed=3):
-    d = bids.draw(n, seed)
-    w = np.concatenate([d.private_bid, [0.0, 60.0, 120.0, 180.0]])  # the class edges and the range's ends
-    G = np.concatenate([d.G, [0.0, 0.5, 0.999, 0.25]])
-    U = np.concatenate([d.U, [0.999999, 0.0, 0.5, 0.999999]])
-    return w, bids.bid_bin_codes(w), G, U
+_draws = family_draws  # the seeded jobs, with the bid classes' edges, that the conformance checks use
 
 
 def test_every_family_is_registered_with_a_description():
@@ -52,49 +45,43 @@ def test_every_family_is_registered_with_a_description():
 
 @pytest.mark.parametrize("key", sorted(STRATEGIES))
 def test_reported_bids_are_finite_within_zero_and_the_private_bid_and_deterministic(key):
-    s = STRATEGIES[key]
-    assert isinstance(s, ConsumerStrategy) and s.family in FAMILIES
-    w, cls, G, U = _draws()
-    group, rw = s.reported_bids(w, cls, G, U)
-    assert rw.shape == w.shape and group.shape == w.shape and group.dtype == np.int64
-    assert np.all(np.isfinite(rw))
-    assert np.all(rw >= 0) and np.all(rw <= w)
-    assert np.all((group >= 0) & (group < len(s.consumer_groups())))
-    again = s.reported_bids(*_draws())
-    assert np.array_equal(again[0], group) and np.array_equal(again[1], rw)  # same seed, same bits
-    other = s.reported_bids(*_draws(seed=4))
-    assert s.truthful or not np.array_equal(other[1][:-4], rw[:-4])  # another seed, other bids (unless truthful)
+    check_bids(STRATEGIES[key])  # gamemarket.testing: the checks a plugin's family gets too
 
 
 @pytest.mark.parametrize("key", sorted(STRATEGIES))
 def test_params_round_trip_through_the_family(key):
-    s = STRATEGIES[key]
-    p = s.params()
-    back = consumers.from_params(p, s.name)
-    assert back.params() == p and back.key() == s.key() and back.family == s.family
-    assert consumers.family_of(p).name == s.family
-    entry = s.entry()
-    made = consumers.from_entry(s.name, entry, "t.toml", default_family=s.family)
-    assert made[s.name].key() == s.key()
-    w, cls, G, U = _draws(300)
-    assert np.array_equal(back.reported_bids(w, cls, G, U)[1], s.reported_bids(w, cls, G, U)[1])
+    check_round_trip(STRATEGIES[key])
 
 
 @pytest.mark.parametrize("key", sorted(STRATEGIES))
 def test_a_job_bid_does_not_depend_on_who_else_plays_the_strategy(key):
     """``population_bids`` gives each strategy its own jobs: the same bits as the strategy on all jobs."""
-    s = STRATEGIES[key]
-    w, cls, G, U = _draws(500)
-    truthful = ShadingRule("t", (0, 0, 0))
-    which = (np.arange(len(w)) % 2).astype(np.int64)
-    mixed = consumers.population_bids([truthful, s], which, w, G, U)
-    alone = s.reported_bids(w, cls, G, U)[1]
-    assert np.array_equal(mixed[which == 1], alone[which == 1]) and np.array_equal(mixed[which == 0], w[which == 0])
+    check_independent(STRATEGIES[key])
+
+
+def test_the_shared_checks_fail_on_a_bad_strategy():
+    """The library checks can fail: a strategy whose bids exceed the private bid, or that forgets its params."""
+
+    class Over(ShadingRule):
+        def reported_bids(self, private_bid, bid_class, G, U):
+            group, rw = super().reported_bids(private_bid, bid_class, G, U)
+            return group, rw + 1.0
+
+    with pytest.raises(InputError, match=r"expected a finite bid in \[0, private bid\]"):
+        check_bids(Over("over", (0.1, 0.1, 0.1)))
+
+    class Forgets(ShadingRule):
+        def params(self):
+            return {"betas": [0.0, 0.0, 0.0]}
+
+    with pytest.raises(AssertionError):
+        check_round_trip(Forgets("f", (0.5, 0.5, 0.5)))
 
 
 @pytest.mark.parametrize("name", [n for n, f in FAMILIES.items() if isinstance(f, ParametricFamily)])
 def test_a_parametric_family_declares_its_box_and_names_points_by_their_parameters(name):
     fam = FAMILIES.get(name)
+    assert check_box(fam)  # gamemarket.testing's version, for any family's bounds; this test's messages are [0, 1)'s
     assert fam.dimension == len(fam.bounds) == len(fam.param_names) > 0
     x = [0.5 * (lo + hi) for lo, hi in fam.bounds]
     s = fam.point(x)

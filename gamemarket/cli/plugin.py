@@ -35,11 +35,18 @@ def cmd_plugin_check(a) -> int:
     """``gamemarket plugin check FILE``: the conformance checks (``gamemarket.testing``) on every entry the
     plugin registers; prints each check's result; exit 1 when one fails, 2 on bad input."""
     # deferred: the checks' cases are DataFrames: pandas only for this command, not for every command's start
-    from gamemarket.testing import check_payment, check_scheduler
+    from gamemarket.testing import check_event_scheduler, check_family, check_payment, check_provider, check_scheduler
 
-    checks = {"scheduler": check_scheduler, "payment": check_payment}
+    checks = {
+        "scheduler": lambda n: check_scheduler(n, cases=a.cases, seed=a.seed, raise_on_failure=False),
+        "payment": lambda n: check_payment(n, cases=a.cases, seed=a.seed, raise_on_failure=False),
+        "family": lambda n: check_family(n, seed=a.seed, raise_on_failure=False),
+        "provider": lambda n: check_provider(n, cases=a.cases, seed=a.seed, raise_on_failure=False),
+        "event-scheduler": lambda n: check_event_scheduler(n, cases=a.cases, seed=a.seed, raise_on_failure=False),
+    }
+    load_cli_plugins(a)  # the plugins whose entries this one combines (a provider strategy's), loaded first
     plugin = load_plugin(a.file)
-    reports = [checks[kind](name, cases=a.cases, seed=a.seed, raise_on_failure=False) for kind, name in plugin.entries]
+    reports = [checks[kind](name) for kind, name in plugin.entries]
     if a.format == "json":
         print(json.dumps({"plugin": plugin.source, "reports": [r.to_dict() for r in reports]}, indent=2))
     else:
@@ -56,10 +63,13 @@ def add_plugin_commands(sub) -> None:
     pl = sub.add_parser("plugin", help="check plugins").add_subparsers(dest="pcmd", required=True)
     c = pl.add_parser(
         "check",
-        help="run the conformance checks on every scheduler and payment scheme a plugin registers",
+        help="run the conformance checks on every entry a plugin registers (scheduler, payment, family, provider)",
         description="Loads the plugin (which runs its code), then checks each entry against the plain reference.",
         epilog=examples(
             "gamemarket plugin check examples/plugins/lowest_running.py",
+            "gamemarket plugin check examples/plugins/shade_by_amount.py",
+            "gamemarket plugin check examples/plugins/combined.py --plugin examples/plugins/lowest_running.py "
+            "--plugin examples/plugins/bid_per_node_second.py",
             "gamemarket plugin check mechanisms.py --cases 100 --seed 1 --format json",
         ),
     )
@@ -67,4 +77,5 @@ def add_plugin_commands(sub) -> None:
     c.add_argument("--cases", type=CASES, default=30, help="random cases per check")
     c.add_argument("--seed", type=SEED, default=0, help="the cases' seed")
     c.add_argument("--format", choices=["text", "json"], default="text", help="each check's result as text or JSON")
+    add_plugin_option(c)  # plugins loaded (not checked) before FILE: the entries it builds on
     c.set_defaults(func=cmd_plugin_check)

@@ -20,12 +20,18 @@ real parameters: it declares ``bounds`` and ``dimension``, and :meth:`Parametric
 strategy at any point of the box, named after its parameters, so a search (a best-response oracle) can
 propose points and the store keys them like any catalogue strategy.
 
-A new family is one module in this package that defines its strategy class and registers its family.
+A new family is one module in this package that defines its strategy class and registers its family, or a
+plugin (``gamemarket.plugins``) that does the same outside the package. A strategy class defined outside the
+package (a plugin's) is checked where it bids (:func:`check_reported`: every bid finite and in ``[0, w]``), and
+its :meth:`ConsumerStrategy.params` carry its plugin's text hash (``"plugin"``), so a stored run's key changes
+when the plugin's text does.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import inspect
 import json
 import math
 from abc import ABC, abstractmethod
@@ -58,6 +64,16 @@ class ConsumerStrategy(ABC):
     betas_by_class: ClassVar[tuple[float, ...] | None] = None
     name: str
     description: str
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # a class written outside the package (a plugin's): its bids are checked where they are made, and
+        # its parameters carry its plugin's hash (the package's own classes are trusted and keep their keys)
+        if not cls.__module__.startswith("gamemarket.") and not getattr(cls, "__abstractmethods__", None):
+            if "reported_bids" in cls.__dict__:
+                cls.reported_bids = _checked_bids(cls.__dict__["reported_bids"])
+            if "params" in cls.__dict__:
+                cls.params = _hashed_params(cls.__dict__["params"])
 
     @abstractmethod
     def params(self) -> dict:
@@ -125,6 +141,8 @@ class Family(ABC):
 
     name: str = ""
     description: str = ""
+    #: ``path@hash`` of the plugin that registered the family (``gamemarket.plugins``), None for the package's own
+    source: str | None = None
 
     @abstractmethod
     def from_entry(self, name: str, entry: dict, where: str, root: str) -> dict[str, ConsumerStrategy]:
@@ -251,9 +269,150 @@ class ParametricFamily(Family):
 FAMILIES: Registry[Family] = Registry("consumer-strategy family")
 
 
+#: the methods a family must provide, and the positional arguments each is called with
+FAMILY_METHODS = {"from_entry": 4, "from_params": 2}
+PARAMETRIC_METHODS = {"make": 3, "coordinates": 1}
+
+
 def register(family: Family) -> Family:
-    """Register ``family`` under its name (a module of this package calls it once) and return it."""
+    """Register ``family`` under its name (a module of this package, or a plugin, calls it once) and return it.
+
+    Raises
+    ------
+    InputError
+        ``family`` is not a :class:`Family`, has no name or description, takes its name from a family already
+        registered, has a method that cannot be called with the interface's arguments, or (a
+        :class:`ParametricFamily`) declares parameters and bounds that do not match or are not finite,
+        increasing ``(low, high)`` pairs.
+    """
+    if not isinstance(family, Family):
+        raise InputError(f"register: expected a gamemarket.consumers.Family instance, got {type(family).__name__}")
+    what = f"consumer-strategy family {family.name!r}"
+    if not isinstance(family.description, str) or not family.description.strip():
+        raise InputError(f"{what}: field 'description': expected a non-empty text, got {family.description!r}")
+    methods = dict(FAMILY_METHODS, **(PARAMETRIC_METHODS if isinstance(family, ParametricFamily) else {}))
+    for method, n in methods.items():
+        _check_signature(what, method, getattr(family, method), n)
+    if isinstance(family, ParametricFamily):
+        _check_box(what, family)
     return FAMILIES.register(family.name, family)
+
+
+def _check_signature(what: str, method: str, fn, n: int) -> None:
+    """``fn`` can be called with ``n`` positional arguments (the interface's), else an error naming it."""
+    try:
+        inspect.signature(fn).bind(*range(n))
+    except TypeError as exc:
+        raise InputError(
+            f"{what}: method {method!r} has the wrong signature {inspect.signature(fn)}: the interface calls it "
+            f"with {n} positional argument(s) ({exc})"
+        ) from None
+    except ValueError:  # a builtin without a signature: nothing to check
+        pass
+
+
+def _check_box(what: str, family: ParametricFamily) -> None:
+    """A parametric family's names and bounds: one finite ``(low, high)``, low < high, per named parameter."""
+    names, bounds = tuple(family.param_names), tuple(family.bounds)
+    if not names or not all(isinstance(p, str) and p for p in names) or len(set(names)) != len(names):
+        raise InputError(f"{what}: field 'param_names': expected distinct non-empty names, got {names!r}")
+    if len(bounds) != len(names):
+        raise InputError(
+            f"{what}: field 'bounds': expected {len(names)} (low, high) pairs, one per {names}, got {bounds!r}"
+        )
+    for p, b in zip(names, bounds):
+        try:
+            lo, hi = (float(v) for v in b)
+        except (TypeError, ValueError):
+            raise InputError(f"{what}: field 'bounds' of {p!r}: expected a (low, high) pair, got {b!r}") from None
+        if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+            raise InputError(f"{what}: field 'bounds' of {p!r}: expected finite low < high, got {b!r}")
+
+
+def origin(strategy) -> str:
+    """Where a strategy's class comes from, for messages: ``plugin PATH@HASH`` or the class's module."""
+    name = getattr(strategy, "family", "")
+    fam = FAMILIES[name] if name in FAMILIES else None
+    source = getattr(fam, "source", None)
+    return f"plugin {source}" if source else f"class {type(strategy).__module__}.{type(strategy).__qualname__}"
+
+
+def check_reported(strategy, private_bid, group, reported) -> None:
+    """Check the bids a strategy made (``reported_bids``'s result) against what the engine accepts.
+
+    Parameters
+    ----------
+    strategy : ConsumerStrategy
+    private_bid : numpy.ndarray
+        The private bids it was given.
+    group, reported : numpy.ndarray
+        What it returned: a group index per job and a reported bid per job.
+
+    Raises
+    ------
+    InputError
+        Naming the plugin (or class), the family, the strategy, the first bad job and its value: a shape
+        that is not the private bids', a group index that is not an integer in ``[0, groups)``, or a bid
+        that is NaN, infinite, negative or above the private bid.
+    """
+    w = np.asarray(private_bid)
+    head = (
+        f"{origin(strategy)}: consumer-strategy family {strategy.family!r}, strategy {strategy.name!r}: reported_bids"
+    )
+    group, reported = np.asarray(group), np.asarray(reported)
+    if group.shape != w.shape or reported.shape != w.shape:
+        raise InputError(
+            f"{head} returned shapes {group.shape} and {reported.shape}; expected (groups, bids) of shape {w.shape}"
+        )
+    if group.dtype.kind not in "iu":
+        raise InputError(f"{head} returned group indices of dtype {group.dtype}; expected integers (int64)")
+    bad = np.flatnonzero(~(np.isfinite(reported) & (reported >= 0) & (reported <= w)))
+    if bad.size:
+        i = int(bad[0])
+        raise InputError(
+            f"{head} gives job {i} (private bid {w[i]!r}) the bid {float(reported[i])!r}; expected a finite bid in "
+            f"[0, private bid] ({bad.size} such job(s))"
+        )
+    k = len(strategy.consumer_groups())
+    bad = np.flatnonzero((group < 0) | (group >= k))
+    if bad.size:
+        i = int(bad[0])
+        raise InputError(f"{head} gives job {i} the group {int(group[i])}; expected one of its {k} group(s) 0..{k - 1}")
+
+
+def _checked_bids(fn):
+    """A plugin strategy's ``reported_bids``, checked (:func:`check_reported`) before the engine sees its bids."""
+
+    @functools.wraps(fn)
+    def reported_bids(self, private_bid, bid_class, G, U):
+        try:
+            group, reported = fn(self, private_bid, bid_class, G, U)
+        except InputError:
+            raise
+        except Exception as exc:  # the plugin's own error: named with the plugin, as a bad input
+            msg = " ".join(str(exc).split())
+            raise InputError(
+                f"{origin(self)}: consumer-strategy family {self.family!r}, strategy {self.name!r}: reported_bids "
+                f"raised {type(exc).__name__}{': ' + msg if msg else ''}"
+            ) from None
+        check_reported(self, private_bid, group, reported)
+        return group, reported
+
+    return reported_bids
+
+
+def _hashed_params(fn):
+    """A plugin strategy's ``params``, with its plugin's text hash (``"plugin"``): part of a stored run's key."""
+
+    @functools.wraps(fn)
+    def params(self) -> dict:
+        out = fn(self)
+        name = getattr(self, "family", "")
+        fam = FAMILIES[name] if name in FAMILIES else None
+        source = getattr(fam, "source", None)
+        return {**out, "plugin": source.rsplit("@", 1)[1]} if source else out
+
+    return params
 
 
 def family_of(params: Mapping, where: str = "consumer strategy") -> Family:
@@ -271,8 +430,8 @@ def family_of(params: Mapping, where: str = "consumer strategy") -> Family:
 
 def from_params(params: Mapping, name: str = "") -> ConsumerStrategy:
     """The strategy, named ``name``, that stored ``params`` describe (a stored study's consumer entry: a
-    ``description`` beside them is left out, it makes no bid)."""
-    p = {k: v for k, v in params.items() if k != "description"}
+    ``description`` beside them is left out, it makes no bid, and so is a plugin family's ``plugin`` hash)."""
+    p = {k: v for k, v in params.items() if k not in ("description", "plugin")}  # the plugin hash: a key, not a bid
     return family_of(p).from_params(p, name)
 
 

@@ -266,7 +266,7 @@ def _setup_section(an: StudyAnalysis) -> list[str]:
         ],
         [
             "consumer strategies",
-            ", ".join(f"{k} {v['groups']}" for k, v in meta["consumers"].items())
+            ", ".join(f"{k} {consumer_words(v)}" for k, v in meta["consumers"].items())
             + "".join(f"; {a} is the same mix as {k}, kept once" for a, k in spec.aliases.items()),
         ],
         ["replication seeds", ", ".join(str(s) for s in meta["seeds"])],
@@ -275,6 +275,15 @@ def _setup_section(an: StudyAnalysis) -> list[str]:
     ]
     md.append(md_table(["item", "value"], rows) + "\n")
     return md
+
+
+def consumer_words(params: dict) -> str:
+    """A consumer strategy's parameters as the setup table shows them: a beta mix's groups (``[[0.9, 0.1], ...]``),
+    another family's name and parameters (``(shade-by: amount = 20.0)``; a plugin's text hash left out)."""
+    if "groups" in params:
+        return str(params["groups"])
+    shown = {k: v for k, v in params.items() if k not in ("family", "description", "plugin")}
+    return f"({params.get('family', 'per-class')}: " + ", ".join(f"{k} = {v}" for k, v in shown.items()) + ")"
 
 
 def workload_words(meta: dict) -> str:

@@ -13,6 +13,7 @@ from gamemarket.io import files
 from gamemarket.io.files import resolve
 from gamemarket.io.schema import check
 from gamemarket.market.base import MARKETS
+from gamemarket.plugins import PROVIDERS
 from gamemarket.studies.schema import PROVIDER_TABLES
 
 #: the order in which catalogues of one kind are read: the built-in one (package data), then a
@@ -92,11 +93,15 @@ def parse_consumers(
 
 def load_providers(path: str | Path | None = None, *, near: Path | None = None) -> dict[str, ProviderStrategy]:
     """The provider strategies of a catalogue file; without one, of every catalogue a study in the folder
-    ``near`` reads (``catalogue_files``: the built-in one, extended or overridden by the study's own)."""
+    ``near`` reads (``catalogue_files``: the built-in one, extended or overridden by the study's own); then
+    those the loaded plugins declare (``gamemarket.plugins.register_provider``), which replace a catalogue's
+    entry of the same name."""
     out: dict[str, ProviderStrategy] = {}
     for p in [Path(path)] if path else catalogue_files("providers.toml", near):
         data = read_toml(p)
         out.update({name: parse_provider(name, entry, str(p)) for name, entry in data.items()})
+    for name, declared in PROVIDERS.items():
+        out[name] = parse_provider(name, declared.entry(), f"plugin {declared.source or 'registered in code'}")
     return out
 
 

@@ -1,4 +1,5 @@
-"""Conformance checks for a registered scheduler or payment scheme: the engine against the plain reference.
+"""Conformance checks for a registered scheduler, payment scheme or provider strategy: the engine against the
+plain reference.
 
 Each check runs the real engine (``gamemarket.market.simulate``) and the plain reference
 (``gamemarket.testing.reference``, which follows the entry's declared semantics) on small seeded cases
@@ -8,6 +9,7 @@ engine accumulates payments in the reference's order, so they agree to the last 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 
@@ -16,6 +18,7 @@ import numpy as np
 from gamemarket.market.payments import PAYMENTS, get_payment
 from gamemarket.market.schedulers import SCHEDULERS, get_scheduler
 from gamemarket.market.simulate import Mechanism, simulate
+from gamemarket.plugins import PROVIDERS
 from gamemarket.testing.cases import Case, one_job_cases, preemption_candidates, random_cases, tie_cases
 from gamemarket.testing.reference import UnknownSemanticsError, payment_rule, reference_run, scheduler_semantics
 from gamemarket.testing.report import FAILED, PASSED, SKIPPED, ConformanceReport
@@ -172,26 +175,61 @@ def check_scheduler(
     -------
     ConformanceReport
     """
-    report = ConformanceReport("scheduler", name)
     entry = get_scheduler(name)
+
+    def declared(report, semantics) -> None:
+        priority, preemptive = semantics
+        report.add(
+            "semantics", PASSED, f"key {priority.describe()}, {'preemptive' if preemptive else 'non-preemptive'}"
+        )
+        _check_key(report, entry, priority, random_cases(cases, seed) + tie_cases(seed))
+
+    def paired(report, semantics, pays) -> None:
+        pairs = [(name, p) for p in pays]
+        _shared_checks(report, pairs, cases=cases, seed=seed)
+        if semantics[1]:
+            _check_preemption(report, pairs, seed=seed)
+        else:
+            _check_never_preempts(report, name, pays[0], random_cases(cases, seed) + preemption_candidates(60, seed))
+
+    report = _conformance(
+        ("scheduler", name, scheduler_semantics), ("payment scheme", PAYMENTS, payments, payment_rule), declared, paired
+    )
+    return report.raise_if_failed() if raise_on_failure else report
+
+
+def _conformance(entry: tuple, partners: tuple, declared, paired) -> ConformanceReport:
+    """The set-up both kinds of entry share: the report, the entry's declared semantics (a ``semantics``
+    failure where the reference knows none), the entries to pair it with (a ``reference`` failure where none
+    has known semantics), then the kind's own checks.
+
+    Parameters
+    ----------
+    entry : (what, name, semantics)
+        The kind as a report names it, the entry's name, and the reference's reader of its semantics.
+    partners : (what, registry, names, semantics)
+        The other kind: as messages name it, its registry, the names asked for (None: every registered one),
+        and the reader of its semantics.
+    declared : callable
+        ``declared(report, semantics)``: the checks of the declared semantics themselves (run first).
+    paired : callable
+        ``paired(report, semantics, partner_names)``: the checks of the engine's runs with its partners.
+    """
+    what, name, semantics = entry
+    report = ConformanceReport(what, name)
     try:
-        priority, preemptive = scheduler_semantics(name)
+        sem = semantics(name)
     except UnknownSemanticsError as exc:
         report.add("semantics", FAILED, str(exc))
-        return report.raise_if_failed() if raise_on_failure else report
-    report.add("semantics", PASSED, f"key {priority.describe()}, {'preemptive' if preemptive else 'non-preemptive'}")
-    _check_key(report, entry, priority, random_cases(cases, seed) + tie_cases(seed))
-    pays = _known(list(PAYMENTS) if payments is None else payments, payment_rule)
-    if not pays:
-        report.add("reference", FAILED, "no payment scheme with declared semantics to pair it with")
-        return report.raise_if_failed() if raise_on_failure else report
-    pairs = [(name, p) for p in pays]
-    _shared_checks(report, pairs, cases=cases, seed=seed)
-    if preemptive:
-        _check_preemption(report, pairs, seed=seed)
-    else:
-        _check_never_preempts(report, name, pays[0], random_cases(cases, seed) + preemption_candidates(60, seed))
-    return report.raise_if_failed() if raise_on_failure else report
+        return report
+    declared(report, sem)
+    partner_what, registry, names, partner_semantics = partners
+    known = _known(list(registry) if names is None else names, partner_semantics)
+    if not known:
+        report.add("reference", FAILED, f"no {partner_what} with declared semantics to pair it with")
+        return report
+    paired(report, sem, known)
+    return report
 
 
 def _check_key(report, entry, priority, cases: list[Case]) -> None:
@@ -261,22 +299,65 @@ def check_payment(
     -------
     ConformanceReport
     """
-    report = ConformanceReport("payment scheme", name)
     entry = get_payment(name)
-    try:
-        payment_rule(name)
-    except UnknownSemanticsError as exc:
-        report.add("semantics", FAILED, str(exc))
+
+    def declared(report, _rule) -> None:
+        if entry.rate is not None:
+            where = f"plugin {entry.source}" if entry.source else "registered in code"
+            report.add("semantics", PASSED, f"rate function {getattr(entry.rate, '__name__', entry.rate)!r} ({where})")
+        else:
+            report.add("semantics", PASSED, f"rule {entry.rule!r} (engine code {entry.code})")
+
+    def paired(report, _rule, scheds) -> None:
+        _shared_checks(report, [(s, name) for s in scheds], cases=cases, seed=seed)
+        _check_preemption(report, [(s, name) for s in scheds if scheduler_semantics(s)[1]], seed=seed)
+
+    report = _conformance(
+        ("payment scheme", name, payment_rule),
+        ("scheduler", SCHEDULERS, schedulers, scheduler_semantics),
+        declared,
+        paired,
+    )
+    return report.raise_if_failed() if raise_on_failure else report
+
+
+def check_provider(name: str, *, cases: int = 30, seed: int = 0, raise_on_failure: bool = True) -> ConformanceReport:
+    """Check a provider strategy a plugin declares (``gamemarket.plugins.register_provider``).
+
+    Checks: ``registered`` (its scheduler and payment scheme are registered), and ``reference`` (the engine's
+    runs of random cases at the provider's own reserve price, every job compared exactly with the plain
+    reference; skipped where the reference knows the semantics of only one of the two, whose own checks
+    cover it).
+
+    Parameters
+    ----------
+    name : str
+        A name in ``gamemarket.plugins.PROVIDERS``.
+    cases : int
+        The number of random cases.
+    seed : int
+        The cases' seed.
+    raise_on_failure : bool
+        Raise :class:`ConformanceError` (an ``AssertionError``) when a check fails; else return the report.
+
+    Returns
+    -------
+    ConformanceReport
+    """
+    report = ConformanceReport("provider strategy", name)
+    p = PROVIDERS.get(name)
+    missing = [
+        f"{what} {n!r}"
+        for what, n, reg in (("scheduler", p.scheduler, SCHEDULERS), ("payment scheme", p.payment, PAYMENTS))
+        if n not in reg
+    ]
+    if missing:
+        report.add("registered", FAILED, f"unknown {', '.join(missing)}")
         return report.raise_if_failed() if raise_on_failure else report
-    if entry.rate is not None:
-        where = f"plugin {entry.source}" if entry.source else "registered in code"
-        report.add("semantics", PASSED, f"rate function {getattr(entry.rate, '__name__', entry.rate)!r} ({where})")
+    report.add("registered", PASSED, f"{p.scheduler} x {p.payment}, reserve {p.reserve:g}")
+    if not (_known([p.scheduler], scheduler_semantics) and _known([p.payment], payment_rule)):
+        report.add("reference", SKIPPED, "the reference knows the semantics of only one of its entries")
     else:
-        report.add("semantics", PASSED, f"rule {entry.rule!r} (engine code {entry.code})")
-    scheds = _known(list(SCHEDULERS) if schedulers is None else schedulers, scheduler_semantics)
-    if not scheds:
-        report.add("reference", FAILED, "no scheduler with declared semantics to pair it with")
-        return report.raise_if_failed() if raise_on_failure else report
-    _shared_checks(report, [(s, name) for s in scheds], cases=cases, seed=seed)
-    _check_preemption(report, [(s, name) for s in scheds if scheduler_semantics(s)[1]], seed=seed)
+        at_reserve = [dataclasses.replace(c, reserve=p.reserve) for c in random_cases(cases, seed)]
+        _run_cases(report, "reference", at_reserve, [(p.scheduler, p.payment)], "random cases at its reserve")
     return report.raise_if_failed() if raise_on_failure else report
