@@ -134,8 +134,11 @@ def _annot(M, C):
     )
 
 
-def payoff_heatmaps(sg, path: Path) -> Path:
+def payoff_heatmaps(sg, path: Path, consumer_kind: str | None = "beta mix") -> Path:
     """Both players' payoff matrices; pure equilibria outlined, mixed supports marked.
+
+    ``consumer_kind`` names what the columns are in the axis label ("beta mix"), None where the study's
+    consumer strategies are of several families (a plugin's beside the beta mixes).
 
     A small game shows both matrices side by side with each mean's 95% half-width; a large one
     (more than ``LARGE_GAME`` strategies a side) stacks them and prints means only, so that the
@@ -155,7 +158,7 @@ def payoff_heatmaps(sg, path: Path) -> Path:
         # each matrix its own scale: diverging at 0 only where its payoffs change sign
         heatmap(ax, df, annot=annot, cbar_label=unit(metric), linewidths=0.5, linecolor="white")
         ax.set_title(f"{who} payoff: {metric} ({unit(metric)})", fontsize=9)
-        ax.set_xlabel(f"{g.players[1]} strategy (beta mix)")
+        ax.set_xlabel(f"{g.players[1]} strategy" + (f" ({consumer_kind})" if consumer_kind else ""))
         ax.set_ylabel(f"{g.players[0]} strategy (mechanism)")
         for e in sol.equilibria:
             if e.pure:

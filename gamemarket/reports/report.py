@@ -314,8 +314,9 @@ def _games_section(an: StudyAnalysis, out: OutputFolder, jobs: FigureJobs, paper
             + ("'What follows from the rules' below" if paper else "`data/claims.csv`, the rows `rule-*`")
             + "), not from the simulation.\n"
         )
+    kind = "beta mix" if all("groups" in v for v in an.meta["consumers"].values()) else None
     for sg in an.games:
-        md.append(_game_section(sg, out, an.resamples, jobs))
+        md.append(_game_section(sg, out, an.resamples, jobs, consumer_kind=kind))
     return md
 
 
@@ -476,7 +477,7 @@ def _eq_table(sg) -> str:
     )
 
 
-def _game_section(sg, out: OutputFolder, resamples: int, jobs: FigureJobs) -> str:
+def _game_section(sg, out: OutputFolder, resamples: int, jobs: FigureJobs, *, consumer_kind: str | None) -> str:
     g, sol = sg.game, sg.solution
     md = [
         f"### {sg.name}\n",
@@ -490,7 +491,7 @@ def _game_section(sg, out: OutputFolder, resamples: int, jobs: FigureJobs) -> st
         + "\n",
     ]
     path = out.file(f"heatmap-{slug(sg.name, 'game')}.png")
-    jobs.add(figures.payoff_heatmaps, sg, path, weight=max(g.shape) / LARGE)
+    jobs.add(figures.payoff_heatmaps, sg, path, consumer_kind, weight=max(g.shape) / LARGE)
     md.append(figure_lines(sg.name, path.name, HOW_TO_READ["heatmap"]))
     md.append(_eq_table(sg))
     for flag in sg.flags:
