@@ -6,9 +6,17 @@ import numpy as np
 import pytest
 
 from gamemarket import bids
-from gamemarket.analysis.exploration import ProbeOracle, point, run_exploration, write_exploration
+from gamemarket.analysis.exploration import (
+    ProbeOracle,
+    params_of,
+    point,
+    run_exploration,
+    search_box,
+    search_family,
+    write_exploration,
+)
 from gamemarket.analysis.population import PopulationGames
-from gamemarket.consumers import ShadingRule
+from gamemarket.consumers import FAMILIES, ParametricFamily, PiecewiseRule, ShadingRule
 from gamemarket.errors import InputError
 from gamemarket.io.ownership import OutputFolder
 from gamemarket.studies import load_study
@@ -29,23 +37,70 @@ STUDY = (
 )
 
 
-def test_a_point_is_a_shading_rule_named_from_its_parameters():
+def test_a_point_is_the_familys_own_point_and_name():
     r = point([0.1, 0, 0.904])
     assert isinstance(r, ShadingRule)
-    assert r.name == "per-class-0.10-0.00-0.90" and r.betas == (0.1, 0.0, 0.9)
-    assert point(r.betas) == r
-    with pytest.raises(InputError, match=r"beta of class 'high' must be in \[0, 1\)"):
+    fam = FAMILIES.get("per-class")
+    assert r == fam.point([0.1, 0.0, 0.9]) and r.name == fam.point_name(np.array([0.1, 0.0, 0.9]))
+    assert r.name == "per-class[0.1,0,0.9]" and r.betas == (0.1, 0.0, 0.9)
+    assert point(r.betas) == r and point({"low": 0.1, "middle": 0, "high": 0.9}) == r
+    p = point([0.1] * 7, family="piecewise")
+    assert isinstance(p, PiecewiseRule) and p == FAMILIES.get("piecewise").point([0.1] * 7)
+    assert p.name == "piecewise[0.1,0.1,0.1,0.1,0.1,0.1,0.1]" and params_of(p)["beta_180"] == 0.1
+    with pytest.raises(InputError, match=r"parameter 'high' must be in \[0, 1\)"):
         point([0, 0, 1.0])
-    with pytest.raises(InputError, match="has parameters"):
+    with pytest.raises(InputError, match=r"expected 3 parameters \[low, middle, high\], got 2"):
         point([0.1, 0.2])
+    with pytest.raises(InputError, match=r"expected 7 parameters"):
+        point([0.1, 0.2, 0.3], family="piecewise")
     with pytest.raises(InputError, match="unknown family 'splines'"):
         point([0, 0, 0], family="splines")
+    with pytest.raises(InputError, match="family 'beta-mix' has no box of parameters to search"):
+        point([0, 0, 0], family="beta-mix")
+
+
+class _Lopsided(ParametricFamily):
+    """A family that declares three parameters but makes points of two (a plugin's mistake)."""
+
+    name = "lopsided"
+    param_names = ("a", "b", "c")
+    bounds = ((0.0, 1.0),) * 3
+
+    def from_entry(self, name, entry, where, root):
+        raise NotImplementedError
+
+    def from_params(self, params, name=""):
+        raise NotImplementedError
+
+    def make(self, x, name, description):
+        return ShadingRule(name, (float(x[0]), float(x[1]), 0.0))
+
+    def coordinates(self, strategy):
+        return np.array(strategy.betas[:2])
+
+
+def test_a_family_whose_parameters_do_not_match_its_declaration_is_refused():
+    FAMILIES.register("lopsided", _Lopsided())
+    try:
+        with pytest.raises(InputError, match=r"family 'lopsided': its parameters do not match its declaration"):
+            search_family("lopsided")
+        bad = _Lopsided()
+        bad.bounds = ((0.0, 1.0), (0.0, 1.5), (0.0, 1.0))
+        with pytest.raises(InputError, match=r"the bounds of 'b' must lie within \[0, 1\)"):
+            FAMILIES.register("lopsided", bad, replace=True)
+            search_family("lopsided")
+    finally:
+        FAMILIES.remove("lopsided")
+    with pytest.raises(InputError, match=r"field 'bounds': \[0.995, 0.999\] leaves no room for parameter 'low'"):
+        search_box(FAMILIES.get("per-class"), (0.995, 0.999))
+    assert search_box(FAMILIES.get("piecewise")) == [(0.0, 0.99)] * 7
 
 
 @pytest.mark.parametrize(
     "table,match",
     [
         ('{ family = "splines", budget = 10 }', r"\[game.exploration\] field 'family': expected 'per-class'"),
+        ('{ family = "beta-mix", budget = 10 }', r"field 'family': expected .*'piecewise'.*, got 'beta-mix'"),
         ('{ family = "per-class", budget = 0 }', r"\[game.exploration\] field 'budget': expected an integer >= 1"),
         ('{ family = "per-class", budget = 9, bounds = [0, 1] }', r"field 'bounds #2': expected a number < 1, got 1"),
         ('{ family = "per-class", budget = 9, bounds = [-0.1, 0.5] }', r"field 'bounds #1': expected a number >= 0"),
@@ -122,3 +177,24 @@ def test_a_study_without_exploration_is_refused(tmp_path):
     spec = load_study(write_population_study(tmp_path))
     with pytest.raises(InputError, match=r"\[game\] has no 'exploration' table"):
         run_exploration(spec)
+
+
+def test_the_piecewise_family_is_searched_through_its_interface(tmp_path):
+    body = STUDY.replace('family = "per-class", budget = 400', 'family = "piecewise", budget = 120').replace(
+        "evaluations = 15", "evaluations = 10"
+    )
+    spec = load_study(write_population_study(tmp_path, body))
+    ex = run_exploration(spec)
+    assert ex["family"] == "piecewise" and ex["parameters"] == [f"beta_{k}" for k in range(0, 181, 30)]
+    m = ex["mechanisms"]["hb-first"]
+    assert m["simulations"] <= 120 and (m["certified"] or m["reason"])
+    for e in m["menu_only"]:
+        d = e["best_deviation"]
+        assert len(d["gain"]) == 3 and d["gain"][1] <= d["gain"][0] <= d["gain"][2]
+        if d["family"] == "piecewise":  # a point of the family: named by it, its 7 betas each in the box
+            assert d["strategy"] == FAMILIES.get("piecewise").point(list(d["params"].values())).name
+            assert len(d["params"]) == 7 and all(0 <= v <= 0.99 for v in d["params"].values())
+            assert "betas_by_class" not in d
+        else:  # the best was a menu rule (they are evaluated first)
+            assert d["strategy"] in {"truthful", "shade-0.5"}
+    assert [r["strategy"] for r in m["menu"]][:2] == ["truthful", "shade-0.5"]
