@@ -807,9 +807,20 @@ def run_exploration(spec, *, n_jobs: int = 1, progress: bool = False, scheduler_
     }
 
 
+#: what a run of the exploration measured of itself, not of the market: the command's log, never the report's data
+RUN_ONLY = ("wall_seconds", "oracle_run_now")
+
+
 def write_exploration(result: dict, folder: OutputFolder) -> Path:
-    """Write ``data/exploration.json`` (strict JSON) into a claimed report folder; returns its path."""
+    """Write ``data/exploration.json`` (strict JSON) into a claimed report folder; returns its path.
+
+    The timings and the runs made by this call (``RUN_ONLY``) are left out: a rerun that reads every run back
+    writes the same file."""
+    kept = {k: v for k, v in result.items() if k not in RUN_ONLY}
+    kept["mechanisms"] = {
+        n: {k: v for k, v in m.items() if k not in RUN_ONLY} for n, m in result.get("mechanisms", {}).items()
+    }
     path = folder.file("data/exploration.json")
     with atomic_path(path, "exploration data") as tmp:
-        tmp.write_text(dumps_json(result, indent=1))
+        tmp.write_text(dumps_json(kept, indent=1))
     return path

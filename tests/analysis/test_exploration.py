@@ -16,9 +16,12 @@ from gamemarket.analysis.exploration import (
     write_exploration,
 )
 from gamemarket.analysis.population import PopulationGames
+from gamemarket.cli import main
 from gamemarket.consumers import FAMILIES, ParametricFamily, PiecewiseRule, ShadingRule
 from gamemarket.errors import InputError
+from gamemarket.games.io import mixture_words
 from gamemarket.io.ownership import OutputFolder
+from gamemarket.reports.markdown import num, num_ci
 from gamemarket.studies import load_study
 from study_helpers import POPULATION_STUDY, write_population_study
 
@@ -198,3 +201,48 @@ def test_the_piecewise_family_is_searched_through_its_interface(tmp_path):
         else:  # the best was a menu rule (they are evaluated first)
             assert d["strategy"] in {"truthful", "shade-0.5"}
     assert [r["strategy"] for r in m["menu"]][:2] == ["truthful", "shade-0.5"]
+
+
+def test_the_tpe_search_is_seeded_and_keeps_its_cap(tmp_path):
+    spec = load_study(write_population_study(tmp_path, STUDY))
+    st = PopulationGames(spec)
+    truthful = [ShadingRule("truthful", (0, 0, 0))]
+    found = []
+    for _ in range(2):  # fresh oracles: nothing read back from memory, the same seed asks the same points
+        o = ProbeOracle(st.runs.arrays, st.runs.nodes, spec.providers[0].params(), st.cfg, spec.bids, [0, 1])
+        found.append(o.search(truthful, [1.0], optimiser="optuna-tpe", evaluations=8, start=truthful))
+    assert found[0].trace == found[1].trace and found[0].rule == found[1].rule
+    assert found[0].candidates <= 8 and found[0].trace[0][0] == "truthful"
+    assert found[0].search_gain == max(v for _, v in found[0].trace)
+
+
+def test_the_report_renders_the_exploration_and_a_report_from_stored_results_keeps_it(tmp_path, capsys):
+    path = write_population_study(tmp_path, STUDY)
+    assert main(["study", "run", str(path), "--no-progress"]) == 0
+    report = tmp_path / "studies" / "report"
+    ex = json.loads((report / "data" / "exploration.json").read_text())
+    assert "wall_seconds" not in ex and all("oracle_run_now" not in m for m in ex["mechanisms"].values())
+    md = (report / "report.md").read_text()
+    first = md.split("\n\n")[1]  # the title, then the first paragraph
+    m = ex["mechanisms"]["hb-first"]
+    assert "With every rule of the per-class family open" in first and "The oracle is a search" in first
+    assert "not every rule of the family" in first
+    words = " or ".join(mixture_words({x["strategy"]: x["probability"] for x in e["mixture"]}) for e in m["equilibria"])
+    assert f"under hb-first users play {words} (" + ("certified" if m["certified"] else "not certified") in first
+    assert "## Strategy exploration: the menu grown by a best-response search" in md
+    for k, r in enumerate(m["rounds"]):  # round by round: each equilibrium's best deviation, its gain and CI
+        for e in r["equilibria"]:
+            d = e["best_deviation"]
+            g = num_ci(*d["gain"], 3) if np.isfinite(d["gain"][1]) else num(d["gain"][0], 3, sign=True)
+            row = f"| hb-first | {k + 1} | {len(r['menu'])} | "
+            assert any(line.startswith(row) and d["strategy"] in line and g in line for line in md.splitlines())
+        assert f"added: {', '.join(r['added']) or 'none'}" in md
+    menu_only = " or ".join(
+        mixture_words({x["strategy"]: x["probability"] for x in e["mixture"]}) for e in m["menu_only"]
+    )
+    assert f"| hb-first | {menu_only} | {words} | {'yes' if m['certified'] else 'no'} | {m['simulations']:,} |" in md
+    assert f"{ex['simulations']:,} simulations in all." in md
+    # a report from stored results (nothing simulated) renders the same exploration, and keeps its data
+    assert main(["report", str(path)]) == 0
+    assert (report / "report.md").read_text() == md
+    assert json.loads((report / "data" / "exploration.json").read_text()) == ex
