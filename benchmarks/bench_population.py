@@ -214,7 +214,74 @@ def study(path: Path, n_jobs: int = 2) -> None:
     )
 
 
+def overhead(path: Path, n_jobs: int = 1, reps: int = 15) -> dict:
+    """Issue 30's overhead target: a population study's simulations per second against the engine alone's, one
+    at a time (target: at least 0.75x).
+
+    The study is ``path`` cut to its first mechanism, run from an empty store with ``n_jobs`` workers (its wall
+    time counts the workload's loading, the bids, the analysis and the store; its simulations are the runs it
+    made). The engine alone is ``simulate.run_arrays`` (the ranks and the compiled engine) on the same workload
+    with the truthful bids of the study's first seed, ``reps`` times one at a time: its median time a run."""
+    from gamemarket import bids
+    from gamemarket.analysis.population import run_population_study
+    from gamemarket.market.base import market_for
+    from gamemarket.market.simulate import Mechanism, run_arrays
+    from gamemarket.studies import load_study
+    from gamemarket.studies.population import PopulationRuns
+    from gamemarket.studies.runner import load_workload
+
+    spec = load_study(path)
+    spec.providers = spec.providers[:1]
+    tmp = Path(tempfile.mkdtemp(prefix="bench-pop-"))
+    spec.results_dir = tmp
+    try:
+        t0 = time.perf_counter()
+        an = run_population_study(spec, n_jobs=n_jobs)
+        wall = time.perf_counter() - t0
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    runs = PopulationRuns(spec, load_workload(spec))
+    prov = spec.providers[0]
+    mech = market_for(prov.params())
+    draws = bids.draw(mech.size(runs.arrays), spec.seeds[0], distribution=spec.bids)
+    table = {c: runs.arrays[c] for c in ("id", "submit", "runtime", "estimate")}
+    table.update(private_bid=draws.private_bid, reported_bid=draws.private_bid, group=np.zeros(len(draws.G), np.int64))
+    m = Mechanism(prov.params()["scheduler"], prov.params()["payment"], prov.params()["reserve"])
+    run_arrays(table, runs.nodes, m)  # compiled already; once more to warm the caches
+    times = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        run_arrays(table, runs.nodes, m)
+        times.append(time.perf_counter() - t)
+    engine = float(np.median(times))
+    made = an.runs["run_now"]
+    out = {
+        "study": spec.name,
+        "mechanism": prov.name,
+        "jobs": an.meta["jobs"],
+        "workers": n_jobs,
+        "study_simulations": made,
+        "study_seconds": wall,
+        "study_per_second": made / wall,
+        "engine_seconds_median": engine,
+        "engine_per_second": 1 / engine,
+        "ratio": (made / wall) * engine,
+    }
+    print(
+        f"  {spec.name} ({prov.name}, {an.meta['jobs']:,} jobs, {n_jobs} worker(s)): {made:,} simulations in "
+        f"{wall:.1f} s = {made / wall:.2f}/s; the engine alone {engine * 1e3:.1f} ms a run = {1 / engine:.2f}/s "
+        f"(median of {reps}); ratio {out['ratio']:.2f} (target >= 0.75)"
+    )
+    return out
+
+
 def main() -> None:
+    if "--overhead" in sys.argv:  # issue 30's target only
+        print("(4) population-study overhead against the engine alone")
+        overhead(
+            ROOT / "studies" / ("population-shudler2010.toml" if "--lpc" in sys.argv else "population-default.toml")
+        )
+        return
     if "--range" in sys.argv:
         print("(1c) the reference cross-check over issue 10's range")
         reference_range()
