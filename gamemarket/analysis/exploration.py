@@ -197,15 +197,17 @@ def _seed_state(arrays, mechanism, seed, distribution, agents):
     return n, draws, agent, d
 
 
-def _run(arrays, nodes, mechanism, n, w, rw):
-    res = market_for(mechanism).run(arrays, nodes, mechanism, w, rw, np.zeros(n, dtype=np.int64))
-    return res.jobs["utility"].to_numpy()
+def _runner(arrays, nodes, mechanism, n, w):
+    """``run(reported) -> utility per job`` of the seed's runs (private bids ``w``; the market's ``runner``)."""
+    one = market_for(mechanism).runner(arrays, nodes, mechanism, w)
+    group = np.zeros(n, dtype=np.int64)
+    return lambda rw: np.asarray(one(rw, group).jobs["utility"], dtype=float)
 
 
 def baseline_task(arrays, nodes, mechanism, seed, distribution, agents) -> np.ndarray:
     """Each agent's utility in the all-truthful run of ``seed`` (the control variate of every probe payoff)."""
     n, draws, agent, _ = _seed_state(arrays, mechanism, seed, distribution, agents)
-    u0 = _run(arrays, nodes, mechanism, n, draws.private_bid, draws.private_bid.copy())
+    u0 = _runner(arrays, nodes, mechanism, n, draws.private_bid)(draws.private_bid.copy())
     return np.bincount(agent, weights=u0, minlength=int(agent.max()) + 1 if n else 0)
 
 
@@ -224,6 +226,7 @@ def probe_task(arrays, nodes, mechanism, seed, distribution, agents, probe, supp
     n, draws, agent, d = _seed_state(arrays, mechanism, seed, distribution, agents)
     w, U = draws.private_bid, draws.U
     n_agents = len(u0_agent)
+    run, bid_class = _runner(arrays, nodes, mechanism, n, w), bids.bid_bin_codes(w)
     groups = [list(candidates)] if share else [[c] for c in candidates]
     out = []
     for group in groups:
@@ -232,7 +235,9 @@ def probe_task(arrays, nodes, mechanism, seed, distribution, agents, probe, supp
         lo, hi = bids.population_slices(mix, probe)
         strat = bids.assign(d, lo, hi)
         u_agent = np.bincount(
-            agent, weights=_run(arrays, nodes, mechanism, n, w, bids.shade(w, U, rules, strat)), minlength=n_agents
+            agent,
+            weights=run(bids.population_bids(rules, strat, w, np.zeros_like(w), U, bid_class=bid_class)),
+            minlength=n_agents,
         )
         s_agent = np.zeros(n_agents, dtype=np.int64)
         s_agent[agent] = strat

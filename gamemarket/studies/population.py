@@ -117,7 +117,8 @@ def run_chunk(
     n = market_for(mechanism).size(arrays)
     draws = bids.draw(n, seed, distribution=distribution)
     w, U = draws.private_bid, draws.U
-    run = _market(arrays, nodes, mechanism, n)
+    run = _market(arrays, nodes, mechanism, n, w)
+    bid_class = bids.bid_bin_codes(w)  # the same private bids in every run of the chunk
     if cfg.agents == "users":
         agent = np.unique(arrays["user"], return_inverse=True)[1]
         d = bids.user_draws(arrays["user"], seed)
@@ -126,14 +127,14 @@ def run_chunk(
         d = draws.G
     n_agents = int(agent.max()) + 1 if n else 0
     probe = max(cfg.probe, 1.0 / max(n_agents, 1)) if cfg.agents == "users" else cfg.probe
-    u0, _ = run(w, w.copy())
+    u0, _ = run(w.copy())
     u0_agent = np.bincount(agent, weights=u0, minlength=n_agents)
     out = []
     S = len(cfg.strategies)
     for x in mixtures:
         lo, hi = bids.population_slices(np.asarray(x), probe)
         strat = bids.assign(d, lo, hi)
-        u, summary = run(w, bids.population_bids(cfg.strategies, strat, w, draws.G, U))
+        u, summary = run(bids.population_bids(cfg.strategies, strat, w, draws.G, U, bid_class=bid_class))
         u_agent = np.bincount(agent, weights=u, minlength=n_agents)
         s_agent = np.zeros(n_agents, dtype=np.int64)
         s_agent[agent] = strat
@@ -159,15 +160,16 @@ def run_chunk(
     return out
 
 
-def _market(arrays: dict, nodes: int, provider: dict, n: int):
-    """``run(private, reported) -> (utility per job, provider summary)`` in the provider's market
-    (``gamemarket.market.base``: the scheduling market or the pricing market)."""
-    market = market_for(provider)
+def _market(arrays: dict, nodes: int, provider: dict, n: int, private: np.ndarray):
+    """``run(reported) -> (utility per job, provider summary)`` in the provider's market
+    (``gamemarket.market.base``: the scheduling market or the pricing market), for runs with the same
+    ``private`` bids (the market's ``runner`` computes once what they share)."""
     group = np.zeros(n, dtype=np.int64)
+    one = market_for(provider).runner(arrays, nodes, provider, private)
 
-    def run(w, rw):
-        res = market.run(arrays, nodes, provider, w, rw, group)
-        return res.jobs["utility"].to_numpy(), res.summary
+    def run(rw):
+        res = one(rw, group)
+        return np.asarray(res.jobs["utility"], dtype=float), res.summary
 
     return run
 
