@@ -58,6 +58,7 @@ from gamemarket.io.files import atomic_path, dumps_json
 from gamemarket.io.ownership import OutputFolder
 from gamemarket.market.base import market_for
 from gamemarket.studies.population import PopulationStore, on_scheduler
+from gamemarket.studies.population_config import search_family
 from gamemarket.studies.store import study_store, task_key
 
 #: the derivative-free optimisers the oracle can use: scipy.optimize's three, and optuna's TPE (an optional extra)
@@ -67,56 +68,6 @@ DEFAULT_BOUNDS = (0.0, 0.99)
 #: candidates' parameters are rounded to this step, so that a point has a short exact name and the search
 #: does not run twice what it has already run
 RESOLUTION = 0.01
-
-
-def search_family(name: str, where: str = "[game.exploration] field 'family'") -> ParametricFamily:
-    """The registered parametric family ``name``, its declaration checked against its own points.
-
-    Parameters
-    ----------
-    name : str
-        A family of ``gamemarket.consumers.FAMILIES`` (``per-class``, ``piecewise``, a plugin's).
-    where : str
-        The field that names it, for messages.
-
-    Raises
-    ------
-    InputError
-        An unknown family, one that is not parametric (no box to search), or one whose declared parameters
-        (``param_names``, ``bounds``) do not match its points.
-    """
-    known = sorted(n for n, f in FAMILIES.items() if isinstance(f, ParametricFamily))
-    if name not in FAMILIES:
-        raise InputError(f"{where}: unknown family {name!r}; expected one of {known}")
-    fam = FAMILIES.get(name)
-    if not isinstance(fam, ParametricFamily):
-        raise InputError(f"{where}: family {name!r} has no box of parameters to search; expected one of {known}")
-    problem = _declaration_problem(fam)
-    if problem:
-        raise InputError(f"{where}: family {name!r}: its parameters do not match its declaration: {problem}")
-    return fam
-
-
-def _declaration_problem(fam: ParametricFamily) -> str:
-    """What is wrong with a family's declaration (names, bounds, and a point's round trip), or ''."""
-    names, bounds = list(fam.param_names), list(fam.bounds)
-    if not names or len(set(names)) != len(names) or not all(isinstance(n, str) for n in names):
-        return f"param_names must be distinct names, got {names}"
-    if len(bounds) != len(names):
-        return f"{len(names)} param_names {names} but {len(bounds)} bounds"
-    for n, b in zip(names, bounds):
-        lo, hi = (float(v) for v in b)
-        if not (0 <= lo < hi <= 1):
-            return f"the bounds of {n!r} must lie within [0, 1) with lower < upper, got [{lo:g}, {hi:g})"
-    mid = np.array([round((float(lo) + float(hi)) / 2, 2) for lo, hi in bounds])
-    try:
-        s = fam.point(mid)
-        back = np.asarray(fam.coordinates(s), dtype=float)
-    except InputError as exc:
-        return f"its point at the middle of its bounds is refused ({exc})"
-    if s.family != fam.name or back.shape != mid.shape or not np.array_equal(back, mid):
-        return f"the point {mid.tolist()} comes back as {back.tolist()} of family {s.family!r}"
-    return ""
 
 
 def search_box(fam: ParametricFamily, bounds=DEFAULT_BOUNDS, where: str = "[game.exploration]") -> list:

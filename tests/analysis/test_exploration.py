@@ -82,11 +82,18 @@ class _Lopsided(ParametricFamily):
         return np.array(strategy.betas[:2])
 
 
-def test_a_family_whose_parameters_do_not_match_its_declaration_is_refused():
+def test_a_family_whose_parameters_do_not_match_its_declaration_is_refused(tmp_path, capsys):
     FAMILIES.register("lopsided", _Lopsided())
     try:
         with pytest.raises(InputError, match=r"family 'lopsided': its parameters do not match its declaration"):
             search_family("lopsided")
+        # from a study: exit 2 when the study is loaded, naming the file and the field, before any run
+        path = write_population_study(tmp_path, STUDY.replace('family = "per-class"', 'family = "lopsided"'))
+        assert main(["study", "run", str(path), "--no-progress"]) == 2
+        err = capsys.readouterr().err
+        assert f"{path}: [game.exploration] field 'family': family 'lopsided': its parameters do not match" in err
+        assert "3 param_names" not in err and "comes back as" in err and "Traceback" not in err
+        assert not (tmp_path / "studies" / "results").exists()
         bad = _Lopsided()
         bad.bounds = ((0.0, 1.0), (0.0, 1.5), (0.0, 1.0))
         with pytest.raises(InputError, match=r"the bounds of 'b' must lie within \[0, 1\)"):
