@@ -358,3 +358,22 @@ def test_a_markets_runner_gives_the_numbers_of_its_runs(kind):
             for c in (*JOB_COLUMNS, "start", "end", "flow", "valuation"):
                 if c in alone.jobs:
                     np.testing.assert_array_equal(np.asarray(alone.jobs[c]), np.asarray(shared.jobs[c]), err_msg=c)
+
+
+def test_sorted_draws_assign_as_assign_does():
+    """A chunk sorts its agents' draws once (``bids.SortedDraws``): every slicing gives ``assign``'s strategies,
+    ties and draws on an edge included."""
+    rng = np.random.default_rng(0)
+    checked = 0
+    for t in range(600):
+        n, k = int(rng.integers(1, 200)), int(rng.integers(1, 7))
+        d = rng.random(n)
+        x = rng.random(k) * (rng.random(k) > 0.3)
+        x = x / x.sum() if x.sum() > 0 else np.eye(k)[0]
+        lo, hi = bids.population_slices(x, 0.05 if (x == 0).sum() * 0.05 < 1 else 0.0)
+        if t % 3 == 0:  # ties, and draws exactly on the edges
+            d, lo, hi = np.round(d, 1), np.round(lo, 1), np.round(hi, 1)
+        a, b = bids.assign(d, lo, hi), bids.SortedDraws(d).assign(lo, hi)
+        assert a.dtype == b.dtype == np.int64 and np.array_equal(a, b)
+        checked += 1
+    assert checked == 600
