@@ -2,6 +2,7 @@
 
     python benchmarks/bench_population.py [--lpc] [--quick] [--studies]
     python benchmarks/bench_population.py --range    # only part (1c)
+    python benchmarks/bench_population.py --overhead [--lpc] [--all]    # only part (4), issue 30's overhead target
 
 Prints: (1) a random 2-role game, 5 + 5 strategies, 10 + 10 players, reduced by DPR to 4 + 4: the
 time to every equilibrium our solver finds, what its support enumeration tried, and how many a
@@ -227,7 +228,86 @@ def study(path: Path, n_jobs: int = 2) -> None:
     )
 
 
+def overhead(path: Path, n_jobs: int = 1, reps: int = 15, every: bool = False) -> dict:
+    """Issue 30's overhead target: a population study's simulations per second against the engine alone's, one
+    at a time (target: at least 0.75x).
+
+    The study is ``path`` cut to its first mechanism (``every``: all of them), run from an empty store with
+    ``n_jobs`` workers (its wall time counts the workload's loading, the bids, the analysis and the store; its
+    simulations are the runs it made). The engine alone is ``simulate.run_arrays`` (the ranks and the compiled
+    engine) on the same workload with the truthful bids of the study's first seed, ``reps`` times one at a time: its
+    median time a run (with ``every``, the mean over the mechanisms of their medians, weighted by each one's seeds,
+    in proportion to its runs). Wall and CPU time both: on a shared machine the wall time swings with the load."""
+    from gamemarket import bids
+    from gamemarket.analysis.population import run_population_study
+    from gamemarket.market.base import market_for
+    from gamemarket.market.simulate import Mechanism, run_arrays
+    from gamemarket.studies import load_study
+    from gamemarket.studies.population import PopulationRuns
+    from gamemarket.studies.runner import load_workload
+
+    spec = load_study(path)
+    if not every:
+        spec.providers = spec.providers[:1]
+    tmp = Path(tempfile.mkdtemp(prefix="bench-pop-"))
+    spec.results_dir = tmp
+    try:
+        t0, c0 = time.perf_counter(), time.process_time()
+        an = run_population_study(spec, n_jobs=n_jobs)
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0  # cpu: this process's (all of it at 1 worker)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    runs = PopulationRuns(spec, load_workload(spec))
+    draws = bids.draw(market_for(spec.providers[0].params()).size(runs.arrays), spec.seeds[0], distribution=spec.bids)
+    table = {c: runs.arrays[c] for c in ("id", "submit", "runtime", "estimate")}
+    table.update(private_bid=draws.private_bid, reported_bid=draws.private_bid, group=np.zeros(len(draws.G), np.int64))
+    per = {}
+    for prov in spec.providers:
+        m = Mechanism(prov.params()["scheduler"], prov.params()["payment"], prov.params()["reserve"])
+        run_arrays(table, runs.nodes, m)  # compiled already; once more to warm the caches
+        times, cpus = [], []
+        for _ in range(reps):
+            t, c = time.perf_counter(), time.process_time()
+            run_arrays(table, runs.nodes, m)
+            times.append(time.perf_counter() - t)
+            cpus.append(time.process_time() - c)
+        per[prov.name] = (float(np.median(times)), float(np.median(cpus)))
+    weight = {p: an.runs["seeds"].get(p, 1) for p in per}
+    engine = sum(per[p][0] * weight[p] for p in per) / sum(weight.values())
+    engine_cpu = sum(per[p][1] * weight[p] for p in per) / sum(weight.values())
+    label = spec.providers[0].name if len(per) == 1 else f"{len(per)} mechanisms"
+    made = an.runs["run_now"]
+    out = {
+        "study": spec.name,
+        "mechanism": label,
+        "jobs": an.meta["jobs"],
+        "workers": n_jobs,
+        "study_simulations": made,
+        "study_seconds": wall,
+        "study_per_second": made / wall,
+        "engine_seconds_median": engine,
+        "engine_per_second": 1 / engine,
+        "ratio": (made / wall) * engine,
+        "study_cpu_seconds": cpu,
+        "engine_cpu_seconds_median": engine_cpu,
+        "cpu_ratio": (made / cpu) * engine_cpu,
+    }
+    print(
+        f"  {spec.name} ({label}, {an.meta['jobs']:,} jobs, {n_jobs} worker(s)): {made:,} simulations in "
+        f"{wall:.1f} s = {made / wall:.2f}/s; the engine alone {engine * 1e3:.1f} ms a run = {1 / engine:.2f}/s "
+        f"(median of {reps}); ratio {out['ratio']:.2f} (target >= 0.75); in CPU time (less sensitive to a shared "
+        f"machine's load; one worker: the study is this process): {cpu:.1f} s against {engine_cpu * 1e3:.1f} ms a run, "
+        f"ratio {out['cpu_ratio']:.2f}"
+    )
+    return out
+
+
 def main() -> None:
+    if "--overhead" in sys.argv:  # issue 30's target only
+        print("(4) population-study overhead against the engine alone")
+        study_file = "population-shudler2010.toml" if "--lpc" in sys.argv else "population-default.toml"
+        overhead(ROOT / "studies" / study_file, every="--all" in sys.argv)
+        return
     if "--range" in sys.argv:
         print("(1c) the reference cross-check over issue 10's range")
         reference_range()

@@ -201,18 +201,21 @@ def bid_bin(w: np.ndarray) -> np.ndarray:
 BID_CLASSES = ("low", "middle", "high")
 
 
-def population_bids(strategies, strategy: np.ndarray, private_bid: np.ndarray, G: np.ndarray, U: np.ndarray):
+def population_bids(
+    strategies, strategy: np.ndarray, private_bid: np.ndarray, G: np.ndarray, U: np.ndarray, *, bid_class=None
+):
     """Reported bids when job ``i`` follows ``strategies[strategy[i]]`` (a population game's agents).
 
     Each strategy (a ``gamemarket.consumers.ConsumerStrategy``) reports the bids of its own jobs
     (``reported_bids``, elementwise, so a job's bid does not depend on which other jobs share its strategy).
     Where every strategy shades by a beta per bid class (``betas_by_class``), one table lookup gives the
     same numbers without gathering each strategy's jobs (the per-strategy path took about twice as long on
-    the LPC trace's 214,322 jobs and five rules).
+    the LPC trace's 214,322 jobs and five rules). ``bid_class``: ``bid_bin_codes(private_bid)``, where the
+    caller has them already (a chunk of runs with the same private bids).
     """
     w = np.asarray(private_bid, dtype=float)
     strategy = np.asarray(strategy)
-    bid_class = bid_bin_codes(w)
+    bid_class = bid_bin_codes(w) if bid_class is None else bid_class  # a chunk of runs reuses its bids' classes
     by_class = [s.betas_by_class for s in strategies]
     if all(b is not None for b in by_class):  # each shades by a beta per bid class: one table lookup, the same bits
         return w * (1.0 - np.array(by_class, dtype=float).reshape(len(strategies), -1)[strategy, bid_class] * U)
@@ -261,6 +264,27 @@ def assign(draw: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     order = np.lexsort((hi, lo))  # by lower edge; an empty slice (a vanishing probability) before its neighbour
     idx = np.searchsorted(hi[order], np.asarray(draw), side="right")
     return order[np.minimum(idx, len(order) - 1)].astype(np.int64)
+
+
+class SortedDraws:
+    """Uniform draws sorted once, so that :func:`assign` for many slicings of one run's agents (a chunk's
+    mixtures) costs a count and a scatter rather than a search: :meth:`assign` equals ``assign(draw, lo, hi)``."""
+
+    def __init__(self, draw: np.ndarray):
+        self.draw = np.asarray(draw)
+        self.perm = np.argsort(self.draw, kind="stable")
+        self.sorted = self.draw[self.perm]
+
+    def assign(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """``assign(draw, lo, hi)``: agent i gets ``order[#{k: hi[order][k] <= draw_i}]`` (capped at the last)."""
+        order = np.lexsort((hi, lo))
+        n = len(self.sorted)
+        # the k-th upper edge counts for every sorted draw from the first one at or above it
+        first = np.searchsorted(self.sorted, hi[order], side="left")
+        idx = np.cumsum(np.bincount(first, minlength=n + 1)[:n])
+        out = np.empty(n, dtype=np.int64)
+        out[self.perm] = order[np.minimum(idx, len(order) - 1)]
+        return out
 
 
 def user_draws(users: np.ndarray, seed: int) -> np.ndarray:

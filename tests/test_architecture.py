@@ -355,6 +355,7 @@ HEAVY = (  # the first that matches names the library: a module before its packa
     "pyarrow",
     "cvxpy",
     "nashpy",
+    "optuna",
     "pandas",
     "numba",
     "joblib",

@@ -12,10 +12,12 @@ end of its CI at or below the tolerance (certified), or when the budget of simul
 
 The oracle is a search: it certifies the deviations it evaluated, not every point of the family.
 
-Family. ``per-class``: a beta per private-bid class (low, middle, high), each in
-``[lower, upper]`` within ``[0, 1)``; today's shading rules are its points. :func:`point` makes
-the rule of a parameter vector, named from its parameters, so a point is stored and keyed like
-any other rule (a ``gamemarket.consumers.ShadingRule``, a point of the registered per-class family).
+Family. Any registered parametric family of consumer strategies (``gamemarket.consumers``), searched
+through its interface: its declared parameters and bounds (:func:`search_family` checks that they match
+its points), and its ``point`` and naming (:func:`point` rounds to ``RESOLUTION`` and calls it), so a
+point is stored, keyed and named as everywhere else. ``per-class`` is a beta per private-bid class (low,
+middle, high; today's shading rules are its points); ``piecewise`` is a beta linear in the private bid
+between 7 knots over [0, 180]. The search box is the study's ``bounds`` within the family's.
 
 Gain estimate (the probe estimate, common random numbers). A candidate's gain against mixture
 ``x`` on seed ``k`` is its agents' mean utility minus the mixture's expected payoff, both from
@@ -49,58 +51,88 @@ from scipy import optimize
 from gamemarket import bids, plugins
 from gamemarket.analysis.population import PopulationGames
 from gamemarket.confidence import t_interval
-from gamemarket.consumers import ShadingRule
+from gamemarket.consumers import FAMILIES, ConsumerStrategy, ParametricFamily
 from gamemarket.errors import InputError
 from gamemarket.games.rsg_equilibria import equilibria
 from gamemarket.io.files import atomic_path, dumps_json
 from gamemarket.io.ownership import OutputFolder
 from gamemarket.market.base import market_for
 from gamemarket.studies.population import PopulationStore, on_scheduler
+from gamemarket.studies.population_config import search_family
 from gamemarket.studies.store import study_store, task_key
 
-#: the families of shading rules exploration searches, by name: their parameters' names
-FAMILIES = {"per-class": bids.BID_CLASSES}
-#: the derivative-free optimisers the oracle can use (scipy.optimize)
-OPTIMISERS = ("nelder-mead", "differential_evolution", "direct")
-#: the default search box of the per-class family: betas in [0, 0.99] (a beta near 1 bids nothing)
+#: the derivative-free optimisers the oracle can use: scipy.optimize's three, and optuna's TPE (an optional extra)
+OPTIMISERS = ("nelder-mead", "differential_evolution", "direct", "optuna-tpe")
+#: the default search box of every parameter: [0, 0.99] (a beta near 1 bids nothing), within the family's bounds
 DEFAULT_BOUNDS = (0.0, 0.99)
 #: candidates' parameters are rounded to this step, so that a point has a short exact name and the search
 #: does not run twice what it has already run
 RESOLUTION = 0.01
 
 
-def point(betas, *, family: str = "per-class") -> ShadingRule:
-    """The shading rule at parameters ``betas`` of ``family``, named from its parameters.
-
-    Parameters
-    ----------
-    betas : sequence of float
-        One beta per private-bid class (low, middle, high), each in ``[0, 1)``.
-    family : str
-        The family; only ``per-class`` today.
-
-    Returns
-    -------
-    ShadingRule
-        Named ``per-class-LOW-MIDDLE-HIGH`` with two decimals (the parameters rounded to ``RESOLUTION``).
+def search_box(fam: ParametricFamily, bounds=DEFAULT_BOUNDS, where: str = "[game.exploration]") -> list:
+    """The box the oracle searches: per parameter, ``bounds`` ([lower, upper], the study's) within the family's
+    declared ``[low, high)`` (its upper end pulled in by ``RESOLUTION``, since a rounded point must stay inside).
 
     Raises
     ------
     InputError
-        An unknown family, the wrong number of parameters, or one outside ``[0, 1)``.
+        Where ``bounds`` leave no room inside a parameter's declared range, naming the field and the parameter.
     """
-    if family not in FAMILIES:
-        raise InputError(f"exploration: unknown family {family!r}; expected one of {sorted(FAMILIES)}")
-    b = [float(v) for v in betas]
-    if len(b) != len(FAMILIES[family]):
-        raise InputError(f"exploration: family {family!r} has parameters {list(FAMILIES[family])}, got {b}")
-    b = [round(round(v / RESOLUTION) * RESOLUTION, 10) for v in b]
-    return ShadingRule(f"{family}-" + "-".join(f"{v:.2f}" for v in b), tuple(b))
+    lo, hi = (float(v) for v in bounds)
+    box = []
+    for n, (flo, fhi) in zip(fam.param_names, fam.bounds):
+        b = (max(lo, float(flo)), min(hi, round(float(fhi) - RESOLUTION, 10)))
+        if not b[0] < b[1]:
+            raise InputError(
+                f"{where} field 'bounds': {[lo, hi]} leaves no room for parameter {n!r} of family "
+                f"{fam.name!r}, declared in [{flo:g}, {fhi:g})"
+            )
+        box.append(b)
+    return box
 
 
-def params_of(rule: ShadingRule) -> dict:
-    """A per-class rule's parameters by class name: ``{"low": ..., "middle": ..., "high": ...}``."""
-    return dict(zip(bids.BID_CLASSES, rule.betas))
+def point(x, *, family: str = "per-class") -> ConsumerStrategy:
+    """The strategy at parameters ``x`` of ``family`` (``ParametricFamily.point``), rounded to ``RESOLUTION``.
+
+    Parameters
+    ----------
+    x : sequence of float or mapping
+        The family's parameters in its ``param_names`` order (or by name), each within its declared bounds.
+    family : str
+        A registered parametric family (``per-class``, ``piecewise``, ...).
+
+    Returns
+    -------
+    ConsumerStrategy
+        Named by the family from its parameters (``per-class[0,0.9,0.81]``): one name for a point everywhere.
+
+    Raises
+    ------
+    InputError
+        An unknown family, the wrong parameters, or one outside its bounds.
+    """
+    fam = search_family(family, "exploration")
+    v = fam.check_point(x, "exploration")
+    return fam.point([round(round(float(c) / RESOLUTION) * RESOLUTION, 10) for c in v])
+
+
+def params_of(rule: ConsumerStrategy) -> dict:
+    """A strategy's parameters by name: a parametric family's point by its ``param_names`` (``{"low": ..,
+    "middle": .., "high": ..}`` for a per-class rule), else its stored ``params()``."""
+    fam = FAMILIES.get(rule.family)
+    if isinstance(fam, ParametricFamily):
+        return dict(zip(fam.param_names, (float(v) for v in fam.coordinates(rule))))
+    return rule.params()
+
+
+def strategy_entry(rule: ConsumerStrategy) -> dict:
+    """A strategy as ``data/exploration.json`` names it: its name, family and parameters, and its beta per
+    private-bid class where its family has classes."""
+    out = {"strategy": rule.name, "family": rule.family, "params": params_of(rule)}
+    if rule.betas_by_class is not None:
+        out["betas_by_class"] = list(rule.betas_by_class)
+    return out
 
 
 # ---------------------------------------------------------------------------- one seed's probe runs
@@ -116,20 +148,22 @@ def _seed_state(arrays, mechanism, seed, distribution, agents):
     return n, draws, agent, d
 
 
-def _run(arrays, nodes, mechanism, n, w, rw):
-    res = market_for(mechanism).run(arrays, nodes, mechanism, w, rw, np.zeros(n, dtype=np.int64))
-    return res.jobs["utility"].to_numpy()
+def _runner(arrays, nodes, mechanism, n, w):
+    """``run(reported) -> utility per job`` of the seed's runs (private bids ``w``; the market's ``runner``)."""
+    one = market_for(mechanism).runner(arrays, nodes, mechanism, w)
+    group = np.zeros(n, dtype=np.int64)
+    return lambda rw: np.asarray(one(rw, group).jobs["utility"], dtype=float)
 
 
 def baseline_task(arrays, nodes, mechanism, seed, distribution, agents) -> np.ndarray:
     """Each agent's utility in the all-truthful run of ``seed`` (the control variate of every probe payoff)."""
     n, draws, agent, _ = _seed_state(arrays, mechanism, seed, distribution, agents)
-    u0 = _run(arrays, nodes, mechanism, n, draws.private_bid, draws.private_bid.copy())
+    u0 = _runner(arrays, nodes, mechanism, n, draws.private_bid)(draws.private_bid.copy())
     return np.bincount(agent, weights=u0, minlength=int(agent.max()) + 1 if n else 0)
 
 
 def probe_task(arrays, nodes, mechanism, seed, distribution, agents, probe, support, x, candidates, u0_agent, share):
-    """The gains of ``candidates`` (betas) against the mixture ``x`` over the rules ``support`` on one seed.
+    """The gains of ``candidates`` (strategies) against the mixture ``x`` over the rules ``support`` on one seed.
 
     Without ``share`` each candidate has a run of its own (one probe slice); with it, all of them share one
     run, each in its own probe slice (fewer runs; each candidate's agents then face the other probes too).
@@ -143,15 +177,18 @@ def probe_task(arrays, nodes, mechanism, seed, distribution, agents, probe, supp
     n, draws, agent, d = _seed_state(arrays, mechanism, seed, distribution, agents)
     w, U = draws.private_bid, draws.U
     n_agents = len(u0_agent)
+    run, bid_class = _runner(arrays, nodes, mechanism, n, w), bids.bid_bin_codes(w)
     groups = [list(candidates)] if share else [[c] for c in candidates]
     out = []
     for group in groups:
-        rules = list(support) + [ShadingRule(f"candidate {k}", tuple(c)) for k, c in enumerate(group)]
+        rules = list(support) + list(group)
         mix = np.concatenate([np.asarray(x, dtype=float), np.zeros(len(group))])
         lo, hi = bids.population_slices(mix, probe)
         strat = bids.assign(d, lo, hi)
         u_agent = np.bincount(
-            agent, weights=_run(arrays, nodes, mechanism, n, w, bids.shade(w, U, rules, strat)), minlength=n_agents
+            agent,
+            weights=run(bids.population_bids(rules, strat, w, np.zeros_like(w), U, bid_class=bid_class)),
+            minlength=n_agents,
         )
         s_agent = np.zeros(n_agents, dtype=np.int64)
         s_agent[agent] = strat
@@ -176,16 +213,19 @@ def probe_task(arrays, nodes, mechanism, seed, distribution, agents, probe, supp
 class SearchResult:
     """What one best-response search found: the best deviation, its gain on the search seeds and on fresh ones."""
 
-    rule: ShadingRule
+    rule: ConsumerStrategy
     search_gain: float  #: mean gain over the search seeds (the objective the optimiser maximised)
     gain: list  #: [mean, low, high]: 95% t-interval over the confirmation seeds
     candidates: int  #: distinct candidates evaluated (the menu's rules included)
     simulations: int  #: market runs this search made (baselines included)
-    trace: list  #: (betas, search gain) of every candidate, in the order evaluated
+    trace: list  #: (name, search gain) of every candidate, in the order evaluated
 
 
 class ProbeOracle:
     """The best-response oracle of one mechanism: the single agent's deviation of largest gain in a family.
+
+    The family is searched through its interface (``gamemarket.consumers.ParametricFamily``): its declared
+    parameters and bounds, and its :meth:`~gamemarket.consumers.ParametricFamily.point` (via :func:`point`).
 
     Parameters
     ----------
@@ -208,12 +248,14 @@ class ProbeOracle:
         mechanism, the mixture, the candidate and the seed); never with ``share``.
     key_fields : dict, optional
         What else determines a gain (the workload's hash, the bids, the model version).
+    family : str
+        The parametric family searched (``search_family``): ``per-class``, ``piecewise``, ...
 
     Notes
     -----
     :attr:`simulations` counts the market runs the answers need, run now or read from the store (so a
     resumed search spends its budget as a fresh one does); :attr:`run_now` those this oracle ran. A
-    candidate asked for again (same betas, mixture and seeds, after rounding to ``RESOLUTION``) is read from
+    candidate asked for again (same strategy, mixture and seeds, after rounding to ``RESOLUTION``) is read from
     memory, not run again.
     """
 
@@ -230,7 +272,9 @@ class ProbeOracle:
         share: bool = False,
         store: PopulationStore | None = None,
         key_fields: dict | None = None,
+        family: str = "per-class",
     ):
+        self.family = search_family(family)
         self.arrays, self.nodes, self.mechanism = arrays, nodes, mechanism
         self.agents = cfg.agents
         n_agents = len(np.unique(arrays["user"])) if cfg.agents == "users" else market_for(mechanism).size(arrays)
@@ -262,23 +306,30 @@ class ProbeOracle:
         self._u0.update(zip(todo, res))
         self.run_now += len(todo)
 
+    def point(self, x) -> ConsumerStrategy:
+        """The searched family's strategy at parameters ``x`` (:func:`point`)."""
+        return point(x, family=self.family.name)
+
     def gains(self, support, x, candidates, seeds=None) -> np.ndarray:
-        """Gains (candidates x seeds) of the per-class betas ``candidates`` against mixture ``x`` over ``support``.
+        """Gains (candidates x seeds) of ``candidates`` against mixture ``x`` over ``support``.
 
         Parameters
         ----------
-        support : list of ShadingRule
+        support : list of ConsumerStrategy
             The rules the mixture plays.
         x : array_like
             Their probabilities (summing to 1).
-        candidates : list of sequence of float
-            Betas (low, middle, high), each rounded to ``RESOLUTION``.
+        candidates : list of ConsumerStrategy or of sequence of float
+            Strategies (of any family), or parameters of the searched family (:meth:`point`, rounded to
+            ``RESOLUTION``).
         seeds : list of int, optional
             Default: the search seeds.
         """
         seeds = self.seeds if seeds is None else [int(s) for s in seeds]
-        cands = [point(c).betas for c in candidates]
-        ctx = (tuple(r.betas for r in support), tuple(round(float(v), 12) for v in x))
+        rules = [c if isinstance(c, ConsumerStrategy) else self.point(c) for c in candidates]
+        by_key = {r.key(): r for r in rules}  # one strategy per key: equal parameters are one candidate
+        cands = [r.key() for r in rules]
+        ctx = (tuple(r.key() for r in support), tuple(round(float(v), 12) for v in x))
         # in the order asked (with ``share`` the order places the probe slices: the last one is the top slice)
         todo = list(dict.fromkeys(c for c in cands for s in seeds if (ctx, c, s) not in self._cache))
         if todo:
@@ -306,7 +357,7 @@ class ProbeOracle:
                     self.probe,
                     list(support),
                     list(x),
-                    cs,
+                    [by_key[c] for c in cs],
                     self._u0[s],
                     self.share,
                 )
@@ -336,107 +387,103 @@ class ProbeOracle:
     ) -> SearchResult:
         """The best deviation found against mixture ``x`` by ``optimiser`` within ``evaluations`` candidates.
 
-        The ``start`` rules (the menu) are evaluated first and count towards ``evaluations``; the optimiser
-        maximises the mean gain over the search seeds (``optimise``); the best candidate is then run on the
-        ``confirm_seeds`` (fresh seeds) for its gain's interval (on the search seeds where none are given).
+        The ``start`` rules (the menu, of any family) are evaluated first and count towards ``evaluations``;
+        the optimiser then searches the family's box (:func:`search_box` of ``bounds``) from the best of them
+        that the family can express (:func:`start_point`), maximising the mean gain over the search seeds
+        (:func:`optimise`); the best candidate is then run on the ``confirm_seeds`` (fresh seeds) for its
+        gain's interval (on the search seeds where none are given).
         """
         sims0 = self.simulations
-        trace: list = []
+        trace: list = []  # (strategy, search gain), in the order evaluated
         seen: set = set()
 
-        def objective(batch) -> list:
+        def evaluate(rules) -> list:
             # at most `evaluations` distinct candidates: the optimisers' own caps are approximate (whole
             # generations, a last simplex step), and a candidate past the cap is answered, not run
-            cands = [point(c).betas for c in batch]
             run = []
-            for c in dict.fromkeys(cands):
-                if c in seen or len(seen) < evaluations:
-                    seen.add(c)
-                    run.append(c)
-            got = dict(zip(run, self.gains(support, x, run).mean(axis=1).tolist())) if run else {}
-            trace.extend((c, got[c]) for c in run)
-            return [got.get(c, -1e300) for c in cands]
+            for r in {r.key(): r for r in rules}.values():
+                if r.key() in seen or len(seen) < evaluations:
+                    seen.add(r.key())
+                    run.append(r)
+            got = dict(zip([r.key() for r in run], self.gains(support, x, run).mean(axis=1).tolist())) if run else {}
+            trace.extend((r, got[r.key()]) for r in run)
+            return [got.get(r.key(), -1e300) for r in rules]
 
         if start:
-            objective([r.betas for r in start])
+            evaluate(list(start))
+        box = search_box(self.family, bounds)
+        x0 = next(
+            (p for r, _ in sorted(trace, key=lambda t: -t[1]) if (p := start_point(self.family, r)) is not None), None
+        )
         optimise(
-            objective,
-            len(bids.BID_CLASSES),
-            bounds,
+            lambda batch: evaluate([self.point(np.clip(c, *np.transpose(box))) for c in batch]),
+            box,
             optimiser,
             max(evaluations - len(start), 1),
-            x0=max(trace, key=lambda t: t[1])[0] if trace else None,
+            x0=x0,
             seed=rng_seed,
         )
         best = max(trace, key=lambda t: t[1])
         seeds = list(confirm_seeds) or self.seeds
         g = self.gains(support, x, [best[0]], seeds)[0]
         return SearchResult(
-            point(best[0]),
+            best[0],
             float(best[1]),
             list(t_interval(g)),
-            len({t[0] for t in trace}),
+            len({t[0].key() for t in trace}),
             self.simulations - sims0,
-            [(list(b), v) for b, v in trace],
+            [(r.name, v) for r, v in trace],
         )
 
 
-def optimise(objective, dim: int, bounds, optimiser: str, evaluations: int, *, x0=None, seed: int = 0) -> None:
-    """Maximise ``objective`` (a batch of points -> their values) over the box ``bounds`` ** ``dim``.
+def start_point(fam: ParametricFamily, rule: ConsumerStrategy):
+    """Where a search of ``fam`` may start from ``rule``: its coordinates where it is one of the family's
+    points; for a family on knots of the private bid (``piecewise``), the beta of each knot's bid class where
+    the rule shades by class (a per-class rule's closest point); else None."""
+    if rule.family == fam.name:
+        return np.asarray(fam.coordinates(rule), dtype=float)
+    knots = getattr(fam, "knots", None)
+    if knots is not None and rule.betas_by_class is not None and len(knots) == fam.dimension:
+        return np.asarray(rule.betas_by_class, dtype=float)[bids.bid_bin_codes(np.asarray(knots, dtype=float))]
+    return None
+
+
+def optimise(objective, box, optimiser: str, evaluations: int, *, x0=None, seed: int = 0) -> None:
+    """Maximise ``objective`` (a batch of points -> their values) over ``box``.
 
     Parameters
     ----------
     objective : callable
         ``objective(list of points) -> list of values``; it records what it is asked (the caller keeps the best).
-    dim : int
-    bounds : (float, float)
-        The box of every coordinate.
+    box : list of (float, float)
+        ``[lower, upper]`` of each coordinate (:func:`search_box`).
     optimiser : str
         ``differential_evolution`` (a generation at a time, [Storn1997]), ``nelder-mead`` (from ``x0``, one
-        point at a time) or ``direct`` (the locally biased DIRECT of Gablonsky and Kelley), all scipy.optimize.
+        point at a time), ``direct`` (the locally biased DIRECT of Gablonsky and Kelley), all scipy.optimize;
+        or ``optuna-tpe`` (optuna's tree-structured Parzen estimator, seeded, from ``x0``; the ``explore`` extra).
     evaluations : int
         The most objective values to ask for (approximately for differential evolution: whole generations).
     x0 : sequence of float, optional
-        A start point (Nelder-Mead's; the others ignore it but for differential evolution's first generation).
+        A start point (Nelder-Mead's and TPE's first; differential evolution's first generation holds it;
+        DIRECT ignores it).
     seed : int
-        The optimiser's random seed (differential evolution's).
+        The optimiser's random seed (differential evolution's and TPE's).
     """
-    lo, hi = bounds
-    box = [(lo, hi)] * dim
+    box = [(float(a), float(b)) for a, b in box]
+    lo, hi = np.array([b[0] for b in box]), np.array([b[1] for b in box])
 
     def f(v):  # one point: minimised
         return -objective([np.clip(v, lo, hi)])[0]
 
     if optimiser == "differential_evolution":
-        popsize = 5  # x dim points a generation: a short search of a 3-parameter family needs few generations
-        gens = max(evaluations // (popsize * dim) - 1, 0)
-        init = "latinhypercube"
-
-        def batch_map(func, pts):  # scipy's `workers`: one generation as one batch of candidates (one fan-out)
-            pts = [np.clip(p, lo, hi) for p in pts]
-            return [-v for v in objective(pts)]
-
-        if x0 is not None:
-            rng = np.random.default_rng(seed)
-            init = rng.uniform(lo, hi, (popsize * dim, dim))
-            init[0] = np.clip(x0, lo, hi)
-        optimize.differential_evolution(
-            f,
-            box,
-            maxiter=gens,
-            popsize=popsize,
-            init=init,
-            seed=seed,
-            polish=False,
-            tol=0,
-            updating="deferred",
-            workers=batch_map,
-        )
+        _differential_evolution(objective, f, box, evaluations, x0, seed)
     elif optimiser == "nelder-mead":
-        start = np.clip(np.asarray(x0 if x0 is not None else [(lo + hi) / 2] * dim, dtype=float), lo, hi)
+        dim = len(box)
+        start = np.clip(np.asarray(x0 if x0 is not None else (lo + hi) / 2, dtype=float), lo, hi)
         step = 0.25 * (hi - lo)
         simplex = [start] + [
-            np.clip(start + step * np.eye(dim)[k] * (1 if start[k] + step <= hi else -1), lo, hi) for k in range(dim)
+            np.clip(start + step[k] * np.eye(dim)[k] * (1 if start[k] + step[k] <= hi[k] else -1), lo, hi)
+            for k in range(dim)
         ]
         optimize.minimize(
             f,
@@ -446,18 +493,67 @@ def optimise(objective, dim: int, bounds, optimiser: str, evaluations: int, *, x
             options={"maxfev": evaluations, "initial_simplex": np.array(simplex), "xatol": RESOLUTION, "fatol": 0},
         )
     elif optimiser == "direct":
-        optimize.direct(f, box, maxfun=evaluations, locally_biased=True, len_tol=RESOLUTION / (hi - lo))
+        optimize.direct(f, box, maxfun=evaluations, locally_biased=True, len_tol=RESOLUTION / float(min(hi - lo)))
+    elif optimiser == "optuna-tpe":
+        _tpe(objective, box, evaluations, x0, seed)
     else:
         raise InputError(f"exploration: unknown optimiser {optimiser!r}; expected one of {list(OPTIMISERS)}")
 
 
+def _differential_evolution(objective, f, box, evaluations: int, x0, seed: int) -> None:
+    """scipy's differential evolution, a generation as one batch of candidates (one fan-out of runs)."""
+    dim = len(box)
+    lo, hi = np.array([b[0] for b in box]), np.array([b[1] for b in box])
+    popsize = 5  # x dim points a generation: a short search of a 3-parameter family needs few generations
+    gens = max(evaluations // (popsize * dim) - 1, 0)
+    init = "latinhypercube"
+
+    def batch_map(func, pts):  # scipy's `workers`: one generation as one batch of candidates (one fan-out)
+        pts = [np.clip(p, lo, hi) for p in pts]
+        return [-v for v in objective(pts)]
+
+    if x0 is not None:
+        rng = np.random.default_rng(seed)
+        init = rng.uniform(lo, hi, (popsize * dim, dim))
+        init[0] = np.clip(x0, lo, hi)
+    optimize.differential_evolution(
+        f,
+        box,
+        maxiter=gens,
+        popsize=popsize,
+        init=init,
+        seed=seed,
+        polish=False,
+        tol=0,
+        updating="deferred",
+        workers=batch_map,
+    )
+
+
+def _tpe(objective, box, evaluations: int, x0, seed: int) -> None:
+    """optuna's TPE sampler (seeded, so the same seed asks the same points), one point at a time, ``x0`` first."""
+    try:
+        import optuna  # deferred: an optional extra (``pip install gamemarket[explore]``), and slow to import
+    except ImportError:
+        raise InputError(
+            "[game.exploration] field 'optimiser': 'optuna-tpe' needs optuna; install it with "
+            "`pip install gamemarket[explore]`, or choose one of "
+            f"{[o for o in OPTIMISERS if o != 'optuna-tpe']}"
+        ) from None
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    study = optuna.create_study(direction="maximize", sampler=optuna.samplers.TPESampler(seed=seed))
+    names = [f"x{k}" for k in range(len(box))]
+    if x0 is not None:
+        study.enqueue_trial(dict(zip(names, (float(v) for v in np.clip(x0, *np.transpose(box))))))
+    for _ in range(evaluations):
+        trial = study.ask()
+        v = [trial.suggest_float(n, lo, hi) for n, (lo, hi) in zip(names, box)]
+        study.tell(trial, float(objective([np.array(v)])[0]))
+
+
 # ---------------------------------------------------------------------------- the exploration loop
 def _mixture_entry(rules, x) -> list[dict]:
-    return [
-        {"strategy": r.name, "params": params_of(r), "betas_by_class": list(r.betas), "probability": float(p)}
-        for r, p in zip(rules, x)
-        if p > 0
-    ]
+    return [{**strategy_entry(r), "probability": float(p)} for r, p in zip(rules, x) if p > 0]
 
 
 def _decide(gain, tol) -> str:
@@ -482,7 +578,7 @@ def _confirm(oracle, support, x, r: SearchResult, confirm: list, cfg, tol: float
         if oracle.simulations + 2 * step > budget:
             break
         seeds += list(range(max(seeds) + 1, max(seeds) + 1 + step))
-        gain = list(t_interval(oracle.gains(support, x, [r.rule.betas], seeds)[0]))
+        gain = list(t_interval(oracle.gains(support, x, [r.rule], seeds)[0]))
     return gain, len(seeds)
 
 
@@ -492,9 +588,7 @@ def _equilibrium_entry(menu, mixture, r, gain, n_confirm: int, verdict: str) -> 
     return {
         "mixture": _mixture_entry(menu, mixture),
         "best_deviation": {
-            "strategy": r.rule.name,
-            "params": params_of(r.rule),
-            "betas_by_class": list(r.rule.betas),
+            **strategy_entry(r.rule),
             "gain": gain,
             "search_gain": r.search_gain,
             "confirmation_seeds": n_confirm,
@@ -539,7 +633,8 @@ def explore_mechanism(st, provider, ex: dict, *, n_jobs: int = 1) -> dict:
         seeds,
         n_jobs=n_jobs,
         store=PopulationStore(Path(spec.results_dir) / "exploration"),
-        key_fields={**key_fields, "oracle": 1},
+        key_fields={**key_fields, "oracle": 2},  # 2: candidates keyed by their family and parameters
+        family=ex["family"],
     )
     menu = list(cfg.strategies)
     rounds, games_sims = [], 0
@@ -580,7 +675,7 @@ def explore_mechanism(st, provider, ex: dict, *, n_jobs: int = 1) -> dict:
                 oracle, support, e.mixture[on], r, confirm, cfg, tol, ex["budget"] - games_sims, ex["confirm_seeds"]
             )
             verdict = _decide(gain, tol)
-            known = [m for m in menu + added if m.betas == r.rule.betas]
+            known = [m for m in menu + added if m.key() == r.rule.key()]
             if verdict == "deviation" and not known:
                 added.append(r.rule)
             elif verdict == "deviation":
@@ -608,7 +703,7 @@ def explore_mechanism(st, provider, ex: dict, *, n_jobs: int = 1) -> dict:
         "equilibria": last["equilibria"],
         "menu_only": rounds[0]["equilibria"] if rounds else [],
         "rounds": rounds,
-        "menu": [{"strategy": n_, "params": params_of(by_name[n_])} for n_ in last["menu"]],
+        "menu": [strategy_entry(by_name[n_]) for n_ in last["menu"]],
         "not_solved": [m.name for m in menu if m.name not in last["menu"]],  #: added, then the budget ran out
         "certified": certified,
         "reason": reason,
@@ -643,6 +738,8 @@ def run_exploration(spec, *, n_jobs: int = 1, progress: bool = False, scheduler_
     ex = getattr(spec, "exploration", None)
     if spec.population is None or ex is None:
         raise InputError(f"study {spec.name!r}: [game] has no 'exploration' table to run")
+    where = f"{spec.name}: [game.exploration]"
+    search_box(search_family(ex["family"], f"{where} field 'family'"), ex["bounds"], where)  # before any run
     with study_store(spec).lock("exploration run"), on_scheduler(scheduler_address):
         t0 = time.perf_counter()
         st = PopulationGames(spec, n_jobs=n_jobs, progress=progress, scheduler_address=scheduler_address)
@@ -651,7 +748,7 @@ def run_exploration(spec, *, n_jobs: int = 1, progress: bool = False, scheduler_
     return {
         "study": spec.name,
         "family": ex["family"],
-        "parameters": list(FAMILIES[ex["family"]]),
+        "parameters": list(search_family(ex["family"]).param_names),
         "bounds": list(ex["bounds"]),
         "optimiser": ex["optimiser"],
         "budget": ex["budget"],
@@ -666,9 +763,20 @@ def run_exploration(spec, *, n_jobs: int = 1, progress: bool = False, scheduler_
     }
 
 
+#: what a run of the exploration measured of itself, not of the market: the command's log, never the report's data
+RUN_ONLY = ("wall_seconds", "oracle_run_now")
+
+
 def write_exploration(result: dict, folder: OutputFolder) -> Path:
-    """Write ``data/exploration.json`` (strict JSON) into a claimed report folder; returns its path."""
+    """Write ``data/exploration.json`` (strict JSON) into a claimed report folder; returns its path.
+
+    The timings and the runs made by this call (``RUN_ONLY``) are left out: a rerun that reads every run back
+    writes the same file."""
+    kept = {k: v for k, v in result.items() if k not in RUN_ONLY}
+    kept["mechanisms"] = {
+        n: {k: v for k, v in m.items() if k not in RUN_ONLY} for n, m in result.get("mechanisms", {}).items()
+    }
     path = folder.file("data/exploration.json")
     with atomic_path(path, "exploration data") as tmp:
-        tmp.write_text(dumps_json(result, indent=1))
+        tmp.write_text(dumps_json(kept, indent=1))
     return path

@@ -165,30 +165,27 @@ def _run_population(a, spec, *, force: bool) -> int:
         f"{an.runs['wall_seconds']:.1f} s; results in {spec.results_dir}"
     )
     _print_population(an)
+    ex = _run_exploration(a, spec) if spec.exploration is not None else None
     if not a.no_report:
         # deferred: joblib, matplotlib, matplotlib.pyplot, pandas, pyarrow, scipy.optimize
         from gamemarket.reports.population import write_population_report
 
-        print(f"report: {write_population_report(an, force=force)}")
-    if spec.exploration is not None:
-        _run_exploration(a, spec, force=force)
+        print(f"report: {write_population_report(an, force=force, exploration=ex)}")
     return 0
 
 
-def _run_exploration(a, spec, *, force: bool) -> None:
-    """The study's strategy exploration (``[game] exploration``), after its menu-only answer; its
-    ``data/exploration.json`` goes into the report folder (the report's own section is to come)."""
+def _run_exploration(a, spec) -> dict:
+    """The study's strategy exploration (``[game] exploration``), after its menu-only answer; the report
+    renders it and writes its ``data/exploration.json``."""
     # deferred: the analysis (pandas, scipy.optimize) only for a study that explores
-    from gamemarket.analysis.exploration import run_exploration, write_exploration
+    from gamemarket.analysis.exploration import run_exploration
 
     ex = run_exploration(spec, n_jobs=a.n_jobs, progress=not a.no_progress, scheduler_address=a.scheduler_address)
     for name, m in ex["mechanisms"].items():
         verdict = "certified" if m["certified"] else f"not certified: {m['reason']}"
         print(f"  exploration {name}: {len(m['menu'])} rules in the menu, {m['simulations']} simulations; {verdict}")
-    if not a.no_report:
-        from gamemarket.reports.report import claim_folder  # deferred: matplotlib, as the report's own imports
-
-        print(f"exploration: {write_exploration(ex, claim_folder(Path(spec.report_dir), spec, force))}")
+    print(f"exploration: {ex['simulations']} simulations in {ex['wall_seconds']:.1f} s")
+    return ex
 
 
 def _run_bimatrix(a, spec) -> int:

@@ -90,6 +90,11 @@ class Market(Protocol):
     ) -> MarketRun:
         """One profile: the provider's mechanism with these bids."""
 
+    def runner(self, arrays: dict, nodes: int, provider: dict, private: np.ndarray):
+        """``run(reported, group) -> MarketRun``: many runs of one provider with the same private bids, each
+        equal to ``run`` with them (its per-job outcome as a table or as column arrays); a market may compute
+        once what no reported bid changes."""
+
     def run_many(
         self,
         arrays: dict,

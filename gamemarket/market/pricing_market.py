@@ -297,6 +297,11 @@ class PricingMarket:
         params = {k: v for k, v in provider.items() if k not in ("kind", "mechanism")}
         return run(arrays["A"], arrays["R"], private, reported, group, provider["mechanism"], params=params)
 
+    def runner(self, arrays, nodes, provider, private):
+        """``run(reported, group) -> MarketRun`` of one mechanism with these private bids: ``run`` itself (each
+        run solves its own allocation problem: nothing to share)."""
+        return lambda reported, group: self.run(arrays, nodes, provider, private, reported, group)
+
     def run_many(self, arrays, nodes, providers, private, reported, group) -> list[MarketRun]:
         """Each mechanism solves its own allocation problem: nothing to share."""
         return [self.run(arrays, nodes, p, private, reported, group) for p in providers]

@@ -13,12 +13,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from gamemarket.bids import bid_bin_codes
 from gamemarket.errors import InputError
 from gamemarket.io.files import check_table
+from gamemarket.market import outcomes
 from gamemarket.market.payments import PAYMENTS
 from gamemarket.market.runs import MarketRun, PreparedWorkload
 from gamemarket.market.schedulers import SCHEDULERS
-from gamemarket.market.simulate import Mechanism, simulate, simulate_many
+from gamemarket.market.simulate import Mechanism, run_arrays, simulate, simulate_many
 from gamemarket.workloads import WorkloadModel, load, synthetic_spec
 
 
@@ -122,6 +124,30 @@ class SchedulingMarket:
         table = _table(arrays, private, reported, group)
         res = simulate(table, nodes, _mechanism(provider), validate=False)
         return MarketRun(res.jobs, res.summary)
+
+    def runner(self, arrays, nodes, provider, private):
+        """``run(reported, group) -> MarketRun``: many runs of one provider with the same private bids (a
+        population study's chunk, a seed's probes), each equal to ``run(arrays, nodes, provider, private,
+        reported, group)`` but for its per-job outcome, column arrays as ``run_many`` gives them. What no
+        reported bid changes (the job columns, the run-time groups, the private bids' classes) is computed
+        once: building a table and ranking the run times again cost a fifth of a population run."""
+        table = {c: arrays[c] for c in ("id", "submit", "runtime", "estimate")}
+        table["private_bid"] = private
+        mech = _mechanism(provider)
+        groups = outcomes.runtime_group_codes(
+            np.asarray(table["runtime"], dtype=np.int64), np.asarray(table["id"], dtype=np.int64)
+        )
+        bid_codes = bid_bin_codes(np.asarray(private, dtype=np.float64))
+
+        def run(reported, group) -> MarketRun:
+            t = {**table, "reported_bid": reported, "group": group}
+            start, end, pay, npre, steps = run_arrays(t, nodes, mech)
+            jobs = outcomes.per_job_columns(t, start, end, pay, npre, runtime_codes=groups, bid_codes=bid_codes)
+            summ = outcomes.summary(jobs, nodes)
+            summ["allocation_steps"] = int(steps)  # as simulate's summary has it
+            return MarketRun(jobs, summ)
+
+        return run
 
     def run_many(self, arrays, nodes, providers, private, reported, group) -> list[MarketRun]:
         """One engine pass per scheduler pays every payment scheme and reservation price asked for

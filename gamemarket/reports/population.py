@@ -5,6 +5,8 @@ per mechanism, the consumers' equilibria (mixture, regret with its bootstrap CI,
 stability, revenue and welfare) and each strategy's gain over truthful at the all-truthful
 population; the provider's choice; the simulations used. Figures: truthful-deviation gains with
 CIs, revenue at equilibrium, and the replicator flow on the simplex where a game has 3 strategies.
+A study that explores (``[game] exploration``) adds, to the first paragraph, what users do per mechanism
+when every rule of the family is open and how sure we are, and a section on how the menu grew.
 """
 
 from __future__ import annotations
@@ -19,8 +21,10 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from gamemarket import __version__  # noqa: E402
+from gamemarket.analysis.exploration import write_exploration  # noqa: E402
 from gamemarket.games.egta import to_tidy, write_egta  # noqa: E402
 from gamemarket.games.io import mixture_words, write_json  # noqa: E402
+from gamemarket.io.files import read_json  # noqa: E402
 from gamemarket.io.jobtable import write_table  # noqa: E402
 from gamemarket.io.names import slug, workload_name  # noqa: E402
 from gamemarket.io.ownership import OutputFolder  # noqa: E402
@@ -336,20 +340,41 @@ def _flow(game, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return pts, vec, np.linalg.norm(vec, axis=1)
 
 
-def write_population_report(an, out_dir: str | Path | None = None, *, force: bool = False) -> Path:
+def write_population_report(
+    an, out_dir: str | Path | None = None, *, force: bool = False, exploration: dict | None = None
+) -> Path:
     """Render the analysis of a population study under ``out_dir`` (default: the study's report folder).
 
-    Each section is one builder (a list of Markdown lines, joined by newlines)."""
+    Each section is one builder (a list of Markdown lines, joined by newlines).
+
+    Parameters
+    ----------
+    an : PopulationAnalysis
+    out_dir : str or Path, optional
+    force : bool
+        Replace a folder this package did not write.
+    exploration : dict, optional
+        The study's strategy exploration (``gamemarket.analysis.exploration.run_exploration``): written to
+        ``data/exploration.json`` and rendered (the first paragraph's answer with the family open, and its
+        section). Without it, a study with ``[game] exploration`` renders the one its last run wrote into the
+        folder (a report from stored results keeps it, rather than removing it as stale).
+    """
     spec = an.spec
     out = claim_folder(Path(out_dir) if out_dir else spec.report_dir, spec, force)
+    if exploration is None:
+        exploration = stored_exploration(out, spec)
     eq, gains = tables(an)
     _write_data(an, out, eq, gains)
+    if exploration is not None:
+        write_exploration(exploration, out)  # before finish(): else it is a stale file of an earlier report
     figs = _draw_figures(an, out, eq, gains)
     joint = an.provider.get("joint")
-    md = _intro_section(an) + _method_section(an) + _truthful_section(an) + _equilibria_section(an)
+    md = _intro_section(an, exploration) + _method_section(an) + _truthful_section(an) + _equilibria_section(an)
     md += _provider_section(an)
     if joint is not None:
         md += _joint_section(joint)
+    if exploration is not None:
+        md += _exploration_section(exploration)
     md += _simulations_section(an.runs)
     for f in figs:
         md += [figure_lines(f.stem, f.name, HOW_TO_READ[f.name])]
@@ -417,13 +442,14 @@ def _draw_figures(an, out: OutputFolder, eq: pd.DataFrame, gains: pd.DataFrame) 
     return figs
 
 
-def _intro_section(an) -> list[str]:
-    """The title, what the study answers, its description, the workload and the strategies."""
+def _intro_section(an, exploration: dict | None = None) -> list[str]:
+    """The title, what the study answers (with the family open, where the study explores), its description, the
+    workload and the strategies."""
     spec, cfg = an.spec, an.config
     return [
         f"# {spec.name}: population game",
         "",
-        first_paragraph(an),
+        first_paragraph(an) + (" " + exploration_paragraph(exploration) if exploration is not None else ""),
         "",
         *([f"_{spec.description}_", ""] if spec.description.strip() else []),
         f"Workload: {workload_words(an.meta)} ({an.meta['jobs']:,} jobs, {an.meta['nodes']} nodes). "
@@ -546,5 +572,144 @@ def _simulations_section(r: dict) -> list[str]:
         + ", ".join(f"{k} {v}" for k, v in r["seeds"].items())
         + f"), against {r['fixed_design']:,} for a fixed design with every mechanism at the largest seed count "
         "used. (How many ran in each call, and how long they took, is in the command's log.)",
+        "",
+    ]
+
+
+# ---------------------------------------------------------------------------- strategy exploration
+def stored_exploration(out: OutputFolder, spec) -> dict | None:
+    """The exploration this study's last run wrote into the report folder (``data/exploration.json``, owned by
+    the folder), so that a report made from stored results renders it again rather than removing it as stale."""
+    path = out.path / "data" / "exploration.json"
+    if spec.exploration is None or not out.owns("data/exploration.json") or not path.is_file():
+        return None
+    ex = read_json(path, "exploration data")
+    return ex if isinstance(ex, dict) and ex.get("study") == spec.name else None
+
+
+def _mixture_of(entry: dict) -> str:
+    """An exploration equilibrium's mixture in words (``mixture_words``)."""
+    return mixture_words({x["strategy"]: x["probability"] for x in entry["mixture"]})
+
+
+def _tolerance_words(m: dict) -> str:
+    return f"the tolerance {num(m['tolerance'])}" if m.get("tolerance") is not None else "the tolerance"
+
+
+def exploration_paragraph(ex: dict) -> str:
+    """Per mechanism, what users do when any rule of the family is open to them, and how sure we are (every
+    number from the exploration's answer)."""
+    parts = [
+        f"**With every rule of the {ex['family']} family open** (a best-response search by {ex['optimiser']} "
+        f"over {', '.join(ex['parameters'])} in [{num(ex['bounds'][0])}, {num(ex['bounds'][1])}], growing each "
+        "mechanism's menu until no deviation found gains more than the tolerance):"
+    ]
+    per = []
+    for name, m in ex["mechanisms"].items():
+        eqs = m["equilibria"]
+        if not eqs:
+            per.append(f"under {name} no equilibrium is found over the explored menu ({m['reason']})")
+            continue
+        words = " or ".join(_mixture_of(e) for e in eqs)
+        best = max(eqs, key=lambda e: e["best_deviation"]["gain"][2])["best_deviation"]
+        evaluated = sum(e["candidates_evaluated"] for e in eqs)
+        gain = f"{best['strategy']}, gains {_ci(best['gain'], 3, sign=True)} {UNIT}"
+        if m["certified"]:
+            sure = (
+                f"certified: of {evaluated:,} rules evaluated, the best, {gain}, at most {_tolerance_words(m)} "
+                "at 95% confidence"
+            )
+        else:
+            sure = f"not certified, since {m['reason']}; the best deviation found, {gain} against {_tolerance_words(m)}"
+        per.append(f"under {name} users play {words} ({sure})")
+    parts.append("; ".join(per) + ".")
+    parts.append(
+        "The oracle is a search: it certifies the rules it evaluated, not every rule of the family, and a rule it "
+        "did not try may still gain more."
+    )
+    return " ".join(parts)
+
+
+def _exploration_section(ex: dict) -> list[str]:
+    """How the menu grew per mechanism (round by round: each equilibrium's best deviation, its gain and CI, what
+    was added), and the final answer beside the menu-only one."""
+    grew, final = [], []
+    for name, m in ex["mechanisms"].items():
+        for k, r in enumerate(m["rounds"]):
+            for e in r["equilibria"]:
+                d = e["best_deviation"]
+                grew.append(
+                    [
+                        name,
+                        str(k + 1),
+                        str(len(r["menu"])),
+                        _mixture_of(e),
+                        d["strategy"],
+                        _ci(d["gain"], 3, sign=True),
+                        num(r["tolerance"]),
+                        str(e["candidates_evaluated"]),
+                        e["verdict"],
+                    ]
+                )
+            grew.append(
+                [
+                    name,
+                    str(k + 1),
+                    str(len(r["menu"])),
+                    "",
+                    "",
+                    "",
+                    "",
+                    "",
+                    "added: " + (", ".join(r["added"]) or "none"),
+                ]
+            )
+        final.append(
+            [
+                name,
+                " or ".join(_mixture_of(e) for e in m["menu_only"]) or "none",
+                " or ".join(_mixture_of(e) for e in m["equilibria"]) or "none",
+                "yes" if m["certified"] else "no",
+                f"{m['simulations']:,}",
+                m["reason"] or "",
+            ]
+        )
+    return [
+        "",
+        "## Strategy exploration: the menu grown by a best-response search",
+        "",
+        f"Per mechanism, the reduced game over the menu is solved; against each equilibrium, the oracle searches "
+        f"the {ex['family']} family ({', '.join(ex['parameters'])}, each in [{num(ex['bounds'][0])}, "
+        f"{num(ex['bounds'][1])}]) by {ex['optimiser']} for the single agent's deviation of largest gain, at most "
+        f"{ex['evaluations']:,} rules a search (the menu's own first), its gain the probe estimate with common "
+        "random numbers on the study's seeds. The best rule found is then run on fresh seeds (up to "
+        f"{ex['confirm_seeds']:,}) for its gain's 95% CI; where that CI lies above the tolerance the rule joins the "
+        "menu and the game is solved again. An equilibrium is certified where the CI's upper end is at most the "
+        f"tolerance; the budget is {ex['budget']:,} simulations per mechanism. {ex['note'].capitalize()}.",
+        "",
+        f"### How the menu grew (gains in {UNIT}, 95% CI on fresh seeds)",
+        "",
+        md_table(
+            [
+                "mechanism",
+                "round",
+                "rules",
+                "equilibrium",
+                "best deviation found",
+                "gain",
+                "tolerance",
+                "rules evaluated",
+                "verdict",
+            ],
+            grew,
+        ),
+        "",
+        "### The answer with exploration beside the menu-only one",
+        "",
+        md_table(
+            ["mechanism", "menu only", "with exploration", "certified", "simulations", "why not certified"], final
+        ),
+        "",
+        f"{ex['simulations']:,} simulations in all.",
         "",
     ]

@@ -107,8 +107,13 @@ def run_chunk(
     mixtures: list,
     cfg: PopulationConfig,
     distribution: bids.BidDistribution,
+    workload_key: str | None = None,
 ) -> list[dict]:
     """Every mixture of one (mechanism, seed), after the all-truthful baseline of the same seed.
+
+    With ``workload_key`` (the workload's content hash) the baseline is kept in this process (``BASELINES``)
+    and reused by the next chunk of the same workload, nodes, mechanism, seed and bids: a study asks for many
+    small chunks (adaptive seeds, candidates, the provider-consumer game), each of which ran it again.
 
     Returns one record per mixture: per strategy the number of agents and jobs and the sums of
     their utilities in this run and in the baseline; the provider's revenue, utilization and welfare.
@@ -117,7 +122,8 @@ def run_chunk(
     n = market_for(mechanism).size(arrays)
     draws = bids.draw(n, seed, distribution=distribution)
     w, U = draws.private_bid, draws.U
-    run = _market(arrays, nodes, mechanism, n)
+    run = _market(arrays, nodes, mechanism, n, w)
+    bid_class = bids.bid_bin_codes(w)  # the same private bids in every run of the chunk
     if cfg.agents == "users":
         agent = np.unique(arrays["user"], return_inverse=True)[1]
         d = bids.user_draws(arrays["user"], seed)
@@ -126,14 +132,26 @@ def run_chunk(
         d = draws.G
     n_agents = int(agent.max()) + 1 if n else 0
     probe = max(cfg.probe, 1.0 / max(n_agents, 1)) if cfg.agents == "users" else cfg.probe
-    u0, _ = run(w, w.copy())
+    base_key = (
+        None
+        if workload_key is None
+        else (workload_key, int(nodes), json.dumps(mechanism, sort_keys=True), int(seed), repr(distribution))
+    )
+    u0 = BASELINES.pop(base_key, None) if base_key is not None else None
+    if u0 is None:
+        u0, _ = run(w.copy())
+    if base_key is not None:  # most recently used last; the oldest goes beyond the bound
+        BASELINES[base_key] = u0
+        while len(BASELINES) > MAX_BASELINES:
+            BASELINES.pop(next(iter(BASELINES)))
     u0_agent = np.bincount(agent, weights=u0, minlength=n_agents)
     out = []
     S = len(cfg.strategies)
+    draws_sorted = bids.SortedDraws(d)  # the same agents' draws for every mixture of the chunk
     for x in mixtures:
         lo, hi = bids.population_slices(np.asarray(x), probe)
-        strat = bids.assign(d, lo, hi)
-        u, summary = run(w, bids.population_bids(cfg.strategies, strat, w, draws.G, U))
+        strat = draws_sorted.assign(lo, hi)
+        u, summary = run(bids.population_bids(cfg.strategies, strat, w, draws.G, U, bid_class=bid_class))
         u_agent = np.bincount(agent, weights=u, minlength=n_agents)
         s_agent = np.zeros(n_agents, dtype=np.int64)
         s_agent[agent] = strat
@@ -159,15 +177,22 @@ def run_chunk(
     return out
 
 
-def _market(arrays: dict, nodes: int, provider: dict, n: int):
-    """``run(private, reported) -> (utility per job, provider summary)`` in the provider's market
-    (``gamemarket.market.base``: the scheduling market or the pricing market)."""
-    market = market_for(provider)
-    group = np.zeros(n, dtype=np.int64)
+#: the all-truthful baselines this process ran, by (workload, nodes, mechanism, seed, bids): each a float array of
+#: the jobs' utilities (1.7 MB at LPC's 214,322 jobs), at most ``MAX_BASELINES`` of them
+BASELINES: dict = {}
+MAX_BASELINES = 16
 
-    def run(w, rw):
-        res = market.run(arrays, nodes, provider, w, rw, group)
-        return res.jobs["utility"].to_numpy(), res.summary
+
+def _market(arrays: dict, nodes: int, provider: dict, n: int, private: np.ndarray):
+    """``run(reported) -> (utility per job, provider summary)`` in the provider's market
+    (``gamemarket.market.base``: the scheduling market or the pricing market), for runs with the same
+    ``private`` bids (the market's ``runner`` computes once what they share)."""
+    group = np.zeros(n, dtype=np.int64)
+    one = market_for(provider).runner(arrays, nodes, provider, private)
+
+    def run(rw):
+        res = one(rw, group)
+        return np.asarray(res.jobs["utility"], dtype=float), res.summary
 
     return run
 
@@ -316,6 +341,7 @@ class PopulationRuns:
                 root,
                 [self.key(provs[p], m, s) for m in mixes],
                 None if remote else os.getpid(),
+                self.base["workload"],
             )
             for p, s, mixes in todo
         )
@@ -353,12 +379,14 @@ class PopulationRuns:
         return out
 
 
-def _chunk_task(arrays, nodes, provider_params, seed, mixtures, cfg, distribution, root, keys, parent_pid) -> list:
+def _chunk_task(
+    arrays, nodes, provider_params, seed, mixtures, cfg, distribution, root, keys, parent_pid, workload_key=None
+) -> list:
     """Run one chunk (:func:`run_chunk`): with a results folder ``root`` (local workers) store each run here and
     return ``(key, None)`` pairs; without one (dask workers on other machines) return ``(key, record)`` pairs
     for the parent to store."""
     exit_with_parent(parent_pid)  # never write results for a run that was killed
-    recs = run_chunk(arrays, nodes, provider_params, seed, mixtures, cfg, distribution)
+    recs = run_chunk(arrays, nodes, provider_params, seed, mixtures, cfg, distribution, workload_key)
     if root is None:
         return list(zip(keys, recs))
     store = PopulationStore(root)

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from gamemarket import consumers
 from gamemarket.errors import InputError
 from gamemarket.io.files import read_toml
@@ -124,3 +126,54 @@ def parse_config(entry: dict, where: str, catalogue: dict) -> PopulationConfig:
 def load_shading(path: Path) -> dict:
     """The shading rules of a catalogue file, by name; errors name the file and the rule."""
     return shading_rules(read_toml(path, "shading-rule catalogue (TOML)"), str(path), "")
+
+
+def search_family(name: str, where: str = "[game.exploration] field 'family'") -> consumers.ParametricFamily:
+    """The registered parametric family ``name`` that a strategy exploration searches (``[game] exploration``),
+    its declaration checked against its own points: when the study is loaded, before any run.
+
+    Parameters
+    ----------
+    name : str
+        A family of ``gamemarket.consumers.FAMILIES`` (``per-class``, ``piecewise``, a plugin's).
+    where : str
+        The field that names it, for messages.
+
+    Raises
+    ------
+    InputError
+        An unknown family, one that is not parametric (no box to search), or one whose declared parameters
+        (``param_names``, ``bounds``) do not match its points.
+    """
+    known = sorted(n for n, f in consumers.FAMILIES.items() if isinstance(f, consumers.ParametricFamily))
+    if name not in consumers.FAMILIES:
+        raise InputError(f"{where}: unknown family {name!r}; expected one of {known}")
+    fam = consumers.FAMILIES.get(name)
+    if not isinstance(fam, consumers.ParametricFamily):
+        raise InputError(f"{where}: family {name!r} has no box of parameters to search; expected one of {known}")
+    problem = _declaration_problem(fam)
+    if problem:
+        raise InputError(f"{where}: family {name!r}: its parameters do not match its declaration: {problem}")
+    return fam
+
+
+def _declaration_problem(fam: consumers.ParametricFamily) -> str:
+    """What is wrong with a family's declaration (names, bounds, and a point's round trip), or ''."""
+    names, bounds = list(fam.param_names), list(fam.bounds)
+    if not names or len(set(names)) != len(names) or not all(isinstance(n, str) for n in names):
+        return f"param_names must be distinct names, got {names}"
+    if len(bounds) != len(names):
+        return f"{len(names)} param_names {names} but {len(bounds)} bounds"
+    for n, b in zip(names, bounds):
+        lo, hi = (float(v) for v in b)
+        if not (0 <= lo < hi <= 1):
+            return f"the bounds of {n!r} must lie within [0, 1) with lower < upper, got [{lo:g}, {hi:g})"
+    mid = np.array([round((float(lo) + float(hi)) / 2, 2) for lo, hi in bounds])
+    try:
+        s = fam.point(mid)
+        back = np.asarray(fam.coordinates(s), dtype=float)
+    except InputError as exc:
+        return f"its point at the middle of its bounds is refused ({exc})"
+    if s.family != fam.name or back.shape != mid.shape or not np.array_equal(back, mid):
+        return f"the point {mid.tolist()} comes back as {back.tolist()} of family {s.family!r}"
+    return ""

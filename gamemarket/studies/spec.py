@@ -16,7 +16,7 @@ from gamemarket.io.schema import check
 from gamemarket.market.base import generator_sources, market_for_workload
 from gamemarket.market.payoffs import CONSUMER_PAYOFFS, PROVIDER_PAYOFFS
 from gamemarket.plugins import Plugin, load_plugin
-from gamemarket.studies.population_config import TABLE_FIELDS, load_shading, parse_config
+from gamemarket.studies.population_config import TABLE_FIELDS, load_shading, parse_config, search_family
 from gamemarket.studies.schema import HeteroTable, ModelDrawTable, StudyFile, SyntheticTable
 from gamemarket.studies.strategies import (
     ConsumerStrategy,
@@ -326,7 +326,7 @@ def load_study(path: str | Path, *, results: str | Path | None = None, report: s
             gains=doc.gains.model_dump() if doc.gains else None,
             population=_population(doc.game, where, base),
             plugins=plugins,
-            exploration=_exploration(doc.game),
+            exploration=_exploration(doc.game, where),
         )
     except InputError as exc:  # the spec's own checks: say which file
         msg, prefix = str(exc), f"study {name!r}: "
@@ -445,10 +445,12 @@ def _study_file(value: str | None, base: Path, where: str, what: str) -> Path | 
     return p
 
 
-def _exploration(game) -> dict | None:
-    """``[game] exploration``: its checked fields (every one, defaults filled in), or None."""
+def _exploration(game, where: str) -> dict | None:
+    """``[game] exploration``: its checked fields (every one, defaults filled in), or None; its family's
+    declaration is checked here, before any run (``population_config.search_family``)."""
     if game is None or game.exploration is None:
         return None
+    search_family(game.exploration.family, f"{where}: [game.exploration] field 'family'")
     d = game.exploration.model_dump()
     d["bounds"] = list(d["bounds"])
     return d

@@ -6,11 +6,22 @@ import numpy as np
 import pytest
 
 from gamemarket import bids
-from gamemarket.analysis.exploration import ProbeOracle, point, run_exploration, write_exploration
+from gamemarket.analysis.exploration import (
+    ProbeOracle,
+    params_of,
+    point,
+    run_exploration,
+    search_box,
+    search_family,
+    write_exploration,
+)
 from gamemarket.analysis.population import PopulationGames
-from gamemarket.consumers import ShadingRule
+from gamemarket.cli import main
+from gamemarket.consumers import FAMILIES, ParametricFamily, PiecewiseRule, ShadingRule
 from gamemarket.errors import InputError
+from gamemarket.games.io import mixture_words
 from gamemarket.io.ownership import OutputFolder
+from gamemarket.reports.markdown import num, num_ci
 from gamemarket.studies import load_study
 from study_helpers import POPULATION_STUDY, write_population_study
 
@@ -29,23 +40,77 @@ STUDY = (
 )
 
 
-def test_a_point_is_a_shading_rule_named_from_its_parameters():
+def test_a_point_is_the_familys_own_point_and_name():
     r = point([0.1, 0, 0.904])
     assert isinstance(r, ShadingRule)
-    assert r.name == "per-class-0.10-0.00-0.90" and r.betas == (0.1, 0.0, 0.9)
-    assert point(r.betas) == r
-    with pytest.raises(InputError, match=r"beta of class 'high' must be in \[0, 1\)"):
+    fam = FAMILIES.get("per-class")
+    assert r == fam.point([0.1, 0.0, 0.9]) and r.name == fam.point_name(np.array([0.1, 0.0, 0.9]))
+    assert r.name == "per-class[0.1,0,0.9]" and r.betas == (0.1, 0.0, 0.9)
+    assert point(r.betas) == r and point({"low": 0.1, "middle": 0, "high": 0.9}) == r
+    p = point([0.1] * 7, family="piecewise")
+    assert isinstance(p, PiecewiseRule) and p == FAMILIES.get("piecewise").point([0.1] * 7)
+    assert p.name == "piecewise[0.1,0.1,0.1,0.1,0.1,0.1,0.1]" and params_of(p)["beta_180"] == 0.1
+    with pytest.raises(InputError, match=r"parameter 'high' must be in \[0, 1\)"):
         point([0, 0, 1.0])
-    with pytest.raises(InputError, match="has parameters"):
+    with pytest.raises(InputError, match=r"expected 3 parameters \[low, middle, high\], got 2"):
         point([0.1, 0.2])
+    with pytest.raises(InputError, match=r"expected 7 parameters"):
+        point([0.1, 0.2, 0.3], family="piecewise")
     with pytest.raises(InputError, match="unknown family 'splines'"):
         point([0, 0, 0], family="splines")
+    with pytest.raises(InputError, match="family 'beta-mix' has no box of parameters to search"):
+        point([0, 0, 0], family="beta-mix")
+
+
+class _Lopsided(ParametricFamily):
+    """A family that declares three parameters but makes points of two (a plugin's mistake)."""
+
+    name = "lopsided"
+    param_names = ("a", "b", "c")
+    bounds = ((0.0, 1.0),) * 3
+
+    def from_entry(self, name, entry, where, root):
+        raise NotImplementedError
+
+    def from_params(self, params, name=""):
+        raise NotImplementedError
+
+    def make(self, x, name, description):
+        return ShadingRule(name, (float(x[0]), float(x[1]), 0.0))
+
+    def coordinates(self, strategy):
+        return np.array(strategy.betas[:2])
+
+
+def test_a_family_whose_parameters_do_not_match_its_declaration_is_refused(tmp_path, capsys):
+    FAMILIES.register("lopsided", _Lopsided())
+    try:
+        with pytest.raises(InputError, match=r"family 'lopsided': its parameters do not match its declaration"):
+            search_family("lopsided")
+        # from a study: exit 2 when the study is loaded, naming the file and the field, before any run
+        path = write_population_study(tmp_path, STUDY.replace('family = "per-class"', 'family = "lopsided"'))
+        assert main(["study", "run", str(path), "--no-progress"]) == 2
+        err = capsys.readouterr().err
+        assert f"{path}: [game.exploration] field 'family': family 'lopsided': its parameters do not match" in err
+        assert "3 param_names" not in err and "comes back as" in err and "Traceback" not in err
+        assert not (tmp_path / "studies" / "results").exists()
+        bad = _Lopsided()
+        bad.bounds = ((0.0, 1.0), (0.0, 1.5), (0.0, 1.0))
+        with pytest.raises(InputError, match=r"the bounds of 'b' must lie within \[0, 1\)"):
+            FAMILIES.register("lopsided", bad, replace=True)
+            search_family("lopsided")
+    finally:
+        FAMILIES.remove("lopsided")
+    with pytest.raises(InputError, match=r"field 'bounds': \[0.995, 0.999\] leaves no room for parameter 'low'"):
+        search_box(FAMILIES.get("per-class"), (0.995, 0.999))
+    assert search_box(FAMILIES.get("piecewise")) == [(0.0, 0.99)] * 7
 
 
 @pytest.mark.parametrize(
     "table,match",
     [
         ('{ family = "splines", budget = 10 }', r"\[game.exploration\] field 'family': expected 'per-class'"),
+        ('{ family = "beta-mix", budget = 10 }', r"field 'family': expected .*'piecewise'.*, got 'beta-mix'"),
         ('{ family = "per-class", budget = 0 }', r"\[game.exploration\] field 'budget': expected an integer >= 1"),
         ('{ family = "per-class", budget = 9, bounds = [0, 1] }', r"field 'bounds #2': expected a number < 1, got 1"),
         ('{ family = "per-class", budget = 9, bounds = [-0.1, 0.5] }', r"field 'bounds #1': expected a number >= 0"),
@@ -122,3 +187,69 @@ def test_a_study_without_exploration_is_refused(tmp_path):
     spec = load_study(write_population_study(tmp_path))
     with pytest.raises(InputError, match=r"\[game\] has no 'exploration' table"):
         run_exploration(spec)
+
+
+def test_the_piecewise_family_is_searched_through_its_interface(tmp_path):
+    body = STUDY.replace('family = "per-class", budget = 400', 'family = "piecewise", budget = 120').replace(
+        "evaluations = 15", "evaluations = 10"
+    )
+    spec = load_study(write_population_study(tmp_path, body))
+    ex = run_exploration(spec)
+    assert ex["family"] == "piecewise" and ex["parameters"] == [f"beta_{k}" for k in range(0, 181, 30)]
+    m = ex["mechanisms"]["hb-first"]
+    assert m["simulations"] <= 120 and (m["certified"] or m["reason"])
+    for e in m["menu_only"]:
+        d = e["best_deviation"]
+        assert len(d["gain"]) == 3 and d["gain"][1] <= d["gain"][0] <= d["gain"][2]
+        if d["family"] == "piecewise":  # a point of the family: named by it, its 7 betas each in the box
+            assert d["strategy"] == FAMILIES.get("piecewise").point(list(d["params"].values())).name
+            assert len(d["params"]) == 7 and all(0 <= v <= 0.99 for v in d["params"].values())
+            assert "betas_by_class" not in d
+        else:  # the best was a menu rule (they are evaluated first)
+            assert d["strategy"] in {"truthful", "shade-0.5"}
+    assert [r["strategy"] for r in m["menu"]][:2] == ["truthful", "shade-0.5"]
+
+
+def test_the_tpe_search_is_seeded_and_keeps_its_cap(tmp_path):
+    spec = load_study(write_population_study(tmp_path, STUDY))
+    st = PopulationGames(spec)
+    truthful = [ShadingRule("truthful", (0, 0, 0))]
+    found = []
+    for _ in range(2):  # fresh oracles: nothing read back from memory, the same seed asks the same points
+        o = ProbeOracle(st.runs.arrays, st.runs.nodes, spec.providers[0].params(), st.cfg, spec.bids, [0, 1])
+        found.append(o.search(truthful, [1.0], optimiser="optuna-tpe", evaluations=8, start=truthful))
+    assert found[0].trace == found[1].trace and found[0].rule == found[1].rule
+    assert found[0].candidates <= 8 and found[0].trace[0][0] == "truthful"
+    assert found[0].search_gain == max(v for _, v in found[0].trace)
+
+
+def test_the_report_renders_the_exploration_and_a_report_from_stored_results_keeps_it(tmp_path, capsys):
+    path = write_population_study(tmp_path, STUDY)
+    assert main(["study", "run", str(path), "--no-progress"]) == 0
+    report = tmp_path / "studies" / "report"
+    ex = json.loads((report / "data" / "exploration.json").read_text())
+    assert "wall_seconds" not in ex and all("oracle_run_now" not in m for m in ex["mechanisms"].values())
+    md = (report / "report.md").read_text()
+    first = md.split("\n\n")[1]  # the title, then the first paragraph
+    m = ex["mechanisms"]["hb-first"]
+    assert "With every rule of the per-class family open" in first and "The oracle is a search" in first
+    assert "not every rule of the family" in first
+    words = " or ".join(mixture_words({x["strategy"]: x["probability"] for x in e["mixture"]}) for e in m["equilibria"])
+    assert f"under hb-first users play {words} (" + ("certified" if m["certified"] else "not certified") in first
+    assert "## Strategy exploration: the menu grown by a best-response search" in md
+    for k, r in enumerate(m["rounds"]):  # round by round: each equilibrium's best deviation, its gain and CI
+        for e in r["equilibria"]:
+            d = e["best_deviation"]
+            g = num_ci(*d["gain"], 3) if np.isfinite(d["gain"][1]) else num(d["gain"][0], 3, sign=True)
+            row = f"| hb-first | {k + 1} | {len(r['menu'])} | "
+            assert any(line.startswith(row) and d["strategy"] in line and g in line for line in md.splitlines())
+        assert f"added: {', '.join(r['added']) or 'none'}" in md
+    menu_only = " or ".join(
+        mixture_words({x["strategy"]: x["probability"] for x in e["mixture"]}) for e in m["menu_only"]
+    )
+    assert f"| hb-first | {menu_only} | {words} | {'yes' if m['certified'] else 'no'} | {m['simulations']:,} |" in md
+    assert f"{ex['simulations']:,} simulations in all." in md
+    # a report from stored results (nothing simulated) renders the same exploration, and keeps its data
+    assert main(["report", str(path)]) == 0
+    assert (report / "report.md").read_text() == md
+    assert json.loads((report / "data" / "exploration.json").read_text()) == ex

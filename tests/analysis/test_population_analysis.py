@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gamemarket.analysis.population as pop
+from gamemarket import bids
 from gamemarket.analysis.population import (
     PopulationGames,
     analysis_from_json,
@@ -25,8 +26,10 @@ from gamemarket.analysis.population import (
     run_population_study,
 )
 from gamemarket.games.rsgame import RoleSymmetricGame
+from gamemarket.market.base import MARKETS
 from gamemarket.studies import load_study
 from gamemarket.studies.population import mix_key, payoffs_of
+from gamemarket.testing.market_checks import JOB_COLUMNS
 from study_helpers import write_population_study
 
 
@@ -334,3 +337,43 @@ def test_the_analysis_code_is_part_of_the_key():
     assert {"analysis/population.py", "studies/population.py", "games", "confidence.py"} <= set(pop._ANALYSIS_CODE)
     pkg = Path(pop.__file__).resolve().parents[1]
     assert all((pkg / rel).exists() for rel in pop._ANALYSIS_CODE)
+
+
+@pytest.mark.parametrize("kind", sorted(MARKETS))
+def test_a_markets_runner_gives_the_numbers_of_its_runs(kind):
+    """A population chunk's runs go through the market's ``runner`` (what no reported bid changes, computed
+    once): each run equals ``run``'s, column for column and field for field."""
+    market = MARKETS.get(kind)
+    prep = market.prepare(market.check_workload(dict(market.example_workload), "test", Path.cwd()))
+    d = bids.draw(prep.jobs, 5)
+    group = np.zeros(prep.jobs, np.int64)
+    for entry in market.example_providers()[:4]:
+        params = {"kind": kind, **market.provider_params(dict(entry), "test")}
+        one = market.runner(prep.arrays, prep.nodes, params, d.private_bid)
+        for beta in (0.0, 0.5, 0.9):
+            rw = d.private_bid * (1 - beta * d.U)
+            alone = market.run(prep.arrays, prep.nodes, params, d.private_bid, rw, group)
+            shared = one(rw, group)
+            assert json.dumps(alone.summary, sort_keys=True) == json.dumps(shared.summary, sort_keys=True)
+            for c in (*JOB_COLUMNS, "start", "end", "flow", "valuation"):
+                if c in alone.jobs:
+                    np.testing.assert_array_equal(np.asarray(alone.jobs[c]), np.asarray(shared.jobs[c]), err_msg=c)
+
+
+def test_sorted_draws_assign_as_assign_does():
+    """A chunk sorts its agents' draws once (``bids.SortedDraws``): every slicing gives ``assign``'s strategies,
+    ties and draws on an edge included."""
+    rng = np.random.default_rng(0)
+    checked = 0
+    for t in range(600):
+        n, k = int(rng.integers(1, 200)), int(rng.integers(1, 7))
+        d = rng.random(n)
+        x = rng.random(k) * (rng.random(k) > 0.3)
+        x = x / x.sum() if x.sum() > 0 else np.eye(k)[0]
+        lo, hi = bids.population_slices(x, 0.05 if (x == 0).sum() * 0.05 < 1 else 0.0)
+        if t % 3 == 0:  # ties, and draws exactly on the edges
+            d, lo, hi = np.round(d, 1), np.round(lo, 1), np.round(hi, 1)
+        a, b = bids.assign(d, lo, hi), bids.SortedDraws(d).assign(lo, hi)
+        assert a.dtype == b.dtype == np.int64 and np.array_equal(a, b)
+        checked += 1
+    assert checked == 600
