@@ -14,7 +14,9 @@ from tests.study_helpers import POPULATION_STUDY, SMALL, write_study
 ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = sorted(p for p in (ROOT / "reports").iterdir() if (p / "index.html").exists())
 #: what a report wrote before it held no timing: wall and run times, a finishing time, a run count of this call
-TIMING = re.compile(r"wall time|written in|simulation time|summed run time|in this invocation|\d ?s in all|finished 20\d\d")
+TIMING = re.compile(
+    r"wall time|written in|simulation time|summed run time|in this invocation|\d ?s in all|finished 20\d\d"
+)
 #: an absolute path of a machine (POSIX or Windows), as a trace's location was printed
 MACHINE_PATH = re.compile(r"(?<![\w.])(/(work|home|tmp|Users|root|data|mnt|var)/|[A-Z]:\\\\)")
 
