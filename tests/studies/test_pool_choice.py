@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from gamemarket.errors import InputError
-from gamemarket.studies import load_study, run_study
+from gamemarket.studies import load_study, run_study, runner
 from gamemarket.studies.workers import POOL_START_ENV, pool_start_seconds, worth_a_pool
 from study_helpers import SMALL, sorted_metrics, write_study
 
@@ -25,6 +25,22 @@ def test_a_small_study_stays_in_process_with_the_pools_numbers(tmp_path, monkeyp
     spec.results_dir = tmp_path / "one"
     assert run_study(spec, n_jobs=1, progress=False).workers == 1
     pd.testing.assert_frame_equal(sorted_metrics(spec), on_pool, check_exact=True)
+
+
+def test_a_pool_started_after_two_groups_in_process_gives_the_same_numbers(tmp_path, monkeypatch):
+    spec = load_study(write_study(tmp_path, SMALL))
+    spec.results_dir = tmp_path / "one"
+    run_study(spec, n_jobs=1, progress=False)
+    one = sorted_metrics(spec)
+    ran_here = []
+    run_group = runner._run_group
+    monkeypatch.setattr(runner, "_run_group", lambda g, *a: ran_here.append(len(g)) or run_group(g, *a))
+    monkeypatch.setattr(runner, "LEAST_SECONDS_PER_JOB_RUN", 0.0)  # no estimate from job counts: groups timed
+    monkeypatch.setenv(POOL_START_ENV, "1e-9")  # the second group's time pays for a pool
+    spec.results_dir = tmp_path / "mixed"
+    info = run_study(spec, n_jobs=2, progress=False)
+    assert ran_here == [3, 3] and info.workers == 2 and info.run == 27  # 2 groups here, 7 on the pool
+    pd.testing.assert_frame_equal(sorted_metrics(spec), one, check_exact=True)
 
 
 def test_worth_a_pool():
