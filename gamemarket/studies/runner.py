@@ -285,11 +285,11 @@ def _group_results(groups, arrays, nodes, jobs, distribution, store, n_jobs, sch
     Starting a pool of local workers costs about ``pool_start_seconds()`` (Python, imports and numba's cache in
     each), more than a small study's whole work. So with more than one worker asked for, a pool starts at once
     where the runs' job counts at the least time per job and run (``LEAST_SECONDS_PER_JOB_RUN``) already pay
-    for it (``worth_a_pool``); else the groups run here, each timed, and from the second on (the first also
-    loads numba's cache) the rest go to a pool as soon as it finishes them sooner at the last group's time
-    each. (Job counts alone cannot decide: the same number of jobs costs several times more on a congested
-    workload than on a quiet one.) Every task's numbers depend only on its inputs and seed, so where a group
-    runs changes none of them."""
+    for it (``worth_a_pool``); else the groups run here, each timed, and the rest go to a pool as soon as it
+    finishes them sooner at the last group's time each (half the first's, which also loads numba's cache).
+    (Job counts alone cannot decide: the same number of jobs costs several times more on a congested workload
+    than on a quiet one.) Every task's numbers depend only on its inputs and seed, so where a group runs
+    changes none of them."""
     if scheduler_address:
         workers[0] = "dask"
         yield from Parallel(n_jobs=-1, return_as="generator_unordered")(
@@ -307,9 +307,9 @@ def _group_results(groups, arrays, nodes, jobs, distribution, store, n_jobs, sch
             t0 = time.perf_counter()
             yield _run_group(groups[0], arrays, nodes, distribution, store.root)
             took, groups, timed = time.perf_counter() - t0, groups[1:], timed + 1
-            # the first group run here also loads numba's cache, so its time overstates the others': decide from
-            # the second on, at each group's time (a study whose groups grow still gets its pool)
-            if timed > 1 and worth_a_pool(took, len(groups), k, start_s):
+            # the first group run here also loads numba's cache (0.3 s), so its time overstates the others': half
+            # of it is trusted, then each group's own (a study whose groups grow still gets its pool)
+            if worth_a_pool(took / 2 if timed == 1 else took, len(groups), k, start_s):
                 break
         if not groups:
             return

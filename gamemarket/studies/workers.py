@@ -54,14 +54,15 @@ def parent_gone(parent_pid: int | None) -> bool:
 #: one when more than one worker is asked for)
 POOL_START_ENV = "GAMEMARKET_POOL_START_S"
 #: seconds a fresh pool of local workers takes before its first task runs: each worker starts Python, imports
-#: gamemarket (numpy, pandas, pyarrow, numba) and loads the engine's compiled functions from numba's cache.
-#: Measured on the 2-core development machine (``benchmarks/bench_study.py --pool-start``): 1.3 s with 2
-#: workers on an idle machine, 2 to 4 s at a load of 2 to 6; the lower figure, so a study that a pool would
-#: speed up on a quiet machine still gets one.
-POOL_START_S = 1.3
-#: the least one run of a study takes per job of its workload, in seconds: the 32-run LPC study at 105 nodes
-#: (a quiet trace: short queues), its summed task time over its runs and jobs, on an idle machine. A study whose
-#: runs pay for a pool even at this rate starts one without timing a run first.
+#: gamemarket (numpy, pandas, pyarrow, numba: 1.3 s alone) and loads the engine's compiled functions from numba's
+#: cache (0.3 s). Measured on the 2-core development machine (``benchmarks/bench_study.py --pool-start``): 3.6 to
+#: 3.9 s with 2 workers at a load of 0.3 to 1.6. Set a little below, so that a study a pool speeds up on a quiet
+#: machine still gets one: with 2 workers, a pool starts where the remaining runs take more than 6 s in process.
+POOL_START_S = 3.0
+#: the least one run of a study takes per job of its workload, in seconds: the 32-run LPC study at 105 nodes (a
+#: quiet trace: short queues) took 0.35e-6 s per job and run in process (its summed task time, 2.42 s, over 32
+#: runs of 214,322 jobs) on an idle machine; about half that, for a faster machine. A study whose runs pay for a
+#: pool even at this rate starts one without timing a group first.
 LEAST_SECONDS_PER_JOB_RUN = 0.2e-6
 
 
