@@ -183,6 +183,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--lpc", action="store_true", help="the 32-run LPC study against one reference run")
     ap.add_argument("--pool-start", action="store_true", help="what a fresh pool of local workers costs")
+    ap.add_argument("--smoke", action="store_true", help="small sizes: that it runs to its end (read as SMOKE)")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--n-jobs", type=int, default=2)
     a = ap.parse_args()
