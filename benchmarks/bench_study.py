@@ -2,11 +2,18 @@
 
     python benchmarks/bench_study.py
     python benchmarks/bench_study.py --lpc [--rounds 2] [--n-jobs 2]
+    python benchmarks/bench_study.py --pool-start [--rounds 3] [--n-jobs 2]
 
 ``--lpc``: a study of 32 runs on the LPC trace at 105 nodes (HB and NPHB, first and k-th price, x FT, SRG,
 DEV1 and LRG, 2 seeds) as a whole ``gamemarket study run --no-report`` process from an empty results folder,
 against one run of the plain reference (``heapq_market.py``: HB + k-th price on the LPC job table with SRG
 bids, seed 1) as a whole process, alternating (target: the study at most 1.5x the one reference run).
+
+``--pool-start``: what a fresh pool of local workers costs before its first run (the figure behind
+``gamemarket.studies.workers.POOL_START_S``), in a fresh process each round: the parent's import of the
+runner, its first run of a tiny group in process (numba's cache loaded) and its second, the first map of
+tiny groups over a fresh pool (each worker starts Python, imports, loads numba's cache) and the same map
+again on the warm pool. The pool's start is the difference of the last two.
 
 Prints: (1) parallel efficiency: the same study of at least 32 tasks with 1 and 2 workers;
 (2) overhead: study wall time (scheduling, storing, game building, solving) against the summed
@@ -104,17 +111,88 @@ def lpc(rounds: int, n_jobs: int) -> None:
         shutil.rmtree(tmp)
 
 
+POOL_PROBE = r"""
+import json, sys, time
+t0 = time.perf_counter()
+from joblib import Parallel, delayed
+from gamemarket.studies import load_study, runner
+t_import = time.perf_counter() - t0
+spec = load_study(sys.argv[1])
+prep = runner.load_workload(spec)
+groups = runner.task_groups(runner.plan(spec, prep.arrays, prep.nodes))
+def here(g):
+    t = time.perf_counter()
+    runner._run_group(g, prep.arrays, prep.nodes, spec.bids, None)
+    return time.perf_counter() - t
+first, second = here(groups[0]), here(groups[0])
+def pool():
+    t = time.perf_counter()
+    Parallel(n_jobs=int(sys.argv[2]))(
+        delayed(runner._run_group)(g, prep.arrays, prep.nodes, spec.bids, None) for g in groups[: int(sys.argv[2])]
+    )
+    return time.perf_counter() - t
+fresh, warm = pool(), pool()
+print(json.dumps(dict(import_s=t_import, first_here=first, second_here=second, fresh_pool=fresh, warm_pool=warm)))
+"""
+
+TINY = """
+name = "tiny"
+[workload]
+source = "synthetic"
+nodes = 8
+[workload.synthetic]
+jobs = 600
+load = 1.1
+seed = 3
+[strategies]
+providers = ["hb-first", "nphb-kth"]
+consumers = ["FT", "SRG"]
+[replications]
+count = 2
+"""
+
+
+def pool_start(rounds: int, n_jobs: int) -> None:
+    """The ``--pool-start`` case (module docstring)."""
+    import json
+    import os
+    import subprocess
+
+    tmp = Path(tempfile.mkdtemp())
+    try:
+        shutil.copytree(ROOT / "strategies", tmp / "strategies")
+        (tmp / "studies").mkdir()
+        (tmp / "studies" / "tiny.toml").write_text(TINY)
+        print(f"a fresh pool of {n_jobs} local workers, tiny groups (600 jobs), {rounds} fresh processes:")
+        for _ in range(rounds):
+            load = os.getloadavg()[0]
+            cmd = [sys.executable, "-c", POOL_PROBE, str(tmp / "studies" / "tiny.toml"), str(n_jobs)]
+            r = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True, cwd=ROOT).stdout)
+            print(
+                f"  load {load:.1f}: import {r['import_s']:.2f} s; a group in process {r['first_here']:.2f} s "
+                f"(numba's cache), then {r['second_here']:.3f} s; a map over the fresh pool {r['fresh_pool']:.2f} s, "
+                f"over the warm pool {r['warm_pool']:.3f} s: pool start {r['fresh_pool'] - r['warm_pool']:.2f} s"
+            )
+    finally:
+        shutil.rmtree(tmp)
+
+
 def main() -> None:
     import argparse
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--lpc", action="store_true", help="the 32-run LPC study against one reference run")
+    ap.add_argument("--pool-start", action="store_true", help="what a fresh pool of local workers costs")
+    ap.add_argument("--smoke", action="store_true", help="small sizes: that it runs to its end (read as SMOKE)")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--n-jobs", type=int, default=2)
     ap.add_argument("--smoke", action="store_true", help="a small run to its end (module docstring)")
     a = ap.parse_args()
     if a.lpc:
         lpc(a.rounds, a.n_jobs)
+        return
+    if a.pool_start:
+        pool_start(a.rounds, a.n_jobs)
         return
     from gamemarket.analysis.study import analyze
     from gamemarket.games import Game, regret, solve

@@ -20,7 +20,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-from joblib import Parallel, delayed, parallel_config
+from joblib import Parallel, delayed, effective_n_jobs, parallel_config
 
 from gamemarket import MODEL_VERSION, __version__, bids, plugins
 from gamemarket.consumers import ConsumerStrategy, bid_bin_codes
@@ -31,7 +31,13 @@ from gamemarket.market import payoffs
 from gamemarket.market.base import PreparedWorkload, market_for, market_for_workload
 from gamemarket.studies.spec import StudySpec
 from gamemarket.studies.store import RESULTS_FORMAT, ResultStore, content_hash, study_store, task_key
-from gamemarket.studies.workers import exit_with_parent, parent_gone
+from gamemarket.studies.workers import (
+    LEAST_SECONDS_PER_JOB_RUN,
+    exit_with_parent,
+    parent_gone,
+    pool_start_seconds,
+    worth_a_pool,
+)
 
 
 @dataclass(frozen=True)
@@ -240,7 +246,9 @@ def run_study(
 @dataclass
 class StudyRun:
     """What one ``run_study`` did: tasks planned, skipped (already stored) and run now, its wall time and the
-    summed simulation time, and the workload it ran on. ``to_dict()`` is the ``last-run.json`` record."""
+    summed simulation time, and the workload it ran on. ``workers``: the processes that ran them (1 where the
+    study was too small for a pool to pay, whatever ``n_jobs`` asked; ``"dask"`` on a cluster). ``to_dict()``
+    is the ``last-run.json`` record."""
 
     tasks: int
     skipped: int
@@ -253,6 +261,7 @@ class StudyRun:
     workload_sha256: str | None
     jobs: int
     finished: str
+    workers: int | str = 1
 
     def to_dict(self) -> dict:
         """The run's record as a dict (``last-run.json``)."""
@@ -266,6 +275,50 @@ class StoredResults(NamedTuple):
     metrics: pd.DataFrame
     bins: pd.DataFrame | None
     meta: dict
+
+
+def _group_results(groups, arrays, nodes, jobs, distribution, store, n_jobs, scheduler_address, workers):
+    """Each group's results (``_run_group``) as it finishes: on the dask cluster, else in local workers where a
+    pool pays, else in this process. ``jobs``: the workload's; ``workers`` (a one-item list) is set to the
+    processes used.
+
+    Starting a pool of local workers costs about ``pool_start_seconds()`` (Python, imports and numba's cache in
+    each), more than a small study's whole work. So with more than one worker asked for, a pool starts at once
+    where the runs' job counts at the least time per job and run (``LEAST_SECONDS_PER_JOB_RUN``) already pay
+    for it (``worth_a_pool``); else the groups run here, each timed, and the rest go to a pool as soon as it
+    finishes them sooner at the last group's time each (half the first's, which also loads numba's cache).
+    (Job counts alone cannot decide: the same number of jobs costs several times more on a congested workload
+    than on a quiet one.) Every task's numbers depend only on its inputs and seed, so where a group runs
+    changes none of them."""
+    if scheduler_address:
+        workers[0] = "dask"
+        yield from Parallel(n_jobs=-1, return_as="generator_unordered")(
+            delayed(plugins.WithPlugins(_run_group))(g, arrays, nodes, distribution, None, None) for g in groups
+        )
+        return
+    k = effective_n_jobs(n_jobs)
+    start_s = pool_start_seconds() if k > 1 else 0.0
+    # the least these runs can take (the quietest workload measured, per job and run): where even that pays for
+    # a pool, no group is timed first (that would leave the other workers idle for a group's time)
+    least = sum(map(len, groups)) * jobs * LEAST_SECONDS_PER_JOB_RUN / max(len(groups), 1)
+    if k > 1 and start_s > 0 and groups and not worth_a_pool(least, len(groups), k, start_s):
+        timed = 0
+        while groups:
+            t0 = time.perf_counter()
+            yield _run_group(groups[0], arrays, nodes, distribution, store.root)
+            took, groups, timed = time.perf_counter() - t0, groups[1:], timed + 1
+            # the first group run here also loads numba's cache (0.3 s), so its time overstates the others': half
+            # of it is trusted, then each group's own (a study whose groups grow still gets its pool)
+            if worth_a_pool(took / 2 if timed == 1 else took, len(groups), k, start_s):
+                break
+        if not groups:
+            return
+    if groups:
+        workers[0] = min(k, len(groups))
+    yield from Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
+        delayed(plugins.WithPlugins(_run_group))(g, arrays, nodes, distribution, store.root, os.getpid())
+        for g in groups
+    )
 
 
 def _run_study(
@@ -285,15 +338,10 @@ def _run_study(
 
         bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), unit="run", desc=spec.name)
     sim_seconds = 0.0
+    workers = [1]
     with parallel_backend(scheduler_address):
-        jobs = -1 if scheduler_address else n_jobs
-        worker_store = None if scheduler_address else store.root
-        results = Parallel(n_jobs=jobs, return_as="generator_unordered")(
-            delayed(plugins.WithPlugins(_run_group))(
-                g, arrays, nodes, spec.bids, worker_store, os.getpid() if worker_store else None
-            )
-            for g in task_groups(todo)
-        )
+        groups = task_groups(todo)
+        results = _group_results(groups, arrays, nodes, prep.jobs, spec.bids, store, n_jobs, scheduler_address, workers)
         fresh = {}
         for done in results:
             for task, metrics, binned, cohorts, stored in done:
@@ -315,6 +363,7 @@ def _run_study(
         task_seconds=sim_seconds,
         nodes=nodes,
         n_jobs=n_jobs if not scheduler_address else f"dask {scheduler_address}",
+        workers=workers[0],
         workload=prep.meta.get("source"),
         workload_sha256=prep.meta.get("sha256"),
         jobs=prep.jobs,
