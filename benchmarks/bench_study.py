@@ -186,7 +186,6 @@ def main() -> None:
     ap.add_argument("--smoke", action="store_true", help="small sizes: that it runs to its end (read as SMOKE)")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--n-jobs", type=int, default=2)
-    ap.add_argument("--smoke", action="store_true", help="a small run to its end (module docstring)")
     a = ap.parse_args()
     if a.lpc:
         lpc(a.rounds, a.n_jobs)
