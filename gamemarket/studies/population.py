@@ -186,15 +186,11 @@ MAX_BASELINES = 16
 def _market(arrays: dict, nodes: int, provider: dict, n: int, private: np.ndarray):
     """``run(reported) -> (utility per job, provider summary)`` in the provider's market
     (``gamemarket.market.base``: the scheduling market or the pricing market), for runs with the same
-    ``private`` bids (the market's ``runner`` computes once what they share)."""
+    ``private`` bids (the market's ``payoff_runner``: it computes once what they share, and only what a record
+    reads)."""
     group = np.zeros(n, dtype=np.int64)
-    one = market_for(provider).runner(arrays, nodes, provider, private)
-
-    def run(rw):
-        res = one(rw, group)
-        return np.asarray(res.jobs["utility"], dtype=float), res.summary
-
-    return run
+    one = market_for(provider).payoff_runner(arrays, nodes, provider, private)
+    return lambda rw: one(rw, group)
 
 
 def payoffs_of(rec: dict) -> np.ndarray:
