@@ -144,7 +144,11 @@ def run_chunk(
         BASELINES[base_key] = u0
         while len(BASELINES) > MAX_BASELINES:
             BASELINES.pop(next(iter(BASELINES)))
-    u0_agent = np.bincount(agent, weights=u0, minlength=n_agents)
+    # with each job its own agent, a job's agent sum ``bincount(arange(n), weights=u)`` is ``0.0 + u`` (one addition
+    # to a zero bin: the same bits, -0.0 made 0.0) and its agent's strategy its own, without the scatter
+    by_job = cfg.agents != "users"
+    u0_agent = u0 + 0.0 if by_job else np.bincount(agent, weights=u0, minlength=n_agents)
+    u0_all = float(u0_agent.sum())
     out = []
     S = len(cfg.strategies)
     draws_sorted = bids.SortedDraws(d)  # the same agents' draws for every mixture of the chunk
@@ -152,19 +156,23 @@ def run_chunk(
         lo, hi = bids.population_slices(np.asarray(x), probe)
         strat = draws_sorted.assign(lo, hi)
         u, summary = run(bids.population_bids(cfg.strategies, strat, w, draws.G, U, bid_class=bid_class))
-        u_agent = np.bincount(agent, weights=u, minlength=n_agents)
-        s_agent = np.zeros(n_agents, dtype=np.int64)
-        s_agent[agent] = strat
+        if by_job:
+            u_agent, s_agent = u + 0.0, strat
+        else:
+            u_agent = np.bincount(agent, weights=u, minlength=n_agents)
+            s_agent = np.zeros(n_agents, dtype=np.int64)
+            s_agent[agent] = strat
+        n_by_agent = np.bincount(s_agent, minlength=S).tolist()
         out.append(
             {
                 "mixture": [float(v) for v in x],
                 "seed": int(seed),
-                "n_agents": np.bincount(s_agent, minlength=S).tolist(),
-                "n_jobs": np.bincount(strat, minlength=S).tolist(),
+                "n_agents": n_by_agent,
+                "n_jobs": list(n_by_agent) if by_job else np.bincount(strat, minlength=S).tolist(),
                 "sum_u": np.bincount(s_agent, weights=u_agent, minlength=S).tolist(),
                 "sum_u0": np.bincount(s_agent, weights=u0_agent, minlength=S).tolist(),
                 "agents": n_agents,
-                "sum_u0_all": float(u0_agent.sum()),
+                "sum_u0_all": u0_all,
                 "revenue": summary["revenue"],
                 "utilization": summary["utilization"],
                 "welfare": summary["welfare"],
