@@ -142,7 +142,7 @@ def run_chunk(
         u0, _ = run(w.copy())
     if base_key is not None:  # most recently used last; the oldest goes beyond the bound
         BASELINES[base_key] = u0
-        while len(BASELINES) > MAX_BASELINES:
+        while len(BASELINES) > 1 and sum(v.nbytes for v in BASELINES.values()) > MAX_BASELINE_BYTES:
             BASELINES.pop(next(iter(BASELINES)))
     # with each job its own agent, a job's agent sum ``bincount(arange(n), weights=u)`` is ``0.0 + u`` (one addition
     # to a zero bin: the same bits, -0.0 made 0.0) and its agent's strategy its own, without the scatter
@@ -186,9 +186,12 @@ def run_chunk(
 
 
 #: the all-truthful baselines this process ran, by (workload, nodes, mechanism, seed, bids): each a float array of
-#: the jobs' utilities (1.7 MB at LPC's 214,322 jobs), at most ``MAX_BASELINES`` of them
+#: the jobs' utilities (1.7 MB at LPC's 214,322 jobs), at most ``MAX_BASELINE_BYTES`` of them (the newest always)
 BASELINES: dict = {}
-MAX_BASELINES = 16
+#: 128 MiB: 78 of LPC's baselines, more than its 8 mechanisms x 6 seeds. A study asks for every (mechanism, seed)
+#: in each round (the grid, the candidates, the joint points): a bound of 16 baselines, under its 32 pairs, had
+#: each round run every baseline again
+MAX_BASELINE_BYTES = 128 << 20
 
 
 def _market(arrays: dict, nodes: int, provider: dict, n: int, private: np.ndarray):

@@ -10,6 +10,7 @@ import pytest
 from gamemarket import bids
 from gamemarket.consumers import ShadingRule
 from gamemarket.market.base import market_for
+from gamemarket.studies import population
 from gamemarket.studies.population import PopulationConfig, run_chunk
 from gamemarket.workloads import load
 
@@ -92,3 +93,22 @@ def test_chunk_records_equal_the_full_paths(market, agents, mechanism):
             for r in got:
                 r.pop("chunk_seconds")
             assert json.dumps(got, sort_keys=True) == json.dumps(want, sort_keys=True)  # floats by repr: every bit
+
+
+def test_baselines_are_kept_within_their_byte_bound(market, monkeypatch):
+    """A process keeps its chunks' all-truthful baselines up to ``MAX_BASELINE_BYTES`` (the newest always), oldest
+    out first; a chunk whose baseline went runs it again, with the same records."""
+    arrays, nodes = market
+    monkeypatch.setattr(population, "BASELINES", {})
+    monkeypatch.setattr(population, "MAX_BASELINE_BYTES", 2 * 8 * len(arrays["id"]))  # two baselines
+    cfg, dist = PopulationConfig(RULES, probe=0.02), bids.BidDistribution()
+    mech = {"kind": "scheduling", "scheduler": "hb", "payment": "kth", "reserve": 1.0}
+    first = run_chunk(arrays, nodes, mech, 1, MIXTURES[:1], cfg, dist, workload_key="w")
+    for seed in (2, 3):
+        run_chunk(arrays, nodes, mech, seed, MIXTURES[:1], cfg, dist, workload_key="w")
+    assert [k[3] for k in population.BASELINES] == [2, 3]
+    again = run_chunk(arrays, nodes, mech, 1, MIXTURES[:1], cfg, dist, workload_key="w")
+    assert [k[3] for k in population.BASELINES] == [3, 1]
+    for r in first + again:
+        r.pop("chunk_seconds")
+    assert json.dumps(first) == json.dumps(again)
