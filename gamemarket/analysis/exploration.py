@@ -149,10 +149,10 @@ def _seed_state(arrays, mechanism, seed, distribution, agents):
 
 
 def _runner(arrays, nodes, mechanism, n, w):
-    """``run(reported) -> utility per job`` of the seed's runs (private bids ``w``; the market's ``runner``)."""
-    one = market_for(mechanism).runner(arrays, nodes, mechanism, w)
+    """``run(reported) -> utility per job`` of the seed's runs (private bids ``w``; the market's ``payoff_runner``)."""
+    one = market_for(mechanism).payoff_runner(arrays, nodes, mechanism, w)
     group = np.zeros(n, dtype=np.int64)
-    return lambda rw: np.asarray(one(rw, group).jobs["utility"], dtype=float)
+    return lambda rw: one(rw, group)[0]
 
 
 def baseline_task(arrays, nodes, mechanism, seed, distribution, agents) -> np.ndarray:

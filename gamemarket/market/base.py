@@ -95,6 +95,11 @@ class Market(Protocol):
         equal to ``run`` with them (its per-job outcome as a table or as column arrays); a market may compute
         once what no reported bid changes."""
 
+    def payoff_runner(self, arrays: dict, nodes: int, provider: dict, private: np.ndarray):
+        """``run(reported, group) -> (utility, fields)``: ``runner``'s runs reduced to what a population game reads
+        (each job's utility as a float array, and a summary with at least the provider's revenue, utilization and
+        welfare), bit for bit ``runner``'s numbers; a market may skip the per-job columns nothing else reads."""
+
     def run_many(
         self,
         arrays: dict,

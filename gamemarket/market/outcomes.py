@@ -276,6 +276,45 @@ def summary(jobs: pd.DataFrame, nodes: int) -> dict:
     }
 
 
+#: the provider's fields a population run reads of its summary (``payoff_outcome``), besides the jobs' utilities
+PAYOFF_FIELDS = ("revenue", "utilization", "welfare")
+
+
+def payoff_outcome(table, nodes: int):
+    """``of_run(end, payment) -> (utility, fields)`` for many runs on one job table with the same private bids (a
+    population study's chunk, an exploration seed's probes): each job's ``utility`` and the summary's
+    ``PAYOFF_FIELDS``, bit for bit what ``per_job_columns`` and ``summary`` give for the same run, without the
+    per-job columns and aggregates that a population game never reads (wait, bounded slowdown, the means...).
+
+    ``table``: a DataFrame or a mapping of column arrays with ``submit``, ``runtime`` and ``private_bid``. What no
+    run changes (the negated private bids, the busy node time, the first submit) is computed once, and the flow
+    and valuation columns of every run share one buffer each; the utilities returned are a new array per run (a
+    caller may keep them: a chunk's all-truthful baseline)."""
+    submit = np.asarray(table["submit"], dtype=np.int64)
+    neg_private = -np.asarray(table["private_bid"], dtype=np.float64)  # negation is exact: (-w) * flow as there
+    J = len(submit)
+    busy = float(np.asarray(table["runtime"], dtype=np.int64).sum())
+    first = submit.min() if J else 0
+    flow = np.empty(J, np.int64)
+    valuation = np.empty(J, np.float64)
+
+    def of_run(end: np.ndarray, payment: np.ndarray) -> tuple[np.ndarray, dict]:
+        if J == 0:  # as ``summary`` of an empty run
+            return np.empty(0, np.float64), {"jobs": 0, "nodes": nodes}
+        np.subtract(end, submit, out=flow)  # per_job_columns' "flow"
+        np.multiply(neg_private, flow, out=valuation)  # its "valuation": -private_bid * flow
+        utility = valuation - payment  # its "utility": the same two operations on the same operands
+        span = float(end.max() - first)
+        fields = {
+            "revenue": float(payment.sum()),
+            "utilization": busy / (nodes * span) if span > 0 else 0.0,
+            "welfare": float(valuation.sum()),  # numpy's sum of the same contiguous values: the same bits
+        }
+        return utility, fields
+
+    return of_run
+
+
 def congestion(jobs: pd.DataFrame, nodes: int) -> dict:
     """Queue statistics of one run's per-job outcomes (``submit``, ``end``, ``wait``).
 

@@ -302,6 +302,17 @@ class PricingMarket:
         run solves its own allocation problem: nothing to share)."""
         return lambda reported, group: self.run(arrays, nodes, provider, private, reported, group)
 
+    def payoff_runner(self, arrays, nodes, provider, private):
+        """``run(reported, group) -> (utility, fields)``: ``runner``'s per-job utilities and its summary (each run
+        solves its own problem, beside which its outcome is small: nothing to leave out)."""
+        one = self.runner(arrays, nodes, provider, private)
+
+        def run(reported, group):
+            res = one(reported, group)
+            return np.asarray(res.jobs["utility"], dtype=np.float64), res.summary
+
+        return run
+
     def run_many(self, arrays, nodes, providers, private, reported, group) -> list[MarketRun]:
         """Each mechanism solves its own allocation problem: nothing to share."""
         return [self.run(arrays, nodes, p, private, reported, group) for p in providers]

@@ -149,6 +149,22 @@ class SchedulingMarket:
 
         return run
 
+    def payoff_runner(self, arrays, nodes, provider, private):
+        """``run(reported, group) -> (utility, fields)``: ``runner``'s runs reduced to what a population game reads,
+        each job's utility and the summary's revenue, utilization and welfare (``outcomes.payoff_outcome``), bit for
+        bit ``runner``'s numbers without its other per-job columns and aggregates, which a LPC population study
+        computed 3,858 times for nothing. The group draw changes no number of this market's runs."""
+        table = {c: arrays[c] for c in ("id", "submit", "runtime", "estimate")}
+        table["private_bid"] = private
+        mech = _mechanism(provider)
+        of_run = outcomes.payoff_outcome(table, nodes)
+
+        def run(reported, group):
+            _, end, pay, _, _ = run_arrays({**table, "reported_bid": reported}, nodes, mech)
+            return of_run(end, pay)
+
+        return run
+
     def run_many(self, arrays, nodes, providers, private, reported, group) -> list[MarketRun]:
         """One engine pass per scheduler pays every payment scheme and reservation price asked for
         (``gamemarket.market.simulate.simulate_many``); each run's per-job outcome comes as column arrays

@@ -142,9 +142,13 @@ def run_chunk(
         u0, _ = run(w.copy())
     if base_key is not None:  # most recently used last; the oldest goes beyond the bound
         BASELINES[base_key] = u0
-        while len(BASELINES) > MAX_BASELINES:
+        while len(BASELINES) > 1 and sum(v.nbytes for v in BASELINES.values()) > MAX_BASELINE_BYTES:
             BASELINES.pop(next(iter(BASELINES)))
-    u0_agent = np.bincount(agent, weights=u0, minlength=n_agents)
+    # with each job its own agent, a job's agent sum ``bincount(arange(n), weights=u)`` is ``0.0 + u`` (one addition
+    # to a zero bin: the same bits, -0.0 made 0.0) and its agent's strategy its own, without the scatter
+    by_job = cfg.agents != "users"
+    u0_agent = u0 + 0.0 if by_job else np.bincount(agent, weights=u0, minlength=n_agents)
+    u0_all = float(u0_agent.sum())
     out = []
     S = len(cfg.strategies)
     draws_sorted = bids.SortedDraws(d)  # the same agents' draws for every mixture of the chunk
@@ -152,19 +156,23 @@ def run_chunk(
         lo, hi = bids.population_slices(np.asarray(x), probe)
         strat = draws_sorted.assign(lo, hi)
         u, summary = run(bids.population_bids(cfg.strategies, strat, w, draws.G, U, bid_class=bid_class))
-        u_agent = np.bincount(agent, weights=u, minlength=n_agents)
-        s_agent = np.zeros(n_agents, dtype=np.int64)
-        s_agent[agent] = strat
+        if by_job:
+            u_agent, s_agent = u + 0.0, strat
+        else:
+            u_agent = np.bincount(agent, weights=u, minlength=n_agents)
+            s_agent = np.zeros(n_agents, dtype=np.int64)
+            s_agent[agent] = strat
+        n_by_agent = np.bincount(s_agent, minlength=S).tolist()
         out.append(
             {
                 "mixture": [float(v) for v in x],
                 "seed": int(seed),
-                "n_agents": np.bincount(s_agent, minlength=S).tolist(),
-                "n_jobs": np.bincount(strat, minlength=S).tolist(),
+                "n_agents": n_by_agent,
+                "n_jobs": list(n_by_agent) if by_job else np.bincount(strat, minlength=S).tolist(),
                 "sum_u": np.bincount(s_agent, weights=u_agent, minlength=S).tolist(),
                 "sum_u0": np.bincount(s_agent, weights=u0_agent, minlength=S).tolist(),
                 "agents": n_agents,
-                "sum_u0_all": float(u0_agent.sum()),
+                "sum_u0_all": u0_all,
                 "revenue": summary["revenue"],
                 "utilization": summary["utilization"],
                 "welfare": summary["welfare"],
@@ -178,23 +186,22 @@ def run_chunk(
 
 
 #: the all-truthful baselines this process ran, by (workload, nodes, mechanism, seed, bids): each a float array of
-#: the jobs' utilities (1.7 MB at LPC's 214,322 jobs), at most ``MAX_BASELINES`` of them
+#: the jobs' utilities (1.7 MB at LPC's 214,322 jobs), at most ``MAX_BASELINE_BYTES`` of them (the newest always)
 BASELINES: dict = {}
-MAX_BASELINES = 16
+#: 128 MiB: 78 of LPC's baselines, more than its 8 mechanisms x 6 seeds. A study asks for every (mechanism, seed)
+#: in each round (the grid, the candidates, the joint points): a bound of 16 baselines, under its 32 pairs, had
+#: each round run every baseline again
+MAX_BASELINE_BYTES = 128 << 20
 
 
 def _market(arrays: dict, nodes: int, provider: dict, n: int, private: np.ndarray):
     """``run(reported) -> (utility per job, provider summary)`` in the provider's market
     (``gamemarket.market.base``: the scheduling market or the pricing market), for runs with the same
-    ``private`` bids (the market's ``runner`` computes once what they share)."""
+    ``private`` bids (the market's ``payoff_runner``: it computes once what they share, and only what a record
+    reads)."""
     group = np.zeros(n, dtype=np.int64)
-    one = market_for(provider).runner(arrays, nodes, provider, private)
-
-    def run(rw):
-        res = one(rw, group)
-        return np.asarray(res.jobs["utility"], dtype=float), res.summary
-
-    return run
+    one = market_for(provider).payoff_runner(arrays, nodes, provider, private)
+    return lambda rw: one(rw, group)
 
 
 def payoffs_of(rec: dict) -> np.ndarray:
