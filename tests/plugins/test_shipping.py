@@ -4,7 +4,10 @@ parent's text under the same path, hash and module name, so the numbers and the 
 keys) are the parent's; an entry point travels by its name, and an installed version of other text is refused."""
 
 import importlib
+import inspect
+import json
 import pickle
+import shutil
 import sys
 from pathlib import Path
 
@@ -13,14 +16,46 @@ import pytest
 from joblib import Parallel, delayed
 
 from gamemarket import bids, plugins
+from gamemarket.analysis.population import run_population_study
 from gamemarket.consumers import FAMILIES, SRG
 from gamemarket.errors import InputError
 from gamemarket.market import PAYMENTS, SCHEDULERS, Mechanism, simulate
 from gamemarket.plugins import load_plugin
+from gamemarket.studies import load_study
 from gamemarket.workloads import load
+from study_helpers import write_study
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "plugins"
 RULE = "return min_running_bid if min_running_bid > reserve else reserve"
+
+#: a population study of a plugin family under a plugin payment scheme
+POPULATION = """
+name = "pop-shipped"
+[plugins]
+modules = ["mechanisms/shade_by_amount.py", "mechanisms/lowest_running.py"]
+[workload]
+source = "synthetic"
+nodes = 6
+[workload.synthetic]
+jobs = 100
+load = 1.2
+seed = 3
+[strategies]
+providers = ["hb-kth", "hb-low"]
+[strategies.provider.hb-low]
+scheduler = "hb"
+payment = "lowest-running"
+[game]
+kind = "population"
+strategies = ["truthful", "sb30"]
+reduced_players = 3
+probe = 0.01
+[game.shading.sb30]
+family = "shade-by"
+amount = 30
+[replications]
+count = 2
+"""
 
 
 @pytest.fixture(autouse=True)
@@ -77,7 +112,7 @@ def test_a_task_carries_each_file_plugins_text_and_hash(tmp_path):
 
 def test_a_worker_without_the_file_loads_the_shipped_text_as_the_parents_path(tmp_path, monkeypatch):
     p = _copy(tmp_path, "lowest_running.py")
-    plugin = load_plugin(p)
+    plugin, plugin_text = load_plugin(p), p.read_text()
     want = _payments("lowest-running")
     task = pickle.dumps(plugins.WithPlugins(_payments))
     p.unlink()
@@ -85,7 +120,7 @@ def test_a_worker_without_the_file_loads_the_shipped_text_as_the_parents_path(tm
     assert pickle.loads(task)("lowest-running") == want and want[0] == plugin.source
     module = sys.modules[f"gamemarket_plugin_{plugin.digest}"]
     assert module.__file__ == plugin.path and plugins.loaded()[0].source == plugin.source
-    assert not (tmp_path / "study").joinpath("__pycache__").exists()  # nothing cached beside the absent file
+    assert inspect.getsource(module.lowest_running) in plugin_text  # a traceback shows the shipped text
 
 
 def test_an_edited_file_on_the_worker_is_not_used(tmp_path, monkeypatch):
@@ -187,3 +222,30 @@ def test_an_entry_point_travels_by_name_and_its_hash_is_checked(tmp_path, monkey
 
 def _scheduler_source(name: str) -> str:
     return SCHEDULERS.get(name).source
+
+
+def test_a_dask_population_study_whose_plugin_files_are_gone_stores_the_local_numbers(tmp_path):
+    """dask's worker processes start after the plugin files are moved away: what they load is the text each task
+    carried, and the stored runs (their keys name the plugins' paths and hashes) are a local run's."""
+    from dask.distributed import LocalCluster  # deferred: the test extra's
+
+    mech = tmp_path / "studies" / "mechanisms"
+    mech.mkdir(parents=True)
+    for f in ("shade_by_amount.py", "lowest_running.py"):
+        shutil.copy(EXAMPLES / f, mech / f)
+    spec = load_study(write_study(tmp_path, POPULATION))
+    spec.results_dir = tmp_path / "local"
+    local = run_population_study(spec, n_jobs=1)
+    mech.rename(tmp_path / "elsewhere")
+    with LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", processes=True, dashboard_address=None) as c:
+        spec.results_dir = tmp_path / "dask"
+        remote = run_population_study(spec, scheduler_address=c.scheduler_address)
+    records = {}
+    for name in ("local", "dask"):
+        records[name] = {}
+        for f in sorted((tmp_path / name / "population").glob("*.json")):
+            rec = json.loads(f.read_text())
+            rec.pop("chunk_seconds")
+            records[name][f.name] = rec
+    assert records["local"] and records["local"] == records["dask"]
+    assert remote.runs["run_now"] == local.runs["run_now"] > 0
