@@ -26,8 +26,13 @@ runs a ``conftest.py``): load only files you trust.
 collide and loading the same text twice registers nothing twice; what the plugin registered is marked with
 its :attr:`Plugin.source` (path and hash), which a study's result keys include, so editing a plugin reruns
 what it changed. Every plugin loaded in a process is listed in the environment variable ``GAMEMARKET_PLUGINS``,
-which worker processes (joblib, a local dask cluster) inherit: there a registry's miss loads them again, by
-path, and refuses a file whose text has changed since. Errors (a file that does not import, registers nothing,
+which worker processes (joblib, a local dask cluster) inherit: there a registry's miss loads them again. A
+study's tasks (:class:`WithPlugins`) also carry each file plugin's text, so a worker where the file is absent
+or holds other text (a remote dask worker, a file edited while the study runs) loads the text its parent
+loaded, under the same path, hash and module name; without shipped text, a file whose text has changed is
+refused. An entry point is loaded again by its name (the package must be installed on the worker, the same
+version: its hash is checked). Only the plugin's own file travels: a module it imports (a sibling file) must
+be importable on the worker too. Errors (a file that does not import, registers nothing,
 registers a name already taken, a rate function or a family's method with the wrong signature, a provider
 naming an unknown scheduler) are ``InputError`` naming the file and the entry.
 """
@@ -178,6 +183,11 @@ class Plugin:
 
 
 _LOADED: dict[str, Plugin] = {}  # module name -> plugin
+# the text of each file plugin loaded in this process, by hash: what a task (``WithPlugins``) ships to its worker
+_TEXTS: dict[str, bytes] = {}
+# the texts the tasks this process ran shipped, by hash: what a listed plugin loads from where its file is absent
+# or holds other text (kept apart from ``_TEXTS``: without a shipment, a file edited since is still refused)
+_SHIPPED: dict[str, bytes] = {}
 # one plugin loads at a time: a dask worker unpickles a task (whose plugin strategies import their module,
 # ``_PluginModules``) on one thread while another runs a task whose registry miss loads the plugins; both loaded
 # the same file, and the second registration of its family failed ("already registered") and broke the worker
@@ -220,17 +230,23 @@ def load_plugin(spec: str | os.PathLike, *, base: str | os.PathLike | None = Non
         return _load_entry_point(text)
 
 
-def _load_file(path: Path) -> Plugin:
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"plugin {path}: cannot read it ({exc.strerror or exc})") from None
-    resolved = str(path.resolve())
+def _load_file(path: Path, shipped: bytes | None = None) -> Plugin:
+    """Load the plugin file ``path``, or, given ``shipped`` (the text a task carried), that text as the file
+    ``path`` (the parent's resolved path, kept as it is: the entries' source is the parent's)."""
+    if shipped is None:
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise InputError(f"plugin {path}: cannot read it ({exc.strerror or exc})") from None
+        resolved, loader = str(path.resolve()), None
+    else:
+        data, resolved = shipped, str(path)
+        loader = _ShippedLoader(resolved, data)
     digest = text_hash(data)
     modname = f"gamemarket_plugin_{digest}"
     if modname in _LOADED:  # the same text, loaded before: its entries are registered already
         return _LOADED[modname]
-    spec = importlib.util.spec_from_file_location(modname, path)
+    spec = importlib.util.spec_from_file_location(modname, resolved if loader else path, loader=loader)
     if spec is None or spec.loader is None:
         raise InputError(f"plugin {path}: not a Python file importlib can load (expected a .py file)")
     module = importlib.util.module_from_spec(spec)
@@ -242,8 +258,30 @@ def _load_file(path: Path) -> Plugin:
             del _LOADED[old_name]
     plugin = _mark(Plugin(resolved, digest, _register(resolved, lambda: _exec(spec, module, modname))))
     _LOADED[modname] = plugin
+    _TEXTS[digest] = data
     _announce(resolved, digest)
     return plugin
+
+
+class _ShippedLoader(importlib.abc.SourceLoader):
+    """Loads a plugin from the text a task shipped, as the file ``path`` (which may not exist here): the module's
+    ``__file__`` is the parent's path, and a traceback shows the shipped text (``get_source``). Nothing is cached
+    as bytecode (``path_stats`` is not defined: the source loader then writes none)."""
+
+    def __init__(self, path: str, data: bytes):
+        self.path, self.data = path, data
+
+    def get_filename(self, fullname: str) -> str:
+        """The parent's path of the plugin file."""
+        return self.path
+
+    def get_data(self, path) -> bytes:
+        """The shipped text, whatever the path's file holds here."""
+        return self.data
+
+    def is_package(self, fullname: str) -> bool:
+        """A plugin is one module, never a package."""
+        return False
 
 
 def _exec(spec, module, modname: str) -> None:
@@ -278,6 +316,7 @@ def _load_entry_point(name: str) -> Plugin:
     digest = text_hash(Path(module_file).read_bytes() if module_file else ep.value.encode())
     plugin = _mark(Plugin(where, digest, entries))
     _LOADED[where] = plugin
+    _announce(where, digest)  # a worker loads it again by its name (``_load_listed``)
     return plugin
 
 
@@ -350,7 +389,8 @@ def key_fields(params: dict) -> dict:
 
 
 def _announce(path: str, digest: str) -> None:
-    """List a loaded file in ``GAMEMARKET_PLUGINS``, for the worker processes this one starts."""
+    """List a loaded file (or ``entry point NAME``) in ``GAMEMARKET_PLUGINS``, for the worker processes this one
+    starts."""
     listed = _listed()
     if [path, digest] not in listed:
         # the file's older text (edited and loaded again since) is no longer the plugin: a worker would refuse it
@@ -367,12 +407,16 @@ def _listed() -> list:
 
 
 class WithPlugins:
-    """A task function that carries this process's plugin list to the worker that runs it.
+    """A task function that carries this process's plugins to the worker that runs it: their list (path or entry
+    point, and hash) and each file plugin's text.
 
     A worker learns its parent's plugins from ``GAMEMARKET_PLUGINS``, but a pool of workers outlives a task:
     loky reuses the processes it started before a plugin was loaded, and their environment is the one they
     started with (a study run after another in one session failed with "unknown payment scheme"). Wrapped,
-    every task sets the list before it runs, and a registry's miss then loads what the parent had.
+    every task sets the list before it runs, and a registry's miss then loads what the parent had. The texts
+    travel too: a remote dask worker need not have the plugin's file, and one whose file at that path holds
+    other text loads the parent's (the hash decides), so the entries' sources, the results' keys and the
+    numbers are the parent's.
 
     Parameters
     ----------
@@ -383,6 +427,7 @@ class WithPlugins:
     def __init__(self, fn):
         self.fn = fn
         self.listed = _listed()
+        self.texts = {d: t for p, d in self.listed if not p.startswith(f"{ENTRY_POINT} ") and (t := _text_of(p, d))}
 
     def __setstate__(self, state):
         # unpickled in the worker before the task's arguments, which may be instances of a plugin's classes
@@ -391,49 +436,94 @@ class WithPlugins:
         self._merge()
 
     def _merge(self) -> None:
+        # the texts are content-addressed (a hash names one text): kept for every later task of this worker
+        _SHIPPED.update(getattr(self, "texts", {}))
         if self.listed:
             # the parent's list is the worker's: a reused worker may hold a file's older text, or a plugin the
             # parent has since dropped (whose names a listed plugin may now register)
             os.environ[ENV] = json.dumps(self.listed)
+            with _LOCK:  # and taken back now: a name still registered (no miss) would run the old text
+                _take_back_unlisted()
 
     def __call__(self, *args, **kwargs):
         self._merge()
         return self.fn(*args, **kwargs)
 
 
+def _text_of(path: str, digest: str) -> bytes | None:
+    """The text of the listed file plugin ``path`` of hash ``digest``: as this process loaded it or a task shipped
+    it, else the file's if its hash is still ``digest``; None where none is known (the file edited or gone)."""
+    text = _TEXTS.get(digest) or _SHIPPED.get(digest)
+    if text is None:
+        try:
+            text = Path(path).read_bytes()
+        except OSError:
+            return None
+    return text if text_hash(text) == digest else None
+
+
 def load_listed(name: str = "") -> bool:
-    """In a worker: load the plugins its parent listed in ``GAMEMARKET_PLUGINS`` (a registry's ``on_miss``);
-    a file whose text has changed since the parent loaded it is an error naming it. A file plugin loaded here
+    """In a worker: load the plugins its parent listed in ``GAMEMARKET_PLUGINS`` (a registry's ``on_miss``).
+    A file plugin loads from its file where the file's hash is the listed one, else from the text a task shipped
+    (:class:`WithPlugins`), as the parent's path; with neither, a file whose text has changed since the parent
+    loaded it is an error naming it. An entry point loads by its name, and an installed version whose hash is
+    not the parent's is an error naming it. A file plugin loaded here
     before but no longer listed (a reused worker; the parent dropped it or loaded the file's new text) is taken
     back first, so its names are free. Returns whether any plugin was loaded now."""
     with _LOCK:
         return _load_listed()
 
 
-def _load_listed() -> bool:
+def _take_back_unlisted() -> None:
+    """Take back the file plugins loaded here that ``GAMEMARKET_PLUGINS`` no longer lists: their names are free."""
     listed = {f"{path}@{digest}" for path, digest in _listed()}
-    for modname, old in list(_LOADED.items()):  # a file plugin no longer listed: its entries go (its names are free)
+    for modname, old in list(_LOADED.items()):
         if old.file and old.source not in listed:
             for kind, name in old.entries:
                 REGISTRIES[kind].remove(name)
             del _LOADED[modname]
+
+
+def _load_listed() -> bool:
+    _take_back_unlisted()
     done = {p.source for p in _LOADED.values()}
     new = False
     for path, digest in _listed():
         if f"{path}@{digest}" in done:
             continue
+        if path.startswith(f"{ENTRY_POINT} "):
+            _load_listed_entry_point(path, digest)
+            new = True
+            continue
         try:
             now = text_hash(Path(path).read_bytes())
         except OSError:
             now = None
-        if now != digest:
+        if now == digest:
+            load_plugin(path)
+        elif digest in _SHIPPED:  # the file is absent here or holds other text: the parent's text, as its path
+            _load_file(Path(path), shipped=_SHIPPED[digest])
+        else:
             raise InputError(
                 f"plugin {path}: changed (or removed) while the study runs (loaded with hash {digest}, now "
                 f"{now or 'unreadable'}); run the study again"
             )
-        load_plugin(path)
         new = True
     return new
+
+
+def _load_listed_entry_point(where: str, digest: str) -> None:
+    """Load the listed entry point ``where`` (``entry point NAME``) by its name; an installed version of other
+    text than the parent's (another hash) is taken back and is an error naming it."""
+    plugin = load_plugin(where[len(ENTRY_POINT) + 1 :])
+    if plugin.digest != digest:
+        for kind, name in plugin.entries:
+            REGISTRIES[kind].remove(name)
+        _LOADED.pop(where, None)
+        raise InputError(
+            f"plugin {where}: the installed version here is not the one the study was started with (hash "
+            f"{plugin.digest}, expected {digest}); install the same version on every worker"
+        )
 
 
 class _PluginModules(importlib.abc.MetaPathFinder):
