@@ -336,7 +336,13 @@ def _register(where: str, run) -> tuple:
     except SystemExit as exc:  # sys.exit() at a plugin's top level: an error too, not the end of the command
         _take_back(before)
         raise InputError(f"plugin {where}: does not import: it called sys.exit({exc.code!r})") from None
-    entries = tuple((kind, n) for kind, reg in REGISTRIES.items() for n in reg if n not in before[kind])
+    # an event scheduler's entry in SCHEDULERS (market.hooks) is part of it, not an entry of its own
+    entries = tuple(
+        (kind, n)
+        for kind, reg in REGISTRIES.items()
+        for n in reg
+        if n not in before[kind] and not (kind == "scheduler" and reg[n].hooks is not None)
+    )
     if not entries:
         _take_back(before)
         raise InputError(
@@ -353,6 +359,8 @@ def _mark(plugin: Plugin) -> Plugin:
         reg = REGISTRIES[kind]
         if kind in ("family", "event-scheduler"):  # the plugin's own object (not a dataclass): marked in place
             reg[name].source = plugin.source
+            if kind == "event-scheduler":  # and its entry in SCHEDULERS, which a result's key reads (key_fields)
+                SCHEDULERS.register(name, dataclasses.replace(SCHEDULERS[name], source=plugin.source), replace=True)
         else:
             reg.register(name, dataclasses.replace(reg[name], source=plugin.source), replace=True)
     return plugin
