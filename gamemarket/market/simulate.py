@@ -21,6 +21,7 @@ from gamemarket.errors import InputError
 from gamemarket.io import jobtable
 from gamemarket.market import engine, outcomes
 from gamemarket.market.engine import MAX_JOBS, run_market, run_market_rows, run_pricing
+from gamemarket.market.hooks import run_schedule_hooks
 from gamemarket.market.payments import get_payment
 from gamemarket.market.schedulers import get_scheduler
 
@@ -188,6 +189,9 @@ def run_schedule(
     runs on tables with the same jobs (``prepare``).
     """
     schemes, reserves = _check_run(nodes, scheduler, pricing)
+    hooks = get_scheduler(scheduler).hooks
+    if hooks is not None:  # an event-hook scheduler (market.hooks): its own pure-Python loop, no priority key
+        return run_schedule_hooks(table, int(nodes), hooks, schemes, reserves)
     arrival, in_order, args = _engine_args(table, nodes, scheduler, ranks, order)
     if len(arrival) == 0:
         e = np.empty(0, np.int64)
@@ -210,9 +214,10 @@ def run_schedule(
 def _engine_parts(table, nodes: int, mechanism: Mechanism):
     """(part, J, steps) of one run: ``part(lo, hi)`` gives (start, end, payment, preemptions) of the job table's
     rows ``lo:hi``, read from the engine's per-job rows (``engine.run_market_rows``) without copying them into
-    whole columns; a plugin's payment scheme runs as ``run_schedule`` does, and its columns are sliced."""
+    whole columns; a plugin's payment scheme or event-hook scheduler runs as ``run_schedule`` does, and its
+    columns are sliced."""
     schemes, reserves = _check_run(nodes, mechanism.scheduler, [(mechanism.payment, mechanism.reserve)])
-    if schemes[0].rate is not None:
+    if schemes[0].rate is not None or get_scheduler(mechanism.scheduler).hooks is not None:
         start, end, pay, npre, steps = run_arrays(table, nodes, mechanism)
         return (lambda lo, hi: (start[lo:hi], end[lo:hi], pay[lo:hi], npre[lo:hi])), len(start), steps
     arrival, in_order, args = _engine_args(table, nodes, mechanism.scheduler, None)
