@@ -12,6 +12,7 @@ import warnings
 
 from gamemarket import __version__
 from gamemarket.cli.options import examples, use_help_formatter
+from gamemarket.cli.output import foreign_code
 from gamemarket.cli.pricing import add_pricing_commands
 from gamemarket.cli.workload import add_workload_commands
 from gamemarket.errors import GameMarketError
@@ -67,7 +68,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     shown, warnings.showwarning = warnings.showwarning, _show_warning
     try:
-        load_cli_plugins(args)  # --plugin FILE: before the command looks up a name the plugin registers
+        # --plugin FILE: before the command looks up a name the plugin registers; its prints kept off stdout
+        with foreign_code(f"plugin {', '.join(map(str, getattr(args, 'plugin', None) or []))}"):
+            load_cli_plugins(args)
         return int(args.func(args) or 0)
     except GameMarketError as exc:
         print(f"gamemarket: error: {exc}", file=sys.stderr)

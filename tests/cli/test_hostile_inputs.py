@@ -1,5 +1,5 @@
-"""Hostile inputs found by hand (a fresh-eyes hunt, after the CLI fuzz): a trace header with a processor count no
-machine has.
+"""Hostile inputs found by hand (a fresh-eyes hunt, after the CLI fuzz): plugins that print or move the working
+directory as they load, and a trace header with a processor count no machine has.
 
 Each case runs the ``gamemarket`` command in this process and checks the house rule for bad input: exit 2 with one
 line naming the file or value and what was expected, no traceback, and nothing written where it was not asked.
@@ -9,12 +9,44 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 
 import pytest
 
+from gamemarket import plugins
 from gamemarket.cli import main
 
+PRINTS = """print("hello from the plugin")
+from gamemarket.market.payments import payment_rule
+
+
+@payment_rule("hostile-prints", "a rule whose module prints as it loads")
+def prints(bid, reserve, nodes, free, waiting, max_waiting_bid, min_running_bid):
+    return reserve
+"""
+
+MOVES = """import os
+
+os.chdir(os.path.dirname(os.path.dirname(__file__)))
+from gamemarket.market.payments import payment_rule
+
+
+@payment_rule("hostile-moves", "a rule whose module changes the working directory as it loads")
+def moves(bid, reserve, nodes, free, waiting, max_waiting_bid, min_running_bid):
+    return reserve
+"""
+
 SWF_LINES = "1 0 0 100 1 -1 -1 1 200 -1 1 1 -1 -1 -1 -1 -1 -1\n2 5 0 100 1 -1 -1 1 200 -1 1 1 -1 -1 -1 -1 -1 -1\n"
+
+
+@pytest.fixture(autouse=True)
+def _registries_restored(monkeypatch):
+    """What a test's plugin registers, and the list of loaded plugins, undone after it (as for ``tests/plugins/``):
+    a payment scheme left registered would show in every later test's ``--payment`` choices."""
+    for reg in plugins.REGISTRIES.values():
+        monkeypatch.setattr(reg, "_items", dict(reg._items))
+    monkeypatch.setattr(plugins, "_LOADED", {})
+    monkeypatch.setenv(plugins.ENV, "[]")
 
 
 def _error_line(err: str) -> str:
@@ -22,6 +54,32 @@ def _error_line(err: str) -> str:
     lines = [x for x in err.splitlines() if x.startswith("gamemarket: error: ")]
     assert len(lines) == 1 and "Traceback" not in err, err
     return lines[0]
+
+
+def test_a_plugin_that_prints_as_it_loads_leaves_the_json_result_alone(tmp_path, capsys, monkeypatch):
+    (tmp_path / "prints.py").write_text(PRINTS)
+    monkeypatch.chdir(tmp_path)
+    rc = main(["simulate", "--synthetic-jobs", "30", "--plugin", "prints.py", "--format", "json"])
+    out, err = capsys.readouterr()
+    assert rc == 0
+    assert json.loads(out)["jobs"] == 30  # the result alone on stdout: it parses (before, the print came first)
+    assert "hello from the plugin" in err and "hello" not in out
+
+
+def test_a_plugin_that_changes_the_working_directory_is_refused_before_anything_is_written(
+    tmp_path, capsys, monkeypatch
+):
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "moves.py").write_text(MOVES)
+    monkeypatch.chdir(work)
+    rc = main(["simulate", "--synthetic-jobs", "30", "--plugin", "moves.py", "--out", "rel.csv"])
+    line = _error_line(capsys.readouterr().err)
+    assert rc == 2
+    assert f"plugin moves.py: changed the working directory (from {work} to {tmp_path})" in line
+    assert os.getcwd() == str(work)  # changed back: the command's relative paths name the files they did
+    # before, rel.csv was written into the folder the plugin moved to, not where the user asked
+    assert not (tmp_path / "rel.csv").exists() and not (work / "rel.csv").exists()
 
 
 @pytest.mark.parametrize("count", ["10000001", "99999999999999999999999", "9223372036854775808"])
