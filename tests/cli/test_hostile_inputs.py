@@ -1,5 +1,5 @@
-"""Hostile inputs found by hand (a fresh-eyes hunt, after the CLI fuzz): plugins that print or move the working
-directory as they load, and a trace header with a processor count no machine has.
+"""Hostile inputs found by hand (a fresh-eyes hunt, after the CLI fuzz): plugins that print, move the working
+directory or call ``sys.exit``, and a trace header with a processor count no machine has.
 
 Each case runs the ``gamemarket`` command in this process and checks the house rule for bad input: exit 2 with one
 line naming the file or value and what was expected, no traceback, and nothing written where it was not asked.
@@ -34,6 +34,16 @@ from gamemarket.market.payments import payment_rule
 @payment_rule("hostile-moves", "a rule whose module changes the working directory as it loads")
 def moves(bid, reserve, nodes, free, waiting, max_waiting_bid, min_running_bid):
     return reserve
+"""
+
+EXITS = """import sys
+
+from gamemarket.market.payments import payment_rule
+
+
+@payment_rule("hostile-exits", "a rule that ends the process when it is called", jit=False)
+def exits(bid, reserve, nodes, free, waiting, max_waiting_bid, min_running_bid):
+    sys.exit(CODE)
 """
 
 SWF_LINES = "1 0 0 100 1 -1 -1 1 200 -1 1 1 -1 -1 -1 -1 -1 -1\n2 5 0 100 1 -1 -1 1 200 -1 1 1 -1 -1 -1 -1 -1 -1\n"
@@ -80,6 +90,18 @@ def test_a_plugin_that_changes_the_working_directory_is_refused_before_anything_
     assert os.getcwd() == str(work)  # changed back: the command's relative paths name the files they did
     # before, rel.csv was written into the folder the plugin moved to, not where the user asked
     assert not (tmp_path / "rel.csv").exists() and not (work / "rel.csv").exists()
+
+
+@pytest.mark.parametrize("code", [0, 4, "'bye'"])
+def test_a_plugin_that_calls_sys_exit_while_the_command_runs_is_an_error(tmp_path, capsys, monkeypatch, code):
+    (tmp_path / "exits.py").write_text(EXITS.replace("CODE", str(code)))
+    monkeypatch.chdir(tmp_path)
+    rc = main(["plugin", "check", "exits.py", "--cases", "2"])
+    line = _error_line(capsys.readouterr().err)
+    # before, the process ended with the plugin's code (0 passed for success) and said nothing
+    assert rc == 2
+    assert f"sys.exit({eval(str(code))!r}) was called while the command ran (plugins loaded: " in line
+    assert f"{tmp_path / 'exits.py'}@" in line and "the command did not finish" in line
 
 
 @pytest.mark.parametrize("count", ["10000001", "99999999999999999999999", "9223372036854775808"])
