@@ -15,7 +15,7 @@ import numpy as np
 
 from gamemarket import bids
 from gamemarket.market.base import MARKETS
-from gamemarket.testing.market_checks import MIX, SUMMARY_FIELDS, _check, _columns, _prepared, _provider_params
+from gamemarket.testing.market_checks import MIX, SUMMARY_FIELDS, checked, job_columns, prepared, provider_params
 from gamemarket.testing.report import ConformanceReport
 
 
@@ -60,7 +60,7 @@ def _runner(market, prep, providers, drawn):
         kept = [one(cases[i][1], cases[i][2]) for i in order]
         for i, got in zip(order, kept):  # compared after every call: a later call must not change a kept result
             name, want = cases[i][0], plain[i]
-            a, b = _columns(want.jobs), _columns(got.jobs)
+            a, b = job_columns(want.jobs), job_columns(got.jobs)
             bad = [c for c in a if c not in b or not _bits_equal(a[c], b[c])]
             assert not bad, f"{where}, profile {name!r}: runner's column {bad[0]!r} differs from run's"
             bad = [k for k in want.summary if k not in got.summary or not _bits_equal(want.summary[k], got.summary[k])]
@@ -77,7 +77,7 @@ def _payoff_runner(market, prep, providers, drawn):
         kept = [one(cases[i][1], cases[i][2]) for i in order]
         for i, (utility, fields) in zip(order, kept):
             name, want = cases[i][0], plain[i]
-            util = np.asarray(_columns(want.jobs)["utility"])
+            util = np.asarray(job_columns(want.jobs)["utility"])
             assert isinstance(utility, np.ndarray) and utility.dtype == np.float64, (
                 f"{where}, profile {name!r}: payoff_runner's utilities are not a float64 array"
             )
@@ -125,13 +125,13 @@ def check_runners(
     """
     report = ConformanceReport("market", kind)
     market = MARKETS.get(kind)
-    prep = _check(report, "workload", lambda: _prepared(market, kind, workload or market.example_workload))
-    params = _check(
-        report, "providers", lambda: _provider_params(market, kind, providers or market.example_providers())
+    prep = checked(report, "workload", lambda: prepared(market, kind, workload or market.example_workload))
+    params = checked(
+        report, "providers", lambda: provider_params(market, kind, providers or market.example_providers())
     )
     if prep is not None and params is not None:
-        drawn = _check(report, "run", lambda: _plain(market, prep, params, seed))
+        drawn = checked(report, "run", lambda: _plain(market, prep, params, seed))
         if drawn is not None:
-            _check(report, "runner", lambda: _runner(market, prep, params, drawn))
-            _check(report, "payoff_runner", lambda: _payoff_runner(market, prep, params, drawn))
+            checked(report, "runner", lambda: _runner(market, prep, params, drawn))
+            checked(report, "payoff_runner", lambda: _payoff_runner(market, prep, params, drawn))
     return report.raise_if_failed() if raise_on_failure else report
