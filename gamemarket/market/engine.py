@@ -15,7 +15,9 @@ compare as their ranks do, and the heap's top names its job without a lookup. St
 * running set: an indexed max-heap of entries (its top is the worst running job, the one HB
   preempts first), with positions so a finishing job is removed in O(log n);
 * waiting set: a min-heap of entries (its top is the best waiting job);
-* highest waiting bid: a min-heap of (bid rank, job) entries with lazy deletion (for k-th price);
+* highest waiting bid: a min-heap of (bid rank, job) entries with lazy deletion (for k-th price), kept only
+  where the scheduler's ranks are not the bid ranks: under HB and NPHB the waiting set's top is that job
+  (``_same_ranks``);
 * completions: a min-heap of (finish time, job) with lazy invalidation of preempted runs.
 
 The three job heaps grow as a run needs (``_room``): they hold the jobs present, not the whole
