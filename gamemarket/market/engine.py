@@ -403,6 +403,37 @@ def _room(heap, cnt, need):
 FIRST_HEAP = 1024
 
 
+@njit(cache=True, inline="always")
+def _room_for_step(t, submit, ptr, n, wheap, wcnt, bheap, bcnt, ev_t, ev_j, ecnt, by_bid):
+    """The heaps, each with room for the pushes of the step at ``t`` (grown by ``_room`` where it could
+    overfill): each arrival enters the waiting heap (and the bid heap unless ``by_bid``); the step then starts or
+    swaps in at most min(n, waiting) jobs (a completion event each) and swaps out as many (a bid entry each)."""
+    J = submit.shape[0]
+    arrivals = 0
+    while ptr + arrivals < J and submit[ptr + arrivals] == t:
+        arrivals += 1
+    moves = min(n, wcnt + arrivals)
+    wheap = _room(wheap, wcnt, wcnt + arrivals)
+    if not by_bid:
+        bheap = _room(bheap, bcnt, bcnt + arrivals + moves)
+    if ecnt + 2 * moves > ev_t.shape[0]:
+        ev_t = _room(ev_t, ecnt, ecnt + 2 * moves)
+        ev_j = _room(ev_j, ecnt, ev_t.shape[0])
+    return wheap, bheap, ev_t, ev_j
+
+
+@njit(cache=True, inline="always")
+def _highest_waiting_bid(wheap, wcnt, bheap, bcnt, ji, reported, by_bid):
+    """(bid-heap count, highest reported bid of a waiting job): the waiting heap's top where the ranks are the
+    bid ranks (``by_bid``), else the bid heap's (``_max_waiting_bid``), compacted when mostly stale."""
+    if by_bid:  # the waiting heap's top is the best waiting job, the one with the highest reported bid
+        return bcnt, reported[wheap[0] & MASK] if wcnt > 0 else -np.inf
+    bcnt, maxq = _max_waiting_bid(bheap, bcnt, ji, reported)
+    if bcnt > 2 * wcnt + FIRST_HEAP:  # mostly stale entries: keep the waiting jobs' (amortised O(log J) a push)
+        bcnt = _compact_bids(bheap, bcnt, ji)
+    return bcnt, maxq
+
+
 @njit(cache=True)
 def _compact_bids(bheap, bcnt, ji):
     """The bid heap's entries of waiting jobs only, sorted (a sorted array is a min-heap) and each once; the new
@@ -463,18 +494,7 @@ def run_market_rows(submit, runtime, rank, bidrank, reported, n, preemptive, sch
             _accrue(price, rcap, rpay, rcnt, dt)
         # 1. completions, 2. arrivals, 3. one allocation step
         ecnt, rcnt = _complete(t, ev_t, ev_j, ecnt, ji, jf, rheap, rcap, rpay, rcnt)
-        # room for this step's pushes: each arrival enters the waiting and bid heaps; the step then starts
-        # or swaps in at most min(n, waiting) jobs (a completion event each) and swaps out as many (a bid entry)
-        arrivals = 0
-        while ptr + arrivals < J and submit[ptr + arrivals] == t:
-            arrivals += 1
-        moves = min(n, wcnt + arrivals)
-        wheap = _room(wheap, wcnt, wcnt + arrivals)
-        if not by_bid:
-            bheap = _room(bheap, bcnt, bcnt + arrivals + moves)
-        if ecnt + 2 * moves > ev_t.shape[0]:
-            ev_t = _room(ev_t, ecnt, ecnt + 2 * moves)
-            ev_j = _room(ev_j, ecnt, ev_t.shape[0])
+        wheap, bheap, ev_t, ev_j = _room_for_step(t, submit, ptr, n, wheap, wcnt, bheap, bcnt, ev_t, ev_j, ecnt, by_bid)
         ptr, wcnt, bcnt = _arrive(t, submit, rank, bidrank, ptr, ji, wheap, wcnt, bheap, bcnt, by_bid)
         steps += 1
         wcnt, rcnt, ecnt = _fill(t, n, ji, jf, wheap, wcnt, rheap, rcap, rpay, rcnt, ev_t, ev_j, ecnt)
@@ -482,12 +502,7 @@ def run_market_rows(submit, runtime, rank, bidrank, reported, n, preemptive, sch
             wcnt, bcnt, ecnt = _preempt(
                 t, ji, jf, bidrank, wheap, wcnt, bheap, bcnt, rheap, rcap, rpay, rcnt, ev_t, ev_j, ecnt, by_bid
             )
-        if by_bid:  # the waiting heap's top is the best waiting job, the one with the highest reported bid
-            maxq = reported[wheap[0] & MASK] if wcnt > 0 else -np.inf
-        else:
-            bcnt, maxq = _max_waiting_bid(bheap, bcnt, ji, reported)
-            if bcnt > 2 * wcnt + FIRST_HEAP:  # mostly stale entries: keep the waiting jobs' (amortised O(log J))
-                bcnt = _compact_bids(bheap, bcnt, ji)
+        bcnt, maxq = _highest_waiting_bid(wheap, wcnt, bheap, bcnt, ji, reported, by_bid)
         for s in range(K):
             price[s] = market_price(schemes[s], reserves[s], n, rcnt + wcnt, wcnt, maxq)
         t_prev = t
@@ -586,13 +601,15 @@ def _plugin_loop(rate, low: bool, jit: bool):
         rbid = np.empty((K, max(n, 1)), np.float64)  # the running jobs' bids, in running-heap order
         rpay = np.empty((K, max(n, 1)), np.float64)
         rcnt = 0
-        wheap = np.empty(max(J, 1), np.int64)
+        first = min(max(J, 1), FIRST_HEAP)  # the heaps grow with the jobs present, as run_market_rows's
+        wheap = np.empty(first, np.int64)
         wcnt = 0
-        bheap = np.empty(max(2 * J, 1), np.int64)
+        bheap = np.empty(first, np.int64)
         bcnt = 0
-        ev_t = np.empty(max(2 * J + 1, 1), np.int64)
-        ev_j = np.empty(max(2 * J + 1, 1), np.int64)
+        ev_t = np.empty(first, np.int64)
+        ev_j = np.empty(first, np.int64)
         ecnt = 0
+        by_bid = _same_ranks(rank, bidrank)
         ptr = 0
         steps = 0
         t_prev = submit[0] if J > 0 else 0
@@ -612,14 +629,17 @@ def _plugin_loop(rate, low: bool, jit: bool):
                 if not pay_step(rate, reserves, rbid, rpay, rheap, rcnt, dt, nodes, free, waiting, maxq, minr, bad):
                     break
             ecnt, rcnt = _complete(t, ev_t, ev_j, ecnt, ji, jf, rheap, rbid, rpay, rcnt)
-            ptr, wcnt, bcnt = _arrive(t, submit, rank, bidrank, ptr, ji, wheap, wcnt, bheap, bcnt, False)
+            wheap, bheap, ev_t, ev_j = _room_for_step(
+                t, submit, ptr, n, wheap, wcnt, bheap, bcnt, ev_t, ev_j, ecnt, by_bid
+            )
+            ptr, wcnt, bcnt = _arrive(t, submit, rank, bidrank, ptr, ji, wheap, wcnt, bheap, bcnt, by_bid)
             steps += 1
             wcnt, rcnt, ecnt = _fill(t, n, ji, jf, wheap, wcnt, rheap, rbid, rpay, rcnt, ev_t, ev_j, ecnt)
             if preemptive:
                 wcnt, bcnt, ecnt = _preempt(
-                    t, ji, jf, bidrank, wheap, wcnt, bheap, bcnt, rheap, rbid, rpay, rcnt, ev_t, ev_j, ecnt, False
+                    t, ji, jf, bidrank, wheap, wcnt, bheap, bcnt, rheap, rbid, rpay, rcnt, ev_t, ev_j, ecnt, by_bid
                 )
-            bcnt, maxq = _max_waiting_bid(bheap, bcnt, ji, reported)
+            bcnt, maxq = _highest_waiting_bid(wheap, wcnt, bheap, bcnt, ji, reported, by_bid)
             maxq = float(maxq)
             free = nodes - rcnt
             waiting = wcnt

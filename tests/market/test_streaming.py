@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from engine_helpers import bursts
 from gamemarket.io import jobtable
 from gamemarket.market import PAYMENTS as PAYMENT_REGISTRY
 from gamemarket.market import SCHEDULERS as SCHEDULER_REGISTRY
@@ -64,37 +65,13 @@ def test_streamed_run_equals_the_plain_run(tmp_path, case, sched, pay, rows, suf
         assert pq.ParquetFile(out).metadata.num_row_groups == -(-len(table) // rows)
 
 
-def _bursts(J: int, seed: int) -> pd.DataFrame:
-    """Wide parallel jobs split into serial ones: bursts of up to 400 jobs with one submit time and run time,
-    so that the waiting, bid and completion heaps all outgrow their first size (``FIRST_HEAP``)."""
-    rng = np.random.default_rng(seed)
-    widths = rng.integers(1, 400, J)
-    cum = np.cumsum(widths)
-    P = int(np.searchsorted(cum, J)) + 1
-    widths = widths[:P]
-    widths[-1] -= cum[P - 1] - J
-    submit = np.repeat(np.sort(rng.integers(0, J // 40, P)), widths)
-    runtime = np.repeat(rng.integers(1, 200, P), widths)
-    bids = rng.choice([1.0, 30.0, 150.0], J) + np.round(rng.random(J), 2) * (rng.random(J) < 0.7)
-    return pd.DataFrame(
-        {
-            "id": np.arange(J),
-            "submit": submit,
-            "runtime": runtime,
-            "estimate": runtime + 5,
-            "private_bid": bids,
-            "reported_bid": bids,
-        }
-    )
-
-
 @pytest.mark.parametrize("sched", ["hb", "nphb", "wspt"])
 @pytest.mark.parametrize("pay", ["first", "kth"])
 def test_growing_heaps_match_the_reference(sched, pay):
     """A congested run of 3 x FIRST_HEAP jobs in bursts: start, end, preemptions equal to the plain reference's
     and payments within its rounding, as in ``test_engine_matches_reference`` on small tables."""
     J = 3 * FIRST_HEAP
-    table = _bursts(J, 7)
+    table = bursts(J, 7)
     jobs = simulate(table, 48, Mechanism(sched, pay, 1.0)).jobs
     assert congestion(jobs, 48)["peak_jobs_present"] > 2 * FIRST_HEAP  # more jobs at once than the heaps first hold
     res = jobs.set_index("id")

@@ -6,10 +6,13 @@ import numpy as np
 import pytest
 from builtin_rates import first_price, kth_price, nan_when_busy, negative_when_busy
 
+from engine_helpers import bursts
 from gamemarket import bids
 from gamemarket.consumers import SRG
 from gamemarket.errors import InputError
 from gamemarket.market import Mechanism, register_scheduler, simulate
+from gamemarket.market.engine import FIRST_HEAP
+from gamemarket.market.outcomes import congestion
 from gamemarket.market.payments import RATE_FUNCTION, register_payment_rule
 from gamemarket.market.schedulers import PriorityKey
 from gamemarket.market.simulate import run_schedule
@@ -146,3 +149,18 @@ def test_a_wrong_signature_is_refused_when_registered(fn):
 def test_a_rate_function_scheme_has_no_engine_code():
     entry = register_payment_rule("p-first", first_price, "first price, as a plugin")
     assert entry.code == RATE_FUNCTION and entry.rate is first_price
+
+
+@pytest.mark.parametrize("scheduler", ["hb", "nphb", "wspt"])
+def test_plugin_engine_heaps_grow_bit_for_bit(as_plugins, scheduler):
+    """A congested run of 3 x FIRST_HEAP jobs in bursts, more jobs present at once than the heaps first hold:
+    the plugin engine's heaps grow as the built-in engine's do, and its payments are the built-in's bit for bit,
+    compiled and plain Python (under HB and NPHB without a bid heap, under WSPT with one)."""
+    table = bursts(3 * FIRST_HEAP, 7)
+    want = _pay(table, 48, scheduler, "kth", 1.0)
+    assert congestion(want, 48)["peak_jobs_present"] > 2 * FIRST_HEAP
+    for plugin in ("p-kth", "py-kth"):
+        got = _pay(table, 48, scheduler, plugin, 1.0)
+        for c in ("start", "end", "preemptions"):
+            assert (got[c].to_numpy() == want[c].to_numpy()).all(), (scheduler, plugin, c)
+        assert (_bits(got["payment"]) == _bits(want["payment"])).all(), (scheduler, plugin)
