@@ -35,11 +35,16 @@ version: its hash is checked). Only the plugin's own file travels: a module it i
 be importable on the worker too. Errors (a file that does not import, registers nothing,
 registers a name already taken, a rate function or a family's method with the wrong signature, a provider
 naming an unknown scheduler) are ``InputError`` naming the file and the entry.
+
+A plugin only adds entries: one that replaces or removes an entry registered before it (a built-in one, whatever
+the way: ``replace=True``, the registry's dict; another plugin's) is refused and leaves the registries as they
+were, since a stored result of a built-in entry is keyed by its name alone and would be served for the plugin's.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import importlib.abc
 import importlib.util
@@ -47,8 +52,10 @@ import json
 import os
 import sys
 import threading
+import tomllib
 import types
 from dataclasses import dataclass
+from importlib import resources
 from importlib.metadata import entry_points
 from pathlib import Path
 
@@ -107,8 +114,9 @@ def register_provider(name: str, scheduler: str, payment: str, *, reserve: float
     Parameters
     ----------
     name : str
-        The strategy's name in a study's ``[strategies] providers``. It replaces a catalogue's entry of the
-        same name (``load_providers``); a study's inline ``[strategies.provider.NAME]`` replaces it.
+        The strategy's name in a study's ``[strategies] providers``. It replaces a study catalogue's entry of
+        the same name (``load_providers``); a study's inline ``[strategies.provider.NAME]`` replaces it. A name
+        of the built-in catalogue (``hb-kth``, ...) is refused.
     scheduler, payment : str
         Registered names (``gamemarket.market.SCHEDULERS``, ``PAYMENTS``).
     reserve : float
@@ -122,10 +130,15 @@ def register_provider(name: str, scheduler: str, payment: str, *, reserve: float
     Raises
     ------
     InputError
-        A name already declared, an unknown scheduler or payment scheme, or a reserve that is not a finite
-        number >= 0; naming the provider and the field.
+        A name already declared or built in, an unknown scheduler or payment scheme, or a reserve that is not a
+        finite number >= 0; naming the provider and the field.
     """
     what = f"provider strategy {name!r}"
+    if isinstance(name, str) and name in _builtin_providers():
+        raise InputError(
+            f"{what}: is a built-in provider strategy (gamemarket's providers.toml): it cannot be replaced (a "
+            "study naming it would run yours under the built-in's name); declare yours under another name"
+        )
     for field, value, reg in (("scheduler", scheduler, SCHEDULERS), ("payment", payment, PAYMENTS)):
         if not isinstance(value, str) or value not in reg:
             raise InputError(f"{what}: field {field!r}: unknown {reg.what} {value!r}; expected one of {sorted(reg)}")
@@ -136,6 +149,13 @@ def register_provider(name: str, scheduler: str, payment: str, *, reserve: float
     if isinstance(reserve, bool) or not (r >= 0 and r != float("inf")):
         raise InputError(f"{what}: field 'reserve': expected a finite number >= 0, got {reserve!r}")
     return PROVIDERS.register(name, ProviderEntry(name, scheduler, payment, r, str(description)))
+
+
+@functools.cache
+def _builtin_providers() -> frozenset:
+    """The names of the built-in catalogue's provider strategies (package data ``strategies/providers.toml``)."""
+    with (resources.files("gamemarket") / "data" / "strategies" / "providers.toml").open("rb") as f:
+        return frozenset(tomllib.load(f))
 
 
 #: the registries a plugin may add to, by the kind of entry
@@ -323,35 +343,96 @@ def _load_entry_point(name: str) -> Plugin:
 
 def _register(where: str, run) -> tuple:
     """Run a plugin's code (``run``) and return what it registered, as (kind, name) pairs; on an error take
-    back whatever it registered before the error."""
-    before = {kind: set(reg) for kind, reg in REGISTRIES.items()}
+    back whatever it registered before the error.
+
+    A plugin adds entries; it never replaces or removes one registered before it (a built-in one, another
+    plugin's): every registry (``Registry.instances``, those of :data:`REGISTRIES` and the pricing market's,
+    utilities', markets' and claims') is compared before and after, by object, whatever way the plugin took
+    (``replace=True``, the registry's dict). A stored result of a built-in entry is keyed by its name, and a
+    plugin's entry by the plugin's hash only where the entry is the plugin's own, so an entry put in another's
+    place would be served that one's stored results. A plugin's entry in a registry a plugin may not add to
+    (whose results would not carry its hash) is refused too."""
+    before = {id(reg): dict(reg._items) for reg in Registry.instances}
     try:
         run()
     except InputError as exc:
-        _take_back(before)
+        _restore(before)
         raise InputError(f"plugin {where}: {exc}") from None
     except Exception as exc:  # the plugin's own error, whatever it is: its message, on one line
-        _take_back(before)
+        _restore(before)
         msg = " ".join(str(exc).split())
         raise InputError(f"plugin {where}: does not import: {type(exc).__name__}{': ' + msg if msg else ''}") from None
     except SystemExit as exc:  # sys.exit() at a plugin's top level: an error too, not the end of the command
-        _take_back(before)
+        _restore(before)
         raise InputError(f"plugin {where}: does not import: it called sys.exit({exc.code!r})") from None
-    # an event scheduler's entry in SCHEDULERS (market.hooks) is part of it, not an entry of its own
+    except BaseException:  # KeyboardInterrupt while it loads: nothing of it is left registered
+        _restore(before)
+        raise
+    problem = _replaced(before) or _unsupported(before)
+    if problem:
+        _restore(before)
+        raise InputError(f"plugin {where}: {problem}")
+    # an event scheduler's entry in SCHEDULERS (market.hooks) is part of it, not an entry of its own; an entry
+    # sealed built in since (a gamemarket module the plugin imported first) is gamemarket's
     entries = tuple(
         (kind, n)
         for kind, reg in REGISTRIES.items()
         for n in reg
-        if n not in before[kind] and not (kind == "scheduler" and reg[n].hooks is not None)
+        if n not in before[id(reg)] and not reg.is_builtin(n) and not (kind == "scheduler" and reg[n].hooks is not None)
     )
     if not entries:
-        _take_back(before)
+        _restore(before)
         raise InputError(
             f"plugin {where}: registers nothing; expected a scheduler (register_scheduler), a payment "
             "scheme (register_payment_rule, @payment_rule), a consumer-strategy family (gamemarket.consumers."
             "register), a provider strategy (register_provider) or an event scheduler (register_event_scheduler)"
         )
     return entries
+
+
+def _replaced(before: dict) -> str | None:
+    """What a plugin's code put in place of (or removed from) an entry registered before it, or None."""
+    for reg in Registry.instances:
+        for name, item in before.get(id(reg), {}).items():
+            now = reg._items.get(name)
+            if now is item:
+                continue
+            whose = "the built-in" if name in reg._builtin else "the"
+            source = getattr(item, "source", None)
+            of = f" of plugin {source}" if source else "" if name in reg._builtin else " registered before it"
+            did = "removes" if name not in reg._items else "replaces"
+            return (
+                f"{did} {whose} {reg.what} {name!r}{of}; a plugin may only add entries (stored results are keyed "
+                "by the entry's name, or its plugin's hash, and would be reused for the other); register yours "
+                "under a new name"
+            )
+    return None
+
+
+def _unsupported(before: dict) -> str | None:
+    """A plugin's entry in a registry plugins may not add to, named with what they may register, or None."""
+    kinds = {id(reg) for reg in REGISTRIES.values()}
+    for reg in Registry.instances:
+        if id(reg) in kinds:
+            continue
+        new = [n for n in reg._items if n not in before.get(id(reg), {}) and not reg.is_builtin(n)]
+        if new:
+            return (
+                f"registers the {reg.what} {new[0]!r}; a plugin may register schedulers, payment schemes, "
+                "consumer-strategy families, provider strategies and event schedulers only (the results of "
+                f"a {reg.what} are not keyed by a plugin's hash)"
+            )
+    return None
+
+
+def _restore(before: dict) -> None:
+    """Every registry as it was before a plugin's code ran (what it added taken back, what it replaced or removed
+    put back), but for entries sealed built in since (a gamemarket module the plugin imported)."""
+    for reg in Registry.instances:
+        was = before.get(id(reg), {})  # (none: made as the plugin ran, a gamemarket module it imported)
+        now = {n: item for n, item in reg._items.items() if n in was or reg.is_builtin(n)}
+        reg._items.clear()
+        reg._items.update({**now, **was})
 
 
 def _mark(plugin: Plugin) -> Plugin:
@@ -365,12 +446,6 @@ def _mark(plugin: Plugin) -> Plugin:
         else:
             reg.register(name, dataclasses.replace(reg[name], source=plugin.source), replace=True)
     return plugin
-
-
-def _take_back(before: dict) -> None:
-    for kind, reg in REGISTRIES.items():
-        for name in [n for n in reg if n not in before[kind]]:
-            reg.remove(name)
 
 
 def loaded() -> list[Plugin]:
@@ -391,9 +466,15 @@ def key_fields(params: dict) -> dict:
     for kind, field in (("scheduler", "scheduler"), ("payment", "payment")):
         name = params.get(field)
         if isinstance(name, str):
-            source = getattr(REGISTRIES[kind].get(name), "source", None)
+            reg = REGISTRIES[kind]
+            source = getattr(reg.get(name), "source", None)
             if source:
                 found.append(source.rsplit("@", 1)[1])
+            elif name in reg._builtin and not reg.is_builtin(name):  # put in its place behind the registry's back
+                raise InputError(
+                    f"{reg.what} {name!r}: is not the built-in one (something replaced it after gamemarket "
+                    "registered it); its runs cannot be keyed as the built-in's, nor as a plugin's"
+                )
     return {"plugins": found} if found else {}
 
 

@@ -104,7 +104,8 @@ def register_payment(
         What the branch computes, as the plain reference names it (``FIRST_PRICE_RULE``,
         ``KTH_PRICE_RULE``); the conformance checks compare the engine with the reference's rule.
     replace : bool, keyword-only
-        Replace a scheme already registered under ``name`` (else that is an error).
+        Replace a scheme already registered under ``name`` (else that is an error); a built-in one
+        (``first``, ``kth``) is never replaced.
 
     Returns
     -------
@@ -129,6 +130,7 @@ register_payment(
     "k-th price: r while nobody waits, else max(r, min(own bid, highest waiting bid))",
     rule=KTH_PRICE_RULE,
 )
+PAYMENTS.seal()  # built in: never replaced (``Registry.seal``)
 
 
 def register_payment_rule(
@@ -149,7 +151,8 @@ def register_payment_rule(
         Compile ``rate`` with numba (default); False runs the engine's plain-Python path (slower, the same
         numbers), as where numba cannot compile the function.
     replace : bool, keyword-only
-        Replace a scheme already registered under ``name`` (else that is an error).
+        Replace a scheme already registered under ``name`` (else that is an error); a built-in one
+        (``first``, ``kth``) is never replaced.
 
     Returns
     -------

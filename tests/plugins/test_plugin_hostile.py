@@ -1,0 +1,215 @@
+"""Hostile plugins (issue #29's review): a plugin never takes a built-in entry's place (whose stored results are
+keyed by its name), whatever way it tries; what it does wrong is an error naming the plugin file and the entry,
+exit 2, and leaves every registry as it was."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gamemarket import plugins
+from gamemarket.cli import main
+from gamemarket.consumers import FAMILIES
+from gamemarket.errors import InputError
+from gamemarket.market import PAYMENTS, SCHEDULERS
+from gamemarket.market.pricing_market import HETERO_MECHANISMS
+from gamemarket.plugins import load_plugin
+from gamemarket.pricing.utilities import UTILITIES
+from gamemarket.registry import Registry
+from gamemarket.studies import load_study
+from gamemarket.studies.runner import load_workload, plan
+from study_helpers import write_study
+
+ROOT = Path(__file__).resolve().parents[2]
+
+HEAD = """
+import dataclasses
+from gamemarket.market import PAYMENTS, SCHEDULERS, register_scheduler
+from gamemarket.market.payments import payment_rule, register_payment_rule
+from gamemarket.market.schedulers import PriorityKey
+from gamemarket.consumers import FAMILIES
+register_scheduler("own-spt", False, PriorityKey("runtime"), "shortest run time first")  # one entry of its own
+"""
+
+RATE = "def rate(bid, reserve, nodes, free, waiting, max_waiting_bid, min_running_bid):\n    return reserve\n"
+
+
+def _snapshot() -> dict:
+    return {id(reg): dict(reg._items) for reg in Registry.instances}
+
+
+def _same_as(before: dict) -> bool:
+    """Every registry holds the same objects under the same names as in ``before``."""
+    return all(
+        reg._items.keys() == before[id(reg)].keys() and all(reg._items[n] is v for n, v in before[id(reg)].items())
+        for reg in Registry.instances
+        if id(reg) in before
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (
+            'register_scheduler("hb", True, PriorityKey("submit"), "fake", replace=True)',
+            "scheduler 'hb' is already registered, built in: it is never replaced",
+        ),
+        (
+            f'{RATE}register_payment_rule("kth", rate, "fake", replace=True)',
+            "payment scheme 'kth' is already registered, built in",
+        ),
+        (
+            f'{RATE}payment_rule("first", "fake", replace=True)(rate)',
+            "payment scheme 'first' is already registered, built in",
+        ),
+        (
+            'FAMILIES.register("beta-mix", FAMILIES["per-class"], replace=True)',
+            "consumer-strategy family 'beta-mix' is already registered, built in",
+        ),
+        (
+            "from gamemarket.market.pricing_market import register_mechanism, HETERO_MECHANISMS\n"
+            'register_mechanism("posted", HETERO_MECHANISMS["clearing"].rule, "fake", replace=True)',
+            "pricing mechanism 'posted' is already registered, built in",
+        ),
+        (
+            "from gamemarket.pricing.utilities import register_utility, UTILITIES\n"
+            'register_utility("linear", UTILITIES["log"], replace=True)',
+            "utility 'linear' is already registered, built in",
+        ),
+        (  # behind the registry's back: seen by comparing the registries before and after
+            'SCHEDULERS._items["hb"] = dataclasses.replace(SCHEDULERS["hb"], key=PriorityKey("submit"))',
+            "replaces the built-in scheduler 'hb'; a plugin may only add entries",
+        ),
+        ('PAYMENTS._items.pop("kth")', "removes the built-in payment scheme 'kth'"),
+        ('SCHEDULERS.remove("fcfs")', "scheduler 'fcfs' is already registered, built in"),
+        (
+            'from gamemarket.plugins import register_provider\nregister_provider("hb-kth", "fcfs", "first")',
+            "provider strategy 'hb-kth': is a built-in provider strategy",
+        ),
+        (  # a registry whose results do not carry a plugin's hash: not a plugin's to add to
+            "from gamemarket.market.pricing_market import register_mechanism, HETERO_MECHANISMS\n"
+            'register_mechanism("my-posted", HETERO_MECHANISMS["posted"].rule, "mine")',
+            "registers the pricing mechanism 'my-posted'; a plugin may register schedulers",
+        ),
+    ],
+    ids=[
+        "scheduler replace",
+        "payment replace",
+        "decorator replace",
+        "family replace",
+        "pricing mechanism replace",
+        "utility replace",
+        "dict poke",
+        "dict pop",
+        "remove",
+        "built-in provider name",
+        "unsupported registry",
+    ],
+)
+def test_a_plugin_never_replaces_a_built_in_entry(tmp_path, body, message):
+    before = _snapshot()
+    p = tmp_path / "hostile.py"
+    p.write_text(HEAD + body + "\n")
+    with pytest.raises(InputError, match=rf"^plugin {p.resolve()}: .*{message}"):
+        load_plugin(p)
+    assert _same_as(before)  # the built-in back in place, the plugin's own entry taken back
+    assert "own-spt" not in SCHEDULERS
+
+
+def test_a_plugin_never_replaces_another_plugins_entry(tmp_path):
+    first = load_plugin(_write(tmp_path, "first.py", HEAD))
+    before = _snapshot()
+    body = 'register_scheduler("own-spt", True, PriorityKey("submit"), "fake", replace=True)\n'
+    body += 'register_scheduler("second-spt", False, PriorityKey("runtime"), "x")\n'
+    second = _write(tmp_path, "second.py", HEAD.split("register_scheduler(")[0] + body)
+    with pytest.raises(InputError, match=rf"plugin {second.resolve()}: replaces the scheduler 'own-spt' of plugin "):
+        load_plugin(second)
+    assert _same_as(before) and SCHEDULERS["own-spt"].source == first.source
+
+
+def _write(folder: Path, name: str, text: str) -> Path:
+    p = folder / name
+    p.write_text(text)
+    return p
+
+
+STUDY = """
+name = "poison"
+[plugins]
+modules = [{modules}]
+[workload]
+source = "synthetic"
+nodes = 4
+[workload.synthetic]
+jobs = 40
+load = 1.2
+seed = 3
+[strategies]
+providers = ["hb-kth"]
+consumers = ["FT"]
+[replications]
+count = 1
+"""
+
+
+def _keys(path: Path) -> list[str]:
+    spec = load_study(path)
+    prep = load_workload(spec)
+    return [t.key for t in plan(spec, prep.arrays, prep.nodes)]
+
+
+def test_a_study_with_a_plugin_replacing_hb_is_refused_rather_than_reusing_hbs_results(tmp_path):
+    """The reported attack: the plugin's "hb" ran under the built-in's key, so it was served (and stored) the
+    built-in's results."""
+    clean = write_study(tmp_path / "clean", STUDY.format(modules=""))
+    keys = _keys(clean)
+    hostile = HEAD + 'register_scheduler("hb", True, PriorityKey("submit"), "fake", replace=True)\n'
+    poisoned = write_study(tmp_path / "poisoned", STUDY.format(modules='"hostile.py"'))
+    _write(poisoned.parent, "hostile.py", hostile)
+    with pytest.raises(InputError, match=r"plugin .*hostile\.py: .*scheduler 'hb' is already registered, built in"):
+        _keys(poisoned)
+    assert SCHEDULERS.is_builtin("hb") and _keys(clean) == keys
+
+
+def test_a_built_in_entry_replaced_after_loading_cannot_be_keyed(tmp_path, monkeypatch):
+    """Behind the registry's back, after every plugin loaded (a rate function's code, say): the key refuses it."""
+    path = write_study(tmp_path, STUDY.format(modules=""))
+    fake = SCHEDULERS["hb"].__class__(**{**SCHEDULERS["hb"].__dict__, "description": "fake"})
+    monkeypatch.setitem(SCHEDULERS._items, "hb", fake)
+    with pytest.raises(InputError, match="scheduler 'hb': is not the built-in one"):
+        _keys(path)
+
+
+def test_the_cli_refuses_it_exit_2_naming_the_file_and_the_entry(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _write(tmp_path, "hostile.py", HEAD + 'SCHEDULERS._items["fcfs"] = SCHEDULERS["hb"]\n')
+    rc = main(["simulate", "--synthetic-jobs", "20", "--plugin", "hostile.py", "--scheduler", "fcfs"])
+    out, err = capsys.readouterr()
+    assert rc == 2 and out == "" and "Traceback" not in err
+    assert f"plugin {(tmp_path / 'hostile.py').resolve()}: replaces the built-in scheduler 'fcfs'" in err
+    assert SCHEDULERS.is_builtin("fcfs")
+
+
+def test_built_in_entries_a_plugin_makes_gamemarket_import_are_not_the_plugins(tmp_path):
+    """A fresh process, where the pricing market, the utilities and the claims are not imported yet: the plugin's
+    import of them registers gamemarket's own entries while it loads, which are neither its entries nor refused."""
+    p = _write(
+        tmp_path,
+        "imports.py",
+        "import gamemarket.analysis.claims, gamemarket.market.pricing_market, gamemarket.pricing.utilities\n" + HEAD,
+    )
+    code = "import sys; from gamemarket.plugins import load_plugin; print(load_plugin(sys.argv[1]).entries)"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), plugins.ENV: "[]"}
+    done = subprocess.run([sys.executable, "-c", code, str(p)], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "(('scheduler', 'own-spt'),)"
+
+
+def test_every_registry_that_keys_results_by_name_is_sealed():
+    """The registries whose entries' results are keyed by name hold built-in entries that are sealed."""
+    for reg in (SCHEDULERS, PAYMENTS, FAMILIES, HETERO_MECHANISMS, UTILITIES):
+        assert reg._builtin and all(reg.is_builtin(n) for n in reg._builtin), reg.what
+    assert json.loads(os.environ[plugins.ENV]) == []
