@@ -30,11 +30,14 @@ which worker processes (joblib, a local dask cluster) inherit: there a registry'
 study's tasks (:class:`WithPlugins`) also carry each file plugin's text, so a worker where the file is absent
 or holds other text (a remote dask worker, a file edited while the study runs) loads the text its parent
 loaded, under the same path, hash and module name; without shipped text, a file whose text has changed is
-refused. An entry point is loaded again by its name (the package must be installed on the worker, the same
-version: its hash is checked). Only the plugin's own file travels: a module it imports (a sibling file) must
-be importable on the worker too. Errors (a file that does not import, registers nothing,
-registers a name already taken, a rate function or a family's method with the wrong signature, a provider
-naming an unknown scheduler) are ``InputError`` naming the file and the entry.
+refused. The ``gamemarket`` command ignores, with a warning, what the variable lists as it starts
+(:func:`drop_inherited`): it is not a way to load plugins (that is ``--plugin`` or a study's ``[plugins]``), and
+a value left in the user's environment would run code no command line names. An entry point is loaded again by
+its name (the package must be installed on the worker, the same version: its hash is checked). Only the
+plugin's own file travels: a module it imports (a sibling file) must be importable on the worker too. Errors (a
+file that does not import, registers nothing, registers a name already taken, a rate function or a family's
+method with the wrong signature, a provider naming an unknown scheduler) are ``InputError`` naming the file and
+the entry.
 
 A plugin only adds entries: one that replaces or removes an entry registered before it (a built-in one, whatever
 the way: ``replace=True``, the registry's dict; another plugin's) is refused and leaves the registries as they
@@ -489,11 +492,53 @@ def _announce(path: str, digest: str) -> None:
 
 
 def _listed() -> list:
-    try:
-        value = json.loads(os.environ.get(ENV, "[]"))
-    except ValueError:
+    """The plugins ``GAMEMARKET_PLUGINS`` lists, as [path, hash] pairs (unset: none); a value that is not such a list
+    is an error naming the variable and the value (a gamemarket process writes it: someone else did)."""
+    raw = os.environ.get(ENV)
+    if raw is None or not raw.strip():
         return []
-    return value if isinstance(value, list) else []
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        value = None
+    ok = isinstance(value, list) and all(
+        isinstance(e, list)
+        and len(e) == 2
+        and all(isinstance(x, str) for x in e)
+        and e[0].strip()
+        and len(e[1]) == 16
+        and all(c in "0123456789abcdef" for c in e[1])
+        for e in value
+    )
+    if not ok:
+        shown = raw if len(raw) <= 200 else raw[:200] + f"... ({len(raw)} characters)"
+        raise InputError(
+            f"environment variable {ENV}={shown!r}: expected a JSON list of [path, hash] pairs, the plugins a "
+            'gamemarket process hands its worker processes (e.g. [["/abs/mine.py", "0123456789abcdef"]]); unset it'
+        )
+    return value
+
+
+def drop_inherited() -> list[str]:
+    """Take out of ``GAMEMARKET_PLUGINS`` the plugins it lists that this process did not load, and return them
+    (``path@hash``): what the ``gamemarket`` command does as it starts (and warns about).
+
+    The variable is how a process hands the plugins it loaded to its worker processes, not a way to load plugins:
+    one inherited from the user's environment (a stale export, a shell hook) would otherwise run code that no
+    ``--plugin`` and no ``[plugins] modules`` names, at the first name a registry misses. A worker (a joblib or
+    dask process) does not run the command: it keeps the list its parent hands it.
+
+    Raises
+    ------
+    InputError
+        A value that is not such a list, naming the variable and the value.
+    """
+    listed = _listed()
+    mine = {p.source for p in _LOADED.values()}
+    dropped = [f"{path}@{digest}" for path, digest in listed if f"{path}@{digest}" not in mine]
+    if dropped:
+        os.environ[ENV] = json.dumps([e for e in listed if f"{e[0]}@{e[1]}" in mine])
+    return dropped
 
 
 class WithPlugins:

@@ -63,13 +63,30 @@ def _exit_called(exc: SystemExit) -> str:
     )
 
 
+def _ignore_inherited_plugins() -> None:
+    """Warn about, and drop, the plugins ``GAMEMARKET_PLUGINS`` lists that this process did not load: the variable is
+    how gamemarket hands its plugins to its worker processes, and a value inherited from the user's environment would
+    run code no ``--plugin`` names (``gamemarket.plugins.drop_inherited``)."""
+    from gamemarket import plugins  # deferred: numba, as build_parser's imports
+
+    dropped = plugins.drop_inherited()
+    if dropped:
+        warnings.warn(
+            f"the environment variable {plugins.ENV} lists plugins this command did not load ({', '.join(dropped)}); "
+            "they are not loaded: it is how gamemarket hands its plugins to its worker processes; load a plugin with "
+            "--plugin FILE or a study's [plugins] modules",
+            stacklevel=2,
+        )
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code.
 
     A :class:`GameMarketError` (bad input, a failed check) prints one line on stderr and exits 2,
     with no traceback; warnings meant for the user print as one line each. A ``sys.exit`` called while the
     command runs (a plugin's code: gamemarket's own never calls it there) is an error too, exit 2, rather than a
-    silent end whose exit code, even 0, would say nothing of what happened.
+    silent end whose exit code, even 0, would say nothing of what happened. Plugins an inherited
+    ``GAMEMARKET_PLUGINS`` lists are not loaded (a warning names them); a malformed value is an error.
 
     Parameters
     ----------
@@ -83,6 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     shown, warnings.showwarning = warnings.showwarning, _show_warning
     try:
+        _ignore_inherited_plugins()
         # --plugin FILE: before the command looks up a name the plugin registers; its prints kept off stdout
         with foreign_code(f"plugin {', '.join(map(str, getattr(args, 'plugin', None) or []))}"):
             load_cli_plugins(args)

@@ -213,3 +213,49 @@ def test_every_registry_that_keys_results_by_name_is_sealed():
     for reg in (SCHEDULERS, PAYMENTS, FAMILIES, HETERO_MECHANISMS, UTILITIES):
         assert reg._builtin and all(reg.is_builtin(n) for n in reg._builtin), reg.what
     assert json.loads(os.environ[plugins.ENV]) == []
+
+
+# --- GAMEMARKET_PLUGINS: how a process hands its plugins to its workers, not a way to load plugins
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["notjson", '{"a": 1}', "[1, 2]", '[["x"]]', "[[1, 2]]", '[["/a.py", "not-a-hash"]]', '[["", "0123456789abcdef"]]'],
+)
+def test_a_malformed_plugin_list_in_the_environment_is_exit_2_naming_the_variable_and_value(value, capsys, monkeypatch):
+    monkeypatch.setenv(plugins.ENV, value)
+    rc = main(["simulate", "--synthetic-jobs", "20"])
+    out, err = capsys.readouterr()
+    assert rc == 2 and out == "" and "Traceback" not in err
+    assert err.startswith(f"gamemarket: error: environment variable {plugins.ENV}={value!r}: expected a JSON list")
+    assert err.count("\n") == 1
+
+
+def test_a_malformed_list_is_an_error_in_a_worker_too(monkeypatch):
+    monkeypatch.setenv(plugins.ENV, "[[1, 2]]")
+    with pytest.raises(InputError, match=rf"environment variable {plugins.ENV}='\[\[1, 2\]\]': expected"):
+        SCHEDULERS.get("no-such-scheduler")  # a registry's miss reads the list (``load_listed``)
+
+
+def test_an_inherited_plugin_list_runs_no_code_in_a_command(tmp_path, capsys, monkeypatch):
+    """The user's environment lists a plugin (an export left over, a shell hook): the command does not run it, and
+    says so; before, the first name a registry missed loaded it."""
+    marker = tmp_path / "ran"
+    p = _write(tmp_path, "inherited.py", f"open({str(marker)!r}, 'w').close()\n" + HEAD)
+    listed = [[str(p.resolve()), plugins.text_hash(p.read_bytes())]]
+    monkeypatch.setenv(plugins.ENV, json.dumps(listed))
+    rc = main(["simulate", "--synthetic-jobs", "20", "--scheduler", "own-spt", "--format", "json"])
+    out, err = capsys.readouterr()
+    assert not marker.exists() and "own-spt" not in SCHEDULERS
+    assert rc == 2 and out == "" and "Traceback" not in err
+    assert f"gamemarket: warning: the environment variable {plugins.ENV} lists plugins this command did not load" in err
+    assert f"{listed[0][0]}@{listed[0][1]}" in err and "gamemarket: error: unknown scheduler 'own-spt'" in err
+    assert json.loads(os.environ[plugins.ENV]) == []  # nor do its worker processes get it
+
+
+def test_a_plugin_the_command_loads_is_listed_for_its_workers_without_a_warning(tmp_path, capsys, monkeypatch):
+    p = _write(tmp_path, "mine.py", HEAD)
+    rc = main(["simulate", "--synthetic-jobs", "20", "--scheduler", "own-spt", "--plugin", str(p)])
+    out, err = capsys.readouterr()
+    assert rc == 0 and "warning" not in err, err
+    assert [str(p.resolve()), plugins.text_hash(p.read_bytes())] in json.loads(os.environ[plugins.ENV])
