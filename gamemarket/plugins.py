@@ -46,6 +46,7 @@ were, since a stored result of a built-in entry is keyed by its name alone and w
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import hashlib
@@ -357,7 +358,8 @@ def _register(where: str, run) -> tuple:
     (whose results would not carry its hash) is refused too."""
     before = {id(reg): dict(reg._items) for reg in Registry.instances}
     try:
-        run()
+        with contextlib.redirect_stdout(sys.stderr):  # its prints are not a command's output (``--format json``)
+            run()
     except InputError as exc:
         _restore(before)
         raise InputError(f"plugin {where}: {exc}") from None
@@ -583,7 +585,10 @@ class WithPlugins:
     def __call__(self, *args, **kwargs):
         self._merge()
         _raise_broken()
-        return self.fn(*args, **kwargs)
+        # a worker's stdout is its parent's (loky, a local dask cluster): what a plugin's code prints as the task
+        # runs (or loads, at a registry's miss) would land in the command's result (``--format json``)
+        with contextlib.redirect_stdout(sys.stderr):
+            return self.fn(*args, **kwargs)
 
 
 def _text_of(path: str, digest: str) -> bytes | None:

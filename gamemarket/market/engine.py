@@ -44,7 +44,7 @@ import numpy as np
 from numba import float64, int64, njit
 
 from gamemarket.errors import InputError
-from gamemarket.market.payments import market_price
+from gamemarket.market.payments import RateValueError, market_price, rate_value
 
 _NONE = -1
 #: a heap entry is ``rank << SHIFT | j``; jobs and ranks must stay below ``MAX_JOBS``
@@ -633,6 +633,16 @@ def _reads(rate, position: int) -> bool:
 _PLUGIN_ENGINES: dict = {}
 
 
+def _numbers_only(rate):
+    """``rate``, whose every return is a real number (``payments.rate_value``: a text or a tuple is an error naming
+    the function and the value, not a price ``float()`` makes of ``"1.5"``)."""
+
+    def checked(*args) -> float:
+        return rate_value(rate, rate(*args))
+
+    return checked
+
+
 def plugin_engine(rate, jit: bool = True):
     """The engine of a rate function: ``run(submit, runtime, rank, bidrank, reported, n, preemptive, reserves,
     nodes, bad)`` with ``run_market``'s arguments and results (K reservation prices, one function), ``nodes``
@@ -648,8 +658,8 @@ def plugin_engine(rate, jit: bool = True):
     if hit is not None:
         return hit
     low = _reads(rate, 6)  # min_running_bid
-    if not jit:
-        run = _plugin_loop(rate, low, False)
+    if not jit:  # what it returns checked to be a number (compiled, numba's float64 signature does that)
+        run = _plugin_loop(_numbers_only(rate), low, False)
     else:
         try:
             compiled = njit(float64(float64, float64, int64, int64, int64, float64, float64))(rate)
@@ -706,6 +716,8 @@ def run_pricing(submit, runtime, rank, bidrank, reported, n, preemptive, schemes
         bad = np.full(3, -1.0)
         try:
             res = run(submit, runtime, rank, bidrank, reported, n, preemptive, reserves[idx], int(nodes), bad)
+        except RateValueError as exc:  # it returned what is not a number: named by ``rate_value``
+            raise InputError(f"{what}: {exc}") from None
         except Exception as exc:  # the user's function raised: its own message, on one line
             msg = " ".join(str(exc).split()) or type(exc).__name__
             raise InputError(f"{what}: {fn} raised {type(exc).__name__}: {msg}") from None

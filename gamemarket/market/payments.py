@@ -33,6 +33,7 @@ asked (``jit=False``) or where numba cannot compile it, with the same numbers.
 from __future__ import annotations
 
 import inspect
+import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -53,6 +54,23 @@ KTH_PRICE_RULE = "k-th price"
 RATE_FUNCTION_RULE = "rate function"
 #: a rate function's parameters, in order
 RATE_PARAMETERS = ("bid", "reserve", "nodes", "free", "waiting", "max_waiting_bid", "min_running_bid")
+
+
+class RateValueError(InputError):
+    """A rate function returned what is not a number (a text, a bool, None, a tuple, an array)."""
+
+
+def rate_value(rate: Callable, value) -> float:
+    """What a rate function ``rate`` returned, as a float: a real number (an ``int``, a ``float``, a numpy scalar),
+    else :class:`RateValueError` naming the function and the value. ``float()`` alone took ``"1.5"`` and ``True``
+    as prices, and ``"abc"`` was its own ``ValueError`` (said to be the function's)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:80] + "..."
+        raise RateValueError(
+            f"rate function {getattr(rate, '__qualname__', rate)!r} returned {shown} ({type(value).__name__}); "
+            "expected a number (a price per node-second)"
+        )
+    return float(value)
 
 
 @njit(cache=True)

@@ -4,6 +4,7 @@ exit 2, and leaves every registry as it was."""
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -259,3 +260,117 @@ def test_a_plugin_the_command_loads_is_listed_for_its_workers_without_a_warning(
     out, err = capsys.readouterr()
     assert rc == 0 and "warning" not in err, err
     assert [str(p.resolve()), plugins.text_hash(p.read_bytes())] in json.loads(os.environ[plugins.ENV])
+
+
+# --- plugin check: a rate function returning what is not a price fails its checks, by name, never a traceback
+
+RETURNS = """
+from gamemarket.market.payments import payment_rule
+@payment_rule("odd-rate", "returns an odd value", jit={jit})
+def odd_rate(bid, reserve, nodes, free, waiting, max_waiting_bid, min_running_bid):
+    return {value}
+"""
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ('"abc"', r"returned 'abc' \(str\); expected a number"),
+        ('"1.5"', r"returned '1.5' \(str\); expected a number"),  # float() made a price of it
+        ("None", r"returned None \(NoneType\); expected a number"),
+        ("(1.0, 2.0)", r"returned \(1.0, 2.0\) \(tuple\); expected a number"),
+        ("__import__('numpy').array([1.0])", r"returned array\(\[1.\]\) \(ndarray\); expected a number"),
+        ("True", r"returned True \(bool\); expected a number"),
+        ("1 / 0", "raised ZeroDivisionError: division by zero"),
+        ("float('inf')", "inf"),
+        ("float('nan')", "nan"),
+    ],
+)
+def test_plugin_check_reports_a_rate_function_returning_no_price_as_failed_checks(tmp_path, capsys, value, message):
+    p = _write(tmp_path, "odd.py", RETURNS.format(value=value, jit=False))
+    rc = main(["plugin", "check", str(p), "--cases", "3", "--format", "json"])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err and rc == 1, err
+    report = json.loads(out)["reports"][0]
+    failed = [r for r in report["results"] if r["status"] == "failed"]
+    assert report["name"] == "odd-rate" and failed
+    for r in failed:  # each names the scheme, its plugin, the function and the value
+        assert f"payment scheme 'odd-rate' (plugin {p.resolve()}@" in r["detail"], r
+        assert "rate function 'odd_rate'" in r["detail"]
+        assert re.search(message, r["detail"]), r
+
+
+def test_the_plain_reference_refuses_what_is_not_a_price(tmp_path):
+    from gamemarket.testing.reference import RateFunctionError, payment_rule
+
+    load_plugin(_write(tmp_path, "odd.py", RETURNS.format(value='"1.5"', jit=False)))
+    with pytest.raises(RateFunctionError, match=r"payment scheme 'odd-rate' \(plugin .*rate function 'odd_rate' "):
+        payment_rule("odd-rate")(10.0, 1.0, 2, 2, [], [10.0])
+
+
+def test_a_simulation_refuses_a_text_price_rather_than_paying_it(tmp_path, capsys):
+    """The engine's plain-Python path took float("1.5") as a price, and named float()'s error as the function's."""
+    p = _write(tmp_path, "odd.py", RETURNS.format(value='"1.5"', jit=False))
+    rc = main(["simulate", "--synthetic-jobs", "20", "--plugin", str(p), "--payment", "odd-rate"])
+    out, err = capsys.readouterr()
+    assert rc == 2 and out == "" and "Traceback" not in err
+    assert "rate function 'odd_rate' returned '1.5' (str); expected a number" in err
+
+
+def test_plugin_check_reports_an_entry_whose_code_stops_the_checks(tmp_path, capsys, monkeypatch):
+    """Whatever a check does not catch (here: the checks themselves raise) fails that entry, by name."""
+    from gamemarket import testing
+
+    p = _write(tmp_path, "spt.py", HEAD)
+
+    def broken(name, **kw):
+        raise ValueError(f"boom\nin {name}")
+
+    monkeypatch.setattr(testing, "check_scheduler", broken)
+    rc = main(["plugin", "check", str(p), "--format", "json"])
+    out, err = capsys.readouterr()
+    assert rc == 1 and "Traceback" not in err
+    (result,) = json.loads(out)["reports"][0]["results"]
+    assert result["status"] == "failed" and result["check"] == "checks"
+    assert result["detail"] == f"plugin {p.resolve()}@{plugins.text_hash(p.read_bytes())}: the checks stopped: " + (
+        "ValueError: boom in own-spt"
+    )
+
+
+# --- stdout holds the command's output only: a plugin's prints go to stderr, in plugin check and in workers
+
+PRINTS = """
+import os
+print("PLUGIN-PRINTS-AT-IMPORT", os.getpid())
+from gamemarket.market.payments import payment_rule
+@payment_rule("printing-first", "first price, printing", jit=False)
+def printing_first(bid, reserve, nodes, free, waiting, max_waiting_bid, min_running_bid):
+    print("PLUGIN-PRINTS-AT-RUN")
+    return reserve if free > 0 else max(reserve, bid)
+"""
+
+
+def test_plugin_check_keeps_the_plugins_prints_off_stdout(tmp_path, capsys):
+    p = _write(tmp_path, "printing.py", PRINTS)
+    rc = main(["plugin", "check", str(p), "--cases", "2", "--format", "json"])
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    assert json.loads(out)["reports"][0]["name"] == "printing-first"  # before, the plugin's lines came first
+    assert "PLUGIN-PRINTS-AT-IMPORT" in err and "PLUGIN-PRINTS-AT-RUN" in err and "PLUGIN-PRINTS" not in out
+
+
+def test_worker_processes_keep_the_plugins_prints_off_stdout(tmp_path):
+    """A loky worker's stdout is the command's: the plugin it loads (at a registry's miss) and its rate function
+    printed there."""
+    study = write_study(tmp_path, STUDY.format(modules='"printing.py"').replace('["hb-kth"]', '["hb-printing"]'))
+    text = study.read_text() + '[strategies.provider.hb-printing]\nscheduler = "hb"\npayment = "printing-first"\n'
+    study.write_text(text.replace("count = 1", "count = 4"))
+    _write(study.parent, "printing.py", PRINTS)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop(plugins.ENV, None)
+    cmd = [sys.executable, "-m", "gamemarket", "study", "run", str(study), "--n-jobs", "2", "--no-report"]
+    done = subprocess.run(cmd + ["--no-progress"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "PLUGIN-PRINTS" not in done.stdout, done.stdout[:500]
+    pids = {line.split()[1] for line in done.stderr.splitlines() if line.startswith("PLUGIN-PRINTS-AT-IMPORT")}
+    assert len(pids) >= 2  # the command's process and a worker loaded it, and both printed to stderr
