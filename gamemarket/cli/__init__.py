@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import re
 import sys
 import warnings
 
@@ -48,6 +49,12 @@ def build_parser() -> argparse.ArgumentParser:
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     """Warnings meant for the user (a merged strategy, a result set aside) as one line, without source code."""
     print(f"gamemarket: warning: {message}", file=file or sys.stderr)
+
+
+def _one_line(message) -> str:
+    """An error's message on one line (a library's own text, quoted in ours, may hold line breaks: pandas's CSV
+    parser ends its with one), spaces elsewhere kept as they are."""
+    return re.sub(r"\s*\n\s*", " ", str(message).strip())
 
 
 def _exit_called(exc: SystemExit) -> str:
@@ -109,11 +116,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"gamemarket: error: {_exit_called(exc)}", file=sys.stderr)
         return 2
     except GameMarketError as exc:
-        print(f"gamemarket: error: {exc}", file=sys.stderr)
+        print(f"gamemarket: error: {_one_line(exc)}", file=sys.stderr)
         return 2
     except OSError as exc:  # a file or connection the checks above did not foresee: still a message, not a trace
         where = f"{exc.filename}: " if exc.filename else ""
-        print(f"gamemarket: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        print(f"gamemarket: error: {_one_line(f'{where}{exc.strerror or exc}')}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("gamemarket: interrupted; finished runs are kept", file=sys.stderr)
