@@ -54,6 +54,7 @@ import importlib.abc
 import importlib.util
 import json
 import os
+import stat
 import sys
 import threading
 import tomllib
@@ -64,7 +65,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 from gamemarket.consumers.base import FAMILIES
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, raised
 from gamemarket.market.hooks import EVENT_SCHEDULERS
 from gamemarket.market.payments import PAYMENTS
 from gamemarket.market.schedulers import SCHEDULERS
@@ -76,6 +77,8 @@ ENTRY_POINT_GROUP = "gamemarket.plugins"
 ENTRY_POINT = "entry point"
 #: the environment variable listing the plugins loaded in this process (JSON: [[path, hash], ...])
 ENV = "GAMEMARKET_PLUGINS"
+#: the largest plugin file loaded (bytes): a module's text, read whole, hashed and shipped with every task
+MAX_PLUGIN_BYTES = 16 * 2**20
 
 
 @dataclass(frozen=True)
@@ -246,6 +249,10 @@ def load_plugin(spec: str | os.PathLike, *, base: str | os.PathLike | None = Non
         nothing, registers a name already taken, or registers a rate function with the wrong signature.
     """
     text = str(spec)
+    if not text.strip():  # Path("") is ".", the working directory: "plugin .: cannot read it (Is a directory)"
+        raise InputError(f"plugin {text!r}: the path is empty; expected a .py file or an installed entry point's name")
+    if "\0" in text:
+        raise InputError(f"plugin {text!r}: the path holds a NUL character; expected a .py file")
     path = Path(text)
     if not path.is_absolute() and base is not None:
         path = Path(base) / path
@@ -260,6 +267,16 @@ def _load_file(path: Path, shipped: bytes | None = None) -> Plugin:
     ``path`` (the parent's resolved path, kept as it is: the entries' source is the parent's)."""
     if shipped is None:
         try:
+            info = path.stat()
+            if stat.S_ISDIR(info.st_mode):
+                raise InputError(f"plugin {path}: is a directory; expected a .py file")
+            if not stat.S_ISREG(info.st_mode):  # a pipe would block the read, a device (/dev/zero) never end it
+                raise InputError(f"plugin {path}: is not a regular file (a pipe, a device, ...); expected a .py file")
+            if info.st_size > MAX_PLUGIN_BYTES:
+                raise InputError(
+                    f"plugin {path}: {info.st_size:,} bytes; expected a Python module of at most "
+                    f"{MAX_PLUGIN_BYTES:,} bytes (its text travels with every task of a study)"
+                )
             data = path.read_bytes()
         except OSError as exc:
             raise InputError(f"plugin {path}: cannot read it ({exc.strerror or exc})") from None
@@ -357,6 +374,7 @@ def _register(where: str, run) -> tuple:
     place would be served that one's stored results. A plugin's entry in a registry a plugin may not add to
     (whose results would not carry its hash) is refused too."""
     before = {id(reg): dict(reg._items) for reg in Registry.instances}
+    cwd = os.getcwd()
     try:
         with contextlib.redirect_stdout(sys.stderr):  # its prints are not a command's output (``--format json``)
             run()
@@ -365,14 +383,24 @@ def _register(where: str, run) -> tuple:
         raise InputError(f"plugin {where}: {exc}") from None
     except Exception as exc:  # the plugin's own error, whatever it is: its message, on one line
         _restore(before)
-        msg = " ".join(str(exc).split())
-        raise InputError(f"plugin {where}: does not import: {type(exc).__name__}{': ' + msg if msg else ''}") from None
+        raise InputError(f"plugin {where}: does not import: {raised(exc)}") from None
     except SystemExit as exc:  # sys.exit() at a plugin's top level: an error too, not the end of the command
         _restore(before)
         raise InputError(f"plugin {where}: does not import: it called sys.exit({exc.code!r})") from None
-    except BaseException:  # KeyboardInterrupt while it loads: nothing of it is left registered
+    except KeyboardInterrupt:  # the user's: nothing of the plugin is left registered, and the command ends
         _restore(before)
         raise
+    except BaseException as exc:  # a plugin's own BaseException subclass (GeneratorExit, ...): its error too
+        _restore(before)
+        raise InputError(f"plugin {where}: does not import: {raised(exc)} (a BaseException)") from None
+    finally:
+        moved = _cwd_changed(cwd)
+    if moved:
+        _restore(before)
+        raise InputError(
+            f"plugin {where}: changed the working directory (from {cwd} to {moved}) as it loaded; expected it to "
+            "leave it as it is (relative paths would name other files)"
+        )
     problem = _replaced(before) or _unsupported(before)
     if problem:
         _restore(before)
@@ -393,6 +421,18 @@ def _register(where: str, run) -> tuple:
             "register), a provider strategy (register_provider) or an event scheduler (register_event_scheduler)"
         )
     return entries
+
+
+def _cwd_changed(cwd: str) -> str | None:
+    """The working directory a plugin's code moved to (changed back to ``cwd`` now), or None where it stayed."""
+    try:
+        now = os.getcwd()
+    except OSError:  # it deleted the folder it moved to
+        now = "(a folder since deleted)"
+    if now == cwd:
+        return None
+    os.chdir(cwd)
+    return now
 
 
 def _replaced(before: dict) -> str | None:

@@ -9,6 +9,7 @@ import json
 
 from gamemarket.cli.options import SEED, examples, integer
 from gamemarket.cli.output import foreign_code
+from gamemarket.errors import raised
 from gamemarket.plugins import load_plugin
 
 #: the number of random cases of each check
@@ -80,9 +81,8 @@ def _checked(check, kind: str, name: str, plugin):
     try:
         return check(name)
     except Exception as exc:  # the plugin's code, whatever it raised: its message, on one line
-        msg = " ".join(str(exc).split())
         report = ConformanceReport(_WHAT.get(kind, kind), name)
-        detail = f"plugin {plugin.source}: the checks stopped: {type(exc).__name__}{': ' + msg if msg else ''}"
+        detail = f"plugin {plugin.source}: the checks stopped: {raised(exc)}"
         report.add("checks", FAILED, detail)
         return report
 

@@ -43,7 +43,7 @@ import dis
 import numpy as np
 from numba import float64, int64, njit
 
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, raised
 from gamemarket.market.payments import RateValueError, market_price, rate_value
 
 _NONE = -1
@@ -719,8 +719,7 @@ def run_pricing(submit, runtime, rank, bidrank, reported, n, preemptive, schemes
         except RateValueError as exc:  # it returned what is not a number: named by ``rate_value``
             raise InputError(f"{what}: {exc}") from None
         except Exception as exc:  # the user's function raised: its own message, on one line
-            msg = " ".join(str(exc).split()) or type(exc).__name__
-            raise InputError(f"{what}: {fn} raised {type(exc).__name__}: {msg}") from None
+            raise InputError(f"{what}: {fn} raised {raised(exc)}") from None
         if bad[0] >= 0:
             j, r = int(bad[0]), float(reserves[idx][int(bad[2])])
             raise InputError(

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, raised
 from gamemarket.market.payments import PAYMENTS, get_payment
 from gamemarket.market.schedulers import SCHEDULERS, get_scheduler
 from gamemarket.market.simulate import Mechanism, simulate
@@ -92,10 +92,9 @@ def _repeat_differs(case: Case, scheduler: str, payment: str) -> str | None:
 def _raised(exc: Exception) -> str:
     """An error a check met, on one line: a gamemarket error's own message (it names the entry and the value), else
     ``raised TYPE: message``."""
-    msg = " ".join(str(exc).split())
     if isinstance(exc, InputError):
-        return msg
-    return f"raised {type(exc).__name__}{': ' + msg if msg else ''}"
+        return " ".join(str(exc).split())
+    return f"raised {raised(exc)}"
 
 
 def _first_failure(cases, pairs, compare) -> str | None:

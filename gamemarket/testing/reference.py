@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, raised
 from gamemarket.market.payments import (
     FIRST_PRICE_RULE,
     KTH_PRICE_RULE,
@@ -67,8 +67,7 @@ def _rate_function(rate: Callable, what: str = "") -> Callable:
         try:
             value = rate(*args)
         except Exception as exc:  # the plugin's own error: its message, on one line
-            msg = " ".join(str(exc).split())
-            err = f"{fn} raised {type(exc).__name__}{': ' + msg if msg else ''} (called with {args})"
+            err = f"{fn} raised {raised(exc)} (called with {args})"
             raise RateFunctionError(err) from None
         try:
             price = rate_value(rate, value)

@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -374,3 +375,150 @@ def test_worker_processes_keep_the_plugins_prints_off_stdout(tmp_path):
     assert "PLUGIN-PRINTS" not in done.stdout, done.stdout[:500]
     pids = {line.split()[1] for line in done.stderr.splitlines() if line.startswith("PLUGIN-PRINTS-AT-IMPORT")}
     assert len(pids) >= 2  # the command's process and a worker loaded it, and both printed to stderr
+
+
+# --- the loader's other hostile inputs: each an error naming the plugin and what was expected, exit 2
+
+
+def _check_error(capsys, spec: str) -> str:
+    """``plugin check SPEC``'s one error line (exit 2, nothing on stdout, no traceback)."""
+    rc = main(["plugin", "check", spec])
+    out, err = capsys.readouterr()
+    assert rc == 2 and out == "" and "Traceback" not in err, (rc, out, err)
+    (line,) = err.splitlines()
+    return line
+
+
+@pytest.mark.parametrize("spec", ["", "   "])
+def test_an_empty_plugin_path_is_named_empty_not_dot(capsys, spec):
+    line = _check_error(capsys, spec)
+    # before: "plugin .: cannot read it (Is a directory)" (Path("") is the working directory)
+    assert line == f"gamemarket: error: plugin {spec!r}: the path is empty; expected a .py file or an installed " + (
+        "entry point's name"
+    )
+
+
+def test_a_nul_character_in_a_plugin_path_is_an_error():
+    with pytest.raises(InputError, match="the path holds a NUL character"):
+        load_plugin("mine\0.py")  # a study file's [plugins] modules can hold one; argv cannot
+
+
+def test_a_directory_is_not_a_plugin(tmp_path, capsys):
+    (tmp_path / "mine.py").mkdir()
+    assert _check_error(capsys, str(tmp_path / "mine.py")).endswith("mine.py: is a directory; expected a .py file")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_a_pipe_or_a_device_is_refused_before_it_is_read(tmp_path, capsys):
+    """A pipe blocked the read until something wrote to it (here a thread writes a plugin, so a loader that reads
+    pipes fails this test rather than hanging it); a device such as /dev/zero would have filled the memory."""
+    fifo = tmp_path / "pipe.py"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_text(HEAD), daemon=True)
+    writer.start()
+    try:
+        for spec in (str(fifo), "/dev/null"):
+            line = _check_error(capsys, spec)
+            assert line.startswith(f"gamemarket: error: plugin {spec}: is not a regular file (a pipe, a device, ...)")
+    finally:  # the writer waits for a reader: one that opens and closes lets it finish
+        os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))
+        writer.join(10)
+
+
+def test_a_huge_plugin_file_is_refused_before_it_is_read(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(plugins, "MAX_PLUGIN_BYTES", 1000)
+    p = _write(tmp_path, "huge.py", HEAD + "#" * 1000 + "\n")
+    size = p.stat().st_size
+    line = _check_error(capsys, str(p))
+    assert f"huge.py: {size:,} bytes; expected a Python module of at most 1,000 bytes" in line
+
+
+def test_a_symlink_loop_and_non_utf8_text_are_errors_naming_the_file(tmp_path, capsys):
+    (tmp_path / "a.py").symlink_to(tmp_path / "b.py")
+    (tmp_path / "b.py").symlink_to(tmp_path / "a.py")
+    assert "a.py: cannot read it (Too many levels of symbolic links)" in _check_error(capsys, str(tmp_path / "a.py"))
+    (tmp_path / "latin.py").write_bytes(b'x = "\xff\xfe"\n' + HEAD.encode())
+    assert "latin.py: does not import: SyntaxError: (unicode error) 'utf-8' codec can't decode byte 0xff" in (
+        _check_error(capsys, str(tmp_path / "latin.py"))
+    )
+
+
+@pytest.mark.parametrize(
+    ("tail", "message"),
+    [
+        (
+            "class Boom(BaseException):\n    pass\nraise Boom('mine')\n",
+            r"does not import: Boom: mine \(a BaseException\)",
+        ),
+        (
+            "class Odd(Exception):\n    def __str__(self):\n        raise RuntimeError('no text')\nraise Odd()\n",
+            r"does not import: Odd: \(its message cannot be shown: str\(\) of it raised\)",
+        ),
+        ("raise RuntimeError('after registering')\n", "does not import: RuntimeError: after registering"),
+    ],
+    ids=["own BaseException", "unprintable exception", "registers then raises"],
+)
+def test_a_plugin_that_registers_then_raises_anything_leaves_nothing_registered(tmp_path, tail, message):
+    before = _snapshot()
+    p = _write(tmp_path, "raises.py", HEAD + tail)
+    with pytest.raises(InputError, match=rf"^plugin {p.resolve()}: {message}$"):  # before: a traceback, exit 1
+        load_plugin(p)
+    assert _same_as(before) and "own-spt" not in SCHEDULERS
+
+
+def test_ctrl_c_while_a_plugin_loads_exits_130_without_a_traceback(tmp_path, capsys):
+    before = _snapshot()
+    p = _write(tmp_path, "slow.py", HEAD + "raise KeyboardInterrupt\n")
+    rc = main(["simulate", "--synthetic-jobs", "20", "--plugin", str(p)])
+    out, err = capsys.readouterr()
+    assert rc == 130 and out == "" and err.startswith("gamemarket: interrupted") and "Traceback" not in err
+    assert _same_as(before)
+
+
+def test_a_study_plugin_that_changes_the_working_directory_is_refused(tmp_path, monkeypatch):
+    """The CLI refused it for --plugin only; a study's [plugins] modules load elsewhere: the loader refuses it."""
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    p = _write(tmp_path, "moves.py", HEAD + f"import os\nos.chdir({str(tmp_path)!r})\n")
+    with pytest.raises(InputError, match=rf"plugin {p.resolve()}: changed the working directory \(from {work} to "):
+        load_plugin(p)
+    assert os.getcwd() == str(work) and "own-spt" not in SCHEDULERS
+
+
+def test_two_plugins_of_one_file_name_in_two_folders_never_collide(tmp_path):
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    a = load_plugin(_write(tmp_path / "one", "mech.py", HEAD))
+    b = load_plugin(_write(tmp_path / "two", "mech.py", HEAD.replace("own-spt", "own-spt-2")))
+    assert a.digest != b.digest and SCHEDULERS["own-spt"].source == a.source
+    assert SCHEDULERS["own-spt-2"].source == b.source
+
+
+# --- a plugin scheduler's key function: what it raises or returns is named, never numpy's traceback
+
+KEY = """
+import numpy as np
+from gamemarket.market import register_scheduler
+def key(table):
+    {body}
+register_scheduler("odd-key", False, key, "an odd key function")
+"""
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("raise ValueError('no key')", "its key function raised ValueError: no key"),
+        ("return 'abc'", r"its key function returned 'abc' \(str\); expected one number per job \(20\)"),
+        ("return None", r"its key function returned None \(NoneType\); expected one number per job \(20\)"),
+        ("return [1.0]", r"its key function returned \[1.0\] \(shape \(1,\)\); expected one number per job \(20\)"),
+        ("return np.full(len(table['submit']), np.nan)", "a priority key is not finite"),
+    ],
+)
+def test_a_key_function_that_raises_or_returns_no_keys_is_exit_2_naming_it(tmp_path, capsys, body, message):
+    p = _write(tmp_path, "key.py", KEY.format(body=body))
+    rc = main(["simulate", "--synthetic-jobs", "20", "--plugin", str(p), "--scheduler", "odd-key"])
+    out, err = capsys.readouterr()
+    assert rc == 2 and out == "" and "Traceback" not in err, err
+    assert re.match(rf"gamemarket: error: scheduler 'odd-key' \(plugin {p.resolve()}@[0-9a-f]{{16}}\): {message}$", err)
