@@ -46,7 +46,6 @@ were, since a stored result of a built-in entry is keyed by its name alone and w
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import functools
 import hashlib
@@ -65,7 +64,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 from gamemarket.consumers.base import FAMILIES
-from gamemarket.errors import InputError, raised
+from gamemarket.errors import InputError, foreign_prints, raised
 from gamemarket.market.hooks import EVENT_SCHEDULERS
 from gamemarket.market.payments import PAYMENTS
 from gamemarket.market.schedulers import SCHEDULERS
@@ -376,7 +375,7 @@ def _register(where: str, run) -> tuple:
     before = {id(reg): dict(reg._items) for reg in Registry.instances}
     cwd = os.getcwd()
     try:
-        with contextlib.redirect_stdout(sys.stderr):  # its prints are not a command's output (``--format json``)
+        with foreign_prints():  # its prints are not a command's output (``--format json``)
             run()
     except InputError as exc:
         _restore(before)
@@ -627,7 +626,7 @@ class WithPlugins:
         _raise_broken()
         # a worker's stdout is its parent's (loky, a local dask cluster): what a plugin's code prints as the task
         # runs (or loads, at a registry's miss) would land in the command's result (``--format json``)
-        with contextlib.redirect_stdout(sys.stderr):
+        with foreign_prints():
             return self.fn(*args, **kwargs)
 
 

@@ -76,7 +76,7 @@ def _checked(check, kind: str, name: str, plugin):
     """``check(name)``'s report; where the plugin's code stops the checks themselves (an error no check caught),
     a report of that entry whose ``checks`` check failed, naming the plugin, the entry and the error: the entry
     fails (exit 1), and the other entries' reports still print."""
-    from gamemarket.testing.report import FAILED, ConformanceReport  # deferred, as cmd_plugin_check's imports
+    from gamemarket.testing.report import FAILED, ConformanceReport  # deferred: pandas, scipy.optimize (the checks)
 
     try:
         return check(name)

@@ -43,7 +43,7 @@ import dis
 import numpy as np
 from numba import float64, int64, njit
 
-from gamemarket.errors import InputError, raised
+from gamemarket.errors import InputError, foreign_prints, raised
 from gamemarket.market.payments import RateValueError, market_price, rate_value
 
 _NONE = -1
@@ -715,7 +715,8 @@ def run_pricing(submit, runtime, rank, bidrank, reported, n, preemptive, schemes
         run = plugin_engine(rate, jit)
         bad = np.full(3, -1.0)
         try:
-            res = run(submit, runtime, rank, bidrank, reported, n, preemptive, reserves[idx], int(nodes), bad)
+            with foreign_prints():  # the plugin's function: what it prints is not the command's output
+                res = run(submit, runtime, rank, bidrank, reported, n, preemptive, reserves[idx], int(nodes), bad)
         except RateValueError as exc:  # it returned what is not a number: named by ``rate_value``
             raise InputError(f"{what}: {exc}") from None
         except Exception as exc:  # the user's function raised: its own message, on one line

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gamemarket.bids import bid_bin_codes
-from gamemarket.errors import InputError, raised
+from gamemarket.errors import InputError, foreign_prints, raised
 from gamemarket.io import jobtable
 from gamemarket.market import engine, outcomes
 from gamemarket.market.engine import MAX_JOBS, run_market, run_market_rows, run_pricing
@@ -104,7 +104,8 @@ def priority_keys(entry, table) -> np.ndarray:
     who = f"scheduler {entry.name!r}{f' (plugin {entry.source})' if entry.source else ''}"
     n = len(table["submit"])
     try:
-        raw = entry.key(table)
+        with foreign_prints():  # a plugin's key function: what it prints is not the command's output
+            raw = entry.key(table)
     except Exception as exc:  # the plugin's code, whatever it raised: its message, on one line
         raise InputError(f"{who}: its key function raised {raised(exc)}") from None
     try:

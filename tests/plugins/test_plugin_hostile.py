@@ -522,3 +522,37 @@ def test_a_key_function_that_raises_or_returns_no_keys_is_exit_2_naming_it(tmp_p
     out, err = capsys.readouterr()
     assert rc == 2 and out == "" and "Traceback" not in err, err
     assert re.match(rf"gamemarket: error: scheduler 'odd-key' \(plugin {p.resolve()}@[0-9a-f]{{16}}\): {message}$", err)
+
+
+def test_a_plugins_prints_as_it_runs_in_the_commands_process_stay_off_stdout(tmp_path, capsys):
+    """simulate (no workers): the rate function and the key function print as the run goes."""
+    body = 'print("PLUGIN-PRINTS-IN-KEY")\n    return np.asarray(table["runtime"], dtype=float)'
+    key = _write(tmp_path, "key.py", KEY.format(body=body))
+    rate = _write(tmp_path, "printing.py", PRINTS)
+    args = ["simulate", "--synthetic-jobs", "20", "--plugin", str(key), "--plugin", str(rate), "--format", "json"]
+    rc = main(args + ["--scheduler", "odd-key", "--payment", "printing-first"])
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    assert json.loads(out)["jobs"] == 20 and "PLUGIN-PRINTS" not in out
+    assert "PLUGIN-PRINTS-IN-KEY" in err and "PLUGIN-PRINTS-AT-RUN" in err
+
+
+def test_foreign_prints_nested_by_threads_gives_stdout_back_once_all_have_left():
+    from gamemarket.errors import foreign_prints
+
+    real = sys.stdout
+    entered, leave_first = threading.Event(), threading.Event()
+
+    def first():
+        with foreign_prints():
+            entered.set()
+            leave_first.wait(10)
+
+    t = threading.Thread(target=first)
+    t.start()
+    entered.wait(10)
+    with foreign_prints():  # entered second, ...
+        leave_first.set()
+        t.join(10)  # ... the first left: stdout still the plugin's stderr while this one runs
+        assert sys.stdout is sys.stderr
+    assert sys.stdout is real
