@@ -373,6 +373,7 @@ def _register(where: str, run) -> tuple:
     place would be served that one's stored results. A plugin's entry in a registry a plugin may not add to
     (whose results would not carry its hash) is refused too."""
     before = {id(reg): dict(reg._items) for reg in Registry.instances}
+    before["loaded"] = set(_LOADED)  # a plugin may load another (load_plugin in its code): that one's are its own
     cwd = os.getcwd()
     try:
         with foreign_prints():  # its prints are not a command's output (``--format json``)
@@ -405,13 +406,16 @@ def _register(where: str, run) -> tuple:
         _restore(before)
         raise InputError(f"plugin {where}: {problem}")
     # an event scheduler's entry in SCHEDULERS (market.hooks) is part of it, not an entry of its own; an entry
-    # sealed built in since (a gamemarket module the plugin imported first) is gamemarket's
-    entries = tuple(
-        (kind, n)
-        for kind, reg in REGISTRIES.items()
-        for n in reg
-        if n not in before[id(reg)] and not reg.is_builtin(n) and not (kind == "scheduler" and reg[n].hooks is not None)
-    )
+    # sealed built in since (a gamemarket module the plugin imported first) is gamemarket's; one of a plugin its code
+    # loaded is that plugin's (marked with its hash: editing that file reruns its runs)
+    nested = {e for m, p in _LOADED.items() if m not in before["loaded"] for e in p.entries}
+
+    def its_own(kind: str, reg: Registry, n: str) -> bool:
+        if (kind, n) in nested or n in before[id(reg)] or reg.is_builtin(n):
+            return False
+        return not (kind == "scheduler" and reg[n].hooks is not None)
+
+    entries = tuple((kind, n) for kind, reg in REGISTRIES.items() for n in reg if its_own(kind, reg, n))
     if not entries:
         _restore(before)
         raise InputError(
@@ -471,7 +475,12 @@ def _unsupported(before: dict) -> str | None:
 
 def _restore(before: dict) -> None:
     """Every registry as it was before a plugin's code ran (what it added taken back, what it replaced or removed
-    put back), but for entries sealed built in since (a gamemarket module the plugin imported)."""
+    put back), but for entries sealed built in since (a gamemarket module the plugin imported); a plugin its code
+    loaded is forgotten with it (its entries are taken back with the rest)."""
+    for modname in set(_LOADED) - before["loaded"]:
+        gone = _LOADED.pop(modname)
+        listed = [e for e in _listed() if e != [gone.path, gone.digest]]
+        os.environ[ENV] = json.dumps(listed)
     for reg in Registry.instances:
         was = before.get(id(reg), {})  # (none: made as the plugin ran, a gamemarket module it imported)
         now = {n: item for n, item in reg._items.items() if n in was or reg.is_builtin(n)}

@@ -556,3 +556,29 @@ def test_foreign_prints_nested_by_threads_gives_stdout_back_once_all_have_left()
         t.join(10)  # ... the first left: stdout still the plugin's stderr while this one runs
         assert sys.stdout is sys.stderr
     assert sys.stdout is real
+
+
+NESTED = """
+import os
+from gamemarket.plugins import load_plugin
+load_plugin(os.path.join(os.path.dirname(__file__), "inner.py"))
+"""
+
+
+def test_a_plugin_that_loads_another_does_not_claim_its_entries(tmp_path):
+    """Before, the outer plugin's load counted the inner one's entries as its own and marked them with its hash: an
+    edit of inner.py left their stored runs' keys as they were."""
+    inner = _write(tmp_path, "inner.py", HEAD.replace("own-spt", "inner-spt"))
+    outer = load_plugin(_write(tmp_path, "outer.py", NESTED + HEAD))
+    assert outer.entries == (("scheduler", "own-spt"),)
+    assert SCHEDULERS["inner-spt"].source == f"{inner.resolve()}@{plugins.text_hash(inner.read_bytes())}"
+
+
+def test_a_plugin_that_fails_after_loading_another_leaves_neither(tmp_path):
+    _write(tmp_path, "inner.py", HEAD.replace("own-spt", "inner-spt"))
+    outer = _write(tmp_path, "outer.py", NESTED + "raise RuntimeError('outer breaks')\n")
+    before = _snapshot()
+    with pytest.raises(InputError, match="outer.py: does not import: RuntimeError: outer breaks"):
+        load_plugin(outer)
+    assert _same_as(before) and plugins.loaded() == [] and json.loads(os.environ[plugins.ENV]) == []
+    assert load_plugin(tmp_path / "inner.py").entries == (("scheduler", "inner-spt"),)  # it loads again, whole
