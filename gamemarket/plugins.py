@@ -483,9 +483,10 @@ def _restore(before: dict) -> None:
         os.environ[ENV] = json.dumps(listed)
     for reg in Registry.instances:
         was = before.get(id(reg), {})  # (none: made as the plugin ran, a gamemarket module it imported)
-        now = {n: item for n, item in reg._items.items() if n in was or reg.is_builtin(n)}
+        # in the order they were (the claims are measured in the order they were registered)
+        sealed = {n: item for n, item in reg._items.items() if n not in was and reg.is_builtin(n)}
         reg._items.clear()
-        reg._items.update({**now, **was})
+        reg._items.update({**was, **sealed})
 
 
 def _mark(plugin: Plugin) -> Plugin:

@@ -582,3 +582,14 @@ def test_a_plugin_that_fails_after_loading_another_leaves_neither(tmp_path):
         load_plugin(outer)
     assert _same_as(before) and plugins.loaded() == [] and json.loads(os.environ[plugins.ENV]) == []
     assert load_plugin(tmp_path / "inner.py").entries == (("scheduler", "inner-spt"),)  # it loads again, whole
+
+
+def test_what_a_refused_plugin_took_is_put_back_in_its_place(tmp_path):
+    """The order of a registry is the order of --scheduler's choices and of the claims a report measures."""
+    order = list(SCHEDULERS)
+    p = _write(
+        tmp_path, "pops.py", HEAD + 'SCHEDULERS._items.pop("hb")\nSCHEDULERS._items["hb"] = SCHEDULERS["fcfs"]\n'
+    )
+    with pytest.raises(InputError, match="replaces the built-in scheduler 'hb'"):
+        load_plugin(p)
+    assert list(SCHEDULERS) == order and SCHEDULERS.is_builtin("hb")
