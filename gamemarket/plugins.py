@@ -279,17 +279,18 @@ def _load_file(path: Path, shipped: bytes | None = None) -> Plugin:
             data = path.read_bytes()
         except OSError as exc:
             raise InputError(f"plugin {path}: cannot read it ({exc.strerror or exc})") from None
-        resolved, loader = str(path.resolve()), None
+        resolved = str(path.resolve())
+        if importlib.util.spec_from_file_location("gamemarket_plugin_", path) is None:
+            raise InputError(f"plugin {path}: not a Python file importlib can load (expected a .py file)")
     else:
         data, resolved = shipped, str(path)
-        loader = _ShippedLoader(resolved, data)
     digest = text_hash(data)
     modname = f"gamemarket_plugin_{digest}"
     if modname in _LOADED:  # the same text, loaded before: its entries are registered already
         return _LOADED[modname]
-    spec = importlib.util.spec_from_file_location(modname, resolved if loader else path, loader=loader)
-    if spec is None or spec.loader is None:
-        raise InputError(f"plugin {path}: not a Python file importlib can load (expected a .py file)")
+    # the text read and hashed is the text run: importing the file would read it again, and a file rewritten in
+    # between (an editor saving, a checkout) ran other code under this hash, whose results then carried it
+    spec = importlib.util.spec_from_file_location(modname, resolved, loader=_ShippedLoader(resolved, data))
     module = importlib.util.module_from_spec(spec)
     # the same file with other text (edited since): its new text replaces what the old one registered
     for old_name, old in list(_LOADED.items()):
@@ -305,9 +306,9 @@ def _load_file(path: Path, shipped: bytes | None = None) -> Plugin:
 
 
 class _ShippedLoader(importlib.abc.SourceLoader):
-    """Loads a plugin from the text a task shipped, as the file ``path`` (which may not exist here): the module's
-    ``__file__`` is the parent's path, and a traceback shows the shipped text (``get_source``). Nothing is cached
-    as bytecode (``path_stats`` is not defined: the source loader then writes none)."""
+    """Loads a plugin from the text read and hashed (or that a task shipped), as the file ``path`` (which may not
+    exist here): the module's ``__file__`` is that path, and a traceback shows that text (``get_source``). Nothing
+    is cached as bytecode (``path_stats`` is not defined: the source loader then writes none)."""
 
     def __init__(self, path: str, data: bytes):
         self.path, self.data = path, data

@@ -2,6 +2,7 @@
 keyed by its name), whatever way it tries; what it does wrong is an error naming the plugin file and the entry,
 exit 2, and leaves every registry as it was."""
 
+import importlib.util
 import json
 import os
 import re
@@ -593,3 +594,26 @@ def test_what_a_refused_plugin_took_is_put_back_in_its_place(tmp_path):
     with pytest.raises(InputError, match="replaces the built-in scheduler 'hb'"):
         load_plugin(p)
     assert list(SCHEDULERS) == order and SCHEDULERS.is_builtin("hb")
+
+
+def test_the_text_a_plugin_is_hashed_by_is_the_text_that_runs(tmp_path, monkeypatch):
+    """The loader hashed the bytes it read, then imported the file, which read it again: a file rewritten in
+    between ran other code under the first text's hash (and its runs' keys)."""
+    p = _write(tmp_path, "racy.py", HEAD)
+    real = importlib.util.spec_from_file_location
+
+    def rewritten_meanwhile(name, location=None, **kw):
+        if name.startswith("gamemarket_plugin_") and name != "gamemarket_plugin_":  # between the read and the run
+            p.write_text(HEAD.replace("own-spt", "other-spt"))
+        return real(name, location, **kw)
+
+    monkeypatch.setattr(plugins.importlib.util, "spec_from_file_location", rewritten_meanwhile)
+    plugin = load_plugin(p)
+    assert plugin.entries == (("scheduler", "own-spt"),) and "other-spt" not in SCHEDULERS
+    assert plugin.digest == plugins.text_hash(HEAD.encode())
+
+
+def test_a_file_without_the_py_suffix_is_still_refused(tmp_path):
+    p = _write(tmp_path, "mine.txt", HEAD)
+    with pytest.raises(InputError, match=r"mine.txt: not a Python file importlib can load \(expected a .py file\)"):
+        load_plugin(p)
