@@ -30,30 +30,41 @@ which worker processes (joblib, a local dask cluster) inherit: there a registry'
 study's tasks (:class:`WithPlugins`) also carry each file plugin's text, so a worker where the file is absent
 or holds other text (a remote dask worker, a file edited while the study runs) loads the text its parent
 loaded, under the same path, hash and module name; without shipped text, a file whose text has changed is
-refused. An entry point is loaded again by its name (the package must be installed on the worker, the same
-version: its hash is checked). Only the plugin's own file travels: a module it imports (a sibling file) must
-be importable on the worker too. Errors (a file that does not import, registers nothing,
-registers a name already taken, a rate function or a family's method with the wrong signature, a provider
-naming an unknown scheduler) are ``InputError`` naming the file and the entry.
+refused. The ``gamemarket`` command ignores, with a warning, what the variable lists as it starts
+(:func:`drop_inherited`): it is not a way to load plugins (that is ``--plugin`` or a study's ``[plugins]``), and
+a value left in the user's environment would run code no command line names. An entry point is loaded again by
+its name (the package must be installed on the worker, the same version: its hash is checked). Only the
+plugin's own file travels: a module it imports (a sibling file) must be importable on the worker too. Errors (a
+file that does not import, registers nothing, registers a name already taken, a rate function or a family's
+method with the wrong signature, a provider naming an unknown scheduler) are ``InputError`` naming the file and
+the entry.
+
+A plugin only adds entries: one that replaces or removes an entry registered before it (a built-in one, whatever
+the way: ``replace=True``, the registry's dict; another plugin's) is refused and leaves the registries as they
+were, since a stored result of a built-in entry is keyed by its name alone and would be served for the plugin's.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import importlib.abc
 import importlib.util
 import json
 import os
+import stat
 import sys
 import threading
+import tomllib
 import types
 from dataclasses import dataclass
+from importlib import resources
 from importlib.metadata import entry_points
 from pathlib import Path
 
 from gamemarket.consumers.base import FAMILIES
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, foreign_prints, raised
 from gamemarket.market.hooks import EVENT_SCHEDULERS
 from gamemarket.market.payments import PAYMENTS
 from gamemarket.market.schedulers import SCHEDULERS
@@ -65,6 +76,8 @@ ENTRY_POINT_GROUP = "gamemarket.plugins"
 ENTRY_POINT = "entry point"
 #: the environment variable listing the plugins loaded in this process (JSON: [[path, hash], ...])
 ENV = "GAMEMARKET_PLUGINS"
+#: the largest plugin file loaded (bytes): a module's text, read whole, hashed and shipped with every task
+MAX_PLUGIN_BYTES = 16 * 2**20
 
 
 @dataclass(frozen=True)
@@ -107,8 +120,9 @@ def register_provider(name: str, scheduler: str, payment: str, *, reserve: float
     Parameters
     ----------
     name : str
-        The strategy's name in a study's ``[strategies] providers``. It replaces a catalogue's entry of the
-        same name (``load_providers``); a study's inline ``[strategies.provider.NAME]`` replaces it.
+        The strategy's name in a study's ``[strategies] providers``. It replaces a study catalogue's entry of
+        the same name (``load_providers``); a study's inline ``[strategies.provider.NAME]`` replaces it. A name
+        of the built-in catalogue (``hb-kth``, ...) is refused.
     scheduler, payment : str
         Registered names (``gamemarket.market.SCHEDULERS``, ``PAYMENTS``).
     reserve : float
@@ -122,10 +136,15 @@ def register_provider(name: str, scheduler: str, payment: str, *, reserve: float
     Raises
     ------
     InputError
-        A name already declared, an unknown scheduler or payment scheme, or a reserve that is not a finite
-        number >= 0; naming the provider and the field.
+        A name already declared or built in, an unknown scheduler or payment scheme, or a reserve that is not a
+        finite number >= 0; naming the provider and the field.
     """
     what = f"provider strategy {name!r}"
+    if isinstance(name, str) and name in _builtin_providers():
+        raise InputError(
+            f"{what}: is a built-in provider strategy (gamemarket's providers.toml): it cannot be replaced (a "
+            "study naming it would run yours under the built-in's name); declare yours under another name"
+        )
     for field, value, reg in (("scheduler", scheduler, SCHEDULERS), ("payment", payment, PAYMENTS)):
         if not isinstance(value, str) or value not in reg:
             raise InputError(f"{what}: field {field!r}: unknown {reg.what} {value!r}; expected one of {sorted(reg)}")
@@ -136,6 +155,13 @@ def register_provider(name: str, scheduler: str, payment: str, *, reserve: float
     if isinstance(reserve, bool) or not (r >= 0 and r != float("inf")):
         raise InputError(f"{what}: field 'reserve': expected a finite number >= 0, got {reserve!r}")
     return PROVIDERS.register(name, ProviderEntry(name, scheduler, payment, r, str(description)))
+
+
+@functools.cache
+def _builtin_providers() -> frozenset:
+    """The names of the built-in catalogue's provider strategies (package data ``strategies/providers.toml``)."""
+    with (resources.files("gamemarket") / "data" / "strategies" / "providers.toml").open("rb") as f:
+        return frozenset(tomllib.load(f))
 
 
 #: the registries a plugin may add to, by the kind of entry
@@ -222,6 +248,10 @@ def load_plugin(spec: str | os.PathLike, *, base: str | os.PathLike | None = Non
         nothing, registers a name already taken, or registers a rate function with the wrong signature.
     """
     text = str(spec)
+    if not text.strip():  # Path("") is ".", the working directory: "plugin .: cannot read it (Is a directory)"
+        raise InputError(f"plugin {text!r}: the path is empty; expected a .py file or an installed entry point's name")
+    if "\0" in text:
+        raise InputError(f"plugin {text!r}: the path holds a NUL character; expected a .py file")
     path = Path(text)
     if not path.is_absolute() and base is not None:
         path = Path(base) / path
@@ -236,20 +266,31 @@ def _load_file(path: Path, shipped: bytes | None = None) -> Plugin:
     ``path`` (the parent's resolved path, kept as it is: the entries' source is the parent's)."""
     if shipped is None:
         try:
+            info = path.stat()
+            if stat.S_ISDIR(info.st_mode):
+                raise InputError(f"plugin {path}: is a directory; expected a .py file")
+            if not stat.S_ISREG(info.st_mode):  # a pipe would block the read, a device (/dev/zero) never end it
+                raise InputError(f"plugin {path}: is not a regular file (a pipe, a device, ...); expected a .py file")
+            if info.st_size > MAX_PLUGIN_BYTES:
+                raise InputError(
+                    f"plugin {path}: {info.st_size:,} bytes; expected a Python module of at most "
+                    f"{MAX_PLUGIN_BYTES:,} bytes (its text travels with every task of a study)"
+                )
             data = path.read_bytes()
         except OSError as exc:
             raise InputError(f"plugin {path}: cannot read it ({exc.strerror or exc})") from None
-        resolved, loader = str(path.resolve()), None
+        resolved = str(path.resolve())
+        if importlib.util.spec_from_file_location("gamemarket_plugin_", path) is None:
+            raise InputError(f"plugin {path}: not a Python file importlib can load (expected a .py file)")
     else:
         data, resolved = shipped, str(path)
-        loader = _ShippedLoader(resolved, data)
     digest = text_hash(data)
     modname = f"gamemarket_plugin_{digest}"
     if modname in _LOADED:  # the same text, loaded before: its entries are registered already
         return _LOADED[modname]
-    spec = importlib.util.spec_from_file_location(modname, resolved if loader else path, loader=loader)
-    if spec is None or spec.loader is None:
-        raise InputError(f"plugin {path}: not a Python file importlib can load (expected a .py file)")
+    # the text read and hashed is the text run: importing the file would read it again, and a file rewritten in
+    # between (an editor saving, a checkout) ran other code under this hash, whose results then carried it
+    spec = importlib.util.spec_from_file_location(modname, resolved, loader=_ShippedLoader(resolved, data))
     module = importlib.util.module_from_spec(spec)
     # the same file with other text (edited since): its new text replaces what the old one registered
     for old_name, old in list(_LOADED.items()):
@@ -265,9 +306,9 @@ def _load_file(path: Path, shipped: bytes | None = None) -> Plugin:
 
 
 class _ShippedLoader(importlib.abc.SourceLoader):
-    """Loads a plugin from the text a task shipped, as the file ``path`` (which may not exist here): the module's
-    ``__file__`` is the parent's path, and a traceback shows the shipped text (``get_source``). Nothing is cached
-    as bytecode (``path_stats`` is not defined: the source loader then writes none)."""
+    """Loads a plugin from the text read and hashed (or that a task shipped), as the file ``path`` (which may not
+    exist here): the module's ``__file__`` is that path, and a traceback shows that text (``get_source``). Nothing
+    is cached as bytecode (``path_stats`` is not defined: the source loader then writes none)."""
 
     def __init__(self, path: str, data: bytes):
         self.path, self.data = path, data
@@ -323,35 +364,130 @@ def _load_entry_point(name: str) -> Plugin:
 
 def _register(where: str, run) -> tuple:
     """Run a plugin's code (``run``) and return what it registered, as (kind, name) pairs; on an error take
-    back whatever it registered before the error."""
-    before = {kind: set(reg) for kind, reg in REGISTRIES.items()}
+    back whatever it registered before the error.
+
+    A plugin adds entries; it never replaces or removes one registered before it (a built-in one, another
+    plugin's): every registry (``Registry.instances``, those of :data:`REGISTRIES` and the pricing market's,
+    utilities', markets' and claims') is compared before and after, by object, whatever way the plugin took
+    (``replace=True``, the registry's dict). A stored result of a built-in entry is keyed by its name, and a
+    plugin's entry by the plugin's hash only where the entry is the plugin's own, so an entry put in another's
+    place would be served that one's stored results. A plugin's entry in a registry a plugin may not add to
+    (whose results would not carry its hash) is refused too."""
+    before = {id(reg): dict(reg._items) for reg in Registry.instances}
+    before["loaded"] = set(_LOADED)  # a plugin may load another (load_plugin in its code): that one's are its own
+    cwd = os.getcwd()
     try:
-        run()
+        with foreign_prints():  # its prints are not a command's output (``--format json``)
+            run()
     except InputError as exc:
-        _take_back(before)
+        _restore(before)
         raise InputError(f"plugin {where}: {exc}") from None
     except Exception as exc:  # the plugin's own error, whatever it is: its message, on one line
-        _take_back(before)
-        msg = " ".join(str(exc).split())
-        raise InputError(f"plugin {where}: does not import: {type(exc).__name__}{': ' + msg if msg else ''}") from None
+        _restore(before)
+        raise InputError(f"plugin {where}: does not import: {raised(exc)}") from None
     except SystemExit as exc:  # sys.exit() at a plugin's top level: an error too, not the end of the command
-        _take_back(before)
+        _restore(before)
         raise InputError(f"plugin {where}: does not import: it called sys.exit({exc.code!r})") from None
-    # an event scheduler's entry in SCHEDULERS (market.hooks) is part of it, not an entry of its own
-    entries = tuple(
-        (kind, n)
-        for kind, reg in REGISTRIES.items()
-        for n in reg
-        if n not in before[kind] and not (kind == "scheduler" and reg[n].hooks is not None)
-    )
+    except KeyboardInterrupt:  # the user's: nothing of the plugin is left registered, and the command ends
+        _restore(before)
+        raise
+    except BaseException as exc:  # a plugin's own BaseException subclass (GeneratorExit, ...): its error too
+        _restore(before)
+        raise InputError(f"plugin {where}: does not import: {raised(exc)} (a BaseException)") from None
+    finally:
+        moved = _cwd_changed(cwd)
+    if moved:
+        _restore(before)
+        raise InputError(
+            f"plugin {where}: changed the working directory (from {cwd} to {moved}) as it loaded; expected it to "
+            "leave it as it is (relative paths would name other files)"
+        )
+    problem = _replaced(before) or _unsupported(before)
+    if problem:
+        _restore(before)
+        raise InputError(f"plugin {where}: {problem}")
+    # an event scheduler's entry in SCHEDULERS (market.hooks) is part of it, not an entry of its own; an entry
+    # sealed built in since (a gamemarket module the plugin imported first) is gamemarket's; one of a plugin its code
+    # loaded is that plugin's (marked with its hash: editing that file reruns its runs)
+    nested = {e for m, p in _LOADED.items() if m not in before["loaded"] for e in p.entries}
+
+    def its_own(kind: str, reg: Registry, n: str) -> bool:
+        if (kind, n) in nested or n in before[id(reg)] or reg.is_builtin(n):
+            return False
+        return not (kind == "scheduler" and reg[n].hooks is not None)
+
+    entries = tuple((kind, n) for kind, reg in REGISTRIES.items() for n in reg if its_own(kind, reg, n))
     if not entries:
-        _take_back(before)
+        _restore(before)
         raise InputError(
             f"plugin {where}: registers nothing; expected a scheduler (register_scheduler), a payment "
             "scheme (register_payment_rule, @payment_rule), a consumer-strategy family (gamemarket.consumers."
             "register), a provider strategy (register_provider) or an event scheduler (register_event_scheduler)"
         )
     return entries
+
+
+def _cwd_changed(cwd: str) -> str | None:
+    """The working directory a plugin's code moved to (changed back to ``cwd`` now), or None where it stayed."""
+    try:
+        now = os.getcwd()
+    except OSError:  # it deleted the folder it moved to
+        now = "(a folder since deleted)"
+    if now == cwd:
+        return None
+    os.chdir(cwd)
+    return now
+
+
+def _replaced(before: dict) -> str | None:
+    """What a plugin's code put in place of (or removed from) an entry registered before it, or None."""
+    for reg in Registry.instances:
+        for name, item in before.get(id(reg), {}).items():
+            now = reg._items.get(name)
+            if now is item:
+                continue
+            whose = "the built-in" if name in reg._builtin else "the"
+            source = getattr(item, "source", None)
+            of = f" of plugin {source}" if source else "" if name in reg._builtin else " registered before it"
+            did = "removes" if name not in reg._items else "replaces"
+            return (
+                f"{did} {whose} {reg.what} {name!r}{of}; a plugin may only add entries (stored results are keyed "
+                "by the entry's name, or its plugin's hash, and would be reused for the other); register yours "
+                "under a new name"
+            )
+    return None
+
+
+def _unsupported(before: dict) -> str | None:
+    """A plugin's entry in a registry plugins may not add to, named with what they may register, or None."""
+    kinds = {id(reg) for reg in REGISTRIES.values()}
+    for reg in Registry.instances:
+        if id(reg) in kinds:
+            continue
+        new = [n for n in reg._items if n not in before.get(id(reg), {}) and not reg.is_builtin(n)]
+        if new:
+            return (
+                f"registers the {reg.what} {new[0]!r}; a plugin may register schedulers, payment schemes, "
+                "consumer-strategy families, provider strategies and event schedulers only (the results of "
+                f"a {reg.what} are not keyed by a plugin's hash)"
+            )
+    return None
+
+
+def _restore(before: dict) -> None:
+    """Every registry as it was before a plugin's code ran (what it added taken back, what it replaced or removed
+    put back), but for entries sealed built in since (a gamemarket module the plugin imported); a plugin its code
+    loaded is forgotten with it (its entries are taken back with the rest)."""
+    for modname in set(_LOADED) - before["loaded"]:
+        gone = _LOADED.pop(modname)
+        listed = [e for e in _listed() if e != [gone.path, gone.digest]]
+        os.environ[ENV] = json.dumps(listed)
+    for reg in Registry.instances:
+        was = before.get(id(reg), {})  # (none: made as the plugin ran, a gamemarket module it imported)
+        # in the order they were (the claims are measured in the order they were registered)
+        sealed = {n: item for n, item in reg._items.items() if n not in was and reg.is_builtin(n)}
+        reg._items.clear()
+        reg._items.update({**was, **sealed})
 
 
 def _mark(plugin: Plugin) -> Plugin:
@@ -365,12 +501,6 @@ def _mark(plugin: Plugin) -> Plugin:
         else:
             reg.register(name, dataclasses.replace(reg[name], source=plugin.source), replace=True)
     return plugin
-
-
-def _take_back(before: dict) -> None:
-    for kind, reg in REGISTRIES.items():
-        for name in [n for n in reg if n not in before[kind]]:
-            reg.remove(name)
 
 
 def loaded() -> list[Plugin]:
@@ -391,9 +521,15 @@ def key_fields(params: dict) -> dict:
     for kind, field in (("scheduler", "scheduler"), ("payment", "payment")):
         name = params.get(field)
         if isinstance(name, str):
-            source = getattr(REGISTRIES[kind].get(name), "source", None)
+            reg = REGISTRIES[kind]
+            source = getattr(reg.get(name), "source", None)
             if source:
                 found.append(source.rsplit("@", 1)[1])
+            elif name in reg._builtin and not reg.is_builtin(name):  # put in its place behind the registry's back
+                raise InputError(
+                    f"{reg.what} {name!r}: is not the built-in one (something replaced it after gamemarket "
+                    "registered it); its runs cannot be keyed as the built-in's, nor as a plugin's"
+                )
     return {"plugins": found} if found else {}
 
 
@@ -408,11 +544,53 @@ def _announce(path: str, digest: str) -> None:
 
 
 def _listed() -> list:
-    try:
-        value = json.loads(os.environ.get(ENV, "[]"))
-    except ValueError:
+    """The plugins ``GAMEMARKET_PLUGINS`` lists, as [path, hash] pairs (unset: none); a value that is not such a list
+    is an error naming the variable and the value (a gamemarket process writes it: someone else did)."""
+    raw = os.environ.get(ENV)
+    if raw is None or not raw.strip():
         return []
-    return value if isinstance(value, list) else []
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        value = None
+    ok = isinstance(value, list) and all(
+        isinstance(e, list)
+        and len(e) == 2
+        and all(isinstance(x, str) for x in e)
+        and e[0].strip()
+        and len(e[1]) == 16
+        and all(c in "0123456789abcdef" for c in e[1])
+        for e in value
+    )
+    if not ok:
+        shown = raw if len(raw) <= 200 else raw[:200] + f"... ({len(raw)} characters)"
+        raise InputError(
+            f"environment variable {ENV}={shown!r}: expected a JSON list of [path, hash] pairs, the plugins a "
+            'gamemarket process hands its worker processes (e.g. [["/abs/mine.py", "0123456789abcdef"]]); unset it'
+        )
+    return value
+
+
+def drop_inherited() -> list[str]:
+    """Take out of ``GAMEMARKET_PLUGINS`` the plugins it lists that this process did not load, and return them
+    (``path@hash``): what the ``gamemarket`` command does as it starts (and warns about).
+
+    The variable is how a process hands the plugins it loaded to its worker processes, not a way to load plugins:
+    one inherited from the user's environment (a stale export, a shell hook) would otherwise run code that no
+    ``--plugin`` and no ``[plugins] modules`` names, at the first name a registry misses. A worker (a joblib or
+    dask process) does not run the command: it keeps the list its parent hands it.
+
+    Raises
+    ------
+    InputError
+        A value that is not such a list, naming the variable and the value.
+    """
+    listed = _listed()
+    mine = {p.source for p in _LOADED.values()}
+    dropped = [f"{path}@{digest}" for path, digest in listed if f"{path}@{digest}" not in mine]
+    if dropped:
+        os.environ[ENV] = json.dumps([e for e in listed if f"{e[0]}@{e[1]}" in mine])
+    return dropped
 
 
 class WithPlugins:
@@ -457,7 +635,10 @@ class WithPlugins:
     def __call__(self, *args, **kwargs):
         self._merge()
         _raise_broken()
-        return self.fn(*args, **kwargs)
+        # a worker's stdout is its parent's (loky, a local dask cluster): what a plugin's code prints as the task
+        # runs (or loads, at a registry's miss) would land in the command's result (``--format json``)
+        with foreign_prints():
+            return self.fn(*args, **kwargs)
 
 
 def _text_of(path: str, digest: str) -> bytes | None:

@@ -4,6 +4,10 @@ A registry maps a name to an object carrying its own metadata (a description, fl
 look things up by name and never branch on one (Axelrod's classifier idea). An unknown name is an
 ``InputError`` that lists the known ones; registering a name twice is refused unless ``replace``.
 
+A built-in entry (one gamemarket registers as it is imported, marked by :meth:`Registry.seal`) is never replaced
+nor removed, ``replace`` or not: a stored result of a built-in entry is keyed by its name alone, so another
+object under that name would be served the built-in's results (and they its). Yours go under a name of their own.
+
 A registry may have a ``on_miss`` hook, called with a name it does not hold before that is an error: a
 worker process whose parent loaded plugins (``gamemarket.plugins``) loads them there on first use.
 """
@@ -21,9 +25,14 @@ T = TypeVar("T")
 class Registry(Mapping, Generic[T]):
     """Named objects of one kind (``what`` names the kind in messages: "scheduler", "utility", ...)."""
 
+    #: every registry made (a plugin's load compares them all before and after: ``gamemarket.plugins``)
+    instances: list[Registry] = []
+
     def __init__(self, what: str):
         self.what = what
         self._items: dict[str, T] = {}
+        self._builtin: dict[str, T] = {}  # name -> the built-in object (:meth:`seal`)
+        Registry.instances.append(self)
         #: called with an unknown name; returns whether it may now be registered (a plugin loaded)
         self.on_miss: Callable[[str], bool] | None = None
 
@@ -31,13 +40,36 @@ class Registry(Mapping, Generic[T]):
         """Add ``item`` under ``name`` and return it; a name already taken is an error unless ``replace``."""
         if not isinstance(name, str) or not name.strip():
             raise InputError(f"a {self.what} needs a non-empty name, got {name!r}")
+        if name in self._builtin:
+            raise InputError(self.builtin_message(name))
         if name in self._items and not replace:
             raise InputError(f"{self.what} {name!r} is already registered; pass replace=True to redefine it")
         self._items[name] = item
         return item
 
+    def builtin_message(self, name: str) -> str:
+        """Why the built-in ``name`` is not replaced (the error of :meth:`register` and of a plugin's load)."""
+        return (
+            f"{self.what} {name!r} is already registered, built in: it is never replaced nor removed (stored "
+            "results of the built-in one are keyed by its name, and would be reused for yours); register yours "
+            "under another name"
+        )
+
+    def seal(self) -> None:
+        """Mark every entry registered so far as built in (the module that registers gamemarket's own calls it
+        after them): :meth:`register` and :meth:`remove` then refuse its name."""
+        self._builtin.update(self._items)
+
+    def is_builtin(self, name: str) -> bool:
+        """Whether ``name`` is a built-in entry, and is registered as the built-in object (not something put in
+        its place behind the registry's back)."""
+        return name in self._builtin and self._items.get(name) is self._builtin[name]
+
     def remove(self, name: str) -> None:
-        """Forget ``name`` (a plugin that failed to load takes back what it registered); absent is a no-op."""
+        """Forget ``name`` (a plugin that failed to load takes back what it registered); absent is a no-op; a
+        built-in name is an error."""
+        if name in self._builtin:
+            raise InputError(self.builtin_message(name))
         self._items.pop(name, None)
 
     def get(self, name: str, default=None) -> T:  # type: ignore[override]

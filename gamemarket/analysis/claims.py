@@ -686,6 +686,7 @@ register_claim(
     "The provider prefers first price to k-th price.",
     "Follows from the rules under HB: first-price minus k-th price revenue, checked on every seed and consumer mix.",
 )
+CLAIMS.seal()  # the paper's claims, built in: never replaced (``gamemarket.registry.Registry.seal``)
 
 
 def evaluate(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import re
 import sys
 import warnings
 
@@ -50,6 +51,12 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
     print(f"gamemarket: warning: {message}", file=file or sys.stderr)
 
 
+def _one_line(message) -> str:
+    """An error's message on one line (a library's own text, quoted in ours, may hold line breaks: pandas's CSV
+    parser ends its with one), spaces elsewhere kept as they are."""
+    return re.sub(r"\s*\n\s*", " ", str(message).strip())
+
+
 def _exit_called(exc: SystemExit) -> str:
     """The message for a ``sys.exit`` called while a command ran: a plugin's code (its rate function, its
     strategy) ended the process, with or without a message, where it should have raised an error; naming the
@@ -63,13 +70,30 @@ def _exit_called(exc: SystemExit) -> str:
     )
 
 
+def _ignore_inherited_plugins() -> None:
+    """Warn about, and drop, the plugins ``GAMEMARKET_PLUGINS`` lists that this process did not load: the variable is
+    how gamemarket hands its plugins to its worker processes, and a value inherited from the user's environment would
+    run code no ``--plugin`` names (``gamemarket.plugins.drop_inherited``)."""
+    from gamemarket import plugins  # deferred: numba, as build_parser's imports
+
+    dropped = plugins.drop_inherited()
+    if dropped:
+        warnings.warn(
+            f"the environment variable {plugins.ENV} lists plugins this command did not load ({', '.join(dropped)}); "
+            "they are not loaded: it is how gamemarket hands its plugins to its worker processes; load a plugin with "
+            "--plugin FILE or a study's [plugins] modules",
+            stacklevel=2,
+        )
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code.
 
     A :class:`GameMarketError` (bad input, a failed check) prints one line on stderr and exits 2,
     with no traceback; warnings meant for the user print as one line each. A ``sys.exit`` called while the
     command runs (a plugin's code: gamemarket's own never calls it there) is an error too, exit 2, rather than a
-    silent end whose exit code, even 0, would say nothing of what happened.
+    silent end whose exit code, even 0, would say nothing of what happened. Plugins an inherited
+    ``GAMEMARKET_PLUGINS`` lists are not loaded (a warning names them); a malformed value is an error.
 
     Parameters
     ----------
@@ -83,6 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     shown, warnings.showwarning = warnings.showwarning, _show_warning
     try:
+        _ignore_inherited_plugins()
         # --plugin FILE: before the command looks up a name the plugin registers; its prints kept off stdout
         with foreign_code(f"plugin {', '.join(map(str, getattr(args, 'plugin', None) or []))}"):
             load_cli_plugins(args)
@@ -91,11 +116,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"gamemarket: error: {_exit_called(exc)}", file=sys.stderr)
         return 2
     except GameMarketError as exc:
-        print(f"gamemarket: error: {exc}", file=sys.stderr)
+        print(f"gamemarket: error: {_one_line(exc)}", file=sys.stderr)
         return 2
     except OSError as exc:  # a file or connection the checks above did not foresee: still a message, not a trace
         where = f"{exc.filename}: " if exc.filename else ""
-        print(f"gamemarket: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        print(f"gamemarket: error: {_one_line(f'{where}{exc.strerror or exc}')}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("gamemarket: interrupted; finished runs are kept", file=sys.stderr)

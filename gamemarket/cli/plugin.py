@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 
 from gamemarket.cli.options import SEED, examples, integer
+from gamemarket.cli.output import foreign_code
+from gamemarket.errors import raised
 from gamemarket.plugins import load_plugin
 
 #: the number of random cases of each check
@@ -45,8 +47,10 @@ def cmd_plugin_check(a) -> int:
         "event-scheduler": lambda n: check_event_scheduler(n, cases=a.cases, seed=a.seed, raise_on_failure=False),
     }
     load_cli_plugins(a)  # the plugins whose entries this one combines (a provider strategy's), loaded first
-    plugin = load_plugin(a.file)
-    reports = [checks[kind](name) for kind, name in plugin.entries]
+    # the plugin's code runs as it loads and as it is checked: what it prints goes to stderr, not into the report
+    with foreign_code(f"plugin {a.file}"):
+        plugin = load_plugin(a.file)
+        reports = [_checked(checks[kind], kind, name, plugin) for kind, name in plugin.entries]
     if a.format == "json":
         print(json.dumps({"plugin": plugin.source, "reports": [r.to_dict() for r in reports]}, indent=2))
     else:
@@ -56,6 +60,31 @@ def cmd_plugin_check(a) -> int:
         failed = [r.entry for r in reports if not r.passed]
         print(f"{'FAILED: ' + ', '.join(failed) if failed else 'all entries passed'}")
     return 1 if any(not r.passed for r in reports) else 0
+
+
+#: how a report names each kind of entry (``ConformanceReport.what``)
+_WHAT = {
+    "scheduler": "scheduler",
+    "payment": "payment scheme",
+    "family": "consumer-strategy family",
+    "provider": "provider strategy",
+    "event-scheduler": "event scheduler",
+}
+
+
+def _checked(check, kind: str, name: str, plugin):
+    """``check(name)``'s report; where the plugin's code stops the checks themselves (an error no check caught),
+    a report of that entry whose ``checks`` check failed, naming the plugin, the entry and the error: the entry
+    fails (exit 1), and the other entries' reports still print."""
+    from gamemarket.testing.report import FAILED, ConformanceReport  # deferred: pandas, scipy.optimize (the checks)
+
+    try:
+        return check(name)
+    except Exception as exc:  # the plugin's code, whatever it raised: its message, on one line
+        report = ConformanceReport(_WHAT.get(kind, kind), name)
+        detail = f"plugin {plugin.source}: the checks stopped: {raised(exc)}"
+        report.add("checks", FAILED, detail)
+        return report
 
 
 def add_plugin_commands(sub) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from gamemarket.cli.options import examples, integer
+from gamemarket.cli.output import duration
 from gamemarket.cli.plugin import add_plugin_option
 from gamemarket.errors import InputError, UndefinedPayoffError
 from gamemarket.io.files import dumps_json
@@ -162,7 +163,7 @@ def _run_population(a, spec, *, force: bool) -> int:
         )
     print(
         f"study {spec.name}: {an.runs['simulations']:,} simulations ({an.runs['run_now']:,} run now) in "
-        f"{an.runs['wall_seconds']:.1f} s; results in {spec.results_dir}"
+        f"{duration(an.runs['wall_seconds'])}; results in {spec.results_dir}"
     )
     _print_population(an)
     ex = _run_exploration(a, spec) if spec.exploration is not None else None
@@ -184,7 +185,7 @@ def _run_exploration(a, spec) -> dict:
     for name, m in ex["mechanisms"].items():
         verdict = "certified" if m["certified"] else f"not certified: {m['reason']}"
         print(f"  exploration {name}: {len(m['menu'])} rules in the menu, {m['simulations']} simulations; {verdict}")
-    print(f"exploration: {ex['simulations']} simulations in {ex['wall_seconds']:.1f} s")
+    print(f"exploration: {ex['simulations']} simulations in {duration(ex['wall_seconds'])}")
     return ex
 
 
@@ -203,14 +204,14 @@ def _run_bimatrix(a, spec) -> int:
             )
             print(
                 f"study {s.name}: {info.tasks:,} runs ({info.skipped:,} already stored, {info.run:,} run now) "
-                f"in {info.wall_seconds:.1f} s; results in {s.results_dir}"
+                f"in {duration(info.wall_seconds)}; results in {s.results_dir}"
             )
         if spec.gains:
             from gamemarket.analysis.incentives import gains  # deferred: joblib, pandas, pyarrow, scipy.optimize
 
             t1 = time.perf_counter()
             gains(spec, n_jobs=a.n_jobs, scheduler_address=a.scheduler_address, progress=not a.no_progress)
-            print(f"shading gains over market sizes {spec.gains['jobs']}: {time.perf_counter() - t1:.1f} s")
+            print(f"shading gains over market sizes {spec.gains['jobs']}: {duration(time.perf_counter() - t1)}")
     if not a.no_report:
         from gamemarket.analysis.study import analyze  # deferred: joblib, pandas, pyarrow, scipy.optimize
         from gamemarket.reports.report import write_report  # deferred: matplotlib, pandas
@@ -218,7 +219,10 @@ def _run_bimatrix(a, spec) -> int:
         t1 = time.perf_counter()
         path = write_report(analyze(spec, methods=tuple(a.methods), for_report=True), force=a.force, n_jobs=a.n_jobs)
         # the times go to the log, not into the report (a report written again from the same results is the same)
-        print(f"report: {path} (written in {time.perf_counter() - t1:.1f} s; {time.perf_counter() - t0:.1f} s in all)")
+        print(
+            f"report: {path} (written in {duration(time.perf_counter() - t1)}; "
+            f"{duration(time.perf_counter() - t0)} in all)"
+        )
     return 0
 
 
@@ -403,7 +407,7 @@ def cmd_report(a) -> int:
     claim_folder(Path(spec.report_dir), spec, a.force)  # refuse another study's folder before the work
     t0 = time.perf_counter()
     path = write_report(analyze(spec, methods=tuple(a.methods), for_report=True), force=a.force)
-    print(f"report: {path} (written in {time.perf_counter() - t0:.1f} s)")
+    print(f"report: {path} (written in {duration(time.perf_counter() - t0)})")
     return 0
 
 

@@ -30,6 +30,8 @@ from gamemarket.consumers.betamix import FT, NAMED_MIXES, SRG, BetaMix, grid_nam
 from gamemarket.consumers.piecewise import KNOTS, PiecewiseRule
 from gamemarket.consumers.shading import ShadingRule
 
+FAMILIES.seal()  # the families above are built in: never replaced (``gamemarket.registry.Registry.seal``)
+
 __all__ = [
     "BID_CLASSES",
     "FAMILIES",

@@ -44,7 +44,7 @@ from pydantic import Field
 # the bid classes and a population's bids are the private bids' (bids sits below the strategies, and the
 # market imports it without the strategies' schemas and pydantic)
 from gamemarket.bids import BID_CLASSES, HIGH_MIN, LOW_MAX, bid_bin, bid_bin_codes, population_bids  # noqa: F401
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, foreign_prints, raised
 from gamemarket.registry import Registry
 
 #: a shading factor's range (beta in [0, 1)), as the study file's schema declares it
@@ -386,14 +386,14 @@ def _checked_bids(fn):
     @functools.wraps(fn)
     def reported_bids(self, private_bid, bid_class, G, U):
         try:
-            group, reported = fn(self, private_bid, bid_class, G, U)
+            with foreign_prints():  # the plugin's method: what it prints is not the command's output
+                group, reported = fn(self, private_bid, bid_class, G, U)
         except InputError:
             raise
         except Exception as exc:  # the plugin's own error: named with the plugin, as a bad input
-            msg = " ".join(str(exc).split())
             raise InputError(
                 f"{origin(self)}: consumer-strategy family {self.family!r}, strategy {self.name!r}: reported_bids "
-                f"raised {type(exc).__name__}{': ' + msg if msg else ''}"
+                f"raised {raised(exc)}"
             ) from None
         check_reported(self, private_bid, group, reported)
         return group, reported

@@ -130,7 +130,7 @@ def validate(table: pd.DataFrame, where: str = "job table", first_line: int | No
         try:
             values[c] = pd.to_numeric(table[c], errors="raise").to_numpy(np.float64)
         except (ValueError, TypeError, OverflowError) as exc:
-            raise InputError(f"{where}: column {c!r} must be numeric: {exc}") from exc
+            raise InputError(f"{where}: column {c!r} must be numeric: {' '.join(str(exc).split())}") from exc
     out = pd.DataFrame(check_columns(values, where, first_line), copy=False)
     if "estimate_generated" in table.columns:  # a workload's flag travels along (not an exchange column)
         out["estimate_generated"] = table["estimate_generated"].astype(bool).to_numpy()
@@ -235,7 +235,8 @@ def read(path: str | os.PathLike) -> pd.DataFrame:
     except FileNotFoundError:
         raise InputError(f"{path}: no such job table") from None
     except Exception as exc:  # pandas raises many kinds on a broken file
-        raise InputError(f"{path}: cannot read job table: {exc}") from exc
+        # on one line: pandas's C parser ends its message with a newline ("... saw 5\n")
+        raise InputError(f"{path}: cannot read job table: {' '.join(str(exc).split())}") from exc
     if len(table) == 0:
         raise InputError(f"{path}: the job table has no rows; expected at least one job")
     is_csv = path.suffix.lower() not in (".parquet", ".pq")

@@ -117,6 +117,7 @@ class Market(Protocol):
 MARKETS: Registry[Market] = Registry("market")
 MARKETS.register("scheduling", SchedulingMarket())
 MARKETS.register("pricing", PricingMarket())
+MARKETS.seal()  # built in: never replaced (``Registry.seal``)
 
 
 def generator_sources() -> set[str]:

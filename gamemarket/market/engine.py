@@ -45,8 +45,8 @@ import dis
 import numpy as np
 from numba import float64, int64, njit
 
-from gamemarket.errors import InputError
-from gamemarket.market.payments import market_price
+from gamemarket.errors import InputError, foreign_prints, raised
+from gamemarket.market.payments import RateValueError, market_price, rate_value
 
 _NONE = -1
 #: a heap entry is ``rank << SHIFT | j``; jobs and ranks must stay below ``MAX_JOBS``
@@ -675,6 +675,16 @@ def _reads(rate, position: int) -> bool:
 _PLUGIN_ENGINES: dict = {}
 
 
+def _numbers_only(rate):
+    """``rate``, whose every return is a real number (``payments.rate_value``: a text or a tuple is an error naming
+    the function and the value, not a price ``float()`` makes of ``"1.5"``)."""
+
+    def checked(*args) -> float:
+        return rate_value(rate, rate(*args))
+
+    return checked
+
+
 def plugin_engine(rate, jit: bool = True):
     """The engine of a rate function: ``run(submit, runtime, rank, bidrank, reported, n, preemptive, reserves,
     nodes, bad)`` with ``run_market``'s arguments and results (K reservation prices, one function), ``nodes``
@@ -690,8 +700,8 @@ def plugin_engine(rate, jit: bool = True):
     if hit is not None:
         return hit
     low = _reads(rate, 6)  # min_running_bid
-    if not jit:
-        run = _plugin_loop(rate, low, False)
+    if not jit:  # what it returns checked to be a number (compiled, numba's float64 signature does that)
+        run = _plugin_loop(_numbers_only(rate), low, False)
     else:
         try:
             compiled = njit(float64(float64, float64, int64, int64, int64, float64, float64))(rate)
@@ -747,10 +757,12 @@ def run_pricing(submit, runtime, rank, bidrank, reported, n, preemptive, schemes
         run = plugin_engine(rate, jit)
         bad = np.full(3, -1.0)
         try:
-            res = run(submit, runtime, rank, bidrank, reported, n, preemptive, reserves[idx], int(nodes), bad)
+            with foreign_prints():  # the plugin's function: what it prints is not the command's output
+                res = run(submit, runtime, rank, bidrank, reported, n, preemptive, reserves[idx], int(nodes), bad)
+        except RateValueError as exc:  # it returned what is not a number: named by ``rate_value``
+            raise InputError(f"{what}: {exc}") from None
         except Exception as exc:  # the user's function raised: its own message, on one line
-            msg = " ".join(str(exc).split()) or type(exc).__name__
-            raise InputError(f"{what}: {fn} raised {type(exc).__name__}: {msg}") from None
+            raise InputError(f"{what}: {fn} raised {raised(exc)}") from None
         if bad[0] >= 0:
             j, r = int(bad[0]), float(reserves[idx][int(bad[2])])
             raise InputError(

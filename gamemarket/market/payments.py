@@ -33,6 +33,7 @@ asked (``jit=False``) or where numba cannot compile it, with the same numbers.
 from __future__ import annotations
 
 import inspect
+import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -53,6 +54,23 @@ KTH_PRICE_RULE = "k-th price"
 RATE_FUNCTION_RULE = "rate function"
 #: a rate function's parameters, in order
 RATE_PARAMETERS = ("bid", "reserve", "nodes", "free", "waiting", "max_waiting_bid", "min_running_bid")
+
+
+class RateValueError(InputError):
+    """A rate function returned what is not a number (a text, a bool, None, a tuple, an array)."""
+
+
+def rate_value(rate: Callable, value) -> float:
+    """What a rate function ``rate`` returned, as a float: a real number (an ``int``, a ``float``, a numpy scalar),
+    else :class:`RateValueError` naming the function and the value. ``float()`` alone took ``"1.5"`` and ``True``
+    as prices, and ``"abc"`` was its own ``ValueError`` (said to be the function's)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:80] + "..."
+        raise RateValueError(
+            f"rate function {getattr(rate, '__qualname__', rate)!r} returned {shown} ({type(value).__name__}); "
+            "expected a number (a price per node-second)"
+        )
+    return float(value)
 
 
 @njit(cache=True)
@@ -104,7 +122,8 @@ def register_payment(
         What the branch computes, as the plain reference names it (``FIRST_PRICE_RULE``,
         ``KTH_PRICE_RULE``); the conformance checks compare the engine with the reference's rule.
     replace : bool, keyword-only
-        Replace a scheme already registered under ``name`` (else that is an error).
+        Replace a scheme already registered under ``name`` (else that is an error); a built-in one
+        (``first``, ``kth``) is never replaced.
 
     Returns
     -------
@@ -129,6 +148,7 @@ register_payment(
     "k-th price: r while nobody waits, else max(r, min(own bid, highest waiting bid))",
     rule=KTH_PRICE_RULE,
 )
+PAYMENTS.seal()  # built in: never replaced (``Registry.seal``)
 
 
 def register_payment_rule(
@@ -149,7 +169,8 @@ def register_payment_rule(
         Compile ``rate`` with numba (default); False runs the engine's plain-Python path (slower, the same
         numbers), as where numba cannot compile the function.
     replace : bool, keyword-only
-        Replace a scheme already registered under ``name`` (else that is an error).
+        Replace a scheme already registered under ``name`` (else that is an error); a built-in one
+        (``first``, ``kth``) is never replaced.
 
     Returns
     -------

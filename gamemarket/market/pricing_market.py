@@ -110,7 +110,7 @@ HETERO_MECHANISMS: Registry[HeteroMechanism] = Registry("pricing mechanism")
 
 def register_mechanism(name: str, rule: Callable, description: str, *, replace: bool = False) -> HeteroMechanism:
     """Register a pricing-market mechanism under ``name`` (provider strategies with ``kind = "pricing"``
-    then accept it); ``replace`` replaces one already registered.
+    then accept it); ``replace`` replaces one already registered (never a built-in one: ``gamemarket.registry``).
     """
     return HETERO_MECHANISMS.register(name, HeteroMechanism(name, rule, description), replace=replace)
 
@@ -157,6 +157,7 @@ register_mechanism("clearing", _clearing, "market-clearing prices from price dis
 register_mechanism("clearing-reserve", _clearing, "market clearing with a reserve price per resource; pay p^T x_i")
 register_mechanism("posted", _posted, "posted prices, proportional rationing of over-demanded resources; pay p^T x_i")
 register_mechanism("pay-as-bid", _pay_as_bid, "the clearing allocation; pay the reported value rw_i t_i")
+HETERO_MECHANISMS.seal()  # built in: never replaced (``Registry.seal``)
 
 
 def get_mechanism(name: str) -> HeteroMechanism:

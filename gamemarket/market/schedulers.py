@@ -121,7 +121,8 @@ def register_scheduler(
         What a callable ``key`` computes, for the plain reference and the conformance checks (a
         :class:`PriorityKey` ``key`` declares itself).
     replace : bool, keyword-only
-        Replace a scheduler already registered under ``name`` (else that is an error).
+        Replace a scheduler already registered under ``name`` (else that is an error); a built-in one
+        (``hb``, ...) is never replaced.
 
     Returns
     -------
@@ -149,6 +150,7 @@ register_scheduler(
     "WSPT with the user's run-time estimate",
 )
 register_scheduler("fcfs", False, PriorityKey("submit"), "first come, first served (key: submit time)")
+SCHEDULERS.seal()  # built in: never replaced (``Registry.seal``)
 
 
 def get_scheduler(name: str) -> Scheduler:

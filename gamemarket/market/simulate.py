@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gamemarket.bids import bid_bin_codes
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, foreign_prints, raised
 from gamemarket.io import jobtable
 from gamemarket.market import engine, outcomes
 from gamemarket.market.engine import MAX_JOBS, run_market, run_market_rows, run_pricing
@@ -97,6 +97,30 @@ def arrival_order(table) -> tuple[np.ndarray, bool]:
     return np.lexsort((ids, submit)), False
 
 
+def priority_keys(entry, table) -> np.ndarray:
+    """A scheduler's priority keys of ``table``'s jobs: a finite float64 array of one key per job. A key function
+    (a plugin's) that raises, or returns what is not that (a text, None, a list of another length), is an error
+    naming the scheduler, its plugin and what it returned, not numpy's traceback where the keys are used."""
+    who = f"scheduler {entry.name!r}{f' (plugin {entry.source})' if entry.source else ''}"
+    n = len(table["submit"])
+    try:
+        with foreign_prints():  # a plugin's key function: what it prints is not the command's output
+            raw = entry.key(table)
+    except Exception as exc:  # the plugin's code, whatever it raised: its message, on one line
+        raise InputError(f"{who}: its key function raised {raised(exc)}") from None
+    try:
+        key = np.asarray(raw, dtype=np.float64)
+    except (TypeError, ValueError):
+        key = None
+    if key is None or key.shape != (n,):
+        shown = repr(raw) if len(repr(raw)) <= 80 else repr(raw)[:80] + "..."
+        got = f"shape {key.shape}" if isinstance(raw, (np.ndarray, list, tuple)) else type(raw).__name__
+        raise InputError(f"{who}: its key function returned {shown} ({got}); expected one number per job ({n})")
+    if not np.isfinite(key).all():
+        raise InputError(f"{who}: a priority key is not finite")
+    return key
+
+
 def prepare(table: pd.DataFrame, scheduler: str, ranks: list | None = None, *, order: tuple | None = None):
     """Arrays in arrival order and integer ranks for the engine: ``(arrival, arrays)``, with ``arrival`` the
     table's rows in arrival order and ``arrays["in_order"]`` true where that is the table's own order.
@@ -113,9 +137,7 @@ def prepare(table: pd.DataFrame, scheduler: str, ranks: list | None = None, *, o
         t = table.iloc[arrival]
     else:
         t = {c: np.asarray(v)[arrival] for c, v in table.items()}
-    key = get_scheduler(scheduler).key(t)
-    if not np.isfinite(key).all():
-        raise InputError(f"scheduler {scheduler!r}: a priority key is not finite")
+    key = priority_keys(get_scheduler(scheduler), t)
     rw = np.ascontiguousarray(t["reported_bid"], dtype=np.float64)
     ranks = [] if ranks is None else ranks
     rank, _ = _rank_memo(key, ranks)

@@ -318,11 +318,13 @@ class Target(Utility):
 UTILITIES: Registry = Registry("utility")
 for _name, _factory in (("linear", Linear), ("log", Log), ("target", Target)):
     UTILITIES.register(_name, _factory)
+UTILITIES.seal()  # built in: never replaced (``Registry.seal``)
 
 
 def register_utility(name: str, factory, *, replace: bool = False) -> None:
     """Register a utility under ``name``: ``factory()`` returns a fresh :class:`Utility` (``make_utility``
-    and ``Problem`` then accept the name); ``replace`` replaces one already registered.
+    and ``Problem`` then accept the name); ``replace`` replaces one already registered (never a built-in one:
+    ``gamemarket.registry``).
     """
     UTILITIES.register(name, factory, replace=replace)
 

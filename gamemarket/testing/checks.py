@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from gamemarket.errors import InputError, raised
 from gamemarket.market.payments import PAYMENTS, get_payment
 from gamemarket.market.schedulers import SCHEDULERS, get_scheduler
 from gamemarket.market.simulate import Mechanism, simulate
@@ -88,6 +89,14 @@ def _repeat_differs(case: Case, scheduler: str, payment: str) -> str | None:
     return f"{where}: summary field {bad[0]!r} differs between two runs" if bad else None
 
 
+def _raised(exc: Exception) -> str:
+    """An error a check met, on one line: a gamemarket error's own message (it names the entry and the value), else
+    ``raised TYPE: message``."""
+    if isinstance(exc, InputError):
+        return " ".join(str(exc).split())
+    return f"raised {raised(exc)}"
+
+
 def _first_failure(cases, pairs, compare) -> str | None:
     """The first difference ``compare`` finds over every case and (scheduler, payment) pair, or None; an
     error raised on a case is a difference too, named with the case."""
@@ -96,7 +105,7 @@ def _first_failure(cases, pairs, compare) -> str | None:
             try:
                 msg = compare(case, scheduler, payment)
             except Exception as exc:  # a check reports what broke and where, rather than stopping the report
-                msg = f"{case.describe()}, {scheduler} x {payment}: raised {type(exc).__name__}: {exc}"
+                msg = f"{case.describe()}, {scheduler} x {payment}: {_raised(exc)}"
             if msg:
                 return msg
     return None
@@ -130,12 +139,16 @@ def _check_preemption(report, pairs, *, seed: int) -> None:
     if not pairs:
         report.add("preemption", SKIPPED, "no preemptive scheduler with declared semantics to pair with")
         return
-    found = [
-        (case, pair)
-        for case in preemption_candidates(60, seed)
-        for pair in pairs
-        if any(v[3] > 0 for v in reference_run(case.jobs(), case.nodes, *pair, case.reserve).values())
-    ]
+    found = []
+    for case in preemption_candidates(60, seed):
+        for pair in pairs:
+            try:
+                run = reference_run(case.jobs(), case.nodes, *pair, case.reserve)
+            except Exception as exc:  # the entry's own code broke the reference: that case fails the check
+                report.add("preemption", FAILED, f"{case.describe()}, {pair[0]} x {pair[1]}: {_raised(exc)}")
+                return
+            if any(v[3] > 0 for v in run.values()):
+                found.append((case, pair))
     if not found:
         report.add("preemption", SKIPPED, "no candidate case where an arrival preempts under this key")
         return
@@ -239,7 +252,7 @@ def _check_key(report, entry, priority, cases: list[Case]) -> None:
             got = np.asarray(entry.key(case.table), dtype=np.float64).tolist()
             want = [priority.of_job(row) for row in case.jobs()]
         except Exception as exc:  # a check reports what broke and where, rather than stopping the report
-            report.add("key", FAILED, f"{case.describe()}: raised {type(exc).__name__}: {exc}")
+            report.add("key", FAILED, f"{case.describe()}: {_raised(exc)}")
             return
         bad = [k for k, (g, w) in enumerate(zip(got, want)) if not g == w] if len(got) == len(want) else [0]
         if bad:

@@ -17,8 +17,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 
-from gamemarket.errors import InputError
-from gamemarket.market.payments import FIRST_PRICE_RULE, KTH_PRICE_RULE, RATE_FUNCTION_RULE, get_payment
+from gamemarket.errors import InputError, raised
+from gamemarket.market.payments import (
+    FIRST_PRICE_RULE,
+    KTH_PRICE_RULE,
+    RATE_FUNCTION_RULE,
+    RateValueError,
+    get_payment,
+    rate_value,
+)
 from gamemarket.market.schedulers import PriorityKey, get_scheduler
 
 
@@ -38,15 +45,37 @@ def _kth_price(bid: float, reserve: float, nodes: int, present: int, waiting_bid
     return max(reserve, min(bid, max(waiting_bids)))
 
 
-def _rate_function(rate: Callable) -> Callable:
+class RateFunctionError(InputError):
+    """A plugin's rate function raised, or returned what is not a price (not a real number, NaN, infinite or
+    negative): the message names the function and what it returned."""
+
+
+def _rate_function(rate: Callable, what: str = "") -> Callable:
     """A plugin's rate function (``payments.register_payment_rule``) as a rate rule: the state it reads, from
-    the present jobs (as plain Python floats and integers), and the function, uncompiled."""
+    the present jobs (as plain Python floats and integers), and the function, uncompiled. What it returns must be
+    a price: a real number (not a text, a bool, a tuple or an array), finite and >= 0, else
+    :class:`RateFunctionError` names the function and the value (``float()`` took ``"1.5"``, and stopped a
+    conformance check with a traceback at ``"abc"``); ``what`` names the scheme in the message (its plugin)."""
+    where = f"{what}: " if what else ""
+    fn = f"{where}rate function {getattr(rate, '__qualname__', rate)!r}"
 
     def rule(bid, reserve, nodes, present, waiting_bids, running_bids):
         free = nodes - len(running_bids)
         top = max(waiting_bids) if waiting_bids else -math.inf
         low = min(running_bids) if running_bids else math.inf
-        return float(rate(float(bid), float(reserve), int(nodes), free, len(waiting_bids), float(top), float(low)))
+        args = (float(bid), float(reserve), int(nodes), free, len(waiting_bids), float(top), float(low))
+        try:
+            value = rate(*args)
+        except Exception as exc:  # the plugin's own error: its message, on one line
+            err = f"{fn} raised {raised(exc)} (called with {args})"
+            raise RateFunctionError(err) from None
+        try:
+            price = rate_value(rate, value)
+        except RateValueError as exc:
+            raise RateFunctionError(f"{where}{exc} (called with {args})") from None
+        if not (price >= 0 and price < math.inf):
+            raise RateFunctionError(f"{fn} returned {price!r} (called with {args}); expected a finite price >= 0")
+        return price
 
     return rule
 
@@ -105,7 +134,9 @@ def payment_rule(payment: str) -> Callable[[float, float, int, int, Sequence[flo
     """
     entry = get_payment(payment)
     if entry.rule == RATE_FUNCTION_RULE and entry.rate is not None:
-        return _rate_function(entry.rate)
+        return _rate_function(
+            entry.rate, f"payment scheme {payment!r}{f' (plugin {entry.source})' if entry.source else ''}"
+        )
     if entry.rule not in RATE_RULES:
         raise UnknownSemanticsError(
             f"payment scheme {payment!r}: the plain reference cannot reproduce it: its declared rule "
