@@ -45,10 +45,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from joblib import Parallel, delayed
 from scipy import optimize
 
-from gamemarket import bids, plugins
+from gamemarket import bids
 from gamemarket.analysis.population import PopulationGames
 from gamemarket.confidence import t_interval
 from gamemarket.consumers import FAMILIES, ConsumerStrategy, ParametricFamily
@@ -60,6 +59,7 @@ from gamemarket.market.base import market_for
 from gamemarket.studies.population import PopulationStore, on_scheduler
 from gamemarket.studies.population_config import search_family
 from gamemarket.studies.store import study_store, task_key
+from gamemarket.studies.workers import LEAST_SECONDS_PER_JOB_RUN, fan_out, most_workers
 
 #: the derivative-free optimisers the oracle can use: scipy.optimize's three, and optuna's TPE (an optional extra)
 OPTIMISERS = ("nelder-mead", "differential_evolution", "direct", "optuna-tpe")
@@ -250,6 +250,9 @@ class ProbeOracle:
         What else determines a gain (the workload's hash, the bids, the model version).
     family : str
         The parametric family searched (``search_family``): ``per-class``, ``piecewise``, ...
+    remote : bool
+        The runs go to the dask cluster of ``on_scheduler`` (``n_jobs`` unused); else to local workers where a
+        pool pays for its start, or to this process (``gamemarket.studies.workers.fan_out``).
 
     Notes
     -----
@@ -273,15 +276,18 @@ class ProbeOracle:
         store: PopulationStore | None = None,
         key_fields: dict | None = None,
         family: str = "per-class",
+        remote: bool = False,
     ):
         self.family = search_family(family)
         self.arrays, self.nodes, self.mechanism = arrays, nodes, mechanism
         self.agents = cfg.agents
-        n_agents = len(np.unique(arrays["user"])) if cfg.agents == "users" else market_for(mechanism).size(arrays)
+        self.n_market = market_for(mechanism).size(arrays)
+        n_agents = len(np.unique(arrays["user"])) if cfg.agents == "users" else self.n_market
         self.probe = max(cfg.probe, 1.0 / max(n_agents, 1)) if cfg.agents == "users" else cfg.probe
         self.distribution = distribution
         self.seeds = [int(s) for s in seeds]
-        self.n_jobs, self.share = n_jobs, share
+        self.n_jobs, self.share, self.remote = n_jobs, share, remote
+        self.workers: int | str = 1  #: the processes that ran its runs (``workers.fan_out``'s ``used``, the most)
         self.simulations = 0  #: the market runs the answers need (run now or read from the store)
         self.run_now = 0  #: the market runs made by this oracle
         self._needed: set = set()  #: seeds whose baseline the answers needed
@@ -297,14 +303,20 @@ class ProbeOracle:
         todo = [s for s in seeds if s not in self._u0]
         if not todo:
             return
-        res = Parallel(n_jobs=self.n_jobs)(
-            delayed(plugins.WithPlugins(baseline_task))(
-                self.arrays, self.nodes, self.mechanism, s, self.distribution, self.agents
-            )
-            for s in todo
-        )
+        calls = [
+            (baseline_task, (self.arrays, self.nodes, self.mechanism, s, self.distribution, self.agents)) for s in todo
+        ]
+        res = list(self._fan_out(calls, 1))
         self._u0.update(zip(todo, res))
         self.run_now += len(todo)
+
+    def _fan_out(self, calls, runs_each: float):
+        """The calls' results in order (``workers.fan_out``: on local workers where a pool pays, else here; on the
+        cluster where ``remote``), each call about ``runs_each`` market runs of the workload's jobs."""
+        least = runs_each * self.n_market * LEAST_SECONDS_PER_JOB_RUN
+        used = [1]
+        yield from fan_out(calls, self.n_jobs, least_each=least, ordered=True, remote=self.remote, used=used)
+        self.workers = most_workers(self.workers, used[0])
 
     def point(self, x) -> ConsumerStrategy:
         """The searched family's strategy at parameters ``x`` (:func:`point`)."""
@@ -346,24 +358,29 @@ class ProbeOracle:
             per_seed = [[c for c in todo if (ctx, c, s) not in self._cache] for s in seeds]
             if any(per_seed):
                 self._baselines([s for s, cs in zip(seeds, per_seed) if cs])
-            res = Parallel(n_jobs=self.n_jobs)(
-                delayed(plugins.WithPlugins(probe_task))(
-                    self.arrays,
-                    self.nodes,
-                    self.mechanism,
-                    s,
-                    self.distribution,
-                    self.agents,
-                    self.probe,
-                    list(support),
-                    list(x),
-                    [by_key[c] for c in cs],
-                    self._u0[s],
-                    self.share,
+            calls = [
+                (
+                    probe_task,
+                    (
+                        self.arrays,
+                        self.nodes,
+                        self.mechanism,
+                        s,
+                        self.distribution,
+                        self.agents,
+                        self.probe,
+                        list(support),
+                        list(x),
+                        [by_key[c] for c in cs],
+                        self._u0[s],
+                        self.share,
+                    ),
                 )
                 for s, cs in zip(seeds, per_seed)
                 if cs
-            )
+            ]
+            runs_each = 1 if self.share else sum(map(len, per_seed)) / max(len(calls), 1)
+            res = list(self._fan_out(calls, runs_each))
             for s, cs, g in zip([s for s, cs in zip(seeds, per_seed) if cs], [cs for cs in per_seed if cs], res):
                 self.simulations += 1 if self.share else len(cs)
                 self.run_now += 1 if self.share else len(cs)
@@ -632,6 +649,7 @@ def explore_mechanism(st, provider, ex: dict, *, n_jobs: int = 1) -> dict:
         spec.bids,
         seeds,
         n_jobs=n_jobs,
+        remote=st.runs.scheduler_address is not None,
         store=PopulationStore(Path(spec.results_dir) / "exploration"),
         key_fields={**key_fields, "oracle": 2},  # 2: candidates keyed by their family and parameters
         family=ex["family"],
