@@ -57,39 +57,19 @@ from gamemarket.io.files import atomic_path, dumps_json
 from gamemarket.io.ownership import OutputFolder
 from gamemarket.market.base import market_for
 from gamemarket.studies.population import PopulationStore, on_scheduler
-from gamemarket.studies.population_config import search_family
+from gamemarket.studies.population_config import (
+    DEFAULT_BOUNDS,
+    RESOLUTION,
+    check_exploration,
+    optuna_missing,
+    search_box,
+    search_family,
+)
 from gamemarket.studies.store import study_store, task_key
 from gamemarket.studies.workers import LEAST_SECONDS_PER_JOB_RUN, fan_out, most_workers
 
 #: the derivative-free optimisers the oracle can use: scipy.optimize's three, and optuna's TPE (an optional extra)
 OPTIMISERS = ("nelder-mead", "differential_evolution", "direct", "optuna-tpe")
-#: the default search box of every parameter: [0, 0.99] (a beta near 1 bids nothing), within the family's bounds
-DEFAULT_BOUNDS = (0.0, 0.99)
-#: candidates' parameters are rounded to this step, so that a point has a short exact name and the search
-#: does not run twice what it has already run
-RESOLUTION = 0.01
-
-
-def search_box(fam: ParametricFamily, bounds=DEFAULT_BOUNDS, where: str = "[game.exploration]") -> list:
-    """The box the oracle searches: per parameter, ``bounds`` ([lower, upper], the study's) within the family's
-    declared ``[low, high)`` (its upper end pulled in by ``RESOLUTION``, since a rounded point must stay inside).
-
-    Raises
-    ------
-    InputError
-        Where ``bounds`` leave no room inside a parameter's declared range, naming the field and the parameter.
-    """
-    lo, hi = (float(v) for v in bounds)
-    box = []
-    for n, (flo, fhi) in zip(fam.param_names, fam.bounds):
-        b = (max(lo, float(flo)), min(hi, round(float(fhi) - RESOLUTION, 10)))
-        if not b[0] < b[1]:
-            raise InputError(
-                f"{where} field 'bounds': {[lo, hi]} leaves no room for parameter {n!r} of family "
-                f"{fam.name!r}, declared in [{flo:g}, {fhi:g})"
-            )
-        box.append(b)
-    return box
 
 
 def point(x, *, family: str = "per-class") -> ConsumerStrategy:
@@ -552,11 +532,7 @@ def _tpe(objective, box, evaluations: int, x0, seed: int) -> None:
     try:
         import optuna  # deferred: an optional extra (``pip install gamemarket[explore]``), and slow to import
     except ImportError:
-        raise InputError(
-            "[game.exploration] field 'optimiser': 'optuna-tpe' needs optuna; install it with "
-            "`pip install gamemarket[explore]`, or choose one of "
-            f"{[o for o in OPTIMISERS if o != 'optuna-tpe']}"
-        ) from None
+        raise optuna_missing() from None
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     study = optuna.create_study(direction="maximize", sampler=optuna.samplers.TPESampler(seed=seed))
     names = [f"x{k}" for k in range(len(box))]
@@ -756,8 +732,7 @@ def run_exploration(spec, *, n_jobs: int = 1, progress: bool = False, scheduler_
     ex = getattr(spec, "exploration", None)
     if spec.population is None or ex is None:
         raise InputError(f"study {spec.name!r}: [game] has no 'exploration' table to run")
-    where = f"{spec.name}: [game.exploration]"
-    search_box(search_family(ex["family"], f"{where} field 'family'"), ex["bounds"], where)  # before any run
+    check_exploration(ex, f"{spec.name}: [game.exploration]")  # as load_study did: before any run
     with study_store(spec).lock("exploration run"), on_scheduler(scheduler_address):
         t0 = time.perf_counter()
         st = PopulationGames(spec, n_jobs=n_jobs, progress=progress, scheduler_address=scheduler_address)
