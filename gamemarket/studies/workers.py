@@ -176,6 +176,8 @@ def fan_out(
     calls = list(calls)
     used = [1] if used is None else used
     used[0] = 1
+    if not calls:  # nothing to run: no pool (joblib would start one for nothing)
+        return
     if remote:
         used[0] = "dask"
         yield from Parallel(n_jobs=-1, return_as="generator" if ordered else "generator_unordered")(
@@ -184,7 +186,7 @@ def fan_out(
         return
     k = effective_n_jobs(n_jobs)
     start_s = 0.0 if k < 2 or pool_is_warm(k) else pool_start_seconds()
-    if k < 2 or (start_s > 0 and calls and not worth_a_pool(least_each, len(calls), k, start_s)):
+    if k < 2 or (start_s > 0 and not worth_a_pool(least_each, len(calls), k, start_s)):
         timed = 0
         while calls:
             t0 = time.perf_counter()

@@ -143,4 +143,7 @@ def test_a_pool_still_up_costs_nothing_to_start(monkeypatch):
     assert used == [2] and workers.pool_is_warm(2) and not workers.pool_is_warm(3)
     monkeypatch.setattr(workers, "_warm", (time.monotonic() - workers.WARM_S - 1, 2))  # idle too long: gone
     assert not workers.pool_is_warm(2)
+    monkeypatch.setattr(workers, "_warm", COLD)
+    used = [None]
+    assert list(workers.fan_out([], 2, used=used)) == [] and used == [1] and workers._warm == COLD  # no pool
     assert workers.most_workers(1, 2) == 2 and workers.most_workers("dask", 2) == "dask"
