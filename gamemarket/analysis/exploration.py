@@ -39,6 +39,7 @@ References
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from dataclasses import dataclass
@@ -631,7 +632,7 @@ def explore_mechanism(st, provider, ex: dict, *, n_jobs: int = 1) -> dict:
         family=ex["family"],
     )
     menu = list(cfg.strategies)
-    rounds, games_sims = [], 0
+    rounds, games_sims, games_run, used = [], 0, 0, 1
     reason, certified = "", False
     while True:
         g = st.with_menu(menu)
@@ -642,6 +643,7 @@ def explore_mechanism(st, provider, ex: dict, *, n_jobs: int = 1) -> dict:
             )
             break
         g.runs.ensure({(provider.name, s): g.grid for s in seeds})
+        games_run, used = games_run + g.runs.runs_done, most_workers(used, g.runs.workers)
         sol = equilibria(g.reduced_game(provider, seeds))
         # the runs the answer needs, run now or stored before (so that a resumed exploration takes the same path)
         games_sims += len(g.grid) * len(seeds) + len(seeds)
@@ -704,6 +706,8 @@ def explore_mechanism(st, provider, ex: dict, *, n_jobs: int = 1) -> dict:
         "simulations": games_sims + oracle.simulations,
         "oracle_simulations": oracle.simulations,
         "oracle_run_now": oracle.run_now,
+        "run_now": games_run + oracle.run_now,
+        "workers": most_workers(used, oracle.workers),
         "tolerance": last["tolerance"],
     }
 
@@ -733,11 +737,14 @@ def run_exploration(spec, *, n_jobs: int = 1, progress: bool = False, scheduler_
     if spec.population is None or ex is None:
         raise InputError(f"study {spec.name!r}: [game] has no 'exploration' table to run")
     check_exploration(ex, f"{spec.name}: [game.exploration]")  # as load_study did: before any run
-    with study_store(spec).lock("exploration run"), on_scheduler(scheduler_address):
+    store = study_store(spec)
+    with store.lock("exploration run"), on_scheduler(scheduler_address):
         t0 = time.perf_counter()
         st = PopulationGames(spec, n_jobs=n_jobs, progress=progress, scheduler_address=scheduler_address)
         workers = -1 if scheduler_address else n_jobs  # on a cluster: every worker it has
         answers = [explore_mechanism(st, p, ex, n_jobs=workers) for p in spec.providers]
+        if any(a["run_now"] for a in answers):
+            _record_last_run(store, answers, time.perf_counter() - t0)
     return {
         "study": spec.name,
         "family": ex["family"],
@@ -756,8 +763,33 @@ def run_exploration(spec, *, n_jobs: int = 1, progress: bool = False, scheduler_
     }
 
 
+def _record_last_run(store, answers: list, wall_seconds: float) -> None:
+    """Add the exploration's runs to ``last-run.json`` (the population study run's, just before it, where that
+    ran something): its simulations, those run now, its wall time and the workers used (the most of any fan-out:
+    1 where no pool paid for its start); the record's ``workers`` is then the most of both parts."""
+    path = store.root / "last-run.json"
+    try:
+        record = json.loads(path.read_text())
+    except (OSError, ValueError):
+        record = None
+    record = record if isinstance(record, dict) else {"kind": "population"}
+    used = 1
+    for a in answers:
+        used = most_workers(used, a["workers"])
+    record["exploration"] = {
+        "simulations": sum(a["simulations"] for a in answers),
+        "run": sum(a["run_now"] for a in answers),
+        "wall_seconds": wall_seconds,
+        "workers": used,
+        "finished": time.strftime("%Y-%m-%d %H:%M:%S"),
+    }
+    record["workers"] = most_workers(record.get("workers", 1), used)
+    with atomic_path(store.claim().file("last-run.json", once=False), "run record") as tmp:
+        tmp.write_text(dumps_json(record, indent=2))
+
+
 #: what a run of the exploration measured of itself, not of the market: the command's log, never the report's data
-RUN_ONLY = ("wall_seconds", "oracle_run_now")
+RUN_ONLY = ("wall_seconds", "oracle_run_now", "run_now", "workers")
 
 
 def write_exploration(result: dict, folder: OutputFolder) -> Path:

@@ -168,9 +168,13 @@ def test_an_exploration_study_writes_its_answer(tmp_path):
     # a second run reads every run and every candidate's gain back, and takes the same path to the same answer
     again = run_exploration(spec)
     assert again["mechanisms"]["hb-first"]["oracle_run_now"] == 0 < m["oracle_run_now"]
+    assert again["mechanisms"]["hb-first"]["run_now"] == 0 < m["run_now"]
+    last = json.loads((spec.results_dir / "last-run.json").read_text())  # from the first run: the second ran none
+    assert last["exploration"]["run"] == m["run_now"] and last["exploration"]["workers"] == m["workers"] == 1
     for r in (ex, again):
         r.pop("wall_seconds")
-        r["mechanisms"]["hb-first"].pop("oracle_run_now")
+        for k in ("oracle_run_now", "run_now", "workers"):
+            r["mechanisms"]["hb-first"].pop(k)
     assert again == ex
     folder = OutputFolder(tmp_path / "report", owner="test", what="report folder")
     path = write_exploration(ex, folder)
@@ -231,6 +235,9 @@ def test_the_report_renders_the_exploration_and_a_report_from_stored_results_kee
     report = tmp_path / "studies" / "report"
     ex = json.loads((report / "data" / "exploration.json").read_text())
     assert "wall_seconds" not in ex and all("oracle_run_now" not in m for m in ex["mechanisms"].values())
+    assert all(
+        "workers" not in m and "run_now" not in m for m in ex["mechanisms"].values()
+    )  # the run's, not the data's
     md = (report / "report.md").read_text()
     first = md.split("\n\n")[1]  # the title, then the first paragraph
     m = ex["mechanisms"]["hb-first"]
