@@ -3,6 +3,7 @@
     python benchmarks/bench_population.py [--lpc] [--quick] [--studies]
     python benchmarks/bench_population.py --range    # only part (1c)
     python benchmarks/bench_population.py --overhead [--lpc] [--all]    # only part (4), issue 30's overhead target
+    python benchmarks/bench_population.py --pool-choice [--base DIR] [--rounds 3]    # only part (5), issue 31 item 3
 
 Prints: (1) a random 2-role game, 5 + 5 strategies, 10 + 10 players, reduced by DPR to 4 + 4: the
 time to every equilibrium our solver finds, what its support enumeration tried, and how many a
@@ -24,7 +25,10 @@ to its end (``tests/test_benchmarks_smoke.py``).
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -302,7 +306,80 @@ def overhead(path: Path, n_jobs: int = 1, reps: int = 15, every: bool = False) -
     return out
 
 
+def _load() -> str:
+    """The machine's load averages (``uptime``'s three), for the figures beside them."""
+    return " ".join(f"{v:.2f}" for v in os.getloadavg())
+
+
+def pool_choice(base: Path | None, rounds: int = 3, n_jobs: int = 2) -> None:
+    """Issue 31 item 3: a small population study and a report's figures with ``--n-jobs 2``, each as a whole
+    ``gamemarket study run`` process (a fresh process: no pool up), this checkout against ``base`` (another
+    checkout, say ``git archive main``), alternating. The population study runs from an empty results folder
+    (``population-default.toml``, 170 simulations of 4,000 jobs); the figures are the report of ``default.toml``
+    from its stored results (nothing simulated: the runs are stored by a first, untimed run), the time the
+    command prints for writing it. With ``base`` absent, this checkout only."""
+    tmp = Path(tempfile.mkdtemp(prefix="bench-pool-choice-"))
+    roots = [("branch", ROOT)] + ([("base", base)] if base is not None else [])
+
+    def cli(root: Path, *args: str) -> tuple[float, str]:
+        env = {**os.environ, "PYTHONPATH": str(root)}
+        env.pop("GAMEMARKET_POOL_START_S", None)  # the default start cost: the decision as a user meets it
+        t0 = time.perf_counter()
+        out = subprocess.run(
+            [sys.executable, "-m", "gamemarket", "study", "run", *args, "--n-jobs", str(n_jobs), "--no-progress"],
+            cwd=root,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        return time.perf_counter() - t0, out
+
+    try:
+        stored = tmp / "default-results"
+        cli(ROOT, str(ROOT / "studies" / "default.toml"), "--results", str(stored), "--no-report")
+        for r in range(rounds):
+            for name, root in roots if r % 2 == 0 else roots[::-1]:
+                res = tmp / f"pop-{name}-{r}"
+                before = _load()
+                wall, _ = cli(
+                    root, str(root / "studies" / "population-default.toml"), "--results", str(res), "--no-report"
+                )
+                workers = (
+                    json.loads((res / "last-run.json").read_text()).get("workers")
+                    if (res / "last-run.json").exists()
+                    else "?"
+                )
+                print(
+                    f"  round {r + 1} {name:6} population-default: {wall:.2f} s wall (workers used: {workers}; "
+                    f"load {before} -> {_load()})"
+                )
+                before = _load()
+                wall, out = cli(
+                    root,
+                    str(root / "studies" / "default.toml"),
+                    "--results",
+                    str(stored),
+                    "--report",
+                    str(tmp / f"report-{name}"),
+                    "--force",
+                )
+                written = out.split("(written in ", 1)[1].split(";", 1)[0] if "(written in " in out else "?"
+                print(
+                    f"  round {r + 1} {name:6} default report (figures): written in {written}; command {wall:.2f} s "
+                    f"wall (load {before} -> {_load()})"
+                )
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main() -> None:
+    if "--pool-choice" in sys.argv:  # issue 31 item 3 only
+        print("(5) pool choice: a small population study and a report's figures with 2 workers, fresh processes")
+        base = Path(sys.argv[sys.argv.index("--base") + 1]) if "--base" in sys.argv else None
+        rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 3
+        pool_choice(base, rounds)
+        return
     if "--overhead" in sys.argv:  # issue 30's target only
         print("(4) population-study overhead against the engine alone")
         study_file = "population-shudler2010.toml" if "--lpc" in sys.argv else "population-default.toml"

@@ -39,16 +39,16 @@ References
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from joblib import Parallel, delayed
 from scipy import optimize
 
-from gamemarket import bids, plugins
+from gamemarket import bids
 from gamemarket.analysis.population import PopulationGames
 from gamemarket.confidence import t_interval
 from gamemarket.consumers import FAMILIES, ConsumerStrategy, ParametricFamily
@@ -58,38 +58,19 @@ from gamemarket.io.files import atomic_path, dumps_json
 from gamemarket.io.ownership import OutputFolder
 from gamemarket.market.base import market_for
 from gamemarket.studies.population import PopulationStore, on_scheduler
-from gamemarket.studies.population_config import search_family
+from gamemarket.studies.population_config import (
+    DEFAULT_BOUNDS,
+    RESOLUTION,
+    check_exploration,
+    optuna_missing,
+    search_box,
+    search_family,
+)
 from gamemarket.studies.store import study_store, task_key
+from gamemarket.studies.workers import LEAST_SECONDS_PER_JOB_RUN, fan_out, most_workers
 
 #: the derivative-free optimisers the oracle can use: scipy.optimize's three, and optuna's TPE (an optional extra)
 OPTIMISERS = ("nelder-mead", "differential_evolution", "direct", "optuna-tpe")
-#: the default search box of every parameter: [0, 0.99] (a beta near 1 bids nothing), within the family's bounds
-DEFAULT_BOUNDS = (0.0, 0.99)
-#: candidates' parameters are rounded to this step, so that a point has a short exact name and the search
-#: does not run twice what it has already run
-RESOLUTION = 0.01
-
-
-def search_box(fam: ParametricFamily, bounds=DEFAULT_BOUNDS, where: str = "[game.exploration]") -> list:
-    """The box the oracle searches: per parameter, ``bounds`` ([lower, upper], the study's) within the family's
-    declared ``[low, high)`` (its upper end pulled in by ``RESOLUTION``, since a rounded point must stay inside).
-
-    Raises
-    ------
-    InputError
-        Where ``bounds`` leave no room inside a parameter's declared range, naming the field and the parameter.
-    """
-    lo, hi = (float(v) for v in bounds)
-    box = []
-    for n, (flo, fhi) in zip(fam.param_names, fam.bounds):
-        b = (max(lo, float(flo)), min(hi, round(float(fhi) - RESOLUTION, 10)))
-        if not b[0] < b[1]:
-            raise InputError(
-                f"{where} field 'bounds': {[lo, hi]} leaves no room for parameter {n!r} of family "
-                f"{fam.name!r}, declared in [{flo:g}, {fhi:g})"
-            )
-        box.append(b)
-    return box
 
 
 def point(x, *, family: str = "per-class") -> ConsumerStrategy:
@@ -250,6 +231,9 @@ class ProbeOracle:
         What else determines a gain (the workload's hash, the bids, the model version).
     family : str
         The parametric family searched (``search_family``): ``per-class``, ``piecewise``, ...
+    remote : bool
+        The runs go to the dask cluster of ``on_scheduler`` (``n_jobs`` unused); else to local workers where a
+        pool pays for its start, or to this process (``gamemarket.studies.workers.fan_out``).
 
     Notes
     -----
@@ -273,15 +257,18 @@ class ProbeOracle:
         store: PopulationStore | None = None,
         key_fields: dict | None = None,
         family: str = "per-class",
+        remote: bool = False,
     ):
         self.family = search_family(family)
         self.arrays, self.nodes, self.mechanism = arrays, nodes, mechanism
         self.agents = cfg.agents
-        n_agents = len(np.unique(arrays["user"])) if cfg.agents == "users" else market_for(mechanism).size(arrays)
+        self.n_market = market_for(mechanism).size(arrays)
+        n_agents = len(np.unique(arrays["user"])) if cfg.agents == "users" else self.n_market
         self.probe = max(cfg.probe, 1.0 / max(n_agents, 1)) if cfg.agents == "users" else cfg.probe
         self.distribution = distribution
         self.seeds = [int(s) for s in seeds]
-        self.n_jobs, self.share = n_jobs, share
+        self.n_jobs, self.share, self.remote = n_jobs, share, remote
+        self.workers: int | str = 1  #: the processes that ran its runs (``workers.fan_out``'s ``used``, the most)
         self.simulations = 0  #: the market runs the answers need (run now or read from the store)
         self.run_now = 0  #: the market runs made by this oracle
         self._needed: set = set()  #: seeds whose baseline the answers needed
@@ -297,14 +284,20 @@ class ProbeOracle:
         todo = [s for s in seeds if s not in self._u0]
         if not todo:
             return
-        res = Parallel(n_jobs=self.n_jobs)(
-            delayed(plugins.WithPlugins(baseline_task))(
-                self.arrays, self.nodes, self.mechanism, s, self.distribution, self.agents
-            )
-            for s in todo
-        )
+        calls = [
+            (baseline_task, (self.arrays, self.nodes, self.mechanism, s, self.distribution, self.agents)) for s in todo
+        ]
+        res = list(self._fan_out(calls, 1))
         self._u0.update(zip(todo, res))
         self.run_now += len(todo)
+
+    def _fan_out(self, calls, runs_each: float):
+        """The calls' results in order (``workers.fan_out``: on local workers where a pool pays, else here; on the
+        cluster where ``remote``), each call about ``runs_each`` market runs of the workload's jobs."""
+        least = runs_each * self.n_market * LEAST_SECONDS_PER_JOB_RUN
+        used = [1]
+        yield from fan_out(calls, self.n_jobs, least_each=least, ordered=True, remote=self.remote, used=used)
+        self.workers = most_workers(self.workers, used[0])
 
     def point(self, x) -> ConsumerStrategy:
         """The searched family's strategy at parameters ``x`` (:func:`point`)."""
@@ -346,24 +339,29 @@ class ProbeOracle:
             per_seed = [[c for c in todo if (ctx, c, s) not in self._cache] for s in seeds]
             if any(per_seed):
                 self._baselines([s for s, cs in zip(seeds, per_seed) if cs])
-            res = Parallel(n_jobs=self.n_jobs)(
-                delayed(plugins.WithPlugins(probe_task))(
-                    self.arrays,
-                    self.nodes,
-                    self.mechanism,
-                    s,
-                    self.distribution,
-                    self.agents,
-                    self.probe,
-                    list(support),
-                    list(x),
-                    [by_key[c] for c in cs],
-                    self._u0[s],
-                    self.share,
+            calls = [
+                (
+                    probe_task,
+                    (
+                        self.arrays,
+                        self.nodes,
+                        self.mechanism,
+                        s,
+                        self.distribution,
+                        self.agents,
+                        self.probe,
+                        list(support),
+                        list(x),
+                        [by_key[c] for c in cs],
+                        self._u0[s],
+                        self.share,
+                    ),
                 )
                 for s, cs in zip(seeds, per_seed)
                 if cs
-            )
+            ]
+            runs_each = 1 if self.share else sum(map(len, per_seed)) / max(len(calls), 1)
+            res = list(self._fan_out(calls, runs_each))
             for s, cs, g in zip([s for s, cs in zip(seeds, per_seed) if cs], [cs for cs in per_seed if cs], res):
                 self.simulations += 1 if self.share else len(cs)
                 self.run_now += 1 if self.share else len(cs)
@@ -535,11 +533,7 @@ def _tpe(objective, box, evaluations: int, x0, seed: int) -> None:
     try:
         import optuna  # deferred: an optional extra (``pip install gamemarket[explore]``), and slow to import
     except ImportError:
-        raise InputError(
-            "[game.exploration] field 'optimiser': 'optuna-tpe' needs optuna; install it with "
-            "`pip install gamemarket[explore]`, or choose one of "
-            f"{[o for o in OPTIMISERS if o != 'optuna-tpe']}"
-        ) from None
+        raise optuna_missing() from None
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     study = optuna.create_study(direction="maximize", sampler=optuna.samplers.TPESampler(seed=seed))
     names = [f"x{k}" for k in range(len(box))]
@@ -632,12 +626,13 @@ def explore_mechanism(st, provider, ex: dict, *, n_jobs: int = 1) -> dict:
         spec.bids,
         seeds,
         n_jobs=n_jobs,
+        remote=st.runs.scheduler_address is not None,
         store=PopulationStore(Path(spec.results_dir) / "exploration"),
         key_fields={**key_fields, "oracle": 2},  # 2: candidates keyed by their family and parameters
         family=ex["family"],
     )
     menu = list(cfg.strategies)
-    rounds, games_sims = [], 0
+    rounds, games_sims, games_run, used = [], 0, 0, 1
     reason, certified = "", False
     while True:
         g = st.with_menu(menu)
@@ -648,6 +643,7 @@ def explore_mechanism(st, provider, ex: dict, *, n_jobs: int = 1) -> dict:
             )
             break
         g.runs.ensure({(provider.name, s): g.grid for s in seeds})
+        games_run, used = games_run + g.runs.runs_done, most_workers(used, g.runs.workers)
         sol = equilibria(g.reduced_game(provider, seeds))
         # the runs the answer needs, run now or stored before (so that a resumed exploration takes the same path)
         games_sims += len(g.grid) * len(seeds) + len(seeds)
@@ -710,6 +706,8 @@ def explore_mechanism(st, provider, ex: dict, *, n_jobs: int = 1) -> dict:
         "simulations": games_sims + oracle.simulations,
         "oracle_simulations": oracle.simulations,
         "oracle_run_now": oracle.run_now,
+        "run_now": games_run + oracle.run_now,
+        "workers": most_workers(used, oracle.workers),
         "tolerance": last["tolerance"],
     }
 
@@ -738,13 +736,15 @@ def run_exploration(spec, *, n_jobs: int = 1, progress: bool = False, scheduler_
     ex = getattr(spec, "exploration", None)
     if spec.population is None or ex is None:
         raise InputError(f"study {spec.name!r}: [game] has no 'exploration' table to run")
-    where = f"{spec.name}: [game.exploration]"
-    search_box(search_family(ex["family"], f"{where} field 'family'"), ex["bounds"], where)  # before any run
-    with study_store(spec).lock("exploration run"), on_scheduler(scheduler_address):
+    check_exploration(ex, f"{spec.name}: [game.exploration]")  # as load_study did: before any run
+    store = study_store(spec)
+    with store.lock("exploration run"), on_scheduler(scheduler_address):
         t0 = time.perf_counter()
         st = PopulationGames(spec, n_jobs=n_jobs, progress=progress, scheduler_address=scheduler_address)
         workers = -1 if scheduler_address else n_jobs  # on a cluster: every worker it has
         answers = [explore_mechanism(st, p, ex, n_jobs=workers) for p in spec.providers]
+        if any(a["run_now"] for a in answers):
+            _record_last_run(store, answers, time.perf_counter() - t0)
     return {
         "study": spec.name,
         "family": ex["family"],
@@ -763,8 +763,33 @@ def run_exploration(spec, *, n_jobs: int = 1, progress: bool = False, scheduler_
     }
 
 
+def _record_last_run(store, answers: list, wall_seconds: float) -> None:
+    """Add the exploration's runs to ``last-run.json`` (the population study run's, just before it, where that
+    ran something): its simulations, those run now, its wall time and the workers used (the most of any fan-out:
+    1 where no pool paid for its start); the record's ``workers`` is then the most of both parts."""
+    path = store.root / "last-run.json"
+    try:
+        record = json.loads(path.read_text())
+    except (OSError, ValueError):
+        record = None
+    record = record if isinstance(record, dict) else {"kind": "population"}
+    used = 1
+    for a in answers:
+        used = most_workers(used, a["workers"])
+    record["exploration"] = {
+        "simulations": sum(a["simulations"] for a in answers),
+        "run": sum(a["run_now"] for a in answers),
+        "wall_seconds": wall_seconds,
+        "workers": used,
+        "finished": time.strftime("%Y-%m-%d %H:%M:%S"),
+    }
+    record["workers"] = most_workers(record.get("workers", 1), used)
+    with atomic_path(store.claim().file("last-run.json", once=False), "run record") as tmp:
+        tmp.write_text(dumps_json(record, indent=2))
+
+
 #: what a run of the exploration measured of itself, not of the market: the command's log, never the report's data
-RUN_ONLY = ("wall_seconds", "oracle_run_now")
+RUN_ONLY = ("wall_seconds", "oracle_run_now", "run_now", "workers")
 
 
 def write_exploration(result: dict, folder: OutputFolder) -> Path:

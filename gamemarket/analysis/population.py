@@ -58,7 +58,7 @@ from gamemarket.errors import InputError
 from gamemarket.games.reduction import population_points
 from gamemarket.games.rsg_equilibria import equilibria
 from gamemarket.games.rsgame import RoleSymmetricGame
-from gamemarket.io.files import atomic_path, read_json
+from gamemarket.io.files import atomic_path, dumps_json, read_json
 from gamemarket.studies.population import PopulationRuns, mix_key, on_scheduler, payoffs_of
 from gamemarket.studies.population_config import PopulationConfig
 from gamemarket.studies.runner import load_workload
@@ -369,20 +369,45 @@ def run_population_study(
     InputError
         A run that is not stored where ``run=False``, or a study whose market cannot give its agents.
     """
-    lock = study_store(spec, force=force).lock("population study run") if run else contextlib.nullcontext()
+    store = study_store(spec, force=force) if run else None
+    lock = store.lock("population study run") if store is not None else contextlib.nullcontext()
     with lock, on_scheduler(scheduler_address):
         t0 = time.perf_counter()
         cached = _read_analysis(spec)
         if cached is not None:
             cached.runs = {**cached.runs, "run_now": 0, "wall_seconds": time.perf_counter() - t0}
             return cached
-        an = _run_population_study(spec, n_jobs=n_jobs, progress=progress, run=run, scheduler_address=scheduler_address)
+        an = _run_population_study(
+            spec, n_jobs=n_jobs, progress=progress, run=run, scheduler_address=scheduler_address, store=store
+        )
         _write_analysis(spec, an)
         return an
 
 
+def _write_last_run(store, st: PopulationGames, an_runs: dict, n_jobs, scheduler_address) -> None:
+    """``last-run.json`` of a population study run that made runs (as a bimatrix study's, ``runner.StudyRun``):
+    the simulations its answer used and those run now, its wall time, the workers asked for (``n_jobs``) and
+    used (``workers``: 1 where no pool paid for its start, ``"dask"`` on a cluster), the workload and its jobs."""
+    w = st.workload
+    record = {
+        "kind": "population",
+        "simulations": an_runs["simulations"],
+        "run": an_runs["run_now"],
+        "wall_seconds": an_runs["wall_seconds"],
+        "nodes": w.nodes,
+        "n_jobs": n_jobs if not scheduler_address else f"dask {scheduler_address}",
+        "workers": st.runs.workers,
+        "workload": w.meta.get("source"),
+        "workload_sha256": w.meta.get("sha256"),
+        "jobs": w.jobs,
+        "finished": time.strftime("%Y-%m-%d %H:%M:%S"),
+    }
+    with atomic_path(store.claim().file("last-run.json", once=False), "run record") as tmp:
+        tmp.write_text(dumps_json(record, indent=2))
+
+
 def _run_population_study(
-    spec, *, n_jobs: int, progress: bool, run: bool, scheduler_address: str | None = None
+    spec, *, n_jobs: int, progress: bool, run: bool, scheduler_address: str | None = None, store=None
 ) -> PopulationAnalysis:
     t0 = time.perf_counter()
     st = PopulationGames(spec, n_jobs=n_jobs, progress=progress, run=run, scheduler_address=scheduler_address)
@@ -481,6 +506,8 @@ def _run_population_study(
         "run_now": st.runs.runs_done,
         "wall_seconds": time.perf_counter() - t0,
     }
+    if store is not None and st.runs.runs_done:  # the figures of the run that computed the runs
+        _write_last_run(store, st, runs, n_jobs, scheduler_address)
     provider = {
         "leader": ranked[0]["mechanism"] if ranked else None,
         "ranking": ranked,

@@ -6,7 +6,6 @@ import os
 from pathlib import Path
 
 import numpy as np
-from joblib import Parallel, delayed, effective_n_jobs
 
 from gamemarket import __version__
 from gamemarket.analysis.claims import CONTEXT, claims_csv, hb_pair
@@ -21,6 +20,7 @@ from gamemarket.market.base import MARKETS, market_for
 from gamemarket.market.payoffs import unit
 from gamemarket.reports import discussion, figures
 from gamemarket.reports.markdown import md_table, num, num_ci, to_html
+from gamemarket.studies.workers import fan_out
 
 
 def claim_folder(out: Path, spec, force: bool = False) -> OutputFolder:
@@ -62,6 +62,7 @@ class FigureJobs:
 
     def __init__(self) -> None:
         self.jobs: list[tuple[float, object, tuple]] = []
+        self.workers: int | str = 1  #: the processes that drew the figures (after :meth:`draw`)
 
     def add(self, func, *args, weight: float = 1.0) -> int:
         """Queue ``func(*args)``; returns the index of its result in ``draw()``'s list."""
@@ -69,13 +70,13 @@ class FigureJobs:
         return len(self.jobs) - 1
 
     def draw(self, n_jobs: int = 1) -> list:
-        """Every queued figure's return value, in the order queued."""
+        """Every queued figure's return value, in the order queued: in worker processes where a pool pays for its
+        start, else here (``gamemarket.studies.workers.fan_out``, as a study's runs); ``workers`` is then the
+        processes that drew them."""
         order = sorted(range(len(self.jobs)), key=lambda k: -self.jobs[k][0])
-        if n_jobs == 1 or len(self.jobs) < 2:
-            done = [self.jobs[k][1](*self.jobs[k][2]) for k in order]
-        else:
-            workers = min(effective_n_jobs(n_jobs), len(self.jobs))
-            done = Parallel(n_jobs=workers)(delayed(self.jobs[k][1])(*self.jobs[k][2]) for k in order)
+        used = [1]
+        done = list(fan_out([self.jobs[k][1:] for k in order], n_jobs, ordered=True, used=used))
+        self.workers = used[0]
         out: list = [None] * len(self.jobs)
         for k, value in zip(order, done):
             out[k] = value

@@ -44,7 +44,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-from joblib import Parallel, delayed
 from numba import njit
 
 from gamemarket import MODEL_VERSION, bids, plugins
@@ -55,7 +54,7 @@ from gamemarket.market.base import MARKETS, PreparedWorkload, market_for
 from gamemarket.studies.population_config import PopulationConfig
 from gamemarket.studies.runner import parallel_backend
 from gamemarket.studies.store import content_hash, set_aside, task_key
-from gamemarket.studies.workers import exit_with_parent, parent_gone
+from gamemarket.studies.workers import LEAST_SECONDS_PER_JOB_RUN, exit_with_parent, fan_out, most_workers, parent_gone
 
 
 # ---------------------------------------------------------------------------- the store
@@ -370,6 +369,9 @@ class PopulationRuns:
         self.progress = progress
         self.run = run
         self.scheduler_address = scheduler_address
+        #: the processes that ran this study's chunks: 1 (this one: no pool paid for its start), the most local
+        #: workers a fan-out used (``workers.fan_out``), or ``"dask"``; ``last-run.json`` records it
+        self.workers: int | str = 1
         self.runs_done = 0  #: stored runs made (each chunk of runs also makes one all-truthful baseline run)
         self.chunks_done = 0
         self.requested: set = set()  #: every (mechanism, mixture, seed) an analysis has read: the simulations used
@@ -402,30 +404,35 @@ class PopulationRuns:
             )
         remote = self.scheduler_address is not None
         root = None if remote else str(self.spec.results_dir)  # across machines the parent stores the runs
-        jobs = (
-            delayed(plugins.WithPlugins(_chunk_task))(
-                self.arrays,
-                self.nodes,
-                provs[p].params(),
-                s,
-                mixes,
-                self.cfg,
-                self.spec.bids,
-                root,
-                [self.key(provs[p], m, s) for m in mixes],
-                None if remote else os.getpid(),
-                self.base["workload"],
+        calls = [
+            (
+                _chunk_task,
+                (
+                    self.arrays,
+                    self.nodes,
+                    provs[p].params(),
+                    s,
+                    mixes,
+                    self.cfg,
+                    self.spec.bids,
+                    root,
+                    [self.key(provs[p], m, s) for m in mixes],
+                    None if remote else os.getpid(),
+                    self.base["workload"],
+                ),
             )
             for p, s, mixes in todo
-        )
+        ]
+        # the least a chunk takes: its mixtures' runs at the least time per job and run (its baseline may be kept)
+        least = sum(len(m) for *_, m in todo) * self.meta["jobs"] * LEAST_SECONDS_PER_JOB_RUN / len(todo)
         bar = None
         if self.progress:
             from tqdm.auto import tqdm  # deferred: only a run with a progress bar needs it
 
             bar = tqdm(total=sum(len(m) for *_, m in todo), unit="run", desc=self.spec.name)
+        used = [1]
         with on_scheduler(self.scheduler_address):
-            results = Parallel(n_jobs=-1 if remote else self.n_jobs, return_as="generator_unordered")(jobs)
-            for done in results:
+            for done in fan_out(calls, self.n_jobs, least_each=least, remote=remote, used=used):
                 for key, rec in done:
                     if rec is not None:  # computed on a dask worker: stored here
                         self.store.write(key, rec)
@@ -433,6 +440,7 @@ class PopulationRuns:
                 self.chunks_done += 1
                 if bar is not None:
                     bar.update(len(done))
+        self.workers = most_workers(self.workers, used[0])
         if bar is not None:
             bar.close()
 

@@ -8,6 +8,8 @@ twice).
 
 from __future__ import annotations
 
+import importlib.util
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -177,3 +179,65 @@ def _declaration_problem(fam: consumers.ParametricFamily) -> str:
     if s.family != fam.name or back.shape != mid.shape or not np.array_equal(back, mid):
         return f"the point {mid.tolist()} comes back as {back.tolist()} of family {s.family!r}"
     return ""
+
+
+#: the default search box of every parameter: [0, 0.99] (a beta near 1 bids nothing), within the family's bounds
+DEFAULT_BOUNDS = (0.0, 0.99)
+#: an exploration's candidates' parameters are rounded to this step, so that a point has a short exact name and
+#: the search does not run twice what it has already run
+RESOLUTION = 0.01
+
+
+def search_box(fam: consumers.ParametricFamily, bounds=DEFAULT_BOUNDS, where: str = "[game.exploration]") -> list:
+    """The box an exploration's oracle searches: per parameter, ``bounds`` ([lower, upper], the study's) within the
+    family's declared ``[low, high)``, its ends on the ``RESOLUTION`` grid where the family's are not (a candidate
+    is rounded to the grid, and must stay inside: the lower end rounded up, the upper one pulled in by a step).
+
+    Raises
+    ------
+    InputError
+        Where ``bounds`` leave no room inside a parameter's declared range, naming the field and the parameter.
+    """
+    lo, hi = (float(v) for v in bounds)
+    box = []
+    for n, (flo, fhi) in zip(fam.param_names, fam.bounds):
+        floor = round(math.ceil(round(float(flo) / RESOLUTION, 6)) * RESOLUTION, 10)  # flo itself where on the grid
+        b = (max(lo, floor), min(hi, round(float(fhi) - RESOLUTION, 10)))
+        if not b[0] < b[1]:
+            raise InputError(
+                f"{where} field 'bounds': {[lo, hi]} leaves no room for parameter {n!r} of family "
+                f"{fam.name!r}, declared in [{flo:g}, {fhi:g})"
+            )
+        box.append(b)
+    return box
+
+
+def optuna_missing(where: str = "[game.exploration]") -> InputError:
+    """The error of an exploration that asks for optuna's TPE where optuna is not installed."""
+    return InputError(
+        f"{where} field 'optimiser': 'optuna-tpe' needs optuna; install it with `pip install gamemarket[explore]`, "
+        "or choose one of ['nelder-mead', 'differential_evolution', 'direct']"
+    )
+
+
+def check_exploration(ex: dict, where: str = "[game.exploration]") -> consumers.ParametricFamily:
+    """Every check of a strategy exploration (``[game] exploration``'s checked fields) that its runs would
+    otherwise meet only after the menu-only study: the family (registered, parametric, its declaration matching
+    its points: :func:`search_family`), the search box (``bounds`` within the family's: :func:`search_box`) and
+    the optimiser's library. Called when the study is loaded (its plugins loaded first), before any run.
+
+    Returns
+    -------
+    ParametricFamily
+        The family searched.
+
+    Raises
+    ------
+    InputError
+        Naming ``where`` (the file and ``[game.exploration]``), the field and the value.
+    """
+    fam = search_family(ex["family"], f"{where} field 'family'")
+    search_box(fam, ex["bounds"], where)
+    if ex.get("optimiser") == "optuna-tpe" and importlib.util.find_spec("optuna") is None:
+        raise optuna_missing(where)
+    return fam

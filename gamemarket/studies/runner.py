@@ -20,7 +20,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-from joblib import Parallel, delayed, effective_n_jobs, parallel_config
+from joblib import parallel_config
 
 from gamemarket import MODEL_VERSION, __version__, bids, plugins
 from gamemarket.consumers import ConsumerStrategy, bid_bin_codes
@@ -31,13 +31,7 @@ from gamemarket.market import payoffs
 from gamemarket.market.base import PreparedWorkload, market_for, market_for_workload
 from gamemarket.studies.spec import StudySpec
 from gamemarket.studies.store import RESULTS_FORMAT, ResultStore, content_hash, study_store, task_key
-from gamemarket.studies.workers import (
-    LEAST_SECONDS_PER_JOB_RUN,
-    exit_with_parent,
-    parent_gone,
-    pool_start_seconds,
-    worth_a_pool,
-)
+from gamemarket.studies.workers import LEAST_SECONDS_PER_JOB_RUN, exit_with_parent, fan_out, parent_gone
 
 
 @dataclass(frozen=True)
@@ -279,46 +273,21 @@ class StoredResults(NamedTuple):
 
 def _group_results(groups, arrays, nodes, jobs, distribution, store, n_jobs, scheduler_address, workers):
     """Each group's results (``_run_group``) as it finishes: on the dask cluster, else in local workers where a
-    pool pays, else in this process. ``jobs``: the workload's; ``workers`` (a one-item list) is set to the
-    processes used.
+    pool pays, else in this process (``workers.fan_out``). ``jobs``: the workload's; ``workers`` (a one-item list)
+    is set to the processes used.
 
-    Starting a pool of local workers costs about ``pool_start_seconds()`` (Python, imports and numba's cache in
-    each), more than a small study's whole work. So with more than one worker asked for, a pool starts at once
-    where the runs' job counts at the least time per job and run (``LEAST_SECONDS_PER_JOB_RUN``) already pay
-    for it (``worth_a_pool``); else the groups run here, each timed, and the rest go to a pool as soon as it
-    finishes them sooner at the last group's time each (half the first's, which also loads numba's cache).
-    (Job counts alone cannot decide: the same number of jobs costs several times more on a congested workload
-    than on a quiet one.) Every task's numbers depend only on its inputs and seed, so where a group runs
-    changes none of them."""
+    The least a group can take is its runs' job counts at the least time per job and run
+    (``LEAST_SECONDS_PER_JOB_RUN``): where even that pays for a pool, no group is timed first (that would leave
+    the other workers idle for a group's time). Job counts alone cannot decide: the same number of jobs costs
+    several times more on a congested workload than on a quiet one. Every task's numbers depend only on its
+    inputs and seed, so where a group runs changes none of them."""
     if scheduler_address:
-        workers[0] = "dask"
-        yield from Parallel(n_jobs=-1, return_as="generator_unordered")(
-            delayed(plugins.WithPlugins(_run_group))(g, arrays, nodes, distribution, None, None) for g in groups
-        )
+        calls = [(_run_group, (g, arrays, nodes, distribution, None, None)) for g in groups]
+        yield from fan_out(calls, -1, remote=True, used=workers)
         return
-    k = effective_n_jobs(n_jobs)
-    start_s = pool_start_seconds() if k > 1 else 0.0
-    # the least these runs can take (the quietest workload measured, per job and run): where even that pays for
-    # a pool, no group is timed first (that would leave the other workers idle for a group's time)
     least = sum(map(len, groups)) * jobs * LEAST_SECONDS_PER_JOB_RUN / max(len(groups), 1)
-    if k > 1 and start_s > 0 and groups and not worth_a_pool(least, len(groups), k, start_s):
-        timed = 0
-        while groups:
-            t0 = time.perf_counter()
-            yield _run_group(groups[0], arrays, nodes, distribution, store.root)
-            took, groups, timed = time.perf_counter() - t0, groups[1:], timed + 1
-            # the first group run here also loads numba's cache (0.3 s), so its time overstates the others': half
-            # of it is trusted, then each group's own (a study whose groups grow still gets its pool)
-            if worth_a_pool(took / 2 if timed == 1 else took, len(groups), k, start_s):
-                break
-        if not groups:
-            return
-    if groups:
-        workers[0] = min(k, len(groups))
-    yield from Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
-        delayed(plugins.WithPlugins(_run_group))(g, arrays, nodes, distribution, store.root, os.getpid())
-        for g in groups
-    )
+    calls = [(_run_group, (g, arrays, nodes, distribution, store.root, os.getpid())) for g in groups]
+    yield from fan_out(calls, n_jobs, least_each=least, used=workers)
 
 
 def _run_study(

@@ -16,7 +16,7 @@ from gamemarket.io.schema import check
 from gamemarket.market.base import generator_sources, market_for_workload
 from gamemarket.market.payoffs import CONSUMER_PAYOFFS, PROVIDER_PAYOFFS
 from gamemarket.plugins import Plugin, load_plugin
-from gamemarket.studies.population_config import TABLE_FIELDS, load_shading, parse_config, search_family
+from gamemarket.studies.population_config import TABLE_FIELDS, check_exploration, load_shading, parse_config
 from gamemarket.studies.schema import HeteroTable, ModelDrawTable, StudyFile, SyntheticTable
 from gamemarket.studies.strategies import (
     ConsumerStrategy,
@@ -446,12 +446,14 @@ def _study_file(value: str | None, base: Path, where: str, what: str) -> Path | 
 
 
 def _exploration(game, where: str) -> dict | None:
-    """``[game] exploration``: its checked fields (every one, defaults filled in), or None; its family's
-    declaration is checked here, before any run (``population_config.search_family``)."""
+    """``[game] exploration``: its checked fields (every one, defaults filled in), or None. What the schema cannot
+    check, since it needs the study's plugins (loaded by now), is checked here, before any run
+    (``population_config.check_exploration``): the family and its declaration, the bounds within the family's,
+    the optimiser's library."""
     if game is None or game.exploration is None:
         return None
-    search_family(game.exploration.family, f"{where}: [game.exploration] field 'family'")
     d = game.exploration.model_dump()
+    check_exploration(d, f"{where}: [game.exploration]")
     d["bounds"] = list(d["bounds"])
     return d
 

@@ -7,15 +7,22 @@ watches the parent and ends the worker as soon as the parent is gone, and a work
 parent once more before each write (:func:`parent_gone`), so a killed run stores nothing more.
 
 A pool is started only where it pays (:func:`worth_a_pool`): a small study finishes sooner in its own
-process than fresh workers take to start.
+process than fresh workers take to start. :func:`fan_out` is that decision for every fan-out of local work (a
+bimatrix study's groups, a population study's chunks, an exploration's probe runs, a report's figures), so each
+runs where the same rule sends it.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import threading
 import time
+from collections.abc import Callable, Iterable, Iterator
 
+from joblib import Parallel, delayed, effective_n_jobs
+
+from gamemarket import plugins
 from gamemarket.errors import InputError
 
 #: seconds between two looks at the parent
@@ -114,3 +121,95 @@ def worth_a_pool(seconds_each: float, remaining: int, workers: int, start_s: flo
     if k < 2:
         return False
     return remaining * seconds_each * (1 - 1 / k) > start_s
+
+
+#: seconds a pool of local workers stays up after its last task: joblib keeps loky's idle workers for 300 s; a
+#: margin below that, for the time a fan-out's last task took to come back
+WARM_S = 240.0
+#: (when this process's last fan-out to local workers finished, how many workers it asked for): a pool that is
+#: still up costs nothing to start again (joblib reuses it)
+_warm: tuple[float, int] = (-math.inf, 0)
+
+
+def pool_is_warm(workers: int) -> bool:
+    """Whether this process used a pool of at least ``workers`` local workers within ``WARM_S``: joblib still
+    holds it, so a fan-out to it starts nothing."""
+    when, size = _warm
+    return size >= workers and time.monotonic() - when < WARM_S
+
+
+def fan_out(
+    calls: Iterable[tuple[Callable, tuple]],
+    n_jobs: int,
+    *,
+    least_each: float = 0.0,
+    ordered: bool = False,
+    remote: bool = False,
+    used: list | None = None,
+) -> Iterator:
+    """Each ``function(*args)`` of ``calls``, computed in a pool of local workers where one pays, else here.
+
+    With more than one worker asked for, a pool starts at once where ``least_each`` (the least one call can
+    take: the caller's estimate from its job counts; 0 where it has none) already pays for it
+    (:func:`worth_a_pool`, at :func:`pool_start_seconds`, or 0 where a pool is still up: :func:`pool_is_warm`);
+    else the calls run here, each timed, and the rest go to a pool as soon as it finishes them sooner at the last
+    call's time each (half the first's, which also loads numba's cache). Where a call runs changes none of its
+    numbers (each is a function of its arguments), so pool, here and mixed give the same results bit for bit.
+
+    Parameters
+    ----------
+    calls : iterable of (callable, tuple)
+        Module-level functions (joblib pickles them by reference) and their arguments; on workers each carries
+        this process's plugins (:class:`gamemarket.plugins.WithPlugins`).
+    n_jobs : int
+        Worker processes asked for (joblib's convention: -1 all cores).
+    least_each : float
+        Seconds: a lower bound of one call's time (``LEAST_SECONDS_PER_JOB_RUN`` x its jobs and runs).
+    ordered : bool
+        Results in the order of ``calls`` (else as they finish).
+    remote : bool
+        Inside a dask cluster's backend (``runner.parallel_backend``): every call goes to its workers.
+    used : list, optional
+        A one-item list, set to the workers that ran the calls: 1 (this process), their number, or ``"dask"``.
+    """
+    global _warm
+    calls = list(calls)
+    used = [1] if used is None else used
+    used[0] = 1
+    if not calls:  # nothing to run: no pool (joblib would start one for nothing)
+        return
+    if remote:
+        used[0] = "dask"
+        yield from Parallel(n_jobs=-1, return_as="generator" if ordered else "generator_unordered")(
+            delayed(plugins.WithPlugins(f))(*args) for f, args in calls
+        )
+        return
+    k = effective_n_jobs(n_jobs)
+    start_s = 0.0 if k < 2 or pool_is_warm(k) else pool_start_seconds()
+    if k < 2 or (start_s > 0 and not worth_a_pool(least_each, len(calls), k, start_s)):
+        timed = 0
+        while calls:
+            t0 = time.perf_counter()
+            f, args = calls[0]
+            yield f(*args)
+            took, calls, timed = time.perf_counter() - t0, calls[1:], timed + 1
+            # the first call run here also loads numba's cache (0.3 s), so its time overstates the others': half of
+            # it is trusted, then each call's own (work whose calls grow still gets its pool)
+            if k > 1 and worth_a_pool(took / 2 if timed == 1 else took, len(calls), k, start_s):
+                break
+        if not calls:
+            return
+    used[0] = min(k, len(calls))
+    try:
+        yield from Parallel(n_jobs=n_jobs, return_as="generator" if ordered else "generator_unordered")(
+            delayed(plugins.WithPlugins(f))(*args) for f, args in calls
+        )
+    finally:
+        _warm = (time.monotonic(), k)
+
+
+def most_workers(a: int | str, b: int | str) -> int | str:
+    """The larger of two counts of workers used (:func:`fan_out`'s ``used``); ``"dask"`` (a cluster) above any."""
+    if "dask" in (a, b):
+        return "dask"
+    return max(int(a), int(b))

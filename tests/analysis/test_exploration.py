@@ -1,6 +1,7 @@
 """Strategy exploration: the per-class family's points, the [game] exploration table, the oracle, the loop."""
 
 import json
+import time
 
 import numpy as np
 import pytest
@@ -109,8 +110,9 @@ def test_a_family_whose_parameters_do_not_match_its_declaration_is_refused(tmp_p
 @pytest.mark.parametrize(
     "table,match",
     [
-        ('{ family = "splines", budget = 10 }', r"\[game.exploration\] field 'family': expected 'per-class'"),
-        ('{ family = "beta-mix", budget = 10 }', r"field 'family': expected .*'piecewise'.*, got 'beta-mix'"),
+        ('{ family = "splines", budget = 10 }', r"\[game.exploration\] field 'family': unknown family 'splines'; "),
+        ('{ family = "beta-mix", budget = 10 }', r"field 'family': family 'beta-mix' has no box .*'piecewise'"),
+        ('{ family = "per-class", budget = 9, bounds = [0.995, 0.998] }', r"field 'bounds': \[0.995, 0.998\] leaves"),
         ('{ family = "per-class", budget = 0 }', r"\[game.exploration\] field 'budget': expected an integer >= 1"),
         ('{ family = "per-class", budget = 9, bounds = [0, 1] }', r"field 'bounds #2': expected a number < 1, got 1"),
         ('{ family = "per-class", budget = 9, bounds = [-0.1, 0.5] }', r"field 'bounds #1': expected a number >= 0"),
@@ -166,9 +168,13 @@ def test_an_exploration_study_writes_its_answer(tmp_path):
     # a second run reads every run and every candidate's gain back, and takes the same path to the same answer
     again = run_exploration(spec)
     assert again["mechanisms"]["hb-first"]["oracle_run_now"] == 0 < m["oracle_run_now"]
+    assert again["mechanisms"]["hb-first"]["run_now"] == 0 < m["run_now"]
+    last = json.loads((spec.results_dir / "last-run.json").read_text())  # from the first run: the second ran none
+    assert last["exploration"]["run"] == m["run_now"] and last["exploration"]["workers"] == m["workers"] == 1
     for r in (ex, again):
         r.pop("wall_seconds")
-        r["mechanisms"]["hb-first"].pop("oracle_run_now")
+        for k in ("oracle_run_now", "run_now", "workers"):
+            r["mechanisms"]["hb-first"].pop(k)
     assert again == ex
     folder = OutputFolder(tmp_path / "report", owner="test", what="report folder")
     path = write_exploration(ex, folder)
@@ -229,6 +235,9 @@ def test_the_report_renders_the_exploration_and_a_report_from_stored_results_kee
     report = tmp_path / "studies" / "report"
     ex = json.loads((report / "data" / "exploration.json").read_text())
     assert "wall_seconds" not in ex and all("oracle_run_now" not in m for m in ex["mechanisms"].values())
+    assert all(
+        "workers" not in m and "run_now" not in m for m in ex["mechanisms"].values()
+    )  # the run's, not the data's
     md = (report / "report.md").read_text()
     first = md.split("\n\n")[1]  # the title, then the first paragraph
     m = ex["mechanisms"]["hb-first"]
@@ -253,3 +262,109 @@ def test_the_report_renders_the_exploration_and_a_report_from_stored_results_kee
     assert main(["report", str(path)]) == 0
     assert (report / "report.md").read_text() == md
     assert json.loads((report / "data" / "exploration.json").read_text()) == ex
+
+
+#: a plugin's parametric family of one parameter, declared in [0.505, 0.6): narrower than the default search box
+NARROW_PLUGIN = """
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from gamemarket.consumers import ConsumerStrategy, ParametricFamily, register
+
+
+@dataclass(frozen=True)
+class Narrow(ConsumerStrategy):
+    family: ClassVar[str] = "narrow"
+    name: str
+    beta: float
+    description: str = ""
+
+    def params(self):
+        return {"family": self.family, "beta": float(self.beta)}
+
+    def reported_bids(self, private_bid, bid_class, G, U):
+        w = np.asarray(private_bid, dtype=float)
+        return np.zeros(len(w), dtype=np.int64), w * (1 - self.beta * np.asarray(U, dtype=float))
+
+    def consumer_groups(self):
+        return ((1.0, self.beta),)
+
+    def entry(self):
+        return {"family": self.family, "beta": float(self.beta)}
+
+
+class NarrowFamily(ParametricFamily):
+    name = "narrow"
+    description = "a beta in [0.505, 0.6)"
+    param_names = ("beta",)
+    bounds = ((0.505, 0.6),)
+
+    def from_entry(self, name, entry, where, root):
+        return {name: self.make(self.check_point([entry["beta"]], where), name, "")}
+
+    def from_params(self, params, name=""):
+        return self.make(self.check_point([params["beta"]]), name, "")
+
+    def make(self, x, name, description):
+        return Narrow(name, float(x[0]), description)
+
+    def coordinates(self, strategy):
+        return np.array([strategy.beta], dtype=float)
+
+
+register(NarrowFamily())
+"""
+
+
+@pytest.fixture
+def registries_restored(monkeypatch):
+    """What a plugin registers in this test is undone after it (as for the tests under tests/plugins/)."""
+    from gamemarket import plugins
+
+    for reg in plugins.REGISTRIES.values():
+        monkeypatch.setattr(reg, "_items", dict(reg._items))
+    monkeypatch.setattr(plugins, "_LOADED", {})
+    monkeypatch.setenv(plugins.ENV, "[]")
+
+
+def test_a_plugin_familys_bounds_are_checked_when_the_study_loads(tmp_path, capsys, monkeypatch, registries_restored):
+    """Issue #30: an exploration of a plugin's family whose declared bounds leave no room in the study's bounds
+    was refused only when the exploration started, after the whole menu-only study had run."""
+    from gamemarket.studies.population import PopulationRuns
+
+    ran = []
+    monkeypatch.setattr(PopulationRuns, "ensure", lambda self, wanted: ran.append(wanted))
+    (tmp_path / "studies").mkdir()
+    (tmp_path / "studies" / "narrow.py").write_text(NARROW_PLUGIN)
+    body = STUDY.replace('name = "pop-test"', 'name = "pop-test"\n[plugins]\nmodules = ["narrow.py"]').replace(
+        'family = "per-class"', 'family = "narrow", bounds = [0.0, 0.3]'
+    )
+    path = write_population_study(tmp_path, body)
+    results, report = tmp_path / "res", tmp_path / "rep"
+    t0 = time.perf_counter()
+    code = main(["study", "run", str(path), "--no-progress", "--results", str(results), "--report", str(report)])
+    err = capsys.readouterr().err
+    assert code == 2 and ran == [], err  # refused before any simulation
+    assert time.perf_counter() - t0 < 30  # the load alone: no workload prepared, no run
+    assert f"{path}: [game.exploration] field 'bounds': [0.0, 0.3] leaves no room for parameter 'beta'" in err
+    assert "of family 'narrow', declared in [0.505, 0.6)" in err and "Traceback" not in err
+    assert not results.exists() and not report.exists()  # nothing written
+    # bounds that meet the family's: the plugin's family loads (the schema refused any family not built in), and
+    # its box's lower end is on the grid candidates are rounded to, so the lowest candidate is the family's
+    spec = load_study(write_population_study(tmp_path, body.replace("bounds = [0.0, 0.3]", "bounds = [0.0, 0.99]")))
+    fam = FAMILIES.get("narrow")
+    assert spec.exploration["family"] == "narrow" and search_box(fam, spec.exploration["bounds"]) == [(0.51, 0.59)]
+    assert point([0.51], family="narrow").beta == 0.51
+    assert ran == []
+
+
+def test_a_missing_optimiser_library_is_refused_when_the_study_loads(tmp_path, monkeypatch):
+    import importlib.util
+
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "optuna" else find_spec(name, *a))
+    path = write_population_study(tmp_path, STUDY.replace('optimiser = "nelder-mead"', 'optimiser = "optuna-tpe"'))
+    with pytest.raises(InputError, match=r"\[game.exploration\] field 'optimiser': 'optuna-tpe' needs optuna"):
+        load_study(path)

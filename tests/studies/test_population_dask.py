@@ -82,5 +82,7 @@ def test_exploration_on_dask_gives_the_local_answer(tmp_path):
     )
     local, remote = _local_and_dask(load_study(write_population_study(tmp_path, body)), tmp_path, run_exploration)
     local.pop("wall_seconds"), remote.pop("wall_seconds")
+    assert remote["mechanisms"]["hb-first"].pop("workers") == "dask"
+    assert local["mechanisms"]["hb-first"].pop("workers") in (1, 2)
     assert remote == local  # oracle_run_now included: both ran everything
     assert local["mechanisms"]["hb-first"]["oracle_simulations"] > 0
