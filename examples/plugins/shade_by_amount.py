@@ -5,7 +5,9 @@ The paper's consumers report ``w (1 - beta U)``: a job shades by up to a fractio
 per node-second, whatever its bid: it reports ``max(0, w - a U)``. A low bidder then shades a larger share of
 its bid than a high one, where the paper's shading is proportional. The family ``shade-by`` is the
 one-parameter box ``a in [0, 180)`` (180 is the private bids' upper end), so a study names its points as it
-names the built-in families' (``family = "shade-by"``, ``amount = 20``), and a search can propose them.
+names the built-in families' (``family = "shade-by"``, ``amount = 20``). A strategy exploration
+(``[game] exploration``) does not search it: the oracle searches boxes of shading fractions in [0, 1) on a grid
+of 0.01, and refuses a family declared outside them when the study loads.
 
     gamemarket plugin check examples/plugins/shade_by_amount.py
 """
