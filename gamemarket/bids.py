@@ -266,27 +266,6 @@ def assign(draw: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     return order[np.minimum(idx, len(order) - 1)].astype(np.int64)
 
 
-class SortedDraws:
-    """Uniform draws sorted once, so that :func:`assign` for many slicings of one run's agents (a chunk's
-    mixtures) costs a count and a scatter rather than a search: :meth:`assign` equals ``assign(draw, lo, hi)``."""
-
-    def __init__(self, draw: np.ndarray):
-        self.draw = np.asarray(draw)
-        self.perm = np.argsort(self.draw, kind="stable")
-        self.sorted = self.draw[self.perm]
-
-    def assign(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-        """``assign(draw, lo, hi)``: agent i gets ``order[#{k: hi[order][k] <= draw_i}]`` (capped at the last)."""
-        order = np.lexsort((hi, lo))
-        n = len(self.sorted)
-        # the k-th upper edge counts for every sorted draw from the first one at or above it
-        first = np.searchsorted(self.sorted, hi[order], side="left")
-        idx = np.cumsum(np.bincount(first, minlength=n + 1)[:n])
-        out = np.empty(n, dtype=np.int64)
-        out[self.perm] = order[np.minimum(idx, len(order) - 1)]
-        return out
-
-
 def user_draws(users: np.ndarray, seed: int) -> np.ndarray:
     """One uniform draw per job's user (stream 3 of the seed), so all of a user's jobs share a strategy.
 

@@ -47,6 +47,7 @@ import json
 import os
 import sys
 import threading
+import types
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -336,7 +337,13 @@ def _register(where: str, run) -> tuple:
     except SystemExit as exc:  # sys.exit() at a plugin's top level: an error too, not the end of the command
         _take_back(before)
         raise InputError(f"plugin {where}: does not import: it called sys.exit({exc.code!r})") from None
-    entries = tuple((kind, n) for kind, reg in REGISTRIES.items() for n in reg if n not in before[kind])
+    # an event scheduler's entry in SCHEDULERS (market.hooks) is part of it, not an entry of its own
+    entries = tuple(
+        (kind, n)
+        for kind, reg in REGISTRIES.items()
+        for n in reg
+        if n not in before[kind] and not (kind == "scheduler" and reg[n].hooks is not None)
+    )
     if not entries:
         _take_back(before)
         raise InputError(
@@ -353,6 +360,8 @@ def _mark(plugin: Plugin) -> Plugin:
         reg = REGISTRIES[kind]
         if kind in ("family", "event-scheduler"):  # the plugin's own object (not a dataclass): marked in place
             reg[name].source = plugin.source
+            if kind == "event-scheduler":  # and its entry in SCHEDULERS, which a result's key reads (key_fields)
+                SCHEDULERS.register(name, dataclasses.replace(SCHEDULERS[name], source=plugin.source), replace=True)
         else:
             reg.register(name, dataclasses.replace(reg[name], source=plugin.source), replace=True)
     return plugin
@@ -447,6 +456,7 @@ class WithPlugins:
 
     def __call__(self, *args, **kwargs):
         self._merge()
+        _raise_broken()
         return self.fn(*args, **kwargs)
 
 
@@ -552,10 +562,14 @@ class _ListedLoader(importlib.abc.Loader):
     """Loads a listed plugin (:func:`load_listed`) and hands over its module, loaded once."""
 
     def create_module(self, spec):
-        """The plugin's module, loaded now (under the plugins' lock) unless it was before."""
+        """The plugin's module, loaded now (under the plugins' lock) unless it was before; where it does not load,
+        a stand-in (:func:`_stand_in`) and the error kept for the task to raise."""
         with _LOCK:  # another thread may be loading it now: wait, then hand over what it loaded
             if spec.name not in _LOADED:
-                load_listed()
+                try:
+                    load_listed()
+                except InputError as exc:
+                    return _stand_in(spec.name, exc)
             module = sys.modules.get(spec.name)
         if module is None:
             raise ImportError(f"plugin module {spec.name}: no listed plugin has that hash", name=spec.name)
@@ -563,6 +577,63 @@ class _ListedLoader(importlib.abc.Loader):
 
     def exec_module(self, module) -> None:
         """Nothing to run: loading ran it."""
+
+
+#: the plugin modules that did not load in this worker while a task's arguments were unpickled, with the error
+_BROKEN: dict[str, InputError] = {}
+
+
+class _Unloaded:
+    """What a stand-in module (:func:`_stand_in`) gives for any name: an object that takes whatever unpickling
+    hands it, so the task's arguments finish unpickling; the task then raises the plugin's error, and so does any
+    use of the object (an attribute it lacks: ``_error``, the module's)."""
+
+    _error: InputError
+
+    def __new__(cls, *args, **kwargs):
+        return object.__new__(cls)
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __setstate__(self, state):
+        pass
+
+    def __getattr__(self, name):
+        raise type(self)._error
+
+
+def _stand_in(name: str, exc: InputError):
+    """A module named ``name`` whose every attribute stands in for the plugin's (:class:`_Unloaded`), with ``exc``
+    kept in ``_BROKEN``.
+
+    A plugin's objects in a task's arguments (a family's strategies) import its module as they are unpickled. On a
+    dask worker that happens in the transport, before the task runs (and once for data shared between tasks): an
+    error there failed the worker's connection, not the task, so dask restarted the worker, sent the task again,
+    and the study hung (seen with the plugin's text made not to import on the workers). With a stand-in the
+    arguments unpickle, and every task (:meth:`WithPlugins.__call__`) raises ``exc`` while the plugin is listed:
+    the study ends with it, naming the plugin (exit 2)."""
+    module = types.ModuleType(name)
+    unloaded = type("_Unloaded", (_Unloaded,), {"_error": exc, "__module__": __name__})
+    module.__getattr__ = lambda attr: unloaded  # PEP 562: every name the unpickler looks up
+    _BROKEN[name] = exc
+    return module
+
+
+def _raise_broken() -> None:
+    """Raise the error of a listed plugin whose module did not load here while a task's arguments were unpickled
+    (:func:`_stand_in`); one no longer listed (a later study's other text) is forgotten."""
+    if not _BROKEN:
+        return
+    listed = {f"{_PluginModules.PREFIX}{digest}" for _, digest in _listed()}
+    with _LOCK:
+        for name in [n for n in _BROKEN if n not in listed]:
+            del _BROKEN[name]
+            if name not in _LOADED:
+                sys.modules.pop(name, None)
+        broken = list(_BROKEN.values())
+    if broken:
+        raise broken[0]
 
 
 for _reg in REGISTRIES.values():

@@ -12,6 +12,7 @@ import warnings
 
 from gamemarket import __version__
 from gamemarket.cli.options import examples, use_help_formatter
+from gamemarket.cli.output import foreign_code
 from gamemarket.cli.pricing import add_pricing_commands
 from gamemarket.cli.workload import add_workload_commands
 from gamemarket.errors import GameMarketError
@@ -49,11 +50,26 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
     print(f"gamemarket: warning: {message}", file=file or sys.stderr)
 
 
+def _exit_called(exc: SystemExit) -> str:
+    """The message for a ``sys.exit`` called while a command ran: a plugin's code (its rate function, its
+    strategy) ended the process, with or without a message, where it should have raised an error; naming the
+    plugins loaded tells the user whose code it was."""
+    from gamemarket import plugins  # deferred: numba, as build_parser's imports
+
+    loaded = ", ".join(p.source for p in plugins.loaded())
+    return (
+        f"sys.exit({exc.code!r}) was called while the command ran{f' (plugins loaded: {loaded})' if loaded else ''}; "
+        "the command did not finish: expected plugin code to raise an exception, not to end the process"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code.
 
     A :class:`GameMarketError` (bad input, a failed check) prints one line on stderr and exits 2,
-    with no traceback; warnings meant for the user print as one line each.
+    with no traceback; warnings meant for the user print as one line each. A ``sys.exit`` called while the
+    command runs (a plugin's code: gamemarket's own never calls it there) is an error too, exit 2, rather than a
+    silent end whose exit code, even 0, would say nothing of what happened.
 
     Parameters
     ----------
@@ -67,8 +83,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     shown, warnings.showwarning = warnings.showwarning, _show_warning
     try:
-        load_cli_plugins(args)  # --plugin FILE: before the command looks up a name the plugin registers
+        # --plugin FILE: before the command looks up a name the plugin registers; its prints kept off stdout
+        with foreign_code(f"plugin {', '.join(map(str, getattr(args, 'plugin', None) or []))}"):
+            load_cli_plugins(args)
         return int(args.func(args) or 0)
+    except SystemExit as exc:  # gamemarket never exits inside a command: a plugin's code called sys.exit
+        print(f"gamemarket: error: {_exit_called(exc)}", file=sys.stderr)
+        return 2
     except GameMarketError as exc:
         print(f"gamemarket: error: {exc}", file=sys.stderr)
         return 2

@@ -14,6 +14,8 @@ import math
 import re
 import sys
 
+from gamemarket.io.limits import MAX_NODES
+
 #: numpy's seeds and the engine's counters are 64-bit: a seed must fit
 MAX_SEED = 2**63 - 1
 
@@ -85,9 +87,8 @@ def number(
     return parse
 
 
-#: the largest node count and job count a command accepts: the study file's bounds (``[workload] nodes``,
-#: ``[workload.synthetic] jobs``); beyond them an array of that size cannot even be allocated
-MAX_NODES = 10**7
+#: the largest job count a command accepts (and, ``MAX_NODES``, node count): the study file's bounds
+#: (``[workload.synthetic] jobs``, ``[workload] nodes``); beyond them an array of that size cannot even be allocated
 MAX_JOBS = 10**9
 
 #: the declarations shared by several commands

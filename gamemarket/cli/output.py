@@ -3,10 +3,18 @@
 Numbers printed for people go through the reports' one formatter (:func:`gamemarket.reports.markdown.num`):
 thousands separated, a chosen number of significant digits, no exponent (``-351,987`` where Python prints
 ``-3.51987e+05``). ``--format json`` prints every number at full precision instead.
+
+A command's standard output is its result (``--format json`` is read by programs): code that is not the
+command's own, a plugin's as it loads, runs under :func:`foreign_code`, which sends what it prints to stderr.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
+
+from gamemarket.errors import InputError
 from gamemarket.reports.markdown import num
 
 #: significant digits of a summary's numbers (``print_dict``): a run's means and shares, to the precision
@@ -55,3 +63,41 @@ def print_dict(d: dict, indent: int = 0, digits: int = SUMMARY_DIGITS) -> None:
             print_dict(v, indent + 2, digits)
         else:
             print(" " * indent + f"{k}: {value_text(v, digits)}")
+
+
+@contextlib.contextmanager
+def foreign_code(what: str):
+    """Run code that is not the command's own (a plugin's, as it loads) without letting it change what the command
+    prints or where it writes: what it prints goes to stderr, and a working directory it changes is changed back
+    and refused.
+
+    A plugin's ``print`` at its top level would otherwise land in the command's result (``--format json`` no longer
+    parses), and an ``os.chdir`` would make every relative path of the command line (``--out rel.csv``) name a file
+    in another folder.
+
+    Parameters
+    ----------
+    what : str
+        The code, for the message (``"plugin mine.py"``).
+
+    Raises
+    ------
+    InputError
+        The code changed the working directory (which is restored first, so nothing is written there).
+    """
+    cwd = os.getcwd()
+    with contextlib.redirect_stdout(sys.stderr):
+        try:
+            yield
+        finally:
+            try:
+                now = os.getcwd()
+            except OSError:  # the code deleted the folder it moved to
+                now = "(a folder since deleted)"
+            if now != cwd:
+                os.chdir(cwd)
+    if now != cwd:
+        raise InputError(
+            f"{what}: changed the working directory (from {cwd} to {now}) as it loaded; expected it to leave it "
+            "as it is (the command's relative paths would name other files)"
+        )

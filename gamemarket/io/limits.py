@@ -19,6 +19,9 @@ MEMORY_LIMIT_ENV = "GAMEMARKET_MEMORY_LIMIT"
 #: the largest time (seconds) a generated job table holds: beyond 2^53 a double no longer holds every
 #: integer, and a submit time plus every run time must stay within int64 in the engine
 MAX_TIME = 2.0**53
+#: the largest node count a command, a study file or a trace's header may give (``--nodes``, ``[workload] nodes``,
+#: ``MaxProcs``): a cluster far beyond any machine's, and the command line's bound
+MAX_NODES = 10**7
 
 
 def physical_memory() -> int | None:

@@ -15,7 +15,9 @@ compare as their ranks do, and the heap's top names its job without a lookup. St
 * running set: an indexed max-heap of entries (its top is the worst running job, the one HB
   preempts first), with positions so a finishing job is removed in O(log n);
 * waiting set: a min-heap of entries (its top is the best waiting job);
-* highest waiting bid: a min-heap of (bid rank, job) entries with lazy deletion (for k-th price);
+* highest waiting bid: a min-heap of (bid rank, job) entries with lazy deletion (for k-th price), kept only
+  where the scheduler's ranks are not the bid ranks: under HB and NPHB the waiting set's top is that job
+  (``_same_ranks``);
 * completions: a min-heap of (finish time, job) with lazy invalidation of preempted runs.
 
 The three job heaps grow as a run needs (``_room``): they hold the jobs present, not the whole
@@ -280,12 +282,14 @@ def _complete(t, ev_t, ev_j, ecnt, ji, jf, rheap, rcap, rpay, rcnt):
 
 
 @_step
-def _arrive(t, submit, rank, bidrank, ptr, ji, wheap, wcnt, bheap, bcnt):
-    """Move the jobs submitted at ``t`` to the waiting set; the new (pointer, waiting count, bid-heap count)."""
+def _arrive(t, submit, rank, bidrank, ptr, ji, wheap, wcnt, bheap, bcnt, by_bid):
+    """Move the jobs submitted at ``t`` to the waiting set; the new (pointer, waiting count, bid-heap count).
+    ``by_bid``: the scheduler ranks jobs by bid, so the waiting heap serves as the bid heap (``_same_ranks``)."""
     J = submit.shape[0]
     while ptr < J and submit[ptr] == t:
         wcnt = _min_push(wheap, wcnt, (np.int64(rank[ptr]) << SHIFT) | ptr)
-        bcnt = _min_push(bheap, bcnt, (np.int64(bidrank[ptr]) << SHIFT) | ptr)
+        if not by_bid:
+            bcnt = _min_push(bheap, bcnt, (np.int64(bidrank[ptr]) << SHIFT) | ptr)
         ptr += 1
     return ptr, wcnt, bcnt
 
@@ -312,7 +316,7 @@ def _fill(t, n, ji, jf, wheap, wcnt, rheap, rcap, rpay, rcnt, ev_t, ev_j, ecnt):
 
 
 @_step
-def _preempt(t, ji, jf, bidrank, wheap, wcnt, bheap, bcnt, rheap, rcap, rpay, rcnt, ev_t, ev_j, ecnt):
+def _preempt(t, ji, jf, bidrank, wheap, wcnt, bheap, bcnt, rheap, rcap, rpay, rcnt, ev_t, ev_j, ecnt, by_bid):
     """HB's top-n rule: while the best waiting job beats the worst running one, swap them; the new
     (waiting, bid-heap, event) counts."""
     K = rcap.shape[0]
@@ -329,7 +333,8 @@ def _preempt(t, ji, jf, bidrank, wheap, wcnt, bheap, bcnt, rheap, rcap, rpay, rc
         # ... and run the best waiting one in its place
         in_key, wcnt_new = _min_pop(wheap, wcnt_new)
         wcnt = _min_push(wheap, wcnt_new, out_key)
-        bcnt = _min_push(bheap, bcnt, (np.int64(bidrank[jo]) << SHIFT) | jo)
+        if not by_bid:
+            bcnt = _min_push(bheap, bcnt, (np.int64(bidrank[jo]) << SHIFT) | jo)
         jn = in_key & MASK
         ji[jn, SINCE] = t
         if ji[jn, START] == _NONE:
@@ -354,6 +359,18 @@ def _max_waiting_bid(bheap, bcnt, ji, reported):
         _, bcnt = _min_pop(bheap, bcnt)
     maxq = reported[bheap[0] & MASK] if bcnt > 0 else -np.inf
     return bcnt, maxq
+
+
+@njit(cache=True)
+def _same_ranks(rank, bidrank):
+    """Whether the scheduler's ranks are the bid ranks (HB and NPHB rank jobs by ``(-reported bid, arrival)``).
+    Then the waiting heap, which holds exactly the waiting jobs, has the highest waiting bid at its top, and the
+    run keeps no bid heap: the same job, so the same bid and the same prices, with a push and a lazy pop fewer
+    per arrival and per preemption (on 16 million serial jobs a fifth of the run)."""
+    for i in range(rank.shape[0]):
+        if rank[i] != bidrank[i]:
+            return False
+    return True
 
 
 @njit(cache=True)
@@ -430,6 +447,7 @@ def run_market_rows(submit, runtime, rank, bidrank, reported, n, preemptive, sch
     ev_j = np.empty(first, np.int64)
     ecnt = 0
 
+    by_bid = _same_ranks(rank, bidrank)
     ptr = 0
     steps = 0
     t_prev = submit[0] if J > 0 else 0
@@ -452,20 +470,24 @@ def run_market_rows(submit, runtime, rank, bidrank, reported, n, preemptive, sch
             arrivals += 1
         moves = min(n, wcnt + arrivals)
         wheap = _room(wheap, wcnt, wcnt + arrivals)
-        bheap = _room(bheap, bcnt, bcnt + arrivals + moves)
+        if not by_bid:
+            bheap = _room(bheap, bcnt, bcnt + arrivals + moves)
         if ecnt + 2 * moves > ev_t.shape[0]:
             ev_t = _room(ev_t, ecnt, ecnt + 2 * moves)
             ev_j = _room(ev_j, ecnt, ev_t.shape[0])
-        ptr, wcnt, bcnt = _arrive(t, submit, rank, bidrank, ptr, ji, wheap, wcnt, bheap, bcnt)
+        ptr, wcnt, bcnt = _arrive(t, submit, rank, bidrank, ptr, ji, wheap, wcnt, bheap, bcnt, by_bid)
         steps += 1
         wcnt, rcnt, ecnt = _fill(t, n, ji, jf, wheap, wcnt, rheap, rcap, rpay, rcnt, ev_t, ev_j, ecnt)
         if preemptive:
             wcnt, bcnt, ecnt = _preempt(
-                t, ji, jf, bidrank, wheap, wcnt, bheap, bcnt, rheap, rcap, rpay, rcnt, ev_t, ev_j, ecnt
+                t, ji, jf, bidrank, wheap, wcnt, bheap, bcnt, rheap, rcap, rpay, rcnt, ev_t, ev_j, ecnt, by_bid
             )
-        bcnt, maxq = _max_waiting_bid(bheap, bcnt, ji, reported)
-        if bcnt > 2 * wcnt + FIRST_HEAP:  # mostly stale entries: keep the waiting jobs' (amortised O(log J) a push)
-            bcnt = _compact_bids(bheap, bcnt, ji)
+        if by_bid:  # the waiting heap's top is the best waiting job, the one with the highest reported bid
+            maxq = reported[wheap[0] & MASK] if wcnt > 0 else -np.inf
+        else:
+            bcnt, maxq = _max_waiting_bid(bheap, bcnt, ji, reported)
+            if bcnt > 2 * wcnt + FIRST_HEAP:  # mostly stale entries: keep the waiting jobs' (amortised O(log J))
+                bcnt = _compact_bids(bheap, bcnt, ji)
         for s in range(K):
             price[s] = market_price(schemes[s], reserves[s], n, rcnt + wcnt, wcnt, maxq)
         t_prev = t
@@ -590,12 +612,12 @@ def _plugin_loop(rate, low: bool, jit: bool):
                 if not pay_step(rate, reserves, rbid, rpay, rheap, rcnt, dt, nodes, free, waiting, maxq, minr, bad):
                     break
             ecnt, rcnt = _complete(t, ev_t, ev_j, ecnt, ji, jf, rheap, rbid, rpay, rcnt)
-            ptr, wcnt, bcnt = _arrive(t, submit, rank, bidrank, ptr, ji, wheap, wcnt, bheap, bcnt)
+            ptr, wcnt, bcnt = _arrive(t, submit, rank, bidrank, ptr, ji, wheap, wcnt, bheap, bcnt, False)
             steps += 1
             wcnt, rcnt, ecnt = _fill(t, n, ji, jf, wheap, wcnt, rheap, rbid, rpay, rcnt, ev_t, ev_j, ecnt)
             if preemptive:
                 wcnt, bcnt, ecnt = _preempt(
-                    t, ji, jf, bidrank, wheap, wcnt, bheap, bcnt, rheap, rbid, rpay, rcnt, ev_t, ev_j, ecnt
+                    t, ji, jf, bidrank, wheap, wcnt, bheap, bcnt, rheap, rbid, rpay, rcnt, ev_t, ev_j, ecnt, False
                 )
             bcnt, maxq = _max_waiting_bid(bheap, bcnt, ji, reported)
             maxq = float(maxq)

@@ -32,6 +32,7 @@ import numpy as np
 
 from gamemarket.errors import InputError
 from gamemarket.market.payments import get_payment, market_price
+from gamemarket.market.schedulers import SCHEDULERS, Scheduler
 from gamemarket.registry import Registry
 
 
@@ -82,12 +83,31 @@ class EventScheduler:
         raise NotImplementedError(f"event scheduler {self.name!r}: allocate is not implemented")
 
 
-#: event-hook schedulers by name
-EVENT_SCHEDULERS: Registry[EventScheduler] = Registry("event scheduler")
+class _EventSchedulers(Registry):
+    """The event schedulers' registry: removing one (a plugin taken back) removes its ``SCHEDULERS`` entry too."""
+
+    def remove(self, name: str) -> None:
+        """Forget ``name`` here and its entry in ``SCHEDULERS`` (absent: a no-op)."""
+        item = self._items.get(name)
+        super().remove(name)
+        mirror = SCHEDULERS._items.get(name)
+        if item is not None and mirror is not None and mirror.hooks is item:
+            SCHEDULERS.remove(name)
+
+
+#: event-hook schedulers by name (each also in ``SCHEDULERS``: :func:`register_event_scheduler`)
+EVENT_SCHEDULERS: Registry[EventScheduler] = _EventSchedulers("event scheduler")
 
 
 def register_event_scheduler(scheduler: EventScheduler) -> EventScheduler:
     """Register an :class:`EventScheduler` instance under its name and return it.
+
+    It is registered twice, under one name: in :data:`EVENT_SCHEDULERS` (what :func:`run_hooks` and
+    ``gamemarket.testing.check_event_scheduler`` look up), and in ``gamemarket.market.SCHEDULERS`` as a
+    ``Scheduler`` whose ``hooks`` is this instance, so ``simulate --scheduler NAME``, a provider strategy
+    (``plugins.register_provider``) and bimatrix and population studies take it wherever they take a scheduler
+    (``simulate.run_schedule`` runs it with :func:`run_schedule_hooks`). A name is one scheduler's: a priority-key
+    scheduler's name is taken for an event scheduler too.
 
     Raises
     ------
@@ -101,10 +121,46 @@ def register_event_scheduler(scheduler: EventScheduler) -> EventScheduler:
         raise InputError(f"{what}: field 'description': expected a non-empty text, got {scheduler.description!r}")
     if type(scheduler).allocate is EventScheduler.allocate:
         raise InputError(f"{what}: it does not implement allocate(t, state)")
+    if scheduler.name in EVENT_SCHEDULERS:
+        EVENT_SCHEDULERS.register(scheduler.name, scheduler)  # the registry's own error: the name is taken
+    entry = Scheduler(scheduler.name, True, _NoKey(scheduler.name), scheduler.description, hooks=scheduler)
+    SCHEDULERS.register(scheduler.name, entry)
     return EVENT_SCHEDULERS.register(scheduler.name, scheduler)
 
 
-def _rates(payment, reserve: float, state: MarketState, code: int) -> dict:
+class _NoKey:
+    """The ``key`` of an event scheduler's ``Scheduler`` entry: it has none, and a caller that asks is told so."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __call__(self, table):
+        raise InputError(
+            f"scheduler {self.name!r} is an event-hook scheduler (gamemarket.market.hooks): it has no priority key"
+        )
+
+
+def _who(scheduler: EventScheduler) -> str:
+    """``event scheduler 'name' (plugin path@hash)``: how an error names the scheduler and its plugin."""
+    where = f" (plugin {scheduler.source})" if getattr(scheduler, "source", None) else ""
+    return f"event scheduler {scheduler.name!r}{where}"
+
+
+def _hook(scheduler: EventScheduler, hook: str, t: int, job: dict, state: MarketState) -> None:
+    """Call ``on_arrival`` or ``on_completion``; what the hook raises is an error naming it and the job."""
+    try:
+        getattr(scheduler, hook)(t, job, state)
+    except InputError:
+        raise
+    except Exception as exc:  # the scheduler's own error: named with it, as a bad input
+        msg = " ".join(str(exc).split())
+        raise InputError(
+            f"{_who(scheduler)}: {hook} raised {type(exc).__name__}{': ' + msg if msg else ''} at t={t} for job id "
+            f"{job['id']}"
+        ) from None
+
+
+def _rates(payment, reserve: float, state: MarketState) -> dict:
     """Each running job's rate after a step: a rate function's value, or ``min(max(rw, r), M)`` with the
     built-in scheme's market price ``M``, with the engine's operations."""
     run = state.running
@@ -113,41 +169,157 @@ def _rates(payment, reserve: float, state: MarketState, code: int) -> dict:
     if payment.rate is not None:
         low = min(bids.values(), default=math.inf)
         free, waiting = state.nodes - len(run), len(state.waiting)
-        out = {i: float(payment.rate(b, reserve, state.nodes, free, waiting, top, low)) for i, b in bids.items()}
-        bad = [(i, v) for i, v in out.items() if not (v >= 0.0 and v < math.inf)]
-        if bad:
-            where = f" (plugin {payment.source})" if payment.source else ""
-            raise InputError(
-                f"payment scheme {payment.name!r}{where}: rate function gave {bad[0][1]!r} for job id {bad[0][0]}; "
-                "expected a finite price >= 0"
-            )
+        what = f"payment scheme {payment.name!r}{f' (plugin {payment.source})' if payment.source else ''}"
+        fn = f"rate function {getattr(payment.rate, '__name__', payment.rate)!r}"
+        out = {}
+        for i, b in bids.items():
+            try:
+                v = float(payment.rate(b, reserve, state.nodes, free, waiting, top, low))
+            except Exception as exc:  # the user's function raised: its own message, on one line
+                msg = " ".join(str(exc).split()) or type(exc).__name__
+                raise InputError(f"{what}: {fn} raised {type(exc).__name__}: {msg} for job id {i}") from None
+            if not (v >= 0.0 and v < math.inf):
+                raise InputError(
+                    f"{what}: {fn} gave {v!r} for job id {i} (reported bid {b!r}, reserve {reserve!r}); "
+                    "expected a finite price >= 0"
+                )
+            out[i] = v
         return out
-    m = float(market_price(code, reserve, state.nodes, len(run) + len(state.waiting), len(state.waiting), top))
+    m = float(market_price(payment.code, reserve, state.nodes, len(run) + len(state.waiting), len(state.waiting), top))
     return {i: min(b if b >= reserve else reserve, m) for i, b in bids.items()}
+
+
+def _chosen(scheduler: EventScheduler, t: int, state: MarketState) -> set:
+    """The ids ``allocate`` returns at ``t``, checked: integers, of present jobs, at most ``state.nodes``."""
+    try:
+        got = list(scheduler.allocate(t, state))
+    except InputError:
+        raise
+    except Exception as exc:  # the scheduler's own error: named with it, as a bad input
+        msg = " ".join(str(exc).split())
+        raise InputError(
+            f"{_who(scheduler)}: allocate raised {type(exc).__name__}{': ' + msg if msg else ''} at t={t}"
+        ) from None
+    bad = [i for i in got if isinstance(i, bool) or not isinstance(i, (int, np.integer))]
+    if bad:
+        raise InputError(
+            f"{_who(scheduler)}: allocate at t={t} returned {bad[0]!r} ({type(bad[0]).__name__}); expected the ids "
+            "(integers) of present jobs"
+        )
+    chosen = {int(i) for i in got}
+    present = state.waiting | state.running
+    extra = sorted(chosen - present)
+    if extra:
+        why = "not yet arrived, or finished" if extra[0] in state.jobs else "no job has that id"
+        raise InputError(
+            f"{_who(scheduler)}: allocate at t={t} chose job id {extra[0]}, which is neither waiting nor running "
+            f"({why}); expected at most {state.nodes} of the present jobs"
+        )
+    if len(chosen) > state.nodes:
+        raise InputError(
+            f"{_who(scheduler)}: allocate at t={t} chose {len(chosen)} jobs; expected at most {state.nodes} of the "
+            f"present jobs (the market's nodes); the first ids chosen: {sorted(chosen)[:5]}"
+        )
+    return chosen
 
 
 def _step(scheduler: EventScheduler, t: int, state: MarketState, npre: dict, start: dict) -> None:
     """The allocation step: the hook's choice, checked, applied (preemptions counted, first starts noted)."""
-    try:
-        chosen = {int(i) for i in scheduler.allocate(t, state)}
-    except InputError:
-        raise
-    except Exception as exc:  # the scheduler's own error: named with it, as a bad input
-        raise InputError(f"event scheduler {scheduler.name!r}: allocate raised {type(exc).__name__}: {exc}") from None
-    present = state.waiting | state.running
-    if not chosen <= present or len(chosen) > state.nodes:
-        extra = sorted(chosen - present)
-        raise InputError(
-            f"event scheduler {scheduler.name!r}: allocate at t={t} chose {len(chosen)} jobs"
-            + (f", not present: ids {extra[:5]}" if extra else "")
-            + f"; expected at most {state.nodes} of the present jobs"
-        )
+    chosen = _chosen(scheduler, t, state)
     for i in state.running - chosen:
         npre[i] += 1
     for i in chosen - state.running:
         start.setdefault(i, t)
-    state.waiting = present - chosen
+    state.waiting = (state.waiting | state.running) - chosen
     state.running = chosen
+
+
+def _columns(table) -> tuple[list, list]:
+    """(ids, rows): the table's job ids and its rows as dicts of Python scalars, in the table's order; ``table`` a
+    DataFrame or a mapping of column arrays (``simulate --job-table`` reads one without pandas)."""
+    names = [str(c) for c in table.keys()]
+    cols = [np.asarray(table[c]).tolist() for c in names]
+    rows = [dict(zip(names, vals)) for vals in zip(*cols)]
+    return [int(r["id"]) for r in rows], rows
+
+
+def _loop(rows: list, nodes: int, sched: EventScheduler, pricing: list) -> tuple:
+    """The event loop (market model section 4) over job rows, paying each (payment entry, reserve) of ``pricing``:
+    (start, end, paid, preemptions) as dicts by id (``paid``: one dict per pair) and the step count."""
+    state = MarketState(int(nodes), {int(r["id"]): r for r in rows})
+    future = sorted(state.jobs, key=lambda i: (int(state.jobs[i]["submit"]), i))
+    start, end = {}, {}
+    paid = [{i: 0.0 for i in state.jobs} for _ in pricing]
+    npre = {i: 0 for i in state.jobs}
+    rates: list = [{} for _ in pricing]
+    t_prev, k, steps = None, 0, 0
+    while k < len(future) or state.running or state.waiting:
+        cands = [int(state.jobs[future[k]]["submit"])] if k < len(future) else []
+        cands += [t_prev + state.remaining(i) for i in state.running]
+        if not cands:  # jobs wait, nothing runs and nothing is to come: no event would ever start them
+            raise InputError(
+                f"{_who(sched)}: allocate at t={t_prev} runs nothing while {len(state.waiting)} "
+                f"job(s) wait and none is to arrive (ids {sorted(state.waiting)[:5]}): they would never run"
+            )
+        t = min(cands)
+        if t_prev is not None and t > t_prev:
+            dt = float(t - t_prev)
+            for y, rate in zip(paid, rates):
+                for i in state.running:
+                    y[i] += rate[i] * dt
+            for i in state.running:
+                state.attained[i] += t - t_prev
+        for i in sorted(i for i in state.running if state.remaining(i) == 0):
+            state.running.discard(i)
+            del state.attained[i]
+            end[i] = t
+            _hook(sched, "on_completion", t, state.jobs[i], state)
+        while k < len(future) and int(state.jobs[future[k]]["submit"]) == t:
+            i = future[k]
+            k += 1
+            state.waiting.add(i)
+            state.attained[i] = 0
+            _hook(sched, "on_arrival", t, state.jobs[i], state)
+        _step(sched, t, state, npre, start)
+        steps += 1
+        rates = [_rates(pay, float(r), state) for pay, r in pricing]
+        t_prev = t
+    return start, end, paid, npre, steps
+
+
+def run_schedule_hooks(table, nodes: int, scheduler: EventScheduler, schemes, reserves) -> tuple:
+    """One run of an event scheduler that pays under every (payment entry, reserve) pair: what
+    ``gamemarket.market.simulate.run_schedule`` returns for a scheduler registered by
+    :func:`register_event_scheduler`.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame or mapping of columns
+        A validated job table.
+    nodes : int
+        The number of nodes (>= 1).
+    scheduler : EventScheduler
+    schemes : sequence of PaymentScheme
+        K payment-scheme entries (``gamemarket.market.payments``).
+    reserves : sequence of float
+        K reservation prices, one per scheme.
+
+    Returns
+    -------
+    tuple
+        (start, end, payment, preemptions, steps) in the table's order, ``payment`` a K x J float64 array: the
+        schedule never depends on the payment scheme, so row k is a run with ``(schemes[k], reserves[k])`` alone.
+    """
+    ids, rows = _columns(table)
+    start, end, paid, npre, steps = _loop(rows, nodes, scheduler, list(zip(schemes, reserves)))
+    pay = np.array([[y[i] for i in ids] for y in paid], dtype=np.float64).reshape(len(paid), len(ids))
+    return (
+        np.array([start[i] for i in ids], dtype=np.int64),
+        np.array([end[i] for i in ids], dtype=np.int64),
+        pay,
+        np.array([npre[i] for i in ids], dtype=np.int64),
+        steps,
+    )
 
 
 def run_hooks(table, nodes: int, scheduler: str | EventScheduler, payment: str = "kth", reserve: float = 1.0):
@@ -177,55 +349,13 @@ def run_hooks(table, nodes: int, scheduler: str | EventScheduler, payment: str =
         An unknown name, ``nodes`` < 1, a choice of more than ``nodes`` or of absent jobs, a hook that raises,
         or a rate that is not a finite price >= 0; naming the scheduler (or scheme), the job and the value.
     """
-    # deferred: the table in and out is a DataFrame; the plugin loader imports this module at every command's start
+    # deferred: the table out is a DataFrame; the plugin loader imports this module at every command's start
     import pandas as pd
 
     sched = EVENT_SCHEDULERS.get(scheduler) if isinstance(scheduler, str) else scheduler
     pay = get_payment(payment)
     if int(nodes) < 1:
         raise InputError(f"run_hooks: nodes must be >= 1, got {nodes}")
-    rows = pd.DataFrame(table).to_dict("records")
-    state = MarketState(int(nodes), {int(r["id"]): r for r in rows})
-    future = sorted(state.jobs, key=lambda i: (int(state.jobs[i]["submit"]), i))
-    start, end = {}, {}
-    paid, npre = {i: 0.0 for i in state.jobs}, {i: 0 for i in state.jobs}
-    rate: dict = {}
-    t_prev, k = None, 0
-    while k < len(future) or state.running or state.waiting:
-        cands = [int(state.jobs[future[k]]["submit"])] if k < len(future) else []
-        cands += [t_prev + state.remaining(i) for i in state.running]
-        if not cands:  # jobs wait, nothing runs and nothing is to come: no event would ever start them
-            raise InputError(
-                f"event scheduler {sched.name!r}: allocate at t={t_prev} runs nothing while {len(state.waiting)} "
-                f"job(s) wait and none is to arrive (ids {sorted(state.waiting)[:5]}): they would never run"
-            )
-        t = min(cands)
-        if t_prev is not None and t > t_prev:
-            dt = float(t - t_prev)
-            for i in state.running:
-                paid[i] += rate[i] * dt
-                state.attained[i] += t - t_prev
-        for i in sorted(i for i in state.running if state.remaining(i) == 0):
-            state.running.discard(i)
-            del state.attained[i]
-            end[i] = t
-            sched.on_completion(t, state.jobs[i], state)
-        while k < len(future) and int(state.jobs[future[k]]["submit"]) == t:
-            i = future[k]
-            k += 1
-            state.waiting.add(i)
-            state.attained[i] = 0
-            sched.on_arrival(t, state.jobs[i], state)
-        _step(sched, t, state, npre, start)
-        rate = _rates(pay, float(reserve), state, pay.code)
-        t_prev = t
-    ids = [int(r["id"]) for r in rows]
-    return pd.DataFrame(
-        {
-            "id": np.array(ids, dtype=np.int64),
-            "start": np.array([start[i] for i in ids], dtype=np.int64),
-            "end": np.array([end[i] for i in ids], dtype=np.int64),
-            "payment": np.array([paid[i] for i in ids], dtype=np.float64),
-            "preemptions": np.array([npre[i] for i in ids], dtype=np.int64),
-        }
-    )
+    ids = np.asarray(table["id"], dtype=np.int64)
+    start, end, paid, npre, _ = run_schedule_hooks(table, nodes, sched, [pay], [float(reserve)])
+    return pd.DataFrame({"id": ids, "start": start, "end": end, "payment": paid[0], "preemptions": npre})

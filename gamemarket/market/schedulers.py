@@ -87,6 +87,9 @@ class Scheduler:
     description: str
     priority: PriorityKey | None = None  #: the key's declared semantics
     source: str | None = None  #: the plugin that registered it (``gamemarket.plugins``: path and text hash)
+    #: an event-hook scheduler (``gamemarket.market.hooks.register_event_scheduler``) that runs in place of the
+    #: engine's priority-key loop; None for a priority-key scheduler
+    hooks: object | None = None
 
 
 SCHEDULERS: Registry[Scheduler] = Registry("scheduler")

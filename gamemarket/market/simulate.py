@@ -21,6 +21,7 @@ from gamemarket.errors import InputError
 from gamemarket.io import jobtable
 from gamemarket.market import engine, outcomes
 from gamemarket.market.engine import MAX_JOBS, run_market, run_market_rows, run_pricing
+from gamemarket.market.hooks import run_schedule_hooks
 from gamemarket.market.payments import get_payment
 from gamemarket.market.schedulers import get_scheduler
 
@@ -82,28 +83,36 @@ def _rank(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return rank, order
 
 
-def prepare(table: pd.DataFrame, scheduler: str, ranks: list | None = None):
+def arrival_order(table) -> tuple[np.ndarray, bool]:
+    """``(arrival, in_order)``: the table's rows in arrival order (by submit time, then id), and whether that is
+    the table's own order (the usual case, where ``arrival`` is ``0..J-1``).
+
+    It reads only the ``submit`` and ``id`` columns, so runs that differ only in their bids (a population study's
+    chunk) work it out once and hand it to ``prepare`` (``order``) rather than checking the order again a run."""
+    submit = np.asarray(table["submit"], dtype=np.int64)
+    ids = np.asarray(table["id"], dtype=np.int64)
+    d_submit = np.diff(submit)
+    if ((d_submit > 0) | ((d_submit == 0) & (np.diff(ids) > 0))).all():
+        return np.arange(len(submit), dtype=np.int64), True  # already in (submit, id) order: the usual case
+    return np.lexsort((ids, submit)), False
+
+
+def prepare(table: pd.DataFrame, scheduler: str, ranks: list | None = None, *, order: tuple | None = None):
     """Arrays in arrival order and integer ranks for the engine: ``(arrival, arrays)``, with ``arrival`` the
     table's rows in arrival order and ``arrays["in_order"]`` true where that is the table's own order.
 
     ``ranks`` (a list, filled as it goes) keeps the ranks already computed for this table as
     ``(key, (rank, order))`` pairs, so runs that share a table sort each distinct key once: HB and
-    NPHB share one key, and every scheduler shares the bid ranking. ``table``: a DataFrame or a mapping
-    of column arrays."""
-    submit = np.asarray(table["submit"], dtype=np.int64)
-    ids = np.asarray(table["id"], dtype=np.int64)
-    d_submit = np.diff(submit)
-    if ((d_submit > 0) | ((d_submit == 0) & (np.diff(ids) > 0))).all():
-        arrival = np.arange(len(submit), dtype=np.int64)  # already in (submit, id) order: the usual case
+    NPHB share one key, and every scheduler shares the bid ranking. ``order``: ``arrival_order(table)`` where
+    the caller has it already (for a table with the same ``submit`` and ``id`` columns); by default it is worked
+    out here. ``table``: a DataFrame or a mapping of column arrays."""
+    arrival, in_order = arrival_order(table) if order is None else order
+    if in_order:
         t = table
-        in_order = True
+    elif hasattr(table, "iloc"):
+        t = table.iloc[arrival]
     else:
-        in_order = False
-        arrival = np.lexsort((ids, submit))
-        if hasattr(table, "iloc"):
-            t = table.iloc[arrival]
-        else:
-            t = {c: np.asarray(v)[arrival] for c, v in table.items()}
+        t = {c: np.asarray(v)[arrival] for c, v in table.items()}
     key = get_scheduler(scheduler).key(t)
     if not np.isfinite(key).all():
         raise InputError(f"scheduler {scheduler!r}: a priority key is not finite")
@@ -130,9 +139,9 @@ def _rank_memo(key: np.ndarray, ranks: list) -> tuple[np.ndarray, np.ndarray]:
     return r
 
 
-def _engine_args(table, nodes: int, scheduler: str, ranks: list | None):
+def _engine_args(table, nodes: int, scheduler: str, ranks: list | None, order: tuple | None = None):
     """(arrival, in_order, args): ``prepare``'s arrays as the engine's first seven arguments (``run_market``)."""
-    arrival, a = prepare(table, scheduler, ranks)
+    arrival, a = prepare(table, scheduler, ranks, order=order)
     if len(arrival) >= MAX_JOBS:  # the engine packs a job's rank and index into one integer
         raise InputError(f"a run takes at most {MAX_JOBS - 1:,} jobs; this table has {len(arrival):,}")
     # J + 1 nodes or more never bind: every job starts on submission, no job waits, and some node is
@@ -163,17 +172,27 @@ def _check_run(nodes: int, scheduler: str, pricing: Sequence[tuple[str, float]])
 
 
 def run_schedule(
-    table: pd.DataFrame, nodes: int, scheduler: str, pricing: Sequence[tuple[str, float]], *, ranks: list | None = None
+    table: pd.DataFrame,
+    nodes: int,
+    scheduler: str,
+    pricing: Sequence[tuple[str, float]],
+    *,
+    ranks: list | None = None,
+    order: tuple | None = None,
 ):
     """One engine pass of ``scheduler`` that pays under every (payment scheme, reservation price) of ``pricing``.
 
     Returns (start, end, payment, preemptions, steps) in job-table order, with ``payment`` a K x J array:
     row k is the payment under ``pricing[k]``, bit for bit what a run with that pair alone returns (the
     schedule never depends on the payment scheme or the reservation price; ``engine.run_market``).
-    ``ranks`` shares sorted keys between runs on the same table (``prepare``).
+    ``ranks`` shares sorted keys between runs on the same table, and ``order`` the table's arrival order between
+    runs on tables with the same jobs (``prepare``).
     """
     schemes, reserves = _check_run(nodes, scheduler, pricing)
-    arrival, in_order, args = _engine_args(table, nodes, scheduler, ranks)
+    hooks = get_scheduler(scheduler).hooks
+    if hooks is not None:  # an event-hook scheduler (market.hooks): its own pure-Python loop, no priority key
+        return run_schedule_hooks(table, int(nodes), hooks, schemes, reserves)
+    arrival, in_order, args = _engine_args(table, nodes, scheduler, ranks, order)
     if len(arrival) == 0:
         e = np.empty(0, np.int64)
         return e, e, np.empty((len(schemes), 0)), e, 0
@@ -195,9 +214,10 @@ def run_schedule(
 def _engine_parts(table, nodes: int, mechanism: Mechanism):
     """(part, J, steps) of one run: ``part(lo, hi)`` gives (start, end, payment, preemptions) of the job table's
     rows ``lo:hi``, read from the engine's per-job rows (``engine.run_market_rows``) without copying them into
-    whole columns; a plugin's payment scheme runs as ``run_schedule`` does, and its columns are sliced."""
+    whole columns; a plugin's payment scheme or event-hook scheduler runs as ``run_schedule`` does, and its
+    columns are sliced."""
     schemes, reserves = _check_run(nodes, mechanism.scheduler, [(mechanism.payment, mechanism.reserve)])
-    if schemes[0].rate is not None:
+    if schemes[0].rate is not None or get_scheduler(mechanism.scheduler).hooks is not None:
         start, end, pay, npre, steps = run_arrays(table, nodes, mechanism)
         return (lambda lo, hi: (start[lo:hi], end[lo:hi], pay[lo:hi], npre[lo:hi])), len(start), steps
     arrival, in_order, args = _engine_args(table, nodes, mechanism.scheduler, None)
@@ -268,10 +288,11 @@ def simulate_to_file(table, nodes: int, mechanism: Mechanism | None, path, *, ro
     return summ
 
 
-def run_arrays(table: pd.DataFrame, nodes: int, mechanism: Mechanism):
-    """Engine outputs (start, end, payment, preemptions) in job-table order, and the step count."""
+def run_arrays(table: pd.DataFrame, nodes: int, mechanism: Mechanism, *, order: tuple | None = None):
+    """Engine outputs (start, end, payment, preemptions) in job-table order, and the step count; ``order``:
+    ``arrival_order(table)``, where many runs on the same jobs have it already (``prepare``)."""
     start, end, pay, npre, steps = run_schedule(
-        table, nodes, mechanism.scheduler, [(mechanism.payment, mechanism.reserve)]
+        table, nodes, mechanism.scheduler, [(mechanism.payment, mechanism.reserve)], order=order
     )
     return start, end, pay[0], npre, steps
 

@@ -21,7 +21,8 @@ or without pytest (the cases are seeded numpy draws, so nothing else is needed):
 What is checked follows what the entry declares (``gamemarket.testing.reference``): a scheduler's
 ``PriorityKey`` and whether it preempts, a payment scheme's ``rule``. An entry that declares nothing
 the plain reference knows fails its ``semantics`` check, by name. ``check_market`` runs a registered
-market's own example workload and providers through the market protocol. ``check_family`` runs the
+market's own example workload and providers through the market protocol, and ``check_runners`` its ``runner``
+and ``payoff_runner`` against its ``run``. ``check_family`` runs the
 consumer-strategy interface's checks on a family's points (and any strategies given), and ``check_provider``
 a plugin's provider strategy against the reference at its reserve.
 """
@@ -41,6 +42,7 @@ from gamemarket.testing.hook_checks import check_event_scheduler
 from gamemarket.testing.market_checks import check_market
 from gamemarket.testing.reference import UnknownSemanticsError, key_fn, reference_run
 from gamemarket.testing.report import CheckResult, ConformanceError, ConformanceReport
+from gamemarket.testing.runner_checks import check_runners
 
 __all__ = [
     "Case",
@@ -57,6 +59,7 @@ __all__ = [
     "check_payment",
     "check_provider",
     "check_round_trip",
+    "check_runners",
     "check_scheduler",
     "compare_with_reference",
     "family_draws",

@@ -42,14 +42,14 @@ def _same(a, b) -> bool:
     return a == b
 
 
-def _columns(jobs) -> dict:
+def job_columns(jobs) -> dict:
     """A run's per-job outcome as column arrays (a DataFrame's categoricals as codes)."""
     if isinstance(jobs, dict):
         return dict(jobs)
     return {c: (jobs[c].cat.codes if jobs[c].dtype == "category" else jobs[c]).to_numpy() for c in jobs.columns}
 
 
-def _check(report, name: str, body) -> object:
+def checked(report, name: str, body) -> object:
     """Run one check's ``body`` (returns (detail, value) or raises); record it; the value, or None on failure."""
     try:
         detail, value = body()
@@ -60,7 +60,8 @@ def _check(report, name: str, body) -> object:
     return value
 
 
-def _prepared(market, kind: str, workload: dict):
+def prepared(market, kind: str, workload: dict):
+    """The check "workload": ``market`` checks and prepares its example ``workload``; (detail, prepared)."""
     wl = market.check_workload(dict(workload), f"market {kind!r} example", Path.cwd())
     prep = market.prepare(wl)
     assert isinstance(prep, PreparedWorkload), f"prepare returned {type(prep).__name__}, not a PreparedWorkload"
@@ -71,7 +72,8 @@ def _prepared(market, kind: str, workload: dict):
     return f"{prep.jobs} jobs, {prep.nodes} {market.size_name}", prep
 
 
-def _provider_params(market, kind: str, providers: list[dict]):
+def provider_params(market, kind: str, providers: list[dict]):
+    """The check "providers": ``market`` reads each example provider as its own; (detail, parameters)."""
     out = []
     for i, entry in enumerate(providers):
         params = {"kind": kind, **market.provider_params(dict(entry), f"example provider {i}")}
@@ -90,7 +92,7 @@ def _runs(market, prep, providers: list[dict], seed: int):
         run = market.run(prep.arrays, prep.nodes, params, d.private_bid, reported, group)
         where = market.describe_provider(params)
         assert isinstance(run, MarketRun), f"{where}: run returned {type(run).__name__}, not a MarketRun"
-        cols = _columns(run.jobs)
+        cols = job_columns(run.jobs)
         missing = [c for c in JOB_COLUMNS if c not in cols] + [f for f in SUMMARY_FIELDS if f not in run.summary]
         assert not missing, f"{where}: the run lacks {missing}"
         assert all(len(v) == prep.jobs for v in cols.values()), f"{where}: a column's length is not {prep.jobs}"
@@ -104,7 +106,7 @@ def _repeatable(market, prep, providers, drawn):
     for params, first in zip(providers, runs):
         again = market.run(prep.arrays, prep.nodes, params, d.private_bid, reported, group)
         where = market.describe_provider(params)
-        a, b = _columns(first.jobs), _columns(again.jobs)
+        a, b = job_columns(first.jobs), job_columns(again.jobs)
         bad = [c for c in a if c not in b or not _same(a[c], b[c])]
         assert not bad, f"{where}: column {bad[0]!r} differs between two runs"
         bad = [k for k in first.summary if not _same(first.summary[k], again.summary.get(k))]
@@ -120,7 +122,7 @@ def _run_many(market, prep, providers, drawn):
         where = market.describe_provider(params)
         bad = [k for k in alone.summary if not _same(alone.summary[k], shared.summary.get(k))]
         assert not bad, f"{where}: run_many's summary field {bad[0]!r} differs from run's"
-        a, b = _columns(alone.jobs), _columns(shared.jobs)
+        a, b = job_columns(alone.jobs), job_columns(shared.jobs)
         bad = [c for c in a if c not in b or not _same(a[c], b[c])]
         assert not bad, f"{where}: run_many's column {bad[0]!r} differs from run's"
     return f"{len(many)} providers in one call: each equals its own run", None
@@ -160,13 +162,13 @@ def check_market(
     """
     report = ConformanceReport("market", kind)
     market = MARKETS.get(kind)
-    prep = _check(report, "workload", lambda: _prepared(market, kind, workload or market.example_workload))
-    params = _check(
-        report, "providers", lambda: _provider_params(market, kind, providers or market.example_providers())
+    prep = checked(report, "workload", lambda: prepared(market, kind, workload or market.example_workload))
+    params = checked(
+        report, "providers", lambda: provider_params(market, kind, providers or market.example_providers())
     )
     if prep is not None and params is not None:
-        drawn = _check(report, "run", lambda: _runs(market, prep, params, seed))
+        drawn = checked(report, "run", lambda: _runs(market, prep, params, seed))
         if drawn is not None:
-            _check(report, "repeatable", lambda: _repeatable(market, prep, params, drawn))
-            _check(report, "run_many", lambda: _run_many(market, prep, params, drawn))
+            checked(report, "repeatable", lambda: _repeatable(market, prep, params, drawn))
+            checked(report, "run_many", lambda: _run_many(market, prep, params, drawn))
     return report.raise_if_failed() if raise_on_failure else report

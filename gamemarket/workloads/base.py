@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from gamemarket.errors import InputError
+from gamemarket.io.limits import MAX_NODES
 
 #: Columns every workload's job table has (section 1 of the market model).
 WORKLOAD_COLUMNS = ("id", "submit", "runtime", "estimate", "estimate_generated", "swf_job", "status", "user")
@@ -89,7 +90,8 @@ class Workload:
         """``MaxProcs`` of the header, else the leading integer of ``MaxNodes``, else None.
 
         A header count of -1 means "unknown" (the SWF convention) and falls through; any other
-        count below 1 is an error naming the field, never a silent fall-back.
+        count below 1, or above ``MAX_NODES`` (the most nodes a command or a study file may give), is an error
+        naming the field, never a silent fall-back.
         """
         header = self.meta.get("header", {})
         for key in ("MaxProcs", "MaxNodes"):
@@ -105,10 +107,10 @@ class Workload:
             count = int(m.group())
             if count == -1:
                 continue
-            if count < 1:
+            if not 1 <= count <= MAX_NODES:  # beyond it: no machine's count, and more nodes than --nodes takes
                 raise InputError(
                     f"{self.meta.get('source', 'workload')}: header field {key} is {value!r}; expected a "
-                    "positive processor count (or -1 for unknown)"
+                    f"positive processor count of at most {MAX_NODES:,} (or -1 for unknown)"
                 )
             return count
         return self.meta.get("processors")

@@ -27,7 +27,7 @@ from gamemarket.analysis.population import (
 )
 from gamemarket.games.rsgame import RoleSymmetricGame
 from gamemarket.market.base import MARKETS
-from gamemarket.studies import load_study
+from gamemarket.studies import load_study, population
 from gamemarket.studies.population import mix_key, payoffs_of
 from gamemarket.testing.market_checks import JOB_COLUMNS
 from study_helpers import write_population_study
@@ -360,8 +360,8 @@ def test_a_markets_runner_gives_the_numbers_of_its_runs(kind):
                     np.testing.assert_array_equal(np.asarray(alone.jobs[c]), np.asarray(shared.jobs[c]), err_msg=c)
 
 
-def test_sorted_draws_assign_as_assign_does():
-    """A chunk sorts its agents' draws once (``bids.SortedDraws``): every slicing gives ``assign``'s strategies,
+def test_slice_assign_as_assign_does():
+    """A chunk's compiled assignment (``population.slice_assign``): every slicing gives ``assign``'s strategies,
     ties and draws on an edge included."""
     rng = np.random.default_rng(0)
     checked = 0
@@ -373,7 +373,7 @@ def test_sorted_draws_assign_as_assign_does():
         lo, hi = bids.population_slices(x, 0.05 if (x == 0).sum() * 0.05 < 1 else 0.0)
         if t % 3 == 0:  # ties, and draws exactly on the edges
             d, lo, hi = np.round(d, 1), np.round(lo, 1), np.round(hi, 1)
-        a, b = bids.assign(d, lo, hi), bids.SortedDraws(d).assign(lo, hi)
+        a, b = bids.assign(d, lo, hi), population.slice_assign(d, lo, hi)
         assert a.dtype == b.dtype == np.int64 and np.array_equal(a, b)
         checked += 1
     assert checked == 600
