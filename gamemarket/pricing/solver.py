@@ -53,6 +53,7 @@ from gamemarket.pricing.allocation import Allocation, check_feasible
 from gamemarket.pricing.dual import evaluate
 from gamemarket.pricing.envelope import sort_efficiencies
 from gamemarket.pricing.identical import identical_columns, merged_problem, split_allocation
+from gamemarket.pricing.lp_finish import fits as lp_fits
 from gamemarket.pricing.lp_finish import lp_finish
 from gamemarket.pricing.newton import projected_newton
 from gamemarket.pricing.polish import polish
@@ -180,11 +181,24 @@ def default_target(n: int, rel_eps: float, objective: float) -> float:
     return max(gap, rel_eps * size)
 
 
+#: the default rule in words (``_met``)
+DEFAULT_WORDS = "the default: 1e-6 |objective|, at most 1e-4 n, at least 1e-8 n"
+
+
 def _stopping_rule(certified: bool, eps: float, rel_eps: float, n: int):
     """The stopping gap as a function of the objective, and the rule in words for the result's message."""
     if certified:
-        return (lambda objective: default_target(n, rel_eps, objective)), "the default 1e-6 |objective|"
+        return (lambda objective: default_target(n, rel_eps, objective)), DEFAULT_WORDS
     return (lambda objective: max(eps, rel_eps * abs(objective))), f"max(eps {eps:.3g}, rel_eps * |objective|)"
+
+
+def _met(gap: float, objective: float, target, words: str) -> str:
+    """The message of a met stopping rule: under the default the target's value and the relative gap it
+    certifies (``gap / |objective|``) are spelled out; an explicit ``eps`` keeps its words."""
+    if words != DEFAULT_WORDS:
+        return f"duality gap {gap:.3g} <= {words}"
+    rel = gap / abs(objective) if objective else np.inf
+    return f"duality gap {gap:.3g} <= {target(objective):.3g} ({words}): {rel:.2g} relative"
 
 
 def solve(
@@ -394,7 +408,7 @@ def _from_merged(problem, warm, groups, index, lo, rule, t0) -> Result | None:
     if not gap <= target(primal):
         return None
     message = (
-        f"duality gap {gap:.3g} <= {words} (identical resources {groups} priced as one, their use split among them)"
+        f"{_met(gap, primal, target, words)} (identical resources {groups} priced as one, their use split among them)"
     )
     return Result(
         alloc,
@@ -538,9 +552,10 @@ class PriceDiscovery:
         q2 = np.maximum(q + out[1], self.lo)
         if not np.isfinite(q2).all() or np.array_equal(q2, q):
             return
+        dual_at_q = last["dual"]  # fun_p refills ``self.last`` (the same dict) with q2's evaluation
         with np.errstate(all="ignore"):
             self.fun_p(q2)
-        if self.last["dual"] < last["dual"]:
+        if self.last["dual"] < dual_at_q:
             self.record(feas, q2, self.last["dual"])
 
     def finish(self):
@@ -807,6 +822,14 @@ class PriceDiscovery:
                 self.want_h = False
                 message = "Newton"
                 p = low["p"]
+                if self.certified and _round >= 1 and not done() and lp_fits(self.n, self.m, exact=False):
+                    # small problems (few jobs per resource: m = 32 over 400 jobs) sit on ties and binding
+                    # capacities the dual method closes only slowly (m = 32: not within 300 iterations): the
+                    # finish, cheap there, is tried after each round from the second on rather than only after
+                    # the last (kept only where it improves the gap). Not after the first: where the dual method
+                    # converges in its second round it keeps every job on at most two resources, which the
+                    # finish's vertex may not (synthetic(500, 4, seed 3): two jobs on three)
+                    self.finish()
                 progress = best["gap"] < gap_before or low["f"] < low_before - 1e-12 * abs(low_before)
                 if done() or state["iters"] >= max_iter or method == "newton" or not progress:
                     break
@@ -822,7 +845,7 @@ class PriceDiscovery:
             raise GameMarketError("price discovery found no finite duality gap: check the utility and A")
         converged = done()
         if converged:
-            message = f"duality gap {best['gap']:.3g} <= {self.rule}"
+            message = _met(best["gap"], best["primal"], self.target, self.rule)
         else:
             target = self.target(best["primal"])
             message = (
