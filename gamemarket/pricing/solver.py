@@ -9,8 +9,11 @@ the jobs that value it least); the run stops when the duality gap ``g(p) - sum_i
 is below ``max(eps, rel_eps * |objective|)``, or reports that the iteration cap was hit. The gap bounds
 the objective's distance to the optimum. Defaults: ``rel_eps = 1e-7`` (the absolute rule alone is
 unattainable in float64 when the objective is far above ``eps / 1e-16``, as with alpha-fair utilities of
-large alpha); ``eps = 1e-4 n`` for strictly concave utilities (log, alpha-fair), ``1e-3 n`` for the
-piecewise-linear ones (linear, target), whose smoothing below spends half of ``eps``.
+large alpha); for strictly concave utilities (log, alpha-fair) a certified relative gap, ``gap <= 1e-6
+|objective|`` (``default_target``: at most ``1e-4 n``, at least ``1e-8 n``), reached through a second-order
+primal recovery (``polish``) and, on small problems, the tangent-cut finish after each round; ``eps = 1e-3 n``
+for the piecewise-linear ones (linear, target), whose smoothing below spends half of ``eps``. An explicit
+``eps`` stops at ``max(eps, rel_eps * |objective|)`` with the recovery it always had.
 
 Piecewise-linear utilities (linear, target) have a piecewise-linear dual on which a quasi-Newton
 method stalls and whose ``x(p)`` jumps between extremes. They are smoothed by ``-mu/2 t^2`` with
