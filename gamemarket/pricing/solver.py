@@ -465,6 +465,7 @@ class PriceDiscovery:
         self.repair_gain = 0.1  #: repaired gap / cheap gap at the last repair (``try_repair``)
         self.last: dict = {}
         self.H = None
+        self.memo = None  #: (prices, dual, gradient) of the latest evaluation without the Hessian (``fun``)
         # Alpha-fair utilities of alpha > 1 have a dual that is a narrow valley in p (prices span orders of
         # magnitude for small changes in throughput: t = (w / slope)^(1/alpha)); L-BFGS then works on
         # z = log((p - p_min) / scale), where it is close to quadratic.
@@ -547,8 +548,8 @@ class PriceDiscovery:
             return
         feas, q = make_feasible(self.problem, out[0]), last["q"]
         gap, primal, _ = self.record(feas, q, last["dual"])
-        if not gap <= POLISH_PRICES * self.target(primal):
-            return
+        if self.done() or not gap <= POLISH_PRICES * self.target(primal):
+            return  # certified already (no further evaluation needed), or too far for the Newton prices to help
         # near the target: the polish's own price step is a Newton step of the dual, whose bound there is
         # usually lower (and whose prices are closer to the optimum's); it is evaluated like any other point
         # (a bound at any prices) and the allocation is measured against the lower of the two bounds
@@ -670,7 +671,13 @@ class PriceDiscovery:
     def fun(self, z):
         """The scaled dual and its gradient in the optimizer's variables (what L-BFGS-B minimizes)."""
         q = self.to_p(z)
-        f, grad = self.fun_p(q)
+        memo = self.memo
+        if memo is not None and np.array_equal(memo[0], q) and np.array_equal(self.last.get("q"), q):
+            # L-BFGS-B's first call is at the start the run has just evaluated (its scale ``fscale``): the same
+            # numbers again, one evaluation (0.1 s at 1e6 x 4) not repeated
+            f, grad = memo[1], memo[2]
+        else:
+            f, grad = self.fun_p(q)
         jac = self.scale * self.growth(z) if self.logspace else self.scale
         return f / self.fscale, grad * jac / self.fscale
 
@@ -708,6 +715,8 @@ class PriceDiscovery:
         )
         if self.callback:
             self.callback(self.rows[-1])
+        # the latest plain evaluation, for ``fun`` (one with the Hessian takes the generic path: not reused)
+        self.memo = None if self.want_h else (q.copy(), smoothed, grad)
         return smoothed, grad
 
     def fun_h(self, q):
