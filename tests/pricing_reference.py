@@ -34,3 +34,74 @@ def pairwise_best(u, a, c_points, i):
                 if val > best + 1e-12 * max(1.0, abs(best)) if np.isfinite(best) else val > best:
                     best, best_t = val, t
     return best, best_t
+
+
+def _interior_jobs(alloc, A):
+    """Per job strictly inside a segment of its envelope: (job, s1, s2, a1, a2, v), ``v`` its direction."""
+    n, m = A.shape
+    jobs = []
+    for i in range(n):
+        s1, s2 = int(alloc.j1[i]), int(alloc.j2[i])
+        if s2 < 0:
+            continue
+        a1 = float(A[i, s1]) if s1 >= 0 else 0.0
+        a2 = float(A[i, s2])
+        if 0.0 < alloc.x2[i] < 1.0 and a2 > a1:
+            v = np.zeros(m)
+            v[s2] += 1.0 / (a2 - a1)
+            if s1 >= 0:
+                v[s1] -= 1.0 / (a2 - a1)
+            jobs.append((i, s1, s2, a1, a2, v))
+    return jobs
+
+
+def polish_reference(problem, p, alloc, t, A, rounds):
+    """The polish (``gamemarket.pricing.polish``) in plain loops over dense vectors, for a point with no ties
+    and no price at its floor: every job strictly inside a segment of its envelope (resources ``s1 < s2`` by
+    efficiency, ``s1 = -1`` the origin) may move its throughput along it; the moves are the Newton step of the
+    dual with its envelope frozen, ``H dp = -(R - usage)``, ``H = sum_i -h_i'(S_i) d_i^2 v_i v_i^T`` with
+    ``v_i = (e_s2 - e_s1) / (a_s2 - a_s1)``, each job's throughput moving by ``h_i'(S_i) d_i v_i^T dp``; a
+    move past a segment's end stops there and holds that job in later rounds. Returns the dense allocation
+    and the summed price steps."""
+    n, m = A.shape
+    d, R, util = problem.demand, problem.R, problem.utility
+    X = alloc.dense()
+    w = R - X.T @ d
+    jobs = _interior_jobs(alloc, A)
+    slope = np.ones(n)
+    for i, _s1, _s2, _a1, _a2, v in jobs:
+        slope[i] = d[i] * float(p @ v)
+    hp = util.best_response_slope(slope)
+    free = {i: bool(np.isfinite(hp[i]) and -hp[i] > 0) for i, *_ in jobs}
+    delta = {i: 0.0 for i, *_ in jobs}
+    moves = np.zeros(m)
+    for _round in range(rounds):
+        if not any(free.values()):
+            break
+        H = np.zeros((m, m))
+        for i, _s1, _s2, _a1, _a2, v in jobs:
+            if free[i]:
+                H += -hp[i] * d[i] ** 2 * np.outer(v, v)
+        dp = -np.linalg.lstsq(H, w, rcond=1e-12)[0]
+        moves += dp
+        clipped = False
+        for i, _s1, _s2, a1, a2, v in jobs:
+            if not free[i]:
+                continue
+            want = delta[i] + hp[i] * d[i] * float(v @ dp)
+            lo, hi = a1 - t[i], a2 - t[i]
+            if not lo <= want <= hi:
+                want = min(max(want, lo), hi)
+                free[i] = False
+                clipped = True
+            w = w - d[i] * (want - delta[i]) * v
+            delta[i] = want
+        if not clipped:
+            break
+    for i, s1, s2, a1, a2, _v in jobs:
+        theta = min(max((t[i] + delta[i] - a1) / (a2 - a1), 0.0), 1.0)
+        X[i, :] = 0.0
+        X[i, s2] = theta
+        if s1 >= 0:
+            X[i, s1] = 1.0 - theta
+    return X, moves

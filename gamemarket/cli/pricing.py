@@ -145,7 +145,10 @@ def add_pricing_commands(sub) -> None:
     s.add_argument("--seed", type=SEED, default=0, help="seed of the synthetic family's draw")
     s.add_argument("--float32", action="store_true", help="hold efficiencies in float32 (half the memory)")
     s.add_argument(
-        "--eps", type=POSITIVE, help="stopping duality gap (default 1e-4 n; 1e-3 n for linear and target utilities)"
+        "--eps",
+        type=POSITIVE,
+        help="stopping duality gap (default: a certified relative gap of 1e-6, gap <= 1e-6 |objective|; 1e-3 n for "
+        "linear and target utilities)",
     )
     s.add_argument(
         "--max-iter", type=integer(min=1, what="a number of iterations"), default=500, help="iterations at most"

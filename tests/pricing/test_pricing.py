@@ -230,19 +230,48 @@ def test_solve_never_modifies_the_callers_problem_or_utility():
 
 
 @pytest.mark.parametrize("utility", ["log", "alpha:2"])
-def test_default_gap_is_one_in_ten_thousand_per_job_for_concave_utilities(utility):
-    """The default stopping rule (issue 15): a strictly concave utility stops at a duality gap of at most
-    1e-4 n, so the objective is within that of the optimum (the dual bounds it); a piecewise-linear one
-    keeps 1e-3 n, which its smoothing needs."""
-    from gamemarket.pricing.solver import DEFAULT_GAP_PER_JOB
+def test_default_certifies_a_relative_gap_of_one_in_a_million(utility):
+    """The default stopping rule (issue 31): a strictly concave utility stops at a duality gap of at most
+    1e-6 |objective| (at most 1e-4 n, at least 1e-8 n), so the objective is within that of the optimum (the
+    dual bounds it); a piecewise-linear one keeps 1e-3 n, which its smoothing needs."""
+    from gamemarket.pricing.solver import DEFAULT_REL_GAP, default_target
 
     n = 3000
-    r = solve(synthetic(n, 4, utility, seed=7))
-    assert DEFAULT_GAP_PER_JOB == 1e-4
-    assert r.converged and r.gap <= max(1e-4 * n, 1e-7 * abs(r.objective))
-    assert r.dual - r.objective == pytest.approx(r.gap)
+    pr = synthetic(n, 4, utility, seed=7)
+    r = solve(pr)
+    assert DEFAULT_REL_GAP == 1e-6
+    assert r.converged and r.gap <= default_target(n, 1e-7, r.objective) and r.gap <= 1e-6 * abs(r.objective)
+    assert "relative" in r.message and "the default" in r.message
+    # the certificate from scratch: the dual at the returned prices, the utility of the returned allocation
+    A = np.ascontiguousarray(pr.A)
+    dual = evaluate(pr, r.prices, sort_efficiencies(A), A)[0]
+    primal = float(np.sum(pr.utility.value(r.allocation.throughput(A))))
+    assert dual == pytest.approx(r.dual, rel=1e-12) and primal == pytest.approx(r.objective, rel=1e-12)
+    assert (dual - primal) / abs(primal) <= 1e-6
     lin = solve(synthetic(n, 4, "linear", seed=7))
     assert lin.converged and "eps 3" in lin.message  # 1e-3 n
+
+
+def test_default_target_bounds():
+    """``default_target``: 1e-6 |objective|, capped at 1e-4 n, floored at 1e-8 n and at rel_eps |objective|."""
+    from gamemarket.pricing.solver import default_target
+
+    assert default_target(1000, 1e-7, -5e4) == pytest.approx(5e-2)  # relative
+    assert default_target(1000, 1e-7, 5e5) == pytest.approx(1e-1)  # capped at 1e-4 n
+    assert default_target(1000, 1e-7, 0.0) == pytest.approx(1e-5)  # floored at 1e-8 n
+    assert default_target(10, 1e-7, 1e12) == pytest.approx(1e5)  # rel_eps |objective| is never refused
+    assert default_target(1000, 1e-3, -5e4) == pytest.approx(50.0)  # a looser rel_eps loosens it
+
+
+@pytest.mark.parametrize("eps", [30.0, 1.0])
+def test_explicit_eps_keeps_its_meaning(eps):
+    """An explicit eps is the stopping rule max(eps, rel_eps |objective|), in its own words: the run may stop
+    anywhere below it (not at the default's 1e-6 relative), and it runs no polish."""
+    pr = synthetic(20000, 8, "log", seed=5)
+    r = solve(pr, eps=eps)
+    assert r.converged and r.gap <= max(eps, 1e-7 * abs(r.objective))
+    assert f"max(eps {eps:.3g}, rel_eps * |objective|)" in r.message and "the default" not in r.message
+    assert check_feasible(pr, r.allocation) <= 1e-9
 
 
 @pytest.mark.parametrize(
