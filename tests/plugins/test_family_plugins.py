@@ -320,3 +320,77 @@ def test_a_population_study_of_the_plugin_family_on_dask_stores_the_local_number
             records[name][f.name] = rec
     assert records["local"] and records["local"] == records["dask"]
     assert remote.runs["run_now"] == local.runs["run_now"]
+
+
+#: a consumer-strategy family without parameters (not parametric): its one strategy bids ``FACTOR`` times ``w``
+HALF_BID = """
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from gamemarket.consumers import ConsumerStrategy, Family, register
+
+FACTOR = 0.5
+
+
+@dataclass(frozen=True)
+class HalfBid(ConsumerStrategy):
+    family: ClassVar[str] = "half-bid"
+    name: str = "half-bid"
+    description: str = ""
+
+    def params(self):
+        return {"family": self.family}
+
+    def reported_bids(self, private_bid, bid_class, G, U):
+        w = np.asarray(private_bid, dtype=float)
+        return np.zeros(len(w), dtype=np.int64), FACTOR * w
+
+    def consumer_groups(self):
+        return ((1.0, 0.5),)
+
+    def entry(self):
+        return {"family": self.family}
+
+
+class HalfBidFamily(Family):
+    name = "half-bid"
+    description = "every job reports half its private bid (no parameters)"
+
+    def from_entry(self, name, entry, where, root):
+        return {name: HalfBid(name)}
+
+    def from_params(self, params, name=""):
+        return HalfBid(name or "half-bid")
+
+
+register(HalfBidFamily())
+"""
+
+
+@pytest.mark.parametrize("factor", ["0.5", "1.5"])
+def test_check_family_checks_a_family_without_parameters_on_its_default_strategy(tmp_path, factor):
+    """A family that is not parametric is checked on what its entry with no fields gives, with no strategies
+    passed: a broken one (bids above the private bid) fails, naming the strategy."""
+    p = tmp_path / "half_bid.py"
+    p.write_text(HALF_BID.replace("FACTOR = 0.5", f"FACTOR = {factor}"))
+    load_plugin(p)
+    report = check_family("half-bid", raise_on_failure=False)
+    by_check = {r.check: r for r in report.results}
+    assert list(by_check) == ["registered", "default", "bids", "round trip", "independent"]
+    assert by_check["default"].status == "passed" and "'half-bid'" in by_check["default"].detail
+    if factor == "0.5":
+        assert report.passed
+    else:
+        assert not report.passed and by_check["bids"].status == "failed"
+        assert (
+            "half-bid:default:half-bid" in by_check["bids"].detail
+            and "expected a finite bid" in by_check["bids"].detail
+        )
+
+
+def test_a_family_whose_entry_needs_fields_is_checked_on_the_strategies_given_only():
+    report = check_family("beta-mix", raise_on_failure=False)  # its entry needs 'groups'
+    assert [(r.check, r.status) for r in report.results] == [("registered", "passed"), ("bids", "skipped")]
+    assert "its entry needs fields" in report.results[-1].detail and "groups" in report.results[-1].detail
