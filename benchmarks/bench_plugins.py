@@ -10,6 +10,12 @@ constant rate (``flat``: the plugin engine's loop with next to no rate to evalua
 cost from the rate function's; "paired" is the median over the repeats of each repeat's plugin/built-in ratio (the
 two runs of a repeat are adjacent, so a drifting load falls on both). The plain-Python path is timed once, on a
 smaller workload, to show what ``jit=False`` costs.
+
+An event-hook scheduler (``gamemarket.market.hooks``) is timed too: the example ``hb-hooks``
+(examples/plugins/highest_bid_hooks.py, HB's top-n rule as ``allocate``) against the built-in ``hb``, both through
+``simulate.run_schedule`` (what ``simulate`` and the studies call) with the k-th price on one smaller workload
+(``--hooks-jobs``, default 2000 jobs on 16 nodes; the hooks' loop is pure Python), checked bit for bit first. No
+target is set for it (the 1.3x is the payment schemes' on the numba path): the ratio says what the loop costs.
 """
 
 from __future__ import annotations
@@ -28,7 +34,8 @@ sys.path.insert(0, str(ROOT))  # this checkout's gamemarket, not an installed on
 from gamemarket.bids import job_table  # noqa: E402 (after the path)
 from gamemarket.consumers import SRG  # noqa: E402 (after the path)
 from gamemarket.market.engine import plugin_engine, run_market  # noqa: E402 (after the path)
-from gamemarket.market.simulate import prepare  # noqa: E402 (after the path)
+from gamemarket.market.simulate import prepare, run_schedule  # noqa: E402 (after the path)
+from gamemarket.plugins import load_plugin  # noqa: E402 (after the path)
 from gamemarket.workloads import generate  # noqa: E402 (after the path)
 
 
@@ -68,6 +75,8 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=30)
     ap.add_argument("--jobs", type=int, default=50_000)
     ap.add_argument("--nodes", type=int, default=64)
+    ap.add_argument("--hooks-jobs", type=int, default=2000, help="the event-hook case's workload (16 nodes)")
+    ap.add_argument("--hooks-repeat", type=int, default=5, help="runs of each side in the event-hook case")
     a = ap.parse_args()
     table = job_table(generate(jobs=a.jobs, nodes=a.nodes, load=1.1, seed=1).jobs, SRG, 1)
     kth = plugin_engine(kth_price)
@@ -114,6 +123,30 @@ def main() -> None:
     py = min(timed(plugin_engine(kth_price, jit=False), (*base, np.array([1.0]), 16, np.full(3, -1.0)), 2))
     jit = min(timed(kth, (*base, np.array([1.0]), 16, np.full(3, -1.0)), 5))
     print(f"plain Python path (jit=False), 2000 jobs, 16 nodes, hb: {1e3 * py:.0f} ms, compiled {1e3 * jit:.2f} ms")
+    hooks_case(a.hooks_jobs, a.hooks_repeat)
+
+
+def hooks_case(jobs: int, repeat: int, nodes: int = 16) -> None:
+    """The event-hook HB (``hb-hooks``) against the built-in ``hb`` through ``run_schedule``, k-th price, r = 1,
+    alternating who goes first; both give the same start, end, payment and preemptions bit for bit first."""
+    load_plugin(ROOT / "examples" / "plugins" / "highest_bid_hooks.py")
+    table = job_table(generate(jobs=jobs, nodes=nodes, load=1.1, seed=1).jobs, SRG, 1)
+    pricing = [("kth", 1.0)]
+    want, got = run_schedule(table, nodes, "hb", pricing), run_schedule(table, nodes, "hb-hooks", pricing)
+    if any(np.asarray(x).tobytes() != np.asarray(y).tobytes() for x, y in zip(want[:4], got[:4])):
+        raise SystemExit("hb-hooks: the event-hook HB differs from the built-in hb")
+    times = {"built-in": [], "hooks": []}
+    pair = (("built-in", "hb"), ("hooks", "hb-hooks"))
+    for i in range(repeat):
+        for k, sched in pair if i % 2 == 0 else pair[::-1]:
+            times[k] += timed(run_schedule, (table, nodes, sched, pricing), 1)
+    b, h = (np.array(times[k]) for k in ("built-in", "hooks"))
+    print(
+        f"event-hook hb-hooks vs built-in hb (run_schedule, kth, {jobs} jobs, {nodes} nodes, {got[4]} steps; minimum "
+        f"(median) of {repeat}): built-in {1e3 * b.min():.2f} ({1e3 * np.median(b):.2f}) ms, hooks "
+        f"{1e3 * h.min():.0f} ({1e3 * np.median(h):.0f}) ms, hooks/built-in {h.min() / b.min():.0f}x "
+        f"(paired median {float(np.median(h / b)):.0f}x)"
+    )
 
 
 if __name__ == "__main__":

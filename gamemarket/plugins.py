@@ -327,12 +327,40 @@ class _ShippedLoader(importlib.abc.SourceLoader):
 
 
 def _exec(spec, module, modname: str) -> None:
-    sys.modules[modname] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:  # a module that failed to import is not left half-made in sys.modules
-        sys.modules.pop(modname, None)
-        raise
+    """Run a plugin's code as the module ``modname``, which is in ``sys.modules`` while it runs (a dataclass's
+    annotations are resolved in its module's namespace, found there) and after it, if it ran to its end.
+
+    Another thread sees the module from the start of its code: a dask worker unpickles a task's plugin objects
+    (``import modname``, then its names) while another thread loads the plugins at a registry's miss. The import
+    system does not make that thread wait, as it does for a module it imports itself (this module is never
+    ``_initializing`` under the import system's lock; taking that lock here, behind ``_LOCK``, would deadlock with
+    :class:`_ListedLoader`, which takes them in the other order). So, while the code runs, a name it has not
+    defined yet is looked up by a module ``__getattr__`` (PEP 562, asked only for a missing name) that waits for
+    ``_LOCK``, which the loading thread holds to the end of the load: the name then exists, or the plugin did not
+    load (an ``AttributeError`` saying so). The loading thread itself holds the lock, so for it a missing name is
+    missing at once. The hook is removed when the code has run, unless the plugin's code defined its own.
+    """
+
+    def wait_for_the_load(name: str):
+        with _LOCK:  # released by the loading thread when the plugin has loaded, or failed to
+            pass
+        if sys.modules.get(modname) is not module:
+            raise AttributeError(f"plugin module {modname!r} did not load (see the plugin's error); no {name!r}")
+        if name in module.__dict__:
+            return module.__dict__[name]
+        raise AttributeError(f"module {modname!r} has no attribute {name!r}")
+
+    with _LOCK:
+        module.__getattr__ = wait_for_the_load
+        sys.modules[modname] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:  # a module that failed to import is not left half-made in sys.modules
+            sys.modules.pop(modname, None)
+            raise
+        finally:
+            if module.__dict__.get("__getattr__") is wait_for_the_load:
+                del module.__getattr__
 
 
 def _load_entry_point(name: str) -> Plugin:

@@ -48,9 +48,9 @@ def sdsc():
 @pytest.fixture(autouse=True)
 def _plugin_registries_restored(request, monkeypatch):
     """Each test under ``tests/plugins/`` starts from the package's own registries and leaves them so: what its
-    plugin registers, and the list of loaded plugins handed to workers, are undone after it. (Here, not in a
-    ``tests/plugins/conftest.py``: a second module named ``conftest`` shadows this one for ``from conftest
-    import ...`` in a whole-suite run.)"""
+    plugin registers, and the list of loaded plugins handed to workers, are undone after it. (``tests/plugins/
+    conftest.py`` holds those tests' other fixtures; no test imports from a conftest, since in a run that collects
+    both the module name ``conftest`` is the last one imported: ``tests/test_conftest_imports.py``.)"""
     if "plugins" not in request.node.path.parent.parts[-1:]:
         yield
         return

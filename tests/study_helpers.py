@@ -19,6 +19,17 @@ def write_study(tmp_path, body: str, name="s.toml") -> Path:
     return p
 
 
+#: the plugin tests' study workload: 150 synthetic jobs on 6 nodes, congested (``tests/plugins``)
+PLUGIN_WORKLOAD = """
+[workload]
+source = "synthetic"
+nodes = 6
+[workload.synthetic]
+jobs = 150
+load = 1.2
+seed = 3
+"""
+
 #: a small congested synthetic workload, for studies of either kind
 WORKLOAD = """
 [workload]

@@ -35,6 +35,7 @@ from gamemarket.testing.family_checks import (
     check_family,
     check_independent,
     check_round_trip,
+    family_defaults,
     family_draws,
     family_points,
 )
@@ -62,6 +63,7 @@ __all__ = [
     "check_runners",
     "check_scheduler",
     "compare_with_reference",
+    "family_defaults",
     "family_draws",
     "family_points",
     "key_fn",

@@ -8,9 +8,10 @@ catalogue strategy (``tests/test_consumers.py``), as one call a plugin author ru
     def test_my_family_conforms():
         check_family("shade-by")  # raises ConformanceError (an AssertionError) naming the failed checks
 
-The strategies checked are the points of a parametric family (its box's corners and a seeded random point)
-and any ``strategies`` passed in (a family that is not parametric has only those). Each check names the
-strategy and, for a bid, the job and the value.
+The strategies checked are the points of a parametric family (its box's corners and a seeded random point),
+or, for a family that is not parametric, what its catalogue entry with no fields gives (``family = "NAME"``
+alone: the default strategy of a family without parameters; :func:`family_defaults`), and any ``strategies``
+passed in. Each check names the strategy and, for a bid, the job and the value.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from gamemarket import bids, consumers
-from gamemarket.consumers import FAMILIES, ConsumerStrategy, ParametricFamily
+from gamemarket.consumers import FAMILIES, ConsumerStrategy, Family, ParametricFamily
 from gamemarket.consumers.base import check_reported
 from gamemarket.errors import InputError
 from gamemarket.testing.report import FAILED, PASSED, SKIPPED, ConformanceReport
@@ -50,6 +51,18 @@ def family_points(family: ParametricFamily, seed: int = 7) -> dict[str, Consumer
     return {
         tag: family.point(x) for tag, x in (("low", lo), ("high", hi), ("random", lo + rng.random(len(lo)) * (hi - lo)))
     }
+
+
+def family_defaults(family: Family) -> dict[str, ConsumerStrategy]:
+    """The strategies of a family's catalogue entry with no fields (``family = "NAME"`` alone), by name: the
+    default point(s) of a family without parameters.
+
+    Raises
+    ------
+    InputError
+        The family needs fields in an entry (it has parameters); its own message.
+    """
+    return family.from_entry(family.name, {}, "check_family", f"[strategies.consumer.{family.name}]")
 
 
 def check_bids(s: ConsumerStrategy) -> str:
@@ -144,16 +157,19 @@ def check_family(
     """Check a registered consumer-strategy family and its strategies.
 
     Checks: ``registered`` (its registered name is its own and it has a description), ``box`` (a parametric
-    family: see :func:`check_box`), ``bids`` (:func:`check_bids`), ``round trip`` (:func:`check_round_trip`)
-    and ``independent`` (:func:`check_independent`), on the family's points (:func:`family_points`) and the
-    ``strategies`` given.
+    family: see :func:`check_box`) or ``default`` (a family that is not parametric, whose entry with no fields
+    reads: :func:`family_defaults`), ``bids`` (:func:`check_bids`), ``round trip`` (:func:`check_round_trip`)
+    and ``independent`` (:func:`check_independent`), on the family's points (:func:`family_points`) or default
+    strategies, and the ``strategies`` given. A family that is not parametric and needs fields in an entry (the
+    built-in ``beta-mix``) is checked on the ``strategies`` given only.
 
     Parameters
     ----------
     name : str
         A name in ``gamemarket.consumers.FAMILIES``.
     strategies : sequence of ConsumerStrategy, optional
-        More strategies of the family to check (a family that is not parametric has only these).
+        More strategies of the family to check (a family that is not parametric and has parameters has only
+        these).
     seed : int
         The random point's seed.
     raise_on_failure : bool
@@ -173,14 +189,27 @@ def check_family(
         where = f"plugin {fam.source}" if fam.source else "registered in code"
         report.add("registered", PASSED, f"{type(fam).__name__} ({where})")
     pool = {f"{s.name}": s for s in strategies}
+    needs = ""
     if isinstance(fam, ParametricFamily):
         try:
             report.add("box", PASSED, check_box(fam))
             pool.update({f"{name}:{tag}": s for tag, s in family_points(fam, seed).items()})
         except Exception as exc:  # a check reports what broke, rather than stopping the report
             report.add("box", FAILED, f"{type(exc).__name__}: {exc}")
+    else:  # no box to take points from: its entry with no fields, where it reads one (a family without parameters)
+        try:
+            defaults = family_defaults(fam)
+            assert defaults and all(isinstance(s, ConsumerStrategy) for s in defaults.values()), (
+                f"its entry with no fields gives {defaults!r}, not strategies"
+            )
+            report.add("default", PASSED, f"its entry with no fields gives {sorted(defaults)}")
+            pool.update({f"{name}:default:{n}": s for n, s in defaults.items()})
+        except InputError as exc:  # it has parameters: an entry needs fields, and only given strategies are checked
+            needs = f" (its entry needs fields: {' '.join(str(exc).split())})"
+        except Exception as exc:  # a check reports what broke, rather than stopping the report
+            report.add("default", FAILED, f"its entry with no fields: {type(exc).__name__}: {exc}")
     if not pool:
-        report.add("bids", SKIPPED, "no strategies to check: pass strategies= for a family that is not parametric")
+        report.add("bids", SKIPPED, f"no strategies to check: pass strategies= for this family{needs}")
     else:
         for check, fn in (("bids", check_bids), ("round trip", check_round_trip), ("independent", check_independent)):
             _each(report, check, pool, fn)

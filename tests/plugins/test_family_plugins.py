@@ -19,7 +19,7 @@ from gamemarket.plugins import PROVIDERS, load_plugin
 from gamemarket.studies import load_study
 from gamemarket.studies.runner import load_workload, plan, run_study
 from gamemarket.testing import check_family, check_provider, family_draws
-from study_helpers import sorted_metrics, write_study
+from study_helpers import PLUGIN_WORKLOAD, sorted_metrics, write_study
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "plugins"
 SHADE_BY = EXAMPLES / "shade_by_amount.py"
@@ -31,19 +31,21 @@ register_provider("pns-lowest", "bid-per-node-second", "lowest-running", descrip
 register_provider("hb-kth-r3", "hb", "kth", reserve=3.0)
 """
 
-STUDY = """
-name = "with-family"
-[plugins]
+#: the plugins (the three examples and PROVIDERS_PLUGIN, beside the study: ``folder``) and the workload both
+#: studies below play
+PLUGINS_AND_WORKLOAD = (
+    """[plugins]
 modules = ["mechanisms/shade_by_amount.py", "mechanisms/lowest_running.py", "mechanisms/bid_per_node_second.py",
-           "mechanisms/providers.py"]
-[workload]
-source = "synthetic"
-nodes = 6
-[workload.synthetic]
-jobs = 150
-load = 1.2
-seed = 3
-[strategies]
+           "mechanisms/providers.py"]"""
+    + PLUGIN_WORKLOAD
+)
+
+STUDY = (
+    """
+name = "with-family"
+"""
+    + PLUGINS_AND_WORKLOAD
+    + """[strategies]
 providers = ["hb-kth", "pns-lowest"]
 consumers = ["FT", "sb20"]
 [strategies.consumer.sb20]
@@ -52,20 +54,14 @@ amount = 20
 [replications]
 count = 2
 """
+)
 
-POPULATION = """
+POPULATION = (
+    """
 name = "pop-family"
-[plugins]
-modules = ["mechanisms/shade_by_amount.py", "mechanisms/lowest_running.py", "mechanisms/bid_per_node_second.py",
-           "mechanisms/providers.py"]
-[workload]
-source = "synthetic"
-nodes = 6
-[workload.synthetic]
-jobs = 150
-load = 1.2
-seed = 3
-[strategies]
+"""
+    + PLUGINS_AND_WORKLOAD
+    + """[strategies]
 providers = ["hb-kth", "pns-lowest"]
 [game]
 kind = "population"
@@ -78,6 +74,7 @@ amount = 30
 [replications]
 count = 2
 """
+)
 
 
 @pytest.fixture
@@ -300,23 +297,84 @@ def test_reused_workers_import_a_plugin_strategys_module_once():
     assert Parallel(n_jobs=2)(delayed(plugins.WithPlugins(_bids_of))(s) for _ in range(4)) == [[0.0, 40.0]] * 4
 
 
-def test_a_population_study_of_the_plugin_family_on_dask_stores_the_local_numbers(folder, tmp_path):
+def test_a_population_study_of_the_plugin_family_on_dask_stores_the_local_numbers(folder, local_then_dask):
     """The plugin's strategy objects reach dask's workers by reference to its module, which they import by loading
     the listed plugin (``plugins._PluginModules``): the same stored runs as a local run."""
-    from dask.distributed import LocalCluster  # deferred: the test extra's
-
     spec = load_study(write_study(folder, POPULATION.replace("jobs = 150", "jobs = 100")))
-    spec.results_dir = tmp_path / "local"
-    local = run_population_study(spec, n_jobs=1)
-    with LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", processes=True, dashboard_address=None) as c:
-        spec.results_dir = tmp_path / "dask"
-        remote = run_population_study(spec, scheduler_address=c.scheduler_address)
-    records = {}
-    for name in ("local", "dask"):
-        records[name] = {}
-        for f in sorted((tmp_path / name / "population").glob("*.json")):
-            rec = json.loads(f.read_text())
-            rec.pop("chunk_seconds")
-            records[name][f.name] = rec
-    assert records["local"] and records["local"] == records["dask"]
+    local, remote, records_local, records_dask = local_then_dask(spec)
+    assert records_local and records_local == records_dask
     assert remote.runs["run_now"] == local.runs["run_now"]
+
+
+#: a consumer-strategy family without parameters (not parametric): its one strategy bids ``FACTOR`` times ``w``
+HALF_BID = """
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from gamemarket.consumers import ConsumerStrategy, Family, register
+
+FACTOR = 0.5
+
+
+@dataclass(frozen=True)
+class HalfBid(ConsumerStrategy):
+    family: ClassVar[str] = "half-bid"
+    name: str = "half-bid"
+    description: str = ""
+
+    def params(self):
+        return {"family": self.family}
+
+    def reported_bids(self, private_bid, bid_class, G, U):
+        w = np.asarray(private_bid, dtype=float)
+        return np.zeros(len(w), dtype=np.int64), FACTOR * w
+
+    def consumer_groups(self):
+        return ((1.0, 0.5),)
+
+    def entry(self):
+        return {"family": self.family}
+
+
+class HalfBidFamily(Family):
+    name = "half-bid"
+    description = "every job reports half its private bid (no parameters)"
+
+    def from_entry(self, name, entry, where, root):
+        return {name: HalfBid(name)}
+
+    def from_params(self, params, name=""):
+        return HalfBid(name or "half-bid")
+
+
+register(HalfBidFamily())
+"""
+
+
+@pytest.mark.parametrize("factor", ["0.5", "1.5"])
+def test_check_family_checks_a_family_without_parameters_on_its_default_strategy(tmp_path, factor):
+    """A family that is not parametric is checked on what its entry with no fields gives, with no strategies
+    passed: a broken one (bids above the private bid) fails, naming the strategy."""
+    p = tmp_path / "half_bid.py"
+    p.write_text(HALF_BID.replace("FACTOR = 0.5", f"FACTOR = {factor}"))
+    load_plugin(p)
+    report = check_family("half-bid", raise_on_failure=False)
+    by_check = {r.check: r for r in report.results}
+    assert list(by_check) == ["registered", "default", "bids", "round trip", "independent"]
+    assert by_check["default"].status == "passed" and "'half-bid'" in by_check["default"].detail
+    if factor == "0.5":
+        assert report.passed
+    else:
+        assert not report.passed and by_check["bids"].status == "failed"
+        assert (
+            "half-bid:default:half-bid" in by_check["bids"].detail
+            and "expected a finite bid" in by_check["bids"].detail
+        )
+
+
+def test_a_family_whose_entry_needs_fields_is_checked_on_the_strategies_given_only():
+    report = check_family("beta-mix", raise_on_failure=False)  # its entry needs 'groups'
+    assert [(r.check, r.status) for r in report.results] == [("registered", "passed"), ("bids", "skipped")]
+    assert "its entry needs fields" in report.results[-1].detail and "groups" in report.results[-1].detail

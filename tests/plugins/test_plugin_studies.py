@@ -9,22 +9,17 @@ import pytest
 from gamemarket.errors import InputError
 from gamemarket.studies import load_study
 from gamemarket.studies.runner import load_workload, plan, run_study
-from study_helpers import sorted_metrics, write_study
+from study_helpers import PLUGIN_WORKLOAD, sorted_metrics, write_study
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "plugins"
 
-STUDY = """
+STUDY = (
+    """
 name = "with-plugin"
 [plugins]
-modules = ["mechanisms/lowest_running.py", "mechanisms/bid_per_node_second.py"]
-[workload]
-source = "synthetic"
-nodes = 6
-[workload.synthetic]
-jobs = 150
-load = 1.2
-seed = 3
-[strategies]
+modules = ["mechanisms/lowest_running.py", "mechanisms/bid_per_node_second.py"]"""
+    + PLUGIN_WORKLOAD
+    + """[strategies]
 providers = ["hb-kth", "hb-lowest", "pns-first"]
 consumers = ["FT", "SRG"]
 [strategies.provider.hb-lowest]
@@ -36,6 +31,7 @@ payment = "first"
 [replications]
 count = 2
 """
+)
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ keys) are the parent's; an entry point travels by its name, and an installed ver
 
 import importlib
 import inspect
-import json
 import pickle
 import shutil
 import sys
@@ -16,7 +15,6 @@ import pytest
 from joblib import Parallel, delayed
 
 from gamemarket import bids, plugins
-from gamemarket.analysis.population import run_population_study
 from gamemarket.consumers import FAMILIES, SRG
 from gamemarket.errors import InputError
 from gamemarket.market import PAYMENTS, SCHEDULERS, Mechanism, simulate
@@ -224,28 +222,14 @@ def _scheduler_source(name: str) -> str:
     return SCHEDULERS.get(name).source
 
 
-def test_a_dask_population_study_whose_plugin_files_are_gone_stores_the_local_numbers(tmp_path):
+def test_a_dask_population_study_whose_plugin_files_are_gone_stores_the_local_numbers(tmp_path, local_then_dask):
     """dask's worker processes start after the plugin files are moved away: what they load is the text each task
     carried, and the stored runs (their keys name the plugins' paths and hashes) are a local run's."""
-    from dask.distributed import LocalCluster  # deferred: the test extra's
-
     mech = tmp_path / "studies" / "mechanisms"
     mech.mkdir(parents=True)
     for f in ("shade_by_amount.py", "lowest_running.py"):
         shutil.copy(EXAMPLES / f, mech / f)
     spec = load_study(write_study(tmp_path, POPULATION))
-    spec.results_dir = tmp_path / "local"
-    local = run_population_study(spec, n_jobs=1)
-    mech.rename(tmp_path / "elsewhere")
-    with LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", processes=True, dashboard_address=None) as c:
-        spec.results_dir = tmp_path / "dask"
-        remote = run_population_study(spec, scheduler_address=c.scheduler_address)
-    records = {}
-    for name in ("local", "dask"):
-        records[name] = {}
-        for f in sorted((tmp_path / name / "population").glob("*.json")):
-            rec = json.loads(f.read_text())
-            rec.pop("chunk_seconds")
-            records[name][f.name] = rec
-    assert records["local"] and records["local"] == records["dask"]
+    local, remote, records_local, records_dask = local_then_dask(spec, between=lambda: mech.rename(tmp_path / "gone"))
+    assert records_local and records_local == records_dask
     assert remote.runs["run_now"] == local.runs["run_now"] > 0

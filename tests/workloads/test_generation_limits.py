@@ -9,11 +9,11 @@ import dataclasses
 import numpy as np
 import pytest
 
-from conftest import ROOT
 from gamemarket.errors import InputError
 from gamemarket.io import limits
 from gamemarket.workloads import SyntheticSpec, WorkloadModel, generate, generate_from_model
 from gamemarket.workloads.model import P_GRID, Z_GRID
+from study_helpers import ROOT
 
 
 @pytest.fixture(scope="module")

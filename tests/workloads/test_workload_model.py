@@ -12,7 +12,6 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT
 from gamemarket import bids
 from gamemarket.cli import main
 from gamemarket.consumers import BetaMix
@@ -21,6 +20,7 @@ from gamemarket.market import Mechanism, outcomes, simulate
 from gamemarket.workloads import Workload, WorkloadModel, generate_from_model, load
 from gamemarket.workloads.fit import fit_model
 from gamemarket.workloads.stats import autocorrelation, daily_period_hours, workload_stats
+from study_helpers import ROOT
 
 MODEL = ROOT / "models" / "lpc-egee-2004.toml"
 SDSC_MODEL = ROOT / "models" / "sdsc-par-1996.toml"

@@ -1,0 +1,19 @@
+"""No test module imports from a ``conftest``: with ``tests/plugins/conftest.py`` beside the root one, both are
+modules named ``conftest`` (pytest's default import mode), and in a run that collects both the name is the last
+one imported, so ``from conftest import ROOT`` failed in ``tests/workloads`` (shared helpers live in
+``study_helpers.py`` and the other helper modules)."""
+
+import re
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parent
+
+
+def test_no_test_module_imports_from_a_conftest():
+    found = [
+        f"{p.relative_to(TESTS)}:{i}: {line.strip()}"
+        for p in sorted(TESTS.rglob("*.py"))
+        for i, line in enumerate(p.read_text().splitlines(), 1)
+        if re.match(r"\s*(from\s+conftest\s+import|import\s+conftest\b)", line)
+    ]
+    assert not found, "import the helper from a module of its own, not from conftest:\n" + "\n".join(found)
