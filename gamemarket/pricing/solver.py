@@ -45,15 +45,18 @@ from __future__ import annotations
 import copy
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 from scipy.optimize import minimize
 
 from gamemarket.errors import GameMarketError, InputError
 from gamemarket.pricing import ties as tie
 from gamemarket.pricing.allocation import Allocation, check_feasible
 from gamemarket.pricing.dual import evaluate
+
+if TYPE_CHECKING:  # pandas only where the trace is read as a table (a fifth of a second of `price solve`'s start)
+    import pandas as pd
 from gamemarket.pricing.envelope import sort_efficiencies
 from gamemarket.pricing.identical import identical_columns, merged_problem, split_allocation
 from gamemarket.pricing.lp_finish import fits as lp_fits
@@ -84,8 +87,15 @@ class Result:
     evaluations: int
     converged: bool
     seconds: float
-    trace: pd.DataFrame = field(repr=False, default=None)
+    rows: list = field(repr=False, default_factory=list)  #: the per-evaluation trace, a dict per evaluation
     message: str = ""
+
+    @property
+    def trace(self) -> pd.DataFrame:
+        """The per-evaluation trace as a table (pandas, imported here: a solve starts without it)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.rows)
 
 
 METHODS = ("lbfgs", "newton", "auto")
@@ -424,7 +434,7 @@ def _from_merged(problem, warm, groups, index, lo, rule, t0) -> Result | None:
         warm.evaluations,
         True,
         time.perf_counter() - t0,
-        warm.trace,
+        warm.rows,
         message,
     )
 
@@ -780,7 +790,7 @@ class PriceDiscovery:
         p = np.maximum(p, lo)
         if p.shape != (m,) or not np.isfinite(p).all() or (p < 0).any():
             raise InputError(f"initial prices must be {m} finite numbers >= 0")
-        self.rows = [] if warm is None else warm.trace.to_dict("records")
+        self.rows = [] if warm is None else list(warm.rows)
         self.best = {"gap": np.inf}
         self.state = {"evals": 0, "iters": 0} if warm is None else {"evals": warm.evaluations, "iters": warm.iterations}
         state, best = self.state, self.best
@@ -882,6 +892,6 @@ class PriceDiscovery:
             state["evals"],
             bool(converged),
             time.perf_counter() - self.t0,
-            pd.DataFrame(self.rows),
+            list(self.rows),
             message,
         )
