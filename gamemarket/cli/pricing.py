@@ -147,7 +147,7 @@ def add_pricing_commands(sub) -> None:
     s.add_argument(
         "--eps",
         type=POSITIVE,
-        help="stopping duality gap (default: a certified relative gap of 1e-6, gap <= 1e-6 |objective|; 1e-3 n for "
+        help="stopping duality gap (default: a certified relative gap of 1e-6, gap <= 1e-6 abs(objective); 1e-3 n for "
         "linear and target utilities)",
     )
     s.add_argument(
