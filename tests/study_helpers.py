@@ -1,5 +1,6 @@
 """What several test modules share about studies: small study files of both kinds, how to write them, metrics."""
 
+import json
 import shutil
 from pathlib import Path
 
@@ -90,3 +91,13 @@ def write_population_study(tmp_path, body: str = POPULATION_STUDY) -> Path:
     """``<tmp_path>/studies/pop.toml`` holding ``body`` (the small population study unless given), as
     :func:`write_study` writes a study."""
     return write_study(tmp_path, body, "pop.toml")
+
+
+def population_records(spec) -> dict:
+    """Every stored run of a population study by file name, without its timing (the only field a machine changes)."""
+    out = {}
+    for f in sorted((spec.results_dir / "population").glob("*.json")):
+        rec = json.loads(f.read_text())
+        rec.pop("chunk_seconds")
+        out[f.name] = rec
+    return out

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, raised
 from gamemarket.market.payments import get_payment, market_price
 from gamemarket.market.schedulers import SCHEDULERS, Scheduler
 from gamemarket.registry import Registry
@@ -159,11 +159,7 @@ def _hook(scheduler: EventScheduler, hook: str, t: int, job: dict, state: Market
     except InputError:
         raise
     except Exception as exc:  # the scheduler's own error: named with it, as a bad input
-        msg = " ".join(str(exc).split())
-        raise InputError(
-            f"{_who(scheduler)}: {hook} raised {type(exc).__name__}{': ' + msg if msg else ''} at t={t} for job id "
-            f"{job['id']}"
-        ) from None
+        raise InputError(f"{_who(scheduler)}: {hook} raised {raised(exc)} at t={t} for job id {job['id']}") from None
 
 
 def _rates(payment, reserve: float, state: MarketState) -> dict:
@@ -202,10 +198,7 @@ def _chosen(scheduler: EventScheduler, t: int, state: MarketState) -> set:
     except InputError:
         raise
     except Exception as exc:  # the scheduler's own error: named with it, as a bad input
-        msg = " ".join(str(exc).split())
-        raise InputError(
-            f"{_who(scheduler)}: allocate raised {type(exc).__name__}{': ' + msg if msg else ''} at t={t}"
-        ) from None
+        raise InputError(f"{_who(scheduler)}: allocate raised {raised(exc)} at t={t}") from None
     bad = [i for i in got if isinstance(i, bool) or not isinstance(i, (int, np.integer))]
     if bad:
         raise InputError(

@@ -14,7 +14,14 @@ from gamemarket.errors import InputError
 from gamemarket.reports.report import FigureJobs
 from gamemarket.studies import load_study, population, run_study, runner, workers
 from gamemarket.studies.workers import POOL_START_ENV, pool_start_seconds, worth_a_pool
-from study_helpers import POPULATION_STUDY, SMALL, sorted_metrics, write_population_study, write_study
+from study_helpers import (
+    POPULATION_STUDY,
+    SMALL,
+    population_records,
+    sorted_metrics,
+    write_population_study,
+    write_study,
+)
 
 #: no pool used yet in this process (``workers._warm``)
 COLD = (float("-inf"), 0)
@@ -79,22 +86,12 @@ def test_the_default_pool_start(monkeypatch):
 POP = POPULATION_STUDY.replace("jobs = 800", "jobs = 400").replace("max_seeds = 4", "max_seeds = 2")
 
 
-def _population_records(spec) -> dict:
-    """Every stored run of a population study by file name, less its timing."""
-    out = {}
-    for f in sorted((spec.results_dir / "population").glob("*.json")):
-        rec = json.loads(f.read_text())
-        rec.pop("chunk_seconds")
-        out[f.name] = rec
-    return out
-
-
 def test_a_population_study_runs_where_a_pool_pays_with_the_same_numbers(tmp_path, monkeypatch):
     spec = load_study(write_population_study(tmp_path, POP))
     monkeypatch.setenv(POOL_START_ENV, "0")  # a pool always pays: every chunk goes to 2 workers
     spec.results_dir = tmp_path / "pool"
     pool = run_population_study(spec, n_jobs=2)
-    on_pool = _population_records(spec)
+    on_pool = population_records(spec)
     assert json.loads((spec.results_dir / "last-run.json").read_text())["workers"] == 2
     assert len(on_pool) == pool.runs["run_now"] > 0
 
@@ -105,7 +102,7 @@ def test_a_population_study_runs_where_a_pool_pays_with_the_same_numbers(tmp_pat
     last = json.loads((spec.results_dir / "last-run.json").read_text())
     assert last["workers"] == 1 and last["n_jobs"] == 2 and last["kind"] == "population"
     assert last["run"] == here.runs["run_now"] == pool.runs["run_now"] and last["jobs"] == 400
-    assert _population_records(spec) == on_pool  # exactly: floats compared as stored, bit for bit
+    assert population_records(spec) == on_pool  # exactly: floats compared as stored, bit for bit
 
     ran_here = []
     chunk = population._chunk_task
@@ -117,7 +114,7 @@ def test_a_population_study_runs_where_a_pool_pays_with_the_same_numbers(tmp_pat
     run_population_study(spec, n_jobs=2)
     assert ran_here == [1]  # one chunk here, the rest on the pool (then still up: every later fan-out goes to it)
     assert json.loads((spec.results_dir / "last-run.json").read_text())["workers"] == 2
-    assert _population_records(spec) == on_pool
+    assert population_records(spec) == on_pool
 
 
 def test_figures_are_drawn_where_a_pool_pays_in_their_order(monkeypatch):

@@ -1,26 +1,14 @@
 """Population studies on a dask cluster: the same stored runs as a local run, and an address that no scheduler
 answers is an error (never silently ignored)."""
 
-import json
-
 import pytest
 
 from gamemarket.analysis.population import run_population_study
 from gamemarket.errors import InputError
 from gamemarket.studies import load_study
-from study_helpers import POPULATION_STUDY, write_population_study
+from study_helpers import POPULATION_STUDY, population_records, write_population_study
 
 TINY = POPULATION_STUDY.replace("jobs = 800", "jobs = 300").replace("max_seeds = 4", "max_seeds = 2")
-
-
-def _records(spec) -> dict:
-    """Every stored run of the study, by file name, without its timing (the only field a machine changes)."""
-    out = {}
-    for f in sorted((spec.results_dir / "population").glob("*.json")):
-        rec = json.loads(f.read_text())
-        rec.pop("chunk_seconds")
-        out[f.name] = rec
-    return out
 
 
 def _local_and_dask(spec, tmp_path, run):
@@ -47,9 +35,9 @@ def tiny(tmp_path):
 def test_population_study_on_dask_stores_the_local_numbers(tiny, tmp_path):
     spec = tiny
     local, remote = _local_and_dask(spec, tmp_path, run_population_study)
-    b = _records(spec)
+    b = population_records(spec)
     spec.results_dir = tmp_path / "local"
-    a = _records(spec)
+    a = population_records(spec)
     assert a and a == b
     assert remote.runs["run_now"] == local.runs["run_now"] == len(a)
     assert [e["mixture"] for x in remote.answers for e in x.equilibria] == [
