@@ -68,14 +68,14 @@ from gamemarket.errors import InputError, foreign_prints, raised
 from gamemarket.market.hooks import EVENT_SCHEDULERS
 from gamemarket.market.payments import PAYMENTS
 from gamemarket.market.schedulers import SCHEDULERS
-from gamemarket.registry import Registry
+from gamemarket.registry import PLUGINS_ENV, Registry
 
 #: the entry-point group of installed plugins
 ENTRY_POINT_GROUP = "gamemarket.plugins"
 #: how a plugin loaded from an entry point names itself (``Plugin.path``): ``entry point NAME``
 ENTRY_POINT = "entry point"
 #: the environment variable listing the plugins loaded in this process (JSON: [[path, hash], ...])
-ENV = "GAMEMARKET_PLUGINS"
+ENV = PLUGINS_ENV
 #: the largest plugin file loaded (bytes): a module's text, read whole, hashed and shipped with every task
 MAX_PLUGIN_BYTES = 16 * 2**20
 

@@ -21,6 +21,10 @@ from gamemarket.errors import InputError
 
 T = TypeVar("T")
 
+#: the environment variable through which a process hands the plugins it loaded to its workers
+#: (``gamemarket.plugins``), here so that the command line can read it without loading the registries
+PLUGINS_ENV = "GAMEMARKET_PLUGINS"
+
 
 class Registry(Mapping, Generic[T]):
     """Named objects of one kind (``what`` names the kind in messages: "scheduler", "utility", ...)."""

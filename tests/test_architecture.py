@@ -4,6 +4,7 @@ Data flow one way: workload -> bids -> market -> outcomes -> payoffs -> game -> 
 report. Parts are the sub-packages (``market``, ``studies``, ...) and the few base modules (``errors``,
 ``registry``, ``bids``, ``confidence``)."""
 
+import argparse
 import ast
 import functools
 from pathlib import Path
@@ -507,3 +508,37 @@ def test_the_command_line_starts_without_the_heavy_libraries():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "[]", out
+
+
+def test_price_solve_starts_without_the_market():
+    """A ``price solve`` process registers only the pricing commands and loads neither the market nor the plugin
+    registries (numba's schedulers and payments): price discovery's whole-process time is a benchmark target
+    (``benchmarks/bench_resalloc.py``), and the market's import was a fifth of it."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from gamemarket.cli import main; "
+        "rc = main(['price', 'solve', '--n', '50', '--m', '2', '--quiet']); assert rc == 0, rc; "
+        "print(sorted(m for m in ('gamemarket.market', 'gamemarket.plugins', 'gamemarket.cli.studies', "
+        "'gamemarket.cli.simulate') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "[]", out
+
+
+def test_a_parser_for_one_command_holds_its_group_and_the_full_parser_every_command():
+    """``build_parser(argv)`` registers only the group of ``argv``'s command; without one, or for a word that is no
+    command (a misspelling, an option first), every command, so that help and errors list them all."""
+    from gamemarket.cli import GROUPS, build_parser
+
+    def commands(parser):
+        return set(next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices)
+
+    every = {w for words in GROUPS.values() for w in words}
+    assert commands(build_parser()) == every
+    for argv in ([], ["--help"], ["prcie", "solve"], ["--version"]):
+        assert commands(build_parser(argv)) == every, argv
+    for words in GROUPS.values():
+        for w in words:
+            assert commands(build_parser([w, "--help"])) == set(words), w

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import re
 import sys
 import warnings
@@ -17,15 +18,59 @@ from gamemarket.cli.output import foreign_code
 from gamemarket.cli.pricing import add_pricing_commands
 from gamemarket.cli.workload import add_workload_commands
 from gamemarket.errors import GameMarketError
+from gamemarket.registry import PLUGINS_ENV
+
+#: the command groups, in the order ``gamemarket --help`` lists them, by the words that start their commands
+GROUPS = {
+    "workload": ("workload",),
+    "simulate": ("simulate",),
+    "studies": ("study", "game", "report"),
+    "pricing": ("price",),
+    "plugin": ("plugin",),
+}
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The ``gamemarket`` argument parser: every command group registers its own subcommands."""
-    # deferred: the command groups load the market (numba) only when a parser is built, not on import
-    from gamemarket.cli.plugin import add_plugin_commands
-    from gamemarket.cli.simulate import add_simulate_command
-    from gamemarket.cli.studies import add_study_commands
+def _group(argv: list[str] | None) -> str | None:
+    """The command group of ``argv``'s command (its first argument: the top-level parser's only options, ``--help``
+    and ``--version``, end the run), None when it names none (an option first, a misspelt command, no argument):
+    then every group is registered, and help and errors list every command."""
+    word = argv[0] if argv else None
+    return next((g for g, words in GROUPS.items() if word in words), None)
 
+
+def _register(sub, group: str) -> None:  # noqa: C901 (one branch per group, each with its own import)
+    """Register command group ``group``'s commands on the parser's subcommands ``sub``. Each group's module is
+    imported here where it loads a heavy library, for a parser that registers it: the market (numba), which
+    ``price solve`` does not need."""
+    if group == "workload":
+        add_workload_commands(sub)
+    elif group == "simulate":
+        from gamemarket.cli.simulate import add_simulate_command  # deferred: numba (the market), for its command
+
+        add_simulate_command(sub)
+    elif group == "studies":
+        from gamemarket.cli.studies import add_study_commands  # deferred: numba (the market), for its commands
+
+        add_study_commands(sub)
+    elif group == "pricing":
+        add_pricing_commands(sub)
+    else:
+        from gamemarket.cli.plugin import add_plugin_commands  # deferred: numba (the registries), for its commands
+
+        add_plugin_commands(sub)
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The ``gamemarket`` argument parser: every command group registers its own subcommands.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments the parser is for: when their command belongs to one group (``price solve``), only that
+        group is registered, so that a command loads only the modules its own group needs; without ``argv``, or
+        when it names no group's command, every group (the full parser: its help lists every command).
+    """
+    wanted = _group(argv)
     p = argparse.ArgumentParser(
         prog="gamemarket",
         description="Game-theoretic analysis of computing markets.",
@@ -37,11 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="version", version=f"gamemarket {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
-    add_workload_commands(sub)
-    add_simulate_command(sub)
-    add_study_commands(sub)
-    add_pricing_commands(sub)
-    add_plugin_commands(sub)
+    for group in GROUPS:
+        if wanted is None or group == wanted:
+            _register(sub, group)
     use_help_formatter(p)
     return p
 
@@ -74,6 +117,8 @@ def _ignore_inherited_plugins() -> None:
     """Warn about, and drop, the plugins ``GAMEMARKET_PLUGINS`` lists that this process did not load: the variable is
     how gamemarket hands its plugins to its worker processes, and a value inherited from the user's environment would
     run code no ``--plugin`` names (``gamemarket.plugins.drop_inherited``)."""
+    if not os.environ.get(PLUGINS_ENV, "").strip():
+        return  # none listed: nothing to drop, and the registries (numba) stay unloaded
     from gamemarket import plugins  # deferred: numba, as build_parser's imports
 
     dropped = plugins.drop_inherited()
@@ -101,16 +146,18 @@ def main(argv: list[str] | None = None) -> int:
         The arguments (default: ``sys.argv[1:]``).
     """
 
-    from gamemarket.cli.plugin import load_cli_plugins  # deferred: numba, as build_parser's imports
-
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     shown, warnings.showwarning = warnings.showwarning, _show_warning
     try:
         _ignore_inherited_plugins()
         # --plugin FILE: before the command looks up a name the plugin registers; its prints kept off stdout
-        with foreign_code(f"plugin {', '.join(map(str, getattr(args, 'plugin', None) or []))}"):
-            load_cli_plugins(args)
+        if getattr(args, "plugin", None):
+            from gamemarket.cli.plugin import load_cli_plugins  # deferred: numba, as build_parser's imports
+
+            with foreign_code(f"plugin {', '.join(map(str, args.plugin))}"):
+                load_cli_plugins(args)
         return int(args.func(args) or 0)
     except SystemExit as exc:  # gamemarket never exits inside a command: a plugin's code called sys.exit
         print(f"gamemarket: error: {_exit_called(exc)}", file=sys.stderr)
