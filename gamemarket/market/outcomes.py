@@ -25,21 +25,21 @@ def runtime_group_codes(runtime: np.ndarray, ids: np.ndarray) -> np.ndarray:
     J = len(runtime)
     runtime = np.asarray(runtime, dtype=np.int64)
     ids = np.asarray(ids, dtype=np.int64)
-    span = int(ids[-1]) + 1 if J else 1
-    if (
-        J > 1
-        and ids[0] >= 0
-        and runtime.min() >= 0
-        and int(runtime.max()) < (2**62) // span
-        and (np.diff(ids) > 0).all()
-    ):
-        # increasing ids (the usual table) make every (runtime, id) pair distinct, so one integer key
-        # sorts them the same way, at a third of lexsort's time
-        order = np.argsort(runtime * span + ids)
-    else:
-        order = np.lexsort((ids, runtime))
     third = J // 3
     codes = np.full(J, 2, dtype=np.int8)
+    if third == 0:
+        return codes
+    span = int(ids[-1]) + 1
+    if ids[0] >= 0 and runtime.min() >= 0 and int(runtime.max()) < (2**62) // span and (np.diff(ids) > 0).all():
+        # increasing ids (the usual table) make every (runtime, id) pair distinct, so one integer key orders
+        # them the same way; and with distinct keys a job's group is fixed by the keys at the two cut points,
+        # which a selection finds without sorting (16 million jobs: a quarter second against argsort's 2 s)
+        key = runtime * span + ids
+        cut1, cut2 = np.partition(key, (third - 1, 2 * third - 1))[[third - 1, 2 * third - 1]]
+        codes[key <= cut2] = 1
+        codes[key <= cut1] = 0
+        return codes
+    order = np.lexsort((ids, runtime))
     codes[order[:third]] = 0
     codes[order[third : 2 * third]] = 1
     return codes
