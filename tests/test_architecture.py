@@ -514,8 +514,11 @@ def test_price_solve_starts_without_the_market():
     """A ``price solve`` process registers only the pricing commands and loads neither the market nor the plugin
     registries (numba's schedulers and payments): price discovery's whole-process time is a benchmark target
     (``benchmarks/bench_resalloc.py``), and the market's import was a fifth of it."""
+    import os
     import subprocess
     import sys
+
+    from gamemarket.registry import PLUGINS_ENV
 
     code = (
         "import sys; from gamemarket.cli import main; "
@@ -523,7 +526,10 @@ def test_price_solve_starts_without_the_market():
         "print(sorted(m for m in ('gamemarket.market', 'gamemarket.plugins', 'gamemarket.cli.studies', "
         "'gamemarket.cli.simulate') if m in sys.modules))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    # without GAMEMARKET_PLUGINS: a test that loaded a plugin in this process left it set for its workers, and a
+    # command that inherits it loads the registries to warn about it (cli._ignore_inherited_plugins)
+    env = {k: v for k, v in os.environ.items() if k != PLUGINS_ENV}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
     assert out.strip().splitlines()[-1] == "[]", out
 
 
