@@ -10,7 +10,9 @@ References
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -67,20 +69,44 @@ class RunResult:
     meta: dict = field(default_factory=dict)
 
 
-def _rank(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(rank, order) of jobs by ``(key, arrival index)``: a stable sort keeps arrival order in ties.
+#: keys from which a ranking sorts the two halves of the keys on two threads (numpy's sort lets go of the GIL) and
+#: merges them by binary search; below it, one sort, whose cost a thread's start would not repay
+SPLIT_RANK = 1 << 22
 
-    Keys without ties have one sorted order, which the default (unstable, faster) sort finds;
-    only keys with ties are sorted again stably. Equal to ``argsort(key, kind="stable")`` either way."""
+
+def _sorted(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(order, sorted keys) of ``key`` by ``(key, index)``: a stable sort keeps index order in ties.
+
+    Keys without ties have one sorted order, which the default (unstable, faster) sort finds; only keys with
+    ties are sorted again stably. Equal to ``argsort(key, kind="stable")`` either way."""
     order = np.argsort(key)
     s = key[order]
     if (s[1:] == s[:-1]).any():
         order = np.argsort(key, kind="stable")
-    order = order.astype(np.int64)
-    # int32 ranks (a run has fewer than engine.MAX_JOBS = 2^31 jobs): half the memory of a trace's ranks
-    rank = np.empty(len(order), np.int32)
-    rank[order] = np.arange(len(order), dtype=np.int32)
-    return rank, order
+        s = key[order]
+    return order, s
+
+
+def _rank(key: np.ndarray, *, split: int = SPLIT_RANK) -> np.ndarray:
+    """The rank of each job by ``(key, arrival index)``: ``rank[argsort(key, kind="stable")] = 0..J-1``, as int32
+    (a run has fewer than ``engine.MAX_JOBS`` = 2^31 jobs: half the memory of a trace's int64 ranks).
+
+    From ``split`` keys on, with two processors, the two halves are sorted side by side and merged: a job of the
+    first half ranks after the second half's strictly smaller keys, one of the second half after the first
+    half's keys that are not larger (arrival order in ties), the same ranks as one sort's."""
+    n = len(key)
+    rank = np.empty(n, np.int32)
+    if n < max(split, 2) or (os.cpu_count() or 1) < 2:
+        order, _ = _sorted(key)
+        rank[order] = np.arange(n, dtype=np.int32)
+        return rank
+    h = n // 2
+    with ThreadPoolExecutor(2) as pool:
+        first, second = pool.submit(_sorted, key[:h]), pool.submit(_sorted, key[h:])
+        (o1, s1), (o2, s2) = first.result(), second.result()
+    rank[o1] = np.arange(h, dtype=np.int32) + np.searchsorted(s2, s1, "left").astype(np.int32)
+    rank[o2 + h] = np.arange(n - h, dtype=np.int32) + np.searchsorted(s1, s2, "right").astype(np.int32)
+    return rank
 
 
 def arrival_order(table) -> tuple[np.ndarray, bool]:
@@ -126,7 +152,7 @@ def prepare(table: pd.DataFrame, scheduler: str, ranks: list | None = None, *, o
     table's rows in arrival order and ``arrays["in_order"]`` true where that is the table's own order.
 
     ``ranks`` (a list, filled as it goes) keeps the ranks already computed for this table as
-    ``(key, (rank, order))`` pairs, so runs that share a table sort each distinct key once: HB and
+    ``(key, rank)`` pairs, so runs that share a table sort each distinct key once: HB and
     NPHB share one key, and every scheduler shares the bid ranking. ``order``: ``arrival_order(table)`` where
     the caller has it already (for a table with the same ``submit`` and ``id`` columns); by default it is worked
     out here. ``table``: a DataFrame or a mapping of column arrays."""
@@ -140,8 +166,8 @@ def prepare(table: pd.DataFrame, scheduler: str, ranks: list | None = None, *, o
     key = priority_keys(get_scheduler(scheduler), t)
     rw = np.ascontiguousarray(t["reported_bid"], dtype=np.float64)
     ranks = [] if ranks is None else ranks
-    rank, _ = _rank_memo(key, ranks)
-    bidrank, _ = _rank_memo(-rw, ranks)
+    rank = _rank_memo(key, ranks)
+    bidrank = _rank_memo(-rw, ranks)
     return arrival, dict(
         submit=np.ascontiguousarray(t["submit"], dtype=np.int64),
         runtime=np.ascontiguousarray(t["runtime"], dtype=np.int64),
@@ -152,7 +178,7 @@ def prepare(table: pd.DataFrame, scheduler: str, ranks: list | None = None, *, o
     )
 
 
-def _rank_memo(key: np.ndarray, ranks: list) -> tuple[np.ndarray, np.ndarray]:
+def _rank_memo(key: np.ndarray, ranks: list) -> np.ndarray:
     for known, r in ranks:
         if np.array_equal(known, key):
             return r

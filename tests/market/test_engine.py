@@ -174,18 +174,40 @@ def test_one_pass_runs_each_scheduler_once(monkeypatch):
     assert [r.meta["mechanism"] for r in out] == [m.describe() for m in ms]
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.sampled_from([-3.0, -0.0, 0.0, 1.5, 2.0, 7.25]) | st.floats(-1e6, 1e6), min_size=0, max_size=60))
-def test_rank_equals_a_stable_sort(keys):
-    """The ranking's fast path (an unstable sort, kept only where no two keys tie) gives exactly the stable
-    sort's order: arrival order among equal keys (-0.0 and 0.0 included)."""
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from([-3.0, -0.0, 0.0, 1.5, 2.0, 7.25]) | st.floats(-1e6, 1e6), min_size=0, max_size=60),
+    st.integers(0, 70),
+)
+def test_rank_equals_a_stable_sort(keys, split):
+    """The ranking's fast paths (an unstable sort, kept only where no two keys tie; and from ``split`` keys on,
+    the two halves sorted on two threads and merged) give exactly the stable sort's ranks: arrival order among
+    equal keys (-0.0 and 0.0 included), ties across the halves too."""
     from gamemarket.market.simulate import _rank
 
     key = np.array(keys, dtype=np.float64)
-    rank, order = _rank(key)
-    want = np.argsort(key, kind="stable")
-    assert order.dtype == np.int64 and np.array_equal(order, want)
-    assert np.array_equal(rank[order], np.arange(len(key)))
+    rank = _rank(key, split=split)
+    want = np.empty(len(key), np.int64)
+    want[np.argsort(key, kind="stable")] = np.arange(len(key))
+    assert rank.dtype == np.int32 and np.array_equal(rank, want)
+
+
+def test_the_split_ranking_runs_where_two_processors_are_reported(monkeypatch):
+    """With one processor the ranking sorts once; with two it sorts the halves on threads: both the same ranks."""
+    import importlib
+
+    sim_mod = importlib.import_module("gamemarket.market.simulate")  # the module (the package exports the function)
+    key = np.random.default_rng(3).integers(0, 50, 5000).astype(np.float64)
+    want = np.empty(len(key), np.int64)
+    want[np.argsort(key, kind="stable")] = np.arange(len(key))
+    threads = []
+    real = sim_mod.ThreadPoolExecutor
+    monkeypatch.setattr(sim_mod, "ThreadPoolExecutor", lambda n: threads.append(n) or real(n))
+    for cpus, pools in ((1, []), (2, [2])):
+        threads.clear()
+        monkeypatch.setattr(sim_mod.os, "cpu_count", lambda c=cpus: c)
+        assert np.array_equal(sim_mod._rank(key, split=100), want)
+        assert threads == pools
 
 
 def test_a_run_larger_than_the_packed_heap_entries_allow_is_refused(monkeypatch):
