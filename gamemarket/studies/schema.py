@@ -327,8 +327,9 @@ class GameTable(PopulationSettings):
 
 
 class PluginsTable(Table):
-    """Plugins the study loads before it reads its strategies: schedulers and payment schemes written outside
-    the package (``gamemarket.plugins``). Loading a plugin runs its code: name only files you trust."""
+    """Plugins the study loads before it reads its strategies: schedulers (priority keys or event hooks), payment
+    schemes, consumer-strategy families and provider strategies written outside the package (``gamemarket.plugins``).
+    Loading a plugin runs its code: name only files you trust."""
 
     modules: list[str] = Field(
         [], max_length=100, description="plugin files (.py, relative to the study file) or installed entry points"
