@@ -206,12 +206,12 @@ def test_one_pass_sums_equal_the_bincount_reference(seed, n, pricing):
 @given(
     runtimes=st.lists(st.integers(0, 2**40), min_size=1, max_size=300),
     gaps=st.lists(st.integers(1, 2**20), min_size=300, max_size=300),
-    first=st.integers(0, 2**20),
+    first=st.integers(-(2**20), 2**20),
     shuffle=st.booleans(),
 )
 def test_runtime_group_codes_equal_the_lexsort_reference(runtimes, gaps, first, shuffle):
-    """The one-key sort (increasing ids) and the lexsort fallback (any ids) both give the groups of the
-    (runtime, id) order, ties in run time broken by id."""
+    """The one-key selection (increasing ids from 0 up) and the lexsort fallback (any ids, negative ones too)
+    both give the groups of the (runtime, id) order, ties in run time broken by id."""
     from gamemarket.market.outcomes import runtime_group_codes
 
     rt = np.array(runtimes, dtype=np.int64) // 2**30  # many ties
@@ -224,6 +224,15 @@ def test_runtime_group_codes_equal_the_lexsort_reference(runtimes, gaps, first, 
     want[order[:third]] = 0
     want[order[third : 2 * third]] = 1
     np.testing.assert_array_equal(runtime_group_codes(rt, ids), want)
+
+
+def test_runtime_group_codes_of_ids_whose_last_is_minus_one():
+    """Ids not increasing whose last is -1 (so ``ids[-1] + 1`` is 0) take the lexsort path, not a division by
+    zero."""
+    from gamemarket.market.outcomes import runtime_group_codes
+
+    np.testing.assert_array_equal(runtime_group_codes([1, 2, 3], [0, 5, -1]), [0, 1, 2])
+    np.testing.assert_array_equal(runtime_group_codes([5, 5, 5], [0, 5, -1]), [1, 2, 0])
 
 
 def test_a_groups_column_runs_pay_what_separate_table_runs_pay():
