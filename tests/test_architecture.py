@@ -535,7 +535,8 @@ def test_price_solve_starts_without_the_market():
 
 def test_a_parser_for_one_command_holds_its_group_and_the_full_parser_every_command():
     """``build_parser(argv)`` registers only the group of ``argv``'s command; without one, or for a word that is no
-    command (a misspelling, an option first), every command, so that help and errors list them all."""
+    command (a misspelling, an option first), every command, so that help and errors list them all; the usage line
+    lists every command either way."""
     from gamemarket.cli import GROUPS, build_parser
 
     def commands(parser):
@@ -545,6 +546,10 @@ def test_a_parser_for_one_command_holds_its_group_and_the_full_parser_every_comm
     assert commands(build_parser()) == every
     for argv in ([], ["--help"], ["prcie", "solve"], ["--version"]):
         assert commands(build_parser(argv)) == every, argv
+    usage = build_parser().format_usage()
+    assert all(w in usage for w in every)
     for words in GROUPS.values():
         for w in words:
             assert commands(build_parser([w, "--help"])) == set(words), w
+            # an error after the command word prints the top-level usage: every command, as the full parser's
+            assert build_parser([w]).format_usage() == usage, w

@@ -85,6 +85,9 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     for group in GROUPS:
         if wanted is None or group == wanted:
             _register(sub, group)
+    # the usage line lists every command, whichever groups this parser holds (an error after a command word prints
+    # it); set after add_subparsers, which builds the commands' own usage lines from the parser's
+    p.usage = f"%(prog)s [-h] [--version]\n{' ' * 18}{{{','.join(w for words in GROUPS.values() for w in words)}}} ..."
     use_help_formatter(p)
     return p
 
