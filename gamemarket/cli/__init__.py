@@ -82,12 +82,12 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="version", version=f"gamemarket {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
-    for group in GROUPS:
+    for group, words in GROUPS.items():
         if wanted is None or group == wanted:
             _register(sub, group)
-    # the usage line lists every command, whichever groups this parser holds (an error after a command word prints
-    # it); set after add_subparsers, which builds the commands' own usage lines from the parser's
-    p.usage = f"%(prog)s [-h] [--version]\n{' ' * 18}{{{','.join(w for words in GROUPS.values() for w in words)}}} ..."
+        else:  # a bare name only, so that the usage line (printed on an error after the command) lists every command
+            for word in words:
+                sub.add_parser(word)
     use_help_formatter(p)
     return p
 
