@@ -26,9 +26,9 @@ from pathlib import Path
 
 import numpy as np
 
-from gamemarket.analysis.exploration import OPTIMISERS, ProbeOracle, point
 from gamemarket.analysis.population import PopulationGames
 from gamemarket.consumers import ShadingRule
+from gamemarket.search.exploration import OPTIMISERS, ProbeOracle, point
 from gamemarket.studies import load_study
 
 STUDY = """

@@ -203,7 +203,7 @@ def reference_range(seeds_one: int = 3, seeds_two: int = 2) -> None:
 
 
 def study(path: Path, n_jobs: int = 2) -> None:
-    from gamemarket.analysis.population import run_population_study
+    from gamemarket.search.population import run_population_study
     from gamemarket.studies import load_study
 
     spec = load_study(path)
@@ -243,9 +243,9 @@ def overhead(path: Path, n_jobs: int = 1, reps: int = 15, every: bool = False) -
     median time a run (with ``every``, the mean over the mechanisms of their medians, weighted by each one's seeds,
     in proportion to its runs). Wall and CPU time both: on a shared machine the wall time swings with the load."""
     from gamemarket import bids
-    from gamemarket.analysis.population import run_population_study
     from gamemarket.market.base import market_for
     from gamemarket.market.simulate import Mechanism, run_arrays
+    from gamemarket.search.population import run_population_study
     from gamemarket.studies import load_study
     from gamemarket.studies.population import PopulationRuns
     from gamemarket.studies.runner import load_workload

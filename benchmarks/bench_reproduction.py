@@ -95,10 +95,10 @@ def main() -> None:
         os.environ["GAMEMARKET_TRACES"] = found
 
     from gamemarket import bids
-    from gamemarket.analysis.population import run_population_study
     from gamemarket.analysis.study import analyze
     from gamemarket.market.simulate import run_schedule
     from gamemarket.reports import write_report
+    from gamemarket.search.population import run_population_study
     from gamemarket.studies import load_study, run_study
     from gamemarket.studies.runner import load_workload, plan
 
@@ -168,7 +168,7 @@ def main() -> None:
 
         # (3) the report
         t0 = time.perf_counter()
-        an = analyze(spec, for_report=True)
+        an = analyze(spec, for_report=True, population=pop)
         t1 = time.perf_counter()
         write_report(an, n_jobs=a.n_jobs)
         t2 = time.perf_counter()

@@ -27,6 +27,7 @@ COMPUTING = {
     "registry",
     "testing",
     "plugins",
+    "search",
 }
 DRAWING = ("matplotlib", "seaborn")
 
@@ -104,6 +105,7 @@ def test_every_module_sits_in_a_part_and_no_loose_modules_are_left():
             "reports",
             "testing",
             "plugins",
+            "search",
         }
     )
     assert loose == []
@@ -162,6 +164,44 @@ def test_the_studies_never_import_games():
     """The runner stores runs, it does not solve: the games and their equilibria are the analysis' (``analysis/``)."""
     bad = sorted(
         f"{m} -> {i}" for m, imps in MODULES.items() if _part(m) == "studies" for i in imps if _part(i) == "games"
+    )
+    assert bad == []
+
+
+def test_the_search_sits_between_the_studies_and_the_reports():
+    """The drivers that decide which runs to make next (``search/``) use the studies (runs), the games and the
+    analysis (answers from stored runs); none of those imports a driver, so a driver's loop is in one place."""
+    bad = sorted(
+        f"{m} -> {i}"
+        for m, imps in MODULES.items()
+        if _part(m) in ("studies", "analysis", "games", "market", "consumers", "workloads", "io")
+        for i in imps
+        if _part(i) == "search"
+    )
+    assert bad == []
+
+
+#: what starts simulations: the runner's entry points, a market's runners, the fan-out, a store's ``ensure``
+RUNNING_CALLS = {"ensure", "run_study", "run_gains", "fan_out", "payoff_runner", "run_chunk", "simulate", "run_market"}
+
+
+def test_the_analysis_starts_no_simulation():
+    """``analysis/`` goes from stored runs to answers: it imports no driver and calls nothing that runs the market
+    (the loops that decide which runs to make are ``search/``'s)."""
+    bad = []
+    for path in sorted((PKG / "analysis").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call):
+                f = node.func
+                name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
+                if name in RUNNING_CALLS:
+                    bad.append(f"{path.name}:{node.lineno} calls {name}")
+    bad += sorted(
+        f"{m} -> {i}"
+        for m, imps in MODULES.items()
+        if _part(m) == "analysis"
+        for i in imps
+        if i in ("gamemarket.studies.workers", "gamemarket.market.simulate")
     )
     assert bad == []
 

@@ -15,69 +15,25 @@ the gain relative to the same jobs' truthful utility.
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 import pandas as pd
 
 from gamemarket.analysis.claims import SHADERS
 from gamemarket.confidence import t_interval
 from gamemarket.errors import InputError
-from gamemarket.market.base import market_for_workload
-from gamemarket.studies.runner import load_cohorts, run_study
+from gamemarket.studies.gains import SHADING_MIXES, derived_studies
+from gamemarket.studies.runner import load_cohorts
 from gamemarket.studies.spec import StudySpec
 
-WAYS = {
-    mix: start for mix, (start, _) in SHADERS.items()
-}  # consumer strategy -> first G-cohort bin of its aggressive group
+#: consumer strategy -> first G-cohort bin of its aggressive group, for the mixes the derived studies play
+WAYS = {mix: SHADERS[mix][0] for mix in SHADING_MIXES}
 
 
-def derived(spec: StudySpec, n: int, seeds: list[int]) -> StudySpec:
-    """The study of the shading-gain experiment at market size ``n``: the same market with ``n`` jobs,
-    the truthful mix and the shading mixes only, these seeds, and results of its own.
-
-    Parameters
-    ----------
-    spec : StudySpec
-        A study with a ``[gains]`` table, of a market whose size is its number of jobs.
-    n : int
-        Number of jobs.
-    seeds : list of int
-        The replication seeds at this size.
-
-    Raises
-    ------
-    InputError
-        When the study's market cannot be resized (``Market.with_jobs``: the pricing market can), or a
-        shading mix the experiment needs is not in the study.
-    """
-    sub = copy.copy(spec)
-    sub.workload = market_for_workload(spec.workload["source"]).with_jobs(spec.workload, n, f"study {spec.name!r}")
-    by_name = {c.name: c for c in spec.consumers}
-    missing = [c for c in ("FT", *WAYS) if c not in by_name]
-    if missing:
-        raise InputError(f"study {spec.name!r}: [gains] needs the consumer strategies {missing} in the study")
-    sub.consumers = [by_name[c] for c in ("FT", *WAYS)]
-    sub.seeds = list(seeds)
-    sub.name = f"{spec.name}-n{n}"
-    sub.results_dir = spec.results_dir / "gains" / f"n{n}"
-    sub.companions = []
-    return sub
-
-
-def gains(
-    spec: StudySpec, *, n_jobs: int = 1, scheduler_address: str | None = None, progress: bool = False, run: bool = True
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(per-seed gains, summary with confidence intervals) for the sizes in the study's ``gains``."""
-    cfg = spec.gains
-    sizes = cfg["jobs"]
-    seed_counts = cfg["seeds"] if isinstance(cfg["seeds"], list) else [cfg["seeds"]] * len(sizes)
-    first = cfg.get("first", 1)
+def gains(spec: StudySpec) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(per-seed gains, summary with confidence intervals) for the sizes in the study's ``gains``, from the derived
+    studies' stored runs (``gamemarket.studies.gains.run_gains`` makes them)."""
     rows = []
-    for n, count in zip(sizes, seed_counts):
-        sub = derived(spec, n, list(range(first, first + count)))
-        if run:
-            run_study(sub, n_jobs=n_jobs, scheduler_address=scheduler_address, progress=progress)
+    for n, sub in derived_studies(spec):
         c = load_cohorts(sub)
         if not len(c):
             raise InputError(f"study {sub.name!r}: no stored results; run the study first")

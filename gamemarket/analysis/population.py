@@ -37,7 +37,6 @@ References
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import dataclasses
 import functools
@@ -46,7 +45,6 @@ import json
 import math
 import os
 import struct
-import time
 import warnings
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -56,13 +54,12 @@ import numpy as np
 from gamemarket.confidence import t_interval
 from gamemarket.errors import InputError
 from gamemarket.games.reduction import population_points
-from gamemarket.games.rsg_equilibria import equilibria
 from gamemarket.games.rsgame import RoleSymmetricGame
-from gamemarket.io.files import atomic_path, dumps_json, read_json
-from gamemarket.studies.population import PopulationRuns, mix_key, on_scheduler, payoffs_of
+from gamemarket.io.files import atomic_path, read_json
+from gamemarket.studies.population import PopulationRuns, mix_key, payoffs_of
 from gamemarket.studies.population_config import PopulationConfig
 from gamemarket.studies.runner import load_workload
-from gamemarket.studies.store import set_aside, study_store
+from gamemarket.studies.store import set_aside
 
 
 @dataclass
@@ -303,19 +300,21 @@ def _t_interval(v) -> list[float]:
     return list(t_interval(v))
 
 
-def _combined(verdicts) -> str:
+def combined_verdict(verdicts) -> str:
     """One verdict from several: "no" if any is, "yes" if all are, else "undecided"."""
     return "no" if "no" in verdicts else ("yes" if all(v == "yes" for v in verdicts) else "undecided")
 
 
-def _search_counts(sol) -> dict:
+def search_counts(sol) -> dict:
     """What support enumeration tried for a solution (empty where it did not run)."""
     if sol.search is None:
         return {}
     return {k: getattr(sol.search, k) for k in ("supports", "starts", "roots", "singletons", "open_supports")}
 
 
-def _decide(interval, threshold) -> str:
+def decide(interval, threshold) -> str:
+    """A verdict from a ``[point, low, high]`` interval against ``threshold``: "yes" where the interval's upper end is
+    at most it, "no" where its lower end is above it, else (or where the interval is undefined) "undecided"."""
     lo, hi = interval[1], interval[2]
     if not np.isfinite(lo):
         return "undecided"
@@ -324,251 +323,6 @@ def _decide(interval, threshold) -> str:
     if lo > threshold:
         return "no"
     return "undecided"
-
-
-def run_population_study(
-    spec,
-    *,
-    n_jobs: int = 1,
-    progress: bool = False,
-    run: bool = True,
-    force: bool = False,
-    scheduler_address: str | None = None,
-) -> PopulationAnalysis:
-    """Run (or resume) a population study and answer it (see the module docstring).
-
-    With ``run=False`` nothing is simulated: a run that is not stored yet is an error. With
-    ``run=True`` the study's results folder is claimed (``force``: one gamemarket did not make, or another
-    study's) and locked: a second run of the same study exits with a clear message instead of doing the
-    work twice. An analysis cached under the current
-    :func:`analysis_key` is read back instead of computed.
-
-    Parameters
-    ----------
-    spec : StudySpec
-        A population study (``spec.population`` set).
-    n_jobs : int
-        Worker processes for the runs.
-    progress : bool
-        Show a progress bar while running.
-    run : bool
-        Run what is missing (and lock the results folder), or only read what is stored.
-    force : bool
-        Claim a results folder gamemarket did not make, or another study's.
-    scheduler_address : str, optional
-        A dask.distributed scheduler to run the simulations on (``n_jobs`` is then unused); the stored runs,
-        and so the answer, are the same as a local run's. An address that no scheduler answers is an
-        :class:`InputError`.
-
-    Returns
-    -------
-    PopulationAnalysis
-
-    Raises
-    ------
-    InputError
-        A run that is not stored where ``run=False``, or a study whose market cannot give its agents.
-    """
-    store = study_store(spec, force=force) if run else None
-    lock = store.lock("population study run") if store is not None else contextlib.nullcontext()
-    with lock, on_scheduler(scheduler_address):
-        t0 = time.perf_counter()
-        cached = _read_analysis(spec)
-        if cached is not None:
-            cached.runs = {**cached.runs, "run_now": 0, "wall_seconds": time.perf_counter() - t0}
-            return cached
-        an = _run_population_study(
-            spec, n_jobs=n_jobs, progress=progress, run=run, scheduler_address=scheduler_address, store=store
-        )
-        _write_analysis(spec, an)
-        return an
-
-
-def _write_last_run(store, st: PopulationGames, an_runs: dict, n_jobs, scheduler_address) -> None:
-    """``last-run.json`` of a population study run that made runs (as a bimatrix study's, ``runner.StudyRun``):
-    the simulations its answer used and those run now, its wall time, the workers asked for (``n_jobs``) and
-    used (``workers``: 1 where no pool paid for its start, ``"dask"`` on a cluster), the workload and its jobs."""
-    w = st.workload
-    record = {
-        "kind": "population",
-        "simulations": an_runs["simulations"],
-        "run": an_runs["run_now"],
-        "wall_seconds": an_runs["wall_seconds"],
-        "nodes": w.nodes,
-        "n_jobs": n_jobs if not scheduler_address else f"dask {scheduler_address}",
-        "workers": st.runs.workers,
-        "workload": w.meta.get("source"),
-        "workload_sha256": w.meta.get("sha256"),
-        "jobs": w.jobs,
-        "finished": time.strftime("%Y-%m-%d %H:%M:%S"),
-    }
-    with atomic_path(store.claim().file("last-run.json", once=False), "run record") as tmp:
-        tmp.write_text(dumps_json(record, indent=2))
-
-
-def _run_population_study(
-    spec, *, n_jobs: int, progress: bool, run: bool, scheduler_address: str | None = None, store=None
-) -> PopulationAnalysis:
-    t0 = time.perf_counter()
-    st = PopulationGames(spec, n_jobs=n_jobs, progress=progress, run=run, scheduler_address=scheduler_address)
-    cfg = st.cfg
-    seeds = {p.name: list(spec.seeds) for p in spec.providers}
-    budget = max(cfg.max_seeds, len(spec.seeds))
-    rng = np.random.default_rng(0)
-    answers: dict[str, MechanismAnswer] = {}
-    pending = [p.name for p in spec.providers]
-    provs = {p.name: p for p in spec.providers}
-    while pending:
-        st.runs.ensure({(p, s): st.grid for p in pending for s in seeds[p]})
-        cands = {}
-        for p in pending:
-            sol = equilibria(st.reduced_game(provs[p], seeds[p]))
-            cands[p] = sol
-        st.runs.ensure({(p, s): [e.mixture for e in cands[p].equilibria] for p in pending for s in seeds[p]})
-        again = []
-        for p in pending:
-            prov = provs[p]
-            sol = cands[p]
-            scale = st.scale(prov, seeds[p])
-            tol = cfg.regret_tol * scale
-            eqs = []
-            for e in sol.equilibria:
-                v = st.verify(prov, seeds[p], e.mixture, rng)
-                eqs.append(
-                    {
-                        "mixture": {n_: float(q) for n_, q in zip(cfg.names, e.mixture) if q > 0},
-                        "mixture_vector": e.mixture.tolist(),
-                        "reduced_regret": e.regret,
-                        "stability": e.stability,
-                        "verified": _decide(v["regret"], tol),
-                        **v,
-                    }
-                )
-            g = st.gains(prov, seeds[p])
-            # the regret of all-truthful is its largest gain: the same verdict rule as a candidate's
-            ans_t = _combined([_decide(gv, tol) for gv in g.values()])
-            notes = [] if sol.found else [sol.summary()]
-            answers[p] = MechanismAnswer(p, sol.game, list(seeds[p]), eqs, g, ans_t, notes, _search_counts(sol))
-            unsure = any(e["verified"] == "undecided" for e in eqs) or ans_t == "undecided"
-            if unsure and len(seeds[p]) < budget:
-                nxt = max(seeds[p]) + 1
-                seeds[p] = seeds[p] + list(range(nxt, nxt + min(cfg.seed_step, budget - len(seeds[p]))))
-                again.append(p)
-        pending = again
-    # the provider: revenue of every mechanism at every mechanism's confirmed consumer equilibria
-    base_seeds = list(spec.seeds)
-    points = {mix_key(e["mixture_vector"]) for a in answers.values() for e in a.equilibria}
-    st.runs.ensure({(p.name, s): sorted(points) for p in spec.providers for s in base_seeds})
-
-    def revenue(pname, x):
-        return float(np.mean([r["revenue"] for r in st.runs.records(provs[pname], base_seeds, mix_key(x))]))
-
-    leader = []
-    for a in answers.values():
-        revs = [e["revenue"][0] for e in a.equilibria if e["verified"] != "no"]
-        leader.append(
-            {
-                "mechanism": a.mechanism,
-                "equilibria": len(revs),
-                "worst_revenue": min(revs) if revs else None,
-                "best_revenue": max(revs) if revs else None,
-            }
-        )
-    ranked = sorted([r for r in leader if r["worst_revenue"] is not None], key=lambda r: -r["worst_revenue"])
-    simultaneous = []
-    for a in answers.values():
-        for e in a.equilibria:
-            if e["verified"] == "no":
-                continue
-            x = e["mixture_vector"]
-            revs = {p.name: revenue(p.name, x) for p in spec.providers}
-            best = max(revs.values())
-            if revs[a.mechanism] >= best - 1e-9 * max(1.0, abs(best)):
-                simultaneous.append({"mechanism": a.mechanism, "mixture": e["mixture"], "revenue": revs[a.mechanism]})
-    joint = _joint_answer(st, answers, base_seeds, rng)
-    grid_runs = len(st.grid)
-    used = len(st.runs.requested)  # distinct stored runs the answers read
-    # a fixed design of the same confidence: every mechanism at the largest seed count used, at the grid and its
-    # candidates; the mixtures run under every mechanism (candidates', the joint game's) at the base seeds
-    longest = max(seeds.values(), key=len)
-    fixed = {
-        (p, m, s)
-        for p, a in answers.items()
-        for m in set(st.grid) | {mix_key(e["mixture_vector"]) for e in a.equilibria}
-        for s in longest
-    }
-    fixed |= {(p.name, m, s) for p in spec.providers for m in points | set(joint["points"]) for s in base_seeds}
-    fixed = len(fixed)
-    runs = {
-        "simulations": used,
-        "fixed_design": fixed,
-        "seeds": {p: len(v) for p, v in seeds.items()},
-        "run_now": st.runs.runs_done,
-        "wall_seconds": time.perf_counter() - t0,
-    }
-    if store is not None and st.runs.runs_done:  # the figures of the run that computed the runs
-        _write_last_run(store, st, runs, n_jobs, scheduler_address)
-    provider = {
-        "leader": ranked[0]["mechanism"] if ranked else None,
-        "ranking": ranked,
-        "simultaneous": simultaneous,
-        "joint": joint,
-    }
-    return PopulationAnalysis(
-        spec,
-        cfg,
-        [answers[p.name] for p in spec.providers],
-        provider,
-        runs,
-        {**st.runs.meta, "grid_mixtures": grid_runs, "reduced_players": cfg.reduced_players},
-    )
-
-
-def _joint_answer(st: PopulationGames, answers: dict, base_seeds: list, rng) -> dict:
-    """The simultaneous equilibria of the provider-consumer game with any provider mixture
-    (:meth:`PopulationGames.joint_game`, from each mechanism's answer), each verified by runs at its consumer
-    mixture under every mechanism: both roles' regrets with bootstrap CIs over the base seeds, decided
-    against the study's ``regret_tol`` times each role's scale (the consumers': mean absolute truthful
-    utility per agent; the provider's: mean revenue per agent at the candidate)."""
-    cfg, provs = st.cfg, list(st.spec.providers)
-    M = len(provs)
-    grid = st.joint_points()
-    st.runs.ensure({(p.name, s): grid for p in provs for s in base_seeds})
-    game = st.joint_game({p: a.game for p, a in answers.items()}, base_seeds)
-    sol = equilibria(game)
-    points = sorted({mix_key(e.mixture[M:]) for e in sol.equilibria} - set(grid))
-    st.runs.ensure({(p.name, s): points for p in provs for s in base_seeds})
-    c_scale = float(np.mean([st.scale(p, base_seeds) for p in provs]))
-    eqs = []
-    for e in sol.equilibria:
-        q, x = e.mixture[:M], e.mixture[M:]
-        v = st.verify_joint(base_seeds, q, x, rng)
-        p_scale = float(np.mean(np.abs(list(v["revenue_per_agent"].values()))))
-        verified = _combined(
-            [
-                _decide(v["consumer_regret"], cfg.regret_tol * c_scale),
-                _decide(v["provider_regret"], cfg.regret_tol * p_scale),
-            ]
-        )
-        eqs.append(
-            {
-                "provider": {p.name: float(w) for p, w in zip(provs, q) if w > 0},
-                "consumers": {n_: float(w) for n_, w in zip(cfg.names, x) if w > 0},
-                "mixture_vector": e.mixture.tolist(),
-                "reduced_regret": e.regret,
-                "stability": e.stability,
-                "verified": verified,
-                **v,
-            }
-        )
-    return {
-        "game": game,
-        "equilibria": eqs,
-        "dominant": dominant_mechanism(game),
-        "notes": [] if sol.found else [sol.summary()],
-        "search": _search_counts(sol),
-        "points": sorted(set(grid) | set(points)),
-    }
 
 
 def dominant_mechanism(game: RoleSymmetricGame) -> str | None:
@@ -631,7 +385,14 @@ def equilibria_json(an: PopulationAnalysis) -> list[dict]:
 
 # ---------------------------------------------------------------------------- the analysis cache
 #: the code that decides a population analysis from its stored runs: any change to it is a new cache key
-_ANALYSIS_CODE = ("games", "analysis/population.py", "studies/population.py", "confidence.py", "__init__.py")
+_ANALYSIS_CODE = (
+    "games",
+    "analysis/population.py",
+    "search/population.py",
+    "studies/population.py",
+    "confidence.py",
+    "__init__.py",
+)
 
 #: what a cached analysis file holds (its ``format`` and ``version``); any other file is set aside, never read
 CACHE_FORMAT = "gamemarket population analysis"
@@ -673,7 +434,7 @@ def _analysis_path(spec, key: str) -> Path:
     return Path(spec.results_dir) / "analysis" / f"population-{key}.json"
 
 
-def _read_analysis(spec) -> PopulationAnalysis | None:
+def read_analysis(spec) -> PopulationAnalysis | None:
     """The cached analysis with the current key, or None; a file that does not read back as one is set aside."""
     key = analysis_key(spec)
     path = _analysis_path(spec, key)
@@ -686,7 +447,7 @@ def _read_analysis(spec) -> PopulationAnalysis | None:
         return None
 
 
-def _write_analysis(spec, an: PopulationAnalysis) -> None:
+def write_analysis(spec, an: PopulationAnalysis) -> None:
     """Cache the analysis under its key (atomically), dropping the older caches this program wrote (files in
     the cache format that record the key their name says); a read-only store skips it."""
     key = analysis_key(spec)

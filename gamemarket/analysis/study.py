@@ -12,7 +12,7 @@ from gamemarket import __version__
 from gamemarket.analysis import claims
 from gamemarket.analysis.claims import grid_cells, hb_pair
 from gamemarket.analysis.incentives import gains
-from gamemarket.analysis.population import run_population_study
+from gamemarket.analysis.population import read_analysis
 from gamemarket.consumers import from_params
 from gamemarket.errors import GameMarketError, InputError, UndefinedPayoffError
 from gamemarket.games import Game, Solution, from_results, solve
@@ -120,12 +120,13 @@ def analyze(
     resamples: int = 1000,
     time_limit: float = 10.0,
     for_report: bool = False,
+    population=None,
 ) -> StudyAnalysis:
     """Solve a study's games from its stored results (the payoffs, equilibria, robustness and flags).
 
     With ``for_report`` also everything its report shows: the paper's claims on this study and its
     companions, the shading gains by bid class, the gains against market size, the workload's facts
-    and the linked population study's answers.
+    and the linked population study's answers (``population``, where the caller has them: else the cached ones).
     """
     metrics, bins, meta = load_results(spec, with_bins=with_bins or for_report)
     out = StudyAnalysis(spec, metrics, bins, meta, resamples=resamples)
@@ -147,11 +148,11 @@ def analyze(
     if len(prov) == 2 and set(PAPER_CONSUMERS) <= set(cols) and (len(rows), len(cols)) != (2, 2):
         out.paper_games = [sg for gd in spec.games if (sg := solved(gd, prov, list(PAPER_CONSUMERS))) is not None]
     if for_report:
-        _report_extras(out)
+        _report_extras(out, population)
     return out
 
 
-def _report_extras(an: StudyAnalysis) -> None:
+def _report_extras(an: StudyAnalysis, population=None) -> None:
     spec, meta = an.spec, an.meta
     if MARKETS.get(meta["kind"]).paper_analysis:
         an.workload = workload_facts(spec)
@@ -168,8 +169,8 @@ def _report_extras(an: StudyAnalysis) -> None:
             except GameMarketError:  # a companion whose workload is not here (a trace not fetched)
                 continue
     if spec.gains:
-        an.growth = gains(spec, run=False)
-    pop = population_analysis(spec)
+        an.growth = gains(spec)
+    pop = population_analysis(spec, population)
     if isinstance(pop, PopulationMissing):
         an.population_missing = pop
     else:
@@ -211,15 +212,26 @@ def workload_facts(spec: StudySpec) -> dict:
     return out
 
 
-def population_analysis(spec: StudySpec):
-    """The linked population study's analysis from its stored runs; None where the study links none, and a
-    ``PopulationMissing`` saying why where its analysis cannot be made (not run, or runs missing)."""
+def population_analysis(spec: StudySpec, given=None):
+    """The linked population study's analysis: ``given`` (its driver's answer,
+    ``gamemarket.search.population.linked_population``), else the one its last run cached; None where the study
+    links none, and a ``PopulationMissing`` saying why where there is none (not run, or run by other code)."""
     if spec.population_study is None:
         return None
+    if given is not None:
+        return given
     try:
-        return run_population_study(load_study(spec.population_study), run=False)
-    except GameMarketError as exc:  # not run, or not complete: the report says why where it needs it
+        pop_spec = load_study(spec.population_study)
+        cached = read_analysis(pop_spec)
+    except GameMarketError as exc:  # not loadable here: the report says why where it needs it
         return PopulationMissing(str(spec.population_study), str(exc))
+    if cached is None:
+        return PopulationMissing(
+            str(spec.population_study),
+            f"study {pop_spec.name!r}: its analysis (of its current runs, by this code) is not stored yet; run "
+            f"`gamemarket study run {spec.population_study}`",
+        )
+    return cached
 
 
 @dataclass(frozen=True)

@@ -155,7 +155,7 @@ def _report_claimed(a, spec, force: bool):
 
 
 def _run_population(a, spec, *, force: bool) -> int:
-    from gamemarket.analysis.population import run_population_study  # deferred: joblib, pandas, pyarrow, scipy.optimize
+    from gamemarket.search.population import run_population_study  # deferred: joblib, pandas, pyarrow, scipy.optimize
 
     with _report_claimed(a, spec, force):
         an = run_population_study(
@@ -179,7 +179,7 @@ def _run_exploration(a, spec) -> dict:
     """The study's strategy exploration (``[game] exploration``), after its menu-only answer; the report
     renders it and writes its ``data/exploration.json``."""
     # deferred: the analysis (pandas, scipy.optimize) only for a study that explores
-    from gamemarket.analysis.exploration import run_exploration
+    from gamemarket.search.exploration import run_exploration
 
     ex = run_exploration(spec, n_jobs=a.n_jobs, progress=not a.no_progress, scheduler_address=a.scheduler_address)
     for name, m in ex["mechanisms"].items():
@@ -207,17 +207,20 @@ def _run_bimatrix(a, spec) -> int:
                 f"in {duration(info.wall_seconds)}; results in {s.results_dir}"
             )
         if spec.gains:
-            from gamemarket.analysis.incentives import gains  # deferred: joblib, pandas, pyarrow, scipy.optimize
+            from gamemarket.studies.gains import run_gains  # deferred: joblib, pandas, pyarrow
 
             t1 = time.perf_counter()
-            gains(spec, n_jobs=a.n_jobs, scheduler_address=a.scheduler_address, progress=not a.no_progress)
+            run_gains(spec, n_jobs=a.n_jobs, scheduler_address=a.scheduler_address, progress=not a.no_progress)
             print(f"shading gains over market sizes {spec.gains['jobs']}: {duration(time.perf_counter() - t1)}")
     if not a.no_report:
         from gamemarket.analysis.study import analyze  # deferred: joblib, pandas, pyarrow, scipy.optimize
         from gamemarket.reports.report import write_report  # deferred: matplotlib, pandas
 
         t1 = time.perf_counter()
-        path = write_report(analyze(spec, methods=tuple(a.methods), for_report=True), force=a.force, n_jobs=a.n_jobs)
+        from gamemarket.search.population import linked_population  # deferred: joblib, pandas, scipy.optimize
+
+        an = analyze(spec, methods=tuple(a.methods), for_report=True, population=linked_population(spec))
+        path = write_report(an, force=a.force, n_jobs=a.n_jobs)
         # the times go to the log, not into the report (a report written again from the same results is the same)
         print(
             f"report: {path} (written in {duration(time.perf_counter() - t1)}; "
@@ -335,10 +338,8 @@ def cmd_game_solve(a) -> int:
         spec = _study(a, p)
         if spec.population is not None:
             # deferred: joblib, pandas, pyarrow, scipy.optimize
-            from gamemarket.analysis.population import (
-                equilibria_json,
-                run_population_study,
-            )  # deferred: joblib, pandas, pyarrow, scipy.optimize
+            from gamemarket.analysis.population import equilibria_json
+            from gamemarket.search.population import run_population_study
 
             an = run_population_study(spec, run=False)
             if a.format == "json":
@@ -392,10 +393,9 @@ def cmd_report(a) -> int:
     spec = _study(a, a.study)
     if spec.population is not None:
         # deferred: joblib, pandas, pyarrow, scipy.optimize
-        from gamemarket.analysis.population import run_population_study
-
         # deferred: joblib, matplotlib, matplotlib.pyplot, pandas, pyarrow, scipy.optimize
         from gamemarket.reports.population import write_population_report
+        from gamemarket.search.population import run_population_study
 
         print(f"report: {write_population_report(run_population_study(spec, run=False), force=a.force)}")
         return 0
@@ -406,7 +406,10 @@ def cmd_report(a) -> int:
 
     claim_folder(Path(spec.report_dir), spec, a.force)  # refuse another study's folder before the work
     t0 = time.perf_counter()
-    path = write_report(analyze(spec, methods=tuple(a.methods), for_report=True), force=a.force)
+    from gamemarket.search.population import linked_population  # deferred: joblib, pandas, scipy.optimize
+
+    an = analyze(spec, methods=tuple(a.methods), for_report=True, population=linked_population(spec))
+    path = write_report(an, force=a.force)
     print(f"report: {path} (written in {duration(time.perf_counter() - t0)})")
     return 0
 

@@ -21,7 +21,6 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from gamemarket import __version__  # noqa: E402
-from gamemarket.analysis.exploration import write_exploration  # noqa: E402
 from gamemarket.games.egta import to_tidy, write_egta  # noqa: E402
 from gamemarket.games.io import mixture_words, write_json  # noqa: E402
 from gamemarket.io.files import read_json  # noqa: E402
@@ -31,6 +30,7 @@ from gamemarket.io.ownership import OutputFolder  # noqa: E402
 from gamemarket.reports.drawing import people_ticks, save  # noqa: E402
 from gamemarket.reports.markdown import md_table, num, num_ci, to_html  # noqa: E402
 from gamemarket.reports.report import claim_folder, figure_lines, workload_words, write_text  # noqa: E402
+from gamemarket.search.exploration import write_exploration  # noqa: E402
 
 UNIT = "bid x seconds per job"
 
@@ -354,7 +354,7 @@ def write_population_report(
     force : bool
         Replace a folder this package did not write.
     exploration : dict, optional
-        The study's strategy exploration (``gamemarket.analysis.exploration.run_exploration``): written to
+        The study's strategy exploration (``gamemarket.search.exploration.run_exploration``): written to
         ``data/exploration.json`` and rendered (the first paragraph's answer with the family open, and its
         section). Without it, a study with ``[game] exploration`` renders the one its last run wrote into the
         folder (a report from stored results keeps it, rather than removing it as stale).

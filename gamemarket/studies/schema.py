@@ -279,7 +279,7 @@ class InlineStrategy(Table):
 
 class ExplorationTable(Table):
     """Strategy exploration of a population game (``[game] exploration = {...}``): a best-response search over a
-    family of shading rules grows each mechanism's menu (``gamemarket.analysis.exploration``)."""
+    family of shading rules grows each mechanism's menu (``gamemarket.search.exploration``)."""
 
     family: str = Field(
         description="the parametric family searched: per-class (a beta per private-bid class), piecewise (beta "

@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gamemarket.analysis.population as pop
+import gamemarket.search.population as driver
 from gamemarket import bids
 from gamemarket.analysis.population import (
     PopulationGames,
@@ -23,10 +24,10 @@ from gamemarket.analysis.population import (
     dominant_mechanism,
     equilibria_json,
     regret_bootstrap,
-    run_population_study,
 )
 from gamemarket.games.rsgame import RoleSymmetricGame
 from gamemarket.market.base import MARKETS
+from gamemarket.search.population import run_population_study
 from gamemarket.studies import load_study, population
 from gamemarket.studies.population import mix_key, payoffs_of
 from gamemarket.testing.market_checks import JOB_COLUMNS
@@ -99,8 +100,8 @@ def test_population_analysis_is_cached_by_its_inputs(study, monkeypatch):
     cached = sorted((spec.results_dir / "analysis").glob("population-*.json"))
     assert [p.name for p in cached] == [f"population-{pop.analysis_key(spec)}.json"]
     solves = []
-    real = pop.equilibria
-    monkeypatch.setattr(pop, "equilibria", lambda game: solves.append(1) or real(game))
+    real = driver.equilibria
+    monkeypatch.setattr(driver, "equilibria", lambda game: solves.append(1) or real(game))
     again = run_population_study(spec, run=False)
     assert not solves and again.runs["run_now"] == 0
     assert equilibria_json(again) == equilibria_json(first) and again.spec is spec
@@ -209,8 +210,8 @@ def test_a_cached_analysis_reads_back_exactly(study, monkeypatch):
     first = run_population_study(spec, n_jobs=1)
     assert_same(_round_trip(first), first)
     solves = []
-    real = pop.equilibria
-    monkeypatch.setattr(pop, "equilibria", lambda game: solves.append(1) or real(game))
+    real = driver.equilibria
+    monkeypatch.setattr(driver, "equilibria", lambda game: solves.append(1) or real(game))
     again = run_population_study(spec, run=False)  # from the cache file
     assert not solves
     assert again.runs["run_now"] == 0 and again.runs["wall_seconds"] < first.runs["wall_seconds"]
@@ -253,8 +254,8 @@ def test_the_analysis_cache_is_never_a_pickle(study, tmp_path, monkeypatch):
     (folder / f"population-{key}.json").unlink()
     (folder / f"population-{key}.pkl").write_bytes(crafted)  # where earlier versions kept it
     solves = []
-    real = pop.equilibria
-    monkeypatch.setattr(pop, "equilibria", lambda game: solves.append(1) or real(game))
+    real = driver.equilibria
+    monkeypatch.setattr(driver, "equilibria", lambda game: solves.append(1) or real(game))
     an = run_population_study(spec, run=False)
     assert solves and not marker.exists()
     assert equilibria_json(an) == equilibria_json(first)
@@ -322,8 +323,8 @@ def test_a_malformed_cache_file_is_set_aside_and_the_analysis_computed_again(stu
     damage(data)
     path.write_text(json.dumps(data))
     solves = []
-    real = pop.equilibria
-    monkeypatch.setattr(pop, "equilibria", lambda game: solves.append(1) or real(game))
+    real = driver.equilibria
+    monkeypatch.setattr(driver, "equilibria", lambda game: solves.append(1) or real(game))
     with pytest.warns(UserWarning, match="cached analysis does not read"):
         again = run_population_study(spec, run=False)
     assert solves and equilibria_json(again) == equilibria_json(first)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gamemarket.analysis.population import run_population_study
+from gamemarket.search.population import run_population_study
 
 
 def _records(folder: Path) -> dict:

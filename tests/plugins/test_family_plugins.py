@@ -11,11 +11,12 @@ import numpy as np
 import pytest
 
 from gamemarket import consumers
-from gamemarket.analysis.population import equilibria_json, run_population_study
+from gamemarket.analysis.population import equilibria_json
 from gamemarket.cli import main
 from gamemarket.consumers import FAMILIES
 from gamemarket.errors import InputError
 from gamemarket.plugins import PROVIDERS, load_plugin
+from gamemarket.search.population import run_population_study
 from gamemarket.studies import load_study
 from gamemarket.studies.runner import load_workload, plan, run_study
 from gamemarket.testing import check_family, check_provider, family_draws

@@ -146,7 +146,7 @@ def test_a_bimatrix_study_of_hb_as_hooks_stores_the_engines_numbers_with_one_and
 def test_a_population_study_of_hb_as_hooks_on_dask_stores_the_local_numbers(hooks_study, tmp_path):
     from dask.distributed import LocalCluster  # deferred: the test extra's
 
-    from gamemarket.analysis.population import run_population_study
+    from gamemarket.search.population import run_population_study
 
     body = hooks_study.read_text().replace('consumers = ["FT", "SRG"]\n', "")
     body = body.replace('providers = ["hb-kth", "hbh-kth", "hb-lowest", "hbh-lowest"]', 'providers = ["hbh-kth"]')

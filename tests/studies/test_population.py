@@ -11,9 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gamemarket import bids
-from gamemarket.analysis.population import equilibria_json, run_population_study
+from gamemarket.analysis.population import equilibria_json
 from gamemarket.consumers import BetaMix, ShadingRule
 from gamemarket.errors import InputError
+from gamemarket.search.population import run_population_study
 from gamemarket.studies import load_study
 from gamemarket.studies.population import PopulationConfig, PopulationStore, payoffs_of, run_chunk
 from gamemarket.studies.runner import run_task

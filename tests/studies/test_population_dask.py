@@ -3,8 +3,8 @@ answers is an error (never silently ignored)."""
 
 import pytest
 
-from gamemarket.analysis.population import run_population_study
 from gamemarket.errors import InputError
+from gamemarket.search.population import run_population_study
 from gamemarket.studies import load_study
 from study_helpers import POPULATION_STUDY, population_records, write_population_study
 
@@ -57,7 +57,7 @@ def test_an_unanswered_scheduler_is_an_error_even_with_every_run_stored(tiny):
 
 
 def test_exploration_on_dask_gives_the_local_answer(tmp_path):
-    from gamemarket.analysis.exploration import run_exploration  # deferred: scipy.optimize
+    from gamemarket.search.exploration import run_exploration  # deferred: scipy.optimize
 
     body = (
         TINY.replace('providers = ["hb-first", "hb-kth"]', 'providers = ["hb-first"]')

@@ -7,7 +7,14 @@ import numpy as np
 import pytest
 
 from gamemarket import bids
-from gamemarket.analysis.exploration import (
+from gamemarket.analysis.population import PopulationGames
+from gamemarket.cli import main
+from gamemarket.consumers import FAMILIES, ParametricFamily, PiecewiseRule, ShadingRule
+from gamemarket.errors import InputError
+from gamemarket.games.io import mixture_words
+from gamemarket.io.ownership import OutputFolder
+from gamemarket.reports.markdown import num, num_ci
+from gamemarket.search.exploration import (
     ProbeOracle,
     params_of,
     point,
@@ -16,13 +23,6 @@ from gamemarket.analysis.exploration import (
     search_family,
     write_exploration,
 )
-from gamemarket.analysis.population import PopulationGames
-from gamemarket.cli import main
-from gamemarket.consumers import FAMILIES, ParametricFamily, PiecewiseRule, ShadingRule
-from gamemarket.errors import InputError
-from gamemarket.games.io import mixture_words
-from gamemarket.io.ownership import OutputFolder
-from gamemarket.reports.markdown import num, num_ci
 from gamemarket.studies import load_study
 from study_helpers import POPULATION_STUDY, write_population_study
 

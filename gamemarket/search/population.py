@@ -1,0 +1,291 @@
+"""The population study's driver: run the reduced games' grid, verify the candidates, add seeds where a verdict is
+still open, and answer the provider's questions.
+
+The answers themselves are computed from stored runs by ``gamemarket.analysis.population`` (which never runs a
+simulation); this module decides which runs those answers need, has them made (``PopulationRuns.ensure``) and
+caches the result. Adaptive seeds: a mechanism gets ``seed_step`` more seeds while one of its verdicts is
+undecided, up to ``max_seeds``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+
+import numpy as np
+
+from gamemarket.analysis.population import (
+    MechanismAnswer,
+    PopulationAnalysis,
+    PopulationGames,
+    combined_verdict,
+    decide,
+    dominant_mechanism,
+    read_analysis,
+    search_counts,
+    write_analysis,
+)
+from gamemarket.analysis.study import PopulationMissing
+from gamemarket.errors import GameMarketError
+from gamemarket.games.rsg_equilibria import equilibria
+from gamemarket.io.files import atomic_path, dumps_json
+from gamemarket.studies import load_study
+from gamemarket.studies.population import mix_key, on_scheduler
+from gamemarket.studies.store import study_store
+
+
+def run_population_study(
+    spec,
+    *,
+    n_jobs: int = 1,
+    progress: bool = False,
+    run: bool = True,
+    force: bool = False,
+    scheduler_address: str | None = None,
+) -> PopulationAnalysis:
+    """Run (or resume) a population study and answer it (see the module docstring).
+
+    With ``run=False`` nothing is simulated: a run that is not stored yet is an error. With
+    ``run=True`` the study's results folder is claimed (``force``: one gamemarket did not make, or another
+    study's) and locked: a second run of the same study exits with a clear message instead of doing the
+    work twice. An analysis cached under the current
+    :func:`analysis_key` is read back instead of computed.
+
+    Parameters
+    ----------
+    spec : StudySpec
+        A population study (``spec.population`` set).
+    n_jobs : int
+        Worker processes for the runs.
+    progress : bool
+        Show a progress bar while running.
+    run : bool
+        Run what is missing (and lock the results folder), or only read what is stored.
+    force : bool
+        Claim a results folder gamemarket did not make, or another study's.
+    scheduler_address : str, optional
+        A dask.distributed scheduler to run the simulations on (``n_jobs`` is then unused); the stored runs,
+        and so the answer, are the same as a local run's. An address that no scheduler answers is an
+        :class:`InputError`.
+
+    Returns
+    -------
+    PopulationAnalysis
+
+    Raises
+    ------
+    InputError
+        A run that is not stored where ``run=False``, or a study whose market cannot give its agents.
+    """
+    store = study_store(spec, force=force) if run else None
+    lock = store.lock("population study run") if store is not None else contextlib.nullcontext()
+    with lock, on_scheduler(scheduler_address):
+        t0 = time.perf_counter()
+        cached = read_analysis(spec)
+        if cached is not None:
+            cached.runs = {**cached.runs, "run_now": 0, "wall_seconds": time.perf_counter() - t0}
+            return cached
+        an = _run_population_study(
+            spec, n_jobs=n_jobs, progress=progress, run=run, scheduler_address=scheduler_address, store=store
+        )
+        write_analysis(spec, an)
+        return an
+
+
+def _write_last_run(store, st: PopulationGames, an_runs: dict, n_jobs, scheduler_address) -> None:
+    """``last-run.json`` of a population study run that made runs (as a bimatrix study's, ``runner.StudyRun``):
+    the simulations its answer used and those run now, its wall time, the workers asked for (``n_jobs``) and
+    used (``workers``: 1 where no pool paid for its start, ``"dask"`` on a cluster), the workload and its jobs."""
+    w = st.workload
+    record = {
+        "kind": "population",
+        "simulations": an_runs["simulations"],
+        "run": an_runs["run_now"],
+        "wall_seconds": an_runs["wall_seconds"],
+        "nodes": w.nodes,
+        "n_jobs": n_jobs if not scheduler_address else f"dask {scheduler_address}",
+        "workers": st.runs.workers,
+        "workload": w.meta.get("source"),
+        "workload_sha256": w.meta.get("sha256"),
+        "jobs": w.jobs,
+        "finished": time.strftime("%Y-%m-%d %H:%M:%S"),
+    }
+    with atomic_path(store.claim().file("last-run.json", once=False), "run record") as tmp:
+        tmp.write_text(dumps_json(record, indent=2))
+
+
+def _run_population_study(
+    spec, *, n_jobs: int, progress: bool, run: bool, scheduler_address: str | None = None, store=None
+) -> PopulationAnalysis:
+    t0 = time.perf_counter()
+    st = PopulationGames(spec, n_jobs=n_jobs, progress=progress, run=run, scheduler_address=scheduler_address)
+    cfg = st.cfg
+    seeds = {p.name: list(spec.seeds) for p in spec.providers}
+    budget = max(cfg.max_seeds, len(spec.seeds))
+    rng = np.random.default_rng(0)
+    answers: dict[str, MechanismAnswer] = {}
+    pending = [p.name for p in spec.providers]
+    provs = {p.name: p for p in spec.providers}
+    while pending:
+        st.runs.ensure({(p, s): st.grid for p in pending for s in seeds[p]})
+        cands = {}
+        for p in pending:
+            sol = equilibria(st.reduced_game(provs[p], seeds[p]))
+            cands[p] = sol
+        st.runs.ensure({(p, s): [e.mixture for e in cands[p].equilibria] for p in pending for s in seeds[p]})
+        again = []
+        for p in pending:
+            prov = provs[p]
+            sol = cands[p]
+            scale = st.scale(prov, seeds[p])
+            tol = cfg.regret_tol * scale
+            eqs = []
+            for e in sol.equilibria:
+                v = st.verify(prov, seeds[p], e.mixture, rng)
+                eqs.append(
+                    {
+                        "mixture": {n_: float(q) for n_, q in zip(cfg.names, e.mixture) if q > 0},
+                        "mixture_vector": e.mixture.tolist(),
+                        "reduced_regret": e.regret,
+                        "stability": e.stability,
+                        "verified": decide(v["regret"], tol),
+                        **v,
+                    }
+                )
+            g = st.gains(prov, seeds[p])
+            # the regret of all-truthful is its largest gain: the same verdict rule as a candidate's
+            ans_t = combined_verdict([decide(gv, tol) for gv in g.values()])
+            notes = [] if sol.found else [sol.summary()]
+            answers[p] = MechanismAnswer(p, sol.game, list(seeds[p]), eqs, g, ans_t, notes, search_counts(sol))
+            unsure = any(e["verified"] == "undecided" for e in eqs) or ans_t == "undecided"
+            if unsure and len(seeds[p]) < budget:
+                nxt = max(seeds[p]) + 1
+                seeds[p] = seeds[p] + list(range(nxt, nxt + min(cfg.seed_step, budget - len(seeds[p]))))
+                again.append(p)
+        pending = again
+    # the provider: revenue of every mechanism at every mechanism's confirmed consumer equilibria
+    base_seeds = list(spec.seeds)
+    points = {mix_key(e["mixture_vector"]) for a in answers.values() for e in a.equilibria}
+    st.runs.ensure({(p.name, s): sorted(points) for p in spec.providers for s in base_seeds})
+
+    def revenue(pname, x):
+        return float(np.mean([r["revenue"] for r in st.runs.records(provs[pname], base_seeds, mix_key(x))]))
+
+    leader = []
+    for a in answers.values():
+        revs = [e["revenue"][0] for e in a.equilibria if e["verified"] != "no"]
+        leader.append(
+            {
+                "mechanism": a.mechanism,
+                "equilibria": len(revs),
+                "worst_revenue": min(revs) if revs else None,
+                "best_revenue": max(revs) if revs else None,
+            }
+        )
+    ranked = sorted([r for r in leader if r["worst_revenue"] is not None], key=lambda r: -r["worst_revenue"])
+    simultaneous = []
+    for a in answers.values():
+        for e in a.equilibria:
+            if e["verified"] == "no":
+                continue
+            x = e["mixture_vector"]
+            revs = {p.name: revenue(p.name, x) for p in spec.providers}
+            best = max(revs.values())
+            if revs[a.mechanism] >= best - 1e-9 * max(1.0, abs(best)):
+                simultaneous.append({"mechanism": a.mechanism, "mixture": e["mixture"], "revenue": revs[a.mechanism]})
+    joint = _joint_answer(st, answers, base_seeds, rng)
+    grid_runs = len(st.grid)
+    used = len(st.runs.requested)  # distinct stored runs the answers read
+    # a fixed design of the same confidence: every mechanism at the largest seed count used, at the grid and its
+    # candidates; the mixtures run under every mechanism (candidates', the joint game's) at the base seeds
+    longest = max(seeds.values(), key=len)
+    fixed = {
+        (p, m, s)
+        for p, a in answers.items()
+        for m in set(st.grid) | {mix_key(e["mixture_vector"]) for e in a.equilibria}
+        for s in longest
+    }
+    fixed |= {(p.name, m, s) for p in spec.providers for m in points | set(joint["points"]) for s in base_seeds}
+    fixed = len(fixed)
+    runs = {
+        "simulations": used,
+        "fixed_design": fixed,
+        "seeds": {p: len(v) for p, v in seeds.items()},
+        "run_now": st.runs.runs_done,
+        "wall_seconds": time.perf_counter() - t0,
+    }
+    if store is not None and st.runs.runs_done:  # the figures of the run that computed the runs
+        _write_last_run(store, st, runs, n_jobs, scheduler_address)
+    provider = {
+        "leader": ranked[0]["mechanism"] if ranked else None,
+        "ranking": ranked,
+        "simultaneous": simultaneous,
+        "joint": joint,
+    }
+    return PopulationAnalysis(
+        spec,
+        cfg,
+        [answers[p.name] for p in spec.providers],
+        provider,
+        runs,
+        {**st.runs.meta, "grid_mixtures": grid_runs, "reduced_players": cfg.reduced_players},
+    )
+
+
+def _joint_answer(st: PopulationGames, answers: dict, base_seeds: list, rng) -> dict:
+    """The simultaneous equilibria of the provider-consumer game with any provider mixture
+    (:meth:`PopulationGames.joint_game`, from each mechanism's answer), each verified by runs at its consumer
+    mixture under every mechanism: both roles' regrets with bootstrap CIs over the base seeds, decided
+    against the study's ``regret_tol`` times each role's scale (the consumers': mean absolute truthful
+    utility per agent; the provider's: mean revenue per agent at the candidate)."""
+    cfg, provs = st.cfg, list(st.spec.providers)
+    M = len(provs)
+    grid = st.joint_points()
+    st.runs.ensure({(p.name, s): grid for p in provs for s in base_seeds})
+    game = st.joint_game({p: a.game for p, a in answers.items()}, base_seeds)
+    sol = equilibria(game)
+    points = sorted({mix_key(e.mixture[M:]) for e in sol.equilibria} - set(grid))
+    st.runs.ensure({(p.name, s): points for p in provs for s in base_seeds})
+    c_scale = float(np.mean([st.scale(p, base_seeds) for p in provs]))
+    eqs = []
+    for e in sol.equilibria:
+        q, x = e.mixture[:M], e.mixture[M:]
+        v = st.verify_joint(base_seeds, q, x, rng)
+        p_scale = float(np.mean(np.abs(list(v["revenue_per_agent"].values()))))
+        verified = combined_verdict(
+            [
+                decide(v["consumer_regret"], cfg.regret_tol * c_scale),
+                decide(v["provider_regret"], cfg.regret_tol * p_scale),
+            ]
+        )
+        eqs.append(
+            {
+                "provider": {p.name: float(w) for p, w in zip(provs, q) if w > 0},
+                "consumers": {n_: float(w) for n_, w in zip(cfg.names, x) if w > 0},
+                "mixture_vector": e.mixture.tolist(),
+                "reduced_regret": e.regret,
+                "stability": e.stability,
+                "verified": verified,
+                **v,
+            }
+        )
+    return {
+        "game": game,
+        "equilibria": eqs,
+        "dominant": dominant_mechanism(game),
+        "notes": [] if sol.found else [sol.summary()],
+        "search": search_counts(sol),
+        "points": sorted(set(grid) | set(points)),
+    }
+
+
+def linked_population(spec):
+    """The answer of the population study a bimatrix study links (``population_study``), from its stored runs
+    (nothing is run: the adaptive seeds are replayed on what is stored); None where it links none, and a
+    ``PopulationMissing`` saying why where the answer cannot be made (not run, or runs missing)."""
+    if spec.population_study is None:
+        return None
+    try:
+        return run_population_study(load_study(spec.population_study), run=False)
+    except GameMarketError as exc:  # not run, or not complete: the report says why where it needs it
+        return PopulationMissing(str(spec.population_study), str(exc))
