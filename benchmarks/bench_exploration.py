@@ -28,7 +28,8 @@ import numpy as np
 
 from gamemarket.analysis.population import PopulationGames
 from gamemarket.consumers import ShadingRule
-from gamemarket.search.exploration import OPTIMISERS, ProbeOracle, point
+from gamemarket.search.optimisers import OPTIMISERS
+from gamemarket.search.oracle import ProbeOracle, point
 from gamemarket.studies import load_study
 
 STUDY = """
@@ -98,7 +99,9 @@ def scenario(st, spec, support, x, a, old: dict) -> dict:
         grid_gain = np.array(old["grid_gain"])
         grid_seconds = old["grid_seconds"]
     else:
-        o = ProbeOracle(st.runs.arrays, st.runs.nodes, prov, st.cfg, spec.bids, [0, 1], n_jobs=a.n_jobs)
+        o = ProbeOracle(
+            st.runs.arrays, st.runs.nodes, prov, st.cfg.agents, st.cfg.probe, spec.bids, [0, 1], n_jobs=a.n_jobs
+        )
         t0 = time.perf_counter()
         parts = []
         for k in range(0, len(grid), 81):  # in parts, to show progress
@@ -119,7 +122,9 @@ def scenario(st, spec, support, x, a, old: dict) -> dict:
     }
     budget = len(grid) // 10
     for name in OPTIMISERS:
-        o = ProbeOracle(st.runs.arrays, st.runs.nodes, prov, st.cfg, spec.bids, [0, 1], n_jobs=a.n_jobs)
+        o = ProbeOracle(
+            st.runs.arrays, st.runs.nodes, prov, st.cfg.agents, st.cfg.probe, spec.bids, [0, 1], n_jobs=a.n_jobs
+        )
         t0 = time.perf_counter()
         r = o.search(support, x, optimiser=name, evaluations=budget, start=support)
         report["optimisers"][name] = {
@@ -131,9 +136,13 @@ def scenario(st, spec, support, x, a, old: dict) -> dict:
             "seconds": time.perf_counter() - t0,
         }
         if name == "optuna-tpe":  # the same seed, the same numbers: a fresh oracle asks the same points again
-            o2 = ProbeOracle(st.runs.arrays, st.runs.nodes, prov, st.cfg, spec.bids, [0, 1], n_jobs=a.n_jobs)
+            o2 = ProbeOracle(
+                st.runs.arrays, st.runs.nodes, prov, st.cfg.agents, st.cfg.probe, spec.bids, [0, 1], n_jobs=a.n_jobs
+            )
             r2 = o2.search(support, x, optimiser=name, evaluations=budget, start=support)
-            report["optimisers"][name]["same_on_rerun"] = r2.trace == r.trace
+            report["optimisers"][name]["same_on_rerun"] = [(q.name, v) for q, v in r2.trace] == [
+                (q.name, v) for q, v in r.trace
+            ]
         print(report["support"], name, report["optimisers"][name], flush=True)
     report["sharing"] = sharing_bias(st, spec, prov, support, x, grid, grid_gain)
     print(report["support"], "grid best", report["grid_best"], "sharing", report["sharing"], flush=True)
@@ -159,9 +168,9 @@ def sharing_bias(st, spec, prov, support, x, grid, grid_gain, k_values=(2, 4, 8)
     """The shift of a candidate's gain when ``k`` candidates share one run against its own run, relative to the
     grid's best gain: mean (the bias), mean and largest size, over ``reps`` random draws of ``k`` grid points.
 
-    The candidate measured is the last of the ``k``: its probe slice is the top one, ``[1 - probe, 1)``, in its
-    own run and in the shared one, so it holds the same agents and the shift is the bias of sharing alone
-    (the other probes' agents move away from the mixture, and the mixture's slice shrinks)."""
+    The candidate measured is the first of the ``k``: its block of probe agents is the first one in its own run and
+    in the shared one, so it holds the same agents and the shift is the bias of sharing alone (the other blocks'
+    agents move away from the mixture)."""
     rng = np.random.default_rng(0)
     scale = float(np.max(grid_gain))
     out = {}
@@ -169,9 +178,11 @@ def sharing_bias(st, spec, prov, support, x, grid, grid_gain, k_values=(2, 4, 8)
         shifts = []
         for _ in range(reps):
             pick = rng.choice(len(grid), k, replace=False)
-            o = ProbeOracle(st.runs.arrays, st.runs.nodes, prov, st.cfg, spec.bids, [0, 1], share=True)
+            o = ProbeOracle(
+                st.runs.arrays, st.runs.nodes, prov, st.cfg.agents, st.cfg.probe, spec.bids, [0, 1], share=True
+            )
             shared = o.gains(support, x, [point(grid[i]).betas for i in pick]).mean(axis=1)
-            shifts.append((shared[-1] - grid_gain[pick[-1]]) / scale)
+            shifts.append((shared[0] - grid_gain[pick[0]]) / scale)
         a = np.abs(shifts)
         out[str(k)] = {
             "mean_shift": float(np.mean(shifts)),

@@ -28,3 +28,34 @@ def t_interval(values, level: float = 0.95) -> tuple[float, float, float]:
     mean = float(v.mean()) if len(v) else float("nan")
     half = float(t_half_width(v, level=level)) if len(v) >= 2 else float("nan")
     return mean, mean - half, mean + half
+
+
+def t_bound(values, alpha: float, side: str = "upper") -> float:
+    """A one-sided ``1 - alpha`` Student-t confidence bound on the mean of the finite ``values`` (``side``: "upper" or
+    "lower"); NaN with fewer than 2 of them. Constant values bound themselves exactly."""
+    v = np.asarray(values, dtype=float).ravel()
+    v = v[np.isfinite(v)]
+    if len(v) < 2:
+        return float("nan")
+    half = stdtrit(len(v) - 1, 1.0 - alpha) * v.std(ddof=1) / np.sqrt(len(v))
+    return float(v.mean() + half if side == "upper" else v.mean() - half)
+
+
+def doubling_looks(first: int, cap: int) -> list[int]:
+    """The sample sizes of a sequential design that doubles: ``first``, ``2 first``, ... up to ``cap`` (the last look
+    at ``cap`` itself); ``[cap]`` where ``first >= cap``."""
+    first, cap = max(int(first), 2), max(int(cap), 2)
+    out = []
+    n = first
+    while n < cap:
+        out.append(n)
+        n *= 2
+    return out + [cap]
+
+
+def spending(alpha: float, looks: int) -> list[float]:
+    """How a sequential design spends its error ``alpha`` over its ``looks``: ``alpha / looks`` at each (Bonferroni
+    over the looks, as Pocock's design spends it evenly): a bound that holds at every look with these levels holds at
+    the look where the design stops, whichever it is, with probability at least ``1 - alpha``."""
+    looks = max(int(looks), 1)
+    return [float(alpha) / looks] * looks

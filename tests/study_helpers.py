@@ -101,3 +101,9 @@ def population_records(spec) -> dict:
         rec.pop("chunk_seconds")
         out[f.name] = rec
     return out
+
+
+def runs_of(records: dict) -> int:
+    """The market runs a population study's stored records took: one a run at a mixture, two a paired record (its
+    base run and its deviation run)."""
+    return sum(2 if rec.get("estimator") == "paired" else 1 for rec in records.values())

@@ -227,43 +227,50 @@ class PopulationGames:
             np.array([pays[k] for k in keys]),
         )
 
-    def verify_joint(self, seeds, q, x, rng) -> dict:
-        """Regrets of the provider mixture ``q`` with the consumer mixture ``x`` from runs at ``x`` under
-        every mechanism (``seeds``): the consumers' (their payoffs against ``q``: the mechanisms' payoffs
-        weighted by ``q``, seed by seed) and the provider's (revenue per agent), each a point estimate with
-        a bootstrap CI over seeds, and the expected revenue per agent."""
+    def paired_gains(self, provider, seeds, x) -> tuple[np.ndarray, list[dict]]:
+        """Every rule's paired gain against mixture ``x`` under ``provider``, per seed (seeds x rules), and the
+        records (``gamemarket.studies.deviations.paired_record``: the probe agents' utility when they play the rule,
+        less their own utility in the base run at ``x``)."""
+        recs = self.runs.records(provider, seeds, mix_key(x), paired=True)
+        return np.array([r["gain"] for r in recs], dtype=float), recs
+
+    def verify_joint(self, seeds, q, x, rng, alpha: float = 0.05) -> dict:
+        """Regrets of the provider mixture ``q`` with the consumer mixture ``x`` from the paired records at ``x``
+        under every mechanism (``seeds``): the consumers' (their gains against ``q``: the mechanisms' gains
+        weighted by ``q``, seed by seed) and the provider's (revenue per agent in the base runs), each a point
+        estimate with a ``1 - alpha`` bootstrap CI over seeds, and the expected revenue per agent."""
         provs = list(self.spec.providers)
-        recs = [self.runs.records(p, seeds, mix_key(x)) for p in provs]
-        P = np.array([[payoffs_of(r) for r in rs] for rs in recs])  # mechanisms x seeds x strategies
-        R = np.array([[r["revenue"] / r["agents"] for r in rs] for rs in recs]).T  # seeds x mechanisms
+        both = [self.paired_gains(p, seeds, x) for p in provs]
+        G = np.array([g for g, _ in both])  # mechanisms x seeds x strategies
+        R = np.array([[r["revenue"] / r["agents"] for r in recs] for _, recs in both]).T  # seeds x mechanisms
         q = np.asarray(q, dtype=float)
         on = q > 0
-        Pq = np.einsum("m,mks->ks", q[on], P[on])
-        c_point, c_boot = regret_bootstrap(Pq, x, self.cfg.resamples, rng)
+        Gq = np.einsum("m,mks->ks", q[on], G[on])
+        c_point, c_boot = gain_regret_bootstrap(Gq, self.cfg.resamples, rng)
         p_point, p_boot = regret_bootstrap(R, q, self.cfg.resamples, rng)
         return {
-            "consumer_regret": [c_point, float(np.quantile(c_boot, 0.025)), float(np.quantile(c_boot, 0.975))],
-            "provider_regret": [p_point, float(np.quantile(p_boot, 0.025)), float(np.quantile(p_boot, 0.975))],
+            "consumer_regret": _quantiles(c_point, c_boot, alpha),
+            "provider_regret": _quantiles(p_point, p_boot, alpha),
             "revenue_per_agent": {p.name: float(R[:, i].mean()) for i, p in enumerate(provs)},
             "expected_revenue_per_agent": float(R.mean(axis=0) @ q),
             "seeds": len(seeds),
         }
 
-    def verify(self, provider, seeds, x, rng) -> dict:
-        """Regret of mixture ``x`` from runs at ``x`` itself: point estimate and bootstrap CI over seeds."""
-        recs = self.runs.records(provider, seeds, mix_key(x))
-        P = np.array([payoffs_of(r) for r in recs])  # seeds x S
-        x = np.asarray(x)
-
-        point, boot = regret_bootstrap(P, x, self.cfg.resamples, rng)
+    def verify(self, provider, seeds, x, rng, alpha: float = 0.05) -> dict:
+        """Regret of mixture ``x`` from its paired records: the largest of every rule's paired gain against ``x``
+        (at least 0: ``x`` itself gains nothing), with a ``1 - alpha`` bootstrap CI over seeds; each rule's payoff
+        (the base runs' mean utility plus its gain) and the provider's figures in the base runs."""
+        G, recs = self.paired_gains(provider, seeds, x)
+        point, boot = gain_regret_bootstrap(G, self.cfg.resamples, rng)
         rev = np.array([r["revenue"] for r in recs])
         wel = np.array([r["welfare"] for r in recs])
+        base = float(np.mean([r["mean_utility"] for r in recs]))
         return {
-            "regret": [point, float(np.quantile(boot, 0.025)), float(np.quantile(boot, 0.975))],
-            "payoffs": dict(zip(self.cfg.names, P.mean(axis=0).tolist())),
+            "regret": _quantiles(point, boot, alpha),
+            "payoffs": dict(zip(self.cfg.names, (base + G.mean(axis=0)).tolist())),
             "revenue": _t_interval(rev),
             "welfare": _t_interval(wel),
-            "mean_utility": float(np.nansum(x * P.mean(axis=0))),
+            "mean_utility": base,
             "seeds": len(recs),
         }
 
@@ -273,14 +280,29 @@ class PopulationGames:
         recs = self.runs.records(provider, seeds, mix_key(np.eye(len(self.cfg.strategies))[T]))
         return float(np.mean([abs(r["sum_u0_all"]) / r["agents"] for r in recs]))
 
-    def gains(self, provider, seeds) -> dict:
-        """Each strategy's gain over truthful at the all-truthful population under ``provider``: a 95%
-        t-interval over ``seeds`` of the paired differences, ``{strategy: [mean, low, high]}``.
+    def gains(self, provider, seeds, level: float = 0.95) -> dict:
+        """Each strategy's paired gain at the all-truthful population under ``provider``: its probe agents' utility
+        less their own in the all-truthful run, a ``level`` t-interval over ``seeds``, ``{strategy: [mean, low,
+        high]}``.
         """
         T = self.cfg.truthful_index
-        recs = self.runs.records(provider, seeds, mix_key(np.eye(len(self.cfg.strategies))[T]))
-        P = np.array([payoffs_of(r) for r in recs])
-        return {name: _t_interval(P[:, j] - P[:, T]) for j, name in enumerate(self.cfg.names) if j != T}
+        G, _ = self.paired_gains(provider, seeds, np.eye(len(self.cfg.strategies))[T])
+        return {name: list(t_interval(G[:, j], level)) for j, name in enumerate(self.cfg.names) if j != T}
+
+
+def gain_regret_bootstrap(G: np.ndarray, resamples: int, rng: np.random.Generator):
+    """Regret from per-seed paired gains ``G`` (seeds x rules): the largest mean gain (at least 0), and the same on
+    ``resamples`` bootstrap resamples of the seeds (all drawn in one call)."""
+
+    def regret(M):  # per row of means
+        return np.maximum(np.nanmax(M, axis=-1), 0.0)
+
+    return float(regret(G.mean(axis=0))), regret(G[rng.integers(0, len(G), (resamples, len(G)))].mean(axis=1))
+
+
+def _quantiles(point: float, boot: np.ndarray, alpha: float) -> list[float]:
+    """``[point, low, high]``: the ``alpha / 2`` and ``1 - alpha / 2`` quantiles of the bootstrap values."""
+    return [point, float(np.quantile(boot, alpha / 2)), float(np.quantile(boot, 1 - alpha / 2))]
 
 
 def regret_bootstrap(P: np.ndarray, x: np.ndarray, resamples: int, rng: np.random.Generator):
@@ -396,7 +418,7 @@ _ANALYSIS_CODE = (
 
 #: what a cached analysis file holds (its ``format`` and ``version``); any other file is set aside, never read
 CACHE_FORMAT = "gamemarket population analysis"
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 
 
 def analysis_key(spec) -> str:

@@ -166,7 +166,7 @@ def _run_population(a, spec, *, force: bool) -> int:
         f"{duration(an.runs['wall_seconds'])}; results in {spec.results_dir}"
     )
     _print_population(an)
-    ex = _run_exploration(a, spec) if spec.exploration is not None else None
+    ex = _run_exploration(a, spec, an) if spec.exploration is not None else None
     if not a.no_report:
         # deferred: joblib, matplotlib, matplotlib.pyplot, pandas, pyarrow, scipy.optimize
         from gamemarket.reports.population import write_population_report
@@ -175,16 +175,21 @@ def _run_population(a, spec, *, force: bool) -> int:
     return 0
 
 
-def _run_exploration(a, spec) -> dict:
-    """The study's strategy exploration (``[game] exploration``), after its menu-only answer; the report
+def _run_exploration(a, spec, an) -> dict:
+    """The study's strategy exploration (``[game] exploration``), from its menu-only answer ``an``; the report
     renders it and writes its ``data/exploration.json``."""
     # deferred: the analysis (pandas, scipy.optimize) only for a study that explores
     from gamemarket.search.exploration import run_exploration
 
-    ex = run_exploration(spec, n_jobs=a.n_jobs, progress=not a.no_progress, scheduler_address=a.scheduler_address)
+    ex = run_exploration(
+        spec, analysis=an, n_jobs=a.n_jobs, progress=not a.no_progress, scheduler_address=a.scheduler_address
+    )
     for name, m in ex["mechanisms"].items():
+        eps = "" if m["epsilon"] is None else f", epsilon {num(m['epsilon'])} (tolerance {num(m['tolerance'])})"
         verdict = "certified" if m["certified"] else f"not certified: {m['reason']}"
-        print(f"  exploration {name}: {len(m['menu'])} rules in the menu, {m['simulations']} simulations; {verdict}")
+        print(
+            f"  exploration {name}: {len(m['menu'])} rules in the menu, {m['simulations']} simulations{eps}; {verdict}"
+        )
     print(f"exploration: {ex['simulations']} simulations in {duration(ex['wall_seconds'])}")
     return ex
 

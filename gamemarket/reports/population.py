@@ -23,24 +23,40 @@ import pandas as pd  # noqa: E402
 from gamemarket import __version__  # noqa: E402
 from gamemarket.games.egta import to_tidy, write_egta  # noqa: E402
 from gamemarket.games.io import mixture_words, write_json  # noqa: E402
-from gamemarket.io.files import read_json  # noqa: E402
 from gamemarket.io.jobtable import write_table  # noqa: E402
 from gamemarket.io.names import slug, workload_name  # noqa: E402
 from gamemarket.io.ownership import OutputFolder  # noqa: E402
+from gamemarket.reports.answer import COMPARISON, UNIT, answer_paragraph, answer_table  # noqa: E402
+from gamemarket.reports.answer import rows as answer_rows  # noqa: E402
 from gamemarket.reports.drawing import people_ticks, save  # noqa: E402
+from gamemarket.reports.exploration import exploration_section, stored_exploration  # noqa: E402
 from gamemarket.reports.markdown import md_table, num, num_ci, to_html  # noqa: E402
 from gamemarket.reports.report import claim_folder, figure_lines, workload_words, write_text  # noqa: E402
 from gamemarket.search.exploration import write_exploration  # noqa: E402
 
-UNIT = "bid x seconds per job"
 
-
-def _joint_section(joint: dict) -> list[str]:
-    """The provider-consumer game's simultaneous equilibria, provider mixtures included."""
+def _joint_section(joint: dict, exploration: dict | None = None) -> list[str]:
+    """The provider-consumer game's simultaneous equilibria, provider mixtures included (over the study's menu: a
+    comparison where an exploration grew a menu)."""
     g = joint["game"]
+    grew = [n for n, m in (exploration or {}).get("mechanisms", {}).items() if len(m["rounds"]) > 1]
     md = [
-        "### Simultaneous equilibria with any provider mixture",
+        "### Simultaneous equilibria with any provider mixture"
+        + (" over the study's menu only (a comparison)" if exploration is not None else ""),
         "",
+    ]
+    if exploration is not None:
+        md += [
+            COMPARISON[:-1]
+            + (
+                f" The exploration grew the menu under {', '.join(grew)}, and this game is not solved over the grown "
+                "menus: the simultaneous answer with a pure provider strategy above is the exploration's._"
+                if grew
+                else " No menu grew, so this game is the same over the explored menus._"
+            ),
+            "",
+        ]
+    md += [
         f"The provider (one player, {g.num_strategies[0]} mechanisms) and the consumers ({g.players[1]} players "
         "after DPR) as one role-symmetric game: a consumer's payoff is its mechanism's reduced-game payoff, the "
         "provider's is its revenue per agent in the runs at the consumers' mixture "
@@ -142,66 +158,6 @@ def tables(an) -> tuple[pd.DataFrame, pd.DataFrame]:
     return pd.DataFrame(eq), pd.DataFrame(gains)
 
 
-def first_paragraph(an) -> str:
-    """What the study answers, in words, from the analysis."""
-    cfg = an.config
-    truth = cfg.names[cfg.truthful_index]
-    yes = [a.mechanism for a in an.answers if a.truthful_is_equilibrium == "yes"]
-    no = [a.mechanism for a in an.answers if a.truthful_is_equilibrium == "no"]
-    und = [a.mechanism for a in an.answers if a.truthful_is_equilibrium == "undecided"]
-    parts = [
-        f"**What this answers.** Each of the {an.meta['jobs']:,} {'jobs' if cfg.agents == 'jobs' else 'users'}' "
-        f"owners picks one of {len(cfg.names)} shading rules ({', '.join(cfg.names)}) to maximise its own utility, "
-        f"given what everyone else does."
-    ]
-    if yes:
-        parts.append(
-            f"Truthful bidding ({truth}) is an equilibrium (no rule gains more than the tolerance over it, "
-            f"at 95% confidence, when everyone else is truthful) under {', '.join(yes)}."
-        )
-    if no:
-        best = {
-            a.mechanism: max(a.truthful_gains.items(), key=lambda kv: kv[1][0]) for a in an.answers if a.mechanism in no
-        }
-        parts.append(
-            "A single user gains significantly by shading when everyone else is truthful under "
-            + "; ".join(f"{m} ({s}: {_ci(g, 4, sign=True)} {UNIT})" for m, (s, g) in best.items())
-            + "."
-        )
-    if und:
-        parts.append(
-            f"Whether truthful bidding is an equilibrium stays undecided (a gain's CI straddles the tolerance) "
-            f"under {', '.join(und)}, at up to {max(len(a.seeds) for a in an.answers)} seeds."
-        )
-    lead = an.provider.get("leader")
-    if lead:
-        r = an.provider["ranking"][0]
-        parts.append(
-            f"A provider that anticipates the consumers' equilibrium response earns most under {lead} "
-            f"(revenue {num(r['worst_revenue'])} at its worst consumer equilibrium)."
-        )
-    joint = an.provider.get("joint")
-    if joint is not None:
-        eqs = [e for e in joint["equilibria"] if e["verified"] != "no"]
-        mixed = [e for e in eqs if len(e["provider"]) > 1]
-        if not eqs:
-            parts.append(
-                "When provider and consumers move together, with the provider free to mix over mechanisms, "
-                "no equilibrium survives the runs at the candidates."
-            )
-        else:
-            parts.append(
-                "When provider and consumers move together, with the provider free to mix over mechanisms, "
-                f"{_count(len(eqs), 'equilibrium', 'equilibria')} {'survives' if len(eqs) == 1 else 'survive'} "
-                "the runs at the candidates "
-                f"({len(mixed)} with a mixed provider strategy): "
-                + "; ".join(f"{mixture_words(e['provider'])} with {mixture_words(e['consumers'])}" for e in eqs[:3])
-                + ("; ..." if len(eqs) > 3 else "")
-                + "."
-            )
-    return " ".join(parts)
-
-
 def _count(k: int, one: str, many: str) -> str:
     return f"{k} {one if k == 1 else many}"
 
@@ -211,9 +167,9 @@ HOW_TO_READ = {
     "fig-truthful-gains.png": "How to read it: one group of bars per mechanism, one bar per shading rule: what a "
     "single user gains by that rule over bidding truthfully when everyone else is truthful, with its 95% CI. "
     "Where a bar and its whole interval lie above zero, truthful bidding is not an equilibrium.",
-    "fig-revenue-at-equilibrium.png": "How to read it: one bar per consumer equilibrium (mechanism and its "
-    "number), its provider revenue in bid x seconds; green: "
-    "confirmed by runs at the equilibrium, grey: undecided, red: rejected.",
+    "fig-revenue-at-equilibrium.png": "How to read it: one bar per consumer equilibrium of the answer (mechanism "
+    "and its number, the first table's), its provider revenue in bid x seconds with its 95% CI; green: certified "
+    "(or verified), grey: not certified (or undecided), red: rejected.",
     "fig-replicator-flow.png": "How to read it: each triangle holds every mixture of the three rules (a corner: "
     "everyone plays that rule); arrows point where the replicator dynamics move the population, their colour "
     "is the speed (the colour bar, log10); filled dots are stable equilibria, open dots unstable ones.",
@@ -243,17 +199,36 @@ def _gains_figure(gains: pd.DataFrame, path: Path) -> Path:
     return path
 
 
-def _revenue_figure(eq: pd.DataFrame, path: Path) -> Path:
+def revenue_bars(an, exploration: dict | None) -> pd.DataFrame:
+    """The revenue figure's bars: one per equilibrium of the answer (the exploration's where one ran: certified or
+    not; else the study's: verified, undecided or rejected), its mean revenue and 95% CI."""
+    out = []
+    for a in an.answers:
+        if exploration is not None:
+            eqs = exploration["mechanisms"][a.mechanism]["equilibria"]
+            for k, e in enumerate(eqs):
+                state = "good" if e["certified"] else "open"
+                out.append({"label": f"{a.mechanism} #{k + 1}", "revenue": e["revenue"], "state": state})
+        else:
+            for k, e in enumerate(a.equilibria):
+                state = {"yes": "good", "no": "bad"}.get(e["verified"], "open")
+                out.append({"label": f"{a.mechanism} #{k + 1}", "revenue": e["revenue"], "state": state})
+    return pd.DataFrame(out)
+
+
+def _revenue_figure(bars: pd.DataFrame, path: Path, explored: bool) -> Path:
     fig, ax = plt.subplots(figsize=(7, 3.6))
-    labels = [f"{m} #{k}" for m, k in zip(eq["mechanism"], eq["equilibrium"])]
-    colors = ["tab:green" if v == "yes" else ("tab:red" if v == "no" else "tab:gray") for v in eq["verified"]]
-    ax.bar(np.arange(len(eq)), eq["revenue"], color=colors)
-    ax.set_xticks(np.arange(len(eq)))
-    ax.set_xticklabels(labels, rotation=30, ha="right", fontsize=7)
+    colors = [{"good": "tab:green", "bad": "tab:red"}.get(v, "tab:gray") for v in bars["state"]]
+    mean = np.array([r[0] for r in bars["revenue"]])
+    err = np.nan_to_num(np.array([[r[0] - r[1], r[2] - r[0]] for r in bars["revenue"]]).T)
+    ax.bar(np.arange(len(bars)), mean, color=colors, yerr=err, capsize=2)
+    ax.set_xticks(np.arange(len(bars)))
+    ax.set_xticklabels(bars["label"], rotation=30, ha="right", fontsize=7)
     ax.set_ylabel("provider revenue (bid x seconds)")
     people_ticks(ax.yaxis)  # 350,000,000, not 3.5 under a "1e8" the title could overlap
     # a suptitle: tight_layout keeps it above the axis' offset label ("1e8"), which an axes title overlaps
-    fig.suptitle("Revenue at each consumer equilibrium (green: verified, grey: undecided, red: rejected)", fontsize=9)
+    legend = "green: certified, grey: not certified" if explored else "green: verified, grey: undecided, red: rejected"
+    fig.suptitle(f"Revenue at each consumer equilibrium, 95% CI ({legend})", fontsize=9)
     save(fig, path, dpi=110)
     return path
 
@@ -367,14 +342,15 @@ def write_population_report(
     _write_data(an, out, eq, gains)
     if exploration is not None:
         write_exploration(exploration, out)  # before finish(): else it is a stale file of an earlier report
-    figs = _draw_figures(an, out, eq, gains)
+    answer = answer_rows(an, exploration)
+    figs = _draw_figures(an, out, exploration, gains)
     joint = an.provider.get("joint")
-    md = _intro_section(an, exploration) + _method_section(an) + _truthful_section(an) + _equilibria_section(an)
-    md += _provider_section(an)
+    md = _intro_section(an, answer, exploration) + _method_section(an) + _truthful_section(an)
+    md += _equilibria_section(an, exploration) + _provider_section(an, answer, exploration)
     if joint is not None:
-        md += _joint_section(joint)
+        md += _joint_section(joint, exploration)
     if exploration is not None:
-        md += _exploration_section(exploration)
+        md += exploration_section(exploration)
     md += _simulations_section(an.runs)
     for f in figs:
         md += [figure_lines(f.stem, f.name, HOW_TO_READ[f.name])]
@@ -431,25 +407,28 @@ def _write_data(an, out: OutputFolder, eq: pd.DataFrame, gains: pd.DataFrame) ->
     )
 
 
-def _draw_figures(an, out: OutputFolder, eq: pd.DataFrame, gains: pd.DataFrame) -> list[Path]:
-    """The figures the analysis allows: truthful gains, revenue at equilibrium, the replicator flow
-    (3 strategies)."""
+def _draw_figures(an, out: OutputFolder, exploration: dict | None, gains: pd.DataFrame) -> list[Path]:
+    """The figures the analysis allows: truthful gains, revenue at the answer's equilibria, the replicator flow of
+    the study's menu (3 strategies)."""
     figs = [_gains_figure(gains, out.file("fig-truthful-gains.png"))] if len(gains) else []
-    if len(eq):
-        figs.append(_revenue_figure(eq, out.file("fig-revenue-at-equilibrium.png")))
+    bars = revenue_bars(an, exploration)
+    if len(bars):
+        figs.append(_revenue_figure(bars, out.file("fig-revenue-at-equilibrium.png"), exploration is not None))
     if len(an.config.names) == 3:
         figs.append(_flow_figure(an.answers, an.config.names, out.file("fig-replicator-flow.png")))
     return figs
 
 
-def _intro_section(an, exploration: dict | None = None) -> list[str]:
-    """The title, what the study answers (with the family open, where the study explores), its description, the
-    workload and the strategies."""
+def _intro_section(an, answer: list, exploration: dict | None = None) -> list[str]:
+    """The title, the answer (one row per mechanism: the exploration's where the study explores) and what it says in
+    words, the study's description, the workload and the strategies."""
     spec, cfg = an.spec, an.config
     return [
         f"# {spec.name}: population game",
         "",
-        first_paragraph(an) + (" " + exploration_paragraph(exploration) if exploration is not None else ""),
+        answer_table(answer),
+        "",
+        answer_paragraph(an, answer, exploration),
         "",
         *([f"_{spec.description}_", ""] if spec.description.strip() else []),
         f"Workload: {workload_words(an.meta)} ({an.meta['jobs']:,} jobs, {an.meta['nodes']} nodes). "
@@ -470,18 +449,39 @@ def _method_section(an) -> list[str]:
         "",
         f"Per mechanism, the consumers' game is reduced by deviation-preserving reduction to {cfg.reduced_players} "
         f"players ({an.meta['grid_mixtures']} population mixtures, each one simulation per seed, every strategy's "
-        f"payoff from one run by probe slices of {cfg.probe:g} of the agents). A strategy's payoff is the mean "
-        "utility of the agents that play it, less the same agents' utility in the all-truthful run of the same seed "
-        "and mechanism, plus the mean truthful utility (a control variate; gains are same-job comparisons). "
-        "The reduced game's equilibria (regret at most 1e-8 of its payoff scale) are candidates; each is then "
-        "simulated at the candidate itself, and its regret is reported with a 95% bootstrap CI over seeds. "
-        + _search_sentence(an.answers)
-        + " "
-        f"Verdict: *yes* when the CI's upper end is at most {cfg.regret_tol:g} of the mean absolute truthful "
-        "utility, *no* when its lower end is above, else *undecided*. Stability is under the replicator dynamics "
-        "of the reduced game.",
+        f"payoff from one run by probe slices of {cfg.probe:g} of the agents). A strategy's payoff in the reduced "
+        "game is the mean utility of the agents that play it, less the same agents' utility in the all-truthful run "
+        "of the same seed and mechanism, plus the mean truthful utility (a control variate). The reduced game's "
+        "equilibria (regret at most 1e-8 of its payoff scale) are candidates. " + _search_sentence(an.answers) + " "
+        "Each candidate is then checked by paired runs: a base run at the candidate, and a run in which every rule "
+        f"is played by a random block of {cfg.probe:g} of the agents of its own; a rule's gain is its block's "
+        "utility less the same agents' utility in the base run (the same jobs, bids and draws). The candidate's "
+        "regret is its largest gain (at least 0), with a bootstrap CI over seeds; the truthful gains are the same "
+        "gains at the all-truthful population. "
+        + _looks_sentence(an.runs, cfg)
+        + f" Verdict: *yes* when the CI's upper end is at most {cfg.regret_tol:g} of the mean absolute truthful "
+        "utility (the tolerance), *no* when its lower end is above, else *undecided*. Stability is under the "
+        "replicator dynamics of the reduced game.",
         "",
     ]
+
+
+def _level(runs: dict) -> str:
+    """The level of a study's intervals: 95% with one look, else ``1 - 0.05 / looks`` (:func:`_looks_sentence`)."""
+    looks, alpha = runs.get("looks", 1), runs.get("alpha", 0.05)
+    return f"{num(100 * (1 - alpha / looks), 4)}%"
+
+
+def _looks_sentence(runs: dict, cfg) -> str:
+    """How the adaptive seeds control a verdict's error, from the analysis' record of its design."""
+    looks, alpha = runs.get("looks", 1), runs.get("alpha", 0.05)
+    if looks <= 1:
+        return f"Every interval is at {_level(runs)}."
+    return (
+        f"Seeds are added {cfg.seed_step} at a time while a mechanism's verdict is open, up to {cfg.max_seeds}: up to "
+        f"{looks} looks, each interval at {_level(runs)} (the error {num(alpha)} spent evenly over the looks), so "
+        f"that a verdict is wrong with probability at most {num(alpha)} whichever look it is made at."
+    )
 
 
 def _truthful_section(an) -> list[str]:
@@ -501,14 +501,15 @@ def _truthful_section(an) -> list[str]:
     return [
         "## Truthful bidding: a single user's gain from each rule when everyone else is truthful",
         "",
-        f"Mean over seeds with a 95% Student-t CI, paired by seed ({UNIT}).",
+        f"Mean over seeds with a {_level(an.runs)} Student-t CI of the paired gains ({UNIT}).",
         "",
         md_table(headers, rows),
     ]
 
 
-def _equilibria_section(an) -> list[str]:
-    """Per mechanism: the consumers' equilibria, verified, with stability, revenue and welfare."""
+def _equilibria_section(an, exploration: dict | None = None) -> list[str]:
+    """Per mechanism: the consumers' equilibria over the study's menu, verified, with stability, revenue and welfare
+    (labelled a comparison where an exploration ran: its equilibria are the answer)."""
     rows = []
     for a in an.answers:
         if not a.equilibria:
@@ -525,29 +526,39 @@ def _equilibria_section(an) -> list[str]:
                     _ci(e["welfare"], 4),
                 ]
             )
-    headers = ["mechanism", "equilibrium mixture", "regret [95% CI]", "verified", "stability", "revenue", "welfare"]
-    return ["", "## The consumers' equilibria per mechanism", "", md_table(headers, rows)]
+    headers = ["mechanism", "equilibrium mixture", "regret [CI]", "verified", "stability", "revenue", "welfare"]
+    title = "## The consumers' equilibria per mechanism"
+    note = []
+    if exploration is not None:
+        title = "## The consumers' equilibria over the study's menu only (a comparison)"
+        note = [COMPARISON, ""]
+    return ["", title, "", *note, md_table(headers, rows)]
 
 
-def _provider_section(an) -> list[str]:
-    """The provider's choice: as a leader (the ranking), and in simultaneous equilibria with a pure provider."""
+def _provider_section(an, answer: list, exploration: dict | None = None) -> list[str]:
+    """The provider's choice over the answer's equilibria: as a leader (the ranking), and in simultaneous equilibria
+    with a pure provider (the exploration's where one ran)."""
+    provider = exploration["provider"] if exploration is not None else an.provider
+    where = (
+        "the explored equilibria (revenue in the base runs on the certificates' first fresh seeds)"
+        if exploration is not None
+        else "the study's equilibria (rejected candidates left out)"
+    )
     md = ["", "## The provider's choice", ""]
-    if an.provider["ranking"]:
-        md.append(
+    if provider["ranking"]:
+        md += [
             "Leader and followers: the provider picks the mechanism, the consumers answer with an equilibrium "
-            "(the worst one for the provider where there are several; rejected candidates left out)."
-        )
-        md.append("")
-        md.append(
+            f"(the worst one for the provider where there are several), over {where}.",
+            "",
             md_table(
                 ["mechanism", "consumer equilibria", "revenue (worst)", "revenue (best)"],
                 [
                     [r["mechanism"], str(r["equilibria"]), num(r["worst_revenue"]), num(r["best_revenue"])]
-                    for r in an.provider["ranking"]
+                    for r in provider["ranking"]
                 ],
-            )
-        )
-    sim = an.provider["simultaneous"]
+            ),
+        ]
+    sim = provider["simultaneous"]
     md += [
         "",
         "Simultaneous equilibria with a pure provider strategy (the mechanism is a revenue best response to "
@@ -572,144 +583,5 @@ def _simulations_section(r: dict) -> list[str]:
         + ", ".join(f"{k} {v}" for k, v in r["seeds"].items())
         + f"), against {r['fixed_design']:,} for a fixed design with every mechanism at the largest seed count "
         "used. (How many ran in each call, and how long they took, is in the command's log.)",
-        "",
-    ]
-
-
-# ---------------------------------------------------------------------------- strategy exploration
-def stored_exploration(out: OutputFolder, spec) -> dict | None:
-    """The exploration this study's last run wrote into the report folder (``data/exploration.json``, owned by
-    the folder), so that a report made from stored results renders it again rather than removing it as stale."""
-    path = out.path / "data" / "exploration.json"
-    if spec.exploration is None or not out.owns("data/exploration.json") or not path.is_file():
-        return None
-    ex = read_json(path, "exploration data")
-    return ex if isinstance(ex, dict) and ex.get("study") == spec.name else None
-
-
-def _mixture_of(entry: dict) -> str:
-    """An exploration equilibrium's mixture in words (``mixture_words``)."""
-    return mixture_words({x["strategy"]: x["probability"] for x in entry["mixture"]})
-
-
-def _tolerance_words(m: dict) -> str:
-    return f"the tolerance {num(m['tolerance'])}" if m.get("tolerance") is not None else "the tolerance"
-
-
-def exploration_paragraph(ex: dict) -> str:
-    """Per mechanism, what users do when any rule of the family is open to them, and how sure we are (every
-    number from the exploration's answer)."""
-    parts = [
-        f"**With every rule of the {ex['family']} family open** (a best-response search by {ex['optimiser']} "
-        f"over {', '.join(ex['parameters'])} in [{num(ex['bounds'][0])}, {num(ex['bounds'][1])}], growing each "
-        "mechanism's menu until no deviation found gains more than the tolerance):"
-    ]
-    per = []
-    for name, m in ex["mechanisms"].items():
-        eqs = m["equilibria"]
-        if not eqs:
-            per.append(f"under {name} no equilibrium is found over the explored menu ({m['reason']})")
-            continue
-        words = " or ".join(_mixture_of(e) for e in eqs)
-        best = max(eqs, key=lambda e: e["best_deviation"]["gain"][2])["best_deviation"]
-        evaluated = sum(e["candidates_evaluated"] for e in eqs)
-        gain = f"{best['strategy']}, gains {_ci(best['gain'], 3, sign=True)} {UNIT}"
-        if m["certified"]:
-            sure = (
-                f"certified: of {evaluated:,} rules evaluated, the best, {gain}, at most {_tolerance_words(m)} "
-                "at 95% confidence"
-            )
-        else:
-            sure = f"not certified, since {m['reason']}; the best deviation found, {gain} against {_tolerance_words(m)}"
-        per.append(f"under {name} users play {words} ({sure})")
-    parts.append("; ".join(per) + ".")
-    parts.append(
-        "The oracle is a search: it certifies the rules it evaluated, not every rule of the family, and a rule it "
-        "did not try may still gain more."
-    )
-    return " ".join(parts)
-
-
-def _exploration_section(ex: dict) -> list[str]:
-    """How the menu grew per mechanism (round by round: each equilibrium's best deviation, its gain and CI, what
-    was added), and the final answer beside the menu-only one."""
-    grew, final = [], []
-    for name, m in ex["mechanisms"].items():
-        for k, r in enumerate(m["rounds"]):
-            for e in r["equilibria"]:
-                d = e["best_deviation"]
-                grew.append(
-                    [
-                        name,
-                        str(k + 1),
-                        str(len(r["menu"])),
-                        _mixture_of(e),
-                        d["strategy"],
-                        _ci(d["gain"], 3, sign=True),
-                        num(r["tolerance"]),
-                        str(e["candidates_evaluated"]),
-                        e["verdict"],
-                    ]
-                )
-            grew.append(
-                [
-                    name,
-                    str(k + 1),
-                    str(len(r["menu"])),
-                    "",
-                    "",
-                    "",
-                    "",
-                    "",
-                    "added: " + (", ".join(r["added"]) or "none"),
-                ]
-            )
-        final.append(
-            [
-                name,
-                " or ".join(_mixture_of(e) for e in m["menu_only"]) or "none",
-                " or ".join(_mixture_of(e) for e in m["equilibria"]) or "none",
-                "yes" if m["certified"] else "no",
-                f"{m['simulations']:,}",
-                m["reason"] or "",
-            ]
-        )
-    return [
-        "",
-        "## Strategy exploration: the menu grown by a best-response search",
-        "",
-        f"Per mechanism, the reduced game over the menu is solved; against each equilibrium, the oracle searches "
-        f"the {ex['family']} family ({', '.join(ex['parameters'])}, each in [{num(ex['bounds'][0])}, "
-        f"{num(ex['bounds'][1])}]) by {ex['optimiser']} for the single agent's deviation of largest gain, at most "
-        f"{ex['evaluations']:,} rules a search (the menu's own first), its gain the probe estimate with common "
-        "random numbers on the study's seeds. The best rule found is then run on fresh seeds (up to "
-        f"{ex['confirm_seeds']:,}) for its gain's 95% CI; where that CI lies above the tolerance the rule joins the "
-        "menu and the game is solved again. An equilibrium is certified where the CI's upper end is at most the "
-        f"tolerance; the budget is {ex['budget']:,} simulations per mechanism. {ex['note'].capitalize()}.",
-        "",
-        f"### How the menu grew (gains in {UNIT}, 95% CI on fresh seeds)",
-        "",
-        md_table(
-            [
-                "mechanism",
-                "round",
-                "rules",
-                "equilibrium",
-                "best deviation found",
-                "gain",
-                "tolerance",
-                "rules evaluated",
-                "verdict",
-            ],
-            grew,
-        ),
-        "",
-        "### The answer with exploration beside the menu-only one",
-        "",
-        md_table(
-            ["mechanism", "menu only", "with exploration", "certified", "simulations", "why not certified"], final
-        ),
-        "",
-        f"{ex['simulations']:,} simulations in all.",
         "",
     ]

@@ -10,6 +10,7 @@ undecided, up to ``max_seeds``.
 from __future__ import annotations
 
 import contextlib
+import math
 import time
 
 import numpy as np
@@ -114,62 +115,111 @@ def _write_last_run(store, st: PopulationGames, an_runs: dict, n_jobs, scheduler
         tmp.write_text(dumps_json(record, indent=2))
 
 
+#: the error of a verdict over all its looks: each look's intervals are at ``1 - ALPHA / looks``
+ALPHA = 0.05
+
+
+def planned_looks(cfg, base_seeds: int) -> int:
+    """The looks the adaptive design may make at a mechanism: the study's seeds, then ``seed_step`` more at a time up
+    to ``max_seeds``."""
+    budget = max(cfg.max_seeds, base_seeds)
+    return 1 + math.ceil(max(budget - base_seeds, 0) / max(cfg.seed_step, 1))
+
+
 def _run_population_study(
     spec, *, n_jobs: int, progress: bool, run: bool, scheduler_address: str | None = None, store=None
 ) -> PopulationAnalysis:
     t0 = time.perf_counter()
     st = PopulationGames(spec, n_jobs=n_jobs, progress=progress, run=run, scheduler_address=scheduler_address)
+    rng = np.random.default_rng(0)
+    answers, seeds = _adaptive_answers(st, spec, rng)
+    base_seeds = list(spec.seeds)
+    provider, points = _provider_choice(st, spec, answers, base_seeds)
+    provider["joint"] = _joint_answer(st, answers, base_seeds, rng)
+    runs = _accounting(st, answers, seeds, points, provider["joint"], base_seeds, spec)
+    runs["wall_seconds"] = time.perf_counter() - t0
+    if store is not None and st.runs.runs_done:  # the figures of the run that computed the runs
+        _write_last_run(store, st, runs, n_jobs, scheduler_address)
+    return PopulationAnalysis(
+        spec,
+        st.cfg,
+        [answers[p.name] for p in spec.providers],
+        provider,
+        runs,
+        {**st.runs.meta, "grid_mixtures": len(st.grid), "reduced_players": st.cfg.reduced_players},
+    )
+
+
+def _adaptive_answers(st: PopulationGames, spec, rng) -> tuple[dict, dict]:
+    """Every mechanism's answer, adding ``seed_step`` seeds to a mechanism while one of its verdicts is undecided, up
+    to ``max_seeds`` (each look's intervals at ``1 - ALPHA / looks``, so that a verdict is wrong with probability at
+    most ``ALPHA`` whichever look it is made at). Returns (answers by mechanism, seeds by mechanism)."""
     cfg = st.cfg
     seeds = {p.name: list(spec.seeds) for p in spec.providers}
     budget = max(cfg.max_seeds, len(spec.seeds))
-    rng = np.random.default_rng(0)
+    alpha = ALPHA / planned_looks(cfg, len(spec.seeds))
+    truthful = np.eye(len(cfg.strategies))[cfg.truthful_index]
     answers: dict[str, MechanismAnswer] = {}
     pending = [p.name for p in spec.providers]
     provs = {p.name: p for p in spec.providers}
     while pending:
         st.runs.ensure({(p, s): st.grid for p in pending for s in seeds[p]})
-        cands = {}
-        for p in pending:
-            sol = equilibria(st.reduced_game(provs[p], seeds[p]))
-            cands[p] = sol
-        st.runs.ensure({(p, s): [e.mixture for e in cands[p].equilibria] for p in pending for s in seeds[p]})
+        cands = {p: equilibria(st.reduced_game(provs[p], seeds[p])) for p in pending}
+        st.runs.ensure(
+            {(p, s): [truthful] + [e.mixture for e in cands[p].equilibria] for p in pending for s in seeds[p]},
+            paired=True,
+        )
         again = []
         for p in pending:
-            prov = provs[p]
-            sol = cands[p]
-            scale = st.scale(prov, seeds[p])
-            tol = cfg.regret_tol * scale
-            eqs = []
-            for e in sol.equilibria:
-                v = st.verify(prov, seeds[p], e.mixture, rng)
-                eqs.append(
-                    {
-                        "mixture": {n_: float(q) for n_, q in zip(cfg.names, e.mixture) if q > 0},
-                        "mixture_vector": e.mixture.tolist(),
-                        "reduced_regret": e.regret,
-                        "stability": e.stability,
-                        "verified": decide(v["regret"], tol),
-                        **v,
-                    }
-                )
-            g = st.gains(prov, seeds[p])
-            # the regret of all-truthful is its largest gain: the same verdict rule as a candidate's
-            ans_t = combined_verdict([decide(gv, tol) for gv in g.values()])
-            notes = [] if sol.found else [sol.summary()]
-            answers[p] = MechanismAnswer(p, sol.game, list(seeds[p]), eqs, g, ans_t, notes, search_counts(sol))
-            unsure = any(e["verified"] == "undecided" for e in eqs) or ans_t == "undecided"
+            answers[p] = _verified_answer(st, provs[p], cands[p], seeds[p], rng, alpha)
+            a = answers[p]
+            unsure = any(e["verified"] == "undecided" for e in a.equilibria) or a.truthful_is_equilibrium == "undecided"
             if unsure and len(seeds[p]) < budget:
                 nxt = max(seeds[p]) + 1
                 seeds[p] = seeds[p] + list(range(nxt, nxt + min(cfg.seed_step, budget - len(seeds[p]))))
                 again.append(p)
         pending = again
-    # the provider: revenue of every mechanism at every mechanism's confirmed consumer equilibria
-    base_seeds = list(spec.seeds)
-    points = {mix_key(e["mixture_vector"]) for a in answers.values() for e in a.equilibria}
-    st.runs.ensure({(p.name, s): sorted(points) for p in spec.providers for s in base_seeds})
+    return answers, seeds
+
+
+def _verified_answer(st: PopulationGames, prov, sol, seeds: list, rng, alpha: float) -> MechanismAnswer:
+    """One mechanism's answer on ``seeds``: each candidate's regret from its paired records, decided against the
+    tolerance; the truthful gains and whether all-truthful is an equilibrium (its regret is its largest gain)."""
+    cfg = st.cfg
+    tol = cfg.regret_tol * st.scale(prov, seeds)
+    eqs = []
+    for e in sol.equilibria:
+        v = st.verify(prov, seeds, e.mixture, rng, alpha)
+        eqs.append(
+            {
+                "mixture": {n_: float(q) for n_, q in zip(cfg.names, e.mixture) if q > 0},
+                "mixture_vector": e.mixture.tolist(),
+                "reduced_regret": e.regret,
+                "stability": e.stability,
+                "verified": decide(v["regret"], tol),
+                "epsilon": v["regret"][2],
+                "tolerance": tol,
+                **v,
+            }
+        )
+    g = st.gains(prov, seeds, 1 - alpha)
+    ans_t = combined_verdict([decide(gv, tol) for gv in g.values()])
+    notes = [] if sol.found else [sol.summary()]
+    return MechanismAnswer(prov.name, sol.game, list(seeds), eqs, g, ans_t, notes, search_counts(sol))
+
+
+def _provider_choice(st: PopulationGames, spec, answers: dict, base_seeds: list) -> tuple[dict, set]:
+    """The provider's choice: leader and followers (the mechanism of highest revenue at its worst equilibrium that
+    is not rejected), and the simultaneous equilibria with a pure provider strategy (the mechanism a revenue best
+    response at its consumers' equilibrium: every mechanism's base runs at that mixture). Returns (the choice, the
+    mixtures run under every mechanism)."""
+    provs = {p.name: p for p in spec.providers}
+    points = {mix_key(e["mixture_vector"]) for a in answers.values() for e in a.equilibria if e["verified"] != "no"}
+    st.runs.ensure({(p.name, s): sorted(points) for p in spec.providers for s in base_seeds}, paired=True)
 
     def revenue(pname, x):
-        return float(np.mean([r["revenue"] for r in st.runs.records(provs[pname], base_seeds, mix_key(x))]))
+        recs = st.runs.records(provs[pname], base_seeds, mix_key(x), paired=True)
+        return float(np.mean([r["revenue"] for r in recs]))
 
     leader = []
     for a in answers.values():
@@ -188,54 +238,40 @@ def _run_population_study(
         for e in a.equilibria:
             if e["verified"] == "no":
                 continue
-            x = e["mixture_vector"]
-            revs = {p.name: revenue(p.name, x) for p in spec.providers}
+            revs = {p.name: revenue(p.name, e["mixture_vector"]) for p in spec.providers}
             best = max(revs.values())
             if revs[a.mechanism] >= best - 1e-9 * max(1.0, abs(best)):
                 simultaneous.append({"mechanism": a.mechanism, "mixture": e["mixture"], "revenue": revs[a.mechanism]})
-    joint = _joint_answer(st, answers, base_seeds, rng)
-    grid_runs = len(st.grid)
-    used = len(st.runs.requested)  # distinct stored runs the answers read
-    # a fixed design of the same confidence: every mechanism at the largest seed count used, at the grid and its
-    # candidates; the mixtures run under every mechanism (candidates', the joint game's) at the base seeds
+    choice = {"leader": ranked[0]["mechanism"] if ranked else None, "ranking": ranked, "simultaneous": simultaneous}
+    return choice, points
+
+
+def _accounting(st: PopulationGames, answers: dict, seeds: dict, points: set, joint: dict, base_seeds, spec) -> dict:
+    """The simulations the answers used (a run at a mixture one, a paired record two), and those of a fixed design of
+    the same confidence: every mechanism at the largest seed count used, at the grid and its candidates (their runs
+    and paired records); the mixtures run under every mechanism (the candidates', the joint game's) at the base
+    seeds."""
+    used = sum(2 if paired else 1 for *_, paired in st.runs.requested)
     longest = max(seeds.values(), key=len)
-    fixed = {
-        (p, m, s)
-        for p, a in answers.items()
-        for m in set(st.grid) | {mix_key(e["mixture_vector"]) for e in a.equilibria}
-        for s in longest
+    fixed = {(p, m, s, False) for p in answers for m in st.grid for s in longest} | {
+        (p, mix_key(e["mixture_vector"]), s, True) for p, a in answers.items() for e in a.equilibria for s in longest
     }
-    fixed |= {(p.name, m, s) for p in spec.providers for m in points | set(joint["points"]) for s in base_seeds}
-    fixed = len(fixed)
-    runs = {
+    fixed |= {(p.name, m, s, True) for p in spec.providers for m in points | set(joint["checked"]) for s in base_seeds}
+    fixed |= {(p.name, m, s, False) for p in spec.providers for m in joint["points"] for s in base_seeds}
+    return {
         "simulations": used,
-        "fixed_design": fixed,
+        "fixed_design": sum(2 if paired else 1 for *_, paired in fixed),
         "seeds": {p: len(v) for p, v in seeds.items()},
+        "looks": planned_looks(st.cfg, len(spec.seeds)),
+        "alpha": ALPHA,
         "run_now": st.runs.runs_done,
-        "wall_seconds": time.perf_counter() - t0,
     }
-    if store is not None and st.runs.runs_done:  # the figures of the run that computed the runs
-        _write_last_run(store, st, runs, n_jobs, scheduler_address)
-    provider = {
-        "leader": ranked[0]["mechanism"] if ranked else None,
-        "ranking": ranked,
-        "simultaneous": simultaneous,
-        "joint": joint,
-    }
-    return PopulationAnalysis(
-        spec,
-        cfg,
-        [answers[p.name] for p in spec.providers],
-        provider,
-        runs,
-        {**st.runs.meta, "grid_mixtures": grid_runs, "reduced_players": cfg.reduced_players},
-    )
 
 
 def _joint_answer(st: PopulationGames, answers: dict, base_seeds: list, rng) -> dict:
     """The simultaneous equilibria of the provider-consumer game with any provider mixture
-    (:meth:`PopulationGames.joint_game`, from each mechanism's answer), each verified by runs at its consumer
-    mixture under every mechanism: both roles' regrets with bootstrap CIs over the base seeds, decided
+    (:meth:`PopulationGames.joint_game`, from each mechanism's answer), each verified by the paired records at its
+    consumer mixture under every mechanism: both roles' regrets with bootstrap CIs over the base seeds, decided
     against the study's ``regret_tol`` times each role's scale (the consumers': mean absolute truthful
     utility per agent; the provider's: mean revenue per agent at the candidate)."""
     cfg, provs = st.cfg, list(st.spec.providers)
@@ -244,8 +280,8 @@ def _joint_answer(st: PopulationGames, answers: dict, base_seeds: list, rng) -> 
     st.runs.ensure({(p.name, s): grid for p in provs for s in base_seeds})
     game = st.joint_game({p: a.game for p, a in answers.items()}, base_seeds)
     sol = equilibria(game)
-    points = sorted({mix_key(e.mixture[M:]) for e in sol.equilibria} - set(grid))
-    st.runs.ensure({(p.name, s): points for p in provs for s in base_seeds})
+    checked = sorted({mix_key(e.mixture[M:]) for e in sol.equilibria})
+    st.runs.ensure({(p.name, s): checked for p in provs for s in base_seeds}, paired=True)
     c_scale = float(np.mean([st.scale(p, base_seeds) for p in provs]))
     eqs = []
     for e in sol.equilibria:
@@ -275,7 +311,8 @@ def _joint_answer(st: PopulationGames, answers: dict, base_seeds: list, rng) -> 
         "dominant": dominant_mechanism(game),
         "notes": [] if sol.found else [sol.summary()],
         "search": search_counts(sol),
-        "points": sorted(set(grid) | set(points)),
+        "points": sorted(set(grid)),
+        "checked": checked,
     }
 
 

@@ -51,6 +51,7 @@ from gamemarket.errors import InputError
 from gamemarket.io.files import atomic_path
 from gamemarket.io.names import workload_source
 from gamemarket.market.base import MARKETS, PreparedWorkload, market_for
+from gamemarket.studies.deviations import SeedRuns, paired_record
 from gamemarket.studies.population_config import PopulationConfig
 from gamemarket.studies.runner import parallel_backend
 from gamemarket.studies.store import content_hash, set_aside, task_key
@@ -374,23 +375,28 @@ class PopulationRuns:
         self.workers: int | str = 1
         self.runs_done = 0  #: stored runs made (each chunk of runs also makes one all-truthful baseline run)
         self.chunks_done = 0
-        self.requested: set = set()  #: every (mechanism, mixture, seed) an analysis has read: the simulations used
+        #: every (mechanism, mixture, seed, paired) an analysis has read: the simulations used (two a paired record)
+        self.requested: set = set()
 
-    def key(self, provider, x, seed) -> str:
-        """The stored-run key of ``provider`` at population mixture ``x`` with ``seed``."""
+    def key(self, provider, x, seed, paired: bool = False) -> str:
+        """The stored-run key of ``provider`` at population mixture ``x`` with ``seed``; ``paired``: the paired record
+        of every rule's gain against ``x`` (``gamemarket.studies.deviations.paired_record``), not the run at ``x``."""
         fields = {**self.base, "provider": provider.params(), "mixture": list(mix_key(x)), "seed": int(seed)}
+        if paired:
+            fields["estimator"] = "paired"
         return task_key({**fields, **plugins.key_fields(provider.params())})  # a plugin's entries: its hash
 
-    def ensure(self, wanted: dict) -> None:
-        """Run what is missing of ``{(provider name, seed): [mixtures]}`` (chunked per mechanism and seed)."""
+    def ensure(self, wanted: dict, paired: bool = False) -> None:
+        """Run what is missing of ``{(provider name, seed): [mixtures]}`` (chunked per mechanism and seed): the runs at
+        the mixtures, or with ``paired`` their paired records (a base run and a shared deviation run each)."""
         provs = {p.name: p for p in self.spec.providers}
         todo = []
         for (pname, seed), mixes in wanted.items():
-            self.requested.update((pname, mix_key(x), int(seed)) for x in mixes)
+            self.requested.update((pname, mix_key(x), int(seed), paired) for x in mixes)
             missing = [
                 m
                 for m in dict.fromkeys(mix_key(x) for x in mixes)
-                if self.store.read(self.key(provs[pname], m, seed)) is None
+                if self.store.read(self.key(provs[pname], m, seed, paired)) is None
             ]
             if missing:
                 todo.append((pname, seed, missing))
@@ -416,15 +422,17 @@ class PopulationRuns:
                     self.cfg,
                     self.spec.bids,
                     root,
-                    [self.key(provs[p], m, s) for m in mixes],
+                    [self.key(provs[p], m, s, paired) for m in mixes],
                     None if remote else os.getpid(),
                     self.base["workload"],
+                    paired,
                 ),
             )
             for p, s, mixes in todo
         ]
         # the least a chunk takes: its mixtures' runs at the least time per job and run (its baseline may be kept)
-        least = sum(len(m) for *_, m in todo) * self.meta["jobs"] * LEAST_SECONDS_PER_JOB_RUN / len(todo)
+        runs_each = 2 if paired else 1  # a paired record: its base run and its deviation run
+        least = runs_each * sum(len(m) for *_, m in todo) * self.meta["jobs"] * LEAST_SECONDS_PER_JOB_RUN / len(todo)
         bar = None
         if self.progress:
             from tqdm.auto import tqdm  # deferred: only a run with a progress bar needs it
@@ -436,7 +444,7 @@ class PopulationRuns:
                 for key, rec in done:
                     if rec is not None:  # computed on a dask worker: stored here
                         self.store.write(key, rec)
-                self.runs_done += len(done)
+                self.runs_done += runs_each * len(done)
                 self.chunks_done += 1
                 if bar is not None:
                     bar.update(len(done))
@@ -444,13 +452,13 @@ class PopulationRuns:
         if bar is not None:
             bar.close()
 
-    def records(self, provider, seeds, x) -> list[dict]:
-        """The stored runs of ``provider`` at mixture ``x``, one per seed; a missing one is an
-        :class:`InputError` that says to run the study.
+    def records(self, provider, seeds, x, paired: bool = False) -> list[dict]:
+        """The stored runs of ``provider`` at mixture ``x`` (``paired``: their paired records), one per seed; a
+        missing one is an :class:`InputError` that says to run the study.
         """
         out = []
         for s in seeds:
-            rec = self.store.read(self.key(provider, x, s))
+            rec = self.store.read(self.key(provider, x, s, paired))
             if rec is None:
                 raise InputError(
                     f"study {self.spec.name!r}: no stored run for {provider.name}, mixture {list(x)}, "
@@ -460,14 +468,40 @@ class PopulationRuns:
         return out
 
 
+def run_paired_chunk(arrays: dict, nodes: int, mechanism: dict, seed: int, mixtures: list, cfg, distribution) -> list:
+    """The paired record of every mixture of one (mechanism, seed): every rule's gain against it, by a base run and
+    one deviation run in which each rule has a block of probe agents of its own
+    (``gamemarket.studies.deviations.paired_record``, the study's ``probe``)."""
+    t0 = time.perf_counter()
+    s = SeedRuns(arrays, nodes, mechanism, seed, distribution, cfg.agents)
+    out = [paired_record(s, cfg.strategies, x, cfg.probe) for x in mixtures]
+    for r in out:
+        r["chunk_seconds"] = (time.perf_counter() - t0) / len(out)
+    return out
+
+
 def _chunk_task(
-    arrays, nodes, provider_params, seed, mixtures, cfg, distribution, root, keys, parent_pid, workload_key=None
+    arrays,
+    nodes,
+    provider_params,
+    seed,
+    mixtures,
+    cfg,
+    distribution,
+    root,
+    keys,
+    parent_pid,
+    workload_key=None,
+    paired: bool = False,
 ) -> list:
-    """Run one chunk (:func:`run_chunk`): with a results folder ``root`` (local workers) store each run here and
-    return ``(key, None)`` pairs; without one (dask workers on other machines) return ``(key, record)`` pairs
-    for the parent to store."""
+    """Run one chunk (:func:`run_chunk`, or :func:`run_paired_chunk` with ``paired``): with a results folder ``root``
+    (local workers) store each run here and return ``(key, None)`` pairs; without one (dask workers on other
+    machines) return ``(key, record)`` pairs for the parent to store."""
     exit_with_parent(parent_pid)  # never write results for a run that was killed
-    recs = run_chunk(arrays, nodes, provider_params, seed, mixtures, cfg, distribution, workload_key)
+    if paired:
+        recs = run_paired_chunk(arrays, nodes, provider_params, seed, mixtures, cfg, distribution)
+    else:
+        recs = run_chunk(arrays, nodes, provider_params, seed, mixtures, cfg, distribution, workload_key)
     if root is None:
         return list(zip(keys, recs))
     store = PopulationStore(root)

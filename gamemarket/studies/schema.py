@@ -298,7 +298,21 @@ class ExplorationTable(Table):
     )
     evaluations: Count = Field(60, le=100_000, description="the most candidates one search evaluates")
     confirm_seeds: int = Field(
-        10, ge=2, le=100_000, description="the most fresh seeds a found deviation's gain is confirmed on"
+        10,
+        ge=2,
+        le=100_000,
+        description="the most fresh seeds a certificate evaluates a rule on (its last look; every rule the search "
+        "evaluated is run on fresh seeds)",
+    )
+    first_seeds: int = Field(
+        4, ge=2, le=100_000, description="the fresh seeds of a certificate's first look (then doubled up to the cap)"
+    )
+    probe: float | None = Field(
+        None,
+        gt=0,
+        le=0.1,
+        description="the probe agents' share of all agents in the oracle's and the certificates' paired runs "
+        "(default: [game] probe)",
     )
 
     @model_validator(mode="after")

@@ -156,16 +156,15 @@ def test_the_population_figures_titles_are_whole_and_clear_of_the_offset_label(k
             for s, g in (("shade-0.5", -3e4), ("shade-high-0.9", 2e4))
         ]
     )
-    eq = pd.DataFrame(
+    bars = pd.DataFrame(
         {
-            "mechanism": ["hb-first", "hb-kth"],
-            "equilibrium": [1, 1],
-            "revenue": [3.4e8, 1.3e8],
-            "verified": ["yes", "?"],
+            "label": ["hb-first #1", "hb-kth #1"],
+            "revenue": [(3.4e8, 3.3e8, 3.5e8), (1.3e8, 1.2e8, 1.4e8)],
+            "state": ["good", "open"],
         }
     )
     population._gains_figure(gains, "unused.png")  # 6 inches wide: a one-line title did not fit
-    population._revenue_figure(eq, "unused.png")
+    population._revenue_figure(bars, "unused.png", explored=False)
     for fig in kept:
         assert fig._suptitle is not None and _inside(fig, fig._suptitle)
     fig = kept[1]

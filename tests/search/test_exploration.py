@@ -13,17 +13,11 @@ from gamemarket.consumers import FAMILIES, ParametricFamily, PiecewiseRule, Shad
 from gamemarket.errors import InputError
 from gamemarket.games.io import mixture_words
 from gamemarket.io.ownership import OutputFolder
-from gamemarket.reports.markdown import num, num_ci
-from gamemarket.search.exploration import (
-    ProbeOracle,
-    params_of,
-    point,
-    run_exploration,
-    search_box,
-    search_family,
-    write_exploration,
-)
+from gamemarket.reports.markdown import num
+from gamemarket.search.exploration import run_exploration, write_exploration
+from gamemarket.search.oracle import ProbeOracle, params_of, point
 from gamemarket.studies import load_study
+from gamemarket.studies.population_config import search_box, search_family
 from study_helpers import POPULATION_STUDY, write_population_study
 
 #: a small exploration study: one pay-your-bid mechanism, a menu of two rules, a 2-player reduced game
@@ -127,19 +121,29 @@ def test_bad_exploration_tables_name_the_field(tmp_path, table, match):
         load_study(write_population_study(tmp_path, body))
 
 
+def _oracle(spec, st, seeds=(0, 1), **kw):
+    return ProbeOracle(
+        st.runs.arrays, st.runs.nodes, spec.providers[0].params(), "jobs", st.cfg.probe, spec.bids, list(seeds), **kw
+    )
+
+
 def test_the_oracle_counts_its_runs_and_reuses_what_it_ran(tmp_path):
     spec = load_study(write_population_study(tmp_path, STUDY))
     st = PopulationGames(spec)
-    o = ProbeOracle(st.runs.arrays, st.runs.nodes, spec.providers[0].params(), st.cfg, spec.bids, [0, 1])
+    o = _oracle(spec, st)
     truthful = [ShadingRule("truthful", (0, 0, 0))]
+    assert o.pending(truthful, [1.0], [(0, 0, 0), (0, 0.5, 0.9)], [0, 1]) == 2 + 4
     g = o.gains(truthful, [1.0], [(0, 0, 0), (0, 0.5, 0.9)])
-    assert g.shape == (2, 2) and o.simulations == 2 + 4
-    np.testing.assert_allclose(g[0], 0, atol=1e-6)  # truthful against the all-truthful population gains nothing
+    assert g.shape == (2, 2) and o.simulations == 2 + 4 == o.run_now  # a base run a seed, a run a candidate and seed
+    assert (g[0] == 0).all()  # truthful against the all-truthful population: the probe agents play what they played
     again = o.gains(truthful, [1.0], [(0, 0.5, 0.9)])
-    assert o.simulations == 6 and (again[0] == g[1]).all()
-    r = o.search(truthful, [1.0], optimiser="nelder-mead", evaluations=12, start=truthful, confirm_seeds=[5, 6, 7])
-    assert r.candidates <= 12 and r.search_gain >= 0 and len(r.gain) == 3
-    assert r.search_gain == max(v for _, v in r.trace)
+    assert o.simulations == 6 and (again[0] == g[1]).all() and o.pending(truthful, [1.0], [(0, 0.5, 0.9)], [0, 1]) == 0
+    r = o.search(truthful, [1.0], optimiser="nelder-mead", evaluations=12, start=truthful)
+    assert r.candidates <= 12 and r.search_gain >= 0 and r.candidates == len(r.rules)
+    assert r.search_gain == max(v for _, v in r.trace) and r.rules[0].name == "truthful"
+    # the base runs' provider figures: read back, not run again
+    figs = o.figures(truthful, [1.0], [0, 1])
+    assert len(figs) == 2 and o.run_now == o.simulations and {"revenue", "welfare", "mean_utility"} <= set(figs[0])
 
 
 def test_an_exploration_study_writes_its_answer(tmp_path):
@@ -161,10 +165,17 @@ def test_an_exploration_study_writes_its_answer(tmp_path):
         d = e["best_deviation"]
         assert len(d["gain"]) == 3 and d["gain"][1] <= d["gain"][0] <= d["gain"][2]
         assert e["candidates_evaluated"] >= 1 and isinstance(e["certified"], bool)
-        if e["certified"]:
-            assert d["gain"][2] <= m["tolerance"]
-    for r in m["rounds"][:-1]:  # a round that grew the menu found a deviation with its CI above the tolerance
-        assert r["added"] and any(e["verdict"] == "deviation" for e in r["equilibria"])
+        cert = e["certificate"]
+        # every rule the search evaluated has a fresh-seed bound, and epsilon is the largest of them
+        assert len(cert["rules"]) == e["candidates_evaluated"]
+        assert e["epsilon"] == max(r["upper"] for r in cert["rules"])
+        assert e["certified"] == (e["epsilon"] <= m["tolerance"]) == (e["verdict"] == "certified")
+        assert d["strategy"] == max(cert["rules"], key=lambda r: r["gain"][0])["strategy"]
+    for r in m["rounds"][:-1]:  # a round that grew the menu found a rule above the tolerance: decided or likely
+        assert r["added"]
+        for name in r["added"]:
+            bound = [b for e in r["equilibria"] for b in e["certificate"]["rules"] if b["strategy"] == name]
+            assert bound and max(b["gain"][0] for b in bound) > m["tolerance"]
     # a second run reads every run and every candidate's gain back, and takes the same path to the same answer
     again = run_exploration(spec)
     assert again["mechanisms"]["hb-first"]["oracle_run_now"] == 0 < m["oracle_run_now"]
@@ -207,6 +218,7 @@ def test_the_piecewise_family_is_searched_through_its_interface(tmp_path):
     for e in m["menu_only"]:
         d = e["best_deviation"]
         assert len(d["gain"]) == 3 and d["gain"][1] <= d["gain"][0] <= d["gain"][2]
+        assert e["epsilon"] >= d["gain"][0]
         if d["family"] == "piecewise":  # a point of the family: named by it, its 7 betas each in the box
             assert d["strategy"] == FAMILIES.get("piecewise").point(list(d["params"].values())).name
             assert len(d["params"]) == 7 and all(0 <= v <= 0.99 for v in d["params"].values())
@@ -222,14 +234,60 @@ def test_the_tpe_search_is_seeded_and_keeps_its_cap(tmp_path):
     truthful = [ShadingRule("truthful", (0, 0, 0))]
     found = []
     for _ in range(2):  # fresh oracles: nothing read back from memory, the same seed asks the same points
-        o = ProbeOracle(st.runs.arrays, st.runs.nodes, spec.providers[0].params(), st.cfg, spec.bids, [0, 1])
+        o = _oracle(spec, st)
         found.append(o.search(truthful, [1.0], optimiser="optuna-tpe", evaluations=8, start=truthful))
-    assert found[0].trace == found[1].trace and found[0].rule == found[1].rule
-    assert found[0].candidates <= 8 and found[0].trace[0][0] == "truthful"
+    names = [[(r.name, v) for r, v in f.trace] for f in found]
+    assert names[0] == names[1] and found[0].rule.name == found[1].rule.name
+    assert found[0].candidates <= 8 and names[0][0][0] == "truthful"
     assert found[0].search_gain == max(v for _, v in found[0].trace)
 
 
-def test_the_report_renders_the_exploration_and_a_report_from_stored_results_keeps_it(tmp_path, capsys):
+def _table(md: str, header: str) -> list[list[str]]:
+    """The rows of the Markdown table whose header line starts with ``header``, as lists of cells."""
+    lines = md.splitlines()
+    k = next(i for i, line in enumerate(lines) if line.startswith(header))
+    out = []
+    for line in lines[k + 2 :]:
+        if not line.startswith("|"):
+            break
+        out.append([c.strip() for c in line.strip("|").split("|")])
+    return out
+
+
+def _sections(md: str) -> dict:
+    """The report's sections by their heading (``## ...`` and ``### ...``), the text before the first one as ''."""
+    out, name = {"": []}, ""
+    for line in md.splitlines():
+        if line.startswith("## ") or line.startswith("### "):
+            name = line.lstrip("# ").strip()
+            out[name] = []
+        out[name].append(line)
+    return {k: "\n".join(v) for k, v in out.items()}
+
+
+def check_one_answer(md: str, ex: dict) -> None:
+    """Every section of a population report that names a mechanism's equilibria names the exploration's, except the
+    ones labelled a comparison (and those say so): the first table, the provider's ranking and simultaneous
+    equilibria, the exploration's final answer."""
+    sections = _sections(md)
+    for name, text in sections.items():
+        if "menu only" in name or "the study's menu" in name:
+            assert "(a comparison)" in name and "A comparison: the answer of this report is the exploration's" in text
+    for mech, m in ex["mechanisms"].items():
+        words = {mixture_words({x["strategy"]: x["probability"] for x in e["mixture"]}) for e in m["equilibria"]}
+        lead = {r[0]: r for r in _table(md, "| mechanism | users play |")}
+        assert set(lead[mech][1].split(" or ")) == (words or {"none found"})
+        final = {r[0]: r for r in _table(md, "| mechanism | menu only | with exploration |")}
+        assert set(final[mech][2].split(" or ")) == (words or {"none"})
+        ranking = {r[0]: r for r in _table(sections["The provider's choice"], "| mechanism | consumer equilibria |")}
+        if words:
+            assert ranking[mech][1] == str(len(words))
+        for s_ in ex["provider"]["simultaneous"]:
+            if s_["mechanism"] == mech:
+                assert mixture_words(s_["mixture"]) in words
+
+
+def test_the_report_leads_with_the_explorations_answer_and_a_report_from_stored_results_keeps_it(tmp_path, capsys):
     path = write_population_study(tmp_path, STUDY)
     assert main(["study", "run", str(path), "--no-progress"]) == 0
     report = tmp_path / "studies" / "report"
@@ -239,29 +297,45 @@ def test_the_report_renders_the_exploration_and_a_report_from_stored_results_kee
         "workers" not in m and "run_now" not in m for m in ex["mechanisms"].values()
     )  # the run's, not the data's
     md = (report / "report.md").read_text()
-    first = md.split("\n\n")[1]  # the title, then the first paragraph
+    blocks = md.split("\n\n")
+    assert blocks[1].startswith("| mechanism | users play | epsilon (tolerance) | verdict |")  # the answer, first
     m = ex["mechanisms"]["hb-first"]
-    assert "With every rule of the per-class family open" in first and "The oracle is a search" in first
-    assert "not every rule of the family" in first
-    words = " or ".join(mixture_words({x["strategy"]: x["probability"] for x in e["mixture"]}) for e in m["equilibria"])
-    assert f"under hb-first users play {words} (" + ("certified" if m["certified"] else "not certified") in first
-    assert "## Strategy exploration: the menu grown by a best-response search" in md
-    for k, r in enumerate(m["rounds"]):  # round by round: each equilibrium's best deviation, its gain and CI
+    row = _table(md, "| mechanism | users play |")[0]
+    assert row[2] == f"{num(m['epsilon'], 3)} ({num(m['tolerance'], 3)})"
+    assert row[3] == ("certified" if m["certified"] else "not certified")
+    assert "A certificate covers the rules the search evaluated" in blocks[2] and len(blocks[2].split()) < 200
+    check_one_answer(md, ex)
+    assert "## Strategy exploration: the menu grown by a best-response search, every equilibrium certified" in md
+    rounds = _table(md, "| mechanism | round | rules | equilibrium |")
+    for k, r in enumerate(m["rounds"]):  # round by round: each equilibrium's epsilon and best rule on fresh seeds
         for e in r["equilibria"]:
             d = e["best_deviation"]
-            g = num_ci(*d["gain"], 3) if np.isfinite(d["gain"][1]) else num(d["gain"][0], 3, sign=True)
-            row = f"| hb-first | {k + 1} | {len(r['menu'])} | "
-            assert any(line.startswith(row) and d["strategy"] in line and g in line for line in md.splitlines())
+            assert any(
+                x[1] == str(k + 1) and x[5].startswith(num(e["epsilon"], 3)) and x[6] == d["strategy"] for x in rounds
+            )
         assert f"added: {', '.join(r['added']) or 'none'}" in md
-    menu_only = " or ".join(
-        mixture_words({x["strategy"]: x["probability"] for x in e["mixture"]}) for e in m["menu_only"]
-    )
-    assert f"| hb-first | {menu_only} | {words} | {'yes' if m['certified'] else 'no'} | {m['simulations']:,} |" in md
-    assert f"{ex['simulations']:,} simulations in all." in md
+    assert f"{ex['simulations']:,} simulations in all" in md
     # a report from stored results (nothing simulated) renders the same exploration, and keeps its data
     assert main(["report", str(path)]) == 0
     assert (report / "report.md").read_text() == md
     assert json.loads((report / "data" / "exploration.json").read_text()) == ex
+
+
+def test_the_consistency_check_fails_on_a_section_that_names_another_equilibrium(tmp_path):
+    """The check of one answer per report can fail: a provider section quoting the menu-only equilibrium where the
+    exploration found another is caught."""
+    path = write_population_study(tmp_path, STUDY)
+    assert main(["study", "run", str(path), "--no-progress"]) == 0
+    report = tmp_path / "studies" / "report"
+    ex = json.loads((report / "data" / "exploration.json").read_text())
+    md = (report / "report.md").read_text()
+    bad = md.replace("| mechanism | users play |", "| mechanism | users play |", 1)  # unchanged: passes
+    check_one_answer(bad, ex)
+    row = _table(md, "| mechanism | users play |")[0]
+    with pytest.raises(AssertionError):
+        check_one_answer(md.replace(f"| {row[1]} |", "| 1 something-else |", 1), ex)
+    with pytest.raises(AssertionError):  # a menu-only section that does not say it is a comparison
+        check_one_answer(md.replace("over the study's menu only (a comparison)", "over the study's menu only"), ex)
 
 
 #: a plugin's parametric family of one parameter, declared in [0.505, 0.6): narrower than the default search box

@@ -185,7 +185,9 @@ def test_population_study_end_to_end(study):
     from gamemarket.reports.population import write_population_report
 
     md = write_population_report(par).read_text()
-    assert md.splitlines()[2].startswith("**What this answers.**")
+    lines = md.splitlines()  # the answer's table first, then what it says in words
+    assert lines[2].startswith("| mechanism | users play | epsilon (tolerance) | verdict |")
+    assert any(line.startswith("**What this answers.**") for line in lines[3:20])
     assert (spec.report_dir / "fig-replicator-flow.png").exists()
 
 
@@ -228,9 +230,9 @@ providers = ["clearing", "pay-as-bid"]
 kind = "population"
 strategies = ["truthful", "shade-0.5", "shade-0.9"]
 reduced_players = 3
-probe = 0.02
+probe = 0.05
 [replications]
-count = 3
+count = 4
 [output]
 results = "results"
 report = "report"

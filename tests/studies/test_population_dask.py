@@ -6,7 +6,7 @@ import pytest
 from gamemarket.errors import InputError
 from gamemarket.search.population import run_population_study
 from gamemarket.studies import load_study
-from study_helpers import POPULATION_STUDY, population_records, write_population_study
+from study_helpers import POPULATION_STUDY, population_records, runs_of, write_population_study
 
 TINY = POPULATION_STUDY.replace("jobs = 800", "jobs = 300").replace("max_seeds = 4", "max_seeds = 2")
 
@@ -39,7 +39,7 @@ def test_population_study_on_dask_stores_the_local_numbers(tiny, tmp_path):
     spec.results_dir = tmp_path / "local"
     a = population_records(spec)
     assert a and a == b
-    assert remote.runs["run_now"] == local.runs["run_now"] == len(a)
+    assert remote.runs["run_now"] == local.runs["run_now"] == runs_of(a)
     assert [e["mixture"] for x in remote.answers for e in x.equilibria] == [
         e["mixture"] for x in local.answers for e in x.equilibria
     ]

@@ -1,0 +1,171 @@
+"""A population report's answer: one row per mechanism, from the exploration where one ran, else from the study.
+
+The report leads with this table, and every section that names an equilibrium, the provider's choice or a
+figure of revenue reads it from the same source: where an exploration ran, its equilibria (over the grown menus,
+certified on fresh seeds) are the answer, and the study's menu-only equilibria appear only in sections labelled
+as a comparison. It computes nothing new: it picks and words what the analysis and the exploration hold.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from gamemarket.games.io import mixture_words
+from gamemarket.reports.markdown import md_table, num, num_ci
+
+UNIT = "bid x seconds per job"
+
+#: the label of a section that shows the study's menu-only answer where an exploration ran
+COMPARISON = (
+    "_A comparison: the answer of this report is the exploration's (the first table, the provider's choice and the "
+    "revenue figure); these are the equilibria over the study's own menu, before any rule was added and before "
+    "the certificates._"
+)
+
+
+@dataclass(frozen=True)
+class MechanismRow:
+    """One mechanism's answer as the report's first table shows it."""
+
+    mechanism: str
+    equilibria: tuple  #: each equilibrium's mixture ``{rule: share}``, the provider's worst first
+    epsilon: float | None  #: the largest 95% upper bound, over its equilibria, of any evaluated rule's gain
+    tolerance: float | None
+    verdict: str  #: "certified" / "not certified" (exploration), "verified" / "undecided" / "rejected" (menu)
+    revenue: tuple  #: (mean, low, high) at the provider's worst equilibrium
+    welfare: tuple
+    rank: int | None  #: the provider's ranking (1: its choice as a leader), None where it has no equilibrium
+    simultaneous: bool  #: a simultaneous equilibrium with this mechanism as the provider's pure strategy
+    source: str  #: "exploration" or "menu"
+
+
+def _worst_first(eqs: list[dict]) -> list[dict]:
+    return sorted(eqs, key=lambda e: e["revenue"][0])
+
+
+def rows(an, ex: dict | None) -> list[MechanismRow]:
+    """Every mechanism's answer: the exploration's where ``ex`` is given, else the study's (rejected candidates left
+    out)."""
+    provider = ex["provider"] if ex is not None and "provider" in ex else an.provider
+    rank = {r["mechanism"]: k + 1 for k, r in enumerate(provider["ranking"])}
+    sim = {s["mechanism"] for s in provider["simultaneous"]}
+    out = []
+    for a in an.answers:
+        if ex is not None:
+            m = ex["mechanisms"][a.mechanism]
+            eqs = _worst_first(m["equilibria"])
+            mixtures = tuple({x["strategy"]: x["probability"] for x in e["mixture"]} for e in eqs)
+            eps, tol = m.get("epsilon"), m.get("tolerance")
+            verdict = "certified" if m["certified"] else "not certified"
+            source = "exploration"
+        else:
+            eqs = _worst_first([e for e in a.equilibria if e["verified"] != "no"])
+            mixtures = tuple(e["mixture"] for e in eqs)
+            eps = max((e["regret"][2] for e in eqs), default=None)
+            tol = eqs[0]["tolerance"] if eqs and "tolerance" in eqs[0] else None
+            verdict = (
+                "none found" if not eqs else ("verified" if all(e["verified"] == "yes" for e in eqs) else "undecided")
+            )
+            source = "menu"
+        nan3 = (math.nan, math.nan, math.nan)
+        out.append(
+            MechanismRow(
+                a.mechanism,
+                mixtures,
+                eps,
+                tol,
+                verdict,
+                tuple(eqs[0]["revenue"]) if eqs else nan3,
+                tuple(eqs[0]["welfare"]) if eqs else nan3,
+                rank.get(a.mechanism),
+                a.mechanism in sim,
+                source,
+            )
+        )
+    return out
+
+
+def _ci(v, digits: int = 4) -> str:
+    m, lo, hi = v
+    if not math.isfinite(lo):
+        return num(m, digits)
+    return num_ci(m, lo, hi, digits, sign=False)
+
+
+def play_words(r: MechanismRow) -> str:
+    """What users play under a mechanism: its equilibria in words (``mixture_words``), joined by "or"."""
+    return " or ".join(mixture_words(m) for m in r.equilibria) or "none found"
+
+
+def provider_words(r: MechanismRow) -> str:
+    """The provider column: its rank as a leader (1: its choice) and whether it is a simultaneous equilibrium."""
+    if r.rank is None:
+        return "-"
+    words = "**its choice**" if r.rank == 1 else f"rank {r.rank}"
+    return words + (", simultaneous" if r.simultaneous else "")
+
+
+def answer_table(table_rows: list[MechanismRow]) -> str:
+    """The report's first table: per mechanism, what users play, epsilon against the tolerance and the verdict,
+    revenue and welfare at the provider's worst equilibrium with 95% CIs, and the provider's choice."""
+    return md_table(
+        [
+            "mechanism",
+            "users play",
+            "epsilon (tolerance)",
+            "verdict",
+            "revenue [95% CI]",
+            "welfare [95% CI]",
+            "provider",
+        ],
+        [
+            [
+                r.mechanism,
+                play_words(r),
+                "-" if r.epsilon is None else f"{num(r.epsilon, 3)} ({num(r.tolerance, 3)})",
+                r.verdict,
+                _ci(r.revenue),
+                _ci(r.welfare),
+                provider_words(r),
+            ]
+            for r in table_rows
+        ],
+    )
+
+
+def answer_paragraph(an, table_rows: list[MechanismRow], ex: dict | None) -> str:
+    """The prose after the table: short, every number from the analysis or the exploration."""
+    cfg = an.config
+    who = "jobs" if cfg.agents == "jobs" else "users"
+    if ex is not None:
+        scope = (
+            f"any rule of the {ex['family']} family, found by a best-response search from the study's "
+            f"{len(cfg.names)} rules"
+        )
+        bound = (
+            "epsilon is the 95% upper bound on what any rule evaluated against the equilibrium gains, on fresh "
+            "seeds; certified: epsilon at most the tolerance"
+        )
+    else:
+        scope = f"one of {len(cfg.names)} shading rules ({', '.join(cfg.names)})"
+        bound = "epsilon is the upper end of the equilibrium's 95% regret interval over the study's rules"
+    good = sum(r.verdict in ("certified", "verified") for r in table_rows)
+    parts = [
+        f"**What this answers.** Each of the {an.meta['jobs']:,} {who}' owners plays {scope}, to maximise its own "
+        f"utility given what everyone else does. Per mechanism, the table gives what users play at equilibrium "
+        f"and how sure we are ({bound}; the tolerance is {cfg.regret_tol:g} of the mean absolute truthful utility "
+        f"per agent, in {UNIT}): {good} of {len(table_rows)} mechanisms "
+        f"{'are certified' if ex is not None else 'have every equilibrium verified'}."
+    ]
+    lead = next((r for r in table_rows if r.rank == 1), None)
+    if lead is not None:
+        sim = [r.mechanism for r in table_rows if r.simultaneous]
+        parts.append(
+            f"A provider that anticipates the users' answer earns most under {lead.mechanism} (revenue "
+            f"{num(lead.revenue[0])} at its worst equilibrium)"
+            + (f"; {', '.join(sim)} {'is' if len(sim) == 1 else 'are'} also a simultaneous choice." if sim else ".")
+        )
+    if ex is not None:
+        parts.append("A certificate covers the rules the search evaluated, not every rule of the family.")
+    return " ".join(parts)
