@@ -25,6 +25,7 @@ GROUPS = {
     "workload": ("workload",),
     "simulate": ("simulate",),
     "studies": ("study", "game", "report"),
+    "population": ("population",),
     "pricing": ("price",),
     "plugin": ("plugin",),
 }
@@ -52,6 +53,10 @@ def _register(sub, group: str) -> None:  # noqa: C901 (one branch per group, eac
         from gamemarket.cli.studies import add_study_commands  # deferred: numba (the market), for its commands
 
         add_study_commands(sub)
+    elif group == "population":
+        from gamemarket.cli.population import add_population_commands  # deferred: numba (the market), for its commands
+
+        add_population_commands(sub)
     elif group == "pricing":
         add_pricing_commands(sub)
     else:

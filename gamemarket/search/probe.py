@@ -1,0 +1,194 @@
+"""One question asked directly: under mechanism M, with the population playing mixture X, what does a single agent
+gain by playing rule D? The paired estimate (``gamemarket.studies.deviations``) on a population study's workload and
+seeds, with its 95% Student-t interval over the seeds.
+
+Rules are named as a study names them (a rule of the study's menu or of its shading catalogue), or given as a point
+of the per-class family, ``per-class[0,0.83,0.78]`` or ``0,0.83,0.78`` (a beta per private-bid class: low, middle,
+high). A mixture is one rule, or shares of rules written as the reports write them: ``0.7 shade-0.5 + 0.3
+truthful``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from gamemarket.confidence import t_interval
+from gamemarket.consumers import ConsumerStrategy
+from gamemarket.errors import InputError
+from gamemarket.search.exploration import exploration_probe
+from gamemarket.search.oracle import ProbeOracle, point, strategy_entry
+from gamemarket.studies.population import PopulationRuns, on_scheduler
+from gamemarket.studies.population_config import load_shading, search_family
+from gamemarket.studies.runner import load_workload
+from gamemarket.studies.strategies import catalogue_files
+
+_POINT = re.compile(r"^\s*(?:per-class\s*)?\[?\s*([^\[\]]*?)\s*\]?\s*$")
+
+
+@dataclass(frozen=True)
+class ProbeAnswer:
+    """A single agent's paired gain from ``deviation`` against ``base`` under ``mechanism``."""
+
+    mechanism: str
+    base: dict  #: rule name -> share
+    deviation: str
+    gain: tuple  #: (mean, low, high): the 95% Student-t interval over the seeds
+    seeds: list
+    probe: float
+    per_seed: list
+
+    def to_dict(self) -> dict:
+        """The ``--format json`` payload: mechanism, base, deviation, gain ``[mean, low, high]``, seeds."""
+        return {
+            "mechanism": self.mechanism,
+            "base": self.base,
+            "deviation": self.deviation,
+            "gain": list(self.gain),
+            "seeds": list(self.seeds),
+            "probe": self.probe,
+            "per_seed": list(self.per_seed),
+        }
+
+
+def rule(text: str, known: dict, where: str) -> ConsumerStrategy:
+    """A rule from its name (in ``known``) or as a point of the per-class family (``per-class[a,b,c]``,
+    ``[a,b,c]`` or ``a,b,c``), checked against the family's bounds.
+
+    Raises
+    ------
+    InputError
+        An unknown name, or a point that is not three numbers within the family's bounds, naming ``where``.
+    """
+    name = text.strip()
+    if name in known:
+        return known[name]
+    m = _POINT.match(name)
+    parts = [p for p in m.group(1).split(",")] if m and "," in m.group(1) else None
+    if parts is None:
+        raise InputError(
+            f"{where}: unknown rule {text!r}; expected a rule of the study ({', '.join(sorted(known))}) or a point "
+            "of the per-class family, per-class[low,middle,high]"
+        )
+    try:
+        values = [float(p) for p in parts]
+    except ValueError:
+        raise InputError(f"{where}: {text!r} is not a point of the per-class family: expected three numbers") from None
+    if not all(math.isfinite(v) for v in values):
+        raise InputError(f"{where}: {text!r}: expected finite betas")
+    search_family("per-class", where).check_point(values, where)  # its own message, naming the option
+    return point(values, family="per-class")
+
+
+def mixture(text: str, known: dict, where: str) -> tuple[list, np.ndarray]:
+    """A population mixture ``(rules, shares)`` from ``"rule"`` or ``"0.7 rule + 0.3 rule"``.
+
+    Raises
+    ------
+    InputError
+        An unknown rule, a share that is not a number in (0, 1], a rule named twice, or shares whose sum is not 1.
+    """
+    rules, shares = [], []
+    for term in text.split(" + "):
+        bits = term.strip().split(None, 1)
+        if len(bits) == 2 and re.fullmatch(r"[0-9.eE+-]+", bits[0]):
+            try:
+                share = float(bits[0])
+            except ValueError:
+                raise InputError(f"{where}: share {bits[0]!r} in {text!r} is not a number") from None
+            r = rule(bits[1], known, where)
+        else:
+            share, r = 1.0, rule(term, known, where)
+        if not (math.isfinite(share) and 0 < share <= 1):
+            raise InputError(f"{where}: share {share!r} of {r.name!r}: expected a number in (0, 1]")
+        if any(q.key() == r.key() for q in rules):
+            raise InputError(f"{where}: {r.name!r} is named twice in {text!r}")
+        rules.append(r)
+        shares.append(share)
+    total = sum(shares)
+    if abs(total - 1) > 1e-6:
+        raise InputError(f"{where}: the shares of {text!r} sum to {total:g}; expected 1")
+    return rules, np.asarray(shares) / total
+
+
+def probe(
+    spec,
+    mechanism: str,
+    base: str,
+    deviation: str,
+    *,
+    seeds: list[int] | None = None,
+    probe_share: float | None = None,
+    n_jobs: int = 1,
+    scheduler_address: str | None = None,
+) -> ProbeAnswer:
+    """The paired gain of a single agent playing ``deviation`` against the population mixture ``base`` under
+    ``mechanism``, on the study's workload and bids (module docstring).
+
+    Parameters
+    ----------
+    spec : StudySpec
+        A population study (its workload, bids, ``[game]`` agents and probe, its mechanisms and rules).
+    mechanism : str
+        One of the study's mechanisms.
+    base, deviation : str
+        The mixture and the rule (module docstring).
+    seeds : list of int, optional
+        Default: the study's seeds.
+    probe_share : float, optional
+        The probe agents' share (default: the exploration's, else the study's ``[game] probe``).
+    n_jobs, scheduler_address
+        Where the runs go (local worker processes, or a dask scheduler).
+
+    Raises
+    ------
+    InputError
+        A study that is not a population game, an unknown mechanism, rule or seed, a mixture whose shares do not
+        sum to 1, a rule outside the family's bounds.
+    """
+    if spec.population is None:
+        raise InputError(f"study {spec.name!r}: its [game] is not a population game (kind = 'population')")
+    provs = {p.name: p for p in spec.providers}
+    if mechanism not in provs:
+        raise InputError(
+            f"--mechanism: unknown mechanism {mechanism!r} of study {spec.name!r}; expected one of {list(provs)}"
+        )
+    known = {}
+    for f in catalogue_files("shading.toml", Path(spec.path).parent if spec.path else None):
+        known.update(load_shading(f))
+    known.update({r.name: r for r in spec.population.strategies})
+    rules, x = mixture(base, known, "--base")
+    dev = rule(deviation, known, "--deviation")
+    seeds = list(spec.seeds) if seeds is None else [int(s) for s in seeds]
+    if not seeds or min(seeds) < 0:
+        raise InputError(f"--seeds: expected seeds >= 0, got {seeds}")
+    share = exploration_probe(spec.population, spec.exploration or {}) if probe_share is None else probe_share
+    if not (0 < share <= 0.1):
+        raise InputError(f"--probe: expected a share in (0, 0.1], got {share!r}")
+    with on_scheduler(scheduler_address):
+        runs = PopulationRuns(spec, load_workload(spec), run=False, scheduler_address=scheduler_address)
+        oracle = ProbeOracle(
+            runs.arrays,
+            runs.nodes,
+            provs[mechanism].params(),
+            spec.population.agents,
+            share,
+            spec.bids,
+            seeds,
+            n_jobs=-1 if scheduler_address else n_jobs,
+            remote=scheduler_address is not None,
+        )
+        g = oracle.gains(rules, x, [dev], seeds)[0]
+    return ProbeAnswer(
+        mechanism,
+        {r.name: float(p) for r, p in zip(rules, x)},
+        strategy_entry(dev)["strategy"],
+        tuple(t_interval(g)),
+        seeds,
+        share,
+        g.tolist(),
+    )

@@ -1,0 +1,90 @@
+"""``gamemarket population probe``: one question asked directly, its examples as written, its bad input."""
+
+import json
+import shlex
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from gamemarket.cli import build_parser, main
+from gamemarket.search.probe import probe
+from gamemarket.studies import load_study
+from study_helpers import ROOT, write_population_study
+
+
+def _examples() -> list[str]:
+    parser = build_parser(["population"])
+    sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction").choices["population"]
+    p = next(a for a in sub._actions if a.__class__.__name__ == "_SubParsersAction").choices["probe"]
+    return [line.strip() for line in p.epilog.splitlines() if line.strip().startswith("gamemarket ")]
+
+
+@pytest.mark.parametrize("example", _examples())
+def test_every_example_of_the_help_runs_as_written(example, monkeypatch, capsys):
+    monkeypatch.chdir(ROOT)
+    assert main(shlex.split(example)[1:]) == 0
+    out = capsys.readouterr().out
+    if "--format json" in example:
+        d = json.loads(out)
+        assert set(d) >= {"mechanism", "base", "deviation", "gain", "seeds"} and len(d["gain"]) == 3
+    else:
+        assert out.startswith("under ") and "gains" in out
+
+
+def test_the_answer_is_the_oracles_paired_gain_and_the_json_says_it(tmp_path, capsys):
+    path = write_population_study(tmp_path)
+    spec = load_study(path)
+    a = probe(spec, "hb-first", "0.5 truthful + 0.5 shade-0.5", "per-class[0,0.5,0.9]", seeds=[1, 2, 3])
+    assert a.base == {"truthful": 0.5, "shade-0.5": 0.5} and a.deviation == "per-class[0,0.5,0.9]"
+    assert a.gain[0] == pytest.approx(np.mean(a.per_seed)) and a.gain[1] <= a.gain[0] <= a.gain[2]
+    assert (
+        main(
+            ["population", "probe", str(path), "--mechanism", "hb-first", "--base", "0.5 truthful + 0.5 shade-0.5"]
+            + ["--deviation", "0,0.5,0.9", "--seeds", "1,2,3", "--format", "json"]
+        )
+        == 0
+    )
+    d = json.loads(capsys.readouterr().out)
+    assert d["gain"] == list(a.gain) and d["seeds"] == [1, 2, 3] and d["mechanism"] == "hb-first"
+    # the same rule against the population that plays it gains exactly nothing
+    assert probe(spec, "hb-first", "shade-0.5", "shade-0.5", seeds=[1, 2]).gain[0] == 0.0
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--mechanism", "nope", "--base", "truthful", "--deviation", "shade-0.5"], "unknown mechanism 'nope'"),
+        (
+            ["--mechanism", "hb-first", "--base", "0.5 truthful + 0.6 shade-0.5", "--deviation", "shade-0.5"],
+            "sum to 1.1",
+        ),
+        (["--mechanism", "hb-first", "--base", "truthful", "--deviation", "per-class[0,0.5,1.2]"], "'high' must be in"),
+        (["--mechanism", "hb-first", "--base", "truthful", "--deviation", "shade-0.77"], "unknown rule 'shade-0.77'"),
+        (["--mechanism", "hb-first", "--base", "truthful", "--deviation", "0,a,1"], "three numbers"),
+        (
+            ["--mechanism", "hb-first", "--base", "2 truthful", "--deviation", "shade-0.5"],
+            "expected a number in (0, 1]",
+        ),
+        (["--mechanism", "hb-first", "--base", "truthful", "--deviation", "shade-0.5", "--seeds", "x"], "--seeds"),
+        (["--mechanism", "hb-first", "--base", "truthful", "--deviation", "shade-0.5", "--probe", "0.7"], "--probe"),
+    ],
+)
+def test_bad_input_exits_2_naming_the_value(tmp_path, args, message):
+    path = write_population_study(tmp_path)
+    r = subprocess.run(
+        [sys.executable, "-m", "gamemarket", "population", "probe", str(path), *args], capture_output=True, text=True
+    )
+    assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def test_a_study_that_is_not_a_population_game_is_refused(capsys):
+    assert (
+        main(
+            ["population", "probe", str(ROOT / "studies" / "default.toml"), "--mechanism", "hb-kth"]
+            + ["--base", "truthful", "--deviation", "shade-0.5"]
+        )
+        == 2
+    )
+    assert "not a population game" in capsys.readouterr().err
