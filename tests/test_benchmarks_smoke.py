@@ -24,6 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 #: each file of ``benchmarks/``: the arguments of its small mode (``{tmp}``: a scratch folder, ``{swf}``: a small
 #: SWF trace this test writes), or None for a helper that another benchmark's small mode runs
 SMOKE: dict[str, list[str] | None] = {
+    "bench_certificates.py": ["--smoke"],
+    "bench_deviation.py": ["--smoke"],
     "bench_engine.py": ["--repeat", "2", "--jobs", "2000"],
     "bench_exploration.py": ["--smoke"],
     "bench_lp_finish.py": ["--n", "300", "--m", "4"],
@@ -34,6 +36,7 @@ SMOKE: dict[str, list[str] | None] = {
     "bench_pricing_gpu.py": ["--sizes", "20000x4", "--out", "{tmp}"],
     "bench_pricing_stress.py": ["--smoke"],
     "bench_reproduction.py": ["--smoke", "--n-jobs", "1"],
+    "bench_rsg_completeness.py": ["--smoke"],
     "bench_resalloc.py": ["--resalloc-python", "{resalloc}", "--cases", "2000x4"],
     "bench_simulator.py": ["--trace", "{swf}", "--repeat", "1"],
     "bench_startup.py": ["--smoke"],

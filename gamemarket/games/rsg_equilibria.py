@@ -489,8 +489,8 @@ def equilibria(
     dedup: float = 1e-6,
     max_iters: int = 200,
     supports: bool = True,
-    starts_per_round: int = 8,
-    max_starts: int = 64,
+    starts_per_round: int = 16,
+    max_starts: int = 128,
 ) -> SymmetricSolution:
     """Symmetric equilibria of a role-symmetric game, each verified by its regret.
 

@@ -135,7 +135,7 @@ def _run_population_study(
     answers, seeds = _adaptive_answers(st, spec, rng)
     base_seeds = list(spec.seeds)
     provider, points = _provider_choice(st, spec, answers, base_seeds)
-    provider["joint"] = _joint_answer(st, answers, base_seeds, rng)
+    provider["joint"] = _joint_answer(st, answers, base_seeds, rng) if st.cfg.joint else None
     runs = _accounting(st, answers, seeds, points, provider["joint"], base_seeds, spec)
     runs["wall_seconds"] = time.perf_counter() - t0
     if store is not None and st.runs.runs_done:  # the figures of the run that computed the runs
@@ -256,8 +256,9 @@ def _accounting(st: PopulationGames, answers: dict, seeds: dict, points: set, jo
     fixed = {(p, m, s, False) for p in answers for m in st.grid for s in longest} | {
         (p, mix_key(e["mixture_vector"]), s, True) for p, a in answers.items() for e in a.equilibria for s in longest
     }
-    fixed |= {(p.name, m, s, True) for p in spec.providers for m in points | set(joint["checked"]) for s in base_seeds}
-    fixed |= {(p.name, m, s, False) for p in spec.providers for m in joint["points"] for s in base_seeds}
+    checked, grid = (set(joint["checked"]), joint["points"]) if joint is not None else (set(), [])
+    fixed |= {(p.name, m, s, True) for p in spec.providers for m in points | checked for s in base_seeds}
+    fixed |= {(p.name, m, s, False) for p in spec.providers for m in grid for s in base_seeds}
     return {
         "simulations": used,
         "fixed_design": sum(2 if paired else 1 for *_, paired in fixed),

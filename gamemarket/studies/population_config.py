@@ -41,6 +41,7 @@ class PopulationConfig:
     max_seeds: int = 0  #: adaptive budget per mechanism (0: the study's seeds only)
     seed_step: int = 2
     resamples: int = 1000
+    joint: bool = True  #: solve the provider-and-consumers game with a mixed provider
 
     def __post_init__(self) -> None:
         check(PopulationSettings, {k: getattr(self, k) for k in TABLE_FIELDS}, "", root="[game]")

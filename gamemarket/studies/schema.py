@@ -266,6 +266,11 @@ class PopulationSettings(Table):
     max_seeds: int = Field(0, ge=0, le=100_000, description="adaptive seed budget per mechanism (0: none)")
     seed_step: Count = Field(2, le=100_000, description="seeds added at a time")
     resamples: int = Field(1000, ge=100, le=10**6, description="bootstrap resamples")
+    joint: bool = Field(
+        True,
+        description="solve the provider-and-consumers game with a mixed provider (its runs: every consumer "
+        "composition under every mechanism); the pure-provider answer is given either way",
+    )
 
 
 class InlineStrategy(Table):
@@ -306,6 +311,9 @@ class ExplorationTable(Table):
     )
     first_seeds: int = Field(
         4, ge=2, le=100_000, description="the fresh seeds of a certificate's first look (then doubled up to the cap)"
+    )
+    search_seeds: int | None = Field(
+        None, ge=1, le=100_000, description="how many of the study's seeds a search uses (default: all of them)"
     )
     probe: float | None = Field(
         None,

@@ -14,6 +14,7 @@ from gamemarket import bids
 from gamemarket.analysis.population import equilibria_json
 from gamemarket.consumers import BetaMix, ShadingRule
 from gamemarket.errors import InputError
+from gamemarket.games.io import mixture_words
 from gamemarket.search.population import run_population_study
 from gamemarket.studies import load_study
 from gamemarket.studies.population import PopulationConfig, PopulationStore, payoffs_of, run_chunk
@@ -188,6 +189,16 @@ def test_population_study_end_to_end(study):
     lines = md.splitlines()  # the answer's table first, then what it says in words
     assert lines[2].startswith("| mechanism | users play | epsilon (tolerance) | verdict |")
     assert any(line.startswith("**What this answers.**") for line in lines[3:20])
+    # one answer: the first table names, per mechanism, the equilibria the equilibria section does not reject
+    lead = {}
+    for line in lines[4:]:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        lead[cells[0]] = set(cells[1].split(" or "))
+    for a in par.answers:
+        kept = {mixture_words(e["mixture"]) for e in a.equilibria if e["verified"] != "no"}
+        assert lead[a.mechanism] == (kept or {"none found"})
     assert (spec.report_dir / "fig-replicator-flow.png").exists()
 
 
