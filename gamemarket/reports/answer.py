@@ -149,7 +149,9 @@ def answer_paragraph(an, table_rows: list[MechanismRow], ex: dict | None) -> str
         )
     else:
         scope = f"one of {len(cfg.names)} shading rules ({', '.join(cfg.names)})"
-        bound = "epsilon is the upper end of the equilibrium's 95% regret interval over the study's rules"
+        looks, alpha = an.runs.get("looks", 1), an.runs.get("alpha", 0.05)
+        level = num(100 * (1 - alpha / looks), 4)
+        bound = f"epsilon is the upper end of the equilibrium's {level}% regret interval over the study's rules"
     good = sum(r.verdict in ("certified", "verified") for r in table_rows)
     parts = [
         f"**What this answers.** Each of the {an.meta['jobs']:,} {who}' owners plays {scope}, to maximise its own "

@@ -114,7 +114,8 @@ def exploration_section(ex: dict) -> list[str]:
         "for the number of rules; a claim that a particular rule gains more than the tolerance does, and gets one). "
         "An equilibrium is certified where epsilon is at most the tolerance. A rule whose lower bound is above "
         "the tolerance (deviation), or, still undecided, whose fresh mean is above half of it, joins the menu, and "
-        "the reduced game over the grown menu is solved again on the study's seeds. The budget is {ex['budget']:,} simulations per mechanism. {ex['note'].capitalize()}.",
+        "the reduced game over the grown menu is solved again on the study's seeds. The budget is "
+        f"{ex['budget']:,} simulations per mechanism. {ex['note'].capitalize()}.",
         "",
         f"### How each menu grew (gains in {UNIT}, 95% CI on fresh seeds)",
         "",

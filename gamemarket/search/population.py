@@ -3,8 +3,16 @@ still open, and answer the provider's questions.
 
 The answers themselves are computed from stored runs by ``gamemarket.analysis.population`` (which never runs a
 simulation); this module decides which runs those answers need, has them made (``PopulationRuns.ensure``) and
-caches the result. Adaptive seeds: a mechanism gets ``seed_step`` more seeds while one of its verdicts is
-undecided, up to ``max_seeds``.
+caches the result. Verification: each candidate's paired records (``gamemarket.studies.deviations``: a base run at
+the candidate, every rule on a block of probe agents of its own). Adaptive seeds: a mechanism gets ``seed_step``
+more seeds while one of its verdicts is undecided, up to ``max_seeds``, every interval at ``1 - ALPHA / looks``
+(Bonferroni over the planned looks [Jennison2000]_), so that a verdict is wrong with probability at most ``ALPHA``
+whichever look decides it.
+
+References
+----------
+.. [Jennison2000] C. Jennison and B. W. Turnbull, "Group Sequential Methods with Applications to Clinical Trials",
+   Chapman & Hall/CRC (2000), chapter 2 (Pocock's design) and chapter 9 (repeated confidence intervals).
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Strategy exploration: the per-class family's points, the [game] exploration table, the oracle, the loop."""
 
 import json
+import re
 import time
 
 import numpy as np
@@ -297,6 +298,7 @@ def test_the_report_leads_with_the_explorations_answer_and_a_report_from_stored_
         "workers" not in m and "run_now" not in m for m in ex["mechanisms"].values()
     )  # the run's, not the data's
     md = (report / "report.md").read_text()
+    assert not re.search(r"\{[a-z_]+(\[|\}|:)", md), "a placeholder left unformatted"
     blocks = md.split("\n\n")
     assert blocks[1].startswith("| mechanism | users play | epsilon (tolerance) | verdict |")  # the answer, first
     m = ex["mechanisms"]["hb-first"]

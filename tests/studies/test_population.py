@@ -340,3 +340,18 @@ def test_slices_with_rounding_in_the_running_sum():
     order = np.lexsort((hi, lo))
     assert np.all(np.diff(np.concatenate([lo[order], [1.0]])) >= 0) and hi[order][-1] == 1.0
     assert np.all(hi >= lo)
+
+
+def test_joint_false_skips_the_mixed_provider_game_and_its_runs(tmp_path):
+    """``[game] joint = false``: no provider-and-consumers game with a mixed provider (none of its runs), the pure
+    provider's answer kept, and the report without that section."""
+    from gamemarket.reports.population import write_population_report
+
+    body = STUDY.replace("reduced_players = 3", "reduced_players = 3\njoint = false")
+    spec = load_study(write_population_study(tmp_path, body))
+    an = run_population_study(spec, n_jobs=1)
+    assert an.provider["joint"] is None and an.provider["leader"] is not None
+    full = load_study(write_population_study(tmp_path / "full", STUDY))
+    assert an.runs["simulations"] < run_population_study(full, n_jobs=1).runs["simulations"]
+    md = write_population_report(an).read_text()
+    assert "Simultaneous equilibria with any provider mixture" not in md and "## The provider's choice" in md
