@@ -291,6 +291,7 @@ def test_the_engine_and_the_reference_never_compare_with_a_registered_name():
     assert bad == []
 
 
+@pytest.mark.slow
 def test_every_public_name_has_a_docstring():
     """Every public module-level function and class, and every public method of those classes, says what it does."""
     missing = []
@@ -343,6 +344,7 @@ def _in_a_cycle(parts: tuple[str, ...]) -> list[str]:
     return sorted(m for m in graph if _part(m) in parts and m in reach(m, set()))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("part", sorted(KNOWN))
 def test_no_import_cycle_between_the_files_of(part):
     """No file of the part reaches itself through the imports of any files, those inside functions counted.
@@ -519,6 +521,7 @@ def _local_import_faults() -> dict[str, str]:
     return faults
 
 
+@pytest.mark.slow
 def test_an_import_inside_a_function_only_defers_a_heavy_library():
     """An import inside a function says why (``# deferred: ...``, on its line or the line above its group of
     imports) and defers a heavy library that its module does not load anyway: one of ``HEAVY``, or a module of
@@ -534,6 +537,7 @@ def test_the_list_of_imports_to_move_holds_only_what_is_still_there():
     assert stale == []
 
 
+@pytest.mark.slow
 def test_the_command_line_starts_without_the_heavy_libraries():
     """``gamemarket --help`` (the parser of every command built) loads none of the libraries that only a study, a
     report or a solve needs: the static check above cannot see an import through a package's lazy ``__getattr__``
@@ -550,6 +554,7 @@ def test_the_command_line_starts_without_the_heavy_libraries():
     assert out == "[]", out
 
 
+@pytest.mark.slow
 def test_price_solve_starts_without_the_market():
     """A ``price solve`` process registers only the pricing commands and loads neither the market nor the plugin
     registries (numba's schedulers and payments): price discovery's whole-process time is a benchmark target

@@ -119,6 +119,7 @@ def clone(tmp_path_factory):
     return dest
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(n for n, a in SMOKE.items() if a))
 def test_benchmark_runs_to_its_end_in_its_small_mode(name, clone, tmp_path):
     why = _needs(name)

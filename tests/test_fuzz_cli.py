@@ -30,6 +30,7 @@ BUDGET = {"study": 40, "job table": 40, "game": 50, "model": 40, "price problem"
 SCALE = float(os.environ.get("FUZZ_CLI_SCALE", 1))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", list(KINDS))
 def test_every_command_keeps_its_invariants(kind):
     @settings(

@@ -141,6 +141,7 @@ def damaged(draw, valid: bytes | None, name: str):
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
+@pytest.mark.slow
 @given(data=st.data())
 def test_reader_gives_a_result_or_a_clear_error(reader, data):
     name, valid, read = READERS[reader]
@@ -181,6 +182,7 @@ def _assert_readers_agree(path: Path) -> None:
         assert got[c].dtype == want[c].dtype and np.array_equal(got[c], want[c].to_numpy()), c
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_the_pandas_free_job_table_reader_equals_the_pandas_one(data):
@@ -210,6 +212,7 @@ TOKENS += ["+1", "1.", ".5", "1e", "1-2", "--1", "1e-3", "5E2", "1.5e+2", "00", 
     ids=st.booleans(),
     quoted=st.booleans(),
 )
+@pytest.mark.slow
 def test_the_pandas_free_reader_on_tables_of_numbers(tmp_path_factory, cols, rows, ids, quoted):
     """The same comparison on tables built from number-like fields (ints, floats, exponents, NaN,
     infinities, quoted, padded, empty), mostly valid, so that Arrow's path is taken often."""

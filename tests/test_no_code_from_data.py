@@ -8,6 +8,8 @@ cloudpickle, shelve or marshal import, no ``joblib.load``, no ``pandas.read_pick
 import ast
 from pathlib import Path
 
+import pytest
+
 PKG = Path(__file__).resolve().parents[1] / "gamemarket"
 UNPICKLERS = {"pickle", "cPickle", "dill", "cloudpickle", "shelve", "marshal", "_pickle"}
 
@@ -34,6 +36,7 @@ def _findings(path: Path) -> list[str]:
     return out
 
 
+@pytest.mark.slow
 def test_the_package_never_unpickles():
     found = [f"{p.relative_to(PKG)}: {f}" for p in sorted(PKG.rglob("*.py")) for f in _findings(p)]
     assert not found, found

@@ -45,6 +45,7 @@ def test_the_readme_commands_are_ones_the_command_line_accepts():
         assert (ROOT / study).is_file(), study
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("k", range(len(BLOCKS)))
 def test_readme_block_runs(k, capsys):
     exec(compile(BLOCKS[k], f"README.md python block {k + 1}", "exec"), {"__name__": "readme"})

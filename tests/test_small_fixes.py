@@ -11,6 +11,7 @@ from gamemarket.games import Game
 from gamemarket.workloads import read_swf
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text", ["", "; only comments\n; here\n", "1 0 0 -1 1 -1 -1 1 -1 -1 1 1 1 1 1 -1 -1 -1\n"])
 def test_an_swf_without_jobs_is_an_error(tmp_path, text):
     p = tmp_path / "empty.swf"
@@ -33,6 +34,7 @@ def test_an_swf_without_jobs_is_an_error(tmp_path, text):
         (["game", "export", "x.toml", "--resamples", "-1"], "argument --resamples"),
     ],
 )
+@pytest.mark.slow
 def test_cli_counts_are_checked(args, match):
     r = subprocess.run([sys.executable, "-m", "gamemarket", *args], capture_output=True, text=True)
     assert r.returncode == 2 and match in r.stderr and "Traceback" not in r.stderr

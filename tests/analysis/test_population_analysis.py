@@ -92,6 +92,7 @@ def test_regret_bootstrap_equals_one_resample_at_a_time(seeds, S, seed):
     np.testing.assert_array_equal(boot, want)
 
 
+@pytest.mark.slow
 def test_population_analysis_is_cached_by_its_inputs(study, monkeypatch):
     """A second analysis of unchanged stored runs reads the cached one (no equilibrium is solved);
     a new stored run, or a damaged cache file, makes it computed again."""
@@ -235,6 +236,7 @@ def test_a_cached_analysis_reads_back_exactly(study, monkeypatch):
     assert struct.pack("<d", back.answers[0].truthful_gains["nan"][1]) == struct.pack("<d", neg_nan)
 
 
+@pytest.mark.slow
 def test_the_analysis_cache_is_never_a_pickle(study, tmp_path, monkeypatch):
     """A crafted pickle in the analysis folder, under the current key's old name or the new one, is never
     loaded (the code in it does not run): the analysis is computed, and the ``.pkl`` is left alone."""
@@ -316,6 +318,7 @@ def _other_version(d):
         _other_version,
     ],
 )
+@pytest.mark.slow
 def test_a_malformed_cache_file_is_set_aside_and_the_analysis_computed_again(study, monkeypatch, damage):
     spec = load_study(study)
     first = run_population_study(spec, n_jobs=1)
@@ -341,6 +344,7 @@ def test_the_analysis_code_is_part_of_the_key():
     assert all((pkg / rel).exists() for rel in pop._ANALYSIS_CODE)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(MARKETS))
 def test_a_markets_runner_gives_the_numbers_of_its_runs(kind):
     """A population chunk's runs go through the market's ``runner`` (what no reported bid changes, computed

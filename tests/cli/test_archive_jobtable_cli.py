@@ -192,6 +192,7 @@ def test_simulate_jobs_without_pandas_equals_the_dataframe_path(
         assert got[k] == pytest.approx(v, rel=1e-15, abs=0), k
 
 
+@pytest.mark.slow
 def test_simulate_jobs_to_csv_does_not_import_pandas(tmp_path):
     """The point of that path: a whole ``simulate --job-table`` process never imports pandas."""
     import subprocess

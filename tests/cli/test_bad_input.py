@@ -540,6 +540,7 @@ CASES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(CASES))
 def test_bad_input_gets_a_clear_error(name, tmp_path, capsys, monkeypatch):
     _files(tmp_path)
@@ -626,6 +627,7 @@ def test_bad_options_exit_2_from_argparse(argv, message, capsys):
     assert exc.value.code == 2 and message in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_unreachable_scheduler_is_a_message_not_a_traceback(tmp_path, capsys, monkeypatch):
     pytest.importorskip("dask.distributed", reason="the dask extra is not installed")
     from gamemarket.studies import runner

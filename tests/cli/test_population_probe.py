@@ -71,6 +71,7 @@ def test_the_answer_is_the_oracles_paired_gain_and_the_json_says_it(tmp_path, ca
         (["--mechanism", "hb-first", "--base", "truthful", "--deviation", "shade-0.5", "--probe", "0.7"], "--probe"),
     ],
 )
+@pytest.mark.slow
 def test_bad_input_exits_2_naming_the_value(tmp_path, args, message):
     path = write_population_study(tmp_path)
     r = subprocess.run(

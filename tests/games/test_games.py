@@ -181,6 +181,7 @@ def test_polytope_equals_brute_force_on_random_games(m, n, seed):
     assert profiles(s) == brute_force(A, B)
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None)
 @given(n=st.integers(2, 4), seed=st.integers(0, 10**6))
 def test_agrees_with_nashpy(n, seed):

@@ -106,6 +106,7 @@ def test_bimatrix_path_equals_the_bimatrix_solver():
 
 # two search heuristics compared: the same examples on every run (derandomized), so that CI is
 # repeatable; the examples still change whenever the test or its strategies change
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None, derandomize=True)
 @given(roles=st.integers(1, 2), strategies=st.integers(2, 5), players=st.integers(2, 10), seed=st.integers(0, 2**31))
 def test_finds_every_equilibrium_the_reference_finds(roles, strategies, players, seed):
@@ -267,6 +268,7 @@ def test_fast_exp_equals_numpy_bit_for_bit(v):
     np.testing.assert_array_equal(fast_exp(v), np.exp(v))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("payoff", [1.0, 3.7, -2.5, 1e6])
 def test_constant_payoffs_every_mixture_is_an_equilibrium(payoff):
     """A game whose payoffs are all equal: the dynamics' shift used to be smaller than the rounding of the

@@ -50,6 +50,7 @@ GAMES = dict(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(**GAMES)
 def test_batched_newton_equals_the_one_start_reference(roles, players, strategies, seed):
@@ -91,6 +92,7 @@ def test_every_root_of_a_two_strategy_game(players, seed):
     assert _same_set(exact, found)
 
 
+@pytest.mark.slow
 @settings(max_examples=20, deadline=None)
 @given(m=st.integers(2, 5), n=st.integers(2, 5), seed=st.integers(0, 2**31))
 def test_every_mixed_equilibrium_of_a_bimatrix_game(m, n, seed):
@@ -101,6 +103,7 @@ def test_every_mixed_equilibrium_of_a_bimatrix_game(m, n, seed):
     assert _same_set(exact, found, tol=1e-6)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(6))
 def test_market_shaped_games_saturate(seed):
     """The population studies' shape (one role, 5 strategies, DPR to 4 players): on six fixed games the

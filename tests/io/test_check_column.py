@@ -44,6 +44,7 @@ values = st.one_of(
 )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("col", jobtable.COLUMNS, ids=lambda c: c.name)
 @settings(max_examples=300, deadline=None)
 @given(vals=st.lists(values, min_size=0, max_size=12))

@@ -12,6 +12,8 @@ names equal but for case) is tested in ``tests/io/test_ownership.py`` and the ba
 import ast
 from pathlib import Path
 
+import pytest
+
 import gamemarket
 
 PACKAGE = Path(gamemarket.__file__).parent
@@ -72,6 +74,7 @@ def _is_safe(rel, fn, expr) -> bool:
     return False
 
 
+@pytest.mark.slow
 def test_the_walk_finds_the_writers():
     """The walk sees the writers it is meant to guard (a walk that finds nothing passes vacuously)."""
     found = {(rel, fn.name) for rel, fn, _ in _writers()}
@@ -80,6 +83,7 @@ def test_the_walk_finds_the_writers():
     assert {rel for rel, _ in found} >= {"reports/report.py", "studies/spec.py", "studies/store.py"}
 
 
+@pytest.mark.slow
 def test_every_name_in_a_file_name_is_a_slug_or_declared_safe():
     bad = []
     for rel, fn, s in _writers():

@@ -27,6 +27,7 @@ def compare(table, n, sched, pay, reserve):
         assert row["payment"] == pytest.approx(p, rel=1e-9, abs=1e-12), (i, sched, pay)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sched", SCHEDULERS)
 @pytest.mark.parametrize("pay", PAYMENTS)
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -71,6 +72,7 @@ def test_reserve_floors_rate_but_admits_low_bids():
     assert r["start"].item() == 5 and r["payment"].item() == 30.0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sched", PREEMPTIVE)
 @settings(max_examples=150, deadline=None)
 @given(case=workloads(), pay=st.sampled_from(PAYMENTS))
@@ -87,6 +89,7 @@ def test_preemptive_invariants_on_reference_timeline(sched, case, pay):
         assert len(running) == min(n, len(present))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sched", SCHEDULERS)
 @pytest.mark.parametrize("pay", PAYMENTS)
 @settings(max_examples=60, deadline=None)
@@ -110,6 +113,7 @@ def test_outcome_invariants(sched, pay, case):
             assert live <= n
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sched", SCHEDULERS)
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=workloads(), pay=st.sampled_from(PAYMENTS))
@@ -127,6 +131,7 @@ def test_more_nodes_than_jobs_never_binds(sched, pay, case):
 PRICING = [(p, r) for p in PAYMENTS for r in (0.0, 1.0, 10.0)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sched", SCHEDULERS)
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=workloads(), picks=st.lists(st.sampled_from(PRICING), min_size=1, max_size=6))

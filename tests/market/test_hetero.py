@@ -72,6 +72,7 @@ def test_bad_mechanism_parameters():
         run(A, R, W, W, G, "posted", params={"prices": [1.0, 2.0]})
 
 
+@pytest.mark.slow
 def test_pricing_study_deterministic_and_resumable(tmp_path):
     from gamemarket.studies import load_results, load_study, run_study
     from study_helpers import write_study
@@ -114,6 +115,7 @@ count = 3
         load_study(write_study(tmp_path, bad, name="bad.toml"))
 
 
+@pytest.mark.slow
 def test_gain_experiment_pairs_the_same_jobs(tmp_path):
     from gamemarket.analysis.incentives import gains
     from gamemarket.studies import load_study

@@ -43,6 +43,7 @@ def assert_same(lean, full_utility, full_summary):
     nodes=st.integers(1, 6),
     spread=st.sampled_from([2, 30, 400]),
 )
+@pytest.mark.slow
 def test_payoff_outcome_equals_the_per_job_columns_and_summary(data, J, nodes, spread):
     """The reference is ``per_job_columns`` and ``summary`` of the same engine outputs, for any outputs (ends
     before or after submission, zero or negative payments, ties): the lean formulas are the same operations."""
@@ -72,6 +73,7 @@ def test_payoff_outcome_equals_the_per_job_columns_and_summary(data, J, nodes, s
     payment=st.sampled_from(sorted(PAYMENTS)),
     betas=st.lists(st.sampled_from([0.0, 0.3, 0.9]), min_size=1, max_size=3),
 )
+@pytest.mark.slow
 def test_payoff_runner_equals_the_full_runs(wl, scheduler, payment, betas):
     """Each of a runner's runs (shaded bids, every registered scheduler and payment scheme, jobs out of arrival
     order and ties) gives the full path's utilities and provider fields: ``runner`` (the per-job columns and
@@ -92,6 +94,7 @@ def test_payoff_runner_equals_the_full_runs(wl, scheduler, payment, betas):
         assert_same(lean(rw, group), alone.jobs["utility"].to_numpy(), alone.summary)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(MARKETS))
 def test_every_markets_payoff_runner_equals_its_runner(kind):
     """Every registered market answers ``payoff_runner`` with its ``runner``'s numbers (the population study and
@@ -141,6 +144,7 @@ def rules_and_draws(data, n: int):
     return rules, x, w, U, d
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(data=st.data(), n=st.integers(0, 80), probe=st.sampled_from([0.0, 0.05, 0.1]))
 def test_a_chunks_compiled_assignment_and_bids_equal_assign_and_population_bids(data, n, probe):
@@ -159,6 +163,7 @@ def test_a_chunks_compiled_assignment_and_bids_equal_assign_and_population_bids(
     np.testing.assert_array_equal(bits(reported), bits(bids.population_bids(rules, strat, w, np.zeros(n), U)))
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(data=st.data(), n=st.integers(0, 80), S=st.integers(1, 6))
 def test_a_chunks_strategy_sums_equal_bincounts(data, n, S):

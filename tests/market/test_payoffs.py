@@ -11,6 +11,7 @@ from gamemarket.market.outcomes import runtime_groups
 from gamemarket.workloads import generate
 
 
+@pytest.mark.slow
 @settings(max_examples=20, deadline=None)
 @given(seed=st.integers(0, 1000), jobs=st.integers(5, 400))
 def test_binned_equals_pandas_groupby(seed, jobs):
@@ -126,6 +127,7 @@ def _near_thresholds():
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(G=st.lists(st.floats(0, 1, exclude_max=True) | _near_thresholds().filter(lambda g: 0 <= g < 1), max_size=60))
 def test_g_bins_equal_the_threshold_search(G):
@@ -209,6 +211,7 @@ def test_one_pass_sums_equal_the_bincount_reference(seed, n, pricing):
     first=st.integers(-(2**20), 2**20),
     shuffle=st.booleans(),
 )
+@pytest.mark.slow
 def test_runtime_group_codes_equal_the_lexsort_reference(runtimes, gaps, first, shuffle):
     """The one-key selection (increasing ids from 0 up) and the lexsort fallback (any ids, negative ones too)
     both give the groups of the (runtime, id) order, ties in run time broken by id."""

@@ -45,6 +45,7 @@ def _same_table(got: pd.DataFrame, want: pd.DataFrame) -> None:
     suffix=st.sampled_from([".parquet", ".csv"]),
     as_columns=st.booleans(),
 )
+@pytest.mark.slow
 def test_streamed_run_equals_the_plain_run(tmp_path, case, sched, pay, rows, suffix, as_columns):
     """Summary equal to the last bit, and the file holds the plain run's per-job table, whatever the slice
     size, the job table's order (the strategy's ids are shuffled) or its form (DataFrame or columns)."""
@@ -65,6 +66,7 @@ def test_streamed_run_equals_the_plain_run(tmp_path, case, sched, pay, rows, suf
         assert pq.ParquetFile(out).metadata.num_row_groups == -(-len(table) // rows)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sched", ["hb", "nphb", "wspt"])
 @pytest.mark.parametrize("pay", ["first", "kth"])
 def test_growing_heaps_match_the_reference(sched, pay):

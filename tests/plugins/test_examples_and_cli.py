@@ -17,6 +17,7 @@ LOWEST = EXAMPLES / "lowest_running.py"
 PER_NODE_SECOND = EXAMPLES / "bid_per_node_second.py"
 
 
+@pytest.mark.slow
 def test_lowest_running_conforms_and_charges_the_lowest_running_bid_when_full():
     load_plugin(LOWEST)
     assert check_payment("lowest-running", cases=10).passed
@@ -28,6 +29,7 @@ def test_lowest_running_conforms_and_charges_the_lowest_running_bid_when_full():
         assert np.array_equal(got.to_numpy(), want.to_numpy())
 
 
+@pytest.mark.slow
 def test_lowest_running_never_charges_more_than_first_price():
     load_plugin(LOWEST)
     for case in random_cases(10, seed=4):
@@ -45,6 +47,7 @@ def test_bid_per_node_second_conforms_and_orders_as_wspt_with_estimates():
         assert a.equals(b)
 
 
+@pytest.mark.slow
 def test_plugin_check_prints_each_check_and_passes(capsys):
     assert main(["plugin", "check", str(LOWEST), "--cases", "4"]) == 0
     out = capsys.readouterr().out
@@ -68,6 +71,7 @@ def test_plugin_check_exits_1_on_a_failed_check(tmp_path, capsys):
     assert any(r["check"] == "key" and r["status"] == "failed" for r in report["results"])
 
 
+@pytest.mark.slow
 def test_simulate_with_a_plugin_payment(capsys):
     argv = ["simulate", "--synthetic-jobs", "80", "--nodes", "4", "--format", "json", "--seed", "3"]
     assert main([*argv, "--plugin", str(LOWEST), "--payment", "lowest-running"]) == 0

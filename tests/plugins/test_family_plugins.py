@@ -179,6 +179,7 @@ def test_bids_the_engine_does_not_accept_are_errors_naming_plugin_strategy_job_a
     assert not check_family("bad-by", raise_on_failure=False).passed
 
 
+@pytest.mark.slow
 def test_a_study_that_plays_a_bad_family_exits_2_and_stores_none_of_its_runs(folder, capsys):
     bad = folder / "studies" / "mechanisms" / "shade_by_amount.py"
     bad.write_text(
@@ -198,6 +199,7 @@ def _keys(spec) -> dict:
     return {(t.provider, t.consumer, t.seed): t.key for t in plan(spec, prep.arrays, prep.nodes)}
 
 
+@pytest.mark.slow
 def test_a_bimatrix_study_plays_the_plugin_family_and_providers_keyed_by_their_text(folder, tmp_path):
     study = write_study(folder, STUDY)
     spec = load_study(study)
@@ -218,6 +220,7 @@ def test_a_bimatrix_study_plays_the_plugin_family_and_providers_keyed_by_their_t
     assert a.equals(b) and set(a["consumer"]) == {"FT", "sb20"}
 
 
+@pytest.mark.slow
 def test_a_population_study_plays_the_plugin_family_and_provider(folder):
     spec = load_study(write_study(folder, POPULATION))
     assert spec.population.strategies[1].params()["amount"] == 30.0
@@ -227,6 +230,7 @@ def test_a_population_study_plays_the_plugin_family_and_provider(folder):
     assert equilibria_json(an) == equilibria_json(again)  # workers unpickle the plugin's strategies
 
 
+@pytest.mark.slow
 def test_plugin_providers_check_and_bad_ones_are_errors(folder, tmp_path, capsys):
     load_plugin(EXAMPLES / "lowest_running.py")
     load_plugin(EXAMPLES / "bid_per_node_second.py")
@@ -251,6 +255,7 @@ def test_plugin_providers_check_and_bad_ones_are_errors(folder, tmp_path, capsys
         assert "x" not in PROVIDERS
 
 
+@pytest.mark.slow
 def test_the_combined_example_needs_its_entries_loaded_first(capsys):
     combined = EXAMPLES / "combined.py"
     assert main(["plugin", "check", str(combined)]) == 2  # alone: its entries are unknown
@@ -298,6 +303,7 @@ def test_reused_workers_import_a_plugin_strategys_module_once():
     assert Parallel(n_jobs=2)(delayed(plugins.WithPlugins(_bids_of))(s) for _ in range(4)) == [[0.0, 40.0]] * 4
 
 
+@pytest.mark.slow
 def test_a_population_study_of_the_plugin_family_on_dask_stores_the_local_numbers(folder, local_then_dask):
     """The plugin's strategy objects reach dask's workers by reference to its module, which they import by loading
     the listed plugin (``plugins._PluginModules``): the same stored runs as a local run."""

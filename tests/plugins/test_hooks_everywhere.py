@@ -55,6 +55,7 @@ def _same_jobs(a, b) -> None:
         assert x.dtype == y.dtype and (x.tobytes() == y.tobytes() if x.dtype != object else list(x) == list(y)), c
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("payment", ["first", "kth", "lowest-running"])
 def test_hb_as_hooks_through_simulate_is_the_engine_bit_for_bit(payment):
     load_plugin(HB_HOOKS)
@@ -126,6 +127,7 @@ def hooks_study(tmp_path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_a_bimatrix_study_of_hb_as_hooks_stores_the_engines_numbers_with_one_and_two_processes(hooks_study, tmp_path):
     one = load_study(hooks_study, results=tmp_path / "r1")
     two = load_study(hooks_study, results=tmp_path / "r2")
@@ -143,6 +145,7 @@ def test_a_bimatrix_study_of_hb_as_hooks_stores_the_engines_numbers_with_one_and
     assert run_study(one, n_jobs=1, progress=False).run == 0  # stored: nothing reruns
 
 
+@pytest.mark.slow
 def test_a_population_study_of_hb_as_hooks_on_dask_stores_the_local_numbers(hooks_study, tmp_path):
     from dask.distributed import LocalCluster  # deferred: the test extra's
 

@@ -70,6 +70,7 @@ def _ask_in_a_thread(fetch):
     return t, out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fails", [False, True])
 @pytest.mark.parametrize("how", ["unpickle", "getattr"])
 def test_another_thread_waits_for_a_half_loaded_plugin_module(tmp_path, gate, fails, how):

@@ -196,6 +196,7 @@ def test_the_cli_refuses_it_exit_2_naming_the_file_and_the_entry(tmp_path, capsy
     assert SCHEDULERS.is_builtin("fcfs")
 
 
+@pytest.mark.slow
 def test_built_in_entries_a_plugin_makes_gamemarket_import_are_not_the_plugins(tmp_path):
     """A fresh process, where the pricing market, the utilities and the claims are not imported yet: the plugin's
     import of them registers gamemarket's own entries while it loads, which are neither its entries nor refused."""
@@ -361,6 +362,7 @@ def test_plugin_check_keeps_the_plugins_prints_off_stdout(tmp_path, capsys):
     assert "PLUGIN-PRINTS-AT-IMPORT" in err and "PLUGIN-PRINTS-AT-RUN" in err and "PLUGIN-PRINTS" not in out
 
 
+@pytest.mark.slow
 def test_worker_processes_keep_the_plugins_prints_off_stdout(tmp_path):
     """A loky worker's stdout is the command's: the plugin it loads (at a registry's miss) and its rate function
     printed there."""

@@ -49,6 +49,7 @@ def _pay(table, nodes, scheduler, payment, reserve):
     return simulate(table, nodes, Mechanism(scheduler, payment, reserve)).jobs
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("builtin", ["first", "kth"])
 def test_builtin_schemes_as_plugins_are_bit_for_bit(as_plugins, workload_table, builtin):
     table, nodes = workload_table
@@ -74,6 +75,7 @@ def test_hb_and_wspt_as_plugins_are_bit_for_bit(as_plugins, workload_table):
             assert (_bits(got["payment"]) == _bits(want["payment"])).all()
 
 
+@pytest.mark.slow
 def test_small_cases_bit_for_bit_with_signed_zeros(as_plugins):
     """The conformance suite's cases (bids of 0 and reserves of 0 among them), every scheduler."""
     for case in random_cases(12, seed=5):
@@ -95,10 +97,12 @@ def test_one_pass_mixes_builtin_and_plugin_schemes(as_plugins, workload_table):
         assert (start == alone[0]).all() and (npre == alone[3]).all()
 
 
+@pytest.mark.slow
 def test_plugin_rule_passes_the_conformance_checks(as_plugins):
     assert check_payment("p-kth", cases=8).passed and check_payment("py-first", cases=8).passed
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("fn", "value"), [(nan_when_busy, "nan"), (negative_when_busy, "-")])
 def test_a_nan_or_negative_price_names_scheme_function_job_and_value(fn, value):
     register_payment_rule("broken", fn, "a broken rule")

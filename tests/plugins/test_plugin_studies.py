@@ -71,6 +71,7 @@ def test_a_built_in_providers_key_is_the_same_with_or_without_plugins(study):
     assert bare_keys and all(keys[k] == v for k, v in bare_keys.items())
 
 
+@pytest.mark.slow
 def test_same_numbers_with_one_and_two_worker_processes(study, tmp_path):
     one = load_study(study, results=tmp_path / "r1")
     two = load_study(study, results=tmp_path / "r2")

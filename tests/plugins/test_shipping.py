@@ -108,6 +108,7 @@ def test_a_task_carries_each_file_plugins_text_and_hash(tmp_path):
     assert task.texts == {plugin.digest: Path(plugin.path).read_bytes()}
 
 
+@pytest.mark.slow
 def test_a_worker_without_the_file_loads_the_shipped_text_as_the_parents_path(tmp_path, monkeypatch):
     p = _copy(tmp_path, "lowest_running.py")
     plugin, plugin_text = load_plugin(p), p.read_text()
@@ -121,6 +122,7 @@ def test_a_worker_without_the_file_loads_the_shipped_text_as_the_parents_path(tm
     assert inspect.getsource(module.lowest_running) in plugin_text  # a traceback shows the shipped text
 
 
+@pytest.mark.slow
 def test_an_edited_file_on_the_worker_is_not_used(tmp_path, monkeypatch):
     p = _copy(tmp_path, "lowest_running.py")
     load_plugin(p)
@@ -159,6 +161,7 @@ def test_a_family_strategy_unpickled_on_a_worker_without_the_file_imports_the_sh
     assert fn(arg) == want == [0.0, 40.0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("on_the_worker", ["moved away", "edited"])
 def test_reused_loky_workers_give_the_parents_numbers(tmp_path, on_the_worker):
     Parallel(n_jobs=2)(delayed(abs)(i) for i in range(2))  # the pool, started before the plugin was loaded
@@ -173,6 +176,7 @@ def test_reused_loky_workers_give_the_parents_numbers(tmp_path, on_the_worker):
     assert got == [want] * 4
 
 
+@pytest.mark.slow
 def test_a_reused_worker_runs_the_new_text_of_a_plugin_edited_between_runs(tmp_path):
     """A worker that ran the old text still has its entries registered (no registry miss would load the new
     one): a task whose list no longer names the old text takes it back first."""
@@ -222,6 +226,7 @@ def _scheduler_source(name: str) -> str:
     return SCHEDULERS.get(name).source
 
 
+@pytest.mark.slow
 def test_a_dask_population_study_whose_plugin_files_are_gone_stores_the_local_numbers(tmp_path, local_then_dask):
     """dask's worker processes start after the plugin files are moved away: what they load is the text each task
     carried, and the stored runs (their keys name the plugins' paths and hashes) are a local run's."""

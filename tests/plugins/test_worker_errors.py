@@ -44,6 +44,7 @@ KINDS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_a_plugin_that_fails_in_the_dask_workers_fails_the_study_with_exit_2(kind, tmp_path, monkeypatch):
     from dask.distributed import LocalCluster  # deferred: the test extra's

@@ -97,6 +97,7 @@ def test_finish_reaches_the_whole_programs_optimum(n, m, utility, seed, zeros, c
     seed=st.integers(0, 2**32 - 1),
     capacity=st.sampled_from([0.3, 1.0, 3.0]),
 )
+@pytest.mark.slow
 def test_tangent_finish_is_feasible_and_bounds_the_optimum(n, m, utility, seed, capacity):
     """Smooth utilities: the finish works on tangent cuts (an outer approximation), so its program's value
     is not the answer; what it reports is measured on the real utility, and bounds the optimum both ways."""
@@ -151,6 +152,7 @@ def test_tangent_finish_solves_programs_of_costs_beyond_what_highs_reads_as_fini
         (10_000, 16, "target", 0, {"zeros": 0.3}),  # stopped at gap 174 against eps 10 after 80 s
     ],
 )
+@pytest.mark.slow
 def test_stress_members_converge_through_the_finish(n, m, utility, seed, kw):
     pr = stress_problem(n, m, utility, seed, **kw)
     r = solve(pr)

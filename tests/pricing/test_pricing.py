@@ -29,6 +29,7 @@ def bound(spec, n, rng, mu=0.0):
     return u
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(case=job_sets(), spec=st.sampled_from(UTILS), smooth=st.booleans())
 def test_envelope_maximizer_equals_pairwise_reference(case, spec, smooth):
@@ -103,6 +104,7 @@ def cvx_optimum(pr):
         ("alpha:2", 300, 4),
     ],
 )
+@pytest.mark.slow
 def test_against_cvxpy(spec, n, m):
     rng = np.random.default_rng(n + m)
     A = rng.random((n, m)) * np.linspace(0.3, 1, m)
@@ -133,6 +135,7 @@ def test_default_eps_agreement():
     assert r.converged and ref - r.objective <= 1e-3 * n
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ["zero-entry", "identical-jobs", "identical-columns", "m32", "alpha20"])
 def test_hard_cases(case):
     rng = np.random.default_rng(7)
@@ -195,6 +198,7 @@ def test_bad_input(kwargs, msg):
         Problem([[1.0]], [1.0], "cubic")
 
 
+@pytest.mark.slow
 def test_dense_view_and_cli(tmp_path, capsys):
     from gamemarket.cli import main
 

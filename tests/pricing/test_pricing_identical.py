@@ -71,6 +71,7 @@ def test_split_keeps_throughputs_two_resources_and_capacities(n, mm, group, seed
     "n,m,utility,seed",
     [(100, 4, "linear", 0), (10, 2, "alpha:0.5", 1), (100, 4, "alpha:2", 1), (100, 4, "alpha:5", 1)],
 )
+@pytest.mark.slow
 def test_tied_stress_members_converge_through_the_split(n, m, utility, seed):
     """Stress-family members that stopped above the gap when the original problem was solved on from the
     merged prices (the benchmark's list before the split)."""

@@ -111,6 +111,7 @@ def test_polish_closes_the_misfit_without_clipping():
     spec=st.sampled_from(["log", "alpha:0.5", "alpha:2"]),
     seed=st.integers(0, 10**6),
 )
+@pytest.mark.slow
 def test_default_certifies_or_says_not_converged(n, m, spec, seed):
     """Under the default rule a strictly concave problem either certifies gap <= 1e-6 |objective| (floored at
     1e-8 n), the gap recomputed from scratch (the dual at the returned prices, the utility of the returned

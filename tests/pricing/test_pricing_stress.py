@@ -32,6 +32,7 @@ pytest.importorskip("cvxpy", reason="cvxpy (a test extra) is not installed")
     zeros=st.sampled_from([0.0, 0.3]),
     tied=st.booleans(),
 )
+@pytest.mark.slow
 def test_stress_family_against_clarabel(n, m, utility, seed, capacity, zeros, tied):
     pr = stress_problem(n, m, utility, seed, capacity=capacity, zeros=zeros, tied=tied)
     r = solve(pr)
@@ -67,6 +68,7 @@ def test_stress_family_against_clarabel(n, m, utility, seed, capacity, zeros, ti
         (55, 5, "alpha:50", 946906, {"capacity": 0.3, "tied": True}),
     ],
 )
+@pytest.mark.slow
 def test_instances_that_used_to_stop_converge(n, m, utility, seed, kw):
     pr = stress_problem(n, m, utility, seed, **kw)
     r = solve(pr)
@@ -77,6 +79,7 @@ def test_instances_that_used_to_stop_converge(n, m, utility, seed, kw):
         assert r.objective >= ref[0] - 1e-3 * n and r.dual <= ref[1] + 1e-3 * n  # within eps of the optimum
 
 
+@pytest.mark.slow
 def test_the_alpha_path_is_taken_only_where_the_direct_solve_stops_and_keeps_the_smaller_gap(monkeypatch):
     """Continuation in alpha runs only after a direct solve of an alpha-fair problem (alpha > 5) stops short,
     and what it returns is the original problem's answer with the smaller of the two gaps."""
@@ -102,6 +105,7 @@ def test_the_alpha_path_is_taken_only_where_the_direct_solve_stops_and_keeps_the
     assert r.gap == pytest.approx(evaluate_gap(pr, r), rel=1e-9)
 
 
+@pytest.mark.slow
 def test_the_alpha_path_converges_where_starts_from_the_largest_marginal_values_stopped(monkeypatch):
     """Each continuation step starts from the lower-dual of its predecessor's prices and the prices its
     allocation implies, each at its best level (``solver._path_start``). From the largest marginal value per

@@ -25,6 +25,7 @@ from hypothesis_strategies import tied_markets
         0,
     )
 )  # a near-tie hypothesis found
+@pytest.mark.slow
 def test_mixing_keeps_throughputs_and_two_resources(market):
     A, p, demand, seed = market
     n, m = A.shape
@@ -85,6 +86,7 @@ def _alpha_market(n, m, seed):
     return A, R, rng.uniform(0.5, 2, n)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("alpha,seed", [(20, 0), (20, 1), (20, 2), (50, 0), (50, 1), (50, 2)])
 def test_large_alpha_converges(alpha, seed):
     """Large alpha: the dual is almost flat but for its kinks, and its prices span orders of magnitude.
@@ -102,6 +104,7 @@ def test_large_alpha_converges(alpha, seed):
 cp = pytest.importorskip("cvxpy", reason="cvxpy (a test extra) is not installed")
 
 
+@pytest.mark.slow
 def test_alpha20_against_cvxpy():
     """The instance the first version stopped on at a gap of 2e-5: now within eps, and consistent with
     Clarabel's answer. Clarabel needs the throughputs rescaled (t / s) to solve it at all and may call
@@ -141,6 +144,7 @@ def test_alpha20_against_cvxpy():
     st.sampled_from(["log", "alpha:3", "alpha:20", "linear", "target"]),
     st.sampled_from([0.3, 1.0, 3.0]),
 )
+@pytest.mark.slow
 def test_solver_invariants_on_tied_markets(market, spec, load):
     """Whatever the market (ties everywhere, zero entries, uneven demands): every returned allocation is
     feasible, keeps each job on at most two resources, its objective is the utility of its throughputs,

@@ -137,6 +137,7 @@ def test_group_payoffs_of_groups_of_changing_size_are_flagged():
     assert not any("not comparable" in f for f in game_flags(g, solve(g), CONSUMERS))
 
 
+@pytest.mark.slow
 def test_report_discussion_quotes_the_computed_claims(tmp_path):
     """End to end: the discussion's fields are filled from the same analysis that writes claims.csv."""
     from gamemarket.cli import main

@@ -25,6 +25,7 @@ def _files(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("body", [SMALL, POPULATION_STUDY], ids=["bimatrix", "population"])
 def test_a_study_run_twice_writes_the_same_report_byte_for_byte(body, tmp_path, capsys):
     """Two fresh runs of one study (every simulation timed again) into two folders: the same files."""

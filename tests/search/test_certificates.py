@@ -84,6 +84,7 @@ def test_a_rule_that_gains_exactly_the_same_on_every_seed_bounds_itself():
     assert c.verdict == "certified" and c.epsilon == 0.0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("means", [[0.0] * 12, [-1.0] * 6 + [0.0], [0.0, -0.5, -2.0, -5.0]])
 def test_epsilon_covers_the_largest_gain_at_least_95_percent_of_the_time(means):
     """Over many repetitions with known gains, the largest true gain is at most epsilon in at least 95% of them

@@ -288,6 +288,7 @@ def check_one_answer(md: str, ex: dict) -> None:
                 assert mixture_words(s_["mixture"]) in words
 
 
+@pytest.mark.slow
 def test_the_report_leads_with_the_explorations_answer_and_a_report_from_stored_results_keeps_it(tmp_path, capsys):
     path = write_population_study(tmp_path, STUDY)
     assert main(["study", "run", str(path), "--no-progress"]) == 0
@@ -323,6 +324,7 @@ def test_the_report_leads_with_the_explorations_answer_and_a_report_from_stored_
     assert json.loads((report / "data" / "exploration.json").read_text()) == ex
 
 
+@pytest.mark.slow
 def test_the_consistency_check_fails_on_a_section_that_names_another_equilibrium(tmp_path):
     """The check of one answer per report can fail: a provider section quoting the menu-only equilibrium where the
     exploration found another is caught."""

@@ -17,6 +17,7 @@ def test_the_catalogues_are_package_data():
         assert p.is_file() and "gamemarket" in p.parts and "data" in p.parts
 
 
+@pytest.mark.slow
 def test_a_new_study_runs_from_an_unrelated_folder(tmp_path, monkeypatch, capsys):
     here = tmp_path / "somewhere" / "else"
     here.mkdir(parents=True)
@@ -96,6 +97,7 @@ def test_a_missing_trace_says_where_it_was_looked_for(tmp_path):
     assert Path(s).exists()
 
 
+@pytest.mark.slow
 def test_a_study_that_quotes_a_population_study_runs_it_first(tmp_path, capsys):
     """Issue 32, item 6: the reproduction's command runs as written from a fresh copy: the population study its
     discussion quotes is run (or resumed) first, so the report has every number it quotes."""

@@ -87,6 +87,7 @@ def test_the_default_pool_start(monkeypatch):
 POP = POPULATION_STUDY.replace("jobs = 800", "jobs = 400").replace("max_seeds = 4", "max_seeds = 2")
 
 
+@pytest.mark.slow
 def test_a_population_study_runs_where_a_pool_pays_with_the_same_numbers(tmp_path, monkeypatch):
     spec = load_study(write_population_study(tmp_path, POP))
     monkeypatch.setenv(POOL_START_ENV, "0")  # a pool always pays: every chunk goes to 2 workers

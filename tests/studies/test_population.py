@@ -30,6 +30,7 @@ RULES = {
 }
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None)
 @given(x=st.lists(st.floats(0, 1), min_size=2, max_size=6), probe=st.sampled_from([0.001, 0.01, 0.05]))
 def test_slices_partition_the_unit_interval(x, probe):
@@ -154,6 +155,7 @@ def study(tmp_path):
     return write_population_study(tmp_path)
 
 
+@pytest.mark.slow
 def test_population_study_end_to_end(study):
     spec = load_study(study)
     an = run_population_study(spec, n_jobs=1)
@@ -202,6 +204,7 @@ def test_population_study_end_to_end(study):
     assert (spec.report_dir / "fig-replicator-flow.png").exists()
 
 
+@pytest.mark.slow
 def test_cli_population_and_egta(study, tmp_path):
     cmd = [sys.executable, "-m", "gamemarket"]
     r = subprocess.run(cmd + ["game", "solve", str(study), "--format", "json"], capture_output=True, text=True)
@@ -250,6 +253,7 @@ report = "report"
 """
 
 
+@pytest.mark.slow
 def test_population_game_on_the_pricing_market(study):
     """The provider role also picks the pricing market's mechanisms (price discovery): under
     pay-as-bid a user gains by shading, as in the bimatrix study's gains table; each answer is
@@ -270,6 +274,7 @@ def test_population_game_on_the_pricing_market(study):
         run_population_study(load_study(p))
 
 
+@pytest.mark.slow
 def test_study_name_and_report_folder_are_guarded(study, tmp_path):
     import shutil
 
@@ -322,6 +327,7 @@ def test_study_name_and_report_folder_are_guarded(study, tmp_path):
         ),
     ],
 )
+@pytest.mark.slow
 def test_population_study_bad_input_exit_2(study, old, new, match):
     bad = study.parent / "bad.toml"
     bad.write_text(STUDY.replace(old, new))
@@ -342,6 +348,7 @@ def test_slices_with_rounding_in_the_running_sum():
     assert np.all(hi >= lo)
 
 
+@pytest.mark.slow
 def test_joint_false_skips_the_mixed_provider_game_and_its_runs(tmp_path):
     """``[game] joint = false``: no provider-and-consumers game with a mixed provider (none of its runs), the pure
     provider's answer kept, and the report without that section."""

@@ -32,6 +32,7 @@ def tiny(tmp_path):
     return load_study(write_population_study(tmp_path, TINY))
 
 
+@pytest.mark.slow
 def test_population_study_on_dask_stores_the_local_numbers(tiny, tmp_path):
     spec = tiny
     local, remote = _local_and_dask(spec, tmp_path, run_population_study)
@@ -45,6 +46,7 @@ def test_population_study_on_dask_stores_the_local_numbers(tiny, tmp_path):
     ]
 
 
+@pytest.mark.slow
 def test_an_unanswered_scheduler_is_an_error_even_with_every_run_stored(tiny):
     spec = tiny
     with pytest.raises(InputError, match="no dask scheduler answered"):
@@ -56,6 +58,7 @@ def test_an_unanswered_scheduler_is_an_error_even_with_every_run_stored(tiny):
         run_population_study(spec, scheduler_address="127.0.0.1")
 
 
+@pytest.mark.slow
 def test_exploration_on_dask_gives_the_local_answer(tmp_path):
     from gamemarket.search.exploration import run_exploration  # deferred: scipy.optimize
 

@@ -82,6 +82,7 @@ def test_damage_past_the_footer_is_an_error_that_says_what_to_do(tmp_path, monke
     assert len(list((spec.results_dir / "runs").glob("*.corrupt"))) == 1
 
 
+@pytest.mark.slow
 def test_a_second_run_of_the_same_study_is_refused(tmp_path):
     spec = load_study(write_study(tmp_path, SMALL))
     with study_store(spec).lock("the test"):
@@ -99,6 +100,7 @@ def _alive(pid: int) -> bool:
         return False
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc to list child processes")
 def test_workers_end_when_the_run_is_killed(tmp_path):
     body = SMALL.replace("jobs = 600", "jobs = 30000").replace("count = 3", "count = 6")

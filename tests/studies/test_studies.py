@@ -81,6 +81,7 @@ def test_study_errors(tmp_path, patch, msg):
         load_study(p)
 
 
+@pytest.mark.slow
 def test_same_numbers_for_one_two_workers_and_dask(tmp_path):
     p = write_study(tmp_path, SMALL)
     spec = load_study(p)
@@ -113,6 +114,7 @@ def test_changed_input_is_not_reused(tmp_path):
     assert run_study(spec2, n_jobs=1, progress=False).run == spec2.n_tasks
 
 
+@pytest.mark.slow
 def test_killed_study_resumes_identically(tmp_path):
     body = SMALL.replace("jobs = 600", "jobs = 40000").replace("count = 3", "count = 4")
     p = write_study(tmp_path, body)
@@ -137,6 +139,7 @@ def test_killed_study_resumes_identically(tmp_path):
     pd.testing.assert_frame_equal(resumed, sorted_metrics(spec), check_exact=True)
 
 
+@pytest.mark.slow
 def test_cli_study_game_report(tmp_path, capsys):
     import json
 
@@ -197,6 +200,7 @@ def test_cli_study_game_report(tmp_path, capsys):
     assert measured["ci_low"].notna().all() and (measured["ci_low"] <= measured["ci_high"]).all()
 
 
+@pytest.mark.slow
 def test_a_study_run_and_its_report_parse_the_workload_once(tmp_path, monkeypatch, capsys):
     from gamemarket.cli import main
     from gamemarket.studies import runner

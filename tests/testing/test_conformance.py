@@ -22,18 +22,21 @@ from gamemarket.testing import (
 )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(SCHEDULERS))
 def test_every_registered_scheduler_conforms(name):
     report = check_scheduler(name)
     assert report.passed and {r.check for r in report.results} >= {"semantics", "reference", "ties", "preemption"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(PAYMENTS))
 def test_every_registered_payment_scheme_conforms(name):
     report = check_payment(name)
     assert report.passed and {r.check for r in report.results} >= {"semantics", "reference", "one job", "repeatable"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", list(MARKETS))
 def test_every_registered_market_conforms(kind):
     assert check_market(kind).passed
@@ -69,6 +72,7 @@ def test_a_scheduler_without_declared_semantics_is_refused_by_name(registered):
     assert isinstance(UnknownSemanticsError("x"), InputError)
 
 
+@pytest.mark.slow
 def test_a_plain_function_key_declared_by_a_priority_key_is_checked_against_it(registered):
     """A fast key function with a declared meaning passes where they agree, and fails, naming a job, where not."""
     good = registered(
@@ -114,6 +118,7 @@ def test_a_payment_scheme_with_an_unknown_rule_is_refused_by_name(registered):
     assert [r.check for r in report.failures] == ["semantics"]
 
 
+@pytest.mark.slow
 def test_a_report_prints_one_line_per_check_and_serialises():
     report = check_payment("kth", cases=3, raise_on_failure=False)
     text = str(report)
@@ -129,6 +134,7 @@ def test_the_same_seed_gives_the_same_cases_and_another_seed_others():
     assert not all(x.table.equals(z.table) for x, z in zip(a, c))
 
 
+@pytest.mark.slow
 def test_the_checks_run_without_pytest_or_hypothesis():
     """Plugin authors call them from anywhere: the package needs neither."""
     code = (

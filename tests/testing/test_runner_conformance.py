@@ -10,6 +10,7 @@ from gamemarket.market.scheduling_market import SchedulingMarket
 from gamemarket.testing import ConformanceError, check_runners
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", list(MARKETS))
 def test_every_registered_markets_runners_give_its_runs_numbers(kind):
     """Two of each market's example providers (a pricing run solves its allocation problem, about a second each
@@ -82,6 +83,7 @@ class SignedZeroWelfare(SchedulingMarket):
         (SignedZeroWelfare, "runner", "summary field 'welfare'"),
     ],
 )
+@pytest.mark.slow
 def test_the_check_fails_by_name_where_a_runner_is_not_exact(monkeypatch, broken, check, says):
     monkeypatch.setitem(MARKETS._items, "scheduling", broken())
     report = check_runners("scheduling", raise_on_failure=False)

@@ -285,12 +285,14 @@ def test_the_committed_studies_use_the_model():
 
 
 # ---------------------------------------------------------------------- targets on the trace
+@pytest.mark.slow
 def test_fit_to_lpc_meets_the_targets(lpc):
     """Issue 12's targets, at the trace's length and node count, on the median over five draws
     (congestion comes from a few large campaigns, so single draws scatter)."""
     check_fit_meets_the_targets(lpc, MODEL, 105)
 
 
+@pytest.mark.slow
 def test_fit_to_sdsc_meets_the_targets(sdsc):
     """The same targets on the second trace (issue 31): the SDSC Paragon, congested (offered load about
     0.75 at its 400 nodes) unlike LPC, fitted at its own node count."""
