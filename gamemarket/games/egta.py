@@ -8,7 +8,13 @@ EGTA JSON, as gameanalysis and egta-online write it::
 
 A profile lists, per role, each strategy with a positive count and the mean payoff of a player
 of that strategy. Where a profile carries observations instead (``[strategy, count, [payoffs]]``)
-their mean is used. Every error names the profile (its position in the list) and the field.
+their mean is used, with a warning (the observations' spread is not kept). Every error names the profile (its
+position in the list) and the field.
+
+gameanalysis (8.x) adds ``"type"``: ``"game.1"`` (payoffs) or ``"samplegame.1"`` (observations) are read as
+above; its other types (``"empty.1"``: no payoffs; ``"matrix.1"`` and others: another layout) are refused, naming
+the type. ``gamemarket game solve`` and ``read_egta`` are tested on files gameanalysis wrote
+(``tests/games/data/gameanalysis/``).
 
 The tidy CSV has one row per (profile, role, strategy): ``profile, role, strategy, count, payoff``.
 """
@@ -16,6 +22,7 @@ The tidy CSV has one row per (profile, role, strategy): ``profile, role, strateg
 from __future__ import annotations
 
 import math
+import warnings
 from pathlib import Path
 from typing import Annotated
 
@@ -39,11 +46,17 @@ def _count(v, where: str) -> int:
     return int(v)
 
 
-def _payoff(v, where: str) -> float:
+#: gameanalysis's ``"type"`` tags that this reader reads (the format's name, then its version)
+READ_TYPES = ("game.1", "samplegame.1")
+
+
+def _payoff(v, where: str, averaged: list | None = None) -> float:
     if isinstance(v, list):
         if not v:
             raise InputError(f"{where}: an empty list of payoff observations")
         vals = [_payoff(x, where) for x in v]
+        if averaged is not None:
+            averaged.append(len(vals))
         return float(np.mean(vals))
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(float(v)):
         raise InputError(f"{where}: payoff must be a finite number, got {v!r}")
@@ -52,6 +65,12 @@ def _payoff(v, where: str) -> float:
 
 def from_egta(data: dict, *, source: str = "EGTA JSON") -> RoleSymmetricGame:
     """A game from the parsed EGTA JSON object (see the module docstring)."""
+    kind = data.get("type") if isinstance(data, dict) else None
+    if kind is not None and kind not in READ_TYPES:
+        raise InputError(
+            f"{source}: field 'type' is {kind!r}; expected one of {list(READ_TYPES)} (gameanalysis's game and "
+            "samplegame: an empty game holds no payoffs, a matrix game is laid out as a matrix, not profiles)"
+        )
     roles, counts, strat_lists = _roles(data, source)
     offset = {}
     k = 0
@@ -64,6 +83,7 @@ def from_egta(data: dict, *, source: str = "EGTA JSON") -> RoleSymmetricGame:
         raise InputError(f"{source}: field 'profiles' must be a non-empty list")
     prof = np.zeros((len(profiles), k), dtype=np.int64)
     pay = np.zeros((len(profiles), k))
+    averaged: list = []  # the number of observations of every payoff given as a list
     for i, p in enumerate(profiles):
         where = f"{source}: profile {i}"
         if not isinstance(p, dict):
@@ -72,7 +92,13 @@ def from_egta(data: dict, *, source: str = "EGTA JSON") -> RoleSymmetricGame:
         if unknown:
             raise InputError(f"{where}: unknown role(s) {unknown}; roles: {roles}")
         for r, n in zip(roles, counts):
-            _read_role(p.get(r), r, n, where, data["strategies"][r], offset, prof[i], pay[i])
+            _read_role(p.get(r), r, n, where, data["strategies"][r], offset, prof[i], pay[i], averaged)
+    if averaged:
+        warnings.warn(
+            f"{source}: {len(averaged):,} payoffs are lists of observations ({min(averaged)} to {max(averaged)} each); "
+            "each is read as its mean, and the observations' spread is not kept",
+            stacklevel=2,
+        )
     try:
         return RoleSymmetricGame(roles, counts, strat_lists, prof, pay)
     except InputError as exc:
@@ -104,7 +130,7 @@ def _roles(data, source: str) -> tuple[list[str], list[int], list[list[str]]]:
     return roles, counts, [sorted(strategies[r]) for r in roles]
 
 
-def _read_role(entries, r: str, n: int, where: str, strategies: list, offset: dict, prof, pay) -> None:
+def _read_role(entries, r: str, n: int, where: str, strategies: list, offset: dict, prof, pay, averaged=None) -> None:
     """One role's ``[[strategy, count, payoff], ...]`` of a profile into its row of counts and payoffs."""
     if not isinstance(entries, list) or not entries:
         raise InputError(f"{where}: role {r!r} is missing or empty")
@@ -123,7 +149,7 @@ def _read_role(entries, r: str, n: int, where: str, strategies: list, offset: di
         if prof[offset[(r, s)]]:
             raise InputError(f"{where}, role {r!r}: strategy {s!r} is listed twice")
         prof[offset[(r, s)]] = c
-        pay[offset[(r, s)]] = _payoff(v, f"{where}, role {r!r}, strategy {s!r}") if c else 0.0
+        pay[offset[(r, s)]] = _payoff(v, f"{where}, role {r!r}, strategy {s!r}", averaged) if c else 0.0
         total += c
     if total != n:
         raise InputError(f"{where}, role {r!r}: counts sum to {total}, but the role has {n} players")
@@ -138,6 +164,9 @@ class EgtaFile(Table):
     strategies: dict[str, list[str]] = Field(min_length=1, max_length=100, description="strategies per role")
     profiles: list[dict[str, list[list]]] = Field(
         min_length=1, max_length=10**7, description="per profile and role: [strategy, count, payoff] entries"
+    )
+    type: str | None = Field(
+        None, description="the writer's format tag (gameanalysis: 'game.1', 'samplegame.1'), checked by from_egta"
     )
 
 
