@@ -100,7 +100,10 @@ def print_solved(sg) -> None:
             f"  strictly dominated (iterated): {g.players[0]}: {', '.join(sol.dominated_rows) or '-'}; "
             f"{g.players[1]}: {', '.join(sol.dominated_cols) or '-'}"
         )
-    print(f"  degenerate game: {'yes (all extreme equilibria listed)' if sol.degenerate else 'no'}")
+    listed = (
+        "all extreme equilibria listed" if sol.complete else "not every extreme equilibrium enumerated: see the note"
+    )
+    print(f"  degenerate game: {f'yes ({listed})' if sol.degenerate else 'no'}")
     print(f"  equilibria: {len(sol.equilibria)}")
     for k, (e, rb) in enumerate(zip(sol.equilibria, sg.robustness)):
         px, py = profile_words(g, e, digits=4)
@@ -370,6 +373,12 @@ def cmd_game_solve(a) -> int:
     else:
         for sg in solved:
             print_solved(sg)
+    if not all(sg.solution.complete for sg in solved):  # what was found is printed; the search did not finish
+        print(
+            "gamemarket: the search for equilibria did not finish (see the note); exit 3",
+            file=__import__("sys").stderr,
+        )
+        return 3
     return 0
 
 

@@ -54,6 +54,12 @@ class Game:
         self.cols = [str(c) for c in self.cols] if self.cols is not None else [f"c{j}" for j in range(self.A.shape[1])]
         if len(self.rows) != self.A.shape[0] or len(self.cols) != self.A.shape[1]:
             raise InputError(f"game {self.title!r}: strategy names do not match the payoff shape {self.A.shape}")
+        for who, names in zip(self.players, (self.rows, self.cols)):
+            twice = sorted({n for n in names if names.count(n) > 1})
+            if twice:  # an equilibrium names its strategies: two of one name would be one in every answer
+                raise InputError(
+                    f"game {self.title!r}: {who} has two strategies named {twice[0]!r}; expected distinct names"
+                )
         check_finite(self.A, f"game {self.title!r} ({self.players[0]})", self.rows, self.cols)
         check_finite(self.B, f"game {self.title!r} ({self.players[1]})", self.rows, self.cols)
 

@@ -71,6 +71,7 @@ class Solution:
     dominated_rows: list[str]
     dominated_cols: list[str]
     notes: list[str] = field(default_factory=list)
+    complete: bool = True  #: False where an exhaustive method stopped before it had enumerated everything (notes say)
 
 
 def _scale(M: np.ndarray) -> float:
@@ -161,8 +162,14 @@ def dominance(A, B, tol: tuple[float, float] | None = None) -> tuple[np.ndarray,
     return rows, cols
 
 
+class FaceBudgetExceeded(Exception):
+    """A degenerate face with more subsets of tight constraints than the enumeration's budget (internal: the
+    polytope method notes it and lists what it found elsewhere)."""
+
+
 def _face_vertices(M_eq: np.ndarray, M_ineq: np.ndarray, tol: float, max_subsets: int = 200_000) -> list[np.ndarray]:
-    """Vertices of ``{z >= 0 : M_eq z = 1, M_ineq z <= 1}`` (z over the candidate support)."""
+    """Vertices of ``{z >= 0 : M_eq z = 1, M_ineq z <= 1}`` (z over the candidate support); raises
+    :class:`FaceBudgetExceeded` beyond ``max_subsets`` subsets of tight constraints."""
     k = M_eq.shape[1]
     if k == 0:
         return []
@@ -182,7 +189,7 @@ def _face_vertices(M_eq: np.ndarray, M_ineq: np.ndarray, tol: float, max_subsets
             for extra in itertools.combinations(range(n_ineq), need):
                 count += 1
                 if count > max_subsets:
-                    raise RuntimeError("face enumeration budget exceeded")
+                    raise FaceBudgetExceeded(max_subsets)
                 M = np.vstack([Meq, M_ineq[list(extra)][:, free]]) if need else Meq
                 if np.linalg.matrix_rank(M) < nfree:
                     continue
@@ -203,11 +210,14 @@ def _consistent(M: np.ndarray) -> bool:
 
 
 def polytope_equilibria(
-    A, B, tol: tuple[float, float] | None = None
+    A, B, tol: tuple[float, float] | None = None, *, notes: list | None = None
 ) -> tuple[list[tuple[np.ndarray, np.ndarray]], bool]:
     """All extreme equilibria by vertex enumeration of the smaller player's best-response polytope.
 
-    Returns (profiles, degenerate). Profiles are not yet verified (``solve`` does that).
+    Returns (profiles, degenerate). Profiles are not yet verified (``solve`` does that). A degenerate face whose
+    tight constraints have more subsets than the enumeration's budget (200,000; a game with many equal payoffs, an
+    all-zero one at the extreme) is skipped, and ``notes`` gets a line beginning "incomplete:" that says so: the
+    profiles returned are then not every extreme equilibrium.
     """
     from scipy.spatial import HalfspaceIntersection  # deferred: scipy.spatial (0.4 s); only this method uses it
 
@@ -220,6 +230,7 @@ def polytope_equilibria(
     Bp = (B - B.min()) / _scale(B) + 1.0
     degenerate = False
     profiles = []
+    skipped, budget = 0, 0
     if m == 1:
         cols = np.flatnonzero(B[0] >= B[0].max() - (tol or tolerance(A, B))[1])
         degenerate = len(cols) > 1
@@ -258,7 +269,12 @@ def polytope_equilibria(
                 zs = [z for z in zs if z.min() >= -ytol and (len(Sc) == 0 or (Ap[np.ix_(Sc, T)] @ z).max() <= 1 + ytol)]
             else:
                 degenerate = True
-                zs = _face_vertices(Ap[np.ix_(S, T)], Ap[np.ix_(Sc, T)], ytol)
+                try:
+                    zs = _face_vertices(Ap[np.ix_(S, T)], Ap[np.ix_(Sc, T)], ytol)
+                except FaceBudgetExceeded as exc:
+                    skipped += 1
+                    budget = exc.args[0]
+                    zs = []
             for z in zs:
                 y = np.zeros(n)
                 y[T] = np.maximum(z, 0)
@@ -267,6 +283,12 @@ def polytope_equilibria(
                 profiles.append((v / v.sum(), y / y.sum()))
     if transposed:
         profiles = [(y, x) for x, y in profiles]
+    if skipped and notes is not None:
+        notes.append(
+            f"incomplete: polytope: {skipped} degenerate face(s) of the best-response polytope have more than "
+            f"{budget:,} subsets of tight constraints and were not enumerated (many equal payoffs): the equilibria "
+            "listed are verified, but other extreme equilibria may exist"
+        )
     return profiles, degenerate
 
 
@@ -333,7 +355,7 @@ def _candidates(method: str, Ar, Br, tol, time_limit: float, notes: list) -> tup
     if method == "pure":
         return _pure_profiles(Ar, Br, tol), False
     if method == "polytope":
-        return polytope_equilibria(Ar, Br, tol)
+        return polytope_equilibria(Ar, Br, tol, notes=notes)
     if method not in NASHPY_METHODS:
         raise InputError(f"unknown method {method!r}; expected pure, polytope or one of {NASHPY_METHODS}")
     if min(Ar.shape) == 1:  # nashpy needs two strategies a side; here the equilibria are best responses
@@ -432,4 +454,5 @@ def solve(
         [game.rows[i] for i in np.flatnonzero(~rows_kept)],
         [game.cols[j] for j in np.flatnonzero(~cols_kept)],
         notes,
+        complete=not any(n.startswith("incomplete:") for n in notes),
     )

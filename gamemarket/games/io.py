@@ -83,6 +83,8 @@ def read_nfg(path: str | Path) -> Game:
         return _parse_nfg(toks, str(path))
     except IndexError:  # a brace list that never closes
         raise InputError(f"{path}: unexpected end of file") from None
+    except InputError as exc:  # the game's own checks (distinct names, finite payoffs): say which file
+        raise InputError(exc if str(exc).startswith(str(path)) else f"{path}: {exc}") from None
 
 
 # Complexity 24: one reader of Gambit's NFG grammar, top to bottom, its steps sharing the token position.
