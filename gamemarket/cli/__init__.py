@@ -173,6 +173,9 @@ def main(argv: list[str] | None = None) -> int:
     except GameMarketError as exc:
         print(f"gamemarket: error: {_one_line(exc)}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader went away (``gamemarket ... | head``): stop quietly, as a filter does
+        _quiet_stdout()
+        return 141
     except OSError as exc:  # a file or connection the checks above did not foresee: still a message, not a trace
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"gamemarket: error: {_one_line(f'{where}{exc.strerror or exc}')}", file=sys.stderr)
@@ -182,6 +185,16 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     finally:
         warnings.showwarning = shown
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's own flush at exit, into the closed pipe, raises nothing
+    (Python's documented way to stop after a SIGPIPE without a second error)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no file descriptor to point (a captured stdout): nothing to do
+        pass
 
 
 #: the collector's young-generation threshold for a command-line process (Python's default is 700)

@@ -23,7 +23,8 @@ def add_plugin_option(parser) -> None:
         action="append",
         default=[],
         metavar="FILE",
-        help="load a plugin (a .py file or an installed entry point) first; loading it runs its code; repeatable",
+        help="load a plugin (a .py file or an installed entry point) first; loading it runs its code; repeatable "
+        "(default: none)",
     )
 
 

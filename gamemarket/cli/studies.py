@@ -519,7 +519,7 @@ def add_study_commands(sub) -> None:
         "solve",
         help="equilibria of a study's games, a CSV payoff table, an .nfg file or an EGTA JSON role-symmetric game",
         epilog=examples(
-            "gamemarket game solve studies/default.toml --game all-jobs",
+            'gamemarket game solve studies/default.toml --game "all jobs"',
             "gamemarket game solve reports/default/data/game-all-jobs.nfg --format json",
         ),
     )

@@ -45,3 +45,21 @@ def test_both_ways_in_go_through_run():
     entries = {name.strip(): target.strip() for name, target in (line.split("=", 1) for line in lines)}
     assert entries["gamemarket"] == "gamemarket.cli:run"
     assert "import run" in (ROOT / "gamemarket" / "__main__.py").read_text()
+
+
+class _ClosedPipe:
+    """A stdout whose reader has gone away: every write raises BrokenPipeError, as a closed pipe does."""
+
+    def write(self, text):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def flush(self):
+        pass
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly(monkeypatch, capsys):
+    """``gamemarket ... | head``: the closed pipe stops the command with 141, without an error message."""
+    root = Path(__file__).resolve().parents[2]
+    monkeypatch.setattr(sys, "stdout", _ClosedPipe())
+    assert cli.main(["game", "solve", str(root / "studies" / "default.toml")]) == 141
+    assert "error" not in capsys.readouterr().err
