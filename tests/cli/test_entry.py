@@ -57,9 +57,10 @@ class _ClosedPipe:
         pass
 
 
-def test_a_reader_that_goes_away_ends_the_command_quietly(monkeypatch, capsys):
+def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path, monkeypatch, capsys):
     """``gamemarket ... | head``: the closed pipe stops the command with 141, without an error message."""
-    root = Path(__file__).resolve().parents[2]
+    game = tmp_path / "g.nfg"
+    game.write_text('NFG 1 R "g" { "P1" "P2" } { 2 2 }\n1 1 0 0 0 0 1 1\n')
     monkeypatch.setattr(sys, "stdout", _ClosedPipe())
-    assert cli.main(["game", "solve", str(root / "studies" / "default.toml")]) == 141
+    assert cli.main(["game", "solve", str(game)]) == 141
     assert "error" not in capsys.readouterr().err
