@@ -167,16 +167,23 @@ class FaceBudgetExceeded(Exception):
     polytope method notes it and lists what it found elsewhere)."""
 
 
-def _face_vertices(M_eq: np.ndarray, M_ineq: np.ndarray, tol: float, max_subsets: int = 200_000) -> list[np.ndarray]:
+#: the most subsets of tight constraints the polytope method enumerates over all the degenerate faces of one game
+FACE_BUDGET = 200_000
+
+
+def _face_vertices(
+    M_eq: np.ndarray, M_ineq: np.ndarray, tol: float, max_subsets: int = FACE_BUDGET, used: list | None = None
+) -> list[np.ndarray]:
     """Vertices of ``{z >= 0 : M_eq z = 1, M_ineq z <= 1}`` (z over the candidate support); raises
-    :class:`FaceBudgetExceeded` beyond ``max_subsets`` subsets of tight constraints."""
+    :class:`FaceBudgetExceeded` beyond ``max_subsets`` subsets of tight constraints (``used[0]``: the subsets
+    enumerated so far, counted on)."""
     k = M_eq.shape[1]
     if k == 0:
         return []
     out = []
     # a vertex is the unique solution of k independent tight constraints; with few candidates
     # enumerate zero-sets (the rest of z free) and extra tight inequality rows
-    count = 0
+    used = [0] if used is None else used
     n_ineq = M_ineq.shape[0]
     for nfree in range(1, k + 1):
         for free in itertools.combinations(range(k), nfree):
@@ -187,8 +194,8 @@ def _face_vertices(M_eq: np.ndarray, M_ineq: np.ndarray, tol: float, max_subsets
             if need < 0 or rank < Meq.shape[0] and not _consistent(Meq):
                 continue
             for extra in itertools.combinations(range(n_ineq), need):
-                count += 1
-                if count > max_subsets:
+                used[0] += 1
+                if used[0] > max_subsets:
                     raise FaceBudgetExceeded(max_subsets)
                 M = np.vstack([Meq, M_ineq[list(extra)][:, free]]) if need else Meq
                 if np.linalg.matrix_rank(M) < nfree:
@@ -230,7 +237,7 @@ def polytope_equilibria(
     Bp = (B - B.min()) / _scale(B) + 1.0
     degenerate = False
     profiles = []
-    skipped, budget = 0, 0
+    skipped, used = 0, [0]  # degenerate faces left out, and the subsets enumerated over all of them
     if m == 1:
         cols = np.flatnonzero(B[0] >= B[0].max() - (tol or tolerance(A, B))[1])
         degenerate = len(cols) > 1
@@ -269,12 +276,11 @@ def polytope_equilibria(
                 zs = [z for z in zs if z.min() >= -ytol and (len(Sc) == 0 or (Ap[np.ix_(Sc, T)] @ z).max() <= 1 + ytol)]
             else:
                 degenerate = True
-                try:
-                    zs = _face_vertices(Ap[np.ix_(S, T)], Ap[np.ix_(Sc, T)], ytol)
-                except FaceBudgetExceeded as exc:
-                    skipped += 1
-                    budget = exc.args[0]
+                try:  # one budget for the whole game: a game of many equal payoffs is answered in seconds
+                    zs = _face_vertices(Ap[np.ix_(S, T)], Ap[np.ix_(Sc, T)], ytol, used=used) if not skipped else []
+                except FaceBudgetExceeded:
                     zs = []
+                skipped += not zs and used[0] > FACE_BUDGET
             for z in zs:
                 y = np.zeros(n)
                 y[T] = np.maximum(z, 0)
@@ -285,9 +291,9 @@ def polytope_equilibria(
         profiles = [(y, x) for x, y in profiles]
     if skipped and notes is not None:
         notes.append(
-            f"incomplete: polytope: {skipped} degenerate face(s) of the best-response polytope have more than "
-            f"{budget:,} subsets of tight constraints and were not enumerated (many equal payoffs): the equilibria "
-            "listed are verified, but other extreme equilibria may exist"
+            f"incomplete: polytope: {skipped} degenerate face(s) of the best-response polytope were not enumerated, "
+            f"their tight constraints' subsets beyond the budget of {FACE_BUDGET:,} for the game (many equal payoffs): "
+            "the equilibria listed are verified, but other extreme equilibria may exist"
         )
     return profiles, degenerate
 
