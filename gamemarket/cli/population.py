@@ -7,6 +7,7 @@ from gamemarket.cli.plugin import add_plugin_option
 from gamemarket.errors import InputError
 from gamemarket.io.files import dumps_json
 from gamemarket.reports.markdown import num, num_ci
+from gamemarket.studies.scheduler import identify
 
 
 def _seeds(text: str) -> list[int]:
@@ -30,6 +31,8 @@ def cmd_probe(a) -> int:
     from gamemarket.search.probe import probe
     from gamemarket.studies import load_study
 
+    if a.scheduler_address is not None:  # what answers there, named, before the workload is read
+        identify(a.scheduler_address)
     spec = load_study(a.study, results=a.results)
     seeds = _seeds(a.seeds) if a.seeds is not None else None
     ans = probe(

@@ -44,6 +44,7 @@ from gamemarket.search.oracle import ProbeOracle, SearchResult, strategy_entry
 from gamemarket.search.population import run_population_study
 from gamemarket.studies.population import PopulationStore, on_scheduler
 from gamemarket.studies.population_config import check_exploration, search_family
+from gamemarket.studies.scheduler import identify
 from gamemarket.studies.store import study_store
 from gamemarket.studies.workers import most_workers
 
@@ -314,6 +315,8 @@ def run_exploration(
     if spec.population is None or ex is None:
         raise InputError(f"study {spec.name!r}: [game] has no 'exploration' table to run")
     check_exploration(ex, f"{spec.name}: [game.exploration]")  # as load_study did: before any run
+    if scheduler_address is not None:  # before any lock: an address that is not a scheduler holds nothing
+        identify(scheduler_address)
     if analysis is None:
         analysis = run_population_study(spec, n_jobs=n_jobs, progress=progress, scheduler_address=scheduler_address)
     answers = {a.mechanism: a for a in analysis.answers}

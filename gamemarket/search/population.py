@@ -40,6 +40,7 @@ from gamemarket.games.rsg_equilibria import equilibria
 from gamemarket.io.files import atomic_path, dumps_json
 from gamemarket.studies import load_study
 from gamemarket.studies.population import mix_key, on_scheduler
+from gamemarket.studies.scheduler import identify
 from gamemarket.studies.store import study_store
 
 
@@ -86,6 +87,8 @@ def run_population_study(
     InputError
         A run that is not stored where ``run=False``, or a study whose market cannot give its agents.
     """
+    if scheduler_address is not None:  # before the lock: an address that is not a scheduler holds nothing
+        identify(scheduler_address)
     store = study_store(spec, force=force) if run else None
     lock = store.lock("population study run") if store is not None else contextlib.nullcontext()
     with lock, on_scheduler(scheduler_address):

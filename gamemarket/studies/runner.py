@@ -12,7 +12,6 @@ import contextlib
 import hashlib
 import json
 import os
-import re
 import time
 from dataclasses import asdict, dataclass
 from typing import NamedTuple
@@ -29,6 +28,7 @@ from gamemarket.io.files import atomic_path, dumps_json
 from gamemarket.io.names import workload_source
 from gamemarket.market import payoffs
 from gamemarket.market.base import PreparedWorkload, market_for, market_for_workload
+from gamemarket.studies.scheduler import identify
 from gamemarket.studies.spec import StudySpec
 from gamemarket.studies.store import RESULTS_FORMAT, ResultStore, content_hash, study_store, task_key
 from gamemarket.studies.workers import LEAST_SECONDS_PER_JOB_RUN, exit_with_parent, fan_out, parent_gone
@@ -198,15 +198,9 @@ def parallel_backend(scheduler_address: str | None):
     if scheduler_address is None:
         yield None
         return
-    if not re.fullmatch(r"[a-z][a-z0-9+]*://\S+", scheduler_address):
-        raise InputError(f"--scheduler-address {scheduler_address!r}: expected an address such as tcp://10.0.0.1:8786")
-    try:
-        from dask.distributed import Client  # deferred: dask
-    except ImportError:
-        raise InputError(
-            "--scheduler-address needs dask.distributed, which the default install leaves out: "
-            "pip install 'gamemarket[dask]'"
-        ) from None
+    identify(scheduler_address)  # parsed and asked who it is, each step bounded: Client itself can wait forever
+    from dask.distributed import Client  # deferred: dask (identify has said where it is missing)
+
     try:
         client = Client(scheduler_address, timeout=CONNECT_TIMEOUT_S)
     except (OSError, TimeoutError) as exc:
@@ -232,6 +226,8 @@ def run_study(
     The results folder must be the study's own, or new (``force``: use another; see ``ResultStore``).
     Returns a small report: tasks total, skipped (already stored), run, wall seconds.
     """
+    if scheduler_address is not None:  # before the lock: an address that is not a scheduler holds nothing
+        identify(scheduler_address)
     store = store or study_store(spec, force=force)
     with store.lock():
         return _run_study(spec, n_jobs, scheduler_address, progress, store)

@@ -1,0 +1,114 @@
+"""A dask scheduler's address, checked before anything is locked or run: parsed, then the scheduler identified.
+
+``dask.distributed.Client`` given an address where something else listens (an HTTP server: the scheduler's own
+dashboard is on the next port) waits for a handshake that never comes, past its own timeout. So the address is
+parsed first (a scheme dask speaks, a host, a port), then a dask comm is opened and the peer asked who it is, each
+step bounded by a timeout; every failure says what was found at the address: nothing listening, an HTTP server,
+something that does not speak dask, a dask worker rather than a scheduler.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from urllib.parse import urlsplit
+
+from gamemarket.errors import InputError
+
+#: the schemes of dask's comms (``inproc``: a cluster inside this process, as tests start one)
+SCHEMES = ("tcp", "tls", "ws", "wss", "ucx", "inproc")
+#: seconds each step of the check may take
+TIMEOUT_S = 10.0
+
+
+def parse(address: str) -> tuple[str, str, int]:
+    """``(scheme, host, port)`` of a scheduler address such as ``tcp://10.0.0.1:8786``.
+
+    Raises
+    ------
+    InputError
+        Naming the address and what is wrong with it (no scheme, an HTTP address, no host, a port that is not one).
+    """
+    where = f"--scheduler-address {address!r}"
+    if not isinstance(address, str) or "://" not in address:
+        raise InputError(f"{where}: expected an address such as tcp://10.0.0.1:8786")
+    parts = urlsplit(address)
+    if parts.scheme in ("http", "https"):
+        raise InputError(
+            f"{where}: an {parts.scheme} address is a web page (the scheduler's dashboard?); a scheduler's address "
+            "starts tcp:// (the dashboard's port is usually 8787, the scheduler's 8786)"
+        )
+    if parts.scheme not in SCHEMES:
+        raise InputError(f"{where}: unknown scheme {parts.scheme!r}; expected one of {list(SCHEMES)}")
+    if parts.scheme == "inproc":  # inproc://host/pid/n: no port
+        return parts.scheme, parts.hostname or "", 0
+    try:
+        port = parts.port
+    except ValueError:
+        port = -1
+    if not parts.hostname or port is None or not 0 < port < 65536:
+        raise InputError(f"{where}: expected a host and a port from 1 to 65535, as in tcp://10.0.0.1:8786")
+    return parts.scheme, parts.hostname, port
+
+
+def _is_http(host: str, port: int, timeout: float) -> bool:
+    """Whether an HTTP server answers a request at ``host:port`` (what a port that ignores dask's handshake is)."""
+    try:
+        with socket.create_connection((host, port), timeout=timeout) as s:
+            s.settimeout(timeout)
+            s.sendall(b"HEAD / HTTP/1.0\r\n\r\n")
+            return s.recv(5) == b"HTTP/"
+    except OSError:
+        return False
+
+
+async def _identity(address: str, timeout: float) -> dict:
+    from distributed.comm import connect  # deferred: dask, for a study on a cluster only
+
+    comm = await asyncio.wait_for(connect(address, timeout=timeout), timeout + 1)  # its own timeout can be passed
+    try:
+        await asyncio.wait_for(comm.write({"op": "identity", "reply": True}), timeout)
+        return await asyncio.wait_for(comm.read(), timeout)
+    finally:
+        await comm.close()
+
+
+def identify(address: str, timeout: float = TIMEOUT_S) -> dict:
+    """Parse ``address`` and ask the dask peer there who it is; its identity (``type`` is ``"Scheduler"``).
+
+    Raises
+    ------
+    InputError
+        The address does not parse, dask is not installed, nothing listens there, what answers is not a dask
+        scheduler (an HTTP server, a dask worker, something silent): each named, with the address.
+    """
+    scheme, host, port = parse(address)
+    where = f"--scheduler-address {address}"
+    try:
+        import distributed  # noqa: F401  (deferred: dask, for a study on a cluster only)
+    except ImportError:
+        raise InputError(
+            "--scheduler-address needs dask.distributed, which the default install leaves out: "
+            "pip install 'gamemarket[dask]'"
+        ) from None
+    if scheme in ("tcp", "tls"):
+        try:
+            socket.create_connection((host, port), timeout=timeout).close()
+        except OSError as exc:
+            raise InputError(
+                f"{where}: nothing answers at {host}:{port} ({exc.strerror or exc}); is it running?"
+            ) from None
+    try:
+        info = asyncio.run(_identity(address, timeout))
+    except (TimeoutError, asyncio.TimeoutError, OSError, EOFError, ValueError) as exc:
+        if scheme == "tcp" and _is_http(host, port, timeout):
+            found = "an HTTP server (the scheduler's dashboard?), not a dask scheduler"
+        else:
+            found = f"no dask handshake within {timeout:g} s ({type(exc).__name__})"
+        raise InputError(f"{where}: {found}") from None
+    kind = info.get("type") if isinstance(info, dict) else None
+    if kind != "Scheduler":
+        raise InputError(
+            f"{where}: a dask {kind or 'peer'} answered, not a scheduler; expected the scheduler's address"
+        )
+    return info

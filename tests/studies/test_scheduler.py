@@ -1,0 +1,65 @@
+"""A scheduler address is parsed and the scheduler identified, each step bounded, before anything is claimed or
+locked: what answers at the address is named (nothing, an HTTP server, a dask worker), never a hang."""
+
+import http.server
+import threading
+
+import pytest
+
+from gamemarket.cli import main
+from gamemarket.errors import InputError
+from gamemarket.studies.scheduler import identify, parse
+
+
+@pytest.mark.parametrize(
+    "address, message",
+    [
+        ("garbage", "expected an address such as tcp://10.0.0.1:8786"),
+        ("http://127.0.0.1:8787", "an http address is a web page"),
+        ("https://example.org", "an https address is a web page"),
+        ("foo://host:1", "unknown scheme 'foo'"),
+        ("tcp://127.0.0.1:notaport", "a port from 1 to 65535"),
+        ("tcp://127.0.0.1:70000", "a port from 1 to 65535"),
+        ("tcp://:8786", "a host and a port"),
+    ],
+)
+def test_an_address_that_is_not_one_is_named(address, message):
+    with pytest.raises(InputError, match=message):
+        parse(address)
+    assert parse("tcp://10.0.0.1:8786") == ("tcp", "10.0.0.1", 8786)
+
+
+@pytest.fixture
+def http_server():
+    """An HTTP server on a free port of this machine (what listens at a dask dashboard's port)."""
+    server = http.server.HTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server.server_address[1]
+    server.shutdown()
+
+
+@pytest.mark.slow
+def test_an_http_server_at_the_address_is_named_within_the_timeout(http_server, tmp_path, capsys):
+    pytest.importorskip("distributed", reason="the dask extra is not installed")
+    with pytest.raises(InputError, match="an HTTP server .* not a dask scheduler"):
+        identify(f"tcp://127.0.0.1:{http_server}", timeout=2)
+    study = tmp_path / "s.toml"
+    study.write_text(
+        'name = "s"\n[workload]\nsource = "synthetic"\n[workload.synthetic]\njobs = 50\n'
+        '[strategies]\nproviders = ["hb-first"]\nconsumers = ["FT"]\n[replications]\ncount = 1\n'
+    )
+    address = f"tcp://127.0.0.1:{http_server}"
+    assert main(["study", "run", str(study), "--no-progress", "--scheduler-address", address]) == 2
+    assert "not a dask scheduler" in capsys.readouterr().err
+    assert not (tmp_path / "results").exists() and not (tmp_path / "reports").exists()  # nothing claimed or locked
+
+
+@pytest.mark.slow
+def test_a_scheduler_is_identified_and_a_worker_is_not_one():
+    distributed = pytest.importorskip("distributed", reason="the dask extra is not installed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as c:
+        assert identify(c.scheduler_address)["type"] == "Scheduler"
+        worker = next(iter(c.workers.values())).address
+        with pytest.raises(InputError, match="a dask Worker answered, not a scheduler"):
+            identify(worker, timeout=3)
