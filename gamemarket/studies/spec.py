@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -295,6 +296,12 @@ def load_study(path: str | Path, *, results: str | Path | None = None, report: s
         The results and report folders, replacing the file's ``[output]`` (the CLI's ``--results`` and
         ``--report``).
     """
+    given = Path(path)
+    if _is_stream(given):  # <(cat s.toml), a named pipe: its results and reports go beside the file, which it has not
+        raise InputError(
+            f"{given}: a stream (a pipe or a process substitution), not a study file; save it to a file first "
+            "(a study's results and reports are placed beside its file)"
+        )
     path = resolve(path, "study file")
     where = str(path)
     doc = check(StudyFile, read_toml(path, "study file (TOML)"), where, context={"base": path.parent})
@@ -473,3 +480,12 @@ def _population(game, where: str, base: Path):
     # each entry is checked by the table of the family it names (population_config.shading_rules)
     entry["shading"] = {k: v.model_dump(exclude_unset=True) for k, v in game.shading.items()}
     return parse_config(entry, where, catalogue)
+
+
+def _is_stream(path: Path) -> bool:
+    """Whether ``path`` is a pipe or a character device (``/dev/fd/N`` of a process substitution, a FIFO)."""
+    try:
+        mode = path.stat().st_mode
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)

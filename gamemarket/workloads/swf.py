@@ -37,19 +37,22 @@ SWF_BYTES_PER_JOB = 160
 USED_FIELDS = (F_JOB, F_SUBMIT, F_RUN, F_ALLOC, F_REQPROC, F_REQTIME, F_STATUS, F_USER)
 
 
-def read_bytes(path: str | os.PathLike) -> bytes:
-    """The file's content, gunzipped when it starts with gzip's magic bytes (whatever its name)."""
+def read_file(path: str | os.PathLike) -> tuple[bytes, bytes]:
+    """``(the file's bytes, its content)``, the content gunzipped when the bytes start with gzip's magic bytes
+    (whatever its name). The file is read once: a stream (``<(zcat trace.swf.gz)``, a named pipe) gives its bytes
+    to the one read, and its hash is of those same bytes."""
     path = Path(path)
     try:
         raw = path.read_bytes()
     except OSError as exc:
         raise InputError(f"{path}: cannot read workload: {exc.strerror or exc}") from exc
+    data = raw
     if raw[:2] == b"\x1f\x8b":
         try:
-            raw = gzip.decompress(raw)
+            data = gzip.decompress(raw)
         except (OSError, EOFError) as exc:
             raise InputError(f"{path}: corrupt gzip data: {exc}") from exc
-    return raw
+    return raw, data
 
 
 def parse_header(data: bytes, comments: list[bytes] | None = None) -> dict[str, str]:
@@ -280,8 +283,7 @@ def read_swf(path: str | os.PathLike, *, parallel: str = "split", skip_bad_lines
         instead of raising ``InputError`` at the first one.
     """
     path = Path(path)
-    file_bytes = path.read_bytes() if path.exists() else None
-    data = read_bytes(path)
+    file_bytes, data = read_file(path)  # once: a stream has its bytes only for the first read
     comments, inline_semicolon = scan_comments(data)
     fields = _fast_fields(data, inline_semicolon)
     skipped = 0
