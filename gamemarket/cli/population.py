@@ -7,7 +7,6 @@ from gamemarket.cli.plugin import add_plugin_option
 from gamemarket.errors import InputError
 from gamemarket.io.files import dumps_json
 from gamemarket.reports.markdown import num, num_ci
-from gamemarket.studies.scheduler import identify
 
 
 def _seeds(text: str) -> list[int]:
@@ -32,6 +31,8 @@ def cmd_probe(a) -> int:
     from gamemarket.studies import load_study
 
     if a.scheduler_address is not None:  # what answers there, named, before the workload is read
+        from gamemarket.studies.scheduler import identify  # deferred: gamemarket.studies loads pandas and joblib
+
         identify(a.scheduler_address)
     spec = load_study(a.study, results=a.results)
     seeds = _seeds(a.seeds) if a.seeds is not None else None

@@ -17,7 +17,6 @@ from gamemarket.errors import InputError, UndefinedPayoffError
 from gamemarket.io.files import dumps_json
 from gamemarket.io.ownership import OutputFolder
 from gamemarket.reports.markdown import num, num_ci
-from gamemarket.studies.scheduler import identify
 
 
 def _study(a, path):
@@ -130,6 +129,8 @@ def cmd_study_run(a) -> int:
     resumes) that one first, so its report has what its discussion quotes.
     """
     if a.scheduler_address is not None:  # before any folder is claimed or locked: what answers there, named
+        from gamemarket.studies.scheduler import identify  # deferred: gamemarket.studies loads pandas and joblib
+
         identify(a.scheduler_address)
     spec = _study(a, a.file)
     if spec.population is not None:

@@ -17,6 +17,7 @@ import pandas as pd
 from gamemarket.errors import InputError
 from gamemarket.games.bimatrix import Game
 from gamemarket.io.files import atomic_path, dumps_json, read_text
+from gamemarket.io.limits import check_fits
 
 
 def _num(v: float) -> str:
@@ -134,6 +135,14 @@ def _parse_nfg(toks: list, where: str) -> Game:  # noqa: C901
     if pos < len(toks) and toks[pos][0] == "str":
         pos += 1  # comment
     m, n = len(names[0]), len(names[1])
+    # the numbers the file still holds: a declared size it cannot fill is refused before anything is allocated
+    left = len(toks) - pos
+    outcome_version = pos < len(toks) and toks[pos] == ("brace", "{")
+    if not outcome_version and left != 2 * m * n:
+        raise InputError(f"{where}: expected {2 * m * n} payoffs for a {m}x{n} game, found {left}")
+    if outcome_version and left < m * n:
+        raise InputError(f"{where}: expected {m * n} outcome indices, found at most {left} tokens")
+    check_fits(3 * 8 * m * n, f"{where}: a {m:,} x {n:,} game")  # its two payoff tables and the solver's copies
     A = np.zeros((m, n))
     B = np.zeros((m, n))
     if pos < len(toks) and toks[pos] == ("brace", "{"):  # outcome version

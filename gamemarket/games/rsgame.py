@@ -34,6 +34,7 @@ from scipy.special import gammaln
 
 from gamemarket.errors import InputError
 from gamemarket.games.bimatrix import Game
+from gamemarket.io.limits import check_fits
 
 _TINY = np.finfo(float).tiny
 
@@ -159,6 +160,15 @@ class RoleSymmetricGame:
                 f"role-symmetric game: profile {p} ({self.profile_text(prof[p])}): payoff of "
                 f"{self.strategy_names[s]!r} is {pay[p, s]!r}; payoffs must be finite"
             )
+        # the complete game's size in closed form first: a file that declares more profiles than it lists is refused
+        # before they are enumerated (50 players on 60 strategies are 10^30 of them)
+        need = num_profiles(players, self.num_strategies)
+        if need != len(prof) and need > 10**6:  # (a smaller game is enumerated below, which names a missing profile)
+            raise InputError(
+                f"role-symmetric game: a complete game of {dict(zip(roles, players))} players on "
+                f"{dict(zip(roles, self.num_strategies))} strategies has {need:,} profiles; got {len(prof):,}"
+            )
+        check_fits(3 * need * S * 8, f"role-symmetric game of {need:,} profiles")
         # canonical order: the complete list, each profile once
         full = all_profiles(players, self.num_strategies)
         index = {tuple(r): i for i, r in enumerate(prof.tolist())}

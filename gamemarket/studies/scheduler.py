@@ -85,7 +85,7 @@ def identify(address: str, timeout: float = TIMEOUT_S) -> dict:
     scheme, host, port = parse(address)
     where = f"--scheduler-address {address}"
     try:
-        import distributed  # noqa: F401  (deferred: dask, for a study on a cluster only)
+        import distributed  # noqa: F401  # deferred: dask, for a study on a cluster only
     except ImportError:
         raise InputError(
             "--scheduler-address needs dask.distributed, which the default install leaves out: "

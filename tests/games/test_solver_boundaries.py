@@ -36,3 +36,25 @@ def test_game_solve_exits_3_with_the_equilibria_it_found(tmp_path):
     r = subprocess.run([sys.executable, "-m", "gamemarket", "game", "solve", str(f)], capture_output=True, text=True)
     assert r.returncode == 3 and "Traceback" not in r.stderr
     assert "did not finish" in r.stderr and "note: incomplete" in r.stdout and "[144]" in r.stdout
+
+
+def test_a_declared_size_the_file_cannot_fill_is_refused_before_anything_is_allocated(tmp_path):
+    """A 40-byte .nfg declaring 100,000 x 100,000 strategies, a 500-byte EGTA file declaring 50 players on 60
+    strategies (10^31 profiles): each refused by its size, at once, naming the file."""
+    import json
+
+    from gamemarket.games.egta import read_egta
+
+    nfg = tmp_path / "big.nfg"
+    nfg.write_text('NFG 1 R "big" { "P1" "P2" } { 100000 100000 }\n1 2 3 4\n')
+    with pytest.raises(InputError, match=r"big.nfg: expected 20000000000 payoffs for a 100000x100000 game, found 4"):
+        read_nfg(nfg)
+    egta = tmp_path / "huge.json"
+    names = [f"s{i}" for i in range(60)]
+    egta.write_text(
+        json.dumps({"players": {"r": 50}, "strategies": {"r": names}, "profiles": [{"r": [["s0", 50, 1]]}]})
+    )
+    with pytest.raises(
+        InputError, match=r"huge.json: .* has 34,231,543,998,102,407,134,654,572,780,216 profiles; got 1"
+    ):
+        read_egta(egta)
