@@ -114,7 +114,11 @@ def fit_model(
     t_all = (submit - submit.min()).astype(float)
     how = np.floor((t_all % WEEK) / HOUR).astype(np.int64)
     counts = np.bincount(how, minlength=168).astype(float)
-    exposure = np.bincount((np.arange(int(span // HOUR) + 1) % 168), minlength=168).astype(float)
+    # how many of the span's hours fall on each hour of the week: bincount(arange(hours) % 168) in closed form (a
+    # span of 2^53 seconds is 2.5 trillion hours: an array of them was 18 TiB)
+    hours = int(span // HOUR) + 1
+    exposure = np.full(168, float(hours // 168))
+    exposure[: hours % 168] += 1.0
     rate = np.where(exposure > 0, counts / np.maximum(exposure, 1.0), 0.0)
     if rate.sum() <= 0:
         rate = np.ones(168)
