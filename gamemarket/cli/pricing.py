@@ -10,6 +10,7 @@ import numpy as np
 from gamemarket.cli.options import POSITIVE, SEED, add_force, examples, integer
 from gamemarket.errors import InputError
 from gamemarket.io.files import atomic_path, dumps_json
+from gamemarket.io.limits import memory_limit
 from gamemarket.io.ownership import check_output_file, check_outputs
 from gamemarket.reports.markdown import num
 
@@ -45,7 +46,7 @@ def cmd_price_solve(a) -> int:
                 f"{a.problem}: a saved problem fixes its jobs, resources and utility, so "
                 f"{', '.join(given)} would have no effect; leave {'it' if len(given) == 1 else 'them'} out"
             )
-        problem = load(a.problem)
+        problem = load(a.problem, limit=memory_limit())  # its arrays' size from their headers, before inflating
     else:
         if a.n is None or a.m is None:
             raise InputError("give a saved problem (.npz) or --n and --m for the paper's synthetic family")

@@ -34,6 +34,7 @@ import pandas as pd
 
 from gamemarket.errors import InputError
 from gamemarket.io.files import check_table
+from gamemarket.io.limits import memory_limit
 from gamemarket.market.runs import MarketRun, PreparedWorkload
 from gamemarket.pricing import SOLVER_VERSION, Problem, solve
 from gamemarket.pricing.dual import evaluate
@@ -86,7 +87,7 @@ def generate(spec: HeteroSpec) -> dict[str, np.ndarray]:
 
 def load_market(path) -> dict[str, np.ndarray]:
     """An ``.npz`` with ``A`` (n x m) and ``R`` (m)."""
-    z = read_npz(path, what="market")
+    z = read_npz(path, what="market", limit=memory_limit())  # sized from the arrays' headers before inflating
     try:
         Problem(z["A"], z["R"], "linear")  # validates
     except InputError as exc:

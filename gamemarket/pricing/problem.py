@@ -96,15 +96,44 @@ class Problem:
         np.savez(path, **arrays)
 
 
-def read_npz(path: str | Path, required=("A", "R"), what: str = "problem", text=("utility",)) -> dict:
+def declared_bytes(path: str | Path) -> int:
+    """The bytes an ``.npz``'s arrays take once read, from each ``.npy`` header alone (a compressed archive is not
+    inflated to find out); 0 where the file is not a zip archive (its reading says why)."""
+    total = 0
+    try:
+        with zipfile.ZipFile(path) as zf:
+            for info in zf.infolist():
+                if not info.filename.endswith(".npy"):
+                    continue
+                with zf.open(info) as f:
+                    fmt = np.lib.format
+                    version = fmt.read_magic(f)
+                    read = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
+                    shape, _, dtype = read(f)
+                total += int(np.prod(shape, dtype=object)) * dtype.itemsize
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError):
+        return 0
+    return total
+
+
+def read_npz(
+    path: str | Path, required=("A", "R"), what: str = "problem", text=("utility",), *, limit: int | None = None
+) -> dict:
     """Every array of an ``.npz``, read eagerly, with an error naming the file and array when one cannot
     be read, is missing, or is not numeric (``text`` names the arrays that hold a string instead).
 
-    Python objects are never unpickled: an array of objects is an error, whatever the file says.
+    Python objects are never unpickled: an array of objects is an error, whatever the file says. With ``limit``
+    (bytes), an archive whose arrays would take more once read (:func:`declared_bytes`, from their headers) is
+    refused before anything is inflated.
     """
     path = Path(path)
     if path.is_dir():
         raise InputError(f"{path}: is a folder; expected a {what} file (.npz)")
+    if limit is not None and (need := declared_bytes(path)) > limit:
+        raise InputError(
+            f"{path}: its arrays take {need:,} bytes once read; the limit is {limit:,} bytes "
+            "(GAMEMARKET_MEMORY_LIMIT, or this machine's memory); expected a smaller problem"
+        )
     try:
         with np.load(path, allow_pickle=False) as f:  # a lone .npy array is no context manager: caught below
             z = {}
@@ -144,11 +173,12 @@ def read_npz(path: str | Path, required=("A", "R"), what: str = "problem", text=
     return z
 
 
-def load(path: str | Path) -> Problem:
+def load(path: str | Path, *, limit: int | None = None) -> Problem:
     """An ``.npz`` with ``A`` (n x m), ``R`` (m), optional ``demand``, ``weight``, ``target`` (n) and a
-    string ``utility`` (linear, log, alpha:<value>, target)."""
+    string ``utility`` (linear, log, alpha:<value>, target); ``limit``: the most bytes its arrays may take
+    (:func:`read_npz`)."""
     path = Path(path)
-    z = read_npz(path)
+    z = read_npz(path, limit=limit)
     util = str(z["utility"]) if "utility" in z else "log"
     try:
         return Problem(

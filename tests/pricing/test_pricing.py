@@ -328,3 +328,20 @@ def test_newton_on_alpha_fair_problems_warns_of_nothing(seed):
         warnings.simplefilter("error")
         r = solve(pr, method="newton", max_iter=50)
     assert check_feasible(pr, r.allocation) <= 1e-9
+
+
+def test_a_compressed_problem_is_sized_from_its_headers_before_it_is_inflated(tmp_path, capsys, monkeypatch):
+    """A 300 kB .npz whose arrays take 320 MB once read: refused under a 100 MB limit, before inflating."""
+    from gamemarket.cli import main
+    from gamemarket.pricing.problem import declared_bytes, load
+
+    path = tmp_path / "inflate.npz"
+    A, R = np.zeros((20000, 2000)), np.ones(2000)
+    np.savez_compressed(path, A=A, R=R)
+    assert path.stat().st_size < 10**6 and declared_bytes(path) == A.nbytes + R.nbytes
+    with pytest.raises(InputError, match="its arrays take 320,016,000 bytes once read; the limit is 100,000,000"):
+        load(path, limit=10**8)
+    monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", str(10**8))
+    assert main(["price", "solve", str(path)]) == 2
+    assert "320,016,000 bytes once read" in capsys.readouterr().err
+    assert declared_bytes(tmp_path / "nothing.npz") == 0
