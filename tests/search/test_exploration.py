@@ -114,6 +114,10 @@ def test_a_family_whose_parameters_do_not_match_its_declaration_is_refused(tmp_p
         ('{ family = "per-class", budget = 9, bounds = [0.5, 0.2] }', r"field 'bounds': expected lower < upper"),
         ('{ family = "per-class", budget = 9, optimiser = "bfgs" }', r"field 'optimiser': expected 'nelder-mead'"),
         ('{ family = "per-class", budget = 9, knots = 7 }', r"\[game.exploration\]: unknown field\(s\) \['knots'\]"),
+        ('{ family = "per-class", budget = 9, probe = 0.5 }', r"field 'probe': expected a number > 0 and <= 0.1 .*got 0.5"),
+        ('{ family = "per-class", budget = 9, probe = 0 }', r"field 'probe': expected a number > 0"),
+        ('{ family = "per-class", budget = 9, first_seeds = 1 }', r"field 'first_seeds': expected an integer >= 2"),
+        ('{ family = "per-class", budget = 9, search_seeds = 0 }', r"field 'search_seeds': expected an integer >= 1"),
     ],
 )
 def test_bad_exploration_tables_name_the_field(tmp_path, table, match):

@@ -362,3 +362,9 @@ def test_joint_false_skips_the_mixed_provider_game_and_its_runs(tmp_path):
     assert an.runs["simulations"] < run_population_study(full, n_jobs=1).runs["simulations"]
     md = write_population_report(an).read_text()
     assert "Simultaneous equilibria with any provider mixture" not in md and "## The provider's choice" in md
+
+
+def test_a_joint_that_is_not_a_boolean_is_refused_naming_the_field(tmp_path):
+    body = STUDY.replace("reduced_players = 3", 'reduced_players = 3\njoint = "yes"')
+    with pytest.raises(InputError, match=r"\[game\] field 'joint'"):
+        load_study(write_population_study(tmp_path, body))
