@@ -106,6 +106,7 @@ def test_every_module_sits_in_a_part_and_no_loose_modules_are_left():
             "testing",
             "plugins",
             "search",
+            "workflow",
         }
     )
     assert loose == []
@@ -177,6 +178,19 @@ def test_the_search_sits_between_the_studies_and_the_reports():
         if _part(m) in ("studies", "analysis", "games", "market", "consumers", "workloads", "io")
         for i in imps
         if _part(i) == "search"
+    )
+    assert bad == []
+
+
+def test_only_the_cli_calls_the_workflows():
+    """``workflow/`` puts the other parts in the command line's order; it sits on top of them, under the CLI, so
+    no part it calls can call it back (the package's own ``__init__`` offers its calls lazily)."""
+    bad = sorted(
+        f"{m} -> {i}"
+        for m, imps in MODULES.items()
+        if _part(m) not in (None, "cli", "workflow")
+        for i in imps
+        if _part(i) == "workflow"
     )
     assert bad == []
 

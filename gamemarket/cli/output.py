@@ -44,12 +44,6 @@ def value_text(v, digits: int = SUMMARY_DIGITS) -> str:
     return str(v)
 
 
-def duration(seconds: float) -> str:
-    """A wall time as the commands print it: ``12.3 s`` (one decimal), and ``under 0.05 s`` where one decimal
-    would say ``0.0 s`` (three stored runs read back take milliseconds, not no time at all)."""
-    return f"{seconds:.1f} s" if seconds >= 0.05 else "under 0.05 s"
-
-
 def print_dict(d: dict, indent: int = 0, digits: int = SUMMARY_DIGITS) -> None:
     """Print a (nested) dictionary as indented ``key: value`` lines; floats formatted for people
     (:func:`value_text`).

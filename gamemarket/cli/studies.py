@@ -4,19 +4,16 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 
 from gamemarket.cli.options import examples, integer
-from gamemarket.cli.output import duration
 from gamemarket.cli.plugin import add_plugin_option
 from gamemarket.errors import InputError, UndefinedPayoffError
 from gamemarket.io.files import dumps_json
 from gamemarket.io.ownership import OutputFolder
-from gamemarket.reports.markdown import num, num_ci
+from gamemarket.reports.markdown import num
 
 
 def _study(a, path):
@@ -124,151 +121,23 @@ def print_solved(sg) -> None:
 
 
 def cmd_study_run(a) -> int:
-    """``gamemarket study run``: run what is missing of a study (bimatrix or population), then write its
-    report unless ``--no-report``. A study that quotes a population study (``population_study``) runs (or
-    resumes) that one first, so its report has what its discussion quotes.
-    """
-    if a.scheduler_address is not None:  # before any folder is claimed or locked: what answers there, named
-        from gamemarket.studies.scheduler import identify  # deferred: gamemarket.studies loads pandas and joblib
+    """``gamemarket study run``: :func:`gamemarket.workflow.run_study` with the command's options, its lines
+    printed as it goes."""
+    from gamemarket.workflow import run_study  # deferred: joblib, matplotlib, pandas, pyarrow, scipy.optimize
 
-        identify(a.scheduler_address)
-    spec = _study(a, a.file)
-    if spec.population is not None:
-        return _run_population(a, spec, force=a.force)
-    if spec.population_study is not None and not a.no_report:
-        from gamemarket.studies import load_study  # deferred: joblib, pandas, pyarrow, scipy.optimize
-
-        print(f"study {spec.name} quotes the population study {spec.population_study}: running it first")
-        _run_population(a, load_study(spec.population_study), force=False)
-    return _run_bimatrix(a, spec)
-
-
-@contextmanager
-def _report_claimed(a, spec, force: bool):
-    """The study's report folder claimed before the work (a folder that is not the study's is refused before
-    any simulation), the claim undone if the work fails before the report writes a file."""
-    if a.no_report:
-        yield None
-        return
-    # deferred: joblib, matplotlib, matplotlib.pyplot, pandas, pyarrow, scipy.optimize
-    from gamemarket.reports.report import claim_folder
-
-    folder = claim_folder(Path(spec.report_dir), spec, force)
-    try:
-        yield folder
-    except BaseException:
-        folder.abandon()
-        raise
-
-
-def _run_population(a, spec, *, force: bool) -> int:
-    from gamemarket.search.population import run_population_study  # deferred: joblib, pandas, pyarrow, scipy.optimize
-
-    with _report_claimed(a, spec, force):
-        an = run_population_study(
-            spec, n_jobs=a.n_jobs, progress=not a.no_progress, force=force, scheduler_address=a.scheduler_address
-        )
-    print(
-        f"study {spec.name}: {an.runs['simulations']:,} simulations ({an.runs['run_now']:,} run now) in "
-        f"{duration(an.runs['wall_seconds'])}; results in {spec.results_dir}"
+    run_study(
+        a.file,
+        results=a.results,
+        report=a.report,
+        write_report=not a.no_report,
+        n_jobs=a.n_jobs,
+        scheduler_address=a.scheduler_address,
+        progress=not a.no_progress,
+        force=a.force,
+        methods=tuple(a.methods),
+        log=print,
     )
-    _print_population(an)
-    ex = _run_exploration(a, spec, an) if spec.exploration is not None else None
-    if not a.no_report:
-        # deferred: joblib, matplotlib, matplotlib.pyplot, pandas, pyarrow, scipy.optimize
-        from gamemarket.reports.population import write_population_report
-
-        print(f"report: {write_population_report(an, force=force, exploration=ex)}")
     return 0
-
-
-def _run_exploration(a, spec, an) -> dict:
-    """The study's strategy exploration (``[game] exploration``), from its menu-only answer ``an``; the report
-    renders it and writes its ``data/exploration.json``."""
-    # deferred: the analysis (pandas, scipy.optimize) only for a study that explores
-    from gamemarket.search.exploration import run_exploration
-
-    ex = run_exploration(
-        spec, analysis=an, n_jobs=a.n_jobs, progress=not a.no_progress, scheduler_address=a.scheduler_address
-    )
-    for name, m in ex["mechanisms"].items():
-        eps = "" if m["epsilon"] is None else f", epsilon {num(m['epsilon'])} (tolerance {num(m['tolerance'])})"
-        verdict = "certified" if m["certified"] else f"not certified: {m['reason']}"
-        print(
-            f"  exploration {name}: {len(m['menu'])} rules in the menu, {m['simulations']} simulations{eps}; {verdict}"
-        )
-    print(f"exploration: {ex['simulations']} simulations in {duration(ex['wall_seconds'])}")
-    return ex
-
-
-def _run_bimatrix(a, spec) -> int:
-    from gamemarket.studies import load_study, run_study  # deferred: joblib, pandas, pyarrow, scipy.optimize
-
-    t0 = time.perf_counter()
-    with _report_claimed(a, spec, a.force):
-        for s in [load_study(c) for c in spec.companions] + [spec]:
-            info = run_study(
-                s,
-                n_jobs=a.n_jobs,
-                scheduler_address=a.scheduler_address,
-                progress=not a.no_progress,
-                force=a.force and s is spec,  # --force is about this study's folders, not its companions'
-            )
-            print(
-                f"study {s.name}: {info.tasks:,} runs ({info.skipped:,} already stored, {info.run:,} run now) "
-                f"in {duration(info.wall_seconds)}; results in {s.results_dir}"
-            )
-        if spec.gains:
-            from gamemarket.studies.gains import run_gains  # deferred: joblib, pandas, pyarrow
-
-            t1 = time.perf_counter()
-            run_gains(spec, n_jobs=a.n_jobs, scheduler_address=a.scheduler_address, progress=not a.no_progress)
-            print(f"shading gains over market sizes {spec.gains['jobs']}: {duration(time.perf_counter() - t1)}")
-    if not a.no_report:
-        from gamemarket.analysis.study import analyze  # deferred: joblib, pandas, pyarrow, scipy.optimize
-        from gamemarket.reports.report import write_report  # deferred: matplotlib, pandas
-
-        t1 = time.perf_counter()
-        from gamemarket.search.population import linked_population  # deferred: joblib, pandas, scipy.optimize
-
-        an = analyze(spec, methods=tuple(a.methods), for_report=True, population=linked_population(spec))
-        path = write_report(an, force=a.force, n_jobs=a.n_jobs)
-        # the times go to the log, not into the report (a report written again from the same results is the same)
-        print(
-            f"report: {path} (written in {duration(time.perf_counter() - t1)}; "
-            f"{duration(time.perf_counter() - t0)} in all)"
-        )
-    return 0
-
-
-def _print_population(an) -> None:
-    # deferred like this module's other imports (games.io imports pandas; the CLI starts without it)
-    from gamemarket.games.io import mixture_words as mix  # deferred: pandas
-
-    for a in an.answers:
-        print(f"== {a.mechanism} ({len(a.seeds)} seeds): truthful is an equilibrium: {a.truthful_is_equilibrium}")
-        for s, (m, lo, hi) in a.truthful_gains.items():
-            print(f"  gain of {s} over truthful at the all-truthful population: {num_ci(m, lo, hi, 4)}")
-        if not a.equilibria:
-            print(f"  {'; '.join(a.notes)}")
-        for e in a.equilibria:
-            print(
-                f"  equilibrium {mix(e['mixture'])}: regret {num_ci(*e['regret'][:3], 3, sign=False)} "
-                f"({e['verified']}, {e['stability']}); revenue {num(e['revenue'][0], 4)}"
-            )
-    if an.provider["leader"]:
-        print(f"provider's choice (leader, worst consumer equilibrium): {an.provider['leader']}")
-    joint = an.provider.get("joint")
-    if joint is not None:
-        if not joint["equilibria"]:
-            print(f"provider and consumers together: no equilibrium found; {'; '.join(joint['notes'])}")
-        for e in joint["equilibria"]:
-            c, p = e["consumer_regret"], e["provider_regret"]
-            print(
-                f"provider and consumers together: {mix(e['provider'])} with {mix(e['consumers'])}: "
-                f"consumers' regret {num_ci(*c[:3], 3, sign=False)}, provider's {num_ci(*p[:3], 3, sign=False)} "
-                f"({e['verified']})"
-            )
 
 
 def _solve_egta(a) -> int:
@@ -357,7 +226,9 @@ def cmd_game_solve(a) -> int:
             if a.format == "json":
                 print(dumps_json(equilibria_json(an), indent=2))
             else:
-                _print_population(an)
+                from gamemarket.reports.console import population_lines  # deferred: pandas
+
+                print("\n".join(population_lines(an)))
             return 0
     games = _load_game_source(a.file, a.game, a)
     try:
@@ -405,30 +276,10 @@ def cmd_game_export(a) -> int:
 
 
 def cmd_report(a) -> int:
-    """``gamemarket report``: write a study's report from its stored results (nothing is simulated)."""
-    from gamemarket.reports.report import write_report  # deferred: matplotlib, pandas
+    """``gamemarket report``: :func:`gamemarket.workflow.write_study_report` (nothing is simulated)."""
+    from gamemarket.workflow import write_study_report  # deferred: joblib, matplotlib, pandas, pyarrow
 
-    spec = _study(a, a.study)
-    if spec.population is not None:
-        # deferred: joblib, pandas, pyarrow, scipy.optimize
-        # deferred: joblib, matplotlib, matplotlib.pyplot, pandas, pyarrow, scipy.optimize
-        from gamemarket.reports.population import write_population_report
-        from gamemarket.search.population import run_population_study
-
-        print(f"report: {write_population_report(run_population_study(spec, run=False), force=a.force)}")
-        return 0
-    from gamemarket.analysis.study import analyze  # deferred: joblib, pandas, pyarrow, scipy.optimize
-
-    # deferred: joblib, matplotlib, matplotlib.pyplot, pandas, pyarrow, scipy.optimize
-    from gamemarket.reports.report import claim_folder
-
-    claim_folder(Path(spec.report_dir), spec, a.force)  # refuse another study's folder before the work
-    t0 = time.perf_counter()
-    from gamemarket.search.population import linked_population  # deferred: joblib, pandas, scipy.optimize
-
-    an = analyze(spec, methods=tuple(a.methods), for_report=True, population=linked_population(spec))
-    path = write_report(an, force=a.force)
-    print(f"report: {path} (written in {duration(time.perf_counter() - t0)})")
+    write_study_report(a.study, results=a.results, report=a.report, force=a.force, methods=tuple(a.methods), log=print)
     return 0
 
 

@@ -157,3 +157,9 @@ def to_html(md: str, title: str) -> str:
         f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
         f"<style>{STYLE}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n"
     )
+
+
+def duration(seconds: float) -> str:
+    """A wall time as the commands print it: ``12.3 s`` (one decimal), and ``under 0.05 s`` where one decimal
+    would say ``0.0 s`` (three stored runs read back take milliseconds, not no time at all)."""
+    return f"{seconds:.1f} s" if seconds >= 0.05 else "under 0.05 s"

@@ -11,7 +11,7 @@ import pytest
 
 from gamemarket.cli import main
 from gamemarket.cli.output import print_dict, value_text
-from gamemarket.cli.studies import _print_population
+from gamemarket.reports.console import population_lines
 from gamemarket.reports.markdown import num
 
 #: a large number as Python's ``%g`` writes it (``-3.52e+05``): what a person should not have to read (below
@@ -89,8 +89,7 @@ def test_population_summary_is_for_people(capsys):
             }
         ],
     )
-    _print_population(SimpleNamespace(answers=[answer], provider={"leader": None}))
-    text = capsys.readouterr().out
+    text = "\n".join(population_lines(SimpleNamespace(answers=[answer], provider={"leader": None})))
     assert "+11,730 [+5,329, +18,120]" in text and "revenue 123,500,000" in text
     assert "regret 1.5e-07 [0, 2.5e-06]" in text  # below 1e-4 an exponent is what a person reads best
 

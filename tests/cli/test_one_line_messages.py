@@ -6,7 +6,7 @@ import re
 import pytest
 
 from gamemarket.cli import main
-from gamemarket.cli.output import duration
+from gamemarket.reports.markdown import duration
 
 
 def test_a_csv_parse_error_is_one_line(tmp_path, capsys):

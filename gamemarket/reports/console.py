@@ -1,0 +1,54 @@
+"""What the commands print of an answer, line by line: a population study's answer over its menu and an
+exploration's verdicts, as ``study run`` and ``game solve`` print them (the library's ``log`` gets the same lines).
+"""
+
+from __future__ import annotations
+
+from gamemarket.games.io import mixture_words
+from gamemarket.reports.markdown import duration, num, num_ci
+
+
+def population_lines(an) -> list[str]:
+    """A population study's answer over its menu, as ``study run`` prints it: per mechanism, whether truthful
+    bidding is an equilibrium, each rule's gain over truthful, each equilibrium with its regret and revenue;
+    then the provider's choice and the provider-and-consumers game."""
+    out = []
+    for a in an.answers:
+        out.append(f"== {a.mechanism} ({len(a.seeds)} seeds): truthful is an equilibrium: {a.truthful_is_equilibrium}")
+        for s, (m, lo, hi) in a.truthful_gains.items():
+            out.append(f"  gain of {s} over truthful at the all-truthful population: {num_ci(m, lo, hi, 4)}")
+        if not a.equilibria:
+            out.append(f"  {'; '.join(a.notes)}")
+        for e in a.equilibria:
+            out.append(
+                f"  equilibrium {mixture_words(e['mixture'])}: regret {num_ci(*e['regret'][:3], 3, sign=False)} "
+                f"({e['verified']}, {e['stability']}); revenue {num(e['revenue'][0], 4)}"
+            )
+    if an.provider["leader"]:
+        out.append(f"provider's choice (leader, worst consumer equilibrium): {an.provider['leader']}")
+    joint = an.provider.get("joint")
+    if joint is not None:
+        if not joint["equilibria"]:
+            out.append(f"provider and consumers together: no equilibrium found; {'; '.join(joint['notes'])}")
+        for e in joint["equilibria"]:
+            c, p = e["consumer_regret"], e["provider_regret"]
+            out.append(
+                f"provider and consumers together: {mixture_words(e['provider'])} with "
+                f"{mixture_words(e['consumers'])}: consumers' regret {num_ci(*c[:3], 3, sign=False)}, provider's "
+                f"{num_ci(*p[:3], 3, sign=False)} ({e['verified']})"
+            )
+    return out
+
+
+def exploration_lines(ex: dict) -> list[str]:
+    """An exploration's answer as ``study run`` prints it: per mechanism, its menu, simulations, epsilon and
+    verdict; then its simulations and time."""
+    out = []
+    for name, m in ex["mechanisms"].items():
+        eps = "" if m["epsilon"] is None else f", epsilon {num(m['epsilon'])} (tolerance {num(m['tolerance'])})"
+        verdict = "certified" if m["certified"] else f"not certified: {m['reason']}"
+        out.append(
+            f"  exploration {name}: {len(m['menu'])} rules in the menu, {m['simulations']} simulations{eps}; {verdict}"
+        )
+    out.append(f"exploration: {ex['simulations']} simulations in {duration(ex['wall_seconds'])}")
+    return out

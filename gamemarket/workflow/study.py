@@ -1,0 +1,355 @@
+"""A whole study as one call: :func:`run_study` does what ``gamemarket study run`` does, and returns a
+:class:`StudyResult` with tidy tables; :func:`write_study_report` does what ``gamemarket report`` does.
+
+The order is the command line's. A population study (``[game]``) runs its adaptive population game, then its
+strategy exploration where it declares one, then writes its report. A provider/consumer study runs the population
+study it quotes (``population_study``) first where it writes a report, then its companions and itself, then the
+shading-gain experiment it declares (``[gains]``), then analyses the stored runs and writes the report. The
+report folder is claimed before any simulation (another study's folder is refused first), and the claim is undone
+if the work fails before the report writes a file.
+
+What the command prints as it goes is passed to ``log`` one line at a time (the CLI passes ``print``; the default
+says nothing), so a long run tells where it is without the library printing on its own.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+import pandas as pd
+
+from gamemarket.analysis.study import DEFAULT_METHODS, StudyAnalysis, analyze
+from gamemarket.errors import InputError
+from gamemarket.games.io import mixture_words, profile_words
+from gamemarket.reports.answer import play_words, rows
+from gamemarket.reports.console import exploration_lines, population_lines
+from gamemarket.reports.markdown import duration
+from gamemarket.reports.population import write_population_report
+from gamemarket.reports.report import claim_folder, write_report
+from gamemarket.search.exploration import run_exploration
+from gamemarket.search.population import linked_population, run_population_study
+from gamemarket.studies import load_study
+from gamemarket.studies import run_study as run_simulations
+from gamemarket.studies.gains import run_gains
+from gamemarket.studies.runner import StudyRun, load_results
+from gamemarket.studies.scheduler import identify
+from gamemarket.studies.spec import StudySpec
+
+Log = Callable[[str], None]
+
+
+def _quiet(line: str) -> None:
+    """The default ``log``: the library prints nothing of its own."""
+
+
+def _spec(study, results, report) -> StudySpec:
+    """``study`` as a :class:`StudySpec`: a path is loaded with the ``results`` and ``report`` folders where given
+    (as ``--results`` and ``--report`` do); a spec is taken as it is, so it names its own folders."""
+    if isinstance(study, StudySpec):
+        if results is not None or report is not None:
+            raise InputError(
+                f"study {study.name}: results= and report= replace a study file's [output] folders as it is "
+                "loaded; pass the study's path, or a spec loaded with them (load_study(path, results=, report=))"
+            )
+        return study
+    return load_study(study, results=results, report=report)
+
+
+@dataclass(frozen=True)
+class StudyResult:
+    """What :func:`run_study` did and what the study answers.
+
+    Attributes
+    ----------
+    spec : StudySpec
+        The study as it ran (its folders included).
+    runs : tuple
+        Provider/consumer study: one :class:`~gamemarket.studies.runner.StudyRun` per study run (its companions,
+        then itself). Population study: empty (its runs are counted in ``population.runs``).
+    population : PopulationAnalysis or None
+        A population study's answer over its own menu of rules.
+    exploration : dict or None
+        Its strategy exploration's answer, where the study declares one (the report's answer then).
+    report : Path or None
+        The report's HTML file, where one was written.
+    wall_seconds : float
+        The whole call's time.
+    methods : tuple
+        The equilibrium methods of a provider/consumer study's analysis.
+    """
+
+    spec: StudySpec
+    runs: tuple = ()
+    population: object | None = None
+    exploration: dict | None = None
+    report: Path | None = None
+    wall_seconds: float = 0.0
+    methods: tuple = DEFAULT_METHODS
+    _analysis: StudyAnalysis | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def kind(self) -> str:
+        """``"population"`` (a ``[game]`` study) or ``"bimatrix"`` (a provider/consumer game)."""
+        return "population" if self.spec.population is not None else "bimatrix"
+
+    @cached_property
+    def analysis(self) -> StudyAnalysis | None:
+        """A provider/consumer study's analysis of its stored runs (the report's, where one was written; else
+        made on first use, simulating nothing); None for a population study."""
+        if self.kind == "population":
+            return None
+        if self._analysis is not None:
+            return self._analysis
+        return analyze(self.spec, methods=tuple(self.methods))
+
+    def metrics(self) -> pd.DataFrame:
+        """The stored payoffs, one row per run (provider strategy x consumer strategy x seed); a provider/consumer
+        study's only (a population study's runs are keyed by mixture: see ``population``)."""
+        if self.kind == "population":
+            raise InputError(f"study {self.spec.name}: a population study's runs are read through its answer")
+        return load_results(self.spec).metrics
+
+    def answers(self) -> pd.DataFrame:
+        """A population study's answer, one row per mechanism, as its report's first table: what users play,
+        epsilon against the tolerance and the verdict, revenue and welfare (mean and 95% CI) at the provider's
+        worst equilibrium, the provider's ranking, and where the answer comes from (exploration or menu)."""
+        if self.population is None:
+            raise InputError(f"study {self.spec.name}: answers() is a population study's; see equilibria()")
+        out = []
+        for r in rows(self.population, self.exploration):
+            out.append(
+                {
+                    "mechanism": r.mechanism,
+                    "users_play": play_words(r),
+                    "equilibria": len(r.equilibria),
+                    "epsilon": r.epsilon,
+                    "tolerance": r.tolerance,
+                    "verdict": r.verdict,
+                    "revenue": r.revenue[0],
+                    "revenue_low": r.revenue[1],
+                    "revenue_high": r.revenue[2],
+                    "welfare": r.welfare[0],
+                    "welfare_low": r.welfare[1],
+                    "welfare_high": r.welfare[2],
+                    "provider_rank": r.rank,
+                    "simultaneous": r.simultaneous,
+                    "source": r.source,
+                }
+            )
+        return pd.DataFrame(out)
+
+    def equilibria(self) -> pd.DataFrame:
+        """Every equilibrium the study reports, one row each. Provider/consumer study: per game, each
+        equilibrium's profiles in words, payoffs and regrets. Population study: per mechanism, each equilibrium
+        of the answer (the exploration's where it ran) with its mixture in words."""
+        if self.population is not None:
+            return pd.DataFrame(
+                [
+                    {"mechanism": r.mechanism, "equilibrium": k + 1, "mixture": mixture_words(m), "source": r.source}
+                    for r in rows(self.population, self.exploration)
+                    for k, m in enumerate(r.equilibria)
+                ],
+                columns=["mechanism", "equilibrium", "mixture", "source"],
+            )
+        out = []
+        for sg in self.analysis.games:
+            g = sg.game
+            for k, e in enumerate(sg.solution.equilibria):
+                px, py = profile_words(g, e, digits=4)
+                out.append(
+                    {
+                        "game": sg.name,
+                        "equilibrium": k + 1,
+                        "pure": bool(e.pure),
+                        "provider": px,
+                        "consumer": py,
+                        "provider_payoff": float(e.payoffs[0]),
+                        "consumer_payoff": float(e.payoffs[1]),
+                        "provider_regret": float(e.regret[0]),
+                        "consumer_regret": float(e.regret[1]),
+                    }
+                )
+        cols = ["game", "equilibrium", "pure", "provider", "consumer"]
+        cols += ["provider_payoff", "consumer_payoff", "provider_regret", "consumer_regret"]
+        return pd.DataFrame(out, columns=cols)
+
+    def summary(self) -> str:
+        """One line: the study, what ran, and where the report is."""
+        if self.population is not None:
+            ran = f"{self.population.runs['simulations']:,} simulations"
+            if self.exploration is not None:
+                ran += f" and an exploration of {self.exploration['simulations']:,}"
+        else:
+            ran = f"{sum(r.tasks for r in self.runs):,} runs ({sum(r.run for r in self.runs):,} run now)"
+        where = f"; report {self.report}" if self.report is not None else ""
+        return f"study {self.spec.name} ({self.kind}): {ran}{where}"
+
+    def _repr_html_(self) -> str:
+        table = self.answers() if self.population is not None else self.equilibria()
+        head = self.summary().replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        return f"<p><b>{head}</b></p>" + table.to_html(index=False, na_rep="-")
+
+
+@contextmanager
+def _report_claimed(spec: StudySpec, write: bool, force: bool):
+    """The study's report folder claimed before the work (a folder that is not the study's is refused before any
+    simulation), the claim undone if the work fails before the report writes a file."""
+    if not write:
+        yield None
+        return
+    folder = claim_folder(Path(spec.report_dir), spec, force)
+    try:
+        yield folder
+    except BaseException:
+        folder.abandon()
+        raise
+
+
+def run_study(
+    study: str | Path | StudySpec,
+    *,
+    results: str | Path | None = None,
+    report: str | Path | None = None,
+    write_report: bool = True,
+    n_jobs: int = 1,
+    scheduler_address: str | None = None,
+    progress: bool = False,
+    force: bool = False,
+    methods: tuple = DEFAULT_METHODS,
+    log: Log | None = None,
+) -> StudyResult:
+    """Run what is missing of a study and write its report: ``gamemarket study run`` as a call.
+
+    Parameters
+    ----------
+    study : path or StudySpec
+        The study file (``.toml``), or a study already loaded (``gamemarket.studies.load_study``).
+    results, report : path, optional
+        The results and report folders, replacing the study file's ``[output]`` table (``--results``,
+        ``--report``); only with a path.
+    write_report : bool
+        Write the report (``--no-report``: False). A provider/consumer study's analysis is then made on first use
+        of :attr:`StudyResult.analysis` or :meth:`StudyResult.equilibria`.
+    n_jobs : int
+        Worker processes (-1: all cores); the numbers are the same for any value.
+    scheduler_address : str, optional
+        A dask.distributed scheduler to run the simulations on; it is identified before any folder is claimed.
+    progress : bool
+        Progress bars on stderr.
+    force : bool
+        Write into a results or report folder gamemarket did not make, or another study's (``--force``): this
+        study's folders only, never its companions'.
+    methods : tuple of str
+        The equilibrium methods of a provider/consumer study's analysis.
+    log : callable, optional
+        Called with each line the command prints (default: nothing is said).
+
+    Returns
+    -------
+    StudyResult
+
+    Raises
+    ------
+    InputError
+        A study that does not load, a folder that is not the study's, an address that is not a scheduler.
+    """
+    log = log or _quiet
+    t0 = time.perf_counter()
+    if scheduler_address is not None:  # before any folder is claimed or locked: what answers there, named
+        identify(scheduler_address)
+    spec = _spec(study, results, report)
+    how = {"n_jobs": n_jobs, "scheduler_address": scheduler_address, "progress": progress}
+    if spec.population is not None:
+        return _population(spec, how, write_report=write_report, force=force, log=log, t0=t0)
+    if spec.population_study is not None and write_report:
+        log(f"study {spec.name} quotes the population study {spec.population_study}: running it first")
+        _population(load_study(spec.population_study), how, write_report=True, force=False, log=log, t0=t0)
+    return _bimatrix(spec, how, write_report=write_report, force=force, methods=tuple(methods), log=log, t0=t0)
+
+
+def _population(spec: StudySpec, how: dict, *, write_report: bool, force: bool, log: Log, t0: float) -> StudyResult:
+    """A population study: its adaptive game, its exploration where declared, its report."""
+    with _report_claimed(spec, write_report, force):
+        an = run_population_study(spec, force=force, **how)
+    log(
+        f"study {spec.name}: {an.runs['simulations']:,} simulations ({an.runs['run_now']:,} run now) in "
+        f"{duration(an.runs['wall_seconds'])}; results in {spec.results_dir}"
+    )
+    for line in population_lines(an):
+        log(line)
+    ex = None
+    if spec.exploration is not None:
+        ex = run_exploration(spec, analysis=an, **how)
+        for line in exploration_lines(ex):
+            log(line)
+    path = None
+    if write_report:
+        path = write_population_report(an, force=force, exploration=ex)
+        log(f"report: {path}")
+    return StudyResult(spec, (), an, ex, path, time.perf_counter() - t0)
+
+
+def _bimatrix(
+    spec: StudySpec, how: dict, *, write_report: bool, force: bool, methods: tuple, log: Log, t0: float
+) -> StudyResult:
+    """A provider/consumer study: its companions and itself, its shading gains where declared, its report."""
+    runs = []
+    with _report_claimed(spec, write_report, force):
+        for s in [load_study(c) for c in spec.companions] + [spec]:
+            info: StudyRun = run_simulations(s, force=force and s is spec, **how)
+            runs.append(info)
+            log(
+                f"study {s.name}: {info.tasks:,} runs ({info.skipped:,} already stored, {info.run:,} run now) "
+                f"in {duration(info.wall_seconds)}; results in {s.results_dir}"
+            )
+        if spec.gains:
+            t1 = time.perf_counter()
+            run_gains(spec, **how)
+            log(f"shading gains over market sizes {spec.gains['jobs']}: {duration(time.perf_counter() - t1)}")
+    path = an = None
+    if write_report:
+        t1 = time.perf_counter()
+        an = analyze(spec, methods=methods, for_report=True, population=linked_population(spec))
+        path = write_report_(an, force=force, n_jobs=how["n_jobs"])
+        # the times go to the log, not into the report (a report written again from the same results is the same)
+        log(
+            f"report: {path} (written in {duration(time.perf_counter() - t1)}; "
+            f"{duration(time.perf_counter() - t0)} in all)"
+        )
+    return StudyResult(spec, tuple(runs), None, None, path, time.perf_counter() - t0, methods, an)
+
+
+write_report_ = write_report  # the report writer, under a name the ``write_report`` flag does not hide
+
+
+def write_study_report(
+    study: str | Path | StudySpec,
+    *,
+    results: str | Path | None = None,
+    report: str | Path | None = None,
+    force: bool = False,
+    methods: tuple = DEFAULT_METHODS,
+    log: Log | None = None,
+) -> Path:
+    """Write a study's report from its stored runs, simulating nothing: ``gamemarket report`` as a call.
+
+    Parameters are :func:`run_study`'s; a run that is not stored is an :class:`InputError` naming it. Returns
+    the report's HTML file.
+    """
+    log = log or _quiet
+    spec = _spec(study, results, report)
+    if spec.population is not None:
+        path = write_population_report(run_population_study(spec, run=False), force=force)
+        log(f"report: {path}")
+        return path
+    claim_folder(Path(spec.report_dir), spec, force)  # refuse another study's folder before the work
+    t0 = time.perf_counter()
+    an = analyze(spec, methods=tuple(methods), for_report=True, population=linked_population(spec))
+    path = write_report_(an, force=force)
+    log(f"report: {path} (written in {duration(time.perf_counter() - t0)})")
+    return path
