@@ -18,10 +18,9 @@ from gamemarket.errors import GameMarketError, InputError, UndefinedPayoffError
 from gamemarket.games import Game, Solution, from_results, solve
 from gamemarket.games.io import equilibria_records, profile_words, to_csv_table, to_nfg, write_json
 from gamemarket.games.robustness import Robustness, best_responses, bootstrap
-from gamemarket.io.files import atomic_path
+from gamemarket.io.files import OutputFolder, atomic_path
 from gamemarket.io.jobtable import write_table
 from gamemarket.io.names import slug, workload_name
-from gamemarket.io.ownership import OutputFolder
 from gamemarket.market.base import MARKETS
 from gamemarket.market.payoffs import aggressive_group
 from gamemarket.studies import StudySpec, load_results, load_study

@@ -9,9 +9,8 @@ import numpy as np
 
 from gamemarket.cli.options import POSITIVE, SEED, add_force, examples, integer
 from gamemarket.errors import InputError
-from gamemarket.io.files import atomic_path, dumps_json
+from gamemarket.io.files import atomic_path, check_output_file, check_outputs, dumps_json
 from gamemarket.io.limits import memory_limit
-from gamemarket.io.ownership import check_output_file, check_outputs
 from gamemarket.reports.markdown import num
 
 

@@ -13,9 +13,8 @@ from gamemarket.cli.plugin import add_plugin_option
 from gamemarket.cli.workload import workload_options
 from gamemarket.errors import InputError
 from gamemarket.io import jobtable
-from gamemarket.io.files import dumps_json
+from gamemarket.io.files import check_output_file, check_outputs, dumps_json
 from gamemarket.io.jobtable import check_table_path
-from gamemarket.io.ownership import check_output_file, check_outputs
 from gamemarket.market import Mechanism, simulate
 from gamemarket.market.payments import PAYMENTS
 from gamemarket.market.schedulers import SCHEDULERS

@@ -11,8 +11,7 @@ import numpy as np
 from gamemarket.cli.options import examples, integer
 from gamemarket.cli.plugin import add_plugin_option
 from gamemarket.errors import InputError, UndefinedPayoffError
-from gamemarket.io.files import dumps_json
-from gamemarket.io.ownership import OutputFolder
+from gamemarket.io.files import OutputFolder, dumps_json
 from gamemarket.reports.markdown import num
 
 

@@ -19,8 +19,7 @@ from gamemarket.cli.options import (
 )
 from gamemarket.cli.output import print_dict
 from gamemarket.errors import InputError
-from gamemarket.io.files import dumps_json
-from gamemarket.io.ownership import check_output_file, check_outputs
+from gamemarket.io.files import check_output_file, check_outputs, dumps_json
 from gamemarket.reports.drawing import check_figure_path
 from gamemarket.reports.markdown import num
 from gamemarket.reports.workload import draw_workload_comparison

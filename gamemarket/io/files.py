@@ -9,6 +9,32 @@
   (:func:`remove_stale_temps`) without touching anyone else's files.
 - JSON meant for people or other programs (:func:`dumps_json`) is strict JSON: a NaN or an infinity is
   written as ``null``, never as the ``NaN``/``Infinity`` literals no JSON parser but Python's accepts.
+
+Ownership of output: gamemarket overwrites or deletes only what it wrote.
+
+Two shapes of output:
+
+- **An output folder** (a report, an export, a results store): :class:`OutputFolder`. Every folder
+  gamemarket writes into carries a manifest, ``.gamemarket-manifest.json``, naming its owner (the study
+  or command it belongs to) and every file gamemarket wrote there. The rules:
+
+  * a folder that does not exist, or is empty, is created or adopted, with its manifest;
+  * a folder whose manifest names another owner is refused, unless ``force``;
+  * a folder that holds files but no manifest was not made by gamemarket: it is refused, naming what it
+    holds and what would be replaced, unless ``force``; with ``force``, files of the names gamemarket
+    writes are replaced and every other file is left as it is;
+  * cleaning (:meth:`OutputFolder.finish`) removes only files the manifest lists that this run did not
+    write again (figures an earlier report drew, say), never another file.
+
+  A file is entered in the manifest before it is written, so a run killed half-way still owns what it
+  left, and the next run may replace it.
+
+- **An output file** (``simulate --out``, ``price solve --out``, a model file): :func:`check_output_file`.
+  An existing file is replaced only with ``force``.
+
+In both shapes an output that resolves (symlinks and hard links included) to one of the command's inputs
+is refused, ``force`` or not, as are two outputs that would be one file (names that differ only in case
+included, since they are one file on case-insensitive file systems); see :func:`check_outputs`.
 """
 
 from __future__ import annotations
@@ -19,7 +45,7 @@ import math
 import os
 import re
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -220,3 +246,299 @@ def remove_stale_temps(root: str | os.PathLike) -> list[Path]:
                 except OSError:
                     pass
     return removed
+
+
+# -- output the package owns: folders with a manifest, single files -------------------------------------
+
+
+MANIFEST = ".gamemarket-manifest.json"
+#: the marker of report folders written before manifests (its text: the owning study, relative to the folder)
+LEGACY_MARKER = ".gamemarket-study"
+#: entries a listing names before it says "and N more"
+SHOWN = 8
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """Whether two paths are one file: equal once resolved, or one inode (a hard link)."""
+    if a == b:
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _listing(names: Iterable[str]) -> str:
+    names = sorted(names)
+    more = f" and {len(names) - SHOWN} more" if len(names) > SHOWN else ""
+    return ", ".join(names[:SHOWN]) + more
+
+
+def check_outputs(outputs: dict[str, str | os.PathLike | None], inputs: Iterable[str | os.PathLike] = ()) -> None:
+    """Refuse outputs that are one of the command's inputs, or two outputs that are one file.
+
+    Parameters
+    ----------
+    outputs : dict
+        What each output is called in messages (an option such as ``--out``) -> its path (None: not asked).
+    inputs : iterable of path
+        The files and folders the command reads.
+
+    Raises
+    ------
+    InputError
+        Naming the output, its path and the input (or the other output) it resolves to.
+    """
+    given = {k: resolve(v, "output path") for k, v in outputs.items() if v not in (None, "")}
+    ins = [(str(i), resolve(i, "input path")) for i in inputs if i not in (None, "")]
+    for opt, out in given.items():
+        for shown, inp in ins:
+            if _same_file(out, inp):
+                raise InputError(f"{opt} {out}: is the input {shown}; an output never replaces an input")
+    seen: dict[str, str] = {}
+    for opt, out in given.items():
+        key = str(out).casefold()
+        if key in seen:
+            raise InputError(f"{opt} and {seen[key]} are one file ({out}); give each output its own path")
+        seen[key] = opt
+
+
+def check_output_file(path: str | os.PathLike, *, option: str, force: bool = False) -> Path:
+    """An output file that may be written: a folder or an existing file (without ``force``) is refused.
+
+    Returns the path. An existing file is named with how to replace it (``--force``)."""
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(f"{option} {path}: is a folder; expected a file name")
+    if (path.exists() or path.is_symlink()) and not force:
+        raise InputError(f"{option} {path}: the file exists; pass --force to replace it")
+    return path
+
+
+def _safe_relative(name: str, where: Path) -> str:
+    """A manifest entry: a relative path inside the folder, with no ``..``, no absolute or empty part."""
+    parts = Path(name).parts
+    if not parts or Path(name).is_absolute() or any(p in ("..", ".", "") for p in parts):
+        raise InputError(f"{where}: {name!r} is not a file name inside the folder")
+    return Path(*parts).as_posix()
+
+
+class OutputFolder:
+    """A folder gamemarket writes files into, with a manifest of what it wrote (see the module docstring).
+
+    Parameters
+    ----------
+    path : path
+        The folder.
+    owner : str
+        Who the folder belongs to (a study file relative to the folder, a command); recorded in the
+        manifest and compared on the next claim.
+    what : str
+        What the folder is, for messages ("report folder", "results folder").
+    force : bool
+        Write into a folder gamemarket did not make, or that another owner's manifest names.
+    inputs : iterable of path
+        The command's inputs: a file to be written that is one of them is refused, ``force`` or not.
+    legacy : callable, optional
+        ``legacy(path)``: for a folder without a manifest, the files an earlier version of gamemarket wrote
+        there (before manifests), or None where the folder is not such a folder. A legacy folder is
+        adopted with those files as its own (see :func:`legacy_report_files`).
+    option : str
+        The option or field that named the folder, for messages.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike,
+        *,
+        owner: str,
+        what: str = "output folder",
+        force: bool = False,
+        inputs: Iterable[str | os.PathLike] = (),
+        legacy=None,
+        option: str = "",
+    ):
+        self.path = Path(path)
+        self.owner, self.what, self.force = owner, what, force
+        self.option = f"{option} " if option else ""
+        self.inputs = [resolve(i, "input path") for i in inputs if i not in (None, "")]
+        self.old: set[str] = set()  #: files the manifest listed when claimed
+        self.written: set[str] = set()  #: files entered by this run
+        self._claim(legacy)
+
+    # -- claiming ----------------------------------------------------------------------------------
+    def _claim(self, legacy) -> None:
+        p = self.path
+        where = f"{self.option}{p}"
+        real = self._real = resolve(p, self.what)
+        if p.exists() and not p.is_dir():
+            raise InputError(f"{where}: is a file; expected a {self.what}")
+        for inp in self.inputs:
+            if _same_file(real, inp):
+                raise InputError(f"{where}: is the input {inp}; an output never replaces an input")
+        manifest = p / MANIFEST
+        self._had_manifest = manifest.is_file()
+        if manifest.is_file():
+            data = self._read_manifest(manifest)
+            if data["owner"] != self.owner and not self.force:
+                raise InputError(
+                    f"{where}: this {self.what} belongs to {data['owner']}, not {self.owner}; choose another "
+                    f"folder, or pass --force to write into it (it would replace: {_listing(data['files']) or '-'})"
+                )
+            self.old = set(data["files"])
+        elif p.is_dir():
+            entries = [e.name for e in os.scandir(p)]
+            adopted = legacy(p) if legacy is not None and entries else None
+            if adopted is not None:
+                self.old = set(adopted)
+            elif entries and not self.force:
+                raise InputError(
+                    f"{where}: the folder exists and was not made by gamemarket (it has no {MANIFEST}); it holds "
+                    f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'} ({_listing(entries)}). Choose another "
+                    f"{self.what}, or pass --force to write into it: files of the names gamemarket writes would be "
+                    "replaced, and nothing else is touched"
+                )
+        self.created = [q for q in (p, *p.parents) if not q.exists()]  #: folders this claim makes, deepest first
+        try:
+            p.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"{where}: cannot create the {self.what}: {exc.strerror or exc}") from None
+        if not os.access(p, os.W_OK | os.X_OK):
+            raise InputError(f"{where}: cannot write into the {self.what} (permission denied)")
+        self._save()
+
+    def _read_manifest(self, manifest: Path) -> dict:
+        data = loads_json(read_text(manifest, "manifest"), str(manifest))
+        ok = (
+            isinstance(data, dict)
+            and isinstance(data.get("owner"), str)
+            and isinstance(data.get("files"), list)
+            and all(isinstance(f, str) for f in data["files"])
+        )
+        if not ok:
+            raise InputError(f"{manifest}: not a gamemarket manifest (expected owner and files); leave it or remove it")
+        return {"owner": data["owner"], "files": [_safe_relative(f, manifest) for f in data["files"]]}
+
+    def _save(self) -> None:
+        files = sorted(self.old | self.written)
+        with atomic_path(self.path / MANIFEST, "manifest") as tmp:
+            tmp.write_text(dumps_json({"owner": self.owner, "what": self.what, "files": files}, indent=1) + "\n")
+
+    # -- writing -----------------------------------------------------------------------------------
+    def owns(self, name: str) -> bool:
+        """Whether ``name`` (relative to the folder) is a file gamemarket wrote here."""
+        return _safe_relative(name, self.path) in self.old | self.written
+
+    def file(self, name: str, *, once: bool = True) -> Path:
+        """The path to write the file ``name`` (relative to the folder; sub-folders allowed), entered in the
+        manifest first.
+
+        Refused: a name that leaves the folder, one that is one file with another output of this run
+        (names equal but for case included; with ``once=False`` the same name may be asked for again, for
+        a file that is rewritten), a path that is one of the inputs, and an existing file that gamemarket
+        did not write (unless ``force``).
+        """
+        rel = _safe_relative(name, self.path)
+        if rel in self.written:
+            if once:
+                raise InputError(
+                    f"{self.path / rel}: two outputs of this run would be this one file; give the names that "
+                    "make them (games, strategies, mechanisms, ...) distinct names"
+                )
+            return self.path / rel
+        clash = next((w for w in self.written if w.casefold() == rel.casefold()), None)
+        if clash is not None:
+            raise InputError(
+                f"{self.path}: two outputs, {clash!r} and {rel!r}, differ only in case and would be one file on "
+                "many file systems; give the names that make them (games, strategies, ...) distinct names"
+            )
+        target = self.path / rel
+        real = resolve(target, "output path")
+        for inp in self.inputs:
+            if _same_file(real, inp):
+                raise InputError(f"{target}: is the input {inp}; an output never replaces an input")
+        if self._real not in real.parents:
+            raise InputError(f"{target}: leads outside the {self.what} {self.path} (a symbolic link?)")
+        if target.is_dir():
+            raise InputError(f"{target}: is a folder; expected a file name")
+        if (target.exists() or target.is_symlink()) and rel not in self.old and not self.force:
+            raise InputError(f"{target}: the file exists and was not written by gamemarket; pass --force to replace it")
+        self.written.add(rel)
+        self._save()
+        return target
+
+    def files(self, names: Iterable[str], *, once: bool = True) -> list[Path]:
+        """:meth:`file` for several names."""
+        return [self.file(n, once=once) for n in names]
+
+    def listed(self) -> list[str]:
+        """Every file the manifest lists (earlier runs' and this one's), relative to the folder."""
+        return sorted(self.old | self.written)
+
+    def discard(self, which) -> list[Path]:
+        """Remove the listed files for which ``which(relative name)`` is true (only listed ones), and drop
+        them from the manifest. Returns the removed files."""
+        gone = [rel for rel in self.listed() if which(rel)]
+        removed = self._remove(gone)
+        self.old -= set(gone)
+        self.written -= set(gone)
+        self._save()
+        return removed
+
+    def _remove(self, rels: Iterable[str]) -> list[Path]:
+        removed = []
+        for rel in rels:
+            p = self.path / rel
+            try:
+                if p.is_file() or p.is_symlink():
+                    p.unlink()
+                    removed.append(p)
+            except OSError:
+                continue
+            # a sub-folder emptied by this removal (and only then) goes too
+            parent = p.parent
+            while parent != self.path and parent.is_dir() and not any(parent.iterdir()):
+                parent.rmdir()
+                parent = parent.parent
+        return removed
+
+    def abandon(self) -> None:
+        """Undo a claim that wrote nothing (a run that failed before its first file): a folder that was
+        there keeps what it held (its manifest as it was, or none if it had none); folders this claim
+        created are removed again when empty."""
+        if self.written:
+            self._save()
+            return
+        manifest = self.path / MANIFEST
+        if not self._had_manifest and manifest.is_file():
+            manifest.unlink()
+        for q in self.created:
+            try:
+                q.rmdir()
+            except OSError:
+                break
+
+    def finish(self, *, clean: bool = True) -> list[Path]:
+        """Close the run: with ``clean``, remove the files the manifest listed that this run did not write
+        (only those), then save the manifest. Returns the removed files."""
+        removed = []
+        if clean:
+            removed = self._remove(sorted(self.old - self.written))
+            self.old &= self.written
+        self._save()
+        return removed
+
+
+def legacy_report_files(owner: str):
+    """The ``legacy`` of a report folder: one marked by ``LEGACY_MARKER`` naming ``owner`` was written by an
+    earlier version, which wrote only these files there (the marker, the text, the figures, ``data/``)."""
+
+    def files(path: Path) -> set[str] | None:
+        marker = path / LEGACY_MARKER
+        if not marker.is_file() or read_text(marker).strip() != owner:
+            return None
+        found = [*path.glob("*.png"), *path.glob("data/*.csv"), *path.glob("data/*.json"), *path.glob("data/*.nfg")]
+        found += [path / n for n in ("report.md", "index.html", LEGACY_MARKER) if (path / n).is_file()]
+        return {f.relative_to(path).as_posix() for f in found if f.is_file()}
+
+    return files

@@ -5,7 +5,7 @@ report (``payoffs-<game>.csv``, ``game-<mechanism>.csv``, ``heatmap-<game>.png``
 user's file, so it is never used as it is: :func:`slug` turns it into a fragment of lower-case letters,
 digits and hyphens (no ``/``, no ``..``, no leading dot, nothing a file system reads specially), and
 :func:`check_name` checks a name that must be usable as it is (a study's). Two names that make one
-file are refused where the files are written (:class:`gamemarket.io.ownership.OutputFolder`).
+file are refused where the files are written (:class:`gamemarket.io.files.OutputFolder`).
 """
 
 from __future__ import annotations

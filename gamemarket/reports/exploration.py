@@ -4,8 +4,7 @@ certificate (it renders ``gamemarket.search.exploration``'s answer; it computes 
 from __future__ import annotations
 
 from gamemarket.games.io import mixture_words
-from gamemarket.io.files import read_json
-from gamemarket.io.ownership import OutputFolder
+from gamemarket.io.files import OutputFolder, read_json
 from gamemarket.reports.answer import COMPARISON, UNIT
 from gamemarket.reports.markdown import md_table, num, num_ci
 

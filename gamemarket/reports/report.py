@@ -13,9 +13,8 @@ from gamemarket.analysis.study import SolvedGame, StudyAnalysis, export, slug
 from gamemarket.bids import BID_CLASSES
 from gamemarket.errors import InputError
 from gamemarket.games.io import profile_words
-from gamemarket.io.files import atomic_path, remove_stale_temps
+from gamemarket.io.files import OutputFolder, atomic_path, legacy_report_files, remove_stale_temps
 from gamemarket.io.names import workload_name
-from gamemarket.io.ownership import OutputFolder, legacy_report_files
 from gamemarket.market.base import MARKETS, market_for
 from gamemarket.market.payoffs import unit
 from gamemarket.reports import discussion, figures
@@ -24,7 +23,7 @@ from gamemarket.studies.workers import fan_out
 
 
 def claim_folder(out: Path, spec, force: bool = False) -> OutputFolder:
-    """The report folder of ``spec``, claimed as its output (``gamemarket.io.ownership.OutputFolder``): a
+    """The report folder of ``spec``, claimed as its output (``gamemarket.io.files.OutputFolder``): a
     folder gamemarket did not make, or another study's (a copied study file that kept its name), is refused
     unless ``force``; the study's inputs are never written over; what a killed report left half-written is
     cleared. The owner is the study file relative to the folder: the same in every clone of a repository."""

@@ -37,8 +37,7 @@ from gamemarket.analysis.population import PopulationGames
 from gamemarket.confidence import t_interval
 from gamemarket.errors import InputError
 from gamemarket.games.rsg_equilibria import equilibria
-from gamemarket.io.files import atomic_path, dumps_json
-from gamemarket.io.ownership import OutputFolder
+from gamemarket.io.files import OutputFolder, atomic_path, dumps_json
 from gamemarket.search.certificates import ALPHA, Certificate, certify
 from gamemarket.search.oracle import ProbeOracle, SearchResult, strategy_entry
 from gamemarket.search.population import run_population_study

@@ -24,7 +24,6 @@ from joblib import parallel_config
 from gamemarket import MODEL_VERSION, __version__, bids, plugins
 from gamemarket.consumers import ConsumerStrategy, bid_bin_codes
 from gamemarket.errors import InputError
-from gamemarket.io.files import atomic_path, dumps_json
 from gamemarket.io.names import workload_source
 from gamemarket.market import payoffs
 from gamemarket.market.base import PreparedWorkload, market_for, market_for_workload
@@ -228,9 +227,11 @@ def run_study(
     """
     if scheduler_address is not None:  # before the lock: an address that is not a scheduler holds nothing
         identify(scheduler_address)
+    prep = load_workload(spec)
+    tasks = plan(spec, prep.arrays, prep.nodes)
     store = store or study_store(spec, force=force)
     with store.lock():
-        return _run_study(spec, n_jobs, scheduler_address, progress, store)
+        return _run_plan(tasks, prep, spec.bids, store, n_jobs, scheduler_address, spec.name if progress else None)
 
 
 @dataclass
@@ -286,27 +287,35 @@ def _group_results(groups, arrays, nodes, jobs, distribution, store, n_jobs, sch
     yield from fan_out(calls, n_jobs, least_each=least, used=workers)
 
 
-def _run_study(
-    spec: StudySpec, n_jobs: int, scheduler_address: str | None, progress: bool, store: ResultStore
+def _run_plan(
+    tasks: list[Task],
+    prep: PreparedWorkload,
+    distribution,
+    store: ResultStore,
+    n_jobs: int,
+    scheduler_address: str | None,
+    bar_name: str | None,
 ) -> StudyRun:
+    """Run the tasks of a plan that the store does not hold, store each as it finishes, and index them (the
+    consolidated tables); ``bar_name``: a progress bar's title, or None for no bar."""
     t0 = time.perf_counter()
-    prep = load_workload(spec)
     arrays, nodes = prep.arrays, prep.nodes
-    tasks = plan(spec, arrays, nodes)
     # every task's own file is the record and is verified (a damaged one is set aside and run again); the
     # consolidated tables are an index of them, written again only where they are not complete and readable
     todo = [t for t in tasks if not store.has(t.key)]
     tables_ok = store.verify_tables(plan_hash(tasks))
     bar = None
-    if progress and todo:
+    if bar_name is not None and todo:
         from tqdm.auto import tqdm  # deferred: tqdm
 
-        bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), unit="run", desc=spec.name)
+        bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), unit="run", desc=bar_name)
     sim_seconds = 0.0
     workers = [1]
     with parallel_backend(scheduler_address):
         groups = task_groups(todo)
-        results = _group_results(groups, arrays, nodes, prep.jobs, spec.bids, store, n_jobs, scheduler_address, workers)
+        results = _group_results(
+            groups, arrays, nodes, prep.jobs, distribution, store, n_jobs, scheduler_address, workers
+        )
         fresh = {}
         for done in results:
             for task, metrics, binned, cohorts, stored in done:
@@ -319,7 +328,7 @@ def _run_study(
     if bar is not None:
         bar.close()
     if not tables_ok:
-        study_tables(spec, store=store, fresh=fresh, tasks=tasks)
+        assemble_tables(tasks, store, fresh=fresh)
     info = StudyRun(
         tasks=len(tasks),
         skipped=len(tasks) - len(todo),
@@ -335,8 +344,7 @@ def _run_study(
         finished=time.strftime("%Y-%m-%d %H:%M:%S"),
     )
     if todo:  # keep the figures of the run that computed the results
-        with atomic_path(store.claim().file("last-run.json", once=False), "run record") as tmp:
-            tmp.write_text(dumps_json(info.to_dict(), indent=2))
+        store.write_record("last-run.json", info.to_dict())
     return info
 
 
@@ -382,6 +390,12 @@ def study_tables(
     if tasks is None:
         prep = load_workload(spec)
         tasks = plan(spec, prep.arrays, prep.nodes)
+    return assemble_tables(tasks, store, fresh=fresh, study=spec.name, path=spec.path)
+
+
+def assemble_tables(tasks: list[Task], store: ResultStore, *, fresh: dict | None = None, study="", path=None):
+    """:func:`study_tables` of a plan: the consolidated tables where the store holds them, else assembled from the
+    per-task files (and ``fresh``) and stored. ``study``, ``path``: the study's name and file, for messages."""
     name = plan_hash(tasks)
     tables = store.read_tables(name)
     if tables is not None:
@@ -390,8 +404,8 @@ def study_tables(
     missing = [t for t in tasks if t.key not in fresh and not store.has(t.key)]
     if missing:
         raise InputError(
-            f"study {spec.name!r}: {len(missing)} of {len(tasks)} runs have no stored result; "
-            f"run `gamemarket study run {spec.path}` first"
+            f"study {study!r}: {len(missing)} of {len(tasks)} runs have no stored result; "
+            f"run `gamemarket study run {path}` first"
         )
     rows, bins, cohorts, bin_ids, cohort_ids = [], [], [], [], []
     for t in tasks:
@@ -403,8 +417,8 @@ def study_tables(
             except Exception as exc:  # damage past the footer that ``has`` checks
                 store.set_aside(t.key, f"{type(exc).__name__}: {exc}")
                 raise InputError(
-                    f"study {spec.name!r}: the stored result {store.path(t.key)} does not read; it is kept "
-                    f"aside, and `gamemarket study run {spec.path}` runs that task again"
+                    f"study {study!r}: the stored result {store.path(t.key)} does not read; it is kept "
+                    f"aside, and `gamemarket study run {path}` runs that task again"
                 ) from None
         ids = {"provider": t.provider, "consumer": t.consumer, "seed": t.seed}
         rows.append({**ids, **metrics})

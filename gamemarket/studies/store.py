@@ -24,8 +24,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from gamemarket.errors import InputError
-from gamemarket.io.files import atomic_path, remove_stale_temps
-from gamemarket.io.ownership import OutputFolder
+from gamemarket.io.files import OutputFolder, atomic_path, dumps_json, remove_stale_temps
 
 # What a stored task holds; part of every task key, so a stored result of another format is never read.
 # 2: the cohort sums are split by private-bid class (before: by G bin only).
@@ -81,7 +80,7 @@ def _legacy_results(root: Path) -> set[str] | None:
 class ResultStore:
     """A study's stored results, one Parquet file per task under ``<root>/runs/``.
 
-    The folder is the study's (:class:`~gamemarket.io.ownership.OutputFolder`, claimed by :meth:`lock`):
+    The folder is the study's (:class:`~gamemarket.io.files.OutputFolder`, claimed by :meth:`lock`):
     a folder gamemarket did not make, or another study's, is refused unless ``force``. The per-task files
     are named by their keys; every other file the store writes is entered in the folder's manifest, and
     the store removes only files it entered there.
@@ -118,6 +117,11 @@ class ResultStore:
                 legacy=_legacy_results,
             )
         return self._folder
+
+    def write_record(self, name: str, data: dict) -> None:
+        """A JSON record of the folder's own (``last-run.json``), entered in its manifest and written whole."""
+        with atomic_path(self.claim().file(name, once=False), "run record") as tmp:
+            tmp.write_text(dumps_json(data, indent=2))
 
     def path(self, key: str) -> Path:
         """The file of a task's stored result."""

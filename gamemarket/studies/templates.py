@@ -10,9 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from gamemarket.errors import InputError
-from gamemarket.io.files import atomic_path
+from gamemarket.io.files import atomic_path, check_output_file
 from gamemarket.io.names import check_name
-from gamemarket.io.ownership import check_output_file
 
 BIMATRIX = """# A gamemarket study: a provider/consumer game on a synthetic cluster.
 # Run it with:  gamemarket study run {file}

@@ -6,16 +6,17 @@ import os
 import pytest
 
 from gamemarket.errors import InputError
-from gamemarket.io.files import atomic_path, remove_stale_temps
-from gamemarket.io.names import slug
-from gamemarket.io.ownership import (
+from gamemarket.io.files import (
     LEGACY_MARKER,
     MANIFEST,
     OutputFolder,
+    atomic_path,
     check_output_file,
     check_outputs,
     legacy_report_files,
+    remove_stale_temps,
 )
+from gamemarket.io.names import slug
 
 
 def _write(folder: OutputFolder, name: str, text: str = "x") -> None:

@@ -13,7 +13,7 @@ from gamemarket.cli import main
 from gamemarket.consumers import FAMILIES, ParametricFamily, PiecewiseRule, ShadingRule
 from gamemarket.errors import InputError
 from gamemarket.games.io import mixture_words
-from gamemarket.io.ownership import OutputFolder
+from gamemarket.io.files import OutputFolder
 from gamemarket.reports.markdown import num
 from gamemarket.search.exploration import run_exploration, write_exploration
 from gamemarket.search.oracle import ProbeOracle, params_of, point
@@ -114,7 +114,10 @@ def test_a_family_whose_parameters_do_not_match_its_declaration_is_refused(tmp_p
         ('{ family = "per-class", budget = 9, bounds = [0.5, 0.2] }', r"field 'bounds': expected lower < upper"),
         ('{ family = "per-class", budget = 9, optimiser = "bfgs" }', r"field 'optimiser': expected 'nelder-mead'"),
         ('{ family = "per-class", budget = 9, knots = 7 }', r"\[game.exploration\]: unknown field\(s\) \['knots'\]"),
-        ('{ family = "per-class", budget = 9, probe = 0.5 }', r"field 'probe': expected a number > 0 and <= 0.1 .*got 0.5"),
+        (
+            '{ family = "per-class", budget = 9, probe = 0.5 }',
+            r"field 'probe': expected a number > 0 and <= 0.1 .*got 0.5",
+        ),
         ('{ family = "per-class", budget = 9, probe = 0 }', r"field 'probe': expected a number > 0"),
         ('{ family = "per-class", budget = 9, first_seeds = 1 }', r"field 'first_seeds': expected an integer >= 2"),
         ('{ family = "per-class", budget = 9, search_seeds = 0 }', r"field 'search_seeds': expected an integer >= 1"),

@@ -133,7 +133,7 @@ def test_workers_end_when_the_run_is_killed(tmp_path):
 
 
 def test_a_report_folder_refuses_another_study(tmp_path):
-    from gamemarket.io.ownership import MANIFEST
+    from gamemarket.io.files import MANIFEST
     from gamemarket.reports.report import claim_folder
 
     (tmp_path / "a").mkdir()
