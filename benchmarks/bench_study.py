@@ -10,7 +10,7 @@ against one run of the plain reference (``heapq_market.py``: HB + k-th price on 
 bids, seed 1) as a whole process, alternating (target: the study at most 1.5x the one reference run).
 
 ``--pool-start``: what a fresh pool of local workers costs before its first run (the figure behind
-``gamemarket.studies.workers.POOL_START_S``), in a fresh process each round: the parent's import of the
+``gamemarket.workers.POOL_START_S``), in a fresh process each round: the parent's import of the
 runner, its first run of a tiny group in process (numba's cache loaded) and its second, the first map of
 tiny groups over a fresh pool (each worker starts Python, imports, loads numba's cache) and the same map
 again on the warm pool. The pool's start is the difference of the last two.

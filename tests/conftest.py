@@ -8,7 +8,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 ROOT = Path(__file__).resolve().parents[1]
 # A study asked for several workers starts a pool only where its runs outlast the pool's start
-# (gamemarket.studies.workers.worth_a_pool); every test study is that small. At 0 the tests that ask for
+# (gamemarket.workers.worth_a_pool); every test study is that small. At 0 the tests that ask for
 # workers get them, in process and in the CLI's subprocesses alike, so they test the pool as they say;
 # tests/studies/test_pool_choice.py sets it back to test the in-process choice.
 os.environ.setdefault("GAMEMARKET_POOL_START_S", "0")

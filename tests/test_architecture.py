@@ -28,6 +28,7 @@ COMPUTING = {
     "testing",
     "plugins",
     "search",
+    "workers",
 }
 DRAWING = ("matplotlib", "seaborn")
 
@@ -107,6 +108,7 @@ def test_every_module_sits_in_a_part_and_no_loose_modules_are_left():
             "plugins",
             "search",
             "workflow",
+            "workers",
         }
     )
     assert loose == []
@@ -182,6 +184,15 @@ def test_the_search_sits_between_the_studies_and_the_reports():
     assert bad == []
 
 
+def test_one_fan_out_below_everything_that_fans_out():
+    """``workers.py`` decides where local work runs (in this process or a pool) for the studies, the search and the
+    reports alike; it stands on the plugins (a task carries them to its worker) and nothing else of the package."""
+    mine = sorted({_part(i) for i in MODULES["gamemarket.workers"]} - {None})
+    assert mine == ["errors", "plugins"]
+    users = sorted({_part(m) for m, imps in MODULES.items() if "gamemarket.workers" in imps} - {"workers"})
+    assert users == ["reports", "search", "studies"]
+
+
 def test_only_the_cli_calls_the_workflows():
     """``workflow/`` puts the other parts in the command line's order; it sits on top of them, under the CLI, so
     no part it calls can call it back (the package's own ``__init__`` offers its calls lazily)."""
@@ -215,7 +226,7 @@ def test_the_analysis_starts_no_simulation():
         for m, imps in MODULES.items()
         if _part(m) == "analysis"
         for i in imps
-        if i in ("gamemarket.studies.workers", "gamemarket.market.simulate")
+        if i in ("gamemarket.workers", "gamemarket.market.simulate")
     )
     assert bad == []
 

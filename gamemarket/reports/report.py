@@ -19,7 +19,7 @@ from gamemarket.market.base import MARKETS, market_for
 from gamemarket.market.payoffs import unit
 from gamemarket.reports import discussion, figures
 from gamemarket.reports.markdown import md_table, num, num_ci, to_html
-from gamemarket.studies.workers import fan_out
+from gamemarket.workers import fan_out
 
 
 def claim_folder(out: Path, spec, force: bool = False) -> OutputFolder:
@@ -70,7 +70,7 @@ class FigureJobs:
 
     def draw(self, n_jobs: int = 1) -> list:
         """Every queued figure's return value, in the order queued: in worker processes where a pool pays for its
-        start, else here (``gamemarket.studies.workers.fan_out``, as a study's runs); ``workers`` is then the
+        start, else here (``gamemarket.workers.fan_out``, as a study's runs); ``workers`` is then the
         processes that drew them."""
         order = sorted(range(len(self.jobs)), key=lambda k: -self.jobs[k][0])
         used = [1]

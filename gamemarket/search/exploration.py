@@ -45,7 +45,7 @@ from gamemarket.studies.population import PopulationStore, on_scheduler
 from gamemarket.studies.population_config import check_exploration, search_family
 from gamemarket.studies.scheduler import identify
 from gamemarket.studies.store import study_store
-from gamemarket.studies.workers import most_workers
+from gamemarket.workers import most_workers
 
 
 def _mixture_entry(rules, x) -> list[dict]:

@@ -28,7 +28,7 @@ from gamemarket.studies.deviations import base_task, deviation_task
 from gamemarket.studies.population import PopulationStore
 from gamemarket.studies.population_config import DEFAULT_BOUNDS, RESOLUTION, search_box, search_family
 from gamemarket.studies.store import task_key
-from gamemarket.studies.workers import LEAST_SECONDS_PER_JOB_RUN, fan_out, most_workers
+from gamemarket.workers import LEAST_SECONDS_PER_JOB_RUN, fan_out, most_workers
 
 #: what a stored gain's key records of the estimator: 3, the paired estimator (2: the truthful-run control variate)
 ORACLE_VERSION = 3
@@ -137,7 +137,7 @@ class ProbeOracle:
         The parametric family searched (``search_family``): ``per-class``, ``piecewise``, ...
     remote : bool
         The runs go to the dask cluster of ``on_scheduler`` (``n_jobs`` unused); else to local workers where a
-        pool pays for its start, or to this process (``gamemarket.studies.workers.fan_out``).
+        pool pays for its start, or to this process (``gamemarket.workers.fan_out``).
 
     Notes
     -----

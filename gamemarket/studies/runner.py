@@ -30,7 +30,7 @@ from gamemarket.market.base import PreparedWorkload, market_for, market_for_work
 from gamemarket.studies.scheduler import identify
 from gamemarket.studies.spec import StudySpec
 from gamemarket.studies.store import RESULTS_FORMAT, ResultStore, content_hash, study_store, task_key
-from gamemarket.studies.workers import LEAST_SECONDS_PER_JOB_RUN, exit_with_parent, fan_out, parent_gone
+from gamemarket.workers import LEAST_SECONDS_PER_JOB_RUN, exit_with_parent, fan_out, parent_gone
 
 
 @dataclass(frozen=True)

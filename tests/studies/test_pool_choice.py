@@ -9,11 +9,12 @@ import time
 import pandas as pd
 import pytest
 
+from gamemarket import workers
 from gamemarket.errors import InputError
 from gamemarket.reports.report import FigureJobs
 from gamemarket.search.population import run_population_study
-from gamemarket.studies import load_study, population, run_study, runner, workers
-from gamemarket.studies.workers import POOL_START_ENV, pool_start_seconds, worth_a_pool
+from gamemarket.studies import load_study, population, run_study, runner
+from gamemarket.workers import POOL_START_ENV, pool_start_seconds, worth_a_pool
 from study_helpers import (
     POPULATION_STUDY,
     SMALL,
