@@ -58,6 +58,6 @@ def _plugin_registries_restored(request, monkeypatch):
 
     for reg in plugins.REGISTRIES.values():
         monkeypatch.setattr(reg, "_items", dict(reg._items))
-    monkeypatch.setattr(plugins, "_LOADED", {})
+    monkeypatch.setattr(plugins.loading, "LOADED", {})
     monkeypatch.setenv(plugins.ENV, "[]")
     yield

@@ -55,7 +55,7 @@ def _registries_restored(monkeypatch):
     a payment scheme left registered would show in every later test's ``--payment`` choices."""
     for reg in plugins.REGISTRIES.values():
         monkeypatch.setattr(reg, "_items", dict(reg._items))
-    monkeypatch.setattr(plugins, "_LOADED", {})
+    monkeypatch.setattr(plugins.loading, "LOADED", {})
     monkeypatch.setenv(plugins.ENV, "[]")
 
 

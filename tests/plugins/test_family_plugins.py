@@ -306,7 +306,7 @@ def test_reused_workers_import_a_plugin_strategys_module_once():
 @pytest.mark.slow
 def test_a_population_study_of_the_plugin_family_on_dask_stores_the_local_numbers(folder, local_then_dask):
     """The plugin's strategy objects reach dask's workers by reference to its module, which they import by loading
-    the listed plugin (``plugins._PluginModules``): the same stored runs as a local run."""
+    the listed plugin (``plugins.PluginModules``): the same stored runs as a local run."""
     spec = load_study(write_study(folder, POPULATION.replace("jobs = 150", "jobs = 100")))
     local, remote, records_local, records_dask = local_then_dask(spec)
     assert records_local and records_local == records_dask

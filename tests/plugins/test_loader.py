@@ -112,10 +112,10 @@ def test_a_worker_loads_its_parents_plugins_on_a_miss_and_refuses_an_edited_one(
     plugin = load_plugin(p)
     # a fresh worker: none of it registered, the parent's list in its environment
     SCHEDULERS.remove("spt-w")
-    monkeypatch.setattr(plugins, "_LOADED", {})
+    monkeypatch.setattr(plugins.loading, "LOADED", {})
     assert SCHEDULERS.get("spt-w").source == plugin.source
     SCHEDULERS.remove("spt-w")
-    monkeypatch.setattr(plugins, "_LOADED", {})
+    monkeypatch.setattr(plugins.loading, "LOADED", {})
     p.write_text(SCHEDULER.format(name="spt-w") + "# edited\n")
     with pytest.raises(InputError, match="changed \\(or removed\\) while the study runs"):
         SCHEDULERS.get("spt-w")

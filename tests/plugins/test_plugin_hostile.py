@@ -429,7 +429,7 @@ def test_a_pipe_or_a_device_is_refused_before_it_is_read(tmp_path, capsys):
 
 
 def test_a_huge_plugin_file_is_refused_before_it_is_read(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(plugins, "MAX_PLUGIN_BYTES", 1000)
+    monkeypatch.setattr(plugins.loading, "MAX_PLUGIN_BYTES", 1000)
     p = _write(tmp_path, "huge.py", HEAD + "#" * 1000 + "\n")
     size = p.stat().st_size
     line = _check_error(capsys, str(p))
@@ -609,7 +609,7 @@ def test_the_text_a_plugin_is_hashed_by_is_the_text_that_runs(tmp_path, monkeypa
             p.write_text(HEAD.replace("own-spt", "other-spt"))
         return real(name, location, **kw)
 
-    monkeypatch.setattr(plugins.importlib.util, "spec_from_file_location", rewritten_meanwhile)
+    monkeypatch.setattr(plugins.loading.importlib.util, "spec_from_file_location", rewritten_meanwhile)
     plugin = load_plugin(p)
     assert plugin.entries == (("scheduler", "own-spt"),) and "other-spt" not in SCHEDULERS
     assert plugin.digest == plugins.text_hash(HEAD.encode())

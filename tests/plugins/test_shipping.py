@@ -5,6 +5,7 @@ keys) are the parent's; an entry point travels by its name, and an installed ver
 
 import importlib
 import inspect
+import json
 import pickle
 import shutil
 import sys
@@ -59,8 +60,8 @@ count = 2
 @pytest.fixture(autouse=True)
 def _no_texts(monkeypatch):
     """No text loaded or shipped before the test (the conftest's fixture restores the registries and the list)."""
-    monkeypatch.setattr(plugins, "_TEXTS", {})
-    monkeypatch.setattr(plugins, "_SHIPPED", {})
+    monkeypatch.setattr(plugins.loading, "TEXTS", {})
+    monkeypatch.setattr(plugins.shipping, "SHIPPED", {})
 
 
 def _copy(tmp_path, name: str) -> Path:
@@ -90,8 +91,8 @@ def _fresh_worker(monkeypatch) -> None:
         for kind, name in plugin.entries:
             plugins.REGISTRIES[kind].remove(name)
         sys.modules.pop(f"gamemarket_plugin_{plugin.digest}", None)
-    monkeypatch.setattr(plugins, "_LOADED", {})
-    monkeypatch.setattr(plugins, "_TEXTS", {})
+    monkeypatch.setattr(plugins.loading, "LOADED", {})
+    monkeypatch.setattr(plugins.loading, "TEXTS", {})
     monkeypatch.setenv(plugins.ENV, "[]")
 
 
@@ -142,7 +143,7 @@ def test_without_a_shipped_text_an_edited_file_is_still_refused(tmp_path, monkey
     listed = [[plugin.path, plugin.digest]]
     _edit(p)
     _fresh_worker(monkeypatch)
-    monkeypatch.setenv(plugins.ENV, plugins.json.dumps(listed))  # inherited, as a joblib worker's environment
+    monkeypatch.setenv(plugins.ENV, json.dumps(listed))  # inherited, as a joblib worker's environment
     with pytest.raises(InputError, match="changed \\(or removed\\) while the study runs"):
         PAYMENTS.get("lowest-running")
 

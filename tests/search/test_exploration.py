@@ -410,7 +410,7 @@ def registries_restored(monkeypatch):
 
     for reg in plugins.REGISTRIES.values():
         monkeypatch.setattr(reg, "_items", dict(reg._items))
-    monkeypatch.setattr(plugins, "_LOADED", {})
+    monkeypatch.setattr(plugins.loading, "LOADED", {})
     monkeypatch.setenv(plugins.ENV, "[]")
 
 

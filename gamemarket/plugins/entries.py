@@ -1,0 +1,220 @@
+"""What a plugin may register, and what the package keeps of it: provider strategies declared by plugins, the
+registries plugins add to, a loaded plugin's record, its text's hash, and the keys a plugin's entries add to a
+stored result. The list of loaded plugins a process hands its workers (``GAMEMARKET_PLUGINS``) is read here too.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+
+from gamemarket.consumers.base import FAMILIES
+from gamemarket.errors import InputError
+from gamemarket.market.hooks import EVENT_SCHEDULERS
+from gamemarket.market.payments import PAYMENTS
+from gamemarket.market.schedulers import SCHEDULERS
+from gamemarket.registry import PLUGINS_ENV, Registry
+
+#: the entry-point group of installed plugins
+ENTRY_POINT_GROUP = "gamemarket.plugins"
+
+#: how a plugin loaded from an entry point names itself (``Plugin.path``): ``entry point NAME``
+ENTRY_POINT = "entry point"
+
+#: the environment variable listing the plugins loaded in this process (JSON: [[path, hash], ...])
+ENV = PLUGINS_ENV
+
+#: the largest plugin file loaded (bytes): a module's text, read whole, hashed and shipped with every task
+MAX_PLUGIN_BYTES = 16 * 2**20
+
+
+@dataclass(frozen=True)
+class ProviderEntry:
+    """A provider strategy a plugin declares (:func:`register_provider`): a scheduler and a payment scheme of
+    the scheduling market, built-in or a plugin's, and a reserve price. A study's catalogue lists it beside
+    its own (``gamemarket.studies.strategies.load_providers``), so bimatrix and population studies name it
+    as they name ``hb-first``.
+
+    Attributes
+    ----------
+    name, scheduler, payment : str
+    reserve : float
+    description : str
+    source : str or None
+        ``path@hash`` of the plugin that declared it.
+    """
+
+    name: str
+    scheduler: str
+    payment: str
+    reserve: float = 1.0
+    description: str = ""
+    source: str | None = None
+
+    def entry(self) -> dict:
+        """The provider as a catalogue table (``[NAME]`` of ``providers.toml``)."""
+        out = {"scheduler": self.scheduler, "payment": self.payment, "reserve": self.reserve}
+        return {**out, "description": self.description} if self.description else out
+
+
+#: provider strategies declared by plugins (:func:`register_provider`), by name
+PROVIDERS: Registry[ProviderEntry] = Registry("provider strategy")
+
+
+def register_provider(name: str, scheduler: str, payment: str, *, reserve: float = 1.0, description: str = ""):
+    """Declare a provider strategy: ``scheduler`` x ``payment`` at ``reserve``, each built-in or a plugin's
+    (registered before this call), usable by name in bimatrix and population studies alike.
+
+    Parameters
+    ----------
+    name : str
+        The strategy's name in a study's ``[strategies] providers``. It replaces a study catalogue's entry of
+        the same name (``load_providers``); a study's inline ``[strategies.provider.NAME]`` replaces it. A name
+        of the built-in catalogue (``hb-kth``, ...) is refused.
+    scheduler, payment : str
+        Registered names (``gamemarket.market.SCHEDULERS``, ``PAYMENTS``).
+    reserve : float
+        The reservation price r (>= 0, finite).
+    description : str
+
+    Returns
+    -------
+    ProviderEntry
+
+    Raises
+    ------
+    InputError
+        A name already declared or built in, an unknown scheduler or payment scheme, or a reserve that is not a
+        finite number >= 0; naming the provider and the field.
+    """
+    what = f"provider strategy {name!r}"
+    if isinstance(name, str) and name in _builtin_providers():
+        raise InputError(
+            f"{what}: is a built-in provider strategy (gamemarket's providers.toml): it cannot be replaced (a "
+            "study naming it would run yours under the built-in's name); declare yours under another name"
+        )
+    for field, value, reg in (("scheduler", scheduler, SCHEDULERS), ("payment", payment, PAYMENTS)):
+        if not isinstance(value, str) or value not in reg:
+            raise InputError(f"{what}: field {field!r}: unknown {reg.what} {value!r}; expected one of {sorted(reg)}")
+    try:
+        r = float(reserve)
+    except (TypeError, ValueError):
+        r = float("nan")
+    if isinstance(reserve, bool) or not (r >= 0 and r != float("inf")):
+        raise InputError(f"{what}: field 'reserve': expected a finite number >= 0, got {reserve!r}")
+    return PROVIDERS.register(name, ProviderEntry(name, scheduler, payment, r, str(description)))
+
+
+@functools.cache
+def _builtin_providers() -> frozenset:
+    """The names of the built-in catalogue's provider strategies (package data ``strategies/providers.toml``)."""
+    with (resources.files("gamemarket") / "data" / "strategies" / "providers.toml").open("rb") as f:
+        return frozenset(tomllib.load(f))
+
+
+#: the registries a plugin may add to, by the kind of entry
+REGISTRIES = {
+    "scheduler": SCHEDULERS,
+    "payment": PAYMENTS,
+    "family": FAMILIES,
+    "provider": PROVIDERS,
+    "event-scheduler": EVENT_SCHEDULERS,
+}
+
+
+@dataclass(frozen=True)
+class Plugin:
+    """A loaded plugin: where it came from, the hash of its text, and what it registered.
+
+    Attributes
+    ----------
+    path : str
+        The file (resolved), or ``entry point NAME`` for an installed one.
+    digest : str
+        SHA-256 of the module's text (first 16 hex digits).
+    entries : tuple of (kind, name)
+        What it registered: ``("scheduler", name)``, ``("payment", name)``, ``("family", name)``,
+        ``("provider", name)`` or ``("event-scheduler", name)``.
+    """
+
+    path: str
+    digest: str
+    entries: tuple
+
+    @property
+    def file(self) -> str | None:
+        """The plugin's file, or None for an installed entry point."""
+        return None if self.path.startswith(f"{ENTRY_POINT} ") else self.path
+
+    @property
+    def spec(self) -> str:
+        """What :func:`load_plugin` takes to load it again: the file, or the entry point's name."""
+        return self.file or self.path[len(ENTRY_POINT) + 1 :]
+
+    @property
+    def source(self) -> str:
+        """``path@digest``: what its entries carry as ``source``, and part of a study's result keys."""
+        return f"{self.path}@{self.digest}"
+
+
+def text_hash(text: bytes) -> str:
+    """A plugin's hash: SHA-256 of its text, first 16 hex digits."""
+    return hashlib.sha256(text).hexdigest()[:16]
+
+
+def sources(*entries) -> list[str]:
+    """The plugin sources (``path@hash``) of registry entries, those registered by a plugin, sorted."""
+    return sorted({e.source for e in entries if getattr(e, "source", None)})
+
+
+def key_fields(params: dict) -> dict:
+    """What a stored result's key adds for a provider's plugins: ``{"plugins": [hash, ...]}``, the text hashes
+    of the plugins that registered its scheduler and payment scheme (so editing a plugin reruns the runs of
+    its entries, and only those), or ``{}`` for built-in entries (their keys stay as they were)."""
+    found = []
+    for kind, field in (("scheduler", "scheduler"), ("payment", "payment")):
+        name = params.get(field)
+        if isinstance(name, str):
+            reg = REGISTRIES[kind]
+            source = getattr(reg.get(name), "source", None)
+            if source:
+                found.append(source.rsplit("@", 1)[1])
+            elif name in reg._builtin and not reg.is_builtin(name):  # put in its place behind the registry's back
+                raise InputError(
+                    f"{reg.what} {name!r}: is not the built-in one (something replaced it after gamemarket "
+                    "registered it); its runs cannot be keyed as the built-in's, nor as a plugin's"
+                )
+    return {"plugins": found} if found else {}
+
+
+def listed_plugins() -> list:
+    """The plugins ``GAMEMARKET_PLUGINS`` lists, as [path, hash] pairs (unset: none); a value that is not such a list
+    is an error naming the variable and the value (a gamemarket process writes it: someone else did)."""
+    raw = os.environ.get(ENV)
+    if raw is None or not raw.strip():
+        return []
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        value = None
+    ok = isinstance(value, list) and all(
+        isinstance(e, list)
+        and len(e) == 2
+        and all(isinstance(x, str) for x in e)
+        and e[0].strip()
+        and len(e[1]) == 16
+        and all(c in "0123456789abcdef" for c in e[1])
+        for e in value
+    )
+    if not ok:
+        shown = raw if len(raw) <= 200 else raw[:200] + f"... ({len(raw)} characters)"
+        raise InputError(
+            f"environment variable {ENV}={shown!r}: expected a JSON list of [path, hash] pairs, the plugins a "
+            'gamemarket process hands its worker processes (e.g. [["/abs/mine.py", "0123456789abcdef"]]); unset it'
+        )
+    return value
