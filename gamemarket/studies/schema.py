@@ -29,9 +29,10 @@ from gamemarket.consumers.piecewise import PiecewiseEntry
 from gamemarket.consumers.shading import ShadingEntry
 from gamemarket.io.names import is_name
 from gamemarket.io.schema import Table, reference
-from gamemarket.market.base import generator_sources, market_for_workload
+from gamemarket.market.base import MARKETS, generator_sources, market_for_workload
 from gamemarket.market.payoffs import CONSUMER_PAYOFFS, PROVIDER_PAYOFFS
 from gamemarket.workloads.archive import KNOWN_TRACES
+from gamemarket.workloads.synthetic import SyntheticSpec
 
 Fraction01 = Annotated[float, Field(ge=0, lt=1)]
 NonNegative = Annotated[float, Field(ge=0)]
@@ -71,19 +72,28 @@ class SyntheticTable(Table):
     """The plain synthetic generator's parameters (``source = "synthetic"`` without a ``model``); the
     defaults are those of ``gamemarket.workloads.SyntheticSpec``."""
 
-    jobs: Count = Field(4000, le=10**9, description="number of serial jobs")
-    nodes: Count = Field(32, le=10**7, description="nodes of the generated cluster")
-    load: Load = Field(0.9, description="offered load: node-seconds of work per node-second of the span")
-    runtime_median: float = Field(600.0, ge=1, le=MAX_RUNTIME, description="median of the log-normal run time, seconds")
-    runtime_sigma: NonNegative = Field(1.8, le=20, description="sd of the log run time")
-    max_runtime: Count = Field(3 * 24 * 3600, le=MAX_RUNTIME, description="longest run time, seconds")
-    daily_cycle: Fraction01 = Field(0.5, description="amplitude of the sinusoidal daily arrival rate")
-    overestimate: float = Field(
-        2.0, ge=1, le=1000, description="estimates are run time x U(1, overestimate), rounded up"
+    # every default is the generator's own (its dataclass's field, read as the class attribute it is)
+    jobs: Count = Field(SyntheticSpec.jobs, le=10**9, description="number of serial jobs")
+    nodes: Count = Field(SyntheticSpec.nodes, le=10**7, description="nodes of the generated cluster")
+    load: Load = Field(SyntheticSpec.load, description="offered load: node-seconds of work per node-second of the span")
+    runtime_median: float = Field(
+        SyntheticSpec.runtime_median, ge=1, le=MAX_RUNTIME, description="median of the log-normal run time, seconds"
     )
-    gap_sigma: NonNegative = Field(0.0, le=20, description="log-sd of log-normal gaps between arrivals (bursty)")
-    batch_mean: float = Field(1.0, ge=1, le=1e6, description="mean jobs per arrival instant (geometric batches)")
-    seed: Seed = Field(0, description="seed of the draw")
+    runtime_sigma: NonNegative = Field(SyntheticSpec.runtime_sigma, le=20, description="sd of the log run time")
+    max_runtime: Count = Field(SyntheticSpec.max_runtime, le=MAX_RUNTIME, description="longest run time, seconds")
+    daily_cycle: Fraction01 = Field(
+        SyntheticSpec.daily_cycle, description="amplitude of the sinusoidal daily arrival rate"
+    )
+    overestimate: float = Field(
+        SyntheticSpec.overestimate, ge=1, le=1000, description="estimates are run time x U(1, overestimate), rounded up"
+    )
+    gap_sigma: NonNegative = Field(
+        SyntheticSpec.gap_sigma, le=20, description="log-sd of log-normal gaps between arrivals (bursty)"
+    )
+    batch_mean: float = Field(
+        SyntheticSpec.batch_mean, ge=1, le=1e6, description="mean jobs per arrival instant (geometric batches)"
+    )
+    seed: Seed = Field(SyntheticSpec.seed, description="seed of the draw")
 
 
 class ModelDrawTable(Table):
@@ -274,7 +284,10 @@ class OutputTable(Table):
         the other, else None; folders not given (the defaults, ``results/NAME`` and ``reports/NAME``) never are."""
         if self.results is None or self.report is None:
             return None
-        res, rep = (base / self.results).resolve(), (base / self.report).resolve()
+        try:
+            res, rep = (base / self.results).resolve(), (base / self.report).resolve()
+        except (OSError, RuntimeError, ValueError):  # a NUL byte, a symlink loop: the study's reader says which
+            return None
         if not (res == rep or res in rep.parents or rep in res.parents):
             return None
         how = "one folder" if res == rep else "one inside the other"
@@ -452,7 +465,7 @@ class StudyFile(Table):
         want = market_for_workload(source).kind
         for name in self.strategies.providers:
             kind = self.strategies.provider.get(name, {}).get("kind", want)
-            if kind != want:
+            if kind != want and kind in MARKETS:  # a kind of no market: the provider's table says so
                 raise ValueError(
                     f"[strategies] provider {name!r} is a {kind} mechanism but the workload ({source}) needs {want} "
                     "mechanisms"
