@@ -1,6 +1,9 @@
 """gamemarket: game-theoretic analysis of computing markets.
 
 Data flows one way: workload -> bids -> simulation -> outcomes -> payoffs -> game -> report.
+
+``gamemarket.simulate_profile(...)`` runs one profile as ``gamemarket simulate`` does (``ProfileRun``: its summary
+and per-job outcome as tables); it is loaded on first use, so that ``import gamemarket`` stays light.
 """
 
 __version__ = "0.1.0"
@@ -10,4 +13,16 @@ MODEL_VERSION = "2"
 
 from gamemarket.errors import GameMarketError, InputError  # noqa: E402
 
-__all__ = ["__version__", "MODEL_VERSION", "GameMarketError", "InputError"]
+__all__ = ["__version__", "MODEL_VERSION", "GameMarketError", "InputError", "ProfileRun", "simulate_profile"]
+
+#: the names loaded on first use (from ``gamemarket.market.profile``)
+_LAZY = ("simulate_profile", "ProfileRun")
+
+
+def __getattr__(name: str):
+    """``simulate_profile`` and ``ProfileRun`` on first use (``gamemarket.market.profile``)."""
+    if name not in _LAZY:
+        raise AttributeError(f"module 'gamemarket' has no attribute {name!r}")
+    from gamemarket.market import profile  # deferred: numba (the market), for the call that needs it
+
+    return getattr(profile, name)

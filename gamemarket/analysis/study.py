@@ -15,7 +15,7 @@ from gamemarket.analysis.incentives import gains
 from gamemarket.analysis.population import read_analysis
 from gamemarket.consumers import from_params
 from gamemarket.errors import GameMarketError, InputError, UndefinedPayoffError
-from gamemarket.games import Game, Solution, from_results, solve
+from gamemarket.games import DEFAULT_METHODS, Game, Solution, from_results, solve
 from gamemarket.games.io import equilibria_records, profile_words, to_csv_table, to_nfg, write_json
 from gamemarket.games.robustness import Robustness, best_responses, bootstrap
 from gamemarket.io.files import OutputFolder, atomic_path
@@ -62,7 +62,6 @@ class StudyAnalysis:
     resamples: int = 1000  #: bootstrap resamples behind each equilibrium's robustness
 
 
-DEFAULT_METHODS = ("pure", "polytope")
 PAPER_CONSUMERS = ("FT", "SRG")  #: the paper's two bidding models (its providers: HB with first and k-th price)
 #: the columns of a run that measure the machine, not the market: kept in the results, left out of exports
 TIMING_COLUMNS = ("task_seconds",)

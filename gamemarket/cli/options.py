@@ -177,3 +177,17 @@ def add_deprecated_alias(parser, old: str, new_action: argparse.Action) -> None:
         metavar=new_action.metavar or new_action.dest.upper(),
         default=argparse.SUPPRESS,
     )
+
+
+def names_option(registry, default, what: str) -> dict:
+    """The keyword arguments of an option that takes one or more names of ``registry`` (a
+    :class:`gamemarket.registry.Registry`): the names as its metavar, every entry's name and description in its help
+    (``what`` names them), ``default`` (a tuple of names). The names are not argparse choices: an unknown one stays
+    the registry's error (exit 2, listing the registered names), which a plugin's entries can answer too."""
+    entries = "; ".join(f"{name}: {entry.description}" for name, entry in registry.items())
+    return {
+        "nargs": "+",
+        "default": list(default),
+        "metavar": "{" + ",".join(registry) + "}",
+        "help": f"{what}: {entries}".replace("%", "%%"),
+    }

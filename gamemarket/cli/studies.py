@@ -8,9 +8,10 @@ from pathlib import Path
 
 import numpy as np
 
-from gamemarket.cli.options import examples, integer
+from gamemarket.cli.options import examples, integer, names_option
 from gamemarket.cli.plugin import add_plugin_option
 from gamemarket.errors import InputError, UndefinedPayoffError
+from gamemarket.games.equilibria import DEFAULT_METHODS, EQUILIBRIUM_METHODS
 from gamemarket.io.files import OutputFolder, dumps_json
 from gamemarket.reports.markdown import num
 
@@ -28,7 +29,7 @@ def _load_game_source(path: str, game_name: str | None, a=None):
 
     p = Path(path)
     if p.suffix == ".toml":
-        from gamemarket.games import from_results  # deferred: pandas
+        from gamemarket.games.bimatrix import from_results  # deferred: pandas
         from gamemarket.studies import load_results  # deferred: joblib, pandas, pyarrow, scipy.optimize
 
         spec = _study(a, p)
@@ -314,7 +315,7 @@ def add_study_commands(sub) -> None:
     """Register ``gamemarket study ...``, ``gamemarket game ...`` and ``gamemarket report`` on the parser's
     subcommands ``sub``.
     """
-    methods_help = "equilibrium methods: pure, polytope, support_enumeration, vertex_enumeration, lemke_howson"
+    methods = names_option(EQUILIBRIUM_METHODS, DEFAULT_METHODS, "equilibrium methods")  # their registry's
     st = sub.add_parser("study", help="run equilibrium studies").add_subparsers(dest="scmd", required=True)
     r = st.add_parser(
         "run",
@@ -337,7 +338,7 @@ def add_study_commands(sub) -> None:
     r.add_argument(
         "--no-progress", action="store_true", help="no progress bar on stderr (default: one where stderr is a terminal)"
     )
-    r.add_argument("--methods", nargs="+", default=["pure", "polytope"], help=methods_help)
+    r.add_argument("--methods", **methods)
     _output_options(r)
     r.add_argument(
         "--force",
@@ -383,7 +384,7 @@ def add_study_commands(sub) -> None:
     gs.add_argument("--game", help="only this game of a study (default: all of them)")
     _output_options(gs, report=False)
     gs.add_argument("--format", choices=["text", "json"], default="text", help="how the equilibria are printed")
-    gs.add_argument("--methods", nargs="+", default=["pure", "polytope"], help=methods_help)
+    gs.add_argument("--methods", **methods)
     gs.add_argument(
         "--resamples", type=_resamples, default=1000, help="bootstrap resamples of the seeds for robustness"
     )
@@ -401,7 +402,7 @@ def add_study_commands(sub) -> None:
     ge.add_argument(
         "--force", action="store_true", help="write into a folder gamemarket did not make (default: refuse)"
     )
-    ge.add_argument("--methods", nargs="+", default=["pure", "polytope"], help=methods_help)
+    ge.add_argument("--methods", **methods)
     ge.add_argument(
         "--resamples", type=_resamples, default=1000, help="bootstrap resamples of the seeds for robustness"
     )
@@ -416,7 +417,7 @@ def add_study_commands(sub) -> None:
         ),
     )
     rp.add_argument("study", help="the study file (.toml); its runs must be stored (see study run)")
-    rp.add_argument("--methods", nargs="+", default=["pure", "polytope"], help=methods_help)
+    rp.add_argument("--methods", **methods)
     _output_options(rp)
     rp.add_argument(
         "--force",

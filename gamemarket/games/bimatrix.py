@@ -14,17 +14,7 @@ import pandas as pd
 
 from gamemarket.confidence import t_half_width
 from gamemarket.errors import InputError, UndefinedPayoffError
-
-
-def check_finite(M: np.ndarray, what: str, rows=None, cols=None) -> None:
-    """Refuse a payoff matrix with a NaN or infinite entry, naming the entry."""
-    M = np.asarray(M, dtype=float)
-    bad = ~np.isfinite(M)
-    if bad.any():
-        idx = tuple(int(i) for i in np.argwhere(bad)[0])
-        r = rows[idx[0]] if rows is not None else idx[0]
-        c = cols[idx[1]] if cols is not None and len(idx) > 1 else (idx[1] if len(idx) > 1 else "")
-        raise InputError(f"{what}: payoff at ({r}, {c}) is {M[bad][0]!r}; every payoff must be a finite number")
+from gamemarket.games.checks import check_finite
 
 
 @dataclass

@@ -25,15 +25,22 @@ References
 
 from __future__ import annotations
 
+import functools
 import itertools
 import multiprocessing as mp
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from gamemarket.errors import InputError
-from gamemarket.games.bimatrix import Game, check_finite
+from gamemarket.games.checks import check_finite
+from gamemarket.registry import Registry
+
+if TYPE_CHECKING:  # the solvers take any game with payoff arrays; the registry is read without pandas (the CLI)
+    from gamemarket.games.bimatrix import Game
 
 
 @dataclass
@@ -355,35 +362,75 @@ def _pure_profiles(A, B, tol) -> list[tuple[np.ndarray, np.ndarray]]:
     return out
 
 
-def _candidates(method: str, Ar, Br, tol, time_limit: float, notes: list) -> tuple[list, bool]:
-    """The profiles one method finds in the reduced game ``(Ar, Br)``, not yet verified, and whether it
-    found the game degenerate; what it has to say goes to ``notes``."""
-    if method == "pure":
-        return _pure_profiles(Ar, Br, tol), False
-    if method == "polytope":
-        return polytope_equilibria(Ar, Br, tol, notes=notes)
-    if method not in NASHPY_METHODS:
-        raise InputError(f"unknown method {method!r}; expected pure, polytope or one of {NASHPY_METHODS}")
-    if min(Ar.shape) == 1:  # nashpy needs two strategies a side; here the equilibria are best responses
+# ---------------------------------------------------------------------------- the methods, registered
+@dataclass(frozen=True)
+class EquilibriumMethod:
+    """A registered equilibrium method of :func:`solve`: ``find(A, B, tol, time_limit, notes)`` gives the profiles
+    it finds in a game (payoffs normalised to [0, 1], dominated strategies removed), not yet verified, and whether
+    it found the game degenerate; what it has to say goes to ``notes``."""
+
+    name: str
+    find: Callable[..., tuple[list, bool]]
+    description: str
+    exhaustive: bool = False  #: finds every extreme equilibrium (within its time limit where it has one)
+
+
+#: the equilibrium methods by name (``gamemarket game solve --methods``); an unknown name lists them
+EQUILIBRIUM_METHODS: Registry[EquilibriumMethod] = Registry("method")
+
+
+def register_method(name: str, find, description: str, *, exhaustive: bool = False, replace: bool = False):
+    """Register an equilibrium method (:class:`EquilibriumMethod`) for :func:`solve` under ``name``."""
+    return EQUILIBRIUM_METHODS.register(name, EquilibriumMethod(name, find, description, exhaustive), replace=replace)
+
+
+def _pure_candidates(A, B, tol, time_limit: float, notes: list) -> tuple[list, bool]:
+    return _pure_profiles(A, B, tol), False
+
+
+def _polytope_candidates(A, B, tol, time_limit: float, notes: list) -> tuple[list, bool]:
+    return polytope_equilibria(A, B, tol, notes=notes)
+
+
+def _nashpy_candidates(method: str, A, B, tol, time_limit: float, notes: list) -> tuple[list, bool]:
+    if min(A.shape) == 1:  # nashpy needs two strategies a side; here the equilibria are best responses
         notes.append(
-            f"nashpy {method}: the game left after iterated dominance is {Ar.shape[0]}x{Ar.shape[1]}; "
+            f"nashpy {method}: the game left after iterated dominance is {A.shape[0]}x{A.shape[1]}; "
             "its equilibria (the best responses to the lone strategy) are found directly"
         )
-        return _pure_profiles(Ar, Br, tol), False
-    profiles, problem = nashpy_equilibria(Ar, Br, method, time_limit=time_limit)
+        return _pure_profiles(A, B, tol), False
+    profiles, problem = nashpy_equilibria(A, B, method, time_limit=time_limit)
     if problem:
         notes.append(problem)
     return profiles, False
 
 
+register_method("pure", _pure_candidates, "the pure equilibria, by best-response masks", exhaustive=True)
+register_method(
+    "polytope", _polytope_candidates, "every extreme equilibrium, by best-response polytopes (qhull)", exhaustive=True
+)
+for _method, _what in (
+    ("support_enumeration", "nashpy's support enumeration"),
+    ("vertex_enumeration", "nashpy's vertex enumeration"),
+    ("lemke_howson", "nashpy's Lemke-Howson from every initial label"),
+):
+    register_method(_method, functools.partial(_nashpy_candidates, _method), f"{_what}, under the time limit")
+EQUILIBRIUM_METHODS.seal()
+#: the methods :func:`solve` (and every command and analysis that solves) uses unless told otherwise
+DEFAULT_METHODS = ("pure", "polytope")
+assert set(DEFAULT_METHODS) <= set(EQUILIBRIUM_METHODS), "the default methods are registered"
+
+
 def solve(
-    game: Game, *, methods=("pure", "polytope"), time_limit: float = 10.0, rel_tol: float = 1e-9, eliminate: bool = True
+    game: Game, *, methods=DEFAULT_METHODS, time_limit: float = 10.0, rel_tol: float = 1e-9, eliminate: bool = True
 ) -> Solution:
     """All equilibria the chosen methods find, each verified by regret and deduplicated.
 
-    ``methods``: any of "pure", "polytope" (exhaustive, our own), and nashpy's
-    "support_enumeration", "vertex_enumeration", "lemke_howson".
+    ``methods``: names of registered methods (``EQUILIBRIUM_METHODS``: "pure", "polytope", our own and exhaustive,
+    and nashpy's "support_enumeration", "vertex_enumeration", "lemke_howson"); default ``DEFAULT_METHODS``. An
+    unknown name is an error listing the registered ones, before any method runs.
     """
+    finders = [(m, EQUILIBRIUM_METHODS.get(m).find) for m in methods]
     A, B = _check(game.A, game.B)
     # Equilibria are invariant under a positive affine map of each player's payoffs: every method
     # works on payoffs normalised to [0, 1], so that neither a large offset (1e12) nor a large scale
@@ -438,8 +485,8 @@ def solve(
                 return
         found.append(Equilibrium(X, Y, (float(X @ A @ Y), float(X @ B @ Y)), rg, {method}))
 
-    for method in methods:
-        profiles, deg = _candidates(method, Ar, Br, tol, time_limit, notes)
+    for method, find in finders:
+        profiles, deg = find(Ar, Br, tol, time_limit, notes)
         degenerate |= deg
         for x, y in profiles:
             add(x, y, method)

@@ -37,7 +37,7 @@ from scipy import optimize
 from scipy.special import comb
 
 from gamemarket.errors import InputError
-from gamemarket.games.equilibria import solve
+from gamemarket.games.equilibria import DEFAULT_METHODS, solve
 from gamemarket.games.rsgame import RoleSymmetricGame, fast_exp
 from gamemarket.games.support_newton import SupportEnumeration, support_enumeration
 
@@ -332,7 +332,7 @@ def exact_equilibria(game: RoleSymmetricGame) -> list[np.ndarray] | None:
                 out.append(np.array([1.0 - p, p]))
         return out
     if len(game.roles) == 2 and game.players == (1, 1):
-        sol = solve(game.to_bimatrix(), methods=("pure", "polytope"))
+        sol = solve(game.to_bimatrix(), methods=DEFAULT_METHODS)
         return [np.concatenate([e.x, e.y]) for e in sol.equilibria]
     return None
 

@@ -205,37 +205,51 @@ def _located(exc: ValidationError, root: str, model) -> str:
     errors = [{**e, "loc": _clean_loc(e)} for e in exc.errors(include_url=False)]
     unknown = [e for e in errors if e["type"] == "extra_forbidden"]
     if unknown:
-        at = unknown[0]["loc"][:-1]
-        fields = sorted(str(e["loc"][-1]) for e in unknown if e["loc"][:-1] == at)
-        table = _where(at, root, model)[0] if at else (f"[{root.strip('[]')}]" if root else "")
-        owner = _model_at(model, at)
-        allowed = sorted(owner.model_fields) if owner is not None else []
-        head = f"{table}: " if table else ""
-        return f"{head}unknown field(s) {fields}; allowed: {allowed}"
+        return _unknown_fields(unknown, root, model)
     # of a union's errors, the member that got furthest into the value says best what is wrong
     e = max(errors, key=lambda x: len(x["loc"]))
     table, field = _where(e["loc"], root, model)
-    got = f", got {_shown(e.get('input'))}"
     if field is None:  # the table itself: its type, or a rule across its fields
-        if e["type"] in ("value_error", "assertion_error"):
-            return f"{table + ': ' if table else ''}{expected_text(e)}"
-        return f"{table + ': ' if table else ''}expected {expected_text(e)}{got}"
-    head = f"{table} " if table else ""
-    what = f"field {field!r}"
+        return _head(table, ": ") + _said(e)
+    return _head(table, " ") + _field_message(e, field, model)
+
+
+def _head(table: str, sep: str) -> str:
+    return f"{table}{sep}" if table else ""
+
+
+def _said(e: dict) -> str:
+    """What a rule says (a validator's own sentence), else ``expected ..., got ...``."""
+    if e["type"] in ("value_error", "assertion_error"):
+        return expected_text(e)
+    return f"expected {expected_text(e)}, got {_shown(e.get('input'))}"
+
+
+def _unknown_fields(unknown: list[dict], root: str, model) -> str:
+    """Unknown fields of the first table that has any, with the fields that table allows."""
+    at = unknown[0]["loc"][:-1]
+    fields = sorted(str(e["loc"][-1]) for e in unknown if e["loc"][:-1] == at)
+    table = _where(at, root, model)[0] if at else (f"[{root.strip('[]')}]" if root else "")
+    owner = _model_at(model, at)
+    allowed = sorted(owner.model_fields) if owner is not None else []
+    return f"{_head(table, ': ')}unknown field(s) {fields}; allowed: {allowed}"
+
+
+def _field_message(e: dict, field: str, model) -> str:
+    """An error of one field: a rule's sentence, a missing field, or what was expected (with every bound of the
+    field where one is broken, and its description) and what was given."""
     owner = _model_at(model, e["loc"][:-1]) or _model_at(model, e["loc"][:1])
     info = owner.model_fields.get(field.split(" ")[0].split(".")[0]) if owner is not None else None
-    desc = info.description if info is not None else None
+    desc = f" ({info.description})" if info is not None and info.description else ""
     if e["type"] in ("value_error", "assertion_error"):
-        return f"{head}{what}: {expected_text(e)}"
+        return f"field {field!r}: {expected_text(e)}"
     if e["type"] == "missing":
-        return f"{head}missing field {field!r}" + (f" ({desc})" if desc else "")
+        return f"missing field {field!r}{desc}"
     expected = expected_text(e)
     if e["type"] in _BOUNDS and info is not None and " " not in field and _constraints(info):
         # every bound of the field, not only the one broken: "an integer >= 2 and <= 12"
-        expected = (
-            expected.split(" ")[0] + " " + expected.split(" ")[1] + " " + _constraints(info).replace(", ", " and ")
-        )
-    return f"{head}{what}: expected {expected}" + (f" ({desc})" if desc else "") + got
+        expected = " ".join(expected.split(" ")[:2]) + " " + _constraints(info).replace(", ", " and ")
+    return f"field {field!r}: expected {expected}{desc}, got {_shown(e.get('input'))}"
 
 
 def _models_in(annotation) -> list[type[BaseModel]]:

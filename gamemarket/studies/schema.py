@@ -8,11 +8,15 @@ reference of the study file format (``docs/reference/study-file.md``) is generat
 
 Rules that involve several fields are the tables' validators: ``nodes`` or ``reduction`` but not both;
 fields that would have no effect for the workload's source are refused rather than ignored; a probe
-slice narrower than one agent; ``seeds`` beside ``count``; a per-size seed list of the wrong length.
+slice narrower than one agent; ``seeds`` beside ``count``; a per-size seed list of the wrong length; a strategy
+listed twice; a provider of another market than the workload's; results and report folders that overlap;
+numbers typed into the discussion. They are the only checks of a study: ``StudySpec`` checks a study built in
+Python by checking its tables (``StudySpec.to_dict``) against :class:`StudyFile`, as a study file is.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -25,8 +29,10 @@ from gamemarket.consumers.piecewise import PiecewiseEntry
 from gamemarket.consumers.shading import ShadingEntry
 from gamemarket.io.names import is_name
 from gamemarket.io.schema import Table, reference
-from gamemarket.market.base import generator_sources
+from gamemarket.market.base import MARKETS, generator_sources, market_for_workload
+from gamemarket.market.payoffs import CONSUMER_PAYOFFS, PROVIDER_PAYOFFS
 from gamemarket.workloads.archive import KNOWN_TRACES
+from gamemarket.workloads.synthetic import SyntheticSpec
 
 Fraction01 = Annotated[float, Field(ge=0, lt=1)]
 NonNegative = Annotated[float, Field(ge=0)]
@@ -41,24 +47,53 @@ Load = Annotated[float, Field(ge=1e-3, le=1e6)]
 MAX_RUNTIME = 10**7
 
 
+# A study's discussion (``notes``) quotes computed numbers as fields, e.g. {claim.c1.ci}, filled in by
+# gamemarket.reports.discussion; its literal text may hold references to the paper, claim numbers and
+# names with digits (g0.5x0.6, DEV1, LPC-EGEE-2004), never a typed number.
+NOTE_FIELD = re.compile(r"\{([A-Za-z0-9_.\-]+)\}")
+NOTE_REFERENCE = re.compile(
+    r"Figs?\.\s*\d+(?:\s*[-,]\s*\d+)*|Table\s+\d+|Eq\.\s*\d+|Section\s+\d+"
+    r"|\(\d\)(?:\s*-\s*\(\d\))?"
+)
+TYPED_NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(?<![A-Za-z0-9]-)\d(?:[\d,.]*\d)?")
+
+
+def typed_numbers(template: str) -> list[str]:
+    """The numbers typed into a discussion's literal text (outside fields, references and names)."""
+    return TYPED_NUMBER.findall(NOTE_REFERENCE.sub(" ", NOTE_FIELD.sub(" ", template)))
+
+
+def _listed_twice(names: list[str]) -> list[str]:
+    return sorted({x for x in names if names.count(x) > 1})
+
+
 # ---------------------------------------------------------------------------- [workload]
 class SyntheticTable(Table):
     """The plain synthetic generator's parameters (``source = "synthetic"`` without a ``model``); the
     defaults are those of ``gamemarket.workloads.SyntheticSpec``."""
 
-    jobs: Count = Field(4000, le=10**9, description="number of serial jobs")
-    nodes: Count = Field(32, le=10**7, description="nodes of the generated cluster")
-    load: Load = Field(0.9, description="offered load: node-seconds of work per node-second of the span")
-    runtime_median: float = Field(600.0, ge=1, le=MAX_RUNTIME, description="median of the log-normal run time, seconds")
-    runtime_sigma: NonNegative = Field(1.8, le=20, description="sd of the log run time")
-    max_runtime: Count = Field(3 * 24 * 3600, le=MAX_RUNTIME, description="longest run time, seconds")
-    daily_cycle: Fraction01 = Field(0.5, description="amplitude of the sinusoidal daily arrival rate")
-    overestimate: float = Field(
-        2.0, ge=1, le=1000, description="estimates are run time x U(1, overestimate), rounded up"
+    # every default is the generator's own (its dataclass's field, read as the class attribute it is)
+    jobs: Count = Field(SyntheticSpec.jobs, le=10**9, description="number of serial jobs")
+    nodes: Count = Field(SyntheticSpec.nodes, le=10**7, description="nodes of the generated cluster")
+    load: Load = Field(SyntheticSpec.load, description="offered load: node-seconds of work per node-second of the span")
+    runtime_median: float = Field(
+        SyntheticSpec.runtime_median, ge=1, le=MAX_RUNTIME, description="median of the log-normal run time, seconds"
     )
-    gap_sigma: NonNegative = Field(0.0, le=20, description="log-sd of log-normal gaps between arrivals (bursty)")
-    batch_mean: float = Field(1.0, ge=1, le=1e6, description="mean jobs per arrival instant (geometric batches)")
-    seed: Seed = Field(0, description="seed of the draw")
+    runtime_sigma: NonNegative = Field(SyntheticSpec.runtime_sigma, le=20, description="sd of the log run time")
+    max_runtime: Count = Field(SyntheticSpec.max_runtime, le=MAX_RUNTIME, description="longest run time, seconds")
+    daily_cycle: Fraction01 = Field(
+        SyntheticSpec.daily_cycle, description="amplitude of the sinusoidal daily arrival rate"
+    )
+    overestimate: float = Field(
+        SyntheticSpec.overestimate, ge=1, le=1000, description="estimates are run time x U(1, overestimate), rounded up"
+    )
+    gap_sigma: NonNegative = Field(
+        SyntheticSpec.gap_sigma, le=20, description="log-sd of log-normal gaps between arrivals (bursty)"
+    )
+    batch_mean: float = Field(
+        SyntheticSpec.batch_mean, ge=1, le=1e6, description="mean jobs per arrival instant (geometric batches)"
+    )
+    seed: Seed = Field(SyntheticSpec.seed, description="seed of the draw")
 
 
 class ModelDrawTable(Table):
@@ -198,6 +233,13 @@ class StrategiesTable(Table):
     provider: dict[str, dict] = Field({}, description="inline provider strategies ([strategies.provider.NAME])")
     consumer: dict[str, dict] = Field({}, description="inline consumer strategies ([strategies.consumer.NAME])")
 
+    @model_validator(mode="after")
+    def _each_listed_once(self):
+        for kind, names in (("provider", self.providers), ("consumer", self.consumers)):
+            if _listed_twice(names):
+                raise ValueError(f"a {kind} strategy is listed twice: {_listed_twice(names)}")
+        return self
+
 
 class ReplicationsTable(Table):
     """The replication seeds: every profile runs once per seed, all profiles with the same draws."""
@@ -222,12 +264,37 @@ class GameEntry(Table):
     provider: str = Field("revenue", description="the provider's payoff (revenue, utilization, welfare)")
     consumer: str = Field("mean_utility", description="the consumers' payoff (mean_utility, mean_utility_SHORT, ...)")
 
+    @field_validator("provider", "consumer")
+    @classmethod
+    def _a_payoff(cls, v: str, info: ValidationInfo):
+        known = PROVIDER_PAYOFFS if info.field_name == "provider" else CONSUMER_PAYOFFS
+        if v not in known:
+            raise ValueError(f"{v!r} is not one of {known}")
+        return v
+
 
 class OutputTable(Table):
     """Where the study writes (relative to the study file; the CLI's --results and --report override)."""
 
     results: str | None = Field(None, description="results folder (default: results/NAME beside the study file)")
     report: str | None = Field(None, description="report folder (default: reports/NAME beside the study file)")
+
+    def overlap(self, base: Path) -> str | None:
+        """The complaint when the results and report folders (relative to ``base``) are one folder or one inside
+        the other, else None; folders not given (the defaults, ``results/NAME`` and ``reports/NAME``) never are."""
+        if self.results is None or self.report is None:
+            return None
+        try:
+            res, rep = (base / self.results).resolve(), (base / self.report).resolve()
+        except (OSError, RuntimeError, ValueError):  # a NUL byte, a symlink loop: the study's reader says which
+            return None
+        if not (res == rep or res in rep.parents or rep in res.parents):
+            return None
+        how = "one folder" if res == rep else "one inside the other"
+        return (
+            f"[output] the results and report folders are {how} ({res}, {rep}); give each its own folder, so that "
+            "neither writes over the other's files"
+        )
 
 
 class GainsTable(Table):
@@ -361,6 +428,8 @@ class PluginsTable(Table):
 class StudyFile(Table):
     """A study file: its top-level fields and tables."""
 
+    # in the order StudySpec.to_dict writes them (a table's text keeps its order: the scalars, then the tables)
+
     name: str | None = Field(None, description="names the results and report folders (default: the file's stem)")
     description: str = Field("", description="a paragraph the report opens with")
     plugins: PluginsTable = Field(PluginsTable(), description="plugins loaded first (loading runs their code)")
@@ -369,13 +438,13 @@ class StudyFile(Table):
     strategies: StrategiesTable = Field(StrategiesTable(), description="the strategies played")
     replications: ReplicationsTable = Field(ReplicationsTable(), description="the seeds")
     games: list[GameEntry] = Field([], max_length=100, description="the bimatrix games ([[games]])")
-    game: GameTable | None = Field(None, description="the game's kind and a population game's settings")
     output: OutputTable = Field(OutputTable(), description="where results and the report go")
     companions: list[str] = Field([], description="studies run and reported alongside (files)")
     population_study: str | None = Field(None, description="a population study the discussion quotes (file)")
-    notes: str = Field("", description="the report's discussion: Markdown with computed fields such as {claim.c1.ci}")
     gains: GainsTable | None = Field(None, description="the shading-gain experiment")
     paper: PaperTable | None = Field(None, description="the source paper's Table 1 figures")
+    game: GameTable | None = Field(None, description="the game's kind and a population game's settings")
+    notes: str = Field("", description="the report's discussion: Markdown with computed fields such as {claim.c1.ci}")
 
     @field_validator("name")
     @classmethod
@@ -386,6 +455,39 @@ class StudyFile(Table):
                 "'..' (it names the results and report folders)"
             )
         return v
+
+    # the rules across tables say where they are themselves (a top-level error names no table)
+    @model_validator(mode="after")
+    def _providers_fit_the_workload(self, info: ValidationInfo):
+        """Every provider strategy played whose table is here (a study's written out: all of them) belongs to the
+        workload's market."""
+        source = self.workload.source
+        want = market_for_workload(source).kind
+        for name in self.strategies.providers:
+            kind = self.strategies.provider.get(name, {}).get("kind", want)
+            if kind != want and kind in MARKETS:  # a kind of no market: the provider's table says so
+                raise ValueError(
+                    f"[strategies] provider {name!r} is a {kind} mechanism but the workload ({source}) needs {want} "
+                    "mechanisms"
+                )
+        return self
+
+    @model_validator(mode="after")
+    def _folders_apart(self, info: ValidationInfo):
+        overlap = self.output.overlap(Path((info.context or {}).get("base", ".")))
+        if overlap:
+            raise ValueError(overlap)
+        return self
+
+    @model_validator(mode="after")
+    def _notes_quote_fields(self):
+        typed = typed_numbers(self.notes)
+        if typed:
+            raise ValueError(
+                f"'notes' quotes the number(s) {typed[:5]} as typed text; a discussion quotes computed numbers as "
+                "fields such as {claim.c1.ci} (see gamemarket.reports.discussion)"
+            )
+        return self
 
 
 def study_file_reference() -> str:

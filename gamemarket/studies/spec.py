@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 import stat
 import warnings
 from dataclasses import dataclass, field
@@ -12,13 +11,19 @@ from pathlib import Path
 from gamemarket.bids import BidDistribution
 from gamemarket.errors import InputError
 from gamemarket.io.files import atomic_path, read_toml, resolve
-from gamemarket.io.names import check_name, is_name
+from gamemarket.io.names import check_name
 from gamemarket.io.schema import check
 from gamemarket.market.base import generator_sources, market_for_workload
-from gamemarket.market.payoffs import CONSUMER_PAYOFFS, PROVIDER_PAYOFFS
 from gamemarket.plugins import Plugin, load_plugin
 from gamemarket.studies.population_config import TABLE_FIELDS, check_exploration, load_shading, parse_config
-from gamemarket.studies.schema import HeteroTable, ModelDrawTable, StudyFile, SyntheticTable
+from gamemarket.studies.schema import (  # noqa: F401 (NOTE_FIELD, typed_numbers: the discussion's, read from here)
+    NOTE_FIELD,
+    HeteroTable,
+    ModelDrawTable,
+    StudyFile,
+    SyntheticTable,
+    typed_numbers,
+)
 from gamemarket.studies.strategies import (
     ConsumerStrategy,
     ProviderStrategy,
@@ -28,23 +33,6 @@ from gamemarket.studies.strategies import (
     parse_consumers,
     parse_provider,
 )
-from gamemarket.workloads.archive import KNOWN_TRACES
-
-# A study's discussion (``notes``) quotes computed numbers as fields, e.g. {claim.c1.ci}, filled in by
-# gamemarket.reports.discussion; its literal text may hold references to the paper, claim numbers and
-# names with digits (g0.5x0.6, DEV1, LPC-EGEE-2004), never a typed number.
-NOTE_FIELD = re.compile(r"\{([A-Za-z0-9_.\-]+)\}")
-NOTE_REFERENCE = re.compile(
-    r"Figs?\.\s*\d+(?:\s*[-,]\s*\d+)*|Table\s+\d+|Eq\.\s*\d+|Section\s+\d+"
-    r"|\(\d\)(?:\s*-\s*\(\d\))?"
-)
-TYPED_NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(?<![A-Za-z0-9]-)\d(?:[\d,.]*\d)?")
-
-
-def typed_numbers(template: str) -> list[str]:
-    """The numbers typed into a discussion's literal text (outside fields, references and names)."""
-    return TYPED_NUMBER.findall(NOTE_REFERENCE.sub(" ", NOTE_FIELD.sub(" ", template)))
-
 
 _WARNED: set[str] = set()
 
@@ -101,20 +89,16 @@ class StudySpec:
         """Read and validate a study file (``load_study``)."""
         return load_study(path)
 
-    # Complexity 17: a flat list of field checks, one `if` and message each, in the study file's order.
-    def validate(self) -> None:  # noqa: C901
-        """Check every field, so that a spec built in Python fails here, not inside ``run_study``.
+    def validate(self) -> None:
+        """Check the study by its declaration, so that a spec built in Python fails here, not inside ``run_study``:
+        its strategies are strategy objects, and its tables (:meth:`to_dict`) pass the study file's schema
+        (``gamemarket.studies.schema.StudyFile``), every rule of which a study file gets too.
 
-        The study file's reader (``load_study``) adds the file and table to each message."""
+        The study file's reader (``load_study``) adds the file to each message."""
         where = f"study {self.name!r}"
-        if not is_name(self.name):
-            check_name(self.name, where)
         wl = self.workload
         if not isinstance(wl, dict) or not isinstance(wl.get("source"), str):
             raise InputError(f"{where}: field 'workload': expected a table with a 'source', got {wl!r}")
-        _check_source(wl["source"], where, self.path.parent if self.path else Path.cwd())
-        if "nodes" in wl and "reduction" in wl:
-            raise InputError(f"{where}: [workload] give either 'nodes' or 'reduction', not both")
         for kind, items, cls in (
             ("provider", self.providers, ProviderStrategy),
             ("consumer", self.consumers, ConsumerStrategy),
@@ -123,56 +107,12 @@ class StudySpec:
                 raise InputError(
                     f"{where}: field '{kind}s': expected a non-empty list of {cls.__name__}, got {items!r}"
                 )
-            names = [x.name for x in items]
-            if len(set(names)) != len(names):
-                raise InputError(f"{where}: [strategies] a {kind} strategy is listed twice")
-        want = market_for_workload(wl["source"]).kind
-        for p in self.providers:
-            if p.kind != want:
-                raise InputError(
-                    f"{where}: [strategies] provider {p.name!r} is a {p.kind} mechanism but the workload "
-                    f"({wl['source']}) needs {want} mechanisms"
-                )
-        seeds = self.seeds
-        if not (
-            isinstance(seeds, list)
-            and seeds
-            and all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in seeds)
-        ):
-            raise InputError(
-                f"{where}: [replications] 'seeds' must be a non-empty list of integers >= 0, got {seeds!r}"
-            )
-        if len(set(seeds)) != len(seeds):
-            raise InputError(f"{where}: [replications] 'seeds' has duplicates")
-        for k, gd in enumerate(self.games):
-            if gd.provider not in PROVIDER_PAYOFFS:
-                raise InputError(
-                    f"{where}: [[games]] #{k + 1} field 'provider': {gd.provider!r} is not one of {PROVIDER_PAYOFFS}"
-                )
-            if gd.consumer not in CONSUMER_PAYOFFS:
-                raise InputError(
-                    f"{where}: [[games]] #{k + 1} field 'consumer': {gd.consumer!r} is not one of {CONSUMER_PAYOFFS}"
-                )
-        res, rep = Path(self.results_dir).resolve(), Path(self.report_dir).resolve()
-        if res == rep or res in rep.parents or rep in res.parents:
-            how = "one folder" if res == rep else "one inside the other"
-            raise InputError(
-                f"{where}: [output] the results and report folders are {how} ({res}, {rep}); give each its own "
-                "folder, so that neither writes over the other's files"
-            )
-        if not isinstance(self.notes, str):
-            raise InputError(f"{where}: 'notes' must be a string")
-        typed = typed_numbers(self.notes)
-        if typed:
-            raise InputError(
-                f"{where}: 'notes' quotes the number(s) {typed[:5]} as typed text; a discussion quotes "
-                "computed numbers as fields such as {claim.c1.ci} (see gamemarket.reports.discussion)"
-            )
+        check(StudyFile, self.to_dict(), where, context={"base": self.path.parent if self.path else Path.cwd()})
 
-    # Complexity 18: one block per table of the study file; the strategy tables change with the consumers branch.
-    def to_dict(self, base: str | Path | None = None) -> dict:  # noqa: C901
-        """The study as the tables of a study file, self-contained: every strategy and shading rule is
-        written inline, so the file does not depend on the catalogues in ``strategies/``.
+    def to_dict(self, base: str | Path | None = None) -> dict:
+        """The study as the tables of a study file (``gamemarket.studies.schema.StudyFile``, in its order), self-
+        contained: every strategy and shading rule is written inline, so the file does not depend on the
+        catalogues in ``strategies/``. A table with nothing to say (no plugins, the default games) is left out.
 
         Paths (outputs, companions, the population study, a workload model or file) are written
         relative to ``base`` (the folder of the file to be written) where given, else absolute.
@@ -180,62 +120,12 @@ class StudySpec:
         """
 
         def rel(p) -> str:
-            p = Path(p)
             if base is None:
-                return str(p)
-            return os.path.relpath(p.resolve(), Path(base).resolve())
+                return str(Path(p))
+            return os.path.relpath(Path(p).resolve(), Path(base).resolve())
 
-        wl = {k: (dict(v) if isinstance(v, dict) else v) for k, v in self.workload.items()}
-        for key in ("model", "file"):
-            if key in wl:
-                wl[key] = rel(wl[key])
-        src = wl["source"]
-        if src not in generator_sources() and Path(src).is_absolute():
-            wl["source"] = rel(src)
-        providers = {}
-        for p in self.providers:
-            entry = {k: (list(v) if isinstance(v, tuple) else v) for k, v in p.params().items()}
-            if p.description:
-                entry["description"] = p.description
-            providers[p.name] = entry
-        consumers = {}
-        for c in self.consumers:
-            consumers[c.name] = c.entry()
-        out: dict = {"name": self.name}
-        if self.description:
-            out["description"] = self.description
-        if self.plugins:
-            out["plugins"] = {"modules": [rel(p.file) if p.file else p.spec for p in self.plugins]}
-        out["workload"] = wl
-        out["bids"] = {"components": [list(c) for c in self.bids.components], "lo": self.bids.lo, "hi": self.bids.hi}
-        out["strategies"] = {
-            "providers": [p.name for p in self.providers],
-            "consumers": [c.name for c in self.consumers],
-            "provider": providers,
-            "consumer": consumers,
-        }
-        out["replications"] = {"seeds": list(self.seeds)}
-        if list(self.games) != list(DEFAULT_GAMES):
-            out["games"] = [{"name": g.name, "provider": g.provider, "consumer": g.consumer} for g in self.games]
-        out["output"] = {"results": rel(self.results_dir), "report": rel(self.report_dir)}
-        if self.companions:
-            out["companions"] = [rel(c) for c in self.companions]
-        if self.population_study is not None:
-            out["population_study"] = rel(self.population_study)
-        if self.gains is not None:
-            out["gains"] = dict(self.gains)
-        if self.paper:
-            out["paper"] = dict(self.paper)
-        if self.population is not None:
-            cfg = self.population
-            game = {"kind": "population", "strategies": cfg.names, **{k: getattr(cfg, k) for k in TABLE_FIELDS}}
-            game["shading"] = {r.name: r.entry() for r in cfg.strategies}
-            if self.exploration is not None:
-                game["exploration"] = dict(self.exploration)
-            out["game"] = game
-        if self.notes:
-            out["notes"] = self.notes
-        return out
+        tables = ((key, _TABLES[key](self, rel)) for key in StudyFile.model_fields)
+        return {key: value for key, value in tables if value is not None}
 
     def to_toml(self, path: str | Path | None = None) -> str:
         """The study file's text (:meth:`to_dict` as TOML); with ``path``, also written there atomically.
@@ -268,20 +158,69 @@ class StudySpec:
         return len(self.providers) * len(self.consumers) * len(self.seeds)
 
 
-def _check_source(source: str, where: str, base: Path) -> None:
-    """A workload source is a market's generator (``synthetic``, ``hetero``), a known trace name, or a trace
-    file (one that exists, or a path ending in .swf or .swf.gz that ``gamemarket workload fetch`` or the
-    user will provide); the error says which folder a relative path was looked for in."""
-    key = source[: -len(".swf.gz")] if source.endswith(".swf.gz") else source
-    if source in generator_sources() or key in KNOWN_TRACES or (base / source).exists():
-        return
-    if source.endswith((".swf", ".swf.gz", ".gz")):
-        return
-    generators = ", ".join(repr(g) for g in sorted(generator_sources(), reverse=True))
-    raise InputError(
-        f"{where}: [workload] field 'source': {source!r} is not {generators}, a known trace "
-        f"({', '.join(sorted(KNOWN_TRACES))}) or a trace file (.swf or .swf.gz; looked for in {base.resolve()})"
-    )
+def _workload_table(spec: StudySpec, rel) -> dict:
+    wl = {k: (dict(v) if isinstance(v, dict) else v) for k, v in spec.workload.items()}
+    for key in ("model", "file"):
+        if key in wl:
+            wl[key] = rel(wl[key])
+    if wl["source"] not in generator_sources() and Path(wl["source"]).is_absolute():
+        wl["source"] = rel(wl["source"])
+    return wl
+
+
+def _provider_entry(p: ProviderStrategy) -> dict:
+    entry = {k: (list(v) if isinstance(v, tuple) else v) for k, v in p.params().items()}
+    return {**entry, "description": p.description} if p.description else entry
+
+
+def _strategies_table(spec: StudySpec, rel) -> dict:
+    return {
+        "providers": [p.name for p in spec.providers],
+        "consumers": [c.name for c in spec.consumers],
+        "provider": {p.name: _provider_entry(p) for p in spec.providers},
+        "consumer": {c.name: c.entry() for c in spec.consumers},
+    }
+
+
+def _game_table(spec: StudySpec, rel) -> dict | None:
+    cfg = spec.population
+    if cfg is None:
+        return None
+    game = {"kind": "population", "strategies": cfg.names, **{k: getattr(cfg, k) for k in TABLE_FIELDS}}
+    game["shading"] = {r.name: r.entry() for r in cfg.strategies}
+    if spec.exploration is not None:
+        game["exploration"] = dict(spec.exploration)
+    return game
+
+
+def _games_table(spec: StudySpec, rel) -> list | None:
+    if list(spec.games) == list(DEFAULT_GAMES):
+        return None
+    return [{"name": g.name, "provider": g.provider, "consumer": g.consumer} for g in spec.games]
+
+
+#: how :meth:`StudySpec.to_dict` writes each field of the study file (``StudyFile``): ``(spec, rel)`` -> its value,
+#: None where the file leaves it out (nothing to say); ``rel`` writes a path as the file does
+_TABLES = {
+    "name": lambda s, rel: s.name,
+    "description": lambda s, rel: s.description or None,
+    "plugins": lambda s, rel: (
+        {"modules": [rel(p.file) if p.file else p.spec for p in s.plugins]} if s.plugins else None
+    ),
+    "workload": _workload_table,
+    "bids": lambda s, rel: {"components": [list(c) for c in s.bids.components], "lo": s.bids.lo, "hi": s.bids.hi},
+    "strategies": _strategies_table,
+    "replications": lambda s, rel: {"seeds": list(s.seeds) if isinstance(s.seeds, (list, tuple)) else s.seeds},
+    "games": _games_table,
+    "output": lambda s, rel: {"results": rel(s.results_dir), "report": rel(s.report_dir)},
+    "companions": lambda s, rel: [rel(c) for c in s.companions] or None,
+    "population_study": lambda s, rel: None if s.population_study is None else rel(s.population_study),
+    "gains": lambda s, rel: None if s.gains is None else dict(s.gains),
+    "paper": lambda s, rel: dict(s.paper) or None,
+    "game": _game_table,
+    "notes": lambda s, rel: s.notes or None,
+}
+assert set(_TABLES) == set(StudyFile.model_fields), "every field of the study file is written by StudySpec.to_dict"
 
 
 def load_study(path: str | Path, *, results: str | Path | None = None, report: str | Path | None = None) -> StudySpec:

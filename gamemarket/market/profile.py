@@ -1,0 +1,211 @@
+"""One profile (a mechanism x a consumer strategy) on one workload or job table: what ``gamemarket simulate`` does,
+as a call (``gamemarket.simulate_profile``).
+
+The command line parses its options into :func:`simulate_profile`'s arguments and prints the result's summary; a
+notebook gets the same run, the same files and the same numbers, with the summary and the per-job outcome as
+pandas tables (:class:`ProfileRun`, which shows itself as a table in a notebook).
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from gamemarket import bids, consumers
+from gamemarket.errors import InputError
+from gamemarket.io import jobtable
+from gamemarket.market.outcomes import CATEGORIES
+from gamemarket.market.simulate import Mechanism, simulate, simulate_columns, simulate_to_file
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+#: the consumer strategy of a profile that names none: everyone truthful
+DEFAULT_MIX = "FT"
+#: the workload of a profile that names neither a workload nor a job table: the synthetic generator's
+DEFAULT_WORKLOAD = "synthetic"
+#: what a job table fixes, so that these arguments (``--`` options of ``gamemarket simulate``) would have no effect
+_FIXED_BY_A_JOB_TABLE = ("workload", "mix", "seed", "synthetic_jobs", "load", "reduction")
+
+PathLike = str | os.PathLike
+
+
+@dataclass
+class ProfileRun:
+    """A profile's run (:func:`simulate_profile`): its summary (the workload, the mechanism, the consumer strategy,
+    the seed, the provider's outcome and the seconds it took, as ``gamemarket simulate`` prints it), the per-job
+    outcome, and notes on the input (estimates below run times).
+
+    ``jobs`` is the per-job outcome as the run made it: a DataFrame, a mapping of column arrays (a job table run
+    without pandas), or None where it was streamed to the ``out`` file; :attr:`outcomes` is it as a DataFrame.
+    """
+
+    summary: dict
+    jobs: object = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def outcomes(self) -> pd.DataFrame | None:
+        """The per-job outcome table (``runtime_group`` and ``bid_bin`` categorical), None where it went to a file."""
+        import pandas as pd  # deferred: pandas (a job table's run goes without it)
+
+        if self.jobs is None or isinstance(self.jobs, pd.DataFrame):
+            return self.jobs
+        cols = dict(self.jobs)
+        for c, labels in CATEGORIES.items():
+            cols[c] = pd.Categorical.from_codes(cols[c], categories=list(labels))
+        return pd.DataFrame(cols, copy=False)
+
+    def summary_table(self) -> pd.DataFrame:
+        """The summary as a tidy table: one row per quantity (``quantity``, ``value``)."""
+        import pandas as pd  # deferred: pandas
+
+        return pd.DataFrame({"quantity": list(self.summary), "value": list(self.summary.values())})
+
+    def _repr_html_(self) -> str:
+        """A notebook shows the summary table (and says where the per-job outcome is)."""
+        jobs = "in a file" if self.jobs is None else f"{len(self.outcomes)} jobs: .outcomes"
+        return f"{self.summary_table().to_html(index=False)}<p>per-job outcome: {jobs}</p>"
+
+
+def simulate_profile(
+    workload: str | None = None,
+    *,
+    job_table: PathLike | None = None,
+    nodes: int | None = None,
+    reduction: float | None = None,
+    synthetic_jobs: int | None = None,
+    load: float | None = None,
+    seed: int | None = None,
+    mix: str | None = None,
+    scheduler: str = Mechanism.scheduler,
+    payment: str = Mechanism.payment,
+    reserve: float = 1.0,
+    parallel: str = "split",
+    skip_bad_lines: bool = False,
+    out: PathLike | None = None,
+    jobs_out: PathLike | None = None,
+) -> ProfileRun:
+    """Run one profile, as ``gamemarket simulate`` does: each argument is the command's option of that name
+    (``synthetic_jobs``: ``--synthetic-jobs``), and errors name the options.
+
+    Parameters
+    ----------
+    workload : str, optional
+        An SWF path, a known trace name, ``"synthetic"`` (default) or a workload model file (.toml).
+    job_table : path, optional
+        A job table (CSV or Parquet, market model section 8) that fixes the jobs and every bid; it needs ``nodes``,
+        and leaves no room for ``workload``, ``mix``, ``seed``, ``synthetic_jobs``, ``load`` or ``reduction``.
+    nodes : int, optional
+        The nodes (default: the workload's own).
+    reduction : float, optional
+        A trace's nodes = floor(MaxProcs x (1 - reduction)).
+    synthetic_jobs, load : optional
+        The size and offered load of a synthetic workload (default: the generator's, ``SyntheticSpec``) or of a
+        model's draw (default: the model's own).
+    seed : int, optional
+        The seed of the workload's draw and of the bids (default 0).
+    mix : str, optional
+        The consumers' beta mix: ``FT`` (default), ``SRG`` or ``"fraction:beta,..."``.
+    scheduler, payment, reserve
+        The mechanism (``Mechanism``): registered names and the reservation price.
+    parallel, skip_bad_lines
+        How a trace's parallel and malformed records are read.
+    out, jobs_out : path, optional
+        Write the per-job outcome, and the job table used, there (.csv or .parquet). A job table run without
+        ``jobs_out`` goes without pandas, and streams the outcome to ``out``.
+
+    Returns
+    -------
+    ProfileRun
+    """
+    mech = Mechanism(scheduler, payment, reserve)
+    t0 = time.perf_counter()
+    fast = job_table is not None and not jobs_out
+    if job_table is not None:
+        given = {"workload": workload, "mix": mix, "seed": seed, "synthetic_jobs": synthetic_jobs, "load": load}
+        table, notes = _job_table(job_table, nodes, fast, {**given, "reduction": reduction})
+        source, mix_name, seed_shown = str(job_table), "from job table", "from job table"
+    else:
+        seed = 0 if seed is None else seed
+        table, nodes, source = _drawn_table(
+            workload or DEFAULT_WORKLOAD, nodes, reduction, synthetic_jobs, load, seed, mix, parallel, skip_bad_lines
+        )
+        notes, mix_name, seed_shown = [], mix or DEFAULT_MIX, seed
+    if jobs_out:
+        jobtable.write_table(jobtable.exchange_columns(table), jobs_out)
+    jobs, run_summary = _run(table, nodes, mech, fast=fast, validate=job_table is None, out=out)
+    seconds = round(time.perf_counter() - t0, 3)  # the run's, not the writing of its outcome
+    if out and jobs is not None:
+        jobtable.write_table(jobs, out)
+    summary = {"workload": source, **mech.describe(), "mix": mix_name, "seed": seed_shown, **run_summary}
+    return ProfileRun({**summary, "seconds": seconds}, jobs, notes)
+
+
+#: the arguments of :func:`simulate_profile`: ``gamemarket simulate``'s options of the same names
+PROFILE_OPTIONS = tuple(inspect.signature(simulate_profile).parameters)
+
+
+def _job_table(path: PathLike, nodes: int | None, fast: bool, given: dict):
+    """A job table's columns (without pandas where ``fast``) or DataFrame, and a note on estimates below run times;
+    the arguments it leaves no room for (``given``, where not None) are an error, and so is a missing ``nodes``."""
+    options = [f"--{k.replace('_', '-')}" for k in _FIXED_BY_A_JOB_TABLE if given.get(k) is not None]
+    if options:
+        raise InputError(
+            f"--job-table {path}: a job table fixes the jobs, bids and every random draw, so "
+            f"{', '.join(options)} would have no effect; leave {'it' if len(options) == 1 else 'them'} out"
+        )
+    if nodes is None:
+        raise InputError("--job-table needs --nodes (a job table carries no processor count)")
+    table = jobtable.read_columns(path) if fast else jobtable.read(path)
+    short = jobtable.short_estimates(table)
+    notes = []
+    if short:
+        notes.append(
+            f"{path}: {short} of {len(table['id'])} jobs have an estimate below their run time; kept as they are "
+            "(market model section 7), and only wspt-est reads them"
+        )
+    return table, notes
+
+
+def _synthetic_params(workload: str, synthetic_jobs, load, seed: int, nodes) -> dict:
+    """The generator's or the model's parameters: those given, the generator's defaults for ``synthetic``
+    (``SyntheticSpec``), a model's own for a model; a trace takes none."""
+    from gamemarket.workloads import SyntheticSpec, is_model_path  # deferred: pandas
+
+    given = {k: v for k, v in (("jobs", synthetic_jobs), ("load", load)) if v is not None}
+    if is_model_path(workload):  # a fitted model: its own jobs and load unless given
+        synth = {"seed": seed, **given}
+    elif workload == DEFAULT_WORKLOAD:
+        synth = {"jobs": SyntheticSpec.jobs, "load": SyntheticSpec.load, **given, "seed": seed}
+    elif given:
+        raise InputError("--synthetic-jobs and --load apply to 'synthetic' or a model file, not to a trace")
+    else:
+        synth = {}
+    return {**synth, "nodes": nodes} if synth and nodes is not None else synth
+
+
+def _drawn_table(workload: str, nodes, reduction, synthetic_jobs, load, seed: int, mix, parallel, skip_bad_lines):
+    """The job table of a workload (read or generated) with the mix's bids drawn from ``seed``; its nodes; its
+    source."""
+    from gamemarket.workloads import load as load_workload  # deferred: pandas
+
+    synth = _synthetic_params(workload, synthetic_jobs, load, seed, nodes)
+    w = load_workload(workload, parallel=parallel, skip_bad_lines=skip_bad_lines, **synth)
+    table = bids.job_table(w.jobs, consumers.BetaMix.parse(mix or DEFAULT_MIX), seed)
+    return table, w.nodes(nodes, reduction), w.meta.get("source")
+
+
+def _run(table, nodes: int, mech: Mechanism, *, fast: bool, validate: bool, out) -> tuple[object, dict]:
+    """The per-job outcome and the summary: a job table read without pandas (``fast``: ``jobtable.read_columns``
+    has validated it) runs on its columns, and streams its outcome to ``out`` where given (the outcome is then
+    None: it is in the file)."""
+    if fast and out:  # the per-job outcome streamed to the file in row groups, never whole in memory
+        return None, simulate_to_file(table, nodes, mech, out)
+    if fast:
+        return simulate_columns(table, nodes, mech)
+    result = simulate(table, nodes, mech, validate=validate)  # jobtable.read has validated a job table
+    return result.jobs, result.summary
