@@ -169,8 +169,8 @@ def _run_population(a, spec, *, force: bool) -> int:
             spec, n_jobs=a.n_jobs, progress=not a.no_progress, force=force, scheduler_address=a.scheduler_address
         )
     print(
-        f"study {spec.name}: {an.runs['simulations']:,} simulations ({an.runs['run_now']:,} run now) in "
-        f"{duration(an.runs['wall_seconds'])}; results in {spec.results_dir}"
+        f"study {spec.name}: {an.runs.simulations:,} simulations ({an.runs.run_now:,} run now) in "
+        f"{duration(an.runs.wall_seconds)}; results in {spec.results_dir}"
     )
     _print_population(an)
     ex = _run_exploration(a, spec, an) if spec.exploration is not None else None
@@ -182,7 +182,7 @@ def _run_population(a, spec, *, force: bool) -> int:
     return 0
 
 
-def _run_exploration(a, spec, an) -> dict:
+def _run_exploration(a, spec, an):
     """The study's strategy exploration (``[game] exploration``), from its menu-only answer ``an``; the report
     renders it and writes its ``data/exploration.json``."""
     # deferred: the analysis (pandas, scipy.optimize) only for a study that explores
@@ -191,13 +191,11 @@ def _run_exploration(a, spec, an) -> dict:
     ex = run_exploration(
         spec, analysis=an, n_jobs=a.n_jobs, progress=not a.no_progress, scheduler_address=a.scheduler_address
     )
-    for name, m in ex["mechanisms"].items():
-        eps = "" if m["epsilon"] is None else f", epsilon {num(m['epsilon'])} (tolerance {num(m['tolerance'])})"
-        verdict = "certified" if m["certified"] else f"not certified: {m['reason']}"
-        print(
-            f"  exploration {name}: {len(m['menu'])} rules in the menu, {m['simulations']} simulations{eps}; {verdict}"
-        )
-    print(f"exploration: {ex['simulations']} simulations in {duration(ex['wall_seconds'])}")
+    for name, m in ex.mechanisms.items():
+        eps = "" if m.epsilon is None else f", epsilon {num(m.epsilon)} (tolerance {num(m.tolerance)})"
+        verdict = "certified" if m.certified else f"not certified: {m.reason}"
+        print(f"  exploration {name}: {len(m.menu)} rules in the menu, {m.simulations} simulations{eps}; {verdict}")
+    print(f"exploration: {ex.simulations} simulations in {duration(ex.wall_seconds)}")
     return ex
 
 
@@ -253,21 +251,21 @@ def _print_population(an) -> None:
             print(f"  {'; '.join(a.notes)}")
         for e in a.equilibria:
             print(
-                f"  equilibrium {mix(e['mixture'])}: regret {num_ci(*e['regret'][:3], 3, sign=False)} "
-                f"({e['verified']}, {e['stability']}); revenue {num(e['revenue'][0], 4)}"
+                f"  equilibrium {mix(e.mixture)}: regret {num_ci(*e.regret, 3, sign=False)} "
+                f"({e.verified}, {e.stability}); revenue {num(e.revenue.mean, 4)}"
             )
-    if an.provider["leader"]:
-        print(f"provider's choice (leader, worst consumer equilibrium): {an.provider['leader']}")
-    joint = an.provider.get("joint")
+    if an.provider.leader:
+        print(f"provider's choice (leader, worst consumer equilibrium): {an.provider.leader}")
+    joint = an.provider.joint
     if joint is not None:
-        if not joint["equilibria"]:
-            print(f"provider and consumers together: no equilibrium found; {'; '.join(joint['notes'])}")
-        for e in joint["equilibria"]:
-            c, p = e["consumer_regret"], e["provider_regret"]
+        if not joint.equilibria:
+            print(f"provider and consumers together: no equilibrium found; {'; '.join(joint.notes)}")
+        for e in joint.equilibria:
+            c, p = e.consumer_regret, e.provider_regret
             print(
-                f"provider and consumers together: {mix(e['provider'])} with {mix(e['consumers'])}: "
-                f"consumers' regret {num_ci(*c[:3], 3, sign=False)}, provider's {num_ci(*p[:3], 3, sign=False)} "
-                f"({e['verified']})"
+                f"provider and consumers together: {mix(e.provider)} with {mix(e.consumers)}: "
+                f"consumers' regret {num_ci(*c, 3, sign=False)}, provider's {num_ci(*p, 3, sign=False)} "
+                f"({e.verified})"
             )
 
 
