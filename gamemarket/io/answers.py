@@ -1,4 +1,4 @@
-"""The answers of a population study and of its strategy exploration, as frozen dataclasses with their JSON.
+"""The answer of a population study, as frozen dataclasses with their JSON (its exploration's: ``io.explored``).
 
 What ``gamemarket.search.population`` and ``gamemarket.search.exploration`` compute, and what the reports render
 and write under ``data/`` (``population.json``, ``exploration.json``): one type per part (an equilibrium with its
@@ -14,13 +14,10 @@ writers (``io.files.dumps_json``) turn it into ``null``, which reads back as ``N
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from gamemarket.io.names import workload_name
-
-#: a certificate's error unless it says otherwise (``gamemarket.search.certificates.ALPHA``)
-CERTIFICATE_ALPHA = 0.05
 
 
 class Interval(NamedTuple):
@@ -42,13 +39,15 @@ class Interval(NamedTuple):
         return cls(*v)
 
 
-def _tuple(v, what: str) -> tuple:
+def json_tuple(v, what: str) -> tuple:
+    """A JSON list as a tuple (``what`` names it where it is not a list)."""
     if not isinstance(v, (list, tuple)):
         raise TypeError(f"{what}: expected a list, got a {type(v).__name__}")
     return tuple(v)
 
 
-def _dict(v, what: str) -> dict:
+def json_dict(v, what: str) -> dict:
+    """A JSON object as a dict (``what`` names it where it is not an object)."""
     if not isinstance(v, dict):
         raise TypeError(f"{what}: expected an object, got a {type(v).__name__}")
     return dict(v)
@@ -94,17 +93,17 @@ class VerifiedEquilibrium:
     @classmethod
     def from_json(cls, d) -> VerifiedEquilibrium:
         """The equilibrium :meth:`to_json` wrote."""
-        d = _dict(d, "an equilibrium")
+        d = json_dict(d, "an equilibrium")
         return cls(
-            _dict(d["mixture"], "mixture"),
-            _tuple(d["mixture_vector"], "mixture_vector"),
+            json_dict(d["mixture"], "mixture"),
+            json_tuple(d["mixture_vector"], "mixture_vector"),
             d["reduced_regret"],
             d["stability"],
             d["verified"],
             d["epsilon"],
             d["tolerance"],
             Interval.from_json(d["regret"]),
-            _dict(d["payoffs"], "payoffs"),
+            json_dict(d["payoffs"], "payoffs"),
             Interval.from_json(d["revenue"]),
             Interval.from_json(d["welfare"]),
             d["mean_utility"],
@@ -153,16 +152,16 @@ class MechanismAnswer:
     @classmethod
     def from_json(cls, d) -> MechanismAnswer:
         """The answer :meth:`to_json` (or :meth:`report_json`: no game) wrote."""
-        d = _dict(d, "an answer")
+        d = json_dict(d, "an answer")
         return cls(
             d["mechanism"],
             d.get("game"),
-            _tuple(d["seeds"], "seeds"),
-            tuple(VerifiedEquilibrium.from_json(e) for e in _tuple(d["equilibria"], "equilibria")),
-            {k: Interval.from_json(v) for k, v in _dict(d["truthful_gains"], "truthful_gains").items()},
+            json_tuple(d["seeds"], "seeds"),
+            tuple(VerifiedEquilibrium.from_json(e) for e in json_tuple(d["equilibria"], "equilibria")),
+            {k: Interval.from_json(v) for k, v in json_dict(d["truthful_gains"], "truthful_gains").items()},
             d["truthful_is_equilibrium"],
-            _tuple(d["notes"], "notes"),
-            _dict(d["search"] if "search" in d else d["equilibrium_search"], "search"),
+            json_tuple(d["notes"], "notes"),
+            json_dict(d["search"] if "search" in d else d["equilibrium_search"], "search"),
         )
 
 
@@ -202,17 +201,17 @@ class JointEquilibrium:
     @classmethod
     def from_json(cls, d) -> JointEquilibrium:
         """The equilibrium :meth:`to_json` wrote."""
-        d = _dict(d, "a joint equilibrium")
+        d = json_dict(d, "a joint equilibrium")
         return cls(
-            _dict(d["provider"], "provider"),
-            _dict(d["consumers"], "consumers"),
-            _tuple(d["mixture_vector"], "mixture_vector"),
+            json_dict(d["provider"], "provider"),
+            json_dict(d["consumers"], "consumers"),
+            json_tuple(d["mixture_vector"], "mixture_vector"),
             d["reduced_regret"],
             d["stability"],
             d["verified"],
             Interval.from_json(d["consumer_regret"]),
             Interval.from_json(d["provider_regret"]),
-            _dict(d["revenue_per_agent"], "revenue_per_agent"),
+            json_dict(d["revenue_per_agent"], "revenue_per_agent"),
             d["expected_revenue_per_agent"],
             d["seeds"],
         )
@@ -246,15 +245,15 @@ class JointAnswer:
     @classmethod
     def from_json(cls, d) -> JointAnswer:
         """The answer :meth:`to_json` wrote."""
-        d = _dict(d, "the joint answer")
+        d = json_dict(d, "the joint answer")
         return cls(
             d.get("game"),
-            tuple(JointEquilibrium.from_json(e) for e in _tuple(d["equilibria"], "joint equilibria")),
+            tuple(JointEquilibrium.from_json(e) for e in json_tuple(d["equilibria"], "joint equilibria")),
             d["dominant"],
-            _tuple(d["notes"], "notes"),
-            _dict(d["search"], "search"),
-            tuple(tuple(p) for p in _tuple(d["points"], "points")),
-            tuple(tuple(p) for p in _tuple(d["checked"], "checked")),
+            json_tuple(d["notes"], "notes"),
+            json_dict(d["search"], "search"),
+            tuple(tuple(p) for p in json_tuple(d["points"], "points")),
+            tuple(tuple(p) for p in json_tuple(d["checked"], "checked")),
         )
 
 
@@ -279,7 +278,7 @@ class RankedMechanism:
     @classmethod
     def from_json(cls, d) -> RankedMechanism:
         """The entry :meth:`to_json` wrote."""
-        d = _dict(d, "a ranking entry")
+        d = json_dict(d, "a ranking entry")
         return cls(d["mechanism"], d["equilibria"], d["worst_revenue"], d["best_revenue"])
 
 
@@ -303,12 +302,15 @@ class SimultaneousChoice:
     @classmethod
     def from_json(cls, d) -> SimultaneousChoice:
         """The entry :meth:`to_json` wrote."""
-        d = _dict(d, "a simultaneous choice")
+        d = json_dict(d, "a simultaneous choice")
         under = d.get("revenue_under")
-        return cls(d["mechanism"], _dict(d["mixture"], "mixture"), d["revenue"], None if under is None else dict(under))
+        return cls(
+            d["mechanism"], json_dict(d["mixture"], "mixture"), d["revenue"], None if under is None else dict(under)
+        )
 
 
-def _ranking_json(choice) -> dict:
+def ranking_json(choice) -> dict:
+    """A provider's choice's ``leader``, ``ranking`` and ``simultaneous`` as the files hold them."""
     return {
         "leader": choice.leader,
         "ranking": [r.to_json() for r in choice.ranking],
@@ -316,11 +318,12 @@ def _ranking_json(choice) -> dict:
     }
 
 
-def _ranking_from_json(d) -> tuple:
+def ranking_from_json(d) -> tuple:
+    """(leader, ranking, simultaneous) of a provider's choice that :func:`ranking_json` wrote."""
     return (
         d["leader"],
-        tuple(RankedMechanism.from_json(r) for r in _tuple(d["ranking"], "ranking")),
-        tuple(SimultaneousChoice.from_json(s) for s in _tuple(d["simultaneous"], "simultaneous")),
+        tuple(RankedMechanism.from_json(r) for r in json_tuple(d["ranking"], "ranking")),
+        tuple(SimultaneousChoice.from_json(s) for s in json_tuple(d["simultaneous"], "simultaneous")),
     )
 
 
@@ -338,7 +341,7 @@ class ProviderChoice:
     def to_json(self, *, report: bool = False) -> dict:
         """As the cache (every field, the joint game's game included) or ``population.json`` (``report``: the joint
         answer without its game, and left out where there is none) holds it."""
-        out = _ranking_json(self)
+        out = ranking_json(self)
         if not report:
             return {**out, "joint": None if self.joint is None else self.joint.to_json()}
         return out | ({"joint": self.joint.to_json(game=False)} if self.joint is not None else {})
@@ -346,9 +349,9 @@ class ProviderChoice:
     @classmethod
     def from_json(cls, d) -> ProviderChoice:
         """The choice :meth:`to_json` wrote."""
-        d = _dict(d, "provider")
+        d = json_dict(d, "provider")
         joint = d.get("joint")
-        return cls(*_ranking_from_json(d), None if joint is None else JointAnswer.from_json(joint))
+        return cls(*ranking_from_json(d), None if joint is None else JointAnswer.from_json(joint))
 
 
 @dataclass(frozen=True)
@@ -381,11 +384,11 @@ class RunAccounting:
     @classmethod
     def from_json(cls, d) -> RunAccounting:
         """The accounting :meth:`to_json` wrote."""
-        d = _dict(d, "runs")
+        d = json_dict(d, "runs")
         return cls(
             d["simulations"],
             d["fixed_design"],
-            _dict(d["seeds"], "seeds"),
+            json_dict(d["seeds"], "seeds"),
             d["looks"],
             d["alpha"],
             d.get("run_now"),
@@ -419,7 +422,7 @@ class PopulationMeta:
     @classmethod
     def from_json(cls, d) -> PopulationMeta:
         """The metadata :meth:`to_json` wrote."""
-        d = _dict(d, "meta")
+        d = json_dict(d, "meta")
         if set(d) != {"workload", "jobs", "nodes", "users", "grid_mixtures", "reduced_players"}:
             raise ValueError(f"meta: unexpected fields {sorted(d)}")
         return cls(d["workload"], d["jobs"], d["nodes"], d["users"], d["grid_mixtures"], d["reduced_players"])
@@ -454,447 +457,11 @@ class PopulationAnalysis:
     @classmethod
     def from_report_json(cls, d) -> PopulationAnalysis:
         """The answer a ``data/population.json`` holds (its games are not there: None; nor the study's spec)."""
-        d = _dict(d, "population data")
+        d = json_dict(d, "population data")
         return cls(
             d["study"],
-            tuple(MechanismAnswer.from_json(a) for a in _tuple(d["mechanisms"], "mechanisms")),
+            tuple(MechanismAnswer.from_json(a) for a in json_tuple(d["mechanisms"], "mechanisms")),
             ProviderChoice.from_json(d["provider"]),
             RunAccounting.from_json(d["runs"]),
             PopulationMeta.from_json(d["meta"]),
-        )
-
-
-# ---------------------------------------------------------------------------- the exploration's answer
-@dataclass(frozen=True)
-class StrategyEntry:
-    """A rule as ``exploration.json`` names it: its name, family and parameters, and its beta per private-bid class
-    where its family has classes."""
-
-    strategy: str
-    family: str
-    params: dict
-    betas_by_class: tuple | None = None
-
-    def to_json(self) -> dict:
-        """``{"strategy", "family", "params"[, "betas_by_class"]}``."""
-        out = {"strategy": self.strategy, "family": self.family, "params": dict(self.params)}
-        if self.betas_by_class is not None:
-            out["betas_by_class"] = list(self.betas_by_class)
-        return out
-
-    @classmethod
-    def from_json(cls, d) -> StrategyEntry:
-        """The entry :meth:`to_json` wrote."""
-        d = _dict(d, "a strategy")
-        b = d.get("betas_by_class")
-        return cls(d["strategy"], d["family"], _dict(d["params"], "params"), None if b is None else tuple(b))
-
-
-@dataclass(frozen=True)
-class MixtureShare:
-    """A rule of an explored equilibrium's mixture and its probability."""
-
-    rule: StrategyEntry
-    probability: float
-
-    @property
-    def strategy(self) -> str:
-        """The rule's name."""
-        return self.rule.strategy
-
-    def to_json(self) -> dict:
-        """The rule's entry and ``probability``."""
-        return {**self.rule.to_json(), "probability": self.probability}
-
-    @classmethod
-    def from_json(cls, d) -> MixtureShare:
-        """The share :meth:`to_json` wrote."""
-        d = _dict(d, "a mixture's rule")
-        return cls(StrategyEntry.from_json({k: v for k, v in d.items() if k != "probability"}), d["probability"])
-
-
-@dataclass(frozen=True)
-class RuleBound:
-    """One evaluated rule's fresh-seed figures: its gain's mean and two-sided 95% interval, its one-sided upper bound
-    at the level of the look it stopped at, and the seeds it got."""
-
-    rule: str
-    seeds: int
-    gain: tuple  #: (mean, low, high): the 95% Student-t interval over its fresh seeds
-    upper: float  #: its one-sided upper bound at the look's level (the one epsilon takes the maximum of)
-    lower: float  #: its one-sided lower bound at the look's level divided by the rules evaluated
-    search_gain: float = float("nan")  #: its mean gain on the search seeds (what the search maximised)
-
-    def to_json(self) -> dict:
-        """As a certificate in ``exploration.json`` holds it."""
-        return {
-            "strategy": self.rule,
-            "seeds": self.seeds,
-            "gain": list(self.gain),
-            "upper": self.upper,
-            "lower": self.lower,
-            "search_gain": self.search_gain,
-        }
-
-    @classmethod
-    def from_json(cls, d) -> RuleBound:
-        """The bound :meth:`to_json` wrote."""
-        d = _dict(d, "a rule's bound")
-        return cls(d["strategy"], d["seeds"], _tuple(d["gain"], "gain"), d["upper"], d["lower"], d["search_gain"])
-
-
-@dataclass(frozen=True)
-class Certificate:
-    """What ``gamemarket.search.certificates.certify`` decided about one equilibrium: epsilon, the verdict, and
-    every rule's bound."""
-
-    epsilon: float  #: the largest upper bound over the evaluated rules: every rule gains at most this, at 1 - alpha
-    tolerance: float
-    verdict: str  #: "certified", "deviation" or "undecided"
-    rules: tuple = field(default_factory=tuple)  #: a RuleBound per evaluated rule, best fresh mean first
-    looks: int = 0  #: the looks the design made
-    planned_looks: tuple = ()  #: the seeds of each planned look
-    alpha: float = CERTIFICATE_ALPHA
-    simulations: int = 0  #: the runs the certificate needed (the rules' fresh-seed runs and the seeds' base runs)
-    reason: str = ""  #: why an undecided certificate stopped
-
-    @property
-    def best(self) -> RuleBound | None:
-        """The rule of largest fresh-seed mean gain."""
-        return self.rules[0] if self.rules else None
-
-    @property
-    def certified(self) -> bool:
-        """Whether epsilon is at most the tolerance."""
-        return self.verdict == "certified"
-
-    def to_json(self) -> dict:
-        """As ``data/exploration.json`` holds it (plain JSON)."""
-        return {
-            "epsilon": self.epsilon,
-            "tolerance": self.tolerance,
-            "verdict": self.verdict,
-            "alpha": self.alpha,
-            "looks": self.looks,
-            "planned_looks": list(self.planned_looks),
-            "simulations": self.simulations,
-            "reason": self.reason,
-            "rules": [r.to_json() for r in self.rules],
-        }
-
-    to_dict = to_json
-
-    @classmethod
-    def from_json(cls, d) -> Certificate:
-        """The certificate :meth:`to_json` wrote."""
-        d = _dict(d, "a certificate")
-        return cls(
-            d["epsilon"],
-            d["tolerance"],
-            d["verdict"],
-            tuple(RuleBound.from_json(r) for r in _tuple(d["rules"], "rules")),
-            d["looks"],
-            _tuple(d["planned_looks"], "planned_looks"),
-            d["alpha"],
-            d["simulations"],
-            d["reason"],
-        )
-
-
-@dataclass(frozen=True)
-class BestDeviation:
-    """An explored equilibrium's rule of largest fresh mean gain, with its figures."""
-
-    rule: StrategyEntry
-    gain: tuple  #: (mean, low, high) on fresh seeds
-    upper: float
-    seeds: int
-    search_gain: float
-
-    @property
-    def strategy(self) -> str:
-        """The rule's name."""
-        return self.rule.strategy
-
-    def to_json(self) -> dict:
-        """The rule's entry and its figures."""
-        return {
-            **self.rule.to_json(),
-            "gain": list(self.gain),
-            "upper": self.upper,
-            "seeds": self.seeds,
-            "search_gain": self.search_gain,
-        }
-
-    @classmethod
-    def from_json(cls, d) -> BestDeviation:
-        """The deviation :meth:`to_json` wrote."""
-        d = _dict(d, "a best deviation")
-        mine = ("gain", "upper", "seeds", "search_gain")
-        rule = StrategyEntry.from_json({k: v for k, v in d.items() if k not in mine})
-        return cls(rule, _tuple(d["gain"], "gain"), d["upper"], d["seeds"], d["search_gain"])
-
-
-@dataclass(frozen=True)
-class ExploredEquilibrium:
-    """One equilibrium of an exploration round: its mixture over the menu, its certificate, the best rule found, and
-    the provider's figures at the mixture (the base runs on the first look's fresh seeds)."""
-
-    mixture: tuple  #: :class:`MixtureShare` per rule played
-    epsilon: float
-    verdict: str
-    certified: bool
-    best_deviation: BestDeviation | None
-    search_best: dict  #: ``{"strategy", "search_gain"}``: the search's best rule on its own seeds
-    candidates_evaluated: int
-    certificate: Certificate
-    revenue: Interval
-    welfare: Interval
-    mean_utility: Interval
-    figure_seeds: int
-
-    @property
-    def shares(self) -> dict:
-        """Rule name -> probability."""
-        return {x.strategy: x.probability for x in self.mixture}
-
-    def to_json(self) -> dict:
-        """As ``data/exploration.json`` holds it."""
-        return {
-            "mixture": [x.to_json() for x in self.mixture],
-            "epsilon": self.epsilon,
-            "verdict": self.verdict,
-            "certified": self.certified,
-            "best_deviation": None if self.best_deviation is None else self.best_deviation.to_json(),
-            "search_best": dict(self.search_best),
-            "candidates_evaluated": self.candidates_evaluated,
-            "certificate": self.certificate.to_json(),
-            "revenue": self.revenue.to_json(),
-            "welfare": self.welfare.to_json(),
-            "mean_utility": self.mean_utility.to_json(),
-            "figure_seeds": self.figure_seeds,
-        }
-
-    @classmethod
-    def from_json(cls, d) -> ExploredEquilibrium:
-        """The equilibrium :meth:`to_json` wrote."""
-        d = _dict(d, "an explored equilibrium")
-        best = d["best_deviation"]
-        return cls(
-            tuple(MixtureShare.from_json(x) for x in _tuple(d["mixture"], "mixture")),
-            d["epsilon"],
-            d["verdict"],
-            d["certified"],
-            None if best is None else BestDeviation.from_json(best),
-            _dict(d["search_best"], "search_best"),
-            d["candidates_evaluated"],
-            Certificate.from_json(d["certificate"]),
-            Interval.from_json(d["revenue"]),
-            Interval.from_json(d["welfare"]),
-            Interval.from_json(d["mean_utility"]),
-            d["figure_seeds"],
-        )
-
-
-@dataclass(frozen=True)
-class ExplorationRound:
-    """One round of a mechanism's exploration: the menu, its equilibria and the rules that joined after it."""
-
-    menu: tuple  #: rule names
-    equilibria: tuple  #: :class:`ExploredEquilibrium`
-    added: tuple  #: rule names
-
-    def to_json(self) -> dict:
-        """``{"menu", "equilibria", "added"}``."""
-        return {
-            "menu": list(self.menu),
-            "equilibria": [e.to_json() for e in self.equilibria],
-            "added": list(self.added),
-        }
-
-    @classmethod
-    def from_json(cls, d) -> ExplorationRound:
-        """The round :meth:`to_json` wrote."""
-        d = _dict(d, "a round")
-        eqs = tuple(ExploredEquilibrium.from_json(e) for e in _tuple(d["equilibria"], "equilibria"))
-        return cls(_tuple(d["menu"], "menu"), eqs, _tuple(d["added"], "added"))
-
-
-#: what a run of the exploration measured of itself, not of the market: the command's log, never the report's data
-RUN_ONLY = ("wall_seconds", "oracle_run_now", "run_now", "workers")
-
-
-def _run_only(out: dict, values: dict, run: bool) -> dict:
-    """``out`` with the run-only ``values`` in their place (before ``tolerance``) where ``run`` and they are set."""
-    return out | {k: v for k, v in values.items() if run and v is not None}
-
-
-@dataclass(frozen=True)
-class MechanismExploration:
-    """One mechanism's exploration (``gamemarket.search.exploration.explore``): the final equilibria and the
-    first round's (over the study's menu), the rounds, the final menu, whether it is certified and why not, and the
-    simulations; what this call ran (``oracle_run_now``, ``run_now``, ``workers``: None where read from a file)."""
-
-    mechanism: str
-    equilibria: tuple  #: :class:`ExploredEquilibrium` over the final menu
-    menu_only: tuple  #: the first round's, over the study's menu
-    rounds: tuple  #: :class:`ExplorationRound`
-    menu: tuple  #: :class:`StrategyEntry` of the final menu
-    not_solved: tuple  #: rules added, then the budget ran out
-    certified: bool
-    epsilon: float | None  #: the largest over the final equilibria (None: no equilibrium)
-    reason: str
-    simulations: int
-    oracle_simulations: int
-    tolerance: float
-    seeds: int
-    oracle_run_now: int | None = None
-    run_now: int | None = None
-    workers: Any = None
-
-    def to_json(self, *, run: bool = True) -> dict:
-        """As ``run_exploration`` returns it, or (not ``run``) as ``data/exploration.json`` holds it."""
-        out = {
-            "mechanism": self.mechanism,
-            "equilibria": [e.to_json() for e in self.equilibria],
-            "menu_only": [e.to_json() for e in self.menu_only],
-            "rounds": [r.to_json() for r in self.rounds],
-            "menu": [m.to_json() for m in self.menu],
-            "not_solved": list(self.not_solved),
-            "certified": self.certified,
-            "epsilon": self.epsilon,
-            "reason": self.reason,
-            "simulations": self.simulations,
-            "oracle_simulations": self.oracle_simulations,
-        }
-        out = _run_only(
-            out, {"oracle_run_now": self.oracle_run_now, "run_now": self.run_now, "workers": self.workers}, run
-        )
-        return out | {"tolerance": self.tolerance, "seeds": self.seeds}
-
-    @classmethod
-    def from_json(cls, d) -> MechanismExploration:
-        """The exploration :meth:`to_json` wrote."""
-        d = _dict(d, "a mechanism's exploration")
-        return cls(
-            d["mechanism"],
-            tuple(ExploredEquilibrium.from_json(e) for e in _tuple(d["equilibria"], "equilibria")),
-            tuple(ExploredEquilibrium.from_json(e) for e in _tuple(d["menu_only"], "menu_only")),
-            tuple(ExplorationRound.from_json(r) for r in _tuple(d["rounds"], "rounds")),
-            tuple(StrategyEntry.from_json(m) for m in _tuple(d["menu"], "menu")),
-            _tuple(d["not_solved"], "not_solved"),
-            d["certified"],
-            d["epsilon"],
-            d["reason"],
-            d["simulations"],
-            d["oracle_simulations"],
-            d["tolerance"],
-            d["seeds"],
-            d.get("oracle_run_now"),
-            d.get("run_now"),
-            d.get("workers"),
-        )
-
-
-@dataclass(frozen=True)
-class ExploredProviderChoice:
-    """The provider's choice over the explored equilibria: leader and followers, the simultaneous equilibria with a
-    pure provider (every mechanism's revenue at the mixture), the fresh seeds of those revenues, and the simulations
-    it needed beyond the mechanisms' own (``run_now`` of them run now: None where read from a file)."""
-
-    leader: str | None
-    ranking: tuple  #: :class:`RankedMechanism`, the leader first
-    simultaneous: tuple  #: :class:`SimultaneousChoice` (with ``revenue_under``)
-    seeds: int
-    simulations: int
-    run_now: int | None = None
-
-    def to_json(self) -> dict:
-        """As ``data/exploration.json`` holds it (never ``run_now``)."""
-        return _ranking_json(self) | {"seeds": self.seeds, "simulations": self.simulations}
-
-    @classmethod
-    def from_json(cls, d) -> ExploredProviderChoice:
-        """The choice :meth:`to_json` wrote."""
-        d = _dict(d, "provider")
-        return cls(*_ranking_from_json(d), d["seeds"], d["simulations"], d.get("run_now"))
-
-
-@dataclass(frozen=True)
-class ExplorationAnswer:
-    """A population study's strategy exploration: the family searched, the optimiser, the budget, the certificates'
-    design, each mechanism's :class:`MechanismExploration`, the provider's choice over the explored equilibria, the
-    simulations; and this call's wall time (None where read from a file)."""
-
-    study: str
-    family: str
-    parameters: tuple
-    bounds: tuple
-    optimiser: str
-    budget: int
-    evaluations: int
-    probe: float
-    search_seeds: tuple
-    fresh_seeds: tuple  #: the first and the last fresh seed
-    first_seeds: int
-    confirm_seeds: int
-    alpha: float
-    note: str
-    mechanisms: dict  #: mechanism -> :class:`MechanismExploration`
-    provider: ExploredProviderChoice
-    simulations: int
-    wall_seconds: float | None = None
-
-    def to_json(self, *, run: bool = True) -> dict:
-        """As ``run_exploration`` returns it, or (not ``run``: no timing, nothing run by this call) as
-        ``data/exploration.json`` holds it."""
-        out = {
-            "study": self.study,
-            "family": self.family,
-            "parameters": list(self.parameters),
-            "bounds": list(self.bounds),
-            "optimiser": self.optimiser,
-            "budget": self.budget,
-            "evaluations": self.evaluations,
-            "probe": self.probe,
-            "search_seeds": list(self.search_seeds),
-            "fresh_seeds": list(self.fresh_seeds),
-            "first_seeds": self.first_seeds,
-            "confirm_seeds": self.confirm_seeds,
-            "alpha": self.alpha,
-            "note": self.note,
-            "mechanisms": {k: m.to_json(run=run) for k, m in self.mechanisms.items()},
-            "provider": self.provider.to_json(),
-            "simulations": self.simulations,
-        }
-        return _run_only(out, {"wall_seconds": self.wall_seconds}, run)
-
-    def without_run(self) -> ExplorationAnswer:
-        """The same answer without what this call ran and its timing (``RUN_ONLY``): what a file holds."""
-        mechs = {k: replace(m, oracle_run_now=None, run_now=None, workers=None) for k, m in self.mechanisms.items()}
-        return replace(self, mechanisms=mechs, provider=replace(self.provider, run_now=None), wall_seconds=None)
-
-    @classmethod
-    def from_json(cls, d) -> ExplorationAnswer:
-        """The exploration :meth:`to_json` wrote."""
-        d = _dict(d, "exploration data")
-        return cls(
-            d["study"],
-            d["family"],
-            _tuple(d["parameters"], "parameters"),
-            _tuple(d["bounds"], "bounds"),
-            d["optimiser"],
-            d["budget"],
-            d["evaluations"],
-            d["probe"],
-            _tuple(d["search_seeds"], "search_seeds"),
-            _tuple(d["fresh_seeds"], "fresh_seeds"),
-            d["first_seeds"],
-            d["confirm_seeds"],
-            d["alpha"],
-            d["note"],
-            {k: MechanismExploration.from_json(m) for k, m in _dict(d["mechanisms"], "mechanisms").items()},
-            ExploredProviderChoice.from_json(d["provider"]),
-            d["simulations"],
-            d.get("wall_seconds"),
         )

@@ -4,7 +4,7 @@ certificate (it renders ``gamemarket.search.exploration``'s answer; it computes 
 from __future__ import annotations
 
 from gamemarket.games.io import mixture_words
-from gamemarket.io.answers import ExplorationAnswer
+from gamemarket.io.explored import ExplorationAnswer
 from gamemarket.io.files import read_json
 from gamemarket.io.ownership import OutputFolder
 from gamemarket.reports.answer import COMPARISON, UNIT

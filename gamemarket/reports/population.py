@@ -314,9 +314,7 @@ def _flow(game, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return pts, vec, np.linalg.norm(vec, axis=1)
 
 
-def write_population_report(
-    an, out_dir: str | Path | None = None, *, force: bool = False, exploration=None
-) -> Path:
+def write_population_report(an, out_dir: str | Path | None = None, *, force: bool = False, exploration=None) -> Path:
     """Render the analysis of a population study under ``out_dir`` (default: the study's report folder).
 
     Each section is one builder (a list of Markdown lines, joined by newlines).
@@ -528,10 +526,7 @@ def _provider_section(an, answer: list, exploration=None) -> list[str]:
             "",
             md_table(
                 ["mechanism", "consumer equilibria", "revenue (worst)", "revenue (best)"],
-                [
-                    [r.mechanism, str(r.equilibria), num(r.worst_revenue), num(r.best_revenue)]
-                    for r in provider.ranking
-                ],
+                [[r.mechanism, str(r.equilibria), num(r.worst_revenue), num(r.best_revenue)] for r in provider.ranking],
             ),
         ]
     sim = provider.simultaneous

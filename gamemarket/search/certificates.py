@@ -44,7 +44,7 @@ from collections.abc import Callable
 import numpy as np
 
 from gamemarket.confidence import doubling_looks, spending, t_bound, t_interval
-from gamemarket.io.answers import CERTIFICATE_ALPHA, Certificate, RuleBound  # noqa: F401  a certificate and its JSON
+from gamemarket.io.explored import CERTIFICATE_ALPHA, Certificate, RuleBound  # noqa: F401  a certificate and its JSON
 
 #: the error of a certificate: epsilon is a 95% upper bound
 ALPHA = CERTIFICATE_ALPHA

@@ -37,17 +37,15 @@ from gamemarket.analysis.population import PopulationGames
 from gamemarket.confidence import t_interval
 from gamemarket.errors import InputError
 from gamemarket.games.rsg_equilibria import equilibria
-from gamemarket.io.answers import (
+from gamemarket.io.answers import Interval, RankedMechanism, SimultaneousChoice
+from gamemarket.io.explored import (
     BestDeviation,
     ExplorationAnswer,
     ExplorationRound,
     ExploredEquilibrium,
     ExploredProviderChoice,
-    Interval,
     MechanismExploration,
     MixtureShare,
-    RankedMechanism,
-    SimultaneousChoice,
     StrategyEntry,
 )
 from gamemarket.io.files import atomic_path, dumps_json
@@ -467,8 +465,8 @@ def _record_last_run(store, answers: list, wall_seconds: float) -> None:
 def write_exploration(result: ExplorationAnswer, folder: OutputFolder) -> Path:
     """Write ``data/exploration.json`` (strict JSON) into a claimed report folder; returns its path.
 
-    The timings and the runs made by this call (``io.answers.RUN_ONLY``) are left out: a rerun that reads every run back
-    writes the same file."""
+    The timings and the runs made by this call (``io.explored.RUN_ONLY``) are left out: a rerun that reads every run
+    back writes the same file."""
     path = folder.file("data/exploration.json")
     with atomic_path(path, "exploration data") as tmp:
         tmp.write_text(dumps_json(result.to_json(run=False), indent=1))
