@@ -222,13 +222,13 @@ def study(path: Path, n_jobs: int = 2) -> None:
         wall = time.perf_counter() - t0
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    joint = an.provider["joint"]["equilibria"]
+    joint = an.provider.joint.equilibria
     print(
-        f"  {spec.name}: {an.runs['simulations']:,} simulations ({an.meta['jobs']:,} jobs each) with {n_jobs} workers "
-        f"in {wall:.1f} s; fixed design of the same confidence: {an.runs['fixed_design']:,}; "
+        f"  {spec.name}: {an.runs.simulations:,} simulations ({an.meta.jobs:,} jobs each) with {n_jobs} workers "
+        f"in {wall:.1f} s; fixed design of the same confidence: {an.runs.fixed_design:,}; "
         f"{sum(len(a.equilibria) for a in an.answers)} equilibria over {len(an.answers)} mechanisms; "
         f"provider and consumers together: {len(joint)} {'equilibrium' if len(joint) == 1 else 'equilibria'} "
-        f"({sum(len(e['provider']) > 1 for e in joint)} with a mixed provider strategy)"
+        f"({sum(len(e.provider) > 1 for e in joint)} with a mixed provider strategy)"
     )
 
 
@@ -276,15 +276,15 @@ def overhead(path: Path, n_jobs: int = 1, reps: int = 15, every: bool = False) -
             times.append(time.perf_counter() - t)
             cpus.append(time.process_time() - c)
         per[prov.name] = (float(np.median(times)), float(np.median(cpus)))
-    weight = {p: an.runs["seeds"].get(p, 1) for p in per}
+    weight = {p: an.runs.seeds.get(p, 1) for p in per}
     engine = sum(per[p][0] * weight[p] for p in per) / sum(weight.values())
     engine_cpu = sum(per[p][1] * weight[p] for p in per) / sum(weight.values())
     label = spec.providers[0].name if len(per) == 1 else f"{len(per)} mechanisms"
-    made = an.runs["run_now"]
+    made = an.runs.run_now
     out = {
         "study": spec.name,
         "mechanism": label,
-        "jobs": an.meta["jobs"],
+        "jobs": an.meta.jobs,
         "workers": n_jobs,
         "study_simulations": made,
         "study_seconds": wall,
@@ -297,7 +297,7 @@ def overhead(path: Path, n_jobs: int = 1, reps: int = 15, every: bool = False) -
         "cpu_ratio": (made / cpu) * engine_cpu,
     }
     print(
-        f"  {spec.name} ({label}, {an.meta['jobs']:,} jobs, {n_jobs} worker(s)): {made:,} simulations in "
+        f"  {spec.name} ({label}, {an.meta.jobs:,} jobs, {n_jobs} worker(s)): {made:,} simulations in "
         f"{wall:.1f} s = {made / wall:.2f}/s; the engine alone {engine * 1e3:.1f} ms a run = {1 / engine:.2f}/s "
         f"(median of {reps}); ratio {out['ratio']:.2f} (target >= 0.75); in CPU time (less sensitive to a shared "
         f"machine's load; one worker: the study is this process): {cpu:.1f} s against {engine_cpu * 1e3:.1f} ms a run, "

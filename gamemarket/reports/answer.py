@@ -40,50 +40,62 @@ class MechanismRow:
     source: str  #: "exploration" or "menu"
 
 
-def _worst_first(eqs: list[dict]) -> list[dict]:
-    return sorted(eqs, key=lambda e: e["revenue"][0])
+def _worst_first(eqs) -> list:
+    return sorted(eqs, key=lambda e: e.revenue.mean)
 
 
-def rows(an, ex: dict | None) -> list[MechanismRow]:
-    """Every mechanism's answer: the exploration's where ``ex`` is given, else the study's (rejected candidates left
-    out)."""
-    provider = ex["provider"] if ex is not None and "provider" in ex else an.provider
-    rank = {r["mechanism"]: k + 1 for k, r in enumerate(provider["ranking"])}
-    sim = {s["mechanism"] for s in provider["simultaneous"]}
-    out = []
-    for a in an.answers:
-        if ex is not None:
-            m = ex["mechanisms"][a.mechanism]
-            eqs = _worst_first(m["equilibria"])
-            mixtures = tuple({x["strategy"]: x["probability"] for x in e["mixture"]} for e in eqs)
-            eps, tol = m.get("epsilon"), m.get("tolerance")
-            verdict = "certified" if m["certified"] else "not certified"
-            source = "exploration"
-        else:
-            eqs = _worst_first([e for e in a.equilibria if e["verified"] != "no"])
-            mixtures = tuple(e["mixture"] for e in eqs)
-            eps = max((e["regret"][2] for e in eqs), default=None)
-            tol = eqs[0]["tolerance"] if eqs and "tolerance" in eqs[0] else None
-            verdict = (
-                "none found" if not eqs else ("verified" if all(e["verified"] == "yes" for e in eqs) else "undecided")
-            )
-            source = "menu"
-        nan3 = (math.nan, math.nan, math.nan)
-        out.append(
-            MechanismRow(
-                a.mechanism,
-                mixtures,
-                eps,
-                tol,
-                verdict,
-                tuple(eqs[0]["revenue"]) if eqs else nan3,
-                tuple(eqs[0]["welfare"]) if eqs else nan3,
-                rank.get(a.mechanism),
-                a.mechanism in sim,
-                source,
-            )
-        )
-    return out
+_NAN3 = (math.nan, math.nan, math.nan)
+
+
+def _explored_row(m, rank: dict, sim: set) -> MechanismRow:
+    """A mechanism's row from its exploration (``io.answers.MechanismExploration``): its final equilibria, certified
+    or not."""
+    eqs = _worst_first(m.equilibria)
+    return MechanismRow(
+        m.mechanism,
+        tuple(e.shares for e in eqs),
+        m.epsilon,
+        m.tolerance,
+        "certified" if m.certified else "not certified",
+        tuple(eqs[0].revenue) if eqs else _NAN3,
+        tuple(eqs[0].welfare) if eqs else _NAN3,
+        rank.get(m.mechanism),
+        m.mechanism in sim,
+        "exploration",
+    )
+
+
+def _menu_row(a, rank: dict, sim: set) -> MechanismRow:
+    """A mechanism's row from the study's answer (``io.answers.MechanismAnswer``): its equilibria not rejected,
+    verified or undecided."""
+    eqs = _worst_first([e for e in a.equilibria if e.verified != "no"])
+    if not eqs:
+        verdict = "none found"
+    else:
+        verdict = "verified" if all(e.verified == "yes" for e in eqs) else "undecided"
+    return MechanismRow(
+        a.mechanism,
+        tuple(e.mixture for e in eqs),
+        max((e.regret.high for e in eqs), default=None),
+        eqs[0].tolerance if eqs else None,
+        verdict,
+        tuple(eqs[0].revenue) if eqs else _NAN3,
+        tuple(eqs[0].welfare) if eqs else _NAN3,
+        rank.get(a.mechanism),
+        a.mechanism in sim,
+        "menu",
+    )
+
+
+def rows(an, ex) -> list[MechanismRow]:
+    """Every mechanism's answer: the exploration's where ``ex`` (an ``ExplorationAnswer``) is given, else the
+    study's (rejected candidates left out)."""
+    provider = ex.provider if ex is not None else an.provider
+    rank = {r.mechanism: k + 1 for k, r in enumerate(provider.ranking)}
+    sim = {s.mechanism for s in provider.simultaneous}
+    if ex is not None:
+        return [_explored_row(ex.mechanisms[a.mechanism], rank, sim) for a in an.answers]
+    return [_menu_row(a, rank, sim) for a in an.answers]
 
 
 def _ci(v, digits: int = 4) -> str:
@@ -134,13 +146,13 @@ def answer_table(table_rows: list[MechanismRow]) -> str:
     )
 
 
-def answer_paragraph(an, table_rows: list[MechanismRow], ex: dict | None) -> str:
+def answer_paragraph(an, table_rows: list[MechanismRow], ex) -> str:
     """The prose after the table: short, every number from the analysis or the exploration."""
     cfg = an.config
     who = "jobs" if cfg.agents == "jobs" else "users"
     if ex is not None:
         scope = (
-            f"any rule of the {ex['family']} family, found by a best-response search from the study's "
+            f"any rule of the {ex.family} family, found by a best-response search from the study's "
             f"{len(cfg.names)} rules"
         )
         bound = (
@@ -149,12 +161,11 @@ def answer_paragraph(an, table_rows: list[MechanismRow], ex: dict | None) -> str
         )
     else:
         scope = f"one of {len(cfg.names)} shading rules ({', '.join(cfg.names)})"
-        looks, alpha = an.runs.get("looks", 1), an.runs.get("alpha", 0.05)
-        level = num(100 * (1 - alpha / looks), 4)
+        level = num(100 * (1 - an.runs.alpha / an.runs.looks), 4)
         bound = f"epsilon is the upper end of the equilibrium's {level}% regret interval over the study's rules"
     good = sum(r.verdict in ("certified", "verified") for r in table_rows)
     parts = [
-        f"**What this answers.** Each of the {an.meta['jobs']:,} {who}' owners plays {scope}, to maximise its own "
+        f"**What this answers.** Each of the {an.meta.jobs:,} {who}' owners plays {scope}, to maximise its own "
         f"utility given what everyone else does. Per mechanism, the table gives what users play at equilibrium "
         f"and how sure we are ({bound}; the tolerance is {cfg.regret_tol:g} of the mean absolute truthful utility "
         f"per agent, in {UNIT}): {good} of {len(table_rows)} mechanisms "

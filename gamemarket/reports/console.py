@@ -21,34 +21,34 @@ def population_lines(an) -> list[str]:
             out.append(f"  {'; '.join(a.notes)}")
         for e in a.equilibria:
             out.append(
-                f"  equilibrium {mixture_words(e['mixture'])}: regret {num_ci(*e['regret'][:3], 3, sign=False)} "
-                f"({e['verified']}, {e['stability']}); revenue {num(e['revenue'][0], 4)}"
+                f"  equilibrium {mixture_words(e.mixture)}: regret {num_ci(*e.regret, 3, sign=False)} "
+                f"({e.verified}, {e.stability}); revenue {num(e.revenue.mean, 4)}"
             )
-    if an.provider["leader"]:
-        out.append(f"provider's choice (leader, worst consumer equilibrium): {an.provider['leader']}")
-    joint = an.provider.get("joint")
+    if an.provider.leader:
+        out.append(f"provider's choice (leader, worst consumer equilibrium): {an.provider.leader}")
+    joint = an.provider.joint
     if joint is not None:
-        if not joint["equilibria"]:
-            out.append(f"provider and consumers together: no equilibrium found; {'; '.join(joint['notes'])}")
-        for e in joint["equilibria"]:
-            c, p = e["consumer_regret"], e["provider_regret"]
+        if not joint.equilibria:
+            out.append(f"provider and consumers together: no equilibrium found; {'; '.join(joint.notes)}")
+        for e in joint.equilibria:
+            c, p = e.consumer_regret, e.provider_regret
             out.append(
-                f"provider and consumers together: {mixture_words(e['provider'])} with "
-                f"{mixture_words(e['consumers'])}: consumers' regret {num_ci(*c[:3], 3, sign=False)}, provider's "
-                f"{num_ci(*p[:3], 3, sign=False)} ({e['verified']})"
+                f"provider and consumers together: {mixture_words(e.provider)} with "
+                f"{mixture_words(e.consumers)}: consumers' regret {num_ci(*c, 3, sign=False)}, provider's "
+                f"{num_ci(*p, 3, sign=False)} ({e.verified})"
             )
     return out
 
 
-def exploration_lines(ex: dict) -> list[str]:
+def exploration_lines(ex) -> list[str]:
     """An exploration's answer as ``study run`` prints it: per mechanism, its menu, simulations, epsilon and
     verdict; then its simulations and time."""
     out = []
-    for name, m in ex["mechanisms"].items():
-        eps = "" if m["epsilon"] is None else f", epsilon {num(m['epsilon'])} (tolerance {num(m['tolerance'])})"
-        verdict = "certified" if m["certified"] else f"not certified: {m['reason']}"
+    for name, m in ex.mechanisms.items():
+        eps = "" if m.epsilon is None else f", epsilon {num(m.epsilon)} (tolerance {num(m.tolerance)})"
+        verdict = "certified" if m.certified else f"not certified: {m.reason}"
         out.append(
-            f"  exploration {name}: {len(m['menu'])} rules in the menu, {m['simulations']} simulations{eps}; {verdict}"
+            f"  exploration {name}: {len(m.menu)} rules in the menu, {m.simulations} simulations{eps}; {verdict}"
         )
-    out.append(f"exploration: {ex['simulations']} simulations in {duration(ex['wall_seconds'])}")
+    out.append(f"exploration: {ex.simulations} simulations in {duration(ex.wall_seconds)}")
     return out

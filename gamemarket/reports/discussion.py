@@ -97,14 +97,14 @@ def game_facts(games, prefix: str) -> dict[str, str]:
 
 def population_facts(pop) -> dict[str, str]:
     """What the population game says, per mechanism (``pop`` a PopulationAnalysis)."""
-    out = {"population.study": pop.spec.name, "population.leader": pop.provider.get("leader") or "none"}
+    out = {"population.study": pop.study, "population.leader": pop.provider.leader or "none"}
     for a in pop.answers:
         k = f"population.{a.mechanism}"
         out[f"{k}.truthful"] = a.truthful_is_equilibrium
-        rule, (m, lo, hi) = max(a.truthful_gains.items(), key=lambda kv: kv[1][0])
+        rule, (m, lo, hi) = max(a.truthful_gains.items(), key=lambda kv: kv[1].mean)
         out[f"{k}.best_rule"] = rule
         out[f"{k}.best_gain"] = fmt_ci(m, lo, hi)
-        out[f"{k}.equilibria"] = "; ".join(mixture_words(e["mixture"]) for e in a.equilibria) or "none found"
+        out[f"{k}.equilibria"] = "; ".join(mixture_words(e.mixture) for e in a.equilibria) or "none found"
     return out
 
 
@@ -130,33 +130,43 @@ def growth_facts(summary) -> dict[str, str]:
     return out
 
 
+def games_facts(games) -> dict[str, str]:
+    """The fields about every game at once: ``games.provider`` (the provider strategy of every equilibrium of every
+    game, or "no single strategy"), ``games.edge``, ``games.edge.count`` and ``games.count``."""
+    provs = {sg.game.rows[int(np.argmax(e.x))] for sg in games for e in sg.solution.equilibria if e.x.max() == 1}
+    mixed = any(e.x.max() < 1 for sg in games for e in sg.solution.equilibria)
+    edge = [sg.name for sg in games if any("edge of the strategy grid" in f for f in sg.flags)]
+    return {
+        "games.provider": provs.pop() if len(provs) == 1 and not mixed else "no single strategy",
+        "games.edge": ", ".join(edge) or "none",
+        "games.edge.count": str(len(edge)),
+        "games.count": str(len(games)),
+    }
+
+
+def workload_facts(workload: dict | None, paper: dict | None) -> dict[str, str]:
+    """The fields about the workload beside the paper's: ``workload.<key>``, ``paper.<key>`` and
+    ``paper.jobs_minus_ours``."""
+    out = {f"workload.{k}": fmt(v) for k, v in (workload or {}).items()}
+    out |= {f"paper.{k}": fmt(v) for k, v in (paper or {}).items() if k != "source"}
+    if paper and workload and "jobs" in paper and "jobs" in workload:
+        out["paper.jobs_minus_ours"] = fmt(paper["jobs"] - workload["jobs"])
+    return out
+
+
 def facts(analysis) -> dict[str, str]:
     """Every field a study's discussion may quote, as text, from its analysis (``analyze(spec, for_report=True)``)."""
     out: dict[str, str] = {}
-    gains, workload, paper = analysis.shading_gains, analysis.workload, analysis.spec.paper
+    gains = analysis.shading_gains
     for k, (name, rows) in enumerate(analysis.claims):
         out.update(claim_facts(rows, "" if k == 0 else f"{name}."))
     out.update(game_facts(analysis.games, "game"))
     out.update(game_facts(analysis.paper_games, "paper-game"))
-    provs = {
-        sg.game.rows[int(np.argmax(e.x))] for sg in analysis.games for e in sg.solution.equilibria if e.x.max() == 1
-    }
-    mixed = any(e.x.max() < 1 for sg in analysis.games for e in sg.solution.equilibria)
-    out["games.provider"] = provs.pop() if len(provs) == 1 and not mixed else "no single strategy"
-    edge = [sg.name for sg in analysis.games if any("edge of the strategy grid" in f for f in sg.flags)]
-    out["games.edge"] = ", ".join(edge) or "none"
-    out["games.edge.count"] = str(len(edge))
-    out["games.count"] = str(len(analysis.games))
+    out.update(games_facts(analysis.games))
     if gains is not None:
         for r in gains.itertuples():
             out[f"gains.{r.mechanism}.{r.consumer}.{r.bid_class}"] = fmt_ci(r.mean, r.ci_low, r.ci_high)
-    for k, v in (workload or {}).items():
-        out[f"workload.{k}"] = fmt(v)
-    for k, v in (paper or {}).items():
-        if k != "source":
-            out[f"paper.{k}"] = fmt(v)
-    if paper and workload and "jobs" in paper and "jobs" in workload:
-        out["paper.jobs_minus_ours"] = fmt(paper["jobs"] - workload["jobs"])
+    out.update(workload_facts(analysis.workload, analysis.spec.paper))
     if analysis.population is not None:
         out.update(population_facts(analysis.population))
     if analysis.growth is not None:

@@ -4,24 +4,27 @@ certificate (it renders ``gamemarket.search.exploration``'s answer; it computes 
 from __future__ import annotations
 
 from gamemarket.games.io import mixture_words
+from gamemarket.io.explored import ExplorationAnswer
 from gamemarket.io.files import OutputFolder, read_json
 from gamemarket.reports.answer import COMPARISON, UNIT
 from gamemarket.reports.markdown import md_table, num, num_ci
 
 
-def stored_exploration(out: OutputFolder, spec) -> dict | None:
+def stored_exploration(out: OutputFolder, spec) -> ExplorationAnswer | None:
     """The exploration this study's last run wrote into the report folder (``data/exploration.json``, owned by
     the folder), so that a report made from stored results renders it again rather than removing it as stale."""
     path = out.path / "data" / "exploration.json"
     if spec.exploration is None or not out.owns("data/exploration.json") or not path.is_file():
         return None
     ex = read_json(path, "exploration data")
-    return ex if isinstance(ex, dict) and ex.get("study") == spec.name and "provider" in ex else None
+    if not (isinstance(ex, dict) and ex.get("study") == spec.name and "provider" in ex):
+        return None
+    return ExplorationAnswer.from_json(ex)
 
 
-def mixture_of(entry: dict) -> str:
+def mixture_of(entry) -> str:
     """An exploration equilibrium's mixture in words (``mixture_words``)."""
-    return mixture_words({x["strategy"]: x["probability"] for x in entry["mixture"]})
+    return mixture_words(entry.shares)
 
 
 def _gain(v) -> str:
@@ -29,40 +32,41 @@ def _gain(v) -> str:
     return num_ci(m, lo, hi, 3) if lo == lo else num(m, 3, sign=True)  # lo != lo: NaN, a single seed
 
 
-def _rounds_table(ex: dict) -> str:
+def _rounds_table(ex: ExplorationAnswer) -> str:
     """Round by round, per equilibrium: the rules evaluated, epsilon against the tolerance, the best rule on fresh
     seeds with its gain, the seeds of the last look, the verdict; and what joined the menu."""
     rows = []
-    for name, m in ex["mechanisms"].items():
-        for k, r in enumerate(m["rounds"]):
-            for e in r["equilibria"]:
-                d = e["best_deviation"] or {"strategy": "-", "gain": [float("nan")] * 3, "seeds": 0}
+    for name, m in ex.mechanisms.items():
+        for k, r in enumerate(m.rounds):
+            for e in r.equilibria:
+                d = e.best_deviation
+                best = ("-", [float("nan")] * 3, 0) if d is None else (d.strategy, d.gain, d.seeds)
                 rows.append(
                     [
                         name,
                         str(k + 1),
-                        str(len(r["menu"])),
+                        str(len(r.menu)),
                         mixture_of(e),
-                        str(e["candidates_evaluated"]),
-                        f"{num(e['epsilon'], 3)} ({num(m['tolerance'], 3)})",
-                        d["strategy"],
-                        _gain(d["gain"]),
-                        str(d["seeds"]),
-                        e["verdict"],
+                        str(e.candidates_evaluated),
+                        f"{num(e.epsilon, 3)} ({num(m.tolerance, 3)})",
+                        best[0],
+                        _gain(best[1]),
+                        str(best[2]),
+                        e.verdict,
                     ]
                 )
             rows.append(
                 [
                     name,
                     str(k + 1),
-                    str(len(r["menu"])),
+                    str(len(r.menu)),
                     "",
                     "",
                     "",
                     "",
                     "",
                     "",
-                    f"added: {', '.join(r['added']) or 'none'}",
+                    f"added: {', '.join(r.added) or 'none'}",
                 ]
             )
     return md_table(
@@ -82,39 +86,39 @@ def _rounds_table(ex: dict) -> str:
     )
 
 
-def exploration_section(ex: dict) -> list[str]:
+def exploration_section(ex: ExplorationAnswer) -> list[str]:
     """How the exploration searched and certified, how each menu grew, and the answer beside the menu-only one."""
     final = [
         [
             name,
-            " or ".join(mixture_of(e) for e in m["menu_only"]) or "none",
-            " or ".join(mixture_of(e) for e in m["equilibria"]) or "none",
-            "yes" if m["certified"] else "no",
-            f"{m['simulations']:,}",
-            m["reason"] or "",
+            " or ".join(mixture_of(e) for e in m.menu_only) or "none",
+            " or ".join(mixture_of(e) for e in m.equilibria) or "none",
+            "yes" if m.certified else "no",
+            f"{m.simulations:,}",
+            m.reason or "",
         ]
-        for name, m in ex["mechanisms"].items()
+        for name, m in ex.mechanisms.items()
     ]
     return [
         "",
         "## Strategy exploration: the menu grown by a best-response search, every equilibrium certified",
         "",
         "Per mechanism, the exploration starts from the equilibria the study reports over its menu. Against each, "
-        f"the oracle searches the {ex['family']} family ({', '.join(ex['parameters'])}, each in "
-        f"[{num(ex['bounds'][0])}, {num(ex['bounds'][1])}]) by {ex['optimiser']} for the single agent's deviation of "
-        f"largest gain, at most {ex['evaluations']:,} rules a search (the menu's own first), each rule's gain the "
-        f"paired estimate on the study's first {len(ex['search_seeds'])} seeds: {num(ex['probe'])} of the agents "
+        f"the oracle searches the {ex.family} family ({', '.join(ex.parameters)}, each in "
+        f"[{num(ex.bounds[0])}, {num(ex.bounds[1])}]) by {ex.optimiser} for the single agent's deviation of "
+        f"largest gain, at most {ex.evaluations:,} rules a search (the menu's own first), each rule's gain the "
+        f"paired estimate on the study's first {len(ex.search_seeds)} seeds: {num(ex.probe)} of the agents "
         "play the rule, against the same agents in the base run at the equilibrium (the same jobs, bids and draws). "
         "Then every rule the search evaluated is run on fresh seeds (from seed "
-        f"{ex['fresh_seeds'][0]}): {ex['first_seeds']} at first, twice as many at each next look, up to "
-        f"{ex['confirm_seeds']}, only the rules not yet settled. Epsilon is the largest one-sided upper bound over "
-        f"those rules, at a level that spends the error {num(ex['alpha'])} evenly over the planned looks: at 95% "
+        f"{ex.fresh_seeds[0]}): {ex.first_seeds} at first, twice as many at each next look, up to "
+        f"{ex.confirm_seeds}, only the rules not yet settled. Epsilon is the largest one-sided upper bound over "
+        f"those rules, at a level that spends the error {num(ex.alpha)} evenly over the planned looks: at 95% "
         "confidence, no evaluated rule gains more than epsilon (the bound of the largest gain needs no correction "
         "for the number of rules; a claim that a particular rule gains more than the tolerance does, and gets one). "
         "An equilibrium is certified where epsilon is at most the tolerance. A rule whose lower bound is above "
         "the tolerance (deviation), or, still undecided, whose fresh mean is above half of it, joins the menu, and "
         "the reduced game over the grown menu is solved again on the study's seeds. The budget is "
-        f"{ex['budget']:,} simulations per mechanism. {ex['note'].capitalize()}.",
+        f"{ex.budget:,} simulations per mechanism. {ex.note.capitalize()}.",
         "",
         f"### How each menu grew (gains in {UNIT}, 95% CI on fresh seeds)",
         "",
@@ -128,7 +132,7 @@ def exploration_section(ex: dict) -> list[str]:
             ["mechanism", "menu only", "with exploration", "certified", "simulations", "why not certified"], final
         ),
         "",
-        f"{ex['simulations']:,} simulations in all (the provider's choice over the explored equilibria: "
-        f"{ex['provider']['simulations']:,} of them).",
+        f"{ex.simulations:,} simulations in all (the provider's choice over the explored equilibria: "
+        f"{ex.provider.simulations:,} of them).",
         "",
     ]

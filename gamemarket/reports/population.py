@@ -25,7 +25,7 @@ from gamemarket.games.egta import to_tidy, write_egta  # noqa: E402
 from gamemarket.games.io import mixture_words, write_json  # noqa: E402
 from gamemarket.io.files import OutputFolder  # noqa: E402
 from gamemarket.io.jobtable import write_table  # noqa: E402
-from gamemarket.io.names import slug, workload_name  # noqa: E402
+from gamemarket.io.names import slug  # noqa: E402
 from gamemarket.reports.answer import COMPARISON, UNIT, answer_paragraph, answer_table  # noqa: E402
 from gamemarket.reports.answer import rows as answer_rows  # noqa: E402
 from gamemarket.reports.drawing import people_ticks, save  # noqa: E402
@@ -35,11 +35,11 @@ from gamemarket.reports.report import claim_folder, figure_lines, workload_words
 from gamemarket.search.exploration import write_exploration  # noqa: E402
 
 
-def _joint_section(joint: dict, exploration: dict | None = None) -> list[str]:
+def _joint_section(joint, exploration=None) -> list[str]:
     """The provider-consumer game's simultaneous equilibria, provider mixtures included (over the study's menu: a
     comparison where an exploration grew a menu)."""
-    g = joint["game"]
-    grew = [n for n, m in (exploration or {}).get("mechanisms", {}).items() if len(m["rounds"]) > 1]
+    g = joint.game
+    grew = [n for n, m in exploration.mechanisms.items() if len(m.rounds) > 1] if exploration is not None else []
     md = [
         "### Simultaneous equilibria with any provider mixture"
         + (" over the study's menu only (a comparison)" if exploration is not None else ""),
@@ -66,20 +66,20 @@ def _joint_section(joint: dict, exploration: dict | None = None) -> list[str]:
         "each role's scale.",
         "",
     ]
-    eqs = joint["equilibria"]
+    eqs = joint.equilibria
     if not eqs:
-        md += ["None found. " + " ".join(joint["notes"]), ""]
+        md += ["None found. " + " ".join(joint.notes), ""]
         return md
     rows = [
         [
-            mixture_words(e["provider"]),
-            mixture_words(e["consumers"]),
-            num(e["reduced_regret"], 2),
-            _ci(e["consumer_regret"], 3),
-            _ci(e["provider_regret"], 3),
-            e["verified"],
-            e["stability"],
-            num(e["expected_revenue_per_agent"], 4),
+            mixture_words(e.provider),
+            mixture_words(e.consumers),
+            num(e.reduced_regret, 2),
+            _ci(e.consumer_regret, 3),
+            _ci(e.provider_regret, 3),
+            e.verified,
+            e.stability,
+            num(e.expected_revenue_per_agent, 4),
         ]
         for e in eqs
     ]
@@ -98,8 +98,8 @@ def _joint_section(joint: dict, exploration: dict | None = None) -> list[str]:
             rows,
         )
     )
-    mixed = sum(len(e["provider"]) > 1 for e in eqs)
-    dom = joint["dominant"]
+    mixed = sum(len(e.provider) > 1 for e in eqs)
+    dom = joint.dominant
     md += [
         "",
         *(
@@ -114,8 +114,8 @@ def _joint_section(joint: dict, exploration: dict | None = None) -> list[str]:
             else []
         ),
         f"{_count(len(eqs), 'equilibrium', 'equilibria')}, {mixed} of them with a mixed provider strategy; "
-        f"{sum(e['verified'] == 'yes' for e in eqs)} confirmed by the runs at the candidate, "
-        f"{sum(e['verified'] == 'no' for e in eqs)} rejected.",
+        f"{sum(e.verified == 'yes' for e in eqs)} confirmed by the runs at the candidate, "
+        f"{sum(e.verified == 'no' for e in eqs)} rejected.",
         "",
     ]
     return md
@@ -138,17 +138,17 @@ def tables(an) -> tuple[pd.DataFrame, pd.DataFrame]:
                 {
                     "mechanism": a.mechanism,
                     "equilibrium": k + 1,
-                    "mixture": mixture_words(e["mixture"]),
-                    "reduced_regret": e["reduced_regret"],
-                    "regret": e["regret"][0],
-                    "regret_ci_low": e["regret"][1],
-                    "regret_ci_high": e["regret"][2],
-                    "verified": e["verified"],
-                    "stability": e["stability"],
-                    "revenue": e["revenue"][0],
-                    "welfare": e["welfare"][0],
-                    "mean_utility": e["mean_utility"],
-                    "seeds": e["seeds"],
+                    "mixture": mixture_words(e.mixture),
+                    "reduced_regret": e.reduced_regret,
+                    "regret": e.regret.mean,
+                    "regret_ci_low": e.regret.low,
+                    "regret_ci_high": e.regret.high,
+                    "verified": e.verified,
+                    "stability": e.stability,
+                    "revenue": e.revenue.mean,
+                    "welfare": e.welfare.mean,
+                    "mean_utility": e.mean_utility,
+                    "seeds": e.seeds,
                 }
             )
         for s, (m, lo, hi) in a.truthful_gains.items():
@@ -199,20 +199,19 @@ def _gains_figure(gains: pd.DataFrame, path: Path) -> Path:
     return path
 
 
-def revenue_bars(an, exploration: dict | None) -> pd.DataFrame:
+def revenue_bars(an, exploration) -> pd.DataFrame:
     """The revenue figure's bars: one per equilibrium of the answer (the exploration's where one ran: certified or
     not; else the study's: verified, undecided or rejected), its mean revenue and 95% CI."""
     out = []
     for a in an.answers:
         if exploration is not None:
-            eqs = exploration["mechanisms"][a.mechanism]["equilibria"]
-            for k, e in enumerate(eqs):
-                state = "good" if e["certified"] else "open"
-                out.append({"label": f"{a.mechanism} #{k + 1}", "revenue": e["revenue"], "state": state})
+            for k, e in enumerate(exploration.mechanisms[a.mechanism].equilibria):
+                state = "good" if e.certified else "open"
+                out.append({"label": f"{a.mechanism} #{k + 1}", "revenue": e.revenue, "state": state})
         else:
             for k, e in enumerate(a.equilibria):
-                state = {"yes": "good", "no": "bad"}.get(e["verified"], "open")
-                out.append({"label": f"{a.mechanism} #{k + 1}", "revenue": e["revenue"], "state": state})
+                state = {"yes": "good", "no": "bad"}.get(e.verified, "open")
+                out.append({"label": f"{a.mechanism} #{k + 1}", "revenue": e.revenue, "state": state})
     return pd.DataFrame(out)
 
 
@@ -285,8 +284,8 @@ def _flow_figure(answers, names, path: Path) -> Path:
         for c, s in zip(corners, names):
             ax.annotate(s, c, fontsize=7, ha="center", va="top" if c[1] == 0 else "bottom")
         for e in a.equilibria:
-            p = np.asarray(e["mixture_vector"]) @ corners
-            ax.plot(*p, "o", ms=8, mfc="black" if e["stability"] == "stable" else "white", mec="black")
+            p = np.asarray(e.mixture_vector) @ corners
+            ax.plot(*p, "o", ms=8, mfc="black" if e.stability == "stable" else "white", mec="black")
         ax.set_title(a.mechanism, fontsize=9)
         ax.set_aspect("equal")
         ax.axis("off")
@@ -315,9 +314,7 @@ def _flow(game, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return pts, vec, np.linalg.norm(vec, axis=1)
 
 
-def write_population_report(
-    an, out_dir: str | Path | None = None, *, force: bool = False, exploration: dict | None = None
-) -> Path:
+def write_population_report(an, out_dir: str | Path | None = None, *, force: bool = False, exploration=None) -> Path:
     """Render the analysis of a population study under ``out_dir`` (default: the study's report folder).
 
     Each section is one builder (a list of Markdown lines, joined by newlines).
@@ -328,7 +325,7 @@ def write_population_report(
     out_dir : str or Path, optional
     force : bool
         Replace a folder this package did not write.
-    exploration : dict, optional
+    exploration : ExplorationAnswer, optional
         The study's strategy exploration (``gamemarket.search.exploration.run_exploration``): written to
         ``data/exploration.json`` and rendered (the first paragraph's answer with the family open, and its
         section). Without it, a study with ``[game] exploration`` renders the one its last run wrote into the
@@ -344,7 +341,7 @@ def write_population_report(
         write_exploration(exploration, out)  # before finish(): else it is a stale file of an earlier report
     answer = answer_rows(an, exploration)
     figs = _draw_figures(an, out, exploration, gains)
-    joint = an.provider.get("joint")
+    joint = an.provider.joint
     md = _intro_section(an, answer, exploration) + _method_section(an) + _truthful_section(an)
     md += _equilibria_section(an, exploration) + _provider_section(an, answer, exploration)
     if joint is not None:
@@ -377,37 +374,15 @@ def _write_data(an, out: OutputFolder, eq: pd.DataFrame, gains: pd.DataFrame) ->
         name = slug(a.mechanism, "mechanism")
         write_egta(a.game, out.file(f"data/game-{name}.json"))
         write_table(to_tidy(a.game), out.file(f"data/game-{name}.csv"))
-    joint = an.provider.get("joint")
+    joint = an.provider.joint
     if joint is not None:
-        write_egta(joint["game"], out.file("data/game-provider-consumers.json"))
-        write_table(to_tidy(joint["game"]), out.file("data/game-provider-consumers.csv"))
-    write_json(
-        out.file("data/population.json"),
-        {
-            "study": an.spec.name,
-            "version": __version__,
-            "meta": {**an.meta, "workload": workload_name(an.meta.get("workload"))},  # a name, never a path
-            # how many ran in this call and how long it took is the command's log, not the report's data
-            "runs": {k: v for k, v in an.runs.items() if k not in ("run_now", "wall_seconds")},
-            "provider": {k: v for k, v in an.provider.items() if k != "joint"}
-            | ({"joint": {k: v for k, v in joint.items() if k != "game"}} if joint is not None else {}),
-            "mechanisms": [
-                {
-                    "mechanism": a.mechanism,
-                    "seeds": a.seeds,
-                    "truthful_is_equilibrium": a.truthful_is_equilibrium,
-                    "truthful_gains": a.truthful_gains,
-                    "equilibria": a.equilibria,
-                    "notes": a.notes,
-                    "equilibrium_search": a.search,
-                }
-                for a in an.answers
-            ],
-        },
-    )
+        write_egta(joint.game, out.file("data/game-provider-consumers.json"))
+        write_table(to_tidy(joint.game), out.file("data/game-provider-consumers.csv"))
+    # the workload by its name, never a path; how many ran in this call and how long it took is the command's log
+    write_json(out.file("data/population.json"), an.report_json(__version__))
 
 
-def _draw_figures(an, out: OutputFolder, exploration: dict | None, gains: pd.DataFrame) -> list[Path]:
+def _draw_figures(an, out: OutputFolder, exploration, gains: pd.DataFrame) -> list[Path]:
     """The figures the analysis allows: truthful gains, revenue at the answer's equilibria, the replicator flow of
     the study's menu (3 strategies)."""
     figs = [_gains_figure(gains, out.file("fig-truthful-gains.png"))] if len(gains) else []
@@ -419,7 +394,7 @@ def _draw_figures(an, out: OutputFolder, exploration: dict | None, gains: pd.Dat
     return figs
 
 
-def _intro_section(an, answer: list, exploration: dict | None = None) -> list[str]:
+def _intro_section(an, answer: list, exploration=None) -> list[str]:
     """The title, the answer (one row per mechanism: the exploration's where the study explores) and what it says in
     words, the study's description, the workload and the strategies."""
     spec, cfg = an.spec, an.config
@@ -431,7 +406,7 @@ def _intro_section(an, answer: list, exploration: dict | None = None) -> list[st
         answer_paragraph(an, answer, exploration),
         "",
         *([f"_{spec.description}_", ""] if spec.description.strip() else []),
-        f"Workload: {workload_words(an.meta)} ({an.meta['jobs']:,} jobs, {an.meta['nodes']} nodes). "
+        f"Workload: {workload_words({'workload': an.meta.workload})} ({an.meta.jobs:,} jobs, {an.meta.nodes} nodes). "
         "Agents: "
         f"{cfg.agents}. Strategies (shading rules, a beta per private-bid class low/middle/high): "
         + "; ".join(f"{r.name} = {list(r.betas)}" for r in cfg.strategies)
@@ -448,7 +423,7 @@ def _method_section(an) -> list[str]:
         "## How it is measured",
         "",
         f"Per mechanism, the consumers' game is reduced by deviation-preserving reduction to {cfg.reduced_players} "
-        f"players ({an.meta['grid_mixtures']} population mixtures, each one simulation per seed, every strategy's "
+        f"players ({an.meta.grid_mixtures} population mixtures, each one simulation per seed, every strategy's "
         f"payoff from one run by probe slices of {cfg.probe:g} of the agents). A strategy's payoff in the reduced "
         "game is the mean utility of the agents that play it, less the same agents' utility in the all-truthful run "
         "of the same seed and mechanism, plus the mean truthful utility (a control variate). The reduced game's "
@@ -466,15 +441,14 @@ def _method_section(an) -> list[str]:
     ]
 
 
-def _level(runs: dict) -> str:
+def _level(runs) -> str:
     """The level of a study's intervals: 95% with one look, else ``1 - 0.05 / looks`` (:func:`_looks_sentence`)."""
-    looks, alpha = runs.get("looks", 1), runs.get("alpha", 0.05)
-    return f"{num(100 * (1 - alpha / looks), 4)}%"
+    return f"{num(100 * (1 - runs.alpha / runs.looks), 4)}%"
 
 
-def _looks_sentence(runs: dict, cfg) -> str:
+def _looks_sentence(runs, cfg) -> str:
     """How the adaptive seeds control a verdict's error, from the analysis' record of its design."""
-    looks, alpha = runs.get("looks", 1), runs.get("alpha", 0.05)
+    looks, alpha = runs.looks, runs.alpha
     if looks <= 1:
         return f"Every interval is at {_level(runs)}."
     return (
@@ -507,7 +481,7 @@ def _truthful_section(an) -> list[str]:
     ]
 
 
-def _equilibria_section(an, exploration: dict | None = None) -> list[str]:
+def _equilibria_section(an, exploration=None) -> list[str]:
     """Per mechanism: the consumers' equilibria over the study's menu, verified, with stability, revenue and welfare
     (labelled a comparison where an exploration ran: its equilibria are the answer)."""
     rows = []
@@ -518,12 +492,12 @@ def _equilibria_section(an, exploration: dict | None = None) -> list[str]:
             rows.append(
                 [
                     a.mechanism,
-                    mixture_words(e["mixture"]),
-                    _ci(e["regret"], 3),
-                    e["verified"],
-                    e["stability"],
-                    _ci(e["revenue"], 4),
-                    _ci(e["welfare"], 4),
+                    mixture_words(e.mixture),
+                    _ci(e.regret, 3),
+                    e.verified,
+                    e.stability,
+                    _ci(e.revenue, 4),
+                    _ci(e.welfare, 4),
                 ]
             )
     headers = ["mechanism", "equilibrium mixture", "regret [CI]", "verified", "stability", "revenue", "welfare"]
@@ -535,36 +509,33 @@ def _equilibria_section(an, exploration: dict | None = None) -> list[str]:
     return ["", title, "", *note, md_table(headers, rows)]
 
 
-def _provider_section(an, answer: list, exploration: dict | None = None) -> list[str]:
+def _provider_section(an, answer: list, exploration=None) -> list[str]:
     """The provider's choice over the answer's equilibria: as a leader (the ranking), and in simultaneous equilibria
     with a pure provider (the exploration's where one ran)."""
-    provider = exploration["provider"] if exploration is not None else an.provider
+    provider = exploration.provider if exploration is not None else an.provider
     where = (
         "the explored equilibria (revenue in the base runs on the certificates' first fresh seeds)"
         if exploration is not None
         else "the study's equilibria (rejected candidates left out)"
     )
     md = ["", "## The provider's choice", ""]
-    if provider["ranking"]:
+    if provider.ranking:
         md += [
             "Leader and followers: the provider picks the mechanism, the consumers answer with an equilibrium "
             f"(the worst one for the provider where there are several), over {where}.",
             "",
             md_table(
                 ["mechanism", "consumer equilibria", "revenue (worst)", "revenue (best)"],
-                [
-                    [r["mechanism"], str(r["equilibria"]), num(r["worst_revenue"]), num(r["best_revenue"])]
-                    for r in provider["ranking"]
-                ],
+                [[r.mechanism, str(r.equilibria), num(r.worst_revenue), num(r.best_revenue)] for r in provider.ranking],
             ),
         ]
-    sim = provider["simultaneous"]
+    sim = provider.simultaneous
     md += [
         "",
         "Simultaneous equilibria with a pure provider strategy (the mechanism is a revenue best response to "
         "the consumers' equilibrium mixture, every mechanism simulated at that mixture): "
         + (
-            "; ".join(f"{s['mechanism']} with {mixture_words(s['mixture'])} (revenue {num(s['revenue'])})" for s in sim)
+            "; ".join(f"{s.mechanism} with {mixture_words(s.mixture)} (revenue {num(s.revenue)})" for s in sim)
             if sim
             else "none"
         )
@@ -574,14 +545,14 @@ def _provider_section(an, answer: list, exploration: dict | None = None) -> list
     return md
 
 
-def _simulations_section(r: dict) -> list[str]:
+def _simulations_section(r) -> list[str]:
     """How many simulations the answers rest on, against a fixed design."""
     return [
         "## Simulations",
         "",
-        f"{r['simulations']:,} simulations (seeds per mechanism: "
-        + ", ".join(f"{k} {v}" for k, v in r["seeds"].items())
-        + f"), against {r['fixed_design']:,} for a fixed design with every mechanism at the largest seed count "
+        f"{r.simulations:,} simulations (seeds per mechanism: "
+        + ", ".join(f"{k} {v}" for k, v in r.seeds.items())
+        + f"), against {r.fixed_design:,} for a fixed design with every mechanism at the largest seed count "
         "used. (How many ran in each call, and how long they took, is in the command's log.)",
         "",
     ]

@@ -40,78 +40,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from gamemarket.confidence import doubling_looks, spending, t_bound, t_interval
+from gamemarket.io.explored import CERTIFICATE_ALPHA, Certificate, RuleBound  # noqa: F401  a certificate and its JSON
 
 #: the error of a certificate: epsilon is a 95% upper bound
-ALPHA = 0.05
+ALPHA = CERTIFICATE_ALPHA
 
 VERDICTS = ("certified", "deviation", "undecided")
-
-
-@dataclass(frozen=True)
-class RuleBound:
-    """One evaluated rule's fresh-seed figures: its gain's mean and two-sided 95% interval, its one-sided upper bound
-    at the level of the look it stopped at, and the seeds it got."""
-
-    rule: str
-    seeds: int
-    gain: tuple  #: (mean, low, high): the 95% Student-t interval over its fresh seeds
-    upper: float  #: its one-sided upper bound at the look's level (the one epsilon takes the maximum of)
-    lower: float  #: its one-sided lower bound at the look's level divided by the rules evaluated
-    search_gain: float = float("nan")  #: its mean gain on the search seeds (what the search maximised)
-
-
-@dataclass(frozen=True)
-class Certificate:
-    """What :func:`certify` decided about one equilibrium: epsilon, the verdict, and every rule's bound."""
-
-    epsilon: float  #: the largest upper bound over the evaluated rules: every rule gains at most this, at 1 - alpha
-    tolerance: float
-    verdict: str  #: "certified", "deviation" or "undecided"
-    rules: tuple = field(default_factory=tuple)  #: a RuleBound per evaluated rule, best fresh mean first
-    looks: int = 0  #: the looks the design made
-    planned_looks: tuple = ()  #: the seeds of each planned look
-    alpha: float = ALPHA
-    simulations: int = 0  #: the runs the certificate needed (the rules' fresh-seed runs and the seeds' base runs)
-    reason: str = ""  #: why an undecided certificate stopped
-
-    @property
-    def best(self) -> RuleBound | None:
-        """The rule of largest fresh-seed mean gain."""
-        return self.rules[0] if self.rules else None
-
-    @property
-    def certified(self) -> bool:
-        """Whether epsilon is at most the tolerance."""
-        return self.verdict == "certified"
-
-    def to_dict(self) -> dict:
-        """As ``data/exploration.json`` holds it (plain JSON)."""
-        return {
-            "epsilon": self.epsilon,
-            "tolerance": self.tolerance,
-            "verdict": self.verdict,
-            "alpha": self.alpha,
-            "looks": self.looks,
-            "planned_looks": list(self.planned_looks),
-            "simulations": self.simulations,
-            "reason": self.reason,
-            "rules": [
-                {
-                    "strategy": r.rule,
-                    "seeds": r.seeds,
-                    "gain": list(r.gain),
-                    "upper": r.upper,
-                    "lower": r.lower,
-                    "search_gain": r.search_gain,
-                }
-                for r in self.rules
-            ],
-        }
 
 
 def certify(

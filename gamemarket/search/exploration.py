@@ -37,6 +37,17 @@ from gamemarket.analysis.population import PopulationGames
 from gamemarket.confidence import t_interval
 from gamemarket.errors import InputError
 from gamemarket.games.rsg_equilibria import equilibria
+from gamemarket.io.answers import Interval, RankedMechanism, SimultaneousChoice
+from gamemarket.io.explored import (
+    BestDeviation,
+    ExplorationAnswer,
+    ExplorationRound,
+    ExploredEquilibrium,
+    ExploredProviderChoice,
+    MechanismExploration,
+    MixtureShare,
+    StrategyEntry,
+)
 from gamemarket.io.files import OutputFolder, atomic_path, dumps_json
 from gamemarket.search.certificates import ALPHA, Certificate, certify
 from gamemarket.search.oracle import ProbeOracle, SearchResult, strategy_entry
@@ -48,8 +59,13 @@ from gamemarket.studies.store import study_store
 from gamemarket.workers import most_workers
 
 
-def _mixture_entry(rules, x) -> list[dict]:
-    return [{**strategy_entry(r), "probability": float(p)} for r, p in zip(rules, x) if p > 0]
+def _entry(rule) -> StrategyEntry:
+    """A rule as ``data/exploration.json`` names it (``oracle.strategy_entry``)."""
+    return StrategyEntry.from_json(strategy_entry(rule))
+
+
+def _mixture_entry(rules, x) -> tuple:
+    return tuple(MixtureShare(_entry(r), float(p)) for r, p in zip(rules, x) if p > 0)
 
 
 def exploration_probe(cfg, ex: dict) -> float:
@@ -80,34 +96,28 @@ def _to_add(cert: Certificate, rules: dict, known: set):
     return rules[pick.rule], pick.gain[0]
 
 
-def _equilibrium_entry(menu, mixture, r: SearchResult, cert: Certificate, figures: list[dict]) -> dict:
+def _equilibrium_entry(menu, mixture, r: SearchResult, cert: Certificate, figures: list[dict]) -> ExploredEquilibrium:
     """One equilibrium of a round as ``data/exploration.json`` holds it: its mixture over the menu, its certificate
     (epsilon, verdict, every evaluated rule's fresh-seed bound), the best rule with its figures, and the provider's
     figures at the mixture (the base runs on the first look's fresh seeds)."""
     best = cert.best
     rules = {x.name: x for x in r.rules}
-    return {
-        "mixture": _mixture_entry(menu, mixture),
-        "epsilon": cert.epsilon,
-        "verdict": cert.verdict,
-        "certified": cert.certified,
-        "best_deviation": None
+    return ExploredEquilibrium(
+        _mixture_entry(menu, mixture),
+        cert.epsilon,
+        cert.verdict,
+        cert.certified,
+        None
         if best is None
-        else {
-            **strategy_entry(rules[best.rule]),
-            "gain": list(best.gain),
-            "upper": best.upper,
-            "seeds": best.seeds,
-            "search_gain": best.search_gain,
-        },
-        "search_best": {"strategy": r.rule.name, "search_gain": r.search_gain},
-        "candidates_evaluated": r.candidates,
-        "certificate": cert.to_dict(),
-        "revenue": list(t_interval([f["revenue"] for f in figures])),
-        "welfare": list(t_interval([f["welfare"] for f in figures])),
-        "mean_utility": list(t_interval([f["mean_utility"] for f in figures])),
-        "figure_seeds": len(figures),
-    }
+        else BestDeviation(_entry(rules[best.rule]), tuple(best.gain), best.upper, best.seeds, best.search_gain),
+        {"strategy": r.rule.name, "search_gain": r.search_gain},
+        r.candidates,
+        cert,
+        Interval(*t_interval([f["revenue"] for f in figures])),
+        Interval(*t_interval([f["welfare"] for f in figures])),
+        Interval(*t_interval([f["mean_utility"] for f in figures])),
+        len(figures),
+    )
 
 
 class _Explorer:
@@ -192,7 +202,7 @@ class _Explorer:
         return [e.mixture for e in equilibria(g.reduced_game(self.provider, self.seeds)).equilibria], ""
 
 
-def explore_mechanism(st, provider, ex: dict, answer, *, fresh: list[int], n_jobs: int = 1) -> dict:
+def explore_mechanism(st, provider, ex: dict, answer, *, fresh: list[int], n_jobs: int = 1) -> MechanismExploration:
     """The exploration loop of one mechanism (module docstring): from the study's equilibria, grow the menu until no
     rule joins it or the budget ends.
 
@@ -212,7 +222,7 @@ def explore_mechanism(st, provider, ex: dict, answer, *, fresh: list[int], n_job
 
     Returns
     -------
-    dict
+    MechanismExploration
         ``equilibria`` over the final menu (each with its mixture, epsilon, verdict, certificate and the provider's
         figures), ``menu_only`` (the first round's, over the study's menu), ``rounds`` (the menu and what each
         round added), ``certified``, ``epsilon`` (the largest over the final equilibria), ``reason``, ``tolerance``
@@ -221,62 +231,85 @@ def explore_mechanism(st, provider, ex: dict, answer, *, fresh: list[int], n_job
     return explore(_Explorer(st, provider, ex, answer, fresh, n_jobs), answer)
 
 
-def explore(e: _Explorer, answer) -> dict:
-    """:func:`explore_mechanism`'s loop with the explorer ``e`` (its oracle, budget and seeds), from ``answer``."""
-    st, provider, ex = e.st, e.provider, e.ex
-    menu = list(st.cfg.strategies)
-    mixtures = [np.asarray(q["mixture_vector"], dtype=float) for q in answer.equilibria if q["verified"] != "no"]
-    rounds, reason = [], ""
-    while True:
-        eqs, added = [], []
-        for mixture in mixtures:
-            entry, rule = e.certify_one(menu, mixture)
-            if entry is None:
-                reason = f"the budget of {ex['budget']} simulations ran out ({ex['budget'] - e.left()} used)"
-                break
-            eqs.append(entry)
-            if rule is not None and all(rule[0].key() != a.key() for a, _ in added):
-                added.append(rule)
-        # one rule a round, the one of largest fresh gain: each rule costs a grid of runs over the grown menu, and
-        # the deviations from a game's equilibria are often neighbours; the next round finds the others again
-        # where they still gain
-        added = [max(added, key=lambda t: t[1])[0]] if added else []
-        rounds.append({"menu": [m.name for m in menu], "equilibria": eqs, "added": [m.name for m in added]})
-        if reason or not added:
+def _round(e: _Explorer, menu: list, mixtures: list) -> tuple[ExplorationRound, list, str]:
+    """One round of the loop: every equilibrium searched and certified over ``menu``, and the rule that joins it (of
+    those the certificates add, the one of largest fresh gain); returns (the round, the rules that join, why the
+    budget stopped it, or "")."""
+    eqs, added, reason = [], [], ""
+    for mixture in mixtures:
+        entry, rule = e.certify_one(menu, mixture)
+        if entry is None:
+            reason = f"the budget of {e.ex['budget']} simulations ran out ({e.ex['budget'] - e.left()} used)"
             break
+        eqs.append(entry)
+        if rule is not None and all(rule[0].key() != a.key() for a, _ in added):
+            added.append(rule)
+    # one rule a round, the one of largest fresh gain: each rule costs a grid of runs over the grown menu, and
+    # the deviations from a game's equilibria are often neighbours; the next round finds the others again
+    # where they still gain
+    added = [max(added, key=lambda t: t[1])[0]] if added else []
+    return ExplorationRound(tuple(m.name for m in menu), tuple(eqs), tuple(m.name for m in added)), added, reason
+
+
+def _rounds(e: _Explorer, answer) -> tuple[list, list, str]:
+    """The rounds from the study's equilibria that are not rejected until no rule joins the menu or the budget
+    ends; returns (the rounds, the final menu, why it stopped short, or "")."""
+    menu = list(e.st.cfg.strategies)
+    mixtures = [np.asarray(q.mixture_vector, dtype=float) for q in answer.equilibria if q.verified != "no"]
+    rounds = []
+    while True:
+        rnd, added, reason = _round(e, menu, mixtures)
+        rounds.append(rnd)
+        if reason or not added:
+            return rounds, menu, reason
         menu = menu + added
         mixtures, reason = e.solve(menu)
         if reason:
-            break
+            return rounds, menu, reason
+
+
+def _why_not(last: ExplorationRound, reason: str) -> str:
+    """Why the final round is not certified: the budget's reason, else no equilibrium, else an epsilon above the
+    tolerance."""
+    if reason:
+        return reason
+    if not last.equilibria:
+        return "the study reports no equilibrium to start from"
+    return "an equilibrium's epsilon is above the tolerance: a rule may gain more than it, at 95% confidence"
+
+
+def _largest(eps: list) -> float | None:
+    """The largest epsilon (NaN where one is not finite; None where there is none)."""
+    if not eps:
+        return None
+    return max(eps) if all(math.isfinite(v) for v in eps) else float("nan")
+
+
+def explore(e: _Explorer, answer) -> MechanismExploration:
+    """:func:`explore_mechanism`'s loop with the explorer ``e`` (its oracle, budget and seeds), from ``answer``."""
+    rounds, menu, reason = _rounds(e, answer)
     last = rounds[-1]
     by_name = {m.name: m for m in menu}
     e.rules.update(by_name)
-    certified = bool(last["equilibria"]) and all(q["certified"] for q in last["equilibria"]) and not reason
-    if not reason and not certified:
-        reason = (
-            "the study reports no equilibrium to start from"
-            if not last["equilibria"]
-            else "an equilibrium's epsilon is above the tolerance: a rule may gain more than it, at 95% confidence"
-        )
-    eps = [q["epsilon"] for q in last["equilibria"]]
-    return {
-        "mechanism": provider.name,
-        "equilibria": last["equilibria"],
-        "menu_only": rounds[0]["equilibria"],
-        "rounds": rounds,
-        "menu": [strategy_entry(by_name[n_]) for n_ in last["menu"]],
-        "not_solved": [m.name for m in menu if m.name not in last["menu"]],  #: added, then the budget ran out
-        "certified": certified,
-        "epsilon": max(eps) if eps and all(math.isfinite(v) for v in eps) else (float("nan") if eps else None),
-        "reason": "" if certified else reason,
-        "simulations": e.grid_sims + e.oracle.simulations,
-        "oracle_simulations": e.oracle.simulations,
-        "oracle_run_now": e.oracle.run_now,
-        "run_now": e.games_run + e.oracle.run_now,
-        "workers": most_workers(e.used, e.oracle.workers),
-        "tolerance": e.tol,
-        "seeds": len(e.seeds),
-    }
+    certified = bool(last.equilibria) and all(q.certified for q in last.equilibria) and not reason
+    return MechanismExploration(
+        e.provider.name,
+        last.equilibria,
+        rounds[0].equilibria,
+        tuple(rounds),
+        tuple(_entry(by_name[n_]) for n_ in last.menu),
+        tuple(m.name for m in menu if m.name not in last.menu),  # added, then the budget ran out
+        certified,
+        _largest([q.epsilon for q in last.equilibria]),
+        "" if certified else _why_not(last, reason),
+        e.grid_sims + e.oracle.simulations,
+        e.oracle.simulations,
+        e.tol,
+        len(e.seeds),
+        oracle_run_now=e.oracle.run_now,
+        run_now=e.games_run + e.oracle.run_now,
+        workers=most_workers(e.used, e.oracle.workers),
+    )
 
 
 def run_exploration(
@@ -286,7 +319,7 @@ def run_exploration(
     n_jobs: int = 1,
     progress: bool = False,
     scheduler_address: str | None = None,
-) -> dict:
+) -> ExplorationAnswer:
     """Strategy exploration of a population study (its ``[game] exploration``), every mechanism in turn, from the
     study's own answer.
 
@@ -301,7 +334,7 @@ def run_exploration(
 
     Returns
     -------
-    dict
+    ExplorationAnswer
         The ``data/exploration.json`` payload: the study, the family, the optimiser, the budget, the certificates'
         design, and per mechanism :func:`explore_mechanism`'s answer.
 
@@ -330,34 +363,45 @@ def run_exploration(
         explorers = {p.name: _Explorer(st, p, ex, answers[p.name], fresh, workers) for p in spec.providers}
         out = [explore(explorers[p.name], answers[p.name]) for p in spec.providers]
         provider = explored_provider(explorers, out, fresh[: ex["first_seeds"]])
-        if any(a["run_now"] for a in out) or provider["run_now"]:
+        if any(a.run_now for a in out) or provider.run_now:
             _record_last_run(store, out, time.perf_counter() - t0)
-    return {
-        "study": spec.name,
-        "family": ex["family"],
-        "parameters": list(search_family(ex["family"]).param_names),
-        "bounds": list(ex["bounds"]),
-        "optimiser": ex["optimiser"],
-        "budget": ex["budget"],
-        "evaluations": ex["evaluations"],
-        "probe": exploration_probe(spec.population, ex),
-        "search_seeds": list(spec.seeds)[: ex.get("search_seeds") or len(spec.seeds)],
-        "fresh_seeds": [fresh[0], fresh[-1]],
-        "first_seeds": ex["first_seeds"],
-        "confirm_seeds": ex["confirm_seeds"],
-        "alpha": ALPHA,
-        "note": (
+    return ExplorationAnswer(
+        spec.name,
+        ex["family"],
+        tuple(search_family(ex["family"]).param_names),
+        tuple(ex["bounds"]),
+        ex["optimiser"],
+        ex["budget"],
+        ex["evaluations"],
+        exploration_probe(spec.population, ex),
+        tuple(list(spec.seeds)[: ex.get("search_seeds") or len(spec.seeds)]),
+        (fresh[0], fresh[-1]),
+        ex["first_seeds"],
+        ex["confirm_seeds"],
+        ALPHA,
+        (
             "a certificate covers the rules the search evaluated, not every rule of the family: epsilon bounds what "
             "any of them gains, at 95% confidence"
         ),
-        "mechanisms": {a["mechanism"]: a for a in out},
-        "provider": {k: v for k, v in provider.items() if k != "run_now"},
-        "simulations": sum(a["simulations"] for a in out) + provider["simulations"],
-        "wall_seconds": time.perf_counter() - t0,
+        {a.mechanism: a for a in out},
+        provider,
+        sum(a.simulations for a in out) + provider.simulations,
+        wall_seconds=time.perf_counter() - t0,
+    )
+
+
+def _explored_revenues(explorers: dict, a: MechanismExploration, q: ExploredEquilibrium, seeds: list) -> dict:
+    """Every mechanism's mean revenue in its base runs at the explored equilibrium ``q`` of ``a`` (on ``seeds``)."""
+    rules = explorers[a.mechanism].rules
+    support = [rules[x.strategy] for x in q.mixture]
+    x = [x.probability for x in q.mixture]
+    return {
+        name: float(np.mean([f["revenue"] for f in other.oracle.figures(support, x, seeds)]))
+        for name, other in explorers.items()
     }
 
 
-def explored_provider(explorers: dict, answers: list[dict], seeds: list[int]) -> dict:
+def explored_provider(explorers: dict, answers: list, seeds: list[int]) -> ExploredProviderChoice:
     """The provider's choice over the explored equilibria: leader and followers (the mechanism of highest revenue at
     its worst explored equilibrium), and the simultaneous equilibria with a pure provider strategy (the mechanism a
     revenue best response at its consumers' explored equilibrium: every mechanism's base runs at that mixture, on the
@@ -365,7 +409,7 @@ def explored_provider(explorers: dict, answers: list[dict], seeds: list[int]) ->
 
     Returns
     -------
-    dict
+    ExploredProviderChoice
         ``leader``, ``ranking``, ``simultaneous`` (each with the revenue of every mechanism at the mixture),
         ``seeds``, and the ``simulations`` it needed beyond the mechanisms' own (``run_now`` of them run now).
     """
@@ -373,43 +417,23 @@ def explored_provider(explorers: dict, answers: list[dict], seeds: list[int]) ->
     sims0 = sum(x.oracle.simulations for x in explorers.values())
     run0 = sum(x.oracle.run_now for x in explorers.values())
     for a in answers:
-        revs = [q["revenue"][0] for q in a["equilibria"]]
+        revs = [q.revenue.mean for q in a.equilibria]
         if revs:
-            ranking.append(
-                {
-                    "mechanism": a["mechanism"],
-                    "equilibria": len(revs),
-                    "worst_revenue": min(revs),
-                    "best_revenue": max(revs),
-                }
-            )
-        rules = explorers[a["mechanism"]].rules
-        for q in a["equilibria"]:
-            support = [rules[x["strategy"]] for x in q["mixture"]]
-            x = [x["probability"] for x in q["mixture"]]
-            under = {
-                name: float(np.mean([f["revenue"] for f in other.oracle.figures(support, x, seeds)]))
-                for name, other in explorers.items()
-            }
+            ranking.append(RankedMechanism(a.mechanism, len(revs), min(revs), max(revs)))
+        for q in a.equilibria:
+            under = _explored_revenues(explorers, a, q, seeds)
             best = max(under.values())
-            if under[a["mechanism"]] >= best - 1e-9 * max(1.0, abs(best)):
-                simultaneous.append(
-                    {
-                        "mechanism": a["mechanism"],
-                        "mixture": {x["strategy"]: x["probability"] for x in q["mixture"]},
-                        "revenue": under[a["mechanism"]],
-                        "revenue_under": under,
-                    }
-                )
-    ranking.sort(key=lambda r: -r["worst_revenue"])
-    return {
-        "leader": ranking[0]["mechanism"] if ranking else None,
-        "ranking": ranking,
-        "simultaneous": simultaneous,
-        "seeds": len(seeds),
-        "simulations": sum(x.oracle.simulations for x in explorers.values()) - sims0,
-        "run_now": sum(x.oracle.run_now for x in explorers.values()) - run0,
-    }
+            if under[a.mechanism] >= best - 1e-9 * max(1.0, abs(best)):
+                simultaneous.append(SimultaneousChoice(a.mechanism, q.shares, under[a.mechanism], under))
+    ranking.sort(key=lambda r: -r.worst_revenue)
+    return ExploredProviderChoice(
+        ranking[0].mechanism if ranking else None,
+        tuple(ranking),
+        tuple(simultaneous),
+        len(seeds),
+        sum(x.oracle.simulations for x in explorers.values()) - sims0,
+        sum(x.oracle.run_now for x in explorers.values()) - run0,
+    )
 
 
 def _record_last_run(store, answers: list, wall_seconds: float) -> None:
@@ -424,10 +448,10 @@ def _record_last_run(store, answers: list, wall_seconds: float) -> None:
     record = record if isinstance(record, dict) else {"kind": "population"}
     used = 1
     for a in answers:
-        used = most_workers(used, a["workers"])
+        used = most_workers(used, a.workers)
     record["exploration"] = {
-        "simulations": sum(a["simulations"] for a in answers),
-        "run": sum(a["run_now"] for a in answers),
+        "simulations": sum(a.simulations for a in answers),
+        "run": sum(a.run_now for a in answers),
         "wall_seconds": wall_seconds,
         "workers": used,
         "finished": time.strftime("%Y-%m-%d %H:%M:%S"),
@@ -437,20 +461,12 @@ def _record_last_run(store, answers: list, wall_seconds: float) -> None:
         tmp.write_text(dumps_json(record, indent=2))
 
 
-#: what a run of the exploration measured of itself, not of the market: the command's log, never the report's data
-RUN_ONLY = ("wall_seconds", "oracle_run_now", "run_now", "workers")
-
-
-def write_exploration(result: dict, folder: OutputFolder) -> Path:
+def write_exploration(result: ExplorationAnswer, folder: OutputFolder) -> Path:
     """Write ``data/exploration.json`` (strict JSON) into a claimed report folder; returns its path.
 
-    The timings and the runs made by this call (``RUN_ONLY``) are left out: a rerun that reads every run back
-    writes the same file."""
-    kept = {k: v for k, v in result.items() if k not in RUN_ONLY}
-    kept["mechanisms"] = {
-        n: {k: v for k, v in m.items() if k not in RUN_ONLY} for n, m in result.get("mechanisms", {}).items()
-    }
+    The timings and the runs made by this call (``io.explored.RUN_ONLY``) are left out: a rerun that reads every run
+    back writes the same file."""
     path = folder.file("data/exploration.json")
     with atomic_path(path, "exploration data") as tmp:
-        tmp.write_text(dumps_json(kept, indent=1))
+        tmp.write_text(dumps_json(result.to_json(run=False), indent=1))
     return path

@@ -20,23 +20,34 @@ from __future__ import annotations
 import contextlib
 import math
 import time
+from dataclasses import replace
 
 import numpy as np
 
 from gamemarket.analysis.population import (
-    MechanismAnswer,
-    PopulationAnalysis,
     PopulationGames,
     combined_verdict,
     decide,
     dominant_mechanism,
-    read_analysis,
     search_counts,
-    write_analysis,
 )
+from gamemarket.analysis.population_cache import read_analysis, write_analysis
 from gamemarket.analysis.study import PopulationMissing
 from gamemarket.errors import GameMarketError
 from gamemarket.games.rsg_equilibria import equilibria
+from gamemarket.io.answers import (
+    Interval,
+    JointAnswer,
+    JointEquilibrium,
+    MechanismAnswer,
+    PopulationAnalysis,
+    PopulationMeta,
+    ProviderChoice,
+    RankedMechanism,
+    RunAccounting,
+    SimultaneousChoice,
+    VerifiedEquilibrium,
+)
 from gamemarket.io.files import atomic_path, dumps_json
 from gamemarket.studies import load_study
 from gamemarket.studies.population import mix_key, on_scheduler
@@ -94,9 +105,8 @@ def run_population_study(
     with lock, on_scheduler(scheduler_address):
         t0 = time.perf_counter()
         cached = read_analysis(spec)
-        if cached is not None:
-            cached.runs = {**cached.runs, "run_now": 0, "wall_seconds": time.perf_counter() - t0}
-            return cached
+        if cached is not None:  # nothing run now: this call's figures, not those of the call that computed it
+            return replace(cached, runs=replace(cached.runs, run_now=0, wall_seconds=time.perf_counter() - t0))
         an = _run_population_study(
             spec, n_jobs=n_jobs, progress=progress, run=run, scheduler_address=scheduler_address, store=store
         )
@@ -104,16 +114,16 @@ def run_population_study(
         return an
 
 
-def _write_last_run(store, st: PopulationGames, an_runs: dict, n_jobs, scheduler_address) -> None:
+def _write_last_run(store, st: PopulationGames, runs: RunAccounting, n_jobs, scheduler_address) -> None:
     """``last-run.json`` of a population study run that made runs (as a bimatrix study's, ``runner.StudyRun``):
     the simulations its answer used and those run now, its wall time, the workers asked for (``n_jobs``) and
     used (``workers``: 1 where no pool paid for its start, ``"dask"`` on a cluster), the workload and its jobs."""
     w = st.workload
     record = {
         "kind": "population",
-        "simulations": an_runs["simulations"],
-        "run": an_runs["run_now"],
-        "wall_seconds": an_runs["wall_seconds"],
+        "simulations": runs.simulations,
+        "run": runs.run_now,
+        "wall_seconds": runs.wall_seconds,
         "nodes": w.nodes,
         "n_jobs": n_jobs if not scheduler_address else f"dask {scheduler_address}",
         "workers": st.runs.workers,
@@ -140,25 +150,38 @@ def planned_looks(cfg, base_seeds: int) -> int:
 def _run_population_study(
     spec, *, n_jobs: int, progress: bool, run: bool, scheduler_address: str | None = None, store=None
 ) -> PopulationAnalysis:
+    """The study's answer computed (:func:`run_population_study` without its cache and lock): the adaptive seeds'
+    answers, the provider's choice, the joint game, the accounting, and the last-run record where it ran
+    something."""
     t0 = time.perf_counter()
     st = PopulationGames(spec, n_jobs=n_jobs, progress=progress, run=run, scheduler_address=scheduler_address)
     rng = np.random.default_rng(0)
     answers, seeds = _adaptive_answers(st, spec, rng)
     base_seeds = list(spec.seeds)
-    provider, points = _provider_choice(st, spec, answers, base_seeds)
-    provider["joint"] = _joint_answer(st, answers, base_seeds, rng) if st.cfg.joint else None
-    runs = _accounting(st, answers, seeds, points, provider["joint"], base_seeds, spec)
-    runs["wall_seconds"] = time.perf_counter() - t0
+    points = _run_candidates_everywhere(st, spec, answers, base_seeds)
+    ranking = leader_ranking(answers.values())
+    simultaneous = _simultaneous(st, spec, answers, base_seeds)
+    joint = _joint_answer(st, answers, base_seeds, rng) if st.cfg.joint else None
+    provider = ProviderChoice(ranking[0].mechanism if ranking else None, ranking, simultaneous, joint)
+    runs = _accounting(st, answers, seeds, points, joint, base_seeds, spec)
+    runs = replace(runs, wall_seconds=time.perf_counter() - t0)
     if store is not None and st.runs.runs_done:  # the figures of the run that computed the runs
         _write_last_run(store, st, runs, n_jobs, scheduler_address)
+    meta = PopulationMeta(**st.runs.meta, grid_mixtures=len(st.grid), reduced_players=st.cfg.reduced_players)
     return PopulationAnalysis(
-        spec,
-        st.cfg,
-        [answers[p.name] for p in spec.providers],
-        provider,
-        runs,
-        {**st.runs.meta, "grid_mixtures": len(st.grid), "reduced_players": st.cfg.reduced_players},
+        spec.name, tuple(answers[p.name] for p in spec.providers), provider, runs, meta, spec=spec, config=st.cfg
     )
+
+
+def _unsure(a: MechanismAnswer) -> bool:
+    """Whether one of a mechanism's verdicts is still open (a candidate's, or whether truthful is an equilibrium)."""
+    return any(e.verified == "undecided" for e in a.equilibria) or a.truthful_is_equilibrium == "undecided"
+
+
+def _more_seeds(seeds: list, budget: int, step: int) -> list:
+    """``seeds`` and up to ``step`` seeds after its largest, at most ``budget`` in all."""
+    nxt = max(seeds) + 1
+    return seeds + list(range(nxt, nxt + min(step, budget - len(seeds))))
 
 
 def _adaptive_answers(st: PopulationGames, spec, rng) -> tuple[dict, dict]:
@@ -169,95 +192,109 @@ def _adaptive_answers(st: PopulationGames, spec, rng) -> tuple[dict, dict]:
     seeds = {p.name: list(spec.seeds) for p in spec.providers}
     budget = max(cfg.max_seeds, len(spec.seeds))
     alpha = ALPHA / planned_looks(cfg, len(spec.seeds))
-    truthful = np.eye(len(cfg.strategies))[cfg.truthful_index]
     answers: dict[str, MechanismAnswer] = {}
     pending = [p.name for p in spec.providers]
     provs = {p.name: p for p in spec.providers}
     while pending:
-        st.runs.ensure({(p, s): st.grid for p in pending for s in seeds[p]})
-        cands = {p: equilibria(st.reduced_game(provs[p], seeds[p])) for p in pending}
-        st.runs.ensure(
-            {(p, s): [truthful] + [e.mixture for e in cands[p].equilibria] for p in pending for s in seeds[p]},
-            paired=True,
-        )
-        again = []
+        cands = _candidates(st, {p: provs[p] for p in pending}, seeds)
         for p in pending:
             answers[p] = _verified_answer(st, provs[p], cands[p], seeds[p], rng, alpha)
-            a = answers[p]
-            unsure = any(e["verified"] == "undecided" for e in a.equilibria) or a.truthful_is_equilibrium == "undecided"
-            if unsure and len(seeds[p]) < budget:
-                nxt = max(seeds[p]) + 1
-                seeds[p] = seeds[p] + list(range(nxt, nxt + min(cfg.seed_step, budget - len(seeds[p]))))
-                again.append(p)
-        pending = again
+        pending = [p for p in pending if _unsure(answers[p]) and len(seeds[p]) < budget]
+        for p in pending:
+            seeds[p] = _more_seeds(seeds[p], budget, cfg.seed_step)
     return answers, seeds
+
+
+def _candidates(st: PopulationGames, provs: dict, seeds: dict) -> dict:
+    """Each mechanism's candidates (the equilibria of its reduced game over its seeds), after the grid's runs, and
+    the paired records that verify them and the all-truthful population (run where they are missing)."""
+    truthful = np.eye(len(st.cfg.strategies))[st.cfg.truthful_index]
+    st.runs.ensure({(p, s): st.grid for p in provs for s in seeds[p]})
+    cands = {p: equilibria(st.reduced_game(prov, seeds[p])) for p, prov in provs.items()}
+    st.runs.ensure(
+        {(p, s): [truthful] + [e.mixture for e in cands[p].equilibria] for p in provs for s in seeds[p]},
+        paired=True,
+    )
+    return cands
 
 
 def _verified_answer(st: PopulationGames, prov, sol, seeds: list, rng, alpha: float) -> MechanismAnswer:
     """One mechanism's answer on ``seeds``: each candidate's regret from its paired records, decided against the
     tolerance; the truthful gains and whether all-truthful is an equilibrium (its regret is its largest gain)."""
-    cfg = st.cfg
-    tol = cfg.regret_tol * st.scale(prov, seeds)
-    eqs = []
-    for e in sol.equilibria:
-        v = st.verify(prov, seeds, e.mixture, rng, alpha)
-        eqs.append(
-            {
-                "mixture": {n_: float(q) for n_, q in zip(cfg.names, e.mixture) if q > 0},
-                "mixture_vector": e.mixture.tolist(),
-                "reduced_regret": e.regret,
-                "stability": e.stability,
-                "verified": decide(v["regret"], tol),
-                "epsilon": v["regret"][2],
-                "tolerance": tol,
-                **v,
-            }
-        )
-    g = st.gains(prov, seeds, 1 - alpha)
+    tol = st.cfg.regret_tol * st.scale(prov, seeds)
+    eqs = tuple(_verified(st, prov, e, seeds, rng, alpha, tol) for e in sol.equilibria)
+    g = {k: Interval(*v) for k, v in st.gains(prov, seeds, 1 - alpha).items()}
     ans_t = combined_verdict([decide(gv, tol) for gv in g.values()])
-    notes = [] if sol.found else [sol.summary()]
-    return MechanismAnswer(prov.name, sol.game, list(seeds), eqs, g, ans_t, notes, search_counts(sol))
+    notes = () if sol.found else (sol.summary(),)
+    return MechanismAnswer(prov.name, sol.game, tuple(seeds), eqs, g, ans_t, notes, search_counts(sol))
 
 
-def _provider_choice(st: PopulationGames, spec, answers: dict, base_seeds: list) -> tuple[dict, set]:
-    """The provider's choice: leader and followers (the mechanism of highest revenue at its worst equilibrium that
-    is not rejected), and the simultaneous equilibria with a pure provider strategy (the mechanism a revenue best
-    response at its consumers' equilibrium: every mechanism's base runs at that mixture). Returns (the choice, the
-    mixtures run under every mechanism)."""
-    provs = {p.name: p for p in spec.providers}
-    points = {mix_key(e["mixture_vector"]) for a in answers.values() for e in a.equilibria if e["verified"] != "no"}
+def _verified(st: PopulationGames, prov, e, seeds: list, rng, alpha: float, tol: float) -> VerifiedEquilibrium:
+    """A candidate ``e`` verified by its paired records: its regret interval decided against ``tol``."""
+    v = st.verify(prov, seeds, e.mixture, rng, alpha)
+    regret = Interval(*v["regret"])
+    return VerifiedEquilibrium(
+        {n_: float(q) for n_, q in zip(st.cfg.names, e.mixture) if q > 0},
+        tuple(e.mixture.tolist()),
+        e.regret,
+        e.stability,
+        decide(regret, tol),
+        regret.high,
+        tol,
+        regret,
+        v["payoffs"],
+        Interval(*v["revenue"]),
+        Interval(*v["welfare"]),
+        v["mean_utility"],
+        v["seeds"],
+    )
+
+
+def _kept(answers) -> list:
+    """Every (answer, equilibrium) whose candidate is not rejected."""
+    return [(a, e) for a in answers for e in a.equilibria if e.verified != "no"]
+
+
+def _run_candidates_everywhere(st: PopulationGames, spec, answers: dict, base_seeds: list) -> set:
+    """The paired records of every mechanism at every candidate that is not rejected, on the base seeds (run where
+    they are missing); returns those mixtures."""
+    points = {mix_key(e.mixture_vector) for _, e in _kept(answers.values())}
     st.runs.ensure({(p.name, s): sorted(points) for p in spec.providers for s in base_seeds}, paired=True)
+    return points
+
+
+def leader_ranking(answers) -> tuple:
+    """The provider as a leader: each mechanism with an equilibrium that is not rejected, its count and its worst
+    and best revenue, the highest worst revenue first (the consumers answer with the provider's worst)."""
+    ranked = []
+    for a in answers:
+        revs = [e.revenue.mean for e in a.equilibria if e.verified != "no"]
+        if revs:
+            ranked.append(RankedMechanism(a.mechanism, len(revs), min(revs), max(revs)))
+    return tuple(sorted(ranked, key=lambda r: -r.worst_revenue))
+
+
+def _simultaneous(st: PopulationGames, spec, answers: dict, base_seeds: list) -> tuple:
+    """The simultaneous equilibria with a pure provider strategy: a candidate whose mechanism is a revenue best
+    response at its consumers' mixture (every mechanism's paired records there, over the base seeds)."""
+    provs = {p.name: p for p in spec.providers}
 
     def revenue(pname, x):
         recs = st.runs.records(provs[pname], base_seeds, mix_key(x), paired=True)
         return float(np.mean([r["revenue"] for r in recs]))
 
-    leader = []
-    for a in answers.values():
-        revs = [e["revenue"][0] for e in a.equilibria if e["verified"] != "no"]
-        leader.append(
-            {
-                "mechanism": a.mechanism,
-                "equilibria": len(revs),
-                "worst_revenue": min(revs) if revs else None,
-                "best_revenue": max(revs) if revs else None,
-            }
-        )
-    ranked = sorted([r for r in leader if r["worst_revenue"] is not None], key=lambda r: -r["worst_revenue"])
-    simultaneous = []
-    for a in answers.values():
-        for e in a.equilibria:
-            if e["verified"] == "no":
-                continue
-            revs = {p.name: revenue(p.name, e["mixture_vector"]) for p in spec.providers}
-            best = max(revs.values())
-            if revs[a.mechanism] >= best - 1e-9 * max(1.0, abs(best)):
-                simultaneous.append({"mechanism": a.mechanism, "mixture": e["mixture"], "revenue": revs[a.mechanism]})
-    choice = {"leader": ranked[0]["mechanism"] if ranked else None, "ranking": ranked, "simultaneous": simultaneous}
-    return choice, points
+    out = []
+    for a, e in _kept(answers.values()):
+        revs = {p.name: revenue(p.name, e.mixture_vector) for p in spec.providers}
+        best = max(revs.values())
+        if revs[a.mechanism] >= best - 1e-9 * max(1.0, abs(best)):
+            out.append(SimultaneousChoice(a.mechanism, e.mixture, revs[a.mechanism]))
+    return tuple(out)
 
 
-def _accounting(st: PopulationGames, answers: dict, seeds: dict, points: set, joint: dict, base_seeds, spec) -> dict:
+def _accounting(
+    st: PopulationGames, answers: dict, seeds: dict, points: set, joint: JointAnswer | None, base_seeds, spec
+) -> RunAccounting:
     """The simulations the answers used (a run at a mixture one, a paired record two), and those of a fixed design of
     the same confidence: every mechanism at the largest seed count used, at the grid and its candidates (their runs
     and paired records); the mixtures run under every mechanism (the candidates', the joint game's) at the base
@@ -265,28 +302,28 @@ def _accounting(st: PopulationGames, answers: dict, seeds: dict, points: set, jo
     used = sum(2 if paired else 1 for *_, paired in st.runs.requested)
     longest = max(seeds.values(), key=len)
     fixed = {(p, m, s, False) for p in answers for m in st.grid for s in longest} | {
-        (p, mix_key(e["mixture_vector"]), s, True) for p, a in answers.items() for e in a.equilibria for s in longest
+        (p, mix_key(e.mixture_vector), s, True) for p, a in answers.items() for e in a.equilibria for s in longest
     }
-    checked, grid = (set(joint["checked"]), joint["points"]) if joint is not None else (set(), [])
+    checked, grid = (set(joint.checked), joint.points) if joint is not None else (set(), [])
     fixed |= {(p.name, m, s, True) for p in spec.providers for m in points | checked for s in base_seeds}
     fixed |= {(p.name, m, s, False) for p in spec.providers for m in grid for s in base_seeds}
-    return {
-        "simulations": used,
-        "fixed_design": sum(2 if paired else 1 for *_, paired in fixed),
-        "seeds": {p: len(v) for p, v in seeds.items()},
-        "looks": planned_looks(st.cfg, len(spec.seeds)),
-        "alpha": ALPHA,
-        "run_now": st.runs.runs_done,
-    }
+    return RunAccounting(
+        used,
+        sum(2 if paired else 1 for *_, paired in fixed),
+        {p: len(v) for p, v in seeds.items()},
+        planned_looks(st.cfg, len(spec.seeds)),
+        ALPHA,
+        st.runs.runs_done,
+    )
 
 
-def _joint_answer(st: PopulationGames, answers: dict, base_seeds: list, rng) -> dict:
+def _joint_answer(st: PopulationGames, answers: dict, base_seeds: list, rng) -> JointAnswer:
     """The simultaneous equilibria of the provider-consumer game with any provider mixture
     (:meth:`PopulationGames.joint_game`, from each mechanism's answer), each verified by the paired records at its
     consumer mixture under every mechanism: both roles' regrets with bootstrap CIs over the base seeds, decided
     against the study's ``regret_tol`` times each role's scale (the consumers': mean absolute truthful
     utility per agent; the provider's: mean revenue per agent at the candidate)."""
-    cfg, provs = st.cfg, list(st.spec.providers)
+    provs = list(st.spec.providers)
     M = len(provs)
     grid = st.joint_points()
     st.runs.ensure({(p.name, s): grid for p in provs for s in base_seeds})
@@ -295,37 +332,43 @@ def _joint_answer(st: PopulationGames, answers: dict, base_seeds: list, rng) -> 
     checked = sorted({mix_key(e.mixture[M:]) for e in sol.equilibria})
     st.runs.ensure({(p.name, s): checked for p in provs for s in base_seeds}, paired=True)
     c_scale = float(np.mean([st.scale(p, base_seeds) for p in provs]))
-    eqs = []
-    for e in sol.equilibria:
-        q, x = e.mixture[:M], e.mixture[M:]
-        v = st.verify_joint(base_seeds, q, x, rng)
-        p_scale = float(np.mean(np.abs(list(v["revenue_per_agent"].values()))))
-        verified = combined_verdict(
-            [
-                decide(v["consumer_regret"], cfg.regret_tol * c_scale),
-                decide(v["provider_regret"], cfg.regret_tol * p_scale),
-            ]
-        )
-        eqs.append(
-            {
-                "provider": {p.name: float(w) for p, w in zip(provs, q) if w > 0},
-                "consumers": {n_: float(w) for n_, w in zip(cfg.names, x) if w > 0},
-                "mixture_vector": e.mixture.tolist(),
-                "reduced_regret": e.regret,
-                "stability": e.stability,
-                "verified": verified,
-                **v,
-            }
-        )
-    return {
-        "game": game,
-        "equilibria": eqs,
-        "dominant": dominant_mechanism(game),
-        "notes": [] if sol.found else [sol.summary()],
-        "search": search_counts(sol),
-        "points": sorted(set(grid)),
-        "checked": checked,
-    }
+    return JointAnswer(
+        game,
+        tuple(_joint_verified(st, e, base_seeds, rng, c_scale) for e in sol.equilibria),
+        dominant_mechanism(game),
+        () if sol.found else (sol.summary(),),
+        search_counts(sol),
+        tuple(sorted(set(grid))),
+        tuple(checked),
+    )
+
+
+def _joint_verified(st: PopulationGames, e, base_seeds: list, rng, c_scale: float) -> JointEquilibrium:
+    """An equilibrium ``e`` of the joint game verified at its consumer mixture under every mechanism: each role's
+    regret decided against the tolerance times its scale (the provider's: its mean revenue per agent there)."""
+    cfg, provs = st.cfg, list(st.spec.providers)
+    q, x = e.mixture[: len(provs)], e.mixture[len(provs) :]
+    v = st.verify_joint(base_seeds, q, x, rng)
+    p_scale = float(np.mean(np.abs(list(v["revenue_per_agent"].values()))))
+    verified = combined_verdict(
+        [
+            decide(v["consumer_regret"], cfg.regret_tol * c_scale),
+            decide(v["provider_regret"], cfg.regret_tol * p_scale),
+        ]
+    )
+    return JointEquilibrium(
+        {p.name: float(w) for p, w in zip(provs, q) if w > 0},
+        {n_: float(w) for n_, w in zip(cfg.names, x) if w > 0},
+        tuple(e.mixture.tolist()),
+        e.regret,
+        e.stability,
+        verified,
+        Interval(*v["consumer_regret"]),
+        Interval(*v["provider_regret"]),
+        v["revenue_per_agent"],
+        v["expected_revenue_per_agent"],
+        v["seeds"],
+    )
 
 
 def linked_population(spec):

@@ -73,7 +73,7 @@ class StudyResult:
         then itself). Population study: empty (its runs are counted in ``population.runs``).
     population : PopulationAnalysis or None
         A population study's answer over its own menu of rules.
-    exploration : dict or None
+    exploration : ExplorationAnswer or None
         Its strategy exploration's answer, where the study declares one (the report's answer then).
     report : Path or None
         The report's HTML file, where one was written.
@@ -86,7 +86,7 @@ class StudyResult:
     spec: StudySpec
     runs: tuple = ()
     population: object | None = None
-    exploration: dict | None = None
+    exploration: object | None = None  #: an ExplorationAnswer (gamemarket.io.explored)
     report: Path | None = None
     wall_seconds: float = 0.0
     methods: tuple = DEFAULT_METHODS
@@ -181,9 +181,9 @@ class StudyResult:
     def summary(self) -> str:
         """One line: the study, what ran, and where the report is."""
         if self.population is not None:
-            ran = f"{self.population.runs['simulations']:,} simulations"
+            ran = f"{self.population.runs.simulations:,} simulations"
             if self.exploration is not None:
-                ran += f" and an exploration of {self.exploration['simulations']:,}"
+                ran += f" and an exploration of {self.exploration.simulations:,}"
         else:
             ran = f"{sum(r.tasks for r in self.runs):,} runs ({sum(r.run for r in self.runs):,} run now)"
         where = f"; report {self.report}" if self.report is not None else ""
@@ -277,8 +277,8 @@ def _population(spec: StudySpec, how: dict, *, write_report: bool, force: bool, 
     with _report_claimed(spec, write_report, force):
         an = run_population_study(spec, force=force, **how)
     log(
-        f"study {spec.name}: {an.runs['simulations']:,} simulations ({an.runs['run_now']:,} run now) in "
-        f"{duration(an.runs['wall_seconds'])}; results in {spec.results_dir}"
+        f"study {spec.name}: {an.runs.simulations:,} simulations ({an.runs.run_now:,} run now) in "
+        f"{duration(an.runs.wall_seconds)}; results in {spec.results_dir}"
     )
     for line in population_lines(an):
         log(line)

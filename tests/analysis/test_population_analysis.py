@@ -1,7 +1,6 @@
 """The population game's analysis: regret bootstrap, the joint provider-consumer game, the provider's dominant
 mechanism, and the analysis cache (keyed by its inputs, data only, read back exactly, never a pickle)."""
 
-import copy
 import dataclasses
 import json
 import math
@@ -15,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gamemarket.analysis.population as pop
+import gamemarket.analysis.population_cache as cache
 import gamemarket.search.population as driver
 from gamemarket import bids
 from gamemarket.analysis.population import (
@@ -26,6 +26,7 @@ from gamemarket.analysis.population import (
     regret_bootstrap,
 )
 from gamemarket.games.rsgame import RoleSymmetricGame
+from gamemarket.io.answers import Interval
 from gamemarket.market.base import MARKETS
 from gamemarket.search.population import run_population_study
 from gamemarket.studies import load_study, population
@@ -104,7 +105,7 @@ def test_population_analysis_is_cached_by_its_inputs(study, monkeypatch):
     real = driver.equilibria
     monkeypatch.setattr(driver, "equilibria", lambda game: solves.append(1) or real(game))
     again = run_population_study(spec, run=False)
-    assert not solves and again.runs["run_now"] == 0
+    assert not solves and again.runs.run_now == 0
     assert equilibria_json(again) == equilibria_json(first) and again.spec is spec
     # another stored run: another key, computed again (and the old cache file dropped)
     runs = spec.results_dir / "population"
@@ -131,8 +132,8 @@ def test_joint_game_is_built_from_the_mechanisms_games_and_their_revenue(study):
     spec = load_study(study)
     an = run_population_study(spec, n_jobs=1)
     st_ = PopulationGames(spec, run=False)
-    joint = an.provider["joint"]
-    g = joint["game"]
+    joint = an.provider.joint
+    g = joint.game
     provs = list(spec.providers)
     M, n = len(provs), spec.population.reduced_players
     assert g.roles == ("provider", "consumers") and g.players == (1, n)
@@ -146,10 +147,10 @@ def test_joint_game_is_built_from_the_mechanisms_games_and_their_revenue(study):
         np.testing.assert_array_equal(pay[M:][c > 0], want[c > 0])
         recs = st_.runs.records(provs[m], base, mix_key(c / n))
         assert pay[m] == np.mean([r["revenue"] / r["agents"] for r in recs])
-    assert joint["equilibria"], joint["notes"]
+    assert joint.equilibria, joint.notes
     rng = np.random.default_rng(0)
-    for e in joint["equilibria"]:
-        x = np.array(e["mixture_vector"])
+    for e in joint.equilibria:
+        x = np.array(e.mixture_vector)
         assert g.regret(x) <= 1e-8 * g.payoff_scale()
         q, xc = x[:M], x[M:]
         if (q == 1).any():  # a pure provider strategy: the consumers play an equilibrium of its game
@@ -160,12 +161,12 @@ def test_joint_game_is_built_from_the_mechanisms_games_and_their_revenue(study):
         recs = [st_.runs.records(p, base, mix_key(xc), paired=True) for p in provs]
         Gq = sum(w * np.array([r["gain"] for r in rs]) for w, rs in zip(q, recs) if w > 0)
         R = np.array([[r["revenue"] / r["agents"] for r in rs] for rs in recs]).T
-        assert e["consumer_regret"][0] == pytest.approx(max(Gq.mean(axis=0).max(), 0.0), rel=1e-12, abs=1e-12)
-        assert e["provider_regret"][0] == pytest.approx(regret_bootstrap(R, q, 10, rng)[0], rel=1e-12, abs=1e-12)
-        assert e["expected_revenue_per_agent"] == pytest.approx(float(R.mean(axis=0) @ q), rel=1e-12)
-        assert e["verified"] in ("yes", "no", "undecided")
+        assert e.consumer_regret.mean == pytest.approx(max(Gq.mean(axis=0).max(), 0.0), rel=1e-12, abs=1e-12)
+        assert e.provider_regret.mean == pytest.approx(regret_bootstrap(R, q, 10, rng)[0], rel=1e-12, abs=1e-12)
+        assert e.expected_revenue_per_agent == pytest.approx(float(R.mean(axis=0) @ q), rel=1e-12)
+        assert e.verified in ("yes", "no", "undecided")
     recs = [r for r in equilibria_json(an) if r.get("game") == "provider-consumers"]
-    assert len(recs) == len(joint["equilibria"]) and all(set(r["mixture"]) == {"provider", "consumers"} for r in recs)
+    assert len(recs) == len(joint.equilibria) and all(set(r["mixture"]) == {"provider", "consumers"} for r in recs)
 
 
 def test_the_code_part_of_the_analysis_key_is_read_once_per_process(study, monkeypatch):
@@ -183,11 +184,11 @@ def test_the_code_part_of_the_analysis_key_is_read_once_per_process(study, monke
 
     monkeypatch.setattr(pathlib.Path, "read_bytes", edited)
     assert pop.analysis_key(spec) == key
-    pop._code_hash.cache_clear()  # a new process reads the edited code: another key
+    cache._code_hash.cache_clear()  # a new process reads the edited code: another key
     try:
         assert pop.analysis_key(spec) != key
     finally:
-        pop._code_hash.cache_clear()
+        cache._code_hash.cache_clear()
 
 
 def test_dominant_mechanism_of_the_provider():
@@ -216,23 +217,26 @@ def test_a_cached_analysis_reads_back_exactly(study, monkeypatch):
     monkeypatch.setattr(driver, "equilibria", lambda game: solves.append(1) or real(game))
     again = run_population_study(spec, run=False)  # from the cache file
     assert not solves
-    assert again.runs["run_now"] == 0 and again.runs["wall_seconds"] < first.runs["wall_seconds"]
-    again.runs = {**again.runs, "run_now": first.runs["run_now"], "wall_seconds": first.runs["wall_seconds"]}
+    assert again.runs.run_now == 0 and again.runs.wall_seconds < first.runs.wall_seconds
+    again = dataclasses.replace(
+        again, runs=dataclasses.replace(again.runs, run_now=first.runs.run_now, wall_seconds=first.runs.wall_seconds)
+    )
     assert_same(again, first)
     # values a study may hold that JSON cannot, or could confuse with the file's own tags
-    odd = copy.copy(first)
-    odd.answers = copy.deepcopy(first.answers)
     neg_nan = struct.unpack("<d", struct.pack("<Q", 0xFFF8000000000001))[0]
-    odd.answers[0].truthful_gains = {
-        "nan": [float("nan"), neg_nan, 1.0],
-        "inf": [math.inf, -math.inf, -0.0],
-        "$float": {"$tuple": (1, 2.5, None, True)},
-        "$$game": [],
+    gains = {
+        "nan": Interval(float("nan"), neg_nan, 1.0),
+        "inf": Interval(math.inf, -math.inf, -0.0),
+        "$float": Interval(1, 2.5, None),
+        "$$game": Interval(True, "$tuple", 0.0),
     }
-    odd.meta = {**first.meta, "np": np.float64(0.1)}
+    a0 = dataclasses.replace(first.answers[0], truthful_gains=gains)
+    odd = dataclasses.replace(
+        first, answers=(a0, *first.answers[1:]), meta=dataclasses.replace(first.meta, users=np.float64(0.1))
+    )
     back = _round_trip(odd)
-    odd.meta["np"] = 0.1  # a numpy float reads back as the same Python float
-    assert_same(back, odd)
+    # a numpy float reads back as the same Python float
+    assert_same(back, dataclasses.replace(odd, meta=dataclasses.replace(odd.meta, users=0.1)))
     assert struct.pack("<d", back.answers[0].truthful_gains["nan"][1]) == struct.pack("<d", neg_nan)
 
 
@@ -339,9 +343,10 @@ def test_a_malformed_cache_file_is_set_aside_and_the_analysis_computed_again(stu
 def test_the_analysis_code_is_part_of_the_key():
     """The files that decide a population analysis are hashed into its key: the analysis itself, the runs'
     records, the games package."""
-    assert {"analysis/population.py", "studies/population.py", "games", "confidence.py"} <= set(pop._ANALYSIS_CODE)
+    code = {"analysis/population.py", "analysis/population_cache.py", "io/answers.py", "studies/population.py"}
+    assert code | {"games", "confidence.py"} <= set(cache._ANALYSIS_CODE)
     pkg = Path(pop.__file__).resolve().parents[1]
-    assert all((pkg / rel).exists() for rel in pop._ANALYSIS_CODE)
+    assert all((pkg / rel).exists() for rel in cache._ANALYSIS_CODE)
 
 
 @pytest.mark.slow

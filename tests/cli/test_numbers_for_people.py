@@ -11,6 +11,7 @@ import pytest
 
 from gamemarket.cli import main
 from gamemarket.cli.output import print_dict, value_text
+from gamemarket.io.answers import Interval, MechanismAnswer, ProviderChoice, VerifiedEquilibrium
 from gamemarket.reports.console import population_lines
 from gamemarket.reports.markdown import num
 
@@ -73,23 +74,31 @@ def test_game_solve_text_is_for_people(tmp_path, capsys):
 
 
 def test_population_summary_is_for_people(capsys):
-    answer = SimpleNamespace(
-        mechanism="hb-first",
-        seeds=[0, 1],
-        truthful_is_equilibrium=False,
-        truthful_gains={"shade-0.5": (11730.4, 5329.2, 18120.9)},
-        notes=[],
-        equilibria=[
-            {
-                "mixture": {"truthful": 0.25, "shade-0.5": 0.75},
-                "regret": [1.5e-7, 0.0, 2.5e-6],
-                "verified": "verified",
-                "stability": "stable",
-                "revenue": [1.23456e8, 1.2e8, 1.3e8],
-            }
-        ],
+    answer = MechanismAnswer(
+        "hb-first",
+        None,
+        (0, 1),
+        (
+            VerifiedEquilibrium(
+                {"truthful": 0.25, "shade-0.5": 0.75},
+                (0.25, 0.75),
+                0.0,
+                "stable",
+                "verified",
+                2.5e-6,
+                1.0,
+                Interval(1.5e-7, 0.0, 2.5e-6),
+                {},
+                Interval(1.23456e8, 1.2e8, 1.3e8),
+                Interval(0.0, 0.0, 0.0),
+                0.0,
+                2,
+            ),
+        ),
+        {"shade-0.5": Interval(11730.4, 5329.2, 18120.9)},
+        "no",
     )
-    text = "\n".join(population_lines(SimpleNamespace(answers=[answer], provider={"leader": None})))
+    text = "\n".join(population_lines(SimpleNamespace(answers=[answer], provider=ProviderChoice(None, (), ()))))
     assert "+11,730 [+5,329, +18,120]" in text and "revenue 123,500,000" in text
     assert "regret 1.5e-07 [0, 2.5e-06]" in text  # below 1e-4 an exponent is what a person reads best
 

@@ -23,7 +23,7 @@ SAFE = {
     ("studies/population.py", "key"): "a run's content hash (hex digits), computed by the store",
     ("studies/store.py", "key"): "a run's content hash (hex digits), computed by the store",
     ("studies/store.py", "k"): "a table name from the store's own TABLES constant",
-    ("analysis/population.py", "key"): "the analysis cache's content hash (hex digits)",
+    ("analysis/population_cache.py", "key"): "the analysis cache's content hash (hex digits)",
     ("studies/gains.py", "n"): "a market size, an int checked by the study's schema",
     ("reports/figures.py", "value"): "an entry of a fixed tuple in the code ('bsd', 'ssj')",
     ("studies/spec.py", "name"): "the study's name, checked against the one NAME rule (check_name) on reading",

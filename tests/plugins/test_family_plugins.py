@@ -310,7 +310,7 @@ def test_a_population_study_of_the_plugin_family_on_dask_stores_the_local_number
     spec = load_study(write_study(folder, POPULATION.replace("jobs = 150", "jobs = 100")))
     local, remote, records_local, records_dask = local_then_dask(spec)
     assert records_local and records_local == records_dask
-    assert remote.runs["run_now"] == local.runs["run_now"]
+    assert remote.runs.run_now == local.runs.run_now
 
 
 #: a consumer-strategy family without parameters (not parametric): its one strategy bids ``FACTOR`` times ``w``

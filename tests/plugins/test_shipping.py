@@ -238,4 +238,4 @@ def test_a_dask_population_study_whose_plugin_files_are_gone_stores_the_local_nu
     spec = load_study(write_study(tmp_path, POPULATION))
     local, remote, records_local, records_dask = local_then_dask(spec, between=lambda: mech.rename(tmp_path / "gone"))
     assert records_local and records_local == records_dask
-    assert remote.runs["run_now"] == local.runs["run_now"] > 0
+    assert remote.runs.run_now == local.runs.run_now > 0

@@ -184,7 +184,9 @@ class _Game:
 
 def test_the_replicator_flow_has_one_colour_bar_for_every_panel(kept):
     answers = [
-        SimpleNamespace(game=_Game(), mechanism=m, equilibria=[{"mixture_vector": [1, 0, 0], "stability": "stable"}])
+        SimpleNamespace(
+            game=_Game(), mechanism=m, equilibria=[SimpleNamespace(mixture_vector=(1, 0, 0), stability="stable")]
+        )
         for m in ("hb-first", "hb-kth")
     ]
     population._flow_figure(answers, ["truthful", "shade-0.5", "shade-high-0.9"], "unused.png")

@@ -69,7 +69,7 @@ def test_claim_rows_hold_numbers_and_the_report_formats_them():
     import pandas as pd
 
     from gamemarket.analysis import claims
-    from gamemarket.reports.report import claim_measured
+    from gamemarket.reports.claims import claim_measured
 
     providers = {
         "hb-first": {"kind": "scheduling", "scheduler": "hb", "payment": "first", "reserve": 1.0},

@@ -13,7 +13,8 @@ from gamemarket.cli import main
 from gamemarket.consumers import FAMILIES, ParametricFamily, PiecewiseRule, ShadingRule
 from gamemarket.errors import InputError
 from gamemarket.games.io import mixture_words
-from gamemarket.io.files import OutputFolder
+from gamemarket.io.explored import ExplorationAnswer
+from gamemarket.io.files import OutputFolder, dumps_json
 from gamemarket.reports.markdown import num
 from gamemarket.search.exploration import run_exploration, write_exploration
 from gamemarket.search.oracle import ProbeOracle, params_of, point
@@ -157,55 +158,57 @@ def test_the_oracle_counts_its_runs_and_reuses_what_it_ran(tmp_path):
 def test_an_exploration_study_writes_its_answer(tmp_path):
     spec = load_study(write_population_study(tmp_path, STUDY))
     ex = run_exploration(spec)
-    m = ex["mechanisms"]["hb-first"]
-    assert ex["family"] == "per-class" and ex["optimiser"] == "nelder-mead"
-    assert m["simulations"] <= 400
-    assert m["certified"] or m["reason"]
-    assert m["menu_only"] and m["equilibria"]
-    names = {r["strategy"] for r in m["menu"]}
+    m = ex.mechanisms["hb-first"]
+    assert ex.family == "per-class" and ex.optimiser == "nelder-mead"
+    assert m.simulations <= 400
+    assert m.certified or m.reason
+    assert m.menu_only and m.equilibria
+    names = {r.strategy for r in m.menu}
     assert {"truthful", "shade-0.5"} <= names
-    for e in m["equilibria"]:
-        assert sum(x["probability"] for x in e["mixture"]) == pytest.approx(1)
-        for x in e["mixture"]:
+    for e in m.equilibria:
+        assert sum(x.probability for x in e.mixture) == pytest.approx(1)
+        for x in e.mixture:
             assert (
-                x["strategy"] in names and len(x["betas_by_class"]) == 3 and set(x["params"]) == set(bids.BID_CLASSES)
+                x.strategy in names and len(x.rule.betas_by_class) == 3 and set(x.rule.params) == set(bids.BID_CLASSES)
             )
-        d = e["best_deviation"]
-        assert len(d["gain"]) == 3 and d["gain"][1] <= d["gain"][0] <= d["gain"][2]
-        assert e["candidates_evaluated"] >= 1 and isinstance(e["certified"], bool)
-        cert = e["certificate"]
+        d = e.best_deviation
+        assert len(d.gain) == 3 and d.gain[1] <= d.gain[0] <= d.gain[2]
+        assert e.candidates_evaluated >= 1 and isinstance(e.certified, bool)
+        cert = e.certificate
         # every rule the search evaluated has a fresh-seed bound, and epsilon is the largest of them
-        assert len(cert["rules"]) == e["candidates_evaluated"]
-        assert e["epsilon"] == max(r["upper"] for r in cert["rules"])
-        assert e["certified"] == (e["epsilon"] <= m["tolerance"]) == (e["verdict"] == "certified")
-        assert d["strategy"] == max(cert["rules"], key=lambda r: r["gain"][0])["strategy"]
-    for r in m["rounds"][:-1]:  # a round that grew the menu found a rule above the tolerance: decided or likely
-        assert r["added"]
-        for name in r["added"]:
-            bound = [b for e in r["equilibria"] for b in e["certificate"]["rules"] if b["strategy"] == name]
-            assert bound and max(b["gain"][0] for b in bound) > m["tolerance"]
+        assert len(cert.rules) == e.candidates_evaluated
+        assert e.epsilon == max(r.upper for r in cert.rules)
+        assert e.certified == (e.epsilon <= m.tolerance) == (e.verdict == "certified")
+        assert d.strategy == max(cert.rules, key=lambda r: r.gain[0]).rule
+    for r in m.rounds[:-1]:  # a round that grew the menu found a rule above the tolerance: decided or likely
+        assert r.added
+        for name in r.added:
+            bound = [b for e in r.equilibria for b in e.certificate.rules if b.rule == name]
+            assert bound and max(b.gain[0] for b in bound) > m.tolerance
     # a second run reads every run and every candidate's gain back, and takes the same path to the same answer
     again = run_exploration(spec)
-    assert again["mechanisms"]["hb-first"]["oracle_run_now"] == 0 < m["oracle_run_now"]
-    assert again["mechanisms"]["hb-first"]["run_now"] == 0 < m["run_now"]
+    assert again.mechanisms["hb-first"].oracle_run_now == 0 < m.oracle_run_now
+    assert again.mechanisms["hb-first"].run_now == 0 < m.run_now
     last = json.loads((spec.results_dir / "last-run.json").read_text())  # from the first run: the second ran none
-    assert last["exploration"]["run"] == m["run_now"] and last["exploration"]["workers"] == m["workers"] == 1
-    for r in (ex, again):
-        r.pop("wall_seconds")
-        for k in ("oracle_run_now", "run_now", "workers"):
-            r["mechanisms"]["hb-first"].pop(k)
-    assert again == ex
+    assert last["exploration"]["run"] == m.run_now and last["exploration"]["workers"] == m.workers == 1
+    assert json.dumps(again.to_json(run=False)) == json.dumps(ex.to_json(run=False))
+    assert again.without_run().to_json() == ex.to_json(run=False)
     folder = OutputFolder(tmp_path / "report", owner="test", what="report folder")
     path = write_exploration(ex, folder)
-    assert json.loads(path.read_text())["mechanisms"]["hb-first"]["certified"] == m["certified"]
+    written = json.loads(path.read_text())
+    assert written["mechanisms"]["hb-first"]["certified"] == m.certified
+    # the file reads back to the answer without this call's figures, and writes the same JSON again
+    back = ExplorationAnswer.from_json(written)
+    assert back.wall_seconds is None and back.mechanisms["hb-first"].run_now is None
+    assert dumps_json(back.to_json(), indent=1) == path.read_text()
 
 
 def test_a_budget_too_small_is_not_certified_and_says_why(tmp_path):
     spec = load_study(write_population_study(tmp_path, STUDY.replace("budget = 400", "budget = 5")))
-    m = run_exploration(spec)["mechanisms"]["hb-first"]
-    assert not m["certified"] and m["simulations"] <= 5
-    assert m["reason"].startswith("the budget of 5 simulations ran out")
-    assert m["equilibria"] == [] and [r["strategy"] for r in m["menu"]] == ["truthful", "shade-0.5"]
+    m = run_exploration(spec).mechanisms["hb-first"]
+    assert not m.certified and m.simulations <= 5
+    assert m.reason.startswith("the budget of 5 simulations ran out")
+    assert m.equilibria == () and [r.strategy for r in m.menu] == ["truthful", "shade-0.5"]
 
 
 def test_a_study_without_exploration_is_refused(tmp_path):
@@ -219,7 +222,7 @@ def test_the_piecewise_family_is_searched_through_its_interface(tmp_path):
         "evaluations = 15", "evaluations = 10"
     )
     spec = load_study(write_population_study(tmp_path, body))
-    ex = run_exploration(spec)
+    ex = run_exploration(spec).to_json()  # as data/exploration.json names a point of the family
     assert ex["family"] == "piecewise" and ex["parameters"] == [f"beta_{k}" for k in range(0, 181, 30)]
     m = ex["mechanisms"]["hb-first"]
     assert m["simulations"] <= 120 and (m["certified"] or m["reason"])

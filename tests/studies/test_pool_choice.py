@@ -96,7 +96,7 @@ def test_a_population_study_runs_where_a_pool_pays_with_the_same_numbers(tmp_pat
     pool = run_population_study(spec, n_jobs=2)
     on_pool = population_records(spec)
     assert json.loads((spec.results_dir / "last-run.json").read_text())["workers"] == 2
-    assert runs_of(on_pool) == pool.runs["run_now"] > 0
+    assert runs_of(on_pool) == pool.runs.run_now > 0
 
     monkeypatch.setenv(POOL_START_ENV, "1000")  # a pool never pays at this size: every chunk in process
     monkeypatch.setattr(workers, "_warm", COLD)
@@ -104,7 +104,7 @@ def test_a_population_study_runs_where_a_pool_pays_with_the_same_numbers(tmp_pat
     here = run_population_study(spec, n_jobs=2)
     last = json.loads((spec.results_dir / "last-run.json").read_text())
     assert last["workers"] == 1 and last["n_jobs"] == 2 and last["kind"] == "population"
-    assert last["run"] == here.runs["run_now"] == pool.runs["run_now"] and last["jobs"] == 400
+    assert last["run"] == here.runs.run_now == pool.runs.run_now and last["jobs"] == 400
     assert population_records(spec) == on_pool  # exactly: floats compared as stored, bit for bit
 
     ran_here = []

@@ -159,21 +159,21 @@ def study(tmp_path):
 def test_population_study_end_to_end(study):
     spec = load_study(study)
     an = run_population_study(spec, n_jobs=1)
-    assert an.runs["run_now"] > 0
+    assert an.runs.run_now > 0
     assert [a.mechanism for a in an.answers] == ["hb-first", "hb-kth"]
     for a in an.answers:
         assert set(a.truthful_gains) == {"shade-0.5", "shade-high-0.9"}
         assert a.truthful_is_equilibrium in ("yes", "no", "undecided")
         assert a.equilibria, a.notes
         for e in a.equilibria:
-            assert e["reduced_regret"] <= 1e-8 * a.game.payoff_scale()
-            assert e["regret"][1] <= e["regret"][0] + 1e-9 or e["regret"][0] == 0
+            assert e.reduced_regret <= 1e-8 * a.game.payoff_scale()
+            assert e.regret.low <= e.regret.mean + 1e-9 or e.regret.mean == 0
     recs = equilibria_json(an)
     per_mechanism = [r for r in recs if r.get("game") != "provider-consumers"]  # the joint game's: below
     assert per_mechanism and all({"mixture", "regret", "truthful_gains"} <= set(r) for r in per_mechanism)
     # resume: nothing is run again, the same numbers come back; two processes give the same numbers
     again = run_population_study(spec, n_jobs=1)
-    assert again.runs["run_now"] == 0
+    assert again.runs.run_now == 0
     assert equilibria_json(again) == recs
     import shutil
 
@@ -184,7 +184,7 @@ def test_population_study_end_to_end(study):
     store = PopulationStore(spec.results_dir)
     f = sorted(store.dir.glob("*.json"))[0]
     f.write_text("{trunc")
-    assert run_population_study(spec, n_jobs=1).runs["run_now"] == 1
+    assert run_population_study(spec, n_jobs=1).runs.run_now == 1
     from gamemarket.reports.population import write_population_report
 
     md = write_population_report(par).read_text()
@@ -199,7 +199,7 @@ def test_population_study_end_to_end(study):
         cells = [c.strip() for c in line.strip("|").split("|")]
         lead[cells[0]] = set(cells[1].split(" or "))
     for a in par.answers:
-        kept = {mixture_words(e["mixture"]) for e in a.equilibria if e["verified"] != "no"}
+        kept = {mixture_words(e.mixture) for e in a.equilibria if e.verified != "no"}
         assert lead[a.mechanism] == (kept or {"none found"})
     assert (spec.report_dir / "fig-replicator-flow.png").exists()
 
@@ -357,9 +357,9 @@ def test_joint_false_skips_the_mixed_provider_game_and_its_runs(tmp_path):
     body = STUDY.replace("reduced_players = 3", "reduced_players = 3\njoint = false")
     spec = load_study(write_population_study(tmp_path, body))
     an = run_population_study(spec, n_jobs=1)
-    assert an.provider["joint"] is None and an.provider["leader"] is not None
+    assert an.provider.joint is None and an.provider.leader is not None
     full = load_study(write_population_study(tmp_path / "full", STUDY))
-    assert an.runs["simulations"] < run_population_study(full, n_jobs=1).runs["simulations"]
+    assert an.runs.simulations < run_population_study(full, n_jobs=1).runs.simulations
     md = write_population_report(an).read_text()
     assert "Simultaneous equilibria with any provider mixture" not in md and "## The provider's choice" in md
 

@@ -97,7 +97,7 @@ def test_a_population_study_gives_the_commands_report_and_its_answer_table(tmp_p
         assert f"| {r['mechanism']} |" in md and r["verdict"] in md
     eq = res.equilibria()
     assert set(eq["mechanism"]) <= {"hb-first", "hb-kth"} and len(eq) == ans["equilibria"].sum()
-    assert res.runs == () and res.population.runs["simulations"] > 0
+    assert res.runs == () and res.population.runs.simulations > 0
     with pytest.raises(InputError, match="read through its answer"):
         res.metrics()
 
