@@ -6,8 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from gamemarket.analysis.claims import CONTEXT, claims_csv
-from gamemarket.io.files import atomic_path
-from gamemarket.io.ownership import OutputFolder
+from gamemarket.io.files import OutputFolder, atomic_path
 from gamemarket.reports.markdown import md_table, num, num_ci
 
 
