@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import copy
+import time
 
 import numpy as np
 from numba import njit
 
-from gamemarket.pricing.allocation import Allocation
+from gamemarket.pricing.allocation import Allocation, check_feasible
+from gamemarket.pricing.dual import evaluate
+from gamemarket.pricing.envelope import sort_efficiencies
 from gamemarket.pricing.problem import Problem
+from gamemarket.pricing.result import Result, met_message
 
 
 def identical_columns(A: np.ndarray, floors: np.ndarray) -> list[list[int]]:
@@ -137,3 +141,39 @@ def split_allocation(problem: Problem, merged: Allocation, groups: list[list[int
         j[pos] = remap[j[pos]]
         j[j < -1] = -2 - j[j < -1]
     return Allocation(j1, x1, j2, x2, m)
+
+
+def merged_answer(problem, warm, groups, index, lo, rule, t0) -> Result | None:
+    """The merged problem's converged answer as the original's (``split_allocation``), its
+    gap recomputed from scratch: the original dual at the members' common prices, less the objective of
+    the split allocation. None when the allocation cannot be split or the gap misses the stopping rule
+    (``rule``: the stopping gap as a function of the objective, and its words)."""
+    alloc = split_allocation(problem, warm.allocation, groups, index)
+    if alloc is None or check_feasible(problem, alloc) > 1e-9:
+        return None
+    A = np.ascontiguousarray(problem.A, dtype=np.float64)
+    p = warm.prices[index]
+    dual = evaluate(problem, p, sort_efficiencies(A), A)[0]  # the unsmoothed dual: an upper bound
+    t = alloc.throughput(A)
+    with np.errstate(divide="ignore"):
+        primal = float(np.sum(problem.utility.value(t))) + float(lo @ (problem.R - alloc.usage(problem.demand)))
+    gap = dual - primal
+    target, words = rule
+    if not gap <= target(primal):
+        return None
+    split = f"(identical resources {groups} priced as one, their use split among them)"
+    message = f"{met_message(gap, primal, target, words)} {split}"
+    return Result(
+        alloc,
+        p,
+        t,
+        primal,
+        dual,
+        gap,
+        warm.iterations,
+        warm.evaluations,
+        True,
+        time.perf_counter() - t0,
+        warm.rows,
+        message,
+    )
