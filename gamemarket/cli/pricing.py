@@ -20,36 +20,12 @@ def cmd_price_solve(a) -> int:
     not (the result is still written, and says so).
     """
 
-    from gamemarket.pricing import load, solve, synthetic  # deferred: numba, pandas, scipy.optimize
+    from gamemarket.pricing import solve  # deferred: numba, pandas, scipy.optimize
 
     if a.device != "cpu" and a.backend != "torch":
         raise InputError(f"--device {a.device} applies to the torch backend; add --backend torch")
-    out = None
-    if a.out:  # checked before the solve, not after it
-        out = Path(a.out)
-        if out.suffix != ".npz":
-            raise InputError(f"--out {a.out!r}: expected a .npz file name")
-        if out.is_dir():
-            raise InputError(f"--out {a.out!r}: is a folder; expected a .npz file name")
-        parent = next((p for p in [out.parent, *out.parent.parents] if p.exists()), Path("."))
-        if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
-            raise InputError(f"--out {a.out!r}: cannot write there ({parent} is not a writable folder)")
-        trace = out.with_suffix(".trace.csv")
-        check_outputs({"--out": out, "--out's trace": trace}, [a.problem] if a.problem else [])
-        check_output_file(out, option="--out", force=a.force)
-        check_output_file(trace, option="--out's trace", force=a.force)
-    if a.problem:
-        given = [f"--{k}" for k in ("n", "m", "utility") if getattr(a, k) is not None]
-        if given:
-            raise InputError(
-                f"{a.problem}: a saved problem fixes its jobs, resources and utility, so "
-                f"{', '.join(given)} would have no effect; leave {'it' if len(given) == 1 else 'them'} out"
-            )
-        problem = load(a.problem, limit=memory_limit())  # its arrays' size from their headers, before inflating
-    else:
-        if a.n is None or a.m is None:
-            raise InputError("give a saved problem (.npz) or --n and --m for the paper's synthetic family")
-        problem = synthetic(a.n, a.m, a.utility or "log", a.seed, dtype=np.float32 if a.float32 else np.float64)
+    out = _checked_out(a) if a.out else None  # checked before the solve, not after it
+    problem = _problem(a)
     trace_rows = []
 
     def show(row):
@@ -75,23 +51,70 @@ def cmd_price_solve(a) -> int:
         dtype=np.float32 if a.float32 else np.float64,
     )
     if out is not None:
-        ex = r.allocation.extra or (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))
-        with atomic_path(out, "result (.npz)") as tmp, open(tmp, "wb") as f:
-            np.savez(
-                f,
-                prices=r.prices,
-                j1=r.allocation.j1,
-                x1=r.allocation.x1,
-                j2=r.allocation.j2,
-                x2=r.allocation.x2,
-                # shares beyond the two slots, for the rare job an optimum puts on three or more resources
-                extra_job=ex[0],
-                extra_resource=ex[1],
-                extra_share=ex[2],
-                throughput=r.throughput,
+        _write_result(out, r)
+    _print_result(a, r)
+    return 0 if r.converged else 3
+
+
+def _checked_out(a) -> Path:
+    """``--out`` as a path, refused before the solve unless it names a .npz file that, with its trace
+    (``.trace.csv``), can be written where it points (``--force`` to replace files of ours)."""
+    out = Path(a.out)
+    if out.suffix != ".npz":
+        raise InputError(f"--out {a.out!r}: expected a .npz file name")
+    if out.is_dir():
+        raise InputError(f"--out {a.out!r}: is a folder; expected a .npz file name")
+    parent = next((p for p in [out.parent, *out.parent.parents] if p.exists()), Path("."))
+    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        raise InputError(f"--out {a.out!r}: cannot write there ({parent} is not a writable folder)")
+    trace = out.with_suffix(".trace.csv")
+    check_outputs({"--out": out, "--out's trace": trace}, [a.problem] if a.problem else [])
+    check_output_file(out, option="--out", force=a.force)
+    check_output_file(trace, option="--out's trace", force=a.force)
+    return out
+
+
+def _problem(a):
+    """The problem to solve: the saved one (``--problem``, where ``--n``, ``--m`` and ``--utility`` are
+    refused as having no effect), or the paper's synthetic family from ``--n`` and ``--m``."""
+    from gamemarket.pricing import load, synthetic  # deferred: numba, pandas, scipy.optimize
+
+    if a.problem:
+        given = [f"--{k}" for k in ("n", "m", "utility") if getattr(a, k) is not None]
+        if given:
+            raise InputError(
+                f"{a.problem}: a saved problem fixes its jobs, resources and utility, so "
+                f"{', '.join(given)} would have no effect; leave {'it' if len(given) == 1 else 'them'} out"
             )
-        with atomic_path(out.with_suffix(".trace.csv"), "trace (.csv)") as tmp:
-            r.trace.to_csv(tmp, index=False)
+        return load(a.problem, limit=memory_limit())  # its arrays' size from their headers, before inflating
+    if a.n is None or a.m is None:
+        raise InputError("give a saved problem (.npz) or --n and --m for the paper's synthetic family")
+    return synthetic(a.n, a.m, a.utility or "log", a.seed, dtype=np.float32 if a.float32 else np.float64)
+
+
+def _write_result(out: Path, r) -> None:
+    """The result's prices, allocation and throughputs to ``out`` (.npz), its trace beside it (.trace.csv)."""
+    ex = r.allocation.extra or (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))
+    with atomic_path(out, "result (.npz)") as tmp, open(tmp, "wb") as f:
+        np.savez(
+            f,
+            prices=r.prices,
+            j1=r.allocation.j1,
+            x1=r.allocation.x1,
+            j2=r.allocation.j2,
+            x2=r.allocation.x2,
+            # shares beyond the two slots, for the rare job an optimum puts on three or more resources
+            extra_job=ex[0],
+            extra_resource=ex[1],
+            extra_share=ex[2],
+            throughput=r.throughput,
+        )
+    with atomic_path(out.with_suffix(".trace.csv"), "trace (.csv)") as tmp:
+        r.trace.to_csv(tmp, index=False)
+
+
+def _print_result(a, r) -> None:
+    """The result's summary, as JSON (``--format json``) or as text."""
     summary = {
         "objective": r.objective,
         "prices": r.prices.tolist(),
@@ -112,7 +135,6 @@ def cmd_price_solve(a) -> int:
             f"{r.iterations} iterations, {r.evaluations} evaluations, {r.seconds:.2f} s"
         )
         print("prices: " + " ".join(num(p, 6) for p in r.prices))
-    return 0 if r.converged else 3
 
 
 def add_pricing_commands(sub) -> None:

@@ -233,67 +233,17 @@ def polytope_equilibria(
     all-zero one at the extreme) is skipped, and ``notes`` gets a line beginning "incomplete:" that says so: the
     profiles returned are then not every extreme equilibrium.
     """
-    from scipy.spatial import HalfspaceIntersection  # deferred: scipy.spatial (0.4 s); only this method uses it
-
     A, B = _check(A, B)
     transposed = A.shape[0] > A.shape[1]
     if transposed:  # enumerate on the smaller side: swap the players
         A, B = B.T, A.T
-    m, n = A.shape
     Ap = (A - A.min()) / _scale(A) + 1.0  # positive, and of order 1 whatever the payoffs' units
     Bp = (B - B.min()) / _scale(B) + 1.0
-    degenerate = False
-    profiles = []
-    skipped, used = 0, [0]  # degenerate faces left out, and the subsets enumerated over all of them
-    if m == 1:
-        cols = np.flatnonzero(B[0] >= B[0].max() - (tol or tolerance(A, B))[1])
-        degenerate = len(cols) > 1
-        for j in cols:
-            y = np.zeros(n)
-            y[j] = 1
-            profiles.append((np.ones(1), y))
+    skipped = 0  # degenerate faces left out
+    if A.shape[0] == 1:
+        profiles, degenerate = _one_row_equilibria(B, (tol or tolerance(A, B))[1])
     else:
-        # P = {x >= 0, Bp^T x <= 1}: halfspaces as [normal, offset] with normal . x + offset <= 0
-        hs = np.vstack([np.hstack([-np.eye(m), np.zeros((m, 1))]), np.hstack([Bp.T, -np.ones((n, 1))])])
-        interior = np.full(m, 0.5 / Bp.sum(axis=0).max())
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            verts = HalfspaceIntersection(hs, interior, qhull_options="Qt").intersections
-        scale = float(np.abs(verts).max()) or 1.0
-        vtol = 1e-9 * scale
-        seen = set()
-        for v in verts:
-            v = np.where(np.abs(v) < vtol, 0.0, v)
-            keyv = tuple(np.round(v / scale, 9))
-            if keyv in seen or not (v > 0).any():
-                continue
-            seen.add(keyv)
-            S = np.flatnonzero(v > vtol)
-            slack = 1.0 - Bp.T @ v
-            T = np.flatnonzero(np.abs(slack) <= 1e-9 * max(1.0, np.abs(Bp).max()))
-            labels = (m - len(S)) + len(T)
-            if labels > m:
-                degenerate = True
-            if len(T) < len(S) or len(T) == 0:
-                continue
-            Sc = np.setdiff1d(np.arange(m), S)
-            ytol = 1e-9 * max(1.0, np.abs(Ap).max())
-            if len(T) == len(S) and np.linalg.matrix_rank(Ap[np.ix_(S, T)]) == len(S):
-                zs = [np.linalg.solve(Ap[np.ix_(S, T)], np.ones(len(S)))]
-                zs = [z for z in zs if z.min() >= -ytol and (len(Sc) == 0 or (Ap[np.ix_(Sc, T)] @ z).max() <= 1 + ytol)]
-            else:
-                degenerate = True
-                try:  # one budget for the whole game: a game of many equal payoffs is answered in seconds
-                    zs = _face_vertices(Ap[np.ix_(S, T)], Ap[np.ix_(Sc, T)], ytol, used=used) if not skipped else []
-                except FaceBudgetExceeded:
-                    zs = []
-                skipped += not zs and used[0] > FACE_BUDGET
-            for z in zs:
-                y = np.zeros(n)
-                y[T] = np.maximum(z, 0)
-                if y.sum() <= 0:
-                    continue
-                profiles.append((v / v.sum(), y / y.sum()))
+        profiles, degenerate, skipped = _vertex_equilibria(Ap, Bp)
     if transposed:
         profiles = [(y, x) for x, y in profiles]
     if skipped and notes is not None:
@@ -303,6 +253,89 @@ def polytope_equilibria(
             "the equilibria listed are verified, but other extreme equilibria may exist"
         )
     return profiles, degenerate
+
+
+def _one_row_equilibria(B: np.ndarray, tol_b: float) -> tuple[list, bool]:
+    """A game where the first player has one strategy: the column player's best responses (within
+    ``tol_b``), each a pure equilibrium; degenerate where there are several."""
+    n = B.shape[1]
+    cols = np.flatnonzero(B[0] >= B[0].max() - tol_b)
+    profiles = []
+    for j in cols:
+        y = np.zeros(n)
+        y[j] = 1
+        profiles.append((np.ones(1), y))
+    return profiles, len(cols) > 1
+
+
+def _vertex_equilibria(Ap: np.ndarray, Bp: np.ndarray) -> tuple[list, bool, int]:
+    """The equilibria at the vertices of the first player's best-response polytope
+    ``P = {x >= 0, Bp^T x <= 1}`` (payoffs made positive: ``Ap``, ``Bp``), each vertex's labels matched by
+    the second player's best responses. Returns the profiles, whether the game is degenerate, and how many
+    degenerate faces were left out (the face enumeration's budget spent)."""
+    m, n = Bp.shape
+    verts = _polytope_vertices(Bp)
+    scale = float(np.abs(verts).max()) or 1.0
+    vtol = 1e-9 * scale
+    seen = set()
+    degenerate, profiles = False, []
+    skipped, used = 0, [0]  # degenerate faces left out, and the subsets enumerated over all of them
+    for v in verts:
+        v = np.where(np.abs(v) < vtol, 0.0, v)
+        keyv = tuple(np.round(v / scale, 9))
+        if keyv in seen or not (v > 0).any():
+            continue
+        seen.add(keyv)
+        S = np.flatnonzero(v > vtol)
+        slack = 1.0 - Bp.T @ v
+        T = np.flatnonzero(np.abs(slack) <= 1e-9 * max(1.0, np.abs(Bp).max()))
+        labels = (m - len(S)) + len(T)
+        if labels > m:
+            degenerate = True
+        if len(T) < len(S) or len(T) == 0:
+            continue
+        zs, face = _tight_responses(Ap, S, T, used, skip=bool(skipped))
+        if face:
+            degenerate = True
+            skipped += not zs and used[0] > FACE_BUDGET
+        for z in zs:
+            y = np.zeros(n)
+            y[T] = np.maximum(z, 0)
+            if y.sum() <= 0:
+                continue
+            profiles.append((v / v.sum(), y / y.sum()))
+    return profiles, degenerate, skipped
+
+
+def _polytope_vertices(Bp: np.ndarray) -> np.ndarray:
+    """The vertices of ``P = {x >= 0, Bp^T x <= 1}`` (qhull's halfspace intersection)."""
+    from scipy.spatial import HalfspaceIntersection  # deferred: scipy.spatial (0.4 s); only this method uses it
+
+    m, n = Bp.shape
+    # halfspaces as [normal, offset] with normal . x + offset <= 0
+    hs = np.vstack([np.hstack([-np.eye(m), np.zeros((m, 1))]), np.hstack([Bp.T, -np.ones((n, 1))])])
+    interior = np.full(m, 0.5 / Bp.sum(axis=0).max())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return HalfspaceIntersection(hs, interior, qhull_options="Qt").intersections
+
+
+def _tight_responses(Ap: np.ndarray, S: np.ndarray, T: np.ndarray, used: list, skip: bool) -> tuple[list, bool]:
+    """The second player's strategies ``z`` on the tight columns ``T`` that make the first player's support
+    ``S`` best responses (``Ap[S, T] z = 1``, the others at most 1), and whether they came from a degenerate
+    face's enumeration (``_face_vertices``, on a budget shared by the game: ``used``; none once ``skip``)."""
+    m = Ap.shape[0]
+    Sc = np.setdiff1d(np.arange(m), S)
+    ytol = 1e-9 * max(1.0, np.abs(Ap).max())
+    if len(T) == len(S) and np.linalg.matrix_rank(Ap[np.ix_(S, T)]) == len(S):
+        zs = [np.linalg.solve(Ap[np.ix_(S, T)], np.ones(len(S)))]
+        zs = [z for z in zs if z.min() >= -ytol and (len(Sc) == 0 or (Ap[np.ix_(Sc, T)] @ z).max() <= 1 + ytol)]
+        return zs, False
+    try:  # one budget for the whole game: a game of many equal payoffs is answered in seconds
+        zs = _face_vertices(Ap[np.ix_(S, T)], Ap[np.ix_(Sc, T)], ytol, used=used) if not skip else []
+    except FaceBudgetExceeded:
+        zs = []
+    return zs, True
 
 
 def _nashpy_worker(method, A, B, queue):

@@ -88,99 +88,137 @@ def read_nfg(path: str | Path) -> Game:
         raise InputError(exc if str(exc).startswith(str(path)) else f"{path}: {exc}") from None
 
 
-# Complexity 24: one reader of Gambit's NFG grammar, top to bottom, its steps sharing the token position.
-def _parse_nfg(toks: list, where: str) -> Game:  # noqa: C901
-    pos = 0
+class _Cursor:
+    """The tokens of an ``.nfg`` file and the position of the next one to read; ``where`` names the file."""
 
-    def take(kind=None, value=None):
-        nonlocal pos
-        if pos >= len(toks):
-            raise InputError(f"{where}: unexpected end of file")
-        t = toks[pos]
+    def __init__(self, toks: list, where: str):
+        self.toks, self.where, self.pos = toks, where, 0
+
+    def take(self, kind=None, value=None):
+        """The next token, which must be of ``kind`` (and ``value``) where they are given."""
+        if self.pos >= len(self.toks):
+            raise InputError(f"{self.where}: unexpected end of file")
+        t = self.toks[self.pos]
         if (kind and t[0] != kind) or (value and t[1] != value):
-            raise InputError(f"{where}: expected {value or kind}, got {t[1]!r}")
-        pos += 1
+            raise InputError(f"{self.where}: expected {value or kind}, got {t[1]!r}")
+        self.pos += 1
         return t
 
-    if take("atom")[1] != "NFG" or take("atom")[1] != "1" or take("atom")[1] != "R":
+    def at(self, tok: tuple) -> bool:
+        """Whether the next token is ``tok``; an IndexError past the end (``read_nfg``: a list never closed)."""
+        return self.toks[self.pos] == tok
+
+    def strings(self) -> list[str]:
+        """A brace list of strings, ``{ "a" "b" ... }``."""
+        self.take("brace", "{")
+        out = []
+        while not self.at(("brace", "}")):
+            out.append(self.take("str")[1])
+        self.take("brace", "}")
+        return out
+
+
+def _parse_nfg(toks: list, where: str) -> Game:
+    """The game of an ``.nfg`` file's tokens: its header (title, players, strategies), then its payoffs in
+    either version, the sizes checked against what the file holds before anything is allocated."""
+    cur = _Cursor(toks, where)
+    if cur.take("atom")[1] != "NFG" or cur.take("atom")[1] != "1" or cur.take("atom")[1] != "R":
         raise InputError(f"{where}: not an 'NFG 1 R' strategic-form file")
-    title = take("str")[1]
-    take("brace", "{")
-    players = []
-    while toks[pos] != ("brace", "}"):
-        players.append(take("str")[1])
-    take("brace", "}")
+    title = cur.take("str")[1]
+    players = cur.strings()
     if len(players) != 2:
         raise InputError(f"{where}: only two-player games are supported, found {len(players)} players")
-    take("brace", "{")
+    names = _nfg_strategies(cur, players)
+    if cur.pos < len(toks) and toks[cur.pos][0] == "str":
+        cur.pos += 1  # comment
+    m, n = len(names[0]), len(names[1])
+    outcome_version = cur.pos < len(toks) and cur.at(("brace", "{"))
+    _check_nfg_size(cur, m, n, outcome_version)
+    A = np.zeros((m, n))
+    B = np.zeros((m, n))
+    if outcome_version:
+        _nfg_outcome_payoffs(cur, A, B)
+    else:
+        _nfg_payoff_pairs(cur, A, B)
+    return Game(A, B, names[0], names[1], players=(players[0], players[1]), title=title)
+
+
+def _nfg_strategies(cur: _Cursor, players: list[str]) -> list[list[str]]:
+    """Each player's strategy names: listed (``{ { "s1" ... } { "t1" ... } }``), or counted
+    (``{ 2 3 }``: named 1, 2, ...; at most ``MAX_STRATEGIES``)."""
+    cur.take("brace", "{")
     names: list[list[str]] = []
-    if toks[pos] == ("brace", "{"):
+    if cur.at(("brace", "{")):
         for _ in range(2):
-            take("brace", "{")
-            ss = []
-            while toks[pos] != ("brace", "}"):
-                ss.append(take("str")[1])
-            take("brace", "}")
-            names.append(ss)
+            names.append(cur.strings())
     else:
         for who in players:
-            tok = take("atom")[1]
-            k = _number(tok, where)
+            tok = cur.take("atom")[1]
+            k = _number(tok, cur.where)
             if not (_whole(k) and 1 <= k <= MAX_STRATEGIES):
                 raise InputError(
-                    f"{where}: {who} has {tok!r} strategies; expected a whole number from 1 to {MAX_STRATEGIES:,}"
+                    f"{cur.where}: {who} has {tok!r} strategies; expected a whole number from 1 to {MAX_STRATEGIES:,}"
                 )
             names.append([str(i + 1) for i in range(int(k))])
-    take("brace", "}")
-    if pos < len(toks) and toks[pos][0] == "str":
-        pos += 1  # comment
-    m, n = len(names[0]), len(names[1])
-    # the numbers the file still holds: a declared size it cannot fill is refused before anything is allocated
-    left = len(toks) - pos
-    outcome_version = pos < len(toks) and toks[pos] == ("brace", "{")
+    cur.take("brace", "}")
+    return names
+
+
+def _check_nfg_size(cur: _Cursor, m: int, n: int, outcome_version: bool) -> None:
+    """The numbers the file still holds against an ``m x n`` game: a declared size it cannot fill is refused
+    before anything is allocated, and one that would not fit in memory."""
+    where, left = cur.where, len(cur.toks) - cur.pos
     if not outcome_version and left != 2 * m * n:
         raise InputError(f"{where}: expected {2 * m * n} payoffs for a {m}x{n} game, found {left}")
     if outcome_version and left < m * n:
         raise InputError(f"{where}: expected {m * n} outcome indices, found at most {left} tokens")
     check_fits(3 * 8 * m * n, f"{where}: a {m:,} x {n:,} game")  # its two payoff tables and the solver's copies
-    A = np.zeros((m, n))
-    B = np.zeros((m, n))
-    if pos < len(toks) and toks[pos] == ("brace", "{"):  # outcome version
-        outcomes = []
-        take("brace", "{")
-        while toks[pos] == ("brace", "{"):
-            take("brace", "{")
-            take("str")
-            vals = []
-            while toks[pos] != ("brace", "}"):
-                vals.append(_number(take("atom")[1], where))
-            take("brace", "}")
-            if len(vals) != 2:
-                raise InputError(f"{where}: outcome {len(outcomes) + 1} has {len(vals)} payoffs, expected 2")
-            outcomes.append(vals)
-        take("brace", "}")
-        idx = [_number(t[1], where) for t in toks[pos:]]
-        bad = [t[1] for t, v in zip(toks[pos:], idx) if not _whole(v)]
-        if bad:
-            raise InputError(f"{where}: outcome index {bad[0]!r} is not a whole number")
-        idx = [int(v) for v in idx]
-        if len(idx) != m * n:
-            raise InputError(f"{where}: expected {m * n} outcome indices, found {len(idx)}")
-        for k, o in enumerate(idx):
-            i, j = k % m, k // m
-            if o == 0:
-                continue
-            if not 1 <= o <= len(outcomes):
-                raise InputError(f"{where}: outcome index {o} out of range 0..{len(outcomes)}")
-            A[i, j], B[i, j] = outcomes[o - 1]
-    else:
-        vals = [_number(t[1], where) for t in toks[pos:]]
-        if len(vals) != 2 * m * n:
-            raise InputError(f"{where}: expected {2 * m * n} payoffs for a {m}x{n} game, found {len(vals)}")
-        for k in range(m * n):
-            i, j = k % m, k // m
-            A[i, j], B[i, j] = vals[2 * k], vals[2 * k + 1]
-    return Game(A, B, names[0], names[1], players=(players[0], players[1]), title=title)
+
+
+def _nfg_outcome_payoffs(cur: _Cursor, A: np.ndarray, B: np.ndarray) -> None:
+    """The outcome version into ``A`` and ``B``: the outcomes (``{ "name" a b }`` each), then one outcome
+    index per profile, player 1's strategy varying fastest (0: no outcome, payoffs 0)."""
+    where, (m, n) = cur.where, A.shape
+    outcomes = []
+    cur.take("brace", "{")
+    while cur.at(("brace", "{")):
+        cur.take("brace", "{")
+        cur.take("str")
+        vals = []
+        while not cur.at(("brace", "}")):
+            vals.append(_number(cur.take("atom")[1], where))
+        cur.take("brace", "}")
+        if len(vals) != 2:
+            raise InputError(f"{where}: outcome {len(outcomes) + 1} has {len(vals)} payoffs, expected 2")
+        outcomes.append(vals)
+    cur.take("brace", "}")
+    rest = cur.toks[cur.pos :]
+    idx = [_number(t[1], where) for t in rest]
+    bad = [t[1] for t, v in zip(rest, idx) if not _whole(v)]
+    if bad:
+        raise InputError(f"{where}: outcome index {bad[0]!r} is not a whole number")
+    idx = [int(v) for v in idx]
+    if len(idx) != m * n:
+        raise InputError(f"{where}: expected {m * n} outcome indices, found {len(idx)}")
+    for k, o in enumerate(idx):
+        i, j = k % m, k // m
+        if o == 0:
+            continue
+        if not 1 <= o <= len(outcomes):
+            raise InputError(f"{where}: outcome index {o} out of range 0..{len(outcomes)}")
+        A[i, j], B[i, j] = outcomes[o - 1]
+
+
+def _nfg_payoff_pairs(cur: _Cursor, A: np.ndarray, B: np.ndarray) -> None:
+    """The payoff version into ``A`` and ``B``: a pair of payoffs per profile, player 1's strategy varying
+    fastest."""
+    m, n = A.shape
+    vals = [_number(t[1], cur.where) for t in cur.toks[cur.pos :]]
+    if len(vals) != 2 * m * n:
+        raise InputError(f"{cur.where}: expected {2 * m * n} payoffs for a {m}x{n} game, found {len(vals)}")
+    for k in range(m * n):
+        i, j = k % m, k // m
+        A[i, j], B[i, j] = vals[2 * k], vals[2 * k + 1]
 
 
 def to_csv_table(game: Game) -> pd.DataFrame:

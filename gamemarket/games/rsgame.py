@@ -120,6 +120,15 @@ class RoleSymmetricGame:
     payoffs: np.ndarray = field(repr=False)
 
     def __post_init__(self) -> None:
+        self._set_structure()
+        S = sum(len(s) for s in self.strategies)
+        prof, pay = self._counts_and_payoffs(S)
+        self._check_size(prof, S)
+        self._set_complete(prof, pay)
+
+    def _set_structure(self) -> None:
+        """Roles, player counts and strategy lists, checked (unique non-empty roles, one count >= 1 and one
+        list of unique strategies per role) and kept as tuples."""
         roles = tuple(str(r) for r in self.roles)
         if not roles or len(set(roles)) != len(roles):
             raise InputError(f"role-symmetric game: roles must be unique and non-empty, got {list(roles)}")
@@ -135,7 +144,10 @@ class RoleSymmetricGame:
         object.__setattr__(self, "roles", roles)
         object.__setattr__(self, "players", players)
         object.__setattr__(self, "strategies", strategies)
-        S = sum(len(s) for s in strategies)
+
+    def _counts_and_payoffs(self, S: int) -> tuple[np.ndarray, np.ndarray]:
+        """The profiles (counts, as int64) and payoffs (0 where the count is 0), checked: shape ``(P, S)``,
+        whole counts >= 0 that sum to each role's players, finite payoffs."""
         prof = np.asarray(self.profiles)
         pay = np.asarray(self.payoffs, dtype=float)
         if prof.ndim != 2 or prof.shape[1] != S or pay.shape != prof.shape:
@@ -145,12 +157,12 @@ class RoleSymmetricGame:
         if not np.all(np.isfinite(prof.astype(float))) or np.any(prof != np.round(prof)) or np.any(prof < 0):
             raise InputError("role-symmetric game: counts must be integers >= 0")
         prof = prof.astype(np.int64)
-        sums = np.add.reduceat(prof, self.role_starts, axis=1) if len(prof) else np.zeros((0, len(roles)))
-        bad = np.flatnonzero(np.any(sums != np.array(players), axis=1))
+        sums = np.add.reduceat(prof, self.role_starts, axis=1) if len(prof) else np.zeros((0, len(self.roles)))
+        bad = np.flatnonzero(np.any(sums != np.array(self.players), axis=1))
         if bad.size:
             raise InputError(
                 f"role-symmetric game: profile {bad[0]} ({self.profile_text(prof[bad[0]])}) does not "
-                f"have {dict(zip(roles, players))} players per role"
+                f"have {dict(zip(self.roles, self.players))} players per role"
             )
         pay = np.where(prof > 0, pay, 0.0)
         nonfinite = np.argwhere(~np.isfinite(pay))
@@ -160,17 +172,24 @@ class RoleSymmetricGame:
                 f"role-symmetric game: profile {p} ({self.profile_text(prof[p])}): payoff of "
                 f"{self.strategy_names[s]!r} is {pay[p, s]!r}; payoffs must be finite"
             )
-        # the complete game's size in closed form first: a file that declares more profiles than it lists is refused
-        # before they are enumerated (50 players on 60 strategies are 10^30 of them)
-        need = num_profiles(players, self.num_strategies)
+        return prof, pay
+
+    def _check_size(self, prof: np.ndarray, S: int) -> None:
+        """The complete game's size in closed form first: a file that declares more profiles than it lists is
+        refused before they are enumerated (50 players on 60 strategies are 10^30 of them), and a game whose
+        tables would not fit in memory."""
+        need = num_profiles(self.players, self.num_strategies)
         if need != len(prof) and need > 10**6:  # (a smaller game is enumerated below, which names a missing profile)
             raise InputError(
-                f"role-symmetric game: a complete game of {dict(zip(roles, players))} players on "
-                f"{dict(zip(roles, self.num_strategies))} strategies has {need:,} profiles; got {len(prof):,}"
+                f"role-symmetric game: a complete game of {dict(zip(self.roles, self.players))} players on "
+                f"{dict(zip(self.roles, self.num_strategies))} strategies has {need:,} profiles; got {len(prof):,}"
             )
         check_fits(3 * need * S * 8, f"role-symmetric game of {need:,} profiles")
-        # canonical order: the complete list, each profile once
-        full = all_profiles(players, self.num_strategies)
+
+    def _set_complete(self, prof: np.ndarray, pay: np.ndarray) -> None:
+        """The profiles in canonical order, the complete list with each profile once (a profile listed twice
+        or missing is refused, naming it), and their payoffs; both read-only."""
+        full = all_profiles(self.players, self.num_strategies)
         index = {tuple(r): i for i, r in enumerate(prof.tolist())}
         if len(index) != len(prof):
             raise InputError("role-symmetric game: a profile is listed twice")

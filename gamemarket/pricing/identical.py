@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import copy
+import time
 
 import numpy as np
 from numba import njit
 
-from gamemarket.pricing.allocation import Allocation
+from gamemarket.pricing.allocation import Allocation, check_feasible
+from gamemarket.pricing.dual import evaluate
+from gamemarket.pricing.envelope import sort_efficiencies
 from gamemarket.pricing.problem import Problem
+from gamemarket.pricing.result import Result, met_message
 
 
 def identical_columns(A: np.ndarray, floors: np.ndarray) -> list[list[int]]:
@@ -60,20 +64,48 @@ def _split_group(j1, x1, j2, x2, demand, k, members, caps):
     """Place each job's time on merged resource ``k`` on the group's ``members`` (capacities ``caps``),
     in place; returns False when it cannot be done with every job on at most two resources.
 
-    Jobs that also use another resource go whole to the member with the most room (worst fit); jobs
-    that use only ``k`` then fill the members in order, the one at each boundary split between two.
+    Jobs that also use another resource go whole to the member with the most room (worst fit,
+    ``_place_shared``); jobs that use only ``k`` then fill the members in order, the one at each boundary
+    split between two (``_place_alone``).
     """
-    n, g = j1.shape[0], members.shape[0]
     room = caps.copy()
-    for i in range(n):  # jobs on k and another resource: whole, worst fit
-        on1, on2 = j1[i] == k and x1[i] > 0.0, j2[i] == k and x2[i] > 0.0
-        if not (
-            (on1 and j2[i] != -1 and j2[i] != k and x2[i] > 0.0) or (on2 and j1[i] != -1 and j1[i] != k and x1[i] > 0.0)
-        ):
-            continue  # not on k, or on k alone (below)
+    if not _place_shared(j1, x1, j2, x2, demand, k, members, room):
+        return False
+    if not _place_alone(j1, x1, j2, x2, demand, k, members, room):
+        return False
+    return room[members.shape[0] - 1] >= -1e-12 * caps.sum()
+
+
+@njit(cache=True)
+def _shares(j1, x1, j2, x2, i, k):
+    """Whether job ``i`` has a positive share on ``k`` in its first slot, in its second, and on another
+    resource."""
+    on1, on2 = j1[i] == k and x1[i] > 0.0, j2[i] == k and x2[i] > 0.0
+    other = (j1[i] != -1 and j1[i] != k and x1[i] > 0.0) or (j2[i] != -1 and j2[i] != k and x2[i] > 0.0)
+    return on1, on2, other
+
+
+@njit(cache=True)
+def _drop_zero_share(j1, x1, j2, x2, i, k, on1, on2):
+    """Job ``i``'s index ``k`` dropped (slot to -1, share 0) where its share on ``k`` is zero."""
+    if (j1[i] == k and not on1) or (j2[i] == k and not on2):
+        if j1[i] == k:
+            j1[i], x1[i] = -1, 0.0
+        if j2[i] == k:
+            j2[i], x2[i] = -1, 0.0
+
+
+@njit(cache=True)
+def _place_shared(j1, x1, j2, x2, demand, k, members, room):
+    """The jobs on ``k`` and another resource, each whole on the member with the most room (worst fit);
+    ``room`` is reduced in place. False when one does not fit."""
+    for i in range(j1.shape[0]):
+        on1, on2, other = _shares(j1, x1, j2, x2, i, k)
+        if not ((on1 or on2) and other):
+            continue  # not on k, or on k alone (``_place_alone``)
         use = demand[i] * (x1[i] if on1 else x2[i])
         b = 0
-        for c in range(1, g):
+        for c in range(1, members.shape[0]):
             if room[c] > room[b]:
                 b = c
         if use > room[b] * (1.0 + 1e-12):
@@ -83,16 +115,19 @@ def _split_group(j1, x1, j2, x2, demand, k, members, caps):
             j1[i] = members[b]
         else:
             j2[i] = members[b]
+    return True
+
+
+@njit(cache=True)
+def _place_alone(j1, x1, j2, x2, demand, k, members, room):
+    """The jobs on ``k`` alone, in order, filling the members one after the other, the job at each boundary
+    split between two; a zero share on ``k`` loses its index. False when a job would span three members."""
+    g = members.shape[0]
     b = 0
-    for i in range(n):  # jobs on k alone: in order, split at the boundaries
-        on1, on2 = j1[i] == k and x1[i] > 0.0, j2[i] == k and x2[i] > 0.0
-        other = (j1[i] != -1 and j1[i] != k and x1[i] > 0.0) or (j2[i] != -1 and j2[i] != k and x2[i] > 0.0)
+    for i in range(j1.shape[0]):
+        on1, on2, other = _shares(j1, x1, j2, x2, i, k)
         if not (on1 or on2) or other:
-            if (j1[i] == k and not on1) or (j2[i] == k and not on2):  # a zero share on k: drop the index
-                if j1[i] == k:
-                    j1[i], x1[i] = -1, 0.0
-                if j2[i] == k:
-                    j2[i], x2[i] = -1, 0.0
+            _drop_zero_share(j1, x1, j2, x2, i, k, on1, on2)
             continue
         x = (x1[i] if on1 else 0.0) + (x2[i] if on2 else 0.0)
         use = demand[i] * x
@@ -110,7 +145,7 @@ def _split_group(j1, x1, j2, x2, demand, k, members, caps):
         room[b] = 0.0
         room[b + 1] -= rest
         b += 1
-    return room[g - 1] >= -1e-12 * caps.sum()
+    return True
 
 
 def split_allocation(problem: Problem, merged: Allocation, groups: list[list[int]], index: np.ndarray):
@@ -137,3 +172,39 @@ def split_allocation(problem: Problem, merged: Allocation, groups: list[list[int
         j[pos] = remap[j[pos]]
         j[j < -1] = -2 - j[j < -1]
     return Allocation(j1, x1, j2, x2, m)
+
+
+def merged_answer(problem, warm, groups, index, lo, rule, t0) -> Result | None:
+    """The merged problem's converged answer as the original's (``split_allocation``), its
+    gap recomputed from scratch: the original dual at the members' common prices, less the objective of
+    the split allocation. None when the allocation cannot be split or the gap misses the stopping rule
+    (``rule``: the stopping gap as a function of the objective, and its words)."""
+    alloc = split_allocation(problem, warm.allocation, groups, index)
+    if alloc is None or check_feasible(problem, alloc) > 1e-9:
+        return None
+    A = np.ascontiguousarray(problem.A, dtype=np.float64)
+    p = warm.prices[index]
+    dual = evaluate(problem, p, sort_efficiencies(A), A)[0]  # the unsmoothed dual: an upper bound
+    t = alloc.throughput(A)
+    with np.errstate(divide="ignore"):
+        primal = float(np.sum(problem.utility.value(t))) + float(lo @ (problem.R - alloc.usage(problem.demand)))
+    gap = dual - primal
+    target, words = rule
+    if not gap <= target(primal):
+        return None
+    split = f"(identical resources {groups} priced as one, their use split among them)"
+    message = f"{met_message(gap, primal, target, words)} {split}"
+    return Result(
+        alloc,
+        p,
+        t,
+        primal,
+        dual,
+        gap,
+        warm.iterations,
+        warm.evaluations,
+        True,
+        time.perf_counter() - t0,
+        warm.rows,
+        message,
+    )

@@ -28,7 +28,7 @@ everything else stops short, on problems small enough (``lp_finish.MAX_CUTS``).
 
 Alpha-fair utilities of large alpha have a dual whose price level is its flattest direction (curvature
 falling like 1/alpha) while ties put kinks across the others; after every L-BFGS round the line search
-along the ray through the lowest dual's prices (``_calibrate``) sets the level again.
+along the ray through the lowest dual's prices (``level.calibrate``) sets the level again.
 
 References
 ----------
@@ -44,8 +44,6 @@ from __future__ import annotations
 
 import copy
 import time
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.optimize import minimize
@@ -54,120 +52,27 @@ from gamemarket.errors import GameMarketError, InputError
 from gamemarket.pricing import ties as tie
 from gamemarket.pricing.allocation import Allocation, check_feasible
 from gamemarket.pricing.dual import evaluate
-
-if TYPE_CHECKING:  # pandas only where the trace is read as a table (a fifth of a second of `price solve`'s start)
-    import pandas as pd
 from gamemarket.pricing.envelope import sort_efficiencies
-from gamemarket.pricing.identical import identical_columns, merged_problem, split_allocation
+from gamemarket.pricing.identical import identical_columns, merged_answer, merged_problem
+from gamemarket.pricing.level import PriceVariables, calibrate, path_start
 from gamemarket.pricing.lp_finish import fits as lp_fits
 from gamemarket.pricing.lp_finish import lp_finish
 from gamemarket.pricing.newton import projected_newton
 from gamemarket.pricing.polish import polish
 from gamemarket.pricing.problem import Problem
 from gamemarket.pricing.repair import make_feasible, repair
+from gamemarket.pricing.result import (  # noqa: F401 (DEFAULT_REL_GAP: callers import the rule's numbers from here)
+    DEFAULT_GAP_PER_JOB,
+    DEFAULT_REL_GAP,
+    Result,
+    default_target,
+    met_message,
+    stopping_rule,
+)
 from gamemarket.pricing.torch_backend import TorchEvaluator
 from gamemarket.pricing.utilities import Power
 
-
-@dataclass
-class Result:
-    """What ``solve`` returns: a feasible allocation (every job on at most two resources, but for the rare
-    job the LP finish puts on three or more: ``Allocation.extra``), the prices, the
-    throughputs, the objective of that allocation and the dual bound (their difference is the duality
-    gap, an upper bound on the distance to the optimum), the iteration and evaluation counts, whether the
-    stopping rule was met (never silently not), the time, the per-evaluation trace and a message."""
-
-    allocation: Allocation
-    prices: np.ndarray
-    throughput: np.ndarray
-    objective: float  #: primal value of the feasible allocation
-    dual: float
-    gap: float
-    iterations: int
-    evaluations: int
-    converged: bool
-    seconds: float
-    rows: list = field(repr=False, default_factory=list)  #: the per-evaluation trace, a dict per evaluation
-    message: str = ""
-
-    @property
-    def trace(self) -> pd.DataFrame:
-        """The per-evaluation trace as a table (pandas, imported here: a solve starts without it)."""
-        import pandas as pd  # deferred: pandas (a fifth of a second) only where the trace is read
-
-        return pd.DataFrame(self.rows)
-
-
 METHODS = ("lbfgs", "newton", "auto")
-
-
-#: the shift of the log-price variables (``solve``): prices below LOG_SHIFT times their scale are near 0
-LOG_SHIFT = 1e-6
-#: the highest price L-BFGS-B's log prices reach, over the problem's total capacity and demand: beyond it
-#: ``p @ R`` and the jobs' costs ``d p x`` in the dual overflow float64
-PRICE_CEILING = 1e300
-
-
-def _calibrate(fun_p, p: np.ndarray, max_evals: int = 40) -> np.ndarray:
-    """The initial prices scaled by the ``e^k`` minimizing the dual along the ray ``e^k p``.
-
-    ``d g(e^k p) / dk = e^k p . grad`` is increasing in ``k`` (``g`` is convex), so its root is
-    bracketed by doubling steps and found by bisection to ``|dk| < 1e-3``. The initial guess of an
-    alpha-fair utility's prices is off by ``(t*/t0)^alpha``: orders of magnitude for large alpha.
-    """
-    seen = []
-    K_MIN = -30.0  # e^-30 ~ 1e-13: prices that low are zero for the dual; never shrink further
-
-    def slope(k):
-        with np.errstate(over="ignore"):
-            q = p * np.exp(k)
-        if not np.isfinite(q).all():
-            return np.nan  # prices past float64's range: no dual to evaluate, the search steps back
-        f, g = fun_p(q)
-        if not np.isfinite(f):
-            return np.nan
-        seen.append((f, k))
-        return float(q @ g)
-
-    s0 = slope(0.0)
-    if not np.isfinite(s0) or s0 == 0.0:
-        return p
-    step = -1.0 if s0 > 0 else 1.0  # positive slope: resources under-used, prices too high
-    k0, k1 = 0.0, None
-    evals = 1
-    while evals < max_evals // 2 and k0 + step >= K_MIN:
-        k = k0 + step
-        sk = slope(k)
-        evals += 1
-        if np.isfinite(sk) and np.sign(sk) != np.sign(s0):
-            k1 = k
-            break
-        if np.isfinite(sk):
-            k0 = k
-        step *= 2 if np.isfinite(sk) else 0.5
-    if k1 is not None:
-        while evals < max_evals and abs(k1 - k0) > 1e-3:
-            k = 0.5 * (k0 + k1)
-            sk = slope(k)
-            evals += 1
-            if not np.isfinite(sk):
-                break
-            if np.sign(sk) == np.sign(s0):
-                k0 = k
-            else:
-                k1 = k
-    return p * np.exp(min(seen)[1]) if seen else p
-
-
-#: the default's cap on the stopping gap per job for strictly concave utilities: the certified default never
-#: stops at a gap above ``1e-4 n`` (the former default; it binds only where ``1e-6 |objective|`` exceeds it)
-DEFAULT_GAP_PER_JOB = 1e-4
-#: the default's relative stopping gap for strictly concave utilities (log, alpha-fair): the run stops once
-#: the certified gap is at most ``1e-6 |objective|`` (``default_target``)
-DEFAULT_REL_GAP = 1e-6
-#: the default's floor per job: an objective near zero (utilities of both signs cancelling) has no useful
-#: relative gap, so the default never asks for a gap below ``1e-8 n``
-DEFAULT_GAP_FLOOR_PER_JOB = 1e-8
 
 
 #: the Newton step in the allocation (``polish``) runs at each iteration once the cheap recovery's gap is
@@ -177,41 +82,6 @@ POLISH_FROM = 1000.0
 #: the dual is also evaluated at the polish's Newton step of the prices when the polished gap is within this
 #: factor of the target
 POLISH_PRICES = 10.0
-
-
-def default_target(n: int, rel_eps: float, objective: float) -> float:
-    """The default stopping gap of a strictly concave utility at ``objective``: ``1e-6 |objective|``, but
-    at most ``1e-4 n`` and at least ``1e-8 n``, and never below ``rel_eps |objective|``.
-
-    Parameters
-    ----------
-    n : the number of jobs
-    rel_eps : the relative part of the stopping rule (``solve``'s ``rel_eps``)
-    objective : the objective of the allocation whose gap is tested
-    """
-    size = abs(objective)
-    gap = max(min(DEFAULT_GAP_PER_JOB * n, DEFAULT_REL_GAP * size), DEFAULT_GAP_FLOOR_PER_JOB * n)
-    return max(gap, rel_eps * size)
-
-
-#: the default rule in words (``_met``)
-DEFAULT_WORDS = "the default: 1e-6 |objective|, at most 1e-4 n, at least 1e-8 n"
-
-
-def _stopping_rule(certified: bool, eps: float, rel_eps: float, n: int):
-    """The stopping gap as a function of the objective, and the rule in words for the result's message."""
-    if certified:
-        return (lambda objective: default_target(n, rel_eps, objective)), DEFAULT_WORDS
-    return (lambda objective: max(eps, rel_eps * abs(objective))), f"max(eps {eps:.3g}, rel_eps * |objective|)"
-
-
-def _met(gap: float, objective: float, target, words: str) -> str:
-    """The message of a met stopping rule: under the default the target's value and the relative gap it
-    certifies (``gap / |objective|``) are spelled out; an explicit ``eps`` keeps its words."""
-    if words != DEFAULT_WORDS:
-        return f"duality gap {gap:.3g} <= {words}"
-    rel = gap / abs(objective) if objective else np.inf
-    return f"duality gap {gap:.3g} <= {target(objective):.3g} ({words}): {rel:.2g} relative"
 
 
 def solve(
@@ -292,7 +162,7 @@ ALPHA_PATH = (2.0, 5.0, 10.0, 20.0, 30.0, 40.0)
 
 def _alpha_path(problem: Problem, direct: Result, **common) -> Result:
     """An alpha-fair problem solved by continuation in alpha: from alpha = 2 up the path to its own, each
-    solve started from its predecessor's answer (``_path_start``). For large alpha the optimal price level
+    solve started from its predecessor's answer (``level.path_start``). For large alpha the optimal price level
     is extreme (it scales as ``t^-alpha``), and a start from the utility's guess may not reach it (two
     alpha = 50 stress members stopped 9 to 18 orders of magnitude below it); one exponent at a time the
     prices move a few. The answer is the original problem's, checked by its own gap like any other; it
@@ -310,7 +180,7 @@ def _alpha_path(problem: Problem, direct: Result, **common) -> Result:
         if k + 1 == len(steps):
             break
         step.utility = Power(steps[k + 1]).bind(n, problem.utility.w, None)
-        prices = _path_start(step, r, A, order, common["lo"])
+        prices = path_start(step, r, A, order, common["lo"])
         if prices is None:
             return direct
     if not r.gap < direct.gap:
@@ -318,43 +188,6 @@ def _alpha_path(problem: Problem, direct: Result, **common) -> Result:
     r.message += " (along alpha = " + ", ".join(f"{a:g}" for a in steps) + ", each from its predecessor's prices)"
     r.seconds = time.perf_counter() - common["t0"]
     return r
-
-
-def _path_start(problem: Problem, prev: Result, A: np.ndarray, order: np.ndarray, lo: np.ndarray) -> np.ndarray | None:
-    """The start of a continuation step (``problem``, of the next exponent) from its predecessor's answer
-    ``prev``: of two candidates, each moved along its ray to the lowest dual (``_calibrate``), the one of
-    lower dual; None when neither is finite.
-
-    The candidates are the predecessor's prices (their ratios change slowly along the path, their level
-    by orders of magnitude) and the prices its allocation implies for the new exponent: per resource the
-    smallest marginal value per unit of time ``w_i t_i^-alpha a_ij / d_i`` among the jobs on it (at an
-    optimum a job on resource ``j`` has ``d_i p_j = u_i'(t_i) a_ij - lambda_i`` with ``lambda_i >= 0`` its
-    time's value, zero unless its time is full: no price exceeds the smallest). The largest, taken before,
-    is set by the jobs of full time and least throughput: it started the alpha = 30 and 40 steps of a
-    stress member at duals above zero (the optimum's are below -1e35), with prices 26 orders apart on two
-    resources that every job but one finds equally efficient, and the steps never recovered. The dual is
-    an upper bound on the optimum at any prices, so the lower one is the better start on any instance."""
-    util = problem.utility
-    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-        mv = (util.w * prev.throughput ** (-util.alpha))[:, None] * A / problem.demand[:, None]
-        implied = np.where(prev.allocation.dense() > 0, mv, np.inf).min(axis=0)
-    implied = np.where(np.isfinite(implied), implied, 0.0)  # an unused resource: no job values it
-
-    def fun_p(q):
-        return evaluate(problem, q, order, A)[:2]
-
-    best, low = None, np.inf
-    for cand in (np.asarray(prev.prices, dtype=np.float64), implied):
-        cand = np.maximum(cand, lo)
-        if not (np.isfinite(cand).all() and (cand > 0).any()):
-            continue
-        if not lo.any():  # the ray through prices with floors leaves the feasible set
-            cand = _calibrate(fun_p, cand)
-        with np.errstate(all="ignore"):
-            f = fun_p(cand)[0]
-        if np.isfinite(f) and f < low:
-            best, low = cand, f
-    return best
 
 
 def _solve_once(
@@ -383,7 +216,7 @@ def _solve_once(
         )
         p0 = warm.prices[index]
         if warm.converged:
-            done = _from_merged(problem, warm, groups, index, lo, _stopping_rule(certified, eps, rel_eps, n), t0)
+            done = merged_answer(problem, warm, groups, index, lo, stopping_rule(certified, eps, rel_eps, n), t0)
             if done is not None:
                 return done
     return PriceDiscovery(
@@ -402,49 +235,12 @@ def _solve_once(
     ).run(p0, warm, groups)
 
 
-def _from_merged(problem, warm, groups, index, lo, rule, t0) -> Result | None:
-    """The merged problem's converged answer as the original's (``identical.split_allocation``), its
-    gap recomputed from scratch: the original dual at the members' common prices, less the objective of
-    the split allocation. None when the allocation cannot be split or the gap misses the stopping rule
-    (``rule``: the stopping gap as a function of the objective, and its words)."""
-    alloc = split_allocation(problem, warm.allocation, groups, index)
-    if alloc is None or check_feasible(problem, alloc) > 1e-9:
-        return None
-    A = np.ascontiguousarray(problem.A, dtype=np.float64)
-    p = warm.prices[index]
-    dual = evaluate(problem, p, sort_efficiencies(A), A)[0]  # the unsmoothed dual: an upper bound
-    t = alloc.throughput(A)
-    with np.errstate(divide="ignore"):
-        primal = float(np.sum(problem.utility.value(t))) + float(lo @ (problem.R - alloc.usage(problem.demand)))
-    gap = dual - primal
-    target, words = rule
-    if not gap <= target(primal):
-        return None
-    message = (
-        f"{_met(gap, primal, target, words)} (identical resources {groups} priced as one, their use split among them)"
-    )
-    return Result(
-        alloc,
-        p,
-        t,
-        primal,
-        dual,
-        gap,
-        warm.iterations,
-        warm.evaluations,
-        True,
-        time.perf_counter() - t0,
-        warm.rows,
-        message,
-    )
-
-
 class PriceDiscovery:
     """One run of price discovery, its state explicit (``solve`` validates the options and builds one).
 
     State: ``best`` (the feasible allocation with the smallest gap so far, and its prices), ``low`` (the
     lowest dual value seen: where every round restarts), ``last`` (the latest evaluation, for the
-    repair), ``state`` (evaluation and iteration counts), ``rows`` (the trace), ``scale``/``fscale`` (the
+    repair), ``state`` (evaluation and iteration counts), ``rows`` (the trace), ``vars``/``fscale`` (the
     preconditioning of prices and dual values), ``want_h`` (whether the next evaluation computes the
     Hessian) and ``repair_gain`` (repaired gap / cheap gap at the last repair). Phases: L-BFGS-B rounds
     (``_lbfgs_round``), projected Newton (``newton.projected_newton``), recovery of a feasible allocation
@@ -458,7 +254,7 @@ class PriceDiscovery:
         self.problem, self.eps, self.rel_eps, self.max_iter, self.method = problem, eps, rel_eps, max_iter, method
         self.lo, self.callback, self.t0 = lo, callback, t0
         self.n, self.m = problem.shape
-        self.target, self.rule = _stopping_rule(certified, eps, rel_eps, self.n)
+        self.target, self.rule = stopping_rule(certified, eps, rel_eps, self.n)
         self.certified = certified  #: the default rule, and with it the polish (``try_polish``)
         self.A64 = np.ascontiguousarray(problem.A, dtype=dtype)  # float32 on request: half the memory
         self.order = sort_efficiencies(self.A64)
@@ -480,6 +276,7 @@ class PriceDiscovery:
         # magnitude for small changes in throughput: t = (w / slope)^(1/alpha)); L-BFGS then works on
         # z = log((p - p_min) / scale), where it is close to quadratic.
         self.logspace = bool(getattr(self.util, "log_prices", False))
+        self.vars = PriceVariables(lo, self.logspace, float(problem.R.sum() + problem.demand.sum()))
         self.finished, self.finished_at = "", None  #: the LP finish's outcome and its starting prices
 
     # ------------------------------------------------------------------ recovery and bookkeeping
@@ -648,39 +445,9 @@ class PriceDiscovery:
             last["gap"] = min(last["gap"], gap)
         return w
 
-    # ------------------------------------------------------------------ the dual, preconditioned
-    # The log is shifted, p = lo + scale (e^z - LOG_SHIFT) with z >= log(LOG_SHIFT), so that a price can
-    # reach its floor exactly (a resource no job over-subscribes has price 0 at the optimum) and the
-    # gradient in z near the floor is damped by LOG_SHIFT, not by the price itself (1e-28 stalled it).
-    def set_scale(self, p):
-        """The prices' scale from prices ``p`` (their own size, else their mean), and the cap on the log
-        prices that keeps every price below ``PRICE_CEILING`` over the total capacity and demand."""
-        self.scale = np.where(p > 0, p, max(float(p[p > 0].mean()) if (p > 0).any() else 1.0, 1e-300))
-        ceiling = PRICE_CEILING / max(1.0, float(self.problem.R.sum() + self.problem.demand.sum()))
-        with np.errstate(over="ignore"):
-            self.z_cap = np.log(ceiling / self.scale)  # inf for a scale of 1e-300: no cap needed
-
-    def growth(self, z):
-        """``e^z`` for the shifted log prices, capped at ``z_cap``: a line search's trial step of hundreds
-        in ``z`` overflowed the prices to inf, and the dual there to inf or NaN. Capped, the dual is finite
-        and high (``p @ R`` dominates), and the search steps back; below the cap nothing changes."""
-        return np.exp(np.minimum(np.clip(z, -700.0, 700.0), self.z_cap))
-
-    def to_p(self, z):
-        """Prices from the optimizer's variables (shifted log prices, or prices over their scale)."""
-        if self.logspace:
-            return np.maximum(self.lo + self.scale * (self.growth(z) - LOG_SHIFT), self.lo)
-        return np.maximum(z * self.scale, self.lo)
-
-    def to_z(self, q):
-        """The optimizer's variables from prices: the inverse of ``to_p`` above the floors."""
-        if self.logspace:
-            return np.log(np.maximum(q - self.lo, 0.0) / self.scale + LOG_SHIFT)
-        return q / self.scale
-
     def fun(self, z):
         """The scaled dual and its gradient in the optimizer's variables (what L-BFGS-B minimizes)."""
-        q = self.to_p(z)
+        q = self.vars.to_p(z)
         memo = self.memo
         if memo is not None and np.array_equal(memo[0], q) and np.array_equal(self.last.get("q"), q):
             # L-BFGS-B's first call is at the start the run has just evaluated (its scale ``fscale``): the same
@@ -688,8 +455,7 @@ class PriceDiscovery:
             f, grad = memo[1], memo[2]
         else:
             f, grad = self.fun_p(q)
-        jac = self.scale * self.growth(z) if self.logspace else self.scale
-        return f / self.fscale, grad * jac / self.fscale
+        return f / self.fscale, grad * self.vars.jacobian(z) / self.fscale
 
     def fun_p(self, q):
         """The dual (plus the smoothing bound) and its gradient at prices ``q``; records the evaluation, its
@@ -757,14 +523,12 @@ class PriceDiscovery:
                     raise StopIteration
 
             self.want_h = False
-            m, lo, scale = self.m, self.lo, self.scale
-            bounds = [(np.log(LOG_SHIFT), None)] * m if self.logspace else [(lo[j] / scale[j], None) for j in range(m)]
             res = minimize(
                 self.fun,
-                self.to_z(p),
+                self.vars.to_z(p),
                 jac=True,
                 method="L-BFGS-B",
-                bounds=bounds,
+                bounds=self.vars.bounds(),
                 callback=stop_at_cap,
                 options={
                     "maxiter": cap - state["iters"],
@@ -780,12 +544,22 @@ class PriceDiscovery:
             p = self.best["p"]  # restart from the best prices so far, with a fresh curvature memory
         return p, message
 
-    # Complexity 18: the rounds of L-BFGS then Newton with their stopping rules; to split in the pricing branch.
-    def run(self, p0, warm, groups) -> Result:  # noqa: C901
+    def run(self, p0, warm, groups) -> Result:
         """L-BFGS rounds, then Newton from the best prices (``method``), from ``p0`` or the utility's guess;
         the best feasible allocation found, as a ``Result``."""
-        problem, lo, max_iter, method = self.problem, self.lo, self.max_iter, self.method
-        m = self.m
+        p = self._start(p0, warm)
+        try:
+            message = self._rounds(p)
+            self._last_recoveries()
+        finally:
+            self.util.mu = 0.0
+        return self._result(message, groups)
+
+    def _start(self, p0, warm):
+        """The run's state (continued from ``warm``, the merged problem's answer, where given) and its first
+        evaluation, at ``p0`` or the utility's guess (set to its level along the ray, for log prices without
+        floors); returns the starting prices."""
+        problem, lo, m = self.problem, self.lo, self.m
         p = problem.utility.initial_price(self.A64, problem.R) if p0 is None else np.asarray(p0, dtype=np.float64)
         p = np.maximum(p, lo)
         if p.shape != (m,) or not np.isfinite(p).all() or (p < 0).any():
@@ -793,81 +567,109 @@ class PriceDiscovery:
         self.rows = [] if warm is None else list(warm.rows)
         self.best = {"gap": np.inf}
         self.state = {"evals": 0, "iters": 0} if warm is None else {"evals": warm.evaluations, "iters": warm.iterations}
-        state, best = self.state, self.best
         # Precondition: L-BFGS works on z = p / scale with the dual divided by fscale, so that
         # variables and values are of order one whatever the utility's magnitude (alpha-fair utilities
         # of large alpha have prices near 1e20: unscaled, every step is lost in rounding).
-        self.set_scale(p)
+        self.vars.set_scale(p)
         self.fscale = 1.0
         self.low = {"f": np.inf, "p": p.copy()}  #: the lowest dual value seen: where every round restarts
-        low = self.low
-
-        message = ""
         if self.logspace and p0 is None and not lo.any():
-            p = _calibrate(self.fun_p, p)
-            self.set_scale(p)
+            p = calibrate(self.fun_p, p)
+            self.vars.set_scale(p)
         f0 = self.fun_p(p)[0]
         self.fscale = max(1.0, abs(f0)) if np.isfinite(f0) else 1.0
+        return p
+
+    def _rounds(self, p) -> str:
+        """Rounds: L-BFGS (restarted from the best prices when its line search fails), then Newton from the
+        best prices ("auto", "newton"); again while iterations remain and the gap still improves. Returns the
+        message of the last phase that ran (scipy's, or "Newton")."""
+        best, low, state, max_iter, method, done = (
+            self.best,
+            self.low,
+            self.state,
+            self.max_iter,
+            self.method,
+            self.done,
+        )
+        message = ""
         round_len = max_iter if method == "lbfgs" else (30 if method == "auto" else 0)
-        done = self.done
-        try:
-            # rounds: L-BFGS (restarted from the best prices when its line search fails), then Newton from
-            # the best prices ("auto", "newton"); again while iterations remain and the gap still improves
-            for _round in range(50):
-                gap_before, low_before = best["gap"], low["f"]
-                cap = min(max_iter, state["iters"] + round_len)
-                p, msg = self._lbfgs_round(p, cap)
-                message = msg or message
-                if not done() and "p" in best and self.util.linear_pieces() is not None:
-                    self.finish()  # exact for piecewise-linear utilities: worth trying early
-                if self.logspace and not lo.any() and not done() and "p" in best:
-                    # the price level is the dual's flattest direction for large alpha (its curvature falls
-                    # like 1/alpha), while ties put kinks across the others: L-BFGS can stall far from the
-                    # level that clears the market. The line search along the ray that started the run is
-                    # repeated from the lowest dual seen (``low`` then holds the better level)
-                    _calibrate(self.fun_p, low["p"].copy())
-                    p = low["p"]
-                if done() or state["iters"] >= max_iter or "p" not in best or method == "lbfgs":
-                    break
-                self.want_h = True
-                # Newton from the best-gap prices, then (when that falls short) from the lowest dual seen:
-                # the first is where recovery works best, the second where the dual is closest to optimal
-                for start in (best["p"], low["p"]):
-                    if done() or state["iters"] >= max_iter:
-                        break
-                    if start is low["p"] and np.array_equal(start, best["p"]):
-                        continue
-                    newton_cap = max_iter if method == "newton" else min(max_iter, state["iters"] + 30)
-                    projected_newton(
-                        self.fun_h, start.copy(), newton_cap, done, state, self.try_repair, lo, self.subgradient
-                    )
-                self.want_h = False
-                message = "Newton"
-                p = low["p"]
-                if self.certified and _round >= 1 and not done() and lp_fits(self.n, self.m, exact=False):
-                    # small problems (few jobs per resource: m = 32 over 400 jobs) sit on ties and binding
-                    # capacities the dual method closes only slowly (m = 32: not within 300 iterations): the
-                    # finish, cheap there, is tried after each round from the second on rather than only after
-                    # the last (kept only where it improves the gap). Not after the first: where the dual method
-                    # converges in its second round it keeps every job on at most two resources, which the
-                    # finish's vertex may not (synthetic(500, 4, seed 3): two jobs on three)
-                    self.finish()
-                progress = best["gap"] < gap_before or low["f"] < low_before - 1e-12 * abs(low_before)
-                if done() or state["iters"] >= max_iter or method == "newton" or not progress:
-                    break
-            if "p" in best and not done() and self.certified:
-                self.recover_at(low["p"])  # the polish works best where the dual is lowest
-            if "p" in best and not done():
-                self.finish()  # from the lowest dual's prices, when they moved since the last finish
-            if "p" in best and not done():  # a last repair at the best prices found
-                self.recover_at(best["p"])
-        finally:
-            self.util.mu = 0.0
+        for _round in range(50):
+            gap_before, low_before = best["gap"], low["f"]
+            cap = min(max_iter, state["iters"] + round_len)
+            p, msg = self._lbfgs_round(p, cap)
+            message = msg or message
+            p = self._after_lbfgs(p)
+            if done() or state["iters"] >= max_iter or "p" not in best or method == "lbfgs":
+                break
+            self._newton_round()
+            message = "Newton"
+            p = low["p"]
+            if self.certified and _round >= 1 and not done() and lp_fits(self.n, self.m, exact=False):
+                # small problems (few jobs per resource: m = 32 over 400 jobs) sit on ties and binding
+                # capacities the dual method closes only slowly (m = 32: not within 300 iterations): the
+                # finish, cheap there, is tried after each round from the second on rather than only after
+                # the last (kept only where it improves the gap). Not after the first: where the dual method
+                # converges in its second round it keeps every job on at most two resources, which the
+                # finish's vertex may not (synthetic(500, 4, seed 3): two jobs on three)
+                self.finish()
+            progress = best["gap"] < gap_before or low["f"] < low_before - 1e-12 * abs(low_before)
+            if done() or state["iters"] >= max_iter or method == "newton" or not progress:
+                break
+        return message
+
+    def _after_lbfgs(self, p):
+        """After an L-BFGS round short of the target: the exact finish for piecewise-linear utilities (worth
+        trying early), and for log prices without floors the price level set again; the prices to go on from."""
+        best, done = self.best, self.done
+        if not done() and "p" in best and self.util.linear_pieces() is not None:
+            self.finish()
+        if self.logspace and not self.lo.any() and not done() and "p" in best:
+            # the price level is the dual's flattest direction for large alpha (its curvature falls
+            # like 1/alpha), while ties put kinks across the others: L-BFGS can stall far from the
+            # level that clears the market. The line search along the ray that started the run is
+            # repeated from the lowest dual seen (``low`` then holds the better level)
+            calibrate(self.fun_p, self.low["p"].copy())
+            p = self.low["p"]
+        return p
+
+    def _newton_round(self):
+        """Projected Newton with the dual's exact Hessian from the best-gap prices, then (when that falls short)
+        from the lowest dual seen: the first is where recovery works best, the second where the dual is
+        closest to optimal. Up to 30 iterations each ("auto"), or to the cap ("newton")."""
+        best, low, state, max_iter, done = self.best, self.low, self.state, self.max_iter, self.done
+        self.want_h = True
+        for start in (best["p"], low["p"]):
+            if done() or state["iters"] >= max_iter:
+                break
+            if start is low["p"] and np.array_equal(start, best["p"]):
+                continue
+            newton_cap = max_iter if self.method == "newton" else min(max_iter, state["iters"] + 30)
+            projected_newton(
+                self.fun_h, start.copy(), newton_cap, done, state, self.try_repair, self.lo, self.subgradient
+            )
+        self.want_h = False
+
+    def _last_recoveries(self):
+        """After the rounds, while the target is not met: the polish and repair at the lowest dual's prices
+        (under the default rule), the LP finish from them, and a last repair at the best prices found."""
+        best, done = self.best, self.done
+        if "p" in best and not done() and self.certified:
+            self.recover_at(self.low["p"])  # the polish works best where the dual is lowest
+        if "p" in best and not done():
+            self.finish()  # from the lowest dual's prices, when they moved since the last finish
+        if "p" in best and not done():  # a last repair at the best prices found
+            self.recover_at(best["p"])
+
+    def _result(self, message: str, groups) -> Result:
+        """The best feasible allocation found as a ``Result``, its message saying whether and how the stopping
+        rule was met (``message``: the last phase's, kept only where it was not)."""
+        best, state = self.best, self.state
         if "p" not in best:
             raise GameMarketError("price discovery found no finite duality gap: check the utility and A")
-        converged = done()
+        converged = self.done()
         if converged:
-            message = _met(best["gap"], best["primal"], self.target, self.rule)
+            message = met_message(best["gap"], best["primal"], self.target, self.rule)
         else:
             target = self.target(best["primal"])
             message = (
@@ -878,7 +680,7 @@ class PriceDiscovery:
         if groups:
             message += f" (identical resources {groups} priced as one first)"
         alloc = best["alloc"]
-        viol = check_feasible(problem, alloc)
+        viol = check_feasible(self.problem, alloc)
         if viol > 1e-9:
             raise GameMarketError(f"recovered allocation violates a constraint by {viol:.3g} (a bug)")
         return Result(

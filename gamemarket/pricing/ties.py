@@ -91,9 +91,8 @@ def find_ties(A: np.ndarray, demand: np.ndarray, p: np.ndarray, j1, x1, j2, x2, 
     return Ties(sel, slots, np.stack([xL, xR], axis=1), np.stack([1.0 - th, th], axis=1), three)
 
 
-# Complexity 18: one compiled pass per job; to split in the pricing branch (numba inlines small helpers).
 @njit(parallel=True, cache=True)
-def _alternatives(A, p, d, j1, x1, j2, x2, thr):  # noqa: C901
+def _alternatives(A, p, d, j1, x1, j2, x2, thr):
     """Per job: the ends of the envelope segment its allocation lies on (``kL`` left, -1 for the
     origin; ``kR`` right) with their time shares, and its cheapest other point (-1: the origin; where
     several are within ``thr`` of the line, the ``i mod count``-th of them) with that point's reduced
@@ -107,67 +106,14 @@ def _alternatives(A, p, d, j1, x1, j2, x2, thr):  # noqa: C901
     best = np.full(n, -1, np.int64)
     rbest = np.full(n, np.inf)
     for i in prange(n):
-        on1 = j1[i] >= 0 and x1[i] > 0.0
-        on2 = j2[i] >= 0 and x2[i] > 0.0
-        L = -1
-        R = -1
-        xl = 0.0
-        xr = 0.0
-        aL = 0.0
-        aR = 0.0
-        cL = 0.0
-        if on1 and on2:
-            a1 = float(A[i, j1[i]])
-            a2 = float(A[i, j2[i]])
-            if a1 == a2:
-                continue
-            if a1 < a2:
-                L, R, xl, xr, aL, aR = j1[i], j2[i], x1[i], x2[i], a1, a2
-            else:
-                L, R, xl, xr, aL, aR = j2[i], j1[i], x2[i], x1[i], a2, a1
-            cL = d[i] * p[L]
-        elif on1 != on2:
-            R = j1[i] if on1 else j2[i]
-            xr = x1[i] if on1 else x2[i]
-            if xr >= 1.0 - 1e-12:  # at a vertex
-                continue
-            aR = float(A[i, R])  # on the first segment, from the origin
-        else:
+        on_segment, L, R, xl, xr, aL, aR, cL = _segment(A, p, d, j1, x1, j2, x2, i)
+        if not on_segment:
             continue
         beta = (d[i] * p[R] - cL) / (aR - aL)
         alpha = cL - beta * aL
-        b = -1
-        rb = np.inf
-        if L >= 0:
-            rb = -alpha  # the origin
-        count = 1 if (L >= 0 and -alpha <= thr[i]) else 0
-        for q in range(m):
-            a = float(A[i, q])
-            if a <= 0.0 or q == L or q == R:
-                continue
-            r = d[i] * p[q] - (alpha + beta * a)
-            count += r <= thr[i]
-            if r < rb:
-                b = q
-                rb = r
+        b, rb, count = _cheapest_other(A, p, d, i, L, R, alpha, beta, thr[i])
         if count > 1:
-            # several points tie (collinear points: jobs alike, or prices proportional to efficiency): the
-            # jobs take them in turn, so that the mixture can reach every tied resource, not just the one
-            # every such job would otherwise name first
-            c = i % count
-            if L >= 0 and -alpha <= thr[i]:
-                if c == 0:
-                    b, rb = -1, -alpha
-                c -= 1
-            for q in range(m):
-                a = float(A[i, q])
-                if c < 0 or a <= 0.0 or q == L or q == R:
-                    continue
-                r = d[i] * p[q] - (alpha + beta * a)
-                if r <= thr[i]:
-                    if c == 0:
-                        b, rb = q, r
-                    c -= 1
+            b, rb = _tied_in_turn(A, p, d, i, L, R, alpha, beta, thr[i], count, b, rb)
         kL[i] = L
         kR[i] = R
         xL[i] = xl
@@ -175,6 +121,86 @@ def _alternatives(A, p, d, j1, x1, j2, x2, thr):  # noqa: C901
         best[i] = b
         rbest[i] = rb
     return kL, kR, xL, xR, best, rbest
+
+
+@njit(cache=True)
+def _segment(A, p, d, j1, x1, j2, x2, i):
+    """Job ``i``'s envelope segment: whether its allocation lies inside one (on two resources of different
+    efficiency, or on one resource with time to spare: the segment from the origin), its left and right
+    ends (-1: the origin), their time shares and efficiencies, and the left end's cost ``d p_L``."""
+    on1 = j1[i] >= 0 and x1[i] > 0.0
+    on2 = j2[i] >= 0 and x2[i] > 0.0
+    L = -1
+    R = -1
+    xl = 0.0
+    xr = 0.0
+    aL = 0.0
+    aR = 0.0
+    cL = 0.0
+    if on1 and on2:
+        a1 = float(A[i, j1[i]])
+        a2 = float(A[i, j2[i]])
+        if a1 == a2:
+            return False, L, R, xl, xr, aL, aR, cL
+        if a1 < a2:
+            L, R, xl, xr, aL, aR = j1[i], j2[i], x1[i], x2[i], a1, a2
+        else:
+            L, R, xl, xr, aL, aR = j2[i], j1[i], x2[i], x1[i], a2, a1
+        cL = d[i] * p[L]
+    elif on1 != on2:
+        R = j1[i] if on1 else j2[i]
+        xr = x1[i] if on1 else x2[i]
+        if xr >= 1.0 - 1e-12:  # at a vertex
+            return False, L, R, xl, xr, aL, aR, cL
+        aR = float(A[i, R])  # on the first segment, from the origin
+    else:
+        return False, L, R, xl, xr, aL, aR, cL
+    return True, L, R, xl, xr, aL, aR, cL
+
+
+@njit(cache=True)
+def _cheapest_other(A, p, d, i, L, R, alpha, beta, thr):
+    """Job ``i``'s cheapest point off its segment (ends ``L``, ``R``; line ``alpha + beta a``): its resource
+    (-1: the origin), its reduced cost, and how many points lie within ``thr`` of the line."""
+    b = -1
+    rb = np.inf
+    if L >= 0:
+        rb = -alpha  # the origin
+    count = 1 if (L >= 0 and -alpha <= thr) else 0
+    for q in range(A.shape[1]):
+        a = float(A[i, q])
+        if a <= 0.0 or q == L or q == R:
+            continue
+        r = d[i] * p[q] - (alpha + beta * a)
+        count += r <= thr
+        if r < rb:
+            b = q
+            rb = r
+    return b, rb, count
+
+
+@njit(cache=True)
+def _tied_in_turn(A, p, d, i, L, R, alpha, beta, thr, count, b, rb):
+    """Where ``count`` points lie within ``thr`` of job ``i``'s line, the ``i mod count``-th of them and its
+    reduced cost (``b``, ``rb`` where none is found)."""
+    # several points tie (collinear points: jobs alike, or prices proportional to efficiency): the
+    # jobs take them in turn, so that the mixture can reach every tied resource, not just the one
+    # every such job would otherwise name first
+    c = i % count
+    if L >= 0 and -alpha <= thr:
+        if c == 0:
+            b, rb = -1, -alpha
+        c -= 1
+    for q in range(A.shape[1]):
+        a = float(A[i, q])
+        if c < 0 or a <= 0.0 or q == L or q == R:
+            continue
+        r = d[i] * p[q] - (alpha + beta * a)
+        if r <= thr:
+            if c == 0:
+                b, rb = q, r
+            c -= 1
+    return b, rb
 
 
 def _count_distinct(slots: np.ndarray) -> np.ndarray:

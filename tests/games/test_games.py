@@ -266,6 +266,44 @@ def test_nfg_outcome_version(tmp_path):
         read_nfg(p)
 
 
+HEAD = 'NFG 1 R "t" { "a" "b" } '
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('NFG 2 R "t" { "a" "b" } { 1 1 } "c" 1 2', "not an 'NFG 1 R' strategic-form file"),
+        ('NFG 1 R "t" { "a" "b" "c" } { 1 1 1 } "c" 1 2 3', "only two-player games are supported, found 3 players"),
+        (HEAD + "{ 2 1.5 } 1 2 3 4", "b has '1.5' strategies; expected a whole number from 1 to 100,000"),
+        (HEAD + "{ 2 0 }", "b has '0' strategies; expected a whole number"),
+        (HEAD + "{ 2 2 } 1 2 3", "expected 8 payoffs for a 2x2 game, found 3"),
+        (HEAD + '{ 3 3 } { { "o" 1 2 } } 1', "expected 9 outcome indices, found at most 8 tokens"),
+        (HEAD + '{ 1 2 } { { "o" 1 2 } { "p" 3 } } 1 2', "outcome 2 has 1 payoffs, expected 2"),
+        (HEAD + '{ 1 2 } { { "o" 1 2 } } 1 1.5', "outcome index '1.5' is not a whole number"),
+        (HEAD + '{ 1 2 } { { "o" 1 2 } } 1 0 1', "expected 2 outcome indices, found 3"),
+        (HEAD + '{ 1 2 } { { "o" 1 2 } } 1 2', "outcome index 2 out of range 0..1"),
+        (HEAD + '{ 1 2 } { { "o" 1 x } } 1 1', "expected a number, got 'x'"),
+        (HEAD + "{ { " + '"x"', "unexpected end of file"),
+        (HEAD + "{ 1 1 }" + ' "c" { { "o" 1 2 }', "unexpected end of file"),
+        ('NFG 1 R "t" { "a" "b" } 1 1', "expected {, got '1'"),
+    ],
+)
+def test_nfg_refusals_name_the_file_and_what_was_expected(tmp_path, text, message):
+    p = tmp_path / "g.nfg"
+    p.write_text(text + "\n")
+    with pytest.raises(InputError) as exc:
+        read_nfg(p)
+    assert str(exc.value).startswith(f"{p}: ") and message in str(exc.value)
+
+
+def test_nfg_outcome_index_zero_is_no_outcome_and_counted_strategies_are_numbered(tmp_path):
+    p = tmp_path / "g.nfg"
+    p.write_text(HEAD + '{ 2 1 } "c" { { "o" 1 2 } { "p" 3/2 -4 } } 0 2\n')
+    g = read_nfg(p)
+    assert g.rows == ["1", "2"] and g.cols == ["1"] and g.title == "t" and tuple(g.players) == ("a", "b")
+    assert g.A.tolist() == [[0.0], [1.5]] and g.B.tolist() == [[0.0], [-4.0]]
+
+
 def test_csv_roundtrip(tmp_path):
     g = Game([[1.5, 2], [3, 4]], [[0, 1], [1, 0]], ["p", "q"], ["c", "d"])
     p = tmp_path / "g.csv"

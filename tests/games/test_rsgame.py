@@ -47,6 +47,45 @@ def test_profiles_count_and_missing_profile_is_named():
         RoleSymmetricGame(["all"], [2], [["s0", "s1"]], g.profiles[[0, 2]], g.payoffs[[0, 2]])
 
 
+_PROF = [[2, 0], [1, 1], [0, 2]]
+_PAY = [[1.0, 0.0], [0.0, 2.0], [0.0, 3.0]]
+
+
+@pytest.mark.parametrize(
+    "args, match",
+    [
+        ((["r", "r"], [1, 1], [["a"], ["b"]], [[1, 1]], [[0.0, 0.0]]), r"roles must be unique and non-empty"),
+        (([], [], [], np.zeros((0, 0)), np.zeros((0, 0))), r"roles must be unique and non-empty, got \[\]"),
+        ((["r"], [2, 1], [["a", "b"]], _PROF, _PAY), r"one player count and one strategy list per role"),
+        ((["r"], [0], [["a", "b"]], _PROF, _PAY), r"role 'r': player count must be >= 1, got 0"),
+        ((["r"], [2], [["a", "a"]], _PROF, _PAY), r"role 'r': strategies must be unique and non-empty"),
+        ((["r"], [2], [["a", "b"]], [[2, 0, 0]], [[1.0, 0.0, 0.0]]), r"must have shape \(P, 2\), got \(1, 3\) and"),
+        ((["r"], [2], [["a", "b"]], [[1.5, 0.5]], [[1.0, 1.0]]), r"counts must be integers >= 0"),
+        ((["r"], [2], [["a", "b"]], [[2, 0], [1, 0]], [[1.0, 0.0], [1.0, 0.0]]), r"profile 1 \(r \{a: 1\}\) does not"),
+        (
+            (["r"], [2], [["a", "b"]], _PROF, [[1.0, 0.0], [0.0, np.inf], [0.0, 3.0]]),
+            r"payoff of 'b' is .*inf.*; payoffs must be finite",
+        ),
+        ((["r"], [2], [["a", "b"]], [[2, 0], [2, 0], [0, 2]], _PAY), r"a profile is listed twice"),
+        (
+            (["r"], [60], [[f"s{k}" for k in range(60)]], np.zeros((0, 60)), np.zeros((0, 60))),
+            r"has [\d,]+ profiles; got 0",
+        ),
+    ],
+)
+def test_the_constructor_refuses_each_bad_part_by_name(args, match):
+    with pytest.raises(InputError, match=match):
+        RoleSymmetricGame(*args)
+
+
+def test_the_constructor_orders_profiles_and_zeroes_payoffs_of_absent_strategies():
+    g = RoleSymmetricGame(["r"], [2], [["a", "b"]], [[0, 2], [2, 0], [1, 1]], [[9.0, 3.0], [1.0, 9.0], [0.0, 2.0]])
+    assert g.profiles.tolist() == all_profiles([2], [2]).tolist()
+    by_profile = {tuple(p): tuple(v) for p, v in zip(g.profiles.tolist(), g.payoffs.tolist())}
+    assert by_profile == {(2, 0): (1.0, 0.0), (1, 1): (0.0, 2.0), (0, 2): (0.0, 3.0)}
+    assert not g.profiles.flags.writeable and not g.payoffs.flags.writeable
+
+
 def volunteers_dilemma(n, b=1.0, c=0.3):
     def pay(p):  # strategy 0 volunteers (cost c), 1 shirks; benefit b if anyone volunteers
         return np.array([b - c, b if p[0] > 0 else 0.0])

@@ -3,6 +3,8 @@ group's members keeps every job's throughput, puts every job on at most two reso
 member's capacity; the solver's answer through the split carries the merged problem's gap and is
 checked against CVXPY + Clarabel."""
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -10,7 +12,7 @@ from hypothesis import strategies as st
 
 from gamemarket.pricing import Problem, solve
 from gamemarket.pricing.allocation import Allocation, check_feasible
-from gamemarket.pricing.identical import identical_columns, merged_problem, split_allocation
+from gamemarket.pricing.identical import identical_columns, merged_answer, merged_problem, split_allocation
 from pricing_stress import certified_reference, stress_problem
 
 
@@ -85,3 +87,50 @@ def test_tied_stress_members_converge_through_the_split(n, m, utility, seed):
     if ref is not None:
         slack = 1e-7 * max(abs(ref[0]), abs(ref[1]), 1.0)
         assert r.dual >= ref[0] - slack and r.objective <= ref[1] + slack
+
+
+def test_split_drops_zero_shares_on_the_group_and_moves_past_a_full_member():
+    """A zero share on the merged resource loses its index, in either slot; a job alone on the group that
+    finds the current member full goes whole to the next one (not split with a zero head on the full one)."""
+    A = np.array([[1.0, 1.0, 2.0]] * 4)
+    pr = Problem(A, np.array([1.0, 1.0, 10.0]), "log")
+    groups = identical_columns(A, np.zeros(3))
+    assert groups == [[0, 1]]
+    merged, _, index = merged_problem(pr, groups, np.zeros(3))  # merged 0: the group; merged 1: resource 2
+    alloc = Allocation(
+        np.array([0, 0, 1, 0]),
+        np.array([1.0, 1.0, 0.5, 0.0]),
+        np.array([-1, -1, 0, 1]),
+        np.array([0.0, 0.0, 0.0, 0.5]),
+        2,
+    )
+    out = split_allocation(pr, alloc, groups, index)
+    assert out is not None
+    assert out.j1.tolist() == [0, 1, 2, -1] and out.x1.tolist() == [1.0, 1.0, 0.5, 0.0]
+    assert out.j2.tolist() == [-1, -1, -1, 2] and out.x2.tolist() == [0.0, 0.0, 0.0, 0.5]
+    assert check_feasible(pr, out) <= 1e-12
+
+
+def test_the_merged_answer_is_taken_only_where_it_splits_and_meets_the_rule():
+    """``merged_answer``: the merged problem's answer as the original's, its gap recomputed; None where the
+    stopping rule is missed or the allocation cannot be split (a job too large for any member)."""
+    rng = np.random.default_rng(3)
+    A = rng.random((30, 4)) + 0.1
+    A[:, 1] = A[:, 0]
+    pr = Problem(A, np.full(4, 8.0), "log")
+    lo = np.zeros(4)
+    groups = identical_columns(A, lo)
+    merged, lo_m, index = merged_problem(pr, groups, lo)
+    warm = solve(merged, p_min=lo_m)
+    assert warm.converged
+    out = merged_answer(pr, warm, groups, index, lo, (lambda objective: np.inf, "any gap"), 0.0)
+    assert out is not None and out.converged and out.objective == pytest.approx(warm.objective, rel=1e-12)
+    assert out.message.startswith("duality gap") and out.message.endswith("their use split among them)")
+    assert check_feasible(pr, out.allocation) <= 1e-9
+    assert merged_answer(pr, warm, groups, index, lo, (lambda objective: -np.inf, "no gap"), 0.0) is None
+    big = Allocation(
+        np.zeros(30, np.int64), np.r_[0.9, np.zeros(29)], np.r_[1, -np.ones(29, np.int64)], np.r_[0.1, np.zeros(29)], 3
+    )
+    whole = SimpleNamespace(allocation=big, prices=warm.prices, iterations=0, evaluations=0, rows=[])
+    pr_small = Problem(A, np.array([0.5, 0.5, 8.0, 8.0]), "log")  # job 0 uses 0.9 of the group: no member fits it
+    assert merged_answer(pr_small, whole, groups, index, lo, (lambda objective: np.inf, "any gap"), 0.0) is None

@@ -67,6 +67,24 @@ def test_finds_the_tie_and_only_it():
     assert V[:, 0] @ np.array([1.0, 2.0]) == pytest.approx(0.0)  # same throughput: a_0 dx_0 + a_1 dx_1 = 0
 
 
+def test_each_job_s_segment_and_cheapest_other_point():
+    """The per-job pass under ``find_ties``: the segment's ends in order of efficiency whichever slot holds
+    them, the segment from the origin for a job on one resource with time to spare, and no segment (reduced
+    cost inf) for a job on two equally efficient resources, an unallocated job or one at a vertex."""
+    A = np.array([[1.0, 3.0, 2.0], [2.0, 2.0, 1.0], [1.0, 2.0, 3.0], [1.0, 2.0, 3.0], [1.0, 2.0, 3.0]])
+    p, d, thr = np.array([1.0, 5.0, 3.0]), np.ones(5), np.full(5, 1e-9)
+    j1 = np.array([1, 0, -1, 2, 0])
+    x1 = np.array([0.5, 0.5, 0.0, 1.0, 0.5])
+    j2 = np.array([0, 1, -1, -1, -1])
+    x2 = np.array([0.25, 0.5, 0.0, 0.0, 0.0])
+    kL, kR, xL, xR, best, rbest = tie._alternatives(A, p, d, j1, x1, j2, x2, thr)
+    # job 0: its second slot is the left end (efficiency 1 < 3); the line through costs 1 and 5 passes through
+    # resource 2 (efficiency 2, cost 3): reduced cost 0. Job 4: from the origin (cost 0) to resource 0 (1 at 1)
+    assert kL.tolist() == [0, -1, -1, -1, -1] and kR.tolist() == [1, -1, -1, -1, 0]
+    assert xL.tolist() == [0.25, 0.0, 0.0, 0.0, 0.0] and xR.tolist() == [0.5, 0.0, 0.0, 0.0, 0.5]
+    assert best.tolist() == [2, -1, -1, -1, 2] and rbest.tolist() == [0.0, np.inf, np.inf, np.inf, 0.0]
+
+
 def test_mix_closes_what_ties_can_close():
     """Two identical jobs on a tie, limits that need them split: x(p) misses, the mixture fits exactly."""
     A = np.array([[1.0, 2.0], [1.0, 2.0]])
