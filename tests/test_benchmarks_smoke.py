@@ -41,6 +41,7 @@ SMOKE: dict[str, list[str] | None] = {
     "bench_simulator.py": ["--trace", "{swf}", "--repeat", "1"],
     "bench_startup.py": ["--smoke"],
     "bench_study.py": ["--smoke"],
+    "bench_test_tiers.py": ["--smoke"],
     "bench_workload.py": ["--smoke"],
     "fuzz_cli.py": ["--minutes", "0.1", "--batch", "2", "--seed", "1", "--shrink-seconds", "5"],
     "heapq_market.py": None,  # bench_startup's comparator: its --smoke runs it and checks the outcomes agree
