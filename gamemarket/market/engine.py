@@ -44,7 +44,6 @@ import dis
 
 import numpy as np
 from numba import float64, int64, njit
-from numba.extending import register_jitable
 
 from gamemarket.errors import InputError, foreign_prints, raised
 from gamemarket.market.payments import RateValueError, market_price, rate_value
@@ -243,11 +242,7 @@ def _drop_stale_completions(ev_t, ev_j, ecnt, ji):
     return ecnt
 
 
-# A plain function numba compiles where it is called (``register_jitable``, with the steps' options), not a
-# dispatcher: the built-in loop is a closure over it (``_engine_loop(_accrue)``), and numba's disk cache keys a
-# closure by what it captures, pickled: a plain function pickles as its name, a dispatcher with an id new in every
-# process (the cache would never hit, and would grow by a compilation in every process).
-@register_jitable(_nrt=False, forceinline=True)
+@_step
 def _accrue(reserves, schemes, n, rcnt, wcnt, maxq, rcap, rpay, rheap, dt):
     """The built-in schemes' payments over an interval of ``dt``: every running job pays ``min(cap, M) * dt`` under
     each scheme, ``M`` the market price after the last step (``payments.market_price`` of the running and waiting
@@ -472,9 +467,9 @@ def _engine_loop(accrue):
 
     ``accrue(reserves, pay, n, running, waiting, highest waiting bid, rcap, rpay, rheap, dt)`` pays the interval of
     ``dt`` before the events at its end, the market as the last allocation step left it; False ends the run there.
-    ``_accrue`` pays the built-in schemes (``pay``: their codes; :func:`run_market_rows`), ``_rate_accrual`` a rate
-    function (``pay``: its engine's node count and error array; :func:`plugin_engine`): one loop, compiled for
-    each."""
+    ``_accrue`` pays the built-in schemes (``pay``: their codes; ``_builtin_loop``), ``_rate_accrual`` a rate
+    function (``pay``: the market's node count and the error array; ``_rates_engine``): the same loop and steps,
+    compiled for each accrual."""
 
     def loop(submit, rank, bidrank, reported, n, preemptive, ji, jf, reserves, pay):
         J = submit.shape[0]
@@ -525,8 +520,12 @@ def _engine_loop(accrue):
     return loop
 
 
-#: the loop of the built-in schemes, cached on disk
-_builtin_loop = njit(cache=True)(_engine_loop(_accrue))
+# The loop of the built-in schemes, inlined (numba's IR, before typing) in run_market_rows, which compiles it as its
+# own body and is cached on disk. Compiled on its own, the loop would be optimised again as part of each compiled
+# caller (run_market_rows' first call, uncached, took some 15% longer), and cached it would never be found: numba
+# keys a closure's cache entry by its captured values, pickled, and a dispatcher (``_accrue``) pickles with an id
+# new in every process. Inlining costs numba about 0.4 s of copying on an uncached first call.
+_builtin_loop = njit(inline="always")(_engine_loop(_accrue))
 
 
 @njit(cache=True)
@@ -620,8 +619,8 @@ _pay_rates_step = njit(_nrt=False, forceinline=True)(_pay_rates)
 def _rate_accrual(rate, low: bool, jit: bool):
     """The accrual of a rate function ``rate`` for ``_engine_loop`` (``pay``: the market's true node count and the
     ``bad`` array of :func:`plugin_engine`); ``low``: whether ``rate`` reads the lowest running bid (else that pass
-    over the running jobs is skipped); ``jit``: whether the loop is compiled (the accrual then is too, inlined like
-    the steps)."""
+    over the running jobs is skipped); ``jit``: whether the loop is compiled (the accrual is then inlined in it, in
+    numba's IR, and its payment step ``_pay_rates_step`` inlined by LLVM, as the steps are)."""
     pay_rates = _pay_rates_step if jit else _pay_rates
 
     def accrue(reserves, pay, n, rcnt, wcnt, maxq, rbid, rpay, rheap, dt):
@@ -634,12 +633,14 @@ def _rate_accrual(rate, low: bool, jit: bool):
                     minr = float(b0[k])
         return pay_rates(rate, reserves, rbid, rpay, rheap, rcnt, dt, nodes, nodes - rcnt, wcnt, float(maxq), minr, bad)
 
-    return njit(_nrt=False, forceinline=True)(accrue) if jit else accrue
+    return njit(inline="always")(accrue) if jit else accrue
 
 
 def _rates_engine(rate, low: bool, jit: bool):
     """:func:`plugin_engine`'s ``run`` of ``rate`` (``low``, ``jit``: as for ``_rate_accrual``): the rows of bids,
-    the loop paying with the rate function, the outcomes."""
+    the loop paying with the rate function, the outcomes. It calls the three from Python, each compiled on its own:
+    a compiled ``run`` would compile the loop again as part of itself (inlined, or its code optimised again), some
+    0.4 s more for each rate function and process, for a call or two saved per run."""
     loop = _engine_loop(_rate_accrual(rate, low, jit))
     loop = njit(loop) if jit else loop
 
@@ -649,7 +650,7 @@ def _rates_engine(rate, low: bool, jit: bool):
         start, end, pay, npre = _outcomes(ji, jf, reserves.shape[0])
         return start, end, pay, npre, steps
 
-    return njit(run) if jit else run
+    return run
 
 
 def _reads(rate, position: int) -> bool:
