@@ -243,16 +243,19 @@ def _drop_stale_completions(ev_t, ev_j, ecnt, ji):
 
 
 @_step
-def _accrue(price, rcap, rpay, rcnt, dt):
-    """Every running job pays ``min(cap, M) * dt`` under each scheme, at the rates of the last step."""
+def _accrue(reserves, schemes, n, rcnt, wcnt, maxq, rcap, rpay, rheap, dt):
+    """The built-in schemes' payments over an interval of ``dt``: every running job pays ``min(cap, M) * dt`` under
+    each scheme, ``M`` the market price after the last step (``payments.market_price`` of the running and waiting
+    counts and the highest waiting bid then, which no event since has changed); True: the run goes on."""
     fdt = float(dt)
     for s in range(rcap.shape[0]):
-        ps = price[s]
+        ps = market_price(schemes[s], reserves[s], n, rcnt + wcnt, wcnt, maxq)
         cs = rcap[s]
         ys = rpay[s]
         for k in range(rcnt):
             c = cs[k]
             ys[k] += (c if c < ps else ps) * fdt
+    return True
 
 
 @_step
@@ -457,55 +460,81 @@ def _compact_bids(bheap, bcnt, ji):
     return m
 
 
+def _engine_loop(accrue):
+    """The event loop of a run (market model section 4) that pays each interval with ``accrue``:
+    ``loop(submit, rank, bidrank, reported, n, preemptive, ji, jf, reserves, pay)`` over the per-job rows ``ji``,
+    ``jf`` (``_job_rows``'s layout, changed in place), returning the number of allocation steps.
+
+    ``accrue(reserves, pay, n, running, waiting, highest waiting bid, rcap, rpay, rheap, dt)`` pays the interval of
+    ``dt`` before the events at its end, the market as the last allocation step left it; False ends the run there.
+    ``_accrue`` pays the built-in schemes (``pay``: their codes; ``_builtin_loop``), ``_rate_accrual`` a rate
+    function (``pay``: the market's node count and the error array; ``_rates_engine``): the same loop and steps,
+    compiled for each accrual."""
+
+    def loop(submit, rank, bidrank, reported, n, preemptive, ji, jf, reserves, pay):
+        J = submit.shape[0]
+        K = reserves.shape[0]
+        rheap = np.empty(max(n, 1), np.int64)
+        rcap = np.empty((K, max(n, 1)), np.float64)  # the running jobs' rate caps (a rate function's: their bids)
+        rpay = np.empty((K, max(n, 1)), np.float64)
+        rcnt = 0
+        first = min(max(J, 1), FIRST_HEAP)
+        wheap = np.empty(first, np.int64)
+        wcnt = 0
+        bheap = np.empty(first, np.int64)
+        bcnt = 0
+        ev_t = np.empty(first, np.int64)
+        ev_j = np.empty(first, np.int64)
+        ecnt = 0
+
+        by_bid = _same_ranks(rank, bidrank)
+        ptr = 0
+        steps = 0
+        t_prev = submit[0] if J > 0 else 0
+        maxq = -np.inf
+        BIG = np.iinfo(np.int64).max
+        while ptr < J or rcnt > 0:
+            ecnt = _drop_stale_completions(ev_t, ev_j, ecnt, ji)
+            tf = ev_t[0] if ecnt > 0 else BIG
+            ta = submit[ptr] if ptr < J else BIG
+            t = tf if tf < ta else ta
+            dt = t - t_prev
+            if dt > 0 and not accrue(reserves, pay, n, rcnt, wcnt, maxq, rcap, rpay, rheap, dt):
+                break
+            # 1. completions, 2. arrivals, 3. one allocation step
+            ecnt, rcnt = _complete(t, ev_t, ev_j, ecnt, ji, jf, rheap, rcap, rpay, rcnt)
+            wheap, bheap, ev_t, ev_j = _room_for_step(
+                t, submit, ptr, n, wheap, wcnt, bheap, bcnt, ev_t, ev_j, ecnt, by_bid
+            )
+            ptr, wcnt, bcnt = _arrive(t, submit, rank, bidrank, ptr, ji, wheap, wcnt, bheap, bcnt, by_bid)
+            steps += 1
+            wcnt, rcnt, ecnt = _fill(t, n, ji, jf, wheap, wcnt, rheap, rcap, rpay, rcnt, ev_t, ev_j, ecnt)
+            if preemptive:
+                wcnt, bcnt, ecnt = _preempt(
+                    t, ji, jf, bidrank, wheap, wcnt, bheap, bcnt, rheap, rcap, rpay, rcnt, ev_t, ev_j, ecnt, by_bid
+                )
+            bcnt, maxq = _highest_waiting_bid(wheap, wcnt, bheap, bcnt, ji, reported, by_bid)
+            t_prev = t
+        return steps
+
+    return loop
+
+
+# The loop of the built-in schemes, inlined (numba's IR, before typing) in run_market_rows, which compiles it as its
+# own body and is cached on disk. Compiled on its own, the loop would be optimised again as part of each compiled
+# caller (run_market_rows' first call, uncached, took some 15% longer), and cached it would never be found: numba
+# keys a closure's cache entry by its captured values, pickled, and a dispatcher (``_accrue``) pickles with an id
+# new in every process. Inlining costs numba about 0.4 s of copying on an uncached first call.
+_builtin_loop = njit(inline="always")(_engine_loop(_accrue))
+
+
 @njit(cache=True)
 def run_market_rows(submit, runtime, rank, bidrank, reported, n, preemptive, schemes, reserves):
     """:func:`run_market`, returning the per-job rows as they end (``ji``, ``jf``: ``_job_rows``'s layout,
     one row per job in arrival order) and the step count, for a caller that reads them in slices
     (``outcomes.write_per_job``) rather than as whole columns."""
-    J = submit.shape[0]
-    K = schemes.shape[0]
     ji, jf = _job_rows(runtime, reported, reserves)
-    rheap = np.empty(max(n, 1), np.int64)
-    rcap = np.empty((K, max(n, 1)), np.float64)
-    rpay = np.empty((K, max(n, 1)), np.float64)
-    rcnt = 0
-    first = min(max(J, 1), FIRST_HEAP)
-    wheap = np.empty(first, np.int64)
-    wcnt = 0
-    bheap = np.empty(first, np.int64)
-    bcnt = 0
-    ev_t = np.empty(first, np.int64)
-    ev_j = np.empty(first, np.int64)
-    ecnt = 0
-
-    by_bid = _same_ranks(rank, bidrank)
-    ptr = 0
-    steps = 0
-    t_prev = submit[0] if J > 0 else 0
-    price = reserves.copy()
-    BIG = np.iinfo(np.int64).max
-    while ptr < J or rcnt > 0:
-        ecnt = _drop_stale_completions(ev_t, ev_j, ecnt, ji)
-        tf = ev_t[0] if ecnt > 0 else BIG
-        ta = submit[ptr] if ptr < J else BIG
-        t = tf if tf < ta else ta
-        dt = t - t_prev
-        if dt > 0:
-            _accrue(price, rcap, rpay, rcnt, dt)
-        # 1. completions, 2. arrivals, 3. one allocation step
-        ecnt, rcnt = _complete(t, ev_t, ev_j, ecnt, ji, jf, rheap, rcap, rpay, rcnt)
-        wheap, bheap, ev_t, ev_j = _room_for_step(t, submit, ptr, n, wheap, wcnt, bheap, bcnt, ev_t, ev_j, ecnt, by_bid)
-        ptr, wcnt, bcnt = _arrive(t, submit, rank, bidrank, ptr, ji, wheap, wcnt, bheap, bcnt, by_bid)
-        steps += 1
-        wcnt, rcnt, ecnt = _fill(t, n, ji, jf, wheap, wcnt, rheap, rcap, rpay, rcnt, ev_t, ev_j, ecnt)
-        if preemptive:
-            wcnt, bcnt, ecnt = _preempt(
-                t, ji, jf, bidrank, wheap, wcnt, bheap, bcnt, rheap, rcap, rpay, rcnt, ev_t, ev_j, ecnt, by_bid
-            )
-        bcnt, maxq = _highest_waiting_bid(wheap, wcnt, bheap, bcnt, ji, reported, by_bid)
-        for s in range(K):
-            price[s] = market_price(schemes[s], reserves[s], n, rcnt + wcnt, wcnt, maxq)
-        t_prev = t
+    steps = _builtin_loop(submit, rank, bidrank, reported, n, preemptive, ji, jf, reserves, schemes)
     return ji, jf, steps
 
 
@@ -537,13 +566,13 @@ def run_market(submit, runtime, rank, bidrank, reported, n, preemptive, schemes,
 
 # ---------------------------------------------------------------------- payment schemes given as functions
 # A plugin's scheme is a rate function (``payments.register_payment_rule``), not a branch of ``market_price``.
-# Each one gets its own engine: ``run_market``'s loop and steps, compiled with the function as a constant (numba
-# inlines it), so the built-in engine and its disk cache stay as they are. Where ``run_market`` keeps each
-# running job's rate cap beside its payment (``rcap``), this engine keeps its reported bid; an allocation step
-# records the market's state (free nodes, waiting jobs, highest waiting and lowest running bid), and the next
-# interval pays each running job ``rate(bid, r, state) * dt``, in one pass, as ``_accrue`` pays
-# ``min(cap, M) * dt``: the same operations in the same order, so a rate function that computes a built-in
-# scheme's rate gives its payments bit for bit.
+# Each one gets its own engine: ``_engine_loop`` with the function's accrual (``_rate_accrual``) in place of
+# ``_accrue``, compiled with the function as a constant (numba inlines it), so the built-in engine and its disk
+# cache stay as they are. Where ``run_market`` keeps each running job's rate cap beside its payment (``rcap``),
+# this engine keeps its reported bid; each interval pays each running job ``rate(bid, r, state) * dt``, the state
+# the market's after the last step (free nodes, waiting jobs, highest waiting and lowest running bid), in one pass,
+# as ``_accrue`` pays ``min(cap, M) * dt``: the same operations in the same order, so a rate function that computes
+# a built-in scheme's rate gives its payments bit for bit.
 
 
 @njit(cache=True)
@@ -587,70 +616,38 @@ def _pay_rates(rate, reserves, rbid, rpay, rheap, rcnt, dt, nodes, free, waiting
 _pay_rates_step = njit(_nrt=False, forceinline=True)(_pay_rates)
 
 
-def _plugin_loop(rate, low: bool, jit: bool):
-    """The engine loop of a rate function ``rate`` (plain Python; :func:`plugin_engine` compiles it); ``low``:
-    whether ``rate`` reads the lowest running bid (else that pass over the running jobs is skipped); ``jit``:
-    whether the loop will be compiled (its payment step then is too, inlined like the others)."""
-    pay_step = _pay_rates_step if jit else _pay_rates
+def _rate_accrual(rate, low: bool, jit: bool):
+    """The accrual of a rate function ``rate`` for ``_engine_loop`` (``pay``: the market's true node count and the
+    ``bad`` array of :func:`plugin_engine`); ``low``: whether ``rate`` reads the lowest running bid (else that pass
+    over the running jobs is skipped); ``jit``: whether the loop is compiled (the accrual is then inlined in it, in
+    numba's IR, and its payment step ``_pay_rates_step`` inlined by LLVM, as the steps are)."""
+    pay_rates = _pay_rates_step if jit else _pay_rates
+
+    def accrue(reserves, pay, n, rcnt, wcnt, maxq, rbid, rpay, rheap, dt):
+        nodes, bad = pay
+        minr = np.inf
+        if low:
+            b0 = rbid[0]
+            for k in range(rcnt):
+                if b0[k] < minr:
+                    minr = float(b0[k])
+        return pay_rates(rate, reserves, rbid, rpay, rheap, rcnt, dt, nodes, nodes - rcnt, wcnt, float(maxq), minr, bad)
+
+    return njit(inline="always")(accrue) if jit else accrue
+
+
+def _rates_engine(rate, low: bool, jit: bool):
+    """:func:`plugin_engine`'s ``run`` of ``rate`` (``low``, ``jit``: as for ``_rate_accrual``): the rows of bids,
+    the loop paying with the rate function, the outcomes. It calls the three from Python, each compiled on its own:
+    a compiled ``run`` would compile the loop again as part of itself (inlined, or its code optimised again), some
+    0.4 s more for each rate function and process, for a call or two saved per run."""
+    loop = _engine_loop(_rate_accrual(rate, low, jit))
+    loop = njit(loop) if jit else loop
 
     def run(submit, runtime, rank, bidrank, reported, n, preemptive, reserves, nodes, bad):
-        J = submit.shape[0]
-        K = reserves.shape[0]
         ji, jf = _bid_rows(runtime, reported, reserves)
-        rheap = np.empty(max(n, 1), np.int64)
-        rbid = np.empty((K, max(n, 1)), np.float64)  # the running jobs' bids, in running-heap order
-        rpay = np.empty((K, max(n, 1)), np.float64)
-        rcnt = 0
-        first = min(max(J, 1), FIRST_HEAP)  # the heaps grow with the jobs present, as run_market_rows's
-        wheap = np.empty(first, np.int64)
-        wcnt = 0
-        bheap = np.empty(first, np.int64)
-        bcnt = 0
-        ev_t = np.empty(first, np.int64)
-        ev_j = np.empty(first, np.int64)
-        ecnt = 0
-        by_bid = _same_ranks(rank, bidrank)
-        ptr = 0
-        steps = 0
-        t_prev = submit[0] if J > 0 else 0
-        BIG = np.iinfo(np.int64).max
-        # the state of the last allocation step, which the rates of the interval after it read
-        free = nodes
-        waiting = 0
-        maxq = -np.inf
-        minr = np.inf
-        while ptr < J or rcnt > 0:
-            ecnt = _drop_stale_completions(ev_t, ev_j, ecnt, ji)
-            tf = ev_t[0] if ecnt > 0 else BIG
-            ta = submit[ptr] if ptr < J else BIG
-            t = tf if tf < ta else ta
-            dt = t - t_prev
-            if dt > 0:
-                if not pay_step(rate, reserves, rbid, rpay, rheap, rcnt, dt, nodes, free, waiting, maxq, minr, bad):
-                    break
-            ecnt, rcnt = _complete(t, ev_t, ev_j, ecnt, ji, jf, rheap, rbid, rpay, rcnt)
-            wheap, bheap, ev_t, ev_j = _room_for_step(
-                t, submit, ptr, n, wheap, wcnt, bheap, bcnt, ev_t, ev_j, ecnt, by_bid
-            )
-            ptr, wcnt, bcnt = _arrive(t, submit, rank, bidrank, ptr, ji, wheap, wcnt, bheap, bcnt, by_bid)
-            steps += 1
-            wcnt, rcnt, ecnt = _fill(t, n, ji, jf, wheap, wcnt, rheap, rbid, rpay, rcnt, ev_t, ev_j, ecnt)
-            if preemptive:
-                wcnt, bcnt, ecnt = _preempt(
-                    t, ji, jf, bidrank, wheap, wcnt, bheap, bcnt, rheap, rbid, rpay, rcnt, ev_t, ev_j, ecnt, by_bid
-                )
-            bcnt, maxq = _highest_waiting_bid(wheap, wcnt, bheap, bcnt, ji, reported, by_bid)
-            maxq = float(maxq)
-            free = nodes - rcnt
-            waiting = wcnt
-            minr = np.inf
-            if low:
-                b0 = rbid[0]
-                for k in range(rcnt):
-                    if b0[k] < minr:
-                        minr = float(b0[k])
-            t_prev = t
-        start, end, pay, npre = _outcomes(ji, jf, K)
+        steps = loop(submit, rank, bidrank, reported, n, preemptive, ji, jf, reserves, (nodes, bad))
+        start, end, pay, npre = _outcomes(ji, jf, reserves.shape[0])
         return start, end, pay, npre, steps
 
     return run
@@ -701,7 +698,7 @@ def plugin_engine(rate, jit: bool = True):
         return hit
     low = _reads(rate, 6)  # min_running_bid
     if not jit:  # what it returns checked to be a number (compiled, numba's float64 signature does that)
-        run = _plugin_loop(_numbers_only(rate), low, False)
+        run = _rates_engine(_numbers_only(rate), low, False)
     else:
         try:
             compiled = njit(float64(float64, float64, int64, int64, int64, float64, float64))(rate)
@@ -711,7 +708,7 @@ def plugin_engine(rate, jit: bool = True):
                 f"rate function {getattr(rate, '__qualname__', rate)!r}: numba cannot compile it ({first}); "
                 "register it with jit=False to run it as plain Python"
             ) from None
-        run = njit(_plugin_loop(compiled, low, True))
+        run = _rates_engine(compiled, low, True)
     _PLUGIN_ENGINES[key] = run
     return run
 

@@ -5,19 +5,22 @@ scheme, the function, the job and the value."""
 import numpy as np
 import pytest
 from builtin_rates import first_price, kth_price, nan_when_busy, negative_when_busy
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from engine_helpers import bursts
 from gamemarket import bids
 from gamemarket.consumers import SRG
 from gamemarket.errors import InputError
-from gamemarket.market import Mechanism, register_scheduler, simulate
-from gamemarket.market.engine import FIRST_HEAP
+from gamemarket.market import Mechanism, get_scheduler, register_scheduler, simulate
+from gamemarket.market.engine import FIRST_HEAP, plugin_engine, run_market
 from gamemarket.market.outcomes import congestion
-from gamemarket.market.payments import RATE_FUNCTION, register_payment_rule
+from gamemarket.market.payments import FIRST_PRICE, KTH_PRICE, RATE_FUNCTION, register_payment_rule
 from gamemarket.market.schedulers import PriorityKey
-from gamemarket.market.simulate import run_schedule
+from gamemarket.market.simulate import prepare, run_schedule
 from gamemarket.testing import check_payment, random_cases
 from gamemarket.workloads import load
+from hypothesis_strategies import workloads
 
 SCHEDULERS = ("hb", "nphb", "wspt", "wspt-est", "fcfs")
 
@@ -168,3 +171,38 @@ def test_plugin_engine_heaps_grow_bit_for_bit(as_plugins, scheduler):
         for c in ("start", "end", "preemptions"):
             assert (got[c].to_numpy() == want[c].to_numpy()).all(), (scheduler, plugin, c)
         assert (_bits(got["payment"]) == _bits(want["payment"])).all(), (scheduler, plugin)
+
+
+def kth_price_reading_the_lowest(bid, reserve, nodes, free, waiting, max_waiting_bid, min_running_bid):
+    """The k-th price where the lowest running bid is what it must be for a running job, finite and at most its
+    bid; NaN (an error) where it is not: the engine computes it for this function (it reads it) and not for
+    ``kth_price``."""
+    if not (min_running_bid <= bid):
+        return np.nan
+    if waiting == 0:  # kth_price's body (numba compiles this function, not what it would call)
+        return reserve
+    m = max(reserve, max_waiting_bid)
+    c = bid if bid >= reserve else reserve
+    return c if c < m else m
+
+
+@pytest.mark.slow
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=workloads(), scheduler=st.sampled_from(SCHEDULERS), jit=st.booleans())
+def test_plugin_engine_is_the_builtin_engine_on_drawn_markets(case, scheduler, jit):
+    """The plugin engine is the built-in engine's loop paying with a rate function: with the first and k-th price
+    as rate functions it gives ``run_market``'s start, end, payments, preemptions and step count bit for bit, on
+    drawn markets (ties, idle gaps, bids and reserves of 0), three reserves in one pass, compiled and plain Python;
+    and a function that reads the lowest running bid sees one that is finite and at most the running job's bid."""
+    table, n, _ = case
+    a = prepare(table, scheduler)[1]
+    args = (a["submit"], a["runtime"], a["rank"], a["bidrank"], a["reported"], n, get_scheduler(scheduler).preemptive)
+    reserves = np.array([0.0, 1.0, 10.0])
+    for code, rates in ((FIRST_PRICE, (first_price,)), (KTH_PRICE, (kth_price, kth_price_reading_the_lowest))):
+        want = run_market(*args, np.full(3, code), reserves)
+        for rate in rates:
+            bad = np.full(3, -1.0)
+            got = plugin_engine(rate, jit)(*args, reserves, n, bad)
+            assert bad[0] == -1.0, (rate.__name__, bad)
+            for x, y, what in zip(got, want, ("start", "end", "payment", "preemptions", "steps")):
+                assert np.asarray(x).tobytes() == np.asarray(y).tobytes(), (rate.__name__, what)
