@@ -3,7 +3,7 @@
     python benchmarks/bench_plugins.py [--repeat 30] [--jobs 50000] [--nodes 64]
 
 Each case runs the built-in ``engine.run_market`` with the k-th price (code 1) and the plugin engine
-(``engine.plugin_engine``) with the k-th price re-written as a rate function, on the same arrays, alternately;
+(``rates.plugin_engine``) with the k-th price re-written as a rate function, on the same arrays, alternately;
 both are checked to give the same outcome bit for bit first. The issue's target: a plugin scheme's run at most
 1.3x the built-in engine's time. The example ``lowest-running`` rule (examples/plugins) is timed beside it, and a
 constant rate (``flat``: the plugin engine's loop with next to no rate to evaluate), which separates the loop's own
@@ -33,7 +33,8 @@ sys.path.insert(0, str(ROOT))  # this checkout's gamemarket, not an installed on
 
 from gamemarket.bids import job_table  # noqa: E402 (after the path)
 from gamemarket.consumers import SRG  # noqa: E402 (after the path)
-from gamemarket.market.engine import plugin_engine, run_market  # noqa: E402 (after the path)
+from gamemarket.market.engine import run_market  # noqa: E402 (after the path)
+from gamemarket.market.rates import plugin_engine  # noqa: E402 (after the path)
 from gamemarket.market.simulate import prepare, run_schedule  # noqa: E402 (after the path)
 from gamemarket.plugins import load_plugin  # noqa: E402 (after the path)
 from gamemarket.workloads import generate  # noqa: E402 (after the path)

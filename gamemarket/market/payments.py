@@ -25,7 +25,7 @@ code: ``rate(bid, reserve, nodes, free, waiting, max_waiting_bid, min_running_bi
 node-second a running job with reported bid ``bid`` pays until the next allocation step, from the state
 just after the step (``free`` idle nodes, ``waiting`` jobs waiting, the highest waiting bid, ``-inf``
 when none waits, and the lowest running bid, ``+inf`` when none runs). It is plain Python over floats and
-integers; the engine compiles it with numba (``engine.plugin_engine``), and runs it uncompiled where
+integers; the engine compiles it with numba (``rates.plugin_engine``), and runs it uncompiled where
 asked (``jit=False``) or where numba cannot compile it, with the same numbers.
 :func:`register_payment_rule` (or the decorator :func:`payment_rule`) registers one.
 """

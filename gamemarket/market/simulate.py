@@ -22,9 +22,10 @@ from gamemarket.bids import bid_bin_codes
 from gamemarket.errors import InputError, foreign_prints, raised
 from gamemarket.io import jobtable
 from gamemarket.market import engine, outcomes
-from gamemarket.market.engine import MAX_JOBS, run_market, run_market_rows, run_pricing
+from gamemarket.market.engine import MAX_JOBS, run_market, run_market_rows
 from gamemarket.market.hooks import run_schedule_hooks
 from gamemarket.market.payments import get_payment
+from gamemarket.market.rates import run_pricing
 from gamemarket.market.schedulers import get_scheduler
 
 if TYPE_CHECKING:  # a job table may also be a mapping of column arrays (``simulate --jobs``), without pandas
@@ -244,7 +245,7 @@ def run_schedule(
     if len(arrival) == 0:
         e = np.empty(0, np.int64)
         return e, e, np.empty((len(schemes), 0)), e, 0
-    if any(e.rate is not None for e in schemes):  # a plugin's rate function: its own engine (engine.run_pricing)
+    if any(e.rate is not None for e in schemes):  # a plugin's rate function: its own engine (rates.run_pricing)
 
         def job_id(j: int) -> int:  # a job's id from its arrival index, for an error's message
             return int(np.asarray(table["id"])[arrival[j]])

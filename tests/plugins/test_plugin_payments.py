@@ -13,9 +13,10 @@ from gamemarket import bids
 from gamemarket.consumers import SRG
 from gamemarket.errors import InputError
 from gamemarket.market import Mechanism, get_scheduler, register_scheduler, simulate
-from gamemarket.market.engine import FIRST_HEAP, plugin_engine, run_market
+from gamemarket.market.engine import FIRST_HEAP, run_market
 from gamemarket.market.outcomes import congestion
 from gamemarket.market.payments import FIRST_PRICE, KTH_PRICE, RATE_FUNCTION, register_payment_rule
+from gamemarket.market.rates import plugin_engine
 from gamemarket.market.schedulers import PriorityKey
 from gamemarket.market.simulate import prepare, run_schedule
 from gamemarket.testing import check_payment, random_cases
