@@ -59,3 +59,14 @@ def test_every_command_is_in_the_cli_reference():
     assert not missing, f"commands missing from docs/reference/cli.md (add an argparse block with :path:): {missing}"
     unknown = sorted(documented - set(leaves))
     assert not unknown, f"docs/reference/cli.md documents commands the parser does not have: {unknown}"
+
+
+def test_the_output_files_page_names_the_files_the_code_writes():
+    """The marker files' names in ``output-files.md`` are the code's (the page once named ``.gamemarket-study``
+    as what every folder holds, after the manifest had replaced it)."""
+    from gamemarket.io.files import LEGACY_MARKER, MANIFEST
+
+    text = (DOCS / "reference" / "output-files.md").read_text()
+    for folder in ("results", "reports"):
+        assert f"`{folder}/NAME/{MANIFEST}`" in text
+    assert f"marked by `{LEGACY_MARKER}`" in text and f"`reports/NAME/{LEGACY_MARKER}`" not in text
