@@ -343,10 +343,21 @@ def write_study_report(
     """
     log = log or _quiet
     spec = _spec(study, results, report)
+    t0 = time.perf_counter()
+    # the folder claimed first (another study's is refused before the work), and given back as it was if the
+    # stored runs do not answer (a run missing): a failed report leaves no folder behind
+    with _report_claimed(spec, True, force):
+        if spec.population is not None:
+            an = run_population_study(spec, run=False)
+        else:
+            an = analyze(spec, methods=tuple(methods), for_report=True, population=linked_population(spec))
     if spec.population is not None:
-        path = write_population_report(run_population_study(spec, run=False), force=force)
+        path = write_population_report(an, force=force)
         log(f"report: {path}")
         return path
+    path = write_report_(an, force=force)
+    log(f"report: {path} (written in {duration(time.perf_counter() - t0)})")
+    return path
     claim_folder(Path(spec.report_dir), spec, force)  # refuse another study's folder before the work
     t0 = time.perf_counter()
     an = analyze(spec, methods=tuple(methods), for_report=True, population=linked_population(spec))

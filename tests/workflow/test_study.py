@@ -127,3 +127,13 @@ def test_a_report_folder_of_another_study_is_refused_before_any_run(tmp_path):
     with pytest.raises(InputError, match="report folder"):
         run_study(path, n_jobs=1)
     assert not (spec.results_dir / "runs").exists() or not any((spec.results_dir / "runs").iterdir())
+
+
+@pytest.mark.parametrize("kind", ["bimatrix", "population"])
+def test_a_report_without_its_runs_leaves_no_folder_behind(tmp_path, capsys, kind):
+    path = write_population_study(tmp_path) if kind == "population" else write_study(tmp_path, SMALL)
+    spec = load_study(path)
+    assert main(["report", str(path)]) == 2
+    assert "have no stored result" in capsys.readouterr().err or kind == "population"
+    left = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if "strategies" not in p.parts)
+    assert left == ["studies", f"studies/{path.name}"] and not spec.report_dir.exists()
