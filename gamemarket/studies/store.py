@@ -30,6 +30,8 @@ from gamemarket.io.files import OutputFolder, atomic_path, dumps_json, remove_st
 # 2: the cohort sums are split by private-bid class (before: by G bin only).
 # 3: the cohort sums are stored exactly (an Arrow IPC stream; before: JSON at 15 digits).
 RESULTS_FORMAT = 3
+#: the results folders (resolved) whose lock this process holds, with how many holds: ``ResultStore.lock``
+HELD: dict[str, int] = {}
 
 
 def set_aside(path: Path, reason: str, what: str = "stored result") -> None:
@@ -154,11 +156,21 @@ class ResultStore:
 
     @contextlib.contextmanager
     def lock(self, what: str = "study run"):
-        """Hold the store's lock while running; a second run of the same study exits with a clear message.
+        """Hold the study's lock while writing its results or its report; a second writer of the same study (a
+        run, a report) exits with a clear message naming the holder.
 
-        An advisory ``flock`` on ``<root>/.lock``, released by the operating system when the holder
-        exits, however it exits (a killed run never leaves a stale lock).
+        An advisory ``flock`` on ``<root>/.lock``, released by the operating system when the holder exits, however
+        it exits (a killed run never leaves a stale lock). The lock is the process's: held already (a study run
+        that writes its report under it, and whose runs take it again), it is held once more, not taken twice.
         """
+        key = str(self.root.resolve())
+        if key in HELD:
+            HELD[key] += 1
+            try:
+                yield
+            finally:
+                HELD[key] -= 1
+            return
         path = self.claim().file(".lock")
         f = open(path, "a+")
         try:
@@ -168,15 +180,19 @@ class ResultStore:
                 f.seek(0)
                 holder = f.read().strip() or "another process"
                 raise InputError(
-                    f"{self.root}: results are being written by {holder}; wait for it to finish "
-                    "(or stop it) and run again"
+                    f"{self.root}: the study's results and report are being written by {holder}; wait for it to "
+                    "finish (or stop it) and run again"
                 ) from None
             f.seek(0)
             f.truncate()
             f.write(f"{what} (pid {os.getpid()}, since {time.strftime('%Y-%m-%d %H:%M:%S')})")
             f.flush()
             remove_stale_temps(self.root)  # what a killed run left half-written: never read, ours to clear
-            yield
+            HELD[key] = 1
+            try:
+                yield
+            finally:
+                del HELD[key]
         finally:
             f.close()
 

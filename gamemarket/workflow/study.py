@@ -8,15 +8,21 @@ shading-gain experiment it declares (``[gains]``), then analyses the stored runs
 report folder is claimed before any simulation (another study's folder is refused first), and the claim is undone
 if the work fails before the report writes a file.
 
+One lock for every writer of a study: a study run holds its study's lock (``ResultStore.lock``, on the results
+folder) from its first run to its report's last file, and ``write_study_report`` holds it while it writes, so a
+``report`` beside a ``study run`` of the same study waits for nothing and breaks nothing: it exits, naming the run
+that holds the study.
+
 What the command prints as it goes is passed to ``log`` one line at a time (the CLI passes ``print``; the default
 says nothing), so a long run tells where it is without the library printing on its own.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -39,6 +45,7 @@ from gamemarket.studies.gains import run_gains
 from gamemarket.studies.runner import StudyRun, load_results
 from gamemarket.studies.scheduler import identify
 from gamemarket.studies.spec import StudySpec
+from gamemarket.studies.store import study_store
 
 Log = Callable[[str], None]
 
@@ -273,7 +280,12 @@ def run_study(
 
 
 def _population(spec: StudySpec, how: dict, *, write_report: bool, force: bool, log: Log, t0: float) -> StudyResult:
-    """A population study: its adaptive game, its exploration where declared, its report."""
+    """A population study: its adaptive game, its exploration where declared, its report, under its lock."""
+    with study_store(spec, force=force).lock():
+        return _population_locked(spec, how, write_report=write_report, force=force, log=log, t0=t0)
+
+
+def _population_locked(spec: StudySpec, how: dict, *, write_report: bool, force: bool, log: Log, t0: float):
     with _report_claimed(spec, write_report, force):
         an = run_population_study(spec, force=force, **how)
     log(
@@ -297,7 +309,15 @@ def _population(spec: StudySpec, how: dict, *, write_report: bool, force: bool, 
 def _bimatrix(
     spec: StudySpec, how: dict, *, write_report: bool, force: bool, methods: tuple, log: Log, t0: float
 ) -> StudyResult:
-    """A provider/consumer study: its companions and itself, its shading gains where declared, its report."""
+    """A provider/consumer study: its companions and itself, its shading gains where declared, its report, under
+    its lock (each companion's runs under the companion's)."""
+    with study_store(spec, force=force).lock():
+        return _bimatrix_locked(spec, how, write_report=write_report, force=force, methods=methods, log=log, t0=t0)
+
+
+def _bimatrix_locked(
+    spec: StudySpec, how: dict, *, write_report: bool, force: bool, methods: tuple, log: Log, t0: float
+) -> StudyResult:
     runs = []
     with _report_claimed(spec, write_report, force):
         for s in [load_study(c) for c in spec.companions] + [spec]:
@@ -343,6 +363,20 @@ def write_study_report(
     """
     log = log or _quiet
     spec = _spec(study, results, report)
+    with _writer_lock(spec, force):
+        return _write_report_locked(spec, force=force, methods=methods, log=log)
+
+
+def _writer_lock(spec: StudySpec, force: bool):
+    """The study's lock for a report written from its stored runs; none where its results folder is not there (no
+    runs to report: the analysis says so) or cannot be written (results shared read-only: no one writes them)."""
+    results = Path(spec.results_dir)
+    if not results.is_dir() or not os.access(results, os.W_OK | os.X_OK):
+        return nullcontext()
+    return study_store(spec, force=force).lock("report")
+
+
+def _write_report_locked(spec: StudySpec, *, force: bool, methods: tuple, log: Log) -> Path:
     t0 = time.perf_counter()
     # the folder claimed first (another study's is refused before the work), and given back as it was if the
     # stored runs do not answer (a run missing): a failed report leaves no folder behind

@@ -13,6 +13,7 @@ import pytest
 
 from gamemarket.errors import InputError
 from gamemarket.studies import load_results, load_study, run_study, study_status
+from gamemarket.studies import store as store_module
 from gamemarket.studies.store import ResultStore, study_store
 from study_helpers import SMALL, sorted_metrics, write_study
 
@@ -84,12 +85,32 @@ def test_damage_past_the_footer_is_an_error_that_says_what_to_do(tmp_path, monke
 
 @pytest.mark.slow
 def test_a_second_run_of_the_same_study_is_refused(tmp_path):
-    spec = load_study(write_study(tmp_path, SMALL))
-    with study_store(spec).lock("the test"):
-        with pytest.raises(InputError, match=r"results are being written by the test \(pid \d+"):
+    """The lock is a process's (a run holds it again for its own report): another process holding it refuses."""
+    path = write_study(tmp_path, SMALL)
+    spec = load_study(path)
+    code = (
+        "import sys, time; from gamemarket.studies import load_study; from gamemarket.studies.store import "
+        "study_store; held = study_store(load_study(sys.argv[1])).lock('the test'); held.__enter__(); "
+        "print('held', flush=True); time.sleep(120)"
+    )
+    holder = subprocess.Popen([sys.executable, "-c", code, str(path)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(InputError, match=r"results and report are being written by the test \(pid \d+"):
             run_study(spec, n_jobs=1, progress=False)
-    assert not (spec.results_dir / "runs").exists()  # nothing was run twice
+        assert not (spec.results_dir / "runs").exists()  # nothing was run twice
+    finally:
+        holder.kill()
+        holder.wait()
     run_study(spec, n_jobs=1, progress=False)  # the lock went with its holder
+
+
+def test_a_lock_this_process_holds_is_held_again_not_taken_twice(tmp_path):
+    spec = load_study(write_study(tmp_path, SMALL))
+    with study_store(spec).lock("the workflow"):
+        run_study(spec, n_jobs=1, progress=False)  # its runs, under the study's lock that its caller holds
+        assert (spec.results_dir / ".lock").read_text().startswith("the workflow (pid")
+    assert not store_module.HELD
 
 
 def _alive(pid: int) -> bool:

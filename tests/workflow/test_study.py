@@ -137,3 +137,25 @@ def test_a_report_without_its_runs_leaves_no_folder_behind(tmp_path, capsys, kin
     assert "have no stored result" in capsys.readouterr().err or kind == "population"
     left = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if "strategies" not in p.parts)
     assert left == ["studies", f"studies/{path.name}"] and not spec.report_dir.exists()
+
+
+def test_a_report_beside_a_run_of_the_same_study_exits_naming_the_run(tmp_path):
+    """One lock for every writer of a study: a run holds it to its report's last file; ``report`` takes it too, so
+    the two never write one folder at once (a report beside a run once said that the run's ``report.md`` "was not
+    written by gamemarket")."""
+    import subprocess
+    import sys
+
+    from gamemarket.studies.store import study_store
+
+    path = write_study(tmp_path, SMALL)
+    run_study(path, n_jobs=1, write_report=False)
+    spec = load_study(path)
+    with study_store(spec).lock("study run of the test"):
+        done = subprocess.run(
+            [sys.executable, "-m", "gamemarket", "report", str(path)], capture_output=True, text=True, timeout=120
+        )
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "results and report are being written by study run of the test (pid" in done.stderr
+    assert not spec.report_dir.exists()
+    assert main(["report", str(path)]) == 0 and (spec.report_dir / "report.md").is_file()  # and after it, it writes
