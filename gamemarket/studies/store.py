@@ -257,27 +257,39 @@ class ResultStore:
         return all((folder / f"{k}.parquet").exists() for k in self.TABLES)
 
     def read_tables(self, plan: str) -> dict[str, pd.DataFrame] | None:
-        """A plan's consolidated tables (``metrics``, ``bins``, ``cohorts``), or None when not all are stored
-        or one does not read (the per-task files, which are the record, are read instead, and the tables
-        written again over the damaged ones)."""
+        """A plan's consolidated tables (``metrics``, ``bins``, ``cohorts``), or None when not all are stored,
+        one does not read, or one's rows are not the rows gamemarket wrote (:func:`table_digest`, kept in the
+        file): the per-task files, which are the record, are read instead, and the tables written again over
+        the damaged ones. A table that does not match is named in a warning."""
         folder = self.tables_dir(plan)
         if not self.has_tables(plan):
             return None
-        try:
-            return {k: pq.read_table(folder / f"{k}.parquet").to_pandas() for k in self.TABLES}
-        except Exception:
-            return None
+        out = {}
+        for k in self.TABLES:
+            path = folder / f"{k}.parquet"
+            try:
+                table = pq.read_table(path)
+            except Exception:
+                return None
+            frame = table.to_pandas()
+            said = (table.schema.metadata or {}).get(DIGEST_KEY, b"").decode()
+            if said != table_digest(frame):
+                if said:  # one written by an older gamemarket, without the digest, is built again without a word
+                    warnings.warn(
+                        f"{path}: its rows are not those gamemarket wrote (a row added, dropped or changed since); "
+                        "it is built again from the stored runs it indexes",
+                        stacklevel=2,
+                    )
+                return None
+            out[k] = frame
+        return out
 
     def verify_tables(self, plan: str) -> bool:
-        """Whether a plan's consolidated tables are all stored and each reads (footer and every row group)."""
-        if not self.has_tables(plan):
-            return False
-        try:
-            for k in self.TABLES:
-                pq.read_table(self.tables_dir(plan) / f"{k}.parquet")
-            return True
-        except Exception:
-            return False
+        """Whether a plan's consolidated tables are all stored, each reads (footer and every row group) and holds
+        the rows gamemarket wrote (:meth:`read_tables`)."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # ``study run`` builds them again; a read names the file
+            return self.read_tables(plan) is not None
 
     def write_tables(self, plan: str, tables: dict[str, pd.DataFrame]) -> bool:
         """Store a plan's consolidated tables atomically, and drop the tables of other plans this store wrote.
@@ -290,10 +302,24 @@ class ResultStore:
             return False
         names = [f"tables/{plan}/{k}.parquet" for k in self.TABLES]
         for name, k in zip(owned.files(names, once=False), self.TABLES):
+            table = pa.Table.from_pandas(tables[k], preserve_index=False)
+            meta = {**(table.schema.metadata or {}), DIGEST_KEY: table_digest(tables[k]).encode()}
             with atomic_path(name, "consolidated table") as tmp:
-                pq.write_table(pa.Table.from_pandas(tables[k], preserve_index=False), tmp)
+                pq.write_table(table.replace_schema_metadata(meta), tmp)
         owned.discard(lambda rel: rel.startswith("tables/") and rel not in names)
         return True
+
+
+DIGEST_KEY = b"gamemarket.rows_sha256"
+
+
+def table_digest(frame: pd.DataFrame) -> str:
+    """SHA-256 of a table's rows (pandas' own row hashes, of every column in order, and the column names): what a
+    consolidated table holds beside its rows, so a table changed since it was written (a row repeated, one
+    dropped, a value edited) is told from the one the stored runs give."""
+    h = hashlib.sha256(json.dumps([str(c) for c in frame.columns]).encode())
+    h.update(pd.util.hash_pandas_object(frame, index=False).to_numpy().tobytes())
+    return h.hexdigest()
 
 
 def _pandas_meta(meta: dict) -> dict:

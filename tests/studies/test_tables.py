@@ -126,3 +126,58 @@ def test_stacking_with_ids_equals_a_copy_per_task():
         return pa.Table.from_pandas(frame, preserve_index=False).to_pandas()
 
     pd.testing.assert_frame_equal(arrow(_with_ids(frames, ids)), arrow(ref), check_exact=True)
+
+
+@pytest.mark.parametrize("table", ["metrics", "bins", "cohorts"])
+@pytest.mark.parametrize("edit", ["repeat a row", "drop a row", "change a value"])
+def test_a_table_changed_since_it_was_written_is_named_and_built_again(small, table, edit):
+    """A consolidated table is an index of the per-task files: one whose rows are not those gamemarket wrote is
+    named in a warning and built again from the runs, by a read and by ``study run``."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    store = ResultStore(small.results_dir)
+    prep = load_workload(small)
+    name = plan_hash(plan(small, prep.arrays, prep.nodes))
+    good = store.read_tables(name)
+    path = store.tables_dir(name) / f"{table}.parquet"
+    stored = pq.read_table(path)
+    frame = stored.to_pandas()
+    if edit == "repeat a row":
+        frame = pd.concat([frame, frame.iloc[[0]]], ignore_index=True)
+    elif edit == "drop a row":
+        frame = frame.iloc[1:].reset_index(drop=True)
+    else:
+        col = next(c for c in frame.columns if frame[c].dtype.kind == "f")
+        frame.loc[0, col] = frame.loc[0, col] + 1.0
+    # written as a careless hand would: the file's own metadata (the digest among it) kept as it was
+    pq.write_table(
+        pa.Table.from_pandas(frame, preserve_index=False).replace_schema_metadata(stored.schema.metadata), path
+    )
+    with pytest.warns(UserWarning, match=rf"{path.name}: its rows are not those gamemarket wrote"):
+        again = study_tables(small)
+    _assert_tables_equal(good, again)
+    assert store.read_tables(name) is not None  # written again whole
+    pq.write_table(
+        pa.Table.from_pandas(frame, preserve_index=False).replace_schema_metadata(stored.schema.metadata), path
+    )
+    with pytest.warns(UserWarning, match="its rows are not those gamemarket wrote"):
+        run_study(small, n_jobs=1, progress=False)  # nothing to run; the index is built again
+    _assert_tables_equal(good, store.read_tables(name))
+
+
+def test_tables_of_an_older_gamemarket_without_a_digest_are_built_again_quietly(small, recwarn):
+    import pyarrow.parquet as pq
+
+    store = ResultStore(small.results_dir)
+    prep = load_workload(small)
+    name = plan_hash(plan(small, prep.arrays, prep.nodes))
+    good = store.read_tables(name)
+    for k in store.TABLES:
+        path = store.tables_dir(name) / f"{k}.parquet"
+        t = pq.read_table(path)
+        meta = {a: b for a, b in t.schema.metadata.items() if not a.startswith(b"gamemarket.")}
+        pq.write_table(t.replace_schema_metadata(meta), path)
+    assert store.read_tables(name) is None and not [w for w in recwarn if "gamemarket wrote" in str(w.message)]
+    _assert_tables_equal(good, study_tables(small))
+    assert store.read_tables(name) is not None
