@@ -130,6 +130,41 @@ def _numbers_only(rate):
     return checked
 
 
+#: the market states a compiled rate function is held against its plain Python self (:func:`_same_numbers`): bids
+#: and reserves from zero to large, a full and a free cluster, no queue and one, no running job (inf) and some
+PROBES = [
+    (bid, r, 8, free, waiting, maxq, minr)
+    for bid in (0.0, 0.37, 1.0, 250.0)
+    for r in (0.0, 1.0)
+    for free in (0, 3)
+    for waiting in (0, 5)
+    for maxq in (0.0, 2.5)
+    for minr in (0.5, np.inf)
+]
+
+
+def _same_numbers(rate, compiled) -> None:
+    """Refuse a rate function whose compiled form gives other numbers than its plain Python self on
+    :data:`PROBES`: numba's integers are 64 bits and wrap around (``2**70`` compiled is 0.0, an overflow no
+    one sees), where Python's are exact. A state where the Python function raises is not compared (the run
+    would say so); agreement to 1e-9 relative is agreement (the same float operations, in another order)."""
+    for args in PROBES:
+        try:
+            want = rate_value(rate, rate(*args))
+        except Exception:  # noqa: BLE001 - the function's own error on this state: not a comparison
+            continue
+        got = float(compiled(*args))
+        if want == got or (np.isnan(want) and np.isnan(got)) or abs(want - got) <= 1e-9 * max(abs(want), abs(got)):
+            continue
+        bid, r, nodes, free, waiting, maxq, minr = args
+        raise InputError(
+            f"rate function {getattr(rate, '__qualname__', rate)!r}: compiled by numba it gives {got!r} where Python "
+            f"gives {want!r} (bid {bid}, reserve {r}, nodes {nodes}, free {free}, waiting {waiting}, highest waiting "
+            f"bid {maxq}, lowest running bid {minr}); numba's integers are 64 bits and wrap around: compute with "
+            "floats (2.0**70, not 2**70), or register it with jit=False to run it as plain Python"
+        )
+
+
 def plugin_engine(rate, jit: bool = True):
     """The engine of a rate function: ``run(submit, runtime, rank, bidrank, reported, n, preemptive, reserves,
     nodes, bad)`` with ``run_market``'s arguments and results (K reservation prices, one function), ``nodes``
@@ -138,7 +173,8 @@ def plugin_engine(rate, jit: bool = True):
 
     ``jit`` compiles ``rate`` and the loop with numba (once per function and process); otherwise the loop is
     plain Python over the compiled steps, calling ``rate`` as it is: slower, the same numbers. A function numba
-    cannot compile is an ``InputError`` naming it (register it with ``jit=False`` to run it uncompiled).
+    cannot compile, or whose compiled form gives other numbers than Python on :data:`PROBES` (an integer that
+    wraps around), is an ``InputError`` naming it (register it with ``jit=False`` to run it uncompiled).
     """
     key = (rate, bool(jit))
     hit = _PLUGIN_ENGINES.get(key)
@@ -156,6 +192,7 @@ def plugin_engine(rate, jit: bool = True):
                 f"rate function {getattr(rate, '__qualname__', rate)!r}: numba cannot compile it ({first}); "
                 "register it with jit=False to run it as plain Python"
             ) from None
+        _same_numbers(rate, compiled)
         run = _rates_engine(compiled, low, True)
     _PLUGIN_ENGINES[key] = run
     return run
@@ -199,7 +236,10 @@ def run_pricing(submit, runtime, rank, bidrank, reported, n, preemptive, schemes
         entry = schemes[idx[0]]
         what = f"payment scheme {entry.name!r}{f' (plugin {entry.source})' if entry.source else ''}"
         fn = f"rate function {getattr(rate, '__name__', rate)!r}"
-        run = plugin_engine(rate, jit)
+        try:
+            run = plugin_engine(rate, jit)
+        except InputError as exc:  # numba cannot compile it, or its numbers are not Python's: the scheme named
+            raise InputError(f"{what}: {exc}") from None
         bad = np.full(3, -1.0)
         try:
             with foreign_prints():  # the plugin's function: what it prints is not the command's output

@@ -207,3 +207,41 @@ def test_plugin_engine_is_the_builtin_engine_on_drawn_markets(case, scheduler, j
             assert bad[0] == -1.0, (rate.__name__, bad)
             for x, y, what in zip(got, want, ("start", "end", "payment", "preemptions", "steps")):
                 assert np.asarray(x).tobytes() == np.asarray(y).tobytes(), (rate.__name__, what)
+
+
+def _wraps(bid, reserve, nodes, free, waiting, max_waiting_bid, min_running_bid):
+    return 2**70  # numba: a 64-bit integer, wrapped around to 0; Python: exact
+
+
+def _wraps_times_bid(bid, reserve, nodes, free, waiting, max_waiting_bid, min_running_bid):
+    return bid * 2**70 if free == 0 else reserve
+
+
+def _large_float(bid, reserve, nodes, free, waiting, max_waiting_bid, min_running_bid):
+    return bid * 2.0**70 if free == 0 else reserve  # floats: the same number compiled and not
+
+
+@pytest.mark.parametrize("fn", [_wraps, _wraps_times_bid])
+def test_a_rate_whose_compiled_numbers_are_not_pythons_is_refused_naming_it(workload_table, fn):
+    """A rate of ``2**70`` paid 0.0 compiled and 8.4e26 in plain Python, exit 0: the compiled path and the plain
+    one agree on every value they accept, or the compiled one is refused with what differs."""
+    with pytest.raises(
+        InputError, match=rf"rate function '{fn.__name__}': compiled by numba it gives 0\.0 where Python"
+    ):
+        plugin_engine(fn, True)
+    register_payment_rule(f"wrap-{fn.__name__}", fn, "a price that wraps around in 64 bits")
+    table, nodes = workload_table
+    with pytest.raises(InputError, match=rf"payment scheme 'wrap-{fn.__name__}'.*numba's integers are 64 bits"):
+        _pay(table, nodes, "hb", f"wrap-{fn.__name__}", 1.0)
+    register_payment_rule(f"wrap-py-{fn.__name__}", fn, "the same, plain Python", jit=False)
+    paid = _pay(table, nodes, "hb", f"wrap-py-{fn.__name__}", 1.0)["payment"]
+    assert paid.max() > 1e20  # the Python function's numbers, exactly what it returns
+
+
+def test_a_rate_computed_with_large_floats_compiles_and_agrees(workload_table):
+    register_payment_rule("big-float", _large_float, "large float prices, compiled")
+    register_payment_rule("big-float-py", _large_float, "the same, plain Python", jit=False)
+    table, nodes = workload_table
+    a = _pay(table, nodes, "hb", "big-float", 1.0)["payment"].to_numpy()
+    b = _pay(table, nodes, "hb", "big-float-py", 1.0)["payment"].to_numpy()
+    assert (_bits(a) == _bits(b)).all() and a.max() > 1e20
