@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from contextlib import contextmanager, nullcontext
+from contextlib import ExitStack, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -280,13 +280,18 @@ def run_study(
 
 
 def _population(spec: StudySpec, how: dict, *, write_report: bool, force: bool, log: Log, t0: float) -> StudyResult:
-    """A population study: its adaptive game, its exploration where declared, its report, under its lock."""
-    with study_store(spec, force=force).lock():
-        return _population_locked(spec, how, write_report=write_report, force=force, log=log, t0=t0)
+    """A population study: its adaptive game, its exploration where declared, its report, under its lock (taken
+    once its report folder is claimed, so another's folder is refused before anything is made; held to the report's
+    last file)."""
+    with ExitStack() as held:
+        return _population_locked(spec, how, write_report=write_report, force=force, log=log, t0=t0, held=held)
 
 
-def _population_locked(spec: StudySpec, how: dict, *, write_report: bool, force: bool, log: Log, t0: float):
+def _population_locked(
+    spec: StudySpec, how: dict, *, write_report: bool, force: bool, log: Log, t0: float, held: ExitStack
+) -> StudyResult:
     with _report_claimed(spec, write_report, force):
+        held.enter_context(study_store(spec, force=force).lock())
         an = run_population_study(spec, force=force, **how)
     log(
         f"study {spec.name}: {an.runs.simulations:,} simulations ({an.runs.run_now:,} run now) in "
@@ -310,16 +315,19 @@ def _bimatrix(
     spec: StudySpec, how: dict, *, write_report: bool, force: bool, methods: tuple, log: Log, t0: float
 ) -> StudyResult:
     """A provider/consumer study: its companions and itself, its shading gains where declared, its report, under
-    its lock (each companion's runs under the companion's)."""
-    with study_store(spec, force=force).lock():
-        return _bimatrix_locked(spec, how, write_report=write_report, force=force, methods=methods, log=log, t0=t0)
+    its lock (as a population study's; each companion's runs under the companion's)."""
+    with ExitStack() as held:
+        return _bimatrix_locked(
+            spec, how, write_report=write_report, force=force, methods=methods, log=log, t0=t0, held=held
+        )
 
 
 def _bimatrix_locked(
-    spec: StudySpec, how: dict, *, write_report: bool, force: bool, methods: tuple, log: Log, t0: float
+    spec: StudySpec, how: dict, *, write_report: bool, force: bool, methods: tuple, log: Log, t0: float, held
 ) -> StudyResult:
     runs = []
     with _report_claimed(spec, write_report, force):
+        held.enter_context(study_store(spec, force=force).lock())
         for s in [load_study(c) for c in spec.companions] + [spec]:
             info: StudyRun = run_simulations(s, force=force and s is spec, **how)
             runs.append(info)
