@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from gamemarket.reports.drawing import save
@@ -11,7 +12,8 @@ def draw_workload_comparison(curves: dict, out: str | Path, *, nodes: int) -> Pa
     """One figure, four panels, one line per workload: ``curves`` maps a label to its curves."""
     import matplotlib  # deferred: matplotlib
 
-    matplotlib.use("Agg")
+    if "ipykernel" not in sys.modules:  # a notebook keeps its own (inline) backend
+        matplotlib.use("Agg")
     import matplotlib.pyplot as plt  # deferred: matplotlib.pyplot
 
     fig, ax = plt.subplots(2, 2, figsize=(11, 7.5))
