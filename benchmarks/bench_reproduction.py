@@ -118,7 +118,7 @@ def main() -> None:
         t0 = time.perf_counter()
         pop = run_population_study(load_study(spec.population_study), n_jobs=a.n_jobs, progress=False)
         print(
-            f"population study {pop.spec.name}: {pop.runs['run_now']} of its runs run now, "
+            f"population study {pop.spec.name}: {pop.runs.run_now} of its runs run now, "
             f"in {time.perf_counter() - t0:.1f} s (not part of the figures below)"
         )
 
