@@ -11,7 +11,7 @@ from gamemarket.cli import main
 from gamemarket.errors import InputError
 from gamemarket.studies import load_study
 from gamemarket.workflow import StudyResult, run_study, write_study_report
-from tests.study_helpers import SMALL, sorted_metrics, write_population_study, write_study
+from study_helpers import SMALL, sorted_metrics, write_population_study, write_study
 
 pytestmark = pytest.mark.slow
 
