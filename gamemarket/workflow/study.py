@@ -305,8 +305,8 @@ def _population_locked(
         for line in exploration_lines(ex):
             log(line)
     path = None
-    if write_report:
-        path = write_population_report(an, force=force, exploration=ex)
+    if write_report:  # the web page, as a provider/consumer study's run names its own (the Markdown beside it)
+        path = write_population_report(an, force=force, exploration=ex).with_name("index.html")
         log(f"report: {path}")
     return StudyResult(spec, (), an, ex, path, time.perf_counter() - t0)
 
@@ -394,7 +394,7 @@ def _write_report_locked(spec: StudySpec, *, force: bool, methods: tuple, log: L
         else:
             an = analyze(spec, methods=tuple(methods), for_report=True, population=linked_population(spec))
     if spec.population is not None:
-        path = write_population_report(an, force=force)
+        path = write_population_report(an, force=force).with_name("index.html")
         log(f"report: {path}")
         return path
     path = write_report_(an, force=force)

@@ -98,6 +98,8 @@ def test_a_population_study_gives_the_commands_report_and_its_answer_table(tmp_p
     eq = res.equilibria()
     assert set(eq["mechanism"]) <= {"hb-first", "hb-kth"} and len(eq) == ans["equilibria"].sum()
     assert res.runs == () and res.population.runs.simulations > 0
+    assert res.report == a.report_dir / "index.html" and res.report.is_file()  # the web page, as a bimatrix run's
+    assert printed[-1] == f"report: {b.report_dir / 'index.html'}"
     with pytest.raises(InputError, match="read through its answer"):
         res.metrics()
 
