@@ -155,17 +155,29 @@ def main(argv: list[str] | None = None) -> int:
     """
 
     argv = sys.argv[1:] if argv is None else list(argv)
+    shown, warnings.showwarning = warnings.showwarning, _show_warning
+    try:
+        named = _plugins_named(argv)
+        if named:  # loaded before the parser is built: its help and its lists of names then show their entries
+            _ignore_inherited_plugins()
+            _load_plugins(named)
+    except GameMarketError as exc:
+        print(f"gamemarket: error: {_one_line(exc)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("gamemarket: interrupted", file=sys.stderr)
+        return 130
+    finally:
+        warnings.showwarning = shown
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     shown, warnings.showwarning = warnings.showwarning, _show_warning
     try:
         _ignore_inherited_plugins()
-        # --plugin FILE: before the command looks up a name the plugin registers; its prints kept off stdout
+        # --plugin FILE: before the command looks up a name the plugin registers (loaded above where the command
+        # line names one; the parsed options name the same files, and loading a text again registers nothing)
         if getattr(args, "plugin", None):
-            from gamemarket.cli.plugin import load_cli_plugins  # deferred: numba, as build_parser's imports
-
-            with foreign_code(f"plugin {', '.join(map(str, args.plugin))}"):
-                load_cli_plugins(args)
+            _load_plugins(args.plugin)
         return int(args.func(args) or 0)
     except SystemExit as exc:  # gamemarket never exits inside a command: a plugin's code called sys.exit
         print(f"gamemarket: error: {_exit_called(exc)}", file=sys.stderr)
@@ -185,6 +197,28 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     finally:
         warnings.showwarning = shown
+
+
+def _plugins_named(argv: list[str]) -> list[str]:
+    """The files ``--plugin FILE`` (or ``--plugin=FILE``) names on the command line, in order, read before the
+    parser exists (its options and its help list what the plugins register)."""
+    out = []
+    for k, a in enumerate(argv):
+        if a == "--":
+            break
+        if a == "--plugin" and k + 1 < len(argv):
+            out.append(argv[k + 1])
+        elif a.startswith("--plugin="):
+            out.append(a.split("=", 1)[1])
+    return out
+
+
+def _load_plugins(specs: list[str]) -> None:
+    """Load the plugins ``specs`` names, their prints kept off stdout (``foreign_code``)."""
+    from gamemarket.cli.plugin import load_cli_plugins  # deferred: numba, as build_parser's imports
+
+    with foreign_code(f"plugin {', '.join(map(str, specs))}"):
+        load_cli_plugins(argparse.Namespace(plugin=specs))
 
 
 def _quiet_stdout() -> None:
