@@ -155,30 +155,28 @@ def main(argv: list[str] | None = None) -> int:
     """
 
     argv = sys.argv[1:] if argv is None else list(argv)
-    shown, warnings.showwarning = warnings.showwarning, _show_warning
-    try:
-        named = _plugins_named(argv)
-        if named:  # loaded before the parser is built: its help and its lists of names then show their entries
-            _ignore_inherited_plugins()
-            _load_plugins(named)
-    except GameMarketError as exc:
-        print(f"gamemarket: error: {_one_line(exc)}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("gamemarket: interrupted", file=sys.stderr)
-        return 130
-    finally:
-        warnings.showwarning = shown
-    parser = build_parser(argv)
-    args = parser.parse_args(argv)
+    # the plugins the command line names load before the parser is built: its help and its lists of names then
+    # show their entries; the command loads them again from its parsed options (a text loaded again registers
+    # nothing)
+    failed = _guarded(lambda: _load_plugins(_plugins_named(argv)))
+    if failed is not None:
+        return failed
+    args = build_parser(argv).parse_args(argv)
+    return _guarded(lambda: _run(args))
+
+
+def _run(args) -> int:
+    """The parsed command: its ``--plugin`` files loaded (before it looks up a name one registers), then run."""
+    _load_plugins(getattr(args, "plugin", None) or [])
+    return int(args.func(args) or 0)
+
+
+def _guarded(step):
+    """``step()``'s result, or the exit code of what it raised, said in one line (see :func:`main`)."""
     shown, warnings.showwarning = warnings.showwarning, _show_warning
     try:
         _ignore_inherited_plugins()
-        # --plugin FILE: before the command looks up a name the plugin registers (loaded above where the command
-        # line names one; the parsed options name the same files, and loading a text again registers nothing)
-        if getattr(args, "plugin", None):
-            _load_plugins(args.plugin)
-        return int(args.func(args) or 0)
+        return step()
     except SystemExit as exc:  # gamemarket never exits inside a command: a plugin's code called sys.exit
         print(f"gamemarket: error: {_exit_called(exc)}", file=sys.stderr)
         return 2
@@ -214,7 +212,9 @@ def _plugins_named(argv: list[str]) -> list[str]:
 
 
 def _load_plugins(specs: list[str]) -> None:
-    """Load the plugins ``specs`` names, their prints kept off stdout (``foreign_code``)."""
+    """Load the plugins ``specs`` names (none: nothing is imported), their prints kept off stdout (``foreign_code``)."""
+    if not specs:
+        return
     from gamemarket.cli.plugin import load_cli_plugins  # deferred: numba, as build_parser's imports
 
     with foreign_code(f"plugin {', '.join(map(str, specs))}"):
