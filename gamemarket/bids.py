@@ -278,3 +278,26 @@ def user_draws(users: np.ndarray, seed: int) -> np.ndarray:
     rank = np.empty(len(uniq))
     rank[np.argsort(u, kind="stable")] = (np.arange(len(uniq)) + 0.5) / len(uniq)
     return rank[inv]
+
+
+#: the seed's stream of the jobs' leave draws (streams 0-2: ``draw``; 3: ``user_draws``; 4: the probe agents)
+LEAVE_STREAM = 5
+
+
+def leave_draws(n: int, seed: int) -> np.ndarray:
+    """Each job's leave draw ``L_i``, uniform on [0, 1), from stream ``LEAVE_STREAM`` of the seed: a rule that sends
+    a share ``q`` of a bid class to the outside option sends the jobs of that class with ``L_i < q`` (market model,
+    "The outside option"). Independent of the bids, the group and shading draws and the probe agents."""
+    stream = np.random.SeedSequence(int(seed)).spawn(LEAVE_STREAM + 1)[LEAVE_STREAM]
+    return np.random.default_rng(stream).random(int(n))
+
+
+def population_stay(strategies, strategy: np.ndarray, bid_class: np.ndarray, L) -> np.ndarray | None:
+    """Which jobs stay in the cluster when job ``i`` follows ``strategies[strategy[i]]``: job ``i`` leaves for the
+    outside option where its rule's share of its bid class that leaves (``leave_by_class``) exceeds its leave draw
+    ``L[i]``. None where no rule leaves (every job stays; ``L`` is then not read and may be None)."""
+    shares = [getattr(s, "leave_by_class", None) for s in strategies]
+    if all(q is None or not any(q) for q in shares):
+        return None
+    table = np.array([q if q is not None else (0.0,) * len(BID_CLASSES) for q in shares], dtype=float)
+    return ~(np.asarray(L) < table[np.asarray(strategy), np.asarray(bid_class)])

@@ -62,6 +62,9 @@ class ConsumerStrategy(ABC):
     #: a beta per private-bid class (low, middle, high) where the strategy is ``w (1 - beta_c U)`` for every
     #: job, else None: where every strategy of a population has one, its bids are one table lookup
     betas_by_class: ClassVar[tuple[float, ...] | None] = None
+    #: the share of each private-bid class (low, middle, high) that takes the outside option (market model, "The
+    #: outside option"; ``bids.population_stay``), else None: the strategy's jobs always stay
+    leave_by_class: ClassVar[tuple[float, ...] | None] = None
     name: str
     description: str
 

@@ -52,6 +52,10 @@ FIRST_PRICE_RULE = "first price"
 KTH_PRICE_RULE = "k-th price"
 #: the rule of a scheme given as a rate function: the plain reference calls the function itself
 RATE_FUNCTION_RULE = "rate function"
+#: the payment of a blend (``simulate.Mechanism.blend``): ``alpha`` times the first price's rate plus ``1 - alpha``
+#: times the k-th price's, both floored by the reserve (market model, "Parametric mechanisms"); not a registered
+#: scheme
+BLEND = "blend"
 #: a rate function's parameters, in order
 RATE_PARAMETERS = ("bid", "reserve", "nodes", "free", "waiting", "max_waiting_bid", "min_running_bid")
 

@@ -95,7 +95,7 @@ class SchedulingMarket:
 
     def provider_params(self, entry: dict, where: str) -> dict:
         """``scheduler``, ``payment`` and ``reserve`` (default 1): a :class:`Mechanism`'s parameters."""
-        allowed = {"kind", "scheduler", "payment", "reserve", "preemption_overhead", "description"}
+        allowed = {"kind", "scheduler", "payment", "reserve", "preemption_overhead", "blend", "description"}
         check_table(entry, where, allowed, {"scheduler", "payment"})
         try:
             return Mechanism(
@@ -103,13 +103,15 @@ class SchedulingMarket:
                 str(entry["payment"]),
                 float(entry.get("reserve", 1.0)),
                 float(entry.get("preemption_overhead", 0.0)),
+                None if entry.get("blend") is None else float(entry["blend"]),
             ).describe()
         except (InputError, TypeError, ValueError) as exc:
             raise InputError(f"{where}: {exc}") from exc
 
     def describe_provider(self, params: dict) -> str:
-        """``(hb, kth, r=1)``."""
-        return f"({params['scheduler']}, {params['payment']}, r={params['reserve']:g})"
+        """``(hb, kth, r=1)``; a blend ``(hb, blend 0.3, r=1)``."""
+        pay = params["payment"] + (f" {params['blend']:g}" if params.get("blend") is not None else "")
+        return f"({params['scheduler']}, {pay}, r={params['reserve']:g})"
 
     def size(self, arrays: dict) -> int:
         """The number of jobs."""
@@ -180,7 +182,7 @@ class SchedulingMarket:
 
 
 def _mechanism(provider: dict) -> Mechanism:
-    return Mechanism(provider["scheduler"], provider["payment"], provider["reserve"])
+    return Mechanism(provider["scheduler"], provider["payment"], provider["reserve"], blend=provider.get("blend"))
 
 
 def _table(arrays: dict, private: np.ndarray, reported: np.ndarray, group: np.ndarray) -> pd.DataFrame:

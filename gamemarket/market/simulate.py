@@ -24,7 +24,7 @@ from gamemarket.io import jobtable
 from gamemarket.market import engine, outcomes
 from gamemarket.market.engine import MAX_JOBS, run_market, run_market_rows
 from gamemarket.market.hooks import run_schedule_hooks
-from gamemarket.market.payments import get_payment
+from gamemarket.market.payments import BLEND, get_payment
 from gamemarket.market.rates import run_pricing
 from gamemarket.market.schedulers import get_scheduler
 
@@ -34,29 +34,62 @@ if TYPE_CHECKING:  # a job table may also be a mapping of column arrays (``simul
 
 @dataclass(frozen=True)
 class Mechanism:
-    """A provider mechanism of the scheduling market: scheduler x payment scheme x reservation price."""
+    """A provider mechanism of the scheduling market: scheduler x payment scheme x reservation price.
+
+    ``payment = "blend"`` with ``blend = alpha`` in [0, 1] pays each running job, at every moment, ``alpha`` times its
+    first-price rate plus ``1 - alpha`` times its k-th price rate (both with the reserve ``r``): 0 is k-th price, 1
+    first price. The schedule never depends on the payment, so a blend's payment is the same blend of the two
+    schemes' payments, which one engine pass computes together (``legs``).
+    """
 
     scheduler: str = "hb"
     payment: str = "kth"
     reserve: float = 1.0
     preemption_overhead: float = 0.0  #: seconds; only 0 is implemented (the contract's reference runs)
+    blend: float | None = None  #: ``alpha`` of ``payment = "blend"`` (None for any other scheme)
 
     def __post_init__(self) -> None:
         get_scheduler(self.scheduler)
-        get_payment(self.payment)
+        if self.payment == BLEND:
+            if not (isinstance(self.blend, (int, float)) and math.isfinite(self.blend) and 0 <= self.blend <= 1):
+                raise InputError(f"payment 'blend': field 'blend' must be a number in [0, 1], got {self.blend!r}")
+        else:
+            get_payment(self.payment)
+            if self.blend is not None:
+                raise InputError(
+                    f"field 'blend' ({self.blend!r}) applies to payment 'blend' only, not {self.payment!r}"
+                )
         if not (math.isfinite(self.reserve) and self.reserve >= 0):
             raise InputError(f"reserve must be a finite number >= 0, got {self.reserve!r}")
         if self.preemption_overhead != 0:
             raise InputError("preemption_overhead: only 0 (free preemption and migration) is implemented")
 
+    def legs(self) -> list[tuple[str, float, float]]:
+        """``(payment scheme, reserve, weight)`` whose weighted payments sum to this mechanism's: one leg of weight 1,
+        or a blend's first-price and k-th price legs."""
+        if self.payment == BLEND:
+            return [("first", self.reserve, float(self.blend)), ("kth", self.reserve, 1.0 - float(self.blend))]
+        return [(self.payment, self.reserve, 1.0)]
+
     def describe(self) -> dict:
         """The mechanism's parameters as a dict (a provider strategy's ``params`` and a task's key use it)."""
-        return {
+        out = {
             "scheduler": self.scheduler,
             "payment": self.payment,
             "reserve": self.reserve,
             "preemption_overhead": self.preemption_overhead,
         }
+        if self.payment == BLEND:
+            out["blend"] = float(self.blend)
+        return out
+
+
+def paid(pay: np.ndarray, legs) -> np.ndarray:
+    """A mechanism's payments from its legs' rows of ``pay`` (``run_schedule``'s, one row per leg, in order): the
+    one row itself, or a blend's weighted sum."""
+    if len(legs) == 1:
+        return pay[0]
+    return sum(w * pay[k] for k, (_, _, w) in enumerate(legs))
 
 
 @dataclass
@@ -265,6 +298,9 @@ def _engine_parts(table, nodes: int, mechanism: Mechanism):
     rows ``lo:hi``, read from the engine's per-job rows (``engine.run_market_rows``) without copying them into
     whole columns; a plugin's payment scheme or event-hook scheduler runs as ``run_schedule`` does, and its
     columns are sliced."""
+    if mechanism.payment == BLEND:  # two legs: the whole columns, sliced
+        start, end, pay, npre, steps = run_arrays(table, nodes, mechanism)
+        return (lambda lo, hi: (start[lo:hi], end[lo:hi], pay[lo:hi], npre[lo:hi])), len(start), steps
     schemes, reserves = _check_run(nodes, mechanism.scheduler, [(mechanism.payment, mechanism.reserve)])
     if schemes[0].rate is not None or get_scheduler(mechanism.scheduler).hooks is not None:
         start, end, pay, npre, steps = run_arrays(table, nodes, mechanism)
@@ -340,10 +376,9 @@ def simulate_to_file(table, nodes: int, mechanism: Mechanism | None, path, *, ro
 def run_arrays(table: pd.DataFrame, nodes: int, mechanism: Mechanism, *, order: tuple | None = None):
     """Engine outputs (start, end, payment, preemptions) in job-table order, and the step count; ``order``:
     ``arrival_order(table)``, where many runs on the same jobs have it already (``prepare``)."""
-    start, end, pay, npre, steps = run_schedule(
-        table, nodes, mechanism.scheduler, [(mechanism.payment, mechanism.reserve)], order=order
-    )
-    return start, end, pay[0], npre, steps
+    legs = mechanism.legs()
+    start, end, pay, npre, steps = run_schedule(table, nodes, mechanism.scheduler, [lg[:2] for lg in legs], order=order)
+    return start, end, paid(pay, legs), npre, steps
 
 
 def _result(
@@ -404,10 +439,14 @@ def simulate_many(
         by_scheduler.setdefault(m.scheduler, []).append(i)
     ranks: list = []
     for scheduler, idx in by_scheduler.items():
-        pricing = [(mechanisms[i].payment, mechanisms[i].reserve) for i in idx]
+        legs = [mechanisms[i].legs() for i in idx]
+        pricing = [lg[:2] for m_legs in legs for lg in m_legs]
         start, end, pay, npre, steps = run_schedule(table, nodes, scheduler, pricing, ranks=ranks)
-        for k, i in enumerate(idx):
-            out[i] = _result(table, nodes, mechanisms[i], start, end, pay[k], npre, steps, groups, bid_codes, columns)
+        row = 0
+        for i, m_legs in zip(idx, legs):
+            p = paid(pay[row : row + len(m_legs)], m_legs)
+            row += len(m_legs)
+            out[i] = _result(table, nodes, mechanisms[i], start, end, p, npre, steps, groups, bid_codes, columns)
     return out
 
 

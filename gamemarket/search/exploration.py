@@ -142,6 +142,7 @@ class _Explorer:
             store=PopulationStore(Path(spec.results_dir) / "exploration"),
             key_fields=key_fields,
             family=ex["family"],
+            outside=cfg.outside_price,
         )
         self.tol = cfg.regret_tol * st.scale(provider, self.seeds)
         self.grid_sims = 0  # the grown menus' grid runs (the first menu's are the study's)

@@ -138,6 +138,8 @@ class ProbeOracle:
     remote : bool
         The runs go to the dask cluster of ``on_scheduler`` (``n_jobs`` unused); else to local workers where a
         pool pays for its start, or to this process (``gamemarket.workers.fan_out``).
+    outside : float, optional
+        The outside option's price (the study's ``[game] outside_price``): rules that leave take it.
 
     Notes
     -----
@@ -163,8 +165,10 @@ class ProbeOracle:
         key_fields: dict | None = None,
         family: str = "per-class",
         remote: bool = False,
+        outside: float | None = None,
     ):
         self.family = search_family(family)
+        self.outside = outside
         self.arrays, self.nodes, self.mechanism = arrays, nodes, mechanism
         self.agents = agents
         self.n_market = market_for(mechanism).size(arrays)
@@ -186,6 +190,7 @@ class ProbeOracle:
             "agents": self.agents,
             "probe": self.probe,
             "oracle": ORACLE_VERSION,
+            **({"outside_price": float(outside)} if outside is not None else {}),
         }
 
     # ------------------------------------------------------------------ keys and runs
@@ -215,7 +220,9 @@ class ProbeOracle:
         if not todo:
             return
         args = (self.arrays, self.nodes, self.mechanism)
-        calls = [(base_task, (*args, s, self.distribution, self.agents, list(support), list(x))) for s in todo]
+        calls = [
+            (base_task, (*args, s, self.distribution, self.agents, list(support), list(x), self.outside)) for s in todo
+        ]
         for s, res in zip(todo, list(self._fan_out(calls, 1))):  # all of it: the generator records the workers
             self._base[(ctx, s)] = res
             self._figures[(ctx, s)] = {k: v for k, v in res.items() if k != "u_agent"}
@@ -296,7 +303,7 @@ class ProbeOracle:
                 base = self._base[(ctx, s)]["u_agent"]
                 rules = [by_key[c] for c in cs]
                 common = (*args, s, self.distribution, self.agents, self.probe, list(support), list(x))
-                calls.append((deviation_task, (*common, rules, base, self.share)))
+                calls.append((deviation_task, (*common, rules, base, self.share, self.outside)))
                 work.append((s, cs))
         runs_each = 1 if self.share else sum(len(cs) for _, cs in work) / len(work)
         for (s, cs), g in zip(work, list(self._fan_out(calls, runs_each))):

@@ -181,6 +181,7 @@ def probe(
             seeds,
             n_jobs=-1 if scheduler_address else n_jobs,
             remote=scheduler_address is not None,
+            outside=spec.population.outside_price,
         )
         g = oracle.gains(rules, x, [dev], seeds)[0]
     return ProbeAnswer(

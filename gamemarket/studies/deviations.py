@@ -36,6 +36,7 @@ import numpy as np
 from gamemarket import bids
 from gamemarket.errors import InputError
 from gamemarket.market.base import market_for
+from gamemarket.market.outside import OUTSIDE_FIELDS, outside_runner
 
 #: the seed's stream of the probe agents' draws (streams 0-2: ``bids.draw``; 3: ``bids.user_draws``)
 PROBE_STREAM = 4
@@ -84,9 +85,12 @@ class SeedRuns:
     distribution : bids.BidDistribution
     agents : {"jobs", "users"}
         Who picks a rule: each job, or each user (SWF field 12) for all of its jobs.
+    outside : float, optional
+        The outside option's price per node-second (``gamemarket.market.outside``): jobs whose rule leaves take it.
+        None: no rule may leave.
     """
 
-    def __init__(self, arrays, nodes, mechanism, seed, distribution, agents):
+    def __init__(self, arrays, nodes, mechanism, seed, distribution, agents, outside=None):
         self.n = market_for(mechanism).size(arrays)
         self.draws = bids.draw(self.n, seed, distribution=distribution)
         self.seed = int(seed)
@@ -99,8 +103,9 @@ class SeedRuns:
         self.by_job = agents != "users"
         self.bid_class = bids.bid_bin_codes(self.draws.private_bid)
         group = np.zeros(self.n, dtype=np.int64)
-        one = market_for(mechanism).payoff_runner(arrays, nodes, mechanism, self.draws.private_bid)
-        self._run = lambda rw: one(rw, group)
+        one = outside_runner(market_for(mechanism), arrays, nodes, mechanism, self.draws.private_bid, outside)
+        self._run = lambda rw, stay: one(rw, group, stay)
+        self._leave: np.ndarray | None = None  # the jobs' leave draws, drawn where a rule leaves
 
     def base_rules(self, x) -> np.ndarray:
         """Each job's rule (an index into the support) when every agent plays mixture ``x`` (no probe slice)."""
@@ -115,7 +120,9 @@ class SeedRuns:
         """``(utility per job, provider summary)`` when job ``i`` plays ``rules[strategy[i]]``."""
         w = self.draws.private_bid
         rw = bids.population_bids(list(rules), strategy, w, self.draws.G, self.draws.U, bid_class=self.bid_class)
-        return self._run(rw)
+        if any(r.leave_by_class is not None and any(r.leave_by_class) for r in rules) and self._leave is None:
+            self._leave = bids.leave_draws(self.n, self.seed)
+        return self._run(rw, bids.population_stay(list(rules), strategy, self.bid_class, self._leave))
 
     def jobs_of(self, agents: np.ndarray) -> np.ndarray:
         """A mask of the jobs of ``agents``."""
@@ -126,25 +133,31 @@ class SeedRuns:
         return np.isin(self.agent, agents)
 
 
-def base_task(arrays, nodes, mechanism, seed, distribution, agents, support, x) -> dict:
+def base_task(arrays, nodes, mechanism, seed, distribution, agents, support, x, outside=None) -> dict:
     """The base run of mixture ``x`` over ``support`` on ``seed``: each agent's utility and the provider's figures.
 
     Returns
     -------
     dict
-        ``u_agent`` (each agent's utility), ``revenue``, ``welfare``, ``utilization`` (the provider's summary) and
-        ``mean_utility`` (per agent).
+        ``u_agent`` (each agent's utility), ``revenue``, ``welfare``, ``utilization`` (the provider's summary),
+        ``mean_utility`` (per agent), and with an ``outside`` price ``stay`` and ``welfare_all``
+        (``gamemarket.market.outside``).
     """
-    s = SeedRuns(arrays, nodes, mechanism, seed, distribution, agents)
+    s = SeedRuns(arrays, nodes, mechanism, seed, distribution, agents, outside)
     u, summary = s.run(support, s.base_rules(x))
     u_agent = s.per_agent(u)
     return {
         "u_agent": u_agent,
-        "revenue": float(summary["revenue"]),
-        "welfare": float(summary["welfare"]),
-        "utilization": float(summary["utilization"]),
+        **_figures(summary),
         "mean_utility": float(u_agent.mean()) if len(u_agent) else float("nan"),
     }
+
+
+def _figures(summary: dict) -> dict:
+    """The provider's figures of a run's summary: revenue, welfare, utilization, and ``OUTSIDE_FIELDS`` where set."""
+    out = {k: float(summary[k]) for k in ("revenue", "welfare", "utilization")}
+    out.update({k: float(summary[k]) for k in OUTSIDE_FIELDS if k in summary})
+    return out
 
 
 def deviation_gains(s: SeedRuns, support, x, candidates, u_base_agent, probe: float, share: bool) -> np.ndarray:
@@ -185,11 +198,23 @@ def deviation_gains(s: SeedRuns, support, x, candidates, u_base_agent, probe: fl
 
 
 def deviation_task(
-    arrays, nodes, mechanism, seed, distribution, agents, probe, support, x, candidates, u_base_agent, share
+    arrays,
+    nodes,
+    mechanism,
+    seed,
+    distribution,
+    agents,
+    probe,
+    support,
+    x,
+    candidates,
+    u_base_agent,
+    share,
+    outside=None,
 ):
     """:func:`deviation_gains` of one seed as a task of its own (a worker process): per candidate, its gain and the
     within-seed variance of that mean, ``(k, 2)``."""
-    s = SeedRuns(arrays, nodes, mechanism, seed, distribution, agents)
+    s = SeedRuns(arrays, nodes, mechanism, seed, distribution, agents, outside)
     return deviation_gains(s, support, x, candidates, u_base_agent, probe, share)
 
 
@@ -205,13 +230,7 @@ def paired_record(s: SeedRuns, rules, x, probe: float, base: dict | None = None)
     support = [r for r, o in zip(rules, on) if o]
     if base is None:
         u, summary = s.run(support, s.base_rules(x[on]))
-        u_agent = s.per_agent(u)
-        base = {
-            "u_agent": u_agent,
-            "revenue": float(summary["revenue"]),
-            "welfare": float(summary["welfare"]),
-            "utilization": float(summary["utilization"]),
-        }
+        base = {"u_agent": s.per_agent(u), **_figures(summary)}
     g = deviation_gains(s, support, x[on], list(rules), base["u_agent"], probe, share=True)
     return {
         "mixture": [float(v) for v in x],
@@ -225,4 +244,5 @@ def paired_record(s: SeedRuns, rules, x, probe: float, base: dict | None = None)
         "welfare": base["welfare"],
         "utilization": base["utilization"],
         "probe": probe,
+        **{k: base[k] for k in OUTSIDE_FIELDS if k in base},
     }

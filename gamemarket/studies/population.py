@@ -51,6 +51,7 @@ from gamemarket.errors import InputError
 from gamemarket.io.files import atomic_path
 from gamemarket.io.names import workload_source
 from gamemarket.market.base import MARKETS, PreparedWorkload, market_for
+from gamemarket.market.outside import OUTSIDE_FIELDS, outside_runner
 from gamemarket.studies.deviations import SeedRuns, paired_record
 from gamemarket.studies.population_config import PopulationConfig
 from gamemarket.studies.runner import parallel_backend
@@ -123,8 +124,10 @@ def run_chunk(
     n = market_for(mechanism).size(arrays)
     draws = bids.draw(n, seed, distribution=distribution)
     w, U = draws.private_bid, draws.U
-    run = _market(arrays, nodes, mechanism, n, w)
+    run = _market(arrays, nodes, mechanism, n, w, cfg.outside_price)
     bid_class = bids.bid_bin_codes(w)  # the same private bids in every run of the chunk
+    leaves = any(r.leave_by_class is not None and any(r.leave_by_class) for r in cfg.strategies)
+    L = bids.leave_draws(n, seed) if leaves else None
     if cfg.agents == "users":
         agent = np.unique(arrays["user"], return_inverse=True)[1]
         d = bids.user_draws(arrays["user"], seed)
@@ -160,7 +163,7 @@ def run_chunk(
             rw = bids.population_bids(cfg.strategies, strat, w, draws.G, U, bid_class=bid_class)
         else:
             rw = _class_bids(strat, bid_class, w, U, betas)
-        u, summary = run(rw)
+        u, summary = run(rw, bids.population_stay(cfg.strategies, strat, bid_class, L) if leaves else None)
         if by_job:  # a job's agent sum is ``u + 0.0``, which adds to a bin as ``u`` does (``_strategy_sums``)
             u_agent, s_agent = u, strat
         else:
@@ -183,6 +186,7 @@ def run_chunk(
                 "utilization": summary["utilization"],
                 "welfare": summary["welfare"],
                 "probe": probe,
+                **{k: summary[k] for k in OUTSIDE_FIELDS if k in summary},
             }
         )
     seconds = time.perf_counter() - t0
@@ -260,14 +264,15 @@ def _strategy_sums(s_agent, u_agent, u0_agent, S):
     return count, su, su0
 
 
-def _market(arrays: dict, nodes: int, provider: dict, n: int, private: np.ndarray):
-    """``run(reported) -> (utility per job, provider summary)`` in the provider's market
+def _market(arrays: dict, nodes: int, provider: dict, n: int, private: np.ndarray, outside: float | None = None):
+    """``run(reported, stay=None) -> (utility per job, provider summary)`` in the provider's market
     (``gamemarket.market.base``: the scheduling market or the pricing market), for runs with the same
     ``private`` bids (the market's ``payoff_runner``: it computes once what they share, and only what a record
-    reads)."""
+    reads); the jobs with ``stay`` False take the outside option at price ``outside``
+    (``gamemarket.market.outside``)."""
     group = np.zeros(n, dtype=np.int64)
-    one = market_for(provider).payoff_runner(arrays, nodes, provider, private)
-    return lambda rw: one(rw, group)
+    one = outside_runner(market_for(provider), arrays, nodes, provider, private, outside)
+    return lambda rw, stay=None: one(rw, group, stay)
 
 
 def payoffs_of(rec: dict) -> np.ndarray:
@@ -473,7 +478,7 @@ def run_paired_chunk(arrays: dict, nodes: int, mechanism: dict, seed: int, mixtu
     one deviation run in which each rule has a block of probe agents of its own
     (``gamemarket.studies.deviations.paired_record``, the study's ``probe``)."""
     t0 = time.perf_counter()
-    s = SeedRuns(arrays, nodes, mechanism, seed, distribution, cfg.agents)
+    s = SeedRuns(arrays, nodes, mechanism, seed, distribution, cfg.agents, cfg.outside_price)
     out = [paired_record(s, cfg.strategies, x, cfg.probe) for x in mixtures]
     for r in out:
         r["chunk_seconds"] = (time.perf_counter() - t0) / len(out)

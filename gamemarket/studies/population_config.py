@@ -42,6 +42,7 @@ class PopulationConfig:
     seed_step: int = 2
     resamples: int = 1000
     joint: bool = True  #: solve the provider-and-consumers game with a mixed provider
+    outside_price: float | None = None  #: the outside option's posted price per node-second (None: no job leaves)
 
     def __post_init__(self) -> None:
         check(PopulationSettings, {k: getattr(self, k) for k in TABLE_FIELDS}, "", root="[game]")
@@ -54,6 +55,12 @@ class PopulationConfig:
         names = [r.name for r in self.strategies]
         if len(set(names)) != len(names):
             raise InputError(f"[game] field 'strategies': a rule is listed twice in {names}")
+        leaving = [r.name for r in self.strategies if r.leave_by_class is not None and any(r.leave_by_class)]
+        if leaving and self.outside_price is None:
+            raise InputError(
+                f"[game] field 'outside_price': rule {leaving[0]!r} sends jobs to the outside option; expected the "
+                "outside option's price per node-second (outside_price = ...)"
+            )
         same = [
             (a.name, b.name)
             for i, a in enumerate(self.strategies)
@@ -75,7 +82,10 @@ class PopulationConfig:
 
     def params(self) -> dict:
         """What, in this table, determines a run's numbers: part of every stored run's key."""
-        return {"agents": self.agents, "probe": self.probe, "strategies": [r.params() for r in self.strategies]}
+        out = {"agents": self.agents, "probe": self.probe, "strategies": [r.params() for r in self.strategies]}
+        if self.outside_price is not None:  # only where set: the keys of every study without one are unchanged
+            out["outside_price"] = float(self.outside_price)
+        return out
 
 
 def shading_rules(entries: dict, where: str, table: str) -> dict:

@@ -194,8 +194,11 @@ class SchedulingProvider(Table):
 
     kind: Literal["scheduling"] = "scheduling"
     scheduler: str = Field(description="a registered scheduler (hb, nphb, wspt, wspt-est, fcfs, ...)")
-    payment: str = Field(description="a registered payment scheme (first, kth, ...)")
+    payment: str = Field(description="a registered payment scheme (first, kth, ...), or blend")
     reserve: NonNegative = Field(1.0, description="reservation price r: the lowest price per node-second")
+    blend: float | None = Field(
+        None, ge=0, le=1, description="payment blend: alpha x first price + (1 - alpha) x k-th price (payment blend)"
+    )
     preemption_overhead: float = Field(0.0, description="seconds lost per preemption; only 0 is implemented")
     description: str = ""
 
@@ -337,6 +340,12 @@ class PopulationSettings(Table):
         True,
         description="solve the provider-and-consumers game with a mixed provider (its runs: every consumer "
         "composition under every mechanism); the pure-provider answer is given either way",
+    )
+    outside_price: float | None = Field(
+        None,
+        ge=0,
+        description="the outside option's posted price per node-second (no wait); rules with 'leave' send jobs "
+        "there (market model, 'The outside option'); none: no job can leave",
     )
 
 

@@ -186,7 +186,8 @@ def _game_table(spec: StudySpec, rel) -> dict | None:
     cfg = spec.population
     if cfg is None:
         return None
-    game = {"kind": "population", "strategies": cfg.names, **{k: getattr(cfg, k) for k in TABLE_FIELDS}}
+    settings = {k: getattr(cfg, k) for k in TABLE_FIELDS}
+    game = {"kind": "population", "strategies": cfg.names, **{k: v for k, v in settings.items() if v is not None}}
     game["shading"] = {r.name: r.entry() for r in cfg.strategies}
     if spec.exploration is not None:
         game["exploration"] = dict(spec.exploration)

@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from gamemarket.errors import InputError, raised
 from gamemarket.market.payments import (
+    BLEND,
     FIRST_PRICE_RULE,
     KTH_PRICE_RULE,
     RATE_FUNCTION_RULE,
@@ -114,13 +115,16 @@ def scheduler_semantics(scheduler: str) -> tuple[PriorityKey, bool]:
     return entry.priority, bool(entry.preemptive)
 
 
-def payment_rule(payment: str) -> Callable[[float, float, int, int, Sequence[float]], float]:
+def payment_rule(payment: str, blend: float | None = None) -> Callable[..., float]:
     """A registered payment scheme's rate rule, from the rule it declares.
 
     Parameters
     ----------
     payment : str
-        A name in ``gamemarket.market.PAYMENTS``.
+        A name in ``gamemarket.market.PAYMENTS``, or ``"blend"``.
+    blend : float, optional
+        A blend's ``alpha``: its rate is ``alpha`` times the first-price rate plus ``1 - alpha`` times the k-th
+        price rate, at every step (the market model's definition, computed here step by step).
 
     Returns
     -------
@@ -132,6 +136,13 @@ def payment_rule(payment: str) -> Callable[[float, float, int, int, Sequence[flo
     UnknownSemanticsError
         The scheme declares no rule, or one not in ``RATE_RULES``.
     """
+    if payment == BLEND:
+        alpha = float(blend)
+
+        def blended(*state):
+            return alpha * _first_price(*state) + (1.0 - alpha) * _kth_price(*state)
+
+        return blended
     entry = get_payment(payment)
     if entry.rule == RATE_FUNCTION_RULE and entry.rate is not None:
         return _rate_function(
@@ -153,7 +164,7 @@ def key_fn(scheduler: str, job: Mapping) -> tuple:
 
 # Complexity 28 (radon): the plain reference is kept as one loop that reads like the model document, step by
 # step; split into helpers it would no longer be checkable against the document at a glance.
-def reference_run(jobs, n, scheduler="hb", payment="kth", reserve=1.0, record=False):
+def reference_run(jobs, n, scheduler="hb", payment="kth", reserve=1.0, record=False, blend=None):
     """Run the market plainly: every step re-sorts the present jobs and pays each running job its rate.
 
     Parameters
@@ -169,6 +180,8 @@ def reference_run(jobs, n, scheduler="hb", payment="kth", reserve=1.0, record=Fa
         The reservation price ``r``.
     record : bool
         Also return the timeline: ``(t, present ids, running ids)`` after every step.
+    blend : float, optional
+        ``alpha`` of ``payment = "blend"`` (``payment_rule``).
 
     Returns
     -------
@@ -176,7 +189,7 @@ def reference_run(jobs, n, scheduler="hb", payment="kth", reserve=1.0, record=Fa
         id -> (start, end, payment, preemptions), and the timeline if ``record``.
     """
     _, preemptive = scheduler_semantics(scheduler)
-    rate_of = payment_rule(payment)
+    rate_of = payment_rule(payment, blend)
     by_id = {j["id"]: j for j in jobs}
     key = {j["id"]: key_fn(scheduler, j) for j in jobs}
     remaining = {j["id"]: j["runtime"] for j in jobs}

@@ -240,3 +240,33 @@ def test_a_run_larger_than_the_packed_heap_entries_allow_is_refused(monkeypatch)
     monkeypatch.setattr(sim_mod, "MAX_JOBS", 5)
     with pytest.raises(InputError, match="at most 4 jobs; this table has 5"):
         simulate(t, 2)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=workloads(), alpha=st.floats(0, 1), sched=st.sampled_from(["hb", "nphb"]))
+def test_blend_matches_reference_step_by_step(case, alpha, sched):
+    # the engine pays a blend as alpha x (first-price payment) + (1 - alpha) x (k-th price payment) of one pass; the
+    # plain reference pays alpha x (first-price rate) + (1 - alpha) x (k-th price rate) at every step
+    table, n, reserve = case
+    res = simulate(table, n, Mechanism(sched, "blend", reserve, blend=alpha)).jobs.set_index("id")
+    ref = reference_run(table.to_dict("records"), n, sched, "blend", reserve, blend=alpha)
+    for i, (s, e, p, k) in ref.items():
+        row = res.loc[i]
+        assert (row["start"], row["end"], row["preemptions"]) == (s, e, k)
+        assert row["payment"] == pytest.approx(p, rel=1e-9, abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    "kw, field",
+    [
+        ({"payment": "blend"}, "blend"),
+        ({"payment": "blend", "blend": 1.5}, "blend"),
+        ({"payment": "blend", "blend": float("nan")}, "blend"),
+        ({"payment": "kth", "blend": 0.5}, "blend"),
+    ],
+)
+def test_blend_bad_values_name_the_field(kw, field):
+    from gamemarket.errors import InputError
+
+    with pytest.raises(InputError, match=field):
+        Mechanism("hb", reserve=1.0, **kw)
