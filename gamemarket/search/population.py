@@ -173,6 +173,14 @@ def _run_population_study(
     )
 
 
+def mechanism_answer(st: PopulationGames, prov, seeds: list, *, alpha: float = ALPHA) -> MechanismAnswer:
+    """One mechanism's answer on ``seeds`` (no seeds added): the candidates of its reduced game (after the grid's
+    runs), each verified by its paired records, decided at level ``1 - alpha``; the runs made where missing. The
+    bootstrap's generator is seeded afresh, so the answer does not depend on what was answered before."""
+    cands = _candidates(st, {prov.name: prov}, {prov.name: list(seeds)})[prov.name]
+    return _verified_answer(st, prov, cands, list(seeds), np.random.default_rng(0), alpha)
+
+
 def _unsure(a: MechanismAnswer) -> bool:
     """Whether one of a mechanism's verdicts is still open (a candidate's, or whether truthful is an equilibrium)."""
     return any(e.verified == "undecided" for e in a.equilibria) or a.truthful_is_equilibrium == "undecided"

@@ -16,6 +16,7 @@ Python by checking its tables (``StudySpec.to_dict``) against :class:`StudyFile`
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 from typing import Annotated, Literal
@@ -424,6 +425,67 @@ class GameTable(PopulationSettings):
         return self
 
 
+#: what a design search's objective and constraint may name: the provider's figures at the consumers' equilibrium
+#: (``stay`` and ``welfare_all`` need ``[game] outside_price``)
+DESIGN_METRICS = ("revenue", "welfare", "welfare_all", "stay", "utilization")
+#: the design search's optimisers: bayes_opt's Gaussian process (a noise term fitted), optuna's TPE, a regular grid
+DESIGN_OPTIMISERS = ("gp", "tpe", "grid")
+
+
+class DesignTable(Table):
+    """Mechanism design (``[design]``): the provider's best point of a family of mechanisms when the consumers play
+    the population game's equilibrium at each point (``gamemarket.search.design``)."""
+
+    schedulers: list[str] = Field(
+        ["hb"], min_length=1, max_length=20, description="the family's schedulers, each searched over its own box"
+    )
+    payment: str = Field("blend", description="blend (its alpha searched or fixed by 'blend'), or a fixed scheme")
+    reserve: float | list[float] = Field(
+        description="the reserve r: [0, R] to search it, or one number to fix it (per node-second)"
+    )
+    blend: float | list[float] | None = Field(
+        None, description="payment blend alpha: [low, high] within [0, 1] to search it, one number to fix it"
+    )
+    objective: dict[str, float] = Field(
+        {"revenue": 1.0}, description="weight per metric (revenue, welfare, welfare_all, stay, utilization)"
+    )
+    constraint: dict[str, float] = Field({}, description="the least mean of a metric a design must reach")
+    budget: Count = Field(le=100_000, description="the design points searched per scheduler")
+    optimiser: Literal["gp", "tpe", "grid"] = Field(
+        "gp", description="gp (bayes_opt, a noise term fitted), tpe (optuna, seeded) or grid (exhaustive)"
+    )
+    confirm_seeds: int = Field(8, ge=2, le=100_000, description="fresh seeds of the chosen design's confirmation")
+    contenders: int = Field(4, ge=1, le=100, description="the best designs confirmed beside the chosen one")
+    seed: int = Field(0, ge=0, description="the optimiser's seed")
+    compare: list[str] | None = Field(
+        None, description="fixed mechanisms shown beside the design (default: the study's providers)"
+    )
+
+    @model_validator(mode="after")
+    def _fields(self):
+        for field, b, lo_ok, hi in (("reserve", self.reserve, 0.0, None), ("blend", self.blend, 0.0, 1.0)):
+            vals = b if isinstance(b, list) else [] if b is None else [b]
+            if isinstance(b, list) and (len(b) != 2 or not b[0] < b[1]):
+                raise ValueError(f"field {field!r}: expected [low, high] with low < high, or one number, got {b}")
+            for v in vals:
+                if not (math.isfinite(v) and v >= lo_ok and (hi is None or v <= hi)):
+                    want = f"in [{lo_ok:g}, {hi:g}]" if hi is not None else f"finite and >= {lo_ok:g}"
+                    raise ValueError(f"field {field!r}: {v!r} is outside the family's bounds: expected {want}")
+        if self.payment == "blend" and self.blend is None:
+            raise ValueError("field 'blend': payment 'blend' needs its alpha: [low, high] within [0, 1], or a number")
+        if self.payment != "blend" and self.blend is not None:
+            raise ValueError(f"field 'blend' applies to payment 'blend', not {self.payment!r}")
+        for table in ("objective", "constraint"):
+            for k, v in getattr(self, table).items():
+                if k not in DESIGN_METRICS:
+                    raise ValueError(f"field {table!r}: unknown metric {k!r}; expected one of {list(DESIGN_METRICS)}")
+                if not math.isfinite(v):
+                    raise ValueError(f"field {table!r}: metric {k!r}: expected a finite number, got {v!r}")
+        if not self.objective or not any(v != 0 for v in self.objective.values()):
+            raise ValueError("field 'objective': expected a non-zero weight on at least one metric")
+        return self
+
+
 class PluginsTable(Table):
     """Plugins the study loads before it reads its strategies: schedulers (priority keys or event hooks), payment
     schemes, consumer-strategy families and provider strategies written outside the package (``gamemarket.plugins``).
@@ -453,6 +515,7 @@ class StudyFile(Table):
     gains: GainsTable | None = Field(None, description="the shading-gain experiment")
     paper: PaperTable | None = Field(None, description="the source paper's Table 1 figures")
     game: GameTable | None = Field(None, description="the game's kind and a population game's settings")
+    design: DesignTable | None = Field(None, description="mechanism design over a family of provider mechanisms")
     notes: str = Field("", description="the report's discussion: Markdown with computed fields such as {claim.c1.ci}")
 
     @field_validator("name")
@@ -479,6 +542,17 @@ class StudyFile(Table):
                     f"[strategies] provider {name!r} is a {kind} mechanism but the workload ({source}) needs {want} "
                     "mechanisms"
                 )
+        return self
+
+    @model_validator(mode="after")
+    def _design_needs_a_population_game(self):
+        if self.design is None:
+            return self
+        if self.game is None or self.game.kind != "population":
+            raise ValueError("[design] needs a population game ([game] kind = 'population'): the consumers' answer")
+        needs = sorted({"stay", "welfare_all"} & (set(self.design.objective) | set(self.design.constraint)))
+        if needs and self.game.outside_price is None:
+            raise ValueError(f"[design] metric {needs[0]!r} needs an outside option: set [game] outside_price")
         return self
 
     @model_validator(mode="after")

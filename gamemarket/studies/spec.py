@@ -15,6 +15,7 @@ from gamemarket.io.names import check_name
 from gamemarket.io.schema import check
 from gamemarket.market.base import generator_sources, market_for_workload
 from gamemarket.plugins import Plugin, load_plugin
+from gamemarket.studies.design_config import parse_design
 from gamemarket.studies.population_config import TABLE_FIELDS, check_exploration, load_shading, parse_config
 from gamemarket.studies.schema import (  # noqa: F401 (NOTE_FIELD, typed_numbers: the discussion's, read from here)
     NOTE_FIELD,
@@ -80,6 +81,7 @@ class StudySpec:
     population_study: Path | None = None  #: a population study of the same market, linked from the discussion
     plugins: list[Plugin] = field(default_factory=list)  #: ``[plugins] modules``, loaded (``gamemarket.plugins``)
     exploration: dict | None = None  #: ``[game] exploration``: family, budget, optimiser, bounds, evaluations
+    design: object | None = None  #: a DesignConfig where the study has ``[design]`` (``studies.design_config``)
 
     def __post_init__(self) -> None:
         self.validate()
@@ -108,6 +110,13 @@ class StudySpec:
                     f"{where}: field '{kind}s': expected a non-empty list of {cls.__name__}, got {items!r}"
                 )
         check(StudyFile, self.to_dict(), where, context={"base": self.path.parent if self.path else Path.cwd()})
+        if self.design is not None and self.design.compare is not None:
+            known = [p.name for p in self.providers]
+            bad = [c for c in self.design.compare if c not in known]
+            if bad:
+                raise InputError(
+                    f"{where}: [design] field 'compare': {bad[0]!r} is not one of the study's providers {known}"
+                )
 
     def to_dict(self, base: str | Path | None = None) -> dict:
         """The study as the tables of a study file (``gamemarket.studies.schema.StudyFile``, in its order), self-
@@ -219,6 +228,7 @@ _TABLES = {
     "gains": lambda s, rel: None if s.gains is None else dict(s.gains),
     "paper": lambda s, rel: dict(s.paper) or None,
     "game": _game_table,
+    "design": lambda s, rel: None if s.design is None else s.design.table(),
     "notes": lambda s, rel: s.notes or None,
 }
 assert set(_TABLES) == set(StudyFile.model_fields), "every field of the study file is written by StudySpec.to_dict"
@@ -274,6 +284,7 @@ def load_study(path: str | Path, *, results: str | Path | None = None, report: s
             population=_population(doc.game, where, base),
             plugins=plugins,
             exploration=_exploration(doc.game, where),
+            design=parse_design(doc.design, where, doc.game),
         )
     except InputError as exc:  # the spec's own checks: say which file
         msg, prefix = str(exc), f"study {name!r}: "

@@ -34,9 +34,11 @@ from gamemarket.errors import InputError
 from gamemarket.games.io import mixture_words, profile_words
 from gamemarket.reports.answer import play_words, rows
 from gamemarket.reports.console import exploration_lines, population_lines
+from gamemarket.reports.design import points_table, write_design_report
 from gamemarket.reports.markdown import duration
 from gamemarket.reports.population import write_population_report
 from gamemarket.reports.report import claim_folder, write_report
+from gamemarket.search.design import read_answer, run_design, write_answer
 from gamemarket.search.exploration import run_exploration
 from gamemarket.search.population import linked_population, run_population_study
 from gamemarket.studies import load_study
@@ -84,6 +86,8 @@ class StudyResult:
         Its strategy exploration's answer, where the study declares one (the report's answer then).
     report : Path or None
         The report's HTML file, where one was written.
+    design : DesignAnswer or None
+        A design study's answer (``[design]``): the chosen mechanism, every design evaluated, the confirmation.
     wall_seconds : float
         The whole call's time.
     methods : tuple
@@ -95,20 +99,24 @@ class StudyResult:
     population: object | None = None
     exploration: object | None = None  #: an ExplorationAnswer (gamemarket.io.explored)
     report: Path | None = None
+    design: object | None = None  #: a DesignAnswer (gamemarket.search.design), where the study has ``[design]``
     wall_seconds: float = 0.0
     methods: tuple = DEFAULT_METHODS
     _analysis: StudyAnalysis | None = field(default=None, repr=False, compare=False)
 
     @property
     def kind(self) -> str:
-        """``"population"`` (a ``[game]`` study) or ``"bimatrix"`` (a provider/consumer game)."""
+        """``"design"`` (a ``[design]`` study), ``"population"`` (a ``[game]`` study) or ``"bimatrix"`` (a
+        provider/consumer game)."""
+        if self.spec.design is not None:
+            return "design"
         return "population" if self.spec.population is not None else "bimatrix"
 
     @cached_property
     def analysis(self) -> StudyAnalysis | None:
         """A provider/consumer study's analysis of its stored runs (the report's, where one was written; else
         made on first use, simulating nothing); None for a population study."""
-        if self.kind == "population":
+        if self.kind != "bimatrix":
             return None
         if self._analysis is not None:
             return self._analysis
@@ -117,7 +125,7 @@ class StudyResult:
     def metrics(self) -> pd.DataFrame:
         """The stored payoffs, one row per run (provider strategy x consumer strategy x seed); a provider/consumer
         study's only (a population study's runs are keyed by mixture: see ``population``)."""
-        if self.kind == "population":
+        if self.kind != "bimatrix":
             raise InputError(f"study {self.spec.name}: a population study's runs are read through its answer")
         return load_results(self.spec).metrics
 
@@ -187,6 +195,12 @@ class StudyResult:
 
     def summary(self) -> str:
         """One line: the study, what ran, and where the report is."""
+        if self.design is not None:
+            where = f"; report {self.report}" if self.report is not None else ""
+            return (
+                f"study {self.spec.name} (design): {self.design.simulations:,} simulations, chosen "
+                f"{self.design.chosen or 'none'}{where}"
+            )
         if self.population is not None:
             ran = f"{self.population.runs.simulations:,} simulations"
             if self.exploration is not None:
@@ -197,6 +211,9 @@ class StudyResult:
         return f"study {self.spec.name} ({self.kind}): {ran}{where}"
 
     def _repr_html_(self) -> str:
+        if self.design is not None:
+            head = self.summary().replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            return f"<p><b>{head}</b></p>" + points_table(self.design).to_html(index=False, na_rep="-")
         table = self.answers() if self.population is not None else self.equilibria()
         head = self.summary().replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
         return f"<p><b>{head}</b></p>" + table.to_html(index=False, na_rep="-")
@@ -271,6 +288,8 @@ def run_study(
         identify(scheduler_address)
     spec = _spec(study, results, report)
     how = {"n_jobs": n_jobs, "scheduler_address": scheduler_address, "progress": progress}
+    if spec.design is not None:
+        return _design(spec, how, write_report=write_report, force=force, log=log, t0=t0)
     if spec.population is not None:
         return _population(spec, how, write_report=write_report, force=force, log=log, t0=t0)
     if spec.population_study is not None and write_report:
@@ -308,7 +327,26 @@ def _population_locked(
     if write_report:  # the web page, as a provider/consumer study's run names its own (the Markdown beside it)
         path = write_population_report(an, force=force, exploration=ex).with_name("index.html")
         log(f"report: {path}")
-    return StudyResult(spec, (), an, ex, path, time.perf_counter() - t0)
+    return StudyResult(spec, (), an, ex, path, wall_seconds=time.perf_counter() - t0)
+
+
+def _design(spec: StudySpec, how: dict, *, write_report: bool, force: bool, log: Log, t0: float) -> StudyResult:
+    """A design study (``[design]``): its search (each point's population game, the confirmation on fresh seeds),
+    its answer stored in the results folder, its report; under its lock, as a population study's."""
+    with ExitStack() as held:
+        with _report_claimed(spec, write_report, force):
+            held.enter_context(study_store(spec, force=force).lock("design study run"))
+            ans = run_design(spec, log=log, **how)
+            write_answer(spec, ans)
+        log(
+            f"study {spec.name}: {ans.simulations:,} simulations in {duration(ans.wall_seconds)}; chosen "
+            f"{ans.chosen or 'none'}; results in {spec.results_dir}"
+        )
+        path = None
+        if write_report:
+            path = write_design_report(ans, spec, force=force).with_name("index.html")
+            log(f"report: {path}")
+        return StudyResult(spec, report=path, wall_seconds=time.perf_counter() - t0, design=ans)
 
 
 def _bimatrix(
@@ -349,7 +387,9 @@ def _bimatrix_locked(
             f"report: {path} (written in {duration(time.perf_counter() - t1)}; "
             f"{duration(time.perf_counter() - t0)} in all)"
         )
-    return StudyResult(spec, tuple(runs), None, None, path, time.perf_counter() - t0, methods, an)
+    return StudyResult(
+        spec, tuple(runs), None, None, path, wall_seconds=time.perf_counter() - t0, methods=methods, _analysis=an
+    )
 
 
 write_report_ = write_report  # the report writer, under a name the ``write_report`` flag does not hide
@@ -389,10 +429,16 @@ def _write_report_locked(spec: StudySpec, *, force: bool, methods: tuple, log: L
     # the folder claimed first (another study's is refused before the work), and given back as it was if the
     # stored runs do not answer (a run missing): a failed report leaves no folder behind
     with _report_claimed(spec, True, force):
-        if spec.population is not None:
+        if spec.design is not None:
+            ans = read_answer(spec)
+        elif spec.population is not None:
             an = run_population_study(spec, run=False)
         else:
             an = analyze(spec, methods=tuple(methods), for_report=True, population=linked_population(spec))
+    if spec.design is not None:
+        path = write_design_report(ans, spec, force=force).with_name("index.html")
+        log(f"report: {path}")
+        return path
     if spec.population is not None:
         path = write_population_report(an, force=force).with_name("index.html")
         log(f"report: {path}")

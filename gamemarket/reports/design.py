@@ -1,0 +1,294 @@
+"""The report of a mechanism-design study: renders a ``DesignAnswer`` (it computes nothing new).
+
+It leads with the chosen mechanism and its figures on fresh seeds (what users do there, how many stay, the
+provider's regret bound), then shows each metric against each searched parameter at the consumers' equilibrium,
+with 95% intervals over seeds, beside the study's fixed mechanisms at the same workload; then how it was measured.
+Every number is read from the answer (``data/design.json`` holds all of it).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import matplotlib
+
+if "ipykernel" not in sys.modules:  # a notebook keeps its own (inline) backend
+    matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from gamemarket import __version__  # noqa: E402
+from gamemarket.games.io import mixture_words, write_json  # noqa: E402
+from gamemarket.io.jobtable import write_table  # noqa: E402
+from gamemarket.reports.drawing import save  # noqa: E402
+from gamemarket.reports.markdown import md_table, num, num_ci, to_html  # noqa: E402
+from gamemarket.reports.report import claim_folder, figure_lines, workload_words, write_text  # noqa: E402
+
+#: how each metric is named in the report, and its unit
+LABELS = {
+    "revenue": ("revenue", "bid x seconds"),
+    "welfare": ("welfare of the jobs that stay", "bid x seconds"),
+    "welfare_all": ("welfare of everyone", "bid x seconds"),
+    "stay": ("share of jobs that stay", "share"),
+    "utilization": ("utilization", "share"),
+}
+HOW_TO_READ = {
+    "fig-design.png": "Each panel: one metric at the consumers' equilibrium (the provider's worst) against one "
+    "searched parameter; each dot is a design the search evaluated (colour: scheduler), its bar the 95% Student-t "
+    "interval over the search seeds; hollow dots: infeasible (no equilibrium found, or a constraint missed); the star: the chosen "
+    "design; grey lines: the study's fixed mechanisms at the same workload.",
+    "fig-design-compare.png": "The provider's objective on the fresh seeds, with 95% intervals: the chosen design, the "
+    "other contenders, and the study's fixed mechanisms at their equilibria.",
+}
+
+
+def points_table(ans) -> pd.DataFrame:
+    """One row per mechanism evaluated (the design's points, then the fixed ones): parameters, equilibrium, verdict,
+    the objective and every metric (mean and 95% interval over the search seeds), feasibility."""
+    out = []
+    for p in ans.points + ans.compare:
+        row = {
+            "provider": p.provider,
+            "scheduler": p.scheduler,
+            "payment": p.params.get("payment"),
+            "reserve": p.params.get("reserve"),
+            "blend": p.params.get("blend"),
+            "source": p.source,
+            "order": p.order,
+            "equilibrium": mixture_words(p.equilibrium) if p.equilibrium else "none found",
+            "verified": p.verified,
+            "feasible": p.feasible,
+        }
+        obj = p.objective if p.objective_seeds else (np.nan,) * 3
+        row.update(objective=obj[0], objective_low=obj[1], objective_high=obj[2])
+        for m in ans.metrics:
+            v = p.figures.get(m, (np.nan,) * 3)
+            row.update({m: v[0], f"{m}_low": v[1], f"{m}_high": v[2]})
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+def write_design_report(ans, spec, out_dir: str | Path | None = None, *, force: bool = False) -> Path:
+    """Render a :class:`~gamemarket.search.design.DesignAnswer` under ``out_dir`` (default: the study's report
+    folder): ``report.md``, ``index.html``, ``data/design.json``, ``data/design-points.csv`` and the figures."""
+    out = claim_folder(Path(out_dir) if out_dir else spec.report_dir, spec, force)
+    table = points_table(ans)
+    write_json(out.file("data/design.json"), {"gamemarket": __version__, **ans.to_dict()})
+    write_table(table, out.file("data/design-points.csv"))
+    figs = [_parameter_figure(ans, spec, out.file("fig-design.png"))]
+    if ans.confirmations:
+        figs.append(_compare_figure(ans, out.file("fig-design-compare.png")))
+    md = _lead(ans, spec) + _compare_section(ans) + _points_section(ans, table) + _method_section(ans, spec)
+    for f in figs:
+        md += [figure_lines(f.stem, f.name, HOW_TO_READ[f.name])]
+    md += [f"_gamemarket {__version__}; every figure above is in `data/design.json` and `data/design-points.csv`._", ""]
+    text = "\n".join(md)
+    md_path = out.file("report.md")
+    write_text(md_path, text)
+    write_text(out.file("index.html"), to_html(text, f"{spec.name}: mechanism design"))
+    out.finish()
+    return md_path
+
+
+def _objective_words(config: dict) -> str:
+    terms = [f"{w:g} x {LABELS[m][0]}" if w != 1 else LABELS[m][0] for m, w in config["objective"].items()]
+    text = " + ".join(terms)
+    if config["constraint"]:
+        text += " subject to " + ", ".join(f"{LABELS[m][0]} >= {v:g}" for m, v in config["constraint"].items())
+    return text
+
+
+def _mechanism_words(p) -> str:
+    pay = p.params.get("payment")
+    blend = p.params.get("blend")
+    what = {"first": "first price", "kth": "k-th price"}.get(pay, pay)
+    if blend is not None:
+        what = f"a payment blend alpha = {num(blend, 4)} (0: k-th price, 1: first price)"
+    return f"scheduler {p.scheduler}, {what}, reserve r = {num(p.params.get('reserve'), 5)} per node-second"
+
+
+def _lead(ans, spec) -> list[str]:
+    md = [f"# {spec.name}: mechanism design", ""]
+    if ans.chosen is None:
+        md += ["**No design is chosen:** " + " ".join(ans.notes), ""]
+        return md
+    p = ans.point(ans.chosen)
+    c = ans.confirmations[ans.chosen]
+    obj = c.objective
+    figs = c.figures
+    stay = figs.get("stay")
+    rev = figs["revenue"]
+    head = f"**The provider should set {_mechanism_words(p)}** (`{p.provider}`)."
+    users = (
+        f"There users play {mixture_words(p.equilibrium)} (the equilibrium worst for the provider of {p.equilibria} "
+        f"not rejected; verdict *{p.verified}*, epsilon {num(p.epsilon)} against the tolerance {num(p.tolerance)})"
+    )
+    if stay is not None:
+        users += f", and {num(100 * stay[0], 3)}% of the jobs stay [{num(100 * stay[1], 3)}, {num(100 * stay[2], 3)}]"
+    sure = (
+        f"On {len(c.seeds)} fresh seeds its objective ({_objective_words(ans.config)}) is "
+        f"{num_ci(*obj, sign=False)} and its revenue {num_ci(*rev, sign=False)} bid x seconds (95% intervals). "
+        f"How sure: no design the search evaluated beats it by more than {num(ans.regret_bound)} in the objective "
+        f"at 95% (the provider's regret bound"
+        + (f", attained against `{ans.regret_against}`" if ans.regret_against else "")
+        + f"; {len(ans.points)} designs evaluated)."
+    )
+    fixed = [q for q in ans.compare if q.provider in ans.confirmations]
+    best_fixed = max(fixed, key=lambda q: ans.confirmations[q.provider].objective[0], default=None)
+    versus = ""
+    if best_fixed is not None:
+        bf = ans.confirmations[best_fixed.provider].objective
+        versus = (
+            f" The best of the study's fixed mechanisms on the same seeds, `{best_fixed.provider}`, reaches "
+            f"{num_ci(*bf, sign=False)}."
+        )
+    md += [head + " " + users + ". " + sure + versus, ""]
+    md += [f"_{spec.description}_", ""] if spec.description else []
+    md += [
+        f"Workload: {workload_words(ans.workload)} ({ans.workload.get('jobs', 0):,} jobs, "
+        f"{ans.workload.get('nodes')} nodes). Outside option: "
+        + (
+            f"{num(ans.outside_price)} per node-second with no wait"
+            if ans.outside_price is not None
+            else "none (no job can leave)"
+        )
+        + f". The consumers' menu: {', '.join(r.name for r in spec.population.strategies)}.",
+        "",
+    ]
+    if ans.notes:
+        md += ["_" + " ".join(ans.notes) + "_", ""]
+    return md
+
+
+def _compare_section(ans) -> list[str]:
+    md = ["## The chosen design beside the study's mechanisms, on fresh seeds", ""]
+    rows = []
+    for name, c in sorted(ans.confirmations.items(), key=lambda kv: -kv[1].objective[0]):
+        p = ans.point(name)
+        f = c.figures
+        rows.append(
+            [
+                f"**{name}**" if name == ans.chosen else name,
+                "design" if p.order >= 0 else "fixed",
+                mixture_words(p.equilibrium) if p.equilibrium else "none found",
+                num_ci(*c.objective, sign=False),
+                *[num_ci(*f[m], sign=False) for m in ans.metrics],
+                "yes" if c.feasible else "no",
+            ]
+        )
+    headers = ["mechanism", "kind", "users play", "objective"] + [LABELS[m][0] for m in ans.metrics] + ["feasible"]
+    md += [md_table(headers, rows), ""]
+    missing = [p.provider for p in ans.compare if p.provider not in ans.confirmations]
+    if missing:
+        md += [f"No equilibrium was found for {', '.join(missing)}: not confirmed.", ""]
+    return md
+
+
+def _points_section(ans, table: pd.DataFrame) -> list[str]:
+    md = ["## Every design the search evaluated", ""]
+    md += [
+        "At the consumers' equilibrium worst for the provider, on the search seeds (mean and 95% interval); in the "
+        "order the optimiser asked for them, per scheduler.",
+        "",
+    ]
+    rows = []
+    for _, r in table[table["order"] >= 0].iterrows():
+        rows.append(
+            [
+                r["provider"],
+                r["equilibrium"],
+                r["verified"],
+                num_ci(r["objective"], r["objective_low"], r["objective_high"], sign=False),
+                *[num_ci(r[m], r[f"{m}_low"], r[f"{m}_high"], sign=False) for m in ans.metrics if m != "utilization"],
+                "yes" if r["feasible"] else "no",
+            ]
+        )
+    headers = ["design", "users play", "verdict", "objective"]
+    headers += [LABELS[m][0] for m in ans.metrics if m != "utilization"] + ["feasible"]
+    md += [md_table(headers, rows), ""]
+    return md
+
+
+def _method_section(ans, spec) -> list[str]:
+    cfg = ans.config
+    box = ", ".join(
+        f"{k} in [{num(v[0])}, {num(v[1])}]" for k, v in (("reserve", cfg["reserve"]), ("blend", cfg.get("blend")))
+        if isinstance(v, list)
+    )  # fmt: skip
+    fixed = ", ".join(
+        f"{k} = {num(v)}" for k, v in (("reserve", cfg["reserve"]), ("blend", cfg.get("blend")))
+        if v is not None and not isinstance(v, list)
+    )  # fmt: skip
+    opt = {
+        "gp": "Bayesian optimisation with a Gaussian process (Matern 5/2 kernel plus a fitted noise term; "
+        "bayesian-optimization, upper confidence bound)",
+        "tpe": "optuna's tree-structured Parzen estimator (seeded)",
+        "grid": "a regular grid, evaluated exhaustively",
+    }[cfg["optimiser"]]
+    fresh = next(iter(ans.confirmations.values())).seeds if ans.confirmations else []
+    return [
+        "## How it is measured",
+        "",
+        f"The family: schedulers {', '.join(cfg['schedulers'])}, payment {cfg['payment']}; searched: {box}"
+        + (f"; fixed: {fixed}" if fixed else "")
+        + f". The provider maximises {_objective_words(cfg)}. Per scheduler, {opt} proposed {cfg['budget']} points "
+        f"(a Latin hypercube start for the model-based optimisers, seed {cfg['seed']}). At each point the consumers' "
+        f"answer is the population game's over the menu (DPR to {spec.population.reduced_players} players on "
+        f"{len(spec.seeds)} seeds, its candidates verified by paired runs, as a population study does); the objective "
+        "is read at the equilibrium worst for the provider among those not rejected, seed by seed. Infeasible points "
+        "(no equilibrium, or a constraint's mean missed) are told to the optimiser below the worst value seen. The "
+        f"best {1 + cfg['contenders']} feasible designs and the study's mechanisms were then run at their equilibria "
+        f"on {len(fresh)} fresh seeds ({', '.join(map(str, fresh))}); the chosen design is the contender of best mean "
+        "objective there. The provider's regret bound is the largest one-sided 95% Student-t upper bound, over every "
+        "other feasible design evaluated, on its objective less the chosen one's, paired by seed (on the fresh seeds "
+        "for the contenders, on the search seeds for the rest; Bonferroni over the designs). It covers the designs "
+        "the search evaluated, not every point of the family; and the chosen design is picked on the same fresh seeds "
+        "the bound uses, which makes the bound somewhat optimistic.",
+        "",
+        f"{ans.simulations:,} simulations in all.",
+        "",
+    ]
+
+
+def _parameter_figure(ans, spec, path: Path) -> Path:
+    box = [k for k in ("reserve", "blend") if isinstance(ans.config.get(k), list)]
+    metrics = [m for m in ("revenue", "welfare", "welfare_all", "stay") if m in ans.metrics]
+    fig, axes = plt.subplots(len(metrics), len(box), figsize=(5.2 * len(box), 2.6 * len(metrics)), squeeze=False)
+    colours = dict(zip(ans.config["schedulers"], plt.rcParams["axes.prop_cycle"].by_key()["color"]))
+    for i, m in enumerate(metrics):
+        for j, k in enumerate(box):
+            ax = axes[i][j]
+            for p in ans.points:
+                if m not in p.per_seed:
+                    continue
+                mean, lo, hi = p.figures[m]
+                x = p.params[k]
+                kw = {"color": colours.get(p.scheduler, "C0")}
+                ax.errorbar([x], [mean], yerr=[[mean - lo], [hi - mean]] if np.isfinite(lo) else None, fmt="none", **kw)
+                ax.plot([x], [mean], "o", mfc=kw["color"] if p.feasible else "none", **kw)
+                if p.provider == ans.chosen:
+                    ax.plot([x], [mean], "*", ms=14, color="black", zorder=5)
+            for q in ans.compare:
+                if m in q.per_seed:
+                    ax.axhline(q.figures[m][0], color="0.7", lw=0.8, zorder=0)
+            ax.set_xlabel(k)
+            ax.set_ylabel(LABELS[m][0], fontsize=9)
+    handles = [plt.Line2D([], [], marker="o", ls="", color=c, label=s) for s, c in colours.items()]
+    axes[0][0].legend(handles=handles, fontsize=8, title="scheduler", title_fontsize=8)
+    fig.tight_layout()
+    return save(fig, path)
+
+
+def _compare_figure(ans, path: Path) -> Path:
+    items = sorted(ans.confirmations.items(), key=lambda kv: kv[1].objective[0])
+    fig, ax = plt.subplots(figsize=(7, 0.42 * len(items) + 1.2))
+    for k, (name, c) in enumerate(items):
+        mean, lo, hi = c.objective
+        colour = "black" if name == ans.chosen else ("C0" if ans.point(name).order >= 0 else "0.55")
+        ax.errorbar([mean], [k], xerr=[[mean - lo], [hi - mean]] if np.isfinite(lo) else None, fmt="o", color=colour)
+    ax.set_yticks(range(len(items)), [n for n, _ in items], fontsize=8)
+    ax.set_xlabel("objective on the fresh seeds")
+    fig.tight_layout()
+    return save(fig, path)

@@ -1,0 +1,554 @@
+"""Empirical mechanism design: the provider's best point of a family of mechanisms when users shade and leave.
+
+For each design point (a scheduler, a reserve ``r``, a payment blend ``alpha``: ``gamemarket.studies.design_config``)
+the consumers' answer is the population game's, solved as a population study solves it
+(``gamemarket.search.population.mechanism_answer``: the reduced game over the study's menu of rules, its candidates
+verified by paired runs); the provider's objective at the point is its weighted metrics at the equilibrium that is
+worst for it (among those not rejected), per seed, so that the objective has a mean and a Student-t interval. A
+noise-aware optimiser proposes the points [Vorobeychik2006]_:
+
+* ``gp``: Bayesian optimisation with a Gaussian process whose kernel has a fitted noise term (a Matern 5/2 kernel
+  plus white noise; the ``bayesian-optimization`` package, upper confidence bound), from a Latin hypercube start;
+* ``tpe``: optuna's tree-structured Parzen estimator (seeded), from the same start;
+* ``grid``: a regular grid of the budget's size, exhaustively (the reference of the benchmark).
+
+Then the best designs (``contenders``) are confirmed on fresh seeds at their equilibria (base runs: the same seeds
+for every design, so differences are paired), the chosen design is the best of them there, and the **provider's
+regret bound** is, over every design the search evaluated, the largest one-sided 95% upper bound on how much it
+could beat the chosen one (paired by seed; on the fresh seeds for the contenders, on the search seeds for the rest;
+Bonferroni over the designs). Infeasible points (no equilibrium found, or a constraint's mean missed) are told to the
+optimiser below the worst value seen, and never chosen.
+
+References
+----------
+.. [Vorobeychik2006] Y. Vorobeychik, C. Kiekintveld and M. P. Wellman, "Empirical mechanism design: methods, with
+   application to a supply-chain scenario", ACM EC 2006.
+.. [Vorobeychik2008] Y. Vorobeychik, "Mechanism design and analysis using simulation-based game models", PhD
+   thesis, University of Michigan (2008).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from scipy import stats
+from scipy.stats import qmc
+
+from gamemarket.analysis.population import PopulationGames
+from gamemarket.confidence import t_interval
+from gamemarket.errors import InputError
+from gamemarket.io.files import atomic_path, dumps_json
+from gamemarket.market.outside import OUTSIDE_FIELDS
+from gamemarket.search.population import mechanism_answer
+from gamemarket.studies.deviations import base_task
+from gamemarket.studies.population import on_scheduler
+from gamemarket.studies.schema import DESIGN_METRICS
+from gamemarket.studies.store import study_store
+from gamemarket.workers import LEAST_SECONDS_PER_JOB_RUN, fan_out
+
+#: the error of the provider's regret bound
+ALPHA = 0.05
+
+
+@dataclass
+class DesignPoint:
+    """One mechanism evaluated: its consumers' equilibrium (the provider's worst) and the provider's figures there.
+
+    ``figures`` holds, per metric, ``(mean, low, high)`` over ``seeds`` (95% Student-t); ``per_seed`` the values
+    themselves; ``objective`` likewise. ``equilibrium`` is None where the game has no candidate (``note`` says so).
+    """
+
+    provider: str
+    scheduler: str
+    params: dict  #: reserve, blend, payment
+    order: int  #: the evaluation's rank (0: first); -1 for a fixed mechanism shown beside the design
+    source: str  #: the optimiser that proposed it, or "compare"
+    equilibrium: dict | None  #: rule -> share at the provider's worst equilibrium
+    mixture: list | None  #: the share of every rule of the menu there
+    verified: str  #: "yes", "undecided", "no" (every candidate rejected), or "none" (no candidate)
+    epsilon: float | None
+    tolerance: float | None
+    equilibria: int  #: candidates not rejected
+    seeds: list
+    per_seed: dict  #: metric -> values per seed
+    objective_seeds: list
+    feasible: bool
+    note: str = ""
+
+    @property
+    def figures(self) -> dict:
+        """metric -> (mean, low, high), 95% Student-t over the seeds."""
+        return {m: t_interval(v) for m, v in self.per_seed.items()}
+
+    @property
+    def objective(self) -> tuple:
+        """(mean, low, high) of the provider's objective over the seeds."""
+        return t_interval(self.objective_seeds)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> DesignPoint:
+        return cls(
+            d["provider"], d["scheduler"], d["params"], d["order"], d["source"], d["equilibrium"], d["mixture"],
+            d["verified"], d["epsilon"], d["tolerance"], d["equilibria"], d["seeds"], d["per_seed"],
+            d["objective_seeds"], d["feasible"], d.get("note", ""),
+        )  # fmt: skip
+
+    def to_dict(self) -> dict:
+        return {
+            "provider": self.provider,
+            "scheduler": self.scheduler,
+            "params": self.params,
+            "order": self.order,
+            "source": self.source,
+            "equilibrium": self.equilibrium,
+            "mixture": self.mixture,
+            "verified": self.verified,
+            "epsilon": self.epsilon,
+            "tolerance": self.tolerance,
+            "equilibria": self.equilibria,
+            "seeds": list(self.seeds),
+            "figures": {m: list(v) for m, v in self.figures.items()},
+            "per_seed": self.per_seed,
+            "objective": list(self.objective),
+            "objective_seeds": self.objective_seeds,
+            "feasible": self.feasible,
+            "note": self.note,
+        }
+
+
+@dataclass
+class Confirmation:
+    """A design's figures on the fresh seeds, at the equilibrium mixture found on the search seeds."""
+
+    provider: str
+    seeds: list
+    per_seed: dict
+    objective_seeds: list
+    feasible: bool
+
+    @property
+    def figures(self) -> dict:
+        return {m: t_interval(v) for m, v in self.per_seed.items()}
+
+    @property
+    def objective(self) -> tuple:
+        return t_interval(self.objective_seeds)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Confirmation:
+        return cls(d["provider"], d["seeds"], d["per_seed"], d["objective_seeds"], d["feasible"])
+
+    def to_dict(self) -> dict:
+        return {
+            "provider": self.provider,
+            "seeds": list(self.seeds),
+            "figures": {m: list(v) for m, v in self.figures.items()},
+            "per_seed": self.per_seed,
+            "objective": list(self.objective),
+            "objective_seeds": self.objective_seeds,
+            "feasible": self.feasible,
+        }
+
+
+@dataclass
+class DesignAnswer:
+    """What a design search found: every point evaluated, the chosen design confirmed on fresh seeds, its regret
+    bound, and the study's fixed mechanisms on the same seeds."""
+
+    study: str
+    config: dict
+    metrics: tuple
+    points: list  #: DesignPoint, in evaluation order per scheduler
+    compare: list  #: DesignPoint of the fixed mechanisms
+    confirmations: dict  #: provider -> Confirmation (the contenders and the fixed mechanisms)
+    chosen: str | None
+    regret_bound: float | None  #: the provider's 95% regret bound (objective units)
+    regret_against: str | None  #: the design that attains it
+    simulations: int
+    wall_seconds: float
+    outside_price: float | None
+    workload: dict = field(default_factory=dict)  #: workload (its name), jobs, nodes
+    notes: list = field(default_factory=list)
+
+    def point(self, name: str) -> DesignPoint:
+        return next(p for p in self.points + self.compare if p.provider == name)
+
+    def to_dict(self) -> dict:
+        return {
+            "kind": "design",
+            "study": self.study,
+            "config": self.config,
+            "metrics": list(self.metrics),
+            "outside_price": self.outside_price,
+            "chosen": self.chosen,
+            "regret_bound": self.regret_bound,
+            "regret_against": self.regret_against,
+            "confidence": 1 - ALPHA,
+            "simulations": self.simulations,
+            "workload": self.workload,
+            "points": [p.to_dict() for p in self.points],
+            "compare": [p.to_dict() for p in self.compare],
+            "confirmations": {k: c.to_dict() for k, c in self.confirmations.items()},
+            "notes": list(self.notes),
+            "wall_seconds": self.wall_seconds,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> DesignAnswer:
+        """The answer :meth:`to_dict` wrote (``results/design.json``), read back."""
+        return cls(
+            d["study"],
+            d["config"],
+            tuple(d["metrics"]),
+            [DesignPoint.from_dict(p) for p in d["points"]],
+            [DesignPoint.from_dict(p) for p in d["compare"]],
+            {k: Confirmation.from_dict(c) for k, c in d["confirmations"].items()},
+            d["chosen"],
+            d["regret_bound"],
+            d["regret_against"],
+            d["simulations"],
+            d.get("wall_seconds", 0.0),
+            d["outside_price"],
+            d.get("workload", {}),
+            list(d.get("notes", [])),
+        )
+
+
+class DesignEvaluator:
+    """Evaluates mechanisms of a population study's market: the consumers' equilibrium and the provider's figures.
+
+    Parameters
+    ----------
+    spec : StudySpec
+        A population study with ``[design]``.
+    n_jobs, progress, run, scheduler_address
+        As :class:`~gamemarket.analysis.population.PopulationGames`.
+    """
+
+    def __init__(self, spec, *, n_jobs: int = 1, progress: bool = False, run: bool = True, scheduler_address=None):
+        self.spec, self.design, self.cfg = spec, spec.design, spec.population
+        # no bar per design point's runs (tens of points): the search logs each point instead
+        self.how = {"n_jobs": n_jobs, "progress": False, "run": run, "scheduler_address": scheduler_address}
+        self.st0 = PopulationGames(spec, **self.how)
+        self.seeds = list(spec.seeds)
+        self.metrics = tuple(m for m in DESIGN_METRICS if m not in OUTSIDE_FIELDS or self.cfg.outside_price is not None)
+        self.cache: dict = {}
+        self.simulations = 0
+
+    def games_for(self, prov) -> PopulationGames:
+        """The study's population games with ``prov`` as its one mechanism (the study's workload, store and keys)."""
+        spec = copy.copy(self.spec)
+        spec.providers = [prov]
+        return PopulationGames(spec, workload=self.st0.workload, **self.how)
+
+    def evaluate(self, prov, *, order: int, source: str) -> DesignPoint:
+        """The consumers' equilibria at ``prov`` and the provider's figures at its worst one (module docstring)."""
+        if prov.name in self.cache:
+            return self.cache[prov.name]
+        st = self.games_for(prov)
+        ans = mechanism_answer(st, prov, self.seeds)
+        self.simulations += len(st.runs.requested) + sum(1 for r in st.runs.requested if r[3])
+        params = {k: v for k, v in prov.params().items() if k in ("reserve", "blend", "payment")}
+        sched = prov.params().get("scheduler", "")
+        rows = []
+        for e in ans.equilibria:
+            recs = st.runs.records(prov, self.seeds, e.mixture_vector, paired=True)
+            per = {m: [float(r[m]) for r in recs] for m in self.metrics}
+            obj = [self.design.objective_of({m: per[m][k] for m in self.metrics}) for k in range(len(recs))]
+            rows.append((e, per, obj))
+        kept = [r for r in rows if r[0].verified != "no"]
+        if not rows:
+            p = DesignPoint(prov.name, sched, params, order, source, None, None, "none", None, None, 0, self.seeds,
+                            {}, [], False, "no equilibrium found: " + "; ".join(ans.notes))  # fmt: skip
+        else:
+            pool = kept or rows
+            e, per, obj = min(pool, key=lambda r: float(np.mean(r[2])))
+            means = {m: float(np.mean(v)) for m, v in per.items()}
+            note = "" if kept else "every candidate rejected by its paired runs: the least bad one is shown"
+            p = DesignPoint(
+                prov.name,
+                sched,
+                params,
+                order,
+                source,
+                dict(e.mixture),
+                list(e.mixture_vector),
+                e.verified if kept else "no",
+                float(e.epsilon),
+                float(e.tolerance),
+                len(kept),
+                list(self.seeds),
+                per,
+                obj,
+                bool(kept) and self.design.feasible(means),
+                note,
+            )
+        self.cache[prov.name] = p
+        return p
+
+    def confirm(self, providers: dict, points: list[DesignPoint], seeds: list[int]) -> dict:
+        """Each point's figures on ``seeds`` at its equilibrium mixture: base runs (every agent plays the mixture),
+        one per seed, fanned out; returns provider -> :class:`Confirmation`."""
+        rules = list(self.cfg.strategies)
+        calls, index = [], []
+        w = self.st0.runs
+        for p in points:
+            if p.mixture is None:
+                continue
+            x = np.asarray(p.mixture, dtype=float)
+            on = x > 0
+            support = [r for r, o in zip(rules, on) if o]
+            for s in seeds:
+                args = (w.arrays, w.nodes, providers[p.provider].params(), s, self.spec.bids, self.cfg.agents)
+                calls.append((base_task, (*args, support, list(x[on]), self.cfg.outside_price)))
+                index.append((p.provider, s))
+        out: dict = {}
+        least = w.meta["jobs"] * LEAST_SECONDS_PER_JOB_RUN
+        remote = self.how["scheduler_address"] is not None
+        results = list(fan_out(calls, self.how["n_jobs"], least_each=least, ordered=True, remote=remote))
+        self.simulations += len(calls)
+        for (name, _), res in zip(index, results):
+            out.setdefault(name, []).append(res)
+        conf = {}
+        for name, res in out.items():
+            per = {m: [float(r[m]) for r in res] for m in self.metrics}
+            obj = [self.design.objective_of({m: per[m][k] for m in self.metrics}) for k in range(len(res))]
+            feasible = self.design.feasible({m: float(np.mean(v)) for m, v in per.items()})
+            conf[name] = Confirmation(name, list(seeds), per, obj, feasible)
+        return conf
+
+
+# ---------------------------------------------------------------------------- the optimisers
+def start_points(box: list, n: int, seed: int) -> np.ndarray:
+    """``n`` points of a scrambled Latin hypercube over ``box`` (seeded): the model-based optimisers' start."""
+    lo, hi = np.array([b[1] for b in box]), np.array([b[2] for b in box])
+    return qmc.scale(qmc.LatinHypercube(d=len(box), seed=seed).random(n), lo, hi)
+
+
+def grid_points(box: list, budget: int) -> np.ndarray:
+    """A regular grid of at most ``budget`` points over ``box`` (ends included): ``floor(budget^(1/d))`` a side."""
+    k = max(2, int(np.floor(budget ** (1 / len(box)) + 1e-9)))
+    axes = [np.linspace(lo, hi, k) for _, lo, hi in box]
+    return np.array(np.meshgrid(*axes, indexing="ij")).reshape(len(box), -1).T[:budget]
+
+
+def optimise(value, box: list, optimiser: str, budget: int, seed: int) -> None:
+    """Ask ``value(x) -> float`` (maximised) at ``budget`` points of ``box`` (``(name, low, high)`` each), the
+    points proposed by ``optimiser`` (module docstring)."""
+    if optimiser == "grid":
+        for x in grid_points(box, budget):
+            value(x)
+        return
+    n0 = min(budget, max(3, 2 * len(box) + 1))
+    start = start_points(box, n0, seed)
+    if optimiser == "gp":
+        _gp(value, box, budget, start, seed)
+    elif optimiser == "tpe":
+        _tpe(value, box, budget, start, seed)
+    else:
+        raise InputError(f"[design] field 'optimiser': unknown {optimiser!r}; expected one of ['gp', 'tpe', 'grid']")
+
+
+def _gp(value, box, budget, start, seed) -> None:
+    """bayes_opt's Bayesian optimisation: a GP with a Matern 5/2 kernel plus a fitted white-noise term (the objective
+    is an estimate over seeds), upper confidence bound; the Latin hypercube start registered first."""
+    try:
+        from bayes_opt import BayesianOptimization, acquisition  # deferred: the ``design`` extra
+        from sklearn.gaussian_process.kernels import Matern, WhiteKernel
+    except ImportError:
+        raise InputError(
+            "[design] field 'optimiser': 'gp' needs bayesian-optimization; install it with `pip install "
+            "gamemarket[design]`, or choose 'tpe' or 'grid'"
+        ) from None
+    names = [b[0] for b in box]
+    opt = BayesianOptimization(
+        f=None,
+        pbounds={n: (lo, hi) for n, lo, hi in box},
+        acquisition_function=acquisition.UpperConfidenceBound(kappa=2.0, random_state=seed),
+        random_state=seed,
+        verbose=0,
+        allow_duplicate_points=True,
+    )
+    opt.set_gp_params(kernel=Matern(nu=2.5) + WhiteKernel(1e-2, (1e-8, 1.0)), alpha=1e-8, n_restarts_optimizer=3)
+    for k in range(budget):
+        if k < len(start):
+            x = start[k]
+        else:
+            s = opt.suggest()
+            x = np.array([float(s[n]) for n in names])
+        opt.register(dict(zip(names, (float(v) for v in x))), float(value(x)))
+
+
+def _tpe(value, box, budget, start, seed) -> None:
+    """optuna's TPE sampler (seeded), the Latin hypercube start enqueued first."""
+    try:
+        import optuna  # deferred: an optional extra, slow to import
+    except ImportError:
+        raise InputError(
+            "[design] field 'optimiser': 'tpe' needs optuna; install it with `pip install gamemarket[explore]`, or "
+            "choose 'gp' or 'grid'"
+        ) from None
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    sampler = optuna.samplers.TPESampler(seed=seed, n_startup_trials=len(start))
+    study = optuna.create_study(direction="maximize", sampler=sampler)
+    for x in start:
+        study.enqueue_trial({n: float(v) for (n, _, _), v in zip(box, x)})
+    for _ in range(budget):
+        trial = study.ask()
+        x = np.array([trial.suggest_float(n, lo, hi) for n, lo, hi in box])
+        study.tell(trial, float(value(x)))
+
+
+# ---------------------------------------------------------------------------- the search
+def run_design(spec, *, n_jobs: int = 1, progress: bool = False, scheduler_address: str | None = None, log=None):
+    """Search the study's ``[design]`` family (module docstring) and return a :class:`DesignAnswer`.
+
+    The caller holds the study's lock (``gamemarket.workflow``); the runs are stored in the study's results folder
+    under the population game's keys, so a second call reads them back."""
+    log = log or (lambda line: None)
+    t0 = time.perf_counter()
+    d = spec.design
+    with on_scheduler(scheduler_address):
+        ev = DesignEvaluator(spec, n_jobs=n_jobs, progress=progress, scheduler_address=scheduler_address)
+        providers: dict = {}
+        points: list[DesignPoint] = []
+        for sched in d.schedulers:
+            seen: list[float] = []
+
+            def value(x, sched=sched, seen=seen):
+                prov = d.point(sched, x)
+                providers[prov.name] = prov
+                fresh = prov.name not in ev.cache
+                p = ev.evaluate(prov, order=len(points), source=d.optimiser)
+                if fresh:
+                    points.append(p)
+                    log(f"design {prov.name}: {_words(p)}")
+                v = p.objective[0] if p.feasible else None
+                if v is not None:
+                    seen.append(v)
+                    return v
+                lo, hi = (min(seen), max(seen)) if seen else (0.0, 1.0)
+                return lo - 0.1 * max(hi - lo, abs(lo), 1.0)  # below the worst seen: never the optimiser's best
+
+            optimise(value, d.box(), d.optimiser, d.budget, d.seed)
+        names = list(d.compare) if d.compare is not None else [p.name for p in spec.providers]
+        by_name = {p.name: p for p in spec.providers}
+        compare = []
+        for n in names:
+            providers[n] = by_name[n]
+            compare.append(ev.evaluate(by_name[n], order=-1, source="compare"))
+        feasible = sorted((p for p in points if p.feasible), key=lambda p: -p.objective[0])
+        contenders = feasible[: 1 + d.contenders]
+        fresh = list(range(max(spec.seeds) + 1, max(spec.seeds) + 1 + d.confirm_seeds))
+        conf = ev.confirm(providers, contenders + [p for p in compare if p.mixture is not None], fresh)
+        chosen, bound, against, notes = _choose(points, contenders, conf)
+    if chosen is None:
+        notes.append("no design met the constraints at an equilibrium: none is chosen")
+    return DesignAnswer(
+        spec.name,
+        d.table(),
+        ev.metrics,
+        points,
+        compare,
+        conf,
+        chosen,
+        bound,
+        against,
+        ev.simulations,
+        time.perf_counter() - t0,
+        spec.population.outside_price,
+        {k: ev.st0.runs.meta[k] for k in ("workload", "jobs", "nodes")},
+        notes,
+    )
+
+
+#: the answer's file in the study's results folder, and what its key covers
+ANSWER_FILE = "design.json"
+
+
+def answer_key(spec) -> dict:
+    """What determines a design answer: the ``[design]`` table, the population game's settings, the seeds, the
+    fixed mechanisms, the workload and bids (the study file's tables), and the model's version."""
+    from gamemarket import MODEL_VERSION
+
+    d = spec.to_dict()
+    return {k: d.get(k) for k in ("workload", "bids", "strategies", "replications", "game", "design")} | {
+        "model": MODEL_VERSION
+    }
+
+
+def write_answer(spec, ans: DesignAnswer) -> Path:
+    """``results/design.json``: the answer and its key, so that ``report`` renders it without running anything."""
+    store = study_store(spec)
+    path = store.claim().file(ANSWER_FILE, once=False)
+    with atomic_path(path, "design answer") as tmp:
+        tmp.write_text(dumps_json({"key": answer_key(spec), "answer": ans.to_dict()}, indent=2))
+    return path
+
+
+def read_answer(spec) -> DesignAnswer:
+    """The answer a design study's last run stored; an :class:`InputError` where there is none, or where the study
+    changed since (its key differs): run the study."""
+    path = Path(spec.results_dir) / ANSWER_FILE
+    hint = f"run `gamemarket study run {spec.path}` first"
+    if not path.is_file():
+        raise InputError(f"study {spec.name!r}: no design answer in {path}; {hint}")
+    try:
+        doc = json.loads(path.read_text())
+        stale = doc["key"] != json.loads(dumps_json(answer_key(spec)))
+        ans = DesignAnswer.from_dict(doc["answer"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise InputError(
+            f"{path}: not a design answer gamemarket wrote ({type(exc).__name__}: {exc}); {hint}"
+        ) from None
+    if stale:
+        raise InputError(f"{path}: the study's tables changed since its design answer was computed; {hint}")
+    return ans
+
+
+def _choose(points: list, contenders: list, conf: dict):
+    """The chosen design (the contender of best mean objective on the fresh seeds, feasible there where one is) and
+    the provider's regret bound against every evaluated feasible design (module docstring)."""
+    notes: list = []
+    if not contenders:
+        return None, None, None, notes
+    ok = [p for p in contenders if conf[p.provider].feasible] or contenders
+    if len(ok) < len(contenders):
+        notes.append("contenders that missed a constraint's mean on the fresh seeds were not chosen")
+    best = max(ok, key=lambda p: conf[p.provider].objective[0])
+    others = [p for p in points if p.feasible and p.provider != best.provider]
+    if not others:
+        return best.provider, 0.0, None, notes
+    alpha = ALPHA / len(others)
+    bound, against = -np.inf, None
+    in_conf = {p.provider for p in contenders}
+    for p in others:
+        if p.provider in in_conf:
+            diff = np.subtract(conf[p.provider].objective_seeds, conf[best.provider].objective_seeds)
+        else:
+            diff = np.subtract(p.objective_seeds, best.objective_seeds)
+        b = _upper(diff, alpha)
+        if b > bound:
+            bound, against = b, p.provider
+    return best.provider, float(max(bound, 0.0)), against, notes
+
+
+def _upper(diff: np.ndarray, alpha: float) -> float:
+    """A one-sided ``1 - alpha`` Student-t upper bound on the mean of ``diff`` (exact where the values are equal)."""
+    diff = np.asarray(diff, dtype=float)
+    m = float(diff.mean())
+    if len(diff) < 2 or float(diff.std(ddof=1)) == 0.0:
+        return m
+    return m + float(stats.t.ppf(1 - alpha, len(diff) - 1)) * float(diff.std(ddof=1)) / np.sqrt(len(diff))
+
+
+def _words(p: DesignPoint) -> str:
+    if p.equilibrium is None:
+        return p.note
+    mean = p.objective[0]
+    return f"objective {mean:,.6g} at {p.equilibrium} ({p.verified}){'' if p.feasible else ', infeasible'}"

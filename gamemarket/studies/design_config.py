@@ -1,0 +1,183 @@
+"""A study's ``[design]`` table: a family of provider mechanisms with declared bounds, and what the provider wants.
+
+A *parametric mechanism* is a scheduler with the reserve ``r`` in ``[0, R]`` and, for ``payment = "blend"``, the
+payment blend ``alpha`` in ``[0, 1]`` between k-th price (0) and first price (1) (market model, "Parametric
+mechanisms"). Each parameter is searched over ``[low, high]`` or fixed; a point of the family is a provider strategy
+like ``hb-first``, named from its parameters (``hb-blend[r=12.5,a=0.3]``), stored and keyed like any other: its
+parameters are a :class:`gamemarket.market.simulate.Mechanism`'s.
+
+The provider's objective is a weighted sum of the metrics of ``DESIGN_METRICS`` at the consumers' equilibrium
+(revenue, welfare, the welfare of everyone, the share of jobs that stay, utilization), optionally under constraints
+(the least mean of a metric, such as ``stay >= 0.8``). The table's types and ranges are declared once, in
+:class:`gamemarket.studies.schema.DesignTable`; :class:`DesignConfig` is checked against it on construction.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gamemarket.errors import InputError
+from gamemarket.io.schema import check
+from gamemarket.market.payments import BLEND
+from gamemarket.market.simulate import Mechanism
+from gamemarket.studies.schema import DESIGN_METRICS, DesignTable
+from gamemarket.studies.strategies import ProviderStrategy
+
+#: a searched parameter's points are rounded to this share of its range: a point has a short exact name, and the
+#: search does not run twice what it has already run
+RESOLUTION = 1e-3
+#: the parameters of the family, in the order of a point's coordinates
+PARAMETERS = ("reserve", "blend")
+#: how a point's name writes each parameter
+SHORT = {"reserve": "r", "blend": "a"}
+
+
+@dataclass(frozen=True)
+class DesignConfig:
+    """The ``[design]`` table, checked (:class:`~gamemarket.studies.schema.DesignTable`)."""
+
+    reserve: float | tuple[float, float]
+    budget: int
+    schedulers: tuple[str, ...] = ("hb",)
+    payment: str = BLEND
+    blend: float | tuple[float, float] | None = None
+    objective: tuple = (("revenue", 1.0),)  #: (metric, weight) pairs
+    constraint: tuple = ()  #: (metric, least mean) pairs
+    optimiser: str = "gp"
+    confirm_seeds: int = 8
+    contenders: int = 4
+    seed: int = 0
+    compare: tuple[str, ...] | None = None
+    fixed: dict = field(default_factory=dict, compare=False, repr=False)  #: the parameters not searched
+
+    def __post_init__(self) -> None:
+        check(DesignTable, self.table(), "", root="[design]")
+        for s in self.schedulers:
+            try:
+                Mechanism(s, self.payment, 1.0, blend=0.5 if self.payment == BLEND else None)
+            except InputError as exc:
+                raise InputError(f"[design] field 'schedulers' or 'payment': {exc}") from None
+        if len(set(self.schedulers)) != len(self.schedulers):
+            raise InputError(f"[design] field 'schedulers': a scheduler is listed twice in {list(self.schedulers)}")
+        if not self.box():
+            raise InputError("[design]: no parameter is searched; give 'reserve' (or 'blend') as [low, high]")
+
+    @classmethod
+    def from_table(cls, d: dict) -> DesignConfig:
+        """From the checked table (``DesignTable.model_dump()``)."""
+        tup = lambda v: tuple(v) if isinstance(v, list) else v  # noqa: E731 - a bound or a fixed value
+        return cls(
+            reserve=tup(d["reserve"]),
+            budget=int(d["budget"]),
+            schedulers=tuple(d["schedulers"]),
+            payment=d["payment"],
+            blend=tup(d.get("blend")),
+            objective=tuple(sorted(d["objective"].items())),
+            constraint=tuple(sorted(d["constraint"].items())),
+            optimiser=d["optimiser"],
+            confirm_seeds=int(d["confirm_seeds"]),
+            contenders=int(d["contenders"]),
+            seed=int(d["seed"]),
+            compare=tuple(d["compare"]) if d.get("compare") is not None else None,
+        )
+
+    def table(self) -> dict:
+        """The ``[design]`` table that reads back to an equal config (``StudySpec.to_dict`` writes it)."""
+        lst = lambda v: list(v) if isinstance(v, tuple) else v  # noqa: E731
+        out = {
+            "schedulers": list(self.schedulers),
+            "payment": self.payment,
+            "reserve": lst(self.reserve),
+            "objective": dict(self.objective),
+            "constraint": dict(self.constraint),
+            "budget": self.budget,
+            "optimiser": self.optimiser,
+            "confirm_seeds": self.confirm_seeds,
+            "contenders": self.contenders,
+            "seed": self.seed,
+        }
+        if self.blend is not None:
+            out["blend"] = lst(self.blend)
+        if self.compare is not None:
+            out["compare"] = list(self.compare)
+        return out
+
+    # ------------------------------------------------------------------ the family
+    def box(self) -> list[tuple[str, float, float]]:
+        """The searched parameters: ``(name, low, high)`` each, in ``PARAMETERS`` order."""
+        out = []
+        for p in PARAMETERS:
+            v = getattr(self, p)
+            if isinstance(v, tuple):
+                out.append((p, float(v[0]), float(v[1])))
+        return out
+
+    def values(self, x) -> dict:
+        """Every parameter's value at searched coordinates ``x`` (rounded to ``RESOLUTION`` of its range), the fixed
+        ones as given; an ``InputError`` names a coordinate outside its bounds."""
+        box = self.box()
+        x = np.asarray(x, dtype=float).ravel()
+        if len(x) != len(box):
+            raise InputError(f"[design]: expected {len(box)} coordinates ({[b[0] for b in box]}), got {len(x)}")
+        out = {p: getattr(self, p) for p in PARAMETERS if not isinstance(getattr(self, p), tuple)}
+        for (p, lo, hi), v in zip(box, x):
+            if not (math.isfinite(v) and lo - 1e-12 <= v <= hi + 1e-12):
+                raise InputError(f"[design]: parameter {p!r} must be in [{lo:g}, {hi:g}], got {v!r}")
+            out[p] = snap(v, lo, hi)
+        return out
+
+    def point(self, scheduler: str, x) -> ProviderStrategy:
+        """The provider strategy of the family at searched coordinates ``x`` for ``scheduler``, named from its
+        parameters (``hb-blend[r=12.5,a=0.3]``)."""
+        v = self.values(x)
+        blend = v.get("blend") if self.payment == BLEND else None
+        mech = Mechanism(scheduler, self.payment, float(v["reserve"]), blend=None if blend is None else float(blend))
+        parts = [f"r={mech.reserve:.10g}"] + ([f"a={mech.blend:.10g}"] if blend is not None else [])
+        name = f"{scheduler}-{self.payment}[{','.join(parts)}]"
+        desc = f"{scheduler} with payment {self.payment}" + (f" {mech.blend:g}" if blend is not None else "")
+        return ProviderStrategy(
+            name, "scheduling", tuple(sorted(mech.describe().items())), f"{desc}, r = {mech.reserve:g}"
+        )
+
+    def coordinates(self, provider: ProviderStrategy) -> list[float]:
+        """The searched coordinates of one of the family's points."""
+        params = provider.params()
+        return [float(params[p]) for p, _, _ in self.box()]
+
+    # ------------------------------------------------------------------ the provider's aims
+    def objective_of(self, figures: dict) -> float:
+        """The weighted sum of ``figures`` (metric -> value) the provider maximises."""
+        return float(sum(w * float(figures[m]) for m, w in self.objective))
+
+    def feasible(self, figures: dict) -> bool:
+        """Whether ``figures`` (means) meet every constraint."""
+        return all(float(figures[m]) >= lo for m, lo in self.constraint)
+
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        """The metrics the objective and the constraints read."""
+        return tuple(dict.fromkeys([m for m, _ in self.objective] + [m for m, _ in self.constraint]))
+
+
+def snap(v: float, lo: float, hi: float) -> float:
+    """``v`` rounded to the ``RESOLUTION`` grid of ``[lo, hi]`` (ends included), as a short exact decimal."""
+    step = RESOLUTION * (hi - lo)
+    k = round((float(v) - lo) / step)
+    return float(f"{min(max(lo + k * step, lo), hi):.10g}")
+
+
+def parse_design(table, where: str, game) -> DesignConfig | None:
+    """``[design]`` (checked by the schema) as a config; None where the study has none. ``game``: the study's
+    ``[game]``; an error names the file and the field."""
+    if table is None:
+        return None
+    try:
+        return DesignConfig.from_table(table.model_dump())
+    except InputError as exc:
+        raise InputError(f"{where}: {exc}") from None
+
+
+__all__ = ["DESIGN_METRICS", "DesignConfig", "parse_design", "snap"]
