@@ -37,8 +37,8 @@ LABELS = {
 HOW_TO_READ = {
     "fig-design.png": "Each panel: one metric at the consumers' equilibrium (the provider's worst) against one "
     "searched parameter; each dot is a design the search evaluated (colour: scheduler), its bar the 95% Student-t "
-    "interval over the search seeds; hollow dots: infeasible (no equilibrium found, or a constraint missed); the star: the chosen "
-    "design; grey lines: the study's fixed mechanisms at the same workload.",
+    "interval over the search seeds; hollow dots: infeasible (no equilibrium found, or a constraint missed); the "
+    "star: the chosen design; grey lines: the study's fixed mechanisms at the same workload.",
     "fig-design-compare.png": "The provider's objective on the fresh seeds, with 95% intervals: the chosen design, the "
     "other contenders, and the study's fixed mechanisms at their equilibria.",
 }
