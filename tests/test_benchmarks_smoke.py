@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SMOKE: dict[str, list[str] | None] = {
     "bench_certificates.py": ["--smoke"],
     "bench_deviation.py": ["--smoke"],
+    "bench_design.py": ["--smoke"],
     "bench_engine.py": ["--repeat", "2", "--jobs", "2000"],
     "bench_exploration.py": ["--smoke"],
     "bench_lp_finish.py": ["--n", "300", "--m", "4"],

@@ -16,7 +16,7 @@ from importlib import resources
 from gamemarket.consumers.base import FAMILIES
 from gamemarket.errors import InputError
 from gamemarket.market.hooks import EVENT_SCHEDULERS
-from gamemarket.market.payments import PAYMENTS
+from gamemarket.market.payments import BLEND, PAYMENTS
 from gamemarket.market.schedulers import SCHEDULERS
 from gamemarket.registry import PLUGINS_ENV, Registry
 
@@ -179,6 +179,8 @@ def key_fields(params: dict) -> dict:
     found = []
     for kind, field in (("scheduler", "scheduler"), ("payment", "payment")):
         name = params.get(field)
+        if kind == "payment" and name == BLEND:  # a blend of the built-in first and k-th price: nothing to add
+            continue
         if isinstance(name, str):
             reg = REGISTRIES[kind]
             source = getattr(reg.get(name), "source", None)

@@ -166,7 +166,8 @@ def snap(v: float, lo: float, hi: float) -> float:
     """``v`` rounded to the ``RESOLUTION`` grid of ``[lo, hi]`` (ends included), as a short exact decimal."""
     step = RESOLUTION * (hi - lo)
     k = round((float(v) - lo) / step)
-    return float(f"{min(max(lo + k * step, lo), hi):.10g}")
+    short = float(f"{lo + k * step:.10g}")
+    return min(max(short, lo), hi)  # the short decimal of an end may lie just outside it: the end itself
 
 
 def parse_design(table, where: str, game) -> DesignConfig | None:

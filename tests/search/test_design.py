@@ -1,0 +1,266 @@
+"""Mechanism design (``[design]``): the family's points, the search on a small synthetic market, its answer and
+report, the closed-form case, the regret bound against a plain computation, and bad input."""
+
+import json
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from gamemarket.errors import InputError
+from gamemarket.search import design as design_mod
+from gamemarket.search.design import DesignEvaluator, grid_points, read_answer, run_design
+from gamemarket.studies import load_study
+from gamemarket.studies.design_config import DesignConfig, snap
+from gamemarket.studies.strategies import load_providers
+from gamemarket.workflow import run_study, write_study_report
+from study_helpers import write_study
+
+#: a small market with an outside option: 300 jobs on 8 nodes, jobs stay truthfully or leave
+SMALL_DESIGN = """
+name = "design-small"
+[workload]
+source = "synthetic"
+nodes = 8
+[workload.synthetic]
+jobs = 300
+load = 0.3
+seed = 0
+[strategies]
+providers = ["hb-first", "hb-kth"]
+[game]
+kind = "population"
+strategies = ["truthful", "leave-all"]
+outside_price = 20.0
+probe = 0.05
+joint = false
+[game.shading.leave-all]
+beta = 0
+leave = 1
+[replications]
+count = 3
+[design]
+schedulers = ["hb"]
+payment = "blend"
+reserve = [0, 40]
+blend = 0.5
+budget = 6
+optimiser = "grid"
+confirm_seeds = 4
+contenders = 2
+"""
+
+
+def test_a_point_is_a_provider_strategy_named_and_keyed_by_its_parameters():
+    cfg = DesignConfig(reserve=(0.0, 80.0), budget=4, schedulers=("hb", "nphb"), payment="blend", blend=(0.0, 1.0))
+    p = cfg.point("nphb", [12.3456, 0.25])
+    assert p.name == "nphb-blend[r=12.32,a=0.25]"  # snapped to a thousandth of each range
+    assert p.params() == {
+        "kind": "scheduling",
+        "scheduler": "nphb",
+        "payment": "blend",
+        "reserve": 12.32,
+        "blend": 0.25,
+        "preemption_overhead": 0.0,
+    }
+    assert cfg.coordinates(p) == [12.32, 0.25]
+    # a point with a catalogue mechanism's parameters has its parameters, so its stored runs are the catalogue's
+    kth = DesignConfig(reserve=(0.0, 10.0), budget=2, payment="kth").point("hb", [1.0])
+    assert kth.params() == load_providers()["hb-kth"].params()
+    with pytest.raises(InputError, match="reserve"):
+        cfg.point("hb", [90.0, 0.5])
+
+
+@given(v=st.floats(0, 1), lo=st.floats(0, 10), width=st.floats(0.01, 100))
+def test_snap_stays_in_the_box_on_the_grid(v, lo, width):
+    hi = lo + width
+    x = snap(lo + v * width, lo, hi)
+    assert lo - 1e-9 <= x <= hi + 1e-9
+    assert abs(x - (lo + v * width)) <= 1e-3 * width / 2 + 1e-6 * max(1, hi)
+
+
+def test_grid_points_cover_the_box_ends_included():
+    box = [("reserve", 0.0, 40.0), ("blend", 0.0, 1.0)]
+    g = grid_points(box, 9)
+    assert g.shape == (9, 2)
+    assert {tuple(r) for r in g} == {(a, b) for a in (0.0, 20.0, 40.0) for b in (0.0, 0.5, 1.0)}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    diffs=st.lists(st.lists(st.floats(-50, 50), min_size=4, max_size=4), min_size=1, max_size=5),
+)
+def test_regret_bound_is_the_largest_bonferroni_t_bound_of_the_paired_differences(diffs):
+    # a plain computation: per other design, mean + t_{1 - alpha/m, n-1} sd / sqrt(n) of (its objective - chosen's)
+    chosen = [100.0, 110.0, 90.0, 105.0]
+    points = [_point("best", chosen)] + [_point(f"d{k}", list(np.add(chosen, d))) for k, d in enumerate(diffs)]
+    _, bound, against, _ = design_mod._choose(points, points[:1], {"best": _conf("best", chosen)})
+    m = len(diffs)
+    want = []
+    for d in diffs:
+        d = np.asarray(np.add(chosen, d)) - np.asarray(chosen)
+        sd = d.std(ddof=1)
+        want.append(d.mean() if sd == 0 else d.mean() + stats.t.ppf(1 - 0.05 / m, 3) * sd / 2.0)
+    assert bound == pytest.approx(max(0.0, max(want)), rel=1e-9, abs=1e-9)
+    assert against == f"d{int(np.argmax(want))}"
+
+
+def _point(name, obj):
+    return design_mod.DesignPoint(name, "hb", {}, 0, "x", {"t": 1.0}, [1.0], "yes", 0.0, 1.0, 1, [1, 2, 3, 4],
+                                  {"revenue": obj}, obj, True)  # fmt: skip
+
+
+def _conf(name, obj):
+    return design_mod.Confirmation(name, [5, 6, 7, 8], {"revenue": obj}, obj, True)
+
+
+@pytest.mark.slow
+def test_a_small_design_study_runs_reports_and_reports_again_from_its_answer(tmp_path):
+    path = write_study(tmp_path, SMALL_DESIGN)
+    res = run_study(path, n_jobs=1)
+    ans = res.design
+    assert res.kind == "design" and ans is not None
+    assert len(ans.points) == 6 and [p.provider for p in ans.compare] == ["hb-first", "hb-kth"]
+    assert ans.chosen in {p.provider for p in ans.points if p.feasible}
+    assert ans.regret_bound is not None and ans.regret_bound >= 0
+    # the chosen one is the contender of best fresh mean
+    best = max(
+        (n for n in ans.confirmations if ans.point(n).order >= 0), key=lambda n: ans.confirmations[n].objective[0]
+    )
+    assert ans.chosen == best
+    # every reserve above the outside price sends everyone away: no revenue, and nobody stays
+    for p in ans.points:
+        if p.params["reserve"] > 20.0 + 1e-9:
+            assert p.equilibrium == {"leave-all": 1.0} and max(p.per_seed["revenue"]) == 0.0
+    report = res.report.with_name("report.md")
+    text = report.read_text()
+    first = text.splitlines()[2]
+    assert first.startswith("**The provider should set scheduler hb") and ans.chosen in first
+    data = json.loads(res.report.with_name("data").joinpath("design.json").read_text())
+    assert data["chosen"] == ans.chosen and data["regret_bound"] == pytest.approx(ans.regret_bound)
+    # the report's numbers are the answer's: the chosen design's fresh revenue as the lead paragraph writes it
+    from gamemarket.reports.markdown import num_ci
+
+    assert num_ci(*ans.confirmations[ans.chosen].figures["revenue"], sign=False) in first
+    # the answer is stored; `report` renders the same files from it without running anything
+    before = {p.name: p.read_bytes() for p in res.report.parent.rglob("*") if p.is_file() and p.suffix != ".png"}
+    write_study_report(path)
+    after = {p.name: p.read_bytes() for p in res.report.parent.rglob("*") if p.is_file() and p.suffix != ".png"}
+    assert before == after
+    again = read_answer(load_study(path))
+    assert again.to_dict() == ans.to_dict() and again.wall_seconds == ans.wall_seconds
+
+
+@pytest.mark.slow
+def test_a_stored_answer_of_another_design_is_refused(tmp_path):
+    path = write_study(tmp_path, SMALL_DESIGN)
+    run_study(path, n_jobs=1, write_report=False)
+    path.write_text(SMALL_DESIGN.replace("budget = 6", "budget = 5"))
+    with pytest.raises(InputError, match="changed since"):
+        read_answer(load_study(path))
+
+
+def _numbers(ans) -> dict:
+    """The answer as its report's data holds it (no wall time): what a run computes."""
+    return ans.to_dict()
+
+
+@pytest.mark.slow
+def test_the_same_design_answer_with_two_workers_and_on_a_two_worker_dask_cluster(tmp_path):
+    from dask.distributed import LocalCluster  # deferred: the test extra's
+
+    body = SMALL_DESIGN.replace("budget = 6", "budget = 3")
+    spec = load_study(write_study(tmp_path, body))
+    spec.results_dir = tmp_path / "one"
+    one = run_design(spec, n_jobs=1)
+    spec.results_dir = tmp_path / "two"
+    two = run_design(spec, n_jobs=2)
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, host="127.0.0.1", processes=True, dashboard_address=None
+    ) as cluster:
+        spec.results_dir = tmp_path / "dask"
+        remote = run_design(spec, scheduler_address=cluster.scheduler_address)
+    assert _numbers(one) == _numbers(two) == _numbers(remote)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("optimiser", ["tpe", "gp"])
+def test_closed_form_reserve_no_congestion_is_the_outside_price(tmp_path, optimiser):
+    # with no congestion every stayer pays r per node-second, so a job stays exactly when r <= c and the revenue
+    # is r x (the stayers' work): the best reserve is c = 20; the search finds it within 2% (24 points)
+    body = SMALL_DESIGN.replace("nodes = 8", "nodes = 400").replace('optimiser = "grid"', f'optimiser = "{optimiser}"')
+    body = body.replace("budget = 6", "budget = 24").replace('payment = "blend"', 'payment = "kth"')
+    body = body.replace("blend = 0.5\n", "")
+    ans = run_design(load_study(write_study(tmp_path, body)))
+    r = ans.point(ans.chosen).params["reserve"]
+    assert abs(r - 20.0) <= 0.02 * 20.0, (optimiser, r, sorted(p.params["reserve"] for p in ans.points))
+
+
+def test_an_evaluated_point_is_the_population_games_answer(tmp_path):
+    spec = load_study(write_study(tmp_path, SMALL_DESIGN.replace("nodes = 8", "nodes = 400")))
+    ev = DesignEvaluator(spec)
+    low = ev.evaluate(spec.design.point("hb", [10.0]), order=0, source="test")
+    high = ev.evaluate(spec.design.point("hb", [30.0]), order=1, source="test")
+    # no congestion: below the outside price everyone stays and pays r per node-second; above it everyone leaves
+    assert low.equilibrium == {"truthful": 1.0} and low.per_seed["stay"] == [1.0, 1.0, 1.0]
+    work = float(ev.st0.runs.arrays["runtime"].sum())
+    assert low.per_seed["revenue"] == [10.0 * work] * 3
+    assert high.equilibrium == {"leave-all": 1.0} and high.per_seed["revenue"] == [0.0] * 3
+    assert high.per_seed["stay"] == [0.0] * 3
+
+
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        (("outside_price = 20.0", "outside_price = -1.0"), "outside_price"),
+        (("outside_price = 20.0", "outside_price = nan"), "outside_price"),
+        (("reserve = [0, 40]", "reserve = [-5, 40]"), "reserve"),
+        (("blend = 0.5", "blend = [0, 1.5]"), "blend"),
+        (("budget = 6", "budget = 0"), "budget"),
+        (('optimiser = "grid"', "objective = { profit = 1.0 }"), "objective"),
+        (('optimiser = "grid"', "constraint = { speed = 0.8 }"), "constraint"),
+        (("reserve = [0, 40]", "reserve = [40, 0]"), "reserve"),
+        (('schedulers = ["hb"]', 'schedulers = ["nope"]'), "nope"),
+        (("blend = 0.5\n", ""), "blend"),
+    ],
+)
+def test_bad_design_input_names_the_field(tmp_path, change, field):
+    path = write_study(tmp_path, SMALL_DESIGN.replace(*change))
+    with pytest.raises(InputError, match=field):
+        load_study(path)
+
+
+def test_a_metric_of_the_outside_option_needs_an_outside_price(tmp_path):
+    body = SMALL_DESIGN.replace("outside_price = 20.0\n", "").replace('strategies = ["truthful", "leave-all"]', "")
+    body = body.replace("[game.shading.leave-all]\nbeta = 0\nleave = 1\n", "")
+    body = body.replace('optimiser = "grid"', 'optimiser = "grid"\nconstraint = { stay = 0.8 }')
+    with pytest.raises(InputError, match="outside_price"):
+        load_study(write_study(tmp_path, body))
+
+
+def test_design_needs_a_population_game(tmp_path):
+    body = SMALL_DESIGN.replace('kind = "population"', 'kind = "bimatrix"')
+    with pytest.raises(InputError):
+        load_study(write_study(tmp_path, body))
+
+
+def test_bad_design_input_exits_2_naming_the_field(tmp_path):
+    path = write_study(tmp_path, SMALL_DESIGN.replace("budget = 6", "budget = 0"))
+    r = subprocess.run(
+        [sys.executable, "-m", "gamemarket", "study", "run", str(path)], capture_output=True, text=True, timeout=120
+    )
+    assert r.returncode == 2 and "budget" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "studies" / "results").exists()
+
+
+def test_metric_weights_make_the_objective():
+    cfg = DesignConfig(reserve=(0.0, 1.0), budget=2, payment="kth", objective=(("revenue", 1.0), ("welfare", 0.5)))
+    assert cfg.objective_of({"revenue": 10.0, "welfare": -4.0}) == 8.0
+    cfg2 = DesignConfig(reserve=(0.0, 1.0), budget=2, payment="kth", constraint=(("stay", 0.8),))
+    assert cfg2.feasible({"stay": 0.8}) and not cfg2.feasible({"stay": 0.79})
+    assert math.isfinite(cfg.objective_of({"revenue": 1e12, "welfare": -1e12}))
