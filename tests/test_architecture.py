@@ -424,6 +424,8 @@ HEAVY = (  # the first that matches names the library: a module before its packa
     "cvxpy",
     "nashpy",
     "optuna",
+    "bayes_opt",
+    "sklearn",
     "pandas",
     "numba",
     "joblib",

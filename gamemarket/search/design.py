@@ -5,7 +5,7 @@ the consumers' answer is the population game's, solved as a population study sol
 (``gamemarket.search.population.mechanism_answer``: the reduced game over the study's menu of rules, its candidates
 verified by paired runs); the provider's objective at the point is its weighted metrics at the equilibrium that is
 worst for it (among those not rejected), per seed, so that the objective has a mean and a Student-t interval. A
-noise-aware optimiser proposes the points [Vorobeychik2006]_:
+noise-aware optimiser proposes the points ([Vorobeychik2006]_, [Vorobeychik2008thesis]_):
 
 * ``gp``: Bayesian optimisation with a Gaussian process whose kernel has a fitted noise term (a Matern 5/2 kernel
   plus white noise; the ``bayesian-optimization`` package, upper confidence bound), from a Latin hypercube start;
@@ -23,7 +23,7 @@ References
 ----------
 .. [Vorobeychik2006] Y. Vorobeychik, C. Kiekintveld and M. P. Wellman, "Empirical mechanism design: methods, with
    application to a supply-chain scenario", ACM EC 2006.
-.. [Vorobeychik2008] Y. Vorobeychik, "Mechanism design and analysis using simulation-based game models", PhD
+.. [Vorobeychik2008thesis] Y. Vorobeychik, "Mechanism design and analysis using simulation-based game models", PhD
    thesis, University of Michigan (2008).
 """
 
@@ -39,6 +39,7 @@ import numpy as np
 from scipy import optimize, stats
 from scipy.stats import qmc
 
+from gamemarket import MODEL_VERSION
 from gamemarket.analysis.population import PopulationGames
 from gamemarket.confidence import t_interval
 from gamemarket.errors import InputError
@@ -92,6 +93,7 @@ class DesignPoint:
 
     @classmethod
     def from_dict(cls, d: dict) -> DesignPoint:
+        """The object :meth:`to_dict` wrote, read back."""
         return cls(
             d["provider"], d["scheduler"], d["params"], d["order"], d["source"], d["equilibrium"], d["mixture"],
             d["verified"], d["epsilon"], d["tolerance"], d["equilibria"], d["seeds"], d["per_seed"],
@@ -99,6 +101,7 @@ class DesignPoint:
         )  # fmt: skip
 
     def to_dict(self) -> dict:
+        """As plain JSON-ready values (``data/design.json``)."""
         return {
             "provider": self.provider,
             "scheduler": self.scheduler,
@@ -133,17 +136,21 @@ class Confirmation:
 
     @property
     def figures(self) -> dict:
+        """metric -> (mean, low, high), 95% Student-t over the seeds."""
         return {m: t_interval(v) for m, v in self.per_seed.items()}
 
     @property
     def objective(self) -> tuple:
+        """(mean, low, high) of the provider's objective over the seeds."""
         return t_interval(self.objective_seeds)
 
     @classmethod
     def from_dict(cls, d: dict) -> Confirmation:
+        """The object :meth:`to_dict` wrote, read back."""
         return cls(d["provider"], d["seeds"], d["per_seed"], d["objective_seeds"], d["feasible"])
 
     def to_dict(self) -> dict:
+        """As plain JSON-ready values (``data/design.json``)."""
         return {
             "provider": self.provider,
             "seeds": list(self.seeds),
@@ -176,9 +183,11 @@ class DesignAnswer:
     notes: list = field(default_factory=list)
 
     def point(self, name: str) -> DesignPoint:
+        """The mechanism named ``name``: a design point or a fixed mechanism."""
         return next(p for p in self.points + self.compare if p.provider == name)
 
     def to_dict(self) -> dict:
+        """As plain JSON-ready values (``data/design.json``)."""
         return {
             "kind": "design",
             "study": self.study,
@@ -408,7 +417,7 @@ def _gp(value, box, budget, start, seed) -> None:
     is an estimate over seeds), upper confidence bound; the Latin hypercube start registered first."""
     try:
         from bayes_opt import BayesianOptimization, acquisition  # deferred: the ``design`` extra
-        from sklearn.gaussian_process.kernels import Matern, WhiteKernel
+        from sklearn.gaussian_process.kernels import Matern, WhiteKernel  # deferred: bayes_opt's own dependency
     except ImportError:
         raise InputError(
             "[design] field 'optimiser': 'gp' needs bayesian-optimization; install it with `pip install "
@@ -523,8 +532,6 @@ ANSWER_FILE = "design.json"
 def answer_key(spec) -> dict:
     """What determines a design answer: the ``[design]`` table, the population game's settings, the seeds, the
     fixed mechanisms, the workload and bids (the study file's tables), and the model's version."""
-    from gamemarket import MODEL_VERSION
-
     d = spec.to_dict()
     return {k: d.get(k) for k in ("workload", "bids", "strategies", "replications", "game", "design")} | {
         "model": MODEL_VERSION
