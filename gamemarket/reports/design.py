@@ -127,13 +127,20 @@ def _lead(ans, spec) -> list[str]:
     )
     if stay is not None:
         users += f", and {num(100 * stay[0], 3)}% of the jobs stay [{num(100 * stay[1], 3)}, {num(100 * stay[2], 3)}]"
+    if p.explored:
+        users += (
+            f"; over the whole {_family(spec)} family (explored at this point, "
+            + (
+                f"warm-started from `{p.explored['warm_start']}`"
+                if p.explored["warm_start"]
+                else "from the study's menu"
+            )
+            + f"): {_certificate(p.explored)}"
+        )
     sure = (
         f"On {len(c.seeds)} fresh seeds its objective ({_objective_words(ans.config)}) is "
         f"{num_ci(*obj, sign=False)} and its revenue {num_ci(*rev, sign=False)} bid x seconds (95% intervals). "
-        f"How sure: no design the search evaluated beats it by more than {num(ans.regret_bound)} in the objective "
-        f"at 95% (the provider's regret bound"
-        + (f", attained against `{ans.regret_against}`" if ans.regret_against else "")
-        + f"; {len(ans.points)} designs evaluated)."
+        + _sure(ans)
     )
     fixed = [q for q in ans.compare if q.provider in ans.confirmations]
     best_fixed = max(fixed, key=lambda q: ans.confirmations[q.provider].objective[0], default=None)
@@ -160,6 +167,37 @@ def _lead(ans, spec) -> list[str]:
     if ans.notes:
         md += ["_" + " ".join(ans.notes) + "_", ""]
     return md
+
+
+def _sure(ans) -> str:
+    """How sure the choice is: the provider's regret bound in words."""
+    n = f"{len(ans.points)} designs evaluated"
+    if ans.regret_upper is None:
+        return f"How sure: no other feasible design was evaluated ({n})."
+    if ans.regret_upper <= 0:
+        return (
+            f"How sure: no design the search evaluated beats it at 95% (the provider's regret bound is 0: the largest "
+            f"one-sided upper bound on what another evaluated design gains over it is {num(ans.regret_upper)}, by "
+            f"`{ans.regret_against}`; {n})."
+        )
+    return (
+        f"How sure: no design the search evaluated beats it by more than {num(ans.regret_bound)} in the objective at "
+        f"95% (the provider's regret bound, attained against `{ans.regret_against}`; {n})."
+    )
+
+
+def _family(spec) -> str:
+    return str((spec.exploration or {}).get("family", "?"))
+
+
+def _certificate(x: dict | None) -> str:
+    """An exploration's verdict at a point, in words."""
+    if not x:
+        return "-"
+    eps = "-" if x["epsilon"] is None else num(x["epsilon"])
+    verdict = "certified" if x["certified"] else "not certified"
+    added = f", {len(x['added'])} rule(s) added" if x["added"] else ""
+    return f"{verdict} (epsilon {eps}, tolerance {num(x['tolerance'])}{added})"
 
 
 def _compare_section(ans) -> list[str]:
@@ -193,19 +231,21 @@ def _points_section(ans, table: pd.DataFrame) -> list[str]:
         "order the optimiser asked for them, per scheduler.",
         "",
     ]
+    explored = any(p.explored for p in ans.points)
     rows = []
     for _, r in table[table["order"] >= 0].iterrows():
+        p = ans.point(r["provider"])
         rows.append(
             [
                 r["provider"],
                 r["equilibrium"],
-                r["verified"],
+                r["verified"] + (f"; family: {_certificate(p.explored)}" if explored else ""),
                 num_ci(r["objective"], r["objective_low"], r["objective_high"], sign=False),
                 *[num_ci(r[m], r[f"{m}_low"], r[f"{m}_high"], sign=False) for m in ans.metrics if m != "utilization"],
                 "yes" if r["feasible"] else "no",
             ]
         )
-    headers = ["design", "users play", "verdict", "objective"]
+    headers = ["design", "users play", "verdict" + (" (menu; family)" if explored else ""), "objective"]
     headers += [LABELS[m][0] for m in ans.metrics if m != "utilization"] + ["feasible"]
     md += [md_table(headers, rows), ""]
     return md
@@ -245,7 +285,15 @@ def _method_section(ans, spec) -> list[str]:
         "other feasible design evaluated, on its objective less the chosen one's, paired by seed (on the fresh seeds "
         "for the contenders, on the search seeds for the rest; Bonferroni over the designs). It covers the designs "
         "the search evaluated, not every point of the family; and the chosen design is picked on the same fresh seeds "
-        "the bound uses, which makes the bound somewhat optimistic.",
+        "the bound uses, which makes the bound somewhat optimistic."
+        + (
+            " At each design point the study's exploration first grew the menu over its family (its own budget and "
+            "fresh seeds), starting from the grown menu of the nearest point already explored (coordinates scaled "
+            "to the box), and the users' answer was then read over the grown menu."
+            if cfg.get("explore")
+            else " The users' answer at each point is over the study's menu: a rule outside it may do better there "
+            "(the design did not explore at each point)."
+        ),
         "",
         f"{ans.simulations:,} simulations in all.",
         "",

@@ -45,6 +45,7 @@ from gamemarket.confidence import t_interval
 from gamemarket.errors import InputError
 from gamemarket.io.files import atomic_path, dumps_json
 from gamemarket.market.outside import OUTSIDE_FIELDS
+from gamemarket.search.exploration import explore_menu
 from gamemarket.search.population import mechanism_answer
 from gamemarket.studies.deviations import base_task
 from gamemarket.studies.population import on_scheduler
@@ -80,6 +81,8 @@ class DesignPoint:
     objective_seeds: list
     feasible: bool
     note: str = ""
+    menu: list = field(default_factory=list)  #: the rules the users' answer is over (the grown menu, exploring)
+    explored: dict | None = None  #: the exploration at the point: certified, epsilon, added rules, warm start
 
     @property
     def figures(self) -> dict:
@@ -97,7 +100,7 @@ class DesignPoint:
         return cls(
             d["provider"], d["scheduler"], d["params"], d["order"], d["source"], d["equilibrium"], d["mixture"],
             d["verified"], d["epsilon"], d["tolerance"], d["equilibria"], d["seeds"], d["per_seed"],
-            d["objective_seeds"], d["feasible"], d.get("note", ""),
+            d["objective_seeds"], d["feasible"], d.get("note", ""), list(d.get("menu", [])), d.get("explored"),
         )  # fmt: skip
 
     def to_dict(self) -> dict:
@@ -121,6 +124,8 @@ class DesignPoint:
             "objective_seeds": self.objective_seeds,
             "feasible": self.feasible,
             "note": self.note,
+            "menu": list(self.menu),
+            "explored": self.explored,
         }
 
 
@@ -181,6 +186,7 @@ class DesignAnswer:
     outside_price: float | None
     workload: dict = field(default_factory=dict)  #: workload (its name), jobs, nodes
     notes: list = field(default_factory=list)
+    regret_upper: float | None = None  #: the largest upper bound itself (negative: every design does worse, at 95%)
 
     def point(self, name: str) -> DesignPoint:
         """The mechanism named ``name``: a design point or a fixed mechanism."""
@@ -197,6 +203,7 @@ class DesignAnswer:
             "chosen": self.chosen,
             "regret_bound": self.regret_bound,
             "regret_against": self.regret_against,
+            "regret_upper": self.regret_upper,
             "confidence": 1 - ALPHA,
             "simulations": self.simulations,
             "workload": self.workload,
@@ -224,6 +231,7 @@ class DesignAnswer:
             d["outside_price"],
             d.get("workload", {}),
             list(d.get("notes", [])),
+            d.get("regret_upper"),
         )
 
 
@@ -247,20 +255,55 @@ class DesignEvaluator:
         self.metrics = tuple(m for m in DESIGN_METRICS if m not in OUTSIDE_FIELDS or self.cfg.outside_price is not None)
         self.cache: dict = {}
         self.simulations = 0
+        self.menus: dict = {}  #: provider -> the rules its answer is over
+        self.explored: dict = {}  #: provider -> (provider, its final menu), where the exploration ran
+        d = self.design
+        top = max(self.seeds) + 1 + d.confirm_seeds  # after the confirmation's fresh seeds
+        self.explore_seeds = list(range(top, top + int((spec.exploration or {}).get("confirm_seeds", 0))))
 
-    def games_for(self, prov) -> PopulationGames:
-        """The study's population games with ``prov`` as its one mechanism (the study's workload, store and keys)."""
+    def games_for(self, prov, menu=None) -> PopulationGames:
+        """The study's population games with ``prov`` as its one mechanism (the study's workload, store and keys),
+        over ``menu`` (default: the study's rules)."""
         spec = copy.copy(self.spec)
         spec.providers = [prov]
-        return PopulationGames(spec, workload=self.st0.workload, **self.how)
+        st = PopulationGames(spec, workload=self.st0.workload, **self.how)
+        return st if menu is None else st.with_menu(menu)
+
+    def warm_menu(self, prov) -> tuple[list, str | None]:
+        """The grown menu of the nearest point explored so far of the same scheduler (coordinates scaled to the
+        box), and its name; the study's menu and None where there is none."""
+        mine = self._coords(prov)
+        near = [
+            (float(np.sum((self._coords(p) - mine) ** 2)), name, menu)
+            for name, (p, menu) in self.explored.items()
+            if p.params().get("scheduler") == prov.params().get("scheduler")
+        ]
+        if mine is None or not near:
+            return list(self.cfg.strategies), None
+        _, name, menu = min(near, key=lambda t: t[0])
+        return list(menu), name
+
+    def _coords(self, prov):
+        box = self.design.box()
+        if not box:
+            return None
+        params = prov.params()
+        return np.array([(float(params.get(k, lo)) - lo) / (hi - lo) for k, lo, hi in box])
 
     def evaluate(self, prov, *, order: int, source: str) -> DesignPoint:
-        """The consumers' equilibria at ``prov`` and the provider's figures at its worst one (module docstring)."""
+        """The consumers' equilibria at ``prov`` and the provider's figures at its worst one (module docstring); with
+        ``[design] explore``, over the menu the study's exploration grows there first (warm-started from the nearest
+        point's grown menu)."""
         if prov.name in self.cache:
             return self.cache[prov.name]
-        st = self.games_for(prov)
+        explored = None
+        menu = list(self.cfg.strategies)
+        if self.design.explore and order >= 0:
+            menu, explored = self._explore(prov)
+        st = self.games_for(prov, menu)
         ans = mechanism_answer(st, prov, self.seeds)
         self.simulations += len(st.runs.requested) + sum(1 for r in st.runs.requested if r[3])
+        self.menus[prov.name] = menu
         params = {k: v for k, v in prov.params().items() if k in ("reserve", "blend", "payment")}
         sched = prov.params().get("scheduler", "")
         rows = []
@@ -296,18 +339,45 @@ class DesignEvaluator:
                 bool(kept) and self.design.feasible(means),
                 note,
             )
+        p.menu = [r.name for r in menu]
+        p.explored = explored
         self.cache[prov.name] = p
         return p
+
+    def _explore(self, prov) -> tuple[list, dict]:
+        """The study's exploration at ``prov`` from the nearest explored point's menu: the final menu's rules and what
+        the exploration says (certified over the family, epsilon, why not, simulations, where it started)."""
+        start, near = self.warm_menu(prov)
+        st = self.games_for(prov, start)
+        ans = mechanism_answer(st, prov, self.seeds)
+        self.simulations += len(st.runs.requested) + sum(1 for r in st.runs.requested if r[3])
+        m, final = explore_menu(st, prov, self.spec.exploration, ans, fresh=self.explore_seeds, **self._n_jobs())
+        self.simulations += m.simulations
+        self.explored[prov.name] = (prov, final)
+        info = {
+            "certified": bool(m.certified),
+            "epsilon": m.epsilon,
+            "tolerance": float(m.tolerance),
+            "reason": m.reason,
+            "rounds": len(m.rounds),
+            "added": [r.name for r in final[len(start) :]],
+            "warm_start": near,
+            "simulations": int(m.simulations),
+        }
+        return final, info
+
+    def _n_jobs(self) -> dict:
+        return {"n_jobs": -1 if self.how["scheduler_address"] else self.how["n_jobs"]}
 
     def confirm(self, providers: dict, points: list[DesignPoint], seeds: list[int]) -> dict:
         """Each point's figures on ``seeds`` at its equilibrium mixture: base runs (every agent plays the mixture),
         one per seed, fanned out; returns provider -> :class:`Confirmation`."""
-        rules = list(self.cfg.strategies)
         calls, index = [], []
         w = self.st0.runs
         for p in points:
             if p.mixture is None:
                 continue
+            rules = self.menus.get(p.provider, list(self.cfg.strategies))
             x = np.asarray(p.mixture, dtype=float)
             on = x > 0
             support = [r for r, o in zip(rules, on) if o]
@@ -504,7 +574,7 @@ def run_design(spec, *, n_jobs: int = 1, progress: bool = False, scheduler_addre
         contenders = feasible[: 1 + d.contenders]
         fresh = list(range(max(spec.seeds) + 1, max(spec.seeds) + 1 + d.confirm_seeds))
         conf = ev.confirm(providers, contenders + [p for p in compare if p.mixture is not None], fresh)
-        chosen, bound, against, notes = _choose(points, contenders, conf)
+        chosen, bound, against, notes, upper = _choose(points, contenders, conf)
     if chosen is None:
         notes.append("no design met the constraints at an equilibrium: none is chosen")
     return DesignAnswer(
@@ -522,6 +592,7 @@ def run_design(spec, *, n_jobs: int = 1, progress: bool = False, scheduler_addre
         spec.population.outside_price,
         {k: ev.st0.runs.meta[k] for k in ("workload", "jobs", "nodes")},
         notes,
+        upper,
     )
 
 
@@ -569,18 +640,19 @@ def read_answer(spec) -> DesignAnswer:
 
 
 def _choose(points: list, contenders: list, conf: dict):
-    """The chosen design (the contender of best mean objective on the fresh seeds, feasible there where one is) and
-    the provider's regret bound against every evaluated feasible design (module docstring)."""
+    """The chosen design (the contender of best mean objective on the fresh seeds, feasible there where one is), the
+    provider's regret bound against every evaluated feasible design (module docstring; at least 0), the design that
+    attains it, notes, and the largest upper bound itself (negative where every other design does worse at 95%)."""
     notes: list = []
     if not contenders:
-        return None, None, None, notes
+        return None, None, None, notes, None
     ok = [p for p in contenders if conf[p.provider].feasible] or contenders
     if len(ok) < len(contenders):
         notes.append("contenders that missed a constraint's mean on the fresh seeds were not chosen")
     best = max(ok, key=lambda p: conf[p.provider].objective[0])
     others = [p for p in points if p.feasible and p.provider != best.provider]
     if not others:
-        return best.provider, 0.0, None, notes
+        return best.provider, 0.0, None, notes, None
     alpha = ALPHA / len(others)
     bound, against = -np.inf, None
     in_conf = {p.provider for p in contenders}
@@ -592,7 +664,7 @@ def _choose(points: list, contenders: list, conf: dict):
         b = _upper(diff, alpha)
         if b > bound:
             bound, against = b, p.provider
-    return best.provider, float(max(bound, 0.0)), against, notes
+    return best.provider, float(max(bound, 0.0)), against, notes, float(bound)
 
 
 def _upper(diff: np.ndarray, alpha: float) -> float:

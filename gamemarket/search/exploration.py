@@ -232,6 +232,14 @@ def explore_mechanism(st, provider, ex: dict, answer, *, fresh: list[int], n_job
     return explore(_Explorer(st, provider, ex, answer, fresh, n_jobs), answer)
 
 
+def explore_menu(st, provider, ex: dict, answer, *, fresh: list[int], n_jobs: int = 1) -> tuple:
+    """:func:`explore_mechanism`, and the rules of its final menu (what a design search warm-starts a neighbouring
+    point from): ``(MechanismExploration, [ConsumerStrategy, ...])``."""
+    e = _Explorer(st, provider, ex, answer, fresh, n_jobs)
+    m = explore(e, answer)
+    return m, [e.rules[n] for n in m.rounds[-1].menu]
+
+
 def _round(e: _Explorer, menu: list, mixtures: list) -> tuple[ExplorationRound, list, str]:
     """One round of the loop: every equilibrium searched and certified over ``menu``, and the rule that joins it (of
     those the certificates add, the one of largest fresh gain); returns (the round, the rules that join, why the

@@ -51,6 +51,7 @@ class DesignConfig:
     contenders: int = 4
     seed: int = 0
     compare: tuple[str, ...] | None = None
+    explore: bool = False  #: grow the menu at each point by the study's exploration (warm-started)
     fixed: dict = field(default_factory=dict, compare=False, repr=False)  #: the parameters not searched
 
     def __post_init__(self) -> None:
@@ -82,6 +83,7 @@ class DesignConfig:
             contenders=int(d["contenders"]),
             seed=int(d["seed"]),
             compare=tuple(d["compare"]) if d.get("compare") is not None else None,
+            explore=bool(d.get("explore", False)),
         )
 
     def table(self) -> dict:
@@ -103,6 +105,8 @@ class DesignConfig:
             out["blend"] = lst(self.blend)
         if self.compare is not None:
             out["compare"] = list(self.compare)
+        if self.explore:
+            out["explore"] = True
         return out
 
     # ------------------------------------------------------------------ the family

@@ -460,6 +460,11 @@ class DesignTable(Table):
     compare: list[str] | None = Field(
         None, description="fixed mechanisms shown beside the design (default: the study's providers)"
     )
+    explore: bool = Field(
+        False,
+        description="at each point, grow the menu by the study's [game.exploration] (warm-started from the nearest "
+        "point's grown menu) before reading the users' equilibrium",
+    )
 
     @model_validator(mode="after")
     def _fields(self):
@@ -550,6 +555,8 @@ class StudyFile(Table):
             return self
         if self.game is None or self.game.kind != "population":
             raise ValueError("[design] needs a population game ([game] kind = 'population'): the consumers' answer")
+        if self.design.explore and self.game.exploration is None:
+            raise ValueError("[design] field 'explore': needs [game.exploration] (the family, budget and seeds)")
         needs = sorted({"stay", "welfare_all"} & (set(self.design.objective) | set(self.design.constraint)))
         if needs and self.game.outside_price is None:
             raise ValueError(f"[design] metric {needs[0]!r} needs an outside option: set [game] outside_price")

@@ -99,7 +99,7 @@ def test_regret_bound_is_the_largest_bonferroni_t_bound_of_the_paired_difference
     # a plain computation: per other design, mean + t_{1 - alpha/m, n-1} sd / sqrt(n) of (its objective - chosen's)
     chosen = [100.0, 110.0, 90.0, 105.0]
     points = [_point("best", chosen)] + [_point(f"d{k}", list(np.add(chosen, d))) for k, d in enumerate(diffs)]
-    _, bound, against, _ = design_mod._choose(points, points[:1], {"best": _conf("best", chosen)})
+    _, bound, against, _, upper = design_mod._choose(points, points[:1], {"best": _conf("best", chosen)})
     m = len(diffs)
     want = []
     for d in diffs:
@@ -107,6 +107,7 @@ def test_regret_bound_is_the_largest_bonferroni_t_bound_of_the_paired_difference
         sd = d.std(ddof=1)
         want.append(d.mean() if sd == 0 else d.mean() + stats.t.ppf(1 - 0.05 / m, 3) * sd / 2.0)
     assert bound == pytest.approx(max(0.0, max(want)), rel=1e-9, abs=1e-9)
+    assert upper == pytest.approx(max(want), rel=1e-9, abs=1e-9)
     assert against == f"d{int(np.argmax(want))}"
 
 
@@ -264,3 +265,44 @@ def test_metric_weights_make_the_objective():
     cfg2 = DesignConfig(reserve=(0.0, 1.0), budget=2, payment="kth", constraint=(("stay", 0.8),))
     assert cfg2.feasible({"stay": 0.8}) and not cfg2.feasible({"stay": 0.79})
     assert math.isfinite(cfg.objective_of({"revenue": 1e12, "welfare": -1e12}))
+
+
+EXPLORING = (
+    SMALL_DESIGN.replace(
+        "[game.shading.leave-all]\nbeta = 0", '[game.shading.leave-all]\nfamily = "per-class-leave"\nbeta = 0'
+    )
+    .replace(
+        "[replications]",
+        """[game.exploration]
+family = "per-class-leave"
+budget = 400
+evaluations = 12
+confirm_seeds = 4
+first_seeds = 2
+
+[replications]""",
+    )
+    .replace("budget = 6", "budget = 4\nexplore = true")
+)
+
+
+@pytest.mark.slow
+def test_exploring_design_points_warm_start_from_the_nearest_explored_point(tmp_path):
+    spec = load_study(write_study(tmp_path, EXPLORING))
+    ans = run_design(spec)
+    starts = [p.explored["warm_start"] for p in ans.points]
+    assert starts[0] is None  # the first point starts from the study's menu
+    for k, p in enumerate(ans.points[1:], start=1):
+        earlier = ans.points[:k]
+        mine = p.params["reserve"]
+        nearest = min(earlier, key=lambda q: abs(q.params["reserve"] - mine))
+        assert p.explored["warm_start"] == nearest.provider
+    for p in ans.points:
+        assert p.menu[:2] == ["truthful", "leave-all"] and p.explored["simulations"] > 0
+        assert set(p.equilibrium) <= set(p.menu)
+    assert all(p.explored is None for p in ans.compare)  # the fixed mechanisms: over the study's menu
+
+
+def test_explore_needs_an_exploration_table(tmp_path):
+    with pytest.raises(InputError, match="explore"):
+        load_study(write_study(tmp_path, SMALL_DESIGN.replace("budget = 6", "budget = 6\nexplore = true")))
