@@ -21,6 +21,8 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
+import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -29,6 +31,44 @@ from gamemarket.search.design import run_design
 from gamemarket.studies import load_study
 
 ROOT = Path(__file__).resolve().parents[1]
+LINES: list[str] = []
+
+
+def say(line: str) -> None:
+    """Print a line and keep it for the results file."""
+    print(line)
+    LINES.append(line)
+
+
+def header(command: str) -> str:
+    """The results file's first lines: the command, when, on what machine, at which commit."""
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        commit = "unknown"
+    return f"# {command}\n# {time.strftime('%Y-%m-%d')}, {os.cpu_count()}-core machine, commit {commit}\n"
+
+
+def summary(result: dict) -> list[str]:
+    """Per optimiser: the closed form's largest error, the brute force's worst share of the grid and whether every
+    chosen design reached the grid best's interval."""
+    out = []
+    for o in ("gp", "tpe"):
+        cf = [r for r in result["closed_form"] if r["optimiser"] == o]
+        bf = [r for r in result["brute_force"]["searches"] if r["optimiser"] == o]
+        worst = 100 * max(r["relative_error"] for r in cf)
+        inside = sum(r["within_or_above_grid_ci"] for r in bf)
+        share = 100 * max(r["share_of_grid"] for r in bf)
+        mean = sum(r["objective"][0] for r in bf) / len(bf)
+        out.append(
+            f"{o}: closed form within {worst:.2f}% of c at worst ({len(cf)} seeds); brute force: {inside}/{len(bf)} "
+            f"within or above the grid best's 95% CI, at most {share:.1f}% of its simulations, mean fresh objective "
+            f"{mean:,.0f}"
+        )
+    return out
+
 
 STUDY = """
 name = "bench-design"
@@ -88,7 +128,7 @@ def closed_form(folder: Path, budget: int, seeds: list[int]) -> list[dict]:
                 "simulations": ans.simulations,
                 "seconds": time.perf_counter() - t0,
             }
-            print(
+            say(
                 f"closed form  {optimiser:4} seed {seed}: r = {r:.4g} ({100 * row['relative_error']:.2f}% from c = 20)"
                 f", {row['design_points']} points, {row['simulations']:,} simulations"
             )
@@ -102,7 +142,7 @@ def brute_force(folder: Path, budget: int, side: int, seeds: list[int]) -> dict:
     grid = run_design(grid_spec)
     best = grid.point(grid.chosen)
     g_conf = grid.confirmations[grid.chosen]
-    print(
+    say(
         f"grid {side} x {side}: best {grid.chosen}, fresh objective {g_conf.objective[0]:,.0f} "
         f"[{g_conf.objective[1]:,.0f}, {g_conf.objective[2]:,.0f}], {grid.simulations:,} simulations "
         f"({time.perf_counter() - t0:.1f} s)"
@@ -127,7 +167,7 @@ def brute_force(folder: Path, budget: int, side: int, seeds: list[int]) -> dict:
                 "grid_simulations": grid_only,
                 "share_of_grid": search_only / grid_only,
             }
-            print(
+            say(
                 f"brute force {optimiser:4} seed {seed}: {ans.chosen}, fresh objective {c.objective[0]:,.0f}; within "
                 f"the grid best's CI or above: {row['within_or_above_grid_ci']}; {search_only:,} simulations "
                 f"({100 * row['share_of_grid']:.1f}% of the grid's {grid_only:,})"
@@ -149,6 +189,7 @@ def main(argv=None) -> None:
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4], help="optimiser seeds")
     ap.add_argument("--grid", type=int, default=10, help="points a side of the brute-force grid")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "design-bench.json"))
+    ap.add_argument("--txt", default=str(ROOT / "benchmarks" / "results" / "design-bench.txt"))
     ap.add_argument("--smoke", action="store_true", help="a small run: budget 8, one seed, a 4 x 4 grid, no file")
     a = ap.parse_args(argv)
     if a.smoke:
@@ -163,9 +204,12 @@ def main(argv=None) -> None:
             "brute_force": brute_force(folder, max(2, (a.grid * a.grid) // 5), a.grid, a.seeds),
         }
         result["seconds"] = time.perf_counter() - t0
+    for line in summary(result):
+        say(line)
     if not a.smoke:
         Path(a.out).write_text(json.dumps(result, indent=2))
-        print(f"wrote {a.out}")
+        Path(a.txt).write_text(header(result["command"]) + "\n".join(LINES) + "\n")
+        print(f"wrote {a.out} and {a.txt}")
 
 
 if __name__ == "__main__":
