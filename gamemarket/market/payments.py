@@ -110,6 +110,15 @@ class PaymentScheme:
 PAYMENTS: Registry[PaymentScheme] = Registry("payment scheme")
 
 
+def _not_blend(name: str) -> None:
+    """``blend`` names the built-in blend of first and k-th price (``simulate.Mechanism``): no scheme may take it."""
+    if name == BLEND:
+        raise InputError(
+            f"payment scheme {name!r}: the name is reserved for the blend of first and k-th price "
+            "(payment = 'blend', blend = alpha); choose another name"
+        )
+
+
 def register_payment(
     name: str, code: int, description: str, *, rule: str | None = None, replace: bool = False
 ) -> PaymentScheme:
@@ -135,6 +144,7 @@ def register_payment(
     """
     # the plain Python function: calling the compiled one here would start numba's compiler (0.7 s) in
     # every process that imports the market, even one that never runs it
+    _not_blend(name)
     if np.isnan(market_price.py_func(code, 1.0, 1, 1, 1, 1.0)):
         raise InputError(f"payment scheme {name!r}: code {code} has no branch in market_price")
     return PAYMENTS.register(name, PaymentScheme(name, code, description, rule), replace=replace)
@@ -191,6 +201,7 @@ def register_payment_rule(
     if not plain or len(params) != len(RATE_PARAMETERS):
         got = "?" if params is None else ", ".join(str(p) for p in params)
         raise InputError(f"{what}: takes ({got}); expected {len(RATE_PARAMETERS)} ({', '.join(RATE_PARAMETERS)})")
+    _not_blend(name)
     entry = PaymentScheme(name, RATE_FUNCTION, description, RATE_FUNCTION_RULE, rate, None, bool(jit))
     return PAYMENTS.register(name, entry, replace=replace)
 
@@ -207,5 +218,11 @@ def payment_rule(name: str, description: str, *, jit: bool = True, replace: bool
 
 
 def get_payment(name: str) -> PaymentScheme:
-    """The payment scheme registered as ``name``; an unknown name is an error listing the known ones."""
+    """The payment scheme registered as ``name``; an unknown name is an error listing the known ones (and the
+    blend, which is not a registered scheme: ``simulate.Mechanism``)."""
+    if name not in PAYMENTS:
+        raise InputError(
+            f"unknown payment scheme {name!r}; expected one of {sorted(PAYMENTS)}, or {BLEND!r} with its "
+            "'blend' (alpha in [0, 1])"
+        )
     return PAYMENTS.get(name)

@@ -10,6 +10,7 @@ References
 from __future__ import annotations
 
 import math
+import numbers
 import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -51,7 +52,8 @@ class Mechanism:
     def __post_init__(self) -> None:
         get_scheduler(self.scheduler)
         if self.payment == BLEND:
-            if not (isinstance(self.blend, (int, float)) and math.isfinite(self.blend) and 0 <= self.blend <= 1):
+            ok = isinstance(self.blend, numbers.Real) and not isinstance(self.blend, bool)
+            if not (ok and math.isfinite(self.blend) and 0 <= self.blend <= 1):
                 raise InputError(f"payment 'blend': field 'blend' must be a number in [0, 1], got {self.blend!r}")
         else:
             get_payment(self.payment)

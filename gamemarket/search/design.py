@@ -48,7 +48,8 @@ from gamemarket.market.outside import OUTSIDE_FIELDS
 from gamemarket.search.exploration import explore_menu
 from gamemarket.search.population import mechanism_answer
 from gamemarket.studies.deviations import base_task
-from gamemarket.studies.population import on_scheduler
+from gamemarket.studies.population import PopulationRuns, on_scheduler
+from gamemarket.studies.runner import load_workload
 from gamemarket.studies.schema import DESIGN_METRICS
 from gamemarket.studies.store import study_store
 from gamemarket.workers import LEAST_SECONDS_PER_JOB_RUN, fan_out
@@ -256,6 +257,7 @@ class DesignEvaluator:
         self.cache: dict = {}
         self.simulations = 0
         self.menus: dict = {}  #: provider -> the rules its answer is over
+        self._used: set = set()  #: (menu, mechanism, mixture, seed, paired) of every run an answer used
         self.explored: dict = {}  #: provider -> (provider, its final menu), where the exploration ran
         d = self.design
         top = max(self.seeds) + 1 + d.confirm_seeds  # after the confirmation's fresh seeds
@@ -302,7 +304,7 @@ class DesignEvaluator:
             menu, explored = self._explore(prov)
         st = self.games_for(prov, menu)
         ans = mechanism_answer(st, prov, self.seeds)
-        self.simulations += len(st.runs.requested) + sum(1 for r in st.runs.requested if r[3])
+        self._count(st, menu)
         self.menus[prov.name] = menu
         params = {k: v for k, v in prov.params().items() if k in ("reserve", "blend", "payment")}
         sched = prov.params().get("scheduler", "")
@@ -350,7 +352,7 @@ class DesignEvaluator:
         start, near = self.warm_menu(prov)
         st = self.games_for(prov, start)
         ans = mechanism_answer(st, prov, self.seeds)
-        self.simulations += len(st.runs.requested) + sum(1 for r in st.runs.requested if r[3])
+        self._count(st, start)
         m, final = explore_menu(st, prov, self.spec.exploration, ans, fresh=self.explore_seeds, **self._n_jobs())
         self.simulations += m.simulations
         self.explored[prov.name] = (prov, final)
@@ -365,6 +367,13 @@ class DesignEvaluator:
             "simulations": int(m.simulations),
         }
         return final, info
+
+    def _count(self, st, menu) -> None:
+        """Add the runs ``st``'s answer used that no earlier answer used (a paired record is two runs)."""
+        menu_key = tuple(r.key() for r in menu)
+        new = {(menu_key, *r) for r in st.runs.requested} - self._used
+        self._used |= new
+        self.simulations += sum(2 if r[-1] else 1 for r in new)
 
     def _n_jobs(self) -> dict:
         return {"n_jobs": -1 if self.how["scheduler_address"] else self.how["n_jobs"]}
@@ -409,15 +418,23 @@ def start_points(box: list, n: int, seed: int) -> np.ndarray:
 
 
 def grid_points(box: list, budget: int) -> np.ndarray:
-    """A regular grid of at most ``budget`` points over ``box`` (ends included): ``floor(budget^(1/d))`` a side."""
-    k = max(2, int(np.floor(budget ** (1 / len(box)) + 1e-9)))
+    """A regular grid of ``floor(budget^(1/d))`` points a side over ``box`` (ends included): at most ``budget``."""
+    k = int(np.floor(budget ** (1 / len(box)) + 1e-9))
+    if k < 2:
+        raise InputError(
+            f"[design] field 'budget': a grid over {len(box)} parameter(s) needs at least {2 ** len(box)} points "
+            f"(2 a side), got {budget}"
+        )
     axes = [np.linspace(lo, hi, k) for _, lo, hi in box]
-    return np.array(np.meshgrid(*axes, indexing="ij")).reshape(len(box), -1).T[:budget]
+    return np.array(np.meshgrid(*axes, indexing="ij")).reshape(len(box), -1).T
 
 
 def optimise(value, box: list, optimiser: str, budget: int, seed: int) -> None:
-    """Ask ``value(x) -> float`` (maximised) at ``budget`` points of ``box`` (``(name, low, high)`` each), the
-    points proposed by ``optimiser`` (module docstring)."""
+    """Ask ``value(x)`` at ``budget`` points of ``box`` (``(name, low, high)`` each), the points proposed by
+    ``optimiser`` (module docstring). ``value`` returns the objective to maximise, or None where the point is
+    infeasible: the optimisers never take an infeasible point for a good one (optuna's TPE is told the trial
+    failed; the GP is told it only once a feasible value is known, below the worst feasible value then seen), and the
+    polish starts from the best feasible point."""
     if optimiser == "grid":
         for x in grid_points(box, budget):
             value(x)
@@ -427,8 +444,9 @@ def optimise(value, box: list, optimiser: str, budget: int, seed: int) -> None:
     told: list = []
 
     def asked(x):  # what the global search was told, for the polish's start
-        v = float(value(x))
-        told.append((v, np.asarray(x, dtype=float)))
+        v = value(x)
+        if v is not None:
+            told.append((float(v), np.asarray(x, dtype=float)))
         return v
 
     local = int(round(POLISH * budget)) if budget >= 8 else 0
@@ -438,7 +456,7 @@ def optimise(value, box: list, optimiser: str, budget: int, seed: int) -> None:
         _tpe(asked, box, budget - local, start, seed)
     else:
         raise InputError(f"[design] field 'optimiser': unknown {optimiser!r}; expected one of ['gp', 'tpe', 'grid']")
-    if local:
+    if local and told:
         _polish(asked, box, max(told, key=lambda t: t[0])[1], local, told)
 
 
@@ -451,17 +469,19 @@ class _Spent(Exception):
 
 
 def _polish(value, box, x0, evaluations: int, told: list) -> None:
-    """A line search per searched parameter from the global search's best point: scipy's bounded Brent
+    """A line search per searched parameter from the global search's best feasible point: scipy's bounded Brent
     (``minimize_scalar``) between the nearest values of that parameter the search evaluated on either side of it (the
-    box's ends where none), the others held. It closes on an edge of the objective (a reserve just below where
-    users leave) that a global model smooths over; the evaluations are split evenly over the parameters."""
+    box's ends where none), the others held at the best point found so far. It closes on an edge of the objective (a
+    reserve just below where users leave) that a global model smooths over; the evaluations are split over the
+    parameters (the remainder to the last). An infeasible point counts as worse than any feasible one."""
     x = np.asarray(x0, dtype=float).copy()
-    per = max(1, evaluations // len(box))
+    best = [max(t[0] for t in told), x.copy()]
     for k, (_, lo, hi) in enumerate(box):
+        per = evaluations // len(box) + (evaluations % len(box) if k == len(box) - 1 else 0)
         seen = np.array([t[1][k] for t in told])
         left = seen[seen < x[k]].max(initial=lo)
         right = seen[seen > x[k]].min(initial=hi)
-        if not right > left:
+        if not right > left or per < 1:
             continue
         count = [0]
 
@@ -469,22 +489,26 @@ def _polish(value, box, x0, evaluations: int, told: list) -> None:
             if count[0] >= per:
                 raise _Spent
             count[0] += 1
-            y = x.copy()
+            y = best[1].copy()
             y[k] = v
-            return -float(value(y))
+            got = value(y)
+            if got is not None and got > best[0]:
+                best[0], best[1] = float(got), y
+            return np.inf if got is None else -float(got)
 
         try:
-            r = optimize.minimize_scalar(
+            optimize.minimize_scalar(
                 f, bounds=(left, right), method="bounded", options={"xatol": 1e-3 * (hi - lo), "maxiter": per}
             )
-            x[k] = r.x if -r.fun >= max(t[0] for t in told) else x[k]
         except _Spent:
-            pass
+            pass  # an improvement found before the evaluations ran out is kept in ``best``
+        x = best[1].copy()
 
 
 def _gp(value, box, budget, start, seed) -> None:
     """bayes_opt's Bayesian optimisation: a GP with a Matern 5/2 kernel plus a fitted white-noise term (the objective
-    is an estimate over seeds), upper confidence bound; the Latin hypercube start registered first."""
+    is an estimate over seeds), upper confidence bound; the Latin hypercube start registered first. An infeasible
+    point is registered once a feasible value is known, below the worst feasible value then seen."""
     try:
         from bayes_opt import BayesianOptimization, acquisition  # deferred: the ``design`` extra
         from sklearn.gaussian_process.kernels import Matern, WhiteKernel  # deferred: bayes_opt's own dependency
@@ -503,17 +527,31 @@ def _gp(value, box, budget, start, seed) -> None:
         allow_duplicate_points=True,
     )
     opt.set_gp_params(kernel=Matern(nu=2.5) + WhiteKernel(1e-2, (1e-8, 1.0)), alpha=1e-8, n_restarts_optimizer=3)
+    feasible: list[float] = []
+    pending: list = []  # infeasible points not yet told: no feasible value to put them below
     for k in range(budget):
-        if k < len(start):
-            x = start[k]
+        if k < len(start) or not feasible:
+            x = start[k] if k < len(start) else start_points(box, 1, seed + k)[0]
         else:
             s = opt.suggest()
             x = np.array([float(s[n]) for n in names])
-        opt.register(dict(zip(names, (float(v) for v in x))), float(value(x)))
+        v = value(x)
+        if v is None:
+            pending.append(x)
+        else:
+            feasible.append(float(v))
+            opt.register(dict(zip(names, (float(c) for c in x))), float(v))
+        if feasible and pending:
+            lo, hi = min(feasible), max(feasible)
+            floor = lo - 0.1 * max(hi - lo, abs(lo), 1.0)
+            for xp in pending:
+                opt.register(dict(zip(names, (float(c) for c in xp))), floor)
+            pending.clear()
 
 
 def _tpe(value, box, budget, start, seed) -> None:
-    """optuna's TPE sampler (seeded), the Latin hypercube start enqueued first."""
+    """optuna's TPE sampler (seeded), the Latin hypercube start enqueued first; an infeasible point is a failed
+    trial (the sampler ignores it)."""
     try:
         import optuna  # deferred: an optional extra, slow to import
     except ImportError:
@@ -529,7 +567,11 @@ def _tpe(value, box, budget, start, seed) -> None:
     for _ in range(budget):
         trial = study.ask()
         x = np.array([trial.suggest_float(n, lo, hi) for n, lo, hi in box])
-        study.tell(trial, float(value(x)))
+        v = value(x)
+        if v is None:
+            study.tell(trial, state=optuna.trial.TrialState.FAIL)
+        else:
+            study.tell(trial, float(v))
 
 
 # ---------------------------------------------------------------------------- the search
@@ -546,9 +588,8 @@ def run_design(spec, *, n_jobs: int = 1, progress: bool = False, scheduler_addre
         providers: dict = {}
         points: list[DesignPoint] = []
         for sched in d.schedulers:
-            seen: list[float] = []
 
-            def value(x, sched=sched, seen=seen):
+            def value(x, sched=sched):
                 prov = d.point(sched, x)
                 providers[prov.name] = prov
                 fresh = prov.name not in ev.cache
@@ -556,12 +597,7 @@ def run_design(spec, *, n_jobs: int = 1, progress: bool = False, scheduler_addre
                 if fresh:
                     points.append(p)
                     log(f"design {prov.name}: {_words(p)}")
-                v = p.objective[0] if p.feasible else None
-                if v is not None:
-                    seen.append(v)
-                    return v
-                lo, hi = (min(seen), max(seen)) if seen else (0.0, 1.0)
-                return lo - 0.1 * max(hi - lo, abs(lo), 1.0)  # below the worst seen: never the optimiser's best
+                return p.objective[0] if p.feasible else None  # None: infeasible (``optimise``)
 
             optimise(value, d.box(), d.optimiser, d.budget, d.seed)
         names = list(d.compare) if d.compare is not None else [p.name for p in spec.providers]
@@ -590,7 +626,7 @@ def run_design(spec, *, n_jobs: int = 1, progress: bool = False, scheduler_addre
         ev.simulations,
         time.perf_counter() - t0,
         spec.population.outside_price,
-        {k: ev.st0.runs.meta[k] for k in ("workload", "jobs", "nodes")},
+        {**{k: ev.st0.runs.meta[k] for k in ("workload", "jobs", "nodes")}, "sha256": ev.st0.runs.base["workload"]},
         notes,
         upper,
     )
@@ -600,13 +636,18 @@ def run_design(spec, *, n_jobs: int = 1, progress: bool = False, scheduler_addre
 ANSWER_FILE = "design.json"
 
 
-def answer_key(spec) -> dict:
-    """What determines a design answer: the ``[design]`` table, the population game's settings, the seeds, the
-    fixed mechanisms, the workload and bids (the study file's tables), and the model's version."""
+#: the design search's own version: part of a stored answer's key (a changed search never reuses an old answer)
+SEARCH_VERSION = 1
+
+
+def answer_key(spec, workload_hash: str | None = None) -> dict:
+    """What determines a design answer: the study file's tables (workload, bids, strategies, seeds, ``[game]``,
+    ``[design]``), the workload's content (``workload_hash``: a model or trace edited in place), the plugins'
+    hashes, the model's and the search's versions."""
     d = spec.to_dict()
-    return {k: d.get(k) for k in ("workload", "bids", "strategies", "replications", "game", "design")} | {
-        "model": MODEL_VERSION
-    }
+    key = {k: d.get(k) for k in ("workload", "bids", "strategies", "replications", "game", "design")}
+    key["plugins"] = sorted(p.digest for p in spec.plugins)  # their text: not where a clone keeps them
+    return key | {"model": MODEL_VERSION, "search": SEARCH_VERSION, "workload_content": workload_hash}
 
 
 def write_answer(spec, ans: DesignAnswer) -> Path:
@@ -614,9 +655,15 @@ def write_answer(spec, ans: DesignAnswer) -> Path:
     store = study_store(spec)
     path = store.claim().file(ANSWER_FILE, once=False)
     with atomic_path(path, "design answer") as tmp:
-        doc = {"key": answer_key(spec), "answer": ans.to_dict(), "wall_seconds": ans.wall_seconds}
+        key = answer_key(spec, ans.workload.get("sha256"))
+        doc = {"key": key, "answer": ans.to_dict(), "wall_seconds": ans.wall_seconds}
         tmp.write_text(dumps_json(doc, indent=2))
     return path
+
+
+def load_workload_hash(spec) -> str:
+    """The content hash of the study's prepared workload (``PopulationRuns.base["workload"]``, the runs' own key)."""
+    return PopulationRuns(spec, load_workload(spec), run=False).base["workload"]
 
 
 def read_answer(spec) -> DesignAnswer:
@@ -628,7 +675,8 @@ def read_answer(spec) -> DesignAnswer:
         raise InputError(f"study {spec.name!r}: no design answer in {path}; {hint}")
     try:
         doc = json.loads(path.read_text())
-        stale = doc["key"] != json.loads(dumps_json(answer_key(spec)))
+        content = load_workload_hash(spec)
+        stale = doc["key"] != json.loads(dumps_json(answer_key(spec, content)))
         ans = DesignAnswer.from_dict({**doc["answer"], "wall_seconds": doc.get("wall_seconds", 0.0)})
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise InputError(
@@ -646,7 +694,10 @@ def _choose(points: list, contenders: list, conf: dict):
     notes: list = []
     if not contenders:
         return None, None, None, notes, None
-    ok = [p for p in contenders if conf[p.provider].feasible] or contenders
+    ok = [p for p in contenders if conf[p.provider].feasible]
+    if not ok:
+        notes.append("every contender missed a constraint's mean on the fresh seeds")
+        return None, None, None, notes, None
     if len(ok) < len(contenders):
         notes.append("contenders that missed a constraint's mean on the fresh seeds were not chosen")
     best = max(ok, key=lambda p: conf[p.provider].objective[0])

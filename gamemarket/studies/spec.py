@@ -8,6 +8,7 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gamemarket import consumers
 from gamemarket.bids import BidDistribution
 from gamemarket.errors import InputError
 from gamemarket.io.files import atomic_path, read_toml, resolve
@@ -110,12 +111,37 @@ class StudySpec:
                     f"{where}: field '{kind}s': expected a non-empty list of {cls.__name__}, got {items!r}"
                 )
         check(StudyFile, self.to_dict(), where, context={"base": self.path.parent if self.path else Path.cwd()})
+        self._check_leaving(where)
         if self.design is not None and self.design.compare is not None:
             known = [p.name for p in self.providers]
             bad = [c for c in self.design.compare if c not in known]
             if bad:
                 raise InputError(
                     f"{where}: [design] field 'compare': {bad[0]!r} is not one of the study's providers {known}"
+                )
+
+    def _check_leaving(self, where: str) -> None:
+        """Jobs that may leave need an outside price, and a market whose jobs have a run time (the scheduling
+        market): a menu rule that leaves, an explored family whose points leave, or an outside price or ``[design]``
+        on another market's workload is refused here, before any run."""
+        cfg = self.population
+        if cfg is None:
+            return
+        kind = market_for_workload(self.workload["source"]).kind
+        if kind != "scheduling" and (cfg.outside_price is not None or self.design is not None):
+            field = "[design]" if self.design is not None else "[game] field 'outside_price'"
+            raise InputError(
+                f"{where}: {field}: the {kind} market's jobs have no run time for the outside option, and design "
+                "points are scheduling mechanisms; expected a scheduling-market workload"
+            )
+        if self.exploration is not None and cfg.outside_price is None:
+            fam = consumers.FAMILIES.get(self.exploration["family"])
+            mid = [(float(lo) + float(hi)) / 2 for lo, hi in fam.bounds]
+            q = getattr(fam.point(mid), "leave_by_class", None)
+            if q is not None and any(q):
+                raise InputError(
+                    f"{where}: [game] field 'outside_price': the explored family {fam.name!r} sends jobs to the "
+                    "outside option; expected its price per node-second (outside_price = ...)"
                 )
 
     def to_dict(self, base: str | Path | None = None) -> dict:

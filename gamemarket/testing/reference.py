@@ -137,6 +137,8 @@ def payment_rule(payment: str, blend: float | None = None) -> Callable[..., floa
         The scheme declares no rule, or one not in ``RATE_RULES``.
     """
     if payment == BLEND:
+        if blend is None:
+            raise InputError("payment 'blend': the plain reference needs its alpha (blend=...)")
         alpha = float(blend)
 
         def blended(*state):

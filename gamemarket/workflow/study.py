@@ -162,6 +162,11 @@ class StudyResult:
         """Every equilibrium the study reports, one row each. Provider/consumer study: per game, each
         equilibrium's profiles in words, payoffs and regrets. Population study: per mechanism, each equilibrium
         of the answer (the exploration's where it ran) with its mixture in words."""
+        if self.design is not None:
+            raise InputError(
+                f"study {self.spec.name}: a design study's equilibria are its points' (design.points; the report's "
+                "data/design-points.csv)"
+            )
         if self.population is not None:
             return pd.DataFrame(
                 [

@@ -153,6 +153,8 @@ def test_a_small_design_study_runs_reports_and_reports_again_from_its_answer(tmp
     write_study_report(path)
     after = {p.name: p.read_bytes() for p in res.report.parent.rglob("*") if p.is_file() and p.suffix != ".png"}
     assert before == after
+    with pytest.raises(InputError, match="design study"):
+        res.equilibria()
     again = read_answer(load_study(path))
     assert again.to_dict() == ans.to_dict() and again.wall_seconds == ans.wall_seconds
 
@@ -306,3 +308,76 @@ def test_exploring_design_points_warm_start_from_the_nearest_explored_point(tmp_
 def test_explore_needs_an_exploration_table(tmp_path):
     with pytest.raises(InputError, match="explore"):
         load_study(write_study(tmp_path, SMALL_DESIGN.replace("budget = 6", "budget = 6\nexplore = true")))
+
+
+@pytest.mark.parametrize("optimiser", ["gp", "tpe"])
+def test_infeasible_points_never_outrank_feasible_ones(optimiser):
+    # every point left of 0.5 is infeasible; the objective is negative (welfare-like) and best at 0.8: an early
+    # infeasible point told as a fixed value would have outranked every feasible one, and the polish started there
+    asked = []
+
+    def value(x):
+        asked.append(float(x[0]))
+        return None if x[0] < 0.5 else -1e6 * (1 + (x[0] - 0.8) ** 2)
+
+    design_mod.optimise(value, [("reserve", 0.0, 1.0)], optimiser, 16, seed=0)
+    polish = asked[-4:]  # the last quarter: the line search, from the best feasible point
+    assert all(v >= 0.5 for v in polish), asked
+    best = max((v for v in asked if v >= 0.5), key=lambda v: -((v - 0.8) ** 2))
+    assert abs(best - 0.8) < 0.05, asked
+
+
+def test_every_contender_infeasible_on_fresh_seeds_chooses_none():
+    p = _point("a", [1.0, 2.0, 3.0, 4.0])
+    conf = {"a": design_mod.Confirmation("a", [5, 6, 7, 8], {"revenue": [1.0] * 4}, [1.0] * 4, False)}
+    chosen, bound, _, notes, _ = design_mod._choose([p], [p], conf)
+    assert chosen is None and bound is None and "missed a constraint" in notes[0]
+
+
+def test_a_grid_smaller_than_two_a_side_is_refused():
+    with pytest.raises(InputError, match="budget"):
+        grid_points([("reserve", 0.0, 1.0), ("blend", 0.0, 1.0)], 3)
+
+
+@pytest.mark.slow
+def test_a_stored_answer_for_other_workload_content_is_refused(tmp_path):
+    path = write_study(tmp_path, SMALL_DESIGN.replace("budget = 6", "budget = 4"))
+    run_study(path, n_jobs=1, write_report=False)
+    spec = load_study(path)
+    stored = spec.results_dir / "design.json"
+    doc = json.loads(stored.read_text())
+    assert doc["key"]["workload_content"] == design_mod.load_workload_hash(spec)
+    read_answer(spec)  # as stored: read back
+    doc["key"]["workload_content"] = "0" * 16  # as if the workload's file had been edited in place
+    stored.write_text(json.dumps(doc))
+    with pytest.raises(InputError, match="changed since"):
+        read_answer(spec)
+
+
+def test_an_explored_family_that_leaves_needs_an_outside_price_at_load(tmp_path):
+    body = EXPLORING.replace("outside_price = 20.0\n", "").replace("explore = true", "")
+    body = body.replace('strategies = ["truthful", "leave-all"]', 'strategies = ["truthful", "shade-0.5"]')
+    body = body.replace('[game.shading.leave-all]\nfamily = "per-class-leave"\nbeta = 0\nleave = 1\n', "")
+    body = body.replace("[design]", "[nodesign]").split("[nodesign]")[0]
+    with pytest.raises(InputError, match="outside_price.*per-class-leave"):
+        load_study(write_study(tmp_path, body))
+
+
+def test_design_on_another_market_is_refused_at_load(tmp_path):
+    body = SMALL_DESIGN.replace(
+        '[workload]\nsource = "synthetic"\nnodes = 8\n[workload.synthetic]\njobs = 300\nload = 0.3\nseed = 0',
+        '[workload]\nsource = "hetero"\n[workload.hetero]\njobs = 60\nresources = 3',
+    ).replace('providers = ["hb-first", "hb-kth"]', 'providers = ["clearing"]')
+    with pytest.raises(InputError, match="scheduling-market workload"):
+        load_study(write_study(tmp_path, body))
+
+
+def test_the_name_blend_is_reserved_and_checked_as_a_number():
+    from gamemarket.market.payments import register_payment_rule
+    from gamemarket.market.simulate import Mechanism
+
+    with pytest.raises(InputError, match="reserved"):
+        register_payment_rule("blend", lambda b, r, n, f, w, mw, mr: r, "a rate")
+    with pytest.raises(InputError, match="blend"):
+        Mechanism("hb", "blend", 1.0, blend=True)
+    assert Mechanism("hb", "blend", 1.0, blend=np.float32(0.5)).legs()[0][2] == 0.5
