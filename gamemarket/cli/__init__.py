@@ -193,8 +193,41 @@ def _guarded(step):
     except KeyboardInterrupt:
         print("gamemarket: interrupted; finished runs are kept", file=sys.stderr)
         return 130
+    except Exception as exc:
+        if not _worker_died(exc):
+            raise
+        print(f"gamemarket: error: {_one_line(_worker_death(exc))}", file=sys.stderr)
+        return 2
     finally:
         warnings.showwarning = shown
+
+
+#: what a pool says when one of its worker processes was killed: joblib's (loky), the standard library's, dask's
+WORKER_DEATHS = ("TerminatedWorkerError", "BrokenProcessPool", "KilledWorker")
+
+
+def _worker_died(exc: BaseException) -> bool:
+    """Whether ``exc`` (or what it was raised from) says a worker process of a pool died."""
+    while exc is not None:
+        if any(c.__name__ in WORKER_DEATHS for c in type(exc).__mro__):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def _worker_death(exc: BaseException) -> str:
+    """A worker's death in words: the signal where the pool names one, the likely cause, and how to resume."""
+    text = str(exc)
+    sig = next((s for s in ("SIGKILL", "SIGSEGV", "SIGTERM", "SIGBUS", "SIGABRT") if s in text), None)
+    why = (
+        "SIGKILL: most often the kernel's out-of-memory killer (see `dmesg`)"
+        if sig == "SIGKILL"
+        else (sig or "no signal named")
+    )
+    return (
+        f"a worker process died ({why}); the runs that finished are kept. Run the same command again to resume "
+        "(with fewer workers, --n-jobs, or more memory, where memory ran out)"
+    )
 
 
 def _plugins_named(argv: list[str]) -> list[str]:
