@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from gamemarket import consumers
 from gamemarket.confidence import t_interval
 from gamemarket.consumers import ConsumerStrategy
 from gamemarket.errors import InputError
@@ -27,6 +28,8 @@ from gamemarket.studies.population_config import load_shading, search_family
 from gamemarket.studies.runner import load_workload
 from gamemarket.studies.strategies import catalogue_files
 
+#: a point named as a family's points are, ``family[v1,v2,...]``
+_FAMILY_POINT = re.compile(r"^([A-Za-z0-9_.-]+)\[([^\]]*)\]$")
 _POINT = re.compile(r"^\s*(?:per-class\s*)?\[?\s*([^\[\]]*?)\s*\]?\s*$")
 
 
@@ -56,32 +59,43 @@ class ProbeAnswer:
 
 
 def rule(text: str, known: dict, where: str) -> ConsumerStrategy:
-    """A rule from its name (in ``known``) or as a point of the per-class family (``per-class[a,b,c]``,
-    ``[a,b,c]`` or ``a,b,c``), checked against the family's bounds.
+    """A rule from its name (in ``known``) or as a point of a parametric family, as the reports name one:
+    ``FAMILY[v1,v2,...]`` (``per-class-leave[0,0,0.5,0,0,1]``, ``piecewise[...]``), and for the per-class family also
+    ``[a,b,c]`` or ``a,b,c``; checked against the family's bounds.
 
     Raises
     ------
     InputError
-        An unknown name, or a point that is not three numbers within the family's bounds, naming ``where``.
+        An unknown name or family, or a point that is not the family's numbers within its bounds, naming ``where``.
     """
     name = text.strip()
     if name in known:
         return known[name]
-    m = _POINT.match(name)
-    parts = [p for p in m.group(1).split(",")] if m and "," in m.group(1) else None
-    if parts is None:
+    fam_name, body = "per-class", None
+    named = _FAMILY_POINT.match(name)
+    if named and named.group(1) in consumers.FAMILIES:
+        fam_name, body = named.group(1), named.group(2)
+    else:
+        m = _POINT.match(name)
+        body = m.group(1) if m and "," in m.group(1) else None
+    if body is None:
+        families = sorted(n for n, f in consumers.FAMILIES.items() if isinstance(f, consumers.ParametricFamily))
         raise InputError(
             f"{where}: unknown rule {text!r}; expected a rule of the study ({', '.join(sorted(known))}) or a point "
-            "of the per-class family, per-class[low,middle,high]"
+            f"of a family, FAMILY[v1,v2,...] (families: {', '.join(families)}), e.g. per-class[low,middle,high]"
         )
+    fam = search_family(fam_name, where)  # a registered parametric family (its own message otherwise)
     try:
-        values = [float(p) for p in parts]
+        values = [float(p) for p in body.split(",")]
     except ValueError:
-        raise InputError(f"{where}: {text!r} is not a point of the per-class family: expected three numbers") from None
+        raise InputError(
+            f"{where}: {text!r} is not a point of the {fam_name} family: expected {fam.dimension} numbers "
+            f"{fam.list_names()}"
+        ) from None
     if not all(math.isfinite(v) for v in values):
-        raise InputError(f"{where}: {text!r}: expected finite betas")
-    search_family("per-class", where).check_point(values, where)  # its own message, naming the option
-    return point(values, family="per-class")
+        raise InputError(f"{where}: {text!r}: expected finite numbers")
+    fam.check_point(values, where)  # its own message, naming the option
+    return point(values, family=fam_name)
 
 
 def mixture(text: str, known: dict, where: str) -> tuple[list, np.ndarray]:

@@ -89,3 +89,18 @@ def test_a_study_that_is_not_a_population_game_is_refused(capsys):
         == 2
     )
     assert "not a population game" in capsys.readouterr().err
+
+
+def test_a_rule_may_be_a_point_of_any_registered_parametric_family():
+    from gamemarket.errors import InputError
+    from gamemarket.search.probe import rule
+
+    r = rule("per-class-leave[0,0,0.5,0,0,0.9]", {}, "--deviation")
+    assert r.family == "per-class-leave" and r.leave_by_class == (0.0, 0.0, 0.9)
+    with pytest.raises(InputError, match=r"leave_high.*\[0, 1\)"):  # the box is [0, 1): a rule file may send all
+        rule("per-class-leave[0,0,0.5,0,0,1]", {}, "--deviation")
+    assert rule("per-class[0,0,0.9]", {}, "--deviation").key() == rule("0,0,0.9", {}, "--deviation").key()
+    with pytest.raises(InputError, match="expected 6 parameters"):
+        rule("per-class-leave[0,0,0]", {}, "--deviation")
+    with pytest.raises(InputError, match="families: per-class, per-class-leave, piecewise"):
+        rule("nofam[1,2]", {}, "--deviation")
