@@ -62,7 +62,10 @@ def test_the_answer_is_the_oracles_paired_gain_and_the_json_says_it(tmp_path, ca
         ),
         (["--mechanism", "hb-first", "--base", "truthful", "--deviation", "per-class[0,0.5,1.2]"], "'high' must be in"),
         (["--mechanism", "hb-first", "--base", "truthful", "--deviation", "shade-0.77"], "unknown rule 'shade-0.77'"),
-        (["--mechanism", "hb-first", "--base", "truthful", "--deviation", "0,a,1"], "three numbers"),
+        (
+            ["--mechanism", "hb-first", "--base", "truthful", "--deviation", "0,a,1"],
+            "expected 3 numbers [low, middle, high]",
+        ),
         (
             ["--mechanism", "hb-first", "--base", "2 truthful", "--deviation", "shade-0.5"],
             "expected a number in (0, 1]",
