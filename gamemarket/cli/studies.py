@@ -205,6 +205,24 @@ def cmd_study_status(a) -> int:
     return 0
 
 
+def cmd_study_jobs(a) -> int:
+    """``gamemarket study jobs``: the per-job outcome of one stored run, re-run exactly and checked."""
+    from gamemarket.io.jobtable import check_table_path, write_table  # deferred: pandas, pyarrow
+    from gamemarket.studies.jobs import run_jobs  # deferred: joblib, pandas, pyarrow, scipy.optimize
+
+    out = check_table_path(a.out)
+    spec = _study(a, a.file)
+    if any(out.resolve() == p.resolve() for p in spec.inputs()):
+        raise InputError(f"--out {out}: is one of the study's inputs; expected a new file name")
+    jobs, summary = run_jobs(spec, a.provider, a.consumer, a.seed)
+    write_table(jobs, out)
+    print(
+        f"{out}: {len(jobs):,} jobs of {a.provider} x {a.consumer} x seed {a.seed} (revenue {summary['revenue']!r}); "
+        "its cohort sums equal the stored ones exactly"
+    )
+    return 0
+
+
 def cmd_game_solve(a) -> int:
     """``gamemarket game solve``: the equilibria of a study's games, a ``.nfg`` or CSV bimatrix game, or an
     EGTA JSON role-symmetric game, each verified by its regret; ``--format json`` prints a JSON list.
@@ -360,6 +378,20 @@ def add_study_commands(sub) -> None:
     n.add_argument("--population", action="store_true", help="a population game (default: a provider/consumer game)")
     n.add_argument("--force", action="store_true", help="replace an existing file of that name (default: refuse)")
     n.set_defaults(func=cmd_study_new)
+    j = st.add_parser(
+        "jobs",
+        help="the per-job outcome of one stored run, re-run exactly and checked against the stored sums",
+        epilog=examples(
+            "gamemarket study jobs studies/default.toml --provider hb-first --consumer FT --seed 1 --out jobs.csv"
+        ),
+    )
+    j.add_argument("file", help="the study file (.toml) of a provider/consumer study")
+    j.add_argument("--provider", required=True, help="one of the study's provider strategies (required)")
+    j.add_argument("--consumer", required=True, help="one of the study's consumer strategies (required)")
+    j.add_argument("--seed", type=int, required=True, help="one of the study's replication seeds (required)")
+    j.add_argument("--out", required=True, help="the table to write: a .csv or .parquet file name (required)")
+    _output_options(j, report=False)
+    j.set_defaults(func=cmd_study_jobs)
     s = st.add_parser(
         "status",
         help="how many runs are stored",
