@@ -12,7 +12,7 @@ from gamemarket.cli.workload import workload_options
 from gamemarket.io.files import check_output_file, check_outputs, dumps_json
 from gamemarket.io.jobtable import check_table_path
 from gamemarket.market import Mechanism
-from gamemarket.market.payments import PAYMENTS
+from gamemarket.market.payments import BLEND, PAYMENTS
 from gamemarket.market.profile import DEFAULT_MIX, PROFILE_OPTIONS, simulate_profile
 from gamemarket.market.schedulers import SCHEDULERS
 from gamemarket.registry import Registry
@@ -111,12 +111,25 @@ def add_simulate_command(sub) -> None:
     load.generator_default = GeneratorDefault("load")
     # the names as the metavar, not argparse choices: an unknown name stays the registry's error (exit 2,
     # "unknown scheduler 'x'; expected one of [...]") rather than a usage message
-    for option, registry, default in (
-        ("--scheduler", SCHEDULERS, Mechanism.scheduler),
-        ("--payment", PAYMENTS, Mechanism.payment),
-    ):
-        s.add_argument(option, default=default, metavar=_names(registry), help=_entries_help(registry, default))
+    s.add_argument(
+        "--scheduler",
+        default=Mechanism.scheduler,
+        metavar=_names(SCHEDULERS),
+        help=_entries_help(SCHEDULERS, Mechanism.scheduler),
+    )
+    s.add_argument(
+        "--payment",
+        default=Mechanism.payment,
+        metavar=_names(PAYMENTS)[:-1] + f",{BLEND}" + "}",
+        help=_entries_help(PAYMENTS, Mechanism.payment)
+        + f"; {BLEND}: alpha x first price + (1 - alpha) x k-th price, alpha given by --blend",
+    )
     s.add_argument("--reserve", type=NONNEGATIVE, default=1.0, help="reservation price r (per unit of bid)")
+    s.add_argument(
+        "--blend",
+        type=float,
+        help="alpha of --payment blend, in [0, 1]: 0 is k-th price, 1 first price (default: none)",
+    )
     s.add_argument("--mix", help=f"{DEFAULT_MIX} (default), SRG or 'fraction:beta,...'")
     s.add_argument("--seed", type=SEED, help="seed of the workload's draw and of the bids (default 0)")
     s.add_argument("--out", help="write the per-job outcome table here (.csv or .parquet; default: none)")

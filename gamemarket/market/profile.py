@@ -84,6 +84,7 @@ def simulate_profile(
     scheduler: str = Mechanism.scheduler,
     payment: str = Mechanism.payment,
     reserve: float = 1.0,
+    blend: float | None = None,
     parallel: str = "split",
     skip_bad_lines: bool = False,
     out: PathLike | None = None,
@@ -122,7 +123,7 @@ def simulate_profile(
     -------
     ProfileRun
     """
-    mech = Mechanism(scheduler, payment, reserve)
+    mech = Mechanism(scheduler, payment, reserve, blend=blend)
     t0 = time.perf_counter()
     fast = job_table is not None and not jobs_out
     if job_table is not None:

@@ -85,3 +85,14 @@ def test_import_gamemarket_stays_light():
     assert out == ["False", "True"]
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         gamemarket.nope  # noqa: B018
+
+
+def test_a_blend_profile_pays_the_blend_of_first_and_kth_price():
+    from gamemarket.market.profile import simulate_profile
+
+    kw = {"synthetic_jobs": 400, "seed": 3, "mix": "SRG"}
+    first = simulate_profile(payment="first", **kw).summary["revenue"]
+    kth = simulate_profile(payment="kth", **kw).summary["revenue"]
+    blend = simulate_profile(payment="blend", blend=0.25, **kw).summary
+    assert blend["blend"] == 0.25
+    assert blend["revenue"] == pytest.approx(0.25 * first + 0.75 * kth, rel=1e-12)
