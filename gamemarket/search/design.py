@@ -58,8 +58,25 @@ from gamemarket.workers import LEAST_SECONDS_PER_JOB_RUN, fan_out
 ALPHA = 0.05
 
 
+class _PerSeed:
+    """The intervals of figures kept per seed (``per_seed``: metric -> values; ``objective_seeds``)."""
+
+    per_seed: dict
+    objective_seeds: list
+
+    @property
+    def figures(self) -> dict:
+        """metric -> (mean, low, high), 95% Student-t over the seeds."""
+        return {m: t_interval(v) for m, v in self.per_seed.items()}
+
+    @property
+    def objective(self) -> tuple:
+        """(mean, low, high) of the provider's objective over the seeds."""
+        return t_interval(self.objective_seeds)
+
+
 @dataclass
-class DesignPoint:
+class DesignPoint(_PerSeed):
     """One mechanism evaluated: its consumers' equilibrium (the provider's worst) and the provider's figures there.
 
     ``figures`` holds, per metric, ``(mean, low, high)`` over ``seeds`` (95% Student-t); ``per_seed`` the values
@@ -84,16 +101,6 @@ class DesignPoint:
     note: str = ""
     menu: list = field(default_factory=list)  #: the rules the users' answer is over (the grown menu, exploring)
     explored: dict | None = None  #: the exploration at the point: certified, epsilon, added rules, warm start
-
-    @property
-    def figures(self) -> dict:
-        """metric -> (mean, low, high), 95% Student-t over the seeds."""
-        return {m: t_interval(v) for m, v in self.per_seed.items()}
-
-    @property
-    def objective(self) -> tuple:
-        """(mean, low, high) of the provider's objective over the seeds."""
-        return t_interval(self.objective_seeds)
 
     @classmethod
     def from_dict(cls, d: dict) -> DesignPoint:
@@ -131,7 +138,7 @@ class DesignPoint:
 
 
 @dataclass
-class Confirmation:
+class Confirmation(_PerSeed):
     """A design's figures on the fresh seeds, at the equilibrium mixture found on the search seeds."""
 
     provider: str
@@ -139,16 +146,6 @@ class Confirmation:
     per_seed: dict
     objective_seeds: list
     feasible: bool
-
-    @property
-    def figures(self) -> dict:
-        """metric -> (mean, low, high), 95% Student-t over the seeds."""
-        return {m: t_interval(v) for m, v in self.per_seed.items()}
-
-    @property
-    def objective(self) -> tuple:
-        """(mean, low, high) of the provider's objective over the seeds."""
-        return t_interval(self.objective_seeds)
 
     @classmethod
     def from_dict(cls, d: dict) -> Confirmation:
