@@ -13,6 +13,7 @@ from gamemarket.cli.plugin import add_plugin_option
 from gamemarket.errors import InputError, UndefinedPayoffError
 from gamemarket.games.equilibria import DEFAULT_METHODS, EQUILIBRIUM_METHODS
 from gamemarket.io.files import OutputFolder, dumps_json
+from gamemarket.io.jobtable import check_table_path, write_table
 from gamemarket.reports.markdown import num
 
 
@@ -207,7 +208,6 @@ def cmd_study_status(a) -> int:
 
 def cmd_study_jobs(a) -> int:
     """``gamemarket study jobs``: the per-job outcome of one stored run, re-run exactly and checked."""
-    from gamemarket.io.jobtable import check_table_path, write_table  # deferred: pandas, pyarrow
     from gamemarket.studies.jobs import run_jobs  # deferred: joblib, pandas, pyarrow, scipy.optimize
 
     out = check_table_path(a.out)
@@ -329,6 +329,24 @@ def _output_options(p, *, report: bool = True) -> None:
         )
 
 
+def _add_jobs_command(st) -> None:
+    """Register ``gamemarket study jobs`` on the study command's subcommands ``st``."""
+    j = st.add_parser(
+        "jobs",
+        help="the per-job outcome of one stored run, re-run exactly and checked against the stored sums",
+        epilog=examples(
+            "gamemarket study jobs studies/default.toml --provider hb-first --consumer FT --seed 1 --out jobs.csv"
+        ),
+    )
+    j.add_argument("file", help="the study file (.toml) of a provider/consumer study")
+    j.add_argument("--provider", required=True, help="one of the study's provider strategies (required)")
+    j.add_argument("--consumer", required=True, help="one of the study's consumer strategies (required)")
+    j.add_argument("--seed", type=int, required=True, help="one of the study's replication seeds (required)")
+    j.add_argument("--out", required=True, help="the table to write: a .csv or .parquet file name (required)")
+    _output_options(j, report=False)
+    j.set_defaults(func=cmd_study_jobs)
+
+
 def add_study_commands(sub) -> None:
     """Register ``gamemarket study ...``, ``gamemarket game ...`` and ``gamemarket report`` on the parser's
     subcommands ``sub``.
@@ -378,20 +396,7 @@ def add_study_commands(sub) -> None:
     n.add_argument("--population", action="store_true", help="a population game (default: a provider/consumer game)")
     n.add_argument("--force", action="store_true", help="replace an existing file of that name (default: refuse)")
     n.set_defaults(func=cmd_study_new)
-    j = st.add_parser(
-        "jobs",
-        help="the per-job outcome of one stored run, re-run exactly and checked against the stored sums",
-        epilog=examples(
-            "gamemarket study jobs studies/default.toml --provider hb-first --consumer FT --seed 1 --out jobs.csv"
-        ),
-    )
-    j.add_argument("file", help="the study file (.toml) of a provider/consumer study")
-    j.add_argument("--provider", required=True, help="one of the study's provider strategies (required)")
-    j.add_argument("--consumer", required=True, help="one of the study's consumer strategies (required)")
-    j.add_argument("--seed", type=int, required=True, help="one of the study's replication seeds (required)")
-    j.add_argument("--out", required=True, help="the table to write: a .csv or .parquet file name (required)")
-    _output_options(j, report=False)
-    j.set_defaults(func=cmd_study_jobs)
+    _add_jobs_command(st)
     s = st.add_parser(
         "status",
         help="how many runs are stored",

@@ -220,9 +220,12 @@ def payment_rule(name: str, description: str, *, jit: bool = True, replace: bool
 def get_payment(name: str) -> PaymentScheme:
     """The payment scheme registered as ``name``; an unknown name is an error listing the known ones (and the
     blend, which is not a registered scheme: ``simulate.Mechanism``)."""
-    if name not in PAYMENTS:
-        raise InputError(
-            f"unknown payment scheme {name!r}; expected one of {sorted(PAYMENTS)}, or {BLEND!r} with its "
-            "'blend' (alpha in [0, 1])"
-        )
-    return PAYMENTS.get(name)
+    try:
+        return PAYMENTS.get(name)  # the registry's lookup (it may load a shipped plugin's entry first)
+    except InputError as exc:
+        if name == BLEND:
+            raise InputError(
+                f"payment scheme {name!r}: the blend of first and k-th price is a mechanism's payment "
+                "(simulate.Mechanism with blend = alpha), not a registered scheme"
+            ) from None
+        raise InputError(f"{exc}, or {BLEND!r} with its 'blend' (alpha in [0, 1])") from None

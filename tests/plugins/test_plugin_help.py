@@ -25,13 +25,13 @@ def test_the_help_lists_a_plugins_payment_scheme(tmp_path, capsys, form):
         main(["simulate", *args, "--help"])
     assert done.value.code == 0
     out = capsys.readouterr().out
-    assert "--payment {first,kth,lowest-running}" in out and "lowest-running:" in out
+    assert "--payment {first,kth,lowest-running,blend}" in out and "lowest-running:" in out
 
 
 def test_without_the_plugin_the_help_lists_the_built_in_schemes_only(capsys):
     with pytest.raises(SystemExit):
         main(["simulate", "--help"])
-    assert "--payment {first,kth}" in capsys.readouterr().out
+    assert "--payment {first,kth,blend}" in capsys.readouterr().out
 
 
 def test_a_plugin_that_does_not_load_is_one_line_and_exit_2_even_with_help(tmp_path, capsys):
