@@ -8,11 +8,11 @@ from pathlib import Path
 
 import numpy as np
 
-from gamemarket.cli.options import examples, integer, names_option
+from gamemarket.cli.options import add_force, examples, integer, names_option
 from gamemarket.cli.plugin import add_plugin_option
 from gamemarket.errors import InputError, UndefinedPayoffError
 from gamemarket.games.equilibria import DEFAULT_METHODS, EQUILIBRIUM_METHODS
-from gamemarket.io.files import OutputFolder, dumps_json
+from gamemarket.io.files import OutputFolder, check_output_file, check_outputs, dumps_json
 from gamemarket.io.jobtable import check_table_path, write_table
 from gamemarket.reports.markdown import num
 
@@ -210,10 +210,9 @@ def cmd_study_jobs(a) -> int:
     """``gamemarket study jobs``: the per-job outcome of one stored run, re-run exactly and checked."""
     from gamemarket.studies.jobs import run_jobs  # deferred: joblib, pandas, pyarrow, scipy.optimize
 
-    out = check_table_path(a.out)
     spec = _study(a, a.file)
-    if any(out.resolve() == p.resolve() for p in spec.inputs()):
-        raise InputError(f"--out {out}: is one of the study's inputs; expected a new file name")
+    check_outputs({"--out": a.out}, [p for p in spec.inputs() if Path(p).exists()])  # never one of its inputs
+    out = check_table_path(check_output_file(a.out, option="--out", force=a.force))
     jobs, summary = run_jobs(spec, a.provider, a.consumer, a.seed)
     write_table(jobs, out)
     print(
@@ -343,6 +342,7 @@ def _add_jobs_command(st) -> None:
     j.add_argument("--consumer", required=True, help="one of the study's consumer strategies (required)")
     j.add_argument("--seed", type=int, required=True, help="one of the study's replication seeds (required)")
     j.add_argument("--out", required=True, help="the table to write: a .csv or .parquet file name (required)")
+    add_force(j, "the --out file")
     _output_options(j, report=False)
     j.set_defaults(func=cmd_study_jobs)
 

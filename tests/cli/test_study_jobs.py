@@ -88,3 +88,15 @@ def test_the_help_example_runs_as_written(tmp_path, monkeypatch, capsys):
     assert main(["study", "run", "studies/default.toml", "--no-report", "--n-jobs", "1", "--no-progress"]) == 0
     assert main(shlex.split(example)[1:]) == 0
     assert (tmp_path / "jobs.csv").is_file() and "cohort sums equal" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_an_existing_out_file_needs_force_and_an_input_is_never_written(small, tmp_path, capsys):
+    out = tmp_path / "jobs.csv"
+    out.write_text("mine\n")
+    args = ["study", "jobs", str(small.path), "--provider", "hb-first", "--consumer", "FT", "--seed", "1"]
+    assert main([*args, "--out", str(out)]) == 2 and out.read_text() == "mine\n"
+    assert "--force" in capsys.readouterr().err
+    assert main([*args, "--out", str(out), "--force"]) == 0 and out.read_text() != "mine\n"
+    before = small.path.read_bytes()
+    assert main([*args, "--out", str(small.path), "--force"]) == 2 and small.path.read_bytes() == before
