@@ -15,7 +15,7 @@ The provider's objective is a weighted sum of the metrics of ``DESIGN_METRICS`` 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -52,7 +52,6 @@ class DesignConfig:
     seed: int = 0
     compare: tuple[str, ...] | None = None
     explore: bool = False  #: grow the menu at each point by the study's exploration (warm-started)
-    fixed: dict = field(default_factory=dict, compare=False, repr=False)  #: the parameters not searched
 
     def __post_init__(self) -> None:
         check(DesignTable, self.table(), "", root="[design]")
@@ -160,11 +159,6 @@ class DesignConfig:
         """Whether ``figures`` (means) meet every constraint."""
         return all(float(figures[m]) >= lo for m, lo in self.constraint)
 
-    @property
-    def metrics(self) -> tuple[str, ...]:
-        """The metrics the objective and the constraints read."""
-        return tuple(dict.fromkeys([m for m, _ in self.objective] + [m for m, _ in self.constraint]))
-
 
 def snap(v: float, lo: float, hi: float) -> float:
     """``v`` rounded to the ``RESOLUTION`` grid of ``[lo, hi]`` (ends included), as a short exact decimal."""
@@ -174,9 +168,9 @@ def snap(v: float, lo: float, hi: float) -> float:
     return min(max(short, lo), hi)  # the short decimal of an end may lie just outside it: the end itself
 
 
-def parse_design(table, where: str, game) -> DesignConfig | None:
-    """``[design]`` (checked by the schema) as a config; None where the study has none. ``game``: the study's
-    ``[game]``; an error names the file and the field."""
+def parse_design(table, where: str) -> DesignConfig | None:
+    """``[design]`` (checked by the schema) as a config; None where the study has none; an error names the file and
+    the field."""
     if table is None:
         return None
     try:

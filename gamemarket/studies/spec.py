@@ -310,7 +310,7 @@ def load_study(path: str | Path, *, results: str | Path | None = None, report: s
             population=_population(doc.game, where, base),
             plugins=plugins,
             exploration=_exploration(doc.game, where),
-            design=parse_design(doc.design, where, doc.game),
+            design=parse_design(doc.design, where),
         )
     except InputError as exc:  # the spec's own checks: say which file
         msg, prefix = str(exc), f"study {name!r}: "

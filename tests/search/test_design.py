@@ -381,3 +381,40 @@ def test_the_name_blend_is_reserved_and_checked_as_a_number():
     with pytest.raises(InputError, match="blend"):
         Mechanism("hb", "blend", 1.0, blend=True)
     assert Mechanism("hb", "blend", 1.0, blend=np.float32(0.5)).legs()[0][2] == 0.5
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--payment", "blend"], "'blend' must be a number in [0, 1]"),
+        (["--payment", "blend", "--blend", "1.5"], "got 1.5"),
+        (["--payment", "blend", "--blend", "nan"], "got nan"),
+        (["--payment", "kth", "--blend", "0.3"], "applies to payment 'blend' only"),
+        (["--payment", "blend", "--blend", "x"], "--blend"),
+    ],
+)
+def test_simulate_blend_bad_values_exit_2(args, message):
+    r = subprocess.run(
+        [sys.executable, "-m", "gamemarket", "simulate", "--synthetic-jobs", "50", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "leave, message",
+    [("1.5", "leave"), ("{ top = 1 }", "unknown bid class(es) ['top']"), ('"all"', "leave"), ("-0.1", "leave")],
+)
+def test_a_bad_leave_share_in_a_study_file_exits_2_naming_it(tmp_path, leave, message):
+    path = write_study(tmp_path, SMALL_DESIGN.replace("leave = 1\n", f"leave = {leave}\n"))
+    r = subprocess.run(
+        [sys.executable, "-m", "gamemarket", "study", "run", str(path)], capture_output=True, text=True, timeout=120
+    )
+    assert r.returncode == 2 and message in r.stderr and "leave-all" in r.stderr and "Traceback" not in r.stderr, (
+        r.stderr
+    )
+    assert not (tmp_path / "studies" / "results").exists()
