@@ -70,6 +70,57 @@ def nodes_from_processors(processors: int, reduction: float) -> int:
     return n
 
 
+def processors_of(meta: dict) -> int | None:
+    """A workload's processors from its metadata (``Workload.meta``): ``MaxProcs`` of the header, else the leading
+    integer of ``MaxNodes``, else ``meta["processors"]`` or None.
+
+    A header count of -1 means "unknown" (the SWF convention) and falls through; any other
+    count below 1, or above ``MAX_NODES`` (the most nodes a command or a study file may give), is an error
+    naming the field, never a silent fall-back.
+    """
+    header = meta.get("header", {})
+    for key in ("MaxProcs", "MaxNodes"):
+        value = str(header.get(key, "")).strip()
+        m = re.match(r"[-+]?\d+", value)
+        if m is None:
+            continue
+        if not re.fullmatch(r"[-+]?\d+", value.split()[0]):  # "2.5" or "8e3": never truncated to its digits
+            raise InputError(
+                f"{meta.get('source', 'workload')}: header field {key} is {value!r}; expected a whole "
+                "processor count (or -1 for unknown)"
+            )
+        count = int(m.group())
+        if count == -1:
+            continue
+        if not 1 <= count <= MAX_NODES:  # beyond it: no machine's count, and more nodes than --nodes takes
+            raise InputError(
+                f"{meta.get('source', 'workload')}: header field {key} is {value!r}; expected a "
+                f"positive processor count of at most {MAX_NODES:,} (or -1 for unknown)"
+            )
+        return count
+    return meta.get("processors")
+
+
+def nodes_of(meta: dict, nodes: int | None = None, reduction: float | None = None) -> int:
+    """The node count of a workload with metadata ``meta``: given directly, or derived from the header with a
+    reduction factor."""
+    if nodes is not None and reduction is not None:
+        raise InputError(
+            f"give nodes ({nodes}) or a reduction ({reduction}), not both: the reduction derives the "
+            "node count from the header's processors"
+        )
+    if nodes is not None:
+        if isinstance(nodes, bool) or not isinstance(nodes, (int, np.integer)) or nodes < 1:
+            raise InputError(f"nodes must be a whole number >= 1, got {nodes!r}")
+        return int(nodes)
+    if meta.get("nodes") is not None and reduction is None:
+        return int(meta["nodes"])
+    procs = processors_of(meta)
+    if procs is None:
+        raise InputError("the workload names no processor count (MaxProcs/MaxNodes): give nodes explicitly")
+    return nodes_from_processors(procs, 0.0 if reduction is None else reduction)
+
+
 @dataclass
 class Workload:
     """A job table (one row per serial job, columns ``WORKLOAD_COLUMNS``) and its metadata."""
@@ -87,51 +138,12 @@ class Workload:
 
     @property
     def processors(self) -> int | None:
-        """``MaxProcs`` of the header, else the leading integer of ``MaxNodes``, else None.
-
-        A header count of -1 means "unknown" (the SWF convention) and falls through; any other
-        count below 1, or above ``MAX_NODES`` (the most nodes a command or a study file may give), is an error
-        naming the field, never a silent fall-back.
-        """
-        header = self.meta.get("header", {})
-        for key in ("MaxProcs", "MaxNodes"):
-            value = str(header.get(key, "")).strip()
-            m = re.match(r"[-+]?\d+", value)
-            if m is None:
-                continue
-            if not re.fullmatch(r"[-+]?\d+", value.split()[0]):  # "2.5" or "8e3": never truncated to its digits
-                raise InputError(
-                    f"{self.meta.get('source', 'workload')}: header field {key} is {value!r}; expected a whole "
-                    "processor count (or -1 for unknown)"
-                )
-            count = int(m.group())
-            if count == -1:
-                continue
-            if not 1 <= count <= MAX_NODES:  # beyond it: no machine's count, and more nodes than --nodes takes
-                raise InputError(
-                    f"{self.meta.get('source', 'workload')}: header field {key} is {value!r}; expected a "
-                    f"positive processor count of at most {MAX_NODES:,} (or -1 for unknown)"
-                )
-            return count
-        return self.meta.get("processors")
+        """``MaxProcs`` of the header, else the leading integer of ``MaxNodes``, else None (``processors_of``)."""
+        return processors_of(self.meta)
 
     def nodes(self, nodes: int | None = None, reduction: float | None = None) -> int:
-        """The node count: given directly, or derived from the header with a reduction factor."""
-        if nodes is not None and reduction is not None:
-            raise InputError(
-                f"give nodes ({nodes}) or a reduction ({reduction}), not both: the reduction derives the "
-                "node count from the header's processors"
-            )
-        if nodes is not None:
-            if isinstance(nodes, bool) or not isinstance(nodes, (int, np.integer)) or nodes < 1:
-                raise InputError(f"nodes must be a whole number >= 1, got {nodes!r}")
-            return int(nodes)
-        if self.meta.get("nodes") is not None and reduction is None:
-            return int(self.meta["nodes"])
-        procs = self.processors
-        if procs is None:
-            raise InputError("the workload names no processor count (MaxProcs/MaxNodes): give nodes explicitly")
-        return nodes_from_processors(procs, 0.0 if reduction is None else reduction)
+        """The node count: given directly, or derived from the header with a reduction factor (``nodes_of``)."""
+        return nodes_of(self.meta, nodes, reduction)
 
     def offered_load(self, nodes: int) -> float:
         """Offered work / (nodes * span of submit times)."""

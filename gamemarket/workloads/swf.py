@@ -1,9 +1,10 @@
 """Read, clean and split Standard Workload Format traces (market model section 2.1-2.2).
 
-A fast path parses the whole file with pandas' C parser; any anomaly (a short or long line, a
-non-numeric, NaN or infinite field) sends the file through the careful line-by-line parser, which
-names the first bad line or, on request, skips bad lines and counts them. Both paths give the same
-numbers; the careful one is also the tests' reference.
+The file is read once, in blocks, and its content parsed in chunks of whole lines. A fast path parses a
+chunk with pandas' C parser; any anomaly in it (a short or long line, a non-numeric, NaN or infinite field)
+sends that chunk through the careful line-by-line parser, which names the first bad line or, on request, skips
+bad lines and counts them. Both paths give the same numbers; the careful one is also the tests' reference, and
+so is one chunk for the chunked read.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import io
 import math
 import os
 import re
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -34,25 +36,102 @@ F_JOB, F_SUBMIT, F_RUN, F_ALLOC, F_REQPROC, F_REQTIME, F_STATUS, F_USER = 0, 1, 
 TIME_FIELDS = {F_SUBMIT: "submit time", F_RUN: "run time", F_REQTIME: "requested time"}
 #: what one serial job of a read trace takes in memory at peak (its columns, the split's copies), bytes
 SWF_BYTES_PER_JOB = 160
+#: what one serial job of a trace read as narrow columns (``read_swf_columns``) takes at the peak of its run
+#: (``gamemarket simulate``), bytes: 128 measured on 16.5 million (``benchmarks/bench_simulator.py --swf``)
+SWF_RUN_BYTES_PER_JOB = 130
 USED_FIELDS = (F_JOB, F_SUBMIT, F_RUN, F_ALLOC, F_REQPROC, F_REQTIME, F_STATUS, F_USER)
 
 
-def read_file(path: str | os.PathLike) -> tuple[bytes, bytes]:
-    """``(the file's bytes, its content)``, the content gunzipped when the bytes start with gzip's magic bytes
-    (whatever its name). The file is read once: a stream (``<(zcat trace.swf.gz)``, a named pipe) gives its bytes
-    to the one read, and its hash is of those same bytes."""
-    path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read workload: {exc.strerror or exc}") from exc
-    data = raw
-    if raw[:2] == b"\x1f\x8b":
+#: content bytes parsed at a time (whole lines): pandas' table of a chunk is a few times its text, so a trace of
+#: any length is read in a bounded amount of memory beside the records it keeps
+CHUNK_BYTES = 1 << 23
+
+
+class _Content:
+    """A trace's content in chunks of whole lines (``for first_line, chunk in content``), gunzipped when its
+    bytes start with gzip's magic bytes (whatever its name), the file read once and in blocks: a stream
+    (``<(zcat trace.swf.gz)``, a named pipe) gives its bytes to the one read. After the iteration, ``sha256`` is
+    the hash of the file's bytes as read."""
+
+    def __init__(self, path: str | os.PathLike, chunk_bytes: int = CHUNK_BYTES):
+        self.path, self.chunk_bytes = Path(path), int(chunk_bytes)
+        self.sha256: str | None = None
+
+    def __iter__(self):
+        digest = hashlib.sha256()
         try:
-            data = gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
-            raise InputError(f"{path}: corrupt gzip data: {exc}") from exc
-    return raw, data
+            f = open(self.path, "rb")  # noqa: SIM115 - closed below, after the last chunk
+        except OSError as exc:
+            raise InputError(f"{self.path}: cannot read workload: {exc.strerror or exc}") from exc
+        with f:
+            raw = _HashingReader(f, digest, self.path)
+            head = raw.peek(2)
+            source = gzip.GzipFile(fileobj=raw, mode="rb") if head == b"\x1f\x8b" else raw
+            first, carry = 1, b""
+            while True:
+                block = self._read(source)
+                if not block:
+                    break
+                data = carry + block
+                cut = data.rfind(b"\n") + 1
+                if cut == 0:
+                    carry = data
+                    continue
+                carry = data[cut:]
+                yield first, data[:cut]
+                first += data.count(b"\n", 0, cut)
+            if carry:
+                yield first, carry
+            raw.drain()
+        self.sha256 = digest.hexdigest()
+
+    def _read(self, source) -> bytes:
+        try:
+            return source.read(self.chunk_bytes)
+        except (OSError, EOFError, zlib.error) as exc:  # gzip's errors on a damaged or cut member
+            raise InputError(f"{self.path}: corrupt gzip data: {exc}") from exc
+
+
+class _HashingReader(io.RawIOBase):
+    """A binary file whose reads update ``digest``; ``peek(n)`` looks at the first bytes without losing them (a
+    pipe cannot seek back)."""
+
+    def __init__(self, f, digest, path):
+        self.f, self.digest, self.path, self.ahead = f, digest, path, b""
+
+    def readable(self) -> bool:
+        return True
+
+    def _raw(self, n: int) -> bytes:
+        try:
+            b = self.f.read(n)
+        except OSError as exc:
+            raise InputError(f"{self.path}: cannot read workload: {exc.strerror or exc}") from exc
+        self.digest.update(b)
+        return b
+
+    def peek(self, n: int) -> bytes:
+        while len(self.ahead) < n:
+            b = self._raw(n - len(self.ahead))
+            if not b:
+                break
+            self.ahead += b
+        return self.ahead[:n]
+
+    def readinto(self, buf) -> int:
+        if self.ahead:
+            k = min(len(buf), len(self.ahead))
+            buf[:k] = self.ahead[:k]
+            self.ahead = self.ahead[k:]
+            return k
+        b = self._raw(len(buf))
+        buf[: len(b)] = b
+        return len(b)
+
+    def drain(self) -> None:
+        """Read what is left (bytes gzip did not need), so that the hash is of the whole file."""
+        while self._raw(1 << 20):
+            pass
 
 
 def parse_header(data: bytes, comments: list[bytes] | None = None) -> dict[str, str]:
@@ -123,14 +202,17 @@ def _fast_fields(data: bytes, inline_semicolon: bool | None = None) -> np.ndarra
     return cols
 
 
-def parse_fields_careful(data: bytes, path: str, skip_bad_lines: bool = False) -> tuple[np.ndarray, int]:
+def parse_fields_careful(
+    data: bytes, path: str, skip_bad_lines: bool = False, *, first_line: int = 1
+) -> tuple[np.ndarray, int]:
     """Line-by-line parse: (N, 18) float array and the number of skipped bad lines.
 
-    A bad line raises ``InputError`` naming the file and line number, unless ``skip_bad_lines``.
+    A bad line raises ``InputError`` naming the file and line number (``data``'s first line is the file's line
+    ``first_line``), unless ``skip_bad_lines``.
     """
     rows: list[list[float]] = []
     skipped = 0
-    for lineno, raw in enumerate(data.split(b"\n"), start=1):
+    for lineno, raw in enumerate(data.split(b"\n"), start=first_line):
         line = raw.strip()
         if not line or line.startswith(b";"):
             continue
@@ -165,111 +247,170 @@ def _round_time(x: np.ndarray) -> np.ndarray:
     return np.where(x >= 0, np.floor(x + 0.5), -np.floor(-x + 0.5))
 
 
-def _check_times(f: dict, keep: np.ndarray) -> None:
+#: the fields ``_check_times`` checks, in the order it names them
+_CHECKED = {
+    **TIME_FIELDS,
+    F_ALLOC: "allocated processors",
+    F_REQPROC: "requested processors",
+    F_JOB: "job number",
+    F_STATUS: "status",
+    F_USER: "user",
+}
+
+
+def _time_offenders(f: dict, keep: np.ndarray) -> dict:
+    """``{field: [count, job number, value]}`` of the kept records whose field is beyond ``MAX_TIME``."""
+    out = {}
+    for k in _CHECKED:
+        big = keep & (np.abs(f[k]) > MAX_TIME)
+        if big.any():
+            i = int(np.flatnonzero(big)[0])
+            out[k] = [int(big.sum()), f[F_JOB][i], f[k][i]]
+    return out
+
+
+def _check_times(offenders: dict) -> None:
     """Refuse a kept record whose time (submit, run, requested) is beyond ``MAX_TIME`` (2^53 s): beyond it a
     double no longer holds every whole second, and the engine's int64 times overflow (a submit time of 1e20
     once became a 777 TiB allocation in the workload statistics). Processor counts are checked too (a count
     beyond 2^53 cannot be split into serial jobs), and the job number, status and user, which are kept as
-    int64 (beyond it a cast wraps them into garbage, with a warning)."""
-    checks = {
-        **TIME_FIELDS,
-        F_ALLOC: "allocated processors",
-        F_REQPROC: "requested processors",
-        F_JOB: "job number",
-        F_STATUS: "status",
-        F_USER: "user",
-    }
-    for k, name in checks.items():
-        big = keep & (np.abs(f[k]) > MAX_TIME)
-        if big.any():
-            i = int(np.flatnonzero(big)[0])
+    int64 (beyond it a cast wraps them into garbage, with a warning). ``offenders``: ``_time_offenders`` of the
+    whole trace (the first record of each field, the count of all)."""
+    for k, name in _CHECKED.items():
+        if k in offenders:
+            count, job, value = offenders[k]
             raise InputError(
-                f"SWF record of job {f[F_JOB][i]:.0f}: field {k + 1} ({name}) = {f[k][i]:.17g} "
-                f"({int(big.sum()):,} record(s) in all exceed it); expected at most 2^53 = {MAX_TIME:.0f}, "
+                f"SWF record of job {job:.0f}: field {k + 1} ({name}) = {value:.17g} "
+                f"({count:,} record(s) in all exceed it); expected at most 2^53 = {MAX_TIME:.0f}, "
                 "the largest whole number an SWF field may hold here"
             )
 
 
-def clean_fields(fields, parallel: str = "split") -> tuple[pd.DataFrame, dict]:
-    """Apply the cleaning rules of section 2.1 and the split/drop mode of 2.2.
+class _Records:
+    """The kept records of a trace, cleaned chunk by chunk (``add``): the rules of ``clean_fields``, the counts
+    summed, and each kept record's columns (as int64) with its number of serial jobs (``reps``)."""
 
-    Each dropped record is counted once, by the first rule it fails:
-    1. run time missing (-1) or, after rounding, <= 0;
-    2. processors = field 5 if > 0, else field 8 if > 0, else dropped;
-    3. submit time missing (negative).
-    Fractional submit, run and requested times are rounded to the nearest second first.
-    """
-    if parallel not in SPLIT_MODES:
-        raise InputError(f"parallel mode must be one of {SPLIT_MODES}, got {parallel!r}")
-    # ``fields``: an (N, 18) array or a mapping from 0-based field index to its column
-    f = {k: fields[:, k] for k in USED_FIELDS} if isinstance(fields, np.ndarray) else fields
-    n_records = len(f[F_SUBMIT])
-    fractional = np.zeros(n_records, dtype=bool)
-    for k in (F_SUBMIT, F_RUN, F_REQTIME):
-        fractional |= f[k] != np.floor(f[k])
-    submit = _round_time(f[F_SUBMIT])
-    runtime = _round_time(f[F_RUN])
-    reqtime = _round_time(f[F_REQTIME])
-    alloc, req = f[F_ALLOC], f[F_REQPROC]
+    def __init__(self, parallel: str, extra: bool):
+        if parallel not in SPLIT_MODES:
+            raise InputError(f"parallel mode must be one of {SPLIT_MODES}, got {parallel!r}")
+        self.parallel, self.extra = parallel, extra
+        self.parts: list[dict] = []
+        self.offenders: dict = {}
+        self.n = dict.fromkeys(("records", "bad_run", "bad_procs", "bad_submit", "parallel", "rounded", "serial"), 0)
 
-    bad_run = runtime <= 0
-    procs = np.where(alloc > 0, alloc, np.where(req > 0, req, 0))
-    bad_procs = ~bad_run & (procs <= 0)
-    bad_submit = ~bad_run & ~bad_procs & (f[F_SUBMIT] < 0)
-    keep = ~(bad_run | bad_procs | bad_submit)
-    _check_times(f, keep)
-    procs = np.round(procs).astype(np.int64)
-    serial = int(procs[keep].sum()) if parallel == "split" else int((keep & (procs <= 1)).sum())
-    check_fits(serial * SWF_BYTES_PER_JOB, f"the trace's {serial:,} serial jobs (its parallel records split)")
-    parallel_records = int((keep & (procs > 1)).sum())
-    dropped_parallel = 0
-    if parallel == "drop":
-        dropped_parallel = parallel_records
-        keep &= procs <= 1
-        reps = np.ones(int(keep.sum()), dtype=np.int64)
-    else:
-        reps = procs[keep]
+    def add(self, f) -> None:
+        """Clean one chunk of records (``f``: an (N, 18) array or a mapping from 0-based field index to column).
 
-    def rep(a):
-        return np.repeat(a[keep], reps)
-
-    runtime_k = rep(runtime).astype(np.int64)
-    req_k = rep(reqtime)
-    has_est = req_k > 0
-    estimate = np.where(has_est, np.maximum(req_k, 1), 0).astype(np.int64)
-    gen = ~has_est
-    if gen.any():
-        estimate[gen] = generate_estimates(runtime_k[gen])
-    jobs = pd.DataFrame(
-        {
-            "id": np.arange(len(runtime_k), dtype=np.int64),
-            "submit": rep(submit).astype(np.int64),
-            "runtime": runtime_k,
-            "estimate": estimate,
-            "estimate_generated": gen,
-            "swf_job": rep(f[F_JOB]).astype(np.int64),
-            "status": rep(f[F_STATUS]).astype(np.int64),
-            "user": rep(f[F_USER]).astype(np.int64),
+        Each dropped record is counted once, by the first rule it fails: 1. run time missing (-1) or, after
+        rounding, <= 0; 2. processors = field 5 if > 0, else field 8 if > 0, else dropped; 3. submit time missing
+        (negative). Fractional submit, run and requested times are rounded to the nearest second first."""
+        f = {k: f[:, k] for k in USED_FIELDS} if isinstance(f, np.ndarray) else f
+        fractional = np.zeros(len(f[F_SUBMIT]), dtype=bool)
+        for k in (F_SUBMIT, F_RUN, F_REQTIME):
+            fractional |= f[k] != np.floor(f[k])
+        runtime = _round_time(f[F_RUN])
+        alloc, req = f[F_ALLOC], f[F_REQPROC]
+        bad_run = runtime <= 0
+        procs = np.where(alloc > 0, alloc, np.where(req > 0, req, 0))
+        bad_procs = ~bad_run & (procs <= 0)
+        bad_submit = ~bad_run & ~bad_procs & (f[F_SUBMIT] < 0)
+        keep = ~(bad_run | bad_procs | bad_submit)
+        n = self.n
+        n["records"] += len(keep)
+        n["bad_run"] += int(bad_run.sum())
+        n["bad_procs"] += int(bad_procs.sum())
+        n["bad_submit"] += int(bad_submit.sum())
+        for k, (count, job, value) in _time_offenders(f, keep).items():
+            if k in self.offenders:
+                self.offenders[k][0] += count
+            else:
+                self.offenders[k] = [count, job, value]
+        if self.offenders:  # the trace is refused when read whole (``_check_times``): only the counts go on
+            return
+        procs = np.round(procs).astype(np.int64)
+        n["parallel"] += int((keep & (procs > 1)).sum())
+        if self.parallel == "drop":
+            n["serial"] += int((keep & (procs <= 1)).sum())
+            keep &= procs <= 1
+        else:
+            n["serial"] += int(procs[keep].sum())
+        n["rounded"] += int((fractional & keep).sum())
+        part = {
+            "submit": _round_time(f[F_SUBMIT][keep]).astype(np.int64),
+            "runtime": runtime[keep].astype(np.int64),
+            "reqtime": _round_time(f[F_REQTIME][keep]).astype(np.int64),
+            "reps": procs[keep] if self.parallel == "split" else np.ones(int(keep.sum()), np.int64),
         }
-    )
-    counts = {
-        "records": n_records,
-        "dropped_runtime": int(bad_run.sum()),
-        "dropped_processors": int(bad_procs.sum()),
-        "dropped_submit": int(bad_submit.sum()),
-        "dropped_parallel": dropped_parallel,
-        "parallel_records": parallel_records,
-        "parallel_mode": parallel,
-        "rounded_records": int((fractional & keep).sum()),
-        "estimates_generated": int(gen.sum()),
-        "serial_jobs": int(len(jobs)),
-    }
-    return jobs, counts
+        if self.extra:
+            part.update({c: f[k][keep].astype(np.int64) for c, k in _EXTRA.items()})
+        self.parts.append(part)
+
+    def split(self, narrow: bool) -> tuple[dict, dict]:
+        """``(columns, counts)``: the serial jobs' columns (a k-processor record becomes k serial jobs with
+        consecutive ids) and the cleaning counts. ``narrow``: each column at its narrowest exact type (ids and
+        estimates int32 where they fit; submit and run times int64, the engine's type, which it would copy
+        into otherwise), and without the SWF columns (``swf_job``, ``status``, ``user``,
+        ``estimate_generated``); else the workload's table as ``WORKLOAD_COLUMNS`` (int64)."""
+        _check_times(self.offenders)
+        J = self.n["serial"]
+        if narrow:
+            check_fits(
+                J * SWF_RUN_BYTES_PER_JOB, f"the trace's {J:,} serial jobs (its parallel records split) and their run"
+            )
+        else:
+            check_fits(J * SWF_BYTES_PER_JOB, f"the trace's {J:,} serial jobs (its parallel records split)")
+        keys = ("submit", "runtime", "reqtime", "reps", *(_EXTRA if self.extra else ()))
+        rec = {c: np.concatenate([p[c] for p in self.parts] or [np.empty(0, np.int64)]) for c in keys}
+        self.parts = []
+        reps = rec.pop("reps")
+        ones = bool((reps == 1).all())
+
+        def rep(a):
+            return a if ones else np.repeat(a, reps)
+
+        has_est = rec["reqtime"] > 0
+        estimate = np.where(has_est, np.maximum(rec.pop("reqtime"), 1), 0).astype(np.int64)
+        gen = ~has_est
+        if gen.any():  # the model is deterministic per run time: a record's serial jobs share its estimate
+            estimate[gen] = generate_estimates(rec["runtime"][gen])
+        small = narrow and J < 2**31
+        cols = {
+            "id": np.arange(J, dtype=np.int32 if small else np.int64),
+            "submit": rep(rec["submit"]),
+            "runtime": rep(rec["runtime"]),
+            "estimate": rep(estimate.astype(np.int32) if small and (estimate < 2**31).all() else estimate),
+        }
+        if not narrow:
+            cols["estimate_generated"] = rep(gen)
+            cols.update({c: rep(rec[c]) for c in _EXTRA})
+        n = self.n
+        counts = {
+            "records": n["records"],
+            "dropped_runtime": n["bad_run"],
+            "dropped_processors": n["bad_procs"],
+            "dropped_submit": n["bad_submit"],
+            "dropped_parallel": n["parallel"] if self.parallel == "drop" else 0,
+            "parallel_records": n["parallel"],
+            "parallel_mode": self.parallel,
+            "rounded_records": n["rounded"],
+            "estimates_generated": int(reps[gen].sum()),
+            "serial_jobs": J,
+        }
+        return cols, counts
 
 
-def sha256_bytes(data: bytes) -> str:
-    """The SHA-256 of ``data`` (a trace's bytes, as read)."""
-    return hashlib.sha256(data).hexdigest()
+#: the SWF columns a workload's table keeps beside the ones a run needs (0-based field index)
+_EXTRA = {"swf_job": F_JOB, "status": F_STATUS, "user": F_USER}
+
+
+def clean_fields(fields, parallel: str = "split") -> tuple[pd.DataFrame, dict]:
+    """Apply the cleaning rules of section 2.1 and the split/drop mode of 2.2 to records read whole (``fields``:
+    an (N, 18) array or a mapping from 0-based field index to its column): the workload's job table
+    (``WORKLOAD_COLUMNS``) and the cleaning counts. The rules are ``_Records.add``'s."""
+    records = _Records(parallel, extra=True)
+    records.add(fields)
+    cols, counts = records.split(narrow=False)
+    return pd.DataFrame(cols), counts
 
 
 def read_swf(path: str | os.PathLike, *, parallel: str = "split", skip_bad_lines: bool = False) -> Workload:
@@ -282,28 +423,60 @@ def read_swf(path: str | os.PathLike, *, parallel: str = "split", skip_bad_lines
     skip_bad_lines : skip malformed lines (their number is in ``meta["cleaning"]["skipped_lines"]``)
         instead of raising ``InputError`` at the first one.
     """
+    cols, meta = _read(path, parallel, skip_bad_lines, narrow=False)
+    return Workload(jobs=pd.DataFrame(cols), meta=meta)
+
+
+def read_swf_columns(
+    path: str | os.PathLike, *, parallel: str = "split", skip_bad_lines: bool = False, chunk_bytes: int = CHUNK_BYTES
+) -> tuple[dict[str, np.ndarray], dict]:
+    """``read_swf`` in the least memory: ``(columns, meta)``, the serial jobs' ``id``, ``submit``, ``runtime`` and
+    ``estimate`` (the columns a run needs) at their narrowest exact types (ids and estimates int32 where they fit;
+    times int64, the engine's type), and the workload's metadata (``Workload.meta``).
+
+    The trace is read, cleaned and split in chunks of ``chunk_bytes`` of content: what it holds beyond the serial
+    jobs' 24 bytes each is one chunk and the kept records (one per parallel job), so that a trace of 44,000
+    parallel jobs split into 16.5 million serial ones is simulated in about 130 bytes a serial job at peak
+    (``benchmarks/bench_simulator.py --swf``). The numbers are ``read_swf``'s."""
+    return _read(path, parallel, skip_bad_lines, narrow=True, chunk_bytes=chunk_bytes)
+
+
+def _read(path, parallel: str, skip_bad_lines: bool, *, narrow: bool, chunk_bytes: int = CHUNK_BYTES):
+    """``(columns, meta)`` of a trace read, cleaned and split chunk by chunk (``_Content``, ``_Records``): each
+    chunk by pandas' C parser, or where anything looks malformed in it by the careful line-by-line parser (which
+    names the first bad line, or skips it on request); both give the same numbers."""
     path = Path(path)
-    file_bytes, data = read_file(path)  # once: a stream has its bytes only for the first read
-    comments, inline_semicolon = scan_comments(data)
-    fields = _fast_fields(data, inline_semicolon)
-    skipped = 0
-    if fields is None:
-        fields, skipped = parse_fields_careful(data, str(path), skip_bad_lines)
     try:
-        jobs, counts = clean_fields(fields, parallel)
+        records = _Records(parallel, extra=not narrow)
+    except InputError as exc:
+        raise InputError(f"{path}: {exc}") from None
+    content = _Content(path, chunk_bytes)
+    comments: list[bytes] = []
+    skipped = 0
+    for first, chunk in content:
+        found, inline_semicolon = scan_comments(chunk)
+        comments += found
+        fields = _fast_fields(chunk, inline_semicolon)
+        if fields is None:
+            fields, bad = parse_fields_careful(chunk, str(path), skip_bad_lines, first_line=first)
+            skipped += bad
+        records.add(fields)
+        del fields
+    try:
+        cols, counts = records.split(narrow)
     except InputError as exc:
         raise InputError(f"{path}: {exc}") from None
     counts["skipped_lines"] = skipped
-    if len(jobs) == 0:
+    if counts["serial_jobs"] == 0:
         raise InputError(
-            f"{path}: no job is left to simulate ({len(fields)} job records read, {skipped} bad lines "
+            f"{path}: no job is left to simulate ({counts['records']} job records read, {skipped} bad lines "
             f"skipped, cleaning {counts}); expected SWF job lines of 18 whitespace-separated fields"
         )
     meta = {
         "source": str(path),
         "name": path.name,
-        "sha256": sha256_bytes(file_bytes),
-        "header": parse_header(data, comments),
+        "sha256": content.sha256,
+        "header": parse_header(b"", comments),
         "cleaning": counts,
     }
-    return Workload(jobs=jobs, meta=meta)
+    return cols, meta
