@@ -124,3 +124,18 @@ def test_rejection_sampling_is_bounded_and_says_what_was_left():
     with pytest.raises(InputError, match=r"draws still outside \[lo, hi\] = \[0.0, 180.0\] after 1 rounds"):
         half.sample(1000, np.random.default_rng(0), max_rounds=1)
     assert len(half.sample(1000, np.random.default_rng(0))) == 1000  # the default bound: from the acceptance
+
+
+@given(
+    n=st.integers(0, 300), seed=st.integers(0, 2**32), mix=st.sampled_from([FT, SRG, BetaMix.parse("0.3:0.2,0.7:0.9")])
+)
+def test_job_columns_draw_job_tables_bids_without_copying_the_columns(n, seed, mix):
+    from gamemarket.bids import job_columns
+
+    cols = {"id": np.arange(n, dtype=np.int32), "submit": np.zeros(n, np.int64)}
+    got = job_columns(cols, mix, seed)
+    want = job_table(pd.DataFrame(cols), mix, seed)
+    assert got["id"] is cols["id"] and got["submit"] is cols["submit"]
+    assert got["group"].dtype == np.int8
+    for c in ("private_bid", "reported_bid", "group"):
+        assert np.array_equal(got[c], want[c].to_numpy()), c

@@ -24,7 +24,8 @@ def cmd_simulate(a) -> int:
     where ``--out`` asks.
     """
     _check_outputs(a)
-    run = simulate_profile(**{k: getattr(a, k) for k in PROFILE_OPTIONS})
+    # the summary alone: the per-job outcome goes to --out, never whole into memory (a trace of millions of jobs)
+    run = simulate_profile(**{k: getattr(a, k) for k in PROFILE_OPTIONS}, outcome=False)
     for note in run.notes:
         print(f"gamemarket: note: {note}", file=sys.stderr)
     if a.format == "json":

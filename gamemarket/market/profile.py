@@ -18,7 +18,7 @@ from gamemarket import bids, consumers
 from gamemarket.errors import InputError
 from gamemarket.io import jobtable
 from gamemarket.market.outcomes import CATEGORIES
-from gamemarket.market.simulate import Mechanism, simulate, simulate_columns, simulate_to_file
+from gamemarket.market.simulate import Mechanism, simulate, simulate_columns, simulate_summary, simulate_to_file
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -89,6 +89,7 @@ def simulate_profile(
     skip_bad_lines: bool = False,
     out: PathLike | None = None,
     jobs_out: PathLike | None = None,
+    outcome: bool = True,
 ) -> ProfileRun:
     """Run one profile, as ``gamemarket simulate`` does: each argument is the command's option of that name
     (``synthetic_jobs``: ``--synthetic-jobs``), and errors name the options.
@@ -118,6 +119,11 @@ def simulate_profile(
     out, jobs_out : path, optional
         Write the per-job outcome, and the job table used, there (.csv or .parquet). A job table run without
         ``jobs_out`` goes without pandas, and streams the outcome to ``out``.
+    outcome : bool
+        Keep the per-job outcome in memory (``ProfileRun.jobs``); False: the summary alone (and the ``out`` file),
+        computed slice by slice, so that a trace of millions of jobs runs in the least memory (what
+        ``gamemarket simulate`` does). An SWF trace is then read in chunks, its columns at their narrowest
+        types (``read_swf_columns``), without pandas' table.
 
     Returns
     -------
@@ -133,12 +139,20 @@ def simulate_profile(
     else:
         seed = 0 if seed is None else seed
         table, nodes, source = _drawn_table(
-            workload or DEFAULT_WORKLOAD, nodes, reduction, synthetic_jobs, load, seed, mix, parallel, skip_bad_lines
+            workload or DEFAULT_WORKLOAD,
+            nodes,
+            reduction,
+            synthetic_jobs,
+            load,
+            seed,
+            mix,
+            (parallel, skip_bad_lines),
+            columns=not (outcome or jobs_out),
         )
         notes, mix_name, seed_shown = [], mix or DEFAULT_MIX, seed
     if jobs_out:
         jobtable.write_table(jobtable.exchange_columns(table), jobs_out)
-    jobs, run_summary = _run(table, nodes, mech, fast=fast, validate=job_table is None, out=out)
+    jobs, run_summary = _run(table, nodes, mech, fast=fast, validate=job_table is None, out=out, outcome=outcome)
     seconds = round(time.perf_counter() - t0, 3)  # the run's, not the writing of its outcome
     if out and jobs is not None:
         jobtable.write_table(jobs, out)
@@ -146,8 +160,9 @@ def simulate_profile(
     return ProfileRun({**summary, "seconds": seconds}, jobs, notes)
 
 
-#: the arguments of :func:`simulate_profile`: ``gamemarket simulate``'s options of the same names
-PROFILE_OPTIONS = tuple(inspect.signature(simulate_profile).parameters)
+#: the arguments of :func:`simulate_profile` that are ``gamemarket simulate``'s options of the same names (the
+#: command keeps no per-job outcome in memory: ``outcome`` is False there)
+PROFILE_OPTIONS = tuple(p for p in inspect.signature(simulate_profile).parameters if p != "outcome")
 
 
 def _job_table(path: PathLike, nodes: int | None, fast: bool, given: dict):
@@ -189,23 +204,38 @@ def _synthetic_params(workload: str, synthetic_jobs, load, seed: int, nodes) -> 
     return {**synth, "nodes": nodes} if synth and nodes is not None else synth
 
 
-def _drawn_table(workload: str, nodes, reduction, synthetic_jobs, load, seed: int, mix, parallel, skip_bad_lines):
+def _drawn_table(workload: str, nodes, reduction, synthetic_jobs, load, seed: int, mix, reading, *, columns: bool):
     """The job table of a workload (read or generated) with the mix's bids drawn from ``seed``; its nodes; its
-    source."""
-    from gamemarket.workloads import load as load_workload  # deferred: pandas
+    source. ``reading``: (parallel, skip_bad_lines) of a trace. ``columns``: a trace's table as column arrays at
+    their narrowest types, read in chunks (``read_swf_columns``, ``bids.job_columns``), not a DataFrame."""
+    # deferred: pandas
+    from gamemarket.workloads import is_model_path, resolve_trace
+    from gamemarket.workloads import load as load_workload
+    from gamemarket.workloads.base import nodes_of
+    from gamemarket.workloads.swf import read_swf_columns
 
+    parallel, skip_bad_lines = reading
+    strategy = consumers.BetaMix.parse(mix or DEFAULT_MIX)
     synth = _synthetic_params(workload, synthetic_jobs, load, seed, nodes)
+    if columns and not synth and not is_model_path(workload):  # a trace
+        cols, meta = read_swf_columns(resolve_trace(workload), parallel=parallel, skip_bad_lines=skip_bad_lines)
+        table = bids.job_columns(cols, strategy, seed)
+        for c in ("private_bid", "reported_bid"):  # what ``simulate`` validates; the reader's columns are valid
+            jobtable.check_column(jobtable.SPEC[c], table[c], f"workload {meta['source']}")
+        return table, nodes_of(meta, nodes, reduction), meta.get("source")
     w = load_workload(workload, parallel=parallel, skip_bad_lines=skip_bad_lines, **synth)
-    table = bids.job_table(w.jobs, consumers.BetaMix.parse(mix or DEFAULT_MIX), seed)
+    table = bids.job_table(w.jobs, strategy, seed)
     return table, w.nodes(nodes, reduction), w.meta.get("source")
 
 
-def _run(table, nodes: int, mech: Mechanism, *, fast: bool, validate: bool, out) -> tuple[object, dict]:
+def _run(table, nodes: int, mech: Mechanism, *, fast: bool, validate: bool, out, outcome: bool) -> tuple[object, dict]:
     """The per-job outcome and the summary: a job table read without pandas (``fast``: ``jobtable.read_columns``
     has validated it) runs on its columns, and streams its outcome to ``out`` where given (the outcome is then
-    None: it is in the file)."""
-    if fast and out:  # the per-job outcome streamed to the file in row groups, never whole in memory
-        return None, simulate_to_file(table, nodes, mech, out)
+    None: it is in the file); so does any table where no ``outcome`` is kept."""
+    if not outcome or (fast and out):  # never the whole per-job outcome in memory
+        if validate and not isinstance(table, dict):
+            table = jobtable.validate(table)
+        return None, simulate_to_file(table, nodes, mech, out) if out else simulate_summary(table, nodes, mech)
     if fast:
         return simulate_columns(table, nodes, mech)
     result = simulate(table, nodes, mech, validate=validate)  # jobtable.read has validated a job table

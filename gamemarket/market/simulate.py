@@ -355,12 +355,33 @@ def simulate_to_file(table, nodes: int, mechanism: Mechanism | None, path, *, ro
     dict
         The run's summary (``outcomes.summary``, with ``allocation_steps``).
     """
-    mechanism = mechanism or Mechanism()
     jobtable.check_table_path(path)
+    return _streamed(table, nodes, mechanism, path, rows)
+
+
+def simulate_summary(table, nodes: int, mechanism: Mechanism | None = None) -> dict:
+    """``simulate``'s summary, to the last bit, without the per-job outcome: it is computed slice by slice and
+    summed column by column (``outcomes.streamed_summary``), as ``simulate_to_file`` does, with nothing written.
+    What ``gamemarket simulate`` runs where no ``--out`` asks for the per-job table.
+
+    Parameters
+    ----------
+    table : a validated job table: a DataFrame or a mapping of column arrays
+    nodes : number of nodes ``n``
+    mechanism : scheduler, payment scheme and reservation price (default HB + k-th price, r = 1)
+    """
+    return _streamed(table, nodes, mechanism, None, outcomes.STREAM_ROWS)
+
+
+def _streamed(table, nodes: int, mechanism: Mechanism | None, path, rows: int) -> dict:
+    """The summary of one run whose per-job outcome is made in slices of ``rows`` jobs, and written to ``path``
+    where given."""
+    mechanism = mechanism or Mechanism()
     if int(rows) < 1:
         raise InputError(f"rows must be >= 1, got {rows}")
     runtime = np.asarray(table["runtime"], dtype=np.int64)
     codes = outcomes.runtime_group_codes(runtime, np.asarray(table["id"], dtype=np.int64))
+    del runtime  # a copy where the table's run times are not int64: 8 bytes a job the run need not hold
     bid_codes = bid_bin_codes(np.asarray(table["private_bid"], dtype=np.float64))
     part, J, steps = _engine_parts(table, nodes, mechanism)
 
@@ -371,7 +392,8 @@ def simulate_to_file(table, nodes: int, mechanism: Mechanism | None, path, *, ro
 
     summ = outcomes.streamed_summary(parts, table, J, int(nodes), getattr(part, "scratch", None))
     summ["allocation_steps"] = int(steps)
-    outcomes.write_per_job(path, parts())
+    if path is not None:
+        outcomes.write_per_job(path, parts())
     return summ
 
 

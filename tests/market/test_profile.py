@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 import gamemarket
@@ -96,3 +97,31 @@ def test_a_blend_profile_pays_the_blend_of_first_and_kth_price():
     blend = simulate_profile(payment="blend", blend=0.25, **kw).summary
     assert blend["blend"] == 0.25
     assert blend["revenue"] == pytest.approx(0.25 * first + 0.75 * kth, rel=1e-12)
+
+
+@pytest.mark.parametrize("gz", [False, True])
+@pytest.mark.parametrize("payment", ["first", "kth"])
+def test_a_trace_read_in_chunks_gives_the_summary_of_the_whole_table(tmp_path, capsys, gz, payment):
+    """``outcome=False`` (the command's way: the trace read as narrow columns in chunks, the summary streamed)
+    and the DataFrame path with the per-job outcome kept: the same summary, to the last bit, as the command
+    prints it."""
+    import gzip
+
+    rng = np.random.default_rng(5)
+    lines = ["; MaxProcs: 16"]
+    for i in range(400):
+        procs = int(rng.integers(1, 6))
+        fields = [i + 1, i * 7, -1, int(rng.integers(1, 900)), procs, -1, -1, procs, int(rng.integers(-1, 2000))]
+        lines.append(" ".join(map(str, fields + [-1, 1, int(rng.integers(1, 9)), -1, -1, 1, -1, -1, -1])))
+    data = ("\n".join(lines) + "\n").encode()
+    path = tmp_path / ("trace.swf.gz" if gz else "trace.swf")
+    path.write_bytes(gzip.compress(data) if gz else data)
+    kw = {"workload": str(path), "mix": "SRG", "seed": 4, "payment": payment, "reduction": 0.25}
+    kept = gamemarket.simulate_profile(**kw)
+    streamed = gamemarket.simulate_profile(**kw, outcome=False, out=tmp_path / "o.parquet")
+    assert kept.outcomes is not None and streamed.jobs is None
+    assert _without_seconds(kept.summary) == _without_seconds(streamed.summary)
+    printed = _cli(
+        capsys, "--workload", str(path), "--mix", "SRG", "--seed", "4", "--payment", payment, "--reduction", "0.25"
+    )
+    assert _without_seconds(json.loads(json.dumps(kept.summary))) == _without_seconds(printed)

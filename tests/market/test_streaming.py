@@ -125,3 +125,23 @@ def test_streamed_run_equals_the_plain_run_on_a_larger_table(tmp_path, sched):
     got = simulate_to_file({c: table[c].to_numpy() for c in table.columns}, 60, m, tmp_path / "o.parquet", rows=4096)
     assert got == want.summary
     _same_table(pq.read_table(tmp_path / "o.parquet").to_pandas(), want.jobs)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=workloads(), sched=st.sampled_from(SCHEDULERS), pay=st.sampled_from(PAYMENTS), narrow=st.booleans())
+def test_the_summary_alone_equals_the_plain_runs(case, sched, pay, narrow):
+    """``simulate_summary`` (what ``gamemarket simulate`` runs) to the last bit, on a DataFrame or on columns at
+    the narrow types an SWF trace is read into (``read_swf_columns``, ``job_columns``: int32 ids and estimates,
+    int8 groups)."""
+    from gamemarket.market.simulate import simulate_summary
+
+    table, n, reserve = case
+    table = jobtable.validate(table)
+    m = Mechanism(sched, pay, reserve)
+    given_table = table
+    if narrow:
+        given_table = {c: table[c].to_numpy() for c in table.columns}
+        for c, dtype in (("id", np.int32), ("estimate", np.int32), ("group", np.int8)):
+            if c in given_table and np.abs(given_table[c]).max(initial=0) < 100:
+                given_table[c] = given_table[c].astype(dtype)
+    assert simulate_summary(given_table, n, m) == simulate(table, n, m, validate=False).summary
