@@ -22,8 +22,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 #: each file of ``benchmarks/``: the arguments of its small mode (``{tmp}``: a scratch folder, ``{swf}``: a small
-#: SWF trace this test writes), or None for a helper that another benchmark's small mode runs
-SMOKE: dict[str, list[str] | None] = {
+#: SWF trace this test writes), a list of them where its small mode is several runs, or None for a helper that
+#: another benchmark's small mode runs
+SMOKE: dict[str, list | None] = {
     "bench_certificates.py": ["--smoke"],
     "bench_deviation.py": ["--smoke"],
     "bench_design.py": ["--smoke"],
@@ -39,15 +40,21 @@ SMOKE: dict[str, list[str] | None] = {
     "bench_reproduction.py": ["--smoke", "--n-jobs", "1"],
     "bench_rsg_completeness.py": ["--smoke"],
     "bench_resalloc.py": ["--resalloc-python", "{resalloc}", "--cases", "2000x4"],
-    "bench_simulator.py": ["--trace", "{swf}", "--repeat", "1"],
+    "bench_simulator.py": [["--trace", "{swf}", "--repeat", "1"], ["--swf", "--jobs", "200000", "--repeat", "1"]],
     "bench_startup.py": ["--smoke"],
     "bench_study.py": ["--smoke"],
+    "bench_study_jobs.py": ["--smoke"],
     "bench_test_tiers.py": ["--smoke"],
     "bench_workload.py": ["--smoke"],
     "fuzz_cli.py": ["--minutes", "0.1", "--batch", "2", "--seed", "1", "--shrink-seconds", "5"],
     "heapq_market.py": None,  # bench_startup's comparator: its --smoke runs it and checks the outcomes agree
     "solver_fingerprint.py": ["{tmp}/fingerprint.json", "--smoke"],
 }
+
+
+def _runs(args: list) -> list[list[str]]:
+    """A row's runs: its arguments, or a list of them where a benchmark's small mode is several runs."""
+    return args if args and isinstance(args[0], list) else [args]
 
 
 def _needs(name: str) -> str | None:
@@ -72,7 +79,7 @@ def test_every_benchmark_has_a_smoke_mode():
         f"{sorted(set(SMOKE) - set(files))}"
     )
     for name, args in SMOKE.items():
-        if args and "--smoke" in args:
+        if args and any("--smoke" in run for run in _runs(args)):
             assert '"--smoke"' in (ROOT / "benchmarks" / name).read_text(), f"{name} has no --smoke option"
     helpers = [n for n, a in SMOKE.items() if a is None]
     for h in helpers:  # a helper is run by some benchmark's small mode
@@ -132,16 +139,19 @@ def test_benchmark_runs_to_its_end_in_its_small_mode(name, clone, tmp_path):
         "swf": str(_small_swf(tmp_path / "small.swf")) if name == "bench_simulator.py" else "",
         "resalloc": os.environ.get("GAMEMARKET_RESALLOC_PYTHON", ""),
     }
-    args = [a.format(**values) for a in SMOKE[name]]
     env = {**os.environ, "PYTHONPATH": str(clone), "MPLBACKEND": "Agg"}
     env.pop("GAMEMARKET_TRACES", None)  # a fresh clone's machine need not have the traces: none is needed here
-    r = subprocess.run(
-        [sys.executable, str(clone / "benchmarks" / name), *args],
-        cwd=clone,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert r.returncode == 0, f"{name} {' '.join(args)}: exit {r.returncode}\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
-    assert "Traceback" not in r.stderr, r.stderr[-3000:]
+    for run in _runs(SMOKE[name]):
+        args = [a.format(**values) for a in run]
+        r = subprocess.run(
+            [sys.executable, str(clone / "benchmarks" / name), *args],
+            cwd=clone,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert r.returncode == 0, (
+            f"{name} {' '.join(args)}: exit {r.returncode}\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
+        )
+        assert "Traceback" not in r.stderr, r.stderr[-3000:]

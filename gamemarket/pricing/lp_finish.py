@@ -38,7 +38,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
-from scipy.optimize import linprog
 
 from gamemarket.pricing.allocation import Allocation, check_feasible
 from gamemarket.pricing.dual import evaluate
@@ -163,6 +162,8 @@ def _model(util, t: np.ndarray, amax: np.ndarray) -> _Model:
 def _solve_restricted(problem, A, rows, cols, model: _Model, lo):
     """The restricted LP over columns ``(rows, cols)`` and the model's cuts: returns (x per column, y per
     job, capacity duals) or None."""
+    from scipy.optimize import linprog  # deferred: scipy.optimize (about a second) only where the LP runs
+
     n, m = A.shape
     d = problem.demand
     C = len(rows)

@@ -46,7 +46,6 @@ import copy
 import time
 
 import numpy as np
-from scipy.optimize import minimize
 
 from gamemarket.errors import GameMarketError, InputError
 from gamemarket.pricing import ties as tie
@@ -511,6 +510,8 @@ class PriceDiscovery:
     def _lbfgs_round(self, p, cap):
         """L-BFGS-B from ``p`` up to iteration ``cap``, restarted from the best prices when its line search
         fails; returns the prices to continue from and scipy's message."""
+        from scipy.optimize import minimize  # deferred: scipy.optimize (about a second) only where prices are sought
+
         state, message = self.state, ""
         for _restart in range(20):
             if state["iters"] >= cap or self.done():

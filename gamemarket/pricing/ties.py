@@ -31,7 +31,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from numba import njit, prange
-from scipy.optimize import lsq_linear
 
 MAX_TIES = 20000  #: beyond this many tied jobs (degenerate problems) only the smallest reduced costs mix
 
@@ -236,6 +235,8 @@ def mix(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The mixture weights ``lambda`` and the residual ``w = R - usage - s`` (``s >= 0`` only where
     ``slack`` is True: resources whose unsold capacity is allowed, at a price floor)."""
+    from scipy.optimize import lsq_linear  # deferred: scipy.optimize (about a second) only where ties are split
+
     m = len(R)
     b = R - usage
     if len(ties) == 0 and (slack is None or not slack.any()):
