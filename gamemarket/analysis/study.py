@@ -240,9 +240,17 @@ class PopulationMissing:
     reason: str
 
 
-def solve_game(game: Game, *, methods=DEFAULT_METHODS, resamples: int = 1000, time_limit: float = 10.0) -> SolvedGame:
-    """Solve a game built in Python the way a study's games are solved: equilibria, robustness, no flags."""
-    sol = solve(game, methods=methods, time_limit=time_limit)
+def solve_game(
+    game: Game,
+    *,
+    methods=DEFAULT_METHODS,
+    resamples: int = 1000,
+    time_limit: float | None = 10.0,
+    progress: bool | None = None,
+) -> SolvedGame:
+    """Solve a game built in Python the way a study's games are solved: equilibria, robustness, no flags.
+    ``time_limit`` and ``progress``: :func:`gamemarket.games.equilibria.solve`'s."""
+    sol = solve(game, methods=methods, time_limit=time_limit, progress=progress)
     return SolvedGame(game.title, game, sol, bootstrap(game, sol.equilibria, resamples=resamples))
 
 

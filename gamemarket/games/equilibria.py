@@ -28,14 +28,17 @@ from __future__ import annotations
 import functools
 import itertools
 import multiprocessing as mp
+import queue
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from math import comb
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from gamemarket.errors import InputError
+from gamemarket.games.budget import RAISE_LIMIT, SearchClock, TimeUp, check_time_limit, progress_wanted
 from gamemarket.games.checks import check_finite
 from gamemarket.registry import Registry
 
@@ -179,11 +182,16 @@ FACE_BUDGET = 200_000
 
 
 def _face_vertices(
-    M_eq: np.ndarray, M_ineq: np.ndarray, tol: float, max_subsets: int = FACE_BUDGET, used: list | None = None
+    M_eq: np.ndarray,
+    M_ineq: np.ndarray,
+    tol: float,
+    max_subsets: int = FACE_BUDGET,
+    used: list | None = None,
+    clock: SearchClock | None = None,
 ) -> list[np.ndarray]:
     """Vertices of ``{z >= 0 : M_eq z = 1, M_ineq z <= 1}`` (z over the candidate support); raises
     :class:`FaceBudgetExceeded` beyond ``max_subsets`` subsets of tight constraints (``used[0]``: the subsets
-    enumerated so far, counted on)."""
+    enumerated so far, counted on), and :class:`~gamemarket.games.budget.TimeUp` once ``clock``'s limit is reached."""
     k = M_eq.shape[1]
     if k == 0:
         return []
@@ -204,6 +212,8 @@ def _face_vertices(
                 used[0] += 1
                 if used[0] > max_subsets:
                     raise FaceBudgetExceeded(max_subsets)
+                if clock is not None and used[0] % 1024 == 0:
+                    clock.check()
                 M = np.vstack([Meq, M_ineq[list(extra)][:, free]]) if need else Meq
                 if np.linalg.matrix_rank(M) < nfree:
                     continue
@@ -224,7 +234,7 @@ def _consistent(M: np.ndarray) -> bool:
 
 
 def polytope_equilibria(
-    A, B, tol: tuple[float, float] | None = None, *, notes: list | None = None
+    A, B, tol: tuple[float, float] | None = None, *, notes: list | None = None, time_limit: float | None = None
 ) -> tuple[list[tuple[np.ndarray, np.ndarray]], bool]:
     """All extreme equilibria by vertex enumeration of the smaller player's best-response polytope.
 
@@ -232,18 +242,28 @@ def polytope_equilibria(
     tight constraints have more subsets than the enumeration's budget (200,000; a game with many equal payoffs, an
     all-zero one at the extreme) is skipped, and ``notes`` gets a line beginning "incomplete:" that says so: the
     profiles returned are then not every extreme equilibrium.
+
+    ``time_limit`` (seconds, keyword-only; None: none): the search stops there, and ``notes`` gets a line beginning
+    "incomplete:" that says how many of the polytope's vertices it had visited; the profiles returned are those of
+    the vertices visited. Before qhull lists the vertices, their number is bounded from the game's shape
+    (:func:`max_vertices`): where listing that many could take more than half the limit, qhull runs in a child
+    process that is stopped at the limit (qhull cannot be interrupted). Within the limit, the answer is the same.
     """
     A, B = _check(A, B)
+    clock = SearchClock(time_limit)
     transposed = A.shape[0] > A.shape[1]
     if transposed:  # enumerate on the smaller side: swap the players
         A, B = B.T, A.T
     Ap = (A - A.min()) / _scale(A) + 1.0  # positive, and of order 1 whatever the payoffs' units
     Bp = (B - B.min()) / _scale(B) + 1.0
-    skipped = 0  # degenerate faces left out
-    if A.shape[0] == 1:
-        profiles, degenerate = _one_row_equilibria(B, (tol or tolerance(A, B))[1])
-    else:
-        profiles, degenerate, skipped = _vertex_equilibria(Ap, Bp)
+    skipped, stop = 0, None  # degenerate faces left out; where the time limit stopped the search
+    try:
+        if A.shape[0] == 1:
+            profiles, degenerate = _one_row_equilibria(B, (tol or tolerance(A, B))[1])
+        else:
+            profiles, degenerate, skipped, stop = _vertex_equilibria(Ap, Bp, clock)
+    finally:
+        clock.close()
     if transposed:
         profiles = [(y, x) for x, y in profiles]
     if skipped and notes is not None:
@@ -252,7 +272,25 @@ def polytope_equilibria(
             f"their tight constraints' subsets beyond the budget of {FACE_BUDGET:,} for the game (many equal payoffs): "
             "the equilibria listed are verified, but other extreme equilibria may exist"
         )
+    if stop and notes is not None:
+        notes.append(
+            f"incomplete: polytope: stopped {clock.stopped()} {stop}: the equilibria listed are verified, but other "
+            f"extreme equilibria may exist; {RAISE_LIMIT}"
+        )
     return profiles, degenerate
+
+
+def max_vertices(m: int, n: int) -> int:
+    """The most vertices the best-response polytope ``{x in R^m : x >= 0, B'^T x <= 1}`` of an ``m x n`` game can
+    have (``m`` >= 2): a polytope of dimension ``m`` with at most ``m + n`` facets, bounded by McMullen's upper bound
+    theorem (the cyclic polytope's dual). A random 20x20 game's has about 3 million; the bound is 40 million."""
+    d, f = m, m + n
+    return comb(f - (d + 1) // 2, f - d) + comb(f - (d + 2) // 2, f - d)
+
+
+#: qhull's seconds per vertex of the best-response polytope, about (a random 16x16 game's 183,305 in 3.2 s); the
+#: search's estimate of how long listing the vertices can take, against its time limit
+QHULL_SECONDS_PER_VERTEX = 2e-5
 
 
 def _one_row_equilibria(B: np.ndarray, tol_b: float) -> tuple[list, bool]:
@@ -268,19 +306,36 @@ def _one_row_equilibria(B: np.ndarray, tol_b: float) -> tuple[list, bool]:
     return profiles, len(cols) > 1
 
 
-def _vertex_equilibria(Ap: np.ndarray, Bp: np.ndarray) -> tuple[list, bool, int]:
+def _vertex_equilibria(Ap: np.ndarray, Bp: np.ndarray, clock: SearchClock) -> tuple[list, bool, int, str | None]:
     """The equilibria at the vertices of the first player's best-response polytope
     ``P = {x >= 0, Bp^T x <= 1}`` (payoffs made positive: ``Ap``, ``Bp``), each vertex's labels matched by
-    the second player's best responses. Returns the profiles, whether the game is degenerate, and how many
-    degenerate faces were left out (the face enumeration's budget spent)."""
+    the second player's best responses. Returns the profiles, whether the game is degenerate, how many
+    degenerate faces were left out (the face enumeration's budget spent), and, where ``clock``'s limit stopped the
+    search, how far it got (else None)."""
     m, n = Bp.shape
-    verts = _polytope_vertices(Bp)
+    early, reach = [], [0]  # what support enumeration finds while qhull runs in a child process, and how far it got
+    verts = _polytope_vertices(Bp, clock, meanwhile=_small_supports(Ap, Bp, early, reach))
+    if verts is None:
+        return (
+            early,
+            False,
+            0,
+            (
+                f"before qhull had listed the best-response polytope's vertices (at most {max_vertices(m, n):,}), "
+                f"having searched the supports of up to {reach[0]} strategies a side meanwhile"
+            ),
+        )
     scale = float(np.abs(verts).max()) or 1.0
     vtol = 1e-9 * scale
     seen = set()
     degenerate, profiles = False, []
     skipped, used = 0, [0]  # degenerate faces left out, and the subsets enumerated over all of them
-    for v in verts:
+    clock.bar(len(verts), unit="vertex", desc="polytope")
+    for k, v in enumerate(verts):
+        if k % 64 == 0:
+            clock.advance(64 if k else 0)
+            if clock.expired():
+                return profiles + early, degenerate, skipped, f"after {k:,} of the polytope's {len(verts):,} vertices"
         v = np.where(np.abs(v) < vtol, 0.0, v)
         keyv = tuple(np.round(v / scale, 9))
         if keyv in seen or not (v > 0).any():
@@ -294,7 +349,11 @@ def _vertex_equilibria(Ap: np.ndarray, Bp: np.ndarray) -> tuple[list, bool, int]
             degenerate = True
         if len(T) < len(S) or len(T) == 0:
             continue
-        zs, face = _tight_responses(Ap, S, T, used, skip=bool(skipped))
+        try:
+            zs, face = _tight_responses(Ap, S, T, used, skip=bool(skipped), clock=clock)
+        except TimeUp:
+            stop = f"after {k:,} of the polytope's {len(verts):,} vertices, in a degenerate face"
+            return profiles + early, True, skipped, stop
         if face:
             degenerate = True
             skipped += not zs and used[0] > FACE_BUDGET
@@ -304,10 +363,10 @@ def _vertex_equilibria(Ap: np.ndarray, Bp: np.ndarray) -> tuple[list, bool, int]
             if y.sum() <= 0:
                 continue
             profiles.append((v / v.sum(), y / y.sum()))
-    return profiles, degenerate, skipped
+    return profiles, degenerate, skipped, None
 
 
-def _polytope_vertices(Bp: np.ndarray) -> np.ndarray:
+def _qhull_vertices(Bp: np.ndarray) -> np.ndarray:
     """The vertices of ``P = {x >= 0, Bp^T x <= 1}`` (qhull's halfspace intersection)."""
     from scipy.spatial import HalfspaceIntersection  # deferred: scipy.spatial (0.4 s); only this method uses it
 
@@ -320,10 +379,109 @@ def _polytope_vertices(Bp: np.ndarray) -> np.ndarray:
         return HalfspaceIntersection(hs, interior, qhull_options="Qt").intersections
 
 
-def _tight_responses(Ap: np.ndarray, S: np.ndarray, T: np.ndarray, used: list, skip: bool) -> tuple[list, bool]:
+def _qhull_worker(Bp: np.ndarray, queue) -> None:
+    try:
+        queue.put(("ok", _qhull_vertices(Bp)))
+    except Exception as exc:  # noqa: BLE001 - the parent runs qhull again in its own process, to raise it there
+        queue.put(("error", f"{type(exc).__name__}: {exc}"))
+
+
+def _polytope_vertices(Bp: np.ndarray, clock: SearchClock, meanwhile=None) -> np.ndarray | None:
+    """The vertices of ``P = {x >= 0, Bp^T x <= 1}``, or None where ``clock``'s limit stopped qhull.
+
+    The work is estimated first (:func:`max_vertices` times :data:`QHULL_SECONDS_PER_VERTEX`): where it fits in
+    half the time left (or there is no limit), qhull runs here; else in a child process, stopped at the limit, while
+    this one takes steps of ``meanwhile`` (a generator: a search whose answer stands in where qhull is stopped)."""
+    left = clock.remaining()
+    if left is None or max_vertices(*Bp.shape) * QHULL_SECONDS_PER_VERTEX <= left / 2:
+        return _qhull_vertices(Bp)
+    ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+    q = ctx.Queue()
+    p = ctx.Process(target=_qhull_worker, args=(Bp, q), daemon=True)
+    try:
+        p.start()
+    except (AssertionError, OSError):  # no child here (a daemonic worker's process): qhull runs in this one
+        return _qhull_vertices(Bp)
+    clock.bar(None, unit="s", desc="polytope: qhull listing vertices")
+    try:
+        while True:
+            try:
+                status, payload = q.get(timeout=min(0.5, max(clock.remaining(), 1e-3)) if meanwhile is None else 1e-3)
+                break
+            except queue.Empty:  # not yet
+                clock.refresh()
+                if clock.expired():
+                    return None
+                if not p.is_alive() and q.empty():  # a child that died: qhull here, to say why
+                    return _qhull_vertices(Bp)
+                if meanwhile is not None and next(meanwhile, StopIteration) is StopIteration:
+                    meanwhile = None
+    finally:
+        clock.close()
+        if p.is_alive():
+            p.terminate()
+        p.join(1)
+    return payload if status == "ok" else _qhull_vertices(Bp)
+
+
+#: support pairs solved in one batch by :func:`_small_supports` (a few milliseconds each, so that the clock and
+#: the qhull child are looked at often)
+_SUPPORT_BATCH = 20_000
+
+
+def _small_supports(Ap: np.ndarray, Bp: np.ndarray, found: list, reach: list):
+    """Support enumeration over supports of equal size, smallest first: a generator that does one batch of support
+    pairs per step, appending to ``found`` the profiles ``(x, y)`` (not yet verified) that make every strategy of
+    both supports a best response, and setting ``reach[0]`` to the largest size whose pairs are all searched.
+
+    It runs while qhull lists the vertices in a child process: where the time limit stops qhull, what it found is
+    the search's answer so far. A support pair whose systems are singular is skipped (a degenerate game's)."""
+    m, n = Ap.shape
+    for k in range(1, m + 1):
+        rows = np.array(list(itertools.combinations(range(m), k)))
+        cols = np.array(list(itertools.combinations(range(n), k)))
+        pairs = len(rows) * len(cols)
+        for a in range(0, pairs, _SUPPORT_BATCH):
+            idx = np.arange(a, min(pairs, a + _SUPPORT_BATCH))
+            I, J = rows[idx // len(cols)], cols[idx % len(cols)]
+            y, v = _indifferent(Ap[I[:, :, None], J[:, None, :]])  # y on J makes the rows of I indifferent
+            x, u = _indifferent(np.swapaxes(Bp[I[:, :, None], J[:, None, :]], 1, 2))
+            ok = (y.min(axis=1) >= -1e-12) & (x.min(axis=1) >= -1e-12)
+            for b in np.flatnonzero(ok):
+                Y = np.zeros(n)
+                Y[J[b]] = y[b]
+                X = np.zeros(m)
+                X[I[b]] = x[b]
+                if (Ap @ Y).max() <= v[b] + 1e-9 and (X @ Bp).max() <= u[b] + 1e-9:
+                    found.append((X, Y))
+            yield
+        reach[0] = k
+
+
+def _indifferent(M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each square matrix of the stack ``M`` (batch x k x k): the ``z`` with ``M z = w 1`` and ``sum z = 1``
+    (and ``w``); NaN where the system is singular."""
+    b, k, _ = M.shape
+    S = np.zeros((b, k + 1, k + 1))
+    S[:, :k, :k] = M
+    S[:, :k, k] = -1.0
+    S[:, k, :k] = 1.0
+    rhs = np.zeros(k + 1)
+    rhs[k] = 1.0
+    out = np.full((b, k + 1), np.nan)
+    good = np.abs(np.linalg.det(S)) > 1e-12
+    if good.any():
+        out[good] = np.linalg.solve(S[good], np.broadcast_to(rhs, (int(good.sum()), k + 1))[..., None])[..., 0]
+    return out[:, :k], out[:, k]
+
+
+def _tight_responses(
+    Ap: np.ndarray, S: np.ndarray, T: np.ndarray, used: list, skip: bool, clock: SearchClock | None = None
+) -> tuple[list, bool]:
     """The second player's strategies ``z`` on the tight columns ``T`` that make the first player's support
     ``S`` best responses (``Ap[S, T] z = 1``, the others at most 1), and whether they came from a degenerate
-    face's enumeration (``_face_vertices``, on a budget shared by the game: ``used``; none once ``skip``)."""
+    face's enumeration (``_face_vertices``, on a budget shared by the game: ``used``; none once ``skip``; raises
+    :class:`~gamemarket.games.budget.TimeUp` once ``clock``'s limit is reached)."""
     m = Ap.shape[0]
     Sc = np.setdiff1d(np.arange(m), S)
     ytol = 1e-9 * max(1.0, np.abs(Ap).max())
@@ -332,7 +490,7 @@ def _tight_responses(Ap: np.ndarray, S: np.ndarray, T: np.ndarray, used: list, s
         zs = [z for z in zs if z.min() >= -ytol and (len(Sc) == 0 or (Ap[np.ix_(Sc, T)] @ z).max() <= 1 + ytol)]
         return zs, False
     try:  # one budget for the whole game: a game of many equal payoffs is answered in seconds
-        zs = _face_vertices(Ap[np.ix_(S, T)], Ap[np.ix_(Sc, T)], ytol, used=used) if not skip else []
+        zs = _face_vertices(Ap[np.ix_(S, T)], Ap[np.ix_(Sc, T)], ytol, used=used, clock=clock) if not skip else []
     except FaceBudgetExceeded:
         zs = []
     return zs, True
@@ -360,12 +518,16 @@ def _nashpy_worker(method, A, B, queue):
 
 
 NASHPY_METHODS = ("support_enumeration", "vertex_enumeration", "lemke_howson")
+#: seconds each method of :func:`solve` may spend on one game unless told otherwise (``game solve --time-limit``)
+DEFAULT_TIME_LIMIT = 10.0
 
 
-def nashpy_equilibria(A, B, method: str, *, time_limit: float = 10.0) -> tuple[list, str | None]:
-    """Run one nashpy method in a child process; returns (profiles, problem or None)."""
+def nashpy_equilibria(A, B, method: str, *, time_limit: float | None = DEFAULT_TIME_LIMIT) -> tuple[list, str | None]:
+    """Run one nashpy method in a child process; returns (profiles, problem or None). ``time_limit``: seconds
+    (None: no limit); the child is stopped there, and the problem says so."""
     if method not in NASHPY_METHODS:
         raise InputError(f"unknown nashpy method {method!r}; expected one of {NASHPY_METHODS}")
+    time_limit = check_time_limit(time_limit)
     A, B = _check(A, B)
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
     q = ctx.Queue()
@@ -421,8 +583,8 @@ def _pure_candidates(A, B, tol, time_limit: float, notes: list) -> tuple[list, b
     return _pure_profiles(A, B, tol), False
 
 
-def _polytope_candidates(A, B, tol, time_limit: float, notes: list) -> tuple[list, bool]:
-    return polytope_equilibria(A, B, tol, notes=notes)
+def _polytope_candidates(A, B, tol, time_limit: float | None, notes: list) -> tuple[list, bool]:
+    return polytope_equilibria(A, B, tol, notes=notes, time_limit=time_limit)
 
 
 def _nashpy_candidates(method: str, A, B, tol, time_limit: float, notes: list) -> tuple[list, bool]:
@@ -440,7 +602,10 @@ def _nashpy_candidates(method: str, A, B, tol, time_limit: float, notes: list) -
 
 register_method("pure", _pure_candidates, "the pure equilibria, by best-response masks", exhaustive=True)
 register_method(
-    "polytope", _polytope_candidates, "every extreme equilibrium, by best-response polytopes (qhull)", exhaustive=True
+    "polytope",
+    _polytope_candidates,
+    "every extreme equilibrium, by best-response polytopes (qhull), under the time limit",
+    exhaustive=True,
 )
 for _method, _what in (
     ("support_enumeration", "nashpy's support enumeration"),
@@ -455,14 +620,37 @@ assert set(DEFAULT_METHODS) <= set(EQUILIBRIUM_METHODS), "the default methods ar
 
 
 def solve(
-    game: Game, *, methods=DEFAULT_METHODS, time_limit: float = 10.0, rel_tol: float = 1e-9, eliminate: bool = True
+    game: Game,
+    *,
+    methods=DEFAULT_METHODS,
+    time_limit: float | None = DEFAULT_TIME_LIMIT,
+    rel_tol: float = 1e-9,
+    eliminate: bool = True,
+    progress: bool | None = None,
 ) -> Solution:
     """All equilibria the chosen methods find, each verified by regret and deduplicated.
 
-    ``methods``: names of registered methods (``EQUILIBRIUM_METHODS``: "pure", "polytope", our own and exhaustive,
-    and nashpy's "support_enumeration", "vertex_enumeration", "lemke_howson"); default ``DEFAULT_METHODS``. An
-    unknown name is an error listing the registered ones, before any method runs.
+    Parameters
+    ----------
+    game : Game
+    methods : sequence of str, keyword-only
+        Names of registered methods (``EQUILIBRIUM_METHODS``: "pure", "polytope", our own and exhaustive, and
+        nashpy's "support_enumeration", "vertex_enumeration", "lemke_howson"); default ``DEFAULT_METHODS``. An
+        unknown name is an error listing the registered ones, before any method runs.
+    time_limit : float or None, keyword-only
+        Wall-clock seconds each method may spend on the game (default 10; None: no limit). A method stopped by it
+        leaves a note; where that method is exhaustive ("polytope") the note begins "incomplete:", says how far
+        it got, and ``complete`` is False. What was found is listed, each profile verified by its regret. A game
+        whose search finishes within the limit gets the same answer whatever the limit.
+    rel_tol : float, keyword-only
+        A profile is an equilibrium where each player's regret is at most ``rel_tol`` times its payoffs' spread.
+    eliminate : bool, keyword-only
+        Remove iteratively strictly dominated strategies first.
+    progress : bool or None, keyword-only
+        A progress bar on stderr for a search that runs more than a few seconds: True, False, or None (where
+        stderr is a terminal).
     """
+    time_limit = check_time_limit(time_limit)
     finders = [(m, EQUILIBRIUM_METHODS.get(m).find) for m in methods]
     A, B = _check(game.A, game.B)
     # Equilibria are invariant under a positive affine map of each player's payoffs: every method
@@ -519,7 +707,8 @@ def solve(
         found.append(Equilibrium(X, Y, (float(X @ A @ Y), float(X @ B @ Y)), rg, {method}))
 
     for method, find in finders:
-        profiles, deg = find(Ar, Br, tol, time_limit, notes)
+        with progress_wanted(progress):
+            profiles, deg = find(Ar, Br, tol, time_limit, notes)
         degenerate |= deg
         for x, y in profiles:
             add(x, y, method)

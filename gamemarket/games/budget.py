@@ -1,0 +1,130 @@
+"""The time limit and the progress bar of an exhaustive equilibrium search.
+
+A search estimates its work before it starts (how many vertices or supports it will visit, from the game's
+shape), checks the clock as it goes (:meth:`SearchClock.check` raises :class:`TimeUp` once the limit is
+reached) and, where it is stopped, returns what it found so far with a note that says how far it got; its
+caller verifies every profile by its regret as always. A search that finishes within its limit finds exactly
+what it finds without one: the clock only decides where to stop.
+
+The progress bar (tqdm) goes to stderr, never to stdout: it appears only once a search has run
+``PROGRESS_DELAY`` seconds, and only where stderr is a terminal or the caller asks for it (``progress=True``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import math
+import sys
+import time
+from numbers import Real
+
+from gamemarket.errors import InputError
+
+#: seconds a search runs before its progress bar appears
+PROGRESS_DELAY = 3.0
+#: the longest time limit (115 days): beyond it, the clocks that wait on a child process overflow
+MAX_TIME_LIMIT = 1e7
+
+#: whether a search shows a progress bar: True, False, or None (where stderr is a terminal); set by the solvers'
+#: ``progress`` argument for the searches they run (a registered method's signature has no room for it)
+_PROGRESS: contextvars.ContextVar[bool | None] = contextvars.ContextVar("gamemarket_solver_progress", default=None)
+
+
+class TimeUp(Exception):
+    """The search's time limit was reached (internal: the search notes it and returns what it found)."""
+
+
+def check_time_limit(value, what: str = "time_limit") -> float | None:
+    """``value`` as seconds (a float), or None for no limit; anything but a finite number > 0 is an
+    :class:`~gamemarket.errors.InputError` naming the value."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise InputError(f"{what}: expected a number of seconds > 0, or None for no limit; got {value!r}")
+    v = float(value)
+    if not math.isfinite(v) or v <= 0 or v > MAX_TIME_LIMIT:
+        raise InputError(
+            f"{what}: expected a number of seconds > 0 and <= {MAX_TIME_LIMIT:g}, or None for no limit; got {value!r}"
+        )
+    return v
+
+
+@contextlib.contextmanager
+def progress_wanted(progress: bool | None):
+    """Within the block, searches show their progress bar as ``progress`` says (None: where stderr is a terminal)."""
+    token = _PROGRESS.set(progress)
+    try:
+        yield
+    finally:
+        _PROGRESS.reset(token)
+
+
+def _stderr_is_terminal() -> bool:
+    try:
+        return bool(sys.stderr.isatty())
+    except (AttributeError, ValueError):  # replaced by an object without one, or closed
+        return False
+
+
+class SearchClock:
+    """A search's wall clock against its limit (``time_limit`` seconds from now; None: no limit), and its progress
+    bar (:meth:`bar`; shown as :func:`progress_wanted` says, unless ``progress`` is given here)."""
+
+    def __init__(self, time_limit: float | None, *, progress: bool | None = None):
+        self.limit = check_time_limit(time_limit)
+        self.start = time.monotonic()
+        want = _PROGRESS.get() if progress is None else progress
+        self.show = _stderr_is_terminal() if want is None else bool(want)
+        self._bar = None
+
+    def elapsed(self) -> float:
+        """Seconds since the clock started."""
+        return time.monotonic() - self.start
+
+    def remaining(self) -> float | None:
+        """Seconds left (at least 0), or None without a limit."""
+        return None if self.limit is None else max(0.0, self.limit - self.elapsed())
+
+    def expired(self) -> bool:
+        """True once the limit is reached."""
+        return self.limit is not None and self.elapsed() >= self.limit
+
+    def check(self) -> None:
+        """Raise :class:`TimeUp` once the limit is reached."""
+        if self.expired():
+            raise TimeUp
+
+    def bar(self, total: int | None, *, unit: str, desc: str) -> None:
+        """Start a progress bar of ``total`` steps (None: a count without a total), closing the last one."""
+        self.close()
+        if self.show:
+            from tqdm.auto import tqdm  # deferred: only a search with a progress bar needs it
+
+            # the bar appears once the search has run PROGRESS_DELAY seconds in all, not this step alone
+            delay = max(0.0, PROGRESS_DELAY - self.elapsed())
+            self._bar = tqdm(total=total, unit=unit, desc=desc, file=sys.stderr, delay=delay, leave=False)
+
+    def advance(self, n: int = 1) -> None:
+        """Move the progress bar on by ``n`` steps (where there is one)."""
+        if self._bar is not None:
+            self._bar.update(n)
+
+    def refresh(self) -> None:
+        """Redraw the progress bar (its elapsed time) while a step runs that cannot report."""
+        if self._bar is not None:
+            self._bar.refresh()
+
+    def close(self) -> None:
+        """Close the progress bar (where there is one): it leaves no line behind."""
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+    def stopped(self) -> str:
+        """Where a search was stopped: "at the time limit of N s"."""
+        return f"at the time limit of {self.limit:g} s"
+
+
+#: how to raise the limit, for the notes of a stopped search
+RAISE_LIMIT = "raise the limit (gamemarket game solve --time-limit SECONDS; time_limit= in Python) to search further"
