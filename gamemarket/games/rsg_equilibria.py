@@ -37,6 +37,7 @@ from scipy import optimize
 from scipy.special import comb
 
 from gamemarket.errors import InputError
+from gamemarket.games.budget import RAISE_LIMIT, SearchClock, TimeUp
 from gamemarket.games.equilibria import DEFAULT_METHODS, solve
 from gamemarket.games.rsgame import RoleSymmetricGame, fast_exp
 from gamemarket.games.support_newton import SupportEnumeration, support_enumeration
@@ -71,6 +72,7 @@ class SymmetricSolution:
     starts: int
     notes: list[str] = field(default_factory=list)
     search: SupportEnumeration | None = None  #: what support enumeration tried, where it ran
+    complete: bool = True  #: False where the time limit stopped the search before it had run every step (notes say)
 
     @property
     def found(self) -> bool:
@@ -89,13 +91,20 @@ class SymmetricSolution:
 
 # ---------------------------------------------------------------------- searches
 def replicator_dynamics(
-    game: RoleSymmetricGame, mixture, *, max_iters: int = 10_000, converge: float = 1e-12
+    game: RoleSymmetricGame,
+    mixture,
+    *,
+    max_iters: int = 10_000,
+    converge: float = 1e-12,
+    clock: SearchClock | None = None,
 ) -> np.ndarray:
     """Discrete replicator dynamics ``x_s <- x_s (v_s - m + 1e-3 d) / sum``, per role.
 
     Payoffs are shifted by the game's minimum ``m`` (and a small share of the spread ``d``) so
     that every fitness is positive; the fixed points are those of the continuous dynamics.
-    ``mixture`` may be one mixture or a stack of them (one per row), all run in step.
+    ``mixture`` may be one mixture or a stack of them (one per row), all run in step. ``clock``
+    (a :class:`~gamemarket.games.budget.SearchClock`): its limit is checked every 50 iterations,
+    and :class:`~gamemarket.games.budget.TimeUp` raised once it is reached.
     """
     X = np.atleast_2d(np.asarray(mixture, dtype=float))
     X = np.array([game.check_mixture(x) for x in X])
@@ -107,7 +116,9 @@ def replicator_dynamics(
     C, K, dense_ok = game._dense()
     starts, ks = game.role_starts, game.num_strategies
     active = np.ones(len(X), dtype=bool)
-    for _ in range(max_iters):
+    for it in range(max_iters):
+        if clock is not None and it % 50 == 49:
+            clock.check()
         Y = X[active]
         if dense_ok:  # every row at once: x^(c - e_s) = x^c / x_s (clipped logs: a search, not a verdict)
             Z = np.maximum(Y, 1e-250)
@@ -278,7 +289,9 @@ def _support_polish_sparse(game: RoleSymmetricGame, x: np.ndarray, supp: np.ndar
     return game.normalize(out)
 
 
-def exact_equilibria(game: RoleSymmetricGame) -> list[np.ndarray] | None:
+def exact_equilibria(
+    game: RoleSymmetricGame, *, time_limit: float | None = None, notes: list | None = None
+) -> list[np.ndarray] | None:
     """Every equilibrium of a small game, or None where no exact method applies.
 
     One role with two strategies: the gain of strategy 1 over strategy 0 when the other ``N - 1``
@@ -286,7 +299,8 @@ def exact_equilibria(game: RoleSymmetricGame) -> list[np.ndarray] | None:
     (Bernstein basis, ``b_k`` the payoff difference with ``k`` others on strategy 1); the mixed
     equilibria are its roots in (0, 1). A gain polynomial that is identically zero makes every
     mixture an equilibrium: the pure ends are returned with a note in ``equilibria``.
-    Two roles of one player each: the bimatrix game's exhaustive search.
+    Two roles of one player each: the bimatrix game's exhaustive search, under ``time_limit`` (seconds; None: no
+    limit): where it stops there, ``notes`` gets its note, which begins "incomplete:".
     """
     if len(game.roles) == 1 and game.num_strategies[0] == 2:
         n = game.players[0] - 1
@@ -332,7 +346,9 @@ def exact_equilibria(game: RoleSymmetricGame) -> list[np.ndarray] | None:
                 out.append(np.array([1.0 - p, p]))
         return out
     if len(game.roles) == 2 and game.players == (1, 1):
-        sol = solve(game.to_bimatrix(), methods=DEFAULT_METHODS)
+        sol = solve(game.to_bimatrix(), methods=DEFAULT_METHODS, time_limit=time_limit)
+        if notes is not None:
+            notes += [n for n in sol.notes if n.startswith("incomplete:")]
         return [np.concatenate([e.x, e.y]) for e in sol.equilibria]
     return None
 
@@ -397,12 +413,14 @@ def _pure_mixtures(game: RoleSymmetricGame, limit: int = 10_000):
     return [game.pure_mixture(c) for c in itertools.product(*[range(k) for k in game.num_strategies])]
 
 
-def _exact_candidates(game: RoleSymmetricGame) -> tuple[list[np.ndarray], list[str]]:
-    """The exact method's equilibria where one applies (else none), and a note where every mixture is one."""
-    ex = exact_equilibria(game)
+def _exact_candidates(game: RoleSymmetricGame, clock: SearchClock) -> tuple[list[np.ndarray], list[str]]:
+    """The exact method's equilibria where one applies (else none), and a note where every mixture is one or where
+    ``clock``'s limit stopped it (beginning "incomplete:")."""
+    notes: list[str] = []
+    left = clock.remaining()
+    ex = exact_equilibria(game, time_limit=None if left is None else max(left, 1e-3), notes=notes)
     if ex is None:
         return [], []
-    notes = []
     if (
         len(game.roles) == 1
         and game.num_strategies == (2,)
@@ -413,17 +431,27 @@ def _exact_candidates(game: RoleSymmetricGame) -> tuple[list[np.ndarray], list[s
 
 
 def _dynamics_candidates(
-    game: RoleSymmetricGame, starts: list[np.ndarray], tol: float, max_iters: int, *, slsqp: bool
-) -> list[tuple[np.ndarray, str]]:
-    """Candidates from the replicator dynamics: each end point, and its polish on its support at three
-    thresholds; the points that neither settle nor polish nearby run ten times longer, and those still
-    unsettled then go to SLSQP where ``slsqp`` (support enumeration did not apply)."""
-    cands: list[tuple[np.ndarray, str]] = []
+    game: RoleSymmetricGame,
+    starts: list[np.ndarray],
+    tol: float,
+    max_iters: int,
+    *,
+    slsqp: bool,
+    clock: SearchClock,
+    cands: list[tuple[np.ndarray, str]],
+) -> None:
+    """Candidates from the replicator dynamics, appended to ``cands``: each end point, and its polish on its support
+    at three thresholds; the points that neither settle nor polish nearby run ten times longer, and those still
+    unsettled then go to SLSQP where ``slsqp`` (support enumeration did not apply). Raises
+    :class:`~gamemarket.games.budget.TimeUp` once ``clock``'s limit is reached (``cands`` keeps what was found)."""
     seen = set()
-    points = replicator_dynamics(game, np.array(starts), max_iters=max_iters, converge=1e-9)
+    points = replicator_dynamics(game, np.array(starts), max_iters=max_iters, converge=1e-9, clock=clock)
     for rnd in range(2):
         unsettled = []
+        clock.bar(len(points), unit="point", desc="replicator dynamics")
         for x in points:
+            clock.check()
+            clock.advance()
             key = tuple(np.round(x, 4))
             if key in seen:  # many starts reach one attractor: polish it once
                 continue
@@ -442,12 +470,12 @@ def _dynamics_candidates(
         if not unsettled:
             break
         if rnd == 1:  # still unsettled after the longer run: SLSQP where support enumeration did not apply
-            if slsqp:
-                cands += [(regret_minimize(game, x), "regret_minimize") for x in unsettled]
+            for x in unsettled if slsqp else []:
+                clock.check()
+                cands.append((regret_minimize(game, x), "regret_minimize"))
             break
         # the few points that neither settled nor polished nearby: follow the dynamics further
-        points = replicator_dynamics(game, np.array(unsettled), max_iters=10 * max_iters, converge=1e-9)
-    return cands
+        points = replicator_dynamics(game, np.array(unsettled), max_iters=10 * max_iters, converge=1e-9, clock=clock)
 
 
 def _verified(
@@ -491,6 +519,8 @@ def equilibria(
     supports: bool = True,
     starts_per_round: int = 16,
     max_starts: int = 128,
+    time_limit: float | None = None,
+    progress: bool | None = None,
 ) -> SymmetricSolution:
     """Symmetric equilibria of a role-symmetric game, each verified by its regret.
 
@@ -522,26 +552,60 @@ def equilibria(
         Run support enumeration where it applies.
     starts_per_round, max_starts : int, keyword-only
         Support enumeration's Newton starts per support and round, and its budget per support.
+    time_limit : float or None, keyword-only
+        Wall-clock seconds for the whole search (default None: no limit, so that a study's answers do not depend on
+        the machine; ``gamemarket game solve`` gives 10). Where it is reached the search stops: the candidates
+        found so far are verified as ever, ``complete`` is False and a note beginning "incomplete:" says which step
+        was stopped and how far it got (support enumeration: how many of its supports). A search that finishes
+        within the limit gets the same answer whatever the limit.
+    progress : bool or None, keyword-only
+        A progress bar on stderr for a search that runs more than a few seconds: True, False, or None (where
+        stderr is a terminal).
     """
     if not isinstance(game, RoleSymmetricGame):
         raise InputError(f"equilibria: expected a RoleSymmetricGame, got {type(game).__name__}")
     if not (0 < rel_tol < 1):
         raise InputError(f"equilibria: rel_tol must be in (0, 1), got {rel_tol}")
     tol = rel_tol * game.payoff_scale()
-    ex, notes = _exact_candidates(game) if exact else ([], [])
+    clock = SearchClock(time_limit, progress=progress)
+    ex, notes = _exact_candidates(game, clock) if exact else ([], [])
     cands: list[tuple[np.ndarray, str]] = [(x, "exact") for x in ex]
     cands += [(x, "pure") for x in _pure_mixtures(game)]
     known: dict[int, float] = {}  # candidates whose regret is already known, by position
-    search = None
-    if supports:
+    search, starts, stop = None, _starts(game, n_random, seed), None
+    if supports and clock.expired():
+        stop = "before support enumeration and the replicator dynamics"
+    elif supports:
         search = support_enumeration(
-            game, tolerance=tol, starts_per_round=starts_per_round, max_starts=max_starts, seed=seed
+            game, tolerance=tol, starts_per_round=starts_per_round, max_starts=max_starts, seed=seed, clock=clock
         )
         if search is not None:
             for x, r in zip(search.mixtures, search.regrets):
                 known[len(cands)] = r
                 cands.append((x, "support_newton"))
             notes.append(search.summary())
-    starts = _starts(game, n_random, seed)
-    cands += _dynamics_candidates(game, starts, tol, max_iters, slsqp=search is None)
-    return SymmetricSolution(game, _verified(game, cands, known, tol, dedup), tol, len(starts), notes, search)
+        stop = _stopped_search(search)
+    if not stop:
+        try:
+            if clock.expired():
+                raise TimeUp
+            _dynamics_candidates(game, starts, tol, max_iters, slsqp=search is None, clock=clock, cands=cands)
+        except TimeUp:
+            stop = f"in the replicator dynamics from {len(starts)} starts (their candidates so far kept)"
+        finally:
+            clock.close()
+    if stop:
+        notes.append(f"incomplete: stopped {clock.stopped()} {stop}: the equilibria listed are verified; {RAISE_LIMIT}")
+    sol = SymmetricSolution(game, _verified(game, cands, known, tol, dedup), tol, len(starts), notes, search)
+    sol.complete = not any(n.startswith("incomplete:") for n in notes)
+    return sol
+
+
+def _stopped_search(search: SupportEnumeration | None) -> str | None:
+    """Where the time limit stopped support enumeration: how far it got (else None)."""
+    if search is None or not search.stopped:
+        return None
+    return (
+        f"in support enumeration, after {search.supports:,} of its {search.to_search:,} supports (the last size "
+        f"partly; {search.starts:,} Newton starts), before the replicator dynamics"
+    )

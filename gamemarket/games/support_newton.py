@@ -38,6 +38,7 @@ from math import comb
 import numpy as np
 
 from gamemarket.errors import InputError
+from gamemarket.games.budget import SearchClock, TimeUp
 from gamemarket.games.rsgame import RoleSymmetricGame, all_profiles
 
 #: the largest batch (starts x profiles x strategies) held in memory at once
@@ -68,6 +69,8 @@ class SupportEnumeration:
     roots: int = 0
     singletons: int = 0
     open_supports: int = 0
+    to_search: int = 0  #: the supports there were to search (:func:`count_searched_supports`)
+    stopped: bool = False  #: True where the time limit stopped the search (``supports`` of ``to_search`` searched)
 
     @property
     def unseen_chance(self) -> float:
@@ -158,11 +161,16 @@ class _SizeFamily:
             ref_local = np.searchsorted(np.flatnonzero(supp), first_in_role)
             self.off.append((D, W, ref_local))
 
-    def newton(self, sid: np.ndarray, Z: np.ndarray, max_iters: int = 50) -> tuple[np.ndarray, np.ndarray]:
-        """Batched Newton from the rows of ``Z`` on supports ``sid``; returns (roots, converged)."""
+    def newton(
+        self, sid: np.ndarray, Z: np.ndarray, max_iters: int = 50, clock: SearchClock | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Batched Newton from the rows of ``Z`` on supports ``sid``; returns (roots, converged). Raises
+        :class:`~gamemarket.games.budget.TimeUp` between batches once ``clock``'s limit is reached."""
         ok = np.zeros(len(Z), dtype=bool)
         per = max(1, _CHUNK // (len(self.Cs) * self.k))
         for a in range(0, len(Z), per):
+            if clock is not None:
+                clock.check()
             Z[a : a + per], ok[a : a + per] = batched_newton(
                 self.Cs,
                 self.Ks[sid[a : a + per]],
@@ -259,7 +267,9 @@ def structurally_singular(players, sizes) -> bool:
     return any(n == 1 and free[r] > sum(free) - free[r] for r, n in enumerate(players))
 
 
-def _families(game: RoleSymmetricGame) -> list[_SizeFamily]:
+def _families(game: RoleSymmetricGame):
+    """The supports to search, one :class:`_SizeFamily` per size (strategies per role), smallest first: a generator,
+    so that a search stopped by its time limit builds no family it does not search."""
     subsets = [
         [np.array(c) for m in range(1, k + 1) for c in itertools.combinations(range(k), m)] for k in game.num_strategies
     ]
@@ -274,7 +284,8 @@ def _families(game: RoleSymmetricGame) -> list[_SizeFamily]:
         for a, c in zip(game.role_starts, combo):
             supp[a + c] = True
         groups.setdefault(sizes, []).append(supp)
-    return [_SizeFamily(game, sizes, masks) for sizes, masks in sorted(groups.items())]
+    for sizes, masks in sorted(groups.items()):
+        yield _SizeFamily(game, sizes, masks)
 
 
 def support_enumeration(
@@ -285,6 +296,7 @@ def support_enumeration(
     max_starts: int = 128,
     seed: int = 0,
     max_supports: int = 4096,
+    clock: SearchClock | None = None,
 ) -> SupportEnumeration | None:
     """Every root that batched Newton reaches on every support, verified as equilibria.
 
@@ -309,6 +321,10 @@ def support_enumeration(
         (:func:`count_searched_supports`: a role of one player cannot mix over more strategies
         than the other roles' free probabilities, so those supports are not counted), or where its
         dense terms overflow.
+    clock : SearchClock, keyword-only
+        The search's time limit and progress bar (:class:`gamemarket.games.budget.SearchClock`; default: none):
+        where the limit is reached the search stops, the roots its last support size had found are verified as
+        ever, and the result's ``stopped`` is True (``supports`` of ``to_search`` searched).
     """
     if starts_per_round < 1 or max_starts < starts_per_round:
         raise InputError(
@@ -319,58 +335,90 @@ def support_enumeration(
     from scipy.stats import qmc  # deferred: importing scipy.stats costs ~0.8 s, and cached analyses never need it
 
     rng = np.random.default_rng(seed)
-    out = SupportEnumeration(tolerance=tolerance)
-    S = game.num_all_strategies
-    for fam in _families(game):
-        nS = len(fam.masks)
-        out.supports += nS
-        roots: list[list] = [[] for _ in range(nS)]  # distinct roots per support
-        hits: list[list] = [[] for _ in range(nS)]
-        open_ = np.ones(nS, dtype=bool)
-        # cheap systems get more starts (up to 8x) for the same time
-        boost = int(np.clip(2 ** np.floor(np.log2(_CHEAP / (len(fam.Cs) * fam.k**2))), 1, 8))
-        per_round, budget = starts_per_round * boost, max_starts * boost
-        sobol = qmc.Sobol(d=fam.k, scramble=True, seed=rng)
-        used = 0
-        while open_.any() and used < budget:
-            # one balanced block of a scrambled Sobol sequence, shared by the open supports, mapped to
-            # uniform points on each role's simplex; the centroid joins the first round
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # balance needs a power of 2; other counts still work
-                block = -np.log1p(-sobol.random(per_round))
-            if used == 0:
-                block = np.vstack([np.ones(fam.k), block])
-            open_ids = np.flatnonzero(open_)
-            sid = np.repeat(open_ids, len(block))
-            Z0 = np.tile(block, (len(open_ids), 1))
-            Z0 /= np.repeat(np.add.reduceat(Z0, fam.starts, axis=1), fam.sizes, axis=1)
-            Z, ok = fam.newton(sid, Z0)
-            used += per_round
-            out.starts += len(sid)
-            for z, s in zip(Z[ok], sid[ok]):
-                for i, q in enumerate(roots[s]):
-                    if np.abs(q - z).max() < 1e-7:
-                        hits[s][i] += 1
-                        break
-                else:
-                    roots[s].append(z)
-                    hits[s].append(1)
-            open_ = np.array([any(h == 1 for h in hs) or sum(hs) < _MIN_HITS for hs in hits])
-        out.open_supports += sum(any(h == 1 for h in hs) for hs in hits)
-        for s in range(nS):
-            if not roots[s]:
-                continue
-            out.roots += len(roots[s])
-            out.singletons += sum(h == 1 for h in hits[s])
-            Z = np.array(roots[s])
-            Z = Z / np.repeat(np.add.reduceat(Z, fam.starts, axis=1), fam.sizes, axis=1)
-            keep = fam.outside_gains(s, Z) <= tolerance
-            for z in Z[keep]:
-                x = np.zeros(S)
-                x[fam.masks[s]] = z
-                x = game.normalize(x)
-                r = game.regret(x)
-                if r <= tolerance:
-                    out.mixtures.append(x)
-                    out.regrets.append(r)
+    out = SupportEnumeration(tolerance=tolerance, to_search=count_searched_supports(game))
+    if clock is not None:
+        clock.bar(out.to_search, unit="support", desc="support enumeration")
+    try:
+        for fam in _families(game):
+            if clock is not None:
+                clock.check()
+            out.supports += len(fam.masks)
+            roots, hits = _family_roots(fam, rng, out, starts_per_round, max_starts, clock, qmc)
+            _keep_equilibria(game, fam, roots, hits, out)
+            if out.stopped:
+                break
+            if clock is not None:
+                clock.advance(len(fam.masks))
+    except TimeUp:  # between two families, or as one was built: nothing of it to keep
+        out.stopped = True
+    finally:
+        if clock is not None:
+            clock.close()
     return out
+
+
+def _family_roots(fam: _SizeFamily, rng, out: SupportEnumeration, starts_per_round, max_starts, clock, qmc):
+    """Newton's rounds on the supports of one size: the distinct roots of each support and how many starts reached
+    each. Counts the starts in ``out``; where ``clock``'s limit stops it, sets ``out.stopped`` and returns the roots
+    found so far."""
+    nS = len(fam.masks)
+    roots: list[list] = [[] for _ in range(nS)]  # distinct roots per support
+    hits: list[list] = [[] for _ in range(nS)]
+    open_ = np.ones(nS, dtype=bool)
+    # cheap systems get more starts (up to 8x) for the same time
+    boost = int(np.clip(2 ** np.floor(np.log2(_CHEAP / (len(fam.Cs) * fam.k**2))), 1, 8))
+    per_round, budget = starts_per_round * boost, max_starts * boost
+    sobol = qmc.Sobol(d=fam.k, scramble=True, seed=rng)
+    used = 0
+    while open_.any() and used < budget:
+        # one balanced block of a scrambled Sobol sequence, shared by the open supports, mapped to
+        # uniform points on each role's simplex; the centroid joins the first round
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # balance needs a power of 2; other counts still work
+            block = -np.log1p(-sobol.random(per_round))
+        if used == 0:
+            block = np.vstack([np.ones(fam.k), block])
+        open_ids = np.flatnonzero(open_)
+        sid = np.repeat(open_ids, len(block))
+        Z0 = np.tile(block, (len(open_ids), 1))
+        Z0 /= np.repeat(np.add.reduceat(Z0, fam.starts, axis=1), fam.sizes, axis=1)
+        try:
+            Z, ok = fam.newton(sid, Z0, clock=clock)
+        except TimeUp:
+            out.stopped = True
+            break
+        used += per_round
+        out.starts += len(sid)
+        for z, s in zip(Z[ok], sid[ok]):
+            for i, q in enumerate(roots[s]):
+                if np.abs(q - z).max() < 1e-7:
+                    hits[s][i] += 1
+                    break
+            else:
+                roots[s].append(z)
+                hits[s].append(1)
+        open_ = np.array([any(h == 1 for h in hs) or sum(hs) < _MIN_HITS for hs in hits])
+    return roots, hits
+
+
+def _keep_equilibria(game: RoleSymmetricGame, fam: _SizeFamily, roots: list, hits: list, out: SupportEnumeration):
+    """Count one support size's roots in ``out`` and keep those whose regret in the whole game is within its
+    tolerance (screened first by the gains of the strategies outside each support)."""
+    S = game.num_all_strategies
+    out.open_supports += sum(any(h == 1 for h in hs) for hs in hits)
+    for s in range(len(fam.masks)):
+        if not roots[s]:
+            continue
+        out.roots += len(roots[s])
+        out.singletons += sum(h == 1 for h in hits[s])
+        Z = np.array(roots[s])
+        Z = Z / np.repeat(np.add.reduceat(Z, fam.starts, axis=1), fam.sizes, axis=1)
+        keep = fam.outside_gains(s, Z) <= out.tolerance
+        for z in Z[keep]:
+            x = np.zeros(S)
+            x[fam.masks[s]] = z
+            x = game.normalize(x)
+            r = game.regret(x)
+            if r <= out.tolerance:
+                out.mixtures.append(x)
+                out.regrets.append(r)
