@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
 
-from gamemarket.cli.options import add_force, examples, integer, names_option
+from gamemarket.cli.options import add_force, examples, integer, names_option, number
 from gamemarket.cli.plugin import add_plugin_option
 from gamemarket.errors import InputError, UndefinedPayoffError
-from gamemarket.games.equilibria import DEFAULT_METHODS, EQUILIBRIUM_METHODS
+from gamemarket.games.budget import MAX_TIME_LIMIT
+from gamemarket.games.equilibria import DEFAULT_METHODS, DEFAULT_TIME_LIMIT, EQUILIBRIUM_METHODS
 from gamemarket.io.files import OutputFolder, check_output_file, check_outputs, dumps_json
 from gamemarket.io.jobtable import check_table_path, write_table
 from gamemarket.reports.markdown import num
@@ -146,7 +148,7 @@ def _solve_egta(a) -> int:
     from gamemarket.games.rsg_equilibria import equilibria  # deferred: pandas, scipy.optimize
 
     game = read_egta(a.file)
-    sol = equilibria(game)
+    sol = equilibria(game, time_limit=a.time_limit, progress=a.progress)
     recs = [
         {
             "mixture": game.mixture_dict(e.mixture),
@@ -168,10 +170,22 @@ def _solve_egta(a) -> int:
             print(
                 f"  [{k + 1}] {mix}; regret {num(r['regret'], 3)}; {r['stability']}; found by {', '.join(r['methods'])}"
             )
+    if not sol.complete:  # what was found is printed; the search did not finish
+        _unfinished(sol.notes)
+        return 3
     if not sol.found:
         print(f"gamemarket: {sol.summary()}", file=__import__("sys").stderr)
         return 3
     return 0
+
+
+def _unfinished(notes: list[str]) -> None:
+    """On stderr: the search for equilibria did not finish, and each note that says where it stopped (in either
+    format: ``--format json`` prints no notes on stdout)."""
+    for n in notes:
+        if n.startswith("incomplete: "):
+            print(f"gamemarket: {n[len('incomplete: ') :]}", file=sys.stderr)
+    print("gamemarket: the search for equilibria did not finish (see the note); exit 3", file=sys.stderr)
 
 
 def cmd_study_new(a) -> int:
@@ -250,7 +264,8 @@ def cmd_game_solve(a) -> int:
     games = _load_game_source(a.file, a.game, a)
     try:
         solved = [
-            solve_game(g, methods=tuple(a.methods), resamples=a.resamples, time_limit=a.time_limit) for g in games
+            solve_game(g, methods=tuple(a.methods), resamples=a.resamples, time_limit=a.time_limit, progress=a.progress)
+            for g in games
         ]
     except InputError as exc:  # about the game's payoffs or the options: say which file
         raise InputError(f"{a.file}: {exc}") from None
@@ -266,10 +281,7 @@ def cmd_game_solve(a) -> int:
         for sg in solved:
             print_solved(sg)
     if not all(sg.solution.complete for sg in solved):  # what was found is printed; the search did not finish
-        print(
-            "gamemarket: the search for equilibria did not finish (see the note); exit 3",
-            file=__import__("sys").stderr,
-        )
+        _unfinished([n for sg in solved for n in sg.solution.notes])
         return 3
     return 0
 
@@ -347,6 +359,46 @@ def _add_jobs_command(st) -> None:
     j.set_defaults(func=cmd_study_jobs)
 
 
+def _add_solve_command(g, methods: dict) -> None:
+    """Register ``gamemarket game solve`` on the game command's subcommands ``g`` (``methods``: the --methods
+    option's declaration)."""
+    gs = g.add_parser(
+        "solve",
+        help="equilibria of a study's games, a CSV payoff table, an .nfg file or an EGTA JSON role-symmetric game",
+        epilog=examples(
+            'gamemarket game solve studies/default.toml --game "all jobs"',
+            "gamemarket game solve reports/default/data/game-all-jobs.nfg --format json",
+        ),
+    )
+    gs.add_argument(
+        "file", help="a study file (.toml), a game (.nfg), a payoff table (.csv) or an EGTA JSON game (.json)"
+    )
+    gs.add_argument("--game", help="only this game of a study (default: all of them)")
+    _output_options(gs, report=False)
+    gs.add_argument("--format", choices=["text", "json"], default="text", help="how the equilibria are printed")
+    gs.add_argument("--methods", **methods)
+    gs.add_argument(
+        "--resamples", type=_resamples, default=1000, help="bootstrap resamples of the seeds for robustness"
+    )
+    gs.add_argument(
+        "--time-limit",
+        type=number(min=0, min_open=True, max=MAX_TIME_LIMIT, what="a number of seconds"),
+        default=DEFAULT_TIME_LIMIT,
+        metavar="SECONDS",
+        help="wall-clock seconds each equilibrium method may spend on one game (an EGTA JSON game: its whole "
+        f"search; default: {DEFAULT_TIME_LIMIT:g}); a search stopped there prints what it found, every equilibrium "
+        "verified by its regret, with a note saying how far it got, and exits 3",
+    )
+    gs.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="a progress bar on stderr for a search that runs more than 3 s (default: where stderr is a terminal)",
+    )
+    add_plugin_option(gs)
+    gs.set_defaults(func=cmd_game_solve)
+
+
 def add_study_commands(sub) -> None:
     """Register ``gamemarket study ...``, ``gamemarket game ...`` and ``gamemarket report`` on the parser's
     subcommands ``sub``.
@@ -407,27 +459,7 @@ def add_study_commands(sub) -> None:
     s.set_defaults(func=cmd_study_status)
 
     g = sub.add_parser("game", help="solve and export games").add_subparsers(dest="gcmd", required=True)
-    gs = g.add_parser(
-        "solve",
-        help="equilibria of a study's games, a CSV payoff table, an .nfg file or an EGTA JSON role-symmetric game",
-        epilog=examples(
-            'gamemarket game solve studies/default.toml --game "all jobs"',
-            "gamemarket game solve reports/default/data/game-all-jobs.nfg --format json",
-        ),
-    )
-    gs.add_argument(
-        "file", help="a study file (.toml), a game (.nfg), a payoff table (.csv) or an EGTA JSON game (.json)"
-    )
-    gs.add_argument("--game", help="only this game of a study (default: all of them)")
-    _output_options(gs, report=False)
-    gs.add_argument("--format", choices=["text", "json"], default="text", help="how the equilibria are printed")
-    gs.add_argument("--methods", **methods)
-    gs.add_argument(
-        "--resamples", type=_resamples, default=1000, help="bootstrap resamples of the seeds for robustness"
-    )
-    gs.add_argument("--time-limit", type=float, default=10.0, help="seconds per nashpy method (wall clock)")
-    add_plugin_option(gs)
-    gs.set_defaults(func=cmd_game_solve)
+    _add_solve_command(g, methods)
     ge = g.add_parser(
         "export",
         help="payoff tables, equilibria (CSV, JSON) and .nfg files of a study",
