@@ -1,0 +1,170 @@
+"""The exhaustive solvers under a time limit (issue #43): a search that cannot finish stops there with what it found,
+each equilibrium verified, and a note saying how far it got; a search that finishes gets the same answer whatever
+the limit; a bad limit is an error naming the value.
+
+Nothing here asserts how fast a machine is: the stopped games need minutes without a limit (a random 20x20 bimatrix
+game: over two minutes and 2 GB; the role-symmetric one: over ten times its limit), and the time bounds asserted are
+ten times the limit."""
+
+import math
+import re
+import time
+
+import numpy as np
+import pytest
+
+from gamemarket.errors import InputError
+from gamemarket.games import Game, budget, solve
+from gamemarket.games import equilibria as eq
+from gamemarket.games.equilibria import max_vertices, regret, tolerance
+from gamemarket.games.rsg_equilibria import equilibria
+from gamemarket.games.rsgame import RoleSymmetricGame
+
+
+def _random(n: int, seed: int = 0) -> Game:
+    rng = np.random.default_rng(seed)
+    return Game(rng.random((n, n)), rng.random((n, n)))
+
+
+def _same(a, b) -> None:
+    """Two solutions of one game are the same answer: equilibria, their methods, the flags and the notes."""
+    assert len(a.equilibria) == len(b.equilibria)
+    for e, f in zip(a.equilibria, b.equilibria):
+        assert np.array_equal(e.x, f.x) and np.array_equal(e.y, f.y) and e.methods == f.methods
+        assert e.regret == f.regret and e.payoffs == f.payoffs
+    assert (a.degenerate, a.complete, a.notes) == (b.degenerate, b.complete, b.notes)
+
+
+def test_a_random_20x20_game_stops_at_its_limit_with_verified_equilibria():
+    g = _random(20)
+    t0 = time.monotonic()
+    sol = solve(g, time_limit=1.5)
+    took = time.monotonic() - t0
+    assert took < 15, took  # without a limit: minutes
+    assert not sol.complete
+    (note,) = [n for n in sol.notes if n.startswith("incomplete:")]
+    assert note.startswith("incomplete: polytope: stopped at the time limit of 1.5 s")
+    assert "at most 40,060,020" in note and "searched the supports of up to" in note and "--time-limit" in note
+    assert sol.equilibria  # its pure equilibrium at least (r0, c5), and the mixed ones of the supports searched
+    ta, tb = tolerance(g.A, g.B)
+    for e in sol.equilibria:  # every one verified again here, from the payoffs
+        ra, rb = regret(g.A, g.B, e.x, e.y)
+        assert ra <= 10 * ta and rb <= 10 * tb
+        assert math.isclose(e.x.sum(), 1) and math.isclose(e.y.sum(), 1)
+    assert any(e.supports() == ((0,), (5,)) for e in sol.equilibria)
+
+
+@pytest.mark.parametrize("n", [3, 8, 11])
+def test_a_game_that_finishes_gets_the_same_answer_whatever_the_limit(n):
+    g = _random(n, seed=n)
+    _same(solve(g, time_limit=None), solve(g, time_limit=1000))
+    _same(solve(g, time_limit=None), solve(g))  # the default limit
+
+
+def test_a_degenerate_game_gets_the_same_answer_and_its_face_budget_note_whatever_the_limit():
+    g = Game(np.zeros((12, 12)), np.zeros((12, 12)))  # every face degenerate: the face budget is spent
+    _same(solve(g, time_limit=None), solve(g, time_limit=1000))
+
+
+def test_qhull_in_a_child_process_lists_the_same_vertices(monkeypatch):
+    """Where the estimate says qhull could take more than half the limit it runs in a child process: within the
+    limit, the answer is the one qhull gives in this process."""
+    g = _random(10, seed=4)
+    here = solve(g, time_limit=None)
+    monkeypatch.setattr(eq, "QHULL_SECONDS_PER_VERTEX", 1.0)  # every game "too large": the child process
+    here_calls = []  # qhull run in this process (a child's calls are its own)
+    real = eq._qhull_vertices
+    monkeypatch.setattr(eq, "_qhull_vertices", lambda Bp: (here_calls.append(1), real(Bp))[1])
+    _same(here, solve(g, time_limit=1000))
+    assert not here_calls  # the child ran it
+    _same(here, solve(g, time_limit=None))
+    assert here_calls  # without a limit: this process
+
+
+class _Stops(budget.SearchClock):
+    """A clock that runs out after its first ``checks`` looks at it (no machine's speed involved)."""
+
+    def __init__(self, checks: int):
+        super().__init__(1000.0, progress=False)
+        self.left = checks
+
+    def expired(self) -> bool:
+        self.left -= 1
+        return self.left < 0
+
+
+def test_a_search_stopped_among_the_vertices_keeps_the_equilibria_of_those_it_visited():
+    g = _random(11, seed=2)
+    full = solve(g, time_limit=None)
+    A, B = g.A, g.B
+    Ap = (A - A.min()) / np.ptp(A) + 1.0
+    Bp = (B - B.min()) / np.ptp(B) + 1.0
+    profiles, _, skipped, stop = eq._vertex_equilibria(Ap, Bp, _Stops(2))
+    nverts = len(eq._qhull_vertices(Bp))
+    assert stop == f"after 128 of the polytope's {nverts:,} vertices" and skipped == 0
+    whole = [(x, y) for x, y in eq._vertex_equilibria(Ap, Bp, budget.SearchClock(None))[0]]
+    assert len(profiles) < len(whole)
+    for x, y in profiles:  # a part of the full search's answer
+        assert any(np.allclose(x, X) and np.allclose(y, Y) for X, Y in whole)
+    assert len(full.equilibria) >= len(whole)
+
+
+def test_the_vertex_bound_holds_and_is_the_upper_bound_theorem():
+    assert max_vertices(2, 5) == 5 + 2  # a polygon: as many vertices as edges
+    assert max_vertices(20, 20) == math.comb(30, 20) + math.comb(29, 20)
+    for n in (4, 7, 10):
+        g = _random(n, seed=n)
+        Bp = (g.B - g.B.min()) / np.ptp(g.B) + 1.0
+        assert len(eq._qhull_vertices(Bp)) <= max_vertices(n, n)
+
+
+@pytest.mark.parametrize("bad", [0, -1, float("nan"), float("inf"), 1e8, "10", True])
+def test_a_bad_time_limit_is_an_error_naming_the_value(bad):
+    g = _random(3)
+    with pytest.raises(InputError, match=r"time_limit: expected .*seconds > 0.*; got " + re.escape(repr(bad))):
+        solve(g, time_limit=bad)
+    rsg = RoleSymmetricGame.random((2,), (2,), np.random.default_rng(0))
+    with pytest.raises(InputError, match="time_limit: expected"):
+        equilibria(rsg, time_limit=bad)
+
+
+def test_the_progress_bar_goes_to_stderr_only_when_asked(monkeypatch, capsys):
+    monkeypatch.setattr(budget, "PROGRESS_DELAY", 0.0)
+    g = _random(12)
+    solve(g, time_limit=1000, progress=True)
+    out, err = capsys.readouterr()
+    assert out == "" and "polytope" in err and "vertex" in err
+    solve(g, time_limit=1000, progress=False)
+    assert capsys.readouterr() == ("", "")
+    solve(g, time_limit=1000)  # stderr is not a terminal here
+    assert capsys.readouterr() == ("", "")
+
+
+# ---------------------------------------------------------------- role-symmetric games
+def _rsg(players, strategies, seed=0) -> RoleSymmetricGame:
+    return RoleSymmetricGame.random(players, strategies, np.random.default_rng(seed))
+
+
+def test_a_role_symmetric_search_stops_at_its_limit_with_verified_equilibria():
+    g = _rsg((3,), (12,))  # 4,083 supports to search: a second searches a few hundred
+    t0 = time.monotonic()
+    sol = equilibria(g, time_limit=1.0)
+    took = time.monotonic() - t0
+    assert took < 10, took
+    assert not sol.complete and sol.search is not None and sol.search.stopped
+    assert sol.search.supports < sol.search.to_search == 4083
+    (note,) = [n for n in sol.notes if n.startswith("incomplete:")]
+    assert note.startswith("incomplete: stopped at the time limit of 1 s in support enumeration, after ")
+    assert "of its 4,083 supports" in note and "--time-limit" in note
+    for e in sol.equilibria:
+        assert g.regret(e.mixture) <= sol.tolerance and e.regret <= sol.tolerance
+
+
+@pytest.mark.parametrize(("players", "strategies"), [((3,), (3,)), ((2, 3), (2, 3)), ((1, 1), (3, 4))])
+def test_a_role_symmetric_game_that_finishes_gets_the_same_answer_whatever_the_limit(players, strategies):
+    g = _rsg(players, strategies, seed=7)
+    a, b = equilibria(g), equilibria(g, time_limit=1000)
+    assert a.complete and b.complete and a.notes == b.notes
+    assert len(a.equilibria) == len(b.equilibria)
+    for e, f in zip(a.equilibria, b.equilibria):
+        assert np.array_equal(e.mixture, f.mixture) and e.regret == f.regret and e.methods == f.methods
