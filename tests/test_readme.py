@@ -1,5 +1,5 @@
-"""The README's Python code blocks, and the Python guide's (docs/how-to/python-api.md), run as written; the
-README's commands are the ones that work."""
+"""The README's Python code blocks, and those of the Python guide and the large-traces how-to (docs/how-to/), run as
+written; the README's commands are the ones that work."""
 
 import re
 import shlex
@@ -12,7 +12,7 @@ from gamemarket.cli import build_parser
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 #: the Python guide holds the examples the README had before it shrank; they run as written too
-PAGES = [README, ROOT / "docs" / "how-to" / "python-api.md"]
+PAGES = [README, ROOT / "docs" / "how-to" / "python-api.md", ROOT / "docs" / "how-to" / "large-traces.md"]
 BLOCKS = [block for page in PAGES for block in re.findall(r"```python\n(.*?)```", page.read_text(), flags=re.S)]
 
 
