@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from gamemarket.cli.options import JOBS_COUNT, LOAD, NONNEGATIVE, SEED, add_deprecated_alias, add_force, examples
-from gamemarket.cli.output import print_dict
+from gamemarket.cli.output import FULL, print_dict
 from gamemarket.cli.plugin import add_plugin_option
 from gamemarket.cli.workload import workload_options
 from gamemarket.io.files import check_output_file, check_outputs, dumps_json
@@ -30,8 +30,8 @@ def cmd_simulate(a) -> int:
         print(f"gamemarket: note: {note}", file=sys.stderr)
     if a.format == "json":
         print(dumps_json(run.summary, indent=2))
-    else:
-        print_dict(run.summary)
+    else:  # a seed as it is typed (--seed 12345), not as a quantity (12,345)
+        print_dict({**run.summary, "seed": str(run.summary["seed"])}, full=FULL)
     return 0
 
 

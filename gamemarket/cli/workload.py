@@ -17,7 +17,7 @@ from gamemarket.cli.options import (
     examples,
     number,
 )
-from gamemarket.cli.output import print_dict
+from gamemarket.cli.output import FULL, Figure, print_dict, print_table
 from gamemarket.errors import InputError
 from gamemarket.io.files import check_output_file, check_outputs, dumps_json
 from gamemarket.reports.drawing import check_figure_path
@@ -116,16 +116,16 @@ def cmd_workload_compare(a) -> int:
         cols[label] = st
         curves[label] = workload_curves(w.jobs, a.nodes)
 
-    # each statistic's text: counts whole, shares as percentages, the rest to the significant digits that
-    # tell two workloads apart (the reports' formatter, gamemarket.reports.markdown.num)
+    # each statistic as a figure: counts whole, shares as percentages, the rest to the significant digits that
+    # tell two workloads apart (the reports' formatter, gamemarket.reports.markdown.num); the table says so
     def count(v):
-        return num(round(v), 15)
+        return int(round(v))
 
     def share(v):
-        return f"{v:.1%}"
+        return Figure(v, 1, "percent", what="shares")
 
     def digits(k):
-        return lambda v: num(v, k)
+        return lambda v: Figure(v, k)
 
     rows = [
         ("jobs", "jobs", count),
@@ -148,13 +148,12 @@ def cmd_workload_compare(a) -> int:
             dumps_json({"nodes": a.nodes, "mechanism": "hb-first, FT, seed %d" % a.seed, "workloads": cols}, indent=2)
         )
     else:
-        labels = list(cols)
-        w0 = max(len(r[0]) for r in rows)
-        w1 = max(12, *(len(x) for x in labels))
         print(f"{a.nodes} nodes; queue statistics under HB with first price, all bids truthful, seed {a.seed}")
-        print(f"{'statistic':<{w0}}  " + "  ".join(f"{x:>{w1}}" for x in labels))
-        for title, key, fmt in rows:
-            print(f"{title:<{w0}}  " + "  ".join(f"{fmt(cols[x][key]):>{w1}}" for x in labels))
+        print_table(
+            ("statistic", *cols),
+            [(title, *(fmt(c[key]) for c in cols.values())) for title, key, fmt in rows],
+            full=FULL,
+        )
     if a.figure:
         out = draw_workload_comparison(curves, a.figure, nodes=a.nodes)
         print(f"figure: {out}", file=sys.stderr)
