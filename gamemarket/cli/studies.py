@@ -10,13 +10,13 @@ from pathlib import Path
 import numpy as np
 
 from gamemarket.cli.options import add_force, examples, integer, names_option, number
+from gamemarket.cli.output import FULL, Figure, Parts, exact, print_table, table_lines, terminal_width
 from gamemarket.cli.plugin import add_plugin_option
 from gamemarket.errors import InputError, UndefinedPayoffError
 from gamemarket.games.budget import MAX_TIME_LIMIT
 from gamemarket.games.equilibria import DEFAULT_METHODS, DEFAULT_TIME_LIMIT, EQUILIBRIUM_METHODS
 from gamemarket.io.files import OutputFolder, check_output_file, check_outputs, dumps_json
 from gamemarket.io.jobtable import check_table_path, write_table
-from gamemarket.reports.markdown import num
 
 
 def _study(a, path):
@@ -66,35 +66,71 @@ def _load_game_source(path: str, game_name: str | None, a=None):
     )
 
 
-def _fmt_matrix(game) -> str:
-
+def _payoff_lines(game, width: int | None) -> list[str]:
+    """Each player's payoff table: rows the first player's strategies, columns the second's, each cell the mean
+    and its 95% CI half-width (the mean alone where the game has no interval)."""
     ca, cb = game.ci()
-    w = max(len(c) for c in game.cols + ["consumer"]) + 2
     lines = []
     for title, M, C in ((f"{game.players[0]} payoff", game.A, ca), (f"{game.players[1]} payoff", game.B, cb)):
         lines.append(f"  {title} (rows: {game.players[0]}, columns: {game.players[1]}; mean ± 95% CI half-width)")
-        lw = max(len(r) for r in game.rows) + 2
-        lines.append(" " * (lw + 2) + "".join(f"{c:>{max(w, 22)}}" for c in game.cols))
-        for i, r in enumerate(game.rows):
-            cells = "".join(
-                f"{f'{num(M[i, j], 5)} ± {num(C[i, j], 2)}' if np.isfinite(C[i, j]) else num(M[i, j], 5):>{max(w, 22)}}"
-                for j in range(len(game.cols))
+        rows = [
+            (
+                r,
+                *(
+                    Parts((Figure(M[i, j], 5, what="means"), " ± ", Figure(C[i, j], 2, what="half-widths")))
+                    if np.isfinite(C[i, j])
+                    else Figure(M[i, j], 5, what="means")
+                    for j in range(len(game.cols))
+                ),
             )
-            lines.append(f"  {r:<{lw}}{cells}")
-    return "\n".join(lines)
+            for i, r in enumerate(game.rows)
+        ]
+        # where every digit is, said once (the first table's rounding line)
+        lines += table_lines((game.players[0], *game.cols), rows, indent=2, width=width, full="" if lines[1:] else FULL)
+    return lines
 
 
-def print_solved(sg) -> None:
-    """Print one solved game of a study: its payoff tables with their CIs, each equilibrium in words with
-    its regret and robustness, and the game's flags.
-    """
+def _equilibria_lines(sg, width: int | None) -> list[str]:
+    """A solved game's equilibria as a table (each one's strategies, payoffs, regrets and the methods that found
+    it), and their robustness as a second where it was measured."""
     from gamemarket.games.io import profile_words  # deferred: pandas
 
     g, sol = sg.game, sg.solution
+    you, them = g.players
+    rows, robust = [], []
+    for k, (e, rb) in enumerate(zip(sol.equilibria, sg.robustness)):
+        px, py = profile_words(g, e, digits=4)
+        pay = [Figure(e.payoffs[0], 6, what="payoffs"), Figure(e.payoffs[1], 6, what="payoffs")]
+        regret = [Figure(e.regret[0], 2, what="regrets"), Figure(e.regret[1], 2, what="regrets")]
+        rows.append((k + 1, "pure" if e.pure else "mixed", px, py, *pay, *regret, ", ".join(sorted(e.methods))))
+        if rb is not None:
+            ci = [
+                Parts(("[", Figure(lo, 3, what="intervals"), ", ", Figure(hi, 3, what="intervals"), "]"))
+                for lo, hi in (
+                    (rb.regret_provider[1], rb.regret_provider[2]),
+                    (rb.regret_consumer[1], rb.regret_consumer[2]),
+                )
+            ]
+            robust.append((k + 1, rb.resamples, Figure(rb.stable_share, 1, "percent", what="shares"), *ci))
+    headers = ("#", "kind", you, them, f"{you} payoff", f"{them} payoff", f"{you} regret", f"{them} regret", "found by")
+    lines = table_lines(headers, rows, indent=2, width=width) if rows else []
+    if robust:
+        lines.append("  robustness: the equilibrium under bootstrap resamples of the seeds")
+        headers = ("#", "resamples", "still an equilibrium", f"{you} regret 95% CI", f"{them} regret 95% CI")
+        lines += table_lines(headers, robust, indent=2, width=width)
+    return lines
+
+
+def print_solved(sg) -> None:
+    """Print one solved game of a study: its payoff tables with their CIs, its equilibria with their regrets
+    and robustness (tables, cut to the terminal's width), and the game's flags.
+    """
+    g, sol = sg.game, sg.solution
+    width = terminal_width()
     print(f"== game: {sg.name} ({g.shape[0]}x{g.shape[1]}" + (f", {g.reps()} replications" if g.reps() else "") + ")")
     if g.meta.get("dropped_consumers"):
         print(f"  (consumer strategies without this payoff, left out: {', '.join(g.meta['dropped_consumers'])})")
-    print(_fmt_matrix(g))
+    print("\n".join(_payoff_lines(g, width)))
     if sol.dominated_rows or sol.dominated_cols:
         print(
             f"  strictly dominated (iterated): {g.players[0]}: {', '.join(sol.dominated_rows) or '-'}; "
@@ -105,20 +141,9 @@ def print_solved(sg) -> None:
     )
     print(f"  degenerate game: {f'yes ({listed})' if sol.degenerate else 'no'}")
     print(f"  equilibria: {len(sol.equilibria)}")
-    for k, (e, rb) in enumerate(zip(sol.equilibria, sg.robustness)):
-        px, py = profile_words(g, e, digits=4)
-        print(f"  [{k + 1}] {'pure' if e.pure else 'mixed'}: {g.players[0]} = {px}; {g.players[1]} = {py}")
-        print(
-            f"      payoffs: {num(e.payoffs[0], 6)}, {num(e.payoffs[1], 6)}; regret: {num(e.regret[0], 2)}, "
-            f"{num(e.regret[1], 2)};"
-            f" found by: {', '.join(sorted(e.methods))}"
-        )
-        if rb is not None:
-            print(
-                f"      robustness ({rb.resamples} bootstrap resamples): still an equilibrium in {rb.stable_share:.1%};"
-                f" regret 95% CI: {g.players[0]} [{num(rb.regret_provider[1], 3)}, {num(rb.regret_provider[2], 3)}],"
-                f" {g.players[1]} [{num(rb.regret_consumer[1], 3)}, {num(rb.regret_consumer[2], 3)}]"
-            )
+    lines = _equilibria_lines(sg, width)
+    if lines:
+        print("\n".join(lines))
     for n in sol.notes:
         print(f"  note: {n}")
 
@@ -143,6 +168,15 @@ def cmd_study_run(a) -> int:
     return 0
 
 
+def _mixture_cell(mixture: dict) -> Parts:
+    """One role's mixture as a cell: ``0.25 truthful + 0.75 shade-0.5``, shares to 6 significant digits."""
+    parts = []
+    for s, p in mixture.items():
+        parts += [" + "] if parts else []
+        parts += [Figure(p, 6, what="shares"), f" {s}"]
+    return Parts(tuple(parts), text=True)
+
+
 def _solve_egta(a) -> int:
     from gamemarket.games.egta import read_egta  # deferred: pandas
     from gamemarket.games.rsg_equilibria import equilibria  # deferred: pandas, scipy.optimize
@@ -163,13 +197,19 @@ def _solve_egta(a) -> int:
         print(dumps_json(recs, indent=2))
     else:
         print(f"== {a.file}: roles {dict(zip(game.roles, game.players))}; {sol.summary()}")
-        for k, r in enumerate(recs):
-            mix = "; ".join(
-                f"{role}: " + " + ".join(f"{num(p, 6)} {s}" for s, p in m.items()) for role, m in r["mixture"].items()
+        rows = [
+            (
+                k + 1,
+                *(_mixture_cell(r["mixture"][role]) for role in game.roles),
+                Figure(r["regret"], 3, what="regrets"),
+                r["stability"],
+                ", ".join(r["methods"]),
             )
-            print(
-                f"  [{k + 1}] {mix}; regret {num(r['regret'], 3)}; {r['stability']}; found by {', '.join(r['methods'])}"
-            )
+            for k, r in enumerate(recs)
+        ]
+        if rows:
+            headers = ("#", *game.roles, "regret", "stability", "found by")
+            print_table(headers, rows, indent=2, full=FULL)
     if not sol.complete:  # what was found is printed; the search did not finish
         _unfinished(sol.notes)
         return 3
@@ -230,8 +270,8 @@ def cmd_study_jobs(a) -> int:
     jobs, summary = run_jobs(spec, a.provider, a.consumer, a.seed)
     write_table(jobs, out)
     print(
-        f"{out}: {len(jobs):,} jobs of {a.provider} x {a.consumer} x seed {a.seed} (revenue {summary['revenue']!r}); "
-        "its cohort sums equal the stored ones exactly"
+        f"{out}: {len(jobs):,} jobs of {a.provider} x {a.consumer} x seed {a.seed} (revenue "
+        f"{exact(summary['revenue'])}, every digit); its cohort sums equal the stored ones exactly"
     )
     return 0
 
