@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 from gamemarket.cli.options import SEED, examples, integer
-from gamemarket.cli.output import foreign_code
+from gamemarket.cli.output import foreign_code, print_table
 from gamemarket.errors import raised
 from gamemarket.plugins import load_plugin
 
@@ -57,7 +57,10 @@ def cmd_plugin_check(a) -> int:
     else:
         print(f"plugin {plugin.path} (hash {plugin.digest}): {len(plugin.entries)} entries")
         for r in reports:
-            print(r)
+            print(r.head)
+            print_table(
+                ("result", "check", "detail"), [(c.status.upper(), c.check, c.detail) for c in r.results], indent=2
+            )
         failed = [r.entry for r in reports if not r.passed]
         print(f"{'FAILED: ' + ', '.join(failed) if failed else 'all entries passed'}")
     return 1 if any(not r.passed for r in reports) else 0

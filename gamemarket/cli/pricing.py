@@ -8,10 +8,14 @@ from pathlib import Path
 import numpy as np
 
 from gamemarket.cli.options import POSITIVE, SEED, add_force, examples, integer
+from gamemarket.cli.output import FULL, Figure, RowWriter, figure_width, print_table
 from gamemarket.errors import InputError
 from gamemarket.io.files import atomic_path, check_output_file, check_outputs, dumps_json
 from gamemarket.io.limits import memory_limit
-from gamemarket.reports.markdown import num
+
+#: the columns of the trace ``price solve`` prints as it goes, and their widths (the widest each figure is written)
+TRACE_HEADERS = ("evaluation", "iteration", "dual", "primal", "gap", "max violation", "seconds")
+TRACE_WIDTHS = (4, 4, figure_width(10), figure_width(10), figure_width(4), figure_width(3), 6)
 
 
 def cmd_price_solve(a) -> int:
@@ -27,14 +31,24 @@ def cmd_price_solve(a) -> int:
     out = _checked_out(a) if a.out else None  # checked before the solve, not after it
     problem = _problem(a)
     trace_rows = []
+    trace = None
 
     def show(row):
+        nonlocal trace
         trace_rows.append(row)
         if a.format == "text" and not a.quiet:
-            print(
-                f"  eval {row['evaluation']:4d}  iter {row['iteration']:4d}  dual {num(row['dual'], 10)}  primal "
-                f"{num(row['primal'], 10)}  gap {num(row['gap'], 4)}  max violation {num(row['max_violation'], 3)}  "
-                f"{row['seconds']:.2f} s"
+            if trace is None:  # the header once the solve has started (a refused input prints nothing of it)
+                trace = RowWriter(TRACE_HEADERS, TRACE_WIDTHS, indent=2)
+            trace.row(
+                (
+                    row["evaluation"],
+                    row["iteration"],
+                    Figure(row["dual"], 10, what="dual and primal"),
+                    Figure(row["primal"], 10, what="dual and primal"),
+                    Figure(row["gap"], 4, what="gaps"),
+                    Figure(row["max_violation"], 3, what="violations"),
+                    Figure(row["seconds"], 2, "fixed", what="seconds"),
+                )
             )
 
     n, m = problem.shape
@@ -50,6 +64,8 @@ def cmd_price_solve(a) -> int:
         device=a.device,
         dtype=np.float32 if a.float32 else np.float64,
     )
+    if trace is not None:
+        trace.close()
     if out is not None:
         _write_result(out, r)
     _print_result(a, r)
@@ -129,12 +145,17 @@ def _print_result(a, r) -> None:
     if a.format == "json":
         print(dumps_json(summary))
     else:
-        print(f"converged: {r.converged} ({r.message})")
-        print(
-            f"objective {num(r.objective, 10)}, dual bound {num(r.dual, 10)}, gap {num(r.gap, 4)}, "
-            f"{r.iterations} iterations, {r.evaluations} evaluations, {r.seconds:.2f} s"
-        )
-        print("prices: " + " ".join(num(p, 6) for p in r.prices))
+        rows = [
+            ("converged", f"{'yes' if r.converged else 'no'} ({r.message})"),
+            ("objective", Figure(r.objective, 10)),
+            ("dual bound", Figure(r.dual, 10)),
+            ("gap", Figure(r.gap, 4, what="the gap")),
+            ("iterations", r.iterations),
+            ("evaluations", r.evaluations),
+            ("seconds", Figure(r.seconds, 2, "fixed", what="seconds")),
+            ("prices", [Figure(p, 6, what="prices") for p in r.prices]),
+        ]
+        print_table(("quantity", "value"), rows, full=FULL)
 
 
 def add_pricing_commands(sub) -> None:

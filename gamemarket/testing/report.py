@@ -66,9 +66,14 @@ class ConformanceReport:
             "results": [{"check": r.check, "status": r.status, "detail": r.detail} for r in self.results],
         }
 
-    def __str__(self) -> str:
+    @property
+    def head(self) -> str:
+        """The report's first line: the entry and its counts (``payment scheme 'x': 6 checks, 6 passed``)."""
         counts = {s: sum(r.status == s for r in self.results) for s in (PASSED, FAILED, SKIPPED)}
-        head = f"{self.entry}: {len(self.results)} checks, " + ", ".join(f"{v} {k}" for k, v in counts.items() if v)
+        return f"{self.entry}: {len(self.results)} checks, " + ", ".join(f"{v} {k}" for k, v in counts.items() if v)
+
+    def __str__(self) -> str:
+        head = self.head
         width = max((len(r.check) for r in self.results), default=0)
         lines = [f"  {r.status.upper():<8} {r.check:<{width}}  {r.detail}".rstrip() for r in self.results]
         return "\n".join([head, *lines])

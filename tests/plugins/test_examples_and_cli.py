@@ -51,7 +51,7 @@ def test_bid_per_node_second_conforms_and_orders_as_wspt_with_estimates():
 def test_plugin_check_prints_each_check_and_passes(capsys):
     assert main(["plugin", "check", str(LOWEST), "--cases", "4"]) == 0
     out = capsys.readouterr().out
-    assert "payment scheme 'lowest-running'" in out and "PASSED   reference" in out and "all entries passed" in out
+    assert "payment scheme 'lowest-running'" in out and "PASSED  reference" in out and "all entries passed" in out
 
 
 def test_plugin_check_exits_1_on_a_failed_check(tmp_path, capsys):
