@@ -9,6 +9,8 @@ from gamemarket.cli.options import JOBS_COUNT, LOAD, NONNEGATIVE, SEED, add_depr
 from gamemarket.cli.output import FULL, print_dict
 from gamemarket.cli.plugin import add_plugin_option
 from gamemarket.cli.workload import workload_options
+from gamemarket.consumers import FAMILIES
+from gamemarket.consumers.catalogue import MIX_SYNTAX, load_consumers, parametric_families
 from gamemarket.io.files import check_output_file, check_outputs, dumps_json
 from gamemarket.io.jobtable import check_table_path
 from gamemarket.market import Mechanism
@@ -77,6 +79,18 @@ def _entries_help(registry: Registry, default: str) -> str:
     return f"the {registry.what} (default {default}): {entries}".replace("%", "%%")
 
 
+def _mix_help() -> str:
+    """``--mix``'s help from what is registered: every strategy of the consumer catalogue with its description, the
+    parametric families (a loaded plugin's too) with their parameters, and the beta mix written out."""
+    catalogue = load_consumers()
+    names = "; ".join(f"{name}: {s.description}" if s.description else name for name, s in catalogue.items())
+    families = ", ".join(f"{f}{FAMILIES.get(f).list_names()}" for f in parametric_families())
+    return (
+        f"the consumers' strategy (default {DEFAULT_MIX}), as a study names one: a name of the consumer catalogue "
+        f"({names}); a point of a family ({families}); or a beta mix {MIX_SYNTAX}, e.g. 0.9:0.1,0.1:0.9"
+    ).replace("%", "%%")
+
+
 def add_simulate_command(sub) -> None:
     """Register ``gamemarket simulate`` on the parser's subcommands ``sub``."""
     s = sub.add_parser(
@@ -131,7 +145,7 @@ def add_simulate_command(sub) -> None:
         type=float,
         help="alpha of --payment blend, in [0, 1]: 0 is k-th price, 1 first price (default: none)",
     )
-    s.add_argument("--mix", help=f"{DEFAULT_MIX} (default), SRG or 'fraction:beta,...'")
+    s.add_argument("--mix", metavar="STRATEGY", help=_mix_help())
     s.add_argument("--seed", type=SEED, help="seed of the workload's draw and of the bids (default 0)")
     s.add_argument("--out", help="write the per-job outcome table here (.csv or .parquet; default: none)")
     s.add_argument(

@@ -14,7 +14,8 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gamemarket import bids, consumers
+from gamemarket import bids
+from gamemarket.consumers.catalogue import consumer_strategy
 from gamemarket.errors import InputError
 from gamemarket.io import jobtable
 from gamemarket.market.outcomes import CATEGORIES
@@ -111,7 +112,9 @@ def simulate_profile(
     seed : int, optional
         The seed of the workload's draw and of the bids (default 0).
     mix : str, optional
-        The consumers' beta mix: ``FT`` (default), ``SRG`` or ``"fraction:beta,..."``.
+        The consumers' strategy, as a study names one (``gamemarket.consumers.catalogue.consumer_strategy``): a
+        name of the consumer catalogue (``FT``, the default; ``SRG``, ``UNI50``, ``g0.1x0.9``, ...), a point of a
+        parametric family (``per-class[0,0.5,0.9]``) or a beta mix ``"fraction:beta,..."``.
     scheduler, payment, reserve
         The mechanism (``Mechanism``): registered names and the reservation price.
     parallel, skip_bad_lines
@@ -215,7 +218,7 @@ def _drawn_table(workload: str, nodes, reduction, synthetic_jobs, load, seed: in
     from gamemarket.workloads.swf import read_swf_columns
 
     parallel, skip_bad_lines = reading
-    strategy = consumers.BetaMix.parse(mix or DEFAULT_MIX)
+    strategy = consumer_strategy(mix or DEFAULT_MIX, where="--mix", outside=False)  # before the trace is read
     synth = _synthetic_params(workload, synthetic_jobs, load, seed, nodes)
     if columns and not synth and not is_model_path(workload):  # a trace
         cols, meta = read_swf_columns(resolve_trace(workload), parallel=parallel, skip_bad_lines=skip_bad_lines)

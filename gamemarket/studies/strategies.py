@@ -1,49 +1,28 @@
-"""Named provider and consumer strategies, loaded from TOML and validated with precise errors."""
+"""Named provider and consumer strategies, loaded from TOML and validated with precise errors.
+
+The consumer catalogue is read by :mod:`gamemarket.consumers.catalogue` (the market's ``simulate --mix`` names its
+strategies too, and sits below the studies); its functions are the studies' through this module as before.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
-from gamemarket import consumers
-from gamemarket.consumers import ConsumerStrategy
+from gamemarket.consumers import ConsumerStrategy  # noqa: F401 (the studies' name for it)
+from gamemarket.consumers.catalogue import (  # noqa: F401 (the studies' names for the catalogue's reading)
+    CATALOGUE_ORDER,
+    builtin_catalogue,
+    catalogue_files,
+    load_consumers,
+    parse_consumers,
+    read_toml,
+)
 from gamemarket.errors import InputError
-from gamemarket.io import files
-from gamemarket.io.files import resolve
 from gamemarket.io.schema import check
 from gamemarket.market.base import MARKETS
 from gamemarket.plugins import PROVIDERS
 from gamemarket.studies.schema import PROVIDER_TABLES
-
-#: the order in which catalogues of one kind are read: the built-in one (package data), then a
-#: ``strategies/`` folder beside the study's folder, then one in the study's folder; a later entry of a
-#: name replaces an earlier one, so a study's own catalogue extends or overrides the built-in one
-CATALOGUE_ORDER = ("built-in", "<study folder>/../strategies", "<study folder>/strategies")
-
-
-def builtin_catalogue(file: str) -> Path:
-    """A built-in catalogue file (``providers.toml``, ``consumers.toml``, ``shading.toml``), installed with the
-    package and found by ``importlib.resources`` wherever the package is."""
-    return Path(str(resources.files("gamemarket") / "data" / "strategies" / file))
-
-
-def catalogue_files(file: str, near: Path | None = None) -> list[Path]:
-    """Every catalogue file of one kind a study reads, in ``CATALOGUE_ORDER`` (the same file found twice,
-    as in a checkout whose ``strategies/`` is the package's, is read once)."""
-    cands = [builtin_catalogue(file)]
-    if near is not None:
-        cands += [near.parent / "strategies" / file, near / "strategies" / file]
-    out: list[Path] = []
-    for c in cands:
-        if c.is_file() and not any(resolve(c) == resolve(o) for o in out):
-            out.append(c)
-    return out
-
-
-def read_toml(path: str | Path) -> dict:
-    """A TOML file's tables; a missing, unreadable or invalid file is an error naming it."""
-    return files.read_toml(path, "TOML file")
 
 
 @dataclass(frozen=True)
@@ -77,20 +56,6 @@ def parse_provider(name: str, entry: dict, where: str, table: str = "") -> Provi
     return ProviderStrategy(name, kind, tuple(sorted(settings.items())), str(entry.get("description", "")))
 
 
-def parse_consumers(
-    data: dict, where: str, table: str = "", default_family: str = "beta-mix"
-) -> dict[str, ConsumerStrategy]:
-    """Consumer strategies from TOML tables, each made by the family it names (``family = "..."``, default
-    ``default_family``; ``gamemarket.consumers.FAMILIES``), which checks it by its declared table: a
-    beta mix's ``groups`` (``ConsumerMix``), the ``[grid]`` that defines ``g<f>x<b>`` cells
-    (``ConsumerGrid``), a parametric family's point."""
-    out: dict[str, ConsumerStrategy] = {}
-    for name, entry in data.items():
-        root = f"[{table + '.' if table else ''}{name}]"
-        out.update(consumers.from_entry(name, entry, where, default_family, root=root))
-    return out
-
-
 def load_providers(path: str | Path | None = None, *, near: Path | None = None) -> dict[str, ProviderStrategy]:
     """The provider strategies of a catalogue file; without one, of every catalogue a study in the folder
     ``near`` reads (``catalogue_files``: the built-in one, extended or overridden by the study's own); then
@@ -102,13 +67,4 @@ def load_providers(path: str | Path | None = None, *, near: Path | None = None) 
         out.update({name: parse_provider(name, entry, str(p)) for name, entry in data.items()})
     for name, declared in PROVIDERS.items():
         out[name] = parse_provider(name, declared.entry(), f"plugin {declared.source or 'registered in code'}")
-    return out
-
-
-def load_consumers(path: str | Path | None = None, *, near: Path | None = None) -> dict[str, ConsumerStrategy]:
-    """The consumer strategies of a catalogue file; without one, of every catalogue a study in the folder
-    ``near`` reads (see ``load_providers``)."""
-    out: dict[str, ConsumerStrategy] = {}
-    for p in [Path(path)] if path else catalogue_files("consumers.toml", near):
-        out.update(parse_consumers(read_toml(p), str(p)))
     return out

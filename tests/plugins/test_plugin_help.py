@@ -46,3 +46,16 @@ def test_a_command_with_the_plugin_runs_its_scheme(tmp_path, capsys):
     args += ["--format", "json"]
     assert main(args) == 0
     assert '"payment": "lowest-running"' in capsys.readouterr().out
+
+
+def test_the_mix_help_lists_a_plugins_family_and_simulate_runs_its_points(tmp_path, capsys):
+    p = _copy(tmp_path, "shade_by_amount.py")
+    with pytest.raises(SystemExit) as done:
+        main(["simulate", "--plugin", str(p), "--help"])
+    assert done.value.code == 0
+    assert "shade-by[amount]" in " ".join(capsys.readouterr().out.split())
+    args = ["simulate", "--plugin", str(p), "--synthetic-jobs", "120", "--nodes", "4", "--format", "json"]
+    assert main([*args, "--mix", "shade-by[20]"]) == 0
+    assert '"mix": "shade-by[20]"' in capsys.readouterr().out
+    assert main([*args, "--mix", "shade-by[200]"]) == 2  # outside its box: the family's own message
+    assert "--mix 'shade-by[200]'" in capsys.readouterr().err
