@@ -117,7 +117,8 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
 
     ``argparse.ArgumentDefaultsHelpFormatter`` would also print ``(default: None)`` for an option whose
     absence means something a sentence says better ("the model's own"), and ``(default: False)`` for
-    every flag; here those help texts state their default in words.
+    every flag; here those help texts state their default in words. An empty default (``[]``, ``""``) is not shown
+    either: ``(default: )`` says nothing; the help says what its absence means.
     """
 
     def _get_help_string(self, action) -> str:
@@ -127,6 +128,7 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
             default is None
             or default is argparse.SUPPRESS
             or isinstance(default, bool)
+            or (isinstance(default, (str, list, tuple)) and not default)  # nothing to show: "(default: )"
             or "default" in text
             or not action.option_strings
         ):

@@ -2,6 +2,7 @@
 shows an example; an option name means one thing, and the old spellings still work, with a warning."""
 
 import argparse
+import re
 
 import pytest
 
@@ -58,6 +59,26 @@ def test_every_command_has_an_example_and_keeps_its_lines(capsys):
     out = capsys.readouterr().out
     assert "examples:\n  gamemarket study run studies/default.toml\n" in out
     assert "--n-jobs N_JOBS       worker processes (-1: all cores) (default: -1)" in out
+
+
+def test_no_help_shows_an_empty_default():
+    """Every command's --help, as printed: no ``(default: )``, ``(default: None)`` or ``(default: [])``."""
+    empty = re.compile(r"default:\s*(\)|None\b|\[\])")
+    bad = []
+    for path, parser in _parsers(build_parser()):
+        text = parser.format_help()
+        bad += [f"{' '.join(path)}: ...{text[max(m.start() - 60, 0) : m.end()]!r}" for m in empty.finditer(text)]
+    assert not bad, bad
+
+
+def test_an_empty_default_is_not_shown_and_a_said_one_is_kept():
+    p = argparse.ArgumentParser(formatter_class=HelpFormatter)
+    p.add_argument("--names", nargs="*", default=[], help="some names")
+    p.add_argument("--tag", default="", help="a tag")
+    p.add_argument("--n", type=int, default=3, help="a count")
+    text = " ".join(p.format_help().split())
+    assert "some names --tag" in text and "a tag --n" in text and "a count (default: 3)" in text
+    assert "default: )" not in text
 
 
 def test_an_option_means_one_thing():
