@@ -40,6 +40,7 @@ SMOKE: dict[str, list | None] = {
     "bench_reproduction.py": ["--smoke", "--n-jobs", "1"],
     "bench_rsg_completeness.py": ["--smoke"],
     "bench_resalloc.py": ["--resalloc-python", "{resalloc}", "--cases", "2000x4"],
+    "bench_small_games.py": ["--smoke"],
     "bench_simulator.py": [["--trace", "{swf}", "--repeat", "1"], ["--swf", "--jobs", "200000", "--repeat", "1"]],
     "bench_startup.py": ["--smoke"],
     "bench_study.py": ["--smoke"],

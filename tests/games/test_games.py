@@ -87,17 +87,21 @@ def test_face_enumeration_on_degenerate_integer_games(m, n, data):
     j = data.draw(st.integers(0, n - 1))
     A, B = np.c_[A, A[:, j]], np.c_[B, B[:, j]]
     calls = []
-    real = eqmod._face_vertices
+    real, small = eqmod._face_vertices, eqmod.vertex_pairs.fits
     eqmod._face_vertices = lambda *a, **k: calls.append(1) or real(*a, **k)
+    eqmod.vertex_pairs.fits = lambda m, n: False  # the general search (the small games' path has no faces)
     try:
         found, _ = polytope_equilibria(A, B)
     finally:
-        eqmod._face_vertices = real
-    for x, y in found:
-        assert max(regret(A, B, x, y)) <= 1e-9
-    pure = {(int(np.argmax(x)), int(np.argmax(y))) for x, y in found if x.max() > 1 - 1e-12 and y.max() > 1 - 1e-12}
+        eqmod._face_vertices, eqmod.vertex_pairs.fits = real, small
     want = set(pure_equilibria(A, B))
-    assert want <= pure
+    for profiles in (found, polytope_equilibria(A, B)[0]):  # the general search, then the small games' path
+        for x, y in profiles:
+            assert max(regret(A, B, x, y)) <= 1e-9
+        pure = {
+            (int(np.argmax(x)), int(np.argmax(y))) for x, y in profiles if x.max() > 1 - 1e-12 and y.max() > 1 - 1e-12
+        }
+        assert want <= pure
     if any(jj in (j, n) for _, jj in want):  # a pure equilibrium on the duplicated column needs the face branch
         assert calls
 
@@ -111,14 +115,18 @@ def test_face_enumeration_is_reached_and_needed():
     A = np.array([[2.0, 2.0, 0.0], [0.0, 0.0, 1.0]])
     B = np.array([[1.0, 1.0, 0.0], [0.0, 0.0, 2.0]])
     calls = []
-    real = eqmod._face_vertices
+    real, small = eqmod._face_vertices, eqmod.vertex_pairs.fits
     eqmod._face_vertices = lambda *a, **k: calls.append(1) or real(*a, **k)
+    eqmod.vertex_pairs.fits = lambda m, n: False  # the general search (the small games' path has no faces)
     try:
         found, degenerate = polytope_equilibria(A, B)
     finally:
-        eqmod._face_vertices = real
+        eqmod._face_vertices, eqmod.vertex_pairs.fits = real, small
     pure = {(int(np.argmax(x)), int(np.argmax(y))) for x, y in found if x.max() == 1 and y.max() == 1}
     assert calls and degenerate and {(0, 0), (0, 1), (1, 2)} <= pure
+    found, degenerate = polytope_equilibria(A, B)  # the small games' path: the same pure equilibria
+    pure = {(int(np.argmax(x)), int(np.argmax(y))) for x, y in found if x.max() == 1 and y.max() == 1}
+    assert degenerate and {(0, 0), (0, 1), (1, 2)} <= pure
 
 
 @pytest.mark.parametrize("shape", [(1, 4), (4, 1), (1, 1)])
