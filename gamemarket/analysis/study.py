@@ -16,7 +16,15 @@ from gamemarket.analysis.population import read_analysis
 from gamemarket.consumers import from_params
 from gamemarket.errors import GameMarketError, InputError, UndefinedPayoffError
 from gamemarket.games import DEFAULT_METHODS, Game, Solution, from_results, solve
-from gamemarket.games.io import equilibria_records, profile_words, to_csv_table, to_nfg, write_json
+from gamemarket.games.io import (
+    equilibria_records,
+    profile_words,
+    rescale_comment,
+    rescaled,
+    to_csv_table,
+    to_nfg,
+    write_json,
+)
 from gamemarket.games.robustness import Robustness, best_responses, bootstrap
 from gamemarket.io.files import OutputFolder, atomic_path
 from gamemarket.io.jobtable import write_table
@@ -254,6 +262,17 @@ def solve_game(
     return SolvedGame(game.title, game, sol, bootstrap(game, sol.equilibria, resamples=resamples))
 
 
+def write_rescaled_nfg(game, path: Path, study: str, name: str) -> Path:
+    """The game's ``.nfg`` with each player's payoffs mapped onto [0, 1] (``games.io.rescaled``: the form Gambit's
+    solvers handle), the map in its comment; ``path`` returned."""
+    small, maps = rescaled(game)
+    with atomic_path(path, "game (.nfg)") as tmp:
+        tmp.write_text(
+            to_nfg(small, comment=f"gamemarket {__version__}: study {study}, {name}; {rescale_comment(maps)}")
+        )
+    return path
+
+
 def export(analysis: StudyAnalysis, out: OutputFolder | str | Path, prefix: str = "") -> list[Path]:
     """Payoff tables (CSV), equilibria (CSV and JSON with metadata) and ``.nfg`` files of every game, written
     into the output folder ``out`` (under ``prefix``, e.g. ``data/``); a game's files are named by its
@@ -278,6 +297,7 @@ def export(analysis: StudyAnalysis, out: OutputFolder | str | Path, prefix: str 
         with atomic_path(nfg, "game (.nfg)") as tmp:
             tmp.write_text(to_nfg(sg.game, comment=f"gamemarket {__version__}: study {analysis.spec.name}, {sg.name}"))
         written.append(nfg)
+        written.append(write_rescaled_nfg(sg.game, file(f"game-{s}.rescaled.nfg"), analysis.spec.name, sg.name))
         recs = equilibria_records(sg.solution, sg.robustness)
         payload["games"].append(
             {

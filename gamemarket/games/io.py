@@ -29,7 +29,9 @@ def _q(s: str) -> str:
 
 
 def to_nfg(game: Game, *, comment: str = "") -> str:
-    """The game in Gambit's ``.nfg`` format (outcome version), exact for the payoffs' float values."""
+    """The game in Gambit's ``.nfg`` format (the payoff version: the strategies' names, then the payoff pairs with
+    the first player's strategy varying fastest), exact for the payoffs' float values. Gambit's solvers are fragile
+    on payoffs of very different sizes (:func:`rescaled` says which, and gives the form they handle)."""
     m, n = game.shape
     head = (
         f"NFG 1 R {_q(game.title or 'gamemarket game')} {{ {_q(game.players[0])} {_q(game.players[1])} }} "
@@ -41,6 +43,32 @@ def to_nfg(game: Game, *, comment: str = "") -> str:
         for i in range(m):
             pays.append(f"{_num(game.A[i, j])} {_num(game.B[i, j])}")
     return head + " ".join(pays) + "\n"
+
+
+def rescaled(game: Game) -> tuple[Game, dict]:
+    """The game with each player's payoffs mapped affinely onto [0, 1] (``(p - low) / (high - low)``; a player whose
+    payoffs are all equal gets 0 everywhere), and the map, ``{player: {"low": low, "high": high}}``.
+
+    A positive affine map of a player's payoffs changes no best response, so the two games have the same
+    equilibria. Gambit 16.7's ``enummixed`` (float and rational) returns no equilibrium of the study games whose
+    provider payoffs are near 1e10 beside consumer payoffs near -1e5, and its ``lcp`` fails on them; on the rescaled
+    game both find the equilibria ``game solve`` lists (``tests/games/test_gambit.py``, on every game the
+    committed reports export). A report writes both forms: ``game-NAME.nfg`` exact, ``game-NAME.rescaled.nfg`` for
+    Gambit, with the map in its comment."""
+    maps, out = {}, []
+    for who, M in zip(game.players, (game.A, game.B)):
+        low, high = float(M.min()), float(M.max())
+        maps[who] = {"low": low, "high": high}
+        out.append((M - low) / (high - low) if high > low else np.zeros_like(M))
+    title = f"{game.title} (payoffs rescaled onto [0, 1])" if game.title else "payoffs rescaled onto [0, 1]"
+    return Game(out[0], out[1], list(game.rows), list(game.cols), players=game.players, title=title), maps
+
+
+def rescale_comment(maps: dict) -> str:
+    """The map of :func:`rescaled` in words, for the rescaled ``.nfg`` file's comment: each player's payoff ``p``
+    was ``low + p x (high - low)`` in the game's own units."""
+    parts = [f"{who}: p' = (p - {_num(m['low'])}) / ({_num(m['high'])} - {_num(m['low'])})" for who, m in maps.items()]
+    return "each player's payoffs mapped onto [0, 1] for Gambit's solvers (the same equilibria): " + "; ".join(parts)
 
 
 _TOKEN = re.compile(r'"((?:[^"\\]|\\.)*)"|([{}])|(,)|([^\s{},"]+)')

@@ -1,0 +1,63 @@
+"""Files Gambit wrote (``tests/games/data/gambit/``, pygambit 16.7's ``Game.to_nfg()``: the outcome version, labels
+with quotes, floats, rationals; ``provenance.json`` says how each was made and holds its payoffs) are read as Gambit
+wrote them, without pygambit; a game ``gamemarket`` cannot take (three players) is refused, named. And every game
+a committed report exports has its rescaled form beside it (the form Gambit's solvers handle), whose comment holds
+the map back to the game's own payoffs."""
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gamemarket.errors import InputError
+from gamemarket.games import solve
+from gamemarket.games.io import read_nfg, rescaled
+
+DATA = Path(__file__).resolve().parent / "data" / "gambit"
+PROVENANCE = json.loads((DATA / "provenance.json").read_text())
+ROOT = Path(__file__).resolve().parents[2]
+EXPORTS = sorted(p for p in (ROOT / "reports").glob("*/data/game-*.nfg") if not p.name.endswith(".rescaled.nfg"))
+
+
+@pytest.mark.parametrize("name", ["prisoners-dilemma.nfg", "study-sized-floats.nfg", "rationals.nfg"])
+def test_gambits_own_files_are_read_as_it_wrote_them(name):
+    want = PROVENANCE["files"][name]["payoffs"]
+    g = read_nfg(DATA / name)
+    np.testing.assert_allclose(g.A, want[0], rtol=1e-15)
+    np.testing.assert_allclose(g.B, want[1], rtol=1e-15)
+    if name == "prisoners-dilemma.nfg":
+        assert g.players == ("Row player", 'The "column" player')
+        assert g.rows == g.cols == ["cooperate", "defect"]
+        (eq,) = solve(g).equilibria
+        assert eq.pure and g.rows[int(np.argmax(eq.x))] == "defect"
+
+
+def test_a_gambit_game_of_three_players_is_refused_named():
+    with pytest.raises(InputError, match=r"three-players\.nfg.*3 players"):
+        read_nfg(DATA / "three-players.nfg")
+
+
+def test_the_provenance_names_the_tool_that_wrote_each_file():
+    assert PROVENANCE["tool"] == "pygambit" and PROVENANCE["version"]
+    assert sorted(PROVENANCE["files"]) == sorted(p.name for p in DATA.glob("*.nfg"))
+
+
+@pytest.mark.parametrize("path", EXPORTS, ids=[f"{p.parts[-3]}/{p.name}" for p in EXPORTS])
+def test_every_export_has_its_rescaled_form_with_the_map_back(path):
+    assert EXPORTS
+    raw = read_nfg(path)
+    small_path = path.with_name(path.name.replace(".nfg", ".rescaled.nfg"))
+    small = read_nfg(small_path)
+    assert small.rows == raw.rows and small.cols == raw.cols and small.players == raw.players
+    assert 0 <= small.A.min() and small.A.max() <= 1 and 0 <= small.B.min() and small.B.max() <= 1
+    text = small_path.read_text()
+    for who, M, S in ((raw.players[0], raw.A, small.A), (raw.players[1], raw.B, small.B)):
+        m = re.search(re.escape(who) + r": p' = \(p - ([-0-9.e]+)\) / \(([-0-9.e]+) - ", text)
+        low, high = float(m.group(1)), float(m.group(2))
+        np.testing.assert_allclose(low + S * (high - low), M, rtol=1e-12, atol=1e-12 * max(1.0, abs(high - low)))
+    same = rescaled(raw)[0]
+    assert np.array_equal(same.A, small.A) and np.array_equal(same.B, small.B)  # what the export writes
+    ours = {(tuple(np.round(e.x, 6)), tuple(np.round(e.y, 6))) for e in solve(raw).equilibria}
+    assert ours == {(tuple(np.round(e.x, 6)), tuple(np.round(e.y, 6))) for e in solve(small).equilibria}
