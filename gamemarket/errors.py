@@ -55,3 +55,54 @@ def foreign_prints():
 
 class UndefinedPayoffError(InputError):
     """A game's payoff is undefined for every strategy (a per-group payoff in a study without that group)."""
+
+
+def shown_value(value, width: int = 80) -> str:
+    """A value foreign code returned, for a one-line message: its ``repr`` cut to ``width`` characters, an integer
+    too long for that as its first digits and its number of digits (``10**400``: ``10000000000...
+    (401 digits)``), an array as its first elements and its dtype."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value).bit_length() > 200:
+        if abs(value).bit_length() > 14000:  # str() refuses more than 4300 digits (sys.set_int_max_str_digits)
+            return f"{'-' if value < 0 else ''}~2**{abs(value).bit_length() - 1}"
+        text = str(value)
+        return f"{text[:12]}... ({len(text.lstrip('-'))} digits)"
+    try:
+        text = " ".join(repr(value).split())
+    except Exception:  # noqa: BLE001 - a foreign object's __repr__, whatever it raises
+        text = f"(a {type(value).__name__} whose repr() raised)"
+    return text if len(text) <= width else text[:width] + "..."
+
+
+def real_numbers(raw):
+    """What foreign code (a plugin's) returned for an array of real numbers, as float64: ``(array, None)``, or
+    ``(None, problem)`` with the problem in words naming the first bad value (``"element 3 is 10000000000...
+    (401 digits) (int), beyond float range"``). Accepted: integers and floats, numpy's or Python's, in a numeric
+    array or an object array (Python integers of any size, as long as a float holds them). Refused: a text, a
+    bool, a complex number, None, an object, an integer beyond float range (float() of it overflows, where numba
+    would wrap it around): a bid or a key made of it is no number the engine can hold. Whether the values are
+    finite is the caller's to check (it names what it expected)."""
+    import numbers
+
+    import numpy as np
+
+    try:
+        arr = np.asarray(raw)
+    except Exception as exc:  # noqa: BLE001 - a ragged list, a foreign object's __array__
+        return None, f"not an array of numbers ({raised(exc)})"
+    kind = arr.dtype.kind
+    if kind in "iuf":
+        return arr.astype(np.float64), None
+    if kind != "O":
+        flat = arr.reshape(-1)
+        first = f" (element 0 is {shown_value(flat[0].item())})" if flat.size else ""
+        return None, f"an array of dtype {arr.dtype}{first}, not of real numbers"
+    out = np.empty(arr.shape, np.float64)
+    flat = out.reshape(-1)
+    for i, v in enumerate(arr.reshape(-1)):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
+            return None, f"element {i} is {shown_value(v)} ({type(v).__name__}), not a real number"
+        try:
+            flat[i] = float(v)
+        except OverflowError:
+            return None, f"element {i} is {shown_value(v)} ({type(v).__name__}), beyond float range"
+    return out, None

@@ -44,7 +44,7 @@ from pydantic import Field
 # the bid classes and a population's bids are the private bids' (bids sits below the strategies, and the
 # market imports it without the strategies' schemas and pydantic)
 from gamemarket.bids import BID_CLASSES, HIGH_MIN, LOW_MAX, bid_bin, bid_bin_codes, population_bids  # noqa: F401
-from gamemarket.errors import InputError, foreign_prints, raised
+from gamemarket.errors import InputError, foreign_prints, raised, real_numbers
 from gamemarket.registry import Registry
 
 #: a shading factor's range (beta in [0, 1)), as the study file's schema declares it
@@ -340,7 +340,7 @@ def origin(strategy) -> str:
     return f"plugin {source}" if source else f"class {type(strategy).__module__}.{type(strategy).__qualname__}"
 
 
-def check_reported(strategy, private_bid, group, reported) -> None:
+def check_reported(strategy, private_bid, group, reported) -> np.ndarray:
     """Check the bids a strategy made (``reported_bids``'s result) against what the engine accepts.
 
     Parameters
@@ -351,18 +351,27 @@ def check_reported(strategy, private_bid, group, reported) -> None:
     group, reported : numpy.ndarray
         What it returned: a group index per job and a reported bid per job.
 
+    Returns
+    -------
+    numpy.ndarray
+        The reported bids as float64 (an object array of Python integers, converted).
+
     Raises
     ------
     InputError
-        Naming the plugin (or class), the family, the strategy, the first bad job and its value: a shape
-        that is not the private bids', a group index that is not an integer in ``[0, groups)``, or a bid
-        that is NaN, infinite, negative or above the private bid.
+        Naming the plugin (or class), the family, the strategy, the first bad job and its value: bids that
+        are not real numbers (a text, a bool, an integer beyond float range;
+        :func:`gamemarket.errors.real_numbers`), a shape that is not the private bids', a group index that is not
+        an integer in ``[0, groups)``, or a bid that is NaN, infinite, negative or above the private bid.
     """
     w = np.asarray(private_bid)
     head = (
         f"{origin(strategy)}: consumer-strategy family {strategy.family!r}, strategy {strategy.name!r}: reported_bids"
     )
-    group, reported = np.asarray(group), np.asarray(reported)
+    group, (bids, problem) = np.asarray(group), real_numbers(reported)
+    if problem:  # a text, a bool, an object array of integers beyond float range: no bid the engine can hold
+        raise InputError(f"{head} returned bids: {problem}; expected a finite bid in [0, private bid] per job")
+    reported = bids
     if group.shape != w.shape or reported.shape != w.shape:
         raise InputError(
             f"{head} returned shapes {group.shape} and {reported.shape}; expected (groups, bids) of shape {w.shape}"
@@ -381,6 +390,7 @@ def check_reported(strategy, private_bid, group, reported) -> None:
     if bad.size:
         i = int(bad[0])
         raise InputError(f"{head} gives job {i} the group {int(group[i])}; expected one of its {k} group(s) 0..{k - 1}")
+    return reported
 
 
 def _checked_bids(fn):
@@ -398,8 +408,7 @@ def _checked_bids(fn):
                 f"{origin(self)}: consumer-strategy family {self.family!r}, strategy {self.name!r}: reported_bids "
                 f"raised {raised(exc)}"
             ) from None
-        check_reported(self, private_bid, group, reported)
-        return group, reported
+        return group, check_reported(self, private_bid, group, reported)
 
     return reported_bids
 

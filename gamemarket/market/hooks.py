@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gamemarket.errors import InputError, raised
-from gamemarket.market.payments import get_payment, market_price
+from gamemarket.market.payments import RateValueError, get_payment, market_price, rate_value
 from gamemarket.market.schedulers import SCHEDULERS, Scheduler
 from gamemarket.registry import Registry
 
@@ -176,10 +176,14 @@ def _rates(payment, reserve: float, state: MarketState) -> dict:
         out = {}
         for i, b in bids.items():
             try:
-                v = float(payment.rate(b, reserve, state.nodes, free, waiting, top, low))
+                got = payment.rate(b, reserve, state.nodes, free, waiting, top, low)
             except Exception as exc:  # the user's function raised: its own message, on one line
                 msg = " ".join(str(exc).split()) or type(exc).__name__
                 raise InputError(f"{what}: {fn} raised {type(exc).__name__}: {msg} for job id {i}") from None
+            try:
+                v = rate_value(payment.rate, got)  # a text, a bool, 10**400: named, as the engine names them
+            except RateValueError as exc:
+                raise InputError(f"{what}: {exc}") from None
             if not (v >= 0.0 and v < math.inf):
                 raise InputError(
                     f"{what}: {fn} gave {v!r} for job id {i} (reported bid {b!r}, reserve {reserve!r}); "

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, shown_value
 from gamemarket.registry import Registry
 
 FIRST_PRICE = 0
@@ -65,16 +65,22 @@ class RateValueError(InputError):
 
 
 def rate_value(rate: Callable, value) -> float:
-    """What a rate function ``rate`` returned, as a float: a real number (an ``int``, a ``float``, a numpy scalar),
-    else :class:`RateValueError` naming the function and the value. ``float()`` alone took ``"1.5"`` and ``True``
-    as prices, and ``"abc"`` was its own ``ValueError`` (said to be the function's)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:80] + "..."
+    """What a rate function ``rate`` returned, as a float: a real number (an ``int``, a ``float``, a numpy scalar)
+    that a float holds, else :class:`RateValueError` naming the function and the value. ``float()`` alone took
+    ``"1.5"`` and ``True`` as prices, ``"abc"`` was its own ``ValueError`` and ``10**400`` its ``OverflowError``
+    (each said to be the function's), where the compiled function gave another number."""
+    fn = f"rate function {getattr(rate, '__qualname__', rate)!r}"
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise RateValueError(
-            f"rate function {getattr(rate, '__qualname__', rate)!r} returned {shown} ({type(value).__name__}); "
-            "expected a number (a price per node-second)"
+            f"{fn} returned {shown_value(value)} ({type(value).__name__}); expected a number (a price per node-second)"
         )
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:  # a Python integer (a Fraction) beyond float range
+        raise RateValueError(
+            f"{fn} returned {shown_value(value)} ({type(value).__name__}), beyond float range; expected a number a "
+            "float holds (a price per node-second)"
+        ) from None
 
 
 @njit(cache=True)

@@ -146,11 +146,15 @@ PROBES = [
 def _same_numbers(rate, compiled) -> None:
     """Refuse a rate function whose compiled form gives other numbers than its plain Python self on
     :data:`PROBES`: numba's integers are 64 bits and wrap around (``2**70`` compiled is 0.0, an overflow no
-    one sees), where Python's are exact. A state where the Python function raises is not compared (the run
-    would say so); agreement to 1e-9 relative is agreement (the same float operations, in another order)."""
+    one sees), where Python's are exact. A state where the Python function returns no price :func:`rate_value`
+    accepts (a text, a bool, an integer beyond float range) refuses it, with the plain path's message; one where it
+    raises is not compared (the run would say so); agreement to 1e-9 relative is agreement (the same float
+    operations, in another order)."""
     for args in PROBES:
         try:
             want = rate_value(rate, rate(*args))
+        except RateValueError:  # no price in Python (a text, a bool, 10**400): refused compiled too, where numba's
+            raise  # float64 signature made a number of it (or wrapped it around), as the plain path refuses it
         except Exception:  # noqa: BLE001 - the function's own error on this state: not a comparison
             continue
         got = float(compiled(*args))
