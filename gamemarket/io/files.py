@@ -5,8 +5,10 @@
   to convert) into an :class:`~gamemarket.errors.InputError` naming the path.
 - Writes go to a temporary file beside the target, then a rename (:func:`atomic_path`), so nothing is
   ever half-written. The temporary name carries the writing process's id in a pattern only gamemarket
-  uses (``.<name>.gm-<pid>-<n>.tmp``), so a later run can remove what a killed run left
-  (:func:`remove_stale_temps`) without touching anyone else's files.
+  uses (``.<name>.gm-<pid>-h<host>_<n>.tmp``), so a later run can remove what a killed run left without touching
+  anyone else's files (:func:`remove_stale_temps` for a whole results or report folder; every
+  :func:`atomic_path` clears its target's folder the first time a process writes there, so a ``--out`` file's
+  folder too).
 - JSON meant for people or other programs (:func:`dumps_json`) is strict JSON: a NaN or an infinity is
   written as ``null``, never as the ``NaN``/``Infinity`` literals no JSON parser but Python's accepts.
 
@@ -39,11 +41,13 @@ included, since they are one file on case-insensitive file systems); see :func:`
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import math
 import os
 import re
+import socket
 import tomllib
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -54,13 +58,17 @@ import numpy as np
 from gamemarket.errors import InputError
 
 _TMP_COUNTER = itertools.count()
-#: the temporary files of :func:`atomic_path` (and of a download): ``.<target name>.gm-<pid>-<tag>.tmp``
-TEMP_NAME = re.compile(r"^\..+\.gm-(\d+)-[A-Za-z0-9_]+\.tmp$")
+#: this machine, in a temporary file's name: a process id is this machine's, and a folder may be shared (a results
+#: store on a network file system that workers on other machines write into)
+HOST = hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]
+#: the temporary files of :func:`atomic_path` (and of a download): ``.<target name>.gm-<pid>-<tag>.tmp``, the tag
+#: ``h<host>_<n>`` (older versions: ``<n>``, no host)
+TEMP_NAME = re.compile(r"^\..+\.gm-(\d+)-(?:h([0-9a-f]{8})_)?[A-Za-z0-9_]+\.tmp$")
 
 
 def temp_prefix(path: Path) -> str:
     """The start of a temporary file's name for ``path`` (``tempfile.mkstemp(prefix=..., suffix=".tmp")``)."""
-    return f".{path.name}.gm-{os.getpid()}-"
+    return f".{path.name}.gm-{os.getpid()}-h{HOST}_"
 
 
 def shown_path(path) -> str:
@@ -186,12 +194,13 @@ def dumps_json(payload, **kw) -> str:
 
 
 def _temp_path(path: Path) -> Path:
-    return path.with_name(f".{path.name}.gm-{os.getpid()}-{next(_TMP_COUNTER)}.tmp")
+    return path.with_name(f"{temp_prefix(path)}{next(_TMP_COUNTER)}.tmp")
 
 
 @contextmanager
 def atomic_path(path: str | os.PathLike, what: str = "file") -> Iterator[Path]:
-    """Yield a temporary path to write; on success it replaces ``path``, on any failure it is removed.
+    """Yield a temporary path to write; on success it replaces ``path``, on any failure it is removed. The first
+    write of a process into a folder removes there what killed runs left (:func:`_sweep`).
 
     An unwritable target (a folder, a missing or read-only parent, ``/proc``) is an
     :class:`InputError` naming the path and the reason, and no temporary file is left behind.
@@ -203,6 +212,7 @@ def atomic_path(path: str | os.PathLike, what: str = "file") -> Iterator[Path]:
         path.parent.mkdir(parents=True, exist_ok=True)
     except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the name
         raise InputError(f"{path}: cannot create its folder: {getattr(exc, 'strerror', None) or exc}") from None
+    _sweep(path.parent)
     tmp = _temp_path(path)
     try:
         yield tmp
@@ -216,29 +226,63 @@ def atomic_path(path: str | os.PathLike, what: str = "file") -> Iterator[Path]:
             pass
 
 
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
+#: the folders :func:`atomic_path` has cleared of killed runs' temporaries in this process (once each)
+_SWEPT: set = set()
+
+
+def _sweep(folder: Path) -> None:
+    """Remove what killed runs left in ``folder`` (not below it) the first time this process writes there: the
+    temporaries of :func:`atomic_path` whose writer is gone (:func:`remove_stale_temps`), so a ``--out`` file, a
+    results store or a report folder written after a ``kill -9`` holds no ``.NAME.gm-PID-N.tmp`` of it. Once per
+    folder and process: a store writes thousands of files into one folder."""
+    key = str(folder)
+    if key in _SWEPT:
+        return
+    _SWEPT.add(key)
+    try:
+        names = [e.name for e in os.scandir(folder) if e.is_file(follow_symlinks=False)]
+    except OSError:
+        return
+    for name in names:
+        if _stale(name):
+            try:
+                (folder / name).unlink()
+            except OSError:
+                pass
+
+
+def _stale(name: str) -> bool:
+    """Whether ``name`` is a temporary file of :func:`atomic_path` that a killed run left: gamemarket's pattern
+    (:data:`TEMP_NAME`), written on this machine (another's process ids are not this one's: a shared folder's
+    live writer elsewhere is left alone; a name of an older version, without its machine, is taken as this one's),
+    by a process that is gone. A process id no process can have (``gm-99999999999999999999``) is no process of
+    ours: the file is kept."""
+    m = TEMP_NAME.match(name)
+    if m is None or (m.group(2) is not None and m.group(2) != HOST):
+        return False
+    pid = int(m.group(1))
+    if pid == os.getpid() or pid <= 0:
+        return False
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
-        return False
-    except PermissionError:  # a process of another user: alive
         return True
-    return True
+    except (PermissionError, OverflowError, ValueError):  # another user's process, or no process id at all
+        return False
+    return False
 
 
 def remove_stale_temps(root: str | os.PathLike) -> list[Path]:
     """Remove the temporary files that killed runs left anywhere under ``root``: only names of
-    :func:`atomic_path`'s pattern whose writing process is gone. Returns what was removed."""
+    :func:`atomic_path`'s pattern written on this machine whose writing process is gone (:func:`_stale`).
+    Returns what was removed."""
     root = Path(root)
     removed = []
     if not root.is_dir():
         return removed
     for dirpath, _, names in os.walk(root):
         for name in names:
-            m = TEMP_NAME.match(name)
-            if m and not _alive(int(m.group(1))):
+            if _stale(name):
                 p = Path(dirpath) / name
                 try:
                     p.unlink()
