@@ -4,8 +4,10 @@ fixed with a regression row).
     python benchmarks/fuzz_cli.py [--minutes 30] [--kinds study,options,...] [--batch 25] [--seed N]
 
 Draws fresh random cases of every kind of input (``tests/fuzz_cli.py``: study files, job tables, games,
-workload models, traces, pricing problems, option values; valid, slightly wrong and hostile), runs each
-command in this one process, and checks the CLI's invariants. Kinds take turns in batches of ``--batch``
+workload models, traces, pricing problems, option values; valid, slightly wrong and hostile; a real tool's game
+files mutated, declared sizes far beyond the data, a command killed mid-run and run again, two writers of one
+study at once), runs each command in this one process (a killed or a background one in a process of its own),
+and checks the CLI's invariants. Kinds take turns in batches of ``--batch``
 examples. A problem of a kind not seen before is shrunk by hypothesis to a small case and printed at
 once (the case in full, the command lines, what broke); later cases with the same signature are counted,
 not shrunk again. Known findings (``fuzz_cli.KNOWN``: found before, not fixed yet) are counted apart.

@@ -489,7 +489,7 @@ def check_files(argv, before: dict, after: dict, user: set[Path], dec: Declared)
         probs.append(Problem(what, shown, argv, f"{what}|{cmd}|{sig}"))
 
     new = [p for p in after if p not in before]
-    temps = [p for p in new if p.name.endswith(".tmp") or ".gm-" in p.name]
+    temps = [p for p in new if (p.name.endswith(".tmp") or ".gm-" in p.name) and not _live_writers(p)]
     if temps:
         add("temporary file left", temps, "tmp")
     stray = [p for p in new if not dec.covers(p) and not (after[p] == ("dir",) and dec.leads_to(p)) and p not in temps]
@@ -511,6 +511,23 @@ def check_files(argv, before: dict, after: dict, user: set[Path], dec: Declared)
         elif p in user and not dec.force:
             add(f"user's file {verb} without --force", [p], f"{dec.role(p)}: {p.suffix or p.name}")
     return probs
+
+
+def _live_writers(p: Path) -> bool:
+    """Whether ``p`` is the temporary file of a command still running beside this one (a background writer of
+    the ``concurrent`` kind): gamemarket's pattern, a process id alive and not this process's."""
+    from gamemarket.io.files import TEMP_NAME
+
+    m = TEMP_NAME.match(p.name)
+    if m is None or int(m.group(1)) == os.getpid():
+        return False
+    try:
+        os.kill(int(m.group(1)), 0)
+    except (ProcessLookupError, OverflowError):
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _foreign(folder: Path, snap: dict) -> bool:
@@ -614,23 +631,34 @@ def run_case(case: Case, *, seconds: float = TIME_LIMIT_S, log: list | None = No
     os.environ["GAMEMARKET_TRACES"] = str(traces)
     os.chdir(work)
     problems: list[Problem] = []
+    background: list = []
     try:
         user = set(_snapshot(base))
         for argv in case.runs:
             argv = [a.replace(D, str(work)) for a in argv]
+            if argv[0] in ("@kill", "@background"):  # another process: killed mid-run, or left running
+                background.append(_spawn(argv, work, traces))
+                continue
             dec = declared(argv, work, traces)
             before = _snapshot(base)
             o = invoke(argv, seconds)
             after = _snapshot(base)
             found = check_outcome(argv, o) + check_files(argv, before, after, user, dec)
             found += verify_outputs(argv, o, dec, before, after, work)
+            if background and "not made by gamemarket" in o.err:  # a folder a killed or a running writer made
+                found.append(Problem("false foreign folder", o.err[-2000:], argv, f"foreign|{command_name(argv)}"))
             problems += found
             if log is not None:
                 last = (o.err.strip().splitlines() or [""])[-1]
                 log.append((argv, o.rc if o.exc is None else type(o.exc).__name__, o.seconds, last))
             if o.exc is not None or o.rc == 130:
                 break
+        problems += _after_background(background, base)
     finally:
+        for child in background:
+            if child.poll() is None:
+                child.kill()
+                child.wait()
         os.chdir(old_cwd)
         if old_env is None:
             os.environ.pop("GAMEMARKET_TRACES", None)
@@ -642,6 +670,63 @@ def run_case(case: Case, *, seconds: float = TIME_LIMIT_S, log: list | None = No
         p.argv = [a.replace(str(work), "{d}") for a in p.argv]
         p.signature = p.signature.replace(str(work), "{d}")
     return problems
+
+
+def _spawn(step: list[str], work: Path, traces: Path):
+    """Start ``gamemarket`` in another process: ``["@kill", SECONDS, *argv]`` is killed (SIGKILL) after SECONDS
+    (waited for here: a writer killed mid-write, as by the OOM killer); ``["@background", *argv]`` keeps running
+    beside the next command (two writers of one study at once), and is waited for at the case's end."""
+    import subprocess
+    import sys
+    import time
+
+    kill = step[0] == "@kill"
+    argv = step[2:] if kill else step[1:]
+    env = {**os.environ, "GAMEMARKET_TRACES": str(traces), "PYTHONPATH": str(ROOT)}
+    child = subprocess.Popen(
+        [sys.executable, "-m", "gamemarket", *argv], cwd=work, env=env, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    child.argv = argv
+    if kill:
+        time.sleep(float(step[1]))
+        child.kill()
+        child.communicate()
+        child.killed = True
+    else:
+        time.sleep(1.5)  # past its imports: it holds the study's lock, or is about to
+        child.killed = False
+    return child
+
+
+def _after_background(children: list, base: Path) -> list[Problem]:
+    """A background command's own invariants once it ends (exit 0 or 2, one error line, never "not made by
+    gamemarket" for a folder the other writer made), and no temporary file of an ended command left anywhere."""
+    probs = []
+    for child in children:
+        if child.killed:
+            continue
+        try:
+            out, err = child.communicate(timeout=TIME_LIMIT_S)
+        except Exception:  # noqa: BLE001 - subprocess.TimeoutExpired
+            child.kill()
+            out, err = child.communicate()
+            probs.append(Problem("hang", "a background command ran past its time", child.argv, "hang|background"))
+            continue
+        o = Outcome(child.returncode, out, err)
+        probs += [
+            Problem(p.what, p.detail, p.argv, p.signature + "|background")
+            for p in check_outcome(child.argv, o)
+            if p.what != "stray warning"
+        ]
+        if "not made by gamemarket" in err or "not written by gamemarket" in err:
+            probs.append(Problem("false foreign folder", err[-2000:], child.argv, "foreign|background"))
+    snap = _snapshot(base)
+    temps = [p for p in snap if (p.name.endswith(".tmp") or ".gm-" in p.name) and not _live_writers(p)]
+    if children and temps:
+        shown = "\n".join(f"  {p}" for p in sorted(temps)[:20])
+        probs.append(Problem("temporary file left", shown, children[0].argv, "temporary file left|after a kill"))
+    return probs
 
 
 # ============================================================================================ vocabularies
@@ -1378,6 +1463,95 @@ def option_cases(draw) -> Case:
     return Case("options", files, runs, "; ".join(done), links=dict(LINKS))
 
 
+#: games written by a real tool (gameanalysis: ``tests/games/data/gameanalysis``), to be mutated
+TOOL_GAMES = {
+    p.name: p.read_bytes()
+    for p in sorted((ROOT / "tests" / "games" / "data" / "gameanalysis").glob("*.json"))
+    if p.name != "provenance.json"  # where the fixtures came from: no game
+}
+
+
+@st.composite
+def tool_game_cases(draw) -> Case:
+    """A game file another tool wrote (gameanalysis' JSON), as it is, its fields mutated or its text damaged."""
+    name = draw(st.sampled_from(sorted(TOOL_GAMES)))
+    data, how = TOOL_GAMES[name], draw(st.sampled_from(["as it is", "fields", "fields", "text"]))
+    note = f"{name}: {how}"
+    if how == "fields":
+        doc, done = draw(mutated(json.loads(data), json_values()))
+        data, note = _dumps_json(doc), f"{name}: " + "; ".join(done)
+    elif how == "text":
+        data, done = draw(damaged_text(data))
+        note = f"{name}: {done}"
+    argv = ["game", "solve", "g.json", "--format", draw(st.sampled_from(["text", "json"]))]
+    return Case("real tool", {"g.json": data}, [argv], note)
+
+
+#: declared sizes far beyond the data a file holds
+HUGE = [10**6, 10**9, 2**31, 2**63, 10**30, 10**400]
+
+
+@st.composite
+def size_cases(draw) -> Case:
+    """A file whose declared dimensions are far beyond its data: an ``.nfg`` header of 10**9 strategies over a
+    few payoffs, a gameanalysis game of 10**9 players, a SWF trace's MaxProcs or a study's nodes or jobs."""
+    big = draw(st.sampled_from(HUGE))
+    which = draw(st.sampled_from(["nfg", "egta", "swf", "study"]))
+    if which == "nfg":
+        text = nfg_text(np.array([[3.0, 0.0], [5.0, 1.0]]), np.array([[3.0, 5.0], [0.0, 1.0]])).decode()
+        text = re.sub(r"\{ 2 2 \}", "{ %d %d }" % (big, draw(st.sampled_from([2, big]))), text)
+        return Case("sizes", {"g.nfg": text.encode()}, [["game", "solve", "g.nfg", "--resamples", "20"]], f"nfg {big}")
+    if which == "egta":
+        doc = json.loads(TOOL_GAMES["game.json"])
+        role = draw(st.sampled_from(sorted(doc["players"])))
+        doc["players"][role] = big
+        argv = ["game", "solve", "g.json", "--format", "json"]
+        return Case("sizes", {"g.json": _dumps_json(doc)}, [argv], f"egta players {role} = {big}")
+    if which == "swf":
+        data = draw(swf_traces()).replace(b"MaxProcs: 4", f"MaxProcs: {big}".encode())
+        argv = ["workload", "info", "t.swf", *draw(st.sampled_from([[], ["--nodes", str(big)]]))]
+        return Case("sizes", {"t.swf": data}, [argv], f"swf {big}")
+    doc = json.loads(json.dumps(SIMPLE_STUDY))
+    field_ = draw(st.sampled_from(["nodes", "jobs"]))  # (10**6 jobs, or seeds, is a valid study: slow, not wrong)
+    target = {"nodes": doc["workload"], "jobs": doc["workload"]["synthetic"]}[field_]
+    target[field_] = big if big < 2**63 and (field_ == "nodes" or big > 10**6) else str(big)
+    return Case("sizes", {"studies/s.toml": _dumps_toml(doc)}, [STUDY_RUN], f"study {field_} = {big}")
+
+
+#: a study of a few seconds' runs, for the kill and the concurrent cases (the report included: its figures
+#: are written too)
+SIGNAL_STUDY = {
+    "workload": {"source": "synthetic", "nodes": 4, "synthetic": {"jobs": 200}},
+    "strategies": {"providers": ["hb-first", "hb-kth"], "consumers": ["FT", "SRG"]},
+    "replications": {"count": 2},
+}
+STUDY_RUN_REPORT = ["study", "run", "studies/s.toml", "--n-jobs", "1", "--no-progress"]
+
+
+@st.composite
+def signal_cases(draw) -> Case:
+    """A command killed (SIGKILL) mid-run, then run again: nothing half-written is left or read, the run
+    resumes (every run stored), and no temporary file of the killed one remains."""
+    argv = draw(st.sampled_from([STUDY_RUN_REPORT, STUDY_RUN, ["simulate", "--synthetic-jobs", "3000", "--out",
+                                                              "folder/o.parquet"]]))  # fmt: skip
+    delay = draw(st.sampled_from(["1.5", "2.5", "3.5", "5", "8"]))
+    again = argv + (["--force"] if argv[0] == "simulate" else [])
+    files = {"studies/s.toml": _dumps_toml(SIGNAL_STUDY)}
+    return Case("signals", files, [["@kill", delay, *argv], again], f"killed after {delay} s")
+
+
+@st.composite
+def concurrent_cases(draw) -> Case:
+    """Two writers of one study at once: one runs in the background, the other starts beside it; the second
+    waits or exits 2 naming the lock holder, never a false "not made by gamemarket", and both end cleanly."""
+    first = draw(st.sampled_from([STUDY_RUN_REPORT, STUDY_RUN]))
+    second = draw(st.sampled_from([STUDY_RUN_REPORT, STUDY_RUN, ["report", "studies/s.toml"]]))
+    runs = [["@background", *first], second]
+    if draw(st.booleans()):
+        runs = [STUDY_RUN, *runs]  # a results folder that exists already
+    return Case("concurrent", {"studies/s.toml": _dumps_toml(SIGNAL_STUDY)}, runs)
+
+
 #: every kind of input, by name: the strategy of its cases
 KINDS = {
     "study": study_cases,
@@ -1387,6 +1561,10 @@ KINDS = {
     "price problem": price_cases,
     "trace": trace_cases,
     "options": option_cases,
+    "real tool": tool_game_cases,
+    "sizes": size_cases,
+    "signals": signal_cases,
+    "concurrent": concurrent_cases,
 }
 
 

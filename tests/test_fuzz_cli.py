@@ -26,7 +26,8 @@ from fuzz_cli import KINDS, Case, new_problems, report, run_case
 
 #: examples per kind of input: together a few minutes on a 2-core machine (the study runs and reports
 #: dominate; most hostile cases are refused in milliseconds)
-BUDGET = {"study": 40, "job table": 40, "game": 50, "model": 40, "price problem": 25, "trace": 30, "options": 60}
+BUDGET = {"study": 40, "job table": 40, "game": 50, "model": 40, "price problem": 25, "trace": 30, "options": 60,
+          "real tool": 30, "sizes": 30, "signals": 4, "concurrent": 4}  # fmt: skip
 SCALE = float(os.environ.get("FUZZ_CLI_SCALE", 1))
 
 
@@ -98,7 +99,7 @@ def _remove_user_file(argv):
         (["simulate"], _print("", "", 5), "exit code"),
         (["simulate", "--format", "json"], _print('{"a": NaN}', "", 0), "json output"),
         (["simulate", "--out", "o.csv"], _write("elsewhere.csv"), "stray file"),
-        (["simulate", "--out", "o.csv"], _write(".o.csv.gm-1-0.tmp"), "temporary file left"),
+        (["simulate", "--out", "o.csv"], _write(f".o.csv.gm-{os.getpid()}-0.tmp"), "temporary file left"),
         (["simulate", "--out", "plain.txt"], _write("plain.txt"), "user's file changed without --force"),
         (["simulate"], _remove_user_file, "file deleted outside the outputs"),
     ],
