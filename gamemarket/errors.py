@@ -91,7 +91,7 @@ def real_numbers(raw):
         return None, f"not an array of numbers ({raised(exc)})"
     kind = arr.dtype.kind
     if kind in "iuf":
-        return arr.astype(np.float64), None
+        return arr.astype(np.float64, copy=False), None
     if kind != "O":
         flat = arr.reshape(-1)
         first = f" (element 0 is {shown_value(flat[0].item())})" if flat.size else ""

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gamemarket.bids import bid_bin_codes
-from gamemarket.errors import InputError, foreign_prints, raised
+from gamemarket.errors import InputError, foreign_prints, raised, real_numbers
 from gamemarket.io import jobtable
 from gamemarket.market import engine, outcomes
 from gamemarket.market.engine import MAX_JOBS, run_market, run_market_rows
@@ -170,16 +170,19 @@ def priority_keys(entry, table) -> np.ndarray:
             raw = entry.key(table)
     except Exception as exc:  # the plugin's code, whatever it raised: its message, on one line
         raise InputError(f"{who}: its key function raised {raised(exc)}") from None
-    try:
-        key = np.asarray(raw, dtype=np.float64)
-    except (TypeError, ValueError):
-        key = None
+    array_like = isinstance(raw, (np.ndarray, list, tuple)) or hasattr(raw, "to_numpy")  # a pandas Series too
+    key, problem = real_numbers(raw) if array_like else (None, None)
+    if problem is not None:  # a text, a bool or an integer beyond float range in it is no key
+        raise InputError(f"{who}: its key function returned {problem}; expected one real number per job ({n})")
     if key is None or key.shape != (n,):
         shown = repr(raw) if len(repr(raw)) <= 80 else repr(raw)[:80] + "..."
-        got = f"shape {key.shape}" if isinstance(raw, (np.ndarray, list, tuple)) else type(raw).__name__
+        got = f"shape {key.shape}" if key is not None else type(raw).__name__
         raise InputError(f"{who}: its key function returned {shown} ({got}); expected one number per job ({n})")
-    if not np.isfinite(key).all():
-        raise InputError(f"{who}: a priority key is not finite")
+    bad = ~np.isfinite(key)
+    if bad.any():
+        j = int(np.flatnonzero(bad)[0])
+        job = np.asarray(table["id"])[j]
+        raise InputError(f"{who}: the priority key of job {job} is {float(key[j])!r}; expected a finite number")
     return key
 
 

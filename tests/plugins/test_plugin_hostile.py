@@ -516,7 +516,10 @@ register_scheduler("odd-key", False, key, "an odd key function")
         ("return 'abc'", r"its key function returned 'abc' \(str\); expected one number per job \(20\)"),
         ("return None", r"its key function returned None \(NoneType\); expected one number per job \(20\)"),
         ("return [1.0]", r"its key function returned \[1.0\] \(shape \(1,\)\); expected one number per job \(20\)"),
-        ("return np.full(len(table['submit']), np.nan)", "a priority key is not finite"),
+        (
+            "return np.full(len(table['submit']), np.nan)",
+            r"the priority key of job \d+ is nan; expected a finite number",
+        ),
     ],
 )
 def test_a_key_function_that_raises_or_returns_no_keys_is_exit_2_naming_it(tmp_path, capsys, body, message):

@@ -158,11 +158,6 @@ register_scheduler("odd-key", False, key, "an odd key function")
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="simulate.priority_keys (gamemarket/market/simulate.py, another engineer's) converts with np.asarray: "
-    "an overflow is a traceback, a text or a bool a key; the fix is gamemarket.errors.real_numbers there",
-)
 @pytest.mark.parametrize(
     "body",
     ["np.array([10**400] * n, dtype=object)", "[10**400] * n", "np.array(['1'] * n)", "np.ones(n, dtype=bool)"],
