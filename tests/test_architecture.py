@@ -423,6 +423,7 @@ HEAVY = (  # the first that matches names the library: a module before its packa
     "pyarrow",
     "cvxpy",
     "nashpy",
+    "pygambit",  # optional (the gambit extra), and a compiled library of its own
     "optuna",
     "bayes_opt",
     "sklearn",

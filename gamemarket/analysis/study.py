@@ -255,10 +255,11 @@ def solve_game(
     resamples: int = 1000,
     time_limit: float | None = 10.0,
     progress: bool | None = None,
+    complete: bool = False,
 ) -> SolvedGame:
     """Solve a game built in Python the way a study's games are solved: equilibria, robustness, no flags.
-    ``time_limit`` and ``progress``: :func:`gamemarket.games.equilibria.solve`'s."""
-    sol = solve(game, methods=methods, time_limit=time_limit, progress=progress)
+    ``time_limit``, ``progress`` and ``complete``: :func:`gamemarket.games.equilibria.solve`'s."""
+    sol = solve(game, methods=methods, time_limit=time_limit, progress=progress, complete=complete)
     return SolvedGame(game.title, game, sol, bootstrap(game, sol.equilibria, resamples=resamples))
 
 

@@ -137,10 +137,12 @@ def print_solved(sg) -> None:
             f"{g.players[1]}: {', '.join(sol.dominated_cols) or '-'}"
         )
     listed = (
-        "all extreme equilibria listed" if sol.complete else "not every extreme equilibrium enumerated: see the note"
+        "all extreme equilibria listed"
+        if sol.complete and sol.exhaustive
+        else "not every extreme equilibrium enumerated: see the note"
     )
     print(f"  degenerate game: {f'yes ({listed})' if sol.degenerate else 'no'}")
-    print(f"  equilibria: {len(sol.equilibria)}")
+    print(f"  equilibria: {len(sol.equilibria)}" + ("" if sol.exhaustive else " (not every one: see the note)"))
     lines = _equilibria_lines(sg, width)
     if lines:
         print("\n".join(lines))
@@ -304,7 +306,14 @@ def cmd_game_solve(a) -> int:
     games = _load_game_source(a.file, a.game, a)
     try:
         solved = [
-            solve_game(g, methods=tuple(a.methods), resamples=a.resamples, time_limit=a.time_limit, progress=a.progress)
+            solve_game(
+                g,
+                methods=tuple(a.methods),
+                resamples=a.resamples,
+                time_limit=a.time_limit,
+                progress=a.progress,
+                complete=a.complete,
+            )
             for g in games
         ]
     except InputError as exc:  # about the game's payoffs or the options: say which file
@@ -428,6 +437,13 @@ def _add_solve_command(g, methods: dict) -> None:
         help="wall-clock seconds each equilibrium method may spend on one game (an EGTA JSON game: its whole "
         f"search; default: {DEFAULT_TIME_LIMIT:g}); a search stopped there prints what it found, every equilibrium "
         "verified by its regret, with a note saying how far it got, and exits 3",
+    )
+    gs.add_argument(
+        "--complete",
+        action="store_true",
+        help="enumerate every extreme equilibrium however long it may take, under --time-limit (default: a game "
+        "whose enumeration's estimated work exceeds the time limit is answered by one equilibrium or a few, from "
+        "Gambit's GNM where pygambit is installed, else nashpy's Lemke-Howson, and a note says so)",
     )
     gs.add_argument(
         "--progress",

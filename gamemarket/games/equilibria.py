@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gamemarket.errors import InputError
-from gamemarket.games import vertex_pairs
+from gamemarket.games import gambit, vertex_pairs
 from gamemarket.games.budget import RAISE_LIMIT, SearchClock, TimeUp, check_time_limit, progress_wanted
 from gamemarket.games.checks import check_finite
 from gamemarket.registry import Registry
@@ -83,6 +83,9 @@ class Solution:
     dominated_cols: list[str]
     notes: list[str] = field(default_factory=list)
     complete: bool = True  #: False where an exhaustive method stopped before it had enumerated everything (notes say)
+    #: False where the answer is not every extreme equilibrium: a search stopped, or a game too large to enumerate
+    #: answered by a method that finds one or a few (a note beginning "partial:" says which)
+    exhaustive: bool = True
 
 
 def _scale(M: np.ndarray) -> float:
@@ -515,18 +518,26 @@ def _nashpy_worker(method, A, B, queue):
             out = [(np.asarray(x), np.asarray(y)) for x, y in g.support_enumeration()]
         elif method == "vertex_enumeration":
             out = [(np.asarray(x), np.asarray(y)) for x, y in g.vertex_enumeration()]
-        elif method == "lemke_howson":
+        elif method == "lemke_howson":  # each label's path as it ends: a path that never ends keeps the others
             for label in range(sum(A.shape)):
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     x, y = g.lemke_howson(initial_dropped_label=label)
-                out.append((np.asarray(x), np.asarray(y)))
+                queue.put(("part", (np.asarray(x), np.asarray(y))))
+        elif method == "lemke_howson_first":  # the initial labels in turn, until a path ends at a distribution
+            for label in range(sum(A.shape)):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    x, y = (np.asarray(v, dtype=float) for v in g.lemke_howson(initial_dropped_label=label))
+                if np.isfinite(x).all() and np.isfinite(y).all() and x.min() >= -1e-9 and y.min() >= -1e-9:
+                    out.append((x, y))
+                    break
         queue.put(("ok", out))
     except Exception as exc:  # a solver failure is reported, not fatal
         queue.put(("error", f"{type(exc).__name__}: {exc}"))
 
 
-NASHPY_METHODS = ("support_enumeration", "vertex_enumeration", "lemke_howson")
+NASHPY_METHODS = ("support_enumeration", "vertex_enumeration", "lemke_howson", "lemke_howson_first")
 #: seconds each method of :func:`solve` may spend on one game unless told otherwise (``game solve --time-limit``)
 DEFAULT_TIME_LIMIT = 10.0
 
@@ -542,16 +553,24 @@ def nashpy_equilibria(A, B, method: str, *, time_limit: float | None = DEFAULT_T
     q = ctx.Queue()
     p = ctx.Process(target=_nashpy_worker, args=(method, A, B, q), daemon=True)
     p.start()
+    clock = SearchClock(time_limit)
+    parts = []  # Lemke-Howson's paths that ended, one message each
     try:
-        status, payload = q.get(timeout=time_limit)
-    except Exception:
+        while True:
+            left = clock.remaining()
+            status, payload = q.get(timeout=None if left is None else max(left, 1e-3))
+            if status != "part":
+                break
+            parts.append(payload)
+    except Exception:  # noqa: BLE001 - queue.Empty: the time limit
         p.terminate()
         p.join(1)
-        return [], f"nashpy {method}: no answer within {time_limit:g} s (stopped)"
+        ended = f" after {len(parts)} of its {sum(A.shape)} initial labels" if method == "lemke_howson" else ""
+        return parts, f"nashpy {method}: no answer within {time_limit:g} s (stopped{ended})"
     p.join(1)
     if status != "ok":
-        return [], f"nashpy {method}: {payload}"
-    return payload, None
+        return parts, f"nashpy {method}: {payload}"
+    return parts + payload, None
 
 
 def _pure_profiles(A, B, tol) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -609,6 +628,17 @@ def _nashpy_candidates(method: str, A, B, tol, time_limit: float, notes: list) -
     return profiles, False
 
 
+def _gambit_candidates(method: str, A, B, tol, time_limit: float | None, notes: list) -> tuple[list, bool]:
+    if not gambit.available():
+        raise InputError(f"equilibrium method {method!r} is pygambit's, which is not installed: {gambit.INSTALL}")
+    if min(A.shape) == 1:  # a lone strategy: the equilibria are the best responses to it
+        return _pure_profiles(A, B, tol), False
+    profiles, problem = gambit.gambit_equilibria(A, B, method, time_limit=time_limit)
+    if problem:
+        notes.append(problem)
+    return profiles, False
+
+
 register_method("pure", _pure_candidates, "the pure equilibria, by best-response masks", exhaustive=True)
 register_method(
     "polytope",
@@ -620,8 +650,11 @@ for _method, _what in (
     ("support_enumeration", "nashpy's support enumeration"),
     ("vertex_enumeration", "nashpy's vertex enumeration"),
     ("lemke_howson", "nashpy's Lemke-Howson from every initial label"),
+    ("lemke_howson_first", "nashpy's Lemke-Howson from the initial labels in turn until one ends: an equilibrium"),
 ):
     register_method(_method, functools.partial(_nashpy_candidates, _method), f"{_what}, under the time limit")
+for _method, _what in gambit.GAMBIT_METHODS.items():
+    register_method(_method, functools.partial(_gambit_candidates, _method), _what)
 EQUILIBRIUM_METHODS.seal()
 #: the methods :func:`solve` (and every command and analysis that solves) uses unless told otherwise
 DEFAULT_METHODS = ("pure", "polytope")
@@ -636,6 +669,7 @@ def solve(
     rel_tol: float = 1e-9,
     eliminate: bool = True,
     progress: bool | None = None,
+    complete: bool = False,
 ) -> Solution:
     """All equilibria the chosen methods find, each verified by regret and deduplicated.
 
@@ -658,9 +692,16 @@ def solve(
     progress : bool or None, keyword-only
         A progress bar on stderr for a search that runs more than a few seconds: True, False, or None (where
         stderr is a terminal).
+    complete : bool, keyword-only
+        Enumerate every extreme equilibrium ("polytope") however long it may take (under ``time_limit``). By
+        default, a game whose enumeration's estimated work (:func:`enumeration_seconds`) exceeds the time limit is
+        answered by a method that finds one equilibrium or a few (:func:`large_game_method`: Gambit's GNM, else
+        nashpy's Lemke-Howson), and a note beginning "partial:" says so; ``exhaustive`` is then False.
     """
     time_limit = check_time_limit(time_limit)
-    finders = [(m, EQUILIBRIUM_METHODS.get(m).find) for m in methods]
+    methods = list(methods)
+    for m in methods:  # an unknown name is an error before anything runs
+        EQUILIBRIUM_METHODS.get(m)
     A, B = _check(game.A, game.B)
     # Equilibria are invariant under a positive affine map of each player's payoffs: every method
     # works on payoffs normalised to [0, 1], so that neither a large offset (1e12) nor a large scale
@@ -673,6 +714,8 @@ def solve(
     rows_kept, cols_kept = dominance(An, Bn, tol) if eliminate else (np.ones(m, bool), np.ones(n, bool))
     Ar, Br = An[np.ix_(rows_kept, cols_kept)], Bn[np.ix_(rows_kept, cols_kept)]
     ri, ci = np.flatnonzero(rows_kept), np.flatnonzero(cols_kept)
+    switched = _large_game_switch(methods, Ar.shape, time_limit, complete)
+    finders = [(m, EQUILIBRIUM_METHODS.get(m).find) for m in methods]
 
     def lift(x, y):
         X = np.zeros(m)
@@ -693,15 +736,7 @@ def solve(
         if x.min() < -1e-9 or y.min() < -1e-9 or abs(x.sum() - 1) > 1e-6 or abs(y.sum() - 1) > 1e-6:
             notes.append(f"{method}: returned a vector that is not a probability distribution (discarded)")
             return
-        x = np.maximum(x, 0)
-        x /= x.sum()
-        y = np.maximum(y, 0)
-        y /= y.sum()
-        x[x < 1e-12] = 0
-        x /= x.sum()
-        y[y < 1e-12] = 0
-        y /= y.sum()
-        X, Y = lift(x, y)
+        X, Y = lift(_cleaned(x), _cleaned(y))
         Ay, xB = An @ Y, X @ Bn  # ``regret(An, Bn, X, Y)``: An and Bn are shifted to a minimum of 0 already
         rn = (float(Ay.max() - X @ Ay), float(xB.max() - xB @ Y))
         rg = (rn[0] * sa, rn[1] * sb)
@@ -726,11 +761,9 @@ def solve(
         sx, sy = e.supports()
         if len(sx) != len(sy):
             degenerate = True
-    # pure best-response ties also make a game degenerate
-    if (np.sort(An, axis=0)[-1] - np.sort(An, axis=0)[-2] <= tol[0]).any() if m > 1 else False:
-        degenerate = True
-    if (np.sort(Bn, axis=1)[:, -1] - np.sort(Bn, axis=1)[:, -2] <= tol[1]).any() if n > 1 else False:
-        degenerate = True
+    degenerate |= _pure_ties(An, Bn, tol)
+    if switched:
+        notes.append(switched.format(found=len(found)))
     found.sort(key=lambda e: (not e.pure, -e.payoffs[0], -e.payoffs[1]))
     return Solution(
         game,
@@ -740,4 +773,68 @@ def solve(
         [game.cols[j] for j in np.flatnonzero(~cols_kept)],
         notes,
         complete=not any(n.startswith("incomplete:") for n in notes),
+        exhaustive=not switched and not any(n.startswith("incomplete:") for n in notes),
+    )
+
+
+def _cleaned(v: np.ndarray) -> np.ndarray:
+    """A method's probability vector made exact: negative rounding clipped, entries below 1e-12 dropped,
+    normalised to sum 1."""
+    v = np.maximum(v, 0)
+    v /= v.sum()
+    v[v < 1e-12] = 0
+    return v / v.sum()
+
+
+def _pure_ties(An: np.ndarray, Bn: np.ndarray, tol: tuple[float, float]) -> bool:
+    """Whether some pure strategy has two best responses (within ``tol``): such ties make a game degenerate."""
+    m, n = An.shape
+    if m > 1:
+        top = np.sort(An, axis=0)
+        if (top[-1] - top[-2] <= tol[0]).any():
+            return True
+    if n > 1:
+        top = np.sort(Bn, axis=1)
+        if (top[:, -1] - top[:, -2] <= tol[1]).any():
+            return True
+    return False
+
+
+def enumeration_seconds(m: int, n: int) -> float:
+    """About how long the complete enumeration of an ``m x n`` game can take at most: the vertices its smaller
+    player's best-response polytope can have (:func:`max_vertices`) times qhull's seconds per vertex. A small game
+    (``vertex_pairs.fits``) takes a fraction of a millisecond."""
+    if vertex_pairs.fits(m, n) or min(m, n) == 1:
+        return 0.0
+    return max_vertices(min(m, n), max(m, n)) * QHULL_SECONDS_PER_VERTEX
+
+
+def large_game_method() -> str:
+    """The method that answers a game too large to enumerate: Gambit's GNM where pygambit is installed, else
+    nashpy's Lemke-Howson from the first initial label whose path ends (a path from another label can run
+    on to the time limit)."""
+    return "gnm" if gambit.available() else "lemke_howson_first"
+
+
+def _large_game_switch(methods: list, shape: tuple, time_limit: float | None, complete: bool) -> str | None:
+    """Where the complete enumeration ("polytope" in ``methods``) of a game of ``shape`` (after dominance) would
+    exceed ``time_limit``, and ``complete`` does not ask for it anyway: replace it in ``methods`` by
+    :func:`large_game_method`, and return the note that says so (``{found}``: the equilibria found); else None."""
+    if complete or time_limit is None or "polytope" not in methods:
+        return None
+    seconds = enumeration_seconds(*shape)
+    if seconds <= time_limit:
+        return None
+    method = large_game_method()
+    if method in methods:  # asked for already: it runs once
+        methods.remove("polytope")
+    else:
+        methods[methods.index("polytope")] = method
+    m, n = shape
+    vertices = max_vertices(min(m, n), max(m, n))
+    return (
+        f"partial: the complete enumeration of this {m}x{n} game could visit up to {vertices:,} "
+        f"vertices (about {seconds:,.0f} s, beyond the time limit of {time_limit:g} s), so {method} "
+        f"({EQUILIBRIUM_METHODS.get(method).description}) answered: {{found}} equilibria, not necessarily every one; "
+        "--complete (complete=True) enumerates them all, under the time limit"
     )

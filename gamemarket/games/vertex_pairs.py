@@ -16,10 +16,10 @@ responses, :func:`gamemarket.games.equilibria.polytope_equilibria`) pays its fix
 
 References
 ----------
-.. [1] D. Avis, G. D. Rosenberg, R. Savani, B. von Stengel, "Enumeration of Nash equilibria for two-player games",
-   Economic Theory 42 (2010) 9-37.
-.. [2] B. von Stengel, "Computing equilibria for two-person games", in Handbook of Game Theory vol. 3 (2002),
-   ch. 45, section 3.
+.. [Avis2010] D. Avis, G. D. Rosenberg, R. Savani and B. von Stengel, "Enumeration of Nash
+   equilibria for two-player games", Economic Theory 42 (2010) 9-37.
+.. [vonStengel2002] B. von Stengel, "Computing equilibria for two-person games", Handbook of Game
+   Theory with Economic Applications 3 (2002) 1723-1759.
 """
 
 from __future__ import annotations

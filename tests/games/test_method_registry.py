@@ -16,7 +16,11 @@ COORDINATION = Game(np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([[1.0, 0.0], [0
 
 def test_the_methods_are_a_registry_with_their_default():
     assert isinstance(EQUILIBRIUM_METHODS, Registry)
-    assert set(EQUILIBRIUM_METHODS) == {"pure", "polytope", "support_enumeration", "vertex_enumeration", "lemke_howson"}
+    assert set(EQUILIBRIUM_METHODS) == {
+        *("pure", "polytope"),
+        *("support_enumeration", "vertex_enumeration", "lemke_howson", "lemke_howson_first"),  # nashpy's
+        *("gnm", "ipa"),  # Gambit's, where pygambit is installed
+    }
     assert DEFAULT_METHODS == ("pure", "polytope") and all(EQUILIBRIUM_METHODS.is_builtin(m) for m in DEFAULT_METHODS)
     sol = solve(COORDINATION)
     assert {m for e in sol.equilibria for m in e.methods} == set(DEFAULT_METHODS) and len(sol.equilibria) == 3
