@@ -5,8 +5,11 @@ the command's output (:func:`foreign_prints`)."""
 from __future__ import annotations
 
 import contextlib
+import numbers
 import sys
 import threading
+
+import numpy as np
 
 _PRINTS_LOCK = threading.Lock()
 _PRINTS = {"depth": 0, "saved": None}
@@ -18,6 +21,30 @@ class GameMarketError(Exception):
 
 class InputError(GameMarketError, ValueError):
     """Bad input: the message names the file, line or field and what was expected."""
+
+
+#: what a pool says when one of its worker processes was killed: joblib's (loky), the standard library's, dask's; and
+#: ours, once a study has named the runs that were unfinished (:class:`WorkerLost`)
+WORKER_DEATHS = ("TerminatedWorkerError", "BrokenProcessPool", "KilledWorker", "WorkerLost")
+
+
+def worker_died(exc: BaseException | None) -> bool:
+    """Whether ``exc`` (or what it was raised from) says a worker process of a pool died."""
+    while exc is not None:
+        if any(c.__name__ in WORKER_DEATHS for c in type(exc).__mro__):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+class WorkerLost(RuntimeError):
+    """A worker process died while some runs were unfinished; ``runs`` names them (raised from the pool's own
+    error, which says how it died)."""
+
+    def __init__(self, runs: list[str]):
+        self.runs = list(runs)
+        shown = ", ".join(self.runs[:3]) + (f" and {len(self.runs) - 3} more" if len(self.runs) > 3 else "")
+        super().__init__(f"{len(self.runs)} run(s) unfinished: {shown}" if self.runs else "no run unfinished")
 
 
 def raised(exc: BaseException) -> str:
@@ -81,10 +108,6 @@ def real_numbers(raw):
     bool, a complex number, None, an object, an integer beyond float range (float() of it overflows, where numba
     would wrap it around): a bid or a key made of it is no number the engine can hold. Whether the values are
     finite is the caller's to check (it names what it expected)."""
-    import numbers
-
-    import numpy as np
-
     try:
         arr = np.asarray(raw)
     except Exception as exc:  # noqa: BLE001 - a ragged list, a foreign object's __array__

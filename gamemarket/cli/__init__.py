@@ -17,7 +17,7 @@ from gamemarket.cli.options import examples, use_help_formatter
 from gamemarket.cli.output import foreign_code
 from gamemarket.cli.pricing import add_pricing_commands
 from gamemarket.cli.workload import add_workload_commands
-from gamemarket.errors import GameMarketError
+from gamemarket.errors import GameMarketError, WorkerLost, worker_died
 from gamemarket.registry import PLUGINS_ENV
 
 #: the command groups, in the order ``gamemarket --help`` lists them, by the words that start their commands
@@ -194,7 +194,7 @@ def _guarded(step):
         print("gamemarket: interrupted; finished runs are kept", file=sys.stderr)
         return 130
     except Exception as exc:
-        if not _worker_died(exc):
+        if not worker_died(exc):
             raise
         print(f"gamemarket: error: {_one_line(_worker_death(exc))}", file=sys.stderr)
         return 2
@@ -202,31 +202,24 @@ def _guarded(step):
         warnings.showwarning = shown
 
 
-#: what a pool says when one of its worker processes was killed: joblib's (loky), the standard library's, dask's
-WORKER_DEATHS = ("TerminatedWorkerError", "BrokenProcessPool", "KilledWorker")
-
-
-def _worker_died(exc: BaseException) -> bool:
-    """Whether ``exc`` (or what it was raised from) says a worker process of a pool died."""
-    while exc is not None:
-        if any(c.__name__ in WORKER_DEATHS for c in type(exc).__mro__):
-            return True
-        exc = exc.__cause__ or exc.__context__
-    return False
-
-
 def _worker_death(exc: BaseException) -> str:
     """A worker's death in words: the signal where the pool names one, the likely cause, and how to resume."""
-    text = str(exc)
+    chain, e = [], exc
+    while e is not None:  # the pool's own error may lie under ours (WorkerLost, which names the unfinished runs)
+        chain.append(e)
+        e = e.__cause__ or e.__context__
+    text = " ".join(str(e) for e in chain)
     sig = next((s for s in ("SIGKILL", "SIGSEGV", "SIGTERM", "SIGBUS", "SIGABRT") if s in text), None)
     why = (
         "SIGKILL: most often the kernel's out-of-memory killer (see `dmesg`)"
         if sig == "SIGKILL"
         else (sig or "no signal named")
     )
+    lost = next((e for e in chain if isinstance(e, WorkerLost)), None)
+    held = f" with {lost} (one of them the dead worker's)" if lost is not None and lost.runs else ""
     return (
-        f"a worker process died ({why}); the runs that finished are kept. Run the same command again to resume "
-        "(with fewer workers, --n-jobs, or more memory, where memory ran out)"
+        f"a worker process died ({why}){held}; the runs that finished are kept. Run the same command again to "
+        "resume (with fewer workers, --n-jobs, or more memory, where memory ran out)"
     )
 
 

@@ -23,7 +23,7 @@ from joblib import parallel_config
 
 from gamemarket import MODEL_VERSION, __version__, bids, plugins
 from gamemarket.consumers import ConsumerStrategy, bid_bin_codes
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, WorkerLost, worker_died
 from gamemarket.io.names import workload_source
 from gamemarket.market import payoffs
 from gamemarket.market.base import PreparedWorkload, market_for, market_for_workload
@@ -317,14 +317,20 @@ def _run_plan(
             groups, arrays, nodes, prep.jobs, distribution, store, n_jobs, scheduler_address, workers
         )
         fresh = {}
-        for done in results:
-            for task, metrics, binned, cohorts, stored in done:
-                if not stored:
-                    store.write(task.key, metrics, binned, _task_info(task, nodes), cohorts)
-                fresh[task.key] = (metrics, binned, cohorts)
-                sim_seconds += metrics["task_seconds"]
-            if bar is not None:
-                bar.update(len(done))
+        try:
+            for done in results:
+                for task, metrics, binned, cohorts, stored in done:
+                    if not stored:
+                        store.write(task.key, metrics, binned, _task_info(task, nodes), cohorts)
+                    fresh[task.key] = (metrics, binned, cohorts)
+                    sim_seconds += metrics["task_seconds"]
+                if bar is not None:
+                    bar.update(len(done))
+        except Exception as exc:  # a dead worker: name the runs that were unfinished (one of them was its)
+            if not worker_died(exc):
+                raise
+            lost = [t for t in todo if t.key not in fresh and not store.has(t.key)]
+            raise WorkerLost([f"{t.provider} x {t.consumer} x seed {t.seed}" for t in lost]) from exc
     if bar is not None:
         bar.close()
     if not tables_ok:
