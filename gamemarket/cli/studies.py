@@ -61,8 +61,13 @@ def _load_game_source(path: str, game_name: str | None, a=None):
         return [read_nfg(p)]
     if p.suffix == ".csv":
         return [read_csv_game(p)]
+    if p.suffix == ".npz":
+        from gamemarket.games.io import read_npz_game  # deferred: pandas
+
+        return [read_npz_game(p)]
     raise InputError(
-        f"{path}: expected a study (.toml), a game (.nfg), a payoff table (.csv) or an EGTA JSON game (.json)"
+        f"{path}: expected a study (.toml), a game (.nfg), a payoff table (.csv), a game's arrays (.npz) or an EGTA "
+        "JSON game (.json)"
     )
 
 
@@ -420,7 +425,9 @@ def _add_solve_command(g, methods: dict) -> None:
         ),
     )
     gs.add_argument(
-        "file", help="a study file (.toml), a game (.nfg), a payoff table (.csv) or an EGTA JSON game (.json)"
+        "file",
+        help="a study file (.toml), a game (.nfg), a payoff table (.csv), a game's two payoff matrices (.npz: A and "
+        "B, as numpy.savez writes them) or an EGTA JSON game (.json)",
     )
     gs.add_argument("--game", help="only this game of a study (default: all of them)")
     _output_options(gs, report=False)

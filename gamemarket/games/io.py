@@ -16,8 +16,9 @@ import pandas as pd
 
 from gamemarket.errors import InputError
 from gamemarket.games.bimatrix import Game
+from gamemarket.io.arrays import read_npz
 from gamemarket.io.files import atomic_path, dumps_json, read_text
-from gamemarket.io.limits import check_fits
+from gamemarket.io.limits import check_fits, memory_limit
 
 
 def _num(v: float) -> str:
@@ -247,6 +248,36 @@ def _nfg_payoff_pairs(cur: _Cursor, A: np.ndarray, B: np.ndarray) -> None:
     for k in range(m * n):
         i, j = k % m, k // m
         A[i, j], B[i, j] = vals[2 * k], vals[2 * k + 1]
+
+
+#: the arrays an ``.npz`` game holds: its two payoff matrices by name, or as ``numpy.savez`` names them given in turn
+NPZ_GAME_KEYS = (("A", "B"), ("arr_0", "arr_1"))
+
+
+def read_npz_game(path: str | Path) -> Game:
+    """A bimatrix game saved as arrays: an ``.npz`` holding the row player's payoffs ``A`` and the column player's
+    ``B`` (``numpy.savez(path, A=A, B=B)``, or in turn, ``numpy.savez(path, *nashpy.Game(A, B).payoff_matrices)``),
+    or one array of shape (2, m, n) (the two stacked). Sized from the arrays' headers before anything is inflated
+    (``GAMEMARKET_MEMORY_LIMIT``), never unpickled; strategies are named r0, r1, ... and c0, c1, ..."""
+    path = Path(path)
+    z = read_npz(path, required=(), what="game", text=(), limit=memory_limit())
+    keys = next((k for k in NPZ_GAME_KEYS if set(k) == set(z)), None)
+    if keys is not None:
+        A, B = z[keys[0]], z[keys[1]]
+    elif len(z) == 1 and next(iter(z.values())).ndim == 3 and next(iter(z.values())).shape[0] == 2:
+        A, B = next(iter(z.values()))
+    else:
+        shapes = {k: v.shape for k, v in z.items()}
+        raise InputError(
+            f"{path}: arrays {shapes}; expected a game's two payoff matrices, named A and B (numpy.savez(path, A=A, "
+            "B=B)) or given in turn (numpy.savez(path, A, B)), or one array of shape (2, m, n)"
+        )
+    if A.ndim != 2 or A.shape != B.shape:
+        raise InputError(f"{path}: payoff matrices of shapes {A.shape} and {B.shape}; expected two of one shape (m, n)")
+    try:
+        return Game(A.astype(float), B.astype(float), title=path.stem)
+    except InputError as exc:
+        raise InputError(f"{path}: {exc}") from None
 
 
 def to_csv_table(game: Game) -> pd.DataFrame:

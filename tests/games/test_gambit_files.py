@@ -13,7 +13,7 @@ import pytest
 
 from gamemarket.errors import InputError
 from gamemarket.games import solve
-from gamemarket.games.io import read_nfg, rescaled
+from gamemarket.games.io import read_nfg, read_npz_game, rescaled
 
 DATA = Path(__file__).resolve().parent / "data" / "gambit"
 PROVENANCE = json.loads((DATA / "provenance.json").read_text())
@@ -61,3 +61,47 @@ def test_every_export_has_its_rescaled_form_with_the_map_back(path):
     assert np.array_equal(same.A, small.A) and np.array_equal(same.B, small.B)  # what the export writes
     ours = {(tuple(np.round(e.x, 6)), tuple(np.round(e.y, 6))) for e in solve(raw).equilibria}
     assert ours == {(tuple(np.round(e.x, 6)), tuple(np.round(e.y, 6))) for e in solve(small).equilibria}
+
+
+NASHPY = Path(__file__).resolve().parent / "data" / "nashpy"
+NASHPY_PROVENANCE = json.loads((NASHPY / "provenance.json").read_text())
+
+
+@pytest.mark.parametrize("name", sorted(NASHPY_PROVENANCE["files"]))
+def test_nashpys_arrays_are_read_and_solved_to_nashpys_equilibria(name, capsys):
+    """A game made with nashpy and saved as its users save one (its payoff matrices, numpy.savez: by name, in turn
+    or stacked) is read by ``game solve`` and has the equilibria nashpy's support enumeration found."""
+    from gamemarket.cli import main
+
+    g = read_npz_game(NASHPY / name)
+    want = {
+        (tuple(np.round(x, 6)), tuple(np.round(y, 6)))
+        for x, y in NASHPY_PROVENANCE["files"][name]["support_enumeration"]
+    }
+    assert want and {(tuple(np.round(e.x, 6)), tuple(np.round(e.y, 6))) for e in solve(g).equilibria} == want
+    assert main(["game", "solve", str(NASHPY / name), "--format", "json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)) == len(want)
+
+
+@pytest.mark.parametrize(
+    "arrays,message",
+    [
+        ({"A": np.ones((2, 2))}, r"arrays \{'A': \(2, 2\)\}; expected a game's two payoff matrices"),
+        ({"A": np.ones((2, 2)), "B": np.ones((2, 3))}, r"payoff matrices of shapes \(2, 2\) and \(2, 3\)"),
+        ({"A": np.array([[1.0, np.nan]]), "B": np.ones((1, 2))}, "finite"),
+        ({"A": np.array([["a"]]), "B": np.ones((1, 1))}, r"array 'A' has dtype <U1; expected numbers"),
+    ],
+)
+def test_a_bad_npz_game_is_named(tmp_path, arrays, message):
+    p = tmp_path / "g.npz"
+    np.savez(p, **arrays)
+    with pytest.raises(InputError, match=message):
+        read_npz_game(p)
+
+
+def test_an_npz_game_too_large_for_memory_is_refused_before_it_is_inflated(tmp_path, monkeypatch):
+    p = tmp_path / "big.npz"
+    np.savez_compressed(p, A=np.zeros((2000, 2000)), B=np.zeros((2000, 2000)))  # 64 MB once read, little on disk
+    monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", "1e6")
+    with pytest.raises(InputError, match="take 64,000,000 bytes once read; the limit is 1,000,000"):
+        read_npz_game(p)
