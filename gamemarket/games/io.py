@@ -16,9 +16,9 @@ import pandas as pd
 
 from gamemarket.errors import InputError
 from gamemarket.games.bimatrix import Game
-from gamemarket.io.arrays import read_npz
 from gamemarket.io.files import atomic_path, dumps_json, read_text
 from gamemarket.io.limits import check_fits, memory_limit
+from gamemarket.pricing.problem import read_npz  # the .npz reader: sized from headers, never unpickling
 
 
 def _num(v: float) -> str:

@@ -33,13 +33,13 @@ import numpy as np
 import pandas as pd
 
 from gamemarket.errors import InputError
-from gamemarket.io.arrays import read_npz
 from gamemarket.io.files import check_table
 from gamemarket.io.limits import memory_limit
 from gamemarket.market.runs import MarketRun, PreparedWorkload
 from gamemarket.pricing import SOLVER_VERSION, Problem, solve
 from gamemarket.pricing.dual import evaluate
 from gamemarket.pricing.envelope import sort_efficiencies
+from gamemarket.pricing.problem import read_npz
 from gamemarket.pricing.repair import make_feasible
 from gamemarket.registry import Registry
 
