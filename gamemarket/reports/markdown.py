@@ -86,10 +86,13 @@ def md_table(headers, rows) -> str:
 
 
 def _inline(s: str) -> str:
-    """One line's inline Markdown (code, bold, a closing emphasis) as HTML, the text escaped."""
+    """One line's inline Markdown (code, bold, emphasis with stars, a closing emphasis with underscores) as HTML,
+    the text escaped."""
     s = html.escape(s)
     s = re.sub(r"`([^`]+)`", r"<code>\1</code>", s)
     s = re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", s)
+    # *emphasis*: a star that opens before a word and closes after one (not a product, "x * y")
+    s = re.sub(r"(?<![*\w])\*(?=[^\s*])([^*]+?)(?<=[^\s*])\*(?![*\w])", r"<em>\1</em>", s)
     s = re.sub(r"_([^_]+)_$", r"<em>\1</em>", s)
     return s
 

@@ -1,6 +1,7 @@
-"""Each committed report's ``index.html`` opened in a real browser (headless Chromium): every image it shows
-is a file of the report, referenced by a relative name, and loads; the page logs nothing to the console; a
-screenshot of it is kept (``$GAMEMARKET_ARTIFACTS``, else pytest's temporary folder, ``artifacts/``).
+"""Each committed report's ``index.html`` opened in a real browser (headless Chromium) at 1,280 px: every image it
+shows is a file of the report, referenced by a relative name, and loads; the page logs nothing to the console; no
+text is under 9 px, none is still Markdown, no code block or table is cut on the right; a screenshot of it is kept
+(``$GAMEMARKET_ARTIFACTS``, else pytest's temporary folder, ``artifacts/``).
 
 Skipped, saying why, where no Chromium is installed (``.ci/run`` installs Debian's ``chromium`` where it can)."""
 
@@ -21,11 +22,30 @@ pytestmark = pytest.mark.skipif(
     BROWSER is None, reason="no chromium on PATH (Debian: apt-get install chromium); the browser check needs one"
 )
 
-#: added to a copy of the page: on load, each image's reference and whether it loaded, for --dump-dom to show
-PROBE = (
-    "<script>window.addEventListener('load', () => document.body.setAttribute('data-images', JSON.stringify("
-    "[...document.images].map(i => [i.getAttribute('src'), i.complete && i.naturalWidth > 0]))));</script>"
-)
+#: added to a copy of the page: on load, each image's reference and whether it loaded; the text shown smaller than
+#: 9 px; text that is still Markdown (``*yes*``, ``**bold**``, a backquoted name) outside code; and code blocks
+#: cut on the right (wider than their box, or than the 1,280 px window), for --dump-dom to show
+PROBE = r"""<script>window.addEventListener('load', () => {
+  const b = document.body;
+  b.setAttribute('data-images', JSON.stringify(
+    [...document.images].map(i => [i.getAttribute('src'), i.complete && i.naturalWidth > 0])));
+  const small = [], markdown = [], cut = [];
+  const walk = document.createTreeWalker(b, NodeFilter.SHOW_TEXT);
+  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+    const t = n.textContent.trim(), e = n.parentElement;
+    if (!t || !e || e.closest('script, style')) continue;
+    const size = parseFloat(getComputedStyle(e).fontSize);
+    if (size < 9 && e.getClientRects().length) small.push([t.slice(0, 40), size]);
+    if (!e.closest('pre, code') && /(^|\s)(\*\*?[^*\s][^*]*\*\*?|`[^`]+`)(\s|[.,;:]|$)/.test(t))
+      markdown.push(t.slice(0, 60));
+  }
+  for (const e of document.querySelectorAll('pre, table')) {
+    const r = e.getBoundingClientRect();
+    const hidden = getComputedStyle(e).overflowX === 'hidden' && e.scrollWidth > e.clientWidth + 1;
+    if (hidden || r.right > window.innerWidth + 1) cut.push([e.tagName, e.textContent.trim().slice(0, 40)]);
+  }
+  b.setAttribute('data-checks', JSON.stringify({small, markdown, cut}));
+});</script>"""
 
 
 @pytest.fixture(scope="module")
@@ -82,4 +102,8 @@ def test_a_committed_report_renders_in_a_browser(report, tmp_path, artifacts):
     assert [src for src, loaded in images if not loaded] == [], f"{report.name}: images that did not load"
     console = [line for line in log.splitlines() if ":CONSOLE" in line]
     assert console == [], f"{report.name}: the page logged {console}"
+    checks = json.loads(html.unescape(re.search(r'data-checks="([^"]*)"', dom).group(1)))
+    assert checks["small"] == [], f"{report.name}: text under 9 px at 1,280 px: {checks['small'][:5]}"
+    assert checks["markdown"] == [], f"{report.name}: Markdown shown as text: {checks['markdown'][:5]}"
+    assert checks["cut"] == [], f"{report.name}: cut on the right at 1,280 px: {checks['cut'][:5]}"
     assert shot.is_file() and shot.stat().st_size > 10_000

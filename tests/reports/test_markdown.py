@@ -1,5 +1,7 @@
 """The reports' shared Markdown and HTML helpers, and the one mixture formatter."""
 
+import pytest
+
 from gamemarket.games.io import mixture_words
 from gamemarket.reports.markdown import md_table, to_html
 
@@ -108,3 +110,20 @@ def test_claim_rows_hold_numbers_and_the_report_formats_them():
     assert claim_measured(dict(c1, ci_low=11730.4, ci_high=13000.0)).endswith("[+11,730, +13,000] (n=3)")
     assert claim_measured(rule) == "k-th minus first: +20,000 (every one of 3 seeds >= 0: yes)"
     assert claim_measured({"measured": "hb-first, hb-kth"}) == "hb-first, hb-kth"  # a row of text alone
+
+
+@pytest.mark.parametrize(
+    "text,html_out",
+    [
+        ("shading pays. *SRG*: the aggressive", "shading pays. <em>SRG</em>: the aggressive"),
+        ("Verdict: *yes* when", "Verdict: <em>yes</em> when"),
+        ("**bold** and *it*.", "<strong>bold</strong> and <em>it</em>."),
+        ("x * y and a*b", "x * y and a*b"),  # a product, not emphasis
+        ("r * 2 * 3", "r * 2 * 3"),
+    ],
+)
+def test_stars_are_emphasis_in_the_html_and_a_product_is_not(text, html_out):
+    """The population report's verdicts and the gain tables' captions (*yes*, *SRG*) showed their stars."""
+    from gamemarket.reports.markdown import _inline
+
+    assert _inline(text) == html_out
