@@ -87,9 +87,7 @@ def _workload_for_compare(source: str, nodes: int, seed: int, jobs: int | None):
     if is_model_path(source):
         model = WorkloadModel.read(source)
         return generate_from_model(model, jobs=jobs, nodes=nodes, seed=seed), f"{Path(source).name} (seed {seed})"
-    if jobs is not None:
-        raise InputError("--synthetic-jobs applies to model files only; a trace has its own jobs")
-    return load(source), Path(source).name
+    return load(source), Path(source).name  # a trace has its own jobs: --synthetic-jobs sizes the model beside it
 
 
 def cmd_workload_compare(a) -> int:
@@ -103,6 +101,10 @@ def cmd_workload_compare(a) -> int:
         inputs = [p for p in (a.a, a.b) if Path(p).exists()]
         check_outputs({"--figure": a.figure}, inputs)
         check_output_file(check_figure_path(a.figure), option="--figure", force=a.force)
+    from gamemarket.workloads import is_model_path
+
+    if a.synthetic_jobs is not None and not any(is_model_path(src) for src in (a.a, a.b)):
+        raise InputError("--synthetic-jobs applies to model files only; a trace has its own jobs")
     cols, curves = {}, {}
     for src in (a.a, a.b):
         w, label = _workload_for_compare(src, a.nodes, a.seed, a.synthetic_jobs)
@@ -206,9 +208,7 @@ def add_workload_commands(sub) -> None:
     wfit = w.add_parser(
         "fit",
         help="fit the campaign workload model to a trace (numbers only, never its records)",
-        epilog=examples(
-            "gamemarket workload fit LPC-EGEE-2004-1.2-cln --reduction 0.5 --out models/lpc-egee-2004.toml"
-        ),
+        epilog=examples("gamemarket workload fit LPC-EGEE-2004-1.2-cln --reduction 0.5 --out my-lpc.toml"),
     )
     wfit.add_argument("trace", help="an SWF file (plain or gzip) or a known trace name")
     workload_options(wfit)

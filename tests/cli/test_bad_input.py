@@ -642,3 +642,12 @@ def test_unreachable_scheduler_is_a_message_not_a_traceback(tmp_path, capsys, mo
     rc = main(["study", "run", str(study), "--no-report", "--no-progress", "--scheduler-address", "tcp://127.0.0.1:1"])
     err = capsys.readouterr().err
     assert rc == 2 and "nothing answers at 127.0.0.1:1" in err
+
+
+def test_two_traces_refuse_a_job_count_before_any_work(tmp_path, capsys):
+    """``workload compare`` sizes a model's draw by ``--synthetic-jobs`` (its help's example: a trace beside a
+    model, run by tests/test_examples.py); two traces have their own jobs and refuse it, naming it."""
+    trace = tmp_path / "t.swf"
+    trace.write_text("; MaxProcs: 4\n" + SWF_LINE)
+    assert main(["workload", "compare", str(trace), str(trace), "--nodes", "2", "--synthetic-jobs", "60"]) == 2
+    assert "--synthetic-jobs applies to model files only" in capsys.readouterr().err
