@@ -11,6 +11,7 @@ committed ones true.
   blocks).
 - ``{registry}``: a table of a registry's entries (schedulers, payment schemes, mechanisms), read from the code.
 - ``{job-table-columns}``: the job table's declared columns, read from the code that checks a table.
+- ``{exit-codes}``: the command's exit codes and their meanings, from the constants the commands return.
 - ``{bibliography}``: the project's one bibliography (the ``## References`` list of a Markdown file, ``- [Key]
   text`` a line) as citations, so that a docstring's ``[Key]_`` and a page's ``{cite}`Key``` link to it.
 - The Python API's pages (``docs/reference/generated/``, not committed): one per module, found by walking the
@@ -256,6 +257,33 @@ class JobTableColumns(SphinxDirective):
         return [_table(["column", "type", "values", "required", "meaning"], rows)]
 
 
+class ExitCodes(SphinxDirective):
+    """The command's exit codes and what each means (``gamemarket.cli.options.EXIT_CODES``, the constants the
+    commands return), a table; a meaning's `` `code` `` spans set as code."""
+
+    required_arguments = 1  # module.ATTRIBUTE of a dict code -> meaning
+
+    def run(self):
+        module, _, attr = self.arguments[0].rpartition(".")
+        codes = getattr(importlib.import_module(module), attr)
+        table = _table(["exit code", "meaning"], [[code, ""] for code in sorted(codes)])
+        for entry_row, code in zip(table.findall(nodes.row), [None, *sorted(codes)]):
+            if code is not None:
+                entry = entry_row.children[1]
+                entry.clear()
+                entry += _inline_code(codes[code])
+        return [table]
+
+
+def _inline_code(text: str) -> nodes.paragraph:
+    """A paragraph of ``text`` whose `` `...` `` spans are code (the rest plain)."""
+    para = nodes.paragraph()
+    for k, part in enumerate(text.split("`")):
+        if part:
+            para += nodes.literal(text=part) if k % 2 else nodes.Text(part)
+    return para
+
+
 # ---------------------------------------------------------------------------- {bibliography}
 class Bibliography(SphinxDirective):
     """The ``- [Key] text`` lines of a Markdown file's ``## References`` section, as citations."""
@@ -309,6 +337,7 @@ def setup(app):
     app.add_directive("bibliography", Bibliography)
     app.add_directive("registry", RegistryTable)
     app.add_directive("job-table-columns", JobTableColumns)
+    app.add_directive("exit-codes", ExitCodes)
     app.add_role("cite", cite_role)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
 

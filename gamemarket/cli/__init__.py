@@ -13,7 +13,13 @@ import sys
 import warnings
 
 from gamemarket import __version__
-from gamemarket.cli.options import examples, use_help_formatter
+from gamemarket.cli.options import (
+    EXIT_BROKEN_PIPE,
+    EXIT_ERROR,
+    EXIT_INTERRUPTED,
+    examples,
+    use_help_formatter,
+)
 from gamemarket.cli.output import foreign_code
 from gamemarket.cli.pricing import add_pricing_commands
 from gamemarket.cli.workload import add_workload_commands
@@ -179,25 +185,25 @@ def _guarded(step):
         return step()
     except SystemExit as exc:  # gamemarket never exits inside a command: a plugin's code called sys.exit
         print(f"gamemarket: error: {_exit_called(exc)}", file=sys.stderr)
-        return 2
+        return EXIT_ERROR
     except GameMarketError as exc:
         print(f"gamemarket: error: {_one_line(exc)}", file=sys.stderr)
-        return 2
+        return EXIT_ERROR
     except BrokenPipeError:  # the reader went away (``gamemarket ... | head``): stop quietly, as a filter does
         _quiet_stdout()
-        return 141
+        return EXIT_BROKEN_PIPE
     except OSError as exc:  # a file or connection the checks above did not foresee: still a message, not a trace
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"gamemarket: error: {_one_line(f'{where}{exc.strerror or exc}')}", file=sys.stderr)
-        return 2
+        return EXIT_ERROR
     except KeyboardInterrupt:
         print("gamemarket: interrupted; finished runs are kept", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except Exception as exc:
         if not worker_died(exc):
             raise
         print(f"gamemarket: error: {_one_line(_worker_death(exc))}", file=sys.stderr)
-        return 2
+        return EXIT_ERROR
     finally:
         warnings.showwarning = shown
 

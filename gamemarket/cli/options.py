@@ -147,6 +147,32 @@ def use_help_formatter(parser: argparse.ArgumentParser) -> None:
                 use_help_formatter(sub)
 
 
+#: the command's exit codes; ``EXIT_CODES`` says what each means (``docs/reference/cli.md`` lists them from here)
+EXIT_OK = 0
+EXIT_CHECK_FAILED = 1
+EXIT_ERROR = 2
+EXIT_UNFINISHED = 3
+EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141
+EXIT_CODES = {
+    EXIT_OK: "success",
+    EXIT_CHECK_FAILED: "a conformance check failed (`plugin check`: the report names the check, the case and the "
+    "first differing job)",
+    EXIT_ERROR: "bad input (a damaged or unreadable file, a value out of range, an option that would have no "
+    "effect), with one line on standard error that names the file, field or value and what was expected, and "
+    "nothing half-written; also when a worker process dies under a command (killed by a signal: SIGKILL is most "
+    "often the kernel's out-of-memory killer), with one line naming the signal (finished runs are kept and the "
+    "same command resumes)",
+    EXIT_UNFINISHED: "a solver stopped without converging (`price solve`), found no equilibrium (`game solve` of "
+    "an EGTA JSON game), or stopped before it had enumerated every equilibrium (`game solve` at its "
+    "`--time-limit`, or of a bimatrix game whose degenerate faces exceed the enumeration's budget: what it found "
+    "is printed, each verified, with a note that says how far the search got)",
+    EXIT_INTERRUPTED: "interrupted (Ctrl-C; finished runs are kept)",
+    EXIT_BROKEN_PIPE: "the reader of its output went away (`gamemarket ... | head`): it stops quietly, as a filter "
+    "does",
+}
+
+
 def examples(*lines: str) -> str:
     """A subcommand's epilog: its example command lines, one per line (kept as written by :class:`HelpFormatter`)."""
     return "examples:\n" + "\n".join(f"  {line}" for line in lines)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from gamemarket.cli.options import SEED, examples, integer
+from gamemarket.cli.options import EXIT_CHECK_FAILED, EXIT_OK, SEED, examples, integer
 from gamemarket.cli.output import foreign_code, print_table
 from gamemarket.errors import raised
 from gamemarket.plugins import load_plugin
@@ -63,7 +63,7 @@ def cmd_plugin_check(a) -> int:
             )
         failed = [r.entry for r in reports if not r.passed]
         print(f"{'FAILED: ' + ', '.join(failed) if failed else 'all entries passed'}")
-    return 1 if any(not r.passed for r in reports) else 0
+    return EXIT_CHECK_FAILED if any(not r.passed for r in reports) else EXIT_OK
 
 
 #: how a report names each kind of entry (``ConformanceReport.what``)

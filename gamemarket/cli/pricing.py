@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gamemarket.cli.options import POSITIVE, SEED, add_force, examples, integer
+from gamemarket.cli.options import EXIT_OK, EXIT_UNFINISHED, POSITIVE, SEED, add_force, examples, integer
 from gamemarket.cli.output import FULL, Figure, RowWriter, figure_width, print_table
 from gamemarket.errors import InputError
 from gamemarket.io.files import atomic_path, check_output_file, check_outputs, dumps_json
@@ -69,7 +69,7 @@ def cmd_price_solve(a) -> int:
     if out is not None:
         _write_result(out, r)
     _print_result(a, r)
-    return 0 if r.converged else 3
+    return EXIT_OK if r.converged else EXIT_UNFINISHED
 
 
 def _checked_out(a) -> Path:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gamemarket.cli.options import add_force, examples, integer, names_option, number
+from gamemarket.cli.options import EXIT_UNFINISHED, add_force, examples, integer, names_option, number
 from gamemarket.cli.output import FULL, Figure, Parts, exact, print_table, table_lines, terminal_width
 from gamemarket.cli.plugin import add_plugin_option
 from gamemarket.errors import InputError, UndefinedPayoffError
@@ -219,10 +219,10 @@ def _solve_egta(a) -> int:
             print_table(headers, rows, indent=2, full=FULL)
     if not sol.complete:  # what was found is printed; the search did not finish
         _unfinished(sol.notes)
-        return 3
+        return EXIT_UNFINISHED
     if not sol.found:
         print(f"gamemarket: {sol.summary()}", file=__import__("sys").stderr)
-        return 3
+        return EXIT_UNFINISHED
     return 0
 
 
@@ -336,7 +336,7 @@ def cmd_game_solve(a) -> int:
             print_solved(sg)
     if not all(sg.solution.complete for sg in solved):  # what was found is printed; the search did not finish
         _unfinished([n for sg in solved for n in sg.solution.notes])
-        return 3
+        return EXIT_UNFINISHED
     return 0
 
 
