@@ -57,13 +57,13 @@ class Example:
         return f"{self.source}: {self.text}"
 
 
-def _parsers(parser: argparse.ArgumentParser, path: tuple[str, ...] = ("gamemarket",)):
+def parsers(parser: argparse.ArgumentParser, path: tuple[str, ...] = ("gamemarket",)):
     """Every (command path, parser) pair, depth first, the top-level parser included."""
     yield path, parser
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for name, sub in action.choices.items():
-                yield from _parsers(sub, (*path, name))
+                yield from parsers(sub, (*path, name))
 
 
 def logical_lines(text: str) -> list[tuple[int, str]]:
@@ -89,7 +89,7 @@ def help_examples() -> list[Example]:
     from gamemarket.cli import build_parser
 
     out = []
-    for path, parser in _parsers(build_parser()):
+    for path, parser in parsers(build_parser()):
         if not parser.epilog or not parser.epilog.startswith("examples:\n"):
             continue
         where = " ".join((*path, "--help"))
