@@ -49,7 +49,18 @@ import numpy as np
 import pytest
 
 import gamemarket
-from examples_collect import LPC_NAME, ROOT, SDSC_NAME, Example, all_examples, groups, shown_output_matches, trace_path
+from examples_collect import (
+    LPC_NAME,
+    ROOT,
+    SDSC_NAME,
+    Example,
+    all_examples,
+    groups,
+    parsers,
+    shown_output_matches,
+    trace_path,
+)
+from gamemarket.cli import build_parser
 
 #: the folder of the installed package's commands: the venv's bin, beside this interpreter
 VENV_BIN = Path(sys.executable).parent
@@ -58,10 +69,8 @@ PACKAGE_PARENT = Path(gamemarket.__file__).resolve().parents[1]
 #: the reader's install, which the test's venv stands for: the folder's .venv is a link to it, and the rest of the
 #: command line runs as written
 INSTALL = "python3 -m venv .venv && .venv/bin/pip install ."
-#: a placeholder of an example -> the command lines it stands for
-PLACEHOLDERS = {
-    "COMMAND": ["workload", "simulate", "study", "game", "report", "population", "price", "plugin"],
-}
+#: a placeholder of an example -> what it stands for (``COMMAND``: every command of the parser)
+PLACEHOLDERS = {"COMMAND": [path[1] for path, _ in parsers(build_parser()) if len(path) == 2]}
 NOT_RUN = {
     'python3 -m venv .venv && .venv/bin/pip install ".[test]" && .venv/bin/python -m pytest -q': (
         "the whole test suite, this test included (CI runs it; the install needs the package index)"
@@ -93,7 +102,8 @@ RUN_ELSEWHERE = {
     ("docs/how-to/large-traces.md", "python"): "tests/test_readme.py",
     ("docs/how-to/design-a-mechanism.md", "shell"): "tests/test_howto_design.py",
 }
-#: a study run of the reproduction: minutes each, run where $GAMEMARKET_EXAMPLES_LONG is set
+#: a whole study run of minutes (the reproduction, its population study, the price-discovery market): run where
+#: $GAMEMARKET_EXAMPLES_LONG is set
 LONG = ("studies/shudler2010.toml", "studies/population-shudler2010.toml", "studies/price-discovery-market.toml")
 #: a module a Python block imports that only an extra installs -> the extra (the block skips where it is absent)
 OPTIONAL = {"pygambit": "gambit"}
@@ -240,7 +250,7 @@ def _why_not_run(e: Example) -> str | None:
     if e.kind == "python" and _python_block(e.group, e.text) in EXCERPTS:
         return f"an excerpt of {EXCERPTS[_python_block(e.group, e.text)]}, checked against it"
     if any(s in e.text for s in LONG) and not os.environ.get("GAMEMARKET_EXAMPLES_LONG"):
-        return "a reproduction study run (minutes): runs where $GAMEMARKET_EXAMPLES_LONG is set"
+        return "a whole study run of minutes: runs where $GAMEMARKET_EXAMPLES_LONG is set"
     return None
 
 
