@@ -1,0 +1,449 @@
+"""Logit quantal response equilibria (QRE): the principal branch traced in ``lambda``, its limit, a fitted ``lambda``.
+
+At precision ``lambda`` every player answers the others' play with the logit choice rule: a player of role ``r``
+plays strategy ``s`` with probability proportional to ``exp(lambda * u_s(x) / scale_r)``, where ``u_s(x)`` is the
+payoff of ``s`` against the others' mixture ``x`` and ``scale_r`` the spread of the role's payoffs (1 with
+``normalize=False``: raw payoffs, Gambit's units). A QRE is a fixed point of that rule. At ``lambda = 0`` the
+unique QRE is the centroid (every role uniform); as ``lambda`` grows the *principal branch* of QRE starting
+there is a smooth curve that, for almost every game, converges to one Nash equilibrium: the logit solution's
+*selection* [McKelvey1995]_, [Turocy2005]_.
+
+The branch is traced in the coordinates Turocy uses, log-probabilities ``z = log x`` and ``lambda``: the
+equations are, for each role, ``sum exp(z) = 1`` and, for each strategy ``s`` but the role's first ``a``,
+``z_s - z_a - lambda (u_s - u_a) = 0``: ``S`` equations in ``S + 1`` unknowns, a curve. It is followed by
+predictor-corrector continuation in arc length [Allgower2003]_: an Euler step along the tangent (the Jacobian's
+null vector, kept pointing the way the curve came), then Newton's method on the equations and the
+pseudo-arclength condition; the step doubles after an easy correction and halves after a hard one or a sharp turn.
+Probabilities far below the float range are kept as their logarithms, so the trace goes on where strategies are
+played with probability ``exp(-10**6)``; the curve may turn back in ``lambda`` (arc length does not mind).
+
+The same code traces bimatrix games (payoff matrices, exact products) and role-symmetric games (the deviation
+payoffs of :class:`~gamemarket.games.rsgame.RoleSymmetricGame` and their Jacobian); a bimatrix game written as a
+role-symmetric game of two roles of one player traces the same branch (a test checks it), and so does Gambit's
+``logit_solve`` on the same (normalized) payoffs (fixtures under ``tests/games/data/gambit``).
+
+The limit is the branch's last point (``lambda`` at ``lambda_max``) polished by Newton's method on its support's
+indifference conditions (:func:`gamemarket.games.rsg_equilibria.support_polish`) and verified by its regret; a
+point that does not polish is returned as it is, and its regret says how near it is.
+
+References
+----------
+.. [McKelvey1995] R. D. McKelvey and T. R. Palfrey, "Quantal response equilibria for normal form games", Games and
+   Economic Behavior 10 (1995) 6-38.
+.. [Turocy2005] T. L. Turocy, "A dynamic homotopy interpretation of the logistic quantal response equilibrium
+   correspondence", Games and Economic Behavior 51 (2005) 243-263.
+.. [Allgower2003] E. L. Allgower and K. Georg, *Introduction to Numerical Continuation Methods*, SIAM (2003).
+.. [Bland2024] J. R. Bland and T. L. Turocy, "Quantal response equilibrium as a structural model for estimation:
+   the missing manual", Southern Economic Journal (2024). (Estimating ``lambda`` by maximum likelihood along the
+   branch.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gamemarket.errors import InputError
+from gamemarket.games.checks import check_finite
+
+#: the default end of the trace, in units of the payoffs' spread: a strategy worse by a thousandth of the spread
+#: is played with probability about exp(-1000) there
+DEFAULT_LAMBDA_MAX = 1e6
+
+
+@dataclass
+class _Logit:
+    """The logit equations of one game: role starts and sizes, the scaled deviation payoffs ``dev(x) -> (u, J)``
+    (``J``: their derivative in ``x``), and each role's payoff unit."""
+
+    starts: np.ndarray
+    sizes: np.ndarray
+    dev: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
+    units: np.ndarray
+
+    @property
+    def size(self) -> int:
+        return int(self.sizes.sum())
+
+
+@dataclass
+class LogitBranch:
+    """The principal branch of logit QRE of a game, as traced, and its limit.
+
+    Attributes
+    ----------
+    lambdas : numpy.ndarray
+        ``lambda`` of each traced point (in units of each role's payoff spread where ``normalized``, else of the raw
+        payoffs).
+    mixtures : numpy.ndarray
+        One row per traced point: every role's mixture, role by role (a bimatrix game: the row player's, then the
+        column player's).
+    residuals : numpy.ndarray
+        Each point's logit fixed-point residual: the largest difference between a probability and the logit
+        response to the point.
+    limit : numpy.ndarray
+        The selection: the last point polished on its support.
+    limit_regret : tuple of float
+        Each role's regret at ``limit`` (raw payoffs: its best pure deviation's gain).
+    polished : bool
+        True where the polish converged and the limit's regret is within the game's tolerance.
+    normalized : bool
+        Whether ``lambda`` is in units of each role's payoff spread.
+    units : numpy.ndarray
+        Each role's payoff unit (its spread, or 1).
+    roles, strategies : list
+        The roles' names and each role's strategy names.
+    notes : list of str
+    """
+
+    lambdas: np.ndarray
+    mixtures: np.ndarray
+    residuals: np.ndarray
+    limit: np.ndarray
+    limit_regret: tuple
+    polished: bool
+    normalized: bool
+    units: np.ndarray
+    roles: list
+    strategies: list
+    notes: list = field(default_factory=list)
+    _problem: _Logit | None = field(default=None, repr=False)
+    _z: np.ndarray | None = field(default=None, repr=False)
+
+    def at(self, lam: float) -> np.ndarray:
+        """The branch's point at ``lambda = lam`` (its first crossing of ``lam``), corrected by Newton's method.
+
+        Raises
+        ------
+        InputError
+            Where ``lam`` is negative, not finite or beyond the traced branch.
+        """
+        lam = float(lam)
+        if not np.isfinite(lam) or lam < 0:
+            raise InputError(f"logit QRE: lambda must be a finite number >= 0, got {lam}")
+        mu = self.lambdas
+        hit = np.flatnonzero((mu[:-1] <= lam) & (mu[1:] >= lam))
+        if not hit.size:
+            raise InputError(f"logit QRE: lambda {lam:g} is beyond the traced branch (up to {mu.max():g})")
+        k = int(hit[0])
+        f = 0.0 if mu[k + 1] == mu[k] else (lam - mu[k]) / (mu[k + 1] - mu[k])
+        z0 = (1 - f) * self._z[k] + f * self._z[k + 1]
+        z = _correct_at(self._problem, z0, lam)
+        return np.exp(z) if z is not None else np.exp(z0)
+
+
+# ---------------------------------------------------------------------- the equations
+def _equations(p: _Logit, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The logit equations ``H(z, lambda)`` and their Jacobian (``S x (S + 1)``) at ``w = (z, lambda)``."""
+    S = p.size
+    z, lam = w[:S], w[S]
+    x = np.exp(z)
+    u, J = p.dev(x)
+    base = np.repeat(p.starts, p.sizes)
+    nb = np.flatnonzero(np.arange(S) != base)
+    b = base[nb]
+    H = np.empty(S)
+    D = np.zeros((S, S + 1))
+    H[p.starts] = np.add.reduceat(x, p.starts) - 1.0
+    for a, k in zip(p.starts, p.sizes):
+        D[a, a : a + k] = x[a : a + k]
+    H[nb] = z[nb] - z[b] - lam * (u[nb] - u[b])
+    D[nb, :S] = -lam * (J[nb] - J[b]) * x[None, :]
+    D[nb, nb] += 1.0
+    D[nb, b] -= 1.0
+    D[nb, S] = -(u[nb] - u[b])
+    return H, D
+
+
+def _tangent(D: np.ndarray, prev: np.ndarray | None) -> np.ndarray:
+    """The unit null vector of ``D``, oriented along ``prev`` (at the start: increasing ``lambda``)."""
+    q, _ = np.linalg.qr(D.T, mode="complete")
+    t = q[:, -1]
+    if (t[-1] if prev is None else t @ prev) < 0:
+        t = -t
+    return t
+
+
+def _correct(p: _Logit, w: np.ndarray, t: np.ndarray, max_iter: int = 6) -> tuple[np.ndarray | None, int, float]:
+    """Newton's method on the equations and ``t . (w - w_predicted) = 0``; (point or None, iterations, first
+    correction's size)."""
+    w = w.copy()
+    first = 0.0
+    for it in range(1, max_iter + 1):
+        H, D = _equations(p, w)
+        if not np.all(np.isfinite(H)) or not np.all(np.isfinite(D)):
+            return None, it, first
+        try:
+            step = np.linalg.solve(np.vstack([D, t]), -np.append(H, 0.0))
+        except np.linalg.LinAlgError:
+            return None, it, first
+        size = float(np.abs(step).max())
+        first = first or size
+        w += step
+        small = np.abs(step[:-1]).max() <= 1e-12 * max(1.0, float(np.abs(w[:-1]).max()))
+        if small and abs(step[-1]) <= 1e-12 * max(1.0, abs(w[-1])):
+            return w, it, first
+    return None, max_iter, first
+
+
+def _correct_at(p: _Logit, z: np.ndarray, lam: float, max_iter: int = 30) -> np.ndarray | None:
+    """Newton's method on the equations at a fixed ``lambda`` from ``z``: the QRE there, or None."""
+    S = p.size
+    z = z.copy()
+    for _ in range(max_iter):
+        H, D = _equations(p, np.append(z, lam))
+        try:
+            step = np.linalg.solve(D[:, :S], -H)
+        except np.linalg.LinAlgError:
+            return None
+        z += step
+        if np.abs(step).max() <= 1e-11 * max(1.0, float(np.abs(z).max())):
+            return z
+    return None
+
+
+def residual(p: _Logit, x: np.ndarray, lam: float) -> float:
+    """The logit fixed-point residual of ``x`` at ``lam``: ``max |x - logit(lam * u(x))|``."""
+    u, _ = p.dev(x)
+    v = lam * u
+    out = 0.0
+    for a, k in zip(p.starts, p.sizes):
+        e = np.exp(v[a : a + k] - v[a : a + k].max())
+        out = max(out, float(np.abs(x[a : a + k] - e / e.sum()).max()))
+    return out
+
+
+def _trace(p: _Logit, lam_max: float, max_steps: int, notes: list) -> np.ndarray:
+    """The traced points ``(z, lambda)`` of the principal branch from the centroid to ``lambda >= lam_max``."""
+    w = np.concatenate([np.repeat(-np.log(p.sizes.astype(float)), p.sizes), [0.0]])
+    _, D = _equations(p, w)
+    t = _tangent(D, None)
+    points, h = [w], 0.03
+    for _ in range(max_steps):
+        if w[-1] >= lam_max:
+            return np.array(points)
+        wn, iters, first = _correct(p, w + h * t, t)
+        tn = None
+        if wn is not None:
+            tn = _tangent(_equations(p, wn)[1], t)
+        if wn is None or tn @ t < 0.9 or first > 0.5 * h:
+            h *= 0.5
+            if h < 1e-12:
+                notes.append(f"the trace stopped at lambda {w[-1]:.6g}: the step fell below 1e-12")
+                return np.array(points)
+            continue
+        w, t = wn, tn
+        points.append(w)
+        h = h * 2.0 if iters <= 3 else h
+    notes.append(f"the trace stopped at lambda {w[-1]:.6g} after {max_steps:,} steps, before lambda {lam_max:g}")
+    return np.array(points)
+
+
+# ---------------------------------------------------------------------- the games
+def _bimatrix_problem(A: np.ndarray, B: np.ndarray, normalize: bool) -> _Logit:
+    """The logit equations of a bimatrix game (the row player's strategies first)."""
+    m, n = A.shape
+    units = np.array([_spread(A), _spread(B)]) if normalize else np.ones(2)
+    As, Bs = A / units[0], B / units[1]
+    J = np.zeros((m + n, m + n))
+    J[:m, m:] = As
+    J[m:, :m] = Bs.T
+
+    def dev(x):
+        return np.concatenate([As @ x[m:], Bs.T @ x[:m]]), J
+
+    return _Logit(np.array([0, m]), np.array([m, n]), dev, units)
+
+
+def _rsg_problem(game, normalize: bool) -> _Logit:
+    """The logit equations of a role-symmetric game (its deviation payoffs)."""
+    starts = np.asarray(game.role_starts)
+    sizes = np.asarray(game.num_strategies)
+    units = np.ones(len(game.roles))
+    if normalize:
+        ri = game.role_index
+        for r in range(len(game.roles)):
+            vals = game.payoffs[:, ri == r][game.profiles[:, ri == r] > 0]
+            units[r] = _spread(vals)
+    per = np.repeat(units, sizes)
+
+    def dev(x):
+        u, J = game.deviation_payoffs(x, jacobian=True)
+        return u / per, J / per[:, None]
+
+    return _Logit(starts, sizes, dev, units)
+
+
+def _spread(v: np.ndarray) -> float:
+    """max - min of ``v`` (1 where it is 0)."""
+    s = float(np.max(v) - np.min(v)) if np.size(v) else 0.0
+    return s if s > 0 else 1.0
+
+
+def _as_rsg(A: np.ndarray, B: np.ndarray, rows, cols, players):
+    """The bimatrix game as a role-symmetric game of two roles of one player each."""
+    from gamemarket.games.rsgame import RoleSymmetricGame, all_profiles  # deferred: scipy.special
+
+    m, n = A.shape
+    prof = all_profiles((1, 1), (m, n))
+    pay = np.zeros(prof.shape)
+    for k, row in enumerate(prof):
+        i, j = int(np.argmax(row[:m])), int(np.argmax(row[m:]))
+        pay[k, i], pay[k, m + j] = A[i, j], B[i, j]
+    return RoleSymmetricGame(tuple(players), (1, 1), (tuple(rows), tuple(cols)), prof, pay)
+
+
+def _problem_of(game, normalize: bool):
+    """(problem, role-symmetric form, roles, strategies, regret function) of a bimatrix or role-symmetric game."""
+    from gamemarket.games.rsgame import RoleSymmetricGame  # deferred: scipy.special
+
+    if isinstance(game, RoleSymmetricGame):
+        ri = game.role_index
+
+        def regrets(x):
+            g = game.gains(x)
+            return tuple(float(max(0.0, g[ri == r].max())) for r in range(len(game.roles)))
+
+        strategies = [list(s) for s in game.strategies]
+        return _rsg_problem(game, normalize), game, list(game.roles), strategies, regrets
+    A = getattr(game, "A", None)
+    B = getattr(game, "B", None)
+    if A is None or B is None:
+        raise InputError(f"logit QRE: expected a bimatrix or role-symmetric game, got {type(game).__name__}")
+    A, B = np.asarray(A, dtype=float), np.asarray(B, dtype=float)
+    if A.ndim != 2 or A.shape != B.shape or A.size == 0:
+        raise InputError(f"logit QRE: payoff matrices must be non-empty and of one shape, got {A.shape}, {B.shape}")
+    check_finite(A, "row player's payoffs")
+    check_finite(B, "column player's payoffs")
+    m = A.shape[0]
+    rows = list(getattr(game, "rows", None) or [f"r{i}" for i in range(m)])
+    cols = list(getattr(game, "cols", None) or [f"c{j}" for j in range(A.shape[1])])
+    players = list(getattr(game, "players", ("row", "column")))
+
+    def regrets(x):
+        from gamemarket.games.equilibria import regret  # deferred: the solvers' registry
+
+        return regret(A, B, x[:m], x[m:])
+
+    return _bimatrix_problem(A, B, normalize), (A, B, rows, cols, players), players, [rows, cols], regrets
+
+
+def logit_branch(
+    game, *, lambda_max: float | None = None, normalize: bool = True, max_steps: int = 20_000
+) -> LogitBranch:
+    """The principal branch of logit QRE of a bimatrix or role-symmetric game, traced to ``lambda_max``, and its limit.
+
+    Parameters
+    ----------
+    game : gamemarket.games.bimatrix.Game or RoleSymmetricGame
+        A bimatrix game (anything with payoff matrices ``A`` and ``B``) or a role-symmetric game.
+    lambda_max : float or None, keyword-only
+        Where the trace ends (default :data:`DEFAULT_LAMBDA_MAX` in units of the payoffs' spread, converted to raw
+        units where ``normalize`` is False).
+    normalize : bool, keyword-only
+        Measure each role's payoffs in units of their spread (default): the provider's revenue and a consumer's
+        utility are in different units, and one ``lambda`` for both would make one player nearly random and the
+        other nearly rational. False: raw payoffs (Gambit's ``lambda``).
+    max_steps : int, keyword-only
+        The most predictor-corrector steps.
+
+    Returns
+    -------
+    LogitBranch
+        Every traced point verified by its logit residual (each at most 1e-8), and the limit verified by its regret.
+
+    Raises
+    ------
+    InputError
+        A game of another kind, non-finite payoffs, or a ``lambda_max`` that is not a finite positive number.
+    """
+    prob, form, roles, strategies, regrets = _problem_of(game, normalize)
+    if lambda_max is None:
+        lambda_max = DEFAULT_LAMBDA_MAX if normalize else DEFAULT_LAMBDA_MAX / float(np.max(_raw_spreads(prob, form)))
+    lambda_max = float(lambda_max)
+    if not np.isfinite(lambda_max) or lambda_max <= 0:
+        raise InputError(f"logit QRE: lambda_max must be a finite number > 0, got {lambda_max}")
+    notes: list[str] = []
+    pts = _trace(prob, lambda_max, max_steps, notes)
+    Z, lams = pts[:, :-1], pts[:, -1]
+    X = np.exp(Z)
+    res = np.array([residual(prob, x, lam) for x, lam in zip(X, lams)])
+    if res.max() > 1e-8:
+        notes.append(f"a traced point's logit residual is {res.max():.3g} (above 1e-8)")
+    limit, polished = _polish(form, X[-1], regrets, prob)
+    return LogitBranch(
+        lams, X, res, limit, regrets(limit), polished, normalize, prob.units, roles, strategies, notes, prob, Z
+    )
+
+
+def _raw_spreads(prob: _Logit, form) -> np.ndarray:
+    """Each role's payoff spread (for a default ``lambda_max`` in raw units)."""
+    if isinstance(form, tuple):
+        return np.array([_spread(form[0]), _spread(form[1])])
+    return np.array([form.payoff_scale()])
+
+
+def _polish(form, x: np.ndarray, regrets, prob: _Logit) -> tuple[np.ndarray, bool]:
+    """The branch's last point polished on its support and checked by its regret: (limit, verified)."""
+    from gamemarket.games.rsg_equilibria import DEFAULT_REL_TOL, support_polish  # deferred: scipy.optimize
+
+    if isinstance(form, tuple):
+        A, B, rows, cols, players = form
+        rsg = _as_rsg(A, B, rows, cols, players)
+        tol = np.array([DEFAULT_REL_TOL * _spread(A), DEFAULT_REL_TOL * _spread(B)])
+    else:
+        rsg = form
+        tol = np.full(len(form.roles), DEFAULT_REL_TOL * form.payoff_scale())
+    x = rsg.normalize(x)
+    best, best_gap = x, np.max(np.array(regrets(x)) / tol)
+    for threshold in (1e-6, 1e-4, 1e-2):
+        y = support_polish(rsg, x, threshold=threshold)
+        if y is None:
+            continue
+        gap = np.max(np.array(regrets(y)) / tol)
+        if gap <= best_gap:
+            best, best_gap = y, gap
+        if gap <= 1:
+            break
+    return best, bool(best_gap <= 1)
+
+
+def fit_lambda(branch: LogitBranch, observed) -> tuple[float, np.ndarray, float]:
+    """The ``lambda`` of the principal branch under which observed play is most likely (maximum likelihood).
+
+    Parameters
+    ----------
+    branch : LogitBranch
+        A traced branch (:func:`logit_branch`).
+    observed : array_like
+        How often each strategy was observed played, role by role (counts or shares, >= 0, some positive).
+
+    Returns
+    -------
+    (float, numpy.ndarray, float)
+        The fitted ``lambda`` (in the branch's units), the QRE there, and its log-likelihood
+        ``sum n_s log x_s``.
+    """
+    n = np.asarray(observed, dtype=float)
+    if n.shape != (branch.mixtures.shape[1],) or not np.all(np.isfinite(n)) or np.any(n < 0) or not n.any():
+        raise InputError(
+            f"logit QRE fit: expected {branch.mixtures.shape[1]} observed counts >= 0, some positive; got {observed!r}"
+        )
+    from scipy.optimize import minimize_scalar  # deferred: scipy.optimize
+
+    ll = branch._z @ n
+    k = int(np.argmax(ll))
+    lo = branch.lambdas[max(k - 1, 0)]
+    hi = branch.lambdas[min(k + 1, len(branch.lambdas) - 1)]
+    if hi <= lo:
+        return float(branch.lambdas[k]), branch.mixtures[k], float(ll[k])
+
+    def neg(lam):
+        return -float(np.log(np.maximum(branch.at(lam), 1e-300)) @ n)
+
+    r = minimize_scalar(neg, bounds=(lo, hi), method="bounded", options={"xatol": 1e-10 * max(1.0, hi)})
+    if -r.fun < ll[k]:
+        return float(branch.lambdas[k]), branch.mixtures[k], float(ll[k])
+    return float(r.x), branch.at(r.x), float(-r.fun)
