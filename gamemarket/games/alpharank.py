@@ -1,0 +1,342 @@
+"""Alpha-rank: pure profiles ranked by the stationary distribution of an evolutionary Markov chain.
+
+Each player is a population of ``m`` individuals [Omidshafiei2019]_. Almost always every population is monomorphic
+(all its individuals play one strategy), so the state is a pure profile. Now and then one population, drawn
+uniformly, has a mutant strategy, drawn uniformly among its others, appear; it takes over with the fixation
+probability of a Moran process under the Fermi selection function with intensity ``alpha``: where the mutant
+earns ``f_t`` and the residents ``f_s``, ``u = alpha (f_t - f_s)`` and::
+
+    rho(u) = (1 - exp(-u)) / (1 - exp(-m u))        (1 / m where u = 0)
+
+The chain's transition from profile ``p`` to the profile ``q`` where population ``k`` switched is ``eta rho``, with
+``eta = 1 / sum_k (|S_k| - 1)``; it stays at ``p`` with the rest. Its stationary distribution ``pi`` over the pure
+profiles is the ranking: a profile's score is the share of time the populations spend there.
+
+A role-symmetric game has ``N_r`` players in role ``r``, each a population of its own (the multi-population model
+of the paper, which is what OpenSpiel computes for a game given one payoff table per player). The chain over the
+players' pure profiles is symmetric within a role, so it lumps exactly onto the game's profiles (counts per
+strategy): from counts ``c``, one of the ``c_s`` players of strategy ``s`` switches to ``t`` at rate
+``c_s eta rho`` with ``eta = 1 / sum_r N_r (|S_r| - 1)``; a profile's score is the sum of its players' orderings'
+scores. A bimatrix game is the case of two roles of one player. (OpenSpiel's single-population model, for
+two-player symmetric games, is another chain and is not computed here.)
+
+The stationary distribution is computed by the Grassmann-Taksar-Heyman elimination [Grassmann1985]_, which
+subtracts nothing and so stays accurate where transition probabilities are tiny (a large ``alpha``); it runs on
+the logarithms of the probabilities, so that a fixation probability of ``exp(-5000)`` still counts (it decides
+between two sink components) and profiles whose scores are below the float range are still ranked. ``pi`` is
+checked: it sums to 1 and ``pi C = pi`` to rounding.
+
+As ``alpha`` grows, ``pi`` concentrates on the sink strongly connected components of the response graph (an edge
+from a profile to a deviation that gains): :func:`sink_components`. The infinite-``alpha`` limit is computed as
+OpenSpiel does (``use_inf_alpha``): a gaining switch has probability ``eta (1 - eps)``, a losing one ``eta eps``
+and a neutral one ``eta / 2``, ``eps`` small, which keeps the chain irreducible.
+
+References
+----------
+.. [Omidshafiei2019] S. Omidshafiei, C. Papadimitriou, G. Piliouras, K. Tuyls, M. Rowland, J.-B. Lespiau, W. M.
+   Czarnecki, M. Lanctot, J. Perolat and R. Munos, "alpha-Rank: Multi-agent evaluation by evolution", Scientific
+   Reports 9 (2019) 9937.
+.. [Grassmann1985] W. K. Grassmann, M. I. Taksar and D. P. Heyman, "Regenerative analysis and steady state
+   distributions for Markov chains", Operations Research 33 (1985) 1107-1116.
+.. [Lanctot2019] M. Lanctot et al., "OpenSpiel: a framework for reinforcement learning in games", arXiv:1908.09453
+   (2019). (``open_spiel.python.egt.alpharank``: the fixtures under ``tests/games/data/openspiel``.)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gamemarket.errors import InputError
+
+#: OpenSpiel's defaults: population size, selection intensity and the infinite-alpha limit's noise
+DEFAULT_M = 50
+DEFAULT_ALPHA = 100.0
+DEFAULT_EPS = 0.01
+
+
+@dataclass
+class AlphaRank:
+    """What :func:`alpharank` returns.
+
+    Attributes
+    ----------
+    profiles : list of str
+        Every pure profile in words (``role {strategy: count}; ...``), in the game's profile order.
+    counts : numpy.ndarray
+        The profiles as counts per strategy (a bimatrix game: one row strategy and one column strategy).
+    pi : numpy.ndarray
+        The stationary distribution over the profiles (sums to 1).
+    order : numpy.ndarray
+        Profile indices, highest score first (ties in profile order).
+    log_pi : numpy.ndarray
+        Its logarithm, which orders profiles whose scores are below the float range.
+    ranks : numpy.ndarray
+        Each profile's rank (1 the best; profiles whose log-scores differ by at most 1e-9 share one).
+    alpha : float or None
+        The selection intensity (None: the infinite-alpha limit).
+    m, eps : int, float or None
+        Population size; the limit's noise (None for a finite ``alpha``).
+    normalized : bool
+        Whether payoff differences were in units of each role's payoff spread.
+    residual : float
+        ``max |pi C - pi|``: how stationary ``pi`` is.
+    """
+
+    profiles: list
+    counts: np.ndarray
+    pi: np.ndarray
+    log_pi: np.ndarray
+    order: np.ndarray
+    ranks: np.ndarray
+    alpha: float | None
+    m: int
+    eps: float | None
+    normalized: bool
+    residual: float
+    notes: list = field(default_factory=list)
+
+    def top(self, k: int = 5) -> list[tuple[int, str, float]]:
+        """The ``k`` best profiles: (rank, profile in words, score)."""
+        return [(int(self.ranks[i]), self.profiles[i], float(self.pi[i])) for i in self.order[:k]]
+
+
+def _as_rsg(game):
+    """A bimatrix or role-symmetric game as a role-symmetric game."""
+    from gamemarket.games.rsgame import RoleSymmetricGame  # deferred: scipy.special
+
+    if isinstance(game, RoleSymmetricGame):
+        return game
+    A, B = getattr(game, "A", None), getattr(game, "B", None)
+    if A is None or B is None:
+        raise InputError(f"alpha-rank: expected a bimatrix or role-symmetric game, got {type(game).__name__}")
+    from gamemarket.games.qre import _as_rsg as bimatrix_rsg
+
+    A, B = np.asarray(A, dtype=float), np.asarray(B, dtype=float)
+    rows = list(getattr(game, "rows", None) or [f"r{i}" for i in range(A.shape[0])])
+    cols = list(getattr(game, "cols", None) or [f"c{j}" for j in range(A.shape[1])])
+    return bimatrix_rsg(A, B, rows, cols, list(getattr(game, "players", ("row", "column"))))
+
+
+def fixation(u: np.ndarray, m: int) -> np.ndarray:
+    """The Moran fixation probability ``(1 - exp(-u)) / (1 - exp(-m u))`` of a mutant with fitness advantage
+    ``u`` (already times ``alpha``) in a population of ``m``, without overflow (``1/m`` where ``|u| < 1e-14``)."""
+    u = np.asarray(u, dtype=float)
+    out = np.full(u.shape, 1.0 / m)
+    pos, neg = u > 1e-14, u < -1e-14
+    with np.errstate(under="ignore", over="ignore"):
+        out[pos] = np.expm1(-u[pos]) / np.expm1(-m * u[pos])
+        v = -u[neg]
+        out[neg] = np.exp(-(m - 1) * v) * np.expm1(-v) / np.expm1(-m * v)
+    return out
+
+
+def _moves(game, normalize: bool):
+    """Every switch of one player: (from profile, to profile, how many players can make it, payoff gain)."""
+    prof, pay = game.profiles, game.payoffs
+    ri = game.role_index
+    units = np.ones(len(game.roles))
+    if normalize:
+        for r in range(len(game.roles)):
+            vals = pay[:, ri == r][prof[:, ri == r] > 0]
+            spread = float(vals.max() - vals.min()) if vals.size else 0.0
+            units[r] = spread if spread > 0 else 1.0
+    index = {tuple(row): i for i, row in enumerate(prof.tolist())}
+    src, dst, mult, gain = [], [], [], []
+    for p, row in enumerate(prof.tolist()):
+        for s in np.flatnonzero(prof[p]):
+            r = ri[s]
+            for t in np.flatnonzero(ri == r):
+                if t == s:
+                    continue
+                q = list(row)
+                q[s] -= 1
+                q[t] += 1
+                j = index[tuple(q)]
+                src.append(p)
+                dst.append(j)
+                mult.append(row[s])
+                gain.append((pay[j, t] - pay[p, s]) / units[r])
+    return np.array(src, int), np.array(dst, int), np.array(mult, float), np.array(gain, float)
+
+
+def _log_rates(game, alpha, m: int, eps: float, normalize: bool):
+    """The chain's off-diagonal transitions as (from, to, log probability): logs, so that a fixation probability
+    far below the float range (``exp(-5000)``) still counts."""
+    _check(alpha, m, eps)
+    src, dst, mult, gain = _moves(game, normalize)
+    eta = 1.0 / sum(n * (k - 1) for n, k in zip(game.players, game.num_strategies))
+    if alpha is None:
+        tie = np.abs(gain) <= 1e-14
+        log_rho = np.log(np.where(tie, 0.5, np.where(gain > 0, 1.0 - eps, eps)))
+    else:
+        log_rho = log_fixation(alpha * gain, m)
+    return src, dst, np.log(eta * mult) + log_rho
+
+
+def log_fixation(u: np.ndarray, m: int) -> np.ndarray:
+    """The logarithm of :func:`fixation`, finite however large ``|u|``."""
+    u = np.asarray(u, dtype=float)
+    out = np.full(u.shape, -np.log(m))
+    pos, neg = u > 1e-14, u < -1e-14
+    up, v = u[pos], -u[neg]
+    out[pos] = np.log(-np.expm1(-up)) - np.log(-np.expm1(-m * up))
+    out[neg] = -(m - 1) * v + np.log(-np.expm1(-v)) - np.log(-np.expm1(-m * v))
+    return out
+
+
+def transition_matrix(
+    game,
+    *,
+    alpha: float | None = DEFAULT_ALPHA,
+    m: int = DEFAULT_M,
+    eps: float = DEFAULT_EPS,
+    normalize: bool = True,
+) -> np.ndarray:
+    """The alpha-rank Markov chain over the game's profiles (rows sum to 1; probabilities below the float range
+    are 0 here); ``alpha=None``: the infinite-alpha limit with noise ``eps``."""
+    game = _as_rsg(game)
+    src, dst, logp = _log_rates(game, alpha, m, eps, normalize)
+    P = len(game.profiles)
+    C = np.zeros((P, P))
+    np.add.at(C, (src, dst), np.exp(logp))
+    C[np.diag_indices(P)] = 1.0 - C.sum(axis=1)
+    return C
+
+
+def _check(alpha, m, eps) -> None:
+    if alpha is not None and (
+        isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not math.isfinite(alpha) or alpha <= 0
+    ):
+        raise InputError(f"alpha-rank: alpha must be a finite number > 0, got {alpha!r}")
+    if not isinstance(m, (int, np.integer)) or isinstance(m, bool) or m < 2:
+        raise InputError(f"alpha-rank: the population size m must be an integer >= 2, got {m!r}")
+    if alpha is None and not (0 < eps < 0.5):
+        raise InputError(f"alpha-rank: eps must be in (0, 0.5), got {eps!r}")
+
+
+def log_stationary(L: np.ndarray) -> np.ndarray:
+    """The logarithm of the stationary distribution of the chain whose off-diagonal transition probabilities have
+    logarithms ``L`` (``-inf``: none; the diagonal is not read): Grassmann-Taksar-Heyman elimination in logs.
+
+    Raises
+    ------
+    InputError
+        Where the chain is reducible (its stationary distribution need not be unique).
+    """
+    A = np.array(L, dtype=float)
+    n = len(A)
+    with np.errstate(divide="ignore"):
+        for k in range(n - 1, 0, -1):
+            s = np.logaddexp.reduce(A[k, :k])
+            if not np.isfinite(s):
+                raise InputError(f"alpha-rank: the chain is reducible (state {k} leads to none before it)")
+            A[:k, k] -= s
+            A[:k, :k] = np.logaddexp(A[:k, :k], A[:k, k][:, None] + A[k, :k][None, :])
+        lp = np.full(n, -np.inf)
+        lp[0] = 0.0
+        for k in range(1, n):
+            lp[k] = np.logaddexp.reduce(lp[:k] + A[:k, k])
+    return lp - np.logaddexp.reduce(lp)
+
+
+def stationary(C: np.ndarray) -> np.ndarray:
+    """The stationary distribution of the irreducible chain ``C`` (:func:`log_stationary` of its logarithms)."""
+    with np.errstate(divide="ignore"):
+        return np.exp(log_stationary(np.log(np.asarray(C, dtype=float))))
+
+
+def _ranks(log_pi: np.ndarray, tol: float = 1e-9) -> tuple[np.ndarray, np.ndarray]:
+    """(order, best first; each profile's rank, profiles whose log-scores are within ``tol`` of the one above
+    sharing its rank): by logarithms, so that scores below the float range are still ordered."""
+    pi = log_pi
+    order = np.argsort(-pi, kind="stable")
+    ranks = np.empty(len(pi), int)
+    rank = 1
+    for k, i in enumerate(order):
+        if k and pi[order[k - 1]] - pi[i] > tol:
+            rank = k + 1
+        ranks[i] = rank
+    return order, ranks
+
+
+def alpharank(
+    game,
+    *,
+    alpha: float | None = DEFAULT_ALPHA,
+    m: int = DEFAULT_M,
+    eps: float = DEFAULT_EPS,
+    normalize: bool = True,
+) -> AlphaRank:
+    """Alpha-rank of a bimatrix or role-symmetric game: the stationary distribution over its pure profiles.
+
+    Parameters
+    ----------
+    game : gamemarket.games.bimatrix.Game or RoleSymmetricGame
+    alpha : float or None, keyword-only
+        The selection intensity (finite, > 0), in units of each role's payoff spread where ``normalize``, else of
+        the raw payoffs (OpenSpiel's). None: the infinite-alpha limit.
+    m : int, keyword-only
+        Each population's size (>= 2).
+    eps : float, keyword-only
+        The infinite-alpha limit's noise, in (0, 0.5).
+    normalize : bool, keyword-only
+        Payoff differences in units of each role's payoff spread (default), so that one ``alpha`` means the same in
+        a game of revenues and in one of utilities.
+
+    Returns
+    -------
+    AlphaRank
+        ``pi`` checked: it sums to 1 and is stationary (``residual``, at most 1e-12).
+
+    Raises
+    ------
+    InputError
+        A non-finite or non-positive ``alpha``, a bad ``m`` or ``eps`` (the message names the value).
+    """
+    rsg = _as_rsg(game)
+    src, dst, logp = _log_rates(rsg, alpha, m, eps, normalize)
+    P = len(rsg.profiles)
+    L = np.full((P, P), -np.inf)
+    L[src, dst] = logp  # (each move reaches a distinct profile)
+    log_pi = log_stationary(L)
+    pi = np.exp(log_pi)
+    C = transition_matrix(rsg, alpha=alpha, m=m, eps=eps, normalize=normalize)
+    residual = float(np.abs(pi @ C - pi).max())
+    if abs(pi.sum() - 1) > 1e-12 or residual > 1e-12:
+        raise InputError(f"alpha-rank: the stationary distribution did not check (residual {residual:.3g})")
+    order, ranks = _ranks(log_pi)
+    texts = [rsg.profile_text(row) for row in rsg.profiles]
+    return AlphaRank(
+        texts, rsg.profiles, pi, log_pi, order, ranks, alpha, m, None if alpha is not None else eps, normalize, residual
+    )
+
+
+def sweep(game, alphas, *, m: int = DEFAULT_M, normalize: bool = True) -> np.ndarray:
+    """The stationary distribution at each ``alpha`` of ``alphas`` (rows), for the ranking's sensitivity to it.
+
+    The paper's advice [Omidshafiei2019]_: take ``alpha`` as large as the computation allows, where the ranking
+    has settled on the sink components of the response graph; the sweep shows where it settles.
+    """
+    rsg = _as_rsg(game)
+    return np.array([alpharank(rsg, alpha=float(a), m=m, normalize=normalize).pi for a in alphas])
+
+
+def sink_components(game, *, normalize: bool = True) -> list[list[int]]:
+    """The sink strongly connected components of the response graph (profile indices): where the stationary
+    distribution concentrates as ``alpha`` grows. An edge goes from a profile to each profile where one player
+    switched and gained; a switch that neither gains nor loses is an edge both ways."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    rsg = _as_rsg(game)
+    src, dst, _, gain = _moves(rsg, normalize)
+    keep = gain >= -1e-14
+    P = len(rsg.profiles)
+    graph = coo_matrix((np.ones(keep.sum()), (src[keep], dst[keep])), shape=(P, P)).tocsr()
+    n, label = connected_components(graph, directed=True, connection="strong")
+    leaves = np.ones(n, bool)
+    leaves[label[src[keep]][label[src[keep]] != label[dst[keep]]]] = False
+    return [np.flatnonzero(label == c).tolist() for c in range(n) if leaves[c]]
