@@ -21,10 +21,11 @@ scores. A bimatrix game is the case of two roles of one player. (OpenSpiel's sin
 two-player symmetric games, is another chain and is not computed here.)
 
 The stationary distribution is computed by the Grassmann-Taksar-Heyman elimination [Grassmann1985]_, which
-subtracts nothing and so stays accurate where transition probabilities are tiny (a large ``alpha``); it runs on
-the logarithms of the probabilities, so that a fixation probability of ``exp(-5000)`` still counts (it decides
-between two sink components) and profiles whose scores are below the float range are still ranked. ``pi`` is
-checked: it sums to 1 and ``pi C = pi`` to rounding.
+subtracts nothing and so stays accurate where transition probabilities are tiny (a large ``alpha``); where some
+are below ``exp(-600)`` it runs on their logarithms, so that a fixation probability of ``exp(-5000)`` still counts
+(it decides between two sink components) and profiles whose scores are below the float range are still ranked.
+``pi`` is checked: it sums to 1 and ``pi C = pi`` within 1e-12 (1e-9 where the elimination ran in logs, whose
+rounding grows with their size).
 
 As ``alpha`` grows, ``pi`` concentrates on the sink strongly connected components of the response graph (an edge
 from a profile to a deviation that gains): :func:`sink_components`. The infinite-``alpha`` limit is computed as
@@ -167,7 +168,7 @@ def _log_rates(game, alpha, m: int, eps: float, normalize: bool):
     far below the float range (``exp(-5000)``) still counts."""
     _check(alpha, m, eps)
     src, dst, mult, gain = _moves(game, normalize)
-    eta = 1.0 / sum(n * (k - 1) for n, k in zip(game.players, game.num_strategies))
+    eta = 1.0 / max(1, sum(n * (k - 1) for n, k in zip(game.players, game.num_strategies)))
     if alpha is None:
         tie = np.abs(gain) <= 1e-14
         log_rho = np.log(np.where(tie, 0.5, np.where(gain > 0, 1.0 - eps, eps)))
@@ -243,9 +244,27 @@ def log_stationary(L: np.ndarray) -> np.ndarray:
 
 
 def stationary(C: np.ndarray) -> np.ndarray:
-    """The stationary distribution of the irreducible chain ``C`` (:func:`log_stationary` of its logarithms)."""
-    with np.errstate(divide="ignore"):
-        return np.exp(log_stationary(np.log(np.asarray(C, dtype=float))))
+    """The stationary distribution of the irreducible chain ``C`` by Grassmann-Taksar-Heyman elimination."""
+    return _gth(np.asarray(C, dtype=float))
+
+
+def _gth(C: np.ndarray) -> np.ndarray:
+    """Grassmann-Taksar-Heyman elimination (the diagonal is not read)."""
+    A = np.array(C, dtype=float)
+    n = len(A)
+    for k in range(n - 1, 0, -1):
+        s = A[k, :k].sum()
+        if not s > 0:
+            raise InputError(f"alpha-rank: the chain is reducible (state {k} leads to none before it)")
+        A[:k, k] /= s
+        A[:k, :k] += np.outer(A[:k, k], A[k, :k])
+    pi = np.zeros(n)
+    pi[0] = 1.0
+    for k in range(1, n):
+        pi[k] = pi[:k] @ A[:k, k]
+        if pi[k] > 1e100:  # rescaled as it goes (a ratio may be exp(600)): what then underflows is negligible
+            pi[: k + 1] /= pi[k]
+    return pi / pi.sum()
 
 
 def _ranks(log_pi: np.ndarray, tol: float = 1e-9) -> tuple[np.ndarray, np.ndarray]:
@@ -299,13 +318,23 @@ def alpharank(
     rsg = _as_rsg(game)
     src, dst, logp = _log_rates(rsg, alpha, m, eps, normalize)
     P = len(rsg.profiles)
-    L = np.full((P, P), -np.inf)
-    L[src, dst] = logp  # (each move reaches a distinct profile)
-    log_pi = log_stationary(L)
-    pi = np.exp(log_pi)
     C = transition_matrix(rsg, alpha=alpha, m=m, eps=eps, normalize=normalize)
+    if logp.size and logp.min() < -600:  # probabilities near or below the float range: elimination in logs
+        L = np.full((P, P), -np.inf)
+        L[src, dst] = logp  # (each move reaches a distinct profile)
+        log_pi = log_stationary(L)
+        log_pi -= log_pi.max()
+        tol = 1e-9  # (logs of size |log p| carry rounding of |log p| * 1e-16)
+    else:
+        with np.errstate(divide="ignore"):
+            log_pi = np.log(_gth(C)) if P > 1 else np.zeros(1)
+        tol = 1e-12
+    pi = np.exp(log_pi)
+    total = pi.sum()  # (the normalization, rounded once per state in logs, is redone here in one sum)
+    pi /= total
+    log_pi -= np.log(total)
     residual = float(np.abs(pi @ C - pi).max())
-    if abs(pi.sum() - 1) > 1e-12 or residual > 1e-12:
+    if abs(pi.sum() - 1) > 1e-12 or residual > tol:
         raise InputError(f"alpha-rank: the stationary distribution did not check (residual {residual:.3g})")
     order, ranks = _ranks(log_pi)
     texts = [rsg.profile_text(row) for row in rsg.profiles]
