@@ -444,6 +444,6 @@ def fit_lambda(branch: LogitBranch, observed) -> tuple[float, np.ndarray, float]
         return -float(np.log(np.maximum(branch.at(lam), 1e-300)) @ n)
 
     r = minimize_scalar(neg, bounds=(lo, hi), method="bounded", options={"xatol": 1e-10 * max(1.0, hi)})
-    if -r.fun < ll[k]:
+    if -r.fun <= ll[k] + 1e-12 * max(1.0, abs(ll[k])):  # (a flat likelihood: the smallest lambda that attains it)
         return float(branch.lambdas[k]), branch.mixtures[k], float(ll[k])
     return float(r.x), branch.at(r.x), float(-r.fun)

@@ -1,0 +1,153 @@
+"""Logit QRE: the principal branch, its limit and a fitted lambda, against Gambit's and the Nash enumeration."""
+
+import json
+import math
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gamemarket.errors import InputError
+from gamemarket.games.bimatrix import Game
+from gamemarket.games.egta import read_egta
+from gamemarket.games.equilibria import solve
+from gamemarket.games.io import read_nfg
+from gamemarket.games.qre import _as_rsg, fit_lambda, logit_branch
+from gamemarket.games.rsg_equilibria import equilibria
+
+ROOT = Path(__file__).parents[2]
+GAMBIT = json.loads((Path(__file__).parent / "data" / "gambit" / "logit.json").read_text())
+#: games where the principal branch meets a bifurcation: Gambit 17 perturbs the game to break the symmetry and
+#: takes a side; ours follows the symmetric branch through it (both limits are equilibria: a test checks)
+BIFURCATING = {"battle-of-sexes"}
+GENERIC = [n for n in GAMBIT if n not in BIFURCATING]
+
+
+def _game(f):
+    return Game(np.array(f["A"]), np.array(f["B"]))
+
+
+@pytest.mark.parametrize("name", GENERIC)
+def test_branch_equals_gambit(name):
+    """Gambit's logit_solve_lambda on the same payoffs (each player's in units of its spread): the same points."""
+    f = GAMBIT[name]
+    br = logit_branch(_game(f), normalize=False, lambda_max=1e5)
+    for lam, point in zip(f["lambdas"], f["points"]):
+        np.testing.assert_allclose(br.at(lam), point, atol=1e-7)
+
+
+@pytest.mark.parametrize("name", GENERIC)
+def test_limit_equals_gambit(name):
+    f = GAMBIT[name]
+    br = logit_branch(_game(f), normalize=False, lambda_max=1e5)
+    assert br.polished
+    np.testing.assert_allclose(br.limit, f["limit"], atol=1e-4)  # (Gambit stops at regret 1e-8: not polished)
+
+
+@pytest.mark.parametrize("name", GENERIC)
+def test_fitted_lambda_equals_gambit(name):
+    f = GAMBIT[name]
+    br = logit_branch(_game(f), normalize=False, lambda_max=1e5)
+    lam, x, ll = fit_lambda(br, f["observed"])
+    assert ll == pytest.approx(f["fit_log_like"], abs=1e-6)
+    assert lam == pytest.approx(f["fit_lambda"], abs=1e-3)
+    np.testing.assert_allclose(x, f["fit_profile"], atol=1e-5)
+
+
+def test_bifurcating_game_both_limits_are_equilibria():
+    f = GAMBIT["battle-of-sexes"]
+    g = _game(f)
+    br = logit_branch(g, normalize=False)
+    listed = [np.concatenate([e.x, e.y]) for e in solve(g).equilibria]
+    for limit in (br.limit, np.array(f["limit"])):
+        assert min(np.abs(limit - e).max() for e in listed) < 1e-6
+    np.testing.assert_allclose(br.limit, [2 / 3, 1 / 3, 1 / 3, 2 / 3], atol=1e-9)  # the symmetric branch's
+
+
+@settings(max_examples=25, deadline=None)
+@given(m=st.integers(2, 4), n=st.integers(2, 4), seed=st.integers(0, 2**31))
+def test_bimatrix_and_role_symmetric_forms_trace_one_branch(m, n, seed):
+    """One game traced twice: as payoff matrices and as a role-symmetric game of two roles of one player."""
+    rng = np.random.default_rng(seed)
+    A, B = rng.random((m, n)), rng.random((m, n))
+    one = logit_branch(Game(A, B))
+    two = logit_branch(_as_rsg(A, B, [f"r{i}" for i in range(m)], [f"c{j}" for j in range(n)], ["row", "column"]))
+    for lam in (0.5, 2.0, 10.0, 100.0):
+        np.testing.assert_allclose(one.at(lam), two.at(lam), atol=1e-8)
+    np.testing.assert_allclose(one.limit, two.limit, atol=1e-8)
+
+
+@settings(max_examples=40, deadline=None)
+@given(m=st.integers(2, 4), n=st.integers(2, 4), seed=st.integers(0, 2**31))
+def test_random_games_limit_is_a_listed_equilibrium(m, n, seed):
+    """On random games (generic: no bifurcation) every traced point is a QRE to 1e-8, and the limit, polished, is
+    an equilibrium the enumeration lists."""
+    rng = np.random.default_rng(seed)
+    g = Game(rng.random((m, n)), rng.random((m, n)))
+    br = logit_branch(g)
+    assert br.residuals.max() <= 1e-8
+    assert br.polished and max(br.limit_regret) <= 1e-9
+    listed = [np.concatenate([e.x, e.y]) for e in solve(g).equilibria]
+    assert min(np.abs(br.limit - e).max() for e in listed) < 1e-6
+
+
+@settings(max_examples=30, deadline=None)
+@given(m=st.integers(2, 4), n=st.integers(2, 4), seed=st.integers(0, 2**31), lam=st.floats(1e2, 1e4))
+def test_regret_shrinks_on_the_branch(m, n, seed, lam):
+    """At large lambda the QRE is near an equilibrium: its regret is at most about log(strategies) / lambda."""
+    rng = np.random.default_rng(seed)
+    A, B = rng.random((m, n)), rng.random((m, n))
+    br = logit_branch(Game(A, B), normalize=False)
+    x = br.at(lam)
+    from gamemarket.games.equilibria import regret
+
+    assert max(regret(A, B, x[:m], x[m:])) <= 2 * math.log(max(m, n)) / lam + 1e-9
+
+
+COMMITTED_NFG = sorted(ROOT.glob("reports/*/data/*.nfg"))
+COMMITTED_EGTA = sorted(ROOT.glob("reports/*/data/game-*.json")) + [
+    ROOT / "tests/games/data/gameanalysis/game.json",
+    ROOT / "tests/games/data/gameanalysis/samplegame.json",
+]
+
+
+@pytest.mark.parametrize("path", COMMITTED_NFG, ids=lambda p: str(p.relative_to(ROOT)))
+def test_committed_bimatrix_limit_is_listed(path):
+    g = read_nfg(path)
+    br = logit_branch(g)
+    assert br.polished
+    listed = [np.concatenate([e.x, e.y]) for e in solve(g).equilibria]
+    assert min(np.abs(br.limit - e).max() for e in listed) < 1e-9
+
+
+@pytest.mark.parametrize("path", COMMITTED_EGTA, ids=lambda p: str(p.relative_to(ROOT)))
+def test_committed_role_symmetric_limit_is_listed(path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (samplegame.json: payoffs that are lists of observations)
+        g = read_egta(path)
+    br = logit_branch(g)
+    assert br.polished and br.residuals.max() <= 1e-8
+    listed = [e.mixture for e in equilibria(g).equilibria]
+    assert min(np.abs(br.limit - e).max() for e in listed) < 1e-6
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, 0.0, -1.0])
+def test_bad_lambda_max_named(bad):
+    with pytest.raises(InputError, match=f"lambda_max must be a finite number > 0, got {bad}"):
+        logit_branch(Game([[1, 0], [0, 1]], [[1, 0], [0, 1]]), lambda_max=bad)
+
+
+@pytest.mark.parametrize("bad", [math.nan, -0.5])
+def test_bad_lambda_at_named(bad):
+    br = logit_branch(Game([[1, 0], [0, 1]], [[1, 0], [0, 1]]))
+    with pytest.raises(InputError, match=f"got {bad}"):
+        br.at(bad)
+
+
+def test_bad_observed_named():
+    br = logit_branch(Game([[1, 0], [0, 1]], [[1, 0], [0, 1]]))
+    with pytest.raises(InputError, match="expected 4 observed counts"):
+        fit_lambda(br, [1, 2, 3])
