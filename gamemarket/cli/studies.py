@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from gamemarket.cli.concepts import add_concept_options, check_concept_options, solve_concept
 from gamemarket.cli.options import EXIT_UNFINISHED, add_force, examples, integer, names_option, number
 from gamemarket.cli.output import FULL, Figure, Parts, exact, print_table, table_lines, terminal_width
 from gamemarket.cli.plugin import add_plugin_option
@@ -290,6 +291,8 @@ def cmd_game_solve(a) -> int:
     from gamemarket.analysis.study import solve_game  # deferred: joblib, pandas, pyarrow, scipy.optimize
     from gamemarket.games.io import equilibria_records  # deferred: pandas
 
+    if a.concept != "nash" or a.lambda_range or a.alpha or a.population:  # (an option of another concept: refused)
+        return _solve_concept(a)
     p = Path(a.file)
     if p.suffix == ".json":
         return _solve_egta(a)
@@ -338,6 +341,25 @@ def cmd_game_solve(a) -> int:
         _unfinished([n for sg in solved for n in sg.solution.notes])
         return EXIT_UNFINISHED
     return 0
+
+
+def _solve_concept(a) -> int:
+    """``game solve --concept qre|alpharank``: the file's games (an EGTA JSON game, or the bimatrix games of a study,
+    an .nfg or a CSV table) through :func:`gamemarket.cli.concepts.solve_concept`; a population study is refused."""
+    check_concept_options(a)
+    if a.concept != "nash" and a.methods != list(DEFAULT_METHODS):
+        raise InputError(f"--methods applies to --concept nash, not --concept {a.concept}")
+    p = Path(a.file)
+    if p.suffix == ".json":
+        from gamemarket.games.egta import read_egta  # deferred: pandas
+
+        return solve_concept(a, [(str(a.file), read_egta(a.file))])
+    if p.suffix == ".toml" and _study(a, p).population is not None:
+        raise InputError(
+            f"{a.file}: --concept {a.concept} does not apply to a population study's search; give one of its games "
+            "(the EGTA JSON files in its report's data folder)"
+        )
+    return solve_concept(a, [(g.title or str(a.file), g) for g in _load_game_source(a.file, a.game, a)])
 
 
 def cmd_game_export(a) -> int:
@@ -418,10 +440,13 @@ def _add_solve_command(g, methods: dict) -> None:
     option's declaration)."""
     gs = g.add_parser(
         "solve",
-        help="equilibria of a study's games, a CSV payoff table, an .nfg file or an EGTA JSON role-symmetric game",
+        help="equilibria of a study's games, a CSV payoff table, an .nfg file or an EGTA JSON role-symmetric game; "
+        "or their logit QRE or alpha-rank (--concept)",
         epilog=examples(
             'gamemarket game solve studies/default.toml --game "all jobs"',
             "gamemarket game solve reports/default/data/game-all-jobs.nfg --format json",
+            "gamemarket game solve reports/default/data/game-all-jobs.nfg --concept qre --lambda-range 1 1000",
+            "gamemarket game solve reports/population-default/data/game-provider-consumers.json --concept alpharank",
         ),
     )
     gs.add_argument(
@@ -458,6 +483,7 @@ def _add_solve_command(g, methods: dict) -> None:
         default=None,
         help="a progress bar on stderr for a search that runs more than 3 s (default: where stderr is a terminal)",
     )
+    add_concept_options(gs)
     add_plugin_option(gs)
     gs.set_defaults(func=cmd_game_solve)
 

@@ -49,6 +49,8 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
 
 from gamemarket.errors import InputError
 
@@ -104,21 +106,14 @@ class AlphaRank:
         return [(int(self.ranks[i]), self.profiles[i], float(self.pi[i])) for i in self.order[:k]]
 
 
-def _as_rsg(game):
-    """A bimatrix or role-symmetric game as a role-symmetric game."""
-    from gamemarket.games.rsgame import RoleSymmetricGame  # deferred: scipy.special
+def as_role_symmetric(game):
+    """:func:`gamemarket.games.rsgame.as_role_symmetric` (a bimatrix game as two roles of one player each)."""
+    from gamemarket.games.rsgame import as_role_symmetric as convert  # deferred: pandas (through the bimatrix game)
 
-    if isinstance(game, RoleSymmetricGame):
-        return game
-    A, B = getattr(game, "A", None), getattr(game, "B", None)
-    if A is None or B is None:
-        raise InputError(f"alpha-rank: expected a bimatrix or role-symmetric game, got {type(game).__name__}")
-    from gamemarket.games.qre import _as_rsg as bimatrix_rsg
-
-    A, B = np.asarray(A, dtype=float), np.asarray(B, dtype=float)
-    rows = list(getattr(game, "rows", None) or [f"r{i}" for i in range(A.shape[0])])
-    cols = list(getattr(game, "cols", None) or [f"c{j}" for j in range(A.shape[1])])
-    return bimatrix_rsg(A, B, rows, cols, list(getattr(game, "players", ("row", "column"))))
+    try:
+        return convert(game)
+    except InputError as exc:
+        raise InputError(f"alpha-rank: {exc}") from None
 
 
 def fixation(u: np.ndarray, m: int) -> np.ndarray:
@@ -198,7 +193,7 @@ def transition_matrix(
 ) -> np.ndarray:
     """The alpha-rank Markov chain over the game's profiles (rows sum to 1; probabilities below the float range
     are 0 here); ``alpha=None``: the infinite-alpha limit with noise ``eps``."""
-    game = _as_rsg(game)
+    game = as_role_symmetric(game)
     src, dst, logp = _log_rates(game, alpha, m, eps, normalize)
     P = len(game.profiles)
     C = np.zeros((P, P))
@@ -275,7 +270,7 @@ def _ranks(log_pi: np.ndarray, tol: float = 1e-9) -> tuple[np.ndarray, np.ndarra
     ranks = np.empty(len(pi), int)
     rank = 1
     for k, i in enumerate(order):
-        if k and pi[order[k - 1]] - pi[i] > tol:
+        if k and pi[order[k - 1]] != pi[i] and pi[order[k - 1]] - pi[i] > tol:  # (-inf ties -inf)
             rank = k + 1
         ranks[i] = rank
     return order, ranks
@@ -315,7 +310,7 @@ def alpharank(
     InputError
         A non-finite or non-positive ``alpha``, a bad ``m`` or ``eps`` (the message names the value).
     """
-    rsg = _as_rsg(game)
+    rsg = as_role_symmetric(game)
     src, dst, logp = _log_rates(rsg, alpha, m, eps, normalize)
     P = len(rsg.profiles)
     C = transition_matrix(rsg, alpha=alpha, m=m, eps=eps, normalize=normalize)
@@ -349,7 +344,7 @@ def sweep(game, alphas, *, m: int = DEFAULT_M, normalize: bool = True) -> np.nda
     The paper's advice [Omidshafiei2019]_: take ``alpha`` as large as the computation allows, where the ranking
     has settled on the sink components of the response graph; the sweep shows where it settles.
     """
-    rsg = _as_rsg(game)
+    rsg = as_role_symmetric(game)
     return np.array([alpharank(rsg, alpha=float(a), m=m, normalize=normalize).pi for a in alphas])
 
 
@@ -357,10 +352,7 @@ def sink_components(game, *, normalize: bool = True) -> list[list[int]]:
     """The sink strongly connected components of the response graph (profile indices): where the stationary
     distribution concentrates as ``alpha`` grows. An edge goes from a profile to each profile where one player
     switched and gained; a switch that neither gains nor loses is an edge both ways."""
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import connected_components
-
-    rsg = _as_rsg(game)
+    rsg = as_role_symmetric(game)
     src, dst, _, gain = _moves(rsg, normalize)
     keep = gain >= -1e-14
     P = len(rsg.profiles)

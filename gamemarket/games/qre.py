@@ -33,20 +33,19 @@ References
 .. [Turocy2005] T. L. Turocy, "A dynamic homotopy interpretation of the logistic quantal response equilibrium
    correspondence", Games and Economic Behavior 51 (2005) 243-263.
 .. [Allgower2003] E. L. Allgower and K. Georg, *Introduction to Numerical Continuation Methods*, SIAM (2003).
-.. [Bland2024] J. R. Bland and T. L. Turocy, "Quantal response equilibrium as a structural model for estimation:
-   the missing manual", Southern Economic Journal (2024). (Estimating ``lambda`` by maximum likelihood along the
-   branch.)
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 import numpy as np
 
 from gamemarket.errors import InputError
 from gamemarket.games.checks import check_finite
+from gamemarket.games.equilibria import regret
 
 #: the default end of the trace, in units of the payoffs' spread: a strategy worse by a thousandth of the spread
 #: is played with probability about exp(-1000) there
@@ -111,6 +110,18 @@ class LogitBranch:
     notes: list = field(default_factory=list)
     _problem: _Logit | None = field(default=None, repr=False)
     _z: np.ndarray | None = field(default=None, repr=False)
+
+    def mixture_dict(self, x) -> dict:
+        """``{role: {strategy: probability}}`` of a point (every strategy, role by role)."""
+        out, k = {}, 0
+        for role, names in zip(self.roles, self.strategies):
+            out[role] = {s: float(x[k + j]) for j, s in enumerate(names)}
+            k += len(names)
+        return out
+
+    def residual_at(self, x, lam: float) -> float:
+        """The logit fixed-point residual of ``x`` at ``lam`` (in the branch's units)."""
+        return residual(self._problem, np.asarray(x, dtype=float), float(lam))
 
     def at(self, lam: float) -> np.ndarray:
         """The branch's point at ``lambda = lam`` (its first crossing of ``lam``), corrected by Newton's method.
@@ -282,22 +293,9 @@ def _spread(v: np.ndarray) -> float:
     return s if s > 0 else 1.0
 
 
-def _as_rsg(A: np.ndarray, B: np.ndarray, rows, cols, players):
-    """The bimatrix game as a role-symmetric game of two roles of one player each."""
-    from gamemarket.games.rsgame import RoleSymmetricGame, all_profiles  # deferred: scipy.special
-
-    m, n = A.shape
-    prof = all_profiles((1, 1), (m, n))
-    pay = np.zeros(prof.shape)
-    for k, row in enumerate(prof):
-        i, j = int(np.argmax(row[:m])), int(np.argmax(row[m:]))
-        pay[k, i], pay[k, m + j] = A[i, j], B[i, j]
-    return RoleSymmetricGame(tuple(players), (1, 1), (tuple(rows), tuple(cols)), prof, pay)
-
-
 def _problem_of(game, normalize: bool):
     """(problem, role-symmetric form, roles, strategies, regret function) of a bimatrix or role-symmetric game."""
-    from gamemarket.games.rsgame import RoleSymmetricGame  # deferred: scipy.special
+    from gamemarket.games.rsgame import RoleSymmetricGame  # deferred: pandas (through the bimatrix game)
 
     if isinstance(game, RoleSymmetricGame):
         ri = game.role_index
@@ -323,8 +321,6 @@ def _problem_of(game, normalize: bool):
     players = list(getattr(game, "players", ("row", "column")))
 
     def regrets(x):
-        from gamemarket.games.equilibria import regret  # deferred: the solvers' registry
-
         return regret(A, B, x[:m], x[m:])
 
     return _bimatrix_problem(A, B, normalize), (A, B, rows, cols, players), players, [rows, cols], regrets
@@ -391,7 +387,9 @@ def _polish(form, x: np.ndarray, regrets, prob: _Logit) -> tuple[np.ndarray, boo
 
     if isinstance(form, tuple):
         A, B, rows, cols, players = form
-        rsg = _as_rsg(A, B, rows, cols, players)
+        from gamemarket.games.rsgame import as_role_symmetric  # deferred: pandas (through the bimatrix game)
+
+        rsg = as_role_symmetric(SimpleNamespace(A=A, B=B, rows=rows, cols=cols, players=players))
         tol = np.array([DEFAULT_REL_TOL * _spread(A), DEFAULT_REL_TOL * _spread(B)])
     else:
         rsg = form
@@ -411,7 +409,8 @@ def _polish(form, x: np.ndarray, regrets, prob: _Logit) -> tuple[np.ndarray, boo
 
 
 def fit_lambda(branch: LogitBranch, observed) -> tuple[float, np.ndarray, float]:
-    """The ``lambda`` of the principal branch under which observed play is most likely (maximum likelihood).
+    """The ``lambda`` of the principal branch under which observed play is most likely (maximum likelihood, as
+    McKelvey and Palfrey fit it to experimental play [McKelvey1995]_).
 
     Parameters
     ----------

@@ -486,3 +486,33 @@ class RoleSymmetricGame:
             i, j = int(np.argmax(row[:m])), int(np.argmax(row[m:]))
             A[i, j], B[i, j] = pay[i], pay[m + j]
         return Game(A, B, list(self.strategies[0]), list(self.strategies[1]), players=tuple(self.roles))
+
+
+def as_role_symmetric(game) -> RoleSymmetricGame:
+    """A role-symmetric game as it is; a bimatrix game (anything with payoff matrices ``A`` and ``B``, and where it
+    has them ``rows``, ``cols`` and ``players``) as a role-symmetric game of two roles of one player each (the
+    inverse of :meth:`RoleSymmetricGame.to_bimatrix`).
+
+    Raises
+    ------
+    InputError
+        A game of another kind, or matrices that are not of one shape.
+    """
+    if isinstance(game, RoleSymmetricGame):
+        return game
+    A, B = getattr(game, "A", None), getattr(game, "B", None)
+    if A is None or B is None:
+        raise InputError(f"expected a bimatrix or role-symmetric game, got {type(game).__name__}")
+    A, B = np.asarray(A, dtype=float), np.asarray(B, dtype=float)
+    if A.ndim != 2 or A.shape != B.shape or A.size == 0:
+        raise InputError(f"payoff matrices must be non-empty and of one shape, got {A.shape} and {B.shape}")
+    m, n = A.shape
+    rows = list(getattr(game, "rows", None) or [f"r{i}" for i in range(m)])
+    cols = list(getattr(game, "cols", None) or [f"c{j}" for j in range(n)])
+    players = tuple(getattr(game, "players", ("row", "column")))
+    prof = all_profiles((1, 1), (m, n))
+    i, j = np.argmax(prof[:, :m], axis=1), np.argmax(prof[:, m:], axis=1)
+    pay = np.zeros(prof.shape)
+    pay[np.arange(len(prof)), i] = A[i, j]
+    pay[np.arange(len(prof)), m + j] = B[i, j]
+    return RoleSymmetricGame(players, (1, 1), (tuple(rows), tuple(cols)), prof, pay)

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from gamemarket.errors import InputError
 from gamemarket.games.alpharank import (
-    _as_rsg,
     alpharank,
+    as_role_symmetric,
     fixation,
     log_fixation,
     sink_components,
@@ -69,7 +69,7 @@ def test_equals_openspiel(name, k):
     fixture = json.loads(FIXTURES.read_text())[name]
     run = fixture["runs"][k]
     game = _game(name)
-    rsg = _as_rsg(game)
+    rsg = as_role_symmetric(game)
     ours = alpharank(game, alpha=run["alpha"], m=run["m"], eps=run.get("eps") or 0.01, normalize=False)
     # where the game has two sink components the chain nearly splits and OpenSpiel's eigenvector is off by up to
     # 1e-6 (population-shudler2010 wspt-kth at its third alpha: OpenSpiel 8.2e-7 on the second sink, ours 6.63e-22,

@@ -15,8 +15,9 @@ from gamemarket.games.bimatrix import Game
 from gamemarket.games.egta import read_egta
 from gamemarket.games.equilibria import solve
 from gamemarket.games.io import read_nfg
-from gamemarket.games.qre import _as_rsg, fit_lambda, logit_branch
+from gamemarket.games.qre import fit_lambda, logit_branch
 from gamemarket.games.rsg_equilibria import equilibria
+from gamemarket.games.rsgame import as_role_symmetric
 
 ROOT = Path(__file__).parents[2]
 GAMBIT = json.loads((Path(__file__).parent / "data" / "gambit" / "logit.json").read_text())
@@ -74,7 +75,7 @@ def test_bimatrix_and_role_symmetric_forms_trace_one_branch(m, n, seed):
     rng = np.random.default_rng(seed)
     A, B = rng.random((m, n)), rng.random((m, n))
     one = logit_branch(Game(A, B))
-    two = logit_branch(_as_rsg(A, B, [f"r{i}" for i in range(m)], [f"c{j}" for j in range(n)], ["row", "column"]))
+    two = logit_branch(as_role_symmetric(Game(A, B)))
     for lam in (0.5, 2.0, 10.0, 100.0):
         np.testing.assert_allclose(one.at(lam), two.at(lam), atol=1e-8)
     np.testing.assert_allclose(one.limit, two.limit, atol=1e-8)

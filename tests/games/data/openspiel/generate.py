@@ -34,17 +34,17 @@ ALPHAS = [0.1, 1.0, 10.0, 100.0]  # times 1 / (the largest payoff spread of the 
 
 
 def export(out: str) -> None:
-    from gamemarket.games.alpharank import _as_rsg
     from gamemarket.games.bimatrix import Game
     from gamemarket.games.egta import read_egta
     from gamemarket.games.io import read_nfg
+    from gamemarket.games.rsgame import as_role_symmetric
 
     games = {k: Game(np.array(a, float), np.array(b, float)) for k, (a, b) in GAMES.items()}
     for f in FILES:
         games[f] = read_nfg(f) if f.endswith(".nfg") else read_egta(f)
     tables = {}
     for name, g in games.items():
-        rsg = _as_rsg(g)
+        rsg = as_role_symmetric(g)
         seats = [r for r, n in enumerate(rsg.players) for _ in range(n)]
         sizes = [rsg.num_strategies[r] for r in seats]
         index = {tuple(row): i for i, row in enumerate(rsg.profiles.tolist())}

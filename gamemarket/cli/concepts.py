@@ -1,0 +1,188 @@
+"""``gamemarket game solve --concept qre|alpharank``: solution concepts beside Nash equilibria (the logit QRE's
+principal branch and its limit, alpha-rank's ranking of the pure profiles), as tables or ``--format json``."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from gamemarket.cli.options import integer, number
+from gamemarket.cli.output import FULL, Figure, Parts, print_table
+from gamemarket.errors import InputError
+from gamemarket.games.alpharank import DEFAULT_ALPHA, DEFAULT_M, alpharank
+from gamemarket.games.qre import logit_branch
+from gamemarket.io.files import dumps_json
+
+CONCEPTS = ("nash", "qre", "alpharank")
+
+#: the lambda range whose branch points are printed by default (units of each role's payoff spread)
+DEFAULT_LAMBDA_RANGE = (0.1, 1000.0)
+#: branch points printed between the range's ends (log-spaced)
+POINTS = 7
+#: alpha-rank's profiles printed
+TOP = 10
+
+
+def add_concept_options(gs) -> None:
+    """``--concept`` and the options of the concepts beside Nash, on the game solve command ``gs``."""
+    gs.add_argument(
+        "--concept",
+        choices=CONCEPTS,
+        default="nash",
+        help="what to compute: nash (the equilibria, each verified by its regret), qre (the logit quantal response "
+        "equilibria's principal branch and its limit, the equilibrium it selects) or alpharank (the pure profiles "
+        "ranked by the stationary distribution of evolutionary dynamics)",
+    )
+    positive = number(min=0, min_open=True, what="a finite number")
+    gs.add_argument(
+        "--lambda-range",
+        nargs=2,
+        type=positive,
+        metavar=("LOW", "HIGH"),
+        help=f"--concept qre: print the branch at {POINTS} log-spaced lambdas from LOW to HIGH, in units of each "
+        f"role's payoff spread (default: {DEFAULT_LAMBDA_RANGE[0]:g} {DEFAULT_LAMBDA_RANGE[1]:g}); increasing, > 0",
+    )
+    gs.add_argument(
+        "--alpha",
+        type=positive,
+        metavar="ALPHA",
+        help="--concept alpharank: the selection intensity, finite and > 0, in units of each role's payoff spread "
+        "(default: 100, OpenSpiel's); the ranking is also printed at ALPHA/100, ALPHA/10, 10 ALPHA and in the "
+        "infinite-alpha limit, for its sensitivity",
+    )
+    gs.add_argument(
+        "--population",
+        type=integer(min=2, limit=10**6, what="a population size"),
+        metavar="M",
+        help="--concept alpharank: each player's population size (default: 50, OpenSpiel's)",
+    )
+
+
+def check_concept_options(a) -> None:
+    """Refuse an option of one concept given with another, and a lambda range that does not increase."""
+    given = {
+        "--lambda-range": (a.lambda_range is not None, "qre"),
+        "--alpha": (a.alpha is not None, "alpharank"),
+        "--population": (a.population is not None, "alpharank"),
+    }
+    for opt, (set_, concept) in given.items():
+        if set_ and a.concept != concept:
+            raise InputError(f"{opt} applies to --concept {concept}, not --concept {a.concept}")
+    if a.lambda_range is not None:
+        lo, hi = a.lambda_range
+        if not (0 < lo < hi) or not math.isfinite(hi):
+            raise InputError(f"--lambda-range: expected LOW < HIGH, both > 0; got {lo:g} {hi:g}")
+
+
+def solve_concept(a, games: list) -> int:
+    """``gamemarket game solve --concept qre|alpharank`` on ``games`` ((name, game) pairs: bimatrix games or an
+    EGTA JSON role-symmetric game), printed as the command's ``--format`` says."""
+    out = []
+    for name, game in games:
+        try:
+            rec = _qre(a, game) if a.concept == "qre" else _alpharank(a, game)
+        except InputError as exc:
+            raise InputError(f"{a.file}: {exc}") from None
+        rec = {"game": name, "concept": a.concept, **rec}
+        out.append(rec)
+        if a.format == "text":
+            (_print_qre if a.concept == "qre" else _print_alpharank)(rec)
+    if a.format == "json":
+        print(dumps_json(out, indent=2))
+    return 0
+
+
+def _qre(a, game) -> dict:
+    lo, hi = a.lambda_range or DEFAULT_LAMBDA_RANGE
+    br = logit_branch(game)
+    if hi > br.lambdas.max():
+        raise InputError(f"--lambda-range: HIGH {hi:g} is beyond the traced branch (up to {br.lambdas.max():g})")
+    points = []
+    for lam in np.geomspace(lo, hi, POINTS):
+        x = br.at(lam)
+        points.append({"lambda": float(lam), "mixture": br.mixture_dict(x), "residual": br.residual_at(x, lam)})
+    return {
+        "lambda_units": "each role's payoff spread",
+        "units": dict(zip(br.roles, br.units.tolist())),
+        "branch": points,
+        "limit": {
+            "lambda": float(br.lambdas[-1]),
+            "mixture": br.mixture_dict(br.limit),
+            "regret": dict(zip(br.roles, (float(r) for r in br.limit_regret))),
+            "verified": br.polished,
+        },
+        "notes": br.notes,
+    }
+
+
+def _mixture_cell(mixture: dict) -> Parts:
+    parts = []
+    for s, p in mixture.items():
+        parts += [" + "] if parts else []
+        parts += [Figure(p, 4, what="shares"), f" {s}"]
+    return Parts(tuple(parts), text=True)
+
+
+def _print_qre(rec: dict) -> None:
+    roles = list(rec["limit"]["mixture"])
+    print(f"== {rec['game']}: logit QRE, lambda in units of each role's payoff spread")
+    rows = [
+        (Figure(p["lambda"], 4, what="lambdas"), *(_mixture_cell(p["mixture"][r]) for r in roles), p["residual"])
+        for p in rec["branch"]
+    ]
+    lim = rec["limit"]
+    rows.append(("limit", *(_mixture_cell(lim["mixture"][r]) for r in roles), "-"))
+    print_table(("lambda", *roles, "logit residual"), rows, indent=2, full=FULL)
+    regrets = ", ".join(f"{r} {v:.3g}" for r, v in lim["regret"].items())
+    verdict = "a Nash equilibrium, verified" if lim["verified"] else "not verified as a Nash equilibrium"
+    print(f"  limit (branch traced to lambda {lim['lambda']:.4g}): {verdict} (regret: {regrets})")
+    for n in rec["notes"]:
+        print(f"  note: {n}")
+
+
+def _alpharank(a, game) -> dict:
+    alpha = a.alpha if a.alpha is not None else DEFAULT_ALPHA
+    m = a.population if a.population is not None else DEFAULT_M
+    res = alpharank(game, alpha=alpha, m=m)
+    sensitivity = []
+    for al in (alpha / 100, alpha / 10, alpha, alpha * 10, None):
+        r = res if al == alpha else alpharank(game, alpha=al, m=m)
+        best = int(r.order[0])
+        sensitivity.append({"alpha": al, "first": r.profiles[best], "score": float(r.pi[best])})
+    return {
+        "alpha": alpha,
+        "population": m,
+        "alpha_units": "each role's payoff spread",
+        "ranking": [
+            {"rank": int(res.ranks[i]), "profile": res.profiles[i], "score": float(res.pi[i]), "log_score": lp}
+            for i in res.order
+            for lp in [float(res.log_pi[i]) if np.isfinite(res.log_pi[i]) else None]
+        ],
+        "sensitivity": sensitivity,
+        "residual": res.residual,
+    }
+
+
+def _log10(log_score: float):
+    """A score's base-10 logarithm, which orders scores below the float range (None: 0 in floats)."""
+    return "-inf" if log_score is None else Figure(log_score / math.log(10), 4, what="logarithms")
+
+
+def _print_alpharank(rec: dict) -> None:
+    units = "units of each role's payoff spread"
+    print(f"== {rec['game']}: alpha-rank, alpha {rec['alpha']:g} ({units}), m {rec['population']}")
+    rows = [
+        (r["rank"], r["profile"], Figure(r["score"], 4, what="scores"), _log10(r["log_score"]))
+        for r in rec["ranking"][:TOP]
+    ]
+    print_table(("rank", "profile", "score", "log10 score"), rows, indent=2, full=FULL)
+    left = len(rec["ranking"]) - TOP
+    if left > 0:
+        print(f"  ({left:,} more profiles; --format json lists them all)")
+    print("  sensitivity: the first profile at other alphas")
+    rows = [
+        ("infinite" if s["alpha"] is None else Figure(s["alpha"], 4, what="alphas"), s["first"], Figure(s["score"], 4))
+        for s in rec["sensitivity"]
+    ]
+    print_table(("alpha", "first", "score"), rows, indent=2)
