@@ -19,6 +19,7 @@ from gamemarket.market.base import MARKETS, market_for
 from gamemarket.market.payoffs import unit
 from gamemarket.reports import discussion, figures
 from gamemarket.reports.claims import claims_section, write_csv
+from gamemarket.reports.concepts import concepts_summary
 from gamemarket.reports.markdown import md_table, num, num_ci, to_html
 from gamemarket.workers import fan_out
 
@@ -488,6 +489,7 @@ def _game_section(sg, out: OutputFolder, resamples: int, jobs: FigureJobs, *, co
     jobs.add(figures.payoff_heatmaps, sg, path, consumer_kind, weight=max(g.shape) / LARGE)
     md.append(figure_lines(sg.name, path.name, HOW_TO_READ["heatmap"]))
     md.append(_eq_table(sg))
+    md.append(concepts_summary(g, [np.concatenate([e.x, e.y]) for e in sol.equilibria])["words"] + "\n")
     for flag in sg.flags:
         md.append(f"- **flag**: {flag}\n")
     if max(g.shape) > LARGE and sol.equilibria:

@@ -1,0 +1,96 @@
+"""Beside a game's Nash equilibria in a report: the equilibrium the logit QRE selects and alpha-rank's first profiles
+(#46 item 5), and a sentence where they disagree.
+
+The logit limit (:func:`gamemarket.games.qre.logit_branch`) is matched to the listed equilibria (the largest
+difference of a probability at most 1e-6); alpha-rank (:func:`gamemarket.games.alpharank.alpharank`, its defaults:
+alpha 100 in units of each role's payoff spread, populations of 50) ranks the pure profiles. A concept that
+cannot be computed is said to be, with the reason, rather than failing the report.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gamemarket.errors import InputError
+from gamemarket.games.alpharank import DEFAULT_ALPHA, DEFAULT_M, alpharank
+from gamemarket.games.qre import logit_branch
+from gamemarket.reports.markdown import num
+
+#: alpha-rank's profiles named in the paragraph
+TOP = 3
+#: two mixtures closer than this (largest difference of a probability) are one equilibrium
+SAME = 1e-6
+
+
+def _words(roles, strategies, x, digits: int = 3) -> str:
+    """A mixture (every role's, role by role) in words: ``provider hb-first; consumer 0.5 FT + 0.5 SRG``."""
+    parts, k = [], 0
+    for role, names in zip(roles, strategies):
+        p = np.asarray(x[k : k + len(names)], dtype=float)
+        k += len(names)
+        used = [(s, v) for s, v in zip(names, p) if v > SAME]
+        inner = used[0][0] if len(used) == 1 else " + ".join(f"{num(v, digits)} {s}" for s, v in used)
+        parts.append(f"{role} {inner}")
+    return "; ".join(parts)
+
+
+def concepts_summary(game, equilibria: list[np.ndarray]) -> dict:
+    """The logit selection and alpha-rank's ranking of ``game`` beside its listed ``equilibria`` (each a mixture of
+    every role, role by role: a bimatrix game's ``concatenate([x, y])``).
+
+    Returns
+    -------
+    dict
+        ``selection`` (index into ``equilibria`` of the logit limit, or None), ``limit`` (its mixture), ``regret``,
+        ``alpharank`` (the first profiles: (rank, profile as a mixture, score)) and ``words`` (the paragraph), or
+        ``error`` where a concept could not be computed.
+    """
+    try:
+        br = logit_branch(game)
+        ar = alpharank(game)
+    except InputError as exc:
+        return {"error": str(exc), "words": f"The logit QRE and alpha-rank were not computed: {exc}"}
+    eqs = [np.asarray(e, dtype=float) for e in equilibria]
+    dist = [float(np.abs(br.limit - e).max()) for e in eqs]
+    selection = int(np.argmin(dist)) if dist and min(dist) <= SAME else None
+    counts = np.asarray(ar.counts, dtype=float)
+    top = [(int(ar.ranks[i]), counts[i], float(ar.pi[i])) for i in ar.order[:TOP]]
+    first_eq = next((k for k, e in enumerate(eqs) if np.abs(e - top[0][1]).max() <= SAME), None)
+    return {
+        "selection": selection,
+        "limit": br.limit,
+        "regret": max(br.limit_regret),
+        "alpharank": top,
+        "first_equilibrium": first_eq,
+        "words": _paragraph(br, top, selection, first_eq),
+    }
+
+
+def _paragraph(br, top, selection: int | None, first_eq: int | None) -> str:
+    """The summary in words: the selection, alpha-rank's first profiles, and whether they agree."""
+    roles, strategies = br.roles, br.strategies
+    limit = _words(roles, strategies, br.limit)
+    if selection is not None:
+        qre = f"The logit QRE's principal branch ends at equilibrium {selection + 1} ({limit})"
+    else:
+        qre = f"The logit QRE's principal branch ends at {limit}, which is none of the listed equilibria"
+    ranked = "; ".join(f"{rank}. {_words(roles, strategies, x)} ({num(s, 3)})" for rank, x, s in top)
+    text = (
+        f"{qre}. Alpha-rank (alpha {num(DEFAULT_ALPHA)} in units of each role's payoff spread, populations of "
+        f"{DEFAULT_M}) ranks first {ranked}."
+    )
+    first = _words(roles, strategies, top[0][1])
+    if first_eq is None:
+        return text + (
+            f" They disagree: alpha-rank's first profile ({first}) is no Nash equilibrium; the populations' dynamics "
+            "spend most of their time there without it being a rest point of best responses."
+        )
+    tied = sum(rank == 1 for rank, _, _ in top) > 1
+    if selection is not None and (first_eq != selection or tied):
+        n_first = sum(rank == 1 for rank, _, _ in top)
+        first = f"ties {n_first} profiles first" if tied else f"puts equilibrium {first_eq + 1} first"
+        return text + f" They disagree: alpha-rank {first}, the logit rule selects equilibrium {selection + 1}."
+
+    if selection is None:
+        return text + " They disagree: the logit limit is not a listed equilibrium."
+    return text + " Nash, the logit selection and alpha-rank agree."

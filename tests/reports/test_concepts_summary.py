@@ -1,0 +1,59 @@
+"""A report's paragraph beside a game's Nash equilibria: the logit selection, alpha-rank's first profiles, and a
+sentence where they disagree (#46 item 5)."""
+
+from pathlib import Path
+
+import numpy as np
+
+from gamemarket.games.bimatrix import Game
+from gamemarket.games.equilibria import solve
+from gamemarket.games.io import read_nfg
+from gamemarket.reports.concepts import concepts_summary
+
+ROOT = Path(__file__).parents[2]
+
+
+def _listed(g):
+    return [np.concatenate([e.x, e.y]) for e in solve(g).equilibria]
+
+
+def test_agreement_on_a_dominant_strategy_game():
+    g = Game([[3, 0], [5, 1]], [[3, 5], [0, 1]], ["cooperate", "defect"], ["cooperate", "defect"])
+    s = concepts_summary(g, _listed(g))
+    assert s["selection"] == 0 and s["first_equilibrium"] == 0
+    assert "ends at equilibrium 1 (provider defect; consumer defect)" in s["words"]
+    assert s["words"].endswith("Nash, the logit selection and alpha-rank agree.")
+
+
+def test_disagreement_where_the_first_profile_is_no_equilibrium():
+    """Matching pennies: the logit selection is the mixed equilibrium; alpha-rank's profiles are on a cycle."""
+    g = Game([[1, -1], [-1, 1]], [[-1, 1], [1, -1]])
+    s = concepts_summary(g, _listed(g))
+    assert s["selection"] == 0 and s["first_equilibrium"] is None
+    assert "They disagree: alpha-rank's first profile" in s["words"] and "is no Nash equilibrium" in s["words"]
+
+
+def test_agreement_on_the_risk_dominant_equilibrium_of_a_stag_hunt():
+    g = Game([[9, 0], [8, 7]], [[9, 8], [0, 7]], ["A", "B"], ["A", "B"])
+    s = concepts_summary(g, _listed(g))
+    assert s["selection"] == s["first_equilibrium"] == 1  # (B, B), the risk-dominant one
+    assert s["words"].endswith("agree.")
+
+
+def test_disagreement_on_an_asymmetric_battle_of_the_sexes():
+    """Each player prefers its own pure equilibrium tenfold: the logit rule selects the mixed equilibrium, and
+    alpha-rank ties the two pure ones first."""
+    g = Game([[10, 0], [0, 1]], [[1, 0], [0, 10]], ["A", "B"], ["A", "B"])
+    listed = _listed(g)
+    s = concepts_summary(g, listed)
+    assert len(listed) == 3 and not np.isin(listed[s["selection"]], (0.0, 1.0)).all()
+    assert s["words"].endswith(
+        f"They disagree: alpha-rank ties 2 profiles first, the logit rule selects equilibrium {s['selection'] + 1}."
+    )
+
+
+def test_committed_games_say_something():
+    for path in sorted(ROOT.glob("reports/*/data/game-all-jobs.nfg")):
+        g = read_nfg(path)
+        s = concepts_summary(g, _listed(g))
+        assert "error" not in s and s["selection"] is not None, path
