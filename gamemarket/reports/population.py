@@ -30,6 +30,7 @@ from gamemarket.io.jobtable import write_table  # noqa: E402
 from gamemarket.io.names import slug  # noqa: E402
 from gamemarket.reports.answer import COMPARISON, UNIT, answer_paragraph, answer_table  # noqa: E402
 from gamemarket.reports.answer import rows as answer_rows  # noqa: E402
+from gamemarket.reports.concepts import concepts_summary  # noqa: E402
 from gamemarket.reports.drawing import people_ticks, save  # noqa: E402
 from gamemarket.reports.exploration import exploration_section, stored_exploration  # noqa: E402
 from gamemarket.reports.markdown import md_table, num, num_ci, to_html  # noqa: E402
@@ -508,7 +509,22 @@ def _equilibria_section(an, exploration=None) -> list[str]:
     if exploration is not None:
         title = "## The consumers' equilibria over the study's menu only (a comparison)"
         note = [COMPARISON, ""]
-    return ["", title, "", *note, md_table(headers, rows)]
+    return ["", title, "", *note, md_table(headers, rows), *_concepts_lines(an.answers)]
+
+
+def _concepts_lines(answers) -> list[str]:
+    """Beside each mechanism's equilibria: the one the logit QRE selects and alpha-rank's first profiles of its reduced
+    game, and whether they agree (:func:`gamemarket.reports.concepts.concepts_summary`)."""
+    lines = [
+        a.mechanism + ": " + concepts_summary(a.game, [np.asarray(e.mixture_vector) for e in a.equilibria])["words"]
+        for a in answers
+        if a.game is not None
+    ]
+    return (
+        ["", "Other solution concepts, on each mechanism's reduced game:", "", *(f"- {line}" for line in lines)]
+        if lines
+        else []
+    )
 
 
 def _provider_section(an, answer: list, exploration=None) -> list[str]:

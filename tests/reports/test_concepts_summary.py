@@ -57,3 +57,19 @@ def test_committed_games_say_something():
         g = read_nfg(path)
         s = concepts_summary(g, _listed(g))
         assert "error" not in s and s["selection"] is not None, path
+
+
+def test_population_report_lines_per_mechanism():
+    """The population report's lines: one per mechanism with a reduced game, none for one read from a file."""
+    from types import SimpleNamespace
+
+    from gamemarket.games.egta import read_egta
+    from gamemarket.games.rsg_equilibria import equilibria
+    from gamemarket.reports.population import _concepts_lines
+
+    g = read_egta(ROOT / "reports/population-default/data/game-hb-first.json")
+    eqs = [SimpleNamespace(mixture_vector=tuple(e.mixture)) for e in equilibria(g).equilibria]
+    lines = _concepts_lines([SimpleNamespace(mechanism="hb-first", game=g, equilibria=eqs)])
+    assert lines[1] == "Other solution concepts, on each mechanism's reduced game:"
+    assert lines[3].startswith("- hb-first: The logit QRE's principal branch ends at equilibrium 1")
+    assert _concepts_lines([SimpleNamespace(mechanism="x", game=None, equilibria=())]) == []
