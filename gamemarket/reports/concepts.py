@@ -34,6 +34,17 @@ def _words(roles, strategies, x, digits: int = 3) -> str:
     return "; ".join(parts)
 
 
+def _shares(counts: np.ndarray, strategies) -> np.ndarray:
+    """A profile's counts per strategy as each role's shares (a mixture, role by role)."""
+    out, k = np.asarray(counts, dtype=float).copy(), 0
+    for names in strategies:
+        total = out[k : k + len(names)].sum()
+        if total > 0:
+            out[k : k + len(names)] /= total
+        k += len(names)
+    return out
+
+
 def concepts_summary(game, equilibria: list[np.ndarray]) -> dict:
     """The logit selection and alpha-rank's ranking of ``game`` beside its listed ``equilibria`` (each a mixture of
     every role, role by role: a bimatrix game's ``concatenate([x, y])``).
@@ -55,7 +66,10 @@ def concepts_summary(game, equilibria: list[np.ndarray]) -> dict:
     selection = int(np.argmin(dist)) if dist and min(dist) <= SAME else None
     counts = np.asarray(ar.counts, dtype=float)
     top = [(int(ar.ranks[i]), counts[i], float(ar.pi[i])) for i in ar.order[:TOP]]
-    first_eq = next((k for k, e in enumerate(eqs) if np.abs(e - top[0][1]).max() <= SAME), None)
+    # a profile's counts as each role's shares: the listed equilibria are mixtures (a role-symmetric game's
+    # players count many to a role; compared as counts, "4 truthful" was never the mixture "truthful")
+    shares = _shares(top[0][1], br.strategies)
+    first_eq = next((k for k, e in enumerate(eqs) if np.abs(e - shares).max() <= SAME), None)
     return {
         "selection": selection,
         "limit": br.limit,
@@ -82,8 +96,8 @@ def _paragraph(br, top, selection: int | None, first_eq: int | None) -> str:
     first = _words(roles, strategies, top[0][1])
     if first_eq is None:
         return text + (
-            f" They disagree: alpha-rank's first profile ({first}) is no Nash equilibrium; the populations' dynamics "
-            "spend most of their time there without it being a rest point of best responses."
+            f" They disagree: alpha-rank's first profile ({first}) is none of the listed equilibria; the populations' "
+            "dynamics spend most of their time there without it being one of them."
         )
     tied = sum(rank == 1 for rank, _, _ in top) > 1
     if selection is not None and (first_eq != selection or tied):

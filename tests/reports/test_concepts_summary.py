@@ -30,7 +30,7 @@ def test_disagreement_where_the_first_profile_is_no_equilibrium():
     g = Game([[1, -1], [-1, 1]], [[-1, 1], [1, -1]])
     s = concepts_summary(g, _listed(g))
     assert s["selection"] == 0 and s["first_equilibrium"] is None
-    assert "They disagree: alpha-rank's first profile" in s["words"] and "is no Nash equilibrium" in s["words"]
+    assert "They disagree: alpha-rank's first profile" in s["words"] and "none of the listed equilibria" in s["words"]
 
 
 def test_agreement_on_the_risk_dominant_equilibrium_of_a_stag_hunt():
@@ -72,4 +72,7 @@ def test_population_report_lines_per_mechanism():
     lines = _concepts_lines([SimpleNamespace(mechanism="hb-first", game=g, equilibria=eqs)])
     assert lines[1] == "Other solution concepts, on each mechanism's reduced game:"
     assert lines[3].startswith("- hb-first: The logit QRE's principal branch ends at equilibrium 1")
+    # alpha-rank's first profile, everyone truthful (counts 4, 0), is the equilibrium "truthful" (shares 1, 0): the
+    # paragraph once said it was no equilibrium, beside a table listing it
+    assert lines[3].endswith("Nash, the logit selection and alpha-rank agree."), lines[3]
     assert _concepts_lines([SimpleNamespace(mechanism="x", game=None, equilibria=())]) == []
