@@ -20,7 +20,7 @@ from gamemarket.consumers import from_params  # noqa: E402
 from gamemarket.market.outcomes import RUNTIME_GROUPS  # noqa: E402
 from gamemarket.market.payoffs import BID_UNIT, aggressive_group, unit  # noqa: E402
 from gamemarket.reports.drawing import people_ticks, save  # noqa: E402
-from gamemarket.reports.markdown import num  # noqa: E402
+from gamemarket.reports.markdown import compact, num  # noqa: E402
 
 LARGE_GAME = 6  #: a game with more strategies than this on either side is drawn stacked, values only
 
@@ -156,7 +156,7 @@ def payoff_heatmaps(sg, path: Path, consumer_kind: str | None = "beta mix") -> P
     for ax, M, C, who in ((axes[0], g.A, ca, g.players[0]), (axes[1], g.B, cb, g.players[1])):
         df = pd.DataFrame(M, index=g.rows, columns=g.cols)
         metric = g.meta.get(who + "_payoff", "")
-        annot = np.vectorize(lambda v: num(v, 3))(M) if large else _annot(M, C)
+        annot = np.vectorize(lambda v: compact(v, 3))(M) if large else _annot(M, C)
         # each matrix its own scale: diverging at 0 only where its payoffs change sign
         heatmap(ax, df, annot=annot, cbar_label=unit(metric), linewidths=0.5, linecolor="white")
         ax.set_title(f"{who} payoff: {metric} ({unit(metric)})", fontsize=9)
@@ -172,7 +172,10 @@ def payoff_heatmaps(sg, path: Path, consumer_kind: str | None = "beta mix") -> P
                         ax.add_patch(
                             Rectangle((j + 0.08, i + 0.08), 0.84, 0.84, fill=False, edgecolor="orange", lw=1.5, ls="--")
                         )
-    fig.suptitle(f"{sg.name}: black box = pure equilibrium, dashed = support of a mixed equilibrium", fontsize=10)
+    cells = "; cells: k thousand, M million, G billion" if large else ""
+    fig.suptitle(
+        f"{sg.name}: black box = pure equilibrium, dashed = support of a mixed equilibrium{cells}", fontsize=10
+    )
     save(fig, path, dpi=100 if large else 110)
     return path
 

@@ -43,6 +43,23 @@ def num(x, digits: int = 4, *, sign: bool = False) -> str:
     return text.rstrip("0").rstrip(".") if decimals else text  # trailing zeros say nothing, as with %g
 
 
+#: the suffixes of :func:`compact`, from the largest
+SUFFIXES = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
+
+
+def compact(x, digits: int = 3) -> str:
+    """A number short enough for a heatmap's cell: ``digits`` significant digits and a suffix from 10,000 on
+    (``13,200,000,000`` -> ``13.2G``, ``-252,000`` -> ``-252k``, ``7,530`` -> ``7,530``; k, M, G, T: thousand,
+    million, billion, trillion); below that, :func:`num`."""
+    v = float(x)
+    if math.isfinite(v) and v != 0:
+        v = float(f"{v:.{digits}g}")  # rounded first: 999,999 is 1M, not 1,000k
+    for size, suffix in SUFFIXES:
+        if abs(v) >= max(size, 1e4) and math.isfinite(v):
+            return num(v / size, digits) + suffix
+    return num(v, digits)
+
+
 def num_ci(mean, low, high, digits: int = 4, *, sign: bool = True) -> str:
     """A mean and its interval as the reports print them: ``+11,730 [+5,329, +18,120]`` (see :func:`num`).
 

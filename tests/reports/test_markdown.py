@@ -127,3 +127,17 @@ def test_stars_are_emphasis_in_the_html_and_a_product_is_not(text, html_out):
     from gamemarket.reports.markdown import _inline
 
     assert _inline(text) == html_out
+
+
+def test_compact_numbers_fit_a_cell():
+    from gamemarket.reports.markdown import compact
+
+    assert [compact(v) for v in (13.2e9, -252_000, 7_530, 0.5, 1e13, 12_345, 999_999)] == [
+        "13.2G",
+        "-252k",
+        "7,530",
+        "0.5",
+        "10T",
+        "12.3k",
+        "1M",
+    ]
