@@ -372,7 +372,10 @@ def cmd_game_export(a) -> int:
     spec = _study(a, p)
     out = Path(a.out) if a.out else spec.report_dir / "data"
     owner = f"game export of {os.path.relpath(spec.path, out.resolve())}"
-    folder = OutputFolder(out, owner=owner, what="export folder", force=a.force, inputs=spec.inputs(), option="--out")
+    # the study's results folder is what export reads: --out may not be it (with --force its manifest was taken
+    # over and its tables deleted), nor lie inside it
+    inputs = [*spec.inputs(), spec.results_dir]
+    folder = OutputFolder(out, owner=owner, what="export folder", force=a.force, inputs=inputs, option="--out")
     an = analyze(spec, methods=tuple(a.methods), resamples=a.resamples)
     for f in export(an, folder):
         print(f)

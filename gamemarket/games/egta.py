@@ -11,6 +11,9 @@ of that strategy. Where a profile carries observations instead (``[strategy, cou
 their mean is used, with a warning (the observations' spread is not kept). Every error names the profile (its
 position in the list) and the field.
 
+egta-online's game layout is read too: ``"roles": [{"name", "strategies", "count"}]`` and profiles of
+``"symmetry_groups": [{"role", "strategy", "count", "payoff"}]`` (ids and ``payoff_sd`` dropped, with a warning).
+
 gameanalysis (8.x) adds ``"type"``: ``"game.1"`` (payoffs) or ``"samplegame.1"`` (observations) are read as
 above; its other types (``"empty.1"``: no payoffs; ``"matrix.1"`` and others: another layout) are refused, naming
 the type. ``gamemarket game solve`` and ``read_egta`` are tested on files gameanalysis wrote
@@ -170,10 +173,52 @@ class EgtaFile(Table):
     )
 
 
+def _is_egta_online(data) -> bool:
+    """Whether ``data`` is in egta-online's layout: ``roles`` a list, profiles made of ``symmetry_groups``."""
+    return isinstance(data, dict) and isinstance(data.get("roles"), list) and "players" not in data
+
+
+def from_egta_online(data: dict, source: str = "EGTA JSON") -> dict:
+    """egta-online's game layout in the one above: ``roles`` as ``[{"name", "strategies", "count"}]`` and each
+    profile's ``symmetry_groups`` as ``[{"role", "strategy", "count", "payoff"}]``. What the layout above has no
+    place for (ids, the game's name and simulator, a group's ``payoff_sd``) is dropped, with a warning; a field
+    that is missing or of another kind is an error naming the role or the profile (its position) and the field."""
+
+    def need(obj, key, kind, where):
+        if not isinstance(obj, dict) or key not in obj or not isinstance(obj[key], kind) or isinstance(obj[key], bool):
+            what = {int: "a whole number", str: "a text", list: "a list"}[kind]
+            raise InputError(f"{source}: {where}: field {key!r} missing or not {what}; expected egta-online's layout")
+        return obj[key]
+
+    players, strategies = {}, {}
+    for k, role in enumerate(data["roles"]):
+        name = need(role, "name", str, f"role {k}")
+        players[name] = need(role, "count", int, f"role {name!r}")
+        strategies[name] = need(role, "strategies", list, f"role {name!r}")
+    profiles = []
+    for k, prof in enumerate(need(data, "profiles", list, "the game")):
+        out: dict[str, list] = {}
+        for g in need(prof, "symmetry_groups", list, f"profile {k}"):
+            role = need(g, "role", str, f"profile {k}")
+            payoff = g.get("payoff")
+            out.setdefault(role, []).append(
+                [need(g, "strategy", str, f"profile {k}"), need(g, "count", int, f"profile {k}"), payoff]
+            )
+        profiles.append(out)
+    dropped = sorted({key for key in data if key not in ("roles", "profiles")})
+    dropped += sorted({"payoff_sd" for p in data["profiles"] for g in p.get("symmetry_groups", []) if "payoff_sd" in g})
+    if dropped:
+        warnings.warn(f"{source}: egta-online's layout read; not kept: {', '.join(dropped)}", stacklevel=2)
+    return {"players": players, "strategies": strategies, "profiles": profiles}
+
+
 def read_egta(path: str | Path) -> RoleSymmetricGame:
     """Read an EGTA JSON file: strict JSON (no NaN or Infinity literals, no nesting beyond the parser's
-    depth), of the declared shape (``EgtaFile``), every profile checked."""
+    depth), of the declared shape (``EgtaFile``), every profile checked. egta-online's layout (roles as a list,
+    profiles of symmetry groups) is read too (:func:`from_egta_online`)."""
     data = read_json(path, "EGTA JSON file")
+    if _is_egta_online(data):
+        data = from_egta_online(data, str(path))
     check(EgtaFile, data, str(path))
     return from_egta(data, source=str(path))
 

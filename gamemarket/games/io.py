@@ -93,7 +93,7 @@ def _number(tok: str, where: str) -> float:
             a, b = tok.split("/")
             return float(a) / float(b)
         return float(tok)
-    except ValueError:
+    except (ValueError, ZeroDivisionError, OverflowError):  # "x", "1/0", a rational beyond float range
         raise InputError(f"{where}: expected a number, got {tok!r}") from None
 
 
@@ -337,11 +337,13 @@ def read_csv_game(path: str | Path) -> Game:
                 f"{line[(i, j)]}); list each profile once"
             )
         line[(i, j)] = k + 2
-        try:
-            A[i, j] = float(d[f"{r}_payoff"])
-            B[i, j] = float(d[f"{c}_payoff"])
-        except (TypeError, ValueError):
-            raise InputError(f"{path}: line {k + 2}: payoffs must be numbers") from None
+        for M, col in ((A, f"{r}_payoff"), (B, f"{c}_payoff")):
+            try:
+                M[i, j] = float(d[col])
+            except (TypeError, ValueError):
+                raise InputError(
+                    f"{path}: line {k + 2}: column {col!r} is {d[col]!r}; expected a number (no thousands separators)"
+                ) from None
         if np.isinf(A[i, j]) or np.isinf(B[i, j]):
             raise InputError(f"{path}: line {k + 2}: payoffs must be finite, got {A[i, j]!r}, {B[i, j]!r}")
     if np.isnan(A).any():

@@ -115,11 +115,13 @@ def check_table(entry, where: str, allowed: set, required: set = frozenset()) ->
 
 
 def read_text(path: str | os.PathLike, what: str = "file") -> str:
-    """A text file's contents; a missing file, a folder, a symlink loop, binary content or a name with a NUL
-    byte is an error naming the path."""
+    """A text file's contents (a UTF-8 byte-order mark dropped); a missing file, a folder, a symlink loop, binary
+    content or a name with a NUL byte is an error naming the path."""
     path = Path(path)
     try:
-        return path.read_text(encoding="utf-8")
+        # utf-8-sig: a byte-order mark, which editors on Windows write first, is read as none (with "utf-8" it
+        # made the first line of an .nfg or a study file unreadable)
+        return path.read_text(encoding="utf-8-sig")
     except (OSError, ValueError) as exc:  # ValueError: UnicodeDecodeError, or "embedded null byte"
         raise _read_error(path, exc, what) from None
 
@@ -382,7 +384,8 @@ class OutputFolder:
     force : bool
         Write into a folder gamemarket did not make, or that another owner's manifest names.
     inputs : iterable of path
-        The command's inputs: a file to be written that is one of them is refused, ``force`` or not.
+        The command's inputs: a file to be written that is one of them is refused, ``force`` or not; so is a
+        folder that is an input folder (a study's results folder, which the command reads) or lies inside one.
     legacy : callable, optional
         ``legacy(path)``: for a folder without a manifest, the files an earlier version of gamemarket wrote
         there (before manifests), or None where the folder is not such a folder. A legacy folder is
@@ -418,7 +421,7 @@ class OutputFolder:
         if p.exists() and not p.is_dir():
             raise InputError(f"{where}: is a file; expected a {self.what}")
         for inp in self.inputs:
-            if _same_file(real, inp):
+            if _same_file(real, inp) or (inp.is_dir() and inp in real.parents):
                 raise InputError(f"{where}: is the input {inp}; an output never replaces an input")
         manifest = p / MANIFEST
         self._had_manifest = manifest.is_file()

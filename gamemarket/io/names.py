@@ -14,7 +14,7 @@ import re
 
 from gamemarket.errors import InputError
 
-#: a name used as it is in a path (a study's): 1-100 letters, digits, '.', '_' or '-', starting with a
+#: a name used as it is in a path (a study's): 1-100 ASCII letters, digits, '.', '_' or '-', starting with a
 #: letter or digit, and no '..'
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 #: the longest fragment a slug keeps (file systems allow 255 bytes a name; prefixes and suffixes need room)
@@ -30,8 +30,8 @@ def check_name(name, where: str, field: str = "name") -> str:
     """``name`` if it may be used as it is in a path, else an error naming ``where`` and ``field``."""
     if not is_name(name):
         raise InputError(
-            f"{where}: field {field!r}: {name!r} must be 1-100 letters, digits, '.', '_' or '-', starting "
-            f"with a letter or digit, without '..' (it names the results and report folders)"
+            f"{where}: field {field!r}: {name!r} must be 1-100 ASCII letters (a-z, A-Z), digits, '.', '_' or '-', "
+            "starting with a letter or digit, without '..' (it names the results and report folders)"
         )
     return name
 

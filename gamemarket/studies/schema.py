@@ -528,8 +528,8 @@ class StudyFile(Table):
     def _name_is_a_path_part(cls, v, info: ValidationInfo):
         if v is not None and not is_name(v):
             raise ValueError(
-                f"{v!r} must be 1-100 letters, digits, '.', '_' or '-', starting with a letter or digit, without "
-                "'..' (it names the results and report folders)"
+                f"{v!r} must be 1-100 ASCII letters (a-z, A-Z), digits, '.', '_' or '-', starting with a letter or "
+                "digit, without '..' (it names the results and report folders)"
             )
         return v
 
