@@ -16,4 +16,4 @@ def check_finite(M: np.ndarray, what: str, rows=None, cols=None) -> None:
         idx = tuple(int(i) for i in np.argwhere(bad)[0])
         r = rows[idx[0]] if rows is not None else idx[0]
         c = cols[idx[1]] if cols is not None and len(idx) > 1 else (idx[1] if len(idx) > 1 else "")
-        raise InputError(f"{what}: payoff at ({r}, {c}) is {M[bad][0]!r}; every payoff must be a finite number")
+        raise InputError(f"{what}: payoff at ({r}, {c}) is {float(M[bad][0])!r}; every payoff must be a finite number")
