@@ -17,3 +17,13 @@ def test_no_test_module_imports_from_a_conftest():
         if re.match(r"\s*(from\s+conftest\s+import|import\s+conftest\b)", line)
     ]
     assert not found, "import the helper from a module of its own, not from conftest:\n" + "\n".join(found)
+
+
+def test_test_files_have_unique_names():
+    """pytest imports test modules by their file name (rootdir mode, no packages): two test files of one name in
+    two folders stop the whole suite at collection (tests/cli/test_tables.py beside tests/studies/test_tables.py)."""
+    from collections import Counter
+    from pathlib import Path
+
+    names = Counter(p.name for p in Path(__file__).resolve().parent.rglob("test_*.py"))
+    assert [n for n, k in names.items() if k > 1] == []
