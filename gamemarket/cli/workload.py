@@ -101,7 +101,7 @@ def cmd_workload_compare(a) -> int:
         inputs = [p for p in (a.a, a.b) if Path(p).exists()]
         check_outputs({"--figure": a.figure}, inputs)
         check_output_file(check_figure_path(a.figure), option="--figure", force=a.force)
-    from gamemarket.workloads import is_model_path
+    from gamemarket.workloads import is_model_path  # deferred: pandas (the workloads package loads it)
 
     if a.synthetic_jobs is not None and not any(is_model_path(src) for src in (a.a, a.b)):
         raise InputError("--synthetic-jobs applies to model files only; a trace has its own jobs")
