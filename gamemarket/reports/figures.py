@@ -19,10 +19,13 @@ from matplotlib.patches import Rectangle  # noqa: E402
 from gamemarket.consumers import from_params  # noqa: E402
 from gamemarket.market.outcomes import RUNTIME_GROUPS  # noqa: E402
 from gamemarket.market.payoffs import BID_UNIT, aggressive_group, unit  # noqa: E402
-from gamemarket.reports.drawing import people_ticks, save  # noqa: E402
+from gamemarket.reports.drawing import PAGE_PX, people_ticks, save  # noqa: E402
 from gamemarket.reports.markdown import compact, num  # noqa: E402
 
 LARGE_GAME = 6  #: a game with more strategies than this on either side is drawn stacked, values only
+#: the narrowest a stacked heatmap's cell may be on a report's page (pixels) and still hold its value ("10.7G") at the
+#: smallest legible size (``drawing.MIN_TEXT_PX``, about 34 px wide): a game of more columns is drawn without them
+MIN_CELL_PX = 40
 
 
 def colour_scale(values, *, sequential: str = "viridis", diverging: str = "RdBu") -> dict:
@@ -144,24 +147,31 @@ def payoff_heatmaps(sg, path: Path, consumer_kind: str | None = "beta mix") -> P
 
     A small game shows both matrices side by side with each mean's 95% half-width; a large one
     (more than ``LARGE_GAME`` strategies a side) stacks them and prints means only, so that the
-    figure stays readable (the half-widths are in the payoff CSV)."""
+    figure stays readable (the half-widths are in the payoff CSV); one whose cells would be narrower than
+    ``MIN_CELL_PX`` on the page (more than 24 columns) shows the colours only, and says so."""
     g, sol = sg.game, sg.solution
     ca, cb = g.ci()
     m, n = g.shape
     large = max(m, n) > LARGE_GAME
+    valued = True
     if large:
-        fig, axes = plt.subplots(2, 1, figsize=(0.75 * n + 3.5, 2 * (0.45 * m + 1.6)))
+        width, dpi = 0.75 * n + 3.5, 100
+        valued = 0.75 * dpi * min(1.0, PAGE_PX / (width * dpi)) >= MIN_CELL_PX
+        fig, axes = plt.subplots(2, 1, figsize=(width, 2 * (0.45 * m + 1.6)))
     else:
         fig, axes = plt.subplots(1, 2, figsize=(max(8, 2.6 * n + 4), max(3, 0.9 * m + 1.6)))
     for ax, M, C, who in ((axes[0], g.A, ca, g.players[0]), (axes[1], g.B, cb, g.players[1])):
         df = pd.DataFrame(M, index=g.rows, columns=g.cols)
         metric = g.meta.get(who + "_payoff", "")
-        annot = np.vectorize(lambda v: compact(v, 3))(M) if large else _annot(M, C)
+        annot = (np.vectorize(lambda v: compact(v, 3))(M) if valued else False) if large else _annot(M, C)
         # each matrix its own scale: diverging at 0 only where its payoffs change sign
         heatmap(ax, df, annot=annot, cbar_label=unit(metric), linewidths=0.5, linecolor="white")
         ax.set_title(f"{who} payoff: {metric} ({unit(metric)})", fontsize=9)
         ax.set_xlabel(f"{g.players[1]} strategy" + (f" ({consumer_kind})" if consumer_kind else ""))
-        ax.set_ylabel(f"{g.players[0]} strategy (mechanism)")
+        if large:  # upright beside a panel of a few rows, which a label along the axis overran (and the next one's)
+            ax.set_ylabel(f"{g.players[0]}\nstrategy\n(mechanism)", rotation=0, ha="right", va="center", labelpad=10)
+        else:
+            ax.set_ylabel(f"{g.players[0]} strategy (mechanism)")
         for e in sol.equilibria:
             if e.pure:
                 i, j = int(np.argmax(e.x)), int(np.argmax(e.y))
@@ -173,6 +183,8 @@ def payoff_heatmaps(sg, path: Path, consumer_kind: str | None = "beta mix") -> P
                             Rectangle((j + 0.08, i + 0.08), 0.84, 0.84, fill=False, edgecolor="orange", lw=1.5, ls="--")
                         )
     cells = "; cells: k thousand, M million, G billion" if large else ""
+    if not valued:  # the values would overlap at page width
+        cells = f"; {n} columns: too many to print the values (the payoff table in data/ has them)"
     fig.suptitle(
         f"{sg.name}: black box = pure equilibrium, dashed = support of a mixed equilibrium{cells}", fontsize=10
     )

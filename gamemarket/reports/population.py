@@ -284,13 +284,26 @@ def _flow_figure(answers, names, path: Path) -> Path:
             width=0.006,
         )
         ax.plot(*np.vstack([corners, corners[:1]]).T, color="black", lw=0.8)
-        for c, s in zip(corners, names):
-            ax.annotate(s, c, fontsize=7, ha="center", va="top" if c[1] == 0 else "bottom")
+        for c, s in zip(corners, names):  # outside the triangle, clear of an equilibrium's dot at its corner
+            bottom = c[1] == 0
+            ax.annotate(
+                s,
+                c,
+                xytext=(0, -7 if bottom else 7),
+                textcoords="offset points",
+                fontsize=7,
+                ha="center",
+                va="top" if bottom else "bottom",
+                annotation_clip=False,
+            )
         for e in a.equilibria:
             p = np.asarray(e.mixture_vector) @ corners
             ax.plot(*p, "o", ms=8, mfc="black" if e.stability == "stable" else "white", mec="black")
         ax.set_title(a.mechanism, fontsize=9)
         ax.set_aspect("equal")
+        # room for the corner labels inside the panel, so that the title stands above the top one
+        ax.set_xlim(-0.12, 1.12)
+        ax.set_ylim(-0.16, corners[2, 1] + 0.16)
         ax.axis("off")
     fig.colorbar(arrows, cax=axes[0][-1]).set_label("log10 speed", fontsize=7)
     fig.suptitle(
