@@ -11,7 +11,7 @@ from gamemarket.cli.options import integer, number
 from gamemarket.cli.output import FULL, Figure, Parts, print_table
 from gamemarket.errors import InputError
 from gamemarket.games.alpharank import DEFAULT_ALPHA, DEFAULT_M, alpharank
-from gamemarket.games.qre import logit_branch
+from gamemarket.games.qre import fit_lambda, logit_branch
 from gamemarket.io.files import dumps_json
 
 CONCEPTS = ("nash", "qre", "alpharank")
@@ -44,6 +44,14 @@ def add_concept_options(gs) -> None:
         f"role's payoff spread (default: {DEFAULT_LAMBDA_RANGE[0]:g} {DEFAULT_LAMBDA_RANGE[1]:g}); increasing, > 0",
     )
     gs.add_argument(
+        "--observed",
+        nargs="+",
+        metavar="ROLE:STRATEGY=COUNT",
+        help="--concept qre: observed play (how often each strategy was played, counts or shares; a strategy not "
+        "named: 0), to fit the lambda under which it is most likely (maximum likelihood on the branch, McKelvey "
+        "and Palfrey's fit); e.g. provider:hb-first=12 consumer:FT=30 consumer:SRG=10",
+    )
+    gs.add_argument(
         "--alpha",
         type=positive,
         metavar="ALPHA",
@@ -59,14 +67,25 @@ def add_concept_options(gs) -> None:
     )
 
 
-def check_concept_options(a) -> None:
-    """Refuse an option of one concept given with another, and a lambda range that does not increase."""
-    given = {
+def _given(a) -> dict:
+    """Each option of a concept beside Nash: (whether it was given, its concept)."""
+    return {
         "--lambda-range": (a.lambda_range is not None, "qre"),
+        "--observed": (a.observed is not None, "qre"),
         "--alpha": (a.alpha is not None, "alpharank"),
         "--population": (a.population is not None, "alpharank"),
     }
-    for opt, (set_, concept) in given.items():
+
+
+def concept_options_given(a) -> bool:
+    """Whether any option of a concept beside Nash was given (refused with ``--concept nash`` by
+    :func:`check_concept_options`)."""
+    return any(set_ for set_, _ in _given(a).values())
+
+
+def check_concept_options(a) -> None:
+    """Refuse an option of one concept given with another, and a lambda range that does not increase."""
+    for opt, (set_, concept) in _given(a).items():
         if set_ and a.concept != concept:
             raise InputError(f"{opt} applies to --concept {concept}, not --concept {a.concept}")
     if a.lambda_range is not None:
@@ -102,6 +121,10 @@ def _qre(a, game) -> dict:
     for lam in np.geomspace(lo, hi, POINTS):
         x = br.at(lam)
         points.append({"lambda": float(lam), "mixture": br.mixture_dict(x), "residual": br.residual_at(x, lam)})
+    fit = None
+    if a.observed:
+        lam, x, ll = fit_lambda(br, observed_counts(a.observed, br.roles, br.strategies))
+        fit = {"lambda": lam, "mixture": br.mixture_dict(x), "log_likelihood": ll, "observed": a.observed}
     return {
         "lambda_units": "each role's payoff spread",
         "units": dict(zip(br.roles, br.units.tolist())),
@@ -112,8 +135,36 @@ def _qre(a, game) -> dict:
             "regret": dict(zip(br.roles, (float(r) for r in br.limit_regret))),
             "verified": br.polished,
         },
+        "fit": fit,
         "notes": br.notes,
     }
+
+
+def observed_counts(items: list[str], roles: list, strategies: list) -> np.ndarray:
+    """The counts ``--observed`` gives (``ROLE:STRATEGY=COUNT`` each; the role may be left out where the game has
+    one role, or where the strategy's name is one role's only), as a vector in the game's order of strategies."""
+    index = {(r, s): k for k, (r, s) in enumerate((r, s) for r, names in zip(roles, strategies) for s in names)}
+    counts = np.zeros(len(index))
+    for item in items:
+        name, eq, value = item.rpartition("=")
+        if not eq or not name:
+            raise InputError(f"--observed: expected ROLE:STRATEGY=COUNT, got {item!r}")
+        # ROLE:STRATEGY, or a strategy's name alone (a name that itself holds a colon matches as it is)
+        keys = [k for k in index if f"{k[0]}:{k[1]}" == name] or [k for k in index if k[1] == name]
+        if len(keys) != 1:
+            known = ", ".join(f"{r}:{s}" for r, s in index)
+            what = "names more than one strategy" if keys else "names no strategy of the game"
+            raise InputError(f"--observed: {name!r} {what}; expected one of {known}")
+        try:
+            n = float(value)
+        except ValueError:
+            n = math.nan
+        if not math.isfinite(n) or n < 0:
+            raise InputError(f"--observed: {item!r}: expected a count or share >= 0, got {value!r}")
+        counts[index[keys[0]]] += n
+    if not counts.any():
+        raise InputError("--observed: every count is 0; expected some play observed")
+    return counts
 
 
 def _mixture_cell(mixture: dict) -> Parts:
@@ -137,6 +188,11 @@ def _print_qre(rec: dict) -> None:
     regrets = ", ".join(f"{r} {v:.3g}" for r, v in lim["regret"].items())
     verdict = "a Nash equilibrium, verified" if lim["verified"] else "not verified as a Nash equilibrium"
     print(f"  limit (branch traced to lambda {lim['lambda']:.4g}): {verdict} (regret: {regrets})")
+    fit = rec["fit"]
+    if fit is not None:
+        print(f"  fitted to the observed play: lambda {fit['lambda']:.4g} (log-likelihood {fit['log_likelihood']:.6g})")
+        rows = [("fitted", *(_mixture_cell(fit["mixture"][r]) for r in roles))]
+        print_table(("lambda", *roles), rows, indent=2, full=FULL)
     for n in rec["notes"]:
         print(f"  note: {n}")
 

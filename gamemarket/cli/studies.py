@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gamemarket.cli.concepts import add_concept_options, check_concept_options, solve_concept
+from gamemarket.cli.concepts import add_concept_options, check_concept_options, concept_options_given, solve_concept
 from gamemarket.cli.options import EXIT_UNFINISHED, add_force, examples, integer, names_option, number
 from gamemarket.cli.output import FULL, Figure, Parts, exact, print_table, table_lines, terminal_width
 from gamemarket.cli.plugin import add_plugin_option
@@ -291,7 +291,7 @@ def cmd_game_solve(a) -> int:
     from gamemarket.analysis.study import solve_game  # deferred: joblib, pandas, pyarrow, scipy.optimize
     from gamemarket.games.io import equilibria_records  # deferred: pandas
 
-    if a.concept != "nash" or a.lambda_range or a.alpha or a.population:  # (an option of another concept: refused)
+    if a.concept != "nash" or concept_options_given(a):  # (an option of another concept: refused there)
         return _solve_concept(a)
     p = Path(a.file)
     if p.suffix == ".json":
@@ -449,6 +449,8 @@ def _add_solve_command(g, methods: dict) -> None:
             'gamemarket game solve studies/default.toml --game "all jobs"',
             "gamemarket game solve reports/default/data/game-all-jobs.nfg --format json",
             "gamemarket game solve reports/default/data/game-all-jobs.nfg --concept qre --lambda-range 1 1000",
+            "gamemarket game solve reports/default/data/game-all-jobs.nfg --concept qre "
+            "--observed provider:hb-first=12 consumer:FT=30 consumer:UNI50=10",
             "gamemarket game solve reports/population-default/data/game-provider-consumers.json --concept alpharank",
         ),
     )

@@ -9,6 +9,7 @@ import pytest
 from gamemarket.cli import main
 from gamemarket.games.equilibria import regret
 from gamemarket.games.io import read_nfg
+from gamemarket.games.qre import fit_lambda, logit_branch
 
 NFG = "reports/default/data/game-all-jobs.nfg"
 EGTA = "reports/population-default/data/game-provider-consumers.json"
@@ -56,6 +57,15 @@ def test_alpharank_json_and_text(capsys):
         (["--concept", "qre", "--lambda-range", "1", "inf"], "--lambda-range: expected a finite number > 0, got inf"),
         (["--concept", "qre", "--alpha", "3"], "--alpha applies to --concept alpharank, not --concept qre"),
         (["--lambda-range", "1", "2"], "--lambda-range applies to --concept qre, not --concept nash"),
+        (["--observed", "FT=1"], "--observed applies to --concept qre, not --concept nash"),
+        (["--concept", "qre", "--observed", "FT"], "--observed: expected ROLE:STRATEGY=COUNT, got 'FT'"),
+        (["--concept", "qre", "--observed", "=3"], "--observed: expected ROLE:STRATEGY=COUNT, got '=3'"),
+        (["--concept", "qre", "--observed", "consumer:XX=1"], "'consumer:XX' names no strategy of the game; expected"),
+        (["--concept", "qre", "--observed", "provider:FT=1"], "'provider:FT' names no strategy of the game"),
+        (["--concept", "qre", "--observed", "FT=-1"], "--observed: 'FT=-1': expected a count or share >= 0, got '-1'"),
+        (["--concept", "qre", "--observed", "FT=nan"], "--observed: 'FT=nan': expected a count or share >= 0"),
+        (["--concept", "qre", "--observed", "FT=lots"], "expected a count or share >= 0, got 'lots'"),
+        (["--concept", "qre", "--observed", "FT=0"], "--observed: every count is 0; expected some play observed"),
         (
             ["--concept", "alpharank", "--methods", "pure"],
             "--methods applies to --concept nash, not --concept alpharank",
@@ -75,3 +85,24 @@ def test_bad_values_exit_2_naming_them(args, message, capsys):
 def test_population_study_refused(capsys):
     assert main(["game", "solve", "studies/population-default.toml", "--concept", "alpharank"]) == 2
     assert "does not apply to a population study's search" in capsys.readouterr().err
+
+
+def test_observed_play_fits_the_lambda_fit_lambda_finds(capsys):
+    """``--observed`` gives the counts, by role and strategy or by a strategy's name alone, to ``fit_lambda`` on the
+    same branch: the same lambda and mixture; a strategy named twice adds up; the text prints the fit."""
+    args = ["provider:hb-first=12", "nphb-first=3", "consumer:FT=30", "SRG=10", "consumer:SRG=5"]
+    assert main(["game", "solve", NFG, "--concept", "qre", "--observed", *args, "--format", "json"]) == 0
+    (rec,) = json.loads(capsys.readouterr().out)
+    g = read_nfg(NFG)
+    counts = np.zeros(len(g.rows) + len(g.cols))
+    counts[g.rows.index("hb-first")], counts[g.rows.index("nphb-first")] = 12, 3
+    counts[len(g.rows) + g.cols.index("FT")], counts[len(g.rows) + g.cols.index("SRG")] = 30, 15
+    lam, x, ll = fit_lambda(logit_branch(g), counts)
+    fit = rec["fit"]
+    assert fit["lambda"] == pytest.approx(lam, rel=1e-9) and fit["log_likelihood"] == pytest.approx(ll, rel=1e-9)
+    assert [fit["mixture"]["provider"][s] for s in g.rows] == pytest.approx(x[: len(g.rows)], abs=1e-12)
+    assert main(["game", "solve", NFG, "--concept", "qre", "--observed", *args]) == 0
+    out = capsys.readouterr().out
+    assert f"fitted to the observed play: lambda {lam:.4g}" in out and "fitted " in out
+    assert main(["game", "solve", NFG, "--concept", "qre", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["fit"] is None
