@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 from joblib import Parallel, delayed, effective_n_jobs
 
 from gamemarket import plugins
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, WorkerLost, worker_died
 
 #: seconds between two looks at the parent
 POLL_S = 0.5
@@ -138,6 +138,32 @@ def pool_is_warm(workers: int) -> bool:
     return size >= workers and time.monotonic() - when < WARM_S
 
 
+class _Numbered:
+    """A call's function that returns the call's number beside its result: a pool's results as they finish say
+    which calls are done, so that a dead worker's unfinished calls can be named (:func:`fan_out`)."""
+
+    def __init__(self, function: Callable, number: int):
+        self.function, self.number = function, number
+
+    def __call__(self, *args):
+        return self.number, self.function(*args)
+
+
+def _pooled(parallel, calls: list, first: int, names: list, done: set) -> Iterator:
+    """The results of ``calls`` (numbered from ``first``) from the joblib ``parallel``; a worker's death (killed by
+    a signal, the out-of-memory killer) raises :class:`~gamemarket.errors.WorkerLost` naming the calls not done."""
+    try:
+        for number, result in parallel(
+            delayed(_Numbered(plugins.WithPlugins(f), first + i))(*args) for i, (f, args) in enumerate(calls)
+        ):
+            done.add(number)
+            yield result
+    except Exception as exc:
+        if not worker_died(exc):
+            raise
+        raise WorkerLost([name for i, name in enumerate(names) if i not in done]) from exc
+
+
 def fan_out(
     calls: Iterable[tuple[Callable, tuple]],
     n_jobs: int,
@@ -146,6 +172,7 @@ def fan_out(
     ordered: bool = False,
     remote: bool = False,
     used: list | None = None,
+    names: Iterable[str] | None = None,
 ) -> Iterator:
     """Each ``function(*args)`` of ``calls``, computed in a pool of local workers where one pays, else here.
 
@@ -171,6 +198,10 @@ def fan_out(
         Inside a dask cluster's backend (``runner.parallel_backend``): every call goes to its workers.
     used : list, optional
         A one-item list, set to the workers that ran the calls: 1 (this process), their number, or ``"dask"``.
+    names : iterable of str, optional
+        What each call computes, in words (``"hb-first, seed 3, 2 mixtures"``; default: its function's name and
+        number). Where a worker dies (a signal, the out-of-memory killer), :class:`~gamemarket.errors.WorkerLost`
+        is raised from the pool's error naming the calls whose results were not yet yielded.
     """
     global _warm
     calls = list(calls)
@@ -178,11 +209,18 @@ def fan_out(
     used[0] = 1
     if not calls:  # nothing to run: no pool (joblib would start one for nothing)
         return
+    names = (
+        list(names)
+        if names is not None
+        else [f"{getattr(f, '__name__', 'call')} #{i + 1}" for i, (f, _) in enumerate(calls)]
+    )
+    if len(names) != len(calls):
+        raise ValueError(f"fan_out: {len(names)} names for {len(calls)} calls")
+    done: set[int] = set()
     if remote:
         used[0] = "dask"
-        yield from Parallel(n_jobs=-1, return_as="generator" if ordered else "generator_unordered")(
-            delayed(plugins.WithPlugins(f))(*args) for f, args in calls
-        )
+        pool = Parallel(n_jobs=-1, return_as="generator" if ordered else "generator_unordered")
+        yield from _pooled(pool, calls, 0, names, done)
         return
     k = effective_n_jobs(n_jobs)
     start_s = 0.0 if k < 2 or pool_is_warm(k) else pool_start_seconds()
@@ -192,6 +230,7 @@ def fan_out(
             t0 = time.perf_counter()
             f, args = calls[0]
             yield f(*args)
+            done.add(timed)
             took, calls, timed = time.perf_counter() - t0, calls[1:], timed + 1
             # the first call run here also loads numba's cache (0.3 s), so its time overstates the others': half of
             # it is trusted, then each call's own (work whose calls grow still gets its pool)
@@ -200,10 +239,10 @@ def fan_out(
         if not calls:
             return
     used[0] = min(k, len(calls))
+    first = len(names) - len(calls)  # the calls run here before the pool paid
     try:
-        yield from Parallel(n_jobs=n_jobs, return_as="generator" if ordered else "generator_unordered")(
-            delayed(plugins.WithPlugins(f))(*args) for f, args in calls
-        )
+        pool = Parallel(n_jobs=n_jobs, return_as="generator" if ordered else "generator_unordered")
+        yield from _pooled(pool, calls, first, names, done)
     finally:
         _warm = (time.monotonic(), k)
 

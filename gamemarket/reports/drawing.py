@@ -5,6 +5,8 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
+import numpy as np
+
 from gamemarket.errors import InputError
 from gamemarket.io.files import atomic_path
 from gamemarket.reports.markdown import num
@@ -93,8 +95,6 @@ def _rectangle(box, degrees: float = 0.0):
     ``W x H`` (``W = w |cos| + h |sin|``, ``H = w |sin| + h |cos|``); near 45 degrees, where that cannot be
     solved, the extent itself is used (it holds the text: an overlap found there may be a false alarm, none is
     missed)."""
-    import numpy as np
-
     W, H = box.width, box.height
     t = np.radians(degrees % 180.0)
     c, s = abs(np.cos(t)), abs(np.sin(t))
@@ -114,8 +114,8 @@ def _shapes(fig, renderer) -> tuple[list, list]:
     something (:func:`_rectangle`), and each marker of a line or scatter plot in the axes (the square of its size). A
     legend's own samples and texts belong to the legend, which matplotlib lays out, and are left out."""
     from matplotlib.collections import PathCollection  # deferred: matplotlib, as every drawing import
-    from matplotlib.legend import Legend
-    from matplotlib.transforms import Bbox
+    from matplotlib.legend import Legend  # deferred: matplotlib
+    from matplotlib.transforms import Bbox  # deferred: matplotlib
 
     in_legend = {id(a) for leg in fig.findobj(Legend) for a in leg.findobj()}
     texts = [
@@ -149,8 +149,6 @@ def _meet(a, b, slack: float) -> bool:
     """Whether convex quadrilaterals ``a`` and ``b`` (corners in order) overlap by more than ``slack`` pixels along
     every separating direction (the separating axis theorem: two convex shapes are apart where their projections
     on one of their edges' normals are)."""
-    import numpy as np
-
     for shape in (a, b):
         for k in range(2):
             edge = shape[k + 1] - shape[k]
@@ -175,8 +173,6 @@ def overlaps(fig, renderer=None, slack: float = OVERLAP_SLACK_PX) -> list[tuple[
     if renderer is None:
         fig.canvas.draw()
         renderer = fig.canvas.get_renderer()
-    import numpy as np
-
     texts, markers = _shapes(fig, renderer)
     if not texts:
         return []

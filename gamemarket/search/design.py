@@ -394,7 +394,8 @@ class DesignEvaluator:
         out: dict = {}
         least = w.meta["jobs"] * LEAST_SECONDS_PER_JOB_RUN
         remote = self.how["scheduler_address"] is not None
-        results = list(fan_out(calls, self.how["n_jobs"], least_each=least, ordered=True, remote=remote))
+        names = [f"the base run of {name}, seed {s}" for name, s in index]
+        results = list(fan_out(calls, self.how["n_jobs"], least_each=least, ordered=True, remote=remote, names=names))
         self.simulations += len(calls)
         for (name, _), res in zip(index, results):
             out.setdefault(name, []).append(res)

@@ -202,12 +202,15 @@ class ProbeOracle:
     def _key(self, ctx, c, s) -> str:
         return task_key({**self.key_fields, "support": ctx[0], "mixture": ctx[1], "candidate": c, "seed": s})
 
-    def _fan_out(self, calls, runs_each: float):
+    def _fan_out(self, calls, runs_each: float, names: list[str]):
         """The calls' results in order (``workers.fan_out``: on local workers where a pool pays, else here; on the
-        cluster where ``remote``), each call about ``runs_each`` market runs of the workload's jobs."""
+        cluster where ``remote``), each call about ``runs_each`` market runs of the workload's jobs; ``names`` says
+        what each computes (a dead worker's unfinished calls are named by them)."""
         least = runs_each * self.n_market * LEAST_SECONDS_PER_JOB_RUN
         used = [1]
-        yield from fan_out(calls, self.n_jobs, least_each=least, ordered=True, remote=self.remote, used=used)
+        yield from fan_out(
+            calls, self.n_jobs, least_each=least, ordered=True, remote=self.remote, used=used, names=names
+        )
         self.workers = most_workers(self.workers, used[0])
 
     def _bases(self, support, x, seeds) -> None:
@@ -223,7 +226,8 @@ class ProbeOracle:
         calls = [
             (base_task, (*args, s, self.distribution, self.agents, list(support), list(x), self.outside)) for s in todo
         ]
-        for s, res in zip(todo, list(self._fan_out(calls, 1))):  # all of it: the generator records the workers
+        names = [f"a base run at mixture {[round(float(v), 4) for v in x]}, seed {s}" for s in todo]
+        for s, res in zip(todo, list(self._fan_out(calls, 1, names))):  # all of it: the generator records the workers
             self._base[(ctx, s)] = res
             self._figures[(ctx, s)] = {k: v for k, v in res.items() if k != "u_agent"}
             if self.store is not None:  # a later run reads the figures back instead of running the base again
@@ -306,7 +310,11 @@ class ProbeOracle:
                 calls.append((deviation_task, (*common, rules, base, self.share, self.outside)))
                 work.append((s, cs))
         runs_each = 1 if self.share else sum(len(cs) for _, cs in work) / len(work)
-        for (s, cs), g in zip(work, list(self._fan_out(calls, runs_each))):
+        names = [
+            f"the deviation runs of {len(cs)} rule(s) at mixture {[round(float(v), 4) for v in x]}, seed {s}"
+            for s, cs in work
+        ]
+        for (s, cs), g in zip(work, list(self._fan_out(calls, runs_each, names))):
             self.simulations += 1 if self.share else len(cs)
             self.run_now += 1 if self.share else len(cs)
             for c, (v, _) in zip(cs, g):

@@ -445,7 +445,8 @@ class PopulationRuns:
             bar = tqdm(total=sum(len(m) for *_, m in todo), unit="run", desc=self.spec.name)
         used = [1]
         with on_scheduler(self.scheduler_address):
-            for done in fan_out(calls, self.n_jobs, least_each=least, remote=remote, used=used):
+            names = [f"{p}, seed {s}, {len(mixes)} mixture(s)" for p, s, mixes in todo]
+            for done in fan_out(calls, self.n_jobs, least_each=least, remote=remote, used=used, names=names):
                 for key, rec in done:
                     if rec is not None:  # computed on a dask worker: stored here
                         self.store.write(key, rec)

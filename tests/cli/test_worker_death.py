@@ -61,3 +61,65 @@ def test_a_study_whose_worker_dies_names_the_runs_that_were_unfinished(tmp_path,
     assert re.search(r"with \d+ run\(s\) unfinished: [\w.-]+ x [\w.:-]+ x seed \d+", err) and "resume" in err
     monkeypatch.setattr(runner, "_group_results", real)
     assert cli.main(argv) == 0  # what finished was kept; the rest runs now
+
+
+def _die_at(name: str) -> str:
+    if name == "dies":
+        os.kill(os.getpid(), signal.SIGKILL)
+    return name
+
+
+@pytest.mark.slow
+def test_fan_out_names_the_calls_a_killed_pool_left_unfinished():
+    """A real pool whose worker is killed: the calls not yet yielded are named (the killed one among them), the ones
+    yielded are not; the pool's own error is kept beneath."""
+    from gamemarket.errors import WorkerLost, worker_died
+    from gamemarket.workers import fan_out
+
+    names = ["first", "dies", "third", "fourth"]
+    calls = [(_die_at, (n,)) for n in names]
+    got = []
+    with pytest.raises(WorkerLost) as info:
+        for r in fan_out(calls, 2, ordered=True, names=[f"call {n}" for n in names]):
+            got.append(r)
+    assert "call dies" in info.value.runs
+    assert not {f"call {g}" for g in got} & set(info.value.runs)
+    assert worker_died(info.value.__cause__)
+
+
+def test_fan_out_refuses_names_that_do_not_match_its_calls():
+    from gamemarket.workers import fan_out
+
+    with pytest.raises(ValueError, match="1 names for 2 calls"):
+        list(fan_out([(str, (1,)), (str, (2,))], 1, names=["one"]))
+
+
+def test_a_population_study_whose_worker_dies_names_its_unfinished_chunks(tmp_path, monkeypatch, capsys):
+    """The population study's fan-out goes through the same naming: a pool that loses a worker after its first
+    chunk ends the study with exit 2 naming the chunks unfinished (mechanism, seed, mixtures); what finished is kept
+    and a second run resumes."""
+    from gamemarket import workers
+    from gamemarket.studies import load_study
+    from study_helpers import write_population_study
+
+    spec = load_study(write_population_study(tmp_path))
+    Terminated = type("TerminatedWorkerError", (Exception,), {})
+    real = workers.Parallel
+
+    class LosesAWorker:  # joblib's Parallel, run here: the first call's result, then the pool's error
+        def __init__(self, *args, **kw):
+            pass
+
+        def __call__(self, tasks):
+            f, args, kw = next(iter(tasks))
+            yield f(*args, **kw)
+            raise Terminated("A worker process managed by the executor was unexpectedly terminated (SIGKILL(-9))")
+
+    monkeypatch.setattr(workers, "Parallel", LosesAWorker)
+    argv = ["study", "run", str(spec.path), "--n-jobs", "2", "--no-progress", "--no-report"]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err and "a worker process died (SIGKILL" in err
+    assert re.search(r"with \d+ run\(s\) unfinished: [\w.-]+, seed \d+, \d+ mixture\(s\)", err), err
+    monkeypatch.setattr(workers, "Parallel", real)
+    assert cli.main(argv) == 0
