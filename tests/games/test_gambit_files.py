@@ -105,3 +105,44 @@ def test_an_npz_game_too_large_for_memory_is_refused_before_it_is_inflated(tmp_p
     monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", "1e6")
     with pytest.raises(InputError, match="take 64,000,000 bytes once read; the limit is 1,000,000"):
         read_npz_game(p)
+
+
+REPOSITORY = Path(__file__).resolve().parent / "data" / "gambit-repository"
+REPOSITORY_PROVENANCE = json.loads((REPOSITORY / "provenance.json").read_text())
+
+
+def _fraction(text: str) -> float:
+    from fractions import Fraction
+
+    return float(Fraction(text))
+
+
+@pytest.mark.parametrize("name", sorted(REPOSITORY_PROVENANCE["files"]))
+def test_gambits_repository_games_read_as_pygambit_reads_them_with_gambits_equilibria(name):
+    """Games from Gambit's own repository (its test games and catalogue, copied byte for byte, ``provenance.json``
+    naming the path and commit): the payoff version (``{ 4 4 }`` and a flat list of payoffs, as Gambit's tests
+    hold it), the outcome version with an outcome list that is not in profile order (Lieberman's game, where a label
+    names another profile than the one the index gives it), a degenerate game (Selten's) and von Stengel's 6 x 6
+    game with 75 equilibria. Each reads as pygambit 16.7 read it (recorded beside the file, so that the test runs
+    without pygambit), and ``solve`` lists exactly the equilibria Gambit's ``enummixed`` (rational) lists."""
+    read = REPOSITORY_PROVENANCE["files"][name]["read"]
+    g = read_nfg(REPOSITORY / name)
+    assert list(g.players) == read["players"] and [g.rows, g.cols] == read["strategies"]
+    want = np.vectorize(_fraction)(np.array(read["payoffs"], dtype=object)).astype(float)
+    np.testing.assert_array_equal(g.A, want[0])
+    np.testing.assert_array_equal(g.B, want[1])
+    sol = solve(g)
+    assert sol.exhaustive
+    ours = {(tuple(np.round(e.x, 9)), tuple(np.round(e.y, 9))) for e in sol.equilibria}
+    gambit = {
+        tuple(tuple(round(_fraction(v), 9) for v in player) for player in eq) for eq in read["enummixed_rational"]
+    }
+    assert ours == gambit and len(ours) == len(sol.equilibria)
+
+
+def test_gambits_repository_files_are_kept_with_where_they_came_from():
+    prov = REPOSITORY_PROVENANCE
+    assert prov["repository"] == "https://github.com/gambitproject/gambit" and prov["read_by"]["tool"] == "pygambit"
+    assert sorted(prov["files"]) == sorted(p.name for p in REPOSITORY.glob("*.nfg"))
+    assert all(len(f["commit"]) == 40 and f["path"].endswith(".nfg") for f in prov["files"].values())
+    assert len(prov["files"]["6x6_game_with_75_eq_small_payoffs.nfg"]["read"]["enummixed_rational"]) == 75
