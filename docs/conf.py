@@ -56,7 +56,12 @@ html_title = f"gamemarket {release}"
 html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
-    "secondary_sidebar_items": ["page-toc"],
+    # the page's contents at the right, but not on the executed notebooks: their tables of results (pandas' output,
+    # a column per field) need the article's whole width at 1,280 px (tests/test_docs_browser.py)
+    "secondary_sidebar_items": {
+        "**": ["page-toc"],
+        **dict.fromkeys(("tutorials/first-study", "tutorials/first-population-game", "how-to/notebook"), []),
+    },
     "footer_start": ["copyright"],
     "footer_end": ["sphinx-version"],
 }

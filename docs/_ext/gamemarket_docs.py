@@ -303,7 +303,9 @@ class Bibliography(SphinxDirective):
         for key, ref in entries:
             citation = nodes.citation()
             citation += nodes.label(text=key)
-            citation += nodes.paragraph(text=ref)
+            para = nodes.paragraph()  # the entry's Markdown (a title in *italics*) read as the page's own text
+            para += self.parse_inline(ref, lineno=self.lineno)[0]
+            citation += para
             citation["names"].append(nodes.fully_normalize_name(key))
             citation["ids"].append(nodes.make_id(f"cite-{key}"))
             citation["docname"] = self.env.docname

@@ -15,37 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from browser_helpers import BROWSER, NO_BROWSER, PROBE
+
 ROOT = Path(__file__).resolve().parents[2]
 REPORTS = sorted(p for p in (ROOT / "reports").iterdir() if (p / "index.html").exists())
-BROWSER = next((b for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)), None)
-pytestmark = pytest.mark.skipif(
-    BROWSER is None, reason="no chromium on PATH (Debian: apt-get install chromium); the browser check needs one"
-)
-
-#: added to a copy of the page: on load, each image's reference and whether it loaded; the text shown smaller than
-#: 9 px; text that is still Markdown (``*yes*``, ``**bold**``, a backquoted name) outside code; and code blocks
-#: cut on the right (wider than their box, or than the 1,280 px window), for --dump-dom to show
-PROBE = r"""<script>window.addEventListener('load', () => {
-  const b = document.body;
-  b.setAttribute('data-images', JSON.stringify(
-    [...document.images].map(i => [i.getAttribute('src'), i.complete && i.naturalWidth > 0])));
-  const small = [], markdown = [], cut = [];
-  const walk = document.createTreeWalker(b, NodeFilter.SHOW_TEXT);
-  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
-    const t = n.textContent.trim(), e = n.parentElement;
-    if (!t || !e || e.closest('script, style')) continue;
-    const size = parseFloat(getComputedStyle(e).fontSize);
-    if (size < 9 && e.getClientRects().length) small.push([t.slice(0, 40), size]);
-    if (!e.closest('pre, code') && /(^|\s)(\*\*?[^*\s][^*]*\*\*?|`[^`]+`)(\s|[.,;:]|$)/.test(t))
-      markdown.push(t.slice(0, 60));
-  }
-  for (const e of document.querySelectorAll('pre, table')) {
-    const r = e.getBoundingClientRect();
-    const hidden = getComputedStyle(e).overflowX === 'hidden' && e.scrollWidth > e.clientWidth + 1;
-    if (hidden || r.right > window.innerWidth + 1) cut.push([e.tagName, e.textContent.trim().slice(0, 40)]);
-  }
-  b.setAttribute('data-checks', JSON.stringify({small, markdown, cut}));
-});</script>"""
+pytestmark = pytest.mark.skipif(BROWSER is None, reason=NO_BROWSER)
+# PROBE, added to a copy of the page, is shared with the docs' check (tests/test_docs_browser.py)
 
 
 @pytest.fixture(scope="module")
