@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,7 +84,8 @@ class Problem:
 
     def save(self, path: str | Path) -> None:
         """Write the problem as ``.npz`` (``A``, ``R``, ``demand``, ``weight``, ``utility`` and ``target`` where
-        the utility has one): ``gamemarket price solve`` and :func:`load` read it back.
+        the utility has one): ``gamemarket price solve`` and :func:`load` read it back. Written atomically (a
+        temporary file, then a rename): a failed write leaves no part of it, and ``path`` is used as it is named.
         """
         arrays = {
             "A": self.A,
@@ -93,7 +96,16 @@ class Problem:
         }
         if getattr(self.utility, "t_des", None) is not None:
             arrays["target"] = self.utility.t_des
-        np.savez(path, **arrays)
+        # (pricing stands alone, so not ``io.files.atomic_path``: the same temporary file and rename, here)
+        path = Path(path)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as f:  # a file object: numpy adds no ".npz" to the name
+                np.savez(f, **arrays)
+            os.replace(tmp, path)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
 
 
 def declared_bytes(path: str | Path) -> int:

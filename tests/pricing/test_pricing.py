@@ -345,3 +345,22 @@ def test_a_compressed_problem_is_sized_from_its_headers_before_it_is_inflated(tm
     assert main(["price", "solve", str(path)]) == 2
     assert "320,016,000 bytes once read" in capsys.readouterr().err
     assert declared_bytes(tmp_path / "nothing.npz") == 0
+
+
+def test_a_problem_is_saved_whole_or_not_at_all(tmp_path, monkeypatch):
+    """``Problem.save`` writes through a temporary file and a rename: the name is used as given (numpy would add
+    ``.npz``), and a write that fails leaves neither a part of the file nor its temporary file."""
+    from gamemarket.pricing import load
+
+    pr = synthetic(6, 2, "log", seed=3)
+    pr.save(tmp_path / "problem.data")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["problem.data"]
+    np.testing.assert_array_equal(load(tmp_path / "problem.data").A, pr.A)
+
+    def fails(*args, **kw):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(np, "savez", fails)
+    with pytest.raises(OSError):
+        pr.save(tmp_path / "second.npz")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["problem.data"]
