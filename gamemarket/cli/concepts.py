@@ -49,7 +49,7 @@ def add_concept_options(gs) -> None:
         metavar="ROLE:STRATEGY=COUNT",
         help="--concept qre: observed play (how often each strategy was played, counts or shares; a strategy not "
         "named: 0), to fit the lambda under which it is most likely (maximum likelihood on the branch, McKelvey "
-        "and Palfrey's fit); e.g. provider:hb-first=12 consumer:FT=30 consumer:SRG=10",
+        "and Palfrey's fit); e.g. provider:hb-first=12 consumer:FT=30 consumer:SRG=10 (default: none, no fit)",
     )
     gs.add_argument(
         "--alpha",

@@ -623,8 +623,8 @@ def _nashpy_candidates(method: str, A, B, tol, time_limit: float, notes: list) -
         )
         return _pure_profiles(A, B, tol), False
     profiles, problem = nashpy_equilibria(A, B, method, time_limit=time_limit)
-    if problem:
-        notes.append(problem)
+    if problem:  # stopped at the time limit, or failed: the search did not finish
+        notes.append(f"incomplete: {problem}")
     return profiles, False
 
 
@@ -634,12 +634,12 @@ def _gambit_candidates(method: str, A, B, tol, time_limit: float | None, notes: 
     if min(A.shape) == 1:  # a lone strategy: the equilibria are the best responses to it
         return _pure_profiles(A, B, tol), False
     profiles, problem = gambit.gambit_equilibria(A, B, method, time_limit=time_limit)
-    if problem:
-        notes.append(problem)
+    if problem:  # stopped at the time limit, or failed: the search did not finish
+        notes.append(f"incomplete: {problem}")
     return profiles, False
 
 
-register_method("pure", _pure_candidates, "the pure equilibria, by best-response masks", exhaustive=True)
+register_method("pure", _pure_candidates, "the pure equilibria, by best-response masks")
 register_method(
     "polytope",
     _polytope_candidates,
@@ -751,9 +751,12 @@ def solve(
                 return
         found.append(Equilibrium(X, Y, (float(X @ A @ Y), float(X @ B @ Y)), rg, {method}))
 
+    finished = {}  # method -> whether it finished (left no "incomplete:" note)
     for method, find in finders:
+        before = len(notes)
         with progress_wanted(progress):
             profiles, deg = find(Ar, Br, tol, time_limit, notes)
+        finished[method] = not any(n.startswith("incomplete:") for n in notes[before:])
         degenerate |= deg
         for x, y in profiles:
             add(x, y, method)
@@ -764,6 +767,15 @@ def solve(
     degenerate |= _pure_ties(An, Bn, tol)
     if switched:
         notes.append(switched.format(found=len(found)))
+    # every extreme equilibrium is listed where a method that enumerates them all finished; the search as asked
+    # finished where every method did, or where such a method did (the others' stops then lose nothing)
+    enumerated = any(done and EQUILIBRIUM_METHODS.get(m).exhaustive for m, done in finished.items())
+    if not switched and not enumerated and all(finished.values()):
+        asked = ", ".join(finished)
+        notes.append(
+            f"partial: the methods asked ({asked}) do not enumerate every extreme equilibrium; polytope (the "
+            "default) does"
+        )
     found.sort(key=lambda e: (not e.pure, -e.payoffs[0], -e.payoffs[1]))
     return Solution(
         game,
@@ -772,8 +784,8 @@ def solve(
         [game.rows[i] for i in np.flatnonzero(~rows_kept)],
         [game.cols[j] for j in np.flatnonzero(~cols_kept)],
         notes,
-        complete=not any(n.startswith("incomplete:") for n in notes),
-        exhaustive=not switched and not any(n.startswith("incomplete:") for n in notes),
+        complete=enumerated or all(finished.values()),
+        exhaustive=enumerated and not switched,
     )
 
 

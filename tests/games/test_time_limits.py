@@ -168,3 +168,42 @@ def test_a_role_symmetric_game_that_finishes_gets_the_same_answer_whatever_the_l
     assert len(a.equilibria) == len(b.equilibria)
     for e, f in zip(a.equilibria, b.equilibria):
         assert np.array_equal(e.mixture, f.mixture) and e.regret == f.regret and e.methods == f.methods
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method", ["support_enumeration", "vertex_enumeration", "lemke_howson"])
+def test_any_method_stopped_at_its_limit_leaves_the_search_unfinished(method, tmp_path, capsys):
+    """A method the time limit stops did not finish, whichever it is: not only the polytope search. ``--methods
+    support_enumeration`` on a 30 x 30 game once ended "equilibria: 0" with exit 0; it is exit 3 now, the note
+    beginning "incomplete:"."""
+    from gamemarket.cli import main
+
+    rng = np.random.default_rng(5)
+    g = Game(rng.random((30, 30)), rng.random((30, 30)))
+    sol = solve(g, methods=[method], time_limit=0.5)
+    assert not sol.complete and not sol.exhaustive
+    assert any(n.startswith(f"incomplete: nashpy {method}: no answer within 0.5 s") for n in sol.notes)
+    np.savez(tmp_path / "g.npz", A=g.A, B=g.B)
+    argv = ["game", "solve", str(tmp_path / "g.npz"), "--methods", method, "--time-limit", "0.5", "--no-progress"]
+    assert main(argv) == 3
+    assert "the search for equilibria did not finish (see the note); exit 3" in capsys.readouterr().err
+
+
+def test_a_stopped_method_beside_a_complete_enumeration_loses_nothing(monkeypatch):
+    """Where polytope enumerated every extreme equilibrium, another method's stop leaves the answer complete; where
+    only methods that do not enumerate them all ran, the answer says it is not every one ("partial:")."""
+
+    def stopped(A, B, method, *, time_limit):
+        return [], f"nashpy {method}: no answer within {time_limit:g} s (stopped)"
+
+    monkeypatch.setattr(eq, "nashpy_equilibria", stopped)
+    rng = np.random.default_rng(1)
+    g = Game(rng.random((4, 4)), rng.random((4, 4)))
+    both = solve(g, methods=["polytope", "lemke_howson"])
+    assert both.complete and both.exhaustive and both.equilibria
+    assert any(n.startswith("incomplete: nashpy lemke_howson") for n in both.notes)
+    alone = solve(g, methods=["lemke_howson"])
+    assert not alone.complete and not alone.exhaustive and not alone.equilibria
+    pure = solve(g, methods=["pure"])
+    assert pure.complete and not pure.exhaustive
+    assert any(n.startswith("partial: the methods asked (pure) do not enumerate every") for n in pure.notes)
