@@ -76,3 +76,62 @@ def test_an_empty_game_and_an_unknown_type_are_refused_naming_them(tmp_path):
     bad.write_text(json.dumps(data))
     r = subprocess.run([sys.executable, "-m", "gamemarket", "game", "solve", str(bad)], capture_output=True, text=True)
     assert r.returncode == 2 and "'matrix.1'" in r.stderr and "game.1" in r.stderr
+
+
+REPOSITORY = Path(__file__).parent / "data" / "gameanalysis-repository"
+REPOSITORY_PROVENANCE = json.loads((REPOSITORY / "provenance.json").read_text())
+
+
+def test_gameanalysis_hard_nash_game_has_the_equilibrium_its_own_test_states():
+    """``example_games/hard_nash.json`` of gameanalysis's repository: real EGTA-online data in the layout without a
+    ``type`` field (observations per payoff). gameanalysis's test states its equilibrium and marks the test xfail
+    (its solver times out at 60 s); ``equilibria`` lists it, to the test's 1e-4."""
+    with pytest.warns(UserWarning, match="lists of observations"):
+        g = read_egta(REPOSITORY / "hard_nash.json")
+    data = json.loads((REPOSITORY / "hard_nash.json").read_text())
+    assert dict(zip(g.roles, g.players)) == data["players"]
+    assert list(g.strategy_names) == [s for r in sorted(data["strategies"]) for s in data["strategies"][r]]
+    expected = np.array(REPOSITORY_PROVENANCE["files"]["hard_nash.json"]["expected"])
+    ours = equilibria(g).equilibria
+    assert any(np.allclose(e.mixture, expected, atol=1e-4, rtol=1e-4) for e in ours)
+    assert all(e.regret <= 1e-8 * g.payoff_scale() for e in ours)
+
+
+def test_gameanalysis_game_with_a_type_field_is_read_and_solved():
+    data = json.loads((REPOSITORY / "hard_scarf.json").read_text())
+    assert data["type"] == "game.1"
+    g = read_egta(REPOSITORY / "hard_scarf.json")
+    assert list(g.strategy_names) == [s for r in sorted(data["strategies"]) for s in data["strategies"][r]]
+    first = data["profiles"][0]
+    names = list(g.strategy_names)
+    want = np.zeros(len(names), dtype=int)
+    for entries in first.values():
+        for s, c, _ in entries:
+            want[names.index(s)] = c
+    row = next(i for i, p in enumerate(g.profiles) if (p == want).all())
+    for entries in first.values():
+        for s, _, payoff in entries:
+            assert g.payoffs[row][names.index(s)] == payoff
+    ours = equilibria(g).equilibria
+    assert ours and all(e.regret <= 1e-8 * g.payoff_scale() for e in ours)
+
+
+def test_gameanalysis_payoff_version_nfg_is_gambits_selten_game():
+    """gameanalysis's ``sample.nfg`` is Gambit's payoff version of the game Gambit's own tests hold in the outcome
+    version (``e02.nfg``): the same payoffs, the same equilibria."""
+    from gamemarket.games import solve
+    from gamemarket.games.io import read_nfg
+
+    ours = read_nfg(REPOSITORY / "sample.nfg")
+    gambit = read_nfg(Path(__file__).parent / "data" / "gambit-repository" / "e02.nfg")
+    np.testing.assert_array_equal(ours.A, gambit.A)
+    np.testing.assert_array_equal(ours.B, gambit.B)
+    same = {(tuple(e.x), tuple(e.y)) for e in solve(ours).equilibria}
+    assert same == {(tuple(e.x), tuple(e.y)) for e in solve(gambit).equilibria} and len(same) == 2
+
+
+def test_gameanalysis_repository_files_are_kept_with_where_they_came_from():
+    prov = REPOSITORY_PROVENANCE
+    assert prov["repository"] == "https://github.com/egtaonline/gameanalysis"
+    assert sorted(prov["files"]) == sorted(p.name for p in REPOSITORY.iterdir() if p.name != "provenance.json")
+    assert all(len(f["commit"]) == 40 for f in prov["files"].values())
