@@ -682,9 +682,10 @@ def solve(
         unknown name is an error listing the registered ones, before any method runs.
     time_limit : float or None, keyword-only
         Wall-clock seconds each method may spend on the game (default 10; None: no limit). A method stopped by it
-        leaves a note; where that method is exhaustive ("polytope") the note begins "incomplete:", says how far
-        it got, and ``complete`` is False. What was found is listed, each profile verified by its regret. A game
-        whose search finishes within the limit gets the same answer whatever the limit.
+        (or failing) leaves a note beginning "incomplete:" that says how far it got, and ``complete`` is False
+        unless a method that enumerates every extreme equilibrium ("polytope") finished. What was found is listed,
+        each profile verified by its regret. A game whose search finishes within the limit gets the same answer
+        whatever the limit.
     rel_tol : float, keyword-only
         A profile is an equilibrium where each player's regret is at most ``rel_tol`` times its payoffs' spread.
     eliminate : bool, keyword-only
@@ -767,15 +768,7 @@ def solve(
     degenerate |= _pure_ties(An, Bn, tol)
     if switched:
         notes.append(switched.format(found=len(found)))
-    # every extreme equilibrium is listed where a method that enumerates them all finished; the search as asked
-    # finished where every method did, or where such a method did (the others' stops then lose nothing)
-    enumerated = any(done and EQUILIBRIUM_METHODS.get(m).exhaustive for m, done in finished.items())
-    if not switched and not enumerated and all(finished.values()):
-        asked = ", ".join(finished)
-        notes.append(
-            f"partial: the methods asked ({asked}) do not enumerate every extreme equilibrium; polytope (the "
-            "default) does"
-        )
+    complete, exhaustive = _how_complete(finished, switched, notes)
     found.sort(key=lambda e: (not e.pure, -e.payoffs[0], -e.payoffs[1]))
     return Solution(
         game,
@@ -784,9 +777,23 @@ def solve(
         [game.rows[i] for i in np.flatnonzero(~rows_kept)],
         [game.cols[j] for j in np.flatnonzero(~cols_kept)],
         notes,
-        complete=enumerated or all(finished.values()),
-        exhaustive=enumerated and not switched,
+        complete=complete,
+        exhaustive=exhaustive,
     )
+
+
+def _how_complete(finished: dict, switched: str | None, notes: list) -> tuple[bool, bool]:
+    """``(complete, exhaustive)`` of a search whose methods finished or not (``finished``: method -> whether it left
+    no "incomplete:" note). Every extreme equilibrium is listed where a method that enumerates them all finished;
+    the search as asked finished where every method did, or where such a method did (the others' stops then lose
+    nothing). Where only methods that find some equilibria ran, to their end, a "partial:" note says so."""
+    enumerated = any(done and EQUILIBRIUM_METHODS.get(m).exhaustive for m, done in finished.items())
+    if not switched and not enumerated and all(finished.values()):
+        notes.append(
+            f"partial: the methods asked ({', '.join(finished)}) do not enumerate every extreme equilibrium; "
+            "polytope (the default) does"
+        )
+    return enumerated or all(finished.values()), enumerated and not switched
 
 
 def _cleaned(v: np.ndarray) -> np.ndarray:
