@@ -47,11 +47,19 @@ def sdsc():
 
 @pytest.fixture(autouse=True)
 def _plugin_registries_restored(request, monkeypatch):
-    """Each test under ``tests/plugins/`` starts from the package's own registries and leaves them so: what its
-    plugin registers, and the list of loaded plugins handed to workers, are undone after it. (``tests/plugins/
-    conftest.py`` holds those tests' other fixtures; no test imports from a conftest, since in a run that collects
-    both the module name ``conftest`` is the last one imported: ``tests/test_conftest_imports.py``.)"""
+    """Each test leaves the plugin registries as it found them; each test under ``tests/plugins/`` also starts from
+    the package's own registries: what its plugin registers, and the list of loaded plugins handed to workers, are
+    undone after it. (``tests/plugins/conftest.py`` holds those tests' other fixtures; no test imports from a
+    conftest, since in a run that collects both the module name ``conftest`` is the last one imported:
+    ``tests/test_conftest_imports.py``.)"""
     if "plugins" not in request.node.path.parent.parts[-1:]:
+        # any other test that loads a plugin in process (a study with [plugins], a --plugin option) has it undone
+        # too: a scheduler an earlier test loaded showed in a later test's --help ("fcfs,bid-per-node-second,lpt")
+        from gamemarket import plugins
+
+        for reg in plugins.REGISTRIES.values():
+            monkeypatch.setattr(reg, "_items", dict(reg._items))
+        monkeypatch.setattr(plugins.loading, "LOADED", dict(plugins.loading.LOADED))
         yield
         return
     from gamemarket import plugins

@@ -369,15 +369,15 @@ def _claim_4_gain_rows(gains: dict, mech: str, price: str, mix: str, who: str, g
         d = summarize(gains[(mech, cls)])
         if price == "kth":
             v = "supported" if verdict(d, +1) != "supported" else "contradicted"
-            claim = f"(4) under k-th price ({mech}) the {who}' {_jobs_text(cls)} gain nothing by shading"
+            claim = f"(4) under k-th price ({mech}) the {_jobs_text(cls)} of the {who} gain nothing by shading"
             paper = "no gain (Fig. 5-7)"
         elif cls == "high":
             v = verdict(d, +1)
-            claim = f"(4) under first price ({mech}) the {who}' high-bid jobs gain by shading"
+            claim = f"(4) under first price ({mech}) the high-bid jobs of the {who} gain by shading"
             paper = "gain (Fig. 5-7)"
         else:
             v = CONTEXT
-            claim = f"(context) under first price ({mech}): what the {who}' {_jobs_text(cls)} gain by shading"
+            claim = f"(context) under first price ({mech}): what the {_jobs_text(cls)} of the {who} gain by shading"
             paper = "-"
         if cls == "high":
             v_high = v
@@ -413,7 +413,7 @@ def _claim_4_mix(data: ClaimData, profiles: CohortIndex, mix: str, start: int, w
     v_diff = verdict(d, +1)
     rows.append(
         claim_row(
-            f"(4) the {who}' high-bid jobs gain more by shading under first price than under k-th price",
+            f"(4) the high-bid jobs of the {who} gain more by shading under first price than under k-th price",
             "first price > k-th price (Fig. 5-7)",
             f"gain under {first} minus gain under {kth}",
             v_diff,
@@ -435,7 +435,7 @@ def _claim_4_mix(data: ClaimData, profiles: CohortIndex, mix: str, start: int, w
     )
     rows.append(
         claim_row(
-            f"(4) for the {who}' high-bid jobs shading pays under first price and not under k-th price",
+            f"(4) for the high-bid jobs of the {who} shading pays under first price and not under k-th price",
             "k-th price discourages shading (Fig. 5-7)",
             f"all three of the rows above: first price {v_first}, k-th price {v_kth}, difference {v_diff}",
             v_all,

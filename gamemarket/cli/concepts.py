@@ -10,7 +10,7 @@ import numpy as np
 from gamemarket.cli.options import integer, number
 from gamemarket.cli.output import FULL, Figure, Parts, print_table
 from gamemarket.errors import InputError
-from gamemarket.games.alpharank import DEFAULT_ALPHA, DEFAULT_M, alpharank
+from gamemarket.games.alpharank import DEFAULT_ALPHA, DEFAULT_EPS, DEFAULT_M, alpharank
 from gamemarket.games.qre import fit_lambda, logit_branch
 from gamemarket.io.files import dumps_json
 
@@ -242,3 +242,7 @@ def _print_alpharank(rec: dict) -> None:
         for s in rec["sensitivity"]
     ]
     print_table(("alpha", "first", "score"), rows, indent=2)
+    print(
+        f"  (infinite: OpenSpiel's limit, a losing switch kept at probability eps {DEFAULT_EPS:g}, so its score may "
+        "be below a large alpha's; its ranking is the point)"
+    )

@@ -55,7 +55,8 @@ def cmd_plugin_check(a) -> int:
     if a.format == "json":
         print(json.dumps({"plugin": plugin.source, "reports": [r.to_dict() for r in reports]}, indent=2))
     else:
-        print(f"plugin {plugin.path} (hash {plugin.digest}): {len(plugin.entries)} entries")
+        entries = f"{len(plugin.entries)} {'entry' if len(plugin.entries) == 1 else 'entries'}"
+        print(f"plugin {plugin.path} (hash {plugin.digest}): {entries}")
         for r in reports:
             print(r.head)
             print_table(

@@ -78,7 +78,8 @@ def _payoff_lines(game, width: int | None) -> list[str]:
     ca, cb = game.ci()
     lines = []
     for title, M, C in ((f"{game.players[0]} payoff", game.A, ca), (f"{game.players[1]} payoff", game.B, cb)):
-        lines.append(f"  {title} (rows: {game.players[0]}, columns: {game.players[1]}; mean ± 95% CI half-width)")
+        cells = "mean ± 95% CI half-width" if np.isfinite(C).any() else "payoff; the game holds no intervals"
+        lines.append(f"  {title} (rows: {game.players[0]}, columns: {game.players[1]}; {cells})")
         rows = [
             (
                 r,

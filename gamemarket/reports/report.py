@@ -136,10 +136,19 @@ def paper_setup(an: StudyAnalysis) -> bool:
 def _claims_pointer(claim_rows, out: OutputFolder) -> str:
     """Where the paper's claims are when the report does not show them: their CSV."""
     write_csv(claims_csv(claim_rows), out.file("data/claims.csv"))
+    rows = claim_rows[0][1]
+    paper = sum(1 for r in rows if not str(r["key"]).startswith("rule-"))
+    rules = len(rows) - paper
+    held = (
+        f"This study holds the mechanisms and bidding models {paper} of the paper's claim rows need, so they are "
+        f"measured on its runs{f', beside {rules} checks of what follows from the market rules alone' if rules else ''}"
+        if paper
+        else f"No claim of the paper applies to this study's mechanisms and bidding models; {rules} checks of what "
+        "follows from the market rules alone are made on its runs"
+    )
     return (
         "## The claims of Shudler et al. (2010)\n\n"
-        "This study holds the paper's mechanisms and bidding models, so the paper's claims are measured on its runs: "
-        "`data/claims.csv` (a study that declares the paper, with a `[paper]` table, shows them here).\n"
+        f"{held}: `data/claims.csv` (a study that declares the paper, with a `[paper]` table, shows them here).\n"
     )
 
 
@@ -210,7 +219,7 @@ def answer_paragraph(an: StudyAnalysis) -> str:
     every = set.intersection(*(p for _, p, _ in answers)) if all(p for _, p, _ in answers) else set()
     if len(an.games) > 1:
         parts.append(
-            f"Across its {len(an.games)} games (one per consumer payoff: {', '.join(sg.name for sg in an.games)}), "
+            f"Across its {len(an.games)} games ({', '.join(sg.name for sg in an.games)}), "
             + (
                 f"the provider picks {' or '.join(sorted(every))} in every one."
                 if every
