@@ -324,13 +324,26 @@ def _constraints(info) -> str:
             todo.append(typing.get_args(a)[0])
         elif typing.get_origin(a) in (typing.Union, __import__("types").UnionType):
             todo += list(typing.get_args(a))
+    # a length is of a list's items or of a string's characters ("items >= 1" read as a bound on each value)
+    outer = info.annotation
+    if typing.get_origin(outer) in (typing.Union, __import__("types").UnionType):  # Optional[...]: what it holds
+        outer = next((a for a in typing.get_args(outer) if a is not type(None)), outer)
+    while typing.get_origin(outer) is typing.Annotated:
+        outer = typing.get_args(outer)[0]
+    text_field = outer is str
     out = []
     metadata = [x for m in metadata for x in ([m, *getattr(m, "metadata", [])])]
     for m in metadata:
-        for attr, sign in (("ge", ">="), ("gt", ">"), ("le", "<="), ("lt", "<"), ("min_length", "items >=")):
+        for attr, sign in (("ge", ">="), ("gt", ">"), ("le", "<="), ("lt", "<"), ("min_length", None)):
             v = getattr(m, attr, None)
-            text = f"{sign} {v}"
-            if v is not None and text not in out:
+            if v is None:
+                continue
+            if sign is None:
+                unit = "character" if text_field else "item"
+                text = f"at least {v} {unit}{'' if v == 1 else 's'}"
+            else:
+                text = f"{sign} {v}"
+            if text not in out:
                 out.append(text)
     out.sort(key=lambda c: c.startswith("<"))  # lower bounds first
     return ", ".join(out)
