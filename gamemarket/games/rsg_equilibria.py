@@ -33,6 +33,7 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
+from numba import njit
 from scipy import optimize
 from scipy.special import comb
 
@@ -40,7 +41,7 @@ from gamemarket.errors import InputError
 from gamemarket.games.budget import RAISE_LIMIT, SearchClock, TimeUp
 from gamemarket.games.equilibria import DEFAULT_METHODS, solve
 from gamemarket.games.rsgame import RoleSymmetricGame, fast_exp
-from gamemarket.games.support_newton import SupportEnumeration, support_enumeration
+from gamemarket.games.support_newton import SupportEnumeration, polish_newton, support_enumeration
 
 DEFAULT_REL_TOL = 1e-8
 
@@ -97,6 +98,7 @@ def replicator_dynamics(
     max_iters: int = 10_000,
     converge: float = 1e-12,
     clock: SearchClock | None = None,
+    jit: bool = True,
 ) -> np.ndarray:
     """Discrete replicator dynamics ``x_s <- x_s (v_s - m + 1e-3 d) / sum``, per role.
 
@@ -104,7 +106,9 @@ def replicator_dynamics(
     that every fitness is positive; the fixed points are those of the continuous dynamics.
     ``mixture`` may be one mixture or a stack of them (one per row), all run in step. ``clock``
     (a :class:`~gamemarket.games.budget.SearchClock`): its limit is checked every 50 iterations,
-    and :class:`~gamemarket.games.budget.TimeUp` raised once it is reached.
+    and :class:`~gamemarket.games.budget.TimeUp` raised once it is reached. ``jit``: the dense dynamics compiled
+    (numba, one row at a time, :func:`_replicator_rows`), else in numpy (every row in step, the reference): the
+    same steps, the same points to rounding.
     """
     X = np.atleast_2d(np.asarray(mixture, dtype=float))
     X = np.array([game.check_mixture(x) for x in X])
@@ -116,6 +120,18 @@ def replicator_dynamics(
     C, K, dense_ok = game._dense()
     starts, ks = game.role_starts, game.num_strategies
     active = np.ones(len(X), dtype=bool)
+    if dense_ok and jit:
+        counts = np.ascontiguousarray(C, dtype=np.int64)
+        roles = np.asarray(starts, dtype=np.int64), np.asarray(ks, dtype=np.int64)
+        it = 0
+        while it < max_iters and active.any():
+            if clock is not None and it % 50 == 49:
+                clock.check()
+            # up to the next check (before iterations 49, 99, ...: the reference's), or to the end without a clock
+            end = max_iters if clock is None else min(max_iters, it + 1 + (48 - it) % 50)
+            _replicator_rows(X, active, counts, K, roles[0], roles[1], lo, 1e-3 * spread, end - it, converge)
+            it = end
+        return X[0] if np.ndim(mixture) == 1 else X
     for it in range(max_iters):
         if clock is not None and it % 50 == 49:
             clock.check()
@@ -134,6 +150,54 @@ def replicator_dynamics(
         if not active.any():
             break
     return X[0] if np.ndim(mixture) == 1 else X
+
+
+@njit(cache=True, inline="always")
+def _replicator_step(y, counts, K, starts, ks, lo, shift, pw, z, new) -> float:
+    """One step of the dense dynamics of ``y`` in place (``pw``, ``z``, ``new``: room); returns how far it moved."""
+    P, S = counts.shape
+    for s in range(S):
+        z[s] = max(y[s], 1e-250)
+        pw[s, 0] = 1.0
+        for c in range(1, pw.shape[1]):
+            pw[s, c] = pw[s, c - 1] * z[s]
+        new[s] = 0.0
+    for p in range(P):
+        xp = 1.0
+        for s in range(S):
+            xp *= pw[s, counts[p, s]]
+        for s in range(S):
+            new[s] += xp * K[p, s]
+    for s in range(S):
+        new[s] = y[s] * (new[s] / z[s] - lo + shift)
+    for r in range(starts.shape[0]):
+        tot = 0.0
+        for s in range(starts[r], starts[r] + ks[r]):
+            tot += new[s]
+        for s in range(starts[r], starts[r] + ks[r]):
+            new[s] /= tot
+    moved = 0.0
+    for s in range(S):
+        moved = max(moved, abs(new[s] - y[s]))
+        y[s] = new[s]
+    return moved
+
+
+@njit(cache=True)
+def _replicator_rows(X, active, counts, K, starts, ks, lo, shift, iters, converge) -> None:
+    """:func:`replicator_dynamics`' dense steps compiled: ``iters`` steps of each active row of ``X`` in place, a row
+    made inactive (``active``) once a step moves it less than ``converge``. ``x^(c_p)`` as a product of powers
+    (the counts are whole numbers) where the reference takes ``exp(c_p . log x)``: the same to rounding."""
+    S = X.shape[1]
+    pw = np.empty((S, counts.max() + 1))
+    z, new = np.empty(S), np.empty(S)
+    for b in range(X.shape[0]):
+        if not active[b]:
+            continue
+        for _ in range(iters):
+            if _replicator_step(X[b], counts, K, starts, ks, lo, shift, pw, z, new) < converge:
+                active[b] = False
+                break
 
 
 def _objective(game: RoleSymmetricGame):
@@ -238,12 +302,23 @@ def _newton(system, z: np.ndarray, max_iters: int = 50) -> np.ndarray | None:
     return z
 
 
-def support_polish(game: RoleSymmetricGame, mixture, *, threshold: float = 1e-6) -> np.ndarray | None:
+def _newton_compiled(system, z: np.ndarray, max_iters: int = 50) -> np.ndarray | None:
+    """:func:`_newton` compiled (:func:`gamemarket.games.support_newton.polish_newton`)."""
+    C, K, others, ref, sums, scale = system
+    z, ok = polish_newton(
+        C, np.ascontiguousarray(K.T), np.asarray(z, dtype=float), others, ref, sums, float(scale), max_iters
+    )
+    return z if ok else None
+
+
+def support_polish(game: RoleSymmetricGame, mixture, *, threshold: float = 1e-6, jit: bool = True) -> np.ndarray | None:
     """Newton's method on the candidate's support: equal deviation payoffs within each role.
 
     It works in the subgame of the support (where every probability is positive, so the dense
     Jacobian applies) and returns the polished mixture of the whole game, or None where Newton
-    leaves the simplex or does not converge. The caller checks the regret in the whole game.
+    leaves the simplex or does not converge. The caller checks the regret in the whole game. ``jit``: Newton's
+    method compiled (numba, :func:`gamemarket.games.support_newton.polish_newton`), else in numpy (:func:`_newton`,
+    the reference): the same steps, the same point to rounding.
     """
     x = game.check_mixture(mixture)
     supp = x > threshold
@@ -254,7 +329,7 @@ def support_polish(game: RoleSymmetricGame, mixture, *, threshold: float = 1e-6)
     if system is None:
         return _support_polish_sparse(game, x, supp)
     z0 = x[supp] / np.repeat(np.bincount(ri[supp], weights=x[supp]), np.bincount(ri[supp]))
-    z = _newton(system, z0)
+    z = _newton_compiled(system, z0) if jit else _newton(system, z0)
     if z is None:
         return None
     out = np.zeros_like(x)
@@ -439,13 +514,15 @@ def _dynamics_candidates(
     slsqp: bool,
     clock: SearchClock,
     cands: list[tuple[np.ndarray, str]],
+    jit: bool = True,
 ) -> None:
     """Candidates from the replicator dynamics, appended to ``cands``: each end point, and its polish on its support
     at three thresholds; the points that neither settle nor polish nearby run ten times longer, and those still
-    unsettled then go to SLSQP where ``slsqp`` (support enumeration did not apply). Raises
+    unsettled then go to SLSQP where ``slsqp`` (support enumeration did not apply); ``jit``: the compiled dynamics
+    and polish, else their numpy references. Raises
     :class:`~gamemarket.games.budget.TimeUp` once ``clock``'s limit is reached (``cands`` keeps what was found)."""
     seen = set()
-    points = replicator_dynamics(game, np.array(starts), max_iters=max_iters, converge=1e-9, clock=clock)
+    points = replicator_dynamics(game, np.array(starts), max_iters=max_iters, converge=1e-9, clock=clock, jit=jit)
     for rnd in range(2):
         unsettled = []
         clock.bar(len(points), unit="point", desc="replicator dynamics")
@@ -461,7 +538,7 @@ def _dynamics_candidates(
             # strategies still dying out are dropped at coarser thresholds; each result is a candidate
             settled = game.regret(x) <= tol
             for threshold in (1e-6, 1e-3, 1e-2):
-                p = support_polish(game, x, threshold=threshold)
+                p = support_polish(game, x, threshold=threshold, jit=jit)
                 if p is not None:
                     cands.append((p, "polish"))
                     settled |= bool(np.abs(p - x).max() < 1e-2 and game.regret(p) <= tol)
@@ -475,7 +552,9 @@ def _dynamics_candidates(
                 cands.append((regret_minimize(game, x), "regret_minimize"))
             break
         # the few points that neither settled nor polished nearby: follow the dynamics further
-        points = replicator_dynamics(game, np.array(unsettled), max_iters=10 * max_iters, converge=1e-9, clock=clock)
+        points = replicator_dynamics(
+            game, np.array(unsettled), max_iters=10 * max_iters, converge=1e-9, clock=clock, jit=jit
+        )
 
 
 def _verified(
@@ -521,6 +600,7 @@ def equilibria(
     max_starts: int = 128,
     time_limit: float | None = None,
     progress: bool | None = None,
+    jit: bool = True,
 ) -> SymmetricSolution:
     """Symmetric equilibria of a role-symmetric game, each verified by its regret.
 
@@ -561,6 +641,9 @@ def equilibria(
     progress : bool or None, keyword-only
         A progress bar on stderr for a search that runs more than a few seconds: True, False, or None (where
         stderr is a terminal).
+    jit : bool, keyword-only
+        The compiled searches (numba: the default) or their numpy references: the same steps, the same
+        equilibria to rounding.
     """
     if not isinstance(game, RoleSymmetricGame):
         raise InputError(f"equilibria: expected a RoleSymmetricGame, got {type(game).__name__}")
@@ -577,7 +660,13 @@ def equilibria(
         stop = "before support enumeration and the replicator dynamics"
     elif supports:
         search = support_enumeration(
-            game, tolerance=tol, starts_per_round=starts_per_round, max_starts=max_starts, seed=seed, clock=clock
+            game,
+            tolerance=tol,
+            starts_per_round=starts_per_round,
+            max_starts=max_starts,
+            seed=seed,
+            clock=clock,
+            jit=jit,
         )
         if search is not None:
             for x, r in zip(search.mixtures, search.regrets):
@@ -589,7 +678,7 @@ def equilibria(
         try:
             if clock.expired():
                 raise TimeUp
-            _dynamics_candidates(game, starts, tol, max_iters, slsqp=search is None, clock=clock, cands=cands)
+            _dynamics_candidates(game, starts, tol, max_iters, slsqp=search is None, clock=clock, cands=cands, jit=jit)
         except TimeUp:
             stop = f"in the replicator dynamics from {len(starts)} starts (their candidates so far kept)"
         finally:

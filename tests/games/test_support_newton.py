@@ -1,6 +1,9 @@
 """Support enumeration with batched Newton, against its plain references.
 
 * the batched Newton against the one-start Newton of ``rsg_equilibria`` (the reference);
+* the compiled paths (numba) against their numpy references: Newton's rows against the batched Newton, the
+  support polish against ``_newton``, the replicator dynamics against their numpy steps, and the whole answer of
+  ``equilibria`` with and without them;
 * the screen of the strategies outside a support against the game's own deviation payoffs;
 * completeness where it is known: every root of a two-strategy game's gain polynomial (the exact
   Bernstein path), every equilibrium of a nondegenerate bimatrix game (the polytope search), and,
@@ -16,10 +19,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gamemarket.errors import InputError
-from gamemarket.games.rsg_equilibria import _newton, _support_system, equilibria, exact_equilibria
+from gamemarket.games.rsg_equilibria import (
+    _newton,
+    _starts,
+    _support_system,
+    equilibria,
+    exact_equilibria,
+    replicator_dynamics,
+    support_polish,
+)
 from gamemarket.games.rsgame import RoleSymmetricGame
 from gamemarket.games.support_newton import (
     _families,
+    batched_newton,
+    compiled_newton,
     count_searched_supports,
     count_supports,
     structurally_singular,
@@ -63,6 +76,59 @@ def test_batched_newton_equals_the_one_start_reference(roles, players, strategie
             assert (ref is not None) == bool(converged)
             if converged:
                 np.testing.assert_allclose(z, ref, rtol=0, atol=1e-10)
+
+
+@settings(max_examples=25, deadline=None)
+@given(**GAMES)
+def test_compiled_newton_equals_the_batched_reference(roles, players, strategies, seed):
+    """The same starts on every support, a batch of each family at once: the same converged flags, the same roots
+    to rounding."""
+    g = _random_game(roles, players, strategies, seed)
+    rng = np.random.default_rng(seed + 3)
+    for fam in _families(g):
+        sid = np.repeat(np.arange(len(fam.masks)), 8)
+        Z0 = rng.exponential(size=(len(sid), fam.k))
+        Z0 /= np.repeat(np.add.reduceat(Z0, fam.starts, axis=1), fam.sizes, axis=1)
+        Zr, okr = batched_newton(fam.Cs, fam.Ks[sid], Z0, fam.others, fam.ref, fam.sums, fam.scales[sid])
+        Zc, okc = compiled_newton(fam.Cs, fam.Ks, sid, Z0, fam.others, fam.ref, fam.sums, fam.scales)
+        np.testing.assert_array_equal(okc, okr)
+        np.testing.assert_allclose(Zc[okc], Zr[okr], rtol=0, atol=1e-10)
+        # and through the family's own method, both ways
+        Zf, okf = fam.newton(sid, Z0.copy(), jit=False)
+        np.testing.assert_array_equal(okf, okr)
+        np.testing.assert_array_equal(Zf[okf], Zr[okr])
+
+
+@settings(max_examples=25, deadline=None)
+@given(**GAMES)
+def test_compiled_dynamics_and_polish_equal_their_references(roles, players, strategies, seed):
+    """The replicator dynamics' end points to rounding, and the support polish of each (compiled against
+    ``_newton``) on every threshold the driver uses: found by both or by neither, at the same point."""
+    g = _random_game(roles, players, strategies, seed)
+    starts = np.array(_starts(g, 4, seed))
+    ref = replicator_dynamics(g, starts, max_iters=200, converge=1e-9, jit=False)
+    got = replicator_dynamics(g, starts, max_iters=200, converge=1e-9, jit=True)
+    np.testing.assert_allclose(got, ref, rtol=0, atol=1e-9)
+    for x in ref:
+        for threshold in (1e-6, 1e-3, 1e-2):
+            a = support_polish(g, x, threshold=threshold, jit=False)
+            b = support_polish(g, x, threshold=threshold, jit=True)
+            assert (a is None) == (b is None)
+            if a is not None:
+                np.testing.assert_allclose(b, a, rtol=0, atol=1e-10)
+
+
+@pytest.mark.slow
+@settings(max_examples=12, deadline=None)
+@given(
+    shape=st.sampled_from([((2,), (3,)), ((2,), (4,)), ((5,), (3,)), ((4,), (4,)), ((1, 1), (3, 3)), ((2, 2), (2, 3))]),
+    seed=st.integers(0, 2**31),
+)
+def test_equilibria_are_the_same_with_and_without_the_compiled_paths(shape, seed):
+    g = RoleSymmetricGame.random(*shape, np.random.default_rng(seed))
+    a, b = equilibria(g, jit=True), equilibria(g, jit=False)
+    assert _same_set([e.mixture for e in a.equilibria], [e.mixture for e in b.equilibria], tol=1e-7)
+    assert a.search.starts == b.search.starts and a.search.roots == b.search.roots
 
 
 @settings(max_examples=25, deadline=None)
