@@ -8,14 +8,17 @@
   (every used strategy of a role earns the same deviation payoff), which drives the regret to
   rounding level.
 * ``exact_equilibria``: where the game is small enough to solve exactly: one role with two
-  strategies (the roots of the gain polynomial in Bernstein form) and two roles of one player
-  each (the bimatrix game's exhaustive polytope search).
+  strategies (the roots of the gain polynomial in Bernstein form), two roles of one player
+  each (the bimatrix game's exhaustive polytope search) and one role of two players with up to 7
+  strategies (the symmetric ones of the symmetric bimatrix game's vertex pairs).
 
 ``equilibria`` runs these, and support enumeration with batched multi-start Newton
 (:mod:`gamemarket.games.support_newton`), from many starts (uniform, near every pure profile,
 seeded random points), polishes every candidate, keeps only mixtures whose regret is at most ``rel_tol`` times
 the payoff scale, and merges duplicates. An empty list means none was found, and the solution
-says so.
+says so. A game that is a nondegenerate bimatrix game (two roles of one player each, or one role of two
+players) has its extreme equilibria for all its equilibria: the exact method's vertex pairs answer it, and the
+searches do not run. The compiled searches (numba) have their numpy references (``jit=False``).
 
 References
 ----------
@@ -38,12 +41,18 @@ from scipy import optimize
 from scipy.special import comb
 
 from gamemarket.errors import InputError
+from gamemarket.games import vertex_pairs
 from gamemarket.games.budget import RAISE_LIMIT, SearchClock, TimeUp
-from gamemarket.games.equilibria import DEFAULT_METHODS, solve
+from gamemarket.games.equilibria import DEFAULT_METHODS, polytope_equilibria, solve
 from gamemarket.games.rsgame import RoleSymmetricGame, fast_exp
 from gamemarket.games.support_newton import SupportEnumeration, polish_newton, support_enumeration
 
 DEFAULT_REL_TOL = 1e-8
+#: the note of a game whose exact method found every equilibrium (no search run after it)
+EVERY_EQUILIBRIUM = (
+    "every equilibrium of a nondegenerate bimatrix game (its extreme equilibria, by vertex enumeration), so neither "
+    "support enumeration nor the replicator dynamics ran"
+)
 
 
 @dataclass
@@ -376,56 +385,87 @@ def exact_equilibria(
     mixture an equilibrium: the pure ends are returned with a note in ``equilibria``.
     Two roles of one player each: the bimatrix game's exhaustive search, under ``time_limit`` (seconds; None: no
     limit): where it stops there, ``notes`` gets its note, which begins "incomplete:".
+    One role of two players with up to 7 strategies (``vertex_pairs.fits``), where the symmetric bimatrix game
+    ``(A, A^T)`` is nondegenerate: the symmetric ones ``(x, x)`` of its extreme equilibria, which are then all of its
+    equilibria (a degenerate game has no exact method here: None).
     """
+    return _exact(game, time_limit=time_limit, notes=notes)[0]
+
+
+def _exact(
+    game: RoleSymmetricGame, *, time_limit: float | None = None, notes: list | None = None
+) -> tuple[list[np.ndarray] | None, bool]:
+    """:func:`exact_equilibria`, and whether its answer is every symmetric equilibrium of the game: a nondegenerate
+    bimatrix game (two roles of one player, or one role of two players) searched to the end. (The two-strategy
+    path is exhaustive too, but the searches still run there, as they always have.)"""
     if len(game.roles) == 1 and game.num_strategies[0] == 2:
-        n = game.players[0] - 1
-        b = np.zeros(n + 1)
-        for k in range(n + 1):  # k others on strategy 1
-            u1 = game.profile_payoffs([n - k, k + 1])[1]
-            u0 = game.profile_payoffs([n - k + 1, k])[0]
-            b[k] = u1 - u0
-        out = []
-        if b[0] <= 0:
-            out.append(np.array([1.0, 0.0]))
-        if b[-1] >= 0:
-            out.append(np.array([0.0, 1.0]))
-        if n == 0 or np.all(b == 0):
-            return out
-        # power basis: sum_k b_k C(n,k) p^k (1-p)^(n-k)
-        P = np.polynomial.Polynomial
-        poly = sum((b[k] * comb(n, k, exact=True)) * P([0, 1]) ** k * P([1, -1]) ** (n - k) for k in range(n + 1))
-        poly = P(poly.coef)
-        deriv = poly.deriv()
-
-        def gain(p):
-            return float(
-                np.sum(b * comb(n, np.arange(n + 1)) * p ** np.arange(n + 1) * (1 - p) ** (n - np.arange(n + 1)))
-            )
-
-        cands = [float(r.real) for r in poly.roots() if abs(r.imag) < 1e-6 and -1e-9 < r.real < 1 + 1e-9]
-        # sign changes on a fine grid catch what the roots of an ill-conditioned power basis miss
-        grid = np.linspace(0, 1, 2001)
-        vals = np.array([gain(p) for p in grid])
-        for i in np.flatnonzero(np.sign(vals[:-1]) * np.sign(vals[1:]) < 0):
-            cands.append(optimize.brentq(gain, grid[i], grid[i + 1], xtol=1e-15, rtol=1e-15))
-        for p in cands:
-            for _ in range(20):  # Newton on the Bernstein form
-                d = float(deriv(p))
-                if d == 0:
-                    break
-                p_new = p - gain(p) / d
-                if not np.isfinite(p_new) or abs(p_new - p) < 1e-17:
-                    break
-                p = p_new
-            if 0 < p < 1 and not any(abs(p - q[1]) < 1e-9 for q in out):
-                out.append(np.array([1.0 - p, p]))
-        return out
+        return _two_strategy_roots(game), False
     if len(game.roles) == 2 and game.players == (1, 1):
         sol = solve(game.to_bimatrix(), methods=DEFAULT_METHODS, time_limit=time_limit)
         if notes is not None:
             notes += [n for n in sol.notes if n.startswith("incomplete:")]
-        return [np.concatenate([e.x, e.y]) for e in sol.equilibria]
-    return None
+        return [np.concatenate([e.x, e.y]) for e in sol.equilibria], sol.complete and not sol.degenerate
+    if game.players == (2,) and vertex_pairs.fits(game.num_strategies[0], game.num_strategies[0]):
+        A = _two_player_matrix(game)
+        profiles, degenerate = polytope_equilibria(A, A.T)
+        if degenerate:
+            return None, False
+        return [x for x, y in profiles if np.abs(x - y).max() <= 1e-9], True
+    return None, False
+
+
+def _two_strategy_roots(game: RoleSymmetricGame) -> list[np.ndarray]:
+    """One role with two strategies: the pure ends and the roots of the gain polynomial (:func:`exact_equilibria`)."""
+    n = game.players[0] - 1
+    b = np.zeros(n + 1)
+    for k in range(n + 1):  # k others on strategy 1
+        u1 = game.profile_payoffs([n - k, k + 1])[1]
+        u0 = game.profile_payoffs([n - k + 1, k])[0]
+        b[k] = u1 - u0
+    out = []
+    if b[0] <= 0:
+        out.append(np.array([1.0, 0.0]))
+    if b[-1] >= 0:
+        out.append(np.array([0.0, 1.0]))
+    if n == 0 or np.all(b == 0):
+        return out
+    # power basis: sum_k b_k C(n,k) p^k (1-p)^(n-k)
+    P = np.polynomial.Polynomial
+    poly = sum((b[k] * comb(n, k, exact=True)) * P([0, 1]) ** k * P([1, -1]) ** (n - k) for k in range(n + 1))
+    poly = P(poly.coef)
+    deriv = poly.deriv()
+
+    def gain(p):
+        return float(np.sum(b * comb(n, np.arange(n + 1)) * p ** np.arange(n + 1) * (1 - p) ** (n - np.arange(n + 1))))
+
+    cands = [float(r.real) for r in poly.roots() if abs(r.imag) < 1e-6 and -1e-9 < r.real < 1 + 1e-9]
+    # sign changes on a fine grid catch what the roots of an ill-conditioned power basis miss
+    grid = np.linspace(0, 1, 2001)
+    vals = np.array([gain(p) for p in grid])
+    for i in np.flatnonzero(np.sign(vals[:-1]) * np.sign(vals[1:]) < 0):
+        cands.append(optimize.brentq(gain, grid[i], grid[i + 1], xtol=1e-15, rtol=1e-15))
+    for p in cands:
+        for _ in range(20):  # Newton on the Bernstein form
+            d = float(deriv(p))
+            if d == 0:
+                break
+            p_new = p - gain(p) / d
+            if not np.isfinite(p_new) or abs(p_new - p) < 1e-17:
+                break
+            p = p_new
+        if 0 < p < 1 and not any(abs(p - q[1]) < 1e-9 for q in out):
+            out.append(np.array([1.0 - p, p]))
+    return out
+
+
+def _two_player_matrix(game: RoleSymmetricGame) -> np.ndarray:
+    """The payoffs of one role of two players as a matrix: ``A[i, j]``, strategy ``i``'s against ``j``."""
+    k = game.num_strategies[0]
+    A = np.zeros((k, k))
+    for row, pay in zip(game.profiles, game.payoffs):
+        i, j = np.flatnonzero(row)[[0, -1]]
+        A[i, j], A[j, i] = pay[i], pay[j]
+    return A
 
 
 def stability(game: RoleSymmetricGame, mixture, *, tol: float | None = None) -> str:
@@ -488,21 +528,22 @@ def _pure_mixtures(game: RoleSymmetricGame, limit: int = 10_000):
     return [game.pure_mixture(c) for c in itertools.product(*[range(k) for k in game.num_strategies])]
 
 
-def _exact_candidates(game: RoleSymmetricGame, clock: SearchClock) -> tuple[list[np.ndarray], list[str]]:
-    """The exact method's equilibria where one applies (else none), and a note where every mixture is one or where
-    ``clock``'s limit stopped it (beginning "incomplete:")."""
+def _exact_candidates(game: RoleSymmetricGame, clock: SearchClock) -> tuple[list[np.ndarray], list[str], bool]:
+    """The exact method's equilibria where one applies (else none), a note where every mixture is one or where
+    ``clock``'s limit stopped it (beginning "incomplete:"), and whether they are every equilibrium (:func:`_exact`).
+    """
     notes: list[str] = []
     left = clock.remaining()
-    ex = exact_equilibria(game, time_limit=None if left is None else max(left, 1e-3), notes=notes)
+    ex, every = _exact(game, time_limit=None if left is None else max(left, 1e-3), notes=notes)
     if ex is None:
-        return [], []
+        return [], [], False
     if (
         len(game.roles) == 1
         and game.num_strategies == (2,)
         and all(np.allclose(game.profile_payoffs(p)[p > 0], game.profile_payoffs(p)[p > 0][0]) for p in game.profiles)
     ):
         notes.append("every mixture is an equilibrium (payoffs do not depend on the strategy)")
-    return ex, notes
+    return ex, notes, every
 
 
 def _dynamics_candidates(
@@ -604,13 +645,14 @@ def equilibria(
 ) -> SymmetricSolution:
     """Symmetric equilibria of a role-symmetric game, each verified by its regret.
 
-    The searches: an exact method where one applies; every pure profile; support enumeration
-    with batched multi-start Newton (:func:`gamemarket.games.support_newton.support_enumeration`)
+    The searches: an exact method where one applies (where it finds every equilibrium, a nondegenerate bimatrix
+    game's vertex pairs, the searches after it do not run: :func:`exact_equilibria`); every pure profile; support
+    enumeration with batched multi-start Newton (:func:`gamemarket.games.support_newton.support_enumeration`)
     where the game has at most 4096 supports to search; replicator dynamics from many starts, each end point
     polished on its support; SLSQP on the squared gains for the points that neither settle nor
-    polish, where support enumeration does not apply. Completeness is not guaranteed: the
-    solution's ``search`` says how many Newton starts ran and estimates the chance that one more
-    would find a new root.
+    polish, where support enumeration does not apply. Completeness is not guaranteed (but for the nondegenerate
+    bimatrix games): the solution's ``search`` says how many Newton starts ran and estimates the chance that one
+    more would find a new root.
 
     Parameters
     ----------
@@ -651,12 +693,14 @@ def equilibria(
         raise InputError(f"equilibria: rel_tol must be in (0, 1), got {rel_tol}")
     tol = rel_tol * game.payoff_scale()
     clock = SearchClock(time_limit, progress=progress)
-    ex, notes = _exact_candidates(game, clock) if exact else ([], [])
+    ex, notes, every = _exact_candidates(game, clock) if exact else ([], [], False)
     cands: list[tuple[np.ndarray, str]] = [(x, "exact") for x in ex]
     cands += [(x, "pure") for x in _pure_mixtures(game)]
     known: dict[int, float] = {}  # candidates whose regret is already known, by position
-    search, starts, stop = None, _starts(game, n_random, seed), None
-    if supports and clock.expired():
+    search, starts, stop = None, [] if every else _starts(game, n_random, seed), None
+    if every:  # a nondegenerate bimatrix game searched to the end: its equilibria are all there are
+        notes.append(f"exact: {EVERY_EQUILIBRIUM}")
+    elif supports and clock.expired():
         stop = "before support enumeration and the replicator dynamics"
     elif supports:
         search = support_enumeration(
@@ -674,7 +718,7 @@ def equilibria(
                 cands.append((x, "support_newton"))
             notes.append(search.summary())
         stop = _stopped_search(search)
-    if not stop:
+    if not stop and not every:
         try:
             if clock.expired():
                 raise TimeUp

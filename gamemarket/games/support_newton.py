@@ -288,7 +288,7 @@ def compiled_newton(Cs, Ks, sid, Z, others, ref, sums, scales, *, max_iters: int
     return Z, ok
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _lu_solve(A: np.ndarray, rhs: np.ndarray, out: np.ndarray) -> bool:
     """``A out = rhs`` by Gaussian elimination with partial pivoting (``A``, ``rhs`` overwritten); False where a
     pivot is exactly 0, where LAPACK's ``gesv`` (``np.linalg.solve``) reports a singular matrix."""
@@ -382,7 +382,8 @@ def _newton_step(CsT, KX, z, others, ref, sums, r, M, A, A0, rhs, step) -> None:
             A[no + q, t] = sums[q, t]
     for i in range(k):
         rhs[i] = -r[i]
-    A0[:, :] = A
+        for t in range(k):
+            A0[i, t] = A[i, t]
     if not _lu_solve(A, rhs, step):
         step[:] = np.linalg.pinv(A0, k * np.finfo(np.float64).eps) @ -r
 
@@ -401,13 +402,14 @@ def _newton_rows(Cs, Ks, sid, Z, others, ref, sums, scales, max_iters, ok) -> No
     KX, M, A, A0 = np.empty((k, P)), np.empty((k, k)), np.empty((k, k)), np.empty((k, k))
     rhs, step = np.empty(k), np.empty(k)
     for b in range(Z.shape[0]):
+        K = Ks[sid[b]]
         big = max(1.0, scales[sid[b]])
         tol, wander_tol = 1e-14 * big, 1e-4 * big
         z = Z[b]
         done = False
         alive = True
         for it in range(max_iters + 1):
-            res = _residual(Cs, Ci, Ks[sid[b]], z, others, ref, sums, pw, X, KX, dev, r)
+            res = _residual(Cs, Ci, K, z, others, ref, sums, pw, X, KX, dev, r)
             if res < tol:
                 done = True
                 break

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from gamemarket.errors import InputError
 from gamemarket.games.rsg_equilibria import (
+    EVERY_EQUILIBRIUM,
     _newton,
     _starts,
     _support_system,
@@ -121,7 +122,7 @@ def test_compiled_dynamics_and_polish_equal_their_references(roles, players, str
 @pytest.mark.slow
 @settings(max_examples=12, deadline=None)
 @given(
-    shape=st.sampled_from([((2,), (3,)), ((2,), (4,)), ((5,), (3,)), ((4,), (4,)), ((1, 1), (3, 3)), ((2, 2), (2, 3))]),
+    shape=st.sampled_from([((3,), (3,)), ((3,), (4,)), ((5,), (3,)), ((4,), (4,)), ((1, 2), (3, 2)), ((2, 2), (2, 3))]),
     seed=st.integers(0, 2**31),
 )
 def test_equilibria_are_the_same_with_and_without_the_compiled_paths(shape, seed):
@@ -129,6 +130,35 @@ def test_equilibria_are_the_same_with_and_without_the_compiled_paths(shape, seed
     a, b = equilibria(g, jit=True), equilibria(g, jit=False)
     assert _same_set([e.mixture for e in a.equilibria], [e.mixture for e in b.equilibria], tol=1e-7)
     assert a.search.starts == b.search.starts and a.search.roots == b.search.roots
+
+
+@pytest.mark.slow
+@settings(max_examples=15, deadline=None)
+@given(
+    shape=st.sampled_from(
+        [((2,), (3,)), ((2,), (4,)), ((2,), (5,)), ((1, 1), (3, 3)), ((1, 1), (2, 4)), ((1, 1), (4, 3))]
+    ),
+    seed=st.integers(0, 2**31),
+)
+def test_a_bimatrix_game_answered_by_vertex_pairs_has_the_searches_equilibria(shape, seed):
+    """Two roles of one player, or one role of two: a nondegenerate game (a random one) is answered by its vertex
+    pairs alone, and has the equilibria that support enumeration and the replicator dynamics find."""
+    g = RoleSymmetricGame.random(*shape, np.random.default_rng(seed))
+    routed, searched = equilibria(g), equilibria(g, exact=False)
+    assert routed.search is None and routed.starts == 0 and routed.notes[-1] == f"exact: {EVERY_EQUILIBRIUM}"
+    assert searched.search is not None and routed.complete
+    assert _same_set([e.mixture for e in routed.equilibria], [e.mixture for e in searched.equilibria], tol=1e-7)
+    assert all("exact" in e.methods for e in routed.equilibria)
+
+
+def test_a_degenerate_two_player_game_is_searched():
+    """Every payoff equal: every mixture is an equilibrium, the vertex pairs say the game is degenerate, and the
+    searches run as before (support enumeration, the dynamics), listing the pure profiles among others."""
+    g = RoleSymmetricGame.from_function(["all"], [2], [["a", "b", "c"]], lambda p: np.ones(3) * (p > 0))
+    assert exact_equilibria(g) is None
+    sol = equilibria(g)
+    assert sol.search is not None and sol.starts > 0 and not any(n.startswith("exact:") for n in sol.notes)
+    assert {(1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)} <= {tuple(e.mixture) for e in sol.equilibria}
 
 
 @settings(max_examples=25, deadline=None)
