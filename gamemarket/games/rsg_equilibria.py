@@ -462,9 +462,10 @@ def _two_player_matrix(game: RoleSymmetricGame) -> np.ndarray:
     """The payoffs of one role of two players as a matrix: ``A[i, j]``, strategy ``i``'s against ``j``."""
     k = game.num_strategies[0]
     A = np.zeros((k, k))
-    for row, pay in zip(game.profiles, game.payoffs):
-        i, j = np.flatnonzero(row)[[0, -1]]
-        A[i, j], A[j, i] = pay[i], pay[j]
+    used = game.profiles > 0
+    i, j = used.argmax(axis=1), k - 1 - used[:, ::-1].argmax(axis=1)  # each profile's two strategies (or one)
+    rows = np.arange(len(i))
+    A[i, j], A[j, i] = game.payoffs[rows, i], game.payoffs[rows, j]
     return A
 
 

@@ -582,8 +582,8 @@ def _family_roots(fam: _SizeFamily, rng, out: SupportEnumeration, starts_per_rou
     each. Counts the starts in ``out``; where ``clock``'s limit stops it, sets ``out.stopped`` and returns the roots
     found so far."""
     nS = len(fam.masks)
-    roots: list[list] = [[] for _ in range(nS)]  # distinct roots per support
-    hits: list[list] = [[] for _ in range(nS)]
+    # the distinct roots found (rows of R, the first ``count``), their supports and how many starts reached each
+    R, own, H, count = np.empty((64, fam.k)), np.empty(64, np.int64), np.empty(64, np.int64), 0
     open_ = np.ones(nS, dtype=bool)
     # cheap systems get more starts (up to 8x) for the same time
     boost = int(np.clip(2 ** np.floor(np.log2(_CHEAP / (len(fam.Cs) * fam.k**2))), 1, 8))
@@ -609,16 +609,46 @@ def _family_roots(fam: _SizeFamily, rng, out: SupportEnumeration, starts_per_rou
             break
         used += per_round
         out.starts += len(sid)
-        for z, s in zip(Z[ok], sid[ok]):
-            for i, q in enumerate(roots[s]):
-                if np.abs(q - z).max() < 1e-7:
-                    hits[s][i] += 1
-                    break
-            else:
-                roots[s].append(z)
-                hits[s].append(1)
-        open_ = np.array([any(h == 1 for h in hs) or sum(hs) < _MIN_HITS for hs in hits])
+        if count + ok.sum() > len(R):  # room for every root of this round to be new
+            grow = count + int(ok.sum())
+            R, own, H = np.resize(R, (grow, fam.k)), np.resize(own, grow), np.resize(H, grow)
+        count = tally_roots(Z[ok], sid[ok], R, own, H, count)
+        once = np.bincount(own[:count], weights=H[:count] == 1, minlength=nS) > 0
+        open_ = once | (np.bincount(own[:count], weights=H[:count], minlength=nS) < _MIN_HITS)
+    roots: list[list] = [[] for _ in range(nS)]  # distinct roots per support, in the order found
+    hits: list[list] = [[] for _ in range(nS)]
+    for i in range(count):
+        roots[own[i]].append(R[i].copy())
+        hits[own[i]].append(int(H[i]))
     return roots, hits
+
+
+@njit(cache=True)
+def tally_roots(Z, sid, R, own, H, count) -> int:
+    """Each row ``Z[b]`` (a root of support ``sid[b]``, in order) counted as a hit of the first root of its support
+    already in ``R`` (rows ``[:count]``, supports ``own``, hits ``H``) within 1e-7 in every coordinate, else added
+    as a new root (``R`` has room); returns the new count. Bookkeeping, compiled: a support's roots are compared
+    with each of its starts' roots, thousands a game."""
+    k = Z.shape[1]
+    for b in range(Z.shape[0]):
+        found = -1
+        for i in range(count):
+            if own[i] != sid[b]:
+                continue
+            far = 0.0
+            for t in range(k):
+                far = max(far, abs(R[i, t] - Z[b, t]))
+            if far < 1e-7:
+                found = i
+                break
+        if found >= 0:
+            H[found] += 1
+        else:
+            for t in range(k):
+                R[count, t] = Z[b, t]
+            own[count], H[count] = sid[b], 1
+            count += 1
+    return count
 
 
 def _keep_equilibria(game: RoleSymmetricGame, fam: _SizeFamily, roots: list, hits: list, out: SupportEnumeration):

@@ -38,6 +38,7 @@ from gamemarket.games.support_newton import (
     count_supports,
     structurally_singular,
     support_enumeration,
+    tally_roots,
 )
 
 
@@ -117,6 +118,37 @@ def test_compiled_dynamics_and_polish_equal_their_references(roles, players, str
             assert (a is None) == (b is None)
             if a is not None:
                 np.testing.assert_allclose(b, a, rtol=0, atol=1e-10)
+
+
+@settings(max_examples=50, deadline=None)
+@given(seed=st.integers(0, 2**31), rows=st.integers(0, 60), supports=st.integers(1, 3))
+def test_the_compiled_tally_of_roots_equals_the_plain_loop(seed, rows, supports):
+    """Roots near one another (within 1e-7, or just beyond), in two rounds: the same distinct roots per support, in
+    the same order, with the same hits, as the plain loop the search once ran."""
+    rng = np.random.default_rng(seed)
+    centres = rng.random((4, 3))
+    rounds = []
+    for _ in range(2):
+        pick = rng.integers(0, 4, rows)
+        Z = centres[pick] + rng.choice([0.0, 3e-8, -6e-8, 2e-7], size=(rows, 3))
+        rounds.append((Z, rng.integers(0, supports, rows)))
+    roots = [[] for _ in range(supports)]
+    hits = [[] for _ in range(supports)]
+    R, own, H, count = np.empty((2 * rows, 3)), np.empty(2 * rows, np.int64), np.empty(2 * rows, np.int64), 0
+    for Z, sid in rounds:
+        for z, s in zip(Z, sid):
+            for i, q in enumerate(roots[s]):
+                if np.abs(q - z).max() < 1e-7:
+                    hits[s][i] += 1
+                    break
+            else:
+                roots[s].append(z)
+                hits[s].append(1)
+        count = tally_roots(Z, sid, R, own, H, count)
+    for s in range(supports):
+        mine = np.flatnonzero(own[:count] == s)
+        assert H[mine].tolist() == hits[s]
+        np.testing.assert_array_equal(R[mine].reshape(-1, 3), np.array(roots[s]).reshape(-1, 3))
 
 
 @pytest.mark.slow
