@@ -80,11 +80,24 @@ def test_batched_newton_equals_the_one_start_reference(roles, players, strategie
                 np.testing.assert_allclose(z, ref, rtol=0, atol=1e-10)
 
 
+def _sensitive(fam, s, z0, ok, z) -> bool:
+    """Whether the reference's own outcome from ``z0`` on support ``s`` (``ok``, ``z``: in its batch) is not the same
+    run alone, or from ``z0`` moved by 1e-12: a start whose Newton path amplifies rounding (some wander for 20
+    iterations, each multiplying a difference by 5), so that another order of the same sums may end elsewhere."""
+    moved = z0 * (1 + 1e-12 * np.where(np.arange(len(z0)) % 2, 1.0, -1.0))
+    for start in (z0, moved / np.repeat(np.add.reduceat(moved, fam.starts), fam.sizes)):
+        Zr, okr = batched_newton(fam.Cs, fam.Ks[[s]], start[None], fam.others, fam.ref, fam.sums, fam.scales[[s]])
+        if okr[0] != ok or (ok and np.abs(Zr[0] - z).max() > 1e-10):
+            return True
+    return False
+
+
 @settings(max_examples=25, deadline=None)
 @given(**GAMES)
 def test_compiled_newton_equals_the_batched_reference(roles, players, strategies, seed):
     """The same starts on every support, a batch of each family at once: the same converged flags, the same roots
-    to rounding."""
+    to 1e-10, but where the reference's own outcome depends on rounding (:func:`_sensitive`: about one start in
+    100,000 on these games)."""
     g = _random_game(roles, players, strategies, seed)
     rng = np.random.default_rng(seed + 3)
     for fam in _families(g):
@@ -93,8 +106,9 @@ def test_compiled_newton_equals_the_batched_reference(roles, players, strategies
         Z0 /= np.repeat(np.add.reduceat(Z0, fam.starts, axis=1), fam.sizes, axis=1)
         Zr, okr = batched_newton(fam.Cs, fam.Ks[sid], Z0, fam.others, fam.ref, fam.sums, fam.scales[sid])
         Zc, okc = compiled_newton(fam.Cs, fam.Ks, sid, Z0, fam.others, fam.ref, fam.sums, fam.scales)
-        np.testing.assert_array_equal(okc, okr)
-        np.testing.assert_allclose(Zc[okc], Zr[okr], rtol=0, atol=1e-10)
+        differ = (okc != okr) | (okc & okr & (np.abs(Zc - Zr).max(axis=1) > 1e-10))
+        for b in np.flatnonzero(differ):
+            assert _sensitive(fam, sid[b], Z0[b], okr[b], Zr[b]), (fam.sizes, b, okr[b], okc[b], Zr[b], Zc[b])
         # and through the family's own method, both ways
         Zf, okf = fam.newton(sid, Z0.copy(), jit=False)
         np.testing.assert_array_equal(okf, okr)
