@@ -12,7 +12,8 @@ same set of equilibria.
 
 Also the role-symmetric solver (``rsg_equilibria.equilibria``, its whole answer: pure, mixed, verified, with each
 equilibrium's stability) on random role-symmetric games of up to 4 strategies, median of 25 games each (15 at
-``--games`` 30 or fewer), with its compiled searches (the default) and their numpy references (``jit=False``).
+``--games`` 30 or fewer), with its compiled searches (the default) and their numpy references (``jit=False``; the
+tally of distinct roots is compiled either way).
 quantecon has no role-symmetric solver, but a game of one role of two players is the symmetric bimatrix game
 ``(A, A^T)``, which the solver answers by its vertex pairs: there quantecon's ``vertex_enumeration`` runs on it
 too, its symmetric equilibria ``(x, x)`` (it lists the asymmetric ones too) must be ours, and the searches it no
