@@ -8,9 +8,18 @@ For each size, 50 random games (uniform payoffs, seed 0): ``gamemarket.games.equ
 equilibria, every extreme equilibrium by the small games' path, ``vertex_pairs``, each verified by its regret) and,
 where quantecon is importable, ``quantecon.game_theory.vertex_enumeration`` on the same games, each timed one game
 at a time after a first call (numba's compilation) and compared by their medians; both answers are checked to be the
-same set of equilibria. Also the role-symmetric solver (``rsg_equilibria.equilibria``) on random games of up to 4
-strategies, for the record (quantecon has no such solver). quantecon is not a dependency: install it where you
-run this (``pip install quantecon``), or point ``PYTHONPATH`` at a copy.
+same set of equilibria.
+
+Also the role-symmetric solver (``rsg_equilibria.equilibria``, its whole answer: pure, mixed, verified, with each
+equilibrium's stability) on random role-symmetric games of up to 4 strategies, median of 25 games each (15 at
+``--games`` 30 or fewer), with its compiled searches (the default) and their numpy references (``jit=False``; the
+tally of distinct roots is compiled either way).
+quantecon has no role-symmetric solver, but a game of one role of two players is the symmetric bimatrix game
+``(A, A^T)``, which the solver answers by its vertex pairs: there quantecon's ``vertex_enumeration`` runs on it
+too, its symmetric equilibria ``(x, x)`` (it lists the asymmetric ones too) must be ours, and the searches it no
+longer needs are timed too (``exact=False``, compiled and in numpy: the latter was its path before). quantecon is
+not a dependency: install it where you run this (``pip install quantecon``), or point ``PYTHONPATH`` at a copy; run
+from the checkout with ``PYTHONPATH`` naming it too, so that its package is the one imported.
 """
 
 from __future__ import annotations
@@ -37,6 +46,44 @@ def _profiles(pairs) -> set:
     return {(tuple(np.round(x, 6)), tuple(np.round(y, 6))) for x, y in pairs}
 
 
+def _two_player_matrix(game) -> np.ndarray:
+    """A one-role game of two players as the row player's matrix of the symmetric bimatrix game ``(A, A^T)``."""
+    k = game.num_strategies[0]
+    A = np.zeros((k, k))
+    for i in range(k):
+        for j in range(k):
+            A[i, j] = game.profile_payoffs(np.eye(k, dtype=int)[i] + np.eye(k, dtype=int)[j])[i]
+    return A
+
+
+def _role_symmetric(cases, count, rng, qe) -> list:
+    """Each case's median ms, compiled and numpy, and for one role of two players quantecon's on ``(A, A^T)``."""
+    from gamemarket.games.rsg_equilibria import equilibria
+    from gamemarket.games.rsgame import RoleSymmetricGame
+
+    out = []
+    for players, strategies in cases:
+        games = [RoleSymmetricGame.random(players, strategies, rng) for _ in range(count)]
+        row = {"players": players, "strategies": strategies, "games": count, "ms": _median_ms(equilibria, games)}
+        # the path before the compiled searches: numpy's, and for one role of two players (no exact method then) the
+        # searches rather than the vertex pairs
+        before = {"jit": False, "exact": players != [2]}
+        row["before_ms"] = _median_ms(lambda g: equilibria(g, **before), games)
+        if players == [2]:
+            row["searches_ms"] = _median_ms(lambda g: equilibria(g, exact=False), games)  # compiled, no vertex pairs
+        if qe is not None and players == [2]:
+            qgames = [qe.NormalFormGame((qe.Player(A), qe.Player(A))) for A in map(_two_player_matrix, games)]
+            row["quantecon_ms"] = _median_ms(qe.vertex_enumeration, qgames)
+            row["ratio"] = row["ms"] / row["quantecon_ms"]
+            row["same_answers"] = all(
+                {tuple(np.round(e.mixture, 6)) for e in equilibria(g).equilibria}
+                == {tuple(np.round(x, 6)) for x, y in qe.vertex_enumeration(q) if np.abs(x - y).max() < 1e-9}
+                for g, q in zip(games, qgames)
+            )
+        out.append(row)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--games", type=int, default=50)
@@ -44,8 +91,6 @@ def main() -> None:
     a = ap.parse_args()
     from gamemarket.games.bimatrix import Game
     from gamemarket.games.equilibria import solve
-    from gamemarket.games.rsg_equilibria import equilibria
-    from gamemarket.games.rsgame import RoleSymmetricGame
 
     try:
         import quantecon.game_theory as qe
@@ -67,10 +112,8 @@ def main() -> None:
                 for g, q in zip(games, qgames)
             )
         rows.append(row)
-    rsg = []
-    for players, strategies in (([5], [3]), ([5], [4]), ([3, 3], [2, 2]), ([2, 2], [2, 3])):
-        games = [RoleSymmetricGame.random(players, strategies, rng) for _ in range(max(3, count // 5))]
-        rsg.append({"players": players, "strategies": strategies, "ms": _median_ms(equilibria, games)})
+    cases = (([5], [3]), ([5], [4]), ([3, 3], [2, 2]), ([2, 2], [2, 3]), ([2], [3]), ([2], [4]))
+    rsg = _role_symmetric(cases, 3 if a.smoke else max(15, count // 2), rng, qe)
     print(f"bimatrix games, median of {count} each (quantecon {'not installed' if qe is None else qe.__name__}):")
     for r in rows:
         line = f"  {r['size']}: gamemarket solve {r['ours_ms']:.3f} ms"
@@ -78,11 +121,19 @@ def main() -> None:
             line += f"; quantecon vertex_enumeration {r['quantecon_ms']:.3f} ms; {r['ratio']:.1f}x (target <= 5x)"
             line += f"; same equilibria: {r['same_answers']}"
         print(line)
-    print("role-symmetric games (rsg_equilibria.equilibria), median:")
+    print(f"role-symmetric games (rsg_equilibria.equilibria, the whole answer), median of {rsg[0]['games']} each:")
     for r in rsg:
-        print(f"  players {r['players']}, strategies {r['strategies']}: {r['ms']:.1f} ms")
+        line = f"  players {r['players']}, strategies {r['strategies']}: {r['ms']:.3f} ms"
+        if "searches_ms" in r:
+            line += f" (vertex pairs; the searches: {r['searches_ms']:.1f} ms compiled, {r['before_ms']:.1f} ms numpy)"
+        else:
+            line += f" (the searches in numpy, jit=False: {r['before_ms']:.1f} ms, {r['before_ms'] / r['ms']:.1f}x)"
+        if "ratio" in r:
+            line += f"; quantecon vertex_enumeration on (A, A^T) {r['quantecon_ms']:.3f} ms; {r['ratio']:.1f}x"
+            line += f" (target <= 5x); same symmetric equilibria: {r['same_answers']}"
+        print(line)
     print(json.dumps({"bimatrix": rows, "role_symmetric": rsg}))
-    if any(r.get("same_answers") is False for r in rows):
+    if any(r.get("same_answers") is False for r in rows + rsg):
         raise SystemExit("gamemarket and quantecon found different equilibria")
 
 

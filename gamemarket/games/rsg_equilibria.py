@@ -8,14 +8,17 @@
   (every used strategy of a role earns the same deviation payoff), which drives the regret to
   rounding level.
 * ``exact_equilibria``: where the game is small enough to solve exactly: one role with two
-  strategies (the roots of the gain polynomial in Bernstein form) and two roles of one player
-  each (the bimatrix game's exhaustive polytope search).
+  strategies (the roots of the gain polynomial in Bernstein form), two roles of one player
+  each (the bimatrix game's exhaustive polytope search) and one role of two players with up to 7
+  strategies (the symmetric ones of the symmetric bimatrix game's vertex pairs).
 
 ``equilibria`` runs these, and support enumeration with batched multi-start Newton
 (:mod:`gamemarket.games.support_newton`), from many starts (uniform, near every pure profile,
 seeded random points), polishes every candidate, keeps only mixtures whose regret is at most ``rel_tol`` times
 the payoff scale, and merges duplicates. An empty list means none was found, and the solution
-says so.
+says so. A game that is a nondegenerate bimatrix game (two roles of one player each, or one role of two
+players) has its extreme equilibria for all its equilibria: the exact method's vertex pairs answer it, and the
+searches do not run. The compiled searches (numba) have their numpy references (``jit=False``).
 
 References
 ----------
@@ -33,16 +36,23 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
+from numba import njit
 from scipy import optimize
 from scipy.special import comb
 
 from gamemarket.errors import InputError
+from gamemarket.games import vertex_pairs
 from gamemarket.games.budget import RAISE_LIMIT, SearchClock, TimeUp
-from gamemarket.games.equilibria import DEFAULT_METHODS, solve
+from gamemarket.games.equilibria import DEFAULT_METHODS, polytope_equilibria, solve
 from gamemarket.games.rsgame import RoleSymmetricGame, fast_exp
-from gamemarket.games.support_newton import SupportEnumeration, support_enumeration
+from gamemarket.games.support_newton import SupportEnumeration, polish_newton, support_enumeration
 
 DEFAULT_REL_TOL = 1e-8
+#: the note of a game whose exact method found every equilibrium (no search run after it)
+EVERY_EQUILIBRIUM = (
+    "every equilibrium of a nondegenerate bimatrix game (its extreme equilibria, by vertex enumeration), so neither "
+    "support enumeration nor the replicator dynamics ran"
+)
 
 
 @dataclass
@@ -97,6 +107,7 @@ def replicator_dynamics(
     max_iters: int = 10_000,
     converge: float = 1e-12,
     clock: SearchClock | None = None,
+    jit: bool = True,
 ) -> np.ndarray:
     """Discrete replicator dynamics ``x_s <- x_s (v_s - m + 1e-3 d) / sum``, per role.
 
@@ -104,7 +115,9 @@ def replicator_dynamics(
     that every fitness is positive; the fixed points are those of the continuous dynamics.
     ``mixture`` may be one mixture or a stack of them (one per row), all run in step. ``clock``
     (a :class:`~gamemarket.games.budget.SearchClock`): its limit is checked every 50 iterations,
-    and :class:`~gamemarket.games.budget.TimeUp` raised once it is reached.
+    and :class:`~gamemarket.games.budget.TimeUp` raised once it is reached. ``jit``: the dense dynamics compiled
+    (numba, one row at a time, :func:`_replicator_rows`), else in numpy (every row in step, the reference): the
+    same steps, the same points to rounding.
     """
     X = np.atleast_2d(np.asarray(mixture, dtype=float))
     X = np.array([game.check_mixture(x) for x in X])
@@ -116,6 +129,18 @@ def replicator_dynamics(
     C, K, dense_ok = game._dense()
     starts, ks = game.role_starts, game.num_strategies
     active = np.ones(len(X), dtype=bool)
+    if dense_ok and jit:
+        counts = np.ascontiguousarray(C, dtype=np.int64)
+        roles = np.asarray(starts, dtype=np.int64), np.asarray(ks, dtype=np.int64)
+        it = 0
+        while it < max_iters and active.any():
+            if clock is not None and it % 50 == 49:
+                clock.check()
+            # up to the next check (before iterations 49, 99, ...: the reference's), or to the end without a clock
+            end = max_iters if clock is None else min(max_iters, it + 1 + (48 - it) % 50)
+            _replicator_rows(X, active, counts, K, roles[0], roles[1], lo, 1e-3 * spread, end - it, converge)
+            it = end
+        return X[0] if np.ndim(mixture) == 1 else X
     for it in range(max_iters):
         if clock is not None and it % 50 == 49:
             clock.check()
@@ -134,6 +159,54 @@ def replicator_dynamics(
         if not active.any():
             break
     return X[0] if np.ndim(mixture) == 1 else X
+
+
+@njit(cache=True, inline="always")
+def _replicator_step(y, counts, K, starts, ks, lo, shift, pw, z, new) -> float:
+    """One step of the dense dynamics of ``y`` in place (``pw``, ``z``, ``new``: room); returns how far it moved."""
+    P, S = counts.shape
+    for s in range(S):
+        z[s] = max(y[s], 1e-250)
+        pw[s, 0] = 1.0
+        for c in range(1, pw.shape[1]):
+            pw[s, c] = pw[s, c - 1] * z[s]
+        new[s] = 0.0
+    for p in range(P):
+        xp = 1.0
+        for s in range(S):
+            xp *= pw[s, counts[p, s]]
+        for s in range(S):
+            new[s] += xp * K[p, s]
+    for s in range(S):
+        new[s] = y[s] * (new[s] / z[s] - lo + shift)
+    for r in range(starts.shape[0]):
+        tot = 0.0
+        for s in range(starts[r], starts[r] + ks[r]):
+            tot += new[s]
+        for s in range(starts[r], starts[r] + ks[r]):
+            new[s] /= tot
+    moved = 0.0
+    for s in range(S):
+        moved = max(moved, abs(new[s] - y[s]))
+        y[s] = new[s]
+    return moved
+
+
+@njit(cache=True)
+def _replicator_rows(X, active, counts, K, starts, ks, lo, shift, iters, converge) -> None:
+    """:func:`replicator_dynamics`' dense steps compiled: ``iters`` steps of each active row of ``X`` in place, a row
+    made inactive (``active``) once a step moves it less than ``converge``. ``x^(c_p)`` as a product of powers
+    (the counts are whole numbers) where the reference takes ``exp(c_p . log x)``: the same to rounding."""
+    S = X.shape[1]
+    pw = np.empty((S, counts.max() + 1))
+    z, new = np.empty(S), np.empty(S)
+    for b in range(X.shape[0]):
+        if not active[b]:
+            continue
+        for _ in range(iters):
+            if _replicator_step(X[b], counts, K, starts, ks, lo, shift, pw, z, new) < converge:
+                active[b] = False
+                break
 
 
 def _objective(game: RoleSymmetricGame):
@@ -238,12 +311,23 @@ def _newton(system, z: np.ndarray, max_iters: int = 50) -> np.ndarray | None:
     return z
 
 
-def support_polish(game: RoleSymmetricGame, mixture, *, threshold: float = 1e-6) -> np.ndarray | None:
+def _newton_compiled(system, z: np.ndarray, max_iters: int = 50) -> np.ndarray | None:
+    """:func:`_newton` compiled (:func:`gamemarket.games.support_newton.polish_newton`)."""
+    C, K, others, ref, sums, scale = system
+    z, ok = polish_newton(
+        C, np.ascontiguousarray(K.T), np.asarray(z, dtype=float), others, ref, sums, float(scale), max_iters
+    )
+    return z if ok else None
+
+
+def support_polish(game: RoleSymmetricGame, mixture, *, threshold: float = 1e-6, jit: bool = True) -> np.ndarray | None:
     """Newton's method on the candidate's support: equal deviation payoffs within each role.
 
     It works in the subgame of the support (where every probability is positive, so the dense
     Jacobian applies) and returns the polished mixture of the whole game, or None where Newton
-    leaves the simplex or does not converge. The caller checks the regret in the whole game.
+    leaves the simplex or does not converge. The caller checks the regret in the whole game. ``jit``: Newton's
+    method compiled (numba, :func:`gamemarket.games.support_newton.polish_newton`), else in numpy (:func:`_newton`,
+    the reference): the same steps, the same point to rounding.
     """
     x = game.check_mixture(mixture)
     supp = x > threshold
@@ -254,7 +338,7 @@ def support_polish(game: RoleSymmetricGame, mixture, *, threshold: float = 1e-6)
     if system is None:
         return _support_polish_sparse(game, x, supp)
     z0 = x[supp] / np.repeat(np.bincount(ri[supp], weights=x[supp]), np.bincount(ri[supp]))
-    z = _newton(system, z0)
+    z = _newton_compiled(system, z0) if jit else _newton(system, z0)
     if z is None:
         return None
     out = np.zeros_like(x)
@@ -301,56 +385,88 @@ def exact_equilibria(
     mixture an equilibrium: the pure ends are returned with a note in ``equilibria``.
     Two roles of one player each: the bimatrix game's exhaustive search, under ``time_limit`` (seconds; None: no
     limit): where it stops there, ``notes`` gets its note, which begins "incomplete:".
+    One role of two players with up to 7 strategies (``vertex_pairs.fits``), where the symmetric bimatrix game
+    ``(A, A^T)`` is nondegenerate: the symmetric ones ``(x, x)`` of its extreme equilibria, which are then all of its
+    equilibria (a degenerate game has no exact method here: None).
     """
+    return _exact(game, time_limit=time_limit, notes=notes)[0]
+
+
+def _exact(
+    game: RoleSymmetricGame, *, time_limit: float | None = None, notes: list | None = None
+) -> tuple[list[np.ndarray] | None, bool]:
+    """:func:`exact_equilibria`, and whether its answer is every symmetric equilibrium of the game: a nondegenerate
+    bimatrix game (two roles of one player, or one role of two players) searched to the end. (The two-strategy
+    path is exhaustive too, but the searches still run there, as they always have.)"""
     if len(game.roles) == 1 and game.num_strategies[0] == 2:
-        n = game.players[0] - 1
-        b = np.zeros(n + 1)
-        for k in range(n + 1):  # k others on strategy 1
-            u1 = game.profile_payoffs([n - k, k + 1])[1]
-            u0 = game.profile_payoffs([n - k + 1, k])[0]
-            b[k] = u1 - u0
-        out = []
-        if b[0] <= 0:
-            out.append(np.array([1.0, 0.0]))
-        if b[-1] >= 0:
-            out.append(np.array([0.0, 1.0]))
-        if n == 0 or np.all(b == 0):
-            return out
-        # power basis: sum_k b_k C(n,k) p^k (1-p)^(n-k)
-        P = np.polynomial.Polynomial
-        poly = sum((b[k] * comb(n, k, exact=True)) * P([0, 1]) ** k * P([1, -1]) ** (n - k) for k in range(n + 1))
-        poly = P(poly.coef)
-        deriv = poly.deriv()
-
-        def gain(p):
-            return float(
-                np.sum(b * comb(n, np.arange(n + 1)) * p ** np.arange(n + 1) * (1 - p) ** (n - np.arange(n + 1)))
-            )
-
-        cands = [float(r.real) for r in poly.roots() if abs(r.imag) < 1e-6 and -1e-9 < r.real < 1 + 1e-9]
-        # sign changes on a fine grid catch what the roots of an ill-conditioned power basis miss
-        grid = np.linspace(0, 1, 2001)
-        vals = np.array([gain(p) for p in grid])
-        for i in np.flatnonzero(np.sign(vals[:-1]) * np.sign(vals[1:]) < 0):
-            cands.append(optimize.brentq(gain, grid[i], grid[i + 1], xtol=1e-15, rtol=1e-15))
-        for p in cands:
-            for _ in range(20):  # Newton on the Bernstein form
-                d = float(deriv(p))
-                if d == 0:
-                    break
-                p_new = p - gain(p) / d
-                if not np.isfinite(p_new) or abs(p_new - p) < 1e-17:
-                    break
-                p = p_new
-            if 0 < p < 1 and not any(abs(p - q[1]) < 1e-9 for q in out):
-                out.append(np.array([1.0 - p, p]))
-        return out
+        return _two_strategy_roots(game), False
     if len(game.roles) == 2 and game.players == (1, 1):
         sol = solve(game.to_bimatrix(), methods=DEFAULT_METHODS, time_limit=time_limit)
         if notes is not None:
             notes += [n for n in sol.notes if n.startswith("incomplete:")]
-        return [np.concatenate([e.x, e.y]) for e in sol.equilibria]
-    return None
+        return [np.concatenate([e.x, e.y]) for e in sol.equilibria], sol.complete and not sol.degenerate
+    if game.players == (2,) and vertex_pairs.fits(game.num_strategies[0], game.num_strategies[0]):
+        A = _two_player_matrix(game)
+        profiles, degenerate = polytope_equilibria(A, A.T)
+        if degenerate:
+            return None, False
+        return [x for x, y in profiles if np.abs(x - y).max() <= 1e-9], True
+    return None, False
+
+
+def _two_strategy_roots(game: RoleSymmetricGame) -> list[np.ndarray]:
+    """One role with two strategies: the pure ends and the roots of the gain polynomial (:func:`exact_equilibria`)."""
+    n = game.players[0] - 1
+    b = np.zeros(n + 1)
+    for k in range(n + 1):  # k others on strategy 1
+        u1 = game.profile_payoffs([n - k, k + 1])[1]
+        u0 = game.profile_payoffs([n - k + 1, k])[0]
+        b[k] = u1 - u0
+    out = []
+    if b[0] <= 0:
+        out.append(np.array([1.0, 0.0]))
+    if b[-1] >= 0:
+        out.append(np.array([0.0, 1.0]))
+    if n == 0 or np.all(b == 0):
+        return out
+    # power basis: sum_k b_k C(n,k) p^k (1-p)^(n-k)
+    P = np.polynomial.Polynomial
+    poly = sum((b[k] * comb(n, k, exact=True)) * P([0, 1]) ** k * P([1, -1]) ** (n - k) for k in range(n + 1))
+    poly = P(poly.coef)
+    deriv = poly.deriv()
+
+    def gain(p):
+        return float(np.sum(b * comb(n, np.arange(n + 1)) * p ** np.arange(n + 1) * (1 - p) ** (n - np.arange(n + 1))))
+
+    cands = [float(r.real) for r in poly.roots() if abs(r.imag) < 1e-6 and -1e-9 < r.real < 1 + 1e-9]
+    # sign changes on a fine grid catch what the roots of an ill-conditioned power basis miss
+    grid = np.linspace(0, 1, 2001)
+    vals = np.array([gain(p) for p in grid])
+    for i in np.flatnonzero(np.sign(vals[:-1]) * np.sign(vals[1:]) < 0):
+        cands.append(optimize.brentq(gain, grid[i], grid[i + 1], xtol=1e-15, rtol=1e-15))
+    for p in cands:
+        for _ in range(20):  # Newton on the Bernstein form
+            d = float(deriv(p))
+            if d == 0:
+                break
+            p_new = p - gain(p) / d
+            if not np.isfinite(p_new) or abs(p_new - p) < 1e-17:
+                break
+            p = p_new
+        if 0 < p < 1 and not any(abs(p - q[1]) < 1e-9 for q in out):
+            out.append(np.array([1.0 - p, p]))
+    return out
+
+
+def _two_player_matrix(game: RoleSymmetricGame) -> np.ndarray:
+    """The payoffs of one role of two players as a matrix: ``A[i, j]``, strategy ``i``'s against ``j``."""
+    k = game.num_strategies[0]
+    A = np.zeros((k, k))
+    used = game.profiles > 0
+    i, j = used.argmax(axis=1), k - 1 - used[:, ::-1].argmax(axis=1)  # each profile's two strategies (or one)
+    rows = np.arange(len(i))
+    A[i, j], A[j, i] = game.payoffs[rows, i], game.payoffs[rows, j]
+    return A
 
 
 def stability(game: RoleSymmetricGame, mixture, *, tol: float | None = None) -> str:
@@ -413,21 +529,22 @@ def _pure_mixtures(game: RoleSymmetricGame, limit: int = 10_000):
     return [game.pure_mixture(c) for c in itertools.product(*[range(k) for k in game.num_strategies])]
 
 
-def _exact_candidates(game: RoleSymmetricGame, clock: SearchClock) -> tuple[list[np.ndarray], list[str]]:
-    """The exact method's equilibria where one applies (else none), and a note where every mixture is one or where
-    ``clock``'s limit stopped it (beginning "incomplete:")."""
+def _exact_candidates(game: RoleSymmetricGame, clock: SearchClock) -> tuple[list[np.ndarray], list[str], bool]:
+    """The exact method's equilibria where one applies (else none), a note where every mixture is one or where
+    ``clock``'s limit stopped it (beginning "incomplete:"), and whether they are every equilibrium (:func:`_exact`).
+    """
     notes: list[str] = []
     left = clock.remaining()
-    ex = exact_equilibria(game, time_limit=None if left is None else max(left, 1e-3), notes=notes)
+    ex, every = _exact(game, time_limit=None if left is None else max(left, 1e-3), notes=notes)
     if ex is None:
-        return [], []
+        return [], [], False
     if (
         len(game.roles) == 1
         and game.num_strategies == (2,)
         and all(np.allclose(game.profile_payoffs(p)[p > 0], game.profile_payoffs(p)[p > 0][0]) for p in game.profiles)
     ):
         notes.append("every mixture is an equilibrium (payoffs do not depend on the strategy)")
-    return ex, notes
+    return ex, notes, every
 
 
 def _dynamics_candidates(
@@ -439,13 +556,15 @@ def _dynamics_candidates(
     slsqp: bool,
     clock: SearchClock,
     cands: list[tuple[np.ndarray, str]],
+    jit: bool = True,
 ) -> None:
     """Candidates from the replicator dynamics, appended to ``cands``: each end point, and its polish on its support
     at three thresholds; the points that neither settle nor polish nearby run ten times longer, and those still
-    unsettled then go to SLSQP where ``slsqp`` (support enumeration did not apply). Raises
+    unsettled then go to SLSQP where ``slsqp`` (support enumeration did not apply); ``jit``: the compiled dynamics
+    and polish, else their numpy references. Raises
     :class:`~gamemarket.games.budget.TimeUp` once ``clock``'s limit is reached (``cands`` keeps what was found)."""
     seen = set()
-    points = replicator_dynamics(game, np.array(starts), max_iters=max_iters, converge=1e-9, clock=clock)
+    points = replicator_dynamics(game, np.array(starts), max_iters=max_iters, converge=1e-9, clock=clock, jit=jit)
     for rnd in range(2):
         unsettled = []
         clock.bar(len(points), unit="point", desc="replicator dynamics")
@@ -461,7 +580,7 @@ def _dynamics_candidates(
             # strategies still dying out are dropped at coarser thresholds; each result is a candidate
             settled = game.regret(x) <= tol
             for threshold in (1e-6, 1e-3, 1e-2):
-                p = support_polish(game, x, threshold=threshold)
+                p = support_polish(game, x, threshold=threshold, jit=jit)
                 if p is not None:
                     cands.append((p, "polish"))
                     settled |= bool(np.abs(p - x).max() < 1e-2 and game.regret(p) <= tol)
@@ -475,7 +594,9 @@ def _dynamics_candidates(
                 cands.append((regret_minimize(game, x), "regret_minimize"))
             break
         # the few points that neither settled nor polished nearby: follow the dynamics further
-        points = replicator_dynamics(game, np.array(unsettled), max_iters=10 * max_iters, converge=1e-9, clock=clock)
+        points = replicator_dynamics(
+            game, np.array(unsettled), max_iters=10 * max_iters, converge=1e-9, clock=clock, jit=jit
+        )
 
 
 def _verified(
@@ -521,16 +642,18 @@ def equilibria(
     max_starts: int = 128,
     time_limit: float | None = None,
     progress: bool | None = None,
+    jit: bool = True,
 ) -> SymmetricSolution:
     """Symmetric equilibria of a role-symmetric game, each verified by its regret.
 
-    The searches: an exact method where one applies; every pure profile; support enumeration
-    with batched multi-start Newton (:func:`gamemarket.games.support_newton.support_enumeration`)
+    The searches: an exact method where one applies (where it finds every equilibrium, a nondegenerate bimatrix
+    game's vertex pairs, the searches after it do not run: :func:`exact_equilibria`); every pure profile; support
+    enumeration with batched multi-start Newton (:func:`gamemarket.games.support_newton.support_enumeration`)
     where the game has at most 4096 supports to search; replicator dynamics from many starts, each end point
     polished on its support; SLSQP on the squared gains for the points that neither settle nor
-    polish, where support enumeration does not apply. Completeness is not guaranteed: the
-    solution's ``search`` says how many Newton starts ran and estimates the chance that one more
-    would find a new root.
+    polish, where support enumeration does not apply. Completeness is not guaranteed (but for the nondegenerate
+    bimatrix games): the solution's ``search`` says how many Newton starts ran and estimates the chance that one
+    more would find a new root.
 
     Parameters
     ----------
@@ -561,6 +684,9 @@ def equilibria(
     progress : bool or None, keyword-only
         A progress bar on stderr for a search that runs more than a few seconds: True, False, or None (where
         stderr is a terminal).
+    jit : bool, keyword-only
+        The compiled searches (numba: the default) or their numpy references: the same steps, the same
+        equilibria to rounding.
     """
     if not isinstance(game, RoleSymmetricGame):
         raise InputError(f"equilibria: expected a RoleSymmetricGame, got {type(game).__name__}")
@@ -568,16 +694,24 @@ def equilibria(
         raise InputError(f"equilibria: rel_tol must be in (0, 1), got {rel_tol}")
     tol = rel_tol * game.payoff_scale()
     clock = SearchClock(time_limit, progress=progress)
-    ex, notes = _exact_candidates(game, clock) if exact else ([], [])
+    ex, notes, every = _exact_candidates(game, clock) if exact else ([], [], False)
     cands: list[tuple[np.ndarray, str]] = [(x, "exact") for x in ex]
     cands += [(x, "pure") for x in _pure_mixtures(game)]
     known: dict[int, float] = {}  # candidates whose regret is already known, by position
-    search, starts, stop = None, _starts(game, n_random, seed), None
-    if supports and clock.expired():
+    search, starts, stop = None, [] if every else _starts(game, n_random, seed), None
+    if every:  # a nondegenerate bimatrix game searched to the end: its equilibria are all there are
+        notes.append(f"exact: {EVERY_EQUILIBRIUM}")
+    elif supports and clock.expired():
         stop = "before support enumeration and the replicator dynamics"
     elif supports:
         search = support_enumeration(
-            game, tolerance=tol, starts_per_round=starts_per_round, max_starts=max_starts, seed=seed, clock=clock
+            game,
+            tolerance=tol,
+            starts_per_round=starts_per_round,
+            max_starts=max_starts,
+            seed=seed,
+            clock=clock,
+            jit=jit,
         )
         if search is not None:
             for x, r in zip(search.mixtures, search.regrets):
@@ -585,11 +719,11 @@ def equilibria(
                 cands.append((x, "support_newton"))
             notes.append(search.summary())
         stop = _stopped_search(search)
-    if not stop:
+    if not stop and not every:
         try:
             if clock.expired():
                 raise TimeUp
-            _dynamics_candidates(game, starts, tol, max_iters, slsqp=search is None, clock=clock, cands=cands)
+            _dynamics_candidates(game, starts, tol, max_iters, slsqp=search is None, clock=clock, cands=cands, jit=jit)
         except TimeUp:
             stop = f"in the replicator dynamics from {len(starts)} starts (their candidates so far kept)"
         finally:

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from math import comb
 
 import numpy as np
+from numba import njit
 
 from gamemarket.errors import InputError
 from gamemarket.games.budget import SearchClock, TimeUp
@@ -162,15 +163,22 @@ class _SizeFamily:
             self.off.append((D, W, ref_local))
 
     def newton(
-        self, sid: np.ndarray, Z: np.ndarray, max_iters: int = 50, clock: SearchClock | None = None
+        self, sid: np.ndarray, Z: np.ndarray, max_iters: int = 50, clock: SearchClock | None = None, jit: bool = True
     ) -> tuple[np.ndarray, np.ndarray]:
         """Batched Newton from the rows of ``Z`` on supports ``sid``; returns (roots, converged). Raises
-        :class:`~gamemarket.games.budget.TimeUp` between batches once ``clock``'s limit is reached."""
+        :class:`~gamemarket.games.budget.TimeUp` between batches once ``clock``'s limit is reached. ``jit``: the
+        compiled rows (:func:`compiled_newton`), else the numpy batches (:func:`batched_newton`, the reference)."""
         ok = np.zeros(len(Z), dtype=bool)
         per = max(1, _CHUNK // (len(self.Cs) * self.k))
         for a in range(0, len(Z), per):
             if clock is not None:
                 clock.check()
+            if jit:
+                Z[a : a + per], ok[a : a + per] = compiled_newton(
+                    self.Cs, self.Ks, sid[a : a + per], Z[a : a + per], self.others, self.ref, self.sums, self.scales,
+                    max_iters=max_iters,
+                )  # fmt: skip
+                continue
             Z[a : a + per], ok[a : a + per] = batched_newton(
                 self.Cs,
                 self.Ks[sid[a : a + per]],
@@ -254,6 +262,214 @@ def batched_newton(Cs, Kb, Z, others, ref, sums, scale, *, max_iters: int = 50):
     return Z, converged
 
 
+def compiled_newton(Cs, Ks, sid, Z, others, ref, sums, scales, *, max_iters: int = 50):
+    """:func:`batched_newton` compiled (numba), one row at a time: the same steps, tolerances and stopping rules.
+
+    Row ``b`` solves support ``sid[b]``'s system (coefficients ``Ks[sid[b]]``, scale ``scales[sid[b]]``) from
+    ``Z[b]``. Each row's Newton steps are independent of the others', so a row at a time takes the batch's steps;
+    only the rounding differs (sums in another order, Gaussian elimination with partial pivoting for LAPACK's LU).
+    A singular system falls back to least squares (the pseudo-inverse, as the reference) for its own row only,
+    where the reference's batch does so for every row of the batch. Returns ``(Z, converged)``.
+    """
+    Z = np.array(Z, dtype=float)
+    ok = np.zeros(len(Z), dtype=bool)
+    _newton_rows(
+        np.ascontiguousarray(Cs, dtype=float),
+        np.ascontiguousarray(Ks, dtype=float),
+        np.ascontiguousarray(sid, dtype=np.int64),
+        Z,
+        np.ascontiguousarray(others, dtype=np.int64),
+        np.ascontiguousarray(ref, dtype=np.int64),
+        np.ascontiguousarray(sums, dtype=float),
+        np.ascontiguousarray(scales, dtype=float),
+        int(max_iters),
+        ok,
+    )
+    return Z, ok
+
+
+@njit(cache=True, inline="always")
+def _lu_solve(A: np.ndarray, rhs: np.ndarray, out: np.ndarray) -> bool:
+    """``A out = rhs`` by Gaussian elimination with partial pivoting (``A``, ``rhs`` overwritten); False where a
+    pivot is exactly 0, where LAPACK's ``gesv`` (``np.linalg.solve``) reports a singular matrix."""
+    d = A.shape[0]
+    for c in range(d):
+        p = c
+        big = abs(A[c, c])
+        for i in range(c + 1, d):
+            if abs(A[i, c]) > big:
+                big, p = abs(A[i, c]), i
+        if big == 0.0:
+            return False
+        if p != c:
+            for j in range(d):
+                A[c, j], A[p, j] = A[p, j], A[c, j]
+            rhs[c], rhs[p] = rhs[p], rhs[c]
+        for i in range(c + 1, d):
+            f = A[i, c] / A[c, c]
+            if f != 0.0:
+                for j in range(c + 1, d):
+                    A[i, j] -= f * A[c, j]
+                rhs[i] -= f * rhs[c]
+    for c in range(d - 1, -1, -1):
+        s = rhs[c]
+        for j in range(c + 1, d):
+            s -= A[c, j] * out[j]
+        out[c] = s / A[c, c]
+    return True
+
+
+@njit(cache=True, inline="always")
+def _residual(Cs, Ci, K, z, others, ref, sums, pw, X, KX, dev, r) -> float:
+    """The indifference system's residual at ``z`` into ``r`` (``K``: strategies x profiles; ``Ci``: the counts
+    ``Cs`` as integers; ``pw``: room for each coordinate's powers), the terms ``K_sp z^(c_p)`` into ``KX``; returns
+    its largest size."""
+    P, k = Cs.shape
+    no, nr = others.shape[0], sums.shape[0]
+    # z^(c_p) as a product of powers (the counts are whole numbers): the reference's exp(c_p . log z) to
+    # rounding, without an exp per profile
+    for t in range(k):
+        pw[t, 0] = 1.0
+        for c in range(1, pw.shape[1]):
+            pw[t, c] = pw[t, c - 1] * z[t]
+    for p in range(P):
+        e = 1.0
+        for t in range(k):
+            e *= pw[t, Ci[p, t]]
+        X[p] = e
+    for s in range(k):
+        acc = 0.0
+        for p in range(P):
+            v = K[s, p] * X[p]
+            KX[s, p] = v
+            acc += v
+        dev[s] = acc / z[s]
+    res = 0.0
+    for i in range(no):
+        r[i] = dev[others[i]] - dev[ref[i]]
+        res = max(res, abs(r[i]))
+    for q in range(nr):
+        acc = 0.0
+        for t in range(k):
+            acc += z[t] * sums[q, t]
+        r[no + q] = acc - 1.0
+        res = max(res, abs(r[no + q]))
+    return res
+
+
+@njit(cache=True, inline="always")
+def _newton_step(CsT, KX, z, others, ref, sums, r, M, A, A0, rhs, step) -> None:
+    """Newton's step for the residual ``r`` into ``step``: the Jacobian ``d dev_s / d z_t = sum_p K_ps (c_pt -
+    [s = t]) z^(c_p - e_s - e_t)``, the diagonal summed with its ``(c_ps - 1)`` factor so that nothing cancels;
+    a singular system by least squares (the pseudo-inverse, as the references)."""
+    k, P = CsT.shape
+    no, nr = others.shape[0], sums.shape[0]
+    for s in range(k):
+        for t in range(k):
+            acc = 0.0
+            if s == t:
+                for p in range(P):
+                    acc += KX[s, p] * (CsT[s, p] - 1.0)
+            else:
+                for p in range(P):
+                    acc += KX[s, p] * CsT[t, p]
+            M[s, t] = acc / (z[s] * z[t])
+    for i in range(no):
+        for t in range(k):
+            A[i, t] = M[others[i], t] - M[ref[i], t]
+    for q in range(nr):
+        for t in range(k):
+            A[no + q, t] = sums[q, t]
+    for i in range(k):
+        rhs[i] = -r[i]
+        for t in range(k):
+            A0[i, t] = A[i, t]
+    if not _lu_solve(A, rhs, step):
+        step[:] = np.linalg.pinv(A0, k * np.finfo(np.float64).eps) @ -r
+
+
+@njit(cache=True)
+def _newton_rows(Cs, Ks, sid, Z, others, ref, sums, scales, max_iters, ok) -> None:
+    """:func:`compiled_newton`'s loop: each row of ``Z`` in place, its flag into ``ok``."""
+    P, k = Cs.shape
+    CsT = np.ascontiguousarray(Cs.T)
+    Ci = np.empty((P, k), np.int64)
+    for p in range(P):
+        for t in range(k):
+            Ci[p, t] = int(Cs[p, t])
+    pw = np.empty((k, int(Cs.max()) + 1))
+    X, dev, r = np.empty(P), np.empty(k), np.empty(k)
+    KX, M, A, A0 = np.empty((k, P)), np.empty((k, k)), np.empty((k, k)), np.empty((k, k))
+    rhs, step = np.empty(k), np.empty(k)
+    for b in range(Z.shape[0]):
+        K = Ks[sid[b]]
+        big = max(1.0, scales[sid[b]])
+        tol, wander_tol = 1e-14 * big, 1e-4 * big
+        z = Z[b]
+        done = False
+        alive = True
+        for it in range(max_iters + 1):
+            res = _residual(Cs, Ci, K, z, others, ref, sums, pw, X, KX, dev, r)
+            if res < tol:
+                done = True
+                break
+            if it >= 25 and res > wander_tol:
+                alive = False
+                break
+            if it == max_iters:
+                break
+            _newton_step(CsT, KX, z, others, ref, sums, r, M, A, A0, rhs, step)
+            for t in range(k):
+                v = z[t] + step[t]
+                if not np.isfinite(v) or v < -0.5:
+                    alive = False
+                z[t] = max(v if np.isfinite(v) else 1.0, 1e-13)
+            if not alive:
+                break
+        ok[b] = done and alive
+        for t in range(k):
+            ok[b] = ok[b] and z[t] > 1e-12
+
+
+@njit(cache=True)
+def polish_newton(Cs, KT, z, others, ref, sums, scale, max_iters):
+    """:func:`gamemarket.games.rsg_equilibria._newton` compiled (one start; ``KT``: strategies x profiles): the same
+    steps and stopping rules. Returns ``(z, ok)``: ``ok`` False where the reference returns None."""
+    P, k = Cs.shape
+    CsT = np.ascontiguousarray(Cs.T)
+    Ci = np.empty((P, k), np.int64)
+    for p in range(P):
+        for t in range(k):
+            Ci[p, t] = int(Cs[p, t])
+    pw = np.empty((k, int(Cs.max()) + 1))
+    z = z.copy()
+    X, dev, r = np.empty(P), np.empty(k), np.empty(k)
+    KX, M, A, A0 = np.empty((k, P)), np.empty((k, k)), np.empty((k, k)), np.empty((k, k))
+    rhs, step = np.empty(k), np.empty(k)
+    big = max(1.0, scale)
+    res = np.inf
+    for it in range(max_iters):
+        res = _residual(Cs, Ci, KT, z, others, ref, sums, pw, X, KX, dev, r)
+        if res < 1e-14 * big:
+            break
+        if it >= 25 and res > 1e-4 * big:  # wandering, not converging
+            return z, False
+        _newton_step(CsT, KX, z, others, ref, sums, r, M, A, A0, rhs, step)
+        for t in range(k):
+            v = z[t] + step[t]
+            if not np.isfinite(v) or v < -0.5:
+                return z, False
+            z[t] = v
+        for t in range(k):
+            z[t] = max(z[t], 1e-13)
+    if max_iters < 1 or res > 1e-6 * big:
+        return z, False
+    for t in range(k):
+        if z[t] <= 1e-12:
+            return z, False
+    return z, True
+
+
 def structurally_singular(players, sizes) -> bool:
     """True where a support's indifference system cannot have an isolated root.
 
@@ -297,6 +513,7 @@ def support_enumeration(
     seed: int = 0,
     max_supports: int = 4096,
     clock: SearchClock | None = None,
+    jit: bool = True,
 ) -> SupportEnumeration | None:
     """Every root that batched Newton reaches on every support, verified as equilibria.
 
@@ -325,6 +542,9 @@ def support_enumeration(
         The search's time limit and progress bar (:class:`gamemarket.games.budget.SearchClock`; default: none):
         where the limit is reached the search stops, the roots its last support size had found are verified as
         ever, and the result's ``stopped`` is True (``supports`` of ``to_search`` searched).
+    jit : bool, keyword-only
+        Newton's method compiled (numba, :func:`compiled_newton`: the default) or in numpy batches
+        (:func:`batched_newton`, the reference): the same steps, the same roots to rounding.
     """
     if starts_per_round < 1 or max_starts < starts_per_round:
         raise InputError(
@@ -343,7 +563,7 @@ def support_enumeration(
             if clock is not None:
                 clock.check()
             out.supports += len(fam.masks)
-            roots, hits = _family_roots(fam, rng, out, starts_per_round, max_starts, clock, qmc)
+            roots, hits = _family_roots(fam, rng, out, starts_per_round, max_starts, clock, qmc, jit)
             _keep_equilibria(game, fam, roots, hits, out)
             if out.stopped:
                 break
@@ -357,13 +577,13 @@ def support_enumeration(
     return out
 
 
-def _family_roots(fam: _SizeFamily, rng, out: SupportEnumeration, starts_per_round, max_starts, clock, qmc):
+def _family_roots(fam: _SizeFamily, rng, out: SupportEnumeration, starts_per_round, max_starts, clock, qmc, jit=True):
     """Newton's rounds on the supports of one size: the distinct roots of each support and how many starts reached
     each. Counts the starts in ``out``; where ``clock``'s limit stops it, sets ``out.stopped`` and returns the roots
     found so far."""
     nS = len(fam.masks)
-    roots: list[list] = [[] for _ in range(nS)]  # distinct roots per support
-    hits: list[list] = [[] for _ in range(nS)]
+    # the distinct roots found (rows of R, the first ``count``), their supports and how many starts reached each
+    R, own, H, count = np.empty((64, fam.k)), np.empty(64, np.int64), np.empty(64, np.int64), 0
     open_ = np.ones(nS, dtype=bool)
     # cheap systems get more starts (up to 8x) for the same time
     boost = int(np.clip(2 ** np.floor(np.log2(_CHEAP / (len(fam.Cs) * fam.k**2))), 1, 8))
@@ -383,22 +603,52 @@ def _family_roots(fam: _SizeFamily, rng, out: SupportEnumeration, starts_per_rou
         Z0 = np.tile(block, (len(open_ids), 1))
         Z0 /= np.repeat(np.add.reduceat(Z0, fam.starts, axis=1), fam.sizes, axis=1)
         try:
-            Z, ok = fam.newton(sid, Z0, clock=clock)
+            Z, ok = fam.newton(sid, Z0, clock=clock, jit=jit)
         except TimeUp:
             out.stopped = True
             break
         used += per_round
         out.starts += len(sid)
-        for z, s in zip(Z[ok], sid[ok]):
-            for i, q in enumerate(roots[s]):
-                if np.abs(q - z).max() < 1e-7:
-                    hits[s][i] += 1
-                    break
-            else:
-                roots[s].append(z)
-                hits[s].append(1)
-        open_ = np.array([any(h == 1 for h in hs) or sum(hs) < _MIN_HITS for hs in hits])
+        if count + ok.sum() > len(R):  # room for every root of this round to be new
+            grow = count + int(ok.sum())
+            R, own, H = np.resize(R, (grow, fam.k)), np.resize(own, grow), np.resize(H, grow)
+        count = tally_roots(Z[ok], sid[ok], R, own, H, count)
+        once = np.bincount(own[:count], weights=H[:count] == 1, minlength=nS) > 0
+        open_ = once | (np.bincount(own[:count], weights=H[:count], minlength=nS) < _MIN_HITS)
+    roots: list[list] = [[] for _ in range(nS)]  # distinct roots per support, in the order found
+    hits: list[list] = [[] for _ in range(nS)]
+    for i in range(count):
+        roots[own[i]].append(R[i].copy())
+        hits[own[i]].append(int(H[i]))
     return roots, hits
+
+
+@njit(cache=True)
+def tally_roots(Z, sid, R, own, H, count) -> int:
+    """Each row ``Z[b]`` (a root of support ``sid[b]``, in order) counted as a hit of the first root of its support
+    already in ``R`` (rows ``[:count]``, supports ``own``, hits ``H``) within 1e-7 in every coordinate, else added
+    as a new root (``R`` has room); returns the new count. Bookkeeping, compiled: a support's roots are compared
+    with each of its starts' roots, thousands a game."""
+    k = Z.shape[1]
+    for b in range(Z.shape[0]):
+        found = -1
+        for i in range(count):
+            if own[i] != sid[b]:
+                continue
+            far = 0.0
+            for t in range(k):
+                far = max(far, abs(R[i, t] - Z[b, t]))
+            if far < 1e-7:
+                found = i
+                break
+        if found >= 0:
+            H[found] += 1
+        else:
+            for t in range(k):
+                R[count, t] = Z[b, t]
+            own[count], H[count] = sid[b], 1
+            count += 1
+    return count
 
 
 def _keep_equilibria(game: RoleSymmetricGame, fam: _SizeFamily, roots: list, hits: list, out: SupportEnumeration):

@@ -1,6 +1,9 @@
 """Support enumeration with batched Newton, against its plain references.
 
 * the batched Newton against the one-start Newton of ``rsg_equilibria`` (the reference);
+* the compiled paths (numba) against their numpy references: Newton's rows against the batched Newton, the
+  support polish against ``_newton``, the replicator dynamics against their numpy steps, and the whole answer of
+  ``equilibria`` with and without them;
 * the screen of the strategies outside a support against the game's own deviation payoffs;
 * completeness where it is known: every root of a two-strategy game's gain polynomial (the exact
   Bernstein path), every equilibrium of a nondegenerate bimatrix game (the polytope search), and,
@@ -16,14 +19,26 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gamemarket.errors import InputError
-from gamemarket.games.rsg_equilibria import _newton, _support_system, equilibria, exact_equilibria
+from gamemarket.games.rsg_equilibria import (
+    EVERY_EQUILIBRIUM,
+    _newton,
+    _starts,
+    _support_system,
+    equilibria,
+    exact_equilibria,
+    replicator_dynamics,
+    support_polish,
+)
 from gamemarket.games.rsgame import RoleSymmetricGame
 from gamemarket.games.support_newton import (
     _families,
+    batched_newton,
+    compiled_newton,
     count_searched_supports,
     count_supports,
     structurally_singular,
     support_enumeration,
+    tally_roots,
 )
 
 
@@ -63,6 +78,133 @@ def test_batched_newton_equals_the_one_start_reference(roles, players, strategie
             assert (ref is not None) == bool(converged)
             if converged:
                 np.testing.assert_allclose(z, ref, rtol=0, atol=1e-10)
+
+
+def _sensitive(fam, s, z0, ok, z) -> bool:
+    """Whether the reference's own outcome from ``z0`` on support ``s`` (``ok``, ``z``: in its batch) is not the same
+    run alone, or from ``z0`` moved by 1e-12: a start whose Newton path amplifies rounding (some wander for 20
+    iterations, each multiplying a difference by 5), so that another order of the same sums may end elsewhere."""
+    moved = z0 * (1 + 1e-12 * np.where(np.arange(len(z0)) % 2, 1.0, -1.0))
+    for start in (z0, moved / np.repeat(np.add.reduceat(moved, fam.starts), fam.sizes)):
+        Zr, okr = batched_newton(fam.Cs, fam.Ks[[s]], start[None], fam.others, fam.ref, fam.sums, fam.scales[[s]])
+        if okr[0] != ok or (ok and np.abs(Zr[0] - z).max() > 1e-10):
+            return True
+    return False
+
+
+@settings(max_examples=25, deadline=None)
+@given(**GAMES)
+def test_compiled_newton_equals_the_batched_reference(roles, players, strategies, seed):
+    """The same starts on every support, a batch of each family at once: the same converged flags, the same roots
+    to 1e-10, but where the reference's own outcome depends on rounding (:func:`_sensitive`: about one start in
+    100,000 on these games)."""
+    g = _random_game(roles, players, strategies, seed)
+    rng = np.random.default_rng(seed + 3)
+    for fam in _families(g):
+        sid = np.repeat(np.arange(len(fam.masks)), 8)
+        Z0 = rng.exponential(size=(len(sid), fam.k))
+        Z0 /= np.repeat(np.add.reduceat(Z0, fam.starts, axis=1), fam.sizes, axis=1)
+        Zr, okr = batched_newton(fam.Cs, fam.Ks[sid], Z0, fam.others, fam.ref, fam.sums, fam.scales[sid])
+        Zc, okc = compiled_newton(fam.Cs, fam.Ks, sid, Z0, fam.others, fam.ref, fam.sums, fam.scales)
+        differ = (okc != okr) | (okc & okr & (np.abs(Zc - Zr).max(axis=1) > 1e-10))
+        for b in np.flatnonzero(differ):
+            assert _sensitive(fam, sid[b], Z0[b], okr[b], Zr[b]), (fam.sizes, b, okr[b], okc[b], Zr[b], Zc[b])
+        # and through the family's own method, both ways
+        Zf, okf = fam.newton(sid, Z0.copy(), jit=False)
+        np.testing.assert_array_equal(okf, okr)
+        np.testing.assert_array_equal(Zf[okf], Zr[okr])
+
+
+@settings(max_examples=25, deadline=None)
+@given(**GAMES)
+def test_compiled_dynamics_and_polish_equal_their_references(roles, players, strategies, seed):
+    """The replicator dynamics' end points to rounding, and the support polish of each (compiled against
+    ``_newton``) on every threshold the driver uses: found by both or by neither, at the same point."""
+    g = _random_game(roles, players, strategies, seed)
+    starts = np.array(_starts(g, 4, seed))
+    ref = replicator_dynamics(g, starts, max_iters=200, converge=1e-9, jit=False)
+    got = replicator_dynamics(g, starts, max_iters=200, converge=1e-9, jit=True)
+    np.testing.assert_allclose(got, ref, rtol=0, atol=1e-9)
+    for x in ref:
+        for threshold in (1e-6, 1e-3, 1e-2):
+            a = support_polish(g, x, threshold=threshold, jit=False)
+            b = support_polish(g, x, threshold=threshold, jit=True)
+            assert (a is None) == (b is None)
+            if a is not None:
+                np.testing.assert_allclose(b, a, rtol=0, atol=1e-10)
+
+
+@settings(max_examples=50, deadline=None)
+@given(seed=st.integers(0, 2**31), rows=st.integers(0, 60), supports=st.integers(1, 3))
+def test_the_compiled_tally_of_roots_equals_the_plain_loop(seed, rows, supports):
+    """Roots near one another (within 1e-7, or just beyond), in two rounds: the same distinct roots per support, in
+    the same order, with the same hits, as the plain loop the search once ran."""
+    rng = np.random.default_rng(seed)
+    centres = rng.random((4, 3))
+    rounds = []
+    for _ in range(2):
+        pick = rng.integers(0, 4, rows)
+        Z = centres[pick] + rng.choice([0.0, 3e-8, -6e-8, 2e-7], size=(rows, 3))
+        rounds.append((Z, rng.integers(0, supports, rows)))
+    roots = [[] for _ in range(supports)]
+    hits = [[] for _ in range(supports)]
+    R, own, H, count = np.empty((2 * rows, 3)), np.empty(2 * rows, np.int64), np.empty(2 * rows, np.int64), 0
+    for Z, sid in rounds:
+        for z, s in zip(Z, sid):
+            for i, q in enumerate(roots[s]):
+                if np.abs(q - z).max() < 1e-7:
+                    hits[s][i] += 1
+                    break
+            else:
+                roots[s].append(z)
+                hits[s].append(1)
+        count = tally_roots(Z, sid, R, own, H, count)
+    for s in range(supports):
+        mine = np.flatnonzero(own[:count] == s)
+        assert H[mine].tolist() == hits[s]
+        np.testing.assert_array_equal(R[mine].reshape(-1, 3), np.array(roots[s]).reshape(-1, 3))
+
+
+@pytest.mark.slow
+@settings(max_examples=12, deadline=None)
+@given(
+    shape=st.sampled_from([((3,), (3,)), ((3,), (4,)), ((5,), (3,)), ((4,), (4,)), ((1, 2), (3, 2)), ((2, 2), (2, 3))]),
+    seed=st.integers(0, 2**31),
+)
+def test_equilibria_are_the_same_with_and_without_the_compiled_paths(shape, seed):
+    g = RoleSymmetricGame.random(*shape, np.random.default_rng(seed))
+    a, b = equilibria(g, jit=True), equilibria(g, jit=False)
+    assert _same_set([e.mixture for e in a.equilibria], [e.mixture for e in b.equilibria], tol=1e-7)
+    assert a.search.starts == b.search.starts and a.search.roots == b.search.roots
+
+
+@pytest.mark.slow
+@settings(max_examples=15, deadline=None)
+@given(
+    shape=st.sampled_from(
+        [((2,), (3,)), ((2,), (4,)), ((2,), (5,)), ((1, 1), (3, 3)), ((1, 1), (2, 4)), ((1, 1), (4, 3))]
+    ),
+    seed=st.integers(0, 2**31),
+)
+def test_a_bimatrix_game_answered_by_vertex_pairs_has_the_searches_equilibria(shape, seed):
+    """Two roles of one player, or one role of two: a nondegenerate game (a random one) is answered by its vertex
+    pairs alone, and has the equilibria that support enumeration and the replicator dynamics find."""
+    g = RoleSymmetricGame.random(*shape, np.random.default_rng(seed))
+    routed, searched = equilibria(g), equilibria(g, exact=False)
+    assert routed.search is None and routed.starts == 0 and routed.notes[-1] == f"exact: {EVERY_EQUILIBRIUM}"
+    assert searched.search is not None and routed.complete
+    assert _same_set([e.mixture for e in routed.equilibria], [e.mixture for e in searched.equilibria], tol=1e-7)
+    assert all("exact" in e.methods for e in routed.equilibria)
+
+
+def test_a_degenerate_two_player_game_is_searched():
+    """Every payoff equal: every mixture is an equilibrium, the vertex pairs say the game is degenerate, and the
+    searches run as before (support enumeration, the dynamics), listing the pure profiles among others."""
+    g = RoleSymmetricGame.from_function(["all"], [2], [["a", "b", "c"]], lambda p: np.ones(3) * (p > 0))
+    assert exact_equilibria(g) is None
+    sol = equilibria(g)
+    assert sol.search is not None and sol.starts > 0 and not any(n.startswith("exact:") for n in sol.notes)
+    assert {(1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)} <= {tuple(e.mixture) for e in sol.equilibria}
 
 
 @settings(max_examples=25, deadline=None)
