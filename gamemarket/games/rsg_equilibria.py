@@ -477,16 +477,13 @@ def stability(game: RoleSymmetricGame, mixture, *, tol: float | None = None) -> 
     when every eigenvalue has a negative real part, "unstable" when one is positive, else "neutral".
     """
     x = game.check_mixture(mixture)
-    tol = 1e-9 * game.payoff_scale() if tol is None else tol
+    return _stability(game, x, 1e-9 * game.payoff_scale() if tol is None else tol)
+
+
+def _stability(game: RoleSymmetricGame, x: np.ndarray, tol: float) -> str:
+    """:func:`stability` of a mixture already checked (the solver's own), at tolerance ``tol``."""
     starts, ks, ri = game.role_starts, game.num_strategies, game.role_index
-    dev, J = game.deviation_payoffs(x, jacobian=True)
-    u = np.add.reduceat(x * dev, starts)
-    g = dev - np.repeat(u, ks)
-    du = np.add.reduceat(x[:, None] * J, starts, axis=0)
-    du[ri, np.arange(len(x))] += dev
-    DF = np.diag(g) + x[:, None] * (J - du[ri])
     supp = x > 1e-9
-    eig = list(g[~supp])
     basis = []
     for r in range(len(game.roles)):
         idx = np.flatnonzero(supp & (ri == r))
@@ -494,7 +491,15 @@ def stability(game: RoleSymmetricGame, mixture, *, tol: float | None = None) -> 
             v = np.zeros(len(x))
             v[t], v[idx[0]] = 1.0, -1.0
             basis.append(v)
+    # a pure profile's eigenvalues are its invasion rates alone: the Jacobian is needed on a face only
+    dev, J = game.deviation_payoffs(x, jacobian=True) if basis else (game.deviation_payoffs(x), None)
+    u = np.add.reduceat(x * dev, starts)
+    g = dev - np.repeat(u, ks)
+    eig = list(g[~supp])
     if basis:
+        du = np.add.reduceat(x[:, None] * J, starts, axis=0)
+        du[ri, np.arange(len(x))] += dev
+        DF = np.diag(g) + x[:, None] * (J - du[ri])
         B = np.array(basis).T
         M = np.linalg.lstsq(B, DF[:, :] @ B, rcond=None)[0]
         eig += list(np.linalg.eigvals(M).real)
@@ -621,9 +626,10 @@ def _verified(
                 e.mixture, e.regret = x, r
         else:
             found.append(SymmetricEquilibrium(x, r, None, methods))
+    flat = 1e-9 * game.payoff_scale()  # stability's tolerance, the same for every rest point
     for e in found:
         e.payoffs = game.expected_payoffs(e.mixture)
-        e.stability = stability(game, e.mixture)
+        e.stability = _stability(game, e.mixture, flat)
     found.sort(key=lambda e: tuple(-e.mixture))
     return found
 
@@ -696,7 +702,8 @@ def equilibria(
     clock = SearchClock(time_limit, progress=progress)
     ex, notes, every = _exact_candidates(game, clock) if exact else ([], [], False)
     cands: list[tuple[np.ndarray, str]] = [(x, "exact") for x in ex]
-    cands += [(x, "pure") for x in _pure_mixtures(game)]
+    if not every:  # (where the exact answer is every equilibrium, its pure ones are among them: nothing to add)
+        cands += [(x, "pure") for x in _pure_mixtures(game)]
     known: dict[int, float] = {}  # candidates whose regret is already known, by position
     search, starts, stop = None, [] if every else _starts(game, n_random, seed), None
     if every:  # a nondegenerate bimatrix game searched to the end: its equilibria are all there are
