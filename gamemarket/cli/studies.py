@@ -246,6 +246,15 @@ def cmd_study_new(a) -> int:
     return 0
 
 
+def cmd_study_reference(a) -> int:
+    """``gamemarket study reference``: the study file's reference, generated from the schema that checks a study
+    (the same text as ``docs/reference/study-file.md``), for a user with the package and not the repository."""
+    from gamemarket.studies.schema import study_file_reference  # deferred: pydantic
+
+    print(study_file_reference(), end="")
+    return 0
+
+
 def cmd_study_status(a) -> int:
     """``gamemarket study status``: how many of a study's runs are stored and how many are missing."""
     from gamemarket.studies import study_status  # deferred: joblib, pandas, pyarrow, scipy.optimize
@@ -543,6 +552,12 @@ def add_study_commands(sub) -> None:
     n.add_argument("--population", action="store_true", help="a population game (default: a provider/consumer game)")
     n.add_argument("--force", action="store_true", help="replace an existing file of that name (default: refuse)")
     n.set_defaults(func=cmd_study_new)
+    ref = st.add_parser(
+        "reference",
+        help="print the study-file reference (every table and field: type, range, default, meaning) as Markdown",
+        epilog=examples("gamemarket study reference > study-file.md"),
+    )
+    ref.set_defaults(func=cmd_study_reference)
     _add_jobs_command(st)
     s = st.add_parser(
         "status",

@@ -2,7 +2,8 @@
 
 The two templates (a provider/consumer game, a population game) use only the built-in catalogues and
 the synthetic generator, so a new study needs nothing but the installed package; each field is
-explained where it stands, and ``docs/reference/study-file.md`` lists every other one.
+explained where it stands, and ``gamemarket study reference`` (``docs/reference/study-file.md``) lists every
+other one.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from gamemarket.io.names import check_name
 
 BIMATRIX = """# A gamemarket study: a provider/consumer game on a synthetic cluster.
 # Run it with:  gamemarket study run {file}
-# Every table and field is described in the study-file reference (docs/reference/study-file.md).
+# Every table and field: `gamemarket study reference` prints the study-file reference.
 
 name = "{name}"              # names the results and report folders
 description = "A provider/consumer game: which payment scheme, and how much do users shade?"
@@ -44,7 +45,7 @@ report = "reports/{name}"
 
 POPULATION = """# A gamemarket population study: does a user gain by shading, given what everyone else does?
 # Run it with:  gamemarket study run {file}
-# Every table and field is described in the study-file reference (docs/reference/study-file.md).
+# Every table and field: `gamemarket study reference` prints the study-file reference.
 
 name = "{name}"
 description = "Consumers as many self-interested players: is truthful bidding an equilibrium?"

@@ -140,3 +140,17 @@ def test_a_copied_study_finds_the_built_in_workload_model(tmp_path, monkeypatch)
     study.write_text(study.read_text().replace("lpc-egee-2004", "no-such-model"))
     with pytest.raises(InputError, match="built-in models"):
         load_study(study)
+
+
+def test_the_study_file_reference_is_printed_for_a_user_without_the_repository(tmp_path, monkeypatch, capsys):
+    """``study new``'s file points to ``gamemarket study reference``, which prints the same reference as the docs'
+    page (generated from the same schema), so that a user with only the installed package has it."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["study", "new", "mine"]) == 0
+    assert "`gamemarket study reference`" in (tmp_path / "mine.toml").read_text()
+    capsys.readouterr()
+    assert main(["study", "reference"]) == 0
+    printed = capsys.readouterr().out
+    page = (Path(__file__).resolve().parents[2] / "docs" / "reference" / "study-file.md").read_text()
+    assert printed.startswith("# The study file") and page.endswith(printed)
+    assert "| `seeds` | list of integer | at least 1 item |" in printed
