@@ -127,16 +127,24 @@ def heatmap(
     return ax
 
 
-def _annot(M, C):
-    return np.array(
+#: the widest value a side-by-side heatmap's cell holds written out ("646,200,000"); wider ones are written compactly
+#: ("10.23G"), the figure's title saying so: "10,230,000,000" overran its cell at page width
+CELL_CHARS = 11
+
+
+def _annot(M, C) -> tuple[np.ndarray, bool]:
+    """Each cell's mean and 95% half-width, written out, or compactly where one would be wider than ``CELL_CHARS``;
+    and whether they are compact."""
+    short = max((len(num(v, 4)) for v in M.ravel()), default=0) > CELL_CHARS
+    write = (lambda v, d: compact(v, d)) if short else num
+    cells = [
         [
-            [
-                f"{num(M[i, j], 4)}\n±{num(C[i, j], 2)}" if np.isfinite(C[i, j]) else num(M[i, j], 4)
-                for j in range(M.shape[1])
-            ]
-            for i in range(M.shape[0])
+            f"{write(M[i, j], 4)}\n±{write(C[i, j], 2)}" if np.isfinite(C[i, j]) else write(M[i, j], 4)
+            for j in range(M.shape[1])
         ]
-    )
+        for i in range(M.shape[0])
+    ]
+    return np.array(cells), short
 
 
 def payoff_heatmaps(sg, path: Path, consumer_kind: str | None = "beta mix") -> Path:
@@ -160,16 +168,23 @@ def payoff_heatmaps(sg, path: Path, consumer_kind: str | None = "beta mix") -> P
         fig, axes = plt.subplots(2, 1, figsize=(width, 2 * (0.45 * m + 1.6)))
     else:
         fig, axes = plt.subplots(1, 2, figsize=(max(8, 2.6 * n + 4), max(3, 0.9 * m + 1.6)))
+    compacted = False
     for ax, M, C, who in ((axes[0], g.A, ca, g.players[0]), (axes[1], g.B, cb, g.players[1])):
         df = pd.DataFrame(M, index=g.rows, columns=g.cols)
         metric = g.meta.get(who + "_payoff", "")
-        annot = (np.vectorize(lambda v: compact(v, 3))(M) if valued else False) if large else _annot(M, C)
+        if large:
+            annot = np.vectorize(lambda v: compact(v, 3))(M) if valued else False
+        else:
+            annot, short = _annot(M, C)
+            compacted |= short
         # each matrix its own scale: diverging at 0 only where its payoffs change sign
         heatmap(ax, df, annot=annot, cbar_label=unit(metric), linewidths=0.5, linecolor="white")
         ax.set_title(f"{who} payoff: {metric} ({unit(metric)})", fontsize=9)
         ax.set_xlabel(f"{g.players[1]} strategy" + (f" ({consumer_kind})" if consumer_kind else ""))
         if large:  # upright beside a panel of a few rows, which a label along the axis overran (and the next one's)
             ax.set_ylabel(f"{g.players[0]}\nstrategy\n(mechanism)", rotation=0, ha="right", va="center", labelpad=10)
+        elif m <= 2:  # in two lines beside a panel of one or two rows (a 1 x 1 game's ran into the title)
+            ax.set_ylabel(f"{g.players[0]} strategy\n(mechanism)")
         else:
             ax.set_ylabel(f"{g.players[0]} strategy (mechanism)")
         for e in sol.equilibria:
@@ -182,7 +197,7 @@ def payoff_heatmaps(sg, path: Path, consumer_kind: str | None = "beta mix") -> P
                         ax.add_patch(
                             Rectangle((j + 0.08, i + 0.08), 0.84, 0.84, fill=False, edgecolor="orange", lw=1.5, ls="--")
                         )
-    cells = "; cells: k thousand, M million, G billion" if large else ""
+    cells = "; cells: k thousand, M million, G billion" if large or compacted else ""
     if not valued:  # the values would overlap at page width
         cells = f"; {n} columns: too many to print the values (the payoff table in data/ has them)"
     fig.suptitle(

@@ -95,7 +95,7 @@ def test_save_warns_naming_the_file_and_the_labels(tmp_path):
     assert (tmp_path / "f.png").is_file()  # written all the same: the reader is told, the report not lost
 
 
-@pytest.mark.parametrize("shape", [(2, 16), (2, 2), (4, 24), (3, 30), (12, 12)])
+@pytest.mark.parametrize("shape", [(1, 1), (1, 5), (2, 2), (3, 3), (6, 6), (2, 16), (4, 24), (3, 30), (12, 12)])
 def test_payoff_heatmaps_of_few_or_many_rows_have_no_overlapping_labels(shape, tmp_path):
     rng = np.random.default_rng(sum(shape))
     m, n = shape
