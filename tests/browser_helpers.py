@@ -19,6 +19,13 @@ import time
 
 BROWSER = next((b for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)), None)
 NO_BROWSER = "no chromium on PATH (Debian: apt-get install chromium); the browser check needs one"
+#: how every check starts Chromium (each adds how it talks to it and the window's size)
+HEADLESS = [
+    "--headless",
+    "--no-sandbox",  # CI runs as root, where Chromium's sandbox refuses to start
+    "--disable-gpu",
+    "--hide-scrollbars",
+]
 
 #: a JavaScript expression whose value is what the checks read of a loaded page:
 #:
@@ -111,10 +118,7 @@ class Chromium:
 
         argv = [
             BROWSER,
-            "--headless",
-            "--no-sandbox",  # CI runs as root, where Chromium's sandbox refuses to start
-            "--disable-gpu",
-            "--hide-scrollbars",
+            *HEADLESS,
             "--remote-debugging-pipe",
             f"--window-size={width},{height}",
             "about:blank",

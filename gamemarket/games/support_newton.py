@@ -389,15 +389,22 @@ def _newton_step(CsT, KX, z, others, ref, sums, r, M, A, A0, rhs, step) -> None:
 
 
 @njit(cache=True)
-def _newton_rows(Cs, Ks, sid, Z, others, ref, sums, scales, max_iters, ok) -> None:
-    """:func:`compiled_newton`'s loop: each row of ``Z`` in place, its flag into ``ok``."""
+def _exponents(Cs):
+    """The profiles' counts transposed, as integers (the monomials' exponents), and room for each strategy's powers:
+    what :func:`_newton_rows` and :func:`polish_newton` set up before their loops."""
     P, k = Cs.shape
-    CsT = np.ascontiguousarray(Cs.T)
     Ci = np.empty((P, k), np.int64)
     for p in range(P):
         for t in range(k):
             Ci[p, t] = int(Cs[p, t])
-    pw = np.empty((k, int(Cs.max()) + 1))
+    return np.ascontiguousarray(Cs.T), Ci, np.empty((k, int(Cs.max()) + 1))
+
+
+@njit(cache=True)
+def _newton_rows(Cs, Ks, sid, Z, others, ref, sums, scales, max_iters, ok) -> None:
+    """:func:`compiled_newton`'s loop: each row of ``Z`` in place, its flag into ``ok``."""
+    P, k = Cs.shape
+    CsT, Ci, pw = _exponents(Cs)
     X, dev, r = np.empty(P), np.empty(k), np.empty(k)
     KX, M, A, A0 = np.empty((k, P)), np.empty((k, k)), np.empty((k, k)), np.empty((k, k))
     rhs, step = np.empty(k), np.empty(k)
@@ -436,12 +443,7 @@ def polish_newton(Cs, KT, z, others, ref, sums, scale, max_iters):
     """:func:`gamemarket.games.rsg_equilibria._newton` compiled (one start; ``KT``: strategies x profiles): the same
     steps and stopping rules. Returns ``(z, ok)``: ``ok`` False where the reference returns None."""
     P, k = Cs.shape
-    CsT = np.ascontiguousarray(Cs.T)
-    Ci = np.empty((P, k), np.int64)
-    for p in range(P):
-        for t in range(k):
-            Ci[p, t] = int(Cs[p, t])
-    pw = np.empty((k, int(Cs.max()) + 1))
+    CsT, Ci, pw = _exponents(Cs)
     z = z.copy()
     X, dev, r = np.empty(P), np.empty(k), np.empty(k)
     KX, M, A, A0 = np.empty((k, P)), np.empty((k, k)), np.empty((k, k)), np.empty((k, k))

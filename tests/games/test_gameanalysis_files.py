@@ -17,6 +17,16 @@ from gamemarket.games.rsg_equilibria import equilibria
 DATA = Path(__file__).parent / "data" / "gameanalysis"
 
 
+def _row_of(g, profile: dict) -> int:
+    """The row of ``g``'s profiles that a file's profile (role -> ``[strategy, count, payoff]`` entries) is."""
+    names = list(g.strategy_names)
+    want = np.zeros(len(names), dtype=int)
+    for entries in profile.values():
+        for s, c, _ in entries:
+            want[names.index(s)] = c
+    return next(i for i, p in enumerate(g.profiles) if (p == want).all())
+
+
 def test_a_game_gameanalysis_wrote_is_solved_and_its_equilibria_are_among_ours():
     g = read_egta(DATA / "game.json")
     assert list(g.players) == [1, 5] and list(g.num_strategies) == [2, 2]
@@ -39,11 +49,7 @@ def test_a_sample_game_is_read_as_the_mean_of_its_observations_with_a_warning():
         g = read_egta(DATA / "samplegame.json")
     first = data["profiles"][0]
     names = list(g.strategy_names)
-    want = np.zeros(len(names), dtype=int)
-    for entries in first.values():
-        for s, c, _ in entries:
-            want[names.index(s)] = c
-    row = next(i for i, p in enumerate(g.profiles) if (p == want).all())
+    row = _row_of(g, first)
     for entries in first.values():
         for s, _, obs in entries:
             assert g.payoffs[row][names.index(s)] == pytest.approx(np.mean(obs))
@@ -104,11 +110,7 @@ def test_gameanalysis_game_with_a_type_field_is_read_and_solved():
     assert list(g.strategy_names) == [s for r in sorted(data["strategies"]) for s in data["strategies"][r]]
     first = data["profiles"][0]
     names = list(g.strategy_names)
-    want = np.zeros(len(names), dtype=int)
-    for entries in first.values():
-        for s, c, _ in entries:
-            want[names.index(s)] = c
-    row = next(i for i, p in enumerate(g.profiles) if (p == want).all())
+    row = _row_of(g, first)
     for entries in first.values():
         for s, _, payoff in entries:
             assert g.payoffs[row][names.index(s)] == payoff

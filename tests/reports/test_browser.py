@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_helpers import BROWSER, NO_BROWSER, PROBE
+from browser_helpers import BROWSER, HEADLESS, NO_BROWSER, PROBE
 
 ROOT = Path(__file__).resolve().parents[2]
 REPORTS = sorted(p for p in (ROOT / "reports").iterdir() if (p / "index.html").exists())
@@ -35,10 +35,7 @@ def _open(page: Path, screenshot: Path) -> tuple[str, str]:
     """(the DOM after load, the browser's log) of ``page``, its screenshot written to ``screenshot``."""
     argv = [
         BROWSER,
-        "--headless",
-        "--no-sandbox",  # CI runs as root, where Chromium's sandbox refuses to start
-        "--disable-gpu",
-        "--hide-scrollbars",
+        *HEADLESS,
         "--enable-logging=stderr",
         "--v=0",
         "--virtual-time-budget=10000",  # lets the page (its images) finish loading before the dump
