@@ -13,7 +13,9 @@ equations are, for each role, ``sum exp(z) = 1`` and, for each strategy ``s`` bu
 ``z_s - z_a - lambda (u_s - u_a) = 0``: ``S`` equations in ``S + 1`` unknowns, a curve. It is followed by
 predictor-corrector continuation in arc length [Allgower2003]_: an Euler step along the tangent (the Jacobian's
 null vector, kept pointing the way the curve came), then Newton's method on the equations and the
-pseudo-arclength condition; the step doubles after an easy correction and halves after a hard one or a sharp turn.
+pseudo-arclength condition; the step doubles after an easy correction and halves after a hard one or a sharp turn,
+and it is bounded by the branch's scale (:func:`_trace` says how: without that bound a step grown at large
+``lambda`` passes a turn of the branch at small ``lambda`` and lands on another branch).
 Probabilities far below the float range are kept as their logarithms, so the trace goes on where strategies are
 played with probability ``exp(-10**6)``; the curve may turn back in ``lambda`` (arc length does not mind).
 
@@ -50,17 +52,27 @@ from gamemarket.games.equilibria import regret
 #: the default end of the trace, in units of the payoffs' spread: a strategy worse by a thousandth of the spread
 #: is played with probability about exp(-1000) there
 DEFAULT_LAMBDA_MAX = 1e6
+#: the largest corrector move a step may need (log-probabilities and lambda), as Gambit's path tracer
+MAX_CORRECTION = 0.4
+#: the largest ratio of one corrector Newton step to the one before it, as Gambit's path tracer
+MAX_CONTRACTION = 0.6
+#: the longest step, as a fraction of ``1 + lambda * spread`` (``spread``: the payoffs' largest spread, 1 where they
+#: are normalized): the branch's features (its folds, the other branches near it) are about as large as ``lambda``
+#: times the payoffs' differences, in log-probabilities
+MAX_STEP = 0.1
 
 
 @dataclass
 class _Logit:
     """The logit equations of one game: role starts and sizes, the scaled deviation payoffs ``dev(x) -> (u, J)``
-    (``J``: their derivative in ``x``), and each role's payoff unit."""
+    (``J``: their derivative in ``x``), each role's payoff unit, and the largest spread of the scaled payoffs (1 where
+    they are normalized: the scale of ``lambda``)."""
 
     starts: np.ndarray
     sizes: np.ndarray
     dev: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
     units: np.ndarray
+    spread: float = 1.0
 
     @property
     def size(self) -> int:
@@ -147,24 +159,26 @@ class LogitBranch:
 
 # ---------------------------------------------------------------------- the equations
 def _equations(p: _Logit, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The logit equations ``H(z, lambda)`` and their Jacobian (``S x (S + 1)``) at ``w = (z, lambda)``."""
+    """The logit equations ``H(z, lambda)`` and their Jacobian (``S x (S + 1)``) at ``w = (z, lambda)``; not finite
+    where a predicted point is past the float range (the corrector then takes the step back)."""
     S = p.size
     z, lam = w[:S], w[S]
-    x = np.exp(z)
-    u, J = p.dev(x)
     base = np.repeat(p.starts, p.sizes)
     nb = np.flatnonzero(np.arange(S) != base)
     b = base[nb]
     H = np.empty(S)
     D = np.zeros((S, S + 1))
-    H[p.starts] = np.add.reduceat(x, p.starts) - 1.0
-    for a, k in zip(p.starts, p.sizes):
-        D[a, a : a + k] = x[a : a + k]
-    H[nb] = z[nb] - z[b] - lam * (u[nb] - u[b])
-    D[nb, :S] = -lam * (J[nb] - J[b]) * x[None, :]
-    D[nb, nb] += 1.0
-    D[nb, b] -= 1.0
-    D[nb, S] = -(u[nb] - u[b])
+    with np.errstate(over="ignore", invalid="ignore"):
+        x = np.exp(z)
+        u, J = p.dev(x)
+        H[p.starts] = np.add.reduceat(x, p.starts) - 1.0
+        for a, k in zip(p.starts, p.sizes):
+            D[a, a : a + k] = x[a : a + k]
+        H[nb] = z[nb] - z[b] - lam * (u[nb] - u[b])
+        D[nb, :S] = -lam * (J[nb] - J[b]) * x[None, :]
+        D[nb, nb] += 1.0
+        D[nb, b] -= 1.0
+        D[nb, S] = -(u[nb] - u[b])
     return H, D
 
 
@@ -177,32 +191,46 @@ def _tangent(D: np.ndarray, prev: np.ndarray | None) -> np.ndarray:
     return t
 
 
-def _correct(p: _Logit, w: np.ndarray, t: np.ndarray, max_iter: int = 6) -> tuple[np.ndarray | None, int, float]:
+def _converged(dz: np.ndarray, z: np.ndarray, dlam: float, lam: float, previous: float) -> tuple[bool, float]:
+    """Whether a Newton step (``dz``, ``dlam``, to ``(z, lam)``) ends it, and the step's size relative to the point's
+    (the log-probabilities' and ``lambda``'s apart): done at 1e-12 of the point's size, or at 1e-9 where Newton no
+    longer gains (its steps stop halving: they are rounding; near a mixed equilibrium at large ``lambda`` the
+    Jacobian's rounding is 1e-11 and more)."""
+    rel = max(float(np.abs(dz).max()) / max(1.0, float(np.abs(z).max())), abs(dlam) / max(1.0, abs(lam)))
+    return rel <= 1e-12 or (rel <= 1e-9 and rel > 0.5 * previous), rel
+
+
+def _correct(p: _Logit, w: np.ndarray, t: np.ndarray, max_iter: int = 6) -> tuple[np.ndarray | None, int, float, float]:
     """Newton's method on the equations and ``t . (w - w_predicted) = 0``; (point or None, iterations, first
-    correction's size)."""
+    correction's size, largest contraction: a correction's size over the one before)."""
     w = w.copy()
-    first = 0.0
+    first = previous = contraction = 0.0
+    previous_rel = np.inf
     for it in range(1, max_iter + 1):
         H, D = _equations(p, w)
         if not np.all(np.isfinite(H)) or not np.all(np.isfinite(D)):
-            return None, it, first
+            return None, it, first, contraction
         try:
             step = np.linalg.solve(np.vstack([D, t]), -np.append(H, 0.0))
         except np.linalg.LinAlgError:
-            return None, it, first
+            return None, it, first, contraction
         size = float(np.abs(step).max())
         first = first or size
+        if previous and size > 1e-9:  # below that, the corrections are rounding: their ratio says nothing
+            contraction = max(contraction, size / previous)
+        previous = size
         w += step
-        small = np.abs(step[:-1]).max() <= 1e-12 * max(1.0, float(np.abs(w[:-1]).max()))
-        if small and abs(step[-1]) <= 1e-12 * max(1.0, abs(w[-1])):
-            return w, it, first
-    return None, max_iter, first
+        done, previous_rel = _converged(step[:-1], w[:-1], float(step[-1]), float(w[-1]), previous_rel)
+        if done:
+            return w, it, first, contraction
+    return None, max_iter, first, contraction
 
 
 def _correct_at(p: _Logit, z: np.ndarray, lam: float, max_iter: int = 30) -> np.ndarray | None:
     """Newton's method on the equations at a fixed ``lambda`` from ``z``: the QRE there, or None."""
     S = p.size
     z = z.copy()
+    previous = np.inf
     for _ in range(max_iter):
         H, D = _equations(p, np.append(z, lam))
         try:
@@ -210,7 +238,8 @@ def _correct_at(p: _Logit, z: np.ndarray, lam: float, max_iter: int = 30) -> np.
         except np.linalg.LinAlgError:
             return None
         z += step
-        if np.abs(step).max() <= 1e-11 * max(1.0, float(np.abs(z).max())):
+        done, previous = _converged(step, z, 0.0, lam, previous)
+        if done:
             return z
     return None
 
@@ -227,7 +256,17 @@ def residual(p: _Logit, x: np.ndarray, lam: float) -> float:
 
 
 def _trace(p: _Logit, lam_max: float, max_steps: int, notes: list) -> np.ndarray:
-    """The traced points ``(z, lambda)`` of the principal branch from the centroid to ``lambda >= lam_max``."""
+    """The traced points ``(z, lambda)`` of the principal branch from the centroid to ``lambda >= lam_max``.
+
+    A step is taken back and halved when its corrector moved the predicted point by more than
+    :data:`MAX_CORRECTION` (in log-probabilities and ``lambda``; Gambit's ``c_maxDist``) or by more than half the
+    step, when the corrector's Newton steps contracted by less than :data:`MAX_CONTRACTION` (Gambit's
+    ``c_maxContr``), when the tangent turned by more than about 25 degrees, or when the new point has ``lambda <= 0``
+    (the principal branch meets ``lambda = 0`` only at the centroid, so such a point is on another branch). The
+    absolute bounds matter where the branch comes back down from large ``lambda``: there the arc-length step has
+    grown with ``lambda`` and, without them, the predictor could pass a fold at small ``lambda`` and the corrector
+    land on another branch.
+    """
     w = np.concatenate([np.repeat(-np.log(p.sizes.astype(float)), p.sizes), [0.0]])
     _, D = _equations(p, w)
     t = _tangent(D, None)
@@ -235,11 +274,12 @@ def _trace(p: _Logit, lam_max: float, max_steps: int, notes: list) -> np.ndarray
     for _ in range(max_steps):
         if w[-1] >= lam_max:
             return np.array(points)
-        wn, iters, first = _correct(p, w + h * t, t)
+        wn, iters, first, contraction = _correct(p, w + h * t, t)
         tn = None
-        if wn is not None:
+        if wn is not None and wn[-1] > 0:
             tn = _tangent(_equations(p, wn)[1], t)
-        if wn is None or tn @ t < 0.9 or first > 0.5 * h:
+        bad = tn is None or tn @ t < 0.9 or first > min(0.5 * h, MAX_CORRECTION) or contraction > MAX_CONTRACTION
+        if bad:
             h *= 0.5
             if h < 1e-12:
                 notes.append(f"the trace stopped at lambda {w[-1]:.6g}: the step fell below 1e-12")
@@ -247,7 +287,7 @@ def _trace(p: _Logit, lam_max: float, max_steps: int, notes: list) -> np.ndarray
             continue
         w, t = wn, tn
         points.append(w)
-        h = h * 2.0 if iters <= 3 else h
+        h = min(h * 2.0 if iters <= 3 else h, MAX_STEP * (1.0 + p.spread * w[-1]))
     notes.append(f"the trace stopped at lambda {w[-1]:.6g} after {max_steps:,} steps, before lambda {lam_max:g}")
     return np.array(points)
 
@@ -265,26 +305,25 @@ def _bimatrix_problem(A: np.ndarray, B: np.ndarray, normalize: bool) -> _Logit:
     def dev(x):
         return np.concatenate([As @ x[m:], Bs.T @ x[:m]]), J
 
-    return _Logit(np.array([0, m]), np.array([m, n]), dev, units)
+    return _Logit(np.array([0, m]), np.array([m, n]), dev, units, max(_spread(As), _spread(Bs)))
 
 
 def _rsg_problem(game, normalize: bool) -> _Logit:
     """The logit equations of a role-symmetric game (its deviation payoffs)."""
     starts = np.asarray(game.role_starts)
     sizes = np.asarray(game.num_strategies)
-    units = np.ones(len(game.roles))
-    if normalize:
-        ri = game.role_index
-        for r in range(len(game.roles)):
-            vals = game.payoffs[:, ri == r][game.profiles[:, ri == r] > 0]
-            units[r] = _spread(vals)
+    ri = game.role_index
+    spreads = np.array(
+        [_spread(game.payoffs[:, ri == r][game.profiles[:, ri == r] > 0]) for r in range(len(game.roles))]
+    )
+    units = spreads if normalize else np.ones(len(game.roles))
     per = np.repeat(units, sizes)
 
     def dev(x):
         u, J = game.deviation_payoffs(x, jacobian=True)
         return u / per, J / per[:, None]
 
-    return _Logit(starts, sizes, dev, units)
+    return _Logit(starts, sizes, dev, units, float(np.max(spreads / units)))
 
 
 def _spread(v: np.ndarray) -> float:

@@ -76,18 +76,28 @@ def concepts_summary(game, equilibria: list[np.ndarray]) -> dict:
         "regret": max(br.limit_regret),
         "alpharank": top,
         "first_equilibrium": first_eq,
-        "words": _paragraph(br, top, selection, first_eq),
+        "words": _paragraph(br, top, selection, first_eq, getattr(game, "A", None) is None),
     }
 
 
-def _paragraph(br, top, selection: int | None, first_eq: int | None) -> str:
+def _paragraph(br, top, selection: int | None, first_eq: int | None, missed_by_search: bool = False) -> str:
     """The summary in words: the selection, alpha-rank's first profiles, and whether they agree."""
     roles, strategies = br.roles, br.strategies
     limit = _words(roles, strategies, br.limit)
     if selection is not None:
         qre = f"The logit QRE's principal branch ends at equilibrium {selection + 1} ({limit})"
+    elif br.polished:
+        regret = num(max(br.limit_regret), 3)
+        why = " (the role-symmetric search lists the roots its Newton starts reached, a statistic: it missed this one)"
+        qre = (
+            f"The logit QRE's principal branch ends at {limit}, an equilibrium (its regret {regret}) that the listed "
+            f"equilibria do not include{why if missed_by_search else ''}"
+        )
     else:
-        qre = f"The logit QRE's principal branch ends at {limit}, which is none of the listed equilibria"
+        qre = (
+            f"The logit QRE's principal branch ends near {limit} (its regret {num(max(br.limit_regret), 3)}: not "
+            "verified as an equilibrium)"
+        )
     ranked = "; ".join(f"{rank}. {_words(roles, strategies, x)} ({num(s, 3)})" for rank, x, s in top)
     text = (
         f"{qre}. Alpha-rank (alpha {num(DEFAULT_ALPHA)} in units of each role's payoff spread, populations of "

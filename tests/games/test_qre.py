@@ -7,17 +7,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from gamemarket.errors import InputError
+from gamemarket.games import qre
 from gamemarket.games.bimatrix import Game
 from gamemarket.games.egta import read_egta
 from gamemarket.games.equilibria import solve
 from gamemarket.games.io import read_nfg
 from gamemarket.games.qre import fit_lambda, logit_branch
 from gamemarket.games.rsg_equilibria import equilibria
-from gamemarket.games.rsgame import as_role_symmetric
+from gamemarket.games.rsgame import RoleSymmetricGame, as_role_symmetric
 
 ROOT = Path(__file__).parents[2]
 GAMBIT = json.loads((Path(__file__).parent / "data" / "gambit" / "logit.json").read_text())
@@ -83,6 +84,11 @@ def test_bimatrix_and_role_symmetric_forms_trace_one_branch(m, n, seed):
 
 @settings(max_examples=40, deadline=None)
 @given(m=st.integers(2, 4), n=st.integers(2, 4), seed=st.integers(0, 2**31))
+@example(m=3, n=4, seed=100000)  # two folds: the branch comes back from lambda 1740 to 11.5 (a test below)
+@example(m=2, n=5, seed=1334)  # these four: the branch passed a fold and landed on another (before MAX_STEP)
+@example(m=3, n=4, seed=1496)
+@example(m=2, n=4, seed=1520)
+@example(m=4, n=4, seed=1645)
 def test_random_games_limit_is_a_listed_equilibrium(m, n, seed):
     """On random games (generic: no bifurcation) every traced point is a QRE to 1e-8, and the limit, polished, is
     an equilibrium the enumeration lists."""
@@ -92,6 +98,68 @@ def test_random_games_limit_is_a_listed_equilibrium(m, n, seed):
     assert br.residuals.max() <= 1e-8
     assert br.polished and max(br.limit_regret) <= 1e-9
     listed = [np.concatenate([e.x, e.y]) for e in solve(g).equilibria]
+    assert min(np.abs(br.limit - e).max() for e in listed) < 1e-6
+
+
+def _folds(br):
+    """The traced branch's turning points in lambda (index, lambda)."""
+    d = np.sign(np.diff(br.lambdas))
+    return [(k + 1, br.lambdas[k + 1]) for k in np.flatnonzero(d[1:] != d[:-1])]
+
+
+def test_branch_followed_through_two_folds():
+    """A branch that climbs to lambda 1740, comes back down to 11.5 and climbs again to the game's one equilibrium:
+    the trace went past the second fold and onto another branch (the first climb's, back to the centroid and on to
+    lambda -3e16) before the step was bounded by the branch's scale."""
+    rng = np.random.default_rng(100000)
+    g = Game(rng.random((3, 4)), rng.random((3, 4)))
+    br = logit_branch(g)
+    assert not br.notes and br.residuals.max() <= 1e-8
+    assert (br.lambdas[1:] > 0).all() and br.lambdas[-1] >= qre.DEFAULT_LAMBDA_MAX
+    turns = [lam for _, lam in _folds(br)]
+    assert len(turns) == 2 and abs(turns[0] - 1739.9) < 1 and abs(turns[1] - 11.5) < 1
+    (only,) = solve(g).equilibria
+    assert br.polished and np.abs(br.limit - np.concatenate([only.x, only.y])).max() < 1e-9
+
+
+@settings(max_examples=12, deadline=None)
+@given(m=st.integers(2, 5), n=st.integers(2, 5), seed=st.integers(0, 2**31))
+@example(m=3, n=4, seed=100000)
+def test_trace_equals_a_careful_trace(m, n, seed):
+    """The trace against the same continuation with steps ten times shorter (the plain reference: it cannot pass
+    a fold the default passes, and lands where the default does only if both follow one branch): the same limit."""
+    rng = np.random.default_rng(seed)
+    g = Game(rng.random((m, n)), rng.random((m, n)))
+    fast = logit_branch(g)
+    default = qre.MAX_STEP
+    try:
+        qre.MAX_STEP = default / 10
+        careful = logit_branch(g, max_steps=200_000)
+    finally:
+        qre.MAX_STEP = default
+    assert not careful.notes and careful.polished
+    np.testing.assert_allclose(fast.limit, careful.limit, atol=1e-9)
+
+
+def _random_role_symmetric(seed):
+    """A random game of 1 or 2 roles of 2-5 players and 2-3 strategies, all drawn from ``seed``."""
+    rng = np.random.default_rng(seed)
+    roles, players, strategies = int(rng.integers(1, 3)), int(rng.integers(2, 6)), int(rng.integers(2, 4))
+    return RoleSymmetricGame.random([players] * roles, [strategies] * roles, rng)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**31))
+@example(seed=206)  # these four: the branch nears a mixed equilibrium (log-probabilities near 0 at lambda
+@example(seed=557)  # 300-1100), where the corrector's tolerance was below the rounding of lambda times the
+@example(seed=72)  # payoffs and the trace stalled
+@example(seed=485)
+def test_random_role_symmetric_limit_is_a_listed_equilibrium(seed):
+    g = _random_role_symmetric(seed)
+    br = logit_branch(g)
+    assert not br.notes and br.residuals.max() <= 1e-8
+    assert br.polished and br.lambdas[-1] >= qre.DEFAULT_LAMBDA_MAX
+    listed = [e.mixture for e in equilibria(g).equilibria]
     assert min(np.abs(br.limit - e).max() for e in listed) < 1e-6
 
 
@@ -152,3 +220,12 @@ def test_bad_observed_named():
     br = logit_branch(Game([[1, 0], [0, 1]], [[1, 0], [0, 1]]))
     with pytest.raises(InputError, match="expected 4 observed counts"):
         fit_lambda(br, [1, 2, 3])
+
+
+def test_the_games_page_states_the_step_bound_and_the_folds_the_code_has():
+    """The explanation page's numbers about the trace are the code's: the step bound and the two folds above."""
+    text = " ".join((ROOT / "docs/explanation/games.md").read_text().split())
+    assert qre.MAX_STEP == 0.1 and "(a tenth of `1 + lambda`)" in text
+    rng = np.random.default_rng(100000)
+    turns = [lam for _, lam in _folds(logit_branch(Game(rng.random((3, 4)), rng.random((3, 4)))))]
+    assert f"climbs to `lambda` {turns[0]:,.0f}, comes back down to {turns[1]:.1f}" in text

@@ -76,3 +76,31 @@ def test_population_report_lines_per_mechanism():
     # paragraph once said it was no equilibrium, beside a table listing it
     assert lines[3].endswith("Nash, the logit selection and alpha-rank agree."), lines[3]
     assert _concepts_lines([SimpleNamespace(mechanism="x", game=None, equilibria=())]) == []
+
+
+def test_a_verified_limit_the_search_missed_is_called_an_equilibrium():
+    """A role-symmetric game whose support enumeration (a statistic) missed the fully mixed equilibrium the logit
+    branch ends at: the paragraph says the limit is an equilibrium the list does not include, and why."""
+    from gamemarket.games.rsg_equilibria import equilibria
+    from gamemarket.games.rsgame import RoleSymmetricGame
+
+    rng = np.random.default_rng(923)
+    rng.integers(1, 3), rng.integers(2, 6), rng.integers(2, 4)  # (the draws that chose its size in the sweep)
+    g = RoleSymmetricGame.random([5, 5], [3, 3], rng)
+    listed = [e.mixture for e in equilibria(g).equilibria]
+    s = concepts_summary(g, listed)
+    assert s["selection"] is None and s["regret"] <= 1e-12
+    assert "an equilibrium (its regret" in s["words"] and "the listed equilibria do not include" in s["words"]
+    assert "Newton starts reached, a statistic: it missed this one" in s["words"]
+
+
+def test_an_unverified_limit_is_not_called_an_equilibrium(monkeypatch):
+    import gamemarket.reports.concepts as concepts
+
+    g = Game([[3, 0], [5, 1]], [[3, 5], [0, 1]])
+    br = concepts.logit_branch(g)
+    br.polished, br.limit_regret = False, (0.25, 0.0)
+    br.limit = np.array([0.5, 0.5, 0.5, 0.5])
+    monkeypatch.setattr(concepts, "logit_branch", lambda game: br)
+    s = concepts_summary(g, _listed(g))
+    assert "ends near" in s["words"] and "not verified as an equilibrium" in s["words"]
