@@ -180,9 +180,16 @@ def _is_egta_online(data) -> bool:
 
 def from_egta_online(data: dict, source: str = "EGTA JSON") -> dict:
     """egta-online's game layout in the one above: ``roles`` as ``[{"name", "strategies", "count"}]`` and each
-    profile's ``symmetry_groups`` as ``[{"role", "strategy", "count", "payoff"}]``. What the layout above has no
-    place for (ids, the game's name and simulator, a group's ``payoff_sd``) is dropped, with a warning; a field
-    that is missing or of another kind is an error naming the role or the profile (its position) and the field."""
+    profile's ``symmetry_groups`` as ``[{"id", "role", "strategy", "count", "payoff"}]``.
+
+    The service's three exports are read as gameanalysis reads them (``paygame.profpay_from_json``): *summary*
+    (each group's ``payoff``), *observations* (each profile's ``observations``, each with ``symmetry_groups`` of
+    ``{"id", "payoff"}``: a group's payoff is the mean over the observations) and *full* (each observation's
+    ``players`` of ``{"sid", "p"}``: the mean over the group's players and observations). What the layout above has
+    no place for (ids, the game's name, simulator and configuration, the observation counts, a group's
+    ``payoff_sd`` where it is given) is dropped, with a warning; a field that is missing or of another kind is an
+    error naming the role or the profile (its position) and the field; a game with ``"profiles": null`` (the
+    service's game with no profile observed) is an error saying so."""
 
     def need(obj, key, kind, where):
         if not isinstance(obj, dict) or key not in obj or not isinstance(obj[key], kind) or isinstance(obj[key], bool):
@@ -195,21 +202,69 @@ def from_egta_online(data: dict, source: str = "EGTA JSON") -> dict:
         name = need(role, "name", str, f"role {k}")
         players[name] = need(role, "count", int, f"role {name!r}")
         strategies[name] = need(role, "strategies", list, f"role {name!r}")
+    if isinstance(data, dict) and "profiles" in data and data["profiles"] is None:
+        raise InputError(
+            f"{source}: the game has no profiles ('profiles' is null: egta-online writes that for a game with no "
+            "profile observed yet); expected a complete game, a payoff for every profile"
+        )
     profiles = []
     for k, prof in enumerate(need(data, "profiles", list, "the game")):
+        groups = need(prof, "symmetry_groups", list, f"profile {k}")
+        payoffs = _observed_payoffs(prof, groups, f"{source}: profile {k}") if "observations" in prof else None
         out: dict[str, list] = {}
-        for g in need(prof, "symmetry_groups", list, f"profile {k}"):
+        for j, g in enumerate(groups):
             role = need(g, "role", str, f"profile {k}")
-            payoff = g.get("payoff")
+            payoff = g.get("payoff") if payoffs is None else payoffs[j]
             out.setdefault(role, []).append(
                 [need(g, "strategy", str, f"profile {k}"), need(g, "count", int, f"profile {k}"), payoff]
             )
         profiles.append(out)
     dropped = sorted({key for key in data if key not in ("roles", "profiles")})
-    dropped += sorted({"payoff_sd" for p in data["profiles"] for g in p.get("symmetry_groups", []) if "payoff_sd" in g})
+    kinds = [
+        ("observations_count", lambda p: "observations_count" in p),
+        ("observations", lambda p: "observations" in p),
+        ("payoff_sd", lambda p: any(g.get("payoff_sd") is not None for g in p["symmetry_groups"])),
+    ]
+    dropped += [name for name, has in kinds if any(has(p) for p in data["profiles"])]
     if dropped:
         warnings.warn(f"{source}: egta-online's layout read; not kept: {', '.join(dropped)}", stacklevel=2)
     return {"players": players, "strategies": strategies, "profiles": profiles}
+
+
+def _observed_payoffs(prof: dict, groups: list, where: str) -> list:
+    """Each symmetry group's payoff, the mean over the profile's ``observations`` (the service's *observations*
+    export: per observation, ``symmetry_groups`` of ``{"id", "payoff"}``; its *full* export: per observation,
+    ``players`` of ``{"sid", "p"}``), as gameanalysis averages them; a group no observation pays is an error."""
+    obs = prof["observations"]
+    if not isinstance(obs, list) or not obs:
+        raise InputError(f"{where}: 'observations' is {obs!r}; expected a non-empty list (a profile with no payoff)")
+    ids = {}
+    for j, g in enumerate(groups):
+        if not isinstance(g, dict) or "id" not in g or isinstance(g["id"], (bool, dict, list)):
+            raise InputError(f"{where}: symmetry group {j}: field 'id' missing; the observations name groups by it")
+        if g["id"] in ids:
+            raise InputError(f"{where}: symmetry group id {g['id']!r} is listed twice")
+        ids[g["id"]] = j
+    total, seen = [0.0] * len(groups), [0] * len(groups)
+    for n, o in enumerate(obs):
+        entries = o.get("symmetry_groups", o.get("players")) if isinstance(o, dict) else None
+        if not isinstance(entries, list):
+            raise InputError(f"{where}, observation {n}: expected 'symmetry_groups' or 'players', a list")
+        full = "symmetry_groups" not in o
+        key, pay = ("sid", "p") if full else ("id", "payoff")
+        for e in entries:
+            if not isinstance(e, dict) or e.get(key) not in ids:
+                got = e.get(key) if isinstance(e, dict) else e
+                raise InputError(f"{where}, observation {n}: {key} {got!r} is no symmetry group of the profile")
+            v = e.get(pay)
+            if not isinstance(v, (int, float)) or isinstance(v, bool):
+                raise InputError(f"{where}, observation {n}: {pay} {v!r}; expected a number")
+            total[ids[e[key]]] += v
+            seen[ids[e[key]]] += 1
+    for j, c in enumerate(seen):
+        if not c:
+            raise InputError(f"{where}: symmetry group {groups[j].get('id')!r} has no observed payoff")
+    return [t / c for t, c in zip(total, seen)]
 
 
 def read_egta(path: str | Path) -> RoleSymmetricGame:
