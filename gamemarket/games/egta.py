@@ -240,8 +240,11 @@ def _observed_payoffs(prof: dict, groups: list, where: str) -> list:
         raise InputError(f"{where}: 'observations' is {obs!r}; expected a non-empty list (a profile with no payoff)")
     ids = {}
     for j, g in enumerate(groups):
-        if not isinstance(g, dict) or "id" not in g or isinstance(g["id"], (bool, dict, list)):
-            raise InputError(f"{where}: symmetry group {j}: field 'id' missing; the observations name groups by it")
+        if not isinstance(g, dict) or not isinstance(g.get("id"), (int, str)) or isinstance(g["id"], bool):
+            raise InputError(
+                f"{where}: symmetry group {j}: field 'id' missing or not a whole number or a text; the observations "
+                "name groups by it"
+            )
         if g["id"] in ids:
             raise InputError(f"{where}: symmetry group id {g['id']!r} is listed twice")
         ids[g["id"]] = j
@@ -253,7 +256,7 @@ def _observed_payoffs(prof: dict, groups: list, where: str) -> list:
         full = "symmetry_groups" not in o
         key, pay = ("sid", "p") if full else ("id", "payoff")
         for e in entries:
-            if not isinstance(e, dict) or e.get(key) not in ids:
+            if not isinstance(e, dict) or not isinstance(e.get(key), (int, str)) or e[key] not in ids:
                 got = e.get(key) if isinstance(e, dict) else e
                 raise InputError(f"{where}, observation {n}: {key} {got!r} is no symmetry group of the profile")
             v = e.get(pay)

@@ -197,13 +197,17 @@ def test_the_services_observations_and_full_exports_average_to_the_summary(kind,
         (lambda p: p.update(observations=[]), r"'observations' is \[\]; expected a non-empty list"),
         (lambda p: p["observations"][0]["symmetry_groups"][0].update(id=-5), "id -5 is no symmetry group"),
         (lambda p: p["observations"][1]["symmetry_groups"][0].update(payoff="x"), "payoff 'x'; expected a number"),
-        (lambda p: p["symmetry_groups"][0].pop("id"), "field 'id' missing"),
+        (lambda p: p["symmetry_groups"][0].pop("id"), "field 'id' missing or not a whole number or a text"),
+        (lambda p: p["symmetry_groups"][0].update(id=[1]), "field 'id' missing or not a whole number or a text"),
+        (lambda p: p["observations"][0]["symmetry_groups"][0].update(id=[1]), r"id \[1\] is no symmetry group"),
+        (lambda p: p["observations"][0].pop("symmetry_groups"), "expected 'symmetry_groups' or 'players', a list"),
+        (lambda p: p["symmetry_groups"][1].update(id=p["symmetry_groups"][0]["id"]), "is listed twice"),
     ],
 )
 def test_a_bad_observations_export_names_the_profile_and_the_field(change, message, tmp_path):
     path = _as_export(HFT, "observations", tmp_path)
     data = json.loads(path.read_text())
-    change(data["profiles"][2])
+    change(data["profiles"][3])  # (a profile of two symmetry groups)
     path.write_text(json.dumps(data))
-    with pytest.raises(InputError, match=f"profile 2.*{message}"):
+    with pytest.raises(InputError, match=f"profile 3.*{message}"):
         read_egta(path)
