@@ -25,6 +25,7 @@ import pandas as pd  # noqa: E402
 from gamemarket import __version__  # noqa: E402
 from gamemarket.games.egta import to_tidy, write_egta  # noqa: E402
 from gamemarket.games.io import mixture_words, write_json  # noqa: E402
+from gamemarket.games.support_newton import HITS_PER_ROOT, MIN_HITS  # noqa: E402
 from gamemarket.io.files import OutputFolder  # noqa: E402
 from gamemarket.io.jobtable import write_table  # noqa: E402
 from gamemarket.io.names import slug  # noqa: E402
@@ -250,11 +251,12 @@ def _search_sentence(answers) -> str:
         f"each of the {supports} supports' indifference systems from many starting points ({starts:,} starts over "
         f"the {len(recs)} mechanisms, {roots:,} distinct roots, {once} of them reached by a single start; "
         + (
-            "every support's search ended with each root reached at least twice)."
+            "every support's search ended by its stopping rule: "
             if still == 0
-            else f"{still} supports were still finding new roots when their budget ran out)."
+            else f"the budgets of {still} supports ran out before their stopping rule was met: "
         )
-        + " No method here proves that a game has no other equilibrium."
+        + f"each root reached at least twice, and at least {MIN_HITS} convergences and {HITS_PER_ROOT} per distinct "
+        "root)." + " No method here proves that a game has no other equilibrium."
     )
 
 

@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gamemarket.errors import InputError
+from gamemarket.games import support_newton
 from gamemarket.games.rsg_equilibria import (
     EVERY_EQUILIBRIUM,
     _newton,
@@ -263,8 +264,9 @@ def test_the_counts_are_consistent():
     g = _random_game(2, 3, 3, 5)
     out = support_enumeration(g, tolerance=1e-8 * g.payoff_scale(), starts_per_round=4, max_starts=12)
     assert out.supports == count_supports(g) == count_searched_supports(g) == 7 * 7 - 9
-    # 4 to 12 starts per support, up to 8 times as many where the system is cheap, and the centroid
-    assert out.supports * (4 + 1) <= out.starts <= out.supports * (8 * 12 + 1)
+    # 4 to 12 starts per support, up to 8 times as many where the system is cheap, EXTEND times that where a
+    # support's stopping rule is unmet, and the centroid
+    assert out.supports * (4 + 1) <= out.starts <= out.supports * (8 * 12 * support_newton.EXTEND + 1)
     assert len(out.mixtures) <= out.roots and out.singletons <= out.roots <= out.starts
     assert 0 <= out.unseen_chance <= 1
     assert all(g.regret(x) == r <= out.tolerance for x, r in zip(out.mixtures, out.regrets))
@@ -319,3 +321,57 @@ def test_a_provider_that_must_mix():
     assert len(sol.equilibria) == 1
     np.testing.assert_allclose(sol.equilibria[0].mixture, [0.5, 0.5, 0.5, 0.5], atol=1e-10)
     assert sol.equilibria[0].regret <= 1e-12
+
+
+def _qre_game():
+    """A random game of two roles of 5 players, 3 strategies each (a sweep's seed 923) whose full support holds 8
+    roots, one reached by a tenth of the converged starts: the rule "16 convergences, every root twice" stopped
+    after 31 convergences on 7 roots and missed it (the logit QRE's limit, an equilibrium)."""
+    rng = np.random.default_rng(923)
+    rng.integers(1, 3), rng.integers(2, 6), rng.integers(2, 4)  # (the draws that chose its size in the sweep)
+    return RoleSymmetricGame.random([5, 5], [3, 3], rng)
+
+
+def test_a_support_of_many_roots_is_searched_until_each_is_seen_often():
+    from gamemarket.games.qre import logit_branch
+
+    g = _qre_game()
+    sol = equilibria(g)
+    br = logit_branch(g)
+    assert br.polished
+    assert any(np.abs(e.mixture - br.limit).max() < 1e-6 for e in sol.equilibria)
+    assert sol.search.open_supports == 0
+
+
+def test_a_support_whose_rule_is_unmet_when_its_budget_ends_is_counted_open(monkeypatch):
+    """With no extension and a small budget, the full support stops with its rule unmet: the count says so (it
+    counted only supports with a root reached once: here 0, and the note read as a search that had saturated)."""
+    monkeypatch.setattr(support_newton, "EXTEND", 1)
+    g = _qre_game()
+    out = support_enumeration(g, tolerance=1e-8 * g.payoff_scale(), starts_per_round=16, max_starts=32)
+    assert out.open_supports >= 1
+    assert f"supports whose budget ran out before their stopping rule was met: {out.open_supports}" in out.summary()
+    monkeypatch.undo()
+    assert support_enumeration(g, tolerance=1e-8 * g.payoff_scale()).open_supports == 0
+
+
+def test_the_games_page_states_the_stopping_rule_and_the_recorded_misses():
+    """The explanation page's numbers about the search's stopping rule are the code's, and its misses the
+    benchmark's record (benchmarks/results/rsg-completeness.json)."""
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).parents[2]
+    text = " ".join((root / "docs/explanation/games.md").read_text().split())
+    sn = support_newton
+    assert (
+        f"its starts have converged at least {sn.MIN_HITS} times and {sn.HITS_PER_ROOT} times per root; a support "
+        f"whose budget runs out first gets up to {sn.EXTEND} times the budget"
+    ) in text
+    rec = json.loads((root / "benchmarks/results/rsg-completeness.json").read_text())
+    assert rec["default"] == {"min_hits": sn.MIN_HITS, "hits_per_root": sn.HITS_PER_ROOT, "extend": sn.EXTEND}
+    two = rec["sets"]["two roles of many roots"]
+    assert (
+        f"on {two['games']} games of two roles of 4 or 5 players and 3 strategies each, the search without it missed "
+        f"{two['previous']['missed']} of {two['equilibria']:,} equilibria, with it {two['missed']}"
+    ) in text
