@@ -375,3 +375,23 @@ def test_the_games_page_states_the_stopping_rule_and_the_recorded_misses():
         f"on {two['games']} games of two roles of 4 or 5 players and 3 strategies each, the search without it missed "
         f"{two['previous']['missed']} of {two['equilibria']:,} equilibria, with it {two['missed']}"
     ) in text
+
+
+def test_the_games_page_quotes_the_recorded_small_game_times():
+    """The explanation page's small-game times are the benchmark's record (benchmarks/results/small-games-bench.txt,
+    its last line: the JSON), rounded as the page writes them."""
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).parents[2]
+    text = " ".join((root / "docs/explanation/games.md").read_text().split())
+    rec = json.loads((root / "benchmarks/results/small-games-bench.txt").read_text().strip().splitlines()[-1])
+    rsg = {(tuple(r["players"]), tuple(r["strategies"])): r for r in rec["role_symmetric"]}
+    five3, five4 = rsg[(5,), (3,)]["ms"], rsg[(5,), (4,)]["ms"]
+    two = rsg[(3, 3), (2, 2)]["ms"]
+    four = rsg[(2,), (4,)]
+    assert (
+        f"{five3:.0f} ms for 5 players and 3 strategies, {five4:.0f} ms for 4, {two:.0f} ms for two roles of 3 players "
+        f"and 2 strategies (about 3 times faster than the numpy references), and for two players and 4 strategies "
+        f"{four['ms']:.2f} ms, {four['ratio']:.1f} times quantecon's vertex enumeration"
+    ) in text
