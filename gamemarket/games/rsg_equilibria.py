@@ -604,6 +604,30 @@ def _dynamics_candidates(
         )
 
 
+#: an end point of the replicator dynamics that no polish reached is one with an equilibrium this close (largest
+#: difference of a probability) whose regret is no larger: the dynamics approach an equilibrium only slowly where a
+#: strategy dies out slowly, and stop within the tolerance's regret of it but farther than ``dedup``
+UNPOLISHED_MERGE = 1e-4
+
+
+def _merge_unpolished(found: list[SymmetricEquilibrium]) -> list[SymmetricEquilibrium]:
+    """``found`` less the replicator end points (found by the dynamics alone) within :data:`UNPOLISHED_MERGE` of
+    another equilibrium of no larger regret; that one takes their methods."""
+    keep = []
+    for i, e in enumerate(found):
+        if e.methods == {"replicator"}:
+            near = [
+                f
+                for j, f in enumerate(found)
+                if j != i and f.regret <= e.regret and np.abs(f.mixture - e.mixture).max() < UNPOLISHED_MERGE
+            ]
+            if near:
+                near[0].methods |= e.methods
+                continue
+        keep.append(e)
+    return keep
+
+
 def _verified(
     game: RoleSymmetricGame, cands: list[tuple[np.ndarray, str]], known: dict[int, float], tol: float, dedup: float
 ) -> list[SymmetricEquilibrium]:
@@ -626,6 +650,7 @@ def _verified(
                 e.mixture, e.regret = x, r
         else:
             found.append(SymmetricEquilibrium(x, r, None, methods))
+    found = _merge_unpolished(found)
     flat = 1e-9 * game.payoff_scale()  # stability's tolerance, the same for every rest point
     for e in found:
         e.payoffs = game.expected_payoffs(e.mixture)
