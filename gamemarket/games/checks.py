@@ -17,3 +17,19 @@ def check_finite(M: np.ndarray, what: str, rows=None, cols=None) -> None:
         r = rows[idx[0]] if rows is not None else idx[0]
         c = cols[idx[1]] if cols is not None and len(idx) > 1 else (idx[1] if len(idx) > 1 else "")
         raise InputError(f"{what}: payoff at ({r}, {c}) is {float(M[bad][0])!r}; every payoff must be a finite number")
+    check_range(M, what)
+
+
+def check_range(values: np.ndarray, what: str) -> None:
+    """Refuse finite payoffs whose range (largest less smallest) is beyond the float range: every solver measures
+    regret and precision in units of that range (1e308 and -1e308 gave uniform QRE and alpha-rank answers)."""
+    v = np.asarray(values, dtype=float)
+    if v.size:
+        lo, hi = float(v.min()), float(v.max())
+        with np.errstate(over="ignore"):
+            spread = np.float64(hi) - np.float64(lo)
+        if not np.isfinite(spread):
+            raise InputError(
+                f"{what}: payoffs range from {lo:g} to {hi:g}, a difference beyond the float range; rescale them "
+                "(the solvers measure regret in units of the payoffs' range)"
+            )

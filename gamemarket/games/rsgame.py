@@ -34,6 +34,7 @@ from scipy.special import gammaln
 
 from gamemarket.errors import InputError
 from gamemarket.games.bimatrix import Game
+from gamemarket.games.checks import check_range
 from gamemarket.io.limits import check_fits
 
 _TINY = np.finfo(float).tiny
@@ -172,6 +173,7 @@ class RoleSymmetricGame:
                 f"role-symmetric game: profile {p} ({self.profile_text(prof[p])}): payoff of "
                 f"{self.strategy_names[s]!r} is {pay[p, s]!r}; payoffs must be finite"
             )
+        check_range(pay[prof > 0], "role-symmetric game")
         return prof, pay
 
     def _check_size(self, prof: np.ndarray, S: int) -> None:

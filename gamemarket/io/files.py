@@ -48,6 +48,7 @@ import math
 import os
 import re
 import socket
+import stat
 import tomllib
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -204,12 +205,15 @@ def atomic_path(path: str | os.PathLike, what: str = "file") -> Iterator[Path]:
     """Yield a temporary path to write; on success it replaces ``path``, on any failure it is removed. The first
     write of a process into a folder removes there what killed runs left (:func:`_sweep`).
 
-    An unwritable target (a folder, a missing or read-only parent, ``/proc``) is an
+    An unwritable target (a folder, a pipe, a device, a socket, a missing or read-only parent, ``/proc``) is an
     :class:`InputError` naming the path and the reason, and no temporary file is left behind.
     """
     path = Path(path)
     if path.is_dir():
         raise InputError(f"{path}: is a folder; expected a {what} file name")
+    kind = _special(path)
+    if kind is not None:  # replacing it would destroy it (a copy of /dev/null, a pipe another program reads)
+        raise InputError(f"{path}: is {kind}, not a regular file; the {what} is written only as a file")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the name
@@ -349,13 +353,33 @@ def check_outputs(outputs: dict[str, str | os.PathLike | None], inputs: Iterable
         seen[key] = opt
 
 
+def _special(path: Path) -> str | None:
+    """What ``path`` is where it exists and is not a regular file or a folder (following links): a pipe, a device,
+    a socket; else None."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return None
+    if stat.S_ISFIFO(mode):
+        return "a pipe"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return None
+
+
 def check_output_file(path: str | os.PathLike, *, option: str, force: bool = False) -> Path:
-    """An output file that may be written: a folder or an existing file (without ``force``) is refused.
+    """An output file that may be written: a folder, a pipe, a device or a socket (even with ``force``: replacing
+    one would destroy it), or an existing file (without ``force``) is refused.
 
     Returns the path. An existing file is named with how to replace it (``--force``)."""
     path = Path(path)
     if path.is_dir():
         raise InputError(f"{option} {path}: is a folder; expected a file name")
+    kind = _special(path)
+    if kind is not None:
+        raise InputError(f"{option} {path}: is {kind}, not a regular file; an output is written only as a file")
     if (path.exists() or path.is_symlink()) and not force:
         raise InputError(f"{option} {path}: the file exists; pass --force to replace it")
     return path
@@ -508,6 +532,9 @@ class OutputFolder:
             raise InputError(f"{target}: leads outside the {self.what} {self.path} (a symbolic link?)")
         if target.is_dir():
             raise InputError(f"{target}: is a folder; expected a file name")
+        kind = _special(target)
+        if kind is not None:
+            raise InputError(f"{target}: is {kind}, not a regular file; an output is written only as a file")
         if (target.exists() or target.is_symlink()) and rel not in self.old and not self.force:
             raise InputError(f"{target}: the file exists and was not written by gamemarket; pass --force to replace it")
         self.written.add(rel)
