@@ -8,6 +8,10 @@ from gamemarket.errors import InputError
 from gamemarket.io.files import dumps_json
 from gamemarket.reports.markdown import num, num_ci
 
+#: the most seeds and the largest seed, as a study file's ``seeds`` allows (gamemarket.studies.schema)
+MAX_SEEDS = 100_000
+MAX_SEED = 2**63 - 1
+
 
 def _seeds(text: str) -> list[int]:
     """``--seeds``: a count from 1 (``6``) or a list (``1,2,5``)."""
@@ -16,11 +20,13 @@ def _seeds(text: str) -> list[int]:
     except ValueError:
         raise InputError(f"--seeds: expected a count (6) or a list of seeds (1,2,5), got {text!r}") from None
     if len(parts) == 1:
-        if parts[0] < 1:
-            raise InputError(f"--seeds: expected a count of at least 1, got {text!r}")
+        if not 1 <= parts[0] <= MAX_SEEDS:
+            raise InputError(f"--seeds: expected a count from 1 to {MAX_SEEDS:,} (a study's most seeds), got {text!r}")
         return list(range(1, parts[0] + 1))
-    if min(parts) < 0 or len(set(parts)) != len(parts):
-        raise InputError(f"--seeds: expected distinct seeds >= 0, got {text!r}")
+    if len(parts) > MAX_SEEDS:
+        raise InputError(f"--seeds: expected at most {MAX_SEEDS:,} seeds (a study's most), got {len(parts):,}")
+    if min(parts) < 0 or max(parts) > MAX_SEED or len(set(parts)) != len(parts):
+        raise InputError(f"--seeds: expected distinct seeds from 0 to 2**63 - 1, got {text!r}")
     return parts
 
 

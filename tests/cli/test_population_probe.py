@@ -1,6 +1,7 @@
 """``gamemarket population probe``: one question asked directly, its examples as written, its bad input."""
 
 import json
+import re
 import shlex
 import subprocess
 import sys
@@ -9,6 +10,7 @@ import numpy as np
 import pytest
 
 from gamemarket.cli import build_parser, main
+from gamemarket.errors import InputError
 from gamemarket.search.probe import probe
 from gamemarket.studies import load_study
 from study_helpers import ROOT, write_population_study
@@ -107,3 +109,24 @@ def test_a_rule_may_be_a_point_of_any_registered_parametric_family():
         rule("per-class-leave[0,0,0]", {}, "--deviation")
     with pytest.raises(InputError, match="families: per-class, per-class-leave, piecewise"):
         rule("nofam[1,2]", {}, "--deviation")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("99999999999999999999", "expected a count from 1 to 100,000 (a study's most seeds)"),
+        ("5000000000", "expected a count from 1 to 100,000"),
+        ("0", "expected a count from 1 to 100,000"),
+        ("1," + str(2**63), "expected distinct seeds from 0 to 2**63 - 1"),
+        (",".join(map(str, range(100_001))), "expected at most 100,000 seeds (a study's most), got 100,001"),
+        ("1,1", "expected distinct seeds"),
+    ],
+)
+def test_seeds_beyond_a_studys_bounds_are_refused_before_any_work(text, message):
+    """A count of 1e20 seeds was an OverflowError traceback, 5e9 a MemoryError, 5e7 ran on past 3.5 GB: --seeds has
+    the study file's bounds."""
+    from gamemarket.cli.population import _seeds
+
+    with pytest.raises(InputError, match=re.escape(message)):
+        _seeds(text)
+    assert _seeds("100000")[-1] == 100_000 and _seeds("0,5") == [0, 5]
