@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 import tempfile
 import zipfile
@@ -185,12 +186,24 @@ def read_npz(
     return z
 
 
+#: the arrays a problem's ``.npz`` may hold (:meth:`Problem.save` writes them)
+PROBLEM_ARRAYS = ("A", "R", "demand", "weight", "target", "utility")
+
+
 def load(path: str | Path, *, limit: int | None = None) -> Problem:
     """An ``.npz`` with ``A`` (n x m), ``R`` (m), optional ``demand``, ``weight``, ``target`` (n) and a
     string ``utility`` (linear, log, alpha:<value>, target); ``limit``: the most bytes its arrays may take
     (:func:`read_npz`)."""
     path = Path(path)
     z = read_npz(path, limit=limit)
+    unknown = sorted(set(z) - set(PROBLEM_ARRAYS))
+    if unknown:  # a misspelt optional array ("weights") would leave its default in silence
+        hint = difflib.get_close_matches(unknown[0], PROBLEM_ARRAYS, n=1)
+        raise InputError(
+            f"{path}: unknown array {unknown[0]!r}"
+            + (f" (did you mean {hint[0]!r}?)" if hint else "")
+            + f"; expected only {', '.join(PROBLEM_ARRAYS)}"
+        )
     util = str(z["utility"]) if "utility" in z else "log"
     try:
         return Problem(
