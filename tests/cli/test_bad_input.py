@@ -334,7 +334,7 @@ CASES = {
     ),
     "payoffs whose spread overflows": (
         ["game", "solve", "{d}/overflow.nfg"],
-        "overflow.nfg: payoffs from -1.7e+308 to 1.7e+308: the spread overflows",
+        "overflow.nfg: game 'g' (P1): payoffs range from -1.7e+308 to 1.7e+308, a difference beyond the float range",
         [],
     ),
     "short .nfg": (["game", "solve", "{d}/short.nfg"], "short.nfg", []),
