@@ -68,7 +68,7 @@ class SupportEnumeration:
     counts Newton runs, ``roots`` the distinct roots they reached inside the simplex (equilibria or
     not), ``singletons`` the roots reached by exactly one start, ``open_supports`` the supports whose
     budget ran out, with roots found, before their stopping rule was met (a root reached by one start only, or fewer
-    convergences than 16 and 8 per distinct root).
+    convergences than MIN_HITS and HITS_PER_ROOT per distinct root: 16 each).
     """
 
     mixtures: list = field(default_factory=list)
@@ -540,7 +540,7 @@ def support_enumeration(
         profiles x strategies^2) get up to 8 times as many starts, and as large a budget.
     max_starts : int, keyword-only
         Most starts per support. A support also stops after a round once its starts have
-        converged at least 16 times and 8 times per distinct root it has found, and every root it
+        converged at least 16 times and 16 times per distinct root it has found, and every root it
         has found was reached by at least two starts.
     seed : int, keyword-only
         Seed of the starting points (same seed, same answer).
