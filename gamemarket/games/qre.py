@@ -435,8 +435,8 @@ def _polish(form, x: np.ndarray, regrets, prob: _Logit) -> tuple[np.ndarray, boo
         tol = np.full(len(form.roles), DEFAULT_REL_TOL * form.payoff_scale())
     x = rsg.normalize(x)
     best, best_gap = x, np.max(np.array(regrets(x)) / tol)
-    for threshold in (1e-6, 1e-4, 1e-2):
-        y = support_polish(rsg, x, threshold=threshold)
+    for start, threshold in [(x, 1e-6), (x, 1e-4), (x, 1e-2), (_best_responses(rsg, x, tol), 1e-6)]:
+        y = support_polish(rsg, start, threshold=threshold)
         if y is None:
             continue
         gap = np.max(np.array(regrets(y)) / tol)
@@ -445,6 +445,21 @@ def _polish(form, x: np.ndarray, regrets, prob: _Logit) -> tuple[np.ndarray, boo
         if gap <= 1:
             break
     return best, bool(best_gap <= 1)
+
+
+def _best_responses(rsg, x: np.ndarray, tol: np.ndarray) -> np.ndarray:
+    """``x`` restricted, role by role, to the strategies whose deviation payoff at ``x`` is within the role's ``tol``
+    of the best (renormalised): the support of the equilibrium a branch approaches where its last point still
+    mixes over a strategy that is worse by less than ``1 / lambda`` (a near tie that only a larger ``lambda`` would
+    resolve, where the trace's steps no longer converge)."""
+    u = rsg.deviation_payoffs(x)
+    out = np.zeros_like(x)
+    for r, (a, k) in enumerate(zip(rsg.role_starts, rsg.num_strategies)):
+        part = u[a : a + k]
+        keep = part >= part.max() - tol[r]
+        w = np.where(keep, x[a : a + k], 0.0)
+        out[a : a + k] = w / w.sum() if w.sum() > 0 else keep / keep.sum()
+    return out
 
 
 def fit_lambda(branch: LogitBranch, observed) -> tuple[float, np.ndarray, float]:
