@@ -107,7 +107,8 @@ def add_force(parser, what: str) -> None:
     parser.add_argument(
         "--force",
         action="store_true",
-        help=f"replace {what} where it exists and gamemarket did not write it (inputs are never replaced)",
+        help=f"replace {what} where it exists (default: refuse); never an input, a pipe or a device, nor a file of "
+        "a study's results or report folder",
     )
 
 
@@ -167,7 +168,8 @@ EXIT_CODES = {
     "an EGTA JSON game), or stopped before it had enumerated every equilibrium (`game solve` at its "
     "`--time-limit`, or of a bimatrix game whose degenerate faces exceed the enumeration's budget: what it found "
     "is printed, each verified, with a note that says how far the search got)",
-    EXIT_INTERRUPTED: "interrupted (Ctrl-C; finished runs are kept)",
+    EXIT_INTERRUPTED: "interrupted (Ctrl-C): no file is left half-written, and `study run` keeps the runs it "
+    "finished (the same command resumes)",
     EXIT_BROKEN_PIPE: "the reader of its output went away (`gamemarket ... | head`): it stops quietly, as a filter "
     "does",
 }

@@ -283,7 +283,8 @@ def cmd_study_jobs(a) -> int:
     from gamemarket.studies.jobs import run_jobs  # deferred: joblib, pandas, pyarrow, scipy.optimize
 
     spec = _study(a, a.file)
-    check_outputs({"--out": a.out}, [p for p in spec.inputs() if Path(p).exists()])  # never one of its inputs
+    # never one of its inputs, nor inside the results folder it reads (a stored run)
+    check_outputs({"--out": a.out}, [p for p in [*spec.inputs(), spec.results_dir] if Path(p).exists()])
     out = check_table_path(check_output_file(a.out, option="--out", force=a.force))
     jobs, summary = run_jobs(spec, a.provider, a.consumer, a.seed)
     write_table(jobs, out)
@@ -380,7 +381,12 @@ def cmd_game_export(a) -> int:
     if p.suffix != ".toml":
         raise InputError(f"{a.file}: export takes a study file (.toml)")
     spec = _study(a, p)
-    out = Path(a.out) if a.out else spec.report_dir / "data"
+    if not a.out:
+        raise InputError(
+            f"{a.file}: game export needs --out FOLDER, a folder of its own; the study's report folder already "
+            f"holds these files in {spec.report_dir / 'data'} (study run and report write them there)"
+        )
+    out = Path(a.out)
     owner = f"game export of {os.path.relpath(spec.path, out.resolve())}"
     # the study's results folder is what export reads: --out may not be it (with --force its manifest was taken
     # over and its tables deleted), nor lie inside it
@@ -576,7 +582,10 @@ def add_study_commands(sub) -> None:
         epilog=examples("gamemarket game export studies/default.toml --out exported/"),
     )
     ge.add_argument("file", help="the study file (.toml)")
-    ge.add_argument("--out", help="folder (default: the study's report folder /data)")
+    ge.add_argument(
+        "--out",
+        help="the export folder, a folder of its own (required: the report folder's data/ already holds these files)",
+    )
     _output_options(ge)
     ge.add_argument(
         "--force", action="store_true", help="write into a folder gamemarket did not make (default: refuse)"

@@ -28,11 +28,17 @@ Two shapes of output:
   * cleaning (:meth:`OutputFolder.finish`) removes only files the manifest lists that this run did not
     write again (figures an earlier report drew, say), never another file.
 
+  * a folder inside another gamemarket folder whose manifest lists files in it (a report's ``data/``) is part of
+    that folder: it is refused unless ``force``;
+  * a staged folder (a report's) writes its files into a staging folder and moves them into place together when
+    the run finishes: a run stopped half-way leaves the last finished run's files as they were.
+
   A file is entered in the manifest before it is written, so a run killed half-way still owns what it
   left, and the next run may replace it.
 
 - **An output file** (``simulate --out``, ``price solve --out``, a model file): :func:`check_output_file`.
-  An existing file is replaced only with ``force``.
+  An existing file is replaced only with ``force``; a file a gamemarket folder's manifest lists (a stored run, a
+  report's table) never: it is that folder's owner's to replace.
 
 In both shapes an output that resolves (symlinks and hard links included) to one of the command's inputs
 is refused, ``force`` or not, as are two outputs that would be one file (names that differ only in case
@@ -41,15 +47,18 @@ included, since they are one file on case-insensitive file systems); see :func:`
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import itertools
 import json
 import math
 import os
 import re
+import shutil
 import socket
 import stat
 import tomllib
+import weakref
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -65,6 +74,12 @@ HOST = hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]
 #: the temporary files of :func:`atomic_path` (and of a download): ``.<target name>.gm-<pid>-<tag>.tmp``, the tag
 #: ``h<host>_<n>`` (older versions: ``<n>``, no host)
 TEMP_NAME = re.compile(r"^\..+\.gm-(\d+)-(?:h([0-9a-f]{8})_)?[A-Za-z0-9_]+\.tmp$")
+
+
+def _stage_name() -> str:
+    """A staging folder's name (:class:`OutputFolder` ``staged``): :data:`TEMP_NAME`'s pattern, of this process
+    and machine (``.stage.gm-<pid>-h<host>_<n>.tmp``), so that one a killed run left is known as such."""
+    return f".stage.gm-{os.getpid()}-h{HOST}_{next(_TMP_COUNTER)}.tmp"
 
 
 def temp_prefix(path: Path) -> str:
@@ -88,8 +103,27 @@ def _read_error(path: Path, exc: Exception, what: str) -> InputError:
     if isinstance(exc, IsADirectoryError):
         return InputError(f"{path}: is a folder; expected a {what}")
     if isinstance(exc, UnicodeDecodeError):
-        return InputError(f"{path}: not a text file ({exc.reason} at byte {exc.start}); expected a {what}")
+        return InputError(f"{path}: {_not_utf8(exc)}; expected a {what}")
     return InputError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}")
+
+
+def _not_utf8(exc: UnicodeDecodeError) -> str:
+    """What text that does not decode as UTF-8 is: UTF-16 (its byte-order mark, or a NUL in every other byte),
+    text in an 8-bit encoding (Latin-1, Windows-1252: a byte above 127 outside any UTF-8 sequence, among
+    printable text), or not text at all; with where it fails."""
+    data = exc.object if isinstance(exc.object, bytes) else bytes(exc.object)
+    line = data.count(b"\n", 0, exc.start) + 1
+    where = f"byte {exc.start}, line {line}"
+    head = data[:4096]
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff") or (len(head) > 8 and head.count(b"\x00") * 3 >= len(head)):
+        return "is UTF-16 text, not UTF-8: save it as UTF-8"
+    text = head.decode("latin-1")
+    if b"\x00" not in head and sum(c.isprintable() or c in "\r\n\t" for c in text) >= 0.95 * len(text):
+        return (
+            f"is not UTF-8 (the byte {data[exc.start]:#04x} at {where}: text in Latin-1, Windows-1252 or another "
+            "8-bit encoding?): save it as UTF-8"
+        )
+    return f"not a text file ({exc.reason} at {where})"
 
 
 def resolve(path: str | os.PathLike, what: str = "path") -> Path:
@@ -211,7 +245,7 @@ def atomic_path(path: str | os.PathLike, what: str = "file") -> Iterator[Path]:
     path = Path(path)
     if path.is_dir():
         raise InputError(f"{path}: is a folder; expected a {what} file name")
-    kind = _special(path)
+    kind = special_kind(path)
     if kind is not None:  # replacing it would destroy it (a copy of /dev/null, a pipe another program reads)
         raise InputError(f"{path}: is {kind}, not a regular file; the {what} is written only as a file")
     try:
@@ -345,6 +379,11 @@ def check_outputs(outputs: dict[str, str | os.PathLike | None], inputs: Iterable
         for shown, inp in ins:
             if _same_file(out, inp):
                 raise InputError(f"{opt} {out}: is the input {shown}; an output never replaces an input")
+            if inp.is_dir() and inp in out.parents:
+                raise InputError(
+                    f"{opt} {out}: lies inside the input folder {shown}, which this command reads; an output is "
+                    "written outside its inputs"
+                )
     seen: dict[str, str] = {}
     for opt, out in given.items():
         key = str(out).casefold()
@@ -353,12 +392,14 @@ def check_outputs(outputs: dict[str, str | os.PathLike | None], inputs: Iterable
         seen[key] = opt
 
 
-def _special(path: Path) -> str | None:
-    """What ``path`` is where it exists and is not a regular file or a folder (following links): a pipe, a device,
-    a socket; else None."""
+def special_kind(path: str | os.PathLike) -> str | None:
+    """What ``path`` is where it exists and is not a regular file or a folder (following links): "a pipe" (a FIFO,
+    ``/dev/fd/N`` of a process substitution), "a device" or "a socket"; else None. The one test of every input and
+    output that must be a file: a pipe would be read once or block, a device never end, and either be destroyed
+    by a file written in its place."""
     try:
-        mode = path.stat().st_mode
-    except OSError:
+        mode = Path(path).stat().st_mode
+    except (OSError, ValueError):  # ValueError: a NUL byte in the name
         return None
     if stat.S_ISFIFO(mode):
         return "a pipe"
@@ -377,12 +418,44 @@ def check_output_file(path: str | os.PathLike, *, option: str, force: bool = Fal
     path = Path(path)
     if path.is_dir():
         raise InputError(f"{option} {path}: is a folder; expected a file name")
-    kind = _special(path)
+    kind = special_kind(path)
     if kind is not None:
         raise InputError(f"{option} {path}: is {kind}, not a regular file; an output is written only as a file")
+    owner = _listed_by_manifest(path)
+    if owner is not None:
+        raise InputError(
+            f"{option} {path}: is a file of the {owner}; gamemarket replaces a folder's files only as that folder's "
+            "owner (the study's run, report or export), --force or not: choose another file"
+        )
     if (path.exists() or path.is_symlink()) and not force:
         raise InputError(f"{option} {path}: the file exists; pass --force to replace it")
     return path
+
+
+def _listed_by_manifest(path: Path) -> str | None:
+    """Where an existing ``path`` is a file that the manifest of a folder above it lists (a stored run, a report's
+    table): that folder, as "report folder <path> (of <owner>)"; else None. A manifest that does not read is no
+    owner here (the folder's own commands say what is wrong with it)."""
+    if not path.exists():
+        return None
+    try:
+        real = resolve(path, "output path")
+    except InputError:
+        return None
+    for up in real.parents:
+        manifest = up / MANIFEST
+        if not manifest.is_file():
+            continue
+        try:
+            data = json.loads(manifest.read_text())
+            rel = real.relative_to(up).as_posix()
+            patterns = [p for p in data.get("patterns", []) if isinstance(p, str)]
+            listed = rel in data["files"] or any(fnmatch.fnmatchcase(rel, p) for p in patterns)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return None
+        what = data.get("what") if isinstance(data.get("what"), str) else "folder"
+        return f"{what} {up} (of {data.get('owner')})" if listed else None
+    return None
 
 
 def _safe_relative(name: str, where: Path) -> str:
@@ -416,6 +489,16 @@ class OutputFolder:
         adopted with those files as its own (see :func:`legacy_report_files`).
     option : str
         The option or field that named the folder, for messages.
+    staged : bool
+        Write every file into a staging folder inside the folder (``.stage.gm-<pid>-h<host>_<n>.tmp``) and move
+        them into place together at :meth:`finish`: a run stopped half-way (Ctrl-C, an error) leaves the files of
+        the last finished run as they were, never some of this run's beside some of that one's (a report whose
+        ``index.html`` is an earlier run's and whose ``data/`` this one's). :meth:`file` returns the staging path;
+        :meth:`final` says where it lands. A staging folder a killed run left is removed by the next claim.
+    owns : tuple of str
+        Glob patterns (relative to the folder) of files the folder's owner writes without entering each in the
+        manifest (a results folder's per-task files, ``runs/*.parquet``): recorded in the manifest, so that an
+        output file of another command is not written over one of them (:func:`check_output_file`).
     """
 
     def __init__(
@@ -428,8 +511,14 @@ class OutputFolder:
         inputs: Iterable[str | os.PathLike] = (),
         legacy=None,
         option: str = "",
+        owns: tuple[str, ...] = (),
+        staged: bool = False,
     ):
         self.path = Path(path)
+        self.owns_patterns = tuple(owns)
+        self.staged = staged
+        self._stage: Path | None = None  #: where a staged folder's files are written until :meth:`finish`
+        self._stages_done: list[Path] = []  #: the staging folders published (:meth:`final` maps their paths)
         self.owner, self.what, self.force = owner, what, force
         self.option = f"{option} " if option else ""
         self.inputs = [resolve(i, "input path") for i in inputs if i not in (None, "")]
@@ -449,6 +538,8 @@ class OutputFolder:
                 raise InputError(f"{where}: is the input {inp}; an output never replaces an input")
         manifest = p / MANIFEST
         self._had_manifest = manifest.is_file()
+        if not self._had_manifest and not self.force:
+            self._check_not_part_of_another(where, real)
         if manifest.is_file():
             data = self._read_manifest(manifest)
             if data["owner"] != self.owner and not self.force:
@@ -476,7 +567,27 @@ class OutputFolder:
             raise InputError(f"{where}: cannot create the {self.what}: {exc.strerror or exc}") from None
         if not os.access(p, os.W_OK | os.X_OK):
             raise InputError(f"{where}: cannot write into the {self.what} (permission denied)")
+        _remove_stale_stages(p)
         self._save()
+
+    def _check_not_part_of_another(self, where: str, real: Path) -> None:
+        """Refuse (without ``force``) a folder inside another folder gamemarket made whose manifest lists files in
+        it (a report's ``data/``): its files belong to that folder's owner, and writing them here would make two
+        owners of one file."""
+        for up in real.parents:
+            manifest = up / MANIFEST
+            if not manifest.is_file():
+                continue
+            data = self._read_manifest(manifest)
+            inside = real.relative_to(up).as_posix() + "/"
+            theirs = [f[len(inside) :] for f in data["files"] if f.startswith(inside)]
+            if theirs:
+                raise InputError(
+                    f"{where}: is part of the {data.get('what') or 'folder'} {up} (it belongs to {data['owner']}, "
+                    f"whose manifest lists {len(theirs)} file{'' if len(theirs) == 1 else 's'} here: "
+                    f"{_listing(theirs)}); choose a folder of its own, or pass --force to write into it"
+                )
+            return
 
     def _read_manifest(self, manifest: Path) -> dict:
         data = loads_json(read_text(manifest, "manifest"), str(manifest))
@@ -488,12 +599,20 @@ class OutputFolder:
         )
         if not ok:
             raise InputError(f"{manifest}: not a gamemarket manifest (expected owner and files); leave it or remove it")
-        return {"owner": data["owner"], "files": [_safe_relative(f, manifest) for f in data["files"]]}
+        files = [_safe_relative(f, manifest) for f in data["files"]]
+        return {
+            "owner": data["owner"],
+            "what": data.get("what") if isinstance(data.get("what"), str) else None,
+            "files": files,
+        }
 
     def _save(self) -> None:
         files = sorted(self.old | self.written)
         with atomic_path(self.path / MANIFEST, "manifest") as tmp:
-            tmp.write_text(dumps_json({"owner": self.owner, "what": self.what, "files": files}, indent=1) + "\n")
+            record = {"owner": self.owner, "what": self.what, "files": files}
+            if self.owns_patterns:
+                record["patterns"] = list(self.owns_patterns)
+            tmp.write_text(dumps_json(record, indent=1) + "\n")
 
     # -- writing -----------------------------------------------------------------------------------
     def owns(self, name: str) -> bool:
@@ -516,7 +635,7 @@ class OutputFolder:
                     f"{self.path / rel}: two outputs of this run would be this one file; give the names that "
                     "make them (games, strategies, mechanisms, ...) distinct names"
                 )
-            return self.path / rel
+            return self._staged(rel) if self.staged else self.path / rel
         clash = next((w for w in self.written if w.casefold() == rel.casefold()), None)
         if clash is not None:
             raise InputError(
@@ -532,14 +651,58 @@ class OutputFolder:
             raise InputError(f"{target}: leads outside the {self.what} {self.path} (a symbolic link?)")
         if target.is_dir():
             raise InputError(f"{target}: is a folder; expected a file name")
-        kind = _special(target)
+        kind = special_kind(target)
         if kind is not None:
             raise InputError(f"{target}: is {kind}, not a regular file; an output is written only as a file")
         if (target.exists() or target.is_symlink()) and rel not in self.old and not self.force:
             raise InputError(f"{target}: the file exists and was not written by gamemarket; pass --force to replace it")
         self.written.add(rel)
         self._save()
-        return target
+        return self._staged(rel) if self.staged else target
+
+    def _staged(self, rel: str) -> Path:
+        """The staging path of ``rel`` (the staging folder made on the first file)."""
+        if self._stage is None:
+            self._stage = self.path / _stage_name()
+            self._stage.mkdir()
+            _STAGES.add(str(self._stage))
+            # a run that never publishes (an error, Ctrl-C) leaves no staging folder once its folder object is gone,
+            # or at the latest when the process exits
+            self._dropper = weakref.finalize(self, _drop_stage, self._stage)
+        path = self._stage / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return path
+
+    def final(self, path: str | os.PathLike) -> Path:
+        """Where a path :meth:`file` returned lands (a staged file's place in the folder; else the path itself)."""
+        path = Path(path)
+        for stage in (self._stage, *self._stages_done):
+            if stage is not None and stage in path.parents:
+                return self.path / path.relative_to(stage)
+        return path
+
+    def _publish(self) -> None:
+        """Move the staged files into place (each an atomic rename), then remove the staging folder."""
+        stage, self._stage = self._stage, None
+        if stage is None:
+            return
+        self._dropper.detach()
+        self._stages_done.append(stage)
+        for rel in sorted(self.written):
+            src = stage / rel
+            if src.is_file():
+                dst = self.path / rel
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(src, dst)
+        _drop_stage(stage)
+
+    def discard_stage(self) -> None:
+        """Drop what a staged run wrote and has not published (a run that failed or was stopped): the folder's files
+        stay as the last finished run left them."""
+        stage, self._stage = self._stage, None
+        if stage is not None:
+            self._dropper.detach()
+            _drop_stage(stage)
 
     def files(self, names: Iterable[str], *, once: bool = True) -> list[Path]:
         """:meth:`file` for several names."""
@@ -579,7 +742,8 @@ class OutputFolder:
     def abandon(self) -> None:
         """Undo a claim that wrote nothing (a run that failed before its first file): a folder that was
         there keeps what it held (its manifest as it was, or none if it had none); folders this claim
-        created are removed again when empty."""
+        created are removed again when empty. A staged run's unpublished files are dropped."""
+        self.discard_stage()
         if self.written:
             self._save()
             return
@@ -595,12 +759,36 @@ class OutputFolder:
     def finish(self, *, clean: bool = True) -> list[Path]:
         """Close the run: with ``clean``, remove the files the manifest listed that this run did not write
         (only those), then save the manifest. Returns the removed files."""
+        self._publish()
         removed = []
         if clean:
             removed = self._remove(sorted(self.old - self.written))
             self.old &= self.written
         self._save()
         return removed
+
+
+#: the staging folders of this process's staged runs not yet published or dropped
+_STAGES: set[str] = set()
+
+
+def _drop_stage(stage: Path) -> None:
+    _STAGES.discard(str(stage))
+    shutil.rmtree(stage, ignore_errors=True)
+
+
+def _remove_stale_stages(folder: Path) -> None:
+    """Remove the staging folders (:class:`OutputFolder` ``staged``) that killed or stopped runs left in ``folder``:
+    of a process that is gone (:func:`_stale`), or of this process but no run of it now."""
+    try:
+        names = [e.name for e in os.scandir(folder) if e.is_dir(follow_symlinks=False) and e.name.startswith(".stage.")]
+    except OSError:
+        return
+    for name in names:
+        m = TEMP_NAME.match(name)
+        mine = m is not None and int(m.group(1)) == os.getpid() and m.group(2) == HOST
+        if _stale(name) or (mine and str(folder / name) not in _STAGES):
+            shutil.rmtree(folder / name, ignore_errors=True)
 
 
 def legacy_report_files(owner: str):

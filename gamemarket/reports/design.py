@@ -89,7 +89,7 @@ def write_design_report(ans, spec, out_dir: str | Path | None = None, *, force: 
     write_text(md_path, text)
     write_text(out.file("index.html"), to_html(text, f"{spec.name}: mechanism design"))
     out.finish()
-    return md_path
+    return out.final(md_path)
 
 
 def _objective_words(config: dict) -> str:

@@ -379,7 +379,7 @@ def write_population_report(an, out_dir: str | Path | None = None, *, force: boo
     write_text(md_path, text)
     write_text(out.file("index.html"), to_html(text, f"{spec.name}: population game"))
     out.finish()  # what an earlier report wrote and this one did not goes (only that)
-    return md_path
+    return out.final(md_path)
 
 
 def _write_data(an, out: OutputFolder, eq: pd.DataFrame, gains: pd.DataFrame) -> None:

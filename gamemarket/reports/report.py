@@ -38,6 +38,7 @@ def claim_folder(out: Path, spec, force: bool = False) -> OutputFolder:
         force=force,
         inputs=spec.inputs(),
         legacy=legacy_report_files(me),
+        staged=True,  # its files land together at finish(): a stopped report leaves the last one whole
     )
     remove_stale_temps(out)
     return folder
@@ -122,7 +123,7 @@ def write_report(an: StudyAnalysis, *, force: bool = False, n_jobs: int = 1) -> 
     html = out.file("index.html")
     write_text(html, to_html(text, spec.name))
     out.finish()  # what an earlier report wrote and this one did not (a figure no longer drawn) goes
-    return html
+    return out.final(html)
 
 
 def paper_setup(an: StudyAnalysis) -> bool:

@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import time
+import warnings
 from dataclasses import asdict, dataclass
 from typing import NamedTuple
 
@@ -403,10 +404,18 @@ def assemble_tables(tasks: list[Task], store: ResultStore, *, fresh: dict | None
     """:func:`study_tables` of a plan: the consolidated tables where the store holds them, else assembled from the
     per-task files (and ``fresh``) and stored. ``study``, ``path``: the study's name and file, for messages."""
     name = plan_hash(tasks)
+    fresh = fresh or {}
     tables = store.read_tables(name)
     if tables is not None:
-        return tables
-    fresh = fresh or {}
+        # an index of the stored runs, which are the record: runs removed since (to be run again) leave it stale
+        gone = [t for t in tasks if t.key not in fresh and not store.path(t.key).exists()]
+        if not gone:
+            return tables
+        warnings.warn(
+            f"{store.tables_dir(name)}: the consolidated tables index {len(gone)} run(s) whose stored files are gone "
+            f"(first: {store.path(gone[0].key).name}); they are not used",
+            stacklevel=2,
+        )
     missing = [t for t in tasks if t.key not in fresh and not store.has(t.key)]
     if missing:
         raise InputError(

@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from gamemarket.errors import InputError
-from gamemarket.io.files import OutputFolder, atomic_path, dumps_json, remove_stale_temps
+from gamemarket.io.files import MANIFEST, OutputFolder, atomic_path, dumps_json, remove_stale_temps
 
 # What a stored task holds; part of every task key, so a stored result of another format is never read.
 # 2: the cohort sums are split by private-bid class (before: by G bin only).
@@ -117,6 +117,7 @@ class ResultStore:
                 force=self.force,
                 inputs=self.inputs,
                 legacy=_legacy_results,
+                owns=("runs/*.parquet", "runs/*.corrupt"),
             )
         return self._folder
 
@@ -191,10 +192,28 @@ class ResultStore:
             HELD[key] = 1
             try:
                 yield
+            except BaseException:
+                self._give_back(path)
+                raise
             finally:
                 del HELD[key]
         finally:
             f.close()
+
+    def _give_back(self, lock: Path) -> None:
+        """After a failure under the lock: a folder this process made for it, that holds nothing but its lock
+        (the work failed before its first result: a workload that does not read), is removed again, as the
+        command found the tree. The lock file goes while still held: a process that opens it now finds it gone
+        from the folder, which it makes anew."""
+        folder = self._folder
+        if folder is None or not folder.created or folder.written - {".lock"}:
+            return
+        if {e.name for e in os.scandir(self.root)} - {".lock", MANIFEST}:  # results (``runs/``) are kept
+            return
+        lock.unlink(missing_ok=True)
+        folder.written.discard(".lock")
+        folder.abandon()
+        self._folder = None
 
     def write(
         self, key: str, metrics: dict, bins: pd.DataFrame, task: dict, cohorts: pd.DataFrame | None = None

@@ -451,9 +451,3 @@ def _write_report_locked(spec: StudySpec, *, force: bool, methods: tuple, log: L
     path = write_report_(an, force=force)
     log(f"report: {path} (written in {duration(time.perf_counter() - t0)})")
     return path
-    claim_folder(Path(spec.report_dir), spec, force)  # refuse another study's folder before the work
-    t0 = time.perf_counter()
-    an = analyze(spec, methods=tuple(methods), for_report=True, population=linked_population(spec))
-    path = write_report_(an, force=force)
-    log(f"report: {path} (written in {duration(time.perf_counter() - t0)})")
-    return path
