@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+import warnings
+from collections.abc import Callable, Mapping
 from importlib import resources
 from pathlib import Path
 
@@ -52,6 +53,47 @@ def catalogue_files(file: str, near: Path | None = None) -> list[Path]:
     return out
 
 
+def _definition(entry) -> object:
+    """What makes a catalogue entry the strategy it is (its name and description aside): a provider's market and
+    settings, a consumer strategy's or shading rule's family and parameters."""
+    if hasattr(entry, "settings"):
+        return (entry.kind, entry.settings)
+    return (type(entry).__name__, entry.params())
+
+
+#: redefinitions already warned of in this process (a study is loaded several times a command)
+_REDEFINED: set[str] = set()
+
+
+def read_catalogues(file: str, near: Path | None, read: Callable[[Path], dict], kind: str) -> dict:
+    """Every catalogue of one kind a study in the folder ``near`` reads (``catalogue_files``), merged in
+    ``CATALOGUE_ORDER``: a later entry of a name replaces an earlier one. A study's catalogue that redefines a
+    built-in strategy (the same name, other parameters: its reports would call something else ``FT``) is
+    warned of, naming the file and the strategy; a copy of the built-in entry is not.
+
+    ``read(path)`` parses one file into name -> entry; ``kind`` names the entries in the warning ("consumer
+    strategy")."""
+    builtin = builtin_catalogue(file)
+    out: dict = {}
+    base: dict = {}
+    for p in catalogue_files(file, near):
+        entries = read(p)
+        if p == builtin:
+            base = dict(entries)
+        for name, entry in entries.items():
+            if p != builtin and name in base and _definition(entry) != _definition(base[name]):
+                msg = (
+                    f"{p}: [{name}] redefines the built-in {kind} {name!r} ({_definition(base[name])[1]} -> "
+                    f"{_definition(entry)[1]}); a study beside this file plays and reports its own {name!r}, not "
+                    "gamemarket's (rename it to keep both)"
+                )
+                if msg not in _REDEFINED:
+                    _REDEFINED.add(msg)
+                    warnings.warn(msg, stacklevel=2)
+        out.update(entries)
+    return out
+
+
 def read_toml(path: str | Path) -> dict:
     """A TOML file's tables; a missing, unreadable or invalid file is an error naming it."""
     return files.read_toml(path, "TOML file")
@@ -74,10 +116,9 @@ def parse_consumers(
 def load_consumers(path: str | Path | None = None, *, near: Path | None = None) -> dict[str, ConsumerStrategy]:
     """The consumer strategies of a catalogue file; without one, of every catalogue a study in the folder
     ``near`` reads (``catalogue_files``: the built-in one, extended or overridden by the study's own)."""
-    out: dict[str, ConsumerStrategy] = {}
-    for p in [Path(path)] if path else catalogue_files("consumers.toml", near):
-        out.update(parse_consumers(read_toml(p), str(p)))
-    return out
+    if path:
+        return parse_consumers(read_toml(path), str(path))
+    return read_catalogues("consumers.toml", near, lambda p: parse_consumers(read_toml(p), str(p)), "consumer strategy")
 
 
 def parametric_families() -> list[str]:

@@ -17,6 +17,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 from gamemarket.errors import InputError
+from gamemarket.io.files import special_kind
 from gamemarket.market.schedulers import SCHEDULERS
 from gamemarket.plugins.checks import run_checked
 from gamemarket.plugins.entries import (
@@ -85,7 +86,9 @@ def load_file(path: Path, shipped: bytes | None = None) -> Plugin:
             if stat.S_ISDIR(info.st_mode):
                 raise InputError(f"plugin {path}: is a directory; expected a .py file")
             if not stat.S_ISREG(info.st_mode):  # a pipe would block the read, a device (/dev/zero) never end it
-                raise InputError(f"plugin {path}: is not a regular file (a pipe, a device, ...); expected a .py file")
+                raise InputError(
+                    f"plugin {path}: is {special_kind(path) or 'something'}, not a regular file; expected a .py file"
+                )
             if info.st_size > MAX_PLUGIN_BYTES:
                 raise InputError(
                     f"plugin {path}: {info.st_size:,} bytes; expected a Python module of at most "

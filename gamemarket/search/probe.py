@@ -26,7 +26,7 @@ from gamemarket.search.oracle import ProbeOracle, point, strategy_entry
 from gamemarket.studies.population import PopulationRuns, on_scheduler
 from gamemarket.studies.population_config import load_shading, search_family
 from gamemarket.studies.runner import load_workload
-from gamemarket.studies.strategies import catalogue_files
+from gamemarket.studies.strategies import read_catalogues
 
 #: a point named as a family's points are, ``family[v1,v2,...]``
 _FAMILY_POINT = re.compile(r"^([A-Za-z0-9_.-]+)\[([^\]]*)\]$")
@@ -171,9 +171,7 @@ def probe(
         raise InputError(
             f"--mechanism: unknown mechanism {mechanism!r} of study {spec.name!r}; expected one of {list(provs)}"
         )
-    known = {}
-    for f in catalogue_files("shading.toml", Path(spec.path).parent if spec.path else None):
-        known.update(load_shading(f))
+    known = read_catalogues("shading.toml", Path(spec.path).parent if spec.path else None, load_shading, "shading rule")
     known.update({r.name: r for r in spec.population.strategies})
     rules, x = mixture(base, known, "--base")
     dev = rule(deviation, known, "--deviation")

@@ -28,7 +28,8 @@ from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_v
 from gamemarket.consumers.betamix import ConsumerGrid, ConsumerMix
 from gamemarket.consumers.piecewise import PiecewiseEntry
 from gamemarket.consumers.shading import ShadingEntry
-from gamemarket.io.names import is_name
+from gamemarket.errors import InputError
+from gamemarket.io.names import is_name, slug
 from gamemarket.io.schema import Table, reference
 from gamemarket.market.base import MARKETS, generator_sources, market_for_workload
 from gamemarket.market.payoffs import CONSUMER_PAYOFFS, PROVIDER_PAYOFFS
@@ -38,7 +39,9 @@ from gamemarket.workloads.synthetic import SyntheticSpec
 Fraction01 = Annotated[float, Field(ge=0, lt=1)]
 NonNegative = Annotated[float, Field(ge=0)]
 Positive = Annotated[float, Field(gt=0)]
-Seed = Annotated[int, Field(ge=0, le=2**63 - 1)]
+#: the largest replication seed (a signed 64-bit integer, as the results tables store seeds)
+SEED_MAX = 2**63 - 1
+Seed = Annotated[int, Field(ge=0, le=SEED_MAX)]
 Count = Annotated[int, Field(ge=1)]
 #: a generator's offered load: below 0.001 (an idle cluster) the span it scales the submit times to
 #: (work / (nodes x load)) leaves the range of whole seconds the engine holds, and the times wrap
@@ -145,6 +148,13 @@ class WorkloadTable(Table):
         ending in .swf or .swf.gz that ``gamemarket workload fetch`` or the user will provide)."""
         base = Path((info.context or {}).get("base", "."))
         key = v[: -len(".swf.gz")] if v.endswith(".swf.gz") else v
+        if not v.strip():
+            raise ValueError("expected a source (a generator, a known trace or a trace file), got an empty string")
+        if v not in generator_sources() and key not in KNOWN_TRACES and (base / v).is_dir():
+            raise ValueError(
+                f"{v!r} is a folder ({(base / v).resolve()}); expected a trace file (.swf or .swf.gz) inside it, "
+                "relative to the study file"
+            )
         if v in generator_sources() or key in KNOWN_TRACES or (base / v).exists() or v.endswith((".swf", ".gz")):
             return v
         generators = ", ".join(repr(g) for g in sorted(generator_sources(), reverse=True))
@@ -258,6 +268,12 @@ class ReplicationsTable(Table):
             raise ValueError("give either 'seeds' or 'count' (and 'first'), not both")
         if self.seeds is not None and len(set(self.seeds)) != len(self.seeds):
             raise ValueError(f"'seeds' has duplicates: {self.seeds}")
+        last = self.first + self.count - 1
+        if self.seeds is None and last > SEED_MAX:
+            raise ValueError(
+                f"fields 'first' and 'count': the seeds {self.first}..{last} pass the largest seed, {SEED_MAX} "
+                f"(2**63 - 1); expected first <= {SEED_MAX - self.count + 1} for {self.count} seeds"
+            )
         return self
 
 
@@ -547,6 +563,29 @@ class StudyFile(Table):
                     f"[strategies] provider {name!r} is a {kind} mechanism but the workload ({source}) needs {want} "
                     "mechanisms"
                 )
+        return self
+
+    @model_validator(mode="after")
+    def _names_make_distinct_files(self):
+        """Names that name a report's files (a bimatrix study's games; a population study's mechanisms) make
+        distinct file names: checked here, before anything is simulated, not where the files are written."""
+        named = [("[[games]]", "game", [g.name or f"game {k + 1}" for k, g in enumerate(self.games)])]
+        if self.game is not None and self.game.kind == "population":
+            named.append(("[strategies] providers", "mechanism", list(self.strategies.providers)))
+        for where, what, names in named:
+            seen: dict[str, str] = {}
+            for name in names:
+                try:
+                    key = slug(name, what)
+                except InputError as exc:
+                    raise ValueError(f"{where}: {exc}") from None
+                if key in seen:
+                    raise ValueError(
+                        f"{where}: the {what}s {seen[key]!r} and {name!r} make one file name ({key!r}: a report "
+                        f"names a {what}'s files by its name in lower case, other characters as '-'); give them "
+                        "distinct names"
+                    )
+                seen[key] = name
         return self
 
     @model_validator(mode="after")

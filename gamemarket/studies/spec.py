@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import stat
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,7 +10,7 @@ from pathlib import Path
 from gamemarket import consumers
 from gamemarket.bids import BidDistribution
 from gamemarket.errors import InputError
-from gamemarket.io.files import atomic_path, read_toml, resolve
+from gamemarket.io.files import atomic_path, read_toml, resolve, special_kind
 from gamemarket.io.names import check_name
 from gamemarket.io.schema import check
 from gamemarket.market.base import generator_sources, market_for_workload
@@ -29,11 +28,11 @@ from gamemarket.studies.schema import (  # noqa: F401 (NOTE_FIELD, typed_numbers
 from gamemarket.studies.strategies import (
     ConsumerStrategy,
     ProviderStrategy,
-    catalogue_files,
     load_consumers,
     load_providers,
     parse_consumers,
     parse_provider,
+    read_catalogues,
 )
 
 _WARNED: set[str] = set()
@@ -273,7 +272,9 @@ def load_study(path: str | Path, *, results: str | Path | None = None, report: s
         ``--report``).
     """
     given = Path(path)
-    if _is_stream(given):  # <(cat s.toml), a named pipe: its results and reports go beside the file, which it has not
+    if (
+        special_kind(given) is not None
+    ):  # <(cat s.toml), a named pipe: its results and reports go beside the file, which it has not
         raise InputError(
             f"{given}: a stream (a pipe or a process substitution), not a study file; save it to a file first "
             "(a study's results and reports are placed beside its file)"
@@ -450,19 +451,8 @@ def _population(game, where: str, base: Path):
     if game.shading_file is not None:
         catalogue = load_shading(base / game.shading_file)
     else:
-        catalogue = {}
-        for f in catalogue_files("shading.toml", base):
-            catalogue.update(load_shading(f))
+        catalogue = read_catalogues("shading.toml", base, load_shading, "shading rule")
     entry = game.model_dump(exclude_unset=True, exclude={"kind", "shading_file", "exploration"})
     # each entry is checked by the table of the family it names (population_config.shading_rules)
     entry["shading"] = {k: v.model_dump(exclude_unset=True) for k, v in game.shading.items()}
     return parse_config(entry, where, catalogue)
-
-
-def _is_stream(path: Path) -> bool:
-    """Whether ``path`` is a pipe or a character device (``/dev/fd/N`` of a process substitution, a FIFO)."""
-    try:
-        mode = path.stat().st_mode
-    except (OSError, ValueError):
-        return False
-    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)

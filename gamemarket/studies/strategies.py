@@ -16,6 +16,7 @@ from gamemarket.consumers.catalogue import (  # noqa: F401 (the studies' names f
     catalogue_files,
     load_consumers,
     parse_consumers,
+    read_catalogues,
     read_toml,
 )
 from gamemarket.errors import InputError
@@ -61,10 +62,11 @@ def load_providers(path: str | Path | None = None, *, near: Path | None = None) 
     ``near`` reads (``catalogue_files``: the built-in one, extended or overridden by the study's own); then
     those the loaded plugins declare (``gamemarket.plugins.register_provider``), which replace a catalogue's
     entry of the same name."""
-    out: dict[str, ProviderStrategy] = {}
-    for p in [Path(path)] if path else catalogue_files("providers.toml", near):
-        data = read_toml(p)
-        out.update({name: parse_provider(name, entry, str(p)) for name, entry in data.items()})
+
+    def read(p: Path) -> dict[str, ProviderStrategy]:
+        return {name: parse_provider(name, entry, str(p)) for name, entry in read_toml(p).items()}
+
+    out = read(Path(path)) if path else read_catalogues("providers.toml", near, read, "provider strategy")
     for name, declared in PROVIDERS.items():
         out[name] = parse_provider(name, declared.entry(), f"plugin {declared.source or 'registered in code'}")
     return out
