@@ -23,7 +23,7 @@ from gamemarket.cli.options import (
 from gamemarket.cli.output import foreign_code
 from gamemarket.cli.pricing import add_pricing_commands
 from gamemarket.cli.workload import add_workload_commands
-from gamemarket.errors import GameMarketError, WorkerLost, worker_died
+from gamemarket.errors import GameMarketError, InputError, WorkerLost, worker_died
 from gamemarket.registry import PLUGINS_ENV
 
 #: the command groups, in the order ``gamemarket --help`` lists them, by the words that start their commands
@@ -111,7 +111,13 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 def _one_line(message) -> str:
     """An error's message on one line (a library's own text, quoted in ours, may hold line breaks: pandas's CSV
     parser ends its with one), spaces elsewhere kept as they are."""
-    return re.sub(r"\s*\n\s*", " ", str(message).strip())
+    text = re.sub(r"\s*\n\s*", " ", str(message).strip())
+    return _NUMPY_SCALAR.sub(r"\1", text)
+
+
+#: a numpy scalar's repr (``np.float64(inf)``, ``np.int64(3)``) in a message: shown as the number it is, as a
+#: message that formats a value with ``!r`` would show a Python number
+_NUMPY_SCALAR = re.compile(r"\bnp\.(?:float|int|uint|bool)\w*\(([^()]*)\)")
 
 
 def _exit_called(exc: SystemExit) -> str:
@@ -167,8 +173,35 @@ def main(argv: list[str] | None = None) -> int:
     failed = _guarded(lambda: _load_plugins(_plugins_named(argv)))
     if failed is not None:
         return failed
-    args = build_parser(argv).parse_args(argv)
-    return _guarded(lambda: _run(args))
+    parser = build_parser(argv)
+    args = parser.parse_args(argv)
+    failed = _guarded(lambda: _no_empty_values(parser, args))
+    if failed is not None:
+        return failed
+    stores = getattr(args.func, "__name__", "") == "cmd_study_run"  # the one command that stores runs as it goes
+    said = "finished runs are kept (the same command resumes)" if stores else "no file was half-written"
+    return _guarded(lambda: _run(args), interrupted=f"interrupted; {said}")
+
+
+def _no_empty_values(parser: argparse.ArgumentParser, args) -> None:
+    """An option or argument given as an empty string (``--out ""``, ``--mix=``, a variable that was not set) is
+    an error naming it (exit 2): taken as it is, it read as not given (``if a.out``), and the command did what it
+    does without it. Returns None (the command goes on)."""
+    named: dict[str, str] = {}
+    p = parser
+    while p is not None:  # the parsers of the command given (``plugin check``), each one's options named
+        sub = None
+        for action in p._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                sub = action.choices.get(getattr(args, action.dest, None))
+            else:
+                named[action.dest] = "/".join(action.option_strings) or action.metavar or action.dest
+        p = sub
+    for dest, value in vars(args).items():
+        values = value if isinstance(value, list) else [value]
+        if any(isinstance(v, str) and not v.strip() for v in values):
+            raise InputError(f"argument {named.get(dest, dest)}: expected a value, got {value!r}")
+    return None
 
 
 def _run(args) -> int:
@@ -177,8 +210,9 @@ def _run(args) -> int:
     return int(args.func(args) or 0)
 
 
-def _guarded(step):
-    """``step()``'s result, or the exit code of what it raised, said in one line (see :func:`main`)."""
+def _guarded(step, interrupted: str = "interrupted; no file was half-written"):
+    """``step()``'s result, or the exit code of what it raised, said in one line (see :func:`main`);
+    ``interrupted``: what Ctrl-C leaves, said where it stops the command."""
     shown, warnings.showwarning = warnings.showwarning, _show_warning
     try:
         _ignore_inherited_plugins()
@@ -197,7 +231,7 @@ def _guarded(step):
         print(f"gamemarket: error: {_one_line(f'{where}{exc.strerror or exc}')}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
-        print("gamemarket: interrupted; finished runs are kept", file=sys.stderr)
+        print(f"gamemarket: {interrupted}", file=sys.stderr)
         return EXIT_INTERRUPTED
     except Exception as exc:
         if not worker_died(exc):

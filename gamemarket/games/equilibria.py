@@ -569,7 +569,7 @@ def nashpy_equilibria(A, B, method: str, *, time_limit: float | None = DEFAULT_T
         return parts, f"nashpy {method}: no answer within {time_limit:g} s (stopped{ended})"
     p.join(1)
     if status != "ok":
-        return parts, f"nashpy {method}: {payload}"
+        return parts, f"nashpy {method} failed: {payload}"
     return parts + payload, None
 
 
@@ -623,6 +623,11 @@ def _nashpy_candidates(method: str, A, B, tol, time_limit: float, notes: list) -
         )
         return _pure_profiles(A, B, tol), False
     profiles, problem = nashpy_equilibria(A, B, method, time_limit=time_limit)
+    if problem and " failed: " in problem:  # nashpy's own error, on a game it does not expect
+        problem += (
+            f" (nashpy's {method.replace('_', ' ')} assumes a nondegenerate game and can fail on a degenerate "
+            "one, a game of tied payoffs; polytope, the default, enumerates degenerate games too)"
+        )
     if problem:  # stopped at the time limit, or failed: the search did not finish
         notes.append(f"incomplete: {problem}")
     return profiles, False

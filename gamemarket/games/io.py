@@ -308,7 +308,9 @@ def read_csv_game(path: str | Path) -> Game:
     """
     path = Path(path)
     try:
-        df = pd.read_csv(path)
+        # every cell as written: a strategy named "NA", "nan" or "None" is that name, not a missing value (pandas'
+        # default); a payoff is read as a number below, naming its line where it is not one
+        df = pd.read_csv(path, dtype=str, keep_default_na=False)
     except Exception as exc:
         raise InputError(f"{path}: cannot read CSV: {exc}") from exc
     for r, c in (("provider", "consumer"), ("row", "col")):
@@ -320,8 +322,9 @@ def read_csv_game(path: str | Path) -> Game:
             f"(or row, col, row_payoff, col_payoff); found {list(df.columns)}"
         )
     for who in (r, c):
-        if df[who].isna().any():
-            k = int(np.flatnonzero(df[who].isna().to_numpy())[0])
+        blank = df[who].str.strip() == ""
+        if blank.any():
+            k = int(np.flatnonzero(blank.to_numpy())[0])
             raise InputError(f"{path}: line {k + 2}: column {who!r} is empty; every row names a strategy")
     rlab, clab = df[r].astype(str).tolist(), df[c].astype(str).tolist()
     rows, cols = list(dict.fromkeys(rlab)), list(dict.fromkeys(clab))
@@ -344,8 +347,9 @@ def read_csv_game(path: str | Path) -> Game:
                 raise InputError(
                     f"{path}: line {k + 2}: column {col!r} is {d[col]!r}; expected a number (no thousands separators)"
                 ) from None
-        if np.isinf(A[i, j]) or np.isinf(B[i, j]):
-            raise InputError(f"{path}: line {k + 2}: payoffs must be finite, got {A[i, j]!r}, {B[i, j]!r}")
+        for M, col in ((A, f"{r}_payoff"), (B, f"{c}_payoff")):
+            if np.isinf(M[i, j]):
+                raise InputError(f"{path}: line {k + 2}: column {col!r} is {d[col]!r}; expected a finite number")
     if np.isnan(A).any():
         i, j = np.argwhere(np.isnan(A))[0]
         raise InputError(

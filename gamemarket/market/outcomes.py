@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from gamemarket.bids import BID_CLASSES, bid_bin_codes
+from gamemarket.errors import InputError
 from gamemarket.io import jobtable
 from gamemarket.io.files import atomic_path
 
@@ -238,20 +240,22 @@ def streamed_summary(parts, table, J: int, nodes: int, scratch=None) -> dict:
 
     span = float(max(int(cols["end"].max()) for cols in parts(("end",))) - np.asarray(table["submit"]).min())
     busy = float(np.asarray(table["runtime"]).sum())
-    return {
-        "jobs": int(J),
-        "nodes": int(nodes),
-        "revenue": float(reduce("payment", np.float64, np.sum)),
-        "span": span,
-        "utilization": busy / (nodes * span) if span > 0 else 0.0,
-        "mean_bsd": float(reduce("bsd", np.float64, np.mean)),
-        "ssj_share": float(reduce("ssj", np.bool_, np.mean)),
-        "mean_utility": float(reduce("utility", np.float64, np.mean)),
-        "welfare": float(reduce("valuation", np.float64, np.sum)),
-        "mean_flow": float(reduce("flow", np.int64, np.mean)),
-        "mean_wait": float(reduce("wait", np.int64, np.mean)),
-        "preemptions": int(sum(int(cols["preemptions"].sum()) for cols in parts(("preemptions",)))),  # exact
-    }
+    return _finite(
+        {
+            "jobs": int(J),
+            "nodes": int(nodes),
+            "revenue": float(reduce("payment", np.float64, np.sum)),
+            "span": span,
+            "utilization": busy / (nodes * span) if span > 0 else 0.0,
+            "mean_bsd": float(reduce("bsd", np.float64, np.mean)),
+            "ssj_share": float(reduce("ssj", np.bool_, np.mean)),
+            "mean_utility": float(reduce("utility", np.float64, np.mean)),
+            "welfare": float(reduce("valuation", np.float64, np.sum)),
+            "mean_flow": float(reduce("flow", np.int64, np.mean)),
+            "mean_wait": float(reduce("wait", np.int64, np.mean)),
+            "preemptions": int(sum(int(cols["preemptions"].sum()) for cols in parts(("preemptions",)))),  # exact
+        }
+    )
 
 
 def summary(jobs: pd.DataFrame, nodes: int) -> dict:
@@ -266,20 +270,40 @@ def summary(jobs: pd.DataFrame, nodes: int) -> dict:
 
     span = float(col("end").max() - col("submit").min())
     busy = float(col("runtime").sum())
-    return {
-        "jobs": int(len(col("id"))),
-        "nodes": int(nodes),
-        "revenue": float(col("payment").sum()),
-        "span": span,
-        "utilization": busy / (nodes * span) if span > 0 else 0.0,
-        "mean_bsd": float(col("bsd").mean()),
-        "ssj_share": float(col("ssj").mean()),
-        "mean_utility": float(col("utility").mean()),
-        "welfare": float(col("valuation").sum()),
-        "mean_flow": float(col("flow").mean()),
-        "mean_wait": float(col("wait").mean()),
-        "preemptions": int(col("preemptions").sum()),
-    }
+    return _finite(
+        {
+            "jobs": int(len(col("id"))),
+            "nodes": int(nodes),
+            "revenue": float(col("payment").sum()),
+            "span": span,
+            "utilization": busy / (nodes * span) if span > 0 else 0.0,
+            "mean_bsd": float(col("bsd").mean()),
+            "ssj_share": float(col("ssj").mean()),
+            "mean_utility": float(col("utility").mean()),
+            "welfare": float(col("valuation").sum()),
+            "mean_flow": float(col("flow").mean()),
+            "mean_wait": float(col("wait").mean()),
+            "preemptions": int(col("preemptions").sum()),
+        }
+    )
+
+
+#: a run's money sums, which a reservation price, a rate or bids too large for the float range make infinite
+MONEY_FIELDS = ("revenue", "mean_utility", "welfare")
+
+
+def _finite(fields: dict) -> dict:
+    """``fields`` (a run's summary), or an error where a money sum overflowed the float range: an infinite
+    revenue would be stored, reported and compared as a number (JSON writes it as null)."""
+    for key in MONEY_FIELDS:
+        v = fields.get(key)
+        if v is not None and not math.isfinite(v):
+            raise InputError(
+                f"the run's {key} is {v}: its payments or valuations sum past the float range (1.8e308); a "
+                "reservation price, a payment rate or bids this large cannot be summed: expected ones whose "
+                "products with the jobs' node-seconds stay within it"
+            )
+    return fields
 
 
 #: the provider's fields a population run reads of its summary (``payoff_outcome``), besides the jobs' utilities
@@ -316,7 +340,7 @@ def payoff_outcome(table, nodes: int):
             "utilization": busy / (nodes * span) if span > 0 else 0.0,
             "welfare": float(valuation.sum()),  # numpy's sum of the same contiguous values: the same bits
         }
-        return utility, fields
+        return utility, _finite(fields)
 
     return of_run
 

@@ -65,8 +65,11 @@ class _Content:
             raise InputError(f"{self.path}: cannot read workload: {exc.strerror or exc}") from exc
         with f:
             raw = _HashingReader(f, digest, self.path)
-            head = raw.peek(2)
-            source = gzip.GzipFile(fileobj=raw, mode="rb") if head == b"\x1f\x8b" else raw
+            head = raw.peek(6)
+            _check_format(head, self.path)
+            if head.startswith(UTF8_BOM):  # a byte-order mark is no part of the text (an editor's)
+                raw.skip(len(UTF8_BOM))
+            source = gzip.GzipFile(fileobj=raw, mode="rb") if head[:2] == b"\x1f\x8b" else raw
             first, carry = 1, b""
             while True:
                 block = self._read(source)
@@ -90,6 +93,30 @@ class _Content:
             return source.read(self.chunk_bytes)
         except (OSError, EOFError, zlib.error) as exc:  # gzip's errors on a damaged or cut member
             raise InputError(f"{self.path}: corrupt gzip data: {exc}") from exc
+
+
+UTF8_BOM = b"\xef\xbb\xbf"
+
+#: the first bytes of files that are not SWF text, and how to make one of them (an SWF archive gives traces as
+#: plain text or gzip, which are read; other compressions are the user's own)
+NOT_SWF = (
+    (b"BZh", "bzip2-compressed", "decompress it first (bunzip2 -k FILE) or gzip it"),
+    (b"\xfd7zXZ\x00", "xz-compressed", "decompress it first (unxz -k FILE) or gzip it"),
+    (b"\x28\xb5\x2f\xfd", "zstd-compressed", "decompress it first (unzstd FILE) or gzip it"),
+    (b"PK\x03\x04", "a zip archive", "extract the trace from it (unzip FILE)"),
+    (b"\xff\xfe", "UTF-16 text", "save it as UTF-8 or ASCII text"),
+    (b"\xfe\xff", "UTF-16 text", "save it as UTF-8 or ASCII text"),
+)
+
+
+def _check_format(head: bytes, path) -> None:
+    """Refuse, naming what it is, a file whose first bytes say it is not SWF text nor gzip (a bzip2, xz, zstd or
+    zip archive, UTF-16 text): read as text it would fail at its first line, as a malformed SWF line."""
+    for magic, what, fix in NOT_SWF:
+        if head.startswith(magic):
+            raise InputError(
+                f"{path}: is {what}, not an SWF trace; gamemarket reads SWF as plain text or gzip (.swf.gz): {fix}"
+            )
 
 
 class _HashingReader(io.RawIOBase):
@@ -117,6 +144,11 @@ class _HashingReader(io.RawIOBase):
                 break
             self.ahead += b
         return self.ahead[:n]
+
+    def skip(self, n: int) -> None:
+        """Drop the first ``n`` bytes (peeked already): hashed, not read."""
+        self.peek(n)
+        self.ahead = self.ahead[n:]
 
     def readinto(self, buf) -> int:
         if self.ahead:

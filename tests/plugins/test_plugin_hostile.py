@@ -394,9 +394,12 @@ def _check_error(capsys, spec: str) -> str:
 
 @pytest.mark.parametrize("spec", ["", "   "])
 def test_an_empty_plugin_path_is_named_empty_not_dot(capsys, spec):
-    line = _check_error(capsys, spec)
-    # before: "plugin .: cannot read it (Is a directory)" (Path("") is the working directory)
-    assert line == f"gamemarket: error: plugin {spec!r}: the path is empty; expected a .py file or an installed " + (
+    # before: "plugin .: cannot read it (Is a directory)" (Path("") is the working directory); on the command line
+    # every empty value is refused as one, before the command runs
+    assert _check_error(capsys, spec) == f"gamemarket: error: argument file: expected a value, got {spec!r}"
+    with pytest.raises(InputError) as err:  # a study file's [plugins] modules reach the loader itself
+        load_plugin(spec)
+    assert str(err.value) == f"plugin {spec!r}: the path is empty; expected a .py file or an installed " + (
         "entry point's name"
     )
 
@@ -427,9 +430,9 @@ def test_a_pipe_or_a_device_is_refused_before_it_is_read(tmp_path, capsys):
     writer = threading.Thread(target=write, daemon=True)
     writer.start()
     try:
-        for spec in (str(fifo), "/dev/null"):
+        for spec, kind in ((str(fifo), "a pipe"), ("/dev/null", "a device")):
             line = _check_error(capsys, spec)
-            assert line.startswith(f"gamemarket: error: plugin {spec}: is not a regular file (a pipe, a device, ...)")
+            assert line == f"gamemarket: error: plugin {spec}: is {kind}, not a regular file; expected a .py file"
     finally:  # the writer waits for a reader: one that opens and closes lets it finish
         os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))
         writer.join(10)

@@ -1,0 +1,378 @@
+"""A hostile-input hunt's findings of 2026-12-04 (issue 43), each mended by its mechanism and tested here: a folder
+inside another gamemarket folder, names that make one file, a catalogue that redefines a built-in strategy, an
+output over a stored run, a derived table whose runs are gone, a failed command's leftovers, a report stopped
+half-way, and messages that said the wrong thing (compressed or re-encoded files, empty options, sums past the
+float range, strategy names pandas reads as missing, a numpy repr, a seed range past the largest seed)."""
+
+import bz2
+import gc
+import hashlib
+import json
+import lzma
+import warnings
+from pathlib import Path
+
+import pytest
+
+from gamemarket.cli import _one_line, main
+from gamemarket.errors import InputError
+from gamemarket.io.files import HOST, MANIFEST, OutputFolder
+from study_helpers import write_study
+
+#: a study small enough to run in seconds: 2 providers x 2 consumers x 1 seed of 150 jobs
+TINY = """
+name = "tiny"
+[workload]
+source = "synthetic"
+nodes = 6
+[workload.synthetic]
+jobs = 150
+load = 1.2
+seed = 3
+[strategies]
+providers = ["hb-first", "hb-kth"]
+consumers = ["FT", "SRG"]
+[replications]
+count = 1
+"""
+
+SWF = "; MaxNodes: 8\n" + "".join(f"{k} {5 * k} 0 100 1 -1 -1 1 200 -1 1 1 -1 -1 -1 -1 -1 -1\n" for k in range(1, 4))
+
+
+def _err(capsys) -> str:
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return err
+
+
+def _digests(folder: Path) -> dict[str, str]:
+    return {
+        p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+@pytest.fixture(scope="module")
+def ran(tmp_path_factory):
+    """The tiny study, run with its report (``studies/tiny.toml``; ``results/tiny`` and ``reports/tiny`` beside it)."""
+    d = tmp_path_factory.mktemp("ran")
+    study = write_study(d, TINY, "tiny.toml")
+    assert main(["study", "run", str(study), "--no-progress"]) == 0
+    return study
+
+
+# --- 1. a folder inside another gamemarket folder ----------------------------------------------------------------
+
+
+def test_game_export_needs_a_folder_of_its_own(ran, capsys, tmp_path):
+    report = ran.parent / "reports" / "tiny"
+    before = _digests(report)
+    assert main(["game", "export", str(ran)]) == 2
+    assert "game export needs --out FOLDER" in _err(capsys)
+    assert main(["game", "export", str(ran), "--out", str(report / "data")]) == 2
+    err = _err(capsys)
+    assert f"is part of the report folder {report.resolve()}" in err and "pass --force" in err
+    assert _digests(report) == before
+    assert main(["game", "export", str(ran), "--out", str(tmp_path / "exported")]) == 0
+    assert (tmp_path / "exported" / "equilibria.csv").is_file()
+
+
+def test_a_folder_inside_a_gamemarket_folder_that_lists_nothing_there_may_be_claimed(tmp_path):
+    outer = OutputFolder(tmp_path / "outer", owner="a")
+    outer.file("x.csv").write_text("1\n")
+    outer.finish()
+    inner = OutputFolder(tmp_path / "outer" / "own", owner="b")  # nothing of outer's is in it
+    inner.file("y.csv").write_text("2\n")
+    (tmp_path / "outer" / "sub").mkdir()
+    outer2 = OutputFolder(tmp_path / "outer", owner="a")
+    outer2.file("sub/z.csv").write_text("3\n")
+    outer2.finish(clean=False)
+    with pytest.raises(InputError, match=r"is part of the output folder .*lists 1 file here: z\.csv"):
+        OutputFolder(tmp_path / "outer" / "sub", owner="d")
+    OutputFolder(tmp_path / "outer" / "sub", owner="d", force=True).file("w.csv")  # --force: the user's choice
+
+
+# --- 2. names that make one file: refused before anything is simulated -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "names,said",
+    [
+        (("Rev", "rev"), "the games 'Rev' and 'rev' make one file name ('rev'"),
+        (("a b", "a-b"), "the games 'a b' and 'a-b' make one file name ('a-b'"),
+        (("game 2", None), "the games 'game 2' and 'game 2' make one file name"),
+        (("!!", "x"), "game '!!': has no letter or digit to name its files by"),
+    ],
+)
+def test_game_names_that_make_one_file_are_refused_when_the_study_is_read(tmp_path, capsys, names, said):
+    games = "".join(
+        f'[[games]]\n{"" if n is None else f"name = {json.dumps(n)}"}\nconsumer = "mean_utility"\n' for n in names
+    )
+    study = write_study(tmp_path, TINY + games)
+    assert main(["study", "status", str(study)]) == 2
+    err = _err(capsys)
+    assert "[[games]]" in err and said in err, err
+    assert not (tmp_path / "studies" / "results").exists()
+
+
+# --- 3. a study's catalogue that redefines a built-in strategy ---------------------------------------------------
+
+
+def test_a_local_catalogue_that_redefines_a_built_in_strategy_is_warned_of(tmp_path, capsys):
+    study = write_study(tmp_path, TINY)
+    assert main(["study", "status", str(study)]) == 0
+    assert "redefines" not in _err(capsys)  # the checkout's copy of the built-in catalogue: the same entries
+    cat = tmp_path / "strategies" / "consumers.toml"
+    text = cat.read_text()
+    assert "[FT]\ngroups = [[1.0, 0.0]]" in text
+    cat.write_text(text.replace("[FT]\ngroups = [[1.0, 0.0]]", "[FT]\ngroups = [[1.0, 0.4]]"))
+    assert main(["study", "status", str(study)]) == 0
+    err = _err(capsys)
+    assert f"{cat}: [FT] redefines the built-in consumer strategy 'FT'" in err and "[[1.0, 0.4]]" in err
+
+
+def test_a_local_provider_or_shading_catalogue_that_redefines_a_built_in_entry_is_warned_of(tmp_path):
+    from gamemarket.consumers import catalogue
+    from gamemarket.studies.population_config import load_shading
+    from gamemarket.studies.strategies import load_providers
+
+    (tmp_path / "strategies").mkdir()
+    (tmp_path / "strategies" / "providers.toml").write_text('[hb-first]\nscheduler = "hb"\npayment = "kth"\n')
+    with pytest.warns(UserWarning, match=r"\[hb-first\] redefines the built-in provider strategy 'hb-first'"):
+        assert dict(load_providers(near=tmp_path)["hb-first"].settings)["payment"] == "kth"
+    (tmp_path / "strategies" / "shading.toml").write_text("[truthful]\nbeta = 0.2\n")
+    with pytest.warns(UserWarning, match=r"\[truthful\] redefines the built-in shading rule 'truthful'"):
+        catalogue.read_catalogues("shading.toml", tmp_path, load_shading, "shading rule")
+    (tmp_path / "strategies" / "shading.toml").write_text(
+        '[truthful]\nbeta = 0.0\ndescription = "mine"\n[my-own]\nbeta = 0.3\n'
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a new name extends the catalogue without a word
+        catalogue.read_catalogues("shading.toml", tmp_path, load_shading, "shading rule")
+
+
+# --- 4. an output over a stored run; a derived table whose runs are gone -----------------------------------------
+
+
+def test_no_output_file_is_written_over_a_stored_run_or_a_reports_table_even_with_force(ran, capsys):
+    results = ran.parent / "results" / "tiny"
+    run = sorted((results / "runs").glob("*.parquet"))[0]
+    table = ran.parent / "reports" / "tiny" / "data" / "runs.csv"
+    before = run.read_bytes(), table.read_bytes()
+    job = ["study", "jobs", str(ran), "--provider", "hb-first", "--consumer", "FT", "--seed", "1"]
+    assert main([*job, "--out", str(run), "--force"]) == 2
+    assert f"lies inside the input folder {results}" in _err(capsys)
+    assert main(["simulate", "--out", str(run), "--force"]) == 2
+    assert f"is a file of the results folder {results.resolve()}" in _err(capsys)
+    assert main(["simulate", "--out", str(table), "--force"]) == 2
+    assert "is a file of the report folder" in _err(capsys)
+    assert (run.read_bytes(), table.read_bytes()) == before
+
+
+def test_consolidated_tables_whose_runs_are_gone_are_not_used(tmp_path, capsys):
+    study = write_study(tmp_path, TINY)
+    assert main(["study", "run", str(study), "--no-progress", "--no-report"]) == 0
+    assert main(["game", "solve", str(study), "--format", "json"]) == 0
+    capsys.readouterr()
+    gone = sorted((tmp_path / "studies" / "results" / "tiny" / "runs").glob("*.parquet"))[0]
+    gone.unlink()
+    assert main(["study", "status", str(study)]) == 0
+    assert "3/4 runs stored" in capsys.readouterr().out
+    assert main(["game", "solve", str(study), "--format", "json"]) == 2  # before: exit 0, from the tables
+    err = _err(capsys)
+    assert f"index 1 run(s) whose stored files are gone (first: {gone.name})" in err
+    assert "1 of 4 runs have no stored result" in err
+
+
+# --- 5. a nashpy method that fails on a degenerate game ----------------------------------------------------------
+
+
+def test_nashpy_failing_on_a_degenerate_game_says_why(tmp_path, capsys):
+    p = tmp_path / "zero.nfg"
+    p.write_text('NFG 1 R "z" { "P1" "P2" } { 3 3 }\n\n' + "0 " * 18 + "\n")
+    assert main(["game", "solve", str(p), "--methods", "vertex_enumeration"]) == 3
+    out = capsys.readouterr().out
+    assert "nashpy vertex_enumeration failed: " in out
+    assert "assumes a nondegenerate game" in out and "polytope, the default, enumerates degenerate games" in out
+
+
+# --- 6. a command that fails leaves the tree as it was -----------------------------------------------------------
+
+
+def test_a_study_whose_workload_does_not_read_leaves_no_results_folder(tmp_path, capsys):
+    (tmp_path / "bad.swf").write_text(SWF + "9 x\n")
+    body = TINY.replace('source = "synthetic"', 'source = "../bad.swf"').split("[workload.synthetic]")[0]
+    study = write_study(tmp_path, body + TINY.split("seed = 3\n", 1)[1])
+    assert main(["study", "run", str(study), "--no-progress"]) == 2
+    assert "bad.swf:5: malformed SWF line" in _err(capsys)
+    assert sorted(p.name for p in (tmp_path / "studies").iterdir()) == ["s.toml"]
+
+
+def test_a_report_stopped_half_way_leaves_the_last_one_whole(ran, capsys, monkeypatch):
+    from gamemarket.reports import report
+
+    folder = ran.parent / "reports" / "tiny"
+    before = _digests(folder)
+
+    def stop(*a, **k):  # Ctrl-C after every table and figure was written, before index.html
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(report, "to_html", stop)
+    assert main(["report", str(ran)]) == 130
+    assert "interrupted; no file was half-written" in capsys.readouterr().err
+    gc.collect()
+    assert _digests(folder) == before
+    assert not [p for p in folder.iterdir() if p.name.startswith(".stage.")]
+
+
+def test_a_staging_folder_a_killed_report_left_is_removed_by_the_next(ran, capsys):
+    folder = ran.parent / "reports" / "tiny"
+    left = folder / f".stage.gm-99999999-h{HOST}_0.tmp"  # no process has this id
+    (left / "data").mkdir(parents=True)
+    (left / "data" / "runs.csv").write_text("half\n")
+    assert main(["report", str(ran)]) == 0
+    assert not left.exists()
+    assert "half" not in (folder / "data" / "runs.csv").read_text()
+
+
+def test_a_staged_folder_lands_its_files_together_and_says_where(tmp_path):
+    out = OutputFolder(tmp_path / "r", owner="me", staged=True)
+    a, b = out.file("a.txt"), out.file("data/b.csv")
+    a.write_text("A")
+    b.write_text("B")
+    assert not (tmp_path / "r" / "a.txt").exists()  # nothing in place before finish
+    out.finish()
+    assert (tmp_path / "r" / "a.txt").read_text() == "A" and (tmp_path / "r" / "data" / "b.csv").read_text() == "B"
+    assert out.final(a) == tmp_path / "r" / "a.txt"
+    assert sorted(p.name for p in (tmp_path / "r").iterdir()) == sorted([MANIFEST, "a.txt", "data"])
+
+
+# --- 7. messages -------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "make,said",
+    [
+        (lambda b: bz2.compress(b), "is bzip2-compressed, not an SWF trace"),
+        (lambda b: lzma.compress(b), "is xz-compressed, not an SWF trace"),
+        (lambda b: b"\x28\xb5\x2f\xfd" + b, "is zstd-compressed, not an SWF trace"),
+        (lambda b: b"PK\x03\x04" + b, "is a zip archive, not an SWF trace"),
+        (lambda b: b.decode().encode("utf-16"), "is UTF-16 text, not an SWF trace"),
+    ],
+)
+def test_a_trace_in_a_form_gamemarket_does_not_read_is_named_as_what_it_is(tmp_path, capsys, make, said):
+    p = tmp_path / "t.swf"
+    p.write_bytes(make(SWF.encode()))
+    assert main(["workload", "info", str(p)]) == 2
+    err = _err(capsys)
+    assert said in err and "malformed SWF line" not in err and err.count("\n") == 1
+
+
+def test_a_byte_order_mark_is_no_part_of_a_trace(tmp_path):
+    from gamemarket.workloads.swf import read_swf
+
+    plain, bom = tmp_path / "plain.swf", tmp_path / "bom.swf"
+    plain.write_text(SWF)
+    bom.write_bytes(b"\xef\xbb\xbf" + SWF.encode())
+    a, b = read_swf(plain), read_swf(bom)
+    assert len(a.jobs) == 3 and a.jobs.equals(b.jobs)
+
+
+@pytest.mark.parametrize(
+    "data,said",
+    [
+        ('name = "caf\xe9"\n'.encode("latin-1"), "is not UTF-8 (the byte 0xe9 at byte 11, line 1"),
+        ('name = "x"\n'.encode("utf-16"), "is UTF-16 text, not UTF-8: save it as UTF-8"),
+        (bytes(range(256)) * 4, "not a text file"),
+    ],
+)
+def test_a_study_file_not_in_utf8_says_what_it_looks_like(tmp_path, capsys, data, said):
+    p = tmp_path / "s.toml"
+    p.write_bytes(data)
+    assert main(["study", "status", str(p)]) == 2
+    assert said in _err(capsys)
+
+
+@pytest.mark.parametrize(
+    "argv,option",
+    [
+        (["simulate", "--mix", ""], "--mix"),
+        (["simulate", "--out", ""], "--out"),
+        (["simulate", "--out=  "], "--out"),
+        (["study", "status", ""], "file"),
+        (["workload", "info", ""], "path"),
+    ],
+)
+def test_an_empty_value_is_an_error_not_an_option_left_out(tmp_path, capsys, monkeypatch, argv, option):
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    err = _err(capsys)
+    assert f"argument {option}: expected a value, got '" in err or "unrecognized arguments" in err, err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_money_sums_past_the_float_range_are_an_error_not_null(capsys):
+    assert main(["simulate", "--reserve", "1e308", "--format", "json"]) == 2
+    assert "the run's revenue is inf: its payments or valuations sum past the float range" in _err(capsys)
+    assert main(["simulate", "--reserve", "1e300", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["revenue"] > 1e300
+
+
+def test_csv_strategy_names_pandas_reads_as_missing_are_names(tmp_path, capsys):
+    p = tmp_path / "g.csv"
+    rows = ["NA,nan,1,2", "NA,None,0,0", "null,nan,0,0", "null,None,1,1"]
+    p.write_text("provider,consumer,provider_payoff,consumer_payoff\n" + "\n".join(rows) + "\n")
+    assert main(["game", "solve", str(p), "--format", "json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert {next(iter(e["provider"])) for e in found} <= {"NA", "null"} and found
+    assert {k for e in found for k in e["consumer"]} <= {"nan", "None"}
+    p.write_text("provider,consumer,provider_payoff,consumer_payoff\nx, ,1,2\n")
+    assert main(["game", "solve", str(p)]) == 2
+    assert "line 2: column 'consumer' is empty" in _err(capsys)
+
+
+def test_messages_show_numbers_not_numpy_reprs(tmp_path, capsys):
+    p = tmp_path / "g.csv"
+    p.write_text("provider,consumer,provider_payoff,consumer_payoff\na,b,inf,2\n")
+    assert main(["game", "solve", str(p)]) == 2
+    assert "line 2: column 'provider_payoff' is 'inf'; expected a finite number" in _err(capsys)
+    assert _one_line("got np.float64(inf), np.int64(3), np.bool_(True)") == "got inf, 3, True"
+
+
+def test_a_seed_range_past_the_largest_seed_names_first_and_count(tmp_path, capsys):
+    study = write_study(tmp_path, TINY.replace("count = 1", "count = 3\nfirst = 9223372036854775806"))
+    assert main(["study", "status", str(study)]) == 2
+    err = _err(capsys)
+    assert "fields 'first' and 'count'" in err and "expected first <= 9223372036854775805 for 3 seeds" in err
+
+
+@pytest.mark.parametrize(
+    "source,said",
+    [
+        (".", "'.' is a folder"),
+        ("", "expected a source (a generator, a known trace or a trace file), got an empty string"),
+    ],
+)
+def test_a_workload_source_that_is_a_folder_or_empty_is_named_in_the_study(tmp_path, capsys, source, said):
+    body = TINY.replace('source = "synthetic"', f"source = {json.dumps(source)}").split("[workload.synthetic]")[0]
+    study = write_study(tmp_path, body + TINY.split("seed = 3\n", 1)[1])
+    assert main(["study", "status", str(study)]) == 2
+    err = _err(capsys)
+    assert f"{study}: [workload] field 'source': {said}" in err
+
+
+def test_ctrl_c_says_what_it_leaves(tmp_path, capsys, monkeypatch):
+    from gamemarket.cli import studies
+
+    def stop(a):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(studies, "cmd_study_status", stop)
+    monkeypatch.setattr(studies, "cmd_study_run", stop)
+    study = write_study(tmp_path, TINY)
+    assert main(["study", "status", str(study)]) == 130
+    assert capsys.readouterr().err == "gamemarket: interrupted; no file was half-written\n"
+    stop.__name__ = "cmd_study_run"
+    assert main(["study", "run", str(study)]) == 130
+    assert "finished runs are kept (the same command resumes)" in capsys.readouterr().err
