@@ -636,7 +636,7 @@ def run_case(case: Case, *, seconds: float = TIME_LIMIT_S, log: list | None = No
         user = set(_snapshot(base))
         for argv in case.runs:
             argv = [a.replace(D, str(work)) for a in argv]
-            if argv[0] in ("@kill", "@background"):  # another process: killed mid-run, or left running
+            if argv[0] in ("@kill", "@int", "@background"):  # another process: killed, interrupted, or left running
                 background.append(_spawn(argv, work, traces))
                 continue
             dec = declared(argv, work, traces)
@@ -674,13 +674,14 @@ def run_case(case: Case, *, seconds: float = TIME_LIMIT_S, log: list | None = No
 
 def _spawn(step: list[str], work: Path, traces: Path):
     """Start ``gamemarket`` in another process: ``["@kill", SECONDS, *argv]`` is killed (SIGKILL) after SECONDS
-    (waited for here: a writer killed mid-write, as by the OOM killer); ``["@background", *argv]`` keeps running
+    (waited for here: a writer killed mid-write, as by the OOM killer); ``["@int", SECONDS, *argv]`` is sent SIGINT
+    (Ctrl-C) after SECONDS and waited for, its end checked at the case's end; ``["@background", *argv]`` keeps running
     beside the next command (two writers of one study at once), and is waited for at the case's end."""
     import subprocess
     import sys
     import time
 
-    kill = step[0] == "@kill"
+    kill = step[0] in ("@kill", "@int")
     argv = step[2:] if kill else step[1:]
     env = {**os.environ, "GAMEMARKET_TRACES": str(traces), "PYTHONPATH": str(ROOT)}
     child = subprocess.Popen(
@@ -688,7 +689,16 @@ def _spawn(step: list[str], work: Path, traces: Path):
         stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     child.argv = argv
-    if kill:
+    child.interrupted, child.ended = step[0] == "@int", None
+    if child.interrupted:  # Ctrl-C: the command stops itself, and is checked as it ends (below)
+        time.sleep(float(step[1]))
+        child.send_signal(signal.SIGINT)
+        child.killed = False
+        try:  # it ends before the next command starts, as a user's Ctrl-C does
+            child.ended = child.communicate(timeout=TIME_LIMIT_S)
+        except Exception:  # noqa: BLE001 - subprocess.TimeoutExpired: a hang, said below
+            child.ended = None
+    elif kill:
         time.sleep(float(step[1]))
         child.kill()
         child.communicate()
@@ -707,18 +717,23 @@ def _after_background(children: list, base: Path) -> list[Problem]:
         if child.killed:
             continue
         try:
-            out, err = child.communicate(timeout=TIME_LIMIT_S)
+            if getattr(child, "interrupted", False) and child.ended is None:
+                raise TimeoutError("an interrupted command ran past its time")
+            out, err = child.ended if getattr(child, "interrupted", False) else child.communicate(timeout=TIME_LIMIT_S)
         except Exception:  # noqa: BLE001 - subprocess.TimeoutExpired
             child.kill()
             out, err = child.communicate()
             probs.append(Problem("hang", "a background command ran past its time", child.argv, "hang|background"))
             continue
         o = Outcome(child.returncode, out, err)
+        stopped = child.interrupted and o.rc == 130
         probs += [
             Problem(p.what, p.detail, p.argv, p.signature + "|background")
             for p in check_outcome(child.argv, o)
-            if p.what != "stray warning"
+            if p.what != "stray warning" and not (stopped and p.what == "exit code")
         ]
+        if stopped and not re.fullmatch(r"(?s)(.*\n)?gamemarket: interrupted; [^\n]+\n", err):
+            probs.append(Problem("interrupt message", err[-2000:], child.argv, "interrupt message|background"))
         if "not made by gamemarket" in err or "not written by gamemarket" in err:
             probs.append(Problem("false foreign folder", err[-2000:], child.argv, "foreign|background"))
     snap = _snapshot(base)
@@ -735,7 +750,11 @@ OPTION_VALUES = [
     "-1", "0", "1", "2.5", "1e300", "nan", "inf", "-inf", "many", "", "1e13", "99999999999999999999", " 3",
     "1_000", "0x10", "true", "-0", "1e-320", "é☃", "x" * 300,
     f"{D}/folder", "folder", f"{D}/nope.csv", "nope.toml", D, ".", "..", "plain.txt", "plain.txt/x.csv",
-    "folder/new.csv", "o.csv", "o.parquet", "o.npz", "f.png", "m2.toml", "../up.csv",
+    "folder/new.csv", "o.csv", "o.parquet", "o.npz", "f.png", "m2.toml", "../up.csv", "  ",
+    # files and folders of the study's results and report (made by a study command before): another command's
+    # output is never written over them
+    "studies/results/s/last-run.json", "studies/results/s/runs", "studies/reports/s/data/runs.csv",
+    "studies/reports/s/data", "studies/reports/s/index.html",
 ]  # fmt: skip
 #: ``--n-jobs``: never a huge count (joblib would start that many processes on a shared machine; see the report)
 WORKER_VALUES = ["0", "-2", "-1", "2.5", "many", "", "1", "2"]
@@ -1315,6 +1334,30 @@ def price_cases(draw) -> Case:
     return Case("price problem", {"p.npz": data}, [argv], note)
 
 
+def _zipped(data: bytes) -> bytes:
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("t.swf", data)
+    return buf.getvalue()
+
+
+#: the forms a trace arrives in besides plain text: read (gzip, a byte-order mark, Windows line ends) or refused as
+#: what they are (another compression, an archive, UTF-16)
+TRACE_FORMS = {
+    "as it is": lambda b: b,
+    "gzip": lambda b: __import__("gzip").compress(b),
+    "bzip2": lambda b: __import__("bz2").compress(b),
+    "xz": lambda b: __import__("lzma").compress(b),
+    "zip": _zipped,
+    "utf-16": lambda b: b.decode().encode("utf-16"),
+    "byte-order mark": lambda b: b"\xef\xbb\xbf" + b,
+    "CRLF line ends": lambda b: b.replace(b"\n", b"\r\n"),
+    "gzip cut short": lambda b: __import__("gzip").compress(b)[: max(20, len(b) // 10)],
+}
+
+
 @st.composite
 def trace_cases(draw) -> Case:
     """A small SWF trace (valid, or with one line's tokens damaged) read by ``workload info``, ``workload
@@ -1328,6 +1371,10 @@ def trace_cases(draw) -> Case:
         lines[k], note = draw(token_damage(lines[k]))
         note = f"line {k + 1}: {note}"
         data = b"\n".join(lines)
+    how = draw(st.sampled_from(list(TRACE_FORMS)))
+    if how != "as it is":
+        data = TRACE_FORMS[how](data)
+        note = f"{note}; {how}" if note else how
     nodes = str(draw(st.integers(1, 8)))
     skip = ["--skip-bad-lines"] if draw(st.booleans()) else []
     argv = {
@@ -1530,14 +1577,17 @@ STUDY_RUN_REPORT = ["study", "run", "studies/s.toml", "--n-jobs", "1", "--no-pro
 
 @st.composite
 def signal_cases(draw) -> Case:
-    """A command killed (SIGKILL) mid-run, then run again: nothing half-written is left or read, the run
-    resumes (every run stored), and no temporary file of the killed one remains."""
+    """A command killed (SIGKILL) or interrupted (SIGINT, Ctrl-C) mid-run, then run again: nothing half-written is
+    left or read, the run resumes (every run stored), no temporary or staging file of the stopped one remains, and
+    an interrupted one ends with exit 130 and one line saying what it leaves."""
     argv = draw(st.sampled_from([STUDY_RUN_REPORT, STUDY_RUN, ["simulate", "--synthetic-jobs", "3000", "--out",
                                                               "folder/o.parquet"]]))  # fmt: skip
     delay = draw(st.sampled_from(["1.5", "2.5", "3.5", "5", "8"]))
     again = argv + (["--force"] if argv[0] == "simulate" else [])
     files = {"studies/s.toml": _dumps_toml(SIGNAL_STUDY)}
-    return Case("signals", files, [["@kill", delay, *argv], again], f"killed after {delay} s")
+    how = draw(st.sampled_from(["@kill", "@int"]))  # the OOM killer's SIGKILL, or Ctrl-C
+    said = "killed" if how == "@kill" else "interrupted (SIGINT)"
+    return Case("signals", files, [[how, delay, *argv], again], f"{said} after {delay} s")
 
 
 @st.composite
