@@ -76,3 +76,11 @@ def mixtures(draw, game, zeros=True):
         if x[a : a + k].sum() == 0:
             x[a] = 1.0
     return game.normalize(x)
+
+
+def random_role_symmetric(seed: int) -> RoleSymmetricGame:
+    """A random game of 1 or 2 roles of 2-5 players and 2-3 strategies, all drawn from ``seed``: the sweeps' games
+    (the QRE and the role-symmetric search were swept over these seeds; a seed a sweep found names its game)."""
+    rng = np.random.default_rng(seed)
+    roles, players, strategies = int(rng.integers(1, 3)), int(rng.integers(2, 6)), int(rng.integers(2, 4))
+    return RoleSymmetricGame.random([players] * roles, [strategies] * roles, rng)

@@ -18,7 +18,8 @@ from gamemarket.games.equilibria import solve
 from gamemarket.games.io import read_nfg
 from gamemarket.games.qre import fit_lambda, logit_branch
 from gamemarket.games.rsg_equilibria import equilibria
-from gamemarket.games.rsgame import RoleSymmetricGame, as_role_symmetric
+from gamemarket.games.rsgame import as_role_symmetric
+from hypothesis_strategies import random_role_symmetric
 
 ROOT = Path(__file__).parents[2]
 GAMBIT = json.loads((Path(__file__).parent / "data" / "gambit" / "logit.json").read_text())
@@ -145,13 +146,6 @@ def test_trace_equals_a_careful_trace(m, n, seed):
     np.testing.assert_allclose(fast.limit, careful.limit, atol=1e-9)
 
 
-def _random_role_symmetric(seed):
-    """A random game of 1 or 2 roles of 2-5 players and 2-3 strategies, all drawn from ``seed``."""
-    rng = np.random.default_rng(seed)
-    roles, players, strategies = int(rng.integers(1, 3)), int(rng.integers(2, 6)), int(rng.integers(2, 4))
-    return RoleSymmetricGame.random([players] * roles, [strategies] * roles, rng)
-
-
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 2**31))
 @example(seed=206)  # these four: the branch nears a mixed equilibrium (log-probabilities near 0 at lambda
@@ -159,7 +153,7 @@ def _random_role_symmetric(seed):
 @example(seed=72)  # payoffs and the trace stalled
 @example(seed=485)
 def test_random_role_symmetric_limit_is_a_listed_equilibrium(seed):
-    g = _random_role_symmetric(seed)
+    g = random_role_symmetric(seed)
     br = logit_branch(g)
     assert not br.notes and br.residuals.max() <= 1e-8
     assert br.polished and br.lambdas[-1] >= qre.DEFAULT_LAMBDA_MAX

@@ -41,6 +41,7 @@ from gamemarket.games.support_newton import (
     support_enumeration,
     tally_roots,
 )
+from hypothesis_strategies import random_role_symmetric
 
 
 def _random_game(roles, players, strategies, seed):
@@ -327,9 +328,9 @@ def _qre_game():
     """A random game of two roles of 5 players, 3 strategies each (a sweep's seed 923) whose full support holds 8
     roots, one reached by a tenth of the converged starts: the rule "16 convergences, every root twice" stopped
     after 31 convergences on 7 roots and missed it (the logit QRE's limit, an equilibrium)."""
-    rng = np.random.default_rng(923)
-    rng.integers(1, 3), rng.integers(2, 6), rng.integers(2, 4)  # (the draws that chose its size in the sweep)
-    return RoleSymmetricGame.random([5, 5], [3, 3], rng)
+    g = random_role_symmetric(923)
+    assert list(g.players) == [5, 5] and list(g.num_strategies) == [3, 3]
+    return g
 
 
 def test_a_support_of_many_roots_is_searched_until_each_is_seen_often():
