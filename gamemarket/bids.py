@@ -27,6 +27,10 @@ if TYPE_CHECKING:
 #: the smallest share of a bid distribution's mass in [lo, hi] that rejection sampling accepts (at most a
 #: thousand draws per bid on average)
 MIN_ACCEPTANCE = 1e-3
+#: the highest private bid a distribution may reach (bid per second of run time; the market model's bids lie in
+#: [0, 180]): a job's valuation, bid x its seconds, and a study's sums of them stay far inside the float range, and a
+#: bid's class of width 10 an integer
+MAX_BID = 1e9
 
 
 @dataclass(frozen=True)
@@ -59,6 +63,8 @@ class BidDistribution:
             raise InputError(f"bid distribution: component weights must sum to 1, got {sum(c[0] for c in comps)}")
         if not (math.isfinite(self.lo) and math.isfinite(self.hi) and 0 <= self.lo < self.hi):
             raise InputError(f"bid distribution: need 0 <= lo < hi, got [{self.lo}, {self.hi}]")
+        if self.hi > MAX_BID:
+            raise InputError(f"bid distribution: hi must be at most {MAX_BID:g} (a bid per second), got {self.hi:g}")
         p = self.acceptance()
         if p < MIN_ACCEPTANCE:  # rejection sampling would take more than 1 / MIN_ACCEPTANCE draws per bid
             raise InputError(

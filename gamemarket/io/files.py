@@ -698,11 +698,27 @@ class OutputFolder:
 
     def discard_stage(self) -> None:
         """Drop what a staged run wrote and has not published (a run that failed or was stopped): the folder's files
-        stay as the last finished run left them."""
+        stay as the last finished run left them, and none of this run's is its own."""
         stage, self._stage = self._stage, None
         if stage is not None:
             self._dropper.detach()
             _drop_stage(stage)
+            self.written.clear()
+            if self.path.is_dir():  # the manifest as this run found it: entries of files that never landed go
+                self._save()
+
+    def __enter__(self) -> OutputFolder:
+        return self
+
+    def __exit__(self, kind, exc, tb) -> None:
+        """A run that fails or is stopped inside ``with folder:`` gives the folder back (:meth:`abandon`)."""
+        if kind is None:
+            return
+        stage = self._stage
+        self.abandon()
+        if stage is not None and isinstance(exc, InputError) and str(stage) in str(exc):
+            # a message names the file where it lands, not where it was staged (which is gone now)
+            raise InputError(str(exc).replace(str(stage), str(self.path))) from None
 
     def files(self, names: Iterable[str], *, once: bool = True) -> list[Path]:
         """:meth:`file` for several names."""
@@ -748,7 +764,8 @@ class OutputFolder:
             self._save()
             return
         manifest = self.path / MANIFEST
-        if not self._had_manifest and manifest.is_file():
+        # (one that lists files is another run's of this process, which wrote them: a report written under this claim)
+        if not self._had_manifest and manifest.is_file() and not self._read_manifest(manifest)["files"]:
             manifest.unlink()
         for q in self.created:
             try:

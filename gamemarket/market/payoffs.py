@@ -23,6 +23,8 @@ CONSUMER_PAYOFFS = (
     + ("mean_utility_aggressive", "mean_utility_conservative", "mean_bsd", "ssj_share")
 )
 BID_BIN_WIDTH = 10.0
+#: the most cells (group x runtime group x bid class) counted in one dense array; past it, only the cells used
+DENSE_CELLS = 1 << 20
 # Units: a bid is a price per second of run time, so utilities, payments and revenue are in bid x seconds.
 BID_UNIT = "bid per second of run time"
 UNITS = {
@@ -151,9 +153,15 @@ class Cells:
         ng = group.max() + 1 if len(group) else 1
         cell = (group * len(names) + (rg if rg is not None else 0)) * nb + (b - b_lo)
         size = int(ng * len(names) * nb)
-        n = np.bincount(cell, minlength=size)
-        used = np.flatnonzero(n)
-        g, rest = np.divmod(used, len(names) * nb)
+        if size > DENSE_CELLS:  # bids spread over many classes (a distribution up to 1e9): only the cells used
+            keys, cell = np.unique(cell, return_inverse=True)
+            size = len(keys)
+            n = np.bincount(cell, minlength=size)
+            used = np.arange(size)
+        else:
+            n = np.bincount(cell, minlength=size)
+            keys = used = np.flatnonzero(n)
+        g, rest = np.divmod(keys, len(names) * nb)
         r, bb = np.divmod(rest, nb)
         columns = {"group": g, "runtime_group": names[r], "bid_bin": (bb + b_lo) * BID_BIN_WIDTH}
         cohort = cohort_n = None

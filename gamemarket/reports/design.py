@@ -74,22 +74,26 @@ def write_design_report(ans, spec, out_dir: str | Path | None = None, *, force: 
     """Render a :class:`~gamemarket.search.design.DesignAnswer` under ``out_dir`` (default: the study's report
     folder): ``report.md``, ``index.html``, ``data/design.json``, ``data/design-points.csv`` and the figures."""
     out = claim_folder(Path(out_dir) if out_dir else spec.report_dir, spec, force)
-    table = points_table(ans)
-    write_json(out.file("data/design.json"), {"gamemarket": __version__, **ans.to_dict()})
-    write_table(table, out.file("data/design-points.csv"))
-    figs = [_parameter_figure(ans, spec, out.file("fig-design.png"))]
-    if ans.confirmations:
-        figs.append(_compare_figure(ans, out.file("fig-design-compare.png")))
-    md = _lead(ans, spec) + _compare_section(ans) + _points_section(ans, table) + _method_section(ans, spec)
-    for f in figs:
-        md += [figure_lines(f.stem, f.name, HOW_TO_READ[f.name])]
-    md += [f"_gamemarket {__version__}; every figure above is in `data/design.json` and `data/design-points.csv`._", ""]
-    text = "\n".join(md)
-    md_path = out.file("report.md")
-    write_text(md_path, text)
-    write_text(out.file("index.html"), to_html(text, f"{spec.name}: mechanism design"))
-    out.finish()
-    return out.final(md_path)
+    with out:  # a report that fails or is stopped gives its folder back as it was
+        table = points_table(ans)
+        write_json(out.file("data/design.json"), {"gamemarket": __version__, **ans.to_dict()})
+        write_table(table, out.file("data/design-points.csv"))
+        figs = [_parameter_figure(ans, spec, out.file("fig-design.png"))]
+        if ans.confirmations:
+            figs.append(_compare_figure(ans, out.file("fig-design-compare.png")))
+        md = _lead(ans, spec) + _compare_section(ans) + _points_section(ans, table) + _method_section(ans, spec)
+        for f in figs:
+            md += [figure_lines(f.stem, f.name, HOW_TO_READ[f.name])]
+        md += [
+            f"_gamemarket {__version__}; every figure above is in `data/design.json` and `data/design-points.csv`._",
+            "",
+        ]
+        text = "\n".join(md)
+        md_path = out.file("report.md")
+        write_text(md_path, text)
+        write_text(out.file("index.html"), to_html(text, f"{spec.name}: mechanism design"))
+        out.finish()
+        return out.final(md_path)
 
 
 def _objective_words(config: dict) -> str:

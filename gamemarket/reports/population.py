@@ -351,35 +351,36 @@ def write_population_report(an, out_dir: str | Path | None = None, *, force: boo
     """
     spec = an.spec
     out = claim_folder(Path(out_dir) if out_dir else spec.report_dir, spec, force)
-    if exploration is None:
-        exploration = stored_exploration(out, spec)
-    eq, gains = tables(an)
-    _write_data(an, out, eq, gains)
-    if exploration is not None:
-        write_exploration(exploration, out)  # before finish(): else it is a stale file of an earlier report
-    answer = answer_rows(an, exploration)
-    figs = _draw_figures(an, out, exploration, gains)
-    joint = an.provider.joint
-    md = _intro_section(an, answer, exploration) + _method_section(an) + _truthful_section(an)
-    md += _equilibria_section(an, exploration) + _provider_section(an, answer, exploration)
-    if joint is not None:
-        md += _joint_section(joint, exploration)
-    if exploration is not None:
-        md += exploration_section(exploration)
-    md += _simulations_section(an.runs)
-    for f in figs:
-        md += [figure_lines(f.stem, f.name, HOW_TO_READ[f.name])]
-    md += [
-        f"_gamemarket {__version__}; tables in `data/` (equilibria, truthful gains, each mechanism's reduced game "
-        "as EGTA JSON and as a tidy CSV)._",
-        "",
-    ]
-    text = "\n".join(md)
-    md_path = out.file("report.md")
-    write_text(md_path, text)
-    write_text(out.file("index.html"), to_html(text, f"{spec.name}: population game"))
-    out.finish()  # what an earlier report wrote and this one did not goes (only that)
-    return out.final(md_path)
+    with out:  # a report that fails or is stopped gives its folder back as it was
+        if exploration is None:
+            exploration = stored_exploration(out, spec)
+        eq, gains = tables(an)
+        _write_data(an, out, eq, gains)
+        if exploration is not None:
+            write_exploration(exploration, out)  # before finish(): else it is a stale file of an earlier report
+        answer = answer_rows(an, exploration)
+        figs = _draw_figures(an, out, exploration, gains)
+        joint = an.provider.joint
+        md = _intro_section(an, answer, exploration) + _method_section(an) + _truthful_section(an)
+        md += _equilibria_section(an, exploration) + _provider_section(an, answer, exploration)
+        if joint is not None:
+            md += _joint_section(joint, exploration)
+        if exploration is not None:
+            md += exploration_section(exploration)
+        md += _simulations_section(an.runs)
+        for f in figs:
+            md += [figure_lines(f.stem, f.name, HOW_TO_READ[f.name])]
+        md += [
+            f"_gamemarket {__version__}; tables in `data/` (equilibria, truthful gains, each mechanism's reduced game "
+            "as EGTA JSON and as a tidy CSV)._",
+            "",
+        ]
+        text = "\n".join(md)
+        md_path = out.file("report.md")
+        write_text(md_path, text)
+        write_text(out.file("index.html"), to_html(text, f"{spec.name}: population game"))
+        out.finish()  # what an earlier report wrote and this one did not goes (only that)
+        return out.final(md_path)
 
 
 def _write_data(an, out: OutputFolder, eq: pd.DataFrame, gains: pd.DataFrame) -> None:

@@ -96,34 +96,35 @@ def write_report(an: StudyAnalysis, *, force: bool = False, n_jobs: int = 1) -> 
     # the discussion first: a field it names that the analysis lacks is an error before anything is written
     notes = _discussion(an)
     out = claim_folder(Path(spec.report_dir), spec, force)
-    export(an, out, "data/")
-    paper = paper_setup(an)
-    md = _setup_section(an)
-    if an.workload:
-        md.append(_table1(an, paper))
-    md += _games_section(an, out, jobs, paper)
-    if paper and an.paper_games:
-        md.append(_paper_game_section(an))
-    if an.claims:
-        md.append(claims_section(spec, an.claims, out) if paper else _claims_pointer(an.claims, out))
-    if _has_gains(an):
-        md.append(_gains_section(an.shading_gains, out))
-    if an.growth is not None:
-        md += _growth_section(an.growth, out, jobs)
-    if notes:
-        md += _discussion_section(notes)
-    grid, paper_figures = _queue_figures(an, out, jobs, paper)
-    figs = _draw_figures(jobs, n_jobs, out, grid, paper_figures)
-    if figs:
-        md += _figures_section(figs)
-    md += _data_section(an, grid is not None)
-    md.append(f"\n_Report written by gamemarket {__version__}._\n")
-    text = "\n".join(md)
-    write_text(out.file("report.md"), text)
-    html = out.file("index.html")
-    write_text(html, to_html(text, spec.name))
-    out.finish()  # what an earlier report wrote and this one did not (a figure no longer drawn) goes
-    return out.final(html)
+    with out:  # a report that fails or is stopped gives its folder back as it was
+        export(an, out, "data/")
+        paper = paper_setup(an)
+        md = _setup_section(an)
+        if an.workload:
+            md.append(_table1(an, paper))
+        md += _games_section(an, out, jobs, paper)
+        if paper and an.paper_games:
+            md.append(_paper_game_section(an))
+        if an.claims:
+            md.append(claims_section(spec, an.claims, out) if paper else _claims_pointer(an.claims, out))
+        if _has_gains(an):
+            md.append(_gains_section(an.shading_gains, out))
+        if an.growth is not None:
+            md += _growth_section(an.growth, out, jobs)
+        if notes:
+            md += _discussion_section(notes)
+        grid, paper_figures = _queue_figures(an, out, jobs, paper)
+        figs = _draw_figures(jobs, n_jobs, out, grid, paper_figures)
+        if figs:
+            md += _figures_section(figs)
+        md += _data_section(an, grid is not None)
+        md.append(f"\n_Report written by gamemarket {__version__}._\n")
+        text = "\n".join(md)
+        write_text(out.file("report.md"), text)
+        html = out.file("index.html")
+        write_text(html, to_html(text, spec.name))
+        out.finish()  # what an earlier report wrote and this one did not (a figure no longer drawn) goes
+        return out.final(html)
 
 
 def paper_setup(an: StudyAnalysis) -> bool:

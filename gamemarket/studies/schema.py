@@ -25,6 +25,7 @@ from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_v
 
 # the consumer strategies' tables are declared by their families (gamemarket.consumers); the study's
 # schema holds them where a study may write them, and its reference lists them
+from gamemarket.bids import MAX_BID
 from gamemarket.consumers.betamix import ConsumerGrid, ConsumerMix
 from gamemarket.consumers.piecewise import PiecewiseEntry
 from gamemarket.consumers.shading import ShadingEntry
@@ -195,8 +196,8 @@ class BidsTable(Table):
         max_length=100,
         description="[weight, mean, sd] per component; weights sum to 1",
     )
-    lo: NonNegative = Field(0.0, description="lowest private bid")
-    hi: Positive = Field(180.0, description="highest private bid")
+    lo: NonNegative = Field(0.0, le=MAX_BID, description="lowest private bid")
+    hi: Positive = Field(180.0, le=MAX_BID, description="highest private bid")
 
 
 # ---------------------------------------------------------------------------- [strategies]

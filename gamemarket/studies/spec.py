@@ -298,14 +298,14 @@ def load_study(path: str | Path, *, results: str | Path | None = None, report: s
             seeds=_seeds(doc.replications),
             aliases=aliases,
             paper=doc.paper.model_dump(exclude_none=True) if doc.paper else {},
-            population_study=_study_file(doc.population_study, base, where, "population study"),
+            population_study=_study_file(doc.population_study, base, where, "population study", kind="population"),
             games=[GameDef(g.name or f"game {k + 1}", g.provider, g.consumer) for k, g in enumerate(doc.games)]
             or list(DEFAULT_GAMES),
             bids=_bids(doc.bids, where),
             results_dir=results_dir,
             report_dir=report_dir,
             description=doc.description,
-            companions=[_study_file(c, base, where, "companion study") for c in doc.companions],
+            companions=[_study_file(c, base, where, "companion study", kind="bimatrix") for c in doc.companions],
             notes=doc.notes,
             gains=doc.gains.model_dump() if doc.gains else None,
             population=_population(doc.game, where, base),
@@ -420,13 +420,25 @@ def _outputs(out, name: str, base: Path, results, report) -> tuple[Path, Path]:
     return resolve(results_dir, "results folder"), resolve(report_dir, "report folder")
 
 
-def _study_file(value: str | None, base: Path, where: str, what: str) -> Path | None:
-    """A study file the study names (a companion, the population study), relative to it; it must exist."""
+def _study_file(value: str | None, base: Path, where: str, what: str, *, kind: str) -> Path | None:
+    """A study file the study names (a companion, the population study), relative to it; it must exist and be a
+    study of ``kind`` (its ``[game] kind``; a design study is of kind "design"): a companion is run and reported as a
+    provider/consumer game, the population study quoted as a population game's answer."""
     if value is None:
         return None
     p = resolve(base / value, what)
     if not p.is_file():
         raise InputError(f"{where}: {what} {p} does not exist")
+    doc = read_toml(p, "study file (TOML)")
+    game = doc.get("game") if isinstance(doc.get("game"), dict) else {}
+    found = "design" if "design" in doc else game.get("kind", "bimatrix")
+    if found != kind:
+        wanted = {"bimatrix": "a provider/consumer (bimatrix) study", "population": "a population study"}[kind]
+        raise InputError(
+            f"{where}: {what} {p} is a {found} study ([game] kind = {found!r}); expected {wanted}"
+            if found != "design"
+            else f"{where}: {what} {p} is a design study ([design]); expected {wanted}"
+        )
     return p
 
 

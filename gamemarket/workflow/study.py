@@ -227,7 +227,8 @@ class StudyResult:
 @contextmanager
 def _report_claimed(spec: StudySpec, write: bool, force: bool):
     """The study's report folder claimed before the work (a folder that is not the study's is refused before any
-    simulation), the claim undone if the work fails before the report writes a file."""
+    simulation), held to the report's last file, and the claim undone if the work or the report fails (a failed
+    report, whose files are staged, leaves the folder as it was: none at all where the claim made it)."""
     if not write:
         yield None
         return
@@ -314,9 +315,9 @@ def _population(spec: StudySpec, how: dict, *, write_report: bool, force: bool, 
 def _population_locked(
     spec: StudySpec, how: dict, *, write_report: bool, force: bool, log: Log, t0: float, held: ExitStack
 ) -> StudyResult:
-    with _report_claimed(spec, write_report, force):
-        held.enter_context(study_store(spec, force=force).lock())
-        an = run_population_study(spec, force=force, **how)
+    held.enter_context(_report_claimed(spec, write_report, force))
+    held.enter_context(study_store(spec, force=force).lock())
+    an = run_population_study(spec, force=force, **how)
     log(
         f"study {spec.name}: {an.runs.simulations:,} simulations ({an.runs.run_now:,} run now) in "
         f"{duration(an.runs.wall_seconds)}; results in {spec.results_dir}"
@@ -339,10 +340,10 @@ def _design(spec: StudySpec, how: dict, *, write_report: bool, force: bool, log:
     """A design study (``[design]``): its search (each point's population game, the confirmation on fresh seeds),
     its answer stored in the results folder, its report; under its lock, as a population study's."""
     with ExitStack() as held:
-        with _report_claimed(spec, write_report, force):
-            held.enter_context(study_store(spec, force=force).lock("design study run"))
-            ans = run_design(spec, log=log, **how)
-            write_answer(spec, ans)
+        held.enter_context(_report_claimed(spec, write_report, force))
+        held.enter_context(study_store(spec, force=force).lock("design study run"))
+        ans = run_design(spec, log=log, **how)
+        write_answer(spec, ans)
         log(
             f"study {spec.name}: {ans.simulations:,} simulations in {duration(ans.wall_seconds)}; chosen "
             f"{ans.chosen or 'none'}; results in {spec.results_dir}"
@@ -369,19 +370,19 @@ def _bimatrix_locked(
     spec: StudySpec, how: dict, *, write_report: bool, force: bool, methods: tuple, log: Log, t0: float, held
 ) -> StudyResult:
     runs = []
-    with _report_claimed(spec, write_report, force):
-        held.enter_context(study_store(spec, force=force).lock())
-        for s in [load_study(c) for c in spec.companions] + [spec]:
-            info: StudyRun = run_simulations(s, force=force and s is spec, **how)
-            runs.append(info)
-            log(
-                f"study {s.name}: {info.tasks:,} runs ({info.skipped:,} already stored, {info.run:,} run now) "
-                f"in {duration(info.wall_seconds)}; results in {s.results_dir}"
-            )
-        if spec.gains:
-            t1 = time.perf_counter()
-            run_gains(spec, **how)
-            log(f"shading gains over market sizes {spec.gains['jobs']}: {duration(time.perf_counter() - t1)}")
+    held.enter_context(_report_claimed(spec, write_report, force))
+    held.enter_context(study_store(spec, force=force).lock())
+    for s in [load_study(c) for c in spec.companions] + [spec]:
+        info: StudyRun = run_simulations(s, force=force and s is spec, **how)
+        runs.append(info)
+        log(
+            f"study {s.name}: {info.tasks:,} runs ({info.skipped:,} already stored, {info.run:,} run now) "
+            f"in {duration(info.wall_seconds)}; results in {s.results_dir}"
+        )
+    if spec.gains:
+        t1 = time.perf_counter()
+        run_gains(spec, **how)
+        log(f"shading gains over market sizes {spec.gains['jobs']}: {duration(time.perf_counter() - t1)}")
     path = an = None
     if write_report:
         t1 = time.perf_counter()
@@ -416,7 +417,9 @@ def write_study_report(
     """
     log = log or _quiet
     spec = _spec(study, results, report)
-    with _writer_lock(spec, force):
+    # the folder claimed first (another study's is refused before the work), and given back as it was if the work
+    # fails (a run missing, a report that does not write): a failed report leaves no folder behind
+    with _writer_lock(spec, force), _report_claimed(spec, True, force):
         return _write_report_locked(spec, force=force, methods=methods, log=log)
 
 
@@ -431,15 +434,12 @@ def _writer_lock(spec: StudySpec, force: bool):
 
 def _write_report_locked(spec: StudySpec, *, force: bool, methods: tuple, log: Log) -> Path:
     t0 = time.perf_counter()
-    # the folder claimed first (another study's is refused before the work), and given back as it was if the
-    # stored runs do not answer (a run missing): a failed report leaves no folder behind
-    with _report_claimed(spec, True, force):
-        if spec.design is not None:
-            ans = read_answer(spec)
-        elif spec.population is not None:
-            an = run_population_study(spec, run=False)
-        else:
-            an = analyze(spec, methods=tuple(methods), for_report=True, population=linked_population(spec))
+    if spec.design is not None:
+        ans = read_answer(spec)
+    elif spec.population is not None:
+        an = run_population_study(spec, run=False)
+    else:
+        an = analyze(spec, methods=tuple(methods), for_report=True, population=linked_population(spec))
     if spec.design is not None:
         path = write_design_report(ans, spec, force=force).with_name("index.html")
         log(f"report: {path}")

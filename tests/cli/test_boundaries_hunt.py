@@ -376,3 +376,83 @@ def test_ctrl_c_says_what_it_leaves(tmp_path, capsys, monkeypatch):
     stop.__name__ = "cmd_study_run"
     assert main(["study", "run", str(study)]) == 130
     assert "finished runs are kept (the same command resumes)" in capsys.readouterr().err
+
+
+# --- the second hunt of 2026-12-04 (a held-out set: 42 of 60 handled at first) ---------------------------------
+
+
+def test_a_report_that_fails_on_its_discussion_leaves_no_report_folder(tmp_path, capsys):
+    study = write_study(tmp_path, 'notes = "see {claim.nope.ci}"\n' + TINY)
+    assert main(["study", "run", str(study), "--no-progress"]) == 2
+    assert "claim.nope.ci" in _err(capsys)
+    assert not (tmp_path / "studies" / "reports").exists()  # before: reports/tiny holding only its manifest
+    assert len(list((tmp_path / "studies" / "results" / "tiny" / "runs").glob("*.parquet"))) == 4  # runs kept
+
+
+def test_a_report_that_fails_while_writing_leaves_no_folder_and_names_the_file_where_it_lands(
+    tmp_path, capsys, monkeypatch
+):
+    from gamemarket.reports import report
+
+    study = write_study(tmp_path, TINY)
+    assert main(["study", "run", str(study), "--no-progress", "--no-report"]) == 0
+    capsys.readouterr()
+    real = report.write_text
+
+    def full(path, text, what="report"):  # the disk fills up at report.md, after the tables and figures
+        if Path(path).name == "report.md":
+            raise InputError(f"{path}: cannot write the {what}: No space left on device")
+        real(path, text, what)
+
+    monkeypatch.setattr(report, "write_text", full)
+    folder = tmp_path / "studies" / "reports" / "tiny"
+    assert main(["report", str(study)]) == 2
+    assert f"{folder}/report.md: cannot write the report: No space left on device" in _err(capsys)
+    gc.collect()
+    assert not folder.exists() and not folder.parent.exists()
+    monkeypatch.setattr(report, "write_text", real)
+    assert main(["report", str(study)]) == 0
+    before = _digests(folder)
+    monkeypatch.setattr(report, "write_text", full)
+    assert main(["report", str(study)]) == 2  # over a finished report: it stays as it was, its manifest too
+    gc.collect()
+    assert _digests(folder) == before
+
+
+def test_a_linked_study_of_the_wrong_kind_is_refused_when_the_study_is_read(tmp_path, capsys):
+    pop = (Path(__file__).parents[2] / "studies" / "population-default.toml").read_text()
+    write_study(tmp_path, pop, "pop.toml")
+    write_study(tmp_path, TINY, "other.toml")
+    for line, said in [
+        ('population_study = "other.toml"\n', "population study {} is a bimatrix study"),
+        ('companions = ["pop.toml"]\n', "companion study {} is a population study"),
+    ]:
+        study = write_study(tmp_path, line + TINY)
+        assert main(["study", "status", str(study)]) == 2
+        target = "other.toml" if "other" in line else "pop.toml"
+        assert said.format(tmp_path / "studies" / target) in _err(capsys)
+
+
+def test_bids_up_to_the_largest_run_and_beyond_it_are_refused(tmp_path, capsys):
+    body = TINY + "[bids]\nhi = 1e9\ncomponents = [[1.0, 5e8, 1e8]]\n"
+    study = write_study(tmp_path, body)
+    assert main(["study", "run", str(study), "--no-progress", "--no-report"]) == 0  # before: a MemoryError at 1e10
+    capsys.readouterr()
+    study.write_text(body.replace("hi = 1e9", "hi = 1e10"))
+    assert main(["study", "status", str(study)]) == 2
+    assert "[bids] field 'hi': expected a number > 0 and <= 1000000000.0" in _err(capsys)
+
+
+def test_the_bins_of_widely_spread_bids_count_only_the_cells_used_with_the_same_sums(tmp_path, monkeypatch):
+    """The sparse path (bids over more classes than ``DENSE_CELLS``) gives the stored runs of the dense one."""
+    from gamemarket.market import payoffs
+    from gamemarket.studies import load_results, load_study
+
+    tables = []
+    for dense in (payoffs.DENSE_CELLS, 0):
+        monkeypatch.setattr(payoffs, "DENSE_CELLS", dense)
+        study = write_study(tmp_path / str(dense), TINY)
+        assert main(["study", "run", str(study), "--no-progress", "--no-report"]) == 0
+        m, bins, _ = load_results(load_study(study), with_bins=True)
+        tables.append((m.drop(columns=["task_seconds"]), bins))
+    assert tables[0][0].equals(tables[1][0]) and tables[0][1].equals(tables[1][1])
