@@ -1427,7 +1427,7 @@ BASES = [
     ["workload", "fetch", "LPC-EGEE-2004-1.2-cln", "--dest", "dl", "--url", f"file://{D}/t.swf"],
     STUDY_RUN,
     ["study", "status", "studies/s.toml"],
-    ["game", "solve", "g.nfg", "--resamples", "20"],
+    ["game", "solve", "g.nfg", "--time-limit", "20"],
     ["game", "solve", "studies/s.toml", "--resamples", "20", "--format", "json"],
     ["game", "export", "studies/s.toml", "--out", "exp", "--resamples", "20"],
     ["report", "studies/s.toml"],
@@ -1547,7 +1547,7 @@ def size_cases(draw) -> Case:
     if which == "nfg":
         text = nfg_text(np.array([[3.0, 0.0], [5.0, 1.0]]), np.array([[3.0, 5.0], [0.0, 1.0]])).decode()
         text = re.sub(r"\{ 2 2 \}", "{ %d %d }" % (big, draw(st.sampled_from([2, big]))), text)
-        return Case("sizes", {"g.nfg": text.encode()}, [["game", "solve", "g.nfg", "--resamples", "20"]], f"nfg {big}")
+        return Case("sizes", {"g.nfg": text.encode()}, [["game", "solve", "g.nfg"]], f"nfg {big}")
     if which == "egta":
         doc = json.loads(TOOL_GAMES["game.json"])
         role = draw(st.sampled_from(sorted(doc["players"])))

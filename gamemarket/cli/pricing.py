@@ -124,6 +124,11 @@ def _write_result(out: Path, r) -> None:
             extra_resource=ex[1],
             extra_share=ex[2],
             throughput=r.throughput,
+            # whether the run met its stopping gap, and the gap it reached: a stopped run's file says so itself
+            converged=np.array(bool(r.converged)),
+            gap=np.array(float(r.gap)),
+            objective=np.array(float(r.objective)),
+            dual=np.array(float(r.dual)),
         )
     with atomic_path(out.with_suffix(".trace.csv"), "trace (.csv)") as tmp:
         r.trace.to_csv(tmp, index=False)

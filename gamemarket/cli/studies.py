@@ -162,6 +162,9 @@ def cmd_study_run(a) -> int:
     printed as it goes."""
     from gamemarket.workflow import run_study  # deferred: joblib, matplotlib, pandas, pyarrow, scipy.optimize
 
+    if a.no_report:
+        _no_effect(a.file, {"--report": a.report is not None, "--methods": list(a.methods) != list(DEFAULT_METHODS)},
+                   "to the report, which --no-report leaves out")  # fmt: skip
     run_study(
         a.file,
         results=a.results,
@@ -175,6 +178,17 @@ def cmd_study_run(a) -> int:
         log=print,
     )
     return 0
+
+
+def _no_effect(file, given: dict[str, bool], why: str) -> None:
+    """Refuse options that would have no effect (``given``: option -> whether it was given), naming them and
+    ``why``: a command that ignored them would have done something other than what was asked."""
+    named = [k for k, v in given.items() if v]
+    if named:
+        raise InputError(
+            f"{file}: {', '.join(named)} appl{'ies' if len(named) == 1 else 'y'} {why}; leave "
+            f"{'it' if len(named) == 1 else 'them'} out (no effect)"
+        )
 
 
 def _mixture_cell(mixture: dict) -> Parts:
@@ -302,9 +316,15 @@ def cmd_game_solve(a) -> int:
     from gamemarket.analysis.study import solve_game  # deferred: joblib, pandas, pyarrow, scipy.optimize
     from gamemarket.games.io import equilibria_records  # deferred: pandas
 
+    p = Path(a.file)
+    if p.suffix != ".toml":  # a game file has no study: its games, results and seeds are not there
+        _no_effect(
+            a.file,
+            {"--game": a.game is not None, "--results": a.results is not None, "--resamples": a.resamples != 1000},
+            "to a study file (.toml) only: a game file holds one game and no seeds to resample",
+        )
     if a.concept != "nash" or concept_options_given(a):  # (an option of another concept: refused there)
         return _solve_concept(a)
-    p = Path(a.file)
     if p.suffix == ".json":
         return _solve_egta(a)
     if p.suffix == ".toml":

@@ -95,7 +95,7 @@ def cmd_workload_compare(a) -> int:
     run of the market on each), optionally as JSON and as a four-panel figure.
     """
     from gamemarket.market import Mechanism, outcomes, simulate  # deferred: numba
-    from gamemarket.workloads.stats import workload_curves, workload_stats  # deferred: pandas
+    from gamemarket.workloads.stats import undefined, workload_curves, workload_stats  # deferred: pandas
 
     if a.figure:  # checked before the work that draws it
         inputs = [p for p in (a.a, a.b) if Path(p).exists()]
@@ -145,10 +145,11 @@ def cmd_workload_compare(a) -> int:
         ("autocorrelation of log run time, lag 1000", "acf_log_runtime_1000", digits(2)),
         ("daily-cycle period (h)", "daily_period_h", digits(3)),
     ]
+    why = {label: undefined(c) for label, c in cols.items()}
     if a.format == "json":
-        print(
-            dumps_json({"nodes": a.nodes, "mechanism": "hb-first, FT, seed %d" % a.seed, "workloads": cols}, indent=2)
-        )
+        doc = {"nodes": a.nodes, "mechanism": "hb-first, FT, seed %d" % a.seed, "workloads": cols}
+        doc["undefined"] = {label: w for label, w in why.items() if w}  # each null, with why
+        print(dumps_json(doc, indent=2))
     else:
         print(f"{a.nodes} nodes; queue statistics under HB with first price, all bids truthful, seed {a.seed}")
         print_table(
@@ -156,6 +157,10 @@ def cmd_workload_compare(a) -> int:
             [(title, *(fmt(c[key]) for c in cols.values())) for title, key, fmt in rows],
             full=FULL,
         )
+        titles = {key: title for title, key, _ in rows}
+        for label, w in why.items():
+            for key, reason in w.items():
+                print(f"n/a: {titles.get(key, key)} of {label}: {reason}")
     if a.figure:
         out = draw_workload_comparison(curves, a.figure, nodes=a.nodes)
         print(f"figure: {out}", file=sys.stderr)

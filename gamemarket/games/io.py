@@ -8,6 +8,7 @@ double. The outcome version (a list of outcomes, then one outcome index per prof
 
 from __future__ import annotations
 
+import csv
 import re
 from pathlib import Path
 
@@ -311,8 +312,14 @@ def read_csv_game(path: str | Path) -> Game:
         # every cell as written: a strategy named "NA", "nan" or "None" is that name, not a missing value (pandas'
         # default); a payoff is read as a number below, naming its line where it is not one
         df = pd.read_csv(path, dtype=str, keep_default_na=False)
+        header = next(csv.reader([read_text(path, "CSV game").split("\n", 1)[0].lstrip("\ufeff")]), [])
+    except InputError:
+        raise
     except Exception as exc:
         raise InputError(f"{path}: cannot read CSV: {exc}") from exc
+    twice = sorted({h for h in header if header.count(h) > 1})
+    if twice:  # pandas renames the second ``x`` to ``x.1`` and reads the first: which one did the file mean?
+        raise InputError(f"{path}: line 1: column(s) {twice} appear more than once; give each column once")
     for r, c in (("provider", "consumer"), ("row", "col")):
         if {r, c, f"{r}_payoff", f"{c}_payoff"} <= set(df.columns):
             break

@@ -486,6 +486,14 @@ def fit_lambda(branch: LogitBranch, observed) -> tuple[float, np.ndarray, float]
         )
     from scipy.optimize import minimize_scalar  # deferred: scipy.optimize
 
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is the answer below, not a warning
+        total = float(n.sum())
+        finite = np.isfinite(total) and np.all(np.isfinite(branch._z @ (n / total) * total))
+    if not finite:
+        raise InputError(
+            f"logit QRE fit: the observed counts (summing to {total:.3g}) make a log-likelihood beyond the float "
+            "range; give them as shares or smaller counts (the fitted lambda is the same)"
+        )
     ll = branch._z @ n
     k = int(np.argmax(ll))
     lo = branch.lambdas[max(k - 1, 0)]

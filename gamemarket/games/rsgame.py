@@ -192,9 +192,14 @@ class RoleSymmetricGame:
         """The profiles in canonical order, the complete list with each profile once (a profile listed twice
         or missing is refused, naming it), and their payoffs; both read-only."""
         full = all_profiles(self.players, self.num_strategies)
-        index = {tuple(r): i for i, r in enumerate(prof.tolist())}
-        if len(index) != len(prof):
-            raise InputError("role-symmetric game: a profile is listed twice")
+        index: dict[tuple, int] = {}
+        for i, r in enumerate(prof.tolist()):
+            first = index.setdefault(tuple(r), i)
+            if first != i:
+                raise InputError(
+                    f"role-symmetric game: profile {self.profile_text(np.array(r))} is listed twice (profiles "
+                    f"#{first + 1} and #{i + 1} of the list); list each profile once"
+                )
         order = []
         for row in full.tolist():
             i = index.get(tuple(row))

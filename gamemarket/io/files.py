@@ -186,13 +186,22 @@ def read_toml(path: str | os.PathLike, what: str = "TOML file") -> dict:
 
 def loads_json(text: str, where: str):
     """Parse JSON text; bad JSON, nesting too deep or a too-long integer is an error naming ``where``.
-    ``NaN`` and ``Infinity`` literals are refused too: they are not JSON."""
+    ``NaN`` and ``Infinity`` literals are refused too: they are not JSON; so is a key given twice in one object
+    (Python's parser keeps the last, others the first: the file means two things)."""
 
     def constant(name: str):
         raise InputError(f"{where}: invalid JSON: {name} is not a JSON value; expected a number or null")
 
+    def unique(pairs: list) -> dict:  # a key given twice: JSON readers differ on which one wins, so neither does
+        out: dict = {}
+        for key, value in pairs:
+            if key in out:
+                raise InputError(f"{where}: invalid JSON: the key {key!r} is given twice in one object")
+            out[key] = value
+        return out
+
     try:
-        return json.loads(text, parse_constant=constant)
+        return json.loads(text, parse_constant=constant, object_pairs_hook=unique)
     except json.JSONDecodeError as exc:
         raise InputError(f"{where}: invalid JSON: {exc}") from None
     except (RecursionError, ValueError) as exc:

@@ -174,9 +174,11 @@ def check_column_plain(col: Column, vals: np.ndarray, where: str, first_line: in
     bad = ~np.isfinite(vals)
     if bad.any():
         row = _first(bad)
+        v = vals[row].item()
+        shown = "empty or NaN" if v != v else repr(v)  # a CSV reader reads an empty cell as NaN: either may be it
         raise InputError(
-            f"{where}: {_at(row, first_line)}: column {c!r} is {vals[row].item()!r}; NaN or infinite values are "
-            "not allowed"
+            f"{where}: {_at(row, first_line)}: column {c!r} is {shown}; a finite number is needed (NaN or infinite "
+            "values are not allowed)"
         )
     del bad
     if col.integer and (vals != np.floor(vals)).any():

@@ -86,5 +86,6 @@ def met_message(gap: float, objective: float, target, words: str) -> str:
     certifies (``gap / |objective|``) are spelled out; an explicit ``eps`` keeps its words."""
     if words != DEFAULT_WORDS:
         return f"duality gap {gap:.3g} <= {words}"
-    rel = gap / abs(objective) if objective else np.inf
-    return f"duality gap {gap:.3g} <= {target(objective):.3g} ({words}): {rel:.2g} relative"
+    if not objective:  # no relative gap to certify: a zero objective (every weight 0, say) is met absolutely
+        return f"duality gap {gap:.3g} <= {target(objective):.3g} ({words}); the objective is 0, so no relative gap"
+    return f"duality gap {gap:.3g} <= {target(objective):.3g} ({words}): {gap / abs(objective):.2g} relative"

@@ -22,7 +22,7 @@ from gamemarket.confidence import t_interval
 from gamemarket.consumers import ConsumerStrategy
 from gamemarket.errors import InputError
 from gamemarket.search.exploration import exploration_probe
-from gamemarket.search.oracle import ProbeOracle, point, strategy_entry
+from gamemarket.search.oracle import ProbeOracle, strategy_entry
 from gamemarket.studies.population import PopulationRuns, on_scheduler
 from gamemarket.studies.population_config import load_shading, search_family
 from gamemarket.studies.runner import load_workload
@@ -95,7 +95,8 @@ def rule(text: str, known: dict, where: str) -> ConsumerStrategy:
     if not all(math.isfinite(v) for v in values):
         raise InputError(f"{where}: {text!r}: expected finite numbers")
     fam.check_point(values, where)  # its own message, naming the option
-    return point(values, family=fam_name)
+    # as typed: the exploration's 0.01 grid (``oracle.point``) is its search's, not a rule the user names
+    return fam.point(values)
 
 
 def mixture(text: str, known: dict, where: str) -> tuple[list, np.ndarray]:

@@ -212,6 +212,7 @@ class ResultStore:
             return
         lock.unlink(missing_ok=True)
         folder.written.discard(".lock")
+        folder._save()  # the manifest lists nothing now: the claim is given back whole
         folder.abandon()
         self._folder = None
 

@@ -82,6 +82,11 @@ def processors_of(meta: dict) -> int | None:
     for key in ("MaxProcs", "MaxNodes"):
         value = str(header.get(key, "")).strip()
         m = re.match(r"[-+]?\d+", value)
+        if m is None and key == "MaxProcs" and value:  # the standard's integer field: no text falls through it
+            raise InputError(
+                f"{meta.get('source', 'workload')}: header field {key} is {value!r}; expected a whole "
+                "processor count (or -1 for unknown)"
+            )
         if m is None:
             continue
         if not re.fullmatch(r"[-+]?\d+", value.split()[0]):  # "2.5" or "8e3": never truncated to its digits

@@ -95,7 +95,7 @@ class WorkloadModel:
         where = f"workload model{f' ({self.source})' if self.source else ''}"
 
         def bad(name, what):
-            raise InputError(f"{where}: field {name!r}: {what}")
+            raise InputError(f"{where}: {field_name(name)}: {what}")
 
         for name in ("jobs", "nodes"):
             v = getattr(self, name)
@@ -220,6 +220,12 @@ class WorkloadModel:
     @classmethod
     def from_dict(cls, d: dict, where: str = "workload model") -> "WorkloadModel":
         """A model from a model file's tables, validated; errors name ``where`` (the file) and the field."""
+        study_tables = {"workload", "strategies", "replications", "game", "design"}
+        if isinstance(d, dict) and "format" not in d and study_tables & set(d):
+            raise InputError(
+                f"{where}: is a study file ({', '.join(sorted(study_tables & set(d)))}), not a workload model; a model "
+                "file (written by `gamemarket workload fit`) starts with format = ..."
+            )
         check(ModelFile, d, where)  # types, ranges, unknown and missing fields, each named with its table
         try:
             g = {
@@ -277,6 +283,35 @@ def _inverse_cumulative_rate(v: np.ndarray, hour_of_week: np.ndarray) -> np.ndar
     return weeks * WEEK + h * HOUR + np.minimum(within, HOUR)
 
 
+#: each parameter's place in a model file (``WorkloadModel.from_dict``): ``[table] field``
+FILE_FIELDS = {
+    "jobs": ("defaults", "jobs"),
+    "nodes": ("defaults", "nodes"),
+    "load": ("defaults", "load"),
+    "threshold": ("campaigns", "threshold"),
+    "size_quantiles": ("campaigns", "size_quantiles"),
+    "gap_quantiles": ("campaigns", "gap_quantiles"),
+    "user_shares": ("campaigns", "user_shares"),
+    "user_effects": ("campaigns", "user_effects"),
+    "log_runtime_quantiles": ("runtime", "log_quantiles"),
+    "user_share": ("runtime", "user_share"),
+    "campaign_share": ("runtime", "campaign_share"),
+    "hour_of_week": ("arrivals", "hour_of_week"),
+    "start_gap_quantiles": ("arrivals", "start_gap_quantiles"),
+    "long_gap_share": ("arrivals", "long_gap_share"),
+    "long_gap_quantiles": ("arrivals", "long_gap_quantiles"),
+    "log_estimate_ratio_quantiles": ("estimates", "log_ratio_quantiles"),
+}
+
+
+def field_name(name: str) -> str:
+    """A parameter as a message names it: where a model file holds it (``[runtime] field 'log_quantiles'``)."""
+    if name not in FILE_FIELDS:
+        return f"field {name!r}"
+    table, key = FILE_FIELDS[name]
+    return f"[{table}] field {key!r}"
+
+
 def _where(model: WorkloadModel) -> str:
     """How errors name the model: its file where it was read from one, else its source trace."""
     if model.notes.get("file"):
@@ -317,7 +352,7 @@ def _campaign_sizes(rng: np.random.Generator, model: WorkloadModel, J: int) -> n
     while sizes.sum() < J:
         if rounds == MAX_SIZE_ROUNDS:
             raise InputError(
-                f"{_where(model)}: field 'size_quantiles': {rounds} rounds of campaign sizes covered "
+                f"{_where(model)}: {field_name('size_quantiles')}: {rounds} rounds of campaign sizes covered "
                 f"{int(sizes.sum()):,} of {J:,} jobs: the sizes drawn average {sizes.mean():.3g} jobs, the "
                 f"quantiles' mean is {mean_size:.3g}; expected size quantiles whose draws reach their mean "
                 f"(the largest, {sizes_q.max():.3g}, is it a campaign size?)"
@@ -347,7 +382,7 @@ def _run_times(rng, model: WorkloadModel, J: int, camp: np.ndarray, user_of: np.
     runtime = np.rint(np.exp(_interp(np.clip(score, Z_GRID[0], Z_GRID[-1]), Z_GRID, model.log_runtime_quantiles)))
     if not runtime.max() < MAX_TIME:
         raise InputError(
-            f"{_where(model)}: field 'log_runtime_quantiles': a run time of {runtime.max():.3g} s was drawn; "
+            f"{_where(model)}: {field_name('log_runtime_quantiles')}: a run time of {runtime.max():.3g} s was drawn; "
             f"expected log run times below {math.log(MAX_TIME):.4g} (run times below 2^53 s)"
         )
     return np.maximum(runtime, 1).astype(np.int64)
@@ -415,7 +450,8 @@ def _stretched_submissions(model, starts, camp, offset, first, n_long, cut, paus
     t = place(k)
     if not np.isfinite(t).all():
         raise InputError(
-            f"{_where(model)}: fields 'gap_quantiles', 'start_gap_quantiles', 'long_gap_quantiles': the gaps "
+            f"{_where(model)}: [campaigns] field 'gap_quantiles', [arrivals] fields 'start_gap_quantiles', "
+            "'long_gap_quantiles': the gaps "
             f"drawn sum beyond a double's range; expected gaps whose sum over {len(camp):,} jobs is finite"
         )
     t -= t.min()
@@ -430,7 +466,7 @@ def _estimates(rng, model: WorkloadModel, runtime: np.ndarray) -> np.ndarray:
     estimate = np.maximum(np.ceil(runtime * ratio), runtime)
     if not estimate.max() < MAX_TIME:
         raise InputError(
-            f"{_where(model)}: field 'log_estimate_ratio_quantiles': an estimate of {estimate.max():.3g} s was "
+            f"{_where(model)}: {field_name('log_estimate_ratio_quantiles')}: an estimate of {estimate.max():.3g} s was "
             f"drawn; expected estimates below 2^53 s (log ratios below {math.log(MAX_TIME / runtime.max()):.4g})"
         )
     return estimate.astype(np.int64)

@@ -16,7 +16,7 @@ HOUR, DAY = 3600.0, 86400.0
 def autocorrelation(x: np.ndarray, lag: int) -> float:
     """Sample autocorrelation of ``x`` at ``lag`` (NaN where the series is too short or constant)."""
     x = np.asarray(x, dtype=float)
-    if lag < 1 or len(x) <= lag + 1:
+    if lag < 1 or len(x) <= lag + 1 or x.min() == x.max():  # (a constant's deviations are rounding, not 0)
         return float("nan")
     d = x - x.mean()
     den = float(d @ d)
@@ -118,4 +118,23 @@ def workload_curves(jobs, nodes: int, *, days: int = 60) -> dict:
         "acf": (lags, np.array([autocorrelation(lr, int(k)) for k in lags])),
         "hour_of_day": (np.arange(24), hod),
         "hourly_load": (np.arange(len(load)) / 24.0, load),
+    }
+
+
+#: why a statistic of :func:`workload_stats` is undefined (NaN; ``null`` in JSON, ``n/a`` in a table)
+UNDEFINED = {
+    "gap_cv": "every job arrives at the same second",
+    "acf_log_runtime_1": "every run time is the same, or the jobs are fewer than the lag + 2",
+    "acf_log_runtime_100": "every run time is the same, or the jobs are fewer than the lag + 2",
+    "acf_log_runtime_1000": "every run time is the same, or the jobs are fewer than the lag + 2",
+    "daily_period_h": "the jobs' arrivals span less than four days",
+}
+
+
+def undefined(stats: dict) -> dict[str, str]:
+    """The statistics of ``stats`` (:func:`workload_stats`) that are undefined, each with why (``UNDEFINED``)."""
+    return {
+        k: UNDEFINED.get(k, "undefined for this workload")
+        for k, v in stats.items()
+        if isinstance(v, float) and not np.isfinite(v)
     }

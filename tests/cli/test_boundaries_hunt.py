@@ -456,3 +456,126 @@ def test_the_bins_of_widely_spread_bids_count_only_the_cells_used_with_the_same_
         m, bins, _ = load_results(load_study(study), with_bins=True)
         tables.append((m.drop(columns=["task_seconds"]), bins))
     assert tables[0][0].equals(tables[1][0]) and tables[0][1].equals(tables[1][1])
+
+
+def test_a_probed_rule_is_the_point_typed_not_the_explorations_grid(tmp_path):
+    from gamemarket.search.probe import probe
+    from gamemarket.studies import load_study
+    from study_helpers import write_population_study
+
+    spec = load_study(write_population_study(tmp_path))
+    a = probe(spec, "hb-first", "truthful", "per-class[0.123,0.2,0.995]", seeds=[1])  # before: 0.995 -> 1.0, refused
+    assert a.deviation == "per-class[0.123,0.2,0.995]"
+    b = probe(spec, "hb-first", "truthful", "per-class[0.12,0.2,0.995]", seeds=[1])
+    assert b.deviation == "per-class[0.12,0.2,0.995]"  # two points, two names (both were per-class[0.12,...])
+
+
+def test_statistics_of_a_constant_series_are_undefined_and_say_why(tmp_path, capsys):
+
+    from gamemarket.workloads.stats import autocorrelation
+
+    x = 100.0 + 1e-14 * 0 + __import__("numpy").zeros(3000)
+    assert autocorrelation(__import__("numpy").log(x), 1) != autocorrelation(x, 1)  # NaN != NaN: both undefined
+    swf = "; MaxNodes: 16\n" + "".join(
+        f"{k} {37 * k} 0 100 1 -1 -1 1 200 -1 1 1 -1 -1 -1 -1 -1 -1\n" for k in range(1, 1500)
+    )
+    p = tmp_path / "const.swf"
+    p.write_text(swf)
+    assert main(["workload", "compare", str(p), str(p), "--nodes", "16", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    w = doc["workloads"]["const.swf"]
+    assert w["acf_log_runtime_1"] is None and w["daily_period_h"] is None  # before: 0.99967, (n - lag) / n
+    why = doc["undefined"]["const.swf"]
+    assert why["acf_log_runtime_1"].startswith("every run time is the same")
+    assert why["daily_period_h"] == "the jobs' arrivals span less than four days"
+    assert main(["workload", "compare", str(p), str(p), "--nodes", "16"]) == 0
+    assert "n/a: daily-cycle period (h) of const.swf: the jobs' arrivals span less than four days" in (
+        capsys.readouterr().out
+    )
+
+
+def test_a_key_or_a_column_given_twice_is_refused_not_read_one_way(tmp_path, capsys):
+    p = tmp_path / "g.json"
+    p.write_text('{"players": {"r": 2}, "strategies": {"r": ["a"]}, "players": {"r": 3}, "profiles": []}')
+    assert main(["game", "solve", str(p)]) == 2
+    assert "invalid JSON: the key 'players' is given twice in one object" in _err(capsys)
+    c = tmp_path / "g.csv"
+    c.write_text("provider,consumer,provider_payoff,consumer_payoff,provider_payoff\na,x,1,2,5\n")
+    assert main(["game", "solve", str(c)]) == 2
+    assert "line 1: column(s) ['provider_payoff'] appear more than once" in _err(capsys)
+
+
+def test_a_profile_listed_twice_names_both_places():
+    import numpy as np
+
+    from gamemarket.games.rsgame import RoleSymmetricGame
+
+    prof = np.array([[2, 0], [1, 1], [0, 2], [1, 1]])
+    with pytest.raises(InputError, match=r"profile .* is listed twice \(profiles #2 and #4 of the list\)"):
+        RoleSymmetricGame(["r"], [2], [["a", "b"]], prof, np.zeros((4, 2), float))
+
+
+@pytest.mark.parametrize(
+    "argv,said",
+    [
+        (["--game", "nope"], "--game applies to a study file (.toml) only"),
+        (["--resamples", "5"], "--resamples applies to a study file (.toml) only"),
+        (["--results", "r", "--game", "x"], "--game, --results apply to a study file (.toml) only"),
+    ],
+)
+def test_options_that_would_have_no_effect_are_refused(tmp_path, capsys, argv, said):
+    p = tmp_path / "pd.nfg"
+    p.write_text('NFG 1 R "g" { "P1" "P2" } { 2 2 }\n\n3 3 0 5 5 0 1 1\n')
+    assert main(["game", "solve", str(p), *argv]) == 2
+    assert said in _err(capsys)
+
+
+def test_study_run_without_its_report_refuses_the_reports_options(tmp_path, capsys):
+    study = write_study(tmp_path, TINY)
+    assert main(["study", "run", str(study), "--no-report", "--report", "X", "--methods", "gnm"]) == 2
+    assert "--report, --methods apply to the report, which --no-report leaves out" in _err(capsys)
+    assert not (tmp_path / "studies" / "results").exists()
+
+
+def test_trace_header_and_model_file_messages_name_what_the_file_holds(tmp_path, capsys):
+    p = tmp_path / "t.swf"
+    p.write_text("; MaxProcs: abc\n; MaxNodes: 4\n" + SWF.split("\n", 1)[1])
+    assert main(["workload", "info", str(p)]) == 2
+    assert "header field MaxProcs is 'abc'; expected a whole processor count" in _err(capsys)
+    study = write_study(tmp_path, TINY.replace('source = "synthetic"', 'source = "synthetic"\nmodel = "s.toml"'))
+    assert main(["simulate", "--workload", str(study)]) == 2
+    assert f"{study}: is a study file (replications, strategies, workload), not a workload model" in _err(capsys)
+
+
+def test_a_model_files_error_names_the_field_as_the_file_holds_it(tmp_path, capsys):
+    text = (Path(__file__).parents[2] / "models" / "lpc-egee-2004.toml").read_text()
+    head, rest = text.split("log_quantiles = [", 1)
+    values, tail = rest.split("]", 1)
+    nums = values.split(",")
+    nums[0] = " 20.0"  # the first quantile above the others: out of order
+    p = tmp_path / "m.toml"
+    p.write_text(head + "log_quantiles = [" + ",".join(nums) + "]" + tail)
+    assert main(["simulate", "--workload", str(p)]) == 2
+    assert "[runtime] field 'log_quantiles': expected a non-decreasing list" in _err(capsys)
+
+
+def test_no_inf_or_numpy_warning_in_what_a_zero_objective_or_huge_counts_print(tmp_path, capsys):
+    import numpy as np
+
+    p = tmp_path / "wz.npz"
+    np.savez(p, A=np.array([[1.0, 0.5], [0.2, 1.0], [0.7, 0.7]]), R=np.array([1.0, 2.0]), weight=np.zeros(3))
+    assert main(["price", "solve", str(p), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "inf" not in out and "the objective is 0, so no relative gap" in out
+    g = tmp_path / "pd.nfg"
+    g.write_text('NFG 1 R "g" { "P1" "P2" } { 2 2 }\n\n3 3 0 5 5 0 1 1\n')
+    assert main(["game", "solve", str(g), "--concept", "qre", "--observed", "P1:1=1e308", "P1:2=1e308"]) == 2
+    err = _err(capsys)
+    assert "make a log-likelihood beyond the float range" in err and "gamemarket: warning" not in err
+
+
+def test_an_empty_job_table_cell_is_said_to_be_empty(tmp_path, capsys):
+    p = tmp_path / "j.csv"
+    p.write_text("id,submit,runtime,estimate,private_bid,reported_bid\n1,0,403,600,137.5,\n")
+    assert main(["simulate", "--job-table", str(p), "--nodes", "2"]) == 2
+    assert "line 2: column 'reported_bid' is empty or NaN; a finite number is needed" in _err(capsys)

@@ -43,8 +43,22 @@ def test_out_holds_the_allocation_and_the_trace_and_json_the_summary(tmp_path, c
             "extra_resource",
             "extra_share",
             "throughput",
+            "converged",
+            "gap",
+            "objective",
+            "dual",
         }
         assert f["prices"].tolist() == summary["prices"] and f["j1"].shape == (40,)
+        assert bool(f["converged"]) == summary["converged"] and float(f["gap"]) == summary["gap"]
+
+
+def test_a_run_stopped_short_of_its_gap_writes_a_file_that_says_so(tmp_path, capsys):
+    out = tmp_path / "nc.npz"
+    argv = ["price", "solve", "--n", "2000", "--m", "4", "--max-iter", "1", "--method", "lbfgs", "--out", str(out)]
+    assert main([*argv, "--quiet", "--format", "json"]) == 3
+    summary = json.loads(capsys.readouterr().out)
+    with np.load(out) as f:
+        assert not bool(f["converged"]) and float(f["gap"]) == summary["gap"] > 0
     trace = pd.read_csv(out.with_suffix(".trace.csv"))
     assert len(trace) == summary["evaluations"]
     assert list(trace.columns) == ["evaluation", "iteration", "dual", "primal", "gap", "max_violation", "seconds"]

@@ -66,7 +66,10 @@ _PAY = [[1.0, 0.0], [0.0, 2.0], [0.0, 3.0]]
             (["r"], [2], [["a", "b"]], _PROF, [[1.0, 0.0], [0.0, np.inf], [0.0, 3.0]]),
             r"payoff of 'b' is .*inf.*; payoffs must be finite",
         ),
-        ((["r"], [2], [["a", "b"]], [[2, 0], [2, 0], [0, 2]], _PAY), r"a profile is listed twice"),
+        (
+            (["r"], [2], [["a", "b"]], [[2, 0], [2, 0], [0, 2]], _PAY),
+            r"profile .* is listed twice \(profiles #1 and #2 of the list\)",
+        ),
         (
             (["r"], [60], [[f"s{k}" for k in range(60)]], np.zeros((0, 60)), np.zeros((0, 60))),
             r"has [\d,]+ profiles; got 0",

@@ -81,10 +81,22 @@ def _with(model, **fields):
 def test_model_times_beyond_the_table_range_name_the_field(model):
     cases = [
         ({}, {"load": 1e-300}, "load 1e-300 on 105 nodes makes the span"),
-        ({"log_runtime_quantiles": tuple(np.linspace(0, 700, len(Z_GRID)))}, {}, "field 'log_runtime_quantiles'"),
-        ({"log_estimate_ratio_quantiles": tuple(np.linspace(0, 800, len(P_GRID)))}, {}, "'log_estimate_ratio_"),
-        ({"gap_quantiles": tuple(np.full(len(P_GRID), 1e308))}, {}, "'gap_quantiles', 'start_gap_quantiles'"),
-        ({"start_gap_quantiles": tuple(np.full(len(P_GRID), 1e308))}, {}, "'gap_quantiles', 'start_gap_quantiles'"),
+        ({"log_runtime_quantiles": tuple(np.linspace(0, 700, len(Z_GRID)))}, {}, r"\[runtime\] field 'log_quantiles'"),
+        (
+            {"log_estimate_ratio_quantiles": tuple(np.linspace(0, 800, len(P_GRID)))},
+            {},
+            r"\[estimates\] field 'log_ratio_quantiles'",
+        ),
+        (
+            {"gap_quantiles": tuple(np.full(len(P_GRID), 1e308))},
+            {},
+            "'gap_quantiles', .arrivals. fields 'start_gap_quantiles'",
+        ),
+        (
+            {"start_gap_quantiles": tuple(np.full(len(P_GRID), 1e308))},
+            {},
+            "'gap_quantiles', .arrivals. fields 'start_gap_quantiles'",
+        ),
     ]
     for fields, kw, match in cases:
         with pytest.raises(InputError, match=match):
@@ -96,7 +108,9 @@ def test_campaign_sizes_that_never_cover_the_jobs_are_an_error_not_a_hang(model)
     # round covers 16 jobs; 20,000 jobs would take 1,250 rounds
     sizes = tuple(np.r_[np.ones(len(P_GRID) - 1), 1e300])
     assert len(generate_from_model(_with(model, size_quantiles=sizes), jobs=4000).jobs) == 4000
-    with pytest.raises(InputError, match=r"field 'size_quantiles': 1000 rounds of campaign sizes covered 16,000 of"):
+    with pytest.raises(
+        InputError, match=r"\[campaigns\] field 'size_quantiles': 1000 rounds of campaign sizes covered 16,000 of"
+    ):
         generate_from_model(_with(model, size_quantiles=sizes), jobs=20_000)
 
 
