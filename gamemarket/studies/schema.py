@@ -56,6 +56,10 @@ MAX_RUNTIME = 10**7
 # gamemarket.reports.discussion; its literal text may hold references to the paper, claim numbers and
 # names with digits (g0.5x0.6, DEV1, LPC-EGEE-2004), never a typed number.
 NOTE_FIELD = re.compile(r"\{([A-Za-z0-9_.\-]+)\}")
+#: the kinds of field a discussion may quote (``gamemarket.reports.discussion.facts``: the first part of each)
+NOTE_KINDS = frozenset(
+    {"claim", "claims", "game", "paper-game", "games", "gains", "workload", "paper", "growth", "market", "population"}
+)
 NOTE_REFERENCE = re.compile(
     r"Figs?\.\s*\d+(?:\s*[-,]\s*\d+)*|Table\s+\d+|Eq\.\s*\d+|Section\s+\d+"
     r"|\(\d\)(?:\s*-\s*\(\d\))?"
@@ -617,6 +621,15 @@ class StudyFile(Table):
                 f"'notes' quotes the number(s) {typed[:5]} as typed text; a discussion quotes computed numbers as "
                 "fields such as {claim.c1.ci} (see gamemarket.reports.discussion)"
             )
+        # a field's kind is known before any run (its key only once the analysis has it): a misspelt kind is named
+        # now, not after every simulation
+        for f in NOTE_FIELD.findall(self.notes):
+            head, _, rest = f.partition(".")
+            if head not in NOTE_KINDS and rest.partition(".")[0] not in ("claim", "claims"):  # a companion's
+                raise ValueError(
+                    f"'notes' field {{{f}}}: unknown kind {head!r}; a field starts with one of "
+                    f"{sorted(NOTE_KINDS)} (or a companion study's name, then claim. or claims.)"
+                )
         return self
 
 

@@ -579,3 +579,20 @@ def test_an_empty_job_table_cell_is_said_to_be_empty(tmp_path, capsys):
     p.write_text("id,submit,runtime,estimate,private_bid,reported_bid\n1,0,403,600,137.5,\n")
     assert main(["simulate", "--job-table", str(p), "--nodes", "2"]) == 2
     assert "line 2: column 'reported_bid' is empty or NaN; a finite number is needed" in _err(capsys)
+
+
+def test_a_discussion_field_of_no_known_kind_is_named_before_any_run(tmp_path, capsys):
+    study = write_study(tmp_path, 'notes = "see {clam.c1.ci}"\n' + TINY)
+    assert main(["study", "run", str(study), "--no-progress"]) == 2
+    assert "'notes' field {clam.c1.ci}: unknown kind 'clam'" in _err(capsys)
+    assert not (tmp_path / "studies" / "results").exists()  # nothing simulated
+
+
+def test_the_kinds_of_discussion_field_are_those_the_analysis_gives(ran):
+    from gamemarket.analysis.study import analyze
+    from gamemarket.reports.discussion import facts
+    from gamemarket.studies import load_study
+    from gamemarket.studies.schema import NOTE_KINDS
+
+    kinds = {k.split(".")[0] for k in facts(analyze(load_study(ran), for_report=True))}
+    assert kinds and kinds <= NOTE_KINDS
