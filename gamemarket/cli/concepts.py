@@ -10,7 +10,7 @@ import numpy as np
 from gamemarket.cli.options import integer, number
 from gamemarket.cli.output import FULL, Figure, Parts, print_table
 from gamemarket.errors import InputError
-from gamemarket.games.alpharank import DEFAULT_ALPHA, DEFAULT_EPS, DEFAULT_M, alpharank
+from gamemarket.games.alpharank import DEFAULT_ALPHA, DEFAULT_EPS, DEFAULT_M, MAX_ALPHA, alpharank
 from gamemarket.games.qre import fit_lambda, logit_branch
 from gamemarket.io.files import dumps_json
 
@@ -35,6 +35,8 @@ def add_concept_options(gs) -> None:
         "ranked by the stationary distribution of evolutionary dynamics)",
     )
     positive = number(min=0, min_open=True, what="a finite number")
+    # (its sensitivity is printed at 10 ALPHA: at most alpharank's largest intensity)
+    intensity = number(min=0, min_open=True, max=MAX_ALPHA / 10, what="a selection intensity")
     gs.add_argument(
         "--lambda-range",
         nargs=2,
@@ -53,9 +55,10 @@ def add_concept_options(gs) -> None:
     )
     gs.add_argument(
         "--alpha",
-        type=positive,
+        type=intensity,
         metavar="ALPHA",
-        help="--concept alpharank: the selection intensity, finite and > 0, in units of each role's payoff spread "
+        help=f"--concept alpharank: the selection intensity, > 0 and at most {MAX_ALPHA / 10:g}, in units of each "
+        "role's payoff spread "
         "(default: 100, OpenSpiel's); the ranking is also printed at ALPHA/100, ALPHA/10, 10 ALPHA and in the "
         "infinite-alpha limit, for its sensitivity",
     )
@@ -161,7 +164,7 @@ def observed_counts(items: list[str], roles: list, strategies: list) -> np.ndarr
             n = math.nan
         if not math.isfinite(n) or n < 0:
             raise InputError(f"--observed: {item!r}: expected a count or share >= 0, got {value!r}")
-        counts[index[keys[0]]] += n
+        counts[index[keys[0]]] += n  # a strategy named twice adds up (observations pooled, as documented)
     if not counts.any():
         raise InputError("--observed: every count is 0; expected some play observed")
     return counts

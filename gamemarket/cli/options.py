@@ -102,6 +102,17 @@ LOAD = number(min=1e-3, max=1e6, what="an offered load")  # as a study's [worklo
 NONNEGATIVE = number(min=0, what="a finite number")
 
 
+def workers(text: str) -> int:
+    """``--n-jobs``: worker processes, >= 1, or -1 for all cores (joblib's 0 and -2 ... are refused)."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if v == 0 or v < -1:
+        raise argparse.ArgumentTypeError(f"expected a number of worker processes >= 1, or -1 for all cores; got {v}")
+    return v
+
+
 def add_force(parser, what: str) -> None:
     """The ``--force`` option of a command that writes ``what``."""
     parser.add_argument(

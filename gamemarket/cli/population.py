@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gamemarket.cli.options import examples
+from gamemarket.cli.options import examples, workers
 from gamemarket.cli.plugin import add_plugin_option
 from gamemarket.errors import InputError
 from gamemarket.io.files import dumps_json
@@ -40,7 +40,7 @@ def cmd_probe(a) -> int:
         from gamemarket.studies.scheduler import identify  # deferred: gamemarket.studies loads pandas and joblib
 
         identify(a.scheduler_address)
-    spec = load_study(a.study, results=a.results)
+    spec = load_study(a.study)  # (a probe runs what it asks: it reads no stored results, and writes none)
     seeds = _seeds(a.seeds) if a.seeds is not None else None
     ans = probe(
         spec,
@@ -56,7 +56,7 @@ def cmd_probe(a) -> int:
         print(dumps_json(ans.to_dict(), indent=2))
         return 0
     m, lo, hi = ans.gain
-    gain = num_ci(m, lo, hi, 4) if lo == lo else num(m, 4, sign=True)
+    gain = num_ci(m, lo, hi, 4) if lo == lo else f"{num(m, 4, sign=True)} (no interval: one seed)"
     base = " + ".join(f"{num(p, 3)} {r}" for r, p in ans.base.items())
     print(
         f"under {ans.mechanism}, with the population playing {base}, a single agent playing {ans.deviation} gains "
@@ -100,11 +100,7 @@ def add_population_commands(sub) -> None:
         help="the probe agents' share (default: the study's [game.exploration] probe, else its [game] probe)",
     )
     p.add_argument("--format", choices=["text", "json"], default="text", help="how the answer is printed")
-    p.add_argument("--n-jobs", type=int, default=1, help="worker processes (default: 1)")
+    p.add_argument("--n-jobs", type=workers, default=1, help="worker processes (default: 1; -1: all cores)")
     p.add_argument("--scheduler-address", help="a dask.distributed scheduler (default: none, local processes)")
-    p.add_argument(
-        "--results",
-        help="the study's results folder, only read: nothing is written (default: the study file's [output] results)",
-    )
     add_plugin_option(p)
     p.set_defaults(func=cmd_probe)

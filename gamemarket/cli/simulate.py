@@ -5,7 +5,15 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from gamemarket.cli.options import JOBS_COUNT, LOAD, NONNEGATIVE, SEED, add_deprecated_alias, add_force, examples
+from gamemarket.cli.options import (
+    JOBS_COUNT,
+    LOAD,
+    SEED,
+    add_deprecated_alias,
+    add_force,
+    examples,
+    number,
+)
 from gamemarket.cli.output import FULL, print_dict
 from gamemarket.cli.plugin import add_plugin_option
 from gamemarket.cli.workload import workload_options
@@ -17,6 +25,7 @@ from gamemarket.market import Mechanism
 from gamemarket.market.payments import BLEND, PAYMENTS
 from gamemarket.market.profile import DEFAULT_MIX, PROFILE_OPTIONS, simulate_profile
 from gamemarket.market.schedulers import SCHEDULERS
+from gamemarket.market.simulate import MAX_RESERVE
 from gamemarket.registry import Registry
 
 
@@ -139,7 +148,12 @@ def add_simulate_command(sub) -> None:
         help=_entries_help(PAYMENTS, Mechanism.payment)
         + f"; {BLEND}: alpha x first price + (1 - alpha) x k-th price, alpha given by --blend",
     )
-    s.add_argument("--reserve", type=NONNEGATIVE, default=1.0, help="reservation price r (per unit of bid)")
+    s.add_argument(
+        "--reserve",
+        type=number(min=0, max=MAX_RESERVE, what="a reservation price"),
+        default=1.0,
+        help=f"reservation price r (per unit of bid; at most {MAX_RESERVE:g})",
+    )
     s.add_argument(
         "--blend",
         type=float,

@@ -10,11 +10,11 @@ from pathlib import Path
 import numpy as np
 
 from gamemarket.cli.concepts import add_concept_options, check_concept_options, concept_options_given, solve_concept
-from gamemarket.cli.options import EXIT_UNFINISHED, add_force, examples, integer, names_option, number
+from gamemarket.cli.options import EXIT_UNFINISHED, add_force, examples, integer, names_option, number, workers
 from gamemarket.cli.output import FULL, Figure, Parts, exact, print_table, table_lines, terminal_width
 from gamemarket.cli.plugin import add_plugin_option
 from gamemarket.errors import InputError, UndefinedPayoffError
-from gamemarket.games.budget import MAX_TIME_LIMIT
+from gamemarket.games.budget import MAX_TIME_LIMIT, stderr_is_terminal
 from gamemarket.games.equilibria import DEFAULT_METHODS, DEFAULT_TIME_LIMIT, EQUILIBRIUM_METHODS
 from gamemarket.io.files import OutputFolder, check_output_file, check_outputs, dumps_json
 from gamemarket.io.jobtable import check_table_path, write_table
@@ -172,7 +172,7 @@ def cmd_study_run(a) -> int:
         write_report=not a.no_report,
         n_jobs=a.n_jobs,
         scheduler_address=a.scheduler_address,
-        progress=not a.no_progress,
+        progress=not a.no_progress and stderr_is_terminal(),  # as --help says: a bar only where one is seen
         force=a.force,
         methods=tuple(a.methods),
         log=print,
@@ -325,6 +325,12 @@ def cmd_game_solve(a) -> int:
         )
     if a.concept != "nash" or concept_options_given(a):  # (an option of another concept: refused there)
         return _solve_concept(a)
+    if a.complete and not any(EQUILIBRIUM_METHODS.get(m).exhaustive for m in a.methods):
+        exhaustive = [n for n, m in EQUILIBRIUM_METHODS.items() if m.exhaustive]
+        raise InputError(
+            f"--complete asks for every extreme equilibrium, which the methods asked ({', '.join(a.methods)}) do not "
+            f"enumerate; add one that does ({', '.join(exhaustive)})"
+        )
     if p.suffix == ".json":
         return _solve_egta(a)
     if p.suffix == ".toml":
@@ -378,8 +384,16 @@ def _solve_concept(a) -> int:
     """``game solve --concept qre|alpharank``: the file's games (an EGTA JSON game, or the bimatrix games of a study,
     an .nfg or a CSV table) through :func:`gamemarket.cli.concepts.solve_concept`; a population study is refused."""
     check_concept_options(a)
-    if a.concept != "nash" and a.methods != list(DEFAULT_METHODS):
-        raise InputError(f"--methods applies to --concept nash, not --concept {a.concept}")
+    if a.concept != "nash":  # the Nash search's own options: the other concepts run no such search
+        nash_only = {
+            "--methods": a.methods != list(DEFAULT_METHODS),
+            "--time-limit": a.time_limit != DEFAULT_TIME_LIMIT,
+            "--complete": a.complete,
+        }
+        named = [k for k, v in nash_only.items() if v]
+        if named:
+            raise InputError(f"{', '.join(named)} appl{'ies' if len(named) == 1 else 'y'} to --concept nash, not "
+                             f"--concept {a.concept}")  # fmt: skip
     p = Path(a.file)
     if p.suffix == ".json":
         from gamemarket.games.egta import read_egta  # deferred: pandas
@@ -401,6 +415,13 @@ def cmd_game_export(a) -> int:
     if p.suffix != ".toml":
         raise InputError(f"{a.file}: export takes a study file (.toml)")
     spec = _study(a, p)
+    if spec.population is not None or spec.design is not None:
+        kind = "a design study" if spec.design is not None else "a population study"
+        raise InputError(
+            f"{a.file}: {kind}; game export writes a provider/consumer study's games. This study's games are in its "
+            f"report's data/ ({spec.report_dir / 'data'}: each mechanism's reduced game as EGTA JSON and CSV), which "
+            "study run and report write"
+        )
     if not a.out:
         raise InputError(
             f"{a.file}: game export needs --out FOLDER, a folder of its own; the study's report folder already "
@@ -412,10 +433,12 @@ def cmd_game_export(a) -> int:
     # over and its tables deleted), nor lie inside it
     inputs = [*spec.inputs(), spec.results_dir]
     folder = OutputFolder(out, owner=owner, what="export folder", force=a.force, inputs=inputs, option="--out")
-    an = analyze(spec, methods=tuple(a.methods), resamples=a.resamples)
-    for f in export(an, folder):
+    with folder:  # an export that fails (no stored runs) gives the folder back as it was: none, where it made it
+        an = analyze(spec, methods=tuple(a.methods), resamples=a.resamples)
+        written = export(an, folder)
+        folder.finish()
+    for f in written:
         print(f)
-    folder.finish()
     return 0
 
 
@@ -425,17 +448,6 @@ def cmd_report(a) -> int:
 
     write_study_report(a.study, results=a.results, report=a.report, force=a.force, methods=tuple(a.methods), log=print)
     return 0
-
-
-def _workers(text: str) -> int:
-
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if v == 0 or v < -1:
-        raise argparse.ArgumentTypeError(f"expected a number of worker processes >= 1, or -1 for all cores; got {v}")
-    return v
 
 
 #: bootstrap resamples: as a study's ``[game] resamples`` at most 10**6 (each one a game's regrets recomputed)
@@ -545,7 +557,7 @@ def add_study_commands(sub) -> None:
         ),
     )
     r.add_argument("file", help="the study file (.toml); runs already stored in its results folder are kept")
-    r.add_argument("--n-jobs", type=_workers, default=-1, help="worker processes (-1: all cores)")
+    r.add_argument("--n-jobs", type=workers, default=-1, help="worker processes (-1: all cores)")
     r.add_argument(
         "--scheduler-address",
         help="a dask.distributed scheduler, e.g. tcp://10.0.0.1:8786 (default: none, local worker processes)",

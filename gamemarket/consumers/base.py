@@ -420,6 +420,18 @@ def _hashed_params(fn):
     def params(self) -> dict:
         out = fn(self)
         name = getattr(self, "family", "")
+        try:  # what a stored run's key is made of: plain JSON data (numbers, strings, lists, dicts), checked here
+            ok = isinstance(out, dict) and json.loads(json.dumps(out, sort_keys=True, allow_nan=False)) is not None
+        except (TypeError, ValueError) as exc:
+            raise InputError(
+                f"consumer strategy {getattr(self, 'name', '?')!r} of family {name!r} (a plugin's): params() must "
+                f"return plain JSON data (numbers, strings, lists, dicts), got {out!r}: {exc}"
+            ) from None
+        if not ok:
+            raise InputError(
+                f"consumer strategy {getattr(self, 'name', '?')!r} of family {name!r} (a plugin's): params() must "
+                f"return a dict, got {type(out).__name__}"
+            )
         fam = FAMILIES[name] if name in FAMILIES else None
         source = getattr(fam, "source", None)
         return {**out, "plugin": source.rsplit("@", 1)[1]} if source else out

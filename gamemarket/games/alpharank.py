@@ -57,6 +57,9 @@ from gamemarket.errors import InputError
 #: OpenSpiel's defaults: population size, selection intensity and the infinite-alpha limit's noise
 DEFAULT_M = 50
 DEFAULT_ALPHA = 100.0
+#: the largest selection intensity: beyond it every fixation probability of a loss is below exp(-1e12) (the chain is
+#: the infinite-alpha limit's, :func:`sink_components`) and ``alpha`` times a population's gains passes the float range
+MAX_ALPHA = 1e12
 DEFAULT_EPS = 0.01
 
 
@@ -204,9 +207,15 @@ def transition_matrix(
 
 def _check(alpha, m, eps) -> None:
     if alpha is not None and (
-        isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not math.isfinite(alpha) or alpha <= 0
+        isinstance(alpha, bool)
+        or not isinstance(alpha, (int, float))
+        or not math.isfinite(alpha)
+        or not 0 < alpha <= MAX_ALPHA
     ):
-        raise InputError(f"alpha-rank: alpha must be a finite number > 0, got {alpha!r}")
+        raise InputError(
+            f"alpha-rank: alpha must be a number > 0 and at most {MAX_ALPHA:g}, got {alpha!r} (larger: the "
+            "infinite-alpha limit, alpha=None)"
+        )
     if not isinstance(m, (int, np.integer)) or isinstance(m, bool) or m < 2:
         raise InputError(f"alpha-rank: the population size m must be an integer >= 2, got {m!r}")
     if alpha is None and not (0 < eps < 0.5):

@@ -14,7 +14,7 @@ import pandas as pd
 
 from gamemarket.confidence import t_half_width
 from gamemarket.errors import InputError, UndefinedPayoffError
-from gamemarket.games.checks import check_finite
+from gamemarket.games.checks import check_finite, check_names
 
 
 @dataclass
@@ -44,7 +44,16 @@ class Game:
         self.cols = [str(c) for c in self.cols] if self.cols is not None else [f"c{j}" for j in range(self.A.shape[1])]
         if len(self.rows) != self.A.shape[0] or len(self.cols) != self.A.shape[1]:
             raise InputError(f"game {self.title!r}: strategy names do not match the payoff shape {self.A.shape}")
+        check_names(self.players, f"game {self.title!r}", "players")
+        if len(self.players) != 2:
+            raise InputError(f"game {self.title!r}: expected two players, got {list(self.players)}")
+        if self.players[0] == self.players[1]:
+            raise InputError(
+                f"game {self.title!r}: its two players are both named {self.players[0]!r}; an answer names each "
+                "player's strategies by the player: expected two names"
+            )
         for who, names in zip(self.players, (self.rows, self.cols)):
+            check_names(names, f"game {self.title!r}: {who}")
             twice = sorted({n for n in names if names.count(n) > 1})
             if twice:  # an equilibrium names its strategies: two of one name would be one in every answer
                 raise InputError(

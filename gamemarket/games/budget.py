@@ -60,7 +60,7 @@ def progress_wanted(progress: bool | None):
         _PROGRESS.reset(token)
 
 
-def _stderr_is_terminal() -> bool:
+def stderr_is_terminal() -> bool:
     try:
         return bool(sys.stderr.isatty())
     except (AttributeError, ValueError):  # replaced by an object without one, or closed
@@ -75,7 +75,7 @@ class SearchClock:
         self.limit = check_time_limit(time_limit)
         self.start = time.monotonic()
         want = _PROGRESS.get() if progress is None else progress
-        self.show = _stderr_is_terminal() if want is None else bool(want)
+        self.show = stderr_is_terminal() if want is None else bool(want)
         self._bar = None
 
     def elapsed(self) -> float:

@@ -34,7 +34,7 @@ from scipy.special import gammaln
 
 from gamemarket.errors import InputError
 from gamemarket.games.bimatrix import Game
-from gamemarket.games.checks import check_range
+from gamemarket.games.checks import check_names, check_range
 from gamemarket.io.limits import check_fits
 
 _TINY = np.finfo(float).tiny
@@ -133,6 +133,9 @@ class RoleSymmetricGame:
         roles = tuple(str(r) for r in self.roles)
         if not roles or len(set(roles)) != len(roles):
             raise InputError(f"role-symmetric game: roles must be unique and non-empty, got {list(roles)}")
+        check_names(roles, "role-symmetric game", "roles")
+        for r, ss in zip(roles, self.strategies):
+            check_names([str(s) for s in ss], f"role-symmetric game: role {r!r}")
         players = tuple(int(n) for n in self.players)
         strategies = tuple(tuple(str(s) for s in ss) for ss in self.strategies)
         if len(players) != len(roles) or len(strategies) != len(roles):

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from gamemarket.bids import bid_bin_codes
+from gamemarket.bids import MAX_BID, bid_bin_codes
 from gamemarket.errors import InputError, foreign_prints, raised, real_numbers
 from gamemarket.io import jobtable
 from gamemarket.market import engine, outcomes
@@ -31,6 +31,11 @@ from gamemarket.market.schedulers import get_scheduler
 
 if TYPE_CHECKING:  # a job table may also be a mapping of column arrays (``simulate --jobs``), without pandas
     import pandas as pd
+
+
+#: the highest reservation price (per node-second), as high as the highest private bid (``bids.MAX_BID``): a run's
+#: payments, their sums and their spreads stay far inside the float range
+MAX_RESERVE = MAX_BID
 
 
 @dataclass(frozen=True)
@@ -61,8 +66,8 @@ class Mechanism:
                 raise InputError(
                     f"field 'blend' ({self.blend!r}) applies to payment 'blend' only, not {self.payment!r}"
                 )
-        if not (math.isfinite(self.reserve) and self.reserve >= 0):
-            raise InputError(f"reserve must be a finite number >= 0, got {self.reserve!r}")
+        if not (math.isfinite(self.reserve) and 0 <= self.reserve <= MAX_RESERVE):
+            raise InputError(f"reserve must be a number >= 0 and <= {MAX_RESERVE:g}, got {self.reserve!r}")
         if self.preemption_overhead != 0:
             raise InputError("preemption_overhead: only 0 (free preemption and migration) is implemented")
 

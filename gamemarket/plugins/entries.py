@@ -18,6 +18,7 @@ from gamemarket.errors import InputError
 from gamemarket.market.hooks import EVENT_SCHEDULERS
 from gamemarket.market.payments import BLEND, PAYMENTS
 from gamemarket.market.schedulers import SCHEDULERS
+from gamemarket.market.simulate import MAX_RESERVE
 from gamemarket.registry import PLUGINS_ENV, Registry
 
 #: the entry-point group of installed plugins
@@ -105,8 +106,8 @@ def register_provider(name: str, scheduler: str, payment: str, *, reserve: float
         r = float(reserve)
     except (TypeError, ValueError):
         r = float("nan")
-    if isinstance(reserve, bool) or not (r >= 0 and r != float("inf")):
-        raise InputError(f"{what}: field 'reserve': expected a finite number >= 0, got {reserve!r}")
+    if isinstance(reserve, bool) or not (0 <= r <= MAX_RESERVE):
+        raise InputError(f"{what}: field 'reserve': expected a number >= 0 and <= {MAX_RESERVE:g}, got {reserve!r}")
     return PROVIDERS.register(name, ProviderEntry(name, scheduler, payment, r, str(description)))
 
 

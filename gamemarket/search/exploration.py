@@ -248,7 +248,12 @@ def _round(e: _Explorer, menu: list, mixtures: list) -> tuple[ExplorationRound, 
     for mixture in mixtures:
         entry, rule = e.certify_one(menu, mixture)
         if entry is None:
-            reason = f"the budget of {e.ex['budget']} simulations ran out ({e.ex['budget'] - e.left()} used)"
+            used = e.ex["budget"] - e.left()
+            reason = (
+                f"the budget of {e.ex['budget']} simulations ran out ({used} used)"
+                if used
+                else f"the budget of {e.ex['budget']} simulations is too small for one certificate: none searched"
+            )
             break
         eqs.append(entry)
         if rule is not None and all(rule[0].key() != a.key() for a, _ in added):

@@ -55,6 +55,7 @@ class ProbeAnswer:
             "seeds": list(self.seeds),
             "probe": self.probe,
             "per_seed": list(self.per_seed),
+            **({} if len(self.seeds) > 1 else {"interval": "none: one seed (an interval needs two or more)"}),
         }
 
 

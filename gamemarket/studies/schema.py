@@ -211,7 +211,7 @@ class SchedulingProvider(Table):
     kind: Literal["scheduling"] = "scheduling"
     scheduler: str = Field(description="a registered scheduler (hb, nphb, wspt, wspt-est, fcfs, ...)")
     payment: str = Field(description="a registered payment scheme (first, kth, ...), or blend")
-    reserve: NonNegative = Field(1.0, description="reservation price r: the lowest price per node-second")
+    reserve: NonNegative = Field(1.0, le=MAX_BID, description="reservation price r: the lowest price per node-second")
     blend: float | None = Field(
         None, ge=0, le=1, description="payment blend: alpha x first price + (1 - alpha) x k-th price (payment blend)"
     )
@@ -425,6 +425,11 @@ class ExplorationTable(Table):
     def _bounds_in_order(self):
         if not self.bounds[0] < self.bounds[1]:
             raise ValueError(f"field 'bounds': expected lower < upper, got {list(self.bounds)}")
+        if self.first_seeds > self.confirm_seeds:  # the first look's seeds are the cap's first ones
+            raise ValueError(
+                f"field 'first_seeds' ({self.first_seeds}) is above 'confirm_seeds' ({self.confirm_seeds}), the most "
+                "fresh seeds a certificate looks at; expected first_seeds <= confirm_seeds"
+            )
         return self
 
 
@@ -449,6 +454,8 @@ class GameTable(PopulationSettings):
 #: what a design search's objective and constraint may name: the provider's figures at the consumers' equilibrium
 #: (``stay`` and ``welfare_all`` need ``[game] outside_price``)
 DESIGN_METRICS = ("revenue", "welfare", "welfare_all", "stay", "utilization")
+#: the design metrics that are shares of their whole, in [0, 1]
+SHARE_METRICS = ("stay", "utilization")
 #: the design search's optimisers: bayes_opt's Gaussian process (a noise term fitted), optuna's TPE, a regular grid
 DESIGN_OPTIMISERS = ("gp", "tpe", "grid")
 
@@ -507,6 +514,11 @@ class DesignTable(Table):
                     raise ValueError(f"field {table!r}: unknown metric {k!r}; expected one of {list(DESIGN_METRICS)}")
                 if not math.isfinite(v):
                     raise ValueError(f"field {table!r}: metric {k!r}: expected a finite number, got {v!r}")
+                if table == "constraint" and k in SHARE_METRICS and not 0 <= v <= 1:
+                    raise ValueError(
+                        f"field 'constraint': metric {k!r} is a share, so no design reaches {v!r}; expected a least "
+                        "mean in [0, 1]"
+                    )
         if not self.objective or not any(v != 0 for v in self.objective.values()):
             raise ValueError("field 'objective': expected a non-zero weight on at least one metric")
         return self

@@ -310,7 +310,7 @@ def load_study(path: str | Path, *, results: str | Path | None = None, report: s
             gains=doc.gains.model_dump() if doc.gains else None,
             population=_population(doc.game, where, base),
             plugins=plugins,
-            exploration=_exploration(doc.game, where),
+            exploration=_exploration(doc.game, where, len(_seeds(doc.replications))),
             design=parse_design(doc.design, where),
         )
     except InputError as exc:  # the spec's own checks: say which file
@@ -442,7 +442,7 @@ def _study_file(value: str | None, base: Path, where: str, what: str, *, kind: s
     return p
 
 
-def _exploration(game, where: str) -> dict | None:
+def _exploration(game, where: str, seeds: int) -> dict | None:
     """``[game] exploration``: its checked fields (every one, defaults filled in), or None. What the schema cannot
     check, since it needs the study's plugins (loaded by now), is checked here, before any run
     (``population_config.check_exploration``): the family and its declaration, the bounds within the family's,
@@ -451,6 +451,11 @@ def _exploration(game, where: str) -> dict | None:
         return None
     d = game.exploration.model_dump()
     check_exploration(d, f"{where}: [game.exploration]")
+    if d.get("search_seeds") is not None and d["search_seeds"] > seeds:
+        raise InputError(
+            f"{where}: [game.exploration] field 'search_seeds': {d['search_seeds']} of the study's seeds, which are "
+            f"{seeds} ([replications]); expected at most {seeds}"
+        )
     d["bounds"] = list(d["bounds"])
     return d
 

@@ -84,6 +84,8 @@ def new_study(path: str | Path, *, population: bool = False, force: bool = False
     Returns the path written.
     """
     path = Path(path)
+    if path.suffix.lower() == ".toml" and path.suffix != ".toml":  # x.TOML: the study file the user named
+        path = path.with_suffix(".toml")
     if path.suffix != ".toml":
         path = path.with_name(path.name + ".toml")
     name = check_name(path.stem, str(path), "name (the file's stem)")

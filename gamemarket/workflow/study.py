@@ -293,6 +293,7 @@ def run_study(
     if scheduler_address is not None:  # before any folder is claimed or locked: what answers there, named
         identify(scheduler_address)
     spec = _spec(study, results, report)
+    _methods_apply(spec, methods)
     how = {"n_jobs": n_jobs, "scheduler_address": scheduler_address, "progress": progress}
     if spec.design is not None:
         return _design(spec, how, write_report=write_report, force=force, log=log, t0=t0)
@@ -302,6 +303,17 @@ def run_study(
         log(f"study {spec.name} quotes the population study {spec.population_study}: running it first")
         _population(load_study(spec.population_study), how, write_report=True, force=False, log=log, t0=t0)
     return _bimatrix(spec, how, write_report=write_report, force=force, methods=tuple(methods), log=log, t0=t0)
+
+
+def _methods_apply(spec: StudySpec, methods) -> None:
+    """Equilibrium methods other than the default are refused for a study whose answer is not a bimatrix game's (a
+    population or design study searches its role-symmetric game its own way): they would have no effect."""
+    if (spec.population is not None or spec.design is not None) and tuple(methods) != tuple(DEFAULT_METHODS):
+        kind = "design" if spec.design is not None else "population"
+        raise InputError(
+            f"study {spec.name!r}: --methods applies to a provider/consumer study's games; a {kind} study searches "
+            "its role-symmetric game its own way (leave it out: it would have no effect)"
+        )
 
 
 def _population(spec: StudySpec, how: dict, *, write_report: bool, force: bool, log: Log, t0: float) -> StudyResult:
@@ -417,6 +429,7 @@ def write_study_report(
     """
     log = log or _quiet
     spec = _spec(study, results, report)
+    _methods_apply(spec, methods)
     # the folder claimed first (another study's is refused before the work), and given back as it was if the work
     # fails (a run missing, a report that does not write): a failed report leaves no folder behind
     with _writer_lock(spec, force), _report_claimed(spec, True, force):

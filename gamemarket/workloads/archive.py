@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import tempfile
 import urllib.request
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ class Trace:
     url: str
     sha256: str
     note: str = ""
+    size: int | None = None  #: its bytes: a download is read no further (a wrong address may never end)
 
 
 KNOWN_TRACES = {
@@ -39,6 +39,7 @@ KNOWN_TRACES = {
             f"{PWA}/l_lpc/LPC-EGEE-2004-1.2-cln.swf.gz",
             "2fc37df5cc14c355fc7a88235f72e54fdf5f0d93de09399d015383ee5c35a59d",
             "LPC EGEE cluster, Aug 2004 - May 2005, 140 processors; data: Emmanuel Medernach",
+            size=2_718_006,
         ),
         Trace(
             "SDSC-Par-1996-3.1-cln",
@@ -46,6 +47,7 @@ KNOWN_TRACES = {
             "cb1aab02b5e3c34659d1c1d6f73c002d415229c59f40c03fab4e20331abdaff7",
             "SDSC Intel Paragon, Dec 1995 - Dec 1996, 400 nodes, congested (offered load about 0.75); "
             "data: Reagan Moore and Allen Downey",
+            size=497_990,
         ),
     ]
 }
@@ -105,7 +107,26 @@ def fetch(
     if scheme not in URL_SCHEMES:
         raise InputError(f"--url {url!r}: expected an address of scheme {', '.join(URL_SCHEMES)}")
     dest_dir = Path(dest) if dest is not None else cache_dir()
-    dest_dir.mkdir(parents=True, exist_ok=True)
+    if dest_dir.exists() and not dest_dir.is_dir():
+        raise InputError(f"--dest {dest_dir}: is a file; expected a folder")
+    made = [q for q in (dest_dir, *dest_dir.parents) if not q.exists()]  # removed again if the download fails
+    try:
+        dest_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"--dest {dest_dir}: cannot create the folder: {exc.strerror or exc}") from None
+    try:
+        return _fetch_into(dest_dir, trace, url, timeout, force)
+    except BaseException:
+        for q in made:  # deepest first: a folder this download made holds nothing of it now
+            try:
+                q.rmdir()
+            except OSError:
+                break
+        raise
+
+
+def _fetch_into(dest_dir: Path, trace: Trace, url: str, timeout: float, force: bool) -> Path:
+    """:func:`fetch` into an existing folder."""
     target = dest_dir / Path(trace.url).name
     if target.exists():
         try:
@@ -121,8 +142,12 @@ def fetch(
     try:
         # the scheme is one of URL_SCHEMES (checked above), and the content is accepted only with its SHA-256
         with os.fdopen(fd, "wb") as out, urllib.request.urlopen(url, timeout=timeout) as resp:  # nosec B310
-            shutil.copyfileobj(resp, out)
-        verify(tmp, trace.sha256)
+            _copy_bounded(resp, out, trace, url)
+        try:
+            verify(tmp, trace.sha256)
+        except ChecksumError as exc:  # named by the address it came from: the temporary file is gone below
+            got = str(exc).split("SHA-256 is ", 1)[-1]
+            raise ChecksumError(f"{url}: SHA-256 of the download is {got}; not the catalogued {trace.name}") from None
         os.replace(tmp, target)
     except OSError as exc:
         raise GameMarketError(f"cannot download {url}: {exc}") from exc
@@ -130,6 +155,22 @@ def fetch(
         if os.path.exists(tmp):
             os.unlink(tmp)
     return target
+
+
+def _copy_bounded(resp, out, trace: Trace, url: str, chunk: int = 1 << 20) -> None:
+    """Copy a download, reading no more than the catalogued trace's size (``/dev/zero`` never ends)."""
+    done = 0
+    while True:
+        block = resp.read(chunk)
+        if not block:
+            return
+        done += len(block)
+        if trace.size is not None and done > trace.size:
+            raise ChecksumError(
+                f"{url}: the download passes {trace.size:,} bytes, the catalogued {trace.name}'s size; not it "
+                "(stopped there)"
+            )
+        out.write(block)
 
 
 def search_dirs() -> list[Path]:

@@ -573,7 +573,7 @@ def test_bad_input_gets_a_clear_error(name, tmp_path, capsys, monkeypatch):
         (["game", "solve", "x.nfg", "--resamples", "-1"], "argument --resamples"),
         (["simulate", "--nodes", "many"], "argument --nodes: expected a number of nodes >= 1, got 'many'"),
         (["simulate", "--nodes", "2.5"], "argument --nodes: expected a number of nodes >= 1, got '2.5'"),
-        (["simulate", "--reserve", "-1"], "argument --reserve: expected a finite number >= 0, got -1"),
+        (["simulate", "--reserve", "-1"], "argument --reserve: expected a reservation price >= 0 and <= 1e+09, got -1"),
         (["simulate", "--seed", "-1"], "argument --seed: expected a seed >= 0"),
         (["simulate", "--reduction", "1.5"], "argument --reduction: expected a fraction of the trace's processors"),
         (["simulate", "--load", "nan"], "argument --load: expected an offered load >= 0.001 and <= 1e+06, got nan"),

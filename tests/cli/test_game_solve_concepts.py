@@ -48,9 +48,18 @@ def test_alpharank_json_and_text(capsys):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--concept", "alpharank", "--alpha", "nan"], "--alpha: expected a finite number > 0, got nan"),
-        (["--concept", "alpharank", "--alpha", "inf"], "--alpha: expected a finite number > 0, got inf"),
-        (["--concept", "alpharank", "--alpha", "-1"], "--alpha: expected a finite number > 0, got -1"),
+        (
+            ["--concept", "alpharank", "--alpha", "nan"],
+            "--alpha: expected a selection intensity > 0 and <= 1e+11, got nan",
+        ),
+        (
+            ["--concept", "alpharank", "--alpha", "inf"],
+            "--alpha: expected a selection intensity > 0 and <= 1e+11, got inf",
+        ),
+        (
+            ["--concept", "alpharank", "--alpha", "-1"],
+            "--alpha: expected a selection intensity > 0 and <= 1e+11, got -1",
+        ),
         (["--concept", "qre", "--lambda-range", "10", "1"], "--lambda-range: expected LOW < HIGH, both > 0; got 10 1"),
         (["--concept", "qre", "--lambda-range", "2", "2"], "--lambda-range: expected LOW < HIGH, both > 0; got 2 2"),
         (["--concept", "qre", "--lambda-range", "0", "1"], "--lambda-range: expected a finite number > 0, got 0"),
