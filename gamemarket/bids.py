@@ -31,6 +31,9 @@ MIN_ACCEPTANCE = 1e-3
 #: [0, 180]): a job's valuation, bid x its seconds, and a study's sums of them stay far inside the float range, and a
 #: bid's class of width 10 an integer
 MAX_BID = 1e9
+#: the highest reservation price (per node-second), as high as the highest private bid: a run's payments, their sums
+#: and their spreads stay far inside the float range
+MAX_RESERVE = MAX_BID
 
 
 @dataclass(frozen=True)

@@ -60,7 +60,9 @@ def cmd_probe(a) -> int:
     base = " + ".join(f"{num(p, 3)} {r}" for r, p in ans.base.items())
     print(
         f"under {ans.mechanism}, with the population playing {base}, a single agent playing {ans.deviation} gains "
-        f"{gain} bid x seconds per agent (95% CI over {len(ans.seeds)} seeds; the paired estimate, "
+        f"{gain} bid x seconds per agent ("
+        + (f"95% CI over {len(ans.seeds)} seeds; " if len(ans.seeds) > 1 else "")
+        + "the paired estimate, "
         f"{num(ans.probe)} of the agents as probes)"
     )
     return 0

@@ -96,16 +96,17 @@ def _problem(a):
     from gamemarket.pricing import load, synthetic  # deferred: numba, pandas, scipy.optimize
 
     if a.problem:
-        given = [f"--{k}" for k in ("n", "m", "utility") if getattr(a, k) is not None]
+        given = [f"--{k}" for k in ("n", "m", "utility", "seed") if getattr(a, k) is not None]
         if given:
             raise InputError(
-                f"{a.problem}: a saved problem fixes its jobs, resources and utility, so "
+                f"{a.problem}: a saved problem fixes its jobs, resources, utility and numbers, so "
                 f"{', '.join(given)} would have no effect; leave {'it' if len(given) == 1 else 'them'} out"
             )
         return load(a.problem, limit=memory_limit())  # its arrays' size from their headers, before inflating
     if a.n is None or a.m is None:
         raise InputError("give a saved problem (.npz) or --n and --m for the paper's synthetic family")
-    return synthetic(a.n, a.m, a.utility or "log", a.seed, dtype=np.float32 if a.float32 else np.float64)
+    seed = 0 if a.seed is None else a.seed
+    return synthetic(a.n, a.m, a.utility or "log", seed, dtype=np.float32 if a.float32 else np.float64)
 
 
 def _write_result(out: Path, r) -> None:
@@ -190,7 +191,7 @@ def add_pricing_commands(sub) -> None:
         help="resources (synthetic family; default: none)",
     )
     s.add_argument("--utility", help="linear, log, target or alpha:<value> (synthetic family; default log)")
-    s.add_argument("--seed", type=SEED, default=0, help="seed of the synthetic family's draw")
+    s.add_argument("--seed", type=SEED, help="seed of the synthetic family's draw (default: 0)")
     s.add_argument("--float32", action="store_true", help="hold efficiencies in float32 (half the memory)")
     s.add_argument(
         "--eps",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from gamemarket.bids import MAX_RESERVE
 from gamemarket.cli.options import (
     JOBS_COUNT,
     LOAD,
@@ -25,7 +26,6 @@ from gamemarket.market import Mechanism
 from gamemarket.market.payments import BLEND, PAYMENTS
 from gamemarket.market.profile import DEFAULT_MIX, PROFILE_OPTIONS, simulate_profile
 from gamemarket.market.schedulers import SCHEDULERS
-from gamemarket.market.simulate import MAX_RESERVE
 from gamemarket.registry import Registry
 
 

@@ -30,10 +30,11 @@ def workload_options(sp) -> None:
     sp.add_argument(
         "--parallel",
         choices=["split", "drop"],
-        default="split",
-        help="parallel records: split into serial jobs (default) or drop",
+        help="an SWF trace's parallel records: split into serial jobs (default) or drop",
     )
-    sp.add_argument("--skip-bad-lines", action="store_true", help="skip malformed SWF lines and report how many")
+    sp.add_argument(
+        "--skip-bad-lines", action="store_true", help="skip an SWF trace's malformed lines and report how many"
+    )
     sp.add_argument(
         "--nodes",
         type=NODES,
@@ -49,9 +50,11 @@ def workload_options(sp) -> None:
 # ---------------------------------------------------------------- workload
 def cmd_workload_info(a) -> int:
     """``gamemarket workload info``: jobs, processors, span, offered load and run-time quantiles of a workload."""
+    from gamemarket.market.profile import check_trace_options  # deferred: the market (numba)
     from gamemarket.workloads import load  # deferred: pandas
 
-    w = load(a.path, parallel=a.parallel, skip_bad_lines=a.skip_bad_lines)
+    check_trace_options(a.path, a.parallel, a.skip_bad_lines)
+    w = load(a.path, parallel=a.parallel or "split", skip_bad_lines=a.skip_bad_lines)
     print_dict(w.info(nodes=a.nodes, reduction=a.reduction))
     return 0
 
@@ -68,7 +71,10 @@ def cmd_workload_fit(a) -> int:
     check_outputs({"--out": a.out}, [a.trace] if Path(a.trace).exists() else [])
     check_output_file(a.out, option="--out", force=a.force)
     t0 = time.perf_counter()
-    w = load(a.trace, parallel=a.parallel, skip_bad_lines=a.skip_bad_lines)
+    from gamemarket.market.profile import check_trace_options  # deferred: the market (numba)
+
+    check_trace_options(a.trace, a.parallel, a.skip_bad_lines)
+    w = load(a.trace, parallel=a.parallel or "split", skip_bad_lines=a.skip_bad_lines)
     nodes = w.nodes(a.nodes, a.reduction)
     name = Path(a.trace).name.removesuffix(".gz").removesuffix(".swf")
     model = fit_model(w, nodes=nodes, threshold=a.threshold, source=name)

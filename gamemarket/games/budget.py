@@ -61,6 +61,7 @@ def progress_wanted(progress: bool | None):
 
 
 def stderr_is_terminal() -> bool:
+    """Whether standard error is a terminal (where a progress bar is seen); False where it was replaced or closed."""
     try:
         return bool(sys.stderr.isatty())
     except (AttributeError, ValueError):  # replaced by an object without one, or closed

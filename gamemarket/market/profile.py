@@ -86,7 +86,7 @@ def simulate_profile(
     payment: str = Mechanism.payment,
     reserve: float = 1.0,
     blend: float | None = None,
-    parallel: str = "split",
+    parallel: str | None = None,
     skip_bad_lines: bool = False,
     out: PathLike | None = None,
     jobs_out: PathLike | None = None,
@@ -207,6 +207,19 @@ def _synthetic_params(workload: str, synthetic_jobs, load, seed: int, nodes) -> 
     return {**synth, "nodes": nodes} if synth and nodes is not None else synth
 
 
+def check_trace_options(workload: str, parallel: str | None, skip_bad_lines: bool) -> None:
+    """``--parallel`` and ``--skip-bad-lines`` say how an SWF trace is read: given with a generated workload (the
+    generator, a model file) they would have no effect, and are refused, named."""
+    from gamemarket.workloads import is_model_path  # deferred: pandas
+
+    given = [o for o, v in (("--parallel", parallel is not None), ("--skip-bad-lines", skip_bad_lines)) if v]
+    if given and (workload == "synthetic" or is_model_path(workload)):
+        raise InputError(
+            f"{', '.join(given)} appl{'ies' if len(given) == 1 else 'y'} to an SWF trace; {workload} is generated "
+            f"(leave {'it' if len(given) == 1 else 'them'} out: no effect)"
+        )
+
+
 def _drawn_table(workload: str, nodes, reduction, synthetic_jobs, load, seed: int, mix, reading, *, columns: bool):
     """The job table of a workload (read or generated) with the mix's bids drawn from ``seed``; its nodes; its
     source. ``reading``: (parallel, skip_bad_lines) of a trace. ``columns``: a trace's table as column arrays at
@@ -220,6 +233,8 @@ def _drawn_table(workload: str, nodes, reduction, synthetic_jobs, load, seed: in
     parallel, skip_bad_lines = reading
     strategy = consumer_strategy(mix or DEFAULT_MIX, where="--mix", outside=False)  # before the trace is read
     synth = _synthetic_params(workload, synthetic_jobs, load, seed, nodes)
+    check_trace_options(workload, parallel, skip_bad_lines)
+    parallel = parallel or "split"
     if columns and not synth and not is_model_path(workload):  # a trace
         cols, meta = read_swf_columns(resolve_trace(workload), parallel=parallel, skip_bad_lines=skip_bad_lines)
         table = bids.job_columns(cols, strategy, seed)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from gamemarket.bids import MAX_BID, bid_bin_codes
+from gamemarket.bids import MAX_RESERVE, bid_bin_codes
 from gamemarket.errors import InputError, foreign_prints, raised, real_numbers
 from gamemarket.io import jobtable
 from gamemarket.market import engine, outcomes
@@ -31,11 +31,6 @@ from gamemarket.market.schedulers import get_scheduler
 
 if TYPE_CHECKING:  # a job table may also be a mapping of column arrays (``simulate --jobs``), without pandas
     import pandas as pd
-
-
-#: the highest reservation price (per node-second), as high as the highest private bid (``bids.MAX_BID``): a run's
-#: payments, their sums and their spreads stay far inside the float range
-MAX_RESERVE = MAX_BID
 
 
 @dataclass(frozen=True)

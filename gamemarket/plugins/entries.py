@@ -13,12 +13,12 @@ import tomllib
 from dataclasses import dataclass
 from importlib import resources
 
+from gamemarket.bids import MAX_RESERVE
 from gamemarket.consumers.base import FAMILIES
 from gamemarket.errors import InputError
 from gamemarket.market.hooks import EVENT_SCHEDULERS
 from gamemarket.market.payments import BLEND, PAYMENTS
 from gamemarket.market.schedulers import SCHEDULERS
-from gamemarket.market.simulate import MAX_RESERVE
 from gamemarket.registry import PLUGINS_ENV, Registry
 
 #: the entry-point group of installed plugins

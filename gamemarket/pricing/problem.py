@@ -205,6 +205,12 @@ def load(path: str | Path, *, limit: int | None = None) -> Problem:
             + f"; expected only {', '.join(PROBLEM_ARRAYS)}"
         )
     util = str(z["utility"]) if "utility" in z else "log"
+    if "target" in z and util != "target":  # a utility left out (log) would ignore the targets in silence
+        raise InputError(
+            f"{path}: array 'target' (a target throughput per job) applies to the target utility, not {util!r}"
+            f"{'' if 'utility' in z else ' (no utility array: the default)'}; give utility = 'target', or leave "
+            "the targets out"
+        )
     try:
         return Problem(
             z["A"],

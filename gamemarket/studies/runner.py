@@ -15,6 +15,7 @@ import os
 import time
 import warnings
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
@@ -362,6 +363,8 @@ def study_status(spec: StudySpec) -> dict:
     Each count is verified: a task counts as done when its own file, the record, reads (footer, metadata
     and key; a damaged one is set aside, and ``study run`` runs it again), and ``tables`` says whether the
     plan's consolidated tables are complete and read."""
+    if Path(spec.results_dir).exists() and not Path(spec.results_dir).is_dir():  # as study run and report say
+        raise InputError(f"{spec.results_dir}: is a file; expected a results folder")
     store = ResultStore(spec.results_dir)
     prep = load_workload(spec)
     tasks = plan(spec, prep.arrays, prep.nodes)

@@ -111,6 +111,17 @@ class StudySpec:
                 )
         check(StudyFile, self.to_dict(), where, context={"base": self.path.parent if self.path else Path.cwd()})
         self._check_leaving(where)
+        if self.gains:  # a market whose size is not its jobs refuses [gains]: here, before any run, not after them
+            market_for_workload(self.workload["source"]).with_jobs(dict(self.workload), self.gains["jobs"][0], where)
+        own = [self.path.resolve()] if self.path else []
+        for c in self.companions:  # the study itself, or one companion named twice, would be reported twice
+            if c.resolve() in own:
+                raise InputError(
+                    f"{where}: field 'companions': {c} is "
+                    + ("the study itself" if self.path and c.resolve() == self.path.resolve() else "listed twice")
+                    + "; expected each companion study once, and not the study"
+                )
+            own.append(c.resolve())
         if self.design is not None and self.design.compare is not None:
             known = [p.name for p in self.providers]
             bad = [c for c in self.design.compare if c not in known]
