@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import os
 import time
 import warnings
@@ -209,8 +210,16 @@ def parallel_backend(scheduler_address: str | None):
             f"--scheduler-address {scheduler_address}: no dask scheduler answered within "
             f"{CONNECT_TIMEOUT_S} s ({type(exc).__name__}); is it running and reachable?"
         ) from None
-    with client, parallel_config(backend="dask"):
-        yield client
+    # dask's own log (a stream closed while the client shuts down after a failed run, say) prints tracebacks on
+    # stderr: the command says what went wrong in its one line, so dask's log is kept to its critical errors
+    log = logging.getLogger("distributed")
+    level = log.level
+    log.setLevel(logging.CRITICAL)
+    try:
+        with client, parallel_config(backend="dask"):
+            yield client
+    finally:
+        log.setLevel(level)
 
 
 def run_study(

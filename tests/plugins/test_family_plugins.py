@@ -244,7 +244,7 @@ def test_plugin_providers_check_and_bad_ones_are_errors(folder, tmp_path, capsys
         ),
         (
             'register_provider("x", "hb", "kth", reserve=-1)',
-            r"provider strategy 'x': field 'reserve': expected a finite",
+            r"provider strategy 'x': field 'reserve': expected a number >= 0 and <= 1e\+09",
         ),
         ('register_provider("hb-kth-r3", "hb", "first")', r"provider strategy 'hb-kth-r3' is already registered"),
     ]:
