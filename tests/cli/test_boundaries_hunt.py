@@ -17,24 +17,19 @@ import pytest
 from gamemarket.cli import _one_line, main
 from gamemarket.errors import InputError
 from gamemarket.io.files import HOST, MANIFEST, OutputFolder
-from study_helpers import write_study
+from study_helpers import PLUGIN_WORKLOAD, write_study
 
 #: a study small enough to run in seconds: 2 providers x 2 consumers x 1 seed of 150 jobs
-TINY = """
-name = "tiny"
-[workload]
-source = "synthetic"
-nodes = 6
-[workload.synthetic]
-jobs = 150
-load = 1.2
-seed = 3
-[strategies]
+TINY = (
+    '\nname = "tiny"'
+    + PLUGIN_WORKLOAD
+    + """[strategies]
 providers = ["hb-first", "hb-kth"]
 consumers = ["FT", "SRG"]
 [replications]
 count = 1
 """
+)
 
 SWF = "; MaxNodes: 8\n" + "".join(f"{k} {5 * k} 0 100 1 -1 -1 1 200 -1 1 1 -1 -1 -1 -1 -1 -1\n" for k in range(1, 4))
 
