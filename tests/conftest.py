@@ -60,7 +60,14 @@ def _plugin_registries_restored(request, monkeypatch):
         for reg in plugins.REGISTRIES.values():
             monkeypatch.setattr(reg, "_items", dict(reg._items))
         monkeypatch.setattr(plugins.loading, "LOADED", dict(plugins.loading.LOADED))
+        # and the list of loaded plugins handed to workers as it was (a plugin a test loaded in process, listed
+        # there, warned as "inherited" in the next test's command: `plugin check` then any other)
+        before = os.environ.get(plugins.ENV)
         yield
+        if before is None:
+            os.environ.pop(plugins.ENV, None)
+        else:
+            os.environ[plugins.ENV] = before
         return
     from gamemarket import plugins
 

@@ -241,7 +241,7 @@ def streamed_summary(parts, table, J: int, nodes: int, scratch=None) -> dict:
     span = float(max(int(cols["end"].max()) for cols in parts(("end",))) - np.asarray(table["submit"]).min())
     busy = float(np.asarray(table["runtime"]).sum())
     return _finite(
-        {
+        lambda: {
             "jobs": int(J),
             "nodes": int(nodes),
             "revenue": float(reduce("payment", np.float64, np.sum)),
@@ -271,7 +271,7 @@ def summary(jobs: pd.DataFrame, nodes: int) -> dict:
     span = float(col("end").max() - col("submit").min())
     busy = float(col("runtime").sum())
     return _finite(
-        {
+        lambda: {
             "jobs": int(len(col("id"))),
             "nodes": int(nodes),
             "revenue": float(col("payment").sum()),
@@ -292,9 +292,13 @@ def summary(jobs: pd.DataFrame, nodes: int) -> dict:
 MONEY_FIELDS = ("revenue", "mean_utility", "welfare")
 
 
-def _finite(fields: dict) -> dict:
-    """``fields`` (a run's summary), or an error where a money sum overflowed the float range: an infinite
-    revenue would be stored, reported and compared as a number (JSON writes it as null)."""
+def _finite(make) -> dict:
+    """``make()`` (a run's summary, computed with numpy's overflow warnings off), or an error where a money sum
+    overflowed the float range: an infinite revenue would be stored, reported and compared as a number (JSON
+    writes it as null). The error is the one word on it: numpy's "overflow encountered in reduce" beside it
+    would say the same thing less clearly."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        fields = make()
     for key in MONEY_FIELDS:
         v = fields.get(key)
         if v is not None and not math.isfinite(v):
@@ -335,12 +339,14 @@ def payoff_outcome(table, nodes: int):
         np.multiply(neg_private, flow, out=valuation)  # its "valuation": -private_bid * flow
         utility = valuation - payment  # its "utility": the same two operations on the same operands
         span = float(end.max() - first)
-        fields = {
-            "revenue": float(payment.sum()),
-            "utilization": busy / (nodes * span) if span > 0 else 0.0,
-            "welfare": float(valuation.sum()),  # numpy's sum of the same contiguous values: the same bits
-        }
-        return utility, _finite(fields)
+        fields = _finite(
+            lambda: {
+                "revenue": float(payment.sum()),
+                "utilization": busy / (nodes * span) if span > 0 else 0.0,
+                "welfare": float(valuation.sum()),  # numpy's sum of the same contiguous values: the same bits
+            }
+        )
+        return utility, fields
 
     return of_run
 

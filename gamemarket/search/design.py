@@ -47,6 +47,7 @@ from gamemarket.io.files import atomic_path, dumps_json
 from gamemarket.market.outside import OUTSIDE_FIELDS
 from gamemarket.search.exploration import explore_menu
 from gamemarket.search.population import mechanism_answer
+from gamemarket.studies.design_config import optimiser_missing
 from gamemarket.studies.deviations import base_task
 from gamemarket.studies.population import PopulationRuns, on_scheduler
 from gamemarket.studies.runner import load_workload
@@ -511,10 +512,7 @@ def _gp(value, box, budget, start, seed) -> None:
         from bayes_opt import BayesianOptimization, acquisition  # deferred: the ``design`` extra
         from sklearn.gaussian_process.kernels import Matern, WhiteKernel  # deferred: bayes_opt's own dependency
     except ImportError:
-        raise InputError(
-            "[design] field 'optimiser': 'gp' needs bayesian-optimization; install it with `pip install "
-            "gamemarket[design]`, or choose 'tpe' or 'grid'"
-        ) from None
+        raise optimiser_missing("gp") from None
     names = [b[0] for b in box]
     opt = BayesianOptimization(
         f=None,
@@ -553,10 +551,7 @@ def _tpe(value, box, budget, start, seed) -> None:
     try:
         import optuna  # deferred: an optional extra, slow to import
     except ImportError:
-        raise InputError(
-            "[design] field 'optimiser': 'tpe' needs optuna; install it with `pip install gamemarket[explore]`, or "
-            "choose 'gp' or 'grid'"
-        ) from None
+        raise optimiser_missing("tpe") from None
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     sampler = optuna.samplers.TPESampler(seed=seed, n_startup_trials=len(start))
     study = optuna.create_study(direction="maximize", sampler=sampler)

@@ -14,6 +14,7 @@ The provider's objective is a weighted sum of the metrics of ``DESIGN_METRICS`` 
 
 from __future__ import annotations
 
+import importlib.util
 import math
 from dataclasses import dataclass
 
@@ -168,15 +169,43 @@ def snap(v: float, lo: float, hi: float) -> float:
     return min(max(short, lo), hi)  # the short decimal of an end may lie just outside it: the end itself
 
 
+#: what each optimiser of the design search needs that may not be installed: (its modules, as imported; the
+#: distribution that brings them; the extra that installs it)
+OPTIMISER_LIBRARIES = {
+    "gp": (("bayes_opt", "sklearn"), "bayesian-optimization", "design"),
+    "tpe": (("optuna",), "optuna", "explore"),
+}
+
+
+def optimiser_missing(optimiser: str) -> InputError:
+    """The error of a ``[design]`` whose optimiser's library is not installed: what to install, what to choose."""
+    _, dist, extra = OPTIMISER_LIBRARIES[optimiser]
+    others = " or ".join(repr(o) for o in ("gp", "tpe", "grid") if o != optimiser)
+    return InputError(
+        f"[design] field 'optimiser': {optimiser!r} needs {dist}; install it with `pip install gamemarket[{extra}]`, "
+        f"or choose {others}"
+    )
+
+
+def check_optimiser_library(optimiser: str) -> None:
+    """Raise :func:`optimiser_missing` where the optimiser's library is not installed (found without importing it:
+    the study is read before any run, and the libraries are slow to import)."""
+    modules = OPTIMISER_LIBRARIES.get(optimiser, ((),))[0]
+    if any(importlib.util.find_spec(m) is None for m in modules):
+        raise optimiser_missing(optimiser)
+
+
 def parse_design(table, where: str) -> DesignConfig | None:
     """``[design]`` (checked by the schema) as a config; None where the study has none; an error names the file and
-    the field."""
+    the field. The optimiser's library is checked here, when the study is read, not after its first runs."""
     if table is None:
         return None
     try:
-        return DesignConfig.from_table(table.model_dump())
+        cfg = DesignConfig.from_table(table.model_dump())
+        check_optimiser_library(cfg.optimiser)
+        return cfg
     except InputError as exc:
         raise InputError(f"{where}: {exc}") from None
 
 
-__all__ = ["DESIGN_METRICS", "DesignConfig", "parse_design", "snap"]
+__all__ = ["DESIGN_METRICS", "DesignConfig", "check_optimiser_library", "optimiser_missing", "parse_design", "snap"]

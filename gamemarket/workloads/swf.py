@@ -431,6 +431,31 @@ class _Records:
         return cols, counts
 
 
+#: why the cleaning rules drop a record (``_Records.add``), by the count that says how many it dropped
+_DROP_REASONS = {
+    "dropped_runtime": "run time (field 4) missing or not positive",
+    "dropped_processors": "no processor count (fields 5 and 8 both missing or 0)",
+    "dropped_submit": "submit time (field 2) missing",
+    "dropped_parallel": "parallel, dropped by --parallel drop",
+}
+
+
+def _why_empty(counts: dict, skipped: int) -> str:
+    """The sentence for a trace that leaves no job to simulate: no job line at all (what an SWF job line is), or
+    every record dropped (by which rule, how many each)."""
+    if counts["records"] == 0:
+        bad = f" ({skipped:,} malformed lines skipped)" if skipped else ""
+        return (
+            f"no job is left to simulate: the trace holds no job line{bad}; expected SWF job lines of 18 "
+            "whitespace-separated fields"
+        )
+    reasons = "; ".join(f"{counts[k]:,} {why}" for k, why in _DROP_REASONS.items() if counts[k])
+    return (
+        f"no job is left to simulate: all {counts['records']:,} job records are dropped by the SWF cleaning rules "
+        f"({reasons}), as docs/explanation/workloads.md describes"
+    )
+
+
 #: the SWF columns a workload's table keeps beside the ones a run needs (0-based field index)
 _EXTRA = {"swf_job": F_JOB, "status": F_STATUS, "user": F_USER}
 
@@ -500,10 +525,7 @@ def _read(path, parallel: str, skip_bad_lines: bool, *, narrow: bool, chunk_byte
         raise InputError(f"{path}: {exc}") from None
     counts["skipped_lines"] = skipped
     if counts["serial_jobs"] == 0:
-        raise InputError(
-            f"{path}: no job is left to simulate ({counts['records']} job records read, {skipped} bad lines "
-            f"skipped, cleaning {counts}); expected SWF job lines of 18 whitespace-separated fields"
-        )
+        raise InputError(f"{path}: {_why_empty(counts, skipped)}")
     meta = {
         "source": str(path),
         "name": path.name,

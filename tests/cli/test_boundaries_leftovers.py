@@ -1,0 +1,185 @@
+"""The last hunts' minor findings (issue 43), each mended by the mechanism that let it through and tested here: a
+trace whose every record the cleaning rules drop is said to be one (not "expected SWF job lines"), a payment rate
+whose sums pass the float range is named once (numpy's overflow warnings silenced where the sum is checked), and a
+design study whose optimiser's library is missing is refused when it is read, naming the study file."""
+
+import importlib.util
+
+import pytest
+
+from gamemarket.cli import main
+from gamemarket.errors import InputError
+from gamemarket.workloads.swf import read_swf
+
+
+def _err(capsys) -> str:
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return err
+
+
+def _job(k, submit=0, run=100, alloc=1, req=-1):
+    return f"{k} {submit} 0 {run} {alloc} -1 -1 {req} 200 -1 1 1 -1 -1 -1 -1 -1 -1\n"
+
+
+# --- an SWF trace whose every record is dropped ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("jobs", "said"),
+    [
+        (_job(1, run=0) + _job(2, run=-1), "all 2 job records are dropped by the SWF cleaning rules (2 run time"),
+        (_job(1, alloc=-1, req=0), "(1 no processor count (fields 5 and 8 both missing or 0))"),
+        (_job(1, submit=-1) + _job(2, run=0), "(1 run time (field 4) missing or not positive; 1 submit time"),
+    ],
+)
+def test_a_trace_whose_every_record_is_dropped_says_which_rules_dropped_them(tmp_path, capsys, jobs, said):
+    p = tmp_path / "t.swf"
+    p.write_text("; MaxProcs: 4\n" + jobs)
+    with pytest.raises(InputError) as exc:
+        read_swf(p)
+    assert said in str(exc.value) and "18 whitespace-separated fields" not in str(exc.value)
+    assert main(["workload", "info", str(p)]) == 2
+    err = _err(capsys)
+    assert f"{p}: no job is left to simulate: all" in err and said in err
+
+
+def test_a_trace_with_no_job_line_says_what_a_job_line_is(tmp_path, capsys):
+    p = tmp_path / "t.swf"
+    p.write_text("; MaxProcs: 4\n; nothing but comments\n")
+    assert main(["workload", "info", str(p)]) == 2
+    err = _err(capsys)
+    assert "the trace holds no job line; expected SWF job lines of 18 whitespace-separated fields" in err
+    assert main(["workload", "info", str(p)]) == 2
+
+
+def test_the_drop_mode_says_it_dropped_the_parallel_records(tmp_path, capsys):
+    p = tmp_path / "t.swf"
+    p.write_text("; MaxProcs: 4\n" + _job(1, alloc=2) + _job(2, alloc=4))
+    assert main(["workload", "info", str(p), "--parallel", "drop"]) == 2
+    assert "(2 parallel, dropped by --parallel drop)" in _err(capsys)
+
+
+# --- a payment rate whose sums pass the float range ----------------------------------------------------------------
+
+HUGE_RATE = """from gamemarket.market.payments import payment_rule
+
+
+@payment_rule("huge-rate", "pays 1e308 per node-second")
+def huge(bid, reserve, nodes, free, waiting, max_waiting_bid, min_running_bid):
+    return 1e308
+"""
+
+
+def test_a_rate_whose_sums_pass_the_float_range_is_named_once_without_numpys_warnings(tmp_path, capsys):
+    plugin = tmp_path / "huge_rate.py"
+    plugin.write_text(HUGE_RATE)
+    assert main(["plugin", "check", str(plugin)]) == 1  # a verdict: the plugin fails its checks
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    assert "overflow" not in captured.err and "warning" not in captured.err, captured.err
+    assert "the run's revenue is inf: its payments or valuations sum past the float range" in captured.out
+
+
+def test_the_summary_of_a_run_past_the_float_range_warns_of_nothing(recwarn):
+    import numpy as np
+    import pandas as pd
+
+    from gamemarket.market.outcomes import summary
+
+    jobs = pd.DataFrame(
+        {
+            "id": [0, 1],
+            "submit": [0, 0],
+            "end": [10, 10],
+            "runtime": [10, 10],
+            "payment": [1e308, 1e308],
+            "bsd": [1.0, 1.0],
+            "ssj": [False, False],
+            "utility": [-1e308, -1e308],
+            "valuation": [-1.0, -1.0],
+            "flow": [10, 10],
+            "wait": [0, 0],
+            "preemptions": [0, 0],
+        }
+    )
+    with pytest.raises(InputError, match=r"the run's revenue is inf"):
+        summary(jobs, 1)
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+    assert np.geterr()["over"] == "warn"  # the silencing is local to the checked sums
+
+
+# --- a design study whose optimiser's library is missing -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(("optimiser", "missing", "said"), [
+    ("gp", "bayes_opt", "'gp' needs bayesian-optimization; install it with `pip install gamemarket[design]`"),
+    ("gp", "sklearn", "'gp' needs bayesian-optimization"),
+    ("tpe", "optuna", "'tpe' needs optuna; install it with `pip install gamemarket[explore]`, or choose 'gp' or"),
+])  # fmt: skip
+def test_a_design_whose_optimisers_library_is_missing_is_refused_when_read_naming_the_file(
+    tmp_path, capsys, monkeypatch, optimiser, missing, said
+):
+    from study_helpers import POPULATION_STUDY, write_study
+
+    text = POPULATION_STUDY.replace("[game]\n", "[game]\noutside_price = 54.0\n") + (
+        f'[design]\nreserve = [0.0, 10.0]\nbudget = 2\nblend = 0.5\noptimiser = "{optimiser}"\n'
+        "objective = {revenue = 1.0}\n"
+    )
+    study = write_study(tmp_path, text, "d.toml")
+    assert main(["study", "status", str(study)]) == 0  # where the library is there (the test extra has both)
+    capsys.readouterr()
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == missing else real(name, *a))
+    assert main(["study", "status", str(study)]) == 2
+    err = _err(capsys)
+    assert str(study) in err and "[design] field 'optimiser'" in err and said in err
+    assert not (tmp_path / "results").exists() and not (tmp_path / "reports").exists()
+
+
+# --- usage errors: one line, naming the command ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    ([], "gamemarket: error: expected a command: one of workload, simulate, study, game, report, population, price, "
+     "plugin; see `gamemarket --help`"),
+    (["study"], "gamemarket study: error: expected a command: one of run, new, reference, jobs, status; see "
+     "`gamemarket study --help`"),
+    (["study", "run"], "gamemarket study run: error: the following arguments are required: file; see "
+     "`gamemarket study run --help`"),
+    (["simulate", "--bogus", "1"], "gamemarket simulate: error: unrecognized arguments: --bogus 1; see "
+     "`gamemarket simulate --help`"),
+    (["price", "solve", "--n", "10", "--frobnicate"], "gamemarket price solve: error: unrecognized arguments: "
+     "--frobnicate; see `gamemarket price solve --help`"),
+    (["simulate", "--load", "-3"], "gamemarket simulate: error: argument --load: expected an offered load >= 0.001 "
+     "and <= 1e+06, got -3; see `gamemarket simulate --help`"),
+    (["game", "solve", "g.nfg", "--concept", "foo"], "gamemarket game solve: error: argument --concept: invalid "
+     "choice: 'foo' (choose from 'nash', 'qre', 'alpharank'); see `gamemarket game solve --help`"),
+    (["prcie", "solve"], "gamemarket: error: argument command: invalid choice: 'prcie' (choose from 'workload', "
+     "'simulate', 'study', 'game', 'report', 'population', 'price', 'plugin'); see `gamemarket --help`"),
+])  # fmt: skip
+def test_a_usage_error_is_one_line_naming_the_command_and_its_help(capsys, argv, said):
+    # argparse printed its usage block (six to nine lines of options) before the line that said what was wrong
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.splitlines() == [said], err
+
+
+# --- numbers in messages -------------------------------------------------------------------------------------------
+
+
+def test_an_error_shows_numbers_not_numpy_reprs_in_the_python_api_too():
+    import numpy as np
+
+    from gamemarket.errors import GameMarketError
+    from gamemarket.testing.reference import RateFunctionError
+
+    # a message that formats a numpy value with !r (numpy 2 writes np.float64(2.5)) reads as the command's would
+    for cls in (InputError, GameMarketError, RateFunctionError):
+        exc = cls(f"got {np.float64(2.5)!r} and {np.int64(3)!r}, {np.bool_(True)!r} and {np.float32('inf')!r}")
+        assert str(exc) == "got 2.5 and 3, True and inf", cls
+    assert str(InputError("np.float64 is a type name")) == "np.float64 is a type name"  # only a repr is rewritten
+    with pytest.raises(InputError, match=r"^the reserve 1e\+300"):
+        raise InputError(f"the reserve {np.float64(1e300)!r} is too large")
