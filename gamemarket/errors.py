@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import numbers
+import re
 import sys
 import threading
 
@@ -15,8 +16,26 @@ _PRINTS_LOCK = threading.Lock()
 _PRINTS = {"depth": 0, "saved": None}
 
 
+#: a numpy scalar's repr (``np.float64(inf)``, ``np.int64(3)``): numpy 2 writes one where a message formats a value
+#: with ``!r``; a message shows the number it is, as it would show a Python number
+_NUMPY_SCALAR = re.compile(r"\bnp\.(?:float|int|uint|bool)\w*\(([^()]*)\)|\bnp\.(True|False)_\b")
+
+
+def plain_numbers(text: str) -> str:
+    """``text`` with each numpy scalar repr in it (``np.float64(2.5)``, ``np.True_``) written as the Python value
+    it is (``2.5``, ``True``)."""
+    return _NUMPY_SCALAR.sub(lambda m: m.group(1) if m.group(1) is not None else m.group(2), text)
+
+
 class GameMarketError(Exception):
-    """Base class of every error gamemarket raises on purpose."""
+    """Base class of every error gamemarket raises on purpose. Its message shows numbers as numbers: a numpy
+    scalar's repr in it (``np.float64(2.5)``, from a value formatted with ``!r``) is written as the number, in the
+    command's message and in the Python API's exception alike (:func:`plain_numbers`)."""
+
+    def __init__(self, *args):
+        if args and isinstance(args[0], str):
+            args = (plain_numbers(args[0]), *args[1:])
+        super().__init__(*args)
 
 
 class InputError(GameMarketError, ValueError):

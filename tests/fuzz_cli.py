@@ -9,8 +9,8 @@ in it. :func:`run_case` writes the tree into a fresh temporary folder, runs each
 - the exit code is 0, 2 or (``price solve``, ``game solve``: "no equilibrium / not converged") 3; an
   exception escaping ``main`` (argparse's ``SystemExit(2)`` aside) is a problem, as is a command that runs
   past its time limit or its memory allowance;
-- exit 2 comes with one line ``gamemarket: error: ...`` on stderr (or argparse's usage and ``error:``),
-  and never a traceback;
+- exit 2 comes with one line ``gamemarket: error: ...`` on stderr (a usage error's names its command:
+  ``gamemarket study run: error: ...``), no usage block, and never a traceback;
 - exit 0 with ``--format json`` prints strict JSON (no NaN or Infinity), every JSON file written is
   strict JSON, and what was written passes its own check (a job table reads back, a model file reads, a
   study's runs are all stored as ``study status`` counts them, ...);
@@ -392,6 +392,9 @@ def _with_real_paths(dec: Declared) -> Declared:
 
 
 # ------------------------------------------------------------------------------------------- the checks
+#: an error line: ours (``gamemarket: error: ``), or a usage error's naming its command
+#: (``gamemarket game solve: error: ``)
+ERROR_LINE = re.compile(r"^gamemarket(?: [a-z-]+)*: error: ")
 STRICT_RC = {0, 2}
 #: commands whose exit code 3 is a stated result ("not converged", "no equilibrium found")
 RC3 = {("price", "solve"), ("game", "solve")}
@@ -447,15 +450,14 @@ def check_outcome(argv: list[str], o: Outcome) -> list[Problem]:
         add("traceback printed", o.err[-3000:], "traceback")
     if o.rc == 2:
         lines = [x for x in o.err.splitlines() if x.strip()]
-        errors = [x for x in lines if x.startswith("gamemarket: error: ")]
-        argparse_error = any(x.startswith("usage: ") for x in lines) and any(": error: " in x for x in lines)
-        if not argparse_error:
-            if len(errors) != 1 or not errors[0][len("gamemarket: error: ") :].strip():
-                add("error message", f"stderr: {o.err[-2000:]!r}", "no single error line")
-            else:
-                after = lines[lines.index(errors[0]) + 1 :]
-                if after:
-                    add("error message", f"the message spans lines: {o.err[-2000:]!r}", "multi-line")
+        # ours, or a usage error (``gamemarket study run: error: ...; see `gamemarket study run --help```)
+        errors = [x for x in lines if ERROR_LINE.match(x)]
+        if len(errors) != 1 or not ERROR_LINE.sub("", errors[0]).strip():
+            add("error message", f"stderr: {o.err[-2000:]!r}", "no single error line")
+        else:
+            after = lines[lines.index(errors[0]) + 1 :]
+            if after or any(x.startswith("usage: ") for x in lines):
+                add("error message", f"the message spans lines: {o.err[-2000:]!r}", "multi-line")
     if o.rc == 0 and "gamemarket: error:" in o.err:
         add("error message", f"exit 0 with an error line: {o.err[-2000:]!r}", "error on success")
     if o.rc in (0, 3) and _option(argv, "--format") == "json":

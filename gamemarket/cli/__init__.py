@@ -17,13 +17,14 @@ from gamemarket.cli.options import (
     EXIT_BROKEN_PIPE,
     EXIT_ERROR,
     EXIT_INTERRUPTED,
+    Parser,
     examples,
     use_help_formatter,
 )
 from gamemarket.cli.output import foreign_code
 from gamemarket.cli.pricing import add_pricing_commands
 from gamemarket.cli.workload import add_workload_commands
-from gamemarket.errors import GameMarketError, InputError, WorkerLost, worker_died
+from gamemarket.errors import GameMarketError, InputError, WorkerLost, plain_numbers, worker_died
 from gamemarket.registry import PLUGINS_ENV
 
 #: the command groups, in the order ``gamemarket --help`` lists them, by the words that start their commands
@@ -82,7 +83,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         when it names no group's command, every group (the full parser: its help lists every command).
     """
     wanted = _group(argv)
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="gamemarket",
         description="Game-theoretic analysis of computing markets.",
         epilog=examples(
@@ -112,12 +113,7 @@ def _one_line(message) -> str:
     """An error's message on one line (a library's own text, quoted in ours, may hold line breaks: pandas's CSV
     parser ends its with one), spaces elsewhere kept as they are."""
     text = re.sub(r"\s*\n\s*", " ", str(message).strip())
-    return _NUMPY_SCALAR.sub(r"\1", text)
-
-
-#: a numpy scalar's repr (``np.float64(inf)``, ``np.int64(3)``) in a message: shown as the number it is, as a
-#: message that formats a value with ``!r`` would show a Python number
-_NUMPY_SCALAR = re.compile(r"\bnp\.(?:float|int|uint|bool)\w*\(([^()]*)\)")
+    return plain_numbers(text)  # gamemarket's errors are plain already; a library's own message may not be
 
 
 def _exit_called(exc: SystemExit) -> str:

@@ -149,6 +149,35 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
         return f"{text} (default: {shown})"
 
 
+class Parser(argparse.ArgumentParser):
+    """The ``gamemarket`` parser and, as argparse makes every subcommand's parser of its parent's class, each
+    command's: a usage error (an unknown option, a value out of range, a missing argument) is one line on
+    standard error, as every other error is, naming the command and where its help is, exit 2; argparse's own
+    prints the usage block first (six to nine lines of every option) before the line that says what is wrong.
+    A missing command lists the commands there are."""
+
+    def error(self, message: str):
+        sub = self._commands()
+        if sub is not None and message.startswith("the following arguments are required") and sub.dest in message:
+            message = f"expected a command: one of {', '.join(sub.choices)}"
+        self.exit(EXIT_ERROR, f"{self.prog}: error: {message}; see `{self.prog} --help`\n")
+
+    def parse_args(self, args=None, namespace=None):
+        """argparse's, but arguments no command knows are named by the command they were given to (argparse's
+        top-level parser reports them, naming only ``gamemarket``)."""
+        ns, extras = self.parse_known_args(args, namespace)
+        if extras:
+            parser = self
+            while (sub := parser._commands()) is not None and getattr(ns, sub.dest, None) in sub.choices:
+                parser = sub.choices[getattr(ns, sub.dest)]
+            parser.error(f"unrecognized arguments: {' '.join(extras)}")
+        return ns
+
+    def _commands(self) -> argparse._SubParsersAction | None:
+        """The parser's subcommands, where it has them."""
+        return next((a for a in self._actions if isinstance(a, argparse._SubParsersAction)), None)
+
+
 def use_help_formatter(parser: argparse.ArgumentParser) -> None:
     """Give ``parser`` and all its subcommands' parsers :class:`HelpFormatter` (set after they are built, so
     that a command group registered anywhere gets it)."""
