@@ -182,11 +182,13 @@ def cmd_study_run(a) -> int:
 
 def _no_effect(file, given: dict[str, bool], why: str) -> None:
     """Refuse options that would have no effect (``given``: option -> whether it was given), naming them and
-    ``why``: a command that ignored them would have done something other than what was asked."""
+    ``why`` (and the ``file`` they would have applied to, where there is one): a command that ignored them would
+    have done something other than what was asked."""
     named = [k for k, v in given.items() if v]
     if named:
         raise InputError(
-            f"{file}: {', '.join(named)} appl{'ies' if len(named) == 1 else 'y'} {why}; leave "
+            f"{f'{file}: ' if file is not None else ''}{', '.join(named)} appl{'ies' if len(named) == 1 else 'y'} "
+            f"{why}; leave "
             f"{'it' if len(named) == 1 else 'them'} out (no effect)"
         )
 
@@ -390,10 +392,7 @@ def _solve_concept(a) -> int:
             "--time-limit": a.time_limit != DEFAULT_TIME_LIMIT,
             "--complete": a.complete,
         }
-        named = [k for k, v in nash_only.items() if v]
-        if named:
-            raise InputError(f"{', '.join(named)} appl{'ies' if len(named) == 1 else 'y'} to --concept nash, not "
-                             f"--concept {a.concept}")  # fmt: skip
+        _no_effect(None, nash_only, f"to --concept nash, not --concept {a.concept}")
     p = Path(a.file)
     if p.suffix == ".json":
         from gamemarket.games.egta import read_egta  # deferred: pandas

@@ -441,6 +441,12 @@ def check_output_file(path: str | os.PathLike, *, option: str, force: bool = Fal
     return path
 
 
+def _nearest_manifest(real: Path) -> Path | None:
+    """The nearest folder above ``real`` (a resolved path) that holds a gamemarket manifest: the folder whose owner
+    a file or folder at ``real`` would belong to (``_listed_by_manifest``, ``OutputFolder``); None where none does."""
+    return next((up for up in real.parents if (up / MANIFEST).is_file()), None)
+
+
 def _listed_by_manifest(path: Path) -> str | None:
     """Where an existing ``path`` is a file that the manifest of a folder above it lists (a stored run, a report's
     table): that folder, as "report folder <path> (of <owner>)"; else None. A manifest that does not read is no
@@ -451,10 +457,9 @@ def _listed_by_manifest(path: Path) -> str | None:
         real = resolve(path, "output path")
     except InputError:
         return None
-    for up in real.parents:
+    up = _nearest_manifest(real)
+    if up is not None:
         manifest = up / MANIFEST
-        if not manifest.is_file():
-            continue
         try:
             data = json.loads(manifest.read_text())
             rel = real.relative_to(up).as_posix()
@@ -583,20 +588,18 @@ class OutputFolder:
         """Refuse (without ``force``) a folder inside another folder gamemarket made whose manifest lists files in
         it (a report's ``data/``): its files belong to that folder's owner, and writing them here would make two
         owners of one file."""
-        for up in real.parents:
-            manifest = up / MANIFEST
-            if not manifest.is_file():
-                continue
-            data = self._read_manifest(manifest)
-            inside = real.relative_to(up).as_posix() + "/"
-            theirs = [f[len(inside) :] for f in data["files"] if f.startswith(inside)]
-            if theirs:
-                raise InputError(
-                    f"{where}: is part of the {data.get('what') or 'folder'} {up} (it belongs to {data['owner']}, "
-                    f"whose manifest lists {len(theirs)} file{'' if len(theirs) == 1 else 's'} here: "
-                    f"{_listing(theirs)}); choose a folder of its own, or pass --force to write into it"
-                )
+        up = _nearest_manifest(real)
+        if up is None:
             return
+        data = self._read_manifest(up / MANIFEST)
+        inside = real.relative_to(up).as_posix() + "/"
+        theirs = [f[len(inside) :] for f in data["files"] if f.startswith(inside)]
+        if theirs:
+            raise InputError(
+                f"{where}: is part of the {data.get('what') or 'folder'} {up} (it belongs to {data['owner']}, "
+                f"whose manifest lists {len(theirs)} file{'' if len(theirs) == 1 else 's'} here: "
+                f"{_listing(theirs)}); choose a folder of its own, or pass --force to write into it"
+            )
 
     def _read_manifest(self, manifest: Path) -> dict:
         data = loads_json(read_text(manifest, "manifest"), str(manifest))
@@ -624,6 +627,14 @@ class OutputFolder:
             tmp.write_text(dumps_json(record, indent=1) + "\n")
 
     # -- writing -----------------------------------------------------------------------------------
+    def forget(self, name: str) -> None:
+        """Take ``name`` (a file gamemarket wrote here, already removed by the caller) out of the manifest, which is
+        saved at once: a lock file given back (``ResultStore``) is no longer the folder's."""
+        name = _safe_relative(name, self.path)
+        self.old.discard(name)
+        self.written.discard(name)
+        self._save()
+
     def owns(self, name: str) -> bool:
         """Whether ``name`` (relative to the folder) is a file gamemarket wrote here."""
         return _safe_relative(name, self.path) in self.old | self.written

@@ -211,8 +211,7 @@ class ResultStore:
         if {e.name for e in os.scandir(self.root)} - {".lock", MANIFEST}:  # results (``runs/``) are kept
             return
         lock.unlink(missing_ok=True)
-        folder.written.discard(".lock")
-        folder._save()  # the manifest lists nothing now: the claim is given back whole
+        folder.forget(".lock")  # the manifest lists nothing now: the claim is given back whole
         folder.abandon()
         self._folder = None
 
