@@ -106,7 +106,8 @@ def _problem(a):
     if a.n is None or a.m is None:
         raise InputError("give a saved problem (.npz) or --n and --m for the paper's synthetic family")
     seed = 0 if a.seed is None else a.seed
-    return synthetic(a.n, a.m, a.utility or "log", seed, dtype=np.float32 if a.float32 else np.float64)
+    dtype = np.float32 if a.float32 else np.float64
+    return synthetic(a.n, a.m, a.utility or "log", seed, dtype, limit=memory_limit())  # sized before it is drawn
 
 
 def _write_result(out: Path, r) -> None:

@@ -193,7 +193,7 @@ PROBLEM_ARRAYS = ("A", "R", "demand", "weight", "target", "utility")
 def load(path: str | Path, *, limit: int | None = None) -> Problem:
     """An ``.npz`` with ``A`` (n x m), ``R`` (m), optional ``demand``, ``weight``, ``target`` (n) and a
     string ``utility`` (linear, log, alpha:<value>, target); ``limit``: the most bytes its arrays may take
-    (:func:`read_npz`)."""
+    (:func:`read_npz`, before they are inflated) and its solve (:func:`check_solve_fits`)."""
     path = Path(path)
     z = read_npz(path, limit=limit)
     unknown = sorted(set(z) - set(PROBLEM_ARRAYS))
@@ -212,7 +212,7 @@ def load(path: str | Path, *, limit: int | None = None) -> Problem:
             "the targets out"
         )
     try:
-        return Problem(
+        problem = Problem(
             z["A"],
             z["R"],
             util,
@@ -222,13 +222,47 @@ def load(path: str | Path, *, limit: int | None = None) -> Problem:
         )
     except InputError as exc:
         raise InputError(f"{path}: {exc}") from exc
+    n, m = problem.shape
+    check_solve_fits(n, m, f"{path}: its {n:,} jobs x {m:,} resources (their solve)", limit)
+    return problem
 
 
-def synthetic(n: int, m: int, utility: str = "log", seed: int = 0, dtype=np.float64) -> Problem:
+#: a solve's peak memory, estimated from its shape: bytes per job (the per-job vectors: bids, utilities, targets,
+#: the allocation's bookkeeping) and per job and resource (the efficiencies and the dual evaluations' n x m work
+#: arrays). Near the measured peaks (``benchmarks/results/pricing-bench.txt``: 1e6 x 4, 16 and 32 in float64 peak
+#: at 0.5, 0.6 and 2.5 GB of resident memory; this estimate says 0.5, 1.3 and 2.3 GB): a guard against requests that
+#: cannot fit, not a promise that one under the limit will
+SOLVE_BYTES_PER_JOB = 256
+SOLVE_BYTES_PER_CELL = 64
+
+
+def check_solve_fits(n: int, m: int, what: str, limit: int | None) -> None:
+    """Refuse a problem of ``n`` jobs and ``m`` resources whose solve would take more than ``limit`` bytes (the
+    command passes ``GAMEMARKET_MEMORY_LIMIT``, else this machine's memory; None: no limit), before anything of
+    that size is allocated. (The pricing package stands alone: the limit is given, not read here.)"""
+    need = float(n) * (SOLVE_BYTES_PER_JOB + SOLVE_BYTES_PER_CELL * float(m))
+    if limit is not None and need > limit:
+        raise InputError(
+            f"{what} needs about {_bytes(need)} of memory; the limit is {_bytes(limit)} "
+            "(GAMEMARKET_MEMORY_LIMIT, or this machine's memory); expected a smaller problem"
+        )
+
+
+def _bytes(n: float) -> str:
+    """A size for a person: three significant digits in the largest unit it reaches (``64 TB``, ``100 kB``)."""
+    units = ((1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB"))
+    return next((f"{n / size:.3g} {unit}" for size, unit in units if n >= size), f"{n:.0f} bytes")
+
+
+def synthetic(
+    n: int, m: int, utility: str = "log", seed: int = 0, dtype=np.float64, *, limit: int | None = None
+) -> Problem:
     """The paper's synthetic family: resources from least to most efficient on average,
-    ``R_j ~ U[0.1, 1] * n / 1.5^(j-1)``, unit weights."""
+    ``R_j ~ U[0.1, 1] * n / 1.5^(j-1)``, unit weights. With ``limit`` (bytes), a problem whose solve would take
+    more is refused before it is drawn (:func:`check_solve_fits`)."""
     if n < 1 or m < 1:
         raise InputError("n and m must be >= 1")
+    check_solve_fits(n, m, f"a synthetic price problem of {n:,} jobs x {m:,} resources (its solve)", limit)
     rng = np.random.default_rng(seed)
     scale = (np.arange(1, m + 1) / m).astype(dtype)
     A = (rng.random((n, m), dtype=np.float32 if dtype == np.float32 else np.float64) * scale).astype(dtype)
