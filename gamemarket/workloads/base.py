@@ -66,7 +66,10 @@ def nodes_from_processors(processors: int, reduction: float) -> int:
         raise InputError(f"reduction must be in [0, 1), got {reduction!r}")
     n = math.floor(processors * (1.0 - reduction) + 1e-9)
     if n < 1:
-        raise InputError(f"{processors} processors reduced by {reduction} leaves no node")
+        raise InputError(
+            f"{processors} processors reduced by {reduction} leaves no node (floor({processors} x "
+            f"{1.0 - reduction:g}) = 0); expected a reduction of at most {1.0 - 1.0 / processors:g}"
+        )
     return n
 
 
@@ -108,7 +111,15 @@ def processors_of(meta: dict) -> int | None:
 
 def nodes_of(meta: dict, nodes: int | None = None, reduction: float | None = None) -> int:
     """The node count of a workload with metadata ``meta``: given directly, or derived from the header with a
-    reduction factor."""
+    reduction factor. An error names the workload's source (its file) where the metadata has one."""
+    try:
+        return _nodes_of(meta, nodes, reduction)
+    except InputError as exc:
+        source = meta.get("source")
+        raise InputError(f"{source}: {exc}" if source and not str(exc).startswith(f"{source}:") else str(exc)) from None
+
+
+def _nodes_of(meta: dict, nodes: int | None, reduction: float | None) -> int:
     if nodes is not None and reduction is not None:
         raise InputError(
             f"give nodes ({nodes}) or a reduction ({reduction}), not both: the reduction derives the "
@@ -177,7 +188,9 @@ class Workload:
             out["nodes"] = n
             out["offered_load"] = self.offered_load(n)
         except InputError:
-            pass
+            if nodes is not None or reduction is not None:  # asked for: an error, not rows left out
+                raise
+            # else the trace's header gives no processor count: the summary has no nodes, and says so by that
         for key in ("cleaning", "sha256"):
             if key in self.meta:
                 out[key] = self.meta[key]
