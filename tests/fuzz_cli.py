@@ -1186,10 +1186,10 @@ def study_runs(draw, study: str, population: bool) -> list[list[str]]:
         if which == "status":
             return ["study", "status", study]
         if which == "solve":
-            return ["game", "solve", study, "--format", draw(st.sampled_from(["text", "json"])), "--resamples", "20"]
+            return ["game", "solve", study, "--format", draw(st.sampled_from(["text", "json"])), "--resamples", "100"]
         if which == "export":
             out = ["--out", "exp"] if draw(st.booleans()) else []
-            return ["game", "export", study, "--resamples", "20", *out]
+            return ["game", "export", study, "--resamples", "100", *out]
         return ["report", study]
 
     first = draw(st.sampled_from(["run", "run", "run", "status", "solve", "export", "report"]))
@@ -1274,7 +1274,7 @@ def game_cases(draw) -> Case:
             data, note = draw(token_damage(data))
     argv = ["game", "solve", f"g.{fmt}", "--format", draw(st.sampled_from(["text", "json"]))]
     if fmt != "json":
-        argv += ["--resamples", "20"]
+        argv += ["--resamples", "100"]
         if draw(st.booleans()):
             methods = ["pure", "polytope", "support_enumeration", "vertex_enumeration", "lemke_howson"]
             argv += ["--methods", *draw(st.lists(st.sampled_from(methods), min_size=1, max_size=3, unique=True))]
@@ -1430,8 +1430,8 @@ BASES = [
     STUDY_RUN,
     ["study", "status", "studies/s.toml"],
     ["game", "solve", "g.nfg", "--time-limit", "20"],
-    ["game", "solve", "studies/s.toml", "--resamples", "20", "--format", "json"],
-    ["game", "export", "studies/s.toml", "--out", "exp", "--resamples", "20"],
+    ["game", "solve", "studies/s.toml", "--resamples", "100", "--format", "json"],
+    ["game", "export", "studies/s.toml", "--out", "exp", "--resamples", "100"],
     ["report", "studies/s.toml"],
     ["price", "solve", "--n", "20", "--m", "2", "--quiet", "--format", "json"],
     ["price", "solve", "p.npz", "--quiet", "--out", "r.npz"],

@@ -29,7 +29,7 @@ def test_an_swf_without_jobs_is_an_error(tmp_path, text):
         (["study", "run", "x.toml", "--n-jobs", "-3"], "argument --n-jobs"),
         (
             ["game", "solve", "x.nfg", "--resamples", "0"],
-            "argument --resamples: expected a number of bootstrap resamples >= 1",
+            "argument --resamples: expected a number of bootstrap resamples >= 100",
         ),
         (["game", "export", "x.toml", "--resamples", "-1"], "argument --resamples"),
     ],

@@ -18,6 +18,7 @@ from gamemarket.games.budget import MAX_TIME_LIMIT, stderr_is_terminal
 from gamemarket.games.equilibria import DEFAULT_METHODS, DEFAULT_TIME_LIMIT, EQUILIBRIUM_METHODS
 from gamemarket.io.files import OutputFolder, check_output_file, check_outputs, dumps_json
 from gamemarket.io.jobtable import check_table_path, write_table
+from gamemarket.io.limits import MAX_RESAMPLES, MIN_RESAMPLES
 
 
 def _study(a, path):
@@ -32,7 +33,7 @@ def _load_game_source(path: str, game_name: str | None, a=None):
     from gamemarket.games.io import read_csv_game, read_nfg  # deferred: pandas
 
     p = Path(path)
-    if p.suffix == ".toml":
+    if p.suffix.lower() == ".toml":
         from gamemarket.games.bimatrix import from_results  # deferred: pandas
         from gamemarket.studies import load_results  # deferred: joblib, pandas, pyarrow, scipy.optimize
 
@@ -58,11 +59,11 @@ def _load_game_source(path: str, game_name: str | None, a=None):
         if game_name and not games:
             raise InputError(f"{path}: no game named {game_name!r}; games: {[g.name for g in spec.games]}")
         return games
-    if p.suffix == ".nfg":
+    if p.suffix.lower() == ".nfg":
         return [read_nfg(p)]
-    if p.suffix == ".csv":
+    if p.suffix.lower() == ".csv":
         return [read_csv_game(p)]
-    if p.suffix == ".npz":
+    if p.suffix.lower() == ".npz":
         from gamemarket.games.io import read_npz_game  # deferred: pandas
 
         return [read_npz_game(p)]
@@ -319,7 +320,7 @@ def cmd_game_solve(a) -> int:
     from gamemarket.games.io import equilibria_records  # deferred: pandas
 
     p = Path(a.file)
-    if p.suffix != ".toml":  # a game file has no study: its games, results and seeds are not there
+    if p.suffix.lower() != ".toml":  # a game file has no study: its games, results and seeds are not there
         _no_effect(
             a.file,
             {"--game": a.game is not None, "--results": a.results is not None, "--resamples": a.resamples != 1000},
@@ -333,9 +334,9 @@ def cmd_game_solve(a) -> int:
             f"--complete asks for every extreme equilibrium, which the methods asked ({', '.join(a.methods)}) do not "
             f"enumerate; add one that does ({', '.join(exhaustive)})"
         )
-    if p.suffix == ".json":
+    if p.suffix.lower() == ".json":
         return _solve_egta(a)
-    if p.suffix == ".toml":
+    if p.suffix.lower() == ".toml":
         spec = _study(a, p)
         if spec.population is not None:
             # deferred: joblib, pandas, pyarrow, scipy.optimize
@@ -394,11 +395,11 @@ def _solve_concept(a) -> int:
         }
         _no_effect(None, nash_only, f"to --concept nash, not --concept {a.concept}")
     p = Path(a.file)
-    if p.suffix == ".json":
+    if p.suffix.lower() == ".json":
         from gamemarket.games.egta import read_egta  # deferred: pandas
 
         return solve_concept(a, [(str(a.file), read_egta(a.file))])
-    if p.suffix == ".toml" and _study(a, p).population is not None:
+    if p.suffix.lower() == ".toml" and _study(a, p).population is not None:
         raise InputError(
             f"{a.file}: --concept {a.concept} does not apply to a population study's search; give one of its games "
             "(the EGTA JSON files in its report's data folder)"
@@ -411,7 +412,7 @@ def cmd_game_export(a) -> int:
     from gamemarket.analysis.study import analyze, export  # deferred: joblib, pandas, pyarrow, scipy.optimize
 
     p = Path(a.file)
-    if p.suffix != ".toml":
+    if p.suffix.lower() != ".toml":
         raise InputError(f"{a.file}: export takes a study file (.toml)")
     spec = _study(a, p)
     if spec.population is not None or spec.design is not None:
@@ -449,8 +450,8 @@ def cmd_report(a) -> int:
     return 0
 
 
-#: bootstrap resamples: as a study's ``[game] resamples`` at most 10**6 (each one a game's regrets recomputed)
-_resamples = integer(min=1, limit=10**6, what="a number of bootstrap resamples")
+#: bootstrap resamples: as a study's ``[game] resamples`` (``io.limits.MIN_RESAMPLES`` to ``MAX_RESAMPLES``)
+_resamples = integer(min=MIN_RESAMPLES, limit=MAX_RESAMPLES, what="a number of bootstrap resamples")
 
 
 def _output_options(p, *, report: bool = True) -> None:

@@ -23,8 +23,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from gamemarket.errors import InputError
 from gamemarket.games.bimatrix import Game
 from gamemarket.games.equilibria import Equilibrium, regret, tolerance
+from gamemarket.io.limits import MAX_RESAMPLES, MIN_RESAMPLES
 
 
 @dataclass
@@ -99,7 +101,16 @@ def _resampled(reps: np.ndarray, idx: np.ndarray) -> np.ndarray:
 def bootstrap(
     game: Game, equilibria: list[Equilibrium], *, resamples: int = 1000, level: float = 0.95, seed: int = 0
 ) -> list[Robustness | None]:
-    """Bootstrap robustness of each equilibrium (None for all when the game has < 2 replications)."""
+    """Bootstrap robustness of each equilibrium (None for all when the game has < 2 replications). ``resamples``:
+    ``io.limits.MIN_RESAMPLES`` to ``MAX_RESAMPLES`` (fewer make the 95% interval the extremes of a handful of
+    draws)."""
+    if isinstance(resamples, bool) or not isinstance(resamples, (int, np.integer)):
+        raise InputError(f"resamples must be a whole number, got {resamples!r}")
+    if not MIN_RESAMPLES <= resamples <= MAX_RESAMPLES:
+        raise InputError(
+            f"resamples must be >= {MIN_RESAMPLES} and <= {MAX_RESAMPLES:,}, got {resamples}: fewer bootstrap "
+            "resamples make a 95% interval the extremes of a handful of draws"
+        )
     if game.A_reps is None or game.A_reps.shape[2] < 2:
         return [None] * len(equilibria)
     R = game.A_reps.shape[2]

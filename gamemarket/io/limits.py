@@ -22,6 +22,11 @@ MAX_TIME = 2.0**53
 #: the largest node count a command, a study file or a trace's header may give (``--nodes``, ``[workload] nodes``,
 #: ``MaxProcs``): a cluster far beyond any machine's, and the command line's bound
 MAX_NODES = 10**7
+#: the fewest bootstrap resamples behind a 95% interval or a share of resamples (``--resamples``, ``[game]
+#: resamples``, ``bootstrap``): with fewer, the interval's ends are the extremes of a handful of draws (one
+#: resample gave "[0, 0]" and "100.0%"); and the most, each one a game's regrets computed again
+MIN_RESAMPLES = 100
+MAX_RESAMPLES = 10**6
 
 
 def physical_memory() -> int | None:

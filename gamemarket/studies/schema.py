@@ -30,6 +30,7 @@ from gamemarket.consumers.betamix import ConsumerGrid, ConsumerMix
 from gamemarket.consumers.piecewise import PiecewiseEntry
 from gamemarket.consumers.shading import ShadingEntry
 from gamemarket.errors import InputError
+from gamemarket.io.limits import MAX_RESAMPLES, MIN_RESAMPLES
 from gamemarket.io.names import is_name, slug
 from gamemarket.io.schema import Table, reference
 from gamemarket.market.base import MARKETS, generator_sources, market_for_workload
@@ -357,7 +358,7 @@ class PopulationSettings(Table):
     regret_tol: float = Field(0.01, gt=0, lt=1, description="regret tolerance, relative to truthful utility")
     max_seeds: int = Field(0, ge=0, le=100_000, description="adaptive seed budget per mechanism (0: none)")
     seed_step: Count = Field(2, le=100_000, description="seeds added at a time")
-    resamples: int = Field(1000, ge=100, le=10**6, description="bootstrap resamples")
+    resamples: int = Field(1000, ge=MIN_RESAMPLES, le=MAX_RESAMPLES, description="bootstrap resamples")
     joint: bool = Field(
         True,
         description="solve the provider-and-consumers game with a mixed provider (its runs: every consumer "

@@ -604,7 +604,7 @@ def test_bad_input_gets_a_clear_error(name, tmp_path, capsys, monkeypatch):
         (["simulate", "--seed", "-1"], "expected a seed >= 0 and <= 9223372036854775807, got -1"),
         (
             ["game", "solve", "x.nfg", "--resamples", "99999999999999999999"],
-            "argument --resamples: expected a number of bootstrap resamples >= 1 and at most 1000000",
+            "argument --resamples: expected a number of bootstrap resamples >= 100 and at most 1000000",
         ),
         (
             ["price", "solve", "--n", "99999999999999999999", "--m", "2"],

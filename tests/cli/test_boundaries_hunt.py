@@ -521,7 +521,7 @@ def test_a_profile_listed_twice_names_both_places():
     "argv,said",
     [
         (["--game", "nope"], "--game applies to a study file (.toml) only"),
-        (["--resamples", "5"], "--resamples applies to a study file (.toml) only"),
+        (["--resamples", "500"], "--resamples applies to a study file (.toml) only"),
         (["--results", "r", "--game", "x"], "--game, --results apply to a study file (.toml) only"),
     ],
 )

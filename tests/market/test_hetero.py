@@ -107,7 +107,7 @@ count = 3
     from gamemarket.reports import write_report
 
     spec.report_dir = tmp_path / "report"
-    an = analyze(spec, for_report=True, resamples=50)
+    an = analyze(spec, for_report=True, resamples=100)
     assert an.claims == [] and an.paper_games == [] and write_report(an).exists()
     # a scheduling mechanism cannot run on a hetero workload
     bad = body.replace('"clearing", ', '"hb-kth", "clearing", ')
