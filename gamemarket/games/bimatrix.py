@@ -39,7 +39,11 @@ class Game:
                 f"game {self.title!r}: A and B must be matrices of one shape, got {self.A.shape} and {self.B.shape}"
             )
         if self.A.size == 0:
-            raise InputError(f"game {self.title!r}: no strategies")
+            who = "the row player" if self.A.shape[0] == 0 else "the column player"
+            raise InputError(
+                f"game {self.title!r}: payoff matrices of shape {self.A.shape}: {who} has no strategy; expected at "
+                "least one strategy each"
+            )
         self.rows = [str(r) for r in self.rows] if self.rows is not None else [f"r{i}" for i in range(self.A.shape[0])]
         self.cols = [str(c) for c in self.cols] if self.cols is not None else [f"c{j}" for j in range(self.A.shape[1])]
         if len(self.rows) != self.A.shape[0] or len(self.cols) != self.A.shape[1]:

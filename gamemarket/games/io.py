@@ -301,6 +301,28 @@ def to_csv_table(game: Game) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _csv_players(path: Path, df: pd.DataFrame, header: list[str]) -> tuple[str, str]:
+    """The CSV game's two strategy columns (``provider``/``consumer`` or ``row``/``col``), its header checked (each
+    column once, the four columns there) and its rows (at least one)."""
+    twice = sorted({h for h in header if header.count(h) > 1})
+    if twice:  # pandas renames the second ``x`` to ``x.1`` and reads the first: which one did the file mean?
+        raise InputError(f"{path}: line 1: column(s) {twice} appear more than once; give each column once")
+    for r, c in (("provider", "consumer"), ("row", "col")):
+        if {r, c, f"{r}_payoff", f"{c}_payoff"} <= set(df.columns):
+            break
+    else:
+        raise InputError(
+            f"{path}: expected columns provider, consumer, provider_payoff, consumer_payoff "
+            f"(or row, col, row_payoff, col_payoff); found {list(df.columns)}"
+        )
+    if df.empty:
+        raise InputError(
+            f"{path}: no payoff rows after the header; expected one row per pair of strategies ({r}, {c}), "
+            f"with {r}_payoff and {c}_payoff"
+        )
+    return r, c
+
+
 def read_csv_game(path: str | Path) -> Game:
     """A game from a tidy CSV with columns row, column and two payoff columns.
 
@@ -317,17 +339,7 @@ def read_csv_game(path: str | Path) -> Game:
         raise
     except Exception as exc:
         raise InputError(f"{path}: cannot read CSV: {exc}") from exc
-    twice = sorted({h for h in header if header.count(h) > 1})
-    if twice:  # pandas renames the second ``x`` to ``x.1`` and reads the first: which one did the file mean?
-        raise InputError(f"{path}: line 1: column(s) {twice} appear more than once; give each column once")
-    for r, c in (("provider", "consumer"), ("row", "col")):
-        if {r, c, f"{r}_payoff", f"{c}_payoff"} <= set(df.columns):
-            break
-    else:
-        raise InputError(
-            f"{path}: expected columns provider, consumer, provider_payoff, consumer_payoff "
-            f"(or row, col, row_payoff, col_payoff); found {list(df.columns)}"
-        )
+    r, c = _csv_players(path, df, header)
     for who in (r, c):
         blank = df[who].str.strip() == ""
         if blank.any():
