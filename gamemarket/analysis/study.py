@@ -65,6 +65,8 @@ class StudyAnalysis:
     growth: tuple[pd.DataFrame, pd.DataFrame] | None = None  #: shading gain against market size (per seed, summary)
     workload: dict = field(default_factory=dict)  #: jobs, nodes, mean run time, offered load, dropped records
     companion_workloads: list[tuple[str, dict]] = field(default_factory=list)
+    #: companion studies whose claims are not measured: (name, study file, why), said where the claims are shown
+    companions_missing: list[tuple[str, str, str]] = field(default_factory=list)
     population: object | None = None  #: the linked population study's analysis, where it has been run
     population_missing: object | None = None  #: ``PopulationMissing``: a linked study whose analysis is not there
     resamples: int = 1000  #: bootstrap resamples behind each equilibrium's robustness
@@ -167,7 +169,7 @@ def _report_extras(an: StudyAnalysis, population=None) -> None:
         an.grid_gains = claims.grid_gains(
             an.cohorts, meta["consumers"], dict.fromkeys(an.metrics["provider"]), spec.aliases
         )
-        an.claims = _claims(an)
+        an.claims, an.companions_missing = _claims(an)
         for c in spec.companions:
             cs = load_study(c)
             try:
@@ -183,19 +185,22 @@ def _report_extras(an: StudyAnalysis, population=None) -> None:
         an.population = pop
 
 
-def _claims(an: StudyAnalysis) -> list[tuple[str, list[dict]]]:
-    """Claims measured on this study and on each companion study whose results are stored."""
+def _claims(an: StudyAnalysis) -> tuple[list[tuple[str, list[dict]]], list[tuple[str, str, str]]]:
+    """Claims measured on this study and on each companion study whose results are stored; and the companions
+    whose results are not (name, study file, why), which the report names rather than leaving out unsaid."""
     out = [(an.spec.name, claims.evaluate(an.metrics, an.bins, an.cohorts, an.meta["consumers"], an.meta["providers"]))]
     if not out[0][1]:
-        return []
+        return [], []
+    missing = []
     for cpath in an.spec.companions:
         cs = load_study(cpath)
         try:
             m, b, meta = load_results(cs, with_bins=True)
-        except InputError:
+        except InputError as exc:
+            missing.append((cs.name, str(cpath), str(exc)))
             continue
         out.append((cs.name, claims.evaluate(m, b, load_cohorts(cs), meta["consumers"], meta["providers"])))
-    return out
+    return out, missing
 
 
 def workload_facts(spec: StudySpec) -> dict:

@@ -47,8 +47,18 @@ def claim_measured(row: dict, digits: int = CLAIM_DIGITS) -> str:
     return row["measured"]
 
 
-def claims_section(spec, claim_rows, out: OutputFolder) -> str:
-    """The paper's claims measured: the tested claims' table, the rules' table, and ``data/claims.csv``."""
+def unmeasured_companions(missing) -> list[str]:
+    """A paragraph for each companion study whose claims are not measured (``missing``: name, study file, why)."""
+    return [
+        f"Not measured on the companion study {name} (`{path}`): {why.rstrip('.')}; then write this report again "
+        "to measure it.\n"
+        for name, path, why in missing
+    ]
+
+
+def claims_section(spec, claim_rows, out: OutputFolder, missing=()) -> str:
+    """The paper's claims measured: the tested claims' table, the rules' table, and ``data/claims.csv``;
+    ``missing``: the companion studies not measured, (name, study file, why), named below the tables."""
     md = [
         "## Claims of Shudler et al. (2010), measured\n",
         "Paired by replication seed (common random numbers: the pairs share every private bid); mean "
@@ -89,6 +99,7 @@ def claims_section(spec, claim_rows, out: OutputFolder) -> str:
             "measured difference without an interval and checks the rule on every seed.\n"
         )
         md.append(table(rules))
+    md += unmeasured_companions(missing)
     write_csv(claims_csv(claim_rows), out.file("data/claims.csv"))
     md.append(
         "Every claim, with its key, mechanism, group, bid class, statistic, mean, interval and verdict: "

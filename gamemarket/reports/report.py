@@ -18,7 +18,7 @@ from gamemarket.io.names import workload_name
 from gamemarket.market.base import MARKETS, market_for
 from gamemarket.market.payoffs import unit
 from gamemarket.reports import discussion, figures
-from gamemarket.reports.claims import claims_section, write_csv
+from gamemarket.reports.claims import claims_section, unmeasured_companions, write_csv
 from gamemarket.reports.concepts import concepts_summary
 from gamemarket.reports.markdown import md_table, num, num_ci, to_html
 from gamemarket.workers import fan_out
@@ -106,7 +106,11 @@ def write_report(an: StudyAnalysis, *, force: bool = False, n_jobs: int = 1) -> 
         if paper and an.paper_games:
             md.append(_paper_game_section(an))
         if an.claims:
-            md.append(claims_section(spec, an.claims, out) if paper else _claims_pointer(an.claims, out))
+            md.append(
+                claims_section(spec, an.claims, out, an.companions_missing)
+                if paper
+                else _claims_pointer(an.claims, out, an.companions_missing)
+            )
         if _has_gains(an):
             md.append(_gains_section(an.shading_gains, out))
         if an.growth is not None:
@@ -135,8 +139,9 @@ def paper_setup(an: StudyAnalysis) -> bool:
     return bool(an.spec.paper) or quoted
 
 
-def _claims_pointer(claim_rows, out: OutputFolder) -> str:
-    """Where the paper's claims are when the report does not show them: their CSV."""
+def _claims_pointer(claim_rows, out: OutputFolder, missing=()) -> str:
+    """Where the paper's claims are when the report does not show them: their CSV (and the companion studies not
+    measured, ``missing``)."""
     write_csv(claims_csv(claim_rows), out.file("data/claims.csv"))
     rows = claim_rows[0][1]
     paper = sum(1 for r in rows if not str(r["key"]).startswith("rule-"))
@@ -148,9 +153,12 @@ def _claims_pointer(claim_rows, out: OutputFolder) -> str:
         else f"No claim of the paper applies to this study's mechanisms and bidding models; {rules} checks of what "
         "follows from the market rules alone are made on its runs"
     )
-    return (
-        "## The claims of Shudler et al. (2010)\n\n"
-        f"{held}: `data/claims.csv` (a study that declares the paper, with a `[paper]` table, shows them here).\n"
+    return "\n".join(
+        [
+            "## The claims of Shudler et al. (2010)\n\n"
+            f"{held}: `data/claims.csv` (a study that declares the paper, with a `[paper]` table, shows them here).\n",
+            *unmeasured_companions(missing),
+        ]
     )
 
 
