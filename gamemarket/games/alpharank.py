@@ -248,26 +248,37 @@ def log_stationary(L: np.ndarray) -> np.ndarray:
 
 
 def stationary(C: np.ndarray) -> np.ndarray:
-    """The stationary distribution of the irreducible chain ``C`` by Grassmann-Taksar-Heyman elimination."""
-    return _gth(np.asarray(C, dtype=float))
+    """The stationary distribution of the irreducible chain ``C`` by Grassmann-Taksar-Heyman elimination (in
+    logarithms where the ratios it forms leave the float range: :func:`log_stationary`)."""
+    C = np.asarray(C, dtype=float)
+    pi = _gth(C)
+    if pi is None:
+        with np.errstate(divide="ignore"):
+            log_pi = log_stationary(np.log(C))
+        pi = np.exp(log_pi - log_pi.max())
+        pi /= pi.sum()
+    return pi
 
 
-def _gth(C: np.ndarray) -> np.ndarray:
-    """Grassmann-Taksar-Heyman elimination (the diagonal is not read)."""
+def _gth(C: np.ndarray) -> np.ndarray | None:
+    """Grassmann-Taksar-Heyman elimination (the diagonal is not read); None where a ratio it forms leaves the float
+    range (the elimination in logs then: :func:`log_stationary`)."""
     A = np.array(C, dtype=float)
     n = len(A)
-    for k in range(n - 1, 0, -1):
-        s = A[k, :k].sum()
-        if not s > 0:
-            raise InputError(f"alpha-rank: the chain is reducible (state {k} leads to none before it)")
-        A[:k, k] /= s
-        A[:k, :k] += np.outer(A[:k, k], A[k, :k])
-    pi = np.zeros(n)
-    pi[0] = 1.0
-    for k in range(1, n):
-        pi[k] = pi[:k] @ A[:k, k]
-        if pi[k] > 1e100:  # rescaled as it goes (a ratio may be exp(600)): what then underflows is negligible
-            pi[: k + 1] /= pi[k]
+    with np.errstate(over="ignore", invalid="ignore"):
+        for k in range(n - 1, 0, -1):
+            s = A[k, :k].sum()
+            if not s > 0:
+                raise InputError(f"alpha-rank: the chain is reducible (state {k} leads to none before it)")
+            A[:k, k] /= s
+            A[:k, :k] += np.outer(A[:k, k], A[k, :k])
+        pi = np.zeros(n)
+        pi[0] = 1.0
+        for k in range(1, n):
+            pi[:k] /= pi[:k].max()  # rescaled as it goes (a ratio may be exp(600)): what underflows is negligible
+            pi[k] = pi[:k] @ A[:k, k]
+    if not np.isfinite(pi).all() or not np.isfinite(A).all():
+        return None  # a ratio past the float range (a rate of 1e-236 against one of 0.5, at alpha 15)
     return pi / pi.sum()
 
 
@@ -323,7 +334,8 @@ def alpharank(
     src, dst, logp = _log_rates(rsg, alpha, m, eps, normalize)
     P = len(rsg.profiles)
     C = transition_matrix(rsg, alpha=alpha, m=m, eps=eps, normalize=normalize)
-    if logp.size and logp.min() < -600:  # probabilities near or below the float range: elimination in logs
+    direct = _gth(C) if P > 1 and not (logp.size and logp.min() < -600) else None
+    if P > 1 and direct is None:  # probabilities near or below the float range, or ratios past it: in logs
         L = np.full((P, P), -np.inf)
         L[src, dst] = logp  # (each move reaches a distinct profile)
         log_pi = log_stationary(L)
@@ -331,7 +343,7 @@ def alpharank(
         tol = 1e-9  # (logs of size |log p| carry rounding of |log p| * 1e-16)
     else:
         with np.errstate(divide="ignore"):
-            log_pi = np.log(_gth(C)) if P > 1 else np.zeros(1)
+            log_pi = np.log(direct) if P > 1 else np.zeros(1)
         tol = 1e-12
     pi = np.exp(log_pi)
     total = pi.sum()  # (the normalization, rounded once per state in logs, is redone here in one sum)

@@ -123,6 +123,22 @@ def test_mass_on_the_sink_grows_with_alpha(game):
     assert mass[-1] > 1 - 1e-9
 
 
+def test_ratios_past_the_float_range_are_eliminated_in_logs():
+    """A 2 x 2 game hypothesis found: at alpha 15.2 the rates run from 0.5 down to 1e-254, above the threshold of the
+    logs (1e-261), yet the direct elimination's ratios (1e168 times 1e236) overflowed and the scores were NaN."""
+    game = Game(
+        np.array([[1.39920836, 0.40555664], [0.44981827, 0.09328637]]),
+        np.array([[1.32107344, 0.54284615], [0.84185143, 0.32649292]]),
+    )
+    alphas = np.logspace(-2, 3, 12)
+    (sink,) = sink_components(game)
+    mass = sweep(game, alphas)[:, sink].sum(axis=1)
+    assert np.isfinite(mass).all() and np.all(np.diff(mass) >= -1e-12) and mass[-1] > 1 - 1e-9
+    C = transition_matrix(game, alpha=alphas[7])
+    pi = stationary(C)  # the public function falls back to logs alike
+    assert np.isfinite(pi).all() and pi.sum() == pytest.approx(1.0) and np.abs(pi @ C - pi).max() < 1e-12
+
+
 @settings(max_examples=40, deadline=None)
 @given(game=small_games(max_players=3, max_strategies=3), alpha=st.floats(0.01, 1e4))
 def test_distribution_sums_to_one_and_is_stationary(game, alpha):
