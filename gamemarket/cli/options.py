@@ -157,6 +157,7 @@ class Parser(argparse.ArgumentParser):
     A missing command lists the commands there are."""
 
     def error(self, message: str):
+        """Print ``message`` as one line naming the command and where its help is; exit 2."""
         sub = self._commands()
         if sub is not None and message.startswith("the following arguments are required") and sub.dest in message:
             message = f"expected a command: one of {', '.join(sub.choices)}"
