@@ -146,15 +146,17 @@ def _lead(ans, spec) -> list[str]:
         f"{num_ci(*obj, sign=False)} and its revenue {num_ci(*rev, sign=False)} bid x seconds (95% intervals). "
         + _sure(ans)
     )
-    fixed = [q for q in ans.compare if q.provider in ans.confirmations]
-    best_fixed = max(fixed, key=lambda q: ans.confirmations[q.provider].objective[0], default=None)
+    fixed = [q for q in ans.compare if q.provider in ans.confirmations and q.provider != ans.chosen]
+    found = [q for q in ans.points if q.provider in ans.confirmations and q.provider != ans.chosen]
     versus = ""
-    if best_fixed is not None:
-        bf = ans.confirmations[best_fixed.provider].objective
-        versus = (
-            f" The best of the study's fixed mechanisms on the same seeds, `{best_fixed.provider}`, reaches "
-            f"{num_ci(*bf, sign=False)}."
-        )
+    for words, among in (
+        ("The best of the study's fixed mechanisms", fixed),
+        ("The best design the search found", found if p.source == "compare" else []),
+    ):
+        if among:
+            q = max(among, key=lambda q: ans.confirmations[q.provider].objective[0])
+            bf = ans.confirmations[q.provider].objective
+            versus += f" {words} on the same seeds, `{q.provider}`, reaches {num_ci(*bf, sign=False)}."
     md += [head + " " + users + ". " + sure + versus, ""]
     md += [f"_{spec.description}_", ""] if spec.description else []
     md += [

@@ -13,11 +13,12 @@ noise-aware optimiser proposes the points ([Vorobeychik2006]_, [Vorobeychik2008t
 * ``grid``: a regular grid of the budget's size, exhaustively (the reference of the benchmark).
 
 Then the best designs (``contenders``) are confirmed on fresh seeds at their equilibria (base runs: the same seeds
-for every design, so differences are paired), the chosen design is the best of them there, and the **provider's
-regret bound** is, over every design the search evaluated, the largest one-sided 95% upper bound on how much it
-could beat the chosen one (paired by seed; on the fresh seeds for the contenders, on the search seeds for the rest;
-Bonferroni over the designs). Infeasible points (no equilibrium found, or a constraint's mean missed) are told to the
-optimiser below the worst value seen, and never chosen.
+for every design, so differences are paired) beside the study's fixed mechanisms, the chosen mechanism is the best
+of them there (a fixed one where it beats every design found, which the answer's notes say), and the **provider's
+regret bound** is, over every design the search evaluated and every fixed mechanism, the largest one-sided 95% upper
+bound on how much it could beat the chosen one (paired by seed; on the fresh seeds for those confirmed, on the
+search seeds for the rest; Bonferroni over them). Infeasible points (no equilibrium found, or a constraint's mean
+missed) are told to the optimiser below the worst value seen, and never chosen.
 
 References
 ----------
@@ -603,7 +604,7 @@ def run_design(spec, *, n_jobs: int = 1, progress: bool = False, scheduler_addre
         contenders = feasible[: 1 + d.contenders]
         fresh = list(range(max(spec.seeds) + 1, max(spec.seeds) + 1 + d.confirm_seeds))
         conf = ev.confirm(providers, contenders + [p for p in compare if p.mixture is not None], fresh)
-        chosen, bound, against, notes, upper = _choose(points, contenders, conf)
+        chosen, bound, against, notes, upper = _choose(points, contenders, conf, compare)
     if chosen is None:
         notes.append("no design met the constraints at an equilibrium: none is chosen")
     return DesignAnswer(
@@ -629,8 +630,9 @@ def run_design(spec, *, n_jobs: int = 1, progress: bool = False, scheduler_addre
 ANSWER_FILE = "design.json"
 
 
-#: the design search's own version: part of a stored answer's key (a changed search never reuses an old answer)
-SEARCH_VERSION = 1
+#: the design search's own version: part of a stored answer's key (a changed search never reuses an old answer).
+#: 2: the study's fixed mechanisms confirmed beside the contenders may be chosen, and count in the regret bound
+SEARCH_VERSION = 2
 
 
 def answer_key(spec, workload_hash: str | None = None) -> dict:
@@ -680,11 +682,17 @@ def read_answer(spec) -> DesignAnswer:
     return ans
 
 
-def _choose(points: list, contenders: list, conf: dict):
-    """The chosen design (the contender of best mean objective on the fresh seeds, feasible there where one is), the
-    provider's regret bound against every evaluated feasible design (module docstring; at least 0), the design that
-    attains it, notes, and the largest upper bound itself (negative where every other design does worse at 95%)."""
+def _choose(points: list, contenders: list, conf: dict, compare: list = ()):
+    """The chosen mechanism (of the contenders and the study's fixed mechanisms confirmed beside them, the one of best
+    mean objective on the fresh seeds, feasible there), the provider's regret bound against every evaluated feasible
+    design and fixed mechanism (module docstring; at least 0), the one that attains it, notes, and the largest upper
+    bound itself (negative where every other one does worse at 95%).
+
+    A fixed mechanism is chosen where it beats every design the search found on the fresh seeds: the provider should
+    set the best mechanism it knows of, and a report that recommended the search's best beside a fixed mechanism
+    that beats it would contradict itself (a grid of 4 points over the reserve missed ``hb-first``'s reserve 1)."""
     notes: list = []
+    fixed = [q for q in compare if q.provider in conf]
     if not contenders:
         return None, None, None, notes, None
     ok = [p for p in contenders if conf[p.provider].feasible]
@@ -693,13 +701,20 @@ def _choose(points: list, contenders: list, conf: dict):
         return None, None, None, notes, None
     if len(ok) < len(contenders):
         notes.append("contenders that missed a constraint's mean on the fresh seeds were not chosen")
-    best = max(ok, key=lambda p: conf[p.provider].objective[0])
-    others = [p for p in points if p.feasible and p.provider != best.provider]
+    found = max(ok, key=lambda p: conf[p.provider].objective[0])
+    best = max([found] + [q for q in fixed if conf[q.provider].feasible], key=lambda p: conf[p.provider].objective[0])
+    if best is not found:
+        notes.append(
+            f"the fixed mechanism {best.provider} beat every design the search found on the fresh seeds (the best, "
+            f"{found.provider}, by {conf[best.provider].objective[0] - conf[found.provider].objective[0]:,.6g} in "
+            "the mean objective), so it is chosen; a larger [design] budget may find a better design"
+        )
+    others = [p for p in points + fixed if p.feasible and p.provider != best.provider]
     if not others:
         return best.provider, 0.0, None, notes, None
     alpha = ALPHA / len(others)
     bound, against = -np.inf, None
-    in_conf = {p.provider for p in contenders}
+    in_conf = {p.provider for p in contenders + fixed}
     for p in others:
         if p.provider in in_conf:
             diff = np.subtract(conf[p.provider].objective_seeds, conf[best.provider].objective_seeds)

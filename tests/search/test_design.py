@@ -127,7 +127,9 @@ def test_a_small_design_study_runs_reports_and_reports_again_from_its_answer(tmp
     ans = res.design
     assert res.kind == "design" and ans is not None
     assert len(ans.points) == 6 and [p.provider for p in ans.compare] == ["hb-first", "hb-kth"]
-    assert ans.chosen in {p.provider for p in ans.points if p.feasible}
+    assert ans.chosen in {p.provider for p in ans.points + ans.compare if p.feasible}
+    if ans.chosen in {p.provider for p in ans.compare}:  # a fixed mechanism chosen: the notes say why
+        assert any(f"the fixed mechanism {ans.chosen} beat every design" in n for n in ans.notes)
     assert ans.regret_bound is not None and ans.regret_bound >= 0
     # the chosen one is the contender of best fresh mean
     best = max(
@@ -325,6 +327,29 @@ def test_infeasible_points_never_outrank_feasible_ones(optimiser):
     assert all(v >= 0.5 for v in polish), asked
     best = max((v for v in asked if v >= 0.5), key=lambda v: -((v - 0.8) ** 2))
     assert abs(best - 0.8) < 0.05, asked
+
+
+def test_a_fixed_mechanism_that_beats_every_design_found_is_chosen_and_said_to_be():
+    # hunt 6: a grid of 4 points chose r=0 at 168,600 while hb-first (reserve 1, inside the family) reached 567,000 on
+    # the same fresh seeds, and the report recommended the design beside the mechanism that beat it
+    found, fixed = _point("hb-blend[r=0,a=1]", [1.0, 2.0, 3.0, 4.0]), _point("hb-first", [5.0, 6.0, 7.0, 8.0])
+    conf = {"hb-blend[r=0,a=1]": _conf("hb-blend[r=0,a=1]", [1.0, 2.0, 3.0, 4.0]),
+            "hb-first": _conf("hb-first", [5.0, 6.5, 7.0, 8.5])}  # fmt: skip
+    chosen, bound, against, notes, upper = design_mod._choose([found], [found], conf, [fixed])
+    assert chosen == "hb-first" and against == "hb-blend[r=0,a=1]"
+    assert "the fixed mechanism hb-first beat every design the search found on the fresh seeds" in notes[0]
+    assert bound == 0.0 and upper < 0  # the design found does worse on every seed: its bound is below 0
+    # a fixed mechanism that does worse is not chosen, but counts in the regret bound (paired on the fresh seeds)
+    worse = _point("hb-kth", [0.0, 0.0, 0.0, 0.0])
+    conf["hb-kth"] = _conf("hb-kth", [0.5, 2.5, 2.0, 4.5])
+    chosen, bound, against, notes, upper = design_mod._choose([found], [found], conf, [worse])
+    d = np.subtract([0.5, 2.5, 2.0, 4.5], [1.0, 2.0, 3.0, 4.0])
+    want = d.mean() + stats.t.ppf(1 - 0.05, 3) * d.std(ddof=1) / 2.0
+    assert chosen == "hb-blend[r=0,a=1]" and not notes and against == "hb-kth"
+    assert upper == pytest.approx(want) and bound == pytest.approx(max(want, 0.0))
+    # a fixed mechanism never confirmed (no equilibrium: not in the confirmations) is neither chosen nor counted
+    assert design_mod._choose([found], [found], {"hb-blend[r=0,a=1]": conf["hb-blend[r=0,a=1]"]}, [fixed])[:3] == (
+        "hb-blend[r=0,a=1]", 0.0, None)  # fmt: skip
 
 
 def test_every_contender_infeasible_on_fresh_seeds_chooses_none():
