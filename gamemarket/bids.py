@@ -170,6 +170,16 @@ def draw(n: int, seed: int, *, distribution: BidDistribution | None = None) -> D
     return Draws(w, G, U)
 
 
+def _check_mix(mix) -> None:
+    """A consumer strategy (what reports the jobs' bids), or an error naming what was given instead (a name such as
+    ``"SRG"`` was an AttributeError deep inside)."""
+    if not callable(getattr(mix, "reported_bids", None)):
+        raise InputError(
+            f"mix must be a consumer strategy (gamemarket.consumers.SRG, or one of gamemarket.consumers.catalogue."
+            f"load_consumers()'s by name), got {mix!r}"
+        )
+
+
 def job_table(
     jobs: pd.DataFrame,
     mix,
@@ -180,6 +190,7 @@ def job_table(
 ) -> pd.DataFrame:
     """The section-8 job table: workload columns plus ``private_bid``, ``reported_bid``, ``group``; ``mix`` is
     any consumer strategy (``gamemarket.consumers.ConsumerStrategy``: a beta mix such as ``consumers.SRG``)."""
+    _check_mix(mix)
     if draws is None:
         draws = draw(len(jobs), seed, distribution=distribution)
     w = draws.private_bid
@@ -196,6 +207,7 @@ def job_columns(columns: Mapping[str, np.ndarray], mix, seed: int, *, distributi
     same bids and groups, added as columns (``private_bid``, ``reported_bid``, ``group``; the group as int8 where
     it fits), without pandas and without copying the given columns: the draws of a trace of 16 million serial
     jobs in a few hundred MB beside its columns."""
+    _check_mix(mix)
     draws = draw(len(columns["id"]), seed, distribution=distribution)
     w = draws.private_bid
     group, rw = mix.reported_bids(w, bid_bin_codes(w), draws.G, draws.U)

@@ -14,7 +14,8 @@ import math
 import re
 import sys
 
-from gamemarket.io.limits import MAX_NODES
+from gamemarket.errors import InputError
+from gamemarket.io.limits import MAX_NODES, check_workers
 
 #: numpy's seeds and the engine's counters are 64-bit: a seed must fit
 MAX_SEED = 2**63 - 1
@@ -108,9 +109,12 @@ def workers(text: str) -> int:
         v = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if v == 0 or v < -1:
-        raise argparse.ArgumentTypeError(f"expected a number of worker processes >= 1, or -1 for all cores; got {v}")
-    return v
+    try:
+        return check_workers(v)  # the rule of every path (run_study's n_jobs too)
+    except InputError:
+        raise argparse.ArgumentTypeError(
+            f"expected a number of worker processes >= 1, or -1 for all cores; got {v}"
+        ) from None
 
 
 def add_force(parser, what: str) -> None:

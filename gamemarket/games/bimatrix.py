@@ -32,8 +32,14 @@ class Game:
     meta: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.A = np.asarray(self.A, dtype=float)
-        self.B = np.asarray(self.B, dtype=float)
+        for name in ("A", "B"):
+            try:
+                setattr(self, name, np.asarray(getattr(self, name), dtype=float))
+            except (ValueError, TypeError) as exc:  # rows of unequal lengths, a string: numpy's error named ours
+                raise InputError(
+                    f"game {self.title!r}: {name} must be a matrix of numbers (rows of one length), got "
+                    f"{getattr(self, name)!r:.200} ({' '.join(str(exc).split())[:200]})"
+                ) from None
         if self.A.ndim != 2 or self.A.shape != self.B.shape:
             raise InputError(
                 f"game {self.title!r}: A and B must be matrices of one shape, got {self.A.shape} and {self.B.shape}"

@@ -445,8 +445,16 @@ class RoleSymmetricGame:
         """A complete game whose payoffs are ``payoff(profile_counts) -> array of S payoffs``."""
         nstrat = [len(s) for s in strategies]
         prof = all_profiles(players, nstrat)
-        pay = np.array([np.asarray(payoff(p), dtype=float) for p in prof]).reshape(prof.shape)
-        return cls(roles, players, strategies, prof, pay)
+        rows = []
+        for p in prof:
+            row = np.asarray(payoff(p), dtype=float)
+            if row.shape != (prof.shape[1],):  # (a reshape of the whole stack failed later, naming no profile)
+                raise InputError(
+                    f"from_function: payoff({p.tolist()}) returned shape {row.shape}; expected one payoff per "
+                    f"strategy, shape ({prof.shape[1]},)"
+                )
+            rows.append(row)
+        return cls(roles, players, strategies, prof, np.array(rows).reshape(prof.shape))
 
     @classmethod
     def random(cls, players, num_strategies, rng: np.random.Generator, roles=None) -> "RoleSymmetricGame":

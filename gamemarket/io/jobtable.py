@@ -119,9 +119,16 @@ def validate(table: pd.DataFrame, where: str = "job table", first_line: int | No
     """
     import pandas as pd  # deferred: pandas (a second); read_columns and the CLI's fast path go without
 
+    if not isinstance(table, pd.DataFrame):  # (a list, a mapping: AttributeError deep inside before)
+        raise InputError(
+            f"{where}: expected a pandas DataFrame with columns {list(REQUIRED)} (gamemarket.bids.job_table makes "
+            f"one from a workload), got {type(table).__name__}"
+        )
     missing = [c for c in REQUIRED if c not in table.columns]
     if missing:
         raise InputError(f"{where}: missing column(s) {missing}; required: {list(REQUIRED)}")
+    if len(table) == 0:  # a run of no job has no revenue, no utilization: a summary of nothing, not an answer
+        raise InputError(f"{where}: the job table has no rows; expected at least one job")
     _check_repeats(table.columns, where)
     cols = [c for c in REQUIRED + OPTIONAL if c in table.columns]
     values = {}

@@ -22,6 +22,7 @@ import numpy as np
 from gamemarket.bids import MAX_RESERVE, bid_bin_codes
 from gamemarket.errors import InputError, foreign_prints, raised, real_numbers
 from gamemarket.io import jobtable
+from gamemarket.io.limits import MAX_NODES
 from gamemarket.market import engine, outcomes
 from gamemarket.market.engine import MAX_JOBS, run_market, run_market_rows
 from gamemarket.market.hooks import run_schedule_hooks
@@ -61,7 +62,8 @@ class Mechanism:
                 raise InputError(
                     f"field 'blend' ({self.blend!r}) applies to payment 'blend' only, not {self.payment!r}"
                 )
-        if not (math.isfinite(self.reserve) and 0 <= self.reserve <= MAX_RESERVE):
+        real = isinstance(self.reserve, numbers.Real) and not isinstance(self.reserve, (bool, np.bool_))
+        if not (real and math.isfinite(self.reserve) and 0 <= self.reserve <= MAX_RESERVE):
             raise InputError(f"reserve must be a number >= 0 and <= {MAX_RESERVE:g}, got {self.reserve!r}")
         if self.preemption_overhead != 0:
             raise InputError("preemption_overhead: only 0 (free preemption and migration) is implemented")
@@ -246,10 +248,19 @@ def _engine_args(table, nodes: int, scheduler: str, ranks: list | None, order: t
     return arrival, a["in_order"], args
 
 
+def check_nodes(nodes) -> int:
+    """``nodes`` as an int: a whole number from 1 to ``MAX_NODES`` (an int, a numpy integer, or a float that is
+    whole); else an :class:`InputError` naming the value. A run on 2.5 nodes ran on 2 and divided its utilization
+    by 2.5; ``True`` was one node, ``"16"`` a ``TypeError`` after the whole run."""
+    whole = isinstance(nodes, numbers.Integral) or (isinstance(nodes, float) and nodes.is_integer())
+    if isinstance(nodes, (bool, np.bool_)) or not whole or not 1 <= nodes <= MAX_NODES:
+        raise InputError(f"nodes must be a whole number >= 1 and <= {MAX_NODES:,}, got {nodes!r}")
+    return int(nodes)
+
+
 def _check_run(nodes: int, scheduler: str, pricing: Sequence[tuple[str, float]]):
     """The payment-scheme entries and reserves of a run, after checking its nodes and names."""
-    if int(nodes) < 1:
-        raise InputError(f"nodes must be >= 1, got {nodes}")
+    check_nodes(nodes)
     get_scheduler(scheduler)
     schemes = [get_payment(p) for p, _ in pricing]  # the schemes' entries: a code, or a plugin's rate function
     reserves = np.array([float(r) for _, r in pricing], dtype=np.float64)
@@ -454,6 +465,7 @@ def simulate_many(
         numbers, categoricals as codes) rather than a DataFrame; a study's runs, which only sum them,
         skip building a table per run
     """
+    nodes = check_nodes(nodes)
     if validate:
         table = jobtable.validate(table)
     groups = outcomes.runtime_group_codes(
@@ -490,6 +502,9 @@ def simulate(
     validate : check the job table first (disable only for tables already validated)
     """
     mechanism = mechanism or Mechanism()
+    if not isinstance(mechanism, Mechanism):
+        raise InputError(f"mechanism must be a Mechanism (scheduler, payment, reserve), got {mechanism!r}")
+    nodes = check_nodes(nodes)
     if validate:
         table = jobtable.validate(table)
     return _result(table, nodes, mechanism, *run_arrays(table, nodes, mechanism))

@@ -32,6 +32,7 @@ import pandas as pd
 from gamemarket.analysis.study import DEFAULT_METHODS, StudyAnalysis, analyze
 from gamemarket.errors import InputError
 from gamemarket.games.io import mixture_words, profile_words
+from gamemarket.io.limits import check_workers
 from gamemarket.reports.answer import play_words, rows
 from gamemarket.reports.console import exploration_lines, population_lines
 from gamemarket.reports.design import points_table, write_design_report
@@ -290,6 +291,7 @@ def run_study(
     """
     log = log or _quiet
     t0 = time.perf_counter()
+    check_workers(n_jobs)  # before anything runs or is claimed
     if scheduler_address is not None:  # before any folder is claimed or locked: what answers there, named
         identify(scheduler_address)
     spec = _spec(study, results, report)
