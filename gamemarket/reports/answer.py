@@ -146,10 +146,18 @@ def answer_table(table_rows: list[MechanismRow]) -> str:
     )
 
 
+def _agents_words(agents: str, meta) -> str:
+    """Who the players are, counted as the runs counted them: each job's owner (one player a job), or each user
+    (SWF field 12: one player for all of that user's jobs). "Each of the 300 users' owners" counted the jobs of a
+    study of 50 users."""
+    if agents == "users" and meta.users is not None:
+        return f"Each of the {meta.users:,} users (their {meta.jobs:,} jobs)"
+    return f"Each of the {meta.jobs:,} jobs' owners"
+
+
 def answer_paragraph(an, table_rows: list[MechanismRow], ex) -> str:
     """The prose after the table: short, every number from the analysis or the exploration."""
     cfg = an.config
-    who = "jobs" if cfg.agents == "jobs" else "users"
     if ex is not None:
         scope = (
             f"any rule of the {ex.family} family, found by a best-response search from the study's "
@@ -165,7 +173,7 @@ def answer_paragraph(an, table_rows: list[MechanismRow], ex) -> str:
         bound = f"epsilon is the upper end of the equilibrium's {level}% regret interval over the study's rules"
     good = sum(r.verdict in ("certified", "verified") for r in table_rows)
     parts = [
-        f"**What this answers.** Each of the {an.meta.jobs:,} {who}' owners plays {scope}, to maximise its own "
+        f"**What this answers.** {_agents_words(cfg.agents, an.meta)} plays {scope}, to maximise its own "
         f"utility given what everyone else does. Per mechanism, the table gives what users play at equilibrium "
         f"and how sure we are ({bound}; the tolerance is {cfg.regret_tol:g} of the mean absolute truthful utility "
         f"per agent, in {UNIT}): {good} of {len(table_rows)} mechanisms "
