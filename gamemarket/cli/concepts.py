@@ -49,9 +49,10 @@ def add_concept_options(gs) -> None:
         "--observed",
         nargs="+",
         metavar="ROLE:STRATEGY=COUNT",
-        help="--concept qre: observed play (how often each strategy was played, counts or shares; a strategy not "
-        "named: 0), to fit the lambda under which it is most likely (maximum likelihood on the branch, McKelvey "
-        "and Palfrey's fit); e.g. provider:hb-first=12 consumer:FT=30 consumer:SRG=10 (default: none, no fit)",
+        help="--concept qre: observed play (how often each strategy was played, counts or shares; each strategy "
+        "once, a strategy not named: 0), to fit the lambda under which it is most likely (maximum likelihood on the "
+        "branch, McKelvey and Palfrey's fit); e.g. provider:hb-first=12 consumer:FT=30 consumer:SRG=10 (default: "
+        "none, no fit)",
     )
     gs.add_argument(
         "--alpha",
@@ -148,6 +149,7 @@ def observed_counts(items: list[str], roles: list, strategies: list) -> np.ndarr
     one role, or where the strategy's name is one role's only), as a vector in the game's order of strategies."""
     index = {(r, s): k for k, (r, s) in enumerate((r, s) for r, names in zip(roles, strategies) for s in names)}
     counts = np.zeros(len(index))
+    given: dict[int, str] = {}  # strategy -> the item that gave its count
     for item in items:
         name, eq, value = item.rpartition("=")
         if not eq or not name:
@@ -164,7 +166,14 @@ def observed_counts(items: list[str], roles: list, strategies: list) -> np.ndarr
             n = math.nan
         if not math.isfinite(n) or n < 0:
             raise InputError(f"--observed: {item!r}: expected a count or share >= 0, got {value!r}")
-        counts[index[keys[0]]] += n  # a strategy named twice adds up (observations pooled, as documented)
+        k = index[keys[0]]
+        if k in given:  # (summed before: with shares rather than counts a sum means nothing)
+            raise InputError(
+                f"--observed: {keys[0][0]}:{keys[0][1]} is given twice ({given[k]!r} and {item!r}); give each "
+                "strategy once, with all of its observed play"
+            )
+        given[k] = item
+        counts[k] = n
     if not counts.any():
         raise InputError("--observed: every count is 0; expected some play observed")
     return counts

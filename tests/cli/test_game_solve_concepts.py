@@ -76,6 +76,10 @@ def test_alpharank_json_and_text(capsys):
         (["--concept", "qre", "--observed", "FT=lots"], "expected a count or share >= 0, got 'lots'"),
         (["--concept", "qre", "--observed", "FT=0"], "--observed: every count is 0; expected some play observed"),
         (
+            ["--concept", "qre", "--observed", "SRG=10", "consumer:SRG=5"],  # one strategy, by two names: not summed
+            "--observed: consumer:SRG is given twice ('SRG=10' and 'consumer:SRG=5'); give each strategy once",
+        ),
+        (
             ["--concept", "alpharank", "--methods", "pure"],
             "--methods applies to --concept nash, not --concept alpharank",
         ),
@@ -98,8 +102,8 @@ def test_population_study_refused(capsys):
 
 def test_observed_play_fits_the_lambda_fit_lambda_finds(capsys):
     """``--observed`` gives the counts, by role and strategy or by a strategy's name alone, to ``fit_lambda`` on the
-    same branch: the same lambda and mixture; a strategy named twice adds up; the text prints the fit."""
-    args = ["provider:hb-first=12", "nphb-first=3", "consumer:FT=30", "SRG=10", "consumer:SRG=5"]
+    same branch: the same lambda and mixture; the text prints the fit."""
+    args = ["provider:hb-first=12", "nphb-first=3", "consumer:FT=30", "SRG=15"]
     assert main(["game", "solve", NFG, "--concept", "qre", "--observed", *args, "--format", "json"]) == 0
     (rec,) = json.loads(capsys.readouterr().out)
     g = read_nfg(NFG)
