@@ -190,7 +190,10 @@ def test_an_exploration_study_writes_its_answer(tmp_path):
     assert again.mechanisms["hb-first"].oracle_run_now == 0 < m.oracle_run_now
     assert again.mechanisms["hb-first"].run_now == 0 < m.run_now
     last = json.loads((spec.results_dir / "last-run.json").read_text())  # from the first run: the second ran none
-    assert last["exploration"]["run"] == m.run_now and last["exploration"]["workers"] == m.workers == 1
+    # the record counts what the answer counts (study run prints it): the searches and the provider's choice
+    assert last["exploration"]["simulations"] == ex.simulations
+    assert last["exploration"]["run"] == sum(a.run_now for a in ex.mechanisms.values()) + ex.provider.run_now
+    assert last["exploration"]["workers"] == m.workers == 1
     assert json.dumps(again.to_json(run=False)) == json.dumps(ex.to_json(run=False))
     assert again.without_run().to_json() == ex.to_json(run=False)
     folder = OutputFolder(tmp_path / "report", owner="test", what="report folder")
