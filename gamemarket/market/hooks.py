@@ -8,8 +8,8 @@ received so far, who is running, a user's share) does not fit that form. It is w
 - ``on_arrival(t, job, state)``: a job is submitted at ``t`` (it has joined ``state.waiting``);
 - ``on_completion(t, job, state)``: a running job finished at ``t`` (it has left ``state.running``);
 - ``allocate(t, state)``: the allocation step after the events of ``t``: the ids of the jobs that run until the
-  next event, at most ``state.nodes`` of the present ones. A running job left out is preempted (it keeps what it
-  has run and waits again); a scheduler that never leaves one out is non-preemptive.
+  next event, at most ``state.nodes`` of the present ones, each once. A running job left out is preempted (it keeps
+  what it has run and waits again); a scheduler that never leaves one out is non-preemptive.
 
 :func:`run_hooks` runs a job table under such a scheduler and a registered payment scheme (built-in or a
 plugin's rate function), paying each running job its rate over each interval with the compiled engine's
@@ -196,7 +196,7 @@ def _rates(payment, reserve: float, state: MarketState) -> dict:
 
 
 def _chosen(scheduler: EventScheduler, t: int, state: MarketState) -> set:
-    """The ids ``allocate`` returns at ``t``, checked: integers, of present jobs, at most ``state.nodes``."""
+    """The ids ``allocate`` returns at ``t``, checked: integers, of present jobs, each once, at most ``state.nodes``."""
     try:
         got = list(scheduler.allocate(t, state))
     except InputError:
@@ -210,6 +210,12 @@ def _chosen(scheduler: EventScheduler, t: int, state: MarketState) -> set:
             "(integers) of present jobs"
         )
     chosen = {int(i) for i in got}
+    if len(chosen) < len(got):  # a job on two nodes: a serial job runs on one (it was deduplicated in silence)
+        twice = next(i for k, i in enumerate(got) if int(i) in {int(j) for j in got[:k]})
+        raise InputError(
+            f"{_who(scheduler)}: allocate at t={t} chose job id {int(twice)} more than once; expected each present "
+            "job at most once (a job runs on one node)"
+        )
     present = state.waiting | state.running
     extra = sorted(chosen - present)
     if extra:
