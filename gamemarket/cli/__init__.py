@@ -137,7 +137,12 @@ def _ignore_inherited_plugins() -> None:
         return  # none listed: nothing to drop, and the registries (numba) stay unloaded
     from gamemarket import plugins  # deferred: numba, as build_parser's imports
 
-    dropped = plugins.drop_inherited()
+    try:
+        dropped = plugins.drop_inherited()
+    except InputError as exc:  # not a list a gamemarket process wrote: ignored as a well-formed one is, and said
+        os.environ.pop(PLUGINS_ENV, None)
+        warnings.warn(f"{exc.args[0].removesuffix('; unset it')}; it is ignored (unset it)", stacklevel=2)
+        return
     if dropped:
         warnings.warn(
             f"the environment variable {plugins.ENV} lists plugins this command did not load ({', '.join(dropped)}); "
