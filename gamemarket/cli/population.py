@@ -63,7 +63,8 @@ def cmd_probe(a) -> int:
         f"{gain} bid x seconds per agent ("
         + (f"95% CI over {len(ans.seeds)} seeds; " if len(ans.seeds) > 1 else "")
         + "the paired estimate, "
-        f"{num(ans.probe)} of the agents as probes)"
+        f"{num(ans.probe)} of the agents as probes; an estimate of its own: a study's report draws other probe "
+        "agents, so its figure for the same question is another estimate of the same gain)"
     )
     return 0
 

@@ -114,7 +114,10 @@ def cmd_workload_compare(a) -> int:
     cols, curves = {}, {}
     for src in (a.a, a.b):
         w, label = _workload_for_compare(src, a.nodes, a.seed, a.synthetic_jobs)
-        st = workload_stats(w.jobs, a.nodes)
+        try:
+            st = workload_stats(w.jobs, a.nodes)
+        except InputError as exc:  # (a one-job trace: "need at least 2 jobs", naming no file)
+            raise InputError(f"{src}: {exc}") from None
         run = simulate(
             bids.job_table(w.jobs, consumers.BetaMix.parse("FT"), a.seed), a.nodes, Mechanism("hb", "first", 1.0)
         )

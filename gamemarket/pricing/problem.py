@@ -181,8 +181,8 @@ def read_npz(
         if key in text:
             if arr.dtype.kind not in "US" or arr.ndim != 0:
                 raise InputError(f"{path}: array {key!r} is {arr.dtype} of shape {arr.shape}; expected one string")
-        elif arr.dtype.kind not in "biuf":
-            raise InputError(f"{path}: array {key!r} has dtype {arr.dtype}; expected numbers")
+        elif arr.dtype.kind not in "iuf":  # booleans too: True as 1 is a number no one wrote (job tables refuse them)
+            raise InputError(f"{path}: array {key!r} has dtype {arr.dtype}; expected numbers (integers or floats)")
     return z
 
 

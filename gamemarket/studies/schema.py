@@ -181,13 +181,13 @@ class WorkloadTable(Table):
             raise ValueError("give either a [workload.hetero] table or a 'file', not both")
         extra = sorted(given - allowed)
         if extra:
-            owner = next((s for s, f in GENERATOR_FIELDS.items() if extra[0] in f), None)
-            whose = {
-                None: "applies to a trace",
-                "hetero": "belongs to the pricing market (source = 'hetero')",
-                "synthetic": "belongs to the generator (source = 'synthetic')",
-            }[owner]
-            raise ValueError(f"field {extra[0]!r} {whose}, not to source {self.source!r}: it would have no effect")
+            # every source it applies to ('nodes': a trace and the generator, not the pricing market)
+            where = [f"source = {s!r}" for s, f in GENERATOR_FIELDS.items() if extra[0] in f]
+            where = (["a trace"] if extra[0] in TRACE_FIELDS else []) + where
+            raise ValueError(
+                f"field {extra[0]!r} applies to {' or '.join(where)}, not to source {self.source!r}: it would have no "
+                "effect"
+            )
         return self
 
 

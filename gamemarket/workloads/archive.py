@@ -195,7 +195,15 @@ def resolve(path_or_name: str) -> Path:
             cand = base / Path(KNOWN_TRACES[key].url).name
             if cand.exists():
                 return cand
+    env = os.environ.get("GAMEMARKET_TRACES")
+    looked = (
+        f"; GAMEMARKET_TRACES={env!r} is not a folder"
+        if env and not Path(env).is_dir()
+        else f"; looked in {', '.join(str(b) for b in search_dirs())}"
+        if key in KNOWN_TRACES
+        else ""
+    )
     raise InputError(
-        f"{path_or_name}: no such workload file (and no cached copy of a known trace; "
+        f"{path_or_name}: no such workload file (and no cached copy of a known trace{looked}; "
         f"run `gamemarket workload fetch NAME`)"
     )

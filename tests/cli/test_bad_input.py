@@ -282,7 +282,7 @@ CASES = {
     ),
     "a pricing-market table under a scheduling workload": (
         ["study", "status", "{d}/hetero-table.toml"],
-        "[workload]: field 'hetero' belongs to the pricing market (source = 'hetero'), not to source 'synthetic'",
+        "[workload]: field 'hetero' applies to source = 'hetero', not to source 'synthetic'",
         [],
     ),
     "inline shading rules that are not a table": (
