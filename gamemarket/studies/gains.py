@@ -10,10 +10,11 @@ import copy
 from gamemarket.errors import InputError
 from gamemarket.market.base import market_for_workload
 from gamemarket.studies.runner import run_study
+from gamemarket.studies.schema import GAINS_STRATEGIES
 from gamemarket.studies.spec import StudySpec
 
 #: the shading mixes the experiment compares with FT: everyone by SRG, and 1% shading by 0.9
-SHADING_MIXES = ("SRG", "DEV1")
+SHADING_MIXES = tuple(c for c in GAINS_STRATEGIES if c != "FT")
 
 
 def derived(spec: StudySpec, n: int, seeds: list[int]) -> StudySpec:
@@ -38,10 +39,10 @@ def derived(spec: StudySpec, n: int, seeds: list[int]) -> StudySpec:
     sub = copy.copy(spec)
     sub.workload = market_for_workload(spec.workload["source"]).with_jobs(spec.workload, n, f"study {spec.name!r}")
     by_name = {c.name: c for c in spec.consumers}
-    missing = [c for c in ("FT", *SHADING_MIXES) if c not in by_name]
+    missing = [c for c in GAINS_STRATEGIES if c not in by_name]
     if missing:
         raise InputError(f"study {spec.name!r}: [gains] needs the consumer strategies {missing} in the study")
-    sub.consumers = [by_name[c] for c in ("FT", *SHADING_MIXES)]
+    sub.consumers = [by_name[c] for c in GAINS_STRATEGIES]
     sub.seeds = list(seeds)
     sub.name = f"{spec.name}-n{n}"
     sub.results_dir = spec.results_dir / "gains" / f"n{n}"

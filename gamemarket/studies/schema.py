@@ -61,6 +61,51 @@ NOTE_FIELD = re.compile(r"\{([A-Za-z0-9_.\-]+)\}")
 NOTE_KINDS = frozenset(
     {"claim", "claims", "game", "paper-game", "games", "gains", "workload", "paper", "growth", "market", "population"}
 )
+#: what a field of each kind may end with, where that is fixed before any run (``gamemarket.reports.discussion``
+#: makes them: a test holds every field it makes to these): a kind's whole key (``claims``, ``games``, ``market``),
+#: or its last part (``claim.<key>.<attr>``, ``game.<game>.<attr>``); a misspelt one is named when the study is read
+NOTE_KEYS = {
+    "claims": frozenset(
+        {
+            "tested",
+            "supported",
+            "contradicted",
+            "inconclusive",
+            "supported.list",
+            "contradicted.list",
+            "inconclusive.list",
+        }
+    ),  # fmt: skip
+    "games": frozenset({"provider", "edge", "edge.count", "count"}),
+    "market": frozenset({"jobs", "nodes", "resources"}),
+}
+NOTE_ATTRS = {
+    "claim": frozenset({"mean", "ci", "verdict", "seeds"}),
+    "game": frozenset({"equilibria", "count", "robustness", "flags"}),
+    "paper-game": frozenset({"equilibria", "count", "robustness", "flags"}),
+    "population": frozenset({"truthful", "best_rule", "best_gain", "equilibria", "study", "leader"}),
+}
+
+
+def note_field_problem(field: str) -> str | None:
+    """What is wrong with a discussion field that can be told before any run (its kind, a fixed key, the last part
+    of a kind whose middle names a claim, a game or a mechanism), or None."""
+    head, _, rest = field.partition(".")
+    if head not in NOTE_KINDS:
+        if rest.partition(".")[0] not in ("claim", "claims"):  # a companion's
+            return (
+                f"unknown kind {head!r}; a field starts with one of {sorted(NOTE_KINDS)} (or a companion study's "
+                "name, then claim. or claims.)"
+            )
+        head, _, rest = rest.partition(".")
+    if head in NOTE_KEYS and rest not in NOTE_KEYS[head]:
+        return f"{head}. is followed by one of {sorted(NOTE_KEYS[head])}, not {rest!r}"
+    attr = rest.rpartition(".")[2]
+    if head in NOTE_ATTRS and ("." not in rest and head != "population" or attr not in NOTE_ATTRS[head]):
+        return f"a {head}. field ends with one of {sorted(NOTE_ATTRS[head])}, not {attr!r}"
+    return None
+
+
 NOTE_REFERENCE = re.compile(
     r"Figs?\.\s*\d+(?:\s*[-,]\s*\d+)*|Table\s+\d+|Eq\.\s*\d+|Section\s+\d+"
     r"|\(\d\)(?:\s*-\s*\(\d\))?"
@@ -321,6 +366,11 @@ class OutputTable(Table):
             f"[output] the results and report folders are {how} ({res}, {rep}); give each its own folder, so that "
             "neither writes over the other's files"
         )
+
+
+#: the consumer strategies the shading-gain experiment (``[gains]``) compares: truthful FT, everyone by SRG, and 1%
+#: shading by 0.9 (DEV1); a study with ``[gains]`` lists each (``StudySpec`` checks it when the study is read)
+GAINS_STRATEGIES = ("FT", "SRG", "DEV1")
 
 
 class GainsTable(Table):
@@ -637,12 +687,9 @@ class StudyFile(Table):
         # a field's kind is known before any run (its key only once the analysis has it): a misspelt kind is named
         # now, not after every simulation
         for f in NOTE_FIELD.findall(self.notes):
-            head, _, rest = f.partition(".")
-            if head not in NOTE_KINDS and rest.partition(".")[0] not in ("claim", "claims"):  # a companion's
-                raise ValueError(
-                    f"'notes' field {{{f}}}: unknown kind {head!r}; a field starts with one of "
-                    f"{sorted(NOTE_KINDS)} (or a companion study's name, then claim. or claims.)"
-                )
+            problem = note_field_problem(f)
+            if problem:
+                raise ValueError(f"'notes' field {{{f}}}: {problem}")
         return self
 
 

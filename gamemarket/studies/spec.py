@@ -18,6 +18,7 @@ from gamemarket.plugins import Plugin, load_plugin
 from gamemarket.studies.design_config import parse_design
 from gamemarket.studies.population_config import TABLE_FIELDS, check_exploration, load_shading, parse_config
 from gamemarket.studies.schema import (  # noqa: F401 (NOTE_FIELD, typed_numbers: the discussion's, read from here)
+    GAINS_STRATEGIES,
     NOTE_FIELD,
     HeteroTable,
     ModelDrawTable,
@@ -113,6 +114,12 @@ class StudySpec:
         self._check_leaving(where)
         if self.gains:  # a market whose size is not its jobs refuses [gains]: here, before any run, not after them
             market_for_workload(self.workload["source"]).with_jobs(dict(self.workload), self.gains["jobs"][0], where)
+            missing = [c for c in GAINS_STRATEGIES if c not in {x.name for x in self.consumers}]
+            if missing:  # (found after every run before)
+                raise InputError(
+                    f"{where}: [gains] compares the consumer strategies {list(GAINS_STRATEGIES)}; the study's "
+                    f"[strategies] consumers lack {missing}: add them"
+                )
         own = [self.path.resolve()] if self.path else []
         for c in self.companions:  # the study itself, or one companion named twice, would be reported twice
             if c.resolve() in own:

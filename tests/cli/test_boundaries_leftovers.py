@@ -467,3 +467,36 @@ def test_compare_of_a_one_job_trace_names_the_trace(tmp_path, capsys):
     p.write_text("; MaxProcs: 4\n" + _job(1))
     assert main(["workload", "compare", str(p), str(p), "--nodes", "2"]) == 2
     assert f"{p}: workload statistics: need at least 2 jobs, got 1" in _err(capsys)
+
+
+@pytest.mark.parametrize(("field", "said"), [
+    ("claims.nothere", "claims. is followed by one of ['contradicted', 'contradicted.list', 'inconclusive', "),
+    ("claim.c1.cix", "a claim. field ends with one of ['ci', 'mean', 'seeds', 'verdict'], not 'cix'"),
+    ("game.all-jobs.eqs", "a game. field ends with one of ['count', 'equilibria', 'flags', 'robustness'], not 'eqs'"),
+    ("other.claims.x", "claims. is followed by one of"),
+])  # fmt: skip
+def test_a_notes_field_whose_fixed_part_is_misspelt_is_refused_when_read(tmp_path, capsys, field, said):
+    from study_helpers import PLUGIN_WORKLOAD, write_study
+
+    body = f'notes = "See {{{field}}}."\nname = "n"' + PLUGIN_WORKLOAD + '[strategies]\nproviders = ["hb-first"]\n'
+    study = write_study(tmp_path, body + 'consumers = ["FT"]\n', "n.toml")
+    assert main(["study", "run", str(study), "--no-progress"]) == 2  # before: after every run
+    err = _err(capsys)
+    assert f"'notes' field {{{field}}}: {said}" in err
+    assert not (tmp_path / "studies" / "results").exists()
+
+
+def test_gains_without_the_strategies_it_compares_is_refused_when_read(tmp_path, capsys):
+    from study_helpers import write_study
+
+    body = (
+        'name = "g"\n[gains]\njobs = [50, 100]\nseeds = 2\n[workload]\nsource = "hetero"\n[workload.hetero]\n'
+        'jobs = 100\nresources = 2\nload = 2.0\nseed = 0\n[strategies]\nproviders = ["clearing", "posted"]\n'
+        'consumers = ["FT", "SRG"]\n[replications]\ncount = 2\n'
+    )
+    study = write_study(tmp_path, body, "g.toml")
+    assert main(["study", "run", str(study), "--no-progress"]) == 2  # before: after every run
+    assert "[gains] compares the consumer strategies ['FT', 'SRG', 'DEV1']; the study's [strategies] consumers " in (
+        _err(capsys)
+    )
+    assert not (tmp_path / "studies" / "results").exists()

@@ -158,6 +158,14 @@ def test_report_discussion_quotes_the_computed_claims(tmp_path):
         f"{claims.loc['c4-SRG', 'verdict']}; high bids under first price "
         f"{discussion.fmt_ci(hi['mean'], hi['ci_low'], hi['ci_high'])}." in md
     )
+    # every field the discussion can quote passes the checks a study file's notes meet when read (the fixed keys
+    # and last parts of studies.schema.NOTE_KEYS / NOTE_ATTRS do not drift from what the analysis makes)
+    from gamemarket.analysis.study import analyze
+    from gamemarket.studies import load_study
+    from gamemarket.studies.schema import note_field_problem
+
+    fields = discussion.facts(analyze(load_study(p), for_report=True))
+    assert len(fields) > 20 and [(f, note_field_problem(f)) for f in fields if note_field_problem(f)] == []
     assert "## The paper's game: HB first / k-th price x FT / SRG" in md
     assert "Paper game: hb-" in md and "{" not in md.split("## Discussion")[1].split("##")[0]
     gains = pd.read_csv(report / "data" / "shading-gains-by-bid-class.csv")
