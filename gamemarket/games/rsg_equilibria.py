@@ -724,8 +724,11 @@ def equilibria(
     if not (0 < rel_tol < 1):
         raise InputError(f"equilibria: rel_tol must be in (0, 1), got {rel_tol}")
     tol = rel_tol * game.payoff_scale()
+    # the searches run on the game without its duplicate strategies (where it has any; the note says which)
+    full, (game, keep, said) = game, _merged_duplicates(game) or (game, None, None)
     clock = SearchClock(time_limit, progress=progress)
     ex, notes, every = _exact_candidates(game, clock) if exact else ([], [], False)
+    notes[:0] = [said] * (said is not None)
     cands: list[tuple[np.ndarray, str]] = [(x, "exact") for x in ex]
     if not every:  # (where the exact answer is every equilibrium, its pure ones are among them: nothing to add)
         cands += [(x, "pure") for x in _pure_mixtures(game)]
@@ -762,9 +765,94 @@ def equilibria(
             clock.close()
     if stop:
         notes.append(f"incomplete: stopped {clock.stopped()} {stop}: the equilibria listed are verified; {RAISE_LIMIT}")
+    game, cands, known = _on_whole_game(full, game, keep, cands, known)
     sol = SymmetricSolution(game, _verified(game, cands, known, tol, dedup), tol, len(starts), notes, search)
     sol.complete = not any(n.startswith("incomplete:") for n in notes)
     return sol
+
+
+#: how the note of a game's duplicate strategies begins (a population answer carries it to its report)
+DUPLICATES_NOTE = "duplicate strategies:"
+
+
+def _merged_duplicates(game: RoleSymmetricGame):
+    """``(the game without its duplicate strategies, the kept strategies' mask, the note that says so)``, or None
+    where it has none (:func:`duplicate_strategies`, to rounding: 1e-9 of the payoff scale)."""
+    dups = duplicate_strategies(game, 1e-9 * game.payoff_scale())
+    if not dups:
+        return None
+    keep = np.ones(game.num_all_strategies, dtype=bool)
+    keep[[t for _, t in dups]] = False
+    names = game.strategy_names
+    pairs = "; ".join(f"{names[t]} plays as {names[s]}" for s, t in dups)
+    note = (
+        f"{DUPLICATES_NOTE} {pairs} (no payoff changes in any profile when a player moves from one to the "
+        "other): any split of a share between them is an equilibrium as well; each equilibrium is listed once, with "
+        "the share on the first"
+    )
+    sub = game.restrict(keep)
+    if all(k == 1 for k in sub.num_strategies):  # one strategy left a role: nothing to choose
+        note += "; every mixture is an equilibrium (payoffs do not depend on the strategy)"
+    return sub, keep, note
+
+
+def _on_whole_game(full, game, keep, cands: list, known: dict):
+    """``(game, cands, known)`` to verify: where the search ran on ``game`` without the duplicates of ``full``
+    (``keep``: the strategies kept), every candidate on the whole game (a dropped duplicate's share 0), its regret
+    computed there; else as they are."""
+    if keep is None:
+        return game, cands, known
+    out = []
+    for x, how in cands:
+        y = np.zeros(len(keep))
+        y[keep] = x
+        out.append((y, how))
+    return full, out, {}
+
+
+#: the most (profile, pair of strategies) checks :func:`duplicate_strategies` makes; a larger game is searched whole
+DUPLICATE_CHECKS = 2_000_000
+
+
+def duplicate_strategies(game: RoleSymmetricGame, atol: float) -> list[tuple[int, int]]:
+    """Pairs ``(kept, dropped)`` of one role's strategies that are the same strategy to every player: moving one
+    player from ``kept`` to ``dropped`` changes no payoff in any profile (to ``atol``). Two shading rules that
+    report the same bids on a workload (no job in the class one of them shades) are such a pair; every split of a
+    share between them is then an equilibrium too, a continuum the searches sampled as hundreds of "equilibria".
+    ``dropped`` is the later of the two in the role's order; each dropped strategy is paired with the first
+    strategy it duplicates. A game larger than :data:`DUPLICATE_CHECKS` checks is not searched (none found)."""
+    prof, pay = game.profiles, game.payoffs
+    pairs = sum(k * (k - 1) // 2 for k in game.num_strategies)
+    if pairs == 0 or len(prof) * pairs > DUPLICATE_CHECKS:
+        return []
+    index = {tuple(row): i for i, row in enumerate(prof.tolist())}
+    present = prof > 0
+    out: list[tuple[int, int]] = []
+    dropped: set[int] = set()
+    for a, k in zip(game.role_starts.tolist(), game.num_strategies):
+        for s in range(a, a + k):
+            if s in dropped:
+                continue
+            for t in range(s + 1, a + k):
+                if t in dropped:
+                    continue
+                same = True
+                for i in np.flatnonzero(prof[:, s] > 0):
+                    moved = prof[i].copy()
+                    moved[s] -= 1
+                    moved[t] += 1
+                    j = index[tuple(moved.tolist())]
+                    # the mover's payoff, and every other player's (those left on s included), unchanged
+                    if (
+                        abs(pay[i, s] - pay[j, t]) > atol
+                        or (np.abs(pay[i] - pay[j])[present[i] & present[j]] > atol).any()
+                    ):
+                        same = False
+                        break
+                if same:
+                    out.append((s, t))
+                    dropped.add(t)
+    return out
 
 
 def _stopped_search(search: SupportEnumeration | None) -> str | None:

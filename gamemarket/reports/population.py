@@ -521,10 +521,11 @@ def _equilibria_section(an, exploration=None) -> list[str]:
             )
     headers = ["mechanism", "equilibrium mixture", "regret [CI]", "verified", "stability", "revenue", "welfare"]
     title = "## The consumers' equilibria per mechanism"
-    note = []
+    note = [f"_{a.mechanism}: {n}._" for a in an.answers if a.equilibria for n in a.notes]
+    note += [""] * bool(note)
     if exploration is not None:
         title = "## The consumers' equilibria over the study's menu only (a comparison)"
-        note = [COMPARISON, ""]
+        note = [COMPARISON, "", *note]
     return ["", title, "", *note, md_table(headers, rows), *_concepts_lines(an.answers)]
 
 

@@ -34,7 +34,7 @@ from gamemarket.analysis.population import (
 from gamemarket.analysis.population_cache import read_analysis, write_analysis
 from gamemarket.analysis.study import PopulationMissing
 from gamemarket.errors import GameMarketError
-from gamemarket.games.rsg_equilibria import equilibria
+from gamemarket.games.rsg_equilibria import DUPLICATES_NOTE, equilibria
 from gamemarket.io.answers import (
     Interval,
     JointAnswer,
@@ -233,7 +233,9 @@ def _verified_answer(st: PopulationGames, prov, sol, seeds: list, rng, alpha: fl
     eqs = tuple(_verified(st, prov, e, seeds, rng, alpha, tol) for e in sol.equilibria)
     g = {k: Interval(*v) for k, v in st.gains(prov, seeds, 1 - alpha).items()}
     ans_t = combined_verdict([decide(gv, tol) for gv in g.values()])
-    notes = () if sol.found else (sol.summary(),)
+    # the search's note of duplicate strategies (a continuum of equilibria listed once each), and none found
+    said = tuple(n for n in sol.notes if n.startswith(DUPLICATES_NOTE))
+    notes = said + (() if sol.found else (sol.summary(),))
     return MechanismAnswer(prov.name, sol.game, tuple(seeds), eqs, g, ans_t, notes, search_counts(sol))
 
 

@@ -200,13 +200,30 @@ def test_a_bimatrix_game_answered_by_vertex_pairs_has_the_searches_equilibria(sh
 
 
 def test_a_degenerate_two_player_game_is_searched():
-    """Every payoff equal: every mixture is an equilibrium, the vertex pairs say the game is degenerate, and the
-    searches run as before (support enumeration, the dynamics), listing the pure profiles among others."""
-    g = RoleSymmetricGame.from_function(["all"], [2], [["a", "b", "c"]], lambda p: np.ones(3) * (p > 0))
+    """A tie in the symmetric game (a against a pays what a against b does): the vertex pairs say the game is
+    degenerate, and the searches run as before (support enumeration, the dynamics), listing its pure equilibria
+    and the uniform one, each verified."""
+    M = np.array([[1.0, 1.0, 0.0], [1.0, 0.0, 1.0], [0.0, 1.0, 1.0]])
+
+    def payoff(p):  # each strategy's payoff against the other player's
+        return np.array([M[s, int(np.flatnonzero(p - np.eye(3)[s])[0])] if p[s] else 0.0 for s in range(3)])
+
+    g = RoleSymmetricGame.from_function(["all"], [2], [["a", "b", "c"]], payoff)
     assert exact_equilibria(g) is None
     sol = equilibria(g)
     assert sol.search is not None and sol.starts > 0 and not any(n.startswith("exact:") for n in sol.notes)
-    assert {(1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)} <= {tuple(e.mixture) for e in sol.equilibria}
+    found = {tuple(np.round(e.mixture, 9)) for e in sol.equilibria}
+    assert {(1.0, 0.0, 0.0), (0.0, 0.0, 1.0), (0.333333333, 0.333333333, 0.333333333)} <= found
+    assert all(g.regret(e.mixture) <= sol.tolerance for e in sol.equilibria)
+
+
+def test_a_game_whose_payoffs_are_all_equal_is_one_equilibrium_of_duplicates():
+    """Every payoff equal: every mixture is an equilibrium, its strategies duplicates of the first (the note says
+    so); the search lists the one equilibrium, not a sample of the simplex."""
+    g = RoleSymmetricGame.from_function(["all"], [2], [["a", "b", "c"]], lambda p: np.ones(3) * (p > 0))
+    sol = equilibria(g)
+    assert [tuple(e.mixture) for e in sol.equilibria] == [(1.0, 0.0, 0.0)]
+    assert any(n.startswith("duplicate strategies: b plays as a; c plays as a") for n in sol.notes)
 
 
 @settings(max_examples=25, deadline=None)
