@@ -1,3 +1,34 @@
-from gamemarket.cli import run
+"""The ``gamemarket`` command's entry point: the console script (``gamemarket.__main__:run``) and ``python -m
+gamemarket``.
 
-raise SystemExit(run())
+Ctrl-C while the command starts (importing its modules, reading its options: a second or more on a busy machine)
+printed a Python traceback and ended the process by the signal. This module imports nothing heavy before it sets
+a SIGINT handler that says so in one line and exits 130 (nothing has been written then); the command takes Ctrl-C
+over where it starts to work (``gamemarket.cli.main``'s ``on_start``), and says what an interrupted command leaves.
+"""
+
+import os
+import signal
+
+
+def interrupted_at_start(signum, frame) -> None:
+    """SIGINT before the command started: one line, exit 130 (nothing has been written yet)."""
+    os.write(2, b"gamemarket: interrupted before the command started; nothing was run\n")
+    os._exit(130)
+
+
+def _ctrl_c_to_the_command() -> None:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def run() -> int:
+    """Set :func:`interrupted_at_start` for SIGINT, then run the command (``gamemarket.cli.run``), which gives
+    Ctrl-C back to Python (a KeyboardInterrupt it handles) where the command starts to work."""
+    signal.signal(signal.SIGINT, interrupted_at_start)
+    from gamemarket.cli import run as command  # deferred: numpy and the rest, after the handler is set
+
+    return command(on_start=_ctrl_c_to_the_command)
+
+
+if __name__ == "__main__":
+    raise SystemExit(run())

@@ -431,6 +431,7 @@ HEAVY = (  # the first that matches names the library: a module before its packa
     "numba",
     "joblib",
     "tqdm",
+    "numpy",  # a tenth of a second: the command's entry point (gamemarket.__main__) sets its Ctrl-C handler first
 )
 # Function-local imports in files that other branches are editing this round (cli/, reports/, pricing/,
 # market/outcomes.py, studies/runner.py): to be emptied when the parallel branches merge. Each entry then

@@ -5,6 +5,7 @@ One module per command group: ``workload``, ``simulate``, ``studies`` (study and
 
 from __future__ import annotations
 
+import _thread
 import argparse
 import gc
 import os
@@ -152,7 +153,7 @@ def _ignore_inherited_plugins() -> None:
         )
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, on_start=None) -> int:
     """Run the command line; returns the exit code.
 
     A :class:`GameMarketError` (bad input, a failed check) prints one line on stderr and exits 2,
@@ -165,6 +166,9 @@ def main(argv: list[str] | None = None) -> int:
     ----------
     argv : list of str, optional
         The arguments (default: ``sys.argv[1:]``).
+    on_start : callable, optional
+        Called as the command starts to work, its options read (the entry point, ``gamemarket.__main__``, gives
+        Ctrl-C back to Python there: until then its own handler exits in one line).
     """
 
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -181,7 +185,24 @@ def main(argv: list[str] | None = None) -> int:
         return failed
     stores = getattr(args.func, "__name__", "") == "cmd_study_run"  # the one command that stores runs as it goes
     said = "finished runs are kept (the same command resumes)" if stores else "no file was half-written"
+    if on_start is not None:  # (the entry point: Ctrl-C back to Python, a KeyboardInterrupt said by _guarded)
+        on_start()
     return _guarded(lambda: _run(args), interrupted=f"interrupted; {said}")
+
+
+def _unraisable(hook):
+    """``sys.unraisablehook`` for a running command: a KeyboardInterrupt raised where Python can only report it (a
+    ctypes callback: numba compiling through llvmlite) printed a traceback and was lost, the command going on; it
+    is delivered to the main thread again instead (``_thread.interrupt_main``), in silence. Anything else goes to
+    ``hook`` (Python's)."""
+
+    def unraisable(info) -> None:
+        if info.exc_type is not None and issubclass(info.exc_type, KeyboardInterrupt):
+            _thread.interrupt_main()
+            return
+        hook(info)
+
+    return unraisable
 
 
 def _no_empty_values(parser: argparse.ArgumentParser, args) -> None:
@@ -215,6 +236,7 @@ def _guarded(step, interrupted: str = "interrupted; no file was half-written"):
     """``step()``'s result, or the exit code of what it raised, said in one line (see :func:`main`);
     ``interrupted``: what Ctrl-C leaves, said where it stops the command."""
     shown, warnings.showwarning = warnings.showwarning, _show_warning
+    hook, sys.unraisablehook = sys.unraisablehook, _unraisable(sys.unraisablehook)
     try:
         _ignore_inherited_plugins()
         return step()
@@ -241,6 +263,7 @@ def _guarded(step, interrupted: str = "interrupted; no file was half-written"):
         return EXIT_ERROR
     finally:
         warnings.showwarning = shown
+        sys.unraisablehook = hook
 
 
 def _worker_death(exc: BaseException) -> str:
@@ -302,9 +325,10 @@ def _quiet_stdout() -> None:
 PROCESS_GC_THRESHOLD = 100_000
 
 
-def run() -> int:
-    """The process entry point (the ``gamemarket`` console script and ``python -m gamemarket``):
-    :func:`main`, with the garbage collector set for a process that ends when the command does.
+def run(*, on_start=None) -> int:
+    """The process's command (``gamemarket.__main__.run``, the ``gamemarket`` console script and ``python -m
+    gamemarket``, calls it with its ``on_start``): :func:`main`, with the garbage collector set for a process that
+    ends when the command does.
 
     - Importing numba and initialising its compiler target make some 10^5 objects that live as long as
       the process. At Python's default threshold the collector walks them a few hundred times during
@@ -318,10 +342,6 @@ def run() -> int:
     ``python benchmarks/bench_startup.py`` measures the whole process.
     """
     gc.set_threshold(PROCESS_GC_THRESHOLD, *gc.get_threshold()[1:])
-    code = main()
+    code = main(on_start=on_start)
     gc.freeze()
     return code
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(run())

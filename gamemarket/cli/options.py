@@ -214,7 +214,7 @@ EXIT_CODES = {
     "`--time-limit`, or of a bimatrix game whose degenerate faces exceed the enumeration's budget: what it found "
     "is printed, each verified, with a note that says how far the search got)",
     EXIT_INTERRUPTED: "interrupted (Ctrl-C): no file is left half-written, and `study run` keeps the runs it "
-    "finished (the same command resumes)",
+    "finished (the same command resumes); one line on standard error says so, also while the command starts",
     EXIT_BROKEN_PIPE: "the reader of its output went away (`gamemarket ... | head`): it stops quietly, as a filter "
     "does",
 }

@@ -43,8 +43,67 @@ def test_both_ways_in_go_through_run():
     scripts.read(ROOT / "setup.cfg")
     lines = scripts["options.entry_points"]["console_scripts"].strip().splitlines()
     entries = {name.strip(): target.strip() for name, target in (line.split("=", 1) for line in lines)}
-    assert entries["gamemarket"] == "gamemarket.cli:run"
-    assert "import run" in (ROOT / "gamemarket" / "__main__.py").read_text()
+    assert entries["gamemarket"] == "gamemarket.__main__:run"
+    entry = (ROOT / "gamemarket" / "__main__.py").read_text()
+    assert 'if __name__ == "__main__":\n    raise SystemExit(run())' in entry
+
+
+def test_the_entry_point_imports_nothing_before_its_ctrl_c_handler():
+    """``gamemarket.__main__`` is imported, and sets its SIGINT handler, before any module that takes time to
+    import: ``import gamemarket`` imports nothing (numpy was imported by it, with Ctrl-C a traceback there)."""
+    import subprocess
+
+    code = (
+        "import sys; import gamemarket.__main__, gamemarket; "
+        "print(sorted(m for m in sys.modules if m.startswith(('numpy', 'pandas', 'gamemarket.'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "['gamemarket.__main__']"
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.05, 0.15])
+def test_ctrl_c_while_the_command_starts_is_one_line_and_exit_130(tmp_path, delay):
+    import signal
+    import subprocess
+    import time
+
+    # SIGINT as soon as the process runs (its imports) and a little later: one line, 130, never a traceback
+    p = subprocess.Popen(
+        [sys.executable, "-m", "gamemarket", "simulate", "--synthetic-jobs", "3000", "--out", str(tmp_path / "o.csv")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(delay)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=120)
+    if p.returncode == 0:  # (a machine fast enough to finish first: nothing to test)
+        pytest.skip("the command finished before the signal")
+    if p.returncode == -signal.SIGINT and err == "":  # before the interpreter had started (its default: killed)
+        pytest.skip("the signal came before Python had set its handlers")
+    assert p.returncode == 130 and "Traceback" not in err, err
+    assert err.strip() in {
+        "gamemarket: interrupted before the command started; nothing was run",
+        "gamemarket: interrupted; no file was half-written",
+    }, err
+    assert not (tmp_path / "o.csv").exists() and list(tmp_path.iterdir()) == []
+
+
+def test_a_ctrl_c_python_can_only_report_is_delivered_again_not_printed(monkeypatch):
+    """A KeyboardInterrupt raised in a ctypes callback (numba compiling through llvmlite) reaches
+    ``sys.unraisablehook``: it printed a traceback and was lost; the command's hook delivers it to the main thread
+    again instead, and passes every other exception to Python's hook."""
+    import _thread
+    import types
+
+    delivered, passed = [], []
+    monkeypatch.setattr(_thread, "interrupt_main", lambda *a: delivered.append(a))
+    hook = cli._unraisable(passed.append)
+    hook(types.SimpleNamespace(exc_type=KeyboardInterrupt, exc_value=KeyboardInterrupt()))
+    assert delivered == [()] and passed == []
+    other = types.SimpleNamespace(exc_type=ValueError, exc_value=ValueError("x"))
+    hook(other)
+    assert passed == [other] and len(delivered) == 1
 
 
 class _ClosedPipe:
