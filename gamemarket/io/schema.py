@@ -222,6 +222,8 @@ def _said(e: dict) -> str:
     """What a rule says (a validator's own sentence), else ``expected ..., got ...``."""
     if e["type"] in ("value_error", "assertion_error"):
         return expected_text(e)
+    if e["type"] == "missing":  # a required table left out: its "input" is the whole file above it, not a value
+        return "missing; the table is required"
     return f"expected {expected_text(e)}, got {_shown(e.get('input'))}"
 
 

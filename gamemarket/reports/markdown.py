@@ -8,6 +8,11 @@ import math
 import re
 
 
+def counted(n: int, word: str) -> str:
+    """``n`` and ``word``, plural where ``n`` is not 1: ``1 mechanism``, ``4 mechanisms`` ("1 replication seeds")."""
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
 def num(x, digits: int = 4, *, sign: bool = False) -> str:
     """A number as the reports print it for people: ``digits`` significant digits, thousands separated,
     no exponent, no trailing zeros (``11730.4`` -> ``11,730``; ``-5.912e5`` -> ``-591,200``; ``0.50`` -> ``0.5``).

@@ -20,7 +20,7 @@ from gamemarket.market.payoffs import unit
 from gamemarket.reports import discussion, figures
 from gamemarket.reports.claims import claims_section, unmeasured_companions, write_csv
 from gamemarket.reports.concepts import concepts_summary
-from gamemarket.reports.markdown import md_table, num, num_ci, to_html
+from gamemarket.reports.markdown import counted, md_table, num, num_ci, to_html
 from gamemarket.workers import fan_out
 
 
@@ -214,10 +214,12 @@ def answer_paragraph(an: StudyAnalysis) -> str:
     first = an.games[0]
     answers = [_game_answer(sg, truthful) for sg in an.games]
     seeds = len(an.meta.get("seeds", []))
+    rows, cols = len(first.game.rows), len(first.game.cols)
     parts = [
-        f"**What this answers.** Which of {len(first.game.rows)} mechanisms a provider should run when the "
-        f"consumers choose among {len(first.game.cols)} ways to bid, and whether bidding truthfully is stable, "
-        f"from {seeds} replication seeds per profile."
+        f"**What this answers.** Which of {counted(rows, 'mechanism')} a provider should run when the "
+        f"consumers choose among {counted(cols, 'way')} to bid, and whether bidding truthfully is stable, "
+        f"from {counted(seeds, 'replication seed')} per profile"
+        + (" (one mechanism and one way to bid: a game with nothing to choose)." if rows == cols == 1 else ".")
     ]
     words, picks, _ = answers[0]
     n_eq = len(first.solution.equilibria)
@@ -312,12 +314,19 @@ def _games_section(an: StudyAnalysis, out: OutputFolder, jobs: FigureJobs, paper
     queued on ``jobs``)."""
     md = [
         "## Games and equilibria\n",
-        "Payoffs are means over the replication seeds with 95% Student-t half-widths. Every equilibrium "
-        "is verified by its regret (the best gain from a unilateral deviation) on the mean payoffs; "
-        f"robustness is the share of {an.resamples} bootstrap resamples of the seeds in which it remains an "
-        "equilibrium (for a mixed one: an equilibrium with the same supports exists), with a 95% "
-        "interval of its regret. Revenue and welfare are in bid x seconds, utilities in bid x seconds per "
-        "job (a bid is a price per second of run time).\n",
+        (
+            "Payoffs are means over the replication seeds with 95% Student-t half-widths. Every equilibrium "
+            "is verified by its regret (the best gain from a unilateral deviation) on the mean payoffs; "
+            f"robustness is the share of {an.resamples} bootstrap resamples of the seeds in which it remains an "
+            "equilibrium (for a mixed one: an equilibrium with the same supports exists), with a 95% "
+            "interval of its regret. "
+            if len(an.meta.get("seeds", [])) > 1
+            else "Payoffs are one seed's: with a single replication seed there is no interval and no robustness "
+            "(both need two seeds or more). Every equilibrium is verified by its regret (the best gain from a "
+            "unilateral deviation) on the payoffs. "
+        )
+        + "Revenue and welfare are in bid x seconds, utilities in bid x seconds per job (a bid is a price per "
+        "second of run time).\n",
     ]
     first, kth = hb_pair({p for sg in an.games for p in sg.game.rows}, an.meta["providers"])
     if first and kth and any(sg.game.meta["provider_payoff"] == "revenue" for sg in an.games):

@@ -606,7 +606,7 @@ def run_design(spec, *, n_jobs: int = 1, progress: bool = False, scheduler_addre
         conf = ev.confirm(providers, contenders + [p for p in compare if p.mixture is not None], fresh)
         chosen, bound, against, notes, upper = _choose(points, contenders, conf, compare)
     if chosen is None:
-        notes.append("no design met the constraints at an equilibrium: none is chosen")
+        notes.append("no design met the constraints at an equilibrium")
     return DesignAnswer(
         spec.name,
         d.table(),
