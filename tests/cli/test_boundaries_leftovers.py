@@ -500,3 +500,21 @@ def test_gains_without_the_strategies_it_compares_is_refused_when_read(tmp_path,
         _err(capsys)
     )
     assert not (tmp_path / "studies" / "results").exists()
+
+
+def test_a_one_seed_one_by_one_study_says_what_its_report_cannot_hold(tmp_path, capsys):
+    from study_helpers import PLUGIN_WORKLOAD, write_study
+
+    body = '\nname = "one"' + PLUGIN_WORKLOAD + '[strategies]\nproviders = ["hb-first"]\nconsumers = ["FT"]\n'
+    study = write_study(tmp_path, body + "[replications]\ncount = 1\n", "one.toml")
+    assert main(["study", "run", str(study), "--no-progress"]) == 0
+    _err(capsys)
+    text = (tmp_path / "studies" / "reports" / "one" / "report.md").read_text()
+    # before: "Which of 1 mechanisms ... among 1 ways ... from 1 replication seeds", and robustness "of 1000 bootstrap
+    # resamples" said of a study that has none
+    assert "Which of 1 mechanism a provider should run when the consumers choose among 1 way to bid" in text
+    assert "from 1 replication seed per profile (one mechanism and one way to bid: a game with nothing to choose)" in (
+        text
+    )
+    assert "with a single replication seed there is no interval and no robustness" in text
+    assert "bootstrap resamples" not in text
