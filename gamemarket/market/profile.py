@@ -12,12 +12,14 @@ import inspect
 import os
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gamemarket import bids
 from gamemarket.consumers.catalogue import consumer_strategy
 from gamemarket.errors import InputError
 from gamemarket.io import jobtable
+from gamemarket.io.files import check_outputs
 from gamemarket.market.outcomes import CATEGORIES
 from gamemarket.market.simulate import Mechanism, simulate, simulate_columns, simulate_summary, simulate_to_file
 
@@ -133,6 +135,9 @@ def simulate_profile(
     ProfileRun
     """
     mech = Mechanism(scheduler, payment, reserve, blend=blend)
+    # an output never replaces an input, nor another output (the command checks it too; a call wrote its outcome
+    # over the job table it read)
+    check_outputs({"out": out, "jobs_out": jobs_out}, [p for p in (job_table, workload) if p and Path(p).exists()])
     t0 = time.perf_counter()
     fast = job_table is not None and not jobs_out
     if job_table is not None:
