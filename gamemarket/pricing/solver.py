@@ -215,7 +215,8 @@ def _solve_once(
         )
         p0 = warm.prices[index]
         if warm.converged:
-            done = merged_answer(problem, warm, groups, index, lo, stopping_rule(certified, eps, rel_eps, n), t0)
+            rule = stopping_rule(certified, eps, rel_eps, n, problem.utility.offset())
+            done = merged_answer(problem, warm, groups, index, lo, rule, t0)
             if done is not None:
                 return done
     return PriceDiscovery(
@@ -253,7 +254,7 @@ class PriceDiscovery:
         self.problem, self.eps, self.rel_eps, self.max_iter, self.method = problem, eps, rel_eps, max_iter, method
         self.lo, self.callback, self.t0 = lo, callback, t0
         self.n, self.m = problem.shape
-        self.target, self.rule = stopping_rule(certified, eps, rel_eps, self.n)
+        self.target, self.rule = stopping_rule(certified, eps, rel_eps, self.n, problem.utility.offset())
         self.certified = certified  #: the default rule, and with it the polish (``try_polish``)
         self.A64 = np.ascontiguousarray(problem.A, dtype=dtype)  # float32 on request: half the memory
         self.order = sort_efficiencies(self.A64)

@@ -51,6 +51,11 @@ class Utility:
         """(code, alpha, target array) for the fused kernel, or None for the generic numpy path."""
         return None
 
+    def offset(self) -> float:
+        """The constant part of the utilities' sum, which no allocation changes (0 but for alpha-fair utilities):
+        the stopping rule's relative terms read the objective without it."""
+        return 0.0
+
     def __init__(self, weight=None):
         self.weight = weight
 
@@ -229,6 +234,11 @@ class Power(Utility):
     def fused(self):
         """The fused kernel's code and this utility's alpha."""
         return U_POWER, self.alpha, np.zeros_like(self.w)
+
+    def offset(self) -> float:
+        """``sum(w) / (1 - alpha)``: ``w t^(1-alpha) / (1-alpha)`` is that plus ``w (t^(1-alpha) - 1) / (1-alpha)``,
+        which tends to the log utility as alpha tends to 1 (0 for log itself)."""
+        return 0.0 if self.alpha == 1.0 else float(np.sum(self.w)) / (1.0 - self.alpha)
 
     def marginal(self, t):
         """``w t^-alpha``."""
