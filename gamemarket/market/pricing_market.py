@@ -86,8 +86,17 @@ def generate(spec: HeteroSpec) -> dict[str, np.ndarray]:
 
 
 def load_market(path) -> dict[str, np.ndarray]:
-    """An ``.npz`` with ``A`` (n x m) and ``R`` (m)."""
+    """An ``.npz`` with ``A`` (n x m) and ``R`` (m), and nothing else: a market's jobs value throughput linearly at
+    their drawn weights (the module docstring), so a price problem's ``demand``, ``weight``, ``target`` or
+    ``utility`` would be ignored in silence (as a misspelt array would): each is an error naming it."""
     z = read_npz(path, what="market", limit=memory_limit())  # sized from the arrays' headers before inflating
+    other = sorted(set(z) - {"A", "R"})
+    if other:
+        raise InputError(
+            f"{path}: array(s) {other} have no place in a study's pricing market, which reads A (efficiencies) and "
+            "R (capacities) only: the jobs' values are drawn, their utility linear in throughput; leave them out "
+            "(a price problem's file is for `gamemarket price solve`)"
+        )
     try:
         Problem(z["A"], z["R"], "linear")  # validates
     except InputError as exc:
