@@ -55,6 +55,8 @@ class StudyAnalysis:
     bins: pd.DataFrame | None
     meta: dict
     games: list[SolvedGame] = field(default_factory=list)
+    #: the study's games that could not be built, with why (a per-group payoff where no job is of the group)
+    games_left_out: list[tuple[str, str]] = field(default_factory=list)
     #: the source paper's own game, HB with first or k-th price x FT or SRG, per payoff definition
     paper_games: list[SolvedGame] = field(default_factory=list)
     #: the paper's claims measured on this study, then on each companion whose results are stored
@@ -144,8 +146,9 @@ def analyze(
     def solved(gd, rows_, cols_) -> SolvedGame | None:
         try:
             g = from_results(metrics, gd.provider, gd.consumer, title=gd.name, rows=rows_, cols=cols_)
-        except UndefinedPayoffError:
-            return None  # e.g. per-group payoffs in a study without any aggressive group
+        except UndefinedPayoffError as exc:  # e.g. per-group payoffs in a study without any aggressive group
+            out.games_left_out.append((gd.name, str(exc)))
+            return None
         sol = solve(g, methods=methods, time_limit=time_limit)
         return SolvedGame(
             gd.name, g, sol, bootstrap(g, sol.equilibria, resamples=resamples), game_flags(g, sol, meta["consumers"])

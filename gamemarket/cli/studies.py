@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -54,8 +55,10 @@ def _load_game_source(path: str, game_name: str | None, a=None):
                         cols=[x.name for x in spec.consumers],
                     )
                 )
-            except UndefinedPayoffError:
-                pass
+            except UndefinedPayoffError as exc:  # said: a game named, or left out of every game
+                if game_name:
+                    raise InputError(f"{path}: {exc}") from None
+                warnings.warn(f"{path}: {exc}; it is left out", stacklevel=2)
         if game_name and not games:
             raise InputError(f"{path}: no game named {game_name!r}; games: {[g.name for g in spec.games]}")
         return games

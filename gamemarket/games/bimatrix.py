@@ -151,7 +151,8 @@ def from_results(
         dropped = [c for c, u in zip(cols, undefined) if u]
         if undefined.all():
             raise UndefinedPayoffError(
-                f"game {title!r}: the consumer payoff {consumer_metric!r} is undefined for every consumer strategy"
+                f"game {title!r}: the consumer payoff {consumer_metric!r} is undefined for every consumer strategy "
+                "(in some seed no job is of the group it measures)"
             )
         A, B = A[:, ~undefined], B[:, ~undefined]
         cols = [c for c, u in zip(cols, undefined) if not u]

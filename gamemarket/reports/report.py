@@ -91,6 +91,11 @@ def write_report(an: StudyAnalysis, *, force: bool = False, n_jobs: int = 1) -> 
 
     ``n_jobs``: worker processes that draw the figures (joblib's convention: -1 all cores); the files
     are the same for any value."""
+    if not isinstance(an, StudyAnalysis):  # (a study file's path was an AttributeError)
+        raise InputError(
+            f"write_report: expected a study's analysis (gamemarket.analysis.study.analyze(spec, for_report=True)), "
+            f"got {type(an).__name__}; `gamemarket report STUDY` writes a study file's report"
+        )
     jobs = FigureJobs()
     spec = an.spec
     # the discussion first: a field it names that the analysis lacks is an error before anything is written
@@ -231,7 +236,9 @@ def answer_paragraph(an: StudyAnalysis) -> str:
     every = set.intersection(*(p for _, p, _ in answers)) if all(p for _, p, _ in answers) else set()
     if len(an.games) > 1:
         parts.append(
-            f"Across its {len(an.games)} games ({', '.join(sg.name for sg in an.games)}), "
+            f"Across its {len(an.games)} games ({', '.join(sg.name for sg in an.games)}"
+            + (f"; {len(an.games_left_out)} more not built, below" if an.games_left_out else "")
+            + "), "
             + (
                 f"the provider picks {' or '.join(sorted(every))} in every one."
                 if every
@@ -340,6 +347,7 @@ def _games_section(an: StudyAnalysis, out: OutputFolder, jobs: FigureJobs, paper
     kind = "beta mix" if all("groups" in v for v in an.meta["consumers"].values()) else None
     for sg in an.games:
         md.append(_game_section(sg, out, an.resamples, jobs, consumer_kind=kind))
+    md += [f"Game {name} is not built: {why.removeprefix(f'game {name!r}: ')}.\n" for name, why in an.games_left_out]
     return md
 
 
