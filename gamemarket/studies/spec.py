@@ -289,6 +289,8 @@ def load_study(path: str | Path, *, results: str | Path | None = None, report: s
         The results and report folders, replacing the file's ``[output]`` (the CLI's ``--results`` and
         ``--report``).
     """
+    if not isinstance(path, (str, os.PathLike)):  # (a dict was a TypeError from pathlib)
+        raise InputError(f"load_study: expected the path of a study file (.toml), got {type(path).__name__}")
     given = Path(path)
     if (
         special_kind(given) is not None

@@ -289,6 +289,8 @@ def run_study(
     InputError
         A study that does not load, a folder that is not the study's, an address that is not a scheduler.
     """
+    if log is not None and not callable(log):  # (a string failed after every run, at the first line said)
+        raise InputError(f"log must be a callable taking each line, such as print; got {log!r}")
     log = log or _quiet
     t0 = time.perf_counter()
     check_workers(n_jobs)  # before anything runs or is claimed

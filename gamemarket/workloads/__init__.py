@@ -49,7 +49,12 @@ def load(
                 )
             return generate_from_model(WorkloadModel.read(model), **synthetic)
         return generate(synthetic_spec(synthetic))
-
+    if synthetic or model is not None:  # a trace has its own jobs and header: these would be ignored in silence
+        given = sorted(synthetic) + (["model"] if model is not None else [])
+        raise InputError(
+            f"{source}: a trace takes no generator parameters, got {given}; its node count is the workload's "
+            "nodes(nodes, reduction), after it is read"
+        )
     return read_swf(resolve_trace(source), parallel=parallel, skip_bad_lines=skip_bad_lines)
 
 
