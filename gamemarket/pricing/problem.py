@@ -262,6 +262,8 @@ def synthetic(
     more is refused before it is drawn (:func:`check_solve_fits`)."""
     if n < 1 or m < 1:
         raise InputError("n and m must be >= 1")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:  # (numpy's ValueError before)
+        raise InputError(f"seed must be a whole number >= 0, got {seed!r}")
     check_solve_fits(n, m, f"a synthetic price problem of {n:,} jobs x {m:,} resources (its solve)", limit)
     rng = np.random.default_rng(seed)
     scale = (np.arange(1, m + 1) / m).astype(dtype)
