@@ -13,7 +13,7 @@ import signal
 
 def interrupted_at_start(signum, frame) -> None:
     """SIGINT before the command started: one line, exit 130 (nothing has been written yet)."""
-    os.write(2, b"gamemarket: interrupted before the command started; nothing was run\n")
+    os.write(2, b"gamemarket: interrupted; the command had not started: nothing was run\n")
     os._exit(130)
 
 

@@ -83,7 +83,7 @@ def test_ctrl_c_while_the_command_starts_is_one_line_and_exit_130(tmp_path, dela
         pytest.skip("the signal came before Python had set its handlers")
     assert p.returncode == 130 and "Traceback" not in err, err
     assert err.strip() in {
-        "gamemarket: interrupted before the command started; nothing was run",
+        "gamemarket: interrupted; the command had not started: nothing was run",
         "gamemarket: interrupted; no file was half-written",
     }, err
     assert not (tmp_path / "o.csv").exists() and list(tmp_path.iterdir()) == []
