@@ -22,7 +22,6 @@ import numpy as np
 from gamemarket.bids import MAX_RESERVE, bid_bin_codes
 from gamemarket.errors import InputError, foreign_prints, raised, real_numbers
 from gamemarket.io import jobtable
-from gamemarket.io.limits import MAX_NODES
 from gamemarket.market import engine, outcomes
 from gamemarket.market.engine import MAX_JOBS, run_market, run_market_rows
 from gamemarket.market.hooks import run_schedule_hooks
@@ -249,13 +248,18 @@ def _engine_args(table, nodes: int, scheduler: str, ranks: list | None, order: t
 
 
 def check_nodes(nodes) -> int:
-    """``nodes`` as an int: a whole number from 1 to ``MAX_NODES`` (an int, a numpy integer, or a float that is
+    """``nodes`` as an int: a whole number from 1 to ``2**63 - 1`` (an int, a numpy integer, or a float that is
     whole); else an :class:`InputError` naming the value. A run on 2.5 nodes ran on 2 and divided its utilization
-    by 2.5; ``True`` was one node, ``"16"`` a ``TypeError`` after the whole run."""
+    by 2.5; ``True`` was one node, ``"16"`` a ``TypeError`` after the whole run. (More nodes than jobs never bind:
+    the engine holds at most one more than the jobs; the command line's bound is ``io.limits.MAX_NODES``.)"""
     whole = isinstance(nodes, numbers.Integral) or (isinstance(nodes, float) and nodes.is_integer())
-    if isinstance(nodes, (bool, np.bool_)) or not whole or not 1 <= nodes <= MAX_NODES:
-        raise InputError(f"nodes must be a whole number >= 1 and <= {MAX_NODES:,}, got {nodes!r}")
+    if isinstance(nodes, (bool, np.bool_)) or not whole or not 1 <= nodes <= MAX_INT64:
+        raise InputError(f"nodes must be a whole number >= 1 and <= 2**63 - 1, got {nodes!r}")
     return int(nodes)
+
+
+#: the largest node count a run takes (an int64)
+MAX_INT64 = 2**63 - 1
 
 
 def _check_run(nodes: int, scheduler: str, pricing: Sequence[tuple[str, float]]):

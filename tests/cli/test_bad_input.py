@@ -159,7 +159,7 @@ CASES = {
     "comments-only SWF": (["workload", "info", "{d}/comments.swf"], "comments.swf: no job is left", []),
     "binary file, bad lines skipped": (
         ["workload", "info", "{d}/binary.swf", "--skip-bad-lines"],
-        "bad lines skipped",
+        "the trace holds no job line (9 malformed lines skipped)",
         [],
     ),
     "malformed SWF line": (
