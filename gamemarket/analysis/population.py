@@ -54,6 +54,7 @@ from gamemarket.errors import InputError
 from gamemarket.games.reduction import population_points
 from gamemarket.games.rsgame import RoleSymmetricGame
 from gamemarket.io.answers import MechanismAnswer, PopulationAnalysis  # noqa: F401  the answer's types
+from gamemarket.market.base import figure_ranges
 from gamemarket.studies.population import PopulationRuns, mix_key, payoffs_of
 from gamemarket.studies.population_config import PopulationConfig
 from gamemarket.studies.runner import load_workload
@@ -234,11 +235,12 @@ class PopulationGames:
         rev = np.array([r["revenue"] for r in recs])
         wel = np.array([r["welfare"] for r in recs])
         base = float(np.mean([r["mean_utility"] for r in recs]))
+        ranges = figure_ranges(provider.params())  # the intervals within what the market's rules allow
         return {
             "regret": _quantiles(point, boot, alpha),
             "payoffs": dict(zip(self.cfg.names, (base + G.mean(axis=0)).tolist())),
-            "revenue": _t_interval(rev),
-            "welfare": _t_interval(wel),
+            "revenue": _t_interval(rev, ranges.get("revenue")),
+            "welfare": _t_interval(wel, ranges.get("welfare")),
             "mean_utility": base,
             "seeds": len(recs),
         }
@@ -287,8 +289,8 @@ def regret_bootstrap(P: np.ndarray, x: np.ndarray, resamples: int, rng: np.rando
     return float(regret(P.mean(axis=0))), regret(P[rng.integers(0, len(P), (resamples, len(P)))].mean(axis=1))
 
 
-def _t_interval(v) -> list[float]:
-    return list(t_interval(v))
+def _t_interval(v, within=None) -> list[float]:
+    return list(t_interval(v, within=within))
 
 
 def combined_verdict(verdicts) -> str:

@@ -36,6 +36,7 @@ __all__ = [
     "PreparedWorkload",
     "PricingMarket",
     "SchedulingMarket",
+    "figure_ranges",
     "generator_sources",
     "market_for",
     "market_for_workload",
@@ -54,6 +55,8 @@ class Market(Protocol):
     has_users: bool  #: jobs carry a user (SWF field 12), so agents can be users
     paper_analysis: bool  #: the source paper's cohorts, claims and figures apply (Shudler et al. 2010)
     example_workload: dict  #: a small ``[workload]`` table the conformance checks run
+    #: metric -> ``(lo, hi)``: the ranges its figures lie in by its rules alone (optional; none where absent)
+    figure_ranges: dict
 
     def example_providers(self) -> list[dict]:
         """Provider tables (``[strategies.provider.*]``, with ``kind``) covering its registered mechanisms:
@@ -135,3 +138,9 @@ def market_for_workload(source: str) -> Market:
 def market_for(provider: dict) -> Market:
     """The market a provider strategy belongs to (its ``kind``, "scheduling" by default)."""
     return MARKETS.get(provider.get("kind", "scheduling"))
+
+
+def figure_ranges(provider: dict) -> dict:
+    """metric -> ``(lo, hi)``: the ranges the provider's market declares its figures lie in (``figure_ranges``;
+    empty for a market that declares none)."""
+    return dict(getattr(market_for(provider), "figure_ranges", {}))

@@ -241,6 +241,9 @@ class PricingMarket:
     paper_analysis = False
     #: a small over-demanded cluster the conformance checks run (``gamemarket.testing.check_market``)
     example_workload = {"source": "hetero", "hetero": {"jobs": 40, "resources": 3, "load": 2.0, "seed": 1}}
+    #: the ranges its figures lie in by the rules alone: only the outside option's share of the jobs that stay (a
+    #: registered mechanism may pay jobs or allocate past a capacity, so revenue and utilization have none)
+    figure_ranges = {"stay": (0.0, 1.0)}
 
     def example_providers(self) -> list[dict]:
         """Every registered mechanism with its default parameters, as provider tables."""

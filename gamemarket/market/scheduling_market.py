@@ -24,6 +24,18 @@ from gamemarket.market.simulate import Mechanism, arrival_order, run_arrays, sim
 from gamemarket.workloads import WorkloadModel, load, synthetic_spec
 
 
+def _nodes_once(wl: dict, where: str) -> None:
+    """A synthetic workload's node count given twice must be one count: the generator sets its arrival rate for
+    ``[workload.synthetic] nodes`` (its ``load``) and the market ran on ``[workload] nodes``, so 16 and 8 ran at twice
+    the load the report's parameters said."""
+    synth = wl.get("synthetic", {})
+    if "nodes" in wl and "nodes" in synth and wl["nodes"] != synth["nodes"]:
+        raise InputError(
+            f"{where}: [workload] nodes = {wl['nodes']!r} and [workload.synthetic] nodes = {synth['nodes']!r} differ: "
+            "the generator sets the arrival rate for its own node count, so give the count once (either field)"
+        )
+
+
 class SchedulingMarket:
     """Serial jobs on identical nodes, scheduled by reported bids and paid by a payment scheme
     (``gamemarket.market.simulate``; the contract ``market-model.md``)."""
@@ -37,6 +49,19 @@ class SchedulingMarket:
     paper_analysis = True
     #: a small congested workload the conformance checks run (``gamemarket.testing.check_market``)
     example_workload = {"source": "synthetic", "synthetic": {"jobs": 80, "nodes": 4, "load": 1.2, "seed": 1}}
+    #: the ranges its figures lie in by the rules alone (market model): payments are >= 0 (a scheme's price that is
+    #: negative stops the run), a valuation is ``-w_i phi_i <= 0`` and a utility ``v_i - p_i <= 0`` (an outside
+    #: option's ``-w_i tau_i - c tau_i`` too), utilization is busy node-seconds over the span's, ``stay`` a share.
+    #: Confidence intervals are intersected with them (``gamemarket.confidence.t_interval``); the conformance
+    #: checks hold every run to them (``gamemarket.testing.check_market``)
+    figure_ranges = {
+        "revenue": (0.0, float("inf")),
+        "welfare": (float("-inf"), 0.0),
+        "welfare_all": (float("-inf"), 0.0),
+        "mean_utility": (float("-inf"), 0.0),
+        "utilization": (0.0, 1.0),
+        "stay": (0.0, 1.0),
+    }
 
     def example_providers(self) -> list[dict]:
         """Every registered scheduler x payment scheme at r = 1, as provider tables (``[strategies.provider.*]``)."""
@@ -82,6 +107,7 @@ class SchedulingMarket:
             )
         elif wl["source"] == "synthetic":
             synthetic_spec(wl.get("synthetic", {}), where=f"{where}: [workload.synthetic]")
+            _nodes_once(wl, where)
         else:
             src = Path(wl["source"])
             if not src.is_absolute() and (base / src).exists():

@@ -42,13 +42,14 @@ from scipy.stats import qmc
 
 from gamemarket import MODEL_VERSION
 from gamemarket.analysis.population import PopulationGames
-from gamemarket.confidence import t_interval
+from gamemarket.confidence import range_of_sum, t_interval
 from gamemarket.errors import InputError
 from gamemarket.io.files import atomic_path, dumps_json
+from gamemarket.market.base import figure_ranges
 from gamemarket.market.outside import OUTSIDE_FIELDS
 from gamemarket.search.exploration import explore_menu
 from gamemarket.search.population import mechanism_answer
-from gamemarket.studies.design_config import optimiser_missing
+from gamemarket.studies.design_config import grid_too_small, optimiser_missing
 from gamemarket.studies.deviations import base_task
 from gamemarket.studies.population import PopulationRuns, on_scheduler
 from gamemarket.studies.runner import load_workload
@@ -60,21 +61,30 @@ from gamemarket.workers import LEAST_SECONDS_PER_JOB_RUN, fan_out
 ALPHA = 0.05
 
 
+#: the ranges the design's figures lie in by the rules alone: a design is a mechanism of the scheduling market
+#: (``gamemarket.market.simulate.Mechanism``), so its figures are that market's (revenue >= 0, welfare <= 0, shares
+#: in [0, 1]: ``SchedulingMarket.figure_ranges``)
+RANGES = figure_ranges({"kind": "scheduling"})
+
+
 class _PerSeed:
-    """The intervals of figures kept per seed (``per_seed``: metric -> values; ``objective_seeds``)."""
+    """The intervals of figures kept per seed (``per_seed``: metric -> values; ``objective_seeds``), each within the
+    range its quantity lies in (``RANGES``; the objective's, ``objective_within``, from its weights)."""
 
     per_seed: dict
     objective_seeds: list
+    #: the objective's range (``DesignAnswer`` sets it from the study's weights; unbounded until then)
+    objective_within: tuple | None = None
 
     @property
     def figures(self) -> dict:
-        """metric -> (mean, low, high), 95% Student-t over the seeds."""
-        return {m: t_interval(v) for m, v in self.per_seed.items()}
+        """metric -> (mean, low, high), 95% Student-t over the seeds, within the metric's range."""
+        return {m: t_interval(v, within=RANGES.get(m)) for m, v in self.per_seed.items()}
 
     @property
     def objective(self) -> tuple:
-        """(mean, low, high) of the provider's objective over the seeds."""
-        return t_interval(self.objective_seeds)
+        """(mean, low, high) of the provider's objective over the seeds, within its range."""
+        return t_interval(self.objective_seeds, within=self.objective_within)
 
 
 @dataclass
@@ -187,6 +197,12 @@ class DesignAnswer:
     workload: dict = field(default_factory=dict)  #: workload (its name), jobs, nodes
     notes: list = field(default_factory=list)
     regret_upper: float | None = None  #: the largest upper bound itself (negative: every design does worse, at 95%)
+
+    def __post_init__(self) -> None:
+        # the objective's range: its weighted metrics' ranges summed (revenue alone: >= 0)
+        within = range_of_sum(dict(self.config.get("objective", {})), RANGES)
+        for p in [*self.points, *self.compare, *self.confirmations.values()]:
+            p.objective_within = within
 
     def point(self, name: str) -> DesignPoint:
         """The mechanism named ``name``: a design point or a fixed mechanism."""
@@ -421,10 +437,7 @@ def grid_points(box: list, budget: int) -> np.ndarray:
     """A regular grid of ``floor(budget^(1/d))`` points a side over ``box`` (ends included): at most ``budget``."""
     k = int(np.floor(budget ** (1 / len(box)) + 1e-9))
     if k < 2:
-        raise InputError(
-            f"[design] field 'budget': a grid over {len(box)} parameter(s) needs at least {2 ** len(box)} points "
-            f"(2 a side), got {budget}"
-        )
+        raise InputError(grid_too_small(len(box), budget))
     axes = [np.linspace(lo, hi, k) for _, lo, hi in box]
     return np.array(np.meshgrid(*axes, indexing="ij")).reshape(len(box), -1).T
 

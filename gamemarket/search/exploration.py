@@ -49,6 +49,7 @@ from gamemarket.io.explored import (
     StrategyEntry,
 )
 from gamemarket.io.files import OutputFolder, atomic_path, dumps_json
+from gamemarket.market.base import figure_ranges
 from gamemarket.search.certificates import ALPHA, Certificate, certify
 from gamemarket.search.oracle import ProbeOracle, SearchResult, strategy_entry
 from gamemarket.search.population import run_population_study
@@ -78,6 +79,9 @@ def exploration_probe(cfg, ex: dict) -> float:
 #: (a likely improvement: the game over the grown menu has an equilibrium closer to the family's, which a
 #: certificate can settle, where a gain just under the tolerance needs hundreds of seeds to be told from it)
 GROW_AT = 0.5
+#: the provider's figures at an explored equilibrium, in ``ExploredEquilibrium``'s order (each a Student-t interval
+#: over the fresh seeds, within its market's ``figure_ranges``)
+FIGURES = ("revenue", "welfare", "mean_utility")
 
 
 def _to_add(cert: Certificate, rules: dict, known: set):
@@ -96,7 +100,9 @@ def _to_add(cert: Certificate, rules: dict, known: set):
     return rules[pick.rule], pick.gain[0]
 
 
-def _equilibrium_entry(menu, mixture, r: SearchResult, cert: Certificate, figures: list[dict]) -> ExploredEquilibrium:
+def _equilibrium_entry(
+    menu, mixture, r: SearchResult, cert: Certificate, figures: list[dict], ranges: dict
+) -> ExploredEquilibrium:
     """One equilibrium of a round as ``data/exploration.json`` holds it: its mixture over the menu, its certificate
     (epsilon, verdict, every evaluated rule's fresh-seed bound), the best rule with its figures, and the provider's
     figures at the mixture (the base runs on the first look's fresh seeds)."""
@@ -113,9 +119,7 @@ def _equilibrium_entry(menu, mixture, r: SearchResult, cert: Certificate, figure
         {"strategy": r.rule.name, "search_gain": r.search_gain},
         r.candidates,
         cert,
-        Interval(*t_interval([f["revenue"] for f in figures])),
-        Interval(*t_interval([f["welfare"] for f in figures])),
-        Interval(*t_interval([f["mean_utility"] for f in figures])),
+        *(Interval(*t_interval([f[k] for f in figures], within=ranges.get(k))) for k in FIGURES),
         len(figures),
     )
 
@@ -184,7 +188,7 @@ class _Explorer:
             search_gains=r.gains,
         )
         figures = oracle.figures(support, x, self.fresh[: min(ex["first_seeds"], len(self.fresh))])
-        entry = _equilibrium_entry(menu, mixture, r, cert, figures)
+        entry = _equilibrium_entry(menu, mixture, r, cert, figures, figure_ranges(self.provider.params()))
         return entry, _to_add(cert, {q.name: q for q in r.rules}, {m.key() for m in menu})
 
     def solve(self, menu) -> tuple[list, str]:

@@ -22,8 +22,15 @@ from gamemarket.testing.report import FAILED, PASSED, ConformanceReport
 #: what every market's run carries: per-job columns and summary fields (``payoffs``, ``MarketRun``)
 JOB_COLUMNS = ("group", "private_bid", "utility", "payment")
 SUMMARY_FIELDS = ("revenue", "utilization", "welfare")
+#: a figure's rounding past its declared range that the checks forgive (a sum of floats at a bound)
+_ULPS = 1e-9
 #: the consumers' mix of the runs: a small aggressive group, so reported bids differ from private ones
 MIX = consumers.SRG
+
+
+def _inside(v: float, lo: float, hi: float) -> bool:
+    """``lo <= v <= hi`` but for a rounding of ``_ULPS`` relative."""
+    return lo - _ULPS * (1 + abs(lo)) <= v <= hi + _ULPS * (1 + abs(hi))
 
 
 def _same(a, b) -> bool:
@@ -96,6 +103,12 @@ def _runs(market, prep, providers: list[dict], seed: int):
         missing = [c for c in JOB_COLUMNS if c not in cols] + [f for f in SUMMARY_FIELDS if f not in run.summary]
         assert not missing, f"{where}: the run lacks {missing}"
         assert all(len(v) == prep.jobs for v in cols.values()), f"{where}: a column's length is not {prep.jobs}"
+        outside = [
+            f"{k} = {run.summary[k]!r} outside its declared range [{lo}, {hi}]"
+            for k, (lo, hi) in getattr(market, "figure_ranges", {}).items()
+            if k in run.summary and not _inside(float(run.summary[k]), lo, hi)
+        ]
+        assert not outside, f"{where}: {outside[0]} (the market's figure_ranges)"
         payoffs.of_run(run, MIX.betas, d.G, d.private_bid)
         runs.append(run)
     return f"{len(runs)} runs, seed {seed}: outcome columns, summary and payoffs", (d, group, reported, runs)
@@ -140,7 +153,8 @@ def check_market(
 
     Checks: ``workload`` (the ``[workload]`` table checks, loads and belongs to this market), ``providers``
     (each provider table's parameters check and describe themselves), ``run`` (seeded bids: each run is
-    a ``MarketRun`` with the columns and summary fields payoffs read, and its payoffs compute),
+    a ``MarketRun`` with the columns and summary fields payoffs read, each field the market declares a range for
+    (``figure_ranges``) inside it, and its payoffs compute),
     ``repeatable`` (a second run gives the same numbers) and ``run_many`` (equal to ``run`` per provider).
 
     Parameters

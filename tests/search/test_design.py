@@ -364,6 +364,22 @@ def test_a_grid_smaller_than_two_a_side_is_refused():
         grid_points([("reserve", 0.0, 1.0), ("blend", 0.0, 1.0)], 3)
 
 
+@pytest.mark.parametrize(("blend", "budget", "least"), [("0.5", 1, 2), ("[0, 1]", 3, 4)])
+def test_a_grid_budget_below_two_a_side_is_refused_when_the_study_is_read_naming_the_file(
+    tmp_path, blend, budget, least
+):
+    """Hunt 7: the grid's budget was checked when the search started (after the lock, without the file's name)."""
+    body = SMALL_DESIGN.replace("budget = 6", f"budget = {budget}").replace("blend = 0.5", f"blend = {blend}")
+    path = write_study(tmp_path, body)
+    dims = 1 if blend == "0.5" else 2
+    with pytest.raises(InputError) as exc:
+        load_study(path)
+    assert str(exc.value) == (
+        f"{path}: [design] field 'budget': a grid over {dims} parameter(s) needs at least {least} points (2 a side), "
+        f"got {budget}"
+    )
+
+
 @pytest.mark.slow
 def test_a_stored_answer_for_other_workload_content_is_refused(tmp_path):
     path = write_study(tmp_path, SMALL_DESIGN.replace("budget = 6", "budget = 4"))
@@ -443,3 +459,29 @@ def test_a_bad_leave_share_in_a_study_file_exits_2_naming_it(tmp_path, leave, me
         r.stderr
     )
     assert not (tmp_path / "studies" / "results").exists()
+
+
+def test_every_interval_of_a_design_lies_in_its_quantitys_range():
+    """D17 (hunt 7): a design report's two-seed Student-t intervals reached past what the quantity can be (revenue
+    [-39,870,000, ...], utilization [0.2134, 1.131]). Each is intersected with its metric's range (the scheduling
+    market's ``figure_ranges``), the objective's with its weights' (revenue and stay: >= 0); means are unchanged."""
+    from gamemarket.confidence import t_interval
+    from gamemarket.search.design import RANGES, Confirmation, DesignAnswer
+
+    per_seed = {"revenue": [1.0e6, 9.0e7], "welfare": [-1.0, -5.0e5], "stay": [0.99, 0.2], "utilization": [0.21, 0.99]}
+    conf = Confirmation("d", [1, 2], per_seed, [1.0e6 + 0.99, 9.0e7 + 0.2], True)
+    cfg = {"objective": {"revenue": 1.0, "stay": 1.0}}
+    DesignAnswer("s", cfg, tuple(per_seed), [], [], {"d": conf}, "d", None, None, 0, 0.0, None)
+    for m, (mean, lo, hi) in conf.figures.items():
+        plain = t_interval(per_seed[m])
+        assert mean == plain[0] and plain[1] <= lo <= mean <= hi <= plain[2]
+        assert RANGES[m][0] <= lo and hi <= RANGES[m][1], (m, lo, hi)
+    assert t_interval(per_seed["revenue"])[1] < 0 and conf.figures["revenue"][1] == 0.0  # it did reach past 0
+    assert t_interval(per_seed["utilization"])[2] > 1 and conf.figures["utilization"][2] == 1.0
+    assert conf.objective[1] == 0.0 and conf.objective[0] == pytest.approx(np.mean(conf.objective_seeds))
+    # a weight that may be negative leaves the objective unbounded: its interval is Student-t's own
+    conf2 = Confirmation("d", [1, 2], per_seed, [-5.0, 7.0], True)
+    DesignAnswer(
+        "s", {"objective": {"revenue": 1.0, "welfare": 1.0}}, (), [], [], {"d": conf2}, "d", *[None] * 2, 0, 0.0, None
+    )
+    assert conf2.objective == t_interval([-5.0, 7.0])

@@ -174,6 +174,9 @@ def test_an_exploration_study_writes_its_answer(tmp_path):
         d = e.best_deviation
         assert len(d.gain) == 3 and d.gain[1] <= d.gain[0] <= d.gain[2]
         assert e.candidates_evaluated >= 1 and isinstance(e.certified, bool)
+        # the provider's figures within what the scheduling market's rules allow (``figure_ranges``)
+        assert 0 <= e.revenue.low <= e.revenue.mean <= e.revenue.high
+        assert e.welfare.high <= 0 and e.mean_utility.high <= 0
         cert = e.certificate
         # every rule the search evaluated has a fresh-seed bound, and epsilon is the largest of them
         assert len(cert.rules) == e.candidates_evaluated

@@ -168,6 +168,9 @@ def test_population_study_end_to_end(study):
         for e in a.equilibria:
             assert e.reduced_regret <= 1e-8 * a.game.payoff_scale()
             assert e.regret.low <= e.regret.mean + 1e-9 or e.regret.mean == 0
+            # the provider's figures within what the market's rules allow (revenue >= 0, welfare <= 0)
+            assert 0 <= e.revenue.low <= e.revenue.mean <= e.revenue.high
+            assert e.welfare.low <= e.welfare.mean <= e.welfare.high <= 0
     recs = equilibria_json(an)
     per_mechanism = [r for r in recs if r.get("game") != "provider-consumers"]  # the joint game's: below
     assert per_mechanism and all({"mixture", "regret", "truthful_gains"} <= set(r) for r in per_mechanism)

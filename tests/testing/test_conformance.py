@@ -144,3 +144,15 @@ def test_the_checks_run_without_pytest_or_hypothesis():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "True"
+
+
+def test_a_market_whose_run_leaves_its_declared_figure_ranges_fails_naming_the_field(monkeypatch):
+    """The ranges a market declares (``figure_ranges``: what confidence intervals are intersected with) are held to
+    its runs: a declared range its revenue leaves fails the run check, naming the field and the range."""
+    market = MARKETS.get("scheduling")
+    monkeypatch.setattr(market, "figure_ranges", {**market.figure_ranges, "revenue": (float("-inf"), 0.0)})
+    report = check_market("scheduling", providers=[{"scheduler": "hb", "payment": "first", "reserve": 1.0}],
+                          raise_on_failure=False)  # fmt: skip
+    failed = [r for r in report.results if not r.passed]
+    assert [r.check for r in failed] == ["run"] and "revenue = " in failed[0].detail
+    assert "outside its declared range [-inf, 0.0]" in failed[0].detail
