@@ -195,3 +195,19 @@ def test_the_one_lookup_of_per_class_rules_equals_each_rule_on_its_own_jobs():
     assert (
         rules[1].betas_by_class == (0.3, 0.1, 0.9) and FAMILIES.get("piecewise").point([0] * 7).betas_by_class is None
     )
+
+
+@pytest.mark.parametrize("value", ["0.5", b"0.5", 0.5, None, {"low": 0.1}, [0.1, "x", 0.2]])
+def test_a_rules_numbers_that_are_no_sequence_of_numbers_are_named(value):
+    """``ShadingRule('x', '0.5')`` read the string as the characters '0', '.', '5' ("could not convert string to float:
+    '.'"): a string, a single number or a sequence of non-numbers is refused naming the rule, the field and the value,
+    in every family that takes numbers per class or per knot."""
+    from gamemarket.consumers.shading import LeavingRule
+
+    with pytest.raises(InputError, match=r"^shading rule 'x': betas must be (a sequence of )?numbers, got "):
+        ShadingRule("x", value)
+    with pytest.raises(InputError, match=r"^shading rule 'y': leave shares must be (a sequence of )?numbers, got "):
+        LeavingRule("y", (0.0, 0.0, 0.0), leave=value)
+    with pytest.raises(InputError, match=r"^piecewise rule 'p': knots must be (a sequence of )?numbers, got "):
+        PiecewiseRule("p", value, (0.0, 0.5))
+    assert ShadingRule("x", np.array([0.1, 0.2, 0.3])).betas == (0.1, 0.2, 0.3)

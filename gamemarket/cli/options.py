@@ -10,6 +10,7 @@ the code that would misread them.
 from __future__ import annotations
 
 import argparse
+import difflib
 import math
 import re
 import sys
@@ -165,6 +166,12 @@ class Parser(argparse.ArgumentParser):
         sub = self._commands()
         if sub is not None and message.startswith("the following arguments are required") and sub.dest in message:
             message = f"expected a command: one of {', '.join(sub.choices)}"
+        elif sub is not None and message.startswith(f"argument {sub.dest}: invalid choice: "):
+            # argparse names the command's internal dest ("argument scmd: invalid choice: 'check' (choose from ...)")
+            given = message[len(f"argument {sub.dest}: invalid choice: ") :].split(" (choose from", 1)[0]
+            near = difflib.get_close_matches(given.strip("'"), list(sub.choices), n=1)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            message = f"unknown command {given}{hint}; expected one of {', '.join(sub.choices)}"
         self.exit(EXIT_ERROR, f"{self.prog}: error: {message}; see `{self.prog} --help`\n")
 
     def parse_args(self, args=None, namespace=None):

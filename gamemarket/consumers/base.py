@@ -476,3 +476,16 @@ def from_entry(
     if isinstance(entry, dict) and "family" in entry:
         entry = {k: v for k, v in entry.items() if k != "family"}
     return FAMILIES.get(fam).from_entry(name, entry, where, root)
+
+
+def numbers(value, label: str, field: str) -> tuple[float, ...]:
+    """``value`` as a tuple of floats, or an :class:`InputError` naming ``label``, ``field`` and the value: a string
+    is refused (it is a sequence of characters: ``'0.5'`` read as ``'0'``, ``'.'``, ``'5'``), as is a single number
+    or anything not a sequence of numbers."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)):
+        raise InputError(f"{label}: {field} must be a sequence of numbers, got {value!r}")
+    try:
+        return tuple(float(v) for v in value)
+    except (TypeError, ValueError):
+        raise InputError(f"{label}: {field} must be numbers, got {list(value)!r}") from None
+

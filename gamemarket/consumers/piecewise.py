@@ -18,7 +18,7 @@ from typing import ClassVar
 import numpy as np
 from pydantic import Field
 
-from gamemarket.consumers.base import ConsumerStrategy, Fraction01, ParametricFamily, register
+from gamemarket.consumers.base import ConsumerStrategy, Fraction01, ParametricFamily, numbers, register
 from gamemarket.errors import InputError
 from gamemarket.io.schema import Table, check
 
@@ -45,11 +45,8 @@ class PiecewiseRule(ConsumerStrategy):
 
     def __post_init__(self) -> None:
         label = f"piecewise rule {self.name!r}"
-        try:
-            knots = tuple(float(k) for k in self.knots)
-            betas = tuple(float(b) for b in self.betas)
-        except (TypeError, ValueError) as exc:
-            raise InputError(f"{label}: knots and betas must be numbers: {exc}") from None
+        knots = numbers(self.knots, label, "knots")
+        betas = numbers(self.betas, label, "betas")
         if len(knots) < 2 or not all(math.isfinite(k) for k in knots) or any(b <= a for a, b in zip(knots, knots[1:])):
             raise InputError(f"{label}: field 'knots': expected at least 2 increasing finite numbers, got {knots}")
         if len(betas) != len(knots):

@@ -16,7 +16,7 @@ from typing import Annotated, ClassVar
 import numpy as np
 from pydantic import Field
 
-from gamemarket.consumers.base import BID_CLASSES, ConsumerStrategy, Fraction01, ParametricFamily, register
+from gamemarket.consumers.base import BID_CLASSES, ConsumerStrategy, Fraction01, ParametricFamily, numbers, register
 from gamemarket.errors import InputError
 from gamemarket.io.schema import Table, check
 
@@ -49,10 +49,7 @@ class ShadingRule(ConsumerStrategy):
     description: str = ""
 
     def __post_init__(self) -> None:
-        try:
-            betas = tuple(float(b) for b in self.betas)
-        except (TypeError, ValueError) as exc:
-            raise InputError(f"shading rule {self.name!r}: betas must be numbers: {exc}") from None
+        betas = numbers(self.betas, f"shading rule {self.name!r}", "betas")
         if len(betas) != len(BID_CLASSES):
             raise InputError(f"shading rule {self.name!r}: one beta per bid class {BID_CLASSES} is needed, got {betas}")
         for c, b in zip(BID_CLASSES, betas):
@@ -151,10 +148,7 @@ class LeavingRule(ShadingRule):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        try:
-            leave = tuple(float(q) for q in self.leave)
-        except (TypeError, ValueError) as exc:
-            raise InputError(f"shading rule {self.name!r}: leave shares must be numbers: {exc}") from None
+        leave = numbers(self.leave, f"shading rule {self.name!r}", "leave shares")
         if len(leave) != len(BID_CLASSES):
             raise InputError(f"shading rule {self.name!r}: one leave share per bid class {BID_CLASSES}, got {leave}")
         for c, q in zip(BID_CLASSES, leave):

@@ -65,6 +65,8 @@ class DesignConfig:
             raise InputError(f"[design] field 'schedulers': a scheduler is listed twice in {list(self.schedulers)}")
         if not self.box():
             raise InputError("[design]: no parameter is searched; give 'reserve' (or 'blend') as [low, high]")
+        if self.optimiser == "grid" and self.budget < 2 ** len(self.box()):  # found when the study is read
+            raise InputError(grid_too_small(len(self.box()), self.budget))
 
     @classmethod
     def from_table(cls, d: dict) -> DesignConfig:
@@ -195,6 +197,14 @@ def check_optimiser_library(optimiser: str) -> None:
         raise optimiser_missing(optimiser)
 
 
+def grid_too_small(dims: int, budget: int) -> str:
+    """The message of a grid budget below ``2 ** dims`` (two points a side, the box's ends)."""
+    return (
+        f"[design] field 'budget': a grid over {dims} parameter(s) needs at least {2**dims} points (2 a side), "
+        f"got {budget}"
+    )
+
+
 def parse_design(table, where: str) -> DesignConfig | None:
     """``[design]`` (checked by the schema) as a config; None where the study has none; an error names the file and
     the field. The optimiser's library is checked here, when the study is read, not after its first runs."""
@@ -208,4 +218,12 @@ def parse_design(table, where: str) -> DesignConfig | None:
         raise InputError(f"{where}: {exc}") from None
 
 
-__all__ = ["DESIGN_METRICS", "DesignConfig", "check_optimiser_library", "optimiser_missing", "parse_design", "snap"]
+__all__ = [
+    "DESIGN_METRICS",
+    "DesignConfig",
+    "check_optimiser_library",
+    "grid_too_small",
+    "optimiser_missing",
+    "parse_design",
+    "snap",
+]

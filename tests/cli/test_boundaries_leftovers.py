@@ -155,8 +155,13 @@ def test_a_design_whose_optimisers_library_is_missing_is_refused_when_read_namin
      "and <= 1e+06, got -3; see `gamemarket simulate --help`"),
     (["game", "solve", "g.nfg", "--concept", "foo"], "gamemarket game solve: error: argument --concept: invalid "
      "choice: 'foo' (choose from 'nash', 'qre', 'alpharank'); see `gamemarket game solve --help`"),
-    (["prcie", "solve"], "gamemarket: error: argument command: invalid choice: 'prcie' (choose from 'workload', "
-     "'simulate', 'study', 'game', 'report', 'population', 'price', 'plugin'); see `gamemarket --help`"),
+    (["prcie", "solve"], "gamemarket: error: unknown command 'prcie' (did you mean 'price'?); expected one of "
+     "workload, simulate, study, game, report, population, price, plugin; see `gamemarket --help`"),
+    # the command's internal dest ("argument scmd: invalid choice") is not named; a near command is suggested
+    (["study", "check", "s.toml"], "gamemarket study: error: unknown command 'check'; expected one of run, new, "
+     "reference, jobs, status; see `gamemarket study --help`"),
+    (["game", "slove"], "gamemarket game: error: unknown command 'slove' (did you mean 'solve'?); expected one of "
+     "solve, export; see `gamemarket game --help`"),
 ])  # fmt: skip
 def test_a_usage_error_is_one_line_naming_the_command_and_its_help(capsys, argv, said):
     # argparse printed its usage block (six to nine lines of options) before the line that said what was wrong
@@ -618,3 +623,30 @@ def test_the_python_apis_entry_points_name_a_bad_argument():
         run_study("s.toml", log="print")
     with pytest.raises(InputError, match=r"seed must be a whole number >= 0, got -1"):
         synthetic(50, 2, seed=-1)
+
+
+# --- a synthetic workload's node count given twice (hunt 7) --------------------------------------------------------
+
+
+@pytest.mark.parametrize(("outer", "inner", "ok"), [(8, 16, False), (16, 8, False), (8, 8, True)])
+def test_a_synthetic_node_count_given_twice_must_be_one_count(tmp_path, capsys, outer, inner, ok):
+    """``[workload] nodes = 8`` beside ``[workload.synthetic] nodes = 16`` ran 8 nodes at the arrival rate of 16 (twice
+    the load the report's parameters said), in silence: two different counts are refused when the study is read."""
+    from gamemarket.studies import load_study
+    from study_helpers import write_study
+
+    body = (
+        f'name = "n2"\n[workload]\nsource = "synthetic"\nnodes = {outer}\n[workload.synthetic]\njobs = 60\n'
+        f'nodes = {inner}\nload = 0.5\nseed = 0\n[strategies]\nproviders = ["hb-first", "hb-kth"]\n'
+    )
+    study = write_study(tmp_path, body, "n2.toml")
+    if ok:
+        assert load_study(study).workload["nodes"] == 8
+        return
+    assert main(["study", "run", str(study)]) == 2
+    err = capsys.readouterr().err
+    assert err.splitlines() == [
+        f"gamemarket: error: {study}: [workload] nodes = {outer} and [workload.synthetic] nodes = {inner} differ: the "
+        "generator sets the arrival rate for its own node count, so give the count once (either field)"
+    ]
+    assert not (tmp_path / "results").exists() and not (tmp_path / "reports").exists()
