@@ -79,7 +79,9 @@ def main() -> None:
         "Made by `python docs/figures/workload_compare.py` from the traces and the model files in",
         "`gamemarket/data/models/` (`gamemarket workload compare TRACE MODEL --nodes N` at the model's own node",
         "count and the command's default seed, named in each section); nothing here is typed in. How a model",
-        "is fitted: [the how-to](../how-to/workload-model.md).",
+        "is fitted: [the how-to](../how-to/workload-model.md). At another node count the two offered loads differ",
+        "by design (a model draws its arrivals at its own load on the nodes given; a trace keeps its arrival times),",
+        "and the command says so below its table.",
         "",
     ]
     for trace_file, model, name in PAIRS:

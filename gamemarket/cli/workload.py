@@ -96,6 +96,23 @@ def _workload_for_compare(source: str, nodes: int, seed: int, jobs: int | None):
     return load(source), Path(source).name  # a trace has its own jobs: --synthetic-jobs sizes the model beside it
 
 
+def _loads_note(a) -> str | None:
+    """Where a trace is compared with a model at other than the model's own node count, why their offered loads
+    differ: a model draws its arrivals at its own load on the nodes given, a trace keeps its arrival times (its
+    load is its work over ``--nodes``). (Hunt 7: 4.45 beside 0.712 at 64 nodes, without a word.)"""
+    from gamemarket.workloads import WorkloadModel, is_model_path  # deferred: pandas
+
+    models = [WorkloadModel.read(src) for src in (a.a, a.b) if is_model_path(src)]
+    if len(models) != 1 or models[0].nodes == a.nodes:
+        return None
+    m = models[0]
+    return (
+        f"note: the model draws its arrivals at its own offered load ({m.load:.3g}, fitted at {m.nodes:,} nodes) "
+        f"whatever --nodes; the trace keeps its arrival times, so its load is its work over the {a.nodes:,} nodes "
+        f"given: a trace's load and its model's agree at the model's node count (--nodes {m.nodes})"
+    )
+
+
 def cmd_workload_compare(a) -> int:
     """``gamemarket workload compare``: two workloads' statistics side by side (congestion included, from one
     run of the market on each), optionally as JSON and as a four-panel figure.
@@ -158,6 +175,8 @@ def cmd_workload_compare(a) -> int:
     if a.format == "json":
         doc = {"nodes": a.nodes, "mechanism": "hb-first, FT, seed %d" % a.seed, "workloads": cols}
         doc["undefined"] = {label: w for label, w in why.items() if w}  # each null, with why
+        if (note := _loads_note(a)) is not None:
+            doc["note"] = note.removeprefix("note: ")
         print(dumps_json(doc, indent=2))
     else:
         print(f"{a.nodes} nodes; queue statistics under HB with first price, all bids truthful, seed {a.seed}")
@@ -170,6 +189,8 @@ def cmd_workload_compare(a) -> int:
         for label, w in why.items():
             for key, reason in w.items():
                 print(f"n/a: {titles.get(key, key)} of {label}: {reason}")
+        if (note := _loads_note(a)) is not None:
+            print(note)
     if a.figure:
         out = draw_workload_comparison(curves, a.figure, nodes=a.nodes)
         print(f"figure: {out}", file=sys.stderr)

@@ -488,4 +488,3 @@ def numbers(value, label: str, field: str) -> tuple[float, ...]:
         return tuple(float(v) for v in value)
     except (TypeError, ValueError):
         raise InputError(f"{label}: {field} must be numbers, got {list(value)!r}") from None
-

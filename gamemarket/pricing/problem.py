@@ -140,6 +140,7 @@ def read_npz(
     refused before anything is inflated.
     """
     path = Path(path)
+    limit = check_limit(limit)
     if path.is_dir():
         raise InputError(f"{path}: is a folder; expected a {what} file (.npz)")
     if limit is not None and (need := declared_bytes(path)) > limit:
@@ -236,10 +237,21 @@ SOLVE_BYTES_PER_JOB = 256
 SOLVE_BYTES_PER_CELL = 64
 
 
+def check_limit(limit) -> int | None:
+    """A memory ``limit`` given to the API as a whole number of bytes > 0 (or None: no limit), else an
+    :class:`InputError` naming the value (``limit=-1`` was refused as "expected a smaller problem")."""
+    if limit is None:
+        return None
+    if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit <= 0:
+        raise InputError(f"limit must be a whole number of bytes > 0 (or None: no limit), got {limit!r}")
+    return int(limit)
+
+
 def check_solve_fits(n: int, m: int, what: str, limit: int | None) -> None:
     """Refuse a problem of ``n`` jobs and ``m`` resources whose solve would take more than ``limit`` bytes (the
     command passes ``GAMEMARKET_MEMORY_LIMIT``, else this machine's memory; None: no limit), before anything of
     that size is allocated. (The pricing package stands alone: the limit is given, not read here.)"""
+    limit = check_limit(limit)
     need = float(n) * (SOLVE_BYTES_PER_JOB + SOLVE_BYTES_PER_CELL * float(m))
     if limit is not None and need > limit:
         raise InputError(

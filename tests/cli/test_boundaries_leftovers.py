@@ -650,3 +650,17 @@ def test_a_synthetic_node_count_given_twice_must_be_one_count(tmp_path, capsys, 
         "generator sets the arrival rate for its own node count, so give the count once (either field)"
     ]
     assert not (tmp_path / "results").exists() and not (tmp_path / "reports").exists()
+
+
+@pytest.mark.parametrize("limit", [-1, 0, True, 1.5, "10"])
+def test_a_pricing_memory_limit_that_is_no_positive_byte_count_is_named(tmp_path, limit):
+    """Hunt 7 (A39): ``pricing.load(npz, limit=-1)`` said "the limit is -1 bytes; expected a smaller problem"."""
+    import numpy as np
+
+    from gamemarket import pricing
+
+    np.savez(tmp_path / "p.npz", A=np.ones((3, 2)), R=np.ones(2))
+    for call in (lambda: pricing.load(tmp_path / "p.npz", limit=limit), lambda: pricing.synthetic(10, 2, limit=limit)):
+        with pytest.raises(InputError, match=r"^limit must be a whole number of bytes > 0 \(or None: no limit\), got "):
+            call()
+    assert pricing.load(tmp_path / "p.npz", limit=10**9).A.shape == (3, 2)

@@ -227,6 +227,17 @@ def test_cli_fit_and_compare(tmp_path, capsys, model):
     assert a["jobs"] == b["jobs"] == 4000
     assert a["offered_load"] == pytest.approx(b["offered_load"], rel=0.01)
     assert fig.stat().st_size > 10_000
+    assert "note" not in res  # at the model's own node count the loads agree: nothing to say
+    # at another node count the trace's load follows --nodes and the model's does not: said, with the count to use
+    assert main(["workload", "compare", str(swf), str(out), "--nodes", "4"]) == 0
+    text = capsys.readouterr().out
+    a4, b4 = (float(v) for v in next(x for x in text.splitlines() if x.startswith("offered load")).split()[-2:])
+    assert a4 == pytest.approx(4 * b4, rel=0.05)  # 16/4 times the load: by design
+    assert text.splitlines()[-1] == (
+        f"note: the model draws its arrivals at its own offered load ({fitted.load:.3g}, fitted at 16 nodes) whatever "
+        "--nodes; the trace keeps its arrival times, so its load is its work over the 4 nodes given: a trace's load "
+        "and its model's agree at the model's node count (--nodes 16)"
+    )
     assert main(["simulate", "--workload", str(out), "--nodes", "16", "--seed", "2", "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["jobs"] == 4000
 
