@@ -248,7 +248,9 @@ def _drawn_table(workload: str, nodes, reduction, synthetic_jobs, load, seed: in
         return table, nodes_of(meta, nodes, reduction), meta.get("source")
     w = load_workload(workload, parallel=parallel, skip_bad_lines=skip_bad_lines, **synth)
     table = bids.job_table(w.jobs, strategy, seed)
-    return table, w.nodes(nodes, reduction), w.meta.get("source")
+    # a model's draw is named by its file ("model models/lpc.toml"), not by the generator ("synthetic")
+    shown = f"model {workload}" if is_model_path(workload) else w.meta.get("source")
+    return table, w.nodes(nodes, reduction), shown or w.meta.get("source")
 
 
 def _run(table, nodes: int, mech: Mechanism, *, fast: bool, validate: bool, out, outcome: bool) -> tuple[object, dict]:

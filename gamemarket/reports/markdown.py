@@ -13,6 +13,28 @@ def counted(n: int, word: str) -> str:
     return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
+def coarse_bootstrap(seeds: int, least: int = 100) -> str:
+    """A sentence for a report whose bootstrap over ``seeds`` seeds has fewer distinct resamples than ``least`` (the
+    fewest resamples a run may ask for, ``gamemarket.io.limits.MIN_RESAMPLES``), else "". ``k`` seeds give
+    ``C(2k - 1, k)`` distinct resamples (multisets): 3 of 2 seeds, 35 of 4; a robustness of 100% or a regret
+    interval of [0, 0] may then say only that the few seeds agree."""
+    if seeds < 2 or (distinct := math.comb(2 * seeds - 1, seeds)) >= least:
+        return ""
+    return (
+        f"With {seeds} seeds the bootstrap draws from only {distinct} distinct resamples of them, so its shares and "
+        f"intervals are coarse (100% or [0, 0] may say only that the {seeds} seeds agree); {_seeds_for(least)} seeds "
+        f"or more give it at least {least}."
+    )
+
+
+def _seeds_for(least: int) -> int:
+    """The fewest seeds whose bootstrap has at least ``least`` distinct resamples."""
+    k = 2
+    while math.comb(2 * k - 1, k) < least:
+        k += 1
+    return k
+
+
 def num(x, digits: int = 4, *, sign: bool = False) -> str:
     """A number as the reports print it for people: ``digits`` significant digits, thousands separated,
     no exponent, no trailing zeros (``11730.4`` -> ``11,730``; ``-5.912e5`` -> ``-591,200``; ``0.50`` -> ``0.5``).

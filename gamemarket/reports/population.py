@@ -28,13 +28,14 @@ from gamemarket.games.io import mixture_words, write_json  # noqa: E402
 from gamemarket.games.support_newton import HITS_PER_ROOT, MIN_HITS  # noqa: E402
 from gamemarket.io.files import OutputFolder  # noqa: E402
 from gamemarket.io.jobtable import write_table  # noqa: E402
+from gamemarket.io.limits import MIN_RESAMPLES  # noqa: E402
 from gamemarket.io.names import slug  # noqa: E402
 from gamemarket.reports.answer import COMPARISON, UNIT, answer_paragraph, answer_table  # noqa: E402
 from gamemarket.reports.answer import rows as answer_rows  # noqa: E402
 from gamemarket.reports.concepts import concepts_summary  # noqa: E402
 from gamemarket.reports.drawing import people_ticks, save  # noqa: E402
 from gamemarket.reports.exploration import exploration_section, stored_exploration  # noqa: E402
-from gamemarket.reports.markdown import md_table, num, num_ci, to_html  # noqa: E402
+from gamemarket.reports.markdown import coarse_bootstrap, md_table, num, num_ci, to_html  # noqa: E402
 from gamemarket.reports.report import claim_folder, figure_lines, workload_words, write_text  # noqa: E402
 from gamemarket.search.exploration import write_exploration  # noqa: E402
 
@@ -455,9 +456,15 @@ def _method_section(an) -> list[str]:
         + _looks_sentence(an.runs, cfg)
         + f" Verdict: *yes* when the CI's upper end is at most {cfg.regret_tol:g} of the mean absolute truthful "
         "utility (the tolerance), *no* when its lower end is above, else *undecided*. Stability is under the "
-        "replicator dynamics of the reduced game.",
+        "replicator dynamics of the reduced game."
+        + (f" {coarse}" if (coarse := coarse_bootstrap(_fewest_seeds(an), MIN_RESAMPLES)) else ""),
         "",
     ]
+
+
+def _fewest_seeds(an) -> int:
+    """The fewest seeds any mechanism's verdicts rest on (its answer's seeds)."""
+    return min((len(a.seeds) for a in an.answers), default=0)
 
 
 def _level(runs) -> str:

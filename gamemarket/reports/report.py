@@ -14,13 +14,14 @@ from gamemarket.bids import BID_CLASSES
 from gamemarket.errors import InputError
 from gamemarket.games.io import profile_words
 from gamemarket.io.files import OutputFolder, atomic_path, legacy_report_files, remove_stale_temps
+from gamemarket.io.limits import MIN_RESAMPLES
 from gamemarket.io.names import workload_name
 from gamemarket.market.base import MARKETS, market_for
 from gamemarket.market.payoffs import unit
 from gamemarket.reports import discussion, figures
 from gamemarket.reports.claims import claims_section, unmeasured_companions, write_csv
 from gamemarket.reports.concepts import concepts_summary
-from gamemarket.reports.markdown import counted, md_table, num, num_ci, to_html
+from gamemarket.reports.markdown import coarse_bootstrap, counted, md_table, num, num_ci, to_html
 from gamemarket.workers import fan_out
 
 
@@ -326,7 +327,7 @@ def _games_section(an: StudyAnalysis, out: OutputFolder, jobs: FigureJobs, paper
             "is verified by its regret (the best gain from a unilateral deviation) on the mean payoffs; "
             f"robustness is the share of {an.resamples} bootstrap resamples of the seeds in which it remains an "
             "equilibrium (for a mixed one: an equilibrium with the same supports exists), with a 95% "
-            "interval of its regret. "
+            "interval of its regret. " + (coarse_bootstrap(len(an.meta.get("seeds", [])), MIN_RESAMPLES) + " ").lstrip()
             if len(an.meta.get("seeds", [])) > 1
             else "Payoffs are one seed's: with a single replication seed there is no interval and no robustness "
             "(both need two seeds or more). Every equilibrium is verified by its regret (the best gain from a "

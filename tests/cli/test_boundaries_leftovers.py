@@ -664,3 +664,38 @@ def test_a_pricing_memory_limit_that_is_no_positive_byte_count_is_named(tmp_path
         with pytest.raises(InputError, match=r"^limit must be a whole number of bytes > 0 \(or None: no limit\), got "):
             call()
     assert pricing.load(tmp_path / "p.npz", limit=10**9).A.shape == (3, 2)
+
+
+def test_a_model_draws_summary_names_the_model_not_the_generator(capsys):
+    """Hunt 7 (S02): ``simulate --workload MODEL.toml`` printed ``workload synthetic``, as a run of the generator's
+    own defaults does."""
+    import json
+    from pathlib import Path
+
+    model = str(Path(__file__).parents[2] / "models" / "lpc-egee-2004.toml")
+    argv = ["simulate", "--workload", model, "--synthetic-jobs", "200", "--nodes", "8", "--format", "json"]
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out)["workload"] == f"model {model}"
+    assert main(["simulate", "--synthetic-jobs", "200", "--nodes", "8", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["workload"] == "synthetic"
+
+
+@pytest.mark.parametrize(("seeds", "distinct"), [(2, 3), (4, 35), (5, None)])
+def test_a_study_of_few_seeds_says_its_bootstrap_is_coarse(tmp_path, capsys, seeds, distinct):
+    """Hunt 7: two-seed studies printed "robust in 100% of resamples" and regret intervals [0, 0] without a word that
+    2 seeds have 3 distinct bootstrap resamples (C(2k - 1, k); 5 seeds have 126, past the 100 a run may draw)."""
+    from study_helpers import PLUGIN_WORKLOAD, write_study
+
+    from gamemarket.reports.markdown import coarse_bootstrap
+
+    body = '\nname = "few"' + PLUGIN_WORKLOAD + '[strategies]\nproviders = ["hb-first", "hb-kth"]\nconsumers = ["FT"]\n'
+    study = write_study(tmp_path, body + f"[replications]\ncount = {seeds}\n", "few.toml")
+    assert main(["study", "run", str(study), "--no-progress"]) == 0
+    _err(capsys)
+    text = (tmp_path / "studies" / "reports" / "few" / "report.md").read_text()
+    said = f"With {seeds} seeds the bootstrap draws from only {distinct} distinct resamples of them"
+    if distinct is None:
+        assert "distinct resamples" not in text and coarse_bootstrap(seeds) == ""
+    else:
+        assert said in text and coarse_bootstrap(seeds).startswith(said)
+        assert "5 seeds or more give it at least 100." in text

@@ -205,6 +205,11 @@ def test_population_study_end_to_end(study):
         kept = {mixture_words(e.mixture) for e in a.equilibria if e.verified != "no"}
         assert lead[a.mechanism] == (kept or {"none found"})
     assert (spec.report_dir / "fig-replicator-flow.png").exists()
+    # the verdicts rest on few seeds: the method says how few distinct resamples the bootstrap has
+    from math import comb
+
+    k = min(len(a.seeds) for a in par.answers)
+    assert k < 5 and f"With {k} seeds the bootstrap draws from only {comb(2 * k - 1, k)} distinct resamples" in md
 
 
 @pytest.mark.slow
