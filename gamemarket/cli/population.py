@@ -6,7 +6,7 @@ from gamemarket.cli.options import examples, workers
 from gamemarket.cli.plugin import add_plugin_option
 from gamemarket.errors import InputError
 from gamemarket.io.files import dumps_json
-from gamemarket.reports.markdown import num, num_ci
+from gamemarket.reports.markdown import counted, num, num_ci
 
 #: the most seeds and the largest seed, as a study file's ``seeds`` allows (gamemarket.studies.schema)
 MAX_SEEDS = 100_000
@@ -63,8 +63,10 @@ def cmd_probe(a) -> int:
         f"{gain} bid x seconds per agent ("
         + (f"95% CI over {len(ans.seeds)} seeds; " if len(ans.seeds) > 1 else "")
         + "the paired estimate, "
-        f"{num(ans.probe)} of the agents as probes; an estimate of its own: a study's report draws other probe "
-        "agents, so its figure for the same question is another estimate of the same gain)"
+        f"{num(ans.probe)} of the agents as probes: {counted(ans.probe_agents, 'agent')} of {ans.agents:,}, drawn "
+        "anew at each seed; an "
+        "estimate of its own: a study's report draws other probe agents, so its figure for the same question is "
+        "another estimate of the same gain)"
     )
     return 0
 

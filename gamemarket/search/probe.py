@@ -21,8 +21,10 @@ from gamemarket import consumers
 from gamemarket.confidence import t_interval
 from gamemarket.consumers import ConsumerStrategy
 from gamemarket.errors import InputError
+from gamemarket.market.base import market_for
 from gamemarket.search.exploration import exploration_probe
 from gamemarket.search.oracle import ProbeOracle, strategy_entry
+from gamemarket.studies.deviations import probe_size
 from gamemarket.studies.population import PopulationRuns, on_scheduler
 from gamemarket.studies.population_config import load_shading, search_family
 from gamemarket.studies.runner import load_workload
@@ -44,6 +46,8 @@ class ProbeAnswer:
     seeds: list
     probe: float
     per_seed: list
+    probe_agents: int = 0  #: the agents of the probe slice (``probe`` of ``agents``, at least one)
+    agents: int = 0  #: the market's agents (jobs or users)
 
     def to_dict(self) -> dict:
         """The ``--format json`` payload: mechanism, base, deviation, gain ``[mean, low, high]``, seeds."""
@@ -54,6 +58,8 @@ class ProbeAnswer:
             "gain": list(self.gain),
             "seeds": list(self.seeds),
             "probe": self.probe,
+            "probe_agents": self.probe_agents,
+            "agents": self.agents,
             "per_seed": list(self.per_seed),
             **({} if len(self.seeds) > 1 else {"interval": "none: one seed (an interval needs two or more)"}),
         }
@@ -198,6 +204,7 @@ def probe(
             outside=spec.population.outside_price,
         )
         g = oracle.gains(rules, x, [dev], seeds)[0]
+        n_agents = _agents(runs.arrays, spec.population.agents, market_for(provs[mechanism].params()))
     return ProbeAnswer(
         mechanism,
         {r.name: float(p) for r, p in zip(rules, x)},
@@ -206,4 +213,11 @@ def probe(
         seeds,
         share,
         g.tolist(),
+        probe_size(n_agents, share),
+        n_agents,
     )
+
+
+def _agents(arrays: dict, agents: str, market) -> int:
+    """The market's agents: its users (``agents = "users"``) or its jobs, as the runs count them."""
+    return int(np.unique(arrays["user"]).size) if agents == "users" else int(market.size(arrays))

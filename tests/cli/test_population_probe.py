@@ -50,6 +50,15 @@ def test_the_answer_is_the_oracles_paired_gain_and_the_json_says_it(tmp_path, ca
     )
     d = json.loads(capsys.readouterr().out)
     assert d["gain"] == list(a.gain) and d["seeds"] == [1, 2, 3] and d["mechanism"] == "hb-first"
+    # how many agents the estimate rests on (hunt 7: a 2-agent probe's interval said nothing of its size)
+    from gamemarket.studies.deviations import probe_size
+    from gamemarket.studies.runner import load_workload
+
+    jobs = len(load_workload(spec).arrays["runtime"])
+    assert d["agents"] == a.agents == jobs and d["probe_agents"] == a.probe_agents == probe_size(jobs, a.probe)
+    argv = ["--mechanism", "hb-first", "--base", "truthful", "--deviation", "shade-0.5", "--seeds", "1,2"]
+    assert main(["population", "probe", str(path), *argv]) == 0
+    assert f"of the agents as probes: {a.probe_agents:,} agent" in capsys.readouterr().out
     # the same rule against the population that plays it gains exactly nothing
     assert probe(spec, "hb-first", "shade-0.5", "shade-0.5", seeds=[1, 2]).gain[0] == 0.0
 
