@@ -684,9 +684,8 @@ def test_a_model_draws_summary_names_the_model_not_the_generator(capsys):
 def test_a_study_of_few_seeds_says_its_bootstrap_is_coarse(tmp_path, capsys, seeds, distinct):
     """Hunt 7: two-seed studies printed "robust in 100% of resamples" and regret intervals [0, 0] without a word that
     2 seeds have 3 distinct bootstrap resamples (C(2k - 1, k); 5 seeds have 126, past the 100 a run may draw)."""
-    from study_helpers import PLUGIN_WORKLOAD, write_study
-
     from gamemarket.reports.markdown import coarse_bootstrap
+    from study_helpers import PLUGIN_WORKLOAD, write_study
 
     body = '\nname = "few"' + PLUGIN_WORKLOAD + '[strategies]\nproviders = ["hb-first", "hb-kth"]\nconsumers = ["FT"]\n'
     study = write_study(tmp_path, body + f"[replications]\ncount = {seeds}\n", "few.toml")
