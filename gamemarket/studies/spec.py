@@ -437,7 +437,18 @@ def _outputs(out, name: str, base: Path, results, report) -> tuple[Path, Path]:
     to the study file), else ``results/NAME`` and ``reports/NAME`` in the study file's folder."""
     results_dir = Path(results) if results is not None else base / (out.results or f"results/{name}")
     report_dir = Path(report) if report is not None else base / (out.report or f"reports/{name}")
-    return resolve(results_dir, "results folder"), resolve(report_dir, "report folder")
+    res, rep = resolve(results_dir, "results folder"), resolve(report_dir, "report folder")
+    if res == rep or res in rep.parents or rep in res.parents:  # the file's [output] is checked by its schema
+        how = "one folder" if res == rep else "one inside the other"
+        said = " and ".join(
+            opt if given is not None else f"[output] {kw}"
+            for opt, kw, given in (("--results", "results", results), ("--report", "report", report))
+        )
+        raise InputError(
+            f"the results and report folders ({said}) are {how} ({res}, {rep}); give each its own folder, so that "
+            "neither writes over the other's files"
+        )
+    return res, rep
 
 
 def _study_file(value: str | None, base: Path, where: str, what: str, *, kind: str) -> Path | None:

@@ -698,3 +698,27 @@ def test_a_study_of_few_seeds_says_its_bootstrap_is_coarse(tmp_path, capsys, see
     else:
         assert said in text and coarse_bootstrap(seeds).startswith(said)
         assert "5 seeds or more give it at least 100." in text
+
+
+@pytest.mark.parametrize(
+    ("args", "said", "how"),
+    [
+        (["--results", "out", "--report", "out"], "--results and --report", "one folder"),
+        (["--results", "out", "--report", "out/rep"], "--results and --report", "one inside the other"),
+        (["--report", "studies/results/few"], "[output] results and --report", "one folder"),
+    ],
+)
+def test_overlapping_folders_from_the_command_line_are_named_as_its_options(tmp_path, capsys, args, said, how):
+    """Hunt 7 (E11): ``--results out --report out`` was refused as "[output] the results and report folders ..." of a
+    study file with no [output]; the folders are named by where they came from."""
+    from study_helpers import PLUGIN_WORKLOAD, write_study
+
+    body = '\nname = "few"' + PLUGIN_WORKLOAD + '[strategies]\nproviders = ["hb-first"]\nconsumers = ["FT"]\n'
+    body += '[output]\nresults = "results/few"\n'
+    study = write_study(tmp_path, body, "few.toml")
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    paths = [str(tmp_path / a) if k % 2 else a for k, a in enumerate(args)]
+    assert main(["study", "run", str(study), *paths]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"gamemarket: error: the results and report folders ({said}) are {how} ("), err
+    assert len(err.splitlines()) == 1 and sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
