@@ -8,8 +8,8 @@ provider pick?
 Game. Per mechanism, the consumers' game is reduced by deviation-preserving reduction to
 ``reduced_players`` players: the payoff of ``s`` in reduced profile ``c`` is ``u_s`` at the population
 mixture ``(c - e_s) / (n - 1)`` (``games.reduction.population_points``). Its equilibria are
-candidates; each is verified by a run at the candidate itself: its regret with a bootstrap
-confidence interval over seeds (Wiedenbeck, Cassell and Wellman 2014). Seeds are added where a
+candidates; each is verified by a run at the candidate itself: its regret with a confidence interval over
+seeds, the rules' Student-t bounds (``gamemarket.confidence.regret_interval``). Seeds are added where a
 regret interval straddles the tolerance or a gain over truthful straddles zero, up to a budget.
 
 Provider. Leader and followers: the mechanism with the highest revenue at its worst confirmed
@@ -17,7 +17,7 @@ consumer equilibrium. Simultaneously: the provider (a role of one player, its st
 mechanisms) and the consumers as one role-symmetric game (``PopulationGames.joint_game``), so the
 provider may mix over mechanisms; DPR keeps the provider whole, and its payoff at consumer profile
 ``c`` is its revenue per agent in the runs at ``c / n``. Each of that game's equilibria is verified
-by runs at its consumer mixture under every mechanism, both roles' regrets with bootstrap CIs.
+by runs at its consumer mixture under every mechanism, both roles' regrets with such intervals.
 
 Answers. Its types (``gamemarket.io.answers``: a mechanism's answer, its verified equilibria, the provider's
 choice, the run accounting) are frozen dataclasses with their JSON. Cache. An analysis is a function of the study,
@@ -49,7 +49,7 @@ from gamemarket.analysis.population_cache import (  # noqa: F401  the cache's na
     read_analysis,
     write_analysis,
 )
-from gamemarket.confidence import t_interval
+from gamemarket.confidence import regret_interval, t_interval
 from gamemarket.errors import InputError
 from gamemarket.games.reduction import population_points
 from gamemarket.games.rsgame import RoleSymmetricGame
@@ -204,11 +204,12 @@ class PopulationGames:
         recs = self.runs.records(provider, seeds, mix_key(x), paired=True)
         return np.array([r["gain"] for r in recs], dtype=float), recs
 
-    def verify_joint(self, seeds, q, x, rng, alpha: float = 0.05) -> dict:
+    def verify_joint(self, seeds, q, x, alpha: float = 0.05) -> dict:
         """Regrets of the provider mixture ``q`` with the consumer mixture ``x`` from the paired records at ``x``
         under every mechanism (``seeds``): the consumers' (their gains against ``q``: the mechanisms' gains
         weighted by ``q``, seed by seed) and the provider's (revenue per agent in the base runs), each a point
-        estimate with a ``1 - alpha`` bootstrap CI over seeds, and the expected revenue per agent."""
+        estimate with a ``1 - alpha`` interval over seeds (``gamemarket.confidence.regret_interval``), and the expected
+        revenue per agent."""
         provs = list(self.spec.providers)
         both = [self.paired_gains(p, seeds, x) for p in provs]
         G = np.array([g for g, _ in both])  # mechanisms x seeds x strategies
@@ -216,34 +217,38 @@ class PopulationGames:
         q = np.asarray(q, dtype=float)
         on = q > 0
         Gq = np.einsum("m,mks->ks", q[on], G[on])
-        c_point, c_boot = gain_regret_bootstrap(Gq, self.cfg.resamples, rng)
-        p_point, p_boot = regret_bootstrap(R, q, self.cfg.resamples, rng)
         return {
-            "consumer_regret": _quantiles(c_point, c_boot, alpha),
-            "provider_regret": _quantiles(p_point, p_boot, alpha),
+            "consumer_regret": list(regret_interval(Gq, alpha)),
+            # the provider's gain of each mechanism over its mixture, seed by seed (paired: the same runs)
+            "provider_regret": list(regret_interval(R - (R @ q)[:, None], alpha)),
             "revenue_per_agent": {p.name: float(R[:, i].mean()) for i, p in enumerate(provs)},
             "expected_revenue_per_agent": float(R.mean(axis=0) @ q),
             "seeds": len(seeds),
         }
 
-    def verify(self, provider, seeds, x, rng, alpha: float = 0.05) -> dict:
+    def verify(self, provider, seeds, x, alpha: float = 0.05) -> dict:
         """Regret of mixture ``x`` from its paired records: the largest of every rule's paired gain against ``x``
-        (at least 0: ``x`` itself gains nothing), with a ``1 - alpha`` bootstrap CI over seeds; each rule's payoff
-        (the base runs' mean utility plus its gain) and the provider's figures in the base runs."""
+        (at least 0: ``x`` itself gains nothing), with a ``1 - alpha`` interval over seeds (the rules' Student-t
+        bounds: ``gamemarket.confidence.regret_interval``); each rule's payoff (the base runs' mean utility plus its
+        gain) and the provider's figures in the base runs."""
         G, recs = self.paired_gains(provider, seeds, x)
-        point, boot = gain_regret_bootstrap(G, self.cfg.resamples, rng)
         rev = np.array([r["revenue"] for r in recs])
         wel = np.array([r["welfare"] for r in recs])
         base = float(np.mean([r["mean_utility"] for r in recs]))
         ranges = figure_ranges(provider.params())  # the intervals within what the market's rules allow
         return {
-            "regret": _quantiles(point, boot, alpha),
+            "regret": list(regret_interval(G, alpha)),
             "payoffs": dict(zip(self.cfg.names, (base + G.mean(axis=0)).tolist())),
             "revenue": _t_interval(rev, ranges.get("revenue")),
             "welfare": _t_interval(wel, ranges.get("welfare")),
             "mean_utility": base,
             "seeds": len(recs),
         }
+
+    def regret_at(self, provider, seeds, x, alpha: float = 0.05) -> list[float]:
+        """``[point, low, high]``: the regret of mixture ``x`` under ``provider`` from its paired records, at ``1 -
+        alpha`` (:func:`gamemarket.confidence.regret_interval`), as :meth:`verify` decides it."""
+        return list(regret_interval(self.paired_gains(provider, seeds, x)[0], alpha))
 
     def scale(self, provider, seeds) -> float:
         """Mean absolute truthful utility per agent: the unit of the regret tolerance."""
@@ -259,34 +264,6 @@ class PopulationGames:
         T = self.cfg.truthful_index
         G, _ = self.paired_gains(provider, seeds, np.eye(len(self.cfg.strategies))[T])
         return {name: list(t_interval(G[:, j], level)) for j, name in enumerate(self.cfg.names) if j != T}
-
-
-def gain_regret_bootstrap(G: np.ndarray, resamples: int, rng: np.random.Generator):
-    """Regret from per-seed paired gains ``G`` (seeds x rules): the largest mean gain (at least 0), and the same on
-    ``resamples`` bootstrap resamples of the seeds (all drawn in one call)."""
-
-    def regret(M):  # per row of means
-        return np.maximum(np.nanmax(M, axis=-1), 0.0)
-
-    return float(regret(G.mean(axis=0))), regret(G[rng.integers(0, len(G), (resamples, len(G)))].mean(axis=1))
-
-
-def _quantiles(point: float, boot: np.ndarray, alpha: float) -> list[float]:
-    """``[point, low, high]``: the ``alpha / 2`` and ``1 - alpha / 2`` quantiles of the bootstrap values."""
-    return [point, float(np.quantile(boot, alpha / 2)), float(np.quantile(boot, 1 - alpha / 2))]
-
-
-def regret_bootstrap(P: np.ndarray, x: np.ndarray, resamples: int, rng: np.random.Generator):
-    """Regret of mixture ``x`` from per-seed payoffs ``P`` (seeds x strategies): the best strategy's mean
-    payoff minus the mixture's, and the same on ``resamples`` bootstrap resamples of the seeds.
-
-    All resamples are drawn in one call, which gives the same indices as one call per resample."""
-    x = np.asarray(x)
-
-    def regret(M):  # per row of means
-        return np.nanmax(M, axis=-1) - np.nansum(x * M, axis=-1)
-
-    return float(regret(P.mean(axis=0))), regret(P[rng.integers(0, len(P), (resamples, len(P)))].mean(axis=1))
 
 
 def _t_interval(v, within=None) -> list[float]:

@@ -65,7 +65,7 @@ class VerifiedEquilibrium:
     verified: str  #: "yes", "no" or "undecided": its regret interval against the tolerance
     epsilon: float  #: the regret interval's upper end
     tolerance: float
-    regret: Interval  #: its regret from the paired records, with a bootstrap CI over seeds
+    regret: Interval  #: its regret from the paired records, with its interval over seeds (``regret_interval``)
     payoffs: dict  #: rule -> payoff at the candidate (the base runs' mean utility plus the rule's gain)
     revenue: Interval
     welfare: Interval

@@ -1,7 +1,7 @@
 """The report of a population study: renders a ``PopulationAnalysis`` (it computes nothing new).
 
 Sections: what the study answers (first paragraph, every number filled in from the analysis);
-per mechanism, the consumers' equilibria (mixture, regret with its bootstrap CI, verdict,
+per mechanism, the consumers' equilibria (mixture, regret with its interval, verdict,
 stability, revenue and welfare) and each strategy's gain over truthful at the all-truthful
 population; the provider's choice; the simulations used. Figures: truthful-deviation gains with
 CIs, revenue at equilibrium, and the replicator flow on the simplex where a game has 3 strategies.
@@ -28,14 +28,13 @@ from gamemarket.games.io import mixture_words, write_json  # noqa: E402
 from gamemarket.games.support_newton import HITS_PER_ROOT, MIN_HITS  # noqa: E402
 from gamemarket.io.files import OutputFolder  # noqa: E402
 from gamemarket.io.jobtable import write_table  # noqa: E402
-from gamemarket.io.limits import MIN_RESAMPLES  # noqa: E402
 from gamemarket.io.names import slug  # noqa: E402
 from gamemarket.reports.answer import COMPARISON, UNIT, answer_paragraph, answer_table  # noqa: E402
 from gamemarket.reports.answer import rows as answer_rows  # noqa: E402
 from gamemarket.reports.concepts import concepts_summary  # noqa: E402
 from gamemarket.reports.drawing import people_ticks, save  # noqa: E402
 from gamemarket.reports.exploration import exploration_section, stored_exploration  # noqa: E402
-from gamemarket.reports.markdown import coarse_bootstrap, md_table, num, num_ci, to_html  # noqa: E402
+from gamemarket.reports.markdown import md_table, num, num_ci, to_html  # noqa: E402
 from gamemarket.reports.report import claim_folder, figure_lines, workload_words, write_text  # noqa: E402
 from gamemarket.search.exploration import write_exploration  # noqa: E402
 
@@ -67,7 +66,8 @@ def _joint_section(joint, exploration=None) -> list[str]:
         "provider's is its revenue per agent in the runs at the consumers' mixture "
         "(`data/game-provider-consumers.json`, EGTA format). Each equilibrium is then checked by runs at its "
         "consumer mixture under every mechanism: the consumers' regret against the provider's mixture and the "
-        "provider's regret, with 95% bootstrap CIs over seeds, decided against the study's tolerance times "
+        "provider's regret (its best mechanism's revenue over its mixture's, seed by seed), each with a 95% interval "
+        "over seeds (the largest of the deviations' Student-t bounds), decided against the study's tolerance times "
         "each role's scale.",
         "",
     ]
@@ -451,20 +451,18 @@ def _method_section(an) -> list[str]:
         "Each candidate is then checked by paired runs: a base run at the candidate, and a run in which every rule "
         f"is played by a random block of {cfg.probe:g} of the agents of its own; a rule's gain is its block's "
         "utility less the same agents' utility in the base run (the same jobs, bids and draws). The candidate's "
-        "regret is its largest gain (at least 0), with a bootstrap CI over seeds; the truthful gains are the same "
-        "gains at the all-truthful population. "
+        "regret is its largest gain (at least 0); its interval's upper end is the largest of the rules' Student-t "
+        "upper bounds (the rule of largest true gain bounds the regret alone: no correction for the number of "
+        "rules), its lower end the largest of their lower bounds at the level divided by the number of rules (a "
+        "regret above it claims that one particular rule gains). The truthful gains are the same gains at the "
+        "all-truthful population, and whether all-truthful is an equilibrium is decided from them by the same "
+        "interval, so the two never disagree. "
         + _looks_sentence(an.runs, cfg)
         + f" Verdict: *yes* when the CI's upper end is at most {cfg.regret_tol:g} of the mean absolute truthful "
         "utility (the tolerance), *no* when its lower end is above, else *undecided*. Stability is under the "
-        "replicator dynamics of the reduced game."
-        + (f" {coarse}" if (coarse := coarse_bootstrap(_fewest_seeds(an), MIN_RESAMPLES)) else ""),
+        "replicator dynamics of the reduced game.",
         "",
     ]
-
-
-def _fewest_seeds(an) -> int:
-    """The fewest seeds any mechanism's verdicts rest on (its answer's seeds)."""
-    return min((len(a.seeds) for a in an.answers), default=0)
 
 
 def _level(runs) -> str:

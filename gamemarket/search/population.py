@@ -155,13 +155,12 @@ def _run_population_study(
     something."""
     t0 = time.perf_counter()
     st = PopulationGames(spec, n_jobs=n_jobs, progress=progress, run=run, scheduler_address=scheduler_address)
-    rng = np.random.default_rng(0)
-    answers, seeds = _adaptive_answers(st, spec, rng)
+    answers, seeds = _adaptive_answers(st, spec)
     base_seeds = list(spec.seeds)
     points = _run_candidates_everywhere(st, spec, answers, base_seeds)
     ranking = leader_ranking(answers.values())
     simultaneous = _simultaneous(st, spec, answers, base_seeds)
-    joint = _joint_answer(st, answers, base_seeds, rng) if st.cfg.joint else None
+    joint = _joint_answer(st, answers, base_seeds) if st.cfg.joint else None
     provider = ProviderChoice(ranking[0].mechanism if ranking else None, ranking, simultaneous, joint)
     runs = _accounting(st, answers, seeds, points, joint, base_seeds, spec)
     runs = replace(runs, wall_seconds=time.perf_counter() - t0)
@@ -175,10 +174,9 @@ def _run_population_study(
 
 def mechanism_answer(st: PopulationGames, prov, seeds: list, *, alpha: float = ALPHA) -> MechanismAnswer:
     """One mechanism's answer on ``seeds`` (no seeds added): the candidates of its reduced game (after the grid's
-    runs), each verified by its paired records, decided at level ``1 - alpha``; the runs made where missing. The
-    bootstrap's generator is seeded afresh, so the answer does not depend on what was answered before."""
+    runs), each verified by its paired records, decided at level ``1 - alpha``; the runs made where missing."""
     cands = _candidates(st, {prov.name: prov}, {prov.name: list(seeds)})[prov.name]
-    return _verified_answer(st, prov, cands, list(seeds), np.random.default_rng(0), alpha)
+    return _verified_answer(st, prov, cands, list(seeds), alpha)
 
 
 def _unsure(a: MechanismAnswer) -> bool:
@@ -192,7 +190,7 @@ def _more_seeds(seeds: list, budget: int, step: int) -> list:
     return seeds + list(range(nxt, nxt + min(step, budget - len(seeds))))
 
 
-def _adaptive_answers(st: PopulationGames, spec, rng) -> tuple[dict, dict]:
+def _adaptive_answers(st: PopulationGames, spec) -> tuple[dict, dict]:
     """Every mechanism's answer, adding ``seed_step`` seeds to a mechanism while one of its verdicts is undecided, up
     to ``max_seeds`` (each look's intervals at ``1 - ALPHA / looks``, so that a verdict is wrong with probability at
     most ``ALPHA`` whichever look it is made at). Returns (answers by mechanism, seeds by mechanism)."""
@@ -206,7 +204,7 @@ def _adaptive_answers(st: PopulationGames, spec, rng) -> tuple[dict, dict]:
     while pending:
         cands = _candidates(st, {p: provs[p] for p in pending}, seeds)
         for p in pending:
-            answers[p] = _verified_answer(st, provs[p], cands[p], seeds[p], rng, alpha)
+            answers[p] = _verified_answer(st, provs[p], cands[p], seeds[p], alpha)
         pending = [p for p in pending if _unsure(answers[p]) and len(seeds[p]) < budget]
         for p in pending:
             seeds[p] = _more_seeds(seeds[p], budget, cfg.seed_step)
@@ -226,22 +224,24 @@ def _candidates(st: PopulationGames, provs: dict, seeds: dict) -> dict:
     return cands
 
 
-def _verified_answer(st: PopulationGames, prov, sol, seeds: list, rng, alpha: float) -> MechanismAnswer:
+def _verified_answer(st: PopulationGames, prov, sol, seeds: list, alpha: float) -> MechanismAnswer:
     """One mechanism's answer on ``seeds``: each candidate's regret from its paired records, decided against the
     tolerance; the truthful gains and whether all-truthful is an equilibrium (its regret is its largest gain)."""
     tol = st.cfg.regret_tol * st.scale(prov, seeds)
-    eqs = tuple(_verified(st, prov, e, seeds, rng, alpha, tol) for e in sol.equilibria)
+    eqs = tuple(_verified(st, prov, e, seeds, alpha, tol) for e in sol.equilibria)
     g = {k: Interval(*v) for k, v in st.gains(prov, seeds, 1 - alpha).items()}
-    ans_t = combined_verdict([decide(gv, tol) for gv in g.values()])
+    # all-truthful is an equilibrium where its regret is at most the tolerance: decided as every candidate's is (the
+    # same interval of the same paired gains), so the verdict and an all-truthful candidate's never disagree
+    ans_t = decide(st.regret_at(prov, seeds, np.eye(len(st.cfg.strategies))[st.cfg.truthful_index], alpha), tol)
     # the search's note of duplicate strategies (a continuum of equilibria listed once each), and none found
     said = tuple(n for n in sol.notes if n.startswith(DUPLICATES_NOTE))
     notes = said + (() if sol.found else (sol.summary(),))
     return MechanismAnswer(prov.name, sol.game, tuple(seeds), eqs, g, ans_t, notes, search_counts(sol))
 
 
-def _verified(st: PopulationGames, prov, e, seeds: list, rng, alpha: float, tol: float) -> VerifiedEquilibrium:
+def _verified(st: PopulationGames, prov, e, seeds: list, alpha: float, tol: float) -> VerifiedEquilibrium:
     """A candidate ``e`` verified by its paired records: its regret interval decided against ``tol``."""
-    v = st.verify(prov, seeds, e.mixture, rng, alpha)
+    v = st.verify(prov, seeds, e.mixture, alpha)
     regret = Interval(*v["regret"])
     return VerifiedEquilibrium(
         {n_: float(q) for n_, q in zip(st.cfg.names, e.mixture) if q > 0},
@@ -327,10 +327,10 @@ def _accounting(
     )
 
 
-def _joint_answer(st: PopulationGames, answers: dict, base_seeds: list, rng) -> JointAnswer:
+def _joint_answer(st: PopulationGames, answers: dict, base_seeds: list) -> JointAnswer:
     """The simultaneous equilibria of the provider-consumer game with any provider mixture
     (:meth:`PopulationGames.joint_game`, from each mechanism's answer), each verified by the paired records at its
-    consumer mixture under every mechanism: both roles' regrets with bootstrap CIs over the base seeds, decided
+    consumer mixture under every mechanism: both roles' regrets with intervals over the base seeds, decided
     against the study's ``regret_tol`` times each role's scale (the consumers': mean absolute truthful
     utility per agent; the provider's: mean revenue per agent at the candidate)."""
     provs = list(st.spec.providers)
@@ -344,7 +344,7 @@ def _joint_answer(st: PopulationGames, answers: dict, base_seeds: list, rng) -> 
     c_scale = float(np.mean([st.scale(p, base_seeds) for p in provs]))
     return JointAnswer(
         game,
-        tuple(_joint_verified(st, e, base_seeds, rng, c_scale) for e in sol.equilibria),
+        tuple(_joint_verified(st, e, base_seeds, c_scale) for e in sol.equilibria),
         dominant_mechanism(game),
         () if sol.found else (sol.summary(),),
         search_counts(sol),
@@ -353,12 +353,12 @@ def _joint_answer(st: PopulationGames, answers: dict, base_seeds: list, rng) -> 
     )
 
 
-def _joint_verified(st: PopulationGames, e, base_seeds: list, rng, c_scale: float) -> JointEquilibrium:
+def _joint_verified(st: PopulationGames, e, base_seeds: list, c_scale: float) -> JointEquilibrium:
     """An equilibrium ``e`` of the joint game verified at its consumer mixture under every mechanism: each role's
     regret decided against the tolerance times its scale (the provider's: its mean revenue per agent there)."""
     cfg, provs = st.cfg, list(st.spec.providers)
     q, x = e.mixture[: len(provs)], e.mixture[len(provs) :]
-    v = st.verify_joint(base_seeds, q, x, rng)
+    v = st.verify_joint(base_seeds, q, x)
     p_scale = float(np.mean(np.abs(list(v["revenue_per_agent"].values()))))
     verified = combined_verdict(
         [

@@ -40,7 +40,6 @@ class PopulationConfig:
     regret_tol: float = 0.01  #: relative to the mean absolute truthful utility per agent
     max_seeds: int = 0  #: adaptive budget per mechanism (0: the study's seeds only)
     seed_step: int = 2
-    resamples: int = 1000
     joint: bool = True  #: solve the provider-and-consumers game with a mixed provider
     outside_price: float | None = None  #: the outside option's posted price per node-second (None: no job leaves)
 

@@ -30,7 +30,6 @@ from gamemarket.consumers.betamix import ConsumerGrid, ConsumerMix
 from gamemarket.consumers.piecewise import PiecewiseEntry
 from gamemarket.consumers.shading import ShadingEntry
 from gamemarket.errors import InputError
-from gamemarket.io.limits import MAX_RESAMPLES, MIN_RESAMPLES
 from gamemarket.io.names import is_name, slug
 from gamemarket.io.schema import Table, reference
 from gamemarket.market.base import MARKETS, generator_sources, market_for_workload
@@ -408,7 +407,6 @@ class PopulationSettings(Table):
     regret_tol: float = Field(0.01, gt=0, lt=1, description="regret tolerance, relative to truthful utility")
     max_seeds: int = Field(0, ge=0, le=100_000, description="adaptive seed budget per mechanism (0: none)")
     seed_step: Count = Field(2, le=100_000, description="seeds added at a time")
-    resamples: int = Field(1000, ge=MIN_RESAMPLES, le=MAX_RESAMPLES, description="bootstrap resamples")
     joint: bool = Field(
         True,
         description="solve the provider-and-consumers game with a mixed provider (its runs: every consumer "
@@ -492,6 +490,19 @@ class GameTable(PopulationSettings):
     shading: dict[str, InlineStrategy] = Field({}, description="inline shading rules ([game.shading.NAME])")
     shading_file: str | None = Field(None, description="a shading-rule catalogue (default: the built-in one)")
     exploration: ExplorationTable | None = Field(None, description="strategy exploration of the population game")
+    resamples: int | None = Field(None, description="no longer read (a population game's verdicts use no bootstrap)")
+
+    @model_validator(mode="after")
+    def _resamples_read_by_nothing(self):
+        # a population game's regret intervals were a bootstrap of this many resamples; they are Student-t bounds
+        # over the seeds now (``gamemarket.confidence.regret_interval``), so the field would have no effect
+        if self.resamples is not None:
+            raise ValueError(
+                "field 'resamples': no longer read: a population game's regret intervals are Student-t bounds over "
+                "its seeds, not a bootstrap (a bimatrix study's robustness takes `--resamples` on the command line); "
+                "leave it out"
+            )
+        return self
 
     @model_validator(mode="after")
     def _population_fields_need_a_population_game(self):

@@ -10,8 +10,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 import gamemarket.analysis.population as pop
 import gamemarket.analysis.population_cache as cache
@@ -23,7 +21,6 @@ from gamemarket.analysis.population import (
     analysis_to_json,
     dominant_mechanism,
     equilibria_json,
-    regret_bootstrap,
 )
 from gamemarket.games.rsgame import RoleSymmetricGame
 from gamemarket.io.answers import Interval
@@ -71,26 +68,6 @@ def assert_same(a, b, where="analysis"):
 
 def _round_trip(an, key="k" * 32):
     return analysis_from_json(json.loads(json.dumps(analysis_to_json(an, key), allow_nan=False)), an.spec, key=key)
-
-
-@settings(max_examples=40, deadline=None)
-@given(seeds=st.integers(1, 12), S=st.integers(1, 5), seed=st.integers(0, 10_000))
-def test_regret_bootstrap_equals_one_resample_at_a_time(seeds, S, seed):
-    rng = np.random.default_rng(seed)
-    P = rng.normal(size=(seeds, S)) * 1e4
-    if S > 1:
-        P[rng.integers(0, seeds), rng.integers(0, S)] = np.nan  # a strategy without a payoff in one seed
-    x = rng.dirichlet(np.ones(S))
-    point, boot = regret_bootstrap(P, x, 200, np.random.default_rng(seed))
-
-    def regret(Pm):
-        m = Pm.mean(axis=0)
-        return float(np.nanmax(m) - np.nansum(x * m))
-
-    plain = np.random.default_rng(seed)
-    want = np.array([regret(P[plain.integers(0, len(P), len(P))]) for _ in range(200)])
-    assert point == regret(P) or (np.isnan(point) and np.isnan(regret(P)))
-    np.testing.assert_array_equal(boot, want)
 
 
 @pytest.mark.slow
@@ -148,7 +125,6 @@ def test_joint_game_is_built_from_the_mechanisms_games_and_their_revenue(study):
         recs = st_.runs.records(provs[m], base, mix_key(c / n))
         assert pay[m] == np.mean([r["revenue"] / r["agents"] for r in recs])
     assert joint.equilibria, joint.notes
-    rng = np.random.default_rng(0)
     for e in joint.equilibria:
         x = np.array(e.mixture_vector)
         assert g.regret(x) <= 1e-8 * g.payoff_scale()
@@ -162,7 +138,8 @@ def test_joint_game_is_built_from_the_mechanisms_games_and_their_revenue(study):
         Gq = sum(w * np.array([r["gain"] for r in rs]) for w, rs in zip(q, recs) if w > 0)
         R = np.array([[r["revenue"] / r["agents"] for r in rs] for rs in recs]).T
         assert e.consumer_regret.mean == pytest.approx(max(Gq.mean(axis=0).max(), 0.0), rel=1e-12, abs=1e-12)
-        assert e.provider_regret.mean == pytest.approx(regret_bootstrap(R, q, 10, rng)[0], rel=1e-12, abs=1e-12)
+        best = float(R.mean(axis=0).max() - R.mean(axis=0) @ q)  # the best mechanism's excess over the mixture
+        assert e.provider_regret.mean == pytest.approx(max(best, 0.0), rel=1e-9, abs=1e-9)
         assert e.expected_revenue_per_agent == pytest.approx(float(R.mean(axis=0) @ q), rel=1e-12)
         assert e.verified in ("yes", "no", "undecided")
     recs = [r for r in equilibria_json(an) if r.get("game") == "provider-consumers"]
