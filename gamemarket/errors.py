@@ -1,4 +1,6 @@
-"""Exceptions raised on bad input; the CLI turns them into a message and a non-zero exit. And how foreign code (a
+"""Exceptions raised on bad input; the CLI turns them into a message and a non-zero exit. The checks of the arguments
+every part's API shares (a seed, a count, a flag: :func:`check_seed`, :func:`check_whole`, :func:`check_flag`), here
+because the parts that stand alone (``pricing``) may import nothing else of the package. And how foreign code (a
 plugin's) is kept apart from gamemarket's: its exceptions as a message of ours (:func:`raised`), its prints off
 the command's output (:func:`foreign_prints`)."""
 
@@ -40,6 +42,29 @@ class GameMarketError(Exception):
 
 class InputError(GameMarketError, ValueError):
     """Bad input: the message names the file, line or field and what was expected."""
+
+
+def check_whole(value, what: str, minimum: int = 0) -> int:
+    """``value`` as an int: a whole number >= ``minimum`` (an int or a numpy integer), else an :class:`InputError`
+    naming ``what`` and the value. A bool, a float (2.5, or 3.0), a text or None is refused: a count of 0 or -5
+    steps ran one step and answered as if the count were meant, ``None`` was a ``TypeError`` from ``int()``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise InputError(f"{what} must be a whole number >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def check_seed(seed, what: str = "seed") -> int:
+    """A random seed as an int: a whole number >= 0 (:func:`check_whole`), else an :class:`InputError` naming the
+    value (numpy's ``ValueError`` for -1, ``int()``'s ``TypeError`` for None, before)."""
+    return check_whole(seed, what, 0)
+
+
+def check_flag(value, what: str, *, none: bool = False) -> bool | None:
+    """A yes-or-no argument: True or False (or None where ``none`` allows it: "decide for me"), else an
+    :class:`InputError` naming the value (``complete='yes'`` was taken as true, and ``'no'`` as true too)."""
+    if (value is None and none) or isinstance(value, (bool, np.bool_)):
+        return None if value is None else bool(value)
+    raise InputError(f"{what} must be True or False{' (or None)' if none else ''}, got {value!r}")
 
 
 #: what a pool says when one of its worker processes was killed: joblib's (loky), the standard library's, dask's; and

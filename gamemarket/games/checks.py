@@ -3,7 +3,9 @@ the command line, which loads no pandas)."""
 
 from __future__ import annotations
 
+import math
 import unicodedata
+from numbers import Real
 
 import numpy as np
 
@@ -20,6 +22,16 @@ def check_finite(M: np.ndarray, what: str, rows=None, cols=None) -> None:
         c = cols[idx[1]] if cols is not None and len(idx) > 1 else (idx[1] if len(idx) > 1 else "")
         raise InputError(f"{what}: payoff at ({r}, {c}) is {float(M[bad][0])!r}; every payoff must be a finite number")
     check_range(M, what)
+
+
+def check_rel_tol(rel_tol, what: str = "rel_tol") -> float:
+    """A solver's relative regret tolerance as a float in (0, 1): a profile is an equilibrium where each player's
+    regret is at most ``rel_tol`` times its payoffs' spread. Else an :class:`InputError` naming the value: the bimatrix
+    solver took -1 (no equilibrium at all: a regret of 0 above it) and 10 (every profile an equilibrium)."""
+    ok = isinstance(rel_tol, Real) and not isinstance(rel_tol, (bool, np.bool_))
+    if not ok or not math.isfinite(float(rel_tol)) or not 0 < float(rel_tol) < 1:
+        raise InputError(f"{what} must be in (0, 1), got {rel_tol!r}")
+    return float(rel_tol)
 
 
 def check_range(values: np.ndarray, what: str) -> None:

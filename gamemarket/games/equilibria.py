@@ -37,10 +37,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, check_flag, shown_value
 from gamemarket.games import gambit, vertex_pairs
 from gamemarket.games.budget import RAISE_LIMIT, SearchClock, TimeUp, check_time_limit, progress_wanted
-from gamemarket.games.checks import check_finite
+from gamemarket.games.checks import check_finite, check_rel_tol
 from gamemarket.registry import Registry
 
 if TYPE_CHECKING:  # the solvers take any game with payoff arrays; the registry is read without pandas (the CLI)
@@ -681,10 +681,10 @@ def solve(
     Parameters
     ----------
     game : Game
-    methods : sequence of str, keyword-only
+    methods : str or sequence of str, keyword-only
         Names of registered methods (``EQUILIBRIUM_METHODS``: "pure", "polytope", our own and exhaustive, and
-        nashpy's "support_enumeration", "vertex_enumeration", "lemke_howson"); default ``DEFAULT_METHODS``. An
-        unknown name is an error listing the registered ones, before any method runs.
+        nashpy's "support_enumeration", "vertex_enumeration", "lemke_howson"), at least one (or one name); default
+        ``DEFAULT_METHODS``. An unknown name is an error listing the registered ones, before any method runs.
     time_limit : float or None, keyword-only
         Wall-clock seconds each method may spend on the game (default 10; None: no limit). A method stopped by it
         (or failing) leaves a note beginning "incomplete:" that says how far it got, and ``complete`` is False
@@ -692,7 +692,8 @@ def solve(
         each profile verified by its regret. A game whose search finishes within the limit gets the same answer
         whatever the limit.
     rel_tol : float, keyword-only
-        A profile is an equilibrium where each player's regret is at most ``rel_tol`` times its payoffs' spread.
+        A profile is an equilibrium where each player's regret is at most ``rel_tol`` times its payoffs' spread; a
+        number in (0, 1), as :func:`gamemarket.games.rsg_equilibria.equilibria` takes it.
     eliminate : bool, keyword-only
         Remove iteratively strictly dominated strategies first.
     progress : bool or None, keyword-only
@@ -705,9 +706,9 @@ def solve(
         nashpy's Lemke-Howson), and a note beginning "partial:" says so; ``exhaustive`` is then False.
     """
     time_limit = check_time_limit(time_limit)
-    methods = list(methods)
-    for m in methods:  # an unknown name is an error before anything runs
-        EQUILIBRIUM_METHODS.get(m)
+    methods, rel_tol = _checked_arguments(
+        game, methods, rel_tol, eliminate=eliminate, progress=progress, complete=complete
+    )
     A, B = _check(game.A, game.B)
     # Equilibria are invariant under a positive affine map of each player's payoffs: every method
     # works on payoffs normalised to [0, 1], so that neither a large offset (1e12) nor a large scale
@@ -785,6 +786,39 @@ def solve(
         complete=complete,
         exhaustive=exhaustive,
     )
+
+
+def check_methods(methods) -> list[str]:
+    """The equilibrium methods asked for, as a list of registered names: one name (a text) or a sequence of them,
+    at least one; an unknown name is an :class:`InputError` listing the registered ones, before any method runs
+    (``methods=()`` answered nothing and called it complete, ``methods="pure"`` asked for method 'p')."""
+    given = [methods] if isinstance(methods, str) else methods
+    try:
+        methods = list(given)
+    except TypeError:
+        methods = []
+    if not methods:
+        raise InputError(
+            f"methods must name at least one equilibrium method, got {shown_value(given)}; expected some of "
+            f"{sorted(EQUILIBRIUM_METHODS)}"
+        )
+    for m in methods:  # an unknown name is an error before anything runs
+        EQUILIBRIUM_METHODS.get(m)
+    return methods
+
+
+def _checked_arguments(game, methods, rel_tol, *, eliminate, progress, complete) -> tuple[list[str], float]:
+    """:func:`solve`'s arguments checked before anything runs: the game (a bimatrix game), the methods
+    (:func:`check_methods`), ``rel_tol`` (as the role-symmetric solver checks it) and the flags."""
+    if not all(hasattr(game, a) for a in ("A", "B", "rows", "cols")):
+        raise InputError(
+            f"game must be a bimatrix game (gamemarket.games.Game(A, B) makes one from two payoff matrices), got "
+            f"{type(game).__name__} {shown_value(game)}"
+        )
+    check_flag(eliminate, "eliminate")
+    check_flag(complete, "complete")
+    check_flag(progress, "progress", none=True)
+    return check_methods(methods), check_rel_tol(rel_tol)
 
 
 def _how_complete(finished: dict, switched: str | None, notes: list) -> tuple[bool, bool]:

@@ -41,11 +41,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from numbers import Real
 from types import SimpleNamespace
 
 import numpy as np
 
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, check_flag, check_whole
 from gamemarket.games.checks import check_finite
 from gamemarket.games.equilibria import regret
 
@@ -382,7 +383,7 @@ def logit_branch(
         utility are in different units, and one ``lambda`` for both would make one player nearly random and the
         other nearly rational. False: raw payoffs (Gambit's ``lambda``).
     max_steps : int, keyword-only
-        The most predictor-corrector steps.
+        The most predictor-corrector steps (a whole number >= 1).
 
     Returns
     -------
@@ -392,8 +393,13 @@ def logit_branch(
     Raises
     ------
     InputError
-        A game of another kind, non-finite payoffs, or a ``lambda_max`` that is not a finite positive number.
+        A game of another kind, non-finite payoffs, a ``lambda_max`` that is not a finite positive number, a
+        ``max_steps`` that is not a whole number >= 1, or a ``normalize`` that is not True or False.
     """
+    normalize = check_flag(normalize, "logit QRE: normalize")
+    max_steps = check_whole(max_steps, "logit QRE: max_steps", 1)
+    if lambda_max is not None and (isinstance(lambda_max, (bool, np.bool_)) or not isinstance(lambda_max, Real)):
+        raise InputError(f"logit QRE: lambda_max must be a finite number > 0, got {lambda_max!r}")
     prob, form, roles, strategies, regrets = _problem_of(game, normalize)
     if lambda_max is None:
         lambda_max = DEFAULT_LAMBDA_MAX if normalize else DEFAULT_LAMBDA_MAX / float(np.max(_raw_spreads(prob, form)))

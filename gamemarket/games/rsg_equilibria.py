@@ -34,15 +34,17 @@ from __future__ import annotations
 import itertools
 import warnings
 from dataclasses import dataclass, field
+from numbers import Real
 
 import numpy as np
 from numba import njit
 from scipy import optimize
 from scipy.special import comb
 
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, check_flag, check_whole
 from gamemarket.games import vertex_pairs
 from gamemarket.games.budget import RAISE_LIMIT, SearchClock, TimeUp
+from gamemarket.games.checks import check_rel_tol
 from gamemarket.games.equilibria import DEFAULT_METHODS, polytope_equilibria, solve
 from gamemarket.games.rsgame import RoleSymmetricGame, fast_exp
 from gamemarket.games.support_newton import SupportEnumeration, polish_newton, support_enumeration
@@ -721,8 +723,9 @@ def equilibria(
     """
     if not isinstance(game, RoleSymmetricGame):
         raise InputError(f"equilibria: expected a RoleSymmetricGame, got {type(game).__name__}")
-    if not (0 < rel_tol < 1):
-        raise InputError(f"equilibria: rel_tol must be in (0, 1), got {rel_tol}")
+    rel_tol = check_rel_tol(rel_tol, "equilibria: rel_tol")
+    _check_options(n_random=n_random, seed=seed, dedup=dedup, max_iters=max_iters, starts_per_round=starts_per_round)
+    _check_options(max_starts=max_starts, exact=exact, supports=supports, jit=jit, progress=progress)
     tol = rel_tol * game.payoff_scale()
     # the searches run on the game without its duplicate strategies (where it has any; the note says which)
     full, (game, keep, said) = game, _merged_duplicates(game) or (game, None, None)
@@ -769,6 +772,25 @@ def equilibria(
     sol = SymmetricSolution(game, _verified(game, cands, known, tol, dedup), tol, len(starts), notes, search)
     sol.complete = not any(n.startswith("incomplete:") for n in notes)
     return sol
+
+
+#: the counts of :func:`equilibria` and the least each may be (the flags are True or False; ``progress`` also None)
+_COUNTS = {"n_random": 0, "seed": 0, "max_iters": 1, "starts_per_round": 1, "max_starts": 1}
+
+
+def _check_options(**options) -> None:
+    """:func:`equilibria`'s options checked on entry, each named with its value where it is refused: the counts
+    whole numbers (``n_random=-3`` ran, ``seed=-1`` was numpy's ``ValueError``), the flags True or False, ``dedup``
+    a distance in [0, 1)."""
+    for name, value in options.items():
+        if name in _COUNTS:
+            check_whole(value, f"equilibria: {name}", _COUNTS[name])
+        elif name == "dedup":
+            ok = isinstance(value, Real) and not isinstance(value, (bool, np.bool_))
+            if not ok or not 0 <= float(value) < 1:  # (NaN fails the comparison)
+                raise InputError(f"equilibria: dedup must be a number in [0, 1), got {value!r}")
+        else:
+            check_flag(value, f"equilibria: {name}", none=name == "progress")
 
 
 #: how the note of a game's duplicate strategies begins (a population answer carries it to its report)

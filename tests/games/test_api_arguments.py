@@ -1,0 +1,126 @@
+"""The public API's numeric, count, seed, flag and object arguments, checked on entry (hunt 8).
+
+Each bad value is an :class:`InputError` whose message names the argument and the value given: never a raw
+AttributeError, TypeError or numpy ValueError, never a silent wrong answer (``rel_tol=10`` listed all four profiles of
+the prisoner's dilemma as equilibria), never an empty "success" (``methods=()``, ``simulate_many(T, 4, [])``)."""
+
+import numpy as np
+import pytest
+
+from gamemarket import bids, consumers
+from gamemarket.errors import InputError
+from gamemarket.games import Game, rsg_equilibria, solve
+from gamemarket.games.qre import logit_branch
+from gamemarket.games.rsgame import as_role_symmetric
+from gamemarket.pricing import Problem
+from gamemarket.workloads.synthetic import SyntheticSpec, generate
+
+PD = Game([[3, 0], [5, 1]], [[3, 5], [0, 1]])  # one equilibrium: (r1, c1), both defect
+COORDINATION = Game([[1, 0], [0, 1]], [[1, 0], [0, 1]])
+
+
+@pytest.fixture(scope="module")
+def jobs():
+    return generate(SyntheticSpec(jobs=30, nodes=4)).jobs
+
+
+@pytest.fixture(scope="module")
+def table(jobs):
+    return bids.job_table(jobs, consumers.SRG, 0)
+
+
+@pytest.fixture(scope="module")
+def price_problem():
+    A = np.random.default_rng(0).random((20, 3))
+    return Problem(A, np.full(3, 5.0), "log")
+
+
+# ---------------------------------------------------------------------------- games.solve
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"rel_tol": -1}, r"rel_tol must be in \(0, 1\), got -1"),
+        ({"rel_tol": 0}, r"rel_tol must be in \(0, 1\), got 0"),
+        ({"rel_tol": 10}, r"rel_tol must be in \(0, 1\), got 10"),
+        ({"rel_tol": 1e9}, r"rel_tol must be in \(0, 1\), got 1000000000.0"),
+        ({"rel_tol": float("nan")}, r"rel_tol must be in \(0, 1\), got nan"),
+        ({"rel_tol": "1e-9"}, r"rel_tol must be in \(0, 1\), got '1e-9'"),
+        ({"rel_tol": True}, r"rel_tol must be in \(0, 1\), got True"),
+        ({"methods": ()}, r"methods must name at least one equilibrium method, got \(\); expected some of .*'pure'"),
+        ({"methods": []}, r"methods must name at least one equilibrium method, got \[\]"),
+        ({"methods": 3}, r"methods must name at least one equilibrium method, got 3"),
+        ({"methods": "nope"}, r"unknown method 'nope'; expected one of .*'polytope'"),
+        ({"complete": "yes"}, r"complete must be True or False, got 'yes'"),
+        ({"complete": 1}, r"complete must be True or False, got 1"),
+        ({"eliminate": "no"}, r"eliminate must be True or False, got 'no'"),
+        ({"progress": "no"}, r"progress must be True or False \(or None\), got 'no'"),
+    ],
+)
+def test_solve_refuses_bad_arguments(kwargs, message):
+    with pytest.raises(InputError, match=message):
+        solve(PD, **kwargs)
+
+
+@pytest.mark.parametrize("game", [[[1, 2], [3, 4]], np.eye(2), None])
+def test_solve_refuses_what_is_not_a_game(game):
+    with pytest.raises(InputError, match=r"game must be a bimatrix game \(gamemarket.games.Game\(A, B\) makes one"):
+        solve(game)
+
+
+def test_solve_with_good_arguments_still_answers():
+    assert [(e.supports()) for e in solve(PD).equilibria] == [((1,), (1,))]
+    assert len(solve(PD, rel_tol=1e-6).equilibria) == 1
+    assert len(solve(COORDINATION).equilibria) == 3
+    one = solve(PD, methods="pure")  # one name alone is one method
+    assert [e.methods for e in one.equilibria] == [{"pure"}]
+    assert solve(PD, complete=True, eliminate=False, progress=None).complete
+
+
+# ---------------------------------------------------------------------------- the role-symmetric solver
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"rel_tol": -1}, r"equilibria: rel_tol must be in \(0, 1\), got -1"),
+        ({"rel_tol": "x"}, r"equilibria: rel_tol must be in \(0, 1\), got 'x'"),
+        ({"seed": -1}, r"equilibria: seed must be a whole number >= 0, got -1"),
+        ({"seed": None}, r"equilibria: seed must be a whole number >= 0, got None"),
+        ({"seed": 1.5}, r"equilibria: seed must be a whole number >= 0, got 1.5"),
+        ({"n_random": -3}, r"equilibria: n_random must be a whole number >= 0, got -3"),
+        ({"n_random": 2.5}, r"equilibria: n_random must be a whole number >= 0, got 2.5"),
+        ({"max_iters": 0}, r"equilibria: max_iters must be a whole number >= 1, got 0"),
+        ({"starts_per_round": 0}, r"equilibria: starts_per_round must be a whole number >= 1, got 0"),
+        ({"max_starts": -1}, r"equilibria: max_starts must be a whole number >= 1, got -1"),
+        ({"dedup": -1e-6}, r"equilibria: dedup must be a number in \[0, 1\), got -1e-06"),
+        ({"exact": "no"}, r"equilibria: exact must be True or False, got 'no'"),
+        ({"supports": None}, r"equilibria: supports must be True or False, got None"),
+        ({"progress": "yes"}, r"equilibria: progress must be True or False \(or None\), got 'yes'"),
+    ],
+)
+def test_role_symmetric_equilibria_refuse_bad_arguments(kwargs, message):
+    with pytest.raises(InputError, match=message):
+        rsg_equilibria.equilibria(as_role_symmetric(PD), **kwargs)
+
+
+def test_role_symmetric_equilibria_with_good_arguments_still_answer():
+    sol = rsg_equilibria.equilibria(as_role_symmetric(PD), exact=False, n_random=0, seed=np.int64(3))
+    assert len(sol.equilibria) == 1
+
+
+# ---------------------------------------------------------------------------- logit QRE
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"max_steps": 0}, r"max_steps must be a whole number >= 1, got 0"),
+        ({"max_steps": -5}, r"max_steps must be a whole number >= 1, got -5"),
+        ({"max_steps": 10.0}, r"max_steps must be a whole number >= 1, got 10.0"),
+        ({"normalize": "yes"}, r"normalize must be True or False, got 'yes'"),
+        ({"lambda_max": "big"}, r"lambda_max must be a finite number > 0, got 'big'"),
+    ],
+)
+def test_logit_branch_refuses_bad_arguments(kwargs, message):
+    with pytest.raises(InputError, match=message):
+        logit_branch(PD, **kwargs)
+
+
+def test_logit_branch_with_good_arguments_still_traces():
+    assert len(logit_branch(PD, max_steps=200).lambdas) > 1
