@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gamemarket.bids import MAX_RESERVE, bid_bin_codes
-from gamemarket.errors import InputError, foreign_prints, raised, real_numbers
+from gamemarket.errors import InputError, foreign_prints, raised, real_numbers, shown_value
 from gamemarket.io import jobtable
 from gamemarket.market import engine, outcomes
 from gamemarket.market.engine import MAX_JOBS, run_market, run_market_rows
@@ -258,6 +258,17 @@ def check_nodes(nodes) -> int:
     return int(nodes)
 
 
+def check_mechanism(mechanism, what: str = "mechanism", *, default: bool = True) -> Mechanism:
+    """``mechanism`` checked: a :class:`Mechanism` (or, where ``default``, None for HB + k-th price, r = 1), else an
+    :class:`InputError` naming ``what`` and the value (a name such as ``'hb-kth'`` was an AttributeError in
+    ``simulate_many``, and ``''`` ran the default mechanism)."""
+    if mechanism is None and default:
+        return Mechanism()
+    if not isinstance(mechanism, Mechanism):
+        raise InputError(f"{what} must be a Mechanism (scheduler, payment, reserve), got {shown_value(mechanism)}")
+    return mechanism
+
+
 #: the largest node count a run takes (an int64)
 MAX_INT64 = 2**63 - 1
 
@@ -394,7 +405,7 @@ def simulate_summary(table, nodes: int, mechanism: Mechanism | None = None) -> d
 def _streamed(table, nodes: int, mechanism: Mechanism | None, path, rows: int) -> dict:
     """The summary of one run whose per-job outcome is made in slices of ``rows`` jobs, and written to ``path``
     where given."""
-    mechanism = mechanism or Mechanism()
+    mechanism = check_mechanism(mechanism)
     if int(rows) < 1:
         raise InputError(f"rows must be >= 1, got {rows}")
     runtime = np.asarray(table["runtime"], dtype=np.int64)
@@ -437,7 +448,7 @@ def simulate_columns(columns, nodes: int, mechanism: Mechanism | None = None) ->
     """``simulate`` without pandas, on a validated job table given as column arrays
     (``jobtable.read_columns``): the per-job outcome as columns (``outcomes.per_job_columns``: the same
     numbers as ``simulate``'s table, categoricals as codes) and the summary (equal to ``simulate``'s)."""
-    mechanism = mechanism or Mechanism()
+    mechanism = check_mechanism(mechanism)
     start, end, pay, npre, steps = run_arrays(columns, nodes, mechanism)
     jobs = outcomes.per_job_columns(columns, start, end, pay, npre)
     summ = outcomes.summary(jobs, nodes)
@@ -463,12 +474,19 @@ def simulate_many(
     ----------
     table : a section-8 job table (a DataFrame, or a mapping of column arrays where ``validate`` is off)
     nodes : number of nodes ``n``
-    mechanisms : the mechanisms to run, in the order of the returned results
+    mechanisms : the mechanisms to run (a list of at least one ``Mechanism``), in the order of the returned results
     validate : check the job table first (disable only for tables already validated)
     columns : give each result's per-job outcome as column arrays (``outcomes.per_job_columns``: the same
         numbers, categoricals as codes) rather than a DataFrame; a study's runs, which only sum them,
         skip building a table per run
     """
+    if isinstance(mechanisms, (str, Mechanism)) or not isinstance(mechanisms, Sequence):
+        raise InputError(
+            f"mechanisms must be a list of Mechanism (scheduler, payment, reserve), got {shown_value(mechanisms)}"
+        )
+    if len(mechanisms) == 0:  # nothing to run is a mistake, not an answer of no runs
+        raise InputError("mechanisms: expected at least one mechanism, got []")
+    mechanisms = [check_mechanism(m, f"mechanisms[{i}]", default=False) for i, m in enumerate(mechanisms)]
     nodes = check_nodes(nodes)
     if validate:
         table = jobtable.validate(table)
@@ -505,9 +523,7 @@ def simulate(
     mechanism : scheduler, payment scheme and reservation price (default HB + k-th price, r = 1)
     validate : check the job table first (disable only for tables already validated)
     """
-    mechanism = mechanism or Mechanism()
-    if not isinstance(mechanism, Mechanism):
-        raise InputError(f"mechanism must be a Mechanism (scheduler, payment, reserve), got {mechanism!r}")
+    mechanism = check_mechanism(mechanism)
     nodes = check_nodes(nodes)
     if validate:
         table = jobtable.validate(table)

@@ -12,6 +12,7 @@ from gamemarket.errors import InputError
 from gamemarket.games import Game, rsg_equilibria, solve
 from gamemarket.games.qre import logit_branch
 from gamemarket.games.rsgame import as_role_symmetric
+from gamemarket.market import Mechanism, simulate, simulate_many
 from gamemarket.pricing import Problem
 from gamemarket.workloads.synthetic import SyntheticSpec, generate
 
@@ -124,3 +125,32 @@ def test_logit_branch_refuses_bad_arguments(kwargs, message):
 
 def test_logit_branch_with_good_arguments_still_traces():
     assert len(logit_branch(PD, max_steps=200).lambdas) > 1
+
+
+# ---------------------------------------------------------------------------- the market's runs
+@pytest.mark.parametrize(
+    "mechanisms, message",
+    [
+        (["hb-kth"], r"mechanisms\[0\] must be a Mechanism \(scheduler, payment, reserve\), got 'hb-kth'"),
+        ([Mechanism(), None], r"mechanisms\[1\] must be a Mechanism \(scheduler, payment, reserve\), got None"),
+        ([], r"mechanisms: expected at least one mechanism, got \[\]"),
+        ("hb", r"mechanisms must be a list of Mechanism \(scheduler, payment, reserve\), got 'hb'"),
+        (None, r"mechanisms must be a list of Mechanism \(scheduler, payment, reserve\), got None"),
+        (Mechanism(), r"mechanisms must be a list of Mechanism \(scheduler, payment, reserve\), got Mechanism\("),
+    ],
+)
+def test_simulate_many_refuses_what_is_not_a_list_of_mechanisms(table, mechanisms, message):
+    with pytest.raises(InputError, match=message):
+        simulate_many(table, 4, mechanisms)
+
+
+@pytest.mark.parametrize("mechanism", ["hb-kth", ""])
+def test_simulate_refuses_a_name_for_a_mechanism(table, mechanism):
+    with pytest.raises(InputError, match=r"mechanism must be a Mechanism \(scheduler, payment, reserve\), got '"):
+        simulate(table, 4, mechanism)
+
+
+def test_simulate_many_with_good_mechanisms_still_runs(table):
+    one, two = simulate_many(table, 4, (Mechanism(), Mechanism("hb", "first", 1.0)))
+    assert one.summary == simulate(table, 4).summary
+    assert two.summary == simulate(table, 4, Mechanism("hb", "first", 1.0)).summary
