@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, check_seed
+from gamemarket.io.jobtable import WORKLOAD_REQUIRED, check_frame
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -160,10 +161,9 @@ def draw(n: int, seed: int, *, distribution: BidDistribution | None = None) -> D
     (``n``, not ``n_jobs``: in gamemarket ``n_jobs`` always means worker processes.)"""
     if n < 0:
         raise InputError(f"the number of jobs must be >= 0, got {n}")
-    if int(seed) < 0:
-        raise InputError(f"seed must be >= 0, got {seed}")
+    seed = check_seed(seed)
     distribution = distribution or BidDistribution()
-    s_bid, s_group, s_shade = np.random.SeedSequence(int(seed)).spawn(3)
+    s_bid, s_group, s_shade = np.random.SeedSequence(seed).spawn(3)
     w = distribution.sample(n, np.random.default_rng(s_bid))
     G = np.random.default_rng(s_group).random(n)
     U = np.random.default_rng(s_shade).random(n)
@@ -189,8 +189,11 @@ def job_table(
     draws: Draws | None = None,
 ) -> pd.DataFrame:
     """The section-8 job table: workload columns plus ``private_bid``, ``reported_bid``, ``group``; ``mix`` is
-    any consumer strategy (``gamemarket.consumers.ConsumerStrategy``: a beta mix such as ``consumers.SRG``)."""
+    any consumer strategy (``gamemarket.consumers.ConsumerStrategy``: a beta mix such as ``consumers.SRG``); ``seed``
+    a whole number >= 0 (unused where ``draws`` are given). ``jobs`` must have a workload's columns
+    (``io.jobtable.WORKLOAD_REQUIRED``: ``id, submit, runtime, estimate``)."""
     _check_mix(mix)
+    check_frame(jobs, WORKLOAD_REQUIRED, "jobs", "(a workload's jobs: gamemarket.workloads)")
     if draws is None:
         draws = draw(len(jobs), seed, distribution=distribution)
     w = draws.private_bid

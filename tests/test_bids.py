@@ -133,6 +133,7 @@ def test_job_columns_draw_job_tables_bids_without_copying_the_columns(n, seed, m
     from gamemarket.bids import job_columns
 
     cols = {"id": np.arange(n, dtype=np.int32), "submit": np.zeros(n, np.int64)}
+    cols.update(runtime=np.ones(n, np.int64), estimate=np.ones(n, np.int64))  # a workload's columns (job_table's check)
     got = job_columns(cols, mix, seed)
     want = job_table(pd.DataFrame(cols), mix, seed)
     assert got["id"] is cols["id"] and got["submit"] is cols["submit"]

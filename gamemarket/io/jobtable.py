@@ -67,6 +67,10 @@ SPEC = {c.name: c for c in COLUMNS}
 REQUIRED = tuple(c.name for c in COLUMNS if c.required)
 OPTIONAL = tuple(c.name for c in COLUMNS if not c.required)
 INTEGER = tuple(c.name for c in COLUMNS if c.integer)
+#: the columns the bids add to a workload's jobs (``gamemarket.bids.job_table``)
+BID_COLUMNS = ("private_bid", "reported_bid")
+#: the required columns a workload's jobs bring: the rest of a job table's are its bids
+WORKLOAD_REQUIRED = tuple(c for c in REQUIRED if c not in BID_COLUMNS)
 
 
 def _check_dtype(series, name: str, where: str) -> None:
@@ -110,6 +114,23 @@ def _csv_header(path: Path) -> list[str]:
         return []
 
 
+def check_frame(table, required: Iterable[str], where: str, hint: str = "") -> None:
+    """Refuse anything but a pandas DataFrame with the ``required`` columns, naming the missing ones (``hint``: where
+    such a table comes from, for the message): a list was an AttributeError deep inside, and a workload without
+    ``runtime`` became a job table without it, refused only by the run that read it."""
+    import pandas as pd  # deferred: pandas (a second); read_columns and the CLI's fast path go without
+
+    required = list(required)
+    if not isinstance(table, pd.DataFrame):
+        raise InputError(
+            f"{where}: expected a pandas DataFrame with columns {required}{' ' + hint if hint else ''}, got "
+            f"{type(table).__name__}"
+        )
+    missing = [c for c in required if c not in table.columns]
+    if missing:
+        raise InputError(f"{where}: missing column(s) {missing}; required: {required}")
+
+
 def validate(table: pd.DataFrame, where: str = "job table", first_line: int | None = None) -> pd.DataFrame:
     """Check a job table against the declared columns (``COLUMNS``) and return it with canonical dtypes
     (a copy, only known columns).
@@ -119,14 +140,7 @@ def validate(table: pd.DataFrame, where: str = "job table", first_line: int | No
     """
     import pandas as pd  # deferred: pandas (a second); read_columns and the CLI's fast path go without
 
-    if not isinstance(table, pd.DataFrame):  # (a list, a mapping: AttributeError deep inside before)
-        raise InputError(
-            f"{where}: expected a pandas DataFrame with columns {list(REQUIRED)} (gamemarket.bids.job_table makes "
-            f"one from a workload), got {type(table).__name__}"
-        )
-    missing = [c for c in REQUIRED if c not in table.columns]
-    if missing:
-        raise InputError(f"{where}: missing column(s) {missing}; required: {list(REQUIRED)}")
+    check_frame(table, REQUIRED, where, "(gamemarket.bids.job_table makes one from a workload)")
     if len(table) == 0:  # a run of no job has no revenue, no utilization: a summary of nothing, not an answer
         raise InputError(f"{where}: the job table has no rows; expected at least one job")
     _check_repeats(table.columns, where)

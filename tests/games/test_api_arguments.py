@@ -4,6 +4,8 @@ Each bad value is an :class:`InputError` whose message names the argument and th
 AttributeError, TypeError or numpy ValueError, never a silent wrong answer (``rel_tol=10`` listed all four profiles of
 the prisoner's dilemma as equilibria), never an empty "success" (``methods=()``, ``simulate_many(T, 4, [])``)."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -154,3 +156,27 @@ def test_simulate_many_with_good_mechanisms_still_runs(table):
     one, two = simulate_many(table, 4, (Mechanism(), Mechanism("hb", "first", 1.0)))
     assert one.summary == simulate(table, 4).summary
     assert two.summary == simulate(table, 4, Mechanism("hb", "first", 1.0)).summary
+
+
+# ---------------------------------------------------------------------------- bids
+@pytest.mark.parametrize("seed", [None, -1, 1.5, True, "3"])
+def test_job_table_refuses_a_seed_that_is_no_whole_number(jobs, seed):
+    with pytest.raises(InputError, match=rf"seed must be a whole number >= 0, got {seed!r}"):
+        bids.job_table(jobs, consumers.SRG, seed)
+
+
+@pytest.mark.parametrize("drop", [["runtime"], ["id", "estimate"]])
+def test_job_table_names_the_workload_columns_missing(jobs, drop):
+    missing = [c for c in ("id", "submit", "runtime", "estimate") if c in drop]
+    with pytest.raises(InputError, match=re.escape(f"jobs: missing column(s) {missing}; required: ")):
+        bids.job_table(jobs.drop(columns=drop), consumers.SRG, 0)
+
+
+def test_job_table_refuses_what_is_not_a_data_frame():
+    with pytest.raises(InputError, match=r"jobs: expected a pandas DataFrame with columns \['id', 'submit'.*got list"):
+        bids.job_table([1, 2], consumers.SRG, 0)
+
+
+def test_job_table_with_good_arguments_still_draws(jobs):
+    a = bids.job_table(jobs, consumers.SRG, np.uint32(7))
+    assert a.equals(bids.job_table(jobs, consumers.SRG, 7)) and len(a) == len(jobs)
