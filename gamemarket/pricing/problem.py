@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, check_seed
 from gamemarket.pricing.utilities import Utility, make_utility
 
 #: the range a problem's numbers may take (efficiencies, limits, demands, weights, targets; zero aside where
@@ -274,8 +274,7 @@ def synthetic(
     more is refused before it is drawn (:func:`check_solve_fits`)."""
     if n < 1 or m < 1:
         raise InputError("n and m must be >= 1")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:  # (numpy's ValueError before)
-        raise InputError(f"seed must be a whole number >= 0, got {seed!r}")
+    check_seed(seed)  # (numpy's ValueError before)
     check_solve_fits(n, m, f"a synthetic price problem of {n:,} jobs x {m:,} resources (its solve)", limit)
     rng = np.random.default_rng(seed)
     scale = (np.arange(1, m + 1) / m).astype(dtype)

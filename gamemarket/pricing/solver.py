@@ -47,7 +47,7 @@ import time
 
 import numpy as np
 
-from gamemarket.errors import GameMarketError, InputError
+from gamemarket.errors import GameMarketError, InputError, check_whole, shown_value
 from gamemarket.pricing import ties as tie
 from gamemarket.pricing.allocation import Allocation, check_feasible
 from gamemarket.pricing.dual import evaluate
@@ -106,7 +106,7 @@ def solve(
         (``default_target``: ``1e-6 |objective|``, at most ``1e-4 n``, at least ``1e-8 n``); for the
         piecewise-linear ones (linear, target) ``eps = 1e-3 * n``, as their smoothing spends half of it
     max_iter : L-BFGS iteration cap; hitting it is reported (``converged=False``), never silent
-    p0 : initial prices (default: the utility's guess)
+    p0 : initial prices, one per resource or one for all, finite and >= 0 (default: the utility's guess)
     rel_eps : the relative part of the stopping rule
     backend : "numpy" (numba kernels, the default) or "torch" (PyTorch, ``device`` "cpu" or "cuda")
     dtype : float64, or float32 to hold ``A`` (and, with torch, compute) in single precision
@@ -117,6 +117,10 @@ def solve(
         dual's exact Hessian, for utilities that give ``best_response_slope``), or "auto" (L-BFGS
         for up to 30 iterations, then Newton from the best prices when not yet converged)
     """
+    if not isinstance(problem, Problem):  # (a matrix: AttributeError deep inside before)
+        raise InputError(
+            f"problem must be a Problem (gamemarket.pricing.Problem(A, R, utility)), got {type(problem).__name__}"
+        )
     if method not in METHODS:
         raise InputError(f"method must be one of {METHODS}, got {method!r}")
     t0 = time.perf_counter()
@@ -127,22 +131,20 @@ def solve(
     n, m = problem.shape
     smoothed = problem.utility.smooth
     certified = eps is None and not smoothed  # the default's relative rule (``default_target``)
-    eps = (1e-3 if smoothed else DEFAULT_GAP_PER_JOB) * n if eps is None else float(eps)
-    rel_eps = float(rel_eps)
+    eps = (1e-3 if smoothed else DEFAULT_GAP_PER_JOB) * n if eps is None else _number(eps, "eps")
+    rel_eps = _number(rel_eps, "rel_eps")
     if not rel_eps >= 0:
         raise InputError(f"rel_eps must be >= 0, got {rel_eps}")
     if not eps > 0:
         raise InputError(f"eps must be > 0, got {eps}")
-    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
-        # the CLI refuses --max-iter below 1; the API alike (0 or -5 ran one evaluation, reported as a stop)
-        raise InputError(f"max_iter must be an integer >= 1, got {max_iter!r}")
+    # the CLI refuses --max-iter below 1; the API alike (0 or -5 ran one evaluation, reported as a stop)
+    max_iter = check_whole(max_iter, "max_iter", 1)
     if backend not in ("numpy", "torch"):
         raise InputError(f"backend must be 'numpy' or 'torch', got {backend!r}")
     if np.dtype(dtype) not in (np.dtype(np.float64), np.dtype(np.float32)):
         raise InputError(f"dtype must be float64 or float32, got {dtype!r}")
-    lo = np.zeros(m) if p_min is None else np.broadcast_to(np.asarray(p_min, dtype=np.float64), (m,)).copy()
-    if not np.isfinite(lo).all() or (lo < 0).any():
-        raise InputError(f"p_min must be {m} finite numbers >= 0")
+    lo = np.zeros(m) if p_min is None else price_vector(p_min, m, "p_min")
+    p0 = None if p0 is None else price_vector(p0, m, "p0")
     common = dict(eps=eps, rel_eps=rel_eps, max_iter=max_iter, method=method, lo=lo, callback=callback)
     common.update(certified=certified)
     common.update(backend=backend, device=device, dtype=dtype, t0=t0)
@@ -151,6 +153,32 @@ def solve(
     if not result.converged and p0 is None and isinstance(problem.utility, Power) and alpha > ALPHA_PATH_FROM:
         result = _alpha_path(problem, result, **common)
     return result
+
+
+def _number(value, what: str) -> float:
+    """A real number argument as a float (its range is the caller's to check), else an :class:`InputError` naming
+    it (``eps="x"`` was float()'s ``ValueError``)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise InputError(f"{what} must be a number, got {shown_value(value)}")
+    return float(value)
+
+
+def price_vector(value, m: int, what: str) -> np.ndarray:
+    """Prices given to :func:`solve` (``p0``, ``p_min``): one finite number >= 0 per resource (``m``), or one for
+    all, as a float64 array of ``m``; else an :class:`InputError` naming ``what`` and the value (two prices for
+    three resources were numpy's broadcast ``ValueError``, and a negative start was silently raised to 0)."""
+    try:
+        p = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        p = None
+    if p is not None and p.ndim == 0:
+        p = np.full(m, float(p))
+    if p is None or p.shape != (m,) or not np.isfinite(p).all() or (p < 0).any():
+        raise InputError(
+            f"{what} must be {m} finite number(s) >= 0 (one price per resource, or one for all), got "
+            f"{shown_value(value.tolist() if isinstance(value, np.ndarray) else value)}"
+        )
+    return p
 
 
 #: alpha-fair problems above this alpha that stop short are solved again along ``ALPHA_PATH``

@@ -16,6 +16,8 @@ from gamemarket.games.qre import logit_branch
 from gamemarket.games.rsgame import as_role_symmetric
 from gamemarket.market import Mechanism, simulate, simulate_many
 from gamemarket.pricing import Problem
+from gamemarket.pricing import solve as price_solve
+from gamemarket.pricing import synthetic as price_synthetic
 from gamemarket.workloads.synthetic import SyntheticSpec, generate
 
 PD = Game([[3, 0], [5, 1]], [[3, 5], [0, 1]])  # one equilibrium: (r1, c1), both defect
@@ -180,3 +182,42 @@ def test_job_table_refuses_what_is_not_a_data_frame():
 def test_job_table_with_good_arguments_still_draws(jobs):
     a = bids.job_table(jobs, consumers.SRG, np.uint32(7))
     assert a.equals(bids.job_table(jobs, consumers.SRG, 7)) and len(a) == len(jobs)
+
+
+# ---------------------------------------------------------------------------- pricing
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (
+            {"p0": np.array([1.0, 2.0])},
+            r"p0 must be 3 finite number\(s\) >= 0 \(one price per resource.*got \[1.0, 2.0\]",
+        ),
+        ({"p0": [1.0, -1.0, 1.0]}, r"p0 must be 3 finite number\(s\) >= 0 .*got \[1.0, -1.0, 1.0\]"),
+        ({"p0": [1.0, np.inf, 1.0]}, r"p0 must be 3 finite number\(s\) >= 0 .*got \[1.0, inf, 1.0\]"),
+        ({"p0": "abc"}, r"p0 must be 3 finite number\(s\) >= 0 .*got 'abc'"),
+        ({"p_min": [1.0, 2.0]}, r"p_min must be 3 finite number\(s\) >= 0 .*got \[1.0, 2.0\]"),
+        ({"eps": "x"}, r"eps must be a number, got 'x'"),
+        ({"rel_eps": None}, r"rel_eps must be a number, got None"),
+    ],
+)
+def test_price_solve_refuses_bad_arguments(price_problem, kwargs, message):
+    with pytest.raises(InputError, match=message):
+        price_solve(price_problem, **kwargs)
+
+
+def test_price_solve_refuses_what_is_not_a_problem():
+    with pytest.raises(InputError, match=r"problem must be a Problem \(gamemarket.pricing.Problem\(A, R, utility\)\)"):
+        price_solve([[1.0]])
+
+
+def test_price_solve_with_good_starts_still_converges(price_problem):
+    base = price_solve(price_problem)
+    assert base.converged
+    assert price_solve(price_problem, p0=base.prices).converged
+    assert price_solve(price_problem, p0=1.0).converged  # one price for all
+
+
+@pytest.mark.parametrize("seed", [-1, None, 2.0])
+def test_synthetic_prices_share_the_seed_check(seed):
+    with pytest.raises(InputError, match=rf"seed must be a whole number >= 0, got {seed!r}"):
+        price_synthetic(5, 2, seed=seed)

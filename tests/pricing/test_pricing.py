@@ -284,9 +284,9 @@ def test_explicit_eps_keeps_its_meaning(eps):
         ({"eps": 0.0}, "eps must be > 0, got 0.0"),
         ({"eps": -1.0}, "eps must be > 0"),
         ({"rel_eps": -1e-3}, "rel_eps must be >= 0, got -0.001"),
-        ({"max_iter": 0}, "max_iter must be an integer >= 1, got 0"),
-        ({"max_iter": -5}, "max_iter must be an integer >= 1, got -5"),
-        ({"max_iter": 2.5}, "max_iter must be an integer >= 1, got 2.5"),
+        ({"max_iter": 0}, "max_iter must be a whole number >= 1, got 0"),
+        ({"max_iter": -5}, "max_iter must be a whole number >= 1, got -5"),
+        ({"max_iter": 2.5}, "max_iter must be a whole number >= 1, got 2.5"),
     ],
 )
 def test_a_bad_stopping_rule_is_refused_by_name(kw, match):
