@@ -187,6 +187,9 @@ class FaceBudgetExceeded(Exception):
     polytope method notes it and lists what it found elsewhere)."""
 
 
+#: the least regret (relative to a player's payoff spread) a returned profile may keep and still be kept: the
+#: methods' floating-point slack where ``rel_tol`` asks for less (``solve``)
+ACCEPT_FLOOR = 1e-8
 #: the most subsets of tight constraints the polytope method enumerates over all the degenerate faces of one game
 FACE_BUDGET = 200_000
 
@@ -692,8 +695,9 @@ def solve(
         each profile verified by its regret. A game whose search finishes within the limit gets the same answer
         whatever the limit.
     rel_tol : float, keyword-only
-        A profile is an equilibrium where each player's regret is at most ``rel_tol`` times its payoffs' spread; a
-        number in (0, 1), as :func:`gamemarket.games.rsg_equilibria.equilibria` takes it.
+        A profile is an equilibrium where each player's regret is at most ``rel_tol`` times its payoffs' spread (at
+        most ``ACCEPT_FLOOR``, 1e-8, where ``rel_tol`` is smaller: the methods' floating-point slack); a number in
+        (0, 1), as :func:`gamemarket.games.rsg_equilibria.equilibria` takes it.
     eliminate : bool, keyword-only
         Remove iteratively strictly dominated strategies first.
     progress : bool or None, keyword-only
@@ -733,6 +737,9 @@ def solve(
 
     found: list[Equilibrium] = []
     degenerate = False
+    # a profile is kept where each regret is at most rel_tol of the spread, or ACCEPT_FLOOR where rel_tol is smaller
+    # (the methods' floating-point slack; before: 10 rel_tol, so rel_tol = 0.1 kept every profile of a game)
+    accept = (max(tol[0], ACCEPT_FLOOR), max(tol[1], ACCEPT_FLOOR))
 
     def add(x, y, method):
         x = np.asarray(x, dtype=float).ravel()
@@ -747,7 +754,7 @@ def solve(
         Ay, xB = An @ Y, X @ Bn  # ``regret(An, Bn, X, Y)``: An and Bn are shifted to a minimum of 0 already
         rn = (float(Ay.max() - X @ Ay), float(xB.max() - xB @ Y))
         rg = (rn[0] * sa, rn[1] * sb)
-        if rn[0] > tol[0] * 10 or rn[1] > tol[1] * 10:
+        if rn[0] > accept[0] or rn[1] > accept[1]:
             notes.append(
                 f"{method}: returned a profile with regret {rg[0]:.3g}, {rg[1]:.3g}, not an equilibrium (discarded)"
             )

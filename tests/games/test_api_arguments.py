@@ -221,3 +221,19 @@ def test_price_solve_with_good_starts_still_converges(price_problem):
 def test_synthetic_prices_share_the_seed_check(seed):
     with pytest.raises(InputError, match=rf"seed must be a whole number >= 0, got {seed!r}"):
         price_synthetic(5, 2, seed=seed)
+
+
+@pytest.mark.parametrize("rel_tol", [1e-9, 1e-3, 0.1, 0.3, 0.5])
+def test_every_equilibrium_solve_keeps_is_within_rel_tol_of_the_spread(rel_tol):
+    """A kept profile's regret is at most rel_tol of each player's payoff spread (1e-8 where rel_tol is smaller): the
+    acceptance was 10 rel_tol, so rel_tol = 0.1 kept all four profiles of the prisoner's dilemma (regret 0.4 of 5)."""
+    from gamemarket.games import Game, solve
+
+    A, B = np.array([[3.0, 0], [5, 1]]), np.array([[3.0, 5], [0, 1]])
+    sol = solve(Game(A, B), rel_tol=rel_tol)
+    for e in sol.equilibria:
+        ra = float((A @ e.y).max() - e.x @ A @ e.y)
+        rb = float((e.x @ B).max() - e.x @ B @ e.y)
+        assert ra <= max(rel_tol, 1e-8) * 5 + 1e-12 and rb <= max(rel_tol, 1e-8) * 5 + 1e-12
+    pure = {(int(np.argmax(e.x)), int(np.argmax(e.y))) for e in sol.equilibria}
+    assert pure == ({(1, 1)} if rel_tol < 0.2 else {(0, 0), (0, 1), (1, 0), (1, 1)} if rel_tol >= 0.4 else pure)
