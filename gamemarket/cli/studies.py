@@ -342,6 +342,21 @@ def cmd_game_solve(a) -> int:
     if p.suffix.lower() == ".toml":
         spec = _study(a, p)
         if spec.population is not None:
+            # its answer is the stored search's: the bimatrix search's options would change nothing (hunt 8: --game
+            # nonexistent, --methods gnm and --time-limit 0.001 printed every mechanism's answer, exit 0)
+            _no_effect(
+                a.file,
+                {
+                    "--game": a.game is not None,
+                    "--methods": a.methods != list(DEFAULT_METHODS),
+                    "--time-limit": a.time_limit != DEFAULT_TIME_LIMIT,
+                    "--resamples": a.resamples != 1000,
+                    "--complete": a.complete,
+                },
+                "to the equilibria of a provider/consumer (bimatrix) game, not to a population study's answer, "
+                "which is the one its search stored (each mechanism's game is an EGTA JSON file in its report's data "
+                "folder, which `game solve` takes)",
+            )
             # deferred: joblib, pandas, pyarrow, scipy.optimize
             from gamemarket.analysis.population import equilibria_json
             from gamemarket.search.population import run_population_study

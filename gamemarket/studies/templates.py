@@ -8,6 +8,7 @@ other one.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from gamemarket.errors import InputError
@@ -83,7 +84,13 @@ def new_study(path: str | Path, *, population: bool = False, force: bool = False
 
     Returns the path written.
     """
+    given = str(path)
     path = Path(path)
+    if given.endswith(("/", os.sep)) or os.path.basename(given) in ("", ".", ".."):  # `study new .`: a traceback
+        raise InputError(
+            f"{given}: a folder; expected the new study file's name (NAME or NAME.toml, in a folder: "
+            f"{given.rstrip('/')}/NAME.toml), whose stem names the study"
+        )
     if path.suffix.lower() == ".toml" and path.suffix != ".toml":  # x.TOML: the study file the user named
         path = path.with_suffix(".toml")
     if path.suffix != ".toml":

@@ -722,3 +722,47 @@ def test_overlapping_folders_from_the_command_line_are_named_as_its_options(tmp_
     err = capsys.readouterr().err
     assert err.startswith(f"gamemarket: error: the results and report folders ({said}) are {how} ("), err
     assert len(err.splitlines()) == 1 and sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
+
+
+# --- an eighth held-out hunt's findings ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (["--game", "nonexistent"], "--game"),
+        (["--game", "hb-kth"], "--game"),
+        (["--methods", "gnm"], "--methods"),
+        (["--resamples", "100"], "--resamples"),
+        (["--time-limit", "0.001"], "--time-limit"),
+        (["--complete"], "--complete"),
+    ],
+)
+def test_game_solve_of_a_population_study_refuses_the_bimatrix_searchs_options(tmp_path, capsys, args, named):
+    """Hunt 8: ``game solve pop.toml --game nonexistent`` (and --methods, --resamples, --time-limit) printed every
+    mechanism's answer, exit 0, as if the option had been read; ``study run --methods`` refuses it."""
+    from study_helpers import write_population_study
+
+    study = write_population_study(tmp_path)
+    assert main(["game", "solve", str(study), *args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"gamemarket: error: {study}: {named} applies to the equilibria of a provider/consumer "), err
+    assert "(no effect)" in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("name", [".", "./", "/", "..", "sd/", "sub/."])
+def test_study_new_of_a_folder_says_it_wants_a_file_name(tmp_path, capsys, monkeypatch, name):
+    """Hunt 8: ``study new .`` (and ``./``, ``/``) was pathlib's ValueError traceback, exit 1; ``study new sd/`` wrote
+    sd.toml beside the folder."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sd").mkdir()
+    (tmp_path / "sub").mkdir()
+    before = sorted(tmp_path.rglob("*"))
+    assert main(["study", "new", name]) == 2
+    err = capsys.readouterr().err
+    assert (
+        err.startswith(f"gamemarket: error: {name}: a folder; expected the new study file's name")
+        and len(err.splitlines()) == 1
+    )
+    assert sorted(tmp_path.rglob("*")) == before
+    assert main(["study", "new", "sd"]) == 0 and (tmp_path / "sd.toml").is_file()  # a name beside a folder: its file
