@@ -188,7 +188,8 @@ class FaceBudgetExceeded(Exception):
 
 
 #: the least regret (relative to a player's payoff spread) a returned profile may keep and still be kept: the
-#: methods' floating-point slack where ``rel_tol`` asks for less (``solve``)
+#: methods' floating-point slack where ``rel_tol`` asks for less (``solve``; it kept 10 rel_tol before, so any
+#: rel_tol >= 0.1 kept every profile of a game)
 ACCEPT_FLOOR = 1e-8
 #: the most subsets of tight constraints the polytope method enumerates over all the degenerate faces of one game
 FACE_BUDGET = 200_000
@@ -737,9 +738,7 @@ def solve(
 
     found: list[Equilibrium] = []
     degenerate = False
-    # a profile is kept where each regret is at most rel_tol of the spread, or ACCEPT_FLOOR where rel_tol is smaller
-    # (the methods' floating-point slack; before: 10 rel_tol, so rel_tol = 0.1 kept every profile of a game)
-    accept = (max(tol[0], ACCEPT_FLOOR), max(tol[1], ACCEPT_FLOOR))
+    accept = (max(tol[0], ACCEPT_FLOOR), max(tol[1], ACCEPT_FLOOR))  # kept: each regret within it (of the spread)
 
     def add(x, y, method):
         x = np.asarray(x, dtype=float).ravel()
@@ -774,11 +773,7 @@ def solve(
         degenerate |= deg
         for x, y in profiles:
             add(x, y, method)
-    for e in found:
-        sx, sy = e.supports()
-        if len(sx) != len(sy):
-            degenerate = True
-    degenerate |= _pure_ties(An, Bn, tol)
+    degenerate |= any(len(sx) != len(sy) for sx, sy in (e.supports() for e in found)) or _pure_ties(An, Bn, tol)
     if switched:
         notes.append(switched.format(found=len(found)))
     complete, exhaustive = _how_complete(finished, switched, notes)

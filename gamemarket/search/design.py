@@ -678,7 +678,7 @@ def read_answer(spec) -> DesignAnswer:
     """The answer a design study's last run stored; an :class:`InputError` where there is none, or where the study
     changed since (its key differs): run the study."""
     path = Path(spec.results_dir) / ANSWER_FILE
-    hint = f"run `gamemarket study run {spec.path}` first"
+    hint = f"run `{spec.run_command()}` first"
     if not path.is_file():
         raise InputError(f"study {spec.name!r}: no design answer in {path}; {hint}")
     try:

@@ -74,7 +74,7 @@ def run_jobs(spec, provider: str, consumer: str, seed: int) -> tuple[pd.DataFram
     store = ResultStore(spec.results_dir)
     name = f"study {spec.name!r}, run {provider} x {consumer} x seed {seed}"
     if not store.has(task.key):
-        raise InputError(f"{name}: not stored in {spec.results_dir}; run `gamemarket study run {spec.path}` first")
+        raise InputError(f"{name}: not stored in {spec.results_dir}; run `{spec.run_command()}` first")
     market = market_for(task.provider_params)
     draws = bids.draw(market.size(arrays), task.seed, distribution=spec.bids)
     w = draws.private_bid

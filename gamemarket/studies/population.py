@@ -411,7 +411,7 @@ class PopulationRuns:
             n = sum(len(m) for *_, m in todo)
             raise InputError(
                 f"study {self.spec.name!r}: {n} population runs are not stored yet; run "
-                f"`gamemarket study run {self.spec.path}` first"
+                f"`{self.spec.run_command()}` first"
             )
         remote = self.scheduler_address is not None
         root = None if remote else str(self.spec.results_dir)  # across machines the parent stores the runs
@@ -468,7 +468,7 @@ class PopulationRuns:
             if rec is None:
                 raise InputError(
                     f"study {self.spec.name!r}: no stored run for {provider.name}, mixture {list(x)}, "
-                    f"seed {s}; run `gamemarket study run {self.spec.path}` first"
+                    f"seed {s}; run `{self.spec.run_command()}` first"
                 )
             out.append(rec)
         return out

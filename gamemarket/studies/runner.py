@@ -409,12 +409,13 @@ def study_tables(
     if tasks is None:
         prep = load_workload(spec)
         tasks = plan(spec, prep.arrays, prep.nodes)
-    return assemble_tables(tasks, store, fresh=fresh, study=spec.name, path=spec.path)
+    return assemble_tables(tasks, store, fresh=fresh, study=spec.name, run=spec.run_command())
 
 
-def assemble_tables(tasks: list[Task], store: ResultStore, *, fresh: dict | None = None, study="", path=None):
+def assemble_tables(tasks: list[Task], store: ResultStore, *, fresh: dict | None = None, study="", run=""):
     """:func:`study_tables` of a plan: the consolidated tables where the store holds them, else assembled from the
-    per-task files (and ``fresh``) and stored. ``study``, ``path``: the study's name and file, for messages."""
+    per-task files (and ``fresh``) and stored. ``study``, ``run``: the study's name and the command that runs it
+    (``StudySpec.run_command``), for messages."""
     name = plan_hash(tasks)
     fresh = fresh or {}
     tables = store.read_tables(name)
@@ -432,7 +433,7 @@ def assemble_tables(tasks: list[Task], store: ResultStore, *, fresh: dict | None
     if missing:
         raise InputError(
             f"study {study!r}: {len(missing)} of {len(tasks)} runs have no stored result; "
-            f"run `gamemarket study run {path}` first"
+            f"run `{run or 'gamemarket study run STUDY'}` first"
         )
     rows, bins, cohorts, bin_ids, cohort_ids = [], [], [], [], []
     for t in tasks:
@@ -445,7 +446,7 @@ def assemble_tables(tasks: list[Task], store: ResultStore, *, fresh: dict | None
                 store.set_aside(t.key, f"{type(exc).__name__}: {exc}")
                 raise InputError(
                     f"study {study!r}: the stored result {store.path(t.key)} does not read; it is kept "
-                    f"aside, and `gamemarket study run {path}` runs that task again"
+                    f"aside, and `{run or 'gamemarket study run STUDY'}` runs that task again"
                 ) from None
         ids = {"provider": t.provider, "consumer": t.consumer, "seed": t.seed}
         rows.append({**ids, **metrics})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -83,9 +84,20 @@ class StudySpec:
     plugins: list[Plugin] = field(default_factory=list)  #: ``[plugins] modules``, loaded (``gamemarket.plugins``)
     exploration: dict | None = None  #: ``[game] exploration``: family, budget, optimiser, bounds, evaluations
     design: object | None = None  #: a DesignConfig where the study has ``[design]`` (``studies.design_config``)
+    #: the folders given beside the file (``--results``, ``--report``; ``load_study``'s ``results=``, ``report=``)
+    folders_given: tuple = (False, False)
 
     def __post_init__(self) -> None:
         self.validate()
+
+    def run_command(self) -> str:
+        """The command that runs this study into its folders: ``gamemarket study run PATH`` with the ``--results``
+        and ``--report`` it was loaded with (hunt 8: a hint without them ran into the file's own folders)."""
+        words = ["gamemarket", "study", "run", str(self.path)]
+        folders = (("--results", self.results_dir), ("--report", self.report_dir))
+        for given, (option, folder) in zip(self.folders_given, folders):
+            words += [option, str(folder)] if given else []
+        return shlex.join(words)
 
     @classmethod
     def from_toml(cls, path: str | Path) -> "StudySpec":
@@ -332,6 +344,7 @@ def load_study(path: str | Path, *, results: str | Path | None = None, report: s
             plugins=plugins,
             exploration=_exploration(doc.game, where, len(_seeds(doc.replications))),
             design=parse_design(doc.design, where),
+            folders_given=(results is not None, report is not None),
         )
     except InputError as exc:  # the spec's own checks: say which file
         msg, prefix = str(exc), f"study {name!r}: "

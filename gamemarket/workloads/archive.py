@@ -61,7 +61,10 @@ class ChecksumError(GameMarketError):
 
 def cache_dir() -> Path:
     """Where traces are looked up and downloaded: ``$GAMEMARKET_TRACES``, else ``~/.cache/gamemarket/traces``."""
-    return Path(os.environ.get("GAMEMARKET_TRACES", Path.home() / ".cache" / "gamemarket" / "traces"))
+    # an empty value is unset, as every GAMEMARKET_* variable's (Path("") is the working folder: hunt 8's `workload
+    # fetch` downloaded there without a word)
+    env = os.environ.get("GAMEMARKET_TRACES", "").strip()
+    return Path(env) if env else Path.home() / ".cache" / "gamemarket" / "traces"
 
 
 def sha256_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
@@ -195,7 +198,7 @@ def resolve(path_or_name: str) -> Path:
             cand = base / Path(KNOWN_TRACES[key].url).name
             if cand.exists():
                 return cand
-    env = os.environ.get("GAMEMARKET_TRACES")
+    env = os.environ.get("GAMEMARKET_TRACES", "").strip()
     looked = (
         f"; GAMEMARKET_TRACES={env!r} is not a folder"
         if env and not Path(env).is_dir()

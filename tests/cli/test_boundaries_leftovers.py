@@ -766,3 +766,34 @@ def test_study_new_of_a_folder_says_it_wants_a_file_name(tmp_path, capsys, monke
     )
     assert sorted(tmp_path.rglob("*")) == before
     assert main(["study", "new", "sd"]) == 0 and (tmp_path / "sd.toml").is_file()  # a name beside a folder: its file
+
+
+@pytest.mark.parametrize("value", ["", "   "])
+def test_an_empty_traces_variable_is_unset(monkeypatch, tmp_path, value):
+    """Hunt 8: an empty GAMEMARKET_TRACES was the working folder (``Path("")``), so ``workload fetch`` downloaded there
+    without a word; empty is unset, as for every GAMEMARKET_* variable."""
+    from pathlib import Path
+
+    from gamemarket.workloads.archive import cache_dir
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("GAMEMARKET_TRACES", value)
+    assert cache_dir() == Path(tmp_path) / ".cache" / "gamemarket" / "traces"
+    monkeypatch.setenv("GAMEMARKET_TRACES", str(tmp_path / "t"))
+    assert cache_dir() == tmp_path / "t"
+
+
+def test_a_hint_to_run_the_study_keeps_the_folders_the_command_was_given(tmp_path, capsys):
+    """Hunt 8 (D7): ``report s.toml --results nothere`` said "run `gamemarket study run s.toml` first", which runs
+    into the file's own folders, not the ones given."""
+    from study_helpers import PLUGIN_WORKLOAD, write_study
+
+    body = '\nname = "hint"' + PLUGIN_WORKLOAD + '[strategies]\nproviders = ["hb-first"]\nconsumers = ["FT"]\n'
+    study = write_study(tmp_path, body, "hint.toml")
+    res, rep = tmp_path / "no there", tmp_path / "rep"
+    assert main(["report", str(study), "--results", str(res), "--report", str(rep)]) == 2
+    err = capsys.readouterr().err
+    assert f"run `gamemarket study run {study} --results '{res}' --report {rep}` first" in err, err
+    assert not res.exists() and not rep.exists()
+    assert main(["report", str(study)]) == 2
+    assert f"run `gamemarket study run {study}` first" in capsys.readouterr().err
