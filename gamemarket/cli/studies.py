@@ -290,6 +290,15 @@ def cmd_study_status(a) -> int:
             f"study {spec.name}: {done:,}/{len(keys):,} population runs of the initial seeds stored "
             f"({st.runs.store.dir}); candidates and added seeds follow from these"
         )
+        if spec.design is not None:  # its answer is the design search's: stored, or why not (hunt 8: "8/8 stored"
+            # beside a report that said the answer was stale)
+            from gamemarket.search.design import read_answer  # deferred: scipy, the optimisers
+
+            try:
+                read_answer(spec)
+                print("design answer: stored, and current")
+            except InputError as exc:
+                print(f"design answer: not current: {exc}")
         return 0
     st = study_status(spec)
     print(
@@ -327,7 +336,8 @@ def cmd_game_solve(a) -> int:
         _no_effect(
             a.file,
             {"--game": a.game is not None, "--results": a.results is not None, "--resamples": a.resamples != 1000},
-            "to a study file (.toml) only: a game file holds one game and no seeds to resample",
+            "to a study file (.toml) only: a game file holds one game (no --game to pick), no stored results (no "
+            "--results) and no seeds to resample (no --resamples)",
         )
     if a.concept != "nash" or concept_options_given(a):  # (an option of another concept: refused there)
         return _solve_concept(a)

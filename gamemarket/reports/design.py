@@ -207,7 +207,8 @@ def _certificate(x: dict | None) -> str:
 
 
 def _compare_section(ans) -> list[str]:
-    md = ["## The chosen design beside the study's mechanisms, on fresh seeds", ""]
+    title = "The chosen design beside" if ans.chosen is not None else "The contenders (none chosen) beside"
+    md = [f"## {title} the study's mechanisms, on fresh seeds", ""]
     rows = []
     for name, c in sorted(ans.confirmations.items(), key=lambda kv: -kv[1].objective[0]):
         p = ans.point(name)

@@ -442,6 +442,28 @@ def grid_points(box: list, budget: int) -> np.ndarray:
     return np.array(np.meshgrid(*axes, indexing="ij")).reshape(len(box), -1).T
 
 
+def edge_notes(d, point, outside_price) -> list[str]:
+    """A note for each searched parameter of the chosen design ``point`` (None: a fixed mechanism) that lies at an end
+    of its range: the objective may keep improving past it. Hunt 8: with no outside option and ``reserve = [0,
+    1e9]`` the search chose r = 1e9 (users cannot leave, so revenue grows with the reserve) without a word."""
+    out = []
+    for name, lo, hi in d.box() if point is not None else []:
+        v = float(point.params[name])
+        if v not in (lo, hi):
+            continue
+        why = ""
+        if name == "reserve" and v == hi and outside_price is None:
+            why = (
+                "; without an outside option no user can leave, so revenue grows with the reserve: set [game] "
+                "outside_price for a reserve users can refuse"
+            )
+        out.append(
+            f"the chosen {name} {v:,.12g} is the {'upper' if v == hi else 'lower'} end of its searched range "
+            f"[{lo:,.12g}, {hi:,.12g}]: the objective may keep improving past it{why}"
+        )
+    return out
+
+
 def optimise(value, box: list, optimiser: str, budget: int, seed: int) -> None:
     """Ask ``value(x)`` at ``budget`` points of ``box`` (``(name, low, high)`` each), the points proposed by
     ``optimiser`` (module docstring). ``value`` returns the objective to maximise, or None where the point is
@@ -620,6 +642,8 @@ def run_design(spec, *, n_jobs: int = 1, progress: bool = False, scheduler_addre
         chosen, bound, against, notes, upper = _choose(points, contenders, conf, compare)
     if chosen is None:
         notes.append("no design met the constraints at an equilibrium")
+    else:
+        notes += edge_notes(d, next((p for p in points if p.provider == chosen), None), spec.population.outside_price)
     return DesignAnswer(
         spec.name,
         d.table(),

@@ -485,3 +485,50 @@ def test_every_interval_of_a_design_lies_in_its_quantitys_range():
         "s", {"objective": {"revenue": 1.0, "welfare": 1.0}}, (), [], [], {"d": conf2}, "d", *[None] * 2, 0, 0.0, None
     )
     assert conf2.objective == t_interval([-5.0, 7.0])
+
+
+@pytest.mark.parametrize(
+    ("reserve", "outside", "said"),
+    [
+        (1e9, None, "the chosen reserve 1,000,000,000 is the upper end of its searched range [0, 1,000,000,000]: the "
+         "objective may keep improving past it; without an outside option no user can leave, so revenue grows with "
+         "the reserve: set [game] outside_price for a reserve users can refuse"),
+        (1e9, 20.0, "the chosen reserve 1,000,000,000 is the upper end of its searched range [0, 1,000,000,000]: the "
+         "objective may keep improving past it"),
+        (0.0, None, "the chosen reserve 0 is the lower end of its searched range [0, 1,000,000,000]: the objective "
+         "may keep improving past it"),
+        (5.0, None, None),
+    ],
+)  # fmt: skip
+def test_a_chosen_design_at_the_edge_of_its_range_is_said_to_be(reserve, outside, said):
+    """Hunt 8 (S14): with no outside option and reserve = [0, 1e9] the search chose r = 1e9 (revenue 7.1e14) without
+    a word; a chosen point at an end of its range may not be the best, and with no outside option it never is."""
+    d = DesignConfig(reserve=(0.0, 1e9), budget=6, blend=0.5, optimiser="grid")
+    p = _point("d", [1.0, 2.0])
+    p.params = {"reserve": reserve, "blend": 0.5, "payment": "blend"}
+    assert design_mod.edge_notes(d, p, outside) == ([said] if said else [])
+    assert design_mod.edge_notes(d, None, outside) == []  # a fixed mechanism chosen: no range of its own
+
+
+def test_a_design_report_with_no_chosen_design_heads_its_table_as_contenders():
+    """Hunt 8 (S13): with no feasible design the table was still headed "The chosen design beside ..."."""
+    from gamemarket.reports.design import _compare_section
+
+    p = _point("a", [1.0, 2.0, 3.0, 4.0])
+    ans = design_mod.DesignAnswer("s", {}, ("revenue",), [p], [], {"a": _conf("a", [1.0] * 4)}, None, None, None, 0,
+                                  0.0, None)  # fmt: skip
+    assert _compare_section(ans)[0] == "## The contenders (none chosen) beside the study's mechanisms, on fresh seeds"
+    ans.chosen = "a"
+    assert _compare_section(ans)[0] == "## The chosen design beside the study's mechanisms, on fresh seeds"
+
+
+def test_study_status_of_a_design_study_says_whether_its_answer_is_current(tmp_path, capsys):
+    """Hunt 8 (S17): ``study status`` said "8/8 population runs ... stored" of a design study whose [design] had
+    changed, while ``report`` said its answer was stale; it now says the answer's state too."""
+    from gamemarket.cli import main
+
+    path = write_study(tmp_path, SMALL_DESIGN)
+    assert main(["study", "status", str(path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[-1].startswith("design answer: not current: study 'design-small': no design answer in ")
+    assert out[-1].endswith(f"; run `gamemarket study run {path}` first")
