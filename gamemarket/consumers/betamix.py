@@ -122,8 +122,11 @@ class BetaMix(ConsumerStrategy):
                 raise InputError(f"beta mix {text!r}: expected FT, SRG or 'fraction:beta,...', got part {part!r}")
             try:
                 groups.append((float(m.group(1)), float(m.group(2))))
-            except ValueError as exc:
-                raise InputError(f"beta mix {text!r}: {exc}") from exc
+            except ValueError:  # (float()'s "could not convert string to float: 'grid'" said nothing of the form)
+                raise InputError(
+                    f"beta mix {text!r}: part {part.strip()!r} is not fraction:beta with two numbers (as 0.9:0.1); "
+                    "expected FT, SRG or 'fraction:beta,...'"
+                ) from None
         return cls(tuple(groups), name=key)
 
 

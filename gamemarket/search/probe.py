@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from numbers import Real
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +21,7 @@ import numpy as np
 from gamemarket import consumers
 from gamemarket.confidence import t_interval
 from gamemarket.consumers import ConsumerStrategy
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, check_seed
 from gamemarket.market.base import market_for
 from gamemarket.search.exploration import exploration_probe
 from gamemarket.search.oracle import ProbeOracle, strategy_entry
@@ -183,12 +184,13 @@ def probe(
     known.update({r.name: r for r in spec.population.strategies})
     rules, x = mixture(base, known, "--base")
     dev = rule(deviation, known, "--deviation")
-    seeds = list(spec.seeds) if seeds is None else [int(s) for s in seeds]
-    if not seeds or min(seeds) < 0:
+    seeds = list(spec.seeds) if seeds is None else [check_seed(s, "--seeds: a seed") for s in seeds]  # (1.5 was 1)
+    if not seeds:
         raise InputError(f"--seeds: expected seeds >= 0, got {seeds}")
     share = exploration_probe(spec.population, spec.exploration or {}) if probe_share is None else probe_share
-    if not (0 < share <= 0.1):
-        raise InputError(f"--probe: expected a share in (0, 0.1], got {share!r}")
+    if isinstance(share, bool) or not isinstance(share, Real) or not (0 < share <= 0.1):
+        shown = f"{share:g}" if isinstance(share, Real) and not isinstance(share, bool) else repr(share)
+        raise InputError(f"--probe: expected a share in (0, 0.1], got {shown}")
     with on_scheduler(scheduler_address):
         runs = PopulationRuns(spec, load_workload(spec), run=False, scheduler_address=scheduler_address)
         oracle = ProbeOracle(

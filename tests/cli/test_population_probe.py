@@ -139,3 +139,21 @@ def test_seeds_beyond_a_studys_bounds_are_refused_before_any_work(text, message)
     with pytest.raises(InputError, match=re.escape(message)):
         _seeds(text)
     assert _seeds("100000")[-1] == 100_000 and _seeds("0,5") == [0, 5]
+
+
+@pytest.mark.parametrize(
+    ("kw", "message"),
+    [
+        ({"seeds": [1.5]}, r"^--seeds: a seed must be a whole number >= 0, got 1.5$"),
+        ({"seeds": [-1]}, r"^--seeds: a seed must be a whole number >= 0, got -1$"),
+        ({"seeds": []}, r"^--seeds: expected seeds >= 0, got \[\]$"),
+        ({"probe_share": 0.0}, r"^--probe: expected a share in \(0, 0.1\], got 0$"),
+        ({"probe_share": "x"}, r"^--probe: expected a share in \(0, 0.1\], got 'x'$"),
+        ({"probe_share": True}, r"^--probe: expected a share in \(0, 0.1\], got True$"),
+    ],
+)
+def test_the_probes_seeds_and_share_are_checked_in_the_python_api_too(tmp_path, kw, message):
+    """Hunt 8 (Q9): a seed of 1.5 ran seed 1, a share of 'x' was a TypeError, and --probe 0 was echoed as 0.0."""
+    spec = load_study(write_population_study(tmp_path))
+    with pytest.raises(InputError, match=message):
+        probe(spec, "hb-first", "truthful", "shade-0.5", **kw)
