@@ -3,8 +3,17 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 sys.path.insert(0, str(Path(__file__).parent))
+
+# The suite draws the same hypothesis examples on every run: a failure on main is the code's, not the draw's, and CI
+# gets the answer its developer got (two CI runs failed on examples no run before had drawn: a stopping rule's test
+# read without its constant, a QRE trace near a tie of 4e-5). GAMEMARKET_HYPOTHESIS=explore draws new examples on
+# each run, as a search for bugs before a release (docs/how-to/develop.md).
+settings.register_profile("suite", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("GAMEMARKET_HYPOTHESIS", "suite"))
 
 ROOT = Path(__file__).resolve().parents[1]
 # A study asked for several workers starts a pool only where its runs outlast the pool's start
