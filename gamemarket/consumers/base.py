@@ -393,20 +393,32 @@ def check_reported(strategy, private_bid, group, reported) -> np.ndarray:
     return reported
 
 
+def _read_only(a) -> np.ndarray:
+    """A read-only view of array ``a`` (the array itself is not changed)."""
+    v = np.asarray(a).view()
+    v.flags.writeable = False
+    return v
+
+
 def _checked_bids(fn):
     """A plugin strategy's ``reported_bids``, checked (:func:`check_reported`) before the engine sees its bids."""
 
     @functools.wraps(fn)
     def reported_bids(self, private_bid, bid_class, G, U):
+        # the plugin sees its inputs read-only: one that shaded private_bid in place ran with the private bids it
+        # had shaded (every job's private bid its reported one: the utilities wrong, exit 0; hunt 9)
+        shown = [_read_only(a) for a in (private_bid, bid_class, G, U)]
         try:
             with foreign_prints():  # the plugin's method: what it prints is not the command's output
-                group, reported = fn(self, private_bid, bid_class, G, U)
+                group, reported = fn(self, *shown)
         except InputError:
             raise
         except Exception as exc:  # the plugin's own error: named with the plugin, as a bad input
+            wrote = isinstance(exc, ValueError) and "read-only" in str(exc)
             raise InputError(
                 f"{origin(self)}: consumer-strategy family {self.family!r}, strategy {self.name!r}: reported_bids "
                 f"raised {raised(exc)}"
+                + ("; its inputs (private bids, bid classes, draws) are read-only: compute new arrays" if wrote else "")
             ) from None
         return group, check_reported(self, private_bid, group, reported)
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 import numpy as np
 
@@ -152,6 +153,29 @@ def _who(scheduler: EventScheduler) -> str:
     return f"event scheduler {scheduler.name!r}{where}"
 
 
+def _view(state: MarketState) -> MarketState:
+    """What a hook sees: the state read-only (the rows and the ids of the waiting and running jobs as they are now,
+    their attained run times), so that no hook changes what the engine runs and pays behind its back."""
+    return MarketState(
+        state.nodes,
+        state.jobs,
+        frozenset(state.waiting),
+        frozenset(state.running),
+        MappingProxyType(state.attained),
+    )
+
+
+def _read_only(exc: BaseException) -> str:
+    """Where a hook's error is a write into what it was shown read-only, a word saying so ("" otherwise)."""
+    text = str(exc)
+    if isinstance(exc, (TypeError, AttributeError)) and ("mappingproxy" in text or "frozenset" in text):
+        return (
+            "; a hook sees the market's state read-only (the jobs' rows, the waiting and running ids, the attained "
+            "run times): keep its own data on the scheduler"
+        )
+    return ""
+
+
 def _hook(scheduler: EventScheduler, hook: str, t: int, job: dict, state: MarketState) -> None:
     """Call ``on_arrival`` or ``on_completion``; what the hook raises is an error naming it and the job."""
     try:
@@ -159,7 +183,9 @@ def _hook(scheduler: EventScheduler, hook: str, t: int, job: dict, state: Market
     except InputError:
         raise
     except Exception as exc:  # the scheduler's own error: named with it, as a bad input
-        raise InputError(f"{_who(scheduler)}: {hook} raised {raised(exc)} at t={t} for job id {job['id']}") from None
+        raise InputError(
+            f"{_who(scheduler)}: {hook} raised {raised(exc)} at t={t} for job id {job['id']}{_read_only(exc)}"
+        ) from None
 
 
 def _rates(payment, reserve: float, state: MarketState) -> dict:
@@ -198,11 +224,11 @@ def _rates(payment, reserve: float, state: MarketState) -> dict:
 def _chosen(scheduler: EventScheduler, t: int, state: MarketState) -> set:
     """The ids ``allocate`` returns at ``t``, checked: integers, of present jobs, each once, at most ``state.nodes``."""
     try:
-        got = list(scheduler.allocate(t, state))
+        got = list(scheduler.allocate(t, _view(state)))
     except InputError:
         raise
     except Exception as exc:  # the scheduler's own error: named with it, as a bad input
-        raise InputError(f"{_who(scheduler)}: allocate raised {raised(exc)} at t={t}") from None
+        raise InputError(f"{_who(scheduler)}: allocate raised {raised(exc)} at t={t}{_read_only(exc)}") from None
     bad = [i for i in got if isinstance(i, bool) or not isinstance(i, (int, np.integer))]
     if bad:
         raise InputError(
@@ -255,7 +281,9 @@ def _columns(table) -> tuple[list, list]:
 def _loop(rows: list, nodes: int, sched: EventScheduler, pricing: list) -> tuple:
     """The event loop (market model section 4) over job rows, paying each (payment entry, reserve) of ``pricing``:
     (start, end, paid, preemptions) as dicts by id (``paid``: one dict per pair) and the step count."""
-    state = MarketState(int(nodes), {int(r["id"]): r for r in rows})
+    # the rows read-only: a hook that wrote a row's bid or run time changed what the engine paid and ran while the
+    # outcome showed the rows as given (hunt 9: every job paid the reserve; utilization 2)
+    state = MarketState(int(nodes), MappingProxyType({int(r["id"]): MappingProxyType(r) for r in rows}))
     future = sorted(state.jobs, key=lambda i: (int(state.jobs[i]["submit"]), i))
     start, end = {}, {}
     paid = [{i: 0.0 for i in state.jobs} for _ in pricing]
@@ -282,13 +310,13 @@ def _loop(rows: list, nodes: int, sched: EventScheduler, pricing: list) -> tuple
             state.running.discard(i)
             del state.attained[i]
             end[i] = t
-            _hook(sched, "on_completion", t, state.jobs[i], state)
+            _hook(sched, "on_completion", t, state.jobs[i], _view(state))
         while k < len(future) and int(state.jobs[future[k]]["submit"]) == t:
             i = future[k]
             k += 1
             state.waiting.add(i)
             state.attained[i] = 0
-            _hook(sched, "on_arrival", t, state.jobs[i], state)
+            _hook(sched, "on_arrival", t, state.jobs[i], _view(state))
         _step(sched, t, state, npre, start)
         steps += 1
         rates = [_rates(pay, float(r), state) for pay, r in pricing]

@@ -22,6 +22,7 @@ from typing import Callable
 
 import numpy as np
 
+from gamemarket.errors import check_flag
 from gamemarket.registry import Registry
 
 
@@ -130,6 +131,7 @@ def register_scheduler(
     """
     if priority is None and isinstance(key, PriorityKey):
         priority = key
+    preemptive = check_flag(preemptive, f"scheduler {name!r}: preemptive")  # ("no" was true: hunt 9)
     return SCHEDULERS.register(name, Scheduler(name, preemptive, key, description, priority), replace=replace)
 
 

@@ -12,6 +12,7 @@ import os
 import tomllib
 from dataclasses import dataclass
 from importlib import resources
+from numbers import Real
 
 from gamemarket.bids import MAX_RESERVE
 from gamemarket.consumers.base import FAMILIES
@@ -102,11 +103,9 @@ def register_provider(name: str, scheduler: str, payment: str, *, reserve: float
     for field, value, reg in (("scheduler", scheduler, SCHEDULERS), ("payment", payment, PAYMENTS)):
         if not isinstance(value, str) or value not in reg:
             raise InputError(f"{what}: field {field!r}: unknown {reg.what} {value!r}; expected one of {sorted(reg)}")
-    try:
-        r = float(reserve)
-    except (TypeError, ValueError):
-        r = float("nan")
-    if isinstance(reserve, bool) or not (0 <= r <= MAX_RESERVE):
+    # a number, as Mechanism takes one ("1" was read as 1.0: hunt 9)
+    r = float(reserve) if isinstance(reserve, Real) and not isinstance(reserve, bool) else float("nan")
+    if not (0 <= r <= MAX_RESERVE):
         raise InputError(f"{what}: field 'reserve': expected a number >= 0 and <= {MAX_RESERVE:g}, got {reserve!r}")
     return PROVIDERS.register(name, ProviderEntry(name, scheduler, payment, r, str(description)))
 

@@ -26,6 +26,8 @@ def population_lines(an) -> list[str]:
             )
     if an.provider.leader:
         out.append(f"provider's choice (leader, worst consumer equilibrium): {an.provider.leader}")
+    else:  # said, never an empty success
+        out.append("provider's choice: none (no mechanism has a consumer equilibrium that is not rejected)")
     joint = an.provider.joint
     if joint is not None:
         if not joint.equilibria:
@@ -50,5 +52,13 @@ def exploration_lines(ex) -> list[str]:
         out.append(
             f"  exploration {name}: {len(m.menu)} rules in the menu, {m.simulations} simulations{eps}; {verdict}"
         )
+    # the exploration's own answer for the provider, as the report gives it (hunt 9: the console said the menu's
+    # "provider's choice: hb-first" while the report's explored answer had no equilibrium and no choice)
+    leader = getattr(ex.provider, "leader", None)
+    out.append(
+        f"exploration's provider choice (leader, worst explored equilibrium): {leader}"
+        if leader
+        else "exploration's provider choice: none (no mechanism has an explored equilibrium)"
+    )
     out.append(f"exploration: {ex.simulations} simulations in {duration(ex.wall_seconds)}")
     return out

@@ -429,11 +429,26 @@ def _intro_section(an, answer: list, exploration=None) -> list[str]:
         f"Workload: {workload_words({'workload': an.meta.workload})} ({an.meta.jobs:,} jobs, {an.meta.nodes} nodes). "
         "Agents: "
         f"{cfg.agents}. Strategies (shading rules, a beta per private-bid class low/middle/high): "
-        + "; ".join(f"{r.name} = {list(r.betas)}" for r in cfg.strategies)
-        + ". "
-        f"Utilities are in {UNIT}; revenue and welfare in bid x seconds.",
+        + "; ".join(_rule_words(r) for r in cfg.strategies)
+        + ". Outside option: "
+        + (
+            f"{num(cfg.outside_price)} per node-second with no wait (a rule's leave shares send that share of "
+            "each class's jobs there)"
+            if cfg.outside_price is not None
+            else "none (no job can leave)"
+        )
+        + f". Utilities are in {UNIT}; revenue and welfare in bid x seconds.",
         "",
     ]
+
+
+def _rule_words(r) -> str:
+    """A rule as the setup lists it: its betas, and its leave shares where it sends jobs out (hunt 9: a rule that
+    sent every job out was listed as [0.0, 0.0, 0.0], as truthful)."""
+    leave = getattr(r, "leave_by_class", None)
+    betas = getattr(r, "betas", None)
+    words = f"{r.name} = {list(betas)}" if betas is not None else f"{r.name} ({r.family})"
+    return words + (f", leave {list(leave)}" if leave is not None and any(leave) else "")
 
 
 def _method_section(an) -> list[str]:
@@ -568,6 +583,11 @@ def _provider_section(an, answer: list, exploration=None) -> list[str]:
                 ["mechanism", "consumer equilibria", "revenue (worst)", "revenue (best)"],
                 [[r.mechanism, str(r.equilibria), num(r.worst_revenue), num(r.best_revenue)] for r in provider.ranking],
             ),
+        ]
+    else:  # an empty heading said nothing (hunt 9): none, and why
+        md += [
+            f"Leader and followers: none; no mechanism has an equilibrium among {where}, so the provider has no "
+            "consumer answer to anticipate."
         ]
     sim = provider.simultaneous
     md += [

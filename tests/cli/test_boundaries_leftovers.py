@@ -797,3 +797,124 @@ def test_a_hint_to_run_the_study_keeps_the_folders_the_command_was_given(tmp_pat
     assert not res.exists() and not rep.exists()
     assert main(["report", str(study)]) == 2
     assert f"run `gamemarket study run {study}` first" in capsys.readouterr().err
+
+
+# --- a ninth held-out hunt's findings --------------------------------------------------------------------------------
+
+_WRITER = """
+from gamemarket.market.hooks import EventScheduler, register_event_scheduler
+class W(EventScheduler):
+    name = "writer"
+    description = "writes into what it is shown"
+    def on_arrival(self, t, job, state):
+        {arrival}
+    def allocate(self, t, state):
+        present = sorted(state.waiting | state.running)
+        {allocate}
+        return present[: state.nodes]
+register_event_scheduler(W())
+"""
+
+
+@pytest.mark.parametrize(
+    ("arrival", "allocate", "raised"),
+    [
+        ("pass", 'state.jobs[present[0]]["reported_bid"] = 0.0', "TypeError: 'mappingproxy' object does not support"),
+        ('job["runtime"] = 1', "pass", "TypeError: 'mappingproxy' object does not support item assignment"),
+        ("pass", "state.waiting.clear()", "AttributeError: 'frozenset' object has no attribute 'clear'"),
+        ("pass", "state.attained[present[0]] = 10**9", "TypeError: 'mappingproxy' object does not support"),
+        ("pass", "state.jobs[present[0]] = {}", "TypeError: 'mappingproxy' object does not support"),
+    ],
+)
+def test_an_event_scheduler_sees_the_market_read_only(tmp_path, capsys, arrival, allocate, raised):
+    """Hunt 9: a hook that wrote a row's bid made every job pay the reserve (the outcome showing the bids as given),
+    one that wrote a run time printed a utilization of 2, exit 0, and ``plugin check`` passed the first. The rows,
+    the waiting and running ids and the attained times are read-only to a hook."""
+    plugin = tmp_path / "writer.py"
+    plugin.write_text(_WRITER.format(arrival=arrival, allocate=allocate))
+    argv = ["simulate", "--plugin", str(plugin), "--scheduler", "writer", "--synthetic-jobs", "30", "--nodes", "2"]
+    assert main(argv) == 2
+    err = _err(capsys)
+    assert f"event scheduler 'writer' (plugin {plugin}@" in err and raised in err
+    assert "a hook sees the market's state read-only" in err
+    assert main(["plugin", "check", str(plugin)]) == 1  # a verdict: it fails its checks
+    capsys.readouterr()
+
+
+def test_a_consumer_strategy_sees_its_inputs_read_only(tmp_path, capsys):
+    """Hunt 9: a family that shaded private_bid in place ran with the private bids it had shaded (every job's private
+    bid its reported one, the utilities wrong), exit 0."""
+    from pathlib import Path
+
+    src = (Path(__file__).parents[2] / "examples" / "plugins" / "shade_by_amount.py").read_text()
+    old = (
+        "        return np.zeros(len(w), dtype=np.int64), np.maximum(0.0, w - self.amount * np.asarray(U, dtype=float))"
+    )
+    assert old in src
+    plugin = tmp_path / "mutate.py"
+    plugin.write_text(
+        src.replace(old, "        w -= self.amount * np.asarray(U)\n        return np.zeros(len(w), dtype=np.int64), w")
+    )
+    assert main(["simulate", "--plugin", str(plugin), "--mix", "shade-by[10]", "--synthetic-jobs", "50"]) == 2
+    err = _err(capsys)
+    assert "reported_bids raised ValueError: output array is read-only; its inputs (private bids, bid classes, " in err
+
+
+def test_registering_a_scheduler_or_provider_takes_its_values_as_they_are_typed():
+    """Hunt 9: register_scheduler(name, "no", ...) made a preemptive scheduler; register_provider(reserve="1") read
+    the text as 1.0 where Mechanism refuses it."""
+    from gamemarket.market.schedulers import PriorityKey, register_scheduler
+    from gamemarket.plugins import register_provider
+
+    for bad in ("no", 1, None):
+        with pytest.raises(InputError, match=r"^scheduler 'never': preemptive must be True or False, got "):
+            register_scheduler("never", bad, PriorityKey("runtime"), "d")
+    for bad in ("1", True, float("nan")):
+        with pytest.raises(InputError, match=r"^provider strategy 'never': field 'reserve': expected a number >= 0"):
+            register_provider("never", "hb", "first", reserve=bad)
+
+
+def test_a_population_report_names_the_outside_option_and_each_rules_leave_shares(tmp_path, capsys):
+    """Hunt 9: with outside_price = 54 the report never named the outside option, and listed leave-all as
+    [0.0, 0.0, 0.0], as truthful, though the two gain differently."""
+    from study_helpers import write_study
+
+    body = (
+        '\nname = "out"\n[workload]\nsource = "synthetic"\nnodes = 8\n[workload.synthetic]\njobs = 120\nload = 1.1\n'
+        '[strategies]\nproviders = ["hb-first"]\n[game]\nkind = "population"\n'
+        'strategies = ["truthful", "shade-0.5", "leave-all"]\noutside_price = 54.0\nreduced_players = 2\nprobe = 0.02\n'
+        "joint = false\n[game.shading.leave-all]\nbeta = 0.0\nleave = 1.0\n[replications]\ncount = 2\n"
+    )
+    study = write_study(tmp_path, body, "out.toml")
+    assert main(["study", "run", str(study), "--no-progress"]) == 0
+    capsys.readouterr()
+    text = (tmp_path / "studies" / "reports" / "out" / "report.md").read_text()
+    assert (
+        "truthful = [0.0, 0.0, 0.0]; shade-0.5 = [0.5, 0.5, 0.5]; leave-all = [0.0, 0.0, 0.0], leave [1.0, 1.0, 1.0]"
+        in (text)
+    )
+    assert "Outside option: 54 per node-second with no wait" in text
+
+
+def test_an_exploration_that_found_no_equilibrium_says_so_in_the_report_and_the_console(tmp_path, capsys):
+    """Hunt 9: an exploration whose budget ran out printed "provider's choice: hb-first" (the menu's) while its
+    report gave users "none found" and an empty "The provider's choice" section."""
+    from study_helpers import write_study
+
+    body = (
+        '\nname = "ex"\n[workload]\nsource = "synthetic"\nnodes = 8\n[workload.synthetic]\njobs = 200\nload = 1.1\n'
+        '[strategies]\nproviders = ["hb-first"]\n[game]\nkind = "population"\nstrategies = ["truthful", "shade-0.5"]\n'
+        'reduced_players = 2\nprobe = 0.02\njoint = false\n[game.exploration]\nfamily = "per-class"\nbudget = 40\n'
+        "evaluations = 5\nfirst_seeds = 2\nconfirm_seeds = 2\n[replications]\ncount = 2\n"
+    )
+    study = write_study(tmp_path, body, "ex.toml")
+    assert main(["study", "run", str(study), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    text = (tmp_path / "studies" / "reports" / "ex" / "report.md").read_text()
+    section = text.split("## The provider's choice")[1].split("\n## ")[0]
+    if "| hb-first | none found |" in text:  # the exploration's answer has no equilibrium: both say so
+        assert "exploration's provider choice: none (no mechanism has an explored equilibrium)" in out
+        assert "Leader and followers: none; no mechanism has an equilibrium among the explored equilibria" in section
+    else:
+        assert "exploration's provider choice (leader, worst explored equilibrium): hb-first" in out
+        assert "| hb-first |" in section
