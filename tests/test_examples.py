@@ -76,9 +76,6 @@ NOT_RUN = {
         "the whole test suite, this test included (CI runs it; the install needs the package index)"
     ),
     '.venv/bin/python -m pytest -q -m "not slow"': "the test suite's fast tier, this test's own suite",
-    "GAMEMARKET_HYPOTHESIS=explore .venv/bin/python -m pytest -q tests/games tests/pricing tests/market": (
-        "three folders of the test suite, this test's own suite (drawing new examples)"
-    ),
     'pip install ".[dask]"': "an install from the package index (the test's venv has the extra)",
     'pip install ".[docs]"': "an install from the package index (the docs build has the extra)",
     "python -m sphinx -W --keep-going -b html docs docs/_build/html": "the docs build: CI's docs job runs it",
