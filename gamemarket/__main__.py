@@ -21,13 +21,25 @@ def _ctrl_c_to_the_command() -> None:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+def _finished(code: int) -> None:
+    """The command has finished (its code known, its output written): a Ctrl-C while the process ends changes
+    nothing, so it is ignored (it ended the process by the signal, exit -2 with no word)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def run() -> int:
     """Set :func:`interrupted_at_start` for SIGINT, then run the command (``gamemarket.cli.run``), which gives
-    Ctrl-C back to Python (a KeyboardInterrupt it handles) where the command starts to work."""
+    Ctrl-C back to Python (a KeyboardInterrupt it handles) where the command starts to work and ignores it once the
+    command has finished (:func:`_finished`)."""
     signal.signal(signal.SIGINT, interrupted_at_start)
     from gamemarket.cli import run as command  # deferred: numpy and the rest, after the handler is set
 
-    return command(on_start=_ctrl_c_to_the_command)
+    try:
+        return command(on_start=_ctrl_c_to_the_command, on_end=_finished)
+    except KeyboardInterrupt:  # in the few steps between the command's end and _finished: it had finished
+        _finished(0)
+        os.write(2, b"gamemarket: interrupted; the command had finished, its output complete\n")
+        return 130
 
 
 if __name__ == "__main__":

@@ -153,7 +153,7 @@ def _ignore_inherited_plugins() -> None:
         )
 
 
-def main(argv: list[str] | None = None, *, on_start=None) -> int:
+def main(argv: list[str] | None = None, *, on_start=None, on_end=None) -> int:
     """Run the command line; returns the exit code.
 
     A :class:`GameMarketError` (bad input, a failed check) prints one line on stderr and exits 2,
@@ -169,6 +169,10 @@ def main(argv: list[str] | None = None, *, on_start=None) -> int:
     on_start : callable, optional
         Called as the command starts to work, its options read (the entry point, ``gamemarket.__main__``, gives
         Ctrl-C back to Python there: until then its own handler exits in one line).
+    on_end : callable, optional
+        Called with the exit code as soon as the command has finished, interrupted or not (the entry point ignores
+        Ctrl-C from there on: the process only ends, and a KeyboardInterrupt then ended it by the signal, exit -2
+        with no word, after a command that had finished; the fuzzer's signals family found it).
     """
 
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -187,7 +191,7 @@ def main(argv: list[str] | None = None, *, on_start=None) -> int:
     said = "finished runs are kept (the same command resumes)" if stores else "no file was half-written"
     if on_start is not None:  # (the entry point: Ctrl-C back to Python, a KeyboardInterrupt said by _guarded)
         on_start()
-    return _guarded(lambda: _run(args), interrupted=f"interrupted; {said}")
+    return _guarded(lambda: _run(args), interrupted=f"interrupted; {said}", on_end=on_end)
 
 
 def _unraisable(hook):
@@ -232,9 +236,18 @@ def _run(args) -> int:
     return int(args.func(args) or 0)
 
 
-def _guarded(step, interrupted: str = "interrupted; no file was half-written"):
+def _guarded(step, interrupted: str = "interrupted; no file was half-written", on_end=None):
     """``step()``'s result, or the exit code of what it raised, said in one line (see :func:`main`);
-    ``interrupted``: what Ctrl-C leaves, said where it stops the command."""
+    ``interrupted``: what Ctrl-C leaves, said where it stops the command; ``on_end``: called with the code before
+    it is returned (:func:`main`)."""
+    code = _guarded_code(step, interrupted)
+    if on_end is not None:
+        on_end(code)
+    return code
+
+
+def _guarded_code(step, interrupted: str):
+    """:func:`_guarded`'s result (see there)."""
     shown, warnings.showwarning = warnings.showwarning, _show_warning
     hook, sys.unraisablehook = sys.unraisablehook, _unraisable(sys.unraisablehook)
     try:
@@ -325,7 +338,7 @@ def _quiet_stdout() -> None:
 PROCESS_GC_THRESHOLD = 100_000
 
 
-def run(*, on_start=None) -> int:
+def run(*, on_start=None, on_end=None) -> int:
     """The process's command (``gamemarket.__main__.run``, the ``gamemarket`` console script and ``python -m
     gamemarket``, calls it with its ``on_start``): :func:`main`, with the garbage collector set for a process that
     ends when the command does.
@@ -342,6 +355,6 @@ def run(*, on_start=None) -> int:
     ``python benchmarks/bench_startup.py`` measures the whole process.
     """
     gc.set_threshold(PROCESS_GC_THRESHOLD, *gc.get_threshold()[1:])
-    code = main(on_start=on_start)
+    code = main(on_start=on_start, on_end=on_end)
     gc.freeze()
     return code

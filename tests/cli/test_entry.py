@@ -123,3 +123,35 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path, monkeypatch,
     monkeypatch.setattr(sys, "stdout", _ClosedPipe())
     assert cli.main(["game", "solve", str(game)]) == 141
     assert "error" not in capsys.readouterr().err
+
+
+def test_a_ctrl_c_after_the_command_has_finished_is_ignored_not_a_death_by_the_signal(monkeypatch, capfd):
+    """The fuzzer's signals family (and the fresh-clone suite, on a loaded machine): SIGINT 1.5 s into a `study run`
+    that had just finished came while the process ended, outside every handler, and killed it by the signal (exit -2,
+    no word). The command hands its code to ``on_end`` the moment it finishes; the entry point then ignores Ctrl-C."""
+    import signal
+
+    import gamemarket.__main__ as entry
+
+    seen = []
+    assert cli.main(["simulate", "--synthetic-jobs", "20", "--nodes", "2"], on_end=seen.append) == 0
+    assert seen == [0]
+    assert cli.main(["workload", "info", "/no/such.swf"], on_end=seen.append) == 2 and seen == [0, 2]  # an error
+    before = signal.getsignal(signal.SIGINT)
+    try:
+        entry._finished(0)
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, before)
+    capfd.readouterr()
+
+    def command(*, on_start, on_end):  # the interrupt in the steps between the command's end and on_end
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("gamemarket.cli.run", command)
+    try:
+        assert entry.run() == 130
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, before)
+    assert capfd.readouterr().err == "gamemarket: interrupted; the command had finished, its output complete\n"
