@@ -13,6 +13,7 @@ of one seed shares them (common random numbers).
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -35,6 +36,13 @@ MAX_BID = 1e9
 #: the highest reservation price (per node-second), as high as the highest private bid: a run's payments, their sums
 #: and their spreads stay far inside the float range
 MAX_RESERVE = MAX_BID
+
+
+def valid_reserve(value) -> float | None:
+    """``value`` as a reserve price: a float where it is a real number (not a bool, not a text) in ``[0,
+    MAX_RESERVE]``, else None; the caller names the value in its own error (``Mechanism``, ``register_provider``)."""
+    real = isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+    return float(value) if real and math.isfinite(value) and 0 <= value <= MAX_RESERVE else None
 
 
 @dataclass(frozen=True)

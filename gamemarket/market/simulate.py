@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from gamemarket.bids import MAX_RESERVE, bid_bin_codes
+from gamemarket.bids import MAX_RESERVE, bid_bin_codes, valid_reserve
 from gamemarket.errors import InputError, foreign_prints, raised, real_numbers, shown_value
 from gamemarket.io import jobtable
 from gamemarket.market import engine, outcomes
@@ -61,8 +61,7 @@ class Mechanism:
                 raise InputError(
                     f"field 'blend' ({self.blend!r}) applies to payment 'blend' only, not {self.payment!r}"
                 )
-        real = isinstance(self.reserve, numbers.Real) and not isinstance(self.reserve, (bool, np.bool_))
-        if not (real and math.isfinite(self.reserve) and 0 <= self.reserve <= MAX_RESERVE):
+        if valid_reserve(self.reserve) is None:
             raise InputError(f"reserve must be a number >= 0 and <= {MAX_RESERVE:g}, got {self.reserve!r}")
         if self.preemption_overhead != 0:
             raise InputError("preemption_overhead: only 0 (free preemption and migration) is implemented")

@@ -12,9 +12,8 @@ import os
 import tomllib
 from dataclasses import dataclass
 from importlib import resources
-from numbers import Real
 
-from gamemarket.bids import MAX_RESERVE
+from gamemarket.bids import MAX_RESERVE, valid_reserve
 from gamemarket.consumers.base import FAMILIES
 from gamemarket.errors import InputError
 from gamemarket.market.hooks import EVENT_SCHEDULERS
@@ -103,9 +102,8 @@ def register_provider(name: str, scheduler: str, payment: str, *, reserve: float
     for field, value, reg in (("scheduler", scheduler, SCHEDULERS), ("payment", payment, PAYMENTS)):
         if not isinstance(value, str) or value not in reg:
             raise InputError(f"{what}: field {field!r}: unknown {reg.what} {value!r}; expected one of {sorted(reg)}")
-    # a number, as Mechanism takes one ("1" was read as 1.0: hunt 9)
-    r = float(reserve) if isinstance(reserve, Real) and not isinstance(reserve, bool) else float("nan")
-    if not (0 <= r <= MAX_RESERVE):
+    r = valid_reserve(reserve)  # a number, as Mechanism takes one ("1" was read as 1.0: hunt 9)
+    if r is None:
         raise InputError(f"{what}: field 'reserve': expected a number >= 0 and <= {MAX_RESERVE:g}, got {reserve!r}")
     return PROVIDERS.register(name, ProviderEntry(name, scheduler, payment, r, str(description)))
 

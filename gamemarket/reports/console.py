@@ -54,7 +54,7 @@ def exploration_lines(ex) -> list[str]:
         )
     # the exploration's own answer for the provider, as the report gives it (hunt 9: the console said the menu's
     # "provider's choice: hb-first" while the report's explored answer had no equilibrium and no choice)
-    leader = getattr(ex.provider, "leader", None)
+    leader = ex.provider.leader
     out.append(
         f"exploration's provider choice (leader, worst explored equilibrium): {leader}"
         if leader
