@@ -918,3 +918,27 @@ def test_an_exploration_that_found_no_equilibrium_says_so_in_the_report_and_the_
     else:
         assert "exploration's provider choice (leader, worst explored equilibrium): hb-first" in out
         assert "| hb-first |" in section
+
+
+@pytest.mark.parametrize("kind", ["population", "bimatrix"])
+def test_a_game_resamples_field_is_refused_saying_it_is_read_by_nothing(tmp_path, capsys, kind):
+    """Hunt 8: a population game's regret intervals are no bootstrap now, so ``[game] resamples`` would have no
+    effect (it had none in a bimatrix study before either): exit 2, one line naming the file and the field."""
+    from study_helpers import write_study
+
+    body = (
+        '\nname = "rs"\n[workload]\nsource = "synthetic"\nnodes = 4\n[workload.synthetic]\njobs = 40\n'
+        '[strategies]\nproviders = ["hb-first", "hb-kth"]\n'
+        + ('[game]\nkind = "population"\nstrategies = ["truthful", "shade-0.5"]\n' if kind == "population" else "")
+        + ("" if kind == "population" else '[game]\nkind = "bimatrix"\n')
+        + "resamples = 500\n"
+    )
+    study = write_study(tmp_path, body, "rs.toml")
+    before = sorted(tmp_path.rglob("*"))
+    assert main(["study", "run", str(study)]) == 2
+    err = capsys.readouterr().err
+    assert (
+        err.startswith(f"gamemarket: error: {study}: [game]: field 'resamples': no longer read: ")
+        and "Traceback" not in err
+    )
+    assert len(err.splitlines()) == 1 and sorted(tmp_path.rglob("*")) == before
