@@ -27,11 +27,27 @@ def _finished(code: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+#: dask's configuration key (read from the environment when dask is imported) that sets its log's level
+DASK_LOG = "DASK_LOGGING__DISTRIBUTED"
+
+
+def quiet_dask_log() -> None:
+    """Keep dask's log to its critical errors for the whole process, unless the user set its level.
+
+    The command says what went wrong in its one line; dask's log printed tracebacks beside it (a stream closed
+    while the client shut down after a failed run). ``runner.parallel_backend`` raises the level while the client is
+    open, which is right for the Python API, but a comm thread could still log after it put the level back, as
+    the process ended (a flake of the worker-error test on a loaded machine). The level is set through dask's
+    configuration before dask is imported, so no window is left."""
+    os.environ.setdefault(DASK_LOG, "critical")
+
+
 def run() -> int:
     """Set :func:`interrupted_at_start` for SIGINT, then run the command (``gamemarket.cli.run``), which gives
     Ctrl-C back to Python (a KeyboardInterrupt it handles) where the command starts to work and ignores it once the
-    command has finished (:func:`_finished`)."""
+    command has finished (:func:`_finished`). dask's log is kept to critical errors (:func:`quiet_dask_log`)."""
     signal.signal(signal.SIGINT, interrupted_at_start)
+    quiet_dask_log()
     from gamemarket.cli import run as command  # deferred: numpy and the rest, after the handler is set
 
     try:

@@ -22,7 +22,7 @@ from gamemarket.cli.options import (
     examples,
     use_help_formatter,
 )
-from gamemarket.cli.output import foreign_code
+from gamemarket.cli.output import STDOUT, NamedStdout, foreign_code, quiet_stdout
 from gamemarket.cli.pricing import add_pricing_commands
 from gamemarket.cli.workload import add_workload_commands
 from gamemarket.errors import GameMarketError, InputError, WorkerLost, plain_numbers, worker_died
@@ -250,9 +250,13 @@ def _guarded_code(step, interrupted: str):
     """:func:`_guarded`'s result (see there)."""
     shown, warnings.showwarning = warnings.showwarning, _show_warning
     hook, sys.unraisablehook = sys.unraisablehook, _unraisable(sys.unraisablehook)
+    out = sys.stdout
+    sys.stdout = NamedStdout(out)  # an error writing what the command prints names standard output
     try:
         _ignore_inherited_plugins()
-        return step()
+        code = step()
+        sys.stdout.flush()  # what the command printed is written before it is said to have finished
+        return code
     except SystemExit as exc:  # gamemarket never exits inside a command: a plugin's code called sys.exit
         print(f"gamemarket: error: {_exit_called(exc)}", file=sys.stderr)
         return EXIT_ERROR
@@ -260,10 +264,12 @@ def _guarded_code(step, interrupted: str):
         print(f"gamemarket: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_ERROR
     except BrokenPipeError:  # the reader went away (``gamemarket ... | head``): stop quietly, as a filter does
-        _quiet_stdout()
+        quiet_stdout()
         return EXIT_BROKEN_PIPE
     except OSError as exc:  # a file or connection the checks above did not foresee: still a message, not a trace
         where = f"{exc.filename}: " if exc.filename else ""
+        if exc.filename == STDOUT:  # the interpreter's flush at exit would fail on the rest a second time
+            quiet_stdout()
         print(f"gamemarket: error: {_one_line(f'{where}{exc.strerror or exc}')}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
@@ -275,6 +281,7 @@ def _guarded_code(step, interrupted: str):
         print(f"gamemarket: error: {_one_line(_worker_death(exc))}", file=sys.stderr)
         return EXIT_ERROR
     finally:
+        sys.stdout = out
         warnings.showwarning = shown
         sys.unraisablehook = hook
 
@@ -322,16 +329,6 @@ def _load_plugins(specs: list[str]) -> None:
 
     with foreign_code(f"plugin {', '.join(map(str, specs))}"):
         load_cli_plugins(argparse.Namespace(plugin=specs))
-
-
-def _quiet_stdout() -> None:
-    """Point stdout at /dev/null, so that the interpreter's own flush at exit, into the closed pipe, raises nothing
-    (Python's documented way to stop after a SIGPIPE without a second error)."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):  # no file descriptor to point (a captured stdout): nothing to do
-        pass
 
 
 #: the collector's young-generation threshold for a command-line process (Python's default is 700)

@@ -15,6 +15,7 @@ import math
 import re
 import sys
 
+from gamemarket.cli.output import STDOUT, quiet_stdout
 from gamemarket.errors import InputError
 from gamemarket.io.limits import MAX_NODES, check_workers
 
@@ -174,6 +175,26 @@ class Parser(argparse.ArgumentParser):
             message = f"unknown command {given}{hint}; expected one of {', '.join(sub.choices)}"
         self.exit(EXIT_ERROR, f"{self.prog}: error: {message}; see `{self.prog} --help`\n")
 
+    def _print_message(self, message, file=None):
+        """argparse's, but a failed write is said, not swallowed: ``--help > /dev/full`` exited 0 with nothing
+        written. A closed pipe (``--help | head -1``) is left quiet, as argparse leaves it."""
+        if not message:
+            return
+        file = sys.stderr if file is None else file
+        try:
+            file.write(message)
+            file.flush()
+        except BrokenPipeError:
+            pass
+        except OSError as exc:
+            name = STDOUT if file is sys.stdout else "standard error"
+            try:
+                sys.stderr.write(f"gamemarket: error: {name}: {exc.strerror or exc}\n")
+            except OSError:
+                pass
+            quiet_stdout()
+            raise SystemExit(EXIT_ERROR) from None
+
     def parse_args(self, args=None, namespace=None):
         """argparse's, but arguments no command knows are named by the command they were given to (argparse's
         top-level parser reports them, naming only ``gamemarket``)."""
@@ -215,7 +236,8 @@ EXIT_CODES = {
     "effect), with one line on standard error that names the file, field or value and what was expected, and "
     "nothing half-written; also when a worker process dies under a command (killed by a signal: SIGKILL is most "
     "often the kernel's out-of-memory killer), with one line naming the signal (finished runs are kept and the "
-    "same command resumes)",
+    "same command resumes); also when the command's output cannot be written (a full disk under `> out.txt`: the "
+    "line names standard output)",
     EXIT_UNFINISHED: "a solver stopped without converging (`price solve`), found no equilibrium (`game solve` of "
     "an EGTA JSON game), or stopped before it had enumerated every equilibrium (`game solve` at its "
     "`--time-limit`, or of a bimatrix game whose degenerate faces exceed the enumeration's budget: what it found "

@@ -383,3 +383,47 @@ def foreign_code(what: str):
             f"{what}: changed the working directory (from {cwd} to {now}) as it loaded; expected it to leave it "
             "as it is (the command's relative paths would name other files)"
         )
+
+
+#: the name an error writing the command's output gives its file
+STDOUT = "standard output"
+
+
+class NamedStdout:
+    """The command's stdout, whose write errors name it: ``> /dev/full`` (a full disk under the output's file) said
+    "No space left on device" and named no file. A closed pipe is left as it is (``BrokenPipeError``: the reader
+    went away, which the command takes quietly); everything else is the stream's own."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
+    def _named(self, call, *args):
+        try:
+            return call(*args)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            if exc.filename is not None:
+                raise
+            raise OSError(exc.errno, exc.strerror, STDOUT) from None
+
+    def write(self, text):
+        """The stream's ``write``, an error naming standard output."""
+        return self._named(self._stream.write, text)
+
+    def flush(self) -> None:
+        """The stream's ``flush``, an error naming standard output."""
+        return self._named(self._stream.flush)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+def quiet_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's own flush at exit, into the closed pipe (or the file
+    that failed), raises nothing (Python's documented way to stop after a SIGPIPE without a second error)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no file descriptor to point (a captured stdout): nothing to do
+        pass

@@ -155,3 +155,47 @@ def test_a_ctrl_c_after_the_command_has_finished_is_ignored_not_a_death_by_the_s
     finally:
         signal.signal(signal.SIGINT, before)
     assert capfd.readouterr().err == "gamemarket: interrupted; the command had finished, its output complete\n"
+
+
+@pytest.mark.parametrize("given, level", [(None, 50), ("info", 20)])
+def test_the_process_keeps_dasks_log_to_critical_errors_unless_the_user_set_its_level(given, level):
+    # a comm thread of a closing client could log a traceback after parallel_backend put the level back (the
+    # worker-error test's flake): the process sets it through dask's configuration, before dask is imported
+    import os
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if k != "DASK_LOGGING__DISTRIBUTED"}
+    if given is not None:
+        env["DASK_LOGGING__DISTRIBUTED"] = given
+    code = (
+        "import gamemarket.__main__ as m; m.quiet_dask_log(); import logging, distributed; "
+        "print(logging.getLogger('distributed').getEffectiveLevel(), "
+        "logging.getLogger('distributed.comm.tcp').getEffectiveLevel())"
+    )
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.stdout.split() == [str(level), str(level)], out.stderr[-2000:]
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (a device every write to fails: Linux)")
+@pytest.mark.parametrize("unbuffered", ["1", ""])
+@pytest.mark.parametrize(
+    "argv", [["simulate", "--synthetic-jobs", "20"], ["--help"], ["--version"], ["game", "--help"]]
+)
+def test_output_that_cannot_be_written_is_an_error_naming_standard_output(argv, unbuffered):
+    # `> /dev/full` (a full disk under the output's file): the error named no file, and --help exited 0 with
+    # nothing written (argparse swallows its write errors)
+    import os
+    import subprocess
+
+    env = {**os.environ, "PYTHONUNBUFFERED": unbuffered, "PYTHONPATH": str(ROOT)}
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run(
+            [sys.executable, "-m", "gamemarket", *argv],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+    assert proc.returncode == 2
+    assert proc.stderr == "gamemarket: error: standard output: No space left on device\n"
