@@ -219,7 +219,8 @@ def job_columns(columns: Mapping[str, np.ndarray], mix, seed: int, *, distributi
     it fits), without pandas and without copying the given columns: the draws of a trace of 16 million serial
     jobs in a few hundred MB beside its columns."""
     _check_mix(mix)
-    draws = draw(len(columns["id"]), seed, distribution=distribution)
+    n = _column_rows(columns)
+    draws = draw(n, seed, distribution=distribution)
     w = draws.private_bid
     group, rw = mix.reported_bids(w, bid_bin_codes(w), draws.G, draws.U)
     del draws
@@ -227,6 +228,24 @@ def job_columns(columns: Mapping[str, np.ndarray], mix, seed: int, *, distributi
     if len(group) == 0 or (group.min() >= np.iinfo(np.int8).min and group.max() <= np.iinfo(np.int8).max):
         group = group.astype(np.int8)
     return {**columns, "private_bid": w, "reported_bid": rw, "group": group}
+
+
+def _column_rows(columns) -> int:
+    """The rows of a job table given as column arrays, or an error naming what is missing or uneven (a missing
+    ``id`` was a KeyError)."""
+    if not (isinstance(columns, Mapping) or callable(getattr(columns, "keys", None))):  # (a DataFrame has its keys)
+        raise InputError(
+            f"columns: expected a mapping of column name to array (gamemarket.workloads.swf.read_swf_columns), got "
+            f"{type(columns).__name__}"
+        )
+    required = list(WORKLOAD_REQUIRED)
+    missing = [c for c in required if c not in columns]
+    if missing:
+        raise InputError(f"columns: missing column(s) {missing}; required: {required}")
+    rows = {c: len(np.asarray(columns[c])) for c in required}
+    if len(set(rows.values())) > 1:
+        raise InputError(f"columns: the required columns differ in length {rows}; expected one length")
+    return rows[required[0]]
 
 
 #: Bid classes of the reports (market-model.md), on the private bid: low [0, 60], middle (60, 120), high [120, 180].

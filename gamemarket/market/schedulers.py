@@ -22,7 +22,8 @@ from typing import Callable
 
 import numpy as np
 
-from gamemarket.errors import check_flag
+from gamemarket.errors import InputError, check_flag
+from gamemarket.io.jobtable import SPEC
 from gamemarket.registry import Registry
 
 
@@ -51,6 +52,20 @@ class PriorityKey:
     column: str
     per: str | None = None
     descending: bool = False
+
+    def __post_init__(self) -> None:
+        # a key on a column no job table has registered and failed on its first run (a KeyError deep in the engine)
+        if not isinstance(self.column, str) or self.column not in SPEC:
+            raise InputError(
+                f"PriorityKey column {self.column!r}: not a job table column; expected one of {list(SPEC)}"
+            )
+        positive = [c.name for c in SPEC.values() if c.lower == 0 and c.strict]
+        if self.per is not None and self.per not in positive:
+            raise InputError(
+                f"PriorityKey per {self.per!r}: expected a column whose values are all > 0, one of {positive} (or "
+                "None), so that every key is a number"
+            )
+        check_flag(self.descending, "PriorityKey descending")
 
     def __call__(self, table) -> np.ndarray:
         """Every job's key (float64), negated before the division as ``-rw / tau`` is."""

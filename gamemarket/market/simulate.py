@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gamemarket.bids import MAX_RESERVE, bid_bin_codes, valid_reserve
-from gamemarket.errors import InputError, foreign_prints, raised, real_numbers, shown_value
+from gamemarket.errors import InputError, check_whole, foreign_prints, raised, real_numbers, shown_value
 from gamemarket.io import jobtable
 from gamemarket.market import engine, outcomes
 from gamemarket.market.engine import MAX_JOBS, run_market, run_market_rows
@@ -405,8 +405,7 @@ def _streamed(table, nodes: int, mechanism: Mechanism | None, path, rows: int) -
     """The summary of one run whose per-job outcome is made in slices of ``rows`` jobs, and written to ``path``
     where given."""
     mechanism = check_mechanism(mechanism)
-    if int(rows) < 1:
-        raise InputError(f"rows must be >= 1, got {rows}")
+    rows = check_whole(rows, "rows (jobs per slice)", 1)  # (read with int() before: 2.5 was 2, "x" a ValueError)
     runtime = np.asarray(table["runtime"], dtype=np.int64)
     codes = outcomes.runtime_group_codes(runtime, np.asarray(table["id"], dtype=np.int64))
     del runtime  # a copy where the table's run times are not int64: 8 bytes a job the run need not hold
@@ -414,9 +413,7 @@ def _streamed(table, nodes: int, mechanism: Mechanism | None, path, rows: int) -
     part, J, steps = _engine_parts(table, nodes, mechanism)
 
     def parts(only=None):
-        return outcomes.per_job_parts(
-            table, part, J, runtime_codes=codes, bid_codes=bid_codes, rows=int(rows), only=only
-        )
+        return outcomes.per_job_parts(table, part, J, runtime_codes=codes, bid_codes=bid_codes, rows=rows, only=only)
 
     summ = outcomes.streamed_summary(parts, table, J, int(nodes), getattr(part, "scratch", None))
     summ["allocation_steps"] = int(steps)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gamemarket.errors import InputError, check_seed
+from gamemarket.errors import InputError, check_seed, check_whole
 from gamemarket.pricing.utilities import Utility, make_utility
 
 #: the range a problem's numbers may take (efficiencies, limits, demands, weights, targets; zero aside where
@@ -272,8 +272,7 @@ def synthetic(
     """The paper's synthetic family: resources from least to most efficient on average,
     ``R_j ~ U[0.1, 1] * n / 1.5^(j-1)``, unit weights. With ``limit`` (bytes), a problem whose solve would take
     more is refused before it is drawn (:func:`check_solve_fits`)."""
-    if n < 1 or m < 1:
-        raise InputError("n and m must be >= 1")
+    n, m = check_whole(n, "n (jobs)", 1), check_whole(m, "m (resources)", 1)  # (the message named neither value)
     check_seed(seed)  # (numpy's ValueError before)
     check_solve_fits(n, m, f"a synthetic price problem of {n:,} jobs x {m:,} resources (its solve)", limit)
     rng = np.random.default_rng(seed)

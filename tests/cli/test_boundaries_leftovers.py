@@ -874,6 +874,20 @@ def test_registering_a_scheduler_or_provider_takes_its_values_as_they_are_typed(
             register_provider("never", "hb", "first", reserve=bad)
 
 
+def test_a_priority_key_names_a_column_no_job_table_has_when_it_is_made():
+    """Hunt 9: PriorityKey("usr") registered and failed on its scheduler's first run; a key per a column that can be
+    0 (submit) made keys of inf and nan."""
+    from gamemarket.market.schedulers import PriorityKey
+
+    with pytest.raises(InputError, match=r"^PriorityKey column 'usr': not a job table column; expected one of \['id'"):
+        PriorityKey("usr")
+    with pytest.raises(InputError, match=r"^PriorityKey per 'submit': expected a column whose values are all > 0, "):
+        PriorityKey("reported_bid", per="submit")
+    with pytest.raises(InputError, match=r"^PriorityKey descending must be True or False, got 'no'"):
+        PriorityKey("runtime", descending="no")
+    assert PriorityKey("reported_bid", per="estimate", descending=True).describe() == "-reported_bid / estimate"
+
+
 def test_a_population_report_names_the_outside_option_and_each_rules_leave_shares(tmp_path, capsys):
     """Hunt 9: with outside_price = 54 the report never named the outside option, and listed leave-all as
     [0.0, 0.0, 0.0], as truthful, though the two gain differently."""

@@ -184,6 +184,45 @@ def test_job_table_with_good_arguments_still_draws(jobs):
     assert a.equals(bids.job_table(jobs, consumers.SRG, 7)) and len(a) == len(jobs)
 
 
+def _columns(jobs):
+    return {c: jobs[c].to_numpy() for c in jobs.columns}
+
+
+@pytest.mark.parametrize("drop", [["id"], ["runtime", "estimate"]])
+def test_job_columns_names_the_workload_columns_missing(jobs, drop):
+    columns = {c: a for c, a in _columns(jobs).items() if c not in drop}
+    missing = [c for c in ("id", "submit", "runtime", "estimate") if c in drop]
+    with pytest.raises(InputError, match=re.escape(f"columns: missing column(s) {missing}; required: ")):
+        bids.job_columns(columns, consumers.SRG, 0)  # (a missing id was a KeyError)
+
+
+def test_job_columns_refuses_columns_of_uneven_length_and_what_is_no_mapping(jobs):
+    columns = _columns(jobs)
+    columns["runtime"] = columns["runtime"][:-1]
+    with pytest.raises(InputError, match=r"columns: the required columns differ in length \{'id': 30, .*'runtime': 29"):
+        bids.job_columns(columns, consumers.SRG, 0)
+    with pytest.raises(InputError, match=r"columns: expected a mapping of column name to array .*got list"):
+        bids.job_columns([jobs["id"].to_numpy()], consumers.SRG, 0)
+
+
+@pytest.mark.parametrize("given", [_columns, lambda jobs: jobs])  # column arrays, or a DataFrame's columns
+def test_job_columns_with_good_columns_draws_the_job_tables_bids(jobs, given):
+    got = bids.job_columns(given(jobs), consumers.SRG, 7)
+    want = bids.job_table(jobs, consumers.SRG, 7)
+    for c in ("private_bid", "reported_bid", "group"):
+        np.testing.assert_array_equal(np.asarray(got[c]), want[c].to_numpy())
+
+
+@pytest.mark.parametrize("rows", [0, 2.5, "x", None, True])
+def test_simulate_to_file_refuses_a_slice_that_is_no_whole_number(table, tmp_path, rows):
+    from gamemarket.market.simulate import simulate_to_file
+
+    said = rf"rows \(jobs per slice\) must be a whole number >= 1, got {re.escape(repr(rows))}"
+    with pytest.raises(InputError, match=said):
+        simulate_to_file(table, 4, None, tmp_path / "o.csv", rows=rows)
+    assert not (tmp_path / "o.csv").exists()
+
+
 # ---------------------------------------------------------------------------- pricing
 @pytest.mark.parametrize(
     "kwargs, message",
@@ -221,6 +260,12 @@ def test_price_solve_with_good_starts_still_converges(price_problem):
 def test_synthetic_prices_share_the_seed_check(seed):
     with pytest.raises(InputError, match=rf"seed must be a whole number >= 0, got {seed!r}"):
         price_synthetic(5, 2, seed=seed)
+
+
+@pytest.mark.parametrize("n, m, message", [(0, 2, r"n \(jobs\) .* got 0"), (5, 2.0, r"m \(resources\) .* got 2.0")])
+def test_synthetic_prices_name_the_count_refused(n, m, message):
+    with pytest.raises(InputError, match=message):  # ("n and m must be >= 1" named neither)
+        price_synthetic(n, m)
 
 
 @pytest.mark.parametrize("rel_tol", [1e-9, 1e-3, 0.1, 0.3, 0.5])
