@@ -426,6 +426,10 @@ def _raw_spreads(prob: _Logit, form) -> np.ndarray:
     return np.array([form.payoff_scale()])
 
 
+#: how far (largest probability change) a polish on the full support may move the branch's last point
+NEAR_LAST = 0.01
+
+
 def _polish(form, x: np.ndarray, regrets, prob: _Logit) -> tuple[np.ndarray, bool]:
     """The branch's last point polished on its support and checked by its regret: (limit, verified)."""
     from gamemarket.games.rsg_equilibria import DEFAULT_REL_TOL, support_polish  # deferred: scipy.optimize
@@ -441,9 +445,13 @@ def _polish(form, x: np.ndarray, regrets, prob: _Logit) -> tuple[np.ndarray, boo
         tol = np.full(len(form.roles), DEFAULT_REL_TOL * form.payoff_scale())
     x = rsg.normalize(x)
     best, best_gap = x, np.max(np.array(regrets(x)) / tol)
-    for start, threshold in [(x, 1e-6), (x, 1e-4), (x, 1e-2), (_best_responses(rsg, x, tol), 1e-6)]:
+    # last, every strategy kept: where a near tie (4e-5 of the spread) puts an equilibrium probability of 4e-5 on a
+    # strategy the trace, stopped short of the lambda that resolves it, holds at 4e-10, every smaller support
+    # misses it; that root is taken only near the branch's last point (NEAR_LAST): not another equilibrium
+    attempts = [(x, 1e-6), (x, 1e-4), (x, 1e-2), (_best_responses(rsg, x, tol), 1e-6), (x, 0.0)]
+    for start, threshold in attempts:
         y = support_polish(rsg, start, threshold=threshold)
-        if y is None:
+        if y is None or (threshold == 0.0 and np.abs(y - x).max() > NEAR_LAST):
             continue
         gap = np.max(np.array(regrets(y)) / tol)
         if gap <= best_gap:

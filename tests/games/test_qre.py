@@ -75,6 +75,9 @@ def test_bifurcating_game_both_limits_are_equilibria():
 # a near tie (the row's two best replies to c1 differ by 1.5e-7 of the spread): both traces stop near lambda 1e6,
 # still mixing, at points 1.4e-6 apart; the limit is the pure equilibrium their best responses make
 @example(m=4, n=4, seed=275)
+# a tie of 4e-5 of the spread: the equilibrium puts 4.1e-5 on a column the traces, stopped near lambda 35,511 (the
+# step fell below 1e-12), hold at 4e-10; every smaller support missed it (both unpolished, 1.7e-5 apart)
+@example(m=2, n=2, seed=78800)
 def test_bimatrix_and_role_symmetric_forms_trace_one_branch(m, n, seed):
     """One game traced twice: as payoff matrices and as a role-symmetric game of two roles of one player."""
     rng = np.random.default_rng(seed)
