@@ -101,6 +101,13 @@ def _payoff_lines(game, width: int | None) -> list[str]:
     return lines
 
 
+def _above_noise(value: float, payoffs) -> float:
+    """An equilibrium's payoff, 0 where it is below the precision of its sum (1e-12 of the largest payoff's size):
+    matching pennies' 0 was printed as 3.08149e-33."""
+    size = float(np.max(np.abs(payoffs))) if np.size(payoffs) else 0.0
+    return 0.0 if abs(value) <= 1e-12 * size else value
+
+
 def _equilibria_lines(sg, width: int | None) -> list[str]:
     """A solved game's equilibria as a table (each one's strategies, payoffs, regrets and the methods that found
     it), and their robustness as a second where it was measured."""
@@ -111,7 +118,7 @@ def _equilibria_lines(sg, width: int | None) -> list[str]:
     rows, robust = [], []
     for k, (e, rb) in enumerate(zip(sol.equilibria, sg.robustness)):
         px, py = profile_words(g, e, digits=4)
-        pay = [Figure(e.payoffs[0], 6, what="payoffs"), Figure(e.payoffs[1], 6, what="payoffs")]
+        pay = [Figure(_above_noise(v, m), 6, what="payoffs") for v, m in zip(e.payoffs, (g.A, g.B))]
         regret = [Figure(e.regret[0], 2, what="regrets"), Figure(e.regret[1], 2, what="regrets")]
         rows.append((k + 1, "pure" if e.pure else "mixed", px, py, *pay, *regret, ", ".join(sorted(e.methods))))
         if rb is not None:

@@ -119,3 +119,14 @@ def test_observed_play_fits_the_lambda_fit_lambda_finds(capsys):
     assert f"fitted to the observed play: lambda {lam:.4g}" in out and "fitted " in out
     assert main(["game", "solve", NFG, "--concept", "qre", "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)[0]["fit"] is None
+
+
+def test_an_equilibrium_payoff_below_the_arithmetics_precision_reads_0(tmp_path, capsys):
+    # matching pennies: the mixed equilibrium's payoffs sum four terms of 0.25 to 3.08e-33, printed as such
+    (tmp_path / "mp.nfg").write_text('NFG 1 R "mp" { "row" "col" } { 2 2 }\n1 -1 -1 1 -1 1 1 -1\n')
+    assert main(["game", "solve", str(tmp_path / "mp.nfg")]) == 0
+    row = [line.split() for line in capsys.readouterr().out.splitlines() if line.strip().startswith("1  mixed")]
+    assert row and row[0][12:14] == ["0", "0"], row  # the row and column payoffs
+    assert main(["game", "solve", str(tmp_path / "mp.nfg"), "--format", "json"]) == 0
+    (rec,) = json.loads(capsys.readouterr().out)  # JSON keeps every digit the solver computed
+    assert 0 < abs(rec["payoffs"]["row"]) <= 1e-12
