@@ -52,7 +52,7 @@ from gamemarket.io.files import atomic_path
 from gamemarket.io.names import workload_source
 from gamemarket.market.base import MARKETS, PreparedWorkload, market_for
 from gamemarket.market.outside import OUTSIDE_FIELDS, outside_runner
-from gamemarket.studies.deviations import SeedRuns, paired_record
+from gamemarket.studies.deviations import PAIRED_ESTIMATOR, SeedRuns, paired_record
 from gamemarket.studies.population_config import PopulationConfig
 from gamemarket.studies.runner import parallel_backend
 from gamemarket.studies.store import content_hash, set_aside, task_key
@@ -388,7 +388,7 @@ class PopulationRuns:
         of every rule's gain against ``x`` (``gamemarket.studies.deviations.paired_record``), not the run at ``x``."""
         fields = {**self.base, "provider": provider.params(), "mixture": list(mix_key(x)), "seed": int(seed)}
         if paired:
-            fields["estimator"] = "paired"
+            fields["estimator"] = PAIRED_ESTIMATOR
         return task_key({**fields, **plugins.key_fields(provider.params())})  # a plugin's entries: its hash
 
     def ensure(self, wanted: dict, paired: bool = False) -> None:
