@@ -6,14 +6,29 @@ a paired difference between two profiles of the same seed) has the usual Student
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy.special import (
     stdtrit,
 )  # the Student-t quantile (scipy.stats.t.ppf calls it; importing scipy.stats costs ~0.8 s)
 
+from gamemarket.errors import InputError
+
+
+def check_probability(value, what: str) -> float:
+    """A confidence level or an error rate: a number strictly between 0 and 1, else an :class:`InputError` naming
+    ``what`` and the value (``level=95`` returned ``(2.0, nan, nan)``, no interval and no word)."""
+    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+    if not ok or not (0.0 < float(value) < 1.0) or math.isnan(float(value)):
+        hint = " (a share: 0.95, not 95)" if ok and 1.0 < float(value) <= 100.0 else ""
+        raise InputError(f"{what} must be a number strictly between 0 and 1{hint}, got {value!r}")
+    return float(value)
+
 
 def t_half_width(values, axis: int = -1, level: float = 0.95):
     """Half-width of the ``level`` Student-t interval of the mean along ``axis`` (NaN below 2 values)."""
+    level = check_probability(level, "level")
     v = np.asarray(values, dtype=float)
     n = v.shape[axis]
     if n < 2:
@@ -28,6 +43,7 @@ def t_interval(values, level: float = 0.95, within: tuple[float, float] | None =
     [0, 1]: a market's ``figure_ranges``). The interval is intersected with it: the true mean lies in the range, so
     the intersection covers it whenever the interval does (the same coverage), and no printed bound is a value the
     quantity cannot take (two seeds' Student-t interval of a utilization of 0.67 reached 1.13)."""
+    level = check_probability(level, "level")
     v = np.asarray(values, dtype=float).ravel()
     v = v[np.isfinite(v)]
     mean = float(v.mean()) if len(v) else float("nan")
@@ -53,6 +69,9 @@ def range_of_sum(weights: dict, ranges: dict) -> tuple[float, float]:
 def t_bound(values, alpha: float, side: str = "upper") -> float:
     """A one-sided ``1 - alpha`` Student-t confidence bound on the mean of the finite ``values`` (``side``: "upper" or
     "lower"); NaN with fewer than 2 of them. Constant values bound themselves exactly."""
+    alpha = check_probability(alpha, "alpha")
+    if side not in ("upper", "lower"):
+        raise InputError(f"side must be 'upper' or 'lower', got {side!r}")
     v = np.asarray(values, dtype=float).ravel()
     v = v[np.isfinite(v)]
     if len(v) < 2:
@@ -77,6 +96,7 @@ def regret_interval(gains, alpha: float) -> tuple[float, float, float]:
     maximum, used before, collapses to [0, 0] whenever every seed's gains are negative, which 2 to 4 seeds make likely
     under no deviation at all (probability ``2^-k`` for a rule of gain 0): the same report then called all-truthful
     both verified and undecided."""
+    alpha = check_probability(alpha, "alpha")
     G = np.asarray(gains, dtype=float)
     G = G.reshape(len(G), -1)
     cols = [G[:, j] for j in range(G.shape[1]) if np.isfinite(G[:, j]).any()]

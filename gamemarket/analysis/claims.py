@@ -367,8 +367,9 @@ def _claim_4_gain_rows(gains: dict, mech: str, price: str, mix: str, who: str, g
     rows, v_high = [], ""
     for cls in BID_CLASSES + ("all",):
         d = summarize(gains[(mech, cls)])
-        if price == "kth":
-            v = "supported" if verdict(d, +1) != "supported" else "contradicted"
+        if price == "kth":  # "no gain" holds where no gain is shown; with no interval (one seed) nothing is shown
+            v = "contradicted" if verdict(d, +1) == "supported" else "supported"
+            v = v if np.isfinite(d["lo"]) else "inconclusive"
             claim = f"(4) under k-th price ({mech}) the {_jobs_text(cls)} of the {who} gain nothing by shading"
             paper = "no gain (Fig. 5-7)"
         elif cls == "high":

@@ -239,8 +239,9 @@ EXIT_CODES = {
     "same command resumes); also when the command's output cannot be written (a full disk under `> out.txt`: the "
     "line names standard output)",
     EXIT_UNFINISHED: "a solver stopped without converging (`price solve`), found no equilibrium (`game solve` of "
-    "an EGTA JSON game), or stopped before it had enumerated every equilibrium (`game solve` at its "
-    "`--time-limit`, or of a bimatrix game whose degenerate faces exceed the enumeration's budget: what it found "
+    "an EGTA JSON game, or with `--methods` that do not enumerate every equilibrium), or stopped before it had "
+    "enumerated every equilibrium (`game solve` at its `--time-limit`, or of a bimatrix game whose degenerate "
+    "faces exceed the enumeration's budget: what it found "
     "is printed, each verified, with a note that says how far the search got)",
     EXIT_INTERRUPTED: "interrupted (Ctrl-C): no file is left half-written, and `study run` keeps the runs it "
     "finished (the same command resumes); one line on standard error says so, also while the command starts",

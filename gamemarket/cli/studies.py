@@ -255,6 +255,25 @@ def _solve_egta(a) -> int:
     return 0
 
 
+def _none_found(solved, json_out: bool) -> int:
+    """Exit 3 where the methods asked found no equilibrium of a game (every game has one: ``--methods pure`` of
+    rock-paper-scissors printed ``[]`` and exit 0), saying so on stderr; 0 otherwise. With ``--format json`` a
+    partial search's note goes to stderr too (the JSON list holds equilibria only)."""
+    for sg in solved:
+        where = f"{sg.name}: " if len(solved) > 1 else ""
+        if json_out:
+            for n in sg.solution.notes:
+                if n.startswith("partial: "):
+                    print(f"gamemarket: {where}{n}", file=sys.stderr)
+    empty = [sg for sg in solved if not sg.solution.equilibria]
+    if not empty:
+        return 0
+    for sg in empty:
+        where = f" of {sg.name}" if len(solved) > 1 else ""
+        print(f"gamemarket: none found: no equilibrium{where} by the methods asked; exit 3", file=sys.stderr)
+    return EXIT_UNFINISHED
+
+
 def _unfinished(notes: list[str]) -> None:
     """On stderr: the search for equilibria did not finish, and each note that says where it stopped (in either
     format: ``--format json`` prints no notes on stdout)."""
@@ -415,7 +434,7 @@ def cmd_game_solve(a) -> int:
     if not all(sg.solution.complete for sg in solved):  # what was found is printed; the search did not finish
         _unfinished([n for sg in solved for n in sg.solution.notes])
         return EXIT_UNFINISHED
-    return 0
+    return _none_found(solved, a.format == "json")
 
 
 def _solve_concept(a) -> int:

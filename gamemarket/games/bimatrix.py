@@ -32,6 +32,7 @@ class Game:
     meta: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        self._from_frames()
         for name in ("A", "B"):
             try:
                 setattr(self, name, np.asarray(getattr(self, name), dtype=float))
@@ -71,6 +72,34 @@ class Game:
                 )
         check_finite(self.A, f"game {self.title!r} ({self.players[0]})", self.rows, self.cols)
         check_finite(self.B, f"game {self.title!r} ({self.players[1]})", self.rows, self.cols)
+
+    def _from_frames(self) -> None:
+        """Payoffs given as labelled tables (pandas DataFrames) read by their labels, as pandas reads them: ``B``'s
+        rows and columns put in ``A``'s order, the labels the strategies' names where none are given. Paired by
+        position, a ``B`` whose rows were ``['b', 'a']`` beside ``A``'s ``['a', 'b']`` was solved as another game,
+        without a word. Labels that differ between the two, or from the names given, are an error."""
+        frames = {k: getattr(self, k) for k in ("A", "B") if hasattr(getattr(self, k), "columns")}
+        labels = {k: (list(f.index), list(f.columns)) for k, f in frames.items() if not _positional(f)}
+        if not labels:
+            return
+        where = f"game {self.title!r}"
+        rows, cols = labels.get("A", labels.get("B"))
+        for k, (r, c) in labels.items():
+            if len(set(r)) != len(r) or len(set(c)) != len(c):
+                raise InputError(f"{where}: {k}'s rows {r} or columns {c} repeat a label; expected distinct labels")
+            if set(r) != set(rows) or set(c) != set(cols):
+                raise InputError(
+                    f"{where}: A and B are labelled differently (rows {labels['A'][0]} and {labels['B'][0]}, "
+                    f"columns {labels['A'][1]} and {labels['B'][1]}); expected the same strategies"
+                )
+        for given, mine, what in ((self.rows, rows, "rows"), (self.cols, cols, "cols")):
+            if given is not None and [str(x) for x in given] != [str(x) for x in mine]:
+                raise InputError(f"{where}: {what}={list(given)} but the payoff tables are labelled {mine}")
+        if "B" in labels:
+            self.B = self.B.loc[rows, cols]
+        if "A" in labels:
+            self.A = self.A.loc[rows, cols]
+        self.rows, self.cols = rows, cols
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -172,3 +201,8 @@ def from_results(
         },
     )
     return g
+
+
+def _positional(frame) -> bool:
+    """A table whose rows and columns carry only their positions (``pandas.DataFrame(array)``: 0, 1, ...)."""
+    return all(list(axis) == list(range(len(axis))) for axis in (frame.index, frame.columns))

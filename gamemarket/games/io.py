@@ -17,7 +17,7 @@ import pandas as pd
 
 from gamemarket.errors import InputError
 from gamemarket.games.bimatrix import Game
-from gamemarket.io.files import atomic_path, dumps_json, read_text
+from gamemarket.io.files import atomic_path, check_input, dumps_json, read_text
 from gamemarket.io.limits import check_fits, memory_limit
 from gamemarket.pricing.problem import read_npz  # the .npz reader: sized from headers, never unpickling
 
@@ -330,6 +330,7 @@ def read_csv_game(path: str | Path) -> Game:
     row/col and row_payoff/col_payoff.
     """
     path = Path(path)
+    check_input(path, "CSV game")
     try:
         # every cell as written: a strategy named "NA", "nan" or "None" is that name, not a missing value (pandas'
         # default); a payoff is read as a number below, naming its line where it is not one

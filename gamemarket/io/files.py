@@ -149,10 +149,21 @@ def check_table(entry, where: str, allowed: set, required: set = frozenset()) ->
         raise InputError(f"{where}: missing field(s) {missing}")
 
 
+def check_input(path: str | os.PathLike, what: str = "file") -> None:
+    """An input that can be read to its end, or an error naming it: a device (``/dev/zero`` never ends: a job table
+    read from it grew to 23 GB before the kernel killed the process; ``/dev/stdin`` at a terminal waits) or a socket.
+    A pipe or a process substitution (``<(zcat trace.swf.gz)``) is read once, as a file is. Every reader of a
+    user's file calls this first."""
+    kind = special_kind(path)
+    if kind in ("a device", "a socket"):
+        raise InputError(f"{path}: is {kind}, not a file; the {what} is read from a file (or a pipe)")
+
+
 def read_text(path: str | os.PathLike, what: str = "file") -> str:
     """A text file's contents (a UTF-8 byte-order mark dropped); a missing file, a folder, a symlink loop, binary
-    content or a name with a NUL byte is an error naming the path."""
+    content, a device or a name with a NUL byte is an error naming the path."""
     path = Path(path)
+    check_input(path, what)
     try:
         # utf-8-sig: a byte-order mark, which editors on Windows write first, is read as none (with "utf-8" it
         # made the first line of an .nfg or a study file unreadable)

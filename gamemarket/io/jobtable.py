@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gamemarket.errors import InputError
-from gamemarket.io.files import atomic_path
+from gamemarket.io.files import atomic_path, check_input
 
 if TYPE_CHECKING:  # pandas is imported where a table is one: ``read_columns`` and the CLI's fast path go without
     import pandas as pd
@@ -87,7 +87,12 @@ def _check_dtype(series, name: str, where: str) -> None:
     ):
         raise InputError(f"{where}: column {name!r} holds {dt} values; expected numbers")
     if pd.api.types.is_object_dtype(dt) or pd.api.types.is_string_dtype(dt):
-        kinds = {type(v).__name__ for v in series.dropna().head(1000) if not isinstance(v, (int, float, str))}
+        # numpy's numbers are numbers (a column of np.int64 objects was refused as "['int64'] values; expected
+        # numbers"); numpy's and Python's booleans are not (np.bool_ is no np.integer; bool is checked apart)
+        numbers = (int, float, str, np.integer, np.floating)
+        kinds = {
+            type(v).__name__ for v in series.dropna().head(1000) if isinstance(v, bool) or not isinstance(v, numbers)
+        }
         if kinds:
             raise InputError(f"{where}: column {name!r} holds {sorted(kinds)} values; expected numbers")
         flags = [v for v in series.dropna().head(1000) if isinstance(v, bool)]
@@ -125,6 +130,11 @@ def check_frame(table, required: Iterable[str], where: str, hint: str = "") -> N
         raise InputError(
             f"{where}: expected a pandas DataFrame with columns {required}{' ' + hint if hint else ''}, got "
             f"{type(table).__name__}"
+        )
+    if isinstance(table.columns, pd.MultiIndex):  # ("id", "x") matched "id", and table["id"] was a table
+        raise InputError(
+            f"{where}: expected columns named by text ({required}), got columns of {table.columns.nlevels} levels "
+            f"such as {table.columns[0]!r}; flatten them first"
         )
     missing = [c for c in required if c not in table.columns]
     if missing:
@@ -250,6 +260,7 @@ def read(path: str | os.PathLike) -> pd.DataFrame:
     import pandas as pd  # deferred: pandas (a second); read_columns and the CLI's fast path go without
 
     path = Path(path)
+    check_input(path, "job table")
     try:
         if path.suffix.lower() in (".parquet", ".pq"):
             table = pd.read_parquet(path)
@@ -278,6 +289,7 @@ def read_columns(path: str | os.PathLike) -> dict[str, np.ndarray]:
     error is ``read``'s own, word for word.
     """
     path = Path(path)
+    check_input(path, "job table")
     parquet = path.suffix.lower() in (".parquet", ".pq")
     fast = _read_parquet_columns(path) if parquet else _read_csv_columns(path)
     if fast is None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import stat
 import tempfile
 import zipfile
 from dataclasses import dataclass
@@ -109,6 +110,18 @@ class Problem:
                 os.unlink(tmp)
 
 
+def _check_input(path: Path, what: str) -> None:
+    """A device or a socket is no problem file (``/dev/zero`` never ends): an error naming it. (Pricing stands alone,
+    importing nothing of the package but its errors: ``gamemarket.io.files.check_input`` is the rest's.)"""
+    try:
+        mode = path.stat().st_mode
+    except (OSError, ValueError):  # missing, or a NUL byte in the name: reading it says so
+        return
+    kind = "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else None
+    if kind is not None:
+        raise InputError(f"{path}: is {kind}, not a file; the {what} is read from a file (or a pipe)")
+
+
 def declared_bytes(path: str | Path) -> int:
     """The bytes an ``.npz``'s arrays take once read, from each ``.npy`` header alone (a compressed archive is not
     inflated to find out); 0 where the file is not a zip archive (its reading says why)."""
@@ -143,6 +156,7 @@ def read_npz(
     limit = check_limit(limit)
     if path.is_dir():
         raise InputError(f"{path}: is a folder; expected a {what} file (.npz)")
+    _check_input(path, what)
     if limit is not None and (need := declared_bytes(path)) > limit:
         raise InputError(
             f"{path}: its arrays take {need:,} bytes once read; the limit is {limit:,} bytes "

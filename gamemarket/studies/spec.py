@@ -304,12 +304,12 @@ def load_study(path: str | Path, *, results: str | Path | None = None, report: s
     if not isinstance(path, (str, os.PathLike)):  # (a dict was a TypeError from pathlib)
         raise InputError(f"load_study: expected the path of a study file (.toml), got {type(path).__name__}")
     given = Path(path)
-    if (
-        special_kind(given) is not None
-    ):  # <(cat s.toml), a named pipe: its results and reports go beside the file, which it has not
+    kind = special_kind(given)
+    if kind is not None:  # <(cat s.toml), a named pipe: its results and reports go beside the file, which it has not
+        what = "a stream (a pipe or a process substitution)" if kind == "a pipe" else kind
         raise InputError(
-            f"{given}: a stream (a pipe or a process substitution), not a study file; save it to a file first "
-            "(a study's results and reports are placed beside its file)"
+            f"{given}: {what}, not a study file; save it to a file first (a study's results and reports are placed "
+            "beside its file)"
         )
     path = resolve(path, "study file")
     where = str(path)

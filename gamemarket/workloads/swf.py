@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from gamemarket.errors import InputError
+from gamemarket.io.files import check_input
 from gamemarket.io.limits import MAX_TIME, check_fits
 from gamemarket.workloads.base import Workload, generate_estimates
 
@@ -42,6 +43,9 @@ SWF_RUN_BYTES_PER_JOB = 130
 USED_FIELDS = (F_JOB, F_SUBMIT, F_RUN, F_ALLOC, F_REQPROC, F_REQTIME, F_STATUS, F_USER)
 
 
+#: the longest line a trace may hold (an SWF line is 18 numbers: under 200 bytes; a header comment a few hundred)
+MAX_LINE_BYTES = 1 << 20
+
 #: content bytes parsed at a time (whole lines): pandas' table of a chunk is a few times its text, so a trace of
 #: any length is read in a bounded amount of memory beside the records it keeps
 CHUNK_BYTES = 1 << 23
@@ -59,6 +63,7 @@ class _Content:
 
     def __iter__(self):
         digest = hashlib.sha256()
+        check_input(self.path, "workload")
         try:
             f = open(self.path, "rb")  # noqa: SIM115 - closed below, after the last chunk
         except OSError as exc:
@@ -78,6 +83,11 @@ class _Content:
                 data = carry + block
                 cut = data.rfind(b"\n") + 1
                 if cut == 0:
+                    if len(data) > MAX_LINE_BYTES:  # (a stream of zeros, or a binary file: it grew without end)
+                        raise InputError(
+                            f"{self.path}: line {first}: more than {MAX_LINE_BYTES:,} bytes with no line end; an SWF "
+                            "line holds 18 numbers (is this a trace?)"
+                        )
                     carry = data
                     continue
                 carry = data[cut:]

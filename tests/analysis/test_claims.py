@@ -263,3 +263,19 @@ def test_grid_gains_equal_the_filter_then_sum_reference():
         assert r.gain == want[(r.provider, r.fraction, r.beta)]
     assert claims.grid_gains(co, {"FT": consumers["FT"]}, ["hb-first"]).empty  # no grid
     assert claims.grid_gains(None, consumers, ["hb-first"]).empty
+
+
+def test_a_claim_of_no_gain_with_one_seed_is_inconclusive_not_supported():
+    """Hunt 10: c4-SRG-kth-middle ("gain nothing by shading") was "supported" from one seed with a mean of +118 and
+    no interval: with no interval nothing is shown either way."""
+    bins = pd.DataFrame(
+        columns=["provider", "consumer", "seed", "group", "runtime_group", "bid_bin", "n", "sum_bsd", "n_ssj"]
+        + ["sum_utility"]
+    )
+    one = claims.evaluate(_metrics(seeds=[1]), bins, _cohorts(_gains(20.0, 3.0), seeds=[1]), CONSUMERS, PROVIDERS)
+    rows = {r["key"]: r for r in one}
+    assert (
+        rows["c4-SRG-kth-high"]["verdict"] == "inconclusive" and rows["c4-SRG-kth-middle"]["verdict"] == "inconclusive"
+    )
+    many = _evaluate(_gains(first_high=20.0, kth_high=-3.0))
+    assert many["c4-SRG-kth-middle"]["verdict"] == "supported"  # with an interval, as documented
