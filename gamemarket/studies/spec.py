@@ -313,7 +313,13 @@ def load_study(path: str | Path, *, results: str | Path | None = None, report: s
         )
     path = resolve(path, "study file")
     where = str(path)
-    doc = check(StudyFile, read_toml(path, "study file (TOML)"), where, context={"base": path.parent})
+    data = read_toml(path, "study file (TOML)")
+    if not data:  # every field has its default, but a file cut short to nothing ran a whole default study
+        raise InputError(
+            f"{where}: holds no field (empty, or only comments); expected a study's tables, e.g. [workload] and "
+            "[strategies] (`gamemarket study new NAME` writes a study file that runs as it is)"
+        )
+    doc = check(StudyFile, data, where, context={"base": path.parent})
     base = path.parent
     name = doc.name or check_name(path.stem, where, "name (the file's stem)")
     plugins = _plugins(doc.plugins, where, base)  # before the strategies, which may name their entries

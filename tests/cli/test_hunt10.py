@@ -150,3 +150,12 @@ def test_a_confidence_level_outside_0_1_is_an_error_not_a_missing_interval(level
     with pytest.raises(InputError, match=r"alpha must be a number strictly between 0 and 1"):
         confidence.regret_interval([[1.0], [2.0]], level)
     assert confidence.t_interval([1.0, 2.0, 3.0], level=0.95)[1] < 2.0 < confidence.t_bound([1.0, 2.0, 3.0], 0.05)
+
+
+@pytest.mark.parametrize("text", ["", "\n  \n", "# a study, cut short\n"])
+def test_a_study_file_with_no_field_is_refused_not_run_as_the_default_study(tmp_path, capsys, text):
+    """Hunt 10: an empty study file (``: > tiny.toml``) ran a whole default study into results/ and reports/."""
+    (tmp_path / "tiny.toml").write_text(text)
+    assert main(["study", "run", str(tmp_path / "tiny.toml"), "--no-progress"]) == 2
+    assert "tiny.toml: holds no field (empty, or only comments); expected a study's tables" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tiny.toml"]
