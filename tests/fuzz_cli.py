@@ -1604,6 +1604,39 @@ def concurrent_cases(draw) -> Case:
     return Case("concurrent", {"studies/s.toml": _dumps_toml(SIGNAL_STUDY)}, runs)
 
 
+#: every reader of a user's file, its input at ``{in}`` (a device's name, or a link to it with the reader's suffix)
+DEVICE_READERS = (
+    ["simulate", "--job-table", "{in}.csv", "--nodes", "2"],
+    ["simulate", "--job-table", "{in}.parquet", "--nodes", "2"],
+    ["workload", "info", "{in}.swf"],
+    ["workload", "fit", "{in}.swf", "--out", "m.toml"],
+    ["workload", "info", "{in}.toml"],
+    ["workload", "compare", "{in}.swf", "{in}.toml", "--nodes", "4"],
+    ["price", "solve", "{in}.npz"],
+    ["game", "solve", "{in}.nfg"],
+    ["game", "solve", "{in}.json"],
+    ["game", "solve", "{in}.csv"],
+    ["game", "solve", "{in}.npz"],
+    ["study", "run", "{in}.toml", "--no-progress"],
+    ["plugin", "check", "{in}.py"],
+)
+
+
+@st.composite
+def device_cases(draw) -> Case:
+    """An input that is a device: ``/dev/zero`` never ends (a job table read from it grew to 23 GB before the kernel
+    killed the process), ``/dev/null`` is empty, ``/dev/urandom`` is noise; given by its name or through a link
+    with the reader's suffix, to every reader: exit 2 naming it, within the case's time and memory, nothing
+    written."""
+    dev = draw(st.sampled_from(["/dev/zero", "/dev/null", "/dev/urandom"]))
+    argv = list(draw(st.sampled_from(DEVICE_READERS)))
+    if draw(st.booleans()):
+        return Case("devices", {}, [[a.replace("{in}", "in") for a in argv]], f"links to {dev}", links={
+            f"in{suffix}": dev for suffix in (".csv", ".parquet", ".swf", ".toml", ".npz", ".nfg", ".json", ".py")
+        })  # fmt: skip
+    return Case("devices", {}, [[dev if "{in}" in a else a for a in argv]], dev)
+
+
 #: every kind of input, by name: the strategy of its cases
 KINDS = {
     "study": study_cases,
@@ -1617,6 +1650,7 @@ KINDS = {
     "sizes": size_cases,
     "signals": signal_cases,
     "concurrent": concurrent_cases,
+    "devices": device_cases,
 }
 
 
