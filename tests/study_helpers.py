@@ -5,6 +5,7 @@ import shutil
 from pathlib import Path
 
 from gamemarket.studies import load_results
+from gamemarket.studies.deviations import PAIRED_ESTIMATOR
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -106,4 +107,4 @@ def population_records(spec) -> dict:
 def runs_of(records: dict) -> int:
     """The market runs a population study's stored records took: one a run at a mixture, two a paired record (its
     base run and its deviation run)."""
-    return sum(2 if rec.get("estimator") == "paired" else 1 for rec in records.values())
+    return sum(2 if rec.get("estimator") == PAIRED_ESTIMATOR else 1 for rec in records.values())
