@@ -13,7 +13,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 # each run, as a search for bugs before a release (docs/how-to/develop.md).
 settings.register_profile("suite", derandomize=True)
 settings.register_profile("explore", derandomize=False)
-settings.load_profile(os.environ.get("GAMEMARKET_HYPOTHESIS", "suite"))
+settings.load_profile(os.environ.get("GAMEMARKET_HYPOTHESIS", "").strip() or "suite")  # (empty: the suite's)
 
 ROOT = Path(__file__).resolve().parents[1]
 # A study asked for several workers starts a pool only where its runs outlast the pool's start

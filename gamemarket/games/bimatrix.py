@@ -14,7 +14,8 @@ import pandas as pd
 
 from gamemarket.confidence import t_half_width
 from gamemarket.errors import InputError, UndefinedPayoffError
-from gamemarket.games.checks import check_finite, check_names
+from gamemarket.games.checks import check_finite
+from gamemarket.io.names import check_names
 
 
 @dataclass

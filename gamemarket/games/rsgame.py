@@ -34,8 +34,9 @@ from scipy.special import gammaln
 
 from gamemarket.errors import InputError
 from gamemarket.games.bimatrix import Game
-from gamemarket.games.checks import check_names, check_range
+from gamemarket.games.checks import check_range
 from gamemarket.io.limits import check_fits
+from gamemarket.io.names import check_names
 
 _TINY = np.finfo(float).tiny
 

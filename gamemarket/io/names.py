@@ -11,6 +11,7 @@ file are refused where the files are written (:class:`gamemarket.io.files.Output
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from gamemarket.errors import InputError
 
@@ -81,3 +82,27 @@ def workload_name(source) -> str:
     for ending in (".gz", ".swf"):
         name = name.removesuffix(ending) if name.lower().endswith(ending) else name
     return name or str(source)
+
+
+def check_names(names, what: str, kind: str = "strategies") -> None:
+    """Refuse names an answer could not tell apart or print: an empty one, one with a control character (a line
+    break would split a table, a NUL end a line), or two that are one name written two ways (``é`` and ``e`` with a
+    combining accent: the same letters on screen, two strategies in the game)."""
+    seen: dict[str, str] = {}
+    for name in names:
+        if not str(name).strip():
+            raise InputError(f"{what}: one of its {kind} has an empty name; expected a name to print it by")
+        if not str(name).isprintable():
+            one = {"strategies": "strategy", "players": "player", "roles": "role"}.get(kind, kind)
+            raise InputError(
+                f"{what}: {one} name {name!r} holds a control character (a line break, a tab, a NUL); expected "
+                "printable text"
+            )
+        key = unicodedata.normalize("NFC", str(name))
+        if key in seen and seen[key] != name:
+            raise InputError(
+                f"{what}: the {kind} {ascii(seen[key])} and {ascii(name)} are one name written two ways (Unicode); "
+                "expected "
+                "distinct names"
+            )
+        seen[key] = name

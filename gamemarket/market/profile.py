@@ -9,15 +9,18 @@ pandas tables (:class:`ProfileRun`, which shows itself as a table in a notebook)
 from __future__ import annotations
 
 import inspect
+import math
 import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from gamemarket import bids
 from gamemarket.consumers.catalogue import consumer_strategy
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, check_seed, check_whole
 from gamemarket.io import jobtable
 from gamemarket.io.files import check_outputs
 from gamemarket.market.outcomes import CATEGORIES
@@ -134,6 +137,7 @@ def simulate_profile(
     -------
     ProfileRun
     """
+    _check_arguments(workload, nodes, synthetic_jobs, load, seed, reduction)
     mech = Mechanism(scheduler, payment, reserve, blend=blend)
     # an output never replaces an input, nor another output (the command checks it too; a call wrote its outcome
     # over the job table it read)
@@ -166,6 +170,28 @@ def simulate_profile(
         jobtable.write_table(jobs, out)
     summary = {"workload": source, **mech.describe(), "mix": mix_name, "seed": seed_shown, **run_summary}
     return ProfileRun({**summary, "seconds": seconds}, jobs, notes)
+
+
+def _check_arguments(workload, nodes, synthetic_jobs, load, seed, reduction) -> None:
+    """``simulate_profile``'s numbers and workload, each named by its argument (and option) with its value, as the
+    command names them: the generator's own checks named its field ("synthetic workload: jobs must be >= 1") and
+    ``workload=5`` was a TypeError from pathlib."""
+    if workload is not None and not isinstance(workload, (str, os.PathLike)):
+        raise InputError(
+            f"workload (--workload) must be a path, a known trace's name, 'synthetic' or a model file, got {workload!r}"
+        )
+    for value, what in ((nodes, "nodes (--nodes)"), (synthetic_jobs, "synthetic_jobs (--synthetic-jobs)")):
+        if value is not None:
+            check_whole(value, what, 1)
+    if seed is not None:
+        check_seed(seed, "seed (--seed)")
+    for value, what, ok, rule in (
+        (load, "load (--load)", lambda v: v > 0, "> 0"),
+        (reduction, "reduction (--reduction)", lambda v: 0 <= v < 1, "in [0, 1)"),
+    ):
+        number = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+        if value is not None and not (number and math.isfinite(value) and ok(value)):
+            raise InputError(f"{what} must be a finite number {rule}, got {value!r}")
 
 
 #: the arguments of :func:`simulate_profile` that are ``gamemarket simulate``'s options of the same names (the

@@ -48,6 +48,10 @@ from gamemarket.pricing.repair import make_feasible
 #: time grows faster than the columns (``benchmarks/bench_lp_finish.py``: 8.3 s at 40,000 columns, 19.5 s
 #: at 80,000, one core), so that an unconverged solve stays a bounded wait
 MAX_COLUMNS = 100_000
+#: a problem of at most this many (job, resource) pairs starts with every one of them: column generation on 5 jobs
+#: and 150 resources (every job spread over many resources at the optimum) ran out of rounds at a gap of 17.5,
+#: where the whole program is a small LP HiGHS solves at once (as many columns as 1,000 jobs start with: PER_JOB)
+ALL_COLUMNS = 4_000
 #: columns per job taken from the prices: its best resources by value per unit time
 PER_JOB = 4
 
@@ -306,7 +310,10 @@ def lp_finish(
     model = _model(util, t0, amax)
     if not model.exact and len(model.job) > MAX_CUTS:
         return None
-    rows, cols = _columns(A, d, model.marginal, p, PER_JOB)
+    if n * m <= ALL_COLUMNS:  # every (job, resource): the first round solves the whole program
+        rows, cols = np.repeat(np.arange(n), m), np.tile(np.arange(m), n)
+    else:
+        rows, cols = _columns(A, d, model.marginal, p, PER_JOB)
     if len(rows) > MAX_COLUMNS:
         return None
     key = rows.astype(np.int64) * m + cols

@@ -64,8 +64,7 @@ class Utility:
         w = np.ones(n) if weight is None else np.asarray(weight, dtype=np.float64)
         if w.shape != (n,):
             raise InputError(f"utility weight must have one entry per job ({n}), got shape {w.shape}")
-        if not np.isfinite(w).all() or (w < 0).any():
-            raise InputError("utility weights must be finite and >= 0")
+        _check_per_job(w, "utility weight")
         self.w = w
         return self
 
@@ -270,10 +269,17 @@ class Target(Utility):
         if target is None:
             raise InputError("the target utility needs a per-job 'target' (desired throughput)")
         t = np.asarray(target, dtype=np.float64)
-        if t.shape != (n,) or not np.isfinite(t).all() or (t < 0).any():
-            raise InputError(f"target must be {n} finite numbers >= 0")
+        if t.shape != (n,):
+            raise InputError(f"target must be {n} finite numbers >= 0 (one per job), got shape {t.shape}")
+        _check_per_job(t, "target")
         self.t_des = t
         return self
+
+    def offset(self) -> float:
+        """``-sum(w t_des)``: ``u(t) = w min(t, t_des) - w t_des``. Read into the objective, a distant target
+        (1e6) made the stopping rule's relative floor 3 against the documented 1e-3 n = 0.03, and the solver
+        stopped at a gap of 2.5 with prices 26% below the LP's duals."""
+        return -float(np.sum(self.w * self.t_des))
 
     smooth = True
 
@@ -353,3 +359,11 @@ def make_utility(spec: str | Utility) -> Utility:
     if isinstance(spec, str) and spec in UTILITIES:
         return UTILITIES[spec]()
     raise InputError(f"unknown utility {spec!r}; expected linear, log, target or alpha:<value>")
+
+
+def _check_per_job(values: np.ndarray, what: str) -> None:
+    """Per-job parameters: finite and >= 0, else an error naming the first job that is not and its value."""
+    bad = np.flatnonzero(~np.isfinite(values) | (values < 0))
+    if bad.size:
+        i = int(bad[0])
+        raise InputError(f"{what} of job {i} is {values[i]!r}; expected finite numbers >= 0 ({bad.size} job(s) not)")

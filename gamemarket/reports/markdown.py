@@ -124,26 +124,48 @@ def md_table(headers, rows) -> str:
     str
         The table's lines (header, separator, rows), without a trailing newline.
     """
-    out = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    out = ["| " + " | ".join(_cell(h) for h in headers) + " |", "|" + "---|" * len(headers)]
+    out += ["| " + " | ".join(_cell(c) for c in r) + " |" for r in rows]
     return "\n".join(out)
+
+
+def _cell(value) -> str:
+    """A table cell's text: a ``|`` in it escaped (``\\|``), as GitHub's Markdown reads a table (a strategy named
+    ``hb|first`` split its row into one cell more than the header, and every figure after it moved a column), and
+    a line end as a space (a cell is one line)."""
+    return " ".join(str(value).splitlines()).replace("|", "\\|")
+
+
+#: a code span: what it holds is shown as written (no emphasis inside: ``payoffs-*.csv`` and ``best-responses-*.csv``
+#: in one line opened an emphasis in the first and closed it in the second)
+CODE_SPAN = re.compile(r"`([^`]+)`")
 
 
 def _inline(s: str) -> str:
     """One line's inline Markdown (code, bold, emphasis with stars, a closing emphasis with underscores) as HTML,
-    the text escaped."""
-    s = html.escape(s)
-    s = re.sub(r"`([^`]+)`", r"<code>\1</code>", s)
+    the text escaped. Code spans are set aside first, so that nothing inside one is read as emphasis."""
+    spans: list[str] = []
+
+    def aside(m: re.Match) -> str:
+        spans.append(m.group(1))
+        return f"\x00{len(spans) - 1}\x00"
+
+    s = html.escape(CODE_SPAN.sub(aside, s.replace("\x00", "")))
     s = re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", s)
     # *emphasis*: a star that opens before a word and closes after one (not a product, "x * y")
     s = re.sub(r"(?<![*\w])\*(?=[^\s*])([^*]+?)(?<=[^\s*])\*(?![*\w])", r"<em>\1</em>", s)
     s = re.sub(r"_([^_]+)_$", r"<em>\1</em>", s)
-    return s
+    return re.sub("\x00(\\d+)\x00", lambda m: f"<code>{html.escape(spans[int(m.group(1))])}</code>", s)
 
 
 def _html_table(lines: list[str]) -> str:
-    """A Markdown table's lines (separator included) as an HTML table; the first row is the header."""
-    rows = [[c.strip() for c in ln.strip("|").split(" | ")] for ln in lines if not ln.startswith("|---")]
+    """A Markdown table's lines (separator included) as an HTML table; the first row is the header. A cell's
+    escaped ``\\|`` is a ``|`` of its text, not a cell's end."""
+    rows = [
+        [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", ln.strip()[1:-1])]
+        for ln in lines
+        if not ln.startswith("|---")
+    ]
     return (
         "<table><thead><tr>"
         + "".join(f"<th>{_inline(c)}</th>" for c in rows[0])
@@ -158,6 +180,11 @@ STYLE = (
     "table{border-collapse:collapse;margin:1em 0;font-size:13px}td,th{border:1px solid #ccc;padding:4px 8px}"
     "th{background:#f3f3f3}img{max-width:100%}code{background:#f6f6f6;padding:0 3px}"
 )  #: the HTML reports' style sheet
+
+
+#: a figure's line, as the reports write one: ``![alt](src)`` (a line of a study's notes that starts ``![`` with no
+#: ``](`` after it was a ValueError, after every simulation)
+IMAGE = re.compile(r"!\[([^\]]*)\]\(([^)\s]+)\)")
 
 
 def to_html(md: str, title: str) -> str:
@@ -192,9 +219,9 @@ def to_html(md: str, title: str) -> str:
         if ln.startswith("#"):
             level = len(ln) - len(ln.lstrip("#"))
             body.append(f"<h{level}>{_inline(ln[level:].strip())}</h{level}>")
-        elif ln.startswith("!["):
-            alt, src = ln[2:].split("](", 1)
-            body.append(f'<figure><img src="{html.escape(src.rstrip(")"))}" alt="{html.escape(alt)}"></figure>')
+        elif IMAGE.fullmatch(ln):  # a whole line ![alt](src); a line that only starts so is a paragraph
+            alt, src = IMAGE.fullmatch(ln).groups()
+            body.append(f'<figure><img src="{html.escape(src)}" alt="{html.escape(alt)}"></figure>')
         elif ln.startswith("- "):
             body.append(f"<ul><li>{_inline(ln[2:])}</li></ul>")
         elif ln.strip():

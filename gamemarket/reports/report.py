@@ -9,7 +9,7 @@ import numpy as np
 
 from gamemarket import __version__
 from gamemarket.analysis.claims import claims_csv, hb_pair
-from gamemarket.analysis.study import SolvedGame, StudyAnalysis, export, slug
+from gamemarket.analysis.study import SolvedGame, StudyAnalysis, export, slug, unconverged_note
 from gamemarket.bids import BID_CLASSES
 from gamemarket.errors import InputError
 from gamemarket.games.io import profile_words
@@ -273,6 +273,8 @@ def _setup_section(an: StudyAnalysis) -> list[str]:
     spec, meta = an.spec, an.meta
     market = MARKETS.get(meta["kind"])
     md = [f"# Study report: {spec.name}\n", answer_paragraph(an) + "\n"]
+    if (note := unconverged_note(an.metrics)) is not None:  # the answer rests on them: said beside it
+        md.append(f"**Not converged.** {note[0].upper()}{note[1:]}.\n")
     if spec.description.strip():
         md.append(f"_{spec.description.strip()}_\n")
     md.append("## Setup\n")

@@ -18,6 +18,7 @@ import numpy as np
 from gamemarket import consumers
 from gamemarket.errors import InputError
 from gamemarket.io.files import read_toml
+from gamemarket.io.names import check_names
 from gamemarket.io.schema import check
 from gamemarket.studies.schema import PopulationSettings
 
@@ -52,6 +53,7 @@ class PopulationConfig:
                 "[game] field 'strategies': include a truthful rule (beta = 0), the reference of the gains"
             )
         names = [r.name for r in self.strategies]
+        check_names(names, "[game] field 'strategies'")  # printable: the answer names each rule
         if len(set(names)) != len(names):
             raise InputError(f"[game] field 'strategies': a rule is listed twice in {names}")
         leaving = [r.name for r in self.strategies if r.leave_by_class is not None and any(r.leave_by_class)]

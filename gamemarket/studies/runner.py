@@ -389,8 +389,11 @@ def study_status(spec: StudySpec) -> dict:
 
 
 def plan_hash(tasks: list[Task]) -> str:
-    """A hash of a plan's task keys in order: the name of its consolidated tables."""
-    return hashlib.sha256("\n".join(t.key for t in tasks).encode()).hexdigest()[:32]
+    """A hash of a plan's task keys, with the names the tables give them, in order: the name of its consolidated
+    tables. The names count: a strategy renamed in the study file (the same parameters, so the same stored runs)
+    read the tables of its old name, and the payoff table had "no run" for the new one."""
+    text = "\n".join(f"{t.key} {t.provider!r} {t.consumer!r}" for t in tasks)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 def study_tables(

@@ -689,6 +689,13 @@ class StudyFile(Table):
 
     @model_validator(mode="after")
     def _notes_quote_fields(self):
+        kind = "a design study" if self.design is not None else None
+        kind = kind or ("a population study" if self.game is not None and self.game.kind == "population" else None)
+        if self.notes.strip() and kind:  # its report has no discussion: the text was accepted and printed nowhere
+            raise ValueError(
+                f"'notes' would have no effect: {kind}'s report has no discussion; a provider/consumer study that "
+                "names it as population_study quotes its numbers ({population.<mechanism>.truthful}, ...)"
+            )
         typed = typed_numbers(self.notes)
         if typed:
             raise ValueError(

@@ -12,7 +12,7 @@ from gamemarket import consumers
 from gamemarket.bids import BidDistribution
 from gamemarket.errors import InputError
 from gamemarket.io.files import atomic_path, read_toml, resolve, special_kind
-from gamemarket.io.names import check_name
+from gamemarket.io.names import check_name, check_names
 from gamemarket.io.schema import check
 from gamemarket.market.base import generator_sources, market_for_workload
 from gamemarket.plugins import Plugin, load_plugin
@@ -397,6 +397,9 @@ def _strategies(st, where: str, base: Path, aliases: dict) -> tuple[list, list]:
         providers_cat[pname] = parse_provider(pname, entry, where, "strategies.provider")
     consumers_cat.update(parse_consumers(st.consumer, where, "strategies.consumer"))
     providers = _pick(st.providers, providers_cat, "provider", where)
+    # a name an answer prints: a control character was refused by the game, after every simulation
+    check_names(st.providers, f"{where}: [strategies] providers")
+    check_names([n for n in st.consumers if n != "grid:*"], f"{where}: [strategies] consumers")
     wildcard = {c.name for c in consumers_cat.values() if _is_grid(c.name)} if "grid:*" in st.consumers else set()
     picked = _pick(st.consumers, consumers_cat, "consumer", where)
     return providers, _merge_identical(picked, where, aliases, wildcard)

@@ -80,7 +80,7 @@ class _Content:
                 block = self._read(source)
                 if not block:
                     break
-                data = carry + block
+                data, cr = _line_ends(carry + block)
                 cut = data.rfind(b"\n") + 1
                 if cut == 0:
                     if len(data) > MAX_LINE_BYTES:  # (a stream of zeros, or a binary file: it grew without end)
@@ -88,11 +88,12 @@ class _Content:
                             f"{self.path}: line {first}: more than {MAX_LINE_BYTES:,} bytes with no line end; an SWF "
                             "line holds 18 numbers (is this a trace?)"
                         )
-                    carry = data
+                    carry = data + cr
                     continue
-                carry = data[cut:]
+                carry = data[cut:] + cr
                 yield first, data[:cut]
                 first += data.count(b"\n", 0, cut)
+            carry = _line_ends(carry)[0] + (b"\n" if carry.endswith(b"\r") else b"")
             if carry:
                 yield first, carry
             raw.drain()
@@ -103,6 +104,17 @@ class _Content:
             return source.read(self.chunk_bytes)
         except (OSError, EOFError, zlib.error) as exc:  # gzip's errors on a damaged or cut member
             raise InputError(f"{self.path}: corrupt gzip data: {exc}") from exc
+
+
+def _line_ends(data: bytes) -> tuple[bytes, bytes]:
+    """``data`` with Windows (``\\r\\n``) and old Mac (``\\r``) line ends as ``\\n``, and a last ``\\r`` held back
+    (its ``\\n`` may open the next block): ``(text, held)``. A trace saved with ``\\r`` alone had its jobs read but
+    its header taken as one comment (its ``MaxProcs`` lost, the whole file the header's ``Version``)."""
+    held = b"\r" if data.endswith(b"\r") else b""
+    data = data[:-1] if held else data
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    return data, held
 
 
 UTF8_BOM = b"\xef\xbb\xbf"

@@ -52,21 +52,21 @@ class SyntheticSpec:
             ):
                 raise InputError(f"synthetic workload: {f.name} must be a finite number, got {v!r}")
         checks = [
-            (self.jobs >= 1, "jobs must be >= 1"),
-            (self.nodes >= 1, "nodes must be >= 1"),
-            (0 < self.load, "load must be > 0"),
-            (self.runtime_median >= 1, "runtime_median must be >= 1 second"),
-            (self.runtime_sigma >= 0, "runtime_sigma must be >= 0"),
-            (self.max_runtime >= 1, "max_runtime must be >= 1"),
-            (0 <= self.daily_cycle < 1, "daily_cycle must be in [0, 1)"),
-            (self.overestimate >= 1, "overestimate must be >= 1"),
-            (self.gap_sigma >= 0, "gap_sigma must be >= 0"),
-            (self.batch_mean >= 1, "batch_mean must be >= 1"),
-            (self.seed >= 0, "seed must be >= 0"),
+            (self.jobs >= 1, "jobs", ">= 1"),
+            (self.nodes >= 1, "nodes", ">= 1"),
+            (0 < self.load, "load", "> 0"),
+            (self.runtime_median >= 1, "runtime_median", ">= 1 second"),
+            (self.runtime_sigma >= 0, "runtime_sigma", ">= 0"),
+            (self.max_runtime >= 1, "max_runtime", ">= 1"),
+            (0 <= self.daily_cycle < 1, "daily_cycle", "in [0, 1)"),
+            (self.overestimate >= 1, "overestimate", ">= 1"),
+            (self.gap_sigma >= 0, "gap_sigma", ">= 0"),
+            (self.batch_mean >= 1, "batch_mean", ">= 1"),
+            (self.seed >= 0, "seed", ">= 0"),
         ]
-        for ok, msg in checks:
-            if not ok:
-                raise InputError(f"synthetic workload: {msg}")
+        for ok, name, rule in checks:
+            if not ok:  # (the value was not said: "jobs must be >= 1")
+                raise InputError(f"synthetic workload: {name} must be {rule}, got {getattr(self, name)!r}")
 
     @classmethod
     def from_dict(cls, d: dict, where: str = "synthetic") -> "SyntheticSpec":
