@@ -47,7 +47,10 @@ class Registry(Mapping, Generic[T]):
         if name in self._builtin:
             raise InputError(self.builtin_message(name))
         if name in self._items and not replace:
-            raise InputError(f"{self.what} {name!r} is already registered; pass replace=True to redefine it")
+            raise InputError(
+                f"{self.what} {name!r} is already registered (by another plugin, or earlier in this one); give this "
+                "one another name (or, from Python, pass replace=True to redefine it)"
+            )
         self._items[name] = item
         return item
 

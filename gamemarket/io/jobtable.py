@@ -138,7 +138,14 @@ def check_frame(table, required: Iterable[str], where: str, hint: str = "") -> N
         )
     missing = [c for c in required if c not in table.columns]
     if missing:
-        raise InputError(f"{where}: missing column(s) {missing}; required: {required}")
+        found = [str(c) for c in table.columns[:12]]
+        sep = next((s for s in (";", "\t", ", ") if any(s in c for c in found)), None)
+        sep = sep or (", " if any(c != c.strip() for c in found) else None)  # "id, submit": " submit"
+        hint = f" (separated by {sep!r}? a CSV job table's are separated by ',' alone)" if sep else ""
+        raise InputError(
+            f"{where}: missing column(s) {missing}; required: {required}; found {found}"
+            f"{' ...' if len(table.columns) > 12 else ''}{hint}"
+        )
 
 
 def validate(table: pd.DataFrame, where: str = "job table", first_line: int | None = None) -> pd.DataFrame:

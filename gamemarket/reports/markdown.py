@@ -187,6 +187,13 @@ STYLE = (
 IMAGE = re.compile(r"!\[([^\]]*)\]\(([^)\s]+)\)")
 
 
+def _local(src: str) -> bool:
+    """A figure's source the self-contained page may show: a file beside the report (``fig-a.png``,
+    ``data/x.png``), not an address (``https://...``, ``javascript:...``) nor a path from the root; a line that
+    names one otherwise is shown as its text."""
+    return ":" not in src and not src.startswith(("/", "\\"))
+
+
 def to_html(md: str, title: str) -> str:
     """The Markdown subset the reports write (headings, tables, images, paragraphs, bullet notes) as one
     self-contained HTML page.
@@ -219,7 +226,7 @@ def to_html(md: str, title: str) -> str:
         if ln.startswith("#"):
             level = len(ln) - len(ln.lstrip("#"))
             body.append(f"<h{level}>{_inline(ln[level:].strip())}</h{level}>")
-        elif IMAGE.fullmatch(ln):  # a whole line ![alt](src); a line that only starts so is a paragraph
+        elif IMAGE.fullmatch(ln) and _local(IMAGE.fullmatch(ln).group(2)):  # ![alt](src) of a file beside it
             alt, src = IMAGE.fullmatch(ln).groups()
             body.append(f'<figure><img src="{html.escape(src)}" alt="{html.escape(alt)}"></figure>')
         elif ln.startswith("- "):

@@ -152,12 +152,14 @@ def _claims_pointer(claim_rows, out: OutputFolder, missing=()) -> str:
     rows = claim_rows[0][1]
     paper = sum(1 for r in rows if not str(r["key"]).startswith("rule-"))
     rules = len(rows) - paper
+    checks = counted(rules, "check")
+    beside = f", beside {checks} of what follows from the market rules alone" if rules else ""
     held = (
         f"This study holds the mechanisms and bidding models {paper} of the paper's claim rows need, so they are "
-        f"measured on its runs{f', beside {rules} checks of what follows from the market rules alone' if rules else ''}"
+        f"measured on its runs{beside}"
         if paper
-        else f"No claim of the paper applies to this study's mechanisms and bidding models; {rules} checks of what "
-        "follows from the market rules alone are made on its runs"
+        else f"No claim of the paper applies to this study's mechanisms and bidding models; {checks} "
+        f"of what follows from the market rules alone {'is' if rules == 1 else 'are'} made on its runs"
     )
     return "\n".join(
         [

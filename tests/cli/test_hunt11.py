@@ -192,3 +192,31 @@ def test_generator_and_utility_errors_name_the_value():
     w[2] = np.nan
     with pytest.raises(InputError, match=r"utility weight of job 2 is nan; expected finite numbers >= 0"):
         Problem(np.ones((4, 2)), np.ones(2), "linear", weight=w)
+
+
+# ---------------------------------------------------------------------------- hunt 11's worth-a-look
+@pytest.mark.parametrize("src", ["javascript:alert(1)", "https://example.com/x.png", "/etc/x.png"])
+def test_a_figure_that_is_not_a_file_beside_the_report_is_shown_as_text(src):
+    html = to_html(f"![x]({src})", "t")
+    assert "<img" not in html and f"<p>![x]({src})</p>".replace("&", "&amp;") in html
+
+
+@pytest.mark.parametrize(
+    "text, sep",
+    [("id;submit;runtime;estimate;private_bid;reported_bid\n1;0;10;10;5;5\n", "';'"), ("id, submit, runtime, "
+     "estimate, private_bid, reported_bid\n1, 0, 10, 10, 5, 5\n", "', '")],
+)  # fmt: skip
+def test_a_job_table_of_another_separator_shows_the_header_it_found(tmp_path, capsys, text, sep):
+    (tmp_path / "t.csv").write_text(text)
+    assert main(["simulate", "--job-table", str(tmp_path / "t.csv"), "--nodes", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "; found [" in err and f"(separated by {sep}? a CSV job table's are separated by ',' alone)" in err
+
+
+def test_two_plugins_of_one_name_are_told_to_rename_not_to_pass_a_python_option():
+    from gamemarket.registry import Registry
+
+    r = Registry("scheduler")
+    r.register("mine", 1)
+    with pytest.raises(InputError, match=r"'mine' is already registered \(by another plugin, or earlier in this one\)"):
+        r.register("mine", 2)
