@@ -34,9 +34,10 @@ from gamemarket.reports.answer import rows as answer_rows  # noqa: E402
 from gamemarket.reports.concepts import concepts_summary  # noqa: E402
 from gamemarket.reports.drawing import people_ticks, save  # noqa: E402
 from gamemarket.reports.exploration import exploration_section, stored_exploration  # noqa: E402
-from gamemarket.reports.markdown import md_table, num, num_ci, to_html  # noqa: E402
+from gamemarket.reports.markdown import counted, md_table, num, num_ci, to_html  # noqa: E402
 from gamemarket.reports.report import claim_folder, figure_lines, workload_words, write_text  # noqa: E402
 from gamemarket.search.exploration import write_exploration  # noqa: E402
+from gamemarket.studies.deviations import probe_size  # noqa: E402
 
 
 def _joint_section(joint, exploration=None) -> list[str]:
@@ -464,7 +465,8 @@ def _method_section(an) -> list[str]:
         "of the same seed and mechanism, plus the mean truthful utility (a control variate). The reduced game's "
         "equilibria (regret at most 1e-8 of its payoff scale) are candidates. " + _search_sentence(an.answers) + " "
         "Each candidate is then checked by paired runs: a base run at the candidate, and a run in which every rule "
-        f"is played by a random block of {cfg.probe:g} of the agents of its own; a rule's gain is its block's "
+        f"is played by a random block of {cfg.probe:g} of the agents of its own ({_block_words(an, cfg)}); a "
+        "rule's gain is its block's "
         "utility less the same agents' utility in the base run (the same jobs, bids and draws), less what the "
         "other blocks do to everyone (the mean change of the agents in no block); an agent that already plays the "
         "rule gains 0 by it, so the candidate's own rule at a pure candidate gains exactly 0. The candidate's "
@@ -485,6 +487,13 @@ def _method_section(an) -> list[str]:
 def _level(runs) -> str:
     """The level of a study's intervals: 95% with one look, else ``1 - 0.05 / looks`` (:func:`_looks_sentence`)."""
     return f"{num(100 * (1 - runs.alpha / runs.looks), 4)}%"
+
+
+def _block_words(an, cfg) -> str:
+    """A probe block's size in agents: ``1,072 of the 214,322 jobs`` (a block of one or two agents decides little,
+    and the share alone did not say so)."""
+    n = an.meta.users if cfg.agents == "users" else an.meta.jobs
+    return f"{counted(probe_size(n, cfg.probe), 'agent')} of the {n:,} {'users' if cfg.agents == 'users' else 'jobs'}"
 
 
 def _looks_sentence(runs, cfg) -> str:

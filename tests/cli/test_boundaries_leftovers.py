@@ -908,6 +908,8 @@ def test_a_population_report_names_the_outside_option_and_each_rules_leave_share
         in (text)
     )
     assert "Outside option: 54 per node-second with no wait" in text
+    # hunt 11: the block's size in agents, beside its share (0.02 of 120 jobs: 2 agents decide little)
+    assert "a random block of 0.02 of the agents of its own (2 agents of the 120 jobs)" in text
 
 
 def test_an_exploration_that_found_no_equilibrium_says_so_in_the_report_and_the_console(tmp_path, capsys):
