@@ -42,45 +42,56 @@ def _workload(users: int = 0):
     return arrays, 4
 
 
+class PlainMarket:
+    """One seed's market the plain way: the draws, each job's agent and base rule, the probe order, and every run
+    through the market's full ``run`` with each job's bid reported one at a time."""
+
+    def __init__(self, arrays, nodes, mechanism, seed, agents, x):
+        self.arrays, self.nodes, self.mechanism = arrays, nodes, mechanism
+        self.market = market_for(mechanism)
+        self.n = self.market.size(arrays)
+        self.draws = bids.draw(self.n, seed)
+        if agents == "users":
+            self.agent, d = np.unique(arrays["user"], return_inverse=True)[1], bids.user_draws(arrays["user"], seed)
+        else:
+            self.agent, d = np.arange(self.n), self.draws.G
+        self.n_agents = int(self.agent.max()) + 1
+        stream = np.random.SeedSequence(seed).spawn(PROBE_STREAM + 1)[PROBE_STREAM]
+        self.order = np.argsort(np.random.default_rng(stream).random(self.n_agents), kind="stable").tolist()
+        lo, hi = bids.population_slices(np.asarray(x, dtype=float), 0.0)
+        self.base_rule = bids.assign(d, lo, hi)
+
+    def utilities(self, rules, rule_of_job) -> np.ndarray:
+        """Each agent's utility when job ``i`` plays ``rules[rule_of_job[i]]``."""
+        w, G, U = self.draws.private_bid, self.draws.G, self.draws.U
+        one = [slice(i, i + 1) for i in range(self.n)]
+        rw = np.array(
+            [rules[rule_of_job[i]].reported_bids(w[s], bids.bid_bin_codes(w[s]), G[s], U[s])[1][0] for i, s in
+             enumerate(one)]
+        )  # fmt: skip
+        group = np.zeros(self.n, dtype=np.int64)
+        run = self.market.run(self.arrays, self.nodes, self.mechanism, w, rw, group)
+        u = np.asarray(run.jobs["utility"], dtype=float)
+        return np.bincount(self.agent, weights=u, minlength=self.n_agents)
+
+    def playing(self, support, blocks) -> np.ndarray:
+        """Each job's rule: the base rule, and ``len(support) + j`` for the jobs of block ``j``'s agents."""
+        strategy = self.base_rule.copy()
+        for j, block in enumerate(blocks):
+            for i in range(self.n):
+                if self.agent[i] in block:
+                    strategy[i] = len(support) + j
+        return strategy
+
+
 def reference_gains(arrays, nodes, mechanism, seed, agents, probe, support, x, candidates) -> list[float]:
     """Each candidate's paired gain the plain way (one run each, on the same probe agents)."""
-    market = market_for(mechanism)
-    n = market.size(arrays)
-    draws = bids.draw(n, seed)
-    w, U = draws.private_bid, draws.U
-    group = np.zeros(n, dtype=np.int64)
-    if agents == "users":
-        agent, d = np.unique(arrays["user"], return_inverse=True)[1], bids.user_draws(arrays["user"], seed)
-    else:
-        agent, d = np.arange(n), draws.G
-    n_agents = int(agent.max()) + 1
-    u_probe = np.random.default_rng(np.random.SeedSequence(seed).spawn(PROBE_STREAM + 1)[PROBE_STREAM]).random(n_agents)
-    m = max(1, int(round(probe * n_agents)))
-    probe_agents = sorted(np.argsort(u_probe, kind="stable")[:m].tolist())
-    lo, hi = bids.population_slices(np.asarray(x, dtype=float), 0.0)
-    base_rule = bids.assign(d, lo, hi)
-
-    def utilities(rules, strategy):
-        rw = np.array(
-            [
-                rules[strategy[i]].reported_bids(
-                    w[i : i + 1], bids.bid_bin_codes(w[i : i + 1]), draws.G[i : i + 1], U[i : i + 1]
-                )[1][0]
-                for i in range(n)
-            ]
-        )
-        u = np.asarray(market.run(arrays, nodes, mechanism, w, rw, group).jobs["utility"], dtype=float)
-        return np.bincount(agent, weights=u, minlength=n_agents)
-
-    u_base = utilities(list(support), base_rule)
+    pm = PlainMarket(arrays, nodes, mechanism, seed, agents, x)
+    probe_agents = sorted(pm.order[: max(1, int(round(probe * pm.n_agents)))])
+    u_base = pm.utilities(list(support), pm.base_rule)
     out = []
     for c in candidates:
-        rules = list(support) + [c]
-        strategy = base_rule.copy()
-        for i in range(n):
-            if agent[i] in probe_agents:
-                strategy[i] = len(support)
-        u = utilities(rules, strategy)
+        u = pm.utilities(list(support) + [c], pm.playing(support, [probe_agents]))
         out.append(sum(u[a] - u_base[a] for a in probe_agents) / len(probe_agents))
     return out
 
@@ -89,51 +100,19 @@ def reference_shared_gains(arrays, nodes, mechanism, seed, agents, probe, suppor
     """Each candidate's gain in one shared deviation run, the plain way: candidate ``j`` on the ``j``-th block of probe
     agents; an agent's gain is its change of utility from the base run less the mean change of the agents in no
     block, and 0 where its base rule is the candidate itself."""
-    market = market_for(mechanism)
-    n = market.size(arrays)
-    draws = bids.draw(n, seed)
-    w, U = draws.private_bid, draws.U
-    group = np.zeros(n, dtype=np.int64)
-    if agents == "users":
-        agent, d = np.unique(arrays["user"], return_inverse=True)[1], bids.user_draws(arrays["user"], seed)
-    else:
-        agent, d = np.arange(n), draws.G
-    n_agents = int(agent.max()) + 1
-    u_probe = np.random.default_rng(np.random.SeedSequence(seed).spawn(PROBE_STREAM + 1)[PROBE_STREAM]).random(n_agents)
-    m = max(1, int(round(probe * n_agents)))
-    order = np.argsort(u_probe, kind="stable").tolist()
-    blocks = [order[j * m : (j + 1) * m] for j in range(len(candidates))]
-    lo, hi = bids.population_slices(np.asarray(x, dtype=float), 0.0)
-    base_rule = bids.assign(d, lo, hi)
-
-    def utilities(rules, rule_of_job):
-        rw = np.array(
-            [
-                rules[rule_of_job[i]].reported_bids(
-                    w[i : i + 1], bids.bid_bin_codes(w[i : i + 1]), draws.G[i : i + 1], U[i : i + 1]
-                )[1][0]
-                for i in range(n)
-            ]
-        )
-        u = np.asarray(market.run(arrays, nodes, mechanism, w, rw, group).jobs["utility"], dtype=float)
-        return np.bincount(agent, weights=u, minlength=n_agents)
-
-    u_base = utilities(list(support), base_rule)
-    rules = list(support) + list(candidates)
-    strategy = base_rule.copy()
-    for j, block in enumerate(blocks):
-        for i in range(n):
-            if agent[i] in block:
-                strategy[i] = len(support) + j
-    u = utilities(rules, strategy)
+    pm = PlainMarket(arrays, nodes, mechanism, seed, agents, x)
+    m = max(1, int(round(probe * pm.n_agents)))
+    blocks = [pm.order[j * m : (j + 1) * m] for j in range(len(candidates))]
+    u_base = pm.utilities(list(support), pm.base_rule)
+    u = pm.utilities(list(support) + list(candidates), pm.playing(support, blocks))
     in_block = {a for block in blocks for a in block}
-    rest = [a for a in range(n_agents) if a not in in_block]
+    rest = [a for a in range(pm.n_agents) if a not in in_block]
     crowd = sum(u[a] - u_base[a] for a in rest) / len(rest)
     out = []
     for j, c in enumerate(candidates):
         total = 0.0
         for a in blocks[j]:
-            already = all(support[base_rule[i]] is c for i in range(n) if agent[i] == a)
+            already = all(support[pm.base_rule[i]] is c for i in range(pm.n) if pm.agent[i] == a)
             total += 0.0 if already else u[a] - u_base[a] - crowd
         out.append(total / m)
     return out
