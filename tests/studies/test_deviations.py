@@ -118,29 +118,6 @@ def reference_shared_gains(arrays, nodes, mechanism, seed, agents, probe, suppor
     return out
 
 
-@settings(max_examples=6, deadline=None)
-@given(
-    seed=st.integers(0, 50),
-    mech=st.sampled_from(range(len(MECHANISMS))),
-    users=st.sampled_from([0, 7]),
-    support=st.sampled_from([(0,), (1,), (0, 2), (1, 2, 3)]),
-    data=st.data(),
-)
-def test_the_shared_runs_gains_equal_a_plain_reference(seed, mech, users, support, data):
-    arrays, nodes = _workload(users)
-    agents = "users" if users else "jobs"
-    x = np.array(data.draw(st.lists(st.floats(0.05, 1), min_size=len(support), max_size=len(support))))
-    x = x / x.sum()
-    sup = [RULES[k] for k in support]
-    cands = [RULES[k] for k in range(len(RULES))]
-    probe = 0.1 if users else 0.05  # 7 users: blocks of 1 (4 of them), 3 agents in none
-    s = SeedRuns(arrays, nodes, MECHANISMS[mech], seed, None, agents)
-    base = base_task(arrays, nodes, MECHANISMS[mech], seed, None, agents, sup, x)
-    got = deviation_gains(s, sup, x, cands, base["u_agent"], probe, share=True)[:, 0]
-    want = reference_shared_gains(arrays, nodes, MECHANISMS[mech], seed, agents, probe, sup, x, cands)
-    np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-6)
-
-
 @pytest.mark.parametrize("mech", range(len(MECHANISMS)))
 def test_in_a_shared_run_a_pure_mixtures_own_rule_gains_exactly_nothing(mech):
     """Hunt 10: the truthful block of an all-truthful candidate "gained" what the other blocks did to the market
@@ -165,18 +142,22 @@ def test_in_a_shared_run_a_pure_mixtures_own_rule_gains_exactly_nothing(mech):
     support=st.sampled_from([(0,), (1,), (0, 2), (1, 2, 3)]),
     data=st.data(),
 )
-def test_the_paired_gains_equal_a_plain_reference(seed, mech, users, support, data):
+@pytest.mark.parametrize("share", [False, True])
+def test_the_paired_gains_equal_a_plain_reference(share, seed, mech, users, support, data):
+    """One run per candidate on the same probe agents, or one shared run with a block each (7 users: blocks of one
+    agent, 3 agents in none)."""
     arrays, nodes = _workload(users)
     agents = "users" if users else "jobs"
     x = np.array(data.draw(st.lists(st.floats(0.05, 1), min_size=len(support), max_size=len(support))))
     x = x / x.sum()
     sup = [RULES[k] for k in support]
     cands = [RULES[k] for k in range(len(RULES))]
-    probe = 0.05
+    probe = 0.1 if users else 0.05
     s = SeedRuns(arrays, nodes, MECHANISMS[mech], seed, None, agents)
     base = base_task(arrays, nodes, MECHANISMS[mech], seed, None, agents, sup, x)
-    got = deviation_gains(s, sup, x, cands, base["u_agent"], probe, share=False)[:, 0]
-    want = reference_gains(arrays, nodes, MECHANISMS[mech], seed, agents, probe, sup, x, cands)
+    got = deviation_gains(s, sup, x, cands, base["u_agent"], probe, share=share)[:, 0]
+    plain = reference_shared_gains if share else reference_gains
+    want = plain(arrays, nodes, MECHANISMS[mech], seed, agents, probe, sup, x, cands)
     np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-6)
 
 
