@@ -97,6 +97,11 @@ def load_file(path: Path, shipped: bytes | None = None) -> Plugin:
             data = path.read_bytes()
         except OSError as exc:
             raise InputError(f"plugin {path}: cannot read it ({exc.strerror or exc})") from None
+        if data.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in data[:4096]:  # as the other readers say
+            raise InputError(
+                f"plugin {path}: is UTF-16 text (or binary), not UTF-8; save it as UTF-8 (Python read it as 'source "
+                "code string cannot contain null bytes')"
+            )
         resolved = str(path.resolve())
         if importlib.util.spec_from_file_location("gamemarket_plugin_", path) is None:
             raise InputError(f"plugin {path}: not a Python file importlib can load (expected a .py file)")

@@ -220,3 +220,12 @@ def test_two_plugins_of_one_name_are_told_to_rename_not_to_pass_a_python_option(
     r.register("mine", 1)
     with pytest.raises(InputError, match=r"'mine' is already registered \(by another plugin, or earlier in this one\)"):
         r.register("mine", 2)
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be"])
+def test_a_utf16_plugin_is_named_as_such(tmp_path, capsys, encoding):
+    """Hunt 11: a UTF-16 plugin got Python's "source code string cannot contain null bytes" where every other
+    reader says "UTF-16 text"."""
+    (tmp_path / "p.py").write_bytes("x = 1\n".encode(encoding))
+    assert main(["plugin", "check", str(tmp_path / "p.py")]) == 2
+    assert "p.py: is UTF-16 text (or binary), not UTF-8; save it as UTF-8" in capsys.readouterr().err
