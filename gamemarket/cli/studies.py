@@ -257,12 +257,23 @@ def _solve_egta(a) -> int:
 
 def _none_found(solved, json_out: bool) -> int:
     """Exit 3 where the methods asked found no equilibrium of a game (every game has one: ``--methods pure`` of
-    rock-paper-scissors printed ``[]`` and exit 0), saying so on stderr; 0 otherwise. With ``--format json`` a
-    partial search's note goes to stderr too (the JSON list holds equilibria only)."""
+    rock-paper-scissors printed ``[]`` and exit 0), saying so on stderr; 0 otherwise. With ``--format json`` what
+    the text says of the game goes to stderr too (degenerate, strictly dominated strategies, a partial search's
+    note): the JSON list holds equilibria only."""
     for sg in solved:
         where = f"{sg.name}: " if len(solved) > 1 else ""
-        if json_out:
-            for n in sg.solution.notes:
+        if json_out:  # what the text says of the game beside its equilibria (the JSON list holds equilibria only)
+            sol = sg.solution
+            if sol.degenerate:
+                print(f"gamemarket: {where}degenerate game: its extreme equilibria are listed", file=sys.stderr)
+            if sol.dominated_rows or sol.dominated_cols:
+                g = sg.game
+                print(
+                    f"gamemarket: {where}strictly dominated (iterated): {g.players[0]}: "
+                    f"{', '.join(sol.dominated_rows) or '-'}; {g.players[1]}: {', '.join(sol.dominated_cols) or '-'}",
+                    file=sys.stderr,
+                )
+            for n in sol.notes:
                 if n.startswith("partial: "):
                     print(f"gamemarket: {where}{n}", file=sys.stderr)
     empty = [sg for sg in solved if not sg.solution.equilibria]
@@ -311,7 +322,7 @@ def cmd_study_status(a) -> int:
 
         st = PopulationGames(spec)
         keys = [st.runs.key(p, m, s) for p in spec.providers for s in spec.seeds for m in st.grid]
-        done = sum(st.runs.store.read(k) is not None for k in keys)
+        done = sum(st.runs.store.read(k, set_aside_bad=False) is not None for k in keys)  # a query moves nothing
         print(
             f"study {spec.name}: {done:,}/{len(keys):,} population runs of the initial seeds stored "
             f"({st.runs.store.dir}); candidates and added seeds follow from these"

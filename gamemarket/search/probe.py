@@ -29,6 +29,7 @@ from gamemarket.studies.deviations import probe_size
 from gamemarket.studies.population import PopulationRuns, on_scheduler
 from gamemarket.studies.population_config import load_shading, search_family
 from gamemarket.studies.runner import load_workload
+from gamemarket.studies.spec import StudySpec
 from gamemarket.studies.strategies import read_catalogues
 
 #: a point named as a family's points are, ``family[v1,v2,...]``
@@ -173,6 +174,8 @@ def probe(
         A study that is not a population game, an unknown mechanism, rule or seed, a mixture whose shares do not
         sum to 1, a rule outside the family's bounds.
     """
+    if not isinstance(spec, StudySpec):  # (a path was an AttributeError: 'str' object has no attribute 'population')
+        raise InputError(f"spec must be a study loaded by gamemarket.studies.load_study, got {spec!r:.100}")
     if spec.population is None:
         raise InputError(f"study {spec.name!r}: its [game] is not a population game (kind = 'population')")
     provs = {p.name: p for p in spec.providers}
@@ -184,9 +187,15 @@ def probe(
     known.update({r.name: r for r in spec.population.strategies})
     rules, x = mixture(base, known, "--base")
     dev = rule(deviation, known, "--deviation")
+    if seeds is not None and (isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__iter__")):
+        raise InputError(f"seeds must be a list of seeds (whole numbers >= 0), got {seeds!r}")  # (3 was a TypeError)
     seeds = list(spec.seeds) if seeds is None else [check_seed(s, "--seeds: a seed") for s in seeds]  # (1.5 was 1)
     if not seeds:
         raise InputError(f"--seeds: expected seeds >= 0, got {seeds}")
+    if len(set(seeds)) != len(seeds):  # one seed twice is one run counted twice: an interval too narrow
+        raise InputError(
+            f"--seeds: seed {next(s for s in seeds if seeds.count(s) > 1)} is given twice; expected each once"
+        )
     share = exploration_probe(spec.population, spec.exploration or {}) if probe_share is None else probe_share
     if isinstance(share, bool) or not isinstance(share, Real) or not (0 < share <= 0.1):
         shown = f"{share:g}" if isinstance(share, Real) and not isinstance(share, bool) else repr(share)

@@ -70,9 +70,10 @@ class PopulationStore:
         """The file of the run with this key."""
         return self.dir / f"{key}.json"
 
-    def read(self, key: str) -> dict | None:
+    def read(self, key: str, *, set_aside_bad: bool = True) -> dict | None:
         """The stored run with this key, or None where there is none; a file that does not parse, or records
-        another key, is set aside with a warning and read as missing (so it is run again).
+        another key, is set aside with a warning and read as missing (so it is run again); ``set_aside_bad=False``:
+        read as missing, moved nowhere (a query: ``study status``).
         """
         path = self.path(key)
         try:
@@ -85,7 +86,8 @@ class PopulationStore:
             reason = "it records another key" if isinstance(rec, dict) else "not a JSON object"
         if isinstance(rec, dict) and rec.get("key") == key:
             return rec
-        set_aside(path, reason, "stored run")
+        if set_aside_bad:
+            set_aside(path, reason, "stored run")
         return None
 
     def write(self, key: str, rec: dict) -> None:

@@ -370,14 +370,14 @@ def study_status(spec: StudySpec) -> dict:
     ``missing``, ``tables``).
 
     Each count is verified: a task counts as done when its own file, the record, reads (footer, metadata
-    and key; a damaged one is set aside, and ``study run`` runs it again), and ``tables`` says whether the
-    plan's consolidated tables are complete and read."""
+    and key; a damaged one counts as missing, and ``study run`` sets it aside and runs it again: a status, a query,
+    moves nothing), and ``tables`` says whether the plan's consolidated tables are complete and read."""
     if Path(spec.results_dir).exists() and not Path(spec.results_dir).is_dir():  # as study run and report say
         raise InputError(f"{spec.results_dir}: is a file; expected a results folder")
     store = ResultStore(spec.results_dir)
     prep = load_workload(spec)
     tasks = plan(spec, prep.arrays, prep.nodes)
-    done = sum(store.has(t.key) for t in tasks)
+    done = sum(store.has(t.key, set_aside=False) for t in tasks)
     return {
         "study": spec.name,
         "tasks": len(tasks),

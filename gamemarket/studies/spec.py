@@ -302,7 +302,12 @@ def load_study(path: str | Path, *, results: str | Path | None = None, report: s
         ``--report``).
     """
     if not isinstance(path, (str, os.PathLike)):  # (a dict was a TypeError from pathlib)
-        raise InputError(f"load_study: expected the path of a study file (.toml), got {type(path).__name__}")
+        raise InputError(
+            f"load_study: expected the path of a study file (.toml), got {type(path).__name__} {path!r:.100}"
+        )
+    for what, folder in (("results", results), ("report", report)):  # (results=5 was pathlib's TypeError)
+        if folder is not None and not isinstance(folder, (str, os.PathLike)):
+            raise InputError(f"load_study: {what}= must be a folder's path, got {folder!r:.100}")
     given = Path(path)
     kind = special_kind(given)
     if kind is not None:  # <(cat s.toml), a named pipe: its results and reports go beside the file, which it has not

@@ -130,12 +130,13 @@ class ResultStore:
         """The file of a task's stored result."""
         return self.runs / f"{key}.parquet"
 
-    def has(self, key: str) -> bool:
+    def has(self, key: str, *, set_aside: bool = True) -> bool:
         """Whether a readable result of this task is stored.
 
         A file whose Parquet footer or metadata does not read (a truncated or corrupt file), or that
         records another task's key (a file copied or renamed by hand), counts as missing: it is moved
-        aside to ``<name>.corrupt`` with a warning, and its task is run again.
+        aside to ``<name>.corrupt`` with a warning, and its task is run again. ``set_aside=False``: a query
+        (``study status``) counts it as missing and moves nothing.
         """
         path = self.path(key)
         if not path.exists():
@@ -148,7 +149,8 @@ class ResultStore:
                 raise ValueError(f"it records the key {stored.decode()}")
             return True
         except Exception as exc:  # any failure to read means the result cannot be trusted
-            self.set_aside(key, f"{type(exc).__name__}: {exc}")
+            if set_aside:
+                self.set_aside(key, f"{type(exc).__name__}: {exc}")
             return False
 
     def set_aside(self, key: str, reason: str) -> None:

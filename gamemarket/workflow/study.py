@@ -30,7 +30,8 @@ from pathlib import Path
 import pandas as pd
 
 from gamemarket.analysis.study import DEFAULT_METHODS, StudyAnalysis, analyze
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, check_flag
+from gamemarket.games.equilibria import check_methods
 from gamemarket.games.io import mixture_words, profile_words
 from gamemarket.io.limits import check_workers
 from gamemarket.reports.answer import play_words, rows
@@ -57,6 +58,16 @@ def _quiet(line: str) -> None:
     """The default ``log``: the library prints nothing of its own."""
 
 
+def _checked_call(log, **flags) -> Log:
+    """A call's ``log`` (a callable, or None: nothing said) and its yes-or-no arguments (True or False: a text such as
+    ``write_report='no'`` was true), before anything runs; the log to use."""
+    if log is not None and not callable(log):  # (a string failed after every run, at the first line said)
+        raise InputError(f"log must be a callable taking each line, such as print; got {log!r}")
+    for name, value in flags.items():
+        check_flag(value, name)
+    return log or _quiet
+
+
 def _spec(study, results, report) -> StudySpec:
     """``study`` as a :class:`StudySpec`: a path is loaded with the ``results`` and ``report`` folders where given
     (as ``--results`` and ``--report`` do); a spec is taken as it is, so it names its own folders."""
@@ -66,6 +77,9 @@ def _spec(study, results, report) -> StudySpec:
                 f"study {study.name}: results= and report= replace a study file's [output] folders as it is "
                 "loaded; pass the study's path, or a spec loaded with them (load_study(path, results=, report=))"
             )
+        # checked again as it is now: a spec changed in Python after it loaded (seeds = [], providers given as
+        # names, its report folder set to its results folder) failed deep inside the run, or ran
+        study.validate()
         return study
     return load_study(study, results=results, report=report)
 
@@ -289,13 +303,12 @@ def run_study(
     InputError
         A study that does not load, a folder that is not the study's, an address that is not a scheduler.
     """
-    if log is not None and not callable(log):  # (a string failed after every run, at the first line said)
-        raise InputError(f"log must be a callable taking each line, such as print; got {log!r}")
-    log = log or _quiet
+    log = _checked_call(log, write_report=write_report, progress=progress, force=force)
     t0 = time.perf_counter()
     check_workers(n_jobs)  # before anything runs or is claimed
     if scheduler_address is not None:  # before any folder is claimed or locked: what answers there, named
         identify(scheduler_address)
+    methods = tuple(check_methods(methods))  # ("pure" asked for method 'p')
     spec = _spec(study, results, report)
     _methods_apply(spec, methods)
     how = {"n_jobs": n_jobs, "scheduler_address": scheduler_address, "progress": progress}
@@ -431,7 +444,8 @@ def write_study_report(
     Parameters are :func:`run_study`'s; a run that is not stored is an :class:`InputError` naming it. Returns
     the report's HTML file.
     """
-    log = log or _quiet
+    log = _checked_call(log, force=force)
+    methods = tuple(check_methods(methods))
     spec = _spec(study, results, report)
     _methods_apply(spec, methods)
     # the folder claimed first (another study's is refused before the work), and given back as it was if the work

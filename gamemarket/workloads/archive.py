@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
@@ -109,6 +110,13 @@ def fetch(
     scheme = url.split(":", 1)[0].lower() if ":" in url else ""
     if scheme not in URL_SCHEMES:
         raise InputError(f"--url {url!r}: expected an address of scheme {', '.join(URL_SCHEMES)}")
+    try:  # parsed before any folder is made ('http://[::1' was urllib's ValueError, a traceback)
+        parts = urllib.parse.urlsplit(url)
+        _ = parts.port
+    except ValueError as exc:
+        raise InputError(f"--url {url!r}: not an address ({exc})") from None
+    if scheme != "file" and not parts.hostname:
+        raise InputError(f"--url {url!r}: not an address (it names no host)")
     dest_dir = Path(dest) if dest is not None else cache_dir()
     if dest_dir.exists() and not dest_dir.is_dir():
         raise InputError(f"--dest {dest_dir}: is a file; expected a folder")

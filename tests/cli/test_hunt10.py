@@ -32,7 +32,8 @@ def test_methods_that_find_an_equilibrium_still_exit_0_and_json_says_the_search_
     out, err = capsys.readouterr()
     assert len(json.loads(out)) == 1 and "partial: the methods asked (pure)" in err and "none found" not in err
     assert main(["game", "solve", str(tmp_path / "pd.nfg"), "--format", "json"]) == 0
-    assert capsys.readouterr().err == ""
+    # hunt 12: what the text says of the game, on stderr beside the JSON list (the prisoner's dilemma: dominated)
+    assert capsys.readouterr().err == "gamemarket: strictly dominated (iterated): row: 1; col: 1\n"
 
 
 DEVICE_INPUTS = [
