@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import _thread
 import argparse
+import contextlib
 import gc
 import os
 import re
+import signal
 import sys
+import threading
 import warnings
 
 from gamemarket import __version__
@@ -191,7 +194,35 @@ def main(argv: list[str] | None = None, *, on_start=None, on_end=None) -> int:
     said = "finished runs are kept (the same command resumes)" if stores else "no file was half-written"
     if on_start is not None:  # (the entry point: Ctrl-C back to Python, a KeyboardInterrupt said by _guarded)
         on_start()
-    return _guarded(lambda: _run(args), interrupted=f"interrupted; {said}", on_end=on_end)
+    with _ctrl_c_seen():
+        return _guarded(lambda: _run(args), interrupted=f"interrupted; {said}", on_end=on_end)
+
+
+#: set by the command's SIGINT handler: a Ctrl-C came while the command ran
+_SIGINT = threading.Event()
+
+
+def _record_ctrl_c(signum, frame) -> None:
+    """Python's own handler (a KeyboardInterrupt), the Ctrl-C recorded first: a C extension interrupted as it
+    initialises (matplotlib's, imported 1.5 s into `study run`) turns the KeyboardInterrupt into "ImportError:
+    initialization failed", a traceback and exit 1 (the fuzzer's signals family found it)."""
+    _SIGINT.set()
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def _ctrl_c_seen():
+    """While the command runs, where Ctrl-C raises KeyboardInterrupt (Python's default handler is in place), record
+    each Ctrl-C before it is raised (:func:`_record_ctrl_c`); the handler is put back after."""
+    _SIGINT.clear()
+    mine = signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    if mine:
+        signal.signal(signal.SIGINT, _record_ctrl_c)
+    try:
+        yield
+    finally:
+        if mine:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _unraisable(hook):
@@ -276,6 +307,9 @@ def _guarded_code(step, interrupted: str):
         print(f"gamemarket: {interrupted}", file=sys.stderr)
         return EXIT_INTERRUPTED
     except Exception as exc:
+        if _SIGINT.is_set():  # a Ctrl-C that surfaced as another error (a C extension's import): still a Ctrl-C
+            print(f"gamemarket: {interrupted}", file=sys.stderr)
+            return EXIT_INTERRUPTED
         if not worker_died(exc):
             raise
         print(f"gamemarket: error: {_one_line(_worker_death(exc))}", file=sys.stderr)

@@ -199,3 +199,29 @@ def test_output_that_cannot_be_written_is_an_error_naming_standard_output(argv, 
         )
     assert proc.returncode == 2
     assert proc.stderr == "gamemarket: error: standard output: No space left on device\n"
+
+
+def test_a_ctrl_c_that_surfaces_as_another_error_is_still_a_ctrl_c(monkeypatch, capsys):
+    """The fuzzer's signals family: SIGINT 1.5 s into `study run` came while matplotlib's C extension initialised,
+    which turned the KeyboardInterrupt into "ImportError: initialization failed": a traceback, exit 1."""
+    import signal
+
+    def interrupted_import(args):
+        try:
+            signal.raise_signal(signal.SIGINT)
+        except KeyboardInterrupt:
+            raise ImportError("initialization failed") from None
+        return 0
+
+    monkeypatch.setattr(cli, "_run", interrupted_import)
+    before = signal.getsignal(signal.SIGINT)
+    assert cli.main(["simulate", "--synthetic-jobs", "20"]) == 130
+    assert capsys.readouterr().err == "gamemarket: interrupted; no file was half-written\n"
+    assert signal.getsignal(signal.SIGINT) is before  # the handler put back
+
+    def plain_error(args):  # without a Ctrl-C, an error is what it is
+        raise ImportError("initialization failed")
+
+    monkeypatch.setattr(cli, "_run", plain_error)
+    with pytest.raises(ImportError):
+        cli.main(["simulate", "--synthetic-jobs", "20"])
