@@ -91,7 +91,10 @@ class Registry(Mapping, Generic[T]):
             raise InputError(f"unknown {self.what} {name!r}; expected one of {sorted(self._items)}") from None
 
     def __getitem__(self, name: str) -> T:
-        return self._items[name]
+        try:
+            return self._items[name]
+        except TypeError:  # a name that is no text (a list from a file: [nan]) was a TypeError, a traceback
+            raise InputError(f"unknown {self.what} {name!r}; expected one of {sorted(self._items)}") from None
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._items)

@@ -221,7 +221,9 @@ def _ctrl_c_seen():
     try:
         yield
     finally:
-        if mine:
+        # put back only where still ours: the entry point's on_end ignores Ctrl-C once the command has finished,
+        # and putting Python's handler back over that let a Ctrl-C during the process's end kill it (exit -2)
+        if mine and signal.getsignal(signal.SIGINT) is _record_ctrl_c:
             signal.signal(signal.SIGINT, signal.default_int_handler)
 
 

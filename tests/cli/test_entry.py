@@ -225,3 +225,28 @@ def test_a_ctrl_c_that_surfaces_as_another_error_is_still_a_ctrl_c(monkeypatch, 
     monkeypatch.setattr(cli, "_run", plain_error)
     with pytest.raises(ImportError):
         cli.main(["simulate", "--synthetic-jobs", "20"])
+
+
+def test_the_command_leaves_the_entry_points_end_handler_in_place(monkeypatch, capsys):
+    """The fuzzer: the handler that records Ctrl-C was put back over the entry point's SIG_IGN of on_end, and a
+    Ctrl-C while the process ended killed it by the signal (exit -2)."""
+    import signal
+
+    before = signal.getsignal(signal.SIGINT)
+    try:
+        assert cli.main(["simulate", "--synthetic-jobs", "20"], on_end=lambda code: signal.signal(
+            signal.SIGINT, signal.SIG_IGN
+        )) == 0  # fmt: skip
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
+def test_a_registry_asked_for_a_name_that_is_no_text_says_so():
+    from gamemarket.errors import InputError
+    from gamemarket.registry import Registry
+
+    r = Registry("market")
+    r.register("scheduling", 1)
+    with pytest.raises(InputError, match=r"unknown market \[nan\]; expected one of \['scheduling'\]"):
+        r[[float("nan")]]
