@@ -255,7 +255,7 @@ def _solve_egta(a) -> int:
     return 0
 
 
-def _none_found(solved, json_out: bool) -> int:
+def _said_beside_the_answer(solved, json_out: bool) -> int:
     """Exit 3 where the methods asked found no equilibrium of a game (every game has one: ``--methods pure`` of
     rock-paper-scissors printed ``[]`` and exit 0), saying so on stderr; 0 otherwise. With ``--format json`` what
     the text says of the game goes to stderr too (degenerate, strictly dominated strategies, a partial search's
@@ -445,7 +445,7 @@ def cmd_game_solve(a) -> int:
     if not all(sg.solution.complete for sg in solved):  # what was found is printed; the search did not finish
         _unfinished([n for sg in solved for n in sg.solution.notes])
         return EXIT_UNFINISHED
-    return _none_found(solved, a.format == "json")
+    return _said_beside_the_answer(solved, a.format == "json")
 
 
 def _solve_concept(a) -> int:
