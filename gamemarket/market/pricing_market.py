@@ -101,6 +101,8 @@ def load_market(path) -> dict[str, np.ndarray]:
         Problem(z["A"], z["R"], "linear")  # validates
     except InputError as exc:
         raise InputError(f"{path}: {exc}") from exc
+    if not (np.asarray(z["R"], dtype=np.float64) > 0).any():
+        raise InputError(f"{path}: every resource has capacity 0 (R): a market needs one of capacity > 0 to sell")
     return {"A": np.asarray(z["A"], dtype=np.float64), "R": np.asarray(z["R"], dtype=np.float64)}
 
 

@@ -80,5 +80,6 @@ def check_feasible(problem: Problem, alloc: Allocation, tol: float = 1e-9) -> fl
     )
     v = [max(0.0, float(-min(lows))), max(0.0, float(alloc.time().max() - 1.0))]
     use = alloc.usage(problem.demand)
-    v.append(max(0.0, float(((use - problem.R) / problem.R).max())))
+    R = problem.R  # relative to the capacity; absolute where it is 0 (no use allowed at all)
+    v.append(max(0.0, float((np.where(R > 0, (use - R) / np.where(R > 0, R, 1.0), use)).max())))
     return max(v)

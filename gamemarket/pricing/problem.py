@@ -62,8 +62,8 @@ class Problem:
         R = np.asarray(self.R, dtype=np.float64).ravel()
         if R.shape != (m,):
             raise InputError(f"R must have one limit per resource ({m}), got shape {R.shape}")
-        if not np.isfinite(R).all() or (R <= 0).any():
-            raise InputError(f"resource limits R must be finite and > 0, got {R.tolist()[:8]}")
+        if not np.isfinite(R).all() or (R < 0).any():  # 0 allowed (R in R^m_+): such a resource goes unused
+            raise InputError(f"resource limits R must be finite and >= 0, got {R.tolist()[:8]}")
         d = np.ones(n) if self.demand is None else np.asarray(self.demand, dtype=np.float64).ravel()
         if d.shape != (n,) or not np.isfinite(d).all() or (d <= 0).any():
             raise InputError(f"demand must be {n} finite numbers > 0")
@@ -71,10 +71,11 @@ class Problem:
         for name, arr in (("A", A), ("R", R), ("demand", d), ("weight", self.utility.w), ("target", self.target)):
             _check_magnitude(name, arr)
         if self.utility.needs_positive_throughput:
-            dead = ~(A > 0).any(axis=1)
+            dead = ~((A > 0) & (R > 0)).any(axis=1)
             if dead.any():
+                where = " on a resource of capacity > 0" if (R == 0).any() else ""
                 raise InputError(
-                    f"job {int(np.flatnonzero(dead)[0])} has no positive efficiency: its "
+                    f"job {int(np.flatnonzero(dead)[0])} has no positive efficiency{where}: its "
                     f"{self.utility.name} utility would be -inf"
                 )
         self.A, self.R, self.demand = A, R, d

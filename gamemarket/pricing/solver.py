@@ -69,6 +69,7 @@ from gamemarket.pricing.result import (  # noqa: F401 (DEFAULT_REL_GAP: callers 
     stopping_rule,
 )
 from gamemarket.pricing.torch_backend import TorchEvaluator
+from gamemarket.pricing.unavailable import solve_available
 from gamemarket.pricing.utilities import Power
 
 METHODS = ("lbfgs", "newton", "auto")
@@ -129,6 +130,7 @@ def solve(
     problem = copy.copy(problem)
     problem.utility = copy.copy(problem.utility)
     n, m = problem.shape
+    eps_given = eps
     smoothed = problem.utility.smooth
     certified = eps is None and not smoothed  # the default's relative rule (``default_target``)
     eps = (1e-3 if smoothed else DEFAULT_GAP_PER_JOB) * n if eps is None else _number(eps, "eps")
@@ -145,6 +147,10 @@ def solve(
         raise InputError(f"dtype must be float64 or float32, got {dtype!r}")
     lo = np.zeros(m) if p_min is None else price_vector(p_min, m, "p_min")
     p0 = None if p0 is None else price_vector(p0, m, "p0")
+    if (problem.R == 0).any():  # resources of capacity 0: the problem without them, whose optimum is the same
+        options = dict(eps=eps_given, max_iter=max_iter, callback=callback, rel_eps=rel_eps, method=method)
+        options.update(backend=backend, device=device, dtype=dtype)
+        return solve_available(problem, lambda pr, floors, start: solve(pr, p0=start, p_min=floors, **options), lo, p0)
     common = dict(eps=eps, rel_eps=rel_eps, max_iter=max_iter, method=method, lo=lo, callback=callback)
     common.update(certified=certified)
     common.update(backend=backend, device=device, dtype=dtype, t0=t0)
