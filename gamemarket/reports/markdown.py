@@ -1,11 +1,13 @@
-"""Markdown and HTML for the reports: a Markdown table, and the small Markdown subset the reports write as
-self-contained HTML. Shared by every report (the study's, the population study's)."""
+"""Markdown and HTML for the reports: a Markdown table, and a report's Markdown as a self-contained HTML page
+(markdown-it-py). Shared by every report (the study's, the population study's, the design study's)."""
 
 from __future__ import annotations
 
+import functools
 import html
 import math
-import re
+
+from markdown_it import MarkdownIt
 
 
 def counted(n: int, word: str) -> str:
@@ -136,55 +138,11 @@ def _cell(value) -> str:
     return " ".join(str(value).splitlines()).replace("|", "\\|")
 
 
-#: a code span: what it holds is shown as written (no emphasis inside: ``payoffs-*.csv`` and ``best-responses-*.csv``
-#: in one line opened an emphasis in the first and closed it in the second)
-CODE_SPAN = re.compile(r"`([^`]+)`")
-
-
-def _inline(s: str) -> str:
-    """One line's inline Markdown (code, bold, emphasis with stars, a closing emphasis with underscores) as HTML,
-    the text escaped. Code spans are set aside first, so that nothing inside one is read as emphasis."""
-    spans: list[str] = []
-
-    def aside(m: re.Match) -> str:
-        spans.append(m.group(1))
-        return f"\x00{len(spans) - 1}\x00"
-
-    s = html.escape(CODE_SPAN.sub(aside, s.replace("\x00", "")))
-    s = re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", s)
-    # *emphasis*: a star that opens before a word and closes after one (not a product, "x * y")
-    s = re.sub(r"(?<![*\w])\*(?=[^\s*])([^*]+?)(?<=[^\s*])\*(?![*\w])", r"<em>\1</em>", s)
-    s = re.sub(r"_([^_]+)_$", r"<em>\1</em>", s)
-    return re.sub("\x00(\\d+)\x00", lambda m: f"<code>{html.escape(spans[int(m.group(1))])}</code>", s)
-
-
-def _html_table(lines: list[str]) -> str:
-    """A Markdown table's lines (separator included) as an HTML table; the first row is the header. A cell's
-    escaped ``\\|`` is a ``|`` of its text, not a cell's end."""
-    rows = [
-        [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", ln.strip()[1:-1])]
-        for ln in lines
-        if not ln.startswith("|---")
-    ]
-    return (
-        "<table><thead><tr>"
-        + "".join(f"<th>{_inline(c)}</th>" for c in rows[0])
-        + "</tr></thead><tbody>"
-        + "".join("<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in r) + "</tr>" for r in rows[1:])
-        + "</tbody></table>"
-    )
-
-
 STYLE = (
     "body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}"
     "table{border-collapse:collapse;margin:1em 0;font-size:13px}td,th{border:1px solid #ccc;padding:4px 8px}"
     "th{background:#f3f3f3}img{max-width:100%}code{background:#f6f6f6;padding:0 3px}"
 )  #: the HTML reports' style sheet
-
-
-#: a figure's line, as the reports write one: ``![alt](src)`` (a line of a study's notes that starts ``![`` with no
-#: ``](`` after it was a ValueError, after every simulation)
-IMAGE = re.compile(r"!\[([^\]]*)\]\(([^)\s]+)\)")
 
 
 def _local(src: str) -> bool:
@@ -194,15 +152,35 @@ def _local(src: str) -> bool:
     return ":" not in src and not src.startswith(("/", "\\"))
 
 
+def _image(renderer, tokens, idx, options, env) -> str:
+    """An image of a file beside the report as markdown-it renders it; any other source (an address, a path from
+    the root) as the Markdown that named it, in text: the page shows only its own figures."""
+    token = tokens[idx]
+    src = str(token.attrGet("src") or "")
+    if _local(src):
+        return renderer.image(tokens, idx, options, env)
+    alt = renderer.renderInlineAsText(token.children or [], options, env)
+    return html.escape(f"![{alt}]({src})")
+
+
+@functools.lru_cache(maxsize=1)
+def _markdown():
+    """The reports' Markdown reader: CommonMark with GitHub's tables (markdown-it-py), raw HTML shown as text (a
+    name or a note holding ``<script>`` is text on the page), figures only of files beside the report."""
+    md = MarkdownIt("commonmark", {"html": False}).enable("table")
+    md.add_render_rule("image", _image)
+    return md
+
+
 def to_html(md: str, title: str) -> str:
-    """The Markdown subset the reports write (headings, tables, images, paragraphs, bullet notes) as one
-    self-contained HTML page.
+    """A report's Markdown (CommonMark with GitHub's tables, as ``md_table`` writes them) as one self-contained HTML
+    page, rendered by markdown-it-py [markdown-it-py]_: raw HTML is shown as text, and a figure is shown only where
+    it is a file beside the report.
 
     Parameters
     ----------
     md : str
-        The report's Markdown: one paragraph, heading, image or bullet per line; tables as ``md_table``
-        writes them.
+        The report's Markdown.
     title : str
         The page's title.
 
@@ -210,33 +188,16 @@ def to_html(md: str, title: str) -> str:
     -------
     str
         The HTML document.
+
+    References
+    ----------
+    .. [markdown-it-py] The Executable Book Project, markdown-it-py, a Python port of markdown-it (CommonMark
+       0.31 and GitHub-flavoured tables), https://github.com/executablebooks/markdown-it-py.
     """
-    lines = md.split("\n")
-    body = []
-    i = 0
-    while i < len(lines):
-        ln = lines[i]
-        if ln.startswith("|"):
-            k = i
-            while k < len(lines) and lines[k].startswith("|"):
-                k += 1
-            body.append(_html_table(lines[i:k]))
-            i = k
-            continue
-        if ln.startswith("#"):
-            level = len(ln) - len(ln.lstrip("#"))
-            body.append(f"<h{level}>{_inline(ln[level:].strip())}</h{level}>")
-        elif IMAGE.fullmatch(ln) and _local(IMAGE.fullmatch(ln).group(2)):  # ![alt](src) of a file beside it
-            alt, src = IMAGE.fullmatch(ln).groups()
-            body.append(f'<figure><img src="{html.escape(src)}" alt="{html.escape(alt)}"></figure>')
-        elif ln.startswith("- "):
-            body.append(f"<ul><li>{_inline(ln[2:])}</li></ul>")
-        elif ln.strip():
-            body.append(f"<p>{_inline(ln)}</p>")
-        i += 1
+    body = _markdown().render(md.replace("\x00", ""))
     return (
         f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
-        f"<style>{STYLE}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n"
+        f"<style>{STYLE}</style></head><body>\n" + body + "</body></html>\n"
     )
 
 

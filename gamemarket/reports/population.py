@@ -248,10 +248,19 @@ def _search_sentence(answers) -> str:
     once = sum(r["singletons"] for r in recs)
     still = sum(r["open_supports"] for r in recs)
     supports = recs[0]["supports"]
-    return (
+    opening = (
         f"The candidates come from every pure profile, replicator dynamics with polish, and Newton's method on "
         f"each of the {supports} supports' indifference systems from many starting points ({starts:,} starts over "
-        f"the {len(recs)} mechanisms, {roots:,} distinct roots, {once} of them reached by a single start; "
+        f"the {len(recs)} mechanisms, "
+    )
+    if roots == 0:  # no root to have reached twice: the stopping rule held of nothing (hunt 12)
+        return (
+            opening + "and no support's system had a root: each support's budget of starts was spent finding none)."
+            " No method here proves that a game has no other equilibrium."
+        )
+    return (
+        opening
+        + f"{roots:,} distinct roots, {once} of them reached by a single start; "
         + (
             "every support's search ended by its stopping rule: "
             if still == 0

@@ -27,7 +27,7 @@ def test_a_pipe_in_a_cell_is_escaped_and_read_back_as_one_cell():
     every unescaped |): every figure after it moved a column."""
     md = md_table(["mechanism", "revenue"], [["hb|first", "1,000"], ["a\nb", "2"]])
     assert md.splitlines()[2] == "| hb\\|first | 1,000 |" and md.splitlines()[3] == "| a b | 2 |"
-    html = to_html(md, "t")
+    html = to_html(md, "t").replace("\n", "")
     assert "<td>hb|first</td><td>1,000</td>" in html and html.count("<tr>") == 3
 
 
@@ -46,8 +46,8 @@ def test_nothing_inside_a_code_span_is_read_as_emphasis(line, want):
 
 def test_a_line_that_only_starts_like_an_image_is_a_paragraph():
     """A notes line starting ![ with no ]( was a ValueError after every simulation."""
-    html = to_html("intro\n![not an image\n![fig](fig-a.png)", "t")
-    assert "<p>![not an image</p>" in html and '<img src="fig-a.png" alt="fig">' in html
+    html = to_html("intro\n\n![not an image\n\n![fig](fig-a.png)", "t")
+    assert "<p>![not an image</p>" in html and '<img src="fig-a.png" alt="fig" />' in html
 
 
 def test_a_study_with_a_pipe_in_a_name_writes_tables_of_even_rows(tmp_path, capsys):

@@ -1,5 +1,7 @@
 """The reports' shared Markdown and HTML helpers, and the one mixture formatter."""
 
+import re
+
 import pytest
 
 from gamemarket.games.io import mixture_words
@@ -11,7 +13,7 @@ def test_md_table():
 
 
 def test_to_html_writes_each_kind_of_line():
-    md = "\n".join(
+    md = "\n\n".join(  # blocks apart, as every report writes them (a table runs on to the next blank line)
         [
             "# Title & more",
             "",
@@ -24,15 +26,15 @@ def test_to_html_writes_each_kind_of_line():
     )
     page = to_html(md, "t <1>")
     assert page.startswith('<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>t &lt;1&gt;</title>')
-    body = page.split("<body>\n", 1)[1]
+    body = re.sub(r">\n+<", "><", page.split("<body>\n", 1)[1])  # markdown-it ends each block's line
     assert body == (
-        "<h1>Title &amp; more</h1>\n"
-        "<p>A paragraph with <code>code</code> and <strong>bold</strong> &lt;tags&gt;.</p>\n"
+        "<h1>Title &amp; more</h1>"
+        "<p>A paragraph with <code>code</code> and <strong>bold</strong> &lt;tags&gt;.</p>"
         "<table><thead><tr><th>k</th><th>v</th></tr></thead><tbody>"
-        "<tr><td><code>x</code></td><td><strong>1</strong></td></tr></tbody></table>\n"
-        '<figure><img src="fig-a.png" alt="a figure"></figure>\n'
-        "<ul><li>a note</li></ul>\n"
-        "<p><em>written by gamemarket</em></p>\n"
+        "<tr><td><code>x</code></td><td><strong>1</strong></td></tr></tbody></table>"
+        '<p><img src="fig-a.png" alt="a figure" /></p>'
+        "<ul><li>a note</li></ul>"
+        "<p><em>written by gamemarket</em></p>"
         "</body></html>\n"
     )
 
@@ -124,9 +126,7 @@ def test_claim_rows_hold_numbers_and_the_report_formats_them():
 )
 def test_stars_are_emphasis_in_the_html_and_a_product_is_not(text, html_out):
     """The population report's verdicts and the gain tables' captions (*yes*, *SRG*) showed their stars."""
-    from gamemarket.reports.markdown import _inline
-
-    assert _inline(text) == html_out
+    assert f"<p>{html_out}</p>" in to_html(text, "t")
 
 
 def test_compact_numbers_fit_a_cell():
@@ -141,3 +141,23 @@ def test_compact_numbers_fit_a_cell():
         "12.3k",
         "1M",
     ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["a note with <script>alert(1)</script>", "<img src=x onerror=alert(1)>", "<!-- hidden --> text"],
+)
+def test_raw_html_in_a_report_is_shown_as_text_on_its_page(text):
+    """A name, a description or a note holding HTML: the page shows it, it does not run it (markdown-it with
+    ``html`` off)."""
+    page = to_html(f"# study\n\n{text}\n", "t")
+    assert "<script>" not in page.split("</style>", 1)[1] and "&lt;" in page
+    assert "onerror=alert" not in page or "&lt;img" in page
+
+
+def test_the_page_is_commonmark_with_tables_as_github_reads_them():
+    """What a reader of report.md on GitHub sees: a list, a second paragraph, a table with an escaped pipe."""
+    md = "intro\n\n1. one\n2. two\n\n| a | b |\n|---|---|\n| x\\|y | 2 |\n"
+    body = re.sub(r">\n+<", "><", to_html(md, "t"))
+    assert "<ol><li>one</li><li>two</li></ol>" in body
+    assert "<tbody><tr><td>x|y</td><td>2</td></tr></tbody>" in body

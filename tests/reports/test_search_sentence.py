@@ -29,3 +29,11 @@ def test_supports_whose_budget_ran_out_are_counted():
 
 def test_no_record_no_counts():
     assert "replicator dynamics and polish only" in _search_sentence([SimpleNamespace(search=None)])
+
+
+def test_a_search_that_found_no_root_claims_no_rule_about_roots():
+    """Hunt 12: with no root anywhere, "each root reached at least twice" held of nothing; the sentence says none
+    was found instead."""
+    s = _search_sentence([_answer(roots=0), _answer(roots=0, starts=500)])
+    assert "1,500 starts over the 2 mechanisms, and no support's system had a root" in s
+    assert "at least twice" not in s and "distinct roots" not in s
