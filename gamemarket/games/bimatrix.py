@@ -42,7 +42,13 @@ class Game:
                     f"game {self.title!r}: {name} must be a matrix of numbers (rows of one length), got "
                     f"{getattr(self, name)!r:.200} ({' '.join(str(exc).split())[:200]})"
                 ) from None
-        if self.A.ndim != 2 or self.A.shape != self.B.shape:
+        for name in ("A", "B"):
+            if getattr(self, name).ndim != 2:  # ([], []) were "of one shape", which they were
+                raise InputError(
+                    f"game {self.title!r}: {name} must be a matrix (rows of payoffs, one per row strategy), got an "
+                    f"array of shape {getattr(self, name).shape}"
+                )
+        if self.A.shape != self.B.shape:
             raise InputError(
                 f"game {self.title!r}: A and B must be matrices of one shape, got {self.A.shape} and {self.B.shape}"
             )

@@ -52,7 +52,8 @@ class ProbeAnswer:
     agents: int = 0  #: the market's agents (jobs or users)
 
     def to_dict(self) -> dict:
-        """The ``--format json`` payload: mechanism, base, deviation, gain ``[mean, low, high]``, seeds."""
+        """The ``--format json`` payload: mechanism, base, deviation, gain ``[mean, low, high]``, seeds, and
+        ``interval``, what the gain's bounds are (the 95% Student-t interval over the seeds, or none with one)."""
         return {
             "mechanism": self.mechanism,
             "base": self.base,
@@ -63,7 +64,12 @@ class ProbeAnswer:
             "probe_agents": self.probe_agents,
             "agents": self.agents,
             "per_seed": list(self.per_seed),
-            **({} if len(self.seeds) > 1 else {"interval": "none: one seed (an interval needs two or more)"}),
+            # always present (with one seed only, before: a key a reader could not rely on)
+            "interval": (
+                f"95% Student-t over {len(self.seeds)} seeds"
+                if len(self.seeds) > 1
+                else "none: one seed (an interval needs two or more)"
+            ),
         }
 
 

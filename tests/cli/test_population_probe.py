@@ -50,6 +50,7 @@ def test_the_answer_is_the_oracles_paired_gain_and_the_json_says_it(tmp_path, ca
     )
     d = json.loads(capsys.readouterr().out)
     assert d["gain"] == list(a.gain) and d["seeds"] == [1, 2, 3] and d["mechanism"] == "hb-first"
+    assert d["interval"] == "95% Student-t over 3 seeds"  # the key is there whatever the seeds (hunt 12)
     # how many agents the estimate rests on (hunt 7: a 2-agent probe's interval said nothing of its size)
     from gamemarket.studies.deviations import probe_size
     from gamemarket.studies.runner import load_workload

@@ -282,3 +282,19 @@ def test_every_equilibrium_solve_keeps_is_within_rel_tol_of_the_spread(rel_tol):
         assert ra <= max(rel_tol, 1e-8) * 5 + 1e-12 and rb <= max(rel_tol, 1e-8) * 5 + 1e-12
     pure = {(int(np.argmax(e.x)), int(np.argmax(e.y))) for e in sol.equilibria}
     assert pure == ({(1, 1)} if rel_tol < 0.2 else {(0, 0), (0, 1), (1, 0), (1, 1)} if rel_tol >= 0.4 else pure)
+
+
+@pytest.mark.parametrize(
+    "A, B, message",
+    [
+        ([], [], r"A must be a matrix \(rows of payoffs, one per row strategy\), got an array of shape \(0,\)"),
+        ([[1, 2]], [1, 2], r"B must be a matrix .* shape \(2,\)"),
+        ([[1]], [[1, 2]], r"A and B must be matrices of one shape, got \(1, 1\) and \(1, 2\)"),
+    ],
+)
+def test_a_game_that_is_not_two_matrices_of_one_shape_says_which(A, B, message):
+    """Hunt 12: ``Game([], [])`` was told its matrices must be "of one shape", which they were."""
+    from gamemarket.games import Game
+
+    with pytest.raises(InputError, match=message):
+        Game(A, B)
