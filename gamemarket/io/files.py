@@ -159,16 +159,57 @@ def check_input(path: str | os.PathLike, what: str = "file") -> None:
         raise InputError(f"{path}: is {kind}, not a file; the {what} is read from a file (or a pipe)")
 
 
-def read_text(path: str | os.PathLike, what: str = "file") -> str:
-    """A text file's contents (a UTF-8 byte-order mark dropped); a missing file, a folder, a symlink loop, binary
-    content, a device or a name with a NUL byte is an error naming the path."""
+#: bytes read from a pipe at a time (``read_input_bytes``)
+PIPE_BLOCK = 1 << 20
+
+
+def is_stream(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is a pipe or a process substitution (``<(cat table.csv)``): its bytes can be read once, so a
+    reader that looks twice (a header, then the table) must hold them (``read_input_bytes``)."""
+    return special_kind(path) == "a pipe"
+
+
+def read_input_bytes(path: str | os.PathLike, what: str = "file", *, limit: int | None = None) -> bytes:
+    """A user's input file's bytes, read once: a regular file whole; a pipe in blocks, refused once it has given
+    more than ``limit`` bytes (default: ``GAMEMARKET_MEMORY_LIMIT``, else this machine's memory), so that an endless
+    stream (``<(yes)``) is an error naming it, not a process the kernel kills. Devices and sockets are refused
+    (:func:`check_input`); a missing file, a folder or an unreadable one is an error naming the path."""
+    from gamemarket.io.limits import memory_limit  # (limits imports only errors: no cycle)
+
     path = Path(path)
     check_input(path, what)
     try:
+        if not is_stream(path):
+            return path.read_bytes()
+        limit = memory_limit() if limit is None else limit
+        blocks, total = [], 0
+        with open(path, "rb") as f:
+            while block := f.read(PIPE_BLOCK):
+                total += len(block)
+                if limit is not None and total > limit:
+                    raise InputError(
+                        f"{path}: the pipe gave more than {limit:,} bytes and had not ended (GAMEMARKET_MEMORY_LIMIT, "
+                        f"or this machine's memory); a {what} is read whole: expected a shorter stream, or a file"
+                    )
+                blocks.append(block)
+        return b"".join(blocks)
+    except InputError:
+        raise
+    except (OSError, ValueError) as exc:  # ValueError: "embedded null byte" in the name
+        raise _read_error(path, exc, what) from None
+
+
+def read_text(path: str | os.PathLike, what: str = "file") -> str:
+    """A text file's contents (a UTF-8 byte-order mark dropped); a missing file, a folder, a symlink loop, binary
+    content, a device or a name with a NUL byte is an error naming the path; a pipe is read once, up to the memory
+    limit (:func:`read_input_bytes`)."""
+    path = Path(path)
+    data = read_input_bytes(path, what)
+    try:
         # utf-8-sig: a byte-order mark, which editors on Windows write first, is read as none (with "utf-8" it
         # made the first line of an .nfg or a study file unreadable)
-        return path.read_text(encoding="utf-8-sig")
-    except (OSError, ValueError) as exc:  # ValueError: UnicodeDecodeError, or "embedded null byte"
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
         raise _read_error(path, exc, what) from None
 
 

@@ -8,6 +8,7 @@ draw of a run, so any run can be repeated exactly from it.
 from __future__ import annotations
 
 import csv
+import io
 import os
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gamemarket.errors import InputError
-from gamemarket.io.files import atomic_path, check_input
+from gamemarket.io.files import atomic_path, check_input, is_stream, read_input_bytes
 
 if TYPE_CHECKING:  # pandas is imported where a table is one: ``read_columns`` and the CLI's fast path go without
     import pandas as pd
@@ -108,15 +109,37 @@ def _check_repeats(names: Iterable, where: str) -> None:
         raise InputError(f"{where}: column(s) {dup} appear more than once")
 
 
-def _csv_header(path: Path) -> list[str]:
-    """The names on a CSV's first line as written: pandas renames a repeated column (``private_bid.1``),
-    which would hide the repeat from ``_check_repeats``. An unreadable first line gives no names (the
-    reader then says what is wrong)."""
+def _csv_header(source) -> list[str]:
+    """The names on a CSV's first line as written (``source``: a path, or the bytes of a stream read once):
+    pandas renames a repeated column (``private_bid.1``), which would hide the repeat from ``_check_repeats``. An
+    unreadable first line gives no names (the reader then says what is wrong)."""
     try:
-        with open(path, encoding="utf-8-sig", newline="") as f:
-            return next(csv.reader([f.readline()]), [])
+        if isinstance(source, bytes):
+            line = source.split(b"\n", 1)[0].decode("utf-8-sig")
+        else:
+            with open(source, encoding="utf-8-sig", newline="") as f:
+                line = f.readline()
+        return next(csv.reader([line]), [])
     except (OSError, ValueError, csv.Error):
         return []
+
+
+def _source(path: Path):
+    """What a reader reads the job table from: the path of a regular file (read in parts where it can be), or the
+    bytes of a pipe, read once and whole up to the memory limit (``<(cat table.csv)``: a reader that looks twice
+    found the stream empty the second time, "No columns to parse from file")."""
+    return read_input_bytes(path, "job table") if is_stream(path) else path
+
+
+def _parquet(path: Path, source) -> bool:
+    """Whether the table is Parquet: by its extension, or, for a stream (which has none: ``/dev/fd/63``), by
+    Parquet's magic bytes."""
+    return path.suffix.lower() in (".parquet", ".pq") or (isinstance(source, bytes) and source[:4] == b"PAR1")
+
+
+def _opened(source):
+    """``source`` (``_source``) as pandas and Arrow read it: the path, or a fresh in-memory file of the bytes."""
+    return io.BytesIO(source) if isinstance(source, bytes) else source
 
 
 def check_frame(table, required: Iterable[str], where: str, hint: str = "") -> None:
@@ -263,16 +286,23 @@ def check_columns(values: Mapping[str, np.ndarray], where: str, first_line: int 
 
 
 def read(path: str | os.PathLike) -> pd.DataFrame:
-    """Read a job table from CSV or Parquet (by extension) and validate it."""
-    import pandas as pd  # deferred: pandas (a second); read_columns and the CLI's fast path go without
-
+    """Read a job table from CSV or Parquet (by extension) and validate it; a pipe is read once (up to the memory
+    limit)."""
     path = Path(path)
     check_input(path, "job table")
+    return _read(path, _source(path))
+
+
+def _read(path: Path, source) -> pd.DataFrame:
+    """``read`` of ``source`` (``_source``: the path, or a stream's bytes), its messages naming ``path``."""
+    import pandas as pd  # deferred: pandas (a second); read_columns and the CLI's fast path go without
+
+    parquet = _parquet(path, source)
     try:
-        if path.suffix.lower() in (".parquet", ".pq"):
-            table = pd.read_parquet(path)
+        if parquet:
+            table = pd.read_parquet(_opened(source))
         else:
-            table = pd.read_csv(path, skip_blank_lines=False)  # a blank line is an error at its line
+            table = pd.read_csv(_opened(source), skip_blank_lines=False)  # a blank line is an error at its line
     except FileNotFoundError:
         raise InputError(f"{path}: no such job table") from None
     except Exception as exc:  # pandas raises many kinds on a broken file
@@ -280,9 +310,9 @@ def read(path: str | os.PathLike) -> pd.DataFrame:
         raise InputError(f"{path}: cannot read job table: {' '.join(str(exc).split())}") from exc
     if len(table) == 0:
         raise InputError(f"{path}: the job table has no rows; expected at least one job")
-    is_csv = path.suffix.lower() not in (".parquet", ".pq")
+    is_csv = not parquet
     if is_csv:
-        _check_repeats(_csv_header(path), str(path))
+        _check_repeats(_csv_header(source), str(path))
     return validate(table, where=str(path), first_line=2 if is_csv else None)
 
 
@@ -297,10 +327,11 @@ def read_columns(path: str | os.PathLike) -> dict[str, np.ndarray]:
     """
     path = Path(path)
     check_input(path, "job table")
-    parquet = path.suffix.lower() in (".parquet", ".pq")
-    fast = _read_parquet_columns(path) if parquet else _read_csv_columns(path)
+    source = _source(path)
+    parquet = _parquet(path, source)
+    fast = _read_parquet_columns(path, _opened(source)) if parquet else _read_csv_columns(source)
     if fast is None:
-        table = read(path)
+        table = _read(path, source)
         return {c: table[c].to_numpy() for c in table.columns}
     if parquet:  # checked as it was read, column by column
         return fast
@@ -309,7 +340,7 @@ def read_columns(path: str | os.PathLike) -> dict[str, np.ndarray]:
     return check_columns(fast, str(path), first_line=2)
 
 
-def _read_parquet_columns(path: Path) -> dict[str, np.ndarray] | None:
+def _read_parquet_columns(path: Path, source=None) -> dict[str, np.ndarray] | None:
     """A Parquet job table read and checked as ``read`` reads and checks it (``check_columns``: the same
     errors), a column at a time and a row group at a time, so that memory holds the checked columns and one
     column's float64 values (pandas' reader holds the file's table, a DataFrame and ``validate``'s copies at
@@ -320,7 +351,7 @@ def _read_parquet_columns(path: Path) -> dict[str, np.ndarray] | None:
     import pyarrow.parquet as pq
 
     try:
-        f = pq.ParquetFile(path)
+        f = pq.ParquetFile(path if source is None else source)  # (``source``: a stream's bytes, in memory)
         schema = f.schema_arrow
     except Exception:  # Arrow's many errors: ``read`` says what is wrong
         return None
@@ -354,15 +385,15 @@ def _read_parquet_columns(path: Path) -> dict[str, np.ndarray] | None:
     return out
 
 
-def _read_csv_columns(path: Path) -> dict[str, np.ndarray] | None:
-    """The job table's columns as float64 arrays by Arrow's CSV reader, or None where the file is not
-    plainly numeric (``read`` then reads it and says what is wrong)."""
+def _read_csv_columns(source) -> dict[str, np.ndarray] | None:
+    """The job table's columns as float64 arrays by Arrow's CSV reader (``source``: a path, or a stream's bytes),
+    or None where the file is not plainly numeric (``read`` then reads it and says what is wrong)."""
     # deferred: pyarrow (a quarter second) only where a table is read or written
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
     try:
-        data = path.read_bytes()
+        data = source if isinstance(source, bytes) else source.read_bytes()
     except OSError:
         return None
     header, _, body = data.partition(b"\n")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import io
 import os
 import stat
 import tempfile
@@ -123,7 +124,30 @@ def _check_input(path: Path, what: str) -> None:
         raise InputError(f"{path}: is {kind}, not a file; the {what} is read from a file (or a pipe)")
 
 
-def declared_bytes(path: str | Path) -> int:
+def _stream_bytes(path: Path, what: str, limit: int | None) -> bytes | None:
+    """A pipe's bytes (``<(cat problem.npz)``), read once and in blocks, refused past ``limit`` bytes (an endless
+    stream); None for a regular file, which is read where it lies. (Pricing stands alone: the rest of the package
+    has ``gamemarket.io.files.read_input_bytes``.) A zip archive is read twice (its headers, then its arrays), which
+    a pipe cannot give: it said "the file is empty"."""
+    try:
+        if not stat.S_ISFIFO(path.stat().st_mode):
+            return None
+    except (OSError, ValueError):
+        return None
+    blocks, total = [], 0
+    with open(path, "rb") as f:
+        while block := f.read(1 << 20):
+            total += len(block)
+            if limit is not None and total > limit:
+                raise InputError(
+                    f"{path}: the pipe gave more than {limit:,} bytes and had not ended (GAMEMARKET_MEMORY_LIMIT, or "
+                    f"this machine's memory); expected a shorter stream, or a file"
+                )
+            blocks.append(block)
+    return b"".join(blocks)
+
+
+def declared_bytes(path) -> int:
     """The bytes an ``.npz``'s arrays take once read, from each ``.npy`` header alone (a compressed archive is not
     inflated to find out); 0 where the file is not a zip archive (its reading says why)."""
     total = 0
@@ -158,13 +182,31 @@ def read_npz(
     if path.is_dir():
         raise InputError(f"{path}: is a folder; expected a {what} file (.npz)")
     _check_input(path, what)
-    if limit is not None and (need := declared_bytes(path)) > limit:
+    source = _stream_bytes(path, what, limit)  # a pipe, read once; else None (the file is read where it lies)
+    opened = (lambda: io.BytesIO(source)) if source is not None else (lambda: path)
+    if limit is not None and (need := declared_bytes(opened())) > limit:
         raise InputError(
             f"{path}: its arrays take {need:,} bytes once read; the limit is {limit:,} bytes "
             "(GAMEMARKET_MEMORY_LIMIT, or this machine's memory); expected a smaller problem"
         )
+    z = _arrays(path, opened, what, len(source) if source is not None else None)
+    for key in required:
+        if key not in z:
+            raise InputError(f"{path}: missing array {key!r} (have {sorted(z)})")
+    for key, arr in z.items():
+        if key in text:
+            if arr.dtype.kind not in "US" or arr.ndim != 0:
+                raise InputError(f"{path}: array {key!r} is {arr.dtype} of shape {arr.shape}; expected one string")
+        elif arr.dtype.kind not in "iuf":  # booleans too: True as 1 is a number no one wrote (job tables refuse them)
+            raise InputError(f"{path}: array {key!r} has dtype {arr.dtype}; expected numbers (integers or floats)")
+    return z
+
+
+def _arrays(path: Path, opened, what: str, size: int | None) -> dict:
+    """Every array of the archive ``opened()`` gives (a fresh path or in-memory file each call), never unpickled;
+    an error naming ``path`` where one cannot be read (``size``: a stream's length, else the file's)."""
     try:
-        with np.load(path, allow_pickle=False) as f:  # a lone .npy array is no context manager: caught below
+        with np.load(opened(), allow_pickle=False) as f:  # a lone .npy array is no context manager: caught below
             z = {}
             for key in f.files:
                 try:
@@ -176,6 +218,7 @@ def read_npz(
                             "(gamemarket never unpickles a file)"
                         ) from None
                     raise
+            return z
     except InputError:
         raise
     except FileNotFoundError:
@@ -184,22 +227,12 @@ def read_npz(
         # numpy's own reasons can suggest unpickling; say what is wrong in our words instead
         reason = (
             "the file is empty"
-            if path.stat().st_size == 0
+            if (path.stat().st_size if size is None else size) == 0
             else "a damaged array inside the archive"
-            if zipfile.is_zipfile(path)
+            if zipfile.is_zipfile(opened())
             else "not a zip archive of .npy arrays"
         )
         raise InputError(f"{path}: cannot read {what}: {reason}; expected a .npz file as numpy.savez writes") from None
-    for key in required:
-        if key not in z:
-            raise InputError(f"{path}: missing array {key!r} (have {sorted(z)})")
-    for key, arr in z.items():
-        if key in text:
-            if arr.dtype.kind not in "US" or arr.ndim != 0:
-                raise InputError(f"{path}: array {key!r} is {arr.dtype} of shape {arr.shape}; expected one string")
-        elif arr.dtype.kind not in "iuf":  # booleans too: True as 1 is a number no one wrote (job tables refuse them)
-            raise InputError(f"{path}: array {key!r} has dtype {arr.dtype}; expected numbers (integers or floats)")
-    return z
 
 
 #: the arrays a problem's ``.npz`` may hold (:meth:`Problem.save` writes them)

@@ -398,6 +398,20 @@ class _Records:
         if self.extra:
             part.update({c: f[k][keep].astype(np.int64) for c, k in _EXTRA.items()})
         self.parts.append(part)
+        # checked as the records come, not only at the end: a stream that does not end (a pipe of valid lines)
+        # would otherwise grow until the kernel killed the process
+        self._check_fits()
+
+    def _check_fits(self) -> None:
+        """The serial jobs counted so far fit in memory as the split will hold them (``check_fits``): narrow
+        columns and their run (``read_swf_columns``), or the workload's table (``extra``)."""
+        J = self.n["serial"]
+        if self.extra:
+            check_fits(J * SWF_BYTES_PER_JOB, f"the trace's {J:,} serial jobs (its parallel records split)")
+        else:
+            check_fits(
+                J * SWF_RUN_BYTES_PER_JOB, f"the trace's {J:,} serial jobs (its parallel records split) and their run"
+            )
 
     def split(self, narrow: bool) -> tuple[dict, dict]:
         """``(columns, counts)``: the serial jobs' columns (a k-processor record becomes k serial jobs with
@@ -406,13 +420,8 @@ class _Records:
         into otherwise), and without the SWF columns (``swf_job``, ``status``, ``user``,
         ``estimate_generated``); else the workload's table as ``WORKLOAD_COLUMNS`` (int64)."""
         _check_times(self.offenders)
+        self._check_fits()
         J = self.n["serial"]
-        if narrow:
-            check_fits(
-                J * SWF_RUN_BYTES_PER_JOB, f"the trace's {J:,} serial jobs (its parallel records split) and their run"
-            )
-        else:
-            check_fits(J * SWF_BYTES_PER_JOB, f"the trace's {J:,} serial jobs (its parallel records split)")
         keys = ("submit", "runtime", "reqtime", "reps", *(_EXTRA if self.extra else ()))
         rec = {c: np.concatenate([p[c] for p in self.parts] or [np.empty(0, np.int64)]) for c in keys}
         self.parts = []
@@ -539,7 +548,10 @@ def _read(path, parallel: str, skip_bad_lines: bool, *, narrow: bool, chunk_byte
         if fields is None:
             fields, bad = parse_fields_careful(chunk, str(path), skip_bad_lines, first_line=first)
             skipped += bad
-        records.add(fields)
+        try:
+            records.add(fields)
+        except InputError as exc:  # (too many records for memory, counted as they come)
+            raise InputError(f"{path}: {exc}") from None
         del fields
     try:
         cols, counts = records.split(narrow)

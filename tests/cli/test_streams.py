@@ -1,5 +1,6 @@
 """Inputs that are streams (a named pipe, ``<(cat file)``): read once, or refused with a message saying why."""
 
+import json
 import os
 import threading
 
@@ -47,3 +48,81 @@ def test_a_study_file_from_a_pipe_is_refused_saying_why(tmp_path, capsys):
     assert "a stream (a pipe or a process substitution), not a study file; save it to a file first" in err
     with open(pipe, "rb") as f:  # let the writer finish
         f.read()
+
+
+def _endless(tmp_path, name: str, line: bytes):
+    """A named pipe whose writer sends ``line`` again and again until the reader goes away."""
+    path = tmp_path / name
+    os.mkfifo(path)
+
+    def write():
+        try:
+            with open(path, "wb") as f:
+                while True:
+                    f.write(line * 4096)
+        except (BrokenPipeError, OSError):
+            pass
+
+    threading.Thread(target=write, daemon=True).start()
+    return path
+
+
+def _table(n=30):
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(4)
+    return pd.DataFrame(
+        {
+            "id": np.arange(n),
+            "submit": np.sort(rng.integers(0, 500, n)),
+            "runtime": rng.integers(1, 80, n),
+            "estimate": rng.integers(80, 100, n),
+            "private_bid": rng.uniform(1, 2, n),
+            "reported_bid": rng.uniform(0.5, 1, n),
+        }
+    )
+
+
+NAMED_PIPES = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes need a POSIX system")
+
+
+@NAMED_PIPES
+@pytest.mark.parametrize("form", ["csv", "csv with a column of text", "parquet", "parquet without its extension"])
+def test_a_job_table_from_a_pipe_is_read_once_and_gives_the_files_numbers(tmp_path, capsys, form):
+    """The fast reader and pandas' both looked at the stream (and the header was read again): a table with a column
+    the fast path leaves to pandas found the pipe empty ("No columns to parse from file"); a Parquet stream, which
+    has no extension, was read as CSV."""
+    table = _table()
+    if "text" in form:
+        table["note"] = "x"
+    plain = tmp_path / ("t.parquet" if "parquet" in form else "t.csv")
+    table.to_parquet(plain) if "parquet" in form else table.to_csv(plain, index=False)
+    argv = ["simulate", "--nodes", "4", "--format", "json", "--job-table"]
+    assert main([*argv, str(plain)]) == 0
+    want = json.loads(capsys.readouterr().out.replace(str(plain), "SOURCE"))
+    want.pop("seconds")  # a wall time
+    pipe = _fifo(tmp_path, "pipe" if "without" in form else f"pipe{plain.suffix}", plain.read_bytes())
+    assert main([*argv, str(pipe)]) == 0
+    got = json.loads(capsys.readouterr().out.replace(str(pipe), "SOURCE"))
+    assert got.pop("seconds") >= 0 and got == want and want["jobs"] == 30
+
+
+@NAMED_PIPES
+@pytest.mark.parametrize(
+    "argv, name, line",
+    [
+        (["simulate", "--nodes", "4", "--job-table"], "endless.csv", b"y\n"),
+        (["price", "solve"], "endless.npz", b"y\n"),
+        (["game", "solve"], "endless.nfg", b"y\n"),
+        (["workload", "info"], "endless.swf", b"1 0 0 100 1 -1 -1 1 200 -1 1 1 1 1 1 -1 -1 -1\n"),
+    ],
+)
+def test_an_endless_stream_is_refused_at_the_memory_limit(tmp_path, capsys, monkeypatch, argv, name, line):
+    """``<(yes)`` as an input was read until the kernel killed the process; now the reader stops at the memory
+    limit and names the stream."""
+    monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", str(4_000_000))
+    pipe = _endless(tmp_path, name, line)
+    assert main([*argv, str(pipe)]) == 2
+    err = capsys.readouterr().err
+    assert str(pipe) in err and ("the pipe gave more than 4,000,000 bytes" in err or "serial jobs (its parallel" in err)
