@@ -9,6 +9,7 @@ double. The outcome version (a list of outcomes, then one outcome index per prof
 from __future__ import annotations
 
 import csv
+import io
 import re
 from pathlib import Path
 
@@ -334,8 +335,10 @@ def read_csv_game(path: str | Path) -> Game:
     try:
         # every cell as written: a strategy named "NA", "nan" or "None" is that name, not a missing value (pandas'
         # default); a payoff is read as a number below, naming its line where it is not one
-        df = pd.read_csv(path, dtype=str, keep_default_na=False)
-        header = next(csv.reader([read_text(path, "CSV game").split("\n", 1)[0].lstrip("\ufeff")]), [])
+        # (the text read once: a named pipe gives its bytes to one read; pandas' and the header's were two)
+        text = read_text(path, "CSV game")
+        df = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
+        header = next(csv.reader([text.split("\n", 1)[0].lstrip("\ufeff")]), [])
     except InputError:
         raise
     except Exception as exc:

@@ -126,3 +126,15 @@ def test_an_endless_stream_is_refused_at_the_memory_limit(tmp_path, capsys, monk
     assert main([*argv, str(pipe)]) == 2
     err = capsys.readouterr().err
     assert str(pipe) in err and ("the pipe gave more than 4,000,000 bytes" in err or "serial jobs (its parallel" in err)
+
+
+@NAMED_PIPES
+def test_a_csv_game_from_a_pipe_is_read_once(tmp_path, capsys):
+    """``read_csv_game`` read the stream with pandas, then again for its header (which then found it empty)."""
+    text = "row,col,row_payoff,col_payoff\nU,L,3,3\nU,R,0,5\nD,L,5,0\nD,R,1,1\n"
+    plain = tmp_path / "g.csv"
+    plain.write_text(text)
+    assert main(["game", "solve", str(plain), "--format", "json"]) == 0
+    want = capsys.readouterr().out
+    assert main(["game", "solve", str(_fifo(tmp_path, "pipe.csv", text.encode())), "--format", "json"]) == 0
+    assert capsys.readouterr().out.replace("pipe", "g") == want and '"D"' in want
