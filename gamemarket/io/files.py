@@ -66,6 +66,7 @@ from pathlib import Path
 import numpy as np
 
 from gamemarket.errors import InputError
+from gamemarket.io.limits import memory_limit
 
 _TMP_COUNTER = itertools.count()
 #: this machine, in a temporary file's name: a process id is this machine's, and a folder may be shared (a results
@@ -174,8 +175,6 @@ def read_input_bytes(path: str | os.PathLike, what: str = "file", *, limit: int 
     more than ``limit`` bytes (default: ``GAMEMARKET_MEMORY_LIMIT``, else this machine's memory), so that an endless
     stream (``<(yes)``) is an error naming it, not a process the kernel kills. Devices and sockets are refused
     (:func:`check_input`); a missing file, a folder or an unreadable one is an error naming the path."""
-    from gamemarket.io.limits import memory_limit  # (limits imports only errors: no cycle)
-
     path = Path(path)
     check_input(path, what)
     try:

@@ -31,13 +31,15 @@ with their commands and load, are in ``benchmarks/results/plugin-bench.txt``).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
 import numpy as np
 
-from gamemarket.errors import InputError, raised
+from gamemarket.bids import MAX_RESERVE, valid_reserve
+from gamemarket.errors import InputError, check_whole, raised
+from gamemarket.io import jobtable
 from gamemarket.market.payments import RateValueError, get_payment, market_price, rate_value
 from gamemarket.market.schedulers import SCHEDULERS, Scheduler
 from gamemarket.registry import Registry
@@ -359,6 +361,24 @@ def run_schedule_hooks(table, nodes: int, scheduler: EventScheduler, schemes, re
     )
 
 
+def _checked_table(table):
+    """``run_hooks``' job table checked as ``simulate`` checks one (``jobtable.validate``: the required columns,
+    finite values, run times > 0, whole times, unique ids; a run time of -5 looped for ever, a missing column was a
+    ``KeyError``), its known columns in their canonical types beside the other columns a scheduler may read."""
+    import pandas as pd  # deferred: the table is a DataFrame; the plugin loader imports this module at every start
+
+    if isinstance(table, Mapping) and not isinstance(table, pd.DataFrame):
+        try:
+            table = pd.DataFrame(dict(table))
+        except (ValueError, TypeError) as exc:
+            raise InputError(f"run_hooks: table: columns of unequal lengths or not columns ({exc})") from None
+    checked = jobtable.validate(table, where="run_hooks: table")
+    for c in table.columns:
+        if c not in checked.columns:
+            checked[c] = table[c].to_numpy()
+    return checked
+
+
 def run_hooks(table, nodes: int, scheduler: str | EventScheduler, payment: str = "kth", reserve: float = 1.0):
     """Run a job table under an event-hook scheduler and a registered payment scheme, in plain Python.
 
@@ -383,16 +403,23 @@ def run_hooks(table, nodes: int, scheduler: str | EventScheduler, payment: str =
     Raises
     ------
     InputError
-        An unknown name, ``nodes`` < 1, a choice of more than ``nodes`` or of absent jobs, a hook that raises,
-        or a rate that is not a finite price >= 0; naming the scheduler (or scheme), the job and the value.
+        An unknown name; ``nodes`` not a whole number >= 1; a reserve that is not a finite price >= 0; a job table
+        that ``simulate`` would refuse (a missing column, a run time <= 0, a repeated id, a NaN); a choice of more
+        than ``nodes`` or of absent jobs, a hook that raises, or a rate that is not a finite price >= 0; naming the
+        scheduler (or scheme), the job and the value.
     """
     # deferred: the table out is a DataFrame; the plugin loader imports this module at every command's start
     import pandas as pd
 
     sched = EVENT_SCHEDULERS.get(scheduler) if isinstance(scheduler, str) else scheduler
+    if not isinstance(sched, EventScheduler):
+        raise InputError(f"run_hooks: scheduler must be a registered name or an EventScheduler, got {scheduler!r}")
     pay = get_payment(payment)
-    if int(nodes) < 1:
-        raise InputError(f"run_hooks: nodes must be >= 1, got {nodes}")
+    nodes = check_whole(nodes, "run_hooks: nodes", 1)  # (1.5, True and '4' were taken; int() only for the test)
+    r = valid_reserve(reserve)
+    if r is None:  # -1 paid jobs, NaN made every payment NaN
+        raise InputError(f"run_hooks: reserve must be a finite price >= 0 and <= {MAX_RESERVE:g}, got {reserve!r}")
+    table = _checked_table(table)
     ids = np.asarray(table["id"], dtype=np.int64)
-    start, end, paid, npre, _ = run_schedule_hooks(table, nodes, sched, [pay], [float(reserve)])
+    start, end, paid, npre, _ = run_schedule_hooks(table, nodes, sched, [pay], [r])
     return pd.DataFrame({"id": ids, "start": start, "end": end, "payment": paid[0], "preemptions": npre})

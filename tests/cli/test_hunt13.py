@@ -1,0 +1,203 @@
+"""Hunt 13's problems, each as the family it stood for: public API corners that checked nothing they were given
+(``run_hooks``, a game's replications, ``bootstrap``, the plugin authors' checks, role-symmetric games, a solve's
+callback)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from gamemarket.errors import InputError
+from gamemarket.market.hooks import EventScheduler, run_hooks
+
+
+class HighestBidHooks(EventScheduler):
+    """HB as hooks (the n present jobs with the highest bids)."""
+
+    name = "hb-hooks-13"
+    description = "Highest-Bid as an event scheduler"
+
+    def allocate(self, t, state):
+        present = state.waiting | state.running
+        return sorted(present, key=lambda i: (-state.jobs[i]["reported_bid"], state.jobs[i]["submit"], i))[
+            : state.nodes
+        ]
+
+
+def _table(**change):
+    t = pd.DataFrame(
+        {
+            "id": [1, 2, 3],
+            "submit": [0, 0, 10],
+            "runtime": [100, 50, 20],
+            "estimate": [100, 60, 20],
+            "private_bid": [10.0, 5.0, 20.0],
+            "reported_bid": [10.0, 5.0, 20.0],
+        }
+    )
+    return t.assign(**change)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(reserve=-1.0), r"reserve must be a finite price >= 0 .* got -1.0"),
+        (dict(reserve=float("nan")), r"reserve must be a finite price .* got nan"),
+        (dict(reserve=float("inf")), r"got inf"),
+        (dict(reserve="abc"), r"got 'abc'"),
+        (dict(nodes=1.5), r"nodes must be a whole number >= 1, got 1.5"),
+        (dict(nodes=True), r"nodes must be a whole number >= 1, got True"),
+        (dict(nodes="4"), r"nodes must be a whole number >= 1, got '4'"),
+        (dict(table=_table(runtime=[-5, 50, 20])), r"run_hooks: table: row 0: column 'runtime' is -5"),
+        (dict(table=_table(runtime=[1.5, 50, 20])), r"column 'runtime' is 1.5, expected an integer"),
+        (dict(table=_table(reported_bid=[np.nan, 5, 20])), r"column 'reported_bid' is empty or NaN"),
+        (dict(table=_table(id=[1, 1, 3])), r"id 1 appears more than once"),
+        (dict(table=_table().drop(columns="reported_bid")), r"missing column\(s\) \['reported_bid'\]"),
+        (dict(table=np.zeros((3, 6))), r"expected a pandas DataFrame"),
+        (dict(scheduler=5), r"scheduler must be a registered name or an EventScheduler, got 5"),
+    ],
+)
+def test_run_hooks_checks_what_simulate_checks(kwargs, message):
+    """H13-1: a negative run time looped for ever, a reserve of -1 paid the jobs, NaN made every payment NaN, and a
+    missing column was a KeyError: ``run_hooks`` now refuses what ``simulate`` refuses, naming it."""
+    args = dict(table=_table(), nodes=2, scheduler=HighestBidHooks(), payment="kth", reserve=1.0)
+    args.update(kwargs)
+    with pytest.raises(InputError, match=message):
+        run_hooks(args.pop("table"), args.pop("nodes"), args.pop("scheduler"), **args)
+
+
+def test_run_hooks_keeps_the_columns_a_scheduler_reads_and_takes_a_mapping():
+    plain = run_hooks(_table(), 2, HighestBidHooks(), "kth", 1.0)
+    mapping = run_hooks({k: list(v) for k, v in _table(extra=[7, 8, 9]).items()}, 2, HighestBidHooks(), "kth", 1.0)
+    pd.testing.assert_frame_equal(plain, mapping)
+    assert (plain["payment"] >= 0).all() and list(plain["id"]) == [1, 2, 3]
+
+
+# ---------------------------------------------------------------------------- H13-3, H13-4: a game's replications
+def _reps_game(**kw):
+    from gamemarket.games import Game
+
+    rng = np.random.default_rng(0)
+    Ar = rng.normal(size=(2, 2, 5))
+    args = dict(A=Ar.mean(2), B=Ar.mean(2), A_reps=Ar, B_reps=Ar)
+    args.update(kw)
+    return Game(**args)
+
+
+@pytest.mark.parametrize(
+    "kw, message",
+    [
+        (dict(B_reps=np.zeros((2, 2, 3))), r"B_reps's mean at \(r0, c0\) is 0, but the game's payoff"),
+        (dict(A_reps=np.zeros((3, 2, 5))), r"A_reps has shape \(3, 2, 5\); expected \(2, 2, 'R'\)"),
+        (dict(A_reps=np.zeros((2, 2)), B_reps=np.zeros((2, 2))), r"A_reps has shape \(2, 2\)"),
+        (dict(B_reps=None), r"A_reps given without B_reps; expected both players' replications, or neither"),
+        (dict(A=-np.eye(2), B=-np.eye(2), A_reps=np.eye(2)[:, :, None], B_reps=np.eye(2)[:, :, None]), r"mean at"),
+        (dict(A_reps=np.full((2, 2, 5), "x")), r"A_reps must be numbers"),
+        (dict(A_reps=np.full((2, 2, 5), np.nan)), r"A_reps\[0, 0, 0\] is nan; expected finite payoffs"),
+    ],
+)
+def test_a_games_replications_are_checked_when_it_is_made(kw, message):
+    """H13-3: replications of another shape were an IndexError in ``bootstrap``; replications that contradicted
+    the means gave robustness figures of other data, without a word."""
+    with pytest.raises(InputError, match=message):
+        _reps_game(**kw)
+
+
+def test_replications_of_unequal_counts_are_refused():
+    from gamemarket.games import Game
+
+    rng = np.random.default_rng(1)
+    Ar, Br = rng.normal(size=(2, 2, 5)), rng.normal(size=(2, 2, 3))
+    with pytest.raises(InputError, match="A_reps has 5 replications, B_reps 3"):
+        Game(Ar.mean(2), Br.mean(2), A_reps=Ar, B_reps=Br)
+
+
+@pytest.mark.parametrize(
+    "kw, message",
+    [
+        (dict(level=1.5), r"level must be .* got 1.5"),
+        (dict(level=0), r"level must be .* got 0"),
+        (dict(level=95), r"a share: 0.95, not 95"),
+        (dict(seed=-1), r"seed must be a whole number >= 0, got -1"),
+        (dict(seed="a"), r"seed must be a whole number >= 0, got 'a'"),
+    ],
+)
+def test_bootstrap_checks_its_level_and_seed(kw, message):
+    """H13-4: ``level=1.5`` and ``seed=-1`` were numpy's errors, ``level=0`` "a 0% interval"."""
+    from gamemarket.games import solve
+    from gamemarket.games.robustness import bootstrap
+
+    g = _reps_game()
+    with pytest.raises(InputError, match=message):
+        bootstrap(g, solve(g).equilibria, resamples=200, **kw)
+
+
+def test_a_games_other_arguments_name_what_they_expect():
+    from gamemarket.games import Game
+
+    with pytest.raises(InputError, match=r"players must be two names, such as \('row', 'col'\), got 'ab'"):
+        Game(np.eye(2), np.eye(2), players="ab")
+    with pytest.raises(InputError, match=r"restrict_cols takes one true or false per consumer strategy \(2\)"):
+        Game(np.eye(2), np.eye(2)).restrict_cols([True, False, True])
+    assert Game(np.eye(2), np.eye(2)).restrict_cols(np.array([True, False])).shape == (2, 1)
+
+
+# ---------------------------------------------------------------------------- H13-5: the plugin authors' checks
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda t: t.check_scheduler("hb", seed=-1, raise_on_failure=False), r"check_scheduler: seed must be"),
+        (lambda t: t.check_scheduler("hb", cases=-1, raise_on_failure=False), r"check_scheduler: cases must be a"),
+        (lambda t: t.check_payment("kth", cases=0, raise_on_failure=False), r"check_payment: cases must be a whole"),
+        (lambda t: t.check_family("per-class", seed=-1, raise_on_failure=False), r"check_family: seed must be"),
+        (lambda t: t.check_scheduler("hb", raise_on_failure="no"), r"raise_on_failure must be True or False"),
+        (lambda t: t.check_event_scheduler(HighestBidHooks(), cases=0), r"check_event_scheduler: cases must be"),
+        (lambda t: t.check_market("scheduling", seed=-2, raise_on_failure=False), r"check_market: seed must be"),
+    ],
+)
+def test_a_conformance_checks_own_options_are_checked_before_it_runs(call, message):
+    """H13-5: ``seed=-1`` was reported as the built-in family's failure, and ``cases=0`` passed on no case."""
+    import gamemarket.testing as t
+
+    with pytest.raises(InputError, match=message):
+        call(t)
+
+
+def test_check_family_refuses_another_familys_strategy():
+    from gamemarket.consumers import SRG
+    from gamemarket.testing import check_family
+
+    with pytest.raises(InputError, match=r"check_family: strategies must be 'per-class' strategies, got 'SRG'"):
+        check_family("per-class", strategies=[SRG], raise_on_failure=False)
+
+
+# ---------------------------------------------------------------------------- H13-6, H13-8 and pricing inputs
+def test_a_role_symmetric_game_takes_whole_player_counts_and_says_what_a_payoff_returned():
+    from gamemarket.games.reduction import reduce_game
+    from gamemarket.games.rsgame import RoleSymmetricGame
+
+    def pay(c):
+        return np.array([0.7, 1.0 if c[0] > 0 else 0.0])
+
+    with pytest.raises(InputError, match=r"role 'all': player count must be a whole number >= 1, got 2.7"):
+        RoleSymmetricGame.from_function(["all"], [2.7], [["v", "s"]], pay)
+    with pytest.raises(InputError, match=r"from_function: payoff\(\[0, 3\]\) returned 'x'; expected one number"):
+        RoleSymmetricGame.from_function(["all"], [3], [["v", "s"]], lambda c: "x")
+    g = RoleSymmetricGame.from_function(["all"], [6], [["v", "s"]], pay)
+    with pytest.raises(InputError, match=r"reduced players must be one count per role \(1: a list such as \[2\]\)"):
+        reduce_game(g, 3)
+    with pytest.raises(InputError, match=r"a reduced player count must be a whole number >= 1, got 2.5"):
+        reduce_game(g, [2.5])
+    assert reduce_game(g, [3]).players == (3,)
+
+
+def test_price_discovery_names_a_callback_that_is_no_function_and_inputs_it_would_ignore():
+    from gamemarket.pricing import Problem, solve
+
+    with pytest.raises(InputError, match=r"callback must be a function of each evaluation's row \(or None\), got 5"):
+        solve(Problem([[1, 2]], [1, 1], "log"), callback=5)
+    with pytest.raises(InputError, match=r"A must hold numbers \(integers or floats\), got <U1 values such as '1'"):
+        Problem([["1", "2"]], [1, 1], "log")
+    with pytest.raises(InputError, match=r"target .* applies to the target utility, not 'log'"):
+        Problem([[1.0, 2.0]], [1, 1], "log", target=[0.5])
