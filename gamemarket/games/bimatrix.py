@@ -62,6 +62,10 @@ class Game:
         self.cols = [str(c) for c in self.cols] if self.cols is not None else [f"c{j}" for j in range(self.A.shape[1])]
         if len(self.rows) != self.A.shape[0] or len(self.cols) != self.A.shape[1]:
             raise InputError(f"game {self.title!r}: strategy names do not match the payoff shape {self.A.shape}")
+        if isinstance(self.players, str) or not isinstance(self.players, (tuple, list)):  # 'ab' was 'a' and 'b'
+            raise InputError(
+                f"game {self.title!r}: players must be two names, such as ('row', 'col'), got {self.players!r}"
+            )
         check_names(self.players, f"game {self.title!r}", "players")
         if len(self.players) != 2:
             raise InputError(f"game {self.title!r}: expected two players, got {list(self.players)}")
@@ -79,6 +83,49 @@ class Game:
                 )
         check_finite(self.A, f"game {self.title!r} ({self.players[0]})", self.rows, self.cols)
         check_finite(self.B, f"game {self.title!r} ({self.players[1]})", self.rows, self.cols)
+        self._check_reps()
+
+    def _check_reps(self) -> None:
+        """The replications behind the means (``A_reps``, ``B_reps``): both or neither, numbers of shape ``rows x
+        cols x R`` (one R), finite, whose means are ``A`` and ``B`` (up to rounding). Unchecked, a wrong shape was an
+        IndexError in ``bootstrap``, and replications that contradicted the means gave robustness figures of other
+        data without a word."""
+        where = f"game {self.title!r}"
+        given = [k for k in ("A_reps", "B_reps") if getattr(self, k) is not None]
+        if not given:
+            return
+        if len(given) == 1:
+            raise InputError(
+                f"{where}: {given[0]} given without {({'A_reps', 'B_reps'} - set(given)).pop()}; "
+                "expected both players' replications, or neither"
+            )
+        for k, means in (("A_reps", self.A), ("B_reps", self.B)):
+            try:
+                reps = np.asarray(getattr(self, k), dtype=float)
+            except (TypeError, ValueError) as exc:
+                raise InputError(f"{where}: {k} must be numbers, got {getattr(self, k)!r:.120} ({exc})") from None
+            if reps.ndim != 3 or reps.shape[:2] != means.shape or reps.shape[2] < 1:
+                raise InputError(
+                    f"{where}: {k} has shape {reps.shape}; expected {means.shape + ('R',)} (rows x cols x "
+                    "replications, R >= 1)"
+                )
+            if not np.isfinite(reps).all():
+                i, j, r = np.argwhere(~np.isfinite(reps))[0]
+                raise InputError(f"{where}: {k}[{i}, {j}, {r}] is {reps[i, j, r]!r}; expected finite payoffs")
+            scale = max(1.0, float(np.abs(reps).max()))
+            off = np.abs(reps.mean(axis=2) - means)
+            if (off > 1e-9 * scale).any():
+                i, j = np.argwhere(off > 1e-9 * scale)[0]
+                raise InputError(
+                    f"{where}: {k}'s mean at ({self.rows[i]}, {self.cols[j]}) is {reps[i, j].mean():.10g}, but the "
+                    f"game's payoff there is {means[i, j]:.10g}; expected the replications behind the means"
+                )
+            setattr(self, k, reps)
+        if self.A_reps.shape != self.B_reps.shape:
+            raise InputError(
+                f"{where}: A_reps has {self.A_reps.shape[2]} replications, B_reps {self.B_reps.shape[2]}; expected "
+                "the same replications of both players"
+            )
 
     def _from_frames(self) -> None:
         """Payoffs given as labelled tables (pandas DataFrames) read by their labels, as pandas reads them: ``B``'s
@@ -132,7 +179,12 @@ class Game:
 
     def restrict_cols(self, keep: np.ndarray) -> "Game":
         """The game with only the consumer strategies where ``keep`` is true."""
-        keep = np.asarray(keep, dtype=bool)
+        keep = np.asarray(keep)
+        if keep.dtype != bool or keep.shape != (self.A.shape[1],):
+            raise InputError(
+                f"game {self.title!r}: restrict_cols takes one true or false per consumer strategy "
+                f"({self.A.shape[1]}), got {keep.tolist()!r:.120}"
+            )
         return Game(
             self.A[:, keep],
             self.B[:, keep],

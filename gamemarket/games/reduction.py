@@ -24,15 +24,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, check_whole
 from gamemarket.games.rsgame import RoleSymmetricGame, all_profiles
 
 
 def _check_counts(full_players, reduced_players) -> tuple[np.ndarray, np.ndarray]:
     N = np.asarray(full_players, dtype=np.int64)
-    n = np.asarray(reduced_players, dtype=np.int64)
+    if isinstance(reduced_players, (str, bytes)) or not hasattr(reduced_players, "__len__"):
+        raise InputError(
+            f"DPR: reduced players must be one count per role ({len(N)}: a list such as {[2] * len(N)}), got "
+            f"{reduced_players!r}"
+        )
+    n = np.array([check_whole(x, "DPR: a reduced player count", 1) for x in reduced_players], dtype=np.int64)
     if N.shape != n.shape:
-        raise InputError(f"DPR: one reduced count per role is needed, got {list(n)} for {list(N)}")
+        raise InputError(f"DPR: one reduced count per role is needed, got {n.tolist()} for {N.tolist()}")
     for r, (Nr, nr) in enumerate(zip(N, n)):
         if nr < 1 or nr > Nr:
             raise InputError(f"DPR: role {r}: reduced count must be in [1, {Nr}], got {nr}")

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from gamemarket.errors import InputError
+from gamemarket.confidence import check_probability
+from gamemarket.errors import InputError, check_seed
 from gamemarket.games.bimatrix import Game
 from gamemarket.games.equilibria import Equilibrium, regret, tolerance
 from gamemarket.io.limits import MAX_RESAMPLES, MIN_RESAMPLES
@@ -111,6 +112,10 @@ def bootstrap(
             f"resamples must be >= {MIN_RESAMPLES} and <= {MAX_RESAMPLES:,}, got {resamples}: fewer bootstrap "
             "resamples make a 95% interval the extremes of a handful of draws"
         )
+    level = check_probability(level, "level")  # (1.5 was numpy's quantile error; 0 "a 0% interval")
+    seed = check_seed(seed)
+    if not isinstance(game, Game):
+        raise InputError(f"game must be a bimatrix game (gamemarket.games.Game), got {type(game).__name__}")
     if game.A_reps is None or game.A_reps.shape[2] < 2:
         return [None] * len(equilibria)
     R = game.A_reps.shape[2]

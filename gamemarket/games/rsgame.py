@@ -32,7 +32,7 @@ from math import comb
 import numpy as np
 from scipy.special import gammaln
 
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, check_whole
 from gamemarket.games.bimatrix import Game
 from gamemarket.games.checks import check_range
 from gamemarket.io.limits import check_fits
@@ -137,13 +137,14 @@ class RoleSymmetricGame:
         check_names(roles, "role-symmetric game", "roles")
         for r, ss in zip(roles, self.strategies):
             check_names([str(s) for s in ss], f"role-symmetric game: role {r!r}")
-        players = tuple(int(n) for n in self.players)
+        if isinstance(self.players, (str, bytes)) or not hasattr(self.players, "__len__"):
+            raise InputError(f"role-symmetric game: players must be one count per role, got {self.players!r}")
         strategies = tuple(tuple(str(s) for s in ss) for ss in self.strategies)
-        if len(players) != len(roles) or len(strategies) != len(roles):
+        if len(self.players) != len(roles) or len(strategies) != len(roles):
             raise InputError("role-symmetric game: one player count and one strategy list per role are needed")
-        for r, n, ss in zip(roles, players, strategies):
-            if n < 1:
-                raise InputError(f"role {r!r}: player count must be >= 1, got {n}")
+        # whole numbers >= 1 (2.7 players were 2: another game, without a word)
+        players = tuple(check_whole(n, f"role {r!r}: player count", 1) for r, n in zip(roles, self.players))
+        for r, ss in zip(roles, strategies):
             if not ss or len(set(ss)) != len(ss):
                 raise InputError(f"role {r!r}: strategies must be unique and non-empty, got {list(ss)}")
         object.__setattr__(self, "roles", roles)
@@ -448,7 +449,13 @@ class RoleSymmetricGame:
         prof = all_profiles(players, nstrat)
         rows = []
         for p in prof:
-            row = np.asarray(payoff(p), dtype=float)
+            value = payoff(p)
+            try:
+                row = np.asarray(value, dtype=float)
+            except (TypeError, ValueError):  # ("x": numpy's "could not convert string to float")
+                raise InputError(
+                    f"from_function: payoff({p.tolist()}) returned {value!r:.120}; expected one number per strategy"
+                ) from None
             if row.shape != (prof.shape[1],):  # (a reshape of the whole stack failed later, naming no profile)
                 raise InputError(
                     f"from_function: payoff({p.tolist()}) returned shape {row.shape}; expected one payoff per "

@@ -57,7 +57,7 @@ _PAY = [[1.0, 0.0], [0.0, 2.0], [0.0, 3.0]]
         ((["r", "r"], [1, 1], [["a"], ["b"]], [[1, 1]], [[0.0, 0.0]]), r"roles must be unique and non-empty"),
         (([], [], [], np.zeros((0, 0)), np.zeros((0, 0))), r"roles must be unique and non-empty, got \[\]"),
         ((["r"], [2, 1], [["a", "b"]], _PROF, _PAY), r"one player count and one strategy list per role"),
-        ((["r"], [0], [["a", "b"]], _PROF, _PAY), r"role 'r': player count must be >= 1, got 0"),
+        ((["r"], [0], [["a", "b"]], _PROF, _PAY), r"role 'r': player count must be a whole number >= 1, got 0"),
         ((["r"], [2], [["a", "a"]], _PROF, _PAY), r"role 'r': strategies must be unique and non-empty"),
         ((["r"], [2], [["a", "b"]], [[2, 0, 0]], [[1.0, 0.0, 0.0]]), r"must have shape \(P, 2\), got \(1, 3\) and"),
         ((["r"], [2], [["a", "b"]], [[1.5, 0.5]], [[1.0, 1.0]]), r"counts must be integers >= 0"),
