@@ -22,7 +22,7 @@ from gamemarket.market.simulate import Mechanism, simulate
 from gamemarket.plugins import PROVIDERS
 from gamemarket.testing.cases import Case, one_job_cases, preemption_candidates, random_cases, tie_cases
 from gamemarket.testing.reference import UnknownSemanticsError, payment_rule, reference_run, scheduler_semantics
-from gamemarket.testing.report import FAILED, PASSED, SKIPPED, ConformanceReport
+from gamemarket.testing.report import FAILED, PASSED, SKIPPED, ConformanceReport, check_options
 
 OUTCOME = ("start", "end", "payment", "preemptions")
 
@@ -188,6 +188,7 @@ def check_scheduler(
     -------
     ConformanceReport
     """
+    check_options("check_scheduler", seed=seed, raise_on_failure=raise_on_failure, cases=cases)
     entry = get_scheduler(name)
 
     def declared(report, semantics) -> None:
@@ -312,6 +313,7 @@ def check_payment(
     -------
     ConformanceReport
     """
+    check_options("check_payment", seed=seed, raise_on_failure=raise_on_failure, cases=cases)
     entry = get_payment(name)
 
     def declared(report, _rule) -> None:
@@ -357,6 +359,7 @@ def check_provider(name: str, *, cases: int = 30, seed: int = 0, raise_on_failur
     -------
     ConformanceReport
     """
+    check_options("check_provider", seed=seed, raise_on_failure=raise_on_failure, cases=cases)
     report = ConformanceReport("provider strategy", name)
     p = PROVIDERS.get(name)
     missing = [

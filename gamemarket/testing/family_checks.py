@@ -24,7 +24,7 @@ from gamemarket import bids, consumers
 from gamemarket.consumers import FAMILIES, ConsumerStrategy, Family, ParametricFamily
 from gamemarket.consumers.base import check_reported
 from gamemarket.errors import InputError
-from gamemarket.testing.report import FAILED, PASSED, SKIPPED, ConformanceReport
+from gamemarket.testing.report import FAILED, PASSED, SKIPPED, ConformanceReport, check_options
 
 
 def family_draws(n: int = 4000, seed: int = 3) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -179,8 +179,16 @@ def check_family(
     -------
     ConformanceReport
     """
-    report = ConformanceReport("consumer-strategy family", name)
+    check_options("check_family", seed=seed, raise_on_failure=raise_on_failure)
     fam = FAMILIES.get(name)
+    others = [s for s in strategies if not isinstance(s, ConsumerStrategy) or s.family != fam.name]
+    if others:  # (a beta mix was checked, and passed, as a per-class strategy)
+        o = others[0]
+        raise InputError(
+            f"check_family: strategies must be {fam.name!r} strategies, got {getattr(o, 'name', o)!r} of family "
+            f"{getattr(o, 'family', type(o).__name__)!r}"
+        )
+    report = ConformanceReport("consumer-strategy family", name)
     if fam.name != name or not fam.description:
         report.add(
             "registered", FAILED, f"registered as {name!r}, names itself {fam.name!r}, description {fam.description!r}"

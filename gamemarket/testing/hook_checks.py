@@ -7,7 +7,7 @@ import numpy as np
 
 from gamemarket.market.hooks import EVENT_SCHEDULERS, EventScheduler, run_hooks
 from gamemarket.testing.cases import Case, one_job_cases, random_cases, tie_cases
-from gamemarket.testing.report import FAILED, PASSED, ConformanceReport
+from gamemarket.testing.report import FAILED, PASSED, ConformanceReport, check_options
 
 
 def _invariants(case: Case, sched: EventScheduler, payment: str) -> str | None:
@@ -54,6 +54,7 @@ def check_event_scheduler(
     -------
     ConformanceReport
     """
+    check_options("check_event_scheduler", seed=seed, raise_on_failure=raise_on_failure, cases=cases)
     sched = EVENT_SCHEDULERS.get(scheduler) if isinstance(scheduler, str) else scheduler
     report = ConformanceReport("event scheduler", sched.name)
     for check, pool in (

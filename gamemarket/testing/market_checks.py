@@ -17,7 +17,7 @@ import numpy as np
 from gamemarket import bids, consumers
 from gamemarket.market import payoffs
 from gamemarket.market.base import MARKETS, MarketRun, PreparedWorkload, market_for, market_for_workload
-from gamemarket.testing.report import FAILED, PASSED, ConformanceReport
+from gamemarket.testing.report import FAILED, PASSED, ConformanceReport, check_options
 
 #: what every market's run carries: per-job columns and summary fields (``payoffs``, ``MarketRun``)
 JOB_COLUMNS = ("group", "private_bid", "utility", "payment")
@@ -174,6 +174,7 @@ def check_market(
     -------
     ConformanceReport
     """
+    check_options("check_market", seed=seed, raise_on_failure=raise_on_failure)
     report = ConformanceReport("market", kind)
     market = MARKETS.get(kind)
     prep = checked(report, "workload", lambda: prepared(market, kind, workload or market.example_workload))

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from gamemarket.errors import InputError, check_flag, check_seed, check_whole
+
 PASSED, FAILED, SKIPPED = "passed", "failed", "skipped"
 
 
@@ -93,3 +95,17 @@ class ConformanceError(AssertionError):
         self.report = report
         failed = "\n".join(f"  {r.check}: {r.detail}" for r in report.failures)
         super().__init__(f"{report.entry} fails {len(report.failures)} conformance check(s):\n{failed}")
+
+
+def check_options(check: str, *, seed=0, raise_on_failure=True, cases=None) -> None:
+    """A conformance check's own options, checked before it runs: ``seed`` a whole number >= 0, ``cases`` (where the
+    check takes one) a whole number >= 1, ``raise_on_failure`` True or False; else an :class:`InputError` naming the
+    check and the option. Unchecked, ``seed=-1`` was reported as the plugin's failure, and ``cases=0`` passed on no
+    case at all."""
+    try:
+        check_seed(seed)
+        if cases is not None:
+            check_whole(cases, "cases", 1)
+        check_flag(raise_on_failure, "raise_on_failure")
+    except InputError as exc:
+        raise InputError(f"{check}: {exc}") from None

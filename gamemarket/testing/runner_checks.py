@@ -16,7 +16,7 @@ import numpy as np
 from gamemarket import bids
 from gamemarket.market.base import MARKETS
 from gamemarket.testing.market_checks import MIX, SUMMARY_FIELDS, checked, job_columns, prepared, provider_params
-from gamemarket.testing.report import ConformanceReport
+from gamemarket.testing.report import ConformanceReport, check_options
 
 
 def _bits_equal(a, b) -> bool:
@@ -123,6 +123,7 @@ def check_runners(
     -------
     ConformanceReport
     """
+    check_options("check_runners", seed=seed, raise_on_failure=raise_on_failure)
     report = ConformanceReport("market", kind)
     market = MARKETS.get(kind)
     prep = checked(report, "workload", lambda: prepared(market, kind, workload or market.example_workload))
