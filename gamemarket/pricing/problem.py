@@ -51,6 +51,8 @@ class Problem:
         A = np.asarray(self.A)
         if A.ndim != 2 or A.shape[0] < 1 or A.shape[1] < 1:
             raise InputError(f"A must be an (n jobs x m resources) matrix, got shape {A.shape}")
+        if A.dtype.kind not in "iuf":  # ('1' was read as 1.0, True as 1: numbers no one wrote)
+            raise InputError(f"A must hold numbers (integers or floats), got {A.dtype} values such as {A.flat[0].item()!r}")
         if not np.issubdtype(A.dtype, np.floating):
             A = A.astype(np.float64)
         if not np.isfinite(A).all():
@@ -69,6 +71,11 @@ class Problem:
         if d.shape != (n,) or not np.isfinite(d).all() or (d <= 0).any():
             raise InputError(f"demand must be {n} finite numbers > 0")
         self.utility = make_utility(self.utility).bind(n, self.weight, self.target)
+        if self.target is not None and getattr(self.utility, "t_des", None) is None:  # kept and unused, before
+            raise InputError(
+                f"target (a desired throughput per job) applies to the target utility, not {self.utility.name!r}; "
+                "give utility='target', or leave the targets out"
+            )
         for name, arr in (("A", A), ("R", R), ("demand", d), ("weight", self.utility.w), ("target", self.target)):
             _check_magnitude(name, arr)
         if self.utility.needs_positive_throughput:

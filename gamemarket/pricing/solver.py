@@ -124,6 +124,8 @@ def solve(
         )
     if method not in METHODS:
         raise InputError(f"method must be one of {METHODS}, got {method!r}")
+    if callback is not None and not callable(callback):  # (5 was a TypeError at the first evaluation)
+        raise InputError(f"callback must be a function of each evaluation's row (or None), got {callback!r}")
     t0 = time.perf_counter()
     # the solver sets the utility's smoothing (mu) while it runs: it works on copies, so the caller's
     # Problem and Utility are never modified (shallow copies: the arrays are shared, never written)

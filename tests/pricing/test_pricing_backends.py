@@ -30,7 +30,8 @@ def test_torch_evaluation_equals_numba(n, m, spec, seed, mu):
     A[:, 0] += 0.01
     if m > 2 and seed % 3 == 0:
         A[:, 2] = A[:, 1]  # identical columns: ties in the hull
-    pr = Problem(A, rng.uniform(0.1, 1, m) * n, spec, weight=rng.uniform(0.5, 2, n), target=rng.uniform(0.1, 0.5, n))
+    R, weight, target = rng.uniform(0.1, 1, m) * n, rng.uniform(0.5, 2, n), rng.uniform(0.1, 0.5, n)
+    pr = Problem(A, R, spec, weight=weight, target=target if spec == "target" else None)
     if spec not in ("linear", "target"):
         mu = 0.0
     pr.utility.mu = mu

@@ -26,6 +26,8 @@ def _problem(spec, seed, n=60, m=5, empty=(1, 3)):
     R = rng.uniform(0.2, 1, m) * n / m
     R[list(empty)] = 0.0
     kw = dict(target=rng.uniform(0.1, 0.5, n), weight=rng.uniform(0.5, 2, n), demand=rng.uniform(0.5, 1.5, n))
+    if spec != "target":  # targets belong to the target utility alone
+        kw.pop("target")
     return Problem(A, R, spec, **kw)
 
 
