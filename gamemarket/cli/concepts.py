@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from gamemarket.cli.options import integer, number
+from gamemarket.cli.options import OnceList, integer, number
 from gamemarket.cli.output import FULL, Figure, Parts, print_table
 from gamemarket.errors import InputError
 from gamemarket.games.alpharank import DEFAULT_ALPHA, DEFAULT_EPS, DEFAULT_M, MAX_ALPHA, alpharank
@@ -48,6 +48,7 @@ def add_concept_options(gs) -> None:
     gs.add_argument(
         "--observed",
         nargs="+",
+        action=OnceList,
         metavar="ROLE:STRATEGY=COUNT",
         help="--concept qre: observed play (how often each strategy was played, counts or shares; each strategy "
         "once, a strategy not named: 0), to fit the lambda under which it is most likely (maximum likelihood on the "

@@ -162,9 +162,29 @@ class Parser(argparse.ArgumentParser):
     prints the usage block first (six to nine lines of every option) before the line that says what is wrong.
     A missing command lists the commands there are."""
 
+    def parse_known_args(self, args=None, namespace=None):
+        """argparse's, the words it was given kept for :meth:`error`'s hints."""
+        self._words = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
+    def _greedy_hint(self) -> str:
+        """Where an option that takes one or more values (``--methods pure lemke_howson``) was given before a
+        positional argument, the hint that it took the argument too: "the following arguments are required: file"
+        was said of a file that was given (``game solve --methods pure FILE``)."""
+        words = getattr(self, "_words", [])
+        greedy = [opt for act in self._actions if act.nargs in ("+", "*") for opt in act.option_strings if opt in words]
+        if not greedy:
+            return ""
+        return (
+            f" ({greedy[0]} takes every word after it, up to the next option: give the arguments before it, or end "
+            "its values with --)"
+        )
+
     def error(self, message: str):
         """Print ``message`` as one line naming the command and where its help is; exit 2."""
         sub = self._commands()
+        if message.startswith("the following arguments are required") and not (sub is not None and sub.dest in message):
+            message += self._greedy_hint()
         if sub is not None and message.startswith("the following arguments are required") and sub.dest in message:
             message = f"expected a command: one of {', '.join(sub.choices)}"
         elif sub is not None and message.startswith(f"argument {sub.dest}: invalid choice: "):
@@ -284,6 +304,22 @@ def add_deprecated_alias(parser, old: str, new_action: argparse.Action) -> None:
     )
 
 
+class OnceList(argparse.Action):
+    """An option of one or more values that may be given once: argparse's own kept the last of two (``--methods
+    pure lemke_howson --methods vertex`` solved by vertex alone, without a word); a second is an error saying to
+    give every value after one."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        seen = f"_given_{self.dest}"
+        if getattr(namespace, seen, False):
+            parser.error(
+                f"argument {option_string}: given twice; give all its values after one {option_string} (such as "
+                f"{option_string} {' '.join(map(str, values))} ...)"
+            )
+        setattr(namespace, seen, True)
+        setattr(namespace, self.dest, values)
+
+
 def names_option(registry, default, what: str) -> dict:
     """The keyword arguments of an option that takes one or more names of ``registry`` (a
     :class:`gamemarket.registry.Registry`): the names as its metavar, every entry's name and description in its help
@@ -292,6 +328,7 @@ def names_option(registry, default, what: str) -> dict:
     entries = "; ".join(f"{name}: {entry.description}" for name, entry in registry.items())
     return {
         "nargs": "+",
+        "action": OnceList,
         "default": list(default),
         "metavar": "{" + ",".join(registry) + "}",
         "help": f"{what}: {entries}".replace("%", "%%"),

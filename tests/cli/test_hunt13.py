@@ -201,3 +201,39 @@ def test_price_discovery_names_a_callback_that_is_no_function_and_inputs_it_woul
         Problem([["1", "2"]], [1, 1], "log")
     with pytest.raises(InputError, match=r"target .* applies to the target utility, not 'log'"):
         Problem([[1.0, 2.0]], [1, 1], "log", target=[0.5])
+
+
+# ---------------------------------------------------------------------------- options of several values
+def test_an_option_of_several_values_before_the_file_says_it_took_the_file(tmp_path, capsys):
+    """Worth-a-look: ``game solve --methods pure FILE`` said the file was missing, which it was not."""
+    from gamemarket.cli import main
+
+    game = tmp_path / "g.csv"
+    game.write_text("row,col,row_payoff,col_payoff\nU,L,3,3\nU,R,0,5\nD,L,5,0\nD,R,1,1\n")
+    with pytest.raises(SystemExit) as exc:
+        main(["game", "solve", "--methods", "pure", str(game)])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2
+    assert "the following arguments are required: file (--methods takes every word after it" in err
+    assert "end its values with --" in err
+    assert main(["game", "solve", "--methods", "pure", "--", str(game)]) == 0  # as the hint says
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--methods", "pure", "lemke_howson", "--methods", "vertex"],
+        ["--concept", "qre", "--observed", "row:U=1", "--observed", "row:D=2"],
+    ],
+)
+def test_an_option_of_several_values_given_twice_is_refused(tmp_path, capsys, argv):
+    """Worth-a-look: the second ``--methods`` replaced the first, without a word."""
+    from gamemarket.cli import main
+
+    game = tmp_path / "g.csv"
+    game.write_text("row,col,row_payoff,col_payoff\nU,L,3,3\nU,R,0,5\nD,L,5,0\nD,R,1,1\n")
+    with pytest.raises(SystemExit) as exc:
+        main(["game", "solve", str(game), *argv])
+    assert exc.value.code == 2
+    assert f"argument {argv[-2]}: given twice; give all its values after one {argv[-2]}" in capsys.readouterr().err
