@@ -52,7 +52,7 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, check_flag
 
 #: OpenSpiel's defaults: population size, selection intensity and the infinite-alpha limit's noise
 DEFAULT_M = 50
@@ -165,6 +165,7 @@ def _log_rates(game, alpha, m: int, eps: float, normalize: bool):
     """The chain's off-diagonal transitions as (from, to, log probability): logs, so that a fixation probability
     far below the float range (``exp(-5000)``) still counts."""
     _check(alpha, m, eps)
+    normalize = check_flag(normalize, "alpha-rank: normalize")  # ('no' was true: the raw payoffs never used)
     src, dst, mult, gain = _moves(game, normalize)
     eta = 1.0 / max(1, sum(n * (k - 1) for n, k in zip(game.players, game.num_strategies)))
     if alpha is None:

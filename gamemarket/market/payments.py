@@ -208,6 +208,8 @@ def register_payment_rule(
         got = "?" if params is None else ", ".join(str(p) for p in params)
         raise InputError(f"{what}: takes ({got}); expected {len(RATE_PARAMETERS)} ({', '.join(RATE_PARAMETERS)})")
     _not_blend(name)
+    if not isinstance(description, str) or not description.strip():  # (as a family's and an event scheduler's)
+        raise InputError(f"payment scheme {name!r}: description: expected a non-empty text, got {description!r}")
     entry = PaymentScheme(name, RATE_FUNCTION, description, RATE_FUNCTION_RULE, rate, None, bool(jit))
     return PAYMENTS.register(name, entry, replace=replace)
 

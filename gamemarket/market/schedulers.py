@@ -144,6 +144,14 @@ def register_scheduler(
     -------
     Scheduler
     """
+    if not isinstance(description, str) or not description.strip():  # (as a family's and an event scheduler's)
+        raise InputError(f"scheduler {name!r}: description: expected a non-empty text, got {description!r}")
+    if not (isinstance(key, PriorityKey) or callable(key)):  # ('submit' failed at the first run)
+        raise InputError(
+            f"scheduler {name!r}: key must be a PriorityKey or a function of the job table, got {key!r:.80}"
+        )
+    if priority is not None and not isinstance(priority, PriorityKey):  # (checked only by check_scheduler before)
+        raise InputError(f"scheduler {name!r}: priority must be a PriorityKey (or None), got {priority!r:.80}")
     if priority is None and isinstance(key, PriorityKey):
         priority = key
     preemptive = check_flag(preemptive, f"scheduler {name!r}: preemptive")  # ("no" was true: hunt 9)

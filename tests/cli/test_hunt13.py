@@ -237,3 +237,28 @@ def test_an_option_of_several_values_given_twice_is_refused(tmp_path, capsys, ar
         main(["game", "solve", str(game), *argv])
     assert exc.value.code == 2
     assert f"argument {argv[-2]}: given twice; give all its values after one {argv[-2]}" in capsys.readouterr().err
+
+
+def test_registration_and_alpharank_options_are_checked_where_they_are_given():
+    """Worth-a-look: a scheduler's key that is no function failed at its first run, a priority that is no
+    PriorityKey was reported by check_scheduler only, an empty description passed for a payment scheme (families
+    and event schedulers refuse one), and alpharank(normalize='no') normalised."""
+    from gamemarket.games import Game
+    from gamemarket.games.alpharank import alpharank
+    from gamemarket.market.payments import register_payment_rule
+    from gamemarket.market.schedulers import register_scheduler
+
+    with pytest.raises(InputError, match=r"scheduler 'k13': key must be a PriorityKey or a function"):
+        register_scheduler("k13", True, "submit", "by submit time")
+    with pytest.raises(InputError, match=r"scheduler 'k13': priority must be a PriorityKey \(or None\), got 'submit'"):
+        register_scheduler("k13", True, lambda t: np.zeros(len(t)), "by nothing", priority="submit")
+    with pytest.raises(InputError, match=r"scheduler 'k13': description: expected a non-empty text, got '  '"):
+        register_scheduler("k13", True, lambda t: np.zeros(len(t)), "  ")
+
+    def rate(bid, reserve, nodes, free, waiting, max_waiting_bid, min_running_bid):
+        return reserve
+
+    with pytest.raises(InputError, match=r"payment scheme 'p13': description: expected a non-empty text, got ''"):
+        register_payment_rule("p13", rate, "")
+    with pytest.raises(InputError, match=r"alpha-rank: normalize must be True or False, got 'no'"):
+        alpharank(Game(np.eye(2), np.eye(2)), normalize="no")
