@@ -52,7 +52,9 @@ class Problem:
         if A.ndim != 2 or A.shape[0] < 1 or A.shape[1] < 1:
             raise InputError(f"A must be an (n jobs x m resources) matrix, got shape {A.shape}")
         if A.dtype.kind not in "iuf":  # ('1' was read as 1.0, True as 1: numbers no one wrote)
-            raise InputError(f"A must hold numbers (integers or floats), got {A.dtype} values such as {A.flat[0].item()!r}")
+            raise InputError(
+                f"A must hold numbers (integers or floats), got {A.dtype} values such as {A.flat[0].item()!r}"
+            )
         if not np.issubdtype(A.dtype, np.floating):
             A = A.astype(np.float64)
         if not np.isfinite(A).all():
