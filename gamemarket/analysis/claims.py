@@ -1,6 +1,8 @@
 """The claims of Shudler et al. (2010), measured on a study's stored results.
 
-Each claim is evaluated only when the study holds the profiles it needs. Comparisons are paired by
+Each claim is evaluated only when the study holds the profiles it needs: the paper's strategies FT, SRG and DEV1
+are those of the built-in catalogue, found by ``gamemarket.analysis.shading.paper_strategies`` (a study's own
+strategy of one of those names is not the paper's, and the claims on it are not evaluated). Comparisons are paired by
 replication seed (common random numbers make the pairs share every private bid), reported as the
 mean difference with a 95% Student-t interval over seeds; a claim is "supported" when the interval
 lies on the claimed side of zero, "contradicted" when it lies on the other side, else "inconclusive".
@@ -22,11 +24,14 @@ import numpy as np
 import pandas as pd
 
 from gamemarket.analysis.shading import (  # noqa: F401  the shading gains, where callers found them
+    PAPER_STRATEGIES,
     SHADERS,
     CohortIndex,
+    PaperStrategies,
     cohort_gain,
     grid_cells,
     grid_gains,
+    paper_strategies,
     shading_gains,
     summarize,
 )
@@ -173,6 +178,9 @@ class ClaimData:
         The study's per-run metrics, binned sums and cohort sums (``cohorts`` may be None).
     consumers, providers : dict
         The consumer and provider strategies' definitions, by name.
+
+    ``paper`` says which of the study's strategies are the paper's FT, SRG and DEV1 (``paper_strategies``): the
+    claims read them through :meth:`name` only.
     """
 
     def __init__(
@@ -188,6 +196,12 @@ class ClaimData:
             if name in self.provs:
                 self.by_sched.setdefault(p["scheduler"], name)  # schedules do not depend on the payment scheme
         self.first, self.kth = hb_pair(self.provs, providers)
+        self.paper: PaperStrategies = paper_strategies({n: c for n, c in consumers.items() if n in self.cons})
+
+    def name(self, paper: str) -> str | None:
+        """The study's strategy that is the paper's ``paper`` (``"FT"``, ``"SRG"``, ``"DEV1"``), or None where it
+        has none (or its strategy of that name is another)."""
+        return self.paper.name(paper)
 
     def per_seed(self, value: str, *, provider: str, consumer: str, **sel) -> pd.Series:
         """Per seed: the mean ``value`` (``bsd``, ``ssj`` or ``utility``) over one profile's bins in ``sel``."""
@@ -240,13 +254,13 @@ def _low_bids(s):
 
 def _hb_against_ft(data: ClaimData, value: str, label: str, num: str) -> list[dict]:
     """Claims (1) and (2): under HB the low-bid risk-aggressive users (SRG) against all users under FT."""
-    hb = data.by_sched.get("hb")
-    if not ({"SRG", "FT"} <= data.cons and hb):
+    hb, ft, srg = data.by_sched.get("hb"), data.name("FT"), data.name("SRG")
+    if not (ft and srg and hb):
         return []
-    agg = _agg_group(data.consumers, "SRG")
+    agg = _agg_group(data.consumers, srg)
     # the schedule, hence BSD, does not depend on the payment scheme: the first HB mechanism stands for all
-    a = data.per_seed(value, provider=hb, consumer="SRG", group=agg, bid_bin=_low_bids)
-    b = data.per_seed(value, provider=hb, consumer="FT", bid_bin=_low_bids)
+    a = data.per_seed(value, provider=hb, consumer=srg, group=agg, bid_bin=_low_bids)
+    b = data.per_seed(value, provider=hb, consumer=ft, bid_bin=_low_bids)
     d = paired(a, b)
     return [
         claim_row(
@@ -301,7 +315,7 @@ def _claim_3_bsd_text(other: str, cls: str) -> tuple[str, str, int] | None:
 def _claim_3_against(data: ClaimData, hb: str, other: str, o: str, agg) -> list[dict]:
     """Claim (3)'s rows for one other scheduler: the BSD rows by bid class, then the SSJ rows."""
     rows = []
-    agg_sel = dict(consumer="SRG", group=agg)
+    agg_sel = dict(consumer=data.name("SRG"), group=agg)
     for cls, sel in BIN_CLASSES:
         d = data.paired("bsd", hb, o, bid_bin=sel, **agg_sel)
         text = _claim_3_bsd_text(other, cls)
@@ -344,10 +358,10 @@ def _claim_3_against(data: ClaimData, hb: str, other: str, o: str, agg) -> list[
 
 def claim_3(data: ClaimData) -> list[dict]:
     """Claim (3): HB against NPHB, WSPT and WSPT with estimates, for the risk-aggressive jobs by bid class."""
-    hb = data.by_sched.get("hb")
-    if not ({"SRG", "FT"} <= data.cons and hb):
+    hb, srg = data.by_sched.get("hb"), data.name("SRG")
+    if not (data.name("FT") and srg and hb):
         return []
-    agg = _agg_group(data.consumers, "SRG")
+    agg = _agg_group(data.consumers, srg)
     rows = []
     for other in ("nphb", "wspt", "wspt-est"):
         o = data.by_sched.get(other)
@@ -400,12 +414,16 @@ def _claim_4_gain_rows(gains: dict, mech: str, price: str, mix: str, who: str, g
 
 
 def _claim_4_mix(data: ClaimData, profiles: CohortIndex, mix: str, start: int, who: str) -> list[dict]:
-    """Claim (4)'s rows for one shading mix: the first-price gains by class, the k-th price ones, their
-    difference for the high-bid jobs, and the three together."""
+    """Claim (4)'s rows for one of the paper's shading mixes (its name ``mix``: the study's strategy that is it is
+    ``data.name(mix)``): the first-price gains by class, the k-th price ones, their difference for the high-bid
+    jobs, and the three together."""
     first, kth = data.first, data.kth
     grp = f"{mix} shading cohort vs its FT run"
+    name, ft = data.name(mix), data.name("FT")
     gains = {
-        (p, cls): cohort_gain(profiles, p, mix, start, cls) for p in (first, kth) for cls in BID_CLASSES + ("all",)
+        (p, cls): cohort_gain(profiles, p, name, start, cls, truthful=ft)
+        for p in (first, kth)
+        for cls in BID_CLASSES + ("all",)
     }
     rows, v_first = _claim_4_gain_rows(gains, first, "first", mix, who, grp)
     kth_rows, v_kth = _claim_4_gain_rows(gains, kth, "kth", mix, who, grp)
@@ -453,14 +471,14 @@ def _claim_4_mix(data: ClaimData, profiles: CohortIndex, mix: str, start: int, w
 def claim_4(data: ClaimData) -> list[dict]:
     """Claim (4) as the paper states it: comparative and by bid, for each shading mix the study holds."""
     cohorts = data.cohorts
-    if not (cohorts is not None and len(cohorts) and "FT" in data.cons and data.first and data.kth):
+    if not (cohorts is not None and len(cohorts) and data.name("FT") and data.first and data.kth):
         return []
     # Under first price the risk-aggressive users' high-bid jobs gain by shading; under k-th price they do
     # not; paired by seed, the gain under first price exceeds the gain under k-th price.
     profiles = CohortIndex(cohorts)
     rows = []
     for mix, (start, who) in SHADERS.items():
-        if mix in data.cons:
+        if data.name(mix):
             rows += _claim_4_mix(data, profiles, mix, start, who)
     return rows
 
@@ -486,9 +504,10 @@ def rule_kth_utility(data: ClaimData) -> list[dict]:
     rows = []
     metrics = data.metrics
     for c in ("FT", "SRG"):
-        if c not in data.cons:
+        name = data.name(c)
+        if name is None:
             continue
-        u = metrics[metrics["consumer"] == c].set_index(["provider", "seed"])["mean_utility"]
+        u = metrics[metrics["consumer"] == name].set_index(["provider", "seed"])["mean_utility"]
         rows.append(
             _rule_row(
                 u,

@@ -10,7 +10,9 @@ same seed (common random numbers make the cohorts identical):
   incentive a single user faces.
 
 Reported per (n, mechanism, way): the mean per-job utility gain with a 95% t-interval over seeds, and
-the gain relative to the same jobs' truthful utility.
+the gain relative to the same jobs' truthful utility. The derived studies play the study's strategies of these
+names: a way is measured only where they are the paper's (``gamemarket.analysis.shading.paper_strategies``; the
+study's own FT that shades is no truthful run), see :func:`measured_ways`.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from gamemarket.analysis.claims import SHADERS
+from gamemarket.analysis.shading import SHADERS, paper_strategies
 from gamemarket.confidence import t_interval
 from gamemarket.errors import InputError
 from gamemarket.studies.gains import SHADING_MIXES, derived_studies
@@ -29,15 +31,26 @@ from gamemarket.studies.spec import StudySpec
 WAYS = {mix: SHADERS[mix][0] for mix in SHADING_MIXES}
 
 
+def measured_ways(spec: StudySpec) -> dict[str, int]:
+    """The ways of ``WAYS`` the study's gains measure: those whose strategy, and FT, are the paper's by their own
+    names (the derived studies play the study's strategies of these names; ``paper_strategies``)."""
+    paper = paper_strategies({c.name: c.params() for c in spec.consumers})
+    if paper.name("FT") != "FT":
+        return {}
+    return {way: start for way, start in WAYS.items() if paper.name(way) == way}
+
+
 def gains(spec: StudySpec) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(per-seed gains, summary with confidence intervals) for the sizes in the study's ``gains``, from the derived
-    studies' stored runs (``gamemarket.studies.gains.run_gains`` makes them)."""
+    studies' stored runs (``gamemarket.studies.gains.run_gains`` makes them); of the ways :func:`measured_ways`
+    allows (both tables empty where it allows none)."""
     rows = []
-    for n, sub in derived_studies(spec):
+    ways = measured_ways(spec)
+    for n, sub in derived_studies(spec) if ways else ():
         c = load_cohorts(sub)
         if not len(c):
             raise InputError(f"study {sub.name!r}: no stored results; run the study first")
-        for way, start in WAYS.items():
+        for way, start in ways.items():
             sub_c = c[c["g_bin"] >= start].groupby(["provider", "consumer", "seed"])[["n", "sum_utility"]].sum()
             mean = sub_c["sum_utility"] / sub_c["n"].where(sub_c["n"] > 0)
             for prov in dict.fromkeys(c["provider"]):
@@ -54,7 +67,8 @@ def gains(spec: StudySpec) -> tuple[pd.DataFrame, pd.DataFrame]:
                             "cohort_jobs": int(sub_c.loc[(prov, way, seed), "n"]),
                         }
                     )
-    per_seed = pd.DataFrame(rows).dropna(subset=["gain"])
+    cols = ["n", "mechanism", "way", "seed", "gain", "truthful_utility", "cohort_jobs"]
+    per_seed = pd.DataFrame(rows, columns=cols).dropna(subset=["gain"])
 
     def summarize(g):
         k = len(g)
@@ -71,5 +85,8 @@ def gains(spec: StudySpec) -> tuple[pd.DataFrame, pd.DataFrame]:
             }
         )
 
+    if per_seed.empty:
+        summary_cols = ["mechanism", "way", "n", "seeds", "gain", "ci_low", "ci_high", "relative_gain", "cohort_jobs"]
+        return per_seed, pd.DataFrame(columns=summary_cols)
     summary = per_seed.groupby(["mechanism", "way", "n"]).apply(summarize, include_groups=False).reset_index()
     return per_seed, summary

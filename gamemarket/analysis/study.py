@@ -14,6 +14,7 @@ from gamemarket.analysis import claims
 from gamemarket.analysis.claims import grid_cells, hb_pair
 from gamemarket.analysis.incentives import gains
 from gamemarket.analysis.population import read_analysis
+from gamemarket.analysis.shading import PaperStrategies, paper_strategies
 from gamemarket.consumers import from_params
 from gamemarket.errors import GameMarketError, InputError, UndefinedPayoffError
 from gamemarket.games import DEFAULT_METHODS, Game, Solution, from_results, solve
@@ -73,9 +74,14 @@ class StudyAnalysis:
     population: object | None = None  #: the linked population study's analysis, where it has been run
     population_missing: object | None = None  #: ``PopulationMissing``: a linked study whose analysis is not there
     resamples: int = 1000  #: bootstrap resamples behind each equilibrium's robustness
+    #: which of the study's consumer strategies are the paper's FT, SRG and DEV1 (``paper_strategies``): what the
+    #: paper's game, claims, shading gains and figures read, and what the report says of those it left out
+    paper_names: PaperStrategies = field(default_factory=PaperStrategies)
 
 
-PAPER_CONSUMERS = ("FT", "SRG")  #: the paper's two bidding models (its providers: HB with first and k-th price)
+#: the paper's two bidding models (its providers: HB with first and k-th price), read where the study's strategies
+#: are they (``StudyAnalysis.paper_names``)
+PAPER_CONSUMERS = ("FT", "SRG")
 #: the columns of a run that measure the machine, not the market: kept in the results, left out of exports
 TIMING_COLUMNS = ("task_seconds",)
 
@@ -162,11 +168,12 @@ def analyze(
     and the linked population study's answers (``population``, where the caller has them: else the cached ones).
     """
     metrics, bins, meta = load_results(spec, with_bins=with_bins or for_report)
-    out = StudyAnalysis(spec, metrics, bins, meta, resamples=resamples)
+    cols = [c.name for c in spec.consumers]
+    paper = paper_strategies({n: p for n, p in meta["consumers"].items() if n in cols})
+    out = StudyAnalysis(spec, metrics, bins, meta, resamples=resamples, paper_names=paper)
     if (note := unconverged_note(metrics)) is not None:
         warnings.warn(f"study {spec.name!r}: {note}", stacklevel=2)
     rows = [p.name for p in spec.providers]
-    cols = [c.name for c in spec.consumers]
 
     def solved(gd, rows_, cols_) -> SolvedGame | None:
         try:
@@ -181,8 +188,9 @@ def analyze(
 
     out.games = [sg for gd in spec.games if (sg := solved(gd, rows, cols)) is not None]
     prov = [p for p in hb_pair(rows, meta["providers"]) if p]
-    if len(prov) == 2 and set(PAPER_CONSUMERS) <= set(cols) and (len(rows), len(cols)) != (2, 2):
-        out.paper_games = [sg for gd in spec.games if (sg := solved(gd, prov, list(PAPER_CONSUMERS))) is not None]
+    pcols = [paper.name(c) for c in PAPER_CONSUMERS]
+    if len(prov) == 2 and all(pcols) and (len(rows), len(cols)) != (2, 2):
+        out.paper_games = [sg for gd in spec.games if (sg := solved(gd, prov, pcols)) is not None]
     if for_report:
         _report_extras(out, population)
     return out
@@ -193,7 +201,7 @@ def _report_extras(an: StudyAnalysis, population=None) -> None:
     if MARKETS.get(meta["kind"]).paper_analysis:
         an.workload = workload_facts(spec)
         an.cohorts = load_cohorts(spec)
-        an.shading_gains = claims.shading_gains(an.cohorts, meta["providers"])
+        an.shading_gains = claims.shading_gains(an.cohorts, meta["providers"], meta["consumers"])
         an.grid_gains = claims.grid_gains(
             an.cohorts, meta["consumers"], dict.fromkeys(an.metrics["provider"]), spec.aliases
         )
@@ -204,8 +212,8 @@ def _report_extras(an: StudyAnalysis, population=None) -> None:
                 an.companion_workloads.append((cs.name, workload_facts(cs)))
             except GameMarketError:  # a companion whose workload is not here (a trace not fetched)
                 continue
-    if spec.gains:
-        an.growth = gains(spec)
+    if spec.gains and len((growth := gains(spec))[1]):  # none where the study's FT, SRG, DEV1 are not the paper's
+        an.growth = growth
     pop = population_analysis(spec, population)
     if isinstance(pop, PopulationMissing):
         an.population_missing = pop

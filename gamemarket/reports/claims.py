@@ -89,7 +89,12 @@ def claims_section(spec, claim_rows, out: OutputFolder, missing=()) -> str:
 
     rules = [r for r in base if r["key"].startswith("rule-")]
     tested = [r for r in base if not r["key"].startswith("rule-") and r["verdict"] != CONTEXT]
-    md.append(table(tested))
+    md.append(
+        table(tested)
+        if tested
+        else "No claim (1)-(4) of the paper is measured on this study: each reads the paper's FT and its SRG or DEV1 "
+        "(the built-in catalogue's), which this study does not hold.\n"
+    )
     if rules:
         md.append("### What follows from the rules\n")
         md.append(

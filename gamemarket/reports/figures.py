@@ -16,6 +16,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 
+from gamemarket.analysis.shading import paper_strategies  # noqa: E402
 from gamemarket.consumers import from_params  # noqa: E402
 from gamemarket.market.outcomes import RUNTIME_GROUPS  # noqa: E402
 from gamemarket.market.payoffs import BID_UNIT, aggressive_group, unit  # noqa: E402
@@ -278,17 +279,22 @@ def _agg_rows(bins: pd.DataFrame, consumers: dict, consumer: str) -> pd.DataFram
     return sub if a is None else sub[sub["group"] == a]
 
 
-def _fig_srg_vs_ft(bins: pd.DataFrame, consumers: dict, value: str, ylabel: str, path: Path) -> Path:
+def _fig_srg_vs_ft(
+    bins: pd.DataFrame, consumers: dict, names: tuple[str, str], value: str, ylabel: str, path: Path
+) -> Path:
+    """The paper's Figs. 1-2: the SRG risk-aggressive users against all users under FT (``names``: the study's
+    strategies that are the paper's FT and SRG), one panel per mechanism."""
+    ft, srg_name = names
     provs = list(dict.fromkeys(bins["provider"]))
     ncol = min(4, len(provs))
     nrow = -(-len(provs) // ncol)
     fig, axes = plt.subplots(nrow, ncol, figsize=(3.8 * ncol, 3.2 * nrow), squeeze=False, sharey=True)
     for k in range(len(provs), nrow * ncol):
         axes[k // ncol][k % ncol].axis("off")
-    srg = _agg_rows(bins, consumers, "SRG")
+    srg = _agg_rows(bins, consumers, srg_name)
     for ax, p in zip(axes.ravel(), provs):
         _band(ax, _curve(srg[srg["provider"] == p], value), "SRG risk-aggressive", "C3")
-        _band(ax, _curve(bins[(bins["consumer"] == "FT") & (bins["provider"] == p)], value), "FT all users", "C0")
+        _band(ax, _curve(bins[(bins["consumer"] == ft) & (bins["provider"] == p)], value), "FT all users", "C0")
         ax.set_title(p, fontsize=9)
         ax.set_xlabel(f"private bid ({BID_UNIT})")
     for row in axes:
@@ -298,9 +304,10 @@ def _fig_srg_vs_ft(bins: pd.DataFrame, consumers: dict, value: str, ylabel: str,
     return path
 
 
-def _fig_bsd_schedulers(bins: pd.DataFrame, consumers: dict, scheds: list[str], path: Path) -> Path:
+def _fig_bsd_schedulers(bins: pd.DataFrame, consumers: dict, srg_name: str, scheds: list[str], path: Path) -> Path:
+    """The paper's Fig. 3: the SRG risk-aggressive users' BSD by scheduler (``srg_name``: the study's SRG)."""
     fig, ax = plt.subplots(figsize=(5.5, 3.5))
-    srg = _agg_rows(bins, consumers, "SRG")
+    srg = _agg_rows(bins, consumers, srg_name)
     for k, p in enumerate(scheds):
         _band(ax, _curve(srg[srg["provider"] == p], "bsd"), p, f"C{k}")
     ax.set_xlabel(f"private bid ({BID_UNIT})")
@@ -310,17 +317,21 @@ def _fig_bsd_schedulers(bins: pd.DataFrame, consumers: dict, scheds: list[str], 
     return path
 
 
-def _fig_utility_runtime_groups(bins: pd.DataFrame, consumers: dict, hb: list[str], path: Path) -> Path:
+def _fig_utility_runtime_groups(
+    bins: pd.DataFrame, consumers: dict, names: tuple[str, str], hb: list[str], path: Path
+) -> Path:
     # Figs. 5-7: average utility of the risk-aggressive users (red) and of all users bidding truthfully
-    # (blue), per runtime group; one row per payment scheme, so the two never overlap
+    # (blue), per runtime group; one row per payment scheme, so the two never overlap. ``names``: the study's
+    # strategies that are the paper's FT and SRG
+    ft, srg_name = names
     fig, axes = plt.subplots(len(hb), 3, figsize=(12, 3.1 * len(hb)), squeeze=False)
-    agg = _agg_rows(bins, consumers, "SRG")
+    agg = _agg_rows(bins, consumers, srg_name)
     for row, p in zip(axes, hb):
         for ax, rg in zip(row, RUNTIME_GROUPS):
             for sub, label, color in (
                 (agg[(agg["provider"] == p) & (agg["runtime_group"] == rg)], "SRG risk-aggressive users", "C3"),
                 (
-                    bins[(bins["provider"] == p) & (bins["consumer"] == "FT") & (bins["runtime_group"] == rg)],
+                    bins[(bins["provider"] == p) & (bins["consumer"] == ft) & (bins["runtime_group"] == rg)],
                     "FT all users",
                     "C0",
                 ),
@@ -338,13 +349,18 @@ def _fig_utility_runtime_groups(bins: pd.DataFrame, consumers: dict, hb: list[st
 def paper_figure_plan(bins: pd.DataFrame, consumers: dict, out) -> list[tuple[str, object, tuple]]:
     """The paper's figures that the study's profiles allow, without drawing them: (caption, function,
     arguments) each, so that a report can draw them in parallel; ``function(*arguments)`` draws one and
-    returns its path. ``out`` is the report's ``OutputFolder`` (each figure's file is entered in its manifest)."""
-    if not ("SRG" in consumers and "FT" in consumers):
+    returns its path. ``out`` is the report's ``OutputFolder`` (each figure's file is entered in its manifest).
+    The figures read the study's strategies that are the paper's FT and SRG (``paper_strategies``): none where the
+    study has no such pair (its own FT or SRG of another definition is not the paper's)."""
+    paper = paper_strategies(consumers)
+    ft, srg = paper.name("FT"), paper.name("SRG")
+    if not (ft and srg):
         return []
+    names = (ft, srg)
     provs = list(dict.fromkeys(bins["provider"]))
     # only the rows and columns these figures read travel to the processes that draw them
     keep = ["provider", "consumer", "group", "runtime_group", "seed", "bid_bin", "n", "sum_bsd", "n_ssj", "sum_utility"]
-    bins = bins.loc[bins["consumer"].isin(["SRG", "FT"]), keep]
+    bins = bins.loc[bins["consumer"].isin([srg, ft]), keep]
     plan = []
     for value, ylabel in (("bsd", "average BSD"), ("ssj", "share of SSJs")):
         path = out.file(f"fig-{value}-srg-vs-ft.png")
@@ -352,7 +368,7 @@ def paper_figure_plan(bins: pd.DataFrame, consumers: dict, out) -> list[tuple[st
             (
                 f"{ylabel} against the private bid: risk-aggressive users (SRG) vs all users (FT)",
                 _fig_srg_vs_ft,
-                (bins, consumers, value, ylabel, path),
+                (bins, consumers, names, value, ylabel, path),
             )
         )
     scheds = [p for p in provs if p.endswith("-first")] or provs
@@ -362,7 +378,7 @@ def paper_figure_plan(bins: pd.DataFrame, consumers: dict, out) -> list[tuple[st
             (
                 "average BSD of the risk-aggressive users (SRG) by scheduler",
                 _fig_bsd_schedulers,
-                (bins, consumers, scheds, path),
+                (bins, consumers, srg, scheds, path),
             )
         )
     hb = [p for p in provs if p.startswith("hb-")]
@@ -374,7 +390,7 @@ def paper_figure_plan(bins: pd.DataFrame, consumers: dict, out) -> list[tuple[st
                 "risk-aggressive users (SRG) vs all users bidding truthfully (FT), as in the paper's "
                 "Figs. 5-7",
                 _fig_utility_runtime_groups,
-                (bins, consumers, hb, path),
+                (bins, consumers, names, hb, path),
             )
         )
     return plan

@@ -302,7 +302,20 @@ def _setup_section(an: StudyAnalysis) -> list[str]:
         ["runs", f"{len(an.metrics):,} (each profile once per seed)"],
     ]
     md.append(md_table(["item", "value"], rows) + "\n")
+    if paper_note := paper_strategies_note(an):
+        md.append(paper_note + "\n")
     return md
+
+
+def paper_strategies_note(an: StudyAnalysis) -> str:
+    """A sentence for each of the paper's strategies (FT, SRG, DEV1) that the study names but defines otherwise,
+    saying which of the paper's analyses are left out and why, and for each found under another name ("" where
+    there is nothing to say, or the market has none of the paper's analyses):
+    ``gamemarket.analysis.shading.PaperStrategies.notes``."""
+    notes = an.paper_names.notes()
+    if not notes or not (MARKETS.get(an.meta["kind"]).paper_analysis or an.spec.gains):
+        return ""
+    return "**The paper's strategies.** " + " ".join(notes)
 
 
 def consumer_words(params: dict) -> str:
