@@ -671,11 +671,18 @@ class OutputFolder:
 
     def _save(self) -> None:
         files = sorted(self.old | self.written)
-        with atomic_path(self.path / MANIFEST, "manifest") as tmp:
-            record = {"owner": self.owner, "what": self.what, "files": files}
-            if self.owns_patterns:
-                record["patterns"] = list(self.owns_patterns)
-            tmp.write_text(dumps_json(record, indent=1) + "\n")
+        record = {"owner": self.owner, "what": self.what, "files": files}
+        if self.owns_patterns:
+            record["patterns"] = list(self.owns_patterns)
+        text = dumps_json(record, indent=1) + "\n"
+        manifest = self.path / MANIFEST
+        try:  # the same record is left as it is (a report that failed for want of runs rewrote both, unchanged)
+            if manifest.is_file() and manifest.read_text() == text:
+                return
+        except (OSError, UnicodeDecodeError):
+            pass
+        with atomic_path(manifest, "manifest") as tmp:
+            tmp.write_text(text)
 
     # -- writing -----------------------------------------------------------------------------------
     def forget(self, name: str) -> None:

@@ -262,3 +262,23 @@ def test_registration_and_alpharank_options_are_checked_where_they_are_given():
         register_payment_rule("p13", rate, "")
     with pytest.raises(InputError, match=r"alpha-rank: normalize must be True or False, got 'no'"):
         alpharank(Game(np.eye(2), np.eye(2)), normalize="no")
+
+
+@pytest.mark.slow
+def test_a_report_that_fails_for_want_of_runs_leaves_every_manifest_as_it_was(tmp_path, capsys):
+    """Worth-a-look: ``gamemarket report`` refused (a run missing, exit 2) and still rewrote both folders'
+    manifests (the same content, a new time)."""
+    from gamemarket.cli import main
+    from gamemarket.io.files import MANIFEST
+    from study_helpers import SMALL, write_study
+
+    study = write_study(tmp_path, SMALL)
+    results, report = tmp_path / "r", tmp_path / "rep"
+    assert main(["study", "run", str(study), "--no-progress", "--results", str(results), "--report", str(report)]) == 0
+    next((results / "runs").glob("*.parquet")).unlink()
+    manifests = [results / MANIFEST, report / MANIFEST]
+    before = [(m.stat().st_mtime_ns, m.read_bytes()) for m in manifests]
+    capsys.readouterr()
+    assert main(["report", str(study), "--results", str(results), "--report", str(report)]) == 2
+    assert "study run" in capsys.readouterr().err
+    assert [(m.stat().st_mtime_ns, m.read_bytes()) for m in manifests] == before
