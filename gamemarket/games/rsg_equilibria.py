@@ -66,6 +66,9 @@ class SymmetricEquilibrium:
     payoffs: np.ndarray  #: each role's expected payoff
     methods: set = field(default_factory=set)
     stability: str = ""  #: "stable", "unstable" or "neutral" under the replicator dynamics
+    #: the payoff-equivalent strategies merged into each played one (:func:`equivalence_classes`): ``(kept,
+    #: merged, any_mix)`` each, ``any_mix`` whether every split of the kept one's share with them is one too
+    classes: list = field(default_factory=list)
 
     def support(self, threshold: float = 0.0) -> tuple[int, ...]:
         """The strategies (indices over all roles) played with probability above ``threshold``."""
@@ -728,9 +731,10 @@ def equilibria(
     _check_options(max_starts=max_starts, exact=exact, supports=supports, jit=jit, progress=progress)
     tol = rel_tol * game.payoff_scale()
     # the searches run on the game without its duplicate strategies (where it has any; the note says which)
-    full, (game, keep, said) = game, _merged_duplicates(game) or (game, None, None)
+    full, (game, keep, said, pairs, loose) = game, _merged_duplicates(game) or (game, None, None, [], False)
     clock = SearchClock(time_limit, progress=progress)
     ex, notes, every = _exact_candidates(game, clock) if exact else ([], [], False)
+    every &= not loose  # every equilibrium of the merged game, not of the whole one: the searches run as well
     notes[:0] = [said] * (said is not None)
     cands: list[tuple[np.ndarray, str]] = [(x, "exact") for x in ex]
     if not every:  # (where the exact answer is every equilibrium, its pure ones are among them: nothing to add)
@@ -770,6 +774,8 @@ def equilibria(
         notes.append(f"incomplete: stopped {clock.stopped()} {stop}: the equilibria listed are verified; {RAISE_LIMIT}")
     game, cands, known = _on_whole_game(full, game, keep, cands, known)
     sol = SymmetricSolution(game, _verified(game, cands, known, tol, dedup), tol, len(starts), notes, search)
+    for e in sol.equilibria if pairs else []:  # one equilibrium per class of payoff-equivalent strategies
+        e.classes = equivalence_classes(game, e.mixture, tol=tol, pairs=pairs)
     sol.complete = not any(n.startswith("incomplete:") for n in notes)
     return sol
 
@@ -798,24 +804,114 @@ DUPLICATES_NOTE = "duplicate strategies:"
 
 
 def _merged_duplicates(game: RoleSymmetricGame):
-    """``(the game without its duplicate strategies, the kept strategies' mask, the note that says so)``, or None
-    where it has none (:func:`duplicate_strategies`, to rounding: 1e-9 of the payoff scale)."""
-    dups = duplicate_strategies(game, 1e-9 * game.payoff_scale())
+    """``(the game without its duplicate strategies, the kept strategies' mask, the note that says so, the pairs
+    merged, whether a pair is not a strict duplicate)``, or None where it has none.
+
+    Merged before the search: the strict duplicates (:func:`duplicate_strategies`, to rounding: 1e-9 of the payoff
+    scale), and in a role of several players the strategies that pay whoever plays them the same in every profile
+    (``others=False``). A population game's estimated payoffs make two rules that report the same bids such a pair
+    whose effect on the other rules' payoffs differs by the estimator's noise alone (which agents a slice holds
+    moves with the mixture): a strict duplicate to rounding never, and its continuum of splits was enumerated as
+    thousands of "equilibria" (hunt 13). In a role of one player (a bimatrix game's) such a pair is kept apart: the
+    other role's payoffs may depend on how that player mixes between them."""
+    atol = 1e-9 * game.payoff_scale()
+    strict = duplicate_strategies(game, atol)
+    gone = {t for _, t in strict}
+    many = np.asarray(game.players)[game.role_index] > 1
+    loose = [
+        (s, t)
+        for s, t in duplicate_strategies(game, atol, others=False)
+        if many[s] and s not in gone and t not in gone and (s, t) not in strict
+    ]
+    dups = sorted(strict + loose)
     if not dups:
         return None
     keep = np.ones(game.num_all_strategies, dtype=bool)
     keep[[t for _, t in dups]] = False
     names = game.strategy_names
-    pairs = "; ".join(f"{names[t]} plays as {names[s]}" for s, t in dups)
-    note = (
-        f"{DUPLICATES_NOTE} {pairs} (no payoff changes in any profile when a player moves from one to the "
-        "other): any split of a share between them is an equilibrium as well; each equilibrium is listed once, with "
-        "the share on the first"
-    )
+    parts = []
+    if strict:
+        pairs = "; ".join(f"{names[t]} plays as {names[s]}" for s, t in strict)
+        parts.append(
+            f"{pairs} (no payoff changes in any profile when a player moves from one to the other): any split of a "
+            "share between them is an equilibrium as well"
+        )
+    if loose:
+        pairs = "; ".join(f"{names[t]} pays as {names[s]}" for s, t in loose)
+        parts.append(
+            f"{pairs} (whoever plays either gets the same payoff in every profile; the other strategies' payoffs move "
+            f"by up to {_others_moved(game, loose):.3g} with the split, {atol:.3g} being rounding): merged into one "
+            "class before the search, so an equilibrium that needs one split between them is not searched for; "
+            "whether every split of an equilibrium's share is one as well is checked at "
+            f"{SPLITS} splits each"
+        )
+    note = f"{DUPLICATES_NOTE} " + "; ".join(parts) + "; each equilibrium is listed once, with the share on the first"
     sub = game.restrict(keep)
     if all(k == 1 for k in sub.num_strategies):  # one strategy left a role: nothing to choose
         note += "; every mixture is an equilibrium (payoffs do not depend on the strategy)"
-    return sub, keep, note
+    return sub, keep, note, dups, bool(loose)
+
+
+#: the splits of a share between payoff-equivalent strategies at which :func:`equivalence_classes` checks each
+SPLITS = 11
+
+
+def equivalence_classes(
+    game: RoleSymmetricGame, mixture, *, tol: float | None = None, pairs: list | None = None
+) -> list[tuple[int, tuple[int, ...], bool]]:
+    """The classes of payoff-equivalent strategies among ``mixture``'s support: those :func:`equilibria` merges
+    before its search (``pairs``, by default found again): strict duplicates, and in a role of several players the
+    strategies that pay whoever plays them the same in every profile (to 1e-9 of the payoff scale).
+
+    Returns
+    -------
+    list of (int, tuple of int, bool)
+        Per played strategy with equivalents: the strategy, the equivalents merged into it, and whether every split
+        of its share with them is an equilibrium as well. That holds where they are strict duplicates (no payoff
+        changes at all); otherwise it is checked at :data:`SPLITS` splits with each (regret at most ``tol``,
+        default ``1e-8`` of the payoff scale, where ``mixture`` is an equilibrium).
+    """
+    x = np.asarray(mixture, dtype=float)
+    atol = 1e-9 * game.payoff_scale()
+    tol = DEFAULT_REL_TOL * game.payoff_scale() if tol is None else float(tol)
+    if pairs is None:  # the pairs the search merges
+        merged = _merged_duplicates(game)
+        pairs = merged[3] if merged else []
+    out = []
+    for s in sorted({s for s, _ in pairs if x[s] > 0}):
+        merged = tuple(t for k, t in pairs if k == s)
+        every = all(_same_moves(game, s, t, atol, others=True) or _splits_hold(game, x, s, t, tol) for t in merged)
+        out.append((s, merged, bool(every)))
+    return out
+
+
+def _splits_hold(game: RoleSymmetricGame, x: np.ndarray, s: int, t: int, tol: float) -> bool:
+    """Whether moving any of :data:`SPLITS` shares of ``x``'s weight on ``s`` to ``t`` keeps the regret within
+    ``tol``."""
+    for f in np.linspace(0.0, 1.0, SPLITS)[1:]:
+        y = x.copy()
+        y[t] += f * x[s]
+        y[s] -= f * x[s]
+        if game.regret(y) > tol:
+            return False
+    return True
+
+
+def _others_moved(game: RoleSymmetricGame, pairs: list) -> float:
+    """The largest change of a payoff in a profile when one player moves from ``s`` to ``t`` (``pairs``)."""
+    prof, pay = game.profiles, game.payoffs
+    index = {tuple(row): i for i, row in enumerate(prof.tolist())}
+    most = 0.0
+    for s, t in pairs:
+        for i in np.flatnonzero(prof[:, s] > 0):
+            moved = prof[i].copy()
+            moved[s] -= 1
+            moved[t] += 1
+            j = index[tuple(moved.tolist())]
+            both = (prof[i] > 0) & (moved > 0)
+            if both.any():
+                most = max(most, float(np.abs(pay[i] - pay[j])[both].max()))
+    return most
 
 
 def _on_whole_game(full, game, keep, cands: list, known: dict):
@@ -836,19 +932,21 @@ def _on_whole_game(full, game, keep, cands: list, known: dict):
 DUPLICATE_CHECKS = 2_000_000
 
 
-def duplicate_strategies(game: RoleSymmetricGame, atol: float) -> list[tuple[int, int]]:
+def duplicate_strategies(game: RoleSymmetricGame, atol: float, *, others: bool = True) -> list[tuple[int, int]]:
     """Pairs ``(kept, dropped)`` of one role's strategies that are the same strategy to every player: moving one
     player from ``kept`` to ``dropped`` changes no payoff in any profile (to ``atol``). Two shading rules that
     report the same bids on a workload (no job in the class one of them shades) are such a pair; every split of a
     share between them is then an equilibrium too, a continuum the searches sampled as hundreds of "equilibria".
     ``dropped`` is the later of the two in the role's order; each dropped strategy is paired with the first
-    strategy it duplicates. A game larger than :data:`DUPLICATE_CHECKS` checks is not searched (none found)."""
-    prof, pay = game.profiles, game.payoffs
+    strategy it duplicates. A game larger than :data:`DUPLICATE_CHECKS` checks is not searched (none found).
+
+    ``others=False``: the pairs that are payoff-equivalent to whoever plays them: the mover's own payoff unchanged
+    in every profile (its deviation payoffs equal at every mixture), the other players' payoffs not compared. Every
+    equilibrium of the game without ``dropped`` is then one of the whole game, of the same regret."""
+    prof = game.profiles
     pairs = sum(k * (k - 1) // 2 for k in game.num_strategies)
     if pairs == 0 or len(prof) * pairs > DUPLICATE_CHECKS:
         return []
-    index = {tuple(row): i for i, row in enumerate(prof.tolist())}
-    present = prof > 0
     out: list[tuple[int, int]] = []
     dropped: set[int] = set()
     for a, k in zip(game.role_starts.tolist(), game.num_strategies):
@@ -856,25 +954,27 @@ def duplicate_strategies(game: RoleSymmetricGame, atol: float) -> list[tuple[int
             if s in dropped:
                 continue
             for t in range(s + 1, a + k):
-                if t in dropped:
-                    continue
-                same = True
-                for i in np.flatnonzero(prof[:, s] > 0):
-                    moved = prof[i].copy()
-                    moved[s] -= 1
-                    moved[t] += 1
-                    j = index[tuple(moved.tolist())]
-                    # the mover's payoff, and every other player's (those left on s included), unchanged
-                    if (
-                        abs(pay[i, s] - pay[j, t]) > atol
-                        or (np.abs(pay[i] - pay[j])[present[i] & present[j]] > atol).any()
-                    ):
-                        same = False
-                        break
-                if same:
+                if t not in dropped and _same_moves(game, s, t, atol, others=others):
                     out.append((s, t))
                     dropped.add(t)
     return out
+
+
+def _same_moves(game: RoleSymmetricGame, s: int, t: int, atol: float, *, others: bool) -> bool:
+    """Whether moving one player from ``s`` to ``t`` leaves the mover's payoff (and with ``others`` every other
+    player's, those left on ``s`` included) unchanged to ``atol`` in every profile."""
+    prof, pay = game.profiles, game.payoffs
+    index = {tuple(row): i for i, row in enumerate(prof.tolist())}
+    for i in np.flatnonzero(prof[:, s] > 0):
+        moved = prof[i].copy()
+        moved[s] -= 1
+        moved[t] += 1
+        j = index[tuple(moved.tolist())]
+        if abs(pay[i, s] - pay[j, t]) > atol:
+            return False
+        if others and (np.abs(pay[i] - pay[j])[(prof[i] > 0) & (prof[j] > 0)] > atol).any():
+            return False
+    return True
 
 
 def _stopped_search(search: SupportEnumeration | None) -> str | None:

@@ -57,7 +57,7 @@ def points_table(ans) -> pd.DataFrame:
             "blend": p.params.get("blend"),
             "source": p.source,
             "order": p.order,
-            "equilibrium": mixture_words(p.equilibrium) if p.equilibrium else "none found",
+            "equilibrium": play_words(p),
             "verified": p.verified,
             "feasible": p.feasible,
         }
@@ -96,6 +96,22 @@ def write_design_report(ans, spec, out_dir: str | Path | None = None, *, force: 
         return out.final(md_path)
 
 
+def play_words(p) -> str:
+    """What users play at a design point's equilibrium, in words: its mixture, and each class of payoff-equivalent
+    rules merged into a played one (``DesignPoint.classes``): ``"1 truthful (or shade-high-0.9, in any mix with
+    truthful: they pay whoever plays them the same)"``; "none found" where there is no equilibrium."""
+    if not p.equilibrium:
+        return "none found"
+    words = mixture_words(p.equilibrium)
+    for rule, c in (getattr(p, "classes", None) or {}).items():
+        others = " or ".join(c["with"])
+        if c["any_mix"]:
+            words += f" (or {others}, in any mix with {rule}: they pay whoever plays them the same)"
+        else:
+            words += f" ({others} pays as {rule} does, but not every split of its share with {rule} is an equilibrium)"
+    return words
+
+
 def _objective_words(config: dict) -> str:
     terms = [f"{w:g} x {LABELS[m][0]}" if w != 1 else LABELS[m][0] for m, w in config["objective"].items()]
     text = " + ".join(terms)
@@ -125,9 +141,12 @@ def _lead(ans, spec) -> list[str]:
     stay = figs.get("stay")
     rev = figs["revenue"]
     head = f"**The provider should set {_mechanism_words(p)}** (`{p.provider}`)."
+    count = f"the {p.equilibria} equilibri{'um' if p.equilibria == 1 else 'a'} not rejected"
+    if p.classes:
+        count += ", rules that pay whoever plays them the same counted as one"
     users = (
-        f"There users play {mixture_words(p.equilibrium)} (the equilibrium worst for the provider of {p.equilibria} "
-        f"not rejected; verdict *{p.verified}*, epsilon {num(p.epsilon)} against the tolerance {num(p.tolerance)})"
+        f"There users play {play_words(p)}: the worst for the provider of {count} (verdict *{p.verified}*, epsilon "
+        f"{num(p.epsilon)} against the tolerance {num(p.tolerance)})"
     )
     if stay is not None:
         users += f", and {num(100 * stay[0], 3)}% of the jobs stay [{num(100 * stay[1], 3)}, {num(100 * stay[2], 3)}]"
@@ -217,7 +236,7 @@ def _compare_section(ans) -> list[str]:
             [
                 f"**{name}**" if name == ans.chosen else name,
                 "design" if p.order >= 0 else "fixed",
-                mixture_words(p.equilibrium) if p.equilibrium else "none found",
+                play_words(p),
                 num_ci(*c.objective, sign=False),
                 *[num_ci(*f[m], sign=False) for m in ans.metrics],
                 "yes" if c.feasible else "no",

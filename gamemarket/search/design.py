@@ -44,6 +44,7 @@ from gamemarket import MODEL_VERSION
 from gamemarket.analysis.population import PopulationGames
 from gamemarket.confidence import range_of_sum, t_interval
 from gamemarket.errors import InputError
+from gamemarket.games.rsg_equilibria import equivalence_classes
 from gamemarket.io.files import atomic_path, dumps_json
 from gamemarket.market.base import figure_ranges
 from gamemarket.market.outside import OUTSIDE_FIELDS
@@ -105,7 +106,7 @@ class DesignPoint(_PerSeed):
     verified: str  #: "yes", "undecided", "no" (every candidate rejected), or "none" (no candidate)
     epsilon: float | None
     tolerance: float | None
-    equilibria: int  #: candidates not rejected
+    equilibria: int  #: candidates not rejected (each a class of payoff-equivalent rules: ``classes``)
     seeds: list
     per_seed: dict  #: metric -> values per seed
     objective_seeds: list
@@ -113,6 +114,9 @@ class DesignPoint(_PerSeed):
     note: str = ""
     menu: list = field(default_factory=list)  #: the rules the users' answer is over (the grown menu, exploring)
     explored: dict | None = None  #: the exploration at the point: certified, epsilon, added rules, warm start
+    #: the rules merged into each played one at the equilibrium (they pay whoever plays them the same in every
+    #: profile): rule -> ``{"with": [rules], "any_mix": bool}`` (``any_mix``: every split of its share is one too)
+    classes: dict = field(default_factory=dict)
 
     @classmethod
     def from_dict(cls, d: dict) -> DesignPoint:
@@ -121,6 +125,7 @@ class DesignPoint(_PerSeed):
             d["provider"], d["scheduler"], d["params"], d["order"], d["source"], d["equilibrium"], d["mixture"],
             d["verified"], d["epsilon"], d["tolerance"], d["equilibria"], d["seeds"], d["per_seed"],
             d["objective_seeds"], d["feasible"], d.get("note", ""), list(d.get("menu", [])), d.get("explored"),
+            dict(d.get("classes") or {}),
         )  # fmt: skip
 
     def to_dict(self) -> dict:
@@ -146,6 +151,7 @@ class DesignPoint(_PerSeed):
             "note": self.note,
             "menu": list(self.menu),
             "explored": self.explored,
+            "classes": self.classes,
         }
 
 
@@ -358,6 +364,8 @@ class DesignEvaluator:
             )
         p.menu = [r.name for r in menu]
         p.explored = explored
+        if rows:
+            p.classes = rule_classes(ans.game, e.mixture_vector, [r.name for r in menu])
         self.cache[prov.name] = p
         return p
 
@@ -426,6 +434,19 @@ class DesignEvaluator:
         return conf
 
 
+def rule_classes(game, mixture, names: list) -> dict:
+    """The classes of payoff-equivalent rules at an equilibrium ``mixture`` of the users' reduced ``game``
+    (``gamemarket.games.rsg_equilibria.equivalence_classes``: rules that pay whoever plays them the same in every
+    profile, merged into one before the search): played rule -> ``{"with": [the rules merged into it], "any_mix":
+    whether every split of its share with them is an equilibrium too}``; empty where there are none (or no game)."""
+    if game is None:
+        return {}
+    return {
+        names[s]: {"with": [names[t] for t in merged], "any_mix": bool(every)}
+        for s, merged, every in equivalence_classes(game, np.asarray(mixture, dtype=float))
+    }
+
+
 # ---------------------------------------------------------------------------- the optimisers
 def start_points(box: list, n: int, seed: int) -> np.ndarray:
     """``n`` points of a scrambled Latin hypercube over ``box`` (seeded): the model-based optimisers' start."""
@@ -442,14 +463,24 @@ def grid_points(box: list, budget: int) -> np.ndarray:
     return np.array(np.meshgrid(*axes, indexing="ij")).reshape(len(box), -1).T
 
 
-def edge_notes(d, point, outside_price) -> list[str]:
+#: the ends each parameter of the family cannot pass by definition: a reserve is at least 0, a blend in [0, 1]
+LIMITS = {"reserve": (0.0, np.inf), "blend": (0.0, 1.0)}
+
+
+def edge_notes(d, point, outside_price, points=()) -> list[str]:
     """A note for each searched parameter of the chosen design ``point`` (None: a fixed mechanism) that lies at an end
     of its range: the objective may keep improving past it. Hunt 8: with no outside option and ``reserve = [0,
-    1e9]`` the search chose r = 1e9 (users cannot leave, so revenue grows with the reserve) without a word."""
+    1e9]`` the search chose r = 1e9 (users cannot leave, so revenue grows with the reserve) without a word.
+
+    No note where the end is one the parameter cannot pass (:data:`LIMITS`: a blend of 1 is first price), nor where
+    the objective is flat along the parameter: the other designs evaluated (``points``) that differ from the chosen
+    one in that parameter alone all have its mean objective on the search seeds, to rounding (hunt 13: a = 0.786,
+    0.868 and 1 at r = 19 gave the same objective, and the note said the blend 1 "may keep improving past it")."""
     out = []
     for name, lo, hi in d.box() if point is not None else []:
         v = float(point.params[name])
-        if v not in (lo, hi):
+        low, high = LIMITS.get(name, (-np.inf, np.inf))
+        if v not in (lo, hi) or v == (high if v == hi else low) or _flat_along(point, points, name):
             continue
         why = ""
         if name == "reserve" and v == hi and outside_price is None:
@@ -462,6 +493,48 @@ def edge_notes(d, point, outside_price) -> list[str]:
             f"[{lo:,.12g}, {hi:,.12g}]: the objective may keep improving past it{why}"
         )
     return out
+
+
+def _same(a: float, b: float) -> bool:
+    """Two objectives equal to rounding (1e-9 of their size)."""
+    return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+
+
+def _flat_along(point, points, name: str) -> bool:
+    """Whether some other feasible design evaluated differs from ``point`` in the parameter ``name`` alone (its
+    scheduler and every other parameter the same), and every such one has ``point``'s mean objective to rounding."""
+    rest = {k: v for k, v in point.params.items() if k != name}
+    along = [
+        q
+        for q in points
+        if q.provider != point.provider
+        and q.feasible
+        and q.scheduler == point.scheduler
+        and {k: v for k, v in q.params.items() if k != name} == rest
+    ]
+    return bool(along) and all(_same(q.objective[0], point.objective[0]) for q in along)
+
+
+def break_tie(tied: list, box: list) -> tuple:
+    """The design chosen among ``tied`` (the contenders whose mean objective on the fresh seeds equals the best, to
+    rounding), and a note naming them where there are several: the one farthest inside the searched ranges (the
+    least distance of a parameter to an end of its range, each range scaled to 1; then the smaller parameters).
+    Where the objective does not tell them apart, an end of a range is never chosen silently (hunt 13: a = 1 chosen
+    among equal a = 0.786, 0.868 and 1, with a note that it "may keep improving past" 1)."""
+    if len(tied) < 2 or not box:
+        return tied[0], None
+
+    def inside(p):
+        v = [float(p.params.get(k, lo)) for k, lo, _ in box]
+        depth = min(min(x - lo, hi - x) / (hi - lo) for x, (_, lo, hi) in zip(v, box))
+        return (-depth, v)
+
+    best = min(tied, key=inside)
+    names = ", ".join(f"`{p.provider}`" for p in tied)
+    return best, (
+        f"{len(tied)} contenders tie on the fresh seeds (the same mean objective, to rounding): {names}; the one "
+        "farthest inside the searched ranges is chosen (the objective does not depend on what sets them apart there)"
+    )
 
 
 def optimise(value, box: list, optimiser: str, budget: int, seed: int) -> None:
@@ -639,11 +712,12 @@ def run_design(spec, *, n_jobs: int = 1, progress: bool = False, scheduler_addre
         contenders = feasible[: 1 + d.contenders]
         fresh = list(range(max(spec.seeds) + 1, max(spec.seeds) + 1 + d.confirm_seeds))
         conf = ev.confirm(providers, contenders + [p for p in compare if p.mixture is not None], fresh)
-        chosen, bound, against, notes, upper = _choose(points, contenders, conf, compare)
+        chosen, bound, against, notes, upper = _choose(points, contenders, conf, compare, d.box())
     if chosen is None:
         notes.append("no design met the constraints at an equilibrium")
     else:
-        notes += edge_notes(d, next((p for p in points if p.provider == chosen), None), spec.population.outside_price)
+        at = next((p for p in points if p.provider == chosen), None)
+        notes += edge_notes(d, at, spec.population.outside_price, points)
     return DesignAnswer(
         spec.name,
         d.table(),
@@ -668,8 +742,10 @@ ANSWER_FILE = "design.json"
 
 
 #: the design search's own version: part of a stored answer's key (a changed search never reuses an old answer).
-#: 2: the study's fixed mechanisms confirmed beside the contenders may be chosen, and count in the regret bound
-SEARCH_VERSION = 2
+#: 2: the study's fixed mechanisms confirmed beside the contenders may be chosen, and count in the regret bound;
+#: 3: payoff-equivalent rules merged into one class before the users' equilibrium search (hunt 13), and a tie on the
+#: fresh seeds broken towards the interior of the searched ranges
+SEARCH_VERSION = 3
 
 
 def answer_key(spec, workload_hash: str | None = None) -> dict:
@@ -719,7 +795,7 @@ def read_answer(spec) -> DesignAnswer:
     return ans
 
 
-def _choose(points: list, contenders: list, conf: dict, compare: list = ()):
+def _choose(points: list, contenders: list, conf: dict, compare: list = (), box: list = ()):
     """The chosen mechanism (of the contenders and the study's fixed mechanisms confirmed beside them, the one of best
     mean objective on the fresh seeds, feasible there), the provider's regret bound against every evaluated feasible
     design and fixed mechanism (module docstring; at least 0), the one that attains it, notes, and the largest upper
@@ -727,7 +803,9 @@ def _choose(points: list, contenders: list, conf: dict, compare: list = ()):
 
     A fixed mechanism is chosen where it beats every design the search found on the fresh seeds: the provider should
     set the best mechanism it knows of, and a report that recommended the search's best beside a fixed mechanism
-    that beats it would contradict itself (a grid of 4 points over the reserve missed ``hb-first``'s reserve 1)."""
+    that beats it would contradict itself (a grid of 4 points over the reserve missed ``hb-first``'s reserve 1).
+    Contenders that tie on the fresh seeds are told apart by :func:`break_tie` (over ``box``, the searched ranges),
+    which the notes say."""
     notes: list = []
     fixed = [q for q in compare if q.provider in conf]
     if not contenders:
@@ -738,7 +816,9 @@ def _choose(points: list, contenders: list, conf: dict, compare: list = ()):
         return None, None, None, notes, None
     if len(ok) < len(contenders):
         notes.append("contenders that missed a constraint's mean on the fresh seeds were not chosen")
-    found = max(ok, key=lambda p: conf[p.provider].objective[0])
+    top = max(conf[p.provider].objective[0] for p in ok)
+    found, tie = break_tie([p for p in ok if _same(conf[p.provider].objective[0], top)], list(box))
+    notes += [tie] if tie else []
     best = max([found] + [q for q in fixed if conf[q.provider].feasible], key=lambda p: conf[p.provider].objective[0])
     if best is not found:
         notes.append(
