@@ -626,6 +626,12 @@ class OutputFolder:
                     "replaced, and nothing else is touched"
                 )
         self.created = [q for q in (p, *p.parents) if not q.exists()]  #: folders this claim makes, deepest first
+        dangling = next((q for q in (p, *p.parents) if q.is_symlink() and not q.exists()), None)
+        if dangling is not None:  # ("cannot create the export folder: File exists", of a folder that was not there)
+            raise InputError(
+                f"{where}: {dangling} is a link to {os.readlink(dangling)}, which does not exist; expected a folder "
+                f"(or no file of that name) for the {self.what}"
+            )
         try:
             p.mkdir(parents=True, exist_ok=True)
         except OSError as exc:

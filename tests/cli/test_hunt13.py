@@ -282,3 +282,14 @@ def test_a_report_that_fails_for_want_of_runs_leaves_every_manifest_as_it_was(tm
     assert main(["report", str(study), "--results", str(results), "--report", str(report)]) == 2
     assert "study run" in capsys.readouterr().err
     assert [(m.stat().st_mtime_ns, m.read_bytes()) for m in manifests] == before
+
+
+def test_an_output_folder_that_is_a_dangling_link_is_named(tmp_path):
+    """Worth-a-look: ``--out`` a link to nothing said "cannot create the export folder: File exists"."""
+    from gamemarket.io.files import OutputFolder
+
+    link = tmp_path / "out"
+    link.symlink_to(tmp_path / "gone")
+    with pytest.raises(InputError, match=r"out is a link to .*gone, which does not exist; expected a folder"):
+        OutputFolder(link, owner="me", what="export folder", option="--out")
+    assert not (tmp_path / "gone").exists()
