@@ -27,8 +27,12 @@ def _finished(code: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-#: dask's configuration key (read from the environment when dask is imported) that sets its log's level
-DASK_LOG = "DASK_LOGGING__DISTRIBUTED"
+#: dask's configuration key (read from the environment when dask is imported) that sets its loggers' levels
+DASK_LOG = "DASK_LOGGING"
+#: every logger distributed configures with its own handler (``distributed.config.initialize_logging``'s defaults),
+#: kept to critical errors: ``distributed`` alone left ``distributed.client`` at warning, whose error on a stream
+#: closed as the client shut down printed a traceback beside the command's one line (the flake came back)
+DASK_LOGGERS = ("distributed", "distributed.client", "distributed.gc", "bokeh", "tornado", "tornado.application")
 
 
 def quiet_dask_log() -> None:
@@ -39,7 +43,9 @@ def quiet_dask_log() -> None:
     open, which is right for the Python API, but a comm thread could still log after it put the level back, as
     the process ended (a flake of the worker-error test on a loaded machine). The level is set through dask's
     configuration before dask is imported, so no window is left."""
-    os.environ.setdefault(DASK_LOG, "critical")
+    if any(k == DASK_LOG or k.startswith(DASK_LOG + "__") for k in os.environ):
+        return  # the user's levels, as set
+    os.environ[DASK_LOG] = repr(dict.fromkeys(DASK_LOGGERS, "critical"))  # (dask reads it with ast.literal_eval)
 
 
 def run() -> int:
