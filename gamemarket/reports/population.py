@@ -613,7 +613,14 @@ def _provider_section(an, answer: list, exploration=None) -> list[str]:
     md += [
         "",
         "Simultaneous equilibria with a pure provider strategy (the mechanism is a revenue best response to "
-        "the consumers' equilibrium mixture, every mechanism simulated at that mixture): "
+        "the consumers' equilibrium mixture, every mechanism simulated at that mixture"
+        + (
+            f" on the study's {counted(len(an.spec.seeds), 'seed')}, which the tables above may have added to: "
+            "their revenue at the same mixture can differ"
+            if exploration is None and isinstance(an.spec.seeds, (list, tuple))
+            else ""
+        )
+        + "): "
         + (
             "; ".join(f"{s.mechanism} with {mixture_words(s.mixture)} (revenue {num(s.revenue)})" for s in sim)
             if sim

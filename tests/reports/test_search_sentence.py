@@ -37,3 +37,19 @@ def test_a_search_that_found_no_root_claims_no_rule_about_roots():
     s = _search_sentence([_answer(roots=0), _answer(roots=0, starts=500)])
     assert "1,500 starts over the 2 mechanisms, and no support's system had a root" in s
     assert "at least twice" not in s and "distinct roots" not in s
+
+
+def test_the_simultaneous_answer_says_on_which_seeds_its_revenue_was_measured():
+    """Hunt 13: the mechanism table gave hb-first's revenue at all-truthful over 4 seeds (the adaptive looks), the
+    simultaneous sentence over the study's 2, and neither said why the two figures differed."""
+    from gamemarket.reports.population import _provider_section
+
+    provider = SimpleNamespace(
+        ranking=[], simultaneous=[SimpleNamespace(mechanism="hb-first", mixture={"t": 1.0}, revenue=5.0)]
+    )
+    an = SimpleNamespace(provider=provider, spec=SimpleNamespace(seeds=[1, 2]))
+    text = "\n".join(_provider_section(an, []))
+    assert (
+        "every mechanism simulated at that mixture on the study's 2 seeds, which the tables above may have added"
+        in text
+    )
