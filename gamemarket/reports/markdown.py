@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import html
 import math
+from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
 
@@ -147,9 +148,11 @@ STYLE = (
 
 def _local(src: str) -> bool:
     """A figure's source the self-contained page may show: a file beside the report (``fig-a.png``,
-    ``data/x.png``), not an address (``https://...``, ``javascript:...``) nor a path from the root; a line that
+    ``data/x.png``), not an address (``https://...``, ``javascript:...``), a path from the root nor one that climbs
+    out of the folder (``../x.png``); a line that
     names one otherwise is shown as its text."""
-    return ":" not in src and not src.startswith(("/", "\\"))
+    parts = unquote(src).replace("\\", "/").split("/")  # (%2e%2e is .. to a browser)
+    return ":" not in src and not src.startswith(("/", "\\")) and ".." not in parts  # (../ left the folder: hunt 14)
 
 
 def _image(renderer, tokens, idx, options, env) -> str:

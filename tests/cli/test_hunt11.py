@@ -195,7 +195,10 @@ def test_generator_and_utility_errors_name_the_value():
 
 
 # ---------------------------------------------------------------------------- hunt 11's worth-a-look
-@pytest.mark.parametrize("src", ["javascript:alert(1)", "https://example.com/x.png", "/etc/x.png"])
+@pytest.mark.parametrize(
+    "src",
+    ["javascript:alert(1)", "https://example.com/x.png", "/etc/x.png", "../../etc/x.png", "a/%2e%2e/%2E%2E/x.png"],
+)
 def test_a_figure_that_is_not_a_file_beside_the_report_is_shown_as_text(src):
     html = to_html(f"![x]({src})", "t")
     assert "<img" not in html and f"<p>![x]({src})</p>".replace("&", "&amp;") in html
