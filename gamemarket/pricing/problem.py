@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from gamemarket.errors import InputError, check_seed, check_whole
-from gamemarket.pricing.utilities import Utility, make_utility
+from gamemarket.pricing.utilities import Utility, make_utility, per_job_numbers
 
 #: the range a problem's numbers may take (efficiencies, limits, demands, weights, targets; zero aside where
 #: allowed): within it the dual's sums over millions of jobs and its squares stay finite in float64 (values
@@ -64,12 +64,12 @@ class Problem:
             i, j = np.argwhere(A < 0)[0]
             raise InputError(f"A[{i}, {j}] is {A[i, j]!r}: efficiencies must be >= 0")
         n, m = A.shape
-        R = np.asarray(self.R, dtype=np.float64).ravel()
+        R = per_job_numbers(self.R, "resource limits R").ravel()
         if R.shape != (m,):
             raise InputError(f"R must have one limit per resource ({m}), got shape {R.shape}")
         if not np.isfinite(R).all() or (R < 0).any():  # 0 allowed (R in R^m_+): such a resource goes unused
             raise InputError(f"resource limits R must be finite and >= 0, got {R.tolist()[:8]}")
-        d = np.ones(n) if self.demand is None else np.asarray(self.demand, dtype=np.float64).ravel()
+        d = np.ones(n) if self.demand is None else per_job_numbers(self.demand, "demand").ravel()
         if d.shape != (n,) or not np.isfinite(d).all() or (d <= 0).any():
             raise InputError(f"demand must be {n} finite numbers > 0")
         self.utility = make_utility(self.utility).bind(n, self.weight, self.target)

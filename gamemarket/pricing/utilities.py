@@ -60,8 +60,13 @@ class Utility:
         self.weight = weight
 
     def bind(self, n: int, weight=None, target=None) -> "Utility":
-        """Per-job parameters, validated."""
-        w = np.ones(n) if weight is None else np.asarray(weight, dtype=np.float64)
+        """Per-job parameters, validated: ``weight`` (the problem's), else the weights the utility was made with
+        (``Linear(weight=...)``: replaced by ones before, a different problem solved without a word), else ones."""
+        own = getattr(self, "weight", None)
+        if weight is not None and own is not None and not np.array_equal(np.asarray(weight), np.asarray(own)):
+            raise InputError("utility weight given twice, to the utility and to the problem, and they differ; give one")
+        weight = own if weight is None else weight
+        w = np.ones(n) if weight is None else per_job_numbers(weight, "utility weight")
         if w.shape != (n,):
             raise InputError(f"utility weight must have one entry per job ({n}), got shape {w.shape}")
         _check_per_job(w, "utility weight")
@@ -191,6 +196,8 @@ class Power(Utility):
     """Alpha-fair ``u(t) = w t^(1-alpha) / (1-alpha)`` (log for alpha = 1)."""
 
     def __init__(self, alpha: float):
+        if isinstance(alpha, (bool, np.bool_)) or not isinstance(alpha, (int, float, np.integer, np.floating)):
+            raise InputError(f"alpha must be a finite number > 0, got {alpha!r}")  # (True was alpha 1: the log)
         if not (np.isfinite(alpha) and alpha > 0):
             raise InputError(f"alpha must be a finite number > 0, got {alpha!r}")
         if alpha > MAX_ALPHA:
@@ -268,7 +275,7 @@ class Target(Utility):
         super().bind(n, weight)
         if target is None:
             raise InputError("the target utility needs a per-job 'target' (desired throughput)")
-        t = np.asarray(target, dtype=np.float64)
+        t = per_job_numbers(target, "target")
         if t.shape != (n,):
             raise InputError(f"target must be {n} finite numbers >= 0 (one per job), got shape {t.shape}")
         _check_per_job(t, "target")
@@ -340,8 +347,14 @@ UTILITIES.seal()  # built in: never replaced (``Registry.seal``)
 def register_utility(name: str, factory, *, replace: bool = False) -> None:
     """Register a utility under ``name``: ``factory()`` returns a fresh :class:`Utility` (``make_utility``
     and ``Problem`` then accept the name); ``replace`` replaces one already registered (never a built-in one:
-    ``gamemarket.registry``).
+    ``gamemarket.registry``). A factory that is no callable is refused here (``'abc'`` registered, and every use
+    of the name was a TypeError).
     """
+    if not callable(factory):
+        raise InputError(
+            f"register_utility: factory must be a Utility subclass or a function returning a Utility, got "
+            f"{factory!r:.80}"
+        )
     UTILITIES.register(name, factory, replace=replace)
 
 
@@ -357,8 +370,25 @@ def make_utility(spec: str | Utility) -> Utility:
             raise InputError(f"utility {spec!r}: alpha must be a number") from None
         return Log() if a == 1.0 else Power(a)
     if isinstance(spec, str) and spec in UTILITIES:
-        return UTILITIES[spec]()
+        made = UTILITIES[spec]()
+        if not isinstance(made, Utility):
+            raise InputError(f"utility {spec!r}: its factory returned {made!r:.80}, not a gamemarket.pricing.Utility")
+        return made
     raise InputError(f"unknown utility {spec!r}; expected linear, log, target or alpha:<value>")
+
+
+def per_job_numbers(value, what: str) -> np.ndarray:
+    """Numbers given per job (weights, targets, demands) or per resource (capacities) as float64, else an
+    :class:`InputError` naming ``what``: text ('1' was read as 1.0) and booleans (True as 1: a capacity of
+    ``[True, False]`` made a resource of capacity 0) are not numbers anyone wrote."""
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{what} must be numbers, got {value!r:.80} ({exc})") from None
+    if arr.dtype.kind not in "iuf":
+        shown = arr.flat[0].item() if arr.size else arr.tolist()
+        raise InputError(f"{what} must hold numbers (integers or floats), got {arr.dtype} values such as {shown!r}")
+    return arr.astype(np.float64)
 
 
 def _check_per_job(values: np.ndarray, what: str) -> None:

@@ -46,6 +46,9 @@ USED_FIELDS = (F_JOB, F_SUBMIT, F_RUN, F_ALLOC, F_REQPROC, F_REQTIME, F_STATUS, 
 #: the longest line a trace may hold (an SWF line is 18 numbers: under 200 bytes; a header comment a few hundred)
 MAX_LINE_BYTES = 1 << 20
 
+#: what one kept header or comment line takes beside its text (a bytes object and its place in a list)
+COMMENT_OVERHEAD = 48
+
 #: content bytes parsed at a time (whole lines): pandas' table of a chunk is a few times its text, so a trace of
 #: any length is read in a bounded amount of memory beside the records it keeps
 CHUNK_BYTES = 1 << 23
@@ -541,9 +544,15 @@ def _read(path, parallel: str, skip_bad_lines: bool, *, narrow: bool, chunk_byte
     content = _Content(path, chunk_bytes)
     comments: list[bytes] = []
     skipped = 0
+    comment_bytes = 0
     for first, chunk in content:
         found, inline_semicolon = scan_comments(chunk)
         comments += found
+        comment_bytes += sum(len(c) + COMMENT_OVERHEAD for c in found)
+        try:  # (kept whole for the header: an endless stream of comments grew past any limit, hunt 14)
+            check_fits(comment_bytes, f"the trace's {len(comments):,} header and comment lines read so far")
+        except InputError as exc:
+            raise InputError(f"{path}: {exc}") from None
         fields = _fast_fields(chunk, inline_semicolon)
         if fields is None:
             fields, bad = parse_fields_careful(chunk, str(path), skip_bad_lines, first_line=first)

@@ -293,3 +293,41 @@ def test_an_output_folder_that_is_a_dangling_link_is_named(tmp_path):
     with pytest.raises(InputError, match=r"out is a link to .*gone, which does not exist; expected a folder"):
         OutputFolder(link, owner="me", what="export folder", option="--out")
     assert not (tmp_path / "gone").exists()
+
+
+# ---------------------------------------------------------------------------- hunt 14: pricing inputs
+def test_a_utilitys_own_weights_are_the_problems_and_every_array_holds_numbers():
+    """H14-5: ``Problem(A, R, Linear(weight=[10, 1, 1]))`` solved with weights of 1 (objective 2.0, not 11.0), and
+    took weights that were text; H14-9: R and the weights took text and booleans (``R=[True, False]`` made a
+    resource of capacity 0), and ``Power(True)`` was the log utility."""
+    from gamemarket.pricing import Linear, Power, Problem, solve
+
+    A, R = np.array([[1.0, 0.5], [0.5, 1.0], [1.0, 1.0]]), np.array([1.0, 1.0])
+    own = solve(Problem(A, R, Linear(weight=[10, 1, 1])))
+    given = solve(Problem(A, R, "linear", weight=[10, 1, 1]))
+    assert own.objective == pytest.approx(given.objective, rel=1e-3) and own.objective > 10
+    with pytest.raises(InputError, match="utility weight given twice"):
+        Problem(A, R, Linear(weight=[10, 1, 1]), weight=[1, 1, 1])
+    for bad, message in [
+        (dict(utility=Linear(weight="abc")), r"utility weight must hold numbers .* got <U3"),
+        (dict(utility=Linear(weight=[-1, 2, 3])), r"utility weight of job 0 is -1.0"),
+        (dict(R=["1", "2"]), r"resource limits R must hold numbers .* such as '1'"),
+        (dict(R=[True, False]), r"resource limits R must hold numbers .* got bool"),
+        (dict(weight=[True, True, True]), r"utility weight must hold numbers .* got bool"),
+        (dict(demand=["1", "1", "1"]), r"demand must hold numbers"),
+    ]:
+        args = dict(A=A, R=R, utility="linear")
+        args.update(bad)
+        with pytest.raises(InputError, match=message):
+            Problem(**args)
+    for alpha in (True, None, [], "2"):
+        with pytest.raises(InputError, match=r"alpha must be a finite number > 0"):
+            Power(alpha)
+
+
+def test_a_utility_registered_as_no_factory_is_refused_when_registered():
+    """H14-6: ``register_utility('abc', 'abc')`` registered, and every use of the name was a TypeError."""
+    from gamemarket.pricing import register_utility
+
+    with pytest.raises(InputError, match=r"register_utility: factory must be a Utility subclass or a function"):
+        register_utility("h14-abc", "abc")
