@@ -192,11 +192,20 @@ def render(template: str, values: dict[str, str], where: str) -> str:
     return reflow(FIELD.sub(lambda m: values[m.group(1)], template))
 
 
+#: a line of a Markdown block that is not a plain paragraph or a "- " list: a table row, a quote, a heading, a fence,
+#: a "*", "+" or numbered item, a nested item, or a setext underline; a block holding one is written as it is
+STRUCTURE = re.compile(r"^(\s*([|>#]|```|~~~|[*+] |\d+[.)] )|\s+- |\s*(-{3,}|={3,})\s*$)")
+
+
 def reflow(text: str) -> str:
-    """One line per paragraph and per bullet item (the study file wraps its lines; the report's Markdown
-    and HTML treat a line as a paragraph)."""
+    """One line per paragraph and per bullet item (the study file wraps its lines), and every other block of
+    Markdown (a table, a fenced block, a heading, a quote, a numbered or nested list) as it was written: joined
+    into one line, a table or a fence was no longer one (hunt 14)."""
     out = []
     for block in re.split(r"\n\s*\n", text.strip()):
+        if any(STRUCTURE.match(line) for line in block.split("\n")):
+            out.append("\n".join(line.rstrip() for line in block.split("\n")))
+            continue
         items: list[str] = []
         for line in block.split("\n"):
             if line.startswith("- ") or not items:

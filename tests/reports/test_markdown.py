@@ -161,3 +161,25 @@ def test_the_page_is_commonmark_with_tables_as_github_reads_them():
     body = re.sub(r">\n+<", "><", to_html(md, "t"))
     assert "<ol><li>one</li><li>two</li></ol>" in body
     assert "<tbody><tr><td>x|y</td><td>2</td></tr></tbody>" in body
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        "| a | b |\n|---|---|\n| 1 | 2 |",
+        "```\ncode line 1\ncode line 2\n```",
+        "Title\n---",
+        "1. one\n2. two",
+        "* one\n* two",
+        "- one\n  - nested",
+        "> quote\n> more",
+    ],
+)
+def test_a_notes_block_of_markdown_structure_is_kept_as_written(block):
+    """Hunt 14: the study's notes were joined line by line, so a table, a fence, a setext heading or a numbered list
+    became one line of text in report.md and index.html alike; wrapped paragraphs and bullets are still joined."""
+    from gamemarket.reports.discussion import reflow
+
+    assert reflow(f"a wrapped\nparagraph\n\n{block}\n\n- item one\n  continues") == (
+        f"a wrapped paragraph\n\n{block}\n\n- item one continues"
+    )
