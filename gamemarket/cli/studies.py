@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
+import tempfile
 import warnings
 from pathlib import Path
 
@@ -17,7 +19,14 @@ from gamemarket.cli.plugin import add_plugin_option
 from gamemarket.errors import InputError, UndefinedPayoffError
 from gamemarket.games.budget import MAX_TIME_LIMIT, stderr_is_terminal
 from gamemarket.games.equilibria import DEFAULT_METHODS, DEFAULT_TIME_LIMIT, EQUILIBRIUM_METHODS
-from gamemarket.io.files import OutputFolder, check_output_file, check_outputs, dumps_json
+from gamemarket.io.files import (
+    OutputFolder,
+    check_output_file,
+    check_outputs,
+    dumps_json,
+    is_stream,
+    read_input_bytes,
+)
 from gamemarket.io.jobtable import check_table_path, write_table
 from gamemarket.io.limits import MAX_RESAMPLES, MIN_RESAMPLES
 
@@ -361,10 +370,56 @@ def cmd_study_jobs(a) -> int:
     return 0
 
 
+#: the endings ``game solve`` tells a game file's format by
+GAME_SUFFIXES = (".toml", ".nfg", ".csv", ".npz", ".json")
+
+
+def _sniffed_suffix(data: bytes) -> str:
+    """A game's format told by its first bytes, for a pipe (whose name, ``/dev/fd/63``, has no ending): a zip
+    archive is arrays (.npz), ``NFG`` Gambit's, ``{`` an EGTA JSON game, anything else a payoff table (CSV, whose
+    reader says what is wrong with it)."""
+    head = data.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if data[:2] == b"PK":
+        return ".npz"
+    if head[:3] == b"NFG":
+        return ".nfg"
+    return ".json" if head[:1] == b"{" else ".csv"
+
+
+@contextlib.contextmanager
+def _piped_game(a):
+    """A game given as a pipe (``<(cat game.nfg)``): its bytes read once (up to the memory limit), its format told
+    by them, and the command run on a private copy of them, every message naming the pipe. A pipe has no ending to
+    tell the format by: every .nfg, .csv and .json game was refused as "expected a study (.toml), a game ...",
+    which the docs' "a pipe is read once, as a file is" did not allow (hunt 14)."""
+    p = Path(a.file)
+    if p.suffix.lower() in GAME_SUFFIXES or not is_stream(p):
+        yield
+        return
+    data = read_input_bytes(p, "game")
+    with tempfile.TemporaryDirectory(prefix="gamemarket-pipe-") as folder:
+        copy = Path(folder) / f"{p.name}{_sniffed_suffix(data)}"
+        copy.write_bytes(data)
+        a.file = str(copy)
+        try:
+            yield
+        except InputError as exc:
+            raise InputError(str(exc).replace(str(copy), str(p))) from None
+        finally:
+            a.file = str(p)
+
+
 def cmd_game_solve(a) -> int:
     """``gamemarket game solve``: the equilibria of a study's games, a ``.nfg`` or CSV bimatrix game, or an
-    EGTA JSON role-symmetric game, each verified by its regret; ``--format json`` prints a JSON list.
+    EGTA JSON role-symmetric game, each verified by its regret; ``--format json`` prints a JSON list. A pipe is
+    read once, its format told by its bytes (:func:`_piped_game`).
     """
+    with _piped_game(a):
+        return _game_solve(a)
+
+
+def _game_solve(a) -> int:
+    """:func:`cmd_game_solve` of a file named by its ending."""
     from gamemarket.analysis.study import solve_game  # deferred: joblib, pandas, pyarrow, scipy.optimize
     from gamemarket.games.io import equilibria_records  # deferred: pandas
 

@@ -187,7 +187,7 @@ def read_input_bytes(path: str | os.PathLike, what: str = "file", *, limit: int 
                 total += len(block)
                 if limit is not None and total > limit:
                     raise InputError(
-                        f"{path}: the pipe gave more than {limit:,} bytes and had not ended (GAMEMARKET_MEMORY_LIMIT, "
+                        f"{path}: the pipe gave more than {limit:,} bytes, the most it may (GAMEMARKET_MEMORY_LIMIT, "
                         f"or this machine's memory); a {what} is read whole: expected a shorter stream, or a file"
                     )
                 blocks.append(block)

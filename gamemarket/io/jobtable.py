@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import zlib
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -21,6 +22,7 @@ import numpy as np
 
 from gamemarket.errors import InputError
 from gamemarket.io.files import atomic_path, check_input, is_stream, read_input_bytes
+from gamemarket.io.limits import memory_limit
 
 if TYPE_CHECKING:  # pandas is imported where a table is one: ``read_columns`` and the CLI's fast path go without
     import pandas as pd
@@ -128,7 +130,22 @@ def _source(path: Path):
     """What a reader reads the job table from: the path of a regular file (read in parts where it can be), or the
     bytes of a pipe, read once and whole up to the memory limit (``<(cat table.csv)``: a reader that looks twice
     found the stream empty the second time, "No columns to parse from file")."""
-    return read_input_bytes(path, "job table") if is_stream(path) else path
+    if not is_stream(path):
+        return path
+    data = read_input_bytes(path, "job table")
+    if data[:2] == b"\x1f\x8b":  # gzip: by its path pandas opens it by the ending; a pipe's bytes, by their magic
+        limit = memory_limit()
+        inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        try:
+            data = inflate.decompress(data, limit or 0)
+        except zlib.error as exc:
+            raise InputError(f"{path}: corrupt gzip data: {exc}") from None
+        if inflate.unconsumed_tail:
+            raise InputError(
+                f"{path}: the gzip stream inflates past {limit:,} bytes (GAMEMARKET_MEMORY_LIMIT, or this machine's "
+                "memory); expected a smaller table"
+            )
+    return data
 
 
 def _parquet(path: Path, source) -> bool:

@@ -149,7 +149,7 @@ def _stream_bytes(path: Path, what: str, limit: int | None) -> bytes | None:
             total += len(block)
             if limit is not None and total > limit:
                 raise InputError(
-                    f"{path}: the pipe gave more than {limit:,} bytes and had not ended (GAMEMARKET_MEMORY_LIMIT, or "
+                    f"{path}: the pipe gave more than {limit:,} bytes, the most it may (GAMEMARKET_MEMORY_LIMIT, or "
                     f"this machine's memory); expected a shorter stream, or a file"
                 )
             blocks.append(block)

@@ -73,7 +73,7 @@ class _Content:
             raise InputError(f"{self.path}: cannot read workload: {exc.strerror or exc}") from exc
         with f:
             raw = _HashingReader(f, digest, self.path)
-            head = raw.peek(6)
+            head = raw.peek(32)
             _check_format(head, self.path)
             if head.startswith(UTF8_BOM):  # a byte-order mark is no part of the text (an editor's)
                 raw.skip(len(UTF8_BOM))
@@ -131,6 +131,11 @@ NOT_SWF = (
     (b"PK\x03\x04", "a zip archive", "extract the trace from it (unzip FILE)"),
     (b"\xff\xfe", "UTF-16 text", "save it as UTF-8 or ASCII text"),
     (b"\xfe\xff", "UTF-16 text", "save it as UTF-8 or ASCII text"),
+    (  # (a pipe has no ".toml" to tell a model by: it was read as a trace, "malformed SWF line" at line 1)
+        b"# gamemarket workload model",
+        "a gamemarket workload model (TOML)",
+        "a model is told by its name's ending, .toml: give it as a file (or a named pipe) ending .toml",
+    ),
 )
 
 

@@ -144,3 +144,47 @@ def test_a_csv_game_from_a_pipe_is_read_once(tmp_path, capsys):
     want = capsys.readouterr().out
     assert main(["game", "solve", str(_fifo(tmp_path, "pipe.csv", text.encode())), "--format", "json"]) == 0
     assert capsys.readouterr().out.replace("pipe", "g") == want and '"D"' in want
+
+
+@NAMED_PIPES
+@pytest.mark.parametrize(
+    "text",
+    [
+        'NFG 1 R "g" { "row" "col" } { 2 2 }\n\n3 3 5 0 0 5 1 1\n',
+        "row,col,row_payoff,col_payoff\nU,L,3,3\nU,R,0,5\nD,L,5,0\nD,R,1,1\n",
+    ],
+    ids=["nfg", "csv"],
+)
+def test_a_game_from_a_pipe_without_an_ending_is_told_by_its_bytes(tmp_path, capsys, text):
+    """Hunt 14: a pipe (``<(cat game.nfg)``: /dev/fd/63, no ending) was refused as no known format; its bytes tell
+    it now, and the answer is the file's."""
+    suffix = ".nfg" if text.startswith("NFG") else ".csv"
+    plain = tmp_path / f"g{suffix}"
+    plain.write_text(text)
+    assert main(["game", "solve", str(plain), "--format", "json"]) == 0
+    want = capsys.readouterr().out
+    assert main(["game", "solve", str(_fifo(tmp_path, "pipe", text.encode())), "--format", "json"]) == 0
+    assert capsys.readouterr().out == want
+    assert main(["game", "solve", str(_fifo(tmp_path, "junk", b"garbage\n"))]) == 2
+    err = capsys.readouterr().err
+    assert str(tmp_path / "junk") in err and "gamemarket-pipe" not in err  # the pipe named, not the private copy
+
+
+@NAMED_PIPES
+def test_a_gzip_job_table_and_a_model_from_a_pipe(tmp_path, capsys):
+    """Hunt 14: a gzip job table read by its path was a UTF-8 error through a pipe; a workload model through a pipe
+    was read as a trace ("malformed SWF line")."""
+    import gzip
+
+    plain = tmp_path / "t.csv"
+    _table().to_csv(plain, index=False)
+    argv = ["simulate", "--nodes", "4", "--format", "json", "--job-table"]
+    assert main([*argv, str(plain)]) == 0
+    want = json.loads(capsys.readouterr().out.replace(str(plain), "SOURCE"))
+    pipe = _fifo(tmp_path, "pipe", gzip.compress(plain.read_bytes()))
+    assert main([*argv, str(pipe)]) == 0
+    got = json.loads(capsys.readouterr().out.replace(str(pipe), "SOURCE"))
+    assert got.pop("seconds") >= 0 and want.pop("seconds") >= 0 and got == want
+    model = (ROOT / "gamemarket" / "data" / "models" / "lpc-egee-2004.toml").read_bytes()
+    assert main(["workload", "info", str(_fifo(tmp_path, "model", model))]) == 2
+    assert "is a gamemarket workload model (TOML), not an SWF trace" in capsys.readouterr().err
