@@ -50,10 +50,10 @@ def main() -> None:
     a = ap.parse_args()
     from gamemarket.pricing import solve, synthetic
 
-    solve(synthetic(200, a.m, "log", 99))  # compile (or load from numba's cache) outside the timing
+    solve(synthetic(200, a.m, "log", seed=99))  # compile (or load from numba's cache) outside the timing
     print(f"n = {a.n:,}, m = {a.m}, log utility, one thread; load {os.getloadavg()[0]:.1f}")
     for seed in a.seeds:
-        prob = synthetic(a.n, a.m, "log", seed)
+        prob = synthetic(a.n, a.m, "log", seed=seed)
         t0 = time.perf_counter()
         r = solve(prob)
         gm_s = time.perf_counter() - t0

@@ -76,7 +76,7 @@ def main() -> None:
         script.write_text(RESALLOC)
         for case, seed in [(c, s) for c in a.cases for s in a.seeds]:
             n, m = (int(x) for x in case.split("x"))
-            prob = synthetic(n, m, "log", seed)
+            prob = synthetic(n, m, "log", seed=seed)
             path = Path(tmp) / f"p{n}x{m}s{seed}.npz"
             np.savez(path, A=prob.A, R=prob.R, utility="log")
             ra_s, ra_out = whole([a.resalloc_python, str(script), str(path)])

@@ -107,7 +107,8 @@ def _problem(a):
         raise InputError("give a saved problem (.npz) or --n and --m for the paper's synthetic family")
     seed = 0 if a.seed is None else a.seed
     dtype = np.float32 if a.float32 else np.float64
-    return synthetic(a.n, a.m, a.utility or "log", seed, dtype, limit=memory_limit())  # sized before it is drawn
+    # sized before it is drawn
+    return synthetic(a.n, a.m, a.utility or "log", seed=seed, dtype=dtype, limit=memory_limit())
 
 
 def _write_result(out: Path, r) -> None:

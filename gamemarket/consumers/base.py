@@ -453,6 +453,8 @@ def _hashed_params(fn):
 
 def family_of(params: Mapping, where: str = "consumer strategy") -> Family:
     """The family that owns stored ``params`` (its ``family`` field, or the family that recognises them)."""
+    if not isinstance(params, Mapping):  # ("abc" was an AttributeError on .get)
+        raise InputError(f"{where}: parameters must be a mapping (a stored strategy's fields), got {params!r:.80}")
     if "family" in params:
         fam = params["family"]
         if fam not in FAMILIES:
@@ -467,6 +469,10 @@ def family_of(params: Mapping, where: str = "consumer strategy") -> Family:
 def from_params(params: Mapping, name: str = "") -> ConsumerStrategy:
     """The strategy, named ``name``, that stored ``params`` describe (a stored study's consumer entry: a
     ``description`` beside them is left out, it makes no bid, and so is a plugin family's ``plugin`` hash)."""
+    if not isinstance(params, Mapping):  # (None was an AttributeError on .items)
+        raise InputError(
+            f"consumer strategy {name!r}: parameters must be a mapping (a stored strategy's fields), got {params!r:.80}"
+        )
     p = {k: v for k, v in params.items() if k not in ("description", "plugin")}  # the plugin hash: a key, not a bid
     return family_of(p).from_params(p, name)
 

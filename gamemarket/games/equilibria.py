@@ -123,8 +123,8 @@ def regret(A: np.ndarray, B: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple[
     Computed on payoffs shifted to a minimum of 0 (the regret is unchanged), so that a large common
     offset does not swamp it with rounding error.
     """
-    A = np.asarray(A, dtype=float)
-    B = np.asarray(B, dtype=float)
+    A, B = _check(A, B)  # (empty payoffs were numpy's "zero-size array to reduction operation")
+    x, y = _mixture(x, A.shape[0], "x (the row player's mixture)"), _mixture(y, A.shape[1], "y (the column's)")
     Ay = (A - A.min()) @ y
     xB = x @ (B - B.min())
     return float(Ay.max() - x @ Ay), float(xB.max() - xB @ y)
@@ -137,8 +137,13 @@ def _close(a: np.ndarray, b: np.ndarray) -> bool:
 
 
 def _check(A, B):
-    A = np.asarray(A, dtype=float)
-    B = np.asarray(B, dtype=float)
+    """Two payoff matrices as float arrays, checked (non-empty, one shape, numbers, finite), else an
+    :class:`InputError` naming what they were ("abc" was numpy's "could not convert string to float")."""
+    try:
+        A = np.asarray(A, dtype=float)
+        B = np.asarray(B, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"payoff matrices must be numbers, got {A!r:.60} and {B!r:.60} ({exc})") from None
     if A.ndim != 2 or A.shape != B.shape or A.size == 0:
         raise InputError(f"payoff matrices must be non-empty and of one shape, got {A.shape} and {B.shape}")
     check_finite(A, "row player's payoffs")
@@ -146,7 +151,18 @@ def _check(A, B):
     return A, B
 
 
-def pure_equilibria(A, B, tol: tuple[float, float] | None = None) -> list[tuple[int, int]]:
+def _mixture(x, n: int, what: str) -> np.ndarray:
+    """A mixed strategy over ``n`` strategies as a float array, else an :class:`InputError` naming ``what``."""
+    try:
+        x = np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        x = None
+    if x is None or x.shape != (n,) or not np.isfinite(x).all():
+        raise InputError(f"{what} must be {n} finite probabilities, got {x!r:.80}")
+    return x
+
+
+def pure_equilibria(A, B, *, tol: tuple[float, float] | None = None) -> list[tuple[int, int]]:
     """All pure equilibria (i, j): i is a best response to j and j to i (ties within tolerance)."""
     A, B = _check(A, B)
     ta, tb = tol or tolerance(A, B)
@@ -580,7 +596,7 @@ def nashpy_equilibria(A, B, method: str, *, time_limit: float | None = DEFAULT_T
 def _pure_profiles(A, B, tol) -> list[tuple[np.ndarray, np.ndarray]]:
     """The pure equilibria of ``(A, B)`` as pairs of unit vectors."""
     out = []
-    for i, j in pure_equilibria(A, B, tol):
+    for i, j in pure_equilibria(A, B, tol=tol):
         x = np.zeros(A.shape[0])
         x[i] = 1
         y = np.zeros(A.shape[1])

@@ -231,7 +231,7 @@ def get_payment(name: str) -> PaymentScheme:
     try:
         return PAYMENTS.get(name)  # the registry's lookup (it may load a shipped plugin's entry first)
     except InputError as exc:
-        if name == BLEND:
+        if isinstance(name, str) and name == BLEND:  # (an array: "truth value of an empty array is ambiguous")
             raise InputError(
                 f"payment scheme {name!r}: the blend of first and k-th price is a mechanism's payment "
                 "(simulate.Mechanism with blend = alpha), not a registered scheme"

@@ -324,7 +324,7 @@ def _bytes(n: float) -> str:
 
 
 def synthetic(
-    n: int, m: int, utility: str = "log", seed: int = 0, dtype=np.float64, *, limit: int | None = None
+    n: int, m: int, utility: str = "log", *, seed: int = 0, dtype=np.float64, limit: int | None = None
 ) -> Problem:
     """The paper's synthetic family: resources from least to most efficient on average,
     ``R_j ~ U[0.1, 1] * n / 1.5^(j-1)``, unit weights. With ``limit`` (bytes), a problem whose solve would take
@@ -334,7 +334,13 @@ def synthetic(
     check_solve_fits(n, m, f"a synthetic price problem of {n:,} jobs x {m:,} resources (its solve)", limit)
     rng = np.random.default_rng(seed)
     scale = (np.arange(1, m + 1) / m).astype(dtype)
-    A = (rng.random((n, m), dtype=np.float32 if dtype == np.float32 else np.float64) * scale).astype(dtype)
+    try:  # (no limit given: 10**13 jobs were numpy's MemoryError, 10**30 its "maximum allowed dimension")
+        A = (rng.random((n, m), dtype=np.float32 if dtype == np.float32 else np.float64) * scale).astype(dtype)
+    except (MemoryError, ValueError) as exc:
+        raise InputError(
+            f"a synthetic price problem of {n:,} jobs x {m:,} resources cannot be drawn ({exc}); expected a smaller "
+            "problem (limit= refuses one before it is drawn)"
+        ) from None
     R = rng.uniform(0.1, 1.0, m) * n / 1.5 ** np.arange(m)
     target = None
     if utility == "target":

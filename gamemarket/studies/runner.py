@@ -236,6 +236,7 @@ def run_study(
     The results folder must be the study's own, or new (``force``: use another; see ``ResultStore``).
     Returns a small report: tasks total, skipped (already stored), run, wall seconds.
     """
+    check_spec(spec, "run_study")
     if scheduler_address is not None:  # before the lock: an address that is not a scheduler holds nothing
         identify(scheduler_address)
     prep = load_workload(spec)
@@ -365,6 +366,16 @@ def _run_plan(
     return info
 
 
+def check_spec(spec, what: str) -> None:
+    """``spec`` a :class:`StudySpec`, else an :class:`InputError` naming ``what`` and saying how to get one (a path
+    given to ``run_study`` was an AttributeError on ``.path``)."""
+    if not isinstance(spec, StudySpec):
+        raise InputError(
+            f"{what}: expected a StudySpec (gamemarket.studies.load_study(path) reads one; "
+            f"gamemarket.workflow.{what} takes a path too), got {spec!r:.80}"
+        )
+
+
 def study_status(spec: StudySpec) -> dict:
     """How many of a study's tasks have a stored result that reads (``study``, ``tasks``, ``done``,
     ``missing``, ``tables``).
@@ -372,6 +383,7 @@ def study_status(spec: StudySpec) -> dict:
     Each count is verified: a task counts as done when its own file, the record, reads (footer, metadata
     and key; a damaged one counts as missing, and ``study run`` sets it aside and runs it again: a status, a query,
     moves nothing), and ``tables`` says whether the plan's consolidated tables are complete and read."""
+    check_spec(spec, "study_status")
     if Path(spec.results_dir).exists() and not Path(spec.results_dir).is_dir():  # as study run and report say
         raise InputError(f"{spec.results_dir}: is a file; expected a results folder")
     store = ResultStore(spec.results_dir)
@@ -491,6 +503,7 @@ def load_results(spec: StudySpec, *, with_bins: bool = False) -> StoredResults:
 
     Raises ``InputError`` when a task has no stored result yet.
     """
+    check_spec(spec, "load_results")
     tables = study_tables(spec)
     prep = load_workload(spec)
     meta = {

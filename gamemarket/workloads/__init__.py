@@ -1,5 +1,6 @@
 """Workloads: SWF traces (read, clean, split), the synthetic generators, the archive download."""
 
+import os
 from dataclasses import fields
 
 from gamemarket.errors import InputError
@@ -37,6 +38,11 @@ def load(
     (keyword parameters of ``SyntheticSpec``). A path ending in ``.toml`` is a model file.
     Anything else is an SWF path or a known trace name.
     """
+    if isinstance(source, bytes) or not isinstance(source, (str, os.PathLike)):  # (None: pathlib's TypeError)
+        raise InputError(
+            f"workload source must be 'synthetic', a trace's path or catalogue name, or a model file (.toml), got "
+            f"{source!r:.80}"
+        )
     if is_model_path(source):
         source, model = "synthetic", source
     if source == "synthetic":

@@ -541,6 +541,8 @@ def _read(path, parallel: str, skip_bad_lines: bool, *, narrow: bool, chunk_byte
     """``(columns, meta)`` of a trace read, cleaned and split chunk by chunk (``_Content``, ``_Records``): each
     chunk by pandas' C parser, or where anything looks malformed in it by the careful line-by-line parser (which
     names the first bad line, or skips it on request); both give the same numbers."""
+    if isinstance(path, bytes) or not isinstance(path, (str, os.PathLike)):  # (5: pathlib's TypeError)
+        raise InputError(f"an SWF trace is read from a path, got {path!r:.80}")
     path = Path(path)
     try:
         records = _Records(parallel, extra=not narrow)

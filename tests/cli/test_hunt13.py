@@ -331,3 +331,39 @@ def test_a_utility_registered_as_no_factory_is_refused_when_registered():
 
     with pytest.raises(InputError, match=r"register_utility: factory must be a Utility subclass or a function"):
         register_utility("h14-abc", "abc")
+
+
+# ---------------------------------------------------------------------------- hunt 14: the exported API's entries
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: __import__("gamemarket.workloads").workloads.load(None), r"workload source must be 'synthetic'"),
+        (lambda: __import__("gamemarket.workloads").workloads.read_swf(5), r"an SWF trace is read from a path, got 5"),
+        (lambda: __import__("gamemarket.studies").studies.run_study("x.toml"), r"run_study: expected a StudySpec"),
+        (lambda: __import__("gamemarket.studies").studies.load_results("x"), r"load_results: expected a StudySpec"),
+        (lambda: __import__("gamemarket.studies").studies.study_status("x"), r"study_status: expected a StudySpec"),
+        (lambda: __import__("gamemarket.games").games.regret([], [], [], []), r"payoff matrices must be non-empty"),
+        (lambda: __import__("gamemarket.games").games.pure_equilibria("abc", "abc"), r"payoff matrices must be"),
+        (lambda: __import__("gamemarket.consumers").consumers.family_of("abc"), r"parameters must be a mapping"),
+        (lambda: __import__("gamemarket.consumers").consumers.from_params(None), r"parameters must be a mapping"),
+        (lambda: __import__("gamemarket.pricing").pricing.synthetic(10**13, 4), r"cannot be drawn"),
+        (lambda: __import__("gamemarket.market").market.get_payment(np.array([])), r"unknown payment scheme"),
+    ],
+)
+def test_exported_functions_name_what_they_were_given(call, message):
+    """H14-7: each was a bare TypeError, AttributeError, ValueError or MemoryError from deep inside."""
+    with pytest.raises(InputError, match=message):
+        call()
+
+
+def test_regret_names_a_mixture_of_the_wrong_size_and_options_are_keyword_only():
+    from gamemarket.games import pure_equilibria, regret
+    from gamemarket.pricing import synthetic
+
+    with pytest.raises(InputError, match=r"y \(the column's\) must be 2 finite probabilities"):
+        regret(np.eye(2), np.eye(2), [1, 0], [0, 1, 0])
+    assert regret(np.eye(2), np.eye(2), [1, 0], [1, 0]) == (0.0, 0.0)
+    with pytest.raises(TypeError):  # H14-8: synthetic(1000, 4, "log", 1) read 1 as... the seed is a keyword now
+        synthetic(100, 4, "log", 1)
+    with pytest.raises(TypeError):
+        pure_equilibria(np.eye(2), np.eye(2), (0.1, 0.1))
