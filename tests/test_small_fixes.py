@@ -25,7 +25,7 @@ def test_an_swf_without_jobs_is_an_error(tmp_path, text):
 @pytest.mark.parametrize(
     "args,match",
     [
-        (["study", "run", "x.toml", "--n-jobs", "0"], "argument --n-jobs: expected a number of worker processes >= 1"),
+        (["study", "run", "x.toml", "--n-jobs", "0"], "argument --n-jobs: expected a number of worker processes fr"),
         (["study", "run", "x.toml", "--n-jobs", "-3"], "argument --n-jobs"),
         (
             ["game", "solve", "x.nfg", "--resamples", "0"],

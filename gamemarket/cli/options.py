@@ -17,7 +17,7 @@ import sys
 
 from gamemarket.cli.output import STDOUT, quiet_stdout
 from gamemarket.errors import InputError
-from gamemarket.io.limits import MAX_NODES, check_workers
+from gamemarket.io.limits import MAX_NODES, MAX_WORKERS, check_workers
 
 #: numpy's seeds and the engine's counters are 64-bit: a seed must fit
 MAX_SEED = 2**63 - 1
@@ -115,7 +115,7 @@ def workers(text: str) -> int:
         return check_workers(v)  # the rule of every path (run_study's n_jobs too)
     except InputError:
         raise argparse.ArgumentTypeError(
-            f"expected a number of worker processes >= 1, or -1 for all cores; got {v}"
+            f"expected a number of worker processes from 1 to {MAX_WORKERS}, or -1 for all cores; got {v}"
         ) from None
 
 

@@ -29,13 +29,20 @@ MIN_RESAMPLES = 100
 MAX_RESAMPLES = 10**6
 
 
+#: the most worker processes one command starts (each a Python process holding the workload: a billion asked
+#: for were handed to joblib, which starts as many as there are tasks)
+MAX_WORKERS = 1024
+
+
 def check_workers(n_jobs, what: str = "n_jobs") -> int:
     """``n_jobs`` (worker processes) checked: a whole number >= 1, or -1 for all cores, as ``--n-jobs`` takes it;
     joblib's other conventions (0, -2 for all but one) and other types are an :class:`InputError` naming the
     value (joblib's own errors, after a study's folders were claimed, were a ValueError or a TypeError)."""
     whole = isinstance(n_jobs, int) and not isinstance(n_jobs, bool)
-    if not whole or not (n_jobs >= 1 or n_jobs == -1):
-        raise InputError(f"{what} must be a number of worker processes >= 1, or -1 for all cores; got {n_jobs!r}")
+    if not whole or not (1 <= n_jobs <= MAX_WORKERS or n_jobs == -1):
+        raise InputError(
+            f"{what} must be a number of worker processes from 1 to {MAX_WORKERS}, or -1 for all cores; got {n_jobs!r}"
+        )
     return n_jobs
 
 

@@ -407,7 +407,7 @@ def test_run_study_in_python_refuses_a_worker_count_before_anything_runs(tmp_pat
 
     body = '\nname = "w"' + PLUGIN_WORKLOAD + '[strategies]\nproviders = ["hb-first"]\nconsumers = ["FT"]\n'
     study = write_study(tmp_path, body, "w.toml")
-    with pytest.raises(InputError, match=r"n_jobs must be a number of worker processes >= 1, or -1 for all cores"):
+    with pytest.raises(InputError, match=r"n_jobs must be a number of worker processes from 1 to 1024, or -1"):
         run_study(study, n_jobs=n_jobs)  # before: joblib's ValueError or TypeError
     assert not (tmp_path / "studies" / "results").exists()
 

@@ -367,3 +367,13 @@ def test_regret_names_a_mixture_of_the_wrong_size_and_options_are_keyword_only()
         synthetic(100, 4, "log", 1)
     with pytest.raises(TypeError):
         pure_equilibria(np.eye(2), np.eye(2), (0.1, 0.1))
+
+
+def test_a_billion_workers_are_refused(capsys):
+    """Hunt 14's worth-a-look: --n-jobs had no upper bound (joblib starts as many as there are tasks)."""
+    from gamemarket.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["study", "run", "x.toml", "--n-jobs", "1000000000"])
+    assert exc.value.code == 2
+    assert "expected a number of worker processes from 1 to 1024, or -1 for all cores" in capsys.readouterr().err
