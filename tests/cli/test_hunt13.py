@@ -377,3 +377,17 @@ def test_a_billion_workers_are_refused(capsys):
         main(["study", "run", "x.toml", "--n-jobs", "1000000000"])
     assert exc.value.code == 2
     assert "expected a number of worker processes from 1 to 1024, or -1 for all cores" in capsys.readouterr().err
+
+
+def test_price_floors_are_no_part_of_the_relative_gap():
+    """Hunt 14's worth-a-look: with a floor of 1e7 on a capacity of 5 the default's "1e-6 relative" gap was 5, the
+    objective holding the floors' 5e7 beside a utility of about -93; the floors' value leaves it as the utilities'
+    constant does."""
+    from gamemarket.pricing import Problem, solve
+
+    rng = np.random.default_rng(1)
+    A, R = rng.random((50, 3)), np.array([5.0, 10.0, 8.0])
+    r = solve(Problem(A, R, "log"), p_min=np.array([1e7, 0.0, 0.0]))
+    assert r.converged and "less its constant 5e+07" in r.message
+    utility_part = r.objective - 5e7
+    assert r.gap <= 1e-6 * abs(utility_part) + 1e-8 * 50
