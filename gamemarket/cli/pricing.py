@@ -54,16 +54,22 @@ def cmd_price_solve(a) -> int:
     n, m = problem.shape
     if a.format == "text":
         print(f"price discovery: {n} jobs x {m} resources, utility {problem.utility.name}, method {a.method}")
-    r = solve(
-        problem,
-        eps=a.eps,
-        max_iter=a.max_iter,
-        method=a.method,
-        callback=show,
-        backend=a.backend,
-        device=a.device,
-        dtype=np.float32 if a.float32 else np.float64,
-    )
+    try:
+        r = solve(
+            problem,
+            eps=a.eps,
+            max_iter=a.max_iter,
+            method=a.method,
+            callback=show,
+            backend=a.backend,
+            device=a.device,
+            dtype=np.float32 if a.float32 else np.float64,
+        )
+    except InputError as exc:  # what the problem is refused for, naming its file (hunt 14: a capacity 0 no price
+        # keeps a job off named the resource and the job, not the file)
+        if a.problem is None or str(exc).startswith(str(a.problem)):
+            raise
+        raise InputError(f"{a.problem}: {exc}") from None
     if trace is not None:
         trace.close()
     if out is not None:
