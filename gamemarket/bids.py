@@ -260,8 +260,15 @@ def bid_bin_codes(w: np.ndarray) -> np.ndarray:
 
 
 def bid_bin(w: np.ndarray) -> np.ndarray:
-    """The bid class of each private bid: ``low``, ``middle`` or ``high``."""
-    return np.array(["low", "middle", "high"])[bid_bin_codes(w)]
+    """The bid class of each private bid: ``low``, ``middle`` or ``high``; a bid that is no finite number is an
+    :class:`InputError` (NaN was classed high)."""
+    try:
+        values = np.asarray(w, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputError(f"bid_bin: expected private bids (numbers), got {w!r:.80}") from None
+    if not np.isfinite(values).all():
+        raise InputError(f"bid_bin: a private bid is {values[~np.isfinite(values)].ravel()[0]!r}; expected finite bids")
+    return np.array(["low", "middle", "high"])[bid_bin_codes(values)]
 
 
 #: Private-bid classes of the paper's figures: low [0, 60], middle (60, 120), high [120, 180].

@@ -48,6 +48,12 @@ class GameDef:
     provider: str = "revenue"
     consumer: str = "mean_utility"
 
+    def __post_init__(self) -> None:
+        for field_name in ("name", "provider", "consumer"):  # (None, [] and True were taken: hunt 14)
+            value = getattr(self, field_name)
+            if not isinstance(value, str) or not value.strip():
+                raise InputError(f"game {self.name!r}: {field_name} must be a non-empty text, got {value!r}")
+
 
 DEFAULT_GAMES = (
     GameDef("all jobs", "revenue", "mean_utility"),

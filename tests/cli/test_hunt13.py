@@ -391,3 +391,17 @@ def test_price_floors_are_no_part_of_the_relative_gap():
     assert r.converged and "less its constant 5e+07" in r.message
     utility_part = r.objective - 5e7
     assert r.gap <= 1e-6 * abs(utility_part) + 1e-8 * 50
+
+
+def test_a_game_definition_and_a_bid_class_check_their_values():
+    """Hunt 14's worth-a-look: GameDef(name=None) was taken, and a NaN bid was classed high."""
+    from gamemarket.bids import bid_bin
+    from gamemarket.studies import GameDef
+
+    with pytest.raises(InputError, match=r"name must be a non-empty text, got None"):
+        GameDef(None)
+    with pytest.raises(InputError, match=r"provider must be a non-empty text, got True"):
+        GameDef("g", provider=True)
+    with pytest.raises(InputError, match=r"bid_bin: a private bid is nan; expected finite bids"):
+        bid_bin([10.0, np.nan])
+    assert list(bid_bin([10, 100, 150])) == ["low", "middle", "high"]
