@@ -36,7 +36,9 @@ import re
 import resource
 import shutil
 import signal
+import stat
 import tempfile
+import threading
 import traceback
 import warnings
 from dataclasses import dataclass, field
@@ -80,6 +82,8 @@ class Case:
     runs: list[list[str]]
     note: str = ""
     links: dict[str, str] = field(default_factory=dict)  #: symbolic links: name -> target (relative)
+    #: named pipes: name -> the case file whose bytes a writer sends through it, once per command that runs
+    pipes: dict[str, str] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         shown = {k: (v if v is None or len(v) <= 300 else v[:300] + b"...") for k, v in self.files.items()}
@@ -93,6 +97,8 @@ class Case:
             lines.append("$ gamemarket " + " ".join(_quote(a) for a in argv))
         for name, target in self.links.items():
             lines.append(f"--- {name} -> {target} (symbolic link)")
+        for name, source in self.pipes.items():
+            lines.append(f"--- {name}: a named pipe that sends {source}'s bytes")
         for name, data in self.files.items():
             if name in USER_FILES or data is None:
                 continue
@@ -166,6 +172,35 @@ class Outcome:
     seconds: float = 0.0
 
 
+def _pipe_writer(fifo: Path, data: bytes):
+    """A thread that sends ``data`` through the named pipe ``fifo`` once (it waits for a reader to open it)."""
+
+    def write():
+        try:
+            with open(fifo, "wb") as f:
+                f.write(data)
+        except OSError:  # the reader went away without reading all (a refused stream), or released below
+            pass
+
+    thread = threading.Thread(target=write, daemon=True)
+    thread.start()
+    return fifo, thread
+
+
+def _release(fifo: Path, thread) -> None:
+    """End a pipe's writer: a command that never opened the pipe left it waiting for a reader; this one opens it
+    and closes it at once, so the writer's write fails and it ends."""
+    for _ in range(50):
+        if not thread.is_alive():
+            return
+        try:
+            fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+        except OSError:
+            return
+        os.close(fd)
+        thread.join(0.1)
+
+
 def _snapshot(base: Path) -> dict[Path, tuple]:
     """Every path under ``base``: ("dir",), ("link", target) or ("file", bytes)."""
     snap: dict[Path, tuple] = {}
@@ -174,6 +209,8 @@ def _snapshot(base: Path) -> dict[Path, tuple]:
             p = Path(dirpath) / n
             if p.is_symlink():
                 snap[p] = ("link", os.readlink(p))
+            elif stat.S_ISFIFO(p.lstat().st_mode):  # (reading one would block, or take a command's bytes)
+                snap[p] = ("pipe",)
             elif p.is_dir():
                 snap[p] = ("dir",)
             else:
@@ -629,6 +666,8 @@ def run_case(case: Case, *, seconds: float = TIME_LIMIT_S, log: list | None = No
     for name, target in case.links.items():
         (work / name).parent.mkdir(parents=True, exist_ok=True)
         (work / name).symlink_to(target)
+    for name in case.pipes:
+        os.mkfifo(work / name)
     old_cwd, old_env = os.getcwd(), os.environ.get("GAMEMARKET_TRACES")
     os.environ["GAMEMARKET_TRACES"] = str(traces)
     os.chdir(work)
@@ -643,7 +682,12 @@ def run_case(case: Case, *, seconds: float = TIME_LIMIT_S, log: list | None = No
                 continue
             dec = declared(argv, work, traces)
             before = _snapshot(base)
-            o = invoke(argv, seconds)
+            writers = [_pipe_writer(work / name, (work / source).read_bytes()) for name, source in case.pipes.items()]
+            try:
+                o = invoke(argv, seconds)
+            finally:
+                for fifo, thread in writers:
+                    _release(fifo, thread)
             after = _snapshot(base)
             found = check_outcome(argv, o) + check_files(argv, before, after, user, dec)
             found += verify_outputs(argv, o, dec, before, after, work)
@@ -1637,6 +1681,28 @@ def device_cases(draw) -> Case:
     return Case("devices", {}, [[dev if "{in}" in a else a for a in argv]], dev)
 
 
+#: the kinds whose cases read one input file, and the case strategies that make them
+STREAMED = ("job table", "game", "model", "price problem", "trace")
+
+
+@st.composite
+def stream_cases(draw) -> Case:
+    """Another family's case (a job table, a game, a model, a price problem, a trace) with its input given as a
+    named pipe, read once: named with the file's ending, or with none (as ``<(cat file)`` is ``/dev/fd/63``, whose
+    format a reader tells by its bytes or refuses, saying so). Exit 0 with the file's answer or exit 2 with a
+    message, never a traceback, a hang, nor a read of the pipe twice (a table with a column of text found it empty
+    the second time)."""
+    base = draw(KINDS[draw(st.sampled_from(STREAMED))]())
+    inputs = [name for name in base.files if name not in USER_FILES and any(name in argv for argv in base.runs)]
+    if not inputs:
+        return base
+    name = inputs[0]
+    pipe = f"pipe{Path(name).suffix}" if draw(st.booleans()) else "pipe"
+    runs = [[pipe if a == name else a for a in argv] for argv in base.runs]
+    note = f"{base.kind} through a pipe named {pipe!r}" + (f"; {base.note}" if base.note else "")
+    return Case("streams", base.files, runs, note, links=base.links, pipes={pipe: name})
+
+
 #: every kind of input, by name: the strategy of its cases
 KINDS = {
     "study": study_cases,
@@ -1651,6 +1717,7 @@ KINDS = {
     "signals": signal_cases,
     "concurrent": concurrent_cases,
     "devices": device_cases,
+    "streams": stream_cases,
 }
 
 

@@ -27,7 +27,7 @@ from fuzz_cli import KINDS, Case, new_problems, report, run_case
 #: examples per kind of input: together a few minutes on a 2-core machine (the study runs and reports
 #: dominate; most hostile cases are refused in milliseconds)
 BUDGET = {"study": 40, "job table": 40, "game": 50, "model": 40, "price problem": 25, "trace": 30, "options": 60,
-          "real tool": 30, "sizes": 30, "signals": 4, "concurrent": 4, "devices": 20}  # fmt: skip
+          "real tool": 30, "sizes": 30, "signals": 4, "concurrent": 4, "devices": 20, "streams": 20}  # fmt: skip
 SCALE = float(os.environ.get("FUZZ_CLI_SCALE", 1))
 
 

@@ -92,17 +92,17 @@ def _workload_for_compare(source: str, nodes: int, seed: int, jobs: int | None):
 
     if is_model_path(source):
         model = WorkloadModel.read(source)
-        return generate_from_model(model, jobs=jobs, nodes=nodes, seed=seed), f"{Path(source).name} (seed {seed})"
-    return load(source), Path(source).name  # a trace has its own jobs: --synthetic-jobs sizes the model beside it
+        label = f"{Path(source).name} (seed {seed})"
+        return generate_from_model(model, jobs=jobs, nodes=nodes, seed=seed), label, model
+    return load(source), Path(source).name, None  # a trace has its own jobs: --synthetic-jobs sizes the model beside it
 
 
-def _loads_note(a) -> str | None:
+def _loads_note(a, models: list) -> str | None:
     """Where a trace is compared with a model at other than the model's own node count, why their offered loads
     differ: a model draws its arrivals at its own load on the nodes given, a trace keeps its arrival times (its
     load is its work over ``--nodes``). (Hunt 7: 4.45 beside 0.712 at 64 nodes, without a word.)"""
-    from gamemarket.workloads import WorkloadModel, is_model_path  # deferred: pandas
-
-    models = [WorkloadModel.read(src) for src in (a.a, a.b) if is_model_path(src)]
+    # (``models``: those the comparison read, not read again: a named pipe gives its bytes once, and a second read
+    # waited for ever, the comparison printed)
     if len(models) != 1 or models[0].nodes == a.nodes:
         return None
     m = models[0]
@@ -128,9 +128,10 @@ def cmd_workload_compare(a) -> int:
 
     if a.synthetic_jobs is not None and not any(is_model_path(src) for src in (a.a, a.b)):
         raise InputError("--synthetic-jobs applies to model files only; a trace has its own jobs")
-    cols, curves = {}, {}
+    cols, curves, models = {}, {}, []
     for src in (a.a, a.b):
-        w, label = _workload_for_compare(src, a.nodes, a.seed, a.synthetic_jobs)
+        w, label, model = _workload_for_compare(src, a.nodes, a.seed, a.synthetic_jobs)
+        models += [model] if model is not None else []
         try:
             st = workload_stats(w.jobs, a.nodes)
         except InputError as exc:  # (a one-job trace: "need at least 2 jobs", naming no file)
@@ -175,7 +176,7 @@ def cmd_workload_compare(a) -> int:
     if a.format == "json":
         doc = {"nodes": a.nodes, "mechanism": "hb-first, FT, seed %d" % a.seed, "workloads": cols}
         doc["undefined"] = {label: w for label, w in why.items() if w}  # each null, with why
-        if (note := _loads_note(a)) is not None:
+        if (note := _loads_note(a, models)) is not None:
             doc["note"] = note.removeprefix("note: ")
         print(dumps_json(doc, indent=2))
     else:
@@ -189,7 +190,7 @@ def cmd_workload_compare(a) -> int:
         for label, w in why.items():
             for key, reason in w.items():
                 print(f"n/a: {titles.get(key, key)} of {label}: {reason}")
-        if (note := _loads_note(a)) is not None:
+        if (note := _loads_note(a, models)) is not None:
             print(note)
     if a.figure:
         out = draw_workload_comparison(curves, a.figure, nodes=a.nodes)

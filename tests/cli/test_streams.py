@@ -188,3 +188,19 @@ def test_a_gzip_job_table_and_a_model_from_a_pipe(tmp_path, capsys):
     model = (ROOT / "gamemarket" / "data" / "models" / "lpc-egee-2004.toml").read_bytes()
     assert main(["workload", "info", str(_fifo(tmp_path, "model", model))]) == 2
     assert "is a gamemarket workload model (TOML), not an SWF trace" in capsys.readouterr().err
+
+
+@NAMED_PIPES
+def test_workload_compare_reads_a_model_from_a_named_pipe_once(tmp_path, capsys):
+    """The fuzzer's streams family: ``workload compare pipe.toml m.toml`` printed its comparison, then read the model
+    again for its note on offered loads, and waited for ever on the pipe."""
+    model = (ROOT / "gamemarket" / "data" / "models" / "lpc-egee-2004.toml").read_bytes()
+    plain = tmp_path / "m.toml"
+    plain.write_bytes(model)
+    argv = ["workload", "compare", "--nodes", "4", "--synthetic-jobs", "60", "--format", "json"]
+    assert main([*argv, str(plain), str(plain)]) == 0
+    want = capsys.readouterr().out.replace(str(plain), "M")
+    (tmp_path / "p").mkdir()
+    pipe = _fifo(tmp_path / "p", "m.toml", model)  # the file's name, in another folder: the same labels
+    assert main([*argv, str(pipe), str(plain)]) == 0
+    assert capsys.readouterr().out.replace(str(pipe), "M").replace(str(plain), "M") == want
