@@ -97,6 +97,14 @@ def _workload_for_compare(source: str, nodes: int, seed: int, jobs: int | None):
     return load(source), Path(source).name, None  # a trace has its own jobs: --synthetic-jobs sizes the model beside it
 
 
+def _compared(a) -> list:
+    """``(source, (workload, label, model))`` of the two workloads compared, one named twice read once (a named pipe
+    gives its bytes once: a second read waited for ever)."""
+    first = _workload_for_compare(a.a, a.nodes, a.seed, a.synthetic_jobs)
+    second = first if a.b == a.a else _workload_for_compare(a.b, a.nodes, a.seed, a.synthetic_jobs)
+    return [(a.a, first), (a.b, second)]
+
+
 def _loads_note(a, models: list) -> str | None:
     """Where a trace is compared with a model at other than the model's own node count, why their offered loads
     differ: a model draws its arrivals at its own load on the nodes given, a trace keeps its arrival times (its
@@ -129,8 +137,7 @@ def cmd_workload_compare(a) -> int:
     if a.synthetic_jobs is not None and not any(is_model_path(src) for src in (a.a, a.b)):
         raise InputError("--synthetic-jobs applies to model files only; a trace has its own jobs")
     cols, curves, models = {}, {}, []
-    for src in (a.a, a.b):
-        w, label, model = _workload_for_compare(src, a.nodes, a.seed, a.synthetic_jobs)
+    for src, (w, label, model) in _compared(a):
         models += [model] if model is not None else []
         try:
             st = workload_stats(w.jobs, a.nodes)

@@ -204,3 +204,19 @@ def test_workload_compare_reads_a_model_from_a_named_pipe_once(tmp_path, capsys)
     pipe = _fifo(tmp_path / "p", "m.toml", model)  # the file's name, in another folder: the same labels
     assert main([*argv, str(pipe), str(plain)]) == 0
     assert capsys.readouterr().out.replace(str(pipe), "M").replace(str(plain), "M") == want
+
+
+@NAMED_PIPES
+def test_one_named_pipe_given_as_both_workloads_is_read_once(tmp_path, capsys):
+    """The fuzzer's streams family: ``workload compare pipe.toml pipe.toml`` read the pipe twice and waited for ever
+    on the second read."""
+    model = (ROOT / "gamemarket" / "data" / "models" / "lpc-egee-2004.toml").read_bytes()
+    (tmp_path / "p").mkdir()
+    plain = tmp_path / "m.toml"
+    plain.write_bytes(model)
+    argv = ["workload", "compare", "--nodes", "4", "--synthetic-jobs", "60", "--format", "json"]
+    assert main([*argv, str(plain), str(plain)]) == 0
+    want = capsys.readouterr().out.replace(str(plain), "M")
+    pipe = _fifo(tmp_path / "p", "m.toml", model)
+    assert main([*argv, str(pipe), str(pipe)]) == 0
+    assert capsys.readouterr().out.replace(str(pipe), "M") == want
