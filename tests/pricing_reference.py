@@ -1,4 +1,5 @@
-"""Plain pairwise reference for the job subproblem (the paper's O(m^2) method), for the tests."""
+"""Plain pairwise reference for the job subproblem (the paper's O(m^2) method), and the whole program by CVXPY,
+for the tests."""
 
 import numpy as np
 
@@ -105,3 +106,28 @@ def polish_reference(problem, p, alloc, t, A, rounds):
         if s1 >= 0:
             X[i, s1] = 1.0 - theta
     return X, moves
+
+
+def cvx_optimum(pr):
+    """The whole allocation program by CVXPY (CLARABEL): the optimum and the capacity constraints' duals (of the
+    resources of capacity > 0). A resource of capacity 0 has its column held at 0 (``X^T d <= 0`` written as
+    ``X[:, j] == 0``: the same set, which CLARABEL's interior method is given directly; it failed on the other)."""
+    import cvxpy as cp  # (a test extra: the callers skip without it)
+
+    n, m = pr.shape
+    X = cp.Variable((n, m), nonneg=True)
+    t = cp.sum(cp.multiply(pr.A, X), axis=1)
+    u = pr.utility
+    if u.name == "log":
+        obj = cp.sum(cp.multiply(u.w, cp.log(t)))
+    elif u.name == "linear":
+        obj = u.w @ t
+    elif u.name == "target":
+        obj = -u.w @ cp.pos(u.t_des - t)
+    else:
+        obj = cp.sum(cp.multiply(u.w / (1 - u.alpha), cp.power(t, 1 - u.alpha)))
+    keep = pr.R > 0
+    cons = [cp.sum(X, axis=1) <= 1, X[:, keep].T @ pr.demand <= pr.R[keep]]
+    if not keep.all():
+        cons.append(X[:, ~keep] == 0)
+    return cp.Problem(cp.Maximize(obj), cons).solve(solver="CLARABEL"), cons[1].dual_value

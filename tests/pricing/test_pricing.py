@@ -15,7 +15,7 @@ from gamemarket.pricing.allocation import check_feasible
 from gamemarket.pricing.dual import evaluate
 from gamemarket.pricing.envelope import allocate, envelope_arrays, slopes, sort_efficiencies
 from hypothesis_strategies import job_sets
-from pricing_reference import pairwise_best
+from pricing_reference import cvx_optimum, pairwise_best
 
 UTILS = ["log", "linear", "target", "alpha:0.5", "alpha:3"]
 
@@ -75,23 +75,6 @@ def test_fused_kernel_equals_generic_path(n, m, spec, seed):
 
 
 cp = pytest.importorskip("cvxpy", reason="cvxpy (a test extra) is not installed")
-
-
-def cvx_optimum(pr):
-    n, m = pr.shape
-    X = cp.Variable((n, m), nonneg=True)
-    t = cp.sum(cp.multiply(pr.A, X), axis=1)
-    u = pr.utility
-    if u.name == "log":
-        obj = cp.sum(cp.multiply(u.w, cp.log(t)))
-    elif u.name == "linear":
-        obj = u.w @ t
-    elif u.name == "target":
-        obj = -u.w @ cp.pos(u.t_des - t)
-    else:
-        obj = cp.sum(cp.multiply(u.w / (1 - u.alpha), cp.power(t, 1 - u.alpha)))
-    cons = [cp.sum(X, axis=1) <= 1, X.T @ pr.demand <= pr.R]
-    return cp.Problem(cp.Maximize(obj), cons).solve(solver="CLARABEL"), cons[1].dual_value
 
 
 @pytest.mark.parametrize(
