@@ -398,7 +398,7 @@ def _piped_game(a):
         return
     data = read_input_bytes(p, "game")
     with tempfile.TemporaryDirectory(prefix="gamemarket-pipe-") as folder:
-        copy = Path(folder) / f"{p.name}{_sniffed_suffix(data)}"
+        copy = (Path(folder) / "game").with_suffix(_sniffed_suffix(data))  # (no name of the user's in a file name)
         copy.write_bytes(data)
         a.file = str(copy)
         try:
