@@ -125,6 +125,12 @@ def regret(A: np.ndarray, B: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple[
     """
     A, B = _check(A, B)  # (empty payoffs were numpy's "zero-size array to reduction operation")
     x, y = _mixture(x, A.shape[0], "x (the row player's mixture)"), _mixture(y, A.shape[1], "y (the column's)")
+    return unchecked_regret(A, B, x, y)
+
+
+def unchecked_regret(A: np.ndarray, B: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """:func:`regret` of arrays already checked (float payoffs of one shape, mixtures of their sizes): the loops
+    that call it thousands of times on one game (a bootstrap's resamples, a QRE branch) skip the checks."""
     Ay = (A - A.min()) @ y
     xB = x @ (B - B.min())
     return float(Ay.max() - x @ Ay), float(xB.max() - xB @ y)

@@ -48,7 +48,7 @@ import numpy as np
 
 from gamemarket.errors import InputError, check_flag, check_whole
 from gamemarket.games.checks import check_finite
-from gamemarket.games.equilibria import regret
+from gamemarket.games.equilibria import unchecked_regret
 
 #: the default end of the trace, in units of the payoffs' spread: a strategy worse by a thousandth of the spread
 #: is played with probability about exp(-1000) there
@@ -361,7 +361,7 @@ def _problem_of(game, normalize: bool):
     players = list(getattr(game, "players", ("row", "column")))
 
     def regrets(x):
-        return regret(A, B, x[:m], x[m:])
+        return unchecked_regret(A, B, x[:m], x[m:])  # (A and B checked above)
 
     return _bimatrix_problem(A, B, normalize), (A, B, rows, cols, players), players, [rows, cols], regrets
 

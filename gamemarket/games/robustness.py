@@ -26,7 +26,7 @@ import pandas as pd
 from gamemarket.confidence import check_probability
 from gamemarket.errors import InputError, check_seed
 from gamemarket.games.bimatrix import Game
-from gamemarket.games.equilibria import Equilibrium, regret, tolerance
+from gamemarket.games.equilibria import Equilibrium, tolerance, unchecked_regret
 from gamemarket.io.limits import MAX_RESAMPLES, MIN_RESAMPLES
 
 
@@ -130,7 +130,7 @@ def bootstrap(
     for e in equilibria:
         S, T = e.supports()
         # one resample at a time: a stacked product would round differently from ``regret``'s
-        rp, rc = np.array([regret(As[k], Bs[k], e.x, e.y) for k in range(resamples)]).T
+        rp, rc = np.array([unchecked_regret(As[k], Bs[k], e.x, e.y) for k in range(resamples)]).T
         stable = sum(_support_equilibrium(As[k], Bs[k], S, T, (tol_a[k], tol_b[k])) for k in range(resamples))
         out.append(
             Robustness(

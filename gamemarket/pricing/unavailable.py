@@ -57,16 +57,22 @@ def _expand(alloc: Allocation, keep: np.ndarray, m: int) -> Allocation:
     return Allocation(index(alloc.j1), alloc.x1, index(alloc.j2), alloc.x2, m, extra)
 
 
+def _unsmoothed(problem: Problem) -> Problem:
+    """A shallow copy of ``problem`` whose utility (a copy) is the original, unsmoothed one (``mu = 0``)."""
+    whole = copy.copy(problem)
+    whole.utility = copy.copy(problem.utility)
+    whole.utility.mu = 0.0
+    return whole
+
+
 def clearing_prices(problem: Problem, p: np.ndarray, empty: np.ndarray, throughput: np.ndarray) -> np.ndarray:
     """``p`` with each resource in ``empty`` (capacity 0) priced where no job's subproblem uses it: from the
     largest ``u_i'(t_i) a_ij / d_i`` (its floor, ``p[j]``, at least), doubled until the whole problem's
     ``x(p)`` leaves every one of them unused. A :class:`GameMarketError` where no price does (a utility of unbounded
     marginal value)."""
     p = np.array(p, dtype=np.float64)
-    util = copy.copy(problem.utility)
-    util.mu = 0.0  # the original, unsmoothed subproblems
-    whole = copy.copy(problem)
-    whole.utility = util
+    whole = _unsmoothed(problem)
+    util = whole.utility
     with np.errstate(divide="ignore", invalid="ignore"):
         marginal = np.asarray(util.marginal(throughput), dtype=np.float64)
     for j in empty:
@@ -131,10 +137,8 @@ def _nothing_to_allocate(problem: Problem, lo: np.ndarray, empty: np.ndarray) ->
     alloc = Allocation(none, np.zeros(n), none.copy(), np.zeros(n), m)
     t = np.zeros(n)
     prices = clearing_prices(problem, lo, empty, t)
-    util = copy.copy(problem.utility)
-    util.mu = 0.0
-    whole = copy.copy(problem)
-    whole.utility = util
+    whole = _unsmoothed(problem)
+    util = whole.utility
     A = np.ascontiguousarray(problem.A, dtype=np.float64)
     dual = evaluate(whole, prices, sort_efficiencies(A), A)[0]
     objective = float(np.sum(util.value(t)))
