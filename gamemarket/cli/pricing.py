@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
 
@@ -28,6 +29,8 @@ def cmd_price_solve(a) -> int:
 
     if a.device != "cpu" and a.backend != "torch":
         raise InputError(f"--device {a.device} applies to the torch backend; add --backend torch")
+    if a.backend == "torch" and importlib.util.find_spec("torch") is None:  # before the header: nothing is printed
+        raise InputError("the torch backend needs PyTorch: pip install 'gamemarket[torch]'")
     out = _checked_out(a) if a.out else None  # checked before the solve, not after it
     problem = _problem(a)
     trace_rows = []
