@@ -607,7 +607,7 @@ class OutputFolder:
             self._check_not_part_of_another(where, real)
         if manifest.is_file():
             data = self._read_manifest(manifest)
-            if data["owner"] != self.owner and not self.force:
+            if data["owner"] != self.owner and not self.force and not self._copy_of_ours(data["owner"]):
                 raise InputError(
                     f"{where}: this {self.what} belongs to {data['owner']}, not {self.owner}; choose another "
                     f"folder, or pass --force to write into it (it would replace: {_listing(data['files']) or '-'})"
@@ -640,6 +640,22 @@ class OutputFolder:
             raise InputError(f"{where}: cannot write into the {self.what} (permission denied)")
         _remove_stale_stages(p)
         self._save()
+
+    def _copy_of_ours(self, recorded: str) -> bool:
+        """Whether a folder whose manifest names another owner is ours all the same: a study's folder copied or moved
+        away from its study file (hunt 13: ``report --results COPY`` needed ``--force``, the owner being the study
+        file relative to the folder). It is, where both owners are study files and the recorded one, read from the
+        folder, leads to no file or to a file of the same bytes as ours (one study, copied). Another study's folder
+        (a different file there, or a copy edited since) stays refused; the manifest then names us."""
+        if not (recorded.endswith(".toml") and self.owner.endswith(".toml")):
+            return False
+        theirs, ours = self.path / recorded, self.path / self.owner
+        try:
+            if not theirs.exists():
+                return Path(recorded).name == Path(self.owner).name
+            return theirs.is_file() and ours.is_file() and theirs.read_bytes() == ours.read_bytes()
+        except OSError:
+            return False
 
     def _check_not_part_of_another(self, where: str, real: Path) -> None:
         """Refuse (without ``force``) a folder inside another folder gamemarket made whose manifest lists files in

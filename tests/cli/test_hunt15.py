@@ -16,3 +16,41 @@ def test_torch_backend_without_pytorch_prints_nothing_but_the_error(capsys):
     out, err = capsys.readouterr()
     assert out == ""
     assert "the torch backend needs PyTorch: pip install 'gamemarket[torch]'" in err
+
+
+def _claims(folder, study, force=False):
+    from gamemarket.io.files import OutputFolder
+
+    owner = __import__("os").path.relpath(study, folder)
+    OutputFolder(folder, owner=owner, force=force).finish()
+
+
+def test_a_results_folder_copied_away_from_its_study_is_still_its_own(tmp_path):
+    """Hunt 13's worth-a-look: ``report --results COPY`` needed ``--force`` (the owner is the study file relative
+    to the folder, so a copy elsewhere named another owner); another study's folder stays refused."""
+    import shutil
+
+    from gamemarket.errors import InputError
+    from gamemarket.io.files import MANIFEST
+
+    a = tmp_path / "a"
+    a.mkdir()
+    study = a / "tiny.toml"
+    study.write_text('name = "tiny"\n')
+    _claims(a / "results" / "tiny", study)
+    # the folder copied away (its recorded owner, ../../tiny.toml from there, leads to no file): still the study's
+    copy = tmp_path / "elsewhere" / "deeper" / "copy"
+    shutil.copytree(a / "results" / "tiny", copy)
+    _claims(copy, study)
+    assert __import__("os").path.relpath(study, copy) in (copy / MANIFEST).read_text()
+    # the study file copied beside it, byte for byte: the same study
+    twin_dir = tmp_path / "b"
+    shutil.copytree(a, twin_dir)
+    _claims(twin_dir / "results" / "tiny", study)  # its recorded owner, b/tiny.toml, holds the same bytes
+    # an edited copy is another study: once it holds its folder, the first study is refused there, naming it
+    (twin_dir / "tiny.toml").write_text('name = "tiny"\ndescription = "a variant"\n')
+    with pytest.raises(InputError, match=r"belongs to \.\./\.\./\.\./a/tiny\.toml, not \.\./\.\./tiny\.toml"):
+        _claims(twin_dir / "results" / "tiny", twin_dir / "tiny.toml")
+    _claims(twin_dir / "results" / "tiny", twin_dir / "tiny.toml", force=True)
+    with pytest.raises(InputError, match=r"belongs to \.\./\.\./tiny\.toml, not \.\./\.\./\.\./a/tiny\.toml"):
+        _claims(twin_dir / "results" / "tiny", study)

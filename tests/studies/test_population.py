@@ -309,8 +309,9 @@ def test_study_name_and_report_folder_are_guarded(study, tmp_path):
     spec = load_study(study)
     an = run_population_study(spec)
     write_population_report(an)
-    twin = study.parent / "twin.toml"  # a copy that kept the report folder
+    twin = study.parent / "twin.toml"  # a copy, edited, that kept the report folder
     shutil.copy(study, twin)
+    twin.write_text(twin.read_text() + "\n# a variant\n")
     spec2 = load_study(twin)
     with pytest.raises(InputError, match=r"report folder belongs to \.\./pop\.toml, not \.\./twin\.toml"):
         write_population_report(run_population_study(spec2, run=False))

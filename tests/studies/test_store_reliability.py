@@ -161,7 +161,7 @@ def test_a_report_folder_refuses_another_study(tmp_path):
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     a = load_study(write_study(tmp_path / "a", SMALL))
-    b = load_study(write_study(tmp_path / "b", SMALL))  # a copied study file that kept its name
+    b = load_study(write_study(tmp_path / "b", SMALL + "\n# a variant\n"))  # a copy, edited, that kept its name
     out = tmp_path / "reports" / "small"
     claim_folder(out, a)
     claim_folder(out, a)  # its own folder: fine
