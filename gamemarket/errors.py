@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import contextlib
 import numbers
+import os
 import re
 import sys
 import threading
+from pathlib import Path
 
 import numpy as np
 
@@ -65,6 +67,64 @@ def check_flag(value, what: str, *, none: bool = False) -> bool | None:
     if (value is None and none) or isinstance(value, (bool, np.bool_)):
         return None if value is None else bool(value)
     raise InputError(f"{what} must be True or False{' (or None)' if none else ''}, got {value!r}")
+
+
+def check_text(value, what: str, *, empty: bool = False, none: bool = False) -> str | None:
+    """A name, a description, a title: a ``str`` (non-blank unless ``empty``; None where ``none`` allows it), else an
+    :class:`InputError` naming ``what`` and the value (a number or a list as a name was formatted into messages and
+    file names as whatever its ``str()`` gave)."""
+    if value is None and none:
+        return None
+    if not isinstance(value, str) or (not empty and not value.strip()):
+        raise InputError(f"{what} must be a{'' if empty else ' non-empty'} text, got {shown_value(value)}")
+    return value
+
+
+def check_real(
+    value,
+    what: str,
+    *,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    above: bool = False,
+    none: bool = False,
+) -> float | None:
+    """A real number as a float: an int or a float (numpy's too), finite, ``>= minimum`` (``> minimum`` where
+    ``above``) and ``<= maximum``; None where ``none`` allows it. Else an :class:`InputError` naming ``what`` and the
+    value: a bool, a text, a list, NaN or an integer beyond float range is refused."""
+    if value is None and none:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise InputError(f"{what} must be a number, got {shown_value(value)}")
+    try:
+        number = float(value)
+    except OverflowError:
+        raise InputError(f"{what} must be a finite number, got {shown_value(value)}") from None
+    if not np.isfinite(number):
+        raise InputError(f"{what} must be a finite number, got {shown_value(value)}")
+    if minimum is not None and (number <= minimum if above else number < minimum):
+        raise InputError(f"{what} must be {'>' if above else '>='} {minimum:g}, got {shown_value(value)}")
+    if maximum is not None and number > maximum:
+        raise InputError(f"{what} must be <= {maximum:g}, got {shown_value(value)}")
+    return number
+
+
+def check_instance(value, kind: type | tuple, what: str, expected: str):
+    """``value`` if it is a ``kind`` (an isinstance check), else an :class:`InputError`: "``what`` must be
+    ``expected``, got ..." (an AttributeError from deep inside, before)."""
+    if not isinstance(value, kind):
+        raise InputError(f"{what} must be {expected}, got {shown_value(value)} ({type(value).__name__})")
+    return value
+
+
+def check_path(value, what: str, *, none: bool = False):
+    """A file or folder argument as a :class:`pathlib.Path`: a ``str`` or an ``os.PathLike`` (None where ``none``
+    allows it), else an :class:`InputError` naming ``what`` and the value (pathlib's bare ``TypeError``, before)."""
+    if value is None and none:
+        return None
+    if isinstance(value, bytes) or not isinstance(value, (str, os.PathLike)) or not str(value).strip():
+        raise InputError(f"{what} must be a path (a str or a pathlib.Path), got {shown_value(value)}")
+    return Path(value)
 
 
 #: what a pool says when one of its worker processes was killed: joblib's (loky), the standard library's, dask's; and
