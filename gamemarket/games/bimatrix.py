@@ -12,8 +12,15 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from gamemarket.confidence import t_half_width
-from gamemarket.errors import InputError, UndefinedPayoffError
+from gamemarket.confidence import check_probability, t_half_width
+from gamemarket.errors import (
+    InputError,
+    UndefinedPayoffError,
+    check_flag,
+    check_instance,
+    check_text,
+    shown_value,
+)
 from gamemarket.games.checks import check_finite
 from gamemarket.io.names import check_names
 
@@ -33,6 +40,7 @@ class Game:
     meta: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        self._check_arguments()
         self._from_frames()
         for name in ("A", "B"):
             try:
@@ -60,8 +68,13 @@ class Game:
             )
         self.rows = [str(r) for r in self.rows] if self.rows is not None else [f"r{i}" for i in range(self.A.shape[0])]
         self.cols = [str(c) for c in self.cols] if self.cols is not None else [f"c{j}" for j in range(self.A.shape[1])]
-        if len(self.rows) != self.A.shape[0] or len(self.cols) != self.A.shape[1]:
-            raise InputError(f"game {self.title!r}: strategy names do not match the payoff shape {self.A.shape}")
+        m, n = self.A.shape
+        for what, names, count, axis in (("rows", self.rows, m, "row"), ("cols", self.cols, n, "column")):
+            if len(names) != count:
+                raise InputError(
+                    f"game {self.title!r}: {what} must be a list of {count} distinct names (one per {axis} of A, "
+                    f"of shape {self.A.shape}), got {len(names)}: {shown_value(names)}"
+                )
         if isinstance(self.players, str) or not isinstance(self.players, (tuple, list)):  # 'ab' was 'a' and 'b'
             raise InputError(
                 f"game {self.title!r}: players must be two names, such as ('row', 'col'), got {self.players!r}"
@@ -84,6 +97,19 @@ class Game:
         check_finite(self.A, f"game {self.title!r} ({self.players[0]})", self.rows, self.cols)
         check_finite(self.B, f"game {self.title!r} ({self.players[1]})", self.rows, self.cols)
         self._check_reps()
+
+    def _check_arguments(self) -> None:
+        """The arguments that are no payoffs, before anything reads them: ``title`` a text, ``meta`` a dict, ``rows``
+        and ``cols`` None or lists of names (texts). A number as ``rows`` was a TypeError from iterating it, a title
+        or a meta of any kind was kept as it was."""
+        check_text(self.title, "Game: title", empty=True)
+        check_instance(self.meta, dict, f"game {self.title!r}: meta", "a dict")
+        for what, names, axis in (("rows", self.rows, "row"), ("cols", self.cols, "column")):
+            if names is not None and not strategy_names(names):
+                raise InputError(
+                    f"game {self.title!r}: {what} must be a list of distinct names (texts, one per {axis} of A), or "
+                    f"None, got {shown_value(names)} ({type(names).__name__})"
+                )
 
     def _check_reps(self) -> None:
         """The replications behind the means (``A_reps``, ``B_reps``): both or neither, numbers of shape ``rows x
@@ -171,7 +197,9 @@ class Game:
         return 0 if self.A_reps is None else self.A_reps.shape[2]
 
     def ci(self, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
-        """Half-widths of Student-t confidence intervals of the mean payoffs (NaN without replications)."""
+        """Half-widths of Student-t confidence intervals of the mean payoffs (NaN without replications); ``level`` a
+        number strictly between 0 and 1 (checked with replications or without: 95 gave NaN intervals before)."""
+        level = check_probability(level, f"game {self.title!r}: ci: level")
         if self.A_reps is None or self.A_reps.shape[2] < 2:
             nan = np.full(self.A.shape, np.nan)
             return nan, nan
@@ -214,11 +242,16 @@ def from_results(
     utility under a mix without an aggressive group) are dropped when ``drop_undefined``; the game's
     ``meta["dropped"]`` names them.
     """
+    check_instance(metrics, pd.DataFrame, "from_results: metrics", "a payoff table (a pandas DataFrame)")
+    check_text(provider_metric, "from_results: provider_metric (a column of the payoff table)")
+    check_text(consumer_metric, "from_results: consumer_metric (a column of the payoff table)")
+    check_text(title, "from_results: title", empty=True)
+    drop_undefined = check_flag(drop_undefined, "from_results: drop_undefined")
     for c in ("provider", "consumer", "seed", provider_metric, consumer_metric):
         if c not in metrics.columns:
             raise InputError(f"payoff table lacks column {c!r}")
-    rows = rows or list(dict.fromkeys(metrics["provider"]))
-    cols = cols or list(dict.fromkeys(metrics["consumer"]))
+    rows = _table_strategies(metrics, "provider", rows, "rows")
+    cols = _table_strategies(metrics, "consumer", cols, "cols")
     seeds = sorted(metrics["seed"].unique())
     idx = metrics.set_index(["provider", "consumer", "seed"])
     if idx.index.has_duplicates:
@@ -247,8 +280,8 @@ def from_results(
     g = Game(
         A.mean(axis=2),
         B.mean(axis=2),
-        rows,
-        cols,
+        [str(r) for r in rows],  # the table's labels as names (as the game took any label before)
+        [str(c) for c in cols],
         A,
         B,
         title=title,
@@ -260,6 +293,46 @@ def from_results(
         },
     )
     return g
+
+
+def _table_strategies(metrics: pd.DataFrame, column: str, names, what: str) -> list:
+    """The strategies of the payoff table's ``column`` a game is made of: ``names`` (None: every one, in the
+    table's order), a non-empty list of labels the column holds. An empty list was every strategy, a dict too,
+    and a number a TypeError from pandas."""
+    held = list(dict.fromkeys(metrics[column]))
+    if names is None:
+        return held
+    if isinstance(names, (str, dict)) or not isinstance(names, (list, tuple, np.ndarray, pd.Index)) or len(names) == 0:
+        raise InputError(
+            f"from_results: {what} must be None (every {column}) or a non-empty list of {column} names of the payoff "
+            f"table, got {shown_value(names)} ({type(names).__name__})"
+        )
+    names = list(names)
+    present = set(held)
+    missing = [n for n in names if not _hashable(n) or n not in present]
+    if missing:
+        raise InputError(
+            f"from_results: {what} names {shown_value(missing[0])}, which the payoff table's {column!r} column does "
+            f"not hold; expected names among {shown_value(held)}"
+        )
+    return names
+
+
+def _hashable(value) -> bool:
+    """Whether ``value`` can be looked up in a set."""
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
+def strategy_names(names) -> bool:
+    """Whether ``names`` is a list of strategy names: a list, a tuple, a one-dimensional array or a pandas Index
+    whose every element is a text (no text itself, no mapping, no number)."""
+    if isinstance(names, (np.ndarray, pd.Index)):
+        return names.ndim == 1 and all(isinstance(n, str) for n in names.tolist())
+    return isinstance(names, (list, tuple)) and all(isinstance(n, str) for n in names)
 
 
 def _positional(frame) -> bool:

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from gamemarket.errors import InputError, check_flag, shown_value
+from gamemarket.errors import InputError, check_flag, check_real, shown_value
 from gamemarket.games import gambit, vertex_pairs
 from gamemarket.games.budget import RAISE_LIMIT, SearchClock, TimeUp, check_time_limit, progress_wanted
 from gamemarket.games.checks import check_finite, check_rel_tol
@@ -169,12 +169,33 @@ def _mixture(x, n: int, what: str) -> np.ndarray:
 
 
 def pure_equilibria(A, B, *, tol: tuple[float, float] | None = None) -> list[tuple[int, int]]:
-    """All pure equilibria (i, j): i is a best response to j and j to i (ties within tolerance)."""
+    """All pure equilibria (i, j): i is a best response to j and j to i (ties within tolerance).
+
+    ``tol``: the row and the column player's tolerances ``(ta, tb)``, two finite numbers >= 0 in the payoffs'
+    units (None: :func:`tolerance`'s, 1e-9 of each player's payoff scale)."""
     A, B = _check(A, B)
-    ta, tb = tol or tolerance(A, B)
+    ta, tb = check_tolerances(tol, "pure_equilibria: tol") or tolerance(A, B)
     row_best = A >= A.max(axis=0, keepdims=True) - ta
     col_best = B >= B.max(axis=1, keepdims=True) - tb
     return [tuple(int(v) for v in ij) for ij in np.argwhere(row_best & col_best)]
+
+
+def check_tolerances(tol, what: str = "tol") -> tuple[float, float] | None:
+    """A pair of tolerances ``(row player's, column player's)`` as two floats, each finite and >= 0, or None; else an
+    :class:`InputError` naming ``what`` and the value (a number was a TypeError from unpacking it, ``[]`` and ``{}``
+    the default tolerance, a text of two letters two tolerances)."""
+    if tol is None:
+        return None
+    pair = isinstance(tol, (tuple, list)) or (isinstance(tol, np.ndarray) and tol.ndim == 1)
+    if not pair or len(tol) != 2:
+        raise InputError(
+            f"{what} must be a pair of tolerances (row player's, column player's), two finite numbers >= 0, or None, "
+            f"got {shown_value(tol)} ({type(tol).__name__})"
+        )
+    return (
+        check_real(tol[0], f"{what}[0] (the row player's tolerance)", minimum=0),
+        check_real(tol[1], f"{what}[1] (the column player's tolerance)", minimum=0),
+    )
 
 
 def dominance(A, B, tol: tuple[float, float] | None = None) -> tuple[np.ndarray, np.ndarray]:

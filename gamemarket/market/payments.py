@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from gamemarket.errors import InputError, shown_value
+from gamemarket.errors import InputError, check_flag, check_text, check_whole, shown_value
 from gamemarket.registry import Registry
 
 FIRST_PRICE = 0
@@ -148,6 +148,11 @@ def register_payment(
     -------
     PaymentScheme
     """
+    check_text(name, "register_payment: name")
+    code = check_whole(code, f"payment scheme {name!r}: code (its branch in market_price)")
+    check_text(description, f"payment scheme {name!r}: description")
+    check_text(rule, f"payment scheme {name!r}: rule (as the plain reference names it)", none=True)
+    replace = check_flag(replace, f"payment scheme {name!r}: replace")
     # the plain Python function: calling the compiled one here would start numba's compiler (0.7 s) in
     # every process that imports the market, even one that never runs it
     _not_blend(name)
@@ -196,6 +201,9 @@ def register_payment_rule(
     -------
     PaymentScheme
     """
+    check_text(name, "register_payment_rule: name")
+    jit = check_flag(jit, f"payment scheme {name!r}: jit")
+    replace = check_flag(replace, f"payment scheme {name!r}: replace")
     what = f"payment scheme {name!r}: rate function {getattr(rate, '__name__', rate)!r}"
     if not callable(rate):
         raise InputError(f"{what}: expected a function, got {type(rate).__name__}")

@@ -22,7 +22,7 @@ from typing import Callable
 
 import numpy as np
 
-from gamemarket.errors import InputError, check_flag
+from gamemarket.errors import InputError, check_flag, check_text
 from gamemarket.io.jobtable import SPEC
 from gamemarket.registry import Registry
 
@@ -144,6 +144,8 @@ def register_scheduler(
     -------
     Scheduler
     """
+    check_text(name, "register_scheduler: name")
+    replace = check_flag(replace, f"scheduler {name!r}: replace")
     if not isinstance(description, str) or not description.strip():  # (as a family's and an event scheduler's)
         raise InputError(f"scheduler {name!r}: description: expected a non-empty text, got {description!r}")
     if not (isinstance(key, PriorityKey) or callable(key)):  # ('submit' failed at the first run)

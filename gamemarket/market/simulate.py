@@ -20,7 +20,17 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gamemarket.bids import MAX_RESERVE, bid_bin_codes, valid_reserve
-from gamemarket.errors import InputError, check_whole, foreign_prints, raised, real_numbers, shown_value
+from gamemarket.errors import (
+    InputError,
+    check_flag,
+    check_real,
+    check_text,
+    check_whole,
+    foreign_prints,
+    raised,
+    real_numbers,
+    shown_value,
+)
 from gamemarket.io import jobtable
 from gamemarket.market import engine, outcomes
 from gamemarket.market.engine import MAX_JOBS, run_market, run_market_rows
@@ -50,6 +60,8 @@ class Mechanism:
     blend: float | None = None  #: ``alpha`` of ``payment = "blend"`` (None for any other scheme)
 
     def __post_init__(self) -> None:
+        check_text(self.scheduler, "Mechanism: scheduler (a registered scheduler's name)")
+        check_text(self.payment, "Mechanism: payment (a registered payment scheme's name, or 'blend')")
         get_scheduler(self.scheduler)
         if self.payment == BLEND:
             ok = isinstance(self.blend, numbers.Real) and not isinstance(self.blend, bool)
@@ -63,6 +75,7 @@ class Mechanism:
                 )
         if valid_reserve(self.reserve) is None:
             raise InputError(f"reserve must be a number >= 0 and <= {MAX_RESERVE:g}, got {self.reserve!r}")
+        check_real(self.preemption_overhead, "Mechanism: preemption_overhead (seconds)", minimum=0)
         if self.preemption_overhead != 0:
             raise InputError("preemption_overhead: only 0 (free preemption and migration) is implemented")
 
@@ -484,6 +497,8 @@ def simulate_many(
         raise InputError("mechanisms: expected at least one mechanism, got []")
     mechanisms = [check_mechanism(m, f"mechanisms[{i}]", default=False) for i, m in enumerate(mechanisms)]
     nodes = check_nodes(nodes)
+    validate = check_flag(validate, "simulate_many: validate")
+    columns = check_flag(columns, "simulate_many: columns")
     if validate:
         table = jobtable.validate(table)
     groups = outcomes.runtime_group_codes(
@@ -521,6 +536,6 @@ def simulate(
     """
     mechanism = check_mechanism(mechanism)
     nodes = check_nodes(nodes)
-    if validate:
+    if check_flag(validate, "simulate: validate"):
         table = jobtable.validate(table)
     return _result(table, nodes, mechanism, *run_arrays(table, nodes, mechanism))
