@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import io
+import numbers
 import os
 import stat
 import tempfile
@@ -13,27 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from gamemarket.errors import InputError, check_seed, check_whole
-from gamemarket.pricing.utilities import Utility, make_utility, per_job_numbers
-
-#: the range a problem's numbers may take (efficiencies, limits, demands, weights, targets; zero aside where
-#: allowed): within it the dual's sums over millions of jobs and its squares stay finite in float64 (values
-#: near 1e300 overflowed in the solver, with numpy warnings and LAPACK errors, and an answer with exit 0)
-MAGNITUDE = (1e-12, 1e12)
-
-
-def _check_magnitude(name: str, arr) -> None:
-    if arr is None:
-        return
-    a = np.abs(np.asarray(arr, dtype=np.float64)).ravel()
-    lo, hi = MAGNITUDE
-    bad = np.flatnonzero((a > hi) | ((a > 0) & (a < lo)))
-    if len(bad):
-        i = int(bad[0])
-        raise InputError(
-            f"{name}[{i}] is {a[i]:.6g}: expected 0 or a magnitude in [{lo:g}, {hi:g}] ({len(bad):,} value(s) "
-            "outside); rescale the problem's units"
-        )
+from gamemarket.errors import InputError, check_path, check_seed, check_whole, shown_value
+from gamemarket.pricing.utilities import Utility, check_magnitude, make_utility, per_job_numbers
 
 
 @dataclass
@@ -79,7 +61,7 @@ class Problem:
                 "give utility='target', or leave the targets out"
             )
         for name, arr in (("A", A), ("R", R), ("demand", d), ("weight", self.utility.w), ("target", self.target)):
-            _check_magnitude(name, arr)
+            check_magnitude(name, arr)
         if self.utility.needs_positive_throughput:
             dead = ~((A > 0) & (R > 0)).any(axis=1)
             if dead.any():
@@ -110,7 +92,7 @@ class Problem:
         if getattr(self.utility, "t_des", None) is not None:
             arrays["target"] = self.utility.t_des
         # (pricing stands alone, so not ``io.files.atomic_path``: the same temporary file and rename, here)
-        path = Path(path)
+        path = check_path(path, "Problem.save: path")
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as f:  # a file object: numpy adds no ".npz" to the name
@@ -244,6 +226,27 @@ def _arrays(path: Path, opened, what: str, size: int | None) -> dict:
         raise InputError(f"{path}: cannot read {what}: {reason}; expected a .npz file as numpy.savez writes") from None
 
 
+#: the floating-point types a problem's efficiencies are held in (and a solve computes in)
+FLOAT_TYPES = (np.float64, np.float32)
+
+
+def check_dtype(dtype, what: str) -> type:
+    """A floating-point type given to the API (``dtype=``): float64 or float32, as a numpy type, a
+    ``numpy.dtype`` or a name numpy reads as one of them (``"float32"``, ``"f8"``); Python's ``float`` is float64.
+    Returned as ``np.float64`` or ``np.float32``; else an :class:`InputError` naming ``what`` and the value (None
+    was float64 in silence, ``"abc"`` or 3 numpy's ``TypeError``)."""
+    found = None
+    if dtype is not None and not isinstance(dtype, (bool, np.bool_, numbers.Number)):
+        try:
+            found = np.dtype(dtype)
+        except (TypeError, ValueError, KeyError, AttributeError):
+            found = None
+    for kind in FLOAT_TYPES:
+        if found is not None and found == np.dtype(kind):
+            return kind
+    raise InputError(f"{what} must be float64 or float32 (numpy's, or their names), got {shown_value(dtype)}")
+
+
 #: the arrays a problem's ``.npz`` may hold (:meth:`Problem.save` writes them)
 PROBLEM_ARRAYS = ("A", "R", "demand", "weight", "target", "utility")
 
@@ -252,7 +255,7 @@ def load(path: str | Path, *, limit: int | None = None) -> Problem:
     """An ``.npz`` with ``A`` (n x m), ``R`` (m), optional ``demand``, ``weight``, ``target`` (n) and a
     string ``utility`` (linear, log, alpha:<value>, target); ``limit``: the most bytes its arrays may take
     (:func:`read_npz`, before they are inflated) and its solve (:func:`check_solve_fits`)."""
-    path = Path(path)
+    path = check_path(path, "load: path")
     z = read_npz(path, limit=limit)
     unknown = sorted(set(z) - set(PROBLEM_ARRAYS))
     if unknown:  # a misspelt optional array ("weights") would leave its default in silence
@@ -331,11 +334,17 @@ def synthetic(
     more is refused before it is drawn (:func:`check_solve_fits`)."""
     n, m = check_whole(n, "n (jobs)", 1), check_whole(m, "m (resources)", 1)  # (the message named neither value)
     check_seed(seed)  # (numpy's ValueError before)
+    dtype = check_dtype(dtype, "synthetic: dtype")
+    if not isinstance(utility, (str, Utility)):  # (an empty array was numpy's "truth value ... is ambiguous")
+        raise InputError(
+            f"synthetic: utility must be a name (linear, log, target, alpha:<value>) or a gamemarket.pricing.Utility, "
+            f"got {shown_value(utility)} ({type(utility).__name__})"
+        )
     check_solve_fits(n, m, f"a synthetic price problem of {n:,} jobs x {m:,} resources (its solve)", limit)
     rng = np.random.default_rng(seed)
-    scale = (np.arange(1, m + 1) / m).astype(dtype)
-    try:  # (no limit given: 10**13 jobs were numpy's MemoryError, 10**30 its "maximum allowed dimension")
-        A = (rng.random((n, m), dtype=np.float32 if dtype == np.float32 else np.float64) * scale).astype(dtype)
+    try:  # (no limit given: 10**13 jobs were numpy's MemoryError, 10**30 jobs or resources its "maximum allowed size")
+        scale = (np.arange(1, m + 1) / m).astype(dtype)
+        A = (rng.random((n, m), dtype=dtype) * scale).astype(dtype)
     except (MemoryError, ValueError) as exc:
         raise InputError(
             f"a synthetic price problem of {n:,} jobs x {m:,} resources cannot be drawn ({exc}); expected a smaller "

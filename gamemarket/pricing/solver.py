@@ -43,11 +43,12 @@ References
 from __future__ import annotations
 
 import copy
+import re
 import time
 
 import numpy as np
 
-from gamemarket.errors import GameMarketError, InputError, check_whole, shown_value
+from gamemarket.errors import GameMarketError, InputError, check_whole, real_numbers, shown_value
 from gamemarket.pricing import ties as tie
 from gamemarket.pricing.allocation import Allocation, check_feasible
 from gamemarket.pricing.dual import evaluate
@@ -58,7 +59,7 @@ from gamemarket.pricing.lp_finish import fits as lp_fits
 from gamemarket.pricing.lp_finish import lp_finish
 from gamemarket.pricing.newton import projected_newton
 from gamemarket.pricing.polish import polish
-from gamemarket.pricing.problem import Problem
+from gamemarket.pricing.problem import Problem, check_dtype
 from gamemarket.pricing.repair import make_feasible, repair
 from gamemarket.pricing.result import (  # noqa: F401 (DEFAULT_REL_GAP: callers import the rule's numbers from here)
     DEFAULT_GAP_PER_JOB,
@@ -73,6 +74,9 @@ from gamemarket.pricing.unavailable import solve_available
 from gamemarket.pricing.utilities import Power
 
 METHODS = ("lbfgs", "newton", "auto")
+BACKENDS = ("numpy", "torch")
+#: the devices ``solve(device=...)`` names: a kind PyTorch knows, with an optional index (``cuda:0``)
+DEVICE = re.compile(r"(cpu|cuda|mps|xpu)(:[0-9]+)?")
 
 
 #: the Newton step in the allocation (``polish``) runs at each iteration once the cheap recovery's gap is
@@ -122,8 +126,8 @@ def solve(
         raise InputError(
             f"problem must be a Problem (gamemarket.pricing.Problem(A, R, utility)), got {type(problem).__name__}"
         )
-    if method not in METHODS:
-        raise InputError(f"method must be one of {METHODS}, got {method!r}")
+    if not isinstance(method, str) or method not in METHODS:  # (an array was numpy's "truth value ... ambiguous")
+        raise InputError(f"method must be one of {METHODS}, got {shown_value(method)}")
     if callback is not None and not callable(callback):  # (5 was a TypeError at the first evaluation)
         raise InputError(f"callback must be a function of each evaluation's row (or None), got {callback!r}")
     t0 = time.perf_counter()
@@ -143,10 +147,10 @@ def solve(
         raise InputError(f"eps must be > 0, got {eps}")
     # the CLI refuses --max-iter below 1; the API alike (0 or -5 ran one evaluation, reported as a stop)
     max_iter = check_whole(max_iter, "max_iter", 1)
-    if backend not in ("numpy", "torch"):
-        raise InputError(f"backend must be 'numpy' or 'torch', got {backend!r}")
-    if np.dtype(dtype) not in (np.dtype(np.float64), np.dtype(np.float32)):
-        raise InputError(f"dtype must be float64 or float32, got {dtype!r}")
+    if not isinstance(backend, str) or backend not in BACKENDS:
+        raise InputError(f"backend must be 'numpy' or 'torch', got {shown_value(backend)}")
+    device = check_device(device)
+    dtype = check_dtype(dtype, "dtype")
     lo = np.zeros(m) if p_min is None else price_vector(p_min, m, "p_min")
     p0 = None if p0 is None else price_vector(p0, m, "p0")
     if (problem.R == 0).any():  # resources of capacity 0: the problem without them, whose optimum is the same
@@ -179,14 +183,20 @@ def _number(value, what: str) -> float:
     return float(value)
 
 
+def check_device(device) -> str:
+    """The ``device`` given to :func:`solve`: a device name PyTorch knows (``cpu``, ``cuda``, ``cuda:0``, ``mps``,
+    ``xpu``; the numpy backend runs on the CPU whatever it names), else an :class:`InputError` naming the value
+    (None, 3 or "abc" were ignored by the numpy backend, and a bare error from the torch one)."""
+    if isinstance(device, str) and DEVICE.fullmatch(device):
+        return device
+    raise InputError(f"device must be a device name (cpu, cuda, cuda:<index>, mps or xpu), got {shown_value(device)}")
+
+
 def price_vector(value, m: int, what: str) -> np.ndarray:
     """Prices given to :func:`solve` (``p0``, ``p_min``): one finite number >= 0 per resource (``m``), or one for
     all, as a float64 array of ``m``; else an :class:`InputError` naming ``what`` and the value (two prices for
     three resources were numpy's broadcast ``ValueError``, and a negative start was silently raised to 0)."""
-    try:
-        p = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        p = None
+    p, _ = real_numbers(value)  # (bool True was a price of 1, and 10**400 float()'s OverflowError)
     if p is not None and p.ndim == 0:
         p = np.full(m, float(p))
     if p is None or p.shape != (m,) or not np.isfinite(p).all() or (p < 0).any():

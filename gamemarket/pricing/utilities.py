@@ -25,7 +25,7 @@ import re
 
 import numpy as np
 
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, check_flag, check_real, shown_value
 from gamemarket.pricing.envelope import U_LINEAR, U_POWER, U_TARGET
 from gamemarket.registry import Registry
 
@@ -57,7 +57,7 @@ class Utility:
         return 0.0
 
     def __init__(self, weight=None):
-        self.weight = weight
+        self.weight = None if weight is None else checked_weight(weight, f"{type(self).__name__}: weight")
 
     def bind(self, n: int, weight=None, target=None) -> "Utility":
         """Per-job parameters, validated: ``weight`` (the problem's), else the weights the utility was made with
@@ -196,10 +196,10 @@ class Power(Utility):
     """Alpha-fair ``u(t) = w t^(1-alpha) / (1-alpha)`` (log for alpha = 1)."""
 
     def __init__(self, alpha: float):
-        if isinstance(alpha, (bool, np.bool_)) or not isinstance(alpha, (int, float, np.integer, np.floating)):
-            raise InputError(f"alpha must be a finite number > 0, got {alpha!r}")  # (True was alpha 1: the log)
-        if not (np.isfinite(alpha) and alpha > 0):
-            raise InputError(f"alpha must be a finite number > 0, got {alpha!r}")
+        try:  # (True was alpha 1: the log; 10**30 was a TypeError from np.isfinite)
+            alpha = check_real(alpha, "alpha", minimum=0.0, above=True)
+        except InputError:
+            raise InputError(f"alpha must be a finite number > 0, got {shown_value(alpha)}") from None
         if alpha > MAX_ALPHA:
             raise InputError(
                 f"alpha {alpha:g} is above {MAX_ALPHA:g}: the marginal utility t^-alpha overflows float64 "
@@ -355,6 +355,7 @@ def register_utility(name: str, factory, *, replace: bool = False) -> None:
             f"register_utility: factory must be a Utility subclass or a function returning a Utility, got "
             f"{factory!r:.80}"
         )
+    replace = check_flag(replace, "register_utility: replace")  # ('no', [] or 0 were taken as themselves)
     UTILITIES.register(name, factory, replace=replace)
 
 
@@ -362,6 +363,11 @@ def make_utility(spec: str | Utility) -> Utility:
     """``linear``, ``log``, ``target``, ``alpha:<value>`` (or ``power:<value>``), or a Utility instance."""
     if isinstance(spec, Utility):
         return spec
+    if not isinstance(spec, str):  # (an object whose str() was a utility's name was taken as that name)
+        raise InputError(
+            f"utility must be a name (linear, log, target, alpha:<value>) or a gamemarket.pricing.Utility, got "
+            f"{shown_value(spec)} ({type(spec).__name__})"
+        )
     m = re.fullmatch(r"(alpha|power):([0-9.eE+-]+)", str(spec).strip())
     if m:
         try:
@@ -385,10 +391,53 @@ def per_job_numbers(value, what: str) -> np.ndarray:
         arr = np.asarray(value)
     except (TypeError, ValueError) as exc:
         raise InputError(f"{what} must be numbers, got {value!r:.80} ({exc})") from None
+    if arr.dtype.kind == "O":  # None, a dict, an object, an integer beyond int64 (10**30): no .item() to show
+        raise InputError(
+            f"{what} must hold numbers (floats, or integers within int64's range), got {shown_value(value)} "
+            f"({type(value).__name__})"
+        )
     if arr.dtype.kind not in "iuf":
         shown = arr.flat[0].item() if arr.size else arr.tolist()
         raise InputError(f"{what} must hold numbers (integers or floats), got {arr.dtype} values such as {shown!r}")
     return arr.astype(np.float64)
+
+
+#: the range a problem's numbers may take (efficiencies, limits, demands, weights, targets; zero aside where
+#: allowed): within it the dual's sums over millions of jobs and its squares stay finite in float64 (values
+#: near 1e300 overflowed in the solver, with numpy warnings and LAPACK errors, and an answer with exit 0)
+MAGNITUDE = (1e-12, 1e12)
+
+
+def check_magnitude(name: str, arr) -> None:
+    """Every value of ``arr`` (None: nothing to check) 0 or of a magnitude in :data:`MAGNITUDE`, else an
+    :class:`InputError` naming ``name``, the first value outside and how many are."""
+    if arr is None:
+        return
+    a = np.abs(np.asarray(arr, dtype=np.float64)).ravel()
+    lo, hi = MAGNITUDE
+    bad = np.flatnonzero((a > hi) | ((a > 0) & (a < lo)))
+    if len(bad):
+        i = int(bad[0])
+        raise InputError(
+            f"{name}[{i}] is {a[i]:.6g}: expected 0 or a magnitude in [{lo:g}, {hi:g}] ({len(bad):,} value(s) "
+            "outside); rescale the problem's units"
+        )
+
+
+def checked_weight(weight, what: str) -> np.ndarray:
+    """Per-job weights given to a utility's constructor (``Linear(weight=...)``), as float64: a 1-D array of at
+    least one finite number >= 0 (0, or a magnitude in :data:`MAGNITUDE`), as :class:`Problem` requires of its
+    weights; else an :class:`InputError` naming ``what`` and the value. (Text, -3, NaN, True, ``{}`` were kept and
+    refused, or not, only once the utility was bound to a problem; a scalar never bound.)"""
+    w = per_job_numbers(weight, "utility weight")
+    if w.ndim != 1 or w.size == 0:
+        raise InputError(
+            f"{what} must be one number per job (a 1-D array of at least one number, or None: ones), got "
+            f"{shown_value(weight.tolist() if isinstance(weight, np.ndarray) else weight)}"
+        )
+    _check_per_job(w, "utility weight")
+    check_magnitude("utility weight", w)
+    return w
 
 
 def _check_per_job(values: np.ndarray, what: str) -> None:

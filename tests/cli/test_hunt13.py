@@ -309,8 +309,8 @@ def test_a_utilitys_own_weights_are_the_problems_and_every_array_holds_numbers()
     with pytest.raises(InputError, match="utility weight given twice"):
         Problem(A, R, Linear(weight=[10, 1, 1]), weight=[1, 1, 1])
     for bad, message in [
-        (dict(utility=Linear(weight="abc")), r"utility weight must hold numbers .* got <U3"),
-        (dict(utility=Linear(weight=[-1, 2, 3])), r"utility weight of job 0 is -1.0"),
+        (dict(utility=lambda: Linear(weight="abc")), r"utility weight must hold numbers .* got <U3"),
+        (dict(utility=lambda: Linear(weight=[-1, 2, 3])), r"utility weight of job 0 is -1.0"),
         (dict(R=["1", "2"]), r"resource limits R must hold numbers .* such as '1'"),
         (dict(R=[True, False]), r"resource limits R must hold numbers .* got bool"),
         (dict(weight=[True, True, True]), r"utility weight must hold numbers .* got bool"),
@@ -318,8 +318,8 @@ def test_a_utilitys_own_weights_are_the_problems_and_every_array_holds_numbers()
     ]:
         args = dict(A=A, R=R, utility="linear")
         args.update(bad)
-        with pytest.raises(InputError, match=message):
-            Problem(**args)
+        with pytest.raises(InputError, match=message):  # a utility's weights refused as it is made, now
+            Problem(**{k: v() if callable(v) else v for k, v in args.items()})
     for alpha in (True, None, [], "2"):
         with pytest.raises(InputError, match=r"alpha must be a finite number > 0"):
             Power(alpha)
