@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from gamemarket.errors import InputError, check_seed
+from gamemarket.errors import InputError, check_seed, real_numbers, shown_value
 from gamemarket.io.jobtable import WORKLOAD_REQUIRED, check_frame
 
 if TYPE_CHECKING:
@@ -202,10 +202,11 @@ def job_table(
     (``io.jobtable.WORKLOAD_REQUIRED``: ``id, submit, runtime, estimate``)."""
     _check_mix(mix)
     check_frame(jobs, WORKLOAD_REQUIRED, "jobs", "(a workload's jobs: gamemarket.workloads)")
+    given = draws is not None  # a caller's draws are checked; our own are private bids by construction
     if draws is None:
         draws = draw(len(jobs), seed, distribution=distribution)
     w = draws.private_bid
-    group, rw = mix.reported_bids(w, bid_bin_codes(w), draws.G, draws.U)
+    group, rw = mix.reported_bids(w, bid_bin_codes(w) if given else unchecked_bid_bin_codes(w), draws.G, draws.U)
     out = jobs.copy()
     out["private_bid"] = draws.private_bid
     out["reported_bid"] = rw
@@ -222,7 +223,7 @@ def job_columns(columns: Mapping[str, np.ndarray], mix, seed: int, *, distributi
     n = _column_rows(columns)
     draws = draw(n, seed, distribution=distribution)
     w = draws.private_bid
-    group, rw = mix.reported_bids(w, bid_bin_codes(w), draws.G, draws.U)
+    group, rw = mix.reported_bids(w, unchecked_bid_bin_codes(w), draws.G, draws.U)
     del draws
     group = np.asarray(group)
     if len(group) == 0 or (group.min() >= np.iinfo(np.int8).min and group.max() <= np.iinfo(np.int8).max):
@@ -253,22 +254,42 @@ LOW_MAX = 60.0
 HIGH_MIN = 120.0
 
 
-def bid_bin_codes(w: np.ndarray) -> np.ndarray:
-    """0 low (``w <= 60``), 1 middle (``60 < w < 120``), 2 high (``w >= 120``)."""
+def private_bids(w, what: str) -> np.ndarray:
+    """``w`` as float64 private bids (a scalar or an array of any shape), each a finite number in ``[0, MAX_BID]``,
+    else an :class:`InputError` that starts with ``what`` and names the first bad bid: a text, a bool, None, an
+    object, NaN, a negative bid or one beyond ``MAX_BID`` (NaN was classed high, a bool low). Two reductions over
+    the bids (their least and greatest), no Python loop but for an object array."""
+    values, problem = real_numbers(w)
+    if problem:
+        raise InputError(f"{what}: expected private bids (numbers), got {shown_value(w)}: {problem}")
+    if values.size and not (values.min() >= 0 and values.max() <= MAX_BID):  # NaN fails both comparisons
+        bad = values[~((values >= 0) & (values <= MAX_BID))].ravel()[0]
+        raise InputError(
+            f"{what}: a private bid is {float(bad)!r}; expected finite bids in [0, {MAX_BID:g}] (per second of run "
+            f"time), got {shown_value(w)}"
+        )
+    return values
+
+
+def unchecked_bid_bin_codes(w: np.ndarray) -> np.ndarray:
+    """:func:`bid_bin_codes` without its checks, for callers whose bids are private bids by construction
+    (:func:`draw`'s, once per run)."""
     w = np.asarray(w)
     return np.where(w <= LOW_MAX, 0, np.where(w < HIGH_MIN, 1, 2)).astype(np.int8)
 
 
+def bid_bin_codes(w: np.ndarray) -> np.ndarray:
+    """0 low (``w <= 60``), 1 middle (``60 < w < 120``), 2 high (``w >= 120``) of each private bid ``w`` (a number
+    or an array); a bid that is no finite number in ``[0, MAX_BID]`` (a text, a bool, NaN, a negative one) is an
+    :class:`InputError` (:func:`private_bids`), as in :func:`bid_bin`. An empty array of bids (no jobs) has no
+    codes."""
+    return unchecked_bid_bin_codes(private_bids(w, "bid_bin_codes"))
+
+
 def bid_bin(w: np.ndarray) -> np.ndarray:
-    """The bid class of each private bid: ``low``, ``middle`` or ``high``; a bid that is no finite number is an
-    :class:`InputError` (NaN was classed high)."""
-    try:
-        values = np.asarray(w, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise InputError(f"bid_bin: expected private bids (numbers), got {w!r:.80}") from None
-    if not np.isfinite(values).all():
-        raise InputError(f"bid_bin: a private bid is {values[~np.isfinite(values)].ravel()[0]!r}; expected finite bids")
-    return np.array(["low", "middle", "high"])[bid_bin_codes(values)]
+    """The bid class of each private bid: ``low``, ``middle`` or ``high``; a bid that is no finite number in
+    ``[0, MAX_BID]`` is an :class:`InputError` (NaN was classed high, -3 low)."""
+    return np.array(["low", "middle", "high"])[unchecked_bid_bin_codes(private_bids(w, "bid_bin"))]
 
 
 #: Private-bid classes of the paper's figures: low [0, 60], middle (60, 120), high [120, 180].
@@ -286,10 +307,91 @@ def population_bids(
     same numbers without gathering each strategy's jobs (the per-strategy path took about twice as long on
     the LPC trace's 214,322 jobs and five rules). ``bid_class``: ``bid_bin_codes(private_bid)``, where the
     caller has them already (a chunk of runs with the same private bids).
+
+    The arguments are checked (:func:`check_population`): ``strategies`` a non-empty list of consumer strategies;
+    ``strategy`` integers in ``[0, len(strategies))``, one per job; ``private_bid`` finite bids in ``[0,
+    MAX_BID]``; ``G`` and ``U`` draws in ``[0, 1)``; ``bid_class`` None or codes 0, 1, 2, all of one length. A
+    simulation's loop, whose arguments are checked once, calls :func:`unchecked_population_bids`.
     """
+    args = check_population(strategies, strategy, private_bid, G, U, bid_class)
+    return unchecked_population_bids(*args[:5], bid_class=args[5])
+
+
+def _population_array(value, what: str, n: int, integer: bool = False) -> np.ndarray:
+    """One of ``population_bids``' per-job arrays: 1-D, of ``n`` elements, of integers
+    (``integer``: not bools) or of real numbers (as float64), else an :class:`InputError` naming ``what``."""
+    if integer:
+        try:
+            arr = np.asarray(value) if isinstance(value, (list, tuple, np.ndarray)) else None
+        except ValueError:  # a ragged list
+            arr = None
+        if arr is not None and arr.size == 0 and arr.dtype.kind == "f":  # [] : no jobs
+            arr = arr.astype(np.int64)
+        if arr is None or arr.dtype.kind not in "iu":
+            raise InputError(
+                f"population_bids: {what} must be an array of integers, one per job, got {shown_value(value)}"
+            )
+    else:
+        arr, problem = real_numbers(value)
+        if problem:
+            raise InputError(
+                f"population_bids: {what} must be an array of numbers, one per job, got {shown_value(value)}: {problem}"
+            )
+    if arr.shape != (n,):
+        raise InputError(
+            f"population_bids: {what} must be a 1-D array of {n} (one per job: private_bid's length), got shape "
+            f"{arr.shape}: {shown_value(value)}"
+        )
+    return arr
+
+
+def _in_range(arr: np.ndarray, what: str, lo, hi, closed: bool) -> None:
+    """Every element of ``arr`` in ``[lo, hi]`` (``closed``) or ``[lo, hi)``, else an error naming the first not."""
+    if arr.size and not (arr.min() >= lo and (arr.max() <= hi if closed else arr.max() < hi)):
+        ok = (arr >= lo) & ((arr <= hi) if closed else (arr < hi))
+        i = int(np.flatnonzero(~ok)[0])
+        end = "]" if closed else ")"
+        raise InputError(f"population_bids: {what}[{i}] is {arr[i].item()!r}; expected values in [{lo:g}, {hi:g}{end}")
+
+
+def check_population(strategies, strategy, private_bid, G, U, bid_class=None) -> tuple:
+    """``population_bids``' arguments checked, as ``(strategies, strategy, private_bid, G, U, bid_class)`` with the
+    arrays as numpy arrays (the bids and draws float64); a bad one is an :class:`InputError` naming it."""
+    if isinstance(strategies, (str, bytes, Mapping)) or not isinstance(strategies, (list, tuple)) or not strategies:
+        raise InputError(
+            f"population_bids: strategies must be a non-empty list of consumer strategies "
+            f"(gamemarket.consumers.ConsumerStrategy), got {shown_value(strategies)}"
+        )
+    for k, s in enumerate(strategies):
+        if not callable(getattr(s, "reported_bids", None)):
+            raise InputError(
+                f"population_bids: strategies[{k}] must be a consumer strategy (gamemarket.consumers."
+                f"ConsumerStrategy), got {shown_value(s)} ({type(s).__name__})"
+            )
+    w = private_bids(private_bid, "population_bids: private_bid")
+    if w.ndim != 1:
+        raise InputError(f"population_bids: private_bid must be a 1-D array of private bids, got shape {w.shape}")
+    n = len(w)
+    strategy = _population_array(strategy, "strategy", n, integer=True)
+    _in_range(strategy, "strategy", 0, len(strategies) - 1, closed=True)
+    G = _population_array(G, "G", n)
+    _in_range(G, "G", 0, 1, closed=False)
+    U = _population_array(U, "U", n)
+    _in_range(U, "U", 0, 1, closed=False)
+    if bid_class is not None:
+        bid_class = _population_array(bid_class, "bid_class", n, integer=True)
+        _in_range(bid_class, "bid_class", 0, len(BID_CLASSES) - 1, closed=True)
+    return list(strategies), strategy, w, G, U, bid_class
+
+
+def unchecked_population_bids(
+    strategies, strategy: np.ndarray, private_bid: np.ndarray, G: np.ndarray, U: np.ndarray, *, bid_class=None
+):
+    """:func:`population_bids` without its checks, for a simulation's loop whose arguments were checked once (the
+    same numbers)."""
     w = np.asarray(private_bid, dtype=float)
     strategy = np.asarray(strategy)
-    bid_class = bid_bin_codes(w) if bid_class is None else bid_class  # a chunk of runs reuses its bids' classes
+    bid_class = unchecked_bid_bin_codes(w) if bid_class is None else bid_class  # a chunk of runs reuses its classes
     by_class = [s.betas_by_class for s in strategies]
     if all(b is not None for b in by_class):  # each shades by a beta per bid class: one table lookup, the same bits
         return w * (1.0 - np.array(by_class, dtype=float).reshape(len(strategies), -1)[strategy, bid_class] * U)
@@ -305,7 +407,7 @@ def shade(w: np.ndarray, U: np.ndarray, rules: list, strategy: np.ndarray) -> np
     """Reported bids when job ``i`` follows ``rules[strategy[i]]``, for rules that ignore the group draw (as
     shading rules do); ``population_bids`` takes the group draws too."""
     w = np.asarray(w, dtype=float)
-    return population_bids(rules, strategy, w, np.zeros_like(w), U)
+    return unchecked_population_bids(rules, strategy, w, np.zeros_like(w), U)
 
 
 def population_slices(mixture: np.ndarray, probe: float) -> tuple[np.ndarray, np.ndarray]:

@@ -44,7 +44,7 @@ from pydantic import Field
 # the bid classes and a population's bids are the private bids' (bids sits below the strategies, and the
 # market imports it without the strategies' schemas and pydantic)
 from gamemarket.bids import BID_CLASSES, HIGH_MIN, LOW_MAX, bid_bin, bid_bin_codes, population_bids  # noqa: F401
-from gamemarket.errors import InputError, foreign_prints, raised, real_numbers
+from gamemarket.errors import InputError, check_text, foreign_prints, raised, real_numbers
 from gamemarket.registry import Registry
 
 #: a shading factor's range (beta in [0, 1)), as the study file's schema declares it
@@ -452,7 +452,9 @@ def _hashed_params(fn):
 
 
 def family_of(params: Mapping, where: str = "consumer strategy") -> Family:
-    """The family that owns stored ``params`` (its ``family`` field, or the family that recognises them)."""
+    """The family that owns stored ``params`` (its ``family`` field, or the family that recognises them); ``where``
+    (a text) names them in messages."""
+    check_text(where, "family_of: where (the place messages name)")
     if not isinstance(params, Mapping):  # ("abc" was an AttributeError on .get)
         raise InputError(f"{where}: parameters must be a mapping (a stored strategy's fields), got {params!r:.80}")
     if "family" in params:
@@ -468,7 +470,9 @@ def family_of(params: Mapping, where: str = "consumer strategy") -> Family:
 
 def from_params(params: Mapping, name: str = "") -> ConsumerStrategy:
     """The strategy, named ``name``, that stored ``params`` describe (a stored study's consumer entry: a
-    ``description`` beside them is left out, it makes no bid, and so is a plugin family's ``plugin`` hash)."""
+    ``description`` beside them is left out, it makes no bid, and so is a plugin family's ``plugin`` hash).
+    ``name`` is a text (empty: unnamed)."""
+    check_text(name, "from_params: name", empty=True)
     if not isinstance(params, Mapping):  # (None was an AttributeError on .items)
         raise InputError(
             f"consumer strategy {name!r}: parameters must be a mapping (a stored strategy's fields), got {params!r:.80}"
@@ -483,8 +487,12 @@ def from_entry(
     """The strategies a catalogue entry defines, by its family (``family = "..."``; ``default_family``
     where it names none); an unknown family is an error naming the file, the table and the field.
 
-    ``root`` is the entry's table as the file writes it (default ``[name]``)."""
-    root = root or f"[{name}]"
+    ``root`` is the entry's table as the file writes it (default ``[name]``). ``name``, ``where``,
+    ``default_family`` and ``root`` are texts (else an :class:`InputError` naming the argument)."""
+    check_text(name, "from_entry: name (the entry's table key)")
+    check_text(where, "from_entry: where (the file messages name)")
+    check_text(default_family, "from_entry: default_family (a consumer-strategy family's name)")
+    root = check_text(root, "from_entry: root (the entry's table as the file writes it)", none=True) or f"[{name}]"
     fam = entry.get("family", default_family) if isinstance(entry, dict) else default_family
     if not isinstance(fam, str) or fam not in FAMILIES:
         raise InputError(

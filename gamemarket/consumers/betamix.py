@@ -17,7 +17,7 @@ import numpy as np
 from pydantic import Field
 
 from gamemarket.consumers.base import ConsumerStrategy, Family, Fraction01, register
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, check_real, check_text, real_numbers, shown_value
 from gamemarket.io.schema import Table, check
 
 
@@ -53,6 +53,8 @@ class BetaMix(ConsumerStrategy):
     description: str = ""
 
     def __post_init__(self) -> None:
+        check_text(self.name, "beta mix: name", empty=True)
+        check_text(self.description, f"beta mix {self.name!r}: description", empty=True)
         try:
             groups = tuple((float(f), float(b)) for f, b in self.groups)
         except (TypeError, ValueError) as exc:
@@ -95,7 +97,23 @@ class BetaMix(ConsumerStrategy):
         return {**self.params(), **({"description": self.description} if self.description else {})}
 
     def assign(self, G: np.ndarray) -> np.ndarray:
-        """Group index of each job from its group draw ``G``."""
+        """Group index of each job from its group draw ``G`` (a number or an array of draws in ``[0, 1)``, else an
+        :class:`InputError` naming the first bad draw)."""
+        draws, problem = real_numbers(G)
+        if problem:
+            raise InputError(
+                f"beta mix {self.name!r}: assign: G must be group draws (numbers in [0, 1)), got {problem}"
+            )
+        if draws.size and not (draws.min() >= 0 and draws.max() < 1):  # NaN fails both comparisons
+            bad = draws[~((draws >= 0) & (draws < 1))].ravel()[0]
+            raise InputError(
+                f"beta mix {self.name!r}: assign: a group draw G is {float(bad)!r}; expected draws in [0, 1), got "
+                f"G = {shown_value(G)}"
+            )
+        return self._groups_of(G)
+
+    def _groups_of(self, G: np.ndarray) -> np.ndarray:
+        """:meth:`assign` without its checks: the engine's draws, once per run (:meth:`report`)."""
         return np.searchsorted(self.cum, G, side="right").astype(np.int64)
 
     def reported_bids(
@@ -106,13 +124,13 @@ class BetaMix(ConsumerStrategy):
 
     def report(self, w: np.ndarray, G: np.ndarray, U: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(group, reported bid) of every job."""
-        g = self.assign(G)
+        g = self._groups_of(G)
         return g, w * (1.0 - self.betas[g] * U)
 
     @classmethod
     def parse(cls, text: str) -> "BetaMix":
         """``FT``, ``SRG`` or ``f:b,f:b,...`` (for example ``0.9:0.1,0.1:0.9``)."""
-        key = text.strip()
+        key = check_text(text, "BetaMix.parse: text (FT, SRG or 'fraction:beta,...')").strip()
         if key.upper() in NAMED_MIXES:
             return NAMED_MIXES[key.upper()]
         groups = []
@@ -136,7 +154,13 @@ NAMED_MIXES = {"FT": FT, "SRG": SRG}
 
 
 def grid_name(fraction: float, beta: float) -> str:
-    """The name of a beta-grid cell: ``g<fraction>x<beta>``."""
+    """The name of a beta-grid cell: ``g<fraction>x<beta>``; ``fraction`` a number in (0, 1] and ``beta`` one in
+    [0, 1), as the grid's fields (``ConsumerGrid``) take them, else an :class:`InputError` naming the argument."""
+    check_real(fraction, "grid_name: fraction (the aggressive group's share)", minimum=0, maximum=1, above=True)
+    if check_real(beta, "grid_name: beta (the aggressive group's shading factor)", minimum=0, maximum=1) >= 1:
+        raise InputError(
+            f"grid_name: beta (the aggressive group's shading factor) must be < 1, got {shown_value(beta)}"
+        )
     return f"g{fraction:g}x{beta:g}"
 
 

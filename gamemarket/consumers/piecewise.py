@@ -18,8 +18,9 @@ from typing import ClassVar
 import numpy as np
 from pydantic import Field
 
+from gamemarket.bids import private_bids
 from gamemarket.consumers.base import ConsumerStrategy, Fraction01, ParametricFamily, numbers, register
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, check_text
 from gamemarket.io.schema import Table, check
 
 #: the family's knots: private bids 0, 30, ..., 180 (the bid distribution's default range)
@@ -44,7 +45,9 @@ class PiecewiseRule(ConsumerStrategy):
     description: str = ""
 
     def __post_init__(self) -> None:
+        check_text(self.name, "piecewise rule: name", empty=True)
         label = f"piecewise rule {self.name!r}"
+        check_text(self.description, f"{label}: description", empty=True)
         knots = numbers(self.knots, label, "knots")
         betas = numbers(self.betas, label, "betas")
         if len(knots) < 2 or not all(math.isfinite(k) for k in knots) or any(b <= a for a, b in zip(knots, knots[1:])):
@@ -58,7 +61,12 @@ class PiecewiseRule(ConsumerStrategy):
         object.__setattr__(self, "betas", betas)
 
     def beta(self, private_bid: np.ndarray) -> np.ndarray:
-        """``beta(w)`` of each private bid."""
+        """``beta(w)`` of each private bid (a number or an array of finite bids in ``[0, MAX_BID]``, else an
+        :class:`InputError` naming the first bad bid: ``bids.private_bids``)."""
+        return self._beta_of(private_bids(private_bid, f"piecewise rule {self.name!r}: beta: private_bid"))
+
+    def _beta_of(self, private_bid: np.ndarray) -> np.ndarray:
+        """:meth:`beta` without its checks: the engine's private bids, once per run (:meth:`reported_bids`)."""
         return np.interp(np.asarray(private_bid, dtype=float), self.knots, self.betas)
 
     def params(self) -> dict:
@@ -81,7 +89,7 @@ class PiecewiseRule(ConsumerStrategy):
         self, private_bid: np.ndarray, bid_class: np.ndarray, G: np.ndarray, U: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
         """(group 0, ``w (1 - beta(w) U)``) of every job."""
-        return np.zeros(len(private_bid), dtype=np.int64), private_bid * (1.0 - self.beta(private_bid) * U)
+        return np.zeros(len(private_bid), dtype=np.int64), private_bid * (1.0 - self._beta_of(private_bid) * U)
 
 
 class PiecewiseFamily(ParametricFamily):

@@ -17,7 +17,7 @@ import numpy as np
 from pydantic import Field
 
 from gamemarket.consumers.base import BID_CLASSES, ConsumerStrategy, Fraction01, ParametricFamily, numbers, register
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, check_text
 from gamemarket.io.schema import Table, check
 
 Share01 = Annotated[float, Field(ge=0, le=1)]
@@ -49,6 +49,8 @@ class ShadingRule(ConsumerStrategy):
     description: str = ""
 
     def __post_init__(self) -> None:
+        check_text(self.name, "shading rule: name", empty=True)
+        check_text(self.description, f"shading rule {self.name!r}: description", empty=True)
         betas = numbers(self.betas, f"shading rule {self.name!r}", "betas")
         if len(betas) != len(BID_CLASSES):
             raise InputError(f"shading rule {self.name!r}: one beta per bid class {BID_CLASSES} is needed, got {betas}")
@@ -97,7 +99,10 @@ class ShadingRule(ConsumerStrategy):
     @classmethod
     def from_entry(cls, name: str, entry: dict, where: str) -> "ShadingRule":
         """``beta = 0.5`` or ``beta = {low = 0, middle = 0, high = 0.9}`` (missing classes: 0); with ``leave``
-        (``leave = 1``, ``leave = {low = 0.5}``) a :class:`LeavingRule`."""
+        (``leave = 1``, ``leave = {low = 0.5}``) a :class:`LeavingRule`. ``name`` and ``where`` (the file messages
+        name) are texts."""
+        check_text(name, "ShadingRule.from_entry: name", empty=True)
+        check_text(where, "ShadingRule.from_entry: where (the file messages name)", empty=True)
         if not isinstance(entry, dict):
             raise InputError(f"{where}: shading rule {name!r}: expected a table with 'beta'")
         unknown = sorted(set(entry) - {"beta", "leave", "description"})

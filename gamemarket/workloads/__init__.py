@@ -1,13 +1,14 @@
 """Workloads: SWF traces (read, clean, split), the synthetic generators, the archive download."""
 
 import os
+from collections.abc import Mapping
 from dataclasses import fields
 
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, check_flag, check_text, shown_value
 from gamemarket.workloads.archive import resolve as resolve_trace
 from gamemarket.workloads.base import Workload, nodes_from_processors
 from gamemarket.workloads.model import WorkloadModel, generate_from_model
-from gamemarket.workloads.swf import read_swf
+from gamemarket.workloads.swf import SPLIT_MODES, read_swf
 from gamemarket.workloads.synthetic import SyntheticSpec, generate
 
 
@@ -17,7 +18,13 @@ def is_model_path(source) -> bool:
 
 
 def synthetic_spec(params: dict, where: str = "[workload.synthetic]") -> SyntheticSpec:
-    """The plain generator's parameters from a mapping, with an error naming any unknown or mistyped field."""
+    """The plain generator's parameters from a mapping (an empty one: the generator's defaults), with an error
+    naming any unknown or mistyped field; ``where`` is the table messages name."""
+    check_text(where, "synthetic_spec: where (the table messages name)")
+    if not isinstance(params, Mapping):
+        raise InputError(
+            f"{where}: expected a table of the generator's parameters (a mapping), got {shown_value(params)}"
+        )
     known = [f.name for f in fields(SyntheticSpec)]
     unknown = sorted(set(params) - set(known))
     if unknown:
@@ -36,8 +43,10 @@ def load(
     ``"synthetic"``: the campaign model in ``model`` (a ``.toml`` file; keyword parameters
     ``jobs``, ``nodes``, ``load``, ``seed``), or without a model the plain generator
     (keyword parameters of ``SyntheticSpec``). A path ending in ``.toml`` is a model file.
-    Anything else is an SWF path or a known trace name.
+    Anything else is an SWF path or a known trace name. ``parallel`` (one of ``SPLIT_MODES``), ``skip_bad_lines``
+    (a flag) and ``model`` (a path, or None) are checked whatever the source.
     """
+    _check_load_options(parallel, skip_bad_lines, model)
     if isinstance(source, bytes) or not isinstance(source, (str, os.PathLike)):  # (None: pathlib's TypeError)
         raise InputError(
             f"workload source must be 'synthetic', a trace's path or catalogue name, or a model file (.toml), got "
@@ -62,6 +71,16 @@ def load(
             "nodes(nodes, reduction), after it is read"
         )
     return read_swf(resolve_trace(source), parallel=parallel, skip_bad_lines=skip_bad_lines)
+
+
+def _check_load_options(parallel, skip_bad_lines, model) -> None:
+    """``load``'s options, else an :class:`InputError` naming the one that is wrong (a synthetic source took any
+    value of the trace's options in silence)."""
+    if not isinstance(parallel, str) or parallel not in SPLIT_MODES:
+        raise InputError(f"load: parallel must be one of {list(SPLIT_MODES)}, got {shown_value(parallel)}")
+    check_flag(skip_bad_lines, "load: skip_bad_lines")
+    if model is not None and (isinstance(model, bytes) or not isinstance(model, (str, os.PathLike))):
+        raise InputError(f"load: model must be a workload model file's path (.toml) or None, got {shown_value(model)}")
 
 
 __all__ = [

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, check_instance, check_real, check_whole, shown_value
 from gamemarket.io.limits import MAX_NODES
 
 #: Columns every workload's job table has (section 1 of the market model).
@@ -61,9 +61,16 @@ def generate_estimates(runtime: np.ndarray) -> np.ndarray:
 
 
 def nodes_from_processors(processors: int, reduction: float) -> int:
-    """``n = floor(P * (1 - reduction))`` (market model 2.3), robust to binary rounding."""
-    if not 0.0 <= reduction < 1.0:
-        raise InputError(f"reduction must be in [0, 1), got {reduction!r}")
+    """``n = floor(P * (1 - reduction))`` (market model 2.3), robust to binary rounding. ``processors`` a whole
+    number in ``[1, MAX_NODES]``, ``reduction`` a number in ``[0, 1)``, else an :class:`InputError` naming it."""
+    check_whole(processors, "nodes_from_processors: processors", 1)
+    if processors > MAX_NODES:  # as a trace's header may give it (``processors_of``)
+        raise InputError(
+            f"nodes_from_processors: processors must be at most {MAX_NODES:,} (the most nodes a study may give), got "
+            f"{shown_value(processors)}"
+        )
+    if not 0.0 <= check_real(reduction, "reduction (the share of the processors left out)") < 1.0:
+        raise InputError(f"reduction must be in [0, 1), got {shown_value(reduction)}")
     n = math.floor(processors * (1.0 - reduction) + 1e-9)
     if n < 1:
         raise InputError(
@@ -126,8 +133,8 @@ def _nodes_of(meta: dict, nodes: int | None, reduction: float | None) -> int:
             "node count from the header's processors"
         )
     if nodes is not None:
-        if isinstance(nodes, bool) or not isinstance(nodes, (int, np.integer)) or nodes < 1:
-            raise InputError(f"nodes must be a whole number >= 1, got {nodes!r}")
+        if isinstance(nodes, bool) or not isinstance(nodes, (int, np.integer)) or not 1 <= nodes <= MAX_NODES:
+            raise InputError(f"nodes must be a whole number from 1 to {MAX_NODES:,}, got {shown_value(nodes)}")
         return int(nodes)
     if meta.get("nodes") is not None and reduction is None:
         return int(meta["nodes"])
@@ -145,6 +152,8 @@ class Workload:
     meta: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        check_instance(self.jobs, pd.DataFrame, "Workload: jobs", "a pandas DataFrame of jobs (one row per serial job)")
+        check_instance(self.meta, dict, "Workload: meta", "a dict of metadata (source, header, nodes, ...)")
         missing = [c for c in ("id", "submit", "runtime", "estimate") if c not in self.jobs.columns]
         if missing:
             raise InputError(f"workload job table lacks column(s) {missing}")
@@ -162,7 +171,15 @@ class Workload:
         return nodes_of(self.meta, nodes, reduction)
 
     def offered_load(self, nodes: int) -> float:
-        """Offered work / (nodes * span of submit times)."""
+        """Offered work / (nodes * span of submit times); ``nodes`` a whole number from 1 to ``MAX_NODES``."""
+        if (
+            isinstance(nodes, (bool, np.bool_))
+            or not isinstance(nodes, (int, np.integer))
+            or not 1 <= nodes <= MAX_NODES
+        ):
+            raise InputError(
+                f"offered_load: nodes must be a whole number from 1 to {MAX_NODES:,}, got {shown_value(nodes)}"
+            )
         submit = self.jobs["submit"].to_numpy()
         span = float(submit.max() - submit.min()) if len(submit) else 0.0
         work = float(self.jobs["runtime"].sum())

@@ -33,6 +33,7 @@ References
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
@@ -40,9 +41,9 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr, ndtri
 
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, check_instance, check_path, check_text, real_numbers, shown_value
 from gamemarket.io.files import atomic_path, read_toml
-from gamemarket.io.limits import MAX_TIME, check_fits
+from gamemarket.io.limits import MAX_NODES, MAX_TIME, check_fits
 from gamemarket.io.schema import check
 from gamemarket.workloads.base import Workload
 from gamemarket.workloads.model_file import FORMAT, ModelFile
@@ -54,6 +55,12 @@ WEEK, HOUR = 7 * 86400.0, 3600.0
 MODEL_BYTES_PER_JOB = 224
 #: rounds of campaign-size draws before a model whose sizes never cover the jobs is an error
 MAX_SIZE_ROUNDS = 1000
+#: the ranges of a model's own size, load and threshold, as a model file's schema bounds them (``model_file``)
+MAX_MODEL_JOBS = 10**9
+MAX_LOAD = 1e6
+MAX_THRESHOLD = 1e7
+#: the largest seed of a draw (a study file's: an int64)
+MAX_SEED = 2**63 - 1
 
 
 def z_probabilities() -> np.ndarray:
@@ -92,34 +99,42 @@ class WorkloadModel:
     notes: dict = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
+        check_text(self.source, "workload model: source (the trace it was fitted to)", empty=True)
+        check_instance(self.notes, dict, "workload model: notes", "a dict (notes that take no part in comparisons)")
         where = f"workload model{f' ({self.source})' if self.source else ''}"
 
         def bad(name, what):
             raise InputError(f"{where}: {field_name(name)}: {what}")
 
-        for name in ("jobs", "nodes"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-                bad(name, f"expected an integer >= 1, got {v!r}")
-        if not (isinstance(self.load, (int, float)) and math.isfinite(self.load) and self.load > 0):
-            bad("load", f"expected a number > 0, got {self.load!r}")
+        self._check_sizes(bad)
         self._check_quantiles(bad)
         self._check_users(bad)
         for name in ("user_share", "campaign_share", "long_gap_share"):
             v = getattr(self, name)
-            if not (isinstance(v, (int, float)) and 0.0 <= v < 1.0):
-                bad(name, f"expected a number in [0, 1), got {v!r}")
+            if not (_real(v) and 0.0 <= v < 1.0):
+                bad(name, f"expected a number in [0, 1), got {shown_value(v)}")
         if self.user_share + self.campaign_share >= 1.0:
             bad(
                 "campaign_share",
                 f"user_share + campaign_share must be < 1, got {self.user_share + self.campaign_share}",
             )
-        h = np.asarray(self.hour_of_week, dtype=float)
+        h = _reals(self.hour_of_week, "hour_of_week", bad)
         if h.shape != (168,) or not np.all(np.isfinite(h)) or np.any(h < 0) or h.sum() <= 0:
             bad("hour_of_week", "expected 168 non-negative rates with a positive sum")
         object.__setattr__(self, "hour_of_week", tuple(float(x) for x in h / h.mean()))
-        if not (isinstance(self.threshold, (int, float)) and self.threshold > 0):
-            bad("threshold", f"expected seconds > 0, got {self.threshold!r}")
+
+    def _check_sizes(self, bad) -> None:
+        """The model's own jobs, nodes, load and threshold: in the ranges a model file's schema gives them."""
+        for name, most in (("jobs", MAX_MODEL_JOBS), ("nodes", MAX_NODES)):
+            v = getattr(self, name)
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 1:
+                bad(name, f"expected an integer >= 1, got {shown_value(v)}")
+            if v > most:
+                bad(name, f"expected an integer >= 1 and <= {most:,}, got {shown_value(v)}")
+        if not (_real(self.load) and 0 < self.load <= MAX_LOAD):
+            bad("load", f"expected a number > 0 and <= {MAX_LOAD:g}, got {shown_value(self.load)}")
+        if not (_real(self.threshold) and 0 < self.threshold <= MAX_THRESHOLD):
+            bad("threshold", f"expected seconds > 0 and <= {MAX_THRESHOLD:g}, got {shown_value(self.threshold)}")
 
     def _check_quantiles(self, bad) -> None:
         """The quantile lists: their lengths, finite and non-decreasing; stored as tuples of floats."""
@@ -131,7 +146,7 @@ class WorkloadModel:
             ("long_gap_quantiles", len(P_GRID), 0.0),
             ("log_estimate_ratio_quantiles", len(P_GRID), 0.0),
         ):
-            v = np.asarray(getattr(self, name), dtype=float)
+            v = _reals(getattr(self, name), name, bad)
             if v.shape != (n,):
                 bad(name, f"expected {n} numbers, got {v.size}")
             if not np.all(np.isfinite(v)) or np.any(v < lo) or np.any(np.diff(v) < 0):
@@ -140,13 +155,13 @@ class WorkloadModel:
 
     def _check_users(self, bad) -> None:
         """The user shares (positive, summing to 1; stored normalised) and their effects (one each)."""
-        shares = np.asarray(self.user_shares, dtype=float)
+        shares = _reals(self.user_shares, "user_shares", bad)
         if shares.ndim != 1 or shares.size < 1 or not np.all(np.isfinite(shares)) or np.any(shares <= 0):
             bad("user_shares", "expected a non-empty list of positive numbers")
         if abs(shares.sum() - 1.0) > 1e-6:
             bad("user_shares", f"the shares must sum to 1, got {shares.sum():.9g}")
         object.__setattr__(self, "user_shares", tuple(float(x) for x in shares / shares.sum()))
-        eff = np.asarray(self.user_effects, dtype=float)
+        eff = _reals(self.user_effects, "user_effects", bad)
         if eff.shape != shares.shape or not np.all(np.isfinite(eff)):
             bad("user_effects", f"expected {shares.size} finite numbers (one per user share), got {eff.size}")
         object.__setattr__(self, "user_effects", tuple(float(x) for x in eff))
@@ -205,21 +220,25 @@ class WorkloadModel:
         return "\n".join(lines)
 
     def save(self, path: str | Path) -> Path:
-        """Write the model file atomically (a temporary file, then a rename)."""
+        """Write the model file atomically (a temporary file, then a rename) to ``path`` (a text or a path)."""
+        check_path(path, "WorkloadModel.save: path")
         with atomic_path(path, "model (.toml)") as tmp:
             tmp.write_text(self.to_toml())
         return Path(path)
 
     @classmethod
     def read(cls, path: str | Path) -> "WorkloadModel":
-        """Read and validate a model file; errors name the file and the field (also those of a draw)."""
+        """Read and validate a model file (``path``: a text or a path); errors name the file and the field (also
+        those of a draw)."""
+        check_path(path, "WorkloadModel.read: path")
         model = cls.from_dict(read_toml(path, "workload model file (.toml)"), where=str(path))
         model.notes["file"] = str(path)  # notes take no part in comparisons or the file's text
         return model
 
     @classmethod
     def from_dict(cls, d: dict, where: str = "workload model") -> "WorkloadModel":
-        """A model from a model file's tables, validated; errors name ``where`` (the file) and the field."""
+        """A model from a model file's tables, validated; errors name ``where`` (the file, a text) and the field."""
+        check_text(where, "WorkloadModel.from_dict: where (the file messages name)")
         study_tables = {"workload", "strategies", "replications", "game", "design"}
         if isinstance(d, dict) and "format" not in d and study_tables & set(d):
             raise InputError(
@@ -261,6 +280,27 @@ class WorkloadModel:
             for f in fields(self)
             if f.name in ("jobs", "nodes", "load", "user_share", "campaign_share", "threshold", "source")
         }
+
+
+def _real(v) -> bool:
+    """Whether ``v`` is a finite real number (an int or a float, numpy's too; not a bool)."""
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
+        return False
+    try:
+        return math.isfinite(float(v))
+    except OverflowError:  # an integer beyond float range
+        return False
+
+
+def _reals(value, name: str, bad) -> np.ndarray:
+    """A model's list of numbers as float64, or ``bad(name, ...)`` naming what it holds instead (a text, a dict,
+    an object: numpy's conversion error, before)."""
+    if isinstance(value, (str, bytes, dict)):
+        bad(name, f"expected a list of numbers, got {shown_value(value)}")
+    arr, problem = real_numbers(value)
+    if problem:
+        bad(name, f"expected a list of numbers, got {shown_value(value)}: {problem}")
+    return arr
 
 
 # ---------------------------------------------------------------------- generation
@@ -320,22 +360,32 @@ def _where(model: WorkloadModel) -> str:
 
 
 def _draw_arguments(model: WorkloadModel, jobs, nodes, load, seed) -> tuple[int, int, float]:
-    """(jobs, nodes, load) of a draw, the model's own where not given; bad values are errors."""
+    """(jobs, nodes, load) of a draw, the model's own where not given; bad values are errors: jobs a whole number
+    >= 1 (one that does not fit in memory is refused by the draw, naming its size), nodes one in ``[1,
+    MAX_NODES]``, load a number in ``(0, MAX_LOAD]``, seed a whole number in ``[0, MAX_SEED]``."""
     J = model.jobs if jobs is None else jobs
     n = model.nodes if nodes is None else nodes
     target = model.load if load is None else load
     for name, v, ok in (
-        ("jobs", J, isinstance(J, (int, np.integer)) and J >= 1),
-        ("nodes", n, isinstance(n, (int, np.integer)) and n >= 1),
-        ("load", target, isinstance(target, (int, float)) and math.isfinite(target) and target > 0),
-        ("seed", seed, isinstance(seed, (int, np.integer)) and seed >= 0),
+        ("jobs", J, _whole(J) and J >= 1),
+        ("nodes", n, _whole(n) and 1 <= n <= MAX_NODES),
+        ("load", target, _real(target) and 0 < target <= MAX_LOAD),
+        ("seed", seed, _whole(seed) and 0 <= seed <= MAX_SEED),
     ):
         if not ok:
-            raise InputError(
-                f"workload model: {name} must be "
-                f"{'> 0' if name == 'load' else 'an integer >= ' + ('0' if name == 'seed' else '1')}, got {v!r}"
-            )
+            rule = {
+                "jobs": "an integer >= 1",
+                "nodes": f"an integer from 1 to {MAX_NODES:,}",
+                "load": f"> 0 and at most {MAX_LOAD:g}",
+                "seed": "an integer from 0 to 2^63 - 1",
+            }[name]
+            raise InputError(f"workload model: {name} must be {rule}, got {shown_value(v)}")
     return int(J), int(n), target
+
+
+def _whole(v) -> bool:
+    """Whether ``v`` is a whole number (an int or a numpy integer; not a bool)."""
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
 
 
 def _campaign_sizes(rng: np.random.Generator, model: WorkloadModel, J: int) -> np.ndarray:
@@ -487,6 +537,7 @@ def generate_from_model(
         a model whose draws leave the job table's range (run times, estimates or the span beyond 2^53 s,
         gaps beyond a double's, campaign sizes that never cover the jobs), naming the field.
     """
+    check_instance(model, WorkloadModel, "generate_from_model: model", "a WorkloadModel (WorkloadModel.read(path))")
     J, n, target = _draw_arguments(model, jobs, nodes, load, seed)
     check_fits(J * MODEL_BYTES_PER_JOB, f"{_where(model)}: a draw of {J:,} jobs")
     rng = np.random.default_rng(np.random.SeedSequence([int(seed), 0xCA4A16]))

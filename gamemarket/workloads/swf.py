@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, check_flag, shown_value
 from gamemarket.io.files import check_input
 from gamemarket.io.limits import MAX_TIME, check_fits
 from gamemarket.workloads.base import Workload, generate_estimates
@@ -543,6 +543,9 @@ def _read(path, parallel: str, skip_bad_lines: bool, *, narrow: bool, chunk_byte
     names the first bad line, or skips it on request); both give the same numbers."""
     if isinstance(path, bytes) or not isinstance(path, (str, os.PathLike)):  # (5: pathlib's TypeError)
         raise InputError(f"an SWF trace is read from a path, got {path!r:.80}")
+    if not isinstance(parallel, str) or parallel not in SPLIT_MODES:  # (an array: numpy's "truth value" error)
+        raise InputError(f"{path}: parallel mode must be one of {SPLIT_MODES}, got {shown_value(parallel)}")
+    check_flag(skip_bad_lines, f"{path}: skip_bad_lines")
     path = Path(path)
     try:
         records = _Records(parallel, extra=not narrow)

@@ -11,17 +11,34 @@ submit times are finally scaled so that the offered load ``work / (nodes * span)
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
 
 import numpy as np
 import pandas as pd
 
-from gamemarket.errors import InputError
-from gamemarket.io.limits import MAX_TIME, check_fits
+from gamemarket.errors import InputError, check_instance, check_text, shown_value
+from gamemarket.io.limits import MAX_NODES, MAX_TIME, check_fits
 from gamemarket.workloads.base import Workload, generate_estimates
 
 #: bytes per job at the generator's peak (measured with tracemalloc: 155 for 10^5 and 4 x 10^5 jobs)
 SYNTHETIC_BYTES_PER_JOB = 160
+#: the largest seed (a study file's, ``[workload.synthetic] seed``: an int64) and job count (an int64 job id; a
+#: count that does not fit in memory is refused by the generator, naming its size)
+MAX_SEED = MAX_COUNT = 2**63 - 1
+#: the upper bounds of the generator's parameters, where the generator itself would not refuse a huge one
+#: (as a study file's ``[workload.synthetic]`` table bounds them; a log-sd beyond 100 draws every run time as 1 s or
+#: the cap). Those without one (``max_runtime``: a cap; ``overestimate``, ``gap_sigma``) are refused by the
+#: generator where their draws leave the job table's range, naming them.
+SPEC_MAXIMA = {
+    "jobs": (MAX_COUNT, "2^63 - 1"),
+    "nodes": (MAX_NODES, f"{MAX_NODES:,}"),
+    "load": (1e6, "1e6"),
+    "runtime_median": (MAX_TIME, "2^53 seconds"),
+    "runtime_sigma": (100.0, "100"),
+    "batch_mean": (1e6, "1e6"),
+    "seed": (MAX_SEED, "2^63 - 1"),
+}
 
 
 @dataclass(frozen=True)
@@ -67,12 +84,23 @@ class SyntheticSpec:
         for ok, name, rule in checks:
             if not ok:  # (the value was not said: "jobs must be >= 1")
                 raise InputError(f"synthetic workload: {name} must be {rule}, got {getattr(self, name)!r}")
+        for name, (most, words) in SPEC_MAXIMA.items():
+            if getattr(self, name) > most:
+                raise InputError(
+                    f"synthetic workload: {name} must be at most {words}, got {shown_value(getattr(self, name))}"
+                )
 
     @classmethod
     def from_dict(cls, d: dict, where: str = "synthetic") -> "SyntheticSpec":
         """The generator's parameters from a ``[workload.synthetic]`` table; an unknown field is an
-        :class:`InputError` that names it (``where`` says which table).
+        :class:`InputError` that names it (``where``, a text, says which table). An empty table is the generator's
+        defaults.
         """
+        check_text(where, "SyntheticSpec.from_dict: where (the table messages name)")
+        if not isinstance(d, Mapping):
+            raise InputError(
+                f"{where}: expected a table of the generator's parameters (a mapping), got {shown_value(d)}"
+            )
         known = set(cls.__dataclass_fields__)
         unknown = sorted(set(d) - known)
         if unknown:
@@ -154,6 +182,10 @@ def generate(spec: SyntheticSpec | None = None, **kwargs) -> Workload:
     """
     if spec is None:
         spec = SyntheticSpec(**kwargs)
+    else:
+        check_instance(spec, SyntheticSpec, "generate: spec", "a SyntheticSpec (or None: keyword parameters)")
+        if kwargs:  # (they were ignored in silence)
+            raise InputError(f"generate: give a spec or keyword parameters {sorted(kwargs)}, not both")
     J = spec.jobs
     check_fits(J * SYNTHETIC_BYTES_PER_JOB, f"synthetic workload of {J:,} jobs")
     rng = np.random.default_rng(np.random.SeedSequence([spec.seed, 0x5EED]))
