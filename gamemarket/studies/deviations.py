@@ -128,7 +128,9 @@ class SeedRuns:
     def run(self, rules, strategy) -> tuple[np.ndarray, dict]:
         """``(utility per job, provider summary)`` when job ``i`` plays ``rules[strategy[i]]``."""
         w = self.draws.private_bid
-        rw = bids.population_bids(list(rules), strategy, w, self.draws.G, self.draws.U, bid_class=self.bid_class)
+        rw = bids.unchecked_population_bids(
+            list(rules), strategy, w, self.draws.G, self.draws.U, bid_class=self.bid_class
+        )
         if any(r.leave_by_class is not None and any(r.leave_by_class) for r in rules) and self._leave is None:
             self._leave = bids.leave_draws(self.n, self.seed)
         return self._run(rw, bids.population_stay(list(rules), strategy, self.bid_class, self._leave))

@@ -162,7 +162,7 @@ def run_chunk(
         lo, hi = bids.population_slices(np.asarray(x), probe)
         strat = slice_assign(d, lo, hi)
         if betas is None:
-            rw = bids.population_bids(cfg.strategies, strat, w, draws.G, U, bid_class=bid_class)
+            rw = bids.unchecked_population_bids(cfg.strategies, strat, w, draws.G, U, bid_class=bid_class)
         else:
             rw = _class_bids(strat, bid_class, w, U, betas)
         u, summary = run(rw, bids.population_stay(cfg.strategies, strat, bid_class, L) if leaves else None)

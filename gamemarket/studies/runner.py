@@ -26,7 +26,8 @@ from joblib import parallel_config
 
 from gamemarket import MODEL_VERSION, __version__, bids, plugins
 from gamemarket.consumers import ConsumerStrategy, bid_bin_codes
-from gamemarket.errors import InputError, WorkerLost, worker_died
+from gamemarket.errors import InputError, WorkerLost, check_flag, shown_value, worker_died
+from gamemarket.io.limits import check_workers
 from gamemarket.io.names import workload_source
 from gamemarket.market import payoffs
 from gamemarket.market.base import PreparedWorkload, market_for, market_for_workload
@@ -237,6 +238,14 @@ def run_study(
     Returns a small report: tasks total, skipped (already stored), run, wall seconds.
     """
     check_spec(spec, "run_study")
+    check_workers(n_jobs, "run_study: n_jobs")
+    check_flag(progress, "run_study: progress")
+    check_flag(force, "run_study: force")
+    if store is not None and not isinstance(store, ResultStore):  # (a text was an AttributeError on .lock)
+        raise InputError(
+            f"run_study: store must be a ResultStore (or None: the study's own), got {shown_value(store)} "
+            f"({type(store).__name__})"
+        )
     if scheduler_address is not None:  # before the lock: an address that is not a scheduler holds nothing
         identify(scheduler_address)
     prep = load_workload(spec)

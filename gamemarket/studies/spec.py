@@ -10,14 +10,21 @@ from pathlib import Path
 
 from gamemarket import consumers
 from gamemarket.bids import BidDistribution
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, shown_value
 from gamemarket.io.files import atomic_path, read_toml, resolve, special_kind
 from gamemarket.io.names import check_name, check_names
 from gamemarket.io.schema import check
 from gamemarket.market.base import generator_sources, market_for_workload
+from gamemarket.market.payoffs import CONSUMER_PAYOFFS, PROVIDER_PAYOFFS
 from gamemarket.plugins import Plugin, load_plugin
-from gamemarket.studies.design_config import parse_design
-from gamemarket.studies.population_config import TABLE_FIELDS, check_exploration, load_shading, parse_config
+from gamemarket.studies.design_config import DesignConfig, parse_design
+from gamemarket.studies.population_config import (
+    TABLE_FIELDS,
+    PopulationConfig,
+    check_exploration,
+    load_shading,
+    parse_config,
+)
 from gamemarket.studies.schema import (  # noqa: F401 (NOTE_FIELD, typed_numbers: the discussion's, read from here)
     GAINS_STRATEGIES,
     NOTE_FIELD,
@@ -53,6 +60,77 @@ class GameDef:
             value = getattr(self, field_name)
             if not isinstance(value, str) or not value.strip():
                 raise InputError(f"game {self.name!r}: {field_name} must be a non-empty text, got {value!r}")
+        for field_name, known in (("provider", PROVIDER_PAYOFFS), ("consumer", CONSUMER_PAYOFFS)):
+            value = getattr(self, field_name)  # (a metric no run has was a KeyError after every run)
+            if value not in known:
+                raise InputError(f"game {self.name!r}: {field_name} must be one of {list(known)}, got {value!r}")
+
+
+def _whole(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)  # (a numpy integer is refused by the schema, as a file's)
+
+
+def _list_of(kind, *, empty: bool = True):
+    """A check that a value is a list (or a tuple) of ``kind``, non-empty unless ``empty``."""
+    return lambda v: isinstance(v, (list, tuple)) and (empty or len(v) > 0) and all(isinstance(x, kind) for x in v)
+
+
+def _text_map(v) -> bool:
+    return isinstance(v, dict) and all(isinstance(k, str) and isinstance(x, str) for k, x in v.items())
+
+
+#: the fields of :class:`StudySpec` given as a text that are converted to a Path
+_PATH_FIELDS = ("path", "results_dir", "report_dir")
+#: what each field of :class:`StudySpec` holds (``workload``, ``providers`` and ``consumers`` have their own checks):
+#: (field, test, what it must be); a value that fails its test is an InputError naming the field, before the study
+#: file's schema reads it (a None, a number or an array was an AttributeError or a TypeError deep inside, or taken)
+_FIELD_KINDS = (
+    ("name", lambda v: isinstance(v, str) and bool(v.strip()), "a non-empty text"),
+    ("path", lambda v: v is None or isinstance(v, Path), "the study file's path (a Path or a text), or None"),
+    (
+        "seeds",
+        lambda v: isinstance(v, (list, tuple)) and all(_whole(x) for x in v),
+        "a list of whole numbers >= 0 (int)",
+    ),
+    ("games", _list_of(GameDef, empty=False), "a non-empty list of GameDef"),
+    ("bids", lambda v: isinstance(v, BidDistribution), "a BidDistribution (gamemarket.bids)"),
+    ("results_dir", lambda v: isinstance(v, Path), "a folder's path (a Path or a text)"),
+    ("report_dir", lambda v: isinstance(v, Path), "a folder's path (a Path or a text)"),
+    ("description", lambda v: isinstance(v, str), "a text"),
+    ("companions", _list_of(Path), "a list of study files' paths (Path)"),
+    ("notes", lambda v: isinstance(v, str), "a text"),
+    ("gains", lambda v: v is None or isinstance(v, dict), "the [gains] table (a dict), or None"),
+    ("population", lambda v: v is None or isinstance(v, PopulationConfig), "a PopulationConfig, or None"),
+    ("aliases", _text_map, "a dict of consumer names (text) to the names kept (text)"),
+    ("paper", lambda v: isinstance(v, dict), "the [paper] table (a dict)"),
+    ("population_study", lambda v: v is None or isinstance(v, Path), "a study file's path (a Path), or None"),
+    ("plugins", _list_of(Plugin), "a list of loaded Plugin (gamemarket.plugins.load_plugin)"),
+    ("exploration", lambda v: v is None or isinstance(v, dict), "the [game.exploration] table (a dict), or None"),
+    ("design", lambda v: v is None or isinstance(v, DesignConfig), "a DesignConfig, or None"),
+    (
+        "folders_given",
+        lambda v: isinstance(v, tuple) and len(v) == 2 and all(isinstance(x, bool) for x in v),
+        "a tuple of two bools (results and report folders given)",
+    ),
+)
+
+
+def _check_place(value, what: str) -> None:
+    """``value`` a path (a text or a path object) or None, else an :class:`InputError` naming ``what`` (pathlib's
+    ``TypeError`` before; a blank text was the current folder)."""
+    if value is None or (isinstance(value, str) and value.strip()) or isinstance(value, os.PathLike):
+        return
+    raise InputError(f"{what} must be a path (a text or a Path), or None, got {shown_value(value)}")
+
+
+def _check_field_kinds(spec, where: str) -> None:
+    """Each field of ``spec`` of the kind :data:`_FIELD_KINDS` says, else an :class:`InputError` naming it."""
+    for name, test, expected in _FIELD_KINDS:
+        value = getattr(spec, name)
+        if not test(value):
+            raise InputError(
+                f"{where}: field {name!r}: expected {expected}, got {shown_value(value)} ({type(value).__name__})"
+            )
 
 
 DEFAULT_GAMES = (
@@ -94,6 +172,10 @@ class StudySpec:
     folders_given: tuple = (False, False)
 
     def __post_init__(self) -> None:
+        for name in _PATH_FIELDS:  # a folder or file given as a text is its path
+            value = getattr(self, name)
+            if isinstance(value, str) and value.strip():
+                setattr(self, name, Path(value))
         self.validate()
 
     def run_command(self) -> str:
@@ -117,6 +199,7 @@ class StudySpec:
 
         The study file's reader (``load_study``) adds the file to each message."""
         where = f"study {self.name!r}"
+        _check_field_kinds(self, where)
         wl = self.workload
         if not isinstance(wl, dict) or not isinstance(wl.get("source"), str):
             raise InputError(f"{where}: field 'workload': expected a table with a 'source', got {wl!r}")
@@ -188,6 +271,7 @@ class StudySpec:
         relative to ``base`` (the folder of the file to be written) where given, else absolute.
         Consumers merged as aliases of an identical beta mix are written once, under the kept name.
         """
+        _check_place(base, "StudySpec.to_dict: base (the folder of the file to be written)")
 
         def rel(p) -> str:
             if base is None:
@@ -201,6 +285,7 @@ class StudySpec:
         """The study file's text (:meth:`to_dict` as TOML); with ``path``, also written there atomically.
 
         ``StudySpec.from_toml`` reads it back to an equal spec (up to merged aliases)."""
+        _check_place(path, "StudySpec.to_toml: path")
         import tomli_w  # deferred: only writing a study needs it
 
         text = tomli_w.dumps(

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from gamemarket.testing.report import check_case_seed, check_count
+
 #: bids drawn from these (duplicates on purpose: ties) or uniformly on [0, 180]
 BID_POOL = np.array([0.0, 0.5, 1.0, 7.0, 30.0, 30.0, 150.0])
 RESERVES = (0.0, 1.0, 10.0)
@@ -69,6 +71,7 @@ def random_cases(count: int = 30, seed: int = 0) -> list[Case]:
     -------
     list of Case
     """
+    count, seed = check_count(count, "random_cases: count"), check_case_seed(seed, "random_cases: seed")
     out = []
     for k in range(count):
         rng = np.random.default_rng([seed, k])
@@ -83,6 +86,7 @@ def random_cases(count: int = 30, seed: int = 0) -> list[Case]:
 
 def one_job_cases(seed: int = 0) -> list[Case]:
     """A single job, on one node and on two, under each reservation price (one below its bid, one above)."""
+    seed = check_case_seed(seed, "one_job_cases: seed")
     rng = np.random.default_rng([seed, 1])
     table = _table(rng, [int(rng.integers(0, 10))], [int(rng.integers(1, 16))], [int(rng.integers(1, 31))], [7.0])
     return [Case(f"one job (seed {seed})", table, nodes, reserve) for nodes in (1, 2) for reserve in RESERVES]
@@ -92,6 +96,7 @@ def tie_cases(seed: int = 0) -> list[Case]:
     """Cases where keys tie, so the tie rule (submit time, then id) decides: identical jobs but for their
     ids; equal bids; bids proportional to run times and estimates (equal bid per second); two bid values.
     """
+    seed = check_case_seed(seed, "tie_cases: seed")
     out = []
     for k in range(4):
         rng = np.random.default_rng([seed, 2, k])
@@ -120,6 +125,8 @@ def preemption_candidates(count: int = 60, seed: int = 0) -> list[Case]:
     """Busy cases on one or two nodes, where later arrivals often carry better keys than the running
     jobs: long run times, arrivals over the first few seconds, widely spread bids. A preemptive
     scheduler's check keeps those where the plain reference preempts."""
+    count = check_count(count, "preemption_candidates: count")
+    seed = check_case_seed(seed, "preemption_candidates: seed")
     out = []
     for k in range(count):
         rng = np.random.default_rng([seed, 3, k])

@@ -15,14 +15,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from gamemarket.errors import InputError, raised
+from gamemarket.errors import InputError, check_text, raised, shown_value
 from gamemarket.market.payments import PAYMENTS, get_payment
 from gamemarket.market.schedulers import SCHEDULERS, get_scheduler
 from gamemarket.market.simulate import Mechanism, simulate
 from gamemarket.plugins import PROVIDERS
 from gamemarket.testing.cases import Case, one_job_cases, preemption_candidates, random_cases, tie_cases
 from gamemarket.testing.reference import UnknownSemanticsError, payment_rule, reference_run, scheduler_semantics
-from gamemarket.testing.report import FAILED, PASSED, SKIPPED, ConformanceReport, check_options
+from gamemarket.testing.report import FAILED, PASSED, SKIPPED, ConformanceReport, check_names, check_options
 
 OUTCOME = ("start", "end", "payment", "preemptions")
 
@@ -53,6 +53,18 @@ def compare_with_reference(case: Case, scheduler: str, payment: str) -> str | No
     -------
     str or None
     """
+    if not isinstance(case, Case):
+        raise InputError(
+            f"compare_with_reference: case must be a gamemarket.testing.Case (random_cases() makes some), got "
+            f"{shown_value(case)} ({type(case).__name__})"
+        )
+    check_text(scheduler, "compare_with_reference: scheduler")
+    check_text(payment, "compare_with_reference: payment")
+    return unchecked_compare(case, scheduler, payment)
+
+
+def unchecked_compare(case: Case, scheduler: str, payment: str) -> str | None:
+    """:func:`compare_with_reference` with its arguments unchecked (the checks' loops over cases and pairings)."""
     got = simulate(case.table, case.nodes, Mechanism(scheduler, payment, case.reserve)).jobs
     want = reference_run(case.jobs(), case.nodes, scheduler, payment, case.reserve)
     cols = [got[c].tolist() for c in ("id", *OUTCOME)]
@@ -111,7 +123,7 @@ def _first_failure(cases, pairs, compare) -> str | None:
     return None
 
 
-def _run_cases(report, check, cases, pairs, what, compare=compare_with_reference) -> None:
+def _run_cases(report, check, cases, pairs, what, compare=unchecked_compare) -> None:
     """Compare every case under every (scheduler, payment) pair; record the first difference or a pass."""
     msg = _first_failure(cases, pairs, compare)
     if msg:
@@ -152,7 +164,7 @@ def _check_preemption(report, pairs, *, seed: int) -> None:
     if not found:
         report.add("preemption", SKIPPED, "no candidate case where an arrival preempts under this key")
         return
-    msg = next(filter(None, (_first_failure([case], [pair], compare_with_reference) for case, pair in found)), None)
+    msg = next(filter(None, (_first_failure([case], [pair], unchecked_compare) for case, pair in found)), None)
     if msg:
         report.add("preemption", FAILED, msg)
     else:
@@ -189,6 +201,8 @@ def check_scheduler(
     ConformanceReport
     """
     check_options("check_scheduler", seed=seed, raise_on_failure=raise_on_failure, cases=cases)
+    check_text(name, "check_scheduler: name")
+    payments = check_names(payments, "check_scheduler: payments")
     entry = get_scheduler(name)
 
     def declared(report, semantics) -> None:
@@ -314,6 +328,8 @@ def check_payment(
     ConformanceReport
     """
     check_options("check_payment", seed=seed, raise_on_failure=raise_on_failure, cases=cases)
+    check_text(name, "check_payment: name")
+    schedulers = check_names(schedulers, "check_payment: schedulers")
     entry = get_payment(name)
 
     def declared(report, _rule) -> None:
@@ -360,6 +376,7 @@ def check_provider(name: str, *, cases: int = 30, seed: int = 0, raise_on_failur
     ConformanceReport
     """
     check_options("check_provider", seed=seed, raise_on_failure=raise_on_failure, cases=cases)
+    check_text(name, "check_provider: name")
     report = ConformanceReport("provider strategy", name)
     p = PROVIDERS.get(name)
     missing = [

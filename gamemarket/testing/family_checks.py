@@ -23,8 +23,24 @@ import numpy as np
 from gamemarket import bids, consumers
 from gamemarket.consumers import FAMILIES, ConsumerStrategy, Family, ParametricFamily
 from gamemarket.consumers.base import check_reported
-from gamemarket.errors import InputError
-from gamemarket.testing.report import FAILED, PASSED, SKIPPED, ConformanceReport, check_options
+from gamemarket.errors import InputError, check_text, shown_value
+from gamemarket.testing.report import FAILED, PASSED, SKIPPED, ConformanceReport, check_case_seed, check_options
+
+#: the most seeded jobs :func:`family_draws` draws (four arrays of float64 each: 320 MB at the most)
+MAX_DRAWS = 10**7
+
+
+def _check_strategy(s, what: str) -> None:
+    """``s`` a :class:`ConsumerStrategy`, else an :class:`InputError` naming ``what`` and the value."""
+    if not isinstance(s, ConsumerStrategy):
+        raise InputError(f"{what}: s must be a ConsumerStrategy, got {shown_value(s)} ({type(s).__name__})")
+
+
+def _check_family(fam, kind: type, what: str, expected: str) -> None:
+    """``fam`` a ``kind`` (a family object, not its name), else an :class:`InputError` naming ``what``."""
+    if not isinstance(fam, kind):
+        hint = f" (consumers.FAMILIES[{fam!r}] is the family of that name)" if isinstance(fam, str) else ""
+        raise InputError(f"{what} must be {expected}, got {shown_value(fam)} ({type(fam).__name__}){hint}")
 
 
 def family_draws(n: int = 4000, seed: int = 3) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -35,7 +51,9 @@ def family_draws(n: int = 4000, seed: int = 3) -> tuple[np.ndarray, np.ndarray, 
     -------
     (w, bid_class, G, U) : tuple of numpy.ndarray
     """
-    d = bids.draw(n, seed)
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_DRAWS:
+        raise InputError(f"family_draws: n must be a whole number from 1 to {MAX_DRAWS:,}, got {shown_value(n)}")
+    d = bids.draw(int(n), check_case_seed(seed, "family_draws: seed"))
     w = np.concatenate([d.private_bid, [0.0, 60.0, 120.0, 180.0]])  # the class edges and the range's ends
     G = np.concatenate([d.G, [0.0, 0.5, 0.999, 0.25]])
     U = np.concatenate([d.U, [0.999999, 0.0, 0.5, 0.999999]])
@@ -45,7 +63,8 @@ def family_draws(n: int = 4000, seed: int = 3) -> tuple[np.ndarray, np.ndarray, 
 def family_points(family: ParametricFamily, seed: int = 7) -> dict[str, ConsumerStrategy]:
     """Points of a parametric family: its lower corner, the corner just under its upper bounds, and a random
     point (seeded), by ``low``, ``high`` and ``random``."""
-    rng = np.random.default_rng(seed)
+    _check_family(family, ParametricFamily, "family_points: family", "a ParametricFamily")
+    rng = np.random.default_rng(check_case_seed(seed, "family_points: seed"))
     lo = np.array([b[0] for b in family.bounds], dtype=float)
     hi = np.nextafter(np.array([b[1] for b in family.bounds], dtype=float), -np.inf)
     return {
@@ -62,13 +81,14 @@ def family_defaults(family: Family) -> dict[str, ConsumerStrategy]:
     InputError
         The family needs fields in an entry (it has parameters); its own message.
     """
+    _check_family(family, Family, "family_defaults: family", "a consumer-strategy Family")
     return family.from_entry(family.name, {}, "check_family", f"[strategies.consumer.{family.name}]")
 
 
 def check_bids(s: ConsumerStrategy) -> str:
     """Its reported bids: shapes and dtypes, finite, within ``[0, w]``, groups in range, the same bits on the
     same draws and (unless truthful) other bids on other draws. Raises ``AssertionError`` or ``InputError``."""
-    assert isinstance(s, ConsumerStrategy), f"{type(s).__name__} is not a ConsumerStrategy"
+    _check_strategy(s, "check_bids")
     assert s.family in FAMILIES, f"its family {s.family!r} is not registered"
     w, cls, G, U = family_draws()
     group, rw = s.reported_bids(w, cls, G, U)
@@ -84,6 +104,7 @@ def check_bids(s: ConsumerStrategy) -> str:
 
 def check_round_trip(s: ConsumerStrategy) -> str:
     """``params`` back through ``from_params`` and ``entry`` back through ``from_entry``: the same key and bids."""
+    _check_strategy(s, "check_round_trip")
     p = s.params()
     back = consumers.from_params(p, s.name)
     bare = {k: v for k, v in p.items() if k != "plugin"}
@@ -100,6 +121,7 @@ def check_round_trip(s: ConsumerStrategy) -> str:
 def check_independent(s: ConsumerStrategy) -> str:
     """A job's bid does not depend on who else plays the strategy (``population_bids``), and a strategy that
     declares ``betas_by_class`` bids what its one table lookup gives."""
+    _check_strategy(s, "check_independent")
     w, cls, G, U = family_draws(500)
     truthful = consumers.ShadingRule("t", (0, 0, 0))
     which = (np.arange(len(w)) % 2).astype(np.int64)
@@ -116,6 +138,7 @@ def check_independent(s: ConsumerStrategy) -> str:
 def check_box(fam: ParametricFamily) -> str:
     """A parametric family's box: as many names as bounds, points named by their values (two points that
     ``%g`` would merge keep apart), coordinates back, and a value outside its bound an error naming it."""
+    _check_family(fam, ParametricFamily, "check_box: fam", "a ParametricFamily")
     assert fam.dimension == len(fam.bounds) == len(fam.param_names) > 0, "param_names and bounds do not match"
     x = [0.5 * (lo + hi) for lo, hi in fam.bounds]
     s = fam.point(x)
@@ -180,6 +203,12 @@ def check_family(
     ConformanceReport
     """
     check_options("check_family", seed=seed, raise_on_failure=raise_on_failure)
+    check_text(name, "check_family: name")
+    if not isinstance(strategies, (list, tuple)):  # (a number was a TypeError, a dict's keys were taken)
+        raise InputError(
+            f"check_family: strategies must be a list of ConsumerStrategy, got {shown_value(strategies)} "
+            f"({type(strategies).__name__})"
+        )
     fam = FAMILIES.get(name)
     others = [s for s in strategies if not isinstance(s, ConsumerStrategy) or s.family != fam.name]
     if others:  # (a beta mix was checked, and passed, as a per-class strategy)

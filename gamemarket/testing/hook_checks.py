@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from gamemarket.errors import InputError, shown_value
 from gamemarket.market.hooks import EVENT_SCHEDULERS, EventScheduler, run_hooks
 from gamemarket.testing.cases import Case, one_job_cases, random_cases, tie_cases
-from gamemarket.testing.report import FAILED, PASSED, ConformanceReport, check_options
+from gamemarket.testing.report import FAILED, PASSED, ConformanceReport, check_names, check_options
 
 
 def _invariants(case: Case, sched: EventScheduler, payment: str) -> str | None:
@@ -55,6 +56,12 @@ def check_event_scheduler(
     ConformanceReport
     """
     check_options("check_event_scheduler", seed=seed, raise_on_failure=raise_on_failure, cases=cases)
+    if not isinstance(scheduler, (str, EventScheduler)):
+        raise InputError(
+            "check_event_scheduler: scheduler must be a registered event scheduler's name or an EventScheduler, got "
+            f"{shown_value(scheduler)} ({type(scheduler).__name__})"
+        )
+    payments = check_names(payments, "check_event_scheduler: payments", none=False)
     sched = EVENT_SCHEDULERS.get(scheduler) if isinstance(scheduler, str) else scheduler
     report = ConformanceReport("event scheduler", sched.name)
     for check, pool in (

@@ -17,7 +17,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 
-from gamemarket.errors import InputError, raised
+import pandas as pd
+
+from gamemarket.bids import MAX_RESERVE
+from gamemarket.errors import InputError, check_flag, check_real, check_text, check_whole, raised, shown_value
 from gamemarket.market.payments import (
     BLEND,
     FIRST_PRICE_RULE,
@@ -159,9 +162,82 @@ def payment_rule(payment: str, blend: float | None = None) -> Callable[..., floa
 
 
 def key_fn(scheduler: str, job: Mapping) -> tuple:
-    """A job's full sort key under ``scheduler``: its declared priority key, then submit time, then id."""
+    """A job's full sort key under ``scheduler``: its declared priority key, then submit time, then id.
+
+    ``job`` is a mapping with ``submit``, ``id`` and the fields the key reads (``reported_bid``, ``runtime``, ...),
+    each a real number; else an :class:`InputError` naming the field (a ``KeyError`` or ``TypeError`` before)."""
+    check_text(scheduler, "key_fn: scheduler")
     priority, _ = scheduler_semantics(scheduler)
+    if not isinstance(job, Mapping):
+        raise InputError(f"key_fn: job must be a mapping of a job's fields, got {shown_value(job)}")
+    _check_job(job, _fields(priority, ()), "key_fn: job")
+    return unchecked_key(priority, job)
+
+
+def unchecked_key(priority: PriorityKey, job: Mapping) -> tuple:
+    """:func:`key_fn` with the scheduler's declared ``priority`` given and ``job`` unchecked (the reference's loop)."""
     return (priority.of_job(job), job["submit"], job["id"])
+
+
+#: the fields every job of the plain reference has (the scheduler's key may read more)
+JOB_FIELDS = ("id", "submit", "runtime", "reported_bid")
+#: the most nodes a run names (the engine's bound, ``market.simulate.check_nodes``)
+MAX_NODES = 2**63 - 1
+
+
+def _fields(priority: PriorityKey, base: tuple = JOB_FIELDS) -> tuple:
+    """The fields a job needs: ``base`` and what ``priority`` reads, then submit time and id (the tie rule)."""
+    extra = (priority.column, *((priority.per,) if priority.per else ()), "submit", "id")
+    return tuple(dict.fromkeys((*base, *extra)))
+
+
+def _check_job(job: Mapping, fields: tuple, what: str) -> None:
+    """Each of ``fields`` in ``job``, a finite real number (not a bool); else an :class:`InputError` naming it."""
+    for f in fields:
+        if f not in job:
+            raise InputError(f"{what}: missing field {f!r}; expected the fields {list(fields)}")
+        check_real(job[f], f"{what}: field {f!r}")
+
+
+def _checked_jobs(jobs, priority: PriorityKey) -> list:
+    """``jobs`` as a list of mappings, each with the fields the run reads (numbers; a run time > 0, a submit time and
+    a bid >= 0, ids distinct), from a job table (a DataFrame) or a list of mappings; else an :class:`InputError`."""
+    fields = _fields(priority)
+    if isinstance(jobs, pd.DataFrame):
+        missing = [f for f in fields if f not in jobs.columns]
+        if missing:
+            raise InputError(f"reference_run: jobs: missing column(s) {missing}; expected the columns {list(fields)}")
+        jobs = jobs.to_dict("records")
+    if not isinstance(jobs, (list, tuple)) or not all(isinstance(j, Mapping) for j in jobs):
+        raise InputError(
+            "reference_run: jobs must be a job table (a DataFrame) or a list of mappings, one per job, got "
+            f"{shown_value(jobs)}"
+        )
+    for k, j in enumerate(jobs):
+        what = f"reference_run: jobs[{k}]"
+        _check_job(j, fields, what)
+        if not (j["runtime"] > 0 and j["submit"] >= 0 and j["reported_bid"] >= 0):
+            raise InputError(
+                f"{what}: expected a run time > 0, a submit time >= 0 and a bid >= 0, got runtime "
+                f"{j['runtime']!r}, submit {j['submit']!r}, reported_bid {j['reported_bid']!r}"
+            )
+    if len({j["id"] for j in jobs}) != len(jobs):
+        raise InputError("reference_run: jobs: two jobs have the same id; expected distinct ids")
+    return list(jobs)
+
+
+def _checked_run(n, scheduler, payment, reserve, record, blend) -> None:
+    """The options of :func:`reference_run`, each checked; an :class:`InputError` names the first bad one."""
+    check_text(scheduler, "reference_run: scheduler")
+    check_text(payment, "reference_run: payment")
+    n = check_whole(n, "reference_run: n (the number of nodes)", 1)
+    if n > MAX_NODES:
+        raise InputError(f"reference_run: n (the number of nodes) must be <= 2**63 - 1, got {shown_value(n)}")
+    check_real(reserve, "reference_run: reserve", minimum=0, maximum=MAX_RESERVE)
+    check_flag(record, "reference_run: record")
+    check_real(blend, "reference_run: blend", minimum=0, maximum=1, none=True)
+    if blend is not None and payment != BLEND:
+        raise InputError(f"reference_run: blend ({blend!r}) applies to payment 'blend' only, not {payment!r}")
 
 
 # Complexity 28 (radon): the plain reference is kept as one loop that reads like the model document, step by
@@ -171,11 +247,11 @@ def reference_run(jobs, n, scheduler="hb", payment="kth", reserve=1.0, record=Fa
 
     Parameters
     ----------
-    jobs : list of dict
-        One dict per job with ``id``, ``submit``, ``runtime``, ``reported_bid`` and the columns the
-        scheduler's key reads (``estimate``, ...).
+    jobs : DataFrame or list of dict
+        A job table, or one dict per job, with ``id``, ``submit``, ``runtime``, ``reported_bid`` and the columns
+        the scheduler's key reads (``estimate``, ...). No job: no outcome (an empty dict).
     n : int
-        The number of nodes.
+        The number of nodes (a whole number >= 1).
     scheduler, payment : str
         Registered names; their declared semantics give the rule (``scheduler_semantics``, ``payment_rule``).
     reserve : float
@@ -190,10 +266,12 @@ def reference_run(jobs, n, scheduler="hb", payment="kth", reserve=1.0, record=Fa
     dict
         id -> (start, end, payment, preemptions), and the timeline if ``record``.
     """
-    _, preemptive = scheduler_semantics(scheduler)
+    _checked_run(n, scheduler, payment, reserve, record, blend)
+    priority, preemptive = scheduler_semantics(scheduler)
     rate_of = payment_rule(payment, blend)
+    jobs = _checked_jobs(jobs, priority)
     by_id = {j["id"]: j for j in jobs}
-    key = {j["id"]: key_fn(scheduler, j) for j in jobs}
+    key = {j["id"]: unchecked_key(priority, j) for j in jobs}
     remaining = {j["id"]: j["runtime"] for j in jobs}
     start, end, pay, npre = {}, {}, {i: 0.0 for i in by_id}, {i: 0 for i in by_id}
     future = sorted(by_id, key=lambda i: (by_id[i]["submit"], i))

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gamemarket.errors import InputError, check_flag, check_seed, check_whole
+import numpy as np
+
+from gamemarket.errors import InputError, check_flag, shown_value
 
 PASSED, FAILED, SKIPPED = "passed", "failed", "skipped"
 
@@ -97,15 +99,53 @@ class ConformanceError(AssertionError):
         super().__init__(f"{report.entry} fails {len(report.failures)} conformance check(s):\n{failed}")
 
 
-def check_options(check: str, *, seed=0, raise_on_failure=True, cases=None) -> None:
-    """A conformance check's own options, checked before it runs: ``seed`` a whole number >= 0, ``cases`` (where the
-    check takes one) a whole number >= 1, ``raise_on_failure`` True or False; else an :class:`InputError` naming the
-    check and the option. Unchecked, ``seed=-1`` was reported as the plugin's failure, and ``cases=0`` passed on no
-    case at all."""
+#: the largest seed of a conformance check's cases (a signed 64-bit integer, as a study's seeds are)
+MAX_SEED = 2**63 - 1
+#: the most cases one check or generator runs (each a small table run twice or more: a billion asked for ran for hours)
+MAX_CASES = 100_000
+#: what ``check_options`` is given for a check that takes no ``cases``
+NO_CASES = object()
+
+
+def check_case_seed(seed, what: str = "seed") -> int:
+    """A conformance check's seed: a whole number from 0 to ``2**63 - 1`` (the CLI's and a study's bound), else an
+    :class:`InputError` naming ``what`` and the value (numpy's ``ValueError`` for -1, a label saying ``seed []``)."""
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or not 0 <= seed <= MAX_SEED:
+        raise InputError(f"{what} must be a whole number from 0 to 2**63 - 1, got {shown_value(seed)}")
+    return int(seed)
+
+
+def check_count(count, what: str = "count") -> int:
+    """A number of cases: a whole number from 1 to :data:`MAX_CASES`, else an :class:`InputError` naming ``what`` and
+    the value (0 or -3 checked no case and passed; ``10**30`` ran for ever)."""
+    if isinstance(count, (bool, np.bool_)) or not isinstance(count, (int, np.integer)) or not 1 <= count <= MAX_CASES:
+        raise InputError(f"{what} must be a whole number from 1 to {MAX_CASES:,}, got {shown_value(count)}")
+    return int(count)
+
+
+def check_options(check: str, *, seed=0, raise_on_failure=True, cases=NO_CASES) -> None:
+    """A conformance check's own options, checked before it runs: ``seed`` a whole number from 0 to ``2**63 - 1``,
+    ``cases`` (where the check takes one) a whole number from 1 to :data:`MAX_CASES`, ``raise_on_failure`` True or
+    False; else an :class:`InputError` naming the check and the option. Unchecked, ``seed=-1`` was reported as the
+    plugin's failure, and ``cases=0`` passed on no case at all."""
     try:
-        check_seed(seed)
-        if cases is not None:
-            check_whole(cases, "cases", 1)
+        check_case_seed(seed)
+        if cases is not NO_CASES:
+            check_count(cases, "cases")
         check_flag(raise_on_failure, "raise_on_failure")
     except InputError as exc:
         raise InputError(f"{check}: {exc}") from None
+
+
+def check_names(names, what: str, *, none: bool = True) -> list[str] | None:
+    """Registered names to pair an entry with: None (where ``none``: every registered one), or a non-empty list or
+    tuple of texts; else an :class:`InputError` naming ``what`` and the value (an empty list failed the entry's
+    ``reference`` check, a number was a ``TypeError``, a dict's keys were taken)."""
+    if names is None and none:
+        return None
+    if not isinstance(names, (list, tuple)) or not names or not all(isinstance(n, str) and n for n in names):
+        raise InputError(
+            f"{what} must be a non-empty list of registered names{' (or None: every one)' if none else ''}, got "
+            f"{shown_value(names)}"
+        )
+    return list(names)
