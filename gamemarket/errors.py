@@ -46,19 +46,28 @@ class InputError(GameMarketError, ValueError):
     """Bad input: the message names the file, line or field and what was expected."""
 
 
-def check_whole(value, what: str, minimum: int = 0) -> int:
-    """``value`` as an int: a whole number >= ``minimum`` (an int or a numpy integer), else an :class:`InputError`
-    naming ``what`` and the value. A bool, a float (2.5, or 3.0), a text or None is refused: a count of 0 or -5
-    steps ran one step and answered as if the count were meant, ``None`` was a ``TypeError`` from ``int()``."""
+#: the largest seed: what a stored run's int64 column and numpy's generators hold (the study schema's bound too)
+SEED_MAX = 2**63 - 1
+
+
+def check_whole(value, what: str, minimum: int = 0, maximum: int | None = None) -> int:
+    """``value`` as an int: a whole number >= ``minimum`` (and <= ``maximum`` where given; an int or a numpy
+    integer), else an :class:`InputError` naming ``what`` and the value. A bool, a float (2.5, or 3.0), a text or
+    None is refused: a count of 0 or -5 steps ran one step and answered as if the count were meant, ``None`` was a
+    ``TypeError`` from ``int()``."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise InputError(f"{what} must be a whole number >= {minimum}, got {value!r}")
+        raise InputError(f"{what} must be a whole number >= {minimum}, got {shown_value(value)}")
+    if maximum is not None and value > maximum:
+        top = "2**63 - 1" if maximum == SEED_MAX else f"{maximum:,}"
+        raise InputError(f"{what} must be a whole number from {minimum} to {top}, got {shown_value(value)}")
     return int(value)
 
 
 def check_seed(seed, what: str = "seed") -> int:
-    """A random seed as an int: a whole number >= 0 (:func:`check_whole`), else an :class:`InputError` naming the
-    value (numpy's ``ValueError`` for -1, ``int()``'s ``TypeError`` for None, before)."""
-    return check_whole(seed, what, 0)
+    """A random seed as an int: a whole number from 0 to 2**63 - 1 (:func:`check_whole`), else an
+    :class:`InputError` naming the value (numpy's ``ValueError`` for -1, ``int()``'s ``TypeError`` for None, and a
+    seed of 10**30 taken, that no stored run's int64 column holds, before)."""
+    return check_whole(seed, what, 0, SEED_MAX)
 
 
 def check_flag(value, what: str, *, none: bool = False) -> bool | None:
@@ -123,7 +132,7 @@ def check_path(value, what: str, *, none: bool = False):
     if value is None and none:
         return None
     if isinstance(value, bytes) or not isinstance(value, (str, os.PathLike)) or not str(value).strip():
-        raise InputError(f"{what} must be a path (a str or a pathlib.Path), got {shown_value(value)}")
+        raise InputError(f"{what} must be a path (a str or an os.PathLike), got {shown_value(value)}")
     return Path(value)
 
 
