@@ -1,5 +1,5 @@
 """The games' and the market's exported API names a bad argument: an InputError naming the argument and the value,
-at the public entry (``tests/test_api_arguments.py`` gives every argument every hostile value); valid calls answer
+at the public entry (``tests/test_api_probe.py`` gives every argument every hostile value); valid calls answer
 as before."""
 
 from __future__ import annotations
