@@ -47,6 +47,7 @@ included, since they are one file on case-insensitive file systems); see :func:`
 
 from __future__ import annotations
 
+import fcntl
 import fnmatch
 import hashlib
 import itertools
@@ -564,6 +565,12 @@ class OutputFolder:
         Glob patterns (relative to the folder) of files the folder's owner writes without entering each in the
         manifest (a results folder's per-task files, ``runs/*.parquet``): recorded in the manifest, so that an
         output file of another command is not written over one of them (:func:`check_output_file`).
+    exclusive : bool
+        Hold the folder itself (an advisory ``flock`` on the folder, no file of its own) from before its manifest is
+        read until :meth:`finish`, :meth:`abandon` or :meth:`release`: a second command that claims it meanwhile
+        (another study writing the same report folder with ``--force``) is refused, naming the folder, instead of
+        reading a manifest the first is about to replace (hunt 15: the first's figure was left outside the second's
+        manifest for good). Claims of one process nest.
     """
 
     def __init__(
@@ -578,8 +585,11 @@ class OutputFolder:
         option: str = "",
         owns: tuple[str, ...] = (),
         staged: bool = False,
+        exclusive: bool = False,
     ):
         self.path = Path(path)
+        self.exclusive = exclusive
+        self._held: str | None = None  #: the folder this claim holds (:meth:`_hold`), until it is released
         self.owns_patterns = tuple(owns)
         self.staged = staged
         self._stage: Path | None = None  #: where a staged folder's files are written until :meth:`finish`
@@ -589,7 +599,11 @@ class OutputFolder:
         self.inputs = [resolve(i, "input path") for i in inputs if i not in (None, "")]
         self.old: set[str] = set()  #: files the manifest listed when claimed
         self.written: set[str] = set()  #: files entered by this run
-        self._claim(legacy)
+        try:
+            self._claim(legacy)
+        except BaseException:
+            self.release()  # a refused claim holds nothing
+            raise
 
     # -- claiming ----------------------------------------------------------------------------------
     def _claim(self, legacy) -> None:
@@ -601,6 +615,36 @@ class OutputFolder:
         for inp in self.inputs:
             if _same_file(real, inp) or (inp.is_dir() and inp in real.parents):
                 raise InputError(f"{where}: is the input {inp}; an output never replaces an input")
+        if self.exclusive and p.is_dir():
+            self._hold(where)
+        self._adopt(where, real, legacy)
+        self.created = [q for q in (p, *p.parents) if not q.exists()]  #: folders this claim makes, deepest first
+        dangling = next((q for q in (p, *p.parents) if q.is_symlink() and not q.exists()), None)
+        if dangling is not None:  # ("cannot create the export folder: File exists", of a folder that was not there)
+            raise InputError(
+                f"{where}: {dangling} is a link to {os.readlink(dangling)}, which does not exist; expected a folder "
+                f"(or no file of that name) for the {self.what}"
+            )
+        try:
+            p.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"{where}: cannot create the {self.what}: {exc.strerror or exc}") from None
+        if not os.access(p, os.W_OK | os.X_OK):
+            raise InputError(f"{where}: cannot write into the {self.what} (permission denied)")
+        if self.exclusive and self._held is None:
+            self._hold(where)
+            if (p / MANIFEST).is_file() and not self._had_manifest:  # another writer's, made before we held it
+                made, self.created = self.created, []
+                self._claim(legacy)
+                self.created = made
+                return
+        _remove_stale_stages(p)
+        self._save()
+
+    def _adopt(self, where: str, real: Path, legacy) -> None:
+        """What the folder holds, as this claim takes it: its manifest's files (another owner's refused without
+        ``force``), a legacy folder's, or none (a folder not gamemarket's refused without ``force``)."""
+        p = self.path
         manifest = p / MANIFEST
         self._had_manifest = manifest.is_file()
         if not self._had_manifest and not self.force:
@@ -625,21 +669,43 @@ class OutputFolder:
                     f"{self.what}, or pass --force to write into it: files of the names gamemarket writes would be "
                     "replaced, and nothing else is touched"
                 )
-        self.created = [q for q in (p, *p.parents) if not q.exists()]  #: folders this claim makes, deepest first
-        dangling = next((q for q in (p, *p.parents) if q.is_symlink() and not q.exists()), None)
-        if dangling is not None:  # ("cannot create the export folder: File exists", of a folder that was not there)
-            raise InputError(
-                f"{where}: {dangling} is a link to {os.readlink(dangling)}, which does not exist; expected a folder "
-                f"(or no file of that name) for the {self.what}"
-            )
+
+    def _hold(self, where: str) -> None:
+        """Take the folder's lock (:data:`_HELD_FOLDERS`; nested in one process), or an :class:`InputError` naming
+        it where another process holds it. A file system without ``flock`` is written unlocked, as before."""
+        key = str(self._real)
+        if self._held is not None:
+            return
+        if key in _HELD_FOLDERS:
+            _HELD_FOLDERS[key][1] += 1
+            self._held = key
+            return
         try:
-            p.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise InputError(f"{where}: cannot create the {self.what}: {exc.strerror or exc}") from None
-        if not os.access(p, os.W_OK | os.X_OK):
-            raise InputError(f"{where}: cannot write into the {self.what} (permission denied)")
-        _remove_stale_stages(p)
-        self._save()
+            fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY)
+        except OSError:
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise InputError(
+                f"{where}: the {self.what} is being written by another command (another study's run or report "
+                "into the same folder); wait for it to finish and run again, or give this one a folder of its own"
+            ) from None
+        except OSError:
+            os.close(fd)
+            return
+        _HELD_FOLDERS[key] = [fd, 1]
+        self._held = key
+        self._releaser = weakref.finalize(self, _release_folder, key)
+
+    def release(self) -> None:
+        """Give the folder's lock back (a claim with ``exclusive``; once): :meth:`finish` and :meth:`abandon` do."""
+        key, self._held = self._held, None
+        if key is not None:
+            if getattr(self, "_releaser", None) is not None:
+                self._releaser.detach()
+            _release_folder(key)
 
     def _copy_of_ours(self, recorded: str) -> bool:
         """Whether a folder whose manifest names another owner is ours all the same: a study's folder copied or moved
@@ -859,6 +925,12 @@ class OutputFolder:
         """Undo a claim that wrote nothing (a run that failed before its first file): a folder that was
         there keeps what it held (its manifest as it was, or none if it had none); folders this claim
         created are removed again when empty. A staged run's unpublished files are dropped."""
+        try:
+            self._abandon()
+        finally:
+            self.release()
+
+    def _abandon(self) -> None:
         self.discard_stage()
         if self.written:
             self._save()
@@ -876,17 +948,34 @@ class OutputFolder:
     def finish(self, *, clean: bool = True) -> list[Path]:
         """Close the run: with ``clean``, remove the files the manifest listed that this run did not write
         (only those), then save the manifest. Returns the removed files."""
-        self._publish()
-        removed = []
-        if clean:
-            removed = self._remove(sorted(self.old - self.written))
-            self.old &= self.written
-        self._save()
+        try:
+            self._publish()
+            removed = []
+            if clean:
+                removed = self._remove(sorted(self.old - self.written))
+                self.old &= self.written
+            self._save()
+        finally:
+            self.release()
         return removed
 
 
 #: the staging folders of this process's staged runs not yet published or dropped
 _STAGES: set[str] = set()
+
+#: the folders this process holds (:class:`OutputFolder` ``exclusive``): resolved path -> [descriptor, holds]
+_HELD_FOLDERS: dict[str, list] = {}
+
+
+def _release_folder(key: str) -> None:
+    """One hold of ``key`` given back; the last closes its descriptor, which gives the lock back."""
+    held = _HELD_FOLDERS.get(key)
+    if held is None:
+        return
+    held[1] -= 1
+    if held[1] <= 0:
+        del _HELD_FOLDERS[key]
+        os.close(held[0])
 
 
 def _drop_stage(stage: Path) -> None:

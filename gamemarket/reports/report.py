@@ -40,6 +40,7 @@ def claim_folder(out: Path, spec, force: bool = False) -> OutputFolder:
         inputs=spec.inputs(),
         legacy=legacy_report_files(me),
         staged=True,  # its files land together at finish(): a stopped report leaves the last one whole
+        exclusive=True,  # held to finish(): another study writing this folder at once is refused (hunt 15)
     )
     remove_stale_temps(out)
     return folder

@@ -54,3 +54,41 @@ def test_a_results_folder_copied_away_from_its_study_is_still_its_own(tmp_path):
     _claims(twin_dir / "results" / "tiny", twin_dir / "tiny.toml", force=True)
     with pytest.raises(InputError, match=r"belongs to \.\./\.\./tiny\.toml, not \.\./\.\./\.\./a/tiny\.toml"):
         _claims(twin_dir / "results" / "tiny", study)
+
+
+def test_a_report_folder_is_held_by_one_writer_at_a_time(tmp_path):
+    """H15a-8: two studies writing one report folder at once (``--force``) were not serialized (the lock is the
+    results folder's): the second read the manifest before the first replaced it, and the first's figure stayed in
+    the folder, outside every manifest, for good. The folder is now held from before its manifest is read to the
+    last file; a claim of another process meanwhile is refused naming it, claims of one process nest."""
+    import subprocess
+    import sys
+
+    from gamemarket.io.files import MANIFEST, OutputFolder
+
+    out = tmp_path / "shared"
+    claim = (
+        "import sys\nfrom gamemarket.io.files import OutputFolder\nfrom gamemarket.errors import InputError\n"
+        "try:\n    f = OutputFolder(sys.argv[1], owner='../b.toml', force=True, exclusive=True)\n"
+        "    f.file('b.md').write_text('b')\n    f.finish()\nexcept InputError as e:\n    print(e)\n    sys.exit(2)\n"
+    )
+
+    def other():
+        return subprocess.run([sys.executable, "-c", claim, str(out)], capture_output=True, text=True)
+
+    first = OutputFolder(out, owner="../a.toml", exclusive=True)
+    first.file("fig-a.png").write_bytes(b"png")
+    inner = OutputFolder(out, owner="../a.toml", exclusive=True)  # the same process claims it again: nested
+    inner.finish(clean=False)
+    r = other()
+    assert r.returncode == 2 and "is being written by another command" in r.stdout and str(out) in r.stdout
+    first.finish()
+    r = other()  # the first writer done: the second takes the folder, and removes what the first's manifest listed
+    assert r.returncode == 0, r.stdout
+    assert sorted(p.name for p in out.iterdir()) == [MANIFEST, "b.md"]
+    # a folder the claim makes is held too, and a refused claim holds nothing
+    fresh = OutputFolder(tmp_path / "new", owner="../a.toml", exclusive=True)
+    with pytest.raises(__import__("gamemarket.errors").errors.InputError, match="belongs to ../a.toml"):
+        OutputFolder(tmp_path / "new", owner="../c.toml", exclusive=True)
+    fresh.abandon()
+    assert not (tmp_path / "new").exists()
