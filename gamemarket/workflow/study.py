@@ -253,6 +253,8 @@ def _report_claimed(spec: StudySpec, write: bool, force: bool):
     except BaseException:
         folder.abandon()
         raise
+    finally:
+        folder.release()  # the folder held from before the work to the report's last file (OutputFolder exclusive)
 
 
 def run_study(
