@@ -37,3 +37,13 @@ def test_the_design_how_to_runs_as_written(tmp_path):
         ["gamemarket", "report", "my-design.toml"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
     )
     assert again.returncode == 0, again.stderr[-2000:]
+    # its status counts the search's stored runs, not only the fixed mechanisms' plan (hunt 15: "0/60 stored" of a
+    # search stopped with 180 of its runs stored)
+    status = subprocess.run(
+        ["gamemarket", "study", "status", "my-design.toml"], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert status.returncode == 0, status.stderr[-2000:]
+    stored = int(re.search(r"study my-design: ([\d,]+) population runs stored", status.stdout)[1].replace(",", ""))
+    files = len(list((tmp_path / "results" / "my-design" / "population").glob("*.json")))
+    assert stored == files > 60 and "(60/60 of the fixed mechanisms' initial seeds)" in status.stdout
+    assert "design answer: stored, and current" in status.stdout

@@ -332,14 +332,22 @@ def cmd_study_status(a) -> int:
         st = PopulationGames(spec)
         keys = [st.runs.key(p, m, s) for p in spec.providers for s in spec.seeds for m in st.grid]
         done = sum(st.runs.store.read(k, set_aside_bad=False) is not None for k in keys)  # a query moves nothing
-        print(
-            f"study {spec.name}: {done:,}/{len(keys):,} population runs of the initial seeds stored "
-            f"({st.runs.store.dir}); candidates and added seeds follow from these"
-        )
-        if spec.design is not None:  # its answer is the design search's: stored, or why not (hunt 8: "8/8 stored"
-            # beside a report that said the answer was stale)
+        if spec.design is None:
+            print(
+                f"study {spec.name}: {done:,}/{len(keys):,} population runs of the initial seeds stored "
+                f"({st.runs.store.dir}); candidates and added seeds follow from these"
+            )
+        else:  # its answer is the design search's: stored, or why not (hunt 8: "8/8 stored" beside a report that
+            # said the answer was stale); its runs are mostly the search's points', which no plan lists in advance
+            # (hunt 15: "0/60 stored" of a search interrupted with 180 of its runs stored)
             from gamemarket.search.design import read_answer  # deferred: scipy, the optimisers
 
+            stored = sum(1 for _ in st.runs.store.dir.glob("*.json")) if st.runs.store.dir.is_dir() else 0
+            print(
+                f"study {spec.name}: {stored:,} population runs stored ({st.runs.store.dir}): the design search's "
+                f"points' and the fixed mechanisms' ({done:,}/{len(keys):,} of the fixed mechanisms' initial seeds); "
+                "a search that was stopped goes on from them"
+            )
             try:
                 read_answer(spec)
                 print("design answer: stored, and current")
