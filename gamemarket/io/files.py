@@ -653,8 +653,9 @@ class OutputFolder:
             data = self._read_manifest(manifest)
             if data["owner"] != self.owner and not self.force and not self._copy_of_ours(data["owner"]):
                 raise InputError(
-                    f"{where}: this {self.what} belongs to {data['owner']}, not {self.owner}; choose another "
-                    f"folder, or pass --force to write into it (it would replace: {_listing(data['files']) or '-'})"
+                    f"{where}: this {self.what} belongs to {data['owner']}, not {self.owner}{self._owners(data)}; "
+                    "choose another folder, or pass --force to write into it (it would replace: "
+                    f"{_listing(data['files']) or '-'})"
                 )
             self.old = set(data["files"])
         elif p.is_dir():
@@ -706,6 +707,14 @@ class OutputFolder:
             if getattr(self, "_releaser", None) is not None:
                 self._releaser.detach()
             _release_folder(key)
+
+    def _owners(self, data: dict) -> str:
+        """The two study files an ownership refusal names, as paths from here (the manifest's are relative to the
+        folder, which read as if relative to the working folder: hunt 15a)."""
+        if not (data["owner"].endswith(".toml") and self.owner.endswith(".toml")):
+            return ""
+        theirs, ours = (os.path.normpath(self.path / o) for o in (data["owner"], self.owner))
+        return f" (the study files {theirs} and {ours})"
 
     def _copy_of_ours(self, recorded: str) -> bool:
         """Whether a folder whose manifest names another owner is ours all the same: a study's folder copied or moved

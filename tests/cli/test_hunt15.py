@@ -52,8 +52,12 @@ def test_a_results_folder_copied_away_from_its_study_is_still_its_own(tmp_path):
     with pytest.raises(InputError, match=r"belongs to \.\./\.\./\.\./a/tiny\.toml, not \.\./\.\./tiny\.toml"):
         _claims(twin_dir / "results" / "tiny", twin_dir / "tiny.toml")
     _claims(twin_dir / "results" / "tiny", twin_dir / "tiny.toml", force=True)
-    with pytest.raises(InputError, match=r"belongs to \.\./\.\./tiny\.toml, not \.\./\.\./\.\./a/tiny\.toml"):
+    with pytest.raises(
+        InputError, match=r"belongs to \.\./\.\./tiny\.toml, not \.\./\.\./\.\./a/tiny\.toml"
+    ) as refused:
         _claims(twin_dir / "results" / "tiny", study)
+    # both named as paths from here too (relative to the folder they read as if relative to the working folder)
+    assert f"(the study files {twin_dir / 'tiny.toml'} and {study})" in str(refused.value)
 
 
 def test_a_report_folder_is_held_by_one_writer_at_a_time(tmp_path):
