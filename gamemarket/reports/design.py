@@ -25,6 +25,7 @@ from gamemarket.io.jobtable import write_table  # noqa: E402
 from gamemarket.reports.drawing import save  # noqa: E402
 from gamemarket.reports.markdown import md_table, num, num_ci, to_html  # noqa: E402
 from gamemarket.reports.report import claim_folder, figure_lines, workload_words, write_text  # noqa: E402
+from gamemarket.search.design import polish_size, start_size  # noqa: E402
 
 #: how each metric is named in the report, and its unit
 LABELS = {
@@ -132,7 +133,7 @@ def _mechanism_words(p) -> str:
 def _lead(ans, spec) -> list[str]:
     md = [f"# {spec.name}: mechanism design", ""]
     if ans.chosen is None:
-        md += ["**No design is chosen:** " + " ".join(ans.notes), ""]
+        md += ["**No design is chosen:** " + notes_text(ans.notes), ""]
         return md
     p = ans.point(ans.chosen)
     c = ans.confirmations[ans.chosen]
@@ -160,6 +161,8 @@ def _lead(ans, spec) -> list[str]:
             )
             + f"): {_certificate(p.explored)}"
         )
+    elif ans.config.get("explore"):  # a stored answer or a mechanism the exploration skipped: said, not implied
+        users += "; its users' answer is over the study's menu only (not explored, unlike the designs beside it)"
     sure = (
         f"On {len(c.seeds)} fresh seeds its objective ({_objective_words(ans.config)}) is "
         f"{num_ci(*obj, sign=False)} and its revenue {num_ci(*rev, sign=False)} bid x seconds (95% intervals). "
@@ -190,25 +193,51 @@ def _lead(ans, spec) -> list[str]:
         "",
     ]
     if ans.notes:
-        md += ["_" + " ".join(ans.notes) + "_", ""]
+        md += ["_" + notes_text(ans.notes) + "_", ""]
     return md
 
 
 def _sure(ans) -> str:
-    """How sure the choice is: the provider's regret bound in words."""
+    """How sure the choice is: the provider's regret bound in words, and the mechanisms compared with the chosen one on
+    a single seed, against which no 95% bound is claimed (``DesignAnswer.regret_unbounded``)."""
     n = f"{len(ans.points)} designs evaluated"
+    lone = list(getattr(ans, "regret_unbounded", None) or [])
+    one_seed = (
+        f"{len(lone)} {'mechanism was' if len(lone) == 1 else 'mechanisms were'} compared with it on one seed only "
+        f"({', '.join(f'`{k}`' for k in lone)}): no interval, so no bound against "
+        + ("it" if len(lone) == 1 else "them")
+    )
     if ans.regret_upper is None:
+        if lone:
+            return f"How sure: no 95% bound: {one_seed} ({n})."
         return f"How sure: no other feasible design was evaluated ({n})."
+    rest = f"; {one_seed}" if lone else ""
+    who = "no other mechanism compared with it on two seeds or more" if lone else "no design the search evaluated"
     if ans.regret_upper <= 0:
         return (
-            f"How sure: no design the search evaluated beats it at 95% (the provider's regret bound is 0: the largest "
+            f"How sure: {who} beats it at 95% (the provider's regret bound is 0: the largest "
             f"one-sided upper bound on what another evaluated design gains over it is {num(ans.regret_upper)}, by "
-            f"`{ans.regret_against}`; {n})."
+            f"`{ans.regret_against}`; {n}{rest})."
         )
     return (
-        f"How sure: no design the search evaluated beats it by more than {num(ans.regret_bound)} in the objective at "
-        f"95% (the provider's regret bound, attained against `{ans.regret_against}`; {n})."
+        f"How sure: {who} beats it by more than {num(ans.regret_bound)} in the objective at "
+        f"95% (the provider's regret bound, attained against `{ans.regret_against}`; {n}{rest})."
     )
+
+
+def notes_text(notes: list) -> str:
+    """An answer's notes as sentences, each on its own: its first letter capitalised and a full stop at its end
+    (hunt 15: joined by a space they read as one run-on clause)."""
+    out = []
+    for note in notes:
+        note = note.strip()
+        if not note:
+            continue
+        first = note.split()[0]
+        if first.isalpha() and first.islower():  # a word, not a mechanism's name (``hb-first``) or a number
+            note = note[0].upper() + note[1:]
+        out.append(note if note.endswith((".", "!", "?")) else note + ".")
+    return " ".join(out)
 
 
 def _family(spec) -> str:
@@ -222,13 +251,16 @@ def _certificate(x: dict | None) -> str:
     eps = "-" if x["epsilon"] is None else num(x["epsilon"])
     verdict = "certified" if x["certified"] else "not certified"
     added = f", {len(x['added'])} rule(s) added" if x["added"] else ""
-    return f"{verdict} (epsilon {eps}, tolerance {num(x['tolerance'])}{added})"
+    # why it stopped, where that is the budget (hunt 15, W4): "not certified" alone read as a verdict on the rules
+    why = f"; {x['reason']}" if not x["certified"] and "budget" in str(x.get("reason") or "") else ""
+    return f"{verdict} (epsilon {eps}, tolerance {num(x['tolerance'])}{added}{why})"
 
 
 def _compare_section(ans) -> list[str]:
     title = "The chosen design beside" if ans.chosen is not None else "The contenders (none chosen) beside"
     md = [f"## {title} the study's mechanisms, on fresh seeds", ""]
     rows = []
+    explored = bool(ans.config.get("explore"))
     for name, c in sorted(ans.confirmations.items(), key=lambda kv: -kv[1].objective[0]):
         p = ans.point(name)
         f = c.figures
@@ -236,13 +268,15 @@ def _compare_section(ans) -> list[str]:
             [
                 f"**{name}**" if name == ans.chosen else name,
                 "design" if p.order >= 0 else "fixed",
-                play_words(p),
+                play_words(p)
+                + (f"; family: {_certificate(p.explored) if p.explored else 'not explored'}" if explored else ""),
                 num_ci(*c.objective, sign=False),
                 *[num_ci(*f[m], sign=False) for m in ans.metrics],
                 "yes" if c.feasible else "no",
             ]
         )
-    headers = ["mechanism", "kind", "users play", "objective"] + [LABELS[m][0] for m in ans.metrics] + ["feasible"]
+    play = "users play" + (" (over the grown menu; the family's certificate)" if explored else "")
+    headers = ["mechanism", "kind", play, "objective"] + [LABELS[m][0] for m in ans.metrics] + ["feasible"]
     md += [md_table(headers, rows), ""]
     missing = [p.provider for p in ans.compare if p.provider not in ans.confirmations]
     if missing:
@@ -278,6 +312,9 @@ def _points_section(ans, table: pd.DataFrame) -> list[str]:
 
 
 def _method_section(ans, spec) -> list[str]:
+    """How it was measured: every count is what the answer holds (points evaluated, designs and fixed mechanisms
+    confirmed, mechanisms in the regret bound), never the configuration's caps (hunt 15: "the best 5 feasible designs"
+    of a run that confirmed 4, and of one where none was feasible)."""
     cfg = ans.config
     box = ", ".join(
         f"{k} in [{num(v[0])}, {num(v[1])}]" for k, v in (("reserve", cfg["reserve"]), ("blend", cfg.get("blend")))
@@ -287,47 +324,151 @@ def _method_section(ans, spec) -> list[str]:
         f"{k} = {num(v)}" for k, v in (("reserve", cfg["reserve"]), ("blend", cfg.get("blend")))
         if v is not None and not isinstance(v, list)
     )  # fmt: skip
-    opt = {
-        "gp": "Bayesian optimisation with a Gaussian process (Matern 5/2 kernel plus a fitted noise term; "
-        "bayesian-optimization, upper confidence bound)",
-        "tpe": "optuna's tree-structured Parzen estimator (seeded)",
-        "grid": "a regular grid, evaluated exhaustively",
-    }[cfg["optimiser"]]
-    fresh = next(iter(ans.confirmations.values())).seeds if ans.confirmations else []
+    seeds = len(ans.points[0].seeds) if ans.points else len(spec.seeds)
     return [
         "## How it is measured",
         "",
         f"The family: schedulers {', '.join(cfg['schedulers'])}, payment {cfg['payment']}; searched: {box}"
         + (f"; fixed: {fixed}" if fixed else "")
-        + f". The provider maximises {_objective_words(cfg)}. Per scheduler, {opt} proposed {cfg['budget']} points "
-        f"(a Latin hypercube start for the model-based optimisers, seed {cfg['seed']}). At each point the consumers' "
+        + f". The provider maximises {_objective_words(cfg)}. "
+        + _search_words(ans)
+        + " At each point the consumers' "
         f"answer is the population game's over the menu (DPR to {spec.population.reduced_players} players on "
-        f"{len(spec.seeds)} seeds, its candidates verified by paired runs, as a population study does); the objective "
-        "is read at the equilibrium worst for the provider among those not rejected (the one of least mean objective), "
-        "with its value on each seed. Infeasible points (no equilibrium, or a constraint's mean missed) are never "
-        "taken for good ones (the GP is told them below the worst feasible value, optuna's TPE as failed trials), and "
-        "a quarter of the budget is a line search per parameter from the best feasible point. The "
-        f"best {1 + cfg['contenders']} feasible designs and the study's mechanisms were then run at their equilibria "
-        f"on {len(fresh)} fresh seeds ({', '.join(map(str, fresh))}); the chosen design is the contender of best mean "
-        "objective there. The provider's regret bound is the largest one-sided 95% Student-t upper bound, over every "
-        "other feasible design evaluated, on its objective less the chosen one's, paired by seed (on the fresh seeds "
-        "for the contenders, on the search seeds for the rest; Bonferroni over the designs). It covers the designs "
-        "the search evaluated, not every point of the family; it is somewhat optimistic, since the chosen design is "
-        "picked on the fresh seeds the bound uses, and the designs that are not contenders were ranked below the "
-        "contenders on the very search seeds their bound uses."
-        + (
-            " At each design point the study's exploration first grew the menu over its family (its own budget and "
-            "fresh seeds), starting from the grown menu of the nearest point already explored (coordinates scaled "
-            "to the box), and the users' answer was then read over the grown menu. The study's fixed mechanisms are "
-            "answered over the study's menu, not explored: beside the design they are a comparison over the menu."
-            if cfg.get("explore")
-            else " The users' answer at each point is over the study's menu: a rule outside it may do better there "
-            "(the design did not explore at each point)."
-        ),
+        f"{seeds} seed{'s' if seeds != 1 else ''}, its candidates verified by paired runs, as a population study "
+        "does); the objective is read at the equilibrium worst for the provider among those not rejected (the one of "
+        "least mean objective), with its value on each seed. "
+        + _confirm_words(ans).strip()
+        + " "
+        + _explore_words(ans).strip(),
         "",
         f"{ans.simulations:,} simulations in all.",
         "",
     ]
+
+
+def _search_words(ans) -> str:
+    """What the optimiser did per scheduler, counted from the points it evaluated."""
+    cfg = ans.config
+    names = [k for k in ("reserve", "blend") if isinstance(cfg.get(k), list)]
+    counts = {s: [p for p in ans.points if p.scheduler == s] for s in cfg["schedulers"]}
+    each = ", ".join(f"{len(v)} for {s}" for s, v in counts.items()) if len(counts) > 1 else ""
+    total = sum(len(v) for v in counts.values())
+    if cfg["optimiser"] == "grid":
+        sides = " x ".join(
+            f"{len({p.params.get(k) for p in next(iter(counts.values()), [])})} {k} values" for k in names
+        )
+        return (
+            f"Per scheduler, a regular grid of {sides} (the ends of the ranges included; the largest such grid within "
+            f"the budget of {cfg['budget']} points) was evaluated exhaustively: {total} "
+            + ("point" if total == 1 else "points")
+            + (f" ({each})" if each else "")
+            + ". Infeasible points (no equilibrium, or a constraint's mean missed) are never chosen."
+        )
+    opt = {
+        "gp": "Bayesian optimisation with a Gaussian process (Matern 5/2 kernel plus a fitted noise term; "
+        "bayesian-optimization, upper confidence bound)",
+        "tpe": "optuna's tree-structured Parzen estimator (seeded)",
+    }[cfg["optimiser"]]
+    told = "the GP is told them below the worst feasible value" if cfg["optimiser"] == "gp" else "TPE as failed trials"
+    local = polish_size(cfg["budget"])
+    polish = (
+        f", and up to {local} of them a line search per parameter from the best feasible point"
+        if local
+        else ", with no line search (a budget below 8)"
+    )
+    return (
+        f"Per scheduler, {opt} was given a budget of {cfg['budget']} proposals, the first "
+        f"{start_size(len(names), cfg['budget'])} a Latin hypercube (seed {cfg['seed']}){polish}; "
+        f"{total} distinct point{'s were' if total != 1 else ' was'} evaluated"
+        + (f" ({each})" if each else "")
+        + " (a point proposed again is not run again). Infeasible points (no equilibrium, or a constraint's mean "
+        f"missed) are never taken for good ones ({told})."
+    )
+
+
+def _confirm_words(ans) -> str:
+    """Which mechanisms were run on the fresh seeds, how the choice was made among them, and the regret bound over
+    them, counted from the answer; nothing about a choice where none was made."""
+    fresh = next(iter(ans.confirmations.values())).seeds if ans.confirmations else []
+    on = f"on {len(fresh)} fresh seed{'s' if len(fresh) != 1 else ''} ({', '.join(map(str, fresh))})"
+    feasible = [p for p in ans.points if p.feasible]
+    found = [p for p in ans.points if p.provider in ans.confirmations]
+    fixed = [q.provider for q in ans.compare if q.provider in ans.confirmations]
+    fixed_words = f"the study's fixed mechanism{'s' if len(fixed) != 1 else ''} {', '.join(fixed)}"
+    if not found:
+        return "No design was feasible on the search seeds, so none was confirmed and none is chosen" + (
+            f"; {fixed_words} {'was run at its' if len(fixed) == 1 else 'were run at their'} equilibri"
+            f"{'um' if len(fixed) == 1 else 'a'} {on}. "
+            if fixed
+            else ". "
+        )
+    which = (
+        f"The {'only' if len(found) == 1 else f'{len(found)}'} feasible design{'s' if len(found) != 1 else ''}"
+        if len(found) == len(feasible)
+        else f"The best {len(found)} of the {len(feasible)} feasible designs"
+    )
+    text = which + (f" and {fixed_words}" if fixed else "") + f" were then run at their equilibria {on}; "
+    if ans.chosen is None:
+        return text + "none met the constraints there, so none is chosen. "
+    text += "the chosen mechanism is the one of best mean objective there that meets the constraints" + (
+        " (a fixed mechanism only where it beats every design found). " if fixed else ". "
+    )
+    return text + _bound_words(ans, found, fixed)
+
+
+def _bound_words(ans, found: list, fixed: list) -> str:
+    """How the provider's regret bound was computed, with the number of mechanisms it covers."""
+    others = [p for p in ans.points if p.feasible and p.provider != ans.chosen] + [f for f in fixed if f != ans.chosen]
+    lone = list(getattr(ans, "regret_unbounded", None) or [])
+    bounded = len(others) - len(lone)
+    if not others:
+        return "No other feasible mechanism was evaluated, so the provider's regret bound is 0."
+    text = (
+        "The provider's regret bound is the largest one-sided 95% Student-t upper bound, over the "
+        f"{bounded} other feasible mechanism{'s' if bounded != 1 else ''} evaluated on two seeds or more, on its "
+        "objective less the chosen one's, paired by seed (on the fresh seeds for those run there, on the search seeds "
+        f"for the rest; Bonferroni over the {bounded})"
+    )
+    if lone:
+        text += (
+            f"; {len(lone)} {'was' if len(lone) == 1 else 'were'} compared with the chosen one on one seed only, "
+            "which gives no interval, so no bound is claimed against " + ("it" if len(lone) == 1 else "them")
+        )
+    return text + (
+        ". It covers the designs the search evaluated, not every point of the family; it is somewhat optimistic, "
+        "since the chosen design is picked on the fresh seeds the bound uses, and the designs that were not run "
+        "there were ranked below those that were on the very search seeds their bound uses."
+    )
+
+
+def _explore_words(ans) -> str:
+    """What the exploration did, read from the points: at the designs, and at the fixed mechanisms where it ran."""
+    if not ans.config.get("explore"):
+        return (
+            " The users' answer at each point is over the study's menu: a rule outside it may do better there "
+            "(the design did not explore at each point)."
+        )
+    fixed = [q.provider for q in ans.compare if q.explored]
+    skipped = [q.provider for q in ans.compare if not q.explored]
+    text = (
+        f" At each of the {sum(1 for p in ans.points if p.explored)} design points"
+        + (f" and at the fixed mechanism{'s' if len(fixed) != 1 else ''} {', '.join(fixed)}" if fixed else "")
+        + ", the study's exploration first grew the menu over its family (its own budget and fresh seeds), starting "
+        "from the grown menu of the nearest point already explored (coordinates scaled to the box; a fixed "
+        "mechanism's payment as its blend: k-th price 0, first price 1), and the users' answer was then read over "
+        "the grown menu"
+    )
+    if fixed and not skipped:
+        text += ": whichever mechanism is chosen, its users' answer was explored the same way."
+    else:
+        text += "."
+    if skipped:
+        text += (
+            f" The fixed mechanism{'s' if len(skipped) != 1 else ''} {', '.join(skipped)} "
+            f"{'is' if len(skipped) == 1 else 'are'} answered over the study's menu only, not explored: beside the "
+            "design a comparison over the menu."
+        )
+    return text
 
 
 def _parameter_figure(ans, spec, path: Path) -> Path:

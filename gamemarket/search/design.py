@@ -17,8 +17,12 @@ for every design, so differences are paired) beside the study's fixed mechanisms
 of them there (a fixed one where it beats every design found, which the answer's notes say), and the **provider's
 regret bound** is, over every design the search evaluated and every fixed mechanism, the largest one-sided 95% upper
 bound on how much it could beat the chosen one (paired by seed; on the fresh seeds for those confirmed, on the
-search seeds for the rest; Bonferroni over them). Infeasible points (no equilibrium found, or a constraint's mean
-missed) are told to the optimiser below the worst value seen, and never chosen.
+search seeds for the rest; Bonferroni over them). A design compared with the chosen one on a single seed (the search
+seeds, where the study has one) has no interval and so no 95% bound: it is left out of the bound and named
+(``DesignAnswer.regret_unbounded``). With ``[design] explore`` the exploration grows the menu at every design point
+and at every fixed mechanism alike, so whichever is chosen, its users' answer was explored the same way. Infeasible
+points (no equilibrium found, or a constraint's mean missed) are told to the optimiser below the worst value seen,
+and never chosen.
 
 References
 ----------
@@ -60,6 +64,9 @@ from gamemarket.workers import LEAST_SECONDS_PER_JOB_RUN, fan_out
 
 #: the error of the provider's regret bound
 ALPHA = 0.05
+
+#: the payment blend a fixed mechanism's payment is (0: k-th price, 1: first price), for its distance to the designs
+PAYMENT_BLEND = {"kth": 0.0, "first": 1.0}
 
 
 #: the ranges the design's figures lie in by the rules alone: a design is a mechanism of the scheduling market
@@ -203,6 +210,9 @@ class DesignAnswer:
     workload: dict = field(default_factory=dict)  #: workload (its name), jobs, nodes
     notes: list = field(default_factory=list)
     regret_upper: float | None = None  #: the largest upper bound itself (negative: every design does worse, at 95%)
+    #: the designs (and fixed mechanisms) compared with the chosen one on a single seed: no interval, so no 95% bound
+    #: against them; left out of ``regret_bound``
+    regret_unbounded: list = field(default_factory=list)
 
     def __post_init__(self) -> None:
         # the objective's range: its weighted metrics' ranges summed (revenue alone: >= 0)
@@ -226,6 +236,7 @@ class DesignAnswer:
             "regret_bound": self.regret_bound,
             "regret_against": self.regret_against,
             "regret_upper": self.regret_upper,
+            "regret_unbounded": list(self.regret_unbounded),
             "confidence": 1 - ALPHA,
             "simulations": self.simulations,
             "workload": self.workload,
@@ -254,6 +265,7 @@ class DesignAnswer:
             d.get("workload", {}),
             list(d.get("notes", [])),
             d.get("regret_upper"),
+            list(d.get("regret_unbounded", [])),
         )
 
 
@@ -310,18 +322,22 @@ class DesignEvaluator:
         box = self.design.box()
         if not box:
             return None
-        params = prov.params()
+        params = dict(prov.params())
+        if "blend" not in params and params.get("payment") in PAYMENT_BLEND:  # a fixed mechanism of the family
+            params["blend"] = PAYMENT_BLEND[params["payment"]]
         return np.array([(float(params.get(k, lo)) - lo) / (hi - lo) for k, lo, hi in box])
 
     def evaluate(self, prov, *, order: int, source: str) -> DesignPoint:
         """The consumers' equilibria at ``prov`` and the provider's figures at its worst one (module docstring); with
         ``[design] explore``, over the menu the study's exploration grows there first (warm-started from the nearest
-        point's grown menu)."""
+        point's grown menu), at a design point and at a fixed mechanism alike: either may be chosen, and a fixed
+        mechanism answered over the menu alone would be held to a laxer standard than the designs beside it (hunt 15:
+        ``hb-kth`` chosen over 8 explored designs, itself never explored)."""
         if prov.name in self.cache:
             return self.cache[prov.name]
         explored = None
         menu = list(self.cfg.strategies)
-        if self.design.explore and order >= 0:
+        if self.design.explore:
             menu, explored = self._explore(prov)
         st = self.games_for(prov, menu)
         ans = mechanism_answer(st, prov, self.seeds)
@@ -547,8 +563,7 @@ def optimise(value, box: list, optimiser: str, budget: int, seed: int) -> None:
         for x in grid_points(box, budget):
             value(x)
         return
-    n0 = min(budget, max(3, 2 * len(box) + 1))
-    start = start_points(box, n0, seed)
+    start = start_points(box, start_size(len(box), budget), seed)
     told: list = []
 
     def asked(x):  # what the global search was told, for the polish's start
@@ -557,7 +572,7 @@ def optimise(value, box: list, optimiser: str, budget: int, seed: int) -> None:
             told.append((float(v), np.asarray(x, dtype=float)))
         return v
 
-    local = int(round(POLISH * budget)) if budget >= 8 else 0
+    local = polish_size(budget)
     if optimiser == "gp":
         _gp(asked, box, budget - local, start, seed)
     elif optimiser == "tpe":
@@ -570,6 +585,18 @@ def optimise(value, box: list, optimiser: str, budget: int, seed: int) -> None:
 
 #: the share of the budget spent polishing the global search's best point
 POLISH = 0.25
+
+
+def start_size(dims: int, budget: int) -> int:
+    """How many points of a model-based optimiser's ``budget`` are its Latin hypercube start, over ``dims``
+    searched parameters."""
+    return min(budget, max(3, 2 * dims + 1))
+
+
+def polish_size(budget: int) -> int:
+    """How many of a model-based optimiser's ``budget`` proposals are the polish's line search at most (none below a
+    budget of 8); the rest are the global search's."""
+    return int(round(POLISH * budget)) if budget >= 8 else 0
 
 
 class _Spent(Exception):
@@ -712,7 +739,7 @@ def run_design(spec, *, n_jobs: int = 1, progress: bool = False, scheduler_addre
         contenders = feasible[: 1 + d.contenders]
         fresh = list(range(max(spec.seeds) + 1, max(spec.seeds) + 1 + d.confirm_seeds))
         conf = ev.confirm(providers, contenders + [p for p in compare if p.mixture is not None], fresh)
-        chosen, bound, against, notes, upper = _choose(points, contenders, conf, compare, d.box())
+        chosen, bound, against, notes, upper, unbounded = _choose(points, contenders, conf, compare, d.box())
     if chosen is None:
         notes.append("no design met the constraints at an equilibrium")
     else:
@@ -734,6 +761,7 @@ def run_design(spec, *, n_jobs: int = 1, progress: bool = False, scheduler_addre
         {**{k: ev.st0.runs.meta[k] for k in ("workload", "jobs", "nodes")}, "sha256": ev.st0.runs.base["workload"]},
         notes,
         upper,
+        unbounded,
     )
 
 
@@ -744,8 +772,9 @@ ANSWER_FILE = "design.json"
 #: the design search's own version: part of a stored answer's key (a changed search never reuses an old answer).
 #: 2: the study's fixed mechanisms confirmed beside the contenders may be chosen, and count in the regret bound;
 #: 3: payoff-equivalent rules merged into one class before the users' equilibrium search (hunt 13), and a tie on the
-#: fresh seeds broken towards the interior of the searched ranges
-SEARCH_VERSION = 3
+#: fresh seeds broken towards the interior of the searched ranges; 4: with ``explore``, the fixed mechanisms explored
+#: too, and no 95% bound against a design compared on one seed only (hunt 15; an answer of 3 would be read as both)
+SEARCH_VERSION = 4
 
 
 def answer_key(spec, workload_hash: str | None = None) -> dict:
@@ -798,8 +827,9 @@ def read_answer(spec) -> DesignAnswer:
 def _choose(points: list, contenders: list, conf: dict, compare: list = (), box: list = ()):
     """The chosen mechanism (of the contenders and the study's fixed mechanisms confirmed beside them, the one of best
     mean objective on the fresh seeds, feasible there), the provider's regret bound against every evaluated feasible
-    design and fixed mechanism (module docstring; at least 0), the one that attains it, notes, and the largest upper
-    bound itself (negative where every other one does worse at 95%).
+    design and fixed mechanism (module docstring; at least 0), the one that attains it, notes, the largest upper
+    bound itself (negative where every other one does worse at 95%), and the ones compared on a single seed (no
+    interval: no bound against them, :func:`regret_bound`).
 
     A fixed mechanism is chosen where it beats every design the search found on the fresh seeds: the provider should
     set the best mechanism it knows of, and a report that recommended the search's best beside a fixed mechanism
@@ -809,11 +839,11 @@ def _choose(points: list, contenders: list, conf: dict, compare: list = (), box:
     notes: list = []
     fixed = [q for q in compare if q.provider in conf]
     if not contenders:
-        return None, None, None, notes, None
+        return None, None, None, notes, None, []
     ok = [p for p in contenders if conf[p.provider].feasible]
     if not ok:
         notes.append("every contender missed a constraint's mean on the fresh seeds")
-        return None, None, None, notes, None
+        return None, None, None, notes, None, []
     if len(ok) < len(contenders):
         notes.append("contenders that missed a constraint's mean on the fresh seeds were not chosen")
     top = max(conf[p.provider].objective[0] for p in ok)
@@ -827,27 +857,43 @@ def _choose(points: list, contenders: list, conf: dict, compare: list = (), box:
             "the mean objective), so it is chosen; a larger [design] budget may find a better design"
         )
     others = [p for p in points + fixed if p.feasible and p.provider != best.provider]
-    if not others:
-        return best.provider, 0.0, None, notes, None
-    alpha = ALPHA / len(others)
-    bound, against = -np.inf, None
     in_conf = {p.provider for p in contenders + fixed}
-    for p in others:
-        if p.provider in in_conf:
-            diff = np.subtract(conf[p.provider].objective_seeds, conf[best.provider].objective_seeds)
-        else:
-            diff = np.subtract(p.objective_seeds, best.objective_seeds)
-        b = _upper(diff, alpha)
-        if b > bound:
-            bound, against = b, p.provider
-    return best.provider, float(max(bound, 0.0)), against, notes, float(bound)
+    diffs = {
+        p.provider: np.subtract(conf[p.provider].objective_seeds, conf[best.provider].objective_seeds)
+        if p.provider in in_conf
+        else np.subtract(p.objective_seeds, best.objective_seeds)
+        for p in others
+    }
+    bound, against, upper, unbounded = regret_bound(diffs)
+    if not others:
+        bound = 0.0
+    return best.provider, bound, against, notes, upper, unbounded
+
+
+def regret_bound(diffs: dict) -> tuple:
+    """The provider's regret bound over ``diffs`` (mechanism -> its objective less the chosen one's, paired by seed):
+    ``(bound, against, upper, unbounded)``: the largest one-sided Student-t upper bound at ``1 - ALPHA / m``
+    (Bonferroni over the ``m`` mechanisms with two values or more), floored at 0, the one that attains it, the largest
+    bound itself, and the mechanisms with a single value (no interval, so no bound: hunt 15 counted a one-seed
+    difference as its own 95% bound). ``bound``, ``against`` and ``upper`` are None where no mechanism has two
+    values."""
+    unbounded = [k for k, d in diffs.items() if len(d) < 2]
+    paired = {k: d for k, d in diffs.items() if len(d) >= 2}
+    if not paired:
+        return None, None, None, unbounded
+    alpha = ALPHA / len(paired)
+    upper, against = max(((_upper(d, alpha), k) for k, d in paired.items()), key=lambda t: t[0])
+    return float(max(upper, 0.0)), against, float(upper), unbounded
 
 
 def _upper(diff: np.ndarray, alpha: float) -> float:
-    """A one-sided ``1 - alpha`` Student-t upper bound on the mean of ``diff`` (exact where the values are equal)."""
+    """A one-sided ``1 - alpha`` Student-t upper bound on the mean of ``diff``, two values or more (exact where they
+    are all equal)."""
     diff = np.asarray(diff, dtype=float)
+    if len(diff) < 2:
+        raise ValueError("a one-sided bound needs two values or more")
     m = float(diff.mean())
-    if len(diff) < 2 or float(diff.std(ddof=1)) == 0.0:
+    if float(diff.std(ddof=1)) == 0.0:
         return m
     return m + float(stats.t.ppf(1 - alpha, len(diff) - 1)) * float(diff.std(ddof=1)) / np.sqrt(len(diff))
 

@@ -99,7 +99,7 @@ def test_regret_bound_is_the_largest_bonferroni_t_bound_of_the_paired_difference
     # a plain computation: per other design, mean + t_{1 - alpha/m, n-1} sd / sqrt(n) of (its objective - chosen's)
     chosen = [100.0, 110.0, 90.0, 105.0]
     points = [_point("best", chosen)] + [_point(f"d{k}", list(np.add(chosen, d))) for k, d in enumerate(diffs)]
-    _, bound, against, _, upper = design_mod._choose(points, points[:1], {"best": _conf("best", chosen)})
+    _, bound, against, _, upper, _ = design_mod._choose(points, points[:1], {"best": _conf("best", chosen)})
     m = len(diffs)
     want = []
     for d in diffs:
@@ -304,7 +304,9 @@ def test_exploring_design_points_warm_start_from_the_nearest_explored_point(tmp_
     for p in ans.points:
         assert p.menu[:2] == ["truthful", "leave-all"] and p.explored["simulations"] > 0
         assert set(p.equilibrium) <= set(p.menu)
-    assert all(p.explored is None for p in ans.compare)  # the fixed mechanisms: over the study's menu
+    # the fixed mechanisms, which may be chosen, are explored too (hunt 15), from the nearest explored point's menu
+    assert all(q.explored and q.explored["simulations"] > 0 for q in ans.compare)
+    assert all(q.explored["warm_start"] is not None for q in ans.compare)
 
 
 def test_explore_needs_an_exploration_table(tmp_path):
@@ -335,14 +337,14 @@ def test_a_fixed_mechanism_that_beats_every_design_found_is_chosen_and_said_to_b
     found, fixed = _point("hb-blend[r=0,a=1]", [1.0, 2.0, 3.0, 4.0]), _point("hb-first", [5.0, 6.0, 7.0, 8.0])
     conf = {"hb-blend[r=0,a=1]": _conf("hb-blend[r=0,a=1]", [1.0, 2.0, 3.0, 4.0]),
             "hb-first": _conf("hb-first", [5.0, 6.5, 7.0, 8.5])}  # fmt: skip
-    chosen, bound, against, notes, upper = design_mod._choose([found], [found], conf, [fixed])
+    chosen, bound, against, notes, upper, _ = design_mod._choose([found], [found], conf, [fixed])
     assert chosen == "hb-first" and against == "hb-blend[r=0,a=1]"
     assert "the fixed mechanism hb-first beat every design the search found on the fresh seeds" in notes[0]
     assert bound == 0.0 and upper < 0  # the design found does worse on every seed: its bound is below 0
     # a fixed mechanism that does worse is not chosen, but counts in the regret bound (paired on the fresh seeds)
     worse = _point("hb-kth", [0.0, 0.0, 0.0, 0.0])
     conf["hb-kth"] = _conf("hb-kth", [0.5, 2.5, 2.0, 4.5])
-    chosen, bound, against, notes, upper = design_mod._choose([found], [found], conf, [worse])
+    chosen, bound, against, notes, upper, _ = design_mod._choose([found], [found], conf, [worse])
     d = np.subtract([0.5, 2.5, 2.0, 4.5], [1.0, 2.0, 3.0, 4.0])
     want = d.mean() + stats.t.ppf(1 - 0.05, 3) * d.std(ddof=1) / 2.0
     assert chosen == "hb-blend[r=0,a=1]" and not notes and against == "hb-kth"
@@ -355,7 +357,7 @@ def test_a_fixed_mechanism_that_beats_every_design_found_is_chosen_and_said_to_b
 def test_every_contender_infeasible_on_fresh_seeds_chooses_none():
     p = _point("a", [1.0, 2.0, 3.0, 4.0])
     conf = {"a": design_mod.Confirmation("a", [5, 6, 7, 8], {"revenue": [1.0] * 4}, [1.0] * 4, False)}
-    chosen, bound, _, notes, _ = design_mod._choose([p], [p], conf)
+    chosen, bound, _, notes, _, _ = design_mod._choose([p], [p], conf)
     assert chosen is None and bound is None and "missed a constraint" in notes[0]
 
 

@@ -170,6 +170,6 @@ def test_a_tie_on_the_fresh_seeds_goes_to_the_interior_and_is_said():
     assert best.provider == "hb-blend[r=19,a=0.786]" and "3 contenders tie" in note
     conf = {p.provider: design_mod.Confirmation(p.provider, [7, 8, 9], {"revenue": [6.0] * 3}, [6.0] * 3, True)
             for p in pts}  # fmt: skip
-    chosen, _, _, notes, _ = design_mod._choose(pts, pts, conf, (), BOX)
+    chosen, _, _, notes, _, _ = design_mod._choose(pts, pts, conf, (), BOX)
     assert chosen == "hb-blend[r=19,a=0.786]" and any("farthest inside the searched ranges" in n for n in notes)
     assert break_tie(pts[:1], BOX) == (pts[0], None)  # no tie: nothing said
