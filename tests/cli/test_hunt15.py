@@ -96,3 +96,20 @@ def test_a_report_folder_is_held_by_one_writer_at_a_time(tmp_path):
         OutputFolder(tmp_path / "new", owner="../c.toml", exclusive=True)
     fresh.abandon()
     assert not (tmp_path / "new").exists()
+
+
+def test_bayes_opt_says_nothing_on_the_commands_output(capsys):
+    """Hunt 15a's worth-a-look: bayes_opt printed a red "Data point ... is not unique" line to stdout for each
+    repeated point the design search registers (on purpose: a point evaluated twice is two estimates)."""
+    pytest.importorskip("bayes_opt")
+    from bayes_opt import BayesianOptimization
+
+    from gamemarket.search import design
+
+    opt = BayesianOptimization(
+        f=None, pbounds={"r": (0.0, 1.0)}, random_state=0, verbose=0, allow_duplicate_points=True
+    )
+    design._register(opt, {"r": 0.5}, 1.0)
+    design._register(opt, {"r": 0.5}, 2.0)
+    assert len(opt.space) == 2
+    assert capsys.readouterr().out == ""
