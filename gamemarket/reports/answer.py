@@ -9,10 +9,12 @@ as a comparison. It computes nothing new: it picks and words what the analysis a
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gamemarket.games.io import mixture_words
 from gamemarket.reports.markdown import md_table, num, num_ci
+from gamemarket.search.exploration import answered_round, fell_back, not_answered
+from gamemarket.search.population import ranks
 
 UNIT = "bid x seconds per job"
 
@@ -35,9 +37,12 @@ class MechanismRow:
     verdict: str  #: "certified" / "not certified" (exploration), "verified" / "undecided" / "rejected" (menu)
     revenue: tuple  #: (mean, low, high) at the provider's worst equilibrium
     welfare: tuple
-    rank: int | None  #: the provider's ranking (1: its choice as a leader), None where it has no equilibrium
+    rank: int | None  #: the provider's ranking (1: its choice as a leader; ties ranked equally), None: no equilibrium
     simultaneous: bool  #: a simultaneous equilibrium with this mechanism as the provider's pure strategy
     source: str  #: "exploration" or "menu"
+    tied: tuple = ()  #: the other mechanisms of the same rank (the same worst revenue, to rounding)
+    unanswered: str = ""  #: why the mechanism has no answer at all (the exploration's budget ran out), else ""
+    fallback: str = ""  #: where its answer is an earlier round's of the exploration: which and why, else ""
 
 
 def _worst_first(eqs) -> list:
@@ -47,21 +52,40 @@ def _worst_first(eqs) -> list:
 _NAN3 = (math.nan, math.nan, math.nan)
 
 
-def _explored_row(m, rank: dict, sim: set) -> MechanismRow:
-    """A mechanism's row from its exploration (``io.answers.MechanismExploration``): its final equilibria, certified
-    or not."""
+def _explored_row(m, rank: dict, sim: set, budget: int | None = None) -> MechanismRow:
+    """A mechanism's row from its exploration (``io.answers.MechanismExploration``): its answered equilibria,
+    certified or not; "not answered" where the budget ran out before any round was answered (not "none found":
+    nothing was found to be missing), and the round it falls back on where the last one was cut short."""
     eqs = _worst_first(m.equilibria)
+    unanswered = fallback = ""
+    verdict = "certified" if m.certified else "not certified"
+    of = f" of {budget:,}" if budget is not None else ""
+    if not_answered(m):
+        unanswered = (
+            f"the exploration's budget ran out ({m.simulations:,}{of} simulations used) before any round was answered"
+        )
+        verdict = "not answered"
+    elif fell_back(m):
+        k = answered_round(m) + 1
+        fallback = (
+            f"round {k}'s, over {len(m.rounds[k - 1].menu)} rules: the exploration's budget ran out "
+            f"({m.simulations:,}{of} simulations used) before round {len(m.rounds)}'s game, over "
+            f"{len(m.rounds[-1].menu)} rules, was searched and certified"
+        )
+        verdict = f"not certified (round {k}'s answer: budget ran out)"
     return MechanismRow(
         m.mechanism,
         tuple(e.shares for e in eqs),
         m.epsilon,
         m.tolerance,
-        "certified" if m.certified else "not certified",
+        verdict,
         tuple(eqs[0].revenue) if eqs else _NAN3,
         tuple(eqs[0].welfare) if eqs else _NAN3,
         rank.get(m.mechanism),
         m.mechanism in sim,
         "exploration",
+        unanswered=unanswered,
+        fallback=fallback,
     )
 
 
@@ -91,11 +115,16 @@ def rows(an, ex) -> list[MechanismRow]:
     """Every mechanism's answer: the exploration's where ``ex`` (an ``ExplorationAnswer``) is given, else the
     study's (rejected candidates left out)."""
     provider = ex.provider if ex is not None else an.provider
-    rank = {r.mechanism: k + 1 for k, r in enumerate(provider.ranking)}
+    rank = ranks(provider.ranking)  # ties ranked equally: "its choice" of two mechanisms that earn the same (hunt 15)
     sim = {s.mechanism for s in provider.simultaneous}
     if ex is not None:
-        return [_explored_row(ex.mechanisms[a.mechanism], rank, sim) for a in an.answers]
-    return [_menu_row(a, rank, sim) for a in an.answers]
+        out = [_explored_row(ex.mechanisms[a.mechanism], rank, sim, ex.budget) for a in an.answers]
+    else:
+        out = [_menu_row(a, rank, sim) for a in an.answers]
+    return [
+        replace(r, tied=tuple(q.mechanism for q in out if q is not r and r.rank is not None and q.rank == r.rank))
+        for r in out
+    ]
 
 
 def _ci(v, digits: int = 4) -> str:
@@ -106,15 +135,22 @@ def _ci(v, digits: int = 4) -> str:
 
 
 def play_words(r: MechanismRow) -> str:
-    """What users play under a mechanism: its equilibria in words (``mixture_words``), joined by "or"."""
+    """What users play under a mechanism: its equilibria in words (``mixture_words``), joined by "or"; "not
+    answered" where the exploration's budget ran out first (no search found that there is none)."""
+    if r.unanswered:
+        return "not answered"
     return " or ".join(mixture_words(m) for m in r.equilibria) or "none found"
 
 
 def provider_words(r: MechanismRow) -> str:
-    """The provider column: its rank as a leader (1: its choice) and whether it is a simultaneous equilibrium."""
+    """The provider column: its rank as a leader (1: its choice; a tie says so and with whom) and whether it is a
+    simultaneous equilibrium; "unknown" where the mechanism is not answered."""
     if r.rank is None:
-        return "-"
-    words = "**its choice**" if r.rank == 1 else f"rank {r.rank}"
+        return "unknown (not answered)" if r.unanswered else "-"
+    if r.tied:
+        words = ("**its choice**, tied with " if r.rank == 1 else f"rank {r.rank}, tied with ") + ", ".join(r.tied)
+    else:
+        words = "**its choice**" if r.rank == 1 else f"rank {r.rank}"
     return words + (", simultaneous" if r.simultaneous else "")
 
 
@@ -179,14 +215,53 @@ def answer_paragraph(an, table_rows: list[MechanismRow], ex) -> str:
         f"per agent, in {UNIT}): {good} of {len(table_rows)} mechanisms "
         f"{'are certified' if ex is not None else 'have every equilibrium verified'}."
     ]
-    lead = next((r for r in table_rows if r.rank == 1), None)
-    if lead is not None:
-        sim = [r.mechanism for r in table_rows if r.simultaneous]
-        parts.append(
-            f"A provider that anticipates the users' answer earns most under {lead.mechanism} (revenue "
-            f"{num(lead.revenue[0])} at its worst equilibrium)"
-            + (f"; {', '.join(sim)} {'is' if len(sim) == 1 else 'are'} also a simultaneous choice." if sim else ".")
-        )
+    parts += _choice_sentences(table_rows)
     if ex is not None:
         parts.append("A certificate covers the rules the search evaluated, not every rule of the family.")
     return " ".join(parts)
+
+
+def _and(names: list) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _choice_sentences(table_rows: list[MechanismRow]) -> list[str]:
+    """The provider's choice in words: the mechanism of highest worst revenue, or the mechanisms that tie for it
+    ("X and Y tie (714,000 each)"); among the answered mechanisms only where one is not answered (said, with why),
+    and where a mechanism's answer is an earlier round's of the exploration, which."""
+    out = [f"{r.mechanism}'s answer is {r.fallback}." for r in table_rows if r.fallback]
+    lead = [r for r in table_rows if r.rank == 1]
+    missing = [r for r in table_rows if r.unanswered]
+    why = (
+        missing[0].unanswered
+        if len(missing) == 1
+        else "the exploration's budget ran out under each before any round was answered"
+    )
+    among = (
+        f"Among the mechanisms answered only ({_and([r.mechanism for r in missing])} "
+        f"{'is' if len(missing) == 1 else 'are'} not: {why}), a"
+        if missing
+        else "A"
+    )
+    if len(lead) > 1:
+        out.append(
+            f"{among} provider that anticipates the users' answer earns most under {_and([r.mechanism for r in lead])}"
+            f", which tie ({num(lead[0].revenue[0])} each at their worst equilibrium): the choice between them does "
+            "not change its revenue"
+        )
+    elif lead:
+        out.append(
+            f"{among} provider that anticipates the users' answer earns most under {lead[0].mechanism} (revenue "
+            f"{num(lead[0].revenue[0])} at its worst equilibrium)"
+        )
+    elif missing:
+        out.append(
+            f"The provider's choice is unknown: {_and([r.mechanism for r in missing])} "
+            f"{'is' if len(missing) == 1 else 'are'} not answered ({why})"
+            + ("" if len(missing) == len(table_rows) else ", and no mechanism answered has an equilibrium")
+        )
+    if lead or missing:
+        sim = [r.mechanism for r in table_rows if r.simultaneous]
+        out[-1] += f"; {', '.join(sim)} {'is' if len(sim) == 1 else 'are'} also a simultaneous choice." if sim else "."
+    return out

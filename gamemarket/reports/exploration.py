@@ -3,11 +3,14 @@ certificate (it renders ``gamemarket.search.exploration``'s answer; it computes 
 
 from __future__ import annotations
 
+import pandas as pd
+
 from gamemarket.games.io import mixture_words
 from gamemarket.io.explored import ExplorationAnswer
 from gamemarket.io.files import OutputFolder, read_json
 from gamemarket.reports.answer import COMPARISON, UNIT
 from gamemarket.reports.markdown import counted, md_table, num, num_ci
+from gamemarket.search.exploration import answered_round, fell_back, not_answered
 
 
 def stored_exploration(out: OutputFolder, spec) -> ExplorationAnswer | None:
@@ -20,6 +23,45 @@ def stored_exploration(out: OutputFolder, spec) -> ExplorationAnswer | None:
     if not (isinstance(ex, dict) and ex.get("study") == spec.name and "provider" in ex):
         return None
     return ExplorationAnswer.from_json(ex)
+
+
+def explored_equilibria(ex: ExplorationAnswer) -> pd.DataFrame:
+    """The exploration's answer, one row per equilibrium, numbered per mechanism as ``data/exploration.json`` lists
+    them (and as the revenue figure labels them): the mixture in words, epsilon against the tolerance, the verdict,
+    the provider's revenue and welfare (mean and 95% CI), and the round of the exploration they come from (an
+    earlier one than the last where the budget ran out during the last). A mechanism the budget left unanswered
+    has no row."""
+    out = []
+    for name, m in ex.mechanisms.items():
+        k = answered_round(m)
+        for j, e in enumerate(m.equilibria):
+            out.append(
+                {
+                    "mechanism": name,
+                    "equilibrium": j + 1,
+                    "mixture": mixture_of(e),
+                    "epsilon": e.epsilon,
+                    "tolerance": m.tolerance,
+                    "verdict": e.verdict,
+                    "certified": e.certified,
+                    "revenue": e.revenue.mean,
+                    "revenue_ci_low": e.revenue.low,
+                    "revenue_ci_high": e.revenue.high,
+                    "welfare": e.welfare.mean,
+                    "welfare_ci_low": e.welfare.low,
+                    "welfare_ci_high": e.welfare.high,
+                    "round": None if k is None else k + 1,
+                    "seeds": e.figure_seeds,
+                }
+            )
+    return pd.DataFrame(out, columns=EXPLORED_COLUMNS)
+
+
+#: the columns of :func:`explored_equilibria`
+EXPLORED_COLUMNS = (
+    "mechanism equilibrium mixture epsilon tolerance verdict certified revenue revenue_ci_low revenue_ci_high "
+    "welfare welfare_ci_low welfare_ci_high round seeds"
+).split()
 
 
 def mixture_of(entry) -> str:
@@ -86,13 +128,22 @@ def _rounds_table(ex: ExplorationAnswer) -> str:
     )
 
 
+def _with_exploration(m) -> str:
+    """A mechanism's explored answer in words: its equilibria, with the round they come from where the budget cut the
+    last one short; "not answered" where no round was answered, "none" where the search found none."""
+    if not_answered(m):
+        return "not answered"
+    words = " or ".join(mixture_of(e) for e in m.equilibria) or "none"
+    return words + (f" (round {answered_round(m) + 1}'s)" if fell_back(m) else "")
+
+
 def exploration_section(ex: ExplorationAnswer) -> list[str]:
     """How the exploration searched and certified, how each menu grew, and the answer beside the menu-only one."""
     final = [
         [
             name,
             " or ".join(mixture_of(e) for e in m.menu_only) or "none",
-            " or ".join(mixture_of(e) for e in m.equilibria) or "none",
+            _with_exploration(m),
             "yes" if m.certified else "no",
             f"{m.simulations:,}",
             m.reason or "",

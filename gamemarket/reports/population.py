@@ -175,12 +175,20 @@ HOW_TO_READ = {
     "level of the table above: 95% with one look at the seeds, wider with more). "
     "Where a bar and its whole interval lie above zero, truthful bidding is not an equilibrium.",
     "fig-revenue-at-equilibrium.png": "How to read it: one bar per consumer equilibrium of the answer (mechanism "
-    "and its number, the first table's), its provider revenue in bid x seconds with its 95% CI; green: certified "
+    "and its number: {numbering}), its provider revenue in bid x seconds with its 95% CI; green: certified "
     "(or verified), grey: not certified (or undecided), red: rejected.",
     "fig-replicator-flow.png": "How to read it: each triangle holds every mixture of the three rules (a corner: "
     "everyone plays that rule); arrows point where the replicator dynamics move the population, their colour "
     "is the speed (the colour bar, log10); filled dots are stable equilibria, open dots unstable ones.",
 }
+
+
+def _numbering(exploration) -> str:
+    """Where the revenue figure's equilibrium numbers come from (the first table lists the same equilibria, worst
+    first, without numbers): the exploration's file, else the equilibria table and its CSV."""
+    if exploration is not None:
+        return "their order in data/exploration.json, the order of the with exploration column above"
+    return "the order of the equilibria table above and of data/population-equilibria.csv"
 
 
 def _gains_figure(gains: pd.DataFrame, path: Path, level: str) -> Path:
@@ -384,7 +392,7 @@ def write_population_report(an, out_dir: str | Path | None = None, *, force: boo
             md += exploration_section(exploration)
         md += _simulations_section(an.runs)
         for f in figs:
-            md += [figure_lines(f.stem, f.name, HOW_TO_READ[f.name])]
+            md += [figure_lines(f.stem, f.name, HOW_TO_READ[f.name].format(numbering=_numbering(exploration)))]
         md += [
             f"_gamemarket {__version__}; tables in `data/` (equilibria, truthful gains, each mechanism's reduced game "
             "as EGTA JSON and as a tidy CSV)._",
@@ -598,20 +606,52 @@ def _provider_section(an, answer: list, exploration=None) -> list[str]:
         else "the study's equilibria (rejected candidates left out)"
     )
     md = ["", "## The provider's choice", ""]
+    rank = {r.mechanism: r for r in answer}
+    # a mechanism the exploration did not answer (its budget ran out) is in the table as unknown, not left out:
+    # the choice is among the answered ones only (hunt 15: it dropped out, and another became "the choice")
+    unknown = [r for r in answer if r.unanswered]
+    earlier = [r for r in answer if r.fallback]
     if provider.ranking:
         md += [
             "Leader and followers: the provider picks the mechanism, the consumers answer with an equilibrium "
-            f"(the worst one for the provider where there are several), over {where}.",
+            f"(the worst one for the provider where there are several), over {where}"
+            + (
+                f"; the choice is among the answered mechanisms only ({', '.join(r.mechanism for r in unknown)}: not "
+                "answered, the exploration's budget ran out)"
+                if unknown
+                else ""
+            )
+            + "".join(f"; {r.mechanism}'s equilibria are {r.fallback}" for r in earlier)
+            + (
+                ". Mechanisms of the same worst revenue (equal but for floating-point rounding) tie, and share a rank."
+                if any(r.tied for r in answer)
+                else "."
+            ),
             "",
             md_table(
-                ["mechanism", "consumer equilibria", "revenue (worst)", "revenue (best)"],
-                [[r.mechanism, str(r.equilibria), num(r.worst_revenue), num(r.best_revenue)] for r in provider.ranking],
+                ["mechanism", "consumer equilibria", "revenue (worst)", "revenue (best)", "rank"],
+                [
+                    [
+                        r.mechanism,
+                        str(r.equilibria),
+                        num(r.worst_revenue),
+                        num(r.best_revenue),
+                        _rank_words(rank[r.mechanism]),
+                    ]
+                    for r in provider.ranking
+                ]
+                + [[r.mechanism, "not answered", "unknown", "unknown", "unknown"] for r in unknown],
             ),
         ]
     else:  # an empty heading said nothing (hunt 9): none, and why
         md += [
             f"Leader and followers: none; no mechanism has an equilibrium among {where}, so the provider has no "
-            "consumer answer to anticipate."
+            "consumer answer to anticipate"
+            + (
+                f" ({', '.join(r.mechanism for r in unknown)}: not answered, the exploration's budget ran out)."
+                if unknown
+                else "."
+            )
         ]
     sim = provider.simultaneous
     md += [
@@ -634,6 +674,11 @@ def _provider_section(an, answer: list, exploration=None) -> list[str]:
         "",
     ]
     return md
+
+
+def _rank_words(r) -> str:
+    """A mechanism's rank as a leader, "1 (tie)" where another shares it."""
+    return f"{r.rank} (tie)" if r.tied else str(r.rank)
 
 
 def _simulations_section(r) -> list[str]:

@@ -238,25 +238,71 @@ def explore_mechanism(st, provider, ex: dict, answer, *, fresh: list[int], n_job
 
 def explore_menu(st, provider, ex: dict, answer, *, fresh: list[int], n_jobs: int = 1) -> tuple:
     """:func:`explore_mechanism`, and the rules of its final menu (what a design search warm-starts a neighbouring
-    point from): ``(MechanismExploration, [ConsumerStrategy, ...])``."""
+    point from): ``(MechanismExploration, [ConsumerStrategy, ...])``. A round the budget cut short is kept as the
+    last (no fall-back to an earlier round: :func:`explore`): the design answers the point over the final menu."""
     e = _Explorer(st, provider, ex, answer, fresh, n_jobs)
-    m = explore(e, answer)
+    m = explore(e, answer, fall_back=False)
     return m, [e.rules[n] for n in m.rounds[-1].menu]
+
+
+#: how every reason of an exploration stopped by its budget starts (:func:`ran_out`)
+BUDGET = "the budget of "
+#: why a mechanism with no equilibrium to start from has none (the study's search found none: an answer)
+NO_START = "the study reports no equilibrium to start from"
+
+
+def ran_out(m: MechanismExploration) -> bool:
+    """Whether ``m``'s exploration was stopped by its budget (its reason says how many simulations it used)."""
+    return m.reason.startswith(BUDGET)
+
+
+def not_answered(m: MechanismExploration) -> bool:
+    """Whether ``m`` has no answer because its budget ran out before any round was searched and certified in full
+    (not "none found": no search found none, the search did not end)."""
+    return not m.equilibria and ran_out(m)
+
+
+def _signature(eqs) -> tuple:
+    """What tells one round's equilibria from another's (mixtures, certificates' sizes; no float that may be NaN)."""
+    return tuple(
+        (tuple(sorted(q.shares.items())), q.candidates_evaluated, q.certificate.simulations, q.certificate.looks)
+        for q in eqs
+    )
+
+
+def answered_round(m: MechanismExploration) -> int | None:
+    """The round (0-based) whose equilibria are ``m``'s answer: the last round where every equilibrium was searched
+    and certified. It is an earlier round than the last one where the budget ran out during the last round (that
+    answer is then the last answered round's, over a smaller menu: :func:`fell_back`); None where ``m`` has no
+    equilibrium."""
+    if not m.equilibria:
+        return None
+    sig = _signature(m.equilibria)
+    return max((k for k, r in enumerate(m.rounds) if _signature(r.equilibria) == sig), default=None)
+
+
+def fell_back(m: MechanismExploration) -> bool:
+    """Whether ``m``'s answer is an earlier round's than its last (the budget ran out before the last round's game,
+    over the grown menu, was searched and certified in full)."""
+    k = answered_round(m)
+    return k is not None and k < len(m.rounds) - 1
 
 
 def _round(e: _Explorer, menu: list, mixtures: list) -> tuple[ExplorationRound, list, str]:
     """One round of the loop: every equilibrium searched and certified over ``menu``, and the rule that joins it (of
     those the certificates add, the one of largest fresh gain); returns (the round, the rules that join, why the
-    budget stopped it, or "")."""
+    budget stopped it, or "": a round with a reason is short of some of its equilibria)."""
     eqs, added, reason = [], [], ""
     for mixture in mixtures:
         entry, rule = e.certify_one(menu, mixture)
         if entry is None:
             used = e.ex["budget"] - e.left()
             reason = (
-                f"the budget of {e.ex['budget']} simulations ran out ({used} used)"
+                f"{BUDGET}{e.ex['budget']} simulations ran out ({used} used) with {len(eqs)} of the "
+                f"{len(mixtures)} equilibri{'um' if len(mixtures) == 1 else 'a'} of the game over {len(menu)} rules "
+                "searched and certified"
                 if used
-                else f"the budget of {e.ex['budget']} simulations is too small for one certificate: none searched"
+                else f"{BUDGET}{e.ex['budget']} simulations is too small for one certificate: none searched"
             )
             break
         eqs.append(entry)
@@ -269,9 +315,10 @@ def _round(e: _Explorer, menu: list, mixtures: list) -> tuple[ExplorationRound, 
     return ExplorationRound(tuple(m.name for m in menu), tuple(eqs), tuple(m.name for m in added)), added, reason
 
 
-def _rounds(e: _Explorer, answer) -> tuple[list, list, str]:
+def _rounds(e: _Explorer, answer) -> tuple[list, list, str, bool]:
     """The rounds from the study's equilibria that are not rejected until no rule joins the menu or the budget
-    ends; returns (the rounds, the final menu, why it stopped short, or "")."""
+    ends; returns (the rounds, the final menu, why it stopped short, or "", whether the last round is short of some
+    of its equilibria: the budget ran out during it)."""
     menu = list(e.st.cfg.strategies)
     mixtures = [np.asarray(q.mixture_vector, dtype=float) for q in answer.equilibria if q.verified != "no"]
     rounds = []
@@ -279,20 +326,22 @@ def _rounds(e: _Explorer, answer) -> tuple[list, list, str]:
         rnd, added, reason = _round(e, menu, mixtures)
         rounds.append(rnd)
         if reason or not added:
-            return rounds, menu, reason
+            return rounds, menu, reason, bool(reason)
         menu = menu + added
         mixtures, reason = e.solve(menu)
         if reason:
-            return rounds, menu, reason
+            return rounds, menu, reason, False
 
 
-def _why_not(last: ExplorationRound, reason: str) -> str:
-    """Why the final round is not certified: the budget's reason, else no equilibrium, else an epsilon above the
-    tolerance."""
+def _why_not(last: ExplorationRound, reason: str, k: int) -> str:
+    """Why the final round (number ``k``, 0-based) is not certified: the budget's reason, else no equilibrium, else
+    an epsilon above the tolerance."""
     if reason:
         return reason
     if not last.equilibria:
-        return "the study reports no equilibrium to start from"
+        return (
+            NO_START if k == 0 else f"the game over the grown menu of {len(last.menu)} rules has no equilibrium found"
+        )
     return "an equilibrium's epsilon is above the tolerance: a rule may gain more than it, at 95% confidence"
 
 
@@ -303,23 +352,37 @@ def _largest(eps: list) -> float | None:
     return max(eps) if all(math.isfinite(v) for v in eps) else float("nan")
 
 
-def explore(e: _Explorer, answer) -> MechanismExploration:
-    """:func:`explore_mechanism`'s loop with the explorer ``e`` (its oracle, budget and seeds), from ``answer``."""
-    rounds, menu, reason = _rounds(e, answer)
+def explore(e: _Explorer, answer, *, fall_back: bool = True) -> MechanismExploration:
+    """:func:`explore_mechanism`'s loop with the explorer ``e`` (its oracle, budget and seeds), from ``answer``.
+
+    Where the budget ran out during the last round (some of its equilibria never searched and certified), its
+    equilibria are not the answer: a worst equilibrium over some of them is no worst equilibrium, and "none" is no
+    search that found none. With ``fall_back``, the answer is then the last round answered in full, over its smaller
+    menu, and the reason says so (:func:`fell_back`); where no round was, the mechanism has none
+    (:func:`not_answered`). Without (a design point, whose answer is solved over the final menu apart), the last
+    round's equilibria are kept as they are, and the reason says how many were searched."""
+    rounds, menu, reason, short = _rounds(e, answer)
+    short = short and fall_back
+    k = len(rounds) - 1 - short  # the last round searched and certified in full (-1: none)
+    if short and k >= 0:
+        reason += f": the answer is round {k + 1}'s, over its {len(rounds[k].menu)} rules"
+    elif short:
+        reason += ": no round was answered"
+    answered = rounds[k] if k >= 0 else ExplorationRound(rounds[0].menu, (), ())
     last = rounds[-1]
     by_name = {m.name: m for m in menu}
     e.rules.update(by_name)
-    certified = bool(last.equilibria) and all(q.certified for q in last.equilibria) and not reason
+    certified = bool(answered.equilibria) and all(q.certified for q in answered.equilibria) and not reason
     return MechanismExploration(
         e.provider.name,
-        last.equilibria,
+        answered.equilibria,
         rounds[0].equilibria,
         tuple(rounds),
         tuple(_entry(by_name[n_]) for n_ in last.menu),
-        tuple(m.name for m in menu if m.name not in last.menu),  # added, then the budget ran out
+        tuple(m.name for m in menu if m.name not in answered.menu),  # added, then the budget ran out
         certified,
-        _largest([q.epsilon for q in last.equilibria]),
-        "" if certified else _why_not(last, reason),
+        _largest([q.epsilon for q in answered.equilibria]),
+        "" if certified else _why_not(answered, reason, max(k, 0)),
         e.grid_sims + e.oracle.simulations,
         e.oracle.simulations,
         e.tol,

@@ -284,6 +284,31 @@ def leader_ranking(answers) -> tuple:
     return tuple(sorted(ranked, key=lambda r: -r.worst_revenue))
 
 
+#: two revenues closer than this share of the larger are the same (a tie: they differ by floating-point rounding)
+SAME = 1e-9
+
+
+def same_revenue(a: float, b: float) -> bool:
+    """Whether two revenues are equal but for floating-point rounding (:data:`SAME`)."""
+    return abs(a - b) <= SAME * max(1.0, abs(a), abs(b))
+
+
+def ranks(ranking) -> dict:
+    """Each ranked mechanism's rank as a leader, ties ranked equally (1 + the count of mechanisms whose worst revenue
+    is higher, :func:`same_revenue` counting as equal): ``{"hb-first": 1, "hb-kth": 1, "fcfs": 3}``."""
+    return {
+        r.mechanism: 1
+        + sum(q.worst_revenue > r.worst_revenue and not same_revenue(q.worst_revenue, r.worst_revenue) for q in ranking)
+        for r in ranking
+    }
+
+
+def leaders(ranking) -> tuple:
+    """The mechanisms of rank 1 (:func:`ranks`): the provider's choice as a leader, several where they tie."""
+    rank = ranks(ranking)
+    return tuple(r.mechanism for r in ranking if rank[r.mechanism] == 1)
+
+
 def _simultaneous(st: PopulationGames, spec, answers: dict, base_seeds: list) -> tuple:
     """The simultaneous equilibria with a pure provider strategy: a candidate whose mechanism is a revenue best
     response at its consumers' mixture (every mechanism's paired records there, over the base seeds)."""

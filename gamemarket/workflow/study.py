@@ -32,13 +32,14 @@ import pandas as pd
 from gamemarket.analysis.study import DEFAULT_METHODS, StudyAnalysis, analyze
 from gamemarket.errors import InputError, check_flag
 from gamemarket.games.equilibria import check_methods
-from gamemarket.games.io import mixture_words, profile_words
+from gamemarket.games.io import profile_words
 from gamemarket.io.limits import check_workers
 from gamemarket.reports.answer import play_words, rows
 from gamemarket.reports.console import exploration_lines, population_lines
 from gamemarket.reports.design import points_table, write_design_report
+from gamemarket.reports.exploration import explored_equilibria
 from gamemarket.reports.markdown import duration
-from gamemarket.reports.population import write_population_report
+from gamemarket.reports.population import tables, write_population_report
 from gamemarket.reports.report import claim_folder, write_report
 from gamemarket.search.design import read_answer, run_design, write_answer
 from gamemarket.search.exploration import run_exploration
@@ -147,7 +148,8 @@ class StudyResult:
     def answers(self) -> pd.DataFrame:
         """A population study's answer, one row per mechanism, as its report's first table: what users play,
         epsilon against the tolerance and the verdict, revenue and welfare (mean and 95% CI) at the provider's
-        worst equilibrium, the provider's ranking, and where the answer comes from (exploration or menu)."""
+        worst equilibrium, the provider's ranking (ties ranked equally, ``tied_with`` naming the others), and where
+        the answer comes from (exploration or menu)."""
         if self.population is None:
             raise InputError(f"study {self.spec.name}: answers() is a population study's; see equilibria()")
         out = []
@@ -167,6 +169,7 @@ class StudyResult:
                     "welfare_low": r.welfare[1],
                     "welfare_high": r.welfare[2],
                     "provider_rank": r.rank,
+                    "tied_with": ", ".join(r.tied),  # the mechanisms of the same rank (worst revenue equal)
                     "simultaneous": r.simultaneous,
                     "source": r.source,
                 }
@@ -176,21 +179,22 @@ class StudyResult:
     def equilibria(self) -> pd.DataFrame:
         """Every equilibrium the study reports, one row each. Provider/consumer study: per game, each
         equilibrium's profiles in words, payoffs and regrets. Population study: per mechanism, each equilibrium
-        of the answer (the exploration's where it ran) with its mixture in words."""
+        of the answer, numbered as the report numbers it: where an exploration ran, its equilibria in
+        ``data/exploration.json``'s order (epsilon, tolerance, verdict, revenue and welfare with their 95% CIs, the
+        round they come from); else the rows of ``data/population-equilibria.csv`` (regret with its CI, verified,
+        stability, revenue, welfare; rejected candidates included, ``verified`` "no")."""
         if self.design is not None:
             raise InputError(
                 f"study {self.spec.name}: a design study's equilibria are its points' (design.points; the report's "
                 "data/design-points.csv)"
             )
         if self.population is not None:
-            return pd.DataFrame(
-                [
-                    {"mechanism": r.mechanism, "equilibrium": k + 1, "mixture": mixture_words(m), "source": r.source}
-                    for r in rows(self.population, self.exploration)
-                    for k, m in enumerate(r.equilibria)
-                ],
-                columns=["mechanism", "equilibrium", "mixture", "source"],
-            )
+            # the report's numbering and columns (hunt 15: numbered worst first, as the first table lists them, where
+            # the report, its CSV and population.json number them as the study found them): the exploration's
+            # equilibria as data/exploration.json lists them, else data/population-equilibria.csv's rows
+            if self.exploration is not None:
+                return explored_equilibria(self.exploration).assign(source="exploration")
+            return tables(self.population)[0].assign(source="menu")
         out = []
         for sg in self.analysis.games:
             g = sg.game

@@ -16,7 +16,7 @@ from gamemarket.games.io import mixture_words
 from gamemarket.io.explored import ExplorationAnswer
 from gamemarket.io.files import OutputFolder, dumps_json
 from gamemarket.reports.markdown import num
-from gamemarket.search.exploration import run_exploration, write_exploration
+from gamemarket.search.exploration import not_answered, run_exploration, write_exploration
 from gamemarket.search.oracle import ProbeOracle, params_of, point
 from gamemarket.studies import load_study
 from gamemarket.studies.population_config import search_box, search_family
@@ -216,6 +216,7 @@ def test_a_budget_too_small_is_not_certified_and_says_why(tmp_path):
     said = "ran out" if m.simulations else "is too small for one certificate: none searched"  # (not "0 used")
     assert m.reason.startswith(f"the budget of 5 simulations {said}")
     assert m.equilibria == () and [r.strategy for r in m.menu] == ["truthful", "shade-0.5"]
+    assert not_answered(m)  # a report says "not answered", never "none found" (hunt 15)
 
 
 def test_a_study_without_exploration_is_refused(tmp_path):
@@ -294,9 +295,13 @@ def check_one_answer(md: str, ex: dict) -> None:
     for mech, m in ex["mechanisms"].items():
         words = {mixture_words({x["strategy"]: x["probability"] for x in e["mixture"]}) for e in m["equilibria"]}
         lead = {r[0]: r for r in _table(md, "| mechanism | users play |")}
-        assert set(lead[mech][1].split(" or ")) == (words or {"none found"})
+        # a mechanism with no equilibrium: "none found" where the search ended, "not answered" where the budget
+        # ran out first (hunt 15)
+        nothing = {"not answered"} if m["reason"].startswith("the budget of ") else {"none found"}
+        assert set(lead[mech][1].split(" or ")) == (words or nothing)
         final = {r[0]: r for r in _table(md, "| mechanism | menu only | with exploration |")}
-        assert set(final[mech][2].split(" or ")) == (words or {"none"})
+        said = re.sub(r" \(round \d+'s\)$", "", final[mech][2])  # an earlier round's answer says which (hunt 15)
+        assert set(said.split(" or ")) == (words or ({"not answered"} if "not answered" in nothing else {"none"}))
         ranking = {r[0]: r for r in _table(sections["The provider's choice"], "| mechanism | consumer equilibria |")}
         if words:
             assert ranking[mech][1] == str(len(words))
