@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from gamemarket.games.io import mixture_words
 from gamemarket.reports.markdown import duration, num, num_ci
+from gamemarket.search.population import leaders
 
 
 def population_lines(an) -> list[str]:
@@ -25,7 +26,7 @@ def population_lines(an) -> list[str]:
                 f"({e.verified}, {e.stability}); revenue {num(e.revenue.mean, 4)}"
             )
     if an.provider.leader:
-        out.append(f"provider's choice (leader, worst consumer equilibrium): {an.provider.leader}")
+        out.append(f"provider's choice (leader, worst consumer equilibrium): {_leaders(an.provider.ranking)}")
     else:  # said, never an empty success
         out.append("provider's choice: none (no mechanism has a consumer equilibrium that is not rejected)")
     joint = an.provider.joint
@@ -56,9 +57,16 @@ def exploration_lines(ex) -> list[str]:
     # "provider's choice: hb-first" while the report's explored answer had no equilibrium and no choice)
     leader = ex.provider.leader
     out.append(
-        f"exploration's provider choice (leader, worst explored equilibrium): {leader}"
+        f"exploration's provider choice (leader, worst explored equilibrium): {_leaders(ex.provider.ranking)}"
         if leader
         else "exploration's provider choice: none (no mechanism has an explored equilibrium)"
     )
     out.append(f"exploration: {ex.simulations} simulations in {duration(ex.wall_seconds)}")
     return out
+
+
+def _leaders(ranking) -> str:
+    """The provider's choice as a leader, as the report says it: one mechanism, or the ones that tie at rank 1
+    ("hb-first and hb-kth (tie)"; hunt 15a: the console named the first of two that earned the same)."""
+    names = leaders(ranking)
+    return names[0] if len(names) == 1 else " and ".join([", ".join(names[:-1]), names[-1]]) + " (tie)"

@@ -22,6 +22,7 @@ from gamemarket.reports import discussion, figures
 from gamemarket.reports.claims import claims_section, unmeasured_companions, write_csv
 from gamemarket.reports.concepts import concepts_summary
 from gamemarket.reports.markdown import coarse_bootstrap, counted, md_table, num, num_ci, to_html
+from gamemarket.search.population import same_revenue
 from gamemarket.workers import fan_out
 
 
@@ -581,12 +582,21 @@ def _ranked(sg) -> str:
 
 
 def _ranked_table(who: str, names: list[str], payoff: np.ndarray, half_width: np.ndarray) -> str:
-    """One side's strategies ranked by payoff (stable on ties), with the distance below the best."""
+    """One side's strategies ranked by payoff (stable on ties), with the distance below the best. Equal payoffs
+    (to rounding: ``search.population.same_revenue``) share a rank, "1 (tie)" (hunt 15a's sibling: two strategies
+    of the same payoff were ranked 1 and 2, the second "0 below the best")."""
     order = np.argsort(-payoff, kind="stable")
     best = payoff[order[0]]
+    rank = {j: 1 + sum(payoff[q] > payoff[j] and not same_revenue(payoff[q], payoff[j]) for q in order) for j in order}
+    shared = {r for r in rank.values() if list(rank.values()).count(r) > 1}
     rows = [
-        [k + 1, names[j], f"{num(payoff[j], 6)} ± {num(half_width[j], 2)}", num(best - payoff[j], 3)]
-        for k, j in enumerate(order)
+        [
+            f"{rank[j]} (tie)" if rank[j] in shared else rank[j],
+            names[j],
+            f"{num(payoff[j], 6)} ± {num(half_width[j], 2)}",
+            num(best - payoff[j], 3),
+        ]
+        for j in order
     ]
     return md_table(["rank", who, f"{who} payoff", "below the best"], rows) + "\n"
 

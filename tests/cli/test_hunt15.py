@@ -113,3 +113,29 @@ def test_bayes_opt_says_nothing_on_the_commands_output(capsys):
     design._register(opt, {"r": 0.5}, 2.0)
     assert len(opt.space) == 2
     assert capsys.readouterr().out == ""
+
+
+def test_the_console_names_every_mechanism_that_ties_as_the_choice():
+    """Hunt 15a (H15a-4's sibling): ``study run`` printed the first of two mechanisms whose worst revenues are
+    equal as "the provider's choice"; it names both, as the report does."""
+    from types import SimpleNamespace as R
+
+    from gamemarket.reports import console
+
+    tie = [R(mechanism="hb-first", worst_revenue=713966.0), R(mechanism="hb-kth", worst_revenue=713966.0)]
+    assert console._leaders(tie) == "hb-first and hb-kth (tie)"
+    three = tie + [R(mechanism="fcfs", worst_revenue=713966.0 * (1 + 1e-12))]
+    assert console._leaders(three) == "hb-first, hb-kth and fcfs (tie)"
+    assert console._leaders([*tie[:1], R(mechanism="fcfs", worst_revenue=1.0)]) == "hb-first"
+
+
+def test_a_bimatrix_reports_ranking_shares_a_rank_between_equal_payoffs():
+    """Hunt 15a's sibling of H15a-4 in the bimatrix report: two strategies of the same payoff were ranked 1 and 2,
+    the second "0 below the best"."""
+    import numpy as np
+
+    from gamemarket.reports import report
+
+    md = report._ranked_table("provider", ["a", "b", "c"], np.array([5.0, 7.0, 7.0]), np.zeros(3))
+    rows = [line.split(" | ")[:2] for line in md.splitlines()[2:]]
+    assert rows == [["| 1 (tie)", "b"], ["| 1 (tie)", "c"], ["| 3", "a"]]
