@@ -860,7 +860,17 @@ def _choose(points: list, contenders: list, conf: dict, compare: list = (), box:
     top = max(conf[p.provider].objective[0] for p in ok)
     found, tie = break_tie([p for p in ok if _same(conf[p.provider].objective[0], top)], list(box))
     notes += [tie] if tie else []
-    best = max([found] + [q for q in fixed if conf[q.provider].feasible], key=lambda p: conf[p.provider].objective[0])
+    fixed_ok = [q for q in fixed if conf[q.provider].feasible]
+    best = max([found] + fixed_ok, key=lambda p: conf[p.provider].objective[0])
+    if best is not found and _same(conf[best.provider].objective[0], conf[found.provider].objective[0]):
+        best = found  # a fixed mechanism "beats" the design only by more than rounding
+    tied = [q.provider for q in fixed_ok if _same(conf[q.provider].objective[0], conf[found.provider].objective[0])]
+    if best is found and tied:  # (hunt 15a, W10: a tie with a fixed mechanism was not said)
+        notes.append(
+            f"the fixed mechanism{'s' * (len(tied) > 1)} {', '.join(tied)} tie{'s' * (len(tied) == 1)} with "
+            f"{found.provider} on the fresh seeds (mean objective {conf[found.provider].objective[0]:,.6g} each): "
+            "the design is chosen, and setting either earns the provider the same there"
+        )
     if best is not found:
         notes.append(
             f"the fixed mechanism {best.provider} beat every design the search found on the fresh seeds (the best, "

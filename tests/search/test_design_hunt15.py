@@ -244,3 +244,15 @@ def test_an_exploration_stopped_by_its_budget_says_so_and_fixed_mechanisms_show_
         in text
     )
     assert "family: not certified (epsilon 71,970, tolerance 1,890) |" in text  # no reason but the budget's
+
+
+def test_a_fixed_mechanism_that_ties_the_design_is_said_and_one_that_beats_it_by_rounding_is_not_chosen():
+    """Hunt 15a, W10 (H15a-4's sibling): a fixed mechanism earning exactly the design's objective on the fresh
+    seeds was not mentioned; one ahead by 1e-12 of it was 'chosen, beating every design'."""
+    best, fixed = _point("best", [100.0, 100.0]), _point("hb-kth", [100.0, 100.0])
+    for extra in (0.0, 100.0 * 1e-12):
+        conf = {"best": _conf("best", [100.0, 100.0]), "hb-kth": _conf("hb-kth", [100.0 + extra, 100.0 + extra])}
+        got, _, _, notes, _, _ = design_mod._choose([best], [best], conf, [fixed])
+        assert got == "best"
+        assert any("the fixed mechanism hb-kth ties with best on the fresh seeds" in n for n in notes), notes
+        assert not any("beat every design" in n for n in notes)
