@@ -395,6 +395,36 @@ def test_no_module_imports_a_private_name_of_another_module():
     assert bad == []
 
 
+def _text_io_without_encoding(node) -> bool:
+    """A call that reads or writes text in the locale's encoding: ``x.write_text(...)``, ``x.read_text(...)`` or
+    ``open(...)`` / ``x.open(...)`` in a text mode, without ``encoding=``."""
+    if not isinstance(node, ast.Call) or any(k.arg == "encoding" for k in node.keywords):
+        return False
+    f = node.func
+    name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+    if name in ("write_text", "read_text"):  # pathlib's (``io.files.read_text`` and the reports' ``write_text`` are ours)
+        return isinstance(f, ast.Attribute)
+    if name != "open" or (isinstance(f, ast.Attribute) and not isinstance(f.value, (ast.Name, ast.Attribute))):
+        return False
+    if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in ("os", "gzip", "zf", "tf"):
+        return False
+    mode = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "mode"), None)
+    return not (isinstance(mode, ast.Constant) and isinstance(mode.value, str) and "b" in mode.value)
+
+
+def test_every_text_file_is_read_and_written_as_utf8():
+    """Hunt 15b: reports, study files and records were written in the locale's encoding (``LC_ALL=C
+    PYTHONUTF8=0``: a description with an accent ended ``study run`` in a UnicodeEncodeError after its runs were
+    stored, and no report was written); a file gamemarket writes reads the same on every machine."""
+    bad = [
+        f"{path.relative_to(PKG.parent)}:{n.lineno}"
+        for path in sorted(PKG.rglob("*.py"))
+        for n in ast.walk(ast.parse(path.read_text()))
+        if _text_io_without_encoding(n)
+    ]
+    assert bad == []
+
+
 def test_no_function_is_longer_than_120_lines():
     """Every function and method of the package, counted from its ``def`` line to its last line: decorators
     excluded (``FunctionDef.lineno`` is the ``def`` line), docstring and comments included."""

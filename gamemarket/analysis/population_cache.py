@@ -110,7 +110,7 @@ def write_analysis(spec, an: PopulationAnalysis) -> None:
         return
     try:
         with atomic_path(path, "cached analysis") as tmp:
-            tmp.write_text(text)
+            tmp.write_text(text, encoding="utf-8")
         for old in path.parent.glob("population-*.json"):
             if old != path and _is_cache_file(old):
                 old.unlink(missing_ok=True)
@@ -121,7 +121,7 @@ def write_analysis(spec, an: PopulationAnalysis) -> None:
 def _is_cache_file(path: Path) -> bool:
     """Whether ``path`` is a cached analysis this program wrote: the cache format, and the key its name says."""
     try:
-        head = json.loads(path.read_text())
+        head = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
     return (

@@ -310,7 +310,8 @@ def write_rescaled_nfg(game, path: Path, study: str, name: str) -> Path:
     small, maps = rescaled(game)
     with atomic_path(path, "game (.nfg)") as tmp:
         tmp.write_text(
-            to_nfg(small, comment=f"gamemarket {__version__}: study {study}, {name}; {rescale_comment(maps)}")
+            to_nfg(small, comment=f"gamemarket {__version__}: study {study}, {name}; {rescale_comment(maps)}"),
+            encoding="utf-8",
         )
     return path
 
@@ -337,7 +338,10 @@ def export(analysis: StudyAnalysis, out: OutputFolder | str | Path, prefix: str 
         written.append(write_table(to_csv_table(sg.game), file(f"payoffs-{s}.csv")))
         nfg = file(f"game-{s}.nfg")
         with atomic_path(nfg, "game (.nfg)") as tmp:
-            tmp.write_text(to_nfg(sg.game, comment=f"gamemarket {__version__}: study {analysis.spec.name}, {sg.name}"))
+            tmp.write_text(
+                to_nfg(sg.game, comment=f"gamemarket {__version__}: study {analysis.spec.name}, {sg.name}"),
+                encoding="utf-8",
+            )
         written.append(nfg)
         written.append(write_rescaled_nfg(sg.game, file(f"game-{s}.rescaled.nfg"), analysis.spec.name, sg.name))
         recs = equilibria_records(sg.solution, sg.robustness)

@@ -20,6 +20,7 @@ command's own, a plugin's as it loads, runs under :func:`foreign_code`, which se
 from __future__ import annotations
 
 import contextlib
+import errno
 import math
 import os
 import shutil
@@ -392,7 +393,12 @@ STDOUT = "standard output"
 class NamedStdout:
     """The command's stdout, whose write errors name it: ``> /dev/full`` (a full disk under the output's file) said
     "No space left on device" and named no file. A closed pipe is left as it is (``BrokenPipeError``: the reader
-    went away, which the command takes quietly); everything else is the stream's own."""
+    went away, which the command takes quietly); everything else is the stream's own.
+
+    A standard output that is closed (``>&-``: Python's ``sys.stdout`` is None) is an error naming it where the
+    command writes to it, and nothing where it writes nothing (hunt 15b: a traceback, "'NoneType' object has no
+    attribute 'flush'"). A text the stream's encoding cannot hold (``LC_ALL=C PYTHONUTF8=0`` and a description with
+    an accent) is written with backslash escapes for what it cannot hold, not a traceback."""
 
     def __init__(self, stream) -> None:
         self._stream = stream
@@ -409,11 +415,19 @@ class NamedStdout:
 
     def write(self, text):
         """The stream's ``write``, an error naming standard output."""
-        return self._named(self._stream.write, text)
+        if self._stream is None:
+            raise OSError(errno.EBADF, "it is closed; the command's output has nowhere to go", STDOUT)
+        try:
+            return self._named(self._stream.write, text)
+        except UnicodeEncodeError:
+            encoding = getattr(self._stream, "encoding", None) or "ascii"
+            return self._named(self._stream.write, text.encode(encoding, "backslashreplace").decode(encoding))
 
     def flush(self) -> None:
-        """The stream's ``flush``, an error naming standard output."""
-        return self._named(self._stream.flush)
+        """The stream's ``flush``, an error naming standard output (a closed one has nothing to flush)."""
+        if self._stream is not None:
+            return self._named(self._stream.flush)
+        return None
 
     def __getattr__(self, name):
         return getattr(self._stream, name)

@@ -409,7 +409,7 @@ def write_json(path: str | Path, payload: dict) -> None:
     """Write strict JSON atomically (numpy values converted; NaN and infinities as null:
     ``gamemarket.io.files.dumps_json``)."""
     with atomic_path(path, "JSON file") as tmp:
-        tmp.write_text(dumps_json(payload, indent=2))
+        tmp.write_text(dumps_json(payload, indent=2), encoding="utf-8")
 
 
 def profile_words(game, eq, *, digits: int = 3) -> tuple[str, str]:

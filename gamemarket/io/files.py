@@ -513,7 +513,7 @@ def _listed_by_manifest(path: Path) -> str | None:
     if up is not None:
         manifest = up / MANIFEST
         try:
-            data = json.loads(manifest.read_text())
+            data = json.loads(manifest.read_text(encoding="utf-8"))
             rel = real.relative_to(up).as_posix()
             patterns = [p for p in data.get("patterns", []) if isinstance(p, str)]
             listed = rel in data["files"] or any(fnmatch.fnmatchcase(rel, p) for p in patterns)
@@ -774,12 +774,12 @@ class OutputFolder:
         text = dumps_json(record, indent=1) + "\n"
         manifest = self.path / MANIFEST
         try:  # the same record is left as it is (a report that failed for want of runs rewrote both, unchanged)
-            if manifest.is_file() and manifest.read_text() == text:
+            if manifest.is_file() and manifest.read_text(encoding="utf-8") == text:
                 return
         except (OSError, UnicodeDecodeError):
             pass
         with atomic_path(manifest, "manifest") as tmp:
-            tmp.write_text(text)
+            tmp.write_text(text, encoding="utf-8")
 
     # -- writing -----------------------------------------------------------------------------------
     def forget(self, name: str) -> None:

@@ -50,7 +50,7 @@ def claim_folder(out: Path, spec, force: bool = False) -> OutputFolder:
 def write_text(path: Path, text: str, what: str = "report") -> None:
     """Write a text file atomically."""
     with atomic_path(path, what) as tmp:
-        tmp.write_text(text)
+        tmp.write_text(text, encoding="utf-8")
 
 
 class FigureJobs:

@@ -805,7 +805,7 @@ def write_answer(spec, ans: DesignAnswer) -> Path:
     with atomic_path(path, "design answer") as tmp:
         key = answer_key(spec, ans.workload.get("sha256"))
         doc = {"key": key, "answer": ans.to_dict(), "wall_seconds": ans.wall_seconds}
-        tmp.write_text(dumps_json(doc, indent=2))
+        tmp.write_text(dumps_json(doc, indent=2), encoding="utf-8")
     return path
 
 
@@ -822,7 +822,7 @@ def read_answer(spec) -> DesignAnswer:
     if not path.is_file():
         raise InputError(f"study {spec.name!r}: no design answer in {path}; {hint}")
     try:
-        doc = json.loads(path.read_text())
+        doc = json.loads(path.read_text(encoding="utf-8"))
         content = load_workload_hash(spec)
         stale = doc["key"] != json.loads(dumps_json(answer_key(spec, content)))
         ans = DesignAnswer.from_dict({**doc["answer"], "wall_seconds": doc.get("wall_seconds", 0.0)})

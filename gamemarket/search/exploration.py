@@ -525,7 +525,7 @@ def _record_last_run(store, answers: list, provider, wall_seconds: float) -> Non
     the provider's choice on fresh seeds (the record left the choice's out: 72 where the command said 84)."""
     path = store.root / "last-run.json"
     try:
-        record = json.loads(path.read_text())
+        record = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         record = None
     record = record if isinstance(record, dict) else {"kind": "population"}
@@ -541,7 +541,7 @@ def _record_last_run(store, answers: list, provider, wall_seconds: float) -> Non
     }
     record["workers"] = most_workers(record.get("workers", 1), used)
     with atomic_path(store.claim().file("last-run.json", once=False), "run record") as tmp:
-        tmp.write_text(dumps_json(record, indent=2))
+        tmp.write_text(dumps_json(record, indent=2), encoding="utf-8")
 
 
 def write_exploration(result: ExplorationAnswer, folder: OutputFolder) -> Path:
@@ -551,5 +551,5 @@ def write_exploration(result: ExplorationAnswer, folder: OutputFolder) -> Path:
     back writes the same file."""
     path = folder.file("data/exploration.json")
     with atomic_path(path, "exploration data") as tmp:
-        tmp.write_text(dumps_json(result.to_json(run=False), indent=1))
+        tmp.write_text(dumps_json(result.to_json(run=False), indent=1), encoding="utf-8")
     return path

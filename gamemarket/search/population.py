@@ -133,7 +133,7 @@ def _write_last_run(store, st: PopulationGames, runs: RunAccounting, n_jobs, sch
         "finished": time.strftime("%Y-%m-%d %H:%M:%S"),
     }
     with atomic_path(store.claim().file("last-run.json", once=False), "run record") as tmp:
-        tmp.write_text(dumps_json(record, indent=2))
+        tmp.write_text(dumps_json(record, indent=2), encoding="utf-8")
 
 
 #: the error of a verdict over all its looks: each look's intervals are at ``1 - ALPHA / looks``

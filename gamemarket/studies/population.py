@@ -77,7 +77,7 @@ class PopulationStore:
         """
         path = self.path(key)
         try:
-            rec = json.loads(path.read_text())
+            rec = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return None
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
@@ -93,7 +93,7 @@ class PopulationStore:
     def write(self, key: str, rec: dict) -> None:
         """Store a run under its key, atomically."""
         with atomic_path(self.path(key), "stored run") as tmp:
-            tmp.write_text(json.dumps({**rec, "key": key}))
+            tmp.write_text(json.dumps({**rec, "key": key}), encoding="utf-8")
 
 
 # ---------------------------------------------------------------------------- one chunk of runs

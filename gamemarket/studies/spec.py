@@ -293,7 +293,7 @@ class StudySpec:
         )
         if path is not None:
             with atomic_path(path, "study") as tmp:
-                tmp.write_text(text)
+                tmp.write_text(text, encoding="utf-8")
         return text
 
     def inputs(self) -> list[Path]:

@@ -124,7 +124,7 @@ class ResultStore:
     def write_record(self, name: str, data: dict) -> None:
         """A JSON record of the folder's own (``last-run.json``), entered in its manifest and written whole."""
         with atomic_path(self.claim().file(name, once=False), "run record") as tmp:
-            tmp.write_text(dumps_json(data, indent=2))
+            tmp.write_text(dumps_json(data, indent=2), encoding="utf-8")
 
     def path(self, key: str) -> Path:
         """The file of a task's stored result."""
@@ -175,7 +175,7 @@ class ResultStore:
                 HELD[key] -= 1
             return
         path = self.claim().file(".lock")
-        f = open(path, "a+")
+        f = open(path, "a+", encoding="utf-8")
         try:
             try:
                 fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -101,5 +101,5 @@ def new_study(path: str | Path, *, population: bool = False, force: bool = False
         raise InputError(f"{path.parent.resolve()}: no such folder to write the study into")
     text = (POPULATION if population else BIMATRIX).format(name=name, file=path.name)
     with atomic_path(path, "study file") as tmp:
-        tmp.write_text(text)
+        tmp.write_text(text, encoding="utf-8")
     return path

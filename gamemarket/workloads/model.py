@@ -223,7 +223,7 @@ class WorkloadModel:
         """Write the model file atomically (a temporary file, then a rename) to ``path`` (a text or a path)."""
         check_path(path, "WorkloadModel.save: path")
         with atomic_path(path, "model (.toml)") as tmp:
-            tmp.write_text(self.to_toml())
+            tmp.write_text(self.to_toml(), encoding="utf-8")
         return Path(path)
 
     @classmethod

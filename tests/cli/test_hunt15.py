@@ -139,3 +139,60 @@ def test_a_bimatrix_reports_ranking_shares_a_rank_between_equal_payoffs():
     md = report._ranked_table("provider", ["a", "b", "c"], np.array([5.0, 7.0, 7.0]), np.zeros(3))
     rows = [line.split(" | ")[:2] for line in md.splitlines()[2:]]
     assert rows == [["| 1 (tie)", "b"], ["| 1 (tie)", "c"], ["| 3", "a"]]
+
+
+def _gamemarket(args, cwd, **env):
+    import os
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    exe = shutil.which("gamemarket", path=str(Path(sys.executable).parent))
+    return subprocess.run(
+        [exe, *args], cwd=cwd, env={**os.environ, "MPLBACKEND": "Agg", **env}, capture_output=True, timeout=600
+    )
+
+
+def test_a_closed_standard_output_is_named_not_a_traceback(tmp_path):
+    """H15b-4: ``gamemarket simulate ... >&-`` ended in "'NoneType' object has no attribute 'flush'", exit 1."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    exe = shutil.which("gamemarket", path=str(Path(sys.executable).parent))
+    r = subprocess.run(
+        [exe, "simulate", "--synthetic-jobs", "60", "--nodes", "2"], cwd=tmp_path, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE, text=True, preexec_fn=lambda: os.close(1), timeout=300,
+    )  # fmt: skip
+    assert r.returncode == 2, r.stderr
+    assert (
+        r.stderr.strip() == "gamemarket: error: standard output: it is closed; the command's output has nowhere to go"
+    )
+
+
+def test_a_study_in_an_ascii_locale_writes_its_report_in_utf8(tmp_path):
+    """H15b-3: under ``LC_ALL=C PYTHONUTF8=0`` a description with an accent ended ``study run`` in a
+    UnicodeEncodeError after its runs were stored, and no report was written (reports were written in the locale's
+    encoding, study files read as UTF-8)."""
+    study = tmp_path / "tiny.toml"
+    study.write_text(
+        'name = "tiny"\ndescription = "Étude à deux nœuds"\n[workload]\nsource = "synthetic"\nnodes = 2\n'
+        '[workload.synthetic]\njobs = 60\n[strategies]\nproviders = ["hb-kth", "hb-first"]\nconsumers = ["FT"]\n'
+        "[replications]\ncount = 1\n",
+        encoding="utf-8",
+    )
+    r = _gamemarket(["study", "run", "tiny.toml", "--no-progress"], tmp_path, LC_ALL="C", LANG="C", PYTHONUTF8="0")
+    assert r.returncode == 0, r.stderr.decode("ascii", "replace")[-2000:]
+    assert b"\\xc9tude" in r.stdout or b"Etude" not in r.stdout  # what the console cannot hold, escaped
+    report = (tmp_path / "reports" / "tiny" / "report.md").read_text(encoding="utf-8")
+    assert "Étude à deux nœuds" in report
+    from gamemarket.studies import load_study
+
+    copy = tmp_path / "copy.toml"  # StudySpec.to_toml too: UTF-8 whatever the locale
+    r = _gamemarket(["study", "status", "tiny.toml"], tmp_path, LC_ALL="C", LANG="C", PYTHONUTF8="0")
+    assert r.returncode == 0
+    load_study(study).to_toml(copy)
+    assert "Étude à deux nœuds" in copy.read_text(encoding="utf-8")
