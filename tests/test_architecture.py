@@ -402,7 +402,7 @@ def _text_io_without_encoding(node) -> bool:
         return False
     f = node.func
     name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
-    if name in ("write_text", "read_text"):  # pathlib's (``io.files.read_text`` and the reports' ``write_text`` are ours)
+    if name in ("write_text", "read_text"):  # pathlib's; ``io.files.read_text``, the reports' ``write_text``: ours
         return isinstance(f, ast.Attribute)
     if name != "open" or (isinstance(f, ast.Attribute) and not isinstance(f.value, (ast.Name, ast.Attribute))):
         return False
