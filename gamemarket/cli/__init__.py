@@ -283,8 +283,10 @@ def _guarded_code(step, interrupted: str):
     """:func:`_guarded`'s result (see there)."""
     shown, warnings.showwarning = warnings.showwarning, _show_warning
     hook, sys.unraisablehook = sys.unraisablehook, _unraisable(sys.unraisablehook)
-    out = sys.stdout
+    out, err = sys.stdout, sys.stderr
     sys.stdout = NamedStdout(out)  # an error writing what the command prints names standard output
+    if err is None:  # stderr closed (``2>&-``): its lines go nowhere, not into standard output (print's None)
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 (closed in the finally below)
     try:
         _ignore_inherited_plugins()
         code = step()
@@ -318,6 +320,9 @@ def _guarded_code(step, interrupted: str):
         return EXIT_ERROR
     finally:
         sys.stdout = out
+        if err is None:
+            sys.stderr.close()
+            sys.stderr = err
         warnings.showwarning = shown
         sys.unraisablehook = hook
 

@@ -201,6 +201,8 @@ class Parser(argparse.ArgumentParser):
         if not message:
             return
         file = sys.stderr if file is None else file
+        if file is None:  # the stream is closed (``2>&-``): nothing to say it on, and the exit code still says it
+            return
         try:
             file.write(message)
             file.flush()

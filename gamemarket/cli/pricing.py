@@ -11,7 +11,7 @@ import numpy as np
 from gamemarket.cli.options import EXIT_OK, EXIT_UNFINISHED, POSITIVE, SEED, add_force, examples, integer
 from gamemarket.cli.output import FULL, Figure, RowWriter, figure_width, print_table
 from gamemarket.errors import InputError
-from gamemarket.io.files import atomic_path, check_output_file, check_outputs, dumps_json
+from gamemarket.io.files import atomic_path, check_output_file, check_outputs, dumps_json, output_group
 from gamemarket.io.limits import memory_limit
 
 #: the columns of the trace ``price solve`` prints as it goes, and their widths (the widest each figure is written)
@@ -121,7 +121,17 @@ def _problem(a):
 
 
 def _write_result(out: Path, r) -> None:
-    """The result's prices, allocation and throughputs to ``out`` (.npz), its trace beside it (.trace.csv)."""
+    """The result's prices, allocation and throughputs to ``out`` (.npz), its trace beside it (.trace.csv): one
+    result, written together or not at all (``output_group``: a trace that does not fit left the .npz, and the
+    command run again refused it as an existing file)."""
+    with output_group():
+        _write_npz(out, r)
+        with atomic_path(out.with_suffix(".trace.csv"), "trace (.csv)") as tmp:
+            r.trace.to_csv(tmp, index=False)
+
+
+def _write_npz(out: Path, r) -> None:
+    """The result's prices, allocation and throughputs to ``out`` (.npz)."""
     ex = r.allocation.extra or (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))
     with atomic_path(out, "result (.npz)") as tmp, open(tmp, "wb") as f:
         np.savez(
@@ -142,8 +152,6 @@ def _write_result(out: Path, r) -> None:
             objective=np.array(float(r.objective)),
             dual=np.array(float(r.dual)),
         )
-    with atomic_path(out.with_suffix(".trace.csv"), "trace (.csv)") as tmp:
-        r.trace.to_csv(tmp, index=False)
 
 
 def _print_result(a, r) -> None:

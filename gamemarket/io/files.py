@@ -47,6 +47,7 @@ included, since they are one file on case-insensitive file systems); see :func:`
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import fnmatch
 import hashlib
@@ -84,9 +85,24 @@ def _stage_name() -> str:
     return f".stage.gm-{os.getpid()}-h{HOST}_{next(_TMP_COUNTER)}.tmp"
 
 
+#: the longest file name (in bytes) the file systems gamemarket writes on take (Linux's NAME_MAX)
+NAME_MAX = 255
+#: the bytes a temporary's name keeps after :func:`temp_prefix` for what follows it: a counter (or
+#: ``mkstemp``'s random letters) and ``.tmp``
+TEMP_TAIL = 28
+
+
 def temp_prefix(path: Path) -> str:
-    """The start of a temporary file's name for ``path`` (``tempfile.mkstemp(prefix=..., suffix=".tmp")``)."""
-    return f".{path.name}.gm-{os.getpid()}-h{HOST}_"
+    """The start of a temporary file's name for ``path`` (``tempfile.mkstemp(prefix=..., suffix=".tmp")``):
+    ``.<name>.gm-<pid>-h<host>_``, the target's name shortened where the whole would pass :data:`NAME_MAX` (an
+    output named with 230 to 255 bytes is legal, and its temporary must be too) and made UTF-8 text (a byte that is
+    not, in a name from a Latin-1 system, is ``_``), so that every writer (Arrow's, which takes UTF-8 names only)
+    takes the temporary's name."""
+    fixed = f".gm-{os.getpid()}-h{HOST}_"
+    room = NAME_MAX - 1 - len(fixed) - TEMP_TAIL
+    name = os.fsencode(path.name).decode("utf-8", "replace").replace("\ufffd", "_")
+    name = name.encode("utf-8")[:room].decode("utf-8", "ignore")
+    return f".{name}{fixed}"
 
 
 def shown_path(path) -> str:
@@ -298,33 +314,150 @@ def _temp_path(path: Path) -> Path:
 @contextmanager
 def atomic_path(path: str | os.PathLike, what: str = "file") -> Iterator[Path]:
     """Yield a temporary path to write; on success it replaces ``path``, on any failure it is removed. The first
-    write of a process into a folder removes there what killed runs left (:func:`_sweep`).
+    write of a process into a folder removes there what killed runs left (:func:`_sweep`). Inside
+    :func:`output_group` the temporary is moved into place only when the whole group has been written.
 
     An unwritable target (a folder, a pipe, a device, a socket, a missing or read-only parent, ``/proc``) is an
     :class:`InputError` naming the path and the reason, and no temporary file is left behind.
+
+    A path that is not UTF-8 text (a folder named on a Latin-1 system: ``lat\\xe9n/``) is a legal name that Arrow's
+    writers refuse: the temporary is then yielded as a name of the folder through an open handle of it
+    (``/proc/self/fd/N/<temporary>``, Linux), which every writer takes; where the system has no such names, the
+    path is refused with a message naming it.
     """
     path = Path(path)
     if path.is_dir():
-        raise InputError(f"{path}: is a folder; expected a {what} file name")
+        raise InputError(f"{shown_path(path)}: is a folder; expected a {what} file name")
     kind = special_kind(path)
     if kind is not None:  # replacing it would destroy it (a copy of /dev/null, a pipe another program reads)
-        raise InputError(f"{path}: is {kind}, not a regular file; the {what} is written only as a file")
+        raise InputError(f"{shown_path(path)}: is {kind}, not a regular file; the {what} is written only as a file")
+    make_parent(path)
+    _sweep(path.parent)
+    tmp = _temp_path(path)
+    pending = _PENDING
+    try:
+        with _writable_name(tmp, path, what) as name:
+            yield name
+        if pending is None:
+            os.replace(tmp, path)
+        else:  # moved into place with the group's other outputs (``output_group``)
+            pending.append((tmp, path, what))
+            tmp = None
+    except OSError as exc:
+        raise InputError(f"{shown_path(path)}: cannot write the {what}: {exc.strerror or exc}") from None
+    finally:
+        if tmp is not None:
+            try:
+                tmp.unlink(missing_ok=True)
+            except OSError:
+                pass
+
+
+def make_parent(path: Path) -> None:
+    """``path``'s folder made where missing; a parent that cannot be made is an :class:`InputError` naming the
+    path and why, a parent that is a file said as such (``mkdir``'s own word was "File exists")."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the name
-        raise InputError(f"{path}: cannot create its folder: {getattr(exc, 'strerror', None) or exc}") from None
-    _sweep(path.parent)
-    tmp = _temp_path(path)
+        blocker = file_above(path.parent)
+        if blocker is not None:
+            raise InputError(
+                f"{shown_path(path)}: cannot create its folder: {shown_path(blocker)} is a file, not a folder"
+            ) from None
+        raise InputError(
+            f"{shown_path(path)}: cannot create its folder: {getattr(exc, 'strerror', None) or exc}"
+        ) from None
+
+
+def file_above(folder: Path) -> Path | None:
+    """The first of ``folder`` and the folders above it that is a file (so that ``folder`` cannot be made), or
+    None."""
     try:
+        return next((p for p in [folder, *folder.parents] if p.is_file()), None)
+    except (OSError, ValueError):
+        return None
+
+
+def utf8_name(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is UTF-8 text, which Arrow (Parquet and its CSV writer) takes as a file name; a byte that is
+    not (a name from a Latin-1 system) is held by Python as a lone surrogate."""
+    try:
+        os.fspath(path).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+@contextmanager
+def _writable_name(tmp: Path, target: Path, what: str) -> Iterator[Path]:
+    """``tmp`` as a name every writer takes (:func:`atomic_path`): itself, or where it is not UTF-8 text, its name
+    in its folder reached through an open handle of the folder (``/proc/self/fd/N``)."""
+    if utf8_name(tmp):
         yield tmp
-        os.replace(tmp, path)
+        return
+    try:
+        fd = os.open(tmp.parent, os.O_RDONLY | os.O_DIRECTORY)
     except OSError as exc:
-        raise InputError(f"{path}: cannot write the {what}: {exc.strerror or exc}") from None
+        raise InputError(f"{shown_path(target)}: cannot write the {what}: {exc.strerror or exc}") from None
+    try:
+        handle = Path(f"/proc/self/fd/{fd}")
+        if not handle.is_dir():
+            raise InputError(
+                f"{shown_path(target)}: the name is not UTF-8 text, which the {what}'s writer needs on this "
+                "system; choose a name of UTF-8 text"
+            )
+        yield handle / tmp.name
     finally:
+        os.close(fd)
+
+
+#: the outputs of the :func:`output_group` under way: (temporary, target, what) of each written one
+_PENDING: list | None = None
+
+
+@contextmanager
+def output_group() -> Iterator[None]:
+    """A command's several outputs, landing together or not at all: every :func:`atomic_path` inside writes its
+    temporary as always, and the temporaries are moved into place when the block ends without an error; an error
+    removes them all, and no target is touched (``price solve --out``'s result and its trace; ``simulate``'s
+    ``--jobs-out`` and ``--out``). A group inside a group is the outer one's."""
+    global _PENDING
+    if _PENDING is not None:
+        yield
+        return
+    pending: list = []
+    _PENDING = pending
+    try:
+        yield
+    except BaseException:
+        for tmp, _, _ in pending:
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
+        raise
+    finally:
+        _PENDING = None
+    _commit(pending)
+
+
+def _commit(pending: list) -> None:
+    """Move an :func:`output_group`'s temporaries into place; where a move fails, the outputs it had placed that were
+    new are removed again (one replaced is not brought back: its file is gone), every temporary too, and the
+    failure is an :class:`InputError` naming the output."""
+    placed = []
+    for k, (tmp, path, what) in enumerate(pending):
+        new = not (path.exists() or path.is_symlink())
         try:
-            tmp.unlink(missing_ok=True)
-        except OSError:
-            pass
+            os.replace(tmp, path)
+        except OSError as exc:
+            for left, _, _ in pending[k:]:
+                with contextlib.suppress(OSError):
+                    left.unlink(missing_ok=True)
+            for done in placed:
+                with contextlib.suppress(OSError):
+                    done.unlink()
+            raise InputError(f"{shown_path(path)}: cannot write the {what}: {exc.strerror or exc}") from None
+        if new:
+            placed.append(path)
 
 
 #: the folders :func:`atomic_path` has cleared of killed runs' temporaries in this process (once each)
@@ -628,7 +761,9 @@ class OutputFolder:
         try:
             p.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise InputError(f"{where}: cannot create the {self.what}: {exc.strerror or exc}") from None
+            blocker = file_above(p)
+            reason = f"{shown_path(blocker)} is a file, not a folder" if blocker else exc.strerror or exc
+            raise InputError(f"{where}: cannot create the {self.what}: {reason}") from None
         if not os.access(p, os.W_OK | os.X_OK):
             raise InputError(f"{where}: cannot write into the {self.what} (permission denied)")
         if self.exclusive and self._held is None:

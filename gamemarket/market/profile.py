@@ -20,9 +20,9 @@ import numpy as np
 
 from gamemarket import bids
 from gamemarket.consumers.catalogue import consumer_strategy
-from gamemarket.errors import InputError, check_seed, check_whole
+from gamemarket.errors import InputError, check_flag, check_seed, check_whole
 from gamemarket.io import jobtable
-from gamemarket.io.files import check_outputs
+from gamemarket.io.files import check_output_file, check_outputs, output_group
 from gamemarket.market.outcomes import CATEGORIES
 from gamemarket.market.simulate import Mechanism, simulate, simulate_columns, simulate_summary, simulate_to_file
 
@@ -95,6 +95,7 @@ def simulate_profile(
     skip_bad_lines: bool = False,
     out: PathLike | None = None,
     jobs_out: PathLike | None = None,
+    force: bool = False,
     outcome: bool = True,
 ) -> ProfileRun:
     """Run one profile, as ``gamemarket simulate`` does: each argument is the command's option of that name
@@ -126,7 +127,10 @@ def simulate_profile(
         How a trace's parallel and malformed records are read.
     out, jobs_out : path, optional
         Write the per-job outcome, and the job table used, there (.csv or .parquet). A job table run without
-        ``jobs_out`` goes without pandas, and streams the outcome to ``out``.
+        ``jobs_out`` goes without pandas, and streams the outcome to ``out``. The two are written together or not at
+        all: a failure writing one leaves neither.
+    force : bool
+        Replace an existing ``out`` or ``jobs_out`` file (``--force``); without it an existing file is an error.
     outcome : bool
         Keep the per-job outcome in memory (``ProfileRun.jobs``); False: the summary alone (and the ``out`` file),
         computed slice by slice, so that a trace of millions of jobs runs in the least memory (what
@@ -142,6 +146,35 @@ def simulate_profile(
     # an output never replaces an input, nor another output (the command checks it too; a call wrote its outcome
     # over the job table it read)
     check_outputs({"out": out, "jobs_out": jobs_out}, [p for p in (job_table, workload) if p and Path(p).exists()])
+    check_flag(force, "force")
+    for path, option in ((out, "out"), (jobs_out, "jobs_out")):
+        if path in (None, ""):
+            continue
+        check_output_file(path, option=option, force=True)  # a folder, a device, a file of a gamemarket folder
+        if not force and (Path(path).exists() or Path(path).is_symlink()):  # (replaced without a word; --force asks)
+            raise InputError(f"{option} {path}: the file exists; pass force=True to replace it")
+    with output_group():  # the job table and the outcome land together, or neither does
+        return _profile(
+            workload,
+            job_table,
+            nodes,
+            reduction,
+            synthetic_jobs,
+            load,
+            seed,
+            mix,
+            mech,
+            (parallel, skip_bad_lines),
+            out,
+            jobs_out,
+            outcome,
+        )
+
+
+def _profile(
+    workload, job_table, nodes, reduction, synthetic_jobs, load, seed, mix, mech, reading, out, jobs_out, outcome
+) -> ProfileRun:
+    """:func:`simulate_profile` once its arguments are checked (``reading``: ``parallel``, ``skip_bad_lines``)."""
     t0 = time.perf_counter()
     fast = job_table is not None and not jobs_out
     if job_table is not None:
@@ -158,7 +191,7 @@ def simulate_profile(
             load,
             seed,
             mix,
-            (parallel, skip_bad_lines),
+            reading,
             columns=not (outcome or jobs_out),
         )
         notes, mix_name, seed_shown = [], mix or DEFAULT_MIX, seed

@@ -27,6 +27,7 @@ from joblib import parallel_config
 from gamemarket import MODEL_VERSION, __version__, bids, plugins
 from gamemarket.consumers import ConsumerStrategy, bid_bin_codes
 from gamemarket.errors import InputError, WorkerLost, check_flag, shown_value, worker_died
+from gamemarket.io.files import shown_path
 from gamemarket.io.limits import check_workers
 from gamemarket.io.names import workload_source
 from gamemarket.market import payoffs
@@ -323,7 +324,7 @@ def _run_plan(
     arrays, nodes = prep.arrays, prep.nodes
     # every task's own file is the record and is verified (a damaged one is set aside and run again); the
     # consolidated tables are an index of them, written again only where they are not complete and readable
-    todo = [t for t in tasks if not store.has(t.key)]
+    todo = [t for t in tasks if not store.has(t.key, set_aside=True)]
     tables_ok = store.verify_tables(plan_hash(tasks))
     bar = None
     if bar_name is not None and todo:
@@ -355,7 +356,7 @@ def _run_plan(
     if bar is not None:
         bar.close()
     if not tables_ok:
-        assemble_tables(tasks, store, fresh=fresh)
+        assemble_tables(tasks, store, fresh=fresh, set_aside=True)
     info = StudyRun(
         tasks=len(tasks),
         skipped=len(tasks) - len(todo),
@@ -436,10 +437,14 @@ def study_tables(
     return assemble_tables(tasks, store, fresh=fresh, study=spec.name, run=spec.run_command())
 
 
-def assemble_tables(tasks: list[Task], store: ResultStore, *, fresh: dict | None = None, study="", run=""):
+def assemble_tables(
+    tasks: list[Task], store: ResultStore, *, fresh: dict | None = None, study="", run="", set_aside: bool = False
+):
     """:func:`study_tables` of a plan: the consolidated tables where the store holds them, else assembled from the
     per-task files (and ``fresh``) and stored. ``study``, ``run``: the study's name and the command that runs it
-    (``StudySpec.run_command``), for messages."""
+    (``StudySpec.run_command``), for messages. ``set_aside``: a damaged stored result is moved aside (``.corrupt``,
+    what ``study run`` does, which runs its task again); by default (a reader: a report, ``load_results``) it is
+    named in the error and left where it is."""
     name = plan_hash(tasks)
     fresh = fresh or {}
     tables = store.read_tables(name)
@@ -453,7 +458,7 @@ def assemble_tables(tasks: list[Task], store: ResultStore, *, fresh: dict | None
             f"(first: {store.path(gone[0].key).name}); they are not used",
             stacklevel=2,
         )
-    missing = [t for t in tasks if t.key not in fresh and not store.has(t.key)]
+    missing = [t for t in tasks if t.key not in fresh and not store.has(t.key, set_aside=set_aside)]
     if missing:
         raise InputError(
             f"study {study!r}: {len(missing)} of {len(tasks)} runs have no stored result; "
@@ -466,12 +471,10 @@ def assemble_tables(tasks: list[Task], store: ResultStore, *, fresh: dict | None
         else:
             try:
                 metrics, b, c = store.read_all(t.key)
+            except InputError:  # not readable here (no permission, an I/O error): named, never moved
+                raise
             except Exception as exc:  # damage past the footer that ``has`` checks
-                store.set_aside(t.key, f"{type(exc).__name__}: {exc}")
-                raise InputError(
-                    f"study {study!r}: the stored result {store.path(t.key)} does not read; it is kept "
-                    f"aside, and `{run or 'gamemarket study run STUDY'}` runs that task again"
-                ) from None
+                _damaged(store, t, exc, study, run, set_aside)
         ids = {"provider": t.provider, "consumer": t.consumer, "seed": t.seed}
         rows.append({**ids, **metrics})
         bins.append(b)
@@ -489,6 +492,23 @@ def assemble_tables(tasks: list[Task], store: ResultStore, *, fresh: dict | None
     with contextlib.suppress(OSError):  # a read-only store: assembled again at each read
         store.write_tables(name, tables)
     return tables
+
+
+def _damaged(store: ResultStore, task: Task, exc: Exception, study: str, run: str, set_aside: bool) -> None:
+    """The error for a stored result damaged past its footer (:func:`assemble_tables`): set aside first where
+    ``set_aside`` (``study run``), left where it is for a reader."""
+    run = run or "gamemarket study run STUDY"
+    path = shown_path(store.path(task.key))
+    if set_aside:
+        store.set_aside(task.key, f"{type(exc).__name__}: {exc}")
+        raise InputError(
+            f"study {study!r}: the stored result {path} does not read; it is kept aside, and `{run}` runs that task "
+            "again"
+        ) from None
+    raise InputError(
+        f"study {study!r}: the stored result {path} does not read ({type(exc).__name__}: {' '.join(str(exc).split())}"
+        f"); `{run}` sets it aside and runs that task again"
+    ) from None
 
 
 def _with_ids(frames: list[pd.DataFrame], ids: list[tuple[dict, int]]) -> pd.DataFrame:

@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from gamemarket.errors import InputError
-from gamemarket.io.files import MANIFEST, OutputFolder, atomic_path, dumps_json, remove_stale_temps
+from gamemarket.io.files import MANIFEST, OutputFolder, atomic_path, dumps_json, remove_stale_temps, shown_path
 
 # What a stored task holds; part of every task key, so a stored result of another format is never read.
 # 2: the cohort sums are split by private-bid class (before: by G bin only).
@@ -36,16 +36,57 @@ HELD: dict[str, int] = {}
 
 def set_aside(path: Path, reason: str, what: str = "stored result") -> None:
     """Move an untrustworthy stored file to ``<name>.corrupt`` (kept for inspection, never read) and warn
-    that its run will be done again."""
+    that its run will be done again.
+
+    Only a file that reads and is wrong is untrustworthy: one this process cannot open (no permission to read it, a
+    name the system cannot take, an I/O error) is not set aside but an :class:`InputError` naming it, since it may
+    be a valid result (a colleague's in a shared folder) that a rename would lose."""
+    try:
+        with open(path, "rb"):
+            pass
+    except FileNotFoundError:
+        return
+    except (OSError, ValueError) as exc:
+        raise unreadable(path, exc, what) from None
     aside = path.with_name(path.name + ".corrupt")
     try:
         os.replace(path, aside)
     except OSError:
         aside = path
     warnings.warn(
-        f"{path}: {what} does not read ({reason[:200]}); kept as {aside.name}, and its task will be run again",
+        f"{shown_path(path)}: {what} does not read ({reason[:200]}); kept as {shown_path(aside.name)}, and its task "
+        "will be run again",
         stacklevel=3,
     )
+
+
+def unreadable(path: Path, exc: BaseException, what: str = "stored result") -> InputError:
+    """The error for a stored file this process cannot read for a reason of its surroundings, not of its content:
+    named, with the reason, and said to be left as it is."""
+    reason = getattr(exc, "strerror", None) or exc
+    return InputError(
+        f"{shown_path(path)}: cannot read the {what}: {reason}; it is left as it is (make it readable, or move it "
+        "away to have its task run again)"
+    )
+
+
+def of_surroundings(exc: BaseException) -> bool:
+    """Whether an error reading a stored file is one of its surroundings (no permission, an I/O error: an
+    ``OSError`` with an error number), not of its content (Arrow's errors, an ``OSError`` without a number: "Unexpected
+    end of stream", metadata that does not parse)."""
+    return isinstance(exc, OSError) and exc.errno is not None
+
+
+def open_stored(path: Path, what: str = "stored result"):
+    """A stored file opened for reading, as a file object, which Arrow takes whatever the name's bytes (its own
+    opening of a path takes UTF-8 names only: a folder named on a Latin-1 system read as corrupt); an error of
+    opening it is an :class:`InputError` naming it (a missing file stays ``FileNotFoundError``)."""
+    try:
+        return open(path, "rb")
+    except FileNotFoundError:
+        raise
+    except (OSError, ValueError) as exc:
+        raise unreadable(path, exc, what) from None
 
 
 def content_hash(arrays: dict[str, np.ndarray]) -> str:
@@ -130,25 +171,32 @@ class ResultStore:
         """The file of a task's stored result."""
         return self.runs / f"{key}.parquet"
 
-    def has(self, key: str, *, set_aside: bool = True) -> bool:
+    def has(self, key: str, *, set_aside: bool = False) -> bool:
         """Whether a readable result of this task is stored.
 
         A file whose Parquet footer or metadata does not read (a truncated or corrupt file), or that
         records another task's key (a file copied or renamed by hand), counts as missing: it is moved
-        aside to ``<name>.corrupt`` with a warning, and its task is run again. ``set_aside=False``: a query
-        (``study status``) counts it as missing and moves nothing.
+        aside to ``<name>.corrupt`` with a warning, and its task is run again, with ``set_aside`` (what ``study run``
+        does); by default (a query or a reader: ``study status``, a report) it counts as missing and nothing moves.
+        A file that cannot be read for a reason of its surroundings (no permission, an I/O error) is an
+        :class:`InputError` naming it, and is never moved: it may be a valid result.
         """
         path = self.path(key)
         if not path.exists():
             return False
         try:
-            meta = pq.read_schema(path).metadata or {}
+            with open_stored(path) as f:
+                meta = pq.read_schema(f).metadata or {}
             json.loads(meta[b"gamemarket.metrics"])
             stored = meta.get(b"gamemarket.key")  # results written before the key was recorded have none
             if stored is not None and stored.decode() != key:
                 raise ValueError(f"it records the key {stored.decode()}")
             return True
-        except Exception as exc:  # any failure to read means the result cannot be trusted
+        except InputError:
+            raise
+        except Exception as exc:  # the file read, and is not a result to trust
+            if of_surroundings(exc):  # an I/O error: the file may be good; said, never moved
+                raise unreadable(path, exc) from None
             if set_aside:
                 self.set_aside(key, f"{type(exc).__name__}: {exc}")
             return False
@@ -236,13 +284,13 @@ class ResultStore:
 
     def read(self, key: str) -> tuple[dict, pd.DataFrame, dict]:
         """A stored task's (metrics, binned sums, task description)."""
-        table = pq.read_table(self.path(key))
+        table = self._read_table(self.path(key))
         meta = table.schema.metadata
         return (json.loads(meta[b"gamemarket.metrics"]), table.to_pandas(), json.loads(meta[b"gamemarket.task"]))
 
     def read_all(self, key: str) -> tuple[dict, pd.DataFrame, pd.DataFrame | None]:
         """A stored task's (metrics, binned sums, cohort sums or None), from one read of the file."""
-        table = pq.read_table(self.path(key))
+        table = self._read_table(self.path(key))
         meta = table.schema.metadata
         raw = meta.get(b"gamemarket.cohorts")
         cohorts = None if raw is None else _from_ipc_bytes(raw)
@@ -251,14 +299,31 @@ class ResultStore:
 
     def read_cohorts(self, key: str) -> pd.DataFrame | None:
         """A stored task's cohort sums (G bin x bid class), or None for results stored without them."""
-        meta = pq.read_schema(self.path(key)).metadata
+        meta = self._read_schema(self.path(key)).metadata
         raw = meta.get(b"gamemarket.cohorts")
         return None if raw is None else _from_ipc_bytes(raw)
 
     def read_metrics(self, key: str) -> tuple[dict, dict]:
         """A stored task's (metrics, task description), read from the file's metadata only."""
-        meta = pq.read_schema(self.path(key)).metadata
+        meta = self._read_schema(self.path(key)).metadata
         return json.loads(meta[b"gamemarket.metrics"]), json.loads(meta[b"gamemarket.task"])
+
+    @staticmethod
+    def _read_table(path: Path) -> pa.Table:
+        """A stored Parquet file whole (:func:`open_stored`); an I/O error reading it names it."""
+        with open_stored(path) as f:
+            try:
+                return pq.read_table(f)
+            except OSError as exc:
+                if of_surroundings(exc):
+                    raise unreadable(path, exc) from None
+                raise
+
+    @staticmethod
+    def _read_schema(path: Path) -> pa.Schema:
+        """A stored Parquet file's schema and metadata (:func:`open_stored`)."""
+        with open_stored(path) as f:
+            return pq.read_schema(f)
 
     # -- consolidated tables ------------------------------------------------------------------------
     # One table per kind (metrics, bins, cohorts) for a whole study plan, under ``<root>/tables/<plan>/``:
@@ -289,7 +354,9 @@ class ResultStore:
         for k in self.TABLES:
             path = folder / f"{k}.parquet"
             try:
-                table = pq.read_table(path)
+                table = self._read_table(path)
+            except InputError:  # not readable here (no permission, an I/O error): said, never built over
+                raise
             except Exception:
                 return None
             frame = table.to_pandas()

@@ -33,6 +33,7 @@ from gamemarket.analysis.study import DEFAULT_METHODS, StudyAnalysis, analyze
 from gamemarket.errors import InputError, check_flag
 from gamemarket.games.equilibria import check_methods
 from gamemarket.games.io import profile_words
+from gamemarket.io.files import shown_path
 from gamemarket.io.limits import check_workers
 from gamemarket.reports.answer import play_words, rows
 from gamemarket.reports.console import exploration_lines, population_lines
@@ -82,6 +83,9 @@ def _spec(study, results, report) -> StudySpec:
         # names, its report folder set to its results folder) failed deep inside the run, or ran
         study.validate()
         return study
+    for what, folder in (("results", results), ("report", report)):  # ('' was the working folder)
+        if isinstance(folder, str) and not folder.strip():
+            raise InputError(f"{what}= must be a folder's path, got {folder!r}; leave it out for the study file's own")
     return load_study(study, results=results, report=report)
 
 
@@ -355,7 +359,7 @@ def _population_locked(
     an = run_population_study(spec, force=force, **how)
     log(
         f"study {spec.name}: {an.runs.simulations:,} simulations ({an.runs.run_now:,} run now) in "
-        f"{duration(an.runs.wall_seconds)}; results in {spec.results_dir}"
+        f"{duration(an.runs.wall_seconds)}; results in {shown_path(spec.results_dir)}"
     )
     for line in population_lines(an):
         log(line)
@@ -367,7 +371,7 @@ def _population_locked(
     path = None
     if write_report:  # the web page, as a provider/consumer study's run names its own (the Markdown beside it)
         path = write_population_report(an, force=force, exploration=ex).with_name("index.html")
-        log(f"report: {path}")
+        log(f"report: {shown_path(path)}")
     return StudyResult(spec, (), an, ex, path, wall_seconds=time.perf_counter() - t0)
 
 
@@ -381,12 +385,12 @@ def _design(spec: StudySpec, how: dict, *, write_report: bool, force: bool, log:
         write_answer(spec, ans)
         log(
             f"study {spec.name}: {ans.simulations:,} simulations in {duration(ans.wall_seconds)}; chosen "
-            f"{ans.chosen or 'none'}; results in {spec.results_dir}"
+            f"{ans.chosen or 'none'}; results in {shown_path(spec.results_dir)}"
         )
         path = None
         if write_report:
             path = write_design_report(ans, spec, force=force).with_name("index.html")
-            log(f"report: {path}")
+            log(f"report: {shown_path(path)}")
         return StudyResult(spec, report=path, wall_seconds=time.perf_counter() - t0, design=ans)
 
 
@@ -412,7 +416,7 @@ def _bimatrix_locked(
         runs.append(info)
         log(
             f"study {s.name}: {info.tasks:,} runs ({info.skipped:,} already stored, {info.run:,} run now) "
-            f"in {duration(info.wall_seconds)}; results in {s.results_dir}"
+            f"in {duration(info.wall_seconds)}; results in {shown_path(s.results_dir)}"
         )
     if spec.gains:
         t1 = time.perf_counter()
@@ -425,7 +429,7 @@ def _bimatrix_locked(
         path = write_report_(an, force=force, n_jobs=how["n_jobs"])
         # the times go to the log, not into the report (a report written again from the same results is the same)
         log(
-            f"report: {path} (written in {duration(time.perf_counter() - t1)}; "
+            f"report: {shown_path(path)} (written in {duration(time.perf_counter() - t1)}; "
             f"{duration(time.perf_counter() - t0)} in all)"
         )
     return StudyResult(
@@ -479,12 +483,12 @@ def _write_report_locked(spec: StudySpec, *, force: bool, methods: tuple, log: L
         an = analyze(spec, methods=tuple(methods), for_report=True, population=linked_population(spec))
     if spec.design is not None:
         path = write_design_report(ans, spec, force=force).with_name("index.html")
-        log(f"report: {path}")
+        log(f"report: {shown_path(path)}")
         return path
     if spec.population is not None:
         path = write_population_report(an, force=force).with_name("index.html")
-        log(f"report: {path}")
+        log(f"report: {shown_path(path)}")
         return path
     path = write_report_(an, force=force)
-    log(f"report: {path} (written in {duration(time.perf_counter() - t0)})")
+    log(f"report: {shown_path(path)} (written in {duration(time.perf_counter() - t0)})")
     return path
