@@ -26,6 +26,7 @@ from gamemarket.io.files import (
     dumps_json,
     is_stream,
     read_input_bytes,
+    shown_path,
 )
 from gamemarket.io.jobtable import check_table_path, write_table
 from gamemarket.io.limits import MAX_RESAMPLES, MIN_RESAMPLES
@@ -335,7 +336,7 @@ def cmd_study_status(a) -> int:
         if spec.design is None:
             print(
                 f"study {spec.name}: {done:,}/{len(keys):,} population runs of the initial seeds stored "
-                f"({st.runs.store.dir}); candidates and added seeds follow from these"
+                f"({shown_path(st.runs.store.dir)}); candidates and added seeds follow from these"
             )
         else:  # its answer is the design search's: stored, or why not (hunt 8: "8/8 stored" beside a report that
             # said the answer was stale); its runs are mostly the search's points', which no plan lists in advance
@@ -344,7 +345,8 @@ def cmd_study_status(a) -> int:
 
             stored = sum(1 for _ in st.runs.store.dir.glob("*.json")) if st.runs.store.dir.is_dir() else 0
             print(
-                f"study {spec.name}: {stored:,} population runs stored ({st.runs.store.dir}): the design search's "
+                f"study {spec.name}: {stored:,} population runs stored ({shown_path(st.runs.store.dir)}): the design "
+                "search's "
                 f"points' and the fixed mechanisms' ({done:,}/{len(keys):,} of the fixed mechanisms' initial seeds); "
                 "a search that was stopped goes on from them"
             )
@@ -356,7 +358,8 @@ def cmd_study_status(a) -> int:
         return 0
     st = study_status(spec)
     print(
-        f"study {st['study']}: {st['done']:,}/{st['tasks']:,} runs stored, {st['missing']:,} missing ({st['results']})"
+        f"study {st['study']}: {st['done']:,}/{st['tasks']:,} runs stored, {st['missing']:,} missing "
+        f"({shown_path(st['results'])})"
     )
     return 0
 
