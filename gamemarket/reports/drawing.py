@@ -135,14 +135,18 @@ def _shapes(fig, renderer) -> tuple[list, list]:
             if id(line) in in_legend or not line.get_visible() or line.get_marker() in (None, "", "None", " "):
                 continue
             half = line.get_markersize() * px / 2
-            markers += [square(x, y, half) for x, y in line.get_transform().transform(line.get_xydata())]
+            xy = line.get_transform().transform(line.get_xydata())
+            # a point at NaN (a zero on a log axis, a missing value) is not drawn: it covers nothing (the fuzzer's
+            # run L: 864 "overlaps" of 'run time (s)' with markers "at (nan, nan) px")
+            markers += [square(x, y, half) for x, y in xy[np.isfinite(xy).all(axis=1)]]
         for coll in ax.collections:
             if not isinstance(coll, PathCollection) or not coll.get_visible():
                 continue
             sizes = coll.get_sizes()  # areas, points squared
             offsets = coll.get_offset_transform().transform(coll.get_offsets())
             for i, (x, y) in enumerate(offsets):
-                markers.append(square(x, y, (sizes[i % len(sizes)] if len(sizes) else 36.0) ** 0.5 * px / 2))
+                if np.isfinite(x) and np.isfinite(y):  # (a point at NaN is not drawn)
+                    markers.append(square(x, y, (sizes[i % len(sizes)] if len(sizes) else 36.0) ** 0.5 * px / 2))
     return texts, markers
 
 

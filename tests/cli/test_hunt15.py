@@ -196,3 +196,23 @@ def test_a_study_in_an_ascii_locale_writes_its_report_in_utf8(tmp_path):
     assert r.returncode == 0
     load_study(study).to_toml(copy)
     assert "Étude à deux nœuds" in copy.read_text(encoding="utf-8")
+
+
+def test_a_point_that_is_not_drawn_covers_no_label():
+    """The fuzzer's run L: ``workload compare ... --figure`` warned of 864 overlaps of an axis label with markers
+    "at (nan, nan) px": points at NaN (a zero on a log axis) are not drawn, and cover nothing."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from gamemarket.reports.drawing import overlaps
+
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.set_xscale("log")
+    ax.plot([0.0, 0.0, np.nan], [1.0, 2.0, 3.0], "o")  # none of them drawn
+    ax.scatter([np.nan], [1.0])
+    ax.set_xlabel("run time (s)")
+    assert overlaps(fig) == []
+    plt.close(fig)
