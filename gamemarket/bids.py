@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gamemarket.errors import InputError, check_seed, real_numbers, shown_value
-from gamemarket.io.jobtable import WORKLOAD_REQUIRED, check_frame
+from gamemarket.io.jobtable import COLUMNS, WORKLOAD_REQUIRED, check_column, check_frame
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -202,6 +202,7 @@ def job_table(
     (``io.jobtable.WORKLOAD_REQUIRED``: ``id, submit, runtime, estimate``)."""
     _check_mix(mix)
     check_frame(jobs, WORKLOAD_REQUIRED, "jobs", "(a workload's jobs: gamemarket.workloads)")
+    _check_workload_values(jobs)
     given = draws is not None  # a caller's draws are checked; our own are private bids by construction
     if draws is None:
         draws = draw(len(jobs), seed, distribution=distribution)
@@ -212,6 +213,19 @@ def job_table(
     out["reported_bid"] = rw
     out["group"] = group
     return out
+
+
+def _check_workload_values(jobs) -> None:
+    """The workload's numeric columns checked as :func:`gamemarket.market.simulate` checks them (finite, whole,
+    within range): a NaN run time gave a table of NaN run times, refused only by the simulation after it. Columns
+    of other types are left to it (it names them)."""
+    for col in COLUMNS:
+        if col.name in WORKLOAD_REQUIRED and getattr(jobs[col.name].dtype, "kind", "O") in "iuf":
+            try:
+                values = jobs[col.name].to_numpy(dtype=np.float64)
+            except (TypeError, ValueError):  # a nullable column with a missing value: the simulation names it
+                continue
+            check_column(col, values, "jobs")
 
 
 def job_columns(columns: Mapping[str, np.ndarray], mix, seed: int, *, distribution: BidDistribution | None = None):

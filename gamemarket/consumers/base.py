@@ -41,10 +41,12 @@ from typing import Annotated, ClassVar
 import numpy as np
 from pydantic import Field
 
-# the bid classes and a population's bids are the private bids' (bids sits below the strategies, and the
-# market imports it without the strategies' schemas and pydantic)
 from gamemarket.bids import BID_CLASSES, HIGH_MIN, LOW_MAX, bid_bin, bid_bin_codes, population_bids  # noqa: F401
 from gamemarket.errors import InputError, check_text, foreign_prints, raised, real_numbers
+
+# the bid classes and a population's bids are the private bids' (bids sits below the strategies, and the
+# market imports it without the strategies' schemas and pydantic)
+from gamemarket.io.names import check_names
 from gamemarket.registry import Registry
 
 #: a shading factor's range (beta in [0, 1)), as the study file's schema declares it
@@ -466,6 +468,17 @@ def family_of(params: Mapping, where: str = "consumer strategy") -> Family:
         if fam.owns(params):
             return fam
     raise InputError(f"{where}: parameters {dict(params)} belong to no family; expected one of {sorted(FAMILIES)}")
+
+
+def check_strategy_name(name, what: str) -> str:
+    """A consumer strategy's ``name``: a text, printable (one rule with the games': a line break would split an
+    answer's table, a NUL end a line; ``BetaMix(name='a\\nb')`` was taken). Empty is allowed here, an anonymous
+    strategy (stored parameters read back without their name); a game or a population refuses it, as it needs a
+    name to print each strategy by."""
+    check_text(name, what, empty=True)
+    if name:
+        check_names([name], what)
+    return name
 
 
 def from_params(params: Mapping, name: str = "") -> ConsumerStrategy:

@@ -16,7 +16,7 @@ from typing import Annotated, ClassVar
 import numpy as np
 from pydantic import Field
 
-from gamemarket.consumers.base import ConsumerStrategy, Family, Fraction01, register
+from gamemarket.consumers.base import ConsumerStrategy, Family, Fraction01, check_strategy_name, register
 from gamemarket.errors import InputError, check_real, check_text, real_numbers, shown_value
 from gamemarket.io.schema import Table, check
 
@@ -53,7 +53,7 @@ class BetaMix(ConsumerStrategy):
     description: str = ""
 
     def __post_init__(self) -> None:
-        check_text(self.name, "beta mix: name", empty=True)
+        check_strategy_name(self.name, "beta mix: name")
         check_text(self.description, f"beta mix {self.name!r}: description", empty=True)
         try:
             groups = tuple((float(f), float(b)) for f, b in self.groups)

@@ -19,7 +19,14 @@ import numpy as np
 from pydantic import Field
 
 from gamemarket.bids import private_bids
-from gamemarket.consumers.base import ConsumerStrategy, Fraction01, ParametricFamily, numbers, register
+from gamemarket.consumers.base import (
+    ConsumerStrategy,
+    Fraction01,
+    ParametricFamily,
+    check_strategy_name,
+    numbers,
+    register,
+)
 from gamemarket.errors import InputError, check_text
 from gamemarket.io.schema import Table, check
 
@@ -45,7 +52,7 @@ class PiecewiseRule(ConsumerStrategy):
     description: str = ""
 
     def __post_init__(self) -> None:
-        check_text(self.name, "piecewise rule: name", empty=True)
+        check_strategy_name(self.name, "piecewise rule: name")
         label = f"piecewise rule {self.name!r}"
         check_text(self.description, f"{label}: description", empty=True)
         knots = numbers(self.knots, label, "knots")

@@ -16,7 +16,15 @@ from typing import Annotated, ClassVar
 import numpy as np
 from pydantic import Field
 
-from gamemarket.consumers.base import BID_CLASSES, ConsumerStrategy, Fraction01, ParametricFamily, numbers, register
+from gamemarket.consumers.base import (
+    BID_CLASSES,
+    ConsumerStrategy,
+    Fraction01,
+    ParametricFamily,
+    check_strategy_name,
+    numbers,
+    register,
+)
 from gamemarket.errors import InputError, check_text
 from gamemarket.io.schema import Table, check
 
@@ -49,7 +57,7 @@ class ShadingRule(ConsumerStrategy):
     description: str = ""
 
     def __post_init__(self) -> None:
-        check_text(self.name, "shading rule: name", empty=True)
+        check_strategy_name(self.name, "shading rule: name")
         check_text(self.description, f"shading rule {self.name!r}: description", empty=True)
         betas = numbers(self.betas, f"shading rule {self.name!r}", "betas")
         if len(betas) != len(BID_CLASSES):
@@ -132,7 +140,7 @@ def _per_class(b, field: str, name: str, where: str) -> tuple:
                 f"classes: {list(BID_CLASSES)}"
             )
         return tuple(b.get(c, 0.0) for c in BID_CLASSES)
-    if isinstance(b, (int, float)) and not isinstance(b, bool):
+    if isinstance(b, (int, float, np.integer, np.floating)) and not isinstance(b, (bool, np.bool_)):  # numpy's too
         return (b, b, b)
     raise InputError(
         f"{where}: shading rule {name!r}: field {field!r} must be a number or a table per bid class, got {b!r}"

@@ -208,8 +208,8 @@ def transition_matrix(
 
 def _check(alpha, m, eps) -> None:
     if alpha is not None and (
-        isinstance(alpha, bool)
-        or not isinstance(alpha, (int, float))
+        isinstance(alpha, (bool, np.bool_))
+        or not isinstance(alpha, (int, float, np.integer, np.floating))  # (np.int64(5), np.float32 were refused)
         or not math.isfinite(alpha)
         or not 0 < alpha <= MAX_ALPHA
     ):

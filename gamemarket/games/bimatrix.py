@@ -21,13 +21,17 @@ from gamemarket.errors import (
     check_text,
     shown_value,
 )
-from gamemarket.games.checks import check_finite
+from gamemarket.games.checks import check_finite, same_fields
 from gamemarket.io.names import check_names
 
 
-@dataclass
+@dataclass(eq=False)
 class Game:
-    """A two-player normal-form game: ``A`` the row player's payoffs, ``B`` the column player's."""
+    """A two-player normal-form game: ``A`` the row player's payoffs, ``B`` the column player's.
+
+    The game holds copies of the payoffs it was given (a later change to the caller's arrays does not alter a
+    game that was checked), and two games are ``==`` when every field is equal by value (the payoffs element by
+    element): a game read back from its file equals the one written."""
 
     A: np.ndarray
     B: np.ndarray
@@ -39,12 +43,19 @@ class Game:
     title: str = ""
     meta: dict = field(default_factory=dict)
 
+    def __eq__(self, other) -> bool:
+        """Equal by value: the payoffs element by element, the names, the replications, the title and meta."""
+        return same_fields(self, other) if type(other) is type(self) else NotImplemented
+
+    __hash__ = None  # (mutable, and equal by value: no hash)
+
     def __post_init__(self) -> None:
         self._check_arguments()
         self._from_frames()
         for name in ("A", "B"):
+            check_unmasked(getattr(self, name), f"game {self.title!r}: {name}")
             try:
-                setattr(self, name, np.asarray(getattr(self, name), dtype=float))
+                setattr(self, name, np.array(getattr(self, name), dtype=float))  # a copy: the caller's stays theirs
             except (ValueError, TypeError) as exc:  # rows of unequal lengths, a string: numpy's error named ours
                 raise InputError(
                     f"game {self.title!r}: {name} must be a matrix of numbers (rows of one length), got "
@@ -126,8 +137,9 @@ class Game:
                 "expected both players' replications, or neither"
             )
         for k, means in (("A_reps", self.A), ("B_reps", self.B)):
+            check_unmasked(getattr(self, k), f"{where}: {k}")
             try:
-                reps = np.asarray(getattr(self, k), dtype=float)
+                reps = np.array(getattr(self, k), dtype=float)
             except (TypeError, ValueError) as exc:
                 raise InputError(f"{where}: {k} must be numbers, got {getattr(self, k)!r:.120} ({exc})") from None
             if reps.ndim != 3 or reps.shape[:2] != means.shape or reps.shape[2] < 1:
@@ -139,8 +151,8 @@ class Game:
                 i, j, r = np.argwhere(~np.isfinite(reps))[0]
                 raise InputError(f"{where}: {k}[{i}, {j}, {r}] is {reps[i, j, r]!r}; expected finite payoffs")
             scale = max(1.0, float(np.abs(reps).max()))
-            off = np.abs(reps.mean(axis=2) - means)
-            if (off > 1e-9 * scale).any():
+            off = np.abs((reps / scale).mean(axis=2) - means / scale)  # (scaled: a sum of 1e308s overflowed to inf)
+            if (off > 1e-9).any():
                 i, j = np.argwhere(off > 1e-9 * scale)[0]
                 raise InputError(
                     f"{where}: {k}'s mean at ({self.rows[i]}, {self.cols[j]}) is {reps[i, j].mean():.10g}, but the "
@@ -172,14 +184,22 @@ class Game:
                     f"{where}: A and B are labelled differently (rows {labels['A'][0]} and {labels['B'][0]}, "
                     f"columns {labels['A'][1]} and {labels['B'][1]}); expected the same strategies"
                 )
-        for given, mine, what in ((self.rows, rows, "rows"), (self.cols, cols, "cols")):
-            if given is not None and [str(x) for x in given] != [str(x) for x in mine]:
+        # an axis that carries only positions (0, 1, ...: a RangeIndex) in every labelled table names nothing: its
+        # strategies keep the names given, or the defaults r0, r1 / c0, c1, as a table without labels gives them
+        # (rows ['10', '20'] and cols ['0', '1'] were one table's labels and the other axis's positions)
+        positions = [all(_positions(axes[k]) for axes in labels.values()) for k in (0, 1)]
+        for given, mine, what, blank in (
+            (self.rows, rows, "rows", positions[0]),
+            (self.cols, cols, "cols", positions[1]),
+        ):
+            if not blank and given is not None and [str(x) for x in given] != [str(x) for x in mine]:
                 raise InputError(f"{where}: {what}={list(given)} but the payoff tables are labelled {mine}")
         if "B" in labels:
             self.B = self.B.loc[rows, cols]
         if "A" in labels:
             self.A = self.A.loc[rows, cols]
-        self.rows, self.cols = rows, cols
+        self.rows = self.rows if positions[0] else rows
+        self.cols = self.cols if positions[1] else cols
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -203,7 +223,8 @@ class Game:
         if self.A_reps is None or self.A_reps.shape[2] < 2:
             nan = np.full(self.A.shape, np.nan)
             return nan, nan
-        return t_half_width(self.A_reps, axis=2, level=level), t_half_width(self.B_reps, axis=2, level=level)
+        # in units of the largest payoff: replications of +-1e307 overflowed to an infinite half-width
+        return tuple(_half_width(reps, level) for reps in (self.A_reps, self.B_reps))
 
     def restrict_cols(self, keep: np.ndarray) -> "Game":
         """The game with only the consumer strategies where ``keep`` is true."""
@@ -264,8 +285,7 @@ def from_results(
         raise InputError(f"payoff table has no run for ({r}, {c}, seed {s})")
     shape = (len(rows), len(cols), len(seeds))
     cells = idx.reindex(full)
-    A = cells[provider_metric].to_numpy(dtype=float).reshape(shape)
-    B = cells[consumer_metric].to_numpy(dtype=float).reshape(shape)
+    A, B = (_metric(cells, c).reshape(shape) for c in (provider_metric, consumer_metric))
     dropped = []
     if drop_undefined:
         undefined = np.isnan(B).any(axis=(0, 2))
@@ -293,6 +313,26 @@ def from_results(
         },
     )
     return g
+
+
+def _metric(cells: pd.DataFrame, column: str) -> np.ndarray:
+    """The payoff table's ``column`` as floats, else an :class:`InputError` naming it and a value that is no number
+    (a text column was float()'s bare "could not convert string to float")."""
+    try:
+        return cells[column].to_numpy(dtype=float)
+    except (TypeError, ValueError):
+        pass
+    odd = next(v for v in cells[column] if not _is_number(v))
+    raise InputError(f"payoff table column {column!r} must hold numbers, got {shown_value(odd)} ({type(odd).__name__})")
+
+
+def _is_number(value) -> bool:
+    """Whether ``value`` reads as a float."""
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _table_strategies(metrics: pd.DataFrame, column: str, names, what: str) -> list:
@@ -335,6 +375,27 @@ def strategy_names(names) -> bool:
     return isinstance(names, (list, tuple)) and all(isinstance(n, str) for n in names)
 
 
+def _half_width(reps: np.ndarray, level: float) -> np.ndarray:
+    """Student-t half-widths of ``reps``' means over its last axis, computed in units of its largest magnitude."""
+    scale = max(1.0, float(np.abs(reps).max()))
+    return t_half_width(reps / scale, axis=2, level=level) * scale
+
+
+def check_unmasked(value, what: str) -> None:
+    """Refuse a masked array with masked entries (numpy reads its hidden values, ignoring the mask), naming
+    ``what``."""
+    if isinstance(value, np.ma.MaskedArray) and np.ma.count_masked(value):
+        raise InputError(
+            f"{what} is a masked array with {int(np.ma.count_masked(value)):,} masked entries; the mask would be "
+            "ignored: expected the payoffs themselves (fill or drop the masked ones)"
+        )
+
+
 def _positional(frame) -> bool:
     """A table whose rows and columns carry only their positions (``pandas.DataFrame(array)``: 0, 1, ...)."""
-    return all(list(axis) == list(range(len(axis))) for axis in (frame.index, frame.columns))
+    return all(_positions(axis) for axis in (frame.index, frame.columns))
+
+
+def _positions(axis) -> bool:
+    """Whether a table's axis labels are only its positions (0, 1, ...)."""
+    return list(axis) == list(range(len(axis)))

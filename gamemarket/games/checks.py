@@ -3,6 +3,7 @@ the command line, which loads no pandas)."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from numbers import Real
 
@@ -46,3 +47,33 @@ def check_range(values: np.ndarray, what: str) -> None:
                 f"{what}: payoffs range from {lo:g} to {hi:g}, a difference beyond the float range; rescale them "
                 "(the solvers measure regret in units of the payoffs' range)"
             )
+
+
+def same_values(a, b) -> bool:
+    """Whether two field values are equal by value: arrays element by element (NaN equal to NaN, shape and all),
+    tables by ``DataFrame.equals``, dicts, lists and tuples item by item, anything else by ``==``. (A dataclass's
+    generated ``==`` compared arrays with ``==``: "the truth value of an array ... is ambiguous".)"""
+    if a is b:
+        return True
+    if callable(getattr(a, "equals", None)) and not isinstance(a, np.ndarray):  # a pandas table or series
+        return type(a) is type(b) and bool(a.equals(b))
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)) or a.shape != b.shape:
+            return False
+        try:
+            return bool(np.array_equal(a, b, equal_nan=True))
+        except TypeError:  # text or objects: no NaN to equate
+            return bool(np.array_equal(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_values(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return type(a) is type(b) and len(a) == len(b) and all(same_values(x, y) for x, y in zip(a, b))
+    try:
+        return bool(a == b) or (a != a and b != b)  # (NaN in a summary equals NaN)
+    except (TypeError, ValueError):
+        return False
+
+
+def same_fields(one, other) -> bool:
+    """Whether two dataclass instances hold equal values in every field (:func:`same_values`)."""
+    return all(same_values(getattr(one, f.name), getattr(other, f.name)) for f in dataclasses.fields(one))

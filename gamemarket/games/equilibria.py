@@ -158,14 +158,31 @@ def _check(A, B):
 
 
 def _mixture(x, n: int, what: str) -> np.ndarray:
-    """A mixed strategy over ``n`` strategies as a float array, else an :class:`InputError` naming ``what``."""
+    """A mixed strategy over ``n`` strategies as a float array: ``n`` finite numbers >= 0 (within rounding) that
+    sum to 1 (within :data:`MIXTURE_TOL`, relative), else an :class:`InputError` naming ``what`` and the value.
+    Texts ('0.5') and booleans are refused; a sum of 0.6 or a negative share gave a regret that means nothing."""
+    shown = shown_value(x)
+    if isinstance(x, (str, bytes, dict, set)) or not hasattr(x, "__len__"):  # (a generator was "got None")
+        raise InputError(f"{what} must be {n} probabilities (a list or an array), got {shown} ({type(x).__name__})")
     try:
-        x = np.asarray(x, dtype=float)
+        arr = np.asarray(x)
     except (TypeError, ValueError):
-        x = None
-    if x is None or x.shape != (n,) or not np.isfinite(x).all():
-        raise InputError(f"{what} must be {n} finite probabilities, got {x!r:.80}")
-    return x
+        arr = None
+    if arr is None or arr.dtype.kind not in "iuf" or arr.shape != (n,):
+        raise InputError(f"{what} must be {n} finite probabilities, got {shown}")
+    arr = arr.astype(float)
+    if not np.isfinite(arr).all():
+        raise InputError(f"{what} must be {n} finite probabilities, got {shown}")
+    if (arr < -MIXTURE_TOL).any() or not abs(float(arr.sum()) - 1.0) <= MIXTURE_TOL:
+        raise InputError(
+            f"{what} must be {n} probabilities (each >= 0, summing to 1), got {shown} (sum {float(arr.sum()):.12g})"
+        )
+    return np.maximum(arr, 0.0)
+
+
+#: how far a mixture given to :func:`regret` may stray from a probability vector by rounding: its sum from 1, and an
+#: entry below 0
+MIXTURE_TOL = 1e-9
 
 
 def pure_equilibria(A, B, *, tol: tuple[float, float] | None = None) -> list[tuple[int, int]]:

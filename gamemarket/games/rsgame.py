@@ -32,9 +32,9 @@ from math import comb
 import numpy as np
 from scipy.special import gammaln
 
-from gamemarket.errors import InputError, check_whole
+from gamemarket.errors import InputError, check_whole, shown_value
 from gamemarket.games.bimatrix import Game
-from gamemarket.games.checks import check_range
+from gamemarket.games.checks import check_range, same_fields
 from gamemarket.io.limits import check_fits
 from gamemarket.io.names import check_names
 
@@ -93,7 +93,7 @@ def all_profiles(players, num_strategies) -> np.ndarray:
     return out
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class RoleSymmetricGame:
     """A complete role-symmetric game.
 
@@ -112,7 +112,8 @@ class RoleSymmetricGame:
         ignored (set to 0).
 
     Every profile of the game must be present exactly once (a complete game); a missing profile
-    is an error that names it. Payoffs must be finite.
+    is an error that names it. Payoffs must be finite. Two games are ``==`` when every field is equal by value
+    (profiles and payoffs element by element).
     """
 
     roles: tuple
@@ -120,6 +121,12 @@ class RoleSymmetricGame:
     strategies: tuple
     profiles: np.ndarray = field(repr=False)
     payoffs: np.ndarray = field(repr=False)
+
+    def __eq__(self, other) -> bool:
+        """Equal by value: roles, players, strategies, and the profiles and payoffs element by element."""
+        return same_fields(self, other) if type(other) is type(self) else NotImplemented
+
+    __hash__ = None  # (its arrays have no hash; equal by value)
 
     def __post_init__(self) -> None:
         self._set_structure()
@@ -293,7 +300,16 @@ class RoleSymmetricGame:
         InputError
             Naming what is wrong.
         """
-        x = np.asarray(mixture, dtype=float)
+        try:  # (texts such as '0.5' were read as numbers, a generator or a dict was numpy's bare TypeError)
+            x = np.asarray(mixture) if hasattr(mixture, "__len__") and not isinstance(mixture, (str, dict)) else None
+        except (TypeError, ValueError):
+            x = None
+        if x is None or x.dtype.kind not in "iuf":
+            raise InputError(
+                f"mixture: expected {self.num_all_strategies} probabilities (numbers), got {shown_value(mixture)} "
+                f"({type(mixture).__name__})"
+            )
+        x = x.astype(float)
         if x.shape != (self.num_all_strategies,):
             raise InputError(f"mixture: expected {self.num_all_strategies} probabilities, got shape {x.shape}")
         if not np.all(np.isfinite(x)) or np.any(x < -1e-12):

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
+
 from gamemarket.errors import InputError
 
 #: the environment variable that sets the memory limit, in bytes (default: the physical memory)
@@ -38,12 +40,13 @@ def check_workers(n_jobs, what: str = "n_jobs") -> int:
     """``n_jobs`` (worker processes) checked: a whole number >= 1, or -1 for all cores, as ``--n-jobs`` takes it;
     joblib's other conventions (0, -2 for all but one) and other types are an :class:`InputError` naming the
     value (joblib's own errors, after a study's folders were claimed, were a ValueError or a TypeError)."""
-    whole = isinstance(n_jobs, int) and not isinstance(n_jobs, bool)
+    whole = isinstance(n_jobs, (int, np.integer)) and not isinstance(n_jobs, (bool, np.bool_))  # np.int64(1) too
     if not whole or not (1 <= n_jobs <= MAX_WORKERS or n_jobs == -1):
         raise InputError(
-            f"{what} must be a number of worker processes from 1 to {MAX_WORKERS}, or -1 for all cores; got {n_jobs!r}"
+            f"{what} must be a number of worker processes from 1 to {MAX_WORKERS}, or -1 for all cores; got "
+            f"{n_jobs!r} ({type(n_jobs).__name__})"
         )
-    return n_jobs
+    return int(n_jobs)
 
 
 def physical_memory() -> int | None:
@@ -53,6 +56,16 @@ def physical_memory() -> int | None:
     except (AttributeError, OSError, ValueError):  # no sysconf (Windows) or no such name
         return None
     return int(pages) * int(size) if pages > 0 and size > 0 else None
+
+
+class MemoryLimit(int):
+    """A number of bytes :func:`memory_limit` gives, saying where it came from (``source``) for the messages of
+    code that is handed it as a plain ``limit=`` (``gamemarket.pricing.load``: its own callers' limits are theirs)."""
+
+    source = f"{MEMORY_LIMIT_ENV}, or this machine's memory"
+
+    def __reduce__(self):
+        return (int, (int(self),))
 
 
 def memory_limit() -> int | None:
@@ -70,14 +83,15 @@ def memory_limit() -> int | None:
     """
     text = os.environ.get(MEMORY_LIMIT_ENV, "").strip()
     if not text:
-        return physical_memory()
+        found = physical_memory()
+        return None if found is None else MemoryLimit(found)
     try:
         value = float(text)
     except ValueError:
         value = float("nan")
     if not (value >= 1 and value < float("inf")):
         raise InputError(f"environment variable {MEMORY_LIMIT_ENV}={text!r}: expected a number of bytes >= 1")
-    return int(value)
+    return MemoryLimit(value)
 
 
 def _size(nbytes: float) -> str:

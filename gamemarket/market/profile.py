@@ -194,7 +194,9 @@ def _profile(
             reading,
             columns=not (outcome or jobs_out),
         )
-        notes, mix_name, seed_shown = [], mix or DEFAULT_MIX, seed
+        # the catalogue's name, as a study records it (hunt 15b: --mix srg, matched, was recorded as 'srg')
+        mix_name = consumer_strategy(mix or DEFAULT_MIX, where="--mix", outside=False).name
+        notes, seed_shown = [], seed
     if jobs_out:
         jobtable.write_table(jobtable.exchange_columns(table), jobs_out)
     jobs, run_summary = _run(table, nodes, mech, fast=fast, validate=job_table is None, out=out, outcome=outcome)

@@ -31,6 +31,7 @@ from gamemarket.errors import (
     real_numbers,
     shown_value,
 )
+from gamemarket.games.checks import same_fields
 from gamemarket.io import jobtable
 from gamemarket.market import engine, outcomes
 from gamemarket.market.engine import MAX_JOBS, run_market, run_market_rows
@@ -60,6 +61,8 @@ class Mechanism:
     blend: float | None = None  #: ``alpha`` of ``payment = "blend"`` (None for any other scheme)
 
     def __post_init__(self) -> None:
+        for name in ("reserve", "preemption_overhead", "blend"):  # numpy numbers as Python's (np.float32(0.1): 0.1)
+            object.__setattr__(self, name, python_number(getattr(self, name)))
         check_text(self.scheduler, "Mechanism: scheduler (a registered scheduler's name)")
         check_text(self.payment, "Mechanism: payment (a registered payment scheme's name, or 'blend')")
         get_scheduler(self.scheduler)
@@ -99,6 +102,16 @@ class Mechanism:
         return out
 
 
+def python_number(value):
+    """A numpy number as the Python number it shows (``np.float32(0.1)``: 0.1, not 0.10000000149; ``np.int64(2)``:
+    2); anything else as it is (its check names it)."""
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(str(value)) if np.isfinite(value) else float(value)
+    return value
+
+
 def paid(pay: np.ndarray, legs) -> np.ndarray:
     """A mechanism's payments from its legs' rows of ``pay`` (``run_schedule``'s, one row per leg, in order): the
     one row itself, or a blend's weighted sum."""
@@ -107,15 +120,24 @@ def paid(pay: np.ndarray, legs) -> np.ndarray:
     return sum(w * pay[k] for k, (_, _, w) in enumerate(legs))
 
 
-@dataclass
+@dataclass(eq=False)
 class RunResult:
     """One simulation's result: the per-job outcome table (``gamemarket.market.outcomes``), the provider's
     summary (revenue, utilization, welfare, preemptions, ...) and metadata about the run.
+
+    Two results are ``==`` when their tables are equal (``DataFrame.equals``) and their summaries and metadata
+    hold equal values (arrays element by element, NaN equal to NaN).
     """
 
     jobs: pd.DataFrame  #: per-job outcome table
     summary: dict
     meta: dict = field(default_factory=dict)
+
+    def __eq__(self, other) -> bool:
+        """Equal by value: the tables by ``DataFrame.equals``, the summaries and metadata item by item."""
+        return same_fields(self, other) if type(other) is type(self) else NotImplemented
+
+    __hash__ = None  # (mutable, equal by value)
 
 
 #: keys from which a ranking sorts the two halves of the keys on two threads (numpy's sort lets go of the GIL) and

@@ -57,7 +57,7 @@ def evaluate(
             u = util.value(t)
     dual = float(np.sum(u - cost) + p @ problem.R)
     alloc = Allocation(j1, x1, j2, x2, problem.shape[1])
-    grad = problem.R - alloc.usage(problem.demand)
+    grad = problem.R - alloc.usage_unchecked(problem.demand)
     if not hessian:
         return dual, grad, alloc, t
     T, C, idx, K = envelope_arrays(A64, order, p, problem.demand)

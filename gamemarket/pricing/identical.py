@@ -185,9 +185,11 @@ def merged_answer(problem, warm, groups, index, lo, rule, t0) -> Result | None:
     A = np.ascontiguousarray(problem.A, dtype=np.float64)
     p = warm.prices[index]
     dual = evaluate(problem, p, sort_efficiencies(A), A)[0]  # the unsmoothed dual: an upper bound
-    t = alloc.throughput(A)
+    t = alloc.throughput_unchecked(A)
     with np.errstate(divide="ignore"):
-        primal = float(np.sum(problem.utility.value(t))) + float(lo @ (problem.R - alloc.usage(problem.demand)))
+        primal = float(np.sum(problem.utility.value(t))) + float(
+            lo @ (problem.R - alloc.usage_unchecked(problem.demand))
+        )
     gap = dual - primal
     target, words = rule
     if not gap <= target(primal):

@@ -338,10 +338,10 @@ def lp_finish(
             break
         q = lo + pi
         dual, _, xq, _ = evaluate(problem, q, order, A)
-        t = alloc.throughput(A)
+        t = alloc.throughput_unchecked(A)
         with np.errstate(divide="ignore"):
             uval = util.value(t)
-        primal = float(np.sum(uval)) + float(lo @ (problem.R - alloc.usage(d)))
+        primal = float(np.sum(uval)) + float(lo @ (problem.R - alloc.usage_unchecked(d)))
         # the gap pairs the lowest dual bound with the best allocation, whichever rounds they come from
         if primal > best.objective or best.allocation is None:
             best.allocation, best.objective, best.on_three = alloc, primal, on_three

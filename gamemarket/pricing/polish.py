@@ -125,7 +125,7 @@ def polish(
     d, R, util = problem.demand, problem.R, problem.utility
     j1, x1, j2, x2 = alloc.j1, alloc.x1, alloc.j2, alloc.x2
     a1, a2, inside = _segments(A, j1, j2, x2)
-    use = alloc.usage(d)
+    use = alloc.usage_unchecked(d)
     floor = p <= lo
     # 1. ties: mixed in the metric of the smooth part's inverse Hessian, at no loss
     ties = tie.find_ties(A, d, p, j1, x1, j2, x2, t)

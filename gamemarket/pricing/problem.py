@@ -18,6 +18,48 @@ from gamemarket.errors import InputError, check_path, check_seed, check_whole, s
 from gamemarket.pricing.utilities import Utility, check_magnitude, make_utility, per_job_numbers
 
 
+def efficiencies(value) -> np.ndarray:
+    """``A`` given to :class:`Problem` as a 2-D float array, else an :class:`InputError` naming it. A float array is
+    held as given, not copied: a problem of millions of jobs would hold its largest array twice (the CLI's and
+    ``synthetic``'s arrays are the problem's own); a caller who changes theirs afterwards changes the problem (give
+    ``A.copy()`` to keep one apart). An object array of
+    real numbers (a pandas frame of pyarrow or nullable dtypes gives one) is taken as numbers; a masked array
+    with masked entries, a ``scipy.sparse`` matrix ("got shape ()"), text and booleans are refused."""
+    if hasattr(value, "tocsr") and hasattr(value, "nnz"):
+        raise InputError(
+            f"A must be a dense array; a scipy.sparse matrix ({type(value).__name__}, shape {value.shape}) is not "
+            "taken: give A.toarray()"
+        )
+    if isinstance(value, np.ma.MaskedArray):
+        if np.ma.count_masked(value):
+            raise InputError(
+                f"A is a masked array with {int(np.ma.count_masked(value)):,} masked entries; the mask would be "
+                "ignored: give the values themselves (A.filled(...))"
+            )
+        value = value.data
+    try:
+        A = np.asarray(value)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"A must be an (n jobs x m resources) matrix of numbers ({exc})") from None
+    if A.ndim != 2 or A.shape[0] < 1 or A.shape[1] < 1:
+        raise InputError(f"A must be an (n jobs x m resources) matrix, got shape {A.shape}")
+    if A.dtype.kind == "O":
+        odd = next((v for v in A.flat if not _real(v)), None)
+        if odd is None:
+            return A.astype(np.float64)
+        raise InputError(f"A must hold numbers (integers or floats), got {shown_value(odd)} ({type(odd).__name__})")
+    if A.dtype.kind not in "iuf":  # ('1' was read as 1.0, True as 1: numbers no one wrote)
+        raise InputError(f"A must hold numbers (integers or floats), got {A.dtype} values such as {A.flat[0].item()!r}")
+    if not np.issubdtype(A.dtype, np.floating):
+        return A.astype(np.float64)
+    return A
+
+
+def _real(v) -> bool:
+    """A real number (not a bool, a text or a missing value) among an object array's entries."""
+    return isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
+
+
 @dataclass
 class Problem:
     """``maximize sum_i u_i(a_i^T x_i)`` s.t. ``x_i >= 0``, ``1^T x_i <= 1``, ``X^T d <= R``."""
@@ -30,15 +72,7 @@ class Problem:
     target: np.ndarray | None = None
 
     def __post_init__(self) -> None:
-        A = np.asarray(self.A)
-        if A.ndim != 2 or A.shape[0] < 1 or A.shape[1] < 1:
-            raise InputError(f"A must be an (n jobs x m resources) matrix, got shape {A.shape}")
-        if A.dtype.kind not in "iuf":  # ('1' was read as 1.0, True as 1: numbers no one wrote)
-            raise InputError(
-                f"A must hold numbers (integers or floats), got {A.dtype} values such as {A.flat[0].item()!r}"
-            )
-        if not np.issubdtype(A.dtype, np.floating):
-            A = A.astype(np.float64)
+        A = efficiencies(self.A)
         if not np.isfinite(A).all():
             i, j = np.argwhere(~np.isfinite(A))[0]
             raise InputError(f"A[{i}, {j}] is {A[i, j]!r}: efficiencies must be finite")
@@ -93,14 +127,25 @@ class Problem:
             arrays["target"] = self.utility.t_des
         # (pricing stands alone, so not ``io.files.atomic_path``: the same temporary file and rename, here)
         path = check_path(path, "Problem.save: path")
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        if path.is_dir():  # (os.replace's IsADirectoryError, naming the temporary)
+            raise InputError(f"{path}: is a folder; Problem.save writes a file (.npz)")
+        tmp = None
         try:
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
             with os.fdopen(fd, "wb") as f:  # a file object: numpy adds no ".npz" to the name
                 np.savez(f, **arrays)
             os.replace(tmp, path)
+        except OSError as exc:  # a full or read-only disk, a parent that is a file, a symlink loop
+            raise InputError(f"{path}: cannot write the problem: {os_reason(exc)}") from None
         finally:
-            if os.path.exists(tmp):
+            if tmp is not None and os.path.exists(tmp):
                 os.unlink(tmp)
+
+
+def os_reason(exc: OSError) -> str:
+    """An :class:`OSError`'s reason alone (``No space left on device``), without the paths it names (the
+    temporary's, which the caller never wrote)."""
+    return exc.strerror or str(exc) or type(exc).__name__
 
 
 def _check_input(path: Path, what: str) -> None:
@@ -115,7 +160,7 @@ def _check_input(path: Path, what: str) -> None:
         raise InputError(f"{path}: is {kind}, not a file; the {what} is read from a file (or a pipe)")
 
 
-def _stream_bytes(path: Path, what: str, limit: int | None) -> bytes | None:
+def _stream_bytes(path: Path, what: str, limit: int | None, said: str) -> bytes | None:
     """A pipe's bytes (``<(cat problem.npz)``), read once and in blocks, refused past ``limit`` bytes (an endless
     stream); None for a regular file, which is read where it lies. (Pricing stands alone: the rest of the package
     has ``gamemarket.io.files.read_input_bytes``.) A zip archive is read twice (its headers, then its arrays), which
@@ -131,8 +176,8 @@ def _stream_bytes(path: Path, what: str, limit: int | None) -> bytes | None:
             total += len(block)
             if limit is not None and total > limit:
                 raise InputError(
-                    f"{path}: the pipe gave more than {limit:,} bytes, the most it may (GAMEMARKET_MEMORY_LIMIT, or "
-                    f"this machine's memory); expected a shorter stream, or a file"
+                    f"{path}: the pipe gave more than {limit:,} bytes, the most it may ({said}); expected a shorter "
+                    "stream, or a file"
                 )
             blocks.append(block)
     return b"".join(blocks)
@@ -169,18 +214,22 @@ def read_npz(
     refused before anything is inflated.
     """
     path = Path(path)
+    said = limit_source(limit)
     limit = check_limit(limit)
     if path.is_dir():
         raise InputError(f"{path}: is a folder; expected a {what} file (.npz)")
     _check_input(path, what)
-    source = _stream_bytes(path, what, limit)  # a pipe, read once; else None (the file is read where it lies)
-    opened = (lambda: io.BytesIO(source)) if source is not None else (lambda: path)
-    if limit is not None and (need := declared_bytes(opened())) > limit:
-        raise InputError(
-            f"{path}: its arrays take {need:,} bytes once read; the limit is {limit:,} bytes "
-            "(GAMEMARKET_MEMORY_LIMIT, or this machine's memory); expected a smaller problem"
-        )
-    z = _arrays(path, opened, what, len(source) if source is not None else None)
+    try:
+        source = _stream_bytes(path, what, limit, said)  # a pipe, read once; else None (read where it lies)
+        opened = (lambda: io.BytesIO(source)) if source is not None else (lambda: path)
+        if limit is not None and (need := declared_bytes(opened())) > limit:
+            raise InputError(
+                f"{path}: its arrays take {need:,} bytes once read; the limit is {limit:,} bytes ({said}); expected "
+                "a smaller problem"
+            )
+        z = _arrays(path, opened, what, len(source) if source is not None else None)
+    except OSError as exc:  # a symlink loop, no permission, a parent that is a file
+        raise InputError(f"{path}: cannot read the {what}: {os_reason(exc)}") from None
     for key in required:
         if key not in z:
             raise InputError(f"{path}: missing array {key!r} (have {sorted(z)})")
@@ -297,6 +346,13 @@ SOLVE_BYTES_PER_JOB = 256
 SOLVE_BYTES_PER_CELL = 64
 
 
+def limit_source(limit) -> str:
+    """Where a memory ``limit`` came from, for a message: the command's (``gamemarket.io.limits.memory_limit``
+    gives its ``source``), else the ``limit=`` argument (it was called "GAMEMARKET_MEMORY_LIMIT, or this machine's
+    memory" whatever set it)."""
+    return str(getattr(limit, "source", "the limit= argument"))
+
+
 def check_limit(limit) -> int | None:
     """A memory ``limit`` given to the API as a whole number of bytes > 0 (or None: no limit), else an
     :class:`InputError` naming the value (``limit=-1`` was refused as "expected a smaller problem")."""
@@ -311,12 +367,13 @@ def check_solve_fits(n: int, m: int, what: str, limit: int | None) -> None:
     """Refuse a problem of ``n`` jobs and ``m`` resources whose solve would take more than ``limit`` bytes (the
     command passes ``GAMEMARKET_MEMORY_LIMIT``, else this machine's memory; None: no limit), before anything of
     that size is allocated. (The pricing package stands alone: the limit is given, not read here.)"""
+    said = limit_source(limit)
     limit = check_limit(limit)
     need = float(n) * (SOLVE_BYTES_PER_JOB + SOLVE_BYTES_PER_CELL * float(m))
     if limit is not None and need > limit:
         raise InputError(
-            f"{what} needs about {_bytes(need)} of memory; the limit is {_bytes(limit)} "
-            "(GAMEMARKET_MEMORY_LIMIT, or this machine's memory); expected a smaller problem"
+            f"{what} needs about {_bytes(need)} of memory; the limit is {_bytes(limit)} ({said}); expected a "
+            "smaller problem"
         )
 
 

@@ -260,7 +260,7 @@ def _gives(mv, ok, on_r, cand, spare, d, slack, *, balanced: bool):
 
 def make_feasible(problem: Problem, alloc: Allocation) -> Allocation:
     """Scale down every over-subscribed resource's use so that ``X^T d <= R`` holds exactly."""
-    use = alloc.usage(problem.demand)
+    use = alloc.usage_unchecked(problem.demand)
     factor = np.where(use > problem.R, problem.R / np.maximum(use, 1e-300) * (1 - 1e-12), 1.0)
     if (factor == 1.0).all():
         return alloc

@@ -42,6 +42,7 @@ References
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import re
 import time
@@ -114,6 +115,7 @@ def solve(
     p0 : initial prices, one per resource or one for all, finite and >= 0 (default: the utility's guess)
     rel_eps : the relative part of the stopping rule
     backend : "numpy" (numba kernels, the default) or "torch" (PyTorch, ``device`` "cpu" or "cuda")
+    device : where the torch backend computes; the numpy backend takes only "cpu" (another is an InputError)
     dtype : float64, or float32 to hold ``A`` (and, with torch, compute) in single precision
     p_min : price floors (reserve prices), default 0. With floors the dual ``min_{p >= p_min} g(p)`` is
         that of ``max sum_i u_i - p_min^T (X^T d - R)`` (unsold capacity earns its reserve price), and
@@ -150,6 +152,8 @@ def solve(
     if not isinstance(backend, str) or backend not in BACKENDS:
         raise InputError(f"backend must be 'numpy' or 'torch', got {shown_value(backend)}")
     device = check_device(device)
+    if device != "cpu" and backend != "torch":  # (ignored in silence before; the CLI refuses it too)
+        raise InputError(f"device={device!r} applies to the torch backend; give backend='torch', or leave device out")
     dtype = check_dtype(dtype, "dtype")
     lo = np.zeros(m) if p_min is None else price_vector(p_min, m, "p_min")
     p0 = None if p0 is None else price_vector(p0, m, "p0")
@@ -185,8 +189,9 @@ def _number(value, what: str) -> float:
 
 def check_device(device) -> str:
     """The ``device`` given to :func:`solve`: a device name PyTorch knows (``cpu``, ``cuda``, ``cuda:0``, ``mps``,
-    ``xpu``; the numpy backend runs on the CPU whatever it names), else an :class:`InputError` naming the value
-    (None, 3 or "abc" were ignored by the numpy backend, and a bare error from the torch one)."""
+    ``xpu``; only the torch backend takes one other than ``cpu``, which :func:`solve` refuses with numpy's), else an
+    :class:`InputError` naming the value (None, 3 or "abc" were ignored by the numpy backend, and a bare error from
+    the torch one)."""
     if isinstance(device, str) and DEVICE.fullmatch(device):
         return device
     raise InputError(f"device must be a device name (cpu, cuda, cuda:<index>, mps or xpu), got {shown_value(device)}")
@@ -338,11 +343,11 @@ class PriceDiscovery:
         """Reserve price earned by unsold capacity: the primal's extra term under price floors."""
         if not self.lo.any():
             return 0.0
-        return float(self.lo @ (self.problem.R - alloc.usage(self.problem.demand)))
+        return float(self.lo @ (self.problem.R - alloc.usage_unchecked(self.problem.demand)))
 
     def record(self, feas: Allocation, q: np.ndarray, dual: float) -> tuple[float, float, np.ndarray]:
         """The gap of a feasible allocation against ``dual`` (at prices ``q``); the best one is kept."""
-        t = feas.throughput(self.A64)
+        t = feas.throughput_unchecked(self.A64)
         with np.errstate(divide="ignore"):
             primal = float(np.sum(self.problem.utility.value(t))) + self.rent(feas)
         gap = dual - primal
@@ -375,7 +380,7 @@ class PriceDiscovery:
             # it keeps every throughput; the repair starts from it when it fits the limits better (in
             # value at these prices) than x(p) does
             def misfit(a):
-                return float(q @ np.abs(problem.R - a.usage(problem.demand)))
+                return float(q @ np.abs(problem.R - a.usage_unchecked(problem.demand)))
 
             if misfit(untied) < misfit(start):
                 start = untied
@@ -455,7 +460,7 @@ class PriceDiscovery:
             return
         gap = f.dual - f.objective
         if gap < self.best["gap"]:
-            t = f.allocation.throughput(self.A64)
+            t = f.allocation.throughput_unchecked(self.A64)
             self.best.update(gap=gap, p=f.prices, alloc=f.allocation, t=t, dual=f.dual, primal=f.objective)
         self.rows.append(
             {
@@ -477,7 +482,7 @@ class PriceDiscovery:
         at_floor = q <= self.lo
         lam, w = tie.mix(
             ts,
-            alloc.usage(problem.demand),
+            alloc.usage_unchecked(problem.demand),
             problem.R,
             problem.demand,
             tie.metric(H, m),
@@ -626,13 +631,16 @@ class PriceDiscovery:
         # Precondition: L-BFGS works on z = p / scale with the dual divided by fscale, so that
         # variables and values are of order one whatever the utility's magnitude (alpha-fair utilities
         # of large alpha have prices near 1e20: unscaled, every step is lost in rounding).
-        self.vars.set_scale(p)
-        self.fscale = 1.0
-        self.low = {"f": np.inf, "p": p.copy()}  #: the lowest dual value seen: where every round restarts
-        if self.logspace and p0 is None and not lo.any():
-            p = calibrate(self.fun_p, p)
+        quiet = np.errstate(over="ignore", invalid="ignore") if p0 is not None else contextlib.nullcontext()
+        with quiet:  # (p0 = 1e308 overflowed here, with numpy warnings, then "check the utility and A")
             self.vars.set_scale(p)
-        f0 = self.fun_p(p)[0]
+            self.fscale = 1.0
+            self.low = {"f": np.inf, "p": p.copy()}  #: the lowest dual value seen: where every round restarts
+            if self.logspace and p0 is None and not lo.any():
+                p = calibrate(self.fun_p, p)
+                self.vars.set_scale(p)
+            f0 = self.fun_p(p)[0]
+        self.bad_start = None if p0 is None or np.isfinite(f0) else float(np.max(p))  # (named if nothing is found)
         self.fscale = max(1.0, abs(f0)) if np.isfinite(f0) else 1.0
         return p
 
@@ -721,6 +729,12 @@ class PriceDiscovery:
         """The best feasible allocation found as a ``Result``, its message saying whether and how the stopping
         rule was met (``message``: the last phase's, kept only where it was not)."""
         best, state = self.best, self.state
+        if "p" not in best and getattr(self, "bad_start", None) is not None:
+            raise InputError(
+                f"p0: the dual is not finite at these starting prices (largest {self.bad_start:.6g}) and price "
+                "discovery found no finite duality gap from them; give smaller ones, or leave p0 out (the utility's "
+                "guess)"
+            )
         if "p" not in best:
             raise GameMarketError("price discovery found no finite duality gap: check the utility and A")
         converged = self.done()

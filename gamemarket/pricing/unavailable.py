@@ -91,7 +91,7 @@ def clearing_prices(problem: Problem, p: np.ndarray, empty: np.ndarray, throughp
     order = sort_efficiencies(A)
     for _ in range(MAX_DOUBLINGS):
         alloc = evaluate(whole, p, order, A)[2]
-        used = alloc.usage(problem.demand)[empty] > 0
+        used = alloc.usage_unchecked(problem.demand)[empty] > 0
         if not used.any():
             return p
         p[empty[used]] *= 2.0

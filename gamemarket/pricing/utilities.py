@@ -387,6 +387,8 @@ def per_job_numbers(value, what: str) -> np.ndarray:
     """Numbers given per job (weights, targets, demands) or per resource (capacities) as float64, else an
     :class:`InputError` naming ``what``: text ('1' was read as 1.0) and booleans (True as 1: a capacity of
     ``[True, False]`` made a resource of capacity 0) are not numbers anyone wrote."""
+    if isinstance(value, np.ma.MaskedArray) and np.ma.count_masked(value):  # (the mask was ignored)
+        raise InputError(f"{what} is a masked array with masked entries; the mask would be ignored: give the values")
     try:
         arr = np.asarray(value)
     except (TypeError, ValueError) as exc:

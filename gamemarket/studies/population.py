@@ -47,11 +47,12 @@ import numpy as np
 from numba import njit
 
 from gamemarket import MODEL_VERSION, bids, plugins
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, shown_value
 from gamemarket.io.files import atomic_path
 from gamemarket.io.names import workload_source
 from gamemarket.market.base import MARKETS, PreparedWorkload, market_for
 from gamemarket.market.outside import OUTSIDE_FIELDS, outside_runner
+from gamemarket.market.simulate import Mechanism
 from gamemarket.studies.deviations import PAIRED_ESTIMATOR, SeedRuns, paired_record
 from gamemarket.studies.population_config import PopulationConfig
 from gamemarket.studies.runner import parallel_backend
@@ -121,8 +122,13 @@ def run_chunk(
 
     Returns one record per mixture: per strategy the number of agents and jobs and the sums of
     their utilities in this run and in the baseline; the provider's revenue, utilization and welfare.
+
+    ``mechanism`` is a provider strategy's parameters (a dict) or a :class:`gamemarket.market.Mechanism`; each
+    mixture one share per rule of ``cfg`` (finite, >= 0, summing to 1); the ``arrays`` of one length. Else an
+    :class:`InputError` naming what is wrong (:func:`check_chunk`).
     """
     t0 = time.perf_counter()
+    mechanism = check_chunk(arrays, mechanism, mixtures, cfg)
     n = market_for(mechanism).size(arrays)
     draws = bids.draw(n, seed, distribution=distribution)
     w, U = draws.private_bid, draws.U
@@ -195,6 +201,68 @@ def run_chunk(
     for r in out:
         r["chunk_seconds"] = seconds / len(out)
     return out
+
+
+def check_chunk(arrays, mechanism, mixtures, cfg) -> dict:
+    """:func:`run_chunk`'s arguments checked, its mechanism as a dict: an :class:`InputError` naming what is
+    wrong, where a NaN or a negative share gave payoffs (finite, or NaN), three shares for two rules numbers, and a
+    short column or a mechanism without a reserve a bare numpy or Python error."""
+    if isinstance(mechanism, Mechanism):
+        mechanism = mechanism.describe()
+    if not isinstance(mechanism, dict) or market_for(mechanism) is None:
+        raise InputError(
+            f"run_chunk: mechanism must be a provider strategy's parameters (a dict such as {{'scheduler': 'hb', "
+            f"'payment': 'first', 'reserve': 1.0}}) or a Mechanism, got {shown_value(mechanism)}"
+        )
+    if mechanism.get("kind", "scheduling") == "scheduling":
+        missing = [k for k in ("scheduler", "payment", "reserve") if k not in mechanism]
+        if missing:
+            raise InputError(f"run_chunk: mechanism {shown_value(mechanism)} lacks {', '.join(map(repr, missing))}")
+        Mechanism(mechanism["scheduler"], mechanism["payment"], mechanism["reserve"], blend=mechanism.get("blend"))
+    if not isinstance(cfg, PopulationConfig):
+        raise InputError(f"run_chunk: cfg must be a PopulationConfig, got {type(cfg).__name__}")
+    _check_arrays(arrays, mechanism)
+    if isinstance(mixtures, (str, dict)) or not hasattr(mixtures, "__len__") or len(mixtures) == 0:
+        raise InputError(f"run_chunk: mixtures must be a non-empty list of mixtures, got {shown_value(mixtures)}")
+    for k, x in enumerate(mixtures):
+        check_mixture(x, len(cfg.strategies), f"run_chunk: mixtures[{k}]")
+    return mechanism
+
+
+def _check_arrays(arrays, mechanism: dict) -> None:
+    """The job columns of a chunk: a dict of arrays of one length (the market's number of jobs)."""
+    if not isinstance(arrays, dict):
+        raise InputError(f"run_chunk: arrays must be a dict of job columns, got {type(arrays).__name__}")
+    try:
+        n = market_for(mechanism).size(arrays)
+    except KeyError as exc:
+        raise InputError(f"run_chunk: arrays lacks column {exc.args[0]!r} (have {sorted(arrays)})") from None
+    for name, column in arrays.items():
+        rows = np.shape(column)[0] if np.ndim(column) else None
+        if rows != n:
+            raise InputError(f"run_chunk: arrays[{name!r}] has {rows} rows, the other columns {n}; expected one length")
+
+
+#: how far a population mixture's shares may stray by rounding: their sum from 1, and a share below 0
+MIXTURE_TOL = 1e-9
+
+
+def check_mixture(x, rules: int, what: str) -> np.ndarray:
+    """A population mixture: one finite share >= 0 per rule, summing to 1 (within :data:`MIXTURE_TOL`), as floats;
+    else an :class:`InputError` naming ``what`` and the value."""
+    try:
+        arr = np.asarray(x) if not isinstance(x, (str, dict)) else None
+    except (TypeError, ValueError):
+        arr = None
+    ok = arr is not None and arr.dtype.kind in "iuf" and arr.shape == (rules,)
+    if ok:
+        arr = arr.astype(float)
+        ok = bool(np.isfinite(arr).all() and (arr >= -MIXTURE_TOL).all() and abs(arr.sum() - 1.0) <= MIXTURE_TOL)
+    if not ok:
+        raise InputError(
+            f"{what} must be {rules} shares (one per rule: finite, >= 0, summing to 1), got {shown_value(x)}"
+        )
+    return arr
 
 
 #: the all-truthful baselines this process ran, by (workload, nodes, mechanism, seed, bids): each a float array of

@@ -506,15 +506,19 @@ def _is_grid(name: str) -> bool:
 
 
 def _pick(names: list[str], catalogue: dict, kind: str, where: str) -> list:
-    """The strategies named, in order (``grid:*``: every grid cell); an unknown or repeated name is an error."""
+    """The strategies named, in order (``grid:*``: every grid cell), a name matched in any case where the catalogue
+    holds one strategy of it (as ``--mix`` matches); an unknown or repeated name is an error."""
     out = []
     for n in names:
         if n == "grid:*" and kind == "consumer":
             out += [c for k, c in catalogue.items() if _is_grid(k)]
             continue
-        if n not in catalogue:
+        folded = [k for k in catalogue if isinstance(n, str) and k.casefold() == n.casefold()]
+        if n not in catalogue and len(folded) != 1:
             raise InputError(f"{where}: [strategies] unknown {kind} strategy {n!r}; known: {sorted(catalogue)}")
-        out.append(catalogue[n])
+        # one rule with --mix: a name in another case ('ft') is the catalogue's one strategy of that name, kept
+        # under the catalogue's name ('FT')
+        out.append(catalogue[n] if n in catalogue else catalogue[folded[0]])
     names_ = [s.name for s in out]
     if len(set(names_)) != len(names_):
         twice = sorted({x for x in names_ if names_.count(x) > 1})

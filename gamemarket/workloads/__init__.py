@@ -5,6 +5,7 @@ from collections.abc import Mapping
 from dataclasses import fields
 
 from gamemarket.errors import InputError, check_flag, check_text, shown_value
+from gamemarket.workloads.archive import KNOWN_TRACES
 from gamemarket.workloads.archive import resolve as resolve_trace
 from gamemarket.workloads.base import Workload, nodes_from_processors
 from gamemarket.workloads.model import WorkloadModel, generate_from_model
@@ -65,12 +66,27 @@ def load(
             return generate_from_model(WorkloadModel.read(model), **synthetic)
         return generate(synthetic_spec(synthetic))
     if synthetic or model is not None:  # a trace has its own jobs and header: these would be ignored in silence
+        _check_trace_named(source)
         given = sorted(synthetic) + (["model"] if model is not None else [])
         raise InputError(
             f"{source}: a trace takes no generator parameters, got {given}; its node count is the workload's "
             "nodes(nodes, reduction), after it is read"
         )
     return read_swf(resolve_trace(source), parallel=parallel, skip_bad_lines=skip_bad_lines)
+
+
+def _check_trace_named(source) -> None:
+    """A bare name (no folder, no suffix) given generator parameters that is neither a file nor a known trace: an
+    error saying so, not that "a trace takes no generator parameters" (``'Synthetic'`` was called a trace)."""
+    name = str(source)
+    key = name[: -len(".swf.gz")] if name.endswith(".swf.gz") else name
+    if os.path.lexists(name) or key in KNOWN_TRACES or os.sep in name or os.path.splitext(name)[1]:
+        return  # (a file, a trace, or what reads as a path, ``x.swf``: "a trace takes no generator parameters")
+    hint = " (did you mean 'synthetic', in lower case?)" if name.strip().lower() == "synthetic" else ""
+    raise InputError(
+        f"{name}: neither a workload file nor a known trace ({', '.join(sorted(KNOWN_TRACES))}), and the synthetic "
+        f"generator is named 'synthetic'{hint}"
+    )
 
 
 def _check_load_options(parallel, skip_bad_lines, model) -> None:

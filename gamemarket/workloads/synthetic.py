@@ -140,10 +140,10 @@ def _arrival_instants(spec: SyntheticSpec, rng: np.random.Generator, runtime: np
     if spec.daily_cycle > 0:
         # time warping: a unit-rate process through the inverse cumulative intensity
         day = 86400.0
-        mean_gap = runtime.mean() / (spec.nodes * spec.load)
-        t_real = t * mean_gap
-        phase = 2 * np.pi * t_real / day
-        with np.errstate(invalid="ignore"):  # an overflowed time: an error just below, not a warning
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflowed time: an error just below, not a warning
+            mean_gap = runtime.mean() / (spec.nodes * spec.load)
+            t_real = t * mean_gap
+            phase = 2 * np.pi * t_real / day
             t = t_real - spec.daily_cycle * day / (2 * np.pi) * np.sin(phase)
     if not np.isfinite(t[-1]):
         raise InputError(
@@ -198,7 +198,8 @@ def generate(spec: SyntheticSpec | None = None, **kwargs) -> Workload:
     submit = np.floor(t).astype(np.int64)
     submit = np.maximum.accumulate(submit)
     factor = rng.uniform(1.0, spec.overestimate, J)
-    estimate = np.ceil(runtime * factor)
+    with np.errstate(over="ignore"):  # an overflowed estimate: an error just below, not a warning
+        estimate = np.ceil(runtime * factor)
     if not estimate.max() < MAX_TIME:
         raise InputError(
             f"synthetic workload: an estimate of {estimate.max():.3g} s was drawn (overestimate "

@@ -133,6 +133,7 @@ def test_register_utility_replace_is_a_flag(replace):
         ("device", True, r"device must be a device name .*, got True"),
         ("device", -3, r"device must be a device name .*, got -3"),
         ("device", "cuda:x", r"device must be a device name .*, got 'cuda:x'"),
+        ("device", "cuda:0", r"device='cuda:0' applies to the torch backend; give backend='torch'"),  # (was ignored)
         ("dtype", None, r"dtype must be float64 or float32 \(numpy's, or their names\), got None"),
         ("dtype", "abc", r"dtype must be float64 or float32 .*, got 'abc'"),
         ("dtype", True, r"dtype must be float64 or float32 .*, got True"),
@@ -151,7 +152,6 @@ def test_solve_of_valid_arguments_is_unchanged(problem):
     base = solve(problem, max_iter=50)
     for kwargs in (
         dict(device="cpu"),
-        dict(device="cuda:0"),  # the numpy backend runs on the CPU whatever device is named
         dict(dtype=np.float64),
         dict(dtype="float64"),
         dict(dtype=np.dtype("float64")),

@@ -348,6 +348,6 @@ def test_a_problem_is_saved_whole_or_not_at_all(tmp_path, monkeypatch):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(np, "savez", fails)
-    with pytest.raises(OSError):
+    with pytest.raises(InputError, match=r"second.npz: cannot write the problem: No space left on device"):
         pr.save(tmp_path / "second.npz")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["problem.data"]
