@@ -230,13 +230,19 @@ def check_chunk(arrays, mechanism, mixtures, cfg) -> dict:
 
 
 def _check_arrays(arrays, mechanism: dict) -> None:
-    """The job columns of a chunk: a dict of arrays of one length (the market's number of jobs)."""
+    """The prepared workload of a chunk: a dict of the market's arrays, holding what the market reads to size it.
+    The scheduling market's arrays are job columns, one length each; another market's shapes are its own (the
+    pricing market's capacities ``R`` are one per resource: a check of one length for every array refused every
+    pricing study), checked where it prepared them."""
     if not isinstance(arrays, dict):
         raise InputError(f"run_chunk: arrays must be a dict of job columns, got {type(arrays).__name__}")
+    market = market_for(mechanism)
     try:
-        n = market_for(mechanism).size(arrays)
+        n = market.size(arrays)
     except KeyError as exc:
         raise InputError(f"run_chunk: arrays lacks column {exc.args[0]!r} (have {sorted(arrays)})") from None
+    if getattr(market, "kind", None) != "scheduling":
+        return
     for name, column in arrays.items():
         rows = np.shape(column)[0] if np.ndim(column) else None
         if rows != n:
