@@ -16,11 +16,11 @@ import re
 import sys
 
 from gamemarket.cli.output import STDOUT, quiet_stdout
-from gamemarket.errors import InputError
+from gamemarket.errors import SEED_MAX, InputError
 from gamemarket.io.limits import MAX_NODES, MAX_WORKERS, check_workers
 
 #: numpy's seeds and the engine's counters are 64-bit: a seed must fit
-MAX_SEED = 2**63 - 1
+MAX_SEED = SEED_MAX  # the shared bound (gamemarket.errors)
 
 
 def _shown(v) -> str:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from gamemarket.cli.options import examples, workers
 from gamemarket.cli.plugin import add_plugin_option
-from gamemarket.errors import InputError
+from gamemarket.errors import SEED_MAX, InputError
 from gamemarket.io.files import dumps_json
 from gamemarket.reports.markdown import counted, num, num_ci
 
 #: the most seeds and the largest seed, as a study file's ``seeds`` allows (gamemarket.studies.schema)
 MAX_SEEDS = 100_000
-MAX_SEED = 2**63 - 1
+MAX_SEED = SEED_MAX  # the shared bound (gamemarket.errors)
 
 
 def _seeds(text: str) -> list[int]:

@@ -29,7 +29,7 @@ from gamemarket.bids import MAX_BID
 from gamemarket.consumers.betamix import ConsumerGrid, ConsumerMix
 from gamemarket.consumers.piecewise import PiecewiseEntry
 from gamemarket.consumers.shading import ShadingEntry
-from gamemarket.errors import InputError
+from gamemarket.errors import SEED_MAX, InputError
 from gamemarket.io.names import is_name, slug
 from gamemarket.io.schema import Table, reference
 from gamemarket.market.base import MARKETS, generator_sources, market_for_workload
@@ -41,7 +41,6 @@ Fraction01 = Annotated[float, Field(ge=0, lt=1)]
 NonNegative = Annotated[float, Field(ge=0)]
 Positive = Annotated[float, Field(gt=0)]
 #: the largest replication seed (a signed 64-bit integer, as the results tables store seeds)
-SEED_MAX = 2**63 - 1
 Seed = Annotated[int, Field(ge=0, le=SEED_MAX)]
 Count = Annotated[int, Field(ge=1)]
 #: a generator's offered load: below 0.001 (an idle cluster) the span it scales the submit times to

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from gamemarket.errors import InputError, check_flag, shown_value
+from gamemarket.errors import SEED_MAX, InputError, check_flag, shown_value
 
 PASSED, FAILED, SKIPPED = "passed", "failed", "skipped"
 
@@ -100,7 +100,7 @@ class ConformanceError(AssertionError):
 
 
 #: the largest seed of a conformance check's cases (a signed 64-bit integer, as a study's seeds are)
-MAX_SEED = 2**63 - 1
+MAX_SEED = SEED_MAX  # the shared bound (gamemarket.errors)
 #: the most cases one check or generator runs (each a small table run twice or more: a billion asked for ran for hours)
 MAX_CASES = 100_000
 #: what ``check_options`` is given for a check that takes no ``cases``

@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr, ndtri
 
-from gamemarket.errors import InputError, check_instance, check_path, check_text, real_numbers, shown_value
+from gamemarket.errors import SEED_MAX, InputError, check_instance, check_path, check_text, real_numbers, shown_value
 from gamemarket.io.files import atomic_path, read_toml
 from gamemarket.io.limits import MAX_NODES, MAX_TIME, check_fits
 from gamemarket.io.schema import check
@@ -60,7 +60,7 @@ MAX_MODEL_JOBS = 10**9
 MAX_LOAD = 1e6
 MAX_THRESHOLD = 1e7
 #: the largest seed of a draw (a study file's: an int64)
-MAX_SEED = 2**63 - 1
+MAX_SEED = SEED_MAX  # the shared bound (gamemarket.errors)
 
 
 def z_probabilities() -> np.ndarray:

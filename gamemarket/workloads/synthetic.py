@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, fields
 import numpy as np
 import pandas as pd
 
-from gamemarket.errors import InputError, check_instance, check_text, shown_value
+from gamemarket.errors import SEED_MAX, InputError, check_instance, check_text, shown_value
 from gamemarket.io.limits import MAX_NODES, MAX_TIME, check_fits
 from gamemarket.workloads.base import Workload, generate_estimates
 
@@ -25,7 +25,7 @@ from gamemarket.workloads.base import Workload, generate_estimates
 SYNTHETIC_BYTES_PER_JOB = 160
 #: the largest seed (a study file's, ``[workload.synthetic] seed``: an int64) and job count (an int64 job id; a
 #: count that does not fit in memory is refused by the generator, naming its size)
-MAX_SEED = MAX_COUNT = 2**63 - 1
+MAX_SEED = MAX_COUNT = SEED_MAX  # the shared bound (gamemarket.errors)
 #: the upper bounds of the generator's parameters, where the generator itself would not refuse a huge one
 #: (as a study file's ``[workload.synthetic]`` table bounds them; a log-sd beyond 100 draws every run time as 1 s or
 #: the cap). Those without one (``max_runtime``: a cap; ``overestimate``, ``gap_sigma``) are refused by the
