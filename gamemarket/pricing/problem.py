@@ -60,6 +60,10 @@ def _real(v) -> bool:
     return isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
 
 
+#: the bytes of a target's name that :meth:`Problem.save`'s temporary file keeps (names of up to 255 bytes are legal)
+TEMP_STEM_BYTES = 160
+
+
 @dataclass
 class Problem:
     """``maximize sum_i u_i(a_i^T x_i)`` s.t. ``x_i >= 0``, ``1^T x_i <= 1``, ``X^T d <= R``."""
@@ -131,7 +135,10 @@ class Problem:
             raise InputError(f"{path}: is a folder; Problem.save writes a file (.npz)")
         tmp = None
         try:
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+            # the target's name cut to 160 bytes: a legal name of up to 255 bytes keeps a legal temporary
+            # (mkstemp adds 8 letters and ".tmp"; a cut inside a character stays the same bytes on disk)
+            stem = os.fsdecode(os.fsencode(path.name)[:TEMP_STEM_BYTES])
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{stem}.", suffix=".tmp")
             with os.fdopen(fd, "wb") as f:  # a file object: numpy adds no ".npz" to the name
                 np.savez(f, **arrays)
             os.replace(tmp, path)

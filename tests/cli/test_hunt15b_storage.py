@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
@@ -222,3 +223,16 @@ def test_force_replaces_a_link_not_its_target(tmp_path):
     assert main([*SIM, "--jobs-out", str(link)]) == 2
     assert main([*SIM, "--jobs-out", str(link), "--force"]) == 0
     assert not link.is_symlink() and target.read_text(encoding="utf-8") == "kept"
+
+
+@pytest.mark.parametrize("name", ["p" * (NAME_MAX - 4) + ".npz", "é" * 125 + ".npz"])
+def test_a_problem_is_saved_under_a_name_up_to_the_file_systems_limit(tmp_path, name):
+    """H15b-6's sibling: ``Problem.save`` builds its own temporary (pricing stands alone) from the whole target
+    name, and names of 234-255 bytes were refused ("File name too long")."""
+    from gamemarket.pricing import load, synthetic
+
+    problem = synthetic(20, 2, seed=1)
+    assert len(os.fsencode(name)) <= NAME_MAX
+    problem.save(tmp_path / name)
+    assert os.listdir(tmp_path) == [name]
+    assert np.array_equal(load(tmp_path / name).A, problem.A)
