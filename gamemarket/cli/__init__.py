@@ -29,6 +29,7 @@ from gamemarket.cli.output import STDOUT, NamedStdout, foreign_code, quiet_stdou
 from gamemarket.cli.pricing import add_pricing_commands
 from gamemarket.cli.workload import add_workload_commands
 from gamemarket.errors import GameMarketError, InputError, WorkerLost, plain_numbers, worker_died
+from gamemarket.io.files import forget_new_outputs
 from gamemarket.registry import PLUGINS_ENV
 
 #: the command groups, in the order ``gamemarket --help`` lists them, by the words that start their commands
@@ -319,6 +320,7 @@ def _guarded_code(step, interrupted: str):
         print(f"gamemarket: error: {_one_line(_worker_death(exc))}", file=sys.stderr)
         return EXIT_ERROR
     finally:
+        forget_new_outputs()  # the outputs it found absent: the next command (a test's, in this process) checks its own
         sys.stdout = out
         if err is None:
             sys.stderr.close()

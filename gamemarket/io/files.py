@@ -339,7 +339,7 @@ def atomic_path(path: str | os.PathLike, what: str = "file") -> Iterator[Path]:
         with _writable_name(tmp, path, what) as name:
             yield name
         if pending is None:
-            os.replace(tmp, path)
+            _place(tmp, path, what)
         else:  # moved into place with the group's other outputs (``output_group``)
             pending.append((tmp, path, what))
             tmp = None
@@ -447,14 +447,16 @@ def _commit(pending: list) -> None:
     for k, (tmp, path, what) in enumerate(pending):
         new = not (path.exists() or path.is_symlink())
         try:
-            os.replace(tmp, path)
-        except OSError as exc:
+            _place(tmp, path, what)
+        except (OSError, InputError) as exc:
             for left, _, _ in pending[k:]:
                 with contextlib.suppress(OSError):
                     left.unlink(missing_ok=True)
             for done in placed:
                 with contextlib.suppress(OSError):
                     done.unlink()
+            if isinstance(exc, InputError):
+                raise
             raise InputError(f"{shown_path(path)}: cannot write the {what}: {exc.strerror or exc}") from None
         if new:
             placed.append(path)
@@ -604,11 +606,13 @@ def special_kind(path: str | os.PathLike) -> str | None:
     return None
 
 
-def check_output_file(path: str | os.PathLike, *, option: str, force: bool = False) -> Path:
+def check_output_file(path: str | os.PathLike, *, option: str, force: bool = False, hint: str = "--force") -> Path:
     """An output file that may be written: a folder, a pipe, a device or a socket (even with ``force``: replacing
-    one would destroy it), or an existing file (without ``force``) is refused.
+    one would destroy it), or an existing file (without ``force``) is refused. One found absent without ``force``
+    is written only while still absent (:data:`NEW_ONLY`).
 
-    Returns the path. An existing file is named with how to replace it (``--force``)."""
+    Returns the path. An existing file is named with how to replace it (``hint``: ``--force``, or the Python
+    API's ``force=True``)."""
     path = Path(path)
     if path.is_dir():
         raise InputError(f"{option} {path}: is a folder; expected a file name")
@@ -622,8 +626,61 @@ def check_output_file(path: str | os.PathLike, *, option: str, force: bool = Fal
             "owner (the study's run, report or export), --force or not: choose another file"
         )
     if (path.exists() or path.is_symlink()) and not force:
-        raise InputError(f"{option} {path}: the file exists; pass --force to replace it")
+        raise InputError(f"{option} {path}: the file exists; pass {hint} to replace it")
+    if force:
+        NEW_ONLY.discard(os.path.abspath(path))
+    else:  # found absent: it is placed only while still absent (another command may make it meanwhile)
+        NEW_ONLY.add(os.path.abspath(path))
     return path
+
+
+#: the outputs :func:`check_output_file` found absent, without ``force``: :func:`atomic_path` places each only where
+#: it is still absent when the command has written it (two commands given one new ``--out`` at once: the second to
+#: finish replaced the first's file, both ending 0)
+NEW_ONLY: set[str] = set()
+
+
+@contextmanager
+def forgotten_after(paths: Iterable) -> Iterator[None]:
+    """Drop ``paths`` from :data:`NEW_ONLY` when the block ends, however it ends (a Python API call that checked its
+    outputs, :func:`check_output_file`, and has placed them or failed)."""
+    keys = [os.path.abspath(p) for p in paths]
+    try:
+        yield
+    finally:
+        NEW_ONLY.difference_update(keys)
+
+
+def forget_new_outputs() -> None:
+    """Empty :data:`NEW_ONLY` (a command's end: the next command checks its own outputs)."""
+    NEW_ONLY.clear()
+
+
+def _place(tmp: Path, path: Path, what: str) -> None:
+    """Move a written temporary ``tmp`` into place at ``path``: replacing it, unless the command found ``path``
+    absent without being told to replace it (:data:`NEW_ONLY`), where it is placed only if still absent (a hard link,
+    then the temporary removed: one step; on a file system without hard links, the name claimed first with
+    ``O_EXCL``, then the move); a file made meanwhile is an :class:`InputError` naming it, left as it is."""
+    key = os.path.abspath(path)
+    if key not in NEW_ONLY:
+        os.replace(tmp, path)
+        return
+    try:
+        try:
+            os.link(tmp, path, follow_symlinks=False)
+        except FileExistsError:
+            raise
+        except OSError:  # no hard links here (EPERM, EOPNOTSUPP, ...): claim the name, then move over the claim
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+            os.replace(tmp, path)
+        else:
+            tmp.unlink()
+    except FileExistsError:
+        raise InputError(
+            f"{shown_path(path)}: the file was made by another program while this command ran; the {what} was not "
+            "written and that file is left as it is: run again with another name, or with --force to replace it"
+        ) from None
+    NEW_ONLY.discard(key)
 
 
 def _nearest_manifest(real: Path) -> Path | None:

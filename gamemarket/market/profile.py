@@ -22,7 +22,7 @@ from gamemarket import bids
 from gamemarket.consumers.catalogue import consumer_strategy
 from gamemarket.errors import InputError, check_flag, check_seed, check_whole
 from gamemarket.io import jobtable
-from gamemarket.io.files import check_output_file, check_outputs, output_group
+from gamemarket.io.files import check_output_file, check_outputs, forgotten_after, output_group
 from gamemarket.market.outcomes import CATEGORIES
 from gamemarket.market.simulate import Mechanism, simulate, simulate_columns, simulate_summary, simulate_to_file
 
@@ -147,13 +147,11 @@ def simulate_profile(
     # over the job table it read)
     check_outputs({"out": out, "jobs_out": jobs_out}, [p for p in (job_table, workload) if p and Path(p).exists()])
     check_flag(force, "force")
-    for path, option in ((out, "out"), (jobs_out, "jobs_out")):
-        if path in (None, ""):
-            continue
-        check_output_file(path, option=option, force=True)  # a folder, a device, a file of a gamemarket folder
-        if not force and (Path(path).exists() or Path(path).is_symlink()):  # (replaced without a word; --force asks)
-            raise InputError(f"{option} {path}: the file exists; pass force=True to replace it")
-    with output_group():  # the job table and the outcome land together, or neither does
+    outputs = [(path, option) for path, option in ((out, "out"), (jobs_out, "jobs_out")) if path not in (None, "")]
+    for path, option in outputs:  # a folder, a device, a file of a gamemarket folder; an existing one without force
+        check_output_file(path, option=option, force=force, hint="force=True")
+    # the two land together, or neither does; a new one's mark (NEW_ONLY) is dropped once they have landed
+    with forgotten_after([p for p, _ in outputs]), output_group():
         return _profile(
             workload,
             job_table,

@@ -1,0 +1,209 @@
+"""Held-out hunt 16b (overlapping writers, plugin numbers, derived tables): regression rows."""
+
+import contextlib
+import os
+
+import pytest
+
+from gamemarket.cli import main
+from gamemarket.io import files
+
+SIM = ["simulate", "--synthetic-jobs", "120", "--nodes", "4"]
+
+
+def _made_meanwhile(monkeypatch, target, text="another command's result\n"):
+    """As this command writes ``target``'s temporary (every ``atomic_path`` writer's), another program makes
+    ``target`` itself."""
+    original = files._writable_name
+
+    @contextlib.contextmanager
+    def writable(tmp, path, what):
+        with original(tmp, path, what) as name:
+            if os.path.abspath(path) == os.path.abspath(target):
+                target.write_text(text, encoding="utf-8")
+            yield name
+
+    monkeypatch.setattr(files, "_writable_name", writable)
+
+
+@pytest.mark.parametrize("out_name", ["o.csv", "o.parquet"])
+def test_an_output_made_by_another_command_meanwhile_is_not_replaced(tmp_path, monkeypatch, capsys, out_name):
+    """H16b-43/44/47: two commands given one new --out at once both ended 0, the second's file over the first's:
+    the absence was checked at the start, the move at the end replaced whatever was there."""
+    out = tmp_path / out_name
+    _made_meanwhile(monkeypatch, out)
+    assert main([*SIM, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{out}: the file was made by another program while this command ran" in err
+    assert out.read_text(encoding="utf-8") == "another command's result\n"
+    assert sorted(os.listdir(tmp_path)) == [out_name]  # no temporary left
+    out.unlink()
+    monkeypatch.undo()
+    assert main([*SIM, "--out", str(out)]) == 0  # the same command, the name free again: written
+
+
+def test_with_force_the_output_made_meanwhile_is_replaced(tmp_path, monkeypatch):
+    out = tmp_path / "o.csv"
+    _made_meanwhile(monkeypatch, out)
+    assert main([*SIM, "--out", str(out), "--force"]) == 0
+    assert out.read_text(encoding="utf-8").startswith('"id"')
+
+
+def test_a_group_of_outputs_lands_whole_or_not_at_all_when_one_is_made_meanwhile(tmp_path, monkeypatch, capsys):
+    """price solve --out: its .npz and its trace; the trace made meanwhile, neither is written."""
+    out = tmp_path / "r.npz"
+    trace = tmp_path / "r.trace.csv"
+    _made_meanwhile(monkeypatch, trace)
+    assert main(["price", "solve", "--n", "200", "--m", "3", "--quiet", "--out", str(out)]) == 2
+    assert "r.trace.csv: the file was made by another program" in capsys.readouterr().err
+    assert sorted(os.listdir(tmp_path)) == ["r.trace.csv"]
+    assert trace.read_text(encoding="utf-8") == "another command's result\n"
+
+
+def test_a_model_file_made_meanwhile_is_not_replaced(tmp_path, monkeypatch, capsys):
+    from gamemarket.workloads import WorkloadModel, generate_from_model
+    from study_helpers import ROOT
+
+    model = WorkloadModel.read(ROOT / "models" / "lpc-egee-2004.toml")
+    jobs = generate_from_model(model, jobs=3000, nodes=16, load=0.5, seed=3).jobs
+    swf = tmp_path / "t.swf"
+    swf.write_text(
+        "; MaxNodes: 16\n"
+        + "".join(
+            f"{i + 1} {s} 0 {r} 1 -1 -1 1 {e} -1 1 {u} 1 -1 1 1 -1 -1\n"
+            for i, (s, r, e, u) in enumerate(zip(jobs["submit"], jobs["runtime"], jobs["estimate"], jobs["user"]))
+        ),
+        encoding="utf-8",
+    )
+    out = tmp_path / "m.toml"
+    _made_meanwhile(monkeypatch, out, "# the other model\n")
+    assert main(["workload", "fit", str(swf), "--out", str(out)]) == 2
+    assert out.read_text(encoding="utf-8") == "# the other model\n"
+    assert sorted(os.listdir(tmp_path)) == ["m.toml", "t.swf"]
+
+
+def test_the_new_outputs_are_forgotten_when_the_command_ends(tmp_path):
+    """A command that failed after its checks leaves no mark on the next one (tests run many in one process)."""
+    table = tmp_path / "nope.csv"
+    assert main(["simulate", "--job-table", str(table), "--nodes", "4", "--out", str(tmp_path / "a.csv")]) == 2
+    assert files.NEW_ONLY == set()
+
+
+# ------------------------------------------------------------------ derived tables and stored runs (H16b-8/10/48/50)
+TINY = """
+name = "tiny"
+[workload]
+source = "synthetic"
+nodes = 4
+[workload.synthetic]
+jobs = 120
+load = 1.1
+[strategies]
+providers = ["hb-first", "hb-kth"]
+consumers = ["FT", "SRG"]
+[replications]
+count = {count}
+"""
+
+
+@pytest.fixture
+def tiny(tmp_path, monkeypatch):
+    """A tiny study, run: its study file, its results folder."""
+    monkeypatch.chdir(tmp_path)
+    study = tmp_path / "tiny.toml"
+    study.write_text(TINY.format(count=2), encoding="utf-8")
+    assert main(["study", "run", str(study), "--no-progress", "--no-report"]) == 0
+    return study, tmp_path / "results" / "tiny"
+
+
+def _rewrite_run(path, change):
+    """Rewrite a stored run file with ``change(table) -> table``, its metadata (key, metrics, ...) kept."""
+    import pyarrow.parquet as pq
+
+    with open(path, "rb") as f:
+        table = pq.read_table(f)
+    new = change(table).replace_schema_metadata(table.schema.metadata)
+    with open(path, "wb") as f:
+        pq.write_table(new, f)
+
+
+def _study(args, capsys):
+    rc = main(args)
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_a_run_file_replaced_by_garbage_is_named_by_report_though_tables_were_built(tiny, capsys):
+    """H16b-8: report ended 0 from the consolidated tables, no word of the file (output-files.md: an error naming
+    it); the tables now record the run files they were built from."""
+    study, results = tiny
+    victim = sorted((results / "runs").iterdir())[0]
+    victim.write_bytes(b"not a parquet file\n")
+    rc, _, err = _study(["report", str(study), "--report", "rep"], capsys)
+    assert rc == 2 and "1 of 8 runs have no stored result" in err and "Traceback" not in err, err
+    rc, out, _ = _study(["study", "status", str(study)], capsys)
+    assert "7/8 runs stored" in out
+    assert _study(["study", "run", str(study), "--no-progress", "--no-report"], capsys)[0] == 0
+    assert victim.with_name(victim.name + ".corrupt").is_file()  # set aside by study run, and run again
+    assert _study(["report", str(study), "--report", "rep"], capsys)[0] == 0
+
+
+def test_another_studys_tables_copied_in_are_not_used(tmp_path, monkeypatch, capsys):
+    """H16b-10: another study's consolidated tables copied over this one's were reported (its 2 seeds' rows under
+    "3 replication seeds"), and `study run` kept them."""
+    import shutil
+
+    import pandas as pd
+
+    monkeypatch.chdir(tmp_path)
+    for name, count in (("small", 2), ("big", 3)):
+        (tmp_path / f"{name}.toml").write_text(
+            TINY.format(count=count).replace('name = "tiny"', f'name = "{name}"'), encoding="utf-8"
+        )
+        assert main(["study", "run", f"{name}.toml", "--no-progress", "--no-report"]) == 0
+    [theirs] = (tmp_path / "results" / "small" / "tables").iterdir()
+    [ours] = (tmp_path / "results" / "big" / "tables").iterdir()
+    for f in theirs.iterdir():
+        shutil.copyfile(f, ours / f.name)
+    capsys.readouterr()
+    rc, _, err = _study(["report", "big.toml", "--report", "rep"], capsys)
+    assert rc == 0, err
+    assert "was built for another study plan" in err and str(ours) in err
+    runs = pd.read_csv(tmp_path / "rep" / "data" / "runs.csv")
+    assert len(runs) == 12 and sorted(runs["seed"].unique()) == [1, 2, 3]
+
+
+def test_a_run_file_whose_column_type_changed_is_missing_to_status_and_set_aside_by_study_run(tiny, capsys):
+    """H16b-48: a column cast from integers to text (metadata kept): status said 8/8 stored, report and study run a
+    pyarrow traceback naming no file."""
+    import pyarrow as pa
+
+    study, results = tiny
+    victim = sorted((results / "runs").iterdir())[0]
+    _rewrite_run(victim, lambda t: t.set_column(t.schema.get_field_index("n"), "n", t["n"].cast(pa.string())))
+    rc, out, _ = _study(["study", "status", str(study)], capsys)
+    assert rc == 0 and "7/8 runs stored" in out
+    rc, _, err = _study(["report", str(study), "--report", "rep"], capsys)
+    assert rc == 2 and "Traceback" not in err and err.count("\n") == 1, err
+    rc, _, err = _study(["study", "run", str(study), "--no-progress", "--no-report"], capsys)
+    assert rc == 0 and "its columns are not those gamemarket wrote" in err, err
+    assert victim.with_name(victim.name + ".corrupt").is_file() and victim.is_file()
+
+
+def test_a_run_file_with_a_row_repeated_is_named_not_indexed(tiny, capsys):
+    """H16b-50: a run file with its first row appended again was accepted; the rebuilt bins table held one key
+    twice. Its rows no longer match the digest it records."""
+    import pyarrow as pa
+
+    study, results = tiny
+    for f in (results / "tables").rglob("*.parquet"):
+        f.unlink()
+    victim = sorted((results / "runs").iterdir())[0]
+    _rewrite_run(victim, lambda t: pa.concat_tables([t, t.slice(0, 1)]))
+    rc, _, err = _study(["report", str(study), "--report", "rep"], capsys)
+    assert rc == 2 and f"{victim}" in err and "rows are not those gamemarket wrote" in err, err
+    assert victim.is_file()  # a reader names it, never moves it
+    rc, _, err = _study(["study", "run", str(study), "--no-progress", "--no-report"], capsys)
+    assert rc == 2 and "it is kept aside" in err, err
+    assert _study(["study", "run", str(study), "--no-progress", "--no-report"], capsys)[0] == 0
+    assert _study(["report", str(study), "--report", "rep"], capsys)[0] == 0
