@@ -83,6 +83,20 @@ def rate_value(rate: Callable, value) -> float:
         ) from None
 
 
+#: numpy's errors while a rate function computes in plain Python: raised, not warned. A numpy scalar that
+#: overflows (``np.uint8(bid) - np.uint8(200)`` wraps to 56; ``np.float32(bid) * 1e30 * 1e10`` is inf) gave a price
+#: with one warning line, where numba's compiled form gave another number (hunt 16b): now an error in both paths
+RATE_ERRORS = {"over": "raise", "divide": "raise", "invalid": "raise"}
+
+
+def plain_rate(rate: Callable, *args) -> float:
+    """``rate(*args)`` in plain Python under :data:`RATE_ERRORS`, as a price (:func:`rate_value`): what the
+    plain engine, the compiled form's probe and the reference each call."""
+    with np.errstate(**RATE_ERRORS):
+        value = rate(*args)
+    return rate_value(rate, value)
+
+
 @njit(cache=True)
 def market_price(scheme, reserve, n, n_present, n_waiting, max_waiting_bid):
     """The market price ``M`` of scheme ``scheme`` after an allocation step."""

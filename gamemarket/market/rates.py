@@ -20,7 +20,7 @@ from numba import float64, int64, njit
 
 from gamemarket.errors import InputError, foreign_prints, raised
 from gamemarket.market.engine import FLOATS, MASK, engine_loop, job_rows, outcome_arrays, run_market
-from gamemarket.market.payments import RateValueError, rate_value
+from gamemarket.market.payments import RateValueError, plain_rate
 
 
 @njit(cache=True)
@@ -125,7 +125,7 @@ def _numbers_only(rate):
     the function and the value, not a price ``float()`` makes of ``"1.5"``)."""
 
     def checked(*args) -> float:
-        return rate_value(rate, rate(*args))
+        return plain_rate(rate, *args)
 
     return checked
 
@@ -147,25 +147,35 @@ def _same_numbers(rate, compiled) -> None:
     """Refuse a rate function whose compiled form gives other numbers than its plain Python self on
     :data:`PROBES`: numba's integers are 64 bits and wrap around (``2**70`` compiled is 0.0, an overflow no
     one sees), where Python's are exact. A state where the Python function returns no price :func:`rate_value`
-    accepts (a text, a bool, an integer beyond float range) refuses it, with the plain path's message; one where it
-    raises is not compared (the run would say so); agreement to 1e-9 relative is agreement (the same float
-    operations, in another order)."""
+    accepts (a text, a bool, an integer beyond float range) refuses it, with the plain path's message. Where it
+    raises (its own error, or numpy's overflow, :data:`~gamemarket.market.payments.RATE_ERRORS`), the compiled form
+    must raise too: one that gives a number there (``np.int16(70000)``: Python's OverflowError, numba's wrapped
+    4464, paid) is refused. Agreement to 1e-9 relative is agreement (the same float operations, in another order)."""
     for args in PROBES:
         try:
-            want = rate_value(rate, rate(*args))
+            want = plain_rate(rate, *args)
         except RateValueError:  # no price in Python (a text, a bool, 10**400): refused compiled too, where numba's
             raise  # float64 signature made a number of it (or wrapped it around), as the plain path refuses it
-        except Exception:  # noqa: BLE001 - the function's own error on this state: not a comparison
-            continue
-        got = float(compiled(*args))
-        if want == got or (np.isnan(want) and np.isnan(got)) or abs(want - got) <= 1e-9 * max(abs(want), abs(got)):
+        except Exception as exc:  # noqa: BLE001 - the function's own error on this state: the compiled one's too?
+            want = f"raises {raised(exc)}"
+        try:
+            got = float(compiled(*args))
+        except Exception:  # noqa: BLE001 - numba's error where Python's is too: both refuse the state
+            if isinstance(want, str):
+                continue
+            raise
+        if isinstance(want, float) and (
+            want == got or (np.isnan(want) and np.isnan(got)) or abs(want - got) <= 1e-9 * max(abs(want), abs(got))
+        ):
             continue
         bid, r, nodes, free, waiting, maxq, minr = args
+        said = want if isinstance(want, str) else f"gives {want!r}"
         raise InputError(
             f"rate function {getattr(rate, '__qualname__', rate)!r}: compiled by numba it gives {got!r} where Python "
-            f"gives {want!r} (bid {bid}, reserve {r}, nodes {nodes}, free {free}, waiting {waiting}, highest waiting "
-            f"bid {maxq}, lowest running bid {minr}); numba's integers are 64 bits and wrap around: compute with "
-            "floats (2.0**70, not 2**70), or register it with jit=False to run it as plain Python"
+            f"{said} (bid {bid}, reserve {r}, nodes {nodes}, free {free}, waiting {waiting}, highest waiting "
+            f"bid {maxq}, lowest running bid {minr}); numba's integers are 64 bits and wrap around, and its numpy "
+            "scalars overflow without an error: compute with floats (2.0**70, not 2**70), or register it with "
+            "jit=False to run it as plain Python"
         )
 
 

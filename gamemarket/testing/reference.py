@@ -28,7 +28,7 @@ from gamemarket.market.payments import (
     RATE_FUNCTION_RULE,
     RateValueError,
     get_payment,
-    rate_value,
+    plain_rate,
 )
 from gamemarket.market.schedulers import PriorityKey, get_scheduler
 
@@ -69,14 +69,11 @@ def _rate_function(rate: Callable, what: str = "") -> Callable:
         low = min(running_bids) if running_bids else math.inf
         args = (float(bid), float(reserve), int(nodes), free, len(waiting_bids), float(top), float(low))
         try:
-            value = rate(*args)
-        except Exception as exc:  # the plugin's own error: its message, on one line
-            err = f"{fn} raised {raised(exc)} (called with {args})"
-            raise RateFunctionError(err) from None
-        try:
-            price = rate_value(rate, value)
+            price = plain_rate(rate, *args)  # numpy's overflow an error, as in the engine's plain path
         except RateValueError as exc:
             raise RateFunctionError(f"{where}{exc} (called with {args})") from None
+        except Exception as exc:  # the plugin's own error: its message, on one line
+            raise RateFunctionError(f"{fn} raised {raised(exc)} (called with {args})") from None
         if not (price >= 0 and price < math.inf):
             raise RateFunctionError(f"{fn} returned {price!r} (called with {args}); expected a finite price >= 0")
         return price

@@ -71,6 +71,40 @@ def test_a_large_integer_a_float_holds_is_a_price_in_both_paths(tmp_path, capsys
     assert rc == 2 and "numba's integers are 64 bits" in err and "1.1805916207174113e+21" in err, err
 
 
+#: numpy scalars of fixed width that overflow (hunt 16b): Python raised or warned and paid the wrapped value, numba
+#: wrapped or refused; each path gave another answer. Now both refuse, in one line.
+NUMPY_OVERFLOWS = [
+    "np.int16(70000) + bid",  # Python: OverflowError (numpy 2); numba: 4464, paid
+    "np.uint8(bid) - np.uint8(200)",  # Python: 56 with a warning; numba: 1.8e19
+    "np.float32(bid) * np.float32(1e30) * np.float32(1e10)",  # Python: inf with a warning; numba: inf
+    "np.int64(9223372036854775807) + np.int64(bid)",  # Python: wraps with a warning; numba: wraps in silence
+    "np.int8(bid) * np.int8(100)",
+]
+
+
+@pytest.mark.parametrize("value", NUMPY_OVERFLOWS)
+def test_a_numpy_scalar_that_overflows_is_refused_in_both_paths_in_one_line(tmp_path, capsys, value):
+    text = "import numpy as np\n" + RATE.format(value=value, jit="{jit}")
+    for jit in (True, False):
+        rc, out, err = _run(tmp_path, capsys, text.format(jit=jit), "--payment", "odd-rate")
+        assert rc == 2 and out == "" and "Traceback" not in err, (jit, err)
+        assert len(err.strip().splitlines()) == 1 and "warning" not in err, (jit, err)
+        assert "payment scheme 'odd-rate'" in err and "rate function 'odd_rate'" in err, (jit, err)
+        if jit:
+            assert "compiled by numba it gives" in err and "where Python" in err, err
+        else:
+            assert re.search(r"raised (OverflowError|FloatingPointError)|returned inf", err), err
+
+
+def test_plugin_check_refuses_a_rate_whose_numpy_scalar_wraps(tmp_path, capsys):
+    """``plugin check`` passed ``np.uint8(bid) - np.uint8(200)`` (6 checks, 6 passed, and many warning lines)."""
+    p = tmp_path / "wraps.py"
+    p.write_text("import numpy as np\n" + RATE.format(value="np.uint8(bid) - np.uint8(200)", jit=False))
+    assert main(["plugin", "check", str(p)]) != 0
+    out, err = capsys.readouterr()
+    assert "FloatingPointError" in out + err and "warning" not in err, out + err
+
+
 def test_an_event_schedulers_run_refuses_a_rate_beyond_float_range_naming_the_scheme(tmp_path):
     """The hooks path called float() on the rate: 10**400 was 'raised OverflowError', '1.5' a price."""
     load_plugin(SHADE_BY.with_name("least_attained.py"))  # an event scheduler
