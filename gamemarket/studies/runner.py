@@ -325,7 +325,7 @@ def _run_plan(
     # every task's own file is the record and is verified (a damaged one is set aside and run again); the
     # consolidated tables are an index of them, written again only where they are not complete and readable
     todo = [t for t in tasks if not store.has(t.key, set_aside=True)]
-    tables_ok = store.verify_tables(plan_hash(tasks))
+    tables_ok = store.verify_tables(plan_hash(tasks), [t.key for t in tasks])
     bar = None
     if bar_name is not None and todo:
         from tqdm.auto import tqdm  # deferred: tqdm
@@ -405,7 +405,7 @@ def study_status(spec: StudySpec) -> dict:
         "tasks": len(tasks),
         "done": done,
         "missing": len(tasks) - done,
-        "tables": store.verify_tables(plan_hash(tasks)),
+        "tables": store.verify_tables(plan_hash(tasks), [t.key for t in tasks]),
         "results": str(spec.results_dir),
     }
 
@@ -447,12 +447,13 @@ def assemble_tables(
     named in the error and left where it is."""
     name = plan_hash(tasks)
     fresh = fresh or {}
-    tables = store.read_tables(name)
+    keys = [t.key for t in tasks]
+    tables = store.read_tables(name, keys)  # None where the run files are not those they were built from
     if tables is not None:
-        # an index of the stored runs, which are the record: runs removed since (to be run again) leave it stale
-        gone = [t for t in tasks if t.key not in fresh and not store.path(t.key).exists()]
-        if not gone:
-            return tables
+        return tables
+    # an index of the stored runs, which are the record: runs removed since (to be run again) leave it stale
+    gone = [t for t in tasks if t.key not in fresh and not store.path(t.key).exists()] if store.has_tables(name) else []
+    if gone:
         warnings.warn(
             f"{store.tables_dir(name)}: the consolidated tables index {len(gone)} run(s) whose stored files are gone "
             f"(first: {store.path(gone[0].key).name}); they are not used",
@@ -490,7 +491,7 @@ def assemble_tables(
     # what a read of the stored tables returns, dtypes included, whichever way they were assembled
     tables = {k: pa.Table.from_pandas(v, preserve_index=False).to_pandas() for k, v in tables.items()}
     with contextlib.suppress(OSError):  # a read-only store: assembled again at each read
-        store.write_tables(name, tables)
+        store.write_tables(name, tables, keys)
     return tables
 
 

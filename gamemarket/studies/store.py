@@ -175,7 +175,8 @@ class ResultStore:
         """Whether a readable result of this task is stored.
 
         A file whose Parquet footer or metadata does not read (a truncated or corrupt file), or that
-        records another task's key (a file copied or renamed by hand), counts as missing: it is moved
+        records another task's key (a file copied or renamed by hand), or whose columns are not those it records (a
+        column's type changed), counts as missing: it is moved
         aside to ``<name>.corrupt`` with a warning, and its task is run again, with ``set_aside`` (what ``study run``
         does); by default (a query or a reader: ``study status``, a report) it counts as missing and nothing moves.
         A file that cannot be read for a reason of its surroundings (no permission, an I/O error) is an
@@ -186,11 +187,15 @@ class ResultStore:
             return False
         try:
             with open_stored(path) as f:
-                meta = pq.read_schema(f).metadata or {}
+                schema = pq.read_schema(f)
+            meta = schema.metadata or {}
             json.loads(meta[b"gamemarket.metrics"])
             stored = meta.get(b"gamemarket.key")  # results written before the key was recorded have none
             if stored is not None and stored.decode() != key:
                 raise ValueError(f"it records the key {stored.decode()}")
+            columns = meta.get(COLUMNS_KEY)  # (results written before the columns were recorded have none)
+            if columns is not None and columns.decode() != columns_text(schema):
+                raise ValueError(f"its columns are not those gamemarket wrote ({columns_text(schema)})")
             return True
         except InputError:
             raise
@@ -274,6 +279,8 @@ class ResultStore:
         meta[b"gamemarket.metrics"] = json.dumps(metrics).encode()
         meta[b"gamemarket.task"] = json.dumps(task, default=str).encode()
         meta[b"gamemarket.key"] = key.encode()
+        meta[DIGEST_KEY] = table_digest(bins).encode()  # (read_all tells rows changed since)
+        meta[COLUMNS_KEY] = columns_text(table.schema).encode()  # (has tells a column's type changed)
         if cohorts is not None:
             meta[b"gamemarket.cohorts"] = _ipc_bytes(cohorts)
         table = table.replace_schema_metadata(meta)
@@ -289,12 +296,16 @@ class ResultStore:
         return (json.loads(meta[b"gamemarket.metrics"]), table.to_pandas(), json.loads(meta[b"gamemarket.task"]))
 
     def read_all(self, key: str) -> tuple[dict, pd.DataFrame, pd.DataFrame | None]:
-        """A stored task's (metrics, binned sums, cohort sums or None), from one read of the file."""
+        """A stored task's (metrics, binned sums, cohort sums or None), from one read of the file; a ``ValueError``
+        where its rows are not those it records (:func:`table_digest`: a row repeated or edited by hand)."""
         table = self._read_table(self.path(key))
         meta = table.schema.metadata
         raw = meta.get(b"gamemarket.cohorts")
         cohorts = None if raw is None else _from_ipc_bytes(raw)
         bins = table.replace_schema_metadata(_pandas_meta(meta)).to_pandas()
+        said = meta.get(DIGEST_KEY)  # (results written before the digest was recorded have none)
+        if said is not None and said.decode() != table_digest(bins):
+            raise ValueError("its rows are not those gamemarket wrote (a row added, dropped or changed since)")
         return json.loads(meta[b"gamemarket.metrics"]), bins, cohorts
 
     def read_cohorts(self, key: str) -> pd.DataFrame | None:
@@ -342,14 +353,32 @@ class ResultStore:
         folder = self.tables_dir(plan)
         return all((folder / f"{k}.parquet").exists() for k in self.TABLES)
 
-    def read_tables(self, plan: str) -> dict[str, pd.DataFrame] | None:
+    def runs_fingerprint(self, keys) -> str:
+        """SHA-256 of the stored run files of ``keys`` as the file system sees them (name, size, modification time,
+        in order; a missing one as such): what consolidated tables record they were built from, so that tables
+        that index other files (a run file replaced or edited since, tables copied from another study) are told
+        from the runs' own, with one ``stat`` per run."""
+        h = hashlib.sha256()
+        for key in keys:
+            try:
+                st = os.stat(self.path(key))
+                h.update(f"{key}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+            except FileNotFoundError:
+                h.update(f"{key}:-\n".encode())
+        return h.hexdigest()
+
+    def read_tables(self, plan: str, keys=None) -> dict[str, pd.DataFrame] | None:
         """A plan's consolidated tables (``metrics``, ``bins``, ``cohorts``), or None when not all are stored,
-        one does not read, or one's rows are not the rows gamemarket wrote (:func:`table_digest`, kept in the
-        file): the per-task files, which are the record, are read instead, and the tables written again over
-        the damaged ones. A table that does not match is named in a warning."""
+        one does not read, one's rows are not the rows gamemarket wrote (:func:`table_digest`, kept in the
+        file), or they were built from other run files than the plan's ``keys`` hold now (:meth:`runs_fingerprint`,
+        kept in the file: a run file replaced or edited since, tables of another study copied in): the per-task
+        files, which are the record, are read instead, and the tables written again. A table that does not match
+        its rows, or that another plan's tables made, is named in a warning. ``keys``: the plan's task keys (None:
+        not checked against the run files)."""
         folder = self.tables_dir(plan)
         if not self.has_tables(plan):
             return None
+        runs = None if keys is None else self.runs_fingerprint(keys)
         out = {}
         for k in self.TABLES:
             path = folder / f"{k}.parquet"
@@ -359,8 +388,19 @@ class ResultStore:
                 raise
             except Exception:
                 return None
+            meta = table.schema.metadata or {}
+            made_for = meta.get(PLAN_KEY, b"").decode()
+            if made_for and made_for != plan:
+                warnings.warn(
+                    f"{path}: it was built for another study plan ({made_for[:12]}...), not this one; it is built "
+                    "again from the stored runs",
+                    stacklevel=2,
+                )
+                return None
+            if runs is not None and meta.get(RUNS_KEY, b"").decode() != runs:
+                return None  # other run files than those it was built from (or tables of an older gamemarket)
             frame = table.to_pandas()
-            said = (table.schema.metadata or {}).get(DIGEST_KEY, b"").decode()
+            said = meta.get(DIGEST_KEY, b"").decode()
             if said != table_digest(frame):
                 if said:  # one written by an older gamemarket, without the digest, is built again without a word
                     warnings.warn(
@@ -372,15 +412,16 @@ class ResultStore:
             out[k] = frame
         return out
 
-    def verify_tables(self, plan: str) -> bool:
-        """Whether a plan's consolidated tables are all stored, each reads (footer and every row group) and holds
-        the rows gamemarket wrote (:meth:`read_tables`)."""
+    def verify_tables(self, plan: str, keys=None) -> bool:
+        """Whether a plan's consolidated tables are all stored, each reads (footer and every row group), holds
+        the rows gamemarket wrote and indexes the run files ``keys`` hold now (:meth:`read_tables`)."""
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # ``study run`` builds them again; a read names the file
-            return self.read_tables(plan) is not None
+            return self.read_tables(plan, keys) is not None
 
-    def write_tables(self, plan: str, tables: dict[str, pd.DataFrame]) -> bool:
-        """Store a plan's consolidated tables atomically, and drop the tables of other plans this store wrote.
+    def write_tables(self, plan: str, tables: dict[str, pd.DataFrame], keys=None) -> bool:
+        """Store a plan's consolidated tables atomically, with the plan and the run files they index (``keys``:
+        the plan's task keys, :meth:`runs_fingerprint`), and drop the tables of other plans this store wrote.
 
         A folder that is not the study's own (no claim possible without ``force``) gets no tables: they are
         an index, assembled again at each read. Returns whether they were written."""
@@ -392,6 +433,9 @@ class ResultStore:
         for name, k in zip(owned.files(names, once=False), self.TABLES):
             table = pa.Table.from_pandas(tables[k], preserve_index=False)
             meta = {**(table.schema.metadata or {}), DIGEST_KEY: table_digest(tables[k]).encode()}
+            meta[PLAN_KEY] = plan.encode()
+            if keys is not None:
+                meta[RUNS_KEY] = self.runs_fingerprint(keys).encode()
             with atomic_path(name, "consolidated table") as tmp:
                 pq.write_table(table.replace_schema_metadata(meta), tmp)
         owned.discard(lambda rel: rel.startswith("tables/") and rel not in names)
@@ -399,6 +443,16 @@ class ResultStore:
 
 
 DIGEST_KEY = b"gamemarket.rows_sha256"
+#: a consolidated table's metadata: the plan it indexes, and the run files it was built from (their fingerprint)
+PLAN_KEY = b"gamemarket.plan"
+RUNS_KEY = b"gamemarket.runs_sha256"
+#: a run file's metadata: its columns and their types as written (``columns_text``)
+COLUMNS_KEY = b"gamemarket.columns"
+
+
+def columns_text(schema: pa.Schema) -> str:
+    """A table's columns and their Arrow types, ``name:type,...``: what a run file records of its own."""
+    return ",".join(f"{f.name}:{f.type}" for f in schema)
 
 
 def table_digest(frame: pd.DataFrame) -> str:
