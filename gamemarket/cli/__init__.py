@@ -228,15 +228,25 @@ def _ctrl_c_seen():
             signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+#: seconds after which a KeyboardInterrupt Python could only report is delivered to the main thread again
+REDELIVER_S = 0.05
+
+
 def _unraisable(hook):
     """``sys.unraisablehook`` for a running command: a KeyboardInterrupt raised where Python can only report it (a
     ctypes callback: numba compiling through llvmlite) printed a traceback and was lost, the command going on; it
-    is delivered to the main thread again instead (``_thread.interrupt_main``), in silence. Anything else goes to
+    is delivered to the main thread again instead (``_thread.interrupt_main``, :data:`REDELIVER_S` later, from a
+    timer's thread), in silence. Anything else goes to
     ``hook`` (Python's)."""
 
     def unraisable(info) -> None:
         if info.exc_type is not None and issubclass(info.exc_type, KeyboardInterrupt):
-            _thread.interrupt_main()
+            # a moment later, from another thread: called here, in the main thread, the SIGINT handler ran inside
+            # this hook, whose KeyboardInterrupt Python printed ("Exception ignored in sys.unraisablehook", a
+            # traceback) and lost (the fuzzer's signals family, run M)
+            later = threading.Timer(REDELIVER_S, _thread.interrupt_main)
+            later.daemon = True
+            later.start()
             return
         hook(info)
 

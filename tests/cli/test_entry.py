@@ -94,16 +94,45 @@ def test_a_ctrl_c_python_can_only_report_is_delivered_again_not_printed(monkeypa
     ``sys.unraisablehook``: it printed a traceback and was lost; the command's hook delivers it to the main thread
     again instead, and passes every other exception to Python's hook."""
     import _thread
+    import time
     import types
 
     delivered, passed = [], []
     monkeypatch.setattr(_thread, "interrupt_main", lambda *a: delivered.append(a))
     hook = cli._unraisable(passed.append)
     hook(types.SimpleNamespace(exc_type=KeyboardInterrupt, exc_value=KeyboardInterrupt()))
-    assert delivered == [()] and passed == []
+    assert passed == []
+    for _ in range(400):
+        if delivered:
+            break
+        time.sleep(0.01)
+    assert delivered == [()]
     other = types.SimpleNamespace(exc_type=ValueError, exc_value=ValueError("x"))
     hook(other)
     assert passed == [other] and len(delivered) == 1
+
+
+def test_a_ctrl_c_delivered_again_reaches_the_command_not_the_hook(capfd):
+    """Fuzz run M: the hook called ``interrupt_main`` in the main thread, so the SIGINT handler ran inside the hook;
+    Python printed "Exception ignored in sys.unraisablehook" and a traceback, and the Ctrl-C was lost."""
+    import signal
+    import time
+
+    class RaisesWhenCollected:
+        def __del__(self):
+            raise KeyboardInterrupt
+
+    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
+    hook, sys.unraisablehook = sys.unraisablehook, cli._unraisable(sys.unraisablehook)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            RaisesWhenCollected()  # collected at once: its KeyboardInterrupt can only be reported
+            for _ in range(400):
+                time.sleep(0.01)
+    finally:
+        sys.unraisablehook = hook
+        signal.signal(signal.SIGINT, handler)
+    assert "Exception ignored" not in capfd.readouterr().err
 
 
 class _ClosedPipe:
