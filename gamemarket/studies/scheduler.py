@@ -62,6 +62,30 @@ def _is_http(host: str, port: int, timeout: float) -> bool:
         return False
 
 
+def _found(scheme: str, host: str, port: int, timeout: float, exc: BaseException) -> str:
+    """What was found at an address whose dask handshake failed with ``exc``, said for the user: an HTTP server,
+    something silent, a scheme this machine's dask cannot use, or the handshake's own error on one line."""
+    if scheme in ("tcp", "ws") and _is_http(host, port, timeout):
+        return "an HTTP server (the scheduler's dashboard? a proxy?), not a dask scheduler"
+    if isinstance(exc, (TimeoutError, asyncio.TimeoutError)):
+        return f"no dask handshake within {timeout:g} s: what is there accepted the connection and said nothing"
+    if isinstance(exc, MemoryError):  # its reply's first bytes read as a message length (exabytes)
+        return "what answered does not speak dask's protocol (its reply, read as dask's, announced an impossible size)"
+    if scheme in ("tls", "wss") and "ssl" in str(exc).lower():
+        return (
+            f"{scheme}:// needs dask's TLS settings (distributed.comm.tls: a CA, a certificate and a key); {_said(exc)}"
+        )
+    if scheme == "ucx":
+        return f"ucx:// needs UCX-Py with dask's UCX support installed here; {_said(exc)}"
+    return f"the dask handshake failed ({_said(exc)})"
+
+
+def _said(exc: BaseException) -> str:
+    """An exception as one line: its type and the first line of its message."""
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
 async def _identity(address: str, timeout: float) -> dict:
     from distributed.comm import connect  # deferred: dask, for a study on a cluster only
 
@@ -100,12 +124,8 @@ def identify(address: str, timeout: float = TIMEOUT_S) -> dict:
             ) from None
     try:
         info = asyncio.run(_identity(address, timeout))
-    except (TimeoutError, asyncio.TimeoutError, OSError, EOFError, ValueError) as exc:
-        if scheme == "tcp" and _is_http(host, port, timeout):
-            found = "an HTTP server (the scheduler's dashboard?), not a dask scheduler"
-        else:
-            found = f"no dask handshake within {timeout:g} s ({type(exc).__name__})"
-        raise InputError(f"{where}: {found}") from None
+    except Exception as exc:  # noqa: BLE001 - whatever dask's comm raised (hunt 16a: tls, ws, ucx, a 3 EiB read)
+        raise InputError(f"{where}: {_found(scheme, host, port, timeout, exc)}") from None
     kind = info.get("type") if isinstance(info, dict) else None
     if kind != "Scheduler":
         raise InputError(

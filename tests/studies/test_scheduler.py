@@ -63,3 +63,51 @@ def test_a_scheduler_is_identified_and_a_worker_is_not_one():
         worker = next(iter(c.workers.values())).address
         with pytest.raises(InputError, match="a dask Worker answered, not a scheduler"):
             identify(worker, timeout=3)
+
+
+@pytest.fixture
+def answers_400():
+    """A peer that waits for the client to speak, then answers HTTP 400 and closes (a reverse proxy's way): dask
+    read "HTTP/1.1" as a frame length and numpy tried to allocate 3.07 EiB (hunt 16a-68)."""
+    import socket
+
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(8)
+
+    def serve():
+        while True:
+            try:
+                conn, _ = srv.accept()
+            except OSError:
+                return
+            with conn:
+                conn.settimeout(5)
+                try:
+                    conn.recv(1024)
+                    conn.sendall(b"HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n")
+                except OSError:
+                    pass
+
+    threading.Thread(target=serve, daemon=True).start()
+    yield srv.getsockname()[1]
+    srv.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "scheme, said",
+    [
+        ("tcp", "an HTTP server"),
+        ("ws", "an HTTP server"),
+        ("tls", "tls:// needs dask's TLS settings"),
+        ("ucx", "ucx:// needs UCX-Py"),
+    ],
+)
+def test_whatever_the_handshake_raises_is_said_in_one_line(answers_400, scheme, said):
+    """Hunt 16a-65/66/67/68: tls://, ws:// and ucx:// addresses and a peer answering HTTP 400 gave tracebacks (a
+    TypeError, a WebSocketError, a 3 EiB allocation): the check caught only a few exception types."""
+    pytest.importorskip("distributed", reason="the dask extra is not installed")
+    with pytest.raises(InputError, match=said) as err:
+        identify(f"{scheme}://127.0.0.1:{answers_400}", timeout=2)
+    assert "\n" not in str(err.value)
