@@ -133,7 +133,7 @@ def fit_model(
     start_gaps = np.diff(op_start) if C > 1 else np.zeros(1)
     long_gaps = g_all[idle] if idle.any() else np.full(1, LONG_GAP)
     ratio = np.log(np.maximum(estimate, runtime) / runtime)
-    return WorkloadModel(
+    model = WorkloadModel(
         jobs=int(len(j)),
         nodes=int(n),
         load=float(runtime.sum() / (n * span)),
@@ -153,3 +153,22 @@ def fit_model(
         source=source,
         notes={"campaigns": C, "users": int(len(users))},
     )
+    return _readable(model, source)
+
+
+def _readable(model: WorkloadModel, source: str) -> WorkloadModel:
+    """``model``, where a model file of it reads back (the reader's schema: its limits on every field); else an
+    :class:`InputError` saying that the trace gives a model no model file holds, and why (hunt 16a: one submit
+    time at 1e15 s gave a long gap of 1e15 s, written, then refused by every reader of the file)."""
+    import tomllib
+
+    try:
+        WorkloadModel.from_dict(tomllib.loads(model.to_toml()), where="model")
+    except InputError as exc:
+        reason = str(exc).removeprefix("model: ")
+        raise InputError(
+            f"{'trace ' + source if source else 'the trace'}: the model fitted to it is beyond what a model file "
+            f"holds ({reason}); a submit time far from the others, or a load far from any cluster's, gives such a "
+            "model: look at the trace's times (`gamemarket workload info`)"
+        ) from None
+    return model

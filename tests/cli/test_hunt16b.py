@@ -207,3 +207,19 @@ def test_a_run_file_with_a_row_repeated_is_named_not_indexed(tiny, capsys):
     assert rc == 2 and "it is kept aside" in err, err
     assert _study(["study", "run", str(study), "--no-progress", "--no-report"], capsys)[0] == 0
     assert _study(["report", str(study), "--report", "rep"], capsys)[0] == 0
+
+
+def test_workload_fit_refuses_a_trace_whose_model_no_model_file_holds(tmp_path, capsys):
+    """Hunt 16a-55: one submit time at 1e15 s: fit wrote a model (a long gap of 1e15 s) that workload info and
+    simulate then refused; the fitted model is now read back by the reader's schema before it is written."""
+    lines = ["; MaxNodes: 16"]
+    for i in range(999):
+        lines.append(f"{i + 1} {37 * i} 0 {50 + i % 300} 1 -1 -1 1 {600 + i % 300} -1 1 {i % 7 + 1} 1 -1 1 1 -1 -1")
+    lines.append(f"1000 {10**15} 0 60 1 -1 -1 1 600 -1 1 1 1 -1 1 1 -1 -1")
+    swf = tmp_path / "w.swf"
+    swf.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = tmp_path / "m.toml"
+    assert main(["workload", "fit", str(swf), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "the model fitted to it is beyond what a model file holds" in err, err
+    assert "long_gap_quantiles" in err and not out.exists()
