@@ -15,8 +15,8 @@ egta-online's game layout is read too: ``"roles": [{"name", "strategies", "count
 ``"symmetry_groups": [{"role", "strategy", "count", "payoff"}]`` (ids and ``payoff_sd`` dropped, with a warning).
 
 gameanalysis (8.x) adds ``"type"``: ``"game.1"`` (payoffs) or ``"samplegame.1"`` (observations) are read as
-above; its other types (``"empty.1"``: no payoffs; ``"matrix.1"`` and others: another layout) are refused, naming
-the type. ``gamemarket game solve`` and ``read_egta`` are tested on files gameanalysis wrote
+above, ``"matrix.1"`` (one player per role, payoffs nested by strategy: :func:`from_matrix`) in its own layout; its
+other types (``"empty.1"``: no payoffs, and others) are refused, naming the type. ``gamemarket game solve`` and ``read_egta`` are tested on files gameanalysis wrote
 (``tests/games/data/gameanalysis/``).
 
 The tidy CSV has one row per (profile, role, strategy): ``profile, role, strategy, count, payoff``.
@@ -24,6 +24,7 @@ The tidy CSV has one row per (profile, role, strategy): ``profile, role, strateg
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 from pathlib import Path
@@ -33,7 +34,7 @@ import numpy as np
 import pandas as pd
 from pydantic import Field
 
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, shown_value
 from gamemarket.games.io import write_json
 from gamemarket.games.rsgame import RoleSymmetricGame
 from gamemarket.io.files import read_json
@@ -50,7 +51,7 @@ def _count(v, where: str) -> int:
 
 
 #: gameanalysis's ``"type"`` tags that this reader reads (the format's name, then its version)
-READ_TYPES = ("game.1", "samplegame.1")
+READ_TYPES = ("game.1", "samplegame.1", "matrix.1")
 
 
 def _payoff(v, where: str, averaged: list | None = None) -> float:
@@ -61,8 +62,12 @@ def _payoff(v, where: str, averaged: list | None = None) -> float:
         if averaged is not None:
             averaged.append(len(vals))
         return float(np.mean(vals))
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(float(v)):
-        raise InputError(f"{where}: payoff must be a finite number, got {v!r}")
+    try:  # an integer beyond float range (10**400 in the JSON) is no payoff either: float() overflows
+        finite = not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(float(v))
+    except OverflowError:
+        finite = False
+    if not finite:
+        raise InputError(f"{where}: payoff must be a finite number a float holds, got {shown_value(v)}")
     return float(v)
 
 
@@ -72,7 +77,7 @@ def from_egta(data: dict, *, source: str = "EGTA JSON") -> RoleSymmetricGame:
     if kind is not None and kind not in READ_TYPES:
         raise InputError(
             f"{source}: field 'type' is {kind!r}; expected one of {list(READ_TYPES)} (gameanalysis's game and "
-            "samplegame: an empty game holds no payoffs, a matrix game is laid out as a matrix, not profiles)"
+            "samplegame, and its matrix game; an empty game holds no payoffs)"
         )
     roles, counts, strat_lists = _roles(data, source)
     offset = {}
@@ -270,6 +275,39 @@ def _observed_payoffs(prof: dict, groups: list, where: str) -> list:
     return [t / c for t, c in zip(total, seen)]
 
 
+def from_matrix(data: dict, source: str = "EGTA JSON") -> dict:
+    """gameanalysis's matrix game (``"type": "matrix.1"``, ``MatrixGame.to_json``) in the profile layout above: one
+    player per role, and ``"payoffs"`` nested one level per role (roles in sorted order, each level keyed by that
+    role's strategy), ending in ``{role: payoff}``; every profile is there. A field that is missing or of another
+    kind is an error naming the path of keys (hunt 16a: a real matrix file was refused for its ``payoffs``)."""
+    players, strategies, payoffs = data.get("players"), data.get("strategies"), data.get("payoffs")
+    if not isinstance(players, dict) or not isinstance(strategies, dict) or set(players) != set(strategies):
+        raise InputError(f"{source}: a matrix game (type 'matrix.1') needs 'players' and 'strategies' of its roles")
+    roles = sorted(players)
+    for r in roles:
+        if players[r] != 1 or isinstance(players[r], bool):
+            raise InputError(f"{source}: players[{r!r}] is {players[r]!r}; a matrix game has one player per role")
+        if not isinstance(strategies[r], list) or not strategies[r]:
+            raise InputError(f"{source}: strategies[{r!r}] must be a non-empty list of names")
+    total = math.prod(len(strategies[r]) for r in roles)
+    if total > 10**7:  # (EgtaFile's limit on profiles)
+        raise InputError(f"{source}: a matrix game of {total:,} profiles; at most 10,000,000 are read")
+    unknown = sorted(set(data) - {"players", "strategies", "payoffs", "type"})
+    if unknown:
+        raise InputError(f"{source}: unknown field(s) {unknown} of a matrix game")
+    profiles = []
+    for choice in itertools.product(*(strategies[r] for r in roles)):
+        node, path = payoffs, "payoffs"
+        for s in choice:
+            if not isinstance(node, dict) or s not in node:
+                raise InputError(f"{source}: {path} has no entry {s!r}; a matrix game lists every profile")
+            node, path = node[s], f"{path}[{s!r}]"
+        if not isinstance(node, dict) or set(node) != set(roles):
+            raise InputError(f"{source}: {path} must give each role's payoff {{role: payoff}} of roles {roles}")
+        profiles.append({r: [[s, 1, node[r]]] for r, s in zip(roles, choice)})
+    return {"players": players, "strategies": strategies, "profiles": profiles}
+
+
 def read_egta(path: str | Path) -> RoleSymmetricGame:
     """Read an EGTA JSON file: strict JSON (no NaN or Infinity literals, no nesting beyond the parser's
     depth), of the declared shape (``EgtaFile``), every profile checked. egta-online's layout (roles as a list,
@@ -277,6 +315,8 @@ def read_egta(path: str | Path) -> RoleSymmetricGame:
     data = read_json(path, "EGTA JSON file")
     if _is_egta_online(data):
         data = from_egta_online(data, str(path))
+    elif isinstance(data, dict) and data.get("type") == "matrix.1":
+        data = from_matrix(data, str(path))
     check(EgtaFile, data, str(path))
     return from_egta(data, source=str(path))
 
