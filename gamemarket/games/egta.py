@@ -16,8 +16,9 @@ egta-online's game layout is read too: ``"roles": [{"name", "strategies", "count
 
 gameanalysis (8.x) adds ``"type"``: ``"game.1"`` (payoffs) or ``"samplegame.1"`` (observations) are read as
 above, ``"matrix.1"`` (one player per role, payoffs nested by strategy: :func:`from_matrix`) in its own layout; its
-other types (``"empty.1"``: no payoffs, and others) are refused, naming the type. ``gamemarket game solve`` and ``read_egta`` are tested on files gameanalysis wrote
-(``tests/games/data/gameanalysis/``).
+other types (``"empty.1"``: no payoffs, and others) are refused, naming the type. ``gamemarket game solve`` and
+``read_egta`` are tested on files gameanalysis wrote (``tests/games/data/gameanalysis/``; the matrix game on one
+laid out as its ``MatrixGame.to_json`` writes it).
 
 The tidy CSV has one row per (profile, role, strategy): ``profile, role, strategy, count, payoff``.
 """

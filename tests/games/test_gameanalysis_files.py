@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from gamemarket.errors import InputError
 from gamemarket.games.egta import read_egta
 from gamemarket.games.rsg_equilibria import equilibria
 
@@ -77,11 +78,11 @@ def test_an_empty_game_and_an_unknown_type_are_refused_naming_them(tmp_path):
     )
     assert r.returncode == 2 and "profiles" in r.stderr and "Traceback" not in r.stderr
     data = json.loads((DATA / "game.json").read_text())
-    data["type"] = "matrix.1"
+    data["type"] = "trace.1"
     bad = tmp_path / "m.json"
     bad.write_text(json.dumps(data))
     r = subprocess.run([sys.executable, "-m", "gamemarket", "game", "solve", str(bad)], capture_output=True, text=True)
-    assert r.returncode == 2 and "'matrix.1'" in r.stderr and "game.1" in r.stderr
+    assert r.returncode == 2 and "'trace.1'" in r.stderr and "game.1" in r.stderr
 
 
 REPOSITORY = Path(__file__).parent / "data" / "gameanalysis-repository"
@@ -137,3 +138,33 @@ def test_gameanalysis_repository_files_are_kept_with_where_they_came_from():
     assert prov["repository"] == "https://github.com/egtaonline/gameanalysis"
     assert sorted(prov["files"]) == sorted(p.name for p in REPOSITORY.iterdir() if p.name != "provenance.json")
     assert all(len(f["commit"]) == 40 for f in prov["files"].values())
+
+
+def test_a_matrix_game_as_gameanalysis_lays_it_out_is_read(tmp_path):
+    """Hunt 16a-27: gameanalysis's ``matrix.1`` (``MatrixGame.to_json``: one player per role, ``payoffs`` nested one
+    level per role, keyed by strategy) was refused for its ``payoffs`` field. Matching pennies, laid out so (not
+    written by gameanalysis here: its 8.1.0 does not install beside this numpy): one equilibrium, each coin fair."""
+    from gamemarket.games.egta import read_egta
+
+    win, lose = {"even": 1.0, "odd": -1.0}, {"even": -1.0, "odd": 1.0}
+    data = {
+        "players": {"even": 1, "odd": 1},
+        "strategies": {"even": ["heads", "tails"], "odd": ["heads", "tails"]},
+        "payoffs": {"heads": {"heads": win, "tails": lose}, "tails": {"heads": lose, "tails": win}},
+        "type": "matrix.1",
+    }
+    path = tmp_path / "pennies.json"
+    path.write_text(json.dumps(data))
+    game = read_egta(path)
+    assert list(game.roles) == ["even", "odd"] and list(game.players) == [1, 1] and len(game.profiles) == 4
+    r = subprocess.run(
+        [sys.executable, "-m", "gamemarket", "game", "solve", str(path), "--format", "json"],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0, r.stderr
+    assert '"heads": 0.5' in r.stdout.replace("0.5000000000000001", "0.5").replace("0.49999999999999994", "0.5")
+    del data["payoffs"]["tails"]["heads"]
+    path.write_text(json.dumps(data))
+    with pytest.raises(InputError, match=r"payoffs\['tails'\] has no entry 'heads'; a matrix game lists every"):
+        read_egta(path)
