@@ -28,7 +28,7 @@ from gamemarket import MODEL_VERSION, __version__, bids, plugins
 from gamemarket.consumers import ConsumerStrategy, bid_bin_codes
 from gamemarket.errors import InputError, WorkerLost, check_flag, shown_value, worker_died
 from gamemarket.io.files import shown_path
-from gamemarket.io.limits import check_workers
+from gamemarket.io.limits import check_fits, check_workers
 from gamemarket.io.names import workload_source
 from gamemarket.market import payoffs
 from gamemarket.market.base import PreparedWorkload, market_for, market_for_workload
@@ -73,8 +73,21 @@ def _load_workload(spec: StudySpec) -> PreparedWorkload:
     return market_for_workload(spec.workload["source"]).prepare(spec.workload)
 
 
+#: bytes one task of a plan holds (its key, its strategies' parameters): 403 measured on a plan of 6,000
+#: (``tracemalloc``), rounded up
+TASK_BYTES = 512
+
+
 def plan(spec: StudySpec, arrays: dict[str, np.ndarray], nodes: int) -> list[Task]:
-    """All tasks of a study, each with the key of its stored result."""
+    """All tasks of a study, each with the key of its stored result. A plan larger than the memory allows
+    (:func:`~gamemarket.io.limits.check_fits`: a 4 KB study file of a 100 x 100 grid and 100,000 seeds is 3e9 runs)
+    is an :class:`InputError` before any is made (hunt 16a: a MemoryError traceback, a minute's wait)."""
+    runs = len(spec.providers) * len(spec.consumers) * len(spec.seeds)
+    check_fits(
+        runs * TASK_BYTES,
+        f"study {spec.name!r}: a plan of {runs:,} runs ({len(spec.providers)} providers x {len(spec.consumers):,} "
+        f"consumer strategies x {len(spec.seeds):,} seeds)",
+    )
     base = {
         "model": MODEL_VERSION,
         "results": RESULTS_FORMAT,

@@ -223,3 +223,16 @@ def test_workload_fit_refuses_a_trace_whose_model_no_model_file_holds(tmp_path, 
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "the model fitted to it is beyond what a model file holds" in err, err
     assert "long_gap_quantiles" in err and not out.exists()
+
+
+def test_a_study_plan_beyond_the_memory_is_refused_before_it_is_built(tmp_path, monkeypatch, capsys):
+    """Hunt 16a-60: a 4 KB study file (a 100 x 100 grid, 100,000 seeds: 3e9 runs) gave `study status` a MemoryError
+    traceback and `study run` a minute's wait, 600 lines and a results folder left behind."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", str(1_000_000))
+    (tmp_path / "big.toml").write_text(TINY.format(count=1000).replace('"tiny"', '"big"'), encoding="utf-8")
+    for command in (["study", "status", "big.toml"], ["study", "run", "big.toml", "--no-progress"]):
+        rc, _, err = _study(command, capsys)
+        assert rc == 2 and err.count("\n") == 1, err
+        assert "a plan of 4,000 runs (2 providers x 2 consumer strategies x 1,000 seeds) needs about" in err, err
+    assert sorted(os.listdir(tmp_path)) == ["big.toml"]  # nothing claimed, nothing left
