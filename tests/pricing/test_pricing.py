@@ -351,3 +351,23 @@ def test_a_problem_is_saved_whole_or_not_at_all(tmp_path, monkeypatch):
     with pytest.raises(InputError, match=r"second.npz: cannot write the problem: No space left on device"):
         pr.save(tmp_path / "second.npz")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["problem.data"]
+
+
+def test_a_small_problem_is_solved_on_one_thread_with_the_same_numbers(monkeypatch):
+    """Each parallel region woke every numba thread: on a busy machine a 20 x 2 problem took 5-10 s (the fuzzer's
+    limit ran out once). Below ``PARALLEL_MIN_JOBS`` jobs a solve runs on one thread; the numbers do not change."""
+    import numba
+
+    from gamemarket.pricing import solver
+
+    seen = []
+    real = solver._solve_once
+    monkeypatch.setattr(solver, "_solve_once", lambda *a, **k: seen.append(numba.get_num_threads()) or real(*a, **k))
+    problem = synthetic(300, 3, seed=5)
+    before = numba.get_num_threads()
+    one = solver.solve(problem)
+    assert seen == [1] and numba.get_num_threads() == before
+    monkeypatch.setattr(solver, "PARALLEL_MIN_JOBS", 0)
+    every = solver.solve(problem)
+    assert seen == [1, before]
+    assert np.array_equal(one.prices, every.prices) and one.objective == every.objective
