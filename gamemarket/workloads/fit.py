@@ -12,6 +12,8 @@ correlation of consecutive jobs of one campaign less the user share.
 
 from __future__ import annotations
 
+import tomllib
+
 import numpy as np
 from scipy.special import ndtri
 from scipy.stats import rankdata
@@ -160,8 +162,6 @@ def _readable(model: WorkloadModel, source: str) -> WorkloadModel:
     """``model``, where a model file of it reads back (the reader's schema: its limits on every field); else an
     :class:`InputError` saying that the trace gives a model no model file holds, and why (hunt 16a: one submit
     time at 1e15 s gave a long gap of 1e15 s, written, then refused by every reader of the file)."""
-    import tomllib
-
     try:
         WorkloadModel.from_dict(tomllib.loads(model.to_toml()), where="model")
     except InputError as exc:
