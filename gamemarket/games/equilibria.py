@@ -810,7 +810,7 @@ def solve(
         return X, Y
 
     found: list[Equilibrium] = []
-    by_support: dict = {}  # the equilibria found, by their supports (:func:`_support_key`): the ones a new one may equal
+    by_support: dict = {}  # the equilibria found, by support (:func:`_support_key`): those a new one may equal
     degenerate = False
     accept = (max(tol[0], ACCEPT_FLOOR), max(tol[1], ACCEPT_FLOOR))  # kept: each regret within it (of the spread)
 
