@@ -11,6 +11,8 @@ from __future__ import annotations
 import csv
 import io
 import re
+import unicodedata
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -31,15 +33,48 @@ def _q(s: str) -> str:
     return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+def gambit_labels(names) -> list[str]:
+    """``names`` as labels Gambit reads: printable ASCII (accents dropped, other characters ``_``), one space at a
+    time, none at either end, never empty (``s1``, ...), each distinct (``~2``, ...). Gambit 16.7 refuses any
+    other label ("Invalid label: a label may contain only printable ASCII characters and spaces, must not begin or
+    end with a space, and must not contain two consecutive spaces"), and a study's strategies may be named in any
+    script (hunt 16a: an export of ``ünï-shade`` that Gambit could not read)."""
+    out, seen = [], set()
+    for k, name in enumerate(names, 1):
+        chars = (c for c in unicodedata.normalize("NFKD", str(name)) if not unicodedata.combining(c))
+        plain = "".join(c if c.isascii() and c.isprintable() else "_" for c in chars)
+        label = " ".join(w for w in plain.split(" ") if w) or f"s{k}"
+        base, i = label, 2
+        while label in seen:
+            label, i = f"{base}~{i}", i + 1
+        seen.add(label)
+        out.append(label)
+    return out
+
+
 def to_nfg(game: Game, *, comment: str = "") -> str:
     """The game in Gambit's ``.nfg`` format (the payoff version: the strategies' names, then the payoff pairs with
     the first player's strategy varying fastest), exact for the payoffs' float values. Gambit's solvers are fragile
-    on payoffs of very different sizes (:func:`rescaled` says which, and gives the form they handle)."""
+    on payoffs of very different sizes (:func:`rescaled` says which, and gives the form they handle). Names are
+    written as labels Gambit reads (:func:`gambit_labels`); a name changed so is said in a warning."""
     m, n = game.shape
+    players, rows, cols = gambit_labels(game.players), gambit_labels(game.rows), gambit_labels(game.cols)
+    changed = [
+        f"{old!r} -> {new!r}"
+        for old, new in zip([*game.players, *game.rows, *game.cols], [*players, *rows, *cols])
+        if str(old) != new
+    ]
+    if changed:
+        warnings.warn(
+            f"names written as labels Gambit reads (printable ASCII, single spaces): {', '.join(changed[:5])}"
+            + (f" and {len(changed) - 5} more" if len(changed) > 5 else ""),
+            stacklevel=2,
+        )
+    title = " ".join(gambit_labels([game.title or "gamemarket game"]))
     head = (
-        f"NFG 1 R {_q(game.title or 'gamemarket game')} {{ {_q(game.players[0])} {_q(game.players[1])} }} "
-        f"{{ {{ {' '.join(_q(r) for r in game.rows)} }} {{ {' '.join(_q(c) for c in game.cols)} }} }}\n"
-        f"{_q(comment)}\n\n"
+        f"NFG 1 R {_q(title)} {{ {_q(players[0])} {_q(players[1])} }} "
+        f"{{ {{ {' '.join(_q(r) for r in rows)} }} {{ {' '.join(_q(c) for c in cols)} }} }}\n"
+        f"{_q(gambit_labels([comment])[0] if comment.strip() else '')}\n\n"
     )
     pays = []
     for j in range(n):  # player 1 (rows) varies fastest

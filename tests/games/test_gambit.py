@@ -88,3 +88,19 @@ def test_gambit_solves_every_committed_export_in_its_rescaled_form(path):
     assert _gambit_set(small, gbt.nash.enummixed_solve(small, rational=True)) == ours
     lcp = _gambit_set(small, gbt.nash.lcp_solve(small, rational=False))
     assert lcp and lcp <= ours
+
+
+def test_gambit_reads_an_export_whose_names_are_not_its_labels(tmp_path):
+    """Hunt 16a-42: a study's strategies named in another script, or with two spaces, were written as they are, and
+    Gambit refused the file ("Invalid label"). They are written as labels Gambit reads, said in a warning."""
+    names = ["ünï-shade", "two  spaces", ' say "hi" ', "cafe", "café", "消费者"]
+    A = np.arange(12.0).reshape(2, 6)
+    g = Game(A, -A, ["r 1", "r²"], names, players=("Provider", "Kunde ü"), title="Spiel «1»")
+    with pytest.warns(UserWarning, match=r"names written as labels Gambit reads .*'ünï-shade' -> 'uni-shade'"):
+        text = to_nfg(g, comment="study «ü»")
+    path = tmp_path / "g.nfg"
+    path.write_text(text, encoding="utf-8")
+    read = gbt.read_nfg(str(path))
+    p1, p2 = list(read.players)
+    assert [s.label for s in p2.strategies] == ["uni-shade", "two spaces", 'say "hi"', "cafe", "cafe~2", "___"]
+    assert [s.label for s in p1.strategies] == ["r 1", "r2"] and p2.label == "Kunde u"
