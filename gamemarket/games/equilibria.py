@@ -809,8 +809,7 @@ def solve(
         Y[ci] = y
         return X, Y
 
-    found: list[Equilibrium] = []
-    by_support: dict = {}  # the equilibria found, by support (:func:`_support_key`): those a new one may equal
+    found, by_support = [], {}  # the equilibria found, and by support (:func:`_support_key`)
     degenerate = False
     accept = (max(tol[0], ACCEPT_FLOOR), max(tol[1], ACCEPT_FLOOR))  # kept: each regret within it (of the spread)
 
