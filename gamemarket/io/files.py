@@ -621,8 +621,9 @@ def check_output_file(path: str | os.PathLike, *, option: str, force: bool = Fal
         raise InputError(f"{option} {path}: is {kind}, not a regular file; an output is written only as a file")
     owner = _listed_by_manifest(path)
     if owner is not None:
+        said = "is a file of" if path.exists() else "is a name kept for the files of"
         raise InputError(
-            f"{option} {path}: is a file of the {owner}; gamemarket replaces a folder's files only as that folder's "
+            f"{option} {path}: {said} the {owner}; gamemarket writes a folder's files only as that folder's "
             "owner (the study's run, report or export), --force or not: choose another file"
         )
     if (path.exists() or path.is_symlink()) and not force:
@@ -690,14 +691,13 @@ def _nearest_manifest(real: Path) -> Path | None:
 
 
 def _listed_by_manifest(path: Path) -> str | None:
-    """Where an existing ``path`` is a file that the manifest of a folder above it lists (a stored run, a report's
-    table): that folder, as "report folder <path> (of <owner>)"; else None. A manifest that does not read is no
-    owner here (the folder's own commands say what is wrong with it)."""
-    if not path.exists():
-        return None
+    """Where ``path`` is a file that the manifest of a folder above it lists (a stored run, a report's table), or a
+    new name its patterns take (``runs/*.parquet``: a table written there counted as a stored run, and was set aside
+    as damaged by the next `study run`; hunt 16b): that folder, as "report folder <path> (of <owner>)"; else None.
+    A manifest that does not read is no owner here (the folder's own commands say what is wrong with it)."""
     try:
-        real = resolve(path, "output path")
-    except InputError:
+        real = resolve(path, "output path") if path.exists() else Path(os.path.realpath(path))
+    except (InputError, OSError, ValueError):
         return None
     up = _nearest_manifest(real)
     if up is not None:

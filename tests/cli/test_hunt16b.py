@@ -236,3 +236,15 @@ def test_a_study_plan_beyond_the_memory_is_refused_before_it_is_built(tmp_path, 
         assert rc == 2 and err.count("\n") == 1, err
         assert "a plan of 4,000 runs (2 providers x 2 consumer strategies x 1,000 seeds) needs about" in err, err
     assert sorted(os.listdir(tmp_path)) == ["big.toml"]  # nothing claimed, nothing left
+
+
+def test_a_new_output_under_a_studys_runs_is_refused_as_the_studys_name(tiny, capsys):
+    """Hunt 16b-6/7: `simulate --out results/tiny/runs/zz.parquet` was written, then counted as a stored run (a
+    study run set it aside as damaged); a name the results folder keeps for its own files is refused."""
+    study, results = tiny
+    out = results / "runs" / "zz.parquet"
+    rc, _, err = _study([*SIM, "--out", str(out)], capsys)
+    assert rc == 2 and "is a name kept for the files of the results folder" in err, err
+    assert not out.exists()
+    mine = results / "notes.csv"  # a name the folder does not keep: the user's, written
+    assert _study([*SIM, "--out", str(mine)], capsys)[0] == 0 and mine.is_file()
