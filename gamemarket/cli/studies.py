@@ -361,6 +361,8 @@ def cmd_study_status(a) -> int:
         f"study {st['study']}: {st['done']:,}/{st['tasks']:,} runs stored, {st['missing']:,} missing "
         f"({shown_path(st['results'])})"
     )
+    if st["writer"]:
+        print(f"being written now by {st['writer']}: the counts change as it stores its runs")
     return 0
 
 

@@ -401,7 +401,7 @@ def check_spec(spec, what: str) -> None:
 
 def study_status(spec: StudySpec) -> dict:
     """How many of a study's tasks have a stored result that reads (``study``, ``tasks``, ``done``,
-    ``missing``, ``tables``).
+    ``missing``, ``tables``), and who writes them now (``writer``: ``ResultStore.writer``, or None).
 
     Each count is verified: a task counts as done when its own file, the record, reads (footer, metadata
     and key; a damaged one counts as missing, and ``study run`` sets it aside and runs it again: a status, a query,
@@ -419,6 +419,7 @@ def study_status(spec: StudySpec) -> dict:
         "done": done,
         "missing": len(tasks) - done,
         "tables": store.verify_tables(plan_hash(tasks), [t.key for t in tasks]),
+        "writer": store.writer(),
         "results": str(spec.results_dir),
     }
 

@@ -255,6 +255,26 @@ class ResultStore:
         finally:
             f.close()
 
+    def writer(self) -> str | None:
+        """Who holds the study's lock now (its ``.lock`` file's text: "study run (pid N, since ...)"), or None: read
+        from the kernel's table of locks (``/proc/locks``, Linux), so that asking takes no lock a writer starting
+        at that moment would find held; None where that table is not there (hunt 16b: `study status` said nothing
+        of a run in progress)."""
+        path = self.root / ".lock"
+        try:
+            st = os.stat(path)
+            with open("/proc/locks", encoding="utf-8") as f:
+                table = f.read()
+        except OSError:
+            return None
+        inode = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+        if not any(len(w) > 5 and w[1] == "FLOCK" and w[5] == inode for w in map(str.split, table.splitlines())):
+            return None
+        try:
+            return path.read_text(encoding="utf-8").strip() or "another process"
+        except OSError:
+            return "another process"
+
     def _give_back(self, lock: Path) -> None:
         """After a failure under the lock: a folder this process made for it, that holds nothing but its lock
         (the work failed before its first result: a workload that does not read), is removed again, as the

@@ -248,3 +248,17 @@ def test_a_new_output_under_a_studys_runs_is_refused_as_the_studys_name(tiny, ca
     assert not out.exists()
     mine = results / "notes.csv"  # a name the folder does not keep: the user's, written
     assert _study([*SIM, "--out", str(mine)], capsys)[0] == 0 and mine.is_file()
+
+
+def test_study_status_says_who_writes_the_study_now(tiny, capsys):
+    """Hunt 16b-5: `study status` never said that a `study run` held the lock (its counts changing as it ran)."""
+    from gamemarket.studies.spec import load_study
+    from gamemarket.studies.store import study_store
+
+    study, _ = tiny
+    store = study_store(load_study(study))
+    with store.lock("study run"):
+        rc, out, _ = _study(["study", "status", str(study)], capsys)
+        assert rc == 0 and f"being written now by study run (pid {os.getpid()}, since " in out, out
+    rc, out, _ = _study(["study", "status", str(study)], capsys)
+    assert rc == 0 and "being written" not in out
