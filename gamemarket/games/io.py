@@ -195,6 +195,7 @@ def _parse_nfg(toks: list, where: str) -> Game:
     if len(players) != 2:
         raise InputError(f"{where}: only two-player games are supported, found {len(players)} players")
     names = _nfg_strategies(cur, players)
+    players, names = _named(players, names, where)
     if cur.pos < len(toks) and toks[cur.pos][0] == "str":
         cur.pos += 1  # comment
     m, n = len(names[0]), len(names[1])
@@ -207,6 +208,19 @@ def _parse_nfg(toks: list, where: str) -> Game:
     else:
         _nfg_payoff_pairs(cur, A, B)
     return Game(A, B, names[0], names[1], players=(players[0], players[1]), title=title)
+
+
+def _named(players: list[str], names: list[list[str]], where: str) -> tuple[list[str], list[list[str]]]:
+    """Players and strategies a file left without a name (``""``: Gambit writes and reads them) named by their place,
+    ``Player 1`` and ``1``, ``2``, ..., as a file of counted strategies names them, said in a warning (hunt 16a: a
+    file Gambit reads was refused)."""
+    blank = sum(not p.strip() for p in players) + sum(not s.strip() for ss in names for s in ss)
+    if not blank:
+        return players, names
+    players = [p if p.strip() else f"Player {i}" for i, p in enumerate(players, 1)]
+    names = [[s if s.strip() else str(j) for j, s in enumerate(ss, 1)] for ss in names]
+    warnings.warn(f"{where}: {blank} player or strategy name(s) left empty, named by their place", stacklevel=3)
+    return players, names
 
 
 def _nfg_strategies(cur: _Cursor, players: list[str]) -> list[list[str]]:

@@ -146,3 +146,18 @@ def test_gambits_repository_files_are_kept_with_where_they_came_from():
     assert sorted(prov["files"]) == sorted(p.name for p in REPOSITORY.glob("*.nfg"))
     assert all(len(f["commit"]) == 40 and f["path"].endswith(".nfg") for f in prov["files"].values())
     assert len(prov["files"]["6x6_game_with_75_eq_small_payoffs.nfg"]["read"]["enummixed_rational"]) == 75
+
+
+def test_a_gambit_file_with_empty_names_is_read_with_names_by_place(tmp_path):
+    """Hunt 16a-10: players (or strategies) labelled "" are legal Gambit, which reads them; they were refused."""
+    import warnings as w
+
+    from gamemarket.games.io import read_nfg
+
+    path = tmp_path / "e.nfg"
+    path.write_text('NFG 1 R "unlabelled" { "" "" } { { "a" "" } { "x" "y" } }\n""\n1 1 0 0 0 0 1 1\n')
+    with w.catch_warnings(record=True) as seen:
+        w.simplefilter("always")
+        game = read_nfg(path)
+    assert list(game.players) == ["Player 1", "Player 2"] and list(game.rows) == ["a", "2"]
+    assert any("3 player or strategy name(s) left empty, named by their place" in str(x.message) for x in seen)
