@@ -673,6 +673,7 @@ def run_case(case: Case, *, seconds: float = TIME_LIMIT_S, log: list | None = No
     os.chdir(work)
     problems: list[Problem] = []
     background: list = []
+    ran: list = []  # (argv, exit code) of the commands run here
     try:
         user = set(_snapshot(base))
         for argv in case.runs:
@@ -694,12 +695,14 @@ def run_case(case: Case, *, seconds: float = TIME_LIMIT_S, log: list | None = No
             if background and "not made by gamemarket" in o.err:  # a folder a killed or a running writer made
                 found.append(Problem("false foreign folder", o.err[-2000:], argv, f"foreign|{command_name(argv)}"))
             problems += found
+            ran.append((argv, o.rc))
             if log is not None:
                 last = (o.err.strip().splitlines() or [""])[-1]
                 log.append((argv, o.rc if o.exc is None else type(o.exc).__name__, o.seconds, last))
             if o.exc is not None or o.rc == 130:
                 break
         problems += _after_background(background, base)
+        problems += _replaced_outputs(ran, background)
     finally:
         for child in background:
             if child.poll() is None:
@@ -753,6 +756,27 @@ def _spawn(step: list[str], work: Path, traces: Path):
         time.sleep(1.5)  # past its imports: it holds the study's lock, or is about to
         child.killed = False
     return child
+
+
+def _out_of(argv: list[str]) -> str | None:
+    """The ``--out`` a command was given without ``--force``, or None."""
+    if "--force" in argv or "--out" not in argv[:-1]:
+        return None
+    return argv[argv.index("--out") + 1]
+
+
+def _replaced_outputs(ran: list, children: list) -> list[Problem]:
+    """A command run here and one in the background, given one new ``--out`` without ``--force``, that both ended 0:
+    the second to finish replaced the first's file in silence (hunt 16b: the absence was checked at the start)."""
+    probs = []
+    for argv, rc in ran:
+        out = _out_of(argv)
+        for child in children:
+            if out is None or child.killed or getattr(child, "interrupted", False) or _out_of(child.argv) != out:
+                continue
+            if rc == 0 and child.returncode == 0:
+                probs.append(Problem("output replaced", f"both wrote {out}", argv, f"output replaced|{argv[0]}"))
+    return probs
 
 
 def _after_background(children: list, base: Path) -> list[Problem]:
@@ -1636,10 +1660,26 @@ def signal_cases(draw) -> Case:
     return Case("signals", files, [[how, delay, *argv], again], f"{said} after {delay} s")
 
 
+#: two commands writing one new file (the first in the background, a large run; the second beside it)
+ONE_OUTPUT = [
+    (
+        ["simulate", "--synthetic-jobs", "200000", "--nodes", "8", "--out", "same.parquet"],
+        ["simulate", "--synthetic-jobs", "200", "--seed", "2", "--out", "same.parquet"],
+    ),
+    (
+        ["price", "solve", "--n", "200000", "--m", "4", "--quiet", "--out", "same.npz"],
+        ["price", "solve", "--n", "200", "--m", "3", "--quiet", "--out", "same.npz"],
+    ),
+]
+
+
 @st.composite
 def concurrent_cases(draw) -> Case:
     """Two writers of one study at once: one runs in the background, the other starts beside it; the second
     waits or exits 2 naming the lock holder, never a false "not made by gamemarket", and both end cleanly."""
+    if draw(st.booleans()):  # two commands given one new output, neither with --force: one is refused
+        first, second = draw(st.sampled_from(ONE_OUTPUT))
+        return Case("concurrent", {}, [["@background", *first], second], "one new --out, two writers")
     first = draw(st.sampled_from([STUDY_RUN_REPORT, STUDY_RUN]))
     second = draw(st.sampled_from([STUDY_RUN_REPORT, STUDY_RUN, ["report", "studies/s.toml"]]))
     runs = [["@background", *first], second]

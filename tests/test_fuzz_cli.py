@@ -114,3 +114,24 @@ def test_the_runner_sees_each_broken_invariant(argv, behaviour, what, monkeypatc
 def test_the_runner_passes_a_command_that_keeps_every_invariant(monkeypatch):
     monkeypatch.setattr(fuzz_cli, "main", _fake(_write("o.csv", "id,submit\n1,0\n")))
     assert run_case(Case("self-test", {}, [["simulate", "--out", "o.csv"]])) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("pair", fuzz_cli.ONE_OUTPUT, ids=["simulate", "price solve"])
+def test_two_writers_of_one_new_output_never_both_end_0(pair):
+    """The concurrent family's regression row for hunt 16b-43/47: both ended 0, one file silently replaced."""
+    first, second = pair
+    case = Case("concurrent", {}, [["@background", *first], second], "one new --out, two writers")
+    problems = new_problems(run_case(case))
+    assert not problems, report(case, problems)
+
+
+def test_the_fuzzer_says_when_two_writers_of_one_new_output_both_end_0():
+    class Child:
+        argv, killed, interrupted, returncode = ["simulate", "--out", "same.parquet"], False, False, 0
+
+    ran = [(["simulate", "--seed", "2", "--out", "same.parquet"], 0)]
+    assert [p.what for p in fuzz_cli._replaced_outputs(ran, [Child()])] == ["output replaced"]
+    Child.returncode = 2  # the second refused: the invariant holds
+    assert fuzz_cli._replaced_outputs(ran, [Child()]) == []
+    assert fuzz_cli._replaced_outputs([(["simulate", "--out", "same.parquet", "--force"], 0)], [Child()]) == []
