@@ -942,7 +942,16 @@ class OutputFolder:
             )
 
     def _read_manifest(self, manifest: Path) -> dict:
-        data = loads_json(read_text(manifest, "manifest"), str(manifest))
+        remedy = (
+            "it is gamemarket's record of the files it wrote in this folder: remove it, and the folder counts as not "
+            "gamemarket's (--force then writes into it; the files of the names gamemarket writes are replaced)"
+        )
+        try:
+            data = loads_json(read_text(manifest, "manifest"), str(manifest))
+        except (
+            InputError
+        ) as exc:  # a damaged record (hunt 16b: truncated; --force did not help, nothing said what would)
+            raise InputError(f"{exc}; {remedy}") from None
         ok = (
             isinstance(data, dict)
             and isinstance(data.get("owner"), str)
@@ -950,7 +959,7 @@ class OutputFolder:
             and all(isinstance(f, str) for f in data["files"])
         )
         if not ok:
-            raise InputError(f"{manifest}: not a gamemarket manifest (expected owner and files); leave it or remove it")
+            raise InputError(f"{manifest}: not a gamemarket manifest (expected owner and files); {remedy}")
         files = [_safe_relative(f, manifest) for f in data["files"]]
         return {
             "owner": data["owner"],

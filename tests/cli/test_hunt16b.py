@@ -262,3 +262,14 @@ def test_study_status_says_who_writes_the_study_now(tiny, capsys):
         assert rc == 0 and f"being written now by study run (pid {os.getpid()}, since " in out, out
     rc, out, _ = _study(["study", "status", str(study)], capsys)
     assert rc == 0 and "being written" not in out
+
+
+def test_a_damaged_manifest_is_named_with_what_to_do(tiny, capsys):
+    """Hunt 16b-13: a truncated manifest was refused by name, but --force did not help and nothing said what would."""
+    study, results = tiny
+    manifest = results / ".gamemarket-manifest.json"
+    manifest.write_bytes(manifest.read_bytes()[:50])
+    rc, _, err = _study(["study", "run", str(study), "--no-progress", "--no-report"], capsys)
+    assert rc == 2 and err.count("\n") == 1 and "invalid JSON" in err and "remove it" in err, err
+    manifest.unlink()
+    assert _study(["study", "run", str(study), "--no-progress", "--no-report", "--force"], capsys)[0] == 0
