@@ -948,9 +948,7 @@ class OutputFolder:
         )
         try:
             data = loads_json(read_text(manifest, "manifest"), str(manifest))
-        except (
-            InputError
-        ) as exc:  # a damaged record (hunt 16b: truncated; --force did not help, nothing said what would)
+        except InputError as exc:  # a damaged record (hunt 16b: truncated, and nothing said what would help)
             raise InputError(f"{exc}; {remedy}") from None
         ok = (
             isinstance(data, dict)
