@@ -19,7 +19,7 @@ from gamemarket.cli.options import (
 )
 from gamemarket.cli.output import FULL, Figure, print_dict, print_table
 from gamemarket.errors import InputError
-from gamemarket.io.files import check_output_file, check_outputs, dumps_json
+from gamemarket.io.files import check_output_file, check_outputs, dumps_json, is_stream
 from gamemarket.reports.drawing import check_figure_path
 from gamemarket.reports.markdown import num
 from gamemarket.reports.workload import draw_workload_comparison
@@ -77,6 +77,8 @@ def cmd_workload_fit(a) -> int:
     w = load(a.trace, parallel=a.parallel or "split", skip_bad_lines=a.skip_bad_lines)
     nodes = w.nodes(a.nodes, a.reduction)
     name = Path(a.trace).name.removesuffix(".gz").removesuffix(".swf")
+    if is_stream(a.trace):  # ``<(cat trace.swf)``: its name is a descriptor's number (hunt 16b: source = "63")
+        name = f"a pipe ({a.trace})"
     model = fit_model(w, nodes=nodes, threshold=a.threshold, source=name)
     model.save(a.out)
     print(

@@ -220,3 +220,16 @@ def test_one_named_pipe_given_as_both_workloads_is_read_once(tmp_path, capsys):
     pipe = _fifo(tmp_path / "p", "m.toml", model)
     assert main([*argv, str(pipe), str(pipe)]) == 0
     assert capsys.readouterr().out.replace(str(pipe), "M") == want
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes need a POSIX system")
+def test_a_model_fitted_from_a_pipe_names_it_as_one(tmp_path, capsys):
+    """Hunt 16b-22: `workload fit <(cat trace.swf)` recorded the model's source as "63" (the descriptor's number)."""
+    text = "".join(
+        f"{k} {37 * k} 0 {50 + k % 300} 1 -1 -1 1 {400 + k % 300} -1 1 {k % 7 + 1} 1 -1 1 1 -1 -1\n"
+        for k in range(1, 1200)
+    )
+    pipe = _fifo(tmp_path, "63", ("; MaxNodes: 16\n" + text).encode())
+    out = tmp_path / "m.toml"
+    assert main(["workload", "fit", str(pipe), "--out", str(out)]) == 0, capsys.readouterr().err
+    assert f'source = "a pipe ({pipe})"' in out.read_text(encoding="utf-8")
