@@ -21,6 +21,7 @@ from gamemarket.games.budget import MAX_TIME_LIMIT, stderr_is_terminal
 from gamemarket.games.equilibria import DEFAULT_METHODS, DEFAULT_TIME_LIMIT, EQUILIBRIUM_METHODS
 from gamemarket.io.files import (
     OutputFolder,
+    check_link,
     check_output_file,
     check_outputs,
     dumps_json,
@@ -44,6 +45,7 @@ def _load_game_source(path: str, game_name: str | None, a=None):
     from gamemarket.games.io import read_csv_game, read_nfg  # deferred: pandas
 
     p = Path(path)
+    check_link(p, "study or game file")
     if p.suffix.lower() == ".toml":
         from gamemarket.games.bimatrix import from_results  # deferred: pandas
         from gamemarket.studies import load_results  # deferred: joblib, pandas, pyarrow, scipy.optimize

@@ -48,6 +48,7 @@ included, since they are one file on case-insensitive file systems); see :func:`
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import fnmatch
 import hashlib
@@ -151,6 +152,8 @@ def resolve(path: str | os.PathLike, what: str = "path") -> Path:
     try:
         return Path(path).resolve()
     except (RuntimeError, OSError, ValueError) as exc:
+        if isinstance(exc, RuntimeError):  # a loop: said as the readers say it, where the path itself is the link
+            check_link(path, what)
         reason = getattr(exc, "strerror", None) or str(exc)
         raise InputError(f"{shown_path(path)}: cannot resolve the {what}: {reason}") from None
 
@@ -175,6 +178,24 @@ def check_input(path: str | os.PathLike, what: str = "file") -> None:
     kind = special_kind(path)
     if kind in ("a device", "a socket"):
         raise InputError(f"{path}: is {kind}, not a file; the {what} is read from a file (or a pipe)")
+    check_link(path, what)
+
+
+def check_link(path: str | os.PathLike, what: str = "file") -> None:
+    """A symbolic link that leads nowhere (a loop, or a target that does not exist) is an error saying so: the
+    readers said "no such file" of a name ``ls`` shows (hunt 16b: a link loop as a trace, a plugin, a game)."""
+    if not os.path.islink(path) or os.path.exists(path):
+        return
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise InputError(
+                f"{path}: is a symbolic link in a loop (it leads back to itself); expected a {what}"
+            ) from None
+        raise InputError(
+            f"{path}: is a symbolic link to {os.readlink(path)!r}, which does not exist; expected a {what}"
+        ) from None
 
 
 #: bytes read from a pipe at a time (``read_input_bytes``)

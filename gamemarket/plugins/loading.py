@@ -17,7 +17,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 from gamemarket.errors import InputError
-from gamemarket.io.files import special_kind
+from gamemarket.io.files import check_link, special_kind
 from gamemarket.market.schedulers import SCHEDULERS
 from gamemarket.plugins.checks import run_checked
 from gamemarket.plugins.entries import (
@@ -71,6 +71,7 @@ def load_plugin(spec: str | os.PathLike, *, base: str | os.PathLike | None = Non
     path = Path(text)
     if not path.is_absolute() and base is not None:
         path = Path(base) / path
+    check_link(path, "plugin (.py)")  # a link that leads nowhere is not "no such file"
     with LOCK:
         if text.endswith(".py") or path.exists() or os.sep in text or "/" in text:
             return load_file(path)

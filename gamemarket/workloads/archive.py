@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gamemarket.errors import GameMarketError, InputError
-from gamemarket.io.files import remove_stale_temps, temp_prefix
+from gamemarket.io.files import check_link, remove_stale_temps, temp_prefix
 
 PWA = "https://www.cs.huji.ac.il/labs/parallel/workload"
 
@@ -200,6 +200,7 @@ def resolve(path_or_name: str) -> Path:
         raise InputError(f"{path_or_name}: is a folder; expected an SWF file (plain or gzip) or a known trace name")
     if p.exists():
         return p
+    check_link(p, "workload file (SWF)")
     key = path_or_name[: -len(".swf.gz")] if path_or_name.endswith(".swf.gz") else path_or_name
     for base in search_dirs():
         if key in KNOWN_TRACES:

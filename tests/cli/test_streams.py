@@ -233,3 +233,33 @@ def test_a_model_fitted_from_a_pipe_names_it_as_one(tmp_path, capsys):
     out = tmp_path / "m.toml"
     assert main(["workload", "fit", str(pipe), "--out", str(out)]) == 0, capsys.readouterr().err
     assert f'source = "a pipe ({pipe})"' in out.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["workload", "info", "{x}.swf"],
+        ["workload", "fit", "{x}.swf", "--out", "m.toml"],
+        ["simulate", "--workload", "{x}"],
+        ["plugin", "check", "{x}"],
+        ["game", "solve", "{x}"],
+        ["study", "run", "{x}.toml"],
+    ],
+)
+@pytest.mark.parametrize("kind", ["loop", "dangling"])
+def test_a_link_that_leads_nowhere_is_said_to_be_one(tmp_path, monkeypatch, capsys, argv, kind):
+    """Hunt 16b-26: a symbolic link loop given as a trace, a plugin or a game was "no such workload file", "no such
+    file", or "expected a study (.toml), ...": untrue of a name `ls` shows."""
+    monkeypatch.chdir(tmp_path)
+    name = "x"
+    for suffix in ("", ".swf", ".toml"):
+        if kind == "loop":
+            os.symlink(f"{name}{suffix}", f"{name}{suffix}")
+        else:
+            os.symlink(f"nowhere{suffix}", f"{name}{suffix}")
+    assert main([a.replace("{x}", name) for a in argv]) == 2
+    err = capsys.readouterr().err
+    said = "is a symbolic link in a loop" if kind == "loop" else "is a symbolic link to 'nowhere"
+    if kind == "dangling" and argv[0] == "study":  # the study file is named through its link: the missing target
+        said = "nowhere.toml: no such study file"
+    assert err.count("\n") == 1 and said in err, err
