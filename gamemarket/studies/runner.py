@@ -475,10 +475,13 @@ def assemble_tables(
         )
     missing = [t for t in tasks if t.key not in fresh and not store.has(t.key, set_aside=set_aside)]
     if missing:
-        raise InputError(
-            f"study {study!r}: {len(missing)} of {len(tasks)} runs have no stored result; "
-            f"run `{run or 'gamemarket study run STUDY'}` first"
+        writer = None if set_aside else store.writer()  # (a reader: a run in progress is said, hunt 16b)
+        then = (
+            f"they are being written now by {writer}: wait for it"
+            if writer
+            else f"run `{run or 'gamemarket study run STUDY'}` first"
         )
+        raise InputError(f"study {study!r}: {len(missing)} of {len(tasks)} runs have no stored result; {then}")
     rows, bins, cohorts, bin_ids, cohort_ids = [], [], [], [], []
     for t in tasks:
         if t.key in fresh:

@@ -273,3 +273,17 @@ def test_a_damaged_manifest_is_named_with_what_to_do(tiny, capsys):
     assert rc == 2 and err.count("\n") == 1 and "invalid JSON" in err and "remove it" in err, err
     manifest.unlink()
     assert _study(["study", "run", str(study), "--no-progress", "--no-report", "--force"], capsys)[0] == 0
+
+
+def test_a_reader_of_a_study_being_run_names_the_run(tiny, capsys):
+    """Hunt 16b-42: `game export` during a `study run` said "run `gamemarket study run` first"."""
+    from gamemarket.studies.spec import load_study
+    from gamemarket.studies.store import study_store
+
+    study, results = tiny
+    sorted((results / "runs").iterdir())[0].unlink()
+    with study_store(load_study(study)).lock("study run"):
+        rc, _, err = _study(["game", "export", str(study), "--out", "exp"], capsys)
+    assert rc == 2 and "1 of 8 runs have no stored result; they are being written now by study run (pid" in err, err
+    rc, _, err = _study(["game", "export", str(study), "--out", "exp"], capsys)
+    assert rc == 2 and "run `gamemarket study run" in err, err
