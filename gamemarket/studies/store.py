@@ -313,7 +313,8 @@ class ResultStore:
         """A stored task's (metrics, binned sums, task description)."""
         table = self._read_table(self.path(key))
         meta = table.schema.metadata
-        return (json.loads(meta[b"gamemarket.metrics"]), table.to_pandas(), json.loads(meta[b"gamemarket.task"]))
+        bins = _checked_rows(table.to_pandas(), meta)
+        return json.loads(meta[b"gamemarket.metrics"]), bins, json.loads(meta[b"gamemarket.task"])
 
     def read_all(self, key: str) -> tuple[dict, pd.DataFrame, pd.DataFrame | None]:
         """A stored task's (metrics, binned sums, cohort sums or None), from one read of the file; a ``ValueError``
@@ -322,10 +323,7 @@ class ResultStore:
         meta = table.schema.metadata
         raw = meta.get(b"gamemarket.cohorts")
         cohorts = None if raw is None else _from_ipc_bytes(raw)
-        bins = table.replace_schema_metadata(_pandas_meta(meta)).to_pandas()
-        said = meta.get(DIGEST_KEY)  # (results written before the digest was recorded have none)
-        if said is not None and said.decode() != table_digest(bins):
-            raise ValueError("its rows are not those gamemarket wrote (a row added, dropped or changed since)")
+        bins = _checked_rows(table.replace_schema_metadata(_pandas_meta(meta)).to_pandas(), meta)
         return json.loads(meta[b"gamemarket.metrics"]), bins, cohorts
 
     def read_cohorts(self, key: str) -> pd.DataFrame | None:
@@ -482,6 +480,15 @@ def table_digest(frame: pd.DataFrame) -> str:
     h = hashlib.sha256(json.dumps([str(c) for c in frame.columns]).encode())
     h.update(pd.util.hash_pandas_object(frame, index=False).to_numpy().tobytes())
     return h.hexdigest()
+
+
+def _checked_rows(bins: pd.DataFrame, meta: dict) -> pd.DataFrame:
+    """A run file's rows, where they are those it records (:func:`table_digest`); else a ``ValueError`` (a row
+    repeated or edited by hand). Results written before the digest was recorded have none, and are taken."""
+    said = meta.get(DIGEST_KEY)
+    if said is not None and said.decode() != table_digest(bins):
+        raise ValueError("its rows are not those gamemarket wrote (a row added, dropped or changed since)")
+    return bins
 
 
 def _pandas_meta(meta: dict) -> dict:
