@@ -32,6 +32,23 @@ load = 1.2
 seed = 3
 """
 
+#: a tiny study on 120 synthetic jobs: 2 providers x 2 consumers x ``count`` seeds (``TINY.format(count=2)``); the
+#: hunts' regression rows run it in a second or two
+TINY = """
+name = "tiny"
+[workload]
+source = "synthetic"
+nodes = 4
+[workload.synthetic]
+jobs = 120
+load = 1.1
+[strategies]
+providers = ["hb-first", "hb-kth"]
+consumers = ["FT", "SRG"]
+[replications]
+count = {count}
+"""
+
 #: a small congested synthetic workload, for studies of either kind
 WORKLOAD = """
 [workload]

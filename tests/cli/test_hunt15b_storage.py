@@ -16,21 +16,9 @@ from gamemarket.errors import InputError
 from gamemarket.io import files
 from gamemarket.io.files import NAME_MAX, atomic_path, output_group, remove_stale_temps, temp_prefix
 from gamemarket.studies import store as store_module
+from study_helpers import TINY as TINY_STUDY
 
-TINY = """
-name = "tiny"
-[workload]
-source = "synthetic"
-nodes = 4
-[workload.synthetic]
-jobs = 120
-load = 1.1
-[strategies]
-providers = ["hb-first", "hb-kth"]
-consumers = ["FT", "SRG"]
-[replications]
-count = 2
-"""
+TINY = TINY_STUDY.format(count=2)
 LATIN1 = os.fsdecode(b"lat\xe9n")  # a folder named on a Latin-1 system: not UTF-8 text
 SIM = ["simulate", "--synthetic-jobs", "120", "--nodes", "4"]
 

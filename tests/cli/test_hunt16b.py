@@ -7,6 +7,7 @@ import pytest
 
 from gamemarket.cli import main
 from gamemarket.io import files
+from study_helpers import TINY
 
 SIM = ["simulate", "--synthetic-jobs", "120", "--nodes", "4"]
 
@@ -90,20 +91,6 @@ def test_the_new_outputs_are_forgotten_when_the_command_ends(tmp_path):
 
 
 # ------------------------------------------------------------------ derived tables and stored runs (H16b-8/10/48/50)
-TINY = """
-name = "tiny"
-[workload]
-source = "synthetic"
-nodes = 4
-[workload.synthetic]
-jobs = 120
-load = 1.1
-[strategies]
-providers = ["hb-first", "hb-kth"]
-consumers = ["FT", "SRG"]
-[replications]
-count = {count}
-"""
 
 
 @pytest.fixture
