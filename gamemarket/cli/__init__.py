@@ -347,9 +347,13 @@ def _worker_death(exc: BaseException) -> str:
         e = e.__cause__ or e.__context__
     text = " ".join(str(e) for e in chain)
     sig = next((s for s in ("SIGKILL", "SIGSEGV", "SIGTERM", "SIGBUS", "SIGABRT") if s in text), None)
+    crashes = {"SIGSEGV", "SIGBUS", "SIGABRT"}
     why = (
         "SIGKILL: most often the kernel's out-of-memory killer (see `dmesg`)"
         if sig == "SIGKILL"
+        else f"{sig}: its native code crashed (a plugin's compiled code, or a library's); PYTHONFAULTHANDLER=1 has the "
+        "worker print where"
+        if sig in crashes
         else (sig or "no signal named")
     )
     lost = next((e for e in chain if isinstance(e, WorkerLost)), None)

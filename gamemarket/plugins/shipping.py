@@ -6,6 +6,7 @@ the text the task carried. Importing this module sets those hooks.
 
 from __future__ import annotations
 
+import faulthandler
 import importlib.abc
 import importlib.util
 import json
@@ -43,6 +44,7 @@ class WithPlugins:
 
     def __init__(self, fn):
         self.fn = fn
+        self.parent = os.getpid()
         self.listed = listed_plugins()
         self.texts = {d: t for p, d in self.listed if not p.startswith(f"{ENTRY_POINT} ") and (t := _text_of(p, d))}
 
@@ -65,6 +67,10 @@ class WithPlugins:
     def __call__(self, *args, **kwargs):
         self._merge()
         _raise_broken()
+        if os.getpid() != getattr(self, "parent", os.getpid()) and "PYTHONFAULTHANDLER" not in os.environ:
+            # a worker (loky enables Python's fault handler in each): a crash of native code printed its 26-line
+            # stack above the command's one line (hunt 16a); the parent names the signal, and says how to see it
+            faulthandler.disable()
         # a worker's stdout is its parent's (loky, a local dask cluster): what a plugin's code prints as the task
         # runs (or loads, at a registry's miss) would land in the command's result (``--format json``)
         with foreign_prints():

@@ -123,3 +123,28 @@ def test_a_population_study_whose_worker_dies_names_its_unfinished_chunks(tmp_pa
     assert re.search(r"with \d+ run\(s\) unfinished: [\w.-]+, seed \d+, \d+ mixture\(s\)", err), err
     monkeypatch.setattr(workers, "Parallel", real)
     assert cli.main(argv) == 0
+
+
+def _crash_at(name: str) -> str:
+    if name == "crashes":
+        os.kill(os.getpid(), signal.SIGSEGV)  # as native code that crashes does
+    return name
+
+
+@pytest.mark.slow
+def test_a_worker_whose_native_code_crashes_prints_one_line_not_its_stack(capfd):
+    """Hunt 16a-77: a worker's SIGSEGV printed loky's 26-line fault-handler stack above the command's line, and the
+    line named no likely cause. The worker's fault handler is off (PYTHONFAULTHANDLER=1 puts it back)."""
+    from gamemarket.plugins.shipping import WithPlugins
+    from gamemarket.workers import fan_out
+
+    os.environ.pop("PYTHONFAULTHANDLER", None)
+    calls = [(WithPlugins(_crash_at), (n,)) for n in ["a", "crashes", "b", "c"]]
+
+    def step():
+        return list(fan_out(calls, 2, least_each=1e9))
+
+    assert cli._guarded(step) == 2
+    err = capfd.readouterr().err
+    assert err.count("\n") == 1 and "Fatal Python error" not in err, err
+    assert "SIGSEGV: its native code crashed" in err and "PYTHONFAULTHANDLER=1" in err, err
