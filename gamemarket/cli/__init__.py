@@ -30,6 +30,7 @@ from gamemarket.cli.pricing import add_pricing_commands
 from gamemarket.cli.workload import add_workload_commands
 from gamemarket.errors import GameMarketError, InputError, WorkerLost, plain_numbers, worker_died
 from gamemarket.io.files import forget_new_outputs
+from gamemarket.io.limits import MEMORY_LIMIT_ENV, memory_limit
 from gamemarket.registry import PLUGINS_ENV
 
 #: the command groups, in the order ``gamemarket --help`` lists them, by the words that start their commands
@@ -321,6 +322,9 @@ def _guarded_code(step, interrupted: str):
     except KeyboardInterrupt:
         print(f"gamemarket: {interrupted}", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except MemoryError:  # past every size check (hunt 16c: a limit the checks did not know of was a traceback)
+        print(f"gamemarket: error: {_out_of_memory()}", file=sys.stderr)
+        return EXIT_ERROR
     except Exception as exc:
         if _SIGINT.is_set():  # a Ctrl-C that surfaced as another error (a C extension's import): still a Ctrl-C
             print(f"gamemarket: {interrupted}", file=sys.stderr)
@@ -337,6 +341,22 @@ def _guarded_code(step, interrupted: str):
             sys.stderr = err
         warnings.showwarning = shown
         sys.unraisablehook = hook
+
+
+def _out_of_memory() -> str:
+    """A MemoryError in words: the limit the size checks held it to, and what to do."""
+    try:
+        limit = memory_limit()
+    except GameMarketError:
+        limit = None
+    held = (
+        f" (the size checks allowed {int(limit):,} bytes: {getattr(limit, 'said', MEMORY_LIMIT_ENV)})" if limit else ""
+    )
+    return (
+        f"ran out of memory{held}; nothing was half-written. Ask for less (fewer jobs, runs or strategies), or set "
+        f"{MEMORY_LIMIT_ENV} (bytes) to what this process may really take, so that a request beyond it is refused "
+        "before it starts"
+    )
 
 
 def _worker_death(exc: BaseException) -> str:

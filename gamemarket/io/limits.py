@@ -11,6 +11,7 @@ limit the kernel does not report.
 from __future__ import annotations
 
 import os
+import resource
 
 import numpy as np
 
@@ -68,8 +69,67 @@ class MemoryLimit(int):
         return (int, (int(self),))
 
 
+def _vm_size() -> int:
+    """The bytes of address space this process maps now (``VmSize`` of ``/proc/self/status``; 0 where unknown)."""
+    try:
+        with open("/proc/self/status", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def _cgroup_free() -> int | None:
+    """The bytes this process's control group may still take (cgroup v2 ``memory.max`` less ``memory.current``;
+    v1 ``memory.limit_in_bytes`` less ``memory.usage_in_bytes``), or None where it sets no limit or none is read."""
+    for limit_file, usage_file in (
+        ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
+        ("/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory/memory.usage_in_bytes"),
+    ):
+        try:
+            with open(limit_file, encoding="utf-8") as f:
+                text = f.read().strip()
+            if text == "max":
+                return None
+            limit = int(text)
+            with open(usage_file, encoding="utf-8") as f:
+                used = int(f.read().strip())
+        except (OSError, ValueError):
+            continue
+        if limit >= 1 << 60:  # v1's "no limit" is a huge number
+            return None
+        return max(limit - used, 0)
+    return None
+
+
+def memory_bounds() -> list[tuple[int, str]]:
+    """Every bound on the memory one computation may take that the system states, each with where it comes from:
+    the machine's memory, this process's address-space limit (``ulimit -v``, less what it maps already) and its
+    control group's memory left (hunt 16c: under ``ulimit -v 4000000`` a simulation the machine's 25 GB allowed
+    was a MemoryError traceback)."""
+    found = []
+    phys = physical_memory()
+    if phys is not None:
+        found.append((phys, "this machine's memory"))
+    try:
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+        if soft != resource.RLIM_INFINITY and soft > 0:
+            found.append(
+                (max(soft - _vm_size(), 0), "this process's address-space limit, ulimit -v, less what it maps")
+            )
+    except (OSError, ValueError):
+        pass
+    free = _cgroup_free()
+    if free is not None:
+        found.append((free, "the memory its control group may still take"))
+    return found
+
+
 def memory_limit() -> int | None:
-    """The bytes one computation may take: ``GAMEMARKET_MEMORY_LIMIT`` where set, else the physical memory.
+    """The bytes one computation may take: ``GAMEMARKET_MEMORY_LIMIT`` where set, else the least of
+    :func:`memory_bounds` (the physical memory, ``ulimit -v``, the control group's).
 
     Returns
     -------
@@ -83,8 +143,13 @@ def memory_limit() -> int | None:
     """
     text = os.environ.get(MEMORY_LIMIT_ENV, "").strip()
     if not text:
-        found = physical_memory()
-        return None if found is None else MemoryLimit(found)
+        bounds = memory_bounds()
+        if not bounds:
+            return None
+        value, said = min(bounds)
+        limit = MemoryLimit(value)
+        limit.said = limit.source = said
+        return limit
     try:
         value = float(text)
     except ValueError:
@@ -121,7 +186,11 @@ def check_fits(nbytes: float, what: str, *, limit: int | None = None) -> None:
     limit = memory_limit() if limit is None else limit
     if limit is None or nbytes <= limit:
         return
-    source = f"{MEMORY_LIMIT_ENV}" if os.environ.get(MEMORY_LIMIT_ENV, "").strip() else "this machine's memory"
+    source = (
+        f"{MEMORY_LIMIT_ENV}"
+        if os.environ.get(MEMORY_LIMIT_ENV, "").strip()
+        else getattr(limit, "said", "this machine's memory")
+    )
     raise InputError(
         f"{what} needs about {_size(nbytes)} of memory; the limit is {_size(limit)} ({source}); expected a "
         f"smaller request (or a larger {MEMORY_LIMIT_ENV}, in bytes, where more memory is there)"

@@ -1,5 +1,7 @@
 """The memory check a computation makes before it allocates (``gamemarket.io.limits``)."""
 
+import os
+
 import pytest
 
 from gamemarket.errors import InputError
@@ -27,11 +29,43 @@ def test_a_bad_limit_in_the_environment_is_named(monkeypatch, value):
         limits.memory_limit()
 
 
-def test_the_default_limit_is_the_physical_memory(monkeypatch):
+def test_the_default_limit_is_the_least_bound_the_system_states(monkeypatch):
     monkeypatch.delenv(limits.MEMORY_LIMIT_ENV, raising=False)
     phys = limits.physical_memory()
-    assert limits.memory_limit() == phys
+    bounds = limits.memory_bounds()
+    assert limits.memory_limit() == (min(bounds)[0] if bounds else None)
+    assert phys is None or (phys, "this machine's memory") in bounds
     assert phys is None or phys > 2**20
     if phys is not None:  # an absurd request is refused against the machine's memory
         with pytest.raises(InputError, match="this machine's memory"):
             limits.check_fits(1e30, "a galaxy")
+
+
+def test_an_address_space_limit_bounds_every_request(tmp_path):
+    """Hunt 16c-34: under ``ulimit -v 4000000`` (a login node's), a simulation the machine's 25 GB allowed ran 14 s
+    and ended in a MemoryError traceback: the checks knew only the machine's memory."""
+    import resource
+    import subprocess
+    import sys
+
+    def limited():
+        resource.setrlimit(resource.RLIMIT_AS, (4_000_000 * 1024, resource.RLIM_INFINITY))
+
+    env = {k: v for k, v in os.environ.items() if k != limits.MEMORY_LIMIT_ENV}
+    r = subprocess.run(
+        [sys.executable, "-m", "gamemarket", "simulate", "--synthetic-jobs", "60000000"],
+        capture_output=True, text=True, timeout=300, preexec_fn=limited, env=env, cwd=tmp_path,
+    )  # fmt: skip
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert "this process's address-space limit, ulimit -v" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_memory_error_past_the_checks_is_one_line(monkeypatch, capsys):
+    from gamemarket import cli
+
+    def step():
+        raise MemoryError
+
+    assert cli._guarded(step) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("gamemarket: error: ran out of memory (the size checks allowed")
