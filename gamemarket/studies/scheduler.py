@@ -19,6 +19,8 @@ from gamemarket.errors import InputError
 SCHEMES = ("tcp", "tls", "ws", "wss", "ucx", "inproc")
 #: seconds each step of the check may take
 TIMEOUT_S = 10.0
+#: seconds the look for an HTTP server at an address that failed the handshake may take
+HTTP_LOOK_S = 2.0
 
 
 def parse(address: str) -> tuple[str, str, int]:
@@ -48,6 +50,11 @@ def parse(address: str) -> tuple[str, str, int]:
         port = -1
     if not parts.hostname or port is None or not 0 < port < 65536:
         raise InputError(f"{where}: expected a host and a port from 1 to 65535, as in tcp://10.0.0.1:8786")
+    if parts.path not in ("", "/") or parts.query or parts.fragment or parts.username or parts.password:
+        raise InputError(  # (hunt 16c: tcp://host:port/path?x=1 reached the handshake, Python's ValueError 12 s on)
+            f"{where}: a scheduler's address is a scheme, a host and a port, with no path, query or user; expected "
+            f"{parts.scheme}://{parts.hostname}:{port}"
+        )
     return parts.scheme, parts.hostname, port
 
 
@@ -65,7 +72,8 @@ def _is_http(host: str, port: int, timeout: float) -> bool:
 def _found(scheme: str, host: str, port: int, timeout: float, exc: BaseException) -> str:
     """What was found at an address whose dask handshake failed with ``exc``, said for the user: an HTTP server,
     something silent, a scheme this machine's dask cannot use, or the handshake's own error on one line."""
-    if scheme in ("tcp", "ws") and _is_http(host, port, timeout):
+    # (a short look: an HTTP server answers at once; the handshake's own wait was already spent, hunt 16c)
+    if scheme in ("tcp", "ws") and _is_http(host, port, min(timeout, HTTP_LOOK_S)):
         return "an HTTP server (the scheduler's dashboard? a proxy?), not a dask scheduler"
     if isinstance(exc, (TimeoutError, asyncio.TimeoutError)):
         return f"no dask handshake within {timeout:g} s: what is there accepted the connection and said nothing"

@@ -21,6 +21,8 @@ from gamemarket.studies.scheduler import identify, parse
         ("tcp://127.0.0.1:notaport", "a port from 1 to 65535"),
         ("tcp://127.0.0.1:70000", "a port from 1 to 65535"),
         ("tcp://:8786", "a host and a port"),
+        ("tcp://10.0.0.1:8786/path?x=1", r"no path, query or user; expected tcp://10.0.0.1:8786"),
+        ("tcp://me@10.0.0.1:8786", r"no path, query or user"),
     ],
 )
 def test_an_address_that_is_not_one_is_named(address, message):
