@@ -567,7 +567,9 @@ def cmd_game_export(a) -> int:
     # the study's results folder is what export reads: --out may not be it (with --force its manifest was taken
     # over and its tables deleted), nor lie inside it
     inputs = [*spec.inputs(), spec.results_dir]
-    folder = OutputFolder(out, owner=owner, what="export folder", force=a.force, inputs=inputs, option="--out")
+    folder = OutputFolder(  # held to finish(): another writer of this folder at once is refused (hunt 16d)
+        out, owner=owner, what="export folder", force=a.force, inputs=inputs, option="--out", exclusive=True
+    )
     with folder:  # an export that fails (no stored runs) gives the folder back as it was: none, where it made it
         an = analyze(spec, methods=tuple(a.methods), resamples=a.resamples)
         written = export(an, folder)

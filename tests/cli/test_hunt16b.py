@@ -274,3 +274,23 @@ def test_a_reader_of_a_study_being_run_names_the_run(tiny, capsys):
     assert rc == 2 and "1 of 8 runs have no stored result; they are being written now by study run (pid" in err, err
     rc, _, err = _study(["game", "export", str(study), "--out", "exp"], capsys)
     assert rc == 2 and "run `gamemarket study run" in err, err
+
+
+def test_an_export_folder_is_held_by_one_writer_at_a_time(tiny):
+    """Hunt 16d-30/31: two `game export --out F` at once gave a false "not written by gamemarket", and a report and
+    an export into one folder both ended 0, the export's files lost: the export folder was not held."""
+    import subprocess
+    import sys
+
+    from gamemarket.io.files import OutputFolder
+
+    study, _ = tiny
+    out = study.parent / "exp"
+    held = OutputFolder(out, owner="../tiny.toml", what="report folder", exclusive=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "gamemarket", "game", "export", str(study), "--out", str(out)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert r.returncode == 2 and "is being written by another command" in r.stderr, r.stderr
+    assert "not written by gamemarket" not in r.stderr
+    held.abandon()
