@@ -77,7 +77,7 @@ _TMP_COUNTER = itertools.count()
 HOST = hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]
 #: the temporary files of :func:`atomic_path` (and of a download): ``.<target name>.gm-<pid>-<tag>.tmp``, the tag
 #: ``h<host>_<n>`` (older versions: ``<n>``, no host)
-TEMP_NAME = re.compile(r"^\..+\.gm-(\d+)-(?:h([0-9a-f]{8})_)?[A-Za-z0-9_]+\.tmp$")
+TEMP_NAME = re.compile(r"^\..+\.gm-(\d+)-h([0-9a-f]{8})_[A-Za-z0-9_]{1,20}\.tmp$")
 
 
 def _stage_name() -> str:
@@ -510,12 +510,13 @@ def _sweep(folder: Path) -> None:
 
 def _stale(name: str) -> bool:
     """Whether ``name`` is a temporary file of :func:`atomic_path` that a killed run left: gamemarket's pattern
-    (:data:`TEMP_NAME`), written on this machine (another's process ids are not this one's: a shared folder's
-    live writer elsewhere is left alone; a name of an older version, without its machine, is taken as this one's),
-    by a process that is gone. A process id no process can have (``gm-99999999999999999999``) is no process of
-    ours: the file is kept."""
+    (:data:`TEMP_NAME`, its machine's tag and its tail included), written on this machine (another's process ids
+    are not this one's: a shared folder's live writer elsewhere is left alone), by a process that is gone. A name
+    without the machine's tag (an older version's form, ``.x.gm-PID-0.tmp``) is kept: a user's own file of that
+    shape (``.notes.gm-424242-draft.tmp``) was deleted as one (hunt 16d). A process id no process can have
+    (``gm-99999999999999999999``) is no process of ours: the file is kept."""
     m = TEMP_NAME.match(name)
-    if m is None or (m.group(2) is not None and m.group(2) != HOST):
+    if m is None or m.group(2) != HOST:
         return False
     pid = int(m.group(1))
     if pid == os.getpid() or pid <= 0:

@@ -59,7 +59,8 @@ def _leftovers(folder, dead: int, live: int) -> dict:
     folder.mkdir(parents=True, exist_ok=True)
     names = {
         "dead": f".out.csv.gm-{dead}-h{HOST}_3.tmp",
-        "dead-old-form": f".runs.parquet.gm-{dead}-0.tmp",  # a name of an older version, without the machine
+        "dead-old-form": f".runs.parquet.gm-{dead}-0.tmp",  # an older version's form, or a user's: kept (hunt 16d)
+        "users-own": f".notes.gm-{dead}-draft.tmp",  # a user's file of gamemarket's shape (hunt 16d: deleted)
         "live": f".out.csv.gm-{live}-h{HOST}_0.tmp",
         "other-machine": f".out.csv.gm-{dead}-h{'0' * 8 if HOST != '0' * 8 else '1' * 8}_0.tmp",
         "no-pid-at-all": ".out.csv.gm-99999999999999999999-0.tmp",  # os.kill overflows: kept, not a traceback
@@ -76,19 +77,20 @@ def _leftovers(folder, dead: int, live: int) -> dict:
 
 def _only_dead_gone(left: dict) -> None:
     gone = {what for what, p in left.items() if not p.exists()}
-    assert gone == {"dead", "dead-old-form"}, gone
+    assert gone == {"dead"}, gone
 
 
 def test_the_pattern_is_what_atomic_path_and_downloads_write(tmp_path):
     assert TEMP_NAME.match(files._temp_path(tmp_path / "x.csv").name)
     assert TEMP_NAME.match(temp_prefix(tmp_path / "x.csv") + "k2_9abc.tmp")  # tempfile.mkstemp's tail
-    assert TEMP_NAME.match(".x.csv.gm-12-3.tmp")  # an older version's
+    assert not TEMP_NAME.match(".x.csv.gm-12-3.tmp")  # an older version's form: not taken as ours (hunt 16d)
+    assert not TEMP_NAME.match(f".notes.gm-12-h{HOST}_draft two.tmp")
 
 
 def test_an_atomic_write_clears_its_folder_of_dead_writers_temporaries_only(tmp_path, dead_pid, live_pid):
     left = _leftovers(tmp_path / "out", dead_pid, live_pid)
     (tmp_path / "out" / "sub").mkdir()
-    below = tmp_path / "out" / "sub" / f".x.gm-{dead_pid}-0.tmp"  # not the folder written into: not swept
+    below = tmp_path / "out" / "sub" / f".x.gm-{dead_pid}-h{HOST}_0.tmp"  # not the folder written into: not swept
     below.write_text("x")
     with atomic_path(tmp_path / "out" / "new.csv") as tmp:
         tmp.write_text("a\n")

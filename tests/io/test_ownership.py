@@ -6,6 +6,7 @@ import os
 import pytest
 
 from gamemarket.errors import InputError
+from gamemarket.io import files
 from gamemarket.io.files import (
     LEGACY_MARKER,
     MANIFEST,
@@ -145,8 +146,8 @@ def test_a_legacy_report_folder_is_adopted_with_its_own_files_only(tmp_path):
 
 def test_stale_temporary_files_of_dead_processes_only_are_removed(tmp_path):
     (tmp_path / "sub").mkdir()
-    dead = tmp_path / "sub" / ".a.csv.gm-999999999-0.tmp"
-    live = tmp_path / f".b.csv.gm-{os.getpid()}-0.tmp"
+    dead = tmp_path / "sub" / f".a.csv.gm-999999999-h{files.HOST}_0.tmp"
+    live = tmp_path / f".b.csv.gm-{os.getpid()}-h{files.HOST}_0.tmp"
     foreign = tmp_path / ".c.csv.12345.tmp"  # not gamemarket's pattern
     for p in (dead, live, foreign):
         p.write_text("x")
