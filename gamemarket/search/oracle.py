@@ -285,7 +285,11 @@ class ProbeOracle:
             if self.store is not None:  # what an earlier run of the same study stored: read, counted, not run
                 for c in todo:
                     for s_ in seeds:
-                        rec = self.store.read(self._key(ctx, c, s_)) if (ctx, c, s_) not in self._cache else None
+                        rec = (
+                            self.store.read(self._key(ctx, c, s_), set_aside_bad=True)
+                            if (ctx, c, s_) not in self._cache
+                            else None
+                        )
                         if rec is not None:
                             self._cache[(ctx, c, s_)] = rec["gain"]
                             self.simulations += 1
@@ -329,7 +333,11 @@ class ProbeOracle:
         out = []
         for s in seeds:
             key = self._key(ctx, "base run", int(s))
-            if (ctx, s) not in self._figures and self.store is not None and (rec := self.store.read(key)) is not None:
+            if (
+                (ctx, s) not in self._figures
+                and self.store is not None
+                and (rec := self.store.read(key, set_aside_bad=True)) is not None
+            ):
                 self._figures[(ctx, s)] = rec["figures"]
             if (ctx, s) not in self._figures:
                 self._bases(support, x, [s])

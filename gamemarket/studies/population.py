@@ -48,7 +48,7 @@ from numba import njit
 
 from gamemarket import MODEL_VERSION, bids, plugins
 from gamemarket.errors import InputError, shown_value
-from gamemarket.io.files import atomic_path
+from gamemarket.io.files import atomic_path, shown_path
 from gamemarket.io.names import workload_source
 from gamemarket.market.base import MARKETS, PreparedWorkload, market_for
 from gamemarket.market.outside import OUTSIDE_FIELDS, outside_runner
@@ -71,10 +71,11 @@ class PopulationStore:
         """The file of the run with this key."""
         return self.dir / f"{key}.json"
 
-    def read(self, key: str, *, set_aside_bad: bool = True) -> dict | None:
-        """The stored run with this key, or None where there is none; a file that does not parse, or records
-        another key, is set aside with a warning and read as missing (so it is run again); ``set_aside_bad=False``:
-        read as missing, moved nowhere (a query: ``study status``).
+    def read(self, key: str, *, set_aside_bad: bool = False, name_bad: bool = False) -> dict | None:
+        """The stored run with this key, or None where there is none. A file that does not parse, or records
+        another key, is read as missing and moved nowhere (a query, a report: hunt 16d, a report renamed one
+        ``.corrupt``); ``set_aside_bad``: set aside with a warning (what a run does, which runs it again);
+        ``name_bad``: an :class:`InputError` naming it (a reader that needs it).
         """
         path = self.path(key)
         try:
@@ -89,6 +90,11 @@ class PopulationStore:
             return rec
         if set_aside_bad:
             set_aside(path, reason, "stored run")
+        elif name_bad:
+            raise InputError(
+                f"{shown_path(path)}: the stored run does not read ({' '.join(reason.split())}); `study run` sets it "
+                "aside and runs it again"
+            )
         return None
 
     def write(self, key: str, rec: dict) -> None:
@@ -477,7 +483,10 @@ class PopulationRuns:
             missing = [
                 m
                 for m in dict.fromkeys(mix_key(x) for x in mixes)
-                if self.store.read(self.key(provs[pname], m, seed, paired)) is None
+                if self.store.read(
+                    self.key(provs[pname], m, seed, paired), set_aside_bad=self.run, name_bad=not self.run
+                )
+                is None
             ]
             if missing:
                 todo.append((pname, seed, missing))
@@ -540,7 +549,7 @@ class PopulationRuns:
         """
         out = []
         for s in seeds:
-            rec = self.store.read(self.key(provider, x, s, paired))
+            rec = self.store.read(self.key(provider, x, s, paired), set_aside_bad=self.run, name_bad=not self.run)
             if rec is None:
                 raise InputError(
                     f"study {self.spec.name!r}: no stored run for {provider.name}, mixture {list(x)}, "

@@ -294,3 +294,23 @@ def test_an_export_folder_is_held_by_one_writer_at_a_time(tiny):
     assert r.returncode == 2 and "is being written by another command" in r.stderr, r.stderr
     assert "not written by gamemarket" not in r.stderr
     held.abandon()
+
+
+@pytest.mark.slow
+def test_a_damaged_population_run_is_named_by_a_report_and_set_aside_only_by_study_run(tmp_path, capsys):
+    """Hunt 16d-50: `report` renamed a truncated population run `.corrupt` (a reader moving stored data, the tree
+    changed by a failed command) and printed two lines."""
+    from study_helpers import write_population_study
+
+    study = write_population_study(tmp_path)
+    assert _study(["study", "run", str(study), "--no-progress", "--no-report"], capsys)[0] == 0
+    runs = sorted((study.parent / "results" / "population").glob("*.json"))
+    victim = runs[len(runs) // 2]
+    victim.write_bytes(victim.read_bytes()[:20])
+    before = sorted(p.name for p in victim.parent.iterdir())
+    rc, _, err = _study(["report", str(study)], capsys)
+    assert rc == 2 and err.count("\n") == 1 and f"{victim}: the stored run does not read" in err, err
+    assert sorted(p.name for p in victim.parent.iterdir()) == before  # moved nowhere
+    rc, _, err = _study(["study", "run", str(study), "--no-progress", "--no-report"], capsys)
+    assert rc == 0, err
+    assert victim.with_name(victim.name + ".corrupt").is_file() and victim.is_file()
