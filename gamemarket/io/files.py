@@ -1213,6 +1213,13 @@ def _drop_stage(stage: Path) -> None:
     shutil.rmtree(stage, ignore_errors=True)
 
 
+def drop_stages() -> None:
+    """Remove every staging folder of this process not yet published: what the folders' finalizers do at the
+    interpreter's exit, for a process that ends without it (``gamemarket.__main__.end_now``)."""
+    for stage in list(_STAGES):
+        _drop_stage(Path(stage))
+
+
 def _remove_stale_stages(folder: Path) -> None:
     """Remove the staging folders (:class:`OutputFolder` ``staged``) that killed or stopped runs left in ``folder``:
     of a process that is gone (:func:`_stale`), or of this process but no run of it now."""

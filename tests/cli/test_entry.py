@@ -179,7 +179,7 @@ def test_a_ctrl_c_after_the_command_has_finished_is_ignored_not_a_death_by_the_s
 
     ended = []
     monkeypatch.setattr("gamemarket.cli.run", command)
-    monkeypatch.setattr(entry, "end_interrupted", ended.append)  # (os._exit: this process is the suite's)
+    monkeypatch.setattr(entry, "end_now", ended.append)  # (os._exit: this process is the suite's)
     try:
         assert entry.run() == 130
         assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
@@ -210,9 +210,12 @@ def test_an_interrupted_command_ends_without_the_interpreters_teardown(tmp_path)
     )
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert p.returncode == 130 and p.stdout == "partial output" and "TEARDOWN" not in p.stderr, p
+    failed = code.replace("on_end(130)", "on_end(2)").replace("return 130", "return 2")
+    p = subprocess.run([sys.executable, "-c", failed], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert p.returncode == 2 and p.stdout == "partial output" and "TEARDOWN" not in p.stderr, p  # an error: the same
     done = code.replace("on_end(130)", "on_end(0)").replace("return 130", "return 0")
     p = subprocess.run([sys.executable, "-c", done], capture_output=True, text=True, timeout=120, cwd=tmp_path)
-    assert p.returncode == 0 and "TEARDOWN" in p.stderr, p  # a command that finished ends as Python ends
+    assert p.returncode == 0 and "TEARDOWN" in p.stderr, p  # a command that succeeded ends as Python ends
 
 
 @pytest.mark.parametrize("given, level", [(None, 50), ("info", 20)])
@@ -319,3 +322,17 @@ def test_a_registry_asked_for_a_name_that_is_no_text_says_so():
     r.register("scheduling", 1)
     with pytest.raises(InputError, match=r"unknown market \[nan\]; expected one of \['scheduling'\]"):
         r[[float("nan")]]
+
+
+def test_a_process_that_ends_at_once_leaves_no_staging_folder(tmp_path):
+    """``end_now`` skips the interpreter's teardown, where a report folder's finalizer removes a staging folder
+    never published: it removes them itself."""
+    from gamemarket.io.files import OutputFolder, drop_stages
+
+    folder = OutputFolder(tmp_path / "rep", owner="../s.toml", staged=True)
+    folder.file("index.md").write_text("half", encoding="utf-8")
+    stages = [p for p in (tmp_path / "rep").iterdir() if p.name.startswith(".stage.gm-")]
+    assert len(stages) == 1 and stages[0].is_dir()
+    drop_stages()
+    assert not stages[0].exists()
+    folder.abandon()
