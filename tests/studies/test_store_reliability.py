@@ -179,7 +179,10 @@ def test_a_damaged_population_run_is_set_aside(tmp_path):
     store.path("k2").write_text(store.path("k1").read_text())  # valid JSON, another run's key
     store.path("k3").write_text('{"revenue": ')  # truncated
     for key, why in (("k2", "records another key"), ("k3", "JSONDecodeError")):
+        assert store.read(key) is None and store.path(key).exists()  # a reader's default: moved nowhere (hunt 16d)
+        with pytest.raises(InputError, match=f"{key}.json: the stored run does not read .*{why}"):
+            store.read(key, name_bad=True)
         with pytest.warns(UserWarning, match=f"{key}.json: stored run does not read .*{why}.*run again"):
-            assert store.read(key) is None
+            assert store.read(key, set_aside_bad=True) is None  # a run's
         assert Path(str(store.path(key)) + ".corrupt").exists() and not store.path(key).exists()
     assert not list(store.dir.glob("*.tmp"))
