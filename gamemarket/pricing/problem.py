@@ -141,12 +141,29 @@ class Problem:
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{stem}.", suffix=".tmp")
             with os.fdopen(fd, "wb") as f:  # a file object: numpy adds no ".npz" to the name
                 np.savez(f, **arrays)
+            # mkstemp's file is private (0600): the problem gets the modes every other output gets (the umask's)
+            os.chmod(tmp, 0o666 & ~_umask())
             os.replace(tmp, path)
         except OSError as exc:  # a full or read-only disk, a parent that is a file, a symlink loop
             raise InputError(f"{path}: cannot write the problem: {os_reason(exc)}") from None
         finally:
             if tmp is not None and os.path.exists(tmp):
                 os.unlink(tmp)
+
+
+def _umask() -> int:
+    """The process's umask: from ``/proc/self/status`` (Linux: read without changing it, which another thread's
+    file would see), else by setting it and putting it back at once."""
+    try:
+        with open("/proc/self/status", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def os_reason(exc: OSError) -> str:

@@ -224,3 +224,13 @@ def test_a_problem_is_saved_under_a_name_up_to_the_file_systems_limit(tmp_path, 
     problem.save(tmp_path / name)
     assert os.listdir(tmp_path) == [name]
     assert np.array_equal(load(tmp_path / name).A, problem.A)
+
+
+def test_a_saved_problem_gets_the_modes_of_every_other_output(tmp_path):
+    """Hunt 16d: Problem.save's file was private (0600, mkstemp's), where the command line's outputs get 0644."""
+    from gamemarket.pricing import synthetic
+
+    synthetic(20, 2, seed=1).save(tmp_path / "p.npz")
+    mask = os.umask(0o022)
+    os.umask(mask)
+    assert (tmp_path / "p.npz").stat().st_mode & 0o777 == 0o666 & ~mask
