@@ -903,9 +903,11 @@ class OutputFolder:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(fd)
+            holder = lock_holder(self.path)
+            who = f"another command ({holder})" if holder else "another command (a study's run, report or export)"
             raise InputError(
-                f"{where}: the {self.what} is being written by another command (another study's run or report "
-                "into the same folder); wait for it to finish and run again, or give this one a folder of its own"
+                f"{where}: the {self.what} is being written by {who}; wait for it to finish and run again, or give "
+                "this one a folder of its own"
             ) from None
         except OSError:
             os.close(fd)
@@ -1195,6 +1197,38 @@ _STAGES: set[str] = set()
 
 #: the folders this process holds (:class:`OutputFolder` ``exclusive``): resolved path -> [descriptor, holds]
 _HELD_FOLDERS: dict[str, list] = {}
+
+
+def flock_pid(path: str | os.PathLike) -> int | None:
+    """The process holding a ``flock`` on ``path`` (a file or a folder), from the kernel's table of locks
+    (``/proc/locks``, Linux), or None where none does or that cannot be told. Asking takes no lock, so a writer
+    starting at that moment never finds it held."""
+    try:
+        st = os.stat(path)
+        with open("/proc/locks", encoding="utf-8") as f:
+            table = f.read()
+    except OSError:
+        return None
+    inode = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+    for w in map(str.split, table.splitlines()):
+        if len(w) > 5 and w[1] == "FLOCK" and w[5] == inode and w[4].isdigit():
+            return int(w[4])
+    return None
+
+
+def lock_holder(path: str | os.PathLike) -> str | None:
+    """Who holds a ``flock`` on ``path`` (:func:`flock_pid`), as "pid N: its command line", or None (hunt 16d: a
+    second run of one study was told "another study's run or report", with no process named)."""
+    pid = flock_pid(path)
+    if pid is None:
+        return None
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            argv = [a.decode("utf-8", "replace") for a in f.read().split(b"\0") if a]
+    except OSError:
+        argv = []
+    shown = " ".join(argv[1:] if argv and "python" in os.path.basename(argv[0]) else argv)
+    return f"pid {pid}: {shown[:200]}" if shown else f"pid {pid}"
 
 
 def _release_folder(key: str) -> None:

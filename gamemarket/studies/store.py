@@ -24,7 +24,15 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from gamemarket.errors import InputError
-from gamemarket.io.files import MANIFEST, OutputFolder, atomic_path, dumps_json, remove_stale_temps, shown_path
+from gamemarket.io.files import (
+    MANIFEST,
+    OutputFolder,
+    atomic_path,
+    dumps_json,
+    flock_pid,
+    remove_stale_temps,
+    shown_path,
+)
 
 # What a stored task holds; part of every task key, so a stored result of another format is never read.
 # 2: the cohort sums are split by private-bid class (before: by G bin only).
@@ -261,14 +269,7 @@ class ResultStore:
         at that moment would find held; None where that table is not there (hunt 16b: `study status` said nothing
         of a run in progress)."""
         path = self.root / ".lock"
-        try:
-            st = os.stat(path)
-            with open("/proc/locks", encoding="utf-8") as f:
-                table = f.read()
-        except OSError:
-            return None
-        inode = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
-        if not any(len(w) > 5 and w[1] == "FLOCK" and w[5] == inode for w in map(str.split, table.splitlines())):
+        if flock_pid(path) is None:
             return None
         try:
             return path.read_text(encoding="utf-8").strip() or "another process"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 
 import pytest
 
@@ -86,6 +87,7 @@ def test_a_report_folder_is_held_by_one_writer_at_a_time(tmp_path):
     inner.finish(clean=False)
     r = other()
     assert r.returncode == 2 and "is being written by another command" in r.stdout and str(out) in r.stdout
+    assert f"(pid {os.getpid()}: " in r.stdout  # the holder named (hunt 16d: "another study's run", no process)
     first.finish()
     r = other()  # the first writer done: the second takes the folder, and removes what the first's manifest listed
     assert r.returncode == 0, r.stdout
