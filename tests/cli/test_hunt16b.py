@@ -314,3 +314,21 @@ def test_a_damaged_population_run_is_named_by_a_report_and_set_aside_only_by_stu
     rc, _, err = _study(["study", "run", str(study), "--no-progress", "--no-report"], capsys)
     assert rc == 0, err
     assert victim.with_name(victim.name + ".corrupt").is_file() and victim.is_file()
+
+
+def test_study_jobs_refuses_a_run_file_whose_rows_were_edited(tiny, capsys):
+    """Hunt 16d-48: a run file whose rows were edited (its metadata kept) was taken by `study jobs`, which said its
+    cohort sums "equal the stored ones exactly" (it read the metadata alone), where report refused the file."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    study, results = tiny
+    for f in (results / "runs").glob("*.parquet"):
+        _rewrite_run(f, lambda t: t.set_column(t.schema.get_field_index("sum_flow"), "sum_flow", pc.multiply(
+            t["sum_flow"], pa.scalar(2, t["sum_flow"].type))))  # fmt: skip
+    rc, _, err = _study(
+        ["study", "jobs", str(study), "--provider", "hb-first", "--consumer", "FT", "--seed", "1", "--out", "j.csv"],
+        capsys,
+    )
+    assert rc == 2 and "does not read (ValueError: its rows are not those gamemarket wrote" in err, err
+    assert not (study.parent / "j.csv").exists()
