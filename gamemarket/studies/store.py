@@ -269,7 +269,7 @@ class ResultStore:
         at that moment would find held; None where that table is not there (hunt 16b: `study status` said nothing
         of a run in progress)."""
         path = self.root / ".lock"
-        if flock_pid(path) is None:
+        if flock_pid(path) in (None, os.getpid()):  # (this process's own hold: a report reading under its lock)
             return None
         try:
             return path.read_text(encoding="utf-8").strip() or "another process"

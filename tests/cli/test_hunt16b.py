@@ -237,16 +237,33 @@ def test_a_new_output_under_a_studys_runs_is_refused_as_the_studys_name(tiny, ca
     assert _study([*SIM, "--out", str(mine)], capsys)[0] == 0 and mine.is_file()
 
 
+@contextlib.contextmanager
+def _held_elsewhere(study):
+    """The study's lock held by another process (``study run``'s hold, as a running study run holds it): its pid."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, time\nfrom gamemarket.studies.spec import load_study\n"
+        "from gamemarket.studies.store import study_store\n"
+        "with study_store(load_study(sys.argv[1])).lock('study run'):\n    print('held', flush=True)\n"
+        "    time.sleep(120)\n"
+    )
+    p = subprocess.Popen([sys.executable, "-c", code, str(study)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout.readline().strip() == "held"
+        yield p.pid
+    finally:
+        p.kill()
+        p.wait()
+
+
 def test_study_status_says_who_writes_the_study_now(tiny, capsys):
     """Hunt 16b-5: `study status` never said that a `study run` held the lock (its counts changing as it ran)."""
-    from gamemarket.studies.spec import load_study
-    from gamemarket.studies.store import study_store
-
     study, _ = tiny
-    store = study_store(load_study(study))
-    with store.lock("study run"):
+    with _held_elsewhere(study) as pid:
         rc, out, _ = _study(["study", "status", str(study)], capsys)
-        assert rc == 0 and f"being written now by study run (pid {os.getpid()}, since " in out, out
+        assert rc == 0 and f"being written now by study run (pid {pid}, since " in out, out
     rc, out, _ = _study(["study", "status", str(study)], capsys)
     assert rc == 0 and "being written" not in out
 
@@ -263,17 +280,16 @@ def test_a_damaged_manifest_is_named_with_what_to_do(tiny, capsys):
 
 
 def test_a_reader_of_a_study_being_run_names_the_run(tiny, capsys):
-    """Hunt 16b-42: `game export` during a `study run` said "run `gamemarket study run` first"."""
-    from gamemarket.studies.spec import load_study
-    from gamemarket.studies.store import study_store
-
+    """Hunt 16b-42: `game export` during a `study run` said "run `gamemarket study run` first"; a reader's own hold
+    (a report reads under the lock) is not another's (the first form of this fix said a report was written by
+    itself)."""
     study, results = tiny
     sorted((results / "runs").iterdir())[0].unlink()
-    with study_store(load_study(study)).lock("study run"):
+    with _held_elsewhere(study) as pid:
         rc, _, err = _study(["game", "export", str(study), "--out", "exp"], capsys)
-    assert rc == 2 and "1 of 8 runs have no stored result; they are being written now by study run (pid" in err, err
-    rc, _, err = _study(["game", "export", str(study), "--out", "exp"], capsys)
-    assert rc == 2 and "run `gamemarket study run" in err, err
+    assert rc == 2 and f"1 of 8 runs have no stored result; they are being written now by study run (pid {pid}" in err
+    rc, _, err = _study(["report", str(study), "--report", "rep"], capsys)
+    assert rc == 2 and "run `gamemarket study run" in err and "being written" not in err, err
 
 
 def test_an_export_folder_is_held_by_one_writer_at_a_time(tiny):
