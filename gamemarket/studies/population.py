@@ -38,6 +38,7 @@ References
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import time
@@ -59,8 +60,18 @@ from gamemarket.studies.runner import parallel_backend
 from gamemarket.studies.store import content_hash, set_aside, task_key
 from gamemarket.workers import LEAST_SECONDS_PER_JOB_RUN, exit_with_parent, fan_out, most_workers, parent_gone
 
-
 # ---------------------------------------------------------------------------- the store
+#: a stored run's field holding the SHA-256 of the rest (:func:`_digest`): a run whose numbers were edited by hand is
+#: told from the one gamemarket wrote (hunt 16d: edited population runs were used without notice, where the
+#: provider/consumer studies' run files record their rows' digest)
+DIGEST_FIELD = "sha256"
+
+
+def _digest(rec: dict) -> str:
+    """SHA-256 of a stored run's record (its key included, its digest not), as JSON with sorted keys."""
+    return hashlib.sha256(json.dumps(rec, sort_keys=True).encode()).hexdigest()
+
+
 class PopulationStore:
     """One small JSON file per (mechanism, mixture, seed) run, written atomically, verified on read."""
 
@@ -87,7 +98,10 @@ class PopulationStore:
         else:
             reason = "it records another key" if isinstance(rec, dict) else "not a JSON object"
         if isinstance(rec, dict) and rec.get("key") == key:
-            return rec
+            said = rec.pop(DIGEST_FIELD, None)  # (runs stored before the digest was recorded have none)
+            if said is None or said == _digest(rec):
+                return rec
+            reason = "its numbers are not those gamemarket wrote (edited since)"
         if set_aside_bad:
             set_aside(path, reason, "stored run")
         elif name_bad:
@@ -99,8 +113,9 @@ class PopulationStore:
 
     def write(self, key: str, rec: dict) -> None:
         """Store a run under its key, atomically."""
+        body = {**rec, "key": key}
         with atomic_path(self.path(key), "stored run") as tmp:
-            tmp.write_text(json.dumps({**rec, "key": key}), encoding="utf-8")
+            tmp.write_text(json.dumps({**body, DIGEST_FIELD: _digest(body)}), encoding="utf-8")
 
 
 # ---------------------------------------------------------------------------- one chunk of runs

@@ -6,6 +6,7 @@ import os
 import pytest
 
 from gamemarket.cli import main
+from gamemarket.errors import InputError
 from gamemarket.io import files
 from study_helpers import TINY
 
@@ -348,3 +349,20 @@ def test_study_jobs_refuses_a_run_file_whose_rows_were_edited(tiny, capsys):
     )
     assert rc == 2 and "does not read (ValueError: its rows are not those gamemarket wrote" in err, err
     assert not (study.parent / "j.csv").exists()
+
+
+def test_a_population_run_whose_numbers_were_edited_is_told_from_its_own(tmp_path):
+    """Hunt 16d: an edited population run was used without notice (no digest, unlike a run file's rows)."""
+    from gamemarket.studies.population import PopulationStore
+
+    store = PopulationStore(tmp_path)
+    store.write("k1", {"revenue": 1.5, "gains": [0.25, -1.0]})
+    assert store.read("k1") == {"revenue": 1.5, "gains": [0.25, -1.0], "key": "k1"}
+    text = store.path("k1").read_text(encoding="utf-8").replace("1.5", "7.5")
+    store.path("k1").write_text(text, encoding="utf-8")
+    assert store.read("k1") is None and store.path("k1").exists()  # a reader: missing, moved nowhere
+    with pytest.raises(InputError, match=r"k1.json: the stored run does not read \(its numbers are not those"):
+        store.read("k1", name_bad=True)
+    old = {"revenue": 2.0, "key": "k2"}  # a run stored before the digest: taken as it is
+    store.path("k2").write_text(__import__("json").dumps(old), encoding="utf-8")
+    assert store.read("k2") == old
