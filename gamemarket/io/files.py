@@ -519,7 +519,7 @@ def _stale(name: str) -> bool:
     if m is None or m.group(2) != HOST:
         return False
     pid = int(m.group(1))
-    if pid == os.getpid() or pid <= 0:
+    if pid == os.getpid() or pid <= 0 or pid > _pid_max():  # (an id no process can have: not a process of ours)
         return False
     try:
         os.kill(pid, 0)
@@ -528,6 +528,15 @@ def _stale(name: str) -> bool:
     except (PermissionError, OverflowError, ValueError):  # another user's process, or no process id at all
         return False
     return False
+
+
+def _pid_max() -> int:
+    """The largest process id this system gives (``/proc/sys/kernel/pid_max``; 2**22 where unknown)."""
+    try:
+        with open("/proc/sys/kernel/pid_max", encoding="utf-8") as f:
+            return int(f.read().strip())
+    except (OSError, ValueError):
+        return 1 << 22
 
 
 def remove_stale_temps(root: str | os.PathLike) -> list[Path]:
@@ -740,8 +749,15 @@ def _safe_relative(name: str, where: Path) -> str:
     """A manifest entry: a relative path inside the folder, with no ``..``, no absolute or empty part."""
     parts = Path(name).parts
     if not parts or Path(name).is_absolute() or any(p in ("..", ".", "") for p in parts):
-        raise InputError(f"{where}: {name!r} is not a file name inside the folder")
+        raise InputError(f"{where}: {name!r} is not a file name inside the folder; {MANIFEST_REMEDY}")
     return Path(*parts).as_posix()
+
+
+#: what to do about a manifest that does not read (said with its error: hunt 16b, 16e)
+MANIFEST_REMEDY = (
+    "it is gamemarket's record of the files it wrote in this folder: remove it, and the folder counts as not "
+    "gamemarket's (--force then writes into it; the files of the names gamemarket writes are replaced)"
+)
 
 
 class OutputFolder:
@@ -966,10 +982,7 @@ class OutputFolder:
             )
 
     def _read_manifest(self, manifest: Path) -> dict:
-        remedy = (
-            "it is gamemarket's record of the files it wrote in this folder: remove it, and the folder counts as not "
-            "gamemarket's (--force then writes into it; the files of the names gamemarket writes are replaced)"
-        )
+        remedy = MANIFEST_REMEDY
         try:
             data = loads_json(read_text(manifest, "manifest"), str(manifest))
         except InputError as exc:  # a damaged record (hunt 16b: truncated, and nothing said what would help)

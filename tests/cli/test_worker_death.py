@@ -148,3 +148,40 @@ def test_a_worker_whose_native_code_crashes_prints_one_line_not_its_stack(capfd)
     err = capfd.readouterr().err
     assert err.count("\n") == 1 and "Fatal Python error" not in err, err
     assert "SIGSEGV: its native code crashed" in err and "PYTHONFAULTHANDLER=1" in err, err
+
+
+DIER = """
+import os, signal
+from gamemarket.market.payments import payment_rule
+os.environ.setdefault("DIER_MAIN", str(os.getpid()))
+@payment_rule("dier", "dies in a worker", jit=False)
+def dier(bid, reserve, nodes, free, waiting, max_waiting_bid, min_running_bid):
+    if os.environ["DIER_MAIN"] != str(os.getpid()):
+        os.kill(os.getpid(), signal.SIGKILL) if os.environ.get("DIER_HOW") == "kill" else os._exit(0)
+    return reserve
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how", ["kill", "exit"])
+def test_a_command_whose_worker_died_prints_its_one_line_and_nothing_after(tmp_path, how):
+    """Hunt 16e-28/29: the command's one line was followed by joblib's resource tracker ("There appear to be 1
+    leaked semlock objects", and a second line) once the process ended at once, its pool's finalizers unrun."""
+    import subprocess
+    import sys
+
+    (tmp_path / "dier.py").write_text(DIER)
+    (tmp_path / "s.toml").write_text(
+        'name = "dies"\n[plugins]\nmodules = ["dier.py"]\n[workload]\nsource = "synthetic"\nnodes = 4\n'
+        '[workload.synthetic]\njobs = 120\nload = 1.1\n[strategies]\nproviders = ["hb-first", "d"]\n'
+        'consumers = ["FT", "SRG"]\n[strategies.provider.d]\nscheduler = "hb"\npayment = "dier"\n'
+        "[replications]\ncount = 2\n"
+    )
+    env = {**os.environ, "GAMEMARKET_POOL_START_S": "0", "DIER_HOW": how}
+    env.pop("DIER_MAIN", None)
+    r = subprocess.run(
+        [sys.executable, "-m", "gamemarket", "study", "run", "s.toml", "--n-jobs", "2", "--no-report"],
+        capture_output=True, text=True, timeout=600, cwd=tmp_path, env=env,
+    )  # fmt: skip
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert r.stderr.startswith("gamemarket: error: a worker process died") and "leaked" not in r.stderr

@@ -146,13 +146,19 @@ def test_a_legacy_report_folder_is_adopted_with_its_own_files_only(tmp_path):
 
 def test_stale_temporary_files_of_dead_processes_only_are_removed(tmp_path):
     (tmp_path / "sub").mkdir()
-    dead = tmp_path / "sub" / f".a.csv.gm-999999999-h{files.HOST}_0.tmp"
+    import subprocess
+    import sys
+
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    dead = tmp_path / "sub" / f".a.csv.gm-{ended.pid}-h{files.HOST}_0.tmp"
+    beyond = tmp_path / f".d.csv.gm-{files._pid_max() + 1}-h{files.HOST}_0.tmp"  # an id no process can have: kept
     live = tmp_path / f".b.csv.gm-{os.getpid()}-h{files.HOST}_0.tmp"
     foreign = tmp_path / ".c.csv.12345.tmp"  # not gamemarket's pattern
-    for p in (dead, live, foreign):
+    for p in (dead, live, foreign, beyond):
         p.write_text("x")
     assert remove_stale_temps(tmp_path) == [dead]
-    assert live.exists() and foreign.exists()
+    assert live.exists() and foreign.exists() and beyond.exists()
 
 
 def test_a_symlink_loop_is_an_input_error(tmp_path):
