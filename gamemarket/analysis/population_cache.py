@@ -47,7 +47,7 @@ _ANALYSIS_CODE = (
 
 #: what a cached analysis file holds (its ``format`` and ``version``); any other file is set aside, never read
 CACHE_FORMAT = "gamemarket population analysis"
-CACHE_VERSION = 2
+CACHE_VERSION = 3  # 3: the file records the SHA-256 of its contents (hunt 16e: an edited cache was used)
 
 
 def analysis_key(spec) -> str:
@@ -81,6 +81,16 @@ def _code_hash() -> str:
     return h.hexdigest()
 
 
+#: the cache file's field holding the SHA-256 of the rest (:func:`_digest`): an analysis edited by hand (its leader
+#: changed, hunt 16e) is set aside and computed again, not reported
+DIGEST_FIELD = "sha256"
+
+
+def _digest(data: dict) -> str:
+    """SHA-256 of a cache file's object (its digest field left out), as JSON with sorted keys."""
+    return hashlib.sha256(json.dumps(data, sort_keys=True, allow_nan=False).encode()).hexdigest()
+
+
 def _analysis_path(spec, key: str) -> Path:
     return Path(spec.results_dir) / "analysis" / f"population-{key}.json"
 
@@ -92,7 +102,10 @@ def read_analysis(spec) -> PopulationAnalysis | None:
     if not path.is_file():
         return None
     try:
-        return analysis_from_json(read_json(path, "cached analysis"), spec, key=key)
+        data = read_json(path, "cached analysis")
+        if isinstance(data, dict) and data.pop(DIGEST_FIELD, None) != _digest(data):
+            raise ValueError("its contents are not those gamemarket wrote (edited since)")
+        return analysis_from_json(data, spec, key=key)
     except Exception as exc:  # damaged, foreign or malformed (data only: nothing in it can run): computed again
         set_aside(path, f"{type(exc).__name__}: {exc}", "cached analysis")
         return None
@@ -104,7 +117,8 @@ def write_analysis(spec, an: PopulationAnalysis) -> None:
     key = analysis_key(spec)
     path = _analysis_path(spec, key)
     try:
-        text = json.dumps(analysis_to_json(an, key), allow_nan=False)
+        payload = analysis_to_json(an, key)
+        text = json.dumps({**payload, DIGEST_FIELD: _digest(payload)}, allow_nan=False)
     except (TypeError, ValueError) as exc:  # a value JSON cannot hold exactly: not cached, still answered
         warnings.warn(f"{path}: the analysis is not cached ({exc})", stacklevel=2)
         return

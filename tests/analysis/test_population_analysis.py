@@ -365,3 +365,18 @@ def test_slice_assign_as_assign_does():
         assert a.dtype == b.dtype == np.int64 and np.array_equal(a, b)
         checked += 1
     assert checked == 600
+
+
+@pytest.mark.slow
+def test_an_edited_cached_analysis_is_set_aside_and_computed_again(study):
+    """Hunt 16e-41: a cached analysis edited by hand (its answer changed) was reported as it was: the file now
+    records the SHA-256 of its contents."""
+    spec = load_study(study)
+    first = run_population_study(spec, n_jobs=1)
+    path = spec.results_dir / "analysis" / f"population-{pop.analysis_key(spec)}.json"
+    data = json.loads(path.read_text())
+    data["answers"] = data["answers"][::-1]  # valid, and not what was computed
+    path.write_text(json.dumps(data))
+    with pytest.warns(UserWarning, match="cached analysis does not read.*not those gamemarket wrote"):
+        again = run_population_study(spec, run=False)
+    assert equilibria_json(again) == equilibria_json(first)
