@@ -85,6 +85,8 @@ def _found(scheme: str, host: str, port: int, timeout: float, exc: BaseException
         )
     if scheme == "ucx":
         return f"ucx:// needs UCX-Py with dask's UCX support installed here; {_said(exc)}"
+    if scheme == "tcp" and not isinstance(exc, OSError):  # it answered, in bytes dask could not read (hunt 16e)
+        return f"what answered does not speak dask's protocol (its reply, read as dask's: {_said(exc)})"
     return f"the dask handshake failed ({_said(exc)})"
 
 

@@ -116,3 +116,34 @@ def test_whatever_the_handshake_raises_is_said_in_one_line(answers_400, scheme, 
     with pytest.raises(InputError, match=said) as err:
         identify(f"{scheme}://127.0.0.1:{answers_400}", timeout=10)
     assert "\n" not in str(err.value)
+
+
+@pytest.mark.slow
+def test_a_peer_that_answers_garbage_is_said_not_to_speak_dasks_protocol():
+    """Hunt 16e W1: a peer answering random bytes got dask's own wording ("Maximum allowed dimension exceeded")."""
+    import socket
+
+    pytest.importorskip("distributed", reason="the dask extra is not installed")
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(8)
+
+    def serve():
+        while True:
+            try:
+                conn, _ = srv.accept()
+            except OSError:
+                return
+            with conn:
+                try:
+                    conn.sendall(bytes(range(256)) * 8)
+                except OSError:
+                    pass
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        with pytest.raises(InputError) as err:
+            identify(f"tcp://127.0.0.1:{srv.getsockname()[1]}", timeout=5)
+    finally:
+        srv.close()
+    assert "what answered does not speak dask's protocol" in str(err.value) and "\n" not in str(err.value)
