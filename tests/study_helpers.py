@@ -112,11 +112,13 @@ def write_population_study(tmp_path, body: str = POPULATION_STUDY) -> Path:
 
 
 def population_records(spec) -> dict:
-    """Every stored run of a population study by file name, without its timing (the only field a machine changes)."""
+    """Every stored run of a population study by file name, without its timing (the only field a machine changes)
+    and the digest that covers it."""
     out = {}
     for f in sorted((spec.results_dir / "population").glob("*.json")):
         rec = json.loads(f.read_text())
         rec.pop("chunk_seconds")
+        rec.pop("sha256", None)
         out[f.name] = rec
     return out
 
@@ -125,3 +127,14 @@ def runs_of(records: dict) -> int:
     """The market runs a population study's stored records took: one a run at a mixture, two a paired record (its
     base run and its deviation run)."""
     return sum(2 if rec.get("estimator") == PAIRED_ESTIMATOR else 1 for rec in records.values())
+
+
+def ended_pid() -> int:
+    """The id of a process that has ended (spawned and reaped), as a killed writer's is: within the system's range of
+    ids (a temporary of an id beyond it is no process's, and is kept)."""
+    import subprocess
+    import sys
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid

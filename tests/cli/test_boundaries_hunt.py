@@ -17,7 +17,7 @@ import pytest
 from gamemarket.cli import _one_line, main
 from gamemarket.errors import InputError
 from gamemarket.io.files import HOST, MANIFEST, OutputFolder
-from study_helpers import PLUGIN_WORKLOAD, write_study
+from study_helpers import PLUGIN_WORKLOAD, ended_pid, write_study
 
 #: a study small enough to run in seconds: 2 providers x 2 consumers x 1 seed of 150 jobs
 TINY = (
@@ -223,7 +223,7 @@ def test_a_report_stopped_half_way_leaves_the_last_one_whole(ran, capsys, monkey
 
 def test_a_staging_folder_a_killed_report_left_is_removed_by_the_next(ran, capsys):
     folder = ran.parent / "reports" / "tiny"
-    left = folder / f".stage.gm-99999999-h{HOST}_0.tmp"  # no process has this id
+    left = folder / f".stage.gm-{ended_pid()}-h{HOST}_0.tmp"  # a process that has ended
     (left / "data").mkdir(parents=True)
     (left / "data" / "runs.csv").write_text("half\n")
     assert main(["report", str(ran)]) == 0

@@ -17,6 +17,7 @@ from gamemarket.io import files
 from gamemarket.io.files import NAME_MAX, atomic_path, output_group, remove_stale_temps, temp_prefix
 from gamemarket.studies import store as store_module
 from study_helpers import TINY as TINY_STUDY
+from study_helpers import ended_pid
 
 TINY = TINY_STUDY.format(count=2)
 LATIN1 = os.fsdecode(b"lat\xe9n")  # a folder named on a Latin-1 system: not UTF-8 text
@@ -117,7 +118,7 @@ def test_an_output_name_up_to_the_file_systems_limit_is_written(tmp_path):
     for name in (out.name, "é" * 127 + ".csv", os.fsdecode(b"x\xe9" * 100)):
         prefix = temp_prefix(Path(name))
         assert len(os.fsencode(prefix)) + files.TEMP_TAIL <= NAME_MAX and prefix.encode("utf-8")
-        stale = tmp_path / f"{prefix.replace(str(os.getpid()), '99999999')}7.tmp"
+        stale = tmp_path / f"{prefix.replace(str(os.getpid()), str(ended_pid()))}7.tmp"
         stale.write_text("left by a killed run", encoding="utf-8")
         assert files.TEMP_NAME.match(stale.name)
     assert len(remove_stale_temps(tmp_path)) == 3  # what the cleanup relies on still holds
