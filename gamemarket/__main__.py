@@ -64,25 +64,23 @@ def run() -> int:
         _finished(0)
         os.write(2, b"gamemarket: interrupted; the command had finished, its output complete\n")
         code = 130
-    if code != 0:
-        end_now(code)
-    return code
+    end_now(code)
+    return code  # (where end_now is replaced: the tests')
 
 
 def end_now(code: int) -> None:
-    """End the process of a command that did not succeed (an error, 2; a search not finished, 3; Ctrl-C, 130) now,
-    with ``code``, its output flushed: without the interpreter's teardown.
+    """End the command's process now, with ``code``, its output flushed: without the interpreter's teardown.
 
-    Its one line said, such a command still ended by SIGINT (exit -2, no further word) or by a C++ library's
+    Its output complete, a command still ended by SIGINT (exit -2, no further word) or by a C++ library's
     "terminate called without an active exception" (exit -6 or 134): about once in 50 interrupts of `study run` on
-    a loaded machine (the fuzzer's signals family; loops of 100 interrupts at 2-4 s), and twice in 24 errors of
-    `report` (hunt 16d: a run file of 0 bytes). The teardown (exit handlers, module and library destructors) ran in
-    a process stopped at any point of its work, a library's thread still running. Which step ended it was not
-    pinned down (under strace, which slows the process, it did not happen); ending here, 100 interrupts gave 130
-    each. Every file the command wrote was closed by its own ``with`` blocks as its error went up; its workers end
-    with it (``workers.exit_with_parent`` and joblib's own watch); what the operating system holds (locks,
-    descriptors, joblib's shared memory through its resource tracker) it releases. A command that succeeded ends
-    as Python ends."""
+    a loaded machine (the fuzzer's signals family; loops of 100 interrupts at 2-4 s), twice in 24 errors of
+    `report` (hunt 16d: a run file of 0 bytes), and once in 2,871 commands of the fuzzer's run N, a `study run` that
+    had succeeded (exit 0) beside another. The teardown (exit handlers, module and library destructors: pyarrow's
+    thread pools among them) ran with a library's thread still running. Which step ended it was not pinned down
+    (under strace, which slows the process, it did not happen); ending here, 100 interrupts gave 130 each. Every file
+    the command wrote was closed by its own ``with`` blocks; its workers end with it (``workers.exit_with_parent``
+    and joblib's own watch, the pool shut down here first); what the operating system holds (locks, descriptors,
+    joblib's shared memory through its resource tracker) it releases."""
     from gamemarket.io.files import drop_stages  # deferred: numpy (imported already by the command)
 
     drop_stages()  # a report's staging folder not published: what its finalizer does at the interpreter's exit

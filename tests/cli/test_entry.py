@@ -215,7 +215,8 @@ def test_an_interrupted_command_ends_without_the_interpreters_teardown(tmp_path)
     assert p.returncode == 2 and p.stdout == "partial output" and "TEARDOWN" not in p.stderr, p  # an error: the same
     done = code.replace("on_end(130)", "on_end(0)").replace("return 130", "return 0")
     p = subprocess.run([sys.executable, "-c", done], capture_output=True, text=True, timeout=120, cwd=tmp_path)
-    assert p.returncode == 0 and "TEARDOWN" in p.stderr, p  # a command that succeeded ends as Python ends
+    assert p.returncode == 0 and p.stdout == "partial output" and "TEARDOWN" not in p.stderr, p  # (fuzz run N:
+    # a study run that had succeeded ended by a C++ library's terminate in the teardown)
 
 
 @pytest.mark.parametrize("given, level", [(None, 50), ("info", 20)])
