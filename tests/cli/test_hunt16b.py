@@ -366,3 +366,36 @@ def test_a_population_run_whose_numbers_were_edited_is_told_from_its_own(tmp_pat
     old = {"revenue": 2.0, "key": "k2"}  # a run stored before the digest: taken as it is
     store.path("k2").write_text(__import__("json").dumps(old), encoding="utf-8")
     assert store.read("k2") == old
+
+
+def test_the_revenue_figure_draws_a_bounded_number_of_bars(tmp_path, monkeypatch):
+    """Fuzz run O: a game whose strategies tie exactly listed 6,817 equilibria (a continuum's points); the revenue
+    figure drew a bar and a label each (1.6 million overlap checks, a 5-minute report). It draws each mechanism's
+    first equilibria, ``MAX_BARS`` in all, and its title says how many more the data table lists."""
+    import pandas as pd
+
+    from gamemarket.reports import population as rp
+
+    seen = {}
+
+    def save(fig, path, dpi):
+        seen["bars"] = len(fig.axes[0].patches)
+        seen["labels"] = [t.get_text() for t in fig.axes[0].get_xticklabels()]
+        seen["title"] = fig._suptitle.get_text()
+
+    monkeypatch.setattr(rp, "save", save)
+    bars = pd.DataFrame(
+        [
+            {"label": f"{m} #{k + 1}", "revenue": (5.0, 4.0, 6.0), "state": "open"}
+            for m in ("a", "b")
+            for k in range(500)
+        ]
+    )
+    rp._revenue_figure(bars, tmp_path / "fig.png", explored=False)
+    assert seen["bars"] == rp.MAX_BARS and seen["labels"][:2] == ["a #1", "a #2"] and "b #1" in seen["labels"]
+    assert (
+        "first 15 consumer equilibria" in seen["title"]
+        and "970 more in data/population-equilibria.csv" in seen["title"]
+    )
+    rp._revenue_figure(bars.head(3), tmp_path / "fig.png", explored=False)  # a few: every one, as before
+    assert seen["bars"] == 3 and seen["title"].startswith("Revenue at each consumer equilibrium")
