@@ -7,6 +7,7 @@ would fail the test), and nothing half-written: no temporary file, no output whe
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -96,6 +97,19 @@ def _files(d: Path) -> None:
         "@payment_rule('one-arg', 'x')\ndef f(bid):\n    return bid\n"
     )
     (d / "huge-int.json").write_text('{"players": {"all": ' + "9" * 5000 + "}}")
+    # gameanalysis's matrix game (matrix.1), malformed: a profile left out, two players in a role, a payoff of text,
+    # and a declared size beyond what is read (refused before the profiles are built)
+    matrix = {"players": {"p": 1, "q": 1}, "strategies": {"p": ["a", "b"], "q": ["x", "y"]}, "type": "matrix.1"}
+    cell = {"p": 1.0, "q": 0.0}  # (nested by role in sorted order: p's strategy, then q's)
+    full = {"a": {"x": cell, "y": cell}, "b": {"x": cell, "y": cell}}
+    huge = {"p": [f"s{i}" for i in range(4000)], "q": [f"t{i}" for i in range(4000)]}
+    for name, change in {
+        "m-missing": {"payoffs": {"a": {"x": cell, "y": cell}, "b": {"x": cell}}},
+        "m-players": {"payoffs": full, "players": {"p": 2, "q": 1}},
+        "m-text": {"payoffs": {**full, "b": {"x": cell, "y": {"p": "1", "q": 0.0}}}},
+        "m-huge": {"payoffs": {}, "strategies": huge},
+    }.items():
+        (d / f"{name}.json").write_text(json.dumps({**matrix, **change}))
     (d / "nan.json").write_text('{"players": {"all": NaN}, "strategies": {}, "profiles": []}')
     (d / "loop.toml").symlink_to(d / "loop.toml")
     (d / "fraction-count.toml").write_text('name = "p"\n' + small.replace("count = 2", "count = 2.5"))
@@ -469,6 +483,26 @@ CASES = {
     "deeply nested JSON": (["game", "solve", "{d}/deep.json"], "deep.json: invalid JSON: nested too deeply", []),
     "a huge integer in JSON": (["game", "solve", "{d}/huge-int.json"], "huge-int.json: invalid JSON: a number", []),
     "a NaN literal in JSON": (["game", "solve", "{d}/nan.json"], "nan.json: invalid JSON: NaN is not a JSON value", []),
+    "a matrix game missing a profile": (
+        ["game", "solve", "{d}/m-missing.json"],
+        "m-missing.json: payoffs['b'] has no entry 'y'",
+        [],
+    ),
+    "a matrix game of two players in a role": (
+        ["game", "solve", "{d}/m-players.json"],
+        "m-players.json: players['p'] is 2; a matrix game has one player",
+        [],
+    ),
+    "a matrix game with a payoff of text": (
+        ["game", "solve", "{d}/m-text.json"],
+        "role 'p', strategy 'b': payoff must be a finite number a float holds, got '1'",
+        [],
+    ),
+    "a matrix game declaring 16 million profiles": (
+        ["game", "solve", "{d}/m-huge.json"],
+        "m-huge.json: a matrix game of 16,000,000 profiles; at most 10,000,000",
+        [],
+    ),
     "a symlink loop as the study": (["study", "run", "{d}/loop.toml"], "loop.toml: is a symbolic link in a loop", []),
     "a fractional count": (
         ["study", "status", "{d}/fraction-count.toml"],
