@@ -16,7 +16,8 @@ egta-online's game layout is read too: ``"roles": [{"name", "strategies", "count
 
 gameanalysis (8.x) adds ``"type"``: ``"game.1"`` (payoffs) or ``"samplegame.1"`` (observations) are read as
 above, ``"matrix.1"`` (one player per role, payoffs nested by strategy: :func:`from_matrix`) in its own layout; its
-other types (``"empty.1"``: no payoffs, and others) are refused, naming the type. ``gamemarket game solve`` and
+other types (``"empty.1"``: no payoffs, and others) are refused, naming the type. Top-level fields a game has no
+place for (a tool's name, description or configuration) are read past, named in a warning. ``gamemarket game solve`` and
 ``read_egta`` are tested on files gameanalysis wrote (``tests/games/data/gameanalysis/``; the matrix game on one
 laid out as its ``MatrixGame.to_json`` writes it).
 
@@ -293,9 +294,6 @@ def from_matrix(data: dict, source: str = "EGTA JSON") -> dict:
     total = math.prod(len(strategies[r]) for r in roles)
     if total > 10**7:  # (EgtaFile's limit on profiles)
         raise InputError(f"{source}: a matrix game of {total:,} profiles; at most 10,000,000 are read")
-    unknown = sorted(set(data) - {"players", "strategies", "payoffs", "type"})
-    if unknown:
-        raise InputError(f"{source}: unknown field(s) {unknown} of a matrix game")
     profiles = []
     for choice in itertools.product(*(strategies[r] for r in roles)):
         node, path = payoffs, "payoffs"
@@ -309,6 +307,26 @@ def from_matrix(data: dict, source: str = "EGTA JSON") -> dict:
     return {"players": players, "strategies": strategies, "profiles": profiles}
 
 
+#: the fields of gameanalysis's matrix game (:func:`from_matrix`)
+MATRIX_FIELDS = ("players", "strategies", "payoffs", "type")
+
+
+def _known_fields(data, source: str, known: tuple):
+    """``data`` without the top-level fields a game has no place for, said in a warning: a tool's own additions (a
+    name, a description, its configuration) are read past, as the issue's "ignore what is not needed, with a
+    warning where information is dropped" asks (a file with a field of its own was refused whole). A misspelt
+    field cannot pass for a known one: the game's own fields (``players``, ``strategies``, ``profiles``) are then
+    missing, and that is an error naming them."""
+    if not isinstance(data, dict):
+        return data
+    dropped = sorted((k for k in data if k not in known), key=str)
+    if not dropped:
+        return data
+    names = ", ".join(repr(k) for k in dropped[:10]) + (f" and {len(dropped) - 10:,} more" if len(dropped) > 10 else "")
+    warnings.warn(f"{source}: field(s) {names} read past (a game has {', '.join(known)})", stacklevel=3)
+    return {k: v for k, v in data.items() if k in known}
+
+
 def read_egta(path: str | Path) -> RoleSymmetricGame:
     """Read an EGTA JSON file: strict JSON (no NaN or Infinity literals, no nesting beyond the parser's
     depth), of the declared shape (``EgtaFile``), every profile checked. egta-online's layout (roles as a list,
@@ -317,7 +335,9 @@ def read_egta(path: str | Path) -> RoleSymmetricGame:
     if _is_egta_online(data):
         data = from_egta_online(data, str(path))
     elif isinstance(data, dict) and data.get("type") == "matrix.1":
-        data = from_matrix(data, str(path))
+        data = from_matrix(_known_fields(data, str(path), MATRIX_FIELDS), str(path))
+    else:
+        data = _known_fields(data, str(path), tuple(EgtaFile.model_fields))
     check(EgtaFile, data, str(path))
     return from_egta(data, source=str(path))
 

@@ -309,9 +309,10 @@ def read_npz_game(path: str | Path) -> Game:
     """A bimatrix game saved as arrays: an ``.npz`` holding the row player's payoffs ``A`` and the column player's
     ``B`` (``numpy.savez(path, A=A, B=B)``, or in turn, ``numpy.savez(path, *nashpy.Game(A, B).payoff_matrices)``),
     or one array of shape (2, m, n) (the two stacked). Sized from the arrays' headers before anything is inflated
-    (``GAMEMARKET_MEMORY_LIMIT``), never unpickled; strategies are named r0, r1, ... and c0, c1, ..."""
+    (``GAMEMARKET_MEMORY_LIMIT``), never unpickled; strategies are named r0, r1, ... and c0, c1, ... Arrays beside
+    ``A`` and ``B`` are read past, named in a warning."""
     path = Path(path)
-    z = read_npz(path, required=(), what="game", text=(), limit=memory_limit())
+    z = read_npz(path, required=(), what="game", text=(), limit=memory_limit(), keep=("A", "B"))
     keys = next((k for k in NPZ_GAME_KEYS if set(k) == set(z)), None)
     if keys is not None:
         A, B = z[keys[0]], z[keys[1]]

@@ -8,6 +8,7 @@ import numbers
 import os
 import stat
 import tempfile
+import warnings
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -228,10 +229,18 @@ def declared_bytes(path) -> int:
 
 
 def read_npz(
-    path: str | Path, required=("A", "R"), what: str = "problem", text=("utility",), *, limit: int | None = None
+    path: str | Path,
+    required=("A", "R"),
+    what: str = "problem",
+    text=("utility",),
+    *,
+    limit: int | None = None,
+    keep: tuple = (),
 ) -> dict:
     """Every array of an ``.npz``, read eagerly, with an error naming the file and array when one cannot
-    be read, is missing, or is not numeric (``text`` names the arrays that hold a string instead).
+    be read, is missing, or is not numeric (``text`` names the arrays that hold a string instead). Where the
+    archive holds every array of ``keep``, only those are read: the others are named in a warning and left unread
+    (a tool's labels or seed beside a game's payoffs), whatever they hold.
 
     Python objects are never unpickled: an array of objects is an error, whatever the file says. With ``limit``
     (bytes), an archive whose arrays would take more once read (:func:`declared_bytes`, from their headers) is
@@ -251,7 +260,7 @@ def read_npz(
                 f"{path}: its arrays take {need:,} bytes once read; the limit is {limit:,} bytes ({said}); expected "
                 "a smaller problem"
             )
-        z = _arrays(path, opened, what, len(source) if source is not None else None)
+        z = _arrays(path, opened, what, len(source) if source is not None else None, keep)
     except OSError as exc:  # a symlink loop, no permission, a parent that is a file
         raise InputError(f"{path}: cannot read the {what}: {os_reason(exc)}") from None
     for key in required:
@@ -266,13 +275,24 @@ def read_npz(
     return z
 
 
-def _arrays(path: Path, opened, what: str, size: int | None) -> dict:
+def _arrays(path: Path, opened, what: str, size: int | None, keep: tuple = ()) -> dict:
     """Every array of the archive ``opened()`` gives (a fresh path or in-memory file each call), never unpickled;
-    an error naming ``path`` where one cannot be read (``size``: a stream's length, else the file's)."""
+    an error naming ``path`` where one cannot be read (``size``: a stream's length, else the file's). Where the
+    archive holds all of ``keep``, only those (the rest named in a warning)."""
     try:
         with np.load(opened(), allow_pickle=False) as f:  # a lone .npy array is no context manager: caught below
             z = {}
-            for key in f.files:
+            names = f.files
+            if keep and set(keep) <= set(names) and len(names) > len(keep):
+                rest = sorted(set(names) - set(keep))
+                shown = ", ".join(repr(k) for k in rest[:10]) + (
+                    f" and {len(rest) - 10:,} more" if len(rest) > 10 else ""
+                )
+                warnings.warn(
+                    f"{path}: array(s) {shown} read past (a {what} is its arrays {', '.join(keep)})", stacklevel=4
+                )
+                names = list(keep)
+            for key in names:
                 try:
                     z[key] = f[key]
                 except ValueError as exc:

@@ -99,6 +99,37 @@ def test_a_bad_npz_game_is_named(tmp_path, arrays, message):
         read_npz_game(p)
 
 
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"C": np.ones(3)},
+        {"labels": np.array(["a", "b"]), "seed": np.int64(4)},
+        {"meta": np.array([{"tool": "x"}], dtype=object)},  # left unread: never unpickled
+    ],
+    ids=["numbers", "text", "objects"],
+)
+def test_arrays_beside_an_npz_games_payoffs_are_read_past_with_a_warning(tmp_path, extra):
+    """#43 asks readers to ignore what they do not need, with a warning where information is dropped: an ``.npz``
+    holding ``A`` and ``B`` and an array of its own (a tool's labels, a seed) was refused. The game is ``A`` and
+    ``B``; the warning names the rest, which is left unread (an array of objects is not unpickled)."""
+    A, B = np.array([[3.0, 0.0], [5.0, 1.0]]), np.array([[3.0, 5.0], [0.0, 1.0]])
+    p = tmp_path / "g.npz"
+    np.savez(p, A=A, B=B, **extra)
+    with pytest.warns(UserWarning, match=r"g\.npz: array\(s\) .* read past") as seen:
+        game = read_npz_game(p)
+    assert all(repr(k) in str(seen[0].message) for k in extra)
+    np.testing.assert_array_equal(game.A, A)
+    np.testing.assert_array_equal(game.B, B)
+
+
+def test_three_arrays_given_in_turn_are_still_refused(tmp_path):
+    """Only arrays named A and B make a game with others beside them: three given in turn are no game."""
+    p = tmp_path / "g.npz"
+    np.savez(p, np.ones((2, 2)), np.ones((2, 2)), np.ones((2, 2)))
+    with pytest.raises(InputError, match="expected a game's two payoff matrices"):
+        read_npz_game(p)
+
+
 def test_an_npz_game_too_large_for_memory_is_refused_before_it_is_inflated(tmp_path, monkeypatch):
     p = tmp_path / "big.npz"
     np.savez_compressed(p, A=np.zeros((2000, 2000)), B=np.zeros((2000, 2000)))  # 64 MB once read, little on disk

@@ -1,6 +1,7 @@
 """Role-symmetric games: deviation payoffs, regret, DPR, equilibria, EGTA JSON."""
 
 import json
+import warnings
 
 import numpy as np
 import pytest
@@ -353,8 +354,53 @@ def test_egta_values_beyond_their_declared_types_are_refused_by_name(tmp_path, p
 
 def test_an_unknown_field_that_looks_like_a_validator_tag_is_named(tmp_path):
     """Found by the readers' fuzz: a key ``"[players"`` (a bracket, as pydantic's own tags have) was filtered out
-    of the error's location, which was then empty: an IndexError instead of the message."""
+    of the error's location, which was then empty: an IndexError instead of the message. A field a game has no
+    place for is read past with a warning now; the game's own ``players`` is then missing, and said so."""
     p = tmp_path / "g.json"
     p.write_text(json.dumps({"[players": {"c": 2}, "strategies": {"c": ["a"]}, "profiles": [{"c": [["a", 2, 1.0]]}]}))
-    with pytest.raises(InputError, match=r"unknown field\(s\) \['\[players'\]; allowed: \['players', 'profiles'"):
-        read_egta(p)
+    with pytest.warns(UserWarning, match=r"field\(s\) '\[players' read past"):
+        with pytest.raises(InputError, match=r"missing field 'players'"):
+            read_egta(p)
+
+
+GAME_1 = {
+    "type": "game.1",
+    "players": {"all": 2},
+    "strategies": {"all": ["a", "b"]},
+    "profiles": [{"all": [["a", 2, 1.0]]}, {"all": [["a", 1, 0.0], ["b", 1, 2.0]]}, {"all": [["b", 2, 0.5]]}],
+}
+MATRIX_1 = {
+    "type": "matrix.1",
+    "players": {"r": 1, "c": 1},
+    "strategies": {"r": ["a", "b"], "c": ["x", "y"]},
+    "payoffs": {
+        "x": {"a": {"r": 1, "c": 1}, "b": {"r": 0, "c": 0}},
+        "y": {"a": {"r": 0, "c": 0}, "b": {"r": 1, "c": 2}},
+    },
+}
+
+
+@pytest.mark.parametrize("base", [GAME_1, MATRIX_1], ids=["game.1", "matrix.1"])
+@pytest.mark.parametrize(
+    "extra",
+    [{"name": "mine"}, {"description": "x", "config": {"seed": 1}}, {str(k): k for k in range(12)}],
+    ids=["a name", "two fields", "twelve fields"],
+)
+def test_fields_a_game_has_no_place_for_are_read_past_with_a_warning(tmp_path, base, extra):
+    """#43 asks every reader to accept what the real tools write and ignore what it does not need, with a warning
+    where information is dropped: a game file with a field of its own (a name, a description, a tool's
+    configuration) was refused whole. The game read is the one without the fields, and the warning names them."""
+    plain, extended = tmp_path / "plain.json", tmp_path / "extended.json"
+    plain.write_text(json.dumps(base))
+    extended.write_text(json.dumps({**extra, **base}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        expected = read_egta(plain)
+    with pytest.warns(UserWarning) as seen:
+        game = read_egta(extended)
+    (message,) = [str(w.message) for w in seen if "read past" in str(w.message)]
+    assert message.startswith(str(extended))
+    assert all(repr(k) in message for k in sorted(extra)[:10])
+    assert (" and 2 more" in message) == (len(extra) == 12)
+    np.testing.assert_array_equal(game.profiles, expected.profiles)
+    np.testing.assert_array_equal(game.payoffs, expected.payoffs)
