@@ -57,6 +57,10 @@ EVERY_EQUILIBRIUM = (
 )
 
 
+#: the stability of an equilibrium verified after the time limit was reached (:func:`equilibria`)
+NOT_COMPUTED = "not computed"
+
+
 @dataclass
 class SymmetricEquilibrium:
     """A verified mixture: probabilities per role, its regret, how it was found, its stability."""
@@ -65,7 +69,7 @@ class SymmetricEquilibrium:
     regret: float
     payoffs: np.ndarray  #: each role's expected payoff
     methods: set = field(default_factory=set)
-    stability: str = ""  #: "stable", "unstable" or "neutral" under the replicator dynamics
+    stability: str = ""  #: "stable", "unstable" or "neutral" under the replicator dynamics (or NOT_COMPUTED)
     #: the payoff-equivalent strategies merged into each played one (:func:`equivalence_classes`): ``(kept,
     #: merged, any_mix)`` each, ``any_mix`` whether every split of the kept one's share with them is one too
     classes: list = field(default_factory=list)
@@ -634,11 +638,19 @@ def _merge_unpolished(found: list[SymmetricEquilibrium]) -> list[SymmetricEquili
 
 
 def _verified(
-    game: RoleSymmetricGame, cands: list[tuple[np.ndarray, str]], known: dict[int, float], tol: float, dedup: float
+    game: RoleSymmetricGame,
+    cands: list[tuple[np.ndarray, str]],
+    known: dict[int, float],
+    tol: float,
+    dedup: float,
+    clock: SearchClock | None = None,
+    notes: list | None = None,
 ) -> list[SymmetricEquilibrium]:
     """The candidates whose regret is at most ``tol`` (``known[i]``: candidate i's regret, computed already),
     duplicates (closer than ``dedup``) merged into the one of least regret, with their payoffs and stability,
-    sorted by mixture (largest first)."""
+    sorted by mixture (largest first). Every one is verified whatever the ``clock``; their stability (an
+    eigenvalue problem on each support: 57 ms each on a 200-strategy game, 12 s for its 212 equilibria, past a
+    10 s limit) is computed while the clock runs, the rest said to be :data:`NOT_COMPUTED`, in ``notes``."""
     found: list[SymmetricEquilibrium] = []
     for i, (x, how) in enumerate(cands):
         methods = {how}
@@ -657,10 +669,19 @@ def _verified(
             found.append(SymmetricEquilibrium(x, r, None, methods))
     found = _merge_unpolished(found)
     flat = 1e-9 * game.payoff_scale()  # stability's tolerance, the same for every rest point
+    found.sort(key=lambda e: tuple(-e.mixture))
+    late = 0
     for e in found:
         e.payoffs = game.expected_payoffs(e.mixture)
-        e.stability = _stability(game, e.mixture, flat)
-    found.sort(key=lambda e: tuple(-e.mixture))
+        if clock is not None and clock.expired():
+            e.stability, late = NOT_COMPUTED, late + 1
+        else:
+            e.stability = _stability(game, e.mixture, flat)
+    if late and notes is not None:
+        notes.append(
+            f"incomplete: the stability of {late:,} of the {len(found):,} equilibria is {NOT_COMPUTED!r} (the time "
+            f"limit was reached; each is verified by its regret); {RAISE_LIMIT}"
+        )
     return found
 
 
@@ -773,7 +794,9 @@ def equilibria(
     if stop:
         notes.append(f"incomplete: stopped {clock.stopped()} {stop}: the equilibria listed are verified; {RAISE_LIMIT}")
     game, cands, known = _on_whole_game(full, game, keep, cands, known)
-    sol = SymmetricSolution(game, _verified(game, cands, known, tol, dedup), tol, len(starts), notes, search)
+    sol = SymmetricSolution(
+        game, _verified(game, cands, known, tol, dedup, clock, notes), tol, len(starts), notes, search
+    )
     for e in sol.equilibria if pairs else []:  # one equilibrium per class of payoff-equivalent strategies
         e.classes = equivalence_classes(game, e.mixture, tol=tol, pairs=pairs)
     sol.complete = not any(n.startswith("incomplete:") for n in notes)

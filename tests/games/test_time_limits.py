@@ -231,3 +231,34 @@ def test_profiles_found_twice_are_listed_once(seed):
     for i, e in enumerate(sol.equilibria):
         for f in sol.equilibria[i + 1 :]:
             assert not (eq._close(e.x, f.x) and eq._close(e.y, f.y))
+
+
+def test_stability_past_the_limit_is_said_not_computed_and_every_equilibrium_still_verified(monkeypatch):
+    """Fuzz run O's sibling: a 200-strategy game of zeros stopped at 19.7 s under a 10 s limit, 13 s of it the
+    stability of its 212 equilibria (an eigenvalue problem each) computed after the search had stopped. Stability
+    is computed while the clock runs: once it has run out, the rest are said to be "not computed", in an
+    "incomplete:" note, and each is verified by its regret as ever. The clock here runs out after the first
+    stability (no machine's speed assumed)."""
+    from gamemarket.games import rsg_equilibria as rsg
+    from gamemarket.games.egta import from_egta
+
+    names = ["a", "b", "c"]  # a coordination game: 3 pure equilibria and 4 mixed ones
+    profiles = [{"all": [[s, 2, 1.0]]} for s in names]
+    profiles += [{"all": [[s, 1, 0.0], [t, 1, 0.0]]} for i, s in enumerate(names) for t in names[i + 1 :]]
+    game = from_egta({"players": {"all": 2}, "strategies": {"all": names}, "profiles": profiles})
+    whole = equilibria(game, time_limit=1000)
+    assert whole.complete and len(whole.equilibria) == 7
+    assert all(e.stability in ("stable", "unstable", "neutral") for e in whole.equilibria)
+
+    computed = []
+    stability = rsg._stability
+    monkeypatch.setattr(rsg, "_stability", lambda *a: computed.append(1) or stability(*a))
+    monkeypatch.setattr(budget.SearchClock, "expired", lambda self: self.limit is not None and len(computed) >= 1)
+    sol = equilibria(game, time_limit=1000)
+    assert not sol.complete and len(computed) == 1
+    assert [e.mixture.tolist() for e in sol.equilibria] == [e.mixture.tolist() for e in whole.equilibria]
+    assert sol.equilibria[0].stability == whole.equilibria[0].stability
+    assert [e.stability for e in sol.equilibria[1:]] == [rsg.NOT_COMPUTED] * 6
+    (note,) = [n for n in sol.notes if "stability" in n]
+    assert note.startswith("incomplete: the stability of 6 of the 7 equilibria is 'not computed'")
+    assert all(game.regret(e.mixture) <= sol.tolerance for e in sol.equilibria)
