@@ -225,6 +225,7 @@ def parallel_backend(scheduler_address: str | None):
             f"--scheduler-address {scheduler_address}: no dask scheduler answered within "
             f"{CONNECT_TIMEOUT_S} s ({type(exc).__name__}); is it running and reachable?"
         ) from None
+    _check_workers(client, scheduler_address)
     # dask's own log (a stream closed while the client shuts down after a failed run, say) prints tracebacks on
     # stderr: the command says what went wrong in its one line, so dask's log is kept to its critical errors
     log = logging.getLogger("distributed")
@@ -235,6 +236,21 @@ def parallel_backend(scheduler_address: str | None):
             yield client
     finally:
         log.setLevel(level)
+
+
+def _check_workers(client, scheduler_address: str) -> None:
+    """Wait up to :data:`CONNECT_TIMEOUT_S` for the scheduler's first worker; a scheduler with none is an
+    :class:`InputError` saying how to start one (joblib's own message, raised from inside the first run, named a
+    Python call, ``parallel_config(..., wait_for_workers_timeout=20)``, to a user of the command line)."""
+    try:
+        client.wait_for_workers(1, timeout=CONNECT_TIMEOUT_S)
+    except (OSError, TimeoutError) as exc:
+        client.close()
+        raise InputError(
+            f"--scheduler-address {scheduler_address}: the dask scheduler there has no worker (none joined within "
+            f"{CONNECT_TIMEOUT_S} s: {type(exc).__name__}); start one (dask worker {scheduler_address}) and run "
+            "again: finished runs are kept"
+        ) from None
 
 
 def run_study(

@@ -147,3 +147,26 @@ def test_a_peer_that_answers_garbage_is_said_not_to_speak_dasks_protocol():
     finally:
         srv.close()
     assert "what answered does not speak dask's protocol" in str(err.value) and "\n" not in str(err.value)
+
+
+@pytest.mark.slow
+def test_a_scheduler_with_no_worker_is_said_so_with_how_to_start_one(tmp_path, capsys, monkeypatch):
+    """A scheduler started with no worker ended `study run` in joblib's own message, which named a Python call
+    (`parallel_config(backend='dask', wait_for_workers_timeout=20)`) to a user of the command line. The command
+    waits for a first worker as long as for the scheduler, then says how to start one; nothing is run."""
+    distributed = pytest.importorskip("distributed", reason="the dask extra is not installed")
+    from gamemarket.studies import runner
+
+    monkeypatch.setattr(runner, "CONNECT_TIMEOUT_S", 2)
+    study = tmp_path / "s.toml"
+    study.write_text(
+        'name = "s"\n[workload]\nsource = "synthetic"\n[workload.synthetic]\njobs = 50\n'
+        '[strategies]\nproviders = ["hb-first"]\nconsumers = ["FT"]\n[replications]\ncount = 1\n'
+    )
+    with distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=None) as c:
+        argv = ["study", "run", str(study), "--no-progress", "--scheduler-address", c.scheduler_address]
+        assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"--scheduler-address {c.scheduler_address}: the dask scheduler there has no worker" in err
+    assert f"start one (dask worker {c.scheduler_address})" in err and "parallel_config" not in err
+    assert not list((tmp_path / "results").glob("*/runs/*.parquet"))
