@@ -528,10 +528,15 @@ def check_files(argv, before: dict, after: dict, user: set[Path], dec: Declared)
         probs.append(Problem(what, shown, argv, f"{what}|{cmd}|{sig}"))
 
     new = [p for p in after if p not in before]
-    temps = [p for p in new if (p.name.endswith(".tmp") or ".gm-" in p.name) and not _live_writers(p)]
+    live = {p for p in new if _live_writers(p)}  # a background writer's, still writing: neither left nor stray
+    temps = [p for p in new if (p.name.endswith(".tmp") or ".gm-" in p.name) and p not in live]
     if temps:
         add("temporary file left", temps, "tmp")
-    stray = [p for p in new if not dec.covers(p) and not (after[p] == ("dir",) and dec.leads_to(p)) and p not in temps]
+    stray = [
+        p
+        for p in new
+        if not dec.covers(p) and not (after[p] == ("dir",) and dec.leads_to(p)) and p not in temps and p not in live
+    ]
     if stray:
         add("stray file", stray, "outside the declared outputs")
     for folder in sorted(dec.claims):

@@ -116,6 +116,27 @@ def test_the_runner_passes_a_command_that_keeps_every_invariant(monkeypatch):
     assert run_case(Case("self-test", {}, [["simulate", "--out", "o.csv"]])) == []
 
 
+def test_a_background_writers_temporary_is_neither_left_nor_stray(monkeypatch):
+    """Fuzz run P's one finding was the fuzzer's: a background `price solve` of 200,000 jobs still writing its
+    temporary beside the `--out` the foreground command was refused was called a "stray file" of the foreground
+    one (a live writer's temporary was kept out of the left-temporaries check, not out of the stray one). Once
+    that writer has ended, its temporary left is one."""
+    import subprocess
+
+    from gamemarket.io.files import HOST
+
+    writer = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        name = f".o.csv.gm-{writer.pid}-h{HOST}_0.tmp"
+        monkeypatch.setattr(fuzz_cli, "main", _fake(_write(name)))
+        assert run_case(Case("self-test", {}, [["simulate", "--out", "o.csv"]])) == []
+    finally:
+        writer.kill()
+        writer.wait()
+    problems = run_case(Case("self-test", {}, [["simulate", "--out", "o.csv"]]))
+    assert [p.what for p in problems] == ["temporary file left"], problems
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("pair", fuzz_cli.ONE_OUTPUT, ids=["simulate", "price solve"])
 def test_two_writers_of_one_new_output_never_both_end_0(pair):
