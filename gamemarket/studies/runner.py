@@ -352,9 +352,14 @@ def _run_plan(
     t0 = time.perf_counter()
     arrays, nodes = prep.arrays, prep.nodes
     # every task's own file is the record and is verified (a damaged one is set aside and run again); the
-    # consolidated tables are an index of them, written again only where they are not complete and readable
-    todo = [t for t in tasks if not store.has(t.key, set_aside=True)]
-    tables_ok = store.verify_tables(plan_hash(tasks), [t.key for t in tasks])
+    # consolidated tables are an index of them, written again only where they are not complete and readable. Where
+    # they do not vouch for the run files as they are now (none built yet, or a file changed since), every run file
+    # is read whole here, so that one damaged past its footer (a row edited) is set aside and run again by this
+    # command: found only while the tables were built, it ended the run in an error (asking for another run)
+    keys = [t.key for t in tasks]
+    rows = not store.verify_tables(plan_hash(tasks), keys)
+    todo = [t for t in tasks if not store.has(t.key, set_aside=True, rows=rows)]
+    tables_ok = not rows and not todo
     bar = None
     if bar_name is not None and todo:
         from tqdm.auto import tqdm  # deferred: tqdm
@@ -420,21 +425,23 @@ def study_status(spec: StudySpec) -> dict:
     ``missing``, ``tables``), and who writes them now (``writer``: ``ResultStore.writer``, or None).
 
     Each count is verified: a task counts as done when its own file, the record, reads (footer, metadata
-    and key; a damaged one counts as missing, and ``study run`` sets it aside and runs it again: a status, a query,
-    moves nothing), and ``tables`` says whether the plan's consolidated tables are complete and read."""
+    and key, and its rows where the consolidated tables do not vouch for the files as they are; a damaged one counts
+    as missing, and ``study run`` sets it aside and runs it again: a status, a query, moves nothing), and ``tables``
+    says whether the plan's consolidated tables are complete and read."""
     check_spec(spec, "study_status")
     if Path(spec.results_dir).exists() and not Path(spec.results_dir).is_dir():  # as study run and report say
         raise InputError(f"{spec.results_dir}: is a file; expected a results folder")
     store = ResultStore(spec.results_dir)
     prep = load_workload(spec)
     tasks = plan(spec, prep.arrays, prep.nodes)
-    done = sum(store.has(t.key, set_aside=False) for t in tasks)
+    tables = store.verify_tables(plan_hash(tasks), [t.key for t in tasks])
+    done = sum(store.has(t.key, set_aside=False, rows=not tables) for t in tasks)  # (as ``study run`` counts)
     return {
         "study": spec.name,
         "tasks": len(tasks),
         "done": done,
         "missing": len(tasks) - done,
-        "tables": store.verify_tables(plan_hash(tasks), [t.key for t in tasks]),
+        "tables": tables,
         "writer": store.writer(),
         "results": str(spec.results_dir),
     }
@@ -497,7 +504,7 @@ def assemble_tables(
             if writer
             else f"run `{run or 'gamemarket study run STUDY'}` first"
         )
-        raise InputError(f"study {study!r}: {len(missing)} of {len(tasks)} runs have no stored result; {then}")
+        raise InputError(f"{_study(study)}{len(missing)} of {len(tasks)} runs have no stored result; {then}")
     rows, bins, cohorts, bin_ids, cohort_ids = [], [], [], [], []
     for t in tasks:
         if t.key in fresh:
@@ -528,6 +535,12 @@ def assemble_tables(
     return tables
 
 
+def _study(name: str) -> str:
+    """A message's head naming the study, where it is known (``study run`` builds its tables without the name: a
+    message began "study '':")."""
+    return f"study {name!r}: " if name else ""
+
+
 def _damaged(store: ResultStore, task: Task, exc: Exception, study: str, run: str, set_aside: bool) -> None:
     """The error for a stored result damaged past its footer (:func:`assemble_tables`): set aside first where
     ``set_aside`` (``study run``), left where it is for a reader."""
@@ -536,11 +549,10 @@ def _damaged(store: ResultStore, task: Task, exc: Exception, study: str, run: st
     if set_aside:
         store.set_aside(task.key, f"{type(exc).__name__}: {exc}")
         raise InputError(
-            f"study {study!r}: the stored result {path} does not read; it is kept aside, and `{run}` runs that task "
-            "again"
+            f"{_study(study)}the stored result {path} does not read; it is kept aside, and `{run}` runs that task again"
         ) from None
     raise InputError(
-        f"study {study!r}: the stored result {path} does not read ({type(exc).__name__}: {' '.join(str(exc).split())}"
+        f"{_study(study)}the stored result {path} does not read ({type(exc).__name__}: {' '.join(str(exc).split())}"
         f"); `{run}` sets it aside and runs that task again"
     ) from None
 

@@ -179,12 +179,13 @@ class ResultStore:
         """The file of a task's stored result."""
         return self.runs / f"{key}.parquet"
 
-    def has(self, key: str, *, set_aside: bool = False) -> bool:
+    def has(self, key: str, *, set_aside: bool = False, rows: bool = False) -> bool:
         """Whether a readable result of this task is stored.
 
         A file whose Parquet footer or metadata does not read (a truncated or corrupt file), or that
         records another task's key (a file copied or renamed by hand), or whose columns are not those it records (a
-        column's type changed), counts as missing: it is moved
+        column's type changed), or, with ``rows``, whose rows do not read or are not those it records (the file read
+        whole: a row edited by hand), counts as missing: it is moved
         aside to ``<name>.corrupt`` with a warning, and its task is run again, with ``set_aside`` (what ``study run``
         does); by default (a query or a reader: ``study status``, a report) it counts as missing and nothing moves.
         A file that cannot be read for a reason of its surroundings (no permission, an I/O error) is an
@@ -204,6 +205,8 @@ class ResultStore:
             columns = meta.get(COLUMNS_KEY)  # (results written before the columns were recorded have none)
             if columns is not None and columns.decode() != columns_text(schema):
                 raise ValueError(f"its columns are not those gamemarket wrote ({columns_text(schema)})")
+            if rows:
+                self.read_all(key)
             return True
         except InputError:
             raise
