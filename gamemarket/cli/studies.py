@@ -363,6 +363,11 @@ def cmd_study_status(a) -> int:
         f"study {st['study']}: {st['done']:,}/{st['tasks']:,} runs stored, {st['missing']:,} missing "
         f"({shown_path(st['results'])})"
     )
+    if st["unreadable"]:
+        print(
+            f"{st['unreadable']:,} of the missing are stored but do not read (first: {st['first_bad']}); "
+            "`gamemarket study run` sets them aside and runs them again"
+        )
     if st["writer"]:
         print(f"being written now by {st['writer']}: the counts change as it stores its runs")
     return 0

@@ -34,7 +34,7 @@ from gamemarket.market import payoffs
 from gamemarket.market.base import PreparedWorkload, market_for, market_for_workload
 from gamemarket.studies.scheduler import identify
 from gamemarket.studies.spec import StudySpec
-from gamemarket.studies.store import RESULTS_FORMAT, ResultStore, content_hash, study_store, task_key
+from gamemarket.studies.store import NOT_STORED, RESULTS_FORMAT, ResultStore, content_hash, study_store, task_key
 from gamemarket.workers import LEAST_SECONDS_PER_JOB_RUN, exit_with_parent, fan_out, parent_gone
 
 
@@ -427,7 +427,8 @@ def study_status(spec: StudySpec) -> dict:
     Each count is verified: a task counts as done when its own file, the record, reads (footer, metadata
     and key, and its rows where the consolidated tables do not vouch for the files as they are; a damaged one counts
     as missing, and ``study run`` sets it aside and runs it again: a status, a query, moves nothing), and ``tables``
-    says whether the plan's consolidated tables are complete and read."""
+    says whether the plan's consolidated tables are complete and read; ``unreadable`` how many of the missing are
+    stored but do not read, ``first_bad`` the first one's file and why."""
     check_spec(spec, "study_status")
     if Path(spec.results_dir).exists() and not Path(spec.results_dir).is_dir():  # as study run and report say
         raise InputError(f"{spec.results_dir}: is a file; expected a results folder")
@@ -435,12 +436,16 @@ def study_status(spec: StudySpec) -> dict:
     prep = load_workload(spec)
     tasks = plan(spec, prep.arrays, prep.nodes)
     tables = store.verify_tables(plan_hash(tasks), [t.key for t in tasks])
-    done = sum(store.has(t.key, set_aside=False, rows=not tables) for t in tasks)  # (as ``study run`` counts)
+    problems = [store.problem(t.key, rows=not tables) for t in tasks]  # (as ``study run`` counts)
+    bad = [(t, r) for t, r in zip(tasks, problems) if r not in (None, NOT_STORED)]
+    done = problems.count(None)
     return {
         "study": spec.name,
         "tasks": len(tasks),
         "done": done,
         "missing": len(tasks) - done,
+        "unreadable": len(bad),  #: of the missing, those stored but not readable; the first named in ``first_bad``
+        "first_bad": f"{shown_path(store.path(bad[0][0].key))}: {bad[0][1]}" if bad else None,
         "tables": tables,
         "writer": store.writer(),
         "results": str(spec.results_dir),
@@ -504,7 +509,10 @@ def assemble_tables(
             if writer
             else f"run `{run or 'gamemarket study run STUDY'}` first"
         )
-        raise InputError(f"{_study(study)}{len(missing)} of {len(tasks)} runs have no stored result; {then}")
+        raise InputError(
+            f"{_study(study)}{len(missing)} of {len(tasks)} runs have no stored result{_unreadable(store, missing)}; "
+            f"{then}"
+        )
     rows, bins, cohorts, bin_ids, cohort_ids = [], [], [], [], []
     for t in tasks:
         if t.key in fresh:
@@ -533,6 +541,18 @@ def assemble_tables(
     with contextlib.suppress(OSError):  # a read-only store: assembled again at each read
         store.write_tables(name, tables, keys)
     return tables
+
+
+def _unreadable(store: ResultStore, missing: list[Task]) -> str:
+    """What a reader's message adds about the missing runs that have a file: how many, and the first one's file and
+    what is wrong with it (a run file copied from another study was counted as missing, with no word of why)."""
+    if not any(store.path(t.key).exists() for t in missing):
+        return ""
+    bad = [(t, r) for t in missing if (r := store.problem(t.key)) not in (None, NOT_STORED)]
+    if not bad:
+        return ""
+    t, reason = bad[0]
+    return f" ({len(bad)} of them stored but not readable: first {shown_path(store.path(t.key))}: {reason})"
 
 
 def _study(name: str) -> str:

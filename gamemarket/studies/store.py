@@ -187,13 +187,24 @@ class ResultStore:
         column's type changed), or, with ``rows``, whose rows do not read or are not those it records (the file read
         whole: a row edited by hand), counts as missing: it is moved
         aside to ``<name>.corrupt`` with a warning, and its task is run again, with ``set_aside`` (what ``study run``
-        does); by default (a query or a reader: ``study status``, a report) it counts as missing and nothing moves.
+        does); by default (a query or a reader: ``study status``, a report) it counts as missing and nothing moves
+        (:meth:`problem` says why).
         A file that cannot be read for a reason of its surroundings (no permission, an I/O error) is an
         :class:`InputError` naming it, and is never moved: it may be a valid result.
         """
+        reason = self.problem(key, rows=rows)
+        if reason is None:
+            return True
+        if set_aside and reason != NOT_STORED:
+            self.set_aside(key, reason)
+        return False
+
+    def problem(self, key: str, *, rows: bool = False) -> str | None:
+        """Why this task's stored result is not one to trust (:meth:`has`): :data:`NOT_STORED`, or what is wrong
+        with its file; None where it reads."""
         path = self.path(key)
         if not path.exists():
-            return False
+            return NOT_STORED
         try:
             with open_stored(path) as f:
                 schema = pq.read_schema(f)
@@ -201,21 +212,19 @@ class ResultStore:
             json.loads(meta[b"gamemarket.metrics"])
             stored = meta.get(b"gamemarket.key")  # results written before the key was recorded have none
             if stored is not None and stored.decode() != key:
-                raise ValueError(f"it records the key {stored.decode()}")
+                raise ValueError(f"it records the key {stored.decode()}: another run's result, copied or renamed")
             columns = meta.get(COLUMNS_KEY)  # (results written before the columns were recorded have none)
             if columns is not None and columns.decode() != columns_text(schema):
                 raise ValueError(f"its columns are not those gamemarket wrote ({columns_text(schema)})")
             if rows:
                 self.read_all(key)
-            return True
+            return None
         except InputError:
             raise
         except Exception as exc:  # the file read, and is not a result to trust
             if of_surroundings(exc):  # an I/O error: the file may be good; said, never moved
                 raise unreadable(path, exc) from None
-            if set_aside:
-                self.set_aside(key, f"{type(exc).__name__}: {exc}")
-            return False
+            return f"{type(exc).__name__}: {' '.join(str(exc).split())}"
 
     def set_aside(self, key: str, reason: str) -> None:
         """Move a task's unreadable stored result aside (``.corrupt``) with a warning; its task runs again."""
@@ -464,6 +473,8 @@ class ResultStore:
         return True
 
 
+#: :meth:`ResultStore.problem` of a task with no stored file
+NOT_STORED = "no file stored"
 DIGEST_KEY = b"gamemarket.rows_sha256"
 #: a consolidated table's metadata: the plan it indexes, and the run files it was built from (their fingerprint)
 PLAN_KEY = b"gamemarket.plan"

@@ -223,6 +223,33 @@ def test_a_run_file_whose_values_were_edited_after_its_tables_were_built_is_run_
     assert rc == 0 and "(8 already stored, 0 run now)" in out and err == "", err
 
 
+def test_a_run_file_copied_from_another_study_is_named_with_what_is_wrong(tiny, capsys):
+    """A worth-a-look row of hunts 16b/16d: a run file copied over from another study (another key) was counted as
+    missing by `report` and `study status`, with no word of which file or why; both name it now, and the key it
+    records, and `study run` sets it aside and runs it again."""
+    study, results = tiny
+    other = study.parent / "other.toml"
+    other.write_text(
+        TINY.format(count=2).replace('name = "tiny"', 'name = "other"').replace("load = 1.1", "load = 1.3"),
+        encoding="utf-8",
+    )
+    assert main(["study", "run", str(other), "--no-progress", "--no-report"]) == 0
+    theirs = sorted((study.parent / "results" / "other" / "runs").iterdir())[0]
+    victim = sorted((results / "runs").iterdir())[0]
+    victim.write_bytes(theirs.read_bytes())
+    capsys.readouterr()
+    rc, _, err = _study(["report", str(study), "--report", "rep"], capsys)
+    assert rc == 2 and err.count("\n") == 1, err
+    assert f"1 of 8 runs have no stored result (1 of them stored but not readable: first {victim}: " in err
+    assert f"it records the key {theirs.stem}: another run's result, copied or renamed" in err
+    rc, out, _ = _study(["study", "status", str(study)], capsys)
+    assert rc == 0 and "7/8 runs stored, 1 missing" in out
+    assert f"1 of the missing are stored but do not read (first: {victim}: ValueError: it records the key" in out
+    assert victim.read_bytes() == theirs.read_bytes()  # readers move nothing
+    rc, out, err = _study(["study", "run", str(study), "--no-progress", "--no-report"], capsys)
+    assert rc == 0 and "(7 already stored, 1 run now)" in out and victim.with_name(victim.name + ".corrupt").is_file()
+
+
 def test_workload_fit_refuses_a_trace_whose_model_no_model_file_holds(tmp_path, capsys):
     """Hunt 16a-55: one submit time at 1e15 s: fit wrote a model (a long gap of 1e15 s) that workload info and
     simulate then refused; the fitted model is now read back by the reader's schema before it is written."""
