@@ -8,6 +8,17 @@ from gamemarket.games.io import mixture_words
 from gamemarket.reports.markdown import duration, num, num_ci
 from gamemarket.search.population import leaders
 
+#: the equilibria printed per mechanism (and of the provider-and-consumers game); the rest are counted: a game whose
+#: strategies tie exactly listed 6,817 points of its continuum, a line each (fuzz run O)
+MAX_EQUILIBRIA = 20
+
+
+def _more(n: int, head: str) -> list[str]:
+    """The line that counts the equilibria past :data:`MAX_EQUILIBRIA` (none where there are no more)."""
+    if n <= MAX_EQUILIBRIA:
+        return []
+    return [f"{head}{n:,} equilibria, the first {MAX_EQUILIBRIA} listed; the report's data tables list every one"]
+
 
 def population_lines(an) -> list[str]:
     """A population study's answer over its menu, as ``study run`` prints it: per mechanism, whether truthful
@@ -20,11 +31,12 @@ def population_lines(an) -> list[str]:
             out.append(f"  gain of {s} over truthful at the all-truthful population: {num_ci(m, lo, hi, 4)}")
         if not a.equilibria:
             out.append(f"  {'; '.join(a.notes)}")
-        for e in a.equilibria:
+        for e in a.equilibria[:MAX_EQUILIBRIA]:
             out.append(
                 f"  equilibrium {mixture_words(e.mixture)}: regret {num_ci(*e.regret, 3, sign=False)} "
                 f"({e.verified}, {e.stability}); revenue {num(e.revenue.mean, 4)}"
             )
+        out += _more(len(a.equilibria), "  ")
     if an.provider.leader:
         out.append(f"provider's choice (leader, worst consumer equilibrium): {_leaders(an.provider.ranking)}")
     else:  # said, never an empty success
@@ -33,13 +45,14 @@ def population_lines(an) -> list[str]:
     if joint is not None:
         if not joint.equilibria:
             out.append(f"provider and consumers together: no equilibrium found; {'; '.join(joint.notes)}")
-        for e in joint.equilibria:
+        for e in joint.equilibria[:MAX_EQUILIBRIA]:
             c, p = e.consumer_regret, e.provider_regret
             out.append(
                 f"provider and consumers together: {mixture_words(e.provider)} with "
                 f"{mixture_words(e.consumers)}: consumers' regret {num_ci(*c, 3, sign=False)}, provider's "
                 f"{num_ci(*p, 3, sign=False)} ({e.verified})"
             )
+        out += _more(len(joint.equilibria), "provider and consumers together: ")
     return out
 
 

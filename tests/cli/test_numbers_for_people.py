@@ -122,3 +122,27 @@ def test_population_summary_is_for_people(capsys):
 @pytest.mark.parametrize("value", [-3.52e5, 1.173e4, 0.0296, 123456789.0])
 def test_no_exponent_where_a_person_reads_the_number(value):
     assert not EXPONENT.search(num(value, 4)) and _numbers(num(value, 4))
+
+
+def test_a_continuum_of_equilibria_is_counted_past_the_first_twenty():
+    """Fuzz run O: a population game whose strategies tie exactly listed 6,817 points of its continuum of
+    equilibria, a console line each; the console lists the first 20 and counts the rest (the data tables keep
+    every one)."""
+    from gamemarket.reports import console
+
+    def eq(k: int):
+        share = k / 1000
+        return VerifiedEquilibrium(
+            {"truthful": share, "shade-0.5": 1 - share}, (share, 1 - share), 0.0, "neutral", "verified", 1e-6, 1.0,
+            Interval(0.0, 0.0, 1e-6), {}, Interval(1e8, 1e8, 1e8), Interval(0.0, 0.0, 0.0), 0.0, 2,
+        )  # fmt: skip
+
+    for n in (console.MAX_EQUILIBRIA, console.MAX_EQUILIBRIA + 1, 6817):
+        answer = MechanismAnswer("hb-first", None, (0, 1), tuple(eq(k) for k in range(n)), {}, "no")
+        lines = population_lines(SimpleNamespace(answers=[answer], provider=ProviderChoice(None, (), ())))
+        listed = [x for x in lines if x.startswith("  equilibrium ")]
+        assert len(listed) == min(n, console.MAX_EQUILIBRIA)
+        counted = [x for x in lines if "equilibria, the first 20 listed" in x]
+        assert counted == (
+            [] if n <= 20 else [f"  {n:,} equilibria, the first 20 listed; the report's data tables list every one"]
+        )
