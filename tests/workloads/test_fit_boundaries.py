@@ -28,3 +28,21 @@ def test_a_trace_spanning_2_to_the_53_seconds_is_fitted_without_allocating_its_h
     # 16a-55: such a model was written, then refused by every reader of the file)
     with pytest.raises(InputError, match=r"the model fitted to it is beyond what a model file holds.*long_gap"):
         fit_model(read_swf(path), nodes=8)
+
+
+@pytest.mark.parametrize("runtime", [10**15, 10**12])
+def test_a_run_time_no_model_file_holds_names_the_trace_not_a_model(tmp_path, runtime):
+    """Hunt 16a-56: one run time of 1e15 s gave a load of 1.6e8, refused by the model's constructor as a field of
+    "workload model (t)", a model the user never wrote; the trace is named, as for a model the reader refuses."""
+    lines = [f"{k} {10 * k} 0 {100 + k % 50} 1 -1 -1 1 200 -1 1 {k % 7} -1 -1 -1 -1 -1 -1" for k in range(1, 1200)]
+    lines[7] = f"8 80 0 {runtime} 1 -1 -1 1 {runtime} -1 1 1 -1 -1 -1 -1 -1 -1"
+    path = tmp_path / "t.swf"
+    path.write_text("\n".join(lines) + "\n")
+    for source, head in (("t", "trace t"), ("", "the trace")):
+        with pytest.raises(InputError) as e:
+            fit_model(read_swf(path), nodes=8, source=source)
+        said = str(e.value)
+        assert said.startswith(
+            f"{head}: the model fitted to it is beyond what a model file holds ([defaults] field 'load'"
+        )
+        assert "workload model" not in said
