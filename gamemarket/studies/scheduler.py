@@ -10,6 +10,7 @@ something that does not speak dask, a dask worker rather than a scheduler.
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 from urllib.parse import urlsplit
 
@@ -42,7 +43,8 @@ def parse(address: str) -> tuple[str, str, int]:
         )
     if parts.scheme not in SCHEMES:
         raise InputError(f"{where}: unknown scheme {parts.scheme!r}; expected one of {list(SCHEMES)}")
-    if parts.scheme == "inproc":  # inproc://host/pid/n: no port
+    if parts.scheme == "inproc":  # inproc://host/pid/n: a cluster inside one process, no port
+        _check_inproc(where, parts)
         return parts.scheme, parts.hostname or "", 0
     try:
         port = parts.port
@@ -142,3 +144,19 @@ def identify(address: str, timeout: float = TIMEOUT_S) -> dict:
             f"{where}: a dask {kind or 'peer'} answered, not a scheduler; expected the scheduler's address"
         )
     return info
+
+
+def _check_inproc(where: str, parts) -> None:
+    """An ``inproc://host/pid/n`` address of this process's own cluster; else an :class:`InputError` saying why
+    (hunts 16a/16c: ``inproc://x`` got "the dask handshake failed (ValueError: not enough values to unpack)")."""
+    bits = parts.path.strip("/").split("/")
+    if not parts.hostname or len(bits) != 2 or not all(b.isdigit() for b in bits):
+        raise InputError(
+            f"{where}: an inproc address is inproc://HOST/PID/N, a cluster inside one process (a command's own "
+            "process can hold none); give the scheduler's tcp:// address, as in tcp://10.0.0.1:8786"
+        )
+    if int(bits[0]) != os.getpid():
+        raise InputError(
+            f"{where}: an inproc address names a cluster inside process {bits[0]}, which no other process reaches; "
+            "give the scheduler's tcp:// address, as in tcp://10.0.0.1:8786"
+        )

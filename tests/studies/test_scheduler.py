@@ -23,6 +23,8 @@ from gamemarket.studies.scheduler import identify, parse
         ("tcp://:8786", "a host and a port"),
         ("tcp://10.0.0.1:8786/path?x=1", r"no path, query or user; expected tcp://10.0.0.1:8786"),
         ("tcp://me@10.0.0.1:8786", r"no path, query or user"),
+        ("inproc://x", r"an inproc address is inproc://HOST/PID/N, a cluster inside one process"),
+        ("inproc://10.0.0.1/1/1", r"names a cluster inside process 1, which no other process reaches"),
     ],
 )
 def test_an_address_that_is_not_one_is_named(address, message):
