@@ -19,6 +19,9 @@ def interrupted_at_start(signum, frame) -> None:
     os._exit(130)
 
 
+interrupted_at_start.exits_on_ctrl_c = True  # (a KeyboardInterrupt while it is the handler is code's: cli._RECORDING)
+
+
 def _ctrl_c_to_the_command() -> None:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 

@@ -85,3 +85,18 @@ def _plugin_registries_restored(request, monkeypatch):
     monkeypatch.setattr(plugins.loading, "LOADED", {})
     monkeypatch.setenv(plugins.ENV, "[]")
     yield
+
+
+@pytest.fixture
+def ctrl_c():
+    """A Ctrl-C as the user's keyboard sends it: ``ctrl_c()`` delivers SIGINT to this process, Python's own handler
+    in place for the test (a suite started in the background by a shell inherits SIGINT ignored). A command tells
+    a Ctrl-C (its handler records it) from a KeyboardInterrupt raised by code it ran (a plugin's: exit 2), so a test
+    of Ctrl-C sends the signal rather than raising the exception."""
+    import signal
+
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield lambda: signal.raise_signal(signal.SIGINT)
+    finally:
+        signal.signal(signal.SIGINT, before)

@@ -184,7 +184,8 @@ def main(argv: list[str] | None = None, *, on_start=None, on_end=None) -> int:
     # the plugins the command line names load before the parser is built: its help and its lists of names then
     # show their entries; the command loads them again from its parsed options (a text loaded again registers
     # nothing)
-    failed = _guarded(lambda: _load_plugins(_plugins_named(argv)))
+    with _ctrl_c_seen():
+        failed = _guarded(lambda: _load_plugins(_plugins_named(argv)))
     if failed is not None:
         return failed
     parser = build_parser(argv)
@@ -202,6 +203,10 @@ def main(argv: list[str] | None = None, *, on_start=None, on_end=None) -> int:
 
 #: set by the command's SIGINT handler: a Ctrl-C came while the command ran
 _SIGINT = threading.Event()
+#: set while that handler is the command's (:func:`_ctrl_c_seen`), or one that ends the process on Ctrl-C (the entry
+#: point's before the command starts): a KeyboardInterrupt with no Ctrl-C recorded was then raised by code the
+#: command ran
+_RECORDING = threading.Event()
 
 
 def _record_ctrl_c(signum, frame) -> None:
@@ -217,17 +222,28 @@ def _ctrl_c_seen():
     """While the command runs, where Ctrl-C raises KeyboardInterrupt (Python's default handler is in place), record
     each Ctrl-C before it is raised (:func:`_record_ctrl_c`); the handler is put back after."""
     _SIGINT.clear()
-    mine = signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    current = signal.getsignal(signal.SIGINT)
+    mine = current is signal.default_int_handler
     if mine:
         signal.signal(signal.SIGINT, _record_ctrl_c)
+    if mine or getattr(current, "exits_on_ctrl_c", False):  # (the entry point's, before the command starts)
+        _RECORDING.set()
     try:
         yield
     finally:
+        _RECORDING.clear()
         # put back only where still ours: the entry point's on_end ignores Ctrl-C once the command has finished,
         # and putting Python's handler back over that let a Ctrl-C during the process's end kill it (exit -2)
         if mine and signal.getsignal(signal.SIGINT) is _record_ctrl_c:
             signal.signal(signal.SIGINT, signal.default_int_handler)
 
+
+#: what a KeyboardInterrupt raised with no Ctrl-C is said to be (a plugin's ``raise KeyboardInterrupt`` in a worker
+#: was said to be the user's Ctrl-C, exit 130)
+RAISED_NOT_PRESSED = (
+    "a KeyboardInterrupt was raised with no Ctrl-C here: by code the command ran (a plugin's?) or an interrupt sent to "
+    "a worker alone; expected plugin code to raise an exception that says what is wrong"
+)
 
 #: seconds after which a KeyboardInterrupt Python could only report is delivered to the main thread again
 REDELIVER_S = 0.05
@@ -320,6 +336,9 @@ def _guarded_code(step, interrupted: str):
         print(f"gamemarket: error: {_one_line(f'{where}{exc.strerror or exc}')}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
+        if _RECORDING.is_set() and not _SIGINT.is_set():  # no Ctrl-C came: code raised it (hunt 16e-31: a plugin's)
+            print(f"gamemarket: error: {RAISED_NOT_PRESSED} ({interrupted.partition('; ')[2]})", file=sys.stderr)
+            return EXIT_ERROR
         print(f"gamemarket: {interrupted}", file=sys.stderr)
         return EXIT_INTERRUPTED
     except MemoryError:  # past every size check (hunt 16c: a limit the checks did not know of was a traceback)

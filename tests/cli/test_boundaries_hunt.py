@@ -204,14 +204,14 @@ def test_a_study_whose_workload_does_not_read_leaves_no_results_folder(tmp_path,
     assert sorted(p.name for p in (tmp_path / "studies").iterdir()) == ["s.toml"]
 
 
-def test_a_report_stopped_half_way_leaves_the_last_one_whole(ran, capsys, monkeypatch):
+def test_a_report_stopped_half_way_leaves_the_last_one_whole(ran, capsys, monkeypatch, ctrl_c):
     from gamemarket.reports import report
 
     folder = ran.parent / "reports" / "tiny"
     before = _digests(folder)
 
     def stop(*a, **k):  # Ctrl-C after every table and figure was written, before index.html
-        raise KeyboardInterrupt
+        ctrl_c()
 
     monkeypatch.setattr(report, "to_html", stop)
     assert main(["report", str(ran)]) == 130
@@ -364,11 +364,11 @@ def test_a_workload_source_that_is_a_folder_or_empty_is_named_in_the_study(tmp_p
     assert f"{study}: [workload] field 'source': {said}" in err
 
 
-def test_ctrl_c_says_what_it_leaves(tmp_path, capsys, monkeypatch):
+def test_ctrl_c_says_what_it_leaves(tmp_path, capsys, monkeypatch, ctrl_c):
     from gamemarket.cli import studies
 
     def stop(a):
-        raise KeyboardInterrupt
+        ctrl_c()
 
     monkeypatch.setattr(studies, "cmd_study_status", stop)
     monkeypatch.setattr(studies, "cmd_study_run", stop)

@@ -157,16 +157,15 @@ os.environ.setdefault("DIER_MAIN", str(os.getpid()))
 @payment_rule("dier", "dies in a worker", jit=False)
 def dier(bid, reserve, nodes, free, waiting, max_waiting_bid, min_running_bid):
     if os.environ["DIER_MAIN"] != str(os.getpid()):
+        if os.environ.get("DIER_HOW") == "kbint":
+            raise KeyboardInterrupt
         os.kill(os.getpid(), signal.SIGKILL) if os.environ.get("DIER_HOW") == "kill" else os._exit(0)
     return reserve
 """
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("how", ["kill", "exit"])
-def test_a_command_whose_worker_died_prints_its_one_line_and_nothing_after(tmp_path, how):
-    """Hunt 16e-28/29: the command's one line was followed by joblib's resource tracker ("There appear to be 1
-    leaked semlock objects", and a second line) once the process ended at once, its pool's finalizers unrun."""
+def _dier_study(tmp_path, how: str, *args: str):
+    """`study run` of a study whose plugin payment rule does ``how`` in a worker (2 workers, the pool started)."""
     import subprocess
     import sys
 
@@ -179,9 +178,43 @@ def test_a_command_whose_worker_died_prints_its_one_line_and_nothing_after(tmp_p
     )
     env = {**os.environ, "GAMEMARKET_POOL_START_S": "0", "DIER_HOW": how}
     env.pop("DIER_MAIN", None)
-    r = subprocess.run(
-        [sys.executable, "-m", "gamemarket", "study", "run", "s.toml", "--n-jobs", "2", "--no-report"],
+    return subprocess.run(
+        [sys.executable, "-m", "gamemarket", "study", "run", "s.toml", "--n-jobs", "2", "--no-report", *args],
         capture_output=True, text=True, timeout=600, cwd=tmp_path, env=env,
     )  # fmt: skip
+
+
+@pytest.mark.slow
+def test_a_keyboardinterrupt_raised_by_plugin_code_in_a_worker_is_no_ctrl_c(tmp_path):
+    """Hunt 16e-31: plugin code that raised KeyboardInterrupt in a worker (no Ctrl-C pressed) ended the study with
+    exit 130, "interrupted", as if the user had stopped it: exit 2 now, said to be code's, what finished kept."""
+    r = _dier_study(tmp_path, "kbint")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert r.stderr.startswith("gamemarket: error: a KeyboardInterrupt was raised with no Ctrl-C here")
+    assert r.stderr.endswith("(finished runs are kept (the same command resumes))\n")
+
+
+@pytest.mark.slow
+def test_a_keyboardinterrupt_raised_by_a_plugin_as_it_loads_from_the_command_line_is_no_ctrl_c(tmp_path):
+    """The entry point's own handler is in place while --plugin loads (a Ctrl-C there ends the process at once):
+    a KeyboardInterrupt then is the plugin's."""
+    import subprocess
+    import sys
+
+    (tmp_path / "raises.py").write_text("raise KeyboardInterrupt\n")
+    r = subprocess.run(
+        [sys.executable, "-m", "gamemarket", "simulate", "--synthetic-jobs", "20", "--plugin", "raises.py"],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )  # fmt: skip
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert r.stderr.startswith("gamemarket: error: a KeyboardInterrupt was raised with no Ctrl-C here")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how", ["kill", "exit"])
+def test_a_command_whose_worker_died_prints_its_one_line_and_nothing_after(tmp_path, how):
+    """Hunt 16e-28/29: the command's one line was followed by joblib's resource tracker ("There appear to be 1
+    leaked semlock objects", and a second line) once the process ended at once, its pool's finalizers unrun."""
+    r = _dier_study(tmp_path, how)
     assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
     assert r.stderr.startswith("gamemarket: error: a worker process died") and "leaked" not in r.stderr

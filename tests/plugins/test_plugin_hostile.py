@@ -482,13 +482,25 @@ def test_a_plugin_that_registers_then_raises_anything_leaves_nothing_registered(
     assert _same_as(before) and "own-spt" not in SCHEDULERS
 
 
-def test_ctrl_c_while_a_plugin_loads_exits_130_without_a_traceback(tmp_path, capsys):
+def test_ctrl_c_while_a_plugin_loads_exits_130_without_a_traceback(tmp_path, capsys, ctrl_c):
     before = _snapshot()
-    p = _write(tmp_path, "slow.py", HEAD + "raise KeyboardInterrupt\n")
+    p = _write(tmp_path, "slow.py", HEAD + "import signal\nsignal.raise_signal(signal.SIGINT)\n")
     rc = main(["simulate", "--synthetic-jobs", "20", "--plugin", str(p)])
     out, err = capsys.readouterr()
     assert rc == 130 and out == "" and err.startswith("gamemarket: interrupted") and "Traceback" not in err
     assert _same_as(before)
+
+
+def test_a_plugin_that_raises_keyboardinterrupt_is_no_ctrl_c(tmp_path, capsys, ctrl_c):
+    """Hunt 16e-31: plugin code that raises KeyboardInterrupt (no Ctrl-C pressed) ended with exit 130,
+    "interrupted", as if the user had stopped the command; it is an error of the plugin's code, exit 2."""
+    before = _snapshot()
+    p = _write(tmp_path, "raises.py", HEAD + "raise KeyboardInterrupt\n")
+    rc = main(["simulate", "--synthetic-jobs", "20", "--plugin", str(p)])
+    out, err = capsys.readouterr()
+    assert rc == 2 and out == "" and err.count("\n") == 1, err
+    assert err.startswith("gamemarket: error: a KeyboardInterrupt was raised with no Ctrl-C here: by code the ")
+    assert err.endswith("(no file was half-written)\n") and _same_as(before)
 
 
 def test_a_study_plugin_that_changes_the_working_directory_is_refused(tmp_path, monkeypatch):
