@@ -213,6 +213,14 @@ def shown_value(value, width: int = 80) -> str:
     return text if len(text) <= width else text[:width] + "..."
 
 
+def shown_list(items, limit: int = 10) -> str:
+    """A list of names in a one-line message: its first ``limit`` items as a list's ``repr`` and how many more (an
+    egta-online game declaring 200,000 strategies named each in its error, 2 MB on one line: hunt 17a)."""
+    items = list(items)
+    head = repr(items[:limit])
+    return head if len(items) <= limit else f"{head[:-1]}, ... and {len(items) - limit:,} more]"
+
+
 def real_numbers(raw):
     """What foreign code (a plugin's) returned for an array of real numbers, as float64: ``(array, None)``, or
     ``(None, problem)`` with the problem in words naming the first bad value (``"element 3 is 10000000000...

@@ -115,10 +115,18 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
     print(f"gamemarket: warning: {message}", file=file or sys.stderr)
 
 
+#: the most characters of an error's one line: a longer one keeps its start and its end (where what was expected is
+#: said), the middle cut and counted (hunt 17a: an error naming 200,000 strategies was 2 MB on one line)
+MAX_MESSAGE = 2000
+
+
 def _one_line(message) -> str:
     """An error's message on one line (a library's own text, quoted in ours, may hold line breaks: pandas's CSV
-    parser ends its with one), spaces elsewhere kept as they are."""
+    parser ends its with one), spaces elsewhere kept as they are, at most :data:`MAX_MESSAGE` characters."""
     text = re.sub(r"\s*\n\s*", " ", str(message).strip())
+    if len(text) > MAX_MESSAGE:
+        head, tail = MAX_MESSAGE * 3 // 4, MAX_MESSAGE // 4 - 40
+        text = f"{text[:head]} [... {len(text) - head - tail:,} characters cut ...] {text[-tail:]}"
     return plain_numbers(text)  # gamemarket's errors are plain already; a library's own message may not be
 
 

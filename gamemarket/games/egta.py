@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 from pydantic import Field
 
-from gamemarket.errors import InputError, shown_value
+from gamemarket.errors import InputError, shown_list, shown_value
 from gamemarket.games.io import write_json
 from gamemarket.games.rsgame import RoleSymmetricGame
 from gamemarket.io.files import read_json
@@ -100,7 +100,7 @@ def from_egta(data: dict, *, source: str = "EGTA JSON") -> RoleSymmetricGame:
             raise InputError(f"{where}: expected an object {{role: [[strategy, count, payoff], ...]}}")
         unknown = sorted(set(p) - set(roles))
         if unknown:
-            raise InputError(f"{where}: unknown role(s) {unknown}; roles: {roles}")
+            raise InputError(f"{where}: unknown role(s) {shown_list(unknown)}; roles: {shown_list(roles)}")
         for r, n in zip(roles, counts):
             _read_role(p.get(r), r, n, where, data["strategies"][r], offset, prof[i], pay[i], averaged)
     if averaged:
@@ -152,7 +152,7 @@ def _read_role(entries, r: str, n: int, where: str, strategies: list, offset: di
         if not isinstance(s, str):
             raise InputError(f"{where}, role {r!r}: a strategy is named by a string, got {s!r}")
         if (r, s) not in offset:
-            raise InputError(f"{where}, role {r!r}: unknown strategy {s!r}; known: {strategies}")
+            raise InputError(f"{where}, role {r!r}: unknown strategy {s!r}; known: {shown_list(strategies)}")
         c = _count(c, f"{where}, role {r!r}, strategy {s!r}")
         if c > n:  # also keeps the count within the profile array's int64
             raise InputError(f"{where}, role {r!r}, strategy {s!r}: count {c} exceeds the role's {n} players")

@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, shown_list
 
 __all__ = ["Table", "check", "reference", "expected_text"]
 
@@ -234,7 +234,7 @@ def _unknown_fields(unknown: list[dict], root: str, model) -> str:
     table = _where(at, root, model)[0] if at else (f"[{root.strip('[]')}]" if root else "")
     owner = _model_at(model, at)
     allowed = sorted(owner.model_fields) if owner is not None else []
-    return f"{_head(table, ': ')}unknown field(s) {fields}; allowed: {allowed}"
+    return f"{_head(table, ': ')}unknown field(s) {shown_list(fields)}; allowed: {shown_list(allowed, 40)}"
 
 
 def _field_message(e: dict, field: str, model) -> str:
