@@ -111,8 +111,9 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    """Warnings meant for the user (a merged strategy, a result set aside) as one line, without source code."""
-    print(f"gamemarket: warning: {message}", file=file or sys.stderr)
+    """Warnings meant for the user (a merged strategy, a result set aside) as one line (:func:`_one_line`: at most
+    :data:`MAX_MESSAGE` characters), without source code."""
+    print(f"gamemarket: warning: {_one_line(message)}", file=file or sys.stderr)
 
 
 #: the most characters of an error's one line: a longer one keeps its start and its end (where what was expected is

@@ -55,3 +55,15 @@ def test_no_error_line_is_longer_than_its_bound_and_its_end_is_kept(n):
         assert len(line) - len(" [...  characters cut ...] ") - len(f"{cut:,}") + cut == n
     else:
         assert line == text
+
+
+def test_a_warning_is_one_line_of_at_most_the_bound(tmp_path, capsys):
+    """A warning quoting what a file holds (the fields read past of a game with 100,000 of its own) is one line of
+    at most MAX_MESSAGE characters, as an error is."""
+    game = {f"x{i}": i for i in range(100_000)}
+    game.update(players={"all": 2}, strategies={"all": ["a"]}, profiles=[{"all": [["a", 2, 1.0]]}])
+    p = tmp_path / "g.json"
+    p.write_text(json.dumps(game))
+    assert main(["game", "solve", str(p)]) == 0
+    (warning,) = [x for x in capsys.readouterr().err.splitlines() if "warning" in x]
+    assert len(warning) <= MAX_MESSAGE + len("gamemarket: warning: ") and "and 99,990 more" in warning
