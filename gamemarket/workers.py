@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 from joblib import Parallel, delayed, effective_n_jobs
 
 from gamemarket import plugins
-from gamemarket.errors import InputError, WorkerLost, worker_died
+from gamemarket.errors import InputError, WorkerLost, raised, worker_died
 
 #: seconds between two looks at the parent
 POLL_S = 0.5
@@ -164,6 +164,163 @@ def _pooled(parallel, calls: list, first: int, names: list, done: set) -> Iterat
         raise WorkerLost([name for i, name in enumerate(names) if i not in done]) from exc
 
 
+#: seconds a cluster may have no worker, its runs unfinished, before the command ends saying so
+NO_WORKER_S = 60.0
+#: seconds between two looks at the cluster while its runs are unfinished
+CLUSTER_LOOK_S = 2.0
+
+
+def _on_cluster(calls: list, names: list, done: set, ordered: bool) -> Iterator:
+    """The results of ``calls`` computed on the dask cluster of this process's client (``runner.parallel_backend``),
+    as they finish (or in order), each call a task of its own; the arguments calls share (a workload's arrays) are
+    sent to the cluster once.
+
+    dask's futures, not joblib's dask backend: that hung for good where the scheduler gave a run up after its
+    workers died running it (hunt 17a-38: exit 124 at the shell's timeout, nothing said), ended in a traceback where
+    the scheduler went away (17a-36), and on a cluster of one single-threaded worker ran every call in this
+    process (17a-35). Here a run given up raises :class:`~gamemarket.errors.WorkerLost` naming the runs unfinished
+    (from dask's ``KilledWorker``); a lost scheduler, or a cluster left with no worker for :data:`NO_WORKER_S`, is an
+    :class:`~gamemarket.errors.InputError` saying so; what finished is the caller's to keep either way."""
+    import uuid
+
+    from distributed import get_client, wait  # deferred: dask
+
+    client = get_client()
+    shared: dict[int, object] = {}  # id of an argument two calls share -> its future on the cluster
+    counts: dict[int, int] = {}
+    for _, args in calls:
+        for a in args:
+            counts[id(a)] = counts.get(id(a), 0) + 1
+    run = uuid.uuid4().hex[:12]
+    futures = []
+    try:
+        for i, (f, args) in enumerate(calls):
+            slots = [k for k, a in enumerate(args) if counts[id(a)] > 1 and _plain_arrays(a) > SCATTER_BYTES]
+            for k in slots:
+                if id(args[k]) not in shared:  # on every worker: a worker that dies takes no run's data with it
+                    shared[id(args[k])] = client.scatter([args[k]], hash=False, broadcast=True)[0]
+            kept = tuple(None if k in slots else a for k, a in enumerate(args))
+            task = _Bound(_Numbered(plugins.WithPlugins(f), i), kept, tuple(slots))
+            sent = [shared[id(args[k])] for k in slots]
+            futures.append(client.submit(task, *sent, key=f"gamemarket-{run}-{i}", pure=False, retries=0))
+        yield from _cluster_results(client, futures, done, ordered, wait)
+    except Exception as exc:
+        # the scheduler gone: dask cancels the futures (CancelledError) or its comm closes (an OSError); a task's own
+        # error of those kinds, raised on a worker, is the task's while the client is still connected
+        cancelled = "CancelledError" in type(exc).__name__
+        if isinstance(exc, OSError) or cancelled:
+            if client.status != "running" or "scheduler-connection-lost" in str(exc) or _closed(exc):
+                raise _scheduler_lost(client, exc) from None
+        if not worker_died(exc) and not cancelled:  # (cancelled, connected: the workers holding their data died)
+            raise
+        raise WorkerLost([name for i, name in enumerate(names) if i not in done]) from exc
+    finally:
+        left = [f for f in futures if not f.done()]
+        if left:
+            try:
+                client.cancel(left)
+            except Exception:  # noqa: BLE001 - a client whose scheduler has gone: nothing left to cancel
+                pass
+
+
+class _Bound:
+    """A cluster task: the call's function and its arguments in one object, so that a worker unpickles the function
+    (:class:`~gamemarket.plugins.WithPlugins`, which sets the plugins up) before the arguments, which may be
+    instances of a plugin's classes (a family's strategies: dask unpickled them apart, first, and a plugin that
+    does not import there was "an error during deserialization of the task graph"); the arguments sent ahead
+    (``slots``, numpy data) come as the task's own."""
+
+    def __init__(self, function: Callable, args: tuple, slots: tuple):
+        self.function, self.args, self.slots = function, args, slots
+
+    def __call__(self, *sent):
+        args = list(self.args)
+        for k, value in zip(self.slots, sent):
+            args[k] = value
+        return self.function(*args)
+
+
+#: bytes of numpy data from which an argument calls share is sent to the cluster once (smaller: in each task)
+SCATTER_BYTES = 100_000
+
+
+def _plain_arrays(value) -> int:
+    """The bytes of ``value`` where it is numpy arrays of numbers (alone, or in a dict, list or tuple of them and of
+    plain values), else -1: what is sent to the workers ahead of the tasks is unpickled there before a task has
+    loaded the plugins, so an object of a plugin's module cannot be (its module not found on the worker)."""
+    import numpy as np  # (numpy is loaded with every caller of fan_out)
+
+    if isinstance(value, np.ndarray):
+        return value.nbytes if value.dtype.kind in "biufcmM" else -1
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return 0
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, (list, tuple)):
+        sizes = [_plain_arrays(v) for v in value]
+        return -1 if any(n < 0 for n in sizes) else sum(sizes)
+    return -1
+
+
+def _closed(exc: BaseException) -> bool:
+    """Whether ``exc`` is dask's own word that a connection closed (``CommClosedError``, in its class's ancestry)."""
+    return any(c.__name__ == "CommClosedError" for c in type(exc).__mro__)
+
+
+def _cluster_results(client, futures: list, done: set, ordered: bool, wait) -> Iterator:
+    """The futures' results (:func:`_on_cluster`): as they finish, or in order; the cluster looked at every
+    :data:`CLUSTER_LOOK_S` while none finishes (a cluster with no worker for :data:`NO_WORKER_S` ends the wait)."""
+    pending, ready, alone_since, following = list(futures), {}, None, 0
+    while pending or ready:
+        if ready and not ordered:
+            number = min(ready)
+        elif following in ready:
+            number, following = following, following + 1
+        else:
+            try:
+                finished = wait(pending, timeout=CLUSTER_LOOK_S, return_when="FIRST_COMPLETED").done
+            except TimeoutError:  # (dask's wait raises where none finished in time)
+                finished = set()
+            alone_since = _check_workers(client, alone_since, len(pending)) if not finished else None
+            finished = set(finished)
+            pending = [f for f in pending if f not in finished]
+            for fut in finished:
+                number, result = fut.result()  # a task's error is raised here, as it was raised on the worker
+                ready[number] = result
+            continue
+        done.add(number)
+        yield ready.pop(number)
+
+
+def _check_workers(client, alone_since: float | None, unfinished: int) -> float | None:
+    """When the cluster was first seen with no worker (None: it has some), or an :class:`InputError` once that is
+    :data:`NO_WORKER_S` ago."""
+    if client.scheduler_info().get("workers"):
+        return None
+    now = time.monotonic()
+    if alone_since is None:
+        return now
+    if now - alone_since >= NO_WORKER_S:
+        raise InputError(
+            f"the dask cluster at {client.scheduler.address} has had no worker for {NO_WORKER_S:.0f} s, with "
+            f"{unfinished} run(s) unfinished; the runs that finished are kept: start workers (dask worker "
+            f"{client.scheduler.address}) and run the same command again"
+        )
+    return alone_since
+
+
+def _scheduler_lost(client, exc: BaseException) -> InputError:
+    """The error for a dask scheduler that went away while the runs were computed."""
+    try:
+        where = f" at {client.scheduler.address}"
+    except Exception:  # noqa: BLE001 - a client past its close
+        where = ""
+    return InputError(
+        f"the connection to the dask scheduler{where} was lost while the runs were computed ({raised(exc)}); the "
+        "runs that finished are kept: run the same command again once the scheduler is back"
+    )
+
+
 def fan_out(
     calls: Iterable[tuple[Callable, tuple]],
     n_jobs: int,
@@ -219,8 +376,7 @@ def fan_out(
     done: set[int] = set()
     if remote:
         used[0] = "dask"
-        pool = Parallel(n_jobs=-1, return_as="generator" if ordered else "generator_unordered")
-        yield from _pooled(pool, calls, 0, names, done)
+        yield from _on_cluster(calls, names, done, ordered)
         return
     k = effective_n_jobs(n_jobs)
     start_s = 0.0 if k < 2 or pool_is_warm(k) else pool_start_seconds()

@@ -396,8 +396,16 @@ def _worker_death(exc: BaseException) -> str:
     text = " ".join(str(e) for e in chain)
     sig = next((s for s in ("SIGKILL", "SIGSEGV", "SIGTERM", "SIGBUS", "SIGABRT") if s in text), None)
     crashes = {"SIGSEGV", "SIGBUS", "SIGABRT"}
+    killed = any(type(e).__name__ == "KilledWorker" for e in chain)
+    cancelled = any("CancelledError" in type(e).__name__ for e in chain)
     why = (
-        "SIGKILL: most often the kernel's out-of-memory killer (see `dmesg`)"
+        "on the dask cluster: its scheduler gave a run up after the workers running it died (KilledWorker); the "
+        "workers' logs say how (a plugin's exit, a crash, the out-of-memory killer)"
+        if killed
+        else "on the dask cluster: its scheduler cancelled the runs once the workers holding their data had died; the "
+        "workers' logs say how (a plugin's exit, a crash, the out-of-memory killer)"
+        if cancelled
+        else "SIGKILL: most often the kernel's out-of-memory killer (see `dmesg`)"
         if sig == "SIGKILL"
         else f"{sig}: its native code crashed (a plugin's compiled code, or a library's); PYTHONFAULTHANDLER=1 has the "
         "worker print where"

@@ -67,3 +67,177 @@ def test_a_warning_is_one_line_of_at_most_the_bound(tmp_path, capsys):
     assert main(["game", "solve", str(p)]) == 0
     (warning,) = [x for x in capsys.readouterr().err.splitlines() if "warning" in x]
     assert len(warning) <= MAX_MESSAGE + len("gamemarket: warning: ") and "and 99,990 more" in warning
+
+
+# ------------------------------------------------------------------ the dask cluster (H17a-35/36/38)
+
+KILLER = """
+import multiprocessing, os, time
+from gamemarket.market.payments import payment_rule
+@payment_rule("dier", "ends its dask worker", jit=False)
+def dier(bid, reserve, nodes, free, waiting, max_waiting_bid, min_running_bid):
+    if multiprocessing.current_process().name.startswith("Dask Worker"):
+        if os.environ.get("DIER_HOW") == "slow":
+            time.sleep(0.002)
+        else:
+            os._exit(3)
+    return reserve if free > 0 else bid
+"""
+KD = """
+name = "kd"
+[plugins]
+modules = ["dier.py"]
+[workload]
+source = "synthetic"
+nodes = 4
+[workload.synthetic]
+jobs = 120
+load = 1.1
+[strategies]
+providers = ["hb-first", "hb-dier"]
+consumers = ["FT", "SRG"]
+[strategies.provider.hb-dier]
+scheduler = "hb"
+payment = "dier"
+[replications]
+count = 3
+"""
+
+
+def _kd(tmp_path, address, **env):
+    import os
+    import subprocess
+    import sys
+
+    from study_helpers import ROOT
+
+    (tmp_path / "dier.py").write_text(KILLER)
+    (tmp_path / "kd.toml").write_text(KD)
+    cmd = [sys.executable, "-m", "gamemarket", "study", "run", "kd.toml", "--scheduler-address", address]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **env}
+    return subprocess.Popen(cmd + ["--no-report", "--no-progress"], cwd=tmp_path, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+
+
+@pytest.mark.slow
+def test_runs_whose_dask_workers_die_end_the_study_in_one_line_not_a_hang(tmp_path):
+    """H17a-38: a plugin that ends its dask worker: the scheduler gave the runs up within seconds, and `study run`
+    hung for good (joblib's dask backend), printing nothing. Exit 2 now, one line naming the cluster."""
+    from dask.distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as c:
+        proc = _kd(tmp_path, c.scheduler_address)
+        _, err = proc.communicate(timeout=240)
+    assert proc.returncode == 2 and err.count("\n") == 1 and "Traceback" not in err, err
+    assert err.startswith("gamemarket: error: a worker process died (on the dask cluster: its scheduler ")
+    assert "run(s) unfinished" in err and "Run the same command again" in err
+
+
+@pytest.mark.slow
+def test_a_dask_scheduler_that_goes_away_mid_run_is_said_in_one_line_and_the_study_resumes(tmp_path):
+    """H17a-36: the scheduler killed (its workers left running) while the runs were computed: a 40-line traceback,
+    exit 1 (FutureCancelledError: scheduler-connection-lost). Exit 2 now, one line; the same command resumes."""
+    import os
+    import socket
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    pytest.importorskip("distributed", reason="the dask extra is not installed")
+    dask = str(Path(sys.executable).parent / "dask")
+
+    def cluster():
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        address = f"tcp://127.0.0.1:{port}"
+        log = open(tmp_path / "cluster.log", "a")  # noqa: SIM115 - closed with the processes below
+        env = {**os.environ, "DIER_HOW": "slow"}  # (the plugin's runs slowed on the worker, not ended)
+        sched = subprocess.Popen([dask, "scheduler", "--port", str(port), "--no-dashboard"], stdout=log, stderr=log)
+        time.sleep(3)
+        worker = subprocess.Popen(
+            [dask, "worker", address, "--nthreads", "1", "--no-dashboard"], stdout=log, stderr=log, env=env
+        )
+        time.sleep(3)
+        return address, sched, worker, log
+
+    address, sched, worker, log = cluster()
+    try:
+        proc = _kd(tmp_path, address, DIER_HOW="slow")
+        time.sleep(6)
+        sched.kill()
+        _, err = proc.communicate(timeout=240)
+    finally:
+        for p in (sched, worker):
+            p.kill()
+            p.wait()
+        log.close()
+    if proc.returncode == 0:
+        pytest.skip("the study finished before the scheduler was killed (a fast machine): nothing was lost")
+    assert proc.returncode == 2 and err.count("\n") == 1 and "Traceback" not in err, err
+    assert f"the connection to the dask scheduler at {address} was lost while the runs were computed" in err
+    address, sched, worker, log = cluster()
+    try:
+        out, err = _kd(tmp_path, address, DIER_HOW="slow").communicate(timeout=240)
+    finally:
+        for p in (sched, worker):
+            p.kill()
+            p.wait()
+        log.close()
+    assert "already stored" in out and "0 already stored" not in out, (out, err)
+
+
+def test_the_cluster_results_come_in_order_when_asked_and_all_when_not():
+    """The dask path of fan_out (futures, not joblib's backend), on an in-process cluster of two workers: every
+    result once, in the calls' order where asked, the shared argument sent once."""
+    import time
+
+    pytest.importorskip("distributed", reason="the dask extra is not installed")
+    from dask.distributed import Client, LocalCluster
+
+    from gamemarket.workers import fan_out
+
+    shared = list(range(1000))
+    calls = [(_slow_sum, (shared, k, 0.2 if k == 0 else 0.0)) for k in range(6)]
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as c, Client(c):
+        used = [None]
+        t0 = time.monotonic()
+        ordered = list(fan_out(calls, -1, remote=True, ordered=True, used=used))
+        unordered = list(fan_out(calls, -1, remote=True, used=used))
+    assert used == ["dask"] and time.monotonic() - t0 < 120
+    assert ordered == [sum(shared) + k for k in range(6)]
+    assert sorted(unordered) == ordered
+
+
+def _slow_sum(values, k, pause):
+    import time
+
+    time.sleep(pause)
+    return sum(values) + k
+
+
+def test_a_cluster_with_no_worker_for_the_bound_ends_the_wait(monkeypatch):
+    from gamemarket import workers
+    from gamemarket.errors import InputError
+
+    class Client:
+        class scheduler:
+            address = "tcp://10.0.0.1:8786"
+
+        workers = {}
+
+        def scheduler_info(self):
+            return {"workers": self.workers}
+
+    client, now = Client(), [100.0]
+    monkeypatch.setattr(workers.time, "monotonic", lambda: now[0])
+    assert workers._check_workers(client, None, 3) == 100.0  # first seen alone
+    now[0] += workers.NO_WORKER_S - 1
+    assert workers._check_workers(client, 100.0, 3) == 100.0
+    client.workers = {"w": {}}
+    assert workers._check_workers(client, 100.0, 3) is None  # a worker back: the count starts again
+    client.workers = {}
+    now[0] += 1
+    with pytest.raises(InputError, match=r"tcp://10.0.0.1:8786 has had no worker for 60 s, with 3 run\(s\) unfinished"):
+        workers._check_workers(client, 100.0, 3)
