@@ -517,9 +517,10 @@ def _option(argv: list[str], name: str) -> str | None:
     return None
 
 
-def check_files(argv, before: dict, after: dict, user: set[Path], dec: Declared) -> list[Problem]:
+def check_files(argv, before: dict, after: dict, user: set[Path], dec: Declared, others=frozenset()) -> list[Problem]:
     """The invariants of the file tree: nothing outside the declared outputs, no user's file destroyed
-    without ``--force``, never an input, no temporary file left."""
+    without ``--force``, never an input, no temporary file left. ``others``: the process ids of the commands
+    running beside this one (the ``concurrent`` kind's background writers), whose own temporaries come and go."""
     probs = []
     cmd = command_name(argv)
 
@@ -544,7 +545,7 @@ def check_files(argv, before: dict, after: dict, user: set[Path], dec: Declared)
             inside = [p for p in new if folder in p.parents and after[p][0] == "file"]
             if inside:
                 add("wrote into a folder gamemarket did not make, without --force", inside, dec.role(folder))
-    gone = [p for p in before if p not in after]
+    gone = [p for p in before if p not in after and _writer_of(p) not in others]
     changed = [p for p in before if p in after and after[p] != before[p] and before[p] != ("dir",)]
     for p in gone + changed:
         verb = "deleted" if p in gone else "changed"
@@ -555,6 +556,14 @@ def check_files(argv, before: dict, after: dict, user: set[Path], dec: Declared)
         elif p in user and not dec.force:
             add(f"user's file {verb} without --force", [p], f"{dec.role(p)}: {p.suffix or p.name}")
     return probs
+
+
+def _writer_of(p: Path) -> int | None:
+    """The process id in a gamemarket temporary's name (:data:`gamemarket.io.files.TEMP_NAME`), else None."""
+    from gamemarket.io.files import TEMP_NAME
+
+    m = TEMP_NAME.match(p.name)
+    return int(m.group(1)) if m else None
 
 
 def _live_writers(p: Path) -> bool:
@@ -695,7 +704,8 @@ def run_case(case: Case, *, seconds: float = TIME_LIMIT_S, log: list | None = No
                 for fifo, thread in writers:
                     _release(fifo, thread)
             after = _snapshot(base)
-            found = check_outcome(argv, o) + check_files(argv, before, after, user, dec)
+            others = frozenset(child.pid for child in background)
+            found = check_outcome(argv, o) + check_files(argv, before, after, user, dec, others)
             found += verify_outputs(argv, o, dec, before, after, work)
             if background and "not made by gamemarket" in o.err:  # a folder a killed or a running writer made
                 found.append(Problem("false foreign folder", o.err[-2000:], argv, f"foreign|{command_name(argv)}"))

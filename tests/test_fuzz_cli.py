@@ -137,6 +137,19 @@ def test_a_background_writers_temporary_is_neither_left_nor_stray(monkeypatch):
     assert [p.what for p in problems] == ["temporary file left"], problems
 
 
+def test_a_background_writers_temporary_that_goes_is_not_the_command_besides(tmp_path):
+    """Fuzz run P's second finding, the fuzzer's too: the background writer's temporaries, there before the
+    command beside it and gone after (the writer ended meanwhile), were "deleted outside the outputs" by that
+    command. A temporary of another process named among the writers beside it is theirs; any other still counts."""
+    from gamemarket.io.files import HOST
+
+    dec = fuzz_cli.declared(["simulate", "--out", "o.csv"], tmp_path, tmp_path)
+    theirs, other = tmp_path / f".same.npz.gm-4242-h{HOST}_0.tmp", tmp_path / f".x.csv.gm-4343-h{HOST}_0.tmp"
+    before = {theirs: ("file", 1, 1), other: ("file", 1, 1)}
+    problems = fuzz_cli.check_files(["simulate", "--out", "o.csv"], before, {}, set(), dec, frozenset({4242}))
+    assert [(p.what, p.detail.strip()) for p in problems] == [("file deleted outside the outputs", str(other))]
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("pair", fuzz_cli.ONE_OUTPUT, ids=["simulate", "price solve"])
 def test_two_writers_of_one_new_output_never_both_end_0(pair):
