@@ -36,13 +36,14 @@ import json
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
+from numbers import Real
 from typing import Annotated, ClassVar
 
 import numpy as np
 from pydantic import Field
 
 from gamemarket.bids import BID_CLASSES, HIGH_MIN, LOW_MAX, bid_bin, bid_bin_codes, population_bids  # noqa: F401
-from gamemarket.errors import InputError, check_text, foreign_prints, raised, real_numbers
+from gamemarket.errors import InputError, check_text, foreign_prints, raised, real_numbers, shown_value
 
 # the bid classes and a population's bids are the private bids' (bids sits below the strategies, and the
 # market imports it without the strategies' schemas and pydantic)
@@ -77,6 +78,8 @@ class ConsumerStrategy(ABC):
         if not cls.__module__.startswith("gamemarket.") and not getattr(cls, "__abstractmethods__", None):
             if "reported_bids" in cls.__dict__:
                 cls.reported_bids = _checked_bids(cls.__dict__["reported_bids"])
+            if "consumer_groups" in cls.__dict__:
+                cls.consumer_groups = _checked_groups(cls.__dict__["consumer_groups"])
             if "params" in cls.__dict__:
                 cls.params = _hashed_params(cls.__dict__["params"])
 
@@ -425,6 +428,49 @@ def _checked_bids(fn):
         return group, check_reported(self, private_bid, group, reported)
 
     return reported_bids
+
+
+def _checked_groups(fn):
+    """A plugin strategy's ``consumer_groups``, checked (:func:`check_groups`): the payoffs and the report read
+    them (hunt 17a-50: a negative weight passed every check, and a report said "the conservative group is 90% to
+    150% of the jobs")."""
+
+    @functools.wraps(fn)
+    def consumer_groups(self) -> tuple[tuple[float, float], ...]:
+        head = f"{origin(self)}: consumer-strategy family {self.family!r}, strategy {self.name!r}: consumer_groups()"
+        try:
+            with foreign_prints():
+                out = fn(self)
+        except InputError:
+            raise
+        except Exception as exc:  # the plugin's own error
+            raise InputError(f"{head} raised {raised(exc)}") from None
+        return check_groups(out, head)
+
+    return consumer_groups
+
+
+def check_groups(groups, head: str) -> tuple[tuple[float, float], ...]:
+    """``groups`` as ``consumer_groups`` returns them: a non-empty sequence of ``(share of the jobs, largest
+    beta)``, each share a finite number in [0, 1] and together 1 (to 1e-9), each beta a finite number in [0, 1];
+    returned as a tuple of float pairs, else an :class:`InputError` naming ``head`` and what is wrong."""
+    expected = "expected (share of the jobs, largest beta) pairs, shares in [0, 1] summing to 1, betas in [0, 1]"
+    try:
+        pairs = [tuple(g) for g in groups]
+    except TypeError:
+        raise InputError(f"{head} returned {shown_value(groups)}; {expected}") from None
+    if not pairs:
+        raise InputError(f"{head} returned no group; {expected} (a strategy that does not split has one)")
+    out = []
+    for k, pair in enumerate(pairs):
+        ok = len(pair) == 2 and all(isinstance(v, Real) and not isinstance(v, bool) for v in pair)
+        if not ok or not all(math.isfinite(float(v)) and 0 <= float(v) <= 1 for v in pair):
+            raise InputError(f"{head} returned group {k} as {shown_value(pair)}; {expected}")
+        out.append((float(pair[0]), float(pair[1])))
+    total = math.fsum(share for share, _ in out)
+    if abs(total - 1.0) > 1e-9:
+        raise InputError(f"{head} returned shares that sum to {total:.12g}; {expected}")
+    return tuple(out)
 
 
 def _hashed_params(fn):

@@ -241,3 +241,52 @@ def test_a_cluster_with_no_worker_for_the_bound_ends_the_wait(monkeypatch):
     now[0] += 1
     with pytest.raises(InputError, match=r"tcp://10.0.0.1:8786 has had no worker for 60 s, with 3 run\(s\) unfinished"):
         workers._check_workers(client, 100.0, 3)
+
+
+# ------------------------------------------------------------------ a plugin family's consumer groups (H17a-49/50)
+
+GROUPS = "        return ((1.0, self.amount / TOP),)\n"
+
+
+@pytest.mark.parametrize(
+    "groups, said",
+    [
+        ("((1.5, 0.1), (-0.5, 0.2))", "returned group 0 as (1.5, 0.1)"),
+        ("((float('nan'), 0.1),)", "returned group 0 as (nan, 0.1)"),
+        ("((1.0, 2.0),)", "returned group 0 as (1.0, 2.0)"),
+        ("((0.25, 0.1), (0.25, 0.2))", "returned shares that sum to 0.5"),
+        ("()", "returned no group"),
+        ("((1.0, True),)", "returned group 0 as (1.0, True)"),
+        ("((1.0,),)", "returned group 0 as (1.0,)"),
+        ("7", "returned 7"),
+    ],
+)
+def test_a_plugin_familys_consumer_groups_are_checked(tmp_path, capsys, groups, said):
+    """H17a-50: a family whose consumer_groups() had a negative weight passed `plugin check`, and its study's report
+    said "the conservative group is 90% to 150% of the jobs" (exit 0); a NaN beta, a beta of 2, shares summing to
+    0.5 were taken too (H17a-49). Checked where they are read, as reported_bids are; plugin check says so."""
+    from study_helpers import ROOT, TINY
+
+    text = (ROOT / "examples" / "plugins" / "shade_by_amount.py").read_text()
+    assert GROUPS in text
+    plugin = tmp_path / "fam.py"
+    plugin.write_text(text.replace(GROUPS, f"        return {groups}\n"))
+    assert main(["plugin", "check", str(plugin)]) != 0
+    assert said in capsys.readouterr().out
+    study = tmp_path / "s.toml"
+    study.write_text(
+        TINY.format(count=2).replace('consumers = ["FT", "SRG"]', 'consumers = ["FT", "SRG", "SB20"]')
+        + '[plugins]\nmodules = ["fam.py"]\n[strategies.consumer.SB20]\nfamily = "shade-by"\namount = 20\n'
+    )
+    assert main(["study", "run", str(study), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and said in err and "consumer_groups()" in err, err
+    assert not (tmp_path / "reports").exists()
+
+
+def test_consumer_groups_given_as_an_array_are_read_as_float_pairs():
+    import numpy as np
+
+    from gamemarket.consumers.base import check_groups
+
+    assert check_groups(np.array([[0.75, 0.0], [0.25, 0.5]]), "g") == ((0.75, 0.0), (0.25, 0.5))
