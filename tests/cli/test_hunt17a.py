@@ -290,3 +290,57 @@ def test_consumer_groups_given_as_an_array_are_read_as_float_pairs():
     from gamemarket.consumers.base import check_groups
 
     assert check_groups(np.array([[0.75, 0.0], [0.25, 0.5]]), "g") == ((0.75, 0.0), (0.25, 0.5))
+
+
+# ------------------------------------------------------------------ SIGTERM (H17a-66)
+
+
+def test_sigterm_stops_a_command_as_ctrl_c_does_and_says_so(tmp_path, capsys, monkeypatch):
+    """H17a-66: SIGTERM (what `timeout`, `kill`, systemd and `docker stop` send) during `game export` ended 143 with
+    no word and left a new folder holding an empty manifest, where SIGINT cleaned up and said so. It stops the
+    command as a Ctrl-C does now: exit 143, one line, the new folder gone."""
+    import signal
+
+    from gamemarket.analysis import study as analysis
+    from study_helpers import TINY
+
+    study = tmp_path / "tiny.toml"
+    study.write_text(TINY.format(count=2))
+    assert main(["study", "run", str(study), "--no-progress", "--no-report"]) == 0
+    capsys.readouterr()
+
+    def terminated(*a, **k):
+        signal.raise_signal(signal.SIGTERM)
+
+    monkeypatch.setattr(analysis, "export", terminated)
+    before = signal.getsignal(signal.SIGTERM)
+    assert main(["game", "export", str(study), "--out", str(tmp_path / "kz")]) == 143
+    assert capsys.readouterr().err == "gamemarket: terminated (SIGTERM); no file was half-written\n"
+    assert not (tmp_path / "kz").exists()
+    assert signal.getsignal(signal.SIGTERM) is before  # the handler put back
+
+
+@pytest.mark.slow
+def test_sigterm_to_the_command_line_ends_143_with_its_line(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from study_helpers import ROOT, TINY
+
+    (tmp_path / "tiny.toml").write_text(TINY.format(count=2))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    run = [sys.executable, "-m", "gamemarket"]
+    assert subprocess.run([*run, "study", "run", "tiny.toml", "--no-progress", "--no-report"], cwd=tmp_path, env=env,
+                          capture_output=True, timeout=300).returncode == 0  # fmt: skip
+    cmd = [*run, "game", "export", "tiny.toml", "--out", "kz", "--resamples", "1000000"]
+    proc = subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(5)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    if proc.returncode == 0:
+        pytest.skip("the export finished within 5 s (a fast machine): nothing to stop")
+    assert proc.returncode == 143 and err == "gamemarket: terminated (SIGTERM); no file was half-written\n", err
+    assert not (tmp_path / "kz").exists()
