@@ -4,13 +4,15 @@ principal branch and its limit, alpha-rank's ranking of the pure profiles), as t
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 
-from gamemarket.cli.options import OnceList, integer, number
+from gamemarket.cli.options import EXIT_UNFINISHED, OnceList, integer, number
 from gamemarket.cli.output import FULL, Figure, Parts, print_table
 from gamemarket.errors import InputError
 from gamemarket.games.alpharank import DEFAULT_ALPHA, DEFAULT_EPS, DEFAULT_M, MAX_ALPHA, alpharank
+from gamemarket.games.budget import SearchClock, Stopped
 from gamemarket.games.qre import fit_lambda, logit_branch
 from gamemarket.io.files import dumps_json
 
@@ -103,9 +105,15 @@ def solve_concept(a, games: list) -> int:
     """``gamemarket game solve --concept qre|alpharank`` on ``games`` ((name, game) pairs: bimatrix games or an
     EGTA JSON role-symmetric game), printed as the command's ``--format`` says."""
     out = []
+    clock = SearchClock(a.time_limit, progress=a.progress)  # one limit for the file's games and their computations
     for name, game in games:
         try:
-            rec = _qre(a, game) if a.concept == "qre" else _alpharank(a, game)
+            rec = _qre(a, game, clock) if a.concept == "qre" else _alpharank(a, game, clock)
+        except Stopped as exc:  # no partial answer: what was computed of the file's games is printed, then why not
+            if a.format == "json":
+                print(dumps_json(out, indent=2))
+            print(f"gamemarket: {a.file}: game {name}: {exc}", file=sys.stderr)
+            return EXIT_UNFINISHED
         except InputError as exc:
             raise InputError(f"{a.file}: {exc}") from None
         rec = {"game": name, "concept": a.concept, **rec}
@@ -117,9 +125,9 @@ def solve_concept(a, games: list) -> int:
     return 0
 
 
-def _qre(a, game) -> dict:
+def _qre(a, game, clock: SearchClock) -> dict:
     lo, hi = a.lambda_range or DEFAULT_LAMBDA_RANGE
-    br = logit_branch(game)
+    br = logit_branch(game, clock=clock)
     if hi > br.lambdas.max():
         raise InputError(f"--lambda-range: HIGH {hi:g} is beyond the traced branch (up to {br.lambdas.max():g})")
     points = []
@@ -210,13 +218,13 @@ def _print_qre(rec: dict) -> None:
         print(f"  note: {n}")
 
 
-def _alpharank(a, game) -> dict:
+def _alpharank(a, game, clock: SearchClock) -> dict:
     alpha = a.alpha if a.alpha is not None else DEFAULT_ALPHA
     m = a.population if a.population is not None else DEFAULT_M
-    res = alpharank(game, alpha=alpha, m=m)
+    res = alpharank(game, alpha=alpha, m=m, clock=clock)
     sensitivity = []
     for al in (alpha / 100, alpha / 10, alpha, alpha * 10, None):
-        r = res if al == alpha else alpharank(game, alpha=al, m=m)
+        r = res if al == alpha else alpharank(game, alpha=al, m=m, clock=clock)
         best = int(r.order[0])
         sensitivity.append({"alpha": al, "first": r.profiles[best], "score": float(r.pi[best])})
     return {

@@ -265,7 +265,8 @@ EXIT_CODES = {
     "an EGTA JSON game, or with `--methods` that do not enumerate every equilibrium), or stopped before it had "
     "enumerated every equilibrium (`game solve` at its `--time-limit`, or of a bimatrix game whose degenerate "
     "faces exceed the enumeration's budget: what it found "
-    "is printed, each verified, with a note that says how far the search got)",
+    "is printed, each verified, with a note that says how far the search got), or a `--concept qre` or "
+    "`alpharank` computation stopped at `--time-limit` (one line says how far it got)",
     EXIT_INTERRUPTED: "interrupted (Ctrl-C): no file is left half-written, and `study run` keeps the runs it "
     "finished (the same command resumes); one line on standard error says so, also while the command starts",
     EXIT_BROKEN_PIPE: "the reader of its output went away (`gamemarket ... | head`): it stops quietly, as a filter "

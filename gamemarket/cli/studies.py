@@ -528,9 +528,8 @@ def _solve_concept(a) -> int:
     an .nfg or a CSV table) through :func:`gamemarket.cli.concepts.solve_concept`; a population study is refused."""
     check_concept_options(a)
     if a.concept != "nash":  # the Nash search's own options: the other concepts run no such search
-        nash_only = {
+        nash_only = {  # (--time-limit bounds each concept's computation: hunt 17a-28, alpha-rank grew as n^6)
             "--methods": a.methods != list(DEFAULT_METHODS),
-            "--time-limit": a.time_limit != DEFAULT_TIME_LIMIT,
             "--complete": a.complete,
         }
         _no_effect(None, nash_only, f"to --concept nash, not --concept {a.concept}")
@@ -663,7 +662,8 @@ def _add_solve_command(g, methods: dict) -> None:
         metavar="SECONDS",
         help="wall-clock seconds each equilibrium method may spend on one game (an EGTA JSON game: its whole "
         f"search; default: {DEFAULT_TIME_LIMIT:g}); a search stopped there prints what it found, every equilibrium "
-        "verified by its regret, with a note saying how far it got, and exits 3",
+        "verified by its regret, with a note saying how far it got, and exits 3. With --concept qre or alpharank: "
+        "the file's whole computation, which has no partial answer: one line says how far it got, exit 3",
     )
     gs.add_argument(
         "--complete",

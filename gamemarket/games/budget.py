@@ -19,7 +19,7 @@ import sys
 import time
 from numbers import Real
 
-from gamemarket.errors import InputError
+from gamemarket.errors import GameMarketError, InputError
 
 #: seconds a search runs before its progress bar appears
 PROGRESS_DELAY = 3.0
@@ -33,6 +33,11 @@ _PROGRESS: contextvars.ContextVar[bool | None] = contextvars.ContextVar("gamemar
 
 class TimeUp(Exception):
     """The search's time limit was reached (internal: the search notes it and returns what it found)."""
+
+
+class Stopped(GameMarketError):
+    """A computation with no partial answer (alpha-rank's stationary distribution, the logit QRE's branch) stopped at
+    its time limit; the message says how far it got (``gamemarket game solve``: exit 3)."""
 
 
 def check_time_limit(value, what: str = "time_limit") -> float | None:

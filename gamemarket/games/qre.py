@@ -47,6 +47,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from gamemarket.errors import InputError, check_flag, check_whole
+from gamemarket.games.budget import RAISE_LIMIT, SearchClock, Stopped
 from gamemarket.games.checks import check_finite
 from gamemarket.games.equilibria import unchecked_regret
 
@@ -256,7 +257,7 @@ def residual(p: _Logit, x: np.ndarray, lam: float) -> float:
     return out
 
 
-def _trace(p: _Logit, lam_max: float, max_steps: int, notes: list) -> np.ndarray:
+def _trace(p: _Logit, lam_max: float, max_steps: int, notes: list, clock: SearchClock | None = None) -> np.ndarray:
     """The traced points ``(z, lambda)`` of the principal branch from the centroid to ``lambda >= lam_max``.
 
     A step is taken back and halved when its corrector moved the predicted point by more than
@@ -272,9 +273,15 @@ def _trace(p: _Logit, lam_max: float, max_steps: int, notes: list) -> np.ndarray
     _, D = _equations(p, w)
     t = _tangent(D, None)
     points, h = [w], 0.03
-    for _ in range(max_steps):
+    for step in range(max_steps):
         if w[-1] >= lam_max:
             return np.array(points)
+        if clock is not None and clock.expired():
+            raise Stopped(
+                f"logit QRE stopped {clock.stopped()} at lambda {w[-1]:.4g} of {lam_max:g} after {step:,} steps (each "
+                f"solves a system of the game's {len(w) - 1:,} strategies); its limit is the branch's end, not "
+                f"reached: {RAISE_LIMIT}"
+            )
         wn, iters, first, contraction = _correct(p, w + h * t, t)
         tn = None
         if wn is not None and wn[-1] > 0:
@@ -367,7 +374,13 @@ def _problem_of(game, normalize: bool):
 
 
 def logit_branch(
-    game, *, lambda_max: float | None = None, normalize: bool = True, max_steps: int = 20_000
+    game,
+    *,
+    lambda_max: float | None = None,
+    normalize: bool = True,
+    max_steps: int = 20_000,
+    time_limit: float | None = None,
+    clock: SearchClock | None = None,
 ) -> LogitBranch:
     """The principal branch of logit QRE of a bimatrix or role-symmetric game, traced to ``lambda_max``, and its limit.
 
@@ -384,6 +397,12 @@ def logit_branch(
         other nearly rational. False: raw payoffs (Gambit's ``lambda``).
     max_steps : int, keyword-only
         The most predictor-corrector steps (a whole number >= 1).
+    time_limit : float or None, keyword-only
+        Wall-clock seconds for the trace (None: no limit; each step solves a linear system of the game's strategies:
+        a 400 x 400 game ran past two minutes); past it, :class:`~gamemarket.games.budget.Stopped` says where the
+        trace had got to.
+    clock : SearchClock or None, keyword-only
+        A running clock whose limit the trace shares with other computations: used instead of ``time_limit``.
 
     Returns
     -------
@@ -407,7 +426,9 @@ def logit_branch(
     if not np.isfinite(lambda_max) or lambda_max <= 0:
         raise InputError(f"logit QRE: lambda_max must be a finite number > 0, got {lambda_max}")
     notes: list[str] = []
-    pts = _trace(prob, lambda_max, max_steps, notes)
+    pts = _trace(
+        prob, lambda_max, max_steps, notes, SearchClock(time_limit, progress=False) if clock is None else clock
+    )
     Z, lams = pts[:, :-1], pts[:, -1]
     X = np.exp(Z)
     res = np.array([residual(prob, x, lam) for x, lam in zip(X, lams)])

@@ -344,3 +344,49 @@ def test_sigterm_to_the_command_line_ends_143_with_its_line(tmp_path):
         pytest.skip("the export finished within 5 s (a fast machine): nothing to stop")
     assert proc.returncode == 143 and err == "gamemarket: terminated (SIGTERM); no file was half-written\n", err
     assert not (tmp_path / "kz").exists()
+
+
+# ------------------------------------------------------------ alpha-rank and the logit QRE under a limit (H17a-28)
+
+
+@pytest.mark.parametrize("concept", ["alpharank", "qre"])
+def test_a_concept_beside_nash_stops_at_its_time_limit_with_exit_3(tmp_path, capsys, monkeypatch, concept):
+    """H17a-28: alpha-rank's work grows as the cube of the profiles (40 x 40: 37 s; 60 x 60 ran past 120 s) and a
+    400 x 400 QRE ran past 120 s, with --time-limit refused for both. The limit bounds the file's computation now;
+    neither has a partial answer, so one line says how far it got, exit 3. The clock runs out at its first look
+    here (no machine's speed assumed)."""
+    import numpy as np
+
+    from gamemarket.games import budget
+
+    rng = np.random.default_rng(0)
+    g = tmp_path / "g.npz"
+    np.savez(g, A=rng.random((6, 6)), B=rng.random((6, 6)))
+    assert main(["game", "solve", str(g), "--concept", concept, "--format", "json"]) == 0
+    whole = json.loads(capsys.readouterr().out)
+    monkeypatch.setattr(budget.SearchClock, "expired", lambda self: self.limit is not None)
+    assert main(["game", "solve", str(g), "--concept", concept, "--time-limit", "5"]) == 3
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1, err
+    name = "alpha-rank" if concept == "alpharank" else "logit QRE"
+    assert err.startswith(f"gamemarket: {g}: game g: {name} stopped at the time limit of 5 s ")
+    assert "--time-limit SECONDS" in err
+    monkeypatch.undo()
+    assert main(["game", "solve", str(g), "--concept", concept, "--format", "json", "--time-limit", "1000"]) == 0
+    assert json.loads(capsys.readouterr().out) == whole  # a computation that finishes: the same answer
+
+
+def test_alpharank_in_python_stops_with_how_far_it_got(monkeypatch):
+    import numpy as np
+
+    from gamemarket.games import Game, budget
+    from gamemarket.games.alpharank import alpharank
+
+    rng = np.random.default_rng(1)
+    game = Game(rng.random((8, 8)), rng.random((8, 8)))
+    whole = alpharank(game)
+    assert np.array_equal(alpharank(game, time_limit=1000).pi, whole.pi)
+    looks = []
+    monkeypatch.setattr(budget.SearchClock, "expired", lambda self: looks.append(1) or len(looks) > 10)
+    with pytest.raises(budget.Stopped, match=r"alpha-rank stopped at the time limit of 5 s after eliminating 10 of"):
+        alpharank(game, time_limit=5)
