@@ -715,6 +715,11 @@ def _place(tmp: Path, path: Path, what: str) -> None:
     NEW_ONLY.discard(key)
 
 
+def _article(noun: str) -> str:
+    """ "an" before a vowel, else "a"."""
+    return "an" if noun[:1].lower() in "aeiou" else "a"
+
+
 def _nearest_manifest(real: Path) -> Path | None:
     """The nearest folder above ``real`` (a resolved path) that holds a gamemarket manifest: the folder whose owner
     a file or folder at ``real`` would belong to (``_listed_by_manifest``, ``OutputFolder``); None where none does."""
@@ -881,11 +886,22 @@ class OutputFolder:
             self._check_not_part_of_another(where, real)
         if manifest.is_file():
             data = self._read_manifest(manifest)
-            if data["owner"] != self.owner and not self.force and not self._copy_of_ours(data["owner"]):
+            theirs = data.get("what")  # (manifests before it was recorded have none)
+            other_kind = theirs is not None and theirs != self.what
+            if (
+                (data["owner"] != self.owner or other_kind)
+                and not self.force
+                and not self._copy_of_ours(data["owner"], theirs)
+            ):
+                whose = (
+                    f"is {_article(theirs)} {theirs} ({data['owner']}), not {_article(self.what)} {self.what} "
+                    f"({self.owner})"
+                    if other_kind
+                    else f"belongs to {data['owner']}, not {self.owner}{self._owners(data)}"
+                )
                 raise InputError(
-                    f"{where}: this {self.what} belongs to {data['owner']}, not {self.owner}{self._owners(data)}; "
-                    "choose another folder, or pass --force to write into it (it would replace: "
-                    f"{_listing(data['files']) or '-'})"
+                    f"{where}: this {'folder' if other_kind else self.what} {whose}; choose another folder, or pass "
+                    f"--force to write into it (it would replace: {_listing(data['files']) or '-'})"
                 )
             self.old = set(data["files"])
         elif p.is_dir():
@@ -943,17 +959,24 @@ class OutputFolder:
     def _owners(self, data: dict) -> str:
         """The two study files an ownership refusal names, as paths from here (the manifest's are relative to the
         folder, which read as if relative to the working folder: hunt 15a)."""
-        if not (data["owner"].endswith(".toml") and self.owner.endswith(".toml")):
+        if not (data["owner"].endswith(".toml") and self.owner.endswith(".toml")) or " of " in data["owner"]:
             return ""
         theirs, ours = (os.path.normpath(self.path / o) for o in (data["owner"], self.owner))
         return f" (the study files {theirs} and {ours})"
 
-    def _copy_of_ours(self, recorded: str) -> bool:
+    def _copy_of_ours(self, recorded: str, what: str | None = None) -> bool:
         """Whether a folder whose manifest names another owner is ours all the same: a study's folder copied or moved
         away from its study file (hunt 13: ``report --results COPY`` needed ``--force``, the owner being the study
         file relative to the folder). It is, where both owners are study files and the recorded one, read from the
         folder, leads to no file or to a file of the same bytes as ours (one study, copied). Another study's folder
-        (a different file there, or a copy edited since) stays refused; the manifest then names us."""
+        (a different file there, or a copy edited since) stays refused; the manifest then names us. A folder of
+        another kind (its manifest's ``what``, or an owner that is a command's, "game export of STUDY") is never
+        ours: a report written into a study's export folder deleted the export's files without --force (hunt
+        17a-43), its owner "game export of ../s.toml" read as a study file that had moved."""
+        if what is not None and what != self.what:
+            return False
+        if " of " in recorded or " of " in self.owner:  # (a command's folder: "game export of ../s.toml")
+            return False
         if not (recorded.endswith(".toml") and self.owner.endswith(".toml")):
             return False
         theirs, ours = self.path / recorded, self.path / self.owner

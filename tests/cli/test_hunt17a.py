@@ -390,3 +390,29 @@ def test_alpharank_in_python_stops_with_how_far_it_got(monkeypatch):
     monkeypatch.setattr(budget.SearchClock, "expired", lambda self: looks.append(1) or len(looks) > 10)
     with pytest.raises(budget.Stopped, match=r"alpha-rank stopped at the time limit of 5 s after eliminating 10 of"):
         alpharank(game, time_limit=5)
+
+
+# ------------------------------------------------------------------ a folder of another kind (H17a-43)
+
+
+def test_a_report_into_a_study_export_folder_is_refused_and_the_other_way(tmp_path, capsys):
+    """H17a-43: `report --report EXPORT`, EXPORT a `game export` folder of the same study: exit 0, the export's 31
+    files deleted, without --force (its owner "game export of ../s.toml" read as the study file, moved). A folder
+    of another kind is never ours; with --force it is written as before."""
+    from study_helpers import TINY
+
+    study = tmp_path / "tiny.toml"
+    study.write_text(TINY.format(count=2))
+    assert main(["study", "run", str(study), "--no-progress", "--no-report"]) == 0
+    assert main(["game", "export", str(study), "--out", str(tmp_path / "exp")]) == 0
+    files = sorted(p.name for p in (tmp_path / "exp").iterdir())
+    capsys.readouterr()
+    assert main(["report", str(study), "--report", str(tmp_path / "exp")]) == 2
+    err = capsys.readouterr().err
+    assert "this folder is an export folder (game export of ../tiny.toml), not a report folder (../tiny.toml)" in err
+    assert sorted(p.name for p in (tmp_path / "exp").iterdir()) == files
+    assert main(["report", str(study), "--report", str(tmp_path / "rep")]) == 0
+    capsys.readouterr()
+    assert main(["game", "export", str(study), "--out", str(tmp_path / "rep")]) == 2
+    assert "this folder is a report folder (../tiny.toml), not an export folder" in capsys.readouterr().err
+    assert main(["report", str(study), "--report", str(tmp_path / "exp"), "--force"]) == 0
