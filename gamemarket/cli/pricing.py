@@ -11,7 +11,14 @@ import numpy as np
 from gamemarket.cli.options import EXIT_OK, EXIT_UNFINISHED, POSITIVE, SEED, add_force, examples, integer
 from gamemarket.cli.output import FULL, Figure, RowWriter, figure_width, print_table
 from gamemarket.errors import InputError
-from gamemarket.io.files import atomic_path, check_output_file, check_outputs, dumps_json, output_group
+from gamemarket.io.files import (
+    atomic_path,
+    check_output_file,
+    check_output_file_name,
+    check_outputs,
+    dumps_json,
+    output_group,
+)
 from gamemarket.io.limits import memory_limit
 
 #: the columns of the trace ``price solve`` prints as it goes, and their widths (the widest each figure is written)
@@ -84,6 +91,7 @@ def cmd_price_solve(a) -> int:
 def _checked_out(a) -> Path:
     """``--out`` as a path, refused before the solve unless it names a .npz file that, with its trace
     (``.trace.csv``), can be written where it points (``--force`` to replace files of ours)."""
+    check_output_file_name(a.out, "--out")
     out = Path(a.out)
     if out.suffix != ".npz":
         raise InputError(f"--out {a.out!r}: expected a .npz file name")

@@ -637,13 +637,23 @@ def special_kind(path: str | os.PathLike) -> str | None:
     return None
 
 
+def check_output_file_name(path: str | os.PathLike, option: str) -> None:
+    """An output file's name as given: one that ends in a slash names a folder, and is an :class:`InputError` (a
+    ``Path`` made of it drops the slash: ``--out new/x.csv/`` wrote a file ``new/x.csv``, hunt 17a-55)."""
+    text = os.fspath(path)
+    if isinstance(text, str) and text.endswith(("/", os.sep)) and text.strip("/"):
+        raise InputError(f"{option} {text}: ends in a slash, which names a folder; expected a file name")
+
+
 def check_output_file(path: str | os.PathLike, *, option: str, force: bool = False, hint: str = "--force") -> Path:
     """An output file that may be written: a folder, a pipe, a device or a socket (even with ``force``: replacing
     one would destroy it), or an existing file (without ``force``) is refused. One found absent without ``force``
     is written only while still absent (:data:`NEW_ONLY`).
 
     Returns the path. An existing file is named with how to replace it (``hint``: ``--force``, or the Python
-    API's ``force=True``)."""
+    API's ``force=True``). A name that ends in a slash names a folder, and is refused (hunt 17a-55: ``--out
+    new/x.csv/`` wrote a file ``new/x.csv``, ``Path`` having dropped the slash)."""
+    check_output_file_name(path, option)
     path = Path(path)
     if path.is_dir():
         raise InputError(f"{option} {path}: is a folder; expected a file name")

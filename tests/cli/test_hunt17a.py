@@ -416,3 +416,25 @@ def test_a_report_into_a_study_export_folder_is_refused_and_the_other_way(tmp_pa
     assert main(["game", "export", str(study), "--out", str(tmp_path / "rep")]) == 2
     assert "this folder is a report folder (../tiny.toml), not an export folder" in capsys.readouterr().err
     assert main(["report", str(study), "--report", str(tmp_path / "exp"), "--force"]) == 0
+
+
+# ------------------------------------------------------------------ an output file's name ending in a slash (H17a-55)
+
+
+@pytest.mark.parametrize(
+    "argv, option",
+    [
+        (["simulate", "--synthetic-jobs", "50", "--nodes", "4", "--out", "{d}/new/x.csv/"], "--out"),
+        (["simulate", "--synthetic-jobs", "50", "--nodes", "4", "--jobs-out", "{d}/new/j.csv/"], "--jobs-out"),
+        (["price", "solve", "--n", "20", "--m", "2", "--quiet", "--out", "{d}/new/r.npz/"], "--out"),
+    ],
+    ids=["simulate --out", "simulate --jobs-out", "price solve --out"],
+)
+def test_an_output_file_named_with_a_trailing_slash_is_refused(tmp_path, capsys, argv, option):
+    """H17a-55: `study jobs ... --out newdir/x.csv/` made newdir/ and wrote a file x.csv (the slash dropped by
+    Path); `price solve --out r.npz/` too. A name ending in a slash names a folder: refused, nothing made."""
+    argv = [a.replace("{d}", str(tmp_path)) for a in argv]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"{option} {tmp_path}/new/" in err and "ends in a slash, which names a folder; expected a file name" in err
+    assert not (tmp_path / "new").exists()
