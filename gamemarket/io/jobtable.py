@@ -456,6 +456,20 @@ def short_estimates(table: pd.DataFrame) -> int:
     return int((table["estimate"] < table["runtime"]).sum())
 
 
+def bids_above_private(table) -> tuple[int, float]:
+    """How many jobs report more than their private bid, and the largest ratio of the two (0 where none): a beta
+    mix never does (market model 3.2), so a caller says so rather than pass them silently (the contract's job
+    table fixes the bids, whatever they are)."""
+    w = np.asarray(table["private_bid"], dtype=float)
+    rw = np.asarray(table["reported_bid"], dtype=float)
+    above = rw > w
+    if not above.any():
+        return 0, 0.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(w[above] > 0, rw[above] / w[above], np.inf)
+    return int(above.sum()), float(ratio.max())
+
+
 TABLE_SUFFIXES = (".parquet", ".pq", ".csv")
 
 

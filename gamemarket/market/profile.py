@@ -251,6 +251,13 @@ def _job_table(path: PathLike, nodes: int | None, fast: bool, given: dict):
             f"{path}: {short} of {len(table['id'])} jobs have an estimate below their run time; kept as they are "
             "(market model section 7), and only wspt-est reads them"
         )
+    above, most = jobtable.bids_above_private(table)
+    if above:  # (hunt 17a-61: every job reporting 3 times its private bid tripled the revenue, in silence)
+        notes.append(
+            f"{path}: {above} of {len(table['id'])} jobs report more than their private bid (up to {most:.4g} times "
+            "it); kept as they are (a job table fixes the bids), though no beta mix reports more: such a job's "
+            "utility can be below 0"
+        )
     return table, notes
 
 

@@ -438,3 +438,24 @@ def test_an_output_file_named_with_a_trailing_slash_is_refused(tmp_path, capsys,
     err = capsys.readouterr().err
     assert f"{option} {tmp_path}/new/" in err and "ends in a slash, which names a folder; expected a file name" in err
     assert not (tmp_path / "new").exists()
+
+
+# ------------------------------------------------------------------ a job table whose jobs report more than they value
+
+
+def test_a_job_table_whose_jobs_report_more_than_their_private_bid_is_said_so(tmp_path, capsys):
+    """H17a-61: a job table with every reported bid 3 times the private one tripled the revenue with no word (a
+    plugin's bids above the private bid are refused). The contract's job table fixes the bids, whatever they are:
+    kept, and a note says how many and by how much; a table without such jobs gets no note."""
+    import pandas as pd
+
+    table = tmp_path / "jt.csv"
+    assert main(["simulate", "--synthetic-jobs", "100", "--nodes", "4", "--jobs-out", str(table)]) == 0
+    assert main(["simulate", "--job-table", str(table), "--nodes", "4"]) == 0
+    assert "report more than their private bid" not in capsys.readouterr().err
+    t = pd.read_csv(table)
+    t.loc[t.index[:7], "reported_bid"] = t.loc[t.index[:7], "private_bid"] * 3
+    t.to_csv(tmp_path / "jt3.csv", index=False)
+    assert main(["simulate", "--job-table", str(tmp_path / "jt3.csv"), "--nodes", "4"]) == 0
+    err = capsys.readouterr().err
+    assert "jt3.csv: 7 of 100 jobs report more than their private bid (up to 3 times it); kept as they are" in err
