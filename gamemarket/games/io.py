@@ -188,8 +188,10 @@ def _parse_nfg(toks: list, where: str) -> Game:
     """The game of an ``.nfg`` file's tokens: its header (title, players, strategies), then its payoffs in
     either version, the sizes checked against what the file holds before anything is allocated."""
     cur = _Cursor(toks, where)
-    if cur.take("atom")[1] != "NFG" or cur.take("atom")[1] != "1" or cur.take("atom")[1] != "R":
-        raise InputError(f"{where}: not an 'NFG 1 R' strategic-form file")
+    # R (rational) and D (double): Gambit's two number tags, both read as Gambit reads them (hunt 17a-8: pygambit
+    # 16.7 reads an 'NFG 1 D' file, which was refused)
+    if cur.take("atom")[1] != "NFG" or cur.take("atom")[1] != "1" or cur.take("atom")[1] not in ("R", "D"):
+        raise InputError(f"{where}: not an 'NFG 1 R' (or 'NFG 1 D') strategic-form file")
     title = cur.take("str")[1]
     players = cur.strings()
     if len(players) != 2:

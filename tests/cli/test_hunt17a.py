@@ -459,3 +459,17 @@ def test_a_job_table_whose_jobs_report_more_than_their_private_bid_is_said_so(tm
     assert main(["simulate", "--job-table", str(tmp_path / "jt3.csv"), "--nodes", "4"]) == 0
     err = capsys.readouterr().err
     assert "jt3.csv: 7 of 100 jobs report more than their private bid (up to 3 times it); kept as they are" in err
+
+
+def test_an_nfg_tagged_d_is_read_as_gambit_reads_it(tmp_path):
+    """H17a-8: Gambit's 'NFG 1 D' (double) tag, which pygambit 16.7 reads, was refused; it is the same game as the
+    'R' file."""
+    import numpy as np
+
+    from gamemarket.games.io import read_nfg
+
+    body = ' "dbl" { "A" "B" }\n{ { "x" "y" } { "l" "r" } }\n"a comment \\" with quote"\n\n3 3 5 0 0 5 1 1\n'
+    (tmp_path / "r.nfg").write_text("NFG 1 R" + body)
+    (tmp_path / "d.nfg").write_text("NFG 1 D" + body)
+    r, d = read_nfg(tmp_path / "r.nfg"), read_nfg(tmp_path / "d.nfg")
+    assert np.array_equal(r.A, d.A) and np.array_equal(r.B, d.B) and r.A.tolist() == [[3.0, 0.0], [5.0, 1.0]]

@@ -280,7 +280,7 @@ HEAD = 'NFG 1 R "t" { "a" "b" } '
 @pytest.mark.parametrize(
     "text, message",
     [
-        ('NFG 2 R "t" { "a" "b" } { 1 1 } "c" 1 2', "not an 'NFG 1 R' strategic-form file"),
+        ('NFG 2 R "t" { "a" "b" } { 1 1 } "c" 1 2', "not an 'NFG 1 R' (or 'NFG 1 D') strategic-form file"),
         ('NFG 1 R "t" { "a" "b" "c" } { 1 1 1 } "c" 1 2 3', "only two-player games are supported, found 3 players"),
         (HEAD + "{ 2 1.5 } 1 2 3 4", "b has '1.5' strategies; expected a whole number from 1 to 100,000"),
         (HEAD + "{ 2 0 }", "b has '0' strategies; expected a whole number"),
