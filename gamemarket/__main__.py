@@ -28,9 +28,10 @@ def _ctrl_c_to_the_command() -> None:
 
 def _finished(code: int) -> None:
     """The command has finished (its code known, its output written): a Ctrl-C while the process ends changes
-    nothing, so it is ignored (it ended the process by the signal, exit -2 with no word); so is SIGTERM."""
+    nothing, so it is ignored (it ended the process by the signal, exit -2 with no word); so are SIGTERM and SIGHUP."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
 
 
 #: dask's configuration key (read from the environment when dask is imported) that sets its loggers' levels

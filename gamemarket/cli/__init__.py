@@ -21,7 +21,6 @@ from gamemarket.cli.options import (
     EXIT_BROKEN_PIPE,
     EXIT_ERROR,
     EXIT_INTERRUPTED,
-    EXIT_TERMINATED,
     Parser,
     examples,
     use_help_formatter,
@@ -227,35 +226,38 @@ def _record_ctrl_c(signum, frame) -> None:
     raise KeyboardInterrupt
 
 
-#: set by the command's SIGTERM handler (``kill``, ``timeout``, systemd, ``docker stop``): the command stops as at a
-#: Ctrl-C, its staging and temporaries removed, and says so (exit 143)
-_SIGTERM = threading.Event()
+#: the signals that stop a command as Ctrl-C does, where their handler is the default: SIGTERM (``kill``,
+#: ``timeout``, systemd, ``docker stop``) and SIGHUP (the terminal closed); exit 128 + the signal's number
+ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+#: the ending signal received while the command ran (its number), else None
+_ENDED_BY: list = [None]
 
 
 def _record_term(signum, frame) -> None:
-    """SIGTERM while the command runs: stopped as a Ctrl-C stops it (a KeyboardInterrupt, what every writer cleans up
-    after), recorded as a termination (hunt 17a-66: `game export` killed by SIGTERM ended 143 with no word and left a
-    new folder holding an empty manifest, where SIGINT cleaned up)."""
-    _SIGTERM.set()
+    """SIGTERM or SIGHUP while the command runs: stopped as a Ctrl-C stops it (a KeyboardInterrupt, what every
+    writer cleans up after), recorded as a termination (hunt 17a-66: `game export` killed by SIGTERM ended 143 with
+    no word and left a new folder holding an empty manifest, where SIGINT cleaned up)."""
+    _ENDED_BY[0] = signum
     raise KeyboardInterrupt
 
 
 @contextlib.contextmanager
 def _ctrl_c_seen():
     """While the command runs, where Ctrl-C raises KeyboardInterrupt (Python's default handler is in place), record
-    each Ctrl-C before it is raised (:func:`_record_ctrl_c`), and stop at SIGTERM as at a Ctrl-C where its handler is
-    the default (:func:`_record_term`); the handlers are put back after."""
+    each Ctrl-C before it is raised (:func:`_record_ctrl_c`), and stop at SIGTERM or SIGHUP as at a Ctrl-C where
+    its handler is the default (:func:`_record_term`); the handlers are put back after."""
     _SIGINT.clear()
-    _SIGTERM.clear()
+    _ENDED_BY[0] = None
     current = signal.getsignal(signal.SIGINT)
     mine = current is signal.default_int_handler
     if mine:
         signal.signal(signal.SIGINT, _record_ctrl_c)
     if mine or getattr(current, "exits_on_ctrl_c", False):  # (the entry point's, before the command starts)
         _RECORDING.set()
-    term = signal.getsignal(signal.SIGTERM) is signal.SIG_DFL and threading.current_thread() is threading.main_thread()
-    if term:
-        signal.signal(signal.SIGTERM, _record_term)
+    main_thread = threading.current_thread() is threading.main_thread()
+    ours = [s for s in ENDING_SIGNALS if main_thread and signal.getsignal(s) is signal.SIG_DFL]
+    for s in ours:
+        signal.signal(s, _record_term)
     try:
         yield
     finally:
@@ -264,8 +266,9 @@ def _ctrl_c_seen():
         # and putting Python's handler back over that let a Ctrl-C during the process's end kill it (exit -2)
         if mine and signal.getsignal(signal.SIGINT) is _record_ctrl_c:
             signal.signal(signal.SIGINT, signal.default_int_handler)
-        if term and signal.getsignal(signal.SIGTERM) is _record_term:
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        for s in ours:
+            if signal.getsignal(s) is _record_term:
+                signal.signal(s, signal.SIG_DFL)
 
 
 #: what a KeyboardInterrupt raised with no Ctrl-C is said to be (a plugin's ``raise KeyboardInterrupt`` in a worker
@@ -366,9 +369,10 @@ def _guarded_code(step, interrupted: str):
         print(f"gamemarket: error: {_one_line(f'{where}{exc.strerror or exc}')}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
-        if _SIGTERM.is_set():
-            print(f"gamemarket: terminated (SIGTERM); {interrupted.partition('; ')[2]}", file=sys.stderr)
-            return EXIT_TERMINATED
+        if _ENDED_BY[0] is not None:
+            name = signal.Signals(_ENDED_BY[0]).name
+            print(f"gamemarket: terminated ({name}); {interrupted.partition('; ')[2]}", file=sys.stderr)
+            return 128 + int(_ENDED_BY[0])
         if _RECORDING.is_set() and not _SIGINT.is_set():  # no Ctrl-C came: code raised it (hunt 16e-31: a plugin's)
             print(f"gamemarket: error: {RAISED_NOT_PRESSED} ({interrupted.partition('; ')[2]})", file=sys.stderr)
             return EXIT_ERROR

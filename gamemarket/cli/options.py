@@ -250,6 +250,7 @@ EXIT_ERROR = 2
 EXIT_UNFINISHED = 3
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
+EXIT_HANGUP = 129
 EXIT_TERMINATED = 143
 EXIT_CODES = {
     EXIT_OK: "success",
@@ -271,6 +272,8 @@ EXIT_CODES = {
     "finished (the same command resumes); one line on standard error says so, also while the command starts",
     EXIT_BROKEN_PIPE: "the reader of its output went away (`gamemarket ... | head`): it stops quietly, as a filter "
     "does",
+    EXIT_HANGUP: "its terminal closed (SIGHUP) while the command ran: it stops as at a Ctrl-C, nothing left "
+    "half-written",
     EXIT_TERMINATED: "terminated (SIGTERM: `kill`, `timeout`, a service manager) while the command ran: it stops as "
     "at a Ctrl-C, nothing left half-written, and one line on standard error says so",
 }

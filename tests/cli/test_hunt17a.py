@@ -295,7 +295,8 @@ def test_consumer_groups_given_as_an_array_are_read_as_float_pairs():
 # ------------------------------------------------------------------ SIGTERM (H17a-66)
 
 
-def test_sigterm_stops_a_command_as_ctrl_c_does_and_says_so(tmp_path, capsys, monkeypatch):
+@pytest.mark.parametrize("name, code", [("SIGTERM", 143), ("SIGHUP", 129)])
+def test_sigterm_stops_a_command_as_ctrl_c_does_and_says_so(tmp_path, capsys, monkeypatch, name, code):
     """H17a-66: SIGTERM (what `timeout`, `kill`, systemd and `docker stop` send) during `game export` ended 143 with
     no word and left a new folder holding an empty manifest, where SIGINT cleaned up and said so. It stops the
     command as a Ctrl-C does now: exit 143, one line, the new folder gone."""
@@ -310,14 +311,14 @@ def test_sigterm_stops_a_command_as_ctrl_c_does_and_says_so(tmp_path, capsys, mo
     capsys.readouterr()
 
     def terminated(*a, **k):
-        signal.raise_signal(signal.SIGTERM)
+        signal.raise_signal(getattr(signal, name))
 
     monkeypatch.setattr(analysis, "export", terminated)
-    before = signal.getsignal(signal.SIGTERM)
-    assert main(["game", "export", str(study), "--out", str(tmp_path / "kz")]) == 143
-    assert capsys.readouterr().err == "gamemarket: terminated (SIGTERM); no file was half-written\n"
+    before = signal.getsignal(getattr(signal, name))
+    assert main(["game", "export", str(study), "--out", str(tmp_path / "kz")]) == code
+    assert capsys.readouterr().err == f"gamemarket: terminated ({name}); no file was half-written\n"
     assert not (tmp_path / "kz").exists()
-    assert signal.getsignal(signal.SIGTERM) is before  # the handler put back
+    assert signal.getsignal(getattr(signal, name)) is before  # the handler put back
 
 
 @pytest.mark.slow
