@@ -20,7 +20,9 @@ from gamemarket import __version__
 from gamemarket.cli.options import (
     EXIT_BROKEN_PIPE,
     EXIT_ERROR,
+    EXIT_HANGUP,
     EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
     Parser,
     examples,
     use_help_formatter,
@@ -229,6 +231,7 @@ def _record_ctrl_c(signum, frame) -> None:
 #: the signals that stop a command as Ctrl-C does, where their handler is the default: SIGTERM (``kill``,
 #: ``timeout``, systemd, ``docker stop``) and SIGHUP (the terminal closed); exit 128 + the signal's number
 ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+ENDED_EXIT = {signal.SIGTERM: EXIT_TERMINATED, signal.SIGHUP: EXIT_HANGUP}
 #: the ending signal received while the command ran (its number), else None
 _ENDED_BY: list = [None]
 
@@ -372,7 +375,7 @@ def _guarded_code(step, interrupted: str):
         if _ENDED_BY[0] is not None:
             name = signal.Signals(_ENDED_BY[0]).name
             print(f"gamemarket: terminated ({name}); {interrupted.partition('; ')[2]}", file=sys.stderr)
-            return 128 + int(_ENDED_BY[0])
+            return ENDED_EXIT[_ENDED_BY[0]]
         if _RECORDING.is_set() and not _SIGINT.is_set():  # no Ctrl-C came: code raised it (hunt 16e-31: a plugin's)
             print(f"gamemarket: error: {RAISED_NOT_PRESSED} ({interrupted.partition('; ')[2]})", file=sys.stderr)
             return EXIT_ERROR

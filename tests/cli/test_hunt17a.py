@@ -7,6 +7,7 @@ import pytest
 
 from gamemarket.cli import MAX_MESSAGE, _one_line, main
 from gamemarket.errors import shown_list
+from study_helpers import TINY
 
 EO_PD = {
     "id": 1,
@@ -83,25 +84,12 @@ def dier(bid, reserve, nodes, free, waiting, max_waiting_bid, min_running_bid):
             os._exit(3)
     return reserve if free > 0 else bid
 """
-KD = """
-name = "kd"
-[plugins]
-modules = ["dier.py"]
-[workload]
-source = "synthetic"
-nodes = 4
-[workload.synthetic]
-jobs = 120
-load = 1.1
-[strategies]
-providers = ["hb-first", "hb-dier"]
-consumers = ["FT", "SRG"]
-[strategies.provider.hb-dier]
-scheduler = "hb"
-payment = "dier"
-[replications]
-count = 3
-"""
+KD = (
+    TINY.format(count=3)
+    .replace('name = "tiny"', 'name = "kd"\n[plugins]\nmodules = ["dier.py"]')
+    .replace('"hb-kth"]', '"hb-dier"]')
+    .replace('"SRG"]\n', '"SRG"]\n[strategies.provider.hb-dier]\nscheduler = "hb"\npayment = "dier"\n')
+)
 
 
 def _kd(tmp_path, address, **env):
@@ -314,11 +302,15 @@ def test_sigterm_stops_a_command_as_ctrl_c_does_and_says_so(tmp_path, capsys, mo
         signal.raise_signal(getattr(signal, name))
 
     monkeypatch.setattr(analysis, "export", terminated)
-    before = signal.getsignal(getattr(signal, name))
-    assert main(["game", "export", str(study), "--out", str(tmp_path / "kz")]) == code
+    # the signal's default handler, as a command line starts with (a library the suite ran may have set its own)
+    before = signal.signal(getattr(signal, name), signal.SIG_DFL)
+    try:
+        assert main(["game", "export", str(study), "--out", str(tmp_path / "kz")]) == code
+        assert signal.getsignal(getattr(signal, name)) is signal.SIG_DFL  # the handler put back
+    finally:
+        signal.signal(getattr(signal, name), before)
     assert capsys.readouterr().err == f"gamemarket: terminated ({name}); no file was half-written\n"
     assert not (tmp_path / "kz").exists()
-    assert signal.getsignal(getattr(signal, name)) is before  # the handler put back
 
 
 @pytest.mark.slow
