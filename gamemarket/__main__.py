@@ -22,8 +22,24 @@ def interrupted_at_start(signum, frame) -> None:
 interrupted_at_start.exits_on_ctrl_c = True  # (a KeyboardInterrupt while it is the handler is code's: cli._RECORDING)
 
 
+def ended_at_start(signum, frame) -> None:
+    """SIGTERM or SIGHUP before the command started: one line, exit 128 + the signal's number (143, 129), as the
+    command says it once started (the signal's default ended the process in silence, -15, in its imports)."""
+    name = signal.Signals(signum).name
+    os.write(2, f"gamemarket: terminated ({name}); the command had not started: nothing was run\n".encode())
+    os._exit(128 + signum)
+
+
+#: the signals that end the process at once before the command starts, given back to their default as it starts
+#: (the command stops at them as at a Ctrl-C: ``gamemarket.cli.ENDING_SIGNALS``)
+ENDING_AT_START = (signal.SIGTERM, signal.SIGHUP)
+
+
 def _ctrl_c_to_the_command() -> None:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    for s in ENDING_AT_START:
+        if signal.getsignal(s) is ended_at_start:
+            signal.signal(s, signal.SIG_DFL)
 
 
 def _finished(code: int) -> None:
@@ -60,6 +76,9 @@ def run() -> int:
     Ctrl-C back to Python (a KeyboardInterrupt it handles) where the command starts to work and ignores it once the
     command has finished (:func:`_finished`). dask's log is kept to critical errors (:func:`quiet_dask_log`)."""
     signal.signal(signal.SIGINT, interrupted_at_start)
+    for s in ENDING_AT_START:
+        if signal.getsignal(s) is signal.SIG_DFL:  # (one ignored by the caller, nohup's SIGHUP, stays ignored)
+            signal.signal(s, ended_at_start)
     quiet_dask_log()
     from gamemarket.cli import run as command  # deferred: numpy and the rest, after the handler is set
 

@@ -692,7 +692,7 @@ def run_case(case: Case, *, seconds: float = TIME_LIMIT_S, log: list | None = No
         user = set(_snapshot(base))
         for argv in case.runs:
             argv = [a.replace(D, str(work)) for a in argv]
-            if argv[0] in ("@kill", "@int", "@background"):  # another process: killed, interrupted, or left running
+            if argv[0] in ("@kill", "@background", *STOPS):  # another process: killed, stopped, or left running
                 background.append(_spawn(argv, work, traces))
                 continue
             dec = declared(argv, work, traces)
@@ -736,6 +736,14 @@ def run_case(case: Case, *, seconds: float = TIME_LIMIT_S, log: list | None = No
     return problems
 
 
+#: the signals a command stops itself at, each with its exit code and the start of its one line
+STOPS = {
+    "@int": (signal.SIGINT, 130, "interrupted"),
+    "@term": (signal.SIGTERM, 143, r"terminated \(SIGTERM\)"),
+    "@hup": (signal.SIGHUP, 129, r"terminated \(SIGHUP\)"),
+}
+
+
 def _spawn(step: list[str], work: Path, traces: Path):
     """Start ``gamemarket`` in another process: ``["@kill", SECONDS, *argv]`` is killed (SIGKILL) after SECONDS
     (waited for here: a writer killed mid-write, as by the OOM killer); ``["@int", SECONDS, *argv]`` is sent SIGINT
@@ -745,7 +753,7 @@ def _spawn(step: list[str], work: Path, traces: Path):
     import sys
     import time
 
-    kill = step[0] in ("@kill", "@int")
+    kill = step[0] in ("@kill", *STOPS)
     argv = step[2:] if kill else step[1:]
     env = {**os.environ, "GAMEMARKET_TRACES": str(traces), "PYTHONPATH": str(ROOT)}
     child = subprocess.Popen(
@@ -753,10 +761,11 @@ def _spawn(step: list[str], work: Path, traces: Path):
         stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     child.argv = argv
-    child.interrupted, child.ended = step[0] == "@int", None
-    if child.interrupted:  # Ctrl-C: the command stops itself, and is checked as it ends (below)
+    child.interrupted, child.ended = step[0] in STOPS, None
+    child.stop = STOPS.get(step[0])
+    if child.interrupted:  # Ctrl-C (or SIGTERM, SIGHUP): the command stops itself, checked as it ends (below)
         time.sleep(float(step[1]))
-        child.send_signal(signal.SIGINT)
+        child.send_signal(STOPS[step[0]][0])
         child.killed = False
         try:  # it ends before the next command starts, as a user's Ctrl-C does
             child.ended = child.communicate(timeout=TIME_LIMIT_S)
@@ -811,13 +820,14 @@ def _after_background(children: list, base: Path) -> list[Problem]:
             probs.append(Problem("hang", "a background command ran past its time", child.argv, "hang|background"))
             continue
         o = Outcome(child.returncode, out, err)
-        stopped = child.interrupted and o.rc == 130
+        _, code, line = child.stop if child.interrupted else (None, None, None)
+        stopped = child.interrupted and o.rc == code
         probs += [
             Problem(p.what, p.detail, p.argv, p.signature + "|background")
             for p in check_outcome(child.argv, o)
             if p.what != "stray warning" and not (stopped and p.what == "exit code")
         ]
-        if stopped and not re.fullmatch(r"(?s)(.*\n)?gamemarket: interrupted; [^\n]+\n", err):
+        if stopped and not re.fullmatch(rf"(?s)(.*\n)?gamemarket: {line}; [^\n]+\n", err):
             probs.append(Problem("interrupt message", err[-2000:], child.argv, "interrupt message|background"))
         if "not made by gamemarket" in err or "not written by gamemarket" in err:
             probs.append(Problem("false foreign folder", err[-2000:], child.argv, "foreign|background"))
@@ -1662,16 +1672,17 @@ STUDY_RUN_REPORT = ["study", "run", "studies/s.toml", "--n-jobs", "1", "--no-pro
 
 @st.composite
 def signal_cases(draw) -> Case:
-    """A command killed (SIGKILL) or interrupted (SIGINT, Ctrl-C) mid-run, then run again: nothing half-written is
-    left or read, the run resumes (every run stored), no temporary or staging file of the stopped one remains, and
-    an interrupted one ends with exit 130 and one line saying what it leaves."""
+    """A command killed (SIGKILL), interrupted (SIGINT, Ctrl-C), terminated (SIGTERM) or hung up (SIGHUP) mid-run,
+    then run again: nothing half-written is left or read, the run resumes (every run stored), no temporary or
+    staging file of the stopped one remains, and one stopped by a signal it can catch ends with its exit code (130,
+    143, 129) and one line saying what it leaves."""
     argv = draw(st.sampled_from([STUDY_RUN_REPORT, STUDY_RUN, ["simulate", "--synthetic-jobs", "3000", "--out",
                                                               "folder/o.parquet"]]))  # fmt: skip
     delay = draw(st.sampled_from(["1.5", "2.5", "3.5", "5", "8"]))
     again = argv + (["--force"] if argv[0] == "simulate" else [])
     files = {"studies/s.toml": _dumps_toml(SIGNAL_STUDY)}
-    how = draw(st.sampled_from(["@kill", "@int"]))  # the OOM killer's SIGKILL, or Ctrl-C
-    said = "killed" if how == "@kill" else "interrupted (SIGINT)"
+    how = draw(st.sampled_from(["@kill", "@int", "@term", "@hup"]))  # the OOM killer's SIGKILL, Ctrl-C, kill, hangup
+    said = {"@kill": "killed", "@int": "interrupted (SIGINT)", "@term": "terminated (SIGTERM)", "@hup": "hung up"}[how]
     return Case("signals", files, [[how, delay, *argv], again], f"{said} after {delay} s")
 
 
