@@ -18,8 +18,10 @@ import math
 import os
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterable, Iterator
 
+import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 
 from gamemarket import plugins
@@ -181,8 +183,6 @@ def _on_cluster(calls: list, names: list, done: set, ordered: bool) -> Iterator:
     process (17a-35). Here a run given up raises :class:`~gamemarket.errors.WorkerLost` naming the runs unfinished
     (from dask's ``KilledWorker``); a lost scheduler, or a cluster left with no worker for :data:`NO_WORKER_S`, is an
     :class:`~gamemarket.errors.InputError` saying so; what finished is the caller's to keep either way."""
-    import uuid
-
     from distributed import get_client, wait  # deferred: dask
 
     client = get_client()
@@ -248,8 +248,6 @@ def _plain_arrays(value) -> int:
     """The bytes of ``value`` where it is numpy arrays of numbers (alone, or in a dict, list or tuple of them and of
     plain values), else -1: what is sent to the workers ahead of the tasks is unpickled there before a task has
     loaded the plugins, so an object of a plugin's module cannot be (its module not found on the worker)."""
-    import numpy as np  # (numpy is loaded with every caller of fan_out)
-
     if isinstance(value, np.ndarray):
         return value.nbytes if value.dtype.kind in "biufcmM" else -1
     if value is None or isinstance(value, (bool, int, float, str)):

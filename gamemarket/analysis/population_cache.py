@@ -134,6 +134,8 @@ def write_analysis(spec, an: PopulationAnalysis) -> None:
 
 def _is_cache_file(path: Path) -> bool:
     """Whether ``path`` is a cached analysis this program wrote: the cache format, and the key its name says."""
+    if not path.is_file():  # (a pipe of that name would block the read)
+        return False
     try:
         head = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):

@@ -30,7 +30,7 @@ from gamemarket.cli.options import (
 from gamemarket.cli.output import STDOUT, NamedStdout, foreign_code, quiet_stdout
 from gamemarket.cli.pricing import add_pricing_commands
 from gamemarket.cli.workload import add_workload_commands
-from gamemarket.errors import GameMarketError, InputError, WorkerLost, plain_numbers, worker_died
+from gamemarket.errors import GameMarketError, InputError, WorkerLost, plain_numbers, raised, worker_died
 from gamemarket.io.files import forget_new_outputs
 from gamemarket.io.limits import MEMORY_LIMIT_ENV, memory_limit
 from gamemarket.registry import PLUGINS_ENV
@@ -372,15 +372,7 @@ def _guarded_code(step, interrupted: str):
         print(f"gamemarket: error: {_one_line(f'{where}{exc.strerror or exc}')}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
-        if _ENDED_BY[0] is not None:
-            name = signal.Signals(_ENDED_BY[0]).name
-            print(f"gamemarket: terminated ({name}); {interrupted.partition('; ')[2]}", file=sys.stderr)
-            return ENDED_EXIT[_ENDED_BY[0]]
-        if _RECORDING.is_set() and not _SIGINT.is_set():  # no Ctrl-C came: code raised it (hunt 16e-31: a plugin's)
-            print(f"gamemarket: error: {RAISED_NOT_PRESSED} ({interrupted.partition('; ')[2]})", file=sys.stderr)
-            return EXIT_ERROR
-        print(f"gamemarket: {interrupted}", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return _stopped(interrupted)
     except MemoryError:  # past every size check (hunt 16c: a limit the checks did not know of was a traceback)
         print(f"gamemarket: error: {_out_of_memory()}", file=sys.stderr)
         return EXIT_ERROR
@@ -392,6 +384,9 @@ def _guarded_code(step, interrupted: str):
             raise
         print(f"gamemarket: error: {_one_line(_worker_death(exc))}", file=sys.stderr)
         return EXIT_ERROR
+    except BaseException as exc:  # neither an Exception nor one of the above: code the command ran raised it
+        print(f"gamemarket: error: {_one_line(_base_exception(exc))}", file=sys.stderr)
+        return EXIT_ERROR
     finally:
         forget_new_outputs()  # the outputs it found absent: the next command (a test's, in this process) checks its own
         sys.stdout = out
@@ -400,6 +395,34 @@ def _guarded_code(step, interrupted: str):
             sys.stderr = err
         warnings.showwarning = shown
         sys.unraisablehook = hook
+
+
+def _stopped(interrupted: str) -> int:
+    """A KeyboardInterrupt in words and its exit code: SIGTERM or SIGHUP (recorded by their handler), a Ctrl-C, or
+    code's own (no Ctrl-C recorded while the command's handler was in place: hunt 16e-31, a plugin's)."""
+    said = interrupted.partition("; ")[2]
+    if _ENDED_BY[0] is not None:
+        print(f"gamemarket: terminated ({signal.Signals(_ENDED_BY[0]).name}); {said}", file=sys.stderr)
+        return ENDED_EXIT[_ENDED_BY[0]]
+    if _RECORDING.is_set() and not _SIGINT.is_set():
+        print(f"gamemarket: error: {RAISED_NOT_PRESSED} ({said})", file=sys.stderr)
+        return EXIT_ERROR
+    print(f"gamemarket: {interrupted}", file=sys.stderr)
+    return EXIT_INTERRUPTED
+
+
+def _base_exception(exc: BaseException) -> str:
+    """A ``BaseException`` that is no ``Exception`` (a plugin's own subclass, a ``GeneratorExit`` raised by hand),
+    in words: gamemarket raises none, so it is code the command ran (hunt 17b-F4: a traceback, exit 1, in the command's
+    process and from a worker alike)."""
+    from gamemarket import plugins  # deferred: numba, as build_parser's imports
+
+    loaded = ", ".join(p.source for p in plugins.loaded())
+    return (
+        f"{raised(exc)} was raised while the command ran{f' (plugins loaded: {loaded})' if loaded else ''}: a "
+        "BaseException that is no Exception, which gamemarket never raises; expected plugin code to raise an "
+        "Exception that says what is wrong"
+    )
 
 
 def _out_of_memory() -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import math
+import signal
 import sys
 import time
 from numbers import Real
@@ -29,6 +30,16 @@ MAX_TIME_LIMIT = 1e7
 #: whether a search shows a progress bar: True, False, or None (where stderr is a terminal); set by the solvers'
 #: ``progress`` argument for the searches they run (a registered method's signature has no room for it)
 _PROGRESS: contextvars.ContextVar[bool | None] = contextvars.ContextVar("gamemarket_solver_progress", default=None)
+
+
+def solver_child() -> None:
+    """In a solver's child process (qhull's, nashpy's, Gambit's, forked and stopped by ``terminate`` at the time
+    limit): end quietly at SIGTERM or SIGHUP, and leave Ctrl-C to the parent, which stops it. Forked, it held the
+    command's handlers, which turned the parent's SIGTERM into a KeyboardInterrupt and multiprocessing's 27-line
+    traceback (hunt 17b-F2)."""
+    for s in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(s, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 class TimeUp(Exception):

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 import multiprocessing as mp
 import queue
 import warnings
@@ -39,7 +40,7 @@ import numpy as np
 
 from gamemarket.errors import InputError, check_flag, check_real, shown_value
 from gamemarket.games import gambit, vertex_pairs
-from gamemarket.games.budget import RAISE_LIMIT, SearchClock, TimeUp, check_time_limit, progress_wanted
+from gamemarket.games.budget import RAISE_LIMIT, SearchClock, TimeUp, check_time_limit, progress_wanted, solver_child
 from gamemarket.games.checks import check_finite, check_rel_tol
 from gamemarket.registry import Registry
 
@@ -382,6 +383,27 @@ def max_vertices(m: int, n: int) -> int:
 QHULL_SECONDS_PER_VERTEX = 2e-5
 
 
+def qhull_seconds(m: int, n: int) -> float:
+    """About how long qhull can take to list the vertices of an ``m x n`` game's polytope (:func:`max_vertices` times
+    :data:`QHULL_SECONDS_PER_VERTEX`), infinity where the bound passes the float range (an 800 x 800 game's: its
+    product was an OverflowError traceback, hunt 17b)."""
+    try:
+        return float(max_vertices(m, n)) * QHULL_SECONDS_PER_VERTEX
+    except OverflowError:
+        return math.inf
+
+
+def shown_vertices(m: int, n: int) -> str:
+    """:func:`max_vertices` for a message: its digits up to 10^15, else its order (3.2e+240), or "more than 1e308"."""
+    v = max_vertices(m, n)
+    if v < 10**15:
+        return f"{v:,}"
+    try:
+        return f"{float(v):.3g}"
+    except OverflowError:
+        return "more than 1e308"
+
+
 def _one_row_equilibria(B: np.ndarray, tol_b: float) -> tuple[list, bool]:
     """A game where the first player has one strategy: the column player's best responses (within
     ``tol_b``), each a pure equilibrium; degenerate where there are several."""
@@ -410,7 +432,7 @@ def _vertex_equilibria(Ap: np.ndarray, Bp: np.ndarray, clock: SearchClock) -> tu
             False,
             0,
             (
-                f"before qhull had listed the best-response polytope's vertices (at most {max_vertices(m, n):,}), "
+                f"before qhull had listed the best-response polytope's vertices (at most {shown_vertices(m, n)}), "
                 f"having searched the supports of up to {reach[0]} strategies a side meanwhile"
             ),
         )
@@ -469,6 +491,7 @@ def _qhull_vertices(Bp: np.ndarray) -> np.ndarray:
 
 
 def _qhull_worker(Bp: np.ndarray, queue) -> None:
+    solver_child()
     try:
         queue.put(("ok", _qhull_vertices(Bp)))
     except Exception as exc:  # noqa: BLE001 - the parent runs qhull again in its own process, to raise it there
@@ -482,7 +505,7 @@ def _polytope_vertices(Bp: np.ndarray, clock: SearchClock, meanwhile=None) -> np
     half the time left (or there is no limit), qhull runs here; else in a child process, stopped at the limit, while
     this one takes steps of ``meanwhile`` (a generator: a search whose answer stands in where qhull is stopped)."""
     left = clock.remaining()
-    if left is None or max_vertices(*Bp.shape) * QHULL_SECONDS_PER_VERTEX <= left / 2:
+    if left is None or qhull_seconds(*Bp.shape) <= left / 2:
         return _qhull_vertices(Bp)
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
     q = ctx.Queue()
@@ -586,6 +609,7 @@ def _tight_responses(
 
 
 def _nashpy_worker(method, A, B, queue):
+    solver_child()
     import nashpy as nash  # deferred: nashpy imports scipy.optimize; only the worker process pays for it
 
     g = nash.Game(A, B)
@@ -941,7 +965,7 @@ def enumeration_seconds(m: int, n: int) -> float:
     (``vertex_pairs.fits``) takes a fraction of a millisecond."""
     if vertex_pairs.fits(m, n) or min(m, n) == 1:
         return 0.0
-    return max_vertices(min(m, n), max(m, n)) * QHULL_SECONDS_PER_VERTEX
+    return qhull_seconds(min(m, n), max(m, n))
 
 
 def large_game_method() -> str:
@@ -966,10 +990,17 @@ def _large_game_switch(methods: list, shape: tuple, time_limit: float | None, co
     else:
         methods[methods.index("polytope")] = method
     m, n = shape
-    vertices = max_vertices(min(m, n), max(m, n))
+    vertices = shown_vertices(min(m, n), max(m, n))
+    took = (
+        f"about {seconds:,.0f} s"
+        if seconds < 1e15
+        else f"about {seconds:.3g} s"
+        if seconds < math.inf
+        else "more than 1e308 s"
+    )
     return (
-        f"partial: the complete enumeration of this {m}x{n} game could visit up to {vertices:,} "
-        f"vertices (about {seconds:,.0f} s, beyond the time limit of {time_limit:g} s), so {method} "
+        f"partial: the complete enumeration of this {m}x{n} game could visit up to {vertices} "
+        f"vertices ({took}, beyond the time limit of {time_limit:g} s), so {method} "
         f"({EQUILIBRIUM_METHODS.get(method).description}) answered: {{found}} equilibria, not necessarily every one; "
         "--complete (complete=True) enumerates them all, under the time limit"
     )

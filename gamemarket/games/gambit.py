@@ -23,6 +23,8 @@ import multiprocessing as mp
 
 import numpy as np
 
+from gamemarket.games.budget import solver_child
+
 #: Gambit's methods this module runs: its name for each, and what it is
 GAMBIT_METHODS = {
     "gnm": "Gambit's global Newton method (GNM, pygambit): an equilibrium or a few",
@@ -37,6 +39,7 @@ def available() -> bool:
 
 
 def _worker(method: str, A: np.ndarray, B: np.ndarray, queue) -> None:
+    solver_child()
     try:
         import pygambit as gbt  # deferred: only the child process loads it
 

@@ -39,6 +39,7 @@ References
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from numbers import Real
@@ -270,22 +271,28 @@ def _trace(p: _Logit, lam_max: float, max_steps: int, notes: list, clock: Search
     land on another branch.
     """
     w = np.concatenate([np.repeat(-np.log(p.sizes.astype(float)), p.sizes), [0.0]])
+    began = time.monotonic()
     _, D = _equations(p, w)
     t = _tangent(D, None)
+    last = 2.0 * (time.monotonic() - began)  # a step: a correction and a tangent, each about the first tangent's
     points, h = [w], 0.03
     for step in range(max_steps):
         if w[-1] >= lam_max:
             return np.array(points)
-        if clock is not None and clock.expired():
+        left = None if clock is None else clock.remaining()
+        if left is not None and left < last:  # the next step would end past the limit (a step of an 800 x 800
+            # game's system takes seconds: checked after it, the limit was passed by 20 s, hunt 17b-F3)
             raise Stopped(
                 f"logit QRE stopped {clock.stopped()} at lambda {w[-1]:.4g} of {lam_max:g} after {step:,} steps (each "
-                f"solves a system of the game's {len(w) - 1:,} strategies); its limit is the branch's end, not "
-                f"reached: {RAISE_LIMIT}"
+                f"solves a system of the game's {len(w) - 1:,} strategies, about {last:.2g} s; the next would pass "
+                f"the limit); its limit is the branch's end, not reached: {RAISE_LIMIT}"
             )
+        began = time.monotonic()
         wn, iters, first, contraction = _correct(p, w + h * t, t)
         tn = None
         if wn is not None and wn[-1] > 0:
             tn = _tangent(_equations(p, wn)[1], t)
+        last = time.monotonic() - began
         bad = tn is None or tn @ t < 0.9 or first > min(0.5 * h, MAX_CORRECTION) or contraction > MAX_CONTRACTION
         if bad:
             h *= 0.5

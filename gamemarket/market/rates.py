@@ -59,6 +59,15 @@ def _pay_rates(rate, reserves, rbid, rpay, rheap, rcnt, dt, nodes, free, waiting
     return True
 
 
+def _plain_pay_rates(*args):
+    """:func:`_pay_rates` in Python (a rate function with ``jit=False``), its sums overflowing to infinity as the
+    compiled step's do, without numpy's warning: a sum past the float range is the run's error, said once where the
+    payments are checked (hunt 17b-F7: "warning: overflow encountered in scalar add" came first). The rate function
+    computes under its own errors raised (``payments.plain_rate``)."""
+    with np.errstate(over="ignore"):
+        return _pay_rates(*args)
+
+
 # compiled as the other steps are, but not cached on disk: each compilation is specialised on one rate function,
 # and numba's cache index would record that function's module, which another process may not import
 _pay_rates_step = njit(_nrt=False, forceinline=True)(_pay_rates)
@@ -69,7 +78,7 @@ def _rate_accrual(rate, low: bool, jit: bool):
     ``bad`` array of :func:`plugin_engine`); ``low``: whether ``rate`` reads the lowest running bid (else that pass
     over the running jobs is skipped); ``jit``: whether the loop is compiled (the accrual is then inlined in it, in
     numba's IR, and its payment step ``_pay_rates_step`` inlined by LLVM, as the steps are)."""
-    pay_rates = _pay_rates_step if jit else _pay_rates
+    pay_rates = _pay_rates_step if jit else _plain_pay_rates
 
     def accrue(reserves, pay, n, rcnt, wcnt, maxq, rbid, rpay, rheap, dt):
         nodes, bad = pay

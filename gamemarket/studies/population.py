@@ -57,7 +57,7 @@ from gamemarket.market.simulate import Mechanism
 from gamemarket.studies.deviations import PAIRED_ESTIMATOR, SeedRuns, paired_record
 from gamemarket.studies.population_config import PopulationConfig
 from gamemarket.studies.runner import parallel_backend
-from gamemarket.studies.store import content_hash, set_aside, task_key
+from gamemarket.studies.store import NotStoredFile, content_hash, open_stored, set_aside, task_key
 from gamemarket.workers import LEAST_SECONDS_PER_JOB_RUN, exit_with_parent, fan_out, most_workers, parent_gone
 
 # ---------------------------------------------------------------------------- the store
@@ -90,10 +90,11 @@ class PopulationStore:
         """
         path = self.path(key)
         try:
-            rec = json.loads(path.read_text(encoding="utf-8"))
+            with open_stored(path, "stored run") as f:  # (a pipe in its place is refused, not waited on)
+                rec = json.loads(f.read().decode("utf-8"))
         except FileNotFoundError:
             return None
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        except (json.JSONDecodeError, UnicodeDecodeError, NotStoredFile) as exc:
             rec, reason = None, f"{type(exc).__name__}: {exc}"
         else:
             reason = "it records another key" if isinstance(rec, dict) else "not a JSON object"

@@ -14,6 +14,7 @@ import fcntl
 import hashlib
 import json
 import os
+import stat
 import time
 import warnings
 from pathlib import Path
@@ -50,12 +51,12 @@ def set_aside(path: Path, reason: str, what: str = "stored result") -> None:
     name the system cannot take, an I/O error) is not set aside but an :class:`InputError` naming it, since it may
     be a valid result (a colleague's in a shared folder) that a rename would lose."""
     try:
-        with open(path, "rb"):
+        with open_stored(path, what):  # (without blocking: a pipe in a stored file's place is set aside too)
             pass
     except FileNotFoundError:
         return
-    except (OSError, ValueError) as exc:
-        raise unreadable(path, exc, what) from None
+    except NotStoredFile:
+        pass
     aside = path.with_name(path.name + ".corrupt")
     try:
         os.replace(path, aside)
@@ -88,13 +89,26 @@ def of_surroundings(exc: BaseException) -> bool:
 def open_stored(path: Path, what: str = "stored result"):
     """A stored file opened for reading, as a file object, which Arrow takes whatever the name's bytes (its own
     opening of a path takes UTF-8 names only: a folder named on a Latin-1 system read as corrupt); an error of
-    opening it is an :class:`InputError` naming it (a missing file stays ``FileNotFoundError``)."""
+    opening it is an :class:`InputError` naming it (a missing file stays ``FileNotFoundError``); a name that holds
+    no regular file (a pipe, a folder) is :class:`NotStoredFile`, opened without blocking to find out."""
     try:
-        return open(path, "rb")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # (a pipe in a stored file's place opens at once)
     except FileNotFoundError:
         raise
     except (OSError, ValueError) as exc:
         raise unreadable(path, exc, what) from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):  # not a file gamemarket stored: damage, set aside by `study run`, as a garbage file is
+        os.close(fd)
+        kind = "a folder" if stat.S_ISDIR(mode) else "a pipe" if stat.S_ISFIFO(mode) else "a device or socket"
+        raise NotStoredFile(f"it is {kind}, not a file gamemarket stored")
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
+
+
+class NotStoredFile(ValueError):
+    """A stored result's name holds something other than a regular file (hunt 17b-F5: a FIFO in a run file's place
+    made `study status`, `report` and `study run` block for good)."""
 
 
 def content_hash(arrays: dict[str, np.ndarray]) -> str:

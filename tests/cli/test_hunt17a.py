@@ -358,6 +358,7 @@ def test_a_concept_beside_nash_stops_at_its_time_limit_with_exit_3(tmp_path, cap
     assert main(["game", "solve", str(g), "--concept", concept, "--format", "json"]) == 0
     whole = json.loads(capsys.readouterr().out)
     monkeypatch.setattr(budget.SearchClock, "expired", lambda self: self.limit is not None)
+    monkeypatch.setattr(budget.SearchClock, "remaining", lambda self: None if self.limit is None else 0.0)
     assert main(["game", "solve", str(g), "--concept", concept, "--time-limit", "5"]) == 3
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1, err

@@ -1,0 +1,142 @@
+"""Held-out hunt 17b (solvers of large games, plugins that raise BaseExceptions, a pipe in a stored run's place, a
+sum past the float range, signals at start): regression rows."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from gamemarket.cli import main
+from study_helpers import ROOT, TINY
+
+
+def test_the_enumeration_estimate_of_an_800x800_game_is_a_number_not_an_overflow():
+    """H17b-F1: `game solve` of a random 800 x 800 game ended in an OverflowError traceback, exit 1: the polytope's
+    vertex bound (McMullen's) is an integer past the float range, multiplied by qhull's seconds per vertex."""
+    from gamemarket.games import equilibria as eq
+
+    assert eq.enumeration_seconds(800, 800) == float("inf")
+    assert eq.shown_vertices(800, 800) == "more than 1e308"
+    assert eq.shown_vertices(200, 200).startswith(("1", "2", "3", "4", "5", "6", "7", "8", "9")) and "e+" in (
+        eq.shown_vertices(200, 200)
+    )
+    assert eq.shown_vertices(4, 4) == f"{eq.max_vertices(4, 4):,}"
+    note = eq._large_game_switch(["polytope"], (800, 800), 2.0, False)
+    assert "could visit up to more than 1e308 vertices (more than 1e308 s, beyond the time limit of 2 s)" in note
+
+
+@pytest.mark.slow
+def test_a_solver_child_stopped_at_the_limit_prints_nothing(tmp_path):
+    """H17b-F2: nashpy's Lemke-Howson stopped at the time limit printed "Process ForkProcess-1:" and a 27-line
+    traceback: the forked child held the command's SIGTERM handler, which turned the parent's terminate into a
+    KeyboardInterrupt there. A solver's child ends quietly at SIGTERM now."""
+    rng = np.random.default_rng(4)
+    np.savez(tmp_path / "g.npz", A=rng.normal(size=(150, 150)), B=rng.normal(size=(150, 150)))
+    r = subprocess.run(
+        [sys.executable, "-m", "gamemarket", "game", "solve", "g.npz", "--time-limit", "1", "--no-progress"],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    if r.returncode == 0:
+        pytest.skip("the game was solved within 1 s (a fast machine): no child was stopped")
+    assert r.returncode == 3 and "Traceback" not in r.stderr and "ForkProcess" not in r.stderr, r.stderr
+    assert r.stderr.endswith("gamemarket: the search for equilibria did not finish (see the note); exit 3\n")
+
+
+BASE = """
+from gamemarket.market.payments import payment_rule
+class MyBase(BaseException):
+    pass
+@payment_rule("e-base", "raises a BaseException", jit=False)
+def rule(bid, reserve, nodes, free, waiting, max_waiting_bid, min_running_bid):
+    if free > 0:
+        return reserve
+    raise {what}
+"""
+
+
+@pytest.mark.parametrize("what", ['MyBase("odd base")', "GeneratorExit"])
+def test_a_plugin_that_raises_a_base_exception_is_one_line_and_exit_2(tmp_path, capsys, what):
+    """H17b-F4: a plugin raising a BaseException subclass (or GeneratorExit) was a traceback, exit 1, in the
+    command's process and from a pool worker alike."""
+    plugin = tmp_path / "e_base.py"
+    plugin.write_text(BASE.format(what=what))
+    argv = ["simulate", "--plugin", str(plugin), "--payment", "e-base", "--synthetic-jobs", "200", "--nodes", "4"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "a BaseException that is no Exception" in err, err
+    assert err.startswith(f"gamemarket: error: {what.split('(')[0]}")
+
+
+@pytest.mark.slow
+def test_a_plugin_base_exception_in_a_pool_worker_is_one_line(tmp_path):
+    (tmp_path / "e_base.py").write_text(BASE.format(what='MyBase("odd base")'))
+    (tmp_path / "eb.toml").write_text(
+        TINY.format(count=2).replace('"hb-kth"]', '"hb-eb"]')
+        + '[plugins]\nmodules = ["e_base.py"]\n[strategies.provider.hb-eb]\nscheduler = "hb"\npayment = "e-base"\n'
+    )
+    r = subprocess.run(
+        [sys.executable, "-m", "gamemarket", "study", "run", "eb.toml", "--n-jobs", "2", "--no-report",
+         "--no-progress"],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "GAMEMARKET_POOL_START_S": "0"},
+    )  # fmt: skip
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert r.stderr.startswith("gamemarket: error: MyBase: odd base was raised while the command ran")
+
+
+@pytest.mark.parametrize("command", ["status", "report", "run"])
+def test_a_pipe_in_a_stored_runs_place_is_said_not_waited_on(tmp_path, command):
+    """H17b-F5: a FIFO in place of a stored run (a bimatrix run file, a population run) made `study status`,
+    `report` and `study run` block for good. Opened without blocking, it is no file gamemarket stored: counted
+    missing and named by the readers, set aside and run again by `study run`."""
+    study = tmp_path / "tiny.toml"
+    study.write_text(TINY.format(count=2))
+    assert main(["study", "run", str(study), "--no-progress", "--no-report"]) == 0
+    victim = sorted((tmp_path / "results" / "tiny" / "runs").glob("*.parquet"))[0]
+    victim.unlink()
+    os.mkfifo(victim)
+    argv = {"status": ["study", "status"], "report": ["report"], "run": ["study", "run"]}[command]
+    r = subprocess.run(
+        [sys.executable, "-m", "gamemarket", *argv, str(study), *(["--no-progress"] * (command == "run"))],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    said = "NotStoredFile: it is a pipe, not a file gamemarket stored"
+    if command == "run":
+        assert r.returncode == 0 and "(7 already stored, 1 run now)" in r.stdout and said in r.stderr, r.stderr
+        assert victim.is_file() and victim.with_name(victim.name + ".corrupt").exists()
+    else:
+        assert said in (r.stdout + r.stderr) and r.returncode == (0 if command == "status" else 2), r.stderr
+
+
+def test_a_pipe_in_a_population_runs_place_is_missing_not_waited_on(tmp_path):
+    from gamemarket.studies.population import PopulationStore
+
+    store = PopulationStore(tmp_path)
+    store.write("k1", {"key": "k1", "revenue": 1.0})
+    assert store.read("k1") == {"key": "k1", "revenue": 1.0}
+    store.path("k1").unlink()
+    os.mkfifo(store.path("k1"))
+    assert store.read("k1") is None  # a query: missing, moved nowhere
+    assert store.path("k1").exists()
+
+
+HUGE = """
+from gamemarket.market.payments import payment_rule
+@payment_rule("huge-plain", "a finite but huge rate", jit=False)
+def rule(bid, reserve, nodes, free, waiting, max_waiting_bid, min_running_bid):
+    return reserve if free > 0 else 1e306
+"""
+
+
+def test_a_plain_rates_sum_past_the_float_range_is_one_line(tmp_path, capsys):
+    """H17b-F7: a jit=False rate whose payments summed past the float range printed numpy's "warning: overflow
+    encountered in scalar add" before the error; the compiled one said the error alone. Both say one line."""
+    plugin = tmp_path / "huge.py"
+    plugin.write_text(HUGE)
+    argv = ["simulate", "--plugin", str(plugin), "--payment", "huge-plain", "--synthetic-jobs", "300", "--nodes", "4"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "overflow encountered" not in err, err
+    assert "the run's revenue is inf: its payments or valuations sum past the float range" in err
