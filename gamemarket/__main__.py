@@ -136,6 +136,15 @@ def _shut_workers() -> None:
             executor.shutdown(wait=True, kill_workers=True)
         except Exception:  # noqa: BLE001, S110 - a broken pool (its worker died): nothing more to give back
             pass
+        # and the folders it shared arrays through (/dev/shm/joblib_memmapping_folder_*), which an exit handler of
+        # joblib's removes at the interpreter's exit: "There appear to be 1 leaked folder objects" after a pooled
+        # run that had succeeded (hunt 17b-F8)
+        manager = getattr(executor, "_temp_folder_manager", None)
+        try:
+            if manager is not None:
+                manager._clean_temporary_resources(force=True, allow_non_empty=True)
+        except Exception:  # noqa: BLE001, S110 - what is left, joblib's resource tracker removes
+            pass
 
     worker = threading.Thread(target=shut, daemon=True)
     worker.start()
