@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gamemarket.errors import InputError
-from gamemarket.io.files import atomic_path, check_input, is_stream, read_input_bytes
+from gamemarket.io.files import atomic_path, check_input, check_output_file_name, is_stream, read_input_bytes
 from gamemarket.io.limits import memory_limit
 
 if TYPE_CHECKING:  # pandas is imported where a table is one: ``read_columns`` and the CLI's fast path go without
@@ -474,7 +474,9 @@ TABLE_SUFFIXES = (".parquet", ".pq", ".csv")
 
 
 def check_table_path(path: str | os.PathLike) -> Path:
-    """A table file name ``write_table`` can write: not a folder, a .csv or .parquet name."""
+    """A table file name ``write_table`` can write: not a folder (nor a name ending in a slash), a .csv or .parquet
+    name."""
+    check_output_file_name(path, "table")
     path = Path(path)
     if path.is_dir():
         raise InputError(f"{path}: is a folder; expected a table file name (.csv or .parquet)")

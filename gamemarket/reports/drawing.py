@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from gamemarket.errors import InputError
-from gamemarket.io.files import atomic_path
+from gamemarket.io.files import atomic_path, check_output_file_name
 from gamemarket.reports.markdown import num
 
 #: the figure formats gamemarket writes, by file name suffix
@@ -30,7 +30,9 @@ class FigureOverlapWarning(UserWarning):
 
 
 def check_figure_path(path) -> Path:
-    """A figure file name of a known format (checked before the work that draws it)."""
+    """A figure file name of a known format (checked before the work that draws it); a name ending in a slash
+    names a folder (hunt 17b: ``--figure new/c.png/`` wrote a file)."""
+    check_output_file_name(path, "figure")
     path = Path(path)
     if path.suffix.lower() not in FIGURE_FORMATS:
         raise InputError(

@@ -156,3 +156,11 @@ def test_a_pooled_study_run_that_succeeds_prints_nothing_of_joblibs_folders(tmp_
         env={**os.environ, "PYTHONPATH": str(ROOT), "GAMEMARKET_POOL_START_S": "0"},
     )  # fmt: skip
     assert r.returncode == 0 and r.stderr == "", r.stderr
+
+
+def test_a_figure_named_with_a_trailing_slash_is_refused(tmp_path, capsys):
+    """H17b-27 (a sibling of 17a-55 the fix missed): `workload compare --figure new/c.png/` wrote a file c.png."""
+    argv = ["workload", "compare", "synthetic", "synthetic", "--nodes", "4", "--figure", f"{tmp_path}/new/c.png/"]
+    assert main(argv) == 2
+    assert "ends in a slash, which names a folder; expected a file name" in capsys.readouterr().err
+    assert not (tmp_path / "new").exists()
