@@ -909,11 +909,19 @@ class OutputFolder:
                     if other_kind
                     else f"belongs to {data['owner']}, not {self.owner}{self._owners(data)}"
                 )
+                what = (
+                    "its files of the names this command writes would be replaced, the rest kept"
+                    if other_kind
+                    else f"it would replace: {_listing(data['files']) or '-'}"
+                )
                 raise InputError(
                     f"{where}: this {'folder' if other_kind else self.what} {whose}; choose another folder, or pass "
-                    f"--force to write into it (it would replace: {_listing(data['files']) or '-'})"
+                    f"--force to write into it ({what})"
                 )
-            self.old = set(data["files"])
+            # a folder of another kind, written into with --force: its files are its owner's, not this claim's to
+            # remove (hunt 17b-36: `game export --force` into another study's results folder deleted its .lock,
+            # last-run.json and tables, files the export never writes); those of the names written are replaced
+            self.old = set() if other_kind else set(data["files"])
         elif p.is_dir():
             entries = [e.name for e in os.scandir(p)]
             adopted = legacy(p) if legacy is not None and entries else None

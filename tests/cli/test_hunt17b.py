@@ -164,3 +164,24 @@ def test_a_figure_named_with_a_trailing_slash_is_refused(tmp_path, capsys):
     assert main(argv) == 2
     assert "ends in a slash, which names a folder; expected a file name" in capsys.readouterr().err
     assert not (tmp_path / "new").exists()
+
+
+def test_force_into_a_folder_of_another_kind_removes_none_of_its_files(tmp_path, capsys):
+    """H17b-36: `game export --out RESULTS --force`, RESULTS another study's results folder, deleted its .lock,
+    last-run.json and tables (files the export never writes), the refusal having said "it would replace" them.
+    A folder of another kind taken with --force keeps every file of its owner's the command does not write."""
+    study, other = tmp_path / "tiny.toml", tmp_path / "other.toml"
+    study.write_text(TINY.format(count=2))
+    other.write_text(
+        TINY.format(count=2).replace('name = "tiny"', 'name = "other"').replace("load = 1.1", "load = 1.2")
+    )
+    for s in (study, other):
+        assert main(["study", "run", str(s), "--no-progress", "--no-report"]) == 0
+    results = tmp_path / "results" / "other"
+    before = {p.relative_to(results) for p in results.rglob("*") if p.name != ".gamemarket-manifest.json"}
+    capsys.readouterr()
+    assert main(["game", "export", str(study), "--out", str(results)]) == 2
+    assert "the rest kept" in capsys.readouterr().err
+    assert main(["game", "export", str(study), "--out", str(results), "--force"]) == 0
+    after = {p.relative_to(results) for p in results.rglob("*")}
+    assert before <= after and any(p.suffix == ".nfg" for p in after)
