@@ -280,6 +280,7 @@ def _arrays(path: Path, opened, what: str, size: int | None, keep: tuple = ()) -
     an error naming ``path`` where one cannot be read (``size``: a stream's length, else the file's). Where the
     archive holds all of ``keep``, only those (the rest named in a warning)."""
     try:
+        _no_repeated_members(path, opened)
         with np.load(opened(), allow_pickle=False) as f:  # a lone .npy array is no context manager: caught below
             z = {}
             names = f.files
@@ -317,6 +318,22 @@ def _arrays(path: Path, opened, what: str, size: int | None, keep: tuple = ()) -
             else "not a zip archive of .npy arrays"
         )
         raise InputError(f"{path}: cannot read {what}: {reason}; expected a .npz file as numpy.savez writes") from None
+
+
+def _no_repeated_members(path: Path, opened) -> None:
+    """An :class:`InputError` where the archive holds one array's name twice (hunt 17b-7: a zip with ``A.npy`` twice
+    was read with the second, as numpy reads it, in silence: another game than the first ``A`` gave)."""
+    source = opened()
+    if not zipfile.is_zipfile(source):
+        return
+    with zipfile.ZipFile(opened()) as zf:
+        names = zf.namelist()
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise InputError(
+            f"{path}: the archive holds {repeated[0]!r} {names.count(repeated[0])} times; expected each array once "
+            "(which one is meant cannot be told)"
+        )
 
 
 #: the floating-point types a problem's efficiencies are held in (and a solve computes in)

@@ -185,3 +185,27 @@ def test_force_into_a_folder_of_another_kind_removes_none_of_its_files(tmp_path,
     assert main(["game", "export", str(study), "--out", str(results), "--force"]) == 0
     after = {p.relative_to(results) for p in results.rglob("*")}
     assert before <= after and any(p.suffix == ".nfg" for p in after)
+
+
+def test_an_npz_holding_one_array_twice_is_refused(tmp_path, capsys):
+    """H17b-7: a zip with A.npy twice (then B) was read with the second A, as numpy reads it, in silence (another
+    game: 2 equilibria for 1), and the warning named nothing ("array(s)  read past")."""
+    import io
+    import warnings
+    import zipfile
+
+    def npy(a):
+        b = io.BytesIO()
+        np.save(b, a)
+        return b.getvalue()
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (zipfile's "Duplicate name")
+        with zipfile.ZipFile(tmp_path / "dup.npz", "w") as z:
+            z.writestr("A.npy", npy(np.array([[3.0, 0.0], [5.0, 1.0]])))
+            z.writestr("B.npy", npy(np.array([[3.0, 5.0], [0.0, 1.0]])))
+            z.writestr("A.npy", npy(np.full((2, 2), 9.0)))
+    for argv in (["game", "solve"], ["price", "solve"]):
+        assert main([*argv, str(tmp_path / "dup.npz")]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "the archive holds 'A.npy' 2 times; expected each array once" in err, err
