@@ -54,6 +54,7 @@ from scipy.sparse.csgraph import connected_components
 
 from gamemarket.errors import InputError, check_flag
 from gamemarket.games.budget import RAISE_LIMIT, SearchClock, Stopped, TimeUp
+from gamemarket.io.limits import check_fits
 
 #: OpenSpiel's defaults: population size, selection intensity and the infinite-alpha limit's noise
 DEFAULT_M = 50
@@ -357,8 +358,11 @@ def alpharank(
     """
     rsg = as_role_symmetric(game)
     clock = SearchClock(time_limit, progress=progress) if clock is None else clock
-    src, dst, logp = _log_rates(rsg, alpha, m, eps, normalize)
     P = len(rsg.profiles)
+    # the chain's matrix, its elimination's copy and (in logarithms) a third: P x P floats each (hunt 17b-19: a 60 x 60
+    # game's 3,600 profiles took 535 MB past a limit of 50 MB)
+    check_fits(3.0 * P * P * 8, f"alpha-rank of {P:,} profiles (three {P:,} x {P:,} matrices)")
+    src, dst, logp = _log_rates(rsg, alpha, m, eps, normalize)
     C = transition_matrix(rsg, alpha=alpha, m=m, eps=eps, normalize=normalize)
     try:
         clock.bar(P, unit="state", desc="alpha-rank")

@@ -209,3 +209,14 @@ def test_an_npz_holding_one_array_twice_is_refused(tmp_path, capsys):
         assert main([*argv, str(tmp_path / "dup.npz")]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "the archive holds 'A.npy' 2 times; expected each array once" in err, err
+
+
+def test_alpharank_is_held_to_the_memory_limit_before_it_builds_its_chain(tmp_path, capsys, monkeypatch):
+    """H17b-19: alpha-rank of a 60 x 60 game (3,600 profiles: three 3,600 x 3,600 matrices) ran to 764 MB under
+    GAMEMARKET_MEMORY_LIMIT=50000000; refused before it builds them now, as every other computation is."""
+    rng = np.random.default_rng(2)
+    np.savez(tmp_path / "g.npz", A=rng.normal(size=(60, 60)), B=rng.normal(size=(60, 60)))
+    monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", "50000000")
+    assert main(["game", "solve", str(tmp_path / "g.npz"), "--concept", "alpharank"]) == 2
+    err = capsys.readouterr().err
+    assert "alpha-rank of 3,600 profiles (three 3,600 x 3,600 matrices) needs about 311 MB" in err, err
