@@ -208,14 +208,19 @@ def _stream_bytes(path: Path, what: str, limit: int | None, said: str) -> bytes 
     return b"".join(blocks)
 
 
-def declared_bytes(path) -> int:
+def declared_bytes(path, keep: tuple = ()) -> int:
     """The bytes an ``.npz``'s arrays take once read, from each ``.npy`` header alone (a compressed archive is not
-    inflated to find out); 0 where the file is not a zip archive (its reading says why)."""
+    inflated to find out); 0 where the file is not a zip archive (its reading says why). Where the archive holds
+    every array of ``keep``, only those count: the rest are left unread (hunt 17b-2: an unread array declaring 80 GB
+    had the game refused)."""
     total = 0
     try:
         with zipfile.ZipFile(path) as zf:
-            for info in zf.infolist():
-                if not info.filename.endswith(".npy"):
+            members = zf.infolist()
+            names = {info.filename for info in members}
+            only = {f"{k}.npy" for k in keep} if keep and all(f"{k}.npy" in names for k in keep) else None
+            for info in members:
+                if not info.filename.endswith(".npy") or (only is not None and info.filename not in only):
                     continue
                 with zf.open(info) as f:
                     fmt = np.lib.format
@@ -255,7 +260,7 @@ def read_npz(
     try:
         source = _stream_bytes(path, what, limit, said)  # a pipe, read once; else None (read where it lies)
         opened = (lambda: io.BytesIO(source)) if source is not None else (lambda: path)
-        if limit is not None and (need := declared_bytes(opened())) > limit:
+        if limit is not None and (need := declared_bytes(opened(), keep)) > limit:
             raise InputError(
                 f"{path}: its arrays take {need:,} bytes once read; the limit is {limit:,} bytes ({said}); expected "
                 "a smaller problem"

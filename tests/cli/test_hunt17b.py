@@ -220,3 +220,24 @@ def test_alpharank_is_held_to_the_memory_limit_before_it_builds_its_chain(tmp_pa
     assert main(["game", "solve", str(tmp_path / "g.npz"), "--concept", "alpharank"]) == 2
     err = capsys.readouterr().err
     assert "alpha-rank of 3,600 profiles (three 3,600 x 3,600 matrices) needs about 311 MB" in err, err
+
+
+def test_an_unread_array_is_not_counted_against_the_memory_limit(tmp_path, capsys):
+    """H17b-2: an .npz game with A, B and an array C whose header declares 100,000 x 100,000 floats (16 bytes of data)
+    was refused for C's 80 GB, though C is left unread. The size check counts what is read."""
+    import io
+    import zipfile
+
+    def npy(a):
+        b = io.BytesIO()
+        np.save(b, a)
+        return b.getvalue()
+
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, {"descr": "<f8", "fortran_order": False, "shape": (100000, 100000)})
+    with zipfile.ZipFile(tmp_path / "g.npz", "w") as z:
+        z.writestr("A.npy", npy(np.array([[3.0, 0.0], [5.0, 1.0]])))
+        z.writestr("B.npy", npy(np.array([[3.0, 5.0], [0.0, 1.0]])))
+        z.writestr("C.npy", np.lib.format.magic(1, 0) + header.getvalue() + b"0" * 16)
+    assert main(["game", "solve", str(tmp_path / "g.npz")]) == 0
+    assert "array(s) 'C' read past" in capsys.readouterr().err
