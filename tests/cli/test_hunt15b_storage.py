@@ -62,14 +62,14 @@ def test_an_unreadable_stored_result_is_an_error_naming_it_and_is_never_moved(ti
     assert main(["study", "run", str(tiny), "--no-progress", "--no-report"]) == 0
     results = tiny.parent / "results" / "tiny"
     victim = _runs(results)[0]
-    real_open = open
+    real_open = os.open  # (stored files open with os.open: without blocking, a pipe in their place refused)
 
     def denied(path, *args, **kw):
         if Path(path) == victim:
             raise PermissionError(13, "Permission denied", str(path))
         return real_open(path, *args, **kw)
 
-    monkeypatch.setattr(store_module, "open", denied, raising=False)
+    monkeypatch.setattr(store_module.os, "open", denied)
     capsys.readouterr()
     for argv in (["study", "run", str(tiny), "--no-progress", "--no-report"], ["study", "status", str(tiny)]):
         assert main(argv) == 2
