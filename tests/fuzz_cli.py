@@ -546,7 +546,11 @@ def check_files(argv, before: dict, after: dict, user: set[Path], dec: Declared,
             if inside:
                 add("wrote into a folder gamemarket did not make, without --force", inside, dec.role(folder))
     gone = [p for p in before if p not in after and _writer_of(p) not in others]
-    changed = [p for p in before if p in after and after[p] != before[p] and before[p] != ("dir",)]
+    changed = [
+        p
+        for p in before
+        if p in after and after[p] != before[p] and before[p] != ("dir",) and _writer_of(p) not in others
+    ]
     for p in gone + changed:
         verb = "deleted" if p in gone else "changed"
         if p in dec.inputs:

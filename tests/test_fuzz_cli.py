@@ -148,6 +148,10 @@ def test_a_background_writers_temporary_that_goes_is_not_the_command_besides(tmp
     before = {theirs: ("file", 1, 1), other: ("file", 1, 1)}
     problems = fuzz_cli.check_files(["simulate", "--out", "o.csv"], before, {}, set(), dec, frozenset({4242}))
     assert [(p.what, p.detail.strip()) for p in problems] == [("file deleted outside the outputs", str(other))]
+    # fuzz run Q: one still being written, grown meanwhile, was "changed outside the outputs"
+    after = {theirs: ("file", 2, 2), other: ("file", 2, 2)}
+    problems = fuzz_cli.check_files(["simulate", "--out", "o.csv"], before, after, set(), dec, frozenset({4242}))
+    assert [(p.what, p.detail.strip()) for p in problems] == [("file changed outside the outputs", str(other))]
 
 
 @pytest.mark.slow
