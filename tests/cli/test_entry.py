@@ -83,6 +83,10 @@ def test_ctrl_c_while_the_command_starts_is_one_line_and_exit_130(tmp_path, dela
         pytest.skip("the signal came before Python had set its handlers")
     if "Fatal Python error: init_import_site" in err:  # in the interpreter's own start, before any code of ours
         pytest.skip("the signal came while Python imported its site module, before gamemarket's code ran")
+    if "KeyboardInterrupt" in err and "gamemarket/__main__.py" not in err and "_run_module_as_main" in err:
+        # while `python -m` imported the package, before its entry point set the handler (a named limit: a loaded
+        # machine widens that window past 0.15 s)
+        pytest.skip("the signal came while Python imported the package, before the entry point set its handler")
     assert p.returncode == 130 and "Traceback" not in err, err
     assert err.strip() in {
         "gamemarket: interrupted; the command had not started: nothing was run",
