@@ -15,8 +15,10 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import math
+import os
 import signal
 import sys
+import threading
 import time
 from numbers import Real
 
@@ -36,10 +38,24 @@ def solver_child() -> None:
     """In a solver's child process (qhull's, nashpy's, Gambit's, forked and stopped by ``terminate`` at the time
     limit): end quietly at SIGTERM or SIGHUP, and leave Ctrl-C to the parent, which stops it. Forked, it held the
     command's handlers, which turned the parent's SIGTERM into a KeyboardInterrupt and multiprocessing's 27-line
-    traceback (hunt 17b-F2)."""
+    traceback (hunt 17b-F2); a Python handler also waits for the C code it interrupts (qhull ran on for an hour
+    under a parent that had gone). It ends too where its parent has gone (killed by SIGKILL: nobody is left to
+    stop it), looked at every :data:`PARENT_LOOK_S`."""
     for s in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(s, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_LOOK_S)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="gamemarket-solver-parent-watch", daemon=True).start()
+
+
+#: seconds between a solver child's looks at its parent (:func:`solver_child`)
+PARENT_LOOK_S = 0.5
 
 
 class TimeUp(Exception):

@@ -241,3 +241,39 @@ def test_an_unread_array_is_not_counted_against_the_memory_limit(tmp_path, capsy
         z.writestr("C.npy", np.lib.format.magic(1, 0) + header.getvalue() + b"0" * 16)
     assert main(["game", "solve", str(tmp_path / "g.npz")]) == 0
     assert "array(s) 'C' read past" in capsys.readouterr().err
+
+
+def test_a_solver_child_ends_when_its_parent_has_gone(tmp_path):
+    """Found beside hunt 17b: solver children (qhull's on a large game) of a suite killed by SIGTERM ran on for an
+    hour, computing for nobody (their Python handler waited for the C code). A solver child ends once its parent
+    has gone, whatever ended it."""
+    import time
+
+    script = tmp_path / "parent.py"
+    script.write_text(
+        "import multiprocessing as mp, os, sys, time\n"
+        "from gamemarket.games.budget import solver_child\n"
+        "def busy(path):\n"
+        "    solver_child()\n"
+        "    open(path, 'w').write(str(os.getpid()))\n"
+        "    while True:\n"
+        "        sum(range(10000))\n"
+        "if __name__ == '__main__':\n"
+        "    p = mp.get_context('fork').Process(target=busy, args=(sys.argv[1],), daemon=True)\n"
+        "    p.start()\n"
+        "    while not os.path.exists(sys.argv[1]):\n"
+        "        time.sleep(0.05)\n"
+        "    os._exit(0)  # as SIGKILL would end it: no exit handler terminates the child\n"
+    )
+    pid_file = tmp_path / "child.pid"
+    subprocess.run([sys.executable, str(script), str(pid_file)], timeout=120, check=True,
+                   env={**os.environ, "PYTHONPATH": str(ROOT)})  # fmt: skip
+    child = int(pid_file.read_text())
+    for _ in range(100):  # it looks every 0.5 s
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    os.kill(child, 9)
+    raise AssertionError("the solver child outlived its parent by 10 s")
