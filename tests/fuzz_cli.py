@@ -207,17 +207,19 @@ def _snapshot(base: Path) -> dict[Path, tuple]:
     for dirpath, dirs, names in os.walk(base):
         for n in dirs + names:
             p = Path(dirpath) / n
-            if p.is_symlink():
-                snap[p] = ("link", os.readlink(p))
-            elif stat.S_ISFIFO(p.lstat().st_mode):  # (reading one would block, or take a command's bytes)
-                snap[p] = ("pipe",)
-            elif p.is_dir():
-                snap[p] = ("dir",)
-            else:
-                try:
+            try:
+                if p.is_symlink():
+                    snap[p] = ("link", os.readlink(p))
+                elif stat.S_ISFIFO(p.lstat().st_mode):  # (reading one would block, or take a command's bytes)
+                    snap[p] = ("pipe",)
+                elif p.is_dir():
+                    snap[p] = ("dir",)
+                else:
                     snap[p] = ("file", p.read_bytes())
-                except OSError as exc:
-                    snap[p] = ("unreadable", str(exc))
+            except FileNotFoundError:  # gone since it was listed: a background writer's temporary, moved into place
+                continue
+            except OSError as exc:
+                snap[p] = ("unreadable", str(exc))
     return snap
 
 
