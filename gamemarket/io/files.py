@@ -347,6 +347,7 @@ def atomic_path(path: str | os.PathLike, what: str = "file") -> Iterator[Path]:
     path is refused with a message naming it.
     """
     path = Path(path)
+    check_still_locked(path)
     if path.is_dir():
         raise InputError(f"{shown_path(path)}: is a folder; expected a {what} file name")
     kind = special_kind(path)
@@ -372,6 +373,50 @@ def atomic_path(path: str | os.PathLike, what: str = "file") -> Iterator[Path]:
                 tmp.unlink(missing_ok=True)
             except OSError:
                 pass
+
+
+#: the folders this process holds a writer's lock on (:func:`hold_lock`): their path (as given and resolved) -> the
+#: lock file and its (device, inode) as taken
+_LOCKED: dict[str, tuple[Path, tuple[int, int]]] = {}
+
+
+@contextlib.contextmanager
+def hold_lock(root: str | os.PathLike, lock: Path, descriptor: int) -> Iterator[None]:
+    """While a writer's lock on ``root`` is held (its lock file ``lock``, open as ``descriptor``), every file
+    written under ``root`` (:func:`atomic_path`) first checks that the lock file is still the one taken: a folder
+    removed (``rm -rf``) or replaced while the command writes to it is said, and nothing more written there (hunt
+    17b-W6: a study run wrote on into a folder it made anew, unlocked, then refused it as "not made by gamemarket")."""
+    st = os.fstat(descriptor)
+    keys = {os.path.abspath(root), os.path.realpath(root)}
+    for key in keys:
+        _LOCKED[key] = (lock, (st.st_dev, st.st_ino))
+    try:
+        yield
+    finally:
+        for key in keys:
+            _LOCKED.pop(key, None)
+
+
+def check_still_locked(path: str | os.PathLike) -> None:
+    """An :class:`InputError` where ``path`` lies in a folder this process holds a lock on (:func:`hold_lock`) whose
+    lock file has gone or been replaced since it was taken (the folder removed or moved while the command ran)."""
+    if not _LOCKED:
+        return
+    where = os.path.abspath(path)
+    for root, (lock, taken) in _LOCKED.items():
+        if where != root and not where.startswith(root.rstrip(os.sep) + os.sep):
+            continue
+        try:
+            st = os.stat(lock)
+            now = (st.st_dev, st.st_ino)
+        except OSError:
+            now = None
+        if now != taken:
+            raise InputError(
+                f"{shown_path(root)}: the folder was removed or replaced while this command wrote to it (its lock "
+                f"file {lock.name} is {'gone' if now is None else 'another one'}); the command stops rather than "
+                "write there unlocked, and writes nothing more: run it again"
+            )
 
 
 def make_parent(path: Path) -> None:

@@ -31,6 +31,7 @@ from gamemarket.io.files import (
     atomic_path,
     dumps_json,
     flock_pid,
+    hold_lock,
     remove_stale_temps,
     shown_path,
 )
@@ -280,7 +281,8 @@ class ResultStore:
             remove_stale_temps(self.root)  # what a killed run left half-written: never read, ours to clear
             HELD[key] = 1
             try:
-                yield
+                with hold_lock(self.root, path, f.fileno()):  # (a folder removed meanwhile is said, not written)
+                    yield
             except BaseException:
                 self._give_back(path)
                 raise
@@ -310,7 +312,10 @@ class ResultStore:
         folder = self._folder
         if folder is None or not folder.created or folder.written - {".lock"}:
             return
-        if {e.name for e in os.scandir(self.root)} - {".lock", MANIFEST}:  # results (``runs/``) are kept
+        try:
+            if {e.name for e in os.scandir(self.root)} - {".lock", MANIFEST}:  # results (``runs/``) are kept
+                return
+        except FileNotFoundError:  # removed meanwhile (by hand: :func:`hold_lock`): nothing left to give back
             return
         lock.unlink(missing_ok=True)
         folder.forget(".lock")  # the manifest lists nothing now: the claim is given back whole

@@ -1,0 +1,67 @@
+"""Regression rows of the session of 2026-12-05 (16:00-): the last session's named limits (hunt 17b-W6) and the
+held-out hunts of this session, each with its family."""
+
+import os
+import shutil
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from gamemarket.cli import main
+from gamemarket.errors import InputError
+from gamemarket.studies.store import ResultStore
+from study_helpers import TINY
+
+RM_PLUGIN = """
+import os, shutil
+from gamemarket.market.payments import payment_rule
+@payment_rule("rm-once", "removes the results folder on its first call", jit=False)
+def rule(bid, reserve, nodes, free, waiting, max_waiting_bid, min_running_bid):
+    flag = os.environ["GM_TEST_FLAG"]
+    if not os.path.exists(flag):
+        open(flag, "w").close()
+        shutil.rmtree(os.environ["GM_TEST_RM"], ignore_errors=True)
+    return bid
+"""
+
+
+def test_a_results_folder_removed_while_its_study_runs_is_said_and_not_written_again(tmp_path, capsys, monkeypatch):
+    """Hunt 17b-W6: `rm -rf` of the results folder while `study run` wrote to it: the run made the folder anew and
+    wrote on into it unlocked, then refused it as "not made by gamemarket"; the next run needed --force. Now the
+    first write after the removal stops the command, one line, exit 2, nothing made again; the next run needs no
+    --force."""
+    (tmp_path / "rm_plugin.py").write_text(RM_PLUGIN)
+    study = tmp_path / "t.toml"
+    study.write_text(
+        TINY.format(count=3).replace('"hb-kth"]', '"hb-rm"]')
+        + '[plugins]\nmodules = ["rm_plugin.py"]\n[strategies.provider.hb-rm]\nscheduler = "hb"\npayment = "rm-once"\n'
+    )
+    results = tmp_path / "results" / "tiny"
+    monkeypatch.setenv("GM_TEST_FLAG", str(tmp_path / "flag"))
+    monkeypatch.setenv("GM_TEST_RM", str(results))
+    monkeypatch.chdir(tmp_path)
+    assert main(["study", "run", str(study), "--n-jobs", "1", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "was removed or replaced while this command wrote to it" in err, err
+    assert "lock file .lock is gone" in err and str(results) in err
+    assert not results.exists()  # nothing was made again
+    assert main(["study", "run", str(study), "--n-jobs", "1", "--no-progress", "--no-report"]) == 0
+    assert len(list((results / "runs").glob("*.parquet"))) == 12
+
+
+def test_a_results_folder_replaced_while_locked_is_not_written(tmp_path):
+    """The family of W6 in the Python API: the folder moved away and another made in its place (a lock file of
+    its own) is not written to; the folder moved away keeps what was written before."""
+    root = tmp_path / "r"
+    store = ResultStore(root, owner="test")
+    bins = pd.DataFrame({"a": np.arange(3.0)})
+    with store.lock():
+        store.write("k1", {"m": 1.0}, bins, {"t": 1})
+        shutil.move(root, tmp_path / "moved")
+        root.mkdir()
+        (root / ".lock").write_text("someone else")
+        with pytest.raises(InputError, match=r"removed or replaced .* is another one"):
+            store.write("k2", {"m": 2.0}, bins, {"t": 2})
+    assert sorted(os.listdir(root)) == [".lock"]
+    assert (tmp_path / "moved" / "runs" / "k1.parquet").is_file()
