@@ -185,6 +185,25 @@ def _equations(p: _Logit, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return H, D
 
 
+#: the size of the system :func:`tangent_seconds` times, and scales from by the cube of the sizes
+TIMED_SIZE = 400
+
+
+def tangent_seconds(size: int) -> float:
+    """About how long :func:`_tangent` takes for a system of ``size`` strategies on this machine: the least of three
+    factorisations of a :data:`TIMED_SIZE` system, scaled by the cube of the sizes (a QR's work), at least the
+    timed one's. Before the first step of a trace under a time limit, which looked at the clock only after its first
+    tangent (an 800 x 800 game with a 3 s limit ended at 9.2 s, hunt 17b-F3)."""
+    k = min(int(size), TIMED_SIZE)
+    D = np.random.default_rng(0).standard_normal((k, k + 1))
+    took = np.inf
+    for _ in range(3):  # the least of three: the first pays for the linear algebra library's start
+        began = time.perf_counter()
+        _tangent(D, None)
+        took = min(took, time.perf_counter() - began)
+    return took * max(1.0, (size / k) ** 3)
+
+
 def _tangent(D: np.ndarray, prev: np.ndarray | None) -> np.ndarray:
     """The unit null vector of ``D``, oriented along ``prev`` (at the start: increasing ``lambda``)."""
     q, _ = np.linalg.qr(D.T, mode="complete")
@@ -271,6 +290,13 @@ def _trace(p: _Logit, lam_max: float, max_steps: int, notes: list, clock: Search
     land on another branch.
     """
     w = np.concatenate([np.repeat(-np.log(p.sizes.astype(float)), p.sizes), [0.0]])
+    left = None if clock is None else clock.remaining()
+    if left is not None and (guess := tangent_seconds(len(w) - 1)) > left:  # (the first tangent, before any look)
+        raise Stopped(
+            f"logit QRE stopped {clock.stopped()} before its first step: one step solves a system of the game's "
+            f"{len(w) - 1:,} strategies, about {guess:.2g} s here (timed on a smaller one), past the limit; its limit "
+            f"is the branch's end, not reached: {RAISE_LIMIT}"
+        )
     began = time.monotonic()
     _, D = _equations(p, w)
     t = _tangent(D, None)

@@ -65,3 +65,27 @@ def test_a_results_folder_replaced_while_locked_is_not_written(tmp_path):
             store.write("k2", {"m": 2.0}, bins, {"t": 2})
     assert sorted(os.listdir(root)) == [".lock"]
     assert (tmp_path / "moved" / "runs" / "k1.parquet").is_file()
+
+
+def test_a_logit_trace_whose_first_step_would_pass_the_limit_stops_before_it(monkeypatch):
+    """Hunt 17b-F3's named rest: the first tangent (one factorisation of the game's system: seconds for an 800 x 800
+    game) was taken before the clock's first look. Its time is estimated first, and a step that would pass the limit
+    is not begun."""
+    from gamemarket.games import qre
+    from gamemarket.games.bimatrix import Game
+    from gamemarket.games.budget import Stopped
+
+    r = np.random.default_rng(1)
+    game = Game(r.normal(size=(30, 30)), r.normal(size=(30, 30)))
+    monkeypatch.setattr(qre, "tangent_seconds", lambda size: 50.0)
+    monkeypatch.setattr(qre, "_tangent", lambda *a: pytest.fail("a tangent was computed"))
+    with pytest.raises(Stopped, match=r"before its first step: .* 60 strategies, about 50 s here"):
+        qre.logit_branch(game, time_limit=10)
+
+
+def test_the_tangent_estimate_grows_with_the_system():
+    """The estimate is a time (positive, finite) and grows as the cube of the system past the timed size."""
+    from gamemarket.games.qre import TIMED_SIZE, tangent_seconds
+
+    small, large = tangent_seconds(TIMED_SIZE), tangent_seconds(4 * TIMED_SIZE)
+    assert 0 < small < np.inf and large > 10 * small
