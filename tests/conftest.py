@@ -54,6 +54,25 @@ def sdsc():
     return p
 
 
+#: the signals whose handlers a command, the entry point or a test sets; each test leaves them as it found them
+RESTORED_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
+
+
+@pytest.fixture(autouse=True)
+def _signal_handlers_restored():
+    """Each test leaves the suite's signal handlers as it found them: a test of the entry point's end
+    (``_finished``: SIGTERM and SIGHUP ignored) put back SIGINT only, and every later subprocess of the suite
+    inherited SIGTERM ignored (an ignored signal stays ignored across exec), so the SIGTERM tests' commands ran on to
+    their end (skipped as "finished": a fast machine) or past their timeout (a loaded one)."""
+    import signal
+
+    saved = {name: signal.getsignal(getattr(signal, name)) for name in RESTORED_SIGNALS}
+    yield
+    for name, handler in saved.items():
+        if handler is not None and signal.getsignal(getattr(signal, name)) is not handler:
+            signal.signal(getattr(signal, name), handler)
+
+
 @pytest.fixture(autouse=True)
 def _plugin_registries_restored(request, monkeypatch):
     """Each test leaves the plugin registries as it found them; each test under ``tests/plugins/`` also starts from

@@ -220,10 +220,38 @@ _SIGINT = threading.Event()
 _RECORDING = threading.Event()
 
 
+#: numba's Python code that its compiled code calls back into (``_numba_unpickle``, as a compiled function's tuple
+#: result is made Python's, or its exception raised): a KeyboardInterrupt raised there is not numba's to see
+COMPILED_CALLBACKS = frozenset({"numba.core.serialize"})
+#: how long after a signal taken later (:func:`_taken_later`) it is sent again, in seconds
+AGAIN_S = 0.005
+
+
+def _taken_later(signum, frame) -> bool:
+    """Whether a signal whose handler stops the command came while compiled code had called back into numba's
+    Python code (:data:`COMPILED_CALLBACKS`): a signal during a long compiled run is handled at the first Python
+    code after it, which was numba's, boxing the run's tuple of results; the KeyboardInterrupt raised there ended
+    `simulate` of 2,000,000 jobs with a segmentation fault (exit 139) where SIGTERM or Ctrl-C came in its run, and a
+    smaller case with numba's SystemError. The signal is sent again a moment later instead (:data:`AGAIN_S`), by a
+    thread, and so handled once back in gamemarket's code (sent again at once, it was handled again at the same
+    instruction, without end)."""
+    while frame is not None:
+        if frame.f_globals.get("__name__") in COMPILED_CALLBACKS:
+            again = threading.Timer(AGAIN_S, os.kill, (os.getpid(), signum))
+            again.daemon = True
+            again.start()
+            return True
+        frame = frame.f_back
+    return False
+
+
 def _record_ctrl_c(signum, frame) -> None:
     """Python's own handler (a KeyboardInterrupt), the Ctrl-C recorded first: a C extension interrupted as it
     initialises (matplotlib's, imported 1.5 s into `study run`) turns the KeyboardInterrupt into "ImportError:
-    initialization failed", a traceback and exit 1 (the fuzzer's signals family found it)."""
+    initialization failed", a traceback and exit 1 (the fuzzer's signals family found it). Inside numba's
+    callbacks, taken later (:func:`_taken_later`)."""
+    if _taken_later(signum, frame):
+        return
     _SIGINT.set()
     raise KeyboardInterrupt
 
@@ -239,7 +267,10 @@ _ENDED_BY: list = [None]
 def _record_term(signum, frame) -> None:
     """SIGTERM or SIGHUP while the command runs: stopped as a Ctrl-C stops it (a KeyboardInterrupt, what every
     writer cleans up after), recorded as a termination (hunt 17a-66: `game export` killed by SIGTERM ended 143 with
-    no word and left a new folder holding an empty manifest, where SIGINT cleaned up)."""
+    no word and left a new folder holding an empty manifest, where SIGINT cleaned up). Inside numba's callbacks,
+    taken later (:func:`_taken_later`)."""
+    if _taken_later(signum, frame):
+        return
     _ENDED_BY[0] = signum
     raise KeyboardInterrupt
 

@@ -104,8 +104,18 @@ def test_sigterm_or_sighup_at_any_moment_is_one_line_and_its_exit_code(tmp_path,
     import subprocess
     import time
 
+    # (2,000,000 jobs: about 5 s here, so that the signal at 2 s comes while it runs; with 30,000 it had finished)
     p = subprocess.Popen(
-        [sys.executable, "-m", "gamemarket", "simulate", "--synthetic-jobs", "30000", "--out", str(tmp_path / "o.csv")],
+        [
+            sys.executable,
+            "-m",
+            "gamemarket",
+            "simulate",
+            "--synthetic-jobs",
+            "2000000",
+            "--out",
+            str(tmp_path / "o.csv"),
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -331,6 +331,8 @@ def test_sigterm_to_the_command_line_ends_143_with_its_line(tmp_path):
     assert subprocess.run([*run, "study", "run", "tiny.toml", "--no-progress", "--no-report"], cwd=tmp_path, env=env,
                           capture_output=True, timeout=300).returncode == 0  # fmt: skip
     cmd = [*run, "game", "export", "tiny.toml", "--out", "kz", "--resamples", "1000000"]
+    # (SIGTERM ignored here would be inherited: the command ran on, skipped as "finished" or past the timeout)
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
     proc = subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(5)
     proc.send_signal(signal.SIGTERM)
