@@ -1676,16 +1676,25 @@ SIGNAL_STUDY = {
 STUDY_RUN_REPORT = ["study", "run", "studies/s.toml", "--n-jobs", "1", "--no-progress"]
 
 
+#: commands whose compiled runs last seconds, so that a signal comes while one runs (a signal taken in numba's
+#: callback as it boxed the run's results ended `simulate` of 2,000,000 jobs with a segmentation fault; 3,000 jobs
+#: had finished before any signal)
+LONG_COMPILED = [
+    ["simulate", "--synthetic-jobs", "3000", "--out", "folder/o.parquet"],
+    ["simulate", "--synthetic-jobs", "2000000", "--out", "folder/o.parquet"],
+    ["price", "solve", "--n", "3000000", "--m", "8", "--out", "folder/r.npz"],
+]
+
+
 @st.composite
 def signal_cases(draw) -> Case:
     """A command killed (SIGKILL), interrupted (SIGINT, Ctrl-C), terminated (SIGTERM) or hung up (SIGHUP) mid-run,
     then run again: nothing half-written is left or read, the run resumes (every run stored), no temporary or
     staging file of the stopped one remains, and one stopped by a signal it can catch ends with its exit code (130,
     143, 129) and one line saying what it leaves."""
-    argv = draw(st.sampled_from([STUDY_RUN_REPORT, STUDY_RUN, ["simulate", "--synthetic-jobs", "3000", "--out",
-                                                              "folder/o.parquet"]]))  # fmt: skip
+    argv = draw(st.sampled_from([STUDY_RUN_REPORT, STUDY_RUN, *LONG_COMPILED]))
     delay = draw(st.sampled_from(["1.5", "2.5", "3.5", "5", "8"]))
-    again = argv + (["--force"] if argv[0] == "simulate" else [])
+    again = argv + (["--force"] if argv[0] in ("simulate", "price") else [])
     files = {"studies/s.toml": _dumps_toml(SIGNAL_STUDY)}
     how = draw(st.sampled_from(["@kill", "@int", "@term", "@hup"]))  # the OOM killer's SIGKILL, Ctrl-C, kill, hangup
     said = {"@kill": "killed", "@int": "interrupted (SIGINT)", "@term": "terminated (SIGTERM)", "@hup": "hung up"}[how]
