@@ -251,12 +251,20 @@ def log_stationary(L: np.ndarray, clock: SearchClock | None = None) -> np.ndarra
     return lp - np.logaddexp.reduce(lp)
 
 
+class _Eliminated(TimeUp):
+    """The clock ran out after ``done`` states of the elimination (said in the message)."""
+
+    def __init__(self, done: int):
+        super().__init__(done)
+        self.done = done
+
+
 def _step(clock: SearchClock | None, done: int) -> None:
-    """One state of the elimination: the clock checked (:class:`TimeUp` past its limit, ``done`` states eliminated,
-    kept on the clock for the message) and its bar moved on."""
+    """One state of the elimination: the clock checked (past its limit, :class:`_Eliminated` with the states
+    eliminated before this one) and its bar moved on."""
     if clock is not None:
-        clock.done = done - 1  # (the states eliminated before this one)
-        clock.check()
+        if clock.expired():
+            raise _Eliminated(done - 1)
         clock.advance()
 
 
@@ -372,9 +380,10 @@ def alpharank(
             L = np.full((P, P), -np.inf)
             L[src, dst] = logp  # (each move reaches a distinct profile)
             log_pi = log_stationary(L, clock)
-    except TimeUp:
+    except TimeUp as stop:
+        done = stop.done if isinstance(stop, _Eliminated) else 0
         raise Stopped(
-            f"alpha-rank stopped {clock.stopped()} after eliminating {getattr(clock, 'done', 0):,} of its {P:,} "
+            f"alpha-rank stopped {clock.stopped()} after eliminating {done:,} of its {P:,} "
             f"profiles (its work grows as the cube of the profiles); it has no partial ranking: {RAISE_LIMIT}"
         ) from None
     finally:
