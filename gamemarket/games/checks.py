@@ -24,6 +24,69 @@ def check_finite(M: np.ndarray, what: str, rows=None, cols=None) -> None:
     check_range(M, what)
 
 
+#: the largest integer below which every integer is a float exactly (2^53)
+EXACT_INTEGERS = 2**53
+
+
+def inexact_message(value, where: str) -> str:
+    """What is said of an integer payoff that no float holds exactly (:func:`exact_payoff`,
+    :func:`check_exact_integers`)."""
+    return (
+        f"{where}: the payoff {value} is not exactly a floating-point number (integers beyond 2^53 = "
+        f"{EXACT_INTEGERS:,} round: to {float(value):.17g}); gamemarket solves in floating point, where such payoffs' "
+        "differences are lost and the equilibria change: subtract a common offset from the player's payoffs, or "
+        "rescale them (a positive affine map of a player's payoffs leaves the equilibria as they are)"
+    )
+
+
+def exact_payoff(value, where: str) -> float:
+    """An integer payoff (a Python or numpy integer, or a whole-number text: ``"4611686018427387905"``, a whole
+    rational ``"10/2"``) as the float that holds it exactly, else an :class:`InputError` saying so: matching pennies
+    shifted by 2^62 was read as four pure equilibria of regret 0, its payoffs rounded to 2^62 each (hunt 18a-F5).
+    Any other value (a decimal fraction, a float) is returned as ``float(value)``: its rounding is the format's."""
+    whole = None
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        whole = int(value)
+    elif isinstance(value, str):
+        from fractions import Fraction  # deferred: only texts of payoffs need it
+
+        try:
+            q = Fraction(value.strip())
+        except (ValueError, ZeroDivisionError):
+            q = None
+        if q is None:
+            return float(value)  # (a text float() reads otherwise: "inf", "1e999"; its caller's checks say the rest)
+        if q.denominator != 1:
+            return float(q)
+        whole = q.numerator
+    if whole is not None and abs(whole) >= EXACT_INTEGERS:
+        try:
+            exact = float(whole) == whole
+        except OverflowError:
+            exact = False
+        if not exact:
+            raise InputError(inexact_message(whole, where))
+    return float(value) if whole is None else float(whole)
+
+
+def check_exact_integers(M: np.ndarray, what: str, rows=None, cols=None) -> None:
+    """Refuse an integer array (``int64``, ``uint64``, ...) holding a payoff that no float holds exactly, naming the
+    first (:func:`exact_payoff`); a float array passes (its values are floats already)."""
+    M = np.asarray(M)
+    if M.dtype.kind not in "iu" or M.size == 0:
+        return
+    big = np.flatnonzero(
+        (M.ravel() >= EXACT_INTEGERS) | ((M.ravel() <= -EXACT_INTEGERS) if M.dtype.kind == "i" else False)
+    )
+    for k in big:
+        v = int(M.ravel()[k])
+        if float(v) != v:
+            idx = np.unravel_index(k, M.shape)
+            r = rows[idx[0]] if rows is not None else int(idx[0])
+            c = (cols[idx[1]] if cols is not None else int(idx[1])) if len(idx) > 1 else ""
+            raise InputError(inexact_message(v, f"{what}: payoff at ({r}, {c})"))
+
+
 def check_rel_tol(rel_tol, what: str = "rel_tol") -> float:
     """A solver's relative regret tolerance as a float in (0, 1): a profile is an equilibrium where each player's
     regret is at most ``rel_tol`` times its payoffs' spread. Else an :class:`InputError` naming the value: the bimatrix

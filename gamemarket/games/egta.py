@@ -37,6 +37,7 @@ import pandas as pd
 from pydantic import Field
 
 from gamemarket.errors import InputError, shown_list, shown_value
+from gamemarket.games.checks import exact_payoff
 from gamemarket.games.io import write_json
 from gamemarket.games.rsgame import RoleSymmetricGame
 from gamemarket.io.files import read_json
@@ -70,7 +71,7 @@ def _payoff(v, where: str, averaged: list | None = None) -> float:
         finite = False
     if not finite:
         raise InputError(f"{where}: payoff must be a finite number a float holds, got {shown_value(v)}")
-    return float(v)
+    return exact_payoff(v, where)
 
 
 def from_egta(data: dict, *, source: str = "EGTA JSON") -> RoleSymmetricGame:

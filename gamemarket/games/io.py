@@ -20,6 +20,7 @@ import pandas as pd
 
 from gamemarket.errors import InputError
 from gamemarket.games.bimatrix import Game
+from gamemarket.games.checks import EXACT_INTEGERS, check_exact_integers, exact_payoff
 from gamemarket.io.files import atomic_path, check_input, dumps_json, read_text
 from gamemarket.io.limits import check_fits, memory_limit
 from gamemarket.pricing.problem import read_npz  # the .npz reader: sized from headers, never unpickling
@@ -128,10 +129,14 @@ def _number(tok: str, where: str) -> float:
     try:
         if "/" in tok:
             a, b = tok.split("/")
-            return float(a) / float(b)
-        return float(tok)
+            value = float(a) / float(b)
+        else:
+            value = float(tok)
     except (ValueError, ZeroDivisionError, OverflowError):  # "x", "1/0", a rational beyond float range
         raise InputError(f"{where}: expected a number, got {tok!r}") from None
+    if abs(value) >= EXACT_INTEGERS:  # a whole number no float holds (Gambit reads it exactly, as a rational)
+        exact_payoff(tok, where)
+    return value
 
 
 def _whole(v: float) -> bool:
@@ -328,6 +333,8 @@ def read_npz_game(path: str | Path) -> Game:
         )
     if A.ndim != 2 or A.shape != B.shape:
         raise InputError(f"{path}: payoff matrices of shapes {A.shape} and {B.shape}; expected two of one shape (m, n)")
+    for M, who in ((A, "A (the row player's payoffs)"), (B, "B (the column player's payoffs)")):
+        check_exact_integers(M, f"{path}: {who}")
     try:
         return Game(A.astype(float), B.astype(float), title=path.stem)
     except InputError as exc:
@@ -417,7 +424,9 @@ def read_csv_game(path: str | Path) -> Game:
         line[(i, j)] = k + 2
         for M, col in ((A, f"{r}_payoff"), (B, f"{c}_payoff")):
             try:
-                M[i, j] = float(d[col])
+                M[i, j] = exact_payoff(d[col], f"{path}: line {k + 2}: column {col!r}")
+            except InputError:
+                raise
             except (TypeError, ValueError):
                 raise InputError(
                     f"{path}: line {k + 2}: column {col!r} is {d[col]!r}; expected a number (no thousands separators)"
