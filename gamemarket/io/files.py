@@ -375,6 +375,21 @@ def atomic_path(path: str | os.PathLike, what: str = "file") -> Iterator[Path]:
                 pass
 
 
+#: the most bytes a record gamemarket writes for itself is read to hold (a folder's manifest, a stored run's JSON):
+#: one past it is damage (a file grown by a bad copy or a crash, zero-filled), said without reading it whole
+RECORD_MAX_BYTES = 64 << 20
+
+
+def _size_of(path: Path) -> int | None:
+    """A regular file's size in bytes, or None where ``path`` is none (missing, a folder, a pipe: said by its
+    reader)."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return st.st_size if stat.S_ISREG(st.st_mode) else None
+
+
 #: the folders this process holds a writer's lock on (:func:`hold_lock`): their path (as given and resolved) -> the
 #: lock file and its (device, inode) as taken
 _LOCKED: dict[str, tuple[Path, tuple[int, int]]] = {}
@@ -1069,6 +1084,12 @@ class OutputFolder:
 
     def _read_manifest(self, manifest: Path) -> dict:
         remedy = MANIFEST_REMEDY
+        size = _size_of(manifest)
+        if size is not None and size > RECORD_MAX_BYTES:  # (a 3 GB one was read whole: 6.5 GB, hunt 18a-F6)
+            raise InputError(
+                f"{manifest}: {size:,} bytes, more than a gamemarket manifest holds (at most {RECORD_MAX_BYTES:,}: a "
+                f"list of the folder's files); damaged; {remedy}"
+            )
         try:
             data = loads_json(read_text(manifest, "manifest"), str(manifest))
         except InputError as exc:  # a damaged record (hunt 16b: truncated, and nothing said what would help)
@@ -1096,7 +1117,8 @@ class OutputFolder:
         text = dumps_json(record, indent=1) + "\n"
         manifest = self.path / MANIFEST
         try:  # the same record is left as it is (a report that failed for want of runs rewrote both, unchanged)
-            if manifest.is_file() and manifest.read_text(encoding="utf-8") == text:
+            size = _size_of(manifest)
+            if size == len(text.encode()) and manifest.read_text(encoding="utf-8") == text:
                 return
         except (OSError, UnicodeDecodeError):
             pass

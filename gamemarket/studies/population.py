@@ -49,7 +49,7 @@ from numba import njit
 
 from gamemarket import MODEL_VERSION, bids, plugins
 from gamemarket.errors import InputError, shown_value
-from gamemarket.io.files import atomic_path, shown_path
+from gamemarket.io.files import RECORD_MAX_BYTES, atomic_path, shown_path
 from gamemarket.io.names import workload_source
 from gamemarket.market.base import MARKETS, PreparedWorkload, market_for
 from gamemarket.market.outside import OUTSIDE_FIELDS, outside_runner
@@ -91,6 +91,9 @@ class PopulationStore:
         path = self.path(key)
         try:
             with open_stored(path, "stored run") as f:  # (a pipe in its place is refused, not waited on)
+                size = os.fstat(f.fileno()).st_size
+                if size > RECORD_MAX_BYTES:  # (damage, not read whole: hunt 18a-F6's manifests)
+                    raise NotStoredFile(f"{size:,} bytes, more than a stored run holds (at most {RECORD_MAX_BYTES:,})")
                 rec = json.loads(f.read().decode("utf-8"))
         except FileNotFoundError:
             return None

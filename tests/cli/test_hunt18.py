@@ -3,6 +3,7 @@ held-out hunts of this session, each with its family."""
 
 import os
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -172,3 +173,42 @@ def test_a_signal_in_numbas_callback_is_sent_again_later_not_raised(monkeypatch)
     with pytest.raises(KeyboardInterrupt):
         cli._record_term(signal.SIGTERM, sys._getframe())
     assert cli._ENDED_BY[0] == signal.SIGTERM and len(timers) == 1
+
+
+# ------------------------------------------------------------ hunt 18a: records of gamemarket's own, grown huge
+
+
+def test_a_manifest_grown_past_any_gamemarket_writes_is_named_without_reading_it(tmp_path, capsys, monkeypatch):
+    """Hunt 18a-F6: a 3 GB results manifest (zero-filled by a bad copy) was read whole: 6.5 GB of memory, and under a
+    memory limit a message naming neither the manifest nor the cause. Its size is looked at first."""
+    import gamemarket.io.files as files
+
+    (tmp_path / "tiny.toml").write_text(TINY.format(count=1))
+    monkeypatch.chdir(tmp_path)
+    assert main(["study", "run", "tiny.toml", "--no-progress", "--no-report"]) == 0
+    capsys.readouterr()
+    manifest = tmp_path / "results" / "tiny" / files.MANIFEST
+    monkeypatch.setattr(files, "RECORD_MAX_BYTES", 4096)  # (the rule, not 64 MB of disk)
+    with open(manifest, "r+b") as f:
+        f.truncate(10_000)
+    read_text = files.read_text
+
+    def reading(path, *a, **k):
+        assert Path(path) != manifest, "the manifest was read"
+        return read_text(path, *a, **k)
+
+    monkeypatch.setattr(files, "read_text", reading)
+    assert main(["report", "tiny.toml"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{manifest}: 10,000 bytes, more than a gamemarket manifest holds" in err, err
+
+
+def test_a_stored_population_run_grown_huge_is_damage_not_read(tmp_path, monkeypatch):
+    from gamemarket.studies import population
+
+    store = population.PopulationStore(tmp_path)
+    store.write("k", {"a": 1})
+    assert store.read("k") == {"a": 1, "key": "k"}
+    monkeypatch.setattr(population, "RECORD_MAX_BYTES", 8)
+    with pytest.raises(InputError, match=r"k.json: the stored run does not read \(NotStoredFile: \d+ bytes, more than"):
+        store.read("k", name_bad=True)
