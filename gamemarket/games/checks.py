@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from fractions import Fraction
 from numbers import Real
 
 import numpy as np
@@ -48,8 +49,6 @@ def exact_payoff(value, where: str) -> float:
     if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
         whole = int(value)
     elif isinstance(value, str):
-        from fractions import Fraction  # deferred: only texts of payoffs need it
-
         try:
             q = Fraction(value.strip())
         except (ValueError, ZeroDivisionError):
