@@ -343,7 +343,7 @@ def cmd_study_status(a) -> int:
         else:  # its answer is the design search's: stored, or why not (hunt 8: "8/8 stored" beside a report that
             # said the answer was stale); its runs are mostly the search's points', which no plan lists in advance
             # (hunt 15: "0/60 stored" of a search interrupted with 180 of its runs stored)
-            from gamemarket.search.design import read_answer  # deferred: scipy, the optimisers
+            from gamemarket.search.design import DamagedAnswer, read_answer  # deferred: scipy, the optimisers
 
             stored = sum(1 for _ in st.runs.store.dir.glob("*.json")) if st.runs.store.dir.is_dir() else 0
             print(
@@ -355,6 +355,8 @@ def cmd_study_status(a) -> int:
             try:
                 read_answer(spec)
                 print("design answer: stored, and current")
+            except DamagedAnswer as exc:  # (hunt 18a, F7: an edited answer was "stored, and current")
+                print(f"design answer: {exc}")  # (it says where, what is wrong, and that it is not to be trusted)
             except InputError as exc:
                 print(f"design answer: not current: {exc}")
         return 0
@@ -435,6 +437,8 @@ def cmd_game_solve(a) -> int:
     read once, its format told by its bytes (:func:`_piped_game`).
     """
     with _piped_game(a):
+        if Path(a.file).suffix.lower() == ".toml":  # a design study: refused before any option of a game's search
+            _no_game_of_a_design(a, _study(a, Path(a.file)), "game solve finds a game's equilibria")
         return _game_solve(a)
 
 
@@ -546,6 +550,17 @@ def _solve_concept(a) -> int:
     return solve_concept(a, [(g.title or str(a.file), g) for g in _load_game_source(a.file, a.game, a)])
 
 
+def _no_game_of_a_design(a, spec, what: str) -> None:
+    """Refuse a design study at once, saying what its answer is and where (the files that exist): it has no game of
+    ``game solve``'s or ``game export``'s (hunt 18a, F8: `game solve` asked for `study run` after one, and `game
+    export` named EGTA files its report does not hold)."""
+    if spec.design is None:
+        return
+    from gamemarket.search.design import answer_whereabouts  # deferred: scipy, the optimisers
+
+    raise InputError(f"{a.file}: a design study; {what}, and {answer_whereabouts(spec)}")
+
+
 def cmd_game_export(a) -> int:
     """``gamemarket game export``: a study's payoff tables and games as files (CSV, JSON, ``.nfg``)."""
     from gamemarket.analysis.study import analyze, export  # deferred: joblib, pandas, pyarrow, scipy.optimize
@@ -554,8 +569,9 @@ def cmd_game_export(a) -> int:
     if p.suffix.lower() != ".toml":
         raise InputError(f"{a.file}: export takes a study file (.toml)")
     spec = _study(a, p)
-    if spec.population is not None or spec.design is not None:
-        kind = "a design study" if spec.design is not None else "a population study"
+    _no_game_of_a_design(a, spec, "game export writes a provider/consumer study's games")
+    if spec.population is not None:
+        kind = "a population study"
         raise InputError(
             f"{a.file}: {kind}; game export writes a provider/consumer study's games. This study's games are in its "
             f"report's data/ ({spec.report_dir / 'data'}: each mechanism's reduced game as EGTA JSON and CSV), which "

@@ -36,8 +36,11 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import hashlib
 import io
 import json
+import math
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,7 +54,7 @@ from gamemarket.analysis.population import PopulationGames
 from gamemarket.confidence import range_of_sum, t_interval
 from gamemarket.errors import InputError
 from gamemarket.games.rsg_equilibria import equivalence_classes
-from gamemarket.io.files import atomic_path, dumps_json
+from gamemarket.io.files import atomic_path, dumps_json, shown_path
 from gamemarket.market.base import figure_ranges
 from gamemarket.market.outside import OUTSIDE_FIELDS
 from gamemarket.search.exploration import explore_menu
@@ -61,7 +64,7 @@ from gamemarket.studies.deviations import base_task
 from gamemarket.studies.population import PopulationRuns, on_scheduler
 from gamemarket.studies.runner import load_workload
 from gamemarket.studies.schema import DESIGN_METRICS
-from gamemarket.studies.store import study_store
+from gamemarket.studies.store import NotStoredFile, open_stored, set_aside, study_store
 from gamemarket.workers import LEAST_SECONDS_PER_JOB_RUN, fan_out
 
 #: the error of the provider's regret bound
@@ -223,8 +226,12 @@ class DesignAnswer:
             p.objective_within = within
 
     def point(self, name: str) -> DesignPoint:
-        """The mechanism named ``name``: a design point or a fixed mechanism."""
-        return next(p for p in self.points + self.compare if p.provider == name)
+        """The mechanism named ``name``: a design point or a fixed mechanism (a ``KeyError`` naming it where the
+        answer has none: a stored answer is checked for that when it is read, :func:`answer_problem`)."""
+        found = next((p for p in self.points + self.compare if p.provider == name), None)
+        if found is None:
+            raise KeyError(f"no mechanism {name!r} in the design answer")
+        return found
 
     def to_dict(self) -> dict:
         """As plain JSON-ready values (``data/design.json``)."""
@@ -723,6 +730,7 @@ def run_design(spec, *, n_jobs: int = 1, progress: bool = False, scheduler_addre
     log = log or (lambda line: None)
     t0 = time.perf_counter()
     d = spec.design
+    set_aside_damaged(spec)  # (a damaged answer is kept aside, named, as a damaged stored run is: hunt 18a, F7)
     with on_scheduler(scheduler_address):
         ev = DesignEvaluator(spec, n_jobs=n_jobs, progress=progress, scheduler_address=scheduler_address)
         providers: dict = {}
@@ -798,14 +806,28 @@ def answer_key(spec, workload_hash: str | None = None) -> dict:
     return key | {"model": MODEL_VERSION, "search": SEARCH_VERSION, "workload_content": workload_hash}
 
 
+#: a stored answer's field holding the SHA-256 of the rest (:func:`answer_digest`): an answer edited by hand is told
+#: from the one gamemarket wrote, as a stored population run is (``gamemarket.studies.population.DIGEST_FIELD``);
+#: answers stored before it have none, and are read, checked for consistency alone (:func:`answer_problem`)
+DIGEST_FIELD = "sha256"
+
+
+def answer_digest(doc: dict) -> str:
+    """SHA-256 of a stored answer's document (its key, answer and wall time; not its digest), as JSON with sorted
+    keys."""
+    return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
+
+
 def write_answer(spec, ans: DesignAnswer) -> Path:
-    """``results/design.json``: the answer and its key, so that ``report`` renders it without running anything."""
+    """``results/design.json``: the answer, its key and the digest of both, so that ``report`` renders it without
+    running anything, and an answer edited since is told (:func:`read_answer`)."""
     store = study_store(spec)
     path = store.claim().file(ANSWER_FILE, once=False)
     with atomic_path(path, "design answer") as tmp:
         key = answer_key(spec, ans.workload.get("sha256"))
-        doc = {"key": key, "answer": ans.to_dict(), "wall_seconds": ans.wall_seconds}
-        tmp.write_text(dumps_json(doc, indent=2), encoding="utf-8")
+        # as it reads back (numpy values plain, NaN null): the digest is of what the file holds
+        doc = json.loads(dumps_json({"key": key, "answer": ans.to_dict(), "wall_seconds": ans.wall_seconds}))
+        tmp.write_text(dumps_json({**doc, DIGEST_FIELD: answer_digest(doc)}, indent=2), encoding="utf-8")
     return path
 
 
@@ -814,25 +836,245 @@ def load_workload_hash(spec) -> str:
     return PopulationRuns(spec, load_workload(spec), run=False).base["workload"]
 
 
+class DamagedAnswer(InputError):
+    """A stored design answer that is not the one gamemarket wrote (it does not parse, it was edited, or it does not
+    hold together): not to be trusted; ``study run`` sets it aside and computes it again. ``reason`` says what is
+    wrong."""
+
+    def __init__(self, path: Path, reason: str, spec):
+        self.reason = reason
+        super().__init__(
+            f"{shown_path(path)}: the stored design answer is damaged ({reason}): not to be trusted; "
+            f"`{spec.run_command()}` sets it aside and computes it again"
+        )
+
+
 def read_answer(spec) -> DesignAnswer:
     """The answer a design study's last run stored; an :class:`InputError` where there is none, or where the study
-    changed since (its key differs): run the study."""
+    changed since (its key differs): run the study; a :class:`DamagedAnswer` where it is not the one gamemarket wrote
+    (hunt 18a, F7: an edited ``chosen``, empty ``points`` or a word for ``regret_bound`` read as current and crashed
+    ``report``)."""
     path = Path(spec.results_dir) / ANSWER_FILE
     hint = f"run `{spec.run_command()}` first"
-    if not path.is_file():
+    if not os.path.lexists(path):
         raise InputError(f"study {spec.name!r}: no design answer in {path}; {hint}")
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-        content = load_workload_hash(spec)
-        stale = doc["key"] != json.loads(dumps_json(answer_key(spec, content)))
-        ans = DesignAnswer.from_dict({**doc["answer"], "wall_seconds": doc.get("wall_seconds", 0.0)})
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise InputError(
-            f"{path}: not a design answer gamemarket wrote ({type(exc).__name__}: {exc}); {hint}"
-        ) from None
-    if stale:
+    doc = _stored_doc(path, spec)
+    content = load_workload_hash(spec)  # (an error of the workload's is its own, not the answer's)
+    if doc["key"] != json.loads(dumps_json(answer_key(spec, content))):
         raise InputError(f"{path}: the study's tables changed since its design answer was computed; {hint}")
-    return ans
+    problem = answer_problem(doc)
+    if problem is not None:
+        raise DamagedAnswer(path, problem, spec)
+    try:
+        return DesignAnswer.from_dict({**doc["answer"], "wall_seconds": doc.get("wall_seconds", 0.0)})
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:  # (what the checks above let through)
+        raise DamagedAnswer(path, f"{type(exc).__name__}: {exc}", spec) from None
+
+
+def _stored_doc(path: Path, spec) -> dict:
+    """The stored answer's document, parsed: a table with a table ``key`` and a table ``answer``; a
+    :class:`DamagedAnswer` where it is not (a truncated file, a folder or a pipe in its place)."""
+    try:
+        with open_stored(path, "stored design answer") as f:  # (a pipe in its place is refused, not waited on)
+            doc = json.loads(f.read().decode("utf-8"))
+    except (ValueError, NotStoredFile) as exc:  # (JSON's and UTF-8's errors are ValueErrors)
+        raise DamagedAnswer(path, f"not a design answer gamemarket wrote: {type(exc).__name__}: {exc}", spec) from None
+    if not isinstance(doc, dict) or not all(isinstance(doc.get(k), dict) for k in ("key", "answer")):
+        raise DamagedAnswer(path, "not a design answer gamemarket wrote: no table 'key' and 'answer'", spec)
+    return doc
+
+
+def set_aside_damaged(spec) -> None:
+    """Set a damaged stored answer aside (``design.json.corrupt``, with a warning), as ``study run`` does a damaged
+    stored run: the run computes it again. One that is current or stale is left for the run to replace."""
+    path = Path(spec.results_dir) / ANSWER_FILE
+    if not os.path.lexists(path):
+        return
+    try:
+        problem = answer_problem(_stored_doc(path, spec))
+    except DamagedAnswer as exc:
+        problem = exc.reason
+    if problem is not None:
+        set_aside(path, problem, "stored design answer")
+
+
+def answer_whereabouts(spec) -> str:
+    """What a design study's answer is and where it is, in words naming only the files that exist (its stored answer,
+    its report's): what ``game solve`` and ``game export`` say of a design study, which has no game of theirs (hunt
+    18a, F8: they sent the user to `study run` again and again, and to EGTA files its report does not hold)."""
+    stored = Path(spec.results_dir) / ANSWER_FILE
+    report = Path(spec.report_dir)
+    what = (
+        "a design study's answer is the mechanism its search chose for the provider, with every design point it "
+        "evaluated and the users' equilibrium at each (no game of its own to solve or export)"
+    )
+    if not stored.is_file():
+        return f"{what}; none is stored yet: `{spec.run_command()}` computes it"
+    shown = [report / "report.md", report / "data" / ANSWER_FILE, report / "data" / "design-points.csv"]
+    files = [shown_path(f) for f in shown if f.is_file()]
+    return f"{what}: it is stored in {shown_path(stored)}" + (f"; its report: {', '.join(files)}" if files else "")
+
+
+# ---------------------------------------------------------------------------- a stored answer's checks
+#: what a design point's verdict may be (``DesignPoint.verified``)
+VERDICTS = ("yes", "undecided", "no", "none")
+
+
+def _number(v, none: bool = False) -> bool:
+    """Whether ``v`` is a finite real number (not a bool); None too where ``none``."""
+    if v is None:
+        return none
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _whole(v, least: int = 0) -> bool:
+    """Whether ``v`` is a whole number (not a bool) of at least ``least``."""
+    return isinstance(v, int) and not isinstance(v, bool) and v >= least
+
+
+def _numbers(v, n: int | None = None) -> bool:
+    """Whether ``v`` is a list of finite numbers (``n`` of them, where given)."""
+    return isinstance(v, list) and all(_number(x) for x in v) and (n is None or len(v) == n)
+
+
+def _names(v) -> bool:
+    """Whether ``v`` is a list of strings."""
+    return isinstance(v, list) and all(isinstance(x, str) for x in v)
+
+
+#: a stored mechanism's fields (``DesignPoint.to_dict``): field -> (its check, what it must be)
+_POINT_FIELDS = {
+    "provider": (lambda v: isinstance(v, str) and v != "", "a mechanism's name"),
+    "scheduler": (lambda v: isinstance(v, str), "a scheduler's name"),
+    "params": (
+        lambda v: isinstance(v, dict) and _number(v.get("reserve"), True) and _number(v.get("blend"), True),
+        "a table whose 'reserve' and 'blend' are numbers (or absent)",
+    ),
+    "order": (lambda v: _whole(v, -1), "a whole number >= -1"),
+    "source": (lambda v: isinstance(v, str), "an optimiser's name or 'compare'"),
+    "equilibrium": (
+        lambda v: v is None or (isinstance(v, dict) and all(_number(x) for x in v.values())),
+        "null or a table of shares",
+    ),
+    "mixture": (lambda v: v is None or _numbers(v), "null or a list of shares"),
+    "verified": (lambda v: v in VERDICTS, f"one of {list(VERDICTS)}"),
+    "epsilon": (lambda v: _number(v, True), "null or a finite number"),
+    "tolerance": (lambda v: _number(v, True), "null or a finite number"),
+    "equilibria": (_whole, "a whole number >= 0"),
+    "feasible": (lambda v: isinstance(v, bool), "true or false"),
+    "note": (lambda v: isinstance(v, str), "a text"),
+    "menu": (_names, "a list of rules' names"),
+    "explored": (lambda v: v is None or isinstance(v, dict), "null or a table"),
+    "classes": (lambda v: isinstance(v, dict), "a table"),
+}
+
+#: a stored answer's own fields (``DesignAnswer.to_dict``): field -> (its check, what it must be)
+_ANSWER_FIELDS = {
+    "config": (lambda v: isinstance(v, dict), "the study's [design] table"),
+    "metrics": (lambda v: _names(v) and bool(v) and set(v) <= set(DESIGN_METRICS), f"a list of {list(DESIGN_METRICS)}"),
+    "outside_price": (lambda v: _number(v, True), "null or a finite number"),
+    "chosen": (lambda v: v is None or isinstance(v, str), "null or a mechanism's name"),
+    "regret_bound": (lambda v: v is None or (_number(v) and v >= 0), "null or a finite number >= 0"),
+    "regret_against": (lambda v: v is None or isinstance(v, str), "null or a mechanism's name"),
+    "regret_upper": (lambda v: _number(v, True), "null or a finite number"),
+    "regret_unbounded": (_names, "a list of mechanisms' names"),
+    "simulations": (_whole, "a whole number >= 0"),
+    "workload": (lambda v: isinstance(v, dict) and _whole(v.get("jobs", 0)), "a table with a whole 'jobs'"),
+    "points": (lambda v: isinstance(v, list) and bool(v), "a non-empty list of the designs evaluated"),
+    "compare": (lambda v: isinstance(v, list), "a list of the fixed mechanisms"),
+    "confirmations": (lambda v: isinstance(v, dict), "a table of the mechanisms run on fresh seeds"),
+    "notes": (_names, "a list of texts"),
+}
+
+
+def _fields_problem(where: str, d, fields: dict) -> str | None:
+    """The first field of ``d`` (a table) that fails its check of ``fields``, in words; None where none does."""
+    if not isinstance(d, dict):
+        return f"{where} is {type(d).__name__}, not a table"
+    for name, (ok, want) in fields.items():
+        if name not in d:
+            return f"{where} has no field {name!r}"
+        if not ok(d[name]):
+            return f"{where} field {name!r} is {_shown(d[name])}; expected {want}"
+    return None
+
+
+def _shown(v) -> str:
+    """A stored value as a message shows it: its JSON, cut short."""
+    text = json.dumps(v)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _seeds_problem(where: str, d: dict, metrics: list, every: bool) -> str | None:
+    """What is wrong with a mechanism's values per seed (``seeds``, ``per_seed``, ``objective_seeds``): every metric
+    of the answer (or none, where not ``every``: a point with no equilibrium), one finite value a seed."""
+    seeds = d.get("seeds")
+    if not (isinstance(seeds, list) and seeds and all(_whole(s) for s in seeds)):
+        return f"{where} field 'seeds' is {_shown(seeds)}; expected a non-empty list of whole numbers"
+    per, n = d.get("per_seed"), len(seeds)
+    if not isinstance(per, dict) or sorted(per) != (sorted(metrics) if every or per else []):
+        return f"{where} field 'per_seed' does not hold the answer's metrics {metrics}"
+    bad = next((m for m, v in per.items() if not _numbers(v, n)), None)
+    if bad is not None:
+        return f"{where} field 'per_seed' {bad!r} is {_shown(per[bad])}; expected {n} finite numbers, one a seed"
+    if not _numbers(d.get("objective_seeds"), n if per else 0):
+        return (
+            f"{where} field 'objective_seeds' is {_shown(d.get('objective_seeds'))}; expected one finite number a seed"
+        )
+    return None
+
+
+def _mechanisms_problem(a: dict) -> str | None:
+    """What is wrong with the answer's mechanisms: the points and fixed ones, and those run on fresh seeds."""
+    metrics = list(a["metrics"])
+    for group in ("points", "compare"):
+        for k, p in enumerate(a[group]):
+            where = f"answer {group}[{k}]"
+            problem = _fields_problem(where, p, _POINT_FIELDS) or _seeds_problem(
+                where, p, metrics, p["equilibrium"] is not None
+            )
+            if problem:
+                return problem
+    names = [p["provider"] for p in a["points"] + a["compare"]]
+    if len(set(names)) != len(names):
+        return "answer: a mechanism is listed twice among 'points' and 'compare'"
+    for name, c in a["confirmations"].items():
+        where = f"answer confirmations[{name!r}]"
+        if name not in names:
+            return f"{where}: not a mechanism the search evaluated"
+        if not isinstance(c, dict) or c.get("provider") != name or not isinstance(c.get("feasible"), bool):
+            return f"{where}: expected a table with provider {name!r} and 'feasible' true or false"
+        problem = _seeds_problem(where, c, metrics, True)
+        if problem:
+            return problem
+    return None
+
+
+def answer_problem(doc: dict) -> str | None:
+    """What is wrong with a stored answer's document (``{"key", "answer", "wall_seconds", "sha256"}``), in words; None
+    where it holds together and its digest, where it has one, is its content's. Checked: each field's type and range
+    (numbers finite, lists of the designs non-empty), the chosen mechanism among those evaluated and run on fresh
+    seeds, the mechanisms named by the regret bound among those evaluated, the answer's [design] its key's, and the
+    digest (an answer stored before the digest has none: read on its consistency alone)."""
+    a = doc["answer"]
+    problem = _fields_problem("answer", a, _ANSWER_FIELDS) or _mechanisms_problem(a)
+    if problem is not None:
+        return problem
+    names = {p["provider"] for p in a["points"] + a["compare"]}
+    if a["chosen"] is not None and (a["chosen"] not in names or a["chosen"] not in a["confirmations"]):
+        return f"answer field 'chosen' is {_shown(a['chosen'])}, not a mechanism evaluated and run on fresh seeds"
+    if a["regret_against"] is not None and a["regret_against"] not in names:
+        return f"answer field 'regret_against' is {_shown(a['regret_against'])}, not a mechanism evaluated"
+    if not set(a["regret_unbounded"]) <= names:
+        return "answer field 'regret_unbounded' names a mechanism not evaluated"
+    if a["config"] != doc["key"].get("design"):
+        return "answer field 'config' is not the [design] table its key records"
+    if not _number(doc.get("wall_seconds", 0.0)):
+        return f"field 'wall_seconds' is {_shown(doc.get('wall_seconds'))}; expected a finite number"
+    said = doc.get(DIGEST_FIELD)
+    if said is not None and said != answer_digest({k: v for k, v in doc.items() if k != DIGEST_FIELD}):
+        return f"its content does not match its {DIGEST_FIELD}: edited since gamemarket wrote it"
+    return None
 
 
 def _choose(points: list, contenders: list, conf: dict, compare: list = (), box: list = ()):

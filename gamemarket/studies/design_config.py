@@ -61,8 +61,11 @@ class DesignConfig:
                 Mechanism(s, self.payment, 1.0, blend=0.5 if self.payment == BLEND else None)
             except InputError as exc:
                 raise InputError(f"[design] field 'schedulers' or 'payment': {exc}") from None
-        if len(set(self.schedulers)) != len(self.schedulers):
-            raise InputError(f"[design] field 'schedulers': a scheduler is listed twice in {list(self.schedulers)}")
+        # every list of the table refuses a name twice alike (hunt 18a, W5: ``compare = ["hb-first", "hb-first"]``
+        # passed where ``schedulers = ["hb", "hb"]`` was refused); reserve and blend are [low, high], low < high
+        for name, what, items in (("schedulers", "scheduler", self.schedulers), ("compare", "mechanism", self.compare)):
+            if items is not None and len(set(items)) != len(items):
+                raise InputError(f"[design] field {name!r}: a {what} is listed twice in {list(items)}")
         if not self.box():
             raise InputError("[design]: no parameter is searched; give 'reserve' (or 'blend') as [low, high]")
         if self.optimiser == "grid" and self.budget < 2 ** len(self.box()):  # found when the study is read

@@ -25,7 +25,7 @@ from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_v
 
 # the consumer strategies' tables are declared by their families (gamemarket.consumers); the study's
 # schema holds them where a study may write them, and its reference lists them
-from gamemarket.bids import MAX_BID
+from gamemarket.bids import MAX_BID, MAX_RESERVE
 from gamemarket.consumers.betamix import ConsumerGrid, ConsumerMix
 from gamemarket.consumers.piecewise import PiecewiseEntry
 from gamemarket.consumers.shading import ShadingEntry
@@ -519,6 +519,12 @@ DESIGN_METRICS = ("revenue", "welfare", "welfare_all", "stay", "utilization")
 SHARE_METRICS = ("stay", "utilization")
 #: the design search's optimisers: bayes_opt's Gaussian process (a noise term fitted), optuna's TPE, a regular grid
 DESIGN_OPTIMISERS = ("gp", "tpe", "grid")
+#: the largest seed of a design search's optimiser: numpy's ``RandomState`` (bayes_opt's, optuna's TPE) takes less
+#: than 2**32
+DESIGN_SEED_MAX = 2**32 - 1
+#: the largest size of a weight of the objective: a weight past it could carry the objective (a weighted sum of
+#: figures of up to about MAX_BID bid x seconds a job) past a float's range, to ``inf``
+DESIGN_WEIGHT_MAX = 1e12
 
 
 class DesignTable(Table):
@@ -545,7 +551,9 @@ class DesignTable(Table):
     )
     confirm_seeds: int = Field(8, ge=2, le=100_000, description="fresh seeds of the chosen design's confirmation")
     contenders: int = Field(4, ge=1, le=100, description="the best designs confirmed beside the chosen one")
-    seed: int = Field(0, ge=0, description="the optimiser's seed")
+    seed: int = Field(
+        0, ge=0, le=DESIGN_SEED_MAX, description="the optimiser's seed: below 2**32, as numpy's and optuna's"
+    )
     compare: list[str] | None = Field(
         None, description="fixed mechanisms shown beside the design (default: the study's providers)"
     )
@@ -557,14 +565,17 @@ class DesignTable(Table):
 
     @model_validator(mode="after")
     def _fields(self):
-        for field, b, lo_ok, hi in (("reserve", self.reserve, 0.0, None), ("blend", self.blend, 0.0, 1.0)):
+        # the reserve's bound is the market's (``Mechanism``, simulate's --reserve): hunt 18a, W4, ``reserve = [0,
+        # 1e300]`` passed `study status` and stopped `study run` after two design points, naming no file or field
+        for field, b, lo_ok, hi in (("reserve", self.reserve, 0.0, MAX_RESERVE), ("blend", self.blend, 0.0, 1.0)):
             vals = b if isinstance(b, list) else [] if b is None else [b]
             if isinstance(b, list) and (len(b) != 2 or not b[0] < b[1]):
                 raise ValueError(f"field {field!r}: expected [low, high] with low < high, or one number, got {b}")
             for v in vals:
-                if not (math.isfinite(v) and v >= lo_ok and (hi is None or v <= hi)):
-                    want = f"in [{lo_ok:g}, {hi:g}]" if hi is not None else f"finite and >= {lo_ok:g}"
-                    raise ValueError(f"field {field!r}: {v!r} is outside the family's bounds: expected {want}")
+                if not (math.isfinite(v) and lo_ok <= v <= hi):
+                    raise ValueError(
+                        f"field {field!r}: {v!r} is outside the family's bounds: expected in [{lo_ok:g}, {hi:g}]"
+                    )
         if self.payment == "blend" and self.blend is None:
             raise ValueError("field 'blend': payment 'blend' needs its alpha: [low, high] within [0, 1], or a number")
         if self.payment != "blend" and self.blend is not None:
@@ -573,8 +584,10 @@ class DesignTable(Table):
             for k, v in getattr(self, table).items():
                 if k not in DESIGN_METRICS:
                     raise ValueError(f"field {table!r}: unknown metric {k!r}; expected one of {list(DESIGN_METRICS)}")
-                if not math.isfinite(v):
-                    raise ValueError(f"field {table!r}: metric {k!r}: expected a finite number, got {v!r}")
+                most = DESIGN_WEIGHT_MAX if table == "objective" else math.inf
+                if not (math.isfinite(v) and abs(v) <= most):
+                    within = f" within [-{most:g}, {most:g}]" if table == "objective" else ""
+                    raise ValueError(f"field {table!r}: metric {k!r}: expected a finite number{within}, got {v!r}")
                 if table == "constraint" and k in SHARE_METRICS and not 0 <= v <= 1:
                     raise ValueError(
                         f"field 'constraint': metric {k!r} is a share, so no design reaches {v!r}; expected a least "

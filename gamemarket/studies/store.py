@@ -181,7 +181,7 @@ class ResultStore:
                 force=self.force,
                 inputs=self.inputs,
                 legacy=_legacy_results,
-                owns=("runs/*.parquet", "runs/*.corrupt"),
+                owns=("runs/*.parquet", "runs/*.corrupt", "design.json.corrupt"),  # (what `study run` sets aside)
             )
         return self._folder
 
