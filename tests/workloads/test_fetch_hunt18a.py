@@ -372,7 +372,7 @@ def test_a_file_given_by_path_is_read_as_it_is(tmp_path, monkeypatch, trace_t):
 
 @pytest.mark.parametrize("name", ["LPC-EGEE-2004-1.2-cln", "SDSC-Par-1996-3.1-cln"])
 def test_the_real_traces_resolve_by_name(tmp_path, monkeypatch, name):
-    from conftest import trace_path
+    from examples_collect import trace_path
 
     real = trace_path(f"{name}.swf.gz")
     if real is None:
