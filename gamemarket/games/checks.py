@@ -32,9 +32,14 @@ EXACT_INTEGERS = 2**53
 def inexact_message(value, where: str) -> str:
     """What is said of an integer payoff that no float holds exactly (:func:`exact_payoff`,
     :func:`check_exact_integers`)."""
+    try:
+        rounded = f"to {float(value):.17g}"
+    except OverflowError:  # (beyond the float range: 10**400)
+        rounded = "this one past the float range"
+    shown = str(value) if len(str(value)) <= 40 else f"{str(value)[:20]}...({len(str(value)):,} digits)"
     return (
-        f"{where}: the payoff {value} is not exactly a floating-point number (integers beyond 2^53 = "
-        f"{EXACT_INTEGERS:,} round: to {float(value):.17g}); gamemarket solves in floating point, where such payoffs' "
+        f"{where}: the payoff {shown} is not exactly a floating-point number (integers beyond 2^53 = "
+        f"{EXACT_INTEGERS:,} round: {rounded}); gamemarket solves in floating point, where such payoffs' "
         "differences are lost and the equilibria change: subtract a common offset from the player's payoffs, or "
         "rescale them (a positive affine map of a player's payoffs leaves the equilibria as they are)"
     )

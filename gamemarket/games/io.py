@@ -125,6 +125,15 @@ def _tokens(text: str):
             yield ("atom", m.group(4))
 
 
+def _payoff(tok: str, where: str) -> float:
+    """A payoff of an ``.nfg`` file: a number (:func:`_number`) that, where it is a whole number, a float holds
+    exactly (:func:`exact_payoff`: Gambit reads it exactly, as a rational)."""
+    value = _number(tok, where)
+    if abs(value) >= EXACT_INTEGERS:
+        exact_payoff(tok, where)
+    return value
+
+
 def _number(tok: str, where: str) -> float:
     try:
         if "/" in tok:
@@ -134,8 +143,6 @@ def _number(tok: str, where: str) -> float:
             value = float(tok)
     except (ValueError, ZeroDivisionError, OverflowError):  # "x", "1/0", a rational beyond float range
         raise InputError(f"{where}: expected a number, got {tok!r}") from None
-    if abs(value) >= EXACT_INTEGERS:  # a whole number no float holds (Gambit reads it exactly, as a rational)
-        exact_payoff(tok, where)
     return value
 
 
@@ -273,7 +280,7 @@ def _nfg_outcome_payoffs(cur: _Cursor, A: np.ndarray, B: np.ndarray) -> None:
         cur.take("str")
         vals = []
         while not cur.at(("brace", "}")):
-            vals.append(_number(cur.take("atom")[1], where))
+            vals.append(_payoff(cur.take("atom")[1], where))
         cur.take("brace", "}")
         if len(vals) != 2:
             raise InputError(f"{where}: outcome {len(outcomes) + 1} has {len(vals)} payoffs, expected 2")
@@ -300,7 +307,7 @@ def _nfg_payoff_pairs(cur: _Cursor, A: np.ndarray, B: np.ndarray) -> None:
     """The payoff version into ``A`` and ``B``: a pair of payoffs per profile, player 1's strategy varying
     fastest."""
     m, n = A.shape
-    vals = [_number(t[1], cur.where) for t in cur.toks[cur.pos :]]
+    vals = [_payoff(t[1], cur.where) for t in cur.toks[cur.pos :]]
     if len(vals) != 2 * m * n:
         raise InputError(f"{cur.where}: expected {2 * m * n} payoffs for a {m}x{n} game, found {len(vals)}")
     for k in range(m * n):

@@ -89,3 +89,18 @@ def test_exact_payoff_refuses_exactly_the_integers_a_float_changes(v):
 def test_fractions_and_floats_are_read_as_their_format_rounds_them():
     assert exact_payoff("0.1", "x") == 0.1 and exact_payoff(1e300, "x") == 1e300
     assert exact_payoff("1/3", "x") == 1 / 3 and exact_payoff(str(EXACT_INTEGERS - 1), "x") == EXACT_INTEGERS - 1
+
+
+def test_a_whole_number_past_the_float_range_is_said_as_such_and_a_count_is_no_payoff(tmp_path, capsys):
+    """The fuzzer (run S): a strategy count of 10^400 in an .nfg header raised OverflowError from the payoff
+    message (a count is no payoff: it is said by the header's own check), and a payoff of 10^400 is shown short."""
+    huge = "1" + "0" * 400
+    (tmp_path / "count.nfg").write_text(f'NFG 1 R "g" {{ "P1" "P2" }} {{ {huge} 2 }}\n3 3 5 0 0 5 1 1\n')
+    assert main(["game", "solve", str(tmp_path / "count.nfg")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "P1 has" in err and "payoff" not in err, err
+    (tmp_path / "pay.nfg").write_text(f'NFG 1 R "g" {{ "P1" "P2" }} {{ 2 2 }}\n{huge} 3 5 0 0 5 1 1\n')
+    assert main(["game", "solve", str(tmp_path / "pay.nfg")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "the payoff 10000000000000000000...(401 digits)" in err, err
+    assert "past the float range" in err and len(err) < 1000
