@@ -212,3 +212,26 @@ def test_a_stored_population_run_grown_huge_is_damage_not_read(tmp_path, monkeyp
     monkeypatch.setattr(population, "RECORD_MAX_BYTES", 8)
     with pytest.raises(InputError, match=r"k.json: the stored run does not read \(NotStoredFile: \d+ bytes, more than"):
         store.read("k", name_bad=True)
+
+
+# ------------------------------------------------------------ hunt 18b: a pool made anew within the command
+
+
+@pytest.mark.slow
+def test_a_pooled_study_run_with_its_report_prints_nothing_of_joblibs_folders(tmp_path):
+    """Hunt 18b-F1: with its report (a second pool, after the runs'), a pooled `study run` that succeeded printed
+    loky's "There appear to be 1 leaked folder objects" (3 of 3 times; 17b-F8's test ran with --no-report): the
+    first pool's folder was left to joblib's exit handlers, which a command that ends at once never runs. Every
+    folder of the process's pools is removed and given back to the tracker as the command ends."""
+    import subprocess
+    import sys
+
+    from study_helpers import ROOT
+
+    (tmp_path / "tiny.toml").write_text(TINY.format(count=2))
+    r = subprocess.run(
+        [sys.executable, "-m", "gamemarket", "study", "run", "tiny.toml", "--n-jobs", "2", "--no-progress"],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "GAMEMARKET_POOL_START_S": "0"},
+    )  # fmt: skip
+    assert r.returncode == 0 and r.stderr == "", r.stderr
