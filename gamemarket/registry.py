@@ -44,6 +44,12 @@ class Registry(Mapping, Generic[T]):
         """Add ``item`` under ``name`` and return it; a name already taken is an error unless ``replace``."""
         if not isinstance(name, str) or not name.strip():
             raise InputError(f"a {self.what} needs a non-empty name, got {name!r}")
+        if not name.isprintable() or name != name.strip():  # (a line end in a name broke the summary's table and
+            # every message naming it: hunt 18b-W3)
+            raise InputError(
+                f"a {self.what}'s name is one line of printable text without spaces around it (no line end, tab or "
+                f"control character), got {name!r}"
+            )
         if name in self._builtin:
             raise InputError(self.builtin_message(name))
         if name in self._items and not replace:

@@ -235,3 +235,18 @@ def test_a_pooled_study_run_with_its_report_prints_nothing_of_joblibs_folders(tm
         env={**os.environ, "PYTHONPATH": str(ROOT), "GAMEMARKET_POOL_START_S": "0"},
     )  # fmt: skip
     assert r.returncode == 0 and r.stderr == "", r.stderr
+
+
+@pytest.mark.parametrize("name", ["a\nb", "tab\tname", " padded", "bell\x07", "nul\x00x"])
+def test_a_plugin_name_is_one_line_of_printable_text(name):
+    """Hunt 18b-W3: a payment rule named "a\\nb" passed `plugin check` and broke `simulate`'s summary table; empty and
+    blank names were refused, control characters were not. Every registry refuses them."""
+    from gamemarket.registry import Registry
+
+    reg = Registry("test thing")
+    try:
+        with pytest.raises(InputError, match="one line of printable text"):
+            reg.register(name, object())
+        reg.register("fine-name", object())
+    finally:
+        Registry.instances.remove(reg)
