@@ -118,6 +118,9 @@ class Fuzz:
             self.show(kind, self.target, *self.best, note=f" (shrinking stopped after {self.shrink_seconds:g} s)")
         except Exception as exc:  # noqa: BLE001 - hypothesis' own (a flaky case): say so, keep the case unshrunk
             print(f"\n#### {kind}: batch stopped by {type(exc).__name__}: {str(exc)[:500]}", flush=True)
+            for inner in getattr(exc, "exceptions", ()):  # (a flaky case's finding: what it was, in full)
+                if isinstance(inner, Finding):
+                    self.show(kind, inner.signature, inner.case, inner.problems, note=" (flaky: not seen again)")
 
     def show(self, kind: str, signature: str, case, problems, note: str = "") -> None:
         """Print a finding as soon as it is shrunk."""

@@ -158,6 +158,20 @@ def resolve(path: str | os.PathLike, what: str = "path") -> Path:
         raise InputError(f"{shown_path(path)}: cannot resolve the {what}: {reason}") from None
 
 
+def check_no_dangling_link(path: str | os.PathLike, where: str, what: str) -> None:
+    """Refuse an output folder's path that is, or lies under, a symbolic link to nothing: making the folder would
+    make the link's target (``cannot create the export folder: File exists``, of a folder that was not there; a
+    study's ``[output] results`` through a link copied without its target made three folders there, among them a
+    ``gamemarket/`` that shadowed the package: hunt 18b-W4)."""
+    p = Path(path)
+    dangling = next((q for q in (p, *p.parents) if q.is_symlink() and not q.exists()), None)
+    if dangling is not None:
+        raise InputError(
+            f"{where}: {dangling} is a link to {os.readlink(dangling)}, which does not exist; expected a folder "
+            f"(or no file of that name) for the {what}"
+        )
+
+
 def check_table(entry, where: str, allowed: set, required: set = frozenset()) -> None:
     """A TOML table with only ``allowed`` fields and every ``required`` one; errors name ``where`` and the fields."""
     if not isinstance(entry, dict):
@@ -922,12 +936,7 @@ class OutputFolder:
             self._hold(where)
         self._adopt(where, real, legacy)
         self.created = [q for q in (p, *p.parents) if not q.exists()]  #: folders this claim makes, deepest first
-        dangling = next((q for q in (p, *p.parents) if q.is_symlink() and not q.exists()), None)
-        if dangling is not None:  # ("cannot create the export folder: File exists", of a folder that was not there)
-            raise InputError(
-                f"{where}: {dangling} is a link to {os.readlink(dangling)}, which does not exist; expected a folder "
-                f"(or no file of that name) for the {self.what}"
-            )
+        check_no_dangling_link(p, where, self.what)
         try:
             p.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
