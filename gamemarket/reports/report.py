@@ -374,6 +374,7 @@ def _games_section(an: StudyAnalysis, out: OutputFolder, jobs: FigureJobs, paper
 def _growth_section(growth, out: OutputFolder, jobs: FigureJobs) -> list[str]:
     """The shading gain against market size: its CSVs, its figure (queued on ``jobs``) and its table."""
     per_seed, summ = growth
+    summ = summ.astype({"seeds": "int64"})  # a count (the analysis's summary holds it among floats): 2, not 2.0
     write_csv(summ, out.file("data/shading-gains.csv"))
     write_csv(per_seed, out.file("data/shading-gains-per-seed.csv"))
     path = out.file("fig-shading-gain.png")

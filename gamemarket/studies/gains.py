@@ -9,7 +9,7 @@ import copy
 
 from gamemarket.errors import InputError
 from gamemarket.market.base import market_for_workload
-from gamemarket.studies.runner import run_study
+from gamemarket.studies.runner import load_workload, run_study
 from gamemarket.studies.schema import GAINS_STRATEGIES
 from gamemarket.studies.spec import StudySpec
 
@@ -33,8 +33,9 @@ def derived(spec: StudySpec, n: int, seeds: list[int]) -> StudySpec:
     Raises
     ------
     InputError
-        When the study's market cannot be resized (``Market.with_jobs``: the pricing market can), or a
-        shading mix the experiment needs is not in the study.
+        When the study's market cannot be resized (``Market.with_jobs``: the pricing market's generator can; a
+        market file, which fixes its jobs, is refused when the study is read), or a shading mix the experiment
+        needs is not in the study.
     """
     sub = copy.copy(spec)
     sub.workload = market_for_workload(spec.workload["source"]).with_jobs(spec.workload, n, f"study {spec.name!r}")
@@ -59,9 +60,29 @@ def derived_studies(spec: StudySpec) -> list[tuple[int, StudySpec]]:
     return [(n, derived(spec, n, list(range(first, first + count)))) for n, count in zip(sizes, seed_counts)]
 
 
+def check_sizes(spec: StudySpec, subs: list[tuple[int, StudySpec]]) -> None:
+    """Each derived study's market has the size it is labelled with: its prepared workload holds ``n`` jobs.
+
+    The study file's reader refuses the workloads known not to resize (``StudySpec`` refuses a market file,
+    which fixes its jobs); this catches any other whose ``Market.with_jobs`` leaves the jobs as they were (a
+    plugin's market), before any size runs, so that no gain is stored or reported under a size it was not
+    computed at (hunt 18b, F3)."""
+    for n, sub in subs:
+        got = load_workload(sub).jobs
+        if got != n:
+            raise InputError(
+                f"study {spec.name!r}: [gains] field 'jobs' ({list(spec.gains['jobs'])}): the market size {n:,} gives "
+                f"a market of {got:,} jobs (its market, {sub.workload['source']!r}, did not resize the workload to "
+                "it); expected a workload each size resizes, or no [gains] table"
+            )
+
+
 def run_gains(
     spec: StudySpec, *, n_jobs: int = 1, scheduler_address: str | None = None, progress: bool = False
 ) -> None:
-    """Run (or resume) every derived study of the study's ``[gains]`` table."""
-    for _, sub in derived_studies(spec):
+    """Run (or resume) every derived study of the study's ``[gains]`` table, each size's market checked first
+    (:func:`check_sizes`)."""
+    subs = derived_studies(spec)
+    check_sizes(spec, subs)
+    for _, sub in subs:
         run_study(sub, n_jobs=n_jobs, scheduler_address=scheduler_address, progress=progress)

@@ -371,19 +371,42 @@ class OutputTable(Table):
 GAINS_STRATEGIES = ("FT", "SRG", "DEV1")
 
 
-class GainsTable(Table):
-    """The shading-gain experiment over market sizes (pricing-market studies)."""
+#: the seeds of one market size of ``[gains]``: at least 2 (a t-interval), at most [replications]' most
+GainsSeeds = Annotated[int, Field(ge=2, le=100_000)]
 
-    jobs: list[Count] = Field(min_length=1, max_length=100, description="market sizes")
-    seeds: Annotated[int, Field(ge=2)] | list[Annotated[int, Field(ge=2)]] = Field(
-        10, description="seeds per size: one count, or one per size"
+
+class GainsTable(Table):
+    """The shading-gain experiment over market sizes (pricing-market studies of a generated market: each size
+    replaces ``[workload.hetero] jobs``; a market file, ``[workload] file``, fixes its size and refuses it)."""
+
+    jobs: list[Count] = Field(
+        min_length=1,
+        max_length=100,
+        description="market sizes in jobs, each listed once (each replaces [workload.hetero] jobs)",
     )
+    seeds: GainsSeeds | list[GainsSeeds] = Field(10, description="seeds per size: one count, or one per size")
     first: Seed = Field(1, description="the first seed")
 
     @model_validator(mode="after")
-    def _one_count_per_size(self):
+    def _sizes_once_one_count_each(self):
+        # a size listed twice ran its derived study (the same seeds, one results folder) once, and its seeds were
+        # pooled twice: counted as twice as many, a narrower interval (hunt 18b, F4)
+        if _listed_twice(self.jobs):
+            raise ValueError(
+                f"field 'jobs': a market size is listed twice: {_listed_twice(self.jobs)} (in {self.jobs}); "
+                "expected each size once"
+            )
         if isinstance(self.seeds, list) and len(self.seeds) != len(self.jobs):
-            raise ValueError(f"'seeds' must be one count >= 2 per size in 'jobs' ({len(self.jobs)} sizes)")
+            raise ValueError(
+                f"field 'seeds': {len(self.seeds)} count(s) {self.seeds} for {len(self.jobs)} size(s) {self.jobs} in "
+                f"'jobs'; expected one count >= 2 per size (or one count for every size)"
+            )
+        most = max(self.seeds) if isinstance(self.seeds, list) else self.seeds
+        if self.first + most - 1 > SEED_MAX:
+            raise ValueError(
+                f"fields 'first' and 'seeds': the seeds {self.first}..{self.first + most - 1} pass the largest seed, "
+                f"{SEED_MAX} (2**63 - 1); expected first <= {SEED_MAX - most + 1} for {most} seeds"
+            )
         return self
 
 

@@ -5,13 +5,16 @@ from __future__ import annotations
 import os
 import shlex
 import warnings
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import numpy as np
 
 from gamemarket import consumers
 from gamemarket.bids import BidDistribution
 from gamemarket.errors import InputError, shown_value
-from gamemarket.io.files import atomic_path, read_toml, resolve, special_kind
+from gamemarket.io.files import atomic_path, check_no_dangling_link, read_toml, resolve, special_kind
 from gamemarket.io.names import check_name, check_names
 from gamemarket.io.schema import check
 from gamemarket.market.base import generator_sources, market_for_workload
@@ -192,6 +195,34 @@ class StudySpec:
         """Read and validate a study file (``load_study``)."""
         return load_study(path)
 
+    def _check_gains(self, where: str) -> None:
+        """``[gains]`` against the workload and the strategies: every market size must be one the workload can be
+        resized to (``Market.with_jobs``; a market file fixes its jobs, hunt 18b F3: each size's row was the file's
+        market under another size's label), and the study must play the strategies the experiment compares."""
+        jobs = list(self.gains["jobs"])
+        market = market_for_workload(self.workload["source"])
+        for n in jobs:  # the market's own refusal (a scheduling market's size is its nodes), naming the field
+            market.with_jobs(
+                dict(self.workload),
+                n,
+                f"{where}: [gains] field 'jobs' ({jobs}) with [workload] source = {self.workload['source']!r}",
+            )
+        if self.workload.get("file") is not None:  # a generator's market the file replaces: `jobs` would be ignored
+            n = _market_file_jobs(self.workload["file"])
+            size = f"{n:,} jobs" if n is not None else "the jobs it holds"
+            raise InputError(
+                f"{where}: [gains] field 'jobs' ({jobs}): the workload's market file ([workload] file = "
+                f"{self.workload['file']}) fixes the market's size at {size}, so no other size can be applied to it "
+                "(each would be the file's market under another size's label); expected a generated market "
+                "([workload.hetero], whose 'jobs' each size replaces) for [gains], or no [gains] table"
+            )
+        missing = [c for c in GAINS_STRATEGIES if c not in {x.name for x in self.consumers}]
+        if missing:  # (found after every run before)
+            raise InputError(
+                f"{where}: [gains] compares the consumer strategies {list(GAINS_STRATEGIES)}; the study's "
+                f"[strategies] consumers lack {missing}: add them"
+            )
+
     def validate(self) -> None:
         """Check the study by its declaration, so that a spec built in Python fails here, not inside ``run_study``:
         its strategies are strategy objects, and its tables (:meth:`to_dict`) pass the study file's schema
@@ -214,13 +245,7 @@ class StudySpec:
         check(StudyFile, self.to_dict(), where, context={"base": self.path.parent if self.path else Path.cwd()})
         self._check_leaving(where)
         if self.gains:  # a market whose size is not its jobs refuses [gains]: here, before any run, not after them
-            market_for_workload(self.workload["source"]).with_jobs(dict(self.workload), self.gains["jobs"][0], where)
-            missing = [c for c in GAINS_STRATEGIES if c not in {x.name for x in self.consumers}]
-            if missing:  # (found after every run before)
-                raise InputError(
-                    f"{where}: [gains] compares the consumer strategies {list(GAINS_STRATEGIES)}; the study's "
-                    f"[strategies] consumers lack {missing}: add them"
-                )
+            self._check_gains(where)
         own = [self.path.resolve()] if self.path else []
         for c in self.companions:  # the study itself, or one companion named twice, would be reported twice
             if c.resolve() in own:
@@ -559,6 +584,11 @@ def _outputs(out, name: str, base: Path, results, report) -> tuple[Path, Path]:
     to the study file), else ``results/NAME`` and ``reports/NAME`` in the study file's folder."""
     results_dir = Path(results) if results is not None else base / (out.results or f"results/{name}")
     report_dir = Path(report) if report is not None else base / (out.report or f"reports/{name}")
+    for folder, what, opt, kw, given in (
+        (results_dir, "results folder", "--results", "results", results),
+        (report_dir, "report folder", "--report", "report", report),
+    ):  # (before resolving, which follows the link to a target it would then make)
+        check_no_dangling_link(folder, opt if given is not None else f"[output] {kw}", what)
     res, rep = resolve(results_dir, "results folder"), resolve(report_dir, "report folder")
     if res == rep or res in rep.parents or rep in res.parents:  # the file's [output] is checked by its schema
         how = "one folder" if res == rep else "one inside the other"
@@ -626,3 +656,16 @@ def _population(game, where: str, base: Path):
     # each entry is checked by the table of the family it names (population_config.shading_rules)
     entry["shading"] = {k: v.model_dump(exclude_unset=True) for k, v in game.shading.items()}
     return parse_config(entry, where, catalogue)
+
+
+def _market_file_jobs(path: str | os.PathLike) -> int | None:
+    """The number of jobs (rows of ``A``) a pricing market file (``.npz``) holds, read from the array's header
+    alone; None where the header cannot be read (the market's reader names that fault when the file is loaded)."""
+    readers = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
+    try:
+        with zipfile.ZipFile(path) as zf, zf.open("A.npy") as f:
+            reader = readers.get(np.lib.format.read_magic(f))
+            shape = reader(f)[0] if reader is not None else ()
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile):
+        return None
+    return int(shape[0]) if len(shape) == 2 else None

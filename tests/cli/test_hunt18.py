@@ -250,3 +250,17 @@ def test_a_plugin_name_is_one_line_of_printable_text(name):
         reg.register("fine-name", object())
     finally:
         Registry.instances.remove(reg)
+
+
+@pytest.mark.parametrize("field", ["results", "report"])
+def test_an_output_folder_through_a_link_to_nothing_is_refused_when_the_study_is_read(tmp_path, capsys, field):
+    """Hunt 18b-W4: `[output] results = "strategies"`, a link copied without its target, was followed and its target
+    made (three folders, among them a `gamemarket/` that shadowed the package); `--out` to such a link was refused."""
+    (tmp_path / "gone").symlink_to("no/such/target")
+    other = "report" if field == "results" else "results"
+    (tmp_path / "t.toml").write_text(TINY.format(count=1) + f'[output]\n{field} = "gone/x"\n{other} = "elsewhere"\n')
+    before = sorted(p.name for p in tmp_path.iterdir())
+    assert main(["study", "status", str(tmp_path / "t.toml")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"[output] {field}" in err and "is a link to no/such/target" in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == before and not (tmp_path / "no").exists()
