@@ -112,8 +112,10 @@ def read_analysis(spec) -> PopulationAnalysis | None:
 
 
 def write_analysis(spec, an: PopulationAnalysis) -> None:
-    """Cache the analysis under its key (atomically), dropping the older caches this program wrote (files in
-    the cache format that record the key their name says); a read-only store skips it."""
+    """Cache the analysis under its key (atomically), dropping the older caches this program wrote for this study
+    (files in the cache format that record the key their name says and this study's name); a read-only store skips
+    it. Another study's cache in the same folder is never removed (hunt 18b, F6: a ``report --results`` into another
+    study's results folder, with ``--force``, deleted that study's cache)."""
     key = analysis_key(spec)
     path = _analysis_path(spec, key)
     try:
@@ -126,14 +128,15 @@ def write_analysis(spec, an: PopulationAnalysis) -> None:
         with atomic_path(path, "cached analysis") as tmp:
             tmp.write_text(text, encoding="utf-8")
         for old in path.parent.glob("population-*.json"):
-            if old != path and _is_cache_file(old):
+            if old != path and _is_cache_file(old, an.study):
                 old.unlink(missing_ok=True)
     except (InputError, OSError):
         pass
 
 
-def _is_cache_file(path: Path) -> bool:
-    """Whether ``path`` is a cached analysis this program wrote: the cache format, and the key its name says."""
+def _is_cache_file(path: Path, study: str) -> bool:
+    """Whether ``path`` is a cached analysis this program wrote for the study named ``study``: the cache format, the
+    key its name says, and that study's name."""
     if not path.is_file():  # (a pipe of that name would block the read)
         return False
     try:
@@ -144,6 +147,7 @@ def _is_cache_file(path: Path) -> bool:
         isinstance(head, dict)
         and head.get("format") == CACHE_FORMAT
         and path.name == f"population-{head.get('key')}.json"
+        and head.get("study") == study
     )
 
 

@@ -95,7 +95,8 @@ def add_population_commands(sub) -> None:
         required=True,
         help='the population\'s mixture: a rule ("truthful"), or shares as the reports write them '
         '("0.7 shade-0.5 + 0.3 truthful"); a rule is a name of the study or its catalogue, or a point of a '
-        "family, per-class[low,middle,high] or per-class-leave[...] (required)",
+        "family, FAMILY[v1,...] within the family's own bounds, such as per-class[low,middle,high] (required); "
+        "the shares' order does not matter: the mixture is drawn in the study's order of rules, then by name",
     )
     p.add_argument("--deviation", required=True, help="the single agent's rule (as for --base, one rule; required)")
     p.add_argument("--seeds", help="a count from seed 1 (6) or a list (1,2,5) (default: the study's seeds)")

@@ -340,6 +340,11 @@ def cmd_study_status(a) -> int:
                 f"study {spec.name}: {done:,}/{len(keys):,} population runs of the initial seeds stored "
                 f"({shown_path(st.runs.store.dir)}); candidates and added seeds follow from these"
             )
+            from gamemarket.search.exploration import exploration_status  # deferred: scipy, the optimisers
+
+            said = exploration_status(spec)  # (hunt 18b-F2: an exploration that was not stored was not mentioned)
+            if said:
+                print(said)
         else:  # its answer is the design search's: stored, or why not (hunt 8: "8/8 stored" beside a report that
             # said the answer was stale); its runs are mostly the search's points', which no plan lists in advance
             # (hunt 15: "0/60 stored" of a search interrupted with 180 of its runs stored)

@@ -12,6 +12,7 @@ when every rule of the family is open and how sure we are, and a section on how 
 from __future__ import annotations
 
 import sys
+import warnings
 from pathlib import Path
 
 import matplotlib
@@ -33,10 +34,10 @@ from gamemarket.reports.answer import COMPARISON, UNIT, answer_paragraph, answer
 from gamemarket.reports.answer import rows as answer_rows  # noqa: E402
 from gamemarket.reports.concepts import concepts_summary  # noqa: E402
 from gamemarket.reports.drawing import people_ticks, save  # noqa: E402
-from gamemarket.reports.exploration import exploration_section, stored_exploration  # noqa: E402
+from gamemarket.reports.exploration import exploration_section  # noqa: E402
 from gamemarket.reports.markdown import counted, md_table, num, num_ci, to_html  # noqa: E402
 from gamemarket.reports.report import claim_folder, figure_lines, workload_words, write_text  # noqa: E402
-from gamemarket.search.exploration import write_exploration  # noqa: E402
+from gamemarket.search.exploration import read_stored_exploration, write_exploration  # noqa: E402
 from gamemarket.studies.deviations import probe_size  # noqa: E402
 
 
@@ -388,14 +389,18 @@ def write_population_report(an, out_dir: str | Path | None = None, *, force: boo
     exploration : ExplorationAnswer, optional
         The study's strategy exploration (``gamemarket.search.exploration.run_exploration``): written to
         ``data/exploration.json`` and rendered (the first paragraph's answer with the family open, and its
-        section). Without it, a study with ``[game] exploration`` renders the one its last run wrote into the
-        folder (a report from stored results keeps it, rather than removing it as stale).
+        section). Without it, a study with ``[game] exploration`` renders the one its last run stored with its
+        results (``gamemarket.search.exploration.read_stored_exploration``); where none is stored, or it is stale
+        or damaged, the report says so at its top and on stderr (a warning), and its answer is the menu's.
     """
     spec = an.spec
     out = claim_folder(Path(out_dir) if out_dir else spec.report_dir, spec, force)
     with out:  # a report that fails or is stopped gives its folder back as it was
+        missing = ""
         if exploration is None:
-            exploration = stored_exploration(out, spec)
+            exploration, missing = read_stored_exploration(spec)
+        if missing:  # (hunt 18b, F2: the exploration was left out without a word)
+            warnings.warn(f"study {spec.name}: its exploration is not in the report: {missing}", stacklevel=2)
         eq, gains = tables(an)
         _write_data(an, out, eq, gains)
         if exploration is not None:
@@ -403,7 +408,7 @@ def write_population_report(an, out_dir: str | Path | None = None, *, force: boo
         answer = answer_rows(an, exploration)
         figs = _draw_figures(an, out, exploration, gains)
         joint = an.provider.joint
-        md = _intro_section(an, answer, exploration) + _method_section(an) + _truthful_section(an)
+        md = _intro_section(an, answer, exploration, missing) + _method_section(an) + _truthful_section(an)
         md += _equilibria_section(an, exploration) + _provider_section(an, answer, exploration)
         if joint is not None:
             md += _joint_section(joint, exploration)
@@ -455,13 +460,24 @@ def _draw_figures(an, out: OutputFolder, exploration, gains: pd.DataFrame) -> li
     return figs
 
 
-def _intro_section(an, answer: list, exploration=None) -> list[str]:
+def _intro_section(an, answer: list, exploration=None, missing: str = "") -> list[str]:
     """The title, the answer (one row per mechanism: the exploration's where the study explores) and what it says in
-    words, the study's description, the workload and the strategies."""
+    words, the study's description, the workload and the strategies; first, where the study asks for an exploration
+    that is not stored (``missing``: why), that the answer below is the menu's only."""
     spec, cfg = an.spec, an.config
     return [
         f"# {spec.name}: population game",
         "",
+        *(
+            [
+                "**The strategy exploration is missing.** The study asks for one (`[game.exploration]`), and this "
+                f"report does not render it: {missing}. The answer below is over the study's menu of rules only, not "
+                "the exploration's.",
+                "",
+            ]
+            if missing
+            else []
+        ),
         answer_table(answer),
         "",
         answer_paragraph(an, answer, exploration),

@@ -26,13 +26,16 @@ References
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+import os
 import time
 from pathlib import Path
 
 import numpy as np
 
+from gamemarket import MODEL_VERSION
 from gamemarket.analysis.population import PopulationGames
 from gamemarket.confidence import t_interval
 from gamemarket.errors import InputError
@@ -48,15 +51,16 @@ from gamemarket.io.explored import (
     MixtureShare,
     StrategyEntry,
 )
-from gamemarket.io.files import OutputFolder, atomic_path, dumps_json
+from gamemarket.io.files import OutputFolder, atomic_path, dumps_json, shown_path
 from gamemarket.market.base import figure_ranges
 from gamemarket.search.certificates import ALPHA, Certificate, certify
 from gamemarket.search.oracle import ProbeOracle, SearchResult, strategy_entry
 from gamemarket.search.population import run_population_study
-from gamemarket.studies.population import PopulationStore, on_scheduler
+from gamemarket.studies.population import PopulationRuns, PopulationStore, on_scheduler
 from gamemarket.studies.population_config import check_exploration, search_family
+from gamemarket.studies.runner import load_workload
 from gamemarket.studies.scheduler import identify
-from gamemarket.studies.store import study_store
+from gamemarket.studies.store import NotStoredFile, open_stored, study_store
 from gamemarket.workers import most_workers
 
 
@@ -553,3 +557,85 @@ def write_exploration(result: ExplorationAnswer, folder: OutputFolder) -> Path:
     with atomic_path(path, "exploration data") as tmp:
         tmp.write_text(dumps_json(result.to_json(run=False), indent=1), encoding="utf-8")
     return path
+
+
+# ---------------------------------------------------------------------------- the answer stored with the results
+#: the exploration's answer in the study's results folder (entered in its manifest), which ``report`` renders
+#: (hunt 18b, F2: it lived only in the report folder's ``data/exploration.json``, so ``study run --no-report`` then
+#: ``report``, or a report folder removed and written again, left the exploration out without a word)
+STORED_FILE = "exploration.json"
+#: the exploration's own version: part of a stored answer's key (a changed search never reuses an old answer)
+EXPLORATION_VERSION = 1
+#: a stored answer's field holding the SHA-256 of the rest (as ``gamemarket.search.design.DIGEST_FIELD``)
+DIGEST_FIELD = "sha256"
+
+
+def exploration_key(spec) -> dict:
+    """What determines an exploration's answer: the study file's tables (workload, bids, strategies, seeds,
+    ``[game]`` with its exploration), the workload's content (a model or trace edited in place), the plugins'
+    hashes, the model's and the exploration's versions (not the output folders: the same answer wherever it is
+    written)."""
+    d = spec.to_dict()
+    key = {k: d.get(k) for k in ("workload", "bids", "strategies", "replications", "game")}
+    key["plugins"] = sorted(p.digest for p in spec.plugins)
+    content = PopulationRuns(spec, load_workload(spec), run=False).base["workload"]
+    key = key | {"model": MODEL_VERSION, "exploration": EXPLORATION_VERSION, "workload_content": content}
+    return json.loads(dumps_json(key))  # as it reads back (tuples as lists, NaN as null)
+
+
+def _digest(doc: dict) -> str:
+    """SHA-256 of a stored answer's document (its digest left out), as JSON with sorted keys."""
+    return hashlib.sha256(
+        json.dumps({k: v for k, v in doc.items() if k != DIGEST_FIELD}, sort_keys=True).encode()
+    ).hexdigest()
+
+
+def store_exploration(spec, result: ExplorationAnswer) -> Path:
+    """``<results>/exploration.json``: the answer (as ``data/exploration.json`` holds it: nothing of this call's
+    runs or time), its key and the digest of both, written atomically and entered in the results folder's
+    manifest; ``report`` renders it (:func:`read_stored_exploration`)."""
+    path = study_store(spec).claim().file(STORED_FILE, once=False)
+    doc = json.loads(dumps_json({"key": exploration_key(spec), "answer": result.to_json(run=False)}))
+    with atomic_path(path, "exploration answer") as tmp:
+        tmp.write_text(dumps_json({**doc, DIGEST_FIELD: _digest(doc)}, indent=1), encoding="utf-8")
+    return path
+
+
+def read_stored_exploration(spec) -> tuple[ExplorationAnswer | None, str]:
+    """The exploration the study's last run stored with its results, and ``""``; or None and why there is none to
+    render, in words (none stored, the study changed since it was computed, a file that is not the one gamemarket
+    wrote). A study without ``[game.exploration]`` has none, and no reason. Nothing is moved or written: ``study
+    run`` computes it again (its runs are stored: what it ran is read back)."""
+    if spec.population is None or spec.exploration is None:
+        return None, ""
+    path = Path(spec.results_dir) / STORED_FILE
+    run = f"`{spec.run_command()}` computes it (the runs it has stored are read back, not run again)"
+    if not os.path.lexists(path):
+        return None, f"no exploration answer is stored in {shown_path(spec.results_dir)}; {run}"
+    try:
+        with open_stored(path, "stored exploration answer") as f:
+            doc = json.loads(f.read().decode("utf-8"))
+        if not isinstance(doc, dict) or not isinstance(doc.get("key"), dict) or not isinstance(doc.get("answer"), dict):
+            raise ValueError("no table 'key' and 'answer'")
+        if doc.get(DIGEST_FIELD) != _digest(doc):
+            raise ValueError(f"its content does not match its {DIGEST_FIELD}: edited since gamemarket wrote it")
+        if doc["key"] != exploration_key(spec):
+            return None, f"{shown_path(path)}: the study changed since its exploration was computed (stale); {run}"
+        answer = ExplorationAnswer.from_json(doc["answer"])
+        if answer.study != spec.name or set(answer.mechanisms) != {p.name for p in spec.providers}:
+            raise ValueError("it is not an exploration of this study's mechanisms")
+        return answer, ""
+    except (ValueError, KeyError, TypeError, AttributeError, NotStoredFile) as exc:
+        why = " ".join(str(exc).split())[:200]
+        return None, f"{shown_path(path)}: the stored exploration answer is damaged ({why}): not to be trusted; {run}"
+
+
+def exploration_status(spec) -> str:
+    """What ``study status`` says of a study's exploration: stored and current, or why not; "" for a study without
+    ``[game.exploration]``."""
+    if spec.population is None or spec.exploration is None:
+        return ""
+    answer, why = read_stored_exploration(spec)
+    return (
+        "exploration answer: stored, and current" if answer is not None else f"exploration answer: not current: {why}"
+    )

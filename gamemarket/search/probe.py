@@ -3,9 +3,11 @@ gain by playing rule D? The paired estimate (``gamemarket.studies.deviations``) 
 seeds, with its 95% Student-t interval over the seeds.
 
 Rules are named as a study names them (a rule of the study's menu or of its shading catalogue), or given as a point
-of the per-class family, ``per-class[0,0.83,0.78]`` or ``0,0.83,0.78`` (a beta per private-bid class: low, middle,
-high). A mixture is one rule, or shares of rules written as the reports write them: ``0.7 shade-0.5 + 0.3
-truthful``.
+of a parametric family, ``FAMILY[v1,...]`` checked against that family's own bounds (as a study file's
+``[game.shading]`` table is), such as ``per-class[0,0.83,0.78]`` or ``0,0.83,0.78`` (a beta per private-bid class:
+low, middle, high). A mixture is one rule, or shares of rules written as the reports write them: ``0.7 shade-0.5 +
+0.3 truthful``, in any order: it is put in one order (the study's rules first, in its order, then the others by
+name) before any draw, so that the same mixture gives the same numbers.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from gamemarket.search.exploration import exploration_probe
 from gamemarket.search.oracle import ProbeOracle, strategy_entry
 from gamemarket.studies.deviations import probe_size
 from gamemarket.studies.population import PopulationRuns, on_scheduler
-from gamemarket.studies.population_config import load_shading, search_family
+from gamemarket.studies.population_config import load_shading
 from gamemarket.studies.runner import load_workload
 from gamemarket.studies.spec import StudySpec
 from gamemarket.studies.strategies import read_catalogues
@@ -99,7 +101,7 @@ def rule(text: str, known: dict, where: str) -> ConsumerStrategy:
             f"{where}: unknown rule {text!r}; expected a rule of the study ({', '.join(sorted(known))}) or a point "
             f"of a family, FAMILY[v1,v2,...] (families: {', '.join(families)}), e.g. per-class[low,middle,high]"
         )
-    fam = search_family(fam_name, where)  # a registered parametric family (its own message otherwise)
+    fam = _family(fam_name, where)
     try:
         values = [float(p) for p in body.split(",")]
     except ValueError:
@@ -112,6 +114,33 @@ def rule(text: str, known: dict, where: str) -> ConsumerStrategy:
     fam.check_point(values, where)  # its own message, naming the option
     # as typed: the exploration's 0.01 grid (``oracle.point``) is its search's, not a rule the user names
     return fam.point(values)
+
+
+def _family(name: str, where: str):
+    """The registered parametric family ``name`` of a point given as ``FAMILY[...]``: its point is then checked
+    against the family's own declared bounds (``ParametricFamily.check_point``), as a study file's
+    ``[game.shading]`` table is (hunt 18b, F5: the exploration's [0, 1) search box, ``search_family``, refused
+    ``shade-by[20]`` of a family declared over [0, 180), blaming a correct plugin; that box is the exploration's
+    only)."""
+    fam = consumers.FAMILIES.get(name)
+    if not isinstance(fam, consumers.ParametricFamily):
+        known = sorted(n for n, f in consumers.FAMILIES.items() if isinstance(f, consumers.ParametricFamily))
+        raise InputError(f"{where}: family {name!r} has no parameters to give as a point; expected one of {known}")
+    return fam
+
+
+def canonical(rules: list, shares, menu=()) -> tuple[list, np.ndarray]:
+    """A mixture ``(rules, shares)`` in one order whatever order it was written in: the rules of ``menu`` (the
+    study's strategies) in its order, then any other rule by name (then by its parameters), so that the same mixture
+    gives the same draws and the same numbers (hunt 18b, W2: ``0.7 a + 0.3 b`` and ``0.3 b + 0.7 a`` gave other
+    gains on the same seeds)."""
+    where = {m.key(): k for k, m in enumerate(menu)}
+    order = sorted(
+        range(len(rules)),
+        key=lambda i: (where.get(rules[i].key(), len(where)), rules[i].name, repr(rules[i].key())),
+    )
+    shares = np.asarray(shares, dtype=float)
+    return [rules[i] for i in order], shares[order]
 
 
 def mixture(text: str, known: dict, where: str) -> tuple[list, np.ndarray]:
@@ -191,7 +220,7 @@ def probe(
         )
     known = read_catalogues("shading.toml", Path(spec.path).parent if spec.path else None, load_shading, "shading rule")
     known.update({r.name: r for r in spec.population.strategies})
-    rules, x = mixture(base, known, "--base")
+    rules, x = canonical(*mixture(base, known, "--base"), spec.population.strategies)  # before any draw
     dev = rule(deviation, known, "--deviation")
     if seeds is not None and (isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__iter__")):
         raise InputError(f"seeds must be a list of seeds (whole numbers >= 0), got {seeds!r}")  # (3 was a TypeError)

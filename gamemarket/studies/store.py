@@ -181,7 +181,13 @@ class ResultStore:
                 force=self.force,
                 inputs=self.inputs,
                 legacy=_legacy_results,
-                owns=("runs/*.parquet", "runs/*.corrupt", "design.json.corrupt"),  # (what `study run` sets aside)
+                owns=(  # what `study run` sets aside, and the population analysis's cache (hunt 18b, F6)
+                    "runs/*.parquet",
+                    "runs/*.corrupt",
+                    "design.json.corrupt",
+                    "analysis/*.json",
+                    "analysis/*.corrupt",
+                ),
             )
         return self._folder
 

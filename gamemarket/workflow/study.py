@@ -29,6 +29,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from gamemarket.analysis.population_cache import analysis_key
 from gamemarket.analysis.study import DEFAULT_METHODS, StudyAnalysis, analyze
 from gamemarket.errors import InputError, check_flag
 from gamemarket.games.equilibria import check_methods
@@ -43,7 +44,7 @@ from gamemarket.reports.markdown import duration
 from gamemarket.reports.population import tables, write_population_report
 from gamemarket.reports.report import claim_folder, write_report
 from gamemarket.search.design import read_answer, run_design, write_answer
-from gamemarket.search.exploration import run_exploration
+from gamemarket.search.exploration import run_exploration, store_exploration
 from gamemarket.search.population import linked_population, run_population_study
 from gamemarket.studies import load_study
 from gamemarket.studies import run_study as run_simulations
@@ -366,6 +367,7 @@ def _population_locked(
     ex = None
     if spec.exploration is not None:
         ex = run_exploration(spec, analysis=an, **how)
+        store_exploration(spec, ex)  # with the results: `report` renders it, whether or not this run writes one
         for line in exploration_lines(ex):
             log(line)
     path = None
@@ -470,7 +472,34 @@ def _writer_lock(spec: StudySpec, force: bool):
     results = Path(spec.results_dir)
     if not results.is_dir() or not os.access(results, os.W_OK | os.X_OK):
         return nullcontext()
+    if spec.population is not None and spec.design is None:
+        return _population_report_lock(spec, force)
     return study_store(spec, force=force).lock("report")
+
+
+#: how the results folder's refusal lists the owner's files (``OutputFolder``): what a claim that writes them replaces
+_REPLACES = " (it would replace: "
+
+
+@contextmanager
+def _population_report_lock(spec: StudySpec, force: bool):
+    """The lock of a population study's report from its stored runs, where a refusal (the results folder is another
+    study's) says what the report would do there: it reads the runs, and writes only its lock and its analysis cache
+    (hunt 18b, F6: "it would replace: .lock, last-run.json", the other study's manifest, where the report rewrites
+    its lock, never writes ``last-run.json``, and wrote its cache, ``analysis/population-<key>.json``)."""
+    with ExitStack() as stack:
+        try:
+            stack.enter_context(study_store(spec, force=force).lock("report"))
+        except InputError as exc:
+            text = str(exc)
+            if _REPLACES not in text or not text.endswith(")"):
+                raise
+            raise InputError(
+                f"{text[: text.index(_REPLACES)]} (a report reads its runs, and writes there only its lock, .lock, "
+                f"and its analysis cache, analysis/population-{analysis_key(spec)}.json, entering them in the "
+                "folder's manifest under this study; it removes none of the folder's files)"
+            ) from None
+        yield
 
 
 def _write_report_locked(spec: StudySpec, *, force: bool, methods: tuple, log: Log) -> Path:
