@@ -324,15 +324,46 @@ def read_npz_game(path: str | Path) -> Game:
     ``B`` (``numpy.savez(path, A=A, B=B)``, or in turn, ``numpy.savez(path, *nashpy.Game(A, B).payoff_matrices)``),
     or one array of shape (2, m, n) (the two stacked). Sized from the arrays' headers before anything is inflated
     (``GAMEMARKET_MEMORY_LIMIT``), never unpickled; strategies are named r0, r1, ... and c0, c1, ... Arrays beside
-    ``A`` and ``B`` are read past, named in a warning."""
+    ``A`` and ``B`` are read past, named in a warning.
+
+    The layout is told from the archive's names and headers before any array is read (``read_npz``'s ``keep``), so
+    only the arrays a game reads are checked: a price-discovery problem (``A``, ``R``, ``utility``) or a ``price solve
+    --out`` result was refused for the dtype of an array no game reads (hunt 18b-F8); it is named as no game."""
     path = Path(path)
-    z = read_npz(path, required=(), what="game", text=(), limit=memory_limit(), keep=("A", "B"))
-    keys = next((k for k in NPZ_GAME_KEYS if set(k) == set(z)), None)
+
+    def layout(path, headers):
+        names = set(headers)
+        if {"A", "B"} <= names:
+            return ("A", "B")
+        if names == {"arr_0", "arr_1"}:
+            return ("arr_0", "arr_1")
+        if len(names) == 1 and len(shape := next(iter(headers.values()))[0] or ()) == 3 and shape[0] == 2:
+            return tuple(names)
+        shapes = {k: v[0] for k, v in headers.items()}
+        said = f"arrays {shapes}"
+        if "B" not in names:
+            listed = list(headers)
+            held = ", ".join(listed[:10]) + (f" and {len(listed) - 10:,} more" if len(listed) > 10 else "")
+            hint = (
+                " (a `gamemarket price solve --out` result?)"
+                if {"prices", "converged"} & names
+                else " (a price-discovery problem? `gamemarket price solve` reads one)"
+                if {"A", "R"} <= names
+                else ""
+            )
+            said = f"not a game's arrays: it holds {held or 'no arrays'}{hint}; its {said}"
+        raise InputError(
+            f"{path}: {said}; expected a game's two payoff matrices, named A and B (numpy.savez(path, A=A, B=B)) or "
+            "given in turn (numpy.savez(path, A, B)), or one array of shape (2, m, n)"
+        )
+
+    z = read_npz(path, required=(), what="game", text=(), limit=memory_limit(), keep=layout)
+    keys = next((k for k in NPZ_GAME_KEYS if set(k) <= set(z)), None)
     if keys is not None:
         A, B = z[keys[0]], z[keys[1]]
     elif len(z) == 1 and next(iter(z.values())).ndim == 3 and next(iter(z.values())).shape[0] == 2:
         A, B = next(iter(z.values()))
-    else:
+    else:  # (a file no zip archive's headers could be read from: read whole, its layout told from the arrays)
         shapes = {k: v.shape for k, v in z.items()}
         raise InputError(
             f"{path}: arrays {shapes}; expected a game's two payoff matrices, named A and B (numpy.savez(path, A=A, "

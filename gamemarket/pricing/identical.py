@@ -9,6 +9,7 @@ import numpy as np
 from numba import njit
 
 from gamemarket.pricing.allocation import Allocation, check_feasible
+from gamemarket.pricing.certificate import check_weak_duality, magnitude
 from gamemarket.pricing.dual import evaluate
 from gamemarket.pricing.envelope import sort_efficiencies
 from gamemarket.pricing.problem import Problem
@@ -191,6 +192,9 @@ def merged_answer(problem, warm, groups, index, lo, rule, t0) -> Result | None:
             lo @ (problem.R - alloc.usage_unchecked(problem.demand))
         )
     gap = dual - primal
+    if gap < 0:  # a dual below a feasible allocation's value beyond rounding: the utility's best response is wrong
+        scale = magnitude(np.asarray(problem.utility.value(t), dtype=np.float64), dual, primal, p, problem.R)
+        check_weak_duality(dual, primal, scale, problem.utility, problem.shape[0])
     target, words = rule
     if not gap <= target(primal):
         return None

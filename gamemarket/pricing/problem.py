@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from gamemarket.errors import InputError, check_path, check_seed, check_whole, shown_value
-from gamemarket.pricing.utilities import Utility, check_magnitude, make_utility, per_job_numbers
+from gamemarket.pricing.utilities import Utility, check_complete, check_magnitude, make_utility, one_per
 
 
 def efficiencies(value) -> np.ndarray:
@@ -85,15 +85,13 @@ class Problem:
             i, j = np.argwhere(A < 0)[0]
             raise InputError(f"A[{i}, {j}] is {A[i, j]!r}: efficiencies must be >= 0")
         n, m = A.shape
-        R = per_job_numbers(self.R, "resource limits R").ravel()
-        if R.shape != (m,):
-            raise InputError(f"R must have one limit per resource ({m}), got shape {R.shape}")
+        R = one_per(self.R, "resource limits R", m, "limit per resource")
         if not np.isfinite(R).all() or (R < 0).any():  # 0 allowed (R in R^m_+): such a resource goes unused
             raise InputError(f"resource limits R must be finite and >= 0, got {R.tolist()[:8]}")
-        d = np.ones(n) if self.demand is None else per_job_numbers(self.demand, "demand").ravel()
-        if d.shape != (n,) or not np.isfinite(d).all() or (d <= 0).any():
+        d = np.ones(n) if self.demand is None else one_per(self.demand, "demand", n, "number per job")
+        if not np.isfinite(d).all() or (d <= 0).any():
             raise InputError(f"demand must be {n} finite numbers > 0")
-        self.utility = make_utility(self.utility).bind(n, self.weight, self.target)
+        self.utility = check_complete(make_utility(self.utility)).bind(n, self.weight, self.target)
         if self.target is not None and getattr(self.utility, "t_des", None) is None:  # kept and unused, before
             raise InputError(
                 f"target (a desired throughput per job) applies to the target utility, not {self.utility.name!r}; "
@@ -208,6 +206,31 @@ def _stream_bytes(path: Path, what: str, limit: int | None, said: str) -> bytes 
     return b"".join(blocks)
 
 
+def npz_headers(source) -> dict | None:
+    """``{array name: (shape, dtype)}`` of an ``.npz``'s ``.npy`` members, from their headers alone (nothing is
+    inflated past them; ``(None, None)`` for a member whose header cannot be read: reading it says why); None where
+    the file is not a zip archive."""
+    headers = {}
+    try:
+        with zipfile.ZipFile(source) as zf:
+            for info in zf.infolist():
+                if not info.filename.endswith(".npy"):
+                    continue
+                name = info.filename[: -len(".npy")]
+                try:
+                    with zf.open(info) as f:
+                        fmt = np.lib.format
+                        version = fmt.read_magic(f)
+                        read = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
+                        shape, _, dtype = read(f)
+                    headers[name] = (tuple(shape), dtype)
+                except (zipfile.BadZipFile, OSError, ValueError, EOFError, RuntimeError):
+                    headers[name] = (None, None)  # (a damaged member: unread where the layout leaves it out)
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError):
+        return None
+    return headers
+
+
 def declared_bytes(path, keep: tuple = ()) -> int:
     """The bytes an ``.npz``'s arrays take once read, from each ``.npy`` header alone (a compressed archive is not
     inflated to find out); 0 where the file is not a zip archive (its reading says why). Where the archive holds
@@ -250,6 +273,12 @@ def read_npz(
     Python objects are never unpickled: an array of objects is an error, whatever the file says. With ``limit``
     (bytes), an archive whose arrays would take more once read (:func:`declared_bytes`, from their headers) is
     refused before anything is inflated.
+
+    ``keep`` may also be a function ``keep(path, headers)`` of the archive's :func:`npz_headers` (``{name: (shape,
+    dtype)}``) that returns the arrays to read, or raises: a reader that tells its layout from the names and shapes
+    (a game's ``A`` and ``B``) decides it before any array is read or checked (hunt 18b-F8: a price problem given to
+    ``game solve`` was refused for the dtype of its ``utility``, an array a game would never read). Not called where
+    the file is no zip archive (its reading says why).
     """
     path = Path(path)
     said = limit_source(limit)
@@ -260,6 +289,9 @@ def read_npz(
     try:
         source = _stream_bytes(path, what, limit, said)  # a pipe, read once; else None (read where it lies)
         opened = (lambda: io.BytesIO(source)) if source is not None else (lambda: path)
+        if callable(keep):
+            headers = npz_headers(opened())
+            keep = () if headers is None else tuple(keep(path, headers))
         if limit is not None and (need := declared_bytes(opened(), keep)) > limit:
             raise InputError(
                 f"{path}: its arrays take {need:,} bytes once read; the limit is {limit:,} bytes ({said}); expected "

@@ -53,6 +53,7 @@ import numpy as np
 from gamemarket.errors import GameMarketError, InputError, check_whole, real_numbers, shown_value
 from gamemarket.pricing import ties as tie
 from gamemarket.pricing.allocation import Allocation, check_feasible
+from gamemarket.pricing.certificate import check_result, check_weak_duality, magnitude
 from gamemarket.pricing.dual import evaluate
 from gamemarket.pricing.envelope import sort_efficiencies
 from gamemarket.pricing.identical import identical_columns, merged_answer, merged_problem
@@ -73,7 +74,7 @@ from gamemarket.pricing.result import (  # noqa: F401 (DEFAULT_REL_GAP: callers 
 )
 from gamemarket.pricing.torch_backend import TorchEvaluator
 from gamemarket.pricing.unavailable import solve_available
-from gamemarket.pricing.utilities import Power
+from gamemarket.pricing.utilities import Power, check_complete
 
 METHODS = ("lbfgs", "newton", "auto")
 BACKENDS = ("numpy", "torch")
@@ -133,6 +134,7 @@ def solve(
         raise InputError(f"method must be one of {METHODS}, got {shown_value(method)}")
     if callback is not None and not callable(callback):  # (5 was a TypeError at the first evaluation)
         raise InputError(f"callback must be a function of each evaluation's row (or None), got {callback!r}")
+    check_complete(problem.utility)  # (a utility set after the Problem was built: checked again)
     t0 = time.perf_counter()
     # the solver sets the utility's smoothing (mu) while it runs: it works on copies, so the caller's
     # Problem and Utility are never modified (shallow copies: the arrays are shared, never written)
@@ -170,6 +172,9 @@ def solve(
         alpha = getattr(problem.utility, "alpha", 1.0)
         if not result.converged and p0 is None and isinstance(problem.utility, Power) and alpha > ALPHA_PATH_FROM:
             result = _alpha_path(problem, result, **common)
+    # the certificate checked both ways before anything is returned: a feasible allocation, and a dual bound not
+    # below its objective beyond rounding (a negative gap passed ``gap <= eps`` as "converged": hunt 18b-F7)
+    check_result(problem, result, dtype)
     return result
 
 
@@ -373,11 +378,22 @@ class PriceDiscovery:
         """The gap of a feasible allocation against ``dual`` (at prices ``q``); the best one is kept."""
         t = feas.throughput_unchecked(self.A64)
         with np.errstate(divide="ignore"):
-            primal = float(np.sum(self.problem.utility.value(t))) + self.rent(feas)
+            values = self.problem.utility.value(t)
+            primal = float(np.sum(values)) + self.rent(feas)
         gap = dual - primal
+        if gap < 0:  # any dual bounds any feasible allocation: below it beyond rounding, the dual is wrong
+            self.weak_duality(dual, primal, values, q, lambda: check_feasible(self.problem, feas))
         if np.isfinite(gap) and gap < self.best["gap"]:
             self.best.update(gap=gap, p=q.copy(), alloc=feas, t=t, dual=dual, primal=primal)
         return gap, primal, t
+
+    def weak_duality(self, dual, primal, values, q, feasible=None):
+        """An error where the dual bound ``dual`` (at prices ``q``) lies below the objective ``primal`` of a feasible
+        allocation (utilities ``values``) beyond rounding (``certificate.check_weak_duality``)."""
+        scale = magnitude(np.asarray(values, dtype=np.float64), dual, primal, q, self.problem.R)
+        check_weak_duality(
+            dual, primal, scale, self.util, self.n, self.A64.dtype, feasible, "the objective of a feasible allocation"
+        )
 
     def try_repair(self, force: bool = False):
         """At most once per iteration: the greedy repair of the latest x(p), when it is predicted to
@@ -483,6 +499,9 @@ class PriceDiscovery:
         if f.allocation is None:
             return
         gap = f.dual - f.objective
+        if gap < 0:
+            t = f.allocation.throughput_unchecked(self.A64)
+            self.weak_duality(f.dual, f.objective, self.util.value(t), f.prices)
         if gap < self.best["gap"]:
             t = f.allocation.throughput_unchecked(self.A64)
             self.best.update(gap=gap, p=f.prices, alloc=f.allocation, t=t, dual=f.dual, primal=f.objective)

@@ -16,6 +16,7 @@ import numpy as np
 
 from gamemarket.errors import GameMarketError, InputError
 from gamemarket.pricing.allocation import Allocation
+from gamemarket.pricing.certificate import check_weak_duality, magnitude
 from gamemarket.pricing.dual import evaluate
 from gamemarket.pricing.envelope import sort_efficiencies
 from gamemarket.pricing.problem import Problem
@@ -142,6 +143,8 @@ def _nothing_to_allocate(problem: Problem, lo: np.ndarray, empty: np.ndarray) ->
     A = np.ascontiguousarray(problem.A, dtype=np.float64)
     dual = evaluate(whole, prices, sort_efficiencies(A), A)[0]
     objective = float(np.sum(util.value(t)))
+    scale = magnitude(np.asarray(util.value(t), dtype=np.float64), dual, objective, prices, problem.R)
+    check_weak_duality(dual, objective, scale, util, n)  # below zero only by rounding, which is clamped
     gap = max(dual - objective, 0.0)
     message = f"every resource has capacity 0: no job is allocated anything (gap {gap:.3g})"
     return Result(alloc, prices, t, objective, dual, gap, 0, 1, True, 0.0, [], message)

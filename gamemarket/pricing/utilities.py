@@ -66,9 +66,7 @@ class Utility:
         if weight is not None and own is not None and not np.array_equal(np.asarray(weight), np.asarray(own)):
             raise InputError("utility weight given twice, to the utility and to the problem, and they differ; give one")
         weight = own if weight is None else weight
-        w = np.ones(n) if weight is None else per_job_numbers(weight, "utility weight")
-        if w.shape != (n,):
-            raise InputError(f"utility weight must have one entry per job ({n}), got shape {w.shape}")
+        w = np.ones(n) if weight is None else one_per(weight, "utility weight", n, "entry per job")
         _check_per_job(w, "utility weight")
         self.w = w
         return self
@@ -275,9 +273,7 @@ class Target(Utility):
         super().bind(n, weight)
         if target is None:
             raise InputError("the target utility needs a per-job 'target' (desired throughput)")
-        t = per_job_numbers(target, "target")
-        if t.shape != (n,):
-            raise InputError(f"target must be {n} finite numbers >= 0 (one per job), got shape {t.shape}")
+        t = one_per(target, "target", n, "desired throughput per job")
         _check_per_job(t, "target")
         self.t_des = t
         return self
@@ -381,6 +377,44 @@ def make_utility(spec: str | Utility) -> Utility:
             raise InputError(f"utility {spec!r}: its factory returned {made!r:.80}, not a gamemarket.pricing.Utility")
         return made
     raise InputError(f"unknown utility {spec!r}; expected linear, log, target or alpha:<value>")
+
+
+#: what a :class:`Utility` must define (pricing model section 2), each with the methods that stand for it: its value,
+#: its best response to a linear cost (or, for the envelope, ``best_response_matrix`` or ``maximize`` in its place) and
+#: its marginal utility (the initial price guess, the repair and the LP finish read it)
+REQUIRED_METHODS = (
+    ("value", ("value",)),
+    ("best_response", ("best_response", "best_response_matrix", "maximize")),
+    ("marginal", ("marginal",)),
+)
+
+
+def check_complete(utility: Utility) -> Utility:
+    """``utility`` where its class defines every method of :data:`REQUIRED_METHODS`, else an :class:`InputError`
+    naming the class and the missing methods (``class Bare(Utility): pass`` was a bare ``NotImplementedError``, with
+    no text, from ``marginal`` once a solve had started)."""
+    cls = type(utility)
+    missing = [
+        name for name, options in REQUIRED_METHODS if all(getattr(cls, m, None) is getattr(Utility, m) for m in options)
+    ]
+    if missing:
+        raise InputError(
+            f"utility {cls.__name__} does not define {', '.join(missing)} (a Utility must define value(t), "
+            "best_response(s) and marginal(t): see gamemarket.pricing.utilities.Utility)"
+        )
+    return utility
+
+
+def one_per(value, what: str, count: int, each: str) -> np.ndarray:
+    """A per-job or per-resource array (``R``, ``demand``, ``weight``, ``target``) as float64 of exactly the documented
+    shape ``(count,)`` (pricing model section 1), else an :class:`InputError` naming ``what``, its shape and the shape
+    expected. One rule for all of them: an ``R`` of shape (1, 3), (3, 1) or (1, 1, 3), or a demand of (20, 1), were
+    flattened in silence while a weight of (50, 1) was refused (hunt 18b-W1); a (3, 1) is as likely a transposed
+    mistake as anything."""
+    arr = per_job_numbers(value, what)
+    if arr.shape != (count,):
+        raise InputError(f"{what} must have shape ({count},), one {each}, got shape {arr.shape}")
+    return arr
 
 
 def per_job_numbers(value, what: str) -> np.ndarray:
