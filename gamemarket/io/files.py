@@ -575,14 +575,30 @@ def _sweep(folder: Path) -> None:
     except OSError:
         return
     for name in names:
-        if _stale(name):
+        if _stale(name, folder):
             try:
                 (folder / name).unlink()
             except OSError:
                 pass
 
 
-def _stale(name: str) -> bool:
+def _started(pid: int) -> float | None:
+    """When process ``pid`` started (seconds since the epoch), or None where that cannot be told; ``-inf`` for a
+    zombie (ended, not yet waited for by its parent: gone, though ``kill(pid, 0)`` still finds it). From
+    ``/proc/PID/stat`` (its state and start time in clock ticks after boot) and ``/proc/stat``'s boot time (Linux)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as f:
+            fields = f.read().rsplit(")", 1)[1].split()  # (after the command's name, which may hold spaces)
+        with open("/proc/stat", encoding="utf-8") as f:
+            boot = next(int(w.split()[1]) for w in f if w.startswith("btime "))
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
+    if fields[0] == "Z":
+        return -math.inf
+    return boot + int(fields[19]) / os.sysconf("SC_CLK_TCK")
+
+
+def _stale(name: str, folder: Path | None = None) -> bool:
     """Whether ``name`` is a temporary file of :func:`atomic_path` that a killed run left: gamemarket's pattern
     (:data:`TEMP_NAME`, its machine's tag and its tail included), written on this machine (another's process ids
     are not this one's: a shared folder's live writer elsewhere is left alone), by a process that is gone. A name
@@ -601,7 +617,19 @@ def _stale(name: str) -> bool:
         return True
     except (PermissionError, OverflowError, ValueError):  # another user's process, or no process id at all
         return False
-    return False
+    # a process of that id runs: the writer, or a zombie of it (killed, not yet waited for), or another process
+    # that has the id since (ids wrap: 32,768 of them on this kind of machine); the file of a run killed by
+    # SIGKILL was left by the next run beside such a one (fuzz run S)
+    started = _started(pid)
+    if started == -math.inf:
+        return True
+    if started is None or folder is None:
+        return False
+    try:
+        written = os.stat(folder / name).st_mtime
+    except OSError:
+        return False
+    return written < started - 1.0  # (written before the process of that id began: its writer is gone)
 
 
 def _pid_max() -> int:
@@ -623,7 +651,7 @@ def remove_stale_temps(root: str | os.PathLike) -> list[Path]:
         return removed
     for dirpath, _, names in os.walk(root):
         for name in names:
-            if _stale(name):
+            if _stale(name, Path(dirpath)):
                 p = Path(dirpath) / name
                 try:
                     p.unlink()
@@ -1394,7 +1422,7 @@ def _remove_stale_stages(folder: Path) -> None:
     for name in names:
         m = TEMP_NAME.match(name)
         mine = m is not None and int(m.group(1)) == os.getpid() and m.group(2) == HOST
-        if _stale(name) or (mine and str(folder / name) not in _STAGES):
+        if _stale(name, folder) or (mine and str(folder / name) not in _STAGES):
             shutil.rmtree(folder / name, ignore_errors=True)
 
 

@@ -264,3 +264,48 @@ def test_an_output_folder_through_a_link_to_nothing_is_refused_when_the_study_is
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"[output] {field}" in err and "is a link to no/such/target" in err, err
     assert sorted(p.name for p in tmp_path.iterdir()) == before and not (tmp_path / "no").exists()
+
+
+# ------------------------------------------------------------ fuzz run S: a killed writer's temporary
+
+
+def _temp_of(pid: int, folder: Path) -> Path:
+    from gamemarket.io import files
+
+    path = folder / f".o.parquet.gm-{pid}-h{files.HOST}_0.tmp"
+    path.write_bytes(b"half")
+    assert files.TEMP_NAME.match(path.name)
+    return path
+
+
+def test_a_temporary_of_a_killed_writer_not_yet_waited_for_is_stale(tmp_path):
+    """Fuzz run S: `simulate --out` killed by SIGKILL left its temporary, and the next run beside it kept it: the
+    killed writer was a zombie (not yet waited for by its parent), which `kill(pid, 0)` still finds."""
+    import subprocess
+    import time
+
+    from gamemarket.io import files
+
+    child = subprocess.Popen(["true"])
+    for _ in range(100):  # until it has ended (a zombie: not waited for)
+        if files._started(child.pid) == float("-inf"):
+            break
+        time.sleep(0.05)
+    try:
+        path = _temp_of(child.pid, tmp_path)
+        assert files._stale(path.name, tmp_path)
+        assert files.remove_stale_temps(tmp_path) == [path] and not path.exists()
+    finally:
+        child.wait()
+
+
+def test_a_temporary_older_than_the_process_that_has_its_id_now_is_stale(tmp_path):
+    """Process ids wrap (32,768 here): a temporary written before the process now holding its writer's id began was
+    left by a writer that is gone; one written since may be that process's own, and is kept."""
+    from gamemarket.io import files
+
+    pid = os.getppid()  # (a live process: this suite's parent)
+    path = _temp_of(pid, tmp_path)
+    assert not files._stale(path.name, tmp_path)  # written after it began: perhaps its own
+    os.utime(path, (0, 0))  # written in 1970: before it began
+    assert files._stale(path.name, tmp_path)
