@@ -345,6 +345,8 @@ def read_egta(path: str | Path) -> RoleSymmetricGame:
 
 def to_egta(game: RoleSymmetricGame) -> dict:
     """The game as an EGTA JSON object."""
+    if not isinstance(game, RoleSymmetricGame):  # (None: an AttributeError deep in, hunt 18c)
+        raise InputError(f"to_egta: expected a RoleSymmetricGame, got {type(game).__name__}")
     names = game.strategy_names
     profiles = []
     for row, pay in zip(game.profiles, game.payoffs):

@@ -28,7 +28,16 @@ from gamemarket.registry import Registry
 
 
 def _col(t, name: str) -> np.ndarray:
-    return np.asarray(t[name], dtype=np.float64)
+    """A job table's column as floats; a missing one (an optional column, ``group`` or ``user``, that this table
+    lacks) is an :class:`InputError` naming it (was ``KeyError: 'group'``, said as the key function's error)."""
+    try:
+        column = t[name]
+    except KeyError:
+        raise InputError(
+            f"the job table has no column {name!r}, which the scheduler's key reads (an optional column: give a job "
+            "table that has it, or a trace's)"
+        ) from None
+    return np.asarray(column, dtype=np.float64)
 
 
 @dataclass(frozen=True)

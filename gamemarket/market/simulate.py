@@ -203,6 +203,8 @@ def priority_keys(entry, table) -> np.ndarray:
     try:
         with foreign_prints():  # a plugin's key function: what it prints is not the command's output
             raw = entry.key(table)
+    except InputError as exc:  # (said by gamemarket's own key: PriorityKey on a column the table lacks)
+        raise InputError(f"{who}: {exc}") from None
     except Exception as exc:  # the plugin's code, whatever it raised: its message, on one line
         raise InputError(f"{who}: its key function raised {raised(exc)}") from None
     array_like = isinstance(raw, (np.ndarray, list, tuple)) or hasattr(raw, "to_numpy")  # a pandas Series too

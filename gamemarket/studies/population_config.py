@@ -45,6 +45,19 @@ class PopulationConfig:
     outside_price: float | None = None  #: the outside option's posted price per node-second (None: no job leaves)
 
     def __post_init__(self) -> None:
+        rules = self.strategies
+        if isinstance(rules, (str, bytes)) or not isinstance(rules, (tuple, list)):  # (a name: an AttributeError
+            # deep in the check, hunt 18c)
+            raise InputError(
+                f"PopulationConfig: strategies must be a sequence of consumer strategies (gamemarket.consumers), got "
+                f"{type(rules).__name__} {rules!r:.80}"
+            )
+        bad = next((r for r in rules if not isinstance(r, consumers.ConsumerStrategy)), None)
+        if bad is not None:
+            raise InputError(
+                f"PopulationConfig: strategies must be consumer strategies (gamemarket.consumers), got "
+                f"{type(bad).__name__} {bad!r:.80}"
+            )
         check(PopulationSettings, {k: getattr(self, k) for k in TABLE_FIELDS}, "", root="[game]")
         if len(self.strategies) < 2:
             raise InputError("[game] field 'strategies': a population game needs at least 2 shading rules")

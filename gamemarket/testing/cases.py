@@ -1,10 +1,10 @@
 """Small seeded job tables for the conformance checks: random ones, one job, ties, and candidates for preemption.
 
 Every case is a section-8 job table (``id``, ``submit``, ``runtime``, ``estimate``, ``private_bid``,
-``reported_bid``; ids shuffled, so table order, id order and arrival order differ) with a node count and a
-reservation price, and a label that says how to make it again (the generator, its seed and its index).
-The same seed gives the same cases, with numpy alone (no hypothesis), so plugin authors' checks and our
-suite see the same numbers.
+``reported_bid``, and the optional ``group``, ``swf_job``, ``status`` and ``user``; ids shuffled, so table order,
+id order and arrival order differ) with a node count and a reservation price, and a label that says how to make
+it again (the generator, its seed and its index). The same seed gives the same cases, with numpy alone (no
+hypothesis), so plugin authors' checks and our suite see the same numbers.
 """
 
 from __future__ import annotations
@@ -41,14 +41,22 @@ class Case:
 
 def _table(rng: np.random.Generator, submit, runtime, estimate, bids) -> pd.DataFrame:
     J = len(submit)
+    ids = rng.permutation(J).astype(np.int64)
     return pd.DataFrame(
         {
-            "id": rng.permutation(J).astype(np.int64),
+            "id": ids,
             "submit": np.asarray(submit, dtype=np.int64),
             "runtime": np.asarray(runtime, dtype=np.int64),
             "estimate": np.asarray(estimate, dtype=np.int64),
             "private_bid": np.asarray(bids, dtype=np.float64),
             "reported_bid": np.asarray(bids, dtype=np.float64),
+            # the optional columns a trace's table has, from the ids (no draw: the cases' other numbers stay as
+            # they were): a scheduler keyed on one (PriorityKey("group")) failed every check, "KeyError: 'group'",
+            # and its preemption check said a non-preemptive scheduler preempts (hunt 18c)
+            "group": (ids % 3).astype(np.int64),
+            "swf_job": ids + 1,
+            "status": np.ones(J, dtype=np.int64),
+            "user": (ids % 4).astype(np.int64),
         }
     )
 

@@ -309,3 +309,63 @@ def test_a_temporary_older_than_the_process_that_has_its_id_now_is_stale(tmp_pat
     assert not files._stale(path.name, tmp_path)  # written after it began: perhaps its own
     os.utime(path, (0, 0))  # written in 1970: before it began
     assert files._stale(path.name, tmp_path)
+
+
+# ------------------------------------------------------------ hunt 18c
+
+
+PK_GROUP = """
+from gamemarket.market import register_scheduler
+from gamemarket.market.schedulers import PriorityKey
+register_scheduler("pk-group", False, PriorityKey("group", per="estimate", descending=True), "test")
+"""
+
+
+def test_a_scheduler_keyed_on_an_optional_column_passes_plugin_check_and_a_table_without_it_is_named(tmp_path, capsys):
+    """Hunt 18c-F1: a PriorityKey on `group` (an optional job-table column) registered and ran, but `plugin check`
+    failed all five checks ("KeyError: 'group'", its preemption check saying a non-preemptive scheduler preempts):
+    its cases had no optional column. A job table without the column named no column either."""
+    import csv
+
+    (tmp_path / "pk_group.py").write_text(PK_GROUP)
+    assert main(["plugin", "check", str(tmp_path / "pk_group.py")]) == 0, capsys.readouterr()
+    capsys.readouterr()
+    table = tmp_path / "jt.csv"
+    with open(table, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["id", "submit", "runtime", "estimate", "private_bid", "reported_bid"])
+        w.writerows([[k, k, 5, 5, 1.0 + k, 1.0 + k] for k in range(6)])
+    argv = ["simulate", "--job-table", str(table), "--nodes", "2", "--plugin", str(tmp_path / "pk_group.py")]
+    assert main([*argv, "--scheduler", "pk-group"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "the job table has no column 'group'" in err and "KeyError" not in err, err
+
+
+def test_api_arguments_of_the_wrong_type_are_named(monkeypatch):
+    """Hunt 18c-F2: `to_egta(None)` and `PopulationConfig("truthful", ...)` were AttributeErrors from inside."""
+    from gamemarket.games.egta import to_egta
+    from gamemarket.studies.population import PopulationConfig
+
+    with pytest.raises(InputError, match="to_egta: expected a RoleSymmetricGame, got NoneType"):
+        to_egta(None)
+    with pytest.raises(InputError, match="strategies must be a sequence of consumer strategies .* got str"):
+        PopulationConfig("truthful", probe=0.01)
+    with pytest.raises(InputError, match="strategies must be consumer strategies .* got int"):
+        PopulationConfig((1, 2), probe=0.01)
+
+
+def test_from_function_is_sized_before_it_enumerates(monkeypatch):
+    """Hunt 18c-F3: 10^8 players of `RoleSymmetricGame.from_function` ended in a bare MemoryError under a 4 GB cap,
+    and without one filled the machine (22.8 GB): sized in closed form first."""
+    from gamemarket.games.rsgame import RoleSymmetricGame, all_profiles
+
+    monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", str(1 << 30))
+
+    def never(counts):
+        raise AssertionError("a payoff was asked for")
+
+    with pytest.raises(InputError, match=r"from_function: a game of 100,000,001 profiles needs about"):
+        RoleSymmetricGame.from_function(["all"], [10**8], [["v", "s"]], never)
+    with pytest.raises(InputError, match=r"every profile of a role-symmetric game: 100,000,001 of them"):
+        all_profiles([10**8], [2])
+    assert all_profiles([3], [2]).tolist() == [[0, 3], [1, 2], [2, 1], [3, 0]]
