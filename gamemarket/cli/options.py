@@ -51,8 +51,9 @@ def integer(
     expected = what + (f" {_bounds(min, max, False, False)}" if min is not None or max is not None else "")
 
     def parse(text: str) -> int:
-        if not re.fullmatch(r"[+-]?[0-9]{1,30}", text.strip()):
-            raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
+        if not re.fullmatch(r"[+-]?[0-9]{1,30}", text.strip()):  # (said: "2.5" met ">= 2", hunt 18c)
+            most = f" and at most {limit:,}" if limit is not None else ""
+            raise argparse.ArgumentTypeError(f"expected {expected}{most}, a whole number, got {text!r}")
         v = int(text)
         if (min is not None and v < min) or (max is not None and v > max):
             raise argparse.ArgumentTypeError(f"expected {expected}, got {v}")

@@ -605,8 +605,14 @@ def test_bad_input_gets_a_clear_error(name, tmp_path, capsys, monkeypatch):
             "argument --resamples: expected a number of bootstrap resamples",
         ),
         (["game", "solve", "x.nfg", "--resamples", "-1"], "argument --resamples"),
-        (["simulate", "--nodes", "many"], "argument --nodes: expected a number of nodes >= 1, got 'many'"),
-        (["simulate", "--nodes", "2.5"], "argument --nodes: expected a number of nodes >= 1, got '2.5'"),
+        (
+            ["simulate", "--nodes", "many"],
+            "argument --nodes: expected a number of nodes >= 1 and at most 10,000,000, a whole number, got 'many'",
+        ),
+        (
+            ["simulate", "--nodes", "2.5"],
+            "argument --nodes: expected a number of nodes >= 1 and at most 10,000,000, a whole number, got '2.5'",
+        ),
         (["simulate", "--reserve", "-1"], "argument --reserve: expected a reservation price >= 0 and <= 1e+09, got -1"),
         (["simulate", "--seed", "-1"], "argument --seed: expected a seed >= 0"),
         (["simulate", "--reduction", "1.5"], "argument --reduction: expected a fraction of the trace's processors"),
