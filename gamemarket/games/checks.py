@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from fractions import Fraction
 from numbers import Real
 
@@ -45,6 +46,10 @@ def inexact_message(value, where: str) -> str:
     )
 
 
+#: a whole number written as one, or a ratio of two (Gambit's rationals): the texts held to the exact-integer rule
+WHOLE_TEXT = re.compile(r"[+-]?[0-9]+(/[+-]?[0-9]*[1-9][0-9]*)?")
+
+
 def exact_payoff(value, where: str) -> float:
     """An integer payoff (a Python or numpy integer, or a whole-number text: ``"4611686018427387905"``, a whole
     rational ``"10/2"``) as the float that holds it exactly, else an :class:`InputError` saying so: matching pennies
@@ -54,12 +59,9 @@ def exact_payoff(value, where: str) -> float:
     if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
         whole = int(value)
     elif isinstance(value, str):
-        try:
-            q = Fraction(value.strip())
-        except (ValueError, ZeroDivisionError):
-            q = None
-        if q is None:
-            return float(value)  # (a text float() reads otherwise: "inf", "1e999"; its caller's checks say the rest)
+        if not WHOLE_TEXT.fullmatch(value.strip()):  # a float's notation ("1.7e308", "0.1"): the format's rounding
+            return float(value)  # (and what float() reads otherwise, "inf": its caller's checks say the rest)
+        q = Fraction(value.strip())
         if q.denominator != 1:
             return float(q)
         whole = q.numerator

@@ -158,13 +158,25 @@ def resolve(path: str | os.PathLike, what: str = "path") -> Path:
         raise InputError(f"{shown_path(path)}: cannot resolve the {what}: {reason}") from None
 
 
+def _leads_nowhere(link: Path) -> bool:
+    """Whether following ``link`` finds no file (its target missing), not a loop of links (said by
+    :func:`resolve`, as such)."""
+    try:
+        os.stat(link)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
 def check_no_dangling_link(path: str | os.PathLike, where: str, what: str) -> None:
     """Refuse an output folder's path that is, or lies under, a symbolic link to nothing: making the folder would
     make the link's target (``cannot create the export folder: File exists``, of a folder that was not there; a
     study's ``[output] results`` through a link copied without its target made three folders there, among them a
     ``gamemarket/`` that shadowed the package: hunt 18b-W4)."""
     p = Path(path)
-    dangling = next((q for q in (p, *p.parents) if q.is_symlink() and not q.exists()), None)
+    dangling = next((q for q in (p, *p.parents) if q.is_symlink() and _leads_nowhere(q)), None)
     if dangling is not None:
         raise InputError(
             f"{where}: {dangling} is a link to {os.readlink(dangling)}, which does not exist; expected a folder "

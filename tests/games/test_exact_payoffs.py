@@ -89,6 +89,8 @@ def test_exact_payoff_refuses_exactly_the_integers_a_float_changes(v):
 def test_fractions_and_floats_are_read_as_their_format_rounds_them():
     assert exact_payoff("0.1", "x") == 0.1 and exact_payoff(1e300, "x") == 1e300
     assert exact_payoff("1/3", "x") == 1 / 3 and exact_payoff(str(EXACT_INTEGERS - 1), "x") == EXACT_INTEGERS - 1
+    # a float's notation is the format's rounding, whole or not (an .nfg's 1.7e308 was refused as an integer)
+    assert exact_payoff("1.7e308", "x") == 1.7e308 and exact_payoff("4611686018427387905.0", "x") == 2.0**62
 
 
 def test_a_whole_number_past_the_float_range_is_said_as_such_and_a_count_is_no_payoff(tmp_path, capsys):
