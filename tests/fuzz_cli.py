@@ -255,6 +255,10 @@ def _fresh_process_warnings() -> None:
     warnings.simplefilter("default")
     for category in (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning):
         warnings.simplefilter("ignore", category)
+    from gamemarket.io import files
+
+    files._SWEPT.clear()  # (a fresh process has swept no folder: run T's killed writer's temporary was kept, the
+    # case's folder having been swept by an earlier case of the same path)
 
 
 def invoke(argv: list[str], seconds: float = TIME_LIMIT_S, memory: int = MEMORY_ALLOWANCE) -> Outcome:

@@ -60,6 +60,7 @@ import re
 import shutil
 import socket
 import stat
+import time
 import tomllib
 import weakref
 from collections.abc import Iterable, Iterator
@@ -569,8 +570,11 @@ def _commit(pending: list) -> None:
             placed.append(path)
 
 
-#: the folders :func:`atomic_path` has cleared of killed runs' temporaries in this process (once each)
-_SWEPT: set = set()
+#: the folders :func:`atomic_path` has cleared of killed runs' temporaries in this process: folder -> when (the
+#: monotonic clock); each again after :data:`SWEEP_AGAIN_S`, for a process that lives on (a notebook writing into a
+#: folder where another process was killed since: fuzz run T, whose commands run in one process)
+_SWEPT: dict = {}
+SWEEP_AGAIN_S = 60.0
 
 
 def _sweep(folder: Path) -> None:
@@ -578,10 +582,10 @@ def _sweep(folder: Path) -> None:
     temporaries of :func:`atomic_path` whose writer is gone (:func:`remove_stale_temps`), so a ``--out`` file, a
     results store or a report folder written after a ``kill -9`` holds no ``.NAME.gm-PID-N.tmp`` of it. Once per
     folder and process: a store writes thousands of files into one folder."""
-    key = str(folder)
-    if key in _SWEPT:
+    key, now = str(folder), time.monotonic()
+    if key in _SWEPT and now - _SWEPT[key] < SWEEP_AGAIN_S:
         return
-    _SWEPT.add(key)
+    _SWEPT[key] = now
     try:
         names = [e.name for e in os.scandir(folder) if e.is_file(follow_symlinks=False)]
     except OSError:

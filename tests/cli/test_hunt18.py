@@ -369,3 +369,24 @@ def test_from_function_is_sized_before_it_enumerates(monkeypatch):
     with pytest.raises(InputError, match=r"every profile of a role-symmetric game: 100,000,001 of them"):
         all_profiles([10**8], [2])
     assert all_profiles([3], [2]).tolist() == [[0, 3], [1, 2], [2, 1], [3, 0]]
+
+
+def test_a_process_that_lives_on_sweeps_a_folder_again_after_a_while(tmp_path, monkeypatch):
+    """Fuzz run T: a folder was swept of killed runs' temporaries once per process; a process that lives on (a
+    notebook; the fuzzer, whose commands run in one process) kept a temporary a later killed writer left there."""
+    import time
+
+    from gamemarket.io import files
+
+    monkeypatch.setattr(files, "_SWEPT", {})
+    out = tmp_path / "o.csv"
+    with files.atomic_path(out) as tmp:
+        tmp.write_text("a")
+    left = _temp_of(2**22 - 1 if files._pid_max() >= 2**22 - 1 else files._pid_max(), tmp_path)  # (no such process)
+    with files.atomic_path(out) as tmp:  # at once: swept a moment ago, not again
+        tmp.write_text("b")
+    assert left.exists()
+    monkeypatch.setattr(files, "_SWEPT", {str(tmp_path): time.monotonic() - files.SWEEP_AGAIN_S - 1})
+    with files.atomic_path(out) as tmp:
+        tmp.write_text("c")
+    assert not left.exists() and out.read_text() == "c"

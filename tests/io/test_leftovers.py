@@ -51,7 +51,7 @@ def live_pid():
 @pytest.fixture(autouse=True)
 def _fresh_sweeps(monkeypatch):
     """Each test's process has written into no folder yet (``atomic_path`` clears a folder once a process)."""
-    monkeypatch.setattr(files, "_SWEPT", set())
+    monkeypatch.setattr(files, "_SWEPT", {})
 
 
 def _leftovers(folder, dead: int, live: int) -> dict:
