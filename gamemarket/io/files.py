@@ -582,7 +582,8 @@ def _sweep(folder: Path) -> None:
     temporaries of :func:`atomic_path` whose writer is gone (:func:`remove_stale_temps`), so a ``--out`` file, a
     results store or a report folder written after a ``kill -9`` holds no ``.NAME.gm-PID-N.tmp`` of it. Once per
     folder and process: a store writes thousands of files into one folder."""
-    key, now = str(folder), time.monotonic()
+    key, now = os.path.abspath(folder), time.monotonic()  # (absolute: "folder" of another working directory is
+    # another folder; the fuzzer's cases, each in its own, shared the key "folder")
     if key in _SWEPT and now - _SWEPT[key] < SWEEP_AGAIN_S:
         return
     _SWEPT[key] = now

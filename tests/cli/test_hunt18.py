@@ -386,7 +386,23 @@ def test_a_process_that_lives_on_sweeps_a_folder_again_after_a_while(tmp_path, m
     with files.atomic_path(out) as tmp:  # at once: swept a moment ago, not again
         tmp.write_text("b")
     assert left.exists()
-    monkeypatch.setattr(files, "_SWEPT", {str(tmp_path): time.monotonic() - files.SWEEP_AGAIN_S - 1})
+    monkeypatch.setattr(files, "_SWEPT", {os.path.abspath(tmp_path): time.monotonic() - files.SWEEP_AGAIN_S - 1})
     with files.atomic_path(out) as tmp:
         tmp.write_text("c")
     assert not left.exists() and out.read_text() == "c"
+
+
+def test_a_folder_of_the_same_name_in_another_working_directory_is_swept_too(tmp_path, monkeypatch):
+    """Fuzz runs S and T: the sweep's memory was keyed by the folder as named ("folder"), so a case in another
+    working directory found "folder" swept already and kept the temporary a killed writer left there."""
+    from gamemarket.io import files
+
+    monkeypatch.setattr(files, "_SWEPT", {})
+    for k in range(2):
+        work = tmp_path / f"w{k}"
+        (work / "folder").mkdir(parents=True)
+        monkeypatch.chdir(work)
+        left = _temp_of(files._pid_max(), work / "folder")  # (an id no process has)
+        with files.atomic_path(Path("folder") / "o.csv") as tmp:
+            tmp.write_text("x")
+        assert not left.exists(), k
