@@ -138,3 +138,38 @@ def ended_pid() -> int:
     child = subprocess.Popen([sys.executable, "-c", "pass"])
     child.wait()
     return child.pid
+
+
+#: a small design study: 300 jobs on 8 nodes, a grid over the reserve of a blended payment
+SMALL_DESIGN = """
+name = "design-small"
+[workload]
+source = "synthetic"
+nodes = 8
+[workload.synthetic]
+jobs = 300
+load = 0.3
+seed = 0
+[strategies]
+providers = ["hb-first", "hb-kth"]
+[game]
+kind = "population"
+strategies = ["truthful", "leave-all"]
+outside_price = 20.0
+probe = 0.05
+joint = false
+[game.shading.leave-all]
+beta = 0
+leave = 1
+[replications]
+count = 3
+[design]
+schedulers = ["hb"]
+payment = "blend"
+reserve = [0, 40]
+blend = 0.5
+budget = 6
+optimiser = "grid"
+confirm_seeds = 4
+contenders = 2
+"""

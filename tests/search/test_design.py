@@ -19,41 +19,9 @@ from gamemarket.studies import load_study
 from gamemarket.studies.design_config import DesignConfig, snap
 from gamemarket.studies.strategies import load_providers
 from gamemarket.workflow import run_study, write_study_report
-from study_helpers import write_study
+from study_helpers import SMALL_DESIGN, write_study
 
 #: a small market with an outside option: 300 jobs on 8 nodes, jobs stay truthfully or leave
-SMALL_DESIGN = """
-name = "design-small"
-[workload]
-source = "synthetic"
-nodes = 8
-[workload.synthetic]
-jobs = 300
-load = 0.3
-seed = 0
-[strategies]
-providers = ["hb-first", "hb-kth"]
-[game]
-kind = "population"
-strategies = ["truthful", "leave-all"]
-outside_price = 20.0
-probe = 0.05
-joint = false
-[game.shading.leave-all]
-beta = 0
-leave = 1
-[replications]
-count = 3
-[design]
-schedulers = ["hb"]
-payment = "blend"
-reserve = [0, 40]
-blend = 0.5
-budget = 6
-optimiser = "grid"
-confirm_seeds = 4
-contenders = 2
-"""
 
 
 def test_a_point_is_a_provider_strategy_named_and_keyed_by_its_parameters():

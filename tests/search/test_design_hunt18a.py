@@ -16,41 +16,14 @@ from gamemarket.search import design as design_mod
 from gamemarket.search.design import DIGEST_FIELD, DamagedAnswer, answer_problem, read_answer
 from gamemarket.studies import load_study
 from gamemarket.workflow import run_study
-from study_helpers import write_study
+from study_helpers import SMALL_DESIGN, write_study
 
 #: 300 jobs on 8 nodes, a 4-point grid over the reserve; one contender beside the best: two points not confirmed
-DBASE = """
-name = "dz"
-[workload]
-source = "synthetic"
-nodes = 8
-[workload.synthetic]
-jobs = 300
-load = 0.3
-seed = 0
-[strategies]
-providers = ["hb-first", "hb-kth"]
-[game]
-kind = "population"
-strategies = ["truthful", "leave-all"]
-outside_price = 20.0
-probe = 0.05
-joint = false
-[game.shading.leave-all]
-beta = 0
-leave = 1
-[replications]
-count = 3
-[design]
-schedulers = ["hb"]
-payment = "blend"
-reserve = [0, 40]
-blend = 0.5
-budget = 4
-optimiser = "grid"
-confirm_seeds = 4
-contenders = 1
-"""
+DBASE = (
+    SMALL_DESIGN.replace('name = "design-small"', 'name = "dz"')
+    .replace("budget = 6", "budget = 4")
+    .replace("contenders = 2", "contenders = 1")
+)
 
 
 @pytest.fixture(scope="module")
