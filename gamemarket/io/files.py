@@ -121,9 +121,9 @@ def _read_error(path: Path, exc: Exception, what: str) -> InputError:
     if isinstance(exc, FileNotFoundError):
         return InputError(f"{path}: no such {what}")
     if isinstance(exc, IsADirectoryError):
-        return InputError(f"{path}: is a folder; expected a {what}")
+        return InputError(f"{path}: is a folder; expected {_article(what)} {what}")
     if isinstance(exc, UnicodeDecodeError):
-        return InputError(f"{path}: {_not_utf8(exc)}; expected a {what}")
+        return InputError(f"{path}: {_not_utf8(exc)}; expected {_article(what)} {what}")
     return InputError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}")
 
 
@@ -218,10 +218,11 @@ def check_link(path: str | os.PathLike, what: str = "file") -> None:
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise InputError(
-                f"{path}: is a symbolic link in a loop (it leads back to itself); expected a {what}"
+                f"{path}: is a symbolic link in a loop (it leads back to itself); expected {_article(what)} {what}"
             ) from None
         raise InputError(
-            f"{path}: is a symbolic link to {os.readlink(path)!r}, which does not exist; expected a {what}"
+            f"{path}: is a symbolic link to {os.readlink(path)!r}, which does not exist; expected "
+            f"{_article(what)} {what}"
         ) from None
 
 
@@ -376,7 +377,7 @@ def atomic_path(path: str | os.PathLike, what: str = "file") -> Iterator[Path]:
     path = Path(path)
     check_still_locked(path)
     if path.is_dir():
-        raise InputError(f"{shown_path(path)}: is a folder; expected a {what} file name")
+        raise InputError(f"{shown_path(path)}: is a folder; expected {_article(what)} {what} file name")
     kind = special_kind(path)
     if kind is not None:  # replacing it would destroy it (a copy of /dev/null, a pipe another program reads)
         raise InputError(f"{shown_path(path)}: is {kind}, not a regular file; the {what} is written only as a file")
@@ -973,7 +974,7 @@ class OutputFolder:
         where = f"{self.option}{p}"
         real = self._real = resolve(p, self.what)
         if p.exists() and not p.is_dir():
-            raise InputError(f"{where}: is a file; expected a {self.what}")
+            raise InputError(f"{where}: is a file; expected {_article(self.what)} {self.what}")
         for inp in self.inputs:
             if _same_file(real, inp) or (inp.is_dir() and inp in real.parents):
                 raise InputError(f"{where}: is the input {inp}; an output never replaces an input")
