@@ -91,6 +91,8 @@ def new_study(path: str | Path, *, population: bool = False, force: bool = False
             f"{given}: a folder; expected the new study file's name (NAME or NAME.toml, in a folder: "
             f"{given.rstrip('/')}/NAME.toml), whose stem names the study"
         )
+    if path.name.lower() == ".toml":  # (no stem: it was named ".toml.toml", hunt 18c)
+        raise InputError(f"{given}: no name before .toml; expected the new study file's name (NAME or NAME.toml)")
     if path.suffix.lower() == ".toml" and path.suffix != ".toml":  # x.TOML: the study file the user named
         path = path.with_suffix(".toml")
     if path.suffix != ".toml":

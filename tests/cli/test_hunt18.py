@@ -406,3 +406,13 @@ def test_a_folder_of_the_same_name_in_another_working_directory_is_swept_too(tmp
         with files.atomic_path(Path("folder") / "o.csv") as tmp:
             tmp.write_text("x")
         assert not left.exists(), k
+
+
+@pytest.mark.parametrize("given", [".toml", ".TOML"])
+def test_study_new_of_no_name_before_toml_is_refused(tmp_path, capsys, monkeypatch, given):
+    """Hunt 18c-W7: `study new .toml` named a file `.toml.toml` in its error."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["study", "new", given]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no name before .toml" in err and ".toml.toml" not in err, err
+    assert list(tmp_path.iterdir()) == []
