@@ -11,6 +11,7 @@ import os
 import shutil
 import signal
 import sys
+import tempfile
 import threading
 
 
@@ -161,9 +162,12 @@ def _shut_workers() -> None:
             pass
 
 
-#: where joblib makes the folders its pools share arrays through (its own order: ``JOBLIB_TEMP_FOLDER``, the shared
-#: memory file system, the temporary folder)
-POOL_FOLDER_BASES = ("JOBLIB_TEMP_FOLDER", "/dev/shm", "TMPDIR", "/tmp")
+def _pool_folder_bases() -> set[str]:
+    """Where joblib makes the folders its pools share arrays through, as joblib chooses: ``JOBLIB_TEMP_FOLDER``, its
+    shared-memory file system, the temporary folder."""
+    reducer = sys.modules.get("joblib._memmapping_reducer")
+    shared = getattr(reducer, "SYSTEM_SHARED_MEM_FS", None)
+    return {b for b in (os.environ.get("JOBLIB_TEMP_FOLDER"), shared, tempfile.gettempdir()) if b}
 
 
 def _drop_pool_folders() -> None:
@@ -177,8 +181,7 @@ def _drop_pool_folders() -> None:
     if tracker is None:
         return
     prefix = f"joblib_memmapping_folder_{os.getpid()}_"
-    bases = {os.environ.get(b, "") if b.isupper() else b for b in POOL_FOLDER_BASES} - {""}
-    for base in bases:
+    for base in _pool_folder_bases():
         try:
             names = [n for n in os.listdir(base) if n.startswith(prefix)]
         except OSError:
