@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -47,10 +48,15 @@ def claim_folder(out: Path, spec, force: bool = False) -> OutputFolder:
     return folder
 
 
+#: control characters a report's text drops (all but tab and line ends): a study's description holding a NUL wrote
+#: it into report.md, which grep then called a binary file (hunt 18b-W5)
+CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
 def write_text(path: Path, text: str, what: str = "report") -> None:
-    """Write a text file atomically."""
+    """Write a report's text file atomically, without control characters (:data:`CONTROL`)."""
     with atomic_path(path, what) as tmp:
-        tmp.write_text(text, encoding="utf-8")
+        tmp.write_text(CONTROL.sub("", text), encoding="utf-8")
 
 
 class FigureJobs:

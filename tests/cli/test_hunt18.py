@@ -416,3 +416,13 @@ def test_study_new_of_no_name_before_toml_is_refused(tmp_path, capsys, monkeypat
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no name before .toml" in err and ".toml.toml" not in err, err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_description_holding_control_characters_writes_a_report_of_text(tmp_path, capsys, monkeypatch):
+    """Hunt 18b-W5: a description holding a NUL wrote it into report.md (grep called it a binary file)."""
+    study = tmp_path / "t.toml"
+    study.write_text(TINY.format(count=1).replace('name = "tiny"', 'name = "tiny"\ndescription = "a\\u0000b\\u0007c"'))
+    monkeypatch.chdir(tmp_path)
+    assert main(["study", "run", str(study), "--no-progress"]) == 0, capsys.readouterr().err
+    md = (tmp_path / "reports" / "tiny" / "report.md").read_text(encoding="utf-8")
+    assert "abc" in md and "\x00" not in md and "\x07" not in md
