@@ -7,22 +7,9 @@ import pandas as pd
 
 from gamemarket.games.io import mixture_words
 from gamemarket.io.explored import ExplorationAnswer
-from gamemarket.io.files import OutputFolder, read_json
 from gamemarket.reports.answer import COMPARISON, UNIT
 from gamemarket.reports.markdown import counted, md_table, num, num_ci
 from gamemarket.search.exploration import answered_round, fell_back, not_answered
-
-
-def stored_exploration(out: OutputFolder, spec) -> ExplorationAnswer | None:
-    """The exploration this study's last run wrote into the report folder (``data/exploration.json``, owned by
-    the folder), so that a report made from stored results renders it again rather than removing it as stale."""
-    path = out.path / "data" / "exploration.json"
-    if spec.exploration is None or not out.owns("data/exploration.json") or not path.is_file():
-        return None
-    ex = read_json(path, "exploration data")
-    if not (isinstance(ex, dict) and ex.get("study") == spec.name and "provider" in ex):
-        return None
-    return ExplorationAnswer.from_json(ex)
 
 
 def explored_equilibria(ex: ExplorationAnswer) -> pd.DataFrame:
