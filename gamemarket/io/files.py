@@ -850,6 +850,18 @@ def _article(noun: str) -> str:
     return "an" if noun[:1].lower() in "aeiou" else "a"
 
 
+def _owner_from_here(folder: Path, owner) -> str:
+    """A manifest's owner as a user reads it from the working folder: the study file it names is relative to the
+    folder the manifest is in (``../t.toml``, read from elsewhere, named a file that is not there: hunt 18c-W2), and
+    so is the study a command's owner names ("game export of ../t.toml")."""
+    if not isinstance(owner, str):
+        return repr(owner)
+    command, sep, study = owner.rpartition(" of ")
+    if not study.endswith(".toml"):
+        return owner
+    return f"{command}{sep}{os.path.normpath(folder / study)}"
+
+
 def _nearest_manifest(real: Path) -> Path | None:
     """The nearest folder above ``real`` (a resolved path) that holds a gamemarket manifest: the folder whose owner
     a file or folder at ``real`` would belong to (``_listed_by_manifest``, ``OutputFolder``); None where none does."""
@@ -876,7 +888,7 @@ def _listed_by_manifest(path: Path) -> str | None:
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
         what = data.get("what") if isinstance(data.get("what"), str) else "folder"
-        return f"{what} {up} (of {data.get('owner')})" if listed else None
+        return f"{what} {up} (of {_owner_from_here(up, data.get('owner'))})" if listed else None
     return None
 
 
@@ -1018,11 +1030,12 @@ class OutputFolder:
                 and not self.force
                 and not self._copy_of_ours(data["owner"], theirs)
             ):
+                mine = _owner_from_here(p, self.owner)
                 whose = (
-                    f"is {_article(theirs)} {theirs} ({data['owner']}), not {_article(self.what)} {self.what} "
-                    f"({self.owner})"
+                    f"is {_article(theirs)} {theirs} ({_owner_from_here(p, data['owner'])}), not "
+                    f"{_article(self.what)} {self.what} ({mine})"
                     if other_kind
-                    else f"belongs to {data['owner']}, not {self.owner}{self._owners(data)}"
+                    else f"belongs to {_owner_from_here(p, data['owner'])}, not {mine}"
                 )
                 what = (
                     "its files of the names this command writes would be replaced, the rest kept"
@@ -1089,14 +1102,6 @@ class OutputFolder:
                 self._releaser.detach()
             _release_folder(key)
 
-    def _owners(self, data: dict) -> str:
-        """The two study files an ownership refusal names, as paths from here (the manifest's are relative to the
-        folder, which read as if relative to the working folder: hunt 15a)."""
-        if not (data["owner"].endswith(".toml") and self.owner.endswith(".toml")) or " of " in data["owner"]:
-            return ""
-        theirs, ours = (os.path.normpath(self.path / o) for o in (data["owner"], self.owner))
-        return f" (the study files {theirs} and {ours})"
-
     def _copy_of_ours(self, recorded: str, what: str | None = None) -> bool:
         """Whether a folder whose manifest names another owner is ours all the same: a study's folder copied or moved
         away from its study file (hunt 13: ``report --results COPY`` needed ``--force``, the owner being the study
@@ -1132,7 +1137,8 @@ class OutputFolder:
         theirs = [f[len(inside) :] for f in data["files"] if f.startswith(inside)]
         if theirs:
             raise InputError(
-                f"{where}: is part of the {data.get('what') or 'folder'} {up} (it belongs to {data['owner']}, "
+                f"{where}: is part of the {data.get('what') or 'folder'} {up} (it belongs to "
+                f"{_owner_from_here(up, data['owner'])}, "
                 f"whose manifest lists {len(theirs)} file{'' if len(theirs) == 1 else 's'} here: "
                 f"{_listing(theirs)}); choose a folder of its own, or pass --force to write into it"
             )

@@ -65,9 +65,34 @@ def test_a_folder_gamemarket_did_not_make_needs_force_and_says_what_it_holds(tmp
 
 def test_another_owner_is_refused_unless_forced(tmp_path):
     OutputFolder(tmp_path / "o", owner="a.toml").finish()
-    with pytest.raises(InputError, match="belongs to a.toml, not b.toml"):
+    with pytest.raises(InputError, match=r"belongs to \S*/o/a\.toml, not \S*/o/b\.toml"):
         OutputFolder(tmp_path / "o", owner="b.toml")
     OutputFolder(tmp_path / "o", owner="b.toml", force=True).finish()
+
+
+def test_a_refusal_names_the_owner_as_read_from_the_working_folder(tmp_path, monkeypatch):
+    """Hunt 18c-W2: a manifest records its owner relative to its folder (``../../t.toml``); a refusal quoted it as
+    is, which, read from the working folder, named a file that is not there. Every refusal names it from here."""
+    (tmp_path / "s1").mkdir()
+    (tmp_path / "s1" / "t.toml").write_text("")
+    report = OutputFolder(tmp_path / "s1" / "reports" / "t", owner="../../t.toml", what="report folder")
+    _write(report, "data/a.csv")
+    report.finish()
+    monkeypatch.chdir(tmp_path)
+    messages = []
+    for make in (
+        lambda: OutputFolder("s1/reports/t/data", owner="../../../t.toml", what="export folder"),  # part of another
+        lambda: OutputFolder("s1/reports/t", owner="../../u.toml", what="report folder"),  # another owner
+        lambda: OutputFolder("s1/reports/t", owner="game export of ../../t.toml", what="export folder"),  # kind
+        lambda: check_output_file("s1/reports/t/data/a.csv", option="--out"),  # a file the folder lists
+    ):
+        with pytest.raises(InputError) as refused:
+            make()
+        messages.append(str(refused.value))
+    for message in messages:
+        assert os.path.join("s1", "t.toml") in message, message
+        assert "../" not in message, message
+    assert "belongs to s1/t.toml, not s1/u.toml;" in messages[1]
 
 
 def test_an_empty_folder_is_adopted(tmp_path):
