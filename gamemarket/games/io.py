@@ -421,6 +421,35 @@ def _csv_players(path: Path, df: pd.DataFrame, header: list[str]) -> tuple[str, 
     return r, c
 
 
+def _check_read_past(path: Path, df: pd.DataFrame, r: str, c: str) -> None:
+    """The columns of a CSV game besides the four it is made of: the intervals' (``<player>_ci95``, a number >= 0 or
+    empty, and ``replications``, a whole number >= 0, as :func:`to_csv_table` writes them) are checked, and every
+    column read past is said in a warning (hunt 18c-W3: a replications of -1 or 2.5, a negative half-width, read
+    past without a word, the answer then saying "the game holds no intervals")."""
+    for col in (f"{r}_ci95", f"{c}_ci95", "replications"):
+        if col not in df.columns:
+            continue
+        for k, cell in enumerate(df[col].tolist()):
+            text = cell.strip()
+            if col != "replications" and text.lower() in ("", "nan"):
+                continue  # (no interval: fewer than two replications)
+            try:
+                value = float(text)
+            except ValueError:
+                value = np.nan
+            whole = col != "replications" or (np.isfinite(value) and value == int(value))
+            if not (np.isfinite(value) and value >= 0 and whole):
+                expected = "a whole number >= 0" if col == "replications" else "a number >= 0, or empty"
+                raise InputError(f"{path}: line {k + 2}: column {col!r} is {cell!r}; expected {expected}")
+    past = [col for col in df.columns if col not in (r, c, f"{r}_payoff", f"{c}_payoff")]
+    if past:
+        warnings.warn(
+            f"{path}: column(s) {', '.join(past)} read past: a game read from a CSV table is its mean payoffs "
+            "(intervals are not rebuilt from half-widths; a study's game, solved from its study file, has them)",
+            stacklevel=3,
+        )
+
+
 def read_csv_game(path: str | Path) -> Game:
     """A game from a tidy CSV with columns row, column and two payoff columns.
 
@@ -477,6 +506,7 @@ def read_csv_game(path: str | Path) -> Game:
         raise InputError(
             f"{path}: no finite payoff for ({rows[i]}, {cols[j]}); every profile needs a row with finite payoffs"
         )
+    _check_read_past(path, df, r, c)
     return Game(A, B, rows, cols, players=(r, c) if r == "provider" else ("row", "col"), title=path.stem)
 
 

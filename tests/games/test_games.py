@@ -323,6 +323,44 @@ def test_csv_roundtrip(tmp_path):
         read_csv_game(p)
 
 
+def test_a_csv_games_interval_columns_are_checked_and_said_to_be_read_past(tmp_path):
+    """Hunt 18c-W3: a payoff table's replications and half-widths were read past whatever they held (-1, 2.5, a
+    negative half-width), the answer then saying "the game holds no intervals" of a file with interval columns."""
+    import warnings
+
+    A, B, spread = np.array([[1.5, 2], [3, 4]]), np.array([[0, 1], [1, 0]]), np.array([-1.0, 0.0, 1.0])
+    g = Game(A, B, ["p", "q"], ["c", "d"], A[..., None] + spread, B[..., None] + spread)
+    p = tmp_path / "g.csv"
+    to_csv_table(g).to_csv(p, index=False)
+    with pytest.warns(UserWarning, match=r"provider_ci95, consumer_ci95, replications read past.*mean payoffs"):
+        h = read_csv_game(p)
+    assert (h.A == g.A).all() and h.reps() == 0
+    table = to_csv_table(g)
+    for col, bad in (
+        ("replications", -1),
+        ("replications", 2.5),
+        ("replications", "many"),
+        ("provider_ci95", -5),
+        ("consumer_ci95", "inf"),
+        ("provider_ci95", "x"),
+    ):
+        t = table.astype({col: object})
+        t.loc[1, col] = bad
+        t.to_csv(p, index=False)
+        with pytest.raises(InputError, match=rf"{p}: line 3: column '{col}' is '{bad}'; expected a"):
+            read_csv_game(p)
+    t = table.astype({"provider_ci95": object})  # no interval (fewer than two replications) is written empty
+    t.loc[0, "provider_ci95"] = ""
+    t["note"] = "x"
+    t.to_csv(p, index=False)
+    with pytest.warns(UserWarning, match="note read past"):
+        read_csv_game(p)
+    p.write_text("provider,consumer,provider_payoff,consumer_payoff\np,c,1,2\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        read_csv_game(p)  # nothing read past: nothing said
+
+
 @settings(max_examples=30, deadline=None)
 @given(
     m=st.integers(2, 4),
