@@ -46,6 +46,7 @@ from gamemarket.studies.strategies import (
     parse_provider,
     read_catalogues,
 )
+from gamemarket.workloads.model_file import FORMAT as MODEL_FORMAT
 
 _WARNED: set[str] = set()
 
@@ -439,6 +440,12 @@ def load_study(path: str | Path, *, results: str | Path | None = None, report: s
         raise InputError(
             f"{where}: holds no field (empty, or only comments); expected a study's tables, e.g. [workload] and "
             "[strategies] (`gamemarket study new NAME` writes a study file that runs as it is)"
+        )
+    if data.get("format") == MODEL_FORMAT:  # (its tables were "unknown fields" of a study: hunt 18c-W4)
+        raise InputError(
+            f"{where}: is a workload model (format = {MODEL_FORMAT!r}), not a study file; a study names it in its "
+            f'[workload] table (source = "synthetic", model = {path.name!r}), and `gamemarket simulate --workload '
+            f"{path.name}` simulates it"
         )
     doc = check(StudyFile, data, where, context={"base": path.parent})
     base = path.parent

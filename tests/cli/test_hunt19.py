@@ -1,0 +1,66 @@
+"""Regression rows of the session of 2026-12-05 (18:55-): the worth-a-look rows hunt 18c left, and the held-out
+hunt of this session, each with its family."""
+
+import numpy as np
+import pytest
+
+from gamemarket.cli import main
+from gamemarket.errors import InputError
+from gamemarket.studies.spec import load_study
+from gamemarket.workloads.swf import read_swf
+
+
+def _files_of_other_kinds(tmp_path):
+    """gamemarket's own files that are not traces, each as the command that reads it writes it."""
+    assert main(["simulate", "--synthetic-jobs", "30", "--nodes", "4", "--jobs-out", str(tmp_path / "jt.csv")]) == 0
+    np.savez(tmp_path / "pd.npz", A=[[3, 0], [5, 1]], B=[[3, 5], [0, 1]])
+    (tmp_path / "g.nfg").write_text('NFG 1 R "g" { "a" "b" } { 2 2 }\n\n3 3 0 5 5 0 1 1\n')
+    (tmp_path / "g.json").write_text('{\n  "type": "game.1", "roles": []\n}\n')
+    (tmp_path / "s.txt").write_text('# a study\nname = "s"\n')
+    (tmp_path / "t.txt").write_text("\n[workload]\nsource = 'synthetic'\n")
+    return {
+        "jt.csv": "CSV text (a job table",
+        "pd.npz": "is a NumPy .npz archive",
+        "g.nfg": "is a Gambit .nfg game",
+        "g.json": "is JSON text",
+        "s.txt": "TOML text",
+        "t.txt": "TOML text",
+    }
+
+
+def test_workload_commands_name_gamemarkets_other_files(tmp_path, capsys):
+    """Hunt 18c-W4: a job table, a Gambit game or a game's JSON given as a trace was a "malformed SWF line", and a
+    game's .npz sent the user to unzip it for a trace; each is now named, with the command that reads it."""
+    expected = _files_of_other_kinds(tmp_path)
+    capsys.readouterr()
+    for name, said in expected.items():
+        with pytest.raises(InputError, match="not an SWF trace") as refused:
+            read_swf(tmp_path / name)
+        assert said in str(refused.value) and "unzip" not in str(refused.value), refused.value
+        for command in (["workload", "info"], ["workload", "fit", "--out", str(tmp_path / "m.toml")]):
+            assert main([*command, str(tmp_path / name)]) == 2
+            err = capsys.readouterr().err
+            assert said in err and err.count("\n") == 1, err
+        assert not (tmp_path / "m.toml").exists()
+
+
+def test_a_trace_with_words_in_its_comments_still_reads(tmp_path):
+    """The other kinds are told by the first line that is not a comment: a header's ``; Key: value, more`` and a
+    first job line after blank lines read as before."""
+    (tmp_path / "t.swf").write_text(
+        "; Version: 2.2, a comment = with, punctuation [x]\n;\n\n" + "1 0 0 10 1 -1 -1 1 20 -1 1 1 1 1 1 -1 -1 -1\n"
+    )
+    assert len(read_swf(tmp_path / "t.swf").jobs) == 1
+
+
+def test_a_workload_model_given_as_a_study_is_named(tmp_path, capsys):
+    """The reverse of W4: `study status MODEL.toml` listed the model's tables as unknown fields of a study."""
+    from importlib.resources import files
+
+    model = files("gamemarket") / "data" / "models" / "lpc-egee-2004.toml"
+    with pytest.raises(InputError, match=r"is a workload model \(format = .*\), not a study file; a study names it"):
+        load_study(str(model))
+    (tmp_path / "m.toml").write_text(model.read_text())
+    assert main(["study", "run", str(tmp_path / "m.toml")]) == 2
+    assert "is a workload model" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.toml"]
