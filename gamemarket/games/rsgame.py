@@ -102,6 +102,16 @@ def all_profiles(players, num_strategies) -> np.ndarray:
     return out
 
 
+def _check_name_lists(roles, strategies) -> None:
+    """The roles a list of names, the strategies a list of such lists, one per role: a text given for a list was
+    split into its letters without a word (``["vs"]`` two strategies, roles ``"ab"`` two roles; hunt 18c-W5)."""
+    check_names(roles, "role-symmetric game", "roles")
+    if isinstance(strategies, (str, bytes)) or not hasattr(strategies, "__len__"):
+        raise InputError(f"role-symmetric game: strategies must be one list per role, got {strategies!r:.100}")
+    for r, ss in zip(roles, strategies):
+        check_names(ss, f"role-symmetric game: role {r!r}")
+
+
 @dataclass(frozen=True, eq=False)
 class RoleSymmetricGame:
     """A complete role-symmetric game.
@@ -147,6 +157,7 @@ class RoleSymmetricGame:
     def _set_structure(self) -> None:
         """Roles, player counts and strategy lists, checked (unique non-empty roles, one count >= 1 and one
         list of unique strategies per role) and kept as tuples."""
+        _check_name_lists(self.roles, self.strategies)
         roles = tuple(str(r) for r in self.roles)
         if not roles or len(set(roles)) != len(roles):
             raise InputError(f"role-symmetric game: roles must be unique and non-empty, got {list(roles)}")
@@ -470,6 +481,7 @@ class RoleSymmetricGame:
     @classmethod
     def from_function(cls, roles, players, strategies, payoff) -> "RoleSymmetricGame":
         """A complete game whose payoffs are ``payoff(profile_counts) -> array of S payoffs``."""
+        _check_name_lists(roles, strategies)
         nstrat = [len(s) for s in strategies]
         need = num_profiles(players, nstrat)  # (the profiles, then a Python row of payoffs per profile)
         check_fits(need * (2 * PYTHON_ROW_BYTES + 24 * sum(nstrat)), f"from_function: a game of {need:,} profiles")

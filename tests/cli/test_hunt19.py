@@ -64,3 +64,24 @@ def test_a_workload_model_given_as_a_study_is_named(tmp_path, capsys):
     assert main(["study", "run", str(tmp_path / "m.toml")]) == 2
     assert "is a workload model" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.toml"]
+
+
+@pytest.mark.parametrize(
+    "roles, players, strategies, said",
+    [
+        (["all"], [2], ["vs"], r"role 'all': strategies must be a list of names, got str 'vs' \(a text is not split"),
+        ("ab", [2, 2], [["v"], ["s"]], r"roles must be a list of names, got str 'ab'"),
+        (["all"], [2], "vs", r"strategies must be one list per role, got 'vs'"),
+        ({"all": 1}, [2], [["v", "s"]], r"roles must be a list of names, got dict"),
+        (["all"], [2], [b"vs"], r"role 'all': strategies must be a list of names, got bytes"),
+    ],
+)
+def test_a_text_given_for_a_list_of_names_is_refused(roles, players, strategies, said):
+    """Hunt 18c-W5: a text where the API takes a list of names was split into its letters without a word
+    (``["vs"]`` two strategies ``v`` and ``s``; roles ``"ab"`` two roles); now refused, naming the value."""
+    from gamemarket.games.rsgame import RoleSymmetricGame
+
+    with pytest.raises(InputError, match=said):
+        RoleSymmetricGame.from_function(roles, players, strategies, lambda c: np.ones(2))
+    game = RoleSymmetricGame.from_function(["all"], [2], [["v", "s"]], lambda c: np.array([0.7, 1.0]))
+    assert game.strategies == (("v", "s"),) and game.roles == ("all",)
