@@ -16,6 +16,9 @@ from gamemarket.games.budget import SearchClock, Stopped
 from gamemarket.games.qre import fit_lambda, logit_branch
 from gamemarket.io.files import dumps_json
 
+#: the least ``--alpha``: a round number whose hundredth (where the sensitivity is shown) is a normal float
+LEAST_ALPHA = 1e-300
+
 CONCEPTS = ("nash", "qre", "alpharank")
 
 #: the lambda range whose branch points are printed by default (units of each role's payoff spread)
@@ -37,8 +40,9 @@ def add_concept_options(gs) -> None:
         "ranked by the stationary distribution of evolutionary dynamics)",
     )
     positive = number(min=0, min_open=True, what="a finite number")
-    # (its sensitivity is printed at 10 ALPHA: at most alpharank's largest intensity)
-    intensity = number(min=0, min_open=True, max=MAX_ALPHA / 10, what="a selection intensity")
+    # (its sensitivity is printed at 10 ALPHA and ALPHA/100: at most alpharank's largest intensity, and a float whose
+    # hundredth is normal)
+    intensity = number(min=LEAST_ALPHA, max=MAX_ALPHA / 10, what="a selection intensity")
     gs.add_argument(
         "--lambda-range",
         nargs=2,
@@ -61,7 +65,8 @@ def add_concept_options(gs) -> None:
         "--alpha",
         type=intensity,
         metavar="ALPHA",
-        help=f"--concept alpharank: the selection intensity, > 0 and at most {MAX_ALPHA / 10:g}, in units of each "
+        help=f"--concept alpharank: the selection intensity, at least {LEAST_ALPHA:g} and at most "
+        f"{MAX_ALPHA / 10:g}, in units of each "
         "role's payoff spread "
         "(default: 100, OpenSpiel's); the ranking is also printed at ALPHA/100, ALPHA/10, 10 ALPHA and in the "
         "infinite-alpha limit, for its sensitivity",
@@ -243,7 +248,8 @@ def _alpharank(a, game, clock: SearchClock) -> dict:
 
 def _log10(log_score: float):
     """A score's base-10 logarithm, which orders scores below the float range (None: 0 in floats)."""
-    return "-inf" if log_score is None else Figure(log_score / math.log(10), 4, what="logarithms")
+    # (never as an integer: a whole -8.7e15 was written with 16 digits beside -2.606e+16; hunt 18c-W6)
+    return "-inf" if log_score is None else Figure(log_score / math.log(10), 4, what="logarithms", whole=False)
 
 
 def _print_alpharank(rec: dict) -> None:

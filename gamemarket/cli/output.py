@@ -62,6 +62,9 @@ class Figure:
         ``+`` before a positive number (a difference).
     what : str
         The numbers' name in the rounding line below the table (``"means"``, ``"half-widths"``).
+    whole : bool
+        Write a whole value as an integer, every digit (a count); false for computed figures that are whole by
+        chance (a logarithm of -8.7e15 was written with 16 digits beside its neighbour's ``-2.606e+16``).
     """
 
     value: float
@@ -69,6 +72,7 @@ class Figure:
     style: str = "significant"
     sign: bool = False
     what: str = "numbers"
+    whole: bool = True
 
     def text(self) -> tuple[str, bool]:
         """The figure as written, and whether it was rounded to be written so."""
@@ -85,7 +89,7 @@ class Figure:
         if self.style == "fixed":
             text = f"{v:{'+' if self.sign else ''},.{self.digits}f}"
             return text, float(text.replace(",", "")) != v
-        if v == int(v) and abs(v) <= _EXACT:
+        if self.whole and v == int(v) and abs(v) <= _EXACT:
             return f"{int(v):{'+' if self.sign and v > 0 else ''},}", False
         text = num(v, self.digits, sign=self.sign)
         return text, float(text.replace(",", "")) != v

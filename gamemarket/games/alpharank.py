@@ -62,6 +62,10 @@ DEFAULT_ALPHA = 100.0
 #: the largest selection intensity: beyond it every fixation probability of a loss is below exp(-1e12) (the chain is
 #: the infinite-alpha limit's, :func:`sink_components`) and ``alpha`` times a population's gains passes the float range
 MAX_ALPHA = 1e12
+#: the smallest: below it ``alpha`` is a subnormal float whose digits are lost (1e-320 was echoed as 9.99989e-321:
+#: hunt 18c-W6); an intensity that small ranks every profile as alpha 0 does. The CLI takes at least
+#: 1e-300 (its sensitivity is shown at ALPHA/100 too)
+MIN_ALPHA = float(np.finfo(float).tiny)
 DEFAULT_EPS = 0.01
 
 
@@ -213,11 +217,11 @@ def _check(alpha, m, eps) -> None:
         isinstance(alpha, (bool, np.bool_))
         or not isinstance(alpha, (int, float, np.integer, np.floating))  # (np.int64(5), np.float32 were refused)
         or not math.isfinite(alpha)
-        or not 0 < alpha <= MAX_ALPHA
+        or not MIN_ALPHA <= alpha <= MAX_ALPHA
     ):
         raise InputError(
-            f"alpha-rank: alpha must be a number > 0 and at most {MAX_ALPHA:g}, got {alpha!r} (larger: the "
-            "infinite-alpha limit, alpha=None)"
+            f"alpha-rank: alpha must be a number >= {MIN_ALPHA:g} and at most {MAX_ALPHA:g}, got {alpha!r} (larger: "
+            "the infinite-alpha limit, alpha=None; smaller: a float that loses its digits, ranking as alpha 0 does)"
         )
     if not isinstance(m, (int, np.integer)) or isinstance(m, bool) or m < 2:
         raise InputError(f"alpha-rank: the population size m must be an integer >= 2, got {m!r}")

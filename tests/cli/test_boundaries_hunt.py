@@ -697,7 +697,7 @@ def test_alpha_rank_intensity_is_bounded_where_its_sums_stay_finite(tmp_path, ca
     g = _nfg(tmp_path, PD)
     with pytest.raises(SystemExit):
         main(["game", "solve", g, "--concept", "alpharank", "--alpha", "1e306"])
-    assert "argument --alpha: expected a selection intensity > 0 and <= 1e+11" in capsys.readouterr().err
+    assert "argument --alpha: expected a selection intensity >= 1e-300 and <= 1e+11" in capsys.readouterr().err
     assert main(["game", "solve", g, "--concept", "alpharank", "--alpha", "1e11"]) == 0
     assert "warning" not in capsys.readouterr().err
 

@@ -50,15 +50,15 @@ def test_alpharank_json_and_text(capsys):
     [
         (
             ["--concept", "alpharank", "--alpha", "nan"],
-            "--alpha: expected a selection intensity > 0 and <= 1e+11, got nan",
+            "--alpha: expected a selection intensity >= 1e-300 and <= 1e+11, got nan",
         ),
         (
             ["--concept", "alpharank", "--alpha", "inf"],
-            "--alpha: expected a selection intensity > 0 and <= 1e+11, got inf",
+            "--alpha: expected a selection intensity >= 1e-300 and <= 1e+11, got inf",
         ),
         (
             ["--concept", "alpharank", "--alpha", "-1"],
-            "--alpha: expected a selection intensity > 0 and <= 1e+11, got -1",
+            "--alpha: expected a selection intensity >= 1e-300 and <= 1e+11, got -1",
         ),
         (["--concept", "qre", "--lambda-range", "10", "1"], "--lambda-range: expected LOW < HIGH, both > 0; got 10 1"),
         (["--concept", "qre", "--lambda-range", "2", "2"], "--lambda-range: expected LOW < HIGH, both > 0; got 2 2"),

@@ -407,12 +407,12 @@ def test_a_report_into_a_study_export_folder_is_refused_and_the_other_way(tmp_pa
     capsys.readouterr()
     assert main(["report", str(study), "--report", str(tmp_path / "exp")]) == 2
     err = capsys.readouterr().err
-    assert "this folder is an export folder (game export of ../tiny.toml), not a report folder (../tiny.toml)" in err
+    assert f"this folder is an export folder (game export of {study}), not a report folder ({study})" in err
     assert sorted(p.name for p in (tmp_path / "exp").iterdir()) == files
     assert main(["report", str(study), "--report", str(tmp_path / "rep")]) == 0
     capsys.readouterr()
     assert main(["game", "export", str(study), "--out", str(tmp_path / "rep")]) == 2
-    assert "this folder is a report folder (../tiny.toml), not an export folder" in capsys.readouterr().err
+    assert f"this folder is a report folder ({study}), not an export folder" in capsys.readouterr().err
     assert main(["report", str(study), "--report", str(tmp_path / "exp"), "--force"]) == 0
 
 

@@ -85,3 +85,27 @@ def test_a_text_given_for_a_list_of_names_is_refused(roles, players, strategies,
         RoleSymmetricGame.from_function(roles, players, strategies, lambda c: np.ones(2))
     game = RoleSymmetricGame.from_function(["all"], [2], [["v", "s"]], lambda c: np.array([0.7, 1.0]))
     assert game.strategies == (("v", "s"),) and game.roles == ("all",)
+
+
+def test_alpharank_writes_one_number_format_and_refuses_a_subnormal_alpha(tmp_path, capsys):
+    """Hunt 18c-W6: a whole log10 score (-8.7e15) was written with 16 digits and separators beside its neighbour's
+    -2.606e+16, under "rounded: 4 significant digits"; an --alpha of 1e-320 was taken, and echoed as 9.99989e-321
+    (a subnormal float: its digits lost)."""
+    from gamemarket.games import Game
+    from gamemarket.games.alpharank import alpharank
+
+    np.savez(tmp_path / "pd.npz", A=[[3, 0], [5, 1]], B=[[3, 5], [0, 1]])
+    game = str(tmp_path / "pd.npz")
+    assert main(["game", "solve", game, "--concept", "alpharank", "--alpha", "1e11", "--population", "1000000"]) == 0
+    table = capsys.readouterr().out.split("sensitivity")[0]
+    scores = [line.split()[-1] for line in table.splitlines() if line.strip()[:1].isdigit()]
+    assert len(scores) == 4 and scores[0] == "0" and all("e+1" in s and "," not in s for s in scores[1:]), table
+    for alpha in ("1e-320", "1e-301", "0"):
+        with pytest.raises(SystemExit) as refused:
+            main(["game", "solve", game, "--concept", "alpharank", "--alpha", alpha])
+        assert refused.value.code == 2
+        assert f"expected a selection intensity >= 1e-300 and <= 1e+11, got {alpha}" in capsys.readouterr().err
+    assert main(["game", "solve", game, "--concept", "alpharank", "--alpha", "1e-300"]) == 0
+    assert "alpha 1e-300 " in capsys.readouterr().out
+    with pytest.raises(InputError, match=r"alpha must be a number >= 2\.22507e-308 .*got 1e-320"):
+        alpharank(Game([[3, 0], [5, 1]], [[3, 5], [0, 1]]), alpha=1e-320)
