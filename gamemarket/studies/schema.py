@@ -379,7 +379,7 @@ class GainsTable(Table):
     """The shading-gain experiment over market sizes (pricing-market studies of a generated market: each size
     replaces ``[workload.hetero] jobs``; a market file, ``[workload] file``, fixes its size and refuses it)."""
 
-    jobs: list[Count] = Field(
+    jobs: list[Annotated[int, Field(ge=1, le=10**8)]] = Field(  # ([workload.hetero] jobs' own bound: 1e12 was taken)
         min_length=1,
         max_length=100,
         description="market sizes in jobs, each listed once (each replaces [workload.hetero] jobs)",

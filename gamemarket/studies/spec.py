@@ -487,12 +487,19 @@ def load_study(path: str | Path, *, results: str | Path | None = None, report: s
 
 def _plugins(table, where: str, base: Path) -> list[Plugin]:
     """``[plugins] modules``: each loaded (relative paths from the study's folder); an error names the study."""
-    out = []
+    out: list[Plugin] = []
     for k, module in enumerate(table.modules):
         try:
-            out.append(load_plugin(module, base=base))
+            plugin = load_plugin(module, base=base)
         except InputError as exc:
             raise InputError(f"{where}: [plugins] modules[{k}]: {exc}") from None
+        first = next((i for i, p in enumerate(out) if p.path == plugin.path), None)
+        if first is not None:  # (one module under two spellings, "p.py" and "./p.py", or twice as itself)
+            raise InputError(
+                f"{where}: [plugins] modules[{k}] ({module!r}) is the plugin of modules[{first}] "
+                f"({table.modules[first]!r}), {plugin.path}; expected each plugin once"
+            )
+        out.append(plugin)
     return out
 
 

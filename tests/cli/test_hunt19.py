@@ -109,3 +109,26 @@ def test_alpharank_writes_one_number_format_and_refuses_a_subnormal_alpha(tmp_pa
     assert "alpha 1e-300 " in capsys.readouterr().out
     with pytest.raises(InputError, match=r"alpha must be a number >= 2\.22507e-308 .*got 1e-320"):
         alpharank(Game([[3, 0], [5, 1]], [[3, 5], [0, 1]]), alpha=1e-320)
+
+
+def test_a_plugin_listed_twice_and_a_gains_size_past_the_generators_are_refused(tmp_path):
+    """Named limits of the last session: ``[plugins] modules`` took one plugin twice (under two spellings too), and
+    ``[gains] jobs`` took sizes far past what ``[workload.hetero] jobs`` takes (1e12)."""
+    from pathlib import Path
+
+    (tmp_path / "pk.py").write_text(
+        "from gamemarket.market import register_scheduler\nfrom gamemarket.market.schedulers import PriorityKey\n"
+        'register_scheduler("pk-est-19", False, PriorityKey("estimate"), "test")\n'
+    )
+    base = 'name = "t"\n[plugins]\nmodules = {}\n'
+    study = tmp_path / "t.toml"
+    study.write_text(base.format('["pk.py", "./pk.py"]'))
+    with pytest.raises(InputError, match=r"modules\[1\] \('\./pk\.py'\) is the plugin of modules\[0\] \('pk\.py'\)"):
+        load_study(study)
+    study.write_text(base.format('["pk.py"]'))
+    assert len(load_study(study).plugins) == 1
+    pricing = (Path(__file__).parents[2] / "studies" / "price-discovery-market.toml").read_text()
+    assert "jobs = [100, 1000, 10000, 100000, 1000000]" in pricing
+    study.write_text(pricing.replace("jobs = [100, 1000, 10000, 100000, 1000000]", "jobs = [100, 1000000000000]"))
+    with pytest.raises(InputError, match=r"\[gains\].*jobs.*1000000000000"):
+        load_study(study)
