@@ -76,7 +76,9 @@ class Market(Protocol):
 
     def provider_params(self, entry: dict, where: str) -> dict:
         """A provider strategy's table (``[strategies.provider.NAME]``) checked: the mechanism's parameters
-        (what ``run`` reads and a task's key holds), without ``kind`` and ``description``."""
+        (what ``run`` reads and a task's key holds), without ``kind`` and ``description``. A market whose
+        parameters must fit its workload (one price per resource) may also define ``check_providers(workload,
+        providers, where)``, which a study calls once both are read, so that a misfit is refused before any run."""
 
     def describe_provider(self, params: dict) -> str:
         """A provider strategy's parameters in a few words, for a report's setup table."""

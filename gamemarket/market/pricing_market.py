@@ -39,7 +39,7 @@ from gamemarket.market.runs import MarketRun, PreparedWorkload
 from gamemarket.pricing import SOLVER_VERSION, Problem, solve
 from gamemarket.pricing.dual import evaluate
 from gamemarket.pricing.envelope import sort_efficiencies
-from gamemarket.pricing.problem import read_npz
+from gamemarket.pricing.problem import npz_headers, read_npz
 from gamemarket.pricing.repair import make_feasible
 from gamemarket.registry import Registry
 
@@ -295,6 +295,29 @@ class PricingMarket:
         except (InputError, TypeError, ValueError) as exc:
             raise InputError(f"{where}: {exc}") from exc
         return params
+
+    def check_providers(self, workload: dict, providers: list, where: str) -> None:
+        """Each provider's per-resource ``reserve`` or ``prices`` of one entry per resource of the workload (its
+        ``[workload.hetero] resources``, or its market file's ``R``): a list of another length failed at the first
+        run, naming neither the study nor the provider."""
+        if "file" in workload:
+            headers = npz_headers(workload["file"]) or {}
+            shape = (headers.get("R") or (None, None))[0]
+            if shape is None or len(shape) != 1:
+                return  # (reading the file says what is wrong with it)
+            m, whose = int(shape[0]), f"the market file's R ({workload['file']})"
+        else:
+            m = HeteroSpec.from_dict(workload.get("hetero", {})).resources
+            whose = "[workload.hetero] resources"
+        for provider in providers:  # (ProviderStrategy: a name and its market's parameters)
+            name, params = provider.name, provider.params()
+            for key in ("reserve", "prices"):
+                v = params.get(key)
+                if isinstance(v, tuple) and len(v) != m:
+                    raise InputError(
+                        f"{where}: [strategies.provider.{name}] field {key!r}: {len(v)} number(s) {list(v)}; expected "
+                        f"one number for every resource, or one per resource: {m} ({whose})"
+                    )
 
     def describe_provider(self, params: dict) -> str:
         """``(mechanism=..., reserve=...)``: every parameter."""

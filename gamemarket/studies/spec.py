@@ -454,11 +454,15 @@ def load_study(path: str | Path, *, results: str | Path | None = None, report: s
     aliases: dict[str, str] = {}
     providers, consumers = _strategies(doc.strategies, where, base, aliases)
     results_dir, report_dir = _outputs(doc.output, name, base, results, report)
+    workload = _workload(doc, where, base)
+    check_fit = getattr(market_for_workload(workload["source"]), "check_providers", None)
+    if check_fit is not None:  # (a provider's parameters against the workload: one price per resource)
+        check_fit(workload, providers, where)
     try:
         return StudySpec(
             name=name,
             path=path,
-            workload=_workload(doc, where, base),
+            workload=workload,
             providers=providers,
             consumers=consumers,
             seeds=_seeds(doc.replications),

@@ -132,3 +132,32 @@ def test_a_plugin_listed_twice_and_a_gains_size_past_the_generators_are_refused(
     study.write_text(pricing.replace("jobs = [100, 1000, 10000, 100000, 1000000]", "jobs = [100, 1000000000000]"))
     with pytest.raises(InputError, match=r"\[gains\].*jobs.*1000000000000"):
         load_study(study)
+
+
+def test_a_pricing_providers_per_resource_list_is_checked_against_the_workload_at_load(tmp_path, capsys):
+    """The last session's named limit: a provider's ``prices`` or ``reserve`` of another length than the workload's
+    resources failed at the first run ("posted prices must be ... one per resource (4)"), naming neither the study
+    nor the provider; it is now refused when the study is read, by every command, naming both."""
+    study = tmp_path / "pp.toml"
+    text = (
+        'name = "pp"\n[workload]\nsource = "hetero"\n{workload}\n[strategies]\nproviders = ["p2"]\n'
+        'consumers = ["FT", "SRG"]\n[strategies.provider.p2]\nkind = "pricing"\nmechanism = "{mechanism}"\n'
+        "{key} = {values}\n[replications]\ncount = 2\n"
+    )
+    hetero = "[workload.hetero]\njobs = 100\nresources = 4\n"
+    np.savez(tmp_path / "m.npz", A=np.ones((5, 3)), R=np.ones(3))
+    for workload, resources, whose in ((hetero, 4, "[workload.hetero] resources"), ('file = "m.npz"', 3, "m.npz")):
+        for mechanism, key in (("posted", "prices"), ("clearing", "reserve")):
+            for values, fits in (("[1.0, 2.0]", False), (str([1.0] * resources), True), ("0.5", True)):
+                study.write_text(text.format(workload=workload, mechanism=mechanism, key=key, values=values))
+                if fits:
+                    assert len(load_study(study).providers) == 1
+                    continue
+                with pytest.raises(InputError) as refused:
+                    load_study(study)
+                said = str(refused.value)
+                assert said.startswith(f"{study}: [strategies.provider.p2] field '{key}': 2 number(s)"), said
+                assert f"one per resource: {resources} (" in said and whose in said, said
+                assert main(["study", "run", str(study), "--no-progress"]) == 2
+                assert "[strategies.provider.p2]" in capsys.readouterr().err
+                assert sorted(p.name for p in tmp_path.iterdir()) == ["m.npz", "pp.toml"]
