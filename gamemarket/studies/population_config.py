@@ -181,6 +181,13 @@ def search_family(name: str, where: str = "[game.exploration] field 'family'") -
     problem = _declaration_problem(fam)
     if problem:
         raise InputError(f"{where}: family {name!r}: its parameters do not match its declaration: {problem}")
+    for n, (lo, hi) in zip(fam.param_names, fam.bounds):
+        if not (0 <= float(lo) and float(hi) <= 1):  # (the search's limit, not the family's: hunt 18b, F5's sibling)
+            raise InputError(
+                f"{where}: family {name!r} cannot be explored: its parameter {n!r} lies in [{float(lo):g}, "
+                f"{float(hi):g}), and an exploration searches parameters in [0, 1) at a step of {RESOLUTION:g} (shares "
+                "of a bid); its points are played by name, or as FAMILY[...] in `population probe`"
+            )
     return fam
 
 
@@ -193,8 +200,8 @@ def _declaration_problem(fam: consumers.ParametricFamily) -> str:
         return f"{len(names)} param_names {names} but {len(bounds)} bounds"
     for n, b in zip(names, bounds):
         lo, hi = (float(v) for v in b)
-        if not (0 <= lo < hi <= 1):
-            return f"the bounds of {n!r} must lie within [0, 1) with lower < upper, got [{lo:g}, {hi:g})"
+        if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
+            return f"the bounds of {n!r} must be finite with lower < upper, got [{lo:g}, {hi:g})"
     mid = np.array([round((float(lo) + float(hi)) / 2, 2) for lo, hi in bounds])
     try:
         s = fam.point(mid)

@@ -1,8 +1,10 @@
 """Strategy exploration: the per-class family's points, the [game] exploration table, the oracle, the loop."""
 
+import dataclasses
 import json
 import re
 import time
+import typing
 
 import numpy as np
 import pytest
@@ -92,12 +94,52 @@ def test_a_family_whose_parameters_do_not_match_its_declaration_is_refused(tmp_p
         assert "3 param_names" not in err and "comes back as" in err and "Traceback" not in err
         assert not (tmp_path / "studies" / "results").exists()
         bad = _Lopsided()
-        bad.bounds = ((0.0, 1.0), (0.0, 1.5), (0.0, 1.0))
-        with pytest.raises(InputError, match=r"the bounds of 'b' must lie within \[0, 1\)"):
+        bad.bounds = ((0.0, 1.0), (1.5, 0.5), (0.0, 1.0))
+        with pytest.raises(InputError, match=r"the bounds of 'b' must be finite with lower < upper, got \[1.5, 0.5\)"):
             FAMILIES.register("lopsided", bad, replace=True)
             search_family("lopsided")
     finally:
         FAMILIES.remove("lopsided")
+
+
+@dataclasses.dataclass(frozen=True)
+class _AmountRule(ShadingRule):
+    family: typing.ClassVar[str] = "amount-19"
+
+
+class _Amount(ParametricFamily):
+    """A correct family whose parameter is no share (an amount in [0, 180), as examples/plugins' shade-by)."""
+
+    name = "amount-19"
+    param_names = ("amount",)
+    bounds = ((0.0, 180.0),)
+
+    def from_entry(self, name, entry, where, root):
+        raise NotImplementedError
+
+    def from_params(self, params, name=""):
+        raise NotImplementedError
+
+    def make(self, x, name, description):
+        return _AmountRule(name or "a", (float(x[0]) / 180.0,) * 3)
+
+    def coordinates(self, strategy):
+        return np.array([strategy.betas[0] * 180.0])
+
+
+def test_a_correct_family_the_exploration_cannot_search_is_not_blamed():
+    """Hunt 18b F5's sibling: a family of parameters outside [0, 1) (an amount) was refused by the exploration as
+    "its parameters do not match its declaration", sending the user to mend a correct plugin; the limit is the
+    search's, and is said as such."""
+    FAMILIES.register("amount-19", _Amount())
+    try:
+        with pytest.raises(InputError) as refused:
+            search_family("amount-19")
+        said = str(refused.value)
+        assert "family 'amount-19' cannot be explored: its parameter 'amount' lies in [0, 180)" in said
+        assert "declaration" not in said and "searches parameters in [0, 1)" in said
+    finally:
+        FAMILIES.remove("amount-19")
     with pytest.raises(InputError, match=r"field 'bounds': \[0.995, 0.999\] leaves no room for parameter 'low'"):
         search_box(FAMILIES.get("per-class"), (0.995, 0.999))
     assert search_box(FAMILIES.get("piecewise")) == [(0.0, 0.99)] * 7
