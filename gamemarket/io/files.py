@@ -961,8 +961,10 @@ class OutputFolder:
         owns: tuple[str, ...] = (),
         staged: bool = False,
         exclusive: bool = False,
+        writes: str | None = None,
     ):
         self.path = Path(path)
+        self.writes = writes
         self.exclusive = exclusive
         self._held: str | None = None  #: the folder this claim holds (:meth:`_hold`), until it is released
         self.owns_patterns = tuple(owns)
@@ -1037,7 +1039,7 @@ class OutputFolder:
                     if other_kind
                     else f"belongs to {_owner_from_here(p, data['owner'])}, not {mine}"
                 )
-                what = (
+                what = self.writes or (
                     "its files of the names this command writes would be replaced, the rest kept"
                     if other_kind
                     else f"it would replace: {_listing(data['files']) or '-'}"

@@ -477,29 +477,17 @@ def _writer_lock(spec: StudySpec, force: bool):
     return study_store(spec, force=force).lock("report")
 
 
-#: how the results folder's refusal lists the owner's files (``OutputFolder``): what a claim that writes them replaces
-_REPLACES = " (it would replace: "
-
-
-@contextmanager
 def _population_report_lock(spec: StudySpec, force: bool):
-    """The lock of a population study's report from its stored runs, where a refusal (the results folder is another
-    study's) says what the report would do there: it reads the runs, and writes only its lock and its analysis cache
+    """The lock of a population study's report from its stored runs, whose refusal (the results folder is another
+    study's) says what the report does there: it reads the runs, and writes only its lock and its analysis cache
     (hunt 18b, F6: "it would replace: .lock, last-run.json", the other study's manifest, where the report rewrites
     its lock, never writes ``last-run.json``, and wrote its cache, ``analysis/population-<key>.json``)."""
-    with ExitStack() as stack:
-        try:
-            stack.enter_context(study_store(spec, force=force).lock("report"))
-        except InputError as exc:
-            text = str(exc)
-            if _REPLACES not in text or not text.endswith(")"):
-                raise
-            raise InputError(
-                f"{text[: text.index(_REPLACES)]} (a report reads its runs, and writes there only its lock, .lock, "
-                f"and its analysis cache, analysis/population-{analysis_key(spec)}.json, entering them in the "
-                "folder's manifest under this study; it removes none of the folder's files)"
-            ) from None
-        yield
+    writes = (
+        "a report reads its runs, and writes there only its lock, .lock, and its analysis cache, "
+        f"analysis/population-{analysis_key(spec)}.json, entering them in the folder's manifest under this study; "
+        "it removes none of the folder's files"
+    )
+    return study_store(spec, force=force).lock("report", writes=writes)
 
 
 def _write_report_locked(spec: StudySpec, *, force: bool, methods: tuple, log: Log) -> Path:
