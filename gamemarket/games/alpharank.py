@@ -220,7 +220,7 @@ def _check(alpha, m, eps) -> None:
         or not MIN_ALPHA <= alpha <= MAX_ALPHA
     ):
         raise InputError(
-            f"alpha-rank: alpha must be a number >= {MIN_ALPHA:g} and at most {MAX_ALPHA:g}, got {alpha!r} (larger: "
+            f"alpha-rank: alpha must be a number >= {MIN_ALPHA!r} and at most {MAX_ALPHA:g}, got {alpha!r} (larger: "
             "the infinite-alpha limit, alpha=None; smaller: a float that loses its digits, ranking as alpha 0 does)"
         )
     if not isinstance(m, (int, np.integer)) or isinstance(m, bool) or m < 2:

@@ -431,8 +431,8 @@ def _check_read_past(path: Path, df: pd.DataFrame, r: str, c: str) -> None:
             continue
         for k, cell in enumerate(df[col].tolist()):
             text = cell.strip()
-            if col != "replications" and text.lower() in ("", "nan"):
-                continue  # (no interval: fewer than two replications)
+            if text == "" or (col != "replications" and text.lower() == "nan"):
+                continue  # (no interval: fewer than two replications; an empty cell: not recorded)
             try:
                 value = float(text)
             except ValueError:

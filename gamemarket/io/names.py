@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Set
 
 from gamemarket.errors import InputError
 
@@ -90,7 +90,7 @@ def check_names(names, what: str, kind: str = "strategies") -> None:
     break would split a table, a NUL end a line), or two that are one name written two ways (``é`` and ``e`` with a
     combining accent: the same letters on screen, two strategies in the game), and a text given for the list (its
     letters were taken as names: ``"vs"`` two strategies, ``"ab"`` two roles; hunt 18c-W5)."""
-    if isinstance(names, (str, bytes)) or not isinstance(names, Iterable) or isinstance(names, Mapping):
+    if isinstance(names, (str, bytes, Set, Mapping)) or not isinstance(names, Iterable):  # (a set: no order)
         raise InputError(
             f"{what}: {kind} must be a list of names, got {type(names).__name__} {names!r:.100}"
             + (" (a text is not split into names: give [" + repr(names) + "])" if isinstance(names, str) else "")

@@ -169,8 +169,9 @@ def search_family(name: str, where: str = "[game.exploration] field 'family'") -
     Raises
     ------
     InputError
-        An unknown family, one that is not parametric (no box to search), or one whose declared parameters
-        (``param_names``, ``bounds``) do not match its points.
+        An unknown family, one that is not parametric (no box to search), one whose declared parameters
+        (``param_names``, ``bounds``) do not match its points, or one declared outside [0, 1) (correct, but no box
+        the exploration searches: shares of a bid).
     """
     known = sorted(n for n, f in consumers.FAMILIES.items() if isinstance(f, consumers.ParametricFamily))
     if name not in consumers.FAMILIES:

@@ -43,6 +43,8 @@ Positive = Annotated[float, Field(gt=0)]
 #: the largest replication seed (a signed 64-bit integer, as the results tables store seeds)
 Seed = Annotated[int, Field(ge=0, le=SEED_MAX)]
 Count = Annotated[int, Field(ge=1)]
+#: the most jobs of a generated pricing market (``[workload.hetero] jobs``, and each ``[gains] jobs`` size)
+HETERO_MAX_JOBS = 10**8
 #: a generator's offered load: below 0.001 (an idle cluster) the span it scales the submit times to
 #: (work / (nodes x load)) leaves the range of whole seconds the engine holds, and the times wrap
 Load = Annotated[float, Field(ge=1e-3, le=1e6)]
@@ -161,7 +163,7 @@ class ModelDrawTable(Table):
 class HeteroTable(Table):
     """The pricing market's synthetic heterogeneous cluster (``source = "hetero"``)."""
 
-    jobs: Count = Field(2000, le=10**8, description="number of jobs")
+    jobs: Count = Field(2000, le=HETERO_MAX_JOBS, description="number of jobs")
     resources: Count = Field(4, le=10**4, description="number of resource types")
     load: float = Field(
         2.0, ge=1e-6, le=1e6, description="jobs per unit of total capacity (> 1: not every job runs fully)"
@@ -379,7 +381,7 @@ class GainsTable(Table):
     """The shading-gain experiment over market sizes (pricing-market studies of a generated market: each size
     replaces ``[workload.hetero] jobs``; a market file, ``[workload] file``, fixes its size and refuses it)."""
 
-    jobs: list[Annotated[int, Field(ge=1, le=10**8)]] = Field(  # ([workload.hetero] jobs' own bound: 1e12 was taken)
+    jobs: list[Annotated[int, Field(ge=1, le=HETERO_MAX_JOBS)]] = Field(  # (the generator's bound: 1e12 was taken)
         min_length=1,
         max_length=100,
         description="market sizes in jobs, each listed once (each replaces [workload.hetero] jobs)",

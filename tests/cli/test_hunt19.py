@@ -74,6 +74,7 @@ def test_a_workload_model_given_as_a_study_is_named(tmp_path, capsys):
         (["all"], [2], "vs", r"strategies must be one list per role, got 'vs'"),
         ({"all": 1}, [2], [["v", "s"]], r"roles must be a list of names, got dict"),
         (["all"], [2], [b"vs"], r"role 'all': strategies must be a list of names, got bytes"),
+        (["all"], [2], [{"v", "s"}], r"role 'all': strategies must be a list of names, got set"),  # (no order)
     ],
 )
 def test_a_text_given_for_a_list_of_names_is_refused(roles, players, strategies, said):
@@ -107,7 +108,7 @@ def test_alpharank_writes_one_number_format_and_refuses_a_subnormal_alpha(tmp_pa
         assert f"expected a selection intensity >= 1e-300 and <= 1e+11, got {alpha}" in capsys.readouterr().err
     assert main(["game", "solve", game, "--concept", "alpharank", "--alpha", "1e-300"]) == 0
     assert "alpha 1e-300 " in capsys.readouterr().out
-    with pytest.raises(InputError, match=r"alpha must be a number >= 2\.22507e-308 .*got 1e-320"):
+    with pytest.raises(InputError, match=r"alpha must be a number >= 2\.2250738585072014e-308 .*got 1e-320"):
         alpharank(Game([[3, 0], [5, 1]], [[3, 5], [0, 1]]), alpha=1e-320)
 
 

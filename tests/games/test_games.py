@@ -349,8 +349,9 @@ def test_a_csv_games_interval_columns_are_checked_and_said_to_be_read_past(tmp_p
         t.to_csv(p, index=False)
         with pytest.raises(InputError, match=rf"{p}: line 3: column '{col}' is '{bad}'; expected a"):
             read_csv_game(p)
-    t = table.astype({"provider_ci95": object})  # no interval (fewer than two replications) is written empty
+    t = table.astype({"provider_ci95": object, "replications": object})  # no interval, or not recorded: empty
     t.loc[0, "provider_ci95"] = ""
+    t.loc[0, "replications"] = ""
     t["note"] = "x"
     t.to_csv(p, index=False)
     with pytest.warns(UserWarning, match="note read past"):
