@@ -853,13 +853,22 @@ def _article(noun: str) -> str:
 def _owner_from_here(folder: Path, owner) -> str:
     """A manifest's owner as a user reads it from the working folder: the study file it names is relative to the
     folder the manifest is in (``../t.toml``, read from elsewhere, named a file that is not there: hunt 18c-W2), and
-    so is the study a command's owner names ("game export of ../t.toml")."""
+    so is the study a command's owner names ("game export of ../t.toml"). Of the readings (the whole owner a path,
+    or what follows its first " of "; from the folder as named or as resolved, a report's owner being recorded from
+    the resolved folder), the one that leads to a file; else the study file from the folder as named."""
     if not isinstance(owner, str):
         return repr(owner)
-    command, sep, study = owner.rpartition(" of ")
-    if not study.endswith(".toml"):
-        return owner
-    return f"{command}{sep}{os.path.normpath(folder / study)}"
+    readings = [("", owner)]
+    if " of " in owner:
+        command, _, study = owner.partition(" of ")
+        readings.append((f"{command} of ", study))
+    for prefix, study in readings:
+        for base in (Path(folder), Path(os.path.realpath(folder))):
+            candidate = os.path.normpath(base / study)
+            if os.path.isfile(candidate):
+                return f"{prefix}{candidate}"
+    prefix, study = readings[-1]
+    return f"{prefix}{os.path.normpath(Path(folder) / study)}" if study.endswith(".toml") else owner
 
 
 def _nearest_manifest(real: Path) -> Path | None:

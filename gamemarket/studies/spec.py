@@ -444,8 +444,8 @@ def load_study(path: str | Path, *, results: str | Path | None = None, report: s
     if data.get("format") == MODEL_FORMAT:  # (its tables were "unknown fields" of a study: hunt 18c-W4)
         raise InputError(
             f"{where}: is a workload model (format = {MODEL_FORMAT!r}), not a study file; a study names it in its "
-            f'[workload] table (source = "synthetic", model = {path.name!r}), and `gamemarket simulate --workload '
-            f"{path.name}` simulates it"
+            '[workload] table (source = "synthetic", model = "<its path from the study file>"), and '
+            f"`gamemarket simulate --workload {given}` simulates it"
         )
     doc = check(StudyFile, data, where, context={"base": path.parent})
     base = path.parent

@@ -143,6 +143,17 @@ def _legacy_results(root: Path) -> set[str] | None:
     return {".lock", *(["last-run.json"] if (root / "last-run.json").is_file() else []), *tables}
 
 
+#: what a study's run or report does in a results folder it is given (said where the folder is another study's):
+#: its runs are keyed by their inputs and never removed; its consolidated tables are an index of the runs, rebuilt
+#: from them when read ("it would replace: .lock, last-run.json, tables/..." named neither what is added nor kept)
+RESULTS_WRITES = (
+    "a run or a report adds this study's runs beside the folder's (runs/<key>.parquet: keyed by their inputs, "
+    "shared where those are the same) and its analysis caches, and replaces the folder's consolidated tables "
+    "(tables/: an index, rebuilt from the runs when read) and records (.lock, last-run.json, the manifest, which "
+    "then names this study); it removes none of the folder's runs"
+)
+
+
 class ResultStore:
     """A study's stored results, one Parquet file per task under ``<root>/runs/``.
 
@@ -177,7 +188,7 @@ class ResultStore:
         if self._folder is None:
             self._folder = OutputFolder(
                 self.root,
-                writes=writes,
+                writes=writes or RESULTS_WRITES,
                 owner=self.owner,
                 what="results folder",
                 force=self.force,

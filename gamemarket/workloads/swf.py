@@ -141,6 +141,8 @@ NOT_SWF = (
 
 #: the bytes looked at first, to tell a file that is no trace by its beginning
 HEAD_BYTES = 512
+#: a line of an SWF trace's jobs: 18 whitespace-separated numbers
+SWF_LINE = re.compile(rb"\s*(?:[-+.\deE]+\s+){17}[-+.\deE]+\s*")
 
 #: gamemarket's other files, told by their first line of text (an SWF line is a comment, ``;``, or 18 numbers):
 #: a pattern, what the file is, what to do with it
@@ -191,6 +193,8 @@ def _check_format(head: bytes, path) -> None:
     )
     if first.startswith(b";") or not first.isascii() or any(b < 32 and b != 9 for b in first):
         return  # (a comment, or bytes that are no text line: read as they are, and said at their line)
+    if any(SWF_LINE.fullmatch(line) for line in whole):
+        return  # (a trace with a stray line before its jobs: the line is said, or skipped with --skip-bad-lines)
     for pattern, what, fix in OTHER_TEXT:
         if re.match(pattern, first):
             shown = first[:60].decode("ascii").strip()

@@ -162,3 +162,41 @@ def test_a_pricing_providers_per_resource_list_is_checked_against_the_workload_a
                 assert main(["study", "run", str(study), "--no-progress"]) == 2
                 assert "[strategies.provider.p2]" in capsys.readouterr().err
                 assert sorted(p.name for p in tmp_path.iterdir()) == ["m.npz", "pp.toml"]
+
+
+def test_a_trace_with_a_stray_first_line_is_read_as_a_trace(tmp_path):
+    """Review of W4's fix: a real trace whose first line is a stray title (no ';', a comma in it, or ``key = v``)
+    was refused as CSV or TOML text, even with --skip-bad-lines; a head that holds a job line is a trace's."""
+    job = "1 0 0 10 1 -1 -1 1 20 -1 1 1 1 1 1 -1 -1 -1\n"
+    for stray in ("My trace, cleaned 2004\n", "version = 2\n", "[trace]\n"):
+        (tmp_path / "t.swf").write_text(stray + job * 3)
+        with pytest.raises(InputError, match="t.swf:1: malformed SWF line"):
+            read_swf(tmp_path / "t.swf")
+        assert len(read_swf(tmp_path / "t.swf", skip_bad_lines=True).jobs) == 3
+
+
+def test_a_results_folder_of_another_study_is_refused_saying_what_a_run_does_there(tmp_path, capsys):
+    """Review of the writes= change: `study run` and `report` into another study's results folder said "it would
+    replace: .lock, last-run.json, tables/<its key>/...", where a run (even with --force) removes none of the folder's
+    runs and replaces its tables (an index of the runs); the refusal now says what a run does there, and that holds."""
+    from study_helpers import TINY
+
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+    (tmp_path / "a" / "s.toml").write_text(TINY.format(count=2))
+    (tmp_path / "b" / "s.toml").write_text(TINY.format(count=2).replace("load = 1.1", "load = 0.9"))
+    a_results = tmp_path / "a" / "results" / "tiny"
+    assert main(["study", "run", str(tmp_path / "a" / "s.toml"), "--no-progress", "--no-report"]) == 0
+    before = sorted(str(p.relative_to(a_results)) for p in a_results.rglob("*") if p.is_file())
+    capsys.readouterr()
+    for command in (["study", "run", "--no-progress"], ["report"]):
+        assert main([*command, str(tmp_path / "b" / "s.toml"), "--results", str(a_results)]) == 2
+        err = capsys.readouterr().err
+        assert "it would replace" not in err and "it removes none of the folder's runs" in err, err
+    argv = ["study", "run", str(tmp_path / "b" / "s.toml"), "--results", str(a_results), "--no-progress"]
+    assert main([*argv, "--no-report", "--force"]) == 0
+    after = {str(p.relative_to(a_results)) for p in a_results.rglob("*") if p.is_file()}
+    runs = {name for name in before if name.startswith("runs/")}
+    assert len(runs) == 8 and runs < after and len(after) > len(before)  # no run removed, b's added
+    # the first study's tables, replaced by the second's, are rebuilt from its runs when read
+    assert main(["study", "run", str(tmp_path / "a" / "s.toml"), "--no-progress", "--no-report", "--force"]) == 0

@@ -93,6 +93,15 @@ def test_a_refusal_names_the_owner_as_read_from_the_working_folder(tmp_path, mon
         assert os.path.join("s1", "t.toml") in message, message
         assert "../" not in message, message
     assert "belongs to s1/t.toml, not s1/u.toml;" in messages[1]
+    # through a link to the folder (the manifest's path is from the folder resolved), and a study path with " of "
+    os.symlink("s1/reports/t", "lnk")
+    with pytest.raises(InputError, match=r"belongs to \S*s1/t\.toml, not"):
+        OutputFolder("lnk", owner="../../u.toml", what="report folder")
+    (tmp_path / "a of b").mkdir()
+    (tmp_path / "a of b" / "s.toml").write_text("")
+    OutputFolder("a of b/out", owner="../s.toml", what="export folder").finish()
+    with pytest.raises(InputError, match=r"belongs to a of b/s\.toml, not"):
+        OutputFolder("a of b/out", owner="../t.toml", what="export folder")
 
 
 def test_an_empty_folder_is_adopted(tmp_path):
