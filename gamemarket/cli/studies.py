@@ -30,6 +30,7 @@ from gamemarket.io.files import (
     shown_path,
 )
 from gamemarket.io.jobtable import check_table_path, write_table
+from gamemarket.io.kinds import says_it_is
 from gamemarket.io.limits import MAX_RESAMPLES, MIN_RESAMPLES
 
 
@@ -84,7 +85,7 @@ def _load_game_source(path: str, game_name: str | None, a=None):
         return [read_npz_game(p)]
     raise InputError(
         f"{path}: expected a study (.toml), a game (.nfg), a payoff table (.csv), a game's arrays (.npz) or an EGTA "
-        "JSON game (.json)"
+        f"JSON game (.json), told by the name's ending{says_it_is(path, '')}"
     )
 
 

@@ -70,6 +70,7 @@ from pathlib import Path
 import numpy as np
 
 from gamemarket.errors import InputError
+from gamemarket.io.kinds import says_it_is
 from gamemarket.io.limits import memory_limit
 
 _TMP_COUNTER = itertools.count()
@@ -292,8 +293,8 @@ def read_toml(path: str | os.PathLike, what: str = "TOML file") -> dict:
     text = read_text(path, what)
     try:
         return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{path}: invalid TOML: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:  # (a trace or a job table given as a study: said as such)
+        raise InputError(f"{path}: invalid TOML: {exc}{says_it_is(path, 'toml')}") from None
     except (RecursionError, ValueError) as exc:
         err = _parse_error(path, exc, "TOML")
         if err is None:

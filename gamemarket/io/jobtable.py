@@ -22,6 +22,7 @@ import numpy as np
 
 from gamemarket.errors import InputError
 from gamemarket.io.files import atomic_path, check_input, check_output_file_name, is_stream, read_input_bytes
+from gamemarket.io.kinds import check_kind, says_it_is
 from gamemarket.io.limits import memory_limit
 
 if TYPE_CHECKING:  # pandas is imported where a table is one: ``read_columns`` and the CLI's fast path go without
@@ -315,6 +316,8 @@ def _read(path: Path, source) -> pd.DataFrame:
     import pandas as pd  # deferred: pandas (a second); read_columns and the CLI's fast path go without
 
     parquet = _parquet(path, source)
+    if isinstance(source, (str, os.PathLike)):
+        check_kind(path, ("csv", "parquet"), "a job table (CSV or Parquet)")
     try:
         if parquet:
             table = pd.read_parquet(_opened(source))
@@ -324,7 +327,8 @@ def _read(path: Path, source) -> pd.DataFrame:
         raise InputError(f"{path}: no such job table") from None
     except Exception as exc:  # pandas raises many kinds on a broken file
         # on one line: pandas's C parser ends its message with a newline ("... saw 5\n")
-        raise InputError(f"{path}: cannot read job table: {' '.join(str(exc).split())}") from exc
+        said = says_it_is(path, "parquet" if parquet else "csv")  # (a trace given as one: "Expected 1 fields")
+        raise InputError(f"{path}: cannot read job table: {' '.join(str(exc).split())}{said}") from exc
     if len(table) == 0:
         raise InputError(f"{path}: the job table has no rows; expected at least one job")
     is_csv = not parquet

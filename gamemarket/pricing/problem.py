@@ -302,7 +302,12 @@ def read_npz(
         raise InputError(f"{path}: cannot read the {what}: {os_reason(exc)}") from None
     for key in required:
         if key not in z:
-            raise InputError(f"{path}: missing array {key!r} (have {sorted(z)})")
+            game = (  # (a game's arrays given as a price problem: hunt 18c-W4's review)
+                "; A and B are a game's two payoff matrices: solve it with `gamemarket game solve FILE.npz`"
+                if {"A", "B"} <= set(z) and "R" not in z
+                else ""
+            )
+            raise InputError(f"{path}: missing array {key!r} (have {sorted(z)}){game}")
     for key, arr in z.items():
         if key in text:
             if arr.dtype.kind not in "US" or arr.ndim != 0:

@@ -23,6 +23,8 @@ import pandas as pd
 
 from gamemarket.errors import InputError, check_flag, shown_value
 from gamemarket.io.files import check_input
+from gamemarket.io.kinds import HEAD_BYTES as KIND_HEAD_BYTES
+from gamemarket.io.kinds import kind_of
 from gamemarket.io.limits import MAX_TIME, check_fits
 from gamemarket.workloads.base import Workload, generate_estimates
 
@@ -73,7 +75,7 @@ class _Content:
             raise InputError(f"{self.path}: cannot read workload: {exc.strerror or exc}") from exc
         with f:
             raw = _HashingReader(f, digest, self.path)
-            head = raw.peek(HEAD_BYTES)
+            head = raw.peek(KIND_HEAD_BYTES)
             _check_format(head, self.path)
             if head.startswith(UTF8_BOM):  # a byte-order mark is no part of the text (an editor's)
                 raw.skip(len(UTF8_BOM))
@@ -139,69 +141,24 @@ NOT_SWF = (
 )
 
 
-#: the bytes looked at first, to tell a file that is no trace by its beginning
-HEAD_BYTES = 512
-#: a line of an SWF trace's jobs: 18 whitespace-separated numbers
-SWF_LINE = re.compile(rb"\s*(?:[-+.\deE]+\s+){17}[-+.\deE]+\s*")
-
-#: gamemarket's other files, told by their first line of text (an SWF line is a comment, ``;``, or 18 numbers):
-#: a pattern, what the file is, what to do with it
-OTHER_TEXT = (
-    (rb"NFG\s+1\s", "a Gambit .nfg game", "solve it with `gamemarket game solve FILE`"),
-    (rb"[{]", "JSON text (a game or a record)", "a game is solved with `gamemarket game solve FILE`"),
-    (
-        rb"(\[[^\]]*\]|[A-Za-z_][\w-]*\s*=)",
-        "TOML text (a study file or a workload model)",
-        "a study is run with `gamemarket study run FILE`; a workload model is given by a name ending .toml",
-    ),
-    (
-        rb"[^,]*,",
-        "CSV text (a job table or a payoff table)",
-        "a job table is simulated with `gamemarket simulate --job-table FILE`",
-    ),
-)
-
-
-def _npz(head: bytes) -> bool:
-    """Whether a zip archive's first member is a NumPy array (``name.npy``): the archive is an ``.npz``."""
-    if len(head) < 30:
-        return False
-    size = int.from_bytes(head[26:28], "little")
-    return head[30 : 30 + size].endswith(b".npy")
-
-
 def _check_format(head: bytes, path) -> None:
     """Refuse, naming what it is, a file whose first bytes say it is not SWF text nor gzip (a bzip2, xz, zstd or
-    zip archive, UTF-16 text, a NumPy .npz, or gamemarket's other text files: a Gambit game, JSON, TOML, CSV): read
-    as text it would fail at its first line, as a malformed SWF line (hunt 18c-W4: a job table was a "malformed SWF
-    line", a game's .npz sent the user to unzip it for a trace)."""
+    zip archive, UTF-16 text, or gamemarket's other files: NumPy arrays, a Gambit game, JSON, TOML, CSV; told by
+    :func:`gamemarket.io.kinds.kind_of`): read as text it would fail at its first line, as a malformed SWF line
+    (hunt 18c-W4: a job table was a "malformed SWF line", a game's .npz sent the user to unzip it for a trace)."""
     known = "gamemarket reads SWF as plain text or gzip (.swf.gz)"
-    if head.startswith(b"PK\x03\x04") and _npz(head):
-        raise InputError(
-            f"{path}: is a NumPy .npz archive (a game's or a price problem's arrays), not an SWF trace; {known}: "
-            "solve a game with `gamemarket game solve FILE`, a price problem with `gamemarket price solve FILE`"
-        )
+    found = kind_of(head) if head[:2] != b"\x1f\x8b" else None
+    if found is not None and found[0].name == "npz":
+        raise InputError(f"{path}: is {found[0].what}, not an SWF trace; {known}: {found[0].reads_it}")
     for magic, what, fix in NOT_SWF:
         if head.startswith(magic):
             raise InputError(f"{path}: is {what}, not an SWF trace; {known}: {fix}")
-    if head[:2] == b"\x1f\x8b":
-        return
-    lines = head.removeprefix(UTF8_BOM).replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
-    whole = lines if len(head) < HEAD_BYTES else lines[:-1]  # (the last may be cut by the peek)
-    number, first = next(  # (a "#" line is no SWF line, but TOML's and many tools' comment: the next one tells)
-        ((k, line.strip()) for k, line in enumerate(whole, 1) if line.strip() and not line.startswith(b"#")), (0, b";")
-    )
-    if first.startswith(b";") or not first.isascii() or any(b < 32 and b != 9 for b in first):
-        return  # (a comment, or bytes that are no text line: read as they are, and said at their line)
-    if any(SWF_LINE.fullmatch(line) for line in whole):
-        return  # (a trace with a stray line before its jobs: the line is said, or skipped with --skip-bad-lines)
-    for pattern, what, fix in OTHER_TEXT:
-        if re.match(pattern, first):
-            shown = first[:60].decode("ascii").strip()
-            raise InputError(
-                f"{path}: line {number} ({shown!r}) says it is {what}, not an SWF trace (comments that begin with "
-                f"';' and lines of 18 whitespace-separated numbers); {fix}"
-            )
+    if found is not None and found[0].name != "swf":
+        kind, line, text = found
+        raise InputError(
+            f"{path}: {kind.told(line, text)}, not an SWF trace (comments that begin with ';' and lines of 18 "
+            f"whitespace-separated numbers); {kind.reads_it}"
+        )
 
 
 class _HashingReader(io.RawIOBase):

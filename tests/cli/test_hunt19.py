@@ -3,6 +3,8 @@ hunt of this session, each with its family."""
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gamemarket.cli import main
 from gamemarket.errors import InputError
@@ -200,3 +202,51 @@ def test_a_results_folder_of_another_study_is_refused_saying_what_a_run_does_the
     assert len(runs) == 8 and runs < after and len(after) > len(before)  # no run removed, b's added
     # the first study's tables, replaced by the second's, are rebuilt from its runs when read
     assert main(["study", "run", str(tmp_path / "a" / "s.toml"), "--no-progress", "--no-report", "--force"]) == 0
+
+
+def test_each_reader_names_gamemarkets_other_files(tmp_path, capsys):
+    """Review of W4: the readers the other way round. A trace given as a job table was pandas' "Expected 1 fields",
+    a trace or a job table given as a study "invalid TOML", a game with another ending "expected a study (.toml),
+    ...", a game's arrays given as a price problem "missing array 'R'"; each now says what the file is."""
+    job = "1 0 0 10 1 -1 -1 1 20 -1 1 1 1 1 1 -1 -1 -1\n"
+    (tmp_path / "tr.swf").write_text("; Version: 2.2\n; Computer: x\n" + job * 3)
+    (tmp_path / "tr.toml").write_text((tmp_path / "tr.swf").read_text())
+    _files_of_other_kinds(tmp_path)
+    (tmp_path / "jt.toml").write_text((tmp_path / "jt.csv").read_text())
+    (tmp_path / "g.txt").write_text((tmp_path / "g.nfg").read_text())
+    capsys.readouterr()
+    cases = [
+        (["simulate", "--job-table", str(tmp_path / "tr.swf"), "--nodes", "4"], "says it is an SWF trace"),
+        (["study", "run", str(tmp_path / "tr.toml")], "says it is an SWF trace"),
+        (["study", "run", str(tmp_path / "jt.toml")], "says it is CSV text (a job table"),
+        (["game", "solve", str(tmp_path / "g.txt")], "says it is a Gambit .nfg game"),
+        (["price", "solve", str(tmp_path / "pd.npz")], "A and B are a game's two payoff matrices"),
+    ]
+    for argv, said in cases:
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert said in err and err.count("\n") == 1, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["tr.swf", "tr.toml", "jt.csv", "jt.toml", "pd.npz", "g.nfg", "g.json", "g.txt", "s.txt", "t.txt"]
+    )
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    stray=st.sampled_from(["", "My trace, 2004\n", "version = 2\n", "[x]\n", "# note\n", "\n\n", "; c, d = e\n"]),
+    jobs=st.lists(st.lists(st.integers(-1, 10**9), min_size=18, max_size=18), min_size=1, max_size=40),
+    crlf=st.booleans(),
+    bom=st.booleans(),
+)
+def test_a_traces_head_is_never_taken_for_another_kind(stray, jobs, crlf, bom):
+    """Whatever stray line a trace opens with, a head (the first 512 bytes) that holds a job line or opens with a
+    comment is a trace's: the other kinds are said only where the head says nothing of a trace."""
+    from gamemarket.io.kinds import HEAD_BYTES, kind_of
+
+    text = stray + "".join(" ".join(map(str, j)) + "\n" for j in jobs)
+    data = (b"\xef\xbb\xbf" if bom else b"") + text.replace("\n", "\r\n" if crlf else "\n").encode()
+    head = data[:HEAD_BYTES]
+    found = kind_of(head)
+    whole_job_line_in_head = len(head) == len(data) or head.count(b"\n") > len(stray.splitlines()) + 1
+    if whole_job_line_in_head or stray.startswith(";"):
+        assert found is not None and found[0].name == "swf", (text[:200], found)
