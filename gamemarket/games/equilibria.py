@@ -615,10 +615,9 @@ def _nashpy_worker(method, A, B, queue):
     g = nash.Game(A, B)
     out = []
     try:
-        if method == "support_enumeration":
-            out = [(np.asarray(x), np.asarray(y)) for x, y in g.support_enumeration()]
-        elif method == "vertex_enumeration":
-            out = [(np.asarray(x), np.asarray(y)) for x, y in g.vertex_enumeration()]
+        if method in ("support_enumeration", "vertex_enumeration"):  # each as it is found: a stop keeps them
+            for x, y in getattr(g, method)():
+                queue.put(("part", (np.asarray(x), np.asarray(y))))
         elif method == "lemke_howson":  # each label's path as it ends: a path that never ends keeps the others
             for label in range(sum(A.shape)):
                 with warnings.catch_warnings():
@@ -666,7 +665,16 @@ def nashpy_equilibria(A, B, method: str, *, time_limit: float | None = DEFAULT_T
     except Exception:  # noqa: BLE001 - queue.Empty: the time limit
         p.terminate()
         p.join(1)
-        ended = f" after {len(parts)} of its {sum(A.shape)} initial labels" if method == "lemke_howson" else ""
+        # (support and vertex enumeration send each profile as they find it: those found are kept, hunt 19a-F2)
+        if method == "lemke_howson":
+            ended = f" after {len(parts)} of its {sum(A.shape)} initial labels"
+        elif parts:
+            return (
+                parts,
+                f"nashpy {method}: stopped at its time limit of {time_limit:g} s, {len(parts):,} found by then",
+            )
+        else:
+            ended = ""
         return parts, f"nashpy {method}: no answer within {time_limit:g} s (stopped{ended})"
     p.join(1)
     if status != "ok":

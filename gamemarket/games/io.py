@@ -510,9 +510,24 @@ def read_csv_game(path: str | Path) -> Game:
     return Game(A, B, rows, cols, players=(r, c) if r == "provider" else ("row", "col"), title=path.stem)
 
 
+#: the keys of an equilibrium's JSON record beside its two players' mixtures (and ``game``, which ``game solve``
+#: adds where a study holds several games)
+RECORD_KEYS = ("payoffs", "regret", "pure", "found_by", "robustness", "game")
+
+
 def equilibria_records(solution, robustness=None) -> list[dict]:
-    """JSON-ready equilibria: provider and consumer mixtures (name -> probability), payoffs, regret."""
+    """JSON-ready equilibria: provider and consumer mixtures (name -> probability), payoffs, regret.
+
+    A player named as one of the record's keys (:data:`RECORD_KEYS`) is an :class:`InputError`: its mixture would be
+    written over (a Gambit game's players ``payoffs`` and ``regret`` lost both mixtures, exit 0; hunt 19a-F1)."""
     g = solution.game
+    clash = [p for p in g.players if p in RECORD_KEYS]
+    if clash:
+        raise InputError(
+            f"game {g.title!r}: player {clash[0]!r} is the name of a key of an equilibrium's JSON record "
+            f"({', '.join(RECORD_KEYS)}), where each player's mixture is written under its name: the JSON would lose "
+            "it; rename the player, or print the answer as text (without --format json)"
+        )
     out = []
     for k, e in enumerate(solution.equilibria):
         rec = {

@@ -250,3 +250,36 @@ def test_a_traces_head_is_never_taken_for_another_kind(stray, jobs, crlf, bom):
     whole_job_line_in_head = len(head) == len(data) or head.count(b"\n") > len(stray.splitlines()) + 1
     if whole_job_line_in_head or stray.startswith(";"):
         assert found is not None and found[0].name == "swf", (text[:200], found)
+
+
+@pytest.mark.parametrize("method", ["support_enumeration"])  # (vertex enumeration fails on a degenerate game)
+def test_an_enumeration_stopped_at_its_limit_keeps_what_it_found(method, tmp_path, capsys):
+    """Hunt 19a-F2: nashpy's support and vertex enumerations were collected whole in the worker, so a time limit
+    threw away every equilibrium they had yielded (a 40 x 40 zero game: "0 equilibria", its first answers found in
+    milliseconds); each is now sent as it is found, verified, and printed with the note."""
+    from gamemarket.games import Game, solve
+
+    sol = solve(Game(np.zeros((30, 30)), np.zeros((30, 30))), methods=[method], time_limit=2)
+    assert not sol.complete and sol.equilibria, sol.notes
+    assert all(max(e.regret) == 0 for e in sol.equilibria)
+    assert any(f"nashpy {method}: stopped at its time limit of 2 s" in n for n in sol.notes), sol.notes
+    np.savez(tmp_path / "z.npz", A=np.zeros((30, 30)), B=np.zeros((30, 30)))
+    assert main(["game", "solve", str(tmp_path / "z.npz"), "--methods", method, "--time-limit", "2"]) == 3
+    out = capsys.readouterr().out
+    assert "equilibria: 0" not in out and "found by then" in out
+
+
+@pytest.mark.parametrize("players", [("payoffs", "regret"), ("pure", "found_by"), ("game", "b"), ("a", "robustness")])
+def test_a_player_named_as_a_key_of_the_json_record_is_refused_in_json(players, tmp_path, capsys):
+    """Hunt 19a-F1: `game solve --format json` of a Gambit game whose player is named `payoffs`, `regret`, `pure` or
+    `found_by` wrote the record's own keys over the mixtures, exit 0; refused now, naming the player (the text
+    answer, which has no such keys, still prints)."""
+    path = tmp_path / "clash.nfg"
+    path.write_text(
+        f'NFG 1 R "clash" {{ "{players[0]}" "{players[1]}" }}\n{{ {{ "a" "b" }} {{ "x" "y" }} }}\n\n1 0 0 1 0 1 1 0\n'
+    )
+    assert main(["game", "solve", str(path), "--format", "json"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "is the name of a key of an equilibrium's JSON record" in captured.err
+    assert main(["game", "solve", str(path)]) == 0
+    assert "0.5 a + 0.5 b" in capsys.readouterr().out
