@@ -70,7 +70,7 @@ from pathlib import Path
 import numpy as np
 
 from gamemarket.errors import InputError
-from gamemarket.io.kinds import says_it_is
+from gamemarket.io.kinds import HEAD_BYTES, kind_of, says_it_is
 from gamemarket.io.limits import memory_limit
 
 _TMP_COUNTER = itertools.count()
@@ -124,27 +124,65 @@ def _read_error(path: Path, exc: Exception, what: str) -> InputError:
     if isinstance(exc, IsADirectoryError):
         return InputError(f"{path}: is a folder; expected {_article(what)} {what}")
     if isinstance(exc, UnicodeDecodeError):
-        return InputError(f"{path}: {_not_utf8(exc)}; expected {_article(what)} {what}")
+        return InputError(f"{path}: {not_utf8(exc)}; expected {_article(what)} {what}")
     return InputError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}")
 
 
-def _not_utf8(exc: UnicodeDecodeError) -> str:
-    """What text that does not decode as UTF-8 is: UTF-16 (its byte-order mark, or a NUL in every other byte),
-    text in an 8-bit encoding (Latin-1, Windows-1252: a byte above 127 outside any UTF-8 sequence, among
-    printable text), or not text at all; with where it fails."""
+#: the first bytes of binary files a text reader may be given, and what each is
+BINARY_MARKS = (
+    (b"PK\x03\x04", "a zip archive"),
+    (b"\x1f\x8b", "gzip-compressed (decompress it first: gunzip -k FILE)"),
+    (b"BZh", "bzip2-compressed"),
+    (b"\xfd7zXZ\x00", "xz-compressed"),
+    (b"\x28\xb5\x2f\xfd", "zstd-compressed"),
+    (b"\x7fELF", "a compiled program (ELF)"),
+    (b"\x89PNG", "a PNG image"),
+    (b"%PDF", "a PDF document"),
+)
+
+
+def _utf16_without_mark(head: bytes) -> bool:
+    """Whether ``head`` reads as UTF-16 text without its byte-order mark: a NUL in every other byte (ASCII text in
+    UTF-16, little- or big-endian), the bytes between them not NUL. Many NULs anywhere (an .npz, a program) were
+    taken for UTF-16, the user told to "save it as UTF-8" (hunt 19a-F3)."""
+    if len(head) < 8:
+        return False
+    head = head[: len(head) // 2 * 2]
+    for nuls, chars in ((head[1::2], head[0::2]), (head[0::2], head[1::2])):
+        if nuls.count(0) >= 0.9 * len(nuls) and chars.count(0) <= 0.1 * len(chars):
+            return True
+    return False
+
+
+def not_utf8(exc: UnicodeDecodeError) -> str:
+    """What text that does not decode as UTF-8 is (:func:`not_text`), with where it fails."""
     data = exc.object if isinstance(exc.object, bytes) else bytes(exc.object)
-    line = data.count(b"\n", 0, exc.start) + 1
-    where = f"byte {exc.start}, line {line}"
+    return not_text(data, exc.start, exc.reason)
+
+
+def not_text(data: bytes, start: int, reason: str) -> str:
+    """What bytes that are no UTF-8 text (from byte ``start`` on, for ``reason``) are: UTF-16 (its byte-order mark,
+    or a NUL in every other byte), a binary file of a kind known by its first bytes (an .npz, a program, an
+    archive), text in an 8-bit encoding (Latin-1, Windows-1252: a byte above 127 outside any UTF-8 sequence, among
+    printable text), or not text at all; with where it fails."""
+    line = data.count(b"\n", 0, start) + 1
+    where = f"byte {start}, line {line}"
     head = data[:4096]
-    if head[:2] in (b"\xff\xfe", b"\xfe\xff") or (len(head) > 8 and head.count(b"\x00") * 3 >= len(head)):
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff") or _utf16_without_mark(head):
         return "is UTF-16 text, not UTF-8: save it as UTF-8"
+    found = kind_of(head[:HEAD_BYTES])  # (a binary file of a kind gamemarket knows: said as such, hunt 19a-F3)
+    if found is not None and found[0].name in ("npz", "parquet"):
+        return f"{found[0].told()}, not text; {found[0].reads_it}"
+    for magic, what in BINARY_MARKS:
+        if head.startswith(magic):
+            return f"is {what}, not text"
     text = head.decode("latin-1")
     if b"\x00" not in head and sum(c.isprintable() or c in "\r\n\t" for c in text) >= 0.95 * len(text):
         return (
-            f"is not UTF-8 (the byte {data[exc.start]:#04x} at {where}: text in Latin-1, Windows-1252 or another "
+            f"is not UTF-8 (the byte {data[start]:#04x} at {where}: text in Latin-1, Windows-1252 or another "
             "8-bit encoding?): save it as UTF-8"
         )
-    return f"not a text file ({exc.reason} at {where})"
+    return f"not a text file ({reason} at {where})"
 
 
 def resolve(path: str | os.PathLike, what: str = "path") -> Path:
@@ -274,9 +312,13 @@ def read_text(path: str | os.PathLike, what: str = "file") -> str:
     try:
         # utf-8-sig: a byte-order mark, which editors on Windows write first, is read as none (with "utf-8" it
         # made the first line of an .nfg or a study file unreadable)
-        return data.decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise _read_error(path, exc, what) from None
+    if "\x00" in text:  # (valid UTF-8, but no text: UTF-16 without its mark, a program; hunt 19a-F3)
+        at = data.index(b"\x00")
+        raise InputError(f"{path}: {not_text(data, at, 'a NUL byte')}; expected {_article(what)} {what}")
+    return text
 
 
 def _parse_error(path, exc: Exception, kind: str) -> InputError | None:

@@ -21,7 +21,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gamemarket.errors import InputError
-from gamemarket.io.files import atomic_path, check_input, check_output_file_name, is_stream, read_input_bytes
+from gamemarket.io.files import (
+    atomic_path,
+    check_input,
+    check_output_file_name,
+    is_stream,
+    not_utf8,
+    read_input_bytes,
+)
 from gamemarket.io.kinds import check_kind, says_it_is
 from gamemarket.io.limits import memory_limit
 
@@ -325,6 +332,8 @@ def _read(path: Path, source) -> pd.DataFrame:
             table = pd.read_csv(_opened(source), skip_blank_lines=False)  # a blank line is an error at its line
     except FileNotFoundError:
         raise InputError(f"{path}: no such job table") from None
+    except UnicodeDecodeError as exc:  # (the codec's own words, "invalid continuation byte": hunt 19a-F3)
+        raise InputError(f"{path}: {not_utf8(exc)}; expected a job table (CSV or Parquet)") from None
     except Exception as exc:  # pandas raises many kinds on a broken file
         # on one line: pandas's C parser ends its message with a newline ("... saw 5\n")
         said = says_it_is(path, "parquet" if parquet else "csv")  # (a trace given as one: "Expected 1 fields")

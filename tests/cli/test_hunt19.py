@@ -283,3 +283,26 @@ def test_a_player_named_as_a_key_of_the_json_record_is_refused_in_json(players, 
     assert captured.out == "" and "is the name of a key of an equilibrium's JSON record" in captured.err
     assert main(["game", "solve", str(path)]) == 0
     assert "0.5 a + 0.5 b" in capsys.readouterr().out
+
+
+def test_a_binary_file_is_said_to_be_what_it_is_not_utf16(tmp_path, capsys):
+    """Hunt 19a-F3: any file whose first 4 KiB were a third NULs was "UTF-16 text, not UTF-8: save it as UTF-8" (a
+    game's .npz given as a CSV, .nfg or .json game, a compiled program given as a study); a random job table was the
+    codec's own words. Each is now named for what it is; UTF-16 is said where a NUL falls in every other byte."""
+    np.savez(tmp_path / "z.npz", A=np.zeros((40, 40)), B=np.zeros((40, 40)))
+    data = (tmp_path / "z.npz").read_bytes()
+    cases = {
+        "w.csv": (data, ["game", "solve"], "is a NumPy .npz archive"),
+        "w.nfg": (data, ["game", "solve"], "is a NumPy .npz archive"),
+        "w.json": (data, ["game", "solve"], "is a NumPy .npz archive"),
+        "w.toml": (b"\x7fELF\x02\x01\x01" + bytes(4000), ["study", "run"], "is a compiled program (ELF), not text"),
+        "u.toml": ('name = "x"\n'.encode("utf-16-le") * 20, ["study", "run"], "is UTF-16 text, not UTF-8"),
+        "g.csv": (bytes(range(128, 256)) * 20, ["simulate", "--nodes", "2", "--job-table"], "not a text file"),
+        "n.csv": (data, ["simulate", "--nodes", "2", "--job-table"], "is a NumPy .npz archive"),
+    }
+    for name, (content, command, said) in cases.items():
+        (tmp_path / name).write_bytes(content)
+        assert main([*command, str(tmp_path / name)]) == 2, name
+        err = capsys.readouterr().err
+        assert said in err and err.count("\n") == 1 and "codec" not in err, (name, err)
+        assert "UTF-16" not in err or name == "u.toml", (name, err)
