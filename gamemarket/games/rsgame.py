@@ -39,6 +39,8 @@ from gamemarket.io.limits import check_fits
 from gamemarket.io.names import check_names
 
 _TINY = np.finfo(float).tiny
+#: the least spread of payoffs a game's tolerances are relative to (:meth:`RoleSymmetricGame.payoff_scale`)
+LEAST_SPREAD = 1e-300
 
 
 def fast_exp(v: np.ndarray) -> np.ndarray:
@@ -292,13 +294,23 @@ class RoleSymmetricGame:
         return "; ".join(parts)
 
     def payoff_scale(self) -> float:
-        """The spread of the game's payoffs (at least 1e-300): regret tolerances are relative to it."""
+        """The spread of the game's payoffs (at least :data:`LEAST_SPREAD`): regret tolerances are relative to it.
+
+        A spread above 0 and below :data:`LEAST_SPREAD` (payoffs of 1e-310 beside 0: subnormal floats) is an
+        :class:`InputError`: the tolerances, floored there, took every regret for 0, and a non-equilibrium was
+        listed where the only equilibrium was left out (hunt 19a-F4)."""
         vals = self.payoffs[self.profiles > 0]
-        return max(
+        spread = max(
             float(vals.max() - vals.min()) if vals.size else 0.0,
             float(np.abs(vals).max()) * 1e-12 if vals.size else 0.0,
-            1e-300,
         )
+        if 0 < spread < LEAST_SPREAD:
+            raise InputError(
+                f"role-symmetric game: its payoffs spread over {spread:.3g}, below {LEAST_SPREAD:g}, the least spread "
+                "whose regrets are told from 0 (subnormal floats); scale the payoffs (a positive multiple has the "
+                "same equilibria)"
+            )
+        return max(spread, LEAST_SPREAD)
 
     def uniform_mixture(self) -> np.ndarray:
         """Every role spread evenly over its strategies."""

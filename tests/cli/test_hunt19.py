@@ -306,3 +306,25 @@ def test_a_binary_file_is_said_to_be_what_it_is_not_utf16(tmp_path, capsys):
         err = capsys.readouterr().err
         assert said in err and err.count("\n") == 1 and "codec" not in err, (name, err)
         assert "UTF-16" not in err or name == "u.toml", (name, err)
+
+
+def test_a_role_symmetric_game_of_subnormal_payoffs_is_refused_not_misanswered(tmp_path, capsys):
+    """Hunt 19a-F4: payoffs of 1e-310 (b strictly dominant) were solved under tolerances floored at 1e-308: every
+    regret 0, "1 a" listed (regret 1e-310) and the only equilibrium, "1 b", left out, exit 0. Refused now, naming the
+    spread; the same game at 1e-300 is solved ("1 b" alone)."""
+    from gamemarket.games.egta import read_egta
+    from gamemarket.games.rsg_equilibria import equilibria
+
+    body = (
+        '{{"players": {{"r": 2}}, "strategies": {{"r": ["a", "b"]}}, "profiles": [{{"r": [["a", 2, {u}]]}}, '
+        '{{"r": [["a", 1, 0.0], ["b", 1, {v}]]}}, {{"r": [["b", 2, {u}]]}}]}}'
+    )
+    path = tmp_path / "tiny.json"
+    path.write_text(body.format(u="1e-310", v="2e-310"))
+    assert main(["game", "solve", str(path)]) == 2
+    assert "payoffs spread over 2e-310, below 1e-300" in capsys.readouterr().err
+    with pytest.raises(InputError, match="below 1e-300"):
+        equilibria(read_egta(path))
+    path.write_text(body.format(u="1e-300", v="2e-300"))
+    answer = equilibria(read_egta(path))
+    assert [e.mixture.tolist() for e in answer.equilibria] == [[0.0, 1.0]]
