@@ -259,6 +259,9 @@ def _solve_egta(a) -> int:
         if rows:
             headers = ("#", *game.roles, "regret", "stability", "found by")
             print_table(headers, rows, indent=2, full=FULL)
+    for n in sol.notes:  # (a duplicate strategy's equilibria listed once, a game where every mixture is one: the
+        # answer's own words, printed only of an unfinished search before: hunt 19a-F5); JSON: beside it, on stderr
+        print(f"gamemarket: note: {n}", file=sys.stderr) if a.format == "json" else print(f"  note: {n}")
     if not sol.complete:  # what was found is printed; the search did not finish
         _unfinished(sol.notes)
         return EXIT_UNFINISHED

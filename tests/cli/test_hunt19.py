@@ -328,3 +328,37 @@ def test_a_role_symmetric_game_of_subnormal_payoffs_is_refused_not_misanswered(t
     path.write_text(body.format(u="1e-300", v="2e-300"))
     answer = equilibria(read_egta(path))
     assert [e.mixture.tolist() for e in answer.equilibria] == [[0.0, 1.0]]
+
+
+def test_a_role_symmetric_answer_prints_its_notes_and_says_every_mixture_only_where_true(tmp_path, capsys):
+    """Hunt 19a-F5 and F6: `game solve` of an EGTA game printed the solver's notes only of an unfinished search (a
+    duplicate strategy's equilibria, listed once, went unsaid); and "every mixture is an equilibrium" was noted of a
+    coordination game (each profile's own strategies paid alike), beside its three isolated equilibria."""
+    from gamemarket.games.egta import read_egta
+    from gamemarket.games.rsg_equilibria import equilibria
+
+    one = '{{"players": {{"r": 2}}, "strategies": {{"r": ["a", "{s}"]}}, "profiles": [{profiles}]}}'
+    coordination = one.format(
+        s="c", profiles='{"r": [["a", 2, 1.0]]}, {"r": [["a", 1, 0.0], ["c", 1, 0.0]]}, {"r": [["c", 2, 1.5]]}'
+    )
+    constant = one.format(
+        s="b", profiles='{"r": [["a", 2, 5.0]]}, {"r": [["a", 1, 5.0], ["b", 1, 5.0]]}, {"r": [["b", 2, 5.0]]}'
+    )
+    # every player indifferent, whatever the others play, yet the payoffs move with the others: every mixture
+    indifferent = one.format(
+        s="b", profiles='{"r": [["a", 2, 3.0]]}, {"r": [["a", 1, 1.0], ["b", 1, 3.0]]}, {"r": [["b", 2, 1.0]]}'
+    )
+    every = "every mixture is an equilibrium"
+    for name, body, says in (("co", coordination, False), ("k", constant, True), ("i", indifferent, True)):
+        path = tmp_path / f"{name}.json"
+        path.write_text(body)
+        answer = equilibria(read_egta(path))
+        assert any(every in n for n in answer.notes) == says, (name, answer.notes)
+        if not says:
+            assert max(read_egta(path).regret(np.array([0.5, 0.5])), 0) > 0.1
+        assert main(["game", "solve", str(path)]) == 0
+        out = capsys.readouterr().out
+        assert (every in out) == says and out.count("  note: ") == len(answer.notes), out
+        assert main(["game", "solve", str(path), "--format", "json"]) == 0
+        err = capsys.readouterr().err
+        assert err.count("gamemarket: note: ") == len(answer.notes), err
