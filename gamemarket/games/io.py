@@ -20,7 +20,7 @@ import pandas as pd
 
 from gamemarket.errors import InputError
 from gamemarket.games.bimatrix import Game
-from gamemarket.games.checks import EXACT_INTEGERS, check_exact_integers, exact_payoff
+from gamemarket.games.checks import EXACT_INTEGERS, WHOLE_TEXT, check_exact_integers, exact_payoff
 from gamemarket.io.files import atomic_path, check_input, dumps_json, read_text
 from gamemarket.io.limits import check_fits, memory_limit
 from gamemarket.pricing.problem import read_npz  # the .npz reader: sized from headers, never unpickling
@@ -450,6 +450,87 @@ def _check_read_past(path: Path, df: pd.DataFrame, r: str, c: str) -> None:
         )
 
 
+def _check_table_size(path: Path, lines: int, m: int, n: int) -> None:
+    """A payoff table's size before its matrices are made: each of its ``m x n`` profiles needs a line, so a table
+    of fewer lines is incomplete (said at once: a 2.5 MB table of 100,000 names a side asked for 160 GB before it
+    was found so, hunt 19a-F7), and the two matrices must fit the memory limit."""
+    if m * n > lines:
+        raise InputError(
+            f"{path}: {lines:,} payoff line(s) for {m:,} x {n:,} strategies: a complete game lists each of its "
+            f"{m * n:,} profiles once (every pair of strategies a line)"
+        )
+    check_fits(2 * 8 * m * n, f"{path}: a game of {m:,} x {n:,} strategies (two payoff matrices)")
+
+
+def _payoff_cells(path: Path, df: pd.DataFrame, r: str, c: str, rows: list, cols: list):
+    """The two payoff matrices of a payoff table (every profile once, finite numbers, whole numbers exact), the
+    first problem by line an :class:`InputError`: the numbers parsed at once where they can be (a million lines
+    took 20 s one by one, hunt 19a-W7), and one by one (:func:`_payoff_cells_reference`) where one is not a
+    plain number or where a line is wrong, so that the message is the same."""
+    m, n = len(rows), len(cols)
+    where = {name: k for k, name in enumerate(rows)}, {name: k for k, name in enumerate(cols)}
+    flat = df[r].map(where[0]).to_numpy(np.int64) * n + df[c].map(where[1]).to_numpy(np.int64)
+    if pd.Series(flat).duplicated().any():
+        return _payoff_cells_reference(path, df, r, c, rows, cols)
+    out = []
+    for col in (f"{r}_payoff", f"{c}_payoff"):
+        texts = df[col]
+        # a whole number of 16 digits or more (past 2^53: checked exactly) or a rational: one by one
+        if (texts.str.len().ge(16) & texts.str.strip().str.fullmatch(WHOLE_TEXT.pattern)).any():
+            return _payoff_cells_reference(path, df, r, c, rows, cols)
+        try:
+            values = texts.to_numpy(str).astype(np.float64)
+        except ValueError:
+            return _payoff_cells_reference(path, df, r, c, rows, cols)
+        if not np.isfinite(values).all():
+            return _payoff_cells_reference(path, df, r, c, rows, cols)
+        M = np.full(m * n, np.nan)
+        M[flat] = values
+        out.append(M.reshape(m, n))
+    if np.isnan(out[0]).any():
+        i, j = np.argwhere(np.isnan(out[0]))[0]
+        raise InputError(
+            f"{path}: no finite payoff for ({rows[i]}, {cols[j]}); every profile needs a row with finite payoffs"
+        )
+    return out[0], out[1]
+
+
+def _payoff_cells_reference(path: Path, df: pd.DataFrame, r: str, c: str, rows: list, cols: list):
+    """:func:`_payoff_cells` line by line: the plain reference, and the reader of a table with a problem."""
+    rlab, clab = df[r].astype(str).tolist(), df[c].astype(str).tolist()
+    index = {name: k for k, name in enumerate(rows)}, {name: k for k, name in enumerate(cols)}
+    A = np.full((len(rows), len(cols)), np.nan)
+    B = np.full_like(A, np.nan)
+    line: dict[tuple[int, int], int] = {}
+    for k, rec in enumerate(df.itertuples(index=False)):
+        d = rec._asdict()
+        i, j = index[0][rlab[k]], index[1][clab[k]]
+        if (i, j) in line:  # never let a later row silently win
+            raise InputError(
+                f"{path}: line {k + 2}: the profile ({rlab[k]}, {clab[k]}) is listed again (first on line "
+                f"{line[(i, j)]}); list each profile once"
+            )
+        line[(i, j)] = k + 2
+        for M, col in ((A, f"{r}_payoff"), (B, f"{c}_payoff")):
+            try:
+                M[i, j] = exact_payoff(d[col], f"{path}: line {k + 2}: column {col!r}")
+            except InputError:
+                raise
+            except (TypeError, ValueError):
+                raise InputError(
+                    f"{path}: line {k + 2}: column {col!r} is {d[col]!r}; expected a number (no thousands separators)"
+                ) from None
+        for M, col in ((A, f"{r}_payoff"), (B, f"{c}_payoff")):
+            if np.isinf(M[i, j]):
+                raise InputError(f"{path}: line {k + 2}: column {col!r} is {d[col]!r}; expected a finite number")
+    if np.isnan(A).any():
+        i, j = np.argwhere(np.isnan(A))[0]
+        raise InputError(
+            f"{path}: no finite payoff for ({rows[i]}, {cols[j]}); every profile needs a row with finite payoffs"
+        )
+    return A, B
+
+
 def read_csv_game(path: str | Path) -> Game:
     """A game from a tidy CSV with columns row, column and two payoff columns.
 
@@ -477,35 +558,8 @@ def read_csv_game(path: str | Path) -> Game:
             raise InputError(f"{path}: line {k + 2}: column {who!r} is empty; every row names a strategy")
     rlab, clab = df[r].astype(str).tolist(), df[c].astype(str).tolist()
     rows, cols = list(dict.fromkeys(rlab)), list(dict.fromkeys(clab))
-    A = np.full((len(rows), len(cols)), np.nan)
-    B = np.full_like(A, np.nan)
-    line: dict[tuple[int, int], int] = {}
-    for k, rec in enumerate(df.itertuples(index=False)):
-        d = rec._asdict()
-        i, j = rows.index(rlab[k]), cols.index(clab[k])
-        if (i, j) in line:  # never let a later row silently win
-            raise InputError(
-                f"{path}: line {k + 2}: the profile ({rlab[k]}, {clab[k]}) is listed again (first on line "
-                f"{line[(i, j)]}); list each profile once"
-            )
-        line[(i, j)] = k + 2
-        for M, col in ((A, f"{r}_payoff"), (B, f"{c}_payoff")):
-            try:
-                M[i, j] = exact_payoff(d[col], f"{path}: line {k + 2}: column {col!r}")
-            except InputError:
-                raise
-            except (TypeError, ValueError):
-                raise InputError(
-                    f"{path}: line {k + 2}: column {col!r} is {d[col]!r}; expected a number (no thousands separators)"
-                ) from None
-        for M, col in ((A, f"{r}_payoff"), (B, f"{c}_payoff")):
-            if np.isinf(M[i, j]):
-                raise InputError(f"{path}: line {k + 2}: column {col!r} is {d[col]!r}; expected a finite number")
-    if np.isnan(A).any():
-        i, j = np.argwhere(np.isnan(A))[0]
-        raise InputError(
-            f"{path}: no finite payoff for ({rows[i]}, {cols[j]}); every profile needs a row with finite payoffs"
-        )
+    _check_table_size(path, len(df), len(rows), len(cols))
+    A, B = _payoff_cells(path, df, r, c, rows, cols)
     _check_read_past(path, df, r, c)
     return Game(A, B, rows, cols, players=(r, c) if r == "provider" else ("row", "col"), title=path.stem)
 
