@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 from pydantic import Field
 
-from gamemarket.errors import InputError, shown_list, shown_value
+from gamemarket.errors import InputError, check_path, shown_list, shown_value
 from gamemarket.games.checks import exact_payoff
 from gamemarket.games.io import write_json
 from gamemarket.games.rsgame import RoleSymmetricGame
@@ -96,7 +96,7 @@ def from_egta(data: dict, *, source: str = "EGTA JSON") -> RoleSymmetricGame:
     pay = np.zeros((len(profiles), k))
     averaged: list = []  # the number of observations of every payoff given as a list
     for i, p in enumerate(profiles):
-        where = f"{source}: profile {i}"
+        where = f"{source}: profile #{i + 1}"
         if not isinstance(p, dict):
             raise InputError(f"{where}: expected an object {{role: [[strategy, count, payoff], ...]}}")
         unknown = sorted(set(p) - set(roles))
@@ -217,14 +217,14 @@ def from_egta_online(data: dict, source: str = "EGTA JSON") -> dict:
         )
     profiles = []
     for k, prof in enumerate(need(data, "profiles", list, "the game")):
-        groups = need(prof, "symmetry_groups", list, f"profile {k}")
-        payoffs = _observed_payoffs(prof, groups, f"{source}: profile {k}") if "observations" in prof else None
+        groups = need(prof, "symmetry_groups", list, f"profile #{k + 1}")
+        payoffs = _observed_payoffs(prof, groups, f"{source}: profile #{k + 1}") if "observations" in prof else None
         out: dict[str, list] = {}
         for j, g in enumerate(groups):
-            role = need(g, "role", str, f"profile {k}")
+            role = need(g, "role", str, f"profile #{k + 1}")
             payoff = g.get("payoff") if payoffs is None else payoffs[j]
             out.setdefault(role, []).append(
-                [need(g, "strategy", str, f"profile {k}"), need(g, "count", int, f"profile {k}"), payoff]
+                [need(g, "strategy", str, f"profile #{k + 1}"), need(g, "count", int, f"profile #{k + 1}"), payoff]
             )
         profiles.append(out)
     dropped = sorted({key for key in data if key not in ("roles", "profiles")})
@@ -332,6 +332,7 @@ def read_egta(path: str | Path) -> RoleSymmetricGame:
     """Read an EGTA JSON file: strict JSON (no NaN or Infinity literals, no nesting beyond the parser's
     depth), of the declared shape (``EgtaFile``), every profile checked. egta-online's layout (roles as a list,
     profiles of symmetry groups) is read too (:func:`from_egta_online`)."""
+    path = check_path(path, "read_egta: path")  # (an int, bytes or None: named as the reader's argument)
     data = read_json(path, "EGTA JSON file")
     if _is_egta_online(data):
         data = from_egta_online(data, str(path))

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, check_path
 from gamemarket.games.bimatrix import Game
 from gamemarket.games.checks import EXACT_INTEGERS, WHOLE_TEXT, check_exact_integers, exact_payoff
 from gamemarket.io.files import atomic_path, check_input, dumps_json, read_text
@@ -156,7 +156,7 @@ MAX_STRATEGIES = 100_000
 
 def read_nfg(path: str | Path) -> Game:
     """Read a two-player ``.nfg`` file (payoff or outcome version)."""
-    path = Path(path)
+    path = check_path(path, "read_nfg: path")  # (an int, bytes or None: pathlib's bare TypeError)
     toks = list(_tokens(read_text(path, "game file (.nfg)")))
     try:
         return _parse_nfg(toks, str(path))
@@ -329,7 +329,7 @@ def read_npz_game(path: str | Path) -> Game:
     The layout is told from the archive's names and headers before any array is read (``read_npz``'s ``keep``), so
     only the arrays a game reads are checked: a price-discovery problem (``A``, ``R``, ``utility``) or a ``price solve
     --out`` result was refused for the dtype of an array no game reads (hunt 18b-F8); it is named as no game."""
-    path = Path(path)
+    path = check_path(path, "read_npz_game: path")  # (an int, bytes or None: pathlib's bare TypeError)
 
     def layout(path, headers):
         names = set(headers)
@@ -409,9 +409,16 @@ def _csv_players(path: Path, df: pd.DataFrame, header: list[str]) -> tuple[str, 
         if {r, c, f"{r}_payoff", f"{c}_payoff"} <= set(df.columns):
             break
     else:
+        tidy = {"profile", "role", "strategy", "count", "payoff"} <= set(df.columns)  # (hunt 19a-W1)
         raise InputError(
             f"{path}: expected columns provider, consumer, provider_payoff, consumer_payoff "
             f"(or row, col, row_payoff, col_payoff); found {list(df.columns)}"
+            + (
+                ": a role-symmetric game's tidy table (a population report's data/game-*.csv); solve its EGTA JSON "
+                f"game, written beside it ({path.with_suffix('.json').name})"
+                if tidy
+                else ""
+            )
         )
     if df.empty:
         raise InputError(
@@ -537,7 +544,7 @@ def read_csv_game(path: str | Path) -> Game:
     Accepted column names: provider/consumer and provider_payoff/consumer_payoff (as exported), or
     row/col and row_payoff/col_payoff.
     """
-    path = Path(path)
+    path = check_path(path, "read_csv_game: path")  # (an int, bytes or None: pathlib's bare TypeError)
     check_input(path, "CSV game")
     try:
         # every cell as written: a strategy named "NA", "nan" or "None" is that name, not a missing value (pandas'

@@ -69,7 +69,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, check_path
 from gamemarket.io.kinds import HEAD_BYTES, kind_of, says_it_is
 from gamemarket.io.limits import memory_limit
 
@@ -280,7 +280,7 @@ def read_input_bytes(path: str | os.PathLike, what: str = "file", *, limit: int 
     more than ``limit`` bytes (default: ``GAMEMARKET_MEMORY_LIMIT``, else this machine's memory), so that an endless
     stream (``<(yes)``) is an error naming it, not a process the kernel kills. Devices and sockets are refused
     (:func:`check_input`); a missing file, a folder or an unreadable one is an error naming the path."""
-    path = Path(path)
+    path = check_path(path, "read_input_bytes: path")  # (an int, bytes or None: pathlib's bare TypeError)
     check_input(path, what)
     try:
         if not is_stream(path):
@@ -307,7 +307,7 @@ def read_text(path: str | os.PathLike, what: str = "file") -> str:
     """A text file's contents (a UTF-8 byte-order mark dropped); a missing file, a folder, a symlink loop, binary
     content, a device or a name with a NUL byte is an error naming the path; a pipe is read once, up to the memory
     limit (:func:`read_input_bytes`)."""
-    path = Path(path)
+    path = check_path(path, "read_text: path")  # (an int, bytes or None: pathlib's bare TypeError)
     data = read_input_bytes(path, what)
     try:
         # utf-8-sig: a byte-order mark, which editors on Windows write first, is read as none (with "utf-8" it

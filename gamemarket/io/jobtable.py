@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, check_path
 from gamemarket.io.files import (
     atomic_path,
     check_input,
@@ -313,7 +313,7 @@ def check_columns(values: Mapping[str, np.ndarray], where: str, first_line: int 
 def read(path: str | os.PathLike) -> pd.DataFrame:
     """Read a job table from CSV or Parquet (by extension) and validate it; a pipe is read once (up to the memory
     limit)."""
-    path = Path(path)
+    path = check_path(path, "read: path")  # (an int, bytes or None: pathlib's bare TypeError)
     check_input(path, "job table")
     return _read(path, _source(path))
 
@@ -355,7 +355,7 @@ def read_columns(path: str | os.PathLike) -> dict[str, np.ndarray]:
     error, a text, empty or hexadecimal field, a repeated column name) goes through ``read``, so every
     error is ``read``'s own, word for word.
     """
-    path = Path(path)
+    path = check_path(path, "read_columns: path")  # (an int, bytes or None: pathlib's bare TypeError)
     check_input(path, "job table")
     source = _source(path)
     parquet = _parquet(path, source)

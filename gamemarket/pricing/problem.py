@@ -280,7 +280,7 @@ def read_npz(
     ``game solve`` was refused for the dtype of its ``utility``, an array a game would never read). Not called where
     the file is no zip archive (its reading says why).
     """
-    path = Path(path)
+    path = check_path(path, "read_npz: path")  # (an int, bytes or None: pathlib's bare TypeError)
     said = limit_source(limit)
     limit = check_limit(limit)
     if path.is_dir():

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from gamemarket.errors import InputError, check_flag, shown_value
+from gamemarket.errors import InputError, check_flag, check_path, shown_value
 from gamemarket.io.files import check_input
 from gamemarket.io.kinds import HEAD_BYTES as KIND_HEAD_BYTES
 from gamemarket.io.kinds import kind_of
@@ -553,8 +553,7 @@ def _read(path, parallel: str, skip_bad_lines: bool, *, narrow: bool, chunk_byte
     """``(columns, meta)`` of a trace read, cleaned and split chunk by chunk (``_Content``, ``_Records``): each
     chunk by pandas' C parser, or where anything looks malformed in it by the careful line-by-line parser (which
     names the first bad line, or skips it on request); both give the same numbers."""
-    if isinstance(path, bytes) or not isinstance(path, (str, os.PathLike)):  # (5: pathlib's TypeError)
-        raise InputError(f"an SWF trace is read from a path, got {path!r:.80}")
+    path = check_path(path, "an SWF trace's path")  # (5: pathlib's TypeError; "": the working folder read)
     if not isinstance(parallel, str) or parallel not in SPLIT_MODES:  # (an array: numpy's "truth value" error)
         raise InputError(f"{path}: parallel mode must be one of {SPLIT_MODES}, got {shown_value(parallel)}")
     check_flag(skip_bad_lines, f"{path}: skip_bad_lines")

@@ -77,4 +77,4 @@ def test_egta_onlines_layout_is_read_with_a_warning_saying_what_is_dropped(tmp_p
     del data["profiles"][1]["symmetry_groups"][0]["count"]
     p.write_text(json.dumps(data))
     assert main(["game", "solve", str(p)]) == 2
-    assert "profile 1: field 'count' missing or not a whole number" in capsys.readouterr().err
+    assert "profile #2: field 'count' missing or not a whole number" in capsys.readouterr().err

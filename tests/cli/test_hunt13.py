@@ -338,7 +338,10 @@ def test_a_utility_registered_as_no_factory_is_refused_when_registered():
     "call, message",
     [
         (lambda: __import__("gamemarket.workloads").workloads.load(None), r"workload source must be 'synthetic'"),
-        (lambda: __import__("gamemarket.workloads").workloads.read_swf(5), r"an SWF trace is read from a path, got 5"),
+        (
+            lambda: __import__("gamemarket.workloads").workloads.read_swf(5),
+            r"an SWF trace.s path must be a path \(a str or an os.PathLike\), got 5",
+        ),
         (lambda: __import__("gamemarket.studies").studies.run_study("x.toml"), r"run_study: expected a StudySpec"),
         (lambda: __import__("gamemarket.studies").studies.load_results("x"), r"load_results: expected a StudySpec"),
         (lambda: __import__("gamemarket.studies").studies.study_status("x"), r"study_status: expected a StudySpec"),

@@ -445,3 +445,41 @@ def test_the_payoff_tables_fast_read_is_its_line_by_line_reference(m, n, cells, 
     else:
         assert not isinstance(fast, str), fast
         assert all(np.array_equal(f, g, equal_nan=True) for f, g in zip(fast, reference))
+
+
+@pytest.mark.parametrize(
+    "reader",
+    [
+        "gamemarket.games.egta:read_egta",
+        "gamemarket.games.io:read_nfg",
+        "gamemarket.games.io:read_csv_game",
+        "gamemarket.games.io:read_npz_game",
+        "gamemarket.io.jobtable:read",
+        "gamemarket.io.jobtable:read_columns",
+        "gamemarket.pricing.problem:read_npz",
+        "gamemarket.pricing.problem:load",
+        "gamemarket.workloads.swf:read_swf",
+        "gamemarket.io.files:read_text",
+        "gamemarket.io.files:read_toml",
+    ],
+)
+@pytest.mark.parametrize("bad", [3, b"g.json", None, ["g.json"], ""])
+def test_every_reader_names_an_argument_that_is_no_path(reader, bad):
+    """Hunt 19a-W5: the Python readers gave pathlib's bare TypeError for an argument of another type (read_egta of
+    bytes, read_nfg of 3), where load_study names it; each now raises an InputError naming its argument."""
+    import importlib
+
+    module, name = reader.split(":")
+    with pytest.raises(InputError, match="must be a path|read from a path"):
+        getattr(importlib.import_module(module), name)(bad)
+
+
+def test_a_population_reports_tidy_table_points_to_its_json_game(capsys):
+    """Hunt 19a-W1: `game solve` of a population report's tidy game table listed the columns it expected and
+    stopped there; it now says what the table is and names the EGTA JSON game beside it, which solves."""
+    folder = Path(__file__).resolve().parents[2] / "reports" / "population-default" / "data"
+    table = sorted(folder.glob("game-*.csv"))[0]
+    assert main(["game", "solve", str(table)]) == 2
+    err = capsys.readouterr().err
+    assert "a role-symmetric game's tidy table" in err and f"({table.with_suffix('.json').name})" in err, err
+    assert main(["game", "solve", str(table.with_suffix(".json"))]) == 0

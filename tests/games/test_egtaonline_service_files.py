@@ -209,5 +209,5 @@ def test_a_bad_observations_export_names_the_profile_and_the_field(change, messa
     data = json.loads(path.read_text())
     change(data["profiles"][3])  # (a profile of two symmetry groups)
     path.write_text(json.dumps(data))
-    with pytest.raises(InputError, match=f"profile 3.*{message}"):
+    with pytest.raises(InputError, match=f"profile #4.*{message}"):
         read_egta(path)

@@ -264,29 +264,29 @@ def _egta():
         (lambda d: d["profiles"].pop(1), r"profile all \{a: 1, b: 1\} is missing"),
         (
             lambda d: d["profiles"][0]["all"][0].__setitem__(1, -2),
-            r"profile 0, role 'all', strategy 'a': count must be an integer >= 0, got -2",
+            r"profile #1, role 'all', strategy 'a': count must be an integer >= 0, got -2",
         ),
         (
             lambda d: d["profiles"][0]["all"][0].__setitem__(1, 1.5),
-            r"profile 0, role 'all', strategy 'a': count must be an integer",
+            r"profile #1, role 'all', strategy 'a': count must be an integer",
         ),
-        (lambda d: d["profiles"][2]["all"][0].__setitem__(0, "c"), r"profile 2, role 'all': unknown strategy 'c'"),
+        (lambda d: d["profiles"][2]["all"][0].__setitem__(0, "c"), r"profile #3, role 'all': unknown strategy 'c'"),
         (
             lambda d: d["profiles"][1]["all"][1].__setitem__(2, float("nan")),
-            r"profile 1, role 'all', strategy 'b': payoff must be a finite number",
+            r"profile #2, role 'all', strategy 'b': payoff must be a finite number",
         ),
         (  # hunt 16a-23: an integer beyond float range was float()'s OverflowError, a traceback
             lambda d: d["profiles"][1]["all"][1].__setitem__(2, 10**400),
-            r"profile 1, role 'all', strategy 'b': payoff must be a finite number a float holds, got 1000",
+            r"profile #2, role 'all', strategy 'b': payoff must be a finite number a float holds, got 1000",
         ),
         (  # the same among a samplegame's observations
             lambda d: d["profiles"][1]["all"][1].__setitem__(2, [1.0, -(10**400)]),
-            r"profile 1, role 'all', strategy 'b': payoff must be a finite number a float holds, got -1000",
+            r"profile #2, role 'all', strategy 'b': payoff must be a finite number a float holds, got -1000",
         ),
         (lambda d: d.pop("players"), r"missing field 'players'"),
         (
             lambda d: d["profiles"][0]["all"][0].__setitem__(1, 1),
-            r"profile 0, role 'all': counts sum to 1, but the role has 2 players",
+            r"profile #1, role 'all': counts sum to 1, but the role has 2 players",
         ),
     ],
 )

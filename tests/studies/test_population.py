@@ -246,7 +246,7 @@ def test_cli_population_and_egta(study, tmp_path):
     data["profiles"][1]["consumers"][0][1] = -1
     bad.write_text(json.dumps(data))
     r = subprocess.run(cmd + ["game", "solve", str(bad)], capture_output=True, text=True)
-    assert r.returncode == 2 and "profile 1" in r.stderr and "Traceback" not in r.stderr
+    assert r.returncode == 2 and "profile #2" in r.stderr and "Traceback" not in r.stderr
 
 
 PRICING_STUDY = """
