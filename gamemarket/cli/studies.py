@@ -328,11 +328,29 @@ def cmd_study_reference(a) -> int:
     return 0
 
 
+def _say_whose_results(spec) -> None:
+    """On stderr, where the study's results folder is another study's (``--results``): `study run` and `report`
+    refuse it, and `study status` counted its runs as this study's without a word (hunt 19a-W2)."""
+    from gamemarket.io.files import other_owner
+    from gamemarket.studies.store import study_store  # deferred: joblib, pandas, pyarrow
+
+    store = study_store(spec)
+    theirs = other_owner(store.root, store.owner, "results folder")
+    if theirs is not None:
+        print(
+            f"gamemarket: {shown_path(store.root)}: this results folder belongs to {theirs}, not to this study: the "
+            "counts below are of the runs stored there that this study's inputs name (`study run` and `report` "
+            "refuse the folder without --force)",
+            file=sys.stderr,
+        )
+
+
 def cmd_study_status(a) -> int:
     """``gamemarket study status``: how many of a study's runs are stored and how many are missing."""
     from gamemarket.studies import study_status  # deferred: joblib, pandas, pyarrow, scipy.optimize
 
     spec = _study(a, a.file)
+    _say_whose_results(spec)
     if spec.population is not None:
         from gamemarket.analysis.population import PopulationGames  # deferred: joblib, pandas, pyarrow, scipy.optimize
 

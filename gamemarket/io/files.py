@@ -914,6 +914,26 @@ def _owner_from_here(folder: Path, owner) -> str:
     return f"{prefix}{os.path.normpath(Path(folder) / study)}" if study.endswith(".toml") else owner
 
 
+def other_owner(path: str | os.PathLike, owner: str, what: str) -> str | None:
+    """Who else a folder gamemarket made belongs to, read without claiming it (a query: ``study status``): its
+    manifest's owner from the working folder where that is not ``owner`` (nor a copy of ``owner``'s folder, nor of
+    another kind than ``what``: :class:`OutputFolder`'s rules), else None. A folder with no manifest, or one that
+    does not read, is no one else's here (the commands that write it say what is wrong with it)."""
+    path = Path(path)
+    try:
+        data = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
+        theirs, kind = data["owner"], data.get("what")
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(theirs, str) or (theirs == owner and kind in (None, what)):
+        return None
+    probe = OutputFolder.__new__(OutputFolder)  # (its rules of ownership, with nothing claimed)
+    probe.path, probe.owner, probe.what = path, owner, what
+    if probe._copy_of_ours(theirs, kind):
+        return None
+    return _owner_from_here(path, theirs)
+
+
 def _nearest_manifest(real: Path) -> Path | None:
     """The nearest folder above ``real`` (a resolved path) that holds a gamemarket manifest: the folder whose owner
     a file or folder at ``real`` would belong to (``_listed_by_manifest``, ``OutputFolder``); None where none does."""

@@ -483,3 +483,27 @@ def test_a_population_reports_tidy_table_points_to_its_json_game(capsys):
     err = capsys.readouterr().err
     assert "a role-symmetric game's tidy table" in err and f"({table.with_suffix('.json').name})" in err, err
     assert main(["game", "solve", str(table.with_suffix(".json"))]) == 0
+
+
+def test_study_status_says_whose_results_folder_it_counts(tmp_path, capsys):
+    """Hunt 19a-W2: `study status --results <another study's folder>` counted "0/18 stored" without a word, where
+    `study run` and `report` say the folder belongs to the other study; status says so too (and writes nothing)."""
+    from study_helpers import TINY
+
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+    (tmp_path / "a" / "s.toml").write_text(TINY.format(count=2))
+    (tmp_path / "b" / "s.toml").write_text(TINY.format(count=2).replace("load = 1.1", "load = 0.9"))
+    a_results = tmp_path / "a" / "results" / "tiny"
+    assert main(["study", "run", str(tmp_path / "a" / "s.toml"), "--no-progress", "--no-report"]) == 0
+    capsys.readouterr()
+    before = sorted(p.name for p in a_results.rglob("*"))
+    assert main(["study", "status", str(tmp_path / "b" / "s.toml"), "--results", str(a_results)]) == 0
+    captured = capsys.readouterr()
+    assert f"this results folder belongs to {tmp_path / 'a' / 's.toml'}, not to this study" in captured.err
+    assert "0/8 runs stored" in captured.out
+    assert main(["study", "status", str(tmp_path / "a" / "s.toml")]) == 0
+    assert capsys.readouterr().err == ""
+    assert sorted(p.name for p in a_results.rglob("*")) == before
+    assert main(["study", "status", str(tmp_path / "b" / "s.toml")]) == 0  # its own folder, not made: none made
+    assert not (tmp_path / "b" / "results").exists()
