@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import threading
 import time
 import uuid
@@ -313,8 +314,14 @@ def _scheduler_lost(client, exc: BaseException) -> InputError:
         where = f" at {client.scheduler.address}"
     except Exception:  # noqa: BLE001 - a client past its close
         where = ""
+    said = raised(exc)
+    reason = re.search(r"reason: ([\w-]+)", said)
+    if reason:  # (dask's message lists every cancelled run's key: 80 of them, 2.5 kB, in one line; hunt 19a-W4)
+        said = f"{type(exc).__name__}: {reason.group(1)}"
+    elif len(said) > 200:
+        said = f"{said[:200]} ..."
     return InputError(
-        f"the connection to the dask scheduler{where} was lost while the runs were computed ({raised(exc)}); the "
+        f"the connection to the dask scheduler{where} was lost while the runs were computed ({said}); the "
         "runs that finished are kept: run the same command again once the scheduler is back"
     )
 

@@ -245,7 +245,13 @@ def _check_workers(client, scheduler_address: str) -> None:
     try:
         client.wait_for_workers(1, timeout=CONNECT_TIMEOUT_S)
     except (OSError, TimeoutError) as exc:
+        status = str(getattr(client, "status", "running"))
         client.close()
+        if status != "running":  # (the scheduler went away: "no worker joined" blamed the workers; hunt 19a-W4)
+            raise InputError(
+                f"--scheduler-address {scheduler_address}: the dask scheduler there stopped answering before a worker "
+                f"joined (the connection is {status}); start it again and run again: finished runs are kept"
+            ) from None
         raise InputError(
             f"--scheduler-address {scheduler_address}: the dask scheduler there has no worker (none joined within "
             f"{CONNECT_TIMEOUT_S} s: {type(exc).__name__}); start one (dask worker {scheduler_address}) and run "

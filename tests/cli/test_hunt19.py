@@ -507,3 +507,34 @@ def test_study_status_says_whose_results_folder_it_counts(tmp_path, capsys):
     assert sorted(p.name for p in a_results.rglob("*")) == before
     assert main(["study", "status", str(tmp_path / "b" / "s.toml")]) == 0  # its own folder, not made: none made
     assert not (tmp_path / "b" / "results").exists()
+
+
+def test_a_lost_dask_scheduler_is_said_in_a_short_line_and_not_blamed_on_the_workers():
+    """Hunt 19a-W4: the scheduler killed mid-run gave one line carrying dask's keys of ~80 cancelled runs (2.5 kB);
+    killed before a worker joined, "the dask scheduler there has no worker (none joined ...)" blamed the workers."""
+    from gamemarket.studies.runner import _check_workers
+    from gamemarket.workers import _scheduler_lost
+
+    class FutureCancelledError(Exception):
+        pass
+
+    keys = ", ".join(f"'run-{k:032x}'" for k in range(80))
+    exc = FutureCancelledError(f"({keys}) cancelled for reason: scheduler-connection-lost.")
+
+    class Client:
+        status = "closed"
+        scheduler = type("S", (), {"address": "tcp://127.0.0.1:1"})()
+
+        def wait_for_workers(self, n, timeout):
+            raise TimeoutError("no worker")
+
+        def close(self):
+            pass
+
+    said = str(_scheduler_lost(Client(), exc))
+    assert "(FutureCancelledError: scheduler-connection-lost)" in said and "run-" not in said and len(said) < 300
+    with pytest.raises(InputError, match=r"the dask scheduler there stopped answering before a worker joined"):
+        _check_workers(Client(), "tcp://127.0.0.1:1")
+    Client.status = "running"
+    with pytest.raises(InputError, match=r"has no worker \(none joined within"):
+        _check_workers(Client(), "tcp://127.0.0.1:1")
