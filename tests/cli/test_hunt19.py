@@ -180,18 +180,23 @@ def test_a_trace_with_a_stray_first_line_is_read_as_a_trace(tmp_path):
         assert len(read_swf(tmp_path / "t.swf", skip_bad_lines=True).jobs) == 3
 
 
-def test_a_results_folder_of_another_study_is_refused_saying_what_a_run_does_there(tmp_path, capsys):
-    """Review of the writes= change: `study run` and `report` into another study's results folder said "it would
-    replace: .lock, last-run.json, tables/<its key>/...", where a run (even with --force) removes none of the folder's
-    runs and replaces its tables (an index of the runs); the refusal now says what a run does there, and that holds."""
+def _two_studies_one_run(tmp_path) -> Path:
+    """Two small studies, ``a/s.toml`` and ``b/s.toml`` (another load), the first run: its results folder."""
     from study_helpers import TINY
 
     for name in ("a", "b"):
         (tmp_path / name).mkdir()
     (tmp_path / "a" / "s.toml").write_text(TINY.format(count=2))
     (tmp_path / "b" / "s.toml").write_text(TINY.format(count=2).replace("load = 1.1", "load = 0.9"))
-    a_results = tmp_path / "a" / "results" / "tiny"
     assert main(["study", "run", str(tmp_path / "a" / "s.toml"), "--no-progress", "--no-report"]) == 0
+    return tmp_path / "a" / "results" / "tiny"
+
+
+def test_a_results_folder_of_another_study_is_refused_saying_what_a_run_does_there(tmp_path, capsys):
+    """Review of the writes= change: `study run` and `report` into another study's results folder said "it would
+    replace: .lock, last-run.json, tables/<its key>/...", where a run (even with --force) removes none of the folder's
+    runs and replaces its tables (an index of the runs); the refusal now says what a run does there, and that holds."""
+    a_results = _two_studies_one_run(tmp_path)
     before = sorted(str(p.relative_to(a_results)) for p in a_results.rglob("*") if p.is_file())
     capsys.readouterr()
     for command in (["study", "run", "--no-progress"], ["report"]):
@@ -488,14 +493,7 @@ def test_a_population_reports_tidy_table_points_to_its_json_game(capsys):
 def test_study_status_says_whose_results_folder_it_counts(tmp_path, capsys):
     """Hunt 19a-W2: `study status --results <another study's folder>` counted "0/18 stored" without a word, where
     `study run` and `report` say the folder belongs to the other study; status says so too (and writes nothing)."""
-    from study_helpers import TINY
-
-    for name in ("a", "b"):
-        (tmp_path / name).mkdir()
-    (tmp_path / "a" / "s.toml").write_text(TINY.format(count=2))
-    (tmp_path / "b" / "s.toml").write_text(TINY.format(count=2).replace("load = 1.1", "load = 0.9"))
-    a_results = tmp_path / "a" / "results" / "tiny"
-    assert main(["study", "run", str(tmp_path / "a" / "s.toml"), "--no-progress", "--no-report"]) == 0
+    a_results = _two_studies_one_run(tmp_path)
     capsys.readouterr()
     before = sorted(p.name for p in a_results.rglob("*"))
     assert main(["study", "status", str(tmp_path / "b" / "s.toml"), "--results", str(a_results)]) == 0
