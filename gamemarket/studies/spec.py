@@ -13,7 +13,7 @@ import numpy as np
 
 from gamemarket import consumers
 from gamemarket.bids import BidDistribution
-from gamemarket.errors import InputError, shown_value
+from gamemarket.errors import InputError, shown_list, shown_value
 from gamemarket.io.files import atomic_path, check_no_dangling_link, read_toml, resolve, special_kind
 from gamemarket.io.names import check_name, check_names
 from gamemarket.io.schema import check
@@ -447,6 +447,13 @@ def load_study(path: str | Path, *, results: str | Path | None = None, report: s
             '[workload] table (source = "synthetic", model = "<its path from the study file>"), and '
             f"`gamemarket simulate --workload {given}` simulates it"
         )
+    if _a_catalogue(data):  # (its strategies were "unknown field(s)" of a study: hunt 19a's review)
+        raise InputError(
+            f"{where}: holds only tables of strategies ({shown_list(sorted(data)[:6])}"
+            f"{', ...' if len(data) > 6 else ''}): a strategy catalogue (consumers.toml, providers.toml, "
+            "shading.toml), not a study file; a study reads the catalogues of its folder's strategies/, and names "
+            "the strategies in its [strategies] table"
+        )
     doc = check(StudyFile, data, where, context={"base": path.parent})
     base = path.parent
     name = doc.name or check_name(path.stem, where, "name (the file's stem)")
@@ -487,6 +494,18 @@ def load_study(path: str | Path, *, results: str | Path | None = None, report: s
     except InputError as exc:  # the spec's own checks: say which file
         msg, prefix = str(exc), f"study {name!r}: "
         raise InputError(f"{where}: {msg[len(prefix) :]}" if msg.startswith(prefix) else msg) from None
+
+
+#: fields of a strategy catalogue's entries (consumers.toml, providers.toml, shading.toml), none a study's table
+CATALOGUE_FIELDS = {"groups", "beta", "betas", "family", "scheduler", "payment", "mechanism", "aggressive_betas"}
+
+
+def _a_catalogue(data: dict) -> bool:
+    """Whether a TOML file given as a study is a strategy catalogue: tables only, none of a study's, each holding
+    a field of a catalogue's entries (a misspelt study table, ``[Workload]``, is not one: it is an unknown field)."""
+    return bool(data) and all(
+        isinstance(v, dict) and k not in StudyFile.model_fields and CATALOGUE_FIELDS & set(v) for k, v in data.items()
+    )
 
 
 def _plugins(table, where: str, base: Path) -> list[Plugin]:

@@ -536,3 +536,18 @@ def test_a_lost_dask_scheduler_is_said_in_a_short_line_and_not_blamed_on_the_wor
     Client.status = "running"
     with pytest.raises(InputError, match=r"has no worker \(none joined within"):
         _check_workers(Client(), "tcp://127.0.0.1:1")
+
+
+@pytest.mark.parametrize("catalogue", ["consumers.toml", "providers.toml", "shading.toml"])
+def test_a_strategy_catalogue_given_as_a_study_is_named(catalogue, tmp_path, capsys):
+    """Review of hunt 19a: a strategy catalogue given as a study listed its strategies as unknown fields of a study;
+    it is named as a catalogue (a misspelt study table, [Workload], is still an unknown field)."""
+    source = Path(__file__).resolve().parents[2] / "strategies" / catalogue
+    (tmp_path / catalogue).write_text(source.read_text())
+    assert main(["study", "status", str(tmp_path / catalogue)]) == 2
+    assert "a strategy catalogue (consumers.toml, providers.toml, shading.toml), not a study file" in (
+        capsys.readouterr().err
+    )
+    (tmp_path / "mis.toml").write_text('[Workload]\nsource = "synthetic"\n')
+    assert main(["study", "status", str(tmp_path / "mis.toml")]) == 2
+    assert "unknown field(s) ['Workload']" in capsys.readouterr().err
