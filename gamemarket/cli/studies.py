@@ -328,6 +328,19 @@ def cmd_study_reference(a) -> int:
     return 0
 
 
+def _say_unreadable(store) -> None:
+    """The stored population records that do not read (damaged, edited since), where any: the count of the initial
+    seeds' runs said nothing of the candidates' and added seeds' records, which `report` refuses (hunt 19a-W6)."""
+    folder = store.dir
+    names = sorted(p.stem for p in folder.glob("*.json")) if folder.is_dir() else []
+    bad = [k for k in names if store.read(k) is None]  # (a query: nothing is moved)
+    if bad:
+        print(
+            f"{len(bad):,} of the {len(names):,} stored records do not read (first: "
+            f"{shown_path(store.path(bad[0]))}); `gamemarket study run` sets them aside and runs them again"
+        )
+
+
 def _say_whose_results(spec) -> None:
     """On stderr, where the study's results folder is another study's (``--results``): `study run` and `report`
     refuse it, and `study status` counted its runs as this study's without a word (hunt 19a-W2)."""
@@ -367,6 +380,7 @@ def cmd_study_status(a) -> int:
             said = exploration_status(spec)  # (hunt 18b-F2: an exploration that was not stored was not mentioned)
             if said:
                 print(said)
+            _say_unreadable(st.runs.store)
         else:  # its answer is the design search's: stored, or why not (hunt 8: "8/8 stored" beside a report that
             # said the answer was stale); its runs are mostly the search's points', which no plan lists in advance
             # (hunt 15: "0/60 stored" of a search interrupted with 180 of its runs stored)

@@ -551,3 +551,25 @@ def test_a_strategy_catalogue_given_as_a_study_is_named(catalogue, tmp_path, cap
     (tmp_path / "mis.toml").write_text('[Workload]\nsource = "synthetic"\n')
     assert main(["study", "status", str(tmp_path / "mis.toml")]) == 2
     assert "unknown field(s) ['Workload']" in capsys.readouterr().err
+
+
+def test_population_study_status_names_records_that_do_not_read(tmp_path, capsys):
+    """Hunt 19a-W6: `study status` of a population study counted the initial seeds' runs only, "8/8 stored", beside
+    an edited record that `report` refuses; it now says how many stored records do not read, naming the first, and
+    moves nothing."""
+    import json
+
+    from study_helpers import write_population_study
+
+    study = write_population_study(tmp_path)
+    assert main(["study", "run", str(study), "--no-progress", "--no-report", "--n-jobs", "1"]) == 0
+    capsys.readouterr()
+    records = sorted((tmp_path / "studies" / "results" / "population").glob("*.json"))
+    assert len(records) > 2
+    rec = json.loads(records[-1].read_text())
+    rec["key"] = "edited"  # (what a hand's edit does to a record: it is no longer the run of its key)
+    records[-1].write_text(json.dumps(rec))
+    assert main(["study", "status", str(study)]) == 0
+    out = capsys.readouterr().out
+    assert f"1 of the {len(records):,} stored records do not read (first: " in out and records[-1].name in out, out
+    assert records[-1].exists() and not records[-1].with_suffix(".json.corrupt").exists()
