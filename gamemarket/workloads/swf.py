@@ -75,7 +75,7 @@ class _Content:
             raise InputError(f"{self.path}: cannot read workload: {exc.strerror or exc}") from exc
         with f:
             raw = _HashingReader(f, digest, self.path)
-            head = raw.peek(KIND_HEAD_BYTES)
+            head = raw.peek(KIND_HEAD_BYTES * 8)  # (a gzip stream's: enough to tell what it decompresses to)
             _check_format(head, self.path)
             if head.startswith(UTF8_BOM):  # a byte-order mark is no part of the text (an editor's)
                 raw.skip(len(UTF8_BOM))
@@ -141,13 +141,28 @@ NOT_SWF = (
 )
 
 
+def _gunzipped_head(head: bytes) -> bytes:
+    """The first bytes a gzip stream's first bytes decompress to, as far as they go (b"" where they do not)."""
+    try:
+        return zlib.decompressobj(31).decompress(head, KIND_HEAD_BYTES)
+    except zlib.error:
+        return b""
+
+
 def _check_format(head: bytes, path) -> None:
     """Refuse, naming what it is, a file whose first bytes say it is not SWF text nor gzip (a bzip2, xz, zstd or
     zip archive, UTF-16 text, or gamemarket's other files: NumPy arrays, a Gambit game, JSON, TOML, CSV; told by
     :func:`gamemarket.io.kinds.kind_of`): read as text it would fail at its first line, as a malformed SWF line
     (hunt 18c-W4: a job table was a "malformed SWF line", a game's .npz sent the user to unzip it for a trace)."""
     known = "gamemarket reads SWF as plain text or gzip (.swf.gz)"
-    found = kind_of(head) if head[:2] != b"\x1f\x8b" else None
+    gz = head[:2] == b"\x1f\x8b"
+    found = kind_of(_gunzipped_head(head) if gz else head, whole=None if not gz else False)
+    if gz and found is not None and found[0].name not in ("swf", "npz"):  # (a gzipped job table: hunt 19a review)
+        kind, line, text = found
+        raise InputError(
+            f"{path}: gzip-compressed; its {kind.told(line, text)}, not an SWF trace; {kind.reads_it} (decompressed)"
+        )
+    found = None if gz else found
     if found is not None and found[0].name == "npz":
         raise InputError(f"{path}: is {found[0].what}, not an SWF trace; {known}: {found[0].reads_it}")
     for magic, what, fix in NOT_SWF:

@@ -573,3 +573,19 @@ def test_population_study_status_names_records_that_do_not_read(tmp_path, capsys
     out = capsys.readouterr().out
     assert f"1 of the {len(records):,} stored records do not read (first: " in out and records[-1].name in out, out
     assert records[-1].exists() and not records[-1].with_suffix(".json.corrupt").exists()
+
+
+def test_a_gzipped_file_of_another_kind_is_named_and_a_gzipped_trace_reads(tmp_path):
+    """Review of hunt 19a: a gzipped job table given as a trace was still a "malformed SWF line" (the check looked at
+    the compressed bytes only); what the stream decompresses to is told now. A gzipped trace reads as before."""
+    import gzip
+
+    rows = "".join(f"{k},{k * 10},100,200,5.0,5.0\n" for k in range(200))
+    (tmp_path / "jt.csv.gz").write_bytes(
+        gzip.compress(b"id,submit,runtime,estimate,private_bid,reported_bid\n" + rows.encode())
+    )
+    with pytest.raises(InputError, match=r"jt.csv.gz: gzip-compressed; its line 1 .* says it is CSV text"):
+        read_swf(tmp_path / "jt.csv.gz")
+    job = "1 0 0 10 1 -1 -1 1 20 -1 1 1 1 1 1 -1 -1 -1\n"
+    (tmp_path / "t.swf.gz").write_bytes(gzip.compress(("My trace, 2004\n; Version: 2\n" + job * 400).encode()))
+    assert len(read_swf(tmp_path / "t.swf.gz", skip_bad_lines=True).jobs) == 400
