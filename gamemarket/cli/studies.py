@@ -26,6 +26,7 @@ from gamemarket.io.files import (
     check_outputs,
     dumps_json,
     is_stream,
+    other_owner,
     read_input_bytes,
     shown_path,
 )
@@ -89,9 +90,20 @@ def _load_game_source(path: str, game_name: str | None, a=None):
     )
 
 
+#: the most cells of a payoff table the text answer prints: a larger game's tables are said, not printed (a 2,000 x
+#: 2,000 game's 8 million cells took 136 s of a 5 s search's answer; hunt 19b-F1)
+PRINTED_CELLS = 2_500
+
+
 def _payoff_lines(game, width: int | None) -> list[str]:
     """Each player's payoff table: rows the first player's strategies, columns the second's, each cell the mean
-    and its 95% CI half-width (the mean alone where the game has no interval)."""
+    and its 95% CI half-width (the mean alone where the game has no interval); one line for a game of more than
+    :data:`PRINTED_CELLS` cells."""
+    if game.A.size > PRINTED_CELLS:
+        return [
+            f"  payoff tables: {game.A.shape[0]:,} x {game.A.shape[1]:,}, not printed (more than {PRINTED_CELLS:,} "
+            "cells each); the game's file holds them"
+        ]
     ca, cb = game.ci()
     lines = []
     for title, M, C in ((f"{game.players[0]} payoff", game.A, ca), (f"{game.players[1]} payoff", game.B, cb)):
@@ -344,7 +356,6 @@ def _say_unreadable(store) -> None:
 def _say_whose_results(spec) -> None:
     """On stderr, where the study's results folder is another study's (``--results``): `study run` and `report`
     refuse it, and `study status` counted its runs as this study's without a word (hunt 19a-W2)."""
-    from gamemarket.io.files import other_owner
     from gamemarket.studies.store import study_store  # deferred: joblib, pandas, pyarrow
 
     store = study_store(spec)

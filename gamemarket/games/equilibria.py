@@ -42,6 +42,7 @@ from gamemarket.errors import InputError, check_flag, check_real, shown_value
 from gamemarket.games import gambit, vertex_pairs
 from gamemarket.games.budget import RAISE_LIMIT, SearchClock, TimeUp, check_time_limit, progress_wanted, solver_child
 from gamemarket.games.checks import check_finite, check_rel_tol
+from gamemarket.io.limits import check_fits
 from gamemarket.registry import Registry
 
 if TYPE_CHECKING:  # the solvers take any game with payoff arrays; the registry is read without pandas (the CLI)
@@ -229,31 +230,85 @@ def check_tolerances(tol, what: str = "tol") -> tuple[float, float] | None:
     )
 
 
-def dominance(A, B, tol: tuple[float, float] | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Iterated elimination of strictly dominated pure strategies; returns the kept masks."""
+#: the copies of a game's payoff tables (float64) :func:`solve` may hold at once: the game's two, their normalised
+#: copies and the reduced game's, and a method's working arrays; sized before the first is made (a 10,000 x 10,000
+#: float32 .npz, 800 MB read, grew to 4.9 GB under a 1 GB limit: hunt 19b-F2)
+SOLVE_COPIES = 8
+
+#: the most comparisons :func:`dominance` holds at once (bytes of booleans): it compares each strategy with every
+#: other in blocks of this size (the whole m x m x n array took 25 GiB of a 3,000 x 3,000 game; hunt 19b-F1)
+DOMINANCE_BLOCK_BYTES = 1 << 25
+
+
+def _dominated(M: np.ndarray, tol: float, clock: SearchClock | None) -> np.ndarray:
+    """Which rows of ``M`` are strictly dominated by another row (greater by more than ``tol`` in every column),
+    in blocks of :data:`DOMINANCE_BLOCK_BYTES`, ``clock`` checked between them (:class:`TimeUp`)."""
+    m, n = M.shape
+    out = np.zeros(m, bool)
+    step = max(1, DOMINANCE_BLOCK_BYTES // max(1, m * n))
+    for k in range(0, m, step):
+        if clock is not None:
+            clock.check()
+        out[k : k + step] = (M[:, None, :] > M[None, k : k + step, :] + tol).all(axis=2).any(axis=0)
+    return out
+
+
+def dominance(
+    A, B, tol: tuple[float, float] | None = None, *, clock: SearchClock | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Iterated elimination of strictly dominated pure strategies; returns the kept masks.
+
+    ``clock`` (a :class:`~gamemarket.games.budget.SearchClock`): where its limit is reached, the elimination stops
+    and the masks so far are returned (each step removed only strategies strictly dominated in the game left, so
+    every equilibrium of the smaller game is one of the whole), and ``clock.expired()`` says so."""
     A, B = _check(A, B)
     ta, tb = tol or tolerance(A, B)
     rows = np.ones(A.shape[0], bool)
     cols = np.ones(A.shape[1], bool)
     changed = True
-    while changed:
-        changed = False
-        Ar = A[np.ix_(rows, cols)]
-        ri = np.flatnonzero(rows)
-        # row k strictly dominated by row l: A[l] > A[k] + tol in every kept column
-        dom = (Ar[:, None, :] > Ar[None, :, :] + ta).all(axis=2)  # dom[l, k]
-        out = dom.any(axis=0)
-        if out.any() and (~out).any():
-            rows[ri[out]] = False
-            changed = True
-        Bc = B[np.ix_(rows, cols)]
-        ci = np.flatnonzero(cols)
-        dom = (Bc.T[:, None, :] > Bc.T[None, :, :] + tb).all(axis=2)
-        out = dom.any(axis=0)
-        if out.any() and (~out).any():
-            cols[ci[out]] = False
-            changed = True
+    try:
+        while changed:
+            changed = False
+            ri = np.flatnonzero(rows)
+            out = _dominated(A[np.ix_(rows, cols)], ta, clock)  # row k strictly dominated by another
+            if out.any() and (~out).any():
+                rows[ri[out]] = False
+                changed = True
+            ci = np.flatnonzero(cols)
+            out = _dominated(B[np.ix_(rows, cols)].T, tb, clock)
+            if out.any() and (~out).any():
+                cols[ci[out]] = False
+                changed = True
+    except TimeUp:
+        pass
     return rows, cols
+
+
+def _sized(game) -> tuple[np.ndarray, np.ndarray]:
+    """A game's payoff tables checked (:func:`_check`), and :data:`SOLVE_COPIES` of them sized against the memory
+    limit before any copy is made."""
+    A, B = _check(game.A, game.B)
+    m, n = A.shape
+    check_fits(SOLVE_COPIES * 8 * m * n, f"solving a {m:,} x {n:,} game (its payoffs and the solver's copies)")
+    return A, B
+
+
+def _eliminated(An, Bn, tol, eliminate: bool, time_limit: float | None, notes: list):
+    """:func:`solve`'s strategies kept after iterated dominance (every one without ``eliminate``), and the time left
+    for the methods: none where the elimination reached the limit, which a note beginning "partial:" says (a
+    2,000 x 2,000 game's elimination ran a minute past a 5 s limit: hunt 19b-F1)."""
+    if not eliminate:
+        return np.ones(An.shape[0], bool), np.ones(An.shape[1], bool), time_limit
+    clock = SearchClock(time_limit)
+    rows, cols = dominance(An, Bn, tol, clock=clock)
+    if not clock.expired():  # (the methods' own limit as asked: the elimination is most often milliseconds)
+        return rows, cols, time_limit
+    notes.append(
+        f"partial: iterated dominance stopped at the time limit of {time_limit:g} s; the strategies it had not yet "
+        "examined are kept (the equilibria of the game left are equilibria of the whole), and the methods had no "
+        "time left but to report what they found at once"
+    )
+    return rows, cols, 1e-3
 
 
 class FaceBudgetExceeded(Exception):
@@ -819,7 +874,7 @@ def solve(
     methods, rel_tol = _checked_arguments(
         game, methods, rel_tol, eliminate=eliminate, progress=progress, complete=complete
     )
-    A, B = _check(game.A, game.B)
+    A, B = _sized(game)
     # Equilibria are invariant under a positive affine map of each player's payoffs: every method
     # works on payoffs normalised to [0, 1], so that neither a large offset (1e12) nor a large scale
     # (1e200) costs precision or overflows; payoffs and regrets are reported in the game's own units.
@@ -828,7 +883,7 @@ def solve(
     tol = (rel_tol, rel_tol)
     m, n = A.shape
     notes = []
-    rows_kept, cols_kept = dominance(An, Bn, tol) if eliminate else (np.ones(m, bool), np.ones(n, bool))
+    rows_kept, cols_kept, left = _eliminated(An, Bn, tol, eliminate, time_limit, notes)
     Ar, Br = An[np.ix_(rows_kept, cols_kept)], Bn[np.ix_(rows_kept, cols_kept)]
     ri, ci = np.flatnonzero(rows_kept), np.flatnonzero(cols_kept)
     switched = _large_game_switch(methods, Ar.shape, time_limit, complete)
@@ -875,7 +930,7 @@ def solve(
     for method, find in finders:
         before = len(notes)
         with progress_wanted(progress):
-            profiles, deg = find(Ar, Br, tol, time_limit, notes)
+            profiles, deg = find(Ar, Br, tol, left, notes)
         finished[method] = not any(n.startswith("incomplete:") for n in notes[before:])
         degenerate |= deg
         for x, y in profiles:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import re
 import unicodedata
 import warnings
@@ -319,6 +320,13 @@ def _nfg_payoff_pairs(cur: _Cursor, A: np.ndarray, B: np.ndarray) -> None:
 NPZ_GAME_KEYS = (("A", "B"), ("arr_0", "arr_1"))
 
 
+def _check_float_copies(path, shapes) -> None:
+    """A game's arrays as the game holds them, float64, twice (the conversion and the game's own copy), sized
+    before any is read: a float32 archive passed the memory limit as stored, and grew to 5 times it (hunt 19b-F2)."""
+    cells = sum(math.prod(shape) for shape in shapes if shape is not None)
+    check_fits(2 * 8 * cells, f"{path}: a game of {cells:,} payoffs (as float64, the game's copies)")
+
+
 def read_npz_game(path: str | Path) -> Game:
     """A bimatrix game saved as arrays: an ``.npz`` holding the row player's payoffs ``A`` and the column player's
     ``B`` (``numpy.savez(path, A=A, B=B)``, or in turn, ``numpy.savez(path, *nashpy.Game(A, B).payoff_matrices)``),
@@ -333,12 +341,14 @@ def read_npz_game(path: str | Path) -> Game:
 
     def layout(path, headers):
         names = set(headers)
-        if {"A", "B"} <= names:
-            return ("A", "B")
-        if names == {"arr_0", "arr_1"}:
-            return ("arr_0", "arr_1")
-        if len(names) == 1 and len(shape := next(iter(headers.values()))[0] or ()) == 3 and shape[0] == 2:
-            return tuple(names)
+        keys = next((k for k in (("A", "B"), ("arr_0", "arr_1")) if set(k) <= names), None)
+        if keys == ("arr_0", "arr_1") and names != set(keys):
+            keys = None
+        if keys is None and len(names) == 1 and len(shape := next(iter(headers.values()))[0] or ()) == 3:
+            keys = tuple(names) if shape[0] == 2 else None
+        if keys is not None:
+            _check_float_copies(path, [headers[k][0] for k in keys])
+            return keys
         shapes = {k: v[0] for k, v in headers.items()}
         said = f"arrays {shapes}"
         if "B" not in names:

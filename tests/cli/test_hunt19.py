@@ -589,3 +589,70 @@ def test_a_gzipped_file_of_another_kind_is_named_and_a_gzipped_trace_reads(tmp_p
     job = "1 0 0 10 1 -1 -1 1 20 -1 1 1 1 1 1 -1 -1 -1\n"
     (tmp_path / "t.swf.gz").write_bytes(gzip.compress(("My trace, 2004\n; Version: 2\n" + job * 400).encode()))
     assert len(read_swf(tmp_path / "t.swf.gz", skip_bad_lines=True).jobs) == 400
+
+
+def _dominance_reference(A, B, tol):
+    """Iterated strict dominance as it was written first: the whole m x m x n comparison at once."""
+    rows, cols = np.ones(A.shape[0], bool), np.ones(A.shape[1], bool)
+    changed = True
+    while changed:
+        changed = False
+        Ar, ri = A[np.ix_(rows, cols)], np.flatnonzero(rows)
+        out = (Ar[:, None, :] > Ar[None, :, :] + tol[0]).all(axis=2).any(axis=0)
+        if out.any() and (~out).any():
+            rows[ri[out]], changed = False, True
+        Bc, ci = B[np.ix_(rows, cols)], np.flatnonzero(cols)
+        out = (Bc.T[:, None, :] > Bc.T[None, :, :] + tol[1]).all(axis=2).any(axis=0)
+        if out.any() and (~out).any():
+            cols[ci[out]], changed = False, True
+    return rows, cols
+
+
+@settings(max_examples=200, deadline=None)
+@given(m=st.integers(1, 9), n=st.integers(1, 9), seed=st.integers(0, 10**6), block=st.sampled_from([1, 7, 64, 1 << 25]))
+def test_blocked_dominance_is_the_whole_comparison(m, n, seed, block):
+    """Hunt 19b-F1: iterated dominance compares in blocks now (the whole m x m x n array took 25 GiB of a 3,000 x
+    3,000 game); whatever the block, it keeps what the whole comparison keeps (integer payoffs: ties and chains)."""
+    from gamemarket.games import equilibria as eq
+
+    rng = np.random.default_rng(seed)
+    A, B = rng.integers(0, 4, (m, n)).astype(float), rng.integers(0, 4, (m, n)).astype(float)
+    saved = eq.DOMINANCE_BLOCK_BYTES
+    eq.DOMINANCE_BLOCK_BYTES = block
+    try:
+        got = eq.dominance(A, B, (0.0, 0.0))
+    finally:
+        eq.DOMINANCE_BLOCK_BYTES = saved
+    want = _dominance_reference(A, B, (0.0, 0.0))
+    assert all(np.array_equal(g, w) for g, w in zip(got, want))
+
+
+def test_a_large_game_is_sized_before_it_is_solved_and_its_elimination_keeps_the_time_limit(monkeypatch):
+    """Hunt 19b-F1 and F2: a 3,000 x 3,000 game's dominance step asked for 25 GiB, unsized, and a 2,000 x 2,000
+    game's ran 83 s under a 5 s limit; a float32 .npz passed the limit as stored, its float64 copies 5 times it.
+    The solver sizes its copies first, and the elimination stops at the limit, saying so."""
+    import time
+
+    from gamemarket.games import Game, solve
+
+    rng = np.random.default_rng(0)
+    g = Game(rng.random((800, 800)), rng.random((800, 800)))
+    monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", str(40_000_000))
+    with pytest.raises(InputError, match=r"solving a 800 x 800 game \(its payoffs and the solver's copies\)"):
+        solve(g)
+    monkeypatch.delenv("GAMEMARKET_MEMORY_LIMIT")
+    t = time.perf_counter()
+    sol = solve(g, time_limit=0.2)
+    assert time.perf_counter() - t < 30 and not sol.complete
+    assert any(n.startswith("partial: iterated dominance stopped at the time limit of 0.2 s") for n in sol.notes)
+    assert all(max(e.regret) <= 1e-6 for e in sol.equilibria)
+
+
+def test_a_float32_game_archive_is_sized_as_the_game_holds_it(tmp_path, monkeypatch, capsys):
+    """Hunt 19b-F2: a float32 .npz was sized as stored (4 bytes a payoff), then held as float64 copies, five times
+    the limit; it is sized as float64, twice, before any array is read."""
+    z = np.zeros((1000, 1000), dtype=np.float32)
+    np.savez_compressed(tmp_path / "g32.npz", A=z, B=z)
+    monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", str(20_000_000))  # (the arrays as stored: 8 MB; as float64: 32)
+    assert main(["game", "solve", str(tmp_path / "g32.npz")]) == 2
+    assert "a game of 2,000,000 payoffs (as float64, the game's copies)" in capsys.readouterr().err

@@ -134,7 +134,8 @@ def test_an_npz_game_too_large_for_memory_is_refused_before_it_is_inflated(tmp_p
     p = tmp_path / "big.npz"
     np.savez_compressed(p, A=np.zeros((2000, 2000)), B=np.zeros((2000, 2000)))  # 64 MB once read, little on disk
     monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", "1e6")
-    with pytest.raises(InputError, match="take 64,000,000 bytes once read; the limit is 1,000,000"):
+    # (sized as the game holds them, float64 twice, before the archive's own size: hunt 19b-F2)
+    with pytest.raises(InputError, match=r"a game of 8,000,000 payoffs \(as float64, the game's copies\) needs about"):
         read_npz_game(p)
 
 
