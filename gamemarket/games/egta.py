@@ -205,9 +205,14 @@ def from_egta_online(data: dict, source: str = "EGTA JSON") -> dict:
             raise InputError(f"{source}: {where}: field {key!r} missing or not {what}; expected egta-online's layout")
         return obj[key]
 
-    players, strategies = {}, {}
+    players, strategies, first = {}, {}, {}
     for k, role in enumerate(data["roles"]):
-        name = need(role, "name", str, f"role {k}")
+        name = need(role, "name", str, f"role #{k + 1}")
+        if name in first:  # (the last declaration won, the first dropped without a word: hunt 19b-F3)
+            raise InputError(
+                f"{source}: roles #{first[name] + 1} and #{k + 1} both name the role {name!r}; expected each role once"
+            )
+        first[name] = k
         players[name] = need(role, "count", int, f"role {name!r}")
         strategies[name] = need(role, "strategies", list, f"role {name!r}")
     if isinstance(data, dict) and "profiles" in data and data["profiles"] is None:

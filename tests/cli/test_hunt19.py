@@ -656,3 +656,22 @@ def test_a_float32_game_archive_is_sized_as_the_game_holds_it(tmp_path, monkeypa
     monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", str(20_000_000))  # (the arrays as stored: 8 MB; as float64: 32)
     assert main(["game", "solve", str(tmp_path / "g32.npz")]) == 2
     assert "a game of 2,000,000 payoffs (as float64, the game's copies)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("where", ["first", "last"])
+def test_a_role_declared_twice_in_egta_onlines_layout_is_named(where, tmp_path):
+    """Hunt 19b-F3: a role declared twice in an egta-online game's `roles` was read with the last declaration (the
+    first dropped without a word), or blamed on the profiles ("counts sum to 2, but the role has 5 players")."""
+    import json
+
+    from gamemarket.games.egta import read_egta
+
+    base = json.loads((Path(__file__).resolve().parents[1] / "games" / "data" / "egta-online-layout.json").read_text())
+    again = {"name": base["roles"][0]["name"], "strategies": ["b"], "count": 7}
+    if where == "first":
+        base["roles"].insert(0, again)
+    else:
+        base["roles"].append(again)
+    (tmp_path / "g.json").write_text(json.dumps(base))
+    with pytest.raises(InputError, match=rf"roles #1 and #{len(base['roles'])} both name the role '{again['name']}'"):
+        read_egta(tmp_path / "g.json")
