@@ -59,6 +59,8 @@ def exact_payoff(value, where: str) -> float:
     if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
         whole = int(value)
     elif isinstance(value, str):
+        if "_" in value:  # (Python's 1_000 is no number of a game's file: hunt 19b-W2)
+            raise ValueError(f"{value!r} holds '_'")
         if not WHOLE_TEXT.fullmatch(value.strip()):  # a float's notation ("1.7e308", "0.1"): the format's rounding
             return float(value)  # (and what float() reads otherwise, "inf": its caller's checks say the rest)
         q = Fraction(value.strip())

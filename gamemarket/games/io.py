@@ -130,12 +130,22 @@ def _payoff(tok: str, where: str) -> float:
     """A payoff of an ``.nfg`` file: a number (:func:`_number`) that, where it is a whole number, a float holds
     exactly (:func:`exact_payoff`: Gambit reads it exactly, as a rational)."""
     value = _number(tok, where)
-    if abs(value) >= EXACT_INTEGERS:
+    if abs(value) >= EXACT_INTEGERS:  # (a whole number no float holds: said as such, the float range's too)
         exact_payoff(tok, where)
+    if not math.isfinite(value):  # ("1e400": "payoff at (2, 2) is inf" named a value no one wrote; hunt 19b-W2)
+        raise InputError(
+            f"{where}: {tok[:40]!r}{'...' * (len(tok) > 40)} is beyond the float range (at most about 1.8e308); "
+            "rescale the payoffs"
+        )
     return value
 
 
 def _number(tok: str, where: str) -> float:
+    """A number as Gambit writes one (a decimal, an exponent, a rational ``a/b``); Python's own forms beside those
+    (``1_000``, ``inf``, ``nan``) are no number of the format (hunt 19b-W2), and one past the float range (``1e400``)
+    is said as written."""
+    if "_" in tok or tok.strip().lstrip("+-").lower().startswith(("inf", "nan")):
+        raise InputError(f"{where}: expected a number, got {tok!r}")
     try:
         if "/" in tok:
             a, b = tok.split("/")
@@ -493,7 +503,10 @@ def _payoff_cells(path: Path, df: pd.DataFrame, r: str, c: str, rows: list, cols
     for col in (f"{r}_payoff", f"{c}_payoff"):
         texts = df[col]
         # a whole number of 16 digits or more (past 2^53: checked exactly) or a rational: one by one
-        if (texts.str.len().ge(16) & texts.str.strip().str.fullmatch(WHOLE_TEXT.pattern)).any():
+        if (
+            texts.str.len().ge(16) & texts.str.strip().str.fullmatch(WHOLE_TEXT.pattern)
+            | texts.str.contains("_", regex=False)
+        ).any():
             return _payoff_cells_reference(path, df, r, c, rows, cols)
         try:
             values = texts.to_numpy(str).astype(np.float64)
@@ -578,7 +591,10 @@ def read_csv_game(path: str | Path) -> Game:
     _check_table_size(path, len(df), len(rows), len(cols))
     A, B = _payoff_cells(path, df, r, c, rows, cols)
     _check_read_past(path, df, r, c)
-    return Game(A, B, rows, cols, players=(r, c) if r == "provider" else ("row", "col"), title=path.stem)
+    try:  # (the game's own checks, a payoff range beyond floats: named by the file, as every reader's are)
+        return Game(A, B, rows, cols, players=(r, c) if r == "provider" else ("row", "col"), title=path.stem)
+    except InputError as exc:
+        raise InputError(f"{path}: {exc}") from None
 
 
 #: the keys of an equilibrium's JSON record beside its two players' mixtures (and ``game``, which ``game solve``

@@ -15,6 +15,7 @@ import io
 import math
 import os
 import re
+import warnings
 import zlib
 from pathlib import Path
 
@@ -461,6 +462,7 @@ class _Records:
         rec = {c: np.concatenate([p[c] for p in self.parts] or [np.empty(0, np.int64)]) for c in keys}
         self.parts = []
         reps = rec.pop("reps")
+        self.largest = int(reps.max()) if reps.size else 0  #: the most serial jobs of one record (its processors)
         ones = bool((reps == 1).all())
 
         def rep(a):
@@ -612,4 +614,19 @@ def _read(path, parallel: str, skip_bad_lines: bool, *, narrow: bool, chunk_byte
         "header": parse_header(b"", comments),
         "cleaning": counts,
     }
+    _say_beyond_the_machine(path, records.largest, meta["header"])
     return cols, meta
+
+
+def _say_beyond_the_machine(path, largest: int, header: dict) -> None:
+    """A warning where a record asks for more processors than the trace's own ``MaxProcs``: the market model splits
+    it into that many serial jobs all the same, and a typo (99,999,999 processors on a machine of 400) made 100
+    million jobs and an offered load of 20 without a word (hunt 19b-W1)."""
+    text = str(header.get("MaxProcs", "")).strip()
+    procs = int(text) if text.isdigit() else 0
+    if procs and largest > procs:
+        warnings.warn(
+            f"{path}: a record asks for {largest:,} processors, more than the trace's MaxProcs ({procs:,}); the "
+            f"market model splits it into {largest:,} serial jobs all the same (a typo in field 5 or 8?)",
+            stacklevel=3,
+        )

@@ -675,3 +675,38 @@ def test_a_role_declared_twice_in_egta_onlines_layout_is_named(where, tmp_path):
     (tmp_path / "g.json").write_text(json.dumps(base))
     with pytest.raises(InputError, match=rf"roles #1 and #{len(base['roles'])} both name the role '{again['name']}'"):
         read_egta(tmp_path / "g.json")
+
+
+def test_game_files_take_their_formats_numbers_only_and_name_the_file(tmp_path, capsys):
+    """Hunt 19b-W2 and W3: Python's 1_000 was read as 1000 in a payoff table and an .nfg (while 1,5 was refused),
+    1e400 in an .nfg was "payoff at (2, 2) is inf", and a payoff table's range beyond floats was said without its
+    file."""
+    head = "provider,consumer,provider_payoff,consumer_payoff\n"
+    cases = {
+        "us.csv": (head + "a,x,1_000,1\na,y,0,0\nb,x,0,0\nb,y,2,2\n", "column 'provider_payoff' is '1_000'"),
+        "us.nfg": ('NFG 1 R "g" { "P1" "P2" } { 2 2 }\n3 0 5 1 1_000 0 0 1\n', "expected a number, got '1_000'"),
+        "e.nfg": ('NFG 1 R "g" { "P1" "P2" } { 2 2 }\n1/3 1 0 0 0 0 1 1e400\n', "'1e400' is beyond the float range"),
+        "i.nfg": ('NFG 1 R "g" { "P1" "P2" } { 2 2 }\n1 1 0 0 0 0 1 inf\n', "expected a number, got 'inf'"),
+        "big.csv": (head + "a,x,1e308,1\na,y,-1e308,0\nb,x,0,0\nb,y,2,2\n", "payoffs range from -1e+308 to 1e+308"),
+    }
+    for name, (text, said) in cases.items():
+        (tmp_path / name).write_text(text)
+        assert main(["game", "solve", str(tmp_path / name)]) == 2, name
+        err = capsys.readouterr().err
+        assert err.startswith(f"gamemarket: error: {tmp_path / name}: ") and said in err, err
+
+
+def test_a_record_beyond_the_traces_machine_is_warned_of(tmp_path):
+    """Hunt 19b-W1: one record of 99,999,999 processors on a machine of 400 (the header's MaxProcs) became 100
+    million serial jobs and an offered load of 20 without a word; the market model's split stands, with a warning."""
+    job = "{k} 0 0 10 {p} -1 -1 {p} 20 -1 1 1 1 1 1 -1 -1 -1\n"
+    text = "; MaxProcs: 4\n" + "".join(job.format(k=k, p=1) for k in range(1, 4)) + job.format(k=4, p=9)
+    (tmp_path / "t.swf").write_text(text)
+    with pytest.warns(UserWarning, match=r"a record asks for 9 processors, more than the trace's MaxProcs \(4\)"):
+        assert len(read_swf(tmp_path / "t.swf").jobs) == 12
+    (tmp_path / "t.swf").write_text(text.replace("MaxProcs: 4", "MaxProcs: 9"))
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        read_swf(tmp_path / "t.swf")
