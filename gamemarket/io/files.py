@@ -973,9 +973,11 @@ def _safe_relative(name: str, where: Path) -> str:
 
 
 #: what to do about a manifest that does not read (said with its error: hunt 16b, 16e)
-MANIFEST_REMEDY = (
-    "it is gamemarket's record of the files it wrote in this folder: remove it, and the folder counts as not "
-    "gamemarket's (--force then writes into it; the files of the names gamemarket writes are replaced)"
+MANIFEST_REMEDY = (  # (it said the folder "counts as not gamemarket's": one of gamemarket's own files is adopted)
+    "it is gamemarket's record of the files it wrote in this folder: remove it, and the folder is read anew, as "
+    "one an older version wrote (a results or report folder holding only the files gamemarket writes there is "
+    "taken as gamemarket's; any other is refused without --force, which replaces the files of the names "
+    "gamemarket writes)"
 )
 
 
