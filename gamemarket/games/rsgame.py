@@ -584,6 +584,9 @@ def as_role_symmetric(game) -> RoleSymmetricGame:
     if A.ndim != 2 or A.shape != B.shape or A.size == 0:
         raise InputError(f"payoff matrices must be non-empty and of one shape, got {A.shape} and {B.shape}")
     m, n = A.shape
+    # its m n profiles, each of m + n counts and payoffs, sized before they are made (a 10,000 x 10,000 float32
+    # game's conversion reached 2 GB under a 1 GB limit before alpha-rank's own check: hunt 19b-F2)
+    check_fits(m * n * (m + n) * 16, f"a {m:,} x {n:,} game as a role-symmetric game ({m * n:,} profiles)")
     rows = list(getattr(game, "rows", None) or [f"r{i}" for i in range(m)])
     cols = list(getattr(game, "cols", None) or [f"c{j}" for j in range(n)])
     players = tuple(getattr(game, "players", ("row", "column")))
