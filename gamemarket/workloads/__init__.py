@@ -48,7 +48,8 @@ def load(
     (a flag) and ``model`` (a path, or None) are checked whatever the source.
     """
     _check_load_options(parallel, skip_bad_lines, model)
-    if isinstance(source, bytes) or not isinstance(source, (str, os.PathLike)):  # (None: pathlib's TypeError)
+    if isinstance(source, bytes) or not isinstance(source, (str, os.PathLike)) or not str(source).strip():
+        # (None: pathlib's TypeError; "": ": is a folder", the working folder read; hunt 19c-W5)
         raise InputError(
             f"workload source must be 'synthetic', a trace's path or catalogue name, or a model file (.toml), got "
             f"{source!r:.80}"

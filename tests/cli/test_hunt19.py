@@ -710,3 +710,18 @@ def test_a_record_beyond_the_traces_machine_is_warned_of(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         read_swf(tmp_path / "t.swf")
+
+
+@pytest.mark.parametrize("nodes", [4, 64])
+def test_workload_info_draws_a_generated_workload_for_the_nodes_asked(nodes, capsys):
+    """Hunt 19c-F1: `workload info synthetic --nodes N` drew the workload for 32 nodes and divided its load by N
+    (7.2 at 4 nodes, 0.45 at 64), where simulate and a study draw it for N nodes at the load asked (0.9)."""
+    from gamemarket.workloads import load
+
+    assert main(["workload", "info", "synthetic", "--nodes", str(nodes)]) == 0
+    out = capsys.readouterr().out
+    said = next(line.split()[-1] for line in out.splitlines() if line.startswith("offered_load"))
+    drawn = load("synthetic", nodes=nodes).info(nodes=nodes)
+    assert float(said) == pytest.approx(drawn["offered_load"], rel=1e-4) and float(said) == pytest.approx(0.9, rel=0.05)
+    with pytest.raises(InputError, match="workload source must be 'synthetic'.*got ''"):
+        load("")
