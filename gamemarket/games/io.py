@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import math
 import re
 import unicodedata
@@ -477,14 +478,30 @@ def _check_read_past(path: Path, df: pd.DataFrame, r: str, c: str) -> None:
         )
 
 
-def _check_table_size(path: Path, lines: int, m: int, n: int) -> None:
+def _check_table_size(path: Path, df: pd.DataFrame, r: str, c: str, rows: list, cols: list) -> None:
     """A payoff table's size before its matrices are made: each of its ``m x n`` profiles needs a line, so a table
-    of fewer lines is incomplete (said at once: a 2.5 MB table of 100,000 names a side asked for 160 GB before it
-    was found so, hunt 19a-F7), and the two matrices must fit the memory limit."""
+    of fewer lines is incomplete (said at once, with the first profile missing and any names that differ only by
+    spaces: a 2.5 MB table of 100,000 names a side asked for 160 GB before it was found so, hunt 19a-F7 and
+    19c-W2), and the two matrices must fit the memory limit."""
+    m, n, lines = len(rows), len(cols), len(df)
     if m * n > lines:
+        said = ""
+        if m * n <= 10**7:
+            index = {name: k for k, name in enumerate(rows)}, {name: k for k, name in enumerate(cols)}
+            flat = df[r].map(index[0]).to_numpy(np.int64) * n + df[c].map(index[1]).to_numpy(np.int64)
+            first = int(np.flatnonzero(~np.isin(np.arange(m * n), flat))[0])
+            said = f"; the first missing is ({rows[first // n]}, {cols[first % n]})"
+        alike = [
+            f"{a!r} and {b!r}"
+            for names in (rows, cols)
+            for a, b in itertools.combinations(names[:1000], 2)
+            if a.strip() == b.strip()
+        ]
+        if alike:
+            said += f"; names that differ only by spaces: {', '.join(alike[:3])}"
         raise InputError(
             f"{path}: {lines:,} payoff line(s) for {m:,} x {n:,} strategies: a complete game lists each of its "
-            f"{m * n:,} profiles once (every pair of strategies a line)"
+            f"{m * n:,} profiles once (every pair of strategies a line){said}"
         )
     check_fits(2 * 8 * m * n, f"{path}: a game of {m:,} x {n:,} strategies (two payoff matrices)")
 
@@ -588,7 +605,7 @@ def read_csv_game(path: str | Path) -> Game:
             raise InputError(f"{path}: line {k + 2}: column {who!r} is empty; every row names a strategy")
     rlab, clab = df[r].astype(str).tolist(), df[c].astype(str).tolist()
     rows, cols = list(dict.fromkeys(rlab)), list(dict.fromkeys(clab))
-    _check_table_size(path, len(df), len(rows), len(cols))
+    _check_table_size(path, df, r, c, rows, cols)
     A, B = _payoff_cells(path, df, r, c, rows, cols)
     _check_read_past(path, df, r, c)
     try:  # (the game's own checks, a payoff range beyond floats: named by the file, as every reader's are)

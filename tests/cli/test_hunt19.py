@@ -725,3 +725,17 @@ def test_workload_info_draws_a_generated_workload_for_the_nodes_asked(nodes, cap
     assert float(said) == pytest.approx(drawn["offered_load"], rel=1e-4) and float(said) == pytest.approx(0.9, rel=0.05)
     with pytest.raises(InputError, match="workload source must be 'synthetic'.*got ''"):
         load("")
+
+
+def test_an_incomplete_payoff_table_names_its_first_missing_profile(tmp_path):
+    """Hunt 19c-W2: an incomplete payoff table was said to be so without the profile missing, or the names that
+    differ only by spaces (``a`` and ``a ``) that made it so."""
+    from gamemarket.games.io import read_csv_game
+
+    head = "provider,consumer,provider_payoff,consumer_payoff\n"
+    (tmp_path / "m.csv").write_text(head + "a,x,1,2\na,y,3,4\nb,x,5,6\n")
+    with pytest.raises(InputError, match=r"the first missing is \(b, y\)$"):
+        read_csv_game(tmp_path / "m.csv")
+    (tmp_path / "s.csv").write_text(head + "a,x,1,2\na ,y,3,4\nb,x,5,6\nb,y,7,8\n")
+    with pytest.raises(InputError, match=r"the first missing is \(a, y\); names that differ only by spaces: 'a' and"):
+        read_csv_game(tmp_path / "s.csv")
