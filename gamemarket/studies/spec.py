@@ -621,16 +621,20 @@ def _outputs(out, name: str, base: Path, results, report) -> tuple[Path, Path]:
     to the study file), else ``results/NAME`` and ``reports/NAME`` in the study file's folder."""
     results_dir = Path(results) if results is not None else base / (out.results or f"results/{name}")
     report_dir = Path(report) if report is not None else base / (out.report or f"reports/{name}")
+
+    def named(opt: str, kw: str, given, default: str) -> str:  # (a default was "[output] results": hunt 19c-W3)
+        return opt if given is not None else f"[output] {kw}" if getattr(out, kw) else f"the default {default}"
+
     for folder, what, opt, kw, given in (
         (results_dir, "results folder", "--results", "results", results),
         (report_dir, "report folder", "--report", "report", report),
     ):  # (before resolving, which follows the link to a target it would then make)
-        check_no_dangling_link(folder, opt if given is not None else f"[output] {kw}", what)
+        check_no_dangling_link(folder, named(opt, kw, given, f"{kw.removesuffix('s')}s/{name}"), what)
     res, rep = resolve(results_dir, "results folder"), resolve(report_dir, "report folder")
     if res == rep or res in rep.parents or rep in res.parents:  # the file's [output] is checked by its schema
         how = "one folder" if res == rep else "one inside the other"
         said = " and ".join(
-            opt if given is not None else f"[output] {kw}"
+            named(opt, kw, given, f"{kw.removesuffix('s')}s/{name}")
             for opt, kw, given in (("--results", "results", results), ("--report", "report", report))
         )
         raise InputError(

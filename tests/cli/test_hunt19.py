@@ -739,3 +739,15 @@ def test_an_incomplete_payoff_table_names_its_first_missing_profile(tmp_path):
     (tmp_path / "s.csv").write_text(head + "a,x,1,2\na ,y,3,4\nb,x,5,6\nb,y,7,8\n")
     with pytest.raises(InputError, match=r"the first missing is \(a, y\); names that differ only by spaces: 'a' and"):
         read_csv_game(tmp_path / "s.csv")
+
+
+def test_a_default_output_folder_is_named_as_the_default(tmp_path, capsys):
+    """Hunt 19c-W3: `report --report <the results folder>` of a study with no [output] table blamed "[output]
+    results", a field the file does not have; the default is named as one."""
+    from study_helpers import TINY
+
+    study = tmp_path / "s.toml"
+    study.write_text(TINY.format(count=2))
+    assert main(["report", str(study), "--report", str(tmp_path / "results" / "tiny")]) == 2
+    err = capsys.readouterr().err
+    assert "the results and report folders (the default results/tiny and --report) are one folder" in err, err
