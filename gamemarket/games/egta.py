@@ -214,6 +214,10 @@ def from_egta_online(data: dict, source: str = "EGTA JSON") -> dict:
             )
         first[name] = k
         players[name] = need(role, "count", int, f"role {name!r}")
+        if players[name] < 1:  # (said of the file's own field: it was "field 'players.consumers'", hunt 19c-W1)
+            raise InputError(
+                f"{source}: roles #{k + 1} ({name!r}): field 'count' is {players[name]}; expected a whole number >= 1"
+            )
         strategies[name] = need(role, "strategies", list, f"role {name!r}")
     if isinstance(data, dict) and "profiles" in data and data["profiles"] is None:
         raise InputError(

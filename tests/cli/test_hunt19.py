@@ -751,3 +751,17 @@ def test_a_default_output_folder_is_named_as_the_default(tmp_path, capsys):
     assert main(["report", str(study), "--report", str(tmp_path / "results" / "tiny")]) == 2
     err = capsys.readouterr().err
     assert "the results and report folders (the default results/tiny and --report) are one folder" in err, err
+
+
+def test_an_egta_online_role_count_is_named_as_the_file_spells_it(tmp_path):
+    """Hunt 19c-W1: a role count of 0 in egta-online's layout was said of "field 'players.consumers'", which the
+    file does not have (it holds roles[].count)."""
+    import json
+
+    from gamemarket.games.egta import read_egta
+
+    game = json.loads((Path(__file__).resolve().parents[1] / "games" / "data" / "egta-online-layout.json").read_text())
+    game["roles"][0]["count"] = 0
+    (tmp_path / "g.json").write_text(json.dumps(game))
+    with pytest.raises(InputError, match=r"roles #1 \('consumers'\): field 'count' is 0; expected a whole number >= 1"):
+        read_egta(tmp_path / "g.json")
