@@ -551,9 +551,14 @@ def _strategies(st, where: str, base: Path, aliases: dict) -> tuple[list, list]:
     """``[strategies]``: the named providers and consumers, from the catalogues and the inline tables."""
     providers_cat = load_providers(base / st.provider_file if st.provider_file else None, near=base)
     consumers_cat = load_consumers(base / st.consumer_file if st.consumer_file else None, near=base)
-    for pname, entry in st.provider.items():
-        providers_cat[pname] = parse_provider(pname, entry, where, "strategies.provider")
-    consumers_cat.update(parse_consumers(st.consumer, where, "strategies.consumer"))
+    inline_providers = {n: parse_provider(n, e, where, "strategies.provider") for n, e in st.provider.items()}
+    inline_consumers = parse_consumers(st.consumer, where, "strategies.consumer")
+    for kind, catalogue, inline in (
+        ("provider", providers_cat, inline_providers),
+        ("consumer", consumers_cat, inline_consumers),
+    ):
+        _say_redefined(kind, catalogue, inline, where)
+        catalogue.update(inline)
     providers = _pick(st.providers, providers_cat, "provider", where)
     # a name an answer prints: a control character was refused by the game, after every simulation
     check_names(st.providers, f"{where}: [strategies] providers")
@@ -561,6 +566,22 @@ def _strategies(st, where: str, base: Path, aliases: dict) -> tuple[list, list]:
     wildcard = {c.name for c in consumers_cat.values() if _is_grid(c.name)} if "grid:*" in st.consumers else set()
     picked = _pick(st.consumers, consumers_cat, "consumer", where)
     return providers, _merge_identical(picked, where, aliases, wildcard)
+
+
+def _say_redefined(kind: str, catalogue: dict, inline: dict, where: str) -> None:
+    """A warning where a study's own strategy takes the name of a catalogue's with other parameters: overriding is
+    the catalogues' rule, but a report that says "SRG" of everyone shading 0.3 was read as the paper's SRG without a
+    word (hunt 19c-W6)."""
+    for name, mine in inline.items():
+        theirs = catalogue.get(name)
+        if theirs is not None and theirs.params() != mine.params():
+            msg = (
+                f"{where}: [strategies.{kind}.{name}] redefines the catalogue's {kind} strategy {name!r} "
+                f"({theirs.params()}) as {mine.params()}; the study's reports name this one {name!r}"
+            )
+            if msg not in _WARNED:  # (a study loads several times a command)
+                _WARNED.add(msg)
+                warnings.warn(msg, stacklevel=4)
 
 
 def _is_grid(name: str) -> bool:

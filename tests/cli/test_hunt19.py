@@ -765,3 +765,20 @@ def test_an_egta_online_role_count_is_named_as_the_file_spells_it(tmp_path):
     (tmp_path / "g.json").write_text(json.dumps(game))
     with pytest.raises(InputError, match=r"roles #1 \('consumers'\): field 'count' is 0; expected a whole number >= 1"):
         read_egta(tmp_path / "g.json")
+
+
+def test_a_studys_strategy_that_redefines_a_catalogue_name_is_warned_of(tmp_path):
+    """Hunt 19c-W6: `[strategies.consumer.SRG] groups = [[1.0, 0.3]]` replaced the paper's SRG without a word (the
+    reports then said "SRG" of everyone shading 0.3); overriding stands, with a warning naming both."""
+    from study_helpers import TINY
+
+    study = tmp_path / "s.toml"
+    study.write_text(TINY.format(count=2) + "[strategies.consumer.SRG]\ngroups = [[1.0, 0.3]]\n")
+    with pytest.warns(UserWarning, match=r"\[strategies.consumer.SRG\] redefines the catalogue's consumer strategy"):
+        load_study(study)
+    study.write_text(TINY.format(count=2) + "[strategies.consumer.SRG]\ngroups = [[0.9, 0.1], [0.1, 0.9]]\n")
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        load_study(study)  # the same parameters: nothing to say
