@@ -74,7 +74,7 @@ def clearing_prices(problem: Problem, p: np.ndarray, empty: np.ndarray, throughp
     p = np.array(p, dtype=np.float64)
     whole = _unsmoothed(problem)
     util = whole.utility
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # (non-finite: said below)
         marginal = np.asarray(util.marginal(throughput), dtype=np.float64)
     for j in empty:
         wants = problem.A[:, j] > 0

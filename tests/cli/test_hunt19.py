@@ -782,3 +782,15 @@ def test_a_studys_strategy_that_redefines_a_catalogue_name_is_warned_of(tmp_path
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         load_study(study)  # the same parameters: nothing to say
+
+
+def test_a_subnormal_private_bid_gives_no_stray_warning(tmp_path, capsys):
+    """Fuzz run X: a job table's private bid of 1e-320 beside a reported bid of 0.847 overflowed the ratio of the
+    two in the count of bids above the private ones, and numpy's RuntimeWarning was printed beside the answer."""
+    import warnings
+
+    (tmp_path / "t.csv").write_text("id,submit,runtime,estimate,private_bid,reported_bid\n0,425,127,204,1e-320,0.847\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert main(["simulate", "--job-table", str(tmp_path / "t.csv"), "--nodes", "1"]) == 0
+    assert "RuntimeWarning" not in capsys.readouterr().err
