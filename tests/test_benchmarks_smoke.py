@@ -30,6 +30,7 @@ SMOKE: dict[str, list | None] = {
     "bench_design.py": ["--smoke"],
     "bench_engine.py": ["--repeat", "2", "--jobs", "2000"],
     "bench_exploration.py": ["--smoke"],
+    "bench_large_games.py": ["--smoke"],
     "bench_lp_finish.py": ["--n", "300", "--m", "4"],
     "bench_plugins.py": ["--repeat", "2", "--jobs", "2000"],
     "bench_population.py": ["--smoke"],
