@@ -17,6 +17,7 @@ References
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -37,6 +38,7 @@ from gamemarket.analysis.shading import (  # noqa: F401  the shading gains, wher
 )
 from gamemarket.bids import BID_CLASSES, HIGH_MIN, LOW_MAX
 from gamemarket.consumers import from_params
+from gamemarket.errors import InputError
 from gamemarket.market.payoffs import aggressive_group
 from gamemarket.registry import Registry
 
@@ -122,6 +124,10 @@ def _rule(diff: pd.Series) -> tuple[str, str]:
     )
 
 
+#: the schedulers claim (3) holds HB against
+CLAIM_3_OTHERS = ("nphb", "wspt", "wspt-est")
+
+
 def _agg_group(consumers: dict, name: str) -> int | None:
     return aggressive_group(from_params(consumers[name], name).group_betas())
 
@@ -139,13 +145,43 @@ class Claim:
     statement: str  #: what the paper says
     test: str  #: how it is measured here, and what makes it supported
     rule: Callable[["ClaimData"], list[dict]]
+    #: the keys its rows may carry, a regular expression (whole keys), or None where a claim does not say: a
+    #: discussion's ``{claim.<key>...}`` that no claim's keys hold is refused before a study runs
+    keys: str | None = None
+
+    def holds_key(self, key: str) -> bool | None:
+        """Whether a row of this claim may carry ``key`` (None where the claim does not declare its keys)."""
+        return None if self.keys is None else re.fullmatch(self.keys, key) is not None
 
 
 CLAIMS: Registry[Claim] = Registry("claim")
 
 
+def claim_key_problem(key: str) -> str | None:
+    """What is wrong with a claim key a discussion quotes (``{claim.<key>.ci}``), told before any run: no
+    registered claim's rows may carry it (where every claim declares its keys), or None."""
+    held = [c.holds_key(key) for c in CLAIMS.values()]
+    if any(h is None or h for h in held):
+        return None
+    return (
+        f"no claim has the key {key!r}; the claims' keys are {', '.join(c.keys for c in CLAIMS.values())} "
+        "(regular expressions; a study's report lists the keys it measured in data/claims.csv)"
+    )
+
+
+def _one_of(names) -> str:
+    """A regular expression that matches exactly one of ``names``."""
+    return "(?:" + "|".join(re.escape(n) for n in names) + ")"
+
+
 def register_claim(
-    id: str, rule: Callable[["ClaimData"], list[dict]], statement: str, test: str, *, replace: bool = False
+    id: str,
+    rule: Callable[["ClaimData"], list[dict]],
+    statement: str,
+    test: str,
+    *,
+    keys: str | None = None,
+    replace: bool = False,
 ) -> Claim:
     """Register a claim under ``id``; :func:`evaluate` then measures it, after the claims registered before it.
 
@@ -158,6 +194,10 @@ def register_claim(
         The paper's statement of the claim.
     test : str
         How the claim is tested on a study's stored results.
+    keys : str, optional, keyword-only
+        A regular expression matching the whole of every key the claim's rows carry (``"c1"``,
+        ``"c3-(?:nphb|wspt)-(?:low|high)-bsd"``): a discussion that quotes a key no claim holds is then refused
+        before the study runs. Without it, any key may be the claim's.
     replace : bool, keyword-only
         Replace a claim already registered under ``id`` (else that is an error).
 
@@ -165,7 +205,12 @@ def register_claim(
     -------
     Claim
     """
-    return CLAIMS.register(id, Claim(id, statement, test, rule), replace=replace)
+    if keys is not None:
+        try:
+            re.compile(keys)
+        except re.error as exc:
+            raise ValueError(f"claim {id!r}: keys={keys!r} is no regular expression ({exc})") from None
+    return CLAIMS.register(id, Claim(id, statement, test, rule, keys), replace=replace)
 
 
 class ClaimData:
@@ -363,7 +408,7 @@ def claim_3(data: ClaimData) -> list[dict]:
         return []
     agg = _agg_group(data.consumers, srg)
     rows = []
-    for other in ("nphb", "wspt", "wspt-est"):
+    for other in CLAIM_3_OTHERS:
         o = data.by_sched.get(other)
         if o:
             rows += _claim_3_against(data, hb, other, o, agg)
@@ -554,6 +599,7 @@ register_claim(
     "full truthfulness (Fig. 1-2).",
     "Per seed, the SRG aggressive group's mean BSD over its low-bid jobs minus FT's over all low-bid jobs, under "
     "the study's first HB mechanism; supported when the 95% t-interval over seeds lies above zero.",
+    keys="c1",
 )
 register_claim(
     "2",
@@ -561,6 +607,7 @@ register_claim(
     "Under HB, risk-aggressive users with low bids have a higher share of severely slowed-down jobs (SSJs: "
     "BSD >= 5) than all users under full truthfulness (Fig. 1-2).",
     "As claim 1, on the share of SSJs.",
+    keys="c2",
 )
 register_claim(
     "3",
@@ -569,6 +616,7 @@ register_claim(
     "WSPT for high bids (BSD, Fig. 3); HB has fewer SSJs (Fig. 4).",
     "Per seed and private-bid class, the SRG aggressive group's mean BSD (and SSJ share) under HB minus under the "
     "other scheduler; supported when the interval lies on the claimed side of zero.",
+    keys=f"c3-{_one_of(CLAIM_3_OTHERS)}-{_one_of(BID_CLASSES)}-(?:bsd|ssj)",
 )
 register_claim(
     "4",
@@ -578,6 +626,7 @@ register_claim(
     "Per seed, the shading cohort's mean utility minus the same jobs' in the truthful run (common random numbers), "
     "by private-bid class, under first and under k-th price, and the paired difference of the two gains for the "
     "high-bid jobs; the joint row is supported when all three are.",
+    keys=f"c4-{_one_of(SHADERS)}(?:-(?:first|kth)-{_one_of(BID_CLASSES + ('all',))}|-diff-high)?",
 )
 register_claim(
     "rule-kth-utility",
@@ -585,12 +634,14 @@ register_claim(
     "k-th price raises the users' utility over first price (Fig. 5-7).",
     "Follows from the rules (under HB the schedule depends only on the reported bids, and the k-th price never "
     "exceeds the first): checked on every seed, shown without an interval.",
+    keys="rule-kth-utility-(?:FT|SRG)",
 )
 register_claim(
     "5",
     rule_first_revenue,
     "The provider prefers first price to k-th price.",
     "Follows from the rules under HB: first-price minus k-th price revenue, checked on every seed and consumer mix.",
+    keys="rule-first-revenue",
 )
 CLAIMS.seal()  # the paper's claims, built in: never replaced (``gamemarket.registry.Registry.seal``)
 
@@ -615,7 +666,16 @@ def evaluate(
         One row per measured claim (:func:`claim_row`).
     """
     data = ClaimData(metrics, bins, cohorts, consumers, providers)
-    return [row for claim in CLAIMS.values() for row in claim.rule(data)]
+    rows = []
+    for claim in CLAIMS.values():
+        for row in claim.rule(data):
+            if claim.holds_key(row["key"]) is False:  # (a discussion's keys are checked against the declared ones)
+                raise InputError(
+                    f"claim {claim.id!r}: a row carries the key {row['key']!r}, which its keys= {claim.keys!r} do "
+                    "not hold; declare every key the claim's rows carry"
+                )
+            rows.append(row)
+    return rows
 
 
 CSV_COLUMNS = [

@@ -2,9 +2,10 @@
 
 The discussion in a study file (``notes``) is a template: every number it quotes is a field such as
 ``{claim.c4-SRG-first-high.ci}`` that this module fills in from the analysis, never a number typed
-into the text. The literal text may hold only references to the paper (``Fig. 3``, ``Figs. 5-7``,
-``Table 1``, claim numbers such as ``(4)``); ``typed_numbers`` finds any other digit, and the test
-suite runs it on every study file, so a discussion cannot drift from the report's own data.
+into the text; a literal brace is written twice, ``{{`` and ``}}`` (Markdown, LaTeX's ``\\mathbb{{R}}``). The
+literal text may hold only references to the paper (``Fig. 3``, ``Figs. 5-7``, ``Table 1``, claim numbers such as
+``(4)``); ``typed_numbers`` finds any other digit, and the test suite runs it on every study file, so a discussion
+cannot drift from the report's own data.
 
 Fields (``<key>`` is a claim's key in ``data/claims.csv``; ``<game>`` a game's slug, e.g. ``all-jobs``):
 
@@ -40,8 +41,7 @@ from gamemarket.errors import InputError
 from gamemarket.games.io import mixture_words, profile_words
 from gamemarket.market.base import MARKETS
 from gamemarket.reports.markdown import num
-from gamemarket.studies.spec import NOTE_FIELD as FIELD
-from gamemarket.studies.spec import typed_numbers
+from gamemarket.studies.spec import fill_notes, note_fields, typed_numbers
 
 
 def fmt(x: float) -> str:
@@ -185,11 +185,11 @@ def render(template: str, values: dict[str, str], where: str) -> str:
             f"{where}: 'notes' quotes the number(s) {typed[:5]} as typed text; quote computed numbers "
             "as fields (see gamemarket.reports.discussion)"
         )
-    missing = sorted({m for m in FIELD.findall(template) if m not in values})
+    missing = sorted({m for m in note_fields(template) if m not in values})
     if missing:
         near = sorted(values)[:8]
         raise InputError(f"{where}: 'notes' uses unknown field(s) {missing[:5]}; the analysis has, e.g., {near}")
-    return reflow(FIELD.sub(lambda m: values[m.group(1)], template))
+    return reflow(fill_notes(template, values.__getitem__))
 
 
 #: a line of a Markdown block that is not a plain paragraph or a "- " list: a table row, a quote, a heading, a fence,

@@ -149,7 +149,7 @@ def paper_setup(an: StudyAnalysis) -> bool:
     """Whether the report shows the sections about Shudler et al. (2010) (its 2x2 game, its claims, its figures,
     its Table 1): where the study declares the paper (a ``[paper]`` table) or its discussion quotes them. A
     study of one's own that happens to hold the paper's strategies gets its claims in ``data/claims.csv``."""
-    quoted = any(f.startswith(("claim", "paper-game")) for f in discussion.FIELD.findall(an.spec.notes or ""))
+    quoted = any(f.startswith(("claim", "paper-game")) for f in discussion.note_fields(an.spec.notes or ""))
     return bool(an.spec.paper) or quoted
 
 
@@ -191,7 +191,7 @@ def _discussion(an: StudyAnalysis) -> str:
         return ""
     where = str(spec.path or spec.name)
     miss = an.population_missing
-    if miss is not None and any(f.startswith("population.") for f in discussion.FIELD.findall(spec.notes)):
+    if miss is not None and any(f.startswith("population.") for f in discussion.note_fields(spec.notes)):
         raise InputError(
             f"{where}: 'notes' quotes the population study {miss.study}, whose analysis is not there: {miss.reason}"
         )

@@ -55,8 +55,22 @@ MAX_RUNTIME = 10**7
 
 # A study's discussion (``notes``) quotes computed numbers as fields, e.g. {claim.c1.ci}, filled in by
 # gamemarket.reports.discussion; its literal text may hold references to the paper, claim numbers and
-# names with digits (g0.5x0.6, DEV1, LPC-EGEE-2004), never a typed number.
-NOTE_FIELD = re.compile(r"\{([A-Za-z0-9_.\-]+)\}")
+# names with digits (g0.5x0.6, DEV1, LPC-EGEE-2004), never a typed number. A literal brace is written twice, ``{{``
+# and ``}}`` (as in Python's str.format), so Markdown and LaTeX (``\\mathbb{{R}}``) can be written.
+#: what a discussion's text is read as, left to right: a doubled brace (a literal one), or a field
+NOTE_TOKEN = re.compile(r"\{\{|\}\}|\{([A-Za-z0-9_.\-]+)\}")
+
+
+def note_fields(template: str) -> list[str]:
+    """The fields a discussion quotes, in order (``{{x}}`` is the literal text ``{x}``, no field)."""
+    return [m.group(1) for m in NOTE_TOKEN.finditer(template) if m.group(1)]
+
+
+def fill_notes(template: str, value) -> str:
+    """A discussion with each field replaced by ``value(field)`` and each doubled brace by one brace."""
+    return NOTE_TOKEN.sub(lambda m: value(m.group(1)) if m.group(1) else m.group(0)[0], template)
+
+
 #: the kinds of field a discussion may quote (``gamemarket.reports.discussion.facts``: the first part of each)
 NOTE_KINDS = frozenset(
     {"claim", "claims", "game", "paper-game", "games", "gains", "workload", "paper", "growth", "market", "population"}
@@ -95,7 +109,7 @@ def note_field_problem(field: str) -> str | None:
         if rest.partition(".")[0] not in ("claim", "claims"):  # a companion's
             return (
                 f"unknown kind {head!r}; a field starts with one of {sorted(NOTE_KINDS)} (or a companion study's "
-                "name, then claim. or claims.)"
+                "name, then claim. or claims.); a literal brace is written twice, {{ and }}"
             )
         head, _, rest = rest.partition(".")
     if head in NOTE_KEYS and rest not in NOTE_KEYS[head]:
@@ -115,7 +129,7 @@ TYPED_NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(?<![A-Za-z0-9]-)\d(?:[\d,.]*\d)?"
 
 def typed_numbers(template: str) -> list[str]:
     """The numbers typed into a discussion's literal text (outside fields, references and names)."""
-    return TYPED_NUMBER.findall(NOTE_REFERENCE.sub(" ", NOTE_FIELD.sub(" ", template)))
+    return TYPED_NUMBER.findall(NOTE_REFERENCE.sub(" ", fill_notes(template, lambda _field: " ")))
 
 
 def _listed_twice(names: list[str]) -> list[str]:
@@ -653,7 +667,13 @@ class StudyFile(Table):
     paper: PaperTable | None = Field(None, description="the source paper's Table 1 figures")
     game: GameTable | None = Field(None, description="the game's kind and a population game's settings")
     design: DesignTable | None = Field(None, description="mechanism design over a family of provider mechanisms")
-    notes: str = Field("", description="the report's discussion: Markdown with computed fields such as {claim.c1.ci}")
+    notes: str = Field(
+        "",
+        description=(
+            "the report's discussion: Markdown with computed fields such as {claim.c1.ci}; a literal brace is "
+            "written twice, {{ and }}"
+        ),
+    )
 
     @field_validator("name")
     @classmethod
@@ -741,7 +761,7 @@ class StudyFile(Table):
             )
         # a field's kind is known before any run (its key only once the analysis has it): a misspelt kind is named
         # now, not after every simulation
-        for f in NOTE_FIELD.findall(self.notes):
+        for f in note_fields(self.notes):
             problem = note_field_problem(f)
             if problem:
                 raise ValueError(f"'notes' field {{{f}}}: {problem}")

@@ -28,13 +28,14 @@ from gamemarket.studies.population_config import (
     load_shading,
     parse_config,
 )
-from gamemarket.studies.schema import (  # noqa: F401 (NOTE_FIELD, typed_numbers: the discussion's, read from here)
+from gamemarket.studies.schema import (  # noqa: F401 (fill_notes, note_fields, typed_numbers: the discussion's)
     GAINS_STRATEGIES,
-    NOTE_FIELD,
     HeteroTable,
     ModelDrawTable,
     StudyFile,
     SyntheticTable,
+    fill_notes,
+    note_fields,
     typed_numbers,
 )
 from gamemarket.studies.strategies import (

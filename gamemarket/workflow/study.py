@@ -29,6 +29,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from gamemarket.analysis.claims import claim_key_problem
 from gamemarket.analysis.population_cache import analysis_key
 from gamemarket.analysis.study import DEFAULT_METHODS, StudyAnalysis, analyze
 from gamemarket.errors import InputError, check_flag
@@ -51,7 +52,7 @@ from gamemarket.studies import run_study as run_simulations
 from gamemarket.studies.gains import run_gains
 from gamemarket.studies.runner import StudyRun, load_results
 from gamemarket.studies.scheduler import identify
-from gamemarket.studies.spec import StudySpec
+from gamemarket.studies.spec import StudySpec, note_fields
 from gamemarket.studies.store import study_store
 
 Log = Callable[[str], None]
@@ -322,6 +323,7 @@ def run_study(
     methods = tuple(check_methods(methods))  # ("pure" asked for method 'p')
     spec = _spec(study, results, report)
     _methods_apply(spec, methods)
+    _notes_keys_known(spec)
     how = {"n_jobs": n_jobs, "scheduler_address": scheduler_address, "progress": progress}
     if spec.design is not None:
         return _design(spec, how, write_report=write_report, force=force, log=log, t0=t0)
@@ -331,6 +333,20 @@ def run_study(
         log(f"study {spec.name} quotes the population study {spec.population_study}: running it first")
         _population(load_study(spec.population_study), how, write_report=True, force=False, log=log, t0=t0)
     return _bimatrix(spec, how, write_report=write_report, force=force, methods=tuple(methods), log=log, t0=t0)
+
+
+def _notes_keys_known(spec: StudySpec) -> None:
+    """A discussion's claim fields (``{claim.<key>.ci}``, a companion's ``{<study>.claim.<key>.ci}``) whose key no
+    registered claim carries are refused before any run (their kind and last part are checked as the study is read;
+    the claims, a registry plugins may add to, only here): the report would fail after every simulation."""
+    for f in note_fields(spec.notes or ""):
+        parts = f.split(".")
+        at = parts.index("claim") if "claim" in parts[:2] else None
+        if at is None or len(parts) < at + 3:
+            continue
+        problem = claim_key_problem(".".join(parts[at + 1 : -1]))
+        if problem:
+            raise InputError(f"{spec.path}: 'notes' field {{{f}}}: {problem}")
 
 
 def _methods_apply(spec: StudySpec, methods) -> None:
@@ -460,6 +476,7 @@ def write_study_report(
     methods = tuple(check_methods(methods))
     spec = _spec(study, results, report)
     _methods_apply(spec, methods)
+    _notes_keys_known(spec)
     # the folder claimed first (another study's is refused before the work), and given back as it was if the work
     # fails (a run missing, a report that does not write): a failed report leaves no folder behind
     with _writer_lock(spec, force), _report_claimed(spec, True, force):

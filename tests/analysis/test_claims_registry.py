@@ -1,5 +1,7 @@
 """Claims as registered entries: each carries its statement and test, and ``evaluate`` runs them in order."""
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -65,3 +67,40 @@ def test_evaluate_is_the_registered_rules_in_order(monkeypatch):
     rows = claims.evaluate(_metrics(), BINS, None, CONSUMERS, PROVIDERS)
     assert rows[-1]["key"] == "extra" and rows[-1]["measured"] == "hb-first, hb-kth"
     assert pd.DataFrame(rows[:-1]).equals(pd.DataFrame(got))  # NaN where NaN
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("path", sorted(ROOT.glob("reports/*/data/claims.csv")), ids=lambda p: p.parent.parent.name)
+def test_every_measured_key_is_one_its_claims_declare(path):
+    # the committed reports' claims: each key is held by one registered claim's declared keys, so a discussion
+    # quoting it is not refused before a run
+    for key in pd.read_csv(path)["key"]:
+        assert claims.claim_key_problem(key) is None, key
+        assert sum(bool(c.holds_key(key)) for c in claims.CLAIMS.values()) == 1, key
+
+
+@pytest.mark.parametrize("key", ["c9", "c1-high", "c3-hb-low-bsd", "c4-FT-first-high", "rule-kth-utility-DEV1", ""])
+def test_a_key_no_claim_declares_is_named(key):
+    assert f"no claim has the key {key!r}" in claims.claim_key_problem(key)
+
+
+def test_a_claim_without_declared_keys_holds_any_key_and_a_declared_key_is_checked(monkeypatch):
+    reg = Registry("claim")
+    for cid, c in claims.CLAIMS.items():
+        reg.register(cid, c)
+    monkeypatch.setattr(claims, "CLAIMS", reg)
+
+    def extra(d):
+        return [claims.claim_row("providers", "-", "x", claims.CONTEXT, key="extra-1")]
+
+    claims.register_claim("mine", extra, "a test claim", "lists the providers", keys="extra-[0-9]+")
+    assert claims.claim_key_problem("extra-12") is None and "no claim has" in claims.claim_key_problem("c9")
+    claims.register_claim("wrong", extra, "a test claim", "its rows carry another key", keys="other")
+    with pytest.raises(InputError, match=r"claim 'wrong': a row carries the key 'extra-1', which its keys= 'other'"):
+        claims.evaluate(_metrics(), BINS, None, CONSUMERS, PROVIDERS)
+    claims.register_claim("any", extra, "a plugin's claim", "declares no keys")
+    assert claims.claim_key_problem("c9") is None  # a claim that does not say may carry it
+    with pytest.raises(ValueError, match=r"claim 'bad': keys='c\[' is no regular expression"):
+        claims.register_claim("bad", extra, "a test claim", "a broken pattern", keys="c[")

@@ -60,6 +60,7 @@ def _files(d: Path) -> None:
     (d / "no-population.toml").write_text('name = "p"\npopulation_study = "nope.toml"\n' + small)
     (d / "typed-notes.toml").write_text('name = "p"\nnotes = "shading pays 12% more"\n' + small)
     (d / "unknown-field-notes.toml").write_text('name = "p"\nnotes = "claim (1): {claim.c9.ci}"\n' + small)
+    (d / "unmeasured-field-notes.toml").write_text('name = "p"\nnotes = "claim (3): {claim.c3-nphb-low-bsd.ci}"\n' + small)
     (d / "consumer-list.toml").write_text('name = "p"\n' + small.replace("consumers =", "consumer ="))
     pop = '[game]\nkind = "population"\nstrategies = ["truthful", "mine"]\n'
     (d / "shading-number.toml").write_text('name = "p"\n' + small + pop + "shading = 3\n")
@@ -325,9 +326,14 @@ CASES = {
         "typed-notes.toml: 'notes' quotes the number(s) ['12'] as typed text",
         ["{d}/results"],
     ),
-    "discussion field the analysis lacks": (
+    "discussion field no claim has": (  # refused before any run (hunt 19c-W4)
         ["study", "run", "{d}/unknown-field-notes.toml", "--n-jobs", "1", "--no-progress"],
-        "unknown-field-notes.toml: 'notes' uses unknown field(s) ['claim.c9.ci']",
+        "unknown-field-notes.toml: 'notes' field {claim.c9.ci}: no claim has the key 'c9'",
+        ["{d}/results", "{d}/report"],
+    ),
+    "discussion field the analysis lacks": (  # a claim's key, not measured by this study: said after the runs
+        ["study", "run", "{d}/unmeasured-field-notes.toml", "--n-jobs", "1", "--no-progress"],
+        "unmeasured-field-notes.toml: 'notes' uses unknown field(s) ['claim.c3-nphb-low-bsd.ci']",
         ["{d}/report/index.html", "{d}/report/report.md", "{d}/report/data"],
     ),
     "a list where inline strategies go": (

@@ -5,13 +5,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gamemarket.analysis.study import game_flags
 from gamemarket.errors import InputError
 from gamemarket.games import Game, solve
 from gamemarket.reports import discussion
 from gamemarket.studies import load_study
-from gamemarket.studies.spec import typed_numbers
+from gamemarket.studies.spec import fill_notes, note_fields, typed_numbers
 from study_helpers import SMALL, write_study
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -176,3 +178,27 @@ def test_a_grid_cell_repeating_a_named_mix_is_merged_silently(tmp_path, recwarn)
     spec = load_study(write_study(tmp_path, SMALL.replace('"g0.3x0.9"]', '"grid:*"]')))
     assert spec.aliases == {"g0.1x0.9": "SRG"} and "g0.1x0.9" not in [c.name for c in spec.consumers]
     assert not [w for w in recwarn if "same beta mix" in str(w.message)]
+
+
+def test_a_doubled_brace_is_a_literal_one():
+    # hunt 19c-W4: Markdown and LaTeX braces could not be written
+    values = {"claim.c1.ci": "10.4 [9.47, 11.4]"}
+    text = r"costs in \(\mathbb{{R}}\), a set {{x}}, {{{claim.c1.ci}}} and {claim.c1.ci}"
+    assert discussion.render(
+        text, values, "x.toml"
+    ) == r"costs in \(\mathbb{R}\), a set {x}, {10.4 [9.47, 11.4]} and " + ("10.4 [9.47, 11.4]")
+    assert typed_numbers("a set {{x}} of {claim.c1.ci}") == [] and typed_numbers("{{12}}") == ["12"]
+
+
+@given(st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=60))
+def test_any_text_with_its_braces_doubled_is_itself(text):
+    escaped = text.replace("{", "{{").replace("}", "}}")
+    assert fill_notes(escaped, lambda f: pytest.fail(f"no field: {f}")) == text and note_fields(escaped) == []
+
+
+def test_a_study_writes_latex_with_doubled_braces_and_is_told_how(tmp_path):
+    p = write_study(tmp_path, 'notes = "costs in \\\\(\\\\mathbb{{R}}\\\\), quoted {claim.c1.ci}"\n' + SMALL)
+    assert note_fields(load_study(p).notes) == ["claim.c1.ci"]
+    p = write_study(tmp_path, 'notes = "costs in \\\\(\\\\mathbb{R}\\\\)"\n' + SMALL)
+    with pytest.raises(InputError, match=r"'notes' field \{R\}: unknown kind 'R'.*a literal brace is written twice"):
+        load_study(p)
