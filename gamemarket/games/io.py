@@ -145,6 +145,8 @@ def _number(tok: str, where: str) -> float:
     """A number as Gambit writes one (a decimal, an exponent, a rational ``a/b``); Python's own forms beside those
     (``1_000``, ``inf``, ``nan``) are no number of the format (hunt 19b-W2), and one past the float range (``1e400``)
     is said as written."""
+    if tok.startswith("#"):
+        raise InputError(f"{where}: expected a number, got {tok[:20]!r}: an .nfg file has no comments")
     if "_" in tok or tok.strip().lstrip("+-").lower().startswith(("inf", "nan")):
         raise InputError(f"{where}: expected a number, got {tok!r}")
     try:
@@ -270,12 +272,23 @@ def _nfg_strategies(cur: _Cursor, players: list[str]) -> list[list[str]]:
     return names
 
 
+def _no_comments(toks) -> str:
+    """Where a count is wrong and the words hold a ``#`` (a comment, as a reader might think): that Gambit's
+    format has none, so its words were counted (hunt 19b-W2: the cause was unsaid)."""
+    marked = [w for kind, w in toks if kind == "atom" and w.startswith("#")]
+    if not marked:
+        return ""
+    return f" (the words counted include {marked[0][:20]!r}: an .nfg file has no comments, every word counts)"
+
+
 def _check_nfg_size(cur: _Cursor, m: int, n: int, outcome_version: bool) -> None:
     """The numbers the file still holds against an ``m x n`` game: a declared size it cannot fill is refused
     before anything is allocated, and one that would not fit in memory."""
     where, left = cur.where, len(cur.toks) - cur.pos
     if not outcome_version and left != 2 * m * n:
-        raise InputError(f"{where}: expected {2 * m * n} payoffs for a {m}x{n} game, found {left}")
+        raise InputError(
+            f"{where}: expected {2 * m * n} payoffs for a {m}x{n} game, found {left}{_no_comments(cur.toks[cur.pos :])}"
+        )
     if outcome_version and left < m * n:
         raise InputError(f"{where}: expected {m * n} outcome indices, found at most {left} tokens")
     check_fits(3 * 8 * m * n, f"{where}: a {m:,} x {n:,} game")  # its two payoff tables and the solver's copies
@@ -305,7 +318,7 @@ def _nfg_outcome_payoffs(cur: _Cursor, A: np.ndarray, B: np.ndarray) -> None:
         raise InputError(f"{where}: outcome index {bad[0]!r} is not a whole number")
     idx = [int(v) for v in idx]
     if len(idx) != m * n:
-        raise InputError(f"{where}: expected {m * n} outcome indices, found {len(idx)}")
+        raise InputError(f"{where}: expected {m * n} outcome indices, found {len(idx)}{_no_comments(rest)}")
     for k, o in enumerate(idx):
         i, j = k % m, k // m
         if o == 0:

@@ -403,6 +403,22 @@ def check_dtype(dtype, what: str) -> type:
 PROBLEM_ARRAYS = ("A", "R", "demand", "weight", "target", "utility")
 
 
+def _utility_name(value: np.ndarray, path) -> str:
+    """A saved problem's ``utility``: one name, stored as text (``np.savez(..., utility="log")``) or as bytes
+    (``b"log"``, decoded: it was named ``np.bytes_(b'log')``, hunt 19b-W2); any other array is named as it is."""
+    if value.ndim == 0 and value.dtype.kind == "S":
+        try:
+            return value.item().decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+    elif value.ndim == 0 and value.dtype.kind == "U":
+        return str(value.item())
+    raise InputError(
+        f"{path}: array 'utility' holds {value.dtype} of shape {value.shape}; expected one name (linear, log, "
+        "target or alpha:<value>), saved as np.savez(..., utility='log')"
+    )
+
+
 def load(path: str | Path, *, limit: int | None = None) -> Problem:
     """An ``.npz`` with ``A`` (n x m), ``R`` (m), optional ``demand``, ``weight``, ``target`` (n) and a
     string ``utility`` (linear, log, alpha:<value>, target); ``limit``: the most bytes its arrays may take
@@ -417,7 +433,7 @@ def load(path: str | Path, *, limit: int | None = None) -> Problem:
             + (f" (did you mean {hint[0]!r}?)" if hint else "")
             + f"; expected only {', '.join(PROBLEM_ARRAYS)}"
         )
-    util = str(z["utility"]) if "utility" in z else "log"
+    util = _utility_name(z["utility"], path) if "utility" in z else "log"
     if "target" in z and util != "target":  # a utility left out (log) would ignore the targets in silence
         raise InputError(
             f"{path}: array 'target' (a target throughput per job) applies to the target utility, not {util!r}"

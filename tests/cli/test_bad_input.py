@@ -60,7 +60,8 @@ def _files(d: Path) -> None:
     (d / "no-population.toml").write_text('name = "p"\npopulation_study = "nope.toml"\n' + small)
     (d / "typed-notes.toml").write_text('name = "p"\nnotes = "shading pays 12% more"\n' + small)
     (d / "unknown-field-notes.toml").write_text('name = "p"\nnotes = "claim (1): {claim.c9.ci}"\n' + small)
-    (d / "unmeasured-field-notes.toml").write_text('name = "p"\nnotes = "claim (3): {claim.c3-nphb-low-bsd.ci}"\n' + small)
+    unmeasured = 'name = "p"\nnotes = "claim (3): {claim.c3-nphb-low-bsd.ci}"\n'
+    (d / "unmeasured-field-notes.toml").write_text(unmeasured + small)
     (d / "consumer-list.toml").write_text('name = "p"\n' + small.replace("consumers =", "consumer ="))
     pop = '[game]\nkind = "population"\nstrategies = ["truthful", "mine"]\n'
     (d / "shading-number.toml").write_text('name = "p"\n' + small + pop + "shading = 3\n")

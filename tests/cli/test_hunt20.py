@@ -1,0 +1,38 @@
+"""Regression rows of the session of 2026-12-05 (22:05-): the limits the last session named, and the held-out
+hunts of this session, each with its family."""
+
+import numpy as np
+import pytest
+
+from gamemarket.cli import main
+from gamemarket.errors import InputError
+from gamemarket.pricing import problem as price_problem
+
+
+@pytest.mark.parametrize(
+    "text,said",
+    [
+        ('NFG 1 R "g" { "a" "b" } { 2 2 }\n# pay\n1 1 0 0 0 0 1 1\n', "expected 8 payoffs for a 2x2 game, found 10"),
+        ('NFG 1 R "g" { "a" "b" } { 2 2 }\n1 1 0 0 0 0 1 #1\n', "expected a number, got '#1'"),
+        (
+            'NFG 1 R "g" { "P1" "P2" } { { "x" "y" } { "u" "v" } }\n""\n{ { "" 1 1 } }\n1 0 0 1 # ends\n',
+            "expected a number, got '#'",
+        ),
+    ],
+)
+def test_a_hash_in_an_nfg_is_said_to_be_no_comment(text, said, tmp_path, capsys):
+    """Hunt 19b-W2's last row: a ``#`` in an .nfg file was counted as a payoff, the cause unsaid."""
+    (tmp_path / "g.nfg").write_text(text)
+    assert main(["game", "solve", str(tmp_path / "g.nfg")]) == 2
+    err = capsys.readouterr().err
+    assert said in err and "an .nfg file has no comments" in err and err.count("\n") == 1, err
+
+
+def test_a_price_problems_utility_saved_as_bytes_reads_and_another_array_is_named(tmp_path):
+    """Hunt 19b-W2: a ``utility`` saved as bytes was named ``np.bytes_(b'log')``, an unknown utility."""
+    p = price_problem.synthetic(6, 2, "linear")
+    np.savez(tmp_path / "b.npz", A=p.A, R=p.R, utility=np.bytes_(b"linear"))
+    assert price_problem.load(tmp_path / "b.npz").utility.name == "linear"
+    np.savez(tmp_path / "x.npz", A=p.A, R=p.R, utility=np.bytes_(b"\xfflog"))
+    with pytest.raises(InputError, match=r"x.npz: array 'utility' holds \|S4 of shape \(\); expected one name"):
+        price_problem.load(tmp_path / "x.npz")
