@@ -914,11 +914,38 @@ def _owner_from_here(folder: Path, owner) -> str:
     return f"{prefix}{os.path.normpath(Path(folder) / study)}" if study.endswith(".toml") else owner
 
 
+def copy_of_ours(path: Path, recorded: str, what: str | None, owner: str, ours_what: str) -> bool:
+    """Whether a folder at ``path`` whose manifest names ``recorded`` (of kind ``what``) is ``owner``'s all the same
+    (``owner``'s folders being of kind ``ours_what``): a study's folder copied or moved away from its study file
+    (hunt 13: ``report --results COPY`` needed ``--force``, the owner being the study file relative to the folder).
+    It is, where both owners are study files and the recorded one, read from the folder, leads to no file or to a
+    file of the same bytes as ours (one study, copied). Another study's folder (a different file there, or a copy
+    edited since) stays refused; the manifest then names us. A folder of another kind (its manifest's ``what``, or
+    an owner that is a command's, "game export of STUDY") is never ours: a report written into a study's export
+    folder deleted the export's files without --force (hunt 17a-43), its owner "game export of ../s.toml" read as a
+    study file that had moved. One rule, for the commands that claim a folder (:class:`OutputFolder`) and those
+    that only ask whose it is (:func:`other_owner`)."""
+    if what is not None and what != ours_what:
+        return False
+    if " of " in recorded or " of " in owner:  # (a command's folder: "game export of ../s.toml")
+        return False
+    if not (recorded.endswith(".toml") and owner.endswith(".toml")):
+        return False
+    theirs, ours = path / recorded, path / owner
+    try:
+        if not theirs.exists():
+            return Path(recorded).name == Path(owner).name
+        return theirs.is_file() and ours.is_file() and theirs.read_bytes() == ours.read_bytes()
+    except OSError:
+        return False
+
+
 def other_owner(path: str | os.PathLike, owner: str, what: str) -> str | None:
     """Who else a folder gamemarket made belongs to, read without claiming it (a query: ``study status``): its
     manifest's owner from the working folder where that is not ``owner`` (nor a copy of ``owner``'s folder, nor of
-    another kind than ``what``: :class:`OutputFolder`'s rules), else None. A folder with no manifest, or one that
-    does not read, is no one else's here (the commands that write it say what is wrong with it)."""
+    another kind than ``what``: :func:`copy_of_ours`, the rule :class:`OutputFolder` claims by), else None. A
+    folder with no manifest, or one that does not read, is no one else's here (the commands that write it say what
+    is wrong with it)."""
     path = Path(path)
     try:
         data = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
@@ -927,9 +954,7 @@ def other_owner(path: str | os.PathLike, owner: str, what: str) -> str | None:
         return None
     if not isinstance(theirs, str) or (theirs == owner and kind in (None, what)):
         return None
-    probe = OutputFolder.__new__(OutputFolder)  # (its rules of ownership, with nothing claimed)
-    probe.path, probe.owner, probe.what = path, owner, what
-    if probe._copy_of_ours(theirs, kind):
+    if copy_of_ours(path, theirs, kind, owner, what):
         return None
     return _owner_from_here(path, theirs)
 
@@ -1179,27 +1204,8 @@ class OutputFolder:
             _release_folder(key)
 
     def _copy_of_ours(self, recorded: str, what: str | None = None) -> bool:
-        """Whether a folder whose manifest names another owner is ours all the same: a study's folder copied or moved
-        away from its study file (hunt 13: ``report --results COPY`` needed ``--force``, the owner being the study
-        file relative to the folder). It is, where both owners are study files and the recorded one, read from the
-        folder, leads to no file or to a file of the same bytes as ours (one study, copied). Another study's folder
-        (a different file there, or a copy edited since) stays refused; the manifest then names us. A folder of
-        another kind (its manifest's ``what``, or an owner that is a command's, "game export of STUDY") is never
-        ours: a report written into a study's export folder deleted the export's files without --force (hunt
-        17a-43), its owner "game export of ../s.toml" read as a study file that had moved."""
-        if what is not None and what != self.what:
-            return False
-        if " of " in recorded or " of " in self.owner:  # (a command's folder: "game export of ../s.toml")
-            return False
-        if not (recorded.endswith(".toml") and self.owner.endswith(".toml")):
-            return False
-        theirs, ours = self.path / recorded, self.path / self.owner
-        try:
-            if not theirs.exists():
-                return Path(recorded).name == Path(self.owner).name
-            return theirs.is_file() and ours.is_file() and theirs.read_bytes() == ours.read_bytes()
-        except OSError:
-            return False
+        """Whether a folder whose manifest names another owner is ours all the same (:func:`copy_of_ours`)."""
+        return copy_of_ours(self.path, recorded, what, self.owner, self.what)
 
     def _check_not_part_of_another(self, where: str, real: Path) -> None:
         """Refuse (without ``force``) a folder inside another folder gamemarket made whose manifest lists files in
