@@ -23,7 +23,7 @@ from gamemarket import __version__  # noqa: E402
 from gamemarket.games.io import mixture_words, write_json  # noqa: E402
 from gamemarket.io.jobtable import write_table  # noqa: E402
 from gamemarket.reports.drawing import save  # noqa: E402
-from gamemarket.reports.markdown import md_table, num, num_ci, to_html  # noqa: E402
+from gamemarket.reports.markdown import md_table, num, num_ci, report_pages  # noqa: E402
 from gamemarket.reports.report import claim_folder, figure_lines, workload_words, write_text  # noqa: E402
 from gamemarket.search.design import polish_size, start_size  # noqa: E402
 
@@ -89,10 +89,10 @@ def write_design_report(ans, spec, out_dir: str | Path | None = None, *, force: 
             f"_gamemarket {__version__}; every figure above is in `data/design.json` and `data/design-points.csv`._",
             "",
         ]
-        text = "\n".join(md)
+        text, page = report_pages("\n".join(md), f"{spec.name}: mechanism design")
         md_path = out.file("report.md")
         write_text(md_path, text)
-        write_text(out.file("index.html"), to_html(text, f"{spec.name}: mechanism design"))
+        write_text(out.file("index.html"), page)
         out.finish()
         return out.final(md_path)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import html
 import math
+import re
 from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
@@ -173,6 +174,62 @@ def _markdown():
     md = MarkdownIt("commonmark", {"html": False}).enable("table")
     md.add_render_rule("image", _image)
     return md
+
+
+def without_raw_html(md: str) -> str:
+    """A report's Markdown with the raw HTML in it written as text (its ``<`` as ``&lt;``), NUL bytes left out: a
+    name or a note holding ``<img src=x onerror=...>`` is text in any Markdown viewer, as it is on the HTML page
+    (hunt 18b-W5: ``report.md`` carried it raw, for a viewer that passes HTML through). What is raw HTML is what a
+    CommonMark reader that passes HTML through (markdown-it-py) finds; in turn, the first ``<`` of the lines that
+    hold its first piece whose writing out leaves less of it (one in a code span or an autolink leaves as much) is
+    written out. Markdown without raw HTML is returned unchanged (one reading).
+
+    Where the two readers disagree on a block's bounds (a code span whose second line opens an HTML block: code to
+    one, HTML to the other) the page shows ``&lt;`` where it showed ``<``: nothing is run either way."""
+    md = md.replace("\x00", "")
+    count, lines = _raw_html(md)
+    while count:
+        first, end = lines
+        starts = [m.start() for m in re.finditer("<", md)]
+        line_starts = [0] + [m.end() for m in re.finditer("\n", md)]
+        low, high = line_starts[first], line_starts[end] if end < len(line_starts) else len(md)
+        for at in (k for k in starts if low <= k < high):
+            tried = md[:at] + "&lt;" + md[at + 1 :]
+            left, left_lines = _raw_html(tried)
+            if left < count:
+                md, count, lines = tried, left, left_lines
+                break
+        else:  # (no "<" of those lines found to be it: every one written out)
+            md = md[:low] + md[low:high].replace("<", "&lt;") + md[high:]
+            count, lines = _raw_html(md)
+    return md
+
+
+def _raw_html(md: str) -> tuple[int, tuple[int, int]]:
+    """How much raw HTML (the characters of its tags and blocks) a reader that passes HTML through finds in ``md``,
+    and the lines of its first piece (a table cell's: its row's)."""
+    count, lines, where = 0, (0, 0), (0, 0)
+    for token in _html_reader().parse(md):
+        where = token.map or where
+        found = len(token.content) if token.type == "html_block" else 0
+        found += sum(len(c.content) for c in token.children or [] if c.type == "html_inline")
+        if found and not count:
+            lines = tuple(where)
+        count += found
+    return count, lines
+
+
+@functools.lru_cache(maxsize=1)
+def _html_reader():
+    """A CommonMark reader (with GitHub's tables) that passes raw HTML through: what finds it in a report."""
+    return MarkdownIt("commonmark", {"html": True}).enable("table")
+
+
+def report_pages(md: str, title: str) -> tuple[str, str]:
+    """A report's two pages from its Markdown: ``report.md`` (:func:`without_raw_html`) and ``index.html``
+    (:func:`to_html` of it): what every report writes, the study's, the population study's and the design study's."""
+    md = without_raw_html(md)
+    return md, to_html(md, title)
 
 
 def to_html(md: str, title: str) -> str:

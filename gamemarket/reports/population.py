@@ -35,7 +35,7 @@ from gamemarket.reports.answer import rows as answer_rows  # noqa: E402
 from gamemarket.reports.concepts import concepts_summary  # noqa: E402
 from gamemarket.reports.drawing import people_ticks, save  # noqa: E402
 from gamemarket.reports.exploration import exploration_section  # noqa: E402
-from gamemarket.reports.markdown import counted, md_table, num, num_ci, to_html  # noqa: E402
+from gamemarket.reports.markdown import counted, md_table, num, num_ci, report_pages  # noqa: E402
 from gamemarket.reports.report import claim_folder, figure_lines, workload_words, write_text  # noqa: E402
 from gamemarket.search.exploration import read_stored_exploration, write_exploration  # noqa: E402
 from gamemarket.studies.deviations import probe_size  # noqa: E402
@@ -422,10 +422,10 @@ def write_population_report(an, out_dir: str | Path | None = None, *, force: boo
             "as EGTA JSON and as a tidy CSV)._",
             "",
         ]
-        text = "\n".join(md)
+        text, page = report_pages("\n".join(md), f"{spec.name}: population game")
         md_path = out.file("report.md")
         write_text(md_path, text)
-        write_text(out.file("index.html"), to_html(text, f"{spec.name}: population game"))
+        write_text(out.file("index.html"), page)
         out.finish()  # what an earlier report wrote and this one did not goes (only that)
         return out.final(md_path)
 

@@ -22,7 +22,7 @@ from gamemarket.market.payoffs import unit
 from gamemarket.reports import discussion, figures
 from gamemarket.reports.claims import claims_section, unmeasured_companions, write_csv
 from gamemarket.reports.concepts import concepts_summary
-from gamemarket.reports.markdown import coarse_bootstrap, counted, md_table, num, num_ci, to_html
+from gamemarket.reports.markdown import coarse_bootstrap, counted, md_table, num, num_ci, report_pages
 from gamemarket.search.population import same_revenue
 from gamemarket.workers import fan_out
 
@@ -137,10 +137,10 @@ def write_report(an: StudyAnalysis, *, force: bool = False, n_jobs: int = 1) -> 
             md += _figures_section(figs)
         md += _data_section(an, grid is not None)
         md.append(f"\n_Report written by gamemarket {__version__}._\n")
-        text = "\n".join(md)
+        text, page = report_pages("\n".join(md), spec.name)
         write_text(out.file("report.md"), text)
         html = out.file("index.html")
-        write_text(html, to_html(text, spec.name))
+        write_text(html, page)
         out.finish()  # what an earlier report wrote and this one did not (a figure no longer drawn) goes
         return out.final(html)
 

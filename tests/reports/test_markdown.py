@@ -3,9 +3,12 @@
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
 
 from gamemarket.games.io import mixture_words
-from gamemarket.reports.markdown import md_table, to_html
+from gamemarket.reports.markdown import md_table, report_pages, to_html, without_raw_html
 
 
 def test_md_table():
@@ -183,3 +186,47 @@ def test_a_notes_block_of_markdown_structure_is_kept_as_written(block):
     assert reflow(f"a wrapped\nparagraph\n\n{block}\n\n- item one\n  continues") == (
         f"a wrapped paragraph\n\n{block}\n\n- item one continues"
     )
+
+
+def _raw_html(md: str) -> list[str]:
+    """The raw HTML a CommonMark viewer that passes HTML through (markdown-it-py with html on) finds."""
+    tokens = MarkdownIt("commonmark", {"html": True}).enable("table").parse(md)
+    return [t.content for t in tokens if t.type == "html_block"] + [
+        c.content for t in tokens for c in t.children or [] if c.type == "html_inline"
+    ]
+
+
+PIECES = ["<img src=x onerror=a()>", "<a>", "</a>", "<!-- c -->", "<div>", "`", "``", " ", "x", "|", "\\", "<", ">"]
+PIECES += ["<https://e.org>", "<a@b.c>", "    ", "- ", "# ", "*", "[l](<u>)", "&lt;", "<b\nc>", "\n", "```\n", "\x00"]
+
+
+@settings(max_examples=400)
+@given(st.lists(st.sampled_from(PIECES), max_size=16).map("".join))
+def test_no_raw_html_is_left_for_a_viewer_that_passes_it_through(md):
+    """Hunt 18b-W5: ``report.md`` carried a name's ``<img onerror=...>`` raw: any Markdown, however broken, is left
+    with no raw HTML and no NUL byte."""
+    out = without_raw_html(md)
+    assert _raw_html(out) == [] and "\x00" not in out
+    if "<" not in md and "\x00" not in md:
+        assert out == md  # (Markdown without any is left as it is)
+
+
+NAMES = st.lists(st.sampled_from(["<img src=x onerror=a()>", "</b>", "<!-- c -->", "a", "1", "-", "<", ">", " "]))
+
+
+@settings(max_examples=300)
+@given(st.lists(st.tuples(st.sampled_from(["h", "p", "li", "code", "cell", "fence"]), NAMES.map("".join)), max_size=8))
+def test_a_reports_page_shows_the_same_with_its_names_written_out(parts):
+    """The lines a report writes (headings, sentences, list items, code spans, table cells, fenced blocks), each
+    quoting a name that may hold HTML: ``index.html`` made from the written-out Markdown shows what it showed."""
+    shapes = {
+        "h": "## Game of {n}",
+        "p": "The consumer {n} shades.",
+        "li": "- {n}: first price",
+        "code": "run `{n}` again",
+        "cell": "| mechanism | consumer |\n|---|---|\n| {n} | x |",
+        "fence": "```\n{n}\n```",
+    }
+    md = "\n\n".join(shapes[kind].format(n=name.replace("`", "")) for kind, name in parts)
+    out, page = report_pages(md, "t")
+    assert _raw_html(out) == [] and page == to_html(md, "t")
