@@ -247,6 +247,17 @@ class Game:
         )
 
 
+#: the run metrics (``gamemarket.market.payoffs``) a side wants low: a game, in which each side maximises its payoff,
+#: plays their negation, named ``-<metric>`` (hunt 20a-F1: the consumers were solved maximising their slowdown, and
+#: the report said they gained by shading)
+LOWER_IS_BETTER = ("mean_bsd", "ssj_share")
+
+
+def played(metric: str, lower_is_better=LOWER_IS_BETTER) -> str:
+    """The payoff a game plays for a metric: the metric, or ``-<metric>`` where lower is better."""
+    return f"-{metric}" if metric in lower_is_better else metric
+
+
 def from_results(
     metrics: pd.DataFrame,
     provider_metric: str,
@@ -256,8 +267,12 @@ def from_results(
     rows: list[str] | None = None,
     cols: list[str] | None = None,
     drop_undefined: bool = True,
+    lower_is_better: tuple = LOWER_IS_BETTER,
 ) -> Game:
     """A game from a tidy table with columns provider, consumer, seed and the metric columns.
+
+    Each side maximises its payoff: a metric in ``lower_is_better`` (a slowdown, a share of slowed-down jobs) is
+    played negated, its payoff named ``-<metric>`` in ``meta``.
 
     Consumer strategies for which the consumer metric is undefined (NaN, e.g. the aggressive users'
     utility under a mix without an aggressive group) are dropped when ``drop_undefined``; the game's
@@ -285,7 +300,11 @@ def from_results(
         raise InputError(f"payoff table has no run for ({r}, {c}, seed {s})")
     shape = (len(rows), len(cols), len(seeds))
     cells = idx.reindex(full)
-    A, B = (_metric(cells, c).reshape(shape) for c in (provider_metric, consumer_metric))
+    # each side maximises its payoff: a metric it wants low is played negated (:func:`played`)
+    A, B = (
+        _metric(cells, c).reshape(shape) * (-1.0 if c in lower_is_better else 1.0)
+        for c in (provider_metric, consumer_metric)
+    )
     dropped = []
     if drop_undefined:
         undefined = np.isnan(B).any(axis=(0, 2))
@@ -293,7 +312,8 @@ def from_results(
         if undefined.all():
             raise UndefinedPayoffError(
                 f"game {title!r}: the consumer payoff {consumer_metric!r} is undefined for every consumer strategy "
-                "(in some seed no job is of the group it measures)"
+                "(each lacks, in some seed or in every one, jobs of the group it measures: a mix of one group has "
+                "no aggressive and no conservative group)"
             )
         A, B = A[:, ~undefined], B[:, ~undefined]
         cols = [c for c, u in zip(cols, undefined) if not u]
@@ -306,8 +326,8 @@ def from_results(
         B,
         title=title,
         meta={
-            "provider_payoff": provider_metric,
-            "consumer_payoff": consumer_metric,
+            "provider_payoff": played(provider_metric, lower_is_better),
+            "consumer_payoff": played(consumer_metric, lower_is_better),
             "seeds": [int(s) for s in seeds],
             "dropped_consumers": dropped,
         },

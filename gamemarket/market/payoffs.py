@@ -38,8 +38,8 @@ UNITS = {
 
 
 def unit(metric: str) -> str:
-    """The unit of a payoff, as the reports label axes and colour bars."""
-    return UNITS.get(metric, "")
+    """The unit of a payoff (or of its negation, ``-mean_bsd``), as the reports label axes and colour bars."""
+    return UNITS.get(metric.removeprefix("-"), "")
 
 
 def _values(jobs, col: str) -> np.ndarray:

@@ -465,8 +465,10 @@ def _data_section(an: StudyAnalysis, grid: bool) -> list[str]:
     """What the ``data/`` folder holds."""
     return [
         "## Data\n",
-        "Tables in `data/`: `runs.csv` (every run's payoffs), `payoffs-*.csv`, `equilibria.csv`, "
-        "`equilibria.json` (with metadata), `best-responses-*.csv`, `game-*.nfg` (Gambit)"
+        "Tables in `data/`: `runs.csv` (every run's payoffs)"
+        + (", `payoffs-*.csv`" if an.games else "")
+        + ", `equilibria.csv`, `equilibria.json` (with metadata)"
+        + (", `best-responses-*.csv`, `game-*.nfg` (Gambit)" if an.games else "")  # (one per game built)
         + (", `claims.csv`" if an.claims else "")
         + (", `shading-gains-by-bid-class.csv`" if _has_gains(an) else "")
         + (", `beta-grid-gains.csv`" if grid else "")
@@ -535,12 +537,19 @@ def _eq_table(sg) -> str:
     )
 
 
+def _payoff_words(payoff: str) -> str:
+    """A game's payoff as the report names it: ``revenue`` (bid x s), or a negated metric said to be one."""
+    if payoff.startswith("-"):
+        return f"`{payoff}` ({unit(payoff)}; the metric negated: lower is better, and each side maximises its payoff)"
+    return f"`{payoff}` ({unit(payoff)})"
+
+
 def _game_section(sg, out: OutputFolder, resamples: int, jobs: FigureJobs, *, consumer_kind: str | None) -> str:
     g, sol = sg.game, sg.solution
     md = [
         f"### {sg.name}\n",
-        f"Provider payoff: `{g.meta['provider_payoff']}` ({unit(g.meta['provider_payoff'])}); consumer payoff: "
-        f"`{g.meta['consumer_payoff']}` ({unit(g.meta['consumer_payoff'])})."
+        f"Provider payoff: {_payoff_words(g.meta['provider_payoff'])}; consumer payoff: "
+        f"{_payoff_words(g.meta['consumer_payoff'])}."
         + (
             f" Left out (payoff undefined): {', '.join(g.meta['dropped_consumers'])}."
             if g.meta.get("dropped_consumers")
@@ -619,8 +628,8 @@ def _paper_game_section(an) -> str:
     for sg in an.paper_games:
         g = sg.game
         md.append(
-            f"**{sg.name}** (provider `{g.meta['provider_payoff']}`, {unit(g.meta['provider_payoff'])}; "
-            f"consumer `{g.meta['consumer_payoff']}`, {unit(g.meta['consumer_payoff'])})\n"
+            f"**{sg.name}** (provider {_payoff_words(g.meta['provider_payoff'])}; "
+            f"consumer {_payoff_words(g.meta['consumer_payoff'])})\n"
         )
         rows = [
             [r] + [f"({num(g.A[i, j])}, {num(g.B[i, j])})" for j in range(len(g.cols))] for i, r in enumerate(g.rows)

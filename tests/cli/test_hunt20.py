@@ -2,11 +2,15 @@
 hunts of this session, each with its family."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from markdown_it import MarkdownIt
 
 from gamemarket.cli import main
 from gamemarket.errors import InputError
+from gamemarket.games import solve
+from gamemarket.games.bimatrix import from_results
+from gamemarket.market.payoffs import unit
 from gamemarket.pricing import problem as price_problem
 from study_helpers import TINY, write_study
 
@@ -54,3 +58,19 @@ def test_a_reports_markdown_holds_no_raw_html_of_a_name_or_a_description(tmp_pat
     tokens = MarkdownIt("commonmark", {"html": True}).enable("table").parse(md)
     raw = [c.content for t in tokens for c in [t, *(t.children or [])] if c.type in ("html_inline", "html_block")]
     assert raw == []
+
+
+@pytest.mark.parametrize("metric", ["mean_bsd", "ssj_share"])
+def test_a_consumer_metric_wanted_low_is_played_negated(metric):
+    """Hunt 20a-F1: a game of ``mean_bsd`` (or ``ssj_share``) was solved with the consumers maximising their
+    slowdown; each side maximises its payoff, so a metric wanted low is played negated, and named so."""
+    rows = []
+    for p, rev in (("hb-first", 10.0), ("hb-kth", 9.0)):
+        for c, low in (("FT", 2.0), ("SRG", 5.0)):  # FT: the lower slowdown under either mechanism
+            rows += [{"provider": p, "consumer": c, "seed": s, "revenue": rev, metric: low + 0.1 * s} for s in (1, 2)]
+    g = from_results(pd.DataFrame(rows), "revenue", metric)
+    assert g.meta["consumer_payoff"] == f"-{metric}" and g.meta["provider_payoff"] == "revenue"
+    assert np.allclose(g.B, [[-2.15, -5.15], [-2.15, -5.15]])
+    (eq,) = solve(g).equilibria
+    assert g.rows[int(np.argmax(eq.x))] == "hb-first" and g.cols[int(np.argmax(eq.y))] == "FT"
+    assert unit(g.meta["consumer_payoff"]) == unit(metric) != ""
