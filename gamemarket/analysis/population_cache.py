@@ -31,6 +31,7 @@ from gamemarket.io.answers import (
     RunAccounting,
 )
 from gamemarket.io.files import atomic_path, read_json
+from gamemarket.studies.population import study_inputs
 from gamemarket.studies.store import set_aside
 
 #: the code that decides a population analysis from its stored runs: any change to it is a new cache key
@@ -51,13 +52,15 @@ CACHE_VERSION = 3  # 3: the file records the SHA-256 of its contents (hunt 16e: 
 
 
 def analysis_key(spec) -> str:
-    """The key of a population study's analysis: a hash of the study (every field), the code that
-    analyses it (``_ANALYSIS_CODE``, byte for byte) and the names and sizes of its stored runs. The
-    analysis is a function of these alone, so a cached one with the same key is the same answer."""
+    """The key of a population study's analysis: a hash of the study (every field), what its runs' keys hold beside
+    it (its plugins' text and its workload's content: ``gamemarket.studies.population.study_inputs``), the code that
+    analyses it (``_ANALYSIS_CODE``, byte for byte) and the names and sizes of its stored runs. The analysis is a
+    function of these alone, so a cached one with the same key is the same answer."""
     h = hashlib.sha256()
     # paths relative to the study file: a study copied with its results keeps its key
     base = Path(spec.path).parent if spec.path else None
     h.update(json.dumps(spec.to_dict(base), sort_keys=True, default=str).encode())
+    h.update(json.dumps(study_inputs(spec), sort_keys=True).encode())  # what the runs' keys hold beside the file
     h.update(_code_hash().encode())
     runs = Path(spec.results_dir) / "population"
     if runs.is_dir():

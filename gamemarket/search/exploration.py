@@ -56,9 +56,8 @@ from gamemarket.market.base import figure_ranges
 from gamemarket.search.certificates import ALPHA, Certificate, certify
 from gamemarket.search.oracle import ProbeOracle, SearchResult, strategy_entry
 from gamemarket.search.population import run_population_study
-from gamemarket.studies.population import PopulationRuns, PopulationStore, on_scheduler
+from gamemarket.studies.population import PopulationStore, on_scheduler, study_inputs
 from gamemarket.studies.population_config import check_exploration, search_family
-from gamemarket.studies.runner import load_workload
 from gamemarket.studies.scheduler import identify
 from gamemarket.studies.store import NotStoredFile, open_stored, study_store
 from gamemarket.workers import most_workers
@@ -577,9 +576,7 @@ def exploration_key(spec) -> dict:
     written)."""
     d = spec.to_dict()
     key = {k: d.get(k) for k in ("workload", "bids", "strategies", "replications", "game")}
-    key["plugins"] = sorted(p.digest for p in spec.plugins)
-    content = PopulationRuns(spec, load_workload(spec), run=False).base["workload"]
-    key = key | {"model": MODEL_VERSION, "exploration": EXPLORATION_VERSION, "workload_content": content}
+    key = key | study_inputs(spec) | {"model": MODEL_VERSION, "exploration": EXPLORATION_VERSION}
     return json.loads(dumps_json(key))  # as it reads back (tuples as lists, NaN as null)
 
 

@@ -56,7 +56,7 @@ from gamemarket.market.outside import OUTSIDE_FIELDS, outside_runner
 from gamemarket.market.simulate import Mechanism
 from gamemarket.studies.deviations import PAIRED_ESTIMATOR, SeedRuns, paired_record
 from gamemarket.studies.population_config import PopulationConfig
-from gamemarket.studies.runner import parallel_backend
+from gamemarket.studies.runner import load_workload, parallel_backend
 from gamemarket.studies.store import NotStoredFile, content_hash, open_stored, set_aside, task_key
 from gamemarket.workers import LEAST_SECONDS_PER_JOB_RUN, exit_with_parent, fan_out, most_workers, parent_gone
 
@@ -620,3 +620,15 @@ def _chunk_task(
             os._exit(1)
         store.write(key, rec)
     return [(key, None) for key in keys]
+
+
+def study_inputs(spec) -> dict:
+    """What a population study's cached answers depend on beyond its file's tables, as its runs' keys do: the
+    plugins' text (their hashes) and the workload's content (a trace or a model edited in place, as
+    ``PopulationRuns.base["workload"]``). One rule for every cached answer's key: the analysis
+    (``gamemarket.analysis.population_cache``), the exploration's and the design's (hunt 20a-F7: the analysis had
+    neither, and served the answer of a plugin or a trace as it was before an edit)."""
+    return {
+        "plugins": sorted(p.digest for p in spec.plugins),
+        "workload_content": PopulationRuns(spec, load_workload(spec), run=False).base["workload"],
+    }

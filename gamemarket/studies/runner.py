@@ -58,8 +58,11 @@ WORKLOAD_CACHE = 4
 def load_workload(spec: StudySpec) -> PreparedWorkload:
     """The study's workload as its market prepares it (``Market.prepare``), parsed once per process:
     running, checking, and reporting a study (and its companions) all read the same object. The key
-    is the study file and its whole ``[workload]`` table, so a changed table loads again."""
-    key = json.dumps({"study": str(spec.path), "workload": spec.workload}, sort_keys=True, default=str)
+    is the study file, its whole ``[workload]`` table and the state of the files it names (a trace or a model
+    rewritten in place: its size and modification time), so a changed table or file loads again (hunt 20a-F7: a
+    trace rewritten between two runs in one process was the old one's workload)."""
+    files = [_file_state(v) for v in spec.workload.values() if isinstance(v, str)]
+    key = json.dumps({"study": str(spec.path), "workload": spec.workload, "files": files}, sort_keys=True, default=str)
     hit = _WORKLOADS.pop(key, None)
     if hit is None:
         hit = _load_workload(spec)
@@ -67,6 +70,16 @@ def load_workload(spec: StudySpec) -> PreparedWorkload:
     while len(_WORKLOADS) > WORKLOAD_CACHE:
         _WORKLOADS.pop(next(iter(_WORKLOADS)))
     return hit
+
+
+def _file_state(value: str) -> list | None:
+    """A workload field's file, as a cache key holds it: its size and modification time, or None (no such file: an
+    archive's name, ``synthetic``)."""
+    try:
+        st = os.stat(value)
+    except (OSError, ValueError):
+        return None
+    return [st.st_size, st.st_mtime_ns]
 
 
 def _load_workload(spec: StudySpec) -> PreparedWorkload:

@@ -1,6 +1,10 @@
 """Regression rows of the session of 2026-12-05 (22:05-): the limits the last session named, and the held-out
 hunts of this session, each with its family."""
 
+import re
+import shutil
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -13,6 +17,8 @@ from gamemarket.games.bimatrix import from_results
 from gamemarket.market.payoffs import unit
 from gamemarket.pricing import problem as price_problem
 from study_helpers import TINY, write_study
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize(
@@ -74,3 +80,58 @@ def test_a_consumer_metric_wanted_low_is_played_negated(metric):
     (eq,) = solve(g).equilibria
     assert g.rows[int(np.argmax(eq.x))] == "hb-first" and g.cols[int(np.argmax(eq.y))] == "FT"
     assert unit(g.meta["consumer_payoff"]) == unit(metric) != ""
+
+
+def _swf(path, scale: float = 1.0) -> None:
+    """A small SWF trace of 150 one-processor jobs on 6 nodes, its run times times ``scale``."""
+    rng = np.random.default_rng(7)
+    lines = ["; MaxProcs: 6"]
+    t = 0
+    for k in range(150):
+        t += int(rng.integers(1, 60))
+        run = max(1, int(rng.integers(30, 600) * scale))
+        lines.append(f"{k + 1} {t} 0 {run} 1 -1 -1 1 {2 * run} -1 1 {k % 7 + 1} 1 1 1 -1 -1 -1")
+    path.write_text("\n".join(lines) + "\n")
+
+
+POPULATION_OF_A_TRACE_AND_A_PLUGIN = """
+name = "edits"
+[plugins]
+modules = ["shade_by_amount.py"]
+[workload]
+source = "tr.swf"
+[strategies]
+providers = ["hb-first"]
+[game]
+kind = "population"
+agents = "jobs"
+strategies = ["truthful", "sb30"]
+reduced_players = 3
+probe = 0.05
+max_seeds = 3
+[game.shading.sb30]
+family = "shade-by"
+amount = 30
+[replications]
+count = 2
+"""
+
+
+def test_a_population_answer_is_not_served_after_its_plugin_or_trace_is_edited(tmp_path, capsys):
+    """Hunt 20a-F7: the population analysis's cache key held neither the plugins' text nor the workload's content
+    (the runs' keys hold both): after an edit, `study run` answered from the cache with the old numbers, exit 0."""
+    study = write_study(tmp_path, POPULATION_OF_A_TRACE_AND_A_PLUGIN)
+    shutil.copy(ROOT / "examples" / "plugins" / "shade_by_amount.py", study.parent / "shade_by_amount.py")
+    _swf(study.parent / "tr.swf")
+
+    def run_now() -> int:
+        assert main(["study", "run", str(study), "--n-jobs", "1", "--no-progress"]) == 0
+        said = re.search(r"(\d+) simulations \((\d+) run now\)", capsys.readouterr().out)
+        return int(said.group(2))
+
+    assert run_now() > 0 and run_now() == 0  # (the cache answers an unchanged study)
+    plugin = study.parent / "shade_by_amount.py"
+    plugin.write_text(plugin.read_text().replace("w - self.amount *", "w - 0.2 * self.amount *"))
+    assert run_now() > 0
+    _swf(study.parent / "tr.swf", scale=0.5)
+    assert run_now() > 0 and run_now() == 0
