@@ -40,6 +40,7 @@ from gamemarket.analysis.study import slug
 from gamemarket.errors import InputError
 from gamemarket.games.io import mixture_words, profile_words
 from gamemarket.market.base import MARKETS
+from gamemarket.reports.exploration import mixture_of
 from gamemarket.reports.markdown import num
 from gamemarket.studies.spec import fill_notes, note_fields, typed_numbers
 
@@ -95,16 +96,28 @@ def game_facts(games, prefix: str) -> dict[str, str]:
     return out
 
 
-def population_facts(pop) -> dict[str, str]:
-    """What the population game says, per mechanism (``pop`` a PopulationAnalysis)."""
-    out = {"population.study": pop.study, "population.leader": pop.provider.leader or "none"}
+def population_facts(pop, exploration=None) -> dict[str, str]:
+    """What the population game says, per mechanism (``pop`` a PopulationAnalysis): its answer as its own report gives
+    it, the exploration's where the study explores (``exploration``, its stored ExplorationAnswer: the equilibria over
+    the grown menu and the leader among them), else the menu's equilibria that its runs did not reject (hunt 20a-F6:
+    a linked study's menu-only equilibria were quoted where its report answered with its exploration, and a rejected
+    candidate would have been quoted as an equilibrium). ``.truthful``, ``.best_rule`` and ``.best_gain`` are the
+    menu's rules' gains against truthful bidding in either case."""
+    leader = (exploration.provider if exploration is not None else pop.provider).leader
+    out = {"population.study": pop.study, "population.leader": leader or "none"}
     for a in pop.answers:
         k = f"population.{a.mechanism}"
         out[f"{k}.truthful"] = a.truthful_is_equilibrium
         rule, (m, lo, hi) = max(a.truthful_gains.items(), key=lambda kv: kv[1].mean)
         out[f"{k}.best_rule"] = rule
         out[f"{k}.best_gain"] = fmt_ci(m, lo, hi)
-        out[f"{k}.equilibria"] = "; ".join(mixture_words(e.mixture) for e in a.equilibria) or "none found"
+        if exploration is not None:
+            explored = exploration.mechanisms.get(a.mechanism)
+            eqs = [mixture_of(e) for e in explored.equilibria] if explored is not None else []
+            out[f"{k}.equilibria"] = "; ".join(eqs) or "none answered (the exploration's budget ran out)"
+        else:
+            eqs = [mixture_words(e.mixture) for e in a.equilibria if e.verified != "no"]
+            out[f"{k}.equilibria"] = "; ".join(eqs) or "none found"
     return out
 
 
@@ -154,8 +167,9 @@ def workload_facts(workload: dict | None, paper: dict | None) -> dict[str, str]:
     return out
 
 
-def facts(analysis) -> dict[str, str]:
-    """Every field a study's discussion may quote, as text, from its analysis (``analyze(spec, for_report=True)``)."""
+def facts(analysis, population_exploration=None) -> dict[str, str]:
+    """Every field a study's discussion may quote, as text, from its analysis (``analyze(spec, for_report=True)``);
+    ``population_exploration``: the linked population study's stored exploration, where it explores."""
     out: dict[str, str] = {}
     gains = analysis.shading_gains
     for k, (name, rows) in enumerate(analysis.claims):
@@ -168,7 +182,7 @@ def facts(analysis) -> dict[str, str]:
             out[f"gains.{r.mechanism}.{r.consumer}.{r.bid_class}"] = fmt_ci(r.mean, r.ci_low, r.ci_high)
     out.update(workload_facts(analysis.workload, analysis.spec.paper))
     if analysis.population is not None:
-        out.update(population_facts(analysis.population))
+        out.update(population_facts(analysis.population, population_exploration))
     if analysis.growth is not None:
         out.update(growth_facts(analysis.growth[1]))
     meta = analysis.meta

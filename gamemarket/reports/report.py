@@ -23,7 +23,9 @@ from gamemarket.reports import discussion, figures
 from gamemarket.reports.claims import claims_section, unmeasured_companions, write_csv
 from gamemarket.reports.concepts import concepts_summary
 from gamemarket.reports.markdown import coarse_bootstrap, counted, md_table, num, num_ci, report_pages
+from gamemarket.search.exploration import read_stored_exploration
 from gamemarket.search.population import same_revenue
+from gamemarket.studies import load_study
 from gamemarket.workers import fan_out
 
 
@@ -195,7 +197,22 @@ def _discussion(an: StudyAnalysis) -> str:
         raise InputError(
             f"{where}: 'notes' quotes the population study {miss.study}, whose analysis is not there: {miss.reason}"
         )
-    return discussion.render(spec.notes.strip(), discussion.facts(an), where)
+    return discussion.render(spec.notes.strip(), discussion.facts(an, _linked_exploration(an, where)), where)
+
+
+def _linked_exploration(an: StudyAnalysis, where: str):
+    """The linked population study's stored exploration, where it explores (its report's answer), else None; an
+    error where it explores and the discussion quotes its answer, but no current exploration is stored."""
+    if an.population is None or not any(f.startswith("population.") for f in discussion.note_fields(an.spec.notes)):
+        return None
+    pop_spec = load_study(an.spec.population_study)
+    exploration, missing = read_stored_exploration(pop_spec)
+    if missing:
+        raise InputError(
+            f"{where}: 'notes' quotes the population study {an.spec.population_study}, whose answer is its "
+            f"exploration's, which is not there: {missing}"
+        )
+    return exploration
 
 
 def _truthful(consumers: dict) -> list[str]:

@@ -1,6 +1,7 @@
 """Regression rows of the session of 2026-12-05 (22:05-): the limits the last session named, and the held-out
 hunts of this session, each with its family."""
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -16,6 +17,9 @@ from gamemarket.games import solve
 from gamemarket.games.bimatrix import from_results
 from gamemarket.market.payoffs import unit
 from gamemarket.pricing import problem as price_problem
+from gamemarket.reports.exploration import mixture_of
+from gamemarket.search.exploration import read_stored_exploration
+from gamemarket.studies import load_study
 from study_helpers import TINY, write_study
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -135,3 +139,45 @@ def test_a_population_answer_is_not_served_after_its_plugin_or_trace_is_edited(t
     assert run_now() > 0
     _swf(study.parent / "tr.swf", scale=0.5)
     assert run_now() > 0 and run_now() == 0
+
+
+EXPLORING = """
+name = "ex"
+[workload]
+source = "synthetic"
+nodes = 4
+[workload.synthetic]
+jobs = 400
+load = 1.1
+seed = 2
+[strategies]
+providers = ["hb-first", "hb-kth"]
+[game]
+kind = "population"
+strategies = ["truthful", "shade-0.5", "shade-high-0.9"]
+reduced_players = 3
+probe = 0.05
+max_seeds = 4
+exploration = { family = "per-class", budget = 400, evaluations = 10, confirm_seeds = 4, first_seeds = 2 }
+[replications]
+count = 2
+"""
+
+
+def test_a_linked_population_studys_fields_quote_its_reports_answer(tmp_path, capsys):
+    """Hunt 20a-F6: a bimatrix study's discussion quoted the menu-only equilibria and leader of a linked population
+    study whose own report answers with its exploration; they quote the exploration's now."""
+    write_study(tmp_path, EXPLORING, "ex.toml")
+    notes = 'notes = "Leader {population.leader}; under hb-first: {population.hb-first.equilibria}."\n'
+    body = 'population_study = "ex.toml"\n' + notes + TINY.format(count=2)
+    study = write_study(tmp_path, body)
+    assert main(["study", "run", str(study), "--n-jobs", "1", "--no-progress"]) == 0
+    capsys.readouterr()
+    explored = json.loads((tmp_path / "studies" / "reports" / "ex" / "data" / "exploration.json").read_text())
+    spec = load_study(tmp_path / "studies" / "ex.toml")
+    exploration, missing = read_stored_exploration(spec)
+    assert missing == "" and explored
+    expected = "; ".join(mixture_of(e) for e in exploration.mechanisms["hb-first"].equilibria)
+    md = (tmp_path / "studies" / "reports" / "tiny" / "report.md").read_text()
+    said = re.search(r"Leader (\S+); under hb-first: (.+)\.", md)
+    assert said.group(1) == (exploration.provider.leader or "none") and said.group(2) == expected, said.group(0)
