@@ -494,12 +494,10 @@ def cmd_game_solve(a) -> int:
         return _game_solve(a)
 
 
-def _game_solve(a) -> int:
-    """:func:`cmd_game_solve` of a file named by its ending."""
-    from gamemarket.analysis.study import solve_game  # deferred: joblib, pandas, pyarrow, scipy.optimize
-    from gamemarket.games.io import equilibria_records  # deferred: pandas
-
-    p = Path(a.file)
+def _game_file_options(a, p: Path) -> None:
+    """Refuse the options a game file's kind would ignore: a study's (``--game``, ``--results``, ``--resamples``)
+    beside any game file, and the bimatrix search's (``--methods``, ``--complete``) beside an EGTA game (hunt 20b-F1:
+    ``--methods pure`` printed a mixed equilibrium, exit 0). (The other concepts' options are refused there.)"""
     if p.suffix.lower() != ".toml":  # a game file has no study: its games, results and seeds are not there
         _no_effect(
             a.file,
@@ -507,6 +505,23 @@ def _game_solve(a) -> int:
             "to a study file (.toml) only: a game file holds one game (no --game to pick), no stored results (no "
             "--results) and no seeds to resample (no --resamples)",
         )
+    if p.suffix.lower() == ".json" and a.concept == "nash" and not concept_options_given(a):
+        _no_effect(
+            a.file,
+            {"--methods": a.methods != list(DEFAULT_METHODS), "--complete": a.complete},
+            "to a provider/consumer (bimatrix) game's search; an EGTA game is searched its own way (the role-symmetric "
+            "search: pure profiles, support enumeration and replicator starts, each answer verified by its regret), "
+            "within --time-limit",
+        )
+
+
+def _game_solve(a) -> int:
+    """:func:`cmd_game_solve` of a file named by its ending."""
+    from gamemarket.analysis.study import solve_game  # deferred: joblib, pandas, pyarrow, scipy.optimize
+    from gamemarket.games.io import equilibria_records  # deferred: pandas
+
+    p = Path(a.file)
+    _game_file_options(a, p)
     if a.concept != "nash" or concept_options_given(a):  # (an option of another concept: refused there)
         return _solve_concept(a)
     if a.complete and not any(EQUILIBRIUM_METHODS.get(m).exhaustive for m in a.methods):

@@ -38,7 +38,7 @@ from numbers import Real
 
 import numpy as np
 from numba import njit
-from scipy import optimize
+from scipy import optimize, stats
 from scipy.special import comb
 
 from gamemarket.errors import InputError, check_flag, check_whole
@@ -423,6 +423,10 @@ def _exact(
     return None, False
 
 
+#: the most other players whose gain polynomial is also solved in the power basis (numpy's powers stop at 100)
+POWER_BASIS_MAX = 60
+
+
 def _two_strategy_roots(game: RoleSymmetricGame) -> list[np.ndarray]:
     """One role with two strategies: the pure ends and the roots of the gain polynomial (:func:`exact_equilibria`)."""
     n = game.players[0] - 1
@@ -438,33 +442,57 @@ def _two_strategy_roots(game: RoleSymmetricGame) -> list[np.ndarray]:
         out.append(np.array([0.0, 1.0]))
     if n == 0 or np.all(b == 0):
         return out
-    # power basis: sum_k b_k C(n,k) p^k (1-p)^(n-k)
-    P = np.polynomial.Polynomial
-    poly = sum((b[k] * comb(n, k, exact=True)) * P([0, 1]) ** k * P([1, -1]) ** (n - k) for k in range(n + 1))
-    poly = P(poly.coef)
-    deriv = poly.deriv()
+    for p in _gain_roots(b):
+        if 0 < p < 1 and not any(abs(p - q[1]) < 1e-9 for q in out):
+            out.append(np.array([1.0 - p, p]))
+    return out
+
+
+def _gain_roots(b: np.ndarray) -> list[float]:
+    """The roots in [0, 1] of a two-strategy role's gain ``sum_k b_k C(n,k) p^k (1-p)^(n-k)`` (``b_k``: strategy 1's
+    gain over strategy 0 with ``k`` of the ``n`` others on 1)."""
+    n = len(b) - 1
+    # the gain in the Bernstein form, sum_k b_k C(n,k) p^k (1-p)^(n-k), and its derivative, n sum_k (b_k+1 - b_k)
+    # C(n-1,k) p^k (1-p)^(n-1-k), through the binomial pmf: stable for any number of players (a power basis of
+    # 101 others was numpy's "Power is too large", hunt 20b-F2; its conditioning fails well before)
+    ks, step = np.arange(n + 1), np.diff(b)
 
     def gain(p):
-        return float(np.sum(b * comb(n, np.arange(n + 1)) * p ** np.arange(n + 1) * (1 - p) ** (n - np.arange(n + 1))))
+        return float(np.dot(b, stats.binom.pmf(ks, n, p)))
 
-    cands = [float(r.real) for r in poly.roots() if abs(r.imag) < 1e-6 and -1e-9 < r.real < 1 + 1e-9]
-    # sign changes on a fine grid catch what the roots of an ill-conditioned power basis miss
+    def slope(p):
+        return float(n * np.dot(step, stats.binom.pmf(ks[:-1], n - 1, p)))
+
+    cands = []
+    if n <= POWER_BASIS_MAX:  # its roots find a root the grid's sign changes miss (a double one)
+        P = np.polynomial.Polynomial
+        poly = sum((b[k] * comb(n, k, exact=True)) * P([0, 1]) ** k * P([1, -1]) ** (n - k) for k in range(n + 1))
+        cands = [float(r.real) for r in P(poly.coef).roots() if abs(r.imag) < 1e-6 and -1e-9 < r.real < 1 + 1e-9]
+    # sign changes on a fine grid catch what the roots of an ill-conditioned power basis miss; where the gain touches
+    # zero without changing sign, the slope's own sign change there
     grid = np.linspace(0, 1, 2001)
     vals = np.array([gain(p) for p in grid])
     for i in np.flatnonzero(np.sign(vals[:-1]) * np.sign(vals[1:]) < 0):
         cands.append(optimize.brentq(gain, grid[i], grid[i + 1], xtol=1e-15, rtol=1e-15))
-    for p in cands:
-        for _ in range(20):  # Newton on the Bernstein form
-            d = float(deriv(p))
-            if d == 0:
-                break
-            p_new = p - gain(p) / d
-            if not np.isfinite(p_new) or abs(p_new - p) < 1e-17:
-                break
-            p = p_new
-        if 0 < p < 1 and not any(abs(p - q[1]) < 1e-9 for q in out):
-            out.append(np.array([1.0 - p, p]))
-    return out
+    slopes = np.array([slope(p) for p in grid])
+    for i in np.flatnonzero(np.sign(slopes[:-1]) * np.sign(slopes[1:]) < 0):
+        q = optimize.brentq(slope, grid[i], grid[i + 1], xtol=1e-15, rtol=1e-15)
+        if abs(gain(q)) <= 1e-12 * max(1.0, float(np.abs(b).max())):
+            cands.append(q)
+    return [_newton(p, gain, slope) for p in cands]
+
+
+def _newton(p: float, gain, slope) -> float:
+    """A root of ``gain`` polished from ``p`` by Newton's steps on the Bernstein form."""
+    for _ in range(20):
+        d = slope(p)
+        if d == 0:
+            break
+        p_new = p - gain(p) / d
+        if not np.isfinite(p_new) or abs(p_new - p) < 1e-17:
+            break
+        p = p_new
+    return p
 
 
 def _two_player_matrix(game: RoleSymmetricGame) -> np.ndarray:

@@ -34,7 +34,8 @@ DEFAULT_MIX = "FT"
 #: the workload of a profile that names neither a workload nor a job table: the synthetic generator's
 DEFAULT_WORKLOAD = "synthetic"
 #: what a job table fixes, so that these arguments (``--`` options of ``gamemarket simulate``) would have no effect
-_FIXED_BY_A_JOB_TABLE = ("workload", "mix", "seed", "synthetic_jobs", "load", "reduction")
+#: (``parallel`` and ``skip_bad_lines`` say how a trace is read: a job table is none; hunt 20b-F3)
+_FIXED_BY_A_JOB_TABLE = ("workload", "mix", "seed", "synthetic_jobs", "load", "reduction", "parallel", "skip_bad_lines")
 
 PathLike = str | os.PathLike
 
@@ -177,7 +178,9 @@ def _profile(
     fast = job_table is not None and not jobs_out
     if job_table is not None:
         given = {"workload": workload, "mix": mix, "seed": seed, "synthetic_jobs": synthetic_jobs, "load": load}
-        table, notes = _job_table(job_table, nodes, fast, {**given, "reduction": reduction})
+        parallel, skip_bad_lines = reading
+        given |= {"reduction": reduction, "parallel": parallel, "skip_bad_lines": skip_bad_lines or None}
+        table, notes = _job_table(job_table, nodes, fast, given)
         source, mix_name, seed_shown = str(job_table), "from job table", "from job table"
     else:
         seed = 0 if seed is None else seed

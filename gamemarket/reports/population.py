@@ -171,10 +171,13 @@ def _count(k: int, one: str, many: str) -> str:
 
 #: how to read each figure, printed under it (no underscores: the caption is set in italics)
 HOW_TO_READ = {
+    # (hunt 20a-F2: the caption said a bar above zero made truthful bidding no equilibrium, beside an undecided one)
     "fig-truthful-gains.png": "How to read it: one group of bars per mechanism, one bar per shading rule: what a "
     "single user gains by that rule over bidding truthfully when everyone else is truthful, with its CI (at the "
     "level of the table above: 95% with one look at the seeds, wider with more). "
-    "Where a bar and its whole interval lie above zero, truthful bidding is not an equilibrium.",
+    "A bar whose interval lies above zero gains on these seeds; the verdict in the table is not read from these "
+    "intervals but from all-truthful's regret, the largest gain, whose lower bound is at the level divided by the "
+    "number of rules, against the tolerance (the methods say how), so a bar above zero can leave it undecided.",
     "fig-revenue-at-equilibrium.png": "How to read it: one bar per consumer equilibrium of the answer (mechanism "
     "and its number: {numbering}), its provider revenue in bid x seconds with its 95% CI; green: certified "
     "(or verified), grey: not certified (or undecided), red: rejected.",
@@ -581,7 +584,10 @@ def _truthful_section(an) -> list[str]:
     return [
         "## Truthful bidding: a single user's gain from each rule when everyone else is truthful",
         "",
-        f"Mean over seeds with a {_level(an.runs)} Student-t CI of the paired gains ({UNIT}).",
+        f"Mean over seeds with a {_level(an.runs)} Student-t CI of the paired gains ({UNIT}). The verdict is not "
+        "read from these intervals: all-truthful's regret is its largest gain, and *no* needs that regret's lower "
+        "bound, at the level divided by the number of rules, above the tolerance (the methods below), so a rule "
+        "whose interval here lies above zero, or above the tolerance, can leave the verdict *undecided*.",
         "",
         md_table(headers, rows),
     ]

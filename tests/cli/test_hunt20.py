@@ -18,6 +18,7 @@ from gamemarket.games.bimatrix import from_results
 from gamemarket.market.payoffs import unit
 from gamemarket.pricing import problem as price_problem
 from gamemarket.reports.exploration import mixture_of
+from gamemarket.reports.population import HOW_TO_READ
 from gamemarket.search.exploration import read_stored_exploration
 from gamemarket.studies import load_study
 from study_helpers import TINY, write_study
@@ -181,3 +182,47 @@ def test_a_linked_population_studys_fields_quote_its_reports_answer(tmp_path, ca
     md = (tmp_path / "studies" / "reports" / "tiny" / "report.md").read_text()
     said = re.search(r"Leader (\S+); under hb-first: (.+)\.", md)
     assert said.group(1) == (exploration.provider.leader or "none") and said.group(2) == expected, said.group(0)
+
+
+@pytest.mark.parametrize("players", [7, 60, 61, 102, 400])
+def test_a_two_strategy_role_of_many_players_is_solved_in_closed_form(players, tmp_path, capsys):
+    """Hunt 20b-F2: a one-role game of two strategies and 102 or more players was numpy's "Power is too large"
+    traceback (the gain polynomial in the power basis); the gain is now solved in the Bernstein form. Strategy a
+    pays 10 - (c - 1) to each of its c players, b pays 5: the equilibrium plays a with 5 / (N - 1)."""
+    profiles = []
+    for c in range(players + 1):
+        entry = ([["a", c, 10.0 - (c - 1)]] if c else []) + ([["b", players - c, 5.0]] if players - c else [])
+        profiles.append({"all": entry})
+    game = {"type": "game.1", "players": {"all": players}, "strategies": {"all": ["a", "b"]}, "profiles": profiles}
+    (tmp_path / "g.json").write_text(json.dumps(game))
+    assert main(["game", "solve", str(tmp_path / "g.json"), "--format", "json"]) == 0
+    (eq,) = json.loads(capsys.readouterr().out)
+    assert eq["mixture"]["all"]["a"] == pytest.approx(5 / (players - 1), abs=1e-9) and eq["regret"] < 1e-9
+
+
+def test_the_truthful_gains_caption_and_table_say_the_verdict_is_not_read_from_their_intervals():
+    """Hunt 20a-F2: the figure's caption said a bar above zero made truthful bidding no equilibrium, beside a table
+    that called it undecided (the verdict is the largest gain's corrected bound against the tolerance)."""
+    caption = HOW_TO_READ["fig-truthful-gains.png"]
+    assert "not an equilibrium" not in caption and "not read from these intervals" in caption
+    for name in ("population-default", "population-shudler2010", "population-exploration-shudler2010"):
+        md = (ROOT / "reports" / name / "report.md").read_text()
+        assert "The verdict is not read from these intervals" in md and caption.split(". ")[-1] in md, name
+
+
+@pytest.mark.parametrize("option", [["--parallel", "drop"], ["--skip-bad-lines"]])
+def test_a_trace_reading_option_beside_a_job_table_is_refused(option, tmp_path, capsys):
+    """Hunt 20b-F3: ``--parallel`` and ``--skip-bad-lines`` beside ``--job-table`` were accepted and did nothing."""
+    table = str(tmp_path / "jt.csv")
+    assert main(["simulate", "--synthetic-jobs", "40", "--nodes", "4", "--jobs-out", table]) == 0
+    capsys.readouterr()
+    assert main(["simulate", "--nodes", "4", "--job-table", table, *option]) == 2
+    assert f"so {option[0]} would have no effect" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("option", [["--methods", "pure"], ["--methods", "gnm"], ["--complete"]])
+def test_a_bimatrix_search_option_beside_an_egta_game_is_refused(option, capsys):
+    """Hunt 20b-F1: ``--methods pure`` of an EGTA game printed a mixed equilibrium, ``--complete`` did nothing."""
+    game = str(ROOT / "tests" / "games" / "data" / "egta-online-layout.json")
+    assert main(["game", "solve", game, *option]) == 2
+    assert f"{option[0]} applies to a provider/consumer (bimatrix) game's search" in capsys.readouterr().err
