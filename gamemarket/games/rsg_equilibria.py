@@ -236,8 +236,12 @@ def _objective(game: RoleSymmetricGame):
     return f
 
 
-def regret_minimize(game: RoleSymmetricGame, mixture, *, max_iters: int = 500) -> np.ndarray:
-    """Minimise the sum of squared positive gains over the product of simplices (SLSQP)."""
+def regret_minimize(
+    game: RoleSymmetricGame, mixture, *, max_iters: int = 500, clock: SearchClock | None = None
+) -> np.ndarray:
+    """Minimise the sum of squared positive gains over the product of simplices (SLSQP); with ``clock``, its limit
+    is checked at every iteration (:class:`~gamemarket.games.budget.TimeUp`: one call of 500 iterations ran 7 s past
+    a 5 s limit, hunt 20b-F4)."""
     x0 = game.check_mixture(mixture)
     f = _objective(game)
     ri = game.role_index
@@ -255,6 +259,7 @@ def regret_minimize(game: RoleSymmetricGame, mixture, *, max_iters: int = 500) -
             bounds=[(0.0, 1.0)] * len(x0),
             constraints=cons,
             options={"maxiter": max_iters, "ftol": 1e-30},
+            callback=None if clock is None else (lambda _x: clock.check()),
         )
     return game.normalize(res.x)
 
@@ -644,7 +649,7 @@ def _dynamics_candidates(
         if rnd == 1:  # still unsettled after the longer run: SLSQP where support enumeration did not apply
             for x in unsettled if slsqp else []:
                 clock.check()
-                cands.append((regret_minimize(game, x), "regret_minimize"))
+                cands.append((regret_minimize(game, x, clock=clock), "regret_minimize"))
             break
         # the few points that neither settled nor polished nearby: follow the dynamics further
         points = replicator_dynamics(

@@ -15,6 +15,9 @@ from gamemarket.cli import main
 from gamemarket.errors import InputError
 from gamemarket.games import solve
 from gamemarket.games.bimatrix import from_results
+from gamemarket.games.budget import SearchClock, TimeUp
+from gamemarket.games.rsg_equilibria import regret_minimize
+from gamemarket.games.rsgame import RoleSymmetricGame
 from gamemarket.market.payoffs import unit
 from gamemarket.pricing import problem as price_problem
 from gamemarket.reports.exploration import mixture_of
@@ -226,3 +229,13 @@ def test_a_bimatrix_search_option_beside_an_egta_game_is_refused(option, capsys)
     game = str(ROOT / "tests" / "games" / "data" / "egta-online-layout.json")
     assert main(["game", "solve", game, *option]) == 2
     assert f"{option[0]} applies to a provider/consumer (bimatrix) game's search" in capsys.readouterr().err
+
+
+def test_the_slsqp_step_of_the_role_symmetric_search_keeps_the_time_limit():
+    """Hunt 20b-F4: one SLSQP call (up to 500 iterations) ran 7 s past a 5 s limit; the clock is checked at each of
+    its iterations."""
+    game = RoleSymmetricGame.from_function(["r"], [3], [["a", "b", "c"]], lambda prof: prof[::-1] * 1.0)
+    clock = SearchClock(1e-9)
+    with pytest.raises(TimeUp):
+        regret_minimize(game, [0.2, 0.3, 0.5], clock=clock)
+    assert np.isclose(regret_minimize(game, [0.2, 0.3, 0.5]).sum(), 1.0)  # (without a clock: as before)
