@@ -13,7 +13,7 @@ from gamemarket.cli.output import FULL, Figure, Parts, print_table
 from gamemarket.errors import InputError
 from gamemarket.games.alpharank import DEFAULT_ALPHA, DEFAULT_EPS, DEFAULT_M, MAX_ALPHA, alpharank
 from gamemarket.games.budget import SearchClock, Stopped
-from gamemarket.games.qre import fit_lambda, logit_branch
+from gamemarket.games.qre import fit_lambda, logit_branch, roles_and_strategies
 from gamemarket.io.files import dumps_json
 
 #: the least ``--alpha``: a round number whose hundredth (where the sensitivity is shown) is a normal float
@@ -109,6 +109,9 @@ def check_concept_options(a) -> None:
 def solve_concept(a, games: list) -> int:
     """``gamemarket game solve --concept qre|alpharank`` on ``games`` ((name, game) pairs: bimatrix games or an
     EGTA JSON role-symmetric game), printed as the command's ``--format`` says."""
+    if a.concept == "qre" and a.observed:  # every game before any is printed (hunt 20b-F5: half an answer, exit 2)
+        for name, game in games:
+            _check_observed(a, name, game, len(games))
     out = []
     clock = SearchClock(a.time_limit, progress=a.progress)  # one limit for the file's games and their computations
     for name, game in games:
@@ -128,6 +131,20 @@ def solve_concept(a, games: list) -> int:
     if a.format == "json":
         print(dumps_json(out, indent=2))
     return 0
+
+
+def _check_observed(a, name: str, game, count: int) -> None:
+    """``--observed`` against one of the file's games, naming the game (and, of a study's game, the strategies it
+    left out: their payoff is undefined there) where it does not fit."""
+    try:
+        observed_counts(a.observed, *roles_and_strategies(game))
+    except InputError as exc:
+        dropped = (getattr(game, "meta", None) or {}).get("dropped_consumers") or []
+        raise InputError(
+            f"{a.file}: game {name}: {exc}"
+            + (f" (this game leaves out {', '.join(dropped)}: its payoff is undefined there)" if dropped else "")
+            + ("; --game NAME solves one of the study's games" if count > 1 else "")
+        ) from None
 
 
 def _qre(a, game, clock: SearchClock) -> dict:

@@ -396,14 +396,23 @@ def _problem_of(game, normalize: bool):
     check_finite(A, "row player's payoffs")
     check_finite(B, "column player's payoffs")
     m = A.shape[0]
-    rows = list(getattr(game, "rows", None) or [f"r{i}" for i in range(m)])
-    cols = list(getattr(game, "cols", None) or [f"c{j}" for j in range(A.shape[1])])
-    players = list(getattr(game, "players", ("row", "column")))
+    players, (rows, cols) = roles_and_strategies(game)
 
     def regrets(x):
         return unchecked_regret(A, B, x[:m], x[m:])  # (A and B checked above)
 
     return _bimatrix_problem(A, B, normalize), (A, B, rows, cols, players), players, [rows, cols], regrets
+
+
+def roles_and_strategies(game) -> tuple[list, list]:
+    """A game's roles and each role's strategies as a logit branch names them (a bimatrix game's players, rows and
+    columns; a role-symmetric game's roles and strategies), read without tracing anything."""
+    if hasattr(game, "roles"):
+        return list(game.roles), [list(s) for s in game.strategies]
+    m, n = np.shape(game.A)
+    rows = list(getattr(game, "rows", None) or [f"r{i}" for i in range(m)])
+    cols = list(getattr(game, "cols", None) or [f"c{j}" for j in range(n)])
+    return list(getattr(game, "players", ("row", "column"))), [rows, cols]
 
 
 def logit_branch(

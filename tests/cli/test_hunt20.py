@@ -239,3 +239,17 @@ def test_the_slsqp_step_of_the_role_symmetric_search_keeps_the_time_limit():
     with pytest.raises(TimeUp):
         regret_minimize(game, [0.2, 0.3, 0.5], clock=clock)
     assert np.isclose(regret_minimize(game, [0.2, 0.3, 0.5]).sum(), 1.0)  # (without a clock: as before)
+
+
+def test_observed_play_that_a_studys_game_lacks_is_refused_before_any_game_is_printed(tmp_path, capsys):
+    """Hunt 20b-F5: ``--concept qre --observed consumer:FT=30`` of a study printed some games, then exit 2 naming no
+    game (its "aggressive users" game leaves FT out: no aggressive group)."""
+    study = write_study(tmp_path, TINY.format(count=2))
+    assert main(["study", "run", str(study), "--n-jobs", "1", "--no-progress", "--no-report"]) == 0
+    capsys.readouterr()
+    observed = ["--observed", "consumer:FT=30", "consumer:SRG=10"]
+    assert main(["game", "solve", str(study), "--concept", "qre", *observed]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "game aggressive users: --observed: 'consumer:FT' names no strategy" in err
+    assert "this game leaves out FT: its payoff is undefined there" in err and "--game NAME" in err
+    assert main(["game", "solve", str(study), "--concept", "qre", *observed, "--game", "all jobs"]) == 0
