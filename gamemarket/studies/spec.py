@@ -316,7 +316,7 @@ class StudySpec:
         import tomli_w  # deferred: only writing a study needs it
 
         text = tomli_w.dumps(
-            self.to_dict(None if path is None else Path(path).resolve().parent), multiline_strings=True
+            _without_none(self.to_dict(None if path is None else Path(path).resolve().parent)), multiline_strings=True
         )
         if path is not None:
             with atomic_path(path, "study") as tmp:
@@ -362,6 +362,16 @@ def _strategies_table(spec: StudySpec, rel) -> dict:
         "provider": {p.name: _provider_entry(p) for p in spec.providers},
         "consumer": {c.name: c.entry() for c in spec.consumers},
     }
+
+
+def _without_none(value):
+    """A study's tables with every field left at None (its default, decided when the study runs) left out: TOML has
+    no null (hunt 20a-F4: an exploration's unset ``search_seeds`` was tomli_w's bare TypeError in ``to_toml``)."""
+    if isinstance(value, dict):
+        return {k: _without_none(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_none(v) for v in value]
+    return value
 
 
 def _game_table(spec: StudySpec, rel) -> dict | None:

@@ -253,3 +253,14 @@ def test_observed_play_that_a_studys_game_lacks_is_refused_before_any_game_is_pr
     assert out == "" and "game aggressive users: --observed: 'consumer:FT' names no strategy" in err
     assert "this game leaves out FT: its payoff is undefined there" in err and "--game NAME" in err
     assert main(["game", "solve", str(study), "--concept", "qre", *observed, "--game", "all jobs"]) == 0
+
+
+def test_a_study_with_an_exploration_writes_a_study_file_that_reads_back_to_it(tmp_path):
+    """Hunt 20a-F4: ``to_toml`` of a population study whose ``[game.exploration]`` leaves fields at their defaults
+    was tomli_w's ``TypeError: Object of type 'NoneType' is not TOML serializable``."""
+    spec = load_study(write_study(tmp_path, EXPLORING, "ex.toml"))
+    copy = tmp_path / "studies" / "copy.toml"
+    spec.to_toml(copy)
+    again = load_study(copy)
+    assert again.exploration == spec.exploration and again.population.names == spec.population.names
+    assert again.to_dict(copy.parent) == spec.to_dict(copy.parent)
