@@ -26,14 +26,24 @@ T = TypeVar("T")
 PLUGINS_ENV = "GAMEMARKET_PLUGINS"
 
 
+#: how an unknown name of a kind plugins add to is told to be loaded (hunt 20a-F5: `study status` of a study run with
+#: --plugin said only "unknown payment scheme")
+PLUGIN_HINT = (
+    " (a plugin's entry is known once its file is loaded: list it in the study's [plugins] modules, or give "
+    "--plugin FILE)"
+)
+
+
 class Registry(Mapping, Generic[T]):
     """Named objects of one kind (``what`` names the kind in messages: "scheduler", "utility", ...)."""
 
     #: every registry made (a plugin's load compares them all before and after: ``gamemarket.plugins``)
     instances: list[Registry] = []
 
-    def __init__(self, what: str):
+    def __init__(self, what: str, *, hint: str = ""):
         self.what = what
+        #: said after an unknown name's list of the known ones (a kind plugins add to: how to load them)
+        self.hint = hint
         self._items: dict[str, T] = {}
         self._builtin: dict[str, T] = {}  # name -> the built-in object (:meth:`seal`)
         Registry.instances.append(self)
@@ -94,13 +104,17 @@ class Registry(Mapping, Generic[T]):
                 return self._items[name]
             if default is not None:
                 return default
-            raise InputError(f"unknown {self.what} {name!r}; expected one of {sorted(self._items)}") from None
+            raise InputError(self.unknown_message(name)) from None
+
+    def unknown_message(self, name, also: str = "") -> str:
+        """What an unknown ``name`` is told: the known names (and ``also``, what else is accepted), and the hint."""
+        return f"unknown {self.what} {name!r}; expected one of {sorted(self._items)}{also}{self.hint}"
 
     def __getitem__(self, name: str) -> T:
         try:
             return self._items[name]
         except TypeError:  # a name that is no text (a list from a file: [nan]) was a TypeError, a traceback
-            raise InputError(f"unknown {self.what} {name!r}; expected one of {sorted(self._items)}") from None
+            raise InputError(self.unknown_message(name)) from None
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._items)

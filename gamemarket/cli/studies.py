@@ -707,6 +707,7 @@ def _add_jobs_command(st) -> None:
     j.add_argument("--out", required=True, help="the table to write: a .csv or .parquet file name (required)")
     add_force(j, "the --out file")
     _output_options(j, report=False)
+    add_plugin_option(j)  # a study run with --plugin is read with it too (hunt 20a-F5)
     j.set_defaults(func=cmd_study_jobs)
 
 
@@ -829,6 +830,7 @@ def add_study_commands(sub) -> None:
     )
     s.add_argument("file", help="the study file (.toml)")
     _output_options(s, report=False)
+    add_plugin_option(s)  # a study run with --plugin is read with it too (hunt 20a-F5)
     s.set_defaults(func=cmd_study_status)
 
     g = sub.add_parser("game", help="solve and export games").add_subparsers(dest="gcmd", required=True)
@@ -851,6 +853,7 @@ def add_study_commands(sub) -> None:
     ge.add_argument(
         "--resamples", type=_resamples, default=1000, help="bootstrap resamples of the seeds for robustness"
     )
+    add_plugin_option(ge)  # a study run with --plugin is read with it too (hunt 20a-F5)
     ge.set_defaults(func=cmd_game_export)
 
     rp = sub.add_parser(
@@ -869,4 +872,5 @@ def add_study_commands(sub) -> None:
         action="store_true",
         help="write into a report folder gamemarket did not make, or that belongs to another study (default: refuse)",
     )
+    add_plugin_option(rp)  # a study run with --plugin is read with it too (hunt 20a-F5)
     rp.set_defaults(func=cmd_report)

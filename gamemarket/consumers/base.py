@@ -48,7 +48,7 @@ from gamemarket.errors import InputError, check_text, foreign_prints, raised, re
 # the bid classes and a population's bids are the private bids' (bids sits below the strategies, and the
 # market imports it without the strategies' schemas and pydantic)
 from gamemarket.io.names import check_names
-from gamemarket.registry import Registry
+from gamemarket.registry import PLUGIN_HINT, Registry
 
 #: a shading factor's range (beta in [0, 1)), as the study file's schema declares it
 Fraction01 = Annotated[float, Field(ge=0, lt=1)]
@@ -274,7 +274,7 @@ class ParametricFamily(Family):
 
 
 #: consumer-strategy families by name
-FAMILIES: Registry[Family] = Registry("consumer-strategy family")
+FAMILIES: Registry[Family] = Registry("consumer-strategy family", hint=PLUGIN_HINT)
 
 
 #: the methods a family must provide, and the positional arguments each is called with

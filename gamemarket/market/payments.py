@@ -41,7 +41,7 @@ import numpy as np
 from numba import njit
 
 from gamemarket.errors import InputError, check_flag, check_text, check_whole, shown_value
-from gamemarket.registry import Registry
+from gamemarket.registry import PLUGIN_HINT, Registry
 
 FIRST_PRICE = 0
 KTH_PRICE = 1
@@ -127,7 +127,7 @@ class PaymentScheme:
     jit: bool = True  #: compile ``rate`` with numba (False: run it as plain Python, the same numbers)
 
 
-PAYMENTS: Registry[PaymentScheme] = Registry("payment scheme")
+PAYMENTS: Registry[PaymentScheme] = Registry("payment scheme", hint=PLUGIN_HINT)
 
 
 def _not_blend(name: str) -> None:
@@ -252,10 +252,11 @@ def get_payment(name: str) -> PaymentScheme:
     blend, which is not a registered scheme: ``simulate.Mechanism``)."""
     try:
         return PAYMENTS.get(name)  # the registry's lookup (it may load a shipped plugin's entry first)
-    except InputError as exc:
+    except InputError:
         if isinstance(name, str) and name == BLEND:  # (an array: "truth value of an empty array is ambiguous")
             raise InputError(
                 f"payment scheme {name!r}: the blend of first and k-th price is a mechanism's payment "
                 "(simulate.Mechanism with blend = alpha), not a registered scheme"
             ) from None
-        raise InputError(f"{exc}, or {BLEND!r} with its 'blend' (alpha in [0, 1])") from None
+        also = f", or {BLEND!r} with its 'blend' (alpha in [0, 1])"
+        raise InputError(PAYMENTS.unknown_message(name, also)) from None

@@ -24,7 +24,7 @@ import numpy as np
 
 from gamemarket.errors import InputError, check_flag, check_text
 from gamemarket.io.jobtable import SPEC
-from gamemarket.registry import Registry
+from gamemarket.registry import PLUGIN_HINT, Registry
 
 
 def _col(t, name: str) -> np.ndarray:
@@ -117,7 +117,7 @@ class Scheduler:
     hooks: object | None = None
 
 
-SCHEDULERS: Registry[Scheduler] = Registry("scheduler")
+SCHEDULERS: Registry[Scheduler] = Registry("scheduler", hint=PLUGIN_HINT)
 
 
 def register_scheduler(

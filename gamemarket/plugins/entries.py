@@ -19,7 +19,7 @@ from gamemarket.errors import InputError
 from gamemarket.market.hooks import EVENT_SCHEDULERS
 from gamemarket.market.payments import BLEND, PAYMENTS
 from gamemarket.market.schedulers import SCHEDULERS
-from gamemarket.registry import PLUGINS_ENV, Registry
+from gamemarket.registry import PLUGIN_HINT, PLUGINS_ENV, Registry
 
 #: the entry-point group of installed plugins
 ENTRY_POINT_GROUP = "gamemarket.plugins"
@@ -64,7 +64,7 @@ class ProviderEntry:
 
 
 #: provider strategies declared by plugins (:func:`register_provider`), by name
-PROVIDERS: Registry[ProviderEntry] = Registry("provider strategy")
+PROVIDERS: Registry[ProviderEntry] = Registry("provider strategy", hint=PLUGIN_HINT)
 
 
 def register_provider(name: str, scheduler: str, payment: str, *, reserve: float = 1.0, description: str = ""):

@@ -210,10 +210,10 @@ def test_a_report_stopped_half_way_leaves_the_last_one_whole(ran, capsys, monkey
     folder = ran.parent / "reports" / "tiny"
     before = _digests(folder)
 
-    def stop(*a, **k):  # Ctrl-C after every table and figure was written, before index.html
+    def stop(*a, **k):  # Ctrl-C after every table and figure was written, before report.md and index.html
         ctrl_c()
 
-    monkeypatch.setattr(report, "to_html", stop)
+    monkeypatch.setattr(report, "report_pages", stop)
     assert main(["report", str(ran)]) == 130
     assert "interrupted; no file was half-written" in capsys.readouterr().err
     gc.collect()
@@ -384,9 +384,9 @@ def test_ctrl_c_says_what_it_leaves(tmp_path, capsys, monkeypatch, ctrl_c):
 
 
 def test_a_report_that_fails_on_its_discussion_leaves_no_report_folder(tmp_path, capsys):
-    study = write_study(tmp_path, 'notes = "see {claim.nope.ci}"\n' + TINY)
+    study = write_study(tmp_path, 'notes = "see {claim.c3-nphb-low-bsd.ci}"\n' + TINY)
     assert main(["study", "run", str(study), "--no-progress"]) == 2
-    assert "claim.nope.ci" in _err(capsys)
+    assert "claim.c3-nphb-low-bsd.ci" in _err(capsys)
     assert not (tmp_path / "studies" / "reports").exists()  # before: reports/tiny holding only its manifest
     assert len(list((tmp_path / "studies" / "results" / "tiny" / "runs").glob("*.parquet"))) == 4  # runs kept
 

@@ -4,6 +4,8 @@ hunts of this session, each with its family."""
 import json
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -264,3 +266,38 @@ def test_a_study_with_an_exploration_writes_a_study_file_that_reads_back_to_it(t
     again = load_study(copy)
     assert again.exploration == spec.exploration and again.population.names == spec.population.names
     assert again.to_dict(copy.parent) == spec.to_dict(copy.parent)
+
+
+def test_a_study_run_with_plugin_is_read_with_it_by_every_command_and_told_how_without(tmp_path, capsys):
+    """Hunt 20a-F5: `study run --plugin FILE` worked, then `study status`, `report`, `study jobs` and `game export`
+    had no --plugin, and refused the study: "unknown payment scheme", no word of a plugin."""
+    plugin = str(ROOT / "examples" / "plugins" / "lowest_running.py")
+    body = TINY.format(count=2).replace('providers = ["hb-first", "hb-kth"]', 'providers = ["hb-first", "hb-low"]')
+    study = str(
+        write_study(tmp_path, body + '[strategies.provider.hb-low]\nscheduler = "hb"\npayment = "lowest-running"\n')
+    )
+    assert main(["study", "run", study, "--plugin", plugin, "--n-jobs", "1", "--no-progress", "--no-report"]) == 0
+    commands = [
+        ["study", "status", study],
+        ["report", study],
+        [
+            "study",
+            "jobs",
+            study,
+            "--provider",
+            "hb-low",
+            "--consumer",
+            "FT",
+            "--seed",
+            "1",
+            "--out",
+            str(tmp_path / "j.csv"),
+        ],
+        ["game", "export", study, "--out", str(tmp_path / "exported")],
+    ]
+    for command in commands:  # without it: a fresh process, which has not loaded the plugin
+        r = subprocess.run([sys.executable, "-m", "gamemarket", *command], capture_output=True, text=True)
+        assert r.returncode == 2 and "unknown payment scheme 'lowest-running'" in r.stderr, r.stderr
+        assert "or give --plugin FILE" in r.stderr
+    for command in commands:
+        assert main([*command, "--plugin", plugin]) == 0, (command, capsys.readouterr().err)
