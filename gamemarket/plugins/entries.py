@@ -10,6 +10,7 @@ import hashlib
 import json
 import os
 import tomllib
+import warnings
 from dataclasses import dataclass
 from importlib import resources
 
@@ -190,6 +191,48 @@ def key_fields(params: dict) -> dict:
                     "registered it); its runs cannot be keyed as the built-in's, nor as a plugin's"
                 )
     return {"plugins": found} if found else {}
+
+
+def in_process_entries(params: list[dict]) -> list[str]:
+    """The entries that strategies' parameters (providers' and consumers') name and that exist in this process only:
+    registered from Python (a script, a notebook) rather than by a plugin file or an installed entry point, so no
+    worker process can load them ("scheduler 'x'", "payment scheme 'y'", "consumer-strategy family 'z'")."""
+    found = []
+    for p in params:
+        for reg, name in ((REGISTRIES["scheduler"], p.get("scheduler")), (REGISTRIES["payment"], p.get("payment"))):
+            if isinstance(name, str) and name in reg and not reg.is_builtin(name):
+                if getattr(reg.get(name), "source", None) is None:
+                    found.append(f"{reg.what} {name!r}")
+        family, families = p.get("family"), REGISTRIES["family"]
+        if isinstance(family, str) and family in families and not families.is_builtin(family):
+            if getattr(families.get(family), "source", None) is None:
+                found.append(f"{families.what} {family!r}")
+    return sorted(set(found))
+
+
+def local_workers(params: list[dict], n_jobs, scheduler_address: str | None, where: str):
+    """The worker processes a run may use, given the entries its strategies name (:func:`in_process_entries`): one
+    (this process, with a warning) where some exist in this process only and more were asked for, since a worker
+    cannot load them (hunt 20a-F3: the run died in the pool's workers, "unknown payment scheme", on a study large
+    enough for a pool); an error on a dask cluster. The numbers are the same in either case."""
+    local = in_process_entries(params)
+    if not local:
+        return n_jobs
+    verb, it = ("exists", "it") if len(local) == 1 else ("exist", "them")
+    fix = f"register {it} in a plugin file instead (a study's [plugins] modules, or load_plugin(FILE))"
+    if scheduler_address is not None:
+        raise InputError(
+            f"{where}: {', '.join(local)} {verb} in this process only (registered from Python, not by a plugin "
+            f"file): a dask worker cannot load {it}; {fix}, or run without a scheduler address"
+        )
+    if n_jobs != 1:
+        warnings.warn(
+            f"{where}: {', '.join(local)} {verb} in this process only (registered from Python, not by a plugin "
+            f"file), which worker processes cannot load: the runs are made in this process (the same numbers); "
+            f"{fix} to use workers",
+            stacklevel=3,
+        )
+    return 1
 
 
 def listed_plugins() -> list:

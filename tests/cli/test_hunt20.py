@@ -20,13 +20,16 @@ from gamemarket.games.bimatrix import from_results
 from gamemarket.games.budget import SearchClock, TimeUp
 from gamemarket.games.rsg_equilibria import regret_minimize
 from gamemarket.games.rsgame import RoleSymmetricGame
+from gamemarket.market.payments import PAYMENTS, payment_rule
 from gamemarket.market.payoffs import unit
+from gamemarket.plugins import local_workers
 from gamemarket.pricing import problem as price_problem
 from gamemarket.reports.exploration import mixture_of
 from gamemarket.reports.population import HOW_TO_READ
 from gamemarket.search.exploration import read_stored_exploration
 from gamemarket.studies import load_study
-from study_helpers import TINY, write_study
+from gamemarket.studies import run_study as run_simulations
+from study_helpers import TINY, sorted_metrics, write_study
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -301,3 +304,27 @@ def test_a_study_run_with_plugin_is_read_with_it_by_every_command_and_told_how_w
         assert "or give --plugin FILE" in r.stderr
     for command in commands:
         assert main([*command, "--plugin", plugin]) == 0, (command, capsys.readouterr().err)
+
+
+def test_an_entry_registered_in_this_process_runs_here_not_in_workers_that_cannot_load_it(tmp_path):
+    """Hunt 20a-F3: a payment rule registered in a script ran with n_jobs=1, and died in the pool's workers ("unknown
+    payment scheme") once a study was large enough for a pool; it runs in this process, warned, the same numbers."""
+
+    @payment_rule("half-first-20a", "half of the first price, floored at r")
+    def half_first(bid, reserve, nodes, free, waiting, max_waiting_bid, min_running_bid):
+        return reserve if free > 0 else max(reserve, 0.5 * bid)
+
+    try:
+        provider = '\n[strategies.provider.hb-half]\nscheduler = "hb"\npayment = "half-first-20a"\n'
+        body = TINY.format(count=2).replace('"hb-kth"]', '"hb-half"]') + provider
+        one = load_study(write_study(tmp_path, body), results=tmp_path / "r1")
+        two = load_study(write_study(tmp_path, body), results=tmp_path / "r2")
+        assert run_simulations(one, n_jobs=1, progress=False).run == 8
+        with pytest.warns(UserWarning, match=r"payment scheme 'half-first-20a' exists in this process only"):
+            assert run_simulations(two, n_jobs=2, progress=False).workers == 1
+        assert sorted_metrics(one).equals(sorted_metrics(two))
+        params = [p.params() for p in one.providers]
+        with pytest.raises(InputError, match=r"a dask worker cannot load it; register it in a plugin file"):
+            local_workers(params, 2, "tcp://127.0.0.1:8786", "study 'tiny'")
+    finally:
+        PAYMENTS.remove("half-first-20a")
