@@ -484,10 +484,10 @@ def _gain_roots(b: np.ndarray) -> list[float]:
         q = optimize.brentq(slope, grid[i], grid[i + 1], xtol=1e-15, rtol=1e-15)
         if abs(gain(q)) <= 1e-12 * max(1.0, float(np.abs(b).max())):
             cands.append(q)
-    return [_newton(p, gain, slope) for p in cands]
+    return [_polished_root(p, gain, slope) for p in cands]
 
 
-def _newton(p: float, gain, slope) -> float:
+def _polished_root(p: float, gain, slope) -> float:
     """A root of ``gain`` polished from ``p`` by Newton's steps on the Bernstein form."""
     for _ in range(20):
         d = slope(p)
