@@ -47,7 +47,7 @@ def slug(name: str, what: str = "name") -> str:
     text = "".join(ch if ch.isascii() and ch.isalnum() else "-" for ch in str(name).lower())
     out = re.sub(r"-+", "-", text).strip("-")[:SLUG_MAX].strip("-")
     if not out:
-        raise InputError(f"{what} {name!r}: has no letter or digit to name its files by")
+        raise InputError(f"{what} {name!r}: has no ASCII letter or digit (a-z, 0-9) to name its files by")
     return out
 
 

@@ -21,7 +21,7 @@ import re
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import AfterValidator, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 # the consumer strategies' tables are declared by their families (gamemarket.consumers); the study's
 # schema holds them where a study may write them, and its reference lists them
@@ -358,11 +358,30 @@ class GameEntry(Table):
         return v
 
 
+#: a path written as a shell writes one, "~/x", "~user/x", "$HOME/x", "${HOME}/x": a study's paths are not expanded
+SHELL_PATH = re.compile(r"^~|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?")
+
+
+def not_a_shell_path(value: str | None) -> str | None:
+    """An output folder as given, refused where it is written as a shell would expand it (hunt 20a-W4: ``~/gm`` and
+    ``$HOME/gm`` made folders named ``~`` and ``$HOME`` beside the study, a later ``rm -rf ~`` away from harm)."""
+    if value is not None and SHELL_PATH.search(value):
+        raise ValueError(
+            f"{value!r} is not expanded (no '~' or '$VARIABLE': a study's paths are taken as written, relative to "
+            "the study file); write the folder's whole path, or a path relative to the study file"
+        )
+    return value
+
+
 class OutputTable(Table):
     """Where the study writes (relative to the study file; the CLI's --results and --report override)."""
 
-    results: str | None = Field(None, description="results folder (default: results/NAME beside the study file)")
-    report: str | None = Field(None, description="report folder (default: reports/NAME beside the study file)")
+    results: Annotated[str | None, AfterValidator(not_a_shell_path)] = Field(
+        None, description="results folder (default: results/NAME beside the study file)"
+    )
+    report: Annotated[str | None, AfterValidator(not_a_shell_path)] = Field(
+        None, description="report folder (default: reports/NAME beside the study file)"
+    )
 
     def overlap(self, base: Path) -> str | None:
         """The complaint when the results and report folders (relative to ``base``) are one folder or one inside
@@ -556,6 +575,8 @@ class GameTable(PopulationSettings):
 DESIGN_METRICS = ("revenue", "welfare", "welfare_all", "stay", "utilization")
 #: the design metrics that are shares of their whole, in [0, 1]
 SHARE_METRICS = ("stay", "utilization")
+#: the design metrics never above 0: sums of valuations, -w x flow time (a leaver's, -w x run time - c x run time)
+NON_POSITIVE_METRICS = ("welfare", "welfare_all")
 #: the design search's optimisers: bayes_opt's Gaussian process (a noise term fitted), optuna's TPE, a regular grid
 DESIGN_OPTIMISERS = ("gp", "tpe", "grid")
 #: the largest seed of a design search's optimiser: numpy's ``RandomState`` (bayes_opt's, optuna's TPE) takes less
@@ -631,6 +652,11 @@ class DesignTable(Table):
                     raise ValueError(
                         f"field 'constraint': metric {k!r} is a share, so no design reaches {v!r}; expected a least "
                         "mean in [0, 1]"
+                    )
+                if table == "constraint" and k in NON_POSITIVE_METRICS and v > 0:  # (hunt 20a-W5)
+                    raise ValueError(
+                        f"field 'constraint': metric {k!r} is a sum of valuations -w x time, never above 0, so no "
+                        f"design reaches {v!r}; expected a least mean <= 0"
                     )
         if not self.objective or not any(v != 0 for v in self.objective.values()):
             raise ValueError("field 'objective': expected a non-zero weight on at least one metric")
@@ -722,6 +748,34 @@ class StudyFile(Table):
                         "distinct names"
                     )
                 seen[key] = name
+        return self
+
+    @model_validator(mode="after")
+    def _population_reads_no_bimatrix_field(self):
+        """A population (or design) study plays its [game] menu against its mechanisms: the provider/consumer study's
+        fields would have no effect there (hunt 20a-W1: [[games]] and [strategies] consumers were read past), as
+        [game]'s population fields are refused in a provider/consumer study."""
+        if self.game is None or self.game.kind != "population":
+            return self
+        given = [
+            name
+            for name, used in (
+                ("[[games]]", bool(self.games)),
+                ("[strategies] consumers", "consumers" in self.strategies.model_fields_set),
+                ("[strategies.consumer.*]", bool(self.strategies.consumer)),
+                ("[strategies] consumer_file", self.strategies.consumer_file is not None),
+                ("companions", bool(self.companions)),
+                ("population_study", self.population_study is not None),
+                ("[gains]", self.gains is not None),
+            )
+            if used
+        ]
+        if given:
+            raise ValueError(
+                f"{', '.join(given)} appl{'ies' if len(given) == 1 else 'y'} to a provider/consumer study; a "
+                "population study's consumers play the [game] strategies (its menu) against the [strategies] "
+                "providers, so it would have no effect here: leave it out"
+            )
         return self
 
     @model_validator(mode="after")

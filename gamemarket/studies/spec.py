@@ -356,10 +356,14 @@ def _provider_entry(p: ProviderStrategy) -> dict:
 
 
 def _strategies_table(spec: StudySpec, rel) -> dict:
-    return {
+    providers = {
         "providers": [p.name for p in spec.providers],
-        "consumers": [c.name for c in spec.consumers],
         "provider": {p.name: _provider_entry(p) for p in spec.providers},
+    }
+    if spec.population is not None:  # its consumers play the [game] menu: a consumers list would have no effect
+        return providers
+    return providers | {
+        "consumers": [c.name for c in spec.consumers],
         "consumer": {c.name: c.entry() for c in spec.consumers},
     }
 

@@ -97,7 +97,7 @@ def test_a_folder_inside_a_gamemarket_folder_that_lists_nothing_there_may_be_cla
         (("Rev", "rev"), "the games 'Rev' and 'rev' make one file name ('rev'"),
         (("a b", "a-b"), "the games 'a b' and 'a-b' make one file name ('a-b'"),
         (("game 2", None), "the games 'game 2' and 'game 2' make one file name"),
-        (("!!", "x"), "game '!!': has no letter or digit to name its files by"),
+        (("!!", "x"), "game '!!': has no ASCII letter or digit (a-z, 0-9) to name its files by"),
     ],
 )
 def test_game_names_that_make_one_file_are_refused_when_the_study_is_read(tmp_path, capsys, names, said):

@@ -29,7 +29,7 @@ from gamemarket.reports.population import HOW_TO_READ
 from gamemarket.search.exploration import read_stored_exploration
 from gamemarket.studies import load_study
 from gamemarket.studies import run_study as run_simulations
-from study_helpers import TINY, sorted_metrics, write_study
+from study_helpers import SMALL_DESIGN, TINY, sorted_metrics, write_study
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -328,3 +328,33 @@ def test_an_entry_registered_in_this_process_runs_here_not_in_workers_that_canno
             local_workers(params, 2, "tcp://127.0.0.1:8786", "study 'tiny'")
     finally:
         PAYMENTS.remove("half-first-20a")
+
+
+POPULATION_BODY = EXPLORING.replace("exploration = {", "# exploration = {")
+
+
+@pytest.mark.parametrize(
+    "body,said",
+    [
+        (POPULATION_BODY + '[[games]]\nname = "x"\n', "[[games]] applies to a provider/consumer study"),
+        (
+            POPULATION_BODY.replace(
+                'providers = ["hb-first", "hb-kth"]', 'providers = ["hb-first"]\nconsumers = ["FT"]'
+            ),
+            "[strategies] consumers applies to a provider/consumer study",
+        ),
+        (POPULATION_BODY + "[strategies.consumer.Z]\ngroups = [[1.0, 0.0]]\n", "[strategies.consumer.*] applies"),
+        ('companions = ["a.toml"]\n' + POPULATION_BODY, "companions applies to a provider/consumer study"),
+        (POPULATION_BODY + '[output]\nresults = "~/gm/x"\n', "'~/gm/x' is not expanded (no '~' or '$VARIABLE'"),
+        (POPULATION_BODY + '[output]\nreport = "$HOME/gm/x"\n', "'$HOME/gm/x' is not expanded"),
+        (SMALL_DESIGN + "constraint = { welfare = 1.0 }\n", "metric 'welfare' is a sum of valuations -w x time"),
+        (SMALL_DESIGN + "constraint = { welfare_all = 1e30 }\n", "metric 'welfare_all' is a sum of valuations"),
+    ],
+)
+def test_a_population_or_design_study_refuses_what_would_have_no_effect_or_no_design_reaches(body, said, tmp_path):
+    """Hunt 20a W1, W4, W5: a population study read past [[games]] and [strategies] consumers; ``~`` and ``$HOME`` in
+    an output folder made folders named so beside the study; a positive least welfare was searched for in vain."""
+    study = write_study(tmp_path, body)
+    with pytest.raises(InputError, match=re.escape(said)):
+        load_study(study)
+    assert not (tmp_path / "studies" / "~").exists() and not (tmp_path / "studies" / "$HOME").exists()
