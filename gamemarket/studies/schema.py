@@ -813,6 +813,12 @@ class StudyFile(Table):
                 f"'notes' quotes the number(s) {typed[:5]} as typed text; a discussion quotes computed numbers as "
                 "fields such as {claim.c1.ci} (see gamemarket.reports.discussion)"
             )
+        if self.population_study is not None and not any(f.startswith("population.") for f in note_fields(self.notes)):
+            raise ValueError(  # (hunt 20a-W7: it was run, hours on a real study, and nothing of it was used)
+                f"population_study {self.population_study!r} would have no effect: the discussion ('notes') quotes "
+                "none of its fields ({population.<mechanism>.truthful}, {population.leader}, ...), and nothing else "
+                "in the report reads it"
+            )
         # a field's kind is known before any run (its key only once the analysis has it): a misspelt kind is named
         # now, not after every simulation
         for f in note_fields(self.notes):

@@ -57,15 +57,19 @@ def _files(d: Path) -> None:
     )
     (d / "paper-field.toml").write_text('name = "p"\n[paper]\npages = 3\n' + small)
     (d / "paper-jobs.toml").write_text('name = "p"\n[paper]\njobs = -1\n' + small)
-    (d / "no-population.toml").write_text('name = "p"\npopulation_study = "nope.toml"\n' + small)
+    quotes = 'notes = "{population.hb-first.truthful}"\n'  # (a population study no field quotes: no effect)
+    (d / "no-population.toml").write_text('name = "p"\npopulation_study = "nope.toml"\n' + quotes + small)
+    small_pop = small.replace('consumers = ["FT"]\n', "")  # (a population study plays its [game] menu)
     (d / "typed-notes.toml").write_text('name = "p"\nnotes = "shading pays 12% more"\n' + small)
     (d / "unknown-field-notes.toml").write_text('name = "p"\nnotes = "claim (1): {claim.c9.ci}"\n' + small)
     unmeasured = 'name = "p"\nnotes = "claim (3): {claim.c3-nphb-low-bsd.ci}"\n'
     (d / "unmeasured-field-notes.toml").write_text(unmeasured + small)
     (d / "consumer-list.toml").write_text('name = "p"\n' + small.replace("consumers =", "consumer ="))
     pop = '[game]\nkind = "population"\nstrategies = ["truthful", "mine"]\n'
-    (d / "shading-number.toml").write_text('name = "p"\n' + small + pop + "shading = 3\n")
-    (d / "shading-class.toml").write_text('name = "p"\n' + small + pop + "[game.shading.mine]\nbeta = {top = 0.5}\n")
+    (d / "shading-number.toml").write_text('name = "p"\n' + small_pop + pop + "shading = 3\n")
+    (d / "shading-class.toml").write_text(
+        'name = "p"\n' + small_pop + pop + "[game.shading.mine]\nbeta = {top = 0.5}\n"
+    )
     provider = '[strategies.provider.x]\nscheduler = "hb"\npayment = "kth"\n'
     own = small.replace('providers = ["hb-first"]', 'providers = ["x"]')
     (d / "provider-kind.toml").write_text('name = "p"\n' + own + provider + 'kind = "auction"\n')
@@ -73,7 +77,9 @@ def _files(d: Path) -> None:
     (d / "hetero-table.toml").write_text('name = "p"\n' + small.replace("[workload.synthetic]", "[workload.hetero]"))
     (d / "source-typo.toml").write_text('name = "p"\n' + small.replace('"synthetic"', '"synthtic"', 1))
     unrun = '[game]\nkind = "population"\nstrategies = ["truthful", "shade-0.5"]\nreduced_players = 2\n'
-    (d / "unrun-pop.toml").write_text('name = "q"\n' + small.replace('results = "results"', 'results = "q"') + unrun)
+    (d / "unrun-pop.toml").write_text(
+        'name = "q"\n' + small_pop.replace('results = "results"', 'results = "q"') + unrun
+    )
     # the reliability issue's families (issue 27): hostile files of every input kind
     import pandas as pd
 

@@ -426,7 +426,7 @@ def test_a_linked_study_of_the_wrong_kind_is_refused_when_the_study_is_read(tmp_
     write_study(tmp_path, pop, "pop.toml")
     write_study(tmp_path, TINY, "other.toml")
     for line, said in [
-        ('population_study = "other.toml"\n', "population study {} is a bimatrix study"),
+        ('population_study = "other.toml"\nnotes = "{population.leader}"\n', "population study {} is a bimatrix study"),
         ('companions = ["pop.toml"]\n', "companion study {} is a population study"),
     ]:
         study = write_study(tmp_path, line + TINY)

@@ -358,3 +358,11 @@ def test_a_population_or_design_study_refuses_what_would_have_no_effect_or_no_de
     with pytest.raises(InputError, match=re.escape(said)):
         load_study(study)
     assert not (tmp_path / "studies" / "~").exists() and not (tmp_path / "studies" / "$HOME").exists()
+
+
+def test_a_linked_population_study_that_no_field_quotes_is_refused(tmp_path):
+    """Hunt 20a-W7: `population_study` was run (hours on a real study) where the discussion quoted none of it."""
+    write_study(tmp_path, EXPLORING, "ex.toml")
+    study = write_study(tmp_path, 'population_study = "ex.toml"\n' + TINY.format(count=2))
+    with pytest.raises(InputError, match=r"population_study 'ex.toml' would have no effect: the discussion"):
+        load_study(study)

@@ -106,7 +106,7 @@ def test_a_study_that_quotes_a_population_study_runs_it_first(tmp_path, capsys):
         '[strategies]\nproviders = ["hb-first"]\nconsumers = ["FT"]\n[replications]\ncount = 2\n'
     )
     pop = '[game]\nkind = "population"\nstrategies = ["truthful", "shade-0.5"]\nreduced_players = 2\n'
-    (tmp_path / "pop.toml").write_text('name = "pop"\n' + small + pop)
+    (tmp_path / "pop.toml").write_text('name = "pop"\n' + small.replace('consumers = ["FT"]\n', "") + pop)
     main_study = tmp_path / "s.toml"
     main_study.write_text(
         'name = "s"\npopulation_study = "pop.toml"\nnotes = "{population.hb-first.truthful}"\n' + small
