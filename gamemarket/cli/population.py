@@ -68,6 +68,8 @@ def cmd_probe(a) -> int:
         "estimate of its own: a study's report draws other probe agents, so its figure for the same question is "
         "another estimate of the same gain)"
     )
+    if ans.note:
+        print(f"note: {ans.note}")
     return 0
 
 

@@ -53,9 +53,23 @@ class ProbeAnswer:
     probe_agents: int = 0  #: the agents of the probe slice (``probe`` of ``agents``, at least one)
     agents: int = 0  #: the market's agents (jobs or users)
 
+    @property
+    def note(self) -> str | None:
+        """What the gain cannot say: where every seed's gain is exactly 0, the rule most likely changed no probe
+        agent's bid (hunt 20a-W6: a rule that shades high bids, 4 probe agents without one, read "0 [0, 0]", as if
+        certain, where the study's report estimated +10,935 [-33,823, +55,693] for the same question)."""
+        if self.per_seed and all(g == 0 for g in self.per_seed):
+            return (
+                f"every seed's gain is exactly 0: {self.deviation} most likely changed no probe agent's bid or "
+                f"choice ({self.probe_agents} of {self.agents:,} per seed); a larger --probe draws more of them, and "
+                "the interval then says something"
+            )
+        return None
+
     def to_dict(self) -> dict:
         """The ``--format json`` payload: mechanism, base, deviation, gain ``[mean, low, high]``, seeds, and
-        ``interval``, what the gain's bounds are (the 95% Student-t interval over the seeds, or none with one)."""
+        ``interval``, what the gain's bounds are (the 95% Student-t interval over the seeds, or none with one), and
+        ``note`` (:attr:`note`, or null)."""
         return {
             "mechanism": self.mechanism,
             "base": self.base,
@@ -72,6 +86,7 @@ class ProbeAnswer:
                 if len(self.seeds) > 1
                 else "none: one seed (an interval needs two or more)"
             ),
+            "note": self.note,
         }
 
 

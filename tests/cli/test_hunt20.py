@@ -27,6 +27,7 @@ from gamemarket.pricing import problem as price_problem
 from gamemarket.reports.exploration import mixture_of
 from gamemarket.reports.population import HOW_TO_READ
 from gamemarket.search.exploration import read_stored_exploration
+from gamemarket.search.probe import ProbeAnswer
 from gamemarket.studies import load_study
 from gamemarket.studies import run_study as run_simulations
 from study_helpers import SMALL_DESIGN, TINY, sorted_metrics, write_study
@@ -366,3 +367,13 @@ def test_a_linked_population_study_that_no_field_quotes_is_refused(tmp_path):
     study = write_study(tmp_path, 'population_study = "ex.toml"\n' + TINY.format(count=2))
     with pytest.raises(InputError, match=r"population_study 'ex.toml' would have no effect: the discussion"):
         load_study(study)
+
+
+def test_a_probe_whose_every_gain_is_exactly_zero_says_the_rule_most_likely_changed_nothing():
+    """Hunt 20a-W6: a probe whose 4 agents had no high bid read "gain 0 [0, 0]", as if certain."""
+    ans = ProbeAnswer(
+        "hb-first", {"truthful": 1.0}, "shade-high-0.9", (0.0, 0.0, 0.0), [1, 2, 3], 0.01, [0, 0, 0], 4, 400
+    )
+    assert "most likely changed no probe agent's bid or choice (4 of 400 per seed)" in ans.to_dict()["note"]
+    moved = ProbeAnswer("hb-first", {"truthful": 1.0}, "shade-0.5", (1.0, -2.0, 4.0), [1, 2], 0.01, [0, 2.0], 4, 400)
+    assert moved.note is None and moved.to_dict()["note"] is None
