@@ -449,6 +449,10 @@ class RoleSymmetricGame:
         logx = np.log(np.maximum(x, _TINY))
         logp = logc + (C @ logx)[pidx] - logx[sidx]
         w = fast_exp(logp) * pay
+        zero = x <= 0
+        if zero.any():  # a profile the others cannot play weighs exactly 0 (not tiny^k: hunt 20b-W14, a pure
+            # equilibrium of an integer game read regret 1.56e-307 and a payoff of 2.2e-308 for 0)
+            w = np.where((others[:, zero] > 0).any(axis=1), 0.0, w)
         dev = np.add.reduceat(w, first)
         if not jacobian:
             return dev

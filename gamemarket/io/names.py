@@ -88,7 +88,8 @@ def workload_name(source) -> str:
 def check_names(names, what: str, kind: str = "strategies") -> None:
     """Refuse names an answer could not tell apart or print: an empty one, one with a control character (a line
     break would split a table, a NUL end a line), or two that are one name written two ways (``é`` and ``e`` with a
-    combining accent: the same letters on screen, two strategies in the game), and a text given for the list (its
+    combining accent, ``a`` and ``a `` with a space: the same letters on screen, two strategies in the game; hunt
+    20b-W16), and a text given for the list (its
     letters were taken as names: ``"vs"`` two strategies, ``"ab"`` two roles; hunt 18c-W5)."""
     if isinstance(names, (str, bytes, Set, Mapping)) or not isinstance(names, Iterable):  # (a set: no order)
         raise InputError(
@@ -105,11 +106,11 @@ def check_names(names, what: str, kind: str = "strategies") -> None:
                 f"{what}: {one} name {name!r} holds a control character (a line break, a tab, a NUL); expected "
                 "printable text"
             )
-        key = unicodedata.normalize("NFC", str(name))
+        key = unicodedata.normalize("NFC", str(name)).strip()
         if key in seen and seen[key] != name:
+            how = "spaces around it" if str(seen[key]).strip() == str(name).strip() else "Unicode"
             raise InputError(
-                f"{what}: the {kind} {ascii(seen[key])} and {ascii(name)} are one name written two ways (Unicode); "
-                "expected "
-                "distinct names"
+                f"{what}: the {kind} {ascii(seen[key])} and {ascii(name)} are one name written two ways ({how}: they "
+                "print alike); expected distinct names"
             )
         seen[key] = name

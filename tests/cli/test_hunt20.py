@@ -11,6 +11,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 from gamemarket.cli import main
@@ -377,3 +379,30 @@ def test_a_probe_whose_every_gain_is_exactly_zero_says_the_rule_most_likely_chan
     assert "most likely changed no probe agent's bid or choice (4 of 400 per seed)" in ans.to_dict()["note"]
     moved = ProbeAnswer("hb-first", {"truthful": 1.0}, "shade-0.5", (1.0, -2.0, 4.0), [1, 2], 0.01, [0, 2.0], 4, 400)
     assert moved.note is None and moved.to_dict()["note"] is None
+
+
+@given(st.integers(0, 2**32 - 1), st.integers(0, 1), st.integers(0, 1), st.integers(0, 1))
+@settings(max_examples=40, deadline=None)
+def test_deviation_payoffs_at_a_pure_profile_of_an_integer_game_are_exact(seed, a, b, c):
+    """Hunt 20b-W14: a profile the others cannot play leaked tiny^k times its payoff into the deviation payoffs of a
+    pure profile (regret 1.56e-307, a payoff 2.2e-308 for 0); it weighs exactly 0."""
+    table = np.random.default_rng(seed).integers(-5, 5, size=(2, 2, 2, 3))
+    game = RoleSymmetricGame.from_function(
+        ["r1", "r2", "r3"], [1, 1, 1], [["a", "b"], ["c", "d"], ["e", "f"]],
+        lambda prof: np.repeat(table[tuple(np.flatnonzero(prof) % 2)], 2) * prof,
+    )  # fmt: skip
+    pure = np.zeros(6)
+    pure[[a, 2 + b, 4 + c]] = 1.0
+    dev = game.deviation_payoffs(pure)
+    for role, (k, o) in enumerate(((a, 0), (b, 2), (c, 4))):
+        for s in (0, 1):  # the deviator's payoff when it plays s and the others keep their pure strategies
+            at = [a, b, c]
+            at[role] = s
+            assert dev[o + s] == table[tuple(at)][role]
+
+
+def test_nfg_strategies_that_differ_by_spaces_around_them_are_refused(tmp_path, capsys):
+    """Hunt 20b-W16: "x" and "x " were two strategies that printed alike (``0.5 x + 0.5 x``)."""
+    (tmp_path / "ws.nfg").write_text('NFG 1 R "g" { "a" "b" } { { "x" "x " } { "u" "v" } }\n1 1 0 0 0 0 1 1\n')
+    assert main(["game", "solve", str(tmp_path / "ws.nfg")]) == 2
+    assert "'x' and 'x ' are one name written two ways (spaces around it" in capsys.readouterr().err
