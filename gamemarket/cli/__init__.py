@@ -24,6 +24,7 @@ from gamemarket.cli.options import (
     EXIT_INTERRUPTED,
     EXIT_TERMINATED,
     Parser,
+    check_aliases,
     examples,
     use_help_formatter,
 )
@@ -201,7 +202,7 @@ def main(argv: list[str] | None = None, *, on_start=None, on_end=None) -> int:
         return failed
     parser = build_parser(argv)
     args = parser.parse_args(argv)
-    failed = _guarded(lambda: _no_empty_values(parser, args))
+    failed = _guarded(lambda: _no_empty_values(parser, args) or check_aliases(args))
     if failed is not None:
         return failed
     stores = getattr(args.func, "__name__", "") == "cmd_study_run"  # the one command that stores runs as it goes

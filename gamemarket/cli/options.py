@@ -289,8 +289,8 @@ class DeprecatedAlias(argparse.Action):
     """An option's old spelling, kept for one release: stores into the new option's ``dest`` and prints a
     one-line deprecation warning on stderr naming the new spelling."""
 
-    def __init__(self, option_strings, dest, *, new: str, **kwargs):
-        self.new = new
+    def __init__(self, option_strings, dest, *, new: str, new_default=None, **kwargs):
+        self.new, self.new_default = new, new_default
         kwargs.setdefault("help", f"deprecated spelling of {new}")
         super().__init__(option_strings, dest, **kwargs)
 
@@ -298,7 +298,31 @@ class DeprecatedAlias(argparse.Action):
         print(
             f"gamemarket: warning: {option_string} is deprecated and will be removed; use {self.new}", file=sys.stderr
         )
+        prior = getattr(namespace, self.dest, self.new_default)
+        if prior != self.new_default and prior != values:  # the new spelling came first, with another value
+            parser.error(
+                f"{self.new} {prior} and {option_string} {values} are one option (the second its deprecated "
+                f"spelling) given twice with two values; give {self.new} once"
+            )
         setattr(namespace, self.dest, values)
+        setattr(namespace, f"{ALIAS_MARK}{self.dest}", (option_string, self.new, values))
+
+
+#: the attribute a deprecated spelling leaves on the parsed options: what it gave, checked against what the option
+#: holds once every option is parsed (:func:`check_aliases`)
+ALIAS_MARK = "_deprecated_alias_"
+
+
+def check_aliases(args) -> None:
+    """Refuse an option given in its deprecated spelling and its own with two values (hunt 20b-W12: ``--job-table A
+    --jobs B`` ran whichever came last, the other dropped without a word)."""
+    for name, (old, new, values) in [(k, v) for k, v in vars(args).items() if k.startswith(ALIAS_MARK)]:
+        final = getattr(args, name[len(ALIAS_MARK) :])
+        if final != values:
+            raise InputError(
+                f"{old} {values} and {new} {final} are one option (the first its deprecated spelling) given twice "
+                f"with two values; give {new} once"
+            )
 
 
 def add_deprecated_alias(parser, old: str, new_action: argparse.Action) -> None:
@@ -307,6 +331,7 @@ def add_deprecated_alias(parser, old: str, new_action: argparse.Action) -> None:
         old,
         action=DeprecatedAlias,
         new=new_action.option_strings[0],
+        new_default=new_action.default,
         dest=new_action.dest,
         type=new_action.type,
         metavar=new_action.metavar or new_action.dest.upper(),

@@ -69,6 +69,13 @@ def cmd_workload_fit(a) -> int:
 
     if is_model_path(a.trace):
         raise InputError(f"{a.trace}: a model file; `workload fit` reads a trace (an SWF file or a known trace name)")
+    from gamemarket.market.base import generator_sources  # deferred: the markets (numba)
+
+    if a.trace in generator_sources() and not Path(a.trace).exists():  # (hunt 20b-W13: fitted to a draw)
+        raise InputError(
+            f"{a.trace!r}: a generator, not a trace; `workload fit` reads a trace (an SWF file or a known trace "
+            "name) and writes the model that draws its like"
+        )
     if not a.out.endswith(".toml"):
         raise InputError(f"--out {a.out!r}: expected a .toml file name")
     check_outputs({"--out": a.out}, [a.trace] if Path(a.trace).exists() else [])

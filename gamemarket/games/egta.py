@@ -337,12 +337,35 @@ def _known_fields(data, source: str, known: tuple):
     return {k: v for k, v in data.items() if k in known}
 
 
+#: the fields of gamemarket's own JSON answers (a study's data/equilibria.json, a population study's population.json,
+#: an exploration's exploration.json): told from a game, which has players (or roles), strategies and profiles
+ANSWER_FIELDS = {"games", "answers", "mechanisms", "equilibria", "study", "meta", "version"}
+
+
+def _not_an_answer(data, path) -> None:
+    """Refuse a JSON file that is an answer, not a game: gamemarket's equilibria (a report's ``data/*.json``) or a
+    list of equilibria (hunt 20b-W11: "field(s) 'games', 'meta', 'study', 'version' read past", then "missing field
+    'players'", with no word that it was no game)."""
+    if isinstance(data, list):
+        raise InputError(
+            f"{path}: a JSON list (of equilibria or profiles?), not a game: an EGTA JSON game is an object with its "
+            "players (or roles), strategies and profiles"
+        )
+    if isinstance(data, dict) and not {"players", "roles", "profiles"} & set(data) and ANSWER_FIELDS & set(data):
+        raise InputError(
+            f"{path}: holds an answer ({', '.join(sorted(ANSWER_FIELDS & set(data)))}), not a game: gamemarket's "
+            "equilibria of a study (its report's data/equilibria.json or population.json); `game solve` takes the "
+            "study file itself, or one of its games (data/game-*.nfg, data/payoffs-*.csv, data/game-*.json)"
+        )
+
+
 def read_egta(path: str | Path) -> RoleSymmetricGame:
     """Read an EGTA JSON file: strict JSON (no NaN or Infinity literals, no nesting beyond the parser's
     depth), of the declared shape (``EgtaFile``), every profile checked. egta-online's layout (roles as a list,
     profiles of symmetry groups) is read too (:func:`from_egta_online`)."""
     path = check_path(path, "read_egta: path")  # (an int, bytes or None: named as the reader's argument)
     data = read_json(path, "EGTA JSON file")
+    _not_an_answer(data, path)
     if _is_egta_online(data):
         data = from_egta_online(data, str(path))
     elif isinstance(data, dict) and data.get("type") == "matrix.1":

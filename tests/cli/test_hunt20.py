@@ -1,6 +1,7 @@
 """Regression rows of the session of 2026-12-05 (22:05-): the limits the last session named, and the held-out
 hunts of this session, each with its family."""
 
+import contextlib
 import json
 import re
 import shutil
@@ -406,3 +407,32 @@ def test_nfg_strategies_that_differ_by_spaces_around_them_are_refused(tmp_path, 
     (tmp_path / "ws.nfg").write_text('NFG 1 R "g" { "a" "b" } { { "x" "x " } { "u" "v" } }\n1 1 0 0 0 0 1 1\n')
     assert main(["game", "solve", str(tmp_path / "ws.nfg")]) == 2
     assert "'x' and 'x ' are one name written two ways (spaces around it" in capsys.readouterr().err
+
+
+def test_an_answer_given_as_a_game_is_named(tmp_path, capsys):
+    """Hunt 20b-W11: a report's equilibria.json given to `game solve` was "read past" then "missing field 'players'"."""
+    for answer in ("default/data/equilibria.json", "population-default/data/population.json"):
+        assert main(["game", "solve", str(ROOT / "reports" / answer)]) == 2
+        assert "holds an answer (" in capsys.readouterr().err
+    (tmp_path / "l.json").write_text('[{"mixture": {"a": 1}}]')
+    assert main(["game", "solve", str(tmp_path / "l.json")]) == 2
+    assert "a JSON list (of equilibria or profiles?), not a game" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("order", [["--job-table", "{a}", "--jobs", "{b}"], ["--jobs", "{a}", "--job-table", "{b}"]])
+def test_an_option_and_its_deprecated_spelling_with_two_values_are_refused(order, tmp_path, capsys):
+    """Hunt 20b-W12: ``--job-table A --jobs B`` ran whichever came last."""
+    a, b = str(tmp_path / "a.csv"), str(tmp_path / "b.csv")
+    assert main(["simulate", "--synthetic-jobs", "20", "--nodes", "4", "--jobs-out", a]) == 0
+    capsys.readouterr()
+    args = [x.format(a=a, b=b) for x in order]
+    with pytest.raises(SystemExit) if order[0] == "--job-table" else contextlib.nullcontext():
+        assert main(["simulate", "--nodes", "4", *args]) == 2
+    assert "are one option" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("generator", ["synthetic", "hetero"])
+def test_workload_fit_of_a_generator_is_refused(generator, tmp_path, capsys):
+    """Hunt 20b-W13: `workload fit synthetic` fitted a model to a draw of the generator, without a word."""
+    assert main(["workload", "fit", generator, "--out", str(tmp_path / "m.toml")]) == 2
+    assert "a generator, not a trace" in capsys.readouterr().err and not (tmp_path / "m.toml").exists()
