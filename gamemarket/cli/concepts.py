@@ -120,7 +120,7 @@ def solve_concept(a, games: list) -> int:
         except Stopped as exc:  # no partial answer: what was computed of the file's games is printed, then why not
             if a.format == "json":
                 print(dumps_json(out, indent=2))
-            print(f"gamemarket: {a.file}: game {name}: {exc}", file=sys.stderr)
+            print(f"gamemarket: {getattr(a, 'shown', a.file)}: game {name}: {exc}", file=sys.stderr)
             return EXIT_UNFINISHED
         except InputError as exc:
             raise InputError(f"{a.file}: {exc}") from None

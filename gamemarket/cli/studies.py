@@ -31,7 +31,7 @@ from gamemarket.io.files import (
     shown_path,
 )
 from gamemarket.io.jobtable import check_table_path, write_table
-from gamemarket.io.kinds import says_it_is
+from gamemarket.io.kinds import HEAD_BYTES, MODEL, TOML, kind_of, says_it_is
 from gamemarket.io.limits import MAX_RESAMPLES, MIN_RESAMPLES
 
 
@@ -257,7 +257,7 @@ def _solve_egta(a) -> int:
     if a.format == "json":
         print(dumps_json(recs, indent=2))
     else:
-        print(f"== {a.file}: roles {dict(zip(game.roles, game.players))}; {sol.summary()}")
+        print(f"== {getattr(a, 'shown', a.file)}: roles {dict(zip(game.roles, game.players))}; {sol.summary()}")
         rows = [
             (
                 k + 1,
@@ -467,20 +467,37 @@ def _piped_game(a):
     tell the format by: every .nfg, .csv and .json game was refused as "expected a study (.toml), a game ...",
     which the docs' "a pipe is read once, as a file is" did not allow (hunt 14)."""
     p = Path(a.file)
-    if p.suffix.lower() in GAME_SUFFIXES or not is_stream(p):
+    # a descriptor's name (/dev/stdin redirected from a file, /dev/fd/3) has no ending either (hunt 20b-W4)
+    if p.suffix.lower() in GAME_SUFFIXES or not (is_stream(p) or _a_descriptor(p)):
         yield
         return
     data = read_input_bytes(p, "game")
+    said = kind_of(data[:HEAD_BYTES], whole=len(data) < HEAD_BYTES)
+    if said is not None and said[0] in (TOML, MODEL):  # (hunt 20b-W6: pandas' "Error tokenizing data")
+        raise InputError(
+            f"{p}: a stream holding {said[0].what}, not a game; a study's results and reports are placed "
+            "beside its file: save it to a file first"
+        )
     with tempfile.TemporaryDirectory(prefix="gamemarket-pipe-") as folder:
         copy = (Path(folder) / "game").with_suffix(_sniffed_suffix(data))  # (no name of the user's in a file name)
         copy.write_bytes(data)
-        a.file = str(copy)
+        a.file, a.shown = str(copy), str(p)
         try:
-            yield
+            with warnings.catch_warnings(record=True) as said_beside:
+                warnings.simplefilter("always")
+                yield
         except InputError as exc:
             raise InputError(str(exc).replace(str(copy), str(p))) from None
         finally:
             a.file = str(p)
+            for w in said_beside:  # the warnings, naming the pipe, not the copy (hunt 20b-W5)
+                warnings.warn_explicit(str(w.message).replace(str(copy), str(p)), w.category, w.filename, w.lineno)
+
+
+def _a_descriptor(p: Path) -> bool:
+    """Whether ``p`` names a file descriptor (``/dev/stdin``, ``/dev/fd/N``, ``/proc/self/fd/N``): the name of a
+    redirected file, which says nothing of its format."""
+    return str(p) in ("/dev/stdin", "-") or str(p.parent) in ("/dev/fd", "/proc/self/fd")
 
 
 def cmd_game_solve(a) -> int:
@@ -608,13 +625,15 @@ def _solve_concept(a) -> int:
     if p.suffix.lower() == ".json":
         from gamemarket.games.egta import read_egta  # deferred: pandas
 
-        return solve_concept(a, [(str(a.file), read_egta(a.file))])
+        return solve_concept(a, [(str(getattr(a, "shown", a.file)), read_egta(a.file))])
     if p.suffix.lower() == ".toml" and _study(a, p).population is not None:
         raise InputError(
             f"{a.file}: --concept {a.concept} does not apply to a population study's search; give one of its games "
             "(the EGTA JSON files in its report's data folder)"
         )
-    return solve_concept(a, [(g.title or str(a.file), g) for g in _load_game_source(a.file, a.game, a)])
+    return solve_concept(
+        a, [(g.title or str(getattr(a, "shown", a.file)), g) for g in _load_game_source(a.file, a.game, a)]
+    )
 
 
 def _no_game_of_a_design(a, spec, what: str) -> None:

@@ -436,3 +436,28 @@ def test_workload_fit_of_a_generator_is_refused(generator, tmp_path, capsys):
     """Hunt 20b-W13: `workload fit synthetic` fitted a model to a draw of the generator, without a word."""
     assert main(["workload", "fit", generator, "--out", str(tmp_path / "m.toml")]) == 2
     assert "a generator, not a trace" in capsys.readouterr().err and not (tmp_path / "m.toml").exists()
+
+
+def _gamemarket(args, stdin=None):
+    return subprocess.run([sys.executable, "-m", "gamemarket", *args], stdin=stdin, capture_output=True, text=True)
+
+
+def test_a_game_on_stdin_is_told_by_its_bytes_and_named_as_stdin(tmp_path):
+    """Hunt 20b W4-W6: `game solve /dev/stdin < pd.npz` (a redirect, not a pipe) was refused by its name's ending; a
+    piped game's warnings and header named a temporary copy; a study on a pipe was pandas' tokenizer message."""
+    np.savez(tmp_path / "pd.npz", A=[[3, 0], [5, 1]], B=[[3, 5], [0, 1]])
+    with open(tmp_path / "pd.npz", "rb") as f:
+        r = _gamemarket(["game", "solve", "/dev/stdin"], stdin=f)
+    assert r.returncode == 0 and "equilibria: 1" in r.stdout, r.stderr
+    table = (
+        "provider,consumer,provider_payoff,consumer_payoff,provider_ci95\na,x,1,2,0\na,y,3,4,0\nb,x,5,6,0\nb,y,7,8,0\n"
+    )
+    (tmp_path / "t.csv").write_text(table)
+    with open(tmp_path / "t.csv") as f:
+        r = _gamemarket(["game", "solve", "/dev/stdin"], stdin=f)
+    assert r.returncode == 0 and "/dev/stdin: column(s) provider_ci95 read past" in r.stderr
+    assert "gamemarket-pipe-" not in r.stdout + r.stderr
+    (tmp_path / "s.toml").write_text(TINY.format(count=2))
+    with open(tmp_path / "s.toml") as f:
+        r = _gamemarket(["game", "solve", "/dev/stdin"], stdin=f)
+    assert r.returncode == 2 and "a stream holding TOML text" in r.stderr and "save it to a file first" in r.stderr
