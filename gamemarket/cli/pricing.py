@@ -13,6 +13,7 @@ from gamemarket.cli.output import FULL, Figure, RowWriter, figure_width, print_t
 from gamemarket.errors import InputError
 from gamemarket.io.files import (
     atomic_path,
+    binary_mark,
     check_output_file,
     check_output_file_name,
     check_outputs,
@@ -119,6 +120,9 @@ def _problem(a):
                 f"{a.problem}: a saved problem fixes its jobs, resources, utility and numbers, so "
                 f"{', '.join(given)} would have no effect; leave {'it' if len(given) == 1 else 'them'} out"
             )
+        mark = binary_mark(a.problem)
+        if mark and not mark.startswith("a zip"):  # (hunt 20b-W7: "not a zip archive" of a gzipped .npz)
+            raise InputError(f"{a.problem}: is {mark}; expected a .npz file as numpy.savez writes")
         return load(a.problem, limit=memory_limit())  # its arrays' size from their headers, before inflating
     if a.n is None or a.m is None:
         raise InputError("give a saved problem (.npz) or --n and --m for the paper's synthetic family")

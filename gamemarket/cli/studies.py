@@ -21,6 +21,7 @@ from gamemarket.games.budget import MAX_TIME_LIMIT, stderr_is_terminal
 from gamemarket.games.equilibria import DEFAULT_METHODS, DEFAULT_TIME_LIMIT, EQUILIBRIUM_METHODS
 from gamemarket.io.files import (
     OutputFolder,
+    binary_mark,
     check_link,
     check_output_file,
     check_outputs,
@@ -86,8 +87,14 @@ def _load_game_source(path: str, game_name: str | None, a=None):
         return [read_npz_game(p)]
     raise InputError(
         f"{path}: expected a study (.toml), a game (.nfg), a payoff table (.csv), a game's arrays (.npz) or an EGTA "
-        f"JSON game (.json), told by the name's ending{says_it_is(path, '')}"
+        f"JSON game (.json), told by the name's ending{says_it_is(path, '') or _marked(path)}"
     )
+
+
+def _marked(path) -> str:
+    """`` (is gzip-compressed (decompress it first: ...))`` where the file's first bytes say so, else ``""``."""
+    mark = binary_mark(path)
+    return f" (is {mark})" if mark else ""
 
 
 #: the most cells of a payoff table the text answer prints: a larger game's tables are said, not printed (a 2,000 x

@@ -15,6 +15,7 @@ import math
 import re
 import unicodedata
 import warnings
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -340,6 +341,20 @@ def _nfg_payoff_pairs(cur: _Cursor, A: np.ndarray, B: np.ndarray) -> None:
         A[i, j], B[i, j] = vals[2 * k], vals[2 * k + 1]
 
 
+def _members(path) -> str:
+    """An archive with no array numpy reads, in words: its members, where their names do not end ``.npy`` as numpy
+    needs (hunt 20b-W10: ``A.NPY`` and ``B.NPY`` were "no arrays; its arrays {}")."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            names = z.namelist()
+    except (OSError, zipfile.BadZipFile):
+        return "no arrays"
+    if not names:
+        return "no arrays (an empty archive)"
+    shown = ", ".join(names[:6]) + (f" and {len(names) - 6:,} more" if len(names) > 6 else "")
+    return f"no arrays (its members: {shown}; an array is a member named NAME.npy, as numpy.savez writes it)"
+
+
 #: the arrays an ``.npz`` game holds: its two payoff matrices by name, or as ``numpy.savez`` names them given in turn
 NPZ_GAME_KEYS = (("A", "B"), ("arr_0", "arr_1"))
 
@@ -385,7 +400,7 @@ def read_npz_game(path: str | Path) -> Game:
                 if {"A", "R"} <= names
                 else ""
             )
-            said = f"not a game's arrays: it holds {held or 'no arrays'}{hint}; its {said}"
+            said = f"not a game's arrays: it holds {held or _members(path)}{hint}; its {said}"
         raise InputError(
             f"{path}: {said}; expected a game's two payoff matrices, named A and B (numpy.savez(path, A=A, B=B)) or "
             "given in turn (numpy.savez(path, A, B)), or one array of shape (2, m, n)"

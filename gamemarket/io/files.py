@@ -141,6 +141,21 @@ BINARY_MARKS = (
 )
 
 
+def binary_mark(path: str | os.PathLike) -> str | None:
+    """What a file's first bytes say it is where they are one of :data:`BINARY_MARKS` (``"gzip-compressed
+    (decompress it first: gunzip -k FILE)"``), else None (a stream or an unreadable file too): a reader's error
+    tail where a compressed game or price problem was "told by the name's ending" or "not a zip archive" (hunt
+    20b-W7)."""
+    try:
+        if not os.path.isfile(path):
+            return None
+        with open(path, "rb") as f:
+            head = f.read(8)
+    except OSError:
+        return None
+    return next((what for magic, what in BINARY_MARKS if head.startswith(magic)), None)
+
+
 def _utf16_without_mark(head: bytes) -> bool:
     """Whether ``head`` reads as UTF-16 text without its byte-order mark: a NUL in every other byte (ASCII text in
     UTF-16, little- or big-endian), the bytes between them not NUL. Many NULs anywhere (an .npz, a program) were

@@ -2,11 +2,14 @@
 hunts of this session, each with its family."""
 
 import contextlib
+import gzip
+import io
 import json
 import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -461,3 +464,29 @@ def test_a_game_on_stdin_is_told_by_its_bytes_and_named_as_stdin(tmp_path):
     with open(tmp_path / "s.toml") as f:
         r = _gamemarket(["game", "solve", "/dev/stdin"], stdin=f)
     assert r.returncode == 2 and "a stream holding TOML text" in r.stderr and "save it to a file first" in r.stderr
+
+
+def test_compressed_games_and_problems_and_upper_case_members_are_named(tmp_path, capsys):
+    """Hunt 20b W7, W10: a gzipped .nfg was "told by the name's ending", a gzipped price problem "not a zip archive",
+    an archive of A.NPY and B.NPY "no arrays; its arrays {}"."""
+    (tmp_path / "g.nfg").write_text('NFG 1 R "g" { "a" "b" } { 2 2 }\n1 1 0 0 0 0 1 1\n')
+    (tmp_path / "g.nfg.gz").write_bytes(gzip.compress((tmp_path / "g.nfg").read_bytes()))
+    p = price_problem.synthetic(6, 2)
+    np.savez(tmp_path / "p.npz", A=p.A, R=p.R)
+    (tmp_path / "p.npz.gz").write_bytes(gzip.compress((tmp_path / "p.npz").read_bytes()))
+    with zipfile.ZipFile(tmp_path / "upper.npz", "w") as z:
+        for name in ("A.NPY", "B.NPY"):
+            z.writestr(name, _npy(np.eye(2)))
+    for command, said in [
+        (["game", "solve", str(tmp_path / "g.nfg.gz")], "(is gzip-compressed (decompress it first"),
+        (["price", "solve", str(tmp_path / "p.npz.gz")], "p.npz.gz: is gzip-compressed (decompress it first"),
+        (["game", "solve", str(tmp_path / "upper.npz")], "no arrays (its members: A.NPY, B.NPY; an array is"),
+    ]:
+        assert main(command) == 2, command
+        assert said in capsys.readouterr().err
+
+
+def _npy(array) -> bytes:
+    out = io.BytesIO()
+    np.save(out, array)
+    return out.getvalue()
