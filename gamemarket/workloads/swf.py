@@ -9,7 +9,6 @@ so is one chunk for the chunked read.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import io
 import math
@@ -80,7 +79,7 @@ class _Content:
             _check_format(head, self.path)
             if head.startswith(UTF8_BOM):  # a byte-order mark is no part of the text (an editor's)
                 raw.skip(len(UTF8_BOM))
-            source = gzip.GzipFile(fileobj=raw, mode="rb") if head[:2] == b"\x1f\x8b" else raw
+            source = _Gunzip(raw, self.path) if head[:2] == b"\x1f\x8b" else raw
             first, carry = 1, b""
             while True:
                 block = self._read(source)
@@ -110,6 +109,52 @@ class _Content:
             return source.read(self.chunk_bytes)
         except (OSError, EOFError, zlib.error) as exc:  # gzip's errors on a damaged or cut member
             raise InputError(f"{self.path}: corrupt gzip data: {exc}") from exc
+
+
+class _Gunzip:
+    """A gzip stream's content, read in blocks: every member in turn (as ``gzip -d`` reads them), and bytes after the
+    last member that are not another one ignored, with a warning (NUL padding in silence), as ``gzip -d`` ignores
+    them; Python's ``GzipFile`` called the whole file corrupt (hunt 20b-W9). A damaged member raises ``zlib.error``,
+    a cut one ``EOFError``."""
+
+    def __init__(self, raw, path, block: int = 1 << 20):
+        self.raw, self.path, self.block = raw, path, block
+        self.z, self.pending, self.done = zlib.decompressobj(31), b"", False
+
+    def read(self, n: int) -> bytes:
+        out = []
+        size = 0
+        while size < n and not self.done:
+            data = self.pending or self.raw.read(self.block)
+            self.pending = b""
+            if not data:
+                if not self.z.eof:
+                    raise EOFError("the gzip stream ends inside a member (a cut file)")
+                self.done = True
+                break
+            piece = self.z.decompress(data)
+            out.append(piece)
+            size += len(piece)
+            if self.z.eof:
+                self._next_member(self.z.unused_data)
+        return b"".join(out)
+
+    def _next_member(self, rest: bytes) -> None:
+        """After a member's end: another member, or the end (its trailing bytes said where they are not NULs)."""
+        rest = rest or self.raw.read(self.block)
+        if rest[:2] == b"\x1f\x8b":
+            self.z, self.pending = zlib.decompressobj(31), rest
+            return
+        tail = rest
+        while tail.strip(b"\x00") == b"" and (more := self.raw.read(self.block)):
+            tail = more
+        if tail.strip(b"\x00"):
+            warnings.warn(
+                f"{self.path}: bytes after the gzip data (not another gzip member) are ignored, as gzip -d ignores "
+                "them",
+                stacklevel=4,
+            )
+        self.done = True
 
 
 def _line_ends(data: bytes) -> tuple[bytes, bytes]:
@@ -157,6 +202,12 @@ def _check_format(head: bytes, path) -> None:
     (hunt 18c-W4: a job table was a "malformed SWF line", a game's .npz sent the user to unzip it for a trace)."""
     known = "gamemarket reads SWF as plain text or gzip (.swf.gz)"
     gz = head[:2] == b"\x1f\x8b"
+    inner = _gunzipped_head(head) if gz else head
+    if inner[257:262] == b"ustar":  # a tar archive, gzipped or not (hunt 20b-W8: "malformed SWF line")
+        raise InputError(
+            f"{path}: is a tar archive{' (gzip-compressed)' if gz else ''}, not an SWF trace; {known}: extract the "
+            f"trace from it first (tar x{'z' if gz else ''}f FILE)"
+        )
     found = kind_of(_gunzipped_head(head) if gz else head, whole=None if not gz else False)
     if gz and found is not None and found[0].name not in ("swf", "npz"):  # (a gzipped job table: hunt 19a review)
         kind, line, text = found

@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -36,6 +37,7 @@ from gamemarket.search.exploration import read_stored_exploration
 from gamemarket.search.probe import ProbeAnswer
 from gamemarket.studies import load_study
 from gamemarket.studies import run_study as run_simulations
+from gamemarket.workloads.swf import read_swf
 from study_helpers import SMALL_DESIGN, TINY, sorted_metrics, write_study
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -490,3 +492,24 @@ def _npy(array) -> bytes:
     out = io.BytesIO()
     np.save(out, array)
     return out.getvalue()
+
+
+def test_a_gzip_trace_reads_as_gzip_d_reads_it_and_a_tar_is_named(tmp_path, capsys):
+    """Hunt 20b W8, W9: trailing bytes after a gzip trace were "corrupt gzip data" (gzip -d reads it, ignoring them),
+    a .tar.gz of a trace a "malformed SWF line"."""
+    _swf(tmp_path / "t.swf")
+    plain = (tmp_path / "t.swf").read_bytes()
+    packed = gzip.compress(plain)
+    cases = {"trail.swf.gz": packed + b"garbage trailing\n", "pad.swf.gz": packed + bytes(1000), "two.swf.gz": packed}
+    for name, data in cases.items():
+        (tmp_path / name).write_bytes(data)
+    with pytest.warns(UserWarning, match=r"bytes after the gzip data \(not another gzip member\) are ignored"):
+        trailing = read_swf(tmp_path / "trail.swf.gz")
+    assert len(trailing.jobs) == len(read_swf(tmp_path / "t.swf").jobs) == len(read_swf(tmp_path / "pad.swf.gz").jobs)
+    (tmp_path / "cut.swf.gz").write_bytes(packed[: len(packed) // 2])
+    with pytest.raises(InputError, match="corrupt gzip data: the gzip stream ends inside a member"):
+        read_swf(tmp_path / "cut.swf.gz")
+    with tarfile.open(tmp_path / "t.tgz", "w:gz") as tar:
+        tar.add(tmp_path / "t.swf", arcname="t.swf")
+    assert main(["workload", "info", str(tmp_path / "t.tgz")]) == 2
+    assert "is a tar archive (gzip-compressed), not an SWF trace" in capsys.readouterr().err
