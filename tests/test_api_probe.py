@@ -102,6 +102,7 @@ TAKES = {
     ("studies.StudySpec", "companions"): {"empty list"},
     ("studies.StudySpec", "plugins"): {"empty list"},
     ("testing.check_family", "strategies"): {"empty list"},  # the default, ()
+    ("games.from_results", "lower_is_better"): {"empty list"},  # no metric played negated
     ("testing.reference_run", "jobs"): {"empty list"},  # no jobs: an empty outcome (every job left, say)
     ("studies.GameDef", "*"): {"text"},  # GameDef("abc"): a game's name
     # an empty [workload.synthetic] table: the generator's defaults

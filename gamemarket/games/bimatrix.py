@@ -283,6 +283,13 @@ def from_results(
     check_text(consumer_metric, "from_results: consumer_metric (a column of the payoff table)")
     check_text(title, "from_results: title", empty=True)
     drop_undefined = check_flag(drop_undefined, "from_results: drop_undefined")
+    if not isinstance(lower_is_better, (list, tuple, frozenset, set)) or not all(
+        isinstance(m, str) for m in lower_is_better
+    ):
+        raise InputError(
+            "from_results: lower_is_better must be a list of metric names (the metrics a side wants low, played "
+            f"negated), got {lower_is_better!r:.100}"
+        )
     for c in ("provider", "consumer", "seed", provider_metric, consumer_metric):
         if c not in metrics.columns:
             raise InputError(f"payoff table lacks column {c!r}")
