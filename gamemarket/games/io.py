@@ -25,6 +25,7 @@ from gamemarket.errors import InputError, check_path
 from gamemarket.games.bimatrix import Game
 from gamemarket.games.checks import EXACT_INTEGERS, WHOLE_TEXT, check_exact_integers, exact_payoff
 from gamemarket.io.files import atomic_path, check_input, dumps_json, read_text
+from gamemarket.io.kinds import says_it_is
 from gamemarket.io.limits import check_fits, memory_limit
 from gamemarket.pricing.problem import read_npz  # the .npz reader: sized from headers, never unpickling
 
@@ -466,7 +467,7 @@ def _csv_players(path: Path, df: pd.DataFrame, header: list[str]) -> tuple[str, 
                 ": a role-symmetric game's tidy table (a population report's data/game-*.csv); solve its EGTA JSON "
                 f"game, written beside it ({path.with_suffix('.json').name})"
                 if tidy
-                else ""
+                else says_it_is(path, "job-table")  # (a spreadsheet's "sep=," first line: hunt 20b-W3)
             )
         )
     if df.empty:

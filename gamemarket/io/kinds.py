@@ -76,7 +76,15 @@ PARQUET = Kind(
 )
 
 #: (pattern of the first line that is no comment, kind), in order: the first that matches tells
+#: a spreadsheet's first line ``sep=,`` (Excel's separator hint), which a CSV reader takes for its header (hunt
+#: 20b-W3: a job table opening with one was "TOML text")
+SEPARATOR_HINT = Kind(
+    "separator-hint",
+    "a spreadsheet's separator hint (Excel's sep=), not a table's header",
+    "remove that first line: a table's first line names its columns",
+)
 FIRST_LINE = (
+    (re.compile(rb"sep=.$"), SEPARATOR_HINT),
     (re.compile(rb"NFG\s+1\s"), NFG),
     (re.compile(rb"[{]"), JSON),
     (re.compile(rb"(\[[^\]]*\]|[A-Za-z_][\w-]*\s*=)"), TOML),

@@ -11,6 +11,7 @@ import pandas as pd
 
 from gamemarket.errors import InputError, check_instance, check_real, check_whole, shown_value
 from gamemarket.io.limits import MAX_NODES
+from gamemarket.io.names import workload_source
 
 #: Columns every workload's job table has (section 1 of the market model).
 WORKLOAD_COLUMNS = ("id", "submit", "runtime", "estimate", "estimate_generated", "swf_job", "status", "user")
@@ -122,7 +123,7 @@ def nodes_of(meta: dict, nodes: int | None = None, reduction: float | None = Non
     try:
         return _nodes_of(meta, nodes, reduction)
     except InputError as exc:
-        source = meta.get("source")
+        source = workload_source(meta)  # (a model's draw: "workload model of ...", not "synthetic"; hunt 20b-W2)
         raise InputError(f"{source}: {exc}" if source and not str(exc).startswith(f"{source}:") else str(exc)) from None
 
 
@@ -189,7 +190,7 @@ class Workload:
         """A summary a person reads before using the workload."""
         j = self.jobs
         out = {
-            "source": self.meta.get("source"),
+            "source": workload_source(self.meta),
             "jobs": int(len(j)),
             "processors": self.processors,
             "first_submit": int(j["submit"].min()) if len(j) else None,

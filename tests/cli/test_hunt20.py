@@ -513,3 +513,25 @@ def test_a_gzip_trace_reads_as_gzip_d_reads_it_and_a_tar_is_named(tmp_path, caps
         tar.add(tmp_path / "t.swf", arcname="t.swf")
     assert main(["workload", "info", str(tmp_path / "t.tgz")]) == 2
     assert "is a tar archive (gzip-compressed), not an SWF trace" in capsys.readouterr().err
+
+
+def test_a_models_workload_is_named_as_the_model_and_a_separator_hint_is_named(tmp_path, capsys):
+    """Hunt 20b W2, W3: `workload info MODEL` said its source was "synthetic" (and named "synthetic" in its
+    errors); a table whose first line is a spreadsheet's ``sep=,`` was "TOML text" (a job table) or columns
+    ['sep=', 'Unnamed: 1'] (a payoff table)."""
+    model = str(ROOT / "gamemarket" / "data" / "models" / "lpc-egee-2004.toml")
+    assert main(["workload", "info", model]) == 0
+    assert re.search(r"^source\s+workload model of LPC-EGEE-2004-1.2-cln$", capsys.readouterr().out, re.M)
+    assert main(["workload", "info", model, "--nodes", "10", "--reduction", "0.5"]) == 2
+    assert capsys.readouterr().err.startswith("gamemarket: error: workload model of LPC-EGEE-2004-1.2-cln: give")
+    table = tmp_path / "jt.csv"
+    assert main(["simulate", "--synthetic-jobs", "20", "--nodes", "4", "--jobs-out", str(table)]) == 0
+    (tmp_path / "sep.csv").write_text("sep=,\n" + table.read_text())
+    (tmp_path / "g.csv").write_text("sep=,\nprovider,consumer,provider_payoff,consumer_payoff\na,x,1,2\n")
+    capsys.readouterr()
+    for command in (
+        ["simulate", "--nodes", "4", "--job-table", str(tmp_path / "sep.csv")],
+        ["game", "solve", str(tmp_path / "g.csv")],
+    ):
+        assert main(command) == 2
+        assert "line 1 ('sep=,') says it is a spreadsheet's separator hint" in capsys.readouterr().err
