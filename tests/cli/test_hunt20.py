@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from gamemarket.errors import InputError
 from gamemarket.games import solve
 from gamemarket.games.bimatrix import from_results
 from gamemarket.games.budget import SearchClock, TimeUp
+from gamemarket.games.io import read_csv_game
 from gamemarket.games.rsg_equilibria import regret_minimize
 from gamemarket.games.rsgame import RoleSymmetricGame
 from gamemarket.market.payments import PAYMENTS, payment_rule
@@ -535,3 +537,25 @@ def test_a_models_workload_is_named_as_the_model_and_a_separator_hint_is_named(t
     ):
         assert main(command) == 2
         assert "line 1 ('sep=,') says it is a spreadsheet's separator hint" in capsys.readouterr().err
+
+
+@given(st.integers(1, 6), st.integers(1, 6), st.data())
+@settings(max_examples=60, deadline=None)
+def test_an_incomplete_payoff_table_names_its_first_missing_profile(m, n, data):
+    """Hunt 20b-W15: the first missing profile was found over an m x n array (477 MB under a 50 MB limit); it is
+    found from the lines' own profiles: the same profile as a plain search of the grid in the reader's order (the
+    strategies as they first appear)."""
+    profiles = [(i, j) for i in range(m) for j in range(n)]
+    kept = data.draw(st.permutations([p for p in profiles if data.draw(st.booleans())]))
+    rows = list(dict.fromkeys(i for i, _ in kept))
+    cols = list(dict.fromkeys(j for _, j in kept))
+    missing = [(i, j) for i in rows for j in cols if (i, j) not in kept]
+    if not kept or not missing:
+        return
+    text = "provider,consumer,provider_payoff,consumer_payoff\n" + "".join(f"r{i},c{j},{i},{j}\n" for i, j in kept)
+    with tempfile.TemporaryDirectory() as d:
+        (Path(d) / "t.csv").write_text(text)
+        with pytest.raises(InputError) as refused:
+            read_csv_game(Path(d) / "t.csv")
+    i, j = missing[0]
+    assert f"the first missing is (r{i}, c{j})" in str(refused.value)
