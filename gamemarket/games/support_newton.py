@@ -93,7 +93,8 @@ class SupportEnumeration:
         """
         return (
             f"support enumeration: {self.supports} supports, {self.starts:,} Newton starts, "
-            f"{self.roots:,} distinct roots, {len(self.mixtures)} equilibria; roots reached once: "
+            f"{self.roots:,} distinct roots, {len(self.mixtures):,} of them equilibria (its own, before the other "
+            "methods' are merged and repeats dropped); roots reached once: "
             f"{self.singletons} (Good-Turing chance that a new start finds a new root: {self.unseen_chance:.2g}); "
             f"supports whose budget ran out before their stopping rule was met: {self.open_supports}"
         )
