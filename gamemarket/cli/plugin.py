@@ -1,5 +1,5 @@
-"""``gamemarket plugin check FILE`` and the ``--plugin FILE`` option of ``simulate``, ``study run``, ``game solve`` and the
-commands that read a study's stored runs (``study status``, ``study jobs``, ``report``, ``game export``).
+"""``gamemarket plugin check FILE`` and the ``--plugin FILE`` option of ``simulate``, ``study run``, ``game solve``
+and the commands that read a study's stored runs (``study status``, ``study jobs``, ``report``, ``game export``).
 
 Loading a plugin runs its code (``gamemarket.plugins``).
 """

@@ -37,6 +37,7 @@ from gamemarket.games.equilibria import check_methods
 from gamemarket.games.io import profile_words
 from gamemarket.io.files import shown_path
 from gamemarket.io.limits import check_workers
+from gamemarket.plugins import local_workers
 from gamemarket.reports.answer import play_words, rows
 from gamemarket.reports.console import exploration_lines, population_lines
 from gamemarket.reports.design import points_table, write_design_report
@@ -324,6 +325,8 @@ def run_study(
     spec = _spec(study, results, report)
     _methods_apply(spec, methods)
     _notes_keys_known(spec)
+    # an entry registered in this process only runs here, whichever search or runner fans out (hunt 20a-F3)
+    n_jobs = local_workers(_strategy_params(spec), n_jobs, scheduler_address, f"study {spec.name!r}")
     how = {"n_jobs": n_jobs, "scheduler_address": scheduler_address, "progress": progress}
     if spec.design is not None:
         return _design(spec, how, write_report=write_report, force=force, log=log, t0=t0)
@@ -333,6 +336,13 @@ def run_study(
         log(f"study {spec.name} quotes the population study {spec.population_study}: running it first")
         _population(load_study(spec.population_study), how, write_report=True, force=False, log=log, t0=t0)
     return _bimatrix(spec, how, write_report=write_report, force=force, methods=tuple(methods), log=log, t0=t0)
+
+
+def _strategy_params(spec: StudySpec) -> list[dict]:
+    """The parameters of every strategy a study plays: its providers', its consumers' (a provider/consumer study)
+    or its menu's (a population or design study)."""
+    players = list(spec.population.strategies) if spec.population is not None else list(spec.consumers)
+    return [p.params() for p in spec.providers] + [s.params() for s in players]
 
 
 def _notes_keys_known(spec: StudySpec) -> None:
