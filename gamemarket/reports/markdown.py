@@ -177,29 +177,81 @@ def _markdown():
 
 
 def without_raw_html(md: str) -> str:
-    """A report's Markdown with the raw HTML in it written as text (its ``<`` as ``&lt;``), NUL bytes left out: a
-    name or a note holding ``<img src=x onerror=...>`` is text in any Markdown viewer, as it is on the HTML page
-    (hunt 18b-W5: ``report.md`` carried it raw, for a viewer that passes HTML through). What is raw HTML is what a
-    CommonMark reader that passes HTML through (markdown-it-py) finds; in turn, the first ``<`` of the lines that
-    hold its first piece whose writing out leaves less of it (one in a code span or an autolink leaves as much) is
-    written out. Markdown without raw HTML is returned unchanged (one reading).
+    """A report's Markdown with the raw HTML in it written as text (its ``<`` as ``&lt;``), NUL bytes left out and
+    line ends made ``\\n``: a name or a note holding ``<img src=x onerror=...>`` is text in any Markdown viewer, as
+    it is on the HTML page (hunt 18b-W5: ``report.md`` carried it raw, for a viewer that passes HTML through). What is
+    raw HTML is what a CommonMark reader that passes HTML through (markdown-it-py) finds. Every piece is written out
+    at once, outside code spans, where that leaves none and the page the same (one reading each); else, in turn, the
+    first ``<`` of the lines that hold its first piece whose writing out leaves less of it (:func:`_one_by_one`).
+    Markdown without raw HTML is returned unchanged (one reading).
 
     Where the two readers disagree on a block's bounds (a code span whose second line opens an HTML block: code to
     one, HTML to the other) the page shows ``&lt;`` where it showed ``<``: nothing is run either way."""
-    md = md.replace("\x00", "")
+    md = _LINE_END.sub("\n", md.replace("\x00", ""))  # (as the reader numbers lines: a bare \r looped, review 20)
+    tokens = _html_reader().parse(md)
+    if not _pieces(tokens):
+        return md
+    batch = _all_at_once(md, tokens)
+    if not _pieces(_html_reader().parse(batch)) and _markdown().render(batch) == _markdown().render(md):
+        return batch
+    return _one_by_one(md)
+
+
+_LINE_END = re.compile(r"\r\n?")
+#: an inline code span on one line (its backticks matched): left as it is
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)")
+
+
+def _pieces(tokens) -> list[tuple[tuple[int, int], str | None]]:
+    """The raw HTML a reading found: (lines, its tag) of each inline tag, (lines, None) of each HTML block (a table
+    cell's lines are its row's)."""
+    out, where = [], (0, 0)
+    for token in tokens:
+        where = token.map or where
+        if token.type == "html_block":
+            out.append((tuple(where), None))
+        out += [(tuple(where), c.content) for c in token.children or [] if c.type == "html_inline"]
+    return out
+
+
+def _all_at_once(md: str, tokens) -> str:
+    """Every piece written out in one pass: each tag's text (each ``<`` of a block's lines) outside code spans."""
+    lines = md.split("\n")
+    for (first, end), tag in _pieces(tokens):
+        for k in range(first, min(end, len(lines))):
+            line, out, at = lines[k], [], 0
+            for span in _CODE_SPAN.finditer(line):
+                out += [_written_out(line[at : span.start()], tag), span.group(0)]
+                at = span.end()
+            lines[k] = "".join(out) + _written_out(line[at:], tag)
+    return "\n".join(lines)
+
+
+def _written_out(text: str, tag: str | None) -> str:
+    """``text`` with ``tag`` (every ``<`` where None: an HTML block's line) written out."""
+    return text.replace(tag, "&lt;" + tag[1:]) if tag else text.replace("<", "&lt;")
+
+
+def _one_by_one(md: str) -> str:
+    """Raw HTML written out ``<`` by ``<``: the first of the lines of the first piece whose writing out leaves less
+    of it; where none does, every ``<`` of those lines (and, where they hold none, of the whole text: it ends)."""
     count, lines = _raw_html(md)
     while count:
-        first, end = lines
-        starts = [m.start() for m in re.finditer("<", md)]
         line_starts = [0] + [m.end() for m in re.finditer("\n", md)]
-        low, high = line_starts[first], line_starts[end] if end < len(line_starts) else len(md)
-        for at in (k for k in starts if low <= k < high):
-            tried = md[:at] + "&lt;" + md[at + 1 :]
+        first, end = lines
+        low, high = (
+            line_starts[min(first, len(line_starts) - 1)],
+            (line_starts[end] if end < len(line_starts) else len(md)),
+        )
+        for at in (m.start() for m in re.finditer("<", md[low:high])):
+            tried = md[: low + at] + "&lt;" + md[low + at + 1 :]
             left, left_lines = _raw_html(tried)
             if left < count:
                 md, count, lines = tried, left, left_lines
                 break
         else:  # (no "<" of those lines found to be it: every one written out)
+            if "<" not in md[low:high]:
+                return md.replace("<", "&lt;")
             md = md[:low] + md[low:high].replace("<", "&lt;") + md[high:]
             count, lines = _raw_html(md)
     return md

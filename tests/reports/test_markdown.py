@@ -197,7 +197,22 @@ def _raw_html(md: str) -> list[str]:
 
 
 PIECES = ["<img src=x onerror=a()>", "<a>", "</a>", "<!-- c -->", "<div>", "`", "``", " ", "x", "|", "\\", "<", ">"]
-PIECES += ["<https://e.org>", "<a@b.c>", "    ", "- ", "# ", "*", "[l](<u>)", "&lt;", "<b\nc>", "\n", "```\n", "\x00"]
+PIECES += [
+    "<https://e.org>",
+    "<a@b.c>",
+    "    ",
+    "- ",
+    "# ",
+    "*",
+    "[l](<u>)",
+    "&lt;",
+    "<b\nc>",
+    "\n",
+    "```\n",
+    "\x00",
+    "\r",
+    "\r\n",
+]
 
 
 @settings(max_examples=400)
@@ -207,8 +222,9 @@ def test_no_raw_html_is_left_for_a_viewer_that_passes_it_through(md):
     with no raw HTML and no NUL byte."""
     out = without_raw_html(md)
     assert _raw_html(out) == [] and "\x00" not in out
-    if "<" not in md and "\x00" not in md:
+    if "<" not in md and "\x00" not in md and "\r" not in md:
         assert out == md  # (Markdown without any is left as it is)
+    assert "\r" not in out and _raw_html(out.replace("\n", "\r")) == []  # (a bare \r looped, review 20)
 
 
 NAMES = st.lists(st.sampled_from(["<img src=x onerror=a()>", "</b>", "<!-- c -->", "a", "1", "-", "<", ">", " "]))
