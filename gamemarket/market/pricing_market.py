@@ -41,7 +41,7 @@ from gamemarket.pricing.dual import evaluate
 from gamemarket.pricing.envelope import sort_efficiencies
 from gamemarket.pricing.problem import npz_headers, read_npz
 from gamemarket.pricing.repair import make_feasible
-from gamemarket.registry import Registry
+from gamemarket.registry import PLUGIN_HINT, Registry
 
 
 @dataclass(frozen=True)
@@ -115,16 +115,44 @@ class HeteroMechanism:
     name: str
     rule: Callable
     description: str
+    #: the provider parameters it reads (``reserve``, ``prices``): another is refused as having no effect; None
+    #: (a mechanism that does not say) takes either
+    reads: tuple | None = None
+    #: those it cannot run without (a ``clearing-reserve`` without a reserve was plain clearing, in silence)
+    needs: tuple = ()
 
 
-HETERO_MECHANISMS: Registry[HeteroMechanism] = Registry("pricing mechanism")
+HETERO_MECHANISMS: Registry[HeteroMechanism] = Registry("pricing mechanism", hint=PLUGIN_HINT)
 
 
-def register_mechanism(name: str, rule: Callable, description: str, *, replace: bool = False) -> HeteroMechanism:
+def register_mechanism(
+    name: str, rule: Callable, description: str, *, reads=None, needs=(), replace: bool = False
+) -> HeteroMechanism:
     """Register a pricing-market mechanism under ``name`` (provider strategies with ``kind = "pricing"``
     then accept it); ``replace`` replaces one already registered (never a built-in one: ``gamemarket.registry``).
+    ``reads``: the provider parameters (``reserve``, ``prices``) its rule reads, the others then refused as having no
+    effect (None: either is taken); ``needs``: those it cannot run without.
     """
-    return HETERO_MECHANISMS.register(name, HeteroMechanism(name, rule, description), replace=replace)
+    reads = None if reads is None else tuple(reads)
+    return HETERO_MECHANISMS.register(
+        name, HeteroMechanism(name, rule, description, reads, tuple(needs)), replace=replace
+    )
+
+
+def _reads_what_it_is_given(mech: HeteroMechanism, entry: dict) -> None:
+    """Refuse a provider's ``reserve`` or ``prices`` its mechanism does not read (no effect), and one it needs that is
+    not given (hunt 20c-F1)."""
+    given = [k for k in ("reserve", "prices") if k in entry]
+    if mech.reads is not None:
+        extra = [k for k in given if k not in mech.reads]
+        if extra:
+            raise InputError(
+                f"field {extra[0]!r} would have no effect: mechanism {mech.name!r} reads "
+                + (f"only {', '.join(repr(k) for k in mech.reads)}" if mech.reads else "neither reserve nor prices")
+            )
+    missing = [k for k in mech.needs if k not in entry]
+    if missing:
+        raise InputError(f"mechanism {mech.name!r} needs field {missing[0]!r} (a number >= 0, or one per resource)")
 
 
 def _vector(value, m, what) -> np.ndarray:
@@ -165,10 +193,23 @@ def _posted(A, R, rw, params):
     return alloc, prices, pay, {"converged": True, "gap": 0.0, "iterations": 0}
 
 
-register_mechanism("clearing", _clearing, "market-clearing prices from price discovery; pay p^T x_i")
-register_mechanism("clearing-reserve", _clearing, "market clearing with a reserve price per resource; pay p^T x_i")
-register_mechanism("posted", _posted, "posted prices, proportional rationing of over-demanded resources; pay p^T x_i")
-register_mechanism("pay-as-bid", _pay_as_bid, "the clearing allocation; pay the reported value rw_i t_i")
+# (hunt 20c-F1: each took reserve and prices, read its own and dropped the other, and ran without its own)
+register_mechanism("clearing", _clearing, "market-clearing prices from price discovery; pay p^T x_i", reads=())
+register_mechanism(
+    "clearing-reserve",
+    _clearing,
+    "market clearing with a reserve price per resource; pay p^T x_i",
+    reads=("reserve",),
+    needs=("reserve",),
+)
+register_mechanism(
+    "posted",
+    _posted,
+    "posted prices, proportional rationing of over-demanded resources; pay p^T x_i",
+    reads=("prices",),
+    needs=("prices",),
+)
+register_mechanism("pay-as-bid", _pay_as_bid, "the clearing allocation; pay the reported value rw_i t_i", reads=())
 HETERO_MECHANISMS.seal()  # built in: never replaced (``Registry.seal``)
 
 
@@ -283,7 +324,8 @@ class PricingMarket:
         one per resource (lists become tuples, so the parameters are hashable)."""
         check_table(entry, where, {"kind", "mechanism", "reserve", "prices", "description"}, {"mechanism"})
         try:
-            get_mechanism(str(entry["mechanism"]))
+            mech = get_mechanism(str(entry["mechanism"]))
+            _reads_what_it_is_given(mech, entry)
             params = {"mechanism": str(entry["mechanism"])}
             for key in ("reserve", "prices"):
                 if key in entry:

@@ -472,8 +472,9 @@ class PopulationSettings(Table):
     outside_price: float | None = Field(
         None,
         ge=0,
-        description="the outside option's posted price per node-second (no wait); rules with 'leave' send jobs "
-        "there (market model, 'The outside option'); none: no job can leave",
+        le=MAX_RESERVE,  # (hunt 20c-F5: 1e306 overflowed a leaver's utility to -inf after the runs began)
+        description="the outside option's posted price per node-second (no wait), at most the highest reserve; "
+        "rules with 'leave' send jobs there (market model, 'The outside option'); none: no job can leave",
     )
 
 

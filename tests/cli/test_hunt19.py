@@ -153,7 +153,7 @@ def test_a_pricing_providers_per_resource_list_is_checked_against_the_workload_a
     hetero = "[workload.hetero]\njobs = 100\nresources = 4\n"
     np.savez(tmp_path / "m.npz", A=np.ones((5, 3)), R=np.ones(3))
     for workload, resources, whose in ((hetero, 4, "[workload.hetero] resources"), ('file = "m.npz"', 3, "m.npz")):
-        for mechanism, key in (("posted", "prices"), ("clearing", "reserve")):
+        for mechanism, key in (("posted", "prices"), ("clearing-reserve", "reserve")):  # (what each reads)
             for values, fits in (("[1.0, 2.0]", False), (str([1.0] * resources), True), ("0.5", True)):
                 study.write_text(text.format(workload=workload, mechanism=mechanism, key=key, values=values))
                 if fits:

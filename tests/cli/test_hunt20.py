@@ -559,3 +559,45 @@ def test_an_incomplete_payoff_table_names_its_first_missing_profile(m, n, data):
             read_csv_game(Path(d) / "t.csv")
     i, j = missing[0]
     assert f"the first missing is (r{i}, c{j})" in str(refused.value)
+
+
+HETERO = """
+name = "h"
+[workload]
+source = "hetero"
+[workload.hetero]
+jobs = 40
+resources = 2
+load = 2.0
+seed = 1
+[strategies]
+providers = ["clearing", "p"]
+consumers = ["FT", "SRG"]
+[replications]
+count = 2
+[strategies.provider.p]
+kind = "pricing"
+"""
+
+
+@pytest.mark.parametrize(
+    "entry,said",
+    [
+        ('mechanism = "pay-as-bid"\nreserve = 50.0\n', "field 'reserve' would have no effect: mechanism 'pay-as-bid'"),
+        ('mechanism = "clearing"\nprices = 30.0\n', "field 'prices' would have no effect: mechanism 'clearing' reads"),
+        ('mechanism = "clearing-reserve"\nprices = 3.0\nreserve = 1.0\n', "field 'prices' would have no effect"),
+        ('mechanism = "clearing-reserve"\n', "mechanism 'clearing-reserve' needs field 'reserve'"),
+        ('mechanism = "posted"\n', "mechanism 'posted' needs field 'prices'"),
+    ],
+)
+def test_a_pricing_providers_parameters_are_those_its_mechanism_reads(entry, said, tmp_path):
+    """Hunt 20c-F1: a pricing provider's reserve or prices that its mechanism does not read was accepted (the runs
+    the same as without it), and one it needs was defaulted in silence (posted charged 1, clearing-reserve cleared)."""
+    with pytest.raises(InputError, match=re.escape(said)):
+        load_study(write_study(tmp_path, HETERO + entry))
+
+
+def test_an_outside_price_beyond_the_highest_reserve_is_refused_when_read(tmp_path):
+    """Hunt 20c-F5: outside_price = 1e306 overflowed a leaver's utility to -inf after the runs began."""
+    with pytest.raises(InputError, match=r"outside_price"):
+        load_study(write_study(tmp_path, SMALL_DESIGN.replace("outside_price = 20.0", "outside_price = 1e306")))
