@@ -101,6 +101,7 @@ TAKES = {
     ("studies.StudySpec", "path"): {"None"},
     ("studies.StudySpec", "companions"): {"empty list"},
     ("studies.StudySpec", "plugins"): {"empty list"},
+    ("studies.StudySpec", "runs_with"): {"None", "text"},  # a command's text, or none (the study's own)
     ("testing.check_family", "strategies"): {"empty list"},  # the default, ()
     ("games.from_results", "lower_is_better"): {"empty list"},  # no metric played negated
     ("testing.reference_run", "jobs"): {"empty list"},  # no jobs: an empty outcome (every job left, say)

@@ -45,5 +45,5 @@ def test_the_design_how_to_runs_as_written(tmp_path):
     assert status.returncode == 0, status.stderr[-2000:]
     stored = int(re.search(r"study my-design: ([\d,]+) population runs stored", status.stdout)[1].replace(",", ""))
     files = len(list((tmp_path / "results" / "my-design" / "population").glob("*.json")))
-    assert stored == files > 60 and "(60/60 of the fixed mechanisms' initial seeds)" in status.stdout
+    assert stored == files > 60 and "the fixed mechanisms' (60/60 of their initial seeds)" in status.stdout
     assert "design answer: stored, and current" in status.stdout

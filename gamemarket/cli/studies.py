@@ -405,11 +405,19 @@ def cmd_study_status(a) -> int:
             from gamemarket.search.design import DamagedAnswer, read_answer  # deferred: scipy, the optimisers
 
             stored = sum(1 for _ in st.runs.store.dir.glob("*.json")) if st.runs.store.dir.is_dir() else 0
+            # the fixed mechanisms the search compares: [design] compare, else every provider (hunt 20c-F2: with
+            # compare = [] the run ran none, and status counted the providers' runs as missing forever)
+            fixed = [p for p in spec.providers if spec.design.compare is None or p.name in spec.design.compare]
+            keys = [st.runs.key(p, m, s) for p in fixed for s in spec.seeds for m in st.grid]
+            done = sum(st.runs.store.read(k, set_aside_bad=False) is not None for k in keys)
+            of_fixed = (
+                f"the fixed mechanisms' ({done:,}/{len(keys):,} of their initial seeds)"
+                if fixed
+                else "no fixed mechanism's ([design] compare = [])"
+            )
             print(
                 f"study {spec.name}: {stored:,} population runs stored ({shown_path(st.runs.store.dir)}): the design "
-                "search's "
-                f"points' and the fixed mechanisms' ({done:,}/{len(keys):,} of the fixed mechanisms' initial seeds); "
-                "a search that was stopped goes on from them"
+                f"search's points' and {of_fixed}; a search that was stopped goes on from them"
             )
             try:
                 read_answer(spec)
@@ -431,7 +439,24 @@ def cmd_study_status(a) -> int:
         )
     if st["writer"]:
         print(f"being written now by {st['writer']}: the counts change as it stores its runs")
+    if spec.gains is not None:
+        _say_gains_stored(spec)
     return 0
+
+
+def _say_gains_stored(spec) -> None:
+    """The ``[gains]`` experiment's runs, size by size: `study run` makes them and the report needs them (hunt
+    20c-F4: "36/36 runs stored, 0 missing" beside a report refused for missing gain runs)."""
+    from gamemarket.studies import study_status  # deferred: joblib, pandas, pyarrow, scipy.optimize
+    from gamemarket.studies.gains import derived_studies  # deferred: the markets
+
+    counts = [(n, study_status(sub)) for n, sub in derived_studies(spec)]
+    parts = ", ".join(f"{n:,} jobs {s['done']:,}/{s['tasks']:,}" for n, s in counts)
+    missing = sum(s["missing"] for _, s in counts)
+    print(
+        f"shading gains ([gains]): {parts} runs stored"
+        + (f"; {missing:,} missing: `{spec.run_command()}` runs them" if missing else "")
+    )
 
 
 def cmd_study_jobs(a) -> int:

@@ -38,6 +38,7 @@ def derived(spec: StudySpec, n: int, seeds: list[int]) -> StudySpec:
         needs is not in the study.
     """
     sub = copy.copy(spec)
+    sub.runs_with = spec.run_command()  # (its runs are made by the parent's run, not its own)
     sub.workload = market_for_workload(spec.workload["source"]).with_jobs(spec.workload, n, f"study {spec.name!r}")
     by_name = {c.name: c for c in spec.consumers}
     missing = [c for c in GAINS_STRATEGIES if c not in by_name]

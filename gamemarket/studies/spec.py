@@ -117,6 +117,7 @@ _FIELD_KINDS = (
         lambda v: isinstance(v, tuple) and len(v) == 2 and all(isinstance(x, bool) for x in v),
         "a tuple of two bools (results and report folders given)",
     ),
+    ("runs_with", lambda v: v is None or (isinstance(v, str) and bool(v.strip())), "a command's text, or None"),
 )
 
 
@@ -175,6 +176,9 @@ class StudySpec:
     design: object | None = None  #: a DesignConfig where the study has ``[design]`` (``studies.design_config``)
     #: the folders given beside the file (``--results``, ``--report``; ``load_study``'s ``results=``, ``report=``)
     folders_given: tuple = (False, False)
+    #: the command that makes this study's runs where another study's run makes them (a ``[gains]`` size's: its
+    #: parent's ``study run``), else None: :meth:`run_command` is then the study's own
+    runs_with: str | None = None
 
     def __post_init__(self) -> None:
         for name in _PATH_FIELDS:  # a folder or file given as a text is its path
@@ -185,7 +189,11 @@ class StudySpec:
 
     def run_command(self) -> str:
         """The command that runs this study into its folders: ``gamemarket study run PATH`` with the ``--results``
-        and ``--report`` it was loaded with (hunt 8: a hint without them ran into the file's own folders)."""
+        and ``--report`` it was loaded with (hunt 8: a hint without them ran into the file's own folders); a study
+        whose runs another study's run makes, that one's (hunt 20c-F3: a ``[gains]`` size's hint ran the parent study
+        into the size's results folder)."""
+        if self.runs_with is not None:
+            return self.runs_with
         words = ["gamemarket", "study", "run", str(self.path)]
         folders = (("--results", self.results_dir), ("--report", self.report_dir))
         for given, (option, folder) in zip(self.folders_given, folders):

@@ -601,3 +601,26 @@ def test_an_outside_price_beyond_the_highest_reserve_is_refused_when_read(tmp_pa
     """Hunt 20c-F5: outside_price = 1e306 overflowed a leaver's utility to -inf after the runs began."""
     with pytest.raises(InputError, match=r"outside_price"):
         load_study(write_study(tmp_path, SMALL_DESIGN.replace("outside_price = 20.0", "outside_price = 1e306")))
+
+
+def test_a_gains_studys_status_counts_its_gain_runs_and_the_advice_runs_the_study_itself(tmp_path, capsys):
+    """Hunt 20c F3, F4: with gain runs lost, `study status` said "0 missing" while `report` refused, and `report`'s
+    advice ran the parent study into a size's results folder (a loop)."""
+    body = HETERO.replace('providers = ["clearing", "p"]', 'providers = ["clearing"]').replace(
+        'consumers = ["FT", "SRG"]', 'consumers = ["FT", "SRG", "DEV1"]'
+    )
+    body = body.replace('[strategies.provider.p]\nkind = "pricing"\n', "") + "[gains]\njobs = [20, 40]\nseeds = 2\n"
+    study = str(write_study(tmp_path, body))
+    results = tmp_path / "r"
+    assert main(["study", "run", study, "--n-jobs", "1", "--no-progress", "--results", str(results)]) == 0
+    lost = sorted((results / "gains" / "n40").rglob("*.parquet"))[:2]
+    for f in lost:
+        f.unlink()
+    capsys.readouterr()
+    assert main(["study", "status", study, "--results", str(results)]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"shading gains \(\[gains\]\): 20 jobs 6/6, 40 jobs 4/6 runs stored; 2 missing", out), out
+    assert main(["report", study, "--results", str(results), "--report", str(tmp_path / "p")]) == 2
+    err = capsys.readouterr().err
+    advice = f"run `gamemarket study run {study} --results {results} --report {tmp_path / 'p'}` first"
+    assert advice in err and "gains/n40 --report" not in err, err
