@@ -113,7 +113,13 @@ def _payoff_lines(game, width: int | None) -> list[str]:
         ]
     ca, cb = game.ci()
     lines = []
-    for title, M, C in ((f"{game.players[0]} payoff", game.A, ca), (f"{game.players[1]} payoff", game.B, cb)):
+    named = [(game.meta or {}).get(f"{who}_payoff") for who in ("provider", "consumer")]
+    # a study's game names its payoffs; a negated one is said so (review 20: -mean_bsd printed without a word)
+    said = [f" {n}" + (" (negated: lower is better)" if n.startswith("-") else "") if n else "" for n in named]
+    for title, M, C in (
+        (f"{game.players[0]} payoff{said[0]}", game.A, ca),
+        (f"{game.players[1]} payoff{said[1]}", game.B, cb),
+    ):
         cells = "mean ± 95% CI half-width" if np.isfinite(C).any() else "payoff; the game holds no intervals"
         lines.append(f"  {title} (rows: {game.players[0]}, columns: {game.players[1]}; {cells})")
         rows = [

@@ -319,8 +319,12 @@ def from_results(
         if undefined.all():
             raise UndefinedPayoffError(
                 f"game {title!r}: the consumer payoff {consumer_metric!r} is undefined for every consumer strategy "
-                "(each lacks, in some seed or in every one, jobs of the group it measures: a mix of one group has "
-                "no aggressive and no conservative group)"
+                + (
+                    "(a mix of one group has no aggressive group; each mix here has one group, or none of its jobs "
+                    "in the aggressive group in some seed)"
+                    if consumer_metric == "mean_utility_aggressive"
+                    else "(in some seed no job is of the group it measures)"
+                )
             )
         A, B = A[:, ~undefined], B[:, ~undefined]
         cols = [c for c, u in zip(cols, undefined) if not u]
