@@ -12,6 +12,7 @@ import sys
 import tarfile
 import tempfile
 import zipfile
+from math import comb
 from pathlib import Path
 
 import numpy as np
@@ -27,7 +28,7 @@ from gamemarket.games import solve
 from gamemarket.games.bimatrix import from_results
 from gamemarket.games.budget import SearchClock, TimeUp
 from gamemarket.games.io import read_csv_game
-from gamemarket.games.rsg_equilibria import regret_minimize
+from gamemarket.games.rsg_equilibria import _gain_roots, regret_minimize
 from gamemarket.games.rsgame import RoleSymmetricGame
 from gamemarket.market.payments import PAYMENTS, payment_rule
 from gamemarket.market.payoffs import unit
@@ -624,3 +625,16 @@ def test_a_gains_studys_status_counts_its_gain_runs_and_the_advice_runs_the_stud
     err = capsys.readouterr().err
     advice = f"run `gamemarket study run {study} --results {results} --report {tmp_path / 'p'}` first"
     assert advice in err and "gains/n40 --report" not in err, err
+
+
+@pytest.mark.parametrize("n", [10, 61, 80, 101, 150])
+@pytest.mark.parametrize("double", [0.25, 0.5, 0.5001])
+def test_a_two_strategy_gains_double_root_is_found_and_kept_in_the_simplex(n, double):
+    """Review 20: past 60 other players, a tangent (double) root was found by the slope's sign change and then thrown
+    out of [0, 1] by an unguarded Newton step. The gain (p - r)^2 (p - 0.9) in the Bernstein basis of n others (the
+    monomial p^j has the coefficients C(k, j) / C(n, j))."""
+    a = np.polynomial.polynomial.polyfromroots([double, double, 0.9])
+    b = np.array([sum(a[j] * comb(k, j) / comb(n, j) for j in range(len(a))) for k in range(n + 1)])
+    roots = _gain_roots(b)
+    assert all(0.0 <= r <= 1.0 for r in roots), roots
+    assert any(abs(r - double) < 1e-6 for r in roots) and any(abs(r - 0.9) < 1e-9 for r in roots), roots
