@@ -443,7 +443,8 @@ def run_exploration(
     with store.lock("exploration run"), on_scheduler(scheduler_address):
         t0 = time.perf_counter()
         st = PopulationGames(spec, n_jobs=n_jobs, progress=progress, scheduler_address=scheduler_address)
-        workers = -1 if scheduler_address else n_jobs  # on a cluster: every worker it has
+        # on a cluster: every worker it has; an entry registered in this process only: this process (review 20)
+        workers = -1 if scheduler_address else st.runs.n_jobs
         explorers = {p.name: _Explorer(st, p, ex, answers[p.name], fresh, workers) for p in spec.providers}
         out = [explore(explorers[p.name], answers[p.name]) for p in spec.providers]
         provider = explored_provider(explorers, out, fresh[: ex["first_seeds"]])

@@ -25,6 +25,7 @@ from gamemarket.confidence import t_interval
 from gamemarket.consumers import ConsumerStrategy
 from gamemarket.errors import InputError, check_seed
 from gamemarket.market.base import market_for
+from gamemarket.plugins import local_workers
 from gamemarket.search.exploration import exploration_probe
 from gamemarket.search.oracle import ProbeOracle, strategy_entry
 from gamemarket.studies.deviations import probe_size
@@ -144,6 +145,11 @@ def _family(name: str, where: str):
     return fam
 
 
+def _params(spec: StudySpec, rules: list) -> list[dict]:
+    """The parameters of the study's providers and of the rules a probe plays."""
+    return [p.params() for p in spec.providers] + [r.params() for r in rules]
+
+
 def canonical(rules: list, shares, menu=()) -> tuple[list, np.ndarray]:
     """A mixture ``(rules, shares)`` in one order whatever order it was written in: the rules of ``menu`` (the
     study's strategies) in its order, then any other rule by name (then by its parameters), so that the same mixture
@@ -250,6 +256,8 @@ def probe(
     if isinstance(share, bool) or not isinstance(share, Real) or not (0 < share <= 0.1):
         shown = f"{share:g}" if isinstance(share, Real) and not isinstance(share, bool) else repr(share)
         raise InputError(f"--probe: expected a share in (0, 0.1], got {shown}")
+    # an entry registered in this process only is run here, refused on a cluster (review 20: it died in the pool)
+    n_jobs = local_workers(_params(spec, [*rules, dev]), n_jobs, scheduler_address, f"study {spec.name!r}: probe")
     with on_scheduler(scheduler_address):
         runs = PopulationRuns(spec, load_workload(spec), run=False, scheduler_address=scheduler_address)
         oracle = ProbeOracle(

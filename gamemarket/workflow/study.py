@@ -342,7 +342,10 @@ def _strategy_params(spec: StudySpec) -> list[dict]:
     """The parameters of every strategy a study plays: its providers', its consumers' (a provider/consumer study)
     or its menu's (a population or design study)."""
     players = list(spec.population.strategies) if spec.population is not None else list(spec.consumers)
-    return [p.params() for p in spec.providers] + [s.params() for s in players]
+    searched = (
+        [{"scheduler": s, "payment": spec.design.payment} for s in spec.design.schedulers] if spec.design else []
+    )  # (a design's points: its schedulers with its payment scheme)
+    return [p.params() for p in spec.providers] + [s.params() for s in players] + searched
 
 
 def _notes_keys_known(spec: StudySpec) -> None:

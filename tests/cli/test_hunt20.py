@@ -37,7 +37,7 @@ from gamemarket.pricing import problem as price_problem
 from gamemarket.reports.exploration import mixture_of
 from gamemarket.reports.population import HOW_TO_READ
 from gamemarket.search.exploration import read_stored_exploration
-from gamemarket.search.probe import ProbeAnswer
+from gamemarket.search.probe import ProbeAnswer, probe
 from gamemarket.studies import load_study
 from gamemarket.studies import run_study as run_simulations
 from gamemarket.workloads.swf import read_swf
@@ -318,7 +318,7 @@ def test_a_study_run_with_plugin_is_read_with_it_by_every_command_and_told_how_w
         assert main([*command, "--plugin", plugin]) == 0, (command, capsys.readouterr().err)
 
 
-def test_an_entry_registered_in_this_process_runs_here_not_in_workers_that_cannot_load_it(tmp_path):
+def test_an_entry_registered_in_this_process_runs_here_not_in_workers_that_cannot_load_it(tmp_path, monkeypatch):
     """Hunt 20a-F3: a payment rule registered in a script ran with n_jobs=1, and died in the pool's workers ("unknown
     payment scheme") once a study was large enough for a pool; it runs in this process, warned, the same numbers."""
 
@@ -326,6 +326,7 @@ def test_an_entry_registered_in_this_process_runs_here_not_in_workers_that_canno
     def half_first(bid, reserve, nodes, free, waiting, max_waiting_bid, min_running_bid):
         return reserve if free > 0 else max(reserve, 0.5 * bid)
 
+    monkeypatch.setenv("GAMEMARKET_POOL_START_S", "0")  # (any n_jobs > 1 starts a pool: the workers would die)
     try:
         provider = '\n[strategies.provider.hb-half]\nscheduler = "hb"\npayment = "half-first-20a"\n'
         body = TINY.format(count=2).replace('"hb-kth"]', '"hb-half"]') + provider
@@ -638,3 +639,23 @@ def test_a_two_strategy_gains_double_root_is_found_and_kept_in_the_simplex(n, do
     roots = _gain_roots(b)
     assert all(0.0 <= r <= 1.0 for r in roots), roots
     assert any(abs(r - double) < 1e-6 for r in roots) and any(abs(r - 0.9) < 1e-9 for r in roots), roots
+
+
+def test_a_probe_of_an_entry_registered_in_this_process_runs_here(tmp_path, monkeypatch):
+    """Review 20 (3): `population probe` (and the exploration's oracle) sent an in-process entry to workers, which
+    died with "unknown payment scheme", without a warning."""
+    monkeypatch.setenv("GAMEMARKET_POOL_START_S", "0")
+
+    @payment_rule("half-first-rv20", "half of the first price, floored at r")
+    def half_first(bid, reserve, nodes, free, waiting, max_waiting_bid, min_running_bid):
+        return reserve if free > 0 else max(reserve, 0.5 * bid)
+
+    try:
+        provider = '[strategies.provider.hb-half]\nscheduler = "hb"\npayment = "half-first-rv20"\n'
+        body = POPULATION_BODY.replace('providers = ["hb-first", "hb-kth"]', 'providers = ["hb-half"]') + provider
+        spec = load_study(write_study(tmp_path, body))
+        with pytest.warns(UserWarning, match=r"payment scheme 'half-first-rv20' exists in this process only"):
+            ans = probe(spec, "hb-half", "truthful", "shade-0.5", seeds=[1, 2], n_jobs=2)
+        assert len(ans.per_seed) == 2
+    finally:
+        PAYMENTS.remove("half-first-rv20")
