@@ -39,6 +39,7 @@ References
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -195,13 +196,20 @@ def tangent_seconds(size: int) -> float:
     timed one's. Before the first step of a trace under a time limit, which looked at the clock only after its first
     tangent (an 800 x 800 game with a 3 s limit ended at 9.2 s, hunt 17b-F3)."""
     k = min(int(size), TIMED_SIZE)
+    return _timed_tangent(k) * max(1.0, (size / k) ** 3)
+
+
+@functools.lru_cache(maxsize=8)
+def _timed_tangent(k: int) -> float:
+    """Seconds one tangent of a ``k``-strategy system takes here: the least of three, timed once per process (the
+    machine is the same; two timings under load made a larger system's estimate smaller than the cube law)."""
     D = np.random.default_rng(0).standard_normal((k, k + 1))
     took = np.inf
     for _ in range(3):  # the least of three: the first pays for the linear algebra library's start
         began = time.perf_counter()
         _tangent(D, None)
         took = min(took, time.perf_counter() - began)
-    return took * max(1.0, (size / k) ** 3)
+    return took
 
 
 def _tangent(D: np.ndarray, prev: np.ndarray | None) -> np.ndarray:
