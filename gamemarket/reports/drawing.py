@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import warnings
 from pathlib import Path
 
@@ -69,10 +70,20 @@ def save(fig, path, dpi: float = 110) -> Path:
         fig.canvas.mpl_disconnect(listening)
         plt.close(fig)
     if found:
-        pairs = "; ".join(f"{a!r} and {b!r}" for a, b in found[:5])
+        pairs = "; ".join(f"{_as_read(a)!r} and {_as_read(b)!r}" for a, b in found[:5])
         more = f" (and {len(found) - 5} more)" if len(found) > 5 else ""
         warnings.warn(f"{path.name}: labels overlap: {pairs}{more}", FigureOverlapWarning, stacklevel=2)
     return path
+
+
+def _as_read(label: str) -> str:
+    """A label as the figure shows it, not as matplotlib's math text writes it (``$\\mathdefault{3\\times10^{0}}$``
+    is ``3×10^0``; hunt 20c-W2)."""
+    if "$" not in label:
+        return label
+    text = re.sub(r"\\mathdefault\{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\}", r"\1", label.replace("$", ""))
+    text = text.replace("\\times", "×").replace("\\cdot", "·").replace("\\minus", "-").replace("\\mathregular", "")
+    return re.sub(r"\^\{([^{}]*)\}", r"^\1", text).replace("{", "").replace("}", "")
 
 
 def _texts(fig) -> list:

@@ -141,7 +141,10 @@ def _nodes_of(meta: dict, nodes: int | None, reduction: float | None) -> int:
         return int(meta["nodes"])
     procs = processors_of(meta)
     if procs is None:
-        raise InputError("the workload names no processor count (MaxProcs/MaxNodes): give nodes explicitly")
+        raise InputError(  # (hunt 20c-W7: "give nodes explicitly" named no option)
+            "the workload names no processor count (MaxProcs/MaxNodes in its header): give the node count, --nodes N "
+            "on the command line or [workload] nodes in a study (a reduction needs the header's count)"
+        )
     return nodes_from_processors(procs, 0.0 if reduction is None else reduction)
 
 

@@ -15,6 +15,7 @@ import zipfile
 from math import comb
 from pathlib import Path
 
+import joblib
 import numpy as np
 import pandas as pd
 import pytest
@@ -22,6 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
+from gamemarket import workers
 from gamemarket.cli import main
 from gamemarket.errors import InputError
 from gamemarket.games import solve
@@ -34,6 +36,7 @@ from gamemarket.market.payments import PAYMENTS, payment_rule
 from gamemarket.market.payoffs import unit
 from gamemarket.plugins import local_workers
 from gamemarket.pricing import problem as price_problem
+from gamemarket.reports import drawing
 from gamemarket.reports.exploration import mixture_of
 from gamemarket.reports.population import HOW_TO_READ
 from gamemarket.search.exploration import read_stored_exploration
@@ -659,3 +662,16 @@ def test_a_probe_of_an_entry_registered_in_this_process_runs_here(tmp_path, monk
         assert len(ans.per_seed) == 2
     finally:
         PAYMENTS.remove("half-first-rv20")
+
+
+def test_more_workers_than_cores_are_capped_and_said_once():
+    """Hunt 20c-W4: --n-jobs 40 on 2 cores started 40 workers (5 times slower than one, each importing numba)."""
+    cores = max(1, joblib.cpu_count())
+    with pytest.warns(UserWarning, match=rf"{cores + 37} worker processes asked for on {cores} usable cores"):
+        assert workers._within_the_cores(cores + 37) == cores
+    assert workers._within_the_cores(cores) == cores
+
+
+def test_a_log_axis_label_is_said_as_the_figure_shows_it():
+    """Hunt 20c-W2: an overlap warning named matplotlib's math text ('$\\\\mathdefault{3\\\\times10^{0}}$')."""
+    assert drawing._as_read("$\\mathdefault{3\\times10^{0}}$") == "3×10^0" and drawing._as_read("FT") == "FT"
