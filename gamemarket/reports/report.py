@@ -10,6 +10,7 @@ import numpy as np
 
 from gamemarket import __version__
 from gamemarket.analysis.claims import claims_csv, hb_pair
+from gamemarket.analysis.incentives import measured_ways
 from gamemarket.analysis.study import SolvedGame, StudyAnalysis, export, slug, unconverged_note
 from gamemarket.bids import BID_CLASSES
 from gamemarket.errors import InputError
@@ -130,7 +131,7 @@ def write_report(an: StudyAnalysis, *, force: bool = False, n_jobs: int = 1) -> 
         if _has_gains(an):
             md.append(_gains_section(an.shading_gains, out))
         if an.growth is not None:
-            md += _growth_section(an.growth, out, jobs)
+            md += _growth_section(an.growth, out, jobs, measured_ways(an.spec))
         if notes:
             md += _discussion_section(notes)
         grid, paper_figures = _queue_figures(an, out, jobs, paper)
@@ -394,8 +395,9 @@ def _games_section(an: StudyAnalysis, out: OutputFolder, jobs: FigureJobs, paper
     return md
 
 
-def _growth_section(growth, out: OutputFolder, jobs: FigureJobs) -> list[str]:
-    """The shading gain against market size: its CSVs, its figure (queued on ``jobs``) and its table."""
+def _growth_section(growth, out: OutputFolder, jobs: FigureJobs, ways) -> list[str]:
+    """The shading gain against market size: its CSVs, its figure (queued on ``jobs``) and its table, and the sizes
+    where a way the study measures (``ways``) had no shading job."""
     per_seed, summ = growth
     summ = summ.astype({"seeds": "int64"})  # a count (the analysis's summary holds it among floats): 2, not 2.0
     write_csv(summ, out.file("data/shading-gains.csv"))
@@ -424,6 +426,15 @@ def _growth_section(growth, out: OutputFolder, jobs: FigureJobs) -> list[str]:
     ]
     headers = ["mechanism", "who shades", "jobs", "seeds", "shading jobs", "gain per job [95% CI]", "relative"]
     md.append(md_table(headers, rows) + "\n")
+    # a group with no shading job at a size has no row there: said, not left out without a word (hunt 20c-W1)
+    sizes = sorted(summ["n"].unique()) if len(summ) else []
+    for way in ways:
+        missing = [n for n in sizes if not ((summ["way"] == way) & (summ["n"] == n)).any()]
+        if missing:
+            md.append(
+                f"*{way}* has no shading job at {', '.join(f'{int(n):,}' for n in missing)} jobs (too few jobs for its "
+                "share): not measured there.\n"
+            )
     return md
 
 

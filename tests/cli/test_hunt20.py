@@ -675,3 +675,16 @@ def test_more_workers_than_cores_are_capped_and_said_once():
 def test_a_log_axis_label_is_said_as_the_figure_shows_it():
     """Hunt 20c-W2: an overlap warning named matplotlib's math text ('$\\\\mathdefault{3\\\\times10^{0}}$')."""
     assert drawing._as_read("$\\mathdefault{3\\times10^{0}}$") == "3×10^0" and drawing._as_read("FT") == "FT"
+
+
+def test_a_gains_report_says_where_a_way_had_no_shading_job(tmp_path):
+    """Hunt 20c-W1: at 40 jobs 1% deviators is no job: DEV1's rows were left out of the gains table without a word."""
+    body = HETERO.replace('providers = ["clearing", "p"]', 'providers = ["clearing"]').replace(
+        'consumers = ["FT", "SRG"]', 'consumers = ["FT", "SRG", "DEV1"]'
+    )
+    body = body.replace('[strategies.provider.p]\nkind = "pricing"\n', "") + "[gains]\njobs = [20, 40]\nseeds = 2\n"
+    study = str(write_study(tmp_path, body))
+    assert main(["study", "run", study, "--n-jobs", "1", "--no-progress"]) == 0
+    md = (tmp_path / "studies" / "reports" / "h" / "report.md").read_text()
+    assert "*DEV1* has no shading job at 20, 40 jobs (too few jobs for its share): not measured there." in md
+    assert "*SRG* has no shading job" not in md
