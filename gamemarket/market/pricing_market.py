@@ -280,6 +280,8 @@ class PricingMarket:
     workload_sources = ("hetero",)
     generator_sources = ("hetero",)
     size_name = "resources"
+    #: what a job's utility is measured in (a population report's words; hunt 20c-W3 read "bid x seconds")
+    utility_unit = "value x throughput per job"
     has_users = False
     paper_analysis = False
     #: a small over-demanded cluster the conformance checks run (``gamemarket.testing.check_market``)

@@ -30,6 +30,7 @@ from gamemarket.games.support_newton import HITS_PER_ROOT, MIN_HITS  # noqa: E40
 from gamemarket.io.files import OutputFolder  # noqa: E402
 from gamemarket.io.jobtable import write_table  # noqa: E402
 from gamemarket.io.names import slug  # noqa: E402
+from gamemarket.market.base import market_for_workload  # noqa: E402
 from gamemarket.reports.answer import COMPARISON, UNIT, answer_paragraph, answer_table  # noqa: E402
 from gamemarket.reports.answer import rows as answer_rows  # noqa: E402
 from gamemarket.reports.concepts import concepts_summary  # noqa: E402
@@ -468,6 +469,7 @@ def _intro_section(an, answer: list, exploration=None, missing: str = "") -> lis
     words, the study's description, the workload and the strategies; first, where the study asks for an exploration
     that is not stored (``missing``: why), that the answer below is the menu's only."""
     spec, cfg = an.spec, an.config
+    market = market_for_workload(spec.workload["source"])  # (its own words: resources, its utility's unit)
     return [
         f"# {spec.name}: population game",
         "",
@@ -486,7 +488,8 @@ def _intro_section(an, answer: list, exploration=None, missing: str = "") -> lis
         answer_paragraph(an, answer, exploration),
         "",
         *([f"_{spec.description}_", ""] if spec.description.strip() else []),
-        f"Workload: {workload_words({'workload': an.meta.workload})} ({an.meta.jobs:,} jobs, {an.meta.nodes} nodes). "
+        f"Workload: {workload_words({'workload': an.meta.workload})} ({an.meta.jobs:,} jobs, {an.meta.nodes} "
+        f"{market.size_name}). "
         "Agents: "
         f"{cfg.agents}. Strategies (shading rules, a beta per private-bid class low/middle/high): "
         + "; ".join(_rule_words(r) for r in cfg.strategies)
@@ -497,7 +500,11 @@ def _intro_section(an, answer: list, exploration=None, missing: str = "") -> lis
             if cfg.outside_price is not None
             else "none (no job can leave)"
         )
-        + f". Utilities are in {UNIT}; revenue and welfare in bid x seconds.",
+        + (
+            f". Utilities are in {UNIT}; revenue and welfare in bid x seconds."
+            if not hasattr(market, "utility_unit")
+            else f". Utilities are in {market.utility_unit}; revenue and welfare in the same units."
+        ),
         "",
     ]
 

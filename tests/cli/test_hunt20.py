@@ -688,3 +688,19 @@ def test_a_gains_report_says_where_a_way_had_no_shading_job(tmp_path):
     md = (tmp_path / "studies" / "reports" / "h" / "report.md").read_text()
     assert "*DEV1* has no shading job at 20, 40 jobs (too few jobs for its share): not measured there." in md
     assert "*SRG* has no shading job" not in md
+
+
+def test_a_population_report_of_the_pricing_market_is_in_its_words(tmp_path):
+    """Hunt 20c-W3: a pricing market's population report said "2 nodes" of 2 resource types and "bid x seconds"
+    of a weight x throughput utility."""
+    body = HETERO.replace('consumers = ["FT", "SRG"]\n', "").replace(
+        'providers = ["clearing", "p"]', 'providers = ["clearing"]'
+    )
+    body = body.replace('[strategies.provider.p]\nkind = "pricing"\n', "")
+    body += (
+        '[game]\nkind = "population"\nstrategies = ["truthful", "shade-high-0.9"]\nreduced_players = 2\nprobe = 0.05\n'
+    )
+    study = str(write_study(tmp_path, body))
+    assert main(["study", "run", study, "--n-jobs", "1", "--no-progress"]) == 0
+    md = (tmp_path / "studies" / "reports" / "h" / "report.md").read_text()
+    assert "(40 jobs, 2 resources)" in md and "Utilities are in value x throughput per job" in md
