@@ -283,10 +283,12 @@ class StudySpec:
         kind = market_for_workload(self.workload["source"]).kind
         if kind != "scheduling" and (cfg.outside_price is not None or self.design is not None):
             field = "[design]" if self.design is not None else "[game] field 'outside_price'"
-            raise InputError(
-                f"{where}: {field}: the {kind} market's jobs have no run time for the outside option, and design "
-                "points are scheduling mechanisms; expected a scheduling-market workload"
-            )
+            why = (
+                "design points are scheduling mechanisms"
+                if self.design is not None
+                else "the outside option is priced per node-second of a job's run time, which its jobs do not have"
+            )  # (hunt 20c-W3: a study without [design] was told of design points)
+            raise InputError(f"{where}: {field}: on the {kind} market {why}; expected a scheduling-market workload")
         if self.exploration is not None and cfg.outside_price is None:
             fam = consumers.FAMILIES.get(self.exploration["family"])
             mid = [(float(lo) + float(hi)) / 2 for lo, hi in fam.bounds]
