@@ -236,8 +236,15 @@ def probe(
         raise InputError(f"study {spec.name!r}: its [game] is not a population game (kind = 'population')")
     provs = {p.name: p for p in spec.providers}
     if mechanism not in provs:
+        point = "[" in str(mechanism)  # (a design's point, as its report names it: hb-kth[r=20]; hunt 20c-W5)
         raise InputError(
             f"--mechanism: unknown mechanism {mechanism!r} of study {spec.name!r}; expected one of {list(provs)}"
+            + (
+                "; a design's point is probed once the study declares it as a provider ([strategies.provider.NAME] "
+                "with its scheduler, payment and reserve, NAME listed in [strategies] providers)"
+                if point
+                else ""
+            )
         )
     known = read_catalogues("shading.toml", Path(spec.path).parent if spec.path else None, load_shading, "shading rule")
     known.update({r.name: r for r in spec.population.strategies})
