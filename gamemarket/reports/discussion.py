@@ -42,6 +42,7 @@ from gamemarket.games.io import mixture_words, profile_words
 from gamemarket.market.base import MARKETS
 from gamemarket.reports.exploration import mixture_of
 from gamemarket.reports.markdown import num
+from gamemarket.search.exploration import not_answered
 from gamemarket.studies.spec import fill_notes, note_fields, typed_numbers
 
 
@@ -113,8 +114,14 @@ def population_facts(pop, exploration=None) -> dict[str, str]:
         out[f"{k}.best_gain"] = fmt_ci(m, lo, hi)
         if exploration is not None:
             explored = exploration.mechanisms.get(a.mechanism)
-            eqs = [mixture_of(e) for e in explored.equilibria] if explored is not None else []
-            out[f"{k}.equilibria"] = "; ".join(eqs) or "none answered (the exploration's budget ran out)"
+            eqs = [
+                mixture_of(e) + ("" if e.verdict == "certified" else f" ({e.verdict})")  # (as its report marks them)
+                for e in (explored.equilibria if explored is not None else [])
+            ]
+            ran_out = explored is None or not_answered(explored)
+            out[f"{k}.equilibria"] = "; ".join(eqs) or (
+                "none answered (the exploration's budget ran out)" if ran_out else "none found"
+            )
         else:
             eqs = [mixture_words(e.mixture) for e in a.equilibria if e.verified != "no"]
             out[f"{k}.equilibria"] = "; ".join(eqs) or "none found"

@@ -201,7 +201,11 @@ def test_a_linked_population_studys_fields_quote_its_reports_answer(tmp_path, ca
     spec = load_study(tmp_path / "studies" / "ex.toml")
     exploration, missing = read_stored_exploration(spec)
     assert missing == "" and explored
-    expected = "; ".join(mixture_of(e) for e in exploration.mechanisms["hb-first"].equilibria)
+    marked = [
+        (e, "" if e.verdict == "certified" else f" ({e.verdict})")
+        for e in exploration.mechanisms["hb-first"].equilibria
+    ]
+    expected = "; ".join(mixture_of(e) + mark for e, mark in marked)
     md = (tmp_path / "studies" / "reports" / "tiny" / "report.md").read_text()
     said = re.search(r"Leader (\S+); under hb-first: (.+)\.", md)
     assert said.group(1) == (exploration.provider.leader or "none") and said.group(2) == expected, said.group(0)
