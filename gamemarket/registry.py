@@ -30,7 +30,7 @@ PLUGINS_ENV = "GAMEMARKET_PLUGINS"
 #: --plugin said only "unknown payment scheme")
 PLUGIN_HINT = (
     " (a plugin's entry is known once its file is loaded: list it in the study's [plugins] modules, or give "
-    "--plugin FILE)"
+    "--plugin FILE; in Python, gamemarket.plugins.load_plugin(FILE))"
 )
 
 
