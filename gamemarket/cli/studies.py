@@ -192,12 +192,7 @@ def print_solved(sg) -> None:
             f"  strictly dominated (iterated): {g.players[0]}: {', '.join(sol.dominated_rows) or '-'}; "
             f"{g.players[1]}: {', '.join(sol.dominated_cols) or '-'}"
         )
-    listed = (
-        "all extreme equilibria listed"
-        if sol.complete and sol.exhaustive
-        else "not every extreme equilibrium enumerated: see the note"
-    )
-    print(f"  degenerate game: {f'yes ({listed})' if sol.degenerate else 'no'}")
+    print(f"  degenerate game: {sol.degenerate_words}")
     print(f"  equilibria: {len(sol.equilibria)}" + ("" if sol.exhaustive else " (not every one: see the note)"))
     lines = _equilibria_lines(sg, width)
     if lines:

@@ -89,6 +89,16 @@ class Solution:
     #: answered by a method that finds one or a few (a note beginning "partial:" says which)
     exhaustive: bool = True
 
+    @property
+    def degenerate_words(self) -> str:
+        """Whether the game is degenerate, and whether every extreme equilibrium is listed, in the words every answer
+        uses (hunt 20d-F4: a report said "all extreme equilibria listed" above its note that ipa does not list them)."""
+        if not self.degenerate:
+            return "no"
+        if self.complete and self.exhaustive:
+            return "yes (all extreme equilibria listed)"
+        return "yes (not every extreme equilibrium enumerated: see the note)"
+
 
 def _scale(M: np.ndarray) -> float:
     """The spread of a player's payoffs (max - min; 1 for a constant game): tolerances are relative to it.

@@ -595,7 +595,7 @@ def _game_section(sg, out: OutputFolder, resamples: int, jobs: FigureJobs, *, co
     if max(g.shape) > LARGE and sol.equilibria:
         md.append(_ranked(sg))
     md.append(
-        f"Degenerate game: {'yes (all extreme equilibria listed)' if sol.degenerate else 'no'}. "
+        f"Degenerate game: {sol.degenerate_words}. "
         f"Strictly dominated (iterated): provider {', '.join(sol.dominated_rows) or 'none'}; "
         f"consumer {', '.join(sol.dominated_cols) or 'none'}.\n"
     )

@@ -26,7 +26,7 @@ from markdown_it import MarkdownIt
 from gamemarket import workers
 from gamemarket.cli import main
 from gamemarket.errors import InputError
-from gamemarket.games import solve
+from gamemarket.games import Game, solve
 from gamemarket.games.bimatrix import from_results
 from gamemarket.games.budget import SearchClock, TimeUp
 from gamemarket.games.io import read_csv_game
@@ -708,3 +708,14 @@ def test_a_population_report_of_the_pricing_market_is_in_its_words(tmp_path):
     assert main(["study", "run", study, "--n-jobs", "1", "--no-progress"]) == 0
     md = (tmp_path / "studies" / "reports" / "h" / "report.md").read_text()
     assert "(40 jobs, 2 resources)" in md and "Utilities are in value x throughput per job" in md
+
+
+def test_a_degenerate_games_answer_says_whether_every_extreme_equilibrium_is_listed():
+    """Hunt 20d-F4: a report said "Degenerate game: yes (all extreme equilibria listed)" two lines above its note that
+    the methods asked (ipa) do not list them all; every answer now reads Solution.degenerate_words."""
+    A = np.array([[1.0, 1.0], [1.0, 1.0], [0.0, 2.0]])
+    B = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]])  # two rows alike: degenerate
+    game = Game(A, B, ["a", "b", "c"], ["x", "y"])
+    assert solve(game).degenerate_words == "yes (all extreme equilibria listed)"
+    partial = solve(game, methods=["lemke_howson"])  # (a method that finds one or a few, as ipa does)
+    assert partial.degenerate_words == "yes (not every extreme equilibrium enumerated: see the note)"
