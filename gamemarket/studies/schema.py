@@ -66,6 +66,26 @@ def note_fields(template: str) -> list[str]:
     return [m.group(1) for m in NOTE_TOKEN.finditer(template) if m.group(1)]
 
 
+def note_brace_problem(template: str) -> str | None:
+    """What is wrong with a brace of a discussion that is neither a field nor a doubled (literal) one, or None: a
+    format spec or conversion (``{claim.c1.mean:.2f}``, ``{...!r}``: neither filled nor refused, their text reached
+    the report; hunt 20d-F2), an empty ``{}``, or a single ``{`` or ``}``."""
+    left = NOTE_TOKEN.sub(lambda m: "", template)
+    if "{" not in left and "}" not in left:
+        return None
+    spec = re.search(r"\{[^{}]*[:!][^{}]*\}", left)
+    if spec:
+        return (
+            f"{spec.group(0)[:60]!r} has a format spec or conversion, which a field does not take (a field is "
+            "{kind.key.attr}, printed as the report prints its numbers); a literal brace is written twice, {{ and }}"
+        )
+    at = min(i for i in (left.find("{"), left.find("}")) if i >= 0)
+    return (
+        f"a single brace ({left[max(0, at - 20) : at + 20]!r}): a field is {{kind.key.attr}}, and a literal brace is "
+        "written twice, {{ and }}"
+    )
+
+
 def fill_notes(template: str, value) -> str:
     """A discussion with each field replaced by ``value(field)`` and each doubled brace by one brace."""
     return NOTE_TOKEN.sub(lambda m: value(m.group(1)) if m.group(1) else m.group(0)[0], template)
@@ -808,6 +828,9 @@ class StudyFile(Table):
                 f"'notes' would have no effect: {kind}'s report has no discussion; a provider/consumer study that "
                 "names it as population_study quotes its numbers ({population.<mechanism>.truthful}, ...)"
             )
+        braces = note_brace_problem(self.notes)
+        if braces:
+            raise ValueError(f"'notes': {braces}")
         typed = typed_numbers(self.notes)
         if typed:
             raise ValueError(

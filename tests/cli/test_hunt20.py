@@ -719,3 +719,20 @@ def test_a_degenerate_games_answer_says_whether_every_extreme_equilibrium_is_lis
     assert solve(game).degenerate_words == "yes (all extreme equilibria listed)"
     partial = solve(game, methods=["lemke_howson"])  # (a method that finds one or a few, as ipa does)
     assert partial.degenerate_words == "yes (not every extreme equilibrium enumerated: see the note)"
+
+
+@pytest.mark.parametrize(
+    "notes,said",
+    [
+        ("gap {claim.rule-first-revenue.mean:.2f}", "has a format spec or conversion, which a field does not take"),
+        ("gap {claim.rule-first-revenue.mean!r}", "has a format spec or conversion"),
+        ("a set { of things", "a single brace"),
+        ("a } alone", "a single brace"),
+        ("empty {} here", "a single brace"),
+    ],
+)
+def test_a_discussion_brace_that_is_neither_a_field_nor_doubled_is_refused(notes, said, tmp_path):
+    """Hunt 20d-F2: a field with a format spec (``:.2f``) or conversion (``!r``), and a single brace, reached the
+    report as template text, exit 0 (the ``2`` of ``.2f`` past the typed-number rule too)."""
+    with pytest.raises(InputError, match=re.escape(said)):
+        load_study(write_study(tmp_path, f'notes = "{notes}"\n' + TINY.format(count=2)))
