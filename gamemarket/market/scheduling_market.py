@@ -22,6 +22,7 @@ from gamemarket.market.runs import MarketRun, PreparedWorkload
 from gamemarket.market.schedulers import SCHEDULERS
 from gamemarket.market.simulate import Mechanism, arrival_order, run_arrays, simulate, simulate_many
 from gamemarket.workloads import WorkloadModel, load, synthetic_spec
+from gamemarket.workloads.archive import KNOWN_TRACES
 
 
 def _nodes_once(wl: dict, where: str) -> None:
@@ -112,6 +113,14 @@ class SchedulingMarket:
             src = Path(wl["source"])
             if not src.is_absolute() and (base / src).exists():
                 wl["source"] = str((base / src).resolve())
+            elif not src.is_absolute() and _known_trace(wl["source"]) is None:
+                # a trace is relative to the study file, never to the working folder (hunt 20d-F3: one study file
+                # ran other traces from other folders)
+                raise InputError(
+                    f"{where}: [workload] field 'source': no such trace {wl['source']!r} beside the study file "
+                    f"({base / src}); a trace's path is relative to the study file, or a known trace's name "
+                    f"({', '.join(sorted(KNOWN_TRACES))})"
+                )
         return wl
 
     def with_jobs(self, workload: dict, n: int, where: str) -> dict:
@@ -219,13 +228,20 @@ def _table(arrays: dict, private: np.ndarray, reported: np.ndarray, group: np.nd
     return table
 
 
+def _known_trace(source: str):
+    """The known trace ``source`` names (``LPC-EGEE-2004-1.2-cln``, with or without ``.swf.gz``), else None."""
+    return KNOWN_TRACES.get(source[: -len(".swf.gz")] if source.endswith(".swf.gz") else source)
+
+
 def _find_model(value, base: Path, where: str) -> Path:
-    """A workload model's path: absolute, or relative to the study's folder, its parent (the
-    project, for ``models/<name>.toml`` from ``studies/``) or the working directory."""
+    """A workload model's path: absolute, or relative to the study's folder or its parent (the project, for
+    ``models/<name>.toml`` from ``studies/``), else a built-in model's name."""
     if not isinstance(value, str) or not value.endswith(".toml"):
         raise InputError(f"{where}: [workload] field 'model': expected a path to a .toml model file, got {value!r}")
     p = Path(value)
-    cands = [p] if p.is_absolute() else [base / p, base.parent / p, Path.cwd() / p]
+    # beside the study file, or its parent's (the project's models/ from studies/): never the working folder, which
+    # made one study file run other models from other folders (hunt 20d-F3)
+    cands = [p] if p.is_absolute() else [base / p, base.parent / p]
     for c in cands:
         if c.is_file():
             return c.resolve()

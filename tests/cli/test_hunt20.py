@@ -736,3 +736,25 @@ def test_a_discussion_brace_that_is_neither_a_field_nor_doubled_is_refused(notes
     report as template text, exit 0 (the ``2`` of ``.2f`` past the typed-number rule too)."""
     with pytest.raises(InputError, match=re.escape(said)):
         load_study(write_study(tmp_path, f'notes = "{notes}"\n' + TINY.format(count=2)))
+
+
+def test_a_studys_model_and_trace_are_found_beside_it_never_in_the_working_folder(tmp_path, monkeypatch):
+    """Hunt 20d-F3: `[workload] model` and an SWF `source` fell back to the working folder: one study file ran the
+    LPC model from one folder and the SDSC model from another, exit 0 both times."""
+    proj, elsewhere = tmp_path / "proj", tmp_path / "A"
+    proj.mkdir()
+    elsewhere.mkdir()
+    shutil.copy(ROOT / "gamemarket" / "data" / "models" / "lpc-egee-2004.toml", elsewhere / "m.toml")
+    _swf(elsewhere / "t.swf")
+    monkeypatch.chdir(elsewhere)
+    body = TINY.format(count=2).replace('source = "synthetic"', 'source = "synthetic"\nmodel = "m.toml"')
+    body = body.replace("nodes = 4\n[workload.synthetic]\njobs = 120\nload = 1.1\n", "nodes = 4\n")
+    (proj / "s.toml").write_text(body)
+    with pytest.raises(InputError, match=r"\[workload\] field 'model': no such file 'm.toml'"):
+        load_study(proj / "s.toml")
+    (proj / "t.toml").write_text(TINY.format(count=2).replace('source = "synthetic"', 'source = "t.swf"').replace(
+        "[workload.synthetic]\njobs = 120\nload = 1.1\n", ""))  # fmt: skip
+    with pytest.raises(InputError, match=r"\[workload\] field 'source': no such trace 't.swf' beside the study file"):
+        load_study(proj / "t.toml")
+    shutil.copy(elsewhere / "t.swf", proj / "t.swf")  # beside the study: read
+    assert load_study(proj / "t.toml").workload["source"] == str((proj / "t.swf").resolve())
