@@ -50,6 +50,8 @@ from gamemarket.studies.strategies import (
 from gamemarket.workloads.model_file import FORMAT as MODEL_FORMAT
 
 _WARNED: set[str] = set()
+#: characters Markdown reads as formatting wherever they stand (a name holding one is refused: a report prints it)
+MARKDOWN_SYNTAX = "[]*`\\"
 
 
 @dataclass(frozen=True)
@@ -253,6 +255,7 @@ class StudySpec:
                     f"{where}: field '{kind}s': expected a non-empty list of {cls.__name__}, got {items!r}"
                 )
         check(StudyFile, self.to_dict(), where, context={"base": self.path.parent if self.path else Path.cwd()})
+        self._check_printed_names(where)
         self._check_leaving(where)
         if self.gains:  # a market whose size is not its jobs refuses [gains]: here, before any run, not after them
             self._check_gains(where)
@@ -271,6 +274,25 @@ class StudySpec:
             if bad:
                 raise InputError(
                     f"{where}: [design] field 'compare': {bad[0]!r} is not one of the study's providers {known}"
+                )
+
+    def _check_printed_names(self, where: str) -> None:
+        """The names a report prints (strategies, games, a population study's rules) hold no Markdown syntax: a ``]``
+        in a game's name ended its figure's alt text and the figure was shown nowhere, and ``_d_`` or ``*p*`` were
+        printed as italics (hunt 20d-F1); an underscore inside a name (``shade_high``) prints as it is."""
+        names = [("provider strategy", p.name) for p in self.providers]
+        if self.population is not None:
+            names += [("shading rule", r.name) for r in self.population.strategies]
+        else:
+            names += [("consumer strategy", c.name) for c in self.consumers]
+        names += [("game", g.name) for g in self.games]
+        for what, name in names:
+            bad = sorted(set(name) & set(MARKDOWN_SYNTAX))
+            if bad or name[:1] == "_" or name[-1:] == "_":
+                shown = ", ".join(repr(c) for c in bad) if bad else "'_' at its start or end"
+                raise InputError(
+                    f"{where}: {what} {name!r}: holds {shown}, which Markdown reads as formatting (a report prints "
+                    "it); rename it without [ ] * ` \\ and without _ at either end"
                 )
 
     def _check_leaving(self, where: str) -> None:

@@ -758,3 +758,28 @@ def test_a_studys_model_and_trace_are_found_beside_it_never_in_the_working_folde
         load_study(proj / "t.toml")
     shutil.copy(elsewhere / "t.swf", proj / "t.swf")  # beside the study: read
     assert load_study(proj / "t.toml").workload["source"] == str((proj / "t.swf").resolve())
+
+
+@pytest.mark.parametrize(
+    "extra,said",
+    [
+        ('[[games]]\nname = "tier 1] jobs"\n', "game 'tier 1] jobs': holds ']'"),
+        (
+            '[strategies.consumer."_d_"]\ngroups = [[1.0, 0.5]]\n',
+            "consumer strategy '_d_': holds '_' at its start or end",
+        ),
+        ('[strategies.provider."*p*"]\nscheduler = "hb"\npayment = "kth"\n', "provider strategy '*p*': holds '*'"),
+    ],
+)
+def test_a_name_the_report_prints_holds_no_markdown_syntax(extra, said, tmp_path):
+    """Hunt 20d-F1: a game named `tier 1] jobs` lost its figure in both pages (the `]` ended the alt text), and the
+    strategies `_d_` and `*p*` were printed as italics."""
+    body = TINY.format(count=2)
+    if "_d_" in extra:
+        body = body.replace('consumers = ["FT", "SRG"]', 'consumers = ["FT", "_d_"]')
+    if "*p*" in extra:
+        body = body.replace('providers = ["hb-first", "hb-kth"]', 'providers = ["hb-first", "*p*"]')
+    with pytest.raises(InputError, match=re.escape(said)):
+        load_study(write_study(tmp_path, body + extra))
+    ok = TINY.format(count=2).replace('consumers = ["FT", "SRG"]', 'consumers = ["FT", "my_rule"]')
+    load_study(write_study(tmp_path, ok + '[strategies.consumer."my_rule"]\ngroups = [[1.0, 0.5]]\n'))
