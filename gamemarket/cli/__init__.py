@@ -523,6 +523,9 @@ def _plugins_named(argv: list[str]) -> list[str]:
 def _load_plugins(specs: list[str]) -> None:
     """Load the plugins ``specs`` names (none: nothing is imported), their prints kept off stdout (``foreign_code``)."""
     if not specs:
+        loaded = sys.modules.get("gamemarket.plugins")  # (a command of its own: no earlier command's plugins named)
+        if loaded is not None:
+            loaded.GIVEN_ON_THE_COMMAND_LINE.clear()
         return
     from gamemarket.cli.plugin import load_cli_plugins  # deferred: numba, as build_parser's imports
 

@@ -11,7 +11,7 @@ import json
 from gamemarket.cli.options import EXIT_CHECK_FAILED, EXIT_OK, SEED, examples, integer
 from gamemarket.cli.output import foreign_code, print_table
 from gamemarket.errors import raised
-from gamemarket.plugins import load_plugin
+from gamemarket.plugins import GIVEN_ON_THE_COMMAND_LINE, load_plugin
 
 #: the number of random cases of each check
 CASES = integer(min=1, max=10_000, what="a number of cases")
@@ -31,8 +31,10 @@ def add_plugin_option(parser) -> None:
 
 def load_cli_plugins(args) -> None:
     """Load the plugins a command's ``--plugin`` options name, in order (a command without the option: none)."""
-    for spec in getattr(args, "plugin", None) or []:
+    specs = list(getattr(args, "plugin", None) or [])
+    for spec in specs:
         load_plugin(spec)
+    GIVEN_ON_THE_COMMAND_LINE[:] = specs  # (this command's: a hint to run a study again carries them, hunt 20d-W4)
 
 
 def cmd_plugin_check(a) -> int:

@@ -505,6 +505,8 @@ def _piped_game(a):
         yield
         return
     data = read_input_bytes(p, "game")
+    if not data.strip():  # (hunt 20d-W5: pandas' "No columns to parse from file")
+        raise InputError(f"{p}: the stream is empty; expected a game (.nfg, CSV, EGTA JSON or .npz bytes)")
     said = kind_of(data[:HEAD_BYTES], whole=len(data) < HEAD_BYTES)
     if said is not None and said[0] in (TOML, MODEL):  # (hunt 20b-W6: pandas' "Error tokenizing data")
         raise InputError(

@@ -455,6 +455,11 @@ def _csv_players(path: Path, df: pd.DataFrame, header: list[str]) -> tuple[str, 
     twice = sorted({h for h in header if header.count(h) > 1})
     if twice:  # pandas renames the second ``x`` to ``x.1`` and reads the first: which one did the file mean?
         raise InputError(f"{path}: line 1: column(s) {twice} appear more than once; give each column once")
+    if {"game", "equilibrium"} <= set(df.columns):  # (hunt 20d-W9: a report's equilibria.csv was "solved" as a game)
+        raise InputError(
+            f"{path}: holds an answer (columns game, equilibrium, ...: a report's data/equilibria.csv), not a game; "
+            "`game solve` takes the study file itself, or one of its games (data/payoffs-*.csv, data/game-*.nfg)"
+        )
     for r, c in (("provider", "consumer"), ("row", "col")):
         if {r, c, f"{r}_payoff", f"{c}_payoff"} <= set(df.columns):
             break

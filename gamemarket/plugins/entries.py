@@ -193,6 +193,11 @@ def key_fields(params: dict) -> dict:
     return {"plugins": found} if found else {}
 
 
+#: the plugins this process loaded from the command line (``--plugin FILE``), in order: a command's hint to run a
+#: study again names them (hunt 20d-W4: it omitted them, and failed as written with "unknown payment scheme")
+GIVEN_ON_THE_COMMAND_LINE: list[str] = []
+
+
 def in_process_entries(params: list[dict]) -> list[str]:
     """The entries that strategies' parameters (providers' and consumers') name and that exist in this process only:
     registered from Python (a script, a notebook) rather than by a plugin file or an installed entry point, so no

@@ -393,6 +393,25 @@ def not_a_shell_path(value: str | None) -> str | None:
     return value
 
 
+#: a line that opens a Markdown block of its own: a heading, a quote, a table row, a list item, a fence
+BLOCK_LINE = re.compile(r"^\s*(#|>|\||[-*+]\s|\d+[.)]\s|```|~~~)")
+
+
+def one_paragraph(value: str) -> str:
+    """A description as the report prints it, one paragraph in italics: a blank line, a heading, a list, a quote
+    or a table would break out of it among the report's own sections (hunt 20d-W12)."""
+    lines = value.strip().splitlines()
+    if any(not line.strip() for line in lines):
+        raise ValueError("expected one paragraph (the report prints it in italics at its top): no blank line")
+    block = next((line for line in lines if BLOCK_LINE.match(line)), None)
+    if block is not None:
+        raise ValueError(
+            f"expected one paragraph (the report prints it in italics at its top): the line {block.strip()[:40]!r} "
+            "opens a heading, list, quote or table of its own"
+        )
+    return value
+
+
 class OutputTable(Table):
     """Where the study writes (relative to the study file; the CLI's --results and --report override)."""
 
@@ -700,7 +719,9 @@ class StudyFile(Table):
     # in the order StudySpec.to_dict writes them (a table's text keeps its order: the scalars, then the tables)
 
     name: str | None = Field(None, description="names the results and report folders (default: the file's stem)")
-    description: str = Field("", description="a paragraph the report opens with")
+    description: Annotated[str, AfterValidator(one_paragraph)] = Field(
+        "", description="a paragraph the report opens with (one: no blank line, heading, list or table)"
+    )
     plugins: PluginsTable = Field(PluginsTable(), description="plugins loaded first (loading runs their code)")
     workload: WorkloadTable = Field(WorkloadTable(), description="the jobs")
     bids: BidsTable = Field(BidsTable(), description="the private bids")

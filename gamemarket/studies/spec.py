@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gamemarket import consumers
+from gamemarket import consumers, plugins
 from gamemarket.bids import BidDistribution
 from gamemarket.errors import InputError, shown_list, shown_value
 from gamemarket.io.files import atomic_path, check_no_dangling_link, read_toml, resolve, special_kind
@@ -200,6 +200,8 @@ class StudySpec:
         folders = (("--results", self.results_dir), ("--report", self.report_dir))
         for given, (option, folder) in zip(self.folders_given, folders):
             words += [option, str(folder)] if given else []
+        for plugin in plugins.GIVEN_ON_THE_COMMAND_LINE:  # (as this command was given them: hunt 20d-W4)
+            words += ["--plugin", str(plugin)]
         return shlex.join(words)
 
     @classmethod

@@ -783,3 +783,30 @@ def test_a_name_the_report_prints_holds_no_markdown_syntax(extra, said, tmp_path
         load_study(write_study(tmp_path, body + extra))
     ok = TINY.format(count=2).replace('consumers = ["FT", "SRG"]', 'consumers = ["FT", "my_rule"]')
     load_study(write_study(tmp_path, ok + '[strategies.consumer."my_rule"]\ngroups = [[1.0, 0.5]]\n'))
+
+
+def test_hunt_20d_worth_a_look_rows(tmp_path, capsys):
+    """Hunt 20d W5, W9, W12: an empty pipe was "cannot read CSV: No columns to parse from file"; a report's
+    equilibria.csv was solved as a game; a description of several paragraphs broke out of the report's italics."""
+    r = subprocess.run(
+        [sys.executable, "-m", "gamemarket", "game", "solve", "/dev/stdin"], input="", capture_output=True, text=True
+    )  # (an empty pipe)
+    assert r.returncode == 2 and "the stream is empty" in r.stderr, r.stderr
+    assert main(["game", "solve", str(ROOT / "reports" / "default" / "data" / "equilibria.csv")]) == 2
+    assert "holds an answer (columns game, equilibrium, ...: a report's data/equilibria.csv)" in capsys.readouterr().err
+    for text, said in (("First.\\n\\nSecond.", "no blank line"), ("First.\\n## Heading", "opens a heading, list")):
+        with pytest.raises(InputError, match=re.escape(said)):
+            load_study(write_study(tmp_path, f'description = "{text}"\n' + TINY.format(count=2)))
+
+
+def test_a_hint_to_run_a_study_again_names_the_plugins_the_command_was_given(tmp_path, capsys):
+    """Hunt 20d-W4: `report STUDY --plugin P` said to run `study run STUDY` first, which failed as written."""
+    plugin = str(ROOT / "examples" / "plugins" / "lowest_running.py")
+    body = TINY.format(count=2).replace('providers = ["hb-first", "hb-kth"]', 'providers = ["hb-first", "hb-low"]')
+    study = str(
+        write_study(tmp_path, body + '[strategies.provider.hb-low]\nscheduler = "hb"\npayment = "lowest-running"\n')
+    )
+    assert main(["report", study, "--plugin", plugin]) == 2
+    assert f"--plugin {plugin}` first" in capsys.readouterr().err
+    assert main(["report", str(write_study(tmp_path, TINY.format(count=2), "t.toml"))]) == 2
+    assert "--plugin" not in capsys.readouterr().err  # (a later command without it: none named)
