@@ -442,6 +442,12 @@ def cmd_study_status(a) -> int:
         print(f"being written now by {st['writer']}: the counts change as it stores its runs")
     if spec.gains is not None:
         _say_gains_stored(spec)
+    for companion in spec.companions:  # `study run` runs them and the report reads them (hunt 20d-W10)
+        cs = study_status(_study(None, companion))
+        print(
+            f"companion study {cs['study']}: {cs['done']:,}/{cs['tasks']:,} runs stored, {cs['missing']:,} missing "
+            f"({shown_path(cs['results'])})"
+        )
     return 0
 
 

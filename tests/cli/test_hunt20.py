@@ -810,3 +810,13 @@ def test_a_hint_to_run_a_study_again_names_the_plugins_the_command_was_given(tmp
     assert f"--plugin {plugin}` first" in capsys.readouterr().err
     assert main(["report", str(write_study(tmp_path, TINY.format(count=2), "t.toml"))]) == 2
     assert "--plugin" not in capsys.readouterr().err  # (a later command without it: none named)
+
+
+def test_study_status_counts_the_companions_runs(tmp_path, capsys):
+    """Hunt 20d-W10: `study status` of a study with companions counted its own runs only ("27/27 stored") while its
+    companion's were all missing."""
+    write_study(tmp_path, TINY.format(count=2).replace('name = "tiny"', 'name = "comp"'), "comp.toml")
+    study = str(write_study(tmp_path, 'companions = ["comp.toml"]\n' + TINY.format(count=2)))
+    assert main(["study", "status", study]) == 0
+    out = capsys.readouterr().out
+    assert "study tiny: 0/8 runs stored" in out and "companion study comp: 0/8 runs stored, 8 missing" in out
