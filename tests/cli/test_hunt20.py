@@ -44,7 +44,7 @@ from gamemarket.search.probe import ProbeAnswer, probe
 from gamemarket.studies import load_study
 from gamemarket.studies import run_study as run_simulations
 from gamemarket.workloads.swf import read_swf
-from study_helpers import SMALL_DESIGN, TINY, sorted_metrics, write_study
+from study_helpers import SMALL_DESIGN, TINY, sorted_metrics, write_population_study, write_study
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -820,3 +820,15 @@ def test_study_status_counts_the_companions_runs(tmp_path, capsys):
     assert main(["study", "status", study]) == 0
     out = capsys.readouterr().out
     assert "study tiny: 0/8 runs stored" in out and "companion study comp: 0/8 runs stored, 8 missing" in out
+
+
+def test_a_file_in_the_population_folder_that_is_no_record_is_said_to_be_left(tmp_path, capsys):
+    """Hunt 20d-W13: a user's notes in population/ were promised a clean-up by `study run` that never came."""
+    study = write_population_study(tmp_path)
+    spec = load_study(study)
+    (spec.results_dir / "population").mkdir(parents=True)
+    (spec.results_dir / "population" / "my-notes.json").write_text('{"note": "mine"}')
+    assert main(["study", "status", str(study)]) == 0
+    out = capsys.readouterr().out
+    assert "1 file(s) in" in out and "are no record of gamemarket's (first: my-notes.json): left as they are" in out
+    assert "sets aside" not in out
