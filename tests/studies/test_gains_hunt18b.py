@@ -155,7 +155,7 @@ def test_the_report_writes_the_seeds_as_a_count(tmp_path):
     run_gains(spec)
     per_seed, summ = gains(spec)
     out = OutputFolder(tmp_path / "report", owner="test", what="report folder")
-    md = "".join(_growth_section((per_seed, summ), out, FigureJobs()))
+    md = "".join(_growth_section((per_seed, summ), out, FigureJobs(), ()))
     path = tmp_path / "report" / "data" / "shading-gains.csv"
     csv = pd.read_csv(path)
     assert csv["seeds"].dtype == np.int64 and not csv.empty
