@@ -291,8 +291,13 @@ class PricingMarket:
     figure_ranges = {"stay": (0.0, 1.0)}
 
     def example_providers(self) -> list[dict]:
-        """Every registered mechanism with its default parameters, as provider tables."""
-        return [{"kind": self.kind, "mechanism": m} for m in HETERO_MECHANISMS]
+        """Every registered mechanism as a provider table, with the parameters it needs (the built-in catalogue's
+        values: a reserve of 20, posted prices of 30 per unit)."""
+        example = {"reserve": 20.0, "prices": 30.0}
+        return [
+            {"kind": self.kind, "mechanism": name, **{k: example[k] for k in mech.needs if k in example}}
+            for name, mech in HETERO_MECHANISMS.items()
+        ]
 
     def prepare(self, workload: dict) -> PreparedWorkload:
         """A market file (``[workload] file``) or the generator's ``[workload.hetero]`` parameters."""

@@ -626,8 +626,8 @@ def _chunk_task(
 def study_inputs(spec) -> dict:
     """What a population study's cached answers depend on beyond its file's tables, as its runs' keys do: the
     plugins' text (their hashes) and the workload's content (a trace or a model edited in place, as
-    ``PopulationRuns.base["workload"]``). One rule for every cached answer's key: the analysis
-    (``gamemarket.analysis.population_cache``), the exploration's and the design's (hunt 20a-F7: the analysis had
+    ``PopulationRuns.base["workload"]``). The rule of the analysis's key (``gamemarket.analysis.population_cache``)
+    and the exploration's (the design's answer key holds the same two, by its own code) (hunt 20a-F7: the analysis had
     neither, and served the answer of a plugin or a trace as it was before an edit)."""
     return {
         "plugins": sorted(p.digest for p in spec.plugins),
