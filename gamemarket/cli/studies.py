@@ -396,7 +396,11 @@ def cmd_study_status(a) -> int:
         from gamemarket.analysis.population import PopulationGames  # deferred: joblib, pandas, pyarrow, scipy.optimize
 
         st = PopulationGames(spec)
-        keys = [st.runs.key(p, m, s) for p in spec.providers for s in spec.seeds for m in st.grid]
+        # a design's fixed mechanisms are those its search compares: [design] compare, else every provider (hunt
+        # 20c-F2: with compare = [] the run ran none, and status counted the providers' runs as missing forever)
+        compare = spec.design.compare if spec.design is not None else None
+        counted = [p for p in spec.providers if compare is None or p.name in compare]
+        keys = [st.runs.key(p, m, s) for p in counted for s in spec.seeds for m in st.grid]
         done = sum(st.runs.store.read(k, set_aside_bad=False) is not None for k in keys)  # a query moves nothing
         if spec.design is None:
             print(
@@ -415,14 +419,9 @@ def cmd_study_status(a) -> int:
             from gamemarket.search.design import DamagedAnswer, read_answer  # deferred: scipy, the optimisers
 
             stored = sum(1 for _ in st.runs.store.dir.glob("*.json")) if st.runs.store.dir.is_dir() else 0
-            # the fixed mechanisms the search compares: [design] compare, else every provider (hunt 20c-F2: with
-            # compare = [] the run ran none, and status counted the providers' runs as missing forever)
-            fixed = [p for p in spec.providers if spec.design.compare is None or p.name in spec.design.compare]
-            keys = [st.runs.key(p, m, s) for p in fixed for s in spec.seeds for m in st.grid]
-            done = sum(st.runs.store.read(k, set_aside_bad=False) is not None for k in keys)
             of_fixed = (
                 f"the fixed mechanisms' ({done:,}/{len(keys):,} of their initial seeds)"
-                if fixed
+                if counted
                 else "no fixed mechanism's ([design] compare = [])"
             )
             print(

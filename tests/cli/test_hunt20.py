@@ -832,3 +832,14 @@ def test_a_file_in_the_population_folder_that_is_no_record_is_said_to_be_left(tm
     out = capsys.readouterr().out
     assert "1 file(s) in" in out and "are no record of gamemarket's (first: my-notes.json): left as they are" in out
     assert "sets aside" not in out
+
+
+def test_a_design_studys_status_counts_only_the_mechanisms_its_search_compares(tmp_path, capsys):
+    """Hunt 20c-F2: with `[design] compare = []` the run ran no fixed mechanism, and status counted the providers'
+    runs as missing forever."""
+    study = str(write_study(tmp_path, SMALL_DESIGN + "compare = []\n"))
+    assert main(["study", "status", study]) == 0
+    assert "the design search's points' and no fixed mechanism's ([design] compare = [])" in capsys.readouterr().out
+    study = str(write_study(tmp_path, SMALL_DESIGN + 'compare = ["hb-kth"]\n', "one.toml"))
+    assert main(["study", "status", study]) == 0
+    assert "the fixed mechanisms' (0/12 of their initial seeds)" in capsys.readouterr().out  # (both: 0/24)
