@@ -145,11 +145,6 @@ def _family(name: str, where: str):
     return fam
 
 
-def _params(spec: StudySpec, rules: list) -> list[dict]:
-    """The parameters of the study's providers and of the rules a probe plays."""
-    return [p.params() for p in spec.providers] + [r.params() for r in rules]
-
-
 def canonical(rules: list, shares, menu=()) -> tuple[list, np.ndarray]:
     """A mixture ``(rules, shares)`` in one order whatever order it was written in: the rules of ``menu`` (the
     study's strategies) in its order, then any other rule by name (then by its parameters), so that the same mixture
@@ -264,7 +259,8 @@ def probe(
         shown = f"{share:g}" if isinstance(share, Real) and not isinstance(share, bool) else repr(share)
         raise InputError(f"--probe: expected a share in (0, 0.1], got {shown}")
     # an entry registered in this process only is run here, refused on a cluster (review 20: it died in the pool)
-    n_jobs = local_workers(_params(spec, [*rules, dev]), n_jobs, scheduler_address, f"study {spec.name!r}: probe")
+    played = spec.played_params() + [r.params() for r in [*rules, dev]]  # (the probe's rules may be no menu's)
+    n_jobs = local_workers(played, n_jobs, scheduler_address, f"study {spec.name!r}: probe")
     with on_scheduler(scheduler_address):
         runs = PopulationRuns(spec, load_workload(spec), run=False, scheduler_address=scheduler_address)
         oracle = ProbeOracle(

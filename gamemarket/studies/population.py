@@ -472,8 +472,7 @@ class PopulationRuns:
         for p in spec.providers:  # a market's own key fields (the pricing solver's version)
             self.base.update(market_for(p.params()).key_fields())
         self.store = PopulationStore(spec.results_dir)
-        params = [p.params() for p in spec.providers] + [s.params() for s in self.cfg.strategies]
-        self.n_jobs = plugins.local_workers(params, n_jobs, scheduler_address, f"study {spec.name!r}")
+        self.n_jobs = plugins.local_workers(spec.played_params(), n_jobs, scheduler_address, f"study {spec.name!r}")
         self.progress = progress
         self.run = run
         self.scheduler_address = scheduler_address

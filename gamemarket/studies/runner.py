@@ -299,8 +299,7 @@ def run_study(
         identify(scheduler_address)
     prep = load_workload(spec)
     tasks = plan(spec, prep.arrays, prep.nodes)
-    params = [p.params() for p in spec.providers] + [c.params() for c in spec.consumers]
-    n_jobs = plugins.local_workers(params, n_jobs, scheduler_address, f"study {spec.name!r}")
+    n_jobs = plugins.local_workers(spec.played_params(), n_jobs, scheduler_address, f"study {spec.name!r}")
     store = store or study_store(spec, force=force)
     with store.lock():
         return _run_plan(tasks, prep, spec.bids, store, n_jobs, scheduler_address, spec.name if progress else None)

@@ -278,6 +278,16 @@ class StudySpec:
                     f"{where}: [design] field 'compare': {bad[0]!r} is not one of the study's providers {known}"
                 )
 
+    def played_params(self) -> list[dict]:
+        """The parameters of every strategy the study plays: its providers', its consumers' (a provider/consumer study)
+        or its menu's (a population or design study), and a design's searched points' (its schedulers with its payment
+        scheme): what ``gamemarket.plugins.local_workers`` checks for entries that exist in this process only."""
+        players = list(self.population.strategies) if self.population is not None else list(self.consumers)
+        searched = (
+            [{"scheduler": s, "payment": self.design.payment} for s in self.design.schedulers] if self.design else []
+        )
+        return [p.params() for p in self.providers] + [s.params() for s in players] + searched
+
     def _check_printed_names(self, where: str) -> None:
         """The names a report prints (strategies, games, a population study's rules) hold no Markdown syntax: a ``]``
         in a game's name ended its figure's alt text and the figure was shown nowhere, and ``_d_`` or ``*p*`` were

@@ -326,7 +326,7 @@ def run_study(
     _methods_apply(spec, methods)
     _notes_keys_known(spec)
     # an entry registered in this process only runs here, whichever search or runner fans out (hunt 20a-F3)
-    n_jobs = local_workers(_strategy_params(spec), n_jobs, scheduler_address, f"study {spec.name!r}")
+    n_jobs = local_workers(spec.played_params(), n_jobs, scheduler_address, f"study {spec.name!r}")
     how = {"n_jobs": n_jobs, "scheduler_address": scheduler_address, "progress": progress}
     if spec.design is not None:
         return _design(spec, how, write_report=write_report, force=force, log=log, t0=t0)
@@ -336,16 +336,6 @@ def run_study(
         log(f"study {spec.name} quotes the population study {spec.population_study}: running it first")
         _population(load_study(spec.population_study), how, write_report=True, force=False, log=log, t0=t0)
     return _bimatrix(spec, how, write_report=write_report, force=force, methods=tuple(methods), log=log, t0=t0)
-
-
-def _strategy_params(spec: StudySpec) -> list[dict]:
-    """The parameters of every strategy a study plays: its providers', its consumers' (a provider/consumer study)
-    or its menu's (a population or design study)."""
-    players = list(spec.population.strategies) if spec.population is not None else list(spec.consumers)
-    searched = (
-        [{"scheduler": s, "payment": spec.design.payment} for s in spec.design.schedulers] if spec.design else []
-    )  # (a design's points: its schedulers with its payment scheme)
-    return [p.params() for p in spec.providers] + [s.params() for s in players] + searched
 
 
 def _notes_keys_known(spec: StudySpec) -> None:
