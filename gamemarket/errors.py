@@ -7,6 +7,7 @@ the command's output (:func:`foreign_prints`)."""
 from __future__ import annotations
 
 import contextlib
+import math
 import numbers
 import os
 import re
@@ -61,6 +62,25 @@ def check_whole(value, what: str, minimum: int = 0, maximum: int | None = None) 
         top = "2**63 - 1" if maximum == SEED_MAX else f"{maximum:,}"
         raise InputError(f"{what} must be a whole number from {minimum} to {top}, got {shown_value(value)}")
     return int(value)
+
+
+#: the longest time limit (115 days): beyond it, the clocks that wait on a child process overflow
+MAX_TIME_LIMIT = 1e7
+
+
+def check_time_limit(value, what: str = "time_limit") -> float | None:
+    """``value`` as seconds (a float), or None for no limit; anything but a finite number > 0 is an
+    :class:`~gamemarket.errors.InputError` naming the value."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InputError(f"{what}: expected a number of seconds > 0, or None for no limit; got {value!r}")
+    v = float(value)
+    if not math.isfinite(v) or v <= 0 or v > MAX_TIME_LIMIT:
+        raise InputError(
+            f"{what}: expected a number of seconds > 0 and <= {MAX_TIME_LIMIT:g}, or None for no limit; got {value!r}"
+        )
+    return v
 
 
 def check_seed(seed, what: str = "seed") -> int:

@@ -59,6 +59,7 @@ RECORDS = {
     "market.RunResult",
     "pricing.Allocation",
     "pricing.Result",
+    "pricing.TimeLimitReached",
     "testing.Case",
     "testing.CheckResult",
     "testing.ConformanceReport",

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
 
-from gamemarket.cli.options import EXIT_OK, EXIT_UNFINISHED, POSITIVE, SEED, add_force, examples, integer
+from gamemarket.cli.options import EXIT_OK, EXIT_UNFINISHED, POSITIVE, SEED, add_force, examples, integer, number
 from gamemarket.cli.output import FULL, Figure, RowWriter, figure_width, print_table
-from gamemarket.errors import InputError
+from gamemarket.errors import MAX_TIME_LIMIT, InputError
 from gamemarket.io.files import (
     atomic_path,
     binary_mark,
@@ -33,7 +34,7 @@ def cmd_price_solve(a) -> int:
     not (the result is still written, and says so).
     """
 
-    from gamemarket.pricing import solve  # deferred: numba, pandas, scipy.optimize
+    from gamemarket.pricing import TimeLimitReached, solve  # deferred: numba, pandas, scipy.optimize
 
     if a.device != "cpu" and a.backend != "torch":
         raise InputError(f"--device {a.device} applies to the torch backend; add --backend torch")
@@ -75,7 +76,13 @@ def cmd_price_solve(a) -> int:
             backend=a.backend,
             device=a.device,
             dtype=np.float32 if a.float32 else np.float64,
+            time_limit=a.time_limit,
         )
+    except TimeLimitReached as exc:  # no allocation to print: said, exit 3 (the documented code of a stopped solve)
+        if trace is not None:
+            trace.close()
+        print(f"gamemarket: {exc}", file=sys.stderr)
+        return EXIT_UNFINISHED
     except InputError as exc:  # what the problem is refused for, naming its file (hunt 14: a capacity 0 no price
         # keeps a job off named the resource and the job, not the file)
         if a.problem is None or str(exc).startswith(str(a.problem)):
@@ -232,6 +239,12 @@ def add_pricing_commands(sub) -> None:
     )
     s.add_argument(
         "--max-iter", type=integer(min=1, what="a number of iterations"), default=500, help="iterations at most"
+    )
+    s.add_argument(
+        "--time-limit",
+        type=number(min=0, min_open=True, max=MAX_TIME_LIMIT, what="a number of seconds"),
+        help="seconds the solve may take; at the limit the best feasible allocation found so far is the answer, not "
+        "converged (exit 3; default: no limit)",
     )
     s.add_argument(
         "--method",

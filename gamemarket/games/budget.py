@@ -14,20 +14,16 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import math
 import os
 import signal
 import sys
 import threading
 import time
-from numbers import Real
 
-from gamemarket.errors import GameMarketError, InputError
+from gamemarket.errors import MAX_TIME_LIMIT, GameMarketError, check_time_limit  # noqa: F401 (re-exported)
 
 #: seconds a search runs before its progress bar appears
 PROGRESS_DELAY = 3.0
-#: the longest time limit (115 days): beyond it, the clocks that wait on a child process overflow
-MAX_TIME_LIMIT = 1e7
 
 #: whether a search shows a progress bar: True, False, or None (where stderr is a terminal); set by the solvers'
 #: ``progress`` argument for the searches they run (a registered method's signature has no room for it)
@@ -65,21 +61,6 @@ class TimeUp(Exception):
 class Stopped(GameMarketError):
     """A computation with no partial answer (alpha-rank's stationary distribution, the logit QRE's branch) stopped at
     its time limit; the message says how far it got (``gamemarket game solve``: exit 3)."""
-
-
-def check_time_limit(value, what: str = "time_limit") -> float | None:
-    """``value`` as seconds (a float), or None for no limit; anything but a finite number > 0 is an
-    :class:`~gamemarket.errors.InputError` naming the value."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, Real):
-        raise InputError(f"{what}: expected a number of seconds > 0, or None for no limit; got {value!r}")
-    v = float(value)
-    if not math.isfinite(v) or v <= 0 or v > MAX_TIME_LIMIT:
-        raise InputError(
-            f"{what}: expected a number of seconds > 0 and <= {MAX_TIME_LIMIT:g}, or None for no limit; got {value!r}"
-        )
-    return v
 
 
 @contextlib.contextmanager

@@ -5,7 +5,7 @@ SOLVER_VERSION = "4"
 
 from gamemarket.pricing.allocation import Allocation  # noqa: E402
 from gamemarket.pricing.problem import Problem, load, synthetic  # noqa: E402
-from gamemarket.pricing.solver import Result, solve  # noqa: E402
+from gamemarket.pricing.solver import Result, TimeLimitReached, solve  # noqa: E402
 from gamemarket.pricing.utilities import Linear, Log, Power, Target, Utility, make_utility, register_utility  # noqa: E402
 
 __all__ = [
@@ -17,6 +17,7 @@ __all__ = [
     "Problem",
     "Result",
     "Target",
+    "TimeLimitReached",
     "Utility",
     "load",
     "make_utility",

@@ -34,6 +34,7 @@ References
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -163,9 +164,20 @@ def _model(util, t: np.ndarray, amax: np.ndarray) -> _Model:
     return model
 
 
-def _solve_restricted(problem, A, rows, cols, model: _Model, lo):
+def _round_program(problem, A, rows, cols, model: _Model, lo, deadline: float | None):
+    """One round's restricted program (:func:`_solve_restricted`) before ``deadline`` (None: no limit): its
+    solution, or None with the reason (the time limit, or HiGHS found no optimum)."""
+    left = None if deadline is None else deadline - time.perf_counter()
+    out = None if left is not None and left <= 0 else _solve_restricted(problem, A, rows, cols, model, lo, left)
+    if out is not None:
+        return out, ""
+    late = deadline is not None and time.perf_counter() >= deadline
+    return None, "stopped at the time limit" if late else "HiGHS found no optimum of the restricted program"
+
+
+def _solve_restricted(problem, A, rows, cols, model: _Model, lo, time_limit: float | None = None):
     """The restricted LP over columns ``(rows, cols)`` and the model's cuts: returns (x per column, y per
-    job, capacity duals) or None."""
+    job, capacity duals) or None (also where HiGHS stops at ``time_limit`` seconds)."""
     from scipy.optimize import linprog  # deferred: scipy.optimize (about a second) only where the LP runs
 
     n, m = A.shape
@@ -201,11 +213,17 @@ def _solve_restricted(problem, A, rows, cols, model: _Model, lo):
     b_ub = np.concatenate(b)
     f = _cost_unit(c)
     c = c / f
-    res = linprog(c, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs-ds")
+    options = {} if time_limit is None else {"time_limit": time_limit}
+    started = time.perf_counter()
+    res = linprog(c, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs-ds", options=options)
+    if res.status == 1 and time_limit is not None:  # HiGHS stopped at the time limit
+        return None
     if res.status != 0 or res.x is None:
         # the dual simplex can fail on badly scaled programs (alpha-fair cuts spanning tens of orders of
         # magnitude), where HiGHS' interior-point method may still find the optimum
-        res = linprog(c, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs-ipm")
+        if time_limit is not None:
+            options = {"time_limit": max(time_limit - (time.perf_counter() - started), 1e-3)}
+        res = linprog(c, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs-ipm", options=options)
     if res.status != 0 or res.x is None:
         return None
     duals = -np.asarray(res.ineqlin.marginals[n : n + m], dtype=np.float64) * f
@@ -296,11 +314,13 @@ def lp_finish(
     *,
     rounds: int = 6,
     target_gap=0.0,
+    deadline: float | None = None,
 ) -> Finish | None:
     """Column generation (and, for smooth utilities, cut refinement) from prices ``p``; None when the
     restricted program would exceed ``MAX_COLUMNS`` columns or ``MAX_CUTS`` cuts. Stops when the gap is at
     most ``target_gap`` (a number, or a function of the objective), when nothing is left to add, or after
-    ``rounds``; a run that found no allocation says why in ``message`` (``allocation`` None)."""
+    ``rounds``, or at ``deadline`` (a ``time.perf_counter`` reading: no round starts after it, and HiGHS is given the
+    time left); a run that found no allocation says why in ``message`` (``allocation`` None)."""
     target = target_gap if callable(target_gap) else (lambda _objective: float(target_gap))
     util = problem.utility
     n, m = A.shape
@@ -326,9 +346,8 @@ def lp_finish(
     message = "no round"
     gaps: list[float] = []
     for rnd in range(1, rounds + 1):
-        out = _solve_restricted(problem, A, rows, cols, model, lo)
+        out, message = _round_program(problem, A, rows, cols, model, lo, deadline)
         if out is None:
-            message = "HiGHS found no optimum of the restricted program"
             break
         x, y, pi = out
         alloc, on_three = _allocation(n, m, rows, cols, x, A)

@@ -50,7 +50,7 @@ import time
 import numba
 import numpy as np
 
-from gamemarket.errors import GameMarketError, InputError, check_whole, real_numbers, shown_value
+from gamemarket.errors import GameMarketError, InputError, check_time_limit, check_whole, real_numbers, shown_value
 from gamemarket.pricing import ties as tie
 from gamemarket.pricing.allocation import Allocation, check_feasible
 from gamemarket.pricing.certificate import check_result, check_weak_duality, magnitude
@@ -104,6 +104,7 @@ def solve(
     backend: str = "numpy",
     device: str = "cpu",
     dtype=np.float64,
+    time_limit: float | None = None,
 ) -> Result:
     """Discover market-clearing prices and a feasible allocation.
 
@@ -125,6 +126,11 @@ def solve(
     method : "lbfgs" (scipy's L-BFGS-B, the paper's method), "newton" (projected Newton with the
         dual's exact Hessian, for utilities that give ``best_response_slope``), or "auto" (L-BFGS
         for up to 30 iterations, then Newton from the best prices when not yet converged)
+    time_limit : seconds the solve may take (None: no limit, the default). Checked at every evaluation of the dual
+        and between the LP finish's rounds (HiGHS itself is given what is left); once it is reached the best
+        feasible allocation found so far is returned, ``converged=False`` and its message saying that the limit
+        stopped it (its gap still certifies its objective). Where no allocation with a finite gap was found by
+        then, :class:`TimeLimitReached` says so
     """
     if not isinstance(problem, Problem):  # (a matrix: AttributeError deep inside before)
         raise InputError(
@@ -136,6 +142,8 @@ def solve(
         raise InputError(f"callback must be a function of each evaluation's row (or None), got {callback!r}")
     check_complete(problem.utility)  # (a utility set after the Problem was built: checked again)
     t0 = time.perf_counter()
+    time_limit = check_time_limit(time_limit)
+    deadline = None if time_limit is None else t0 + time_limit
     # the solver sets the utility's smoothing (mu) while it runs: it works on copies, so the caller's
     # Problem and Utility are never modified (shallow copies: the arrays are shared, never written)
     problem = copy.copy(problem)
@@ -162,10 +170,10 @@ def solve(
     p0 = None if p0 is None else price_vector(p0, m, "p0")
     if (problem.R == 0).any():  # resources of capacity 0: the problem without them, whose optimum is the same
         options = dict(eps=eps_given, max_iter=max_iter, callback=callback, rel_eps=rel_eps, method=method)
-        options.update(backend=backend, device=device, dtype=dtype)
+        options.update(backend=backend, device=device, dtype=dtype, time_limit=_left(deadline))
         return solve_available(problem, lambda pr, floors, start: solve(pr, p0=start, p_min=floors, **options), lo, p0)
     common = dict(eps=eps, rel_eps=rel_eps, max_iter=max_iter, method=method, lo=lo, callback=callback)
-    common.update(certified=certified)
+    common.update(certified=certified, deadline=deadline)
     common.update(backend=backend, device=device, dtype=dtype, t0=t0)
     with threads_for(n):
         result = _solve_once(problem, p0, **common)
@@ -176,6 +184,22 @@ def solve(
     # below its objective beyond rounding (a negative gap passed ``gap <= eps`` as "converged": hunt 18b-F7)
     check_result(problem, result, dtype)
     return result
+
+
+class TimeLimitReached(GameMarketError):
+    """``solve(time_limit=...)`` reached its limit before any allocation with a finite duality gap was found
+    (``gamemarket price solve``: exit 3); where one was found, the solve returns it, not converged."""
+
+
+class _OutOfTime(Exception):
+    """Internal: the solve's deadline passed (raised after an evaluation is recorded; ``PriceDiscovery.run``
+    returns the best allocation so far)."""
+
+
+def _left(deadline: float | None) -> float | None:
+    """Seconds left before ``deadline`` (a ``time.perf_counter`` reading; None: no limit), at least a microsecond
+    (a limit already reached stops a nested solve at its first evaluation)."""
+    return None if deadline is None else max(deadline - time.perf_counter(), 1e-6)
 
 
 #: jobs below which a solve's per-job loops (numba ``parallel=True``) run on one thread: each parallel region wakes
@@ -261,6 +285,8 @@ def _alpha_path(problem: Problem, direct: Result, **common) -> Result:
     steps = [a for a in ALPHA_PATH if a < alpha] + [alpha]
     prices = None
     for k, a in enumerate(steps):
+        if common["deadline"] is not None and time.perf_counter() >= common["deadline"]:
+            return direct
         step = copy.copy(problem)
         step.utility = Power(a).bind(n, problem.utility.w, None)
         r = _solve_once(step, prices, **common)
@@ -278,7 +304,7 @@ def _alpha_path(problem: Problem, direct: Result, **common) -> Result:
 
 
 def _solve_once(
-    problem, p0, *, eps, rel_eps, certified, max_iter, method, lo, callback, backend, device, dtype, t0
+    problem, p0, *, eps, rel_eps, certified, max_iter, method, lo, callback, backend, device, dtype, t0, deadline
 ) -> Result:
     """``solve`` from ``p0`` (None: the utility's guess), identical resources priced as one first;
     ``certified``: the default's relative rule (``default_target``), else ``max(eps, rel_eps |objective|)``."""
@@ -300,6 +326,7 @@ def _solve_once(
             backend=backend,
             device=device,
             dtype=dtype,
+            time_limit=_left(deadline),
         )
         p0 = warm.prices[index]
         if warm.converged:
@@ -320,6 +347,7 @@ def _solve_once(
         device=device,
         dtype=dtype,
         t0=t0,
+        deadline=deadline,
     ).run(p0, warm, groups)
 
 
@@ -337,10 +365,26 @@ class PriceDiscovery:
     """
 
     def __init__(
-        self, problem: Problem, *, eps, rel_eps, certified, max_iter, method, lo, callback, backend, device, dtype, t0
+        self,
+        problem: Problem,
+        *,
+        eps,
+        rel_eps,
+        certified,
+        max_iter,
+        method,
+        lo,
+        callback,
+        backend,
+        device,
+        dtype,
+        t0,
+        deadline=None,
     ):
         self.problem, self.eps, self.rel_eps, self.max_iter, self.method = problem, eps, rel_eps, max_iter, method
         self.lo, self.callback, self.t0 = lo, callback, t0
+        #: the time limit's end (a perf_counter reading, or None), and whether it stopped the run
+        self.deadline, self.timed_out = deadline, False
         self.n, self.m = problem.shape
         self.target, self.rule = stopping_rule(certified, eps, rel_eps, self.n, constant_part(problem, lo))
         self.certified = certified  #: the default rule, and with it the polish (``try_polish``)
@@ -472,7 +516,7 @@ class PriceDiscovery:
         """The finish by the restricted linear program (``lp_finish``: exact for piecewise-linear
         utilities, tangent cuts for smooth ones) from the lowest dual's prices; its allocation and prices
         are kept when they improve the gap. Once per distinct starting point."""
-        if np.array_equal(self.finished_at, self.low["p"]):
+        if np.array_equal(self.finished_at, self.low["p"]) or self.out_of_time():
             return
         self.finished_at = self.low["p"].copy()
         mu, self.util.mu = self.util.mu, 0.0  # the finish works on the original problem
@@ -486,6 +530,7 @@ class PriceDiscovery:
                 self.lo,
                 rounds=20 if n * m <= 100_000 else 6,
                 target_gap=self.target,
+                deadline=self.deadline,
             )
         finally:
             self.util.mu = mu
@@ -595,7 +640,13 @@ class PriceDiscovery:
             self.callback(self.rows[-1])
         # the latest plain evaluation, for ``fun`` (one with the Hessian takes the generic path: not reused)
         self.memo = None if self.want_h else (q.copy(), smoothed, grad)
+        if self.out_of_time():  # after the evaluation is recorded: the best allocation so far includes it
+            raise _OutOfTime
         return smoothed, grad
+
+    def out_of_time(self) -> bool:
+        """Whether the solve's time limit has been reached."""
+        return self.deadline is not None and time.perf_counter() >= self.deadline
 
     def fun_h(self, q):
         """The dual, its gradient and its exact Hessian at ``q`` (the Newton phase)."""
@@ -651,10 +702,13 @@ class PriceDiscovery:
     def run(self, p0, warm, groups) -> Result:
         """L-BFGS rounds, then Newton from the best prices (``method``), from ``p0`` or the utility's guess;
         the best feasible allocation found, as a ``Result``."""
-        p = self._start(p0, warm)
+        message = ""
         try:
+            p = self._start(p0, warm)
             message = self._rounds(p)
             self._last_recoveries()
+        except _OutOfTime:  # the best allocation recorded so far is the answer (``_result`` says why it stopped)
+            self.timed_out = True
         finally:
             self.util.mu = 0.0
         return self._result(message, groups)
@@ -778,11 +832,22 @@ class PriceDiscovery:
                 "discovery found no finite duality gap from them; give smaller ones, or leave p0 out (the utility's "
                 "guess)"
             )
+        if "p" not in best and self.timed_out:
+            raise TimeLimitReached(
+                f"price discovery reached its time limit ({self.deadline - self.t0:.3g} s) after {state['evals']} "
+                "evaluation(s) without an allocation of finite duality gap; give a longer limit"
+            )
         if "p" not in best:
             raise GameMarketError("price discovery found no finite duality gap: check the utility and A")
         converged = self.done()
         if converged:
             message = met_message(best["gap"], best["primal"], self.target, self.rule)
+        elif self.timed_out:
+            target = self.target(best["primal"])
+            message = (
+                f"stopped at the time limit ({self.deadline - self.t0:.3g} s) after {state['iters']} iterations and "
+                f"{state['evals']} evaluations with gap {best['gap']:.3g} > {target:.3g} ({self.rule})"
+            )
         else:
             target = self.target(best["primal"])
             message = (

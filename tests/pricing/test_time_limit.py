@@ -1,0 +1,128 @@
+"""``solve(time_limit=...)`` and ``price solve --time-limit`` (hunt 20c-W6: a 1-job, 10,000-resource problem ran
+past three minutes with no limit to give): the clock is checked at every evaluation and between the LP finish's
+rounds; at the limit the best feasible allocation so far is the answer, not converged, its gap still a certificate;
+where none has a finite gap, ``TimeLimitReached`` (exit 3). Within its limit a solve finds what it finds without
+one."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import numpy as np
+import pytest
+
+from gamemarket.cli import main
+from gamemarket.errors import InputError
+from gamemarket.pricing import Problem, TimeLimitReached, solve, synthetic
+from gamemarket.pricing import solver as solver_module
+from gamemarket.pricing.allocation import check_feasible
+from gamemarket.pricing.dual import evaluate
+from gamemarket.pricing.envelope import sort_efficiencies
+from gamemarket.pricing.lp_finish import lp_finish
+
+
+def wide(m: int, seed: int = 0) -> Problem:
+    """One job over ``m`` scarce resources: slow for the dual method (hundreds of evaluations an iteration)."""
+    rng = np.random.default_rng(seed)
+    return Problem(rng.uniform(0.5, 1.0, (1, m)), rng.uniform(0.0, 0.001, m), "log")
+
+
+def slow_evaluations(seconds: float):
+    """A callback that makes every evaluation last at least ``seconds``."""
+    return lambda _row: time.sleep(seconds)
+
+
+@pytest.mark.parametrize("m", [50, 300])
+def test_the_limit_stops_the_solve_with_the_best_feasible_allocation(m):
+    pr = wide(m)
+    r = solve(pr, time_limit=0.2, callback=slow_evaluations(0.05))
+    assert not r.converged
+    assert 1 <= r.evaluations <= 5  # at least 0.05 s each: the 4th (or an earlier one) reaches 0.2 s
+    assert "stopped at the time limit (0.2 s)" in r.message and f"{r.evaluations} evaluations" in r.message
+    assert check_feasible(pr, r.allocation) <= 1e-9
+    assert r.gap == pytest.approx(r.dual - r.objective) and r.gap >= -1e-9 * max(1.0, abs(r.objective))
+    t = r.allocation.throughput_unchecked(pr.A)
+    assert r.objective == pytest.approx(float(np.sum(pr.utility.value(t))))
+
+
+def test_within_its_limit_a_solve_finds_what_it_finds_without_one():
+    pr = synthetic(300, 3, "log", seed=4)
+    free, limited = solve(pr), solve(pr, time_limit=1e6)
+    assert free.converged and limited.converged
+    np.testing.assert_array_equal(free.prices, limited.prices)
+    assert (free.objective, free.gap, free.evaluations) == (limited.objective, limited.gap, limited.evaluations)
+
+
+def test_identical_resources_and_capacity_zero_pass_the_limit_to_their_nested_solves(monkeypatch):
+    rng = np.random.default_rng(1)
+    A = rng.uniform(0.5, 1.0, (40, 2))
+    A = np.c_[A, A[:, :1], np.ones(40)]  # resources 0 and 2 identical; resource 3 of capacity 0
+    pr = Problem(A, np.array([3.0, 2.0, 3.0, 0.0]), "log")
+    free = solve(pr)
+    assert free.converged and free.evaluations > 20  # (74 on this machine)
+    real = solver_module.evaluate
+
+    def slow(*args, **kwargs):  # every evaluation of every nested solve (the merged one has no callback)
+        time.sleep(0.02)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(solver_module, "evaluate", slow)
+    r = solve(pr, time_limit=0.1)
+    assert not r.converged and "stopped at the time limit" in r.message and r.evaluations <= 12
+    assert "identical resources" in r.message and "capacity 0" in r.message
+    assert check_feasible(pr, r.allocation) <= 1e-9
+
+
+def test_without_any_finite_gap_by_the_limit_it_says_so(monkeypatch):
+    monkeypatch.setattr(solver_module.PriceDiscovery, "record", lambda self, feas, q, dual: (np.inf, -np.inf, None))
+    with pytest.raises(TimeLimitReached, match=r"time limit \(0\.01 s\) after 1 evaluation\(s\) without an allocation"):
+        solve(wide(20), time_limit=0.01, callback=slow_evaluations(0.02))
+
+
+@pytest.mark.parametrize("bad", [0, -1, float("nan"), float("inf"), "3", True, 1e8])
+def test_a_limit_that_is_no_number_of_seconds_is_refused(bad):
+    with pytest.raises(InputError, match="time_limit: expected a number of seconds > 0"):
+        solve(synthetic(10, 2, "log", seed=0), time_limit=bad)
+
+
+def test_the_lp_finish_starts_no_round_past_its_deadline():
+    pr = synthetic(30, 3, "log", seed=2)
+    A = np.ascontiguousarray(pr.A, dtype=np.float64)
+    order = sort_efficiencies(A)
+    p = pr.utility.initial_price(A, pr.R)
+    lo = np.zeros(3)
+    late = lp_finish(pr, A, order, p, lo, rounds=5, deadline=time.perf_counter() - 1.0)
+    assert late is not None and late.allocation is None and late.message == "stopped at the time limit"
+    on_time = lp_finish(pr, A, order, p, lo, rounds=5, deadline=time.perf_counter() + 1e6)
+    free = lp_finish(pr, A, order, p, lo, rounds=5)
+    assert on_time.message == free.message and on_time.objective == free.objective
+    assert evaluate(pr, on_time.prices, order, A)[0] == pytest.approx(on_time.dual)
+
+
+def test_price_solve_time_limit_answers_not_converged_with_exit_3(tmp_path, capsys):
+    path = tmp_path / "wide.npz"
+    wide(1000).save(path)
+    rc = main(["price", "solve", str(path), "--time-limit", "0.5", "--quiet", "--format", "json"])
+    summary = json.loads(capsys.readouterr().out)
+    assert rc == 3 and not summary["converged"]
+    assert summary["message"].startswith("stopped at the time limit (0.5 s)")
+
+
+def test_price_solve_without_any_allocation_by_the_limit_says_so(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(solver_module.PriceDiscovery, "record", lambda self, feas, q, dual: (np.inf, -np.inf, None))
+    real = solver_module.evaluate
+    monkeypatch.setattr(solver_module, "evaluate", lambda *args, **kw: (time.sleep(0.01), real(*args, **kw))[1])
+    path = tmp_path / "wide.npz"
+    wide(20).save(path)
+    assert main(["price", "solve", str(path), "--time-limit", "0.001", "--quiet"]) == 3
+    err = capsys.readouterr().err
+    assert "gamemarket: price discovery reached its time limit (0.001 s)" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("bad", ["0", "-2", "nan", "soon", "1e8"])
+def test_price_solve_refuses_a_time_limit_that_is_no_number_of_seconds(bad, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["price", "solve", "--n", "10", "--m", "2", "--time-limit", bad])
+    assert exc.value.code == 2
+    assert "argument --time-limit: expected a number of seconds > 0" in capsys.readouterr().err
