@@ -61,7 +61,7 @@ from gamemarket.search.exploration import explore_menu
 from gamemarket.search.population import mechanism_answer
 from gamemarket.studies.design_config import grid_too_small, optimiser_missing
 from gamemarket.studies.deviations import base_task
-from gamemarket.studies.population import PopulationRuns, on_scheduler
+from gamemarket.studies.population import PopulationRuns, answer_tables, on_scheduler
 from gamemarket.studies.runner import load_workload
 from gamemarket.studies.schema import DESIGN_METRICS
 from gamemarket.studies.store import NotStoredFile, open_stored, set_aside, study_store
@@ -798,10 +798,10 @@ SEARCH_VERSION = 4
 
 def answer_key(spec, workload_hash: str | None = None) -> dict:
     """What determines a design answer: the study file's tables (workload, bids, strategies, seeds, ``[game]``,
-    ``[design]``), the workload's content (``workload_hash``: a model or trace edited in place), the plugins'
-    hashes, the model's and the search's versions."""
-    d = spec.to_dict()
-    key = {k: d.get(k) for k in ("workload", "bids", "strategies", "replications", "game", "design")}
+    ``[design]``; not their descriptions: ``studies.population.answer_tables``), the workload's content
+    (``workload_hash``: a model or trace edited in place), the plugins' hashes, the model's and the search's
+    versions."""
+    key = answer_tables(spec, ("workload", "bids", "strategies", "replications", "game", "design"))
     key["plugins"] = sorted(p.digest for p in spec.plugins)  # their text: not where a clone keeps them
     return key | {"model": MODEL_VERSION, "search": SEARCH_VERSION, "workload_content": workload_hash}
 

@@ -56,7 +56,7 @@ from gamemarket.market.base import figure_ranges
 from gamemarket.search.certificates import ALPHA, Certificate, certify
 from gamemarket.search.oracle import ProbeOracle, SearchResult, strategy_entry
 from gamemarket.search.population import run_population_study
-from gamemarket.studies.population import PopulationStore, on_scheduler, study_inputs
+from gamemarket.studies.population import PopulationStore, answer_tables, on_scheduler, study_inputs
 from gamemarket.studies.population_config import check_exploration, search_family
 from gamemarket.studies.scheduler import identify
 from gamemarket.studies.store import NotStoredFile, open_stored, study_store
@@ -575,8 +575,7 @@ def exploration_key(spec) -> dict:
     ``[game]`` with its exploration), the workload's content (a model or trace edited in place), the plugins'
     hashes, the model's and the exploration's versions (not the output folders: the same answer wherever it is
     written)."""
-    d = spec.to_dict()
-    key = {k: d.get(k) for k in ("workload", "bids", "strategies", "replications", "game")}
+    key = answer_tables(spec, ("workload", "bids", "strategies", "replications", "game"))  # (not their descriptions)
     key = key | study_inputs(spec) | {"model": MODEL_VERSION, "exploration": EXPLORATION_VERSION}
     return json.loads(dumps_json(key))  # as it reads back (tuples as lists, NaN as null)
 

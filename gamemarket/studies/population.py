@@ -622,6 +622,24 @@ def _chunk_task(
     return [(key, None) for key in keys]
 
 
+def answer_tables(spec, names) -> dict:
+    """The study file's tables ``names`` as a stored answer's key holds them (an exploration's, a design's): every
+    ``description`` left out, at any depth (a provider's, a shading rule's): report text, which no answer depends on
+    (hunt 20d-W6: a design answer was "not current: the study's tables changed" after a rule's description was
+    edited, and the report refused until the study was run again)."""
+    d = spec.to_dict()
+    return {k: _without_descriptions(d.get(k)) for k in names}
+
+
+def _without_descriptions(value):
+    """``value`` (a study table as ``StudySpec.to_dict`` gives it) with every mapping's ``description`` left out."""
+    if isinstance(value, dict):
+        return {k: _without_descriptions(v) for k, v in value.items() if k != "description"}
+    if isinstance(value, list):
+        return [_without_descriptions(v) for v in value]
+    return value
+
+
 def study_inputs(spec) -> dict:
     """What a population study's cached answers depend on beyond its file's tables, as its runs' keys do: the
     plugins' text (their hashes) and the workload's content (a trace or a model edited in place, as

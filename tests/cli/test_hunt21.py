@@ -1,0 +1,47 @@
+"""Regression rows of the session of 2026-12-06 (01:24-): the limits the last session named (hunt 20's "worth a
+look" rows left open), and the held-out hunts of this session, each with its family."""
+
+import pytest
+
+from gamemarket.cli import main
+from gamemarket.search.design import answer_key
+from gamemarket.search.exploration import exploration_key
+from gamemarket.studies import load_study
+from study_helpers import SMALL_DESIGN, write_study
+
+#: SMALL_DESIGN with an inline provider and a described shading rule: the descriptions any edit may change
+DESCRIBED_DESIGN = SMALL_DESIGN.replace(
+    'providers = ["hb-first", "hb-kth"]',
+    'providers = ["hb-first", "mine"]\n[strategies.provider.mine]\nscheduler = "hb"\npayment = "kth"\n'
+    'description = "HB, k-th price"',
+).replace("leave = 1\n", 'leave = 1\ndescription = "every job leaves"\n')
+
+
+@pytest.mark.parametrize(
+    "edit,current",
+    [
+        (("every job leaves", "all of them go elsewhere"), True),
+        (("HB, k-th price", "the k-th price one"), True),
+        (('name = "design-small"', 'name = "design-small"\ndescription = "edited"'), True),
+        (("leave = 1\n", "leave = 0.5\n"), False),  # a parameter: the answer is another one
+        (('payment = "kth"', 'payment = "first"'), False),
+    ],
+)
+def test_a_design_or_exploration_answer_stays_current_after_a_description_edit(tmp_path, edit, current):
+    # hunt 20d-W6: editing a shading rule's description made a design answer "not current: the study's tables
+    # changed", and report refused until the study ran again; descriptions are report text
+    before = load_study(write_study(tmp_path, DESCRIBED_DESIGN))
+    assert edit[0] in DESCRIBED_DESIGN
+    after = load_study(write_study(tmp_path / "edited", DESCRIBED_DESIGN.replace(*edit)))
+    assert (answer_key(before, "w") == answer_key(after, "w")) is current
+    assert (exploration_key(before) == exploration_key(after)) is current
+
+
+def test_a_design_study_whose_descriptions_changed_reports_without_running_again(tmp_path, capsys):
+    path = write_study(tmp_path, DESCRIBED_DESIGN)
+    assert main(["study", "run", str(path), "--no-progress"]) == 0
+    path.write_text(DESCRIBED_DESIGN.replace("every job leaves", "they all leave"), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["study", "status", str(path)]) == 0
+    assert "design answer: stored, and current" in capsys.readouterr().out
+    assert main(["report", str(path)]) == 0
