@@ -239,6 +239,13 @@ def _game_answer(sg: SolvedGame, truthful: list[str]) -> tuple[str, set[str], bo
     return "; ".join(words), picks, truth
 
 
+def _also_picked(an: StudyAnalysis, answers, every: set) -> str:
+    """The picks beside those of every game (``every``), game by game ("; and also hb-kth in slow"), or nothing where
+    every game's picks are ``every`` (hunt 20d-W11: "picks hb-first in every one" left out an equally good hb-kth)."""
+    more = [(sg.name, sorted(p - every)) for sg, (_, p, _) in zip(an.games, answers) if p - every]
+    return "".join(f"; and also {' or '.join(extra)} in {name}" for name, extra in more)
+
+
 def answer_paragraph(an: StudyAnalysis) -> str:
     """What the study answers, in words, from its solved games: the equilibria of its first game, the
     mechanism the provider picks in each game, and whether truthful bidding is an equilibrium strategy."""
@@ -269,7 +276,7 @@ def answer_paragraph(an: StudyAnalysis) -> str:
             + (f"; {len(an.games_left_out)} more not built, below" if an.games_left_out else "")
             + "), "
             + (
-                f"the provider picks {' or '.join(sorted(every))} in every one."
+                f"the provider picks {' or '.join(sorted(every))} in every one" + _also_picked(an, answers, every) + "."
                 if every
                 else "the provider's pick depends on the game: "
                 + "; ".join(

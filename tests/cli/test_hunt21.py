@@ -1,9 +1,15 @@
 """Regression rows of the session of 2026-12-06 (01:24-): the limits the last session named (hunt 20's "worth a
 look" rows left open), and the held-out hunts of this session, each with its family."""
 
+from types import SimpleNamespace
+
+import numpy as np
 import pytest
 
+from gamemarket.analysis.study import SolvedGame
 from gamemarket.cli import main
+from gamemarket.games import Game, solve
+from gamemarket.reports.report import answer_paragraph
 from gamemarket.search.design import answer_key
 from gamemarket.search.exploration import exploration_key
 from gamemarket.studies import load_study
@@ -45,3 +51,25 @@ def test_a_design_study_whose_descriptions_changed_reports_without_running_again
     assert main(["study", "status", str(path)]) == 0
     assert "design answer: stored, and current" in capsys.readouterr().out
     assert main(["report", str(path)]) == 0
+
+
+def _solved(name: str, A, B) -> SolvedGame:
+    game = Game(A, B, ["hb-first", "hb-kth"], ["FT", "SRG"])
+    sol = solve(game)
+    return SolvedGame(name, game, sol, [None] * len(sol.equilibria))
+
+
+@pytest.mark.parametrize(
+    "second,said",
+    [
+        # hb-first and hb-kth pay the provider alike against FT, which dominates: two pure equilibria
+        (([[5, 5], [5, 5]], [[2, 1], [2, 1]]), "the provider picks hb-first in every one; and also hb-kth in slow."),
+        (([[5, 1], [4, 1]], [[2, 1], [2, 1]]), "the provider picks hb-first in every one."),
+        (([[1, 1], [5, 5]], [[2, 1], [2, 1]]), "pick depends on the game: all jobs: hb-first; slow: hb-kth"),
+    ],
+)
+def test_the_answer_names_every_pick_of_every_game(second, said):
+    # hunt 20d-W11: "the provider picks hb-first in every one" left out hb-kth, as good in the second game
+    first = _solved("all jobs", np.array([[5.0, 1.0], [4.0, 1.0]]), np.array([[2.0, 1.0], [2.0, 1.0]]))
+    an = SimpleNamespace(games=[first, _solved("slow", *map(np.array, second))], games_left_out=[], meta={})
+    assert said in answer_paragraph(an)
