@@ -492,12 +492,17 @@ class _Records:
     def _check_fits(self) -> None:
         """The serial jobs counted so far fit in memory as the split will hold them (``check_fits``): narrow
         columns and their run (``read_swf_columns``), or the workload's table (``extra``)."""
-        J = self.n["serial"]
+        J = self.n["serial"]  # (the two differ in what is held: every SWF field, or a run's narrow columns: hunt
+        # 20d-W8 read "reading alone" needing more than "reading and the run")
         if self.extra:
-            check_fits(J * SWF_BYTES_PER_JOB, f"the trace's {J:,} serial jobs (its parallel records split)")
+            check_fits(
+                J * SWF_BYTES_PER_JOB,
+                f"holding the trace's {J:,} serial jobs (its parallel records split) as a table of every SWF field",
+            )
         else:
             check_fits(
-                J * SWF_RUN_BYTES_PER_JOB, f"the trace's {J:,} serial jobs (its parallel records split) and their run"
+                J * SWF_RUN_BYTES_PER_JOB,
+                f"simulating the trace's {J:,} serial jobs (its parallel records split), held as the engine's columns",
             )
 
     def split(self, narrow: bool) -> tuple[dict, dict]:
