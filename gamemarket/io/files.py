@@ -908,12 +908,13 @@ def _article(noun: str) -> str:
     return "an" if noun[:1].lower() in "aeiou" else "a"
 
 
-def _owner_from_here(folder: Path, owner) -> str:
+def _owner_from_here(folder: Path, owner, *, gone: bool = True) -> str:
     """A manifest's owner as a user reads it from the working folder: the study file it names is relative to the
     folder the manifest is in (``../t.toml``, read from elsewhere, named a file that is not there: hunt 18c-W2), and
     so is the study a command's owner names ("game export of ../t.toml"). Of the readings (the whole owner a path,
     or what follows its first " of "; from the folder as named or as resolved, a report's owner being recorded from
-    the resolved folder), the one that leads to a file; else the study file from the folder as named."""
+    the resolved folder), the one that leads to a file; else the study file from the folder as named, said to be no
+    longer there (where ``gone``: a folder's recorded owner; not a command's own study, named beside it)."""
     if not isinstance(owner, str):
         return repr(owner)
     readings = [("", owner)]
@@ -926,7 +927,11 @@ def _owner_from_here(folder: Path, owner) -> str:
             if os.path.isfile(candidate):
                 return f"{prefix}{candidate}"
     prefix, study = readings[-1]
-    return f"{prefix}{os.path.normpath(Path(folder) / study)}" if study.endswith(".toml") else owner
+    if not study.endswith(".toml"):
+        return owner
+    # a study file no longer there (renamed or moved: hunt 20d-W2 named it as if it were) is said to be gone
+    said = " (a study file no longer there: renamed or moved?)" if gone else ""
+    return f"{prefix}{os.path.normpath(Path(folder) / study)}{said}"
 
 
 def copy_of_ours(path: Path, recorded: str, what: str | None, owner: str, ours_what: str) -> bool:
@@ -1146,7 +1151,7 @@ class OutputFolder:
                 and not self.force
                 and not self._copy_of_ours(data["owner"], theirs)
             ):
-                mine = _owner_from_here(p, self.owner)
+                mine = _owner_from_here(p, self.owner, gone=False)
                 whose = (
                     f"is {_article(theirs)} {theirs} ({_owner_from_here(p, data['owner'])}), not "
                     f"{_article(self.what)} {self.what} ({mine})"

@@ -13,7 +13,7 @@ from gamemarket.reports.report import answer_paragraph
 from gamemarket.search.design import answer_key
 from gamemarket.search.exploration import exploration_key
 from gamemarket.studies import load_study
-from study_helpers import SMALL_DESIGN, write_study
+from study_helpers import SMALL_DESIGN, TINY, write_study
 
 #: SMALL_DESIGN with an inline provider and a described shading rule: the descriptions any edit may change
 DESCRIBED_DESIGN = SMALL_DESIGN.replace(
@@ -73,3 +73,22 @@ def test_the_answer_names_every_pick_of_every_game(second, said):
     first = _solved("all jobs", np.array([[5.0, 1.0], [4.0, 1.0]]), np.array([[2.0, 1.0], [2.0, 1.0]]))
     an = SimpleNamespace(games=[first, _solved("slow", *map(np.array, second))], games_left_out=[], meta={})
     assert said in answer_paragraph(an)
+
+
+def test_a_renamed_study_is_told_that_its_folder_names_a_file_no_longer_there(tmp_path, capsys):
+    # hunt 20d-W2: after `mv s.toml s-v2.toml`, status and report named s.toml as the folder's owner as if there
+    path = write_study(tmp_path, TINY.format(count=2))
+    assert main(["study", "run", str(path), "--no-progress", "--no-report"]) == 0
+    renamed = path.with_name("s-v2.toml")
+    path.rename(renamed)
+    capsys.readouterr()
+    assert main(["study", "status", str(renamed)]) == 0
+    err = capsys.readouterr().err
+    assert f"belongs to {path} (a study file no longer there: renamed or moved?), not to this study" in err
+    assert main(["report", str(renamed)]) == 2
+    assert f"{path} (a study file no longer there: renamed or moved?)" in capsys.readouterr().err
+    # a folder whose owner is there (another study: a file of other bytes) is named without it
+    path.write_text(TINY.format(count=3), encoding="utf-8")
+    assert main(["study", "status", str(renamed)]) == 0
+    err = capsys.readouterr().err
+    assert f"belongs to {path}, not to this study" in err and "no longer there" not in err
