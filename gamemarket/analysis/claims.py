@@ -169,6 +169,37 @@ def claim_key_problem(key: str) -> str | None:
     )
 
 
+#: the columns of the tables a dry evaluation of the claims reads (:func:`keys_made`), as a study's stored tables hold
+#: them: the metrics' numbers, the bins' and the cohorts' (every value 0)
+_DRY_METRICS = ("revenue", "utilization", "welfare", "mean_utility", "mean_bsd", "ssj_share")
+_DRY_BINS = {"group": 0, "runtime_group": "", "bid_bin": 0.0, "n": 0, "sum_bsd": 0.0, "n_ssj": 0, "sum_utility": 0.0}
+_DRY_COHORTS = {"g_bin": 0, "bid_class": "low", "n": 0, "sum_utility": 0.0, "sum_payment": 0.0, "sum_bsd": 0.0}
+
+
+def keys_made(providers: dict, consumers: dict) -> set[str] | None:
+    """The keys the claims' rows carry on a study that plays these strategies (definitions by name), told before any
+    run: every claim evaluated (:func:`evaluate`) on tables of the study's profiles, two seeds each, whose numbers
+    are all 0. Which rows a claim makes depends on the strategies alone (the paper's FT and SRG among the consumers,
+    HB's first and k-th price among the providers), never on the numbers. None where a claim cannot be evaluated so
+    (a plugin's claim that reads what these tables lack): any key may then be made (hunt 20d-W3: ``{claim.c1.ci}``
+    in a study without SRG was refused only after every run)."""
+    import itertools
+    import warnings
+
+    profiles = list(itertools.product(providers, consumers, (0, 1)))
+    base = pd.DataFrame(profiles, columns=["provider", "consumer", "seed"])
+    metrics = base.assign(**dict.fromkeys(_DRY_METRICS, 0.0))
+    bins = base.iloc[:0].assign(**{k: pd.Series(dtype=type(v)) for k, v in _DRY_BINS.items()})
+    cohorts = base.assign(**_DRY_COHORTS)
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")  # (means of nothing: the numbers are not what is asked)
+            rows = evaluate(metrics, bins, cohorts, consumers, providers)
+    except Exception:  # noqa: BLE001 (a claim that cannot be evaluated on empty tables: no key is refused for it)
+        return None
+    return {r["key"] for r in rows}
+
+
 def _one_of(names) -> str:
     """A regular expression that matches exactly one of ``names``."""
     return "(?:" + "|".join(re.escape(n) for n in names) + ")"

@@ -31,7 +31,7 @@ from gamemarket.games.robustness import Robustness, best_responses, bootstrap
 from gamemarket.io.files import OutputFolder, atomic_path
 from gamemarket.io.jobtable import write_table
 from gamemarket.io.names import slug, workload_name
-from gamemarket.market.base import MARKETS
+from gamemarket.market.base import MARKETS, market_for_workload
 from gamemarket.market.payoffs import aggressive_group
 from gamemarket.studies import StudySpec, load_results, load_study
 from gamemarket.studies.runner import load_cohorts, load_workload
@@ -219,6 +219,15 @@ def _report_extras(an: StudyAnalysis, population=None) -> None:
         an.population_missing = pop
     else:
         an.population = pop
+
+
+def claim_keys_made(spec: StudySpec) -> set[str] | None:
+    """The claim keys a provider/consumer study's report will carry (``data/claims.csv``), told from its file before
+    any run (:func:`gamemarket.analysis.claims.keys_made`): none in a market the paper's analysis does not apply to;
+    None where it cannot be told (a plugin's claim)."""
+    if not market_for_workload(spec.workload["source"]).paper_analysis:
+        return set()
+    return claims.keys_made({p.name: p.params() for p in spec.providers}, {c.name: c.params() for c in spec.consumers})
 
 
 def _claims(an: StudyAnalysis) -> tuple[list[tuple[str, list[dict]]], list[tuple[str, str, str]]]:

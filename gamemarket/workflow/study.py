@@ -31,7 +31,7 @@ import pandas as pd
 
 from gamemarket.analysis.claims import claim_key_problem
 from gamemarket.analysis.population_cache import analysis_key
-from gamemarket.analysis.study import DEFAULT_METHODS, StudyAnalysis, analyze
+from gamemarket.analysis.study import DEFAULT_METHODS, StudyAnalysis, analyze, claim_keys_made
 from gamemarket.errors import InputError, check_flag
 from gamemarket.games.equilibria import check_methods
 from gamemarket.games.io import profile_words
@@ -339,17 +339,44 @@ def run_study(
 
 
 def _notes_keys_known(spec: StudySpec) -> None:
-    """A discussion's claim fields (``{claim.<key>.ci}``, a companion's ``{<study>.claim.<key>.ci}``) whose key no
-    registered claim carries are refused before any run (their kind and last part are checked as the study is read;
-    the claims, a registry plugins may add to, only here): the report would fail after every simulation."""
+    """A discussion's claim fields (``{claim.<key>.ci}``, a companion's ``{<study>.claim.<key>.ci}``) are refused
+    before any run where no registered claim carries the key (their kind and last part are checked as the study is
+    read; the claims, a registry plugins may add to, only here), or where the study (or the companion) quoted makes
+    no row of that key, as told from its strategies (``claim_keys_made``: ``{claim.c1.ci}`` in a study without SRG
+    was refused only after every run, hunt 20d-W3): the report would fail after every simulation."""
+    made: dict[str, set[str] | None] = {}
     for f in note_fields(spec.notes or ""):
         parts = f.split(".")
         at = parts.index("claim") if "claim" in parts[:2] else None
         if at is None or len(parts) < at + 3:
             continue
-        problem = claim_key_problem(".".join(parts[at + 1 : -1]))
+        key = ".".join(parts[at + 1 : -1])
+        problem = claim_key_problem(key)
         if problem:
             raise InputError(f"{spec.path}: 'notes' field {{{f}}}: {problem}")
+        who = spec if at == 0 else _companion_named(spec, parts[0])
+        if who is None or who.population is not None or who.design is not None:
+            continue  # (a name that is no companion's, or a study without claims: the report's own check says so)
+        if who.name not in made:
+            made[who.name] = claim_keys_made(who)
+        keys = made[who.name]
+        if keys is not None and key not in keys:
+            whose = "this study" if at == 0 else f"the companion study {who.name!r}"
+            listed = ", ".join(sorted(keys)) if keys else "none (no claim of the paper applies to its strategies)"
+            raise InputError(
+                f"{spec.path}: 'notes' field {{{f}}}: {whose} makes no claim row of key {key!r}: a claim's rows are "
+                f"made where its strategies are played (claims (1)-(3) need the paper's FT and SRG and an HB "
+                f"mechanism; (4) HB with first and k-th price). The keys it makes: {listed}"
+            )
+
+
+def _companion_named(spec: StudySpec, name: str) -> StudySpec | None:
+    """The companion study of ``spec`` named ``name``, or None."""
+    for path in spec.companions:
+        companion = load_study(path)
+        if companion.name == name:
+            return companion
+    return None
 
 
 def _methods_apply(spec: StudySpec, methods) -> None:

@@ -383,10 +383,18 @@ def test_ctrl_c_says_what_it_leaves(tmp_path, capsys, monkeypatch, ctrl_c):
 # --- the second hunt of 2026-12-04 (a held-out set: 42 of 60 handled at first) ---------------------------------
 
 
-def test_a_report_that_fails_on_its_discussion_leaves_no_report_folder(tmp_path, capsys):
-    study = write_study(tmp_path, 'notes = "see {claim.c3-nphb-low-bsd.ci}"\n' + TINY)
+def test_a_report_that_fails_on_its_discussion_leaves_no_report_folder(tmp_path, capsys, monkeypatch):
+    # (a claim key this study cannot make, {claim.c3-nphb-low-bsd.ci} without NPHB, was the way to fail here; it is
+    # refused before any run since hunt 20d-W3: a discussion that fails once the runs are done is simulated)
+    from gamemarket.reports import discussion
+
+    def unfillable(template, values, where):
+        raise InputError(f"{where}: 'notes' uses unknown field(s) ['claim.c9.ci']")
+
+    monkeypatch.setattr(discussion, "render", unfillable)
+    study = write_study(tmp_path, 'notes = "see {claim.c1.ci}"\n' + TINY)
     assert main(["study", "run", str(study), "--no-progress"]) == 2
-    assert "claim.c3-nphb-low-bsd.ci" in _err(capsys)
+    assert "claim.c9.ci" in _err(capsys)
     assert not (tmp_path / "studies" / "reports").exists()  # before: reports/tiny holding only its manifest
     assert len(list((tmp_path / "studies" / "results" / "tiny" / "runs").glob("*.parquet"))) == 4  # runs kept
 

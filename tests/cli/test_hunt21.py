@@ -1,19 +1,25 @@
 """Regression rows of the session of 2026-12-06 (01:24-): the limits the last session named (hunt 20's "worth a
 look" rows left open), and the held-out hunts of this session, each with its family."""
 
+import json
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from gamemarket.analysis.study import SolvedGame
+from gamemarket.analysis import claims
+from gamemarket.analysis.study import SolvedGame, claim_keys_made
 from gamemarket.cli import main
 from gamemarket.games import Game, solve
 from gamemarket.reports.report import answer_paragraph
 from gamemarket.search.design import answer_key
 from gamemarket.search.exploration import exploration_key
-from gamemarket.studies import load_study
+from gamemarket.studies import load_results, load_study
+from gamemarket.studies.runner import load_cohorts
 from study_helpers import SMALL_DESIGN, TINY, write_study
+
+ROOT = Path(__file__).resolve().parents[2]
 
 #: SMALL_DESIGN with an inline provider and a described shading rule: the descriptions any edit may change
 DESCRIBED_DESIGN = SMALL_DESIGN.replace(
@@ -92,3 +98,69 @@ def test_a_renamed_study_is_told_that_its_folder_names_a_file_no_longer_there(tm
     assert main(["study", "status", str(renamed)]) == 0
     err = capsys.readouterr().err
     assert f"belongs to {path}, not to this study" in err and "no longer there" not in err
+
+
+CLAIMED = """
+name = "claimed"
+notes = "{notes}"
+[workload]
+source = "synthetic"
+nodes = 4
+[workload.synthetic]
+jobs = 120
+load = 1.1
+[strategies]
+providers = {providers}
+consumers = {consumers}
+[replications]
+count = 2
+"""
+
+
+def _claimed(providers, consumers, notes="") -> str:
+    return CLAIMED.format(providers=json.dumps(providers), consumers=json.dumps(consumers), notes=notes)
+
+
+@pytest.mark.parametrize(
+    "providers,consumers",
+    [
+        (["hb-first", "hb-kth"], ["FT", "SRG"]),
+        (["hb-first", "nphb-first", "wspt-first"], ["FT", "SRG", "DEV1"]),
+        (["hb-kth", "wspt-est-kth"], ["FT", "UNI50"]),
+        (["hb-first", "hb-kth-r10"], ["SRG", "LRG"]),
+    ],
+)
+def test_the_claim_keys_told_before_the_runs_are_those_the_runs_make(tmp_path, providers, consumers):
+    # the reference: the claims evaluated on the stored results of the study, run
+    spec = load_study(write_study(tmp_path, _claimed(providers, consumers)))
+    told = claim_keys_made(spec)
+    assert main(["study", "run", str(spec.path), "--no-progress", "--no-report"]) == 0
+    m, b, meta = load_results(spec, with_bins=True)
+    made = {r["key"] for r in claims.evaluate(m, b, load_cohorts(spec), meta["consumers"], meta["providers"])}
+    assert told == made
+
+
+@pytest.mark.parametrize(
+    "consumers,key,ok",
+    [
+        (["FT", "DEV1"], "c1", False),  # no SRG: claims (1)-(3) make no row
+        (["FT", "SRG"], "c1", True),
+        (["FT", "DEV1"], "c4-DEV1-first-high", True),
+        (["FT", "DEV1"], "c4-SRG-first-high", False),
+    ],
+)
+def test_a_claim_key_the_study_cannot_make_is_refused_before_any_run(tmp_path, capsys, consumers, key, ok):
+    # hunt 20d-W3: `{claim.c1.ci}` in a study without SRG was refused only after every run
+    path = write_study(tmp_path, _claimed(["hb-first", "hb-kth"], consumers, notes=f"c: {{claim.{key}.ci}}"))
+    rc = main(["study", "run", str(path), "--no-progress"])
+    err = capsys.readouterr().err
+    if ok:
+        assert rc == 0, err
+        return
+    assert rc == 2 and f"this study makes no claim row of key {key!r}" in err and "The keys it makes: c" in err
+    assert not (tmp_path / "studies" / "results").exists()  # before any run
+
+
+def test_a_pricing_study_makes_no_claim_key(tmp_path):
+    spec = load_study(ROOT / "studies" / "price-discovery-market.toml")
+    assert claim_keys_made(spec) == set()
