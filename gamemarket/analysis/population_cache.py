@@ -42,6 +42,7 @@ _ANALYSIS_CODE = (
     "io/answers.py",
     "search/population.py",
     "studies/population.py",
+    "studies/population_config.py",
     "confidence.py",
     "__init__.py",
 )

@@ -69,7 +69,7 @@ def _is_paper(name: str, params: dict) -> bool:
         s = from_params(params, name)
     except GameMarketError:  # a family not loaded here (a plugin's): not the paper's truthful bidding
         return False
-    return s.truthful and not any(s.leave_by_class or ())
+    return s.truthful_and_staying
 
 
 @dataclass(frozen=True)

@@ -128,6 +128,12 @@ class ConsumerStrategy(ABC):
         """Whether the strategy never shades (every group's largest beta is 0)."""
         return all(b == 0 for _, b in self.consumer_groups())
 
+    @property
+    def truthful_and_staying(self) -> bool:
+        """Whether the strategy bids truthfully and keeps every job in the market (no share of any class leaves for
+        the outside option): truthful bidding, the reference of every gain (a rule of beta 0 that leaves is not)."""
+        return self.truthful and not any(self.leave_by_class or ())
+
     def group_betas(self) -> np.ndarray:
         """Each consumer group's largest beta (``consumer_groups``), what names the aggressive group."""
         return np.array([b for _, b in self.consumer_groups()])

@@ -61,9 +61,17 @@ class PopulationConfig:
         check(PopulationSettings, {k: getattr(self, k) for k in TABLE_FIELDS}, "", root="[game]")
         if len(self.strategies) < 2:
             raise InputError("[game] field 'strategies': a population game needs at least 2 shading rules")
-        if not any(r.truthful for r in self.strategies):
+        if not any(r.truthful_and_staying for r in self.strategies):
             raise InputError(
-                "[game] field 'strategies': include a truthful rule (beta = 0), the reference of the gains"
+                "[game] field 'strategies': include a truthful rule (beta = 0, no job leaving), the reference of the "
+                "gains"
+            )
+        misnamed = next((r for r in self.strategies if r.name == "truthful" and not r.truthful_and_staying), None)
+        if misnamed is not None:  # (hunt 21a-F3: "gain of truthful over truthful: -12,830", the rule shading by 0.3)
+            raise InputError(
+                f"[game] field 'strategies': the rule named 'truthful' is {misnamed.params()}: it shades or sends jobs "
+                "to the outside option, where the report's 'truthful' is truthful bidding (beta = 0, no job leaving); "
+                "give it another name"
             )
         names = [r.name for r in self.strategies]
         check_names(names, "[game] field 'strategies'")  # printable: the answer names each rule
@@ -91,8 +99,9 @@ class PopulationConfig:
 
     @property
     def truthful_index(self) -> int:
-        """The index of the first truthful rule: the reference of every gain."""
-        return next(i for i, r in enumerate(self.strategies) if r.truthful)
+        """The index of the first truthful rule that keeps every job (``truthful_and_staying``): the reference of every
+        gain (a rule of beta 0 that leaves, listed first, was taken for it)."""
+        return next(i for i, r in enumerate(self.strategies) if r.truthful_and_staying)
 
     def params(self) -> dict:
         """What, in this table, determines a run's numbers: part of every stored run's key."""

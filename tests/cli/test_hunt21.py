@@ -2,6 +2,7 @@
 look" rows left open), and the held-out hunts of this session, each with its family."""
 
 import json
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -11,13 +12,14 @@ import pytest
 from gamemarket.analysis import claims
 from gamemarket.analysis.study import SolvedGame, claim_keys_made
 from gamemarket.cli import main
+from gamemarket.errors import InputError
 from gamemarket.games import Game, solve
 from gamemarket.reports.report import answer_paragraph
 from gamemarket.search.design import answer_key
 from gamemarket.search.exploration import exploration_key
 from gamemarket.studies import load_results, load_study
 from gamemarket.studies.runner import load_cohorts
-from study_helpers import SMALL_DESIGN, TINY, write_study
+from study_helpers import POPULATION_STUDY, SMALL_DESIGN, TINY, write_population_study, write_study
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -164,3 +166,37 @@ def test_a_claim_key_the_study_cannot_make_is_refused_before_any_run(tmp_path, c
 def test_a_pricing_study_makes_no_claim_key(tmp_path):
     spec = load_study(ROOT / "studies" / "price-discovery-market.toml")
     assert claim_keys_made(spec) == set()
+
+
+LEAVING = "outside_price = 20.0\n[game.shading.leave-all]\nbeta = 0\nleave = 1\n"
+
+
+@pytest.mark.parametrize(
+    "strategies,extra,said",
+    [
+        # hunt 21a-F3: "gain of truthful over truthful at the all-truthful population: -12,830", truthful shading 0.3
+        (
+            '["truthful", "honest", "shade-0.5"]',
+            "[game.shading.truthful]\nbeta = 0.3\n[game.shading.honest]\nbeta = 0.0\n",
+            "the rule named 'truthful' is",
+        ),
+        (
+            '["truthful", "honest", "shade-0.5"]',
+            "outside_price = 20.0\n[game.shading.truthful]\nbeta = 0\nleave = 1\n[game.shading.honest]\nbeta = 0\n",
+            "the rule named 'truthful' is",
+        ),
+        # a rule of beta 0 that leaves is no truthful reference
+        ('["leave-all", "shade-0.5"]', LEAVING, "include a truthful rule (beta = 0, no job leaving)"),
+    ],
+)
+def test_the_truthful_reference_bids_truthfully_and_stays(tmp_path, strategies, extra, said):
+    body = POPULATION_STUDY.replace('["truthful", "shade-0.5", "shade-high-0.9"]', strategies)
+    body = body.replace("[replications]", extra + "[replications]")
+    with pytest.raises(InputError, match=re.escape(said)):
+        load_study(write_population_study(tmp_path, body))
+
+
+def test_a_rule_that_leaves_listed_first_is_not_the_reference(tmp_path):
+    body = POPULATION_STUDY.replace('["truthful", "shade-0.5", "shade-high-0.9"]', '["leave-all", "truthful"]')
+    spec = load_study(write_population_study(tmp_path, body.replace("[replications]", LEAVING + "[replications]")))
+    assert spec.population.names[spec.population.truthful_index] == "truthful"
