@@ -612,6 +612,10 @@ def _strategies(st, where: str, base: Path, aliases: dict) -> tuple[list, list]:
     consumers_cat = load_consumers(base / st.consumer_file if st.consumer_file else None, near=base)
     inline_providers = {n: parse_provider(n, e, where, "strategies.provider") for n, e in st.provider.items()}
     inline_consumers = parse_consumers(st.consumer, where, "strategies.consumer")
+    if "grid" in st.consumer:  # the study's grid replaces the catalogue's, as a consumer_file's [grid] does (hunt
+        # 21a-F5: grid:* played the built-in grid's cells beside the study's, two conservative betas in one heatmap)
+        consumers_cat = {k: c for k, c in consumers_cat.items() if not _is_grid(k) or k in inline_consumers}
+        consumers_cat.update({k: c for k, c in inline_consumers.items() if _is_grid(k)})
     for kind, catalogue, inline in (
         ("provider", providers_cat, inline_providers),
         ("consumer", consumers_cat, inline_consumers),

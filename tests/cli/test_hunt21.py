@@ -200,3 +200,22 @@ def test_a_rule_that_leaves_listed_first_is_not_the_reference(tmp_path):
     body = POPULATION_STUDY.replace('["truthful", "shade-0.5", "shade-high-0.9"]', '["leave-all", "truthful"]')
     spec = load_study(write_population_study(tmp_path, body.replace("[replications]", LEAVING + "[replications]")))
     assert spec.population.names[spec.population.truthful_index] == "truthful"
+
+
+def test_a_studys_inline_grid_replaces_the_catalogues(tmp_path, recwarn):
+    # hunt 21a-F5: grid:* played the built-in grid's 12 cells beside the study's 2, two conservative betas in one grid
+    body = TINY.format(count=2).replace('consumers = ["FT", "SRG"]', 'consumers = ["FT", "grid:*"]')
+    body = body.replace(
+        "[replications]",
+        "[strategies.consumer.grid]\naggressive_fractions = [0.5]\naggressive_betas = [0.3, 0.9]\n"
+        "conservative_beta = 0.0\n[replications]",
+    )
+    spec = load_study(write_study(tmp_path, body))
+    assert [c.name for c in spec.consumers] == ["FT", "g0.5x0.3", "g0.5x0.9"]
+    assert [c.params()["groups"] for c in spec.consumers[1:]] == [[[0.5, 0.0], [0.5, 0.3]], [[0.5, 0.0], [0.5, 0.9]]]
+    assert not [w for w in recwarn if "redefines" in str(w.message)]  # the grid as a whole is the study's
+    # without an inline grid, grid:* is the catalogue's (12 cells)
+    plain = load_study(
+        write_study(tmp_path / "plain", body.split("[strategies.consumer.grid]")[0] + "[replications]\ncount = 2\n")
+    )
+    assert len(plain.consumers) == 13
