@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass, replace
 
 from gamemarket.games.io import mixture_words
+from gamemarket.market.base import market_for_workload
 from gamemarket.reports.markdown import md_table, num, num_ci
 from gamemarket.search.exploration import answered_round, fell_back, not_answered
 from gamemarket.search.population import ranks
@@ -182,6 +183,14 @@ def answer_table(table_rows: list[MechanismRow]) -> str:
     )
 
 
+def utility_unit(an) -> str:
+    """The unit of a population study's utilities and gains (``an``: its analysis): its market's (``UNIT``, bid x
+    seconds per job, in the scheduling market), per user where the players are users, whose payoff is the sum over
+    their jobs (hunt 21a-F4: a users' game said "bid x seconds per job" of sums 1,083 times larger)."""
+    unit = getattr(market_for_workload(an.spec.workload["source"]), "utility_unit", UNIT)
+    return unit.replace("per job", "per user (the sum over the user's jobs)") if an.config.agents == "users" else unit
+
+
 def _agents_words(agents: str, meta) -> str:
     """Who the players are, counted as the runs counted them: each job's owner (one player a job), or each user
     (SWF field 12: one player for all of that user's jobs). "Each of the 300 users' owners" counted the jobs of a
@@ -212,7 +221,7 @@ def answer_paragraph(an, table_rows: list[MechanismRow], ex) -> str:
         f"**What this answers.** {_agents_words(cfg.agents, an.meta)} plays {scope}, to maximise its own "
         f"utility given what everyone else does. Per mechanism, the table gives what users play at equilibrium "
         f"and how sure we are ({bound}; the tolerance is {cfg.regret_tol:g} of the mean absolute truthful utility "
-        f"per agent, in {UNIT}): {good} of {len(table_rows)} mechanisms "
+        f"per agent, in {utility_unit(an)}): {good} of {len(table_rows)} mechanisms "
         f"{'are certified' if ex is not None else 'have every equilibrium verified'}."
     ]
     parts += _choice_sentences(table_rows)

@@ -7,7 +7,7 @@ import pandas as pd
 
 from gamemarket.games.io import mixture_words
 from gamemarket.io.explored import ExplorationAnswer
-from gamemarket.reports.answer import COMPARISON, UNIT
+from gamemarket.reports.answer import COMPARISON
 from gamemarket.reports.markdown import counted, md_table, num, num_ci
 from gamemarket.search.exploration import answered_round, fell_back, not_answered
 
@@ -124,7 +124,7 @@ def _with_exploration(m) -> str:
     return words + (f" (round {answered_round(m) + 1}'s)" if fell_back(m) else "")
 
 
-def exploration_section(ex: ExplorationAnswer) -> list[str]:
+def exploration_section(ex: ExplorationAnswer, unit: str) -> list[str]:
     """How the exploration searched and certified, how each menu grew, and the answer beside the menu-only one."""
     final = [
         [
@@ -161,7 +161,7 @@ def exploration_section(ex: ExplorationAnswer) -> list[str]:
         "the reduced game over the grown menu is solved again on the study's seeds. The budget is "
         f"{ex.budget:,} simulations per mechanism. {ex.note.capitalize()}.",
         "",
-        f"### How each menu grew (gains in {UNIT}, 95% CI on fresh seeds)",
+        f"### How each menu grew (gains in {unit}, 95% CI on fresh seeds)",
         "",
         _rounds_table(ex),
         "",

@@ -31,7 +31,7 @@ from gamemarket.io.files import OutputFolder  # noqa: E402
 from gamemarket.io.jobtable import write_table  # noqa: E402
 from gamemarket.io.names import slug  # noqa: E402
 from gamemarket.market.base import market_for_workload  # noqa: E402
-from gamemarket.reports.answer import COMPARISON, UNIT, answer_paragraph, answer_table  # noqa: E402
+from gamemarket.reports.answer import COMPARISON, answer_paragraph, answer_table, utility_unit  # noqa: E402
 from gamemarket.reports.answer import rows as answer_rows  # noqa: E402
 from gamemarket.reports.concepts import concepts_summary  # noqa: E402
 from gamemarket.reports.drawing import people_ticks, save  # noqa: E402
@@ -196,7 +196,7 @@ def _numbering(exploration) -> str:
     return "the order of the equilibria table above and of data/population-equilibria.csv"
 
 
-def _gains_figure(gains: pd.DataFrame, path: Path, level: str) -> Path:
+def _gains_figure(gains: pd.DataFrame, path: Path, level: str, unit: str) -> Path:
     mechs = list(dict.fromkeys(gains["mechanism"]))
     strats = list(dict.fromkeys(gains["strategy"]))
     fig, ax = plt.subplots(figsize=(min(12, max(6, 0.35 * len(mechs) * len(strats) + 2)), 4.5))
@@ -209,7 +209,7 @@ def _gains_figure(gains: pd.DataFrame, path: Path, level: str) -> Path:
     ax.axhline(0, color="black", lw=0.8)
     ax.set_xticks(np.arange(len(mechs)))
     ax.set_xticklabels(mechs, rotation=30, ha="right")
-    ax.set_ylabel(f"gain over truthful ({UNIT})")
+    ax.set_ylabel(f"gain over truthful ({unit})")
     people_ticks(ax.yaxis)
     # the figure's title, in two lines: tight_layout keeps a suptitle clear of the axis' offset label
     # ("1e5") and of the figure's edge, which a long axes title at this width crosses
@@ -417,7 +417,7 @@ def write_population_report(an, out_dir: str | Path | None = None, *, force: boo
         if joint is not None:
             md += _joint_section(joint, exploration)
         if exploration is not None:
-            md += exploration_section(exploration)
+            md += exploration_section(exploration, utility_unit(an))
         md += _simulations_section(an.runs)
         for f in figs:
             md += [figure_lines(f.stem, f.name, HOW_TO_READ[f.name].format(numbering=_numbering(exploration)))]
@@ -455,7 +455,8 @@ def _write_data(an, out: OutputFolder, eq: pd.DataFrame, gains: pd.DataFrame) ->
 def _draw_figures(an, out: OutputFolder, exploration, gains: pd.DataFrame) -> list[Path]:
     """The figures the analysis allows: truthful gains, revenue at the answer's equilibria, the replicator flow of
     the study's menu (3 strategies)."""
-    figs = [_gains_figure(gains, out.file("fig-truthful-gains.png"), _level(an.runs))] if len(gains) else []
+    unit = utility_unit(an)
+    figs = [_gains_figure(gains, out.file("fig-truthful-gains.png"), _level(an.runs), unit)] if len(gains) else []
     bars = revenue_bars(an, exploration)
     if len(bars):
         figs.append(_revenue_figure(bars, out.file("fig-revenue-at-equilibrium.png"), exploration is not None))
@@ -501,9 +502,9 @@ def _intro_section(an, answer: list, exploration=None, missing: str = "") -> lis
             else "none (no job can leave)"
         )
         + (
-            f". Utilities are in {UNIT}; revenue and welfare in bid x seconds."
+            f". Utilities are in {utility_unit(an)}; revenue and welfare in bid x seconds."
             if not hasattr(market, "utility_unit")
-            else f". Utilities are in {market.utility_unit}; revenue and welfare in the same units."
+            else f". Utilities are in {utility_unit(an)}; revenue and welfare in the same units."
         ),
         "",
     ]
@@ -591,9 +592,9 @@ def _truthful_section(an) -> list[str]:
     return [
         "## Truthful bidding: a single user's gain from each rule when everyone else is truthful",
         "",
-        f"Mean over seeds with a {_level(an.runs)} Student-t CI of the paired gains ({UNIT}). The verdict is not "
-        "read from these intervals: all-truthful's regret is its largest gain, and *no* needs that regret's lower "
-        "bound, at the level divided by the number of rules, above the tolerance (the methods below), so a rule "
+        f"Mean over seeds with a {_level(an.runs)} Student-t CI of the paired gains ({utility_unit(an)}). The verdict "
+        "is not read from these intervals: all-truthful's regret is its largest gain, and *no* needs that regret's "
+        "lower bound, at the level divided by the number of rules, above the tolerance (the methods below), so a rule "
         "whose interval here lies above zero, or above the tolerance, can leave the verdict *undecided*.",
         "",
         md_table(headers, rows),

@@ -497,7 +497,9 @@ class PopulationSettings(Table):
     """The population game's settings (``[game] kind = "population"``), also checked when a
     ``PopulationConfig`` is built in Python."""
 
-    agents: Literal["jobs", "users"] = Field("jobs", description="the players: jobs, or users (SWF field 12)")
+    agents: Literal["jobs", "users"] = Field(
+        "jobs", description="the players: jobs, or users (SWF field 12; a user's payoff is the sum over its jobs)"
+    )
     reduced_players: int = Field(4, ge=2, le=12, description="players of the deviation-preserving reduction")
     probe: float = Field(0.005, gt=0, le=0.05, description="width of each deviation's probe slice")
     regret_tol: float = Field(0.01, gt=0, lt=1, description="regret tolerance, relative to truthful utility")

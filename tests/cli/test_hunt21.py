@@ -219,3 +219,15 @@ def test_a_studys_inline_grid_replaces_the_catalogues(tmp_path, recwarn):
         write_study(tmp_path / "plain", body.split("[strategies.consumer.grid]")[0] + "[replications]\ncount = 2\n")
     )
     assert len(plain.consumers) == 13
+
+
+def test_a_users_game_states_its_payoffs_per_user(tmp_path, capsys):
+    # hunt 21a-F4: with agents = "users" the payoffs are sums over each user's jobs, and the report said "bid x
+    # seconds per job" of them (in its setup, its truthful gains, its answer and its figure)
+    body = POPULATION_STUDY.replace("jobs = 800", "jobs = 300").replace("probe = 0.01", 'agents = "users"')
+    study = write_population_study(tmp_path, body)
+    assert main(["study", "run", str(study), "--no-progress"]) == 0
+    text = (tmp_path / "studies" / "report" / "report.md").read_text()
+    per_user = "bid x seconds per user (the sum over the user's jobs)"
+    assert text.count(per_user) >= 3, text
+    assert "seconds per job" not in text

@@ -163,7 +163,7 @@ def test_the_population_figures_titles_are_whole_and_clear_of_the_offset_label(k
             "state": ["good", "open"],
         }
     )
-    population._gains_figure(gains, "unused.png", "97.5%")  # 6 inches wide: a one-line title did not fit
+    population._gains_figure(gains, "unused.png", "97.5%", "bid x seconds per job")  # 6 inches: one line did not fit
     population._revenue_figure(bars, "unused.png", explored=False)
     for fig in kept:
         assert fig._suptitle is not None and _inside(fig, fig._suptitle)
