@@ -105,6 +105,30 @@ report = "report"
 """
 
 
+#: a small population study that explores the per-class family (budget 400)
+EXPLORING = """
+name = "ex"
+[workload]
+source = "synthetic"
+nodes = 4
+[workload.synthetic]
+jobs = 400
+load = 1.1
+seed = 2
+[strategies]
+providers = ["hb-first", "hb-kth"]
+[game]
+kind = "population"
+strategies = ["truthful", "shade-0.5", "shade-high-0.9"]
+reduced_players = 3
+probe = 0.05
+max_seeds = 4
+exploration = { family = "per-class", budget = 400, evaluations = 10, confirm_seeds = 4, first_seeds = 2 }
+[replications]
+count = 2
+"""
+
+
 def write_population_study(tmp_path, body: str = POPULATION_STUDY) -> Path:
     """``<tmp_path>/studies/pop.toml`` holding ``body`` (the small population study unless given), as
     :func:`write_study` writes a study."""

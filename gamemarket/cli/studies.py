@@ -549,6 +549,61 @@ def _a_descriptor(p: Path) -> bool:
     return str(p) in ("/dev/stdin", "-") or str(p.parent) in ("/dev/fd", "/proc/self/fd")
 
 
+def _population_answer(spec, form: str) -> int:
+    """``game solve`` of a population study: its stored answer, as ``study run`` prints it; of a study that
+    explores, the exploration's answer first (the report's), then the menu's only, said to be a comparison (in
+    JSON: each record's ``source``, ``exploration`` or ``menu``), or why no exploration is stored."""
+    # deferred: joblib, pandas, pyarrow, scipy.optimize
+    from gamemarket.analysis.population import equilibria_json
+    from gamemarket.reports.console import MENU_COMPARISON, exploration_lines, population_lines
+    from gamemarket.search.exploration import read_stored_exploration
+    from gamemarket.search.population import run_population_study
+
+    an = run_population_study(spec, run=False)
+    explores = spec.exploration is not None
+    ex, why = read_stored_exploration(spec)
+    if form == "json":
+        menu = equilibria_json(an)
+        if explores:
+            menu = _exploration_records(ex, why) + [{"source": "menu", **r} for r in menu]
+        print(dumps_json(menu, indent=2))
+        return 0
+    if explores:
+        print("the study's answer: its exploration's" + (f": none stored ({why})" if ex is None else ""))
+        if ex is not None:
+            print("\n".join(exploration_lines(ex)))
+    print("\n".join(population_lines(an, comparison=explores)))
+    if explores:
+        print(f"({MENU_COMPARISON})")
+    return 0
+
+
+def _exploration_records(ex, why: str) -> list[dict]:
+    """The ``--format json`` records of a stored exploration's equilibria (``source``: ``exploration``), or one
+    record saying why none is stored."""
+    if ex is None:
+        return [{"source": "exploration", "mechanism": None, "mixture": None, "note": why}]
+    out = []
+    for name, m in ex.mechanisms.items():
+        for e in m.equilibria:
+            out.append(
+                {
+                    "source": "exploration",
+                    "mechanism": name,
+                    "mixture": {"consumers": e.shares},
+                    "epsilon": e.epsilon,
+                    "tolerance": m.tolerance,
+                    "verdict": e.verdict,
+                    "certified": e.certified,
+                    "revenue": e.revenue.to_json(),
+                    "welfare": e.welfare.to_json(),
+                }
+            )
+        if not m.equilibria:
+            out.append({"source": "exploration", "mechanism": name, "mixture": None, "note": m.reason})
+    return out
+
+
 def cmd_game_solve(a) -> int:
     """``gamemarket game solve``: the equilibria of a study's games, a ``.nfg`` or CSV bimatrix game, or an
     EGTA JSON role-symmetric game, each verified by its regret; ``--format json`` prints a JSON list. A pipe is
@@ -616,18 +671,7 @@ def _game_solve(a) -> int:
                 "which is the one its search stored (each mechanism's game is an EGTA JSON file in its report's data "
                 "folder, which `game solve` takes)",
             )
-            # deferred: joblib, pandas, pyarrow, scipy.optimize
-            from gamemarket.analysis.population import equilibria_json
-            from gamemarket.search.population import run_population_study
-
-            an = run_population_study(spec, run=False)
-            if a.format == "json":
-                print(dumps_json(equilibria_json(an), indent=2))
-            else:
-                from gamemarket.reports.console import population_lines  # deferred: pandas
-
-                print("\n".join(population_lines(an)))
-            return 0
+            return _population_answer(spec, a.format)
     games = _load_game_source(a.file, a.game, a)
     try:
         solved = [

@@ -20,11 +20,19 @@ def _more(n: int, head: str) -> list[str]:
     return [f"{head}{n:,} equilibria, the first {MAX_EQUILIBRIA} listed; the report's data tables list every one"]
 
 
-def population_lines(an) -> list[str]:
+#: the line above a population study's menu-only answer where the study explores: its answer is the exploration's
+MENU_COMPARISON = (
+    "the study's menu of rules only (a comparison: this study explores, and its answer is the exploration's)"
+)
+
+
+def population_lines(an, *, comparison: bool = False) -> list[str]:
     """A population study's answer over its menu, as ``study run`` prints it: per mechanism, whether truthful
     bidding is an equilibrium, each rule's gain over truthful, each equilibrium with its regret and revenue;
-    then the provider's choice and the provider-and-consumers game."""
-    out = []
+    then the provider's choice and the provider-and-consumers game. ``comparison``: the study explores, and these
+    lines are said to be the menu's only, as its report says (hunt 21a-F1: `game solve` printed them unlabelled as
+    the answer, where the report answers with the exploration)."""
+    out = [MENU_COMPARISON + ":"] if comparison else []
     for a in an.answers:
         out.append(f"== {a.mechanism} ({len(a.seeds)} seeds): truthful is an equilibrium: {a.truthful_is_equilibrium}")
         for s, (m, lo, hi) in a.truthful_gains.items():
@@ -66,6 +74,12 @@ def exploration_lines(ex) -> list[str]:
         out.append(
             f"  exploration {name}: {len(m.menu)} rules in the menu, {m.simulations} simulations{eps}; {verdict}"
         )
+        for e in m.equilibria[:MAX_EQUILIBRIA]:  # the answer itself, as the report's first table gives it
+            out.append(
+                f"    equilibrium {mixture_words(e.shares)}: epsilon {num(e.epsilon)} ({e.verdict}); revenue "
+                f"{num(e.revenue.mean, 4)}"
+            )
+        out += _more(len(m.equilibria), "    ")
     # the exploration's own answer for the provider, as the report gives it (hunt 9: the console said the menu's
     # "provider's choice: hb-first" while the report's explored answer had no equilibrium and no choice)
     leader = ex.provider.leader
@@ -74,7 +88,8 @@ def exploration_lines(ex) -> list[str]:
         if leader
         else "exploration's provider choice: none (no mechanism has an explored equilibrium)"
     )
-    out.append(f"exploration: {ex.simulations} simulations in {duration(ex.wall_seconds)}")
+    took = "" if ex.wall_seconds is None else f" in {duration(ex.wall_seconds)}"  # (a stored answer has no time)
+    out.append(f"exploration: {ex.simulations} simulations{took}")
     return out
 
 

@@ -408,7 +408,7 @@ def _population_locked(
         f"study {spec.name}: {an.runs.simulations:,} simulations ({an.runs.run_now:,} run now) in "
         f"{duration(an.runs.wall_seconds)}; results in {shown_path(spec.results_dir)}"
     )
-    for line in population_lines(an):
+    for line in population_lines(an, comparison=spec.exploration is not None):
         log(line)
     ex = None
     if spec.exploration is not None:

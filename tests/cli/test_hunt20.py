@@ -44,7 +44,7 @@ from gamemarket.search.probe import ProbeAnswer, probe
 from gamemarket.studies import load_study
 from gamemarket.studies import run_study as run_simulations
 from gamemarket.workloads.swf import read_swf
-from study_helpers import SMALL_DESIGN, TINY, sorted_metrics, write_population_study, write_study
+from study_helpers import EXPLORING, SMALL_DESIGN, TINY, sorted_metrics, write_population_study, write_study
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -163,29 +163,6 @@ def test_a_population_answer_is_not_served_after_its_plugin_or_trace_is_edited(t
     assert run_now() > 0
     _swf(study.parent / "tr.swf", scale=0.5)
     assert run_now() > 0 and run_now() == 0
-
-
-EXPLORING = """
-name = "ex"
-[workload]
-source = "synthetic"
-nodes = 4
-[workload.synthetic]
-jobs = 400
-load = 1.1
-seed = 2
-[strategies]
-providers = ["hb-first", "hb-kth"]
-[game]
-kind = "population"
-strategies = ["truthful", "shade-0.5", "shade-high-0.9"]
-reduced_players = 3
-probe = 0.05
-max_seeds = 4
-exploration = { family = "per-class", budget = 400, evaluations = 10, confirm_seeds = 4, first_seeds = 2 }
-[replications]
-count = 2
-"""
 
 
 def test_a_linked_population_studys_fields_quote_its_reports_answer(tmp_path, capsys):

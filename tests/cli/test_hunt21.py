@@ -14,12 +14,13 @@ from gamemarket.analysis.study import SolvedGame, claim_keys_made
 from gamemarket.cli import main
 from gamemarket.errors import InputError
 from gamemarket.games import Game, solve
+from gamemarket.reports.console import MENU_COMPARISON
 from gamemarket.reports.report import answer_paragraph
 from gamemarket.search.design import answer_key
-from gamemarket.search.exploration import exploration_key
+from gamemarket.search.exploration import exploration_key, read_stored_exploration
 from gamemarket.studies import load_results, load_study
 from gamemarket.studies.runner import load_cohorts
-from study_helpers import POPULATION_STUDY, SMALL_DESIGN, TINY, write_population_study, write_study
+from study_helpers import EXPLORING, POPULATION_STUDY, SMALL_DESIGN, TINY, write_population_study, write_study
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -231,3 +232,30 @@ def test_a_users_game_states_its_payoffs_per_user(tmp_path, capsys):
     per_user = "bid x seconds per user (the sum over the user's jobs)"
     assert text.count(per_user) >= 3, text
     assert "seconds per job" not in text
+
+
+def test_game_solve_of_an_exploring_study_answers_with_its_exploration(tmp_path, capsys):
+    # hunt 21a-F1: `game solve` printed the menu-only equilibria, unlabelled, as the answer of a study whose report
+    # answers with its exploration (and `study run` printed them unlabelled above the exploration's verdicts)
+    path = write_study(tmp_path, EXPLORING, "ex.toml")
+    assert main(["study", "run", str(path), "--no-progress", "--n-jobs", "1", "--no-report"]) == 0
+    run = capsys.readouterr().out
+    assert MENU_COMPARISON + ":" in run and "    equilibrium " in run  # the explored equilibria listed
+    assert main(["game", "solve", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("the study's answer: its exploration's\n  exploration hb-first: ")
+    assert out.index("exploration's provider choice") < out.index(MENU_COMPARISON) and "    equilibrium " in out
+    ex, why = read_stored_exploration(load_study(path))
+    assert ex is not None and not why
+    assert main(["game", "solve", str(path), "--format", "json"]) == 0
+    records = json.loads(capsys.readouterr().out)
+    explored = [r for r in records if r["source"] == "exploration"]
+    assert [r["mechanism"] for r in explored] == [n for n, m in ex.mechanisms.items() for _ in m.equilibria]
+    shares = [e.shares for m in ex.mechanisms.values() for e in m.equilibria]
+    assert [r["mixture"]["consumers"] for r in explored] == shares
+    assert {r["source"] for r in records} == {"exploration", "menu"}
+    # without a stored exploration the answer says so, and the menu is still said to be a comparison
+    (tmp_path / "studies" / "results" / "ex" / "exploration.json").unlink()
+    assert main(["game", "solve", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("the study's answer: its exploration's: none stored (") and MENU_COMPARISON in out
