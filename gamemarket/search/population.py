@@ -34,7 +34,7 @@ from gamemarket.analysis.population import (
 from gamemarket.analysis.population_cache import read_analysis, write_analysis
 from gamemarket.analysis.study import PopulationMissing
 from gamemarket.errors import GameMarketError
-from gamemarket.games.rsg_equilibria import DUPLICATES_NOTE, equilibria
+from gamemarket.games.rsg_equilibria import DUPLICATES_NOTE, SymmetricEquilibrium, equilibria, stability
 from gamemarket.io.answers import (
     Interval,
     JointAnswer,
@@ -232,10 +232,25 @@ def _verified_answer(st: PopulationGames, prov, sol, seeds: list, alpha: float) 
     g = {k: Interval(*v) for k, v in st.gains(prov, seeds, 1 - alpha).items()}
     # all-truthful is an equilibrium where its regret is at most the tolerance: decided as every candidate's is (the
     # same interval of the same paired gains), so the verdict and an all-truthful candidate's never disagree
-    ans_t = decide(st.regret_at(prov, seeds, np.eye(len(st.cfg.strategies))[st.cfg.truthful_index], alpha), tol)
+    truthful = np.eye(len(st.cfg.strategies))[st.cfg.truthful_index]
+    ans_t = decide(st.regret_at(prov, seeds, truthful, alpha), tol)
     # the search's note of duplicate strategies (a continuum of equilibria listed once each), and none found
     said = tuple(n for n in sol.notes if n.startswith(DUPLICATES_NOTE))
     notes = said + (() if sol.found else (sol.summary(),))
+    if ans_t == "yes" and not any(np.allclose(e.mixture, truthful, rtol=0, atol=1e-12) for e in sol.equilibria):
+        # all-truthful is an equilibrium by the answer's own rule (its regret's bound within the tolerance) though no
+        # exact equilibrium of the reduced game: listed, and counted in the provider's worst case (hunt 21a-F2: the
+        # report said "truthful is an equilibrium: yes" and left it out of the equilibria and the provider's choice)
+        game = sol.game
+        exact = SymmetricEquilibrium(
+            truthful, float(game.regret(truthful)), game.expected_payoffs(truthful), stability=stability(game, truthful)
+        )
+        eqs = eqs + (_verified(st, prov, exact, seeds, alpha, tol),)
+        notes += (
+            f"all-truthful is listed among the equilibria: its regret's upper bound ({eqs[-1].regret.high:.4g}) is "
+            f"within the tolerance ({tol:.4g}), though it is no exact equilibrium of the reduced game (regret "
+            f"{exact.regret:.4g} there)",
+        )
     return MechanismAnswer(prov.name, sol.game, tuple(seeds), eqs, g, ans_t, notes, search_counts(sol))
 
 

@@ -18,6 +18,7 @@ from gamemarket.reports.console import MENU_COMPARISON
 from gamemarket.reports.report import answer_paragraph
 from gamemarket.search.design import answer_key
 from gamemarket.search.exploration import exploration_key, read_stored_exploration
+from gamemarket.search.population import run_population_study
 from gamemarket.studies import load_results, load_study
 from gamemarket.studies.runner import load_cohorts
 from study_helpers import EXPLORING, POPULATION_STUDY, SMALL_DESIGN, TINY, write_population_study, write_study
@@ -259,3 +260,52 @@ def test_game_solve_of_an_exploring_study_answers_with_its_exploration(tmp_path,
     assert main(["game", "solve", str(path)]) == 0
     out = capsys.readouterr().out
     assert out.startswith("the study's answer: its exploration's: none stored (") and MENU_COMPARISON in out
+
+
+LEAVERS = """
+name = "jo"
+[workload]
+source = "synthetic"
+nodes = 8
+[workload.synthetic]
+jobs = 300
+load = 0.6
+seed = 0
+[strategies]
+providers = ["hb-first", "hb-kth"]
+[game]
+kind = "population"
+strategies = ["truthful", "shade-high-0.9", "leave-all", "leave-high"]
+outside_price = 20.0
+probe = 0.05
+joint = true
+[game.shading.leave-all]
+beta = 0.0
+leave = 1.0
+[game.shading.leave-high]
+beta = 0.0
+leave = { high = 1.0 }
+[replications]
+count = 3
+"""
+
+
+def test_all_truthful_verified_an_equilibrium_is_listed_among_the_equilibria(tmp_path):
+    # hunt 21a-F2: "truthful is an equilibrium: yes" beside equilibria (and a provider's worst case) without it: its
+    # regret's bound was within the tolerance, but it was no exact equilibrium of the reduced game (regret 1,476.6)
+    spec = load_study(write_study(tmp_path, LEAVERS, "jo.toml"))
+    an = run_population_study(spec, n_jobs=1)
+    said = [a for a in an.answers if a.truthful_is_equilibrium == "yes"]
+    assert said  # (hb-kth here)
+    truthful = tuple(float(i == spec.population.truthful_index) for i in range(4))
+    for a in an.answers:
+        listed = [e for e in a.equilibria if e.mixture_vector == truthful]
+        assert bool(listed) is (a.truthful_is_equilibrium == "yes"), a.mechanism
+        for e in listed:
+            assert e.verified == "yes" and e.regret.high <= e.tolerance
+            if e.reduced_regret > 0:
+                assert any(n.startswith("all-truthful is listed among the equilibria") for n in a.notes)
+    # the provider's worst case counts it: every ranked worst revenue is that of an equilibrium listed
+    for r in an.provider.ranking:
+        a = next(a for a in an.answers if a.mechanism == r.mechanism)
+        assert r.worst_revenue == min(e.revenue.mean for e in a.equilibria if e.verified != "no")
