@@ -811,6 +811,7 @@ class StudyFile(Table):
                 ("companions", bool(self.companions)),
                 ("population_study", self.population_study is not None),
                 ("[gains]", self.gains is not None),
+                ("[paper]", self.paper is not None),  # (the paper's Table 1 beside its claims: hunt 21a-W1)
             )
             if used
         ]
@@ -830,6 +831,11 @@ class StudyFile(Table):
             raise ValueError("[design] needs a population game ([game] kind = 'population'): the consumers' answer")
         if self.design.explore and self.game.exploration is None:
             raise ValueError("[design] field 'explore': needs [game.exploration] (the family, budget and seeds)")
+        if not self.design.explore and self.game.exploration is not None:  # (hunt 21a-W1: nothing was explored)
+            raise ValueError(
+                "[game.exploration] would have no effect: a design study explores its users' answer only with "
+                "[design] explore = true; set it, or leave the table out"
+            )
         needs = sorted({"stay", "welfare_all"} & (set(self.design.objective) | set(self.design.constraint)))
         if needs and self.game.outside_price is None:
             raise ValueError(f"[design] metric {needs[0]!r} needs an outside option: set [game] outside_price")

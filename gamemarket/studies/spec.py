@@ -323,15 +323,23 @@ class StudySpec:
                 else "the outside option is priced per node-second of a job's run time, which its jobs do not have"
             )  # (hunt 20c-W3: a study without [design] was told of design points)
             raise InputError(f"{where}: {field}: on the {kind} market {why}; expected a scheduling-market workload")
-        if self.exploration is not None and cfg.outside_price is None:
+        family_leaves = False
+        if self.exploration is not None:
             fam = consumers.FAMILIES.get(self.exploration["family"])
             mid = [(float(lo) + float(hi)) / 2 for lo, hi in fam.bounds]
             q = getattr(fam.point(mid), "leave_by_class", None)
-            if q is not None and any(q):
+            family_leaves = q is not None and any(q)
+            if family_leaves and cfg.outside_price is None:
                 raise InputError(
                     f"{where}: [game] field 'outside_price': the explored family {fam.name!r} sends jobs to the "
                     "outside option; expected its price per node-second (outside_price = ...)"
                 )
+        menu_leaves = any(r.leave_by_class is not None and any(r.leave_by_class) for r in cfg.strategies)
+        if cfg.outside_price is not None and not (menu_leaves or family_leaves):  # (hunt 21a-W1: read past)
+            raise InputError(
+                f"{where}: [game] field 'outside_price' would have no effect: no rule of the menu (nor of an explored "
+                "family) sends a job to the outside option; give a rule a leave share, or leave the field out"
+            )
 
     def to_dict(self, base: str | Path | None = None) -> dict:
         """The study as the tables of a study file (``gamemarket.studies.schema.StudyFile``, in its order), self-

@@ -309,3 +309,34 @@ def test_all_truthful_verified_an_equilibrium_is_listed_among_the_equilibria(tmp
     for r in an.provider.ranking:
         a = next(a for a in an.answers if a.mechanism == r.mechanism)
         assert r.worst_revenue == min(e.revenue.mean for e in a.equilibria if e.verified != "no")
+
+
+@pytest.mark.parametrize(
+    "body,said",
+    [
+        # hunt 21a-W1: tables and fields that did nothing were read past
+        (
+            SMALL_DESIGN.replace(
+                "[replications]", '[game.exploration]\nfamily = "per-class"\nbudget = 9\n[replications]'
+            ),
+            "[game.exploration] would have no effect: a design study explores its users' answer only with [design]",
+        ),
+        (SMALL_DESIGN + '[paper]\nsource = "x"\njobs = 3\n', "[paper] applies to a provider/consumer study"),
+        (POPULATION_STUDY + '[paper]\nsource = "x"\njobs = 3\n', "[paper] applies to a provider/consumer study"),
+        (
+            POPULATION_STUDY.replace("max_seeds = 4", "max_seeds = 4\noutside_price = 50.0"),
+            "[game] field 'outside_price' would have no effect: no rule of the menu (nor of an explored family)",
+        ),
+    ],
+)
+def test_a_table_a_population_or_design_study_would_not_read_is_refused(tmp_path, body, said):
+    with pytest.raises(InputError, match=re.escape(said)):
+        load_study(write_study(tmp_path, body))
+
+
+def test_an_outside_price_with_a_family_that_leaves_is_kept(tmp_path):
+    body = POPULATION_STUDY.replace(
+        "max_seeds = 4",
+        'max_seeds = 4\noutside_price = 50.0\nexploration = { family = "per-class-leave", budget = 100 }',
+    )
+    assert load_study(write_study(tmp_path, body)).population.outside_price == 50.0
