@@ -68,30 +68,37 @@ _REDEFINED: set[str] = set()
 def read_catalogues(file: str, near: Path | None, read: Callable[[Path], dict], kind: str) -> dict:
     """Every catalogue of one kind a study in the folder ``near`` reads (``catalogue_files``), merged in
     ``CATALOGUE_ORDER``: a later entry of a name replaces an earlier one. A study's catalogue that redefines a
-    built-in strategy (the same name, other parameters: its reports would call something else ``FT``) is
-    warned of, naming the file and the strategy; a copy of the built-in entry is not.
+    built-in strategy is warned of (:func:`say_redefined`).
 
     ``read(path)`` parses one file into name -> entry; ``kind`` names the entries in the warning ("consumer
     strategy")."""
     builtin = builtin_catalogue(file)
     out: dict = {}
-    base: dict = {}
     for p in catalogue_files(file, near):
         entries = read(p)
-        if p == builtin:
-            base = dict(entries)
-        for name, entry in entries.items():
-            if p != builtin and name in base and _definition(entry) != _definition(base[name]):
-                msg = (
-                    f"{p}: [{name}] redefines the built-in {kind} {name!r} ({_definition(base[name])[1]} -> "
-                    f"{_definition(entry)[1]}); a study beside this file plays and reports its own {name!r}, not "
-                    "gamemarket's (rename it to keep both)"
-                )
-                if msg not in _REDEFINED:
-                    _REDEFINED.add(msg)
-                    warnings.warn(msg, stacklevel=2)
+        if p != builtin:
+            say_redefined(file, p, entries, read, kind)
         out.update(entries)
     return out
+
+
+def say_redefined(file: str, path: Path, entries: dict, read: Callable[[Path], dict], kind: str) -> None:
+    """A warning for each entry of the catalogue ``path`` (parsed: ``entries``) that redefines a built-in strategy
+    of the catalogue ``file`` (the same name, other parameters: its reports would call something else ``FT``),
+    naming the file and the strategy; a copy of the built-in entry is not warned of. Whether the file sits beside
+    the study or is named by it (``provider_file``, ``consumer_file``: hunt 21a-W3 redefined ``hb-first`` as a
+    k-th price mechanism without a word)."""
+    base = read(builtin_catalogue(file))
+    for name, entry in entries.items():
+        if name in base and _definition(entry) != _definition(base[name]):
+            msg = (
+                f"{path}: [{name}] redefines the built-in {kind} {name!r} ({_definition(base[name])[1]} -> "
+                f"{_definition(entry)[1]}); a study reading this file plays and reports its own {name!r}, not "
+                "gamemarket's (rename it to keep both)"
+            )
+            if msg not in _REDEFINED:
+                _REDEFINED.add(msg)
+                warnings.warn(msg, stacklevel=3)
 
 
 def read_toml(path: str | Path) -> dict:
@@ -116,9 +123,15 @@ def parse_consumers(
 def load_consumers(path: str | Path | None = None, *, near: Path | None = None) -> dict[str, ConsumerStrategy]:
     """The consumer strategies of a catalogue file; without one, of every catalogue a study in the folder
     ``near`` reads (``catalogue_files``: the built-in one, extended or overridden by the study's own)."""
-    if path:
-        return parse_consumers(read_toml(path), str(path))
-    return read_catalogues("consumers.toml", near, lambda p: parse_consumers(read_toml(p), str(p)), "consumer strategy")
+
+    def read(p: Path) -> dict[str, ConsumerStrategy]:
+        return parse_consumers(read_toml(p), str(p))
+
+    if path:  # the study's consumer_file: warned of as a catalogue beside the study is
+        entries = read(Path(path))
+        say_redefined("consumers.toml", Path(path), entries, read, "consumer strategy")
+        return entries
+    return read_catalogues("consumers.toml", near, read, "consumer strategy")
 
 
 def parametric_families() -> list[str]:

@@ -616,8 +616,8 @@ def _bids(table, where: str) -> BidDistribution:
 
 def _strategies(st, where: str, base: Path, aliases: dict) -> tuple[list, list]:
     """``[strategies]``: the named providers and consumers, from the catalogues and the inline tables."""
-    providers_cat = load_providers(base / st.provider_file if st.provider_file else None, near=base)
-    consumers_cat = load_consumers(base / st.consumer_file if st.consumer_file else None, near=base)
+    providers_cat = _catalogue(load_providers, st.provider_file, "provider_file", where, base)
+    consumers_cat = _catalogue(load_consumers, st.consumer_file, "consumer_file", where, base)
     inline_providers = {n: parse_provider(n, e, where, "strategies.provider") for n, e in st.provider.items()}
     inline_consumers = parse_consumers(st.consumer, where, "strategies.consumer")
     if "grid" in st.consumer:  # the study's grid replaces the catalogue's, as a consumer_file's [grid] does (hunt
@@ -637,6 +637,18 @@ def _strategies(st, where: str, base: Path, aliases: dict) -> tuple[list, list]:
     wildcard = {c.name for c in consumers_cat.values() if _is_grid(c.name)} if "grid:*" in st.consumers else set()
     picked = _pick(st.consumers, consumers_cat, "consumer", where)
     return providers, _merge_identical(picked, where, aliases, wildcard)
+
+
+def _catalogue(load, file: str | None, field: str, where: str, base: Path) -> dict:
+    """The strategies of the catalogue a study names (``provider_file``, ``consumer_file``: relative to the study),
+    or of the catalogues it reads without naming one; a file that does not read names the study and the field too
+    (hunt 21a-W4: "nofile.toml: no such TOML file" named neither)."""
+    if not file:
+        return load(None, near=base)
+    try:
+        return load(base / file, near=base)
+    except InputError as exc:
+        raise InputError(f"{where}: [strategies] field {field!r} ({file!r}): {exc}") from None
 
 
 def _say_redefined(kind: str, catalogue: dict, inline: dict, where: str) -> None:

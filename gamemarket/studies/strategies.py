@@ -18,6 +18,7 @@ from gamemarket.consumers.catalogue import (  # noqa: F401 (the studies' names f
     parse_consumers,
     read_catalogues,
     read_toml,
+    say_redefined,
 )
 from gamemarket.errors import InputError
 from gamemarket.io.schema import check
@@ -66,7 +67,11 @@ def load_providers(path: str | Path | None = None, *, near: Path | None = None) 
     def read(p: Path) -> dict[str, ProviderStrategy]:
         return {name: parse_provider(name, entry, str(p)) for name, entry in read_toml(p).items()}
 
-    out = read(Path(path)) if path else read_catalogues("providers.toml", near, read, "provider strategy")
+    if path:
+        out = read(Path(path))
+        say_redefined("providers.toml", Path(path), out, read, "provider strategy")  # (as a catalogue beside it is)
+    else:
+        out = read_catalogues("providers.toml", near, read, "provider strategy")
     for name, declared in PROVIDERS.items():
         out[name] = parse_provider(name, declared.entry(), f"plugin {declared.source or 'registered in code'}")
     return out

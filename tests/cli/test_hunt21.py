@@ -340,3 +340,32 @@ def test_an_outside_price_with_a_family_that_leaves_is_kept(tmp_path):
         'max_seeds = 4\noutside_price = 50.0\nexploration = { family = "per-class-leave", budget = 100 }',
     )
     assert load_study(write_study(tmp_path, body)).population.outside_price == 50.0
+
+
+def test_a_named_catalogue_that_redefines_a_built_in_strategy_is_warned_of(tmp_path):
+    # hunt 21a-W3: a provider_file redefining hb-first as a k-th price mechanism ran without a word, where the same
+    # redefinition inline or in a catalogue beside the study was warned of
+    body = TINY.format(count=2).replace("[strategies]", '[strategies]\nprovider_file = "mine.toml"')
+    path = write_study(tmp_path, body)
+    (path.parent / "mine.toml").write_text(
+        '[hb-first]\nscheduler = "hb"\npayment = "kth"\n[hb-kth]\nscheduler = "hb"\npayment = "kth"\n'
+    )
+    with pytest.warns(
+        UserWarning, match=r"mine\.toml: \[hb-first\] redefines the built-in provider strategy 'hb-first'"
+    ):
+        load_study(path)
+    body = TINY.format(count=2).replace("[strategies]", '[strategies]\nconsumer_file = "cons.toml"')
+    path = write_study(tmp_path / "c", body)
+    (path.parent / "cons.toml").write_text("[FT]\ngroups = [[1.0, 0.3]]\n[SRG]\ngroups = [[0.9, 0.1], [0.1, 0.9]]\n")
+    with pytest.warns(UserWarning, match=r"cons\.toml: \[FT\] redefines the built-in consumer strategy 'FT'"):
+        load_study(path)
+
+
+@pytest.mark.parametrize("field", ["provider_file", "consumer_file"])
+def test_a_missing_named_catalogue_names_the_study_and_the_field(tmp_path, field):
+    # hunt 21a-W4: "/.../nofile.toml: no such TOML file" named neither the study nor the field that named it
+    path = write_study(tmp_path, TINY.format(count=2).replace("[strategies]", f'[strategies]\n{field} = "nofile.toml"'))
+    with pytest.raises(
+        InputError, match=rf"s\.toml: \[strategies\] field '{field}' \('nofile\.toml'\): .*nofile\.toml"
+    ):
+        load_study(path)
