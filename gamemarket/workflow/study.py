@@ -92,6 +92,14 @@ def _spec(study, results, report) -> StudySpec:
     return load_study(study, results=results, report=report)
 
 
+#: what a design study's result answers with, where a method of the other kinds is called on it
+_DESIGN_READS = (
+    "a design study's answer is its design (.design: the chosen mechanism; .design.points: each point with its "
+    "users' equilibrium, objective and constraints; the report's data/design-points.csv), not answers(), "
+    "equilibria() or metrics()"
+)
+
+
 @dataclass(frozen=True)
 class StudyResult:
     """What :func:`run_study` did and what the study answers.
@@ -148,6 +156,8 @@ class StudyResult:
     def metrics(self) -> pd.DataFrame:
         """The stored payoffs, one row per run (provider strategy x consumer strategy x seed); a provider/consumer
         study's only (a population study's runs are keyed by mixture: see ``population``)."""
+        if self.design is not None:  # (hunt 21a-W5: a design study was told it was a population study)
+            raise InputError(f"study {self.spec.name}: {_DESIGN_READS}")
         if self.kind != "bimatrix":
             raise InputError(f"study {self.spec.name}: a population study's runs are read through its answer")
         return load_results(self.spec).metrics
@@ -157,6 +167,8 @@ class StudyResult:
         epsilon against the tolerance and the verdict, revenue and welfare (mean and 95% CI) at the provider's
         worst equilibrium, the provider's ranking (ties ranked equally, ``tied_with`` naming the others), and where
         the answer comes from (exploration or menu)."""
+        if self.design is not None:  # (hunt 21a-W5: answers() sent a design study to equilibria(), which sent it on)
+            raise InputError(f"study {self.spec.name}: {_DESIGN_READS}")
         if self.population is None:
             raise InputError(f"study {self.spec.name}: answers() is a population study's; see equilibria()")
         out = []
@@ -191,10 +203,7 @@ class StudyResult:
         round they come from); else the rows of ``data/population-equilibria.csv`` (regret with its CI, verified,
         stability, revenue, welfare; rejected candidates included, ``verified`` "no")."""
         if self.design is not None:
-            raise InputError(
-                f"study {self.spec.name}: a design study's equilibria are its points' (design.points; the report's "
-                "data/design-points.csv)"
-            )
+            raise InputError(f"study {self.spec.name}: {_DESIGN_READS}")
         if self.population is not None:
             # the report's numbering and columns (hunt 15: numbered worst first, as the first table lists them, where
             # the report, its CSV and population.json number them as the study found them): the exploration's

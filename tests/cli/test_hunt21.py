@@ -369,3 +369,15 @@ def test_a_missing_named_catalogue_names_the_study_and_the_field(tmp_path, field
         InputError, match=rf"s\.toml: \[strategies\] field '{field}' \('nofile\.toml'\): .*nofile\.toml"
     ):
         load_study(path)
+
+
+def test_a_design_studys_result_names_its_design_for_every_other_kinds_method(tmp_path):
+    # hunt 21a-W5: answers() sent a design study to equilibria(), which sent it to design.points; metrics() called it
+    # a population study
+    from gamemarket.workflow import run_study
+
+    res = run_study(write_study(tmp_path, SMALL_DESIGN), n_jobs=1, write_report=False)
+    assert res.design is not None and res.design.points
+    for method in (res.answers, res.equilibria, res.metrics):
+        with pytest.raises(InputError, match=r"a design study's answer is its design \(\.design: the chosen"):
+            method()
