@@ -706,6 +706,21 @@ def _merge_unpolished(found: list[SymmetricEquilibrium]) -> list[SymmetricEquili
     return keep
 
 
+#: a share of an equilibrium's mixture below this is rounding left by a search (3.55e-193 of a rule was printed as
+#: played: hunt 21a-W2), set to 0 where the mixture without it is an equilibrium as well (:func:`_without_dust`)
+DUST = 1e-12
+
+
+def _without_dust(game: RoleSymmetricGame, x: np.ndarray, r: float, tol: float) -> tuple[np.ndarray, float]:
+    """``x`` (of regret ``r``) with its shares below :data:`DUST` set to 0 and each role's made to sum to 1 again,
+    with its regret, where that regret is within ``tol`` too; else ``x`` and ``r`` as they are."""
+    if not ((x > 0) & (x < DUST)).any():
+        return x, r
+    clean = game.normalize(np.where(x < DUST, 0.0, x))
+    r_clean = game.regret(clean)
+    return (clean, r_clean) if r_clean <= tol else (x, r)
+
+
 def _verified(
     game: RoleSymmetricGame,
     cands: list[tuple[np.ndarray, str]],
@@ -728,6 +743,7 @@ def _verified(
         r = known[i] if i in known else game.regret(x)
         if r > tol:
             continue
+        x, r = _without_dust(game, x, r, tol)
         near = np.flatnonzero(np.abs(np.array([e.mixture for e in found]) - x).max(axis=1) < dedup) if found else []
         if len(near):
             e = found[near[0]]

@@ -381,3 +381,18 @@ def test_a_design_studys_result_names_its_design_for_every_other_kinds_method(tm
     for method in (res.answers, res.equilibria, res.metrics):
         with pytest.raises(InputError, match=r"a design study's answer is its design \(\.design: the chosen"):
             method()
+
+
+def test_a_share_of_dust_in_an_equilibrium_is_set_to_zero_where_it_stays_one():
+    # hunt 21a-W2: a joint equilibrium was printed as "1 truthful + 3.55e-193 sb20" (a search's rounding)
+    from gamemarket.games.rsg_equilibria import DUST, _without_dust
+    from gamemarket.games.rsgame import RoleSymmetricGame
+
+    game = RoleSymmetricGame.from_function(["c"], [3], [["a", "b"]], lambda p: [2.0, 1.0])  # a dominates
+    x = np.array([1.0, 3.55e-193])
+    clean, r = _without_dust(game, x, game.regret(x), 1e-9)
+    assert clean.tolist() == [1.0, 0.0] and r == 0.0
+    # where the rest is no equilibrium within the tolerance, nothing is changed
+    y = np.array([DUST / 2, 1.0 - DUST / 2])
+    kept, r_kept = _without_dust(game, y, game.regret(y), game.regret(y))
+    assert kept is y and r_kept == game.regret(y)
