@@ -26,6 +26,7 @@ from gamemarket.reports.drawing import save  # noqa: E402
 from gamemarket.reports.markdown import md_table, num, num_ci, report_pages  # noqa: E402
 from gamemarket.reports.report import claim_folder, figure_lines, workload_words, write_text  # noqa: E402
 from gamemarket.search.design import polish_size, start_size  # noqa: E402
+from gamemarket.studies.design_config import resolution  # noqa: E402
 
 #: how each metric is named in the report, and its unit
 LABELS = {
@@ -357,9 +358,11 @@ def _search_words(ans) -> str:
         sides = " x ".join(
             f"{len({p.params.get(k) for p in next(iter(counts.values()), [])})} {k} values" for k in names
         )
+        steps = " and ".join(f"{num(resolution(*cfg[k]))} ({k})" for k in names)
         return (
             f"Per scheduler, a regular grid of {sides} (the ends of the ranges included; the largest such grid within "
-            f"the budget of {cfg['budget']} points) was evaluated exhaustively: {total} "
+            f"the budget of {cfg['budget']} points; each value rounded to a multiple of {steps}, the search's "
+            f"resolution) was evaluated exhaustively: {total} "
             + ("point" if total == 1 else "points")
             + (f" ({each})" if each else "")
             + ". Infeasible points (no equilibrium, or a constraint's mean missed) are never chosen."

@@ -792,8 +792,9 @@ ANSWER_FILE = "design.json"
 #: 2: the study's fixed mechanisms confirmed beside the contenders may be chosen, and count in the regret bound;
 #: 3: payoff-equivalent rules merged into one class before the users' equilibrium search (hunt 13), and a tie on the
 #: fresh seeds broken towards the interior of the searched ranges; 4: with ``explore``, the fixed mechanisms explored
-#: too, and no 95% bound against a design compared on one seed only (hunt 15; an answer of 3 would be read as both)
-SEARCH_VERSION = 4
+#: too, and no 95% bound against a design compared on one seed only (hunt 15; an answer of 3 would be read as both);
+#: 5: a point's values rounded to a power of ten (``design_config.resolution``), which keeps a regular grid regular
+SEARCH_VERSION = 5
 
 
 def answer_key(spec, workload_hash: str | None = None) -> dict:

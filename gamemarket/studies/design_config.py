@@ -27,8 +27,8 @@ from gamemarket.market.simulate import Mechanism
 from gamemarket.studies.schema import DESIGN_METRICS, DesignTable
 from gamemarket.studies.strategies import ProviderStrategy
 
-#: a searched parameter's points are rounded to this share of its range: a point has a short exact name, and the
-#: search does not run twice what it has already run
+#: a searched parameter's points are rounded to a power of ten at most this share of its range (:func:`resolution`): a
+#: point has a short exact name, and the search does not run twice what it has already run
 RESOLUTION = 1e-3
 #: the parameters of the family, in the order of a point's coordinates
 PARAMETERS = ("reserve", "blend")
@@ -166,12 +166,20 @@ class DesignConfig:
         return all(float(figures[m]) >= lo for m, lo in self.constraint)
 
 
+def resolution(lo: float, hi: float) -> float:
+    """The step a searched parameter's values of range ``[lo, hi]`` are rounded to: the largest power of ten at most
+    ``RESOLUTION`` of the range (0.01 for [0, 60]). A step of 0.06, the range's own share, moved a regular grid's
+    20 and 40 to 19.98 and 40.02, where the outside price was 20 (hunt 21c-F1); a decimal step keeps every grid point
+    that is a multiple of it where it is."""
+    return 10.0 ** math.floor(math.log10(RESOLUTION * (hi - lo)) + 1e-9)  # (a range of 0.001 read as 0.000999...)
+
+
 def snap(v: float, lo: float, hi: float) -> float:
-    """``v`` rounded to the ``RESOLUTION`` grid of ``[lo, hi]`` (ends included), as a short exact decimal."""
-    step = RESOLUTION * (hi - lo)
-    k = round((float(v) - lo) / step)
-    short = float(f"{lo + k * step:.10g}")
-    return min(max(short, lo), hi)  # the short decimal of an end may lie just outside it: the end itself
+    """``v`` rounded to a multiple of :func:`resolution` within ``[lo, hi]`` (ends included), as a short exact
+    decimal."""
+    step = resolution(lo, hi)
+    short = float(f"{round(float(v) / step) * step:.12g}")
+    return min(max(short, lo), hi)  # the multiple nearest an end may lie just outside it: the end itself
 
 
 #: what each optimiser of the design search needs that may not be installed: (its modules, as imported; the

@@ -8,6 +8,8 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gamemarket.analysis import claims
 from gamemarket.analysis.study import SolvedGame, claim_keys_made
@@ -396,3 +398,33 @@ def test_a_share_of_dust_in_an_equilibrium_is_set_to_zero_where_it_stays_one():
     y = np.array([DUST / 2, 1.0 - DUST / 2])
     kept, r_kept = _without_dust(game, y, game.regret(y), game.regret(y))
     assert kept is y and r_kept == game.regret(y)
+
+
+@pytest.mark.parametrize(
+    "lo,hi,k,expected",
+    [
+        (0.0, 60.0, 4, [0.0, 20.0, 40.0, 60.0]),  # hunt 21c-F1: 0, 19.98, 40.02, 60 (the outside price was 20)
+        (0.0, 30.0, 4, [0.0, 10.0, 20.0, 30.0]),
+        (0.0, 1.0, 5, [0.0, 0.25, 0.5, 0.75, 1.0]),
+        (5.0, 80.0, 4, [5.0, 30.0, 55.0, 80.0]),
+    ],
+)
+def test_a_regular_design_grid_is_evaluated_where_it_lies(lo, hi, k, expected):
+    from gamemarket.search.design import grid_points
+    from gamemarket.studies.design_config import snap
+
+    assert [snap(v, lo, hi) for v in grid_points([("reserve", lo, hi)], k)[:, 0]] == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(v=st.floats(0, 1), lo=st.floats(0, 1000), width=st.floats(1e-3, 1e6))
+def test_a_snapped_value_is_a_multiple_of_the_resolution_nearest_it(v, lo, width):
+    from gamemarket.studies.design_config import RESOLUTION, resolution, snap
+
+    hi = lo + width
+    step = resolution(lo, hi)
+    assert RESOLUTION * (hi - lo) / 10 < step <= RESOLUTION * (hi - lo) * (1 + 1e-8)
+    x = snap(lo + v * width, lo, hi)
+    assert lo <= x <= hi
+    if lo < x < hi:  # (an end is itself where the nearest multiple lies outside)
+        assert abs(x / step - round(x / step)) < 1e-6 and abs(x - (lo + v * width)) <= step / 2 * (1 + 1e-9)

@@ -27,16 +27,16 @@ from study_helpers import SMALL_DESIGN, write_study
 def test_a_point_is_a_provider_strategy_named_and_keyed_by_its_parameters():
     cfg = DesignConfig(reserve=(0.0, 80.0), budget=4, schedulers=("hb", "nphb"), payment="blend", blend=(0.0, 1.0))
     p = cfg.point("nphb", [12.3456, 0.25])
-    assert p.name == "nphb-blend[r=12.32,a=0.25]"  # snapped to a thousandth of each range
+    assert p.name == "nphb-blend[r=12.35,a=0.25]"  # snapped to a power of ten at most a thousandth of each range
     assert p.params() == {
         "kind": "scheduling",
         "scheduler": "nphb",
         "payment": "blend",
-        "reserve": 12.32,
+        "reserve": 12.35,
         "blend": 0.25,
         "preemption_overhead": 0.0,
     }
-    assert cfg.coordinates(p) == [12.32, 0.25]
+    assert cfg.coordinates(p) == [12.35, 0.25]
     # a point with a catalogue mechanism's parameters has its parameters, so its stored runs are the catalogue's
     kth = DesignConfig(reserve=(0.0, 10.0), budget=2, payment="kth").point("hb", [1.0])
     assert kth.params() == load_providers()["hb-kth"].params()
