@@ -39,7 +39,7 @@ from gamemarket.market.runs import MarketRun, PreparedWorkload
 from gamemarket.pricing import SOLVER_VERSION, Problem, solve
 from gamemarket.pricing.dual import evaluate
 from gamemarket.pricing.envelope import sort_efficiencies
-from gamemarket.pricing.problem import npz_headers, read_npz
+from gamemarket.pricing.problem import check_solve_fits, npz_headers, read_npz
 from gamemarket.pricing.repair import make_feasible
 from gamemarket.registry import PLUGIN_HINT, Registry
 
@@ -73,6 +73,18 @@ class HeteroSpec:
                 f"{where}: unknown field(s) {unknown}; expected some of {sorted(cls.__dataclass_fields__)}"
             )
         return cls(**d)
+
+    def check_fits(self, where: str = "hetero") -> None:
+        """Refuse a cluster whose runs would not fit in memory (``GAMEMARKET_MEMORY_LIMIT``, else this machine's):
+        each run solves the ``jobs x resources`` price problem, checked as ``price solve`` checks one, before anything
+        is drawn (hunt 21c-F4: jobs = 1e8 under a 200 MB limit took 3.3 GB in `study status` and the kernel's OOM
+        killer in `study run`)."""
+        check_solve_fits(
+            self.jobs,
+            self.resources,
+            f"{where}: a cluster of {self.jobs:,} jobs x {self.resources:,} resources (each run's price discovery)",
+            memory_limit(),
+        )
 
 
 def generate(spec: HeteroSpec) -> dict[str, np.ndarray]:
@@ -306,6 +318,7 @@ class PricingMarket:
             meta = {"source": workload["file"]}
         else:
             hs = HeteroSpec.from_dict(workload.get("hetero", {}))
+            hs.check_fits()
             mk = generate(hs)
             # "synthetic": the generator's parameters, under the key every market's meta uses for them
             meta = {"source": "hetero", "synthetic": {k: getattr(hs, k) for k in hs.__dataclass_fields__}}
@@ -315,7 +328,9 @@ class PricingMarket:
     def check_workload(self, workload: dict, where: str, base: Path) -> dict:
         """A market file (``file``, relative to the study) or the generator's ``[workload.hetero]`` table."""
         wl = dict(workload)
-        HeteroSpec.from_dict(wl.get("hetero", {}), where=f"{where}: [workload.hetero]")
+        HeteroSpec.from_dict(wl.get("hetero", {}), where=f"{where}: [workload.hetero]").check_fits(
+            f"{where}: [workload.hetero]"
+        )
         if "file" in wl and not Path(wl["file"]).is_absolute():
             wl["file"] = str((base / wl["file"]).resolve())
         return wl
@@ -324,6 +339,7 @@ class PricingMarket:
         """The generator's table with ``jobs = n``."""
         wl = copy.deepcopy(workload)
         wl.setdefault("hetero", {})["jobs"] = int(n)
+        HeteroSpec.from_dict(wl["hetero"]).check_fits(f"{where}: a size of {int(n):,} jobs")
         return wl
 
     def provider_params(self, entry: dict, where: str) -> dict:

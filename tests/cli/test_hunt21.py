@@ -428,3 +428,37 @@ def test_a_snapped_value_is_a_multiple_of_the_resolution_nearest_it(v, lo, width
     assert lo <= x <= hi
     if lo < x < hi:  # (an end is itself where the nearest multiple lies outside)
         assert abs(x / step - round(x / step)) < 1e-6 and abs(x - (lo + v * width)) <= step / 2 * (1 + 1e-9)
+
+
+HETERO = """
+name = "gm"
+[workload]
+source = "hetero"
+[workload.hetero]
+jobs = {jobs}
+resources = 2
+load = 2.0
+[strategies]
+providers = ["clearing", "posted"]
+consumers = ["FT", "SRG"]
+[replications]
+count = 2
+"""
+
+
+@pytest.mark.parametrize(
+    "body,said",
+    [
+        (HETERO.format(jobs=10**8), "[workload.hetero]: a cluster of 100,000,000 jobs x 2 resources"),
+        (HETERO.format(jobs=100) + "[gains]\njobs = [100, 100000000]\nseeds = 2\n", "a size of 100,000,000 jobs: a"),
+    ],
+)
+def test_a_pricing_cluster_too_large_for_memory_is_refused_when_read(tmp_path, capsys, monkeypatch, body, said):
+    # hunt 21c-F4: jobs = 1e8 under a 200 MB limit took 3.3 GB in `study status` and the OOM killer in `study run`
+    monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", str(200_000_000))
+    path = write_study(tmp_path, body)
+    for command in ("status", "run"):
+        assert main(["study", command, str(path)]) == 2
+        err = capsys.readouterr().err
+        assert said in err and "needs about 38.4 GB of memory; the limit is 200 MB" in err
+    assert not (tmp_path / "studies" / "results").exists()
