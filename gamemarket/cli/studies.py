@@ -400,18 +400,9 @@ def cmd_study_status(a) -> int:
         # 20c-F2: with compare = [] the run ran none, and status counted the providers' runs as missing forever)
         compare = spec.design.compare if spec.design is not None else None
         counted = [p for p in spec.providers if compare is None or p.name in compare]
-        keys = [st.runs.key(p, m, s) for p in counted for s in spec.seeds for m in st.grid]
-        done = sum(st.runs.store.read(k, set_aside_bad=False) is not None for k in keys)  # a query moves nothing
+        done, total = _initial_runs_stored(spec, st, counted)
         if spec.design is None:
-            print(
-                f"study {spec.name}: {done:,}/{len(keys):,} population runs of the initial seeds stored "
-                f"({shown_path(st.runs.store.dir)}); candidates and added seeds follow from these"
-            )
-            from gamemarket.search.exploration import exploration_status  # deferred: scipy, the optimisers
-
-            said = exploration_status(spec)  # (hunt 18b-F2: an exploration that was not stored was not mentioned)
-            if said:
-                print(said)
+            _say_population_stored(spec, st, done, total)
             _say_unreadable(st.runs.store)
         else:  # its answer is the design search's: stored, or why not (hunt 8: "8/8 stored" beside a report that
             # said the answer was stale); its runs are mostly the search's points', which no plan lists in advance
@@ -420,7 +411,7 @@ def cmd_study_status(a) -> int:
 
             stored = sum(1 for _ in st.runs.store.dir.glob("*.json")) if st.runs.store.dir.is_dir() else 0
             of_fixed = (
-                f"the fixed mechanisms' ({done:,}/{len(keys):,} of their initial seeds)"
+                f"the fixed mechanisms' ({done:,}/{total:,} of their initial seeds)"
                 if counted
                 else "no fixed mechanism's ([design] compare = [])"
             )
@@ -456,7 +447,36 @@ def cmd_study_status(a) -> int:
             f"companion study {cs['study']}: {cs['done']:,}/{cs['tasks']:,} runs stored, {cs['missing']:,} missing "
             f"({shown_path(cs['results'])})"
         )
+    if spec.population_study is not None:  # its report quotes it, `study run` runs it (hunt 21c-F3: "8/8 stored"
+        # beside a report refused for the population study's missing runs)
+        from gamemarket.analysis.population import PopulationGames  # deferred: joblib, pandas, pyarrow, scipy
+
+        linked = _study(None, spec.population_study)
+        st = PopulationGames(linked)
+        done, total = _initial_runs_stored(linked, st, linked.providers)
+        _say_population_stored(linked, st, done, total, f"population study {linked.name} (the notes quote it)")
     return 0
+
+
+def _initial_runs_stored(spec, st, providers) -> tuple[int, int]:
+    """Of a population study's runs at its grid on its initial seeds for ``providers``: how many are stored, of how
+    many (a query: nothing is moved)."""
+    keys = [st.runs.key(p, m, s) for p in providers for s in spec.seeds for m in st.grid]
+    return sum(st.runs.store.read(k, set_aside_bad=False) is not None for k in keys), len(keys)
+
+
+def _say_population_stored(spec, st, done: int, total: int, who: str = "") -> None:
+    """A population study's initial-seed runs stored (``done`` of ``total``) and its exploration's state: its own
+    status, or (``who``) that of the population study a provider/consumer study's discussion quotes."""
+    from gamemarket.search.exploration import exploration_status  # deferred: scipy, the optimisers
+
+    print(
+        f"{who or f'study {spec.name}'}: {done:,}/{total:,} population runs of the initial seeds stored "
+        f"({shown_path(st.runs.store.dir)}); candidates and added seeds follow from these"
+    )
+    said = exploration_status(spec)  # (hunt 18b-F2: an exploration that was not stored was not mentioned)
+    if said:
+        print(said)
 
 
 def _say_gains_stored(spec) -> None:

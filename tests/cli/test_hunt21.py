@@ -3,6 +3,7 @@ look" rows left open), and the held-out hunts of this session, each with its fam
 
 import json
 import re
+import shutil
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -462,3 +463,23 @@ def test_a_pricing_cluster_too_large_for_memory_is_refused_when_read(tmp_path, c
         err = capsys.readouterr().err
         assert said in err and "needs about 38.4 GB of memory; the limit is 200 MB" in err
     assert not (tmp_path / "studies" / "results").exists()
+
+
+def test_study_status_counts_the_population_study_the_notes_quote(tmp_path, capsys):
+    # hunt 21c-F3: "8/8 runs stored" beside a report refused for the quoted population study's missing runs
+    pop = write_study(tmp_path, EXPLORING, "ex.toml")
+    body = TINY.format(count=2).replace(
+        'name = "tiny"', 'name = "tiny"\npopulation_study = "ex.toml"\nnotes = "The leader is {population.leader}."'
+    )
+    path = write_study(tmp_path, body)
+    assert main(["study", "run", str(path), "--no-progress", "--n-jobs", "1"]) == 0  # (runs ex.toml first)
+    capsys.readouterr()
+    assert main(["study", "status", str(path)]) == 0
+    out = capsys.readouterr().out
+    stored = re.search(r"population study ex \(the notes quote it\): (\d+)/(\d+) population runs", out)
+    assert stored and stored.group(1) == stored.group(2) != "0", out
+    shutil.rmtree(pop.parent / "results" / "ex")
+    assert main(["study", "status", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"population study ex \(the notes quote it\): 0/\d+ population runs", out), out
+    assert main(["report", str(path)]) == 2  # the report needs them: status no longer says all is stored
