@@ -27,10 +27,10 @@ from gamemarket.io.files import (
     check_output_file,
     check_outputs,
     dumps_json,
-    is_stream,
     other_owner,
     read_input_bytes,
     shown_path,
+    told_by_bytes,
 )
 from gamemarket.io.jobtable import check_table_path, write_table
 from gamemarket.io.kinds import HEAD_BYTES, MODEL, TOML, kind_of, says_it_is
@@ -535,7 +535,7 @@ def _piped_game(a):
     which the docs' "a pipe is read once, as a file is" did not allow (hunt 14)."""
     p = Path(a.file)
     # a descriptor's name (/dev/stdin redirected from a file, /dev/fd/3) has no ending either (hunt 20b-W4)
-    if p.suffix.lower() in GAME_SUFFIXES or not (is_stream(p) or _a_descriptor(p)):
+    if p.suffix.lower() in GAME_SUFFIXES or not told_by_bytes(p):
         yield
         return
     data = read_input_bytes(p, "game")
@@ -561,12 +561,6 @@ def _piped_game(a):
             a.file = str(p)
             for w in said_beside:  # the warnings, naming the pipe, not the copy (hunt 20b-W5)
                 warnings.warn_explicit(str(w.message).replace(str(copy), str(p)), w.category, w.filename, w.lineno)
-
-
-def _a_descriptor(p: Path) -> bool:
-    """Whether ``p`` names a file descriptor (``/dev/stdin``, ``/dev/fd/N``, ``/proc/self/fd/N``): the name of a
-    redirected file, which says nothing of its format."""
-    return str(p) in ("/dev/stdin", "-") or str(p.parent) in ("/dev/fd", "/proc/self/fd")
 
 
 def _population_answer(spec, form: str) -> int:

@@ -290,6 +290,19 @@ def is_stream(path: str | os.PathLike) -> bool:
     return special_kind(path) == "a pipe"
 
 
+def a_descriptor(path: str | os.PathLike) -> bool:
+    """Whether ``path`` names a file descriptor (``/dev/stdin``, ``/dev/fd/N``, ``/proc/self/fd/N``): the name of a
+    redirected file or a pipe, which says nothing of its format."""
+    p = Path(path)
+    return str(p) in ("/dev/stdin", "-") or str(p.parent) in ("/dev/fd", "/proc/self/fd")
+
+
+def told_by_bytes(path: str | os.PathLike) -> bool:
+    """Whether a reader tells ``path``'s format by its bytes, not its name: a pipe (``<(cat t.csv)``, read once) or a
+    descriptor's name (``/dev/stdin`` redirected from a file: hunt 20b-W4 for games, 21c-F6 for job tables)."""
+    return is_stream(path) or a_descriptor(path)
+
+
 def read_input_bytes(path: str | os.PathLike, what: str = "file", *, limit: int | None = None) -> bytes:
     """A user's input file's bytes, read once: a regular file whole; a pipe in blocks, refused once it has given
     more than ``limit`` bytes (default: ``GAMEMARKET_MEMORY_LIMIT``, else this machine's memory), so that an endless

@@ -25,9 +25,9 @@ from gamemarket.io.files import (
     atomic_path,
     check_input,
     check_output_file_name,
-    is_stream,
     not_utf8,
     read_input_bytes,
+    told_by_bytes,
 )
 from gamemarket.io.kinds import check_kind, says_it_is
 from gamemarket.io.limits import memory_limit
@@ -138,7 +138,7 @@ def _source(path: Path):
     """What a reader reads the job table from: the path of a regular file (read in parts where it can be), or the
     bytes of a pipe, read once and whole up to the memory limit (``<(cat table.csv)``: a reader that looks twice
     found the stream empty the second time, "No columns to parse from file")."""
-    if not is_stream(path):
+    if not told_by_bytes(path):
         return path
     data = read_input_bytes(path, "job table")
     if data[:2] == b"\x1f\x8b":  # gzip: by its path pandas opens it by the ending; a pipe's bytes, by their magic

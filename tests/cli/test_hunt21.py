@@ -1,9 +1,12 @@
 """Regression rows of the session of 2026-12-06 (01:24-): the limits the last session named (hunt 20's "worth a
 look" rows left open), and the held-out hunts of this session, each with its family."""
 
+import gzip
 import json
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -483,3 +486,27 @@ def test_study_status_counts_the_population_study_the_notes_quote(tmp_path, caps
     out = capsys.readouterr().out
     assert re.search(r"population study ex \(the notes quote it\): 0/\d+ population runs", out), out
     assert main(["report", str(path)]) == 2  # the report needs them: status no longer says all is stored
+
+
+@pytest.mark.parametrize("form", ["parquet", "csv", "csv.gz"])
+def test_a_job_table_redirected_to_stdin_is_told_by_its_bytes(tmp_path, form):
+    # hunt 21c-F6: `simulate --job-table /dev/stdin < table.parquet` was refused as "a Parquet table ..., not text",
+    # telling the user to run the same command (a pipe of it ran)
+    gm = [sys.executable, "-m", "gamemarket"]
+    table = tmp_path / f"jt.{form.split('.')[0]}"
+    made = subprocess.run(
+        [*gm, "simulate", "--synthetic-jobs", "200", "--nodes", "8", "--mix", "SRG", "--jobs-out", str(table)],
+        capture_output=True,
+        text=True,
+    )
+    assert made.returncode == 0, made.stderr
+    if form == "csv.gz":
+        gz = tmp_path / "jt.csv.gz"
+        gz.write_bytes(gzip.compress(table.read_bytes()))
+        table = gz
+    args = ["simulate", "--nodes", "8", "--format", "json"]
+    direct = subprocess.run([*gm, *args, "--job-table", str(table)], capture_output=True, text=True)
+    with open(table, "rb") as f:
+        redirected = subprocess.run([*gm, *args, "--job-table", "/dev/stdin"], stdin=f, capture_output=True, text=True)
+    assert redirected.returncode == 0, redirected.stderr
+    assert json.loads(redirected.stdout)["revenue"] == json.loads(direct.stdout)["revenue"]
