@@ -133,6 +133,13 @@ def _nodes_of(meta: dict, nodes: int | None, reduction: float | None) -> int:
             f"give nodes ({nodes}) or a reduction ({reduction}), not both: the reduction derives the "
             "node count from the header's processors"
         )
+    if reduction is not None and meta.get("synthetic") is not None:  # (hunt 21c-F5: a model drawn for its own nodes
+        # and run on half of them doubled its load, where --nodes 52 drew it for 52; a study file refuses the field)
+        raise InputError(
+            f"a reduction ({reduction}) applies to a trace, whose jobs are fixed and whose MaxProcs it reduces; a "
+            "generated workload (a model's draw, or the generator's) is drawn for its node count: give --nodes N "
+            "(or [workload] nodes) instead"
+        )
     if nodes is not None:
         if isinstance(nodes, bool) or not isinstance(nodes, (int, np.integer)) or not 1 <= nodes <= MAX_NODES:
             raise InputError(f"nodes must be a whole number from 1 to {MAX_NODES:,}, got {shown_value(nodes)}")

@@ -510,3 +510,19 @@ def test_a_job_table_redirected_to_stdin_is_told_by_its_bytes(tmp_path, form):
         redirected = subprocess.run([*gm, *args, "--job-table", "/dev/stdin"], stdin=f, capture_output=True, text=True)
     assert redirected.returncode == 0, redirected.stderr
     assert json.loads(redirected.stdout)["revenue"] == json.loads(direct.stdout)["revenue"]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["simulate", "--workload", str(ROOT / "models" / "lpc-egee-2004.toml"), "--synthetic-jobs", "300"],
+        ["simulate", "--synthetic-jobs", "300"],
+        ["workload", "info", str(ROOT / "models" / "lpc-egee-2004.toml")],
+        ["workload", "info", "synthetic"],
+    ],
+)
+def test_a_reduction_of_a_generated_workload_is_refused(argv, capsys):
+    # hunt 21c-F5: a model with --reduction 0.5 was drawn for its 105 nodes and run on 52 (utilization 0.396), where
+    # --nodes 52 drew it for 52 (0.269): two workloads for one node count; a study file refuses the field
+    assert main([*argv, "--reduction", "0.5"]) == 2
+    assert "a reduction (0.5) applies to a trace" in capsys.readouterr().err
