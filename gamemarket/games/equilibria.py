@@ -868,7 +868,8 @@ def solve(
     rel_tol : float, keyword-only
         A profile is an equilibrium where each player's regret is at most ``rel_tol`` times its payoffs' spread (at
         most ``ACCEPT_FLOOR``, 1e-8, where ``rel_tol`` is smaller: the methods' floating-point slack); a number in
-        (0, 1), as :func:`gamemarket.games.rsg_equilibria.equilibria` takes it.
+        (0, 1), as :func:`gamemarket.games.rsg_equilibria.equilibria` takes it. With ``eliminate``, the spread of the
+        payoffs among the strategies iterated dominance keeps (a dominated strategy's payoffs decide nothing).
     eliminate : bool, keyword-only
         Remove iteratively strictly dominated strategies first.
     progress : bool or None, keyword-only
@@ -894,6 +895,14 @@ def solve(
     m, n = A.shape
     notes = []
     rows_kept, cols_kept, left = _eliminated(An, Bn, tol, eliminate, time_limit, notes)
+    if not (rows_kept.all() and cols_kept.all()):
+        # the methods and the regrets are then relative to the spread of the payoffs that decide the game left: a
+        # strictly dominated column paying 1e12 made every payoff of the others "equal within tolerance", and two
+        # pure profiles of regret 2 in matching pennies were listed as equilibria (hunt 21b-F1). A regret in the
+        # game left is the whole game's: no eliminated strategy is a best response to what the game left plays
+        kept = np.ix_(rows_kept, cols_kept)
+        sa, sb = _scale(A[kept]), _scale(B[kept])
+        An, Bn = (A - A[kept].min()) / sa, (B - B[kept].min()) / sb
     Ar, Br = An[np.ix_(rows_kept, cols_kept)], Bn[np.ix_(rows_kept, cols_kept)]
     ri, ci = np.flatnonzero(rows_kept), np.flatnonzero(cols_kept)
     switched = _large_game_switch(methods, Ar.shape, time_limit, complete)

@@ -526,3 +526,19 @@ def test_a_reduction_of_a_generated_workload_is_refused(argv, capsys):
     # --nodes 52 drew it for 52 (0.269): two workloads for one node count; a study file refuses the field
     assert main([*argv, "--reduction", "0.5"]) == 2
     assert "a reduction (0.5) applies to a trace" in capsys.readouterr().err
+
+
+def test_a_dominated_strategys_outlier_does_not_loosen_the_regret_tolerance(tmp_path, capsys):
+    # hunt 21b-F1: matching pennies beside a strictly dominated column paying the provider 1e12: two pure profiles of
+    # provider regret 2 were listed as equilibria (the tolerance relative to a spread the dominated column made)
+    A = np.array([[1.0, -1.0, 1e12], [-1.0, 1.0, 0.0]])
+    B = np.array([[-1.0, 1.0, -10.0], [1.0, -1.0, -10.0]])
+    sol = solve(Game(A, B, ["r0", "r1"], ["c0", "c1", "c2"]))
+    assert [(e.x.round(12).tolist(), e.y.round(12).tolist()) for e in sol.equilibria] == [
+        ([0.5, 0.5], [0.5, 0.5, 0.0])
+    ]
+    assert all(max(e.regret) <= 1e-9 for e in sol.equilibria)
+    path = tmp_path / "outlier.npz"
+    np.savez(path, A=A, B=B)
+    assert main(["game", "solve", str(path), "--methods", "pure"]) == 3  # none: the pure ones had regret 2
+    assert "none found" in capsys.readouterr().err
