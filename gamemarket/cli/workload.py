@@ -19,7 +19,7 @@ from gamemarket.cli.options import (
 )
 from gamemarket.cli.output import FULL, Figure, print_dict, print_table
 from gamemarket.errors import InputError
-from gamemarket.io.files import check_output_file, check_outputs, dumps_json, is_stream
+from gamemarket.io.files import check_output_file, check_outputs, dumps_json, is_stream, shown_path
 from gamemarket.reports.drawing import check_figure_path
 from gamemarket.reports.markdown import num
 from gamemarket.reports.workload import draw_workload_comparison
@@ -92,7 +92,8 @@ def cmd_workload_fit(a) -> int:
     model = fit_model(w, nodes=nodes, threshold=a.threshold, source=name)
     model.save(a.out)
     print(
-        f"{a.out}: campaign model of {name} ({model.notes['campaigns']:,} campaigns of {model.notes['users']} users; "
+        f"{shown_path(a.out)}: campaign model of {shown_path(name)} ({model.notes['campaigns']:,} campaigns of "
+        f"{model.notes['users']} users; "
         f"{model.jobs:,} jobs, {nodes} nodes, load {num(model.load, 3)}; user share {num(model.user_share, 3)}, "
         f"campaign share {num(model.campaign_share, 3)}) in {time.perf_counter() - t0:.2f} s"
     )

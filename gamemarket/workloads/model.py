@@ -39,6 +39,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import tomli_w
 from scipy.special import ndtr, ndtri
 
 from gamemarket.errors import SEED_MAX, InputError, check_instance, check_path, check_text, real_numbers, shown_value
@@ -173,11 +174,14 @@ class WorkloadModel:
         def arr(v, fmt="{:.9g}"):
             return "[" + ", ".join(fmt.format(x) for x in v) + "]"
 
+        # the trace's name as TOML writes a string (a quote, a backslash or a control character escaped: the name
+        # went in raw, and the model read back was tomllib's traceback, hunt 21b-F3), and printable in the comment
+        shown = "".join(c if c.isprintable() else "?" for c in (self.source or "a trace"))
         lines = [
-            f"# gamemarket workload model: numbers only, fitted from {self.source or 'a trace'}",
+            f"# gamemarket workload model: numbers only, fitted from {shown}",
             "# (campaign model; see gamemarket/workloads/model.py)",
             f'format = "{FORMAT}"',
-            f"source = {self.source!r}".replace("'", '"'),
+            tomli_w.dumps({"source": self.source}).rstrip("\n"),
             "",
             "[defaults]",
             f"jobs = {int(self.jobs)}",

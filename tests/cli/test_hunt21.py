@@ -534,11 +534,27 @@ def test_a_dominated_strategys_outlier_does_not_loosen_the_regret_tolerance(tmp_
     A = np.array([[1.0, -1.0, 1e12], [-1.0, 1.0, 0.0]])
     B = np.array([[-1.0, 1.0, -10.0], [1.0, -1.0, -10.0]])
     sol = solve(Game(A, B, ["r0", "r1"], ["c0", "c1", "c2"]))
-    assert [(e.x.round(12).tolist(), e.y.round(12).tolist()) for e in sol.equilibria] == [
-        ([0.5, 0.5], [0.5, 0.5, 0.0])
-    ]
+    assert [(e.x.round(12).tolist(), e.y.round(12).tolist()) for e in sol.equilibria] == [([0.5, 0.5], [0.5, 0.5, 0.0])]
     assert all(max(e.regret) <= 1e-9 for e in sol.equilibria)
     path = tmp_path / "outlier.npz"
     np.savez(path, A=A, B=B)
     assert main(["game", "solve", str(path), "--methods", "pure"]) == 3  # none: the pure ones had regret 2
     assert "none found" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ['say "hi"', "esc\x1b[0m", "evil\nname = 1", "back\\slash", "del\x7f"])
+def test_a_trace_name_of_any_characters_is_written_into_its_model_as_toml_writes_it(tmp_path, capsys, name):
+    # hunt 21b-F3: a quote or a control character in the trace's name crashed `workload fit` with tomllib's traceback
+    # when the model was read back; a newline was blamed on the trace's times
+    from gamemarket.workloads import load
+
+    records = [
+        f"{i + 1} {i * 40} 0 {100 + i % 7 * 30} 1 -1 -1 1 300 -1 1 {1 + i % 3} -1 -1 -1 -1 -1 -1" for i in range(1500)
+    ]
+    trace = tmp_path / f"{name}.swf"
+    trace.write_text("\n".join(["; MaxProcs: 8", *records]) + "\n")
+    out = tmp_path / "m.toml"
+    assert main(["workload", "fit", str(trace), "--out", str(out)]) == 0
+    assert capsys.readouterr().out.rstrip("\n").isprintable()  # the name shown, not its control characters
+    assert out.read_text(encoding="utf-8").splitlines()[0].isprintable()
+    assert load(str(out), jobs=50).meta["name"] == f"model:{name}"
