@@ -169,6 +169,8 @@ def _u(code, t, w, alpha, td):
     if code == U_LINEAR:
         return w * t
     if code == U_POWER:
+        if w == 0.0:  # a job of weight 0 values nothing, whatever its throughput (0 log 0: hunt 21b-F2)
+            return 0.0
         if alpha == 1.0:
             return w * np.log(t) if t > 0.0 else -np.inf
         if t <= 0.0 and alpha > 1.0:

@@ -103,10 +103,9 @@ class TorchEvaluator:
         torch = self.torch
         if self.code == U_LINEAR:
             return self.w * t
-        if self.code == U_POWER:
-            if self.alpha == 1.0:
-                return self.w * torch.log(t)
-            return self.w * t ** (1.0 - self.alpha) / (1.0 - self.alpha)
+        if self.code == U_POWER:  # (a job of weight 0 values nothing: 0 log 0 is 0 here, as in the numpy kernels)
+            u = self.w * torch.log(t) if self.alpha == 1.0 else self.w * t ** (1.0 - self.alpha) / (1.0 - self.alpha)
+            return torch.where(self.w == 0, torch.zeros_like(u), u)
         return -self.w * torch.clamp(self.td - t, min=0.0)
 
     def __call__(self, p, mu: float = 0.0):

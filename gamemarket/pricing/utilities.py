@@ -212,12 +212,16 @@ class Power(Utility):
         self.log_prices = self.alpha > 1.0
 
     def value(self, t):
-        """``w t^(1-alpha) / (1-alpha)``, or ``w log t`` for alpha = 1 (``-inf`` at ``t = 0`` when alpha >= 1)."""
+        """``w t^(1-alpha) / (1-alpha)``, or ``w log t`` for alpha = 1 (``-inf`` at ``t = 0`` when alpha >= 1); 0 for a
+        job of weight 0, whatever its throughput (it values nothing: ``0 log 0`` was NaN, and a problem with such a job
+        found "no finite duality gap", hunt 21b-F2)."""
         t = np.asarray(t, dtype=np.float64)
-        with np.errstate(divide="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore"):
             if self.alpha == 1.0:
-                return self.w * np.log(t)
-            return self.w * t ** (1 - self.alpha) / (1 - self.alpha)
+                u = self.w * np.log(t)
+            else:
+                u = self.w * t ** (1 - self.alpha) / (1 - self.alpha)
+        return np.where(np.broadcast_to(self.w, np.shape(u)) == 0, 0.0, u)
 
     def _h(self, s, w):
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):

@@ -558,3 +558,21 @@ def test_a_trace_name_of_any_characters_is_written_into_its_model_as_toml_writes
     assert capsys.readouterr().out.rstrip("\n").isprintable()  # the name shown, not its control characters
     assert out.read_text(encoding="utf-8").splitlines()[0].isprintable()
     assert load(str(out), jobs=50).meta["name"] == f"model:{name}"
+
+
+@pytest.mark.parametrize("utility", ["log", "alpha:2", "alpha:0.5"])
+@pytest.mark.parametrize("seed", [3, 4])
+def test_a_job_of_weight_zero_values_nothing_and_the_rest_solve_as_without_it(utility, seed):
+    # hunt 21b-F2: a job of weight 0 (which the reader accepts) made a log or alpha:2 problem "no finite duality gap"
+    from gamemarket.pricing import Problem
+    from gamemarket.pricing import solve as price
+
+    rng = np.random.default_rng(seed)
+    n = 30
+    A, R = rng.uniform(0.1, 1, (n, 3)), np.array([5.0, 4.0, 3.0])
+    w = np.ones(n)
+    w[[0, 7]] = 0.0
+    with_zero = price(Problem(A, R, utility, weight=w))
+    without = price(Problem(A[w > 0], R, utility))
+    assert with_zero.converged and without.converged
+    assert with_zero.objective == pytest.approx(without.objective, abs=with_zero.gap + without.gap + 1e-9)
