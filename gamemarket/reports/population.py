@@ -40,6 +40,7 @@ from gamemarket.reports.markdown import counted, md_table, num, num_ci, report_p
 from gamemarket.reports.report import claim_folder, figure_lines, workload_words, write_text  # noqa: E402
 from gamemarket.search.exploration import read_stored_exploration, write_exploration  # noqa: E402
 from gamemarket.studies.deviations import probe_size  # noqa: E402
+from gamemarket.studies.population import probe_used  # noqa: E402
 
 
 def _joint_section(joint, exploration=None) -> list[str]:
@@ -527,13 +528,14 @@ def _method_section(an) -> list[str]:
         "",
         f"Per mechanism, the consumers' game is reduced by deviation-preserving reduction to {cfg.reduced_players} "
         f"players ({an.meta.grid_mixtures} population mixtures, each one simulation per seed, every strategy's "
-        f"payoff from one run by probe slices of {cfg.probe:g} of the agents). A strategy's payoff in the reduced "
+        f"payoff from one run by probe slices of {_probe_share(an, cfg):g} of the agents). A strategy's payoff in the "
+        "reduced "
         "game is the mean utility of the agents that play it, less the same agents' utility in the all-truthful run "
         "of the same seed and mechanism, plus the mean truthful utility (a control variate). The reduced game's "
         "equilibria (regret at most 1e-8 of its payoff scale) are candidates. " + _search_sentence(an.answers) + " "
         "Each candidate is then checked by paired runs: a base run at the candidate, and a run in which every rule "
-        f"is played by a random block of {cfg.probe:g} of the agents of its own ({_block_words(an, cfg)}); a "
-        "rule's gain is its block's "
+        f"is played by a random block of {_probe_share(an, cfg):g} of the agents of its own "
+        f"({_block_words(an, cfg)}); a rule's gain is its block's "
         "utility less the same agents' utility in the base run (the same jobs, bids and draws), less what the "
         "other blocks do to everyone (the mean change of the agents in no block); an agent that already plays the "
         "rule gains 0 by it, so the candidate's own rule at a pure candidate gains exactly 0. The candidate's "
@@ -560,7 +562,14 @@ def _block_words(an, cfg) -> str:
     """A probe block's size in agents: ``1,072 of the 214,322 jobs`` (a block of one or two agents decides little,
     and the share alone did not say so)."""
     n = an.meta.users if cfg.agents == "users" else an.meta.jobs
-    return f"{counted(probe_size(n, cfg.probe), 'agent')} of the {n:,} {'users' if cfg.agents == 'users' else 'jobs'}"
+    share = _probe_share(an, cfg)
+    return f"{counted(probe_size(n, share), 'agent')} of the {n:,} {'users' if cfg.agents == 'users' else 'jobs'}"
+
+
+def _probe_share(an, cfg) -> float:
+    """The probe share the runs used (``probe_used``: one user where that is more than ``[game] probe``); the report
+    gave the nominal 0.005 where 0.02, one user of 50, was used (hunt 21c-F2)."""
+    return probe_used(cfg, an.meta.users if cfg.agents == "users" else an.meta.jobs)
 
 
 def _looks_sentence(runs, cfg) -> str:

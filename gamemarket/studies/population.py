@@ -168,7 +168,7 @@ def run_chunk(
         agent = np.arange(n)
         d = draws.G
     n_agents = int(agent.max()) + 1 if n else 0
-    probe = max(cfg.probe, 1.0 / max(n_agents, 1)) if cfg.agents == "users" else cfg.probe
+    probe = probe_used(cfg, n_agents)
     base_key = (
         None
         if workload_key is None
@@ -458,6 +458,13 @@ class PopulationRuns:
                 f"study {spec.name!r}: the {market.kind} market ({market.description}) has no users; "
                 "use agents = 'jobs'"
             )
+        if self.cfg.agents == "users" and self.meta["users"] < MIN_USERS:
+            raise InputError(
+                f"{spec.path}: [game] field 'agents' = 'users': the workload {self.meta['workload']} has "
+                f"{self.meta['users']:,} user(s) (SWF field 12; -1, unknown, counts as one), fewer than {MIN_USERS}: "
+                "so few agents cannot realise the reduced game's mixtures (each is a share 1/n of the population); "
+                "use agents = 'jobs'"
+            )
         self.arrays = (
             dict(workload.arrays) if users is None else {**workload.arrays, "user": np.ascontiguousarray(users)}
         )
@@ -620,6 +627,18 @@ def _chunk_task(
             os._exit(1)
         store.write(key, rec)
     return [(key, None) for key in keys]
+
+
+#: the fewest users a population game of users is played by: each agent is a share 1/n of the population, and with
+#: fewer the reduced game's mixtures are not realised (2 users ran the mixture 0.75/0.25 as 1/1, reported as
+#: verified; 1 user failed with "1 probe slices of 1.0 leave no room for the mixture": hunt 21c-F2)
+MIN_USERS = 10
+
+
+def probe_used(cfg, n_agents: int) -> float:
+    """The share of the agents a probe slice holds in a run: ``[game] probe``, or one agent where the players are
+    users and one is more than that share (``1 / n_agents``): what the runs use and the report says."""
+    return max(cfg.probe, 1.0 / max(n_agents, 1)) if cfg.agents == "users" else cfg.probe
 
 
 def answer_tables(spec, names) -> dict:

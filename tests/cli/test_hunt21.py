@@ -239,6 +239,11 @@ def test_a_users_game_states_its_payoffs_per_user(tmp_path, capsys):
     per_user = "bid x seconds per user (the sum over the user's jobs)"
     assert text.count(per_user) >= 3, text
     assert "seconds per job" not in text
+    # the probe share the runs used (one user, where that is more than [game] probe): hunt 21c-F2 read the nominal one
+    from gamemarket.workloads import load
+
+    users = load("synthetic", jobs=300, load=1.1, seed=2, nodes=8).jobs["user"].nunique()
+    assert f"probe slices of {max(0.005, 1 / users):g} of the agents" in text
 
 
 def test_game_solve_of_an_exploring_study_answers_with_its_exploration(tmp_path, capsys):
@@ -576,3 +581,27 @@ def test_a_job_of_weight_zero_values_nothing_and_the_rest_solve_as_without_it(ut
     without = price(Problem(A[w > 0], R, utility))
     assert with_zero.converged and without.converged
     assert with_zero.objective == pytest.approx(without.objective, abs=with_zero.gap + without.gap + 1e-9)
+
+
+def test_a_users_game_of_too_few_users_is_refused_by_every_command(tmp_path, capsys):
+    # hunt 21c-F2: one user failed in `study run` with a message naming nothing ("1 probe slices of 1.0 leave no room
+    # for the mixture") after `study status` had accepted it; two users ran 0.75/0.25 as 1/1, reported as verified
+    records = [
+        f"{i + 1} {i * 50} 0 {100 + i % 5 * 40} 1 -1 -1 1 300 -1 1 {1 + i % 2} -1 -1 -1 -1 -1 -1" for i in range(300)
+    ]
+    (tmp_path / "u2.swf").write_text("\n".join(["; MaxProcs: 8", *records]) + "\n")
+    body = (
+        'name = "u2"\n[workload]\nsource = "u2.swf"\n[strategies]\nproviders = ["hb-first", "hb-kth"]\n[game]\n'
+        'kind = "population"\nagents = "users"\nstrategies = ["truthful", "shade-0.5"]\n[replications]\ncount = 2\n'
+    )
+    path = tmp_path / "u2.toml"
+    path.write_text(body)
+    for argv in (
+        ["study", "status", str(path)],
+        ["study", "run", str(path), "--no-progress"],
+        ["population", "probe", str(path), "--mechanism", "hb-first", "--base", "truthful", "--deviation", "shade-0.5"],
+    ):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert "[game] field 'agents' = 'users': the workload u2.swf has 2 user(s)" in err and "fewer than 10" in err
+    assert not (tmp_path / "results").exists()
