@@ -605,3 +605,28 @@ def test_a_users_game_of_too_few_users_is_refused_by_every_command(tmp_path, cap
         err = capsys.readouterr().err
         assert "[game] field 'agents' = 'users': the workload u2.swf has 2 user(s)" in err and "fewer than 10" in err
     assert not (tmp_path / "results").exists()
+
+
+@pytest.mark.parametrize("form", ["csv", "csv.gz", "parquet"])
+def test_a_job_table_too_large_for_memory_is_refused_before_it_is_parsed(tmp_path, capsys, monkeypatch, form):
+    # hunt 21b-F4: 4,000,000 jobs ran at 886 MB under a 200 MB limit, where a trace of the same jobs was refused
+    import pandas as pd
+
+    n = 20_000
+    table = pd.DataFrame(
+        {"id": range(n), "submit": range(n), "runtime": 100, "estimate": 300, "private_bid": 20.5,
+         "reported_bid": 20.5, "group": 0}
+    )  # fmt: skip
+    path = tmp_path / f"t.{form}"
+    if form == "parquet":
+        table.to_parquet(path)
+    else:
+        table.to_csv(path, index=False)
+    limit = 20_000 * 100  # under what 20,000 jobs need in either form
+    monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", str(limit))
+    assert main(["simulate", "--job-table", str(path), "--nodes", "8"]) == 2
+    assert (
+        f"{path}: a job table of {n + (form != 'parquet'):,} jobs and their run needs about" in capsys.readouterr().err
+    )
+    monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", str(limit * 100))
+    assert main(["simulate", "--job-table", str(path), "--nodes", "8"]) == 0
