@@ -27,7 +27,7 @@ from gamemarket.confidence import check_probability
 from gamemarket.errors import InputError, check_seed
 from gamemarket.games.bimatrix import Game
 from gamemarket.games.equilibria import Equilibrium, tolerance, unchecked_regret
-from gamemarket.io.limits import MAX_RESAMPLES, MIN_RESAMPLES
+from gamemarket.io.limits import MAX_RESAMPLES, MIN_RESAMPLES, check_fits
 
 
 @dataclass
@@ -119,6 +119,13 @@ def bootstrap(
     if game.A_reps is None or game.A_reps.shape[2] < 2:
         return [None] * len(equilibria)
     R = game.A_reps.shape[2]
+    m, n = game.A.shape
+    # the draws' indices, both players' resampled payoffs and each equilibrium's regrets, before any is drawn: a million
+    # resamples took 594 MB more under a 300 MB limit (hunt 21b-F7)
+    check_fits(
+        resamples * (8 * R + 16 * m * n + 16 * max(len(equilibria), 1)),
+        f"{resamples:,} bootstrap resamples of a {m} x {n} game of {R} replications",
+    )
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, R, size=(resamples, R))
     lo_q, hi_q = (1 - level) / 2, 1 - (1 - level) / 2

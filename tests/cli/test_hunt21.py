@@ -630,3 +630,18 @@ def test_a_job_table_too_large_for_memory_is_refused_before_it_is_parsed(tmp_pat
     )
     monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", str(limit * 100))
     assert main(["simulate", "--job-table", str(path), "--nodes", "8"]) == 0
+
+
+def test_bootstrap_resamples_are_sized_against_the_memory_limit_before_they_are_drawn(monkeypatch):
+    # hunt 21b-F7: a million resamples took 594 MB more under a 300 MB limit
+    from gamemarket.games.robustness import bootstrap
+
+    rng = np.random.default_rng(0)
+    A_reps, B_reps = rng.normal(size=(4, 5, 6)), rng.normal(size=(4, 5, 6))
+    game = Game(A_reps.mean(axis=2), B_reps.mean(axis=2), [f"r{i}" for i in range(4)], [f"c{j}" for j in range(5)],
+                A_reps=A_reps, B_reps=B_reps)  # fmt: skip
+    eqs = solve(game).equilibria
+    monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", str(50_000_000))
+    with pytest.raises(InputError, match=r"1,000,000 bootstrap resamples of a 4 x 5 game of 6 replications needs"):
+        bootstrap(game, eqs, resamples=1_000_000)
+    assert len(bootstrap(game, eqs, resamples=1000)) == len(eqs)
