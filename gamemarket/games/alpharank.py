@@ -138,8 +138,10 @@ def fixation(u: np.ndarray, m: int) -> np.ndarray:
     return out
 
 
-def _moves(game, normalize: bool):
-    """Every switch of one player: (from profile, to profile, how many players can make it, payoff gain)."""
+def _moves(game, normalize: bool, clock: SearchClock | None = None):
+    """Every switch of one player: (from profile, to profile, how many players can make it, payoff gain); ``clock``
+    checked every :data:`MOVES_PER_LOOK` profiles (a 110 x 110 game's 8 million moves took 30 s of pure Python before
+    a 1 s limit was first looked at: hunt 21b-F5), :class:`TimeUp` past its limit."""
     prof, pay = game.profiles, game.payoffs
     ri = game.role_index
     units = np.ones(len(game.roles))
@@ -151,6 +153,8 @@ def _moves(game, normalize: bool):
     index = {tuple(row): i for i, row in enumerate(prof.tolist())}
     src, dst, mult, gain = [], [], [], []
     for p, row in enumerate(prof.tolist()):
+        if clock is not None and p % MOVES_PER_LOOK == 0:
+            clock.check()
         for s in np.flatnonzero(prof[p]):
             r = ri[s]
             for t in np.flatnonzero(ri == r):
@@ -167,12 +171,16 @@ def _moves(game, normalize: bool):
     return np.array(src, int), np.array(dst, int), np.array(mult, float), np.array(gain, float)
 
 
-def _log_rates(game, alpha, m: int, eps: float, normalize: bool):
+#: profiles of :func:`_moves` between two looks at the clock
+MOVES_PER_LOOK = 200
+
+
+def _log_rates(game, alpha, m: int, eps: float, normalize: bool, clock: SearchClock | None = None):
     """The chain's off-diagonal transitions as (from, to, log probability): logs, so that a fixation probability
     far below the float range (``exp(-5000)``) still counts."""
     _check(alpha, m, eps)
     normalize = check_flag(normalize, "alpha-rank: normalize")  # ('no' was true: the raw payoffs never used)
-    src, dst, mult, gain = _moves(game, normalize)
+    src, dst, mult, gain = _moves(game, normalize, clock)
     eta = 1.0 / max(1, sum(n * (k - 1) for n, k in zip(game.players, game.num_strategies)))
     if alpha is None:
         tie = np.abs(gain) <= 1e-14
@@ -204,8 +212,11 @@ def transition_matrix(
     """The alpha-rank Markov chain over the game's profiles (rows sum to 1; probabilities below the float range
     are 0 here); ``alpha=None``: the infinite-alpha limit with noise ``eps``."""
     game = as_role_symmetric(game)
-    src, dst, logp = _log_rates(game, alpha, m, eps, normalize)
-    P = len(game.profiles)
+    return _matrix(len(game.profiles), *_log_rates(game, alpha, m, eps, normalize))
+
+
+def _matrix(P: int, src: np.ndarray, dst: np.ndarray, logp: np.ndarray) -> np.ndarray:
+    """The chain's ``P x P`` matrix from its off-diagonal transitions (:func:`_log_rates`); rows sum to 1."""
     C = np.zeros((P, P))
     np.add.at(C, (src, dst), np.exp(logp))
     C[np.diag_indices(P)] = 1.0 - C.sum(axis=1)
@@ -374,9 +385,11 @@ def alpharank(
     # the chain's matrix, its elimination's copy and (in logarithms) a third: P x P floats each (hunt 17b-19: a 60 x 60
     # game's 3,600 profiles took 535 MB past a limit of 50 MB)
     check_fits(3.0 * P * P * 8, f"alpha-rank of {P:,} profiles (three {P:,} x {P:,} matrices)")
-    src, dst, logp = _log_rates(rsg, alpha, m, eps, normalize)
-    C = transition_matrix(rsg, alpha=alpha, m=m, eps=eps, normalize=normalize)
+    _check(alpha, m, eps)  # (before the clock: a bad argument is an error, not a stop)
     try:
+        # the moves are counted in the limit too (once: the matrix is made from them)
+        src, dst, logp = _log_rates(rsg, alpha, m, eps, normalize, clock)
+        C = _matrix(P, src, dst, logp)
         clock.bar(P, unit="state", desc="alpha-rank")
         direct = _gth(C, clock) if P > 1 and not (logp.size and logp.min() < -600) else None
         if P > 1 and direct is None:  # probabilities near or below the float range, or ratios past it: in logs

@@ -645,3 +645,19 @@ def test_bootstrap_resamples_are_sized_against_the_memory_limit_before_they_are_
     with pytest.raises(InputError, match=r"1,000,000 bootstrap resamples of a 4 x 5 game of 6 replications needs"):
         bootstrap(game, eqs, resamples=1_000_000)
     assert len(bootstrap(game, eqs, resamples=1000)) == len(eqs)
+
+
+def test_alpharank_counts_building_its_chain_within_the_time_limit(monkeypatch):
+    # hunt 21b-F5: an 80 x 80 game's chain (8 million moves, pure Python) was built before the clock was first looked
+    # at: a 1 s limit ended after 11-14 s
+    from gamemarket.games import alpharank as ar
+    from gamemarket.games.budget import Stopped
+
+    built = []
+    monkeypatch.setattr(ar, "_matrix", lambda *args: built.append(args) or None)
+    rng = np.random.default_rng(1)
+    game = Game(rng.normal(size=(30, 30)), rng.normal(size=(30, 30)), [f"r{i}" for i in range(30)],
+                [f"c{j}" for j in range(30)])  # fmt: skip
+    with pytest.raises(Stopped, match="alpha-rank stopped"):
+        ar.alpharank(game, time_limit=1e-9)
+    assert not built  # stopped while its moves were listed, before any matrix
