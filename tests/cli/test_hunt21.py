@@ -661,3 +661,37 @@ def test_alpharank_counts_building_its_chain_within_the_time_limit(monkeypatch):
     with pytest.raises(Stopped, match="alpha-rank stopped"):
         ar.alpharank(game, time_limit=1e-9)
     assert not built  # stopped while its moves were listed, before any matrix
+
+
+class _Expired:
+    """A search clock whose limit has passed."""
+
+    limit = 3.0
+
+    def expired(self):
+        return True
+
+    def stopped(self):
+        return "at the time limit of 3 s"
+
+
+def test_verification_past_the_time_limit_leaves_the_rest_out_and_says_so():
+    # hunt 21b-F6: a 300 x 300 zero game's 90,000 pure candidates were verified for 24-39 s past a 3 s limit, and an
+    # EGTA game's 4,177 for 9 s past a 2 s one (a re-test of 20b-F4)
+    from gamemarket.games.equilibria import _verify_each
+    from gamemarket.games.rsg_equilibria import VERIFY_PER_LOOK, _verified
+    from gamemarket.games.rsgame import RoleSymmetricGame
+
+    seen, notes = [], []
+    done = _verify_each([(i, i) for i in range(100)], lambda x, y: seen.append(x), 3.0, [3.0], "pure", notes)
+    assert not done and not seen and "100 of its 100 candidates were left unverified" in notes[0]
+    assert notes[0].startswith("incomplete: the time limit of 3 s was reached while verifying what pure found")
+    # the budget is the verification's own: a search that used its whole limit still has its candidates verified
+    notes, seen = [], []
+    assert _verify_each([(i, i) for i in range(100)], lambda x, y: seen.append(x), 3.0, [0.0], "pure", notes)
+    assert len(seen) == 100 and not notes
+    game = RoleSymmetricGame.from_function(["c"], [3], [["a", "b"]], lambda p: [2.0, 1.0])
+    cands = [(np.array([1.0, 0.0]), "replicator")] * (3 * VERIFY_PER_LOOK)
+    notes = []
+    found = _verified(game, cands, {}, 1e-9, 1e-6, _Expired(), notes)
+    assert len(found) == 1 and notes and "128 of 192 were left unverified" in notes[0]
