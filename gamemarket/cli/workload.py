@@ -186,7 +186,7 @@ def cmd_workload_compare(a) -> int:
         ("peak jobs present", "peak_jobs_present", count),
         ("days with offered load above 1", "days_overloaded", share),
         ("99th percentile of hourly offered load", "hourly_load_p99", digits(3)),
-        ("CV of inter-arrival gaps", "gap_cv", digits(2)),
+        ("CV of inter-arrival gaps", "gap_cv", digits(3)),  # (two digits showed 15.3 and 15.1 as "15": hunt 21c-W5)
         ("autocorrelation of log run time, lag 1", "acf_log_runtime_1", digits(2)),
         ("autocorrelation of log run time, lag 100", "acf_log_runtime_100", digits(2)),
         ("autocorrelation of log run time, lag 1000", "acf_log_runtime_1000", digits(2)),

@@ -39,6 +39,9 @@ from gamemarket.workloads.synthetic import SyntheticSpec
 
 Fraction01 = Annotated[float, Field(ge=0, lt=1)]
 NonNegative = Annotated[float, Field(ge=0)]
+#: a price per unit of a pricing market's resource: bounded as a scheduling provider's reserve is (1e300 passed, and
+#: nobody bought: hunt 21c-W6)
+Price = Annotated[float, Field(ge=0, le=MAX_BID)]
 Positive = Annotated[float, Field(gt=0)]
 #: the largest replication seed (a signed 64-bit integer, as the results tables store seeds)
 Seed = Annotated[int, Field(ge=0, le=SEED_MAX)]
@@ -311,8 +314,8 @@ class PricingProvider(Table):
 
     kind: Literal["pricing"]
     mechanism: str = Field(description="a registered pricing mechanism")
-    reserve: NonNegative | list[NonNegative] | None = Field(None, description="a reserve price, or one per resource")
-    prices: NonNegative | list[NonNegative] | None = Field(None, description="posted prices, or one per resource")
+    reserve: Price | list[Price] | None = Field(None, description="a reserve price, or one per resource")
+    prices: Price | list[Price] | None = Field(None, description="posted prices, or one per resource")
     description: str = ""
 
 

@@ -695,3 +695,17 @@ def test_verification_past_the_time_limit_leaves_the_rest_out_and_says_so():
     notes = []
     found = _verified(game, cands, {}, 1e-9, 1e-6, _Expired(), notes)
     assert len(found) == 1 and notes and "128 of 192 were left unverified" in notes[0]
+
+
+@pytest.mark.parametrize(
+    "entry", ['mechanism = "posted"\nprices = 1e300', 'mechanism = "clearing-reserve"\nreserve = [1.0, 1e12]']
+)
+def test_a_pricing_providers_prices_are_bounded_as_a_reserve_is(tmp_path, entry):
+    # hunt 21c-W6: prices = 1e300 passed status and run (revenue 0, nobody bought); a scheduling reserve is <= 1e9
+    body = (
+        HETERO.format(jobs=40)
+        .replace('providers = ["clearing", "posted"]', 'providers = ["clearing", "x"]')
+        .replace("[replications]", f'[strategies.provider.x]\nkind = "pricing"\n{entry}\n[replications]')
+    )
+    with pytest.raises(InputError, match=r"expected a number (>= 0 and )?<= (1000000000.0|1e\+09)"):
+        load_study(write_study(tmp_path, body))
