@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import warnings
 import zipfile
@@ -51,7 +52,10 @@ from gamemarket.workloads.model_file import FORMAT as MODEL_FORMAT
 
 _WARNED: set[str] = set()
 #: characters Markdown reads as formatting wherever they stand (a name holding one is refused: a report prints it)
-MARKDOWN_SYNTAX = "[]*`\\"
+MARKDOWN_SYNTAX = "[]*`\\~"
+#: an HTML character reference (``&amp;``, ``&#38;``): a Markdown viewer and a browser print the character it names, not
+#: the name as written (hunt 21c-W1: "a&amp;b" was shown as "a&b")
+CHARACTER_REFERENCE = re.compile(r"&(#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);")
 
 
 @dataclass(frozen=True)
@@ -300,11 +304,19 @@ class StudySpec:
         names += [("game", g.name) for g in self.games]
         for what, name in names:
             bad = sorted(set(name) & set(MARKDOWN_SYNTAX))
-            if bad or name[:1] == "_" or name[-1:] == "_":
-                shown = ", ".join(repr(c) for c in bad) if bad else "'_' at its start or end"
+            entity = CHARACTER_REFERENCE.search(name)
+            if bad or entity or name[:1] == "_" or name[-1:] == "_":
+                shown = (
+                    ", ".join(repr(c) for c in bad)
+                    if bad
+                    else f"the character reference {entity.group(0)!r}"
+                    if entity
+                    else "'_' at its start or end"
+                )
                 raise InputError(
                     f"{where}: {what} {name!r}: holds {shown}, which Markdown reads as formatting (a report prints "
-                    "it); rename it without [ ] * ` \\ and without _ at either end"
+                    "it); rename it without [ ] * ` \\ ~, without a character reference (&amp;) and without _ at "
+                    "either end"
                 )
 
     def _check_leaving(self, where: str) -> None:

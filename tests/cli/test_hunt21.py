@@ -709,3 +709,15 @@ def test_a_pricing_providers_prices_are_bounded_as_a_reserve_is(tmp_path, entry)
     )
     with pytest.raises(InputError, match=r"expected a number (>= 0 and )?<= (1000000000.0|1e\+09)"):
         load_study(write_study(tmp_path, body))
+
+
+@pytest.mark.parametrize(("name", "said"), [("a&amp;b", "the character reference '&amp;'"), ("x~~y~~", "'~'"),
+                                            ("r&#38;d", "the character reference '&#38;'")])  # fmt: skip
+def test_a_name_a_viewer_would_print_otherwise_is_refused(tmp_path, name, said):
+    # hunt 21c-W1: "a&amp;b" was shown as "a&b" in both pages, "x~~y~~" struck through on GitHub
+    body = TINY.format(count=2).replace('consumers = ["FT", "SRG"]', f'consumers = ["FT", "{name}"]')
+    body = body.replace("[replications]", f'[strategies.consumer."{name}"]\ngroups = [[1.0, 0.3]]\n[replications]')
+    with pytest.raises(InputError, match=re.escape(f"consumer strategy {name!r}: holds {said}")):
+        load_study(write_study(tmp_path, body))
+    ok = body.replace(name, "a&b")  # '&' alone is kept (it is no reference)
+    assert load_study(write_study(tmp_path / "ok", ok)).consumers[1].name == "a&b"
