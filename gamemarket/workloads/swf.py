@@ -343,6 +343,10 @@ def _fast_fields(data: bytes, inline_semicolon: bool | None = None) -> np.ndarra
     return cols
 
 
+#: a field as SWF writes a number: decimal digits, an optional sign, point and exponent (no "1_000", "0x10", "inf")
+_PLAIN_NUMBER = re.compile(rb"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?\Z")
+
+
 def parse_fields_careful(
     data: bytes, path: str, skip_bad_lines: bool = False, *, first_line: int = 1
 ) -> tuple[np.ndarray, int]:
@@ -365,6 +369,8 @@ def parse_fields_careful(
             values = []
             for k, tok in enumerate(parts, start=1):
                 try:
+                    if not _PLAIN_NUMBER.match(tok):  # (Python's float() reads "1_000" as 1000: hunt 21b-W6)
+                        raise ValueError
                     v = float(tok)
                 except ValueError:
                     problem = f"field {k} is {tok.decode('utf-8', 'replace')!r}, expected a number"

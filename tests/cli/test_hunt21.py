@@ -721,3 +721,13 @@ def test_a_name_a_viewer_would_print_otherwise_is_refused(tmp_path, name, said):
         load_study(write_study(tmp_path, body))
     ok = body.replace(name, "a&b")  # '&' alone is kept (it is no reference)
     assert load_study(write_study(tmp_path / "ok", ok)).consumers[1].name == "a&b"
+
+
+def test_an_swf_field_in_pythons_number_syntax_is_refused_naming_its_line(tmp_path, capsys):
+    # hunt 21b-W6: a run time written 1_000 was read as 1000 (Python's float()), not refused
+    records = [f"{i + 1} {i * 40} 0 100 1 -1 -1 1 300 -1 1 1 -1 -1 -1 -1 -1 -1" for i in range(20)]
+    records[4] = records[4].replace(" 0 100 ", " 0 1_000 ", 1)
+    path = tmp_path / "t.swf"
+    path.write_text("\n".join(["; MaxProcs: 8", *records]) + "\n")
+    assert main(["workload", "info", str(path)]) == 2
+    assert f"{path}:6: malformed SWF line: field 4 is '1_000', expected a number" in capsys.readouterr().err
