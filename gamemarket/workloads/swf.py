@@ -343,8 +343,9 @@ def _fast_fields(data: bytes, inline_semicolon: bool | None = None) -> np.ndarra
     return cols
 
 
-#: a field as SWF writes a number: decimal digits, an optional sign, point and exponent (no "1_000", "0x10", "inf")
-_PLAIN_NUMBER = re.compile(rb"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?\Z")
+#: a field as SWF writes a number: decimal digits, an optional sign, point and exponent (no "1_000", "0x10"); a NaN
+#: or an infinity is read, to be refused as no finite number
+_PLAIN_NUMBER = re.compile(rb"[-+]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|(?i:nan|inf|infinity))\Z")
 
 
 def parse_fields_careful(
