@@ -143,6 +143,12 @@ def simulate_profile(
     ProfileRun
     """
     _check_arguments(workload, nodes, synthetic_jobs, load, seed, reduction)
+    # named by their options, as the command takes them (hunt 21b-W4: a study file's words, "field 'blend'", and "got
+    # None" of a value nobody typed)
+    if blend is not None and payment != "blend":
+        raise InputError(f"blend (--blend {blend}) applies to payment 'blend' (--payment blend) only, not {payment!r}")
+    if blend is None and payment == "blend":
+        raise InputError("payment 'blend' (--payment blend) needs blend (--blend ALPHA, a number in [0, 1])")
     mech = Mechanism(scheduler, payment, reserve, blend=blend)
     # an output never replaces an input, nor another output (the command checks it too; a call wrote its outcome
     # over the job table it read)

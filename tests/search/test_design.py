@@ -398,10 +398,10 @@ def test_the_name_blend_is_reserved_and_checked_as_a_number():
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--payment", "blend"], "'blend' must be a number in [0, 1]"),
+        (["--payment", "blend"], "payment 'blend' (--payment blend) needs blend (--blend ALPHA, a number in [0, 1])"),
         (["--payment", "blend", "--blend", "1.5"], "got 1.5"),
         (["--payment", "blend", "--blend", "nan"], "got nan"),
-        (["--payment", "kth", "--blend", "0.3"], "applies to payment 'blend' only"),
+        (["--payment", "kth", "--blend", "0.3"], "(--blend 0.3) applies to payment 'blend' (--payment blend) only"),
         (["--payment", "blend", "--blend", "x"], "--blend"),
     ],
 )
