@@ -465,6 +465,7 @@ def _csv_players(path: Path, df: pd.DataFrame, header: list[str]) -> tuple[str, 
             break
     else:
         tidy = {"profile", "role", "strategy", "count", "payoff"} <= set(df.columns)  # (hunt 19a-W1)
+        comment = bool(header) and str(header[0]).lstrip().startswith("#")  # (hunt 21b-W5: sent back to game solve)
         raise InputError(
             f"{path}: expected columns provider, consumer, provider_payoff, consumer_payoff "
             f"(or row, col, row_payoff, col_payoff); found {list(df.columns)}"
@@ -472,6 +473,8 @@ def _csv_players(path: Path, df: pd.DataFrame, header: list[str]) -> tuple[str, 
                 ": a role-symmetric game's tidy table (a population report's data/game-*.csv); solve its EGTA JSON "
                 f"game, written beside it ({path.with_suffix('.json').name})"
                 if tidy
+                else f": line 1 ({header[0]!r}) is a comment, which a payoff table has none of; remove it"
+                if comment
                 else says_it_is(path, "job-table")  # (a spreadsheet's "sep=," first line: hunt 20b-W3)
             )
         )
