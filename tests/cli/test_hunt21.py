@@ -736,6 +736,6 @@ def test_an_swf_field_in_pythons_number_syntax_is_refused_naming_its_line(tmp_pa
 def test_a_payoff_table_with_a_comment_line_is_told_to_remove_it(tmp_path, capsys):
     # hunt 21b-W5: a '#' first line sent the user back to the command they had run
     path = tmp_path / "g.csv"
-    path.write_text("# my game\nprovider,consumer,provider_payoff,consumer_payoff\na,x,1,2\na,y,0,0\nb,x,0,0\nb,y,2,1\n")
+    path.write_text("# my game\nprovider,consumer,provider_payoff,consumer_payoff\na,x,1,2\na,y,0,0\nb,x,0,0\nb,y,2,1")
     assert main(["game", "solve", str(path)]) == 2
     assert "line 1 ('# my game') is a comment, which a payoff table has none of; remove it" in capsys.readouterr().err
