@@ -101,7 +101,7 @@ def _checked_out(a) -> Path:
     (``.trace.csv``), can be written where it points (``--force`` to replace files of ours)."""
     check_output_file_name(a.out, "--out")
     out = Path(a.out)
-    if out.suffix != ".npz":
+    if out.suffix.lower() != ".npz":  # (R.NPZ as the readers take it: hunt 21b-W3)
         raise InputError(f"--out {a.out!r}: expected a .npz file name")
     if out.is_dir():
         raise InputError(f"--out {a.out!r}: is a folder; expected a .npz file name")

@@ -50,7 +50,7 @@ def _check_outputs(a) -> None:
     """Before any work: the outputs are not the inputs nor one file, each has a known format, and an
     existing file is replaced only with ``--force``."""
 
-    workload = a.workload if a.workload and not a.workload.endswith(".toml") else None
+    workload = a.workload if a.workload and not a.workload.lower().endswith(".toml") else None  # (a model: no input)
     inputs = [p for p in (a.job_table, workload) if p and Path(p).exists()]
     check_outputs({"--out": a.out, "--jobs-out": a.jobs_out}, inputs)
     for option in ("out", "jobs_out"):

@@ -236,7 +236,7 @@ def _known_trace(source: str):
 def _find_model(value, base: Path, where: str) -> Path:
     """A workload model's path: absolute, or relative to the study's folder or its parent (the project, for
     ``models/<name>.toml`` from ``studies/``), else a built-in model's name."""
-    if not isinstance(value, str) or not value.endswith(".toml"):
+    if not isinstance(value, str) or not value.lower().endswith(".toml"):
         raise InputError(f"{where}: [workload] field 'model': expected a path to a .toml model file, got {value!r}")
     p = Path(value)
     # beside the study file, or its parent's (the project's models/ from studies/): never the working folder, which

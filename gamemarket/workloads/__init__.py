@@ -14,8 +14,9 @@ from gamemarket.workloads.synthetic import SyntheticSpec, generate
 
 
 def is_model_path(source) -> bool:
-    """A workload given as a model file (``.toml``) rather than a trace."""
-    return str(source).endswith(".toml")
+    """A workload given as a model file (``.toml``, in any case: ``M.TOML``) rather than a trace (hunt 21b-W3: an
+    upper-case ending was read as a trace, then told to end .toml)."""
+    return str(source).lower().endswith(".toml")
 
 
 def synthetic_spec(params: dict, where: str = "[workload.synthetic]") -> SyntheticSpec:

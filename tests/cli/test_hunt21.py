@@ -739,3 +739,15 @@ def test_a_payoff_table_with_a_comment_line_is_told_to_remove_it(tmp_path, capsy
     path.write_text("# my game\nprovider,consumer,provider_payoff,consumer_payoff\na,x,1,2\na,y,0,0\nb,x,0,0\nb,y,2,1")
     assert main(["game", "solve", str(path)]) == 2
     assert "line 1 ('# my game') is a comment, which a payoff table has none of; remove it" in capsys.readouterr().err
+
+
+def test_upper_case_endings_are_taken_by_every_reader_and_writer(tmp_path, capsys):
+    # hunt 21b-W3: R.NPZ and M.TOML were refused by price solve --out and workload fit --out, and a model named
+    # M.TOML read as a trace, then told to end .toml
+    model = tmp_path / "M.TOML"
+    shutil.copy(ROOT / "models" / "lpc-egee-2004.toml", model)
+    assert main(["workload", "info", str(model)]) == 0
+    assert "workload model of LPC-EGEE-2004-1.2-cln" in capsys.readouterr().out
+    assert main(["price", "solve", "--n", "20", "--m", "2", "--out", str(tmp_path / "R.NPZ"), "--quiet"]) == 0
+    assert (tmp_path / "R.NPZ").is_file()
+    assert main(["simulate", "--workload", str(model), "--synthetic-jobs", "200", "--format", "json"]) == 0
