@@ -436,6 +436,12 @@ def checked_copy(path: Path, trace: Trace) -> Path:
     return path
 
 
+def _other_forms(name: str) -> list[str]:
+    """Other names a user gives a known trace's file: gunzipped (``X.swf`` for ``X.swf.gz``), or without ``.swf``."""
+    stem = name[: -len(".gz")] if name.endswith(".gz") else name
+    return [f for f in dict.fromkeys([stem, stem[: -len(".swf")] if stem.endswith(".swf") else stem]) if f != name]
+
+
 def resolve(path_or_name: str) -> Path:
     """A trace path as given, or a known trace's local copy (see ``search_dirs``), checked (:func:`checked_copy`);
     never downloads."""
@@ -451,6 +457,15 @@ def resolve(path_or_name: str) -> Path:
             cand = base / Path(KNOWN_TRACES[key].url).name
             if cand.exists():
                 return checked_copy(cand, KNOWN_TRACES[key])
+    if key in KNOWN_TRACES:  # a copy under another form of the name (gunzipped: hunt 21b-W8) is found, and not used
+        name = Path(KNOWN_TRACES[key].url).name
+        other = [base / alt for base in search_dirs() for alt in _other_forms(name) if (base / alt).exists()]
+        if other:
+            raise InputError(
+                f"{path_or_name}: the known trace's file is {name} (compressed as catalogued, its SHA-256 checked); "
+                f"found {shown_path(other[0])}, another form of it, which is not checked against the catalogue: "
+                f"compress it back (gzip -k), give it by its path, or run `gamemarket workload fetch {key}`"
+            )
     env = os.environ.get("GAMEMARKET_TRACES", "").strip()
     looked = (
         f"; GAMEMARKET_TRACES={env!r} is not a folder"

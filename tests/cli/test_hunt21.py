@@ -751,3 +751,17 @@ def test_upper_case_endings_are_taken_by_every_reader_and_writer(tmp_path, capsy
     assert main(["price", "solve", "--n", "20", "--m", "2", "--out", str(tmp_path / "R.NPZ"), "--quiet"]) == 0
     assert (tmp_path / "R.NPZ").is_file()
     assert main(["simulate", "--workload", str(model), "--synthetic-jobs", "200", "--format", "json"]) == 0
+
+
+def test_a_known_traces_copy_in_another_form_is_named_with_why_it_is_not_used(tmp_path, monkeypatch):
+    # hunt 21b-W8: a gunzipped copy of a catalogued trace in GAMEMARKET_TRACES was "no such workload file"
+    from gamemarket.workloads import archive
+
+    (tmp_path / "SDSC-Par-1996-3.1-cln.swf").write_text(
+        "; MaxProcs: 8\n1 0 0 10 1 -1 -1 1 20 -1 1 1 -1 -1 -1 -1 -1 -1\n"
+    )
+    monkeypatch.setattr(archive, "search_dirs", lambda: [tmp_path])
+    with pytest.raises(
+        InputError, match=r"found \S*SDSC-Par-1996-3\.1-cln\.swf, another form of it, which is not checked"
+    ):
+        archive.resolve("SDSC-Par-1996-3.1-cln")
