@@ -22,7 +22,7 @@ from gamemarket.market.runs import MarketRun, PreparedWorkload
 from gamemarket.market.schedulers import SCHEDULERS
 from gamemarket.market.simulate import Mechanism, arrival_order, run_arrays, simulate, simulate_many
 from gamemarket.workloads import WorkloadModel, load, synthetic_spec
-from gamemarket.workloads.archive import KNOWN_TRACES
+from gamemarket.workloads.archive import KNOWN_TRACES, named_copy
 
 
 def _nodes_once(wl: dict, where: str) -> None:
@@ -112,6 +112,10 @@ class SchedulingMarket:
         else:
             src = Path(wl["source"])
             if not src.is_absolute() and (base / src).exists():
+                try:  # (a known trace's name: the file must be that trace)
+                    named_copy(base / src, wl["source"])
+                except InputError as exc:
+                    raise InputError(f"{where}: [workload] field 'source': {exc}") from None
                 wl["source"] = str((base / src).resolve())
             elif not src.is_absolute() and _known_trace(wl["source"]) is None:
                 # a trace is relative to the study file, never to the working folder (hunt 20d-F3: one study file

@@ -442,16 +442,30 @@ def _other_forms(name: str) -> list[str]:
     return [f for f in dict.fromkeys([stem, stem[: -len(".swf")] if stem.endswith(".swf") else stem]) if f != name]
 
 
+def named_copy(path: Path, name: str) -> Path:
+    """``path``, a file found under the name ``name`` as given (in the working folder, or beside a study file): where
+    ``name`` is a known trace's, the file must be that trace (:func:`checked_copy`), and a refusal says how to read
+    one's own file of that name (``./NAME``); else ``path`` as it is (hunt 21b-W2: a cut copy named like the catalogued
+    trace was read, and reported, as it)."""
+    key = name[: -len(".swf.gz")] if name.endswith(".swf.gz") else name
+    if key not in KNOWN_TRACES:
+        return path
+    try:
+        return checked_copy(path, KNOWN_TRACES[key])
+    except InputError as exc:
+        raise InputError(f"{exc} (to read your own file of that name, give it as ./{name})") from None
+
+
 def resolve(path_or_name: str) -> Path:
     """A trace path as given, or a known trace's local copy (see ``search_dirs``), checked (:func:`checked_copy`);
     never downloads."""
     p = Path(path_or_name)
     if p.is_dir():
         raise InputError(f"{path_or_name}: is a folder; expected an SWF file (plain or gzip) or a known trace name")
-    if p.exists():
-        return p
-    check_link(p, "workload file (SWF)")
     key = path_or_name[: -len(".swf.gz")] if path_or_name.endswith(".swf.gz") else path_or_name
+    if p.exists():
+        return named_copy(p, path_or_name) if p.name == path_or_name else p
+    check_link(p, "workload file (SWF)")
     if key in KNOWN_TRACES:
         for base in search_dirs():
             cand = base / Path(KNOWN_TRACES[key].url).name

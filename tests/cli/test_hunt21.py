@@ -765,3 +765,24 @@ def test_a_known_traces_copy_in_another_form_is_named_with_why_it_is_not_used(tm
         InputError, match=r"found \S*SDSC-Par-1996-3\.1-cln\.swf, another form of it, which is not checked"
     ):
         archive.resolve("SDSC-Par-1996-3.1-cln")
+
+
+def test_a_file_named_like_a_known_trace_must_be_it_unless_given_as_a_path(tmp_path, monkeypatch, capsys):
+    # hunt 21b-W2: a 400-line cut named LPC-EGEE-2004-1.2-cln, in the working folder or beside a study, was read and
+    # reported as the catalogued trace, its checksum never checked
+    cut = tmp_path / "LPC-EGEE-2004-1.2-cln"
+    records = [f"{i + 1} {i * 40} 0 100 1 -1 -1 1 300 -1 1 1 -1 -1 -1 -1 -1 -1" for i in range(50)]
+    cut.write_text("\n".join(["; MaxProcs: 8", *records]) + "\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["workload", "info", "LPC-EGEE-2004-1.2-cln"]) == 2
+    assert "not the catalogued LPC-EGEE-2004-1.2-cln" in capsys.readouterr().err
+    assert main(["workload", "info", "./LPC-EGEE-2004-1.2-cln"]) == 0
+    study = tmp_path / "s.toml"
+    body = TINY.format(count=1).replace('source = "synthetic"', 'source = "LPC-EGEE-2004-1.2-cln"')
+    study.write_text(body.replace("[workload.synthetic]\njobs = 120\nload = 1.1\n", ""))
+    with pytest.raises(
+        InputError, match=r"s\.toml: \[workload\] field 'source': .*give it as \./LPC-EGEE-2004-1\.2-cln"
+    ):
+        load_study(study)
+    study.write_text(study.read_text().replace('"LPC-EGEE', '"./LPC-EGEE'))
+    assert load_study(study).workload["source"] == str(cut)
