@@ -444,14 +444,13 @@ def _other_forms(name: str) -> list[str]:
 
 def named_copy(path: Path, name: str) -> Path:
     """``path``, a file found under the name ``name`` as given (in the working folder, or beside a study file): where
-    ``name`` is a known trace's, the file must be that trace (:func:`checked_copy`), and a refusal says how to read
-    one's own file of that name (``./NAME``); else ``path`` as it is (hunt 21b-W2: a cut copy named like the catalogued
-    trace was read, and reported, as it)."""
-    key = name[: -len(".swf.gz")] if name.endswith(".swf.gz") else name
-    if key not in KNOWN_TRACES:
+    ``name`` is a known trace's name itself (not a file name such as ``NAME.swf.gz``), the file must be that trace
+    (:func:`checked_copy`), and a refusal says how to read one's own file of that name (``./NAME``); else ``path`` as
+    it is (hunt 21b-W2: a cut copy named like the catalogued trace was read, and reported, as it)."""
+    if name not in KNOWN_TRACES:  # (a file name, ``T.swf.gz``, is a path: the user's own file, read as it is)
         return path
     try:
-        return checked_copy(path, KNOWN_TRACES[key])
+        return checked_copy(path, KNOWN_TRACES[name])
     except InputError as exc:
         raise InputError(f"{exc} (to read your own file of that name, give it as ./{name})") from None
 
