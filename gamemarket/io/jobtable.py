@@ -191,6 +191,11 @@ def check_frame(table, required: Iterable[str], where: str, hint: str = "") -> N
         sep = next((s for s in (";", "\t", ", ") if any(s in c for c in found)), None)
         sep = sep or (", " if any(c != c.strip() for c in found) else None)  # "id, submit": " submit"
         hint = f" (separated by {sep!r}? a CSV job table's are separated by ',' alone)" if sep else ""
+        if {"start", "end", "payment", "utility"} <= {str(c) for c in table.columns}:  # (hunt 21b-W7)
+            hint = (
+                ": an outcome table (what `simulate --out` writes: each job's start, end, payment), not a job table "
+                "(what `simulate --jobs-out` writes, to run again)"
+            )
         raise InputError(
             f"{where}: missing column(s) {missing}; required: {required}; found {found}"
             f"{' ...' if len(table.columns) > 12 else ''}{hint}"

@@ -305,6 +305,9 @@ def read_npz(
             game = (  # (a game's arrays given as a price problem: hunt 18c-W4's review)
                 "; A and B are a game's two payoff matrices: solve it with `gamemarket game solve FILE.npz`"
                 if {"A", "B"} <= set(z) and "R" not in z
+                else "; a price solve --out result (prices, allocation, converged), not a problem: solve the problem "
+                "it came from"
+                if {"prices", "converged"} <= set(z)  # (hunt 21b-W7: named as an array missing)
                 else ""
             )
             raise InputError(f"{path}: missing array {key!r} (have {sorted(z)}){game}")

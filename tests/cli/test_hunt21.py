@@ -786,3 +786,17 @@ def test_a_file_named_like_a_known_trace_must_be_it_unless_given_as_a_path(tmp_p
         load_study(study)
     study.write_text(study.read_text().replace('"LPC-EGEE', '"./LPC-EGEE'))
     assert load_study(study).workload["source"] == str(cut)
+
+
+def test_a_price_result_and_an_outcome_table_given_as_inputs_are_named(tmp_path, capsys):
+    # hunt 21b-W7: a price solve --out result given to price solve was "missing array 'A'", and simulate --out's
+    # outcome table given as a job table "missing column(s) ['estimate']", naming neither for what it is
+    result = tmp_path / "r.npz"
+    assert main(["price", "solve", "--n", "20", "--m", "2", "--out", str(result), "--quiet"]) == 0
+    assert main(["price", "solve", str(result)]) == 2
+    assert "a price solve --out result (prices, allocation, converged), not a problem" in capsys.readouterr().err
+    outcome = tmp_path / "o.csv"
+    assert main(["simulate", "--synthetic-jobs", "50", "--nodes", "4", "--out", str(outcome)]) == 0
+    capsys.readouterr()
+    assert main(["simulate", "--job-table", str(outcome), "--nodes", "4"]) == 2
+    assert "an outcome table (what `simulate --out` writes" in capsys.readouterr().err
