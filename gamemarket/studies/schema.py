@@ -146,6 +146,7 @@ def note_field_problem(field: str) -> str | None:
 NOTE_REFERENCE = re.compile(
     r"Figs?\.\s*\d+(?:\s*[-,]\s*\d+)*|Table\s+\d+|Eq\.\s*\d+|Section\s+\d+"
     r"|\(\d\)(?:\s*-\s*\(\d\))?"
+    r"|\((?:19|20)\d\d[a-z]?\)|et al\.,?\s+(?:19|20)\d\d[a-z]?"  # a citation's year (hunt 21c-W2: "(2010)" refused)
 )
 TYPED_NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(?<![A-Za-z0-9]-)\d(?:[\d,.]*\d)?")
 
@@ -867,7 +868,8 @@ class StudyFile(Table):
         if typed:
             raise ValueError(
                 f"'notes' quotes the number(s) {typed[:5]} as typed text; a discussion quotes computed numbers as "
-                "fields such as {claim.c1.ci} (see gamemarket.reports.discussion)"
+                "fields such as {claim.c1.ci} (see gamemarket.reports.discussion), and references as they are (Fig. 3, "
+                "Table 1, Section 4, claim (4), a citation's year: (2010) or et al. 2010)"
             )
         if self.population_study is not None and not any(f.startswith("population.") for f in note_fields(self.notes)):
             raise ValueError(  # (hunt 20a-W7: it was run, hours on a real study, and nothing of it was used)

@@ -800,3 +800,15 @@ def test_a_price_result_and_an_outcome_table_given_as_inputs_are_named(tmp_path,
     capsys.readouterr()
     assert main(["simulate", "--job-table", str(outcome), "--nodes", "4"]) == 2
     assert "an outcome table (what `simulate --out` writes" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "notes,typed",
+    [("As Shudler et al. (2010) found.", []), ("Shudler et al., 2010 found", []), ("We use 10 seeds.", ["10"]),
+     ("In the year 2010.", ["2010"])],
+)  # fmt: skip
+def test_a_citations_year_is_a_reference_not_a_typed_number(notes, typed):
+    # hunt 21c-W2: "As Shudler et al. (2010) found." was refused as a typed number
+    from gamemarket.studies.schema import typed_numbers
+
+    assert typed_numbers(notes) == typed
