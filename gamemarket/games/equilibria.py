@@ -887,23 +887,10 @@ def solve(
         game, methods, rel_tol, eliminate=eliminate, progress=progress, complete=complete
     )
     A, B = _sized(game)
-    # Equilibria are invariant under a positive affine map of each player's payoffs: every method
-    # works on payoffs normalised to [0, 1], so that neither a large offset (1e12) nor a large scale
-    # (1e200) costs precision or overflows; payoffs and regrets are reported in the game's own units.
-    sa, sb = _scale(A), _scale(B)
-    An, Bn = (A - A.min()) / sa, (B - B.min()) / sb
     tol = (rel_tol, rel_tol)
     m, n = A.shape
     notes = []
-    rows_kept, cols_kept, left = _eliminated(An, Bn, tol, eliminate, time_limit, notes)
-    if not (rows_kept.all() and cols_kept.all()):
-        # the methods and the regrets are then relative to the spread of the payoffs that decide the game left: a
-        # strictly dominated column paying 1e12 made every payoff of the others "equal within tolerance", and two
-        # pure profiles of regret 2 in matching pennies were listed as equilibria (hunt 21b-F1). A regret in the
-        # game left is the whole game's: no eliminated strategy is a best response to what the game left plays
-        kept = np.ix_(rows_kept, cols_kept)
-        sa, sb = _scale(A[kept]), _scale(B[kept])
-        An, Bn = (A - A[kept].min()) / sa, (B - B[kept].min()) / sb
+    An, Bn, sa, sb, rows_kept, cols_kept, left = _normalised(A, B, tol, eliminate, time_limit, notes)
     Ar, Br = An[np.ix_(rows_kept, cols_kept)], Bn[np.ix_(rows_kept, cols_kept)]
     ri, ci = np.flatnonzero(rows_kept), np.flatnonzero(cols_kept)
     switched = _large_game_switch(methods, Ar.shape, time_limit, complete)
@@ -974,6 +961,27 @@ def solve(
 
 #: candidates verified between two looks at the clock (:func:`_verify_each`)
 VERIFY_PER_LOOK = 64
+
+
+def _normalised(A, B, tol, eliminate: bool, time_limit, notes: list):
+    """The payoffs the methods and the regrets work on, ``(An, Bn, sa, sb, rows_kept, cols_kept, left)``: each player's
+    shifted and divided by its spread (``sa``, ``sb``), and the strategies iterated dominance keeps (``_eliminated``).
+
+    Equilibria are invariant under a positive affine map of each player's payoffs: every method works on payoffs
+    normalised to [0, 1], so that neither a large offset (1e12) nor a large scale (1e200) costs precision or
+    overflows; payoffs and regrets are reported in the game's own units. Where dominance removed strategies, the
+    spread is that of the payoffs the game left holds: a strictly dominated column paying 1e12 made every payoff of
+    the others "equal within tolerance", and two pure profiles of regret 2 in matching pennies were listed as
+    equilibria (hunt 21b-F1). A regret in the game left is the whole game's: no eliminated strategy is a best response
+    to what the game left plays."""
+    sa, sb = _scale(A), _scale(B)
+    An, Bn = (A - A.min()) / sa, (B - B.min()) / sb
+    rows_kept, cols_kept, left = _eliminated(An, Bn, tol, eliminate, time_limit, notes)
+    if not (rows_kept.all() and cols_kept.all()):
+        kept = np.ix_(rows_kept, cols_kept)
+        sa, sb = _scale(A[kept]), _scale(B[kept])
+        An, Bn = (A - A[kept].min()) / sa, (B - B[kept].min()) / sb
+    return An, Bn, sa, sb, rows_kept, cols_kept, left
 
 
 def _verify_each(profiles: list, add, limit: float | None, spent: list, method: str, notes: list) -> bool:

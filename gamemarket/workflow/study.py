@@ -489,6 +489,10 @@ def _bimatrix_locked(
             f"report: {shown_path(path)} (written in {duration(time.perf_counter() - t1)}; "
             f"{duration(time.perf_counter() - t0)} in all)"
         )
+        for companion in [load_study(c) for c in spec.companions]:  # each reported as it is run (hunt 21a-W6: the
+            # schema's "run and reported alongside" and the docs' companion report were written by no command)
+            cpath = write_report_(analyze(companion, methods=methods, for_report=True), n_jobs=how["n_jobs"])
+            log(f"companion report: {shown_path(cpath)}")
     return StudyResult(
         spec, tuple(runs), None, None, path, wall_seconds=time.perf_counter() - t0, methods=methods, _analysis=an
     )

@@ -812,3 +812,16 @@ def test_a_citations_year_is_a_reference_not_a_typed_number(notes, typed):
     from gamemarket.studies.schema import typed_numbers
 
     assert typed_numbers(notes) == typed
+
+
+def test_a_companion_is_reported_as_it_is_run(tmp_path, capsys):
+    # hunt 21a-W6: a companion was run but its report written by no command (the schema: "run and reported alongside")
+    write_study(tmp_path, TINY.format(count=2).replace('name = "tiny"', 'name = "comp"'), "comp.toml")
+    main_study = write_study(
+        tmp_path, TINY.format(count=2).replace('name = "tiny"', 'name = "tiny"\ncompanions = ["comp.toml"]')
+    )
+    assert main(["study", "run", str(main_study), "--no-progress", "--n-jobs", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "companion report: " in out
+    comp = load_study(tmp_path / "studies" / "comp.toml")
+    assert (Path(comp.report_dir) / "index.html").is_file() and (Path(comp.report_dir) / "report.md").is_file()
