@@ -17,7 +17,9 @@ References
 
 from __future__ import annotations
 
+import itertools
 import re
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -183,9 +185,6 @@ def keys_made(providers: dict, consumers: dict) -> set[str] | None:
     HB's first and k-th price among the providers), never on the numbers. None where a claim cannot be evaluated so
     (a plugin's claim that reads what these tables lack): any key may then be made (hunt 20d-W3: ``{claim.c1.ci}``
     in a study without SRG was refused only after every run)."""
-    import itertools
-    import warnings
-
     profiles = list(itertools.product(providers, consumers, (0, 1)))
     base = pd.DataFrame(profiles, columns=["provider", "consumer", "seed"])
     metrics = base.assign(**dict.fromkeys(_DRY_METRICS, 0.0))

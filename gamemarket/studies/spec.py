@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import tomli_w
 
 from gamemarket import consumers, plugins
 from gamemarket.bids import BidDistribution
@@ -377,7 +378,6 @@ class StudySpec:
 
         ``StudySpec.from_toml`` reads it back to an equal spec (up to merged aliases)."""
         _check_place(path, "StudySpec.to_toml: path")
-        import tomli_w  # deferred: only writing a study needs it
 
         text = tomli_w.dumps(
             _without_none(self.to_dict(None if path is None else Path(path).resolve().parent)), multiline_strings=True
