@@ -282,11 +282,21 @@ def _print_alpharank(rec: dict) -> None:
         print(f"  ({left:,} more profiles; --format json lists them all)")
     print("  sensitivity: the first profile at other alphas")
     rows = [
-        ("infinite" if s["alpha"] is None else Figure(s["alpha"], 4, what="alphas"), s["first"], Figure(s["score"], 4))
+        ("eps-limit" if s["alpha"] is None else Figure(s["alpha"], 4, what="alphas"), s["first"], Figure(s["score"], 4))
         for s in rec["sensitivity"]
     ]
     print_table(("alpha", "first", "score"), rows, indent=2)
+    finite = [s for s in rec["sensitivity"] if s["alpha"] is not None]
+    limit = next((s for s in rec["sensitivity"] if s["alpha"] is None), None)
+    # (hunt 21b-W1: the row named another winner than every large alpha, and the note said its ranking is the point)
+    differs = limit is not None and finite and limit["first"] != finite[-1]["first"]
     print(
-        f"  (infinite: OpenSpiel's limit, a losing switch kept at probability eps {DEFAULT_EPS:g}, so its score may "
-        "be below a large alpha's; its ranking is the point)"
+        f"  (eps-limit: OpenSpiel's infinite-alpha limit, a losing switch kept at probability eps {DEFAULT_EPS:g}, so "
+        "its score may be below a large alpha's"
+        + (
+            f"; here its first profile is not the largest alpha's ({finite[-1]['first']}): the finite alphas' trend "
+            "is the chain's own limit, the eps-limit another chain's)"
+            if differs
+            else ")"
+        )
     )

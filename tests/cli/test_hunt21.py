@@ -825,3 +825,15 @@ def test_a_companion_is_reported_as_it_is_run(tmp_path, capsys):
     assert "companion report: " in out
     comp = load_study(tmp_path / "studies" / "comp.toml")
     assert (Path(comp.report_dir) / "index.html").is_file() and (Path(comp.report_dir) / "report.md").is_file()
+
+
+def test_alpharank_says_when_its_eps_limit_names_another_first_profile(tmp_path, capsys):
+    # hunt 21b-W1: the "infinite" row named (r0, c0) first where every alpha from 10 up names (r1, c1), and its note
+    # said the row's ranking is the point
+    rng = np.random.default_rng(7)
+    path = tmp_path / "q34.npz"
+    np.savez(path, A=rng.integers(-5, 6, (3, 4)).astype(float), B=rng.integers(-5, 6, (3, 4)).astype(float))
+    assert main(["game", "solve", str(path), "--concept", "alpharank"]) == 0
+    out = capsys.readouterr().out
+    assert "  eps-limit  provider {r0: 1}; consumer {c0: 1}" in out
+    assert "here its first profile is not the largest alpha's (provider {r1: 1}; consumer {c1: 1})" in out
