@@ -438,17 +438,41 @@ def _design(spec: StudySpec, how: dict, *, write_report: bool, force: bool, log:
     with ExitStack() as held:
         held.enter_context(_report_claimed(spec, write_report, force))
         held.enter_context(study_store(spec, force=force).lock("design study run"))
+        before = _records(spec)
         ans = run_design(spec, log=log, **how)
         write_answer(spec, ans)
+        new = len(_records(spec) - before)
+        # what ran now against what was reused, as the other kinds say it, and its record (hunt 21a-W7: neither)
+        study_store(spec).write_record(  # (its own claim, as the answer's writer has: the lock's holds no files)
+            "last-run.json",
+            {
+                "kind": "design",
+                "simulations": ans.simulations,
+                "records_stored_now": new,
+                "wall_seconds": ans.wall_seconds,
+                "n_jobs": how["n_jobs"] if not how.get("scheduler_address") else f"dask {how['scheduler_address']}",
+                "workload": ans.workload.get("workload"),
+                "jobs": ans.workload.get("jobs"),
+                "chosen": ans.chosen,
+                "finished": time.strftime("%Y-%m-%d %H:%M:%S"),
+            },
+        )
         log(
-            f"study {spec.name}: {ans.simulations:,} simulations in {duration(ans.wall_seconds)}; chosen "
-            f"{ans.chosen or 'none'}; results in {shown_path(spec.results_dir)}"
+            f"study {spec.name}: {ans.simulations:,} simulations ({new:,} population records stored now, the rest "
+            f"reused) in {duration(ans.wall_seconds)}; chosen {ans.chosen or 'none'}; results in "
+            f"{shown_path(spec.results_dir)}"
         )
         path = None
         if write_report:
             path = write_design_report(ans, spec, force=force).with_name("index.html")
             log(f"report: {shown_path(path)}")
         return StudyResult(spec, report=path, wall_seconds=time.perf_counter() - t0, design=ans)
+
+
+def _records(spec: StudySpec) -> set[str]:
+    """The names of the population records stored in a study's results folder (a design study's runs)."""
+    folder = Path(spec.results_dir) / "population"
+    return {p.name for p in folder.glob("*.json")} if folder.is_dir() else set()
 
 
 def _bimatrix(

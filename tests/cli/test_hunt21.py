@@ -837,3 +837,17 @@ def test_alpharank_says_when_its_eps_limit_names_another_first_profile(tmp_path,
     out = capsys.readouterr().out
     assert "  eps-limit  provider {r0: 1}; consumer {c0: 1}" in out
     assert "here its first profile is not the largest alpha's (provider {r1: 1}; consumer {c1: 1})" in out
+
+
+def test_a_design_run_says_what_it_ran_now_and_records_it(tmp_path, capsys):
+    # hunt 21a-W7: a design study wrote no last-run.json, and its line did not say what was run now against reused
+    path = write_study(tmp_path, SMALL_DESIGN)
+    assert main(["study", "run", str(path), "--no-progress", "--n-jobs", "1", "--no-report"]) == 0
+    first = re.search(
+        r"simulations \(([\d,]+) population records stored now, the rest reused\)", capsys.readouterr().out
+    )
+    assert first and int(first.group(1).replace(",", "")) > 0
+    record = json.loads((Path(load_study(path).results_dir) / "last-run.json").read_text())
+    assert record["kind"] == "design" and record["records_stored_now"] == int(first.group(1).replace(",", ""))
+    assert main(["study", "run", str(path), "--no-progress", "--n-jobs", "1", "--no-report"]) == 0
+    assert "(0 population records stored now, the rest reused)" in capsys.readouterr().out
