@@ -202,6 +202,8 @@ def in_process_entries(params: list[dict]) -> list[str]:
     """The entries that strategies' parameters (providers' and consumers') name and that exist in this process only:
     registered from Python (a script, a notebook) rather than by a plugin file or an installed entry point, so no
     worker process can load them ("scheduler 'x'", "payment scheme 'y'", "consumer-strategy family 'z'")."""
+    from gamemarket.market.pricing_market import HETERO_MECHANISMS  # deferred: pandas, scipy (the pricing market)
+
     found = []
     for p in params:
         for reg, name in ((REGISTRIES["scheduler"], p.get("scheduler")), (REGISTRIES["payment"], p.get("payment"))):
@@ -212,6 +214,12 @@ def in_process_entries(params: list[dict]) -> list[str]:
         if isinstance(family, str) and family in families and not families.is_builtin(family):
             if getattr(families.get(family), "source", None) is None:
                 found.append(f"{families.what} {family!r}")
+        mech = p.get("mechanism") if p.get("kind") == "pricing" else None
+        if isinstance(mech, str) and mech in HETERO_MECHANISMS and not HETERO_MECHANISMS.is_builtin(mech):
+            # a pricing mechanism records no plugin: its rule's module says where it lives (a script's or a notebook's
+            # __main__ is this process's only; a plugin file's module, or an installed one, a worker loads too)
+            if getattr(HETERO_MECHANISMS.get(mech).rule, "__module__", None) in (None, "__main__"):
+                found.append(f"{HETERO_MECHANISMS.what} {mech!r}")
     return sorted(set(found))
 
 

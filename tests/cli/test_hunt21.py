@@ -851,3 +851,21 @@ def test_a_design_run_says_what_it_ran_now_and_records_it(tmp_path, capsys):
     assert record["kind"] == "design" and record["records_stored_now"] == int(first.group(1).replace(",", ""))
     assert main(["study", "run", str(path), "--no-progress", "--n-jobs", "1", "--no-report"]) == 0
     assert "(0 population records stored now, the rest reused)" in capsys.readouterr().out
+
+
+def test_a_pricing_mechanism_registered_in_a_script_runs_in_this_process():
+    # review 20: a pricing mechanism registered from a script was not found by local_workers (its runs would die in a
+    # pool's workers, "unknown pricing mechanism"), where a scheduler or payment so registered was
+    from gamemarket.market.pricing_market import HETERO_MECHANISMS, register_mechanism
+    from gamemarket.plugins import in_process_entries
+
+    ns = {"__name__": "__main__"}
+    exec("def rule(*args, **kwargs):\n    raise AssertionError('not run here')\n", ns)  # a script's function
+    register_mechanism("script-mech", ns["rule"], "a script's")
+    try:
+        assert in_process_entries([{"kind": "pricing", "mechanism": "script-mech"}]) == [
+            "pricing mechanism 'script-mech'"
+        ]
+        assert in_process_entries([{"kind": "pricing", "mechanism": "clearing"}]) == []  # built in
+    finally:
+        HETERO_MECHANISMS.remove("script-mech")
