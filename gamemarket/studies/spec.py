@@ -679,8 +679,15 @@ def _say_redefined(kind: str, catalogue: dict, inline: dict, where: str) -> None
                 warnings.warn(msg, stacklevel=4)
 
 
+#: a beta-grid cell's name as ``consumers.betamix.grid_name`` writes it: ``g<fraction>x<beta>`` (``g0.5x0.9``, ``g1x0``,
+#: ``g1e-05x0.3``)
+_GRID_CELL = re.compile(r"g(?:[0-9]*\.?[0-9]+(?:e-?[0-9]+)?)x(?:[0-9]*\.?[0-9]+(?:e-?[0-9]+)?)")
+
+
 def _is_grid(name: str) -> bool:
-    return name.startswith("g") and "x" in name
+    """Whether ``name`` is a beta-grid cell's (``g0.5x0.9``): ``galaxy`` was taken for one, and ``grid:*`` played it
+    unlisted (hunt 22a-F1)."""
+    return _GRID_CELL.fullmatch(name) is not None
 
 
 def _pick(names: list[str], catalogue: dict, kind: str, where: str) -> list:

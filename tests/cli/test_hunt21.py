@@ -869,3 +869,17 @@ def test_a_pricing_mechanism_registered_in_a_script_runs_in_this_process():
         assert in_process_entries([{"kind": "pricing", "mechanism": "clearing"}]) == []  # built in
     finally:
         HETERO_MECHANISMS.remove("script-mech")
+
+
+def test_grid_wildcard_plays_the_grid_cells_only(tmp_path):
+    # hunt 22a-F1: an inline consumer named "galaxy" (g...x...) was taken for a grid cell: grid:* played it unlisted
+    body = TINY.format(count=2).replace('consumers = ["FT", "SRG"]', 'consumers = ["FT", "grid:*"]')
+    body = body.replace(
+        "[replications]",
+        "[strategies.consumer.galaxy]\ngroups = [[1.0, 0.4]]\n[strategies.consumer.grid]\n"
+        "aggressive_fractions = [0.5]\naggressive_betas = [0.3, 0.9]\n[replications]",
+    )
+    assert [c.name for c in load_study(write_study(tmp_path, body)).consumers] == ["FT", "g0.5x0.3", "g0.5x0.9"]
+    listed = body.replace('consumers = ["FT", "grid:*"]', 'consumers = ["FT", "galaxy", "grid:*"]')
+    names = [c.name for c in load_study(write_study(tmp_path / "listed", listed)).consumers]
+    assert names == ["FT", "galaxy", "g0.5x0.3", "g0.5x0.9"]
