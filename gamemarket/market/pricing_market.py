@@ -333,6 +333,13 @@ class PricingMarket:
         )
         if "file" in wl and not Path(wl["file"]).is_absolute():
             wl["file"] = str((base / wl["file"]).resolve())
+        if "file" in wl:  # the file's cluster sized by its runs' solve, from its arrays' headers (hunt 22a-F4: a file
+            # whose arrays fit but whose solve did not ran to 1.8 GB under a 400 MB limit, where price solve refused it)
+            shape = (npz_headers(wl["file"]) or {}).get("A", (None, None))[0]
+            if shape is not None and len(shape) == 2:
+                n, m = int(shape[0]), int(shape[1])
+                what = f"{where}: [workload] field 'file' ({Path(wl['file']).name}): a cluster of {n:,} jobs x {m:,} "
+                check_solve_fits(n, m, what + "resources (each run's price discovery)", memory_limit())
         return wl
 
     def with_jobs(self, workload: dict, n: int, where: str) -> dict:

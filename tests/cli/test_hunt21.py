@@ -883,3 +883,20 @@ def test_grid_wildcard_plays_the_grid_cells_only(tmp_path):
     listed = body.replace('consumers = ["FT", "grid:*"]', 'consumers = ["FT", "galaxy", "grid:*"]')
     names = [c.name for c in load_study(write_study(tmp_path / "listed", listed)).consumers]
     assert names == ["FT", "galaxy", "g0.5x0.3", "g0.5x0.9"]
+
+
+def test_a_pricing_studys_cluster_file_is_sized_by_its_solve_when_read(tmp_path, monkeypatch):
+    # hunt 22a-F4: a cluster file whose arrays fit but whose solve did not ran to 1.8 GB under a 400 MB limit
+    body = HETERO.format(jobs=40).replace(
+        "[workload.hetero]\njobs = 40\nresources = 2\nload = 2.0\n", 'file = "mid.npz"\n'
+    )
+    path = write_study(tmp_path, body)
+    rng = np.random.default_rng(0)
+    np.savez(path.parent / "mid.npz", A=rng.uniform(0.1, 1, (2000, 50)), R=np.full(50, 10.0))
+    monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", str(2_000_000))
+    with pytest.raises(
+        InputError, match=r"s\.toml: \[workload\] field 'file' \(mid\.npz\): a cluster of 2,000 jobs x 50"
+    ):
+        load_study(path)
+    monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", str(2_000_000_000))
+    assert load_study(path).workload["file"].endswith("mid.npz")
