@@ -379,6 +379,11 @@ def alpharank(
     InputError
         A non-finite or non-positive ``alpha``, a bad ``m`` or ``eps`` (the message names the value).
     """
+    shape = np.shape(getattr(game, "A", None))  # (a role-symmetric game has no A: ())
+    if len(shape) == 2:  # a bimatrix game's chain is sized by its shape before the conversion (hunt 22a-F5: 3.6 GB
+        # and 16 s of conversion before the chain's refusal, under a 1.5 GB limit)
+        P = shape[0] * shape[1]
+        check_fits(3.0 * P * P * 8, f"alpha-rank of {P:,} profiles (three {P:,} x {P:,} matrices)")
     rsg = as_role_symmetric(game)
     clock = SearchClock(time_limit, progress=progress) if clock is None else clock
     P = len(rsg.profiles)

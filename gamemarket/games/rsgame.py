@@ -590,7 +590,9 @@ def as_role_symmetric(game) -> RoleSymmetricGame:
     m, n = A.shape
     # its m n profiles, each of m + n counts and payoffs, sized before they are made (a 10,000 x 10,000 float32
     # game's conversion reached 2 GB under a 1 GB limit before alpha-rank's own check: hunt 19b-F2)
-    check_fits(m * n * (m + n) * 16, f"a {m:,} x {n:,} game as a role-symmetric game ({m * n:,} profiles)")
+    # (64 bytes a cell: its counts and payoffs, and the profile enumeration's and the structure's copies; 16 was a
+    # quarter of what a 300 x 300 game's conversion took, 3.4 GB: hunt 22a-F5)
+    check_fits(m * n * (m + n) * 64, f"a {m:,} x {n:,} game as a role-symmetric game ({m * n:,} profiles)")
     rows = list(getattr(game, "rows", None) or [f"r{i}" for i in range(m)])
     cols = list(getattr(game, "cols", None) or [f"c{j}" for j in range(n)])
     players = tuple(getattr(game, "players", ("row", "column")))

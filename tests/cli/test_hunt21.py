@@ -900,3 +900,25 @@ def test_a_pricing_studys_cluster_file_is_sized_by_its_solve_when_read(tmp_path,
         load_study(path)
     monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", str(2_000_000_000))
     assert load_study(path).workload["file"].endswith("mid.npz")
+
+
+def test_alpharank_of_a_bimatrix_game_is_sized_before_its_conversion(monkeypatch):
+    # hunt 22a-F5 (a re-test of 19b-F2): a 300 x 300 game's conversion reached 3.6 GB under a 1.5 GB limit before
+    # the chain's refusal; the conversion's own estimate was a quarter of what it took
+    from gamemarket.games import rsgame
+    from gamemarket.games.alpharank import alpharank
+
+    converted = []
+    real = rsgame.as_role_symmetric
+    monkeypatch.setattr(rsgame, "as_role_symmetric", lambda g: converted.append(g) or real(g))
+    monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", str(1_500_000_000))
+    game = Game(
+        np.zeros((300, 300)), np.zeros((300, 300)), [f"r{i}" for i in range(300)], [f"c{j}" for j in range(300)]
+    )
+    with pytest.raises(InputError, match=r"alpha-rank of 90,000 profiles \(three 90,000 x 90,000 matrices\) needs"):
+        alpharank(game)
+    assert not converted
+    with pytest.raises(
+        InputError, match=r"a 300 x 300 game as a role-symmetric game \(90,000 profiles\) needs about 3"
+    ):
+        rsgame.as_role_symmetric(game)
