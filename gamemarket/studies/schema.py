@@ -828,6 +828,20 @@ class StudyFile(Table):
         return self
 
     @model_validator(mode="after")
+    def _seed_step_needs_max_seeds(self):
+        """``seed_step`` paces the seeds added up to ``max_seeds``: without it no seed is added, and the step would
+        have no effect (hunt 22a-F6)."""
+        game = self.game
+        default = PopulationSettings.model_fields["seed_step"].default  # (by value: see the design's rule)
+        if game is not None and game.kind == "population" and game.seed_step != default:
+            if not game.max_seeds:
+                raise ValueError(
+                    "[game] field 'seed_step' would have no effect: seeds are added only up to max_seeds, which is "
+                    "not set (0: the study's seeds only); set max_seeds, or leave seed_step out"
+                )
+        return self
+
+    @model_validator(mode="after")
     def _design_needs_a_population_game(self):
         if self.design is None:
             return self
@@ -835,6 +849,17 @@ class StudyFile(Table):
             raise ValueError("[design] needs a population game ([game] kind = 'population'): the consumers' answer")
         if self.design.explore and self.game.exploration is None:
             raise ValueError("[design] field 'explore': needs [game.exploration] (the family, budget and seeds)")
+        # (by value, not by the fields given: a study written out holds every field at its default; joint = false
+        # says what a design does)
+        defaults = PopulationSettings.model_fields
+        ignored = [f for f in ("max_seeds", "seed_step") if getattr(self.game, f) != defaults[f].default]
+        ignored += ["joint"] if "joint" in self.game.model_fields_set and self.game.joint else []
+        if ignored:  # (hunt 22a-F6: a design's answer with max_seeds = 4 was the one without, field by field)
+            raise ValueError(
+                f"[game] field(s) {ignored} would have no effect in a design study: each design point's users' "
+                "answer is searched on the study's seeds and confirmed on fresh ones ([design] confirm_seeds), and "
+                "the provider's choice is the design search's; leave them out"
+            )
         if not self.design.explore and self.game.exploration is not None:  # (hunt 21a-W1: nothing was explored)
             raise ValueError(
                 "[game.exploration] would have no effect: a design study explores its users' answer only with "

@@ -922,3 +922,18 @@ def test_alpharank_of_a_bimatrix_game_is_sized_before_its_conversion(monkeypatch
         InputError, match=r"a 300 x 300 game as a role-symmetric game \(90,000 profiles\) needs about 3"
     ):
         rsgame.as_role_symmetric(game)
+
+
+@pytest.mark.parametrize(
+    "body,said",
+    [
+        (SMALL_DESIGN.replace("joint = false", "joint = false\nmax_seeds = 4"), "field(s) ['max_seeds'] would have no"),
+        (SMALL_DESIGN.replace("joint = false", "joint = true"), "field(s) ['joint'] would have no effect in a design"),
+        (POPULATION_STUDY.replace("max_seeds = 4", "seed_step = 4"), "field 'seed_step' would have no effect"),
+    ],
+)
+def test_population_fields_a_design_or_a_fixed_seed_count_ignores_are_refused(tmp_path, body, said):
+    # hunt 22a-F6: max_seeds, seed_step and joint = true were accepted in a design study, which ignores them, and
+    # seed_step without max_seeds in a population study
+    with pytest.raises(InputError, match=re.escape(said)):
+        load_study(write_study(tmp_path, body))
