@@ -977,11 +977,61 @@ def _normalised(A, B, tol, eliminate: bool, time_limit, notes: list):
     sa, sb = _scale(A), _scale(B)
     An, Bn = (A - A.min()) / sa, (B - B.min()) / sb
     rows_kept, cols_kept, left = _eliminated(An, Bn, tol, eliminate, time_limit, notes)
+    if eliminate and rows_kept.sum() * cols_kept.sum() <= MIXED_DOMINANCE_CELLS:  # (hunt 22a-F3, 22b-F3: a column
+        # dominated by a mixture alone, paying the other 1e12, listed four profiles of regret 1 and 2; nashpy found
+        # the one): strictly dominated by a mixture is strictly dominated, and no equilibrium plays it
+        rows_kept, cols_kept = _beyond_mixtures(An, Bn, rows_kept, cols_kept, tol)
     if not (rows_kept.all() and cols_kept.all()):
         kept = np.ix_(rows_kept, cols_kept)
         sa, sb = _scale(A[kept]), _scale(B[kept])
         An, Bn = (A - A[kept].min()) / sa, (B - B[kept].min()) / sb
     return An, Bn, sa, sb, rows_kept, cols_kept, left
+
+
+#: the most cells of the game left after iterated dominance by pure strategies for which the strategies a mixture
+#: dominates are removed too (:func:`_beyond_mixtures`: a linear program per strategy)
+MIXED_DOMINANCE_CELLS = 10_000
+#: the least margin (of the normalised spread) by which a mixture dominates a strategy, where the tolerance is smaller
+MIXED_MARGIN = 1e-6
+
+
+def _beyond_mixtures(An, Bn, rows, cols, tol: tuple[float, float]):
+    """``rows`` and ``cols`` less the strategies strictly dominated by a mixture of the others kept, iterated: the
+    strategies whose payoffs decide the game (the methods' game, whose spread the tolerances are relative to). A
+    mixture dominates by more than the player's tolerance (``tol``), as pure dominance is decided."""
+    rows, cols = rows.copy(), cols.copy()
+    changed = True
+    while changed:
+        changed = False
+        for mask, M, margin in ((rows, An[:, cols], tol[0]), (cols, Bn[rows].T, tol[1])):
+            idx = np.flatnonzero(mask)
+            out = _dominated_by_mixtures(M[idx], max(margin, MIXED_MARGIN))
+            if out.any() and (~out).any():
+                mask[idx[out]] = False
+                changed = True
+    return rows, cols
+
+
+def _dominated_by_mixtures(M: np.ndarray, margin: float) -> np.ndarray:
+    """Which rows of ``M`` (a player's payoffs: its strategies by the other's) a mixture of the other rows pays more
+    than against every column, by more than ``margin`` (a linear program each: the largest such margin)."""
+    from scipy.optimize import linprog  # deferred: scipy.optimize (about a second), only where a game is this small
+
+    k, n = M.shape
+    out = np.zeros(k, dtype=bool)
+    for i in range(k):
+        others = [r for r in range(k) if r != i and not out[r]]
+        if not others:
+            continue
+        # maximise t: sum_r p_r M[r, j] - M[i, j] >= t for every column j, sum p = 1, p >= 0
+        c = np.zeros(len(others) + 1)
+        c[-1] = -1.0
+        a_ub = np.hstack([-M[others].T, np.ones((n, 1))])
+        a_eq = np.r_[np.ones(len(others)), 0.0][None, :]
+        bounds = [(0, None)] * len(others) + [(None, None)]
+        res = linprog(c, A_ub=a_ub, b_ub=-M[i], A_eq=a_eq, b_eq=[1.0], bounds=bounds, method="highs")
+        out[i] = res.status == 0 and -res.fun > margin
+    return out
 
 
 def _verify_each(profiles: list, add, limit: float | None, spent: list, method: str, notes: list) -> bool:

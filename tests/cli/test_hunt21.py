@@ -937,3 +937,39 @@ def test_population_fields_a_design_or_a_fixed_seed_count_ignores_are_refused(tm
     # seed_step without max_seeds in a population study
     with pytest.raises(InputError, match=re.escape(said)):
         load_study(write_study(tmp_path, body))
+
+
+@pytest.mark.parametrize(
+    "A,B",
+    [
+        ([[1.0, -1.0, 1e12], [-1.0, 1.0, 0.0]], [[-1.0, 1.0, -0.5], [1.0, -1.0, -0.5]]),  # hunt 21b-F1's second game
+        ([[1.0, -1.0, 1e12], [-1.0, 1.0, 1e12]], [[-1.0, 1.0, -1.0], [1.0, -1.0, -1.0]]),  # hunt 22a-F3
+    ],
+)
+def test_a_strategy_dominated_by_a_mixture_does_not_loosen_the_tolerance(A, B):
+    # hunt 22a-F3, 22b-F3: a column dominated only by a mixture, paying the other 1e12, listed four profiles of regret
+    # 1 and 2; nashpy finds the one equilibrium
+    import nashpy
+
+    A, B = np.array(A), np.array(B)
+    sol = solve(Game(A, B, ["r0", "r1"], ["c0", "c1", "c2"]))
+    theirs = [(x.round(9).tolist(), y.round(9).tolist()) for x, y in nashpy.Game(A, B).support_enumeration()]
+    assert [(e.x.round(9).tolist(), e.y.round(9).tolist()) for e in sol.equilibria] == theirs
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), outlier=st.sampled_from([1e6, 1e9, 1e12]))
+def test_every_listed_equilibrium_has_no_regret_on_the_payoffs_that_decide_the_game(seed, outlier):
+    # a random 3 x 3 game with a fourth column a mixture of the first two dominates for the consumer, paying the
+    # provider a huge outlier: every profile listed is an equilibrium by the regrets of the payoffs that matter
+    rng = np.random.default_rng(seed)
+    A3, B3 = rng.integers(-5, 6, (3, 3)).astype(float), rng.integers(-5, 6, (3, 3)).astype(float)
+    A = np.c_[A3, np.full(3, outlier)]
+    B = np.c_[B3, (B3[:, 0] + B3[:, 1]) / 2 - 1.0]  # below the 50/50 mixture of c0 and c1 everywhere
+    sol = solve(Game(A, B, ["r0", "r1", "r2"], ["c0", "c1", "c2", "c3"]))
+    assert sol.equilibria
+    for e in sol.equilibria:
+        assert e.y[3] == 0
+        ra = (A3 @ e.y[:3]).max() - e.x @ A3 @ e.y[:3]
+        rb = (e.x @ B).max() - e.x @ B @ e.y
+        assert ra <= 1e-6 * 10 and rb <= 1e-6 * 10, (ra, rb)
