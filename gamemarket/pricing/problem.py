@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import io
+import math
 import numbers
 import os
 import stat
@@ -16,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from gamemarket.errors import InputError, check_path, check_seed, check_whole, shown_value
-from gamemarket.pricing.utilities import Utility, check_complete, check_magnitude, make_utility, one_per
+from gamemarket.pricing.utilities import MAGNITUDE, Utility, check_complete, check_magnitude, make_utility, one_per
 
 
 def efficiencies(value) -> np.ndarray:
@@ -529,6 +530,15 @@ def synthetic(
             f"a synthetic price problem of {n:,} jobs x {m:,} resources cannot be drawn ({exc}); expected a smaller "
             "problem (limit= refuses one before it is drawn)"
         ) from None
+    # the family's capacities fall as 1.5^-j: past this many resources the smallest drops below the least magnitude a
+    # problem may hold (hunt 22b-F1: m = 100 of n = 1000 was told to "rescale the problem's units" of a problem the
+    # user never wrote, and m in the thousands overflowed 1.5^m with numpy's warning)
+    most = 1 + int(math.floor(math.log(0.1 * n / MAGNITUDE[0]) / math.log(1.5)))
+    if m > most:
+        raise InputError(
+            f"synthetic: m (resources) is {m:,}: the paper's family draws capacities U[0.1, 1] n / 1.5^j, which for "
+            f"n = {n:,} jobs fall below {MAGNITUDE[0]:g} past m = {most:,}; expected m <= {most:,} (or more jobs)"
+        )
     R = rng.uniform(0.1, 1.0, m) * n / 1.5 ** np.arange(m)
     target = None
     if utility == "target":

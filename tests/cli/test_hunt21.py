@@ -973,3 +973,16 @@ def test_every_listed_equilibrium_has_no_regret_on_the_payoffs_that_decide_the_g
         ra = (A3 @ e.y[:3]).max() - e.x @ A3 @ e.y[:3]
         rb = (e.x @ B).max() - e.x @ B @ e.y
         assert ra <= 1e-6 * 10 and rb <= 1e-6 * 10, (ra, rb)
+
+
+@pytest.mark.parametrize("n,m,ok", [(1000, 80, True), (1000, 81, False), (1, 63, True), (1, 10_000, False)])
+def test_the_synthetic_price_family_refuses_an_m_its_capacities_cannot_hold(n, m, ok):
+    # hunt 22b-F1: m = 100 of n = 1000 was told to "rescale the problem's units" (capacities below 1e-12), and m in
+    # the thousands overflowed 1.5^m with numpy's warning
+    from gamemarket.pricing import synthetic
+
+    if ok:
+        assert synthetic(n, m, "log", seed=0).R.min() >= 1e-12
+    else:
+        with pytest.raises(InputError, match=rf"synthetic: m \(resources\) is {m:,}: .* expected m <= "):
+            synthetic(n, m, "log", seed=0)
