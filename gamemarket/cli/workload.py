@@ -87,6 +87,9 @@ def cmd_workload_fit(a) -> int:
     w = load(a.trace, parallel=a.parallel or "split", skip_bad_lines=a.skip_bad_lines)
     nodes = w.nodes(a.nodes, a.reduction)
     name = Path(a.trace).name.removesuffix(".gz").removesuffix(".swf")
+    # a name of bytes that are no UTF-8 (held as surrogates) is written with U+FFFD where they stood: the model is
+    # UTF-8 text (hunt 22b-F5: UnicodeEncodeError's traceback)
+    name = name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     if is_stream(a.trace):  # ``<(cat trace.swf)``: its name is a descriptor's number (hunt 16b: source = "63")
         name = f"a pipe ({a.trace})"
     model = fit_model(w, nodes=nodes, threshold=a.threshold, source=name)
