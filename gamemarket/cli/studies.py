@@ -302,7 +302,8 @@ def _said_beside_the_answer(solved, json_out: bool) -> int:
         if json_out:  # what the text says of the game beside its equilibria (the JSON list holds equilibria only)
             sol = sg.solution
             if sol.degenerate:
-                print(f"gamemarket: {where}degenerate game: its extreme equilibria are listed", file=sys.stderr)
+                # (the text's words: "listed" above a partial search's note was hunt 22b-F7, a sibling of 20d-F4)
+                print(f"gamemarket: {where}degenerate game: {sol.degenerate_words}", file=sys.stderr)
             if sol.dominated_rows or sol.dominated_cols:
                 g = sg.game
                 print(

@@ -122,8 +122,8 @@ def bootstrap(
     m, n = game.A.shape
     # the draws' indices, both players' resampled payoffs and each equilibrium's regrets, before any is drawn: a million
     # resamples took 594 MB more under a 300 MB limit (hunt 21b-F7)
-    check_fits(
-        resamples * (8 * R + 16 * m * n + 16 * max(len(equilibria), 1)),
+    check_fits(  # (x 2.5: what a million resamples of a 2 x 3 game took, 300 MB, against the arrays' 136 MB: 22b-F8)
+        2.5 * resamples * (8 * R + 16 * m * n + 16 * max(len(equilibria), 1)),
         f"{resamples:,} bootstrap resamples of a {m} x {n} game of {R} replications",
     )
     rng = np.random.default_rng(seed)

@@ -108,7 +108,7 @@ def test_game_solve_json_says_on_stderr_what_the_text_says_of_the_game(tmp_path,
     (tmp_path / "deg.csv").write_text("row,col,row_payoff,col_payoff\na,x,1,1\na,y,1,1\nb,x,1,1\nb,y,1,1\n")
     assert main(["game", "solve", str(tmp_path / "deg.csv"), "--format", "json"]) == 0
     out, err = capsys.readouterr()
-    assert err == "gamemarket: degenerate game: its extreme equilibria are listed\n" and len(json.loads(out)) == 4
+    assert err == "gamemarket: degenerate game: yes (all extreme equilibria listed)\n" and len(json.loads(out)) == 4
 
 
 def test_a_status_query_moves_no_stored_run(tiny, capsys):

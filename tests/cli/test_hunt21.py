@@ -990,3 +990,14 @@ def test_the_synthetic_price_family_refuses_an_m_its_capacities_cannot_hold(n, m
     else:
         with pytest.raises(InputError, match=rf"synthetic: m \(resources\) is {m:,}: .* expected m <= "):
             synthetic(n, m, "log", seed=0)
+
+
+def test_game_solve_json_says_a_partial_searchs_degenerate_game_as_the_text_does(tmp_path, capsys):
+    # hunt 22b-F7: --format json with --methods ipa (or lemke_howson_first) said "its extreme equilibria are listed"
+    rng = np.random.default_rng(7)
+    path = tmp_path / "r8.npz"
+    np.savez(path, A=rng.integers(-5, 6, (8, 7)).astype(float), B=rng.integers(-5, 6, (8, 7)).astype(float))
+    main(["game", "solve", str(path), "--methods", "lemke_howson_first", "--format", "json"])
+    err = capsys.readouterr().err
+    assert "degenerate game: yes (not every extreme equilibrium enumerated: see the note)" in err
+    assert "are listed" not in err
