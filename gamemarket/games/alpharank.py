@@ -394,11 +394,13 @@ def alpharank(
     try:
         # the moves are counted in the limit too (once: the matrix is made from them)
         src, dst, logp = _log_rates(rsg, alpha, m, eps, normalize, clock)
+        clock.check()  # (before each P x P matrix: a 12,376-profile game's took seconds each past the limit, 22b-F4)
         C = _matrix(P, src, dst, logp)
         clock.bar(P, unit="state", desc="alpha-rank")
         direct = _gth(C, clock) if P > 1 and not (logp.size and logp.min() < -600) else None
         if P > 1 and direct is None:  # probabilities near or below the float range, or ratios past it: in logs
             clock.bar(P, unit="state", desc="alpha-rank (in logarithms)")
+            clock.check()
             L = np.full((P, P), -np.inf)
             L[src, dst] = logp  # (each move reaches a distinct profile)
             log_pi = log_stationary(L, clock)

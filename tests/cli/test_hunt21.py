@@ -1001,3 +1001,18 @@ def test_game_solve_json_says_a_partial_searchs_degenerate_game_as_the_text_does
     err = capsys.readouterr().err
     assert "degenerate game: yes (not every extreme equilibrium enumerated: see the note)" in err
     assert "are listed" not in err
+
+
+def test_alpharank_looks_at_the_clock_before_each_large_matrix(monkeypatch):
+    # hunt 22b-F4: an EGTA game of 12,376 profiles built its P x P matrices (seconds each) past a 2 s limit
+    from gamemarket.games import alpharank as ar
+    from gamemarket.games.budget import Stopped
+
+    built = []
+    monkeypatch.setattr(ar, "_matrix", lambda *args: built.append(args) or None)
+    real = ar._log_rates
+    monkeypatch.setattr(ar, "_log_rates", lambda *args: real(*args[:5]))  # the moves listed without the clock
+    game = Game(np.eye(6), np.eye(6), [f"r{i}" for i in range(6)], [f"c{j}" for j in range(6)])
+    with pytest.raises(Stopped, match="alpha-rank stopped"):
+        ar.alpharank(game, time_limit=1e-9)
+    assert not built
