@@ -849,11 +849,10 @@ class StudyFile(Table):
             raise ValueError("[design] needs a population game ([game] kind = 'population'): the consumers' answer")
         if self.design.explore and self.game.exploration is None:
             raise ValueError("[design] field 'explore': needs [game.exploration] (the family, budget and seeds)")
-        # (by value, not by the fields given: a study written out holds every field at its default; joint = false
-        # says what a design does)
+        # (by value, not by the fields given: a study written out holds every field at its default; joint, true by
+        # default, is left alone)
         defaults = PopulationSettings.model_fields
         ignored = [f for f in ("max_seeds", "seed_step") if getattr(self.game, f) != defaults[f].default]
-        ignored += ["joint"] if "joint" in self.game.model_fields_set and self.game.joint else []
         if ignored:  # (hunt 22a-F6: a design's answer with max_seeds = 4 was the one without, field by field)
             raise ValueError(
                 f"[game] field(s) {ignored} would have no effect in a design study: each design point's users' "

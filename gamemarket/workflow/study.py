@@ -37,6 +37,7 @@ from gamemarket.games.equilibria import check_methods
 from gamemarket.games.io import profile_words
 from gamemarket.io.files import shown_path
 from gamemarket.io.limits import check_workers
+from gamemarket.io.names import slug
 from gamemarket.plugins import local_workers
 from gamemarket.reports.answer import play_words, rows
 from gamemarket.reports.console import exploration_lines, population_lines
@@ -53,6 +54,7 @@ from gamemarket.studies import run_study as run_simulations
 from gamemarket.studies.gains import run_gains
 from gamemarket.studies.runner import StudyRun, load_results
 from gamemarket.studies.scheduler import identify
+from gamemarket.studies.schema import NOTE_KINDS
 from gamemarket.studies.spec import StudySpec, note_fields
 from gamemarket.studies.store import study_store
 
@@ -355,6 +357,9 @@ def _notes_keys_known(spec: StudySpec) -> None:
     was refused only after every run, hunt 20d-W3): the report would fail after every simulation."""
     made: dict[str, set[str] | None] = {}
     for f in note_fields(spec.notes or ""):
+        problem = _note_field_unmade(spec, f)  # (hunt 22a-F2: every kind but claim keys was found after the runs)
+        if problem:
+            raise InputError(f"{spec.path}: 'notes' field {{{f}}}: {problem}")
         parts = f.split(".")
         at = parts.index("claim") if "claim" in parts[:2] else None
         if at is None or len(parts) < at + 3:
@@ -377,6 +382,37 @@ def _notes_keys_known(spec: StudySpec) -> None:
                 f"made where its strategies are played (claims (1)-(3) need the paper's FT and SRG and an HB "
                 f"mechanism; (4) HB with first and k-th price). The keys it makes: {listed}"
             )
+
+
+def _note_field_unmade(spec: StudySpec, field: str) -> str | None:
+    """Why the study cannot make a discussion field, where its file alone tells (the tables a kind needs, the games,
+    strategies and companions it names, the population study's mechanisms), or None."""
+    head, _, rest = field.partition(".")
+    middle = rest.split(".")
+    if head == "paper" and not spec.paper:
+        return "the study has no [paper] table, whose figures paper. fields quote"
+    if head == "paper" and rest not in {*spec.paper, "jobs_minus_ours"} - {"source"}:
+        return f"its [paper] table has no {rest!r}; it has {sorted(set(spec.paper) - {'source'})}"
+    if head == "growth" and not spec.gains:
+        return "the study has no [gains] table, whose sizes growth. fields quote"
+    if head == "game" and middle[0] not in {slug(g.name) for g in spec.games}:
+        return f"the study has no game {middle[0]!r}; its games are {sorted(slug(g.name) for g in spec.games)}"
+    if head == "gains" and len(middle) >= 2:
+        providers, consumers = {p.name for p in spec.providers}, {c.name for c in spec.consumers}
+        if middle[0] not in providers or middle[1] not in consumers:
+            return f"gains.<mechanism>.<consumer strategy>: the study plays {sorted(providers)} x {sorted(consumers)}"
+    if head == "population":
+        if spec.population_study is None:
+            return "the study names no population_study, whose answer population. fields quote"
+        if len(middle) > 1:
+            mechanisms = {p.name for p in load_study(spec.population_study).providers}
+            if middle[0] not in mechanisms:
+                return f"the population study has no mechanism {middle[0]!r}; its mechanisms are {sorted(mechanisms)}"
+    if head not in NOTE_KINDS and _companion_named(spec, head) is None:
+        return (
+            f"no companion study is named {head!r}; the companions are {[load_study(c).name for c in spec.companions]}"
+        )
+    return None
 
 
 def _companion_named(spec: StudySpec, name: str) -> StudySpec | None:

@@ -122,7 +122,7 @@ def test_a_design_whose_optimisers_library_is_missing_is_refused_when_read_namin
 ):
     from study_helpers import POPULATION_STUDY, write_study
 
-    text = POPULATION_STUDY + (
+    text = POPULATION_STUDY.replace("max_seeds = 4\n", "") + (  # (a design study takes no max_seeds)
         f'[design]\nreserve = [0.0, 10.0]\nbudget = 2\nblend = 0.5\noptimiser = "{optimiser}"\n'
         "objective = {revenue = 1.0}\n"
     )

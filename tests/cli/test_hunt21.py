@@ -932,7 +932,6 @@ def test_alpharank_of_a_bimatrix_game_is_sized_before_its_conversion(monkeypatch
     "body,said",
     [
         (SMALL_DESIGN.replace("joint = false", "joint = false\nmax_seeds = 4"), "field(s) ['max_seeds'] would have no"),
-        (SMALL_DESIGN.replace("joint = false", "joint = true"), "field(s) ['joint'] would have no effect in a design"),
         (POPULATION_STUDY.replace("max_seeds = 4", "seed_step = 4"), "field 'seed_step' would have no effect"),
     ],
 )
@@ -1016,3 +1015,23 @@ def test_alpharank_looks_at_the_clock_before_each_large_matrix(monkeypatch):
     with pytest.raises(Stopped, match="alpha-rank stopped"):
         ar.alpharank(game, time_limit=1e-9)
     assert not built
+
+
+@pytest.mark.parametrize(
+    "field,said",
+    [
+        ("population.hb-first.truthful", "the study names no population_study"),
+        ("game.nosuch.equilibria", "the study has no game 'nosuch'"),
+        ("gains.hb-first.UNI50.all", "gains.<mechanism>.<consumer strategy>: the study plays"),
+        ("paper.jobs", "the study has no [paper] table"),
+        ("growth.hb-first.SRG.smallest", "the study has no [gains] table"),
+        ("other.claim.c1.ci", "no companion study is named 'other'"),
+    ],
+)
+def test_a_discussion_field_the_study_cannot_make_is_refused_before_any_run(tmp_path, capsys, field, said):
+    # hunt 22a-F2: every kind of field but claim keys was refused only after every simulation
+    body = TINY.format(count=2).replace('name = "tiny"', f'name = "tiny"\nnotes = "Quote: {{{field}}}."')
+    path = write_study(tmp_path, body)
+    assert main(["study", "run", str(path), "--no-progress"]) == 2
+    assert f"'notes' field {{{field}}}: {said}" in capsys.readouterr().err
+    assert not (tmp_path / "studies" / "results").exists()  # before any run
