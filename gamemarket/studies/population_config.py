@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +27,8 @@ from gamemarket.studies.schema import PopulationSettings
 SHADING_FAMILY = "per-class"
 
 AGENTS = ("jobs", "users")
+#: the redefinitions of catalogue rules already warned of in this process
+_REDEFINED: set[str] = set()
 #: the ``[game]`` fields that are PopulationConfig's settings (read by ``parse_config``, written by ``to_dict``)
 TABLE_FIELDS = tuple(PopulationSettings.model_fields)
 
@@ -61,17 +64,18 @@ class PopulationConfig:
         check(PopulationSettings, {k: getattr(self, k) for k in TABLE_FIELDS}, "", root="[game]")
         if len(self.strategies) < 2:
             raise InputError("[game] field 'strategies': a population game needs at least 2 shading rules")
-        if not any(r.truthful_and_staying for r in self.strategies):
-            raise InputError(
-                "[game] field 'strategies': include a truthful rule (beta = 0, no job leaving), the reference of the "
-                "gains"
-            )
         misnamed = next((r for r in self.strategies if r.name == "truthful" and not r.truthful_and_staying), None)
-        if misnamed is not None:  # (hunt 21a-F3: "gain of truthful over truthful: -12,830", the rule shading by 0.3)
+        if misnamed is not None:  # (hunt 21a-F3: "gain of truthful over truthful: -12,830", the rule shading by 0.3;
+            # said first: "include a truthful rule" beside a rule named truthful misled, hunt 22a-W2)
             raise InputError(
                 f"[game] field 'strategies': the rule named 'truthful' is {misnamed.params()}: it shades or sends jobs "
                 "to the outside option, where the report's 'truthful' is truthful bidding (beta = 0, no job leaving); "
                 "give it another name"
+            )
+        if not any(r.truthful_and_staying for r in self.strategies):
+            raise InputError(
+                "[game] field 'strategies': include a truthful rule (beta = 0, no job leaving), the reference of the "
+                "gains"
             )
         names = [r.name for r in self.strategies]
         check_names(names, "[game] field 'strategies'")  # printable: the answer names each rule
@@ -143,7 +147,18 @@ def parse_config(entry: dict, where: str, catalogue: dict) -> PopulationConfig:
     InputError
         Naming the file, the table and the field.
     """
-    catalogue = {**catalogue, **shading_rules(entry.get("shading", {}), where, "[game.shading]")}
+    inline = shading_rules(entry.get("shading", {}), where, "[game.shading]")
+    for name, rule in inline.items():  # (hunt 22a-W1: silent, where a consumer or provider redefinition is warned of)
+        theirs = catalogue.get(name)
+        if theirs is not None and theirs.params() != rule.params():
+            msg = (
+                f"{where}: [game.shading.{name}] redefines the catalogue's shading rule {name!r} "
+                f"({theirs.params()}) as {rule.params()}; the study's reports name this one {name!r}"
+            )
+            if msg not in _REDEFINED:  # (a study is read several times a command)
+                _REDEFINED.add(msg)
+                warnings.warn(msg, stacklevel=3)
+    catalogue = {**catalogue, **inline}
     names = entry.get("strategies", list(catalogue))
     rules = []
     for n in names:

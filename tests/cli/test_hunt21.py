@@ -1035,3 +1035,18 @@ def test_a_discussion_field_the_study_cannot_make_is_refused_before_any_run(tmp_
     assert main(["study", "run", str(path), "--no-progress"]) == 2
     assert f"'notes' field {{{field}}}: {said}" in capsys.readouterr().err
     assert not (tmp_path / "studies" / "results").exists()  # before any run
+
+
+def test_an_inline_shading_rule_that_redefines_a_catalogue_rule_is_warned_of(tmp_path):
+    # hunt 22a-W1: [game.shading."shade-0.5"] beta = 0.1 was silent; reports would call a beta-0.1 rule shade-0.5
+    body = POPULATION_STUDY.replace("[replications]", '[game.shading."shade-0.5"]\nbeta = 0.1\n[replications]')
+    with pytest.warns(UserWarning, match=r"\[game\.shading\.shade-0\.5\] redefines the catalogue's shading rule"):
+        load_study(write_population_study(tmp_path, body))
+
+
+def test_a_misdefined_truthful_is_named_before_the_missing_reference(tmp_path):
+    # hunt 22a-W2: a rule named truthful that leaves got "include a truthful rule", as if it were not there
+    body = POPULATION_STUDY.replace("max_seeds = 4", "max_seeds = 4\noutside_price = 20.0")
+    body = body.replace("[replications]", "[game.shading.truthful]\nbeta = 0\nleave = 1\n[replications]")
+    with pytest.raises(InputError, match="the rule named 'truthful' is"):
+        load_study(write_population_study(tmp_path, body))
