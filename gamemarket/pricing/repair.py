@@ -7,6 +7,8 @@ in balanced passes.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from gamemarket.pricing.allocation import Allocation
@@ -24,7 +26,17 @@ def _usage(js: list, xs: list, d: np.ndarray, m: int) -> np.ndarray:
     return usage_of(js[0], xs[0], js[1], xs[1], d, m)
 
 
-def repair(problem: Problem, alloc: Allocation, A: np.ndarray) -> Allocation:
+class _Late(Exception):
+    """Internal: the repair's deadline passed (it gives back the cheap recovery of ``x(p)`` instead)."""
+
+
+def _on_time(deadline: float | None) -> None:
+    """:class:`_Late` past ``deadline`` (a ``time.perf_counter`` reading; None: no limit)."""
+    if deadline is not None and time.perf_counter() >= deadline:
+        raise _Late
+
+
+def repair(problem: Problem, alloc: Allocation, A: np.ndarray, deadline: float | None = None) -> Allocation:
     """A feasible allocation from ``x(p)``, losing as little utility as possible.
 
     Near the optimal prices the jobs at the margin are almost indifferent, so ``x(p)`` over- and
@@ -33,6 +45,10 @@ def repair(problem: Problem, alloc: Allocation, A: np.ndarray) -> Allocation:
     from the jobs whose marginal value of it (``u'(t_i) a_ij``) is lowest (:func:`_take_back`); then each
     resource's slack is handed to the jobs that value it most, on the resources they already use, so
     every job still uses at most two (:func:`_hand_out_slack`). A final uniform scaling absorbs rounding.
+
+    ``deadline`` (a ``time.perf_counter`` reading): looked at once per resource; past it the repair gives back the
+    cheap recovery of ``alloc`` (uniform scaling), feasible all the same (hunt 22b-F2: the moves over 10,000
+    resources took 21 s past a 1.5 s limit of ``price solve``).
     """
     if alloc.extra is not None:  # the moves below work on the two slots; shares beyond them stay as they are
         return make_feasible(problem, alloc)
@@ -40,14 +56,17 @@ def repair(problem: Problem, alloc: Allocation, A: np.ndarray) -> Allocation:
     xs = [alloc.x1.copy(), alloc.x2.copy()]
     js = [alloc.j1.copy(), alloc.j2.copy()]
     use = _usage(js, xs, problem.demand, m)
-    use = _move_to_slack(problem, A, js, xs, use)
-    use = _take_back(problem, A, js, xs, use)
-    _hand_out_slack(problem, A, js, xs, use)
+    try:
+        use = _move_to_slack(problem, A, js, xs, use, deadline)
+        use = _take_back(problem, A, js, xs, use, deadline)
+        _hand_out_slack(problem, A, js, xs, use, deadline)
+    except _Late:
+        return make_feasible(problem, alloc)
     return make_feasible(problem, Allocation(js[0], xs[0], js[1], xs[1], m))
 
 
 # ---------------------------------------------------------------------- 0. moves at the same throughput
-def _move_to_slack(problem: Problem, A: np.ndarray, js: list, xs: list, use: np.ndarray) -> np.ndarray:
+def _move_to_slack(problem: Problem, A: np.ndarray, js: list, xs: list, use: np.ndarray, deadline=None) -> np.ndarray:
     """Moves that keep every throughput: part of a job's use of an over-subscribed resource r goes to a
     resource k with slack, ``x_ik = x_ir a_ir / a_ik`` (more time share if k is less efficient for the job).
 
@@ -59,6 +78,7 @@ def _move_to_slack(problem: Problem, A: np.ndarray, js: list, xs: list, use: np.
     for r in np.argsort(-(use - R) / R):
         if use[r] - R[r] <= 1e-12 * R[r]:
             continue
+        _on_time(deadline)
         # the jobs on r: moves only take them off r, so this stays a superset while r is balanced
         on_r = np.flatnonzero((js[0] == r) | (js[1] == r))
         for k in np.argsort(-(R - use) / R):
@@ -114,7 +134,7 @@ def _move_slot(problem, A, js, xs, spare, use, on_r, r, k, sl) -> None:
 
 
 # ---------------------------------------------------------------------- 1. taking back
-def _take_back(problem: Problem, A: np.ndarray, js: list, xs: list, use: np.ndarray) -> np.ndarray:
+def _take_back(problem: Problem, A: np.ndarray, js: list, xs: list, use: np.ndarray, deadline=None) -> np.ndarray:
     """Each over-subscribed resource's excess, taken from the jobs that value it least; returns the usage.
 
     Balanced passes: the excess is spread evenly over the half of the users that value the resource least
@@ -124,6 +144,7 @@ def _take_back(problem: Problem, A: np.ndarray, js: list, xs: list, use: np.ndar
     for r in np.argsort(-(use - R) / R):
         if use[r] - R[r] <= 1e-12 * R[r]:
             continue
+        _on_time(deadline)
         _take_back_resource(problem, A, js, xs, use, r)
         use = _usage(js, xs, problem.demand, A.shape[1])
     return use
@@ -182,7 +203,7 @@ def _takes(mv, cs, cj, d, xs, excess, *, balanced: bool):
 
 
 # ---------------------------------------------------------------------- 2. handing out slack
-def _hand_out_slack(problem: Problem, A: np.ndarray, js: list, xs: list, use: np.ndarray) -> None:
+def _hand_out_slack(problem: Problem, A: np.ndarray, js: list, xs: list, use: np.ndarray, deadline=None) -> None:
     """Each resource's slack, to jobs already on it or with an empty slot (so every job still uses at most
     two resources), highest marginal value first; ``js`` and ``xs`` change in place."""
     R = problem.R
@@ -191,6 +212,7 @@ def _hand_out_slack(problem: Problem, A: np.ndarray, js: list, xs: list, use: np
     for r in np.argsort(-(R - use) / R):
         if R[r] - use[r] <= 1e-15 * R[r]:
             continue
+        _on_time(deadline)
         _give_resource(problem, A, js, xs, spare, t, R[r] - use[r], r)
         use = _usage(js, xs, problem.demand, A.shape[1])
 

@@ -469,7 +469,7 @@ class PriceDiscovery:
             if misfit(untied) < misfit(start):
                 start = untied
         cheap = last["gap"]
-        gap = self.record(repair(problem, start, self.A64), q, last["dual"])[0]
+        gap = self.record(repair(problem, start, self.A64, self.deadline), q, last["dual"])[0]
         if np.isfinite(gap) and np.isfinite(cheap) and cheap > 0:
             self.repair_gain = float(np.clip(gap / cheap, 1e-3, 1.0))
         last["gap"] = -np.inf  # not again for this point

@@ -126,3 +126,28 @@ def test_price_solve_refuses_a_time_limit_that_is_no_number_of_seconds(bad, caps
         main(["price", "solve", "--n", "10", "--m", "2", "--time-limit", bad])
     assert exc.value.code == 2
     assert "argument --time-limit: expected a number of seconds > 0" in capsys.readouterr().err
+
+
+def test_the_repair_past_its_deadline_gives_back_the_cheap_recovery():
+    # hunt 22b-F2: the repair's moves over 10,000 resources took 21 s past a 1.5 s limit
+    from gamemarket.pricing.repair import make_feasible, repair
+
+    pr = synthetic(200, 6, "log", seed=3)
+    A = np.ascontiguousarray(pr.A, dtype=np.float64)
+    order = sort_efficiencies(A)
+    alloc = evaluate(pr, pr.utility.initial_price(A, pr.R) * 0.5, order, A)[2]  # over-subscribed: work to do
+    late = repair(pr, alloc, A, deadline=time.perf_counter() - 1.0)
+    cheap = make_feasible(pr, alloc)
+    assert np.array_equal(late.x1, cheap.x1) and np.array_equal(late.j1, cheap.j1)
+    assert check_feasible(pr, late) <= 1e-9
+    on_time = repair(pr, alloc, A, deadline=time.perf_counter() + 1e6)
+    free = repair(pr, alloc, A)
+    assert np.array_equal(on_time.x1, free.x1) and np.array_equal(on_time.x2, free.x2)
+
+
+def test_a_wide_problem_stops_near_its_limit():
+    # (the repair looks at the clock once per resource: 50 x 10,000 stopped 10 s past a 1 s limit)
+    rng = np.random.default_rng(1)
+    pr = Problem(rng.uniform(0.1, 1, (50, 3000)), rng.uniform(0.5, 1, 3000), "linear")
+    r = solve(pr, time_limit=0.5)
+    assert not r.converged and check_feasible(pr, r.allocation) <= 1e-9
