@@ -67,8 +67,9 @@ def run_jobs(spec, provider: str, consumer: str, seed: int) -> tuple[pd.DataFram
         A population study, a run the study does not hold or has not stored, or a re-run whose cohort sums differ
         from the stored ones (naming the run and the first cell that differs).
     """
-    if spec.population is not None:
-        raise InputError(f"study {spec.name!r}: a population study's runs are mixtures, not (provider, consumer, seed)")
+    if spec.population is not None:  # (a design study was called a population study: hunt 22a-W5)
+        kind = "design" if spec.design is not None else "population"
+        raise InputError(f"study {spec.name!r}: a {kind} study's runs are mixtures, not (provider, consumer, seed)")
     workload = load_workload(spec)
     arrays, nodes = workload.arrays, workload.nodes
     task = find_task(spec, plan(spec, arrays, nodes), provider, consumer, int(seed))

@@ -1050,3 +1050,11 @@ def test_a_misdefined_truthful_is_named_before_the_missing_reference(tmp_path):
     body = body.replace("[replications]", "[game.shading.truthful]\nbeta = 0\nleave = 1\n[replications]")
     with pytest.raises(InputError, match="the rule named 'truthful' is"):
         load_study(write_population_study(tmp_path, body))
+
+
+def test_study_jobs_of_a_design_study_names_its_kind(tmp_path, capsys):
+    # hunt 22a-W5: study jobs on a design study called it a population study
+    path = write_study(tmp_path, SMALL_DESIGN)
+    argv = ["study", "jobs", str(path), "--provider", "hb-first", "--consumer", "FT", "--seed", "1"]
+    assert main([*argv, "--out", str(tmp_path / "jobs.csv")]) == 2
+    assert "a design study's runs are mixtures" in capsys.readouterr().err
