@@ -133,8 +133,9 @@ def _nodes_of(meta: dict, nodes: int | None, reduction: float | None) -> int:
             f"give nodes ({nodes}) or a reduction ({reduction}), not both: the reduction derives the "
             "node count from the header's processors"
         )
-    if reduction is not None and meta.get("synthetic") is not None:  # (hunt 21c-F5: a model drawn for its own nodes
-        # and run on half of them doubled its load, where --nodes 52 drew it for 52; a study file refuses the field)
+    if reduction and meta.get("synthetic") is not None:  # (hunt 21c-F5: a model drawn for its own nodes and run on
+        # half of them doubled its load, where --nodes 52 drew it for 52; a study file refuses the field. A reduction
+        # of 0, the default said explicitly, reduces nothing: 22b-W5)
         raise InputError(
             f"a reduction ({reduction}) applies to a trace, whose jobs are fixed and whose MaxProcs it reduces; a "
             "generated workload (a model's draw, or the generator's) is drawn for its node count: give --nodes N "

@@ -630,7 +630,7 @@ def test_a_job_table_too_large_for_memory_is_refused_before_it_is_parsed(tmp_pat
     monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", str(limit))
     assert main(["simulate", "--job-table", str(path), "--nodes", "8"]) == 2
     assert (
-        f"{path}: a job table of {n + (form != 'parquet'):,} jobs and their run needs about" in capsys.readouterr().err
+        f"{path}: a job table of {n:,} jobs and their run needs about" in capsys.readouterr().err  # (22b-W3: no header)
     )
     monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", str(limit * 100))
     assert main(["simulate", "--job-table", str(path), "--nodes", "8"]) == 0
@@ -1058,3 +1058,11 @@ def test_study_jobs_of_a_design_study_names_its_kind(tmp_path, capsys):
     argv = ["study", "jobs", str(path), "--provider", "hb-first", "--consumer", "FT", "--seed", "1"]
     assert main([*argv, "--out", str(tmp_path / "jobs.csv")]) == 2
     assert "a design study's runs are mixtures" in capsys.readouterr().err
+
+
+def test_an_explicit_reduction_of_zero_is_taken_for_a_generated_workload(capsys):
+    # hunt 22b-W5: --reduction 0 (what --help calls the default) was refused for a model's draw
+    assert main(["simulate", "--synthetic-jobs", "100", "--nodes", "4", "--reduction", "0"]) == 2  # (nodes and a
+    # reduction both given: refused as before, by the rule of one node count)
+    capsys.readouterr()
+    assert main(["workload", "info", "synthetic", "--reduction", "0"]) == 0
