@@ -283,8 +283,9 @@ def _solve_egta(a) -> int:
     for n in sol.notes:  # (a duplicate strategy's equilibria listed once, a game where every mixture is one: the
         # answer's own words, printed only of an unfinished search before: hunt 19a-F5); JSON: beside it, on stderr
         print(f"gamemarket: note: {n}", file=sys.stderr) if a.format == "json" else print(f"  note: {n}")
-    if not sol.complete:  # what was found is printed; the search did not finish
-        _unfinished(sol.notes)
+    if not sol.complete:  # what was found is printed; the search did not finish (its notes said above: 22b-W2 read
+        # each twice)
+        _unfinished([])
         return EXIT_UNFINISHED
     if not sol.found:
         print(f"gamemarket: {sol.summary()}", file=__import__("sys").stderr)
@@ -872,8 +873,9 @@ def _add_solve_command(g, methods: dict) -> None:
         default=DEFAULT_TIME_LIMIT,
         metavar="SECONDS",
         help="wall-clock seconds each equilibrium method may spend on one game (an EGTA JSON game: its whole "
-        f"search; default: {DEFAULT_TIME_LIMIT:g}); a search stopped there prints what it found, every equilibrium "
-        "verified by its regret, with a note saying how far it got, and exits 3. With --concept qre or alpharank: "
+        f"search; default: {DEFAULT_TIME_LIMIT:g}), and as long again, at most, verifying what the search found; a "
+        "search stopped there prints what it found, every equilibrium verified by its regret, with a note saying "
+        "how far it got, and exits 3. With --concept qre or alpharank: "
         "the file's whole computation, which has no partial answer: one line says how far it got, exit 3",
     )
     gs.add_argument(

@@ -1066,3 +1066,19 @@ def test_an_explicit_reduction_of_zero_is_taken_for_a_generated_workload(capsys)
     # reduction both given: refused as before, by the rule of one node count)
     capsys.readouterr()
     assert main(["workload", "info", "synthetic", "--reduction", "0"]) == 0
+
+
+def test_an_unfinished_egta_search_says_each_note_once(tmp_path, capsys):
+    # hunt 22b-W2: an EGTA search stopped at its limit printed each note twice (as a note, then again on stderr)
+    from gamemarket.games.egta import write_egta
+    from gamemarket.games.rsgame import RoleSymmetricGame
+
+    game = RoleSymmetricGame.random([12], [6], np.random.default_rng(0))
+    path = tmp_path / "g.json"
+    write_egta(game, path)
+    assert main(["game", "solve", str(path), "--time-limit", "0.01"]) == 3
+    out, err = capsys.readouterr()
+    notes = [line.strip().removeprefix("note: ") for line in out.splitlines() if line.strip().startswith("note:")]
+    assert notes and err.endswith("the search for equilibria did not finish (see the note); exit 3\n")
+    for n in notes:
+        assert (out + err).count(n.removeprefix("incomplete: ")) == 1, n
