@@ -303,7 +303,8 @@ def _round(e: _Explorer, menu: list, mixtures: list) -> tuple[ExplorationRound, 
             reason = (
                 f"{BUDGET}{e.ex['budget']} simulations ran out ({used} used) with {len(eqs)} of the "
                 f"{len(mixtures)} equilibri{'um' if len(mixtures) == 1 else 'a'} of the game over {len(menu)} rules "
-                "searched and certified"
+                "through its search and certificate (whatever that certificate's verdict)"  # (hunt 22a-W9: read as
+                # "certified")
                 if used
                 else f"{BUDGET}{e.ex['budget']} simulations is too small for one certificate: none searched"
             )
