@@ -73,6 +73,11 @@ def quiet_dask_log() -> None:
     os.environ[DASK_LOG] = repr(dict.fromkeys(DASK_LOGGERS, "critical"))  # (dask reads it with ast.literal_eval)
 
 
+def _unsaid(_unraisable) -> None:
+    """The command process's ``sys.unraisablehook``: an exception raised where nothing can catch it (a destructor's,
+    as the process ends) is not printed (:func:`run`)."""
+
+
 def run() -> int:
     """Set :func:`interrupted_at_start` for SIGINT, then run the command (``gamemarket.cli.run``), which gives
     Ctrl-C back to Python (a KeyboardInterrupt it handles) where the command starts to work and ignores it once the
@@ -82,6 +87,10 @@ def run() -> int:
         if signal.getsignal(s) is signal.SIG_DFL:  # (one ignored by the caller, nohup's SIGHUP, stays ignored)
             signal.signal(s, ended_at_start)
     quiet_dask_log()
+    # a library's object that fails as it is freed says so on stderr ("Exception ignored in ..."), beside the command's
+    # one line: after SIGTERM stopped a first numba compilation, llvmlite's ObjectRef.__del__ traceback (fuzz run AC);
+    # the command's process says what went wrong in its own words, and ends without the interpreter's teardown
+    sys.unraisablehook = _unsaid
     from gamemarket.cli import run as command  # deferred: numpy and the rest, after the handler is set
 
     try:

@@ -1082,3 +1082,15 @@ def test_an_unfinished_egta_search_says_each_note_once(tmp_path, capsys):
     assert notes and err.endswith("the search for equilibria did not finish (see the note); exit 3\n")
     for n in notes:
         assert (out + err).count(n.removeprefix("incomplete: ")) == 1, n
+
+
+def test_the_command_process_prints_no_destructors_traceback(tmp_path):
+    # fuzz run AC: SIGTERM stopped a first numba compilation, and llvmlite's ObjectRef.__del__ printed "Exception
+    # ignored in ..." and its traceback after the command's one line; any object failing as it is freed did alike
+    plugin = tmp_path / "boom.py"
+    plugin.write_text('class Boom:\n    def __del__(self):\n        raise RuntimeError("boom")\n\n\nBoom()\n')
+    r = subprocess.run(
+        [sys.executable, "-m", "gamemarket", "plugin", "check", str(plugin)], capture_output=True, text=True
+    )
+    assert r.returncode == 2 and "registers nothing" in r.stderr
+    assert "Exception ignored" not in r.stderr and "Traceback" not in r.stderr, r.stderr
