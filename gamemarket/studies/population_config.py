@@ -160,6 +160,12 @@ def parse_config(entry: dict, where: str, catalogue: dict) -> PopulationConfig:
                 warnings.warn(msg, stacklevel=3)
     catalogue = {**catalogue, **inline}
     names = entry.get("strategies", list(catalogue))
+    unused = [n for n in inline if n not in names]
+    if unused:  # (hunt 22a-W10: accepted without a word, as an unused [strategies.consumer.*] is not)
+        raise InputError(
+            f"{where}: [game.shading.{unused[0]}] would have no effect: [game] strategies does not play it "
+            f"({list(names)}); list it there, or leave the table out"
+        )
     rules = []
     for n in names:
         if n not in catalogue:

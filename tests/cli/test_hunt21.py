@@ -1094,3 +1094,10 @@ def test_the_command_process_prints_no_destructors_traceback(tmp_path):
     )
     assert r.returncode == 2 and "registers nothing" in r.stderr
     assert "Exception ignored" not in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def test_an_unused_inline_shading_rule_is_refused(tmp_path):
+    # hunt 22a-W10: [game.shading.unused] not in [game] strategies was accepted without a word
+    body = POPULATION_STUDY.replace("[replications]", "[game.shading.unused]\nbeta = 0.2\n[replications]")
+    with pytest.raises(InputError, match=r"\[game\.shading\.unused\] would have no effect: \[game\] strategies"):
+        load_study(write_population_study(tmp_path, body))
