@@ -245,6 +245,14 @@ def probe(
     known.update({r.name: r for r in spec.population.strategies})
     rules, x = canonical(*mixture(base, known, "--base"), spec.population.strategies)  # before any draw
     dev = rule(deviation, known, "--deviation")
+    if spec.population.outside_price is None:  # (hunt 22a-W6: said later, naming neither the option nor the study)
+        for where, played in (("--base", [r for r, q in zip(rules, x) if q > 0]), ("--deviation", [dev])):
+            leaving = next((r for r in played if any(r.leave_by_class or ())), None)
+            if leaving is not None:
+                raise InputError(
+                    f"{where}: rule {leaving.name!r} sends jobs to the outside option, but study {spec.name!r} sets "
+                    f"no outside price ([game] outside_price in {spec.path}); give it one, or choose a rule that stays"
+                )
     if seeds is not None and (isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__iter__")):
         raise InputError(f"seeds must be a list of seeds (whole numbers >= 0), got {seeds!r}")  # (3 was a TypeError)
     seeds = list(spec.seeds) if seeds is None else [check_seed(s, "--seeds: a seed") for s in seeds]  # (1.5 was 1)

@@ -1101,3 +1101,13 @@ def test_an_unused_inline_shading_rule_is_refused(tmp_path):
     body = POPULATION_STUDY.replace("[replications]", "[game.shading.unused]\nbeta = 0.2\n[replications]")
     with pytest.raises(InputError, match=r"\[game\.shading\.unused\] would have no effect: \[game\] strategies"):
         load_study(write_population_study(tmp_path, body))
+
+
+def test_a_probe_of_a_leaving_rule_without_an_outside_price_names_the_option_and_the_study(tmp_path, capsys):
+    # hunt 22a-W6: "a consumer rule sends jobs to the outside option, but no outside price is set" named neither
+    path = write_population_study(tmp_path)
+    argv = ["population", "probe", str(path), "--mechanism", "hb-first", "--base", "truthful"]
+    assert main([*argv, "--deviation", "per-class-leave[0,0,0,0.9,0.9,0.9]", "--seeds", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "--deviation: rule 'per-class-leave[0,0,0,0.9,0.9,0.9]' sends jobs to the outside option, but study" in err
+    assert "[game] outside_price in" in err
