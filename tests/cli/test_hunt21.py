@@ -110,25 +110,11 @@ def test_a_renamed_study_is_told_that_its_folder_names_a_file_no_longer_there(tm
     assert f"belongs to {path}, not to this study" in err and "no longer there" not in err
 
 
-CLAIMED = """
-name = "claimed"
-notes = "{notes}"
-[workload]
-source = "synthetic"
-nodes = 4
-[workload.synthetic]
-jobs = 120
-load = 1.1
-[strategies]
-providers = {providers}
-consumers = {consumers}
-[replications]
-count = 2
-"""
-
-
 def _claimed(providers, consumers, notes="") -> str:
-    return CLAIMED.format(providers=json.dumps(providers), consumers=json.dumps(consumers), notes=notes)
+    """TINY (two seeds) playing ``providers`` x ``consumers``, with a discussion ``notes``."""
+    body = TINY.format(count=2).replace('name = "tiny"', f'name = "claimed"\nnotes = "{notes}"')
+    body = body.replace('providers = ["hb-first", "hb-kth"]', f"providers = {json.dumps(providers)}")
+    return body.replace('consumers = ["FT", "SRG"]', f"consumers = {json.dumps(consumers)}")
 
 
 @pytest.mark.parametrize(
