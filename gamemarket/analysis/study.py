@@ -18,6 +18,7 @@ from gamemarket.analysis.shading import PaperStrategies, paper_strategies
 from gamemarket.consumers import from_params
 from gamemarket.errors import GameMarketError, InputError, UndefinedPayoffError
 from gamemarket.games import DEFAULT_METHODS, Game, Solution, from_results, solve
+from gamemarket.games.budget import Stopped
 from gamemarket.games.io import (
     equilibria_records,
     profile_words,
@@ -46,6 +47,13 @@ class SolvedGame:
     solution: Solution
     robustness: list[Robustness | None]
     flags: list[str] = field(default_factory=list)  #: what a reader must know before trusting an equilibrium
+    #: why the robustness is missing where its bootstrap stopped at the time limit (the solution's notes say it too)
+    robustness_stopped: str | None = None
+
+    @property
+    def finished(self) -> bool:
+        """Whether the search and the bootstrap both finished (else what was found is the answer: exit 3)."""
+        return self.solution.complete and self.robustness_stopped is None
 
 
 @dataclass
@@ -158,6 +166,7 @@ def analyze(
     methods=DEFAULT_METHODS,
     resamples: int = 1000,
     time_limit: float = 10.0,
+    progress: bool | None = None,
     for_report: bool = False,
     population=None,
 ) -> StudyAnalysis:
@@ -166,6 +175,8 @@ def analyze(
     With ``for_report`` also everything its report shows: the paper's claims on this study and its
     companions, the shading gains by bid class, the gains against market size, the workload's facts
     and the linked population study's answers (``population``, where the caller has them: else the cached ones).
+    ``time_limit``: seconds for each game's search, and as long again for its bootstrap (:func:`robustness_of`);
+    ``progress``: their progress bars on stderr past a few seconds (None: where stderr is a terminal).
     """
     metrics, bins, meta = load_results(spec, with_bins=with_bins or for_report)
     cols = [c.name for c in spec.consumers]
@@ -181,10 +192,9 @@ def analyze(
         except UndefinedPayoffError as exc:  # e.g. per-group payoffs in a study without any aggressive group
             out.games_left_out.append((gd.name, str(exc)))
             return None
-        sol = solve(g, methods=methods, time_limit=time_limit)
-        return SolvedGame(
-            gd.name, g, sol, bootstrap(g, sol.equilibria, resamples=resamples), game_flags(g, sol, meta["consumers"])
-        )
+        sol = solve(g, methods=methods, time_limit=time_limit, progress=progress)
+        rb, stopped = robustness_of(g, sol, resamples=resamples, time_limit=time_limit, progress=progress)
+        return SolvedGame(gd.name, g, sol, rb, game_flags(g, sol, meta["consumers"]), stopped)
 
     out.games = [sg for gd in spec.games if (sg := solved(gd, rows, cols)) is not None]
     prov = [p for p in hb_pair(rows, meta["providers"]) if p]
@@ -310,7 +320,21 @@ def solve_game(
     """Solve a game built in Python the way a study's games are solved: equilibria, robustness, no flags.
     ``time_limit``, ``progress`` and ``complete``: :func:`gamemarket.games.equilibria.solve`'s."""
     sol = solve(game, methods=methods, time_limit=time_limit, progress=progress, complete=complete)
-    return SolvedGame(game.title, game, sol, bootstrap(game, sol.equilibria, resamples=resamples))
+    rb, stopped = robustness_of(game, sol, resamples=resamples, time_limit=time_limit, progress=progress)
+    return SolvedGame(game.title, game, sol, rb, robustness_stopped=stopped)
+
+
+def robustness_of(
+    game: Game, sol: Solution, *, resamples: int, time_limit: float | None, progress: bool | None
+) -> tuple[list[Robustness | None], str | None]:
+    """The bootstrap robustness of the solution's equilibria (:func:`gamemarket.games.robustness.bootstrap`) on a
+    clock of its own, ``time_limit`` seconds; where it stops there, none, and why (also among the solution's notes,
+    as a note of an unfinished computation: every answer that prints the notes says it)."""
+    try:
+        return bootstrap(game, sol.equilibria, resamples=resamples, time_limit=time_limit, progress=progress), None
+    except Stopped as exc:
+        sol.notes.append(f"incomplete: {exc}")
+        return [None] * len(sol.equilibria), str(exc)
 
 
 def write_rescaled_nfg(game, path: Path, study: str, name: str) -> Path:

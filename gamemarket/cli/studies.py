@@ -324,13 +324,26 @@ def _said_beside_the_answer(solved, json_out: bool) -> int:
     return EXIT_UNFINISHED
 
 
-def _unfinished(notes: list[str]) -> None:
-    """On stderr: the search for equilibria did not finish, and each note that says where it stopped (in either
-    format: ``--format json`` prints no notes on stdout)."""
+def _unfinished(notes: list[str], what: str = "the search for equilibria") -> None:
+    """On stderr: ``what`` did not finish, and each note that says where it stopped (in either format: ``--format
+    json`` prints no notes on stdout)."""
     for n in notes:
         if n.startswith("incomplete: "):
             print(f"gamemarket: {n[len('incomplete: ') :]}", file=sys.stderr)
-    print("gamemarket: the search for equilibria did not finish (see the note); exit 3", file=sys.stderr)
+    print(f"gamemarket: {what} did not finish (see the note); exit 3", file=sys.stderr)
+
+
+def _solved_unfinished(solved) -> bool:
+    """Where a game's search or bootstrap stopped at the time limit (what was found is the answer, printed or
+    written): say so on stderr, True (the command's exit 3)."""
+    if all(sg.finished for sg in solved):
+        return False
+    search = not all(sg.solution.complete for sg in solved)
+    _unfinished(
+        [n for sg in solved for n in sg.solution.notes],
+        "the search for equilibria" if search else "the bootstrap of the equilibria's robustness",
+    )
+    return True
 
 
 def cmd_study_new(a) -> int:
@@ -714,8 +727,7 @@ def _game_solve(a) -> int:
     else:
         for sg in solved:
             print_solved(sg)
-    if not all(sg.solution.complete for sg in solved):  # what was found is printed; the search did not finish
-        _unfinished([n for sg in solved for n in sg.solution.notes])
+    if _solved_unfinished(solved):  # what was found is printed; the search or the bootstrap did not finish
         return EXIT_UNFINISHED
     return _said_beside_the_answer(solved, a.format == "json")
 
@@ -786,12 +798,16 @@ def cmd_game_export(a) -> int:
         out, owner=owner, what="export folder", force=a.force, inputs=inputs, option="--out", exclusive=True
     )
     with folder:  # an export that fails (no stored runs) gives the folder back as it was: none, where it made it
-        an = analyze(spec, methods=tuple(a.methods), resamples=a.resamples)
+        an = analyze(
+            spec, methods=tuple(a.methods), resamples=a.resamples, time_limit=a.time_limit, progress=a.progress
+        )
         written = export(an, folder)
         folder.finish()
     for f in written:
         print(f)
-    return 0
+    # the files hold what was found, their notes say where a search or a bootstrap stopped (hunt 22b-F9: a million
+    # resamples ran minutes with nothing said)
+    return EXIT_UNFINISHED if _solved_unfinished(an.games + an.paper_games) else 0
 
 
 def cmd_report(a) -> int:
@@ -867,17 +883,7 @@ def _add_solve_command(g, methods: dict) -> None:
     gs.add_argument(
         "--resamples", type=_resamples, default=1000, help="bootstrap resamples of the seeds for robustness"
     )
-    gs.add_argument(
-        "--time-limit",
-        type=number(min=0, min_open=True, max=MAX_TIME_LIMIT, what="a number of seconds"),
-        default=DEFAULT_TIME_LIMIT,
-        metavar="SECONDS",
-        help="wall-clock seconds each equilibrium method may spend on one game (an EGTA JSON game: its whole "
-        f"search; default: {DEFAULT_TIME_LIMIT:g}), and as long again, at most, verifying what the search found; a "
-        "search stopped there prints what it found, every equilibrium verified by its regret, with a note saying "
-        "how far it got, and exits 3. With --concept qre or alpharank: "
-        "the file's whole computation, which has no partial answer: one line says how far it got, exit 3",
-    )
+    _time_limit_option(gs, solve_file=True)
     gs.add_argument(
         "--complete",
         action="store_true",
@@ -885,15 +891,43 @@ def _add_solve_command(g, methods: dict) -> None:
         "whose enumeration's estimated work exceeds the time limit is answered by one equilibrium or a few, from "
         "Gambit's GNM where pygambit is installed, else nashpy's Lemke-Howson, and a note says so)",
     )
-    gs.add_argument(
-        "--progress",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="a progress bar on stderr for a search that runs more than 3 s (default: where stderr is a terminal)",
-    )
+    _progress_option(gs)
     add_concept_options(gs)
     add_plugin_option(gs)
     gs.set_defaults(func=cmd_game_solve)
+
+
+def _time_limit_option(p, *, solve_file: bool) -> None:
+    """``--time-limit``: each game's search, its verification and its bootstrap, each on a clock of its own."""
+    p.add_argument(
+        "--time-limit",
+        type=number(min=0, min_open=True, max=MAX_TIME_LIMIT, what="a number of seconds"),
+        default=DEFAULT_TIME_LIMIT,
+        metavar="SECONDS",
+        help="wall-clock seconds each equilibrium method may spend on one game ("
+        + ("an EGTA JSON game: its whole search; " if solve_file else "")
+        + f"default: {DEFAULT_TIME_LIMIT:g}), as long again, at most, verifying what the search found, and as long "
+        "again for the game's bootstrap of --resamples; a search stopped there "
+        + ("prints" if solve_file else "writes")
+        + " what it found, every equilibrium verified by its regret, with a note saying how far it got, and exits 3 "
+        "(a bootstrap stopped there: no robustness, the note says so, exit 3)"
+        + (
+            ". With --concept qre or alpharank: the file's whole computation, which has no partial answer: one line "
+            "says how far it got, exit 3"
+            if solve_file
+            else ""
+        ),
+    )
+
+
+def _progress_option(p) -> None:
+    p.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="a progress bar on stderr for a search or a bootstrap that runs more than 3 s (default: where stderr is "
+        "a terminal)",
+    )
 
 
 def add_study_commands(sub) -> None:
@@ -982,6 +1016,8 @@ def add_study_commands(sub) -> None:
     ge.add_argument(
         "--resamples", type=_resamples, default=1000, help="bootstrap resamples of the seeds for robustness"
     )
+    _time_limit_option(ge, solve_file=False)
+    _progress_option(ge)
     add_plugin_option(ge)  # a study run with --plugin is read with it too (hunt 20a-F5)
     ge.set_defaults(func=cmd_game_export)
 

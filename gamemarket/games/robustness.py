@@ -26,6 +26,7 @@ import pandas as pd
 from gamemarket.confidence import check_probability
 from gamemarket.errors import InputError, check_seed
 from gamemarket.games.bimatrix import Game
+from gamemarket.games.budget import SearchClock, Stopped, TimeUp
 from gamemarket.games.equilibria import Equilibrium, tolerance, unchecked_regret
 from gamemarket.io.limits import MAX_RESAMPLES, MIN_RESAMPLES, check_fits
 
@@ -99,12 +100,26 @@ def _resampled(reps: np.ndarray, idx: np.ndarray) -> np.ndarray:
     )
 
 
+#: resamples between two looks at the bootstrap's clock
+CLOCK_EVERY = 256
+
+
 def bootstrap(
-    game: Game, equilibria: list[Equilibrium], *, resamples: int = 1000, level: float = 0.95, seed: int = 0
+    game: Game,
+    equilibria: list[Equilibrium],
+    *,
+    resamples: int = 1000,
+    level: float = 0.95,
+    seed: int = 0,
+    time_limit: float | None = None,
+    progress: bool | None = None,
 ) -> list[Robustness | None]:
     """Bootstrap robustness of each equilibrium (None for all when the game has < 2 replications). ``resamples``:
     ``io.limits.MIN_RESAMPLES`` to ``MAX_RESAMPLES`` (fewer make the 95% interval the extremes of a handful of
-    draws)."""
+    draws). ``time_limit``: wall-clock seconds (None: none); the bootstrap stopped there raises
+    :class:`gamemarket.games.budget.Stopped` saying how far it got (a share of fewer resamples than asked is not
+    the robustness asked for). ``progress``: a progress bar on stderr past a few seconds (None: where stderr is a
+    terminal)."""
     if isinstance(resamples, bool) or not isinstance(resamples, (int, np.integer)):
         raise InputError(f"resamples must be a whole number, got {resamples!r}")
     if not MIN_RESAMPLES <= resamples <= MAX_RESAMPLES:
@@ -132,22 +147,50 @@ def bootstrap(
     out = []
     if not equilibria:
         return out
+    clock = SearchClock(time_limit, progress=progress)  # (a million resamples ran minutes unseen: hunt 22b-F9)
     As, Bs = _resampled(game.A_reps, idx), _resampled(game.B_reps, idx)
     tol_a, tol_b = _tolerances(As), _tolerances(Bs)
-    for e in equilibria:
-        S, T = e.supports()
-        # one resample at a time: a stacked product would round differently from ``regret``'s
-        rp, rc = np.array([unchecked_regret(As[k], Bs[k], e.x, e.y) for k in range(resamples)]).T
-        stable = sum(_support_equilibrium(As[k], Bs[k], S, T, (tol_a[k], tol_b[k])) for k in range(resamples))
-        out.append(
-            Robustness(
-                (e.regret[0], float(np.quantile(rp, lo_q)), float(np.quantile(rp, hi_q))),
-                (e.regret[1], float(np.quantile(rc, lo_q)), float(np.quantile(rc, hi_q))),
-                stable / resamples,
-                resamples,
-            )
-        )
+    clock.bar(resamples * len(equilibria), unit="resample", desc=f"bootstrap of {game.title or 'the game'}")
+    try:
+        for e in equilibria:
+            rp, rc, stable = _resampled_regrets(As, Bs, e, (tol_a, tol_b), clock)
+            out.append(_robustness(e, rp, rc, stable, resamples, (lo_q, hi_q)))
+    except TimeUp:
+        of = f" of game {game.title!r}" if game.title else ""
+        raise Stopped(
+            f"the bootstrap of {resamples:,} resamples{of} stopped {clock.stopped()}, at equilibrium {len(out) + 1} of "
+            f"{len(equilibria)}: robustness not computed; ask fewer resamples (--resamples; resamples= in Python) or "
+            "a longer time limit (--time-limit; time_limit=)"
+        ) from None
+    finally:
+        clock.close()
     return out
+
+
+def _resampled_regrets(As, Bs, e: Equilibrium, tols, clock: SearchClock) -> tuple[np.ndarray, np.ndarray, int]:
+    """The equilibrium's regrets in each resampled game (both players) and the count of resamples in which its
+    supports still hold an equilibrium, the clock looked at every :data:`CLOCK_EVERY` resamples."""
+    S, T = e.supports()
+    n = len(As)
+    rp, rc = np.empty(n), np.empty(n)
+    stable = 0
+    for k in range(n):
+        if k % CLOCK_EVERY == 0:
+            clock.check()
+            clock.advance(min(CLOCK_EVERY, n - k))
+        # one resample at a time: a stacked product would round differently from ``regret``'s
+        rp[k], rc[k] = unchecked_regret(As[k], Bs[k], e.x, e.y)
+        stable += _support_equilibrium(As[k], Bs[k], S, T, (tols[0][k], tols[1][k]))
+    return rp, rc, stable
+
+
+def _robustness(e: Equilibrium, rp, rc, stable: int, resamples: int, q: tuple[float, float]) -> Robustness:
+    return Robustness(
+        (e.regret[0], float(np.quantile(rp, q[0])), float(np.quantile(rp, q[1]))),
+        (e.regret[1], float(np.quantile(rc, q[0])), float(np.quantile(rc, q[1]))),
+        stable / resamples,
+        resamples,
+    )
 
 
 def best_responses(game: Game) -> pd.DataFrame:

@@ -1,0 +1,80 @@
+"""Regression rows of the held-out hunts 23a-c and of the leftovers of hunts 21-22 mended with them: each case names
+its hunt and what it had done."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from gamemarket.analysis.study import solve_game
+from gamemarket.cli import main
+from gamemarket.games import Game, solve
+from gamemarket.games import robustness as rb_module
+from gamemarket.games.budget import SearchClock, Stopped
+from study_helpers import TINY, write_study
+
+
+class _ExpiredClock(SearchClock):
+    """A bootstrap clock whose limit has passed from the start (the search's own clock is left alone)."""
+
+    def expired(self) -> bool:
+        return self.limit is not None
+
+
+def _replicated_game(seed=0, shape=(4, 5), reps=6, title="g") -> Game:
+    rng = np.random.default_rng(seed)
+    A_reps, B_reps = rng.normal(size=(*shape, reps)), rng.normal(size=(*shape, reps))
+    rows, cols = [f"r{i}" for i in range(shape[0])], [f"c{j}" for j in range(shape[1])]
+    return Game(A_reps.mean(axis=2), B_reps.mean(axis=2), rows, cols, A_reps=A_reps, B_reps=B_reps, title=title)
+
+
+def test_the_bootstrap_honours_its_time_limit_and_says_how_far_it_got(monkeypatch):
+    # hunt 22b-F9: `game export --resamples 1000000` ran minutes with no progress and no time limit to give
+    game = _replicated_game()
+    eqs = solve(game).equilibria
+    unlimited = rb_module.bootstrap(game, eqs, resamples=500)
+    assert rb_module.bootstrap(game, eqs, resamples=500, time_limit=600.0) == unlimited  # the clock only stops it
+    monkeypatch.setattr(rb_module, "SearchClock", _ExpiredClock)
+    with pytest.raises(Stopped, match=r"the bootstrap of 500 resamples of game 'g' stopped at the time limit of 5 s"):
+        rb_module.bootstrap(game, eqs, resamples=500, time_limit=5.0)
+    assert rb_module.bootstrap(game, eqs, resamples=500) == unlimited  # no limit: never stopped
+
+
+def test_a_stopped_bootstrap_leaves_the_equilibria_without_robustness_and_says_so(monkeypatch):
+    game = _replicated_game(1)
+    monkeypatch.setattr(rb_module, "SearchClock", _ExpiredClock)
+    sg = solve_game(game, resamples=200, time_limit=5.0)
+    assert sg.solution.complete and sg.solution.equilibria  # the search finished: its answer stands
+    assert not sg.finished and sg.robustness == [None] * len(sg.solution.equilibria)
+    assert sg.robustness_stopped and f"incomplete: {sg.robustness_stopped}" in sg.solution.notes
+
+
+@pytest.fixture(scope="module")
+def stored_tiny(tmp_path_factory):
+    path = write_study(tmp_path_factory.mktemp("tiny"), TINY.format(count=2))
+    assert main(["study", "run", str(path), "--no-progress", "--no-report"]) == 0
+    return path
+
+
+def test_game_export_of_a_stopped_bootstrap_writes_what_was_found_and_exits_3(stored_tiny, monkeypatch, capsys):
+    monkeypatch.setattr(rb_module, "SearchClock", _ExpiredClock)
+    out = stored_tiny.parent / "exported"
+    rc = main(["game", "export", str(stored_tiny), "--out", str(out), "--resamples", "100", "--time-limit", "7"])
+    assert rc == 3
+    err = capsys.readouterr().err
+    assert "stopped at the time limit of 7 s" in err
+    assert err.endswith("the bootstrap of the equilibria's robustness did not finish (see the note); exit 3\n")
+    games = json.loads((out / "equilibria.json").read_text())["games"]
+    assert games and all(any(n.startswith("incomplete: the bootstrap of 100 resamples") for n in g["notes"])
+                         for g in games)  # fmt: skip
+    assert all(e["equilibria"] for e in games)  # the equilibria found are written, without robustness
+
+
+def test_game_export_and_solve_take_a_time_limit_and_a_progress_option(stored_tiny, capsys):
+    out = stored_tiny.parent / "exported-fine"
+    rc = main(["game", "export", str(stored_tiny), "--out", str(out), "--time-limit", "60", "--no-progress"])
+    assert rc == 0
+    assert (out / "equilibria.json").exists()
+    assert main(["game", "solve", str(stored_tiny), "--time-limit", "60", "--no-progress"]) == 0
