@@ -411,6 +411,20 @@ def on_scheduler(address: str | None):
             _connected = None
 
 
+def _check_user_ids(users: np.ndarray, path, workload: str) -> None:
+    """A users' game's agents are the trace's user numbers (SWF field 12): natural numbers, or -1 for unknown (all of
+    them one agent). Another negative number is no user (hunt 22b-W11: a job of user -2 was counted as an 11th user
+    and carried the study past its fewest users): refused, naming it."""
+    bad = users < -1
+    if bad.any():
+        values = np.unique(users[bad])
+        raise InputError(
+            f"{path}: [game] field 'agents' = 'users': the workload {workload} has {int(bad.sum()):,} job(s) of user "
+            f"number {', '.join(str(v) for v in values[:5])}{', ...' if len(values) > 5 else ''} (SWF field 12); "
+            "expected a user number >= 0, or -1 for an unknown user (all of them counted as one user)"
+        )
+
+
 class PopulationRuns:
     """A population study's runs: their keys, running what is missing (resumably, in parallel), reading them.
 
@@ -458,6 +472,8 @@ class PopulationRuns:
                 f"study {spec.name!r}: the {market.kind} market ({market.description}) has no users; "
                 "use agents = 'jobs'"
             )
+        if self.cfg.agents == "users":
+            _check_user_ids(users, spec.path, self.meta["workload"])
         if self.cfg.agents == "users" and self.meta["users"] < MIN_USERS:
             raise InputError(
                 f"{spec.path}: [game] field 'agents' = 'users': the workload {self.meta['workload']} has "

@@ -78,3 +78,32 @@ def test_game_export_and_solve_take_a_time_limit_and_a_progress_option(stored_ti
     assert rc == 0
     assert (out / "equilibria.json").exists()
     assert main(["game", "solve", str(stored_tiny), "--time-limit", "60", "--no-progress"]) == 0
+
+
+@pytest.mark.parametrize("bad", [-2, -7])
+def test_a_users_game_refuses_a_user_number_below_minus_one_in_every_command(tmp_path, capsys, bad):
+    # hunt 22b-W11: nine users and one job of user -2 made ten users, and the game ran past its fewest users
+    users = [1 + i % 9 for i in range(300)]
+    users[17] = bad
+    records = [f"{i + 1} {i * 50} 0 {100 + i % 5 * 40} 1 -1 -1 1 300 -1 1 {u} -1 -1 -1 -1 -1 -1" for i, u in
+               enumerate(users)]  # fmt: skip
+    (tmp_path / "u.swf").write_text("\n".join(["; MaxProcs: 8", *records]) + "\n")
+    body = (
+        'name = "u"\n[workload]\nsource = "u.swf"\n[strategies]\nproviders = ["hb-first", "hb-kth"]\n[game]\n'
+        'kind = "population"\nagents = "users"\nstrategies = ["truthful", "shade-0.5"]\n[replications]\ncount = 2\n'
+    )
+    path = tmp_path / "u.toml"
+    path.write_text(body)
+    for argv in (
+        ["study", "status", str(path)],
+        ["study", "run", str(path), "--no-progress"],
+        ["population", "probe", str(path), "--mechanism", "hb-first", "--base", "truthful", "--deviation", "shade-0.5"],
+    ):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert f"the workload u.swf has 1 job(s) of user number {bad} (SWF field 12)" in err, err
+        assert "expected a user number >= 0, or -1 for an unknown user" in err
+    assert not (tmp_path / "results").exists()
+    # -1 (unknown) stays one user: with nine known users, ten in all, accepted
+    (tmp_path / "u.swf").write_text((tmp_path / "u.swf").read_text().replace(f" 1 {bad} -1", " 1 -1 -1"))
+    assert main(["study", "status", str(path)]) == 0
