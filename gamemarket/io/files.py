@@ -115,12 +115,21 @@ def shown_path(path) -> str:
     return text if text.isprintable() else repr(text)
 
 
+def no_such(path, what: str) -> str:
+    """ "PATH: no such WHAT", and where the path is ``-`` that standard input is named ``/dev/stdin`` here (hunt
+    22b-W4: "-: no such job table" left the usual convention unexplained)."""
+    text = f"{shown_path(path)}: no such {what}"
+    if str(path) == "-":
+        text += " (standard input is named /dev/stdin here, not -: for example `... /dev/stdin < FILE`)"
+    return text
+
+
 def _read_error(path: Path, exc: Exception, what: str) -> InputError:
     """The message for a file that cannot be read, naming it and what was expected."""
     if not str(path).isprintable():
         return InputError(f"{shown_path(path)}: cannot read: {getattr(exc, 'strerror', None) or exc}")
     if isinstance(exc, FileNotFoundError):
-        return InputError(f"{path}: no such {what}")
+        return InputError(no_such(path, what))
     if isinstance(exc, IsADirectoryError):
         return InputError(f"{path}: is a folder; expected {_article(what)} {what}")
     if isinstance(exc, UnicodeDecodeError):

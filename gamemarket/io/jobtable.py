@@ -26,6 +26,7 @@ from gamemarket.io.files import (
     atomic_path,
     check_input,
     check_output_file_name,
+    no_such,
     not_utf8,
     read_input_bytes,
     told_by_bytes,
@@ -339,7 +340,7 @@ def _read(path: Path, source) -> pd.DataFrame:
         else:
             table = pd.read_csv(_opened(source), skip_blank_lines=False)  # a blank line is an error at its line
     except FileNotFoundError:
-        raise InputError(f"{path}: no such job table") from None
+        raise InputError(no_such(path, "job table")) from None
     except UnicodeDecodeError as exc:  # (the codec's own words, "invalid continuation byte": hunt 19a-F3)
         raise InputError(f"{path}: {not_utf8(exc)}; expected a job table (CSV or Parquet)") from None
     except Exception as exc:  # pandas raises many kinds on a broken file

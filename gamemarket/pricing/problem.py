@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from gamemarket.errors import InputError, check_path, check_seed, check_whole, shown_value
+from gamemarket.io.files import no_such
 from gamemarket.pricing.utilities import MAGNITUDE, Utility, check_complete, check_magnitude, make_utility, one_per
 
 
@@ -353,7 +354,7 @@ def _arrays(path: Path, opened, what: str, size: int | None, keep: tuple = ()) -
     except InputError:
         raise
     except FileNotFoundError:
-        raise InputError(f"{path}: no such {what} file") from None
+        raise InputError(no_such(path, f"{what} file")) from None
     except Exception:  # a zero-byte file (EOFError), not a zip (BadZipFile), a bad header (ValueError)
         # numpy's own reasons can suggest unpickling; say what is wrong in our words instead
         reason = (

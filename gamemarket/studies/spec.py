@@ -506,6 +506,11 @@ def load_study(path: str | Path, *, results: str | Path | None = None, report: s
             raise InputError(f"load_study: {what}= must be a folder's path, got {folder!r:.100}")
     given = Path(path)
     kind = special_kind(given)
+    if str(path) == "-" and not given.exists():  # (hunt 22b-W4: the usual name of standard input, here a path)
+        raise InputError(
+            "-: no such study file; a study file is read from its path, not from standard input (its results and "
+            "reports are placed beside it)"
+        )
     if kind is not None:  # <(cat s.toml), a named pipe: its results and reports go beside the file, which it has not
         what = "a stream (a pipe or a process substitution)" if kind == "a pipe" else kind
         raise InputError(

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gamemarket.errors import GameMarketError, InputError
-from gamemarket.io.files import check_link, remove_stale_temps, shown_path, special_kind, temp_prefix
+from gamemarket.io.files import check_link, no_such, remove_stale_temps, shown_path, special_kind, temp_prefix
 
 PWA = "https://www.cs.huji.ac.il/labs/parallel/workload"
 
@@ -487,7 +487,9 @@ def resolve(path_or_name: str) -> Path:
         if key in KNOWN_TRACES
         else ""
     )
+    if str(path_or_name) == "-":  # (no known trace is named -)
+        raise InputError(no_such(path_or_name, "workload file"))
     raise InputError(
-        f"{path_or_name}: no such workload file (and no cached copy of a known trace{looked}; "
+        f"{no_such(path_or_name, 'workload file')} (and no cached copy of a known trace{looked}; "
         f"run `gamemarket workload fetch NAME`)"
     )

@@ -107,3 +107,23 @@ def test_a_users_game_refuses_a_user_number_below_minus_one_in_every_command(tmp
     # -1 (unknown) stays one user: with nine known users, ten in all, accepted
     (tmp_path / "u.swf").write_text((tmp_path / "u.swf").read_text().replace(f" 1 {bad} -1", " 1 -1 -1"))
     assert main(["study", "status", str(path)]) == 0
+
+
+@pytest.mark.parametrize(
+    ("argv", "what"),
+    [
+        (["simulate", "--job-table", "-", "--nodes", "4"], "-: no such job table (standard input is named /dev/stdin"),
+        (["workload", "info", "-"], "-: no such workload file (standard input is named /dev/stdin"),
+        (["simulate", "--workload", "-"], "-: no such workload file (standard input is named /dev/stdin"),
+        (["game", "solve", "-"], "-: no such game (standard input is named /dev/stdin"),
+        (["price", "solve", "-"], "-: no such problem file (standard input is named /dev/stdin"),
+        (["study", "status", "-"], "-: no such study file; a study file is read from its path, not from standard"),
+        (["report", "-"], "-: no such study file; a study file is read from its path, not from standard"),
+    ],
+)
+def test_a_dash_for_standard_input_is_said_to_be_a_path_here(tmp_path, monkeypatch, capsys, argv, what):
+    # hunt 22b-W4: "-: no such job table" left the usual convention unexplained
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    assert what in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())
