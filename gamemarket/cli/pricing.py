@@ -38,6 +38,11 @@ def cmd_price_solve(a) -> int:
 
     if a.device != "cpu" and a.backend != "torch":
         raise InputError(f"--device {a.device} applies to the torch backend; add --backend torch")
+    if a.rel_eps is not None and a.eps is None:  # (hunt 22b-W12: --eps alone could not go below 1e-7 |objective|)
+        raise InputError(
+            f"--rel-eps {a.rel_eps:g} is the relative part of --eps's rule: add --eps (without it the rule is a "
+            "certified relative gap of 1e-6 of its own)"
+        )
     if a.backend == "torch" and importlib.util.find_spec("torch") is None:  # before the header: nothing is printed
         raise InputError("the torch backend needs PyTorch: pip install 'gamemarket[torch]'")
     out = _checked_out(a) if a.out else None  # checked before the solve, not after it
@@ -70,6 +75,7 @@ def cmd_price_solve(a) -> int:
         r = solve(
             problem,
             eps=a.eps,
+            **({} if a.rel_eps is None else {"rel_eps": a.rel_eps}),
             max_iter=a.max_iter,
             method=a.method,
             callback=show,
@@ -234,8 +240,15 @@ def add_pricing_commands(sub) -> None:
     s.add_argument(
         "--eps",
         type=POSITIVE,
-        help="stopping duality gap (default: a certified relative gap of 1e-6, gap <= 1e-6 abs(objective); 1e-3 n for "
-        "linear and target utilities)",
+        help="stopping duality gap: stop once the gap <= max(EPS, REL_EPS abs(objective)) (default: a certified "
+        "relative gap of 1e-6, gap <= 1e-6 abs(objective); 1e-3 n for linear and target utilities)",
+    )
+    s.add_argument(
+        "--rel-eps",
+        type=number(min=0, what="a finite number"),
+        metavar="REL_EPS",
+        help="with --eps, the relative part of its rule (default: 1e-7: a gap far below 1e-16 abs(objective) is "
+        "beyond float64; 0: --eps alone, which may then end unconverged at --max-iter)",
     )
     s.add_argument(
         "--max-iter", type=integer(min=1, what="a number of iterations"), default=500, help="iterations at most"

@@ -88,7 +88,7 @@ def stopping_rule(certified: bool, eps: float, rel_eps: float, n: int, offset: f
         return default_target(n, rel_eps, size) if certified else max(eps, rel_eps * abs(size))
 
     target.offset = offset
-    return target, DEFAULT_WORDS if certified else f"max(eps {eps:.3g}, rel_eps * |objective|)"
+    return target, DEFAULT_WORDS if certified else f"max(eps {eps:.3g}, rel_eps {rel_eps:.3g} * |objective|)"
 
 
 def met_message(gap: float, objective: float, target, words: str) -> str:

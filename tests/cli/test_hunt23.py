@@ -127,3 +127,16 @@ def test_a_dash_for_standard_input_is_said_to_be_a_path_here(tmp_path, monkeypat
     assert main(argv) == 2
     assert what in capsys.readouterr().err
     assert not list(tmp_path.iterdir())
+
+
+def test_price_solve_takes_a_tighter_gap_with_rel_eps(capsys):
+    # hunt 22b-W12: --eps 1e-300 stopped at a gap of 1.1e-4, the default relative part of its rule unsaid and unmovable
+    base = ["price", "solve", "--n", "200", "--m", "3", "--utility", "log", "--eps", "1e-12", "--format", "json"]
+    assert main(base) == 0
+    loose = json.loads(capsys.readouterr().out)
+    assert main([*base, "--rel-eps", "0"]) == 0
+    tight = json.loads(capsys.readouterr().out)
+    assert loose["gap"] > 1e-12 and "rel_eps 1e-07 * |objective|" in loose["message"]
+    assert tight["gap"] <= 1e-12 and "rel_eps 0 * |objective|" in tight["message"]
+    assert main(["price", "solve", "--n", "200", "--m", "3", "--rel-eps", "0"]) == 2
+    assert "--rel-eps 0 is the relative part of --eps's rule: add --eps" in capsys.readouterr().err

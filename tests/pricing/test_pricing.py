@@ -261,7 +261,7 @@ def test_explicit_eps_keeps_its_meaning(eps):
     pr = synthetic(20000, 8, "log", seed=5)
     r = solve(pr, eps=eps)
     assert r.converged and r.gap <= max(eps, 1e-7 * abs(r.objective))
-    assert f"max(eps {eps:.3g}, rel_eps * |objective|)" in r.message and "the default" not in r.message
+    assert f"max(eps {eps:.3g}, rel_eps 1e-07 * |objective|)" in r.message and "the default" not in r.message
     assert check_feasible(pr, r.allocation) <= 1e-9
 
 
