@@ -1128,8 +1128,8 @@ class OutputFolder:
         p = self.path
         where = f"{self.option}{p}"
         real = self._real = resolve(p, self.what)
-        if p.exists() and not p.is_dir():
-            raise InputError(f"{where}: is a file; expected {_article(self.what)} {self.what}")
+        if p.exists() and not p.is_dir():  # (hunt 22b-W13: /dev/null was "a file")
+            raise InputError(f"{where}: is {special_kind(p) or 'a file'}; expected {_article(self.what)} {self.what}")
         for inp in self.inputs:
             if _same_file(real, inp) or (inp.is_dir() and inp in real.parents):
                 raise InputError(f"{where}: is the input {inp}; an output never replaces an input")

@@ -27,7 +27,7 @@ from joblib import parallel_config
 from gamemarket import MODEL_VERSION, __version__, bids, plugins
 from gamemarket.consumers import ConsumerStrategy, bid_bin_codes
 from gamemarket.errors import InputError, WorkerLost, check_flag, shown_value, worker_died
-from gamemarket.io.files import shown_path
+from gamemarket.io.files import shown_path, special_kind
 from gamemarket.io.limits import check_fits, check_workers
 from gamemarket.io.names import workload_source
 from gamemarket.market import payoffs
@@ -451,7 +451,8 @@ def study_status(spec: StudySpec) -> dict:
     stored but do not read, ``first_bad`` the first one's file and why."""
     check_spec(spec, "study_status")
     if Path(spec.results_dir).exists() and not Path(spec.results_dir).is_dir():  # as study run and report say
-        raise InputError(f"{spec.results_dir}: is a file; expected a results folder")
+        kind = special_kind(spec.results_dir) or "a file"  # (hunt 22b-W13: /dev/null was "a file")
+        raise InputError(f"{spec.results_dir}: is {kind}; expected a results folder")
     store = ResultStore(spec.results_dir)
     prep = load_workload(spec)
     tasks = plan(spec, prep.arrays, prep.nodes)

@@ -140,3 +140,17 @@ def test_price_solve_takes_a_tighter_gap_with_rel_eps(capsys):
     assert tight["gap"] <= 1e-12 and "rel_eps 0 * |objective|" in tight["message"]
     assert main(["price", "solve", "--n", "200", "--m", "3", "--rel-eps", "0"]) == 2
     assert "--rel-eps 0 is the relative part of --eps's rule: add --eps" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["game", "export", "{s}", "--out", "/dev/null"], "--out /dev/null: is a device; expected an export folder"),
+        (["study", "status", "{s}", "--results", "/dev/null"], "/dev/null: is a device; expected a results folder"),
+        (["report", "{s}", "--report", "/dev/null"], "/dev/null: is a device; expected a report folder"),
+    ],
+)
+def test_a_device_given_as_an_output_folder_is_called_a_device(stored_tiny, capsys, argv, said):
+    # hunt 22b-W13: `game export --out /dev/null` said /dev/null "is a file"
+    assert main([a.format(s=stored_tiny) for a in argv]) == 2
+    assert said in capsys.readouterr().err
