@@ -128,6 +128,9 @@ def _one_line(message) -> str:
     """An error's message on one line (a library's own text, quoted in ours, may hold line breaks: pandas's CSV
     parser ends its with one), spaces elsewhere kept as they are, at most :data:`MAX_MESSAGE` characters."""
     text = re.sub(r"\s*\n\s*", " ", str(message).strip())
+    # a character a terminal would not show (a tab or an escape in a file's name): escaped as Python writes it, not
+    # printed raw (hunt 22b-W14: "t<TAB>y.swf:7: malformed SWF line")
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
     if len(text) > MAX_MESSAGE:
         head, tail = MAX_MESSAGE * 3 // 4, MAX_MESSAGE // 4 - 40
         text = f"{text[:head]} [... {len(text) - head - tail:,} characters cut ...] {text[-tail:]}"

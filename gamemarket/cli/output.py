@@ -30,6 +30,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from gamemarket.errors import InputError
+from gamemarket.io.files import shown_path
 from gamemarket.reports.markdown import num
 
 #: significant digits of a summary's numbers (``print_dict``): a run's means and shares, to the precision
@@ -141,7 +142,9 @@ def _cell(v, digits: int = SUMMARY_DIGITS) -> tuple[str, bool, list]:
         parts = [_cell(x, digits) for x in v.parts]
         number = not v.text and any(p[1] for p in parts)
         return "".join(p[0] for p in parts), number, [f for p in parts for f in p[2]]
-    return ("" if v is None else str(v)), False, []
+    # a text holding a character a terminal would not show (a tab in a trace's name): escaped, as a message shows
+    # it, not printed raw into the table (hunt 22b-W14)
+    return ("" if v is None else shown_path(v)), False, []
 
 
 @dataclass(frozen=True)

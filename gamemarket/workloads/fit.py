@@ -20,6 +20,7 @@ from scipy.special import ndtri
 from scipy.stats import rankdata
 
 from gamemarket.errors import InputError
+from gamemarket.io.files import shown_path
 from gamemarket.workloads.base import Workload
 from gamemarket.workloads.model import HOUR, P_GRID, WEEK, WorkloadModel, z_probabilities
 
@@ -57,7 +58,7 @@ def fit_model(
         The trace's name, kept in the model file.
     """
     j = workload.jobs
-    where = f"workload fit{f' ({source})' if source else ''}"
+    where = f"workload fit{f' ({shown_path(source)})' if source else ''}"
     if len(j) < MIN_JOBS:
         raise InputError(f"{where}: the trace has {len(j)} jobs; fitting needs at least {MIN_JOBS}")
     if "user" not in j.columns:

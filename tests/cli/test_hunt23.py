@@ -4,6 +4,7 @@ its hunt and what it had done."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -154,3 +155,22 @@ def test_a_device_given_as_an_output_folder_is_called_a_device(stored_tiny, caps
     # hunt 22b-W13: `game export --out /dev/null` said /dev/null "is a file"
     assert main([a.format(s=stored_tiny) for a in argv]) == 2
     assert said in capsys.readouterr().err
+
+
+def test_a_name_holding_a_tab_is_escaped_in_tables_and_messages(tmp_path, monkeypatch, capsys):
+    # hunt 22b-W14: a trace named with a tab put the raw tab into `workload info`'s source line, `simulate`'s
+    # workload line and the SWF reader's error
+    monkeypatch.chdir(tmp_path)
+    records = [f"{i} {i * 50} 0 {100 + i % 5 * 40} 1 -1 -1 1 300 -1 1 {1 + i % 9} -1 -1 -1 -1 -1 -1" for i in
+               range(1, 1201)]  # fmt: skip
+    Path("t\tx.swf").write_text("\n".join(["; MaxProcs: 8", *records]) + "\n")
+    assert main(["workload", "info", "t\tx.swf"]) == 0
+    out = capsys.readouterr().out
+    assert "\t" not in out and "'t\\tx.swf'" in out
+    assert main(["simulate", "--workload", "t\tx.swf", "--nodes", "8"]) == 0
+    out = capsys.readouterr().out
+    assert "\t" not in out and "'t\\tx.swf'" in out
+    Path("t\ty.swf").write_text("; MaxProcs: 8\n1 0 0 100 1\n")
+    assert main(["workload", "info", "t\ty.swf"]) == 2
+    err = capsys.readouterr().err
+    assert "\t" not in err and "t\\ty.swf:2: malformed SWF line" in err
