@@ -404,8 +404,10 @@ def _say_whose_results(spec) -> None:
 def cmd_study_status(a) -> int:
     """``gamemarket study status``: how many of a study's runs are stored and how many are missing."""
     from gamemarket.studies import study_status  # deferred: joblib, pandas, pyarrow, scipy.optimize
+    from gamemarket.workflow.study import check_notes  # deferred: joblib, matplotlib, pandas, pyarrow
 
     spec = _study(a, a.file)
+    check_notes(spec)  # a discussion field the run would refuse, said before it (hunt 22b-W10)
     _say_whose_results(spec)
     if spec.population is not None:
         from gamemarket.analysis.population import PopulationGames  # deferred: joblib, pandas, pyarrow, scipy.optimize

@@ -23,6 +23,7 @@ Fields (``<key>`` is a claim's key in ``data/claims.csv``; ``<game>`` a game's s
   ``paper.mean_runtime``, ``paper.jobs_minus_ours``;
 - ``growth.<mechanism>.<group>.smallest`` / ``.largest`` (gain [interval] at the smallest and largest
   market, with ``.jobs`` and ``.relative``), ``.relative_range``, ``.significant_loss_from``,
+  ``.significant_loss`` (a clause: "the interval lies below zero from N jobs", "at N and M jobs" or "at no size"),
   ``.significant_sizes``, ``growth.smallest``, ``growth.largest``, where the study measures gains against
   market size; ``market.jobs``, ``market.resources`` for a pricing market;
 - ``population.<mechanism>.truthful`` (yes, no or undecided), ``.best_rule``, ``.best_gain``,
@@ -128,6 +129,19 @@ def population_facts(pop, exploration=None) -> dict[str, str]:
     return out
 
 
+def _loss_words(sizes: list, losing: list) -> str:
+    """Where a gain's interval lies below zero, as a clause that reads whatever the sizes (hunt 21c-W4: "lies below
+    zero from no size jobs"): from a size on, at the sizes named, or at none."""
+    if not losing:
+        return "the interval lies below zero at no size"
+    first = min(losing)
+    if sorted(losing) == [n for n in sorted(sizes) if n >= first]:
+        return f"the interval lies below zero from {fmt(first)} jobs"
+    named = [fmt(n) for n in sorted(losing)]
+    listed = named[0] if len(named) == 1 else f"{', '.join(named[:-1])} and {named[-1]}"
+    return f"the interval lies below zero at {listed} jobs"
+
+
 def growth_facts(summary) -> dict[str, str]:
     """The shading gain against market size (``incentives.gains``): per mechanism and shading group, at the
     smallest and the largest size, and the range of the relative gain over every size."""
@@ -143,6 +157,7 @@ def growth_facts(summary) -> dict[str, str]:
         out[f"{k}.relative_range"] = f"{rel.min():+.0%} to {rel.max():+.0%}" if len(rel) else "n/a"
         neg = g[g["ci_high"] < 0]
         out[f"{k}.significant_loss_from"] = fmt(neg["n"].min()) if len(neg) else "no size"
+        out[f"{k}.significant_loss"] = _loss_words(g["n"].tolist(), neg["n"].tolist())
         out[f"{k}.significant_sizes"] = f"{int((g['ci_high'] < 0).sum() + (g['ci_low'] > 0).sum())} of {len(g)}"
     sizes = sorted(summary["n"].unique()) if len(summary) else []
     if sizes:

@@ -115,7 +115,22 @@ NOTE_KEYS = {
     ),  # fmt: skip
     "games": frozenset({"provider", "edge", "edge.count", "count"}),
     "market": frozenset({"jobs", "nodes", "resources"}),
+    # (``analysis.study.workload_facts``; dropped_runtime where a trace's cleaning dropped records)
+    "workload": frozenset({"jobs", "nodes", "mean_runtime", "offered_load", "dropped_runtime"}),
 }
+#: what ``growth.<mechanism>.<group>.`` is followed by (``reports.discussion.growth_facts``); ``growth.smallest`` and
+#: ``growth.largest`` stand alone
+GROWTH_ATTRS = frozenset(
+    {
+        *(f"{end}{part}" for end in ("smallest", "largest") for part in ("", ".jobs", ".relative")),
+        "relative_range",
+        "significant_loss_from",
+        "significant_loss",
+        "significant_sizes",
+    }
+)
+#: the last part of ``gains.<mechanism>.<consumer strategy>.<bid class>`` (``gamemarket.bids.BID_CLASSES`` and all)
+GAINS_CLASSES = frozenset({"low", "middle", "high", "all"})
 NOTE_ATTRS = {
     "claim": frozenset({"mean", "ci", "verdict", "seeds"}),
     "game": frozenset({"equilibria", "count", "robustness", "flags"}),
@@ -137,6 +152,22 @@ def note_field_problem(field: str) -> str | None:
         head, _, rest = rest.partition(".")
     if head in NOTE_KEYS and rest not in NOTE_KEYS[head]:
         return f"{head}. is followed by one of {sorted(NOTE_KEYS[head])}, not {rest!r}"
+    parts = rest.split(".")
+    if (
+        head == "growth"
+        and rest not in ("smallest", "largest")
+        and (len(parts) < 3 or ".".join(parts[2:]) not in GROWTH_ATTRS)
+    ):
+        # (hunt 23: a misspelt growth. or gains. field was found only after every run)
+        return (
+            "a growth. field is growth.smallest, growth.largest or growth.<mechanism>.<group>.<one of "
+            f"{sorted(GROWTH_ATTRS)}>, not growth.{rest}"
+        )
+    if head == "gains" and (len(parts) != 3 or parts[2] not in GAINS_CLASSES):
+        return (
+            f"a gains. field is gains.<mechanism>.<consumer strategy>.<bid class: one of {sorted(GAINS_CLASSES)}>, "
+            f"not gains.{rest}"
+        )
     attr = rest.rpartition(".")[2]
     if head in NOTE_ATTRS and ("." not in rest and head != "population" or attr not in NOTE_ATTRS[head]):
         return f"a {head}. field ends with one of {sorted(NOTE_ATTRS[head])}, not {attr!r}"

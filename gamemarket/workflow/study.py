@@ -30,6 +30,7 @@ from pathlib import Path
 import pandas as pd
 
 from gamemarket.analysis.claims import claim_key_problem
+from gamemarket.analysis.incentives import measured_ways
 from gamemarket.analysis.population_cache import analysis_key
 from gamemarket.analysis.study import DEFAULT_METHODS, StudyAnalysis, analyze, claim_keys_made
 from gamemarket.errors import InputError, check_flag
@@ -349,6 +350,12 @@ def run_study(
     return _bimatrix(spec, how, write_report=write_report, force=force, methods=tuple(methods), log=log, t0=t0)
 
 
+def check_notes(spec: StudySpec) -> None:
+    """Refuse a discussion field the study cannot make, before any run (``study status`` says it too: hunt 22b-W10
+    found it only from ``study run``); :func:`_notes_keys_known`."""
+    _notes_keys_known(spec)
+
+
 def _notes_keys_known(spec: StudySpec) -> None:
     """A discussion's claim fields (``{claim.<key>.ci}``, a companion's ``{<study>.claim.<key>.ci}``) are refused
     before any run where no registered claim carries the key (their kind and last part are checked as the study is
@@ -395,6 +402,10 @@ def _note_field_unmade(spec: StudySpec, field: str) -> str | None:
         return f"its [paper] table has no {rest!r}; it has {sorted(set(spec.paper) - {'source'})}"
     if head == "growth" and not spec.gains:
         return "the study has no [gains] table, whose sizes growth. fields quote"
+    if head == "growth" and len(middle) >= 3:
+        providers, ways = [p.name for p in spec.providers], list(measured_ways(spec))
+        if middle[0] not in providers or middle[1] not in ways:
+            return f"growth.<mechanism>.<group>: the study's gains measure {sorted(providers)} x {sorted(ways)}"
     if head == "game" and middle[0] not in {slug(g.name) for g in spec.games}:
         return f"the study has no game {middle[0]!r}; its games are {sorted(slug(g.name) for g in spec.games)}"
     if head == "gains" and len(middle) >= 2:

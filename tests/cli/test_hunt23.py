@@ -4,6 +4,7 @@ its hunt and what it had done."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -174,3 +175,58 @@ def test_a_name_holding_a_tab_is_escaped_in_tables_and_messages(tmp_path, monkey
     assert main(["workload", "info", "t\ty.swf"]) == 2
     err = capsys.readouterr().err
     assert "\t" not in err and "t\\ty.swf:2: malformed SWF line" in err
+
+
+def test_the_loss_clause_reads_whatever_the_sizes():
+    # hunt 21c-W4: "the interval lies below zero from no size jobs"
+    import pandas as pd
+
+    from gamemarket.reports.discussion import growth_facts
+
+    def clause(highs):
+        rows = [{"mechanism": "m", "way": "SRG", "n": n, "gain": h - 1, "ci_low": h - 2, "ci_high": h,
+                 "relative_gain": -0.1} for n, h in zip((100, 1000, 10_000), highs)]  # fmt: skip
+        return growth_facts(pd.DataFrame(rows))["growth.m.SRG.significant_loss"]
+
+    assert clause([1, 1, 1]) == "the interval lies below zero at no size"
+    assert clause([-1, -1, -1]) == "the interval lies below zero from 100 jobs"
+    assert clause([1, -1, -1]) == "the interval lies below zero from 1,000 jobs"
+    assert clause([-1, 1, -1]) == "the interval lies below zero at 100 and 10,000 jobs"
+    assert clause([-1, 1, 1]) == "the interval lies below zero at 100 jobs"
+
+
+@pytest.mark.parametrize(
+    ("field", "said"),
+    [
+        ("workload.jobz", "workload. is followed by one of ['dropped_runtime', 'jobs', 'mean_runtime'"),
+        ("gains.hb-first.SRG.shortt", "a gains. field is gains.<mechanism>.<consumer strategy>.<bid class: one of"),
+        ("gains.hb-first.SRG", "a gains. field is gains.<mechanism>.<consumer strategy>.<bid class: one of"),
+        ("growth.smallest", "the study has no [gains] table, whose sizes growth. fields quote"),
+        ("growth.hb-first.SRG.largestt", "a growth. field is growth.smallest, growth.largest or growth.<mechanism>"),
+    ],
+)
+def test_every_discussion_field_the_study_cannot_make_is_refused_by_status_and_run(tmp_path, capsys, field, said):
+    # a misspelt workload., gains. or growth. field passed `study status` and was refused by `study run` only after
+    # every run (hunt 22b-W10's sibling: status never checked the fields)
+    path = write_study(tmp_path, f'notes = "x {{{field}}}"\n' + TINY.format(count=2))
+    for argv in (["study", "status", str(path)], ["study", "run", str(path), "--no-progress"]):
+        assert main(argv) == 2, argv
+        assert said in capsys.readouterr().err
+    assert not (tmp_path / "results").exists()
+
+
+def test_a_growth_field_names_a_mechanism_and_group_the_gains_measure(tmp_path):
+    from gamemarket.errors import InputError
+    from gamemarket.studies import load_study
+    from gamemarket.workflow.study import check_notes
+
+    shipped = Path(__file__).resolve().parents[2] / "studies" / "price-discovery-market.toml"
+    text = shipped.read_text()
+    assert "{growth.clearing.SRG.significant_loss}" in text
+    check_notes(load_study(shipped))  # the shipped study's fields are all made
+    for bad, said in (("clearingg.SRG", "['clearing', 'clearing-reserve', 'pay-as-bid', 'posted'] x ['DEV1', 'SRG']"),
+                      ("clearing.FT", "the study's gains measure")):  # fmt: skip
+        copy = tmp_path / "p.toml"
+        copy.write_text(text.replace("{growth.clearing.SRG.significant_loss}", f"{{growth.{bad}.significant_loss}}"))
+        with pytest.raises(InputError, match=re.escape(said)):
+            check_notes(load_study(copy))
