@@ -177,7 +177,8 @@ def _lead(ans, spec) -> list[str]:
         ("The best design the search found", found if p.source == "compare" else []),
     ):
         if among:
-            q = max(among, key=lambda q: ans.confirmations[q.provider].objective[0])
+            # (by name first: of two that tie, the one _choose would name; hunt 22b-W7)
+            q = max(sorted(among, key=lambda q: q.provider), key=lambda q: ans.confirmations[q.provider].objective[0])
             bf = ans.confirmations[q.provider].objective
             versus += f" {words} on the same seeds, `{q.provider}`, reaches {num_ci(*bf, sign=False)}."
     md += [head + " " + users + ". " + sure + versus, ""]

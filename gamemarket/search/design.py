@@ -807,6 +807,20 @@ def answer_key(spec, workload_hash: str | None = None) -> dict:
     return key | {"model": MODEL_VERSION, "search": SEARCH_VERSION, "workload_content": workload_hash}
 
 
+def _unordered(key: dict) -> dict:
+    """A design answer's key with the lists whose order decides nothing sorted: the providers and ``[design]
+    compare`` (the fixed mechanisms, each run on its own seeds; an exact tie among them is broken by name, not by
+    their order: hunt 22a-W7, a reordered ``providers`` made the answer "not current"). Read both ways: an answer
+    stored before stays current."""
+    out = json.loads(json.dumps(key))
+    strategies, design = out.get("strategies"), out.get("design")
+    if isinstance(strategies, dict) and isinstance(strategies.get("providers"), list):
+        strategies["providers"] = sorted(map(str, strategies["providers"]))
+    if isinstance(design, dict) and isinstance(design.get("compare"), list):
+        design["compare"] = sorted(map(str, design["compare"]))
+    return out
+
+
 #: a stored answer's field holding the SHA-256 of the rest (:func:`answer_digest`): an answer edited by hand is told
 #: from the one gamemarket wrote, as a stored population run is (``gamemarket.studies.population.DIGEST_FIELD``);
 #: answers stored before it have none, and are read, checked for consistency alone (:func:`answer_problem`)
@@ -861,7 +875,7 @@ def read_answer(spec) -> DesignAnswer:
         raise InputError(f"study {spec.name!r}: no design answer in {path}; {hint}")
     doc = _stored_doc(path, spec)
     content = load_workload_hash(spec)  # (an error of the workload's is its own, not the answer's)
-    if doc["key"] != json.loads(dumps_json(answer_key(spec, content))):
+    if _unordered(doc["key"]) != _unordered(json.loads(dumps_json(answer_key(spec, content)))):
         raise InputError(f"{path}: the study's tables changed since its design answer was computed; {hint}")
     problem = answer_problem(doc)
     if problem is not None:
@@ -1103,10 +1117,21 @@ def _choose(points: list, contenders: list, conf: dict, compare: list = (), box:
     top = max(conf[p.provider].objective[0] for p in ok)
     found, tie = break_tie([p for p in ok if _same(conf[p.provider].objective[0], top)], list(box))
     notes += [tie] if tie else []
-    fixed_ok = [q for q in fixed if conf[q.provider].feasible]
+    # by name first: fixed mechanisms that tie exactly are told apart by their names, not by the study's order of
+    # them (hunt 22b-W7: reordering the providers changed the mechanism chosen)
+    fixed_ok = sorted((q for q in fixed if conf[q.provider].feasible), key=lambda q: q.provider)
     best = max([found] + fixed_ok, key=lambda p: conf[p.provider].objective[0])
     if best is not found and _same(conf[best.provider].objective[0], conf[found.provider].objective[0]):
         best = found  # a fixed mechanism "beats" the design only by more than rounding
+    if best is not found:
+        level = [q.provider for q in fixed_ok if _same(conf[q.provider].objective[0], conf[best.provider].objective[0])]
+        if len(level) > 1:
+            notes.append(
+                f"the fixed mechanisms {', '.join(level)} tie on the fresh seeds (mean objective "
+                f"{conf[best.provider].objective[0]:,.6g} each, to rounding): {level[0]}, the first by name, is "
+                "chosen, and setting any of them earns the provider the same there"
+            )
+            best = next(q for q in fixed_ok if q.provider == level[0])
     tied = [q.provider for q in fixed_ok if _same(conf[q.provider].objective[0], conf[found.provider].objective[0])]
     if best is found and tied:  # (hunt 15a, W10: a tie with a fixed mechanism was not said)
         notes.append(

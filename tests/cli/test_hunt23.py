@@ -230,3 +230,38 @@ def test_a_growth_field_names_a_mechanism_and_group_the_gains_measure(tmp_path):
         copy.write_text(text.replace("{growth.clearing.SRG.significant_loss}", f"{{growth.{bad}.significant_loss}}"))
         with pytest.raises(InputError, match=re.escape(said)):
             check_notes(load_study(copy))
+
+
+def _confirmed(name, mean, seeds):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(provider=name, feasible=True, objective=(mean, mean - 1, mean + 1),
+                           objective_seeds=list(seeds), params={})  # fmt: skip
+
+
+@pytest.mark.parametrize("order", [("hb-kth", "hb-first", "hb-mid"), ("hb-first", "hb-mid", "hb-kth")])
+def test_fixed_mechanisms_that_tie_exactly_are_told_apart_by_name_and_said(order):
+    # hunt 22b-W7: two fixed mechanisms of the same per-seed revenues; the one chosen followed the providers' order,
+    # and nothing said they tied
+    from gamemarket.search.design import _choose
+
+    seeds = [713_966.0, 713_900.0]
+    fixed = {n: _confirmed(n, 713_933.0 if n != "hb-mid" else 700_000.0, seeds if n != "hb-mid" else [7e5, 7e5])
+             for n in order}  # fmt: skip
+    design = _confirmed("design-1", 600_000.0, [6e5, 6e5])
+    conf = {**fixed, "design-1": design}
+    chosen, _, _, notes, _, _ = _choose([design], [design], conf, [fixed[n] for n in order], [])
+    assert chosen == "hb-first"
+    assert any("the fixed mechanisms hb-first, hb-kth tie on the fresh seeds" in n and "first by name" in n
+               for n in notes), notes  # fmt: skip
+
+
+def test_a_design_answer_key_does_not_depend_on_the_providers_order():
+    # hunt 22a-W7: reordering [strategies] providers made a design answer "not current"
+    from gamemarket.search.design import _unordered
+
+    key = {"strategies": {"providers": ["hb-kth", "hb-first"], "provider": {}}, "design": {"compare": ["b", "a"]}}
+    again = {"strategies": {"providers": ["hb-first", "hb-kth"], "provider": {}}, "design": {"compare": ["a", "b"]}}
+    other = {"strategies": {"providers": ["hb-first"], "provider": {}}, "design": {"compare": ["a", "b"]}}
+    assert _unordered(key) == _unordered(again) != _unordered(other)
+    assert key["strategies"]["providers"] == ["hb-kth", "hb-first"]  # (the key itself left as it was)
