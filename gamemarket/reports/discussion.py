@@ -165,14 +165,34 @@ def growth_facts(summary) -> dict[str, str]:
     return out
 
 
+def provider_picks(games) -> str:
+    """The provider's pick over the games in the words of the report's answer (``reports.report.answer_paragraph``:
+    the strategies in the support of an equilibrium; hunt 22a-W3: the discussion said "no single strategy" where
+    the answer said "hb-first in every one; and also hb-kth in wel"): "hb-first"; "hb-first in every game; and also
+    hb-kth in wel"; or "depends on the game: rev: hb-first; wel: hb-kth"."""
+    picks = [{sg.game.rows[i] for e in sg.solution.equilibria for i in e.supports()[0]} for sg in games]
+    if not picks or not any(picks):
+        return "none found"
+    every = set.intersection(*picks) if all(picks) else set()
+    if len(every) == 1 and all(p == every for p in picks):
+        return next(iter(every))
+    if every:
+        also = "".join(
+            f"; and also {' or '.join(sorted(p - every))} in {sg.name}" for sg, p in zip(games, picks) if p - every
+        )
+        return f"{' or '.join(sorted(every))} in every game{also}"
+    return "depends on the game: " + "; ".join(
+        f"{sg.name}: {' or '.join(sorted(p)) or 'none found'}" for sg, p in zip(games, picks)
+    )
+
+
 def games_facts(games) -> dict[str, str]:
-    """The fields about every game at once: ``games.provider`` (the provider strategy of every equilibrium of every
-    game, or "no single strategy"), ``games.edge``, ``games.edge.count`` and ``games.count``."""
-    provs = {sg.game.rows[int(np.argmax(e.x))] for sg in games for e in sg.solution.equilibria if e.x.max() == 1}
-    mixed = any(e.x.max() < 1 for sg in games for e in sg.solution.equilibria)
+    """The fields about every game at once: ``games.provider`` (the provider's pick as the report's answer says it:
+    the one strategy of every equilibrium of every game; else those played in every game, then the others game by
+    game; else each game's), ``games.edge``, ``games.edge.count`` and ``games.count``."""
     edge = [sg.name for sg in games if any("edge of the strategy grid" in f for f in sg.flags)]
     return {
-        "games.provider": provs.pop() if len(provs) == 1 and not mixed else "no single strategy",
+        "games.provider": provider_picks(games),
         "games.edge": ", ".join(edge) or "none",
         "games.edge.count": str(len(edge)),
         "games.count": str(len(games)),

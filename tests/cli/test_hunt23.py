@@ -265,3 +265,22 @@ def test_a_design_answer_key_does_not_depend_on_the_providers_order():
     other = {"strategies": {"providers": ["hb-first"], "provider": {}}, "design": {"compare": ["a", "b"]}}
     assert _unordered(key) == _unordered(again) != _unordered(other)
     assert key["strategies"]["providers"] == ["hb-kth", "hb-first"]  # (the key itself left as it was)
+
+
+def test_games_provider_says_the_pick_as_the_answer_does():
+    # hunt 22a-W3: the answer said "hb-first in every one; and also hb-kth in wel", {games.provider} "no single
+    # strategy"
+    from types import SimpleNamespace
+
+    from gamemarket.reports.discussion import provider_picks
+
+    def game(name, A, B):
+        g = Game(np.array(A, float), np.array(B, float), ["hb-first", "hb-kth"], ["FT", "SRG"], title=name)
+        return SimpleNamespace(name=name, game=g, solution=solve(g))
+
+    first = game("rev", [[2, 2], [1, 1]], [[1, 0], [1, 0]])  # hb-first dominates: (hb-first, FT)
+    both = game("wel", [[1, 1], [1, 1]], [[1, 0], [1, 0]])  # the provider indifferent: either
+    kth = game("util", [[1, 1], [2, 2]], [[1, 0], [1, 0]])
+    assert provider_picks([first]) == "hb-first"
+    assert provider_picks([first, both]) == "hb-first in every game; and also hb-kth in wel"
+    assert provider_picks([first, kth]) == "depends on the game: rev: hb-first; util: hb-kth"
