@@ -270,3 +270,13 @@ def real_numbers(raw):
         except OverflowError:
             return None, f"element {i} is {shown_value(v)} ({type(v).__name__}), beyond float range"
     return out, None
+
+
+def no_such(path, what: str) -> str:
+    """ "PATH: no such WHAT", and where the path is ``-`` that standard input is named ``/dev/stdin`` here (hunt
+    22b-W4: "-: no such job table" left the usual convention unexplained)."""
+    shown = str(path) if str(path).isprintable() else repr(str(path))
+    text = f"{shown}: no such {what}"
+    if str(path) == "-":
+        text += " (standard input is named /dev/stdin here, not -: for example `... /dev/stdin < FILE`)"
+    return text

@@ -69,7 +69,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gamemarket.errors import InputError, check_path
+from gamemarket.errors import InputError, check_path, no_such
 from gamemarket.io.kinds import HEAD_BYTES, kind_of, says_it_is
 from gamemarket.io.limits import memory_limit
 
@@ -113,15 +113,6 @@ def shown_path(path) -> str:
     would not show (a NUL byte, a control character)."""
     text = str(path)
     return text if text.isprintable() else repr(text)
-
-
-def no_such(path, what: str) -> str:
-    """ "PATH: no such WHAT", and where the path is ``-`` that standard input is named ``/dev/stdin`` here (hunt
-    22b-W4: "-: no such job table" left the usual convention unexplained)."""
-    text = f"{shown_path(path)}: no such {what}"
-    if str(path) == "-":
-        text += " (standard input is named /dev/stdin here, not -: for example `... /dev/stdin < FILE`)"
-    return text
 
 
 def _read_error(path: Path, exc: Exception, what: str) -> InputError:

@@ -16,8 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gamemarket.errors import InputError, check_path, check_seed, check_whole, shown_value
-from gamemarket.io.files import no_such
+from gamemarket.errors import InputError, check_path, check_seed, check_whole, no_such, shown_value
 from gamemarket.pricing.utilities import MAGNITUDE, Utility, check_complete, check_magnitude, make_utility, one_per
 
 
