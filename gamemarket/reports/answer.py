@@ -187,8 +187,14 @@ def utility_unit(an) -> str:
     """The unit of a population study's utilities and gains (``an``: its analysis): its market's (``UNIT``, bid x
     seconds per job, in the scheduling market), per user where the players are users, whose payoff is the sum over
     their jobs (hunt 21a-F4: a users' game said "bid x seconds per job" of sums 1,083 times larger)."""
-    unit = getattr(market_for_workload(an.spec.workload["source"]), "utility_unit", UNIT)
-    return unit.replace("per job", "per user (the sum over the user's jobs)") if an.config.agents == "users" else unit
+    return study_utility_unit(an.spec)
+
+
+def study_utility_unit(spec) -> str:
+    """:func:`utility_unit` of a population or design study, from its file (``[game] agents``)."""
+    unit = getattr(market_for_workload(spec.workload["source"]), "utility_unit", UNIT)
+    users = spec.population is not None and spec.population.agents == "users"
+    return unit.replace("per job", "per user (the sum over the user's jobs)") if users else unit
 
 
 def _agents_words(agents: str, meta) -> str:

@@ -22,6 +22,7 @@ import pandas as pd  # noqa: E402
 from gamemarket import __version__  # noqa: E402
 from gamemarket.games.io import mixture_words, write_json  # noqa: E402
 from gamemarket.io.jobtable import write_table  # noqa: E402
+from gamemarket.reports.answer import study_utility_unit  # noqa: E402
 from gamemarket.reports.drawing import save  # noqa: E402
 from gamemarket.reports.markdown import md_table, num, num_ci, report_pages  # noqa: E402
 from gamemarket.reports.report import claim_folder, figure_lines, workload_words, write_text  # noqa: E402
@@ -146,9 +147,10 @@ def _lead(ans, spec) -> list[str]:
     count = f"the {p.equilibria} equilibri{'um' if p.equilibria == 1 else 'a'} not rejected"
     if p.classes:
         count += ", rules that pay whoever plays them the same counted as one"
-    users = (
-        f"There users play {play_words(p)}: the worst for the provider of {count} (verdict *{p.verified}*, epsilon "
-        f"{num(p.epsilon)} against the tolerance {num(p.tolerance)})"
+    who = "users (each user a player, all of its jobs)" if spec.population.agents == "users" else "users"
+    users = (  # (hunt 22a-W4: a design of users said neither who plays nor epsilon's unit, per user there)
+        f"There {who} play {play_words(p)}: the worst for the provider of {count} (verdict *{p.verified}*, epsilon "
+        f"{num(p.epsilon)} against the tolerance {num(p.tolerance)}, {study_utility_unit(spec)})"
     )
     if stay is not None:
         users += f", and {num(100 * stay[0], 3)}% of the jobs stay [{num(100 * stay[1], 3)}, {num(100 * stay[2], 3)}]"

@@ -284,3 +284,19 @@ def test_games_provider_says_the_pick_as_the_answer_does():
     assert provider_picks([first]) == "hb-first"
     assert provider_picks([first, both]) == "hb-first in every game; and also hb-kth in wel"
     assert provider_picks([first, kth]) == "depends on the game: rev: hb-first; util: hb-kth"
+
+
+@pytest.mark.slow
+def test_a_design_of_users_says_who_plays_and_epsilons_unit(tmp_path):
+    # hunt 22a-W4: a design of users read word for word as a design of jobs: no "users", epsilon without its unit
+    from gamemarket.workflow import run_study
+    from study_helpers import SMALL_DESIGN
+
+    path = write_study(tmp_path, SMALL_DESIGN.replace("joint = false", 'joint = false\nagents = "users"'))
+    res = run_study(path, n_jobs=1)
+    text = res.report.with_name("report.md").read_text()
+    assert "There users (each user a player, all of its jobs) play" in text
+    assert "per user (the sum over the user's jobs))" in text
+    jobs = write_study(tmp_path / "j", SMALL_DESIGN)
+    text = run_study(jobs, n_jobs=1).report.with_name("report.md").read_text()
+    assert "There users play" in text and "bid x seconds per job)" in text
