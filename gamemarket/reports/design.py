@@ -18,6 +18,7 @@ if "ipykernel" not in sys.modules:  # a notebook keeps its own (inline) backend
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from gamemarket import __version__  # noqa: E402
 from gamemarket.games.io import mixture_words, write_json  # noqa: E402
@@ -500,6 +501,9 @@ def _parameter_figure(ans, spec, path: Path) -> Path:
                     ax.axhline(q.figures[m][0], color="0.7", lw=0.8, zorder=0)
             ax.set_xlabel(k)
             ax.set_ylabel(LABELS[m][0], fontsize=9)
+            # few ticks: a narrow range's long labels overlapped at matplotlib's default count (hunt 22a-W8:
+            # blend over [0.9996, 1.0])
+            ax.xaxis.set_major_locator(MaxNLocator(nbins=4))
     handles = [plt.Line2D([], [], marker="o", ls="", color=c, label=s) for s, c in colours.items()]
     axes[0][0].legend(handles=handles, fontsize=8, title="scheduler", title_fontsize=8)
     fig.tight_layout()

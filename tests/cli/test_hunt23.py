@@ -300,3 +300,22 @@ def test_a_design_of_users_says_who_plays_and_epsilons_unit(tmp_path):
     jobs = write_study(tmp_path / "j", SMALL_DESIGN)
     text = run_study(jobs, n_jobs=1).report.with_name("report.md").read_text()
     assert "There users play" in text and "bid x seconds per job)" in text
+
+
+@pytest.mark.slow
+def test_a_narrow_design_range_draws_its_figure_without_overlapping_labels(tmp_path):
+    # hunt 22a-W8: reserve [0.004, 10] and blend [0.9996, 1.0]: "fig-design.png: labels overlap: '0.99960' and ..."
+    import warnings
+
+    from gamemarket.reports.drawing import FigureOverlapWarning
+    from gamemarket.workflow import run_study
+    from study_helpers import SMALL_DESIGN
+
+    body = SMALL_DESIGN.replace("reserve = [0, 40]", "reserve = [0.004, 10.0]").replace(
+        "blend = 0.5", "blend = [0.9996, 1.0]"
+    )
+    path = write_study(tmp_path, body)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FigureOverlapWarning)
+        res = run_study(path, n_jobs=1)
+    assert res.report.with_name("fig-design.png").exists()
