@@ -81,20 +81,48 @@ def _move_to_slack(problem: Problem, A: np.ndarray, js: list, xs: list, use: np.
         _on_time(deadline)
         # the jobs on r: moves only take them off r, so this stays a superset while r is balanced
         on_r = np.flatnonzero((js[0] == r) | (js[1] == r))
-        for k in np.argsort(-(R - use) / R):
+        order = np.argsort(-(R - use) / R)
+        # only the resources some job on r can move load to (every other one found no job to move, one _move_slot
+        # call each: 50 jobs over 10,000 resources spent 27 s a repair there, hunt 22b-W1); the set looked at again
+        # after each move, so the moves and their order are those of visiting every resource
+        ahead = np.flatnonzero(_targets(A, js, xs, spare, on_r, r)[order])
+        while len(ahead):
+            at, ahead = ahead[0], ahead[1:]
+            k = order[at]
             if use[r] - R[r] <= 1e-12 * R[r]:
                 break
             if k == r or R[k] - use[k] <= 1e-12 * R[k]:
                 continue
-            for sl in (0, 1):
-                _move_slot(problem, A, js, xs, spare, use, on_r, r, k, sl)
+            moved = [_move_slot(problem, A, js, xs, spare, use, on_r, r, k, sl) for sl in (0, 1)]
+            if any(moved):
+                ahead = at + 1 + np.flatnonzero(_targets(A, js, xs, spare, on_r, r)[order[at + 1 :]])
         use = _usage(js, xs, problem.demand, A.shape[1])
     return use
 
 
-def _move_slot(problem, A, js, xs, spare, use, on_r, r, k, sl) -> None:
+def _targets(A: np.ndarray, js: list, xs: list, spare: np.ndarray, on_r: np.ndarray, r: int) -> np.ndarray:
+    """The resources (a mask) to which :func:`_move_slot` can move some job's load from ``r`` now: a job whose other
+    slot holds a resource, to it; a job whose other slot is free, to every resource it can use (``a_jk > 0``) at no
+    more of its time share (``a_jr / a_jk <= 1``) or, where it has time to spare, to every one."""
+    mask = np.zeros(A.shape[1], dtype=bool)
+    for sl in (0, 1):
+        ot = 1 - sl
+        mine = on_r[(js[sl][on_r] == r) & (xs[sl][on_r] > 0)]
+        held = (js[ot][mine] >= 0) & (xs[ot][mine] > 0)
+        mask[js[ot][mine[held]]] = True
+        free = mine[~held]
+        if len(free):
+            Af = A[free]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ratio = A[free, r].astype(np.float64)[:, None] / Af  # as _move_slot computes it
+            mask |= ((Af > 0) & ((spare[free] > 0)[:, None] | (ratio <= 1))).any(axis=0)
+    return mask
+
+
+def _move_slot(problem, A, js, xs, spare, use, on_r, r, k, sl) -> bool:
     """Move what fits of the jobs' slot-``sl`` use of ``r`` to ``k``, cheapest in ``k``'s capacity first (a
-    prefix of them whole, the next one in part); ``js``, ``xs``, ``spare`` and ``use`` change in place."""
+    prefix of them whole, the next one in part); ``js``, ``xs``, ``spare`` and ``use`` change in place. Whether
+    anything moved."""
     d = problem.demand
     excess, slack = use[r] - problem.R[r], problem.R[k] - use[k]
     ot = 1 - sl
@@ -103,7 +131,7 @@ def _move_slot(problem, A, js, xs, spare, use, on_r, r, k, sl) -> None:
         (js[sl][on_r] == r) & (xs[sl][on_r] > 0) & (A[on_r, k] > 0) & ((jo == k) | (jo < 0) | (xs[ot][on_r] <= 0))
     ]
     if len(cj) == 0:
-        return
+        return False
     ratio = A[cj, r].astype(np.float64) / A[cj, k]  # units of k per unit of r, same throughput
     room = np.where(ratio > 1, spare[cj] / np.maximum(ratio - 1, 1e-300), np.inf)
     delta = np.minimum(xs[sl][cj], room)  # x_ir that can move
@@ -122,7 +150,7 @@ def _move_slot(problem, A, js, xs, spare, use, on_r, r, k, sl) -> None:
     sel = mv > 0
     cj, ratio, mv = cj[sel], ratio[sel], mv[sel]
     if len(cj) == 0:
-        return
+        return False
     xs[sl][cj] -= mv
     newslot = ~(js[ot][cj] == k)
     js[ot][cj[newslot]] = k
@@ -131,6 +159,7 @@ def _move_slot(problem, A, js, xs, spare, use, on_r, r, k, sl) -> None:
     spare[cj] -= mv * (ratio - 1)
     use[r] -= float(np.sum(d[cj] * mv))  # incremental; recomputed exactly by the caller
     use[k] += float(np.sum(d[cj] * mv * ratio))
+    return True
 
 
 # ---------------------------------------------------------------------- 1. taking back
