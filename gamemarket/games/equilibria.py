@@ -991,21 +991,22 @@ def _normalised(A, B, tol, eliminate: bool, time_limit, notes: list):
 #: the most cells of the game left after iterated dominance by pure strategies for which the strategies a mixture
 #: dominates are removed too (:func:`_beyond_mixtures`: a linear program per strategy)
 MIXED_DOMINANCE_CELLS = 10_000
-#: the least margin (of the normalised spread) by which a mixture dominates a strategy, where the tolerance is smaller
-MIXED_MARGIN = 1e-6
-
-
 def _beyond_mixtures(An, Bn, rows, cols, tol: tuple[float, float]):
     """``rows`` and ``cols`` less the strategies strictly dominated by a mixture of the others kept, iterated: the
     strategies whose payoffs decide the game (the methods' game, whose spread the tolerances are relative to). A
-    mixture dominates by more than the player's tolerance (``tol``), as pure dominance is decided."""
+    mixture dominates by any margin beyond the rounding of the payoffs it compares (:func:`_dominated_by_mixtures`),
+    not only beyond the players' tolerances (``tol``, of the spread: a margin of 1 beside a payoff of 1e12 is below
+    them, and decides the game all the same, hunt 23b-F1); by more than a tolerance looser than ``ACCEPT_FLOOR``,
+    which asks for approximate equilibria."""
     rows, cols = rows.copy(), cols.copy()
     changed = True
     while changed:
         changed = False
         for mask, M, margin in ((rows, An[:, cols], tol[0]), (cols, Bn[rows].T, tol[1])):
             idx = np.flatnonzero(mask)
-            out = _dominated_by_mixtures(M[idx], max(margin, MIXED_MARGIN))
+            # a tolerance looser than the acceptance's floor asks for approximate equilibria, which may play a
+            # strategy dominated by less than it: only a margin beyond it removes one then
+            out = _dominated_by_mixtures(M[idx], margin if margin > ACCEPT_FLOOR else 0.0)
             if out.any() and (~out).any():
                 mask[idx[out]] = False
                 changed = True
@@ -1013,8 +1014,15 @@ def _beyond_mixtures(An, Bn, rows, cols, tol: tuple[float, float]):
 
 
 def _dominated_by_mixtures(M: np.ndarray, margin: float) -> np.ndarray:
-    """Which rows of ``M`` (a player's payoffs: its strategies by the other's) a mixture of the other rows pays more
-    than against every column, by more than ``margin`` (a linear program each: the largest such margin)."""
+    """Which rows of ``M`` (a player's normalised payoffs: its strategies by the other's) a mixture of the other rows
+    pays more than against every column.
+
+    A linear program each finds the mixture, its constraints scaled column by column (each opponent strategy's
+    payoff differences to their largest), so that a margin tiny against the game's spread but not against the
+    payoffs it compares is found (hunt 23b-F1: a column dominated by a margin of 1 in payoffs of +-1 and of 1e12 was
+    kept, and 15 profiles of regret 1 and 2 in matching pennies were listed as equilibria); the mixture found is then
+    checked in plain arithmetic: it dominates where its margin in every column exceeds ``margin`` or, where that is
+    larger, the rounding of the payoffs compared (:data:`DOMINANCE_ROUNDING` times their size)."""
     from scipy.optimize import linprog  # deferred: scipy.optimize (about a second), only where a game is this small
 
     k, n = M.shape
@@ -1023,15 +1031,30 @@ def _dominated_by_mixtures(M: np.ndarray, margin: float) -> np.ndarray:
         others = [r for r in range(k) if r != i and not out[r]]
         if not others:
             continue
-        # maximise t: sum_r p_r M[r, j] - M[i, j] >= t for every column j, sum p = 1, p >= 0
+        D = M[others] - M[i]  # each other strategy's gain over strategy i, against each of the opponent's
+        scale = np.abs(D).max(axis=0)
+        if not (scale > 0).all():  # every other one ties with i against some strategy: no strict margin there
+            continue
+        # maximise t: sum_r p_r D[r, j] / scale_j >= t for every column j, sum p = 1, p >= 0
         c = np.zeros(len(others) + 1)
         c[-1] = -1.0
-        a_ub = np.hstack([-M[others].T, np.ones((n, 1))])
+        a_ub = np.hstack([-(D / scale).T, np.ones((n, 1))])
         a_eq = np.r_[np.ones(len(others)), 0.0][None, :]
         bounds = [(0, None)] * len(others) + [(None, None)]
-        res = linprog(c, A_ub=a_ub, b_ub=-M[i], A_eq=a_eq, b_eq=[1.0], bounds=bounds, method="highs")
-        out[i] = res.status == 0 and -res.fun > margin
+        res = linprog(c, A_ub=a_ub, b_ub=np.zeros(n), A_eq=a_eq, b_eq=[1.0], bounds=bounds, method="highs")
+        if res.status != 0 or not -res.fun > 0:
+            continue
+        p = np.clip(res.x[:-1], 0.0, None)
+        p /= p.sum()
+        mixed = p @ M[others]
+        rounding = DOMINANCE_ROUNDING * np.maximum(np.abs(mixed), np.abs(M[i]))
+        out[i] = bool(np.all(mixed - M[i] > np.maximum(margin, rounding)))
     return out
+
+
+#: the rounding of a payoff compared in :func:`_dominated_by_mixtures`, relative to its size: a mixture's margin
+#: must exceed it to dominate (64 units in the last place of a double)
+DOMINANCE_ROUNDING = 64 * np.finfo(float).eps
 
 
 def _verify_each(profiles: list, add, limit: float | None, spent: list, method: str, notes: list) -> bool:

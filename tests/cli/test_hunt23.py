@@ -9,6 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gamemarket.analysis.study import solve_game
 from gamemarket.cli import main
@@ -319,3 +321,42 @@ def test_a_narrow_design_range_draws_its_figure_without_overlapping_labels(tmp_p
         warnings.simplefilter("error", FigureOverlapWarning)
         res = run_study(path, n_jobs=1)
     assert res.report.with_name("fig-design.png").exists()
+
+
+def _regrets(A, B, e):
+    return float((A @ e.y).max() - e.x @ A @ e.y), float((e.x @ B).max() - e.x @ B @ e.y)
+
+
+@pytest.mark.parametrize("b", [1e8, 1e9, 1e12])
+def test_a_margin_tiny_against_an_outlier_still_dominates(b):
+    # hunt 23b-F1: matching pennies with a weakly dominated row and a column dominated by a mixture by a margin of 1,
+    # each paying the other player b: from b = 1e9 on, 16 "equilibria", 15 of regret 1 or 2 on payoffs of +-1
+    import nashpy
+
+    A = np.array([[1, -1, b], [-1, 1, b], [-1, -1, b]], float)
+    B = np.array([[-1, 1, -1], [1, -1, -1], [b, b, b - 1]], float)
+    sol = solve(Game(A, B, ["r0", "r1", "r2"], ["c0", "c1", "c2"]))
+    assert sol.dominated_rows == ["r2"] and sol.dominated_cols == ["c2"]
+    assert len(sol.equilibria) == 1
+    e = sol.equilibria[0]
+    assert np.allclose(e.x, [0.5, 0.5, 0]) and np.allclose(e.y, [0.5, 0.5, 0])
+    assert max(_regrets(A, B, e)) <= 1e-9
+    (x, y), *rest = list(nashpy.Game(A, B).support_enumeration())
+    assert not rest and np.allclose(x, e.x) and np.allclose(y, e.y)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), b=st.sampled_from([1e9, 1e12]))
+def test_every_equilibrium_listed_has_a_regret_small_against_the_payoffs_it_compares(seed, b):
+    # 23b-F1's random family: a 5 x 4 integer game, one row paying the consumer b and one column paying the provider b
+    # (462 "equilibria" listed where pygambit and nashpy found 2): every one listed is an equilibrium of the integer
+    # game to rounding, and every pure equilibrium is listed
+    rng = np.random.default_rng(seed)
+    A, B = rng.integers(0, 10, (5, 4)).astype(float), rng.integers(0, 10, (5, 4)).astype(float)
+    A[:, 3], B[4, :] = b, b
+    sol = solve(Game(A, B))
+    for e in sol.equilibria:
+        assert max(_regrets(A, B, e)) <= 1e-6, e
+    pure = {(i, j) for i in range(5) for j in range(4) if A[i, j] >= A[:, j].max() and B[i, j] >= B[i, :].max()}
+    listed = {(int(np.argmax(e.x)), int(np.argmax(e.y))) for e in sol.equilibria if e.pure}
+    assert listed == pure
