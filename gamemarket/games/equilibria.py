@@ -870,7 +870,11 @@ def solve(
         A profile is an equilibrium where each player's regret is at most ``rel_tol`` times its payoffs' spread (at
         most ``ACCEPT_FLOOR``, 1e-8, where ``rel_tol`` is smaller: the methods' floating-point slack); a number in
         (0, 1), as :func:`gamemarket.games.rsg_equilibria.equilibria` takes it. With ``eliminate``, the spread of the
-        payoffs among the strategies iterated dominance keeps (a dominated strategy's payoffs decide nothing).
+        payoffs among the strategies iterated dominance keeps (a dominated strategy's payoffs decide nothing). Where
+        ``rel_tol`` is at most ``ACCEPT_FLOOR`` (equilibria asked, not approximate ones), each regret is also at most
+        ``ACCEPT_FLOOR`` times the spread of the payoffs it compares (what the player's strategies earn against the
+        other's mixture), beyond their rounding, and a strategy dominated by a mixture by any margin beyond rounding
+        is removed.
     eliminate : bool, keyword-only
         Remove iteratively strictly dominated strategies first.
     progress : bool or None, keyword-only
@@ -906,6 +910,9 @@ def solve(
     found, by_support = [], {}  # the equilibria found, and by support (:func:`_support_key`)
     degenerate = False
     accept = (max(tol[0], ACCEPT_FLOOR), max(tol[1], ACCEPT_FLOOR))  # kept: each regret within it (of the spread)
+    # equilibria asked (rel_tol at most the floor): each regret small against the payoffs it compares too; a looser
+    # rel_tol asks for approximate equilibria, within it of the game's spread
+    exact = max(tol) <= ACCEPT_FLOOR
 
     def add(x, y, method):
         x = np.asarray(x, dtype=float).ravel()
@@ -920,7 +927,7 @@ def solve(
         Ay, xB = An @ Y, X @ Bn  # ``regret(An, Bn, X, Y)``: An and Bn are shifted to a minimum of 0 already
         rn = (float(Ay.max() - X @ Ay), float(xB.max() - xB @ Y))
         rg = (rn[0] * sa, rn[1] * sb)
-        if rn[0] > accept[0] or rn[1] > accept[1]:
+        if rn[0] > accept[0] or rn[1] > accept[1] or (exact and not _locally_small(A, B, ri, ci, X, Y, accept)):
             notes.append(
                 f"{method}: returned a profile with regret {rg[0]:.3g}, {rg[1]:.3g}, not an equilibrium (discarded)"
             )
@@ -959,6 +966,28 @@ def solve(
     )
 
 
+def _locally_small(A, B, ri, ci, X, Y, accept) -> bool:
+    """Whether each player's regret at ``(X, Y)``, computed in the game's own units over the strategies kept, is within
+    ``accept`` of the spread of the payoffs it compares (what each of its strategies earns against the other's
+    mixture), beyond their rounding: the spread of the whole game made a regret of 1 on payoffs of 0 to 9 "within
+    tolerance" where one strategy of each player paid the other 1e9 (hunt 23b-F1's family)."""
+    x, y = X[ri], Y[ci]
+    Ak, Bk = A[np.ix_(ri, ci)], B[np.ix_(ri, ci)]
+    Ay, xB = Ak @ y, x @ Bk
+    for gains, own, size, slack in (
+        (Ay, x @ Ay, (np.abs(Ak) @ y).max(), accept[0]),
+        (xB, xB @ y, (x @ np.abs(Bk)).max(), accept[1]),
+    ):
+        if gains.max() - own > slack * (gains.max() - gains.min()) + LOCAL_ROUNDING * size:
+            return False
+    return True
+
+
+#: the rounding of a regret computed in the game's units, relative to the size of the payoffs it sums
+#: (:func:`_locally_small`)
+LOCAL_ROUNDING = 1e3 * np.finfo(float).eps
+
+
 #: candidates verified between two looks at the clock (:func:`_verify_each`)
 VERIFY_PER_LOOK = 64
 
@@ -980,7 +1009,16 @@ def _normalised(A, B, tol, eliminate: bool, time_limit, notes: list):
     if eliminate and rows_kept.sum() * cols_kept.sum() <= MIXED_DOMINANCE_CELLS:  # (hunt 22a-F3, 22b-F3: a column
         # dominated by a mixture alone, paying the other 1e12, listed four profiles of regret 1 and 2; nashpy found
         # the one): strictly dominated by a mixture is strictly dominated, and no equilibrium plays it
-        rows_kept, cols_kept = _beyond_mixtures(An, Bn, rows_kept, cols_kept, tol)
+        clock = SearchClock(left)  # (hunt 23c-F1: a 2 x 1000 game's linear programs ran 13 s past a 2 s limit)
+        try:
+            rows_kept, cols_kept = _beyond_mixtures(An, Bn, rows_kept, cols_kept, tol, clock)
+        except _Partly as stop:
+            rows_kept, cols_kept, left = stop.rows, stop.cols, 1e-3
+            notes.append(
+                f"partial: dominance by mixtures stopped at the time limit of {clock.limit:g} s; the strategies it had "
+                "not yet examined are kept (the equilibria of the game left are equilibria of the whole), and the "
+                "methods had no time left but to report what they found at once"
+            )
     if not (rows_kept.all() and cols_kept.all()):
         kept = np.ix_(rows_kept, cols_kept)
         sa, sb = _scale(A[kept]), _scale(B[kept])
@@ -991,7 +1029,17 @@ def _normalised(A, B, tol, eliminate: bool, time_limit, notes: list):
 #: the most cells of the game left after iterated dominance by pure strategies for which the strategies a mixture
 #: dominates are removed too (:func:`_beyond_mixtures`: a linear program per strategy)
 MIXED_DOMINANCE_CELLS = 10_000
-def _beyond_mixtures(An, Bn, rows, cols, tol: tuple[float, float]):
+
+
+class _Partly(Exception):
+    """Internal: dominance by mixtures stopped at its clock, with the strategies kept so far (``rows``, ``cols``)."""
+
+    def __init__(self, rows, cols):
+        super().__init__("stopped")
+        self.rows, self.cols = rows, cols
+
+
+def _beyond_mixtures(An, Bn, rows, cols, tol: tuple[float, float], clock: SearchClock | None = None):
     """``rows`` and ``cols`` less the strategies strictly dominated by a mixture of the others kept, iterated: the
     strategies whose payoffs decide the game (the methods' game, whose spread the tolerances are relative to). A
     mixture dominates by any margin beyond the rounding of the payoffs it compares (:func:`_dominated_by_mixtures`),
@@ -1006,14 +1054,17 @@ def _beyond_mixtures(An, Bn, rows, cols, tol: tuple[float, float]):
             idx = np.flatnonzero(mask)
             # a tolerance looser than the acceptance's floor asks for approximate equilibria, which may play a
             # strategy dominated by less than it: only a margin beyond it removes one then
-            out = _dominated_by_mixtures(M[idx], margin if margin > ACCEPT_FLOOR else 0.0)
+            try:
+                out = _dominated_by_mixtures(M[idx], margin if margin > ACCEPT_FLOOR else 0.0, clock)
+            except TimeUp:
+                raise _Partly(rows, cols) from None
             if out.any() and (~out).any():
                 mask[idx[out]] = False
                 changed = True
     return rows, cols
 
 
-def _dominated_by_mixtures(M: np.ndarray, margin: float) -> np.ndarray:
+def _dominated_by_mixtures(M: np.ndarray, margin: float, clock: SearchClock | None = None) -> np.ndarray:
     """Which rows of ``M`` (a player's normalised payoffs: its strategies by the other's) a mixture of the other rows
     pays more than against every column.
 
@@ -1031,6 +1082,8 @@ def _dominated_by_mixtures(M: np.ndarray, margin: float) -> np.ndarray:
         others = [r for r in range(k) if r != i and not out[r]]
         if not others:
             continue
+        if clock is not None:
+            clock.check()  # (TimeUp: the caller keeps what it has not examined)
         D = M[others] - M[i]  # each other strategy's gain over strategy i, against each of the opponent's
         scale = np.abs(D).max(axis=0)
         if not (scale > 0).all():  # every other one ties with i against some strategy: no strict margin there

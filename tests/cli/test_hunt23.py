@@ -356,7 +356,22 @@ def test_every_equilibrium_listed_has_a_regret_small_against_the_payoffs_it_comp
     A[:, 3], B[4, :] = b, b
     sol = solve(Game(A, B))
     for e in sol.equilibria:
-        assert max(_regrets(A, B, e)) <= 1e-6, e
+        Ay, xB = A @ e.y, e.x @ B
+        ra, rb = _regrets(A, B, e)
+        assert ra <= 1e-6 * (Ay.max() - Ay.min()) + 1e-12 * (np.abs(A) @ e.y).max(), e  # (rounding of 1e12 payoffs)
+        assert rb <= 1e-6 * (xB.max() - xB.min()) + 1e-12 * (e.x @ np.abs(B)).max(), e
     pure = {(i, j) for i in range(5) for j in range(4) if A[i, j] >= A[:, j].max() and B[i, j] >= B[i, :].max()}
     listed = {(int(np.argmax(e.x)), int(np.argmax(e.y))) for e in sol.equilibria if e.pure}
     assert listed == pure
+
+
+def test_dominance_by_mixtures_stops_at_the_time_limit_and_says_so():
+    # hunt 23c-F1: a 2 x 1000 game's 1,002 linear programs ran 13 s past a 2 s limit, exit 0, no note
+    rng = np.random.default_rng(1)
+    t = np.linspace(0.01, np.pi / 2 - 0.01, 1000)
+    game = Game(rng.random((2, 1000)), np.vstack([np.cos(t), np.sin(t)]))
+    sol = solve(game, time_limit=0.05)
+    assert any(n.startswith("partial: dominance by mixtures stopped at the time limit") for n in sol.notes)
+    assert not sol.complete
+    for e in sol.equilibria:  # what was found is verified as always
+        assert max(_regrets(game.A, game.B, e)) <= 1e-8
