@@ -39,6 +39,7 @@ from gamemarket.games.io import profile_words
 from gamemarket.io.files import shown_path
 from gamemarket.io.limits import check_workers
 from gamemarket.io.names import slug
+from gamemarket.market.base import market_for_workload
 from gamemarket.plugins import local_workers
 from gamemarket.reports.answer import play_words, rows
 from gamemarket.reports.console import exploration_lines, population_lines
@@ -402,10 +403,8 @@ def _note_field_unmade(spec: StudySpec, field: str) -> str | None:
         return f"its [paper] table has no {rest!r}; it has {sorted(set(spec.paper) - {'source'})}"
     if head == "growth" and not spec.gains:
         return "the study has no [gains] table, whose sizes growth. fields quote"
-    if head == "growth" and len(middle) >= 3:
-        providers, ways = [p.name for p in spec.providers], list(measured_ways(spec))
-        if middle[0] not in providers or middle[1] not in ways:
-            return f"growth.<mechanism>.<group>: the study's gains measure {sorted(providers)} x {sorted(ways)}"
+    if head in ("market", "growth") and (problem := _market_field_unmade(spec, head, rest)):
+        return problem
     if head == "game" and middle[0] not in {slug(g.name) for g in spec.games}:
         return f"the study has no game {middle[0]!r}; its games are {sorted(slug(g.name) for g in spec.games)}"
     if head == "gains" and len(middle) >= 2:
@@ -423,6 +422,21 @@ def _note_field_unmade(spec: StudySpec, field: str) -> str | None:
         return (
             f"no companion study is named {head!r}; the companions are {[load_study(c).name for c in spec.companions]}"
         )
+    return None
+
+
+def _market_field_unmade(spec: StudySpec, head: str, rest: str) -> str | None:
+    """:func:`_note_field_unmade` of a ``market.`` field (the market's own size: hunt 23c-F3, ``{market.resources}``
+    of a scheduling market was refused after the runs) and of a ``growth.`` field's mechanism and group."""
+    middle = rest.split(".")
+    if head == "market" and rest != "jobs":
+        size = market_for_workload(spec.workload["source"]).size_name
+        if rest != size:
+            return f"the study's market counts {size}: market. is followed by jobs or {size}, not {rest!r}"
+    if head == "growth" and len(middle) >= 3:
+        providers, ways = [p.name for p in spec.providers], list(measured_ways(spec))
+        if middle[0] not in providers or middle[1] not in ways:
+            return f"growth.<mechanism>.<group>: the study's gains measure {sorted(providers)} x {sorted(ways)}"
     return None
 
 

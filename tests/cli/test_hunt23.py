@@ -205,6 +205,8 @@ def test_the_loss_clause_reads_whatever_the_sizes():
         ("gains.hb-first.SRG", "a gains. field is gains.<mechanism>.<consumer strategy>.<bid class: one of"),
         ("growth.smallest", "the study has no [gains] table, whose sizes growth. fields quote"),
         ("growth.hb-first.SRG.largestt", "a growth. field is growth.smallest, growth.largest or growth.<mechanism>"),
+        ("market.resources", "the study's market counts nodes: market. is followed by jobs or nodes"),  # (23c-F3)
+        ("gains.SRG.high", "a gains. field is gains.<mechanism>.<consumer strategy>.<bid class"),  # (23c-W3)
     ],
 )
 def test_every_discussion_field_the_study_cannot_make_is_refused_by_status_and_run(tmp_path, capsys, field, said):
