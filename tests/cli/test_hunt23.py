@@ -377,3 +377,25 @@ def test_dominance_by_mixtures_stops_at_the_time_limit_and_says_so():
     assert not sol.complete
     for e in sol.equilibria:  # what was found is verified as always
         assert max(_regrets(game.A, game.B, e)) <= 1e-8
+
+
+@pytest.mark.parametrize("column", ["private_bid", "reported_bid"])
+def test_a_job_tables_bid_beyond_the_bound_is_refused_by_the_tables_check(tmp_path, capsys, column):
+    # hunt 23b-F3: a private bid of 2e9 passed the table's bound (1e15) and an inner function refused it with a numpy
+    # array dump, naming no file, line or column
+    from gamemarket import bids
+    from gamemarket.io import jobtable
+
+    assert jobtable.MAX_BID == bids.MAX_BID
+    out = tmp_path / "jt.csv"
+    assert main(["simulate", "--synthetic-jobs", "30", "--nodes", "4", "--jobs-out", str(out)]) == 0
+    capsys.readouterr()
+    lines = out.read_text().splitlines()
+    header = lines[0].replace('"', "").split(",")
+    cells = lines[6].split(",")
+    cells[header.index(column)] = "2e9"
+    lines[6] = ",".join(cells)
+    out.write_text("\n".join(lines) + "\n")
+    assert main(["simulate", "--job-table", str(out), "--nodes", "4"]) == 2
+    err = capsys.readouterr().err
+    assert str(out) in err and column in err and "array(" not in err, err

@@ -18,7 +18,7 @@ def _outcome(fn, col, vals):
     return ("ok", out.dtype.str, out.tobytes())
 
 
-# values near every bound a column has: its lower bound (0), the integers' 2^53, the bids' 1e15, fractions,
+# values near every bound a column has: its lower bound (0), the integers' 2^53, the bids' 1e9, fractions,
 # signed zeros and the non-finite ones
 SPECIAL = [
     0.0,
