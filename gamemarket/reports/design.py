@@ -172,6 +172,8 @@ def _lead(ans, spec) -> list[str]:
         f"{num_ci(*obj, sign=False)} and its revenue {num_ci(*rev, sign=False)} bid x seconds (95% intervals). "
         + _sure(ans)
     )
+    # the fixed mechanisms and designs beside the chosen one that meet the constraints on the fresh seeds, as the
+    # choice reads them (hunt 23a-F1: an infeasible fixed mechanism "reaching 0" above the chosen design's objective)
     fixed = [q for q in ans.compare if q.provider in ans.confirmations and q.provider != ans.chosen]
     found = [q for q in ans.points if q.provider in ans.confirmations and q.provider != ans.chosen]
     versus = ""
@@ -179,11 +181,19 @@ def _lead(ans, spec) -> list[str]:
         ("The best of the study's fixed mechanisms", fixed),
         ("The best design the search found", found if p.source == "compare" else []),
     ):
-        if among:
+        ok = [q for q in among if ans.confirmations[q.provider].feasible]
+        if ok:
             # (by name first: of two that tie, the one _choose would name; hunt 22b-W7)
-            q = max(sorted(among, key=lambda q: q.provider), key=lambda q: ans.confirmations[q.provider].objective[0])
+            q = max(sorted(ok, key=lambda q: q.provider), key=lambda q: ans.confirmations[q.provider].objective[0])
             bf = ans.confirmations[q.provider].objective
-            versus += f" {words} on the same seeds, `{q.provider}`, reaches {num_ci(*bf, sign=False)}."
+            versus += f" {words} that meet{'s' * (len(ok) == 1)} the constraints on the same seeds"
+            versus += f", `{q.provider}`, reaches {num_ci(*bf, sign=False)}."
+        missed = [q.provider for q in among if not ans.confirmations[q.provider].feasible]
+        if missed:
+            versus += (
+                f" {', '.join(f'`{n}`' for n in missed)} miss{'es' * (len(missed) == 1)} the constraints there, "
+                "whatever " + ("its" if len(missed) == 1 else "their") + " objective."
+            )
     md += [head + " " + users + ". " + sure + versus, ""]
     md += [f"_{spec.description}_", ""] if spec.description else []
     md += [
@@ -425,7 +435,10 @@ def _confirm_words(ans) -> str:
 
 def _bound_words(ans, found: list, fixed: list) -> str:
     """How the provider's regret bound was computed, with the number of mechanisms it covers."""
-    others = [p for p in ans.points if p.feasible and p.provider != ans.chosen] + [f for f in fixed if f != ans.chosen]
+    feasible_fixed = {q.provider for q in ans.compare if q.feasible}  # (as the bound counts them: hunt 23a-F1)
+    others = [p for p in ans.points if p.feasible and p.provider != ans.chosen] + [
+        f for f in fixed if f != ans.chosen and f in feasible_fixed
+    ]
     lone = list(getattr(ans, "regret_unbounded", None) or [])
     bounded = len(others) - len(lone)
     if not others:

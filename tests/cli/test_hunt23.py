@@ -399,3 +399,29 @@ def test_a_job_tables_bid_beyond_the_bound_is_refused_by_the_tables_check(tmp_pa
     assert main(["simulate", "--job-table", str(out), "--nodes", "4"]) == 2
     err = capsys.readouterr().err
     assert str(out) in err and column in err and "array(" not in err, err
+
+
+@pytest.mark.slow
+def test_a_design_report_quotes_only_fixed_mechanisms_that_meet_the_constraints(tmp_path):
+    # hunt 23a-F1: an infeasible fixed mechanism was "the best of the study's fixed mechanisms", reaching 0 above the
+    # chosen design's objective, and the regret bound's words counted it among the feasible ones
+    from gamemarket.workflow import run_study
+    from study_helpers import SMALL_DESIGN
+
+    body = SMALL_DESIGN.replace('providers = ["hb-first", "hb-kth"]', 'providers = ["hb-first", "hb-kth", "fixedres"]')
+    body = body.replace(
+        "contenders = 2", 'contenders = 2\nconstraint = { stay = 0.7 }\ncompare = ["hb-kth", "fixedres"]'
+    )
+    body += '[strategies.provider.fixedres]\nscheduler = "hb"\npayment = "first"\nreserve = 30.0\n'
+    path = write_study(tmp_path, body)
+    res = run_study(path, n_jobs=1)
+    ans = res.design
+    assert not ans.confirmations["fixedres"].feasible
+    text = res.report.with_name("report.md").read_text()
+    lead = text.split("\n\n")[1]
+    assert "`fixedres`, reaches" not in lead and "`fixedres` misses the constraints there" in lead
+    feasible_others = [p for p in ans.points if p.feasible and p.provider != ans.chosen] + [
+        q for q in ans.compare if q.feasible and q.provider != ans.chosen
+    ]
+    n = len(feasible_others) - len(ans.regret_unbounded or [])
+    assert f"Bonferroni over the {n})" in text

@@ -161,7 +161,13 @@ def test_a_chosen_fixed_mechanism_answered_over_the_menu_alone_is_said_to_be():
     fixed = _point("hb-kth", [5.0] * 3, order=-1, params={"payment": "kth", "reserve": 1.0})
     d = _point("d", [1.0] * 3, explored={"certified": False, "epsilon": 1.0, "tolerance": 2.0, "added": [],
                                           "warm_start": None, "reason": "", "rounds": 1, "simulations": 5})  # fmt: skip
-    spec = SimpleNamespace(name="s", description="", population=SimpleNamespace(strategies=[]), exploration={})
+    spec = SimpleNamespace(
+        name="s",
+        description="",
+        population=SimpleNamespace(strategies=[], agents="jobs"),
+        exploration={},
+        workload={"source": "synthetic"},
+    )
     conf = {"hb-kth": _conf("hb-kth", [5.0] * 4), "d": _conf("d", [1.0] * 4)}
     ans = _answer([d], conf, "hb-kth", config=cfg, compare=[fixed], bound=0.0, against="d", upper=-4.0)
     lead = "\n".join(_lead(ans, spec))
