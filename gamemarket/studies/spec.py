@@ -15,7 +15,7 @@ import tomli_w
 
 from gamemarket import consumers, plugins
 from gamemarket.bids import BidDistribution
-from gamemarket.errors import InputError, shown_list, shown_value
+from gamemarket.errors import SEED_MAX, InputError, shown_list, shown_value
 from gamemarket.io.files import atomic_path, check_no_dangling_link, read_toml, resolve, special_kind
 from gamemarket.io.names import check_name, check_names
 from gamemarket.io.schema import check
@@ -214,6 +214,30 @@ class StudySpec:
         """Read and validate a study file (``load_study``)."""
         return load_study(path)
 
+    def _check_fresh_seeds(self, where: str) -> None:
+        """The seeds drawn after the study's own (a population game's added ones up to ``max_seeds``, an exploration's
+        certificate seeds, a design's confirmation seeds) must stay within 2**63 - 1: refused here, naming the
+        fields, not after every search simulation (hunt 23a-F5: a design study of the largest seeds ran its whole
+        search, then failed on seed 2**63)."""
+        if not self.seeds:
+            return
+        after = {}
+        cfg = self.population
+        if cfg is not None and getattr(cfg, "max_seeds", None):
+            after["[game] max_seeds"] = max(0, int(cfg.max_seeds) - len(self.seeds))
+        if self.exploration:
+            after["[game.exploration] confirm_seeds"] = int(self.exploration.get("confirm_seeds") or 0)
+        if self.design is not None:
+            after["[design] confirm_seeds"] = int(self.design.confirm_seeds)
+        top = max(self.seeds) + sum(after.values())
+        if top > SEED_MAX:
+            drawn = ", ".join(f"{n:,} by {f}" for f, n in after.items() if n)
+            raise InputError(
+                f"{where}: [replications]: the study's largest seed is {max(self.seeds)}, and the seeds drawn after "
+                f"it ({drawn}) would pass the largest seed, {SEED_MAX} (2**63 - 1); expected seeds at most "
+                f"{SEED_MAX - sum(after.values())}"
+            )
+
     def _check_gains(self, where: str) -> None:
         """``[gains]`` against the workload and the strategies: every market size must be one the workload can be
         resized to (``Market.with_jobs``; a market file fixes its jobs, hunt 18b F3: each size's row was the file's
@@ -266,6 +290,7 @@ class StudySpec:
         self._check_leaving(where)
         if self.gains:  # a market whose size is not its jobs refuses [gains]: here, before any run, not after them
             self._check_gains(where)
+        self._check_fresh_seeds(where)
         own = [self.path.resolve()] if self.path else []
         for c in self.companions:  # the study itself, or one companion named twice, would be reported twice
             if c.resolve() in own:

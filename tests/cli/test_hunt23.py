@@ -425,3 +425,21 @@ def test_a_design_report_quotes_only_fixed_mechanisms_that_meet_the_constraints(
     ]
     n = len(feasible_others) - len(ans.regret_unbounded or [])
     assert f"Bonferroni over the {n})" in text
+
+
+@pytest.mark.parametrize("kind", ["design", "exploring"])
+def test_seeds_drawn_after_the_studys_own_must_fit_before_any_run(tmp_path, capsys, kind):
+    # hunt 23a-F5: a design study (and an exploring one) of the largest seeds ran every search simulation, then failed
+    # on seed 2**63 with a message naming neither the study nor a field
+    from study_helpers import EXPLORING, SMALL_DESIGN
+
+    top = 2**63 - 1
+    body = SMALL_DESIGN if kind == "design" else EXPLORING
+    body = re.sub(r"\[replications\]\ncount = \d+", f"[replications]\nseeds = [{top - 2}, {top - 1}, {top}]", body)
+    assert f"seeds = [{top - 2}" in body
+    path = write_study(tmp_path, body)
+    for argv in (["study", "status", str(path)], ["study", "run", str(path), "--no-progress"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert "the seeds drawn after it" in err and "confirm_seeds" in err and "2**63 - 1" in err, err
+    assert not (tmp_path / "results").exists()
