@@ -83,6 +83,7 @@ def cmd_price_solve(a) -> int:
             device=a.device,
             dtype=np.float32 if a.float32 else np.float64,
             time_limit=a.time_limit,
+            limit=memory_limit(),
         )
     except TimeLimitReached as exc:  # no allocation to print: said, exit 3 (the documented code of a stopped solve)
         if trace is not None:

@@ -62,7 +62,7 @@ from gamemarket.pricing.lp_finish import fits as lp_fits
 from gamemarket.pricing.lp_finish import lp_finish
 from gamemarket.pricing.newton import projected_newton
 from gamemarket.pricing.polish import polish
-from gamemarket.pricing.problem import Problem, check_dtype
+from gamemarket.pricing.problem import Problem, _bytes, check_dtype, check_limit, limit_source
 from gamemarket.pricing.repair import make_feasible, repair
 from gamemarket.pricing.result import (  # noqa: F401 (DEFAULT_REL_GAP: callers import the rule's numbers from here)
     DEFAULT_GAP_PER_JOB,
@@ -105,6 +105,7 @@ def solve(
     device: str = "cpu",
     dtype=np.float64,
     time_limit: float | None = None,
+    limit: int | None = None,
 ) -> Result:
     """Discover market-clearing prices and a feasible allocation.
 
@@ -131,6 +132,10 @@ def solve(
         feasible allocation found so far is returned, ``converged=False`` and its message saying that the limit
         stopped it (its gap still certifies its objective). Where no allocation with a finite gap was found by
         then, :class:`TimeLimitReached` says so
+    limit : bytes of memory the solve may take (None: no limit; the command passes ``GAMEMARKET_MEMORY_LIMIT``, else
+        this machine's memory): Newton's ``m x m`` Hessian is used only where it fits (``"auto"`` leaves its steps
+        out otherwise, and its message says so; ``"newton"`` is refused before any work), as only where the utility
+        gives ``best_response_slope``
     """
     if not isinstance(problem, Problem):  # (a matrix: AttributeError deep inside before)
         raise InputError(
@@ -141,6 +146,7 @@ def solve(
     if callback is not None and not callable(callback):  # (5 was a TypeError at the first evaluation)
         raise InputError(f"callback must be a function of each evaluation's row (or None), got {callback!r}")
     check_complete(problem.utility)  # (a utility set after the Problem was built: checked again)
+    no_newton = _no_newton(problem, method, limit)
     t0 = time.perf_counter()
     time_limit = check_time_limit(time_limit)
     deadline = None if time_limit is None else t0 + time_limit
@@ -172,6 +178,8 @@ def solve(
         options = dict(eps=eps_given, max_iter=max_iter, callback=callback, rel_eps=rel_eps, method=method)
         options.update(backend=backend, device=device, dtype=dtype, time_limit=_left(deadline))
         return solve_available(problem, lambda pr, floors, start: solve(pr, p0=start, p_min=floors, **options), lo, p0)
+    if no_newton is not None:  # "auto" without Newton's steps is L-BFGS (hunt 23b-F5, 23c-F2)
+        method = "lbfgs"
     common = dict(eps=eps, rel_eps=rel_eps, max_iter=max_iter, method=method, lo=lo, callback=callback)
     common.update(certified=certified, deadline=deadline)
     common.update(backend=backend, device=device, dtype=dtype, t0=t0)
@@ -183,6 +191,8 @@ def solve(
     # the certificate checked both ways before anything is returned: a feasible allocation, and a dual bound not
     # below its objective beyond rounding (a negative gap passed ``gap <= eps`` as "converged": hunt 18b-F7)
     check_result(problem, result, dtype)
+    if no_newton is not None:
+        result.message += f" (L-BFGS alone, without Newton's steps: {no_newton})"
     return result
 
 
@@ -301,6 +311,34 @@ def _alpha_path(problem: Problem, direct: Result, **common) -> Result:
     r.message += " (along alpha = " + ", ".join(f"{a:g}" for a in steps) + ", each from its predecessor's prices)"
     r.seconds = time.perf_counter() - common["t0"]
     return r
+
+
+#: bytes per cell of Newton's ``m x m`` Hessian at its peak (the matrix, the sums it is built from, the solve's copy)
+HESSIAN_BYTES_PER_CELL = 40
+
+
+def _no_newton(problem: Problem, method: str, limit) -> str | None:
+    """Why Newton's steps cannot be taken (the utility gives no ``best_response_slope``; the ``m x m`` Hessian does
+    not fit ``limit``), or None: ``method="newton"`` is refused for it, before any work (it was found after the
+    L-BFGS rounds: "use method='lbfgs'", hunt 23b-F5); ``"auto"`` runs without them. Where the Hessian would not fit,
+    50 jobs over 10,000 resources took 3.4 GB under a 300 MB limit (hunt 23c-F2)."""
+    if method == "lbfgs":
+        return None
+    m = problem.shape[1]
+    why = None
+    if problem.utility.best_response_slope(np.ones(1)) is None:
+        why = f"utility {problem.utility.name!r} gives no best_response_slope (the dual's Hessian)"
+    else:
+        need = HESSIAN_BYTES_PER_CELL * float(m) ** 2
+        bound = check_limit(limit)
+        if bound is not None and need > bound:
+            why = (
+                f"Newton's {m:,} x {m:,} Hessian needs about {_bytes(need)} of memory; the limit is {_bytes(bound)} "
+                f"({limit_source(limit)})"
+            )
+    if why is not None and method == "newton":
+        raise InputError(f"method='newton': {why}; use method='lbfgs' (or 'auto', which leaves Newton's steps out)")
+    return why
 
 
 def _solve_once(

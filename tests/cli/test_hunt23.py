@@ -443,3 +443,42 @@ def test_seeds_drawn_after_the_studys_own_must_fit_before_any_run(tmp_path, caps
         err = capsys.readouterr().err
         assert "the seeds drawn after it" in err and "confirm_seeds" in err and "2**63 - 1" in err, err
     assert not (tmp_path / "results").exists()
+
+
+def test_a_utility_without_a_slope_is_solved_by_auto_and_refused_by_newton_before_any_work():
+    # hunt 23b-F5: a custom utility with the three methods the how-to asks for failed the default method with "gives
+    # no best_response_slope: use method='lbfgs'", after the L-BFGS rounds
+    from gamemarket.errors import InputError
+    from gamemarket.pricing import Problem
+    from gamemarket.pricing import solve as price
+    from gamemarket.pricing.utilities import make_utility
+
+    log = make_utility("log")
+
+    class NoSlope(type(log)):
+        def best_response_slope(self, s):
+            return None
+
+    rng = np.random.default_rng(2)
+    A, R = rng.uniform(0, 1, (400, 12)), rng.uniform(0.05, 1, 12) * 400 / 12
+    plain = price(Problem(A, R, log))
+    mine = price(Problem(A, R, NoSlope()))
+    assert mine.converged and mine.objective == pytest.approx(plain.objective, abs=plain.gap + mine.gap)
+    assert "L-BFGS alone, without Newton's steps: utility" in mine.message
+    with pytest.raises(InputError, match="method='newton': utility .* gives no best_response_slope"):
+        price(Problem(A, R, NoSlope()), method="newton", callback=lambda row: pytest.fail("no work before"))
+
+
+def test_newtons_hessian_is_sized_against_the_limit(capsys):
+    # hunt 23c-F2: --method newton on 50 x 10,000 built a 10,000 x 10,000 Hessian: 3.4 GB under a 300 MB limit
+    from gamemarket.errors import InputError
+    from gamemarket.pricing import Problem
+    from gamemarket.pricing import solve as price
+    from gamemarket.pricing.utilities import make_utility
+
+    rng = np.random.default_rng(1)
+    pr = Problem(rng.uniform(0.1, 1, (20, 3000)), rng.uniform(0.5, 1, 3000), make_utility("log"))
+    with pytest.raises(InputError, match=r"Newton's 3,000 x 3,000 Hessian needs about 360 MB of memory; the limit"):
+        price(pr, method="newton", limit=100_000_000)
+    r = price(pr, method="auto", limit=100_000_000, max_iter=5)
+    assert "L-BFGS alone, without Newton's steps: Newton's 3,000 x 3,000 Hessian" in r.message
