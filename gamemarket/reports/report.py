@@ -288,19 +288,50 @@ def answer_paragraph(an: StudyAnalysis) -> str:
     elif picks:
         parts.append(f"The provider picks {' or '.join(sorted(picks))}.")
     if truthful:
-        stable = [sg.name for sg, (_, _, t) in zip(an.games, answers) if t]
-        who = " or ".join(truthful)
-        if not stable:
-            parts.append(f"Truthful bidding ({who}) is in no equilibrium: some consumers gain by shading their bids.")
-        elif len(stable) == len(an.games):
-            parts.append(f"Truthful bidding ({who}) is an equilibrium strategy in every game.")
-        else:
-            games = ", ".join(stable[:-1]) + f" and {stable[-1]}" if len(stable) > 1 else stable[0]
-            parts.append(
-                f"Truthful bidding ({who}) is an equilibrium strategy in the games over {games}, and in no "
-                f"equilibrium of the other {len(an.games) - len(stable)}: there some consumers gain by shading."
-            )
+        parts.append(_truthful_words(an, answers, truthful))
     return " ".join(p for p in parts if p)
+
+
+def _listed(names: list[str]) -> str:
+    return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
+
+
+def _truthful_words(an: StudyAnalysis, answers, truthful: list[str]) -> str:
+    """Whether truthful bidding is an equilibrium strategy, game by game; "some consumers gain by shading" only of
+    the games that hold a truthful strategy and whose columns are comparable (hunt 23a-F2: it was said of a game
+    truthful bidding was left out of, and of one flagged not comparable, where every job's utility was the same)."""
+    who = " or ".join(truthful)
+    stable, shading, absent, apart = [], [], [], []
+    for sg, (_, _, t) in zip(an.games, answers):
+        if t:
+            stable.append(sg.name)
+        elif not set(truthful) & set(sg.game.cols):
+            absent.append(sg.name)
+        elif any(f.startswith("not comparable across columns") for f in sg.flags):
+            apart.append(sg.name)
+        else:
+            shading.append(sg.name)
+    if len(stable) == len(an.games):
+        return f"Truthful bidding ({who}) is an equilibrium strategy in every game."
+    words = []
+    if stable:
+        words.append(f"Truthful bidding ({who}) is an equilibrium strategy in the games over {_listed(stable)}")
+    if shading and len(shading) == len(an.games):
+        return f"Truthful bidding ({who}) is in no equilibrium: some consumers gain by shading their bids."
+    if shading:
+        words.append(
+            ("and in no equilibrium of " if stable else f"Truthful bidding ({who}) is in no equilibrium of ")
+            + f"the games over {_listed(shading)}: there some consumers gain by shading their bids"
+        )
+    if absent:
+        words.append(f"{who} is not in the game over {_listed(absent)} (its payoff is undefined there)")
+    if apart:
+        words.append(
+            f"in the game over {_listed(apart)} it is in no equilibrium, but that game's columns are not comparable "
+            "(see its flag), which says nothing about shading"
+        )
+    text = "; ".join(words)
+    return text[0].upper() + text[1:] + "."
 
 
 def _setup_section(an: StudyAnalysis) -> list[str]:

@@ -482,3 +482,29 @@ def test_newtons_hessian_is_sized_against_the_limit(capsys):
         price(pr, method="newton", limit=100_000_000)
     r = price(pr, method="auto", limit=100_000_000, max_iter=5)
     assert "L-BFGS alone, without Newton's steps: Newton's 3,000 x 3,000 Hessian" in r.message
+
+
+def test_the_lead_says_consumers_gain_by_shading_only_of_games_that_show_it():
+    # hunt 23a-F2: "in no equilibrium of the other 2: there some consumers gain by shading", of a game FT was left
+    # out of and of one flagged not comparable, where every job's utility was the same under FT and SRG
+    from types import SimpleNamespace
+
+    from gamemarket.reports.report import _truthful_words
+
+    def sg(name, cols, flags=()):
+        return SimpleNamespace(name=name, game=SimpleNamespace(cols=cols), flags=list(flags))
+
+    games = [sg("all jobs", ["FT", "SRG"]), sg("aggressive users", ["SRG"]),
+             sg("conservative users", ["FT", "SRG"], ["not comparable across columns: the conservative group is"]),
+             sg("LONG jobs", ["FT", "SRG"])]  # fmt: skip
+    answers = [("", set(), True), ("", set(), False), ("", set(), False), ("", set(), False)]
+    text = _truthful_words(SimpleNamespace(games=games), answers, ["FT"])
+    assert text.startswith("Truthful bidding (FT) is an equilibrium strategy in the games over all jobs;")
+    assert "and in no equilibrium of the games over LONG jobs: there some consumers gain by shading" in text
+    assert "FT is not in the game over aggressive users" in text
+    assert "in the game over conservative users it is in no equilibrium, but that game's columns are not" in text
+    assert text.count("gain by shading") == 1
+    every = _truthful_words(SimpleNamespace(games=games[:1]), answers[:1], ["FT"])
+    assert every == "Truthful bidding (FT) is an equilibrium strategy in every game."
+    none = _truthful_words(SimpleNamespace(games=[games[3]]), [answers[3]], ["FT"])
+    assert none == "Truthful bidding (FT) is in no equilibrium: some consumers gain by shading their bids."
