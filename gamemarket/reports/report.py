@@ -319,9 +319,10 @@ def _truthful_words(an: StudyAnalysis, answers, truthful: list[str]) -> str:
     if shading and len(shading) == len(an.games):
         return f"Truthful bidding ({who}) is in no equilibrium: some consumers gain by shading their bids."
     if shading:
+        lead = words.pop() + ", and" if stable else f"Truthful bidding ({who}) is"
         words.append(
-            ("and in no equilibrium of " if stable else f"Truthful bidding ({who}) is in no equilibrium of ")
-            + f"the games over {_listed(shading)}: there some consumers gain by shading their bids"
+            f"{lead} in no equilibrium of the games over {_listed(shading)} (there some consumers gain by shading "
+            "their bids)"
         )
     if absent:
         words.append(f"{who} is not in the game over {_listed(absent)} (its payoff is undefined there)")

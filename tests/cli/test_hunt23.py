@@ -499,8 +499,8 @@ def test_the_lead_says_consumers_gain_by_shading_only_of_games_that_show_it():
              sg("LONG jobs", ["FT", "SRG"])]  # fmt: skip
     answers = [("", set(), True), ("", set(), False), ("", set(), False), ("", set(), False)]
     text = _truthful_words(SimpleNamespace(games=games), answers, ["FT"])
-    assert text.startswith("Truthful bidding (FT) is an equilibrium strategy in the games over all jobs;")
-    assert "and in no equilibrium of the games over LONG jobs: there some consumers gain by shading" in text
+    assert text.startswith("Truthful bidding (FT) is an equilibrium strategy in the games over all jobs, and in no")
+    assert "and in no equilibrium of the games over LONG jobs (there some consumers gain by shading" in text
     assert "FT is not in the game over aggressive users" in text
     assert "in the game over conservative users it is in no equilibrium, but that game's columns are not" in text
     assert text.count("gain by shading") == 1
