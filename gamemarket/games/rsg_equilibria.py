@@ -721,6 +721,26 @@ def _without_dust(game: RoleSymmetricGame, x: np.ndarray, r: float, tol: float) 
     return (clean, r_clean) if r_clean <= tol else (x, r)
 
 
+def _locally_small(game: RoleSymmetricGame, x: np.ndarray, rel: float) -> bool:
+    """Whether each role's regret at ``x`` is at most ``rel`` of the spread of its deviation payoffs (what each of its
+    strategies earns against ``x``), beyond their rounding: the whole game's spread made a regret of 1.5 on payoffs
+    of +-1 "within tolerance" beside a payoff of 1e12 (hunt 23b-F1's EGTA form, 23c-F5)."""
+    dev = game.deviation_payoffs(x)
+    floor = SCALE_ROUNDING * game.payoff_scale()  # (sums of large payoffs that cancel leave this much)
+    for a, k in zip(game.role_starts.tolist(), game.num_strategies):
+        block, share = dev[a : a + k], x[a : a + k]
+        slack = rel * (block.max() - block.min()) + LOCAL_ROUNDING * np.abs(block).max() + floor
+        if block.max() - share @ block > slack:
+            return False
+    return True
+
+
+#: the rounding of a regret in the game's units, relative to the size of the payoffs it compares, and to the game's
+#: spread (:func:`_locally_small`)
+LOCAL_ROUNDING = 1e3 * np.finfo(float).eps
+SCALE_ROUNDING = 1e2 * np.finfo(float).eps
+
+
 #: candidates verified between two looks at the clock (:func:`_verified`)
 VERIFY_PER_LOOK = 64
 
@@ -733,12 +753,15 @@ def _verified(
     dedup: float,
     clock: SearchClock | None = None,
     notes: list | None = None,
+    local: float | None = None,
 ) -> list[SymmetricEquilibrium]:
     """The candidates whose regret is at most ``tol`` (``known[i]``: candidate i's regret, computed already),
     duplicates (closer than ``dedup``) merged into the one of least regret, with their payoffs and stability,
     sorted by mixture (largest first). Every one is verified whatever the ``clock``; their stability (an
     eigenvalue problem on each support: 57 ms each on a 200-strategy game, 12 s for its 212 equilibria, past a
-    10 s limit) is computed while the clock runs, the rest said to be :data:`NOT_COMPUTED`, in ``notes``."""
+    10 s limit) is computed while the clock runs, the rest said to be :data:`NOT_COMPUTED`, in ``notes``.
+    ``local``: also each role's regret at most ``local`` of the spread of the payoffs it compares
+    (:func:`_locally_small`)."""
     found: list[SymmetricEquilibrium] = []
     for i, (x, how) in enumerate(cands):
         if clock is not None and i % VERIFY_PER_LOOK == 0 and i and clock.expired() and notes is not None:
@@ -754,7 +777,7 @@ def _verified(
         if how == "polish":
             methods = {"replicator", "polish"}
         r = known[i] if i in known else game.regret(x)
-        if r > tol:
+        if r > tol or (local is not None and not _locally_small(game, x, local)):
             continue
         x, r = _without_dust(game, x, r, tol)
         near = np.flatnonzero(np.abs(np.array([e.mixture for e in found]) - x).max(axis=1) < dedup) if found else []
@@ -892,7 +915,9 @@ def equilibria(
     if stop:
         notes.append(f"incomplete: stopped {clock.stopped()} {stop}: the equilibria listed are verified; {RAISE_LIMIT}")
     game, cands, known = _on_whole_game(full, game, keep, cands, known)
-    checked = _verified(game, cands, known, tol, dedup, SearchClock(clock.limit), notes)  # (a clock of its own)
+    # (a clock of its own; equilibria asked, rel_tol at most the default: each regret small against what it compares)
+    local = rel_tol if rel_tol <= DEFAULT_REL_TOL else None
+    checked = _verified(game, cands, known, tol, dedup, SearchClock(clock.limit), notes, local)
     sol = SymmetricSolution(game, checked, tol, len(starts), notes, search)
     for e in sol.equilibria if pairs else []:  # one equilibrium per class of payoff-equivalent strategies
         e.classes = equivalence_classes(game, e.mixture, tol=tol, pairs=pairs)
@@ -935,12 +960,12 @@ def _merged_duplicates(game: RoleSymmetricGame):
     thousands of "equilibria" (hunt 13). In a role of one player (a bimatrix game's) such a pair is kept apart: the
     other role's payoffs may depend on how that player mixes between them."""
     atol = 1e-9 * game.payoff_scale()
-    strict = duplicate_strategies(game, atol)
+    strict = duplicate_strategies(game, atol, rel=1e-9)
     gone = {t for _, t in strict}
     many = np.asarray(game.players)[game.role_index] > 1
     loose = [
         (s, t)
-        for s, t in duplicate_strategies(game, atol, others=False)
+        for s, t in duplicate_strategies(game, atol, others=False, rel=1e-9)
         if many[s] and s not in gone and t not in gone and (s, t) not in strict
     ]
     dups = sorted(strict + loose)
@@ -1052,7 +1077,9 @@ def _on_whole_game(full, game, keep, cands: list, known: dict):
 DUPLICATE_CHECKS = 2_000_000
 
 
-def duplicate_strategies(game: RoleSymmetricGame, atol: float, *, others: bool = True) -> list[tuple[int, int]]:
+def duplicate_strategies(
+    game: RoleSymmetricGame, atol: float, *, others: bool = True, rel: float | None = None
+) -> list[tuple[int, int]]:
     """Pairs ``(kept, dropped)`` of one role's strategies that are the same strategy to every player: moving one
     player from ``kept`` to ``dropped`` changes no payoff in any profile (to ``atol``). Two shading rules that
     report the same bids on a workload (no job in the class one of them shades) are such a pair; every split of a
@@ -1062,7 +1089,11 @@ def duplicate_strategies(game: RoleSymmetricGame, atol: float, *, others: bool =
 
     ``others=False``: the pairs that are payoff-equivalent to whoever plays them: the mover's own payoff unchanged
     in every profile (its deviation payoffs equal at every mixture), the other players' payoffs not compared. Every
-    equilibrium of the game without ``dropped`` is then one of the whole game, of the same regret."""
+    equilibrium of the game without ``dropped`` is then one of the whole game, of the same regret.
+
+    ``rel``: payoffs equal also to ``rel`` of their own size (beyond ``1e-4 rel`` of ``atol``, their rounding near
+    0): ``atol`` of the whole game's spread took payoffs of -1 and 1 for equal beside a payoff of 1e12 (hunt 23c-F5,
+    a re-test of 21b-F1: matching pennies' strategies merged as duplicates, the one equilibrium lost)."""
     prof = game.profiles
     pairs = sum(k * (k - 1) // 2 for k in game.num_strategies)
     if pairs == 0 or len(prof) * pairs > DUPLICATE_CHECKS:
@@ -1074,25 +1105,36 @@ def duplicate_strategies(game: RoleSymmetricGame, atol: float, *, others: bool =
             if s in dropped:
                 continue
             for t in range(s + 1, a + k):
-                if t not in dropped and _same_moves(game, s, t, atol, others=others):
+                if t not in dropped and _same_moves(game, s, t, atol, others=others, rel=rel):
                     out.append((s, t))
                     dropped.add(t)
     return out
 
 
-def _same_moves(game: RoleSymmetricGame, s: int, t: int, atol: float, *, others: bool) -> bool:
+def _same_moves(
+    game: RoleSymmetricGame, s: int, t: int, atol: float, *, others: bool, rel: float | None = None
+) -> bool:
     """Whether moving one player from ``s`` to ``t`` leaves the mover's payoff (and with ``others`` every other
-    player's, those left on ``s`` included) unchanged to ``atol`` in every profile."""
+    player's, those left on ``s`` included) unchanged to ``atol`` in every profile (and to ``rel`` of their size:
+    :func:`duplicate_strategies`)."""
     prof, pay = game.profiles, game.payoffs
     index = {tuple(row): i for i, row in enumerate(prof.tolist())}
+
+    def apart(a, b) -> bool:
+        bound = (
+            atol if rel is None else np.minimum(atol, np.maximum(rel * np.maximum(abs(a), abs(b)), 1e-4 * rel * atol))
+        )
+        return bool(np.any(np.abs(a - b) > bound))
+
     for i in np.flatnonzero(prof[:, s] > 0):
         moved = prof[i].copy()
         moved[s] -= 1
         moved[t] += 1
         j = index[tuple(moved.tolist())]
-        if abs(pay[i, s] - pay[j, t]) > atol:
+        if apart(pay[i, s], pay[j, t]):
             return False
-        if others and (np.abs(pay[i] - pay[j])[(prof[i] > 0) & (prof[j] > 0)] > atol).any():
+        both = (prof[i] > 0) & (prof[j] > 0)
+        if others and apart(pay[i][both], pay[j][both]):
             return False
     return True
 

@@ -508,3 +508,34 @@ def test_the_lead_says_consumers_gain_by_shading_only_of_games_that_show_it():
     assert every == "Truthful bidding (FT) is an equilibrium strategy in every game."
     none = _truthful_words(SimpleNamespace(games=[games[3]]), [answers[3]], ["FT"])
     assert none == "Truthful bidding (FT) is in no equilibrium: some consumers gain by shading their bids."
+
+
+def _egta(path, A, B):
+    rows, cols = [f"r{i}" for i in range(len(A))], [f"c{j}" for j in range(len(A[0]))]
+    profiles = [{"row": [[r, 1, float(A[i][j])]], "col": [[c, 1, float(B[i][j])]]}
+                for i, r in enumerate(rows) for j, c in enumerate(cols)]  # fmt: skip
+    path.write_text(json.dumps({"players": {"row": 1, "col": 1}, "strategies": {"row": rows, "col": cols},
+                                "profiles": profiles}))  # fmt: skip
+    return path
+
+
+@pytest.mark.parametrize(
+    ("A", "B"),
+    [
+        ([[1, -1, 1e12], [-1, 1, 1e12]], [[-1, 1, -0.5], [1, -1, -0.5]]),  # c2 dominated by a mixture only (23c-F5)
+        ([[1, -1, 1e12], [-1, 1, 0.0]], [[-1, 1, -10.0], [1, -1, -10.0]]),  # 21b-F1's own game
+        ([[1, -1, 1e12], [-1, 1, 1e12], [-1, -1, 1e12]], [[-1, 1, -1], [1, -1, -1], [1e12, 1e12, 1e12 - 1]]),  # 23b
+    ],
+)
+def test_an_egta_game_with_an_outlier_answers_as_its_bimatrix_form(tmp_path, capsys, A, B):
+    # hunt 23c-F5 (a re-test of 21b-F1's EGTA half) and 23b-F1: as EGTA JSON, a regret-1.5 or regret-2 profile was
+    # the only "equilibrium", the true one lost, and matching pennies' strategies merged as false duplicates
+    path = _egta(tmp_path / "g.json", A, B)
+    assert main(["game", "solve", str(path), "--format", "json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert len(found) == 1, found
+    mix = found[0]["mixture"]
+    assert mix["row"] == {"r0": pytest.approx(0.5), "r1": pytest.approx(0.5)}
+    assert mix["col"] == {"c0": pytest.approx(0.5), "c1": pytest.approx(0.5)}
+    assert main(["game", "solve", str(path)]) == 0
+    assert "duplicate strategies" not in capsys.readouterr().out
