@@ -190,7 +190,55 @@ def key_fields(params: dict) -> dict:
                     f"{reg.what} {name!r}: is not the built-in one (something replaced it after gamemarket "
                     "registered it); its runs cannot be keyed as the built-in's, nor as a plugin's"
                 )
+            elif name in reg and not reg.is_builtin(name):
+                # registered from Python (a script, a notebook): keyed by what defines it, so an edit made between
+                # two runs makes its runs again (hunt 23a-F3: a payment rule's old runs were reused by its name)
+                found.append(f"{kind}:{name}:{definition_digest(reg.get(name))}")
     return {"plugins": found} if found else {}
+
+
+def definition_digest(entry) -> str:
+    """SHA-256 (16 hex digits) of what defines an entry registered from Python: its fields (a dataclass's, but its
+    description and source), each function among them by its code (bytecode, constants, names, defaults and the
+    values its closure holds), nested code and functions alike; anything else by its ``repr``."""
+    h = hashlib.sha256()
+    _digest_into(h, entry, depth=0)
+    return h.hexdigest()[:16]
+
+
+def _digest_into(h, value, depth: int) -> None:
+    import dataclasses
+    import types
+
+    if depth > 8:  # (a cycle or a deep structure: its repr)
+        h.update(repr(value).encode())
+        return
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        h.update(type(value).__qualname__.encode())
+        for f in dataclasses.fields(value):
+            if f.name not in ("description", "source"):
+                h.update(f.name.encode())
+                _digest_into(h, getattr(value, f.name), depth + 1)
+    elif isinstance(value, types.FunctionType):
+        _digest_into(h, value.__code__, depth + 1)
+        _digest_into(h, value.__defaults__, depth + 1)
+        for cell in value.__closure__ or ():
+            _digest_into(h, cell.cell_contents, depth + 1)
+        wrapped = getattr(value, "__wrapped__", None)
+        if wrapped is not None:
+            _digest_into(h, wrapped, depth + 1)
+    elif isinstance(value, types.CodeType):
+        h.update(value.co_code)
+        h.update(repr(value.co_names).encode())
+        for c in value.co_consts:
+            _digest_into(h, c, depth + 1)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            _digest_into(h, v, depth + 1)
+    elif callable(value) and hasattr(value, "py_func"):  # a numba dispatcher: its Python function
+        _digest_into(h, value.py_func, depth + 1)
+    else:
+        h.update(repr(value).encode())
 
 
 #: the plugins this process loaded from the command line (``--plugin FILE``), in order: a command's hint to run a

@@ -539,3 +539,42 @@ def test_an_egta_game_with_an_outlier_answers_as_its_bimatrix_form(tmp_path, cap
     assert mix["col"] == {"c0": pytest.approx(0.5), "c1": pytest.approx(0.5)}
     assert main(["game", "solve", str(path)]) == 0
     assert "duplicate strategies" not in capsys.readouterr().out
+
+
+_SCRIPT = """
+import sys
+from gamemarket.market.payments import payment_rule
+@payment_rule("third", "a share of the bid while full, else r")
+def third(bid, reserve, nodes, free, waiting, max_waiting_bid, min_running_bid):
+    if free > 0:
+        return reserve
+    return max(reserve, bid / DIVISOR)
+from gamemarket.workflow import run_study
+r = run_study(sys.argv[1], n_jobs=1, write_report=False)
+import pandas as pd
+from gamemarket.studies import load_results, load_study
+m = load_results(load_study(sys.argv[1]))[0]
+print("REVENUE", float(m[m["provider"] == "myp"]["revenue"].sum()))
+"""
+
+
+def test_a_rule_registered_from_python_and_edited_between_runs_is_run_again(tmp_path):
+    # hunt 23a-F3: edit a payment rule registered in a script and run again: the old rule's stored runs were reused by
+    # its name (exit 0, the old numbers reported as the new rule's)
+    import subprocess
+    import sys
+
+    body = TINY.format(count=2).replace('providers = ["hb-first", "hb-kth"]', 'providers = ["hb-first", "myp"]')
+    body += '[strategies.provider.myp]\nscheduler = "hb"\npayment = "third"\n'
+    path = write_study(tmp_path, body)
+
+    def revenue(divisor):
+        script = tmp_path / f"run{divisor}.py"
+        script.write_text(_SCRIPT.replace("DIVISOR", str(divisor)))
+        out = subprocess.run([sys.executable, str(script), str(path)], capture_output=True, text=True, cwd=tmp_path)
+        assert out.returncode == 0, out.stderr[-2000:]
+        return float(out.stdout.split("REVENUE")[1])
+
+    third, again, double = revenue(3.0), revenue(3.0), revenue(1.5)
+    assert third == again  # the same definition: its runs reused, the same numbers
+    assert double > third  # the edited rule's own runs, not the old ones
