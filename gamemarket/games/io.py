@@ -117,6 +117,11 @@ def rescale_comment(maps: dict) -> str:
 _TOKEN = re.compile(r'"((?:[^"\\]|\\.)*)"|([{}])|(,)|([^\s{},"]+)')
 
 
+#: bytes of token objects per character of an .nfg file, at most (a word of two characters and its separator: a
+#: tuple of two strings, about 120 bytes)
+NFG_BYTES_PER_CHAR = 60
+
+
 def _tokens(text: str):
     for m in _TOKEN.finditer(text):
         if m.group(1) is not None:
@@ -173,7 +178,11 @@ MAX_STRATEGIES = 100_000
 def read_nfg(path: str | Path) -> Game:
     """Read a two-player ``.nfg`` file (payoff or outcome version)."""
     path = check_path(path, "read_nfg: path")  # (an int, bytes or None: pathlib's bare TypeError)
-    toks = list(_tokens(read_text(path, "game file (.nfg)")))
+    text = read_text(path, "game file (.nfg)")
+    # its words, each a token object, before they are listed: a header declaring 3,000 x 3,000 took 1.5 GB and 18 s
+    # to tokenise before the game's own size was checked under a 100 MB limit (hunt 23b-F4)
+    check_fits(NFG_BYTES_PER_CHAR * len(text), f"{path}: reading its {len(text):,} characters of .nfg text")
+    toks = list(_tokens(text))
     try:
         return _parse_nfg(toks, str(path))
     except IndexError:  # a brace list that never closes

@@ -71,7 +71,7 @@ import numpy as np
 
 from gamemarket.errors import InputError, check_path, no_such
 from gamemarket.io.kinds import HEAD_BYTES, kind_of, says_it_is
-from gamemarket.io.limits import memory_limit
+from gamemarket.io.limits import check_fits, memory_limit
 
 _TMP_COUNTER = itertools.count()
 #: this machine, in a temporary file's name: a process id is this machine's, and a folder may be shared (a results
@@ -399,9 +399,19 @@ def loads_json(text: str, where: str):
         raise err from None
 
 
+#: bytes of Python objects per character of JSON text parsed, at most (lists of numbers: a float object and its slot
+#: per few characters; a 48 MB EGTA game of a million profiles took 1.3 GB, hunt 23b-F4)
+JSON_BYTES_PER_CHAR = 30
+
+
 def read_json(path: str | os.PathLike, what: str = "JSON file"):
-    """A JSON file's value (see :func:`loads_json`); every failure is an error naming the path."""
-    return loads_json(read_text(path, what), str(path))
+    """A JSON file's value (see :func:`loads_json`); every failure is an error naming the path. Its parse is sized
+    against the memory limit before it is made (:data:`JSON_BYTES_PER_CHAR`)."""
+    text = read_text(path, what)
+    check_fits(
+        JSON_BYTES_PER_CHAR * len(text), f"{shown_path(path)}: parsing its {len(text):,} characters of JSON ({what})"
+    )
+    return loads_json(text, str(path))
 
 
 def finite_or_none(value):

@@ -578,3 +578,19 @@ def test_a_rule_registered_from_python_and_edited_between_runs_is_run_again(tmp_
     third, again, double = revenue(3.0), revenue(3.0), revenue(1.5)
     assert third == again  # the same definition: its runs reused, the same numbers
     assert double > third  # the edited rule's own runs, not the old ones
+
+
+def test_a_large_nfg_or_json_game_is_sized_before_it_is_tokenised_or_parsed(tmp_path, monkeypatch, capsys):
+    # hunt 23b-F4: a .nfg declaring 3,000 x 3,000 took 1.5 GB and 18 s to tokenise under a 100 MB limit before its
+    # size was checked; an EGTA JSON of a million profiles, 1.3 GB under 200 MB before its count was
+    nfg = tmp_path / "h.nfg"
+    numbers = np.random.default_rng(0).integers(0, 100, 2 * 300 * 300)
+    nfg.write_text('NFG 1 R "x" { "P1" "P2" } { 300 300 }\n' + " ".join(map(str, numbers)))
+    egta = _egta(tmp_path / "g.json", np.ones((40, 40)), np.ones((40, 40)))
+    monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", str(2_000_000))
+    assert main(["game", "solve", str(nfg)]) == 2
+    assert f"{nfg}: reading its {len(nfg.read_text()):,} characters of .nfg text needs about" in capsys.readouterr().err
+    assert main(["game", "solve", str(egta)]) == 2
+    assert f"{egta}: parsing its" in capsys.readouterr().err
+    monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", str(4_000_000_000))
+    assert main(["game", "solve", str(nfg), "--methods", "pure"]) == 0
