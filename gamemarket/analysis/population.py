@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+from math import comb
 
 import numpy as np
 
@@ -54,10 +55,35 @@ from gamemarket.errors import InputError
 from gamemarket.games.reduction import population_points
 from gamemarket.games.rsgame import RoleSymmetricGame
 from gamemarket.io.answers import MechanismAnswer, PopulationAnalysis  # noqa: F401  the answer's types
+from gamemarket.io.limits import check_fits
 from gamemarket.market.base import figure_ranges
 from gamemarket.studies.population import PopulationRuns, mix_key, payoffs_of
 from gamemarket.studies.population_config import PopulationConfig
 from gamemarket.studies.runner import load_workload
+
+#: the most (profile, strategy) points a population study's reduced game may need: beyond, the study is refused as it
+#: is read (hunt 23a-F4: 12 rules and reduced_players = 12, 8 million points, ran `study status` past 175 s at 3.5 GB
+#: with nothing said); a reduced game of 4 players over 8 rules needs 1,320
+MAX_POINTS = 2_000_000
+#: bytes one point holds while the plan is made (its mixture, its profile's share, the tuple), rounded up
+POINT_BYTES = 320
+
+
+def _check_plan_size(spec, cfg: PopulationConfig) -> None:
+    """Refuse a population study whose reduced game needs more points than :data:`MAX_POINTS`, or more memory than
+    the limit, from its declared numbers, before any is enumerated, naming the file and the fields."""
+    n, k = int(cfg.reduced_players), len(cfg.strategies)
+    profiles = comb(n + k - 1, k - 1)
+    points = profiles * min(n, k)  # (a profile's points: the strategies it plays, at most n and k)
+    what = (
+        f"{spec.path}: [game] reduced_players = {n} over {k} rules ('strategies'): a reduced game of {profiles:,} "
+        f"profiles, up to {points:,} (profile, rule) payoffs to estimate per mechanism and seed"
+    )
+    if points > MAX_POINTS:
+        raise InputError(
+            f"{what}, more than the {MAX_POINTS:,} a study may plan; expected fewer reduced_players or rules"
+        )
+    check_fits(points * POINT_BYTES, what)
 
 
 class PopulationGames:
@@ -91,6 +117,7 @@ class PopulationGames:
         self.runs = PopulationRuns(
             spec, self.workload, n_jobs=n_jobs, progress=progress, run=run, scheduler_address=scheduler_address
         )
+        _check_plan_size(spec, self.cfg)
         #: the population mixtures of the reduced games' profiles: every mechanism's first runs
         self.grid = sorted(
             {mix_key(m) for _, m, _ in population_points([self.cfg.reduced_players], [len(self.cfg.strategies)])}

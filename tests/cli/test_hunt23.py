@@ -594,3 +594,20 @@ def test_a_large_nfg_or_json_game_is_sized_before_it_is_tokenised_or_parsed(tmp_
     assert f"{egta}: parsing its" in capsys.readouterr().err
     monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", str(4_000_000_000))
     assert main(["game", "solve", str(nfg), "--methods", "pure"]) == 0
+
+
+def test_a_population_plan_too_large_is_refused_from_its_declared_numbers(tmp_path, capsys):
+    # hunt 23a-F4: 12 rules and reduced_players = 12 ran `study status` past 175 s at 3.5 GB, nothing said
+    from study_helpers import POPULATION_STUDY
+
+    names = ", ".join(['"truthful"', '"shade-0.5"', '"shade-high-0.9"'] + [f'"r{i}"' for i in range(1, 10)])
+    body = POPULATION_STUDY.replace(
+        'strategies = ["truthful", "shade-0.5", "shade-high-0.9"]\nreduced_players = 3',
+        f"strategies = [{names}]\nreduced_players = 12",
+    )
+    body += "".join(f"[game.shading.r{i}]\nbeta = 0.{i}1\n" for i in range(1, 10))
+    path = write_study(tmp_path, body)
+    assert main(["study", "status", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}: [game] reduced_players = 12 over 12 rules ('strategies'): a reduced game of 1,352,078" in err
+    assert "expected fewer reduced_players or rules" in err
