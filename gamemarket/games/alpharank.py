@@ -333,6 +333,14 @@ def _ranks(log_pi: np.ndarray, tol: float = 1e-9) -> tuple[np.ndarray, np.ndarra
     return order, ranks
 
 
+#: P x P matrices alpha-rank holds at its peak (:func:`alpharank`)
+MATRICES = 6
+#: operations a second of the elimination (:func:`_gth`), measured on a 2-core machine (5.2e8 on 2,000 profiles); the
+#: estimate is refused only where it is :data:`OVERRUN` times the time left (a faster machine may finish)
+ELIMINATION_RATE = 5e8
+OVERRUN = 4
+
+
 def alpharank(
     game,
     *,
@@ -383,14 +391,24 @@ def alpharank(
     if len(shape) == 2:  # a bimatrix game's chain is sized by its shape before the conversion (hunt 22a-F5: 3.6 GB
         # and 16 s of conversion before the chain's refusal, under a 1.5 GB limit)
         P = shape[0] * shape[1]
-        check_fits(3.0 * P * P * 8, f"alpha-rank of {P:,} profiles (three {P:,} x {P:,} matrices)")
+        check_fits(MATRICES * P * P * 8, f"alpha-rank of {P:,} profiles ({MATRICES} {P:,} x {P:,} matrices)")
     rsg = as_role_symmetric(game)
     clock = SearchClock(time_limit, progress=progress) if clock is None else clock
     P = len(rsg.profiles)
-    # the chain's matrix, its elimination's copy and (in logarithms) a third: P x P floats each (hunt 17b-19: a 60 x 60
-    # game's 3,600 profiles took 535 MB past a limit of 50 MB)
-    check_fits(3.0 * P * P * 8, f"alpha-rank of {P:,} profiles (three {P:,} x {P:,} matrices)")
+    # the chain's matrix, its elimination's copy and its outer products, and (in logarithms) two more: P x P floats
+    # each (hunt 17b-19: a 60 x 60 game's 3,600 profiles took 535 MB past a limit of 50 MB; 23c-F4: an EGTA game's
+    # 4,096 took 650 MB more than the three matrices counted)
+    check_fits(MATRICES * P * P * 8, f"alpha-rank of {P:,} profiles ({MATRICES} {P:,} x {P:,} matrices)")
     _check(alpha, m, eps)  # (before the clock: a bad argument is an error, not a stop)
+    seconds = P**3 / 3 / ELIMINATION_RATE
+    left = clock.remaining()
+    if left is not None and seconds > max(OVERRUN * left, 1.0):
+        # its work estimated before it starts: an EGTA game of 27,225 profiles ran 32 s past a 2 s limit, one P x P
+        # matrix at a time (hunt 23b-F2)
+        raise Stopped(
+            f"alpha-rank of {P:,} profiles would take about {seconds:,.0f} s ({P:,}^3 / 3 operations at about "
+            f"{ELIMINATION_RATE:.0e} a second), past the time limit of {clock.limit:g} s: not started; {RAISE_LIMIT}"
+        )
     try:
         # the moves are counted in the limit too (once: the matrix is made from them)
         src, dst, logp = _log_rates(rsg, alpha, m, eps, normalize, clock)

@@ -219,7 +219,7 @@ def test_alpharank_is_held_to_the_memory_limit_before_it_builds_its_chain(tmp_pa
     monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", "50000000")
     assert main(["game", "solve", str(tmp_path / "g.npz"), "--concept", "alpharank"]) == 2
     err = capsys.readouterr().err
-    assert "alpha-rank of 3,600 profiles (three 3,600 x 3,600 matrices) needs about 311 MB" in err, err
+    assert "alpha-rank of 3,600 profiles (6 3,600 x 3,600 matrices) needs about 622 MB" in err, err
 
 
 def test_an_unread_array_is_not_counted_against_the_memory_limit(tmp_path, capsys):

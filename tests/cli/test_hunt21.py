@@ -905,7 +905,7 @@ def test_alpharank_of_a_bimatrix_game_is_sized_before_its_conversion(monkeypatch
     game = Game(
         np.zeros((300, 300)), np.zeros((300, 300)), [f"r{i}" for i in range(300)], [f"c{j}" for j in range(300)]
     )
-    with pytest.raises(InputError, match=r"alpha-rank of 90,000 profiles \(three 90,000 x 90,000 matrices\) needs"):
+    with pytest.raises(InputError, match=r"alpha-rank of 90,000 profiles \(6 90,000 x 90,000 matrices\) needs"):
         alpharank(game)
     assert not converted
     with pytest.raises(

@@ -611,3 +611,13 @@ def test_a_population_plan_too_large_is_refused_from_its_declared_numbers(tmp_pa
     err = capsys.readouterr().err
     assert f"{path}: [game] reduced_players = 12 over 12 rules ('strategies'): a reduced game of 1,352,078" in err
     assert "expected fewer reduced_players or rules" in err
+
+
+def test_alpharank_estimates_its_work_before_it_starts(capsys):
+    # hunt 23b-F2: an EGTA game of 27,225 profiles ran 32 s past a 2 s limit (and 6 GB), one P x P matrix at a time
+    from gamemarket.games import alpharank as ar
+    from gamemarket.games.budget import Stopped
+
+    game = Game(np.eye(80), np.eye(80), [f"r{i}" for i in range(80)], [f"c{j}" for j in range(80)])  # 6,400 profiles
+    with pytest.raises(Stopped, match=r"alpha-rank of 6,400 profiles would take about 1[0-9]{2} s .* past the time"):
+        ar.alpharank(game, time_limit=2.0)
