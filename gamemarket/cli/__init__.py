@@ -412,9 +412,9 @@ def _guarded_code(step, interrupted: str):
         print(f"gamemarket: error: {_out_of_memory()}", file=sys.stderr)
         return EXIT_ERROR
     except Exception as exc:
-        if _SIGINT.is_set():  # a Ctrl-C that surfaced as another error (a C extension's import): still a Ctrl-C
-            print(f"gamemarket: {interrupted}", file=sys.stderr)
-            return EXIT_INTERRUPTED
+        if _ENDED_BY[0] is not None or _SIGINT.is_set():  # a signal that surfaced as another error: a Ctrl-C in a C
+            # extension's import; SIGTERM while numba wrote its cache ("no compiled object yet", hunt 23b-F6)
+            return _stopped(interrupted)
         if not worker_died(exc):
             raise
         print(f"gamemarket: error: {_one_line(_worker_death(exc))}", file=sys.stderr)

@@ -621,3 +621,21 @@ def test_alpharank_estimates_its_work_before_it_starts(capsys):
     game = Game(np.eye(80), np.eye(80), [f"r{i}" for i in range(80)], [f"c{j}" for j in range(80)])  # 6,400 profiles
     with pytest.raises(Stopped, match=r"alpha-rank of 6,400 profiles would take about 1[0-9]{2} s .* past the time"):
         ar.alpharank(game, time_limit=2.0)
+
+
+def test_an_error_after_sigterm_is_the_signals_one_line_and_exit_code(capsys):
+    # hunt 23b-F6: SIGTERM while numba wrote its cache surfaced as "RuntimeError: no compiled object yet", a 70-line
+    # traceback and exit 1
+    import signal
+
+    from gamemarket import cli
+
+    def step():
+        cli._ENDED_BY[0] = signal.SIGTERM
+        raise RuntimeError("no compiled object yet for <Library 'run_market_rows'>")
+
+    try:
+        assert cli._guarded(step) == 143
+    finally:
+        cli._ENDED_BY[0] = None
+    assert capsys.readouterr().err == "gamemarket: terminated (SIGTERM); no file was half-written\n"
