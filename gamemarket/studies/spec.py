@@ -156,6 +156,10 @@ DEFAULT_GAMES = (
 )
 
 
+#: a strategy's name that reads as the mixture notation answers print: a share then a space, or " + " between two
+MIXTURE_LIKE = re.compile(r"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s+\S|\s\+\s")
+
+
 @dataclass
 class StudySpec:
     """A study: workload, provider and consumer strategies, seeds, games, outputs; checked on construction."""
@@ -329,6 +333,12 @@ class StudySpec:
             names += [("consumer strategy", c.name) for c in self.consumers]
         names += [("game", g.name) for g in self.games]
         for what, name in names:
+            if what != "game" and MIXTURE_LIKE.search(name):  # (hunt 23a-W1: `0.5 hb-kth` and `a + b` read as mixtures)
+                raise InputError(
+                    f"{where}: {what} {name!r}: reads as a mixture of strategies (a share and a name, or ' + ' between "
+                    "two), as answers print mixtures ('0.5 truthful + 0.5 shade-0.5'); rename it without a leading "
+                    "number and a space, and without ' + '"
+                )
             bad = sorted(set(name) & set(MARKDOWN_SYNTAX))
             entity = CHARACTER_REFERENCE.search(name)
             if bad or entity or name[:1] == "_" or name[-1:] == "_":

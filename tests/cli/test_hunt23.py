@@ -639,3 +639,13 @@ def test_an_error_after_sigterm_is_the_signals_one_line_and_exit_code(capsys):
     finally:
         cli._ENDED_BY[0] = None
     assert capsys.readouterr().err == "gamemarket: terminated (SIGTERM); no file was half-written\n"
+
+
+@pytest.mark.parametrize("name", ["0.5 hb-kth", "a + b", "1 FT"])
+def test_a_strategy_name_that_reads_as_a_mixture_is_refused(tmp_path, capsys, name):
+    # hunt 23a-W1: `0.5 hb-kth` and `a + b` were accepted, and the answers printed "0.5 hb-first + 0.5 0.5 hb-kth"
+    body = TINY.format(count=2).replace('consumers = ["FT", "SRG"]', f'consumers = ["FT", "{name}"]')
+    body += f'[strategies.consumer."{name}"]\ngroups = [[1.0, 0.3]]\n'
+    path = write_study(tmp_path, body)
+    assert main(["study", "status", str(path)]) == 2
+    assert f"consumer strategy {name!r}: reads as a mixture of strategies" in capsys.readouterr().err
