@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from gamemarket.io.schema import Table
 
@@ -51,7 +51,15 @@ class Runtime(Table):
 class Arrivals(Table):
     """When campaigns start: the week's cycle, the gaps between starts, idle periods."""
 
-    hour_of_week: list[Annotated[float, Field(ge=0, le=1e6)]] = Field(min_length=168, max_length=168)
+    hour_of_week: list[Annotated[float, Field(ge=0, le=1e6)]] = Field(description="168 rates, one per hour")
+
+    @field_validator("hour_of_week")
+    @classmethod
+    def _one_per_hour(cls, v):
+        # (hunt 23b-W5: "expected at least 168 item(s)" for 5, "at most 168" for 170, where exactly 168 are)
+        if len(v) != 168:
+            raise ValueError(f"expected exactly 168 rates (one per hour of the week), got {len(v)}")
+        return v
     start_gap_quantiles: Quantiles = Field(description="operational seconds between campaign starts")
     long_gap_share: Share = Field(description="idle periods (a day or more) per campaign")
     long_gap_quantiles: Quantiles = Field(description="their lengths, operational seconds")

@@ -649,3 +649,17 @@ def test_a_strategy_name_that_reads_as_a_mixture_is_refused(tmp_path, capsys, na
     path = write_study(tmp_path, body)
     assert main(["study", "status", str(path)]) == 2
     assert f"consumer strategy {name!r}: reads as a mixture of strategies" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("count", [5, 170])
+def test_a_models_hour_of_week_is_said_to_hold_exactly_168_rates(tmp_path, capsys, count):
+    # hunt 23b-W5: "expected at least 168 item(s)" for 5 and "at most 168" for 170
+    text = (Path(__file__).resolve().parents[2] / "models" / "lpc-egee-2004.toml").read_text()
+    found = re.search(r"hour_of_week = \[([^\]]*)\]", text)
+    rates = (found.group(1).split(",") * 2)[:count]
+    path = tmp_path / "m.toml"
+    path.write_text(text.replace(found.group(0), "hour_of_week = [" + ",".join(rates) + "]"))
+    assert main(["workload", "info", str(path)]) == 2
+    assert f"field 'hour_of_week': expected exactly 168 rates (one per hour of the week), got {count}" in (
+        capsys.readouterr().err
+    )
