@@ -331,8 +331,10 @@ def _method_section(ans, spec) -> list[str]:
     confirmed, mechanisms in the regret bound), never the configuration's caps (hunt 15: "the best 5 feasible designs"
     of a run that confirmed 4, and of one where none was feasible)."""
     cfg = ans.config
+    # the ranges as given, every digit (hunt 23c-W2: [123.456, 123.457] printed to 4 digits read [123.5, 123.5])
     box = ", ".join(
-        f"{k} in [{num(v[0])}, {num(v[1])}]" for k, v in (("reserve", cfg["reserve"]), ("blend", cfg.get("blend")))
+        f"{k} in [{float(v[0]):.15g}, {float(v[1]):.15g}]"
+        for k, v in (("reserve", cfg["reserve"]), ("blend", cfg.get("blend")))
         if isinstance(v, list)
     )  # fmt: skip
     fixed = ", ".join(

@@ -60,6 +60,7 @@ class Arrivals(Table):
         if len(v) != 168:
             raise ValueError(f"expected exactly 168 rates (one per hour of the week), got {len(v)}")
         return v
+
     start_gap_quantiles: Quantiles = Field(description="operational seconds between campaign starts")
     long_gap_share: Share = Field(description="idle periods (a day or more) per campaign")
     long_gap_quantiles: Quantiles = Field(description="their lengths, operational seconds")

@@ -663,3 +663,14 @@ def test_a_models_hour_of_week_is_said_to_hold_exactly_168_rates(tmp_path, capsy
     assert f"field 'hour_of_week': expected exactly 168 rates (one per hour of the week), got {count}" in (
         capsys.readouterr().err
     )
+
+
+@pytest.mark.slow
+def test_a_narrow_design_range_is_printed_with_every_digit(tmp_path):
+    # hunt 23c-W2: "searched: reserve in [123.5, 123.5]" of a grid over [123.456, 123.457]
+    from gamemarket.workflow import run_study
+    from study_helpers import SMALL_DESIGN
+
+    path = write_study(tmp_path, SMALL_DESIGN.replace("reserve = [0, 40]", "reserve = [12.456, 12.457]"))
+    text = run_study(path, n_jobs=1).report.with_name("report.md").read_text()
+    assert "searched: reserve in [12.456, 12.457]" in text
