@@ -244,7 +244,12 @@ PROFILE_OPTIONS = tuple(p for p in inspect.signature(simulate_profile).parameter
 def _job_table(path: PathLike, nodes: int | None, fast: bool, given: dict):
     """A job table's columns (without pandas where ``fast``) or DataFrame, and a note on estimates below run times;
     the arguments it leaves no room for (``given``, where not None) are an error, and so is a missing ``nodes``."""
-    options = [f"--{k.replace('_', '-')}" for k in _FIXED_BY_A_JOB_TABLE if given.get(k) is not None]
+    # (a reduction of 0 is the default, taken as it is for a generated workload: hunt 23b-W3)
+    options = [
+        f"--{k.replace('_', '-')}"
+        for k in _FIXED_BY_A_JOB_TABLE
+        if given.get(k) is not None and not (k == "reduction" and given[k] == 0)
+    ]
     if options:
         raise InputError(
             f"--job-table {path}: a job table fixes the jobs, bids and every random draw, so "

@@ -674,3 +674,16 @@ def test_a_narrow_design_range_is_printed_with_every_digit(tmp_path):
     path = write_study(tmp_path, SMALL_DESIGN.replace("reserve = [0, 40]", "reserve = [12.456, 12.457]"))
     text = run_study(path, n_jobs=1).report.with_name("report.md").read_text()
     assert "searched: reserve in [12.456, 12.457]" in text
+
+
+def test_an_explicit_reduction_of_0_is_taken_for_a_job_table_as_for_a_generated_workload(tmp_path, capsys):
+    # hunt 23b-W3: `--reduction 0` (the default) ran for a generated workload and was refused for a job table
+    table = tmp_path / "jt.csv"
+    assert main(["simulate", "--synthetic-jobs", "40", "--nodes", "4", "--jobs-out", str(table)]) == 0
+    capsys.readouterr()
+    assert main(["simulate", "--job-table", str(table), "--nodes", "4", "--reduction", "0"]) == 0
+    plain = capsys.readouterr().out
+    assert main(["simulate", "--job-table", str(table), "--nodes", "4"]) == 0
+    same = [line for line in capsys.readouterr().out.splitlines() if "second" not in line]
+    assert same == [line for line in plain.splitlines() if "second" not in line]
+    assert main(["simulate", "--job-table", str(table), "--nodes", "4", "--reduction", "0.5"]) == 2
