@@ -459,10 +459,12 @@ def resolve(path_or_name: str) -> Path:
     """A trace path as given, or a known trace's local copy (see ``search_dirs``), checked (:func:`checked_copy`);
     never downloads."""
     p = Path(path_or_name)
-    if p.is_dir():
-        raise InputError(f"{path_or_name}: is a folder; expected an SWF file (plain or gzip) or a known trace name")
     key = path_or_name[: -len(".swf.gz")] if path_or_name.endswith(".swf.gz") else path_or_name
-    if p.exists():
+    # a folder named as a known trace is passed over for the trace, as one named NAME.swf.gz is (hunt 23b-W1: it
+    # made the known name unusable, "expected ... a known trace name", which was given)
+    if p.is_dir() and path_or_name not in KNOWN_TRACES:
+        raise InputError(f"{path_or_name}: is a folder; expected an SWF file (plain or gzip) or a known trace name")
+    if p.exists() and not p.is_dir():
         return named_copy(p, path_or_name) if p.name == path_or_name else p
     check_link(p, "workload file (SWF)")
     if key in KNOWN_TRACES:

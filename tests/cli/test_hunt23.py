@@ -687,3 +687,17 @@ def test_an_explicit_reduction_of_0_is_taken_for_a_job_table_as_for_a_generated_
     same = [line for line in capsys.readouterr().out.splitlines() if "second" not in line]
     assert same == [line for line in plain.splitlines() if "second" not in line]
     assert main(["simulate", "--job-table", str(table), "--nodes", "4", "--reduction", "0.5"]) == 2
+
+
+def test_a_folder_named_as_a_known_trace_is_passed_over_for_the_trace(tmp_path, monkeypatch, capsys, sdsc):
+    # hunt 23b-W1: a folder of the known trace's name made the name unusable ("is a folder; expected ... a known
+    # trace name", which was given)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GAMEMARKET_TRACES", str(sdsc.parent))
+    name = sdsc.name[: -len(".swf.gz")]
+    (tmp_path / name).mkdir()
+    assert main(["workload", "info", name]) == 0
+    assert str(sdsc) in capsys.readouterr().out
+    (tmp_path / "mine.swf").mkdir()
+    assert main(["workload", "info", "mine.swf"]) == 2
+    assert "mine.swf: is a folder; expected an SWF file" in capsys.readouterr().err
