@@ -59,6 +59,9 @@ class ProbeAnswer:
         """What the gain cannot say: where every seed's gain is exactly 0, the rule most likely changed no probe
         agent's bid (hunt 20a-W6: a rule that shades high bids, 4 probe agents without one, read "0 [0, 0]", as if
         certain, where the study's report estimated +10,935 [-33,823, +55,693] for the same question)."""
+        if self.per_seed and all(g == 0 for g in self.per_seed) and set(self.base) == {self.deviation}:
+            # (hunt 23c-W6: a deviation to the base's own rule was told to draw a larger --probe)
+            return f"{self.deviation} is the base's own rule: its gain is 0 by definition, whatever --probe"
         if self.per_seed and all(g == 0 for g in self.per_seed):
             return (
                 f"every seed's gain is exactly 0: {self.deviation} most likely changed no probe agent's bid or "

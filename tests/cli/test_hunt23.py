@@ -701,3 +701,13 @@ def test_a_folder_named_as_a_known_trace_is_passed_over_for_the_trace(tmp_path, 
     (tmp_path / "mine.swf").mkdir()
     assert main(["workload", "info", "mine.swf"]) == 2
     assert "mine.swf: is a folder; expected an SWF file" in capsys.readouterr().err
+
+
+def test_a_probe_of_the_bases_own_rule_says_its_gain_is_0_by_definition():
+    # hunt 23c-W6: a deviation equal to the base rule was told that a larger --probe would say something
+    from gamemarket.search.probe import ProbeAnswer
+
+    same = ProbeAnswer("hb-kth", {"shade-0.5": 1.0}, "shade-0.5", (0.0, 0.0, 0.0), [1, 2], 0.01, [0.0, 0.0], 40, 4000)
+    assert same.note == "shade-0.5 is the base's own rule: its gain is 0 by definition, whatever --probe"
+    other = ProbeAnswer("hb-kth", {"truthful": 1.0}, "shade-0.5", (0.0, 0.0, 0.0), [1, 2], 0.01, [0.0, 0.0], 40, 4000)
+    assert "a larger --probe draws more of them" in other.note
