@@ -101,7 +101,9 @@ class Problem:
         for name, arr in (("A", A), ("R", R), ("demand", d), ("weight", self.utility.w), ("target", self.target)):
             check_magnitude(name, arr)
         if self.utility.needs_positive_throughput:
-            dead = ~((A > 0) & (R > 0)).any(axis=1)
+            # (a job of weight 0 is worth 0 whatever it gets, since 21b-F2: none of its -inf, hunt 23c-W1)
+            weight = np.broadcast_to(np.asarray(self.utility.w, dtype=float), (A.shape[0],))
+            dead = ~((A > 0) & (R > 0)).any(axis=1) & (weight > 0)
             if dead.any():
                 where = " on a resource of capacity > 0" if (R == 0).any() else ""
                 raise InputError(

@@ -711,3 +711,23 @@ def test_a_probe_of_the_bases_own_rule_says_its_gain_is_0_by_definition():
     assert same.note == "shade-0.5 is the base's own rule: its gain is 0 by definition, whatever --probe"
     other = ProbeAnswer("hb-kth", {"truthful": 1.0}, "shade-0.5", (0.0, 0.0, 0.0), [1, 2], 0.01, [0.0, 0.0], 40, 4000)
     assert "a larger --probe draws more of them" in other.note
+
+
+@pytest.mark.parametrize("utility", ["log", "alpha:2"])
+def test_a_job_of_weight_0_without_a_usable_resource_is_worth_0(utility):
+    # hunt 23c-W1: refused as "its log utility would be -inf", though its weight is 0 (since 21b-F2 such a job is worth
+    # 0 whatever it gets)
+    from gamemarket.errors import InputError
+    from gamemarket.pricing import Problem
+    from gamemarket.pricing import solve as price
+
+    rng = np.random.default_rng(3)
+    A = rng.uniform(0.1, 1, (30, 4))
+    A[0] = 0
+    w = np.r_[0.0, np.ones(29)]
+    with_it = price(Problem(A, np.full(4, 5.0), utility, weight=w))
+    without = price(Problem(A[1:], np.full(4, 5.0), utility))
+    assert with_it.converged and without.converged
+    assert with_it.objective == pytest.approx(without.objective, abs=with_it.gap + without.gap + 1e-9)
+    with pytest.raises(InputError, match="job 0 has no positive efficiency"):
+        Problem(A, np.full(4, 5.0), utility)
