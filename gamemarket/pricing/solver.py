@@ -813,6 +813,7 @@ class PriceDiscovery:
                 # finish's vertex may not (synthetic(500, 4, seed 3): two jobs on three)
                 self.finish()
             progress = best["gap"] < gap_before or low["f"] < low_before - 1e-12 * abs(low_before)
+            self.stalled = not progress and not done() and state["iters"] < max_iter
             if done() or state["iters"] >= max_iter or method == "newton" or not progress:
                 break
         return message
@@ -891,6 +892,11 @@ class PriceDiscovery:
             message = (
                 f"stopped after {state['iters']} iterations with gap {best['gap']:.3g} > {target:.3g} ({self.rule})"
             )
+            if getattr(self, "stalled", False):  # (hunt 23b-W4: "stopped after 272 iterations" of 500, no reason)
+                message += (
+                    f", before the cap of {self.max_iter}: its last round of L-BFGS and Newton steps improved neither "
+                    "the gap nor the dual"
+                )
         if self.finished:
             message += f" ({self.finished})"
         if groups:

@@ -731,3 +731,14 @@ def test_a_job_of_weight_0_without_a_usable_resource_is_worth_0(utility):
     assert with_it.objective == pytest.approx(without.objective, abs=with_it.gap + without.gap + 1e-9)
     with pytest.raises(InputError, match="job 0 has no positive efficiency"):
         Problem(A, np.full(4, 5.0), utility)
+
+
+def test_a_solve_that_stops_before_its_cap_says_why():
+    # hunt 23b-W4: "stopped after 272 iterations" where --max-iter is 500, no reason given
+    from gamemarket.pricing import solve as price
+    from gamemarket.pricing import synthetic
+
+    r = price(synthetic(1000, 20, "log"))
+    if r.converged or r.iterations >= 500:  # (nothing to say: a faster convergence, or the cap reached)
+        pytest.skip(f"converged {r.converged} after {r.iterations} iterations")
+    assert "before the cap of 500: its last round of L-BFGS and Newton steps improved neither" in r.message
