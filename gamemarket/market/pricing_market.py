@@ -296,6 +296,9 @@ class PricingMarket:
     utility_unit = "value x throughput per job"
     has_users = False
     paper_analysis = False
+    #: the payoffs of ``gamemarket.market.payoffs`` it never measures (no slowdown, no run-time groups): a study's
+    #: game over one is refused before any run (hunt 23a-W2: every run made, then "the game is not built")
+    unmeasured = ("mean_bsd", "ssj_share", "mean_utility_SHORT", "mean_utility_MEDIUM", "mean_utility_LONG")
     #: a small over-demanded cluster the conformance checks run (``gamemarket.testing.check_market``)
     example_workload = {"source": "hetero", "hetero": {"jobs": 40, "resources": 3, "load": 2.0, "seed": 1}}
     #: the ranges its figures lie in by the rules alone: only the outside option's share of the jobs that stay (a

@@ -218,6 +218,23 @@ class StudySpec:
         """Read and validate a study file (``load_study``)."""
         return load_study(path)
 
+    def _check_games_measured(self, where: str) -> None:
+        """A game the study names over a payoff its market never measures (``Market.unmeasured``) is refused here,
+        naming the game, not after every run (the default games leave such games out, said in the report)."""
+        if list(self.games) == list(DEFAULT_GAMES):
+            return
+        market = market_for_workload(self.workload["source"])
+        never = set(getattr(market, "unmeasured", ()))
+        for g in self.games:
+            for side, metric in (("provider", g.provider), ("consumer", g.consumer)):
+                if metric in never:
+                    known = PROVIDER_PAYOFFS if side == "provider" else CONSUMER_PAYOFFS
+                    raise InputError(
+                        f"{where}: [[games]] {g.name!r}: {side} = {metric!r}, which the {market.kind} market never "
+                        f"measures ({market.description}); expected one of "
+                        f"{[m for m in known if m not in never]}"
+                    )
+
     def _check_fresh_seeds(self, where: str) -> None:
         """The seeds drawn after the study's own (a population game's added ones up to ``max_seeds``, an exploration's
         certificate seeds, a design's confirmation seeds) must stay within 2**63 - 1: refused here, naming the
@@ -295,6 +312,7 @@ class StudySpec:
         if self.gains:  # a market whose size is not its jobs refuses [gains]: here, before any run, not after them
             self._check_gains(where)
         self._check_fresh_seeds(where)
+        self._check_games_measured(where)
         own = [self.path.resolve()] if self.path else []
         for c in self.companions:  # the study itself, or one companion named twice, would be reported twice
             if c.resolve() in own:

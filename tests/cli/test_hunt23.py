@@ -742,3 +742,15 @@ def test_a_solve_that_stops_before_its_cap_says_why():
     if r.converged or r.iterations >= 500:  # (nothing to say: a faster convergence, or the cap reached)
         pytest.skip(f"converged {r.converged} after {r.iterations} iterations")
     assert "before the cap of 500: its last round of L-BFGS and Newton steps improved neither" in r.message
+
+
+def test_a_game_over_a_payoff_the_market_never_measures_is_refused_before_any_run(tmp_path, capsys):
+    # hunt 23a-W2: a pricing study's game over mean_bsd ran every run, then "the game is not built", for a wrong reason
+    body = (
+        'name = "pm"\n[workload]\nsource = "hetero"\n[workload.hetero]\njobs = 60\nresources = 3\n'
+        '[strategies]\nproviders = ["clearing", "pay-as-bid"]\nconsumers = ["FT", "SRG"]\n[replications]\ncount = 2\n'
+        '[[games]]\nname = "x"\nconsumer = "mean_bsd"\n'
+    )
+    path = write_study(tmp_path, body)
+    assert main(["study", "status", str(path)]) == 2
+    assert "[[games]] 'x': consumer = 'mean_bsd', which the pricing market never measures" in capsys.readouterr().err
