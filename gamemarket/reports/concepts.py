@@ -76,16 +76,40 @@ def concepts_summary(game, equilibria: list[np.ndarray]) -> dict:
         "regret": max(br.limit_regret),
         "alpharank": top,
         "first_equilibrium": first_eq,
-        "words": _paragraph(br, top, selection, first_eq, getattr(game, "A", None) is None),
+        "words": _paragraph(
+            br, top, selection, first_eq, getattr(game, "A", None) is None, selection is None and _mixes(br.limit, eqs)
+        ),
     }
 
 
-def _paragraph(br, top, selection: int | None, first_eq: int | None, missed_by_search: bool = False) -> str:
+def _mixes(limit: np.ndarray, eqs: list[np.ndarray]) -> bool:
+    """Whether ``limit`` is a mixture of the listed equilibria (a point of their convex hull, to :data:`SAME`): in a
+    degenerate game the logit limit may be such a point of a component whose extreme equilibria are listed (hunt
+    23a-W3: the average of three listed equilibria was "an equilibrium the listed equilibria do not include")."""
+    if len(eqs) < 2:
+        return False
+    from scipy.optimize import nnls  # deferred: scipy.optimize (about a second), only where the limit is no listed one
+
+    big = 1e3  # the weights' sum held at 1 by a heavily weighted row
+    E = np.vstack([np.column_stack(eqs), big * np.ones(len(eqs))])
+    lam, _ = nnls(E, np.r_[limit, big])
+    return bool(np.abs(np.column_stack(eqs) @ lam - limit).max() <= SAME and abs(lam.sum() - 1) <= SAME)
+
+
+def _paragraph(
+    br, top, selection: int | None, first_eq: int | None, missed_by_search: bool = False, mixed: bool = False
+) -> str:
     """The summary in words: the selection, alpha-rank's first profiles, and whether they agree."""
     roles, strategies = br.roles, br.strategies
     limit = _words(roles, strategies, br.limit)
     if selection is not None:
         qre = f"The logit QRE's principal branch ends at equilibrium {selection + 1} ({limit})"
+    elif br.polished and mixed:
+        qre = (
+            f"The logit QRE's principal branch ends at {limit}, an equilibrium (its regret "
+            f"{num(max(br.limit_regret), 3)}) that mixes listed equilibria: a point of the component they span in this "
+            "degenerate game, not an extreme one itself"
+        )
     elif br.polished:
         regret = num(max(br.limit_regret), 3)
         why = " (the role-symmetric search lists the roots its Newton starts reached, a statistic: it missed this one)"
@@ -115,6 +139,8 @@ def _paragraph(br, top, selection: int | None, first_eq: int | None, missed_by_s
         first = f"ties {n_first} profiles first" if tied else f"puts equilibrium {first_eq + 1} first"
         return text + f" They disagree: alpha-rank {first}, the logit rule selects equilibrium {selection + 1}."
 
+    if selection is None and mixed:
+        return text + " The logit limit is a mixture of listed equilibria, not one of them itself."
     if selection is None:
         return text + " They disagree: the logit limit is not a listed equilibrium."
     return text + " Nash, the logit selection and alpha-rank agree."

@@ -754,3 +754,19 @@ def test_a_game_over_a_payoff_the_market_never_measures_is_refused_before_any_ru
     path = write_study(tmp_path, body)
     assert main(["study", "status", str(path)]) == 2
     assert "[[games]] 'x': consumer = 'mean_bsd', which the pricing market never measures" in capsys.readouterr().err
+
+
+def test_a_logit_limit_that_mixes_listed_equilibria_is_said_to(capsys):
+    # hunt 23a-W3: in a degenerate game the logit limit, the average of three listed equilibria, was "an equilibrium
+    # that the listed equilibria do not include ... They disagree"
+    from gamemarket.reports.concepts import concepts_summary
+
+    A = np.array([[5.0, 1.0], [5.0, 2.0], [5.0, 0.0]])  # the provider indifferent where the consumer plays FT
+    B = np.array([[3.0, 0.0], [3.0, 0.0], [3.0, 0.0]])  # FT strictly dominant
+    game = Game(A, B, ["a", "b", "c"], ["FT", "SRG"])
+    eqs = [np.concatenate([e.x, e.y]) for e in solve(game).equilibria]
+    summary = concepts_summary(game, eqs)
+    if summary.get("selection") is not None:
+        pytest.skip("the logit limit is one listed equilibrium here")
+    assert "that mixes listed equilibria" in summary["words"]
+    assert "They disagree: the logit limit" not in summary["words"]
