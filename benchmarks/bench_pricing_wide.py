@@ -2,6 +2,7 @@
 
     python benchmarks/bench_pricing_wide.py            # 3 and 50 jobs x 10,000 resources, linear, log, target
     python benchmarks/bench_pricing_wide.py --quick    # 50 jobs x 10,000 resources, linear only
+    python benchmarks/bench_pricing_wide.py --smoke    # 20 jobs x 1,000 resources, linear (the suite's smoke run)
 
 Hunt 22b-W1 found ``--method auto`` spending 51 s where ``newton`` took 0.45 s on 50 x 10,000 linear: the repair's
 moves at the same throughput visited every resource for every over-subscribed one (27 s a repair). The problems are
@@ -35,11 +36,14 @@ def wide(n: int, m: int, utility: str, seed: int = 1) -> Problem:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--smoke", action="store_true")
     ap.add_argument("--time-limit", type=float, default=300.0)
     a = ap.parse_args()
     cases = (
         [(50, 10_000, "linear")] if a.quick else [(n, 10_000, u) for n in (3, 50) for u in ("linear", "log", "target")]
     )
+    if a.smoke:
+        cases = [(20, 1_000, "linear")]
     for n, m, u in cases:
         pr = wide(n, m, u)
         found = []

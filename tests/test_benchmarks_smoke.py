@@ -38,6 +38,7 @@ SMOKE: dict[str, list | None] = {
     "bench_pricing_cvxpy.py": ["--n", "2000", "--m", "4"],
     "bench_pricing_gpu.py": ["--sizes", "20000x4", "--out", "{tmp}"],
     "bench_pricing_stress.py": ["--smoke"],
+    "bench_pricing_wide.py": ["--smoke"],
     "bench_reproduction.py": ["--smoke", "--n-jobs", "1"],
     "bench_rsg_completeness.py": ["--smoke"],
     "bench_resalloc.py": ["--resalloc-python", "{resalloc}", "--cases", "2000x4"],

@@ -870,11 +870,8 @@ def solve(
         A profile is an equilibrium where each player's regret is at most ``rel_tol`` times its payoffs' spread (at
         most ``ACCEPT_FLOOR``, 1e-8, where ``rel_tol`` is smaller: the methods' floating-point slack); a number in
         (0, 1), as :func:`gamemarket.games.rsg_equilibria.equilibria` takes it. With ``eliminate``, the spread of the
-        payoffs among the strategies iterated dominance keeps (a dominated strategy's payoffs decide nothing). Where
-        ``rel_tol`` is at most ``ACCEPT_FLOOR`` (equilibria asked, not approximate ones), each regret is also at most
-        ``ACCEPT_FLOOR`` times the spread of the payoffs it compares (what the player's strategies earn against the
-        other's mixture), beyond their rounding, and a strategy dominated by a mixture by any margin beyond rounding
-        is removed.
+        payoffs among the strategies iterated dominance keeps. With ``rel_tol`` at most ``ACCEPT_FLOOR`` each regret
+        is also small against the payoffs it compares (:func:`_locally_small`; dominance by any margin beyond rounding).
     eliminate : bool, keyword-only
         Remove iteratively strictly dominated strategies first.
     progress : bool or None, keyword-only

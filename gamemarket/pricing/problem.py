@@ -497,12 +497,12 @@ def check_solve_fits(n: int, m: int, what: str, limit: int | None) -> None:
     need = float(n) * (SOLVE_BYTES_PER_JOB + SOLVE_BYTES_PER_CELL * float(m))
     if limit is not None and need > limit:
         raise InputError(
-            f"{what} needs about {_bytes(need)} of memory; the limit is {_bytes(limit)} ({said}); expected a "
+            f"{what} needs about {bytes_text(need)} of memory; the limit is {bytes_text(limit)} ({said}); expected a "
             "smaller problem"
         )
 
 
-def _bytes(n: float) -> str:
+def bytes_text(n: float) -> str:
     """A size for a person: three significant digits in the largest unit it reaches (``64 TB``, ``100 kB``)."""
     units = ((1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB"))
     return next((f"{n / size:.3g} {unit}" for size, unit in units if n >= size), f"{n:.0f} bytes")

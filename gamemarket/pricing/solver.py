@@ -62,7 +62,7 @@ from gamemarket.pricing.lp_finish import fits as lp_fits
 from gamemarket.pricing.lp_finish import lp_finish
 from gamemarket.pricing.newton import projected_newton
 from gamemarket.pricing.polish import polish
-from gamemarket.pricing.problem import Problem, _bytes, check_dtype, check_limit, limit_source
+from gamemarket.pricing.problem import Problem, bytes_text, check_dtype, check_limit, limit_source
 from gamemarket.pricing.repair import make_feasible, repair
 from gamemarket.pricing.result import (  # noqa: F401 (DEFAULT_REL_GAP: callers import the rule's numbers from here)
     DEFAULT_GAP_PER_JOB,
@@ -333,8 +333,8 @@ def _no_newton(problem: Problem, method: str, limit) -> str | None:
         bound = check_limit(limit)
         if bound is not None and need > bound:
             why = (
-                f"Newton's {m:,} x {m:,} Hessian needs about {_bytes(need)} of memory; the limit is {_bytes(bound)} "
-                f"({limit_source(limit)})"
+                f"Newton's {m:,} x {m:,} Hessian needs about {bytes_text(need)} of memory; the limit is "
+                f"{bytes_text(bound)} ({limit_source(limit)})"
             )
     if why is not None and method == "newton":
         raise InputError(f"method='newton': {why}; use method='lbfgs' (or 'auto', which leaves Newton's steps out)")
