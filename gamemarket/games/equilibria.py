@@ -897,6 +897,12 @@ def solve(
     switched = _large_game_switch(methods, Ar.shape, time_limit, complete)
     finders = [(m, EQUILIBRIUM_METHODS.get(m).find) for m in methods]
 
+    kept = np.ix_(ri, ci)
+
+    def _closer(mine, again):  # the method's shares or those solved again in the game's units: the smaller regret
+        regrets = [max(unchecked_regret(A[kept], B[kept], p[0][ri], p[1][ci])) for p in (mine, again)]
+        return again if regrets[1] < regrets[0] else mine
+
     def lift(x, y):
         X = np.zeros(m)
         X[ri] = x
@@ -910,6 +916,7 @@ def solve(
     # equilibria asked (rel_tol at most the floor): each regret small against the payoffs it compares too; a looser
     # rel_tol asks for approximate equilibria, within it of the game's spread
     exact = max(tol) <= ACCEPT_FLOOR
+    spread = (sa, sb)  # the kept game's: the methods' own rounding is relative to it
 
     def add(x, y, method):
         x = np.asarray(x, dtype=float).ravel()
@@ -920,11 +927,11 @@ def solve(
         if x.min() < -1e-9 or y.min() < -1e-9 or abs(x.sum() - 1) > 1e-6 or abs(y.sum() - 1) > 1e-6:
             notes.append(f"{method}: returned a vector that is not a probability distribution (discarded)")
             return
-        X, Y = lift(_cleaned(x), _cleaned(y))
+        X, Y = _closer(lift(_cleaned(x), _cleaned(y)), lift(*_polished(A[kept], B[kept], _cleaned(x), _cleaned(y))))
         Ay, xB = An @ Y, X @ Bn  # ``regret(An, Bn, X, Y)``: An and Bn are shifted to a minimum of 0 already
         rn = (float(Ay.max() - X @ Ay), float(xB.max() - xB @ Y))
         rg = (rn[0] * sa, rn[1] * sb)
-        if rn[0] > accept[0] or rn[1] > accept[1] or (exact and not _locally_small(A, B, ri, ci, X, Y, accept)):
+        if rn[0] > accept[0] or rn[1] > accept[1] or (exact and not _locally_small(A, B, ri, ci, X, Y, accept, spread)):
             notes.append(
                 f"{method}: returned a profile with regret {rg[0]:.3g}, {rg[1]:.3g}, not an equilibrium (discarded)"
             )
@@ -963,7 +970,7 @@ def solve(
     )
 
 
-def _locally_small(A, B, ri, ci, X, Y, accept) -> bool:
+def _locally_small(A, B, ri, ci, X, Y, accept, spread=(0.0, 0.0)) -> bool:
     """Whether each player's regret at ``(X, Y)``, computed in the game's own units over the strategies kept, is within
     ``accept`` of the spread of the payoffs it compares (what each of its strategies earns against the other's
     mixture), beyond their rounding: the spread of the whole game made a regret of 1 on payoffs of 0 to 9 "within
@@ -971,11 +978,19 @@ def _locally_small(A, B, ri, ci, X, Y, accept) -> bool:
     x, y = X[ri], Y[ci]
     Ak, Bk = A[np.ix_(ri, ci)], B[np.ix_(ri, ci)]
     Ay, xB = Ak @ y, x @ Bk
-    for gains, own, size, slack in (
-        (Ay, x @ Ay, (np.abs(Ak) @ y).max(), accept[0]),
-        (xB, xB @ y, (x @ np.abs(Bk)).max(), accept[1]),
+    # the rounding of each side: its payoffs against the other's support, each summed with a share known to rounding
+    # (hunt 24c-F1: a share of 1e-6 facing a payoff of 1e6 left a regret of 4.9e-11, which the summed sizes missed)
+    # and the methods' own rounding, relative to the spread of the game they solved (``spread``: hunt 24c-F1 too, a
+    # share computed from payoffs normalised by a spread of 1.9e6 was off by 1e-11)
+    # shares the methods computed: the other player's, where it mixes (a pure strategy's share is exactly 1)
+    for gains, own, size, slack, kept in (
+        (Ay, x @ Ay, np.abs(Ak[:, y > 0]).max(initial=0.0), accept[0], spread[0] * ((y > 0).sum() > 1)),
+        (xB, xB @ y, np.abs(Bk[x > 0]).max(initial=0.0), accept[1], spread[1] * ((x > 0).sum() > 1)),
     ):
-        if gains.max() - own > slack * (gains.max() - gains.min()) + LOCAL_ROUNDING * size:
+        # (of the best and the own payoffs, not of a deviation nobody takes: a -1e9 there made a regret of 1 on payoffs
+        # of 2 "small", hunt 24b-F1)
+        scale = min(gains.max() - gains.min(), abs(gains.max()) + abs(own))
+        if gains.max() - own > slack * scale + LOCAL_ROUNDING * size + SPREAD_ROUNDING * kept:
             return False
     return True
 
@@ -983,6 +998,8 @@ def _locally_small(A, B, ri, ci, X, Y, accept) -> bool:
 #: the rounding of a regret computed in the game's units, relative to the size of the payoffs it sums
 #: (:func:`_locally_small`)
 LOCAL_ROUNDING = 1e3 * np.finfo(float).eps
+#: the rounding of what the methods return, relative to the spread of the (normalised) game they solved
+SPREAD_ROUNDING = 64 * np.finfo(float).eps
 
 
 #: candidates verified between two looks at the clock (:func:`_verify_each`)
@@ -1180,6 +1197,48 @@ def _how_complete(finished: dict, switched: str | None, notes: list) -> tuple[bo
             "polytope (the default) does"
         )
     return enumerated or all(finished.values()), enumerated and not switched
+
+
+def _polished(A: np.ndarray, B: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(x, y)`` with the shares of each mixed strategy solved again on its support in the game's own units (each
+    player's shares make the other indifferent over the other's support, and sum to 1): the methods solve the game's
+    payoffs divided by its spread, which costs a small block's shares their precision where one payoff dwarfs it
+    (hunt 24c-F1: a share of 1/3 came back as 0.333358 beside a payoff of 1e12). Kept only where the solution is a
+    distribution on the same support near the method's own (else the method's shares, as they were)."""
+    S, T = np.flatnonzero(x > 0), np.flatnonzero(y > 0)
+    # the other's best responses (its support, and strategies tying with it: a vertex of a degenerate game is fixed
+    # by a tie no support shows), each side's shares solved to make them indifferent
+    xB, Ay = x @ B, A @ y
+    # (to the methods' rounding too: they solved payoffs divided by the block's spread)
+    BRc = np.flatnonzero(xB >= xB.max() - 1e-7 * (np.abs(xB).max() + np.ptp(xB)) - SPREAD_ROUNDING * np.ptp(B))
+    BRr = np.flatnonzero(Ay >= Ay.max() - 1e-7 * (np.abs(Ay).max() + np.ptp(Ay)) - SPREAD_ROUNDING * np.ptp(A))
+    BRc, BRr = np.union1d(BRc, T), np.union1d(BRr, S)
+    out = []
+    for own, support, other, M in ((x, S, BRc, B[np.ix_(S, BRc)].T), (y, T, BRr, A[np.ix_(BRr, T)])):
+        if len(support) < 2:
+            out.append(own)
+            continue
+        M = M - M.min()  # (indifference is the same of payoffs shifted: a common 1e12 costs no precision)
+        # M's rows: the other's support; unknowns: the shares on ``support`` and the common payoff v
+        k = len(support)
+        lhs = np.vstack([np.hstack([M, -np.ones((len(other), 1))]), np.r_[np.ones(k), 0.0][None, :]])
+        rhs = np.r_[np.zeros(len(other)), 1.0]
+        with np.errstate(all="ignore"):
+            sol, _, rank, _ = np.linalg.lstsq(lhs, rhs, rcond=None)
+        shares = sol[:k]
+        near = (
+            rank == k + 1
+            and np.isfinite(shares).all()
+            and shares.min() > 0
+            and np.abs(shares - own[support]).max() < 1e-3
+        )
+        if not near:
+            out.append(own)
+            continue
+        v = np.zeros_like(own)
+        v[support] = shares / shares.sum()
+        out.append(v)
+    return out[0], out[1]
 
 
 def _cleaned(v: np.ndarray) -> np.ndarray:

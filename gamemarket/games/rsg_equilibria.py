@@ -727,9 +727,21 @@ def _locally_small(game: RoleSymmetricGame, x: np.ndarray, rel: float) -> bool:
     of +-1 "within tolerance" beside a payoff of 1e12 (hunt 23b-F1's EGTA form, 23c-F5)."""
     dev = game.deviation_payoffs(x)
     floor = SCALE_ROUNDING * game.payoff_scale()  # (sums of large payoffs that cancel leave this much)
+    # the rounding of the payoffs each role's deviation payoffs sum, each with shares known to rounding: the largest
+    # payoff of a profile the mixture plays (hunt 24c-F1: a share of 1e-6 facing a payoff of 1e6)
+    out = game.profiles * (x <= 0)  # players on strategies outside the support
     for a, k in zip(game.role_starts.tolist(), game.num_strategies):
+        # the role's payoffs in the profiles its deviation payoffs sum: every other role's players in support, at
+        # most one of its own (the deviator) outside
+        mine = np.zeros(len(x), dtype=bool)
+        mine[a : a + k] = True
+        rows = (out[:, ~mine].sum(axis=1) == 0) & (out[:, mine].sum(axis=1) <= 1)
+        pays = game.payoffs[rows][:, mine][game.profiles[rows][:, mine] > 0]
+        size = float(np.abs(pays).max(initial=0.0))
         block, share = dev[a : a + k], x[a : a + k]
-        slack = rel * (block.max() - block.min()) + LOCAL_ROUNDING * np.abs(block).max() + floor
+        own = share @ block  # (of the best and the own payoffs, not of a deviation nobody takes: hunt 24b-F1)
+        scale = min(block.max() - block.min(), abs(block.max()) + abs(own))
+        slack = rel * scale + LOCAL_ROUNDING * max(np.abs(block).max(), size) + floor
         if block.max() - share @ block > slack:
             return False
     return True
@@ -738,7 +750,7 @@ def _locally_small(game: RoleSymmetricGame, x: np.ndarray, rel: float) -> bool:
 #: the rounding of a regret in the game's units, relative to the size of the payoffs it compares, and to the game's
 #: spread (:func:`_locally_small`)
 LOCAL_ROUNDING = 1e3 * np.finfo(float).eps
-SCALE_ROUNDING = 1e2 * np.finfo(float).eps
+SCALE_ROUNDING = 64 * np.finfo(float).eps
 
 
 #: candidates verified between two looks at the clock (:func:`_verified`)
