@@ -212,21 +212,14 @@ def _digest_into(h, value, depth: int) -> None:
 
     if depth > 8:  # (a cycle or a deep structure: its repr)
         h.update(repr(value).encode())
-        return
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
         h.update(type(value).__qualname__.encode())
         for f in dataclasses.fields(value):
             if f.name not in ("description", "source"):
                 h.update(f.name.encode())
                 _digest_into(h, getattr(value, f.name), depth + 1)
     elif isinstance(value, types.FunctionType):
-        _digest_into(h, value.__code__, depth + 1)
-        _digest_into(h, value.__defaults__, depth + 1)
-        for cell in value.__closure__ or ():
-            _digest_into(h, cell.cell_contents, depth + 1)
-        wrapped = getattr(value, "__wrapped__", None)
-        if wrapped is not None:
-            _digest_into(h, wrapped, depth + 1)
+        _digest_function(h, value, depth)
     elif isinstance(value, types.CodeType):
         h.update(value.co_code)
         h.update(repr(value.co_names).encode())
@@ -235,10 +228,66 @@ def _digest_into(h, value, depth: int) -> None:
     elif isinstance(value, (list, tuple)):
         for v in value:
             _digest_into(h, v, depth + 1)
-    elif callable(value) and hasattr(value, "py_func"):  # a numba dispatcher: its Python function
+    else:
+        _digest_object(h, value, depth)
+
+
+def _digest_function(h, fn, depth: int) -> None:
+    """A function by its code, defaults, closure and the globals its code reads, by value (hunt 24a-F1: a rule reading
+    a module-level constant kept its runs when the constant changed); a module by its name."""
+    import types
+
+    _digest_into(h, fn.__code__, depth + 1)
+    _digest_into(h, fn.__defaults__, depth + 1)
+    for cell in fn.__closure__ or ():
+        _digest_into(h, cell.cell_contents, depth + 1)
+    for name in sorted(_names(fn.__code__)):
+        if name in fn.__globals__:
+            g = fn.__globals__[name]
+            h.update(name.encode())
+            if isinstance(g, types.ModuleType):
+                h.update(g.__name__.encode())
+            else:
+                _digest_into(h, g, depth + 1)
+    wrapped = getattr(fn, "__wrapped__", None)
+    if wrapped is not None:
+        _digest_into(h, wrapped, depth + 1)
+
+
+def _digest_object(h, value, depth: int) -> None:
+    """A numba dispatcher by its Python function, a class by its attributes (methods by their code), an instance by
+    its class and attributes, never by an address (hunt 24a-F2: an event scheduler keyed by a repr holding one made
+    its runs again on every call); anything else by its repr."""
+    import types
+
+    if callable(value) and hasattr(value, "py_func"):
         _digest_into(h, value.py_func, depth + 1)
+    elif isinstance(value, (staticmethod, classmethod)):
+        _digest_into(h, value.__func__, depth + 1)
+    elif isinstance(value, type):
+        h.update(value.__qualname__.encode())
+        for name, attr in sorted(vars(value).items()):
+            if not (name.startswith("__") and name.endswith("__")) or name in ("__init__", "__call__"):
+                h.update(name.encode())
+                _digest_into(h, attr, depth + 1)
+    elif hasattr(value, "__dict__") and not isinstance(value, types.ModuleType):
+        _digest_into(h, type(value), depth + 1)
+        for name, attr in sorted(vars(value).items()):
+            h.update(name.encode())
+            _digest_into(h, attr, depth + 1)
     else:
         h.update(repr(value).encode())
+
+
+def _names(code) -> set:
+    """The global names a code object and the code nested in it read."""
+    import types
+
+    out = set(code.co_names)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            out |= _names(c)
+    return out
 
 
 #: the plugins this process loaded from the command line (``--plugin FILE``), in order: a command's hint to run a

@@ -681,7 +681,10 @@ def study_inputs(spec) -> dict:
     ``PopulationRuns.base["workload"]``). The rule of the analysis's key (``gamemarket.analysis.population_cache``)
     and the exploration's (the design's answer key holds the same two, by its own code) (hunt 20a-F7: the analysis had
     neither, and served the answer of a plugin or a trace as it was before an edit)."""
+    # entries registered from Python, by their definitions (hunt 24a-F5: an edited rule's old answer was served); a
+    # study without any keeps the key it had
+    entries = sorted({d for p in spec.providers for d in plugins.key_fields(p.params()).get("plugins", []) if ":" in d})
     return {
         "plugins": sorted(p.digest for p in spec.plugins),
         "workload_content": PopulationRuns(spec, load_workload(spec), run=False).base["workload"],
-    }
+    } | ({"entries": entries} if entries else {})

@@ -800,3 +800,27 @@ def test_a_large_payoff_in_a_deviation_nobody_takes_loosens_nothing(A, B, false)
     A, B = np.array(A, float), np.array(B, float)
     for e in solve(Game(A, B)).equilibria:
         assert max(_regrets(A, B, e)) <= 1e-9, e
+
+
+def test_a_definitions_digest_reads_its_globals_and_never_an_address():
+    # hunt 24a-F1: a rule reading a module-level constant kept its runs when the constant changed; 24a-F2: an event
+    # scheduler, keyed by a repr holding its address, was run again on every call
+    from gamemarket.plugins.entries import definition_digest
+
+    namespace = {"K": 3.0}
+    exec("def rate(bid, reserve):\n    return max(reserve, bid / K)\n", namespace)  # noqa: S102 (a test's own code)
+    before = definition_digest(namespace["rate"])
+    namespace["K"] = 4.0
+    assert definition_digest(namespace["rate"]) != before
+    namespace["K"] = 3.0
+    assert definition_digest(namespace["rate"]) == before
+
+    class Mine:
+        def __init__(self, key="reported_bid"):
+            self.key = key
+
+        def allocate(self, jobs):
+            return sorted(jobs, key=lambda j: -j[self.key])
+
+    assert definition_digest(Mine()) == definition_digest(Mine())  # two instances, two addresses: one definition
+    assert definition_digest(Mine()) != definition_digest(Mine("private_bid"))
