@@ -199,7 +199,9 @@ def analyze(
     out.games = [sg for gd in spec.games if (sg := solved(gd, rows, cols)) is not None]
     prov = [p for p in hb_pair(rows, meta["providers"]) if p]
     pcols = [paper.name(c) for c in PAPER_CONSUMERS]
-    if len(prov) == 2 and all(pcols) and (len(rows), len(cols)) != (2, 2):
+    # the paper's own 2x2 games, which only the report shows (hunt 24c-F2: game export ran their bootstraps too, each
+    # note printed twice and twice the time)
+    if for_report and len(prov) == 2 and all(pcols) and (len(rows), len(cols)) != (2, 2):
         out.paper_games = [sg for gd in spec.games if (sg := solved(gd, prov, pcols)) is not None]
     if for_report:
         _report_extras(out, population)

@@ -363,6 +363,15 @@ def _notes_keys_known(spec: StudySpec) -> None:
     read; the claims, a registry plugins may add to, only here), or where the study (or the companion) quoted makes
     no row of that key, as told from its strategies (``claim_keys_made``: ``{claim.c1.ci}`` in a study without SRG
     was refused only after every run, hunt 20d-W3): the report would fail after every simulation."""
+    own = market_for_workload(spec.workload["source"])
+    for path in spec.companions:  # (hunt 24a-F6: a pricing companion of a scheduling study, KeyError after every run)
+        other = market_for_workload(load_study(path).workload["source"])
+        if own.paper_analysis and not other.paper_analysis:
+            raise InputError(
+                f"{spec.path}: field 'companions': {path} is a {other.kind}-market study; a companion's claims are the "
+                f"paper's, evaluated on its runs, which a {other.kind} market's runs cannot answer: expected a "
+                f"{own.kind}-market study"
+            )
     made: dict[str, set[str] | None] = {}
     for f in note_fields(spec.notes or ""):
         problem = _note_field_unmade(spec, f)  # (hunt 22a-F2: every kind but claim keys was found after the runs)

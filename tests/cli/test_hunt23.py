@@ -824,3 +824,16 @@ def test_a_definitions_digest_reads_its_globals_and_never_an_address():
 
     assert definition_digest(Mine()) == definition_digest(Mine())  # two instances, two addresses: one definition
     assert definition_digest(Mine()) != definition_digest(Mine("private_bid"))
+
+
+def test_a_pricing_companion_of_a_scheduling_study_is_refused_before_any_run(tmp_path, capsys):
+    # hunt 24a-F6: the runs were made, then the paper's claims on the companion were a KeyError traceback, exit 1
+    (tmp_path / "pg.toml").write_text(
+        'name = "pg"\n[workload]\nsource = "hetero"\n[workload.hetero]\njobs = 60\nresources = 3\n[strategies]\n'
+        'providers = ["clearing", "pay-as-bid"]\nconsumers = ["FT", "SRG"]\n[replications]\ncount = 2\n'
+    )
+    path = write_study(tmp_path, 'companions = ["../pg.toml"]\n' + TINY.format(count=2))
+    for argv in (["study", "status", str(path)], ["study", "run", str(path), "--no-progress"]):
+        assert main(argv) == 2, argv
+        assert "field 'companions'" in capsys.readouterr().err
+    assert not (path.parent / "results").exists()
