@@ -335,9 +335,10 @@ def _ranks(log_pi: np.ndarray, tol: float = 1e-9) -> tuple[np.ndarray, np.ndarra
 
 #: P x P matrices alpha-rank holds at its peak (:func:`alpharank`)
 MATRICES = 6
-#: operations a second of the elimination (:func:`_gth`), measured on a 2-core machine (5.2e8 on 2,000 profiles); the
-#: estimate is refused only where it is :data:`OVERRUN` times the time left (a faster machine may finish)
-ELIMINATION_RATE = 5e8
+#: operations a second of the elimination (:func:`_gth`): 5.2e8 measured on 2,000 profiles on an idle 2-core machine,
+#: 1.5e8 under load (hunt 24c-F3: 1,600 profiles estimated 2.7 s took 8 s each): the slower rate, so that a chain
+#: started is one that finishes; the estimate is refused only where it is :data:`OVERRUN` times the time left
+ELIMINATION_RATE = 1.5e8
 OVERRUN = 4
 
 
@@ -402,12 +403,12 @@ def alpharank(
     _check(alpha, m, eps)  # (before the clock: a bad argument is an error, not a stop)
     seconds = P**3 / 3 / ELIMINATION_RATE
     left = clock.remaining()
-    if left is not None and seconds > max(OVERRUN * left, 1.0):
+    if left is not None and seconds > max(OVERRUN * left, 5.0):
         # its work estimated before it starts: an EGTA game of 27,225 profiles ran 32 s past a 2 s limit, one P x P
         # matrix at a time (hunt 23b-F2)
         raise Stopped(
             f"alpha-rank of {P:,} profiles would take about {seconds:,.0f} s ({P:,}^3 / 3 operations at about "
-            f"{ELIMINATION_RATE:.0e} a second), past the time limit of {clock.limit:g} s: not started; {RAISE_LIMIT}"
+            f"{ELIMINATION_RATE:.2g} a second), past the time limit of {clock.limit:g} s: not started; {RAISE_LIMIT}"
         )
     try:
         # the moves are counted in the limit too (once: the matrix is made from them)
