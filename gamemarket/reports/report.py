@@ -264,9 +264,16 @@ def answer_paragraph(an: StudyAnalysis) -> str:
     ]
     words, picks, _ = answers[0]
     n_eq = len(first.solution.equilibria)
-    parts.append(
+    found = "" if first.solution.exhaustive else " found (the listing is partial: see the game's note)"
+    parts.append(  # (hunt 24a-F3: a partial method's one equilibrium was "the equilibrium")
         f"In the game over {first.name} "
-        + (f"the equilibrium is {words}." if n_eq == 1 else f"the {n_eq} equilibria are {words}." if n_eq else "")
+        + (
+            (f"an equilibrium{found} is {words}." if found else f"the equilibrium is {words}.")
+            if n_eq == 1
+            else f"the {n_eq} equilibria{found} are {words}."
+            if n_eq
+            else ""
+        )
         + ("" if n_eq else "no equilibrium was found.")
     )
     every = set.intersection(*(p for _, p, _ in answers)) if all(p for _, p, _ in answers) else set()
@@ -301,7 +308,7 @@ def _truthful_words(an: StudyAnalysis, answers, truthful: list[str]) -> str:
     the games that hold a truthful strategy and whose columns are comparable (hunt 23a-F2: it was said of a game
     truthful bidding was left out of, and of one flagged not comparable, where every job's utility was the same)."""
     who = " or ".join(truthful)
-    stable, shading, absent, apart = [], [], [], []
+    stable, shading, absent, apart, partial = [], [], [], [], []
     for sg, (_, _, t) in zip(an.games, answers):
         if t:
             stable.append(sg.name)
@@ -309,6 +316,8 @@ def _truthful_words(an: StudyAnalysis, answers, truthful: list[str]) -> str:
             absent.append(sg.name)
         elif any(f.startswith("not comparable across columns") for f in sg.flags):
             apart.append(sg.name)
+        elif not sg.solution.exhaustive:  # (hunt 24a-F3: "in no equilibrium" of a partial listing)
+            partial.append(sg.name)
         else:
             shading.append(sg.name)
     if len(stable) == len(an.games):
@@ -326,6 +335,11 @@ def _truthful_words(an: StudyAnalysis, answers, truthful: list[str]) -> str:
         )
     if absent:
         words.append(f"{who} is not in the game over {_listed(absent)} (its payoff is undefined there)")
+    if partial:
+        words.append(
+            f"in the game over {_listed(partial)} it is in none of the equilibria found, a partial listing (see the "
+            "game's note), which says nothing about shading"
+        )
     if apart:
         words.append(
             f"in the game over {_listed(apart)} it is in no equilibrium, but that game's columns are not comparable "

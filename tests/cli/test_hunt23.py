@@ -494,8 +494,13 @@ def test_the_lead_says_consumers_gain_by_shading_only_of_games_that_show_it():
 
     from gamemarket.reports.report import _truthful_words
 
-    def sg(name, cols, flags=()):
-        return SimpleNamespace(name=name, game=SimpleNamespace(cols=cols), flags=list(flags))
+    def sg(name, cols, flags=(), exhaustive=True):
+        return SimpleNamespace(
+            name=name,
+            game=SimpleNamespace(cols=cols),
+            flags=list(flags),
+            solution=SimpleNamespace(exhaustive=exhaustive),
+        )
 
     games = [sg("all jobs", ["FT", "SRG"]), sg("aggressive users", ["SRG"]),
              sg("conservative users", ["FT", "SRG"], ["not comparable across columns: the conservative group is"]),
@@ -837,3 +842,16 @@ def test_a_pricing_companion_of_a_scheduling_study_is_refused_before_any_run(tmp
         assert main(argv) == 2, argv
         assert "field 'companions'" in capsys.readouterr().err
     assert not (path.parent / "results").exists()
+
+
+def test_the_lead_of_a_partial_listing_claims_no_missing_equilibrium():
+    # hunt 24a-F3: with --methods lemke_howson_first the lead said "Truthful bidding (FT) is in no equilibrium: some
+    # consumers gain by shading" of a game where every profile is one
+    from types import SimpleNamespace
+
+    from gamemarket.reports.report import _truthful_words
+
+    game = SimpleNamespace(name="g", game=SimpleNamespace(cols=["FT", "SRG"]), flags=[],
+                           solution=SimpleNamespace(exhaustive=False))  # fmt: skip
+    text = _truthful_words(SimpleNamespace(games=[game]), [("", set(), False)], ["FT"])
+    assert "gain by shading" not in text and "none of the equilibria found, a partial listing" in text
