@@ -76,8 +76,11 @@ def clearing_prices(problem: Problem, p: np.ndarray, empty: np.ndarray, throughp
     util = whole.utility
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # (non-finite: said below)
         marginal = np.asarray(util.marginal(throughput), dtype=np.float64)
+    # a job of weight 0 is worth 0 whatever it gets: it wants nothing (hunt 24b-F4: its marginal value 0 x inf refused a
+    # problem whose only job on a capacity-0 resource had weight 0)
+    weighted = np.broadcast_to(np.asarray(util.w, dtype=float), (problem.A.shape[0],)) > 0
     for j in empty:
-        wants = problem.A[:, j] > 0
+        wants = (problem.A[:, j] > 0) & weighted
         unbounded = wants & ~np.isfinite(marginal)
         if unbounded.any():
             i = int(np.flatnonzero(unbounded)[0])

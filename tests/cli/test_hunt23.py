@@ -855,3 +855,20 @@ def test_the_lead_of_a_partial_listing_claims_no_missing_equilibrium():
                            solution=SimpleNamespace(exhaustive=False))  # fmt: skip
     text = _truthful_words(SimpleNamespace(games=[game]), [("", set(), False)], ["FT"])
     assert "gain by shading" not in text and "none of the equilibria found, a partial listing" in text
+
+
+@pytest.mark.parametrize("utility", ["log", "alpha:0.5", "alpha:2"])
+def test_a_job_of_weight_0_on_a_capacity_0_resource_only_is_worth_0(utility):
+    # hunt 24b-F4: refused as "values it without bound", its marginal value 0 x inf taken for infinite
+    from gamemarket.pricing import Problem
+    from gamemarket.pricing import solve as price
+
+    rng = np.random.default_rng(0)
+    A = rng.uniform(0.1, 1, (40, 3))
+    A[0] = [0, 0, 1]
+    w = np.ones(40)
+    w[0] = 0
+    with_it = price(Problem(A, np.array([5, 5, 0.0]), utility, weight=w))
+    without = price(Problem(A[1:, :2], np.array([5, 5.0]), utility))
+    assert with_it.converged and without.converged
+    assert with_it.objective == pytest.approx(without.objective, abs=with_it.gap + without.gap + 1e-9)
