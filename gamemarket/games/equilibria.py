@@ -896,27 +896,19 @@ def solve(
     ri, ci = np.flatnonzero(rows_kept), np.flatnonzero(cols_kept)
     switched = _large_game_switch(methods, Ar.shape, time_limit, complete)
     finders = [(m, EQUILIBRIUM_METHODS.get(m).find) for m in methods]
-
     kept = np.ix_(ri, ci)
 
-    def _closer(mine, again):  # the method's shares or those solved again in the game's units: the smaller regret
-        regrets = [max(unchecked_regret(A[kept], B[kept], p[0][ri], p[1][ci])) for p in (mine, again)]
-        return again if regrets[1] < regrets[0] else mine
-
     def lift(x, y):
-        X = np.zeros(m)
-        X[ri] = x
-        Y = np.zeros(n)
-        Y[ci] = y
+        X, Y = np.zeros(m), np.zeros(n)
+        X[ri], Y[ci] = x, y
         return X, Y
 
     found, by_support = [], {}  # the equilibria found, and by support (:func:`_support_key`)
     degenerate = False
     accept = (max(tol[0], ACCEPT_FLOOR), max(tol[1], ACCEPT_FLOOR))  # kept: each regret within it (of the spread)
-    # equilibria asked (rel_tol at most the floor): each regret small against the payoffs it compares too; a looser
-    # rel_tol asks for approximate equilibria, within it of the game's spread
-    exact = max(tol) <= ACCEPT_FLOOR
-    spread = (sa, sb)  # the kept game's: the methods' own rounding is relative to it
+    # equilibria asked (rel_tol at most the floor): each regret small against what it compares (the methods' own
+    # rounding relative to the kept game's spread); a looser rel_tol asks for approximate equilibria
+    exact, spread = max(tol) <= ACCEPT_FLOOR, (sa, sb)
 
     def add(x, y, method):
         x = np.asarray(x, dtype=float).ravel()
@@ -927,7 +919,8 @@ def solve(
         if x.min() < -1e-9 or y.min() < -1e-9 or abs(x.sum() - 1) > 1e-6 or abs(y.sum() - 1) > 1e-6:
             notes.append(f"{method}: returned a vector that is not a probability distribution (discarded)")
             return
-        X, Y = _closer(lift(_cleaned(x), _cleaned(y)), lift(*_polished(A[kept], B[kept], _cleaned(x), _cleaned(y))))
+        x, y = _cleaned(x), _cleaned(y)
+        X, Y = lift(*_closer(A[kept], B[kept], (x, y), _polished(A[kept], B[kept], x, y)))
         Ay, xB = An @ Y, X @ Bn  # ``regret(An, Bn, X, Y)``: An and Bn are shifted to a minimum of 0 already
         rn = (float(Ay.max() - X @ Ay), float(xB.max() - xB @ Y))
         rg = (rn[0] * sa, rn[1] * sb)
@@ -1197,6 +1190,12 @@ def _how_complete(finished: dict, switched: str | None, notes: list) -> tuple[bo
             "polytope (the default) does"
         )
     return enumerated or all(finished.values()), enumerated and not switched
+
+
+def _closer(A: np.ndarray, B: np.ndarray, mine: tuple, again: tuple) -> tuple:
+    """The method's shares or those solved again in the game's units (:func:`_polished`): the smaller regret."""
+    regrets = [max(unchecked_regret(A, B, *p)) for p in (mine, again)]
+    return again if regrets[1] < regrets[0] else mine
 
 
 def _polished(A: np.ndarray, B: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -503,7 +503,11 @@ NEAR_LAST = 0.01
 
 def _polish(form, x: np.ndarray, regrets, prob: _Logit) -> tuple[np.ndarray, bool]:
     """The branch's last point polished on its support and checked by its regret: (limit, verified)."""
-    from gamemarket.games.rsg_equilibria import DEFAULT_REL_TOL, support_polish  # deferred: scipy.optimize
+    from gamemarket.games.rsg_equilibria import (  # deferred: scipy.optimize
+        DEFAULT_REL_TOL,
+        locally_small,
+        support_polish,
+    )
 
     if isinstance(form, tuple):
         A, B, rows, cols, players = form
@@ -529,7 +533,9 @@ def _polish(form, x: np.ndarray, regrets, prob: _Logit) -> tuple[np.ndarray, boo
             best, best_gap = y, gap
         if gap <= 1:
             break
-    return best, bool(best_gap <= 1)
+    # verified as the equilibrium searches verify: also small against the payoffs each regret compares (hunt 24b-F2:
+    # a regret of 0.667 on payoffs of 1 beside a -1e12 nobody plays was "a Nash equilibrium, verified")
+    return best, bool(best_gap <= 1 and locally_small(rsg, best, DEFAULT_REL_TOL))
 
 
 def _best_responses(rsg, x: np.ndarray, tol: np.ndarray) -> np.ndarray:

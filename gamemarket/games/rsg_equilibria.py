@@ -721,7 +721,7 @@ def _without_dust(game: RoleSymmetricGame, x: np.ndarray, r: float, tol: float) 
     return (clean, r_clean) if r_clean <= tol else (x, r)
 
 
-def _locally_small(game: RoleSymmetricGame, x: np.ndarray, rel: float) -> bool:
+def locally_small(game: RoleSymmetricGame, x: np.ndarray, rel: float) -> bool:
     """Whether each role's regret at ``x`` is at most ``rel`` of the spread of its deviation payoffs (what each of its
     strategies earns against ``x``), beyond their rounding: the whole game's spread made a regret of 1.5 on payoffs
     of +-1 "within tolerance" beside a payoff of 1e12 (hunt 23b-F1's EGTA form, 23c-F5)."""
@@ -748,7 +748,7 @@ def _locally_small(game: RoleSymmetricGame, x: np.ndarray, rel: float) -> bool:
 
 
 #: the rounding of a regret in the game's units, relative to the size of the payoffs it compares, and to the game's
-#: spread (:func:`_locally_small`)
+#: spread (:func:`locally_small`)
 LOCAL_ROUNDING = 1e3 * np.finfo(float).eps
 SCALE_ROUNDING = 64 * np.finfo(float).eps
 
@@ -773,7 +773,7 @@ def _verified(
     eigenvalue problem on each support: 57 ms each on a 200-strategy game, 12 s for its 212 equilibria, past a
     10 s limit) is computed while the clock runs, the rest said to be :data:`NOT_COMPUTED`, in ``notes``.
     ``local``: also each role's regret at most ``local`` of the spread of the payoffs it compares
-    (:func:`_locally_small`)."""
+    (:func:`locally_small`)."""
     found: list[SymmetricEquilibrium] = []
     for i, (x, how) in enumerate(cands):
         if clock is not None and i % VERIFY_PER_LOOK == 0 and i and clock.expired() and notes is not None:
@@ -789,7 +789,7 @@ def _verified(
         if how == "polish":
             methods = {"replicator", "polish"}
         r = known[i] if i in known else game.regret(x)
-        if r > tol or (local is not None and not _locally_small(game, x, local)):
+        if r > tol or (local is not None and not locally_small(game, x, local)):
             continue
         x, r = _without_dust(game, x, r, tol)
         near = np.flatnonzero(np.abs(np.array([e.mixture for e in found]) - x).max(axis=1) < dedup) if found else []

@@ -5,11 +5,13 @@ stored result. The list of loaded plugins a process hands its workers (``GAMEMAR
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import json
 import os
 import tomllib
+import types
 import warnings
 from dataclasses import dataclass
 from importlib import resources
@@ -207,9 +209,6 @@ def definition_digest(entry) -> str:
 
 
 def _digest_into(h, value, depth: int) -> None:
-    import dataclasses
-    import types
-
     if depth > 8:  # (a cycle or a deep structure: its repr)
         h.update(repr(value).encode())
     elif dataclasses.is_dataclass(value) and not isinstance(value, type):
@@ -235,8 +234,6 @@ def _digest_into(h, value, depth: int) -> None:
 def _digest_function(h, fn, depth: int) -> None:
     """A function by its code, defaults, closure and the globals its code reads, by value (hunt 24a-F1: a rule reading
     a module-level constant kept its runs when the constant changed); a module by its name."""
-    import types
-
     _digest_into(h, fn.__code__, depth + 1)
     _digest_into(h, fn.__defaults__, depth + 1)
     for cell in fn.__closure__ or ():
@@ -258,8 +255,6 @@ def _digest_object(h, value, depth: int) -> None:
     """A numba dispatcher by its Python function, a class by its attributes (methods by their code), an instance by
     its class and attributes, never by an address (hunt 24a-F2: an event scheduler keyed by a repr holding one made
     its runs again on every call); anything else by its repr."""
-    import types
-
     if callable(value) and hasattr(value, "py_func"):
         _digest_into(h, value.py_func, depth + 1)
     elif isinstance(value, (staticmethod, classmethod)):
@@ -281,8 +276,6 @@ def _digest_object(h, value, depth: int) -> None:
 
 def _names(code) -> set:
     """The global names a code object and the code nested in it read."""
-    import types
-
     out = set(code.co_names)
     for c in code.co_consts:
         if isinstance(c, types.CodeType):

@@ -872,3 +872,15 @@ def test_a_job_of_weight_0_on_a_capacity_0_resource_only_is_worth_0(utility):
     without = price(Problem(A[1:, :2], np.array([5, 5.0]), utility))
     assert with_it.converged and without.converged
     assert with_it.objective == pytest.approx(without.objective, abs=with_it.gap + without.gap + 1e-9)
+
+
+def test_a_qre_limit_is_verified_against_the_payoffs_its_regrets_compare(capsys, tmp_path):
+    # hunt 24b-F2: a limit of consumer regret 0.667 on payoffs of 1, beside a -1e12 nobody plays, was "a Nash
+    # equilibrium, verified"
+    path = tmp_path / "o8.npz"
+    np.savez(path, A=np.array([[2, 0, 0], [2, 0, 0], [1, 2, 1]]), B=np.array([[2, 0, -(10**12)], [1, 1, 1], [1, 0, 0]]))
+    main(["game", "solve", str(path), "--concept", "qre"])
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if "limit (" in x)
+    regret = float(line.rsplit("consumer ", 1)[1].rstrip(")"))
+    assert ("verified (" in line and "not verified" not in line) == (regret <= 1e-6), line
