@@ -412,7 +412,7 @@ def _note_field_unmade(spec: StudySpec, field: str) -> str | None:
         return f"its [paper] table has no {rest!r}; it has {sorted(set(spec.paper) - {'source'})}"
     if head == "growth" and not spec.gains:
         return "the study has no [gains] table, whose sizes growth. fields quote"
-    if head in ("market", "growth") and (problem := _market_field_unmade(spec, head, rest)):
+    if head in ("market", "growth", "workload") and (problem := _market_field_unmade(spec, head, rest)):
         return problem
     if head == "game" and middle[0] not in {slug(g.name) for g in spec.games}:
         return f"the study has no game {middle[0]!r}; its games are {sorted(slug(g.name) for g in spec.games)}"
@@ -436,8 +436,17 @@ def _note_field_unmade(spec: StudySpec, field: str) -> str | None:
 
 def _market_field_unmade(spec: StudySpec, head: str, rest: str) -> str | None:
     """:func:`_note_field_unmade` of a ``market.`` field (the market's own size: hunt 23c-F3, ``{market.resources}``
-    of a scheduling market was refused after the runs) and of a ``growth.`` field's mechanism and group."""
+    of a scheduling market was refused after the runs), of a ``growth.`` field's mechanism and group, and of the
+    ``workload.`` fields a market or a workload never makes (hunt 24a-F4: refused after every run)."""
     middle = rest.split(".")
+    market = market_for_workload(spec.workload["source"])
+    if head == "workload" and not market.paper_analysis:
+        return (
+            f"the {market.kind} market's report has no workload. figures; market.jobs and "
+            f"market.{market.size_name} say its size"
+        )
+    if head == "workload" and rest == "dropped_runtime" and spec.workload["source"] in market.generator_sources:
+        return "a generated workload drops no record: workload.dropped_runtime is a trace's (SWF) cleaning count"
     if head == "market" and rest != "jobs":
         size = market_for_workload(spec.workload["source"]).size_name
         if rest != size:

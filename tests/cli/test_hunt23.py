@@ -884,3 +884,20 @@ def test_a_qre_limit_is_verified_against_the_payoffs_its_regrets_compare(capsys,
     line = next(x for x in out.splitlines() if "limit (" in x)
     regret = float(line.rsplit("consumer ", 1)[1].rstrip(")"))
     assert ("verified (" in line and "not verified" not in line) == (regret <= 1e-6), line
+
+
+def test_workload_fields_a_market_or_a_generated_workload_never_makes_are_refused_before_any_run(tmp_path, capsys):
+    # hunt 24a-F4: {workload.nodes} in a pricing study and {workload.dropped_runtime} of a generated workload passed
+    # study status and were refused after every run
+    pricing = (
+        'notes = "A cluster of {workload.nodes} nodes."\nname = "pm"\n[workload]\nsource = "hetero"\n'
+        '[workload.hetero]\njobs = 60\nresources = 3\n[strategies]\nproviders = ["clearing", "pay-as-bid"]\n'
+        'consumers = ["FT", "SRG"]\n[replications]\ncount = 2\n'
+    )
+    for body, said in (
+        (pricing, "the pricing market's report has no workload. figures"),
+        ('notes = "{workload.dropped_runtime}"\n' + TINY.format(count=2), "a generated workload drops no record"),
+    ):
+        path = write_study(tmp_path, body)
+        assert main(["study", "status", str(path)]) == 2
+        assert said in capsys.readouterr().err
