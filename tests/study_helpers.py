@@ -197,3 +197,27 @@ optimiser = "grid"
 confirm_seeds = 4
 contenders = 2
 """
+
+
+def write_users_study(folder: Path, name: str, users: list) -> Path:
+    """A users' population study (two mechanisms, truthful and shade-0.5, 2 seeds) on an SWF trace of one serial job per
+    entry of ``users`` (its user number, SWF field 12), both written into ``folder``; the study file's path."""
+    records = [f"{i + 1} {i * 50} 0 {100 + i % 5 * 40} 1 -1 -1 1 300 -1 1 {u} -1 -1 -1 -1 -1 -1" for i, u in
+               enumerate(users)]  # fmt: skip
+    (folder / f"{name}.swf").write_text("\n".join(["; MaxProcs: 8", *records]) + "\n")
+    path = folder / f"{name}.toml"
+    path.write_text(
+        f'name = "{name}"\n[workload]\nsource = "{name}.swf"\n[strategies]\nproviders = ["hb-first", "hb-kth"]\n'
+        '[game]\nkind = "population"\nagents = "users"\nstrategies = ["truthful", "shade-0.5"]\n[replications]\n'
+        "count = 2\n"
+    )
+    return path
+
+
+def users_study_commands(path: Path) -> list[list[str]]:
+    """The commands that read a users' study before any run: status, run and a probe."""
+    return [
+        ["study", "status", str(path)],
+        ["study", "run", str(path), "--no-progress"],
+        ["population", "probe", str(path), "--mechanism", "hb-first", "--base", "truthful", "--deviation", "shade-0.5"],
+    ]

@@ -27,7 +27,16 @@ from gamemarket.search.exploration import exploration_key, read_stored_explorati
 from gamemarket.search.population import run_population_study
 from gamemarket.studies import load_results, load_study
 from gamemarket.studies.runner import load_cohorts
-from study_helpers import EXPLORING, POPULATION_STUDY, SMALL_DESIGN, TINY, write_population_study, write_study
+from study_helpers import (
+    EXPLORING,
+    POPULATION_STUDY,
+    SMALL_DESIGN,
+    TINY,
+    users_study_commands,
+    write_population_study,
+    write_study,
+    write_users_study,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -576,21 +585,8 @@ def test_a_job_of_weight_zero_values_nothing_and_the_rest_solve_as_without_it(ut
 def test_a_users_game_of_too_few_users_is_refused_by_every_command(tmp_path, capsys):
     # hunt 21c-F2: one user failed in `study run` with a message naming nothing ("1 probe slices of 1.0 leave no room
     # for the mixture") after `study status` had accepted it; two users ran 0.75/0.25 as 1/1, reported as verified
-    records = [
-        f"{i + 1} {i * 50} 0 {100 + i % 5 * 40} 1 -1 -1 1 300 -1 1 {1 + i % 2} -1 -1 -1 -1 -1 -1" for i in range(300)
-    ]
-    (tmp_path / "u2.swf").write_text("\n".join(["; MaxProcs: 8", *records]) + "\n")
-    body = (
-        'name = "u2"\n[workload]\nsource = "u2.swf"\n[strategies]\nproviders = ["hb-first", "hb-kth"]\n[game]\n'
-        'kind = "population"\nagents = "users"\nstrategies = ["truthful", "shade-0.5"]\n[replications]\ncount = 2\n'
-    )
-    path = tmp_path / "u2.toml"
-    path.write_text(body)
-    for argv in (
-        ["study", "status", str(path)],
-        ["study", "run", str(path), "--no-progress"],
-        ["population", "probe", str(path), "--mechanism", "hb-first", "--base", "truthful", "--deviation", "shade-0.5"],
-    ):
+    path = write_users_study(tmp_path, "u2", [1 + i % 2 for i in range(300)])
+    for argv in users_study_commands(path):
         assert main(argv) == 2, argv
         err = capsys.readouterr().err
         assert "[game] field 'agents' = 'users': the workload u2.swf has 2 user(s)" in err and "fewer than 10" in err

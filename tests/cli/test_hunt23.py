@@ -17,7 +17,7 @@ from gamemarket.cli import main
 from gamemarket.games import Game, solve
 from gamemarket.games import robustness as rb_module
 from gamemarket.games.budget import SearchClock, Stopped
-from study_helpers import TINY, write_study
+from study_helpers import TINY, users_study_commands, write_study, write_users_study
 
 
 class _ExpiredClock(SearchClock):
@@ -89,20 +89,8 @@ def test_a_users_game_refuses_a_user_number_below_minus_one_in_every_command(tmp
     # hunt 22b-W11: nine users and one job of user -2 made ten users, and the game ran past its fewest users
     users = [1 + i % 9 for i in range(300)]
     users[17] = bad
-    records = [f"{i + 1} {i * 50} 0 {100 + i % 5 * 40} 1 -1 -1 1 300 -1 1 {u} -1 -1 -1 -1 -1 -1" for i, u in
-               enumerate(users)]  # fmt: skip
-    (tmp_path / "u.swf").write_text("\n".join(["; MaxProcs: 8", *records]) + "\n")
-    body = (
-        'name = "u"\n[workload]\nsource = "u.swf"\n[strategies]\nproviders = ["hb-first", "hb-kth"]\n[game]\n'
-        'kind = "population"\nagents = "users"\nstrategies = ["truthful", "shade-0.5"]\n[replications]\ncount = 2\n'
-    )
-    path = tmp_path / "u.toml"
-    path.write_text(body)
-    for argv in (
-        ["study", "status", str(path)],
-        ["study", "run", str(path), "--no-progress"],
-        ["population", "probe", str(path), "--mechanism", "hb-first", "--base", "truthful", "--deviation", "shade-0.5"],
-    ):
+    path = write_users_study(tmp_path, "u", users)
+    for argv in users_study_commands(path):
         assert main(argv) == 2, argv
         err = capsys.readouterr().err
         assert f"the workload u.swf has 1 job(s) of user number {bad} (SWF field 12)" in err, err
