@@ -197,12 +197,11 @@ def analyze(
         return SolvedGame(gd.name, g, sol, rb, game_flags(g, sol, meta["consumers"]), stopped)
 
     out.games = [sg for gd in spec.games if (sg := solved(gd, rows, cols)) is not None]
-    prov = [p for p in hb_pair(rows, meta["providers"]) if p]
-    pcols = [paper.name(c) for c in PAPER_CONSUMERS]
     # the paper's own 2x2 games, which only the report shows (hunt 24c-F2: game export ran their bootstraps too, each
     # note printed twice and twice the time)
-    if for_report and len(prov) == 2 and all(pcols) and (len(rows), len(cols)) != (2, 2):
-        out.paper_games = [sg for gd in spec.games if (sg := solved(gd, prov, pcols)) is not None]
+    pair = _paper_pair(rows, cols, meta["providers"], paper)
+    if for_report and pair is not None:
+        out.paper_games = [sg for gd in spec.games if (sg := solved(gd, *pair)) is not None]
     if for_report:
         _report_extras(out, population)
     return out
@@ -231,6 +230,35 @@ def _report_extras(an: StudyAnalysis, population=None) -> None:
         an.population_missing = pop
     else:
         an.population = pop
+
+
+def _paper_pair(rows, cols, providers: dict, paper: PaperStrategies) -> tuple[list[str], list[str]] | None:
+    """The rows and columns of the paper's own 2x2 game within a study's (HB with first and k-th price, the
+    paper's FT and SRG), or None where the study lacks one of them or is that 2x2 game itself."""
+    prov = [p for p in hb_pair(rows, providers) if p]
+    pcols = [paper.name(c) for c in PAPER_CONSUMERS]
+    if len(prov) == 2 and all(pcols) and (len(rows), len(cols)) != (2, 2):
+        return prov, pcols
+    return None
+
+
+def paper_games_made(spec: StudySpec) -> str | None:
+    """Why a study's report has no paper's 2x2 games (``paper-game.`` fields), told from its file before any run as
+    :func:`analyze` tells it from the results; None where it has them (hunt 24a-F4: a study that is itself the
+    2x2 game was refused only after every run)."""
+    if not market_for_workload(spec.workload["source"]).paper_analysis:
+        return "the paper's 2x2 games are a scheduling market's; this market's report has none"
+    rows, cols = [p.name for p in spec.providers], [c.name for c in spec.consumers]
+    paper = paper_strategies({c.name: c.params() for c in spec.consumers})
+    if _paper_pair(rows, cols, {p.name: p.params() for p in spec.providers}, paper) is not None:
+        return None
+    prov = [p for p in hb_pair(rows, {p.name: p.params() for p in spec.providers}) if p]
+    if len(prov) == 2 and all(paper.name(c) for c in PAPER_CONSUMERS):
+        return "the study is the paper's 2x2 game itself: its games are quoted by game. fields"
+    return (
+        "the paper's 2x2 games need HB with first and with k-th price at reserve 1 and the paper's FT and SRG "
+        f"among the study's strategies; it plays {sorted(rows)} x {sorted(cols)}"
+    )
 
 
 def claim_keys_made(spec: StudySpec) -> set[str] | None:

@@ -32,7 +32,7 @@ import pandas as pd
 from gamemarket.analysis.claims import claim_key_problem
 from gamemarket.analysis.incentives import measured_ways
 from gamemarket.analysis.population_cache import analysis_key
-from gamemarket.analysis.study import DEFAULT_METHODS, StudyAnalysis, analyze, claim_keys_made
+from gamemarket.analysis.study import DEFAULT_METHODS, StudyAnalysis, analyze, claim_keys_made, paper_games_made
 from gamemarket.errors import InputError, check_flag
 from gamemarket.games.equilibria import check_methods
 from gamemarket.games.io import profile_words
@@ -414,7 +414,9 @@ def _note_field_unmade(spec: StudySpec, field: str) -> str | None:
         return "the study has no [gains] table, whose sizes growth. fields quote"
     if head in ("market", "growth", "workload") and (problem := _market_field_unmade(spec, head, rest)):
         return problem
-    if head == "game" and middle[0] not in {slug(g.name) for g in spec.games}:
+    if head == "paper-game" and (problem := paper_games_made(spec)):
+        return problem
+    if head in ("game", "paper-game") and middle[0] not in {slug(g.name) for g in spec.games}:
         return f"the study has no game {middle[0]!r}; its games are {sorted(slug(g.name) for g in spec.games)}"
     if head == "gains" and len(middle) >= 2:
         providers, consumers = {p.name for p in spec.providers}, {c.name for c in spec.consumers}

@@ -889,3 +889,24 @@ def test_workload_fields_a_market_or_a_generated_workload_never_makes_are_refuse
         path = write_study(tmp_path, body)
         assert main(["study", "status", str(path)]) == 2
         assert said in capsys.readouterr().err
+
+
+def test_paper_game_fields_of_a_study_without_the_papers_2x2_game_are_refused_before_any_run(tmp_path, capsys):
+    # hunt 24a-F4's third case: {paper-game.*} of a study that is itself the paper's 2x2 game passed study status and
+    # was refused after every run; so was one of a study without the paper's SRG
+    field = 'notes = "Paper game: {paper-game.all-jobs.equilibria}."\n'
+    without_srg = TINY.format(count=2).replace('["FT", "SRG"]', '["FT", "DEV1"]')
+    for body, said in (
+        (field + TINY.format(count=2), "the study is the paper's 2x2 game itself"),
+        (field + without_srg, "the paper's 2x2 games need HB with first and with k-th price"),
+    ):
+        path = write_study(tmp_path, body)
+        assert main(["study", "status", str(path)]) == 2
+        err = capsys.readouterr().err
+        assert said in err and "{paper-game.all-jobs.equilibria}" in err
+    # a study that holds the 2x2 game within a larger one makes the field: its report quotes it
+    bigger = field + TINY.format(count=2).replace('["FT", "SRG"]', '["FT", "SRG", "DEV1"]')
+    path = write_study(tmp_path, bigger)
+    assert main(["study", "run", str(path), "--results", str(tmp_path / "r"), "--report", str(tmp_path / "rep")]) == 0
+    text = (tmp_path / "rep" / "report.md").read_text()
+    assert "Paper game: " in text and "{paper-game" not in text
