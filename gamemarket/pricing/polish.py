@@ -27,6 +27,8 @@ measures its gap like any other recovery, so it can only make the reported gap s
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 from numba import njit, prange
 
@@ -101,8 +103,29 @@ def _step(s1, s2, gain, dp, delta, low, high, free, d, width, m):
     return du, clipped
 
 
+#: seconds per cube of the resources covered that one least-squares solve of the step is estimated to take (about
+#: twice what numpy's SVD-based ``lstsq`` took on this project's 2-core machine, k = 3,000, under load)
+SECONDS_PER_CUBE = 1e-9
+
+
+def _affordable(k: int, max_resources: int | None, deadline: float | None, solves: int) -> bool:
+    """Whether a step over ``k`` resources fits ``max_resources`` and, with a deadline, ``solves`` least-squares
+    solves of it are estimated to end before it."""
+    if max_resources is not None and k > max_resources:
+        return False
+    return deadline is None or time.perf_counter() + solves * SECONDS_PER_CUBE * float(k) ** 3 < deadline
+
+
 def polish(
-    problem: Problem, p: np.ndarray, alloc: Allocation, t: np.ndarray, A: np.ndarray, lo: np.ndarray
+    problem: Problem,
+    p: np.ndarray,
+    alloc: Allocation,
+    t: np.ndarray,
+    A: np.ndarray,
+    lo: np.ndarray,
+    *,
+    max_resources: int | None = None,
+    deadline: float | None = None,
 ) -> tuple[Allocation, np.ndarray] | None:
     """The clipped Newton step in the allocation from ``x(p)`` (``alloc``, throughputs ``t``) at prices ``p``
     with floors ``lo``, and the price step ``dp`` it took (``p + dp`` is the Newton step of the dual with its
@@ -118,6 +141,11 @@ def polish(
     t : the throughputs of ``alloc``
     A : the efficiencies (float64 or float32)
     lo : the price floors
+    max_resources : the most resources the step's Hessian may cover (its ``k x k`` matrix, ``k`` the resources
+        the moving jobs' segments touch: the others' rows are zero and their price steps 0); None where the
+        Hessian exceeds it. The solver derives it from its memory limit
+    deadline : a ``time.perf_counter`` reading: the step is not begun where its least-squares solves are
+        estimated to run past it (:data:`SECONDS_PER_CUBE`), and no round is begun after it
     """
     if alloc.extra is not None:
         return None
@@ -145,10 +173,18 @@ def polish(
     with np.errstate(all="ignore"):
         k = -hp * dix**2 / width**2  # the job's weight in the dual's Hessian
     free = np.isfinite(k) & (k > 0)
+    # the Hessian is zero outside the resources the free jobs' segments touch: it is built and solved on those
+    # alone (the least-squares solution's minimum norm gives the others a price step of 0 as the m x m one did)
+    on = np.unique(np.concatenate([s2[free], s1[free & (s1 >= 0)]]))
+    if not _affordable(len(on), max_resources, deadline, ROUNDS):
+        return None
+    local = np.full(m + 1, -1, np.int64)  # index -1 (the origin) stays -1
+    local[on] = np.arange(len(on))
+    l1, l2 = local[s1], local[s2]
     w = R - use
     lam = np.zeros(0)
     if len(ties):
-        L = tie.metric(_hessian(s1, s2, k, free, m), m)
+        L = tie.metric_on(_hessian(l1, l2, k, free, len(on)), on, m)
         lam, _ = tie.mix(ties, use, R, d, L, slack=floor if floor.any() else None)
         w = w - ties.usage_change(d, m) @ lam
     # 2. the clipped Newton step on the other interior jobs
@@ -158,11 +194,13 @@ def polish(
     low, high = a1[ix] - t[ix], a2[ix] - t[ix]
     for _round in range(ROUNDS):
         active = ~floor | (w < 0)  # floor-priced resources may keep slack
-        if not active.any() or not free.any():
+        if not active.any() or not free.any() or (_round and not _affordable(len(on), None, deadline, 1)):
             break
-        H = _hessian(s1, s2, k, free, m)[np.ix_(active, active)]
+        kept = active[on]
+        H = _hessian(l1, l2, k, free, len(on))[np.ix_(kept, kept)]
         dp = np.zeros(m)
-        dp[active] = -np.linalg.lstsq(H, w[active], rcond=1e-12)[0]
+        if kept.any():
+            dp[on[kept]] = -np.linalg.lstsq(H, w[on[kept]], rcond=1e-12)[0]
         moves += dp
         du, clipped = _step(s1, s2, gain, dp, delta, low, high, free, dix, width, m)
         w = w - du

@@ -176,12 +176,12 @@ def solve(
     p0 = None if p0 is None else price_vector(p0, m, "p0")
     if (problem.R == 0).any():  # resources of capacity 0: the problem without them, whose optimum is the same
         options = dict(eps=eps_given, max_iter=max_iter, callback=callback, rel_eps=rel_eps, method=method)
-        options.update(backend=backend, device=device, dtype=dtype, time_limit=_left(deadline))
+        options.update(backend=backend, device=device, dtype=dtype, time_limit=_left(deadline), limit=limit)
         return solve_available(problem, lambda pr, floors, start: solve(pr, p0=start, p_min=floors, **options), lo, p0)
     if no_newton is not None:  # "auto" without Newton's steps is L-BFGS (hunt 23b-F5, 23c-F2)
         method = "lbfgs"
     common = dict(eps=eps, rel_eps=rel_eps, max_iter=max_iter, method=method, lo=lo, callback=callback)
-    common.update(certified=certified, deadline=deadline)
+    common.update(certified=certified, deadline=deadline, limit=limit)
     common.update(backend=backend, device=device, dtype=dtype, t0=t0)
     with threads_for(n):
         result = _solve_once(problem, p0, **common)
@@ -342,7 +342,7 @@ def _no_newton(problem: Problem, method: str, limit) -> str | None:
 
 
 def _solve_once(
-    problem, p0, *, eps, rel_eps, certified, max_iter, method, lo, callback, backend, device, dtype, t0, deadline
+    problem, p0, *, eps, rel_eps, certified, max_iter, method, lo, callback, backend, device, dtype, t0, deadline, limit
 ) -> Result:
     """``solve`` from ``p0`` (None: the utility's guess), identical resources priced as one first;
     ``certified``: the default's relative rule (``default_target``), else ``max(eps, rel_eps |objective|)``."""
@@ -365,6 +365,7 @@ def _solve_once(
             device=device,
             dtype=dtype,
             time_limit=_left(deadline),
+            limit=limit,
         )
         p0 = warm.prices[index]
         if warm.converged:
@@ -386,6 +387,7 @@ def _solve_once(
         dtype=dtype,
         t0=t0,
         deadline=deadline,
+        limit=limit,
     ).run(p0, warm, groups)
 
 
@@ -418,11 +420,15 @@ class PriceDiscovery:
         dtype,
         t0,
         deadline=None,
+        limit=None,
     ):
         self.problem, self.eps, self.rel_eps, self.max_iter, self.method = problem, eps, rel_eps, max_iter, method
         self.lo, self.callback, self.t0 = lo, callback, t0
         #: the time limit's end (a perf_counter reading, or None), and whether it stopped the run
         self.deadline, self.timed_out = deadline, False
+        bound = check_limit(limit)
+        #: the most resources the polish's Hessian may cover within the memory limit (hunt 24b-F3)
+        self.max_resources = None if bound is None else int(np.sqrt(bound / HESSIAN_BYTES_PER_CELL))
         self.n, self.m = problem.shape
         self.target, self.rule = stopping_rule(certified, eps, rel_eps, self.n, constant_part(problem, lo))
         self.certified = certified  #: the default rule, and with it the polish (``try_polish``)
@@ -531,7 +537,16 @@ class PriceDiscovery:
         if not self.certified or last.get("polished") or "alloc" not in last or not np.isfinite(last["dual"]):
             return
         last["polished"] = True
-        out = polish(self.problem, last["q"], last["alloc"], last["t"], self.A64, self.lo)
+        out = polish(
+            self.problem,
+            last["q"],
+            last["alloc"],
+            last["t"],
+            self.A64,
+            self.lo,
+            max_resources=self.max_resources,
+            deadline=self.deadline,
+        )
         if out is None:
             return
         feas, q = make_feasible(self.problem, out[0]), last["q"]
@@ -685,6 +700,11 @@ class PriceDiscovery:
     def out_of_time(self) -> bool:
         """Whether the solve's time limit has been reached."""
         return self.deadline is not None and time.perf_counter() >= self.deadline
+
+    def check_time(self) -> None:
+        """Stop the run where its time limit has been reached (between Newton's linear solves: hunt 24b-F3)."""
+        if self.out_of_time():
+            raise _OutOfTime
 
     def fun_h(self, q):
         """The dual, its gradient and its exact Hessian at ``q`` (the Newton phase)."""
@@ -846,7 +866,15 @@ class PriceDiscovery:
                 continue
             newton_cap = max_iter if self.method == "newton" else min(max_iter, state["iters"] + 30)
             projected_newton(
-                self.fun_h, start.copy(), newton_cap, done, state, self.try_repair, self.lo, self.subgradient
+                self.fun_h,
+                start.copy(),
+                newton_cap,
+                done,
+                state,
+                self.try_repair,
+                self.lo,
+                self.subgradient,
+                check_time=self.check_time,
             )
         self.want_h = False
 

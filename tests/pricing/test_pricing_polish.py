@@ -133,3 +133,60 @@ def test_default_certifies_or_says_not_converged(n, m, spec, seed):
         assert "relative" in r.message
     else:
         assert r.message.startswith("stopped after") and dual - primal > target
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(1, 6),
+    m=st.integers(8, 40),
+    spec=st.sampled_from(SMOOTH),
+    seed=st.integers(0, 10**6),
+    scale=st.sampled_from([0.3, 1.0, 3.0]),
+)
+def test_polish_of_few_jobs_over_many_resources_equals_its_plain_reference(n, m, spec, seed, scale):
+    """The step is solved on the resources the moving jobs touch (hunt 24b-F3: 30 jobs over 3,000 resources solved
+    3,000 x 3,000 systems): with most resources untouched it is still the reference's step over all ``m``."""
+    pr, p = _market(n, m, spec, seed, scale)
+    A = np.ascontiguousarray(pr.A)
+    _, _, alloc, t = evaluate(pr, p, sort_efficiencies(A), A)
+    ts = tie.find_ties(A, pr.demand, p, alloc.j1, alloc.x1, alloc.j2, alloc.x2, t)
+    assume(len(ts) == 0)
+    got, moves = pol.polish(pr, p, alloc, t, A, np.zeros(m))
+    X, ref_moves = polish_reference(pr, p, alloc, t, A, pol.ROUNDS)
+    np.testing.assert_allclose(got.dense(), X, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(moves, ref_moves, rtol=1e-7, atol=1e-9 * max(1.0, float(np.abs(ref_moves).max())))
+
+
+@settings(max_examples=60, deadline=None)
+@given(m=st.integers(1, 12), seed=st.integers(0, 10**6), cols=st.integers(1, 4))
+def test_the_tie_metric_on_touched_resources_is_the_dense_factor(m, seed, cols):
+    """``ties.metric``'s block form against the dense ``cholesky(inv(H + reg I))`` it replaced, for Hessians whose
+    rows outside a random set of resources are zero (every order of touched and untouched ones)."""
+    rng = np.random.default_rng(seed)
+    on = np.flatnonzero(rng.random(m) < 0.5)
+    H = np.zeros((m, m))
+    if len(on):
+        B = rng.normal(size=(len(on), len(on)))
+        H[np.ix_(on, on)] = B @ B.T + 0.1 * np.eye(len(on))
+    X = rng.normal(size=(m, cols))
+    got = tie.metric(H, m).transpose_times(X)
+    if np.trace(H) > 0:
+        dense = np.linalg.cholesky(np.linalg.inv(H + (1e-10 * np.trace(H) / m) * np.eye(m)))
+    else:
+        dense = np.eye(m)
+    np.testing.assert_allclose(got, dense.T @ X, rtol=1e-7, atol=1e-9 * float(np.abs(dense.T @ X).max()))
+
+
+def test_the_polish_is_left_out_past_its_memory_or_its_time():
+    """The step over ``k`` resources is not begun where its ``k x k`` Hessian exceeds ``max_resources`` (the solver's
+    memory limit) or its solves would run past ``deadline`` (hunt 24b-F3: 33 s past a 1 s limit, 349 MB under a
+    60 MB one)."""
+    import time
+
+    pr, p = _market(30, 6, "log", 3, 1.0)
+    A = np.ascontiguousarray(pr.A)
+    _, _, alloc, t = evaluate(pr, p, sort_efficiencies(A), A)
+    assert pol.polish(pr, p, alloc, t, A, np.zeros(6)) is not None
+    assert pol.polish(pr, p, alloc, t, A, np.zeros(6), max_resources=1) is None
+    assert pol.polish(pr, p, alloc, t, A, np.zeros(6), deadline=time.perf_counter() - 1.0) is None
+    assert pol.polish(pr, p, alloc, t, A, np.zeros(6), max_resources=6, deadline=time.perf_counter() + 60) is not None
