@@ -52,7 +52,7 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from gamemarket.errors import InputError, check_flag
+from gamemarket.errors import InputError, check_flag, check_whole
 from gamemarket.games.budget import RAISE_LIMIT, SearchClock, Stopped, TimeUp
 from gamemarket.io.limits import check_fits
 
@@ -352,6 +352,7 @@ def alpharank(
     time_limit: float | None = None,
     progress: bool | None = None,
     clock: SearchClock | None = None,
+    chains: int = 1,
 ) -> AlphaRank:
     """Alpha-rank of a bimatrix or role-symmetric game: the stationary distribution over its pure profiles.
 
@@ -377,6 +378,10 @@ def alpharank(
     clock : SearchClock or None, keyword-only
         A running clock whose limit this computation shares with others (``game solve`` runs five, for the
         ranking's sensitivity to alpha): used instead of ``time_limit`` and ``progress``.
+    chains : int, keyword-only
+        How many chains of this game the caller will compute on ``clock``, this one first (``game solve``: five):
+        the estimate made before it starts counts them all, so that a run refused is refused before the first
+        (the estimate counted one, and the fifth was stopped after four had run).
 
     Returns
     -------
@@ -401,14 +406,17 @@ def alpharank(
     # 4,096 took 650 MB more than the three matrices counted)
     check_fits(MATRICES * P * P * 8, f"alpha-rank of {P:,} profiles ({MATRICES} {P:,} x {P:,} matrices)")
     _check(alpha, m, eps)  # (before the clock: a bad argument is an error, not a stop)
-    seconds = P**3 / 3 / ELIMINATION_RATE
+    chains = check_whole(chains, "chains", 1)
+    seconds = chains * P**3 / 3 / ELIMINATION_RATE
     left = clock.remaining()
     if left is not None and seconds > max(OVERRUN * left, 5.0):
         # its work estimated before it starts: an EGTA game of 27,225 profiles ran 32 s past a 2 s limit, one P x P
         # matrix at a time (hunt 23b-F2)
+        times = f"{chains} chains of " if chains > 1 else ""
         raise Stopped(
-            f"alpha-rank of {P:,} profiles would take about {seconds:,.0f} s ({P:,}^3 / 3 operations at about "
-            f"{ELIMINATION_RATE:.2g} a second), past the time limit of {clock.limit:g} s: not started; {RAISE_LIMIT}"
+            f"alpha-rank of {times}{P:,} profiles would take about {seconds:,.0f} s ({P:,}^3 / 3 operations"
+            f"{' each' if chains > 1 else ''} at about {ELIMINATION_RATE:.2g} a second), past the time limit of "
+            f"{clock.limit:g} s: not started; {RAISE_LIMIT}"
         )
     try:
         # the moves are counted in the limit too (once: the matrix is made from them)

@@ -910,3 +910,29 @@ def test_paper_game_fields_of_a_study_without_the_papers_2x2_game_are_refused_be
     assert main(["study", "run", str(path), "--results", str(tmp_path / "r"), "--report", str(tmp_path / "rep")]) == 0
     text = (tmp_path / "rep" / "report.md").read_text()
     assert "Paper game: " in text and "{paper-game" not in text
+
+
+def test_alpharank_estimates_every_chain_game_solve_runs_before_the_first(capsys, tmp_path, monkeypatch):
+    # hunt 24c-F3's note: the estimate counted one chain where `game solve --concept alpharank` computes five (the
+    # ranking and its sensitivity to alpha) on one clock: a game one chain of which fits the limit and five do not
+    # was refused only after chains had run
+    from gamemarket.games import alpharank as ar
+
+    P = 900  # a 30 x 30 game: one chain estimated between 1 and 5 s, five past the 5 s floor of a 1 s limit
+    one = P**3 / 3 / ar.ELIMINATION_RATE
+    assert 1.0 < one <= max(ar.OVERRUN * 1.0, 5.0) < 5 * one
+    rng = np.random.default_rng(0)
+    path = tmp_path / "g.npz"
+    np.savez(path, A=rng.normal(size=(30, 30)), B=rng.normal(size=(30, 30)))
+    calls = []
+    real = ar._log_rates
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ar, "_log_rates", counted)
+    code = main(["game", "solve", str(path), "--concept", "alpharank", "--time-limit", "1"])
+    out = capsys.readouterr()
+    assert code == 3 and not calls
+    assert "alpha-rank of 5 chains of 900 profiles would take about" in out.out + out.err
