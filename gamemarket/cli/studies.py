@@ -19,7 +19,7 @@ from gamemarket.cli.output import FULL, Figure, Parts, exact, print_table, table
 from gamemarket.cli.plugin import add_plugin_option
 from gamemarket.errors import InputError, UndefinedPayoffError
 from gamemarket.games.budget import MAX_TIME_LIMIT, stderr_is_terminal
-from gamemarket.games.equilibria import DEFAULT_METHODS, DEFAULT_TIME_LIMIT, EQUILIBRIUM_METHODS
+from gamemarket.games.equilibria import DEFAULT_METHODS, DEFAULT_TIME_LIMIT, EQUILIBRIUM_METHODS, check_solvable
 from gamemarket.io.files import (
     OutputFolder,
     binary_mark,
@@ -44,8 +44,9 @@ def _study(a, path):
     return load_study(path, results=getattr(a, "results", None), report=getattr(a, "report", None))
 
 
-def _load_game_source(path: str, game_name: str | None, a=None):
-    """A study file (its stored results), a CSV game or an .nfg game -> list of (name, Game)."""
+def _load_game_source(path: str, game_name: str | None, a=None, sized=None):
+    """A study file (its stored results), a CSV game or an .nfg game -> list of (name, Game); ``sized``: a check of
+    the game's shape an ``.npz`` makes from its headers before it is read (``read_npz_game``)."""
     from gamemarket.games.io import read_csv_game, read_nfg  # deferred: pandas
 
     p = Path(path)
@@ -85,7 +86,7 @@ def _load_game_source(path: str, game_name: str | None, a=None):
     if p.suffix.lower() == ".npz":
         from gamemarket.games.io import read_npz_game  # deferred: pandas
 
-        return [read_npz_game(p)]
+        return [read_npz_game(p, sized=sized)]
     raise InputError(
         f"{path}: expected a study (.toml), a game (.nfg), a payoff table (.csv), a game's arrays (.npz) or an EGTA "
         f"JSON game (.json), told by the name's ending{says_it_is(path, '') or _marked(path)}"
@@ -703,7 +704,7 @@ def _game_solve(a) -> int:
                 "folder, which `game solve` takes)",
             )
             return _population_answer(spec, a.format)
-    games = _load_game_source(a.file, a.game, a)
+    games = _load_game_source(a.file, a.game, a, sized=check_solvable)  # (an .npz sized as the solve will: 25b-F1)
     try:
         solved = [
             solve_game(

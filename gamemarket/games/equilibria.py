@@ -43,7 +43,7 @@ from gamemarket.errors import InputError, check_flag, check_real, shown_value
 from gamemarket.games import gambit, vertex_pairs
 from gamemarket.games.budget import RAISE_LIMIT, SearchClock, TimeUp, check_time_limit, progress_wanted, solver_child
 from gamemarket.games.checks import check_finite, check_rel_tol
-from gamemarket.io.limits import check_fits
+from gamemarket.io.limits import check_fits, memory_limit
 from gamemarket.registry import Registry
 
 if TYPE_CHECKING:  # the solvers take any game with payoff arrays; the registry is read without pandas (the CLI)
@@ -217,10 +217,15 @@ def pure_equilibria(A, B, *, tol: tuple[float, float] | None = None) -> list[tup
     ``tol``: the row and the column player's tolerances ``(ta, tb)``, two finite numbers >= 0 in the payoffs'
     units (None: :func:`tolerance`'s, 1e-9 of each player's payoff scale)."""
     A, B = _check(A, B)
-    ta, tb = check_tolerances(tol, "pure_equilibria: tol") or tolerance(A, B)
-    row_best = A >= A.max(axis=0, keepdims=True) - ta
-    col_best = B >= B.max(axis=1, keepdims=True) - tb
-    return [tuple(int(v) for v in ij) for ij in np.argwhere(row_best & col_best)]
+    tol = check_tolerances(tol, "pure_equilibria: tol")
+    return [tuple(int(v) for v in ij) for ij in np.argwhere(_pure_mask(A, B, tol))]
+
+
+def _pure_mask(A, B, tol) -> np.ndarray:
+    """The ``m x n`` mask of the pure equilibria: each side's best responses within its tolerance (None:
+    :func:`tolerance`'s)."""
+    ta, tb = tol or tolerance(A, B)
+    return (A >= A.max(axis=0, keepdims=True) - ta) & (B >= B.max(axis=1, keepdims=True) - tb)
 
 
 def check_tolerances(tol, what: str = "tol") -> tuple[float, float] | None:
@@ -299,9 +304,15 @@ def _sized(game) -> tuple[np.ndarray, np.ndarray]:
     """A game's payoff tables checked (:func:`_check`), and :data:`SOLVE_COPIES` of them sized against the memory
     limit before any copy is made."""
     A, B = _check(game.A, game.B)
-    m, n = A.shape
-    check_fits(SOLVE_COPIES * 8 * m * n, f"solving a {m:,} x {n:,} game (its payoffs and the solver's copies)")
+    check_solvable(*A.shape)
     return A, B
+
+
+def check_solvable(m: int, n: int) -> None:
+    """Refuse an ``m x n`` game whose :data:`SOLVE_COPIES` payoff tables would not fit the memory limit: what
+    :func:`solve` checks first, for a reader that knows the shape before it reads the payoffs (hunt 25b-F1: a 560 kB
+    compressed ``.npz`` was inflated to 1.9 GB under a 1.3 GB limit before the solve refused it)."""
+    check_fits(SOLVE_COPIES * 8 * m * n, f"solving a {m:,} x {n:,} game (its payoffs and the solver's copies)")
 
 
 def _eliminated(An, Bn, tol, eliminate: bool, time_limit: float | None, notes: list):
@@ -782,8 +793,30 @@ def register_method(name: str, find, description: str, *, exhaustive: bool = Fal
     return EQUILIBRIUM_METHODS.register(name, EquilibriumMethod(name, find, description, exhaustive), replace=replace)
 
 
+#: the most pure profiles the "pure" method lists as candidates (each two unit vectors of m + n floats, each verified
+#: apart): a 1,000 x 1,000 game of equal payoffs, every profile an equilibrium, took 16.7 GB under a 3 GB limit for
+#: its million (hunt 25b-F1's sibling); past it, or past a quarter of the memory limit, the listing is partial
+MAX_PURE_CANDIDATES = 100_000
+
+
 def _pure_candidates(A, B, tol, time_limit: float, notes: list) -> tuple[list, bool]:
-    return _pure_profiles(A, B, tol), False
+    both = _pure_mask(A, B, tol)
+    count = int(both.sum())
+    m, n = A.shape
+    bound = memory_limit()
+    keep = min(count, MAX_PURE_CANDIDATES, max(1, bound // (4 * 8 * (m + n))) if bound is not None else count)
+    if keep < count:
+        notes.append(
+            f"incomplete: pure: the game has {count:,} pure equilibria by its best responses; the first {keep:,} "
+            f"(in row order) are listed, each verified in turn (at most {MAX_PURE_CANDIDATES:,}, and what a quarter of "
+            "the memory limit holds): a game of so many is one of tied payoffs, its equilibria sets of profiles"
+        )
+    out = []
+    for i, j in np.argwhere(both)[:keep]:
+        x, y = np.zeros(m), np.zeros(n)
+        x[i], y[j] = 1.0, 1.0
+        out.append((x, y))
+    return out, False
 
 
 def _polytope_candidates(A, B, tol, time_limit: float | None, notes: list) -> tuple[list, bool]:

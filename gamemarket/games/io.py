@@ -370,13 +370,14 @@ NPZ_GAME_KEYS = (("A", "B"), ("arr_0", "arr_1"))
 
 
 def _check_float_copies(path, shapes) -> None:
-    """A game's arrays as the game holds them, float64, twice (the conversion and the game's own copy), sized
-    before any is read: a float32 archive passed the memory limit as stored, and grew to 5 times it (hunt 19b-F2)."""
+    """A game's arrays as they are read and held, float64, three times (as stored, the conversion and the game's own
+    copy), sized before any is read: a float32 archive passed the memory limit as stored, and grew to 5 times it
+    (hunt 19b-F2); counted twice, a 6,000 x 6,000 game took 24 bytes a payoff at its peak (hunt 25b-F1)."""
     cells = sum(math.prod(shape) for shape in shapes if shape is not None)
-    check_fits(2 * 8 * cells, f"{path}: a game of {cells:,} payoffs (as float64, the game's copies)")
+    check_fits(3 * 8 * cells, f"{path}: a game of {cells:,} payoffs (as read, as float64 and the game's copy)")
 
 
-def read_npz_game(path: str | Path) -> Game:
+def read_npz_game(path: str | Path, *, sized=None) -> Game:
     """A bimatrix game saved as arrays: an ``.npz`` holding the row player's payoffs ``A`` and the column player's
     ``B`` (``numpy.savez(path, A=A, B=B)``, or in turn, ``numpy.savez(path, *nashpy.Game(A, B).payoff_matrices)``),
     or one array of shape (2, m, n) (the two stacked). Sized from the arrays' headers before anything is inflated
@@ -385,7 +386,11 @@ def read_npz_game(path: str | Path) -> Game:
 
     The layout is told from the archive's names and headers before any array is read (``read_npz``'s ``keep``), so
     only the arrays a game reads are checked: a price-discovery problem (``A``, ``R``, ``utility``) or a ``price solve
-    --out`` result was refused for the dtype of an array no game reads (hunt 18b-F8); it is named as no game."""
+    --out`` result was refused for the dtype of an array no game reads (hunt 18b-F8); it is named as no game.
+
+    ``sized``, where given, is called with the game's shape ``(m, n)`` as the headers declare it, before anything is
+    inflated: ``game solve`` passes :func:`gamemarket.games.equilibria.check_solvable`, so that a game the solver
+    would refuse is refused before it is read (hunt 25b-F1)."""
     path = check_path(path, "read_npz_game: path")  # (an int, bytes or None: pathlib's bare TypeError)
 
     def layout(path, headers):
@@ -396,7 +401,11 @@ def read_npz_game(path: str | Path) -> Game:
         if keys is None and len(names) == 1 and len(shape := next(iter(headers.values()))[0] or ()) == 3:
             keys = tuple(names) if shape[0] == 2 else None
         if keys is not None:
-            _check_float_copies(path, [headers[k][0] for k in keys])
+            shapes = [headers[k][0] for k in keys]
+            _check_float_copies(path, shapes)
+            shape = shapes[0][1:] if len(keys) == 1 and shapes[0] is not None else shapes[0]
+            if sized is not None and shape is not None and len(shape) == 2:
+                sized(*shape)
             return keys
         shapes = {k: v[0] for k, v in headers.items()}
         said = f"arrays {shapes}"
@@ -625,6 +634,11 @@ def _payoff_cells_reference(path: Path, df: pd.DataFrame, r: str, c: str, rows: 
     return A, B
 
 
+#: bytes of memory per character of a CSV game's text while it is read as a table of strings and its matrices are
+#: made: 11 measured (a 112 MB table of 1,500 x 1,500 profiles took 1.24 GB above the interpreter's own), rounded up
+CSV_BYTES_PER_CHAR = 16
+
+
 def read_csv_game(path: str | Path) -> Game:
     """A game from a tidy CSV with columns row, column and two payoff columns.
 
@@ -638,6 +652,9 @@ def read_csv_game(path: str | Path) -> Game:
         # default); a payoff is read as a number below, naming its line where it is not one
         # (the text read once: a named pipe gives its bytes to one read; pandas' and the header's were two)
         text = read_text(path, "CSV game")
+        # every cell a Python string before the table's own size is known: sized by its characters first (hunt
+        # 25b-F2: a 33 MB table took 1.1-2 GB under a 600 MB limit, as .nfg and JSON were before they were sized)
+        check_fits(CSV_BYTES_PER_CHAR * len(text), f"{path}: reading its {len(text):,} characters of CSV as a table")
         df = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
         header = next(csv.reader([text.split("\n", 1)[0].lstrip("\ufeff")]), [])
     except InputError:

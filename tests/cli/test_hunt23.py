@@ -936,3 +936,64 @@ def test_alpharank_estimates_every_chain_game_solve_runs_before_the_first(capsys
     out = capsys.readouterr()
     assert code == 3 and not calls
     assert "alpha-rank of 5 chains of 900 profiles would take about" in out.out + out.err
+
+
+def test_an_npz_game_is_sized_as_the_solve_will_hold_it_before_it_is_inflated(tmp_path, monkeypatch, capsys):
+    # hunt 25b-F1: a 560 kB compressed 6,000 x 6,000 game passed the reader's check (two float64 copies), was
+    # inflated to 1.9 GB under a 1.3 GB limit, and only then refused by the solve's own
+    from gamemarket.games import io as game_io
+
+    path = tmp_path / "z.npz"
+    np.savez_compressed(path, A=np.zeros((600, 600)), B=np.zeros((600, 600)))
+    # read: 3 x 8 x 720,000 = 17 MB; solved: 8 x 8 x 360,000 = 23 MB
+    monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", str(20_000_000))
+    built = []
+    monkeypatch.setattr(game_io, "Game", lambda *a, **k: built.append(1))
+    assert main(["game", "solve", str(path)]) == 2
+    assert "solving a 600 x 600 game (its payoffs and the solver's copies) needs about" in capsys.readouterr().err
+    assert not built  # refused from the headers: no game was made from inflated arrays
+    # a reader that does not solve reads it (its own peak fits)
+    monkeypatch.undo()
+    monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", str(20_000_000))
+    assert game_io.read_npz_game(path).A.shape == (600, 600)
+
+
+def test_a_csv_game_is_sized_by_its_text_before_it_is_parsed(tmp_path, monkeypatch, capsys):
+    # hunt 25b-F2: a 33 MB table of 1,500 x 1,500 profiles was parsed (1.1-2 GB) under a 600 MB limit, with no memory
+    # check at all, where .nfg and EGTA JSON files of that size are refused first
+    from gamemarket.games.io import CSV_BYTES_PER_CHAR
+
+    rows = [f"r{i},c{j},{i},{j}" for i in range(40) for j in range(40)]
+    path = tmp_path / "g.csv"
+    path.write_text("row,col,row_payoff,col_payoff\n" + "\n".join(rows) + "\n")
+    size = path.stat().st_size
+    monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", str(CSV_BYTES_PER_CHAR * size - 1))
+    assert main(["game", "solve", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}: reading its {size:,} characters of CSV as a table needs about" in err
+    monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", str(10**9))
+    assert main(["game", "solve", str(path)]) == 0
+
+
+def test_the_pure_method_lists_a_bounded_number_of_a_tied_games_equilibria_and_says_so(monkeypatch, capsys):
+    # hunt 25b-F1's sibling: a 1,000 x 1,000 game of equal payoffs (a million pure equilibria) took 16.7 GB under a
+    # 3 GB limit, each candidate two dense unit vectors
+    from gamemarket.games import equilibria as eq
+
+    monkeypatch.setattr(eq, "MAX_PURE_CANDIDATES", 7)
+    notes = []
+    found, _ = eq._pure_candidates(np.zeros((5, 4)), np.zeros((5, 4)), None, 10.0, notes)
+    assert len(found) == 7 and [(int(x.argmax()), int(y.argmax())) for x, y in found][:5] == [
+        (0, 0),
+        (0, 1),
+        (0, 2),
+        (0, 3),
+        (1, 0),
+    ]
+    assert notes and notes[0].startswith("incomplete: pure: the game has 20 pure equilibria") and "first 7" in notes[0]
+    sol = solve(Game(np.zeros((5, 4)), np.zeros((5, 4))), methods=("pure",))
+    assert len(sol.equilibria) == 7 and any(n.startswith("incomplete: pure") for n in sol.notes)
+    # below the bound every pure equilibrium is listed, with no note
+    monkeypatch.setattr(eq, "MAX_PURE_CANDIDATES", 100)
+    sol = solve(Game(np.zeros((5, 4)), np.zeros((5, 4))), methods=("pure",))
+    assert len(sol.equilibria) == 20 and not any("pure:" in n for n in sol.notes)

@@ -134,8 +134,9 @@ def test_an_npz_game_too_large_for_memory_is_refused_before_it_is_inflated(tmp_p
     p = tmp_path / "big.npz"
     np.savez_compressed(p, A=np.zeros((2000, 2000)), B=np.zeros((2000, 2000)))  # 64 MB once read, little on disk
     monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", "1e6")
-    # (sized as the game holds them, float64 twice, before the archive's own size: hunt 19b-F2)
-    with pytest.raises(InputError, match=r"a game of 8,000,000 payoffs \(as float64, the game's copies\) needs about"):
+    # (sized as read and held, float64 three times, before the archive's own size: hunt 19b-F2, 25b-F1)
+    said = r"a game of 8,000,000 payoffs \(as read, as float64 and the game's copy\) needs about"
+    with pytest.raises(InputError, match=said):
         read_npz_game(p)
 
 

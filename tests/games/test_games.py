@@ -221,7 +221,7 @@ def test_elimination_keeps_equilibria():
 def test_bad_solver_output_is_discarded(monkeypatch):
     import gamemarket.games.equilibria as eq
 
-    monkeypatch.setattr(eq, "pure_equilibria", lambda A, B, tol=None: [(0, 0), (0, 1)])
+    monkeypatch.setattr(eq, "_pure_mask", lambda A, B, tol=None: np.array([[True, True], [False, False]]))
     A = np.array([[1.0, 0.0], [0.0, 1.0]])
     s = eq.solve(Game(A, A, None, None), methods=("pure",))
     assert len(s.equilibria) == 1 and any("not an equilibrium" in n for n in s.notes)
