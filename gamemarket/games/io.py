@@ -24,7 +24,7 @@ import pandas as pd
 from gamemarket.errors import InputError, check_path
 from gamemarket.games.bimatrix import Game
 from gamemarket.games.checks import EXACT_INTEGERS, WHOLE_TEXT, check_exact_integers, exact_payoff
-from gamemarket.io.files import atomic_path, check_input, dumps_json, read_text
+from gamemarket.io.files import atomic_path, check_input, dumps_json, fields_named, read_text
 from gamemarket.io.kinds import says_it_is
 from gamemarket.io.limits import check_fits, memory_limit
 from gamemarket.pricing.problem import read_npz  # the .npz reader: sized from headers, never unpickling
@@ -655,7 +655,8 @@ def read_csv_game(path: str | Path) -> Game:
         # every cell a Python string before the table's own size is known: sized by its characters first (hunt
         # 25b-F2: a 33 MB table took 1.1-2 GB under a 600 MB limit, as .nfg and JSON were before they were sized)
         check_fits(CSV_BYTES_PER_CHAR * len(text), f"{path}: reading its {len(text):,} characters of CSV as a table")
-        df = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
+        with fields_named(path, "CSV game"):  # (never an implicit index: hunt 25c-F1)
+            df = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, index_col=False)
         header = next(csv.reader([text.split("\n", 1)[0].lstrip("\ufeff")]), [])
     except InputError:
         raise

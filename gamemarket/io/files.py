@@ -62,6 +62,7 @@ import socket
 import stat
 import time
 import tomllib
+import warnings
 import weakref
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -347,6 +348,28 @@ def read_text(path: str | os.PathLike, what: str = "file") -> str:
         at = data.index(b"\x00")
         raise InputError(f"{path}: {not_text(data, at, 'a NUL byte')}; expected {_article(what)} {what}")
     return text
+
+
+@contextmanager
+def fields_named(path, what: str):
+    """Around pandas' ``read_csv(..., index_col=False)`` of a CSV table whose first line names its columns: a data
+    row with a field more than the header names is refused, naming the line. Without ``index_col=False`` pandas took
+    the first column for the rows' index, silently, and read every column one place to the left (hunt 25c-F1: a
+    payoff table so shifted was solved as another game, exit 0); with it, pandas drops the field and warns, which
+    is made this error. Pandas tells it from the first data row, line 2 (a later row's extra field is its own
+    ``ParserError``, which names the line)."""
+    import pandas as pd  # deferred: pandas (a second), only where a CSV table is read with it
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pd.errors.ParserWarning)
+        try:
+            yield
+        except pd.errors.ParserWarning:
+            raise InputError(
+                f"{path}: line 2: more fields than the header (line 1) names columns: a field no column is named for "
+                f"(a trailing comma, or a column without its name); expected as many fields a line as the header's "
+                f"names in {_article(what)} {what}"
+            ) from None
 
 
 def _parse_error(path, exc: Exception, kind: str) -> InputError | None:

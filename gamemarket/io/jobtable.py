@@ -26,6 +26,7 @@ from gamemarket.io.files import (
     atomic_path,
     check_input,
     check_output_file_name,
+    fields_named,
     no_such,
     not_utf8,
     read_input_bytes,
@@ -340,11 +341,14 @@ def _read(path: Path, source) -> pd.DataFrame:
         if parquet:
             table = pd.read_parquet(_opened(source))
         else:
-            table = pd.read_csv(_opened(source), skip_blank_lines=False)  # a blank line is an error at its line
+            with fields_named(path, "job table"):  # (never an implicit index: hunt 25c-F1) a blank line is an error
+                table = pd.read_csv(_opened(source), skip_blank_lines=False, index_col=False)
     except FileNotFoundError:
         raise InputError(no_such(path, "job table")) from None
     except UnicodeDecodeError as exc:  # (the codec's own words, "invalid continuation byte": hunt 19a-F3)
         raise InputError(f"{path}: {not_utf8(exc)}; expected a job table (CSV or Parquet)") from None
+    except InputError:  # (``fields_named``'s, already naming the file and line)
+        raise
     except Exception as exc:  # pandas raises many kinds on a broken file
         # on one line: pandas's C parser ends its message with a newline ("... saw 5\n")
         said = says_it_is(path, "parquet" if parquet else "csv")  # (a trace given as one: "Expected 1 fields")

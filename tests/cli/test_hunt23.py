@@ -997,3 +997,35 @@ def test_the_pure_method_lists_a_bounded_number_of_a_tied_games_equilibria_and_s
     monkeypatch.setattr(eq, "MAX_PURE_CANDIDATES", 100)
     sol = solve(Game(np.zeros((5, 4)), np.zeros((5, 4))), methods=("pure",))
     assert len(sol.equilibria) == 20 and not any("pure:" in n for n in sol.notes)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "a,x,1,5,8\nb,x,2,3,8\na,y,1,4,8\nb,y,2,6,8\n",  # every row a field more: pandas' implicit index, shifted
+        "a,x,1,2,9\nb,x,0,0\na,y,1,1\nb,y,1,1\n",  # the first row only: blamed line 3
+        "a,x,1,2,\nb,x,0,0,\na,y,1,1,\nb,y,1,1,\n",  # a trailing comma on every row
+    ],
+)
+def test_a_csv_game_with_a_field_more_than_its_header_is_refused_at_its_line(tmp_path, capsys, body):
+    # hunt 25c-F1: a payoff table whose rows held one field more than its header was read one column to the left
+    # (the consumers as providers) and solved as another game, exit 0
+    path = tmp_path / "shift.csv"
+    path.write_text("provider,consumer,provider_payoff,consumer_payoff\n" + body)
+    assert main(["game", "solve", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}: line 2: more fields than the header (line 1) names columns" in err and "CSV game" in err
+
+
+def test_a_job_table_with_a_field_more_than_its_header_is_refused_at_its_line(tmp_path, capsys):
+    # hunt 25c-F1's sibling: the same shift in a job table was caught by a column's type, misleadingly
+    # ("column 'estimate' is 137.58..., expected an integer")
+    header = "id,submit,runtime,estimate,private_bid,reported_bid,group"
+    rows = [f"{k},{10 * k},400,600,{1.5 + k},{1.5 + k},0,7" for k in range(5)]
+    path = tmp_path / "jobs.csv"
+    path.write_text(header + "\n" + "\n".join(rows) + "\n")
+    assert main(["simulate", "--job-table", str(path), "--nodes", "4"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"gamemarket: error: {path}: line 2: more fields than the header") and "job table" in err
+    path.write_text(header + "\n" + "\n".join(r.rsplit(",", 1)[0] for r in rows) + "\n")  # as meant: it runs
+    assert main(["simulate", "--job-table", str(path), "--nodes", "4"]) == 0
