@@ -173,3 +173,15 @@ def test_a_tie_on_the_fresh_seeds_goes_to_the_interior_and_is_said():
     chosen, _, _, notes, _, _ = design_mod._choose(pts, pts, conf, (), BOX)
     assert chosen == "hb-blend[r=19,a=0.786]" and any("farthest inside the searched ranges" in n for n in notes)
     assert break_tie(pts[:1], BOX) == (pts[0], None)  # no tie: nothing said
+
+
+def test_a_tie_at_the_end_of_one_range_goes_to_the_interior_of_the_others():
+    # hunt 25a-F2: five contenders tied, all at r = 40 (the end of the reserve's range: the least distance 0 for each);
+    # the smaller parameters then chose a = 0, the end of the blend's range, over a = 0.5, and the report said "the
+    # one farthest inside the searched ranges is chosen"
+    blends = [1.0, 0.0, 0.5, 0.967, 0.979]
+    pts = [_point(f"hb-blend[r=40,a={a:g}]", {"reserve": 40.0, "blend": a}, [5.0, 5.0, 5.0]) for a in blends]
+    best, note = break_tie(pts, BOX)
+    assert best.provider == "hb-blend[r=40,a=0.5]" and "5 contenders tie" in note
+    # every order of the contenders chooses the same one
+    assert all(break_tie(pts[k:] + pts[:k], BOX)[0].provider == best.provider for k in range(len(pts)))
