@@ -1111,6 +1111,10 @@ class OutputFolder:
         (another study writing the same report folder with ``--force``) is refused, naming the folder, instead of
         reading a manifest the first is about to replace (hunt 15: the first's figure was left outside the second's
         manifest for good). Claims of one process nest.
+    guest : bool
+        A command that reads the folder and writes there only what its owner's commands would (a report's lock and
+        analysis cache in a study's results folder): with ``force``, another owner's folder is written into and
+        its manifest keeps that owner.
     """
 
     def __init__(
@@ -1127,9 +1131,12 @@ class OutputFolder:
         staged: bool = False,
         exclusive: bool = False,
         writes: str | None = None,
+        guest: bool = False,
     ):
         self.path = Path(path)
         self.writes = writes
+        self.guest = guest
+        self._kept_owner: str | None = None  #: another owner a guest's force writes beside, its manifest kept hers
         self.exclusive = exclusive
         self._held: str | None = None  #: the folder this claim holds (:meth:`_hold`), until it is released
         self.owns_patterns = tuple(owns)
@@ -1217,6 +1224,10 @@ class OutputFolder:
             # remove (hunt 17b-36: `game export --force` into another study's results folder deleted its .lock,
             # last-run.json and tables, files the export never writes); those of the names written are replaced
             self.old = set() if other_kind else set(data["files"])
+            if self.guest and data["owner"] != self.owner:
+                # a guest (a report that reads another study's runs) writes beside the owner without taking the
+                # folder over (hunt 25a-F1: `report --force` made the results its own, and their study was refused)
+                self._kept_owner = data["owner"]
         elif p.is_dir():
             entries = [e.name for e in os.scandir(p)]
             adopted = legacy(p) if legacy is not None and entries else None
@@ -1320,7 +1331,7 @@ class OutputFolder:
 
     def _save(self) -> None:
         files = sorted(self.old | self.written)
-        record = {"owner": self.owner, "what": self.what, "files": files}
+        record = {"owner": self._kept_owner or self.owner, "what": self.what, "files": files}
         if self.owns_patterns:
             record["patterns"] = list(self.owns_patterns)
         text = dumps_json(record, indent=1) + "\n"

@@ -182,12 +182,15 @@ class ResultStore:
         self.inputs = list(inputs)
         self._folder: OutputFolder | None = None
 
-    def claim(self, writes: str | None = None) -> OutputFolder:
+    def claim(self, writes: str | None = None, *, guest: bool = False) -> OutputFolder:
         """The folder as this study's output (made, or checked to be the study's; see the class docstring);
-        ``writes``: what the command writes there, said where the folder is refused (:class:`OutputFolder`)."""
+        ``writes``: what the command writes there, said where the folder is refused (:class:`OutputFolder`);
+        ``guest``: a command that only reads the runs (a report), which another study's folder does not become the
+        study's (its manifest keeps its owner, with ``force``)."""
         if self._folder is None:
             self._folder = OutputFolder(
                 self.root,
+                guest=guest,
                 writes=writes or RESULTS_WRITES,
                 owner=self.owner,
                 what="results folder",
@@ -265,14 +268,15 @@ class ResultStore:
         set_aside(self.path(key), reason)
 
     @contextlib.contextmanager
-    def lock(self, what: str = "study run", writes: str | None = None):
+    def lock(self, what: str = "study run", writes: str | None = None, *, guest: bool = False):
         """Hold the study's lock while writing its results or its report; a second writer of the same study (a
         run, a report) exits with a clear message naming the holder.
 
         An advisory ``flock`` on ``<root>/.lock``, released by the operating system when the holder exits, however
         it exits (a killed run never leaves a stale lock). The lock is the process's: held already (a study run
         that writes its report under it, and whose runs take it again), it is held once more, not taken twice.
-        ``writes``: what the command writes in the folder, said where it is refused as another study's.
+        ``writes``: what the command writes in the folder, said where it is refused as another study's; ``guest``:
+        :meth:`claim`'s.
         """
         key = str(self.root.resolve())
         if key in HELD:
@@ -282,7 +286,7 @@ class ResultStore:
             finally:
                 HELD[key] -= 1
             return
-        path = self.claim(writes).file(".lock")
+        path = self.claim(writes, guest=guest).file(".lock")
         f = open(path, "a+", encoding="utf-8")
         try:
             try:

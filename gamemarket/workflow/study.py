@@ -639,7 +639,7 @@ def _writer_lock(spec: StudySpec, force: bool):
         return nullcontext()
     if spec.population is not None and spec.design is None:
         return _population_report_lock(spec, force)
-    return study_store(spec, force=force).lock("report")
+    return study_store(spec, force=force).lock("report", guest=True)  # (never taken over: hunt 25a-F1)
 
 
 def _population_report_lock(spec: StudySpec, force: bool):
@@ -652,7 +652,7 @@ def _population_report_lock(spec: StudySpec, force: bool):
         f"analysis/population-{analysis_key(spec)}.json, entering them in the folder's manifest under this study; "
         "it removes none of the folder's files"
     )
-    return study_store(spec, force=force).lock("report", writes=writes)
+    return study_store(spec, force=force).lock("report", writes=writes, guest=True)
 
 
 def _write_report_locked(spec: StudySpec, *, force: bool, methods: tuple, log: Log) -> Path:

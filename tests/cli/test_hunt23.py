@@ -1029,3 +1029,20 @@ def test_a_job_table_with_a_field_more_than_its_header_is_refused_at_its_line(tm
     assert err.startswith(f"gamemarket: error: {path}: line 2: more fields than the header") and "job table" in err
     path.write_text(header + "\n" + "\n".join(r.rsplit(",", 1)[0] for r in rows) + "\n")  # as meant: it runs
     assert main(["simulate", "--job-table", str(path), "--nodes", "4"]) == 0
+
+
+def test_a_report_forced_onto_another_studys_results_leaves_them_that_studys(tmp_path, capsys):
+    # hunt 25a-F1: `report b.toml --results results/a --force` rewrote results/a's manifest to name b.toml, and a's
+    # own `study run` and `report` were then refused as another study's
+    a = write_study(tmp_path, TINY.format(count=2), "a.toml")
+    b = write_study(tmp_path, TINY.format(count=2).replace('name = "tiny"', 'name = "other"'), "b.toml")
+    results = tmp_path / "results" / "a"
+    assert main(["study", "run", str(a), "--results", str(results), "--report", str(tmp_path / "ra")]) == 0
+    manifest = results / ".gamemarket-manifest.json"
+    before = json.loads(manifest.read_text())["owner"]
+    assert main(["report", str(b), "--results", str(results), "--report", str(tmp_path / "rb")]) == 2
+    assert "belongs to" in capsys.readouterr().err  # refused without --force, as before
+    assert main(["report", str(b), "--results", str(results), "--report", str(tmp_path / "rb"), "--force"]) == 0
+    assert json.loads(manifest.read_text())["owner"] == before
+    assert main(["report", str(a), "--results", str(results), "--report", str(tmp_path / "ra")]) == 0
+    assert main(["study", "run", str(a), "--results", str(results), "--report", str(tmp_path / "ra")]) == 0
