@@ -30,7 +30,10 @@ from gamemarket.pricing.utilities import make_utility  # noqa: E402
 
 def wide(n: int, m: int, utility: str, seed: int = 1) -> Problem:
     rng = np.random.default_rng(seed)
-    return Problem(rng.uniform(0.1, 1, (n, m)), rng.uniform(0.5, 1, m), make_utility(utility))
+    A, R = rng.uniform(0.1, 1, (n, m)), rng.uniform(0.5, 1, m)
+    # the target utility's desired throughputs: one each (it needs them; the full run stopped there before)
+    target = np.ones(n) if utility == "target" else None
+    return Problem(A, R, make_utility(utility), target=target)
 
 
 def main() -> None:

@@ -206,6 +206,19 @@ def check_frame(table, required: Iterable[str], where: str, hint: str = "") -> N
         )
 
 
+def _first_not_numeric(column, name: str, first_line: int | None) -> str:
+    """What is wrong with a column's first value that is not a number, at its line (``"line N: column ... is
+    'abc'"``; its row from 0 without ``first_line``), as :func:`validate`'s other messages name it (pandas' own said
+    "at position 7", its row from 0: hunt 25b-W3); ``""`` where none is found one by one."""
+    import pandas as pd  # deferred: pandas (a second)
+
+    for k, value in enumerate(column.tolist()):
+        if pd.isna(pd.to_numeric(pd.Series([value]), errors="coerce")).iloc[0] and not pd.isna(value):
+            at = f"line {first_line + k}" if first_line is not None else f"row {k}"
+            return f"{at}: column {name!r} is {value!r}, expected a number"
+    return ""
+
+
 def validate(table: pd.DataFrame, where: str = "job table", first_line: int | None = None) -> pd.DataFrame:
     """Check a job table against the declared columns (``COLUMNS``) and return it with canonical dtypes
     (a copy, only known columns).
@@ -226,7 +239,11 @@ def validate(table: pd.DataFrame, where: str = "job table", first_line: int | No
         try:
             values[c] = pd.to_numeric(table[c], errors="raise").to_numpy(np.float64)
         except (ValueError, TypeError, OverflowError) as exc:
-            raise InputError(f"{where}: column {c!r} must be numeric: {' '.join(str(exc).split())}") from exc
+            said = (
+                _first_not_numeric(table[c], c, first_line)
+                or f"column {c!r} must be numeric: {' '.join(str(exc).split())}"
+            )
+            raise InputError(f"{where}: {said}") from exc
     out = pd.DataFrame(check_columns(values, where, first_line), copy=False)
     if "estimate_generated" in table.columns:  # a workload's flag travels along (not an exchange column)
         out["estimate_generated"] = table["estimate_generated"].astype(bool).to_numpy()

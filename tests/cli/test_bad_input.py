@@ -207,7 +207,7 @@ CASES = {
     ),
     "hexadecimal run time": (
         ["simulate", "--job-table", "{d}/hex.csv", "--nodes", "2", "--out", "{d}/o.csv"],
-        "hex.csv: column 'runtime' must be numeric",
+        "hex.csv: line 3: column 'runtime' is '0x10', expected a number",
         ["o.csv"],
     ),
     "MaxProcs -5": (["workload", "info", "{d}/negprocs.swf"], "header field MaxProcs is '-5'; expected a positive", []),
