@@ -1046,3 +1046,13 @@ def test_a_report_forced_onto_another_studys_results_leaves_them_that_studys(tmp
     assert json.loads(manifest.read_text())["owner"] == before
     assert main(["report", str(a), "--results", str(results), "--report", str(tmp_path / "ra")]) == 0
     assert main(["study", "run", str(a), "--results", str(results), "--report", str(tmp_path / "ra")]) == 0
+
+
+def test_nashpys_vertex_enumeration_leaks_no_bare_numpy_warnings(tmp_path, capsys):
+    # hunt 25c-W2: "gamemarket: warning: divide by zero encountered in divide" on a 3x3 game of ties, no context
+    T = np.array([[1, 1, 1], [1, 1, 1], [1, 1, 2]], float)
+    np.savez(tmp_path / "ties.npz", A=T, B=T)
+    assert main(["game", "solve", str(tmp_path / "ties.npz"), "--methods", "vertex_enumeration"]) in (0, 3)
+    out = capsys.readouterr()
+    assert "encountered in" not in out.err and "encountered in" not in out.out
+    assert "equilibria: " in out.out
