@@ -365,7 +365,15 @@ def _notes_keys_known(spec: StudySpec) -> None:
     was refused only after every run, hunt 20d-W3): the report would fail after every simulation."""
     own = market_for_workload(spec.workload["source"])
     for path in spec.companions:  # (hunt 24a-F6: a pricing companion of a scheduling study, KeyError after every run)
-        other = market_for_workload(load_study(path).workload["source"])
+        companion = load_study(path)
+        if companion.results_dir.resolve() == spec.results_dir.resolve() and companion.path != spec.path:
+            # (hunt 25a-W1: refused as "this results folder belongs to" the other only after this study's runs)
+            raise InputError(
+                f"{spec.path}: field 'companions': {path} keeps its results in this study's results folder "
+                f"{spec.results_dir}; a folder holds one study's runs: expected a companion with a results folder of "
+                "its own ([output] results)"
+            )
+        other = market_for_workload(companion.workload["source"])
         if own.paper_analysis and not other.paper_analysis:
             raise InputError(
                 f"{spec.path}: field 'companions': {path} is a {other.kind}-market study; a companion's claims are the "

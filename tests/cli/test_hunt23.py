@@ -1056,3 +1056,13 @@ def test_nashpys_vertex_enumeration_leaks_no_bare_numpy_warnings(tmp_path, capsy
     out = capsys.readouterr()
     assert "encountered in" not in out.err and "encountered in" not in out.out
     assert "equilibria: " in out.out
+
+
+def test_a_companion_keeping_its_results_in_the_studys_folder_is_refused_before_any_run(tmp_path, capsys):
+    # hunt 25a-W1: refused as "this results folder belongs to" the other only after the study's own runs
+    shared = '[output]\nresults = "results/shared"\n'
+    write_study(tmp_path, TINY.format(count=2).replace('name = "tiny"', 'name = "two"') + shared, "two.toml")
+    one = write_study(tmp_path, 'companions = ["two.toml"]\n' + TINY.format(count=2) + shared, "one.toml")
+    assert main(["study", "run", str(one), "--no-progress"]) == 2
+    assert "keeps its results in this study's results folder" in capsys.readouterr().err
+    assert not (tmp_path / "studies" / "results").exists()  # nothing run, nothing written
