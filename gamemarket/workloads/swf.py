@@ -115,27 +115,36 @@ class _Gunzip:
     """A gzip stream's content, read in blocks: every member in turn (as ``gzip -d`` reads them), and bytes after the
     last member that are not another one ignored, with a warning (NUL padding in silence), as ``gzip -d`` ignores
     them; Python's ``GzipFile`` called the whole file corrupt (hunt 20b-W9). A damaged member raises ``zlib.error``,
-    a cut one ``EOFError``."""
+    a cut one ``EOFError``.
+
+    ``read(n)`` inflates at most ``n`` bytes (``max_length``; the input it did not get to kept for the next read),
+    as the plain text is read ``n`` bytes at a time: a block of a thousandfold-compressed trace (one MB of gzip, a
+    GB of text) was inflated whole, before the first chunk's records were counted against the memory limit, and a
+    trace refused under a limit of 50 MB took 1.9 GB first (hunt 25b-F3)."""
 
     def __init__(self, raw, path, block: int = 1 << 20):
         self.raw, self.path, self.block = raw, path, block
         self.z, self.pending, self.done = zlib.decompressobj(31), b"", False
+        self.full = False  #: the last inflate filled what was asked: more output may wait in the inflater
 
     def read(self, n: int) -> bytes:
         out = []
         size = 0
         while size < n and not self.done:
-            data = self.pending or self.raw.read(self.block)
-            self.pending = b""
-            if not data:
-                if not self.z.eof:
-                    raise EOFError("the gzip stream ends inside a member (a cut file)")
-                self.done = True
-                break
-            piece = self.z.decompress(data)
+            if not self.pending and not self.full:
+                self.pending = self.raw.read(self.block)
+                if not self.pending:
+                    if not self.z.eof:
+                        raise EOFError("the gzip stream ends inside a member (a cut file)")
+                    self.done = True
+                    break
+            want = n - size
+            piece = self.z.decompress(self.pending, want)
+            self.pending, self.full = self.z.unconsumed_tail, len(piece) == want
             out.append(piece)
             size += len(piece)
             if self.z.eof:
+                self.full = False
                 self._next_member(self.z.unused_data)
         return b"".join(out)
 
