@@ -655,9 +655,13 @@ def read_csv_game(path: str | Path) -> Game:
         # every cell a Python string before the table's own size is known: sized by its characters first (hunt
         # 25b-F2: a 33 MB table took 1.1-2 GB under a 600 MB limit, as .nfg and JSON were before they were sized)
         check_fits(CSV_BYTES_PER_CHAR * len(text), f"{path}: reading its {len(text):,} characters of CSV as a table")
-        with fields_named(path, "CSV game"):  # (never an implicit index: hunt 25c-F1)
-            df = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, index_col=False)
         header = next(csv.reader([text.split("\n", 1)[0].lstrip("\ufeff")]), [])
+        try:
+            with fields_named(path, "CSV game"):  # (never an implicit index: hunt 25c-F1)
+                df = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, index_col=False)
+        except InputError:  # a first line that is no payoff table's header is said as such first (a comment, sep=)
+            _csv_players(path, pd.DataFrame([[""] * len(header)], columns=[str(h) for h in header]), header)
+            raise
     except InputError:
         raise
     except Exception as exc:

@@ -365,10 +365,11 @@ def fields_named(path, what: str):
         try:
             yield
         except pd.errors.ParserWarning:
+            said = says_it_is(path, "csv")  # (a first line that is no header: Excel's "sep=," hint, hunt 20b-W3)
             raise InputError(
                 f"{path}: line 2: more fields than the header (line 1) names columns: a field no column is named for "
                 f"(a trailing comma, or a column without its name); expected as many fields a line as the header's "
-                f"names in {_article(what)} {what}"
+                f"names in {_article(what)} {what}{said}"
             ) from None
 
 

@@ -864,6 +864,15 @@ class StudyFile(Table):
         have no effect (hunt 22a-F6)."""
         game = self.game
         default = PopulationSettings.model_fields["seed_step"].default  # (by value: see the design's rule)
+        if game is not None and game.kind == "population" and game.max_seeds:
+            reps = self.replications
+            seeds = len(reps.seeds) if reps.seeds is not None else reps.count
+            if game.max_seeds < seeds:  # (hunt 25a-W2: accepted in silence, with no effect, as if it capped them)
+                raise ValueError(
+                    f"[game] field 'max_seeds' = {game.max_seeds} is below the study's own {seeds} seeds "
+                    "([replications]), which are all run: seeds are added past them up to max_seeds, so it would have "
+                    f"no effect; expected max_seeds >= {seeds} (equal: the study's seeds only, as 0), or fewer seeds"
+                )
         if game is not None and game.kind == "population" and game.seed_step != default:
             if not game.max_seeds:
                 raise ValueError(

@@ -1066,3 +1066,14 @@ def test_a_companion_keeping_its_results_in_the_studys_folder_is_refused_before_
     assert main(["study", "run", str(one), "--no-progress"]) == 2
     assert "keeps its results in this study's results folder" in capsys.readouterr().err
     assert not (tmp_path / "studies" / "results").exists()  # nothing run, nothing written
+
+
+@pytest.mark.parametrize("max_seeds,refused", [(1, True), (2, False), (4, False), (0, False)])
+def test_max_seeds_below_the_studys_own_seeds_is_refused(tmp_path, capsys, max_seeds, refused):
+    # hunt 25a-W2: max_seeds = 2 beside 3 seeds was accepted in silence (it has no effect: every seed of the study runs)
+    from study_helpers import POPULATION_STUDY, write_population_study
+
+    path = write_population_study(tmp_path, POPULATION_STUDY.replace("max_seeds = 4", f"max_seeds = {max_seeds}"))
+    assert main(["study", "status", str(path)]) == (2 if refused else 0)
+    err = capsys.readouterr().err
+    assert ("[game] field 'max_seeds' = 1 is below the study's own 2 seeds" in err) == refused
