@@ -2,15 +2,19 @@
 
 A utility needs three things:
 
-* ``value(t)``: the utility of throughput ``t`` (per job);
+* ``value(t)``: the utility of throughput ``t`` (per job: ``t`` of shape ``(n,)``, the result too);
 * ``best_response(s)``: the maximizer over ``t >= 0`` of ``u(t) - s t`` for a linear cost of slope
-  ``s`` (per job and slope; ``inf`` means "as much as possible"). The maximizer of ``u(t) - c(t)``
-  for a piecewise-linear convex ``c`` follows from it (``maximize``, below), because an optimum
-  sits where ``u'`` crosses the envelope's slopes;
-* ``initial_price(A, R)``: a first guess of the prices.
+  ``s`` (one slope per job, shape ``(n,)``; ``inf`` means "as much as possible"). The maximizer of
+  ``u(t) - c(t)`` for a piecewise-linear convex ``c`` follows from it (``maximize``, below), because an
+  optimum sits where ``u'`` crosses the envelope's slopes: ``best_response_matrix`` calls it once per
+  envelope segment, each time with shape ``(n,)``;
+* ``marginal(t)``: ``u'(t)`` per job (the initial price guess, the repair and the LP finish read it).
 
-New utilities subclass ``Utility`` and register with ``register_utility``; ``maximize`` may be
-overridden where a closed form over the whole envelope is faster.
+New utilities subclass ``Utility`` and register with ``register_utility``; ``best_response_matrix`` or
+``maximize`` may be overridden where a closed form over the whole envelope is faster. What a new
+utility's methods return is checked as they return it (:data:`RETURNS`, :func:`check_return`): a wrong
+shape, values that are no numbers, or NaN is an :class:`~gamemarket.errors.InputError` naming the class,
+the method and what was expected, never a numpy error from deep inside the solver.
 
 References
 ----------
@@ -21,6 +25,8 @@ References
 
 from __future__ import annotations
 
+import functools
+import inspect
 import re
 
 import numpy as np
@@ -37,6 +43,8 @@ class Utility:
     Subclasses define ``value``, ``best_response`` and ``marginal``; ``bind`` sets the per-job
     parameters (weights, and targets where the utility has them). The solver reads ``smooth``,
     ``mu`` and ``log_prices``; ``fused`` hands the built-in utilities to the compiled kernel.
+    A subclass defined outside this module has what its methods return checked against
+    :data:`RETURNS` on every call (:func:`install_checks`; the built-in ones are not wrapped).
 
     Parameters
     ----------
@@ -55,6 +63,11 @@ class Utility:
         """The constant part of the utilities' sum, which no allocation changes (0 but for alpha-fair utilities):
         the stopping rule's relative terms read the objective without it."""
         return 0.0
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.__module__ != __name__:  # a custom utility: its returns are checked (the built-in ones run as written)
+            install_checks(cls)
 
     def __init__(self, weight=None):
         self.weight = None if weight is None else checked_weight(weight, f"{type(self).__name__}: weight")
@@ -81,6 +94,8 @@ class Utility:
         Returns
         -------
         ndarray, shape (n,)
+            Floats (integers are taken as floats), never NaN at a finite ``t``; ``-inf`` where ``u(t)`` is (as
+            ``log``'s at 0).
         """
         raise NotImplementedError
 
@@ -95,7 +110,7 @@ class Utility:
         Returns
         -------
         ndarray, shape (n,)
-            ``inf`` where the job wants as much as it can get.
+            Floats, never NaN at a finite ``s``; ``inf`` where the job wants as much as it can get.
         """
         raise NotImplementedError
 
@@ -105,7 +120,9 @@ class Utility:
     log_prices = False  #: L-BFGS on log prices (see ``solver.solve``)
 
     def marginal(self, t):
-        """``u'(t)`` per job (used for the initial price guess)."""
+        """``u'(t)`` per job: ``t`` of shape ``(n,)``, a float array of shape ``(n,)`` back, never NaN at a finite
+        ``t`` (``inf`` where ``u'`` is unbounded, as ``log``'s at 0). The initial price guess, the repair and the LP
+        finish read it."""
         raise NotImplementedError
 
     def linear_pieces(self):
@@ -115,7 +132,7 @@ class Utility:
 
     def initial_price(self, A, R):
         """Each resource priced at an average job's marginal value of it at the fair-share throughput
-        ``t0 = sum_j R_j mean_i(a_ij) / n``."""
+        ``t0 = sum_j R_j mean_i(a_ij) / n``. An override returns one finite price per resource, shape ``(m,)``."""
         n = A.shape[0]
         col = A.mean(axis=0)
         t0 = max(float(np.sum(np.minimum(R, n) * col)) / n, 1e-12)
@@ -125,7 +142,8 @@ class Utility:
     def maximize(self, T, S, K):
         """Per job, the throughput maximizing ``u(t) - c(t)`` for the envelope with vertices ``T``
         (``T[:, 0] = 0``), slopes ``S`` (segment k runs from ``T[:, k-1]`` to ``T[:, k]``) and ``K``
-        segments: ``t* = min(T_K, min_k max(h(S_k), T_{k-1}))`` with ``h = best_response``."""
+        segments: ``t* = min(T_K, min_k max(h(S_k), T_{k-1}))`` with ``h = best_response_matrix``. An override
+        returns each job's throughput, a finite float array of shape ``(n,)``."""
         n, width = S.shape
         seg = np.arange(1, width + 1)[None, :] <= K[:, None]
         h = self.best_response_matrix(S)
@@ -134,11 +152,20 @@ class Utility:
         return np.minimum(tK, cand.min(axis=1))
 
     def best_response_matrix(self, S):
-        """:meth:`best_response` for a matrix of slopes ``S`` (one row per job, one column per envelope segment)."""
-        return self.best_response(S)
+        """:meth:`best_response` for a matrix of slopes ``S``, shape ``(n, K)`` (one row per job, one column per
+        envelope segment; ``inf`` beyond a job's last segment), as a float array of the same shape, never NaN at a
+        finite slope. This default calls :meth:`best_response` once per column, with shape ``(n,)`` as its contract
+        says (it was handed the whole matrix, and a ``best_response`` written to that contract died in numpy's
+        broadcasting, hunt 25c-F2); an override computes the whole matrix at once (the built-in utilities do)."""
+        S = np.asarray(S)
+        H = np.empty(S.shape, dtype=np.float64)
+        for k in range(S.shape[1]):
+            H[:, k] = self.best_response(np.ascontiguousarray(S[:, k]))  # (checked: install_checks)
+        return H
 
     def best_response_slope(self, s):
-        """``d best_response / d s`` per job (<= 0), for the Newton price update; None when unknown."""
+        """``d best_response / d s`` per job (<= 0), for the Newton price update; None when unknown. An override
+        returns, for ``s`` of shape ``(n,)``, a float array of shape ``(n,)``, never NaN at a finite ``s``."""
         return None
 
 
@@ -406,7 +433,103 @@ def check_complete(utility: Utility) -> Utility:
             f"utility {cls.__name__} does not define {', '.join(missing)} (a Utility must define value(t), "
             "best_response(s) and marginal(t): see gamemarket.pricing.utilities.Utility)"
         )
+    install_checks(cls)  # (a method set on the class after it was made: checked as well)
     return utility
+
+
+#: what each method of a custom :class:`Utility` returns to the solver, checked on every call (:func:`check_return`):
+#: the arguments it is given, the shape expected (``"same"``: the first argument's, ``"jobs"``: one per row of ``S``,
+#: ``"resources"``: one per column of ``A``), and what each entry is. A wrong shape, values that are no numbers
+#: (objects, text, booleans, complex) or a NaN are an :class:`InputError` naming the class, the method and this
+#: (hunt 25c-F2/W6: a bare numpy ValueError or TypeError, or "no finite duality gap", naming neither)
+RETURNS = {
+    "value": ("t", "same", "u(t) at each entry of t, never NaN at a finite t (-inf where u(t) is, as log's at 0)"),
+    "marginal": ("t", "same", "u'(t) at each entry of t, never NaN at a finite t (+inf where u' is unbounded)"),
+    "best_response": (
+        "s",
+        "same",
+        "the maximiser over t >= 0 of u(t) - s t at each entry of s, never NaN at a finite s (+inf where the job "
+        "wants as much as it can get)",
+    ),
+    "best_response_matrix": (
+        "S",
+        "same",
+        "best_response at each entry of S (one row per job, one column per envelope segment), never NaN at a "
+        "finite slope (+inf where the job wants as much as it can get)",
+    ),
+    "best_response_slope": ("s", "same", "d best_response / d s (<= 0) at each entry of s, never NaN at a finite s"),
+    "maximize": ("T, S, K", "jobs", "each job's throughput, finite"),
+    "initial_price": ("A, R", "resources", "one finite price per resource"),
+}
+#: the attribute that marks a method already wrapped by :func:`checked_method`
+CHECKED = "__gamemarket_checked__"
+
+
+def install_checks(cls: type) -> None:
+    """Wrap each method of :data:`RETURNS` that ``cls`` has from outside this module (a custom utility's own, or
+    inherited from a mixin) in :func:`checked_method`, on ``cls`` itself; the built-in utilities' methods, and
+    methods already wrapped, stay as they are. Called when a subclass is made and again by :func:`check_complete`."""
+    for method in RETURNS:
+        raw = inspect.getattr_static(cls, method, None)
+        if inspect.isfunction(raw) and raw.__module__ != __name__ and not getattr(raw, CHECKED, False):
+            setattr(cls, method, checked_method(method, raw))
+
+
+def checked_method(method: str, func):
+    """``func`` (a utility's ``method``) with what it returns passed through :func:`check_return`."""
+
+    @functools.wraps(func)
+    def checked(self, *args, **kwargs):
+        return check_return(self, method, func(self, *args, **kwargs), args, kwargs)
+
+    setattr(checked, CHECKED, True)
+    return checked
+
+
+def _given(method: str, args, kwargs):
+    """The argument the result of ``method`` answers, entry by entry or by its shape (None where not given)."""
+    names = RETURNS[method][0].split(", ")
+    at = 1 if method == "maximize" else 0  # maximize(T, S, K): S; initial_price(A, R): A; else the only argument
+    if len(args) > at:
+        return np.asarray(args[at])
+    return None if names[at] not in kwargs else np.asarray(kwargs[names[at]])
+
+
+def check_return(utility: Utility, method: str, out, args=(), kwargs=None):
+    """``out``, what ``utility.method(*args, **kwargs)`` returned, as a float array once it is what :data:`RETURNS`
+    says (``best_response_slope`` may return None), else an :class:`InputError` naming the utility's class, the
+    method, what it returned and what was expected."""
+    arg, rule, meaning = RETURNS[method]
+    given = _given(method, args, kwargs or {})
+    if given is None or (out is None and method == "best_response_slope"):
+        return out
+    shape = {"same": given.shape, "jobs": given.shape[:1], "resources": given.shape[1:2]}[rule]
+    # (the solver asks best_response_slope(np.ones(1)) whether there is one: a per-job answer is fine there)
+    probe = method == "best_response_slope" and given.shape == (1,)
+    expected = f"expected a float array of shape {shape}: {meaning}"
+    head = f"utility {type(utility).__name__}: {method}({arg}) returned"
+    try:
+        arr = np.asarray(out)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{head} {shown_value(out)} ({exc}); {expected}") from None
+    if arr.dtype.kind not in "iuf":
+        kind = "an object array" if arr.dtype.kind == "O" else f"{arr.dtype} values"
+        shown = shown_value(arr.flat[0]) if arr.size else "none"
+        raise InputError(f"{head} {kind} (such as {shown}), not a numeric array; {expected}")
+    if arr.shape != shape and not probe:
+        raise InputError(f"{head} an array of shape {arr.shape}; {expected}")
+    arr = arr if arr.dtype.kind == "f" else arr.astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        bad = ~np.isfinite(arr) if rule != "same" else np.isnan(arr) & np.isfinite(given)
+    if bad.any():
+        at = tuple(int(i) for i in np.argwhere(bad)[0])
+        value = float(arr[at])
+        said = f" where {arg} = {float(np.broadcast_to(given, arr.shape)[at]):.6g}" if rule == "same" else ""
+        raise InputError(
+            f"{head} {'NaN' if np.isnan(value) else value} at entry {at[0] if len(at) == 1 else at}{said} "
+            f"({int(bad.sum()):,} of {arr.size:,} entries {'NaN' if rule == 'same' else 'not finite'}); {expected}"
+        )
+    return arr
 
 
 def one_per(value, what: str, count: int, each: str) -> np.ndarray:
