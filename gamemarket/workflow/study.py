@@ -364,16 +364,9 @@ def _notes_keys_known(spec: StudySpec) -> None:
     no row of that key, as told from its strategies (``claim_keys_made``: ``{claim.c1.ci}`` in a study without SRG
     was refused only after every run, hunt 20d-W3): the report would fail after every simulation."""
     own = market_for_workload(spec.workload["source"])
+    _folders_apart(spec)
     for path in spec.companions:  # (hunt 24a-F6: a pricing companion of a scheduling study, KeyError after every run)
-        companion = load_study(path)
-        if companion.results_dir.resolve() == spec.results_dir.resolve() and companion.path != spec.path:
-            # (hunt 25a-W1: refused as "this results folder belongs to" the other only after this study's runs)
-            raise InputError(
-                f"{spec.path}: field 'companions': {path} keeps its results in this study's results folder "
-                f"{spec.results_dir}; a folder holds one study's runs: expected a companion with a results folder of "
-                "its own ([output] results)"
-            )
-        other = market_for_workload(companion.workload["source"])
+        other = market_for_workload(load_study(path).workload["source"])
         if own.paper_analysis and not other.paper_analysis:
             raise InputError(
                 f"{spec.path}: field 'companions': {path} is a {other.kind}-market study; a companion's claims are the "
@@ -407,6 +400,28 @@ def _notes_keys_known(spec: StudySpec) -> None:
                 f"made where its strategies are played (claims (1)-(3) need the paper's FT and SRG and an HB "
                 f"mechanism; (4) HB with first and k-th price). The keys it makes: {listed}"
             )
+
+
+def _folders_apart(spec: StudySpec) -> None:
+    """Refuse, before any run, a study whose results or report folder is also one of the studies it brings along
+    (its companions, its population study), or two of those that share one: a folder holds one study's output, and
+    the clash was found only after runs and reports had been written (hunt 25a-W1, 26a-F1/F2)."""
+    studies = [("this study", spec)]
+    studies += [(f"its companion {path} (field 'companions')", load_study(path)) for path in spec.companions]
+    if spec.population_study is not None:
+        studies.append((f"its population study {spec.population_study}", load_study(spec.population_study)))
+    seen: dict[Path, tuple[str, str, Path]] = {}
+    for who, study in studies:
+        for kind, folder in (("results", study.results_dir), ("report", study.report_dir)):
+            key = Path(folder).resolve()
+            if key in seen and seen[key][2] != Path(study.path).resolve():
+                first, first_kind, _ = seen[key]
+                raise InputError(
+                    f"{spec.path}: {who} keeps its {kind} in {folder}, {first}'s {first_kind} folder; a folder holds "
+                    "one study's output: expected each study its own results and report folders ([output] results, "
+                    "report)"
+                )
+            seen.setdefault(key, (who, kind, Path(study.path).resolve()))
 
 
 def _note_field_unmade(spec: StudySpec, field: str) -> str | None:

@@ -1064,7 +1064,7 @@ def test_a_companion_keeping_its_results_in_the_studys_folder_is_refused_before_
     write_study(tmp_path, TINY.format(count=2).replace('name = "tiny"', 'name = "two"') + shared, "two.toml")
     one = write_study(tmp_path, 'companions = ["two.toml"]\n' + TINY.format(count=2) + shared, "one.toml")
     assert main(["study", "run", str(one), "--no-progress"]) == 2
-    assert "keeps its results in this study's results folder" in capsys.readouterr().err
+    assert "keeps its results in" in (err := capsys.readouterr().err) and "this study's results folder" in err
     assert not (tmp_path / "studies" / "results").exists()  # nothing run, nothing written
 
 
@@ -1077,3 +1077,37 @@ def test_max_seeds_below_the_studys_own_seeds_is_refused(tmp_path, capsys, max_s
     assert main(["study", "status", str(path)]) == (2 if refused else 0)
     err = capsys.readouterr().err
     assert ("[game] field 'max_seeds' = 1 is below the study's own 2 seeds" in err) == refused
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["population study's results", "population study's report", "companion's report", "two companions' results"],
+)
+def test_every_folder_of_a_study_and_those_it_brings_along_is_checked_apart_before_any_run(tmp_path, capsys, case):
+    # hunt 26a-F1/F2: a population study or a companion sharing the study's report folder, or two of them sharing a
+    # folder, was refused only after their runs and reports were written (this morning's check saw one case)
+    from study_helpers import POPULATION_STUDY
+
+    def tiny(name, output=""):
+        return TINY.format(count=2).replace('name = "tiny"', f'name = "{name}"') + output
+
+    pop_output = {
+        "population study's results": 'results = "results/main"',
+        "population study's report": 'report = "reports/main"',
+    }
+    pop = POPULATION_STUDY.replace('results = "results"\nreport = "report"', pop_output.get(case, 'results = "r/pop"'))
+    write_study(tmp_path, pop, "pop.toml")
+    own = '[output]\nresults = "results/main"\nreport = "reports/main"\n'
+    if case.startswith("population"):
+        main_body = 'population_study = "pop.toml"\nnotes = "{population.hb-kth.truthful}"\n' + tiny("main", own)
+    elif case == "companion's report":
+        write_study(tmp_path, tiny("c1", '[output]\nreport = "reports/main"\n'), "c1.toml")
+        main_body = 'companions = ["c1.toml"]\n' + tiny("main", own)
+    else:
+        for name in ("c1", "c2"):
+            write_study(tmp_path, tiny(name, '[output]\nresults = "results/x"\n'), f"{name}.toml")
+        main_body = 'companions = ["c1.toml", "c2.toml"]\n' + tiny("main", own)
+    path = write_study(tmp_path, main_body, "main.toml")
+    assert main(["study", "run", str(path), "--no-progress"]) == 2
+    assert "a folder holds one study's output" in capsys.readouterr().err
+    assert not (tmp_path / "studies" / "results").exists() and not (tmp_path / "studies" / "reports").exists()
