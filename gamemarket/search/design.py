@@ -544,7 +544,8 @@ def break_tie(tied: list, box: list) -> tuple:
     """The design chosen among ``tied`` (the contenders whose mean objective on the fresh seeds equals the best, to
     rounding), and a note naming them where there are several: the one farthest inside the searched ranges (each
     parameter's distance to an end of its range, each range scaled to 1, compared from the least up: the largest
-    least distance, then the largest next one, and so on; then the smaller parameters). Where the objective does not
+    least distance, then the largest next one, and so on; then the smaller parameters; then by name, so that the
+    order of ``[design] schedulers`` never decides). Where the objective does not
     tell them apart, an end of a range is never chosen silently (hunt 13: a = 1 chosen among equal a = 0.786, 0.868
     and 1, with a note that it "may keep improving past" 1); nor where every contender is at the end of one range
     (hunt 25a-F2: all at r = 40, the least distance was 0 for each, and a = 0, the end of the blend's range, was
@@ -555,7 +556,7 @@ def break_tie(tied: list, box: list) -> tuple:
     def inside(p):
         v = [float(p.params.get(k, lo)) for k, lo, _ in box]
         depths = sorted(min(x - lo, hi - x) / (hi - lo) for x, (_, lo, hi) in zip(v, box))
-        return ([-d for d in depths], v)
+        return ([-d for d in depths], v, p.provider)  # (last by name: hunt 26a-W1, schedulers' order chose)
 
     best = min(tied, key=inside)
     names = ", ".join(f"`{p.provider}`" for p in tied)

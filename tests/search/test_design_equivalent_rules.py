@@ -185,3 +185,13 @@ def test_a_tie_at_the_end_of_one_range_goes_to_the_interior_of_the_others():
     assert best.provider == "hb-blend[r=40,a=0.5]" and "5 contenders tie" in note
     # every order of the contenders chooses the same one
     assert all(break_tie(pts[k:] + pts[:k], BOX)[0].provider == best.provider for k in range(len(pts)))
+
+
+def test_a_tie_between_schedulers_is_broken_by_name_not_by_their_order():
+    # hunt 26a-W1: hb-blend and wspt-blend tied at the same point; `schedulers = ["hb", "wspt"]` recommended one and
+    # `["wspt", "hb"]` the other
+    pts = [
+        _point("wspt-blend[r=40,a=0]", {"reserve": 40.0, "blend": 0.0}, [5.0, 5.0, 5.0]),
+        _point("hb-blend[r=40,a=0]", {"reserve": 40.0, "blend": 0.0}, [5.0, 5.0, 5.0]),
+    ]
+    assert break_tie(pts, BOX)[0].provider == break_tie(pts[::-1], BOX)[0].provider == "hb-blend[r=40,a=0]"
