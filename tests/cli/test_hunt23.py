@@ -1111,3 +1111,17 @@ def test_every_folder_of_a_study_and_those_it_brings_along_is_checked_apart_befo
     assert main(["study", "run", str(path), "--no-progress"]) == 2
     assert "a folder holds one study's output" in capsys.readouterr().err
     assert not (tmp_path / "studies" / "results").exists() and not (tmp_path / "studies" / "reports").exists()
+
+
+def test_alpharanks_sensitivity_names_tied_first_profiles_as_one_answer(tmp_path, capsys):
+    # hunt 25c-W1: two profiles tied at 0.5 (1e12 beside 0.01); the sensitivity's "first" changed from one alpha to the
+    # next by float noise (0.5000000000001568 against 0.4999999999998432), and the note called the limits different
+    np.savez(tmp_path / "scale.npz", A=np.array([[1e12, 0], [0, 1e12]]), B=np.array([[0.01, 0], [0, 0.01]]))
+    assert main(["game", "solve", str(tmp_path / "scale.npz"), "--concept", "alpharank", "--format", "json"]) == 0
+    rec = json.loads(capsys.readouterr().out)
+    rec = rec[0] if isinstance(rec, list) else rec
+    rows = rec["sensitivity"] if "sensitivity" in rec else rec["games"][0]["sensitivity"]
+    assert len({r["first"] for r in rows}) == 1 and all(len(r["tied_with"]) == 1 for r in rows)
+    assert main(["game", "solve", str(tmp_path / "scale.npz"), "--concept", "alpharank"]) == 0
+    out = capsys.readouterr().out
+    assert "(tied with 1 more)" in out and "is not the largest alpha's" not in out
