@@ -237,7 +237,11 @@ def add_pricing_commands(sub) -> None:
     )
     s.add_argument("--utility", help="linear, log, target or alpha:<value> (synthetic family; default log)")
     s.add_argument("--seed", type=SEED, help="seed of the synthetic family's draw (default: 0)")
-    s.add_argument("--float32", action="store_true", help="hold efficiencies in float32 (half the memory)")
+    s.add_argument(
+        "--float32",
+        action="store_true",
+        help="hold efficiencies in float32 (half the memory; the synthetic family draws the same problem, rounded)",
+    )
     s.add_argument(
         "--eps",
         type=POSITIVE,
