@@ -246,7 +246,8 @@ def add_pricing_commands(sub) -> None:
         "--eps",
         type=POSITIVE,
         help="stopping duality gap: stop once the gap <= max(EPS, REL_EPS abs(objective)) (default: a certified "
-        "relative gap of 1e-6, gap <= 1e-6 abs(objective); 1e-3 n for linear and target utilities)",
+        "relative gap of 1e-6, gap <= 1e-6 abs(objective); 1e-3 n for linear and target utilities, at most 1e-2 "
+        "of the utilities' size)",
     )
     s.add_argument(
         "--rel-eps",

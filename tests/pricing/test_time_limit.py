@@ -193,3 +193,22 @@ def test_a_few_jobs_over_thousands_of_resources_stop_at_the_limit(tmp_path):
     assert not r.converged and "stopped at the time limit (1 s)" in r.message
     assert r.seconds < 10.0
     assert check_feasible(pr, r.allocation) <= 1e-9
+
+
+@pytest.mark.parametrize("utility", ["linear", "target"])
+def test_the_default_gap_of_a_problem_in_small_units_is_relative_to_its_size(utility):
+    # hunt 26c-F2: efficiencies near 1e-6 (inside the accepted magnitudes): the absolute default eps = 1e-3 n took the
+    # first allocation, worth 1/1,240 of the optimum, for converged at iteration 0
+    rng = np.random.default_rng(0)
+    A = rng.uniform(0.1, 1, (40, 3)) * 1e-6
+    target = np.full(40, 1e-6) if utility == "target" else None
+    small = Problem(A, np.array([5.0, 5, 5]), utility, target=target)
+    r = solve(small)
+    exact = solve(small, eps=1e-12, rel_eps=0.0)
+    size = max(abs(r.objective), abs(exact.objective))
+    assert r.converged and r.gap <= 1e-2 * size * 3 and r.objective >= exact.objective - 1e-2 * size * 3
+    # a problem in its usual units keeps the paper's 1e-3 n
+    usual = Problem(
+        rng.uniform(0.1, 1, (40, 3)), np.array([5.0, 5, 5]), utility, target=np.ones(40) if target is not None else None
+    )
+    assert solver_module.default_smoothed_eps(usual) == pytest.approx(1e-3 * 40)
