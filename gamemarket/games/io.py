@@ -635,8 +635,9 @@ def _payoff_cells_reference(path: Path, df: pd.DataFrame, r: str, c: str, rows: 
 
 
 #: bytes of memory per character of a CSV game's text while it is read as a table of strings and its matrices are
-#: made: 11 measured (a 112 MB table of 1,500 x 1,500 profiles took 1.24 GB above the interpreter's own), rounded up
-CSV_BYTES_PER_CHAR = 16
+#: made: 11 measured on a 112 MB table of 1,500 x 1,500 profiles (1.24 GB above the interpreter's own), 26 on a 27 MB
+#: one of shorter lines (707 MB: hunt 26b-F1, where 16 let it pass a 600 MB limit), rounded up
+CSV_BYTES_PER_CHAR = 32
 
 
 def read_csv_game(path: str | Path) -> Game:

@@ -32,6 +32,7 @@ References
 from __future__ import annotations
 
 import itertools
+import time
 import warnings
 from dataclasses import dataclass, field
 from numbers import Real
@@ -109,6 +110,10 @@ class SymmetricSolution:
 
 
 # ---------------------------------------------------------------------- searches
+#: seconds of the compiled replicator dynamics between two looks at a clock (:func:`replicator_dynamics`)
+REPLICATOR_LOOK = 0.1
+
+
 def replicator_dynamics(
     game: RoleSymmetricGame,
     mixture,
@@ -141,17 +146,22 @@ def replicator_dynamics(
     if dense_ok and jit:
         counts = np.ascontiguousarray(C, dtype=np.int64)
         roles = np.asarray(starts, dtype=np.int64), np.asarray(ks, dtype=np.int64)
-        it = 0
+        it, step = 0, 1
         while it < max_iters and active.any():
-            if clock is not None and it % 50 == 49:
+            if clock is not None and it:
                 clock.check()
-            # up to the next check (before iterations 49, 99, ...: the reference's), or to the end without a clock
-            end = max_iters if clock is None else min(max_iters, it + 1 + (48 - it) % 50)
+            # to the end without a clock; with one, as many iterations as take about REPLICATOR_LOOK seconds (at most
+            # 50): an iteration of a game of 100 strategies a role took half a second, and 50 of them ran 24 s past a
+            # 2 s limit (hunt 26b-F3). Where the clock is looked at never changes the steps taken
+            end = max_iters if clock is None else min(max_iters, it + step)
+            began = time.perf_counter()
             _replicator_rows(X, active, counts, K, roles[0], roles[1], lo, 1e-3 * spread, end - it, converge)
+            each = (time.perf_counter() - began) / (end - it)
+            step = int(max(1, min(50, REPLICATOR_LOOK / each))) if each > 0 else 50
             it = end
         return X[0] if np.ndim(mixture) == 1 else X
     for it in range(max_iters):
-        if clock is not None and it % 50 == 49:
+        if clock is not None and (it % 50 == 49 or not dense_ok):  # (each iteration where it is one profile a time)
             clock.check()
         Y = X[active]
         if dense_ok:  # every row at once: x^(c - e_s) = x^c / x_s (clipped logs: a search, not a verdict)
@@ -753,8 +763,9 @@ LOCAL_ROUNDING = 1e3 * np.finfo(float).eps
 SCALE_ROUNDING = 64 * np.finfo(float).eps
 
 
-#: candidates verified between two looks at the clock (:func:`_verified`)
-VERIFY_PER_LOOK = 64
+#: candidates verified between two looks at the clock (:func:`_verified`): each (a game of 200 strategies a role
+#: verified 64 at a time ran 101 s past a 2 s limit: hunt 26b-F3; a look is a microsecond)
+VERIFY_PER_LOOK = 1
 
 
 def _verified(

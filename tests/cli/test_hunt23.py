@@ -1125,3 +1125,46 @@ def test_alpharanks_sensitivity_names_tied_first_profiles_as_one_answer(tmp_path
     assert main(["game", "solve", str(tmp_path / "scale.npz"), "--concept", "alpharank"]) == 0
     out = capsys.readouterr().out
     assert "(tied with 1 more)" in out and "is not the largest alpha's" not in out
+
+
+def test_verification_looks_at_the_clock_before_every_candidate():
+    # hunt 26b-F2: a 2,000 x 2,000 game's candidates take 0.2-0.6 s each to verify, and the clock was looked at every
+    # 64 of them: 43 s past a 1 s limit
+    import time
+
+    from gamemarket.games.equilibria import _verify_each
+
+    seen, notes = [], []
+    done = _verify_each(
+        [(i, i) for i in range(200)], lambda x, y: (seen.append(x), time.sleep(0.02)), 0.05, [0.0], "pure", notes
+    )
+    assert not done and 1 <= len(seen) < 64 and "were left unverified" in notes[0]
+
+
+def test_the_compiled_replicator_dynamics_look_at_the_clock_after_their_first_iteration(monkeypatch):
+    # hunt 26b-F3: an iteration of a game of 100 strategies a role took half a second and the clock was looked at
+    # every 50: 24 s past a 2 s limit; now the first look comes after one iteration, and the next after about
+    # REPLICATOR_LOOK seconds of them
+    from gamemarket.games import rsg_equilibria as rq
+    from gamemarket.games.budget import SearchClock, TimeUp
+    from gamemarket.games.rsgame import RoleSymmetricGame
+
+    game = RoleSymmetricGame.from_function(["c"], [3], [["a", "b", "c"]], lambda p: [1.0, 2.0, 0.5])
+    steps = []
+    real = rq._replicator_rows
+
+    def counted(*args):
+        steps.append(args[-2])
+        return real(*args)
+
+    monkeypatch.setattr(rq, "_replicator_rows", counted)
+    with pytest.raises(TimeUp):
+        rq.replicator_dynamics(
+            game, np.array([[0.3, 0.3, 0.4]]), max_iters=10_000, converge=0.0, clock=SearchClock(1e-9)
+        )
+    assert steps == [1]
+    # without a clock: one call of every iteration, the same point as the reference's
+    steps.clear()
+    x = rq.replicator_dynamics(game, np.array([0.3, 0.3, 0.4]), max_iters=200)
+    ref = rq.replicator_dynamics(game, np.array([0.3, 0.3, 0.4]), max_iters=200, jit=False)
+    assert steps == [200] and np.allclose(x, ref, atol=1e-9)
