@@ -39,8 +39,9 @@ from pydantic import Field
 from gamemarket.errors import InputError, check_path, shown_list, shown_value
 from gamemarket.games.checks import exact_payoff
 from gamemarket.games.io import write_json
-from gamemarket.games.rsgame import RoleSymmetricGame
+from gamemarket.games.rsgame import RoleSymmetricGame, num_profiles
 from gamemarket.io.files import read_json
+from gamemarket.io.limits import check_fits
 from gamemarket.io.schema import Table, check
 
 #: the most players a role may have (a reduced or a full game's; beyond it no profile count fits a table)
@@ -92,6 +93,15 @@ def from_egta(data: dict, *, source: str = "EGTA JSON") -> RoleSymmetricGame:
     profiles = data["profiles"]
     if not isinstance(profiles, list) or not profiles:
         raise InputError(f"{source}: field 'profiles' must be a non-empty list")
+    # the tables sized before they are made: the listed profiles' two (counts, payoffs) and the complete game's three
+    # (hunt 26b-F4: a 9.5 MB file of 250,000 profiles over 1,000 strategies took 6.5 GB under a 1.2 GB limit before
+    # the game's own check, made on the tables already built)
+    need = num_profiles(counts, [len(ss) for ss in strat_lists])
+    complete = need if need == len(profiles) or need <= 10**6 else 0  # (more declared than listed: said below, by name)
+    check_fits(
+        (2 * len(profiles) + 3 * complete) * k * 8,
+        f"{source}: a role-symmetric game of {need:,} profiles over {k:,} strategies (its tables as read and held)",
+    )
     prof = np.zeros((len(profiles), k), dtype=np.int64)
     pay = np.zeros((len(profiles), k))
     averaged: list = []  # the number of observations of every payoff given as a list

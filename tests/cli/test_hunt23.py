@@ -1168,3 +1168,27 @@ def test_the_compiled_replicator_dynamics_look_at_the_clock_after_their_first_it
     x = rq.replicator_dynamics(game, np.array([0.3, 0.3, 0.4]), max_iters=200)
     ref = rq.replicator_dynamics(game, np.array([0.3, 0.3, 0.4]), max_iters=200, jit=False)
     assert steps == [200] and np.allclose(x, ref, atol=1e-9)
+
+
+def test_an_egta_games_tables_are_sized_before_they_are_made(tmp_path, monkeypatch, capsys):
+    # hunt 26b-F4: the profiles were parsed into dense (profiles x strategies) tables before the game's own size check:
+    # a 9.5 MB file took 6.5 GB under a 1.2 GB limit, a 38 MB one the machine's 23 GB
+    from gamemarket.games import egta
+
+    k = 40
+    strategies = [f"s{i}" for i in range(k)]
+    profiles = [{"r": [[s, 1, 1.0]]} for s in strategies]
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps({"players": {"r": 1}, "strategies": {"r": strategies}, "profiles": profiles}))
+    made = []
+    real = egta._read_role
+    monkeypatch.setattr(egta, "_read_role", lambda *a: (made.append(1), real(*a))[1])  # (each profile's filling)
+    monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", str(5 * k * k * 8 - 1))  # (2 listed + 3 complete) x 40 x 40 doubles
+    assert main(["game", "solve", str(path)]) == 2
+    assert (
+        "a role-symmetric game of 40 profiles over 40 strategies (its tables as read and held)"
+        in capsys.readouterr().err
+    )
+    assert not made
+    monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", str(10**9))
+    assert main(["game", "solve", str(path)]) == 0
