@@ -150,16 +150,12 @@ def unchecked_regret(A: np.ndarray, B: np.ndarray, x: np.ndarray, y: np.ndarray)
 
 
 def _support_key(x: np.ndarray, y: np.ndarray) -> tuple[bytes, bytes]:
-    """Where two profiles may be one (:func:`_close`): the strategies each plays with probability above
-    ``SUPPORT_KEY_MIN``. Profiles that close agree there, unless an entry lies within 1e-7 of the threshold (a
-    duplicate then listed twice, never one lost); a new profile is compared with those of its key alone, not with
-    every one found (hunt 16a: a 1 x 5000 game of zeros has 5,000 pure equilibria, compared pairwise past any time
-    limit)."""
-    return np.packbits(x > SUPPORT_KEY_MIN).tobytes(), np.packbits(y > SUPPORT_KEY_MIN).tobytes()
-
-
-#: the probability above which a strategy is in a profile's support key (:func:`_support_key`)
-SUPPORT_KEY_MIN = 1e-4
+    """Where two profiles may be one (:func:`_close`): the strategies each plays (with a probability above 0, the
+    methods' dust below 1e-12 dropped by :func:`_cleaned`). Profiles of other supports are other equilibria, however
+    close their shares (hunt 26c-F1: a share of 2e-8 was merged into its neighbour's 0, an equilibrium of a
+    nondegenerate game lost); a new profile is compared with those of its support alone, not with every one found
+    (hunt 16a: a 1 x 5000 game of zeros has 5,000 pure equilibria, compared pairwise past any time limit)."""
+    return np.packbits(x > 0).tobytes(), np.packbits(y > 0).tobytes()
 
 
 def _close(a: np.ndarray, b: np.ndarray) -> bool:
@@ -966,6 +962,8 @@ def solve(
                 f"{method}: returned a profile with regret {rg[0]:.3g}, {rg[1]:.3g}, not an equilibrium (discarded)"
             )
             return
+        # one equilibrium only where the supports are the same, not merely the shares close: (2e-8, 0.49999999, ...)
+        # beside (0, 0.5, 0.5) of a game of 1e8 beside 1..3 is another extreme equilibrium (hunt 26c-F1)
         bucket = by_support.setdefault(_support_key(X, Y), [])
         for e in bucket:  # np.allclose's rule (|a - b| <= 1e-7 + 1e-5 |b|), without its cost on small vectors
             if _close(e.x, X) and _close(e.y, Y):

@@ -1192,3 +1192,16 @@ def test_an_egta_games_tables_are_sized_before_they_are_made(tmp_path, monkeypat
     assert not made
     monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", str(10**9))
     assert main(["game", "solve", str(path)]) == 0
+
+
+@pytest.mark.parametrize("big", [1e5, 1e8])  # (1e11 beside 1..3: past the methods' tolerance, 1e-9 of the spread)
+def test_an_equilibrium_of_tiny_shares_beside_another_of_none_is_kept(big):
+    # hunt 26c-F1: 1e8 beside matching pennies of 1..3: a nondegenerate game of three equilibria, the third of shares
+    # (2e-8, 0.49999999, 0.49999999), was merged into (0, 0.5, 0.5) as a duplicate: 2 listed, exit 0
+    A = np.array([[big, 0, 0], [0, 3, 1], [0, 1, 3]])
+    B = np.array([[big, 0, 0], [0, 1, 3], [0, 3, 1]])
+    sol = solve(Game(A, B))
+    assert len(sol.equilibria) == 3 and not sol.degenerate
+    supports = {(tuple(e.x > 0), tuple(e.y > 0)) for e in sol.equilibria}
+    assert len(supports) == 3
+    assert all(max(e.regret) <= 1e-9 * big for e in sol.equilibria)
