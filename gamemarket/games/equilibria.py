@@ -983,7 +983,7 @@ def solve(
         finished[method] = verified and not any(n.startswith("incomplete:") for n in notes[before:])
     degenerate |= any(len(sx) != len(sy) for sx, sy in (e.supports() for e in found)) or _pure_ties(An, Bn, tol)
     if switched:
-        notes.append(switched.format(found=len(found)))
+        notes.append(switched.format(found=f"{len(found):,} equilibri{'um' if len(found) == 1 else 'a'}"))
     complete, exhaustive = _how_complete(finished, switched, notes)
     found.sort(key=lambda e: (not e.pure, -e.payoffs[0], -e.payoffs[1]))
     return Solution(
@@ -1342,6 +1342,6 @@ def _large_game_switch(methods: list, shape: tuple, time_limit: float | None, co
     return (
         f"partial: the complete enumeration of this {m}x{n} game could visit up to {vertices} "
         f"vertices ({took}, beyond the time limit of {time_limit:g} s), so {method} "
-        f"({EQUILIBRIUM_METHODS.get(method).description}) answered: {{found}} equilibria, not necessarily every one; "
+        f"({EQUILIBRIUM_METHODS.get(method).description}) answered: {{found}}, not necessarily every one; "
         "--complete (complete=True) enumerates them all, under the time limit"
     )

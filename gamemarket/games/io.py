@@ -405,7 +405,10 @@ def read_npz_game(path: str | Path, *, sized=None) -> Game:
             _check_float_copies(path, shapes)
             shape = shapes[0][1:] if len(keys) == 1 and shapes[0] is not None else shapes[0]
             if sized is not None and shape is not None and len(shape) == 2:
-                sized(*shape)
+                try:
+                    sized(*shape)
+                except InputError as exc:  # (named by the file, as the reader's own check is: hunt 26b-W3)
+                    raise InputError(f"{path}: {exc}") from None
             return keys
         shapes = {k: v[0] for k, v in headers.items()}
         said = f"arrays {shapes}"

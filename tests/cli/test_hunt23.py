@@ -950,7 +950,8 @@ def test_an_npz_game_is_sized_as_the_solve_will_hold_it_before_it_is_inflated(tm
     built = []
     monkeypatch.setattr(game_io, "Game", lambda *a, **k: built.append(1))
     assert main(["game", "solve", str(path)]) == 2
-    assert "solving a 600 x 600 game (its payoffs and the solver's copies) needs about" in capsys.readouterr().err
+    err = capsys.readouterr().err  # (named by the file: hunt 26b-W3)
+    assert f"{path}: solving a 600 x 600 game (its payoffs and the solver's copies) needs about" in err
     assert not built  # refused from the headers: no game was made from inflated arrays
     # a reader that does not solve reads it (its own peak fits)
     monkeypatch.undo()
