@@ -962,9 +962,7 @@ def solve(
                 f"{method}: returned a profile with regret {rg[0]:.3g}, {rg[1]:.3g}, not an equilibrium (discarded)"
             )
             return
-        # one equilibrium only where the supports are the same, not merely the shares close: (2e-8, 0.49999999, ...)
-        # beside (0, 0.5, 0.5) of a game of 1e8 beside 1..3 is another extreme equilibrium (hunt 26c-F1)
-        bucket = by_support.setdefault(_support_key(X, Y), [])
+        bucket = by_support.setdefault(_support_key(X, Y), [])  # (the same support: hunt 26c-F1)
         for e in bucket:  # np.allclose's rule (|a - b| <= 1e-7 + 1e-5 |b|), without its cost on small vectors
             if _close(e.x, X) and _close(e.y, Y):
                 e.methods.add(method)

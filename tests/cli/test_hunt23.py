@@ -1206,3 +1206,16 @@ def test_an_equilibrium_of_tiny_shares_beside_another_of_none_is_kept(big):
     supports = {(tuple(e.x > 0), tuple(e.y > 0)) for e in sol.equilibria}
     assert len(supports) == 3
     assert all(max(e.regret) <= 1e-9 * big for e in sol.equilibria)
+
+
+@pytest.mark.parametrize(
+    "payment,said",
+    [("nosuch", "unknown payment scheme 'nosuch'"), ("kth", "field 'blend' applies to payment 'blend', not 'kth'")],
+)
+def test_a_misspelt_design_payment_beside_blend_is_named_as_the_payment(tmp_path, capsys, payment, said):
+    # hunt 26a-W4: payment = "nosuch" beside blend was told "field 'blend' applies to payment 'blend', not 'nosuch'"
+    from study_helpers import SMALL_DESIGN
+
+    path = write_study(tmp_path, SMALL_DESIGN.replace('payment = "blend"', f'payment = "{payment}"'))
+    assert main(["study", "status", str(path)]) == 2
+    assert said in capsys.readouterr().err
