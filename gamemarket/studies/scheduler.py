@@ -35,6 +35,13 @@ def parse(address: str) -> tuple[str, str, int]:
     where = f"--scheduler-address {address!r}"
     if not isinstance(address, str) or "://" not in address:
         raise InputError(f"{where}: expected an address such as tcp://10.0.0.1:8786")
+    scheme = address.partition("://")[0]
+    if scheme != scheme.strip() or scheme != scheme.lower():  # (urlsplit strips and lowers it; dask does neither: the
+        # handshake then failed and the peer was blamed, hunt 26c-W3)
+        raise InputError(
+            f"{where}: the scheme {scheme!r} has {'spaces' if scheme != scheme.strip() else 'capitals'}; expected it "
+            f"as dask writes it, {scheme.strip().lower()}://"
+        )
     parts = urlsplit(address)
     if parts.scheme in ("http", "https"):
         raise InputError(

@@ -25,6 +25,9 @@ from gamemarket.studies.scheduler import identify, parse
         ("tcp://me@10.0.0.1:8786", r"no path, query or user"),
         ("inproc://x", r"an inproc address is inproc://HOST/PID/N, a cluster inside one process"),
         ("inproc://10.0.0.1/1/1", r"names a cluster inside process 1, which no other process reaches"),
+        # (hunt 26c-W3: urlsplit strips and lowers the scheme, dask does not: the handshake failed, the peer blamed)
+        (" tcp://127.0.0.1:8786", r"the scheme ' tcp' has spaces; expected it as dask writes it, tcp://"),
+        ("TCP://127.0.0.1:8786", r"the scheme 'TCP' has capitals"),
     ],
 )
 def test_an_address_that_is_not_one_is_named(address, message):
