@@ -256,10 +256,18 @@ def _named(players: list[str], names: list[list[str]], where: str) -> tuple[list
     blank = sum(not p.strip() for p in players) + sum(not s.strip() for ss in names for s in ss)
     if not blank:
         return players, names
-    players = [p if p.strip() else f"Player {i}" for i, p in enumerate(players, 1)]
-    names = [[s if s.strip() else str(j) for j, s in enumerate(ss, 1)] for ss in names]
+    players = [_unused(f"Player {i}", players) if not p.strip() else p for i, p in enumerate(players, 1)]
+    names = [[_unused(str(j), ss) if not s.strip() else s for j, s in enumerate(ss, 1)] for ss in names]
     warnings.warn(f"{where}: {blank} player or strategy name(s) left empty, named by their place", stacklevel=3)
     return players, names
+
+
+def _unused(name: str, taken: list[str]) -> str:
+    """``name``, or ``name`` with primes where the file already uses it (``{ "" "1" }``: the first is ``1'``, not a
+    second ``1``, which was refused as two strategies of one name: hunt 26b-W2)."""
+    while name in taken:
+        name += "'"
+    return name
 
 
 def _nfg_strategies(cur: _Cursor, players: list[str]) -> list[list[str]]:

@@ -1219,3 +1219,15 @@ def test_a_misspelt_design_payment_beside_blend_is_named_as_the_payment(tmp_path
     path = write_study(tmp_path, SMALL_DESIGN.replace('payment = "blend"', f'payment = "{payment}"'))
     assert main(["study", "status", str(path)]) == 2
     assert said in capsys.readouterr().err
+
+
+def test_an_empty_nfg_strategy_name_is_named_by_its_place_without_taking_anothers(tmp_path, capsys):
+    # hunt 26b-W2: { "" "1" } was refused as "two strategies named '1'"; pygambit reads it
+    path = tmp_path / "e.nfg"
+    path.write_text(
+        'NFG 1 R "t" { "P1" "P2" }\n{ { "" "1" }\n{ "a" "b" }\n}\n""\n{\n{ "" 1 1 }\n{ "" 0 0 }\n{ "" 0 0 }\n'
+        '{ "" 1 1 }\n}\n1 2 3 4\n'
+    )
+    assert main(["game", "solve", str(path)]) == 0
+    out = capsys.readouterr()
+    assert "1'" in out.out and "named by their place" in out.err
