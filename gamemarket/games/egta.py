@@ -93,14 +93,15 @@ def from_egta(data: dict, *, source: str = "EGTA JSON") -> RoleSymmetricGame:
     profiles = data["profiles"]
     if not isinstance(profiles, list) or not profiles:
         raise InputError(f"{source}: field 'profiles' must be a non-empty list")
-    # the tables sized before they are made: the listed profiles' two (counts, payoffs) and the complete game's three
-    # (hunt 26b-F4: a 9.5 MB file of 250,000 profiles over 1,000 strategies took 6.5 GB under a 1.2 GB limit before
-    # the game's own check, made on the tables already built)
+    # the tables sized before they are made: the listed profiles' two (counts, payoffs), and where the file lists as
+    # many profiles as the complete game has, its three (hunt 26b-F4: a 9.5 MB file of 250,000 profiles over 1,000
+    # strategies took 6.5 GB under a 1.2 GB limit before the game's own check, made on the tables already built); a
+    # file declaring more than it lists is the game's own check's, after the profiles' names are read
     need = num_profiles(counts, [len(ss) for ss in strat_lists])
-    complete = need if need == len(profiles) or need <= 10**6 else 0  # (more declared than listed: said below, by name)
+    complete = need if need == len(profiles) else 0
     check_fits(
         (2 * len(profiles) + 3 * complete) * k * 8,
-        f"{source}: a role-symmetric game of {need:,} profiles over {k:,} strategies (its tables as read and held)",
+        f"{source}: {len(profiles):,} profiles over {k:,} strategies (their tables as read and held)",
     )
     prof = np.zeros((len(profiles), k), dtype=np.int64)
     pay = np.zeros((len(profiles), k))
