@@ -808,8 +808,9 @@ def _pure_candidates(A, B, tol, time_limit: float, notes: list) -> tuple[list, b
     if keep < count:
         notes.append(
             f"incomplete: pure: the game has {count:,} pure equilibria by its best responses; the first {keep:,} "
-            f"(in row order) are listed, each verified in turn (at most {MAX_PURE_CANDIDATES:,}, and what a quarter of "
-            "the memory limit holds): a game of so many is one of tied payoffs, its equilibria sets of profiles"
+            f"(in row order) are its candidates, each verified in turn while the time lasts (at most "
+            f"{MAX_PURE_CANDIDATES:,}, and what a quarter of the memory limit holds): a game of so many is one of tied "
+            "payoffs, its equilibria sets of profiles"
         )
     out = []
     for i, j in np.argwhere(both)[:keep]:
