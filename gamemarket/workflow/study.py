@@ -345,10 +345,33 @@ def run_study(
         return _design(spec, how, write_report=write_report, force=force, log=log, t0=t0)
     if spec.population is not None:
         return _population(spec, how, write_report=write_report, force=force, log=log, t0=t0)
-    if spec.population_study is not None and write_report:
-        log(f"study {spec.name} quotes the population study {spec.population_study}: running it first")
-        _population(load_study(spec.population_study), how, write_report=True, force=False, log=log, t0=t0)
-    return _bimatrix(spec, how, write_report=write_report, force=force, methods=tuple(methods), log=log, t0=t0)
+    with ExitStack() as held:  # (every folder the study and its companions write, claimed before any population run)
+        _claim_outputs(spec, write_report, force, held)
+        _linked_populations(spec, how, write_report, log, t0)
+        return _bimatrix(spec, how, write_report=write_report, force=force, methods=tuple(methods), log=log, t0=t0)
+
+
+def _claim_outputs(spec: StudySpec, write_report: bool, force: bool, held: ExitStack) -> None:
+    """The folders a provider/consumer study writes, claimed (and locked) before any run: its report and results,
+    and each companion's (hunt 27a-F3/F4: a companion's report folder, or the study's own report folder, was refused
+    only after every run, its population study's among them, and their reports had been written)."""
+    held.enter_context(_report_claimed(spec, write_report, force))
+    held.enter_context(study_store(spec, force=force).lock())
+    for path in spec.companions:
+        companion = load_study(path)
+        held.enter_context(study_store(companion).lock())
+        held.enter_context(_report_claimed(companion, write_report, False))
+
+
+def _linked_populations(spec: StudySpec, how: dict, write_report: bool, log: Log, t0: float) -> None:
+    """The population studies the study's report and its companions' quote, run first (hunt 27a-F2: a companion's
+    was never run, and its report failed at the end for want of its analysis)."""
+    if not write_report:
+        return
+    for who in [spec] + [load_study(c) for c in spec.companions]:
+        if who.population_study is not None:
+            log(f"study {who.name} quotes the population study {who.population_study}: running it first")
+            _population(load_study(who.population_study), how, write_report=True, force=False, log=log, t0=t0)
 
 
 def check_notes(spec: StudySpec) -> None:
@@ -357,16 +380,21 @@ def check_notes(spec: StudySpec) -> None:
     _notes_keys_known(spec)
 
 
-def _notes_keys_known(spec: StudySpec) -> None:
+def _notes_keys_known(spec: StudySpec, _seen: frozenset = frozenset()) -> None:
     """A discussion's claim fields (``{claim.<key>.ci}``, a companion's ``{<study>.claim.<key>.ci}``) are refused
     before any run where no registered claim carries the key (their kind and last part are checked as the study is
     read; the claims, a registry plugins may add to, only here), or where the study (or the companion) quoted makes
     no row of that key, as told from its strategies (``claim_keys_made``: ``{claim.c1.ci}`` in a study without SRG
     was refused only after every run, hunt 20d-W3): the report would fail after every simulation."""
     own = market_for_workload(spec.workload["source"])
-    _folders_apart(spec)
+    if not _seen:
+        _folders_apart(spec)
+    seen = _seen | {Path(spec.path).resolve()}
     for path in spec.companions:  # (hunt 24a-F6: a pricing companion of a scheduling study, KeyError after every run)
-        other = market_for_workload(load_study(path).workload["source"])
+        companion = load_study(path)
+        if Path(companion.path).resolve() not in seen:  # its own notes, as its report will need them (hunt 27a-F1)
+            _notes_keys_known(companion, seen)
+        other = market_for_workload(companion.workload["source"])
         if own.paper_analysis and not other.paper_analysis:
             raise InputError(
                 f"{spec.path}: field 'companions': {path} is a {other.kind}-market study; a companion's claims are the "
@@ -408,20 +436,30 @@ def _folders_apart(spec: StudySpec) -> None:
     the clash was found only after runs and reports had been written (hunt 25a-W1, 26a-F1/F2)."""
     studies = [("this study", spec)]
     studies += [(f"its companion {path} (field 'companions')", load_study(path)) for path in spec.companions]
-    if spec.population_study is not None:
-        studies.append((f"its population study {spec.population_study}", load_study(spec.population_study)))
+    populations = [spec.population_study] + [who.population_study for _, who in studies[1:]]
+    studies += [(f"the population study {p}", load_study(p)) for p in dict.fromkeys(populations) if p is not None]
     seen: dict[Path, tuple[str, str, Path]] = {}
     for who, study in studies:
         for kind, folder in (("results", study.results_dir), ("report", study.report_dir)):
-            key = Path(folder).resolve()
-            if key in seen and seen[key][2] != Path(study.path).resolve():
-                first, first_kind, _ = seen[key]
+            key, own = Path(folder).resolve(), Path(study.path).resolve()
+            # the same folder, or one inside another study's (hunt 27a-F3, W2: a companion's report inside the
+            # study's results/runs, its results inside the study's report folder, found after every run or never)
+            clash = next(
+                (
+                    v
+                    for k, v in seen.items()
+                    if v[2] != own and (k == key or key.is_relative_to(k) or k.is_relative_to(key))
+                ),
+                None,
+            )
+            if clash is not None:
+                first, first_kind, _ = clash
                 raise InputError(
-                    f"{spec.path}: {who} keeps its {kind} in {folder}, {first}'s {first_kind} folder; a folder holds "
-                    "one study's output: expected each study its own results and report folders ([output] results, "
-                    "report)"
+                    f"{spec.path}: {who} keeps its {kind} in {folder}, which is (or holds, or lies inside) {first}'s "
+                    f"{first_kind} folder; a folder holds one study's output: expected each study its own results and "
+                    "report folders, apart ([output] results, report)"
                 )
-            seen.setdefault(key, (who, kind, Path(study.path).resolve()))
+            seen.setdefault(key, (who, kind, own))
 
 
 def _note_field_unmade(spec: StudySpec, field: str) -> str | None:

@@ -1228,3 +1228,62 @@ def test_an_empty_nfg_strategy_name_is_named_by_its_place_without_taking_another
     assert main(["game", "solve", str(path)]) == 0
     out = capsys.readouterr()
     assert "1'" in out.out and "named by their place" in out.err
+
+
+def _companion_case(tmp_path, main_extra="", companion_extra="", own_output=""):
+    from study_helpers import POPULATION_STUDY
+
+    def tiny(name, extra=""):
+        return extra + TINY.format(count=2).replace('name = "tiny"', f'name = "{name}"')
+
+    write_study(tmp_path, POPULATION_STUDY.replace('results = "results"\nreport = "report"', ""), "pop.toml")
+    write_study(tmp_path, tiny("comp", companion_extra), "comp.toml")
+    return write_study(tmp_path, tiny("main", 'companions = ["comp.toml"]\n' + main_extra) + own_output, "main.toml")
+
+
+def test_a_companions_notes_are_checked_before_any_run(tmp_path, capsys):
+    # hunt 27a-F1: a companion's {paper.jobs} without a [paper] table failed after every run and the main report
+    path = _companion_case(tmp_path, companion_extra='notes = "{paper.jobs}"\n')
+    assert main(["study", "run", str(path), "--no-progress"]) == 2
+    assert "comp.toml: 'notes' field {paper.jobs}: the study has no [paper] table" in capsys.readouterr().err
+    assert not (tmp_path / "studies" / "results").exists()
+
+
+def test_a_companions_population_study_is_run_first(tmp_path, capsys):
+    # hunt 27a-F2: a companion quoting its own population study never had it run; its report failed at the end
+    path = _companion_case(
+        tmp_path, companion_extra='population_study = "pop.toml"\nnotes = "{population.hb-kth.truthful}"\n'
+    )
+    assert main(["study", "run", str(path), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "study comp quotes the population study" in out and "companion report:" in out
+
+
+def test_the_studys_own_report_folder_is_claimed_before_its_population_study_runs(tmp_path, capsys):
+    # hunt 27a-F4: a report folder of someone else's was refused after the population study's runs and report
+    foreign = tmp_path / "studies" / "mine"
+    foreign.mkdir(parents=True)
+    (foreign / "thesis.txt").write_text("not gamemarket's\n")
+    path = _companion_case(
+        tmp_path,
+        main_extra='population_study = "pop.toml"\nnotes = "{population.hb-kth.truthful}"\n',
+        own_output='[output]\nreport = "mine"\n',
+    )
+    assert main(["study", "run", str(path), "--no-progress"]) == 2
+    assert "was not made by gamemarket" in capsys.readouterr().err
+    assert not (tmp_path / "studies" / "results").exists() and not (tmp_path / "studies" / "reports").exists()
+
+
+def test_a_companions_folder_inside_the_studys_is_refused_before_any_run(tmp_path, capsys):
+    # hunt 27a-F3 (b), W2: a companion's report inside the study's results/runs, or its results inside the study's
+    # report folder, was found after every run, or never
+    path = _companion_case(
+        tmp_path,
+        companion_extra="",
+        own_output='[output]\nresults = "results/main"\nreport = "reports/main"\n',
+    )
+    comp = tmp_path / "studies" / "comp.toml"
+    comp.write_text(comp.read_text() + '[output]\nresults = "reports/main/data/x"\n')
+    assert main(["study", "run", str(path), "--no-progress"]) == 2
+    assert "which is (or holds, or lies inside) this study's report folder" in capsys.readouterr().err
+    assert not (tmp_path / "studies" / "results").exists()
