@@ -803,7 +803,14 @@ def _verified(
         if r > tol or (local is not None and not locally_small(game, x, local)):
             continue
         x, r = _without_dust(game, x, r, tol)
-        near = np.flatnonzero(np.abs(np.array([e.mixture for e in found]) - x).max(axis=1) < dedup) if found else []
+        # one equilibrium only where the supports are the same, however close the shares (hunt 27c-F4: the 2e-9 shares
+        # beside a block's own equilibrium merged it away, as in the bimatrix path before 26c-F1's fix)
+        if found:
+            mixtures = np.array([e.mixture for e in found])
+            same = ((mixtures > 0) == (x > 0)).all(axis=1)
+            near = np.flatnonzero(same & (np.abs(mixtures - x).max(axis=1) < dedup))
+        else:
+            near = []
         if len(near):
             e = found[near[0]]
             e.methods |= methods

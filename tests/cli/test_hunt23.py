@@ -1287,3 +1287,18 @@ def test_a_companions_folder_inside_the_studys_is_refused_before_any_run(tmp_pat
     assert main(["study", "run", str(path), "--no-progress"]) == 2
     assert "which is (or holds, or lies inside) this study's report folder" in capsys.readouterr().err
     assert not (tmp_path / "studies" / "results").exists()
+
+
+def test_an_egta_equilibrium_beside_one_of_tiny_shares_is_kept():
+    # hunt 27c-F4: a 1e9 coordination cell beside rock-paper-scissors as a role-symmetric game: the block's own
+    # equilibrium (1/3 each on r1-r3 and c1-c3) was merged into one with 2e-9 shares on r0 and c0
+    from gamemarket.games.rsg_equilibria import equilibria
+    from gamemarket.games.rsgame import as_role_symmetric
+
+    rps = np.array([[2.0, 1, 3], [3, 2, 1], [1, 3, 2]])
+    A, B = np.zeros((4, 4)), np.zeros((4, 4))
+    A[0, 0] = B[0, 0] = 1e9
+    A[1:, 1:], B[1:, 1:] = rps, rps.T
+    sol = equilibria(as_role_symmetric(Game(A, B)))
+    block = [e for e in sol.equilibria if (e.mixture > 0).sum() == 6 and np.allclose(e.mixture[e.mixture > 0], 1 / 3)]
+    assert block, [e.mixture for e in sol.equilibria]
