@@ -798,7 +798,14 @@ def cmd_game_export(a) -> int:
     # over and its tables deleted), nor lie inside it
     inputs = [*spec.inputs(), spec.results_dir]
     folder = OutputFolder(  # held to finish(): another writer of this folder at once is refused (hunt 16d)
-        out, owner=owner, what="export folder", force=a.force, inputs=inputs, option="--out", exclusive=True
+        out,
+        owner=owner,
+        what="export folder",
+        force=a.force,
+        inputs=inputs,
+        option="--out",
+        exclusive=True,
+        staged=True,  # its files land together at finish(): a full disk left 10 of 23 beside a manifest (27b-F1)
     )
     with folder:  # an export that fails (no stored runs) gives the folder back as it was: none, where it made it
         an = analyze(
@@ -807,7 +814,7 @@ def cmd_game_export(a) -> int:
         written = export(an, folder)
         folder.finish()
     for f in written:
-        print(f)
+        print(folder.final(f))
     # the files hold what was found, their notes say where a search or a bootstrap stopped (hunt 22b-F9: a million
     # resamples ran minutes with nothing said)
     return EXIT_UNFINISHED if _solved_unfinished(an.games + an.paper_games) else 0

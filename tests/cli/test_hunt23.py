@@ -1302,3 +1302,22 @@ def test_an_egta_equilibrium_beside_one_of_tiny_shares_is_kept():
     sol = equilibria(as_role_symmetric(Game(A, B)))
     block = [e for e in sol.equilibria if (e.mixture > 0).sum() == 6 and np.allclose(e.mixture[e.mixture > 0], 1 / 3)]
     assert block, [e.mixture for e in sol.equilibria]
+
+
+def test_an_export_that_fails_half_way_leaves_no_half_written_folder(stored_tiny, tmp_path, monkeypatch, capsys):
+    # hunt 27b-F1: onto a full disk, game export left the folder it made holding 10 of its 23 files and a manifest
+    import errno
+
+    from gamemarket.analysis import study as study_module
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(study_module, "write_rescaled_nfg", full)
+    out = tmp_path / "exported"
+    assert main(["game", "export", str(stored_tiny), "--out", str(out)]) != 0
+    assert not out.exists()
+    monkeypatch.undo()
+    assert main(["game", "export", str(stored_tiny), "--out", str(out)]) == 0
+    printed = [line for line in capsys.readouterr().out.splitlines() if line.strip()]
+    assert printed and all(Path(p).parent == out for p in printed) and all(Path(p).is_file() for p in printed)
