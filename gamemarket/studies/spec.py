@@ -832,6 +832,8 @@ def _study_file(value: str | None, base: Path, where: str, what: str, *, kind: s
     if value is None:
         return None
     p = resolve(base / value, what)
+    if p.is_dir():  # (hunt 27a-W1: a folder was said not to exist)
+        raise InputError(f"{where}: {what} {p} is a folder; expected a study file (TOML)")
     if not p.is_file():
         raise InputError(f"{where}: {what} {p} does not exist")
     doc = read_toml(p, "study file (TOML)")

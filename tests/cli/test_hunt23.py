@@ -1321,3 +1321,11 @@ def test_an_export_that_fails_half_way_leaves_no_half_written_folder(stored_tiny
     assert main(["game", "export", str(stored_tiny), "--out", str(out)]) == 0
     printed = [line for line in capsys.readouterr().out.splitlines() if line.strip()]
     assert printed and all(Path(p).parent == out for p in printed) and all(Path(p).is_file() for p in printed)
+
+
+def test_a_folder_named_as_a_companion_is_said_to_be_a_folder(tmp_path, capsys):
+    # hunt 27a-W1: "companion study .../adir.toml does not exist", of a folder that plainly does
+    (tmp_path / "studies" / "adir.toml").mkdir(parents=True)
+    path = write_study(tmp_path, 'companions = ["adir.toml"]\n' + TINY.format(count=2))
+    assert main(["study", "status", str(path)]) == 2
+    assert "adir.toml is a folder; expected a study file (TOML)" in capsys.readouterr().err
