@@ -30,15 +30,17 @@ def _market(n, m, spec, seed, scale):
     return pr, p
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(
-    n=st.integers(1, 60),
-    m=st.integers(1, 6),
+    # many jobs over a few resources, and a few jobs over many: the step is solved on the resources the moving jobs
+    # touch (hunt 24b-F3: 30 jobs over 3,000 resources solved 3,000 x 3,000 systems), still the reference's over all m
+    shape=st.one_of(st.tuples(st.integers(1, 60), st.integers(1, 6)), st.tuples(st.integers(1, 6), st.integers(8, 40))),
     spec=st.sampled_from(SMOOTH),
     seed=st.integers(0, 10**6),
     scale=st.sampled_from([0.3, 1.0, 3.0]),
 )
-def test_polish_equals_its_plain_reference(n, m, spec, seed, scale):
+def test_polish_equals_its_plain_reference(shape, spec, seed, scale):
+    n, m = shape
     pr, p = _market(n, m, spec, seed, scale)
     A = np.ascontiguousarray(pr.A)
     _, _, alloc, t = evaluate(pr, p, sort_efficiencies(A), A)
@@ -133,28 +135,6 @@ def test_default_certifies_or_says_not_converged(n, m, spec, seed):
         assert "relative" in r.message
     else:
         assert r.message.startswith("stopped after") and dual - primal > target
-
-
-@settings(max_examples=40, deadline=None)
-@given(
-    n=st.integers(1, 6),
-    m=st.integers(8, 40),
-    spec=st.sampled_from(SMOOTH),
-    seed=st.integers(0, 10**6),
-    scale=st.sampled_from([0.3, 1.0, 3.0]),
-)
-def test_polish_of_few_jobs_over_many_resources_equals_its_plain_reference(n, m, spec, seed, scale):
-    """The step is solved on the resources the moving jobs touch (hunt 24b-F3: 30 jobs over 3,000 resources solved
-    3,000 x 3,000 systems): with most resources untouched it is still the reference's step over all ``m``."""
-    pr, p = _market(n, m, spec, seed, scale)
-    A = np.ascontiguousarray(pr.A)
-    _, _, alloc, t = evaluate(pr, p, sort_efficiencies(A), A)
-    ts = tie.find_ties(A, pr.demand, p, alloc.j1, alloc.x1, alloc.j2, alloc.x2, t)
-    assume(len(ts) == 0)
-    got, moves = pol.polish(pr, p, alloc, t, A, np.zeros(m))
-    X, ref_moves = polish_reference(pr, p, alloc, t, A, pol.ROUNDS)
-    np.testing.assert_allclose(got.dense(), X, rtol=1e-9, atol=1e-9)
-    np.testing.assert_allclose(moves, ref_moves, rtol=1e-7, atol=1e-9 * max(1.0, float(np.abs(ref_moves).max())))
 
 
 @settings(max_examples=60, deadline=None)
