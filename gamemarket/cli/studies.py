@@ -313,9 +313,9 @@ def _said_beside_the_answer(solved, json_out: bool) -> int:
                     f"{', '.join(sol.dominated_rows) or '-'}; {g.players[1]}: {', '.join(sol.dominated_cols) or '-'}",
                     file=sys.stderr,
                 )
-            for n in sol.notes:
-                if n.startswith("partial: "):
-                    print(f"gamemarket: {where}{n}", file=sys.stderr)
+            for n in sol.notes:  # every note the text prints (hunt 26c-W4: "X: returned a profile ... (discarded)"
+                # was the text's alone, and the JSON's user saw no sign that anything was dropped)
+                print(f"gamemarket: {where}{n}", file=sys.stderr)
     empty = [sg for sg in solved if not sg.solution.equilibria]
     if not empty:
         return 0

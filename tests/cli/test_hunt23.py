@@ -1329,3 +1329,14 @@ def test_a_folder_named_as_a_companion_is_said_to_be_a_folder(tmp_path, capsys):
     path = write_study(tmp_path, 'companions = ["adir.toml"]\n' + TINY.format(count=2))
     assert main(["study", "status", str(path)]) == 2
     assert "adir.toml is a folder; expected a study file (TOML)" in capsys.readouterr().err
+
+
+def test_game_solve_json_says_on_stderr_every_note_the_text_prints(tmp_path, capsys):
+    # hunt 26c-W4: "polytope: returned a profile with regret ..., not an equilibrium (discarded)" was printed by the
+    # text format alone; the JSON's user got exit 0 and no sign that anything was dropped
+    np.savez(tmp_path / "bos6.npz", A=np.array([[1e6, 0], [0, 1e-6]]), B=np.array([[1e-6, 0], [0, 1e6]]))
+    assert main(["game", "solve", str(tmp_path / "bos6.npz")]) == 0
+    text = [n.strip()[len("note: ") :] for n in capsys.readouterr().out.splitlines() if n.strip().startswith("note: ")]
+    assert main(["game", "solve", str(tmp_path / "bos6.npz"), "--format", "json"]) == 0
+    err = capsys.readouterr().err
+    assert text and all(n in err for n in text)
