@@ -235,11 +235,15 @@ def _report_extras(an: StudyAnalysis, population=None) -> None:
 def _paper_pair(rows, cols, providers: dict, paper: PaperStrategies) -> tuple[list[str], list[str]] | None:
     """The rows and columns of the paper's own 2x2 game within a study's (HB with first and k-th price, the
     paper's FT and SRG), or None where the study lacks one of them or is that 2x2 game itself."""
+    pair = _paper_strategies_played(rows, providers, paper)
+    return pair if pair is not None and (len(rows), len(cols)) != (2, 2) else None
+
+
+def _paper_strategies_played(rows, providers: dict, paper: PaperStrategies) -> tuple[list[str], list[str]] | None:
+    """The study's HB first and k-th price mechanisms and its paper's FT and SRG, where it plays all four."""
     prov = [p for p in hb_pair(rows, providers) if p]
     pcols = [paper.name(c) for c in PAPER_CONSUMERS]
-    if len(prov) == 2 and all(pcols) and (len(rows), len(cols)) != (2, 2):
-        return prov, pcols
-    return None
+    return (prov, pcols) if len(prov) == 2 and all(pcols) else None
 
 
 def paper_games_made(spec: StudySpec) -> str | None:
@@ -250,15 +254,14 @@ def paper_games_made(spec: StudySpec) -> str | None:
         return "the paper's 2x2 games are a scheduling market's; this market's report has none"
     rows, cols = [p.name for p in spec.providers], [c.name for c in spec.consumers]
     paper = paper_strategies({c.name: c.params() for c in spec.consumers})
-    if _paper_pair(rows, cols, {p.name: p.params() for p in spec.providers}, paper) is not None:
-        return None
-    prov = [p for p in hb_pair(rows, {p.name: p.params() for p in spec.providers}) if p]
-    if len(prov) == 2 and all(paper.name(c) for c in PAPER_CONSUMERS):
+    if _paper_strategies_played(rows, {p.name: p.params() for p in spec.providers}, paper) is None:
+        return (
+            "the paper's 2x2 games need HB with first and with k-th price at reserve 1 and the paper's FT and SRG "
+            f"among the study's strategies; it plays {sorted(rows)} x {sorted(cols)}"
+        )
+    if (len(rows), len(cols)) == (2, 2):
         return "the study is the paper's 2x2 game itself: its games are quoted by game. fields"
-    return (
-        "the paper's 2x2 games need HB with first and with k-th price at reserve 1 and the paper's FT and SRG "
-        f"among the study's strategies; it plays {sorted(rows)} x {sorted(cols)}"
-    )
+    return None
 
 
 def claim_keys_made(spec: StudySpec) -> set[str] | None:

@@ -621,19 +621,8 @@ def _bimatrix(
     spec: StudySpec, how: dict, *, write_report: bool, force: bool, methods: tuple, log: Log, t0: float
 ) -> StudyResult:
     """A provider/consumer study: its companions and itself, its shading gains where declared, its report, under
-    its lock (as a population study's; each companion's runs under the companion's)."""
-    with ExitStack() as held:
-        return _bimatrix_locked(
-            spec, how, write_report=write_report, force=force, methods=methods, log=log, t0=t0, held=held
-        )
-
-
-def _bimatrix_locked(
-    spec: StudySpec, how: dict, *, write_report: bool, force: bool, methods: tuple, log: Log, t0: float, held
-) -> StudyResult:
+    the locks and claims :func:`run_study` took for them all (:func:`_claim_outputs`)."""
     runs = []
-    held.enter_context(_report_claimed(spec, write_report, force))
-    held.enter_context(study_store(spec, force=force).lock())
     for s in [load_study(c) for c in spec.companions] + [spec]:
         info: StudyRun = run_simulations(s, force=force and s is spec, **how)
         runs.append(info)
