@@ -62,7 +62,15 @@ from gamemarket.pricing.lp_finish import fits as lp_fits
 from gamemarket.pricing.lp_finish import lp_finish
 from gamemarket.pricing.newton import projected_newton
 from gamemarket.pricing.polish import polish
-from gamemarket.pricing.problem import Problem, bytes_text, check_dtype, check_limit, limit_source
+from gamemarket.pricing.problem import (
+    SOLVE_BYTES_PER_CELL,
+    SOLVE_BYTES_PER_JOB,
+    Problem,
+    bytes_text,
+    check_dtype,
+    check_limit,
+    limit_source,
+)
 from gamemarket.pricing.repair import make_feasible, repair
 from gamemarket.pricing.result import (  # noqa: F401 (DEFAULT_REL_GAP: callers import the rule's numbers from here)
     DEFAULT_GAP_PER_JOB,
@@ -334,6 +342,11 @@ def _alpha_path(problem: Problem, direct: Result, **common) -> Result:
 
 #: bytes per cell of Newton's ``m x m`` Hessian at its peak (the matrix, the sums it is built from, the solve's copy)
 HESSIAN_BYTES_PER_CELL = 40
+#: bytes per job and resource of an evaluation with the Hessian, beyond the solve's own (``SOLVE_BYTES_PER_CELL``):
+#: it builds every job's envelope (``envelope_arrays``, ``segment``) where the fused kernel does not. Measured with
+#: tracemalloc at 54-74 bytes a cell (1e5 x 16, 2e4 x 60, 2e5 x 4); the whole of a Newton solve of 1e5 x 16 peaked
+#: 72 MB (45 bytes a cell) above an L-BFGS one's (hunt 27c-F5: the limit passed by 2.3 times, its estimate blind to it)
+NEWTON_BYTES_PER_CELL = 64
 
 
 def _no_newton(problem: Problem, method: str, limit) -> str | None:
@@ -348,12 +361,19 @@ def _no_newton(problem: Problem, method: str, limit) -> str | None:
     if problem.utility.best_response_slope(np.ones(1)) is None:
         why = f"utility {problem.utility.name!r} gives no best_response_slope (the dual's Hessian)"
     else:
+        n = problem.shape[0]
         need = HESSIAN_BYTES_PER_CELL * float(m) ** 2
+        steps = float(n) * (SOLVE_BYTES_PER_JOB + (SOLVE_BYTES_PER_CELL + NEWTON_BYTES_PER_CELL) * float(m)) + need
         bound = check_limit(limit)
         if bound is not None and need > bound:
             why = (
                 f"Newton's {m:,} x {m:,} Hessian needs about {bytes_text(need)} of memory; the limit is "
                 f"{bytes_text(bound)} ({limit_source(limit)})"
+            )
+        elif bound is not None and steps > bound:
+            why = (
+                f"Newton's steps over {n:,} jobs x {m:,} resources (every job's envelope at each step) need about "
+                f"{bytes_text(steps)} of memory; the limit is {bytes_text(bound)} ({limit_source(limit)})"
             )
     if why is not None and method == "newton":
         raise InputError(f"method='newton': {why}; use method='lbfgs' (or 'auto', which leaves Newton's steps out)")

@@ -1340,3 +1340,33 @@ def test_game_solve_json_says_on_stderr_every_note_the_text_prints(tmp_path, cap
     assert main(["game", "solve", str(tmp_path / "bos6.npz"), "--format", "json"]) == 0
     err = capsys.readouterr().err
     assert text and all(n in err for n in text)
+
+
+def test_newtons_steps_are_sized_against_the_limit():
+    # hunt 27c-F5: --method newton on 100,000 x 16 peaked at 2.3 times GAMEMARKET_MEMORY_LIMIT: every step builds each
+    # job's envelope (n x m arrays) that the L-BFGS evaluations' fused kernel never does, and the estimate was blind
+    import tracemalloc
+
+    from gamemarket.errors import InputError
+    from gamemarket.pricing import solve as price
+    from gamemarket.pricing import synthetic
+    from gamemarket.pricing.problem import SOLVE_BYTES_PER_CELL, SOLVE_BYTES_PER_JOB
+    from gamemarket.pricing.solver import HESSIAN_BYTES_PER_CELL, NEWTON_BYTES_PER_CELL
+
+    n, m = 20_000, 16
+    pr = synthetic(n, m, "log", seed=3)
+    plain = n * (SOLVE_BYTES_PER_JOB + SOLVE_BYTES_PER_CELL * m)
+    steps = plain + n * m * NEWTON_BYTES_PER_CELL + HESSIAN_BYTES_PER_CELL * m * m
+    between = (plain + steps) // 2  # the L-BFGS solve fits, Newton's steps do not
+    with pytest.raises(InputError, match=r"method='newton': Newton's steps over 20,000 jobs x 16 resources"):
+        price(pr, method="newton", limit=between, callback=lambda row: pytest.fail("no work before the refusal"))
+    r = price(pr, method="auto", limit=between)
+    assert r.converged and "L-BFGS alone, without Newton's steps: Newton's steps over 20,000 jobs" in r.message
+    # and the estimate holds what a Newton solve takes (every array numpy allocates, traced)
+    tracemalloc.start()
+    try:
+        price(pr, method="newton", limit=steps, max_iter=8)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak <= steps, (peak, steps)
