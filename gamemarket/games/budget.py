@@ -19,11 +19,15 @@ import signal
 import sys
 import threading
 import time
+from math import comb
 
 from gamemarket.errors import MAX_TIME_LIMIT, GameMarketError, check_time_limit  # noqa: F401 (re-exported)
 
 #: seconds a search runs before its progress bar appears
 PROGRESS_DELAY = 3.0
+
+#: seconds each method of ``equilibria.solve`` may spend on one game unless told otherwise (``game solve --time-limit``)
+DEFAULT_TIME_LIMIT = 10.0
 
 #: whether a search shows a progress bar: True, False, or None (where stderr is a terminal); set by the solvers'
 #: ``progress`` argument for the searches they run (a registered method's signature has no room for it)
@@ -142,3 +146,11 @@ class SearchClock:
 
 #: how to raise the limit, for the notes of a stopped search
 RAISE_LIMIT = "raise the limit (gamemarket game solve --time-limit SECONDS; time_limit= in Python) to search further"
+
+
+def max_vertices(m: int, n: int) -> int:
+    """The most vertices the best-response polytope ``{x in R^m : x >= 0, B'^T x <= 1}`` of an ``m x n`` game can
+    have (``m`` >= 2): a polytope of dimension ``m`` with at most ``m + n`` facets, bounded by McMullen's upper bound
+    theorem (the cyclic polytope's dual). A random 20x20 game's has about 3 million; the bound is 40 million."""
+    d, f = m, m + n
+    return comb(f - (d + 1) // 2, f - d) + comb(f - (d + 2) // 2, f - d)

@@ -148,3 +148,18 @@ def same_values(a, b) -> bool:
 def same_fields(one, other) -> bool:
     """Whether two dataclass instances hold equal values in every field (:func:`same_values`)."""
     return all(same_values(getattr(one, f.name), getattr(other, f.name)) for f in dataclasses.fields(one))
+
+
+def check_payoff_pair(A, B) -> tuple[np.ndarray, np.ndarray]:
+    """Two payoff matrices as float arrays, checked (non-empty, one shape, numbers, finite), else an
+    :class:`InputError` naming what they were ("abc" was numpy's "could not convert string to float")."""
+    try:
+        A = np.asarray(A, dtype=float)
+        B = np.asarray(B, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"payoff matrices must be numbers, got {A!r:.60} and {B!r:.60} ({exc})") from None
+    if A.ndim != 2 or A.shape != B.shape or A.size == 0:
+        raise InputError(f"payoff matrices must be non-empty and of one shape, got {A.shape} and {B.shape}")
+    check_finite(A, "row player's payoffs")
+    check_finite(B, "column player's payoffs")
+    return A, B

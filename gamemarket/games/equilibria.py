@@ -34,15 +34,24 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from math import comb
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from gamemarket.errors import InputError, check_flag, check_real, shown_value
 from gamemarket.games import gambit, vertex_pairs
-from gamemarket.games.budget import RAISE_LIMIT, SearchClock, TimeUp, check_time_limit, progress_wanted, solver_child
-from gamemarket.games.checks import check_finite, check_rel_tol
+from gamemarket.games.budget import (  # noqa: F401 (DEFAULT_TIME_LIMIT, max_vertices: callers import them from here)
+    DEFAULT_TIME_LIMIT,
+    RAISE_LIMIT,
+    SearchClock,
+    TimeUp,
+    check_time_limit,
+    max_vertices,
+    progress_wanted,
+    solver_child,
+)
+from gamemarket.games.checks import check_payoff_pair, check_rel_tol
+from gamemarket.games.nashpy_runs import NASHPY_METHODS, nashpy_equilibria  # noqa: F401 (re-exported)
 from gamemarket.io.limits import check_fits, memory_limit
 from gamemarket.registry import Registry
 
@@ -136,7 +145,7 @@ def regret(A: np.ndarray, B: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple[
     Computed on payoffs shifted to a minimum of 0 (the regret is unchanged), so that a large common
     offset does not swamp it with rounding error.
     """
-    A, B = _check(A, B)  # (empty payoffs were numpy's "zero-size array to reduction operation")
+    A, B = check_payoff_pair(A, B)  # (empty payoffs were numpy's "zero-size array to reduction operation")
     x, y = _mixture(x, A.shape[0], "x (the row player's mixture)"), _mixture(y, A.shape[1], "y (the column's)")
     return unchecked_regret(A, B, x, y)
 
@@ -162,21 +171,6 @@ def _close(a: np.ndarray, b: np.ndarray) -> bool:
     """``np.allclose(a, b, atol=1e-7)``'s rule, ``|a - b| <= 1e-7 + 1e-5 |b|`` everywhere, at a fraction of its cost on
     the short vectors of a small game's profiles."""
     return bool((np.abs(a - b) <= 1e-7 + 1e-5 * np.abs(b)).all())
-
-
-def _check(A, B):
-    """Two payoff matrices as float arrays, checked (non-empty, one shape, numbers, finite), else an
-    :class:`InputError` naming what they were ("abc" was numpy's "could not convert string to float")."""
-    try:
-        A = np.asarray(A, dtype=float)
-        B = np.asarray(B, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"payoff matrices must be numbers, got {A!r:.60} and {B!r:.60} ({exc})") from None
-    if A.ndim != 2 or A.shape != B.shape or A.size == 0:
-        raise InputError(f"payoff matrices must be non-empty and of one shape, got {A.shape} and {B.shape}")
-    check_finite(A, "row player's payoffs")
-    check_finite(B, "column player's payoffs")
-    return A, B
 
 
 def _mixture(x, n: int, what: str) -> np.ndarray:
@@ -212,7 +206,7 @@ def pure_equilibria(A, B, *, tol: tuple[float, float] | None = None) -> list[tup
 
     ``tol``: the row and the column player's tolerances ``(ta, tb)``, two finite numbers >= 0 in the payoffs'
     units (None: :func:`tolerance`'s, 1e-9 of each player's payoff scale)."""
-    A, B = _check(A, B)
+    A, B = check_payoff_pair(A, B)
     tol = check_tolerances(tol, "pure_equilibria: tol")
     return [tuple(int(v) for v in ij) for ij in np.argwhere(_pure_mask(A, B, tol))]
 
@@ -273,7 +267,7 @@ def dominance(
     ``clock`` (a :class:`~gamemarket.games.budget.SearchClock`): where its limit is reached, the elimination stops
     and the masks so far are returned (each step removed only strategies strictly dominated in the game left, so
     every equilibrium of the smaller game is one of the whole), and ``clock.expired()`` says so."""
-    A, B = _check(A, B)
+    A, B = check_payoff_pair(A, B)
     ta, tb = tol or tolerance(A, B)
     rows = np.ones(A.shape[0], bool)
     cols = np.ones(A.shape[1], bool)
@@ -299,7 +293,7 @@ def dominance(
 def _sized(game) -> tuple[np.ndarray, np.ndarray]:
     """A game's payoff tables checked (:func:`_check`), and :data:`SOLVE_COPIES` of them sized against the memory
     limit before any copy is made."""
-    A, B = _check(game.A, game.B)
+    A, B = check_payoff_pair(game.A, game.B)
     check_solvable(*A.shape)
     return A, B
 
@@ -410,7 +404,7 @@ def polytope_equilibria(
     (:func:`max_vertices`): where listing that many could take more than half the limit, qhull runs in a child
     process that is stopped at the limit (qhull cannot be interrupted). Within the limit, the answer is the same.
     """
-    A, B = _check(A, B)
+    A, B = check_payoff_pair(A, B)
     clock = SearchClock(time_limit)
     transposed = A.shape[0] > A.shape[1]
     if transposed:  # enumerate on the smaller side: swap the players
@@ -441,14 +435,6 @@ def polytope_equilibria(
             f"extreme equilibria may exist; {RAISE_LIMIT}"
         )
     return profiles, degenerate
-
-
-def max_vertices(m: int, n: int) -> int:
-    """The most vertices the best-response polytope ``{x in R^m : x >= 0, B'^T x <= 1}`` of an ``m x n`` game can
-    have (``m`` >= 2): a polytope of dimension ``m`` with at most ``m + n`` facets, bounded by McMullen's upper bound
-    theorem (the cyclic polytope's dual). A random 20x20 game's has about 3 million; the bound is 40 million."""
-    d, f = m, m + n
-    return comb(f - (d + 1) // 2, f - d) + comb(f - (d + 2) // 2, f - d)
 
 
 #: qhull's seconds per vertex of the best-response polytope, about (a random 16x16 game's 183,305 in 3.2 s); the
@@ -679,84 +665,6 @@ def _tight_responses(
     except FaceBudgetExceeded:
         zs = []
     return zs, True
-
-
-def _nashpy_worker(method, A, B, queue):
-    solver_child()
-    import nashpy as nash  # deferred: nashpy imports scipy.optimize; only the worker process pays for it
-
-    g = nash.Game(A, B)
-    out = []
-    try:
-        if method in ("support_enumeration", "vertex_enumeration"):  # each as it is found: a stop keeps them
-            # nashpy's own divisions by zero on a degenerate game's vertices (bare numpy warnings with no context,
-            # hunt 25c-W2): what it returns is verified here like any method's answer
-            with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
-                warnings.simplefilter("ignore", RuntimeWarning)
-                for x, y in getattr(g, method)():
-                    queue.put(("part", (np.asarray(x), np.asarray(y))))
-        elif method == "lemke_howson":  # each label's path as it ends: a path that never ends keeps the others
-            for label in range(sum(A.shape)):
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    x, y = g.lemke_howson(initial_dropped_label=label)
-                queue.put(("part", (np.asarray(x), np.asarray(y))))
-        elif method == "lemke_howson_first":  # the initial labels in turn, until a path ends at a distribution
-            for label in range(sum(A.shape)):
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    x, y = (np.asarray(v, dtype=float) for v in g.lemke_howson(initial_dropped_label=label))
-                if np.isfinite(x).all() and np.isfinite(y).all() and x.min() >= -1e-9 and y.min() >= -1e-9:
-                    out.append((x, y))
-                    break
-        queue.put(("ok", out))
-    except Exception as exc:  # a solver failure is reported, not fatal
-        queue.put(("error", f"{type(exc).__name__}: {exc}"))
-
-
-NASHPY_METHODS = ("support_enumeration", "vertex_enumeration", "lemke_howson", "lemke_howson_first")
-#: seconds each method of :func:`solve` may spend on one game unless told otherwise (``game solve --time-limit``)
-DEFAULT_TIME_LIMIT = 10.0
-
-
-def nashpy_equilibria(A, B, method: str, *, time_limit: float | None = DEFAULT_TIME_LIMIT) -> tuple[list, str | None]:
-    """Run one nashpy method in a child process; returns (profiles, problem or None). ``time_limit``: seconds
-    (None: no limit); the child is stopped there, and the problem says so."""
-    if method not in NASHPY_METHODS:
-        raise InputError(f"unknown nashpy method {method!r}; expected one of {NASHPY_METHODS}")
-    time_limit = check_time_limit(time_limit)
-    A, B = _check(A, B)
-    ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-    q = ctx.Queue()
-    p = ctx.Process(target=_nashpy_worker, args=(method, A, B, q), daemon=True)
-    p.start()
-    clock = SearchClock(time_limit)
-    parts = []  # Lemke-Howson's paths that ended, one message each
-    try:
-        while True:
-            left = clock.remaining()
-            status, payload = q.get(timeout=None if left is None else max(left, 1e-3))
-            if status != "part":
-                break
-            parts.append(payload)
-    except Exception:  # noqa: BLE001 - queue.Empty: the time limit
-        p.terminate()
-        p.join(1)
-        # (support and vertex enumeration send each profile as they find it: those found are kept, hunt 19a-F2)
-        if method == "lemke_howson":
-            ended = f" after {len(parts)} of its {sum(A.shape)} initial labels"
-        elif parts:
-            return (
-                parts,
-                f"nashpy {method}: stopped at its time limit of {time_limit:g} s, {len(parts):,} found by then",
-            )
-        else:
-            ended = ""
-        return parts, f"nashpy {method}: no answer within {time_limit:g} s (stopped{ended})"
-    p.join(1)
-    if status != "ok":
-        return parts, f"nashpy {method} failed: {payload}"
-    return parts + payload, None
 
 
 def _pure_profiles(A, B, tol) -> list[tuple[np.ndarray, np.ndarray]]:
