@@ -30,6 +30,7 @@ import itertools
 import math
 import multiprocessing as mp
 import queue
+import re
 import time
 import warnings
 from collections.abc import Callable
@@ -39,6 +40,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gamemarket.errors import InputError, check_flag, check_real, shown_value
+from gamemarket.games import exact as exact_mod
 from gamemarket.games import gambit, vertex_pairs
 from gamemarket.games.budget import (  # noqa: F401 (DEFAULT_TIME_LIMIT, max_vertices: callers import them from here)
     DEFAULT_TIME_LIMIT,
@@ -840,10 +842,7 @@ def solve(
     finders = [(m, EQUILIBRIUM_METHODS.get(m).find) for m in methods]
     kept = np.ix_(ri, ci)
 
-    def lift(x, y):
-        X, Y = np.zeros(m), np.zeros(n)
-        X[ri], Y[ci] = x, y
-        return X, Y
+    lift = functools.partial(_lifted, ri, ci, (m, n))
 
     found, by_support = [], {}  # the equilibria found, and by support (:func:`_support_key`)
     degenerate = False
@@ -889,6 +888,7 @@ def solve(
         verified = _verify_each(profiles, lambda x, y, m=method: add(x, y, m), time_limit, checking, method, notes)
         finished[method] = verified and not any(n.startswith("incomplete:") for n in notes[before:])
     degenerate |= any(len(sx) != len(sy) for sx, sy in (e.supports() for e in found)) or _pure_ties(An, Bn, tol)
+    found, degenerate = _mixed_scales(A, B, kept, lift, (found, degenerate), finished, time_limit, notes)
     if switched:
         notes.append(switched.format(found=f"{len(found):,} equilibri{'um' if len(found) == 1 else 'a'}"))
     complete, exhaustive = _how_complete(finished, switched, notes)
@@ -899,9 +899,107 @@ def solve(
         degenerate,
         [game.rows[i] for i in np.flatnonzero(~rows_kept)],
         [game.cols[j] for j in np.flatnonzero(~cols_kept)],
-        notes,
+        _discards_grouped(notes),
         complete=complete,
         exhaustive=exhaustive,
+    )
+
+
+def _lifted(ri, ci, shape: tuple, x, y) -> tuple[np.ndarray, np.ndarray]:
+    """A profile of the kept game (rows ``ri``, columns ``ci``) as one of the whole game of ``shape``."""
+    X, Y = np.zeros(shape[0]), np.zeros(shape[1])
+    X[ri], Y[ci] = x, y
+    return X, Y
+
+
+def _mixed_scales(A, B, kept, lift, answer: tuple, finished: dict, time_limit, notes: list) -> tuple[list, bool]:
+    """``answer`` (the equilibria found, whether the game is degenerate) where the float methods resolve every
+    difference of the kept game's payoffs; else their exact enumeration's (:func:`_exactly`) where polytope ran to its
+    end and the game is small, or ``answer`` with a note saying what may be amiss."""
+    if exact_mod.finest_scale(A[kept], B[kept]) >= exact_mod.MIXED_SCALE:
+        return answer
+    if exact_mod.applies(A[kept], B[kept]) and finished.get("polytope"):
+        again = _exactly(A, B, kept, lift, answer[0], time_limit, notes)
+        if again is None:  # the float answer stands, unconfirmed: the search did not finish
+            finished["polytope"] = False
+        return answer if again is None else again
+    notes.append(_mixed_scale_note(A[kept], B[kept]))
+    return answer
+
+
+def _exactly(A, B, kept, lift, found: list, time_limit, notes: list) -> tuple[list, bool] | None:
+    """The extreme equilibria of the kept game ``A[kept], B[kept]`` computed again in exact arithmetic
+    (:mod:`gamemarket.games.exact`), where its payoffs differ by less than the float methods resolve: ``(found,
+    degenerate)`` with the exact list in place of the methods' (each keeping the names of the methods that found it
+    on its support, the others' profiles discarded, each said), or None where the time limit stopped it first (the
+    float answer stands, said "incomplete:")."""
+    Ak, Bk = A[kept], B[kept]
+    answer = exact_mod.exact_equilibria(Ak, Bk, SearchClock(time_limit))
+    scale = exact_mod.finest_scale(Ak, Bk)
+    if answer is None:
+        notes.append(
+            f"incomplete: exact: the payoffs differ by as little as {scale:.2g} of their spread, finer than the float "
+            f"methods resolve, and their exact enumeration stopped at the time limit of {time_limit:g} s: an "
+            f"equilibrium of shares below about 1e-9 may be missing, or one listed that holds only to rounding; "
+            f"{RAISE_LIMIT}"
+        )
+        return None
+    by_support = {_support_key(e.x, e.y): e for e in found}
+    out = []
+    for x, y in answer.profiles:
+        X, Y = lift(x, y)
+        twin = by_support.pop(_support_key(X, Y), None)
+        Ay, xB = A @ Y, X @ B
+        regret = (max(0.0, float(Ay.max() - X @ Ay)), max(0.0, float(xB.max() - xB @ Y)))
+        out.append(Equilibrium(X, Y, (float(X @ Ay), float(xB @ Y)), regret, twin.methods if twin else {"exact"}))
+    for e in by_support.values():
+        notes.append(
+            f"{', '.join(sorted(e.methods))}: returned a profile with regret {e.regret[0]:.3g}, {e.regret[1]:.3g}, an "
+            "equilibrium only to the float methods' tolerance, not in exact arithmetic (discarded)"
+        )
+    notes.append(
+        f"exact: the payoffs differ by as little as {scale:.2g} of their spread, finer than the float methods resolve: "
+        f"every extreme equilibrium enumerated again in exact rational arithmetic (python-flint): {len(out):,}; "
+        f"the game is {'' if answer.degenerate else 'not '}degenerate, exactly"
+    )
+    return out, answer.degenerate
+
+
+#: a method's discarded profiles said one by one up to this many; past it, in one note (a near-degenerate 4x4 game's
+#: float vertices gave 400 lines of "not an equilibrium (discarded)", hunt 27c-F2's game)
+DISCARDS_SAID = 3
+_DISCARD = re.compile(r"^(.+): returned a profile with regret (\S+), (\S+), not an equilibrium \(discarded\)$")
+
+
+def _discards_grouped(notes: list) -> list:
+    """``notes`` with each method's "returned a profile with regret a, b, not an equilibrium (discarded)" notes past
+    :data:`DISCARDS_SAID` said once, with their count and largest regrets, where the first of them stood."""
+    said = {}
+    for n in notes:
+        if hit := _DISCARD.match(n):
+            said.setdefault(hit[1], []).append((float(hit[2]), float(hit[3])))
+    out, done = [], set()
+    for n in notes:
+        hit = _DISCARD.match(n)
+        if hit is None or len(said[hit[1]]) <= DISCARDS_SAID:
+            out.append(n)
+        elif hit[1] not in done:
+            done.add(hit[1])
+            worst = np.max(said[hit[1]], axis=0)
+            out.append(
+                f"{hit[1]}: returned {len(said[hit[1]]):,} profiles, each not an equilibrium (discarded; the largest "
+                f"regrets {worst[0]:.3g}, {worst[1]:.3g})"
+            )
+    return out
+
+
+def _mixed_scale_note(Ak: np.ndarray, Bk: np.ndarray) -> str:
+    """What a game whose payoffs are finer than the float methods resolve, too large for the exact pass, is told."""
+    return (
+        f"mixed scales: the payoffs differ by as little as {exact_mod.finest_scale(Ak, Bk):.2g} of their spread, finer "
+        "than the float methods resolve (about 1e-9 of it): an equilibrium of shares below that may be missing, or "
+        "one listed that holds only to rounding; the exact pass runs beside the polytope method (the default), on "
+        f"games of at most {vertex_pairs.MAX_CHOICES:,} choices of tight constraints (after dominance)"
     )
 
 
