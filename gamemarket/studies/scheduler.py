@@ -42,7 +42,13 @@ def parse(address: str) -> tuple[str, str, int]:
             f"{where}: the scheme {scheme!r} has {'spaces' if scheme != scheme.strip() else 'capitals'}; expected it "
             f"as dask writes it, {scheme.strip().lower()}://"
         )
-    parts = urlsplit(address)
+    try:  # (a bracketed host that is no IP address: Python's "Invalid IPv6 URL" traceback, exit 1, hunt 28c-F2)
+        parts = urlsplit(address)
+        parts.hostname  # noqa: B018 - parses the host (and its brackets) or raises here
+    except ValueError as exc:
+        raise InputError(
+            f"{where}: {exc}; expected a host and a port, as in tcp://10.0.0.1:8786 or tcp://[::1]:8786"
+        ) from None
     if parts.scheme in ("http", "https"):
         raise InputError(
             f"{where}: an {parts.scheme} address is a web page (the scheduler's dashboard?); a scheduler's address "

@@ -28,6 +28,10 @@ from gamemarket.studies.scheduler import identify, parse
         # (hunt 26c-W3: urlsplit strips and lowers the scheme, dask does not: the handshake failed, the peer blamed)
         (" tcp://127.0.0.1:8786", r"the scheme ' tcp' has spaces; expected it as dask writes it, tcp://"),
         ("TCP://127.0.0.1:8786", r"the scheme 'TCP' has capitals"),
+        # (hunt 28c-F2: a bracketed host that is no IP address was urlsplit's ValueError, a traceback, exit 1)
+        ("tcp://[::1", r"Invalid IPv6 URL; expected a host and a port, as in tcp://10.0.0.1:8786 or tcp://\[::1\]"),
+        ("tcp://[zz]:8786", r"'zz' does not appear to be an IPv4 or IPv6 address; expected a host and a port"),
+        ("ws://[1.2.3.4]:8786", r"An IPv4 address cannot be in brackets; expected a host and a port"),
     ],
 )
 def test_an_address_that_is_not_one_is_named(address, message):
