@@ -61,6 +61,8 @@ def exact_payoff(value, where: str) -> float:
     elif isinstance(value, str):
         if "_" in value:  # (Python's 1_000 is no number of a game's file: hunt 19b-W2)
             raise ValueError(f"{value!r} holds '_'")
+        if not value.isascii():  # (float() reads Arabic-Indic and full-width digits: "١٢" was 12, hunt 28c-W2)
+            raise ValueError(f"{value!r} holds characters that are not ASCII")
         if not WHOLE_TEXT.fullmatch(value.strip()):  # a float's notation ("1.7e308", "0.1"): the format's rounding
             return float(value)  # (and what float() reads otherwise, "inf": its caller's checks say the rest)
         q = Fraction(value.strip())

@@ -157,7 +157,7 @@ def unchecked_regret(A: np.ndarray, B: np.ndarray, x: np.ndarray, y: np.ndarray)
     that call it thousands of times on one game (a bootstrap's resamples, a QRE branch) skip the checks."""
     Ay = (A - A.min()) @ y
     xB = x @ (B - B.min())
-    return float(Ay.max() - x @ Ay), float(xB.max() - xB @ y)
+    return max(0.0, float(Ay.max() - x @ Ay)), max(0.0, float(xB.max() - xB @ y))  # (never -1e-16: hunt 28c-W1)
 
 
 def _support_key(x: np.ndarray, y: np.ndarray) -> tuple[bytes, bytes]:
@@ -863,7 +863,7 @@ def solve(
         x, y = _cleaned(x), _cleaned(y)
         X, Y = lift(*_closer(A[kept], B[kept], (x, y), _polished(A[kept], B[kept], x, y)))
         Ay, xB = An @ Y, X @ Bn  # ``regret(An, Bn, X, Y)``: An and Bn are shifted to a minimum of 0 already
-        rn = (float(Ay.max() - X @ Ay), float(xB.max() - xB @ Y))
+        rn = (max(0.0, float(Ay.max() - X @ Ay)), max(0.0, float(xB.max() - xB @ Y)))  # (rounding: -1.1e-16, 28c-W1)
         rg = (rn[0] * sa, rn[1] * sb)
         if rn[0] > accept[0] or rn[1] > accept[1] or (exact and not _locally_small(A, B, ri, ci, X, Y, accept, spread)):
             notes.append(

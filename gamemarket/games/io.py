@@ -154,7 +154,7 @@ def _number(tok: str, where: str) -> float:
     is said as written."""
     if tok.startswith("#"):
         raise InputError(f"{where}: expected a number, got {tok[:20]!r}: an .nfg file has no comments")
-    if "_" in tok or tok.strip().lstrip("+-").lower().startswith(("inf", "nan")):
+    if "_" in tok or not tok.isascii() or tok.strip().lstrip("+-").lower().startswith(("inf", "nan")):
         raise InputError(f"{where}: expected a number, got {tok!r}")
     try:
         if "/" in tok:
@@ -528,7 +528,7 @@ def _check_read_past(path: Path, df: pd.DataFrame, r: str, c: str) -> None:
             if text == "" or (col != "replications" and text.lower() == "nan"):
                 continue  # (no interval: fewer than two replications; an empty cell: not recorded)
             try:
-                value = float(text)
+                value = float(text) if text.isascii() else np.nan  # (float() reads "١٢" as 12)
             except ValueError:
                 value = np.nan
             whole = col != "replications" or (np.isfinite(value) and value == int(value))
@@ -590,6 +590,7 @@ def _payoff_cells(path: Path, df: pd.DataFrame, r: str, c: str, rows: list, cols
         if (
             texts.str.len().ge(16) & texts.str.strip().str.fullmatch(WHOLE_TEXT.pattern)
             | texts.str.contains("_", regex=False)
+            | ~texts.map(str.isascii)  # (numpy reads Arabic-Indic and full-width digits: "١٢" was 12, hunt 28c-W2)
         ).any():
             return _payoff_cells_reference(path, df, r, c, rows, cols)
         try:
@@ -632,7 +633,8 @@ def _payoff_cells_reference(path: Path, df: pd.DataFrame, r: str, c: str, rows: 
                 raise
             except (TypeError, ValueError):
                 raise InputError(
-                    f"{path}: line {k + 2}: column {col!r} is {d[col]!r}; expected a number (no thousands separators)"
+                    f"{path}: line {k + 2}: column {col!r} is {d[col]!r}; expected a number (ASCII digits, no "
+                    "thousands separators)"
                 ) from None
         for M, col in ((A, f"{r}_payoff"), (B, f"{c}_payoff")):
             if np.isinf(M[i, j]):

@@ -383,7 +383,7 @@ def _spread(v: np.ndarray) -> float:
 
 def _problem_of(game, normalize: bool):
     """(problem, role-symmetric form, roles, strategies, regret function) of a bimatrix or role-symmetric game."""
-    from gamemarket.games.rsgame import RoleSymmetricGame  # deferred: pandas (through the bimatrix game)
+    from gamemarket.games.rsgame import LEAST_SPREAD, RoleSymmetricGame  # deferred: pandas (through the bimatrix game)
 
     if isinstance(game, RoleSymmetricGame):
         ri = game.role_index
@@ -405,6 +405,14 @@ def _problem_of(game, normalize: bool):
     check_finite(B, "column player's payoffs")
     m = A.shape[0]
     players, (rows, cols) = roles_and_strategies(game)
+    for M, who in ((A, players[0]), (B, players[1])):
+        spread = float(M.max() - M.min())
+        if 0 < spread < LEAST_SPREAD:  # (1e-318 made the tolerance 0 and every regret 0 / 0: hunt 28c-F1)
+            raise InputError(
+                f"logit QRE: the {who}'s payoffs spread over {spread:.3g}, below {LEAST_SPREAD:g}, the least spread "
+                "whose regrets are told from 0 (subnormal floats); scale the payoffs (a positive multiple has the "
+                "same equilibria)"
+            )
 
     def regrets(x):
         return unchecked_regret(A, B, x[:m], x[m:])  # (A and B checked above)

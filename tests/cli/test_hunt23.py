@@ -1370,3 +1370,38 @@ def test_newtons_steps_are_sized_against_the_limit():
     finally:
         tracemalloc.stop()
     assert peak <= steps, (peak, steps)
+
+
+@pytest.mark.parametrize("spread", [1e-310, 1e-318, 5e-324])
+def test_qre_refuses_a_bimatrix_game_of_subnormal_spread_by_its_players_names(tmp_path, capsys, spread):
+    # hunt 28c-F1: spreads of 1e-318 and below passed the guard (their tolerance underflowed to 0: numpy's "divide by
+    # zero" and a limit "not verified ... (regret 0, 0)", exit 0); W3: the 1e-310 refusal called a .npz of two
+    # matrices a "role-symmetric game"
+    np.savez(tmp_path / "sub.npz", A=spread * np.eye(2), B=spread * np.eye(2))
+    assert main(["game", "solve", str(tmp_path / "sub.npz"), "--concept", "qre"]) == 2
+    err = capsys.readouterr().err
+    assert "logit QRE: the provider's payoffs spread over" in err and "role-symmetric" not in err, err
+    assert "warning" not in err
+
+
+def test_a_regret_is_never_printed_below_zero():
+    # hunt 28c-W1: "consumer regret -1.1e-16" (the mixture's payoff summed above the best reply's by rounding)
+    from gamemarket.games.equilibria import regret
+
+    Ay = np.full(3, 0.6369616873214543)  # every strategy pays the same: x @ Ay rounds above it
+    x = np.array([0.978807180998904, 0.019014278822406774, 0.0021785401786893178])
+    A = np.tile(Ay[:, None], (1, 2))
+    assert float(Ay.max() - x @ Ay) < 0  # what the rounding gives
+    assert regret(A, A, x, np.array([0.5, 0.5]))[0] == 0.0
+
+
+@pytest.mark.parametrize("cell", ["\u0661\u0662", "\uff11", "1\u0662"])
+def test_payoffs_in_digits_other_than_ascii_are_refused_at_their_line(tmp_path, capsys, cell):
+    # hunt 28c-W2: float() (and numpy) read Arabic-Indic "١٢" as 12 and full-width "１" as 1, without a word
+    csv = f"provider,consumer,provider_payoff,consumer_payoff\nr0,c0,{cell},1\nr0,c1,0,0\nr1,c0,0,0\nr1,c1,1,1\n"
+    (tmp_path / "g.csv").write_text(csv, encoding="utf-8")
+    assert main(["game", "solve", str(tmp_path / "g.csv")]) == 2
+    assert f"line 2: column 'provider_payoff' is {cell!r}; expected a number (ASCII digits" in capsys.readouterr().err
+    (tmp_path / "g.nfg").write_text(f'NFG 1 R "g" {{ "P" "C" }} {{ 2 2 }}\n{cell} 1 0 0 0 0 1 1\n', encoding="utf-8")
+    assert main(["game", "solve", str(tmp_path / "g.nfg")]) == 2
+    assert f"expected a number, got {cell!r}" in capsys.readouterr().err
