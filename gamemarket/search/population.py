@@ -63,6 +63,7 @@ def run_population_study(
     run: bool = True,
     force: bool = False,
     scheduler_address: str | None = None,
+    log=None,
 ) -> PopulationAnalysis:
     """Run (or resume) a population study and answer it (see the module docstring).
 
@@ -88,6 +89,8 @@ def run_population_study(
         A dask.distributed scheduler to run the simulations on (``n_jobs`` is then unused); the stored runs,
         and so the answer, are the same as a local run's. An address that no scheduler answers is an
         :class:`InputError`.
+    log : callable, optional
+        Told (a line at a time) that seeds are being added while verdicts stay open, every :data:`LOOK_SAY_S`.
 
     Returns
     -------
@@ -108,7 +111,7 @@ def run_population_study(
         if cached is not None:  # nothing run now: this call's figures, not those of the call that computed it
             return replace(cached, runs=replace(cached.runs, run_now=0, wall_seconds=time.perf_counter() - t0))
         an = _run_population_study(
-            spec, n_jobs=n_jobs, progress=progress, run=run, scheduler_address=scheduler_address, store=store
+            spec, n_jobs=n_jobs, progress=progress, run=run, scheduler_address=scheduler_address, store=store, log=log
         )
         write_analysis(spec, an)
         return an
@@ -138,6 +141,29 @@ def _write_last_run(store, st: PopulationGames, runs: RunAccounting, n_jobs, sch
 
 #: the error of a verdict over all its looks: each look's intervals are at ``1 - ALPHA / looks``
 ALPHA = 0.05
+#: seconds between two lines saying that seeds are being added (:func:`_adaptive_answers`)
+LOOK_SAY_S = 5.0
+
+
+def plan_text(spec) -> str:
+    """What a population study will run, said before it starts (hunt 28a-F1: a budget of 100,000 seeds added one at a
+    time ran with not a line said, 23,255 runs in a minute): its reduced games' grid on its seeds, and where seeds are
+    added while a verdict is open, the most the grid can take (each look's candidates add their paired records)."""
+    cfg = spec.population
+    n, k, mechs, base = int(cfg.reduced_players), len(cfg.strategies), len(spec.providers), len(spec.seeds)
+    grid = math.comb(n + k - 1, k - 1)
+    text = (
+        f"study {spec.name}: {mechs} mechanism(s) x {grid:,} grid mixtures x {base} seed(s): {mechs * grid * base:,} "
+        "simulations, then the candidates' paired records"
+    )
+    budget = max(cfg.max_seeds, base)
+    if budget > base:
+        text += (
+            f"; while a mechanism's verdict is open, seeds are added {cfg.seed_step} at a time up to {budget:,} "
+            f"({planned_looks(cfg, base):,} looks): up to {mechs * grid * budget:,} grid simulations in all, and "
+            "their paired records (Ctrl-C keeps every finished run; the same command resumes)"
+        )
+    return text
 
 
 def planned_looks(cfg, base_seeds: int) -> int:
@@ -148,14 +174,14 @@ def planned_looks(cfg, base_seeds: int) -> int:
 
 
 def _run_population_study(
-    spec, *, n_jobs: int, progress: bool, run: bool, scheduler_address: str | None = None, store=None
+    spec, *, n_jobs: int, progress: bool, run: bool, scheduler_address: str | None = None, store=None, log=None
 ) -> PopulationAnalysis:
     """The study's answer computed (:func:`run_population_study` without its cache and lock): the adaptive seeds'
     answers, the provider's choice, the joint game, the accounting, and the last-run record where it ran
     something."""
     t0 = time.perf_counter()
     st = PopulationGames(spec, n_jobs=n_jobs, progress=progress, run=run, scheduler_address=scheduler_address)
-    answers, seeds = _adaptive_answers(st, spec)
+    answers, seeds = _adaptive_answers(st, spec, log)
     base_seeds = list(spec.seeds)
     points = _run_candidates_everywhere(st, spec, answers, base_seeds)
     ranking = leader_ranking(answers.values())
@@ -190,7 +216,7 @@ def _more_seeds(seeds: list, budget: int, step: int) -> list:
     return seeds + list(range(nxt, nxt + min(step, budget - len(seeds))))
 
 
-def _adaptive_answers(st: PopulationGames, spec) -> tuple[dict, dict]:
+def _adaptive_answers(st: PopulationGames, spec, log=None) -> tuple[dict, dict]:
     """Every mechanism's answer, adding ``seed_step`` seeds to a mechanism while one of its verdicts is undecided, up
     to ``max_seeds`` (each look's intervals at ``1 - ALPHA / looks``, so that a verdict is wrong with probability at
     most ``ALPHA`` whichever look it is made at). Returns (answers by mechanism, seeds by mechanism)."""
@@ -201,11 +227,19 @@ def _adaptive_answers(st: PopulationGames, spec) -> tuple[dict, dict]:
     answers: dict[str, MechanismAnswer] = {}
     pending = [p.name for p in spec.providers]
     provs = {p.name: p for p in spec.providers}
+    said = time.monotonic()
     while pending:
         cands = _candidates(st, {p: provs[p] for p in pending}, seeds)
         for p in pending:
             answers[p] = _verified_answer(st, provs[p], cands[p], seeds[p], alpha)
         pending = [p for p in pending if _unsure(answers[p]) and len(seeds[p]) < budget]
+        if pending and log is not None and time.monotonic() - said >= LOOK_SAY_S:
+            said = time.monotonic()
+            log(
+                f"study {spec.name}: a verdict is open for {', '.join(pending)} at "
+                f"{', '.join(f'{len(seeds[p]):,}' for p in pending)} seed(s): {cfg.seed_step} more at a time, up to "
+                f"{budget:,} ({st.runs.runs_done:,} runs made so far)"
+            )
         for p in pending:
             seeds[p] = _more_seeds(seeds[p], budget, cfg.seed_step)
     return answers, seeds

@@ -50,7 +50,7 @@ from gamemarket.reports.population import tables, write_population_report
 from gamemarket.reports.report import claim_folder, write_report
 from gamemarket.search.design import read_answer, run_design, write_answer
 from gamemarket.search.exploration import run_exploration, store_exploration
-from gamemarket.search.population import linked_population, run_population_study
+from gamemarket.search.population import linked_population, plan_text, run_population_study
 from gamemarket.studies import load_study
 from gamemarket.studies import run_study as run_simulations
 from gamemarket.studies.gains import run_gains
@@ -554,7 +554,8 @@ def _population_locked(
 ) -> StudyResult:
     held.enter_context(_report_claimed(spec, write_report, force))
     held.enter_context(study_store(spec, force=force).lock())
-    an = run_population_study(spec, force=force, **how)
+    log(plan_text(spec))
+    an = run_population_study(spec, force=force, log=log, **how)
     log(
         f"study {spec.name}: {an.runs.simulations:,} simulations ({an.runs.run_now:,} run now) in "
         f"{duration(an.runs.wall_seconds)}; results in {shown_path(spec.results_dir)}"

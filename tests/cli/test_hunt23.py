@@ -1405,3 +1405,18 @@ def test_payoffs_in_digits_other_than_ascii_are_refused_at_their_line(tmp_path, 
     (tmp_path / "g.nfg").write_text(f'NFG 1 R "g" {{ "P" "C" }} {{ 2 2 }}\n{cell} 1 0 0 0 0 1 1\n', encoding="utf-8")
     assert main(["game", "solve", str(tmp_path / "g.nfg")]) == 2
     assert f"expected a number, got {cell!r}" in capsys.readouterr().err
+
+
+def test_a_population_study_says_what_it_will_run_before_it_starts(tmp_path):
+    # hunt 28a-F1: max_seeds = 100,000 added one seed at a time ran with not a line said (23,255 runs in a minute)
+    from study_helpers import POPULATION_STUDY, write_population_study
+
+    from gamemarket.search.population import plan_text
+    from gamemarket.studies import load_study
+
+    body = POPULATION_STUDY.replace("max_seeds = 4", "max_seeds = 100000\nseed_step = 1")
+    text = plan_text(load_study(write_population_study(tmp_path, body)))
+    assert text.startswith("study pop-test: 2 mechanism(s) x 10 grid mixtures x 2 seed(s): 40 simulations"), text
+    assert "seeds are added 1 at a time up to 100,000 (99,999 looks): up to 2,000,000 grid simulations" in text
+    fixed = plan_text(load_study(write_population_study(tmp_path, POPULATION_STUDY.replace("max_seeds = 4\n", ""))))
+    assert "seeds are added" not in fixed
