@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from gamemarket.errors import InputError
-from gamemarket.games.alpharank import DEFAULT_ALPHA, DEFAULT_M, alpharank
+from gamemarket.games.alpharank import DEFAULT_ALPHA, DEFAULT_M, ELIMINATION_RATE, alpharank
 from gamemarket.games.qre import logit_branch
 from gamemarket.reports.markdown import num
 
@@ -57,6 +57,7 @@ def concepts_summary(game, equilibria: list[np.ndarray]) -> dict:
         ``error`` where a concept could not be computed.
     """
     try:
+        _check_alpharank_size(game)
         br = logit_branch(game)
         ar = alpharank(game)
     except InputError as exc:
@@ -80,6 +81,26 @@ def concepts_summary(game, equilibria: list[np.ndarray]) -> dict:
             br, top, selection, first_eq, getattr(game, "A", None) is None, selection is None and _mixes(br.limit, eqs)
         ),
     }
+
+
+#: the most seconds alpha-rank's estimate (:data:`gamemarket.games.alpharank.ELIMINATION_RATE`) may reach for a
+#: report to compute it: past it, the report says so instead (hunt 28a-F2: 6 rules and 12 players, 6,188 profiles,
+#: kept a report silent past 70 s). Decided by the game's size alone, so that a report is the same on every machine
+REPORT_ALPHARANK_SECONDS = 10.0
+
+
+def _check_alpharank_size(game) -> None:
+    """An :class:`InputError` where alpha-rank of ``game`` (one chain) would take more than
+    :data:`REPORT_ALPHARANK_SECONDS` by its estimate, saying how to compute it anyway."""
+    shape = np.shape(getattr(game, "A", None))
+    P = shape[0] * shape[1] if len(shape) == 2 else len(game.profiles)
+    seconds = P**3 / 3 / ELIMINATION_RATE
+    if seconds > REPORT_ALPHARANK_SECONDS:
+        raise InputError(
+            f"alpha-rank of its {P:,} profiles would take about {seconds:,.0f} s (more than the "
+            f"{REPORT_ALPHARANK_SECONDS:g} s a report gives it); `gamemarket game solve GAME --concept alpharank "
+            "--time-limit SECONDS` (and `--concept qre`) compute them on the game's exported file"
+        )
 
 
 def _mixes(limit: np.ndarray, eqs: list[np.ndarray]) -> bool:

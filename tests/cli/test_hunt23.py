@@ -1409,10 +1409,9 @@ def test_payoffs_in_digits_other_than_ascii_are_refused_at_their_line(tmp_path, 
 
 def test_a_population_study_says_what_it_will_run_before_it_starts(tmp_path):
     # hunt 28a-F1: max_seeds = 100,000 added one seed at a time ran with not a line said (23,255 runs in a minute)
-    from study_helpers import POPULATION_STUDY, write_population_study
-
     from gamemarket.search.population import plan_text
     from gamemarket.studies import load_study
+    from study_helpers import POPULATION_STUDY, write_population_study
 
     body = POPULATION_STUDY.replace("max_seeds = 4", "max_seeds = 100000\nseed_step = 1")
     text = plan_text(load_study(write_population_study(tmp_path, body)))
@@ -1420,3 +1419,17 @@ def test_a_population_study_says_what_it_will_run_before_it_starts(tmp_path):
     assert "seeds are added 1 at a time up to 100,000 (99,999 looks): up to 2,000,000 grid simulations" in text
     fixed = plan_text(load_study(write_population_study(tmp_path, POPULATION_STUDY.replace("max_seeds = 4\n", ""))))
     assert "seeds are added" not in fixed
+
+
+def test_a_report_leaves_out_an_alpharank_too_large_for_it_by_the_games_size(monkeypatch):
+    # hunt 28a-F2: a population report (6 rules, 12 players: 6,188 profiles) sat silent past 70 s in alpha-rank, with
+    # no limit; the report now decides by the game's size alone (the same on every machine) and says why
+    from gamemarket.games import Game
+    from gamemarket.reports import concepts
+
+    g = Game(np.array([[3.0, 0], [5, 1]]), np.array([[3.0, 5], [0, 1]]), None, None)
+    assert "alpha-rank" in concepts.concepts_summary(g, [])["words"] and "error" not in concepts.concepts_summary(g, [])
+    monkeypatch.setattr(concepts, "REPORT_ALPHARANK_SECONDS", 1e-12)
+    words = concepts.concepts_summary(g, [])["words"]
+    assert words.startswith("The logit QRE and alpha-rank were not computed: alpha-rank of its 4 profiles would")
+    assert "--concept alpharank --time-limit SECONDS` (and `--concept qre`)" in words
