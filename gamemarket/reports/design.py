@@ -133,10 +133,24 @@ def _mechanism_words(p) -> str:
     return f"scheduler {p.scheduler}, {what}, reserve r = {num(p.params.get('reserve'), 5)} per node-second"
 
 
+def _fixed_feasible(ans) -> str:
+    """Where no design is chosen, the study's fixed mechanisms that meet the constraints at their equilibrium on the
+    search's seeds, said beside it (hunt 28a-W1: "No design is chosen" alone, while the table below it showed two
+    fixed mechanisms feasible: a provider reading the answer was told there was nothing to do)."""
+    ok = [q.provider for q in ans.compare if q.feasible]
+    if not ok:
+        return ""
+    return (
+        f" Of the study's fixed mechanisms, {', '.join(f'`{n}`' for n in ok)} "
+        f"meet{'s' * (len(ok) == 1)} the constraints at {'its' if len(ok) == 1 else 'their'} equilibrium on the "
+        "search's seeds (the table below; not confirmed on fresh seeds, as a chosen design is)."
+    )
+
+
 def _lead(ans, spec) -> list[str]:
     md = [f"# {spec.name}: mechanism design", ""]
     if ans.chosen is None:
-        md += ["**No design is chosen:** " + notes_text(ans.notes), ""]
+        md += ["**No design is chosen:** " + notes_text(ans.notes) + _fixed_feasible(ans), ""]
         return md
     p = ans.point(ans.chosen)
     c = ans.confirmations[ans.chosen]

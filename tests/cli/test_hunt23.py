@@ -1433,3 +1433,18 @@ def test_a_report_leaves_out_an_alpharank_too_large_for_it_by_the_games_size(mon
     words = concepts.concepts_summary(g, [])["words"]
     assert words.startswith("The logit QRE and alpha-rank were not computed: alpha-rank of its 4 profiles would")
     assert "--concept alpharank --time-limit SECONDS` (and `--concept qre`)" in words
+
+
+def test_no_design_chosen_names_the_fixed_mechanisms_that_meet_the_constraints():
+    # hunt 28a-W1: "No design is chosen" alone, while the table below showed hb-first and hb-kth feasible
+    from types import SimpleNamespace as NS
+
+    from gamemarket.reports.design import _lead
+
+    spec = NS(name="w1")
+    ans = NS(chosen=None, notes=["no design met the constraints at an equilibrium"], compare=[])
+    assert _lead(ans, spec)[2] == "**No design is chosen:** No design met the constraints at an equilibrium."
+    ans.compare = [NS(provider="hb-first", feasible=True), NS(provider="hb-kth", feasible=False)]
+    lead = _lead(ans, spec)[2]
+    assert "Of the study's fixed mechanisms, `hb-first` meets the constraints at its equilibrium" in lead
+    assert "hb-kth" not in lead
