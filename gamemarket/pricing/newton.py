@@ -36,11 +36,10 @@ def projected_newton(  # noqa: C901
             return None
         ref = float(p.mean()) if p.mean() > 0 else 1.0
         size = np.maximum(p, 1e-3 * ref)[free]
-        Hf = H[np.ix_(free, free)]
         D = 1.0 / size**2
-        lam = 1e-12 * max(float(np.max(np.abs(np.diag(Hf)) / D)), 1e-300)
-        on = np.flatnonzero(np.any(Hf != 0, axis=1) | np.any(Hf != 0, axis=0))
-        Hon, gf = Hf[np.ix_(on, on)], g[free]
+        lam = 1e-12 * max(float(np.max(np.abs(np.diagonal(H)[free]) / D)), 1e-300)
+        on, Hon = _touched_block(H, free)
+        gf = g[free]
         off = np.ones(len(gf), bool)
         off[on] = False
         for _reg in range(60):
@@ -96,3 +95,14 @@ def projected_newton(  # noqa: C901
             return p
         p, f, g, H = q, fq, gq, Hq
     return p
+
+
+def _touched_block(H: np.ndarray, free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Of ``Hf = H[free][:, free]``: the positions (among the free variables) of its rows and columns that are not
+    all zero, and ``Hf`` on them, found without ``Hf``'s copy of nearly the whole ``m x m`` matrix (0.45 s a step
+    at m = 10,000, where about a hundred rows are nonzero: hunt 28c's sibling)."""
+    nonzero = H != 0
+    rows = np.flatnonzero((np.any(nonzero, axis=1) | np.any(nonzero, axis=0)) & free)
+    block = H[np.ix_(rows, rows)]
+    keep = np.any(block != 0, axis=1) | np.any(block != 0, axis=0)
+    return np.searchsorted(np.flatnonzero(free), rows[keep]), block[np.ix_(keep, keep)]

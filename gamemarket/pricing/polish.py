@@ -185,7 +185,7 @@ def polish(
     lam = np.zeros(0)
     if len(ties):
         L = tie.metric_on(_hessian(l1, l2, k, free, len(on)), on, m)
-        lam, _ = tie.mix(ties, use, R, d, L, slack=floor if floor.any() else None)
+        lam, _ = tie.mix(ties, use, R, d, L, slack=floor if floor.any() else None, deadline=deadline)
         w = w - ties.usage_change(d, m) @ lam
     # 2. the clipped Newton step on the other interior jobs
     gain = np.where(free, hp * dix / width, 0.0)

@@ -667,6 +667,7 @@ class PriceDiscovery:
             problem.demand,
             tie.metric(H, m),
             slack=at_floor if at_floor.any() else None,
+            deadline=self.deadline,
         )
         if len(ts) == 0:
             return alloc, w

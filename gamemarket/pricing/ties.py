@@ -27,10 +27,12 @@ repeated for the rest); the repair absorbs what rounding leaves.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
 from numba import njit, prange
+from scipy.sparse.linalg import LinearOperator
 
 MAX_TIES = 20000  #: beyond this many tied jobs (degenerate problems) only the smallest reduced costs mix
 
@@ -234,6 +236,17 @@ class Metric:
             out[self.on] = self.block.T @ np.asarray(X, dtype=np.float64)[self.on]
         return out
 
+    def rows_of_transpose_times(self, X: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """``(L^T Y)[rows]`` for the ``Y`` that is ``X`` (a vector or matrix of ``len(rows)`` rows) on the sorted
+        resources ``rows``, every one of ``on`` among them, and 0 elsewhere: ``L^T`` is the identity times ``scale``
+        outside ``on``, so those rows are all of it that ``Y`` reaches."""
+        X = np.asarray(X, dtype=np.float64)
+        out = X * self.scale
+        if len(self.on):
+            at = np.searchsorted(rows, self.on)
+            out[at] = self.block.T @ X[at]
+        return out
+
 
 def metric(H: np.ndarray | None, m: int) -> Metric:
     """A factor ``L`` with ``L L^T = (H + reg I)^-1``: the smooth part's inverse Hessian, regularised
@@ -262,12 +275,21 @@ MAX_TRF_STEPS = 50
 
 
 def mix(
-    ties: Ties, usage: np.ndarray, R: np.ndarray, demand: np.ndarray, L: Metric, slack: np.ndarray | None = None
+    ties: Ties,
+    usage: np.ndarray,
+    R: np.ndarray,
+    demand: np.ndarray,
+    L: Metric,
+    slack: np.ndarray | None = None,
+    deadline: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The mixture weights ``lambda`` and the residual ``w = R - usage - s`` (``s >= 0`` only where
-    ``slack`` is True: resources whose unsold capacity is allowed, at a price floor)."""
-    from scipy.optimize import lsq_linear  # deferred: scipy.optimize (about a second) only where ties are split
+    ``slack`` is True: resources whose unsold capacity is allowed, at a price floor).
 
+    ``deadline`` (a ``time.perf_counter`` reading): no least-squares solve is begun after it, and the iterative one
+    (more than 2,000 columns) stops at it; the mixture found until then (none: ``lambda = 0``) is the answer, a
+    weaker but still true subgradient (hunt 28c's sibling: with 50 jobs over 10,000 resources a solve over 9,793
+    dense slack columns ran 23 s past a 5 s limit)."""
     m = len(R)
     b = R - usage
     if len(ties) == 0 and (slack is None or not slack.any()):
@@ -277,28 +299,12 @@ def mix(
     free = np.ones(len(ties), bool)
     s_cols = np.flatnonzero(slack) if slack is not None else np.zeros(0, np.int64)
     for _round in range(2):  # second round: jobs whose mixture would need three resources are rounded
-        fixed_use = V[:, ~free] @ lam[~free]
-        unit = np.zeros((m, len(s_cols)))  # the slack's columns of the identity (not the m x m identity)
-        unit[s_cols, np.arange(len(s_cols))] = 1.0
-        Vf = np.hstack([V[:, free], unit])
-        if Vf.shape[1] == 0:
+        if deadline is not None and time.perf_counter() >= deadline:
             break
-        ub = np.r_[np.ones(int(free.sum())), np.full(len(s_cols), np.inf)]
-        if Vf.shape[1] <= 2000:
-            lhs, rhs = L.transpose_times(Vf), L.transpose_times(b - fixed_use)
-            sol = lsq_linear(lhs, rhs, bounds=(np.zeros(Vf.shape[1]), ub), method="bvls")
-        else:  # many ties (near zero prices nearly every job ties): an exact QR per step took minutes; the
-            # iterative solver with a step cap gives a mixture that is a candidate only (its gap is measured)
-            sol = lsq_linear(
-                L.transpose_times(Vf),
-                L.transpose_times(b - fixed_use),
-                bounds=(np.zeros(Vf.shape[1]), ub),
-                method="trf",
-                lsq_solver="lsmr",
-                max_iter=MAX_TRF_STEPS,
-            )
-        x = np.clip(sol.x, 0.0, ub)
-        lam[free] = x[: int(free.sum())]
+        x = _mixture(V[:, free], b - V[:, ~free] @ lam[~free], L, s_cols, deadline)
+        if x is None:  # stopped at the deadline
+            break
+        lam[free] = x
         if _round == 1 or not (ties.three & (lam > 0) & (lam < 1)).any():
             break
         rnd = ties.three & free
@@ -310,6 +316,74 @@ def mix(
         s[s_cols] = np.maximum(w[s_cols], 0.0)
         w = w - s
     return lam, w
+
+
+class _Late(Exception):
+    """The deadline passed during the iterative least-squares solve (``_mixture``)."""
+
+
+def _mixture(Vf: np.ndarray, r: np.ndarray, L: Metric, s_cols: np.ndarray, deadline: float | None):
+    """The weights in ``[0, 1]`` of the columns ``Vf`` (and slack ``s >= 0`` on the resources ``s_cols``) that bring
+    ``Vf lambda + s`` closest to ``r`` in the metric ``L L^T``; None where the deadline stopped the solve.
+
+    Only the resources the columns touch and those of the metric's dense block (``L.on``) couple: on every other one
+    ``L^T`` is a multiple of the identity and the slack, alone in its row, takes that row's whole positive part
+    whatever ``lambda`` is. Those rows and their slack columns are left out of the solve, which has the same
+    solutions for ``lambda`` (it was a dense ``m x (T + slack)`` problem: with 50 jobs over 10,000 resources and no
+    tie, 10,000 x 9,793 columns of the identity, 23 s of work for no weight at all)."""
+    from scipy.optimize import lsq_linear  # deferred: scipy.optimize (about a second) only where ties are split
+
+    T = Vf.shape[1]
+    if T == 0:
+        return np.zeros(0)  # the slack alone: nothing to weigh (it is the positive part of the residual)
+    rows = np.union1d(np.flatnonzero(np.any(Vf != 0, axis=1)), L.on)
+    if len(rows) == 0:
+        return np.zeros(T)  # columns of zeros: every weight is as good (the least-squares solution's minimum norm)
+    s_at = np.flatnonzero(np.isin(rows, s_cols))  # the coupled rows with slack, as positions in ``rows``
+    unit = np.zeros((len(rows), len(s_at)))  # the slack's columns of the identity
+    unit[s_at, np.arange(len(s_at))] = 1.0
+    lhs = L.rows_of_transpose_times(np.hstack([Vf[rows], unit]), rows)
+    rhs = L.rows_of_transpose_times(r[rows], rows)
+    ub = np.r_[np.ones(T), np.full(len(s_at), np.inf)]
+    bounds = (np.zeros(len(ub)), ub)
+    if len(ub) <= 2000:
+        sol = lsq_linear(lhs, rhs, bounds=bounds, method="bvls")
+    else:  # many ties (near zero prices nearly every job ties): an exact QR per step took minutes; the
+        # iterative solver with a step cap gives a mixture that is a candidate only (its gap is measured)
+        try:
+            sol = lsq_linear(
+                lhs if deadline is None else _until(lhs, deadline),
+                rhs,
+                bounds=bounds,
+                method="trf",
+                lsq_solver="lsmr",
+                max_iter=MAX_TRF_STEPS,
+            )
+        except _Late:
+            return None
+    return np.clip(sol.x, 0.0, ub)[:T]
+
+
+def _until(M: np.ndarray, deadline: float):
+    """``M`` as a linear operator whose every product first looks at the clock (``_Late`` past ``deadline``): the
+    iterative solve in pieces of one product each."""
+
+    def checked(product):
+        def run(X):
+            if time.perf_counter() >= deadline:
+                raise _Late
+            return product(X)
+
+        return run
+
+    return LinearOperator(
+        M.shape,
+        matvec=checked(M.dot),
+        rmatvec=checked(M.T.dot),
+        matmat=checked(M.dot),
+        rmatmat=checked(M.T.dot),
+        dtype=M.dtype,
+    )
 
 
 def apply(ties: Ties, lam: np.ndarray, j1, x1, j2, x2):

@@ -102,7 +102,9 @@ def test_the_lp_finish_starts_no_round_past_its_deadline():
 
 def test_price_solve_time_limit_answers_not_converged_with_exit_3(tmp_path, capsys):
     path = tmp_path / "wide.npz"
-    wide(1000).save(path)
+    # (1,000 resources converged within the limit, in 0.4 s, once each Hessian counted only its nonzero cells: hunt
+    # 28c's sibling; 5,000 take 12 s without one)
+    wide(5000).save(path)
     rc = main(["price", "solve", str(path), "--time-limit", "0.5", "--quiet", "--format", "json"])
     summary = json.loads(capsys.readouterr().out)
     assert rc == 3 and not summary["converged"]
@@ -212,3 +214,53 @@ def test_the_default_gap_of_a_problem_in_small_units_is_relative_to_its_size(uti
         rng.uniform(0.1, 1, (40, 3)), np.array([5.0, 5, 5]), utility, target=np.ones(40) if target is not None else None
     )
     assert solver_module.default_smoothed_eps(usual) == pytest.approx(1e-3 * 40)
+
+
+@pytest.mark.slow  # (about 3 s and 300 MB)
+def test_auto_on_a_wide_log_problem_stops_near_its_limit():
+    """Hunt 28c's sibling: auto on 50 x 10,000 log ran 28 s past a 5 s limit. Newton's tie mixture solved a dense
+    least-squares problem with a column of slack for every resource priced 0 (10,000 x 9,793: 23 s, no clock), and
+    each Hessian's full ``m x m`` counts and Newton's copy of it took 2 s and 0.45 s more. Here 50 x 7,000 ran 18 s
+    past a 2 s limit; it now stops at it (or converges within it). The slack is for a loaded machine."""
+    rng = np.random.default_rng(1)
+    pr = Problem(rng.uniform(0.1, 1, (50, 7000)), rng.uniform(0.5, 1, 7000), "log")
+    solve(Problem(pr.A[:, :300], pr.R[:300], "log"), method="auto", time_limit=5.0)  # the kernels compiled
+    t0 = time.perf_counter()
+    r = solve(pr, method="auto", time_limit=2.0)
+    assert time.perf_counter() - t0 < 2.0 + 6.0
+    assert r.converged or "stopped at the time limit (2 s)" in r.message
+    assert check_feasible(pr, r.allocation) <= 1e-9
+
+
+@pytest.mark.parametrize("hessian", [False, True])
+def test_the_tie_mixture_leaves_out_only_the_slack_that_nothing_couples(hessian):
+    """Hunt 28c's sibling: ``ties.mix`` solves only on the resources the ties touch and the metric's dense block
+    (the other resources' slack takes its row's positive part whatever the weights are), with the least-squares value
+    of the dense problem over every slack column it replaced; past its deadline it begins no solve (no mixture)."""
+    from scipy.optimize import lsq_linear
+
+    from gamemarket.pricing import ties as tie
+
+    rng = np.random.default_rng(5)
+    m, T = 40, 6
+    slots = rng.integers(-1, 12, (T, 4))  # the ties touch resources 0 to 11 alone
+    ts = tie.Ties(np.arange(T), slots, rng.random((T, 2)), rng.random((T, 2)), np.zeros(T, bool))
+    demand, usage, R = rng.uniform(0.5, 2, T), rng.uniform(0, 2, m), rng.uniform(0.5, 1.5, m)
+    H = None
+    if hessian:  # a dense block on resources 8 to 19: some coupled by the ties, some not
+        B = rng.normal(size=(12, 12))
+        H = np.zeros((m, m))
+        H[8:20, 8:20] = B @ B.T
+    L = tie.metric(H, m)
+    slack = rng.random(m) < 0.6
+    lam, w = tie.mix(ts, usage, R, demand, L, slack=slack)
+    # the dense problem over every slack column, as before
+    s_cols = np.flatnonzero(slack)
+    V = np.hstack([ts.usage_change(demand, m), np.eye(m)[:, s_cols]])
+    ub = np.r_[np.ones(T), np.full(len(s_cols), np.inf)]
+    dense = lsq_linear(L.transpose_times(V), L.transpose_times(R - usage), bounds=(0, ub), method="bvls")
+    assert np.linalg.norm(L.transpose_times(w)) == pytest.approx(np.sqrt(2 * dense.cost), rel=1e-9)
+    np.testing.assert_allclose(lam, dense.x[:T], atol=1e-7)
+    late, w_late = tie.mix(ts, usage, R, demand, L, slack=slack, deadline=time.perf_counter() - 1.0)
+    assert not late.any()
+    np.testing.assert_array_equal(w_late, np.where(slack, np.minimum(R - usage, 0.0), R - usage))
