@@ -44,7 +44,10 @@ def test_a_thousands_separator_in_a_csv_game_names_the_column_and_the_value(tmp_
     p.write_text('provider,consumer,provider_payoff,consumer_payoff\nhb-first,FT,"1,234.5","-2.5"\n')
     assert main(["game", "solve", str(p)]) == 2
     err = capsys.readouterr().err
-    assert "line 2: column 'provider_payoff' is '1,234.5'; expected a number (ASCII digits, no thousands separators)" in err
+    assert (
+        "line 2: column 'provider_payoff' is '1,234.5'; expected a number (ASCII digits, no thousands separators)"
+        in err
+    )
 
 
 def test_a_study_name_outside_ascii_says_which_letters(tmp_path, capsys):
