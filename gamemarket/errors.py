@@ -280,3 +280,9 @@ def no_such(path, what: str) -> str:
     if str(path) == "-":
         text += " (standard input is named /dev/stdin here, not -: for example `... /dev/stdin < FILE`)"
     return text
+
+
+def underflows(text: str) -> bool:
+    """Whether a number's text, which float() read as 0, is not 0: a digit other than 0 in its mantissa (``1e-400``,
+    ``0.0001e-320``; not ``0.0e5`` or ``-0``)."""
+    return any(c in "123456789" for c in text.split("e")[0].split("E")[0])

@@ -11,7 +11,7 @@ from numbers import Real
 
 import numpy as np
 
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, underflows
 
 
 def check_finite(M: np.ndarray, what: str, rows=None, cols=None) -> None:
@@ -64,7 +64,13 @@ def exact_payoff(value, where: str) -> float:
         if not value.isascii():  # (float() reads Arabic-Indic and full-width digits: "١٢" was 12, hunt 28c-W2)
             raise ValueError(f"{value!r} holds characters that are not ASCII")
         if not WHOLE_TEXT.fullmatch(value.strip()):  # a float's notation ("1.7e308", "0.1"): the format's rounding
-            return float(value)  # (and what float() reads otherwise, "inf": its caller's checks say the rest)
+            out = float(value)  # (and what float() reads otherwise, "inf": its caller's checks say the rest)
+            if out == 0 and underflows(value):  # (1e-400 read as 0: the game of equal payoffs answered, 28b-F2)
+                raise InputError(
+                    f"{where}: {value.strip()[:40]} is below the float range (it reads as 0); rescale the payoffs (a "
+                    "positive multiple has the same equilibria)"
+                )
+            return out
         q = Fraction(value.strip())
         if q.denominator != 1:
             return float(q)
@@ -95,6 +101,41 @@ def check_exact_integers(M: np.ndarray, what: str, rows=None, cols=None) -> None
             r = rows[idx[0]] if rows is not None else int(idx[0])
             c = (cols[idx[1]] if cols is not None else int(idx[1])) if len(idx) > 1 else ""
             raise InputError(inexact_message(v, f"{what}: payoff at ({r}, {c})"))
+
+
+def check_told_apart(M: np.ndarray, what: str, rows=None, cols=None) -> None:
+    """Refuse a float array wider than float64 (``np.longdouble``) two of whose payoffs float64 cannot tell apart, or
+    holding a payoff that float64 takes for 0, naming the first pair: rounding them changes the game (matching pennies
+    shifted by 2^62 as float128, or staked at 1e-400, was answered as the game of equal payoffs, hunt 28b-F1, F2). A
+    payoff that float64 merely rounds (0.1) and keeps apart from the others is read as rounded, as in every format."""
+    M = np.asarray(M)
+    if M.dtype.kind != "f" or M.dtype.itemsize <= 8 or M.size == 0:
+        return
+    flat = M.ravel()
+    with np.errstate(over="ignore", under="ignore"):
+        low = flat.astype(np.float64)
+    lost = np.flatnonzero((low == 0) & (flat != 0))
+    if len(lost):
+        k = int(lost[0])
+        raise InputError(
+            f"{what}: payoff at {_cell(k, M.shape, rows, cols)}: {flat[k]} is below the float range (float64 reads it "
+            "as 0); expected payoffs that float64 holds: rescale them (a positive multiple has the same equilibria)"
+        )
+    values, first = np.unique(flat, return_index=True)
+    same = np.flatnonzero(np.diff(values.astype(np.float64)) == 0)
+    if len(same):
+        a, b = first[same[0]], first[same[0] + 1]
+        raise InputError(
+            f"{what}: the payoffs at {_cell(int(a), M.shape, rows, cols)} and {_cell(int(b), M.shape, rows, cols)} "
+            f"({flat[a]}, {flat[b]}) differ, and float64, which the solvers compute in, holds them as one number: "
+            "expected payoffs that float64 tells apart (subtract a common offset, or rescale)"
+        )
+
+
+def _cell(k: int, shape, rows, cols) -> str:
+    """The ``(row, column)`` of a flat index ``k``, by the strategies' names where given."""
+    i, j = np.unravel_index(k, shape) if len(shape) == 2 else (k, 0)
+    return f"({rows[i] if rows is not None else int(i)}, {cols[j] if cols is not None else int(j)})"
 
 
 def check_rel_tol(rel_tol, what: str = "rel_tol") -> float:

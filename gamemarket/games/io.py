@@ -16,14 +16,15 @@ import re
 import unicodedata
 import warnings
 import zipfile
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from gamemarket.errors import InputError, check_path
+from gamemarket.errors import InputError, check_path, underflows
 from gamemarket.games.bimatrix import Game
-from gamemarket.games.checks import EXACT_INTEGERS, WHOLE_TEXT, check_exact_integers, exact_payoff
+from gamemarket.games.checks import EXACT_INTEGERS, WHOLE_TEXT, check_exact_integers, check_told_apart, exact_payoff
 from gamemarket.io.files import atomic_path, check_input, dumps_json, fields_named, read_text
 from gamemarket.io.kinds import says_it_is
 from gamemarket.io.limits import check_fits, memory_limit
@@ -157,13 +158,24 @@ def _number(tok: str, where: str) -> float:
     if "_" in tok or not tok.isascii() or tok.strip().lstrip("+-").lower().startswith(("inf", "nan")):
         raise InputError(f"{where}: expected a number, got {tok!r}")
     try:
-        if "/" in tok:
+        if "/" in tok:  # exactly, then rounded once (10^400/10^399 is 10: "beyond the float range" before, 28b-W1)
             a, b = tok.split("/")
-            value = float(a) / float(b)
+            q = Fraction(a) / Fraction(b)
+            try:
+                value = float(q)
+            except OverflowError:
+                value = math.copysign(math.inf, q)
+            zero = q == 0
         else:
             value = float(tok)
-    except (ValueError, ZeroDivisionError, OverflowError):  # "x", "1/0", a rational beyond float range
+            zero = not underflows(tok)
+    except (ValueError, ZeroDivisionError):  # "x", "1/0"
         raise InputError(f"{where}: expected a number, got {tok!r}") from None
+    if value == 0 and not zero:  # (1/10^400 or 1e-400 read as 0: the game of equal payoffs answered, 28b-F2)
+        raise InputError(
+            f"{where}: {tok[:40]!r}{'...' * (len(tok) > 40)} is below the float range (it reads as 0); rescale the "
+            "payoffs (a positive multiple has the same equilibria)"
+        )
     return value
 
 
@@ -452,6 +464,7 @@ def read_npz_game(path: str | Path, *, sized=None) -> Game:
         raise InputError(f"{path}: payoff matrices of shapes {A.shape} and {B.shape}; expected two of one shape (m, n)")
     for M, who in ((A, "A (the row player's payoffs)"), (B, "B (the column player's payoffs)")):
         check_exact_integers(M, f"{path}: {who}")
+        check_told_apart(M, f"{path}: {who}")
     try:
         return Game(A.astype(float), B.astype(float), title=path.stem)
     except InputError as exc:
@@ -597,7 +610,8 @@ def _payoff_cells(path: Path, df: pd.DataFrame, r: str, c: str, rows: list, cols
             values = texts.to_numpy(str).astype(np.float64)
         except ValueError:
             return _payoff_cells_reference(path, df, r, c, rows, cols)
-        if not np.isfinite(values).all():
+        zeros = values == 0
+        if not np.isfinite(values).all() or (zeros.any() and texts[zeros].map(underflows).any()):
             return _payoff_cells_reference(path, df, r, c, rows, cols)
         M = np.full(m * n, np.nan)
         M[flat] = values

@@ -70,7 +70,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gamemarket.errors import InputError, check_path, no_such
+from gamemarket.errors import InputError, check_path, no_such, underflows
 from gamemarket.io.kinds import HEAD_BYTES, kind_of, says_it_is
 from gamemarket.io.limits import check_fits, memory_limit
 
@@ -412,8 +412,17 @@ def loads_json(text: str, where: str):
             out[key] = value
         return out
 
+    def number(text: str) -> float:  # (1e-400 read as 0 without a word: matching pennies became equal payoffs, 28b-F2)
+        value = float(text)
+        if value == 0 and underflows(text):
+            raise InputError(
+                f"{where}: the number {text[:40]} is below the float range (it reads as 0); expected numbers a float64 "
+                "holds: rescale them"
+            )
+        return value
+
     try:
-        return json.loads(text, parse_constant=constant, object_pairs_hook=unique)
+        return json.loads(text, parse_constant=constant, object_pairs_hook=unique, parse_float=number)
     except json.JSONDecodeError as exc:
         raise InputError(f"{where}: invalid JSON: {exc}") from None
     except (RecursionError, ValueError) as exc:

@@ -1448,3 +1448,49 @@ def test_no_design_chosen_names_the_fixed_mechanisms_that_meet_the_constraints()
     lead = _lead(ans, spec)[2]
     assert "Of the study's fixed mechanisms, `hb-first` meets the constraints at its equilibrium" in lead
     assert "hb-kth" not in lead
+
+
+@pytest.mark.parametrize(
+    "offset, step", [(np.longdouble(2) ** 62, np.longdouble(1)), (np.longdouble(2) ** 62, np.longdouble(0.5))]
+)
+def test_a_wider_float_game_whose_payoffs_float64_cannot_tell_apart_is_refused(tmp_path, capsys, offset, step):
+    # hunt 28b-F1 (and W2's .npz): matching pennies shifted by 2^62, saved as float128, was rounded to float64 without
+    # a word and answered as the game of equal payoffs (4 pure equilibria, exit 0); the same numbers as int64 were
+    # refused as the docs promise
+    A = np.array([[offset + step, offset], [offset, offset + step]], dtype=np.longdouble)
+    np.savez(tmp_path / "mp.npz", A=A, B=-A)
+    assert main(["game", "solve", str(tmp_path / "mp.npz")]) == 2
+    err = capsys.readouterr().err
+    assert "A (the row player's payoffs): the payoffs at (0, 1) and (0, 0)" in err and "tells apart" in err, err
+    # a payoff float64 merely rounds (0.1) is read, rounded, as in every format
+    B = np.array([[np.longdouble("0.1"), 0], [0, np.longdouble("0.2")]], dtype=np.longdouble)
+    np.savez(tmp_path / "tenth.npz", A=B, B=B)
+    assert main(["game", "solve", str(tmp_path / "tenth.npz")]) == 0
+
+
+def test_payoffs_below_the_float_range_are_refused_in_every_reader(tmp_path, capsys):
+    # hunt 28b-F2: matching pennies staked at 1e-400 read as all zeros in .nfg, CSV, EGTA JSON and float128 .npz
+    (tmp_path / "g.nfg").write_text(
+        'NFG 1 R "g" { "P" "C" } { 2 2 }\n1e-400 -1e-400 -1e-400 1e-400 -1e-400 1e-400 1e-400 -1e-400\n'
+    )
+    signs = ["", "-", "-", "", "-", "", "", "-"]
+    (tmp_path / "r.nfg").write_text('NFG 1 R "g" { "P" "C" } { 2 2 }\n' + " ".join(f"{s}1/1{'0' * 400}" for s in signs))
+    csv = "provider,consumer,provider_payoff,consumer_payoff\nr0,c0,1e-400,-1e-400\nr0,c1,-1e-400,1e-400\n"
+    (tmp_path / "g.csv").write_text(csv + "r1,c0,-1e-400,1e-400\nr1,c1,1e-400,-1e-400\n")
+    tiny = np.longdouble("1e-400")
+    np.savez(tmp_path / "g.npz", A=np.array([[tiny, -tiny], [-tiny, tiny]]), B=np.array([[-tiny, tiny], [tiny, -tiny]]))
+    for name in ("g.nfg", "r.nfg", "g.csv", "g.npz"):
+        assert main(["game", "solve", str(tmp_path / name)]) == 2, name
+        assert "is below the float range" in capsys.readouterr().err, name
+    from gamemarket.errors import InputError
+    from gamemarket.io.files import loads_json
+
+    with pytest.raises(InputError, match="the number 1e-400 is below the float range"):
+        loads_json('{"payoff": 1e-400}', "g.json")
+    assert loads_json('{"payoff": 0.0e5, "q": -0}', "g.json") == {"payoff": 0.0, "q": 0}
+    # a rational of huge terms and a small value is that value (hunt 28b-W1: "10^400/10^399 ... beyond the float range")
+    (tmp_path / "big.nfg").write_text(
+        'NFG 1 R "g" { "P" "C" } { 2 2 }\n' + f"1{'0' * 400}/1{'0' * 399} 0 0 1 0 1 1 0\n"
+    )
+    assert main(["game", "solve", str(tmp_path / "big.nfg"), "--format", "json"]) == 0
+    assert '"payoffs"' in capsys.readouterr().out
