@@ -673,7 +673,17 @@ def _workload(doc: StudyFile, where: str, base: Path) -> dict:
         check(table, wl.get("synthetic", {}), where, root="[workload.synthetic]")
     elif wl["source"] == "hetero":
         check(HeteroTable, wl.get("hetero", {}), where, root="[workload.hetero]")
-    return market_for_workload(wl["source"]).check_workload(wl, where, base)
+    wl = market_for_workload(wl["source"]).check_workload(wl, where, base)
+    source = wl.get("source")
+    if isinstance(source, str) and source not in generator_sources():
+        given = Path(source) if Path(source).is_absolute() else base / source
+        kind = special_kind(given)
+        if kind is not None:  # (a named pipe: read once, then the report's second read hung, hunt 28b-W4)
+            raise InputError(
+                f"{where}: [workload] source {source!r} is {kind}; a study reads its trace more than once (its runs, "
+                "its report, a resumed run), and a pipe or a device gives it once: save it to a file first"
+            )
+    return wl
 
 
 def _bids(table, where: str) -> BidDistribution:

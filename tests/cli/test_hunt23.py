@@ -1494,3 +1494,15 @@ def test_payoffs_below_the_float_range_are_refused_in_every_reader(tmp_path, cap
     )
     assert main(["game", "solve", str(tmp_path / "big.nfg"), "--format", "json"]) == 0
     assert '"payoffs"' in capsys.readouterr().out
+
+
+def test_a_study_whose_trace_is_a_pipe_is_refused_before_it_reads_it(tmp_path, capsys):
+    # hunt 28b-W4: a study reads its trace ~5 times (runs, report); from a named pipe with one writer it hung, silent
+    import os
+
+    (tmp_path / "studies").mkdir(exist_ok=True)
+    os.mkfifo(tmp_path / "studies" / "pipe.swf")
+    body = '[workload]\nsource = "pipe.swf"\n[strategies]\nproviders = ["hb-first", "hb-kth"]\n'
+    path = write_study(tmp_path, body + 'consumers = ["FT", "UNI50"]\n[replications]\ncount = 1\n')
+    assert main(["study", "status", str(path)]) == 2
+    assert "pipe.swf' is a pipe; a study reads its trace more than once" in capsys.readouterr().err
