@@ -137,13 +137,16 @@ def _fixed_feasible(ans) -> str:
     """Where no design is chosen, the study's fixed mechanisms that meet the constraints at their equilibrium on the
     search's seeds, said beside it (hunt 28a-W1: "No design is chosen" alone, while the table below it showed two
     fixed mechanisms feasible: a provider reading the answer was told there was nothing to do)."""
-    ok = [q.provider for q in ans.compare if q.feasible]
+    fresh = getattr(ans, "confirmations", {}) or {}
+    # as the table below reads them: on the fresh seeds where they were confirmed there (hunt 29a-W2), else the search's
+    ok = [q.provider for q in ans.compare if (fresh[q.provider] if q.provider in fresh else q).feasible]
     if not ok:
         return ""
+    seeds = "fresh seeds" if all(n in fresh for n in ok) else "the search's seeds"
     return (
         f" Of the study's fixed mechanisms, {', '.join(f'`{n}`' for n in ok)} "
-        f"meet{'s' * (len(ok) == 1)} the constraints at {'its' if len(ok) == 1 else 'their'} equilibrium on the "
-        "search's seeds (the table below; not confirmed on fresh seeds, as a chosen design is)."
+        f"meet{'s' * (len(ok) == 1)} the constraints at {'its' if len(ok) == 1 else 'their'} equilibrium on {seeds} "
+        "(the table below)."
     )
 
 

@@ -34,6 +34,7 @@ from gamemarket.analysis.population import (
 from gamemarket.analysis.population_cache import read_analysis, write_analysis
 from gamemarket.analysis.study import PopulationMissing
 from gamemarket.errors import GameMarketError
+from gamemarket.games.reduction import population_points
 from gamemarket.games.rsg_equilibria import DUPLICATES_NOTE, SymmetricEquilibrium, equilibria, stability
 from gamemarket.io.answers import (
     Interval,
@@ -151,10 +152,11 @@ def plan_text(spec) -> str:
     added while a verdict is open, the most the grid can take (each look's candidates add their paired records)."""
     cfg = spec.population
     n, k, mechs, base = int(cfg.reduced_players), len(cfg.strategies), len(spec.providers), len(spec.seeds)
-    grid = math.comb(n + k - 1, k - 1)
+    grid = len({mix_key(m) for _, m, _ in population_points([n], [k])})  # (as the study's grid: hunt 29a-W1)
     text = (
         f"study {spec.name}: {mechs} mechanism(s) x {grid:,} grid mixtures x {base} seed(s): {mechs * grid * base:,} "
-        "simulations, then the candidates' paired records"
+        "simulations, then the all-truthful population's and each candidate's paired records (two simulations each, "
+        "per mechanism and seed)"
     )
     budget = max(cfg.max_seeds, base)
     if budget > base:

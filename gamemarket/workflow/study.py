@@ -462,6 +462,11 @@ def _folders_apart(spec: StudySpec) -> None:
             seen.setdefault(key, (who, kind, own))
 
 
+#: the population fields of the whole study (``population.study``, ``population.leader``): every other one is a
+#: mechanism's (``population.<mechanism>.truthful``, ...: ``reports.discussion.population_facts``)
+POPULATION_WIDE = frozenset({"study", "leader"})
+
+
 def _note_field_unmade(spec: StudySpec, field: str) -> str | None:
     """Why the study cannot make a discussion field, where its file alone tells (the tables a kind needs, the games,
     strategies and companions it names, the population study's mechanisms), or None."""
@@ -486,6 +491,12 @@ def _note_field_unmade(spec: StudySpec, field: str) -> str | None:
     if head == "population":
         if spec.population_study is None:
             return "the study names no population_study, whose answer population. fields quote"
+        if (len(middle) == 1) != (middle[-1] in POPULATION_WIDE):  # (hunt 29a-F1: {population.truthful} and
+            # {population.hb-first.leader} passed, refused by the report after every run)
+            return (
+                "population fields are population.<mechanism>.truthful, .best_rule, .best_gain or .equilibria, and "
+                f"population.{' or population.'.join(sorted(POPULATION_WIDE))} (the whole study's)"
+            )
         if len(middle) > 1:
             mechanisms = {p.name for p in load_study(spec.population_study).providers}
             if middle[0] not in mechanisms:

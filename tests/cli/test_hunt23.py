@@ -1415,8 +1415,13 @@ def test_a_population_study_says_what_it_will_run_before_it_starts(tmp_path):
 
     body = POPULATION_STUDY.replace("max_seeds = 4", "max_seeds = 100000\nseed_step = 1")
     text = plan_text(load_study(write_population_study(tmp_path, body)))
-    assert text.startswith("study pop-test: 2 mechanism(s) x 10 grid mixtures x 2 seed(s): 40 simulations"), text
-    assert "seeds are added 1 at a time up to 100,000 (99,999 looks): up to 2,000,000 grid simulations" in text
+    # (hunt 29a-W1: the plan counted 10 grid mixtures where the study's grid, its status and its report have 6)
+    assert text.startswith("study pop-test: 2 mechanism(s) x 6 grid mixtures x 2 seed(s): 24 simulations"), text
+    assert "seeds are added 1 at a time up to 100,000 (99,999 looks): up to 1,200,000 grid simulations" in text
+    from gamemarket.analysis.population import PopulationGames
+
+    st = PopulationGames(load_study(write_population_study(tmp_path, body)), run=False)
+    assert f"x {len(st.grid)} grid mixtures" in text
     fixed = plan_text(load_study(write_population_study(tmp_path, POPULATION_STUDY.replace("max_seeds = 4\n", ""))))
     assert "seeds are added" not in fixed
 
@@ -1446,8 +1451,15 @@ def test_no_design_chosen_names_the_fixed_mechanisms_that_meet_the_constraints()
     assert _lead(ans, spec)[2] == "**No design is chosen:** No design met the constraints at an equilibrium."
     ans.compare = [NS(provider="hb-first", feasible=True), NS(provider="hb-kth", feasible=False)]
     lead = _lead(ans, spec)[2]
-    assert "Of the study's fixed mechanisms, `hb-first` meets the constraints at its equilibrium" in lead
+    assert (
+        "Of the study's fixed mechanisms, `hb-first` meets the constraints at its equilibrium on the search's" in lead
+    )
     assert "hb-kth" not in lead
+    # hunt 29a-W2: the table below is of the fresh seeds they were confirmed on: the lead reads them as it does
+    ans.confirmations = {"hb-first": NS(feasible=False), "hb-kth": NS(feasible=True)}
+    lead = _lead(ans, spec)[2]
+    assert "`hb-kth` meets the constraints at its equilibrium on fresh seeds (the table below)." in lead
+    assert "hb-first" not in lead
 
 
 @pytest.mark.parametrize(
@@ -1506,3 +1518,19 @@ def test_a_study_whose_trace_is_a_pipe_is_refused_before_it_reads_it(tmp_path, c
     path = write_study(tmp_path, body + 'consumers = ["FT", "UNI50"]\n[replications]\ncount = 1\n')
     assert main(["study", "status", str(path)]) == 2
     assert "pipe.swf' is a pipe; a study reads its trace more than once" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "field", ["population.equilibria", "population.truthful", "population.hb-first.leader", "population.hb-first.study"]
+)
+def test_population_fields_of_the_wrong_shape_are_refused_before_any_run(tmp_path, capsys, field):
+    # hunt 29a-F1: these passed the early check (its last part alone was looked at) and were refused by the report,
+    # after the population study's runs and the study's own
+    from study_helpers import POPULATION_STUDY
+
+    pp = POPULATION_STUDY.replace('results = "results"', 'results = "pp-results"').replace('"report"', '"pp-report"')
+    write_study(tmp_path, pp, "pp.toml")
+    path = write_study(tmp_path, f'population_study = "pp.toml"\nnotes = "x {{{field}}}"\n' + TINY.format(count=2))
+    assert main(["study", "run", str(path), "--no-progress"]) == 2
+    assert "population fields are population.<mechanism>.truthful" in capsys.readouterr().err
+    assert sorted(p.name for p in (tmp_path / "studies").iterdir()) == ["pp.toml", "s.toml"]
