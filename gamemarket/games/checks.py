@@ -72,8 +72,18 @@ def exact_payoff(value, where: str) -> float:
                 )
             return out
         q = Fraction(value.strip())
-        if q.denominator != 1:
-            return float(q)
+        if q.denominator != 1:  # a rational: divided exactly, rounded once (29b-F1, F2: 10^400/3 a traceback, and
+            # 1/10^400 read as 0 without a word)
+            try:
+                out = float(q)
+            except OverflowError:
+                return math.inf if q > 0 else -math.inf  # (its caller says "beyond the float range", as of 1e400)
+            if out == 0:
+                raise InputError(
+                    f"{where}: {value.strip()[:40]} is below the float range (it reads as 0); rescale the payoffs (a "
+                    "positive multiple has the same equilibria)"
+                )
+            return out
         whole = q.numerator
     if whole is not None and abs(whole) >= EXACT_INTEGERS:
         try:
@@ -118,8 +128,9 @@ def check_told_apart(M: np.ndarray, what: str, rows=None, cols=None) -> None:
     if len(lost):
         k = int(lost[0])
         raise InputError(
-            f"{what}: payoff at {_cell(k, M.shape, rows, cols)}: {flat[k]} is below the float range (float64 reads it "
-            "as 0); expected payoffs that float64 holds: rescale them (a positive multiple has the same equilibria)"
+            f"{what}: payoff at {_cell(k, M.shape, rows, cols)}: {_wide(flat[k])} is below the float range (float64 "
+            "reads it as 0); expected payoffs that float64 holds: rescale them (a positive multiple has the same "
+            "equilibria)"
         )
     values, first = np.unique(flat, return_index=True)
     same = np.flatnonzero(np.diff(values.astype(np.float64)) == 0)
@@ -127,9 +138,14 @@ def check_told_apart(M: np.ndarray, what: str, rows=None, cols=None) -> None:
         a, b = first[same[0]], first[same[0] + 1]
         raise InputError(
             f"{what}: the payoffs at {_cell(int(a), M.shape, rows, cols)} and {_cell(int(b), M.shape, rows, cols)} "
-            f"({flat[a]}, {flat[b]}) differ, and float64, which the solvers compute in, holds them as one number: "
-            "expected payoffs that float64 tells apart (subtract a common offset, or rescale)"
+            f"({_wide(flat[a])}, {_wide(flat[b])}) differ, and float64, which the solvers compute in, holds them as "
+            "one number: expected payoffs that float64 tells apart (subtract a common offset, or rescale)"
         )
+
+
+def _wide(v) -> str:
+    """A float wider than float64 as it is (an f-string shows it through float64: 1e-4000 was "0.0", hunt 29b-W2)."""
+    return np.format_float_scientific(v, unique=True, trim="-")
 
 
 def _cell(k: int, shape, rows, cols) -> str:

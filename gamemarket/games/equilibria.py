@@ -923,7 +923,8 @@ def _mixed_scales(A, B, kept, lift, answer: tuple, finished: dict, time_limit, n
         if again is None:  # the float answer stands, unconfirmed: the search did not finish
             finished["polytope"] = False
         return answer if again is None else again
-    notes.append(_mixed_scale_note(A[kept], B[kept]))
+    if exact_mod.finest_scale(A[kept], B[kept]) < exact_mod.UNRESOLVED:  # (a plain 60x60 game's 8e-8 resolved: 29c-W4)
+        notes.append(_mixed_scale_note(A[kept], B[kept]))
     return answer
 
 
@@ -968,27 +969,33 @@ def _exactly(A, B, kept, lift, found: list, time_limit, notes: list) -> tuple[li
 #: a method's discarded profiles said one by one up to this many; past it, in one note (a near-degenerate 4x4 game's
 #: float vertices gave 400 lines of "not an equilibrium (discarded)", hunt 27c-F2's game)
 DISCARDS_SAID = 3
-_DISCARD = re.compile(r"^(.+): returned a profile with regret (\S+), (\S+), not an equilibrium \(discarded\)$")
+_DISCARD = re.compile(
+    r"^(.+): returned a profile with regret (\S+), (\S+), (not an equilibrium|an equilibrium only to the float "
+    r"methods' tolerance, not in exact arithmetic) \(discarded\)$"
+)
 
 
 def _discards_grouped(notes: list) -> list:
     """``notes`` with each method's "returned a profile with regret a, b, not an equilibrium (discarded)" notes past
-    :data:`DISCARDS_SAID` said once, with their count and largest regrets, where the first of them stood."""
+    :data:`DISCARDS_SAID` said once, with their count and largest regrets, where the first of them stood (and alike
+    the exact pass's "... not in exact arithmetic (discarded)": 333 lines on a 7x7 game, hunt 29b-W1)."""
     said = {}
     for n in notes:
         if hit := _DISCARD.match(n):
-            said.setdefault(hit[1], []).append((float(hit[2]), float(hit[3])))
+            said.setdefault((hit[1], hit[4]), []).append((float(hit[2]), float(hit[3])))
     out, done = [], set()
     for n in notes:
         hit = _DISCARD.match(n)
-        if hit is None or len(said[hit[1]]) <= DISCARDS_SAID:
+        key = None if hit is None else (hit[1], hit[4])
+        if hit is None or len(said[key]) <= DISCARDS_SAID:
             out.append(n)
-        elif hit[1] not in done:
-            done.add(hit[1])
-            worst = np.max(said[hit[1]], axis=0)
+        elif key not in done:
+            done.add(key)
+            worst = np.max(said[key], axis=0)
+            what = "not an equilibrium" if hit[4] == "not an equilibrium" else "not an equilibrium in exact arithmetic"
             out.append(
-                f"{hit[1]}: returned {len(said[hit[1]]):,} profiles, each not an equilibrium (discarded; the largest "
-                f"regrets {worst[0]:.3g}, {worst[1]:.3g})"
+                f"{hit[1]}: returned {len(said[key]):,} profiles, each {what} (discarded; the largest regrets "
+                f"{worst[0]:.3g}, {worst[1]:.3g})"
             )
     return out
 
@@ -1022,7 +1029,8 @@ def _locally_small(A, B, ri, ci, X, Y, accept, spread=(0.0, 0.0)) -> bool:
     ):
         # (of the best and the own payoffs, not of a deviation nobody takes: a -1e9 there made a regret of 1 on payoffs
         # of 2 "small", hunt 24b-F1)
-        scale = min(gains.max() - gains.min(), abs(gains.max()) + abs(own))
+        with np.errstate(over="ignore"):  # (near 1.8e308 the sum is inf and the spread, finite, is the scale)
+            scale = min(gains.max() - gains.min(), abs(gains.max()) + abs(own))
         if gains.max() - own > slack * scale + LOCAL_ROUNDING * size + SPREAD_ROUNDING * kept:
             return False
     return True
@@ -1251,8 +1259,9 @@ def _polished(A: np.ndarray, B: np.ndarray, x: np.ndarray, y: np.ndarray) -> tup
     # by a tie no support shows), each side's shares solved to make them indifferent
     xB, Ay = x @ B, A @ y
     # (to the methods' rounding too: they solved payoffs divided by the block's spread)
-    BRc = np.flatnonzero(xB >= xB.max() - 1e-7 * (np.abs(xB).max() + np.ptp(xB)) - SPREAD_ROUNDING * np.ptp(B))
-    BRr = np.flatnonzero(Ay >= Ay.max() - 1e-7 * (np.abs(Ay).max() + np.ptp(Ay)) - SPREAD_ROUNDING * np.ptp(A))
+    with np.errstate(over="ignore", invalid="ignore"):  # (payoffs near 1.8e308: their sums overflow, 29b-F4's game)
+        BRc = np.flatnonzero(xB >= xB.max() - 1e-7 * (np.abs(xB).max() + np.ptp(xB)) - SPREAD_ROUNDING * np.ptp(B))
+        BRr = np.flatnonzero(Ay >= Ay.max() - 1e-7 * (np.abs(Ay).max() + np.ptp(Ay)) - SPREAD_ROUNDING * np.ptp(A))
     BRc, BRr = np.union1d(BRc, T), np.union1d(BRr, S)
     out = []
     for own, support, other, M in ((x, S, BRc, B[np.ix_(S, BRc)].T), (y, T, BRr, A[np.ix_(BRr, T)])):

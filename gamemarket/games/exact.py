@@ -40,6 +40,9 @@ from gamemarket.games.vertex_pairs import fits
 #: the smallest difference between two of a player's payoffs, relative to their spread, that the float methods are
 #: trusted to resolve: below it, a game is answered again here (where it is small enough: ``vertex_pairs.fits``)
 MIXED_SCALE = 1e-7
+#: below it, the float methods cannot tell the payoffs apart (their tolerance, about 1e-9 of the spread): a game too
+#: large for the exact pass is told so; between it and :data:`MIXED_SCALE` only the exact pass's margin lies
+UNRESOLVED = 1e-9
 
 
 @dataclass(frozen=True)

@@ -163,8 +163,8 @@ def _number(tok: str, where: str) -> float:
             q = Fraction(a) / Fraction(b)
             try:
                 value = float(q)
-            except OverflowError:
-                value = math.copysign(math.inf, q)
+            except OverflowError:  # (copysign(inf, q) took float(q) again: 10^400/3 was a traceback, 29b-F1)
+                value = math.inf if q > 0 else -math.inf
             zero = q == 0
         else:
             value = float(tok)
@@ -190,7 +190,7 @@ MAX_STRATEGIES = 100_000
 def read_nfg(path: str | Path) -> Game:
     """Read a two-player ``.nfg`` file (payoff or outcome version)."""
     path = check_path(path, "read_nfg: path")  # (an int, bytes or None: pathlib's bare TypeError)
-    text = read_text(path, "game file (.nfg)")
+    text = read_text(path, "game file (.nfg)", per_char=NFG_BYTES_PER_CHAR)
     # its words, each a token object, before they are listed: a header declaring 3,000 x 3,000 took 1.5 GB and 18 s
     # to tokenise before the game's own size was checked under a 100 MB limit (hunt 23b-F4)
     check_fits(NFG_BYTES_PER_CHAR * len(text), f"{path}: reading its {len(text):,} characters of .nfg text")
@@ -679,7 +679,7 @@ def read_csv_game(path: str | Path) -> Game:
         # every cell as written: a strategy named "NA", "nan" or "None" is that name, not a missing value (pandas'
         # default); a payoff is read as a number below, naming its line where it is not one
         # (the text read once: a named pipe gives its bytes to one read; pandas' and the header's were two)
-        text = read_text(path, "CSV game")
+        text = read_text(path, "CSV game", per_char=CSV_BYTES_PER_CHAR)
         # every cell a Python string before the table's own size is known: sized by its characters first (hunt
         # 25b-F2: a 33 MB table took 1.1-2 GB under a 600 MB limit, as .nfg and JSON were before they were sized)
         check_fits(CSV_BYTES_PER_CHAR * len(text), f"{path}: reading its {len(text):,} characters of CSV as a table")

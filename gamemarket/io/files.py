@@ -332,11 +332,19 @@ def read_input_bytes(path: str | os.PathLike, what: str = "file", *, limit: int 
         raise _read_error(path, exc, what) from None
 
 
-def read_text(path: str | os.PathLike, what: str = "file") -> str:
+def read_text(path: str | os.PathLike, what: str = "file", *, per_char: int = 0, doing: str = "reading") -> str:
     """A text file's contents (a UTF-8 byte-order mark dropped); a missing file, a folder, a symlink loop, binary
     content, a device or a name with a NUL byte is an error naming the path; a pipe is read once, up to the memory
-    limit (:func:`read_input_bytes`)."""
+    limit (:func:`read_input_bytes`). ``per_char``: the bytes of memory its caller's parse takes a character; a
+    regular file is sized by its length (at least its characters) against the memory limit before a byte is read
+    (hunt 29b-F3: a 300 MB .nfg was read and decoded, 816 MB, before its characters were counted under a 100 MB
+    limit), the caller counting the characters of a pipe's text once it has it."""
     path = check_path(path, "read_text: path")  # (an int, bytes or None: pathlib's bare TypeError)
+    if per_char:
+        check_input(path, what)
+        if not is_stream(path):
+            size = path.stat().st_size
+            check_fits(per_char * size, f"{shown_path(path)}: {doing} its {size:,} bytes of {what}")
     data = read_input_bytes(path, what)
     try:
         # utf-8-sig: a byte-order mark, which editors on Windows write first, is read as none (with "utf-8" it
@@ -440,7 +448,7 @@ JSON_BYTES_PER_CHAR = 30
 def read_json(path: str | os.PathLike, what: str = "JSON file"):
     """A JSON file's value (see :func:`loads_json`); every failure is an error naming the path. Its parse is sized
     against the memory limit before it is made (:data:`JSON_BYTES_PER_CHAR`)."""
-    text = read_text(path, what)
+    text = read_text(path, what, per_char=JSON_BYTES_PER_CHAR, doing="parsing")
     check_fits(
         JSON_BYTES_PER_CHAR * len(text), f"{shown_path(path)}: parsing its {len(text):,} characters of JSON ({what})"
     )

@@ -17,7 +17,15 @@ from pathlib import Path
 import numpy as np
 
 from gamemarket.errors import InputError, check_path, check_seed, check_whole, no_such, shown_value
-from gamemarket.pricing.utilities import MAGNITUDE, Utility, check_complete, check_magnitude, make_utility, one_per
+from gamemarket.pricing.utilities import (
+    MAGNITUDE,
+    Utility,
+    as_float64,
+    check_complete,
+    check_magnitude,
+    make_utility,
+    one_per,
+)
 
 
 def efficiencies(value) -> np.ndarray:
@@ -52,8 +60,8 @@ def efficiencies(value) -> np.ndarray:
         raise InputError(f"A must hold numbers (integers or floats), got {shown_value(odd)} ({type(odd).__name__})")
     if A.dtype.kind not in "iuf":  # ('1' was read as 1.0, True as 1: numbers no one wrote)
         raise InputError(f"A must hold numbers (integers or floats), got {A.dtype} values such as {A.flat[0].item()!r}")
-    if not np.issubdtype(A.dtype, np.floating):
-        return A.astype(np.float64)
+    if not np.issubdtype(A.dtype, np.floating) or A.dtype.itemsize > 8:  # (wider floats: what float64 holds)
+        return as_float64(A, "A")
     return A
 
 

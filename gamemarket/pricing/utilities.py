@@ -562,6 +562,25 @@ def per_job_numbers(value, what: str) -> np.ndarray:
     if arr.dtype.kind not in "iuf":
         shown = arr.flat[0].item() if arr.size else arr.tolist()
         raise InputError(f"{what} must hold numbers (integers or floats), got {arr.dtype} values such as {shown!r}")
+    return as_float64(arr, what)
+
+
+def as_float64(arr: np.ndarray, what: str) -> np.ndarray:
+    """``arr`` as float64, the solver's precision; a float wider than it (``np.longdouble``) holding a value float64
+    reads as 0 or as infinity is an :class:`InputError` naming the entry (hunt 29b-F5: efficiencies of 1e-4000 in a
+    float128 file were zeros to the solver, a vague failure inside it, or a column solved as unused in silence)."""
+    if arr.dtype.kind == "f" and arr.dtype.itemsize > 8:
+        with np.errstate(over="ignore", under="ignore"):
+            low = arr.astype(np.float64)
+        bad = np.flatnonzero((((low == 0) & (arr != 0)) | (np.isinf(low) & np.isfinite(arr))).ravel())
+        if bad.size:
+            at = np.unravel_index(int(bad[0]), arr.shape)
+            shown = np.format_float_scientific(arr[at], unique=True, trim="-")
+            raise InputError(
+                f"{what}[{', '.join(str(int(k)) for k in at)}] is {shown} (a {arr.dtype} value): float64, which the "
+                f"solver computes in, reads it as {low[at]}; expected numbers float64 holds (rescale them)"
+            )
+        return low
     return arr.astype(np.float64)
 
 

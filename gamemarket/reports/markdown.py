@@ -66,6 +66,8 @@ def num(x, digits: int = 4, *, sign: bool = False) -> str:
     if x == 0:
         return "0"
     rounded = float(f"{x:.{digits}g}")
+    if math.isinf(rounded):  # (1.7976931348623157e308 rounds up past the float range: a traceback, hunt 29b-F4)
+        return f"{x:{plus}.{digits}g}"
     magnitude = math.floor(math.log10(abs(rounded)))
     if magnitude < -4 or magnitude >= 15:
         return f"{rounded:{plus}.{digits}g}"

@@ -1534,3 +1534,81 @@ def test_population_fields_of_the_wrong_shape_are_refused_before_any_run(tmp_pat
     assert main(["study", "run", str(path), "--no-progress"]) == 2
     assert "population fields are population.<mechanism>.truthful" in capsys.readouterr().err
     assert sorted(p.name for p in (tmp_path / "studies").iterdir()) == ["pp.toml", "s.toml"]
+
+
+def test_rationals_beyond_the_float_range_either_way_are_refused_at_their_value(tmp_path, capsys):
+    # hunt 29b-F1 / 29c-F3: 10^400/3 was a traceback (the overflow branch took float() of the same fraction); 29b-F2:
+    # a CSV rational 1/10^400 read as 0 in silence, a pure equilibrium of another game answered, exit 0
+    big, tiny = f"1{'0' * 400}/3", f"1/1{'0' * 400}"
+    for payoff, said in ((big, "beyond the float range"), (tiny, "below the float range")):
+        (tmp_path / "g.nfg").write_text(f'NFG 1 R "g" {{ "P" "C" }} {{ 2 2 }}\n{payoff} 0 0 1 0 1 1 0\n')
+        assert main(["game", "solve", str(tmp_path / "g.nfg")]) == 2
+        assert said in capsys.readouterr().err
+    csv = "provider,consumer,provider_payoff,consumer_payoff\nr0,c0,{},0\nr0,c1,0,1\nr1,c0,0,1\nr1,c1,1,0\n"
+    for payoff, said in ((big, "expected a finite number"), (tiny, "below the float range")):
+        (tmp_path / "g.csv").write_text(csv.format(payoff))
+        assert main(["game", "solve", str(tmp_path / "g.csv")]) == 2
+        assert "line 2: column 'provider_payoff'" in (err := capsys.readouterr().err) and said in err, err
+
+
+def test_a_text_game_is_sized_by_its_length_before_it_is_read(tmp_path, capsys, monkeypatch):
+    # hunt 29b-F3: a 300 MB .nfg under a 100 MB limit was read and decoded (816 MB) before its characters were counted
+    import tracemalloc
+
+    game = 'NFG 1 R "g" { "P" "C" } { 2 2 }\n1 0 0 1 0 1 1 0\n'
+    (tmp_path / "g.nfg").write_text(game + " " * 4_000_000)
+    monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", str(20_000_000))
+    tracemalloc.start()
+    try:
+        assert main(["game", "solve", str(tmp_path / "g.nfg")]) == 2
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert "reading its 4,000,048 bytes of game file (.nfg)" in capsys.readouterr().err
+    assert peak < 2_000_000, peak  # (nothing of the file's size was made)
+
+
+def test_the_largest_float_payoff_is_printed(tmp_path, capsys):
+    # hunt 29b-F4: 1.7976931348623157e308 rounded to 6 digits overflowed in the table's formatting: a traceback
+    from gamemarket.reports.markdown import num
+
+    top = np.finfo(float).max
+    np.savez(tmp_path / "g.npz", A=np.array([[top, 0.0], [0.0, 1.0]]), B=np.array([[1.0, 0.0], [0.0, 1.0]]))
+    assert main(["game", "solve", str(tmp_path / "g.npz")]) == 0
+    out, err = capsys.readouterr()
+    assert num(top) == "1.798e+308" and num(-top) == "-1.798e+308" and num(top, digits=6) == "1.79769e+308"
+    assert "1.79769e+308" in out and "warning" not in err, err
+
+
+def test_a_float128_price_problem_float64_cannot_hold_is_refused_at_its_entry(tmp_path, capsys):
+    # hunt 29b-F5: efficiencies of 1e-4000 in a float128 file were zeros to the solver: a vague failure inside it
+    # (all of them), or a column solved as unused in silence (one)
+    rng = np.random.default_rng(0)
+    A = rng.uniform(0.1, 1, (20, 3)).astype(np.longdouble)
+    A[:, 0] *= np.longdouble("1e-4000")
+    np.savez(tmp_path / "p.npz", A=A, R=np.full(3, 5.0))
+    assert main(["price", "solve", str(tmp_path / "p.npz"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert (
+        "A[0, 0] is " in err
+        and "e-4001 (a float128 value): float64, which the solver computes in, reads it as 0.0" in err
+    )
+
+
+def test_the_exact_passs_discards_are_said_in_one_note_and_a_plain_large_game_gets_no_scale_note():
+    # hunt 29b-W1: 333 note lines of "... not in exact arithmetic (discarded)" on a 7x7 game; 29c-W4: a plain random
+    # 60x60 game was told its payoffs are of mixed scales (its closest two, 8e-8 of the spread, resolved)
+    from gamemarket.games import Game, solve
+
+    rng = np.random.default_rng(6)
+    rows = ["033130", "210301", "110323", "021231", "201312", "101213"]  # (the hunter's msmany6, less 1e14)
+    A = 1e14 + np.array([[float(c) for c in r] for r in rows])
+    A[0, 0] = -1e14
+    B = np.array([[3.0, 5, 6, 8, 3, 0], [6, 4, 7, 4, 3, 0], [4, 5, 6, 7, 1, 5], [7, 2, 3, 7, 5, 4], [6, 4, 8, 6, 0, 1]])
+    B = np.vstack([B, [4.0, 7, 0, 6, 6, 7]])
+    s = solve(Game(A, B, None, None))
+    said = [n for n in s.notes if "exact arithmetic" in n and not n.startswith("exact:")]
+    assert said and len(said) <= 2, said  # (one note a method or two, not 52 lines)
+    assert any("profiles, each not an equilibrium in exact arithmetic (discarded; the largest" in n for n in said)
+    plain = solve(Game(rng.normal(size=(60, 60)), rng.normal(size=(60, 60)), None, None), methods=("pure",))
+    assert not any(n.startswith(("mixed scales", "exact:")) for n in plain.notes), plain.notes
