@@ -253,7 +253,10 @@ def _solve_egta(a) -> int:
     from gamemarket.games.rsg_equilibria import equilibria  # deferred: pandas, scipy.optimize
 
     game = read_egta(a.file)
-    sol = equilibria(game, time_limit=a.time_limit, progress=a.progress)
+    try:
+        sol = equilibria(game, time_limit=a.time_limit, progress=a.progress)
+    except InputError as exc:  # about the game's payoffs: say which file (hunt 29b-W7, 29c-F1's message named none)
+        raise InputError(f"{getattr(a, 'shown', a.file)}: {exc}") from None
     recs = [
         {
             "mixture": game.mixture_dict(e.mixture),

@@ -300,16 +300,15 @@ class RoleSymmetricGame:
         :class:`InputError`: the tolerances, floored there, took every regret for 0, and a non-equilibrium was
         listed where the only equilibrium was left out (hunt 19a-F4)."""
         vals = self.payoffs[self.profiles > 0]
-        spread = max(
-            float(vals.max() - vals.min()) if vals.size else 0.0,
-            float(np.abs(vals).max()) * 1e-12 if vals.size else 0.0,
-        )
-        if 0 < spread < LEAST_SPREAD:
+        raw = float(vals.max() - vals.min()) if vals.size else 0.0
+        if 0 < raw < LEAST_SPREAD:  # (the spread itself: a constant game of 1e-295 has none, and its floor of 1e-12
+            # of the payoffs' size, 1e-307, was refused as "subnormal", hunt 29c-F1)
             raise InputError(
-                f"role-symmetric game: its payoffs spread over {spread:.3g}, below {LEAST_SPREAD:g}, the least spread "
+                f"role-symmetric game: its payoffs spread over {raw:.3g}, below {LEAST_SPREAD:g}, the least spread "
                 "whose regrets are told from 0 (subnormal floats); scale the payoffs (a positive multiple has the "
                 "same equilibria)"
             )
+        spread = max(raw, float(np.abs(vals).max()) * 1e-12 if vals.size else 0.0)
         return max(spread, LEAST_SPREAD)
 
     def uniform_mixture(self) -> np.ndarray:

@@ -1612,3 +1612,32 @@ def test_the_exact_passs_discards_are_said_in_one_note_and_a_plain_large_game_ge
     assert any("profiles, each not an equilibrium in exact arithmetic (discarded; the largest" in n for n in said)
     plain = solve(Game(rng.normal(size=(60, 60)), rng.normal(size=(60, 60)), None, None), methods=("pure",))
     assert not any(n.startswith(("mixed scales", "exact:")) for n in plain.notes), plain.notes
+
+
+def _egta_game(value) -> str:
+    """A complete 2-role EGTA JSON game (a provider of 2 strategies, 2 consumers of 2), each payoff ``value(k, s)``
+    (k: consumers on x)."""
+    import json
+
+    profiles = []
+    for p in ("a", "b"):
+        for k in range(3):
+            cons = [[s, n, value(k, s)] for s, n in (("x", k), ("y", 2 - k)) if n]
+            profiles.append({"provider": [[p, 1, value(k, p)]], "consumers": cons})
+    players = {"provider": 1, "consumers": 2}
+    return json.dumps(
+        {"players": players, "strategies": {"provider": ["a", "b"], "consumers": ["x", "y"]}, "profiles": profiles}
+    )
+
+
+def test_a_constant_game_of_tiny_normal_payoffs_is_solved_and_a_subnormal_spread_named_by_its_file(tmp_path, capsys):
+    # hunt 29c-F1: every payoff 1e-295 (spread 0) was refused as "spread over 1e-307 ... (subnormal floats)": the
+    # floor of the scale (1e-12 of the payoffs' size) taken for the spread; the EGTA message named no file (29b-W7)
+    np.savez(tmp_path / "c.npz", A=np.full((2, 2), 1e-295), B=np.full((2, 2), 1e-295))
+    (tmp_path / "c.json").write_text(_egta_game(lambda k, s: 1e-295))
+    for argv in (["c.npz", "--concept", "qre"], ["c.json"], ["c.json", "--concept", "qre"]):
+        assert main(["game", "solve", str(tmp_path / argv[0]), *argv[1:]]) == 0, argv
+    (tmp_path / "s.json").write_text(_egta_game(lambda k, s: 2e-320 if s == "x" else 0.0))
+    assert main(["game", "solve", str(tmp_path / "s.json")]) == 2
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 's.json'}: role-symmetric game: its payoffs spread over 2e-320" in err, err
