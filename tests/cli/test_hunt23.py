@@ -585,7 +585,8 @@ def test_a_large_nfg_or_json_game_is_sized_before_it_is_tokenised_or_parsed(tmp_
     egta = _egta(tmp_path / "g.json", np.ones((40, 40)), np.ones((40, 40)))
     monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", str(2_000_000))
     assert main(["game", "solve", str(nfg)]) == 2
-    assert f"{nfg}: reading its {len(nfg.read_text()):,} characters of .nfg text needs about" in capsys.readouterr().err
+    # (sized by its length before it is read since hunt 29b-F3: its bytes, which are its characters here)
+    assert f"{nfg}: reading its {nfg.stat().st_size:,} bytes of game file (.nfg) needs about" in capsys.readouterr().err
     assert main(["game", "solve", str(egta)]) == 2
     assert f"{egta}: parsing its" in capsys.readouterr().err
     monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", str(4_000_000_000))
@@ -971,7 +972,7 @@ def test_a_csv_game_is_sized_by_its_text_before_it_is_parsed(tmp_path, monkeypat
     monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", str(CSV_BYTES_PER_CHAR * size - 1))
     assert main(["game", "solve", str(path)]) == 2
     err = capsys.readouterr().err
-    assert f"{path}: reading its {size:,} characters of CSV as a table needs about" in err
+    assert f"{path}: reading its {size:,} bytes of CSV game needs about" in err  # (by its length: hunt 29b-F3)
     monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", str(10**9))
     assert main(["game", "solve", str(path)]) == 0
 
