@@ -38,6 +38,20 @@ def identical_columns(A: np.ndarray, floors: np.ndarray) -> list[list[int]]:
     return groups
 
 
+def groups_text(groups: list[list[int]]) -> str:
+    """Groups of identical resources for a message: a run of consecutive indices as ``0-299``, a group of more than
+    ten others by its first ten and its count (the 10,000 indices of one group made a 59 KB line, hunt 29c-W3)."""
+
+    def one(g: list[int]) -> str:
+        if len(g) > 2 and g == list(range(g[0], g[-1] + 1)):
+            return f"{g[0]}-{g[-1]}"
+        shown = ", ".join(map(str, g[:10]))
+        return f"{shown}, ... ({len(g):,} in all)" if len(g) > 10 else shown
+
+    listed = "; ".join(f"[{one(g)}]" for g in groups[:10])
+    return listed + (f"; ... ({len(groups):,} groups in all)" if len(groups) > 10 else "")
+
+
 def merged_problem(problem: Problem, groups: list[list[int]], floors: np.ndarray):
     """The problem with each group of identical resources as one resource of their summed capacity.
 
@@ -163,16 +177,55 @@ def split_allocation(problem: Problem, merged: Allocation, groups: list[list[int
     rep = {int(index[j]): j for j in range(m - 1, -1, -1)}  # merged index -> its first original resource
     remap = np.array([rep[k] for k in range(len(rep))], dtype=np.int64)
     j1, x1, j2, x2 = merged.j1.astype(np.int64), merged.x1.copy(), merged.j2.astype(np.int64), merged.x2.copy()
+    extra: list[tuple[int, int, float]] = []
     for g in groups:
         k = int(index[g[0]])
         members = np.asarray(g, dtype=np.int64)
-        if not _split_group(j1, x1, j2, x2, problem.demand, k, -2 - members, problem.R[members].astype(np.float64)):
-            return None
+        caps = problem.R[members].astype(np.float64)
+        kept = (j1.copy(), x1.copy(), j2.copy(), x2.copy())
+        if not _split_group(j1, x1, j2, x2, problem.demand, k, -2 - members, caps):
+            j1[:], x1[:], j2[:], x2[:] = kept  # (it works in place: what it placed before it failed is undone)
+            if not _split_spanning(j1, x1, j2, x2, problem.demand, k, members, caps, extra):
+                return None
     for j in (j1, j2):  # the other merged resources to their original index; members were stored as -2 - j
         pos = j >= 0
         j[pos] = remap[j[pos]]
         j[j < -1] = -2 - j[j < -1]
-    return Allocation(j1, x1, j2, x2, m)
+    if not extra:
+        return Allocation(j1, x1, j2, x2, m)
+    jobs, res, shares = (np.array(v) for v in zip(*extra))
+    return Allocation(j1, x1, j2, x2, m, extra=(jobs.astype(np.int64), res.astype(np.int64), shares.astype(float)))
+
+
+def _split_spanning(j1, x1, j2, x2, demand, k, members, caps, extra: list) -> bool:
+    """:func:`_split_group` where a job's time on ``k`` is more than two members hold (50 jobs of throughput 1 on 300
+    identical resources of a third each: every job spans three, and the split gave up; the solve on the original
+    problem then stalled at a third of the optimum, hunt 29c-F2): the jobs that also use another resource go whole
+    to the member with the most room, as there; the others fill the members in order, a job's first two members in
+    its slots (stored as ``-2 - member``, as ``_split_group`` stores them) and the rest in ``extra`` (job, member,
+    share). False where a shared job does not fit, or the members are over-subscribed beyond rounding."""
+    room = caps.copy()
+    if not _place_shared(j1, x1, j2, x2, demand, k, -2 - members, room):
+        return False
+    b, g = 0, len(members)
+    for i in range(len(j1)):
+        on1, on2, other = _shares(j1, x1, j2, x2, i, k)
+        if not (on1 or on2) or other:
+            _drop_zero_share(j1, x1, j2, x2, i, k, on1, on2)
+            continue
+        left = (x1[i] if on1 else 0.0) + (x2[i] if on2 else 0.0)  # its time on the group
+        pieces = []
+        while left > 0.0:
+            while b < g - 1 and room[b] <= 1e-15 * caps.sum():
+                b += 1
+            take = left if b == g - 1 else min(left, room[b] / demand[i])
+            pieces.append((int(members[b]), take))
+            room[b] -= take * demand[i]
+            left -= take
+        (a, xa), (c, xc) = pieces[0], pieces[1] if len(pieces) > 1 else (-1, 0.0)
+        j1[i], x1[i], j2[i], x2[i] = -2 - a, xa, (-2 - c) if c >= 0 else -1, xc
+        extra.extend((i, r, x) for r, x in pieces[2:])
+    return room[g - 1] >= -1e-12 * caps.sum()
 
 
 def merged_answer(problem, warm, groups, index, lo, rule, t0) -> Result | None:
@@ -198,7 +251,7 @@ def merged_answer(problem, warm, groups, index, lo, rule, t0) -> Result | None:
     target, words = rule
     if not gap <= target(primal):
         return None
-    split = f"(identical resources {groups} priced as one, their use split among them)"
+    split = f"(identical resources {groups_text(groups)} priced as one, their use split among them)"
     message = f"{met_message(gap, primal, target, words)} {split}"
     return Result(
         alloc,

@@ -56,7 +56,7 @@ from gamemarket.pricing.allocation import Allocation, check_feasible
 from gamemarket.pricing.certificate import check_result, check_weak_duality, magnitude
 from gamemarket.pricing.dual import evaluate
 from gamemarket.pricing.envelope import sort_efficiencies
-from gamemarket.pricing.identical import identical_columns, merged_answer, merged_problem
+from gamemarket.pricing.identical import groups_text, identical_columns, merged_answer, merged_problem
 from gamemarket.pricing.level import PriceVariables, calibrate, path_start
 from gamemarket.pricing.lp_finish import fits as lp_fits
 from gamemarket.pricing.lp_finish import lp_finish
@@ -968,7 +968,7 @@ class PriceDiscovery:
         if self.finished:
             message += f" ({self.finished})"
         if groups:
-            message += f" (identical resources {groups} priced as one first)"
+            message += f" (identical resources {groups_text(groups)} priced as one first)"
         alloc = best["alloc"]
         viol = check_feasible(self.problem, alloc)
         if viol > 1e-9:

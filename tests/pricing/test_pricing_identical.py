@@ -134,3 +134,52 @@ def test_the_merged_answer_is_taken_only_where_it_splits_and_meets_the_rule():
     whole = SimpleNamespace(allocation=big, prices=warm.prices, iterations=0, evaluations=0, rows=[])
     pr_small = Problem(A, np.array([0.5, 0.5, 8.0, 8.0]), "log")  # job 0 uses 0.9 of the group: no member fits it
     assert merged_answer(pr_small, whole, groups, index, lo, (lambda objective: np.inf, "any gap"), 0.0) is None
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    n=st.integers(1, 30),
+    group=st.integers(2, 40),
+    seed=st.integers(0, 2**32 - 1),
+    load=st.sampled_from([0.5, 0.99, 1.0]),
+)
+def test_a_job_larger_than_the_members_spans_them_through_the_extra_shares(n, group, seed, load):
+    """Hunt 29c-F2: 50 jobs of throughput 1 on 300 identical resources of a third each could not be split (each
+    spans three members), and the solve on the original problem stalled at a third of the optimum. Members far
+    smaller than the jobs: the split keeps every job's time on the group, every capacity, and puts what two slots
+    cannot hold in ``extra``; it fails only where the group is over-full."""
+    rng = np.random.default_rng(seed)
+    demand = rng.uniform(0.5, 1.5, n)
+    R = np.full(group, rng.uniform(0.05, 0.4))  # a member holds under half of any job
+    pr = Problem(np.ones((n, group)), R, "log", demand=demand)
+    groups = identical_columns(pr.A, np.zeros(group))
+    merged, _, index = merged_problem(pr, groups, np.zeros(group))
+    x = rng.uniform(0.1, 1.0, n)
+    x *= min(1.0, load * merged.R[0] / float(demand @ x))
+    alloc = Allocation(np.zeros(n, np.int64), x, np.full(n, -1), np.zeros(n), 1)
+    assert check_feasible(merged, alloc) <= 1e-12
+    out = split_allocation(pr, alloc, groups, index)
+    assert out is not None
+    np.testing.assert_allclose(out.throughput(pr.A), alloc.throughput(merged.A), rtol=1e-12, atol=1e-15)
+    assert check_feasible(pr, out) <= 1e-9
+    np.testing.assert_allclose(out.dense().sum(axis=1), x, rtol=1e-12)
+
+
+def test_identical_jobs_on_many_small_identical_resources_reach_the_optimum():
+    # hunt 29c-F2 itself: the optimum is 0 (every job gets throughput 1), and the dual bound said so
+    for m in (300, 1000):
+        pr = Problem(np.ones((50, m)), np.full(m, 100 / m), "log")
+        r = solve(pr)
+        assert r.converged and abs(r.objective) <= 1e-9 and check_feasible(pr, r.allocation) <= 1e-9, r.message
+
+
+def test_groups_of_identical_resources_are_said_in_a_few_words():
+    # hunt 29c-W3: one group of 10,000 indices made the converged line 59 KB long
+    from gamemarket.pricing.identical import groups_text
+
+    assert groups_text([list(range(300))]) == "[0-299]"
+    assert groups_text([[1, 4], [2, 5, 7]]) == "[1, 4]; [2, 5, 7]"
+    assert groups_text([list(range(0, 40, 2))]) == "[0, 2, 4, 6, 8, 10, 12, 14, 16, 18, ... (20 in all)]"
+    assert groups_text([[2 * k, 2 * k + 1] for k in range(12)]).endswith("; ... (12 groups in all)")
+    pr = Problem(np.ones((50, 1000)), np.full(1000, 0.1), "log")
+    assert "identical resources [0-999] priced as one" in solve(pr).message
