@@ -194,8 +194,10 @@ def nashpy_equilibria(A, B, method: str, *, time_limit: float | None = DEFAULT_T
 def _stopped(method: str, shape, time_limit: float, parts: list, done: int) -> str:
     """What a run stopped at its time limit says: how far it got (of its whole work's estimate) and what it found."""
     work = nashpy_work(method, *shape)
-    if method == "lemke_howson":
+    if method == "lemke_howson":  # (one message a path that ended: "no answer" beside five found, hunt 29c-W2)
         labels = f"{len(parts)} of its {sum(shape)} initial labels"
+        if parts:
+            return f"nashpy {method}: stopped at its time limit of {time_limit:g} s after {labels}, whose ends are kept"
         return f"nashpy {method}: no answer within {time_limit:g} s (stopped after {labels})"
     if work is None:
         return f"nashpy {method}: no answer within {time_limit:g} s (stopped)"

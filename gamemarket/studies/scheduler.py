@@ -65,6 +65,13 @@ def parse(address: str) -> tuple[str, str, int]:
         port = -1
     if not parts.hostname or port is None or not 0 < port < 65536:
         raise InputError(f"{where}: expected a host and a port from 1 to 65535, as in tcp://10.0.0.1:8786")
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    if parts.netloc.lower() != f"{host}:{port}".lower() and parts.netloc.lower() != f"{host}:{port:d}".lower():
+        # (urllib reads "[::1]x:8786" and "[::1]]:8786" as ::1 port 8786: what follows the brackets dropped, 29c-W5)
+        if not (parts.username or parts.password):
+            raise InputError(
+                f"{where}: its host and port read as {host}:{port}, not as written; expected {host}:{port}"
+            )
     if parts.path not in ("", "/") or parts.query or parts.fragment or parts.username or parts.password:
         raise InputError(  # (hunt 16c: tcp://host:port/path?x=1 reached the handshake, Python's ValueError 12 s on)
             f"{where}: a scheduler's address is a scheme, a host and a port, with no path, query or user; expected "

@@ -94,3 +94,14 @@ def test_a_finished_enumeration_is_complete_and_quiet(capsys):
         s = solve(Game(A, A, None, None), methods=[method], time_limit=30, progress=False)
         assert len(s.equilibria) == 3 and not any(n.startswith("incomplete:") for n in s.notes)
     assert capsys.readouterr() == ("", "")
+
+
+def test_a_stopped_lemke_howson_says_what_it_kept():
+    # hunt 29c-W2: five paths that ended were kept, and the note said "no answer"
+    kept = [(np.ones(3) / 3, np.ones(3) / 3)] * 5
+    said = nr._stopped("lemke_howson", (3, 3), 2.0, kept, 0)
+    assert (
+        said
+        == "nashpy lemke_howson: stopped at its time limit of 2 s after 5 of its 6 initial labels, whose ends are kept"
+    )
+    assert "no answer within 2 s (stopped after 0 of its 6" in nr._stopped("lemke_howson", (3, 3), 2.0, [], 0)

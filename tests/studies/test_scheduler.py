@@ -32,6 +32,9 @@ from gamemarket.studies.scheduler import identify, parse
         ("tcp://[::1", r"Invalid IPv6 URL; expected a host and a port, as in tcp://10.0.0.1:8786 or tcp://\[::1\]"),
         ("tcp://[zz]:8786", r"'zz' does not appear to be an IPv4 or IPv6 address; expected a host and a port"),
         ("ws://[1.2.3.4]:8786", r"An IPv4 address cannot be in brackets; expected a host and a port"),
+        # (hunt 29c-W5: urllib dropped what follows the brackets: both read as ::1 port 8786)
+        ("tcp://[::1]x:8786", r"its host and port read as \[::1\]:8786, not as written"),
+        ("tcp://[::1]]:8786", r"its host and port read as \[::1\]:8786, not as written"),
     ],
 )
 def test_an_address_that_is_not_one_is_named(address, message):
