@@ -92,7 +92,7 @@ def processors_of(meta: dict) -> int | None:
     header = meta.get("header", {})
     for key in ("MaxProcs", "MaxNodes"):
         value = str(header.get(key, "")).strip()
-        m = re.match(r"[-+]?\d+", value)
+        m = re.match(r"[-+]?\d+", value, re.ASCII)  # (\d took "٨٠٠" and "８００" for 800, hunt 29b-W5)
         if m is None and key == "MaxProcs" and value:  # the standard's integer field: no text falls through it
             raise InputError(
                 f"{meta.get('source', 'workload')}: header field {key} is {value!r}; expected a whole "
@@ -100,7 +100,7 @@ def processors_of(meta: dict) -> int | None:
             )
         if m is None:
             continue
-        if not re.fullmatch(r"[-+]?\d+", value.split()[0]):  # "2.5" or "8e3": never truncated to its digits
+        if not re.fullmatch(r"[-+]?\d+", value.split()[0], re.ASCII):  # "2.5" or "8e3": never truncated to its digits
             raise InputError(
                 f"{meta.get('source', 'workload')}: header field {key} is {value!r}; expected a whole "
                 "processor count (or -1 for unknown)"

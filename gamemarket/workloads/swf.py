@@ -695,7 +695,7 @@ def _say_beyond_the_machine(path, largest: int, header: dict) -> None:
     it into that many serial jobs all the same, and a typo (99,999,999 processors on a machine of 400) made 100
     million jobs and an offered load of 20 without a word (hunt 19b-W1)."""
     text = str(header.get("MaxProcs", "")).strip()
-    procs = int(text) if text.isdigit() else 0
+    procs = int(text) if text.isascii() and text.isdigit() else 0
     if procs and largest > procs:
         warnings.warn(
             f"{path}: a record asks for {largest:,} processors, more than the trace's MaxProcs ({procs:,}); the "

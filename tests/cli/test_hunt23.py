@@ -1642,3 +1642,13 @@ def test_a_constant_game_of_tiny_normal_payoffs_is_solved_and_a_subnormal_spread
     assert main(["game", "solve", str(tmp_path / "s.json")]) == 2
     err = capsys.readouterr().err
     assert f"{tmp_path / 's.json'}: role-symmetric game: its payoffs spread over 2e-320" in err, err
+
+
+@pytest.mark.parametrize("digits", ["\u0668\u0660\u0660", "\uff18\uff10\uff10"])
+def test_an_swf_header_count_in_other_digits_is_refused(tmp_path, capsys, digits):
+    # hunt 29b-W5: "; MaxProcs: ٨٠٠" (and full-width) read as 800 processors, where a record's field in such digits
+    # is refused at its line
+    line = "1 0 0 100 1 -1 -1 1 100 -1 1 1 -1 -1 -1 -1 -1 -1\n"
+    (tmp_path / "t.swf").write_text(f"; MaxProcs: {digits}\n" + line, encoding="utf-8")
+    assert main(["workload", "info", str(tmp_path / "t.swf")]) == 2
+    assert f"header field MaxProcs is {digits!r}; expected a whole processor count" in capsys.readouterr().err
