@@ -967,8 +967,9 @@ def _exactly(A, B, kept, lift, found: list, time_limit, notes: list) -> tuple[li
 
 
 #: a method's discarded profiles said one by one up to this many; past it, in one note (a near-degenerate 4x4 game's
-#: float vertices gave 400 lines of "not an equilibrium (discarded)", hunt 27c-F2's game)
-DISCARDS_SAID = 3
+#: float vertices gave 400 lines of "not an equilibrium (discarded)", hunt 27c-F2's game; three identical lines of
+#: the pure method's were still three, 29c-W6)
+DISCARDS_SAID = 1
 _DISCARD = re.compile(
     r"^(.+): returned a profile with regret (\S+), (\S+), (not an equilibrium|an equilibrium only to the float "
     r"methods' tolerance, not in exact arithmetic) \(discarded\)$"

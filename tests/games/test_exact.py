@@ -86,7 +86,9 @@ def test_profiles_that_are_equilibria_only_to_rounding_are_discarded():
         Ay, xB = A @ e.y, e.x @ B
         assert set(np.flatnonzero(e.x > 0)) <= set(np.flatnonzero(Ay >= Ay.max() - 1e-6))
         assert set(np.flatnonzero(e.y > 0)) <= set(np.flatnonzero(xB >= xB.max() - 1e-6))
-    assert sum("not in exact arithmetic (discarded)" in n for n in s.notes) == 2
+    assert any(
+        "polytope: returned 2 profiles, each not an equilibrium in exact arithmetic (discarded" in n for n in s.notes
+    )
     # and the float methods' hundreds of discarded vertices are said once per method, counted
     assert sum(n.startswith("polytope: returned a profile") for n in s.notes) <= eq.DISCARDS_SAID
 
