@@ -351,14 +351,34 @@ def run_study(
         return _bimatrix(spec, how, write_report=write_report, force=force, methods=tuple(methods), log=log, t0=t0)
 
 
+def companions_of(spec: StudySpec) -> list[StudySpec]:
+    """Every study ``spec`` brings along as a companion: its companions, theirs, and so on, each once, a companion's
+    own before it (so that a companion's report finds what it quotes); ``spec`` itself and a cycle back to it left
+    out (hunt 29a-W3: a companion's companion was never run, its report said "not measured", its folders unchecked)."""
+    out: list[StudySpec] = []
+    seen = {Path(spec.path).resolve()}
+
+    def visit(who: StudySpec) -> None:
+        for path in who.companions:
+            companion = load_study(path)
+            key = Path(companion.path).resolve()
+            if key in seen:
+                continue
+            seen.add(key)
+            visit(companion)
+            out.append(companion)
+
+    visit(spec)
+    return out
+
+
 def _claim_outputs(spec: StudySpec, write_report: bool, force: bool, held: ExitStack) -> None:
     """The folders a provider/consumer study writes, claimed (and locked) before any run: its report and results,
     and each companion's (hunt 27a-F3/F4: a companion's report folder, or the study's own report folder, was refused
     only after every run, its population study's among them, and their reports had been written)."""
     held.enter_context(_report_claimed(spec, write_report, force))
     held.enter_context(study_store(spec, force=force).lock())
-    for path in spec.companions:
-        companion = load_study(path)
+    for companion in companions_of(spec):
         held.enter_context(study_store(companion).lock())
         held.enter_context(_report_claimed(companion, write_report, False))
 
@@ -368,7 +388,7 @@ def _linked_populations(spec: StudySpec, how: dict, write_report: bool, log: Log
     was never run, and its report failed at the end for want of its analysis)."""
     if not write_report:
         return
-    for who in [spec] + [load_study(c) for c in spec.companions]:
+    for who in [spec] + companions_of(spec):
         if who.population_study is not None:
             log(f"study {who.name} quotes the population study {who.population_study}: running it first")
             _population(load_study(who.population_study), how, write_report=True, force=False, log=log, t0=t0)
@@ -435,7 +455,7 @@ def _folders_apart(spec: StudySpec) -> None:
     (its companions, its population study), or two of those that share one: a folder holds one study's output, and
     the clash was found only after runs and reports had been written (hunt 25a-W1, 26a-F1/F2)."""
     studies = [("this study", spec)]
-    studies += [(f"its companion {path} (field 'companions')", load_study(path)) for path in spec.companions]
+    studies += [(f"its companion {c.path} (field 'companions')", c) for c in companions_of(spec)]
     populations = [spec.population_study] + [who.population_study for _, who in studies[1:]]
     studies += [(f"the population study {p}", load_study(p)) for p in dict.fromkeys(populations) if p is not None]
     seen: dict[Path, tuple[str, str, Path]] = {}
@@ -635,7 +655,8 @@ def _bimatrix(
     """A provider/consumer study: its companions and itself, its shading gains where declared, its report, under
     the locks and claims :func:`run_study` took for them all (:func:`_claim_outputs`)."""
     runs = []
-    for s in [load_study(c) for c in spec.companions] + [spec]:
+    companions = companions_of(spec)
+    for s in companions + [spec]:
         info: StudyRun = run_simulations(s, force=force and s is spec, **how)
         runs.append(info)
         log(
@@ -656,7 +677,7 @@ def _bimatrix(
             f"report: {shown_path(path)} (written in {duration(time.perf_counter() - t1)}; "
             f"{duration(time.perf_counter() - t0)} in all)"
         )
-        for companion in [load_study(c) for c in spec.companions]:  # each reported as it is run (hunt 21a-W6: the
+        for companion in companions:  # each reported as it is run (hunt 21a-W6: the
             # schema's "run and reported alongside" and the docs' companion report were written by no command)
             cpath = write_report_(analyze(companion, methods=methods, for_report=True), n_jobs=how["n_jobs"])
             log(f"companion report: {shown_path(cpath)}")

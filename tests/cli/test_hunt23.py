@@ -1652,3 +1652,26 @@ def test_an_swf_header_count_in_other_digits_is_refused(tmp_path, capsys, digits
     (tmp_path / "t.swf").write_text(f"; MaxProcs: {digits}\n" + line, encoding="utf-8")
     assert main(["workload", "info", str(tmp_path / "t.swf")]) == 2
     assert f"header field MaxProcs is {digits!r}; expected a whole processor count" in capsys.readouterr().err
+
+
+@pytest.mark.slow  # (three small studies run, about 10 s)
+def test_a_companions_companion_is_run_reported_and_kept_apart(tmp_path, capsys):
+    # hunt 29a-W3b: a -> b -> c: `study run a` ran a and b, never c (b's report: "Not measured on the companion study
+    # c"), and c's folders were left out of the clash check (its results inside a's report folder, written there)
+    def study(name, extra="", output=None):
+        body = extra + TINY.replace('name = "tiny"', f'name = "{name}"').format(count=2)
+        body += output or f'[output]\nresults = "results/{name}"\nreport = "reports/{name}"\n'
+        return write_study(tmp_path, body, f"{name}.toml")
+
+    study("c")
+    study("b", 'companions = ["c.toml"]\nnotes = "c says {c.claim.c1.ci}"\n')
+    a = study("a", 'companions = ["b.toml"]\n')
+    assert main(["study", "run", str(a), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "study c: " in out and out.index("study c: ") < out.index("study b: ") < out.index("study a: ")
+    assert "Not measured" not in (tmp_path / "studies" / "reports" / "b" / "report.md").read_text()
+    study("c2", output='[output]\nresults = "reports/a2/inner"\n')
+    study("b2", 'companions = ["c2.toml"]\n')
+    a2 = study("a2", 'companions = ["b2.toml"]\n')
+    assert main(["study", "run", str(a2), "--no-progress"]) == 2
+    assert "its companion" in capsys.readouterr().err and not (tmp_path / "studies" / "results" / "a2").exists()
