@@ -768,7 +768,9 @@ class StudyFile(Table):
     replications: ReplicationsTable = Field(ReplicationsTable(), description="the seeds")
     games: list[GameEntry] = Field([], max_length=100, description="the bimatrix games ([[games]])")
     output: OutputTable = Field(OutputTable(), description="where results and the report go")
-    companions: list[str] = Field([], description="studies run and reported alongside (files)")
+    companions: list[str] = Field(
+        [], description="studies run and reported alongside, their own companions first (files)"
+    )
     population_study: str | None = Field(None, description="a population study the discussion quotes (file)")
     gains: GainsTable | None = Field(None, description="the shading-gain experiment")
     paper: PaperTable | None = Field(None, description="the source paper's Table 1 figures")
