@@ -58,6 +58,18 @@ def _count(v, where: str) -> int:
 READ_TYPES = ("game.1", "samplegame.1", "matrix.1")
 
 
+def _mean(vals: list) -> float:
+    """The mean of finite payoffs, finite wherever they are: summed in units of the largest (two observations of
+    1.5e308 overflowed the sum, and a valid game was refused as "payoff ... is inf", hunt 29b-W3)."""
+    arr = np.asarray(vals, dtype=float)
+    with np.errstate(over="ignore"):
+        plain = float(np.mean(arr))
+    if math.isfinite(plain):  # (the plain mean wherever it is finite: the same digits gameanalysis reads)
+        return plain
+    top = float(np.abs(arr).max())
+    return top * float(np.mean(arr / top))
+
+
 def _payoff(v, where: str, averaged: list | None = None) -> float:
     if isinstance(v, list):
         if not v:
@@ -65,7 +77,7 @@ def _payoff(v, where: str, averaged: list | None = None) -> float:
         vals = [_payoff(x, where) for x in v]
         if averaged is not None:
             averaged.append(len(vals))
-        return float(np.mean(vals))
+        return _mean(vals)
     try:  # an integer beyond float range (10**400 in the JSON) is no payoff either: float() overflows
         finite = not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(float(v))
     except OverflowError:

@@ -750,7 +750,8 @@ def locally_small(game: RoleSymmetricGame, x: np.ndarray, rel: float) -> bool:
         size = float(np.abs(pays).max(initial=0.0))
         block, share = dev[a : a + k], x[a : a + k]
         own = share @ block  # (of the best and the own payoffs, not of a deviation nobody takes: hunt 24b-F1)
-        scale = min(block.max() - block.min(), abs(block.max()) + abs(own))
+        with np.errstate(over="ignore"):  # (near 1.8e308 the sum is inf and the spread, finite, is the scale)
+            scale = min(block.max() - block.min(), abs(block.max()) + abs(own))
         slack = rel * scale + LOCAL_ROUNDING * max(np.abs(block).max(), size) + floor
         if block.max() - share @ block > slack:
             return False

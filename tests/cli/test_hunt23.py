@@ -1675,3 +1675,29 @@ def test_a_companions_companion_is_run_reported_and_kept_apart(tmp_path, capsys)
     a2 = study("a2", 'companions = ["b2.toml"]\n')
     assert main(["study", "run", str(a2), "--no-progress"]) == 2
     assert "its companion" in capsys.readouterr().err and not (tmp_path / "studies" / "results" / "a2").exists()
+
+
+def test_an_egta_samplegame_whose_observations_sum_past_the_float_range_is_read_by_their_mean(tmp_path):
+    # hunt 29b-W3: two observations of 1.5e308 overflowed their sum ("payoff of 'H' is inf"), and the valid game was
+    # refused; a plain mean is kept wherever it is finite (the digits gameanalysis reads)
+    import json
+
+    from gamemarket.games.egta import _mean
+
+    assert _mean([1.5e308, 1.5e308]) == 1.5e308 and _mean([0.1, 0.2, 0.3]) == np.mean([0.1, 0.2, 0.3])
+    game = {
+        "players": {"row": 1, "col": 1},
+        "strategies": {"row": ["H", "T"], "col": ["H", "T"]},
+        "profiles": [
+            {"row": [[r, 1, [1.5e308, 1.5e308] if (r, c) == ("H", "H") else [0.0]]], "col": [[c, 1, [1.0 * (r != c)]]]}
+            for r in "HT"
+            for c in "HT"
+        ],
+        "type": "samplegame.1",
+    }
+    (tmp_path / "g.json").write_text(json.dumps(game))
+    from gamemarket.games.egta import read_egta
+
+    with pytest.warns(UserWarning, match="each is read as its mean"):
+        g = read_egta(tmp_path / "g.json")
+    assert np.isfinite(g.payoffs).all() and g.payoffs.max() == 1.5e308
