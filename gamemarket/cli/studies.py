@@ -141,11 +141,14 @@ def _payoff_lines(game, width: int | None) -> list[str]:
     return lines
 
 
-def _above_noise(value: float, payoffs) -> float:
-    """An equilibrium's payoff, 0 where it is below the precision of its sum (1e-12 of the largest payoff's size):
-    matching pennies' 0 was printed as 3.08149e-33."""
-    size = float(np.max(np.abs(payoffs))) if np.size(payoffs) else 0.0
-    return 0.0 if abs(value) <= 1e-12 * size else value
+def _above_noise(value: float, payoffs, x, y) -> float:
+    """An equilibrium's payoff, 0 where it is below the rounding of its sum ``x A y`` (64 ulps of the sum of its
+    terms' sizes): matching pennies' 0 was printed as 3.08149e-33. Of the terms the profile weighs, not of the
+    largest payoff: a payoff of 1 beside an unplayed 1e12, and one of 1e-6, were printed as 0 (hunts 30b-F2, 29c-W1)."""
+    A = np.abs(np.asarray(payoffs, dtype=float))
+    with np.errstate(over="ignore"):
+        size = float(np.abs(x) @ A @ np.abs(y)) if A.size else 0.0
+    return 0.0 if abs(value) <= 64 * np.finfo(float).eps * size else value
 
 
 def _equilibria_lines(sg, width: int | None) -> list[str]:
@@ -158,7 +161,7 @@ def _equilibria_lines(sg, width: int | None) -> list[str]:
     rows, robust = [], []
     for k, (e, rb) in enumerate(zip(sol.equilibria, sg.robustness)):
         px, py = profile_words(g, e, digits=4)
-        pay = [Figure(_above_noise(v, m), 6, what="payoffs") for v, m in zip(e.payoffs, (g.A, g.B))]
+        pay = [Figure(_above_noise(v, m, e.x, e.y), 6, what="payoffs") for v, m in zip(e.payoffs, (g.A, g.B))]
         regret = [Figure(e.regret[0], 2, what="regrets"), Figure(e.regret[1], 2, what="regrets")]
         rows.append((k + 1, "pure" if e.pure else "mixed", px, py, *pay, *regret, ", ".join(sorted(e.methods))))
         if rb is not None:

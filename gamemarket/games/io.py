@@ -139,7 +139,8 @@ def _payoff(tok: str, where: str) -> float:
     """A payoff of an ``.nfg`` file: a number (:func:`_number`) that, where it is a whole number, a float holds
     exactly (:func:`exact_payoff`: Gambit reads it exactly, as a rational)."""
     value = _number(tok, where)
-    if abs(value) >= EXACT_INTEGERS:  # (a whole number no float holds: said as such, the float range's too)
+    if abs(value) >= EXACT_INTEGERS and WHOLE_TEXT.fullmatch(tok.strip()):  # (a whole number no float holds:
+        # said as such, the float range's too; a quotient of decimals, 1e5/1e-400, is no text float() reads: 30b-F1)
         exact_payoff(tok, where)
     if not math.isfinite(value):  # ("1e400": "payoff at (2, 2) is inf" named a value no one wrote; hunt 19b-W2)
         raise InputError(

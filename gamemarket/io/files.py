@@ -1211,7 +1211,8 @@ class OutputFolder:
         p = self.path
         manifest = p / MANIFEST
         self._had_manifest = manifest.is_file()
-        if not self._had_manifest and not self.force:
+        if not self.force:  # (its own manifest too: a forced export's in a report's data/ let the next export, without
+            # --force, replace the report's files there, hunt 30b-F3, 25b-W1)
             self._check_not_part_of_another(where, real)
         if manifest.is_file():
             data = self._read_manifest(manifest)

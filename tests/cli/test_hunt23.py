@@ -1701,3 +1701,43 @@ def test_an_egta_samplegame_whose_observations_sum_past_the_float_range_is_read_
     with pytest.warns(UserWarning, match="each is read as its mean"):
         g = read_egta(tmp_path / "g.json")
     assert np.isfinite(g.payoffs).all() and g.payoffs.max() == 1.5e308
+
+
+@pytest.mark.parametrize("payoff", ["1e5/1e-400", "1/1e-400", "1e300/1e-300", "-10/1e-400"])
+def test_an_nfg_quotient_of_decimals_beyond_the_float_range_is_refused(tmp_path, capsys, payoff):
+    # hunt 30b-F1: a quotient of decimals whose value passes 2^53 was handed to the whole-number check, which took
+    # float() of the text: a ValueError traceback, exit 1
+    (tmp_path / "g.nfg").write_text(f'NFG 1 R "g" {{ "P" "C" }} {{ 2 2 }}\n{payoff} 0 0 1 0 1 1 0\n')
+    assert main(["game", "solve", str(tmp_path / "g.nfg")]) == 2
+    assert f"{payoff!r} is beyond the float range" in capsys.readouterr().err
+
+
+def test_an_equilibrium_payoff_is_printed_beside_an_unplayed_huge_one(tmp_path, capsys):
+    # hunt 30b-F2 (and 29c-W1): a payoff of about 1 (the JSON's 0.999999999999) was printed as 0 beside a 1e12 the
+    # profile barely plays, and 1e-6 as 0 beside 1e6: the noise floor was 1e-12 of the largest payoff
+    np.savez(tmp_path / "g.npz", A=np.array([[1e12, 0.0], [0.0, 1.0]]), B=np.array([[0.0, 1.0], [1.0, 0.0]]))
+    assert main(["game", "solve", str(tmp_path / "g.npz")]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.strip().startswith("1  mixed"))
+    assert row.split()[-5:-3] == ["1", "0.5"], row
+    np.savez(tmp_path / "m.npz", A=np.array([[1.0, -1.0], [-1.0, 1.0]]), B=np.array([[-1.0, 1.0], [1.0, -1.0]]))
+    assert main(["game", "solve", str(tmp_path / "m.npz")]) == 0  # matching pennies' 0 stays 0, not 3e-33
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.strip().startswith("1  mixed"))
+    assert row.split()[-5:-3] == ["0", "0"], row
+
+
+def test_an_export_into_a_reports_folder_is_refused_even_where_an_earlier_forced_one_left_its_manifest(
+    tmp_path, capsys
+):
+    # hunt 30b-F3 (25b-W1): a forced export into a report's data/ left its own manifest there; the next export, without
+    # --force, took the folder for its own and replaced the report's files with another bootstrap's
+    from gamemarket.studies import load_study
+
+    stored_tiny = write_study(tmp_path, TINY.format(count=2))
+    assert main(["study", "run", str(stored_tiny), "--no-progress"]) == 0
+    data = load_study(stored_tiny).report_dir / "data"
+    capsys.readouterr()
+    assert main(["game", "export", str(stored_tiny), "--out", str(data), "--force"]) == 0
+    before = {p.name: p.read_bytes() for p in data.iterdir()}
+    assert main(["game", "export", str(stored_tiny), "--out", str(data), "--resamples", "100"]) == 2
+    assert "is part of the report folder" in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in data.iterdir()} == before
