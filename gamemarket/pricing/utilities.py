@@ -595,14 +595,16 @@ def check_magnitude(name: str, arr) -> None:
     :class:`InputError` naming ``name``, the first value outside and how many are."""
     if arr is None:
         return
-    a = np.abs(np.asarray(arr, dtype=np.float64)).ravel()
+    full = np.asarray(arr, dtype=np.float64)
+    a = np.abs(full).ravel()
     lo, hi = MAGNITUDE
     bad = np.flatnonzero((a > hi) | ((a > 0) & (a < lo)))
     if len(bad):
         i = int(bad[0])
-        raise InputError(
-            f"{name}[{i}] is {a[i]:.6g}: expected 0 or a magnitude in [{lo:g}, {hi:g}] ({len(bad):,} value(s) "
-            "outside); rescale the problem's units"
+        at = ", ".join(str(int(k)) for k in np.unravel_index(i, full.shape)) if full.ndim > 1 else str(i)
+        raise InputError(  # (a matrix's entry by its row and column: "A[7]" meant A[2, 1], hunt 30c-W1)
+            f"{name}[{at}] is {full.ravel()[i]:.6g}: expected 0 or a magnitude in [{lo:g}, {hi:g}] ({len(bad):,} "
+            "value(s) outside); rescale the problem's units"
         )
 
 

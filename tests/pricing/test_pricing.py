@@ -285,8 +285,8 @@ def test_a_bad_stopping_rule_is_refused_by_name(kw, match):
 @pytest.mark.parametrize(
     "field,value,message",
     [
-        ("A", 1e300, "A[0] is 1e+300: expected 0 or a magnitude in [1e-12, 1e+12]"),
-        ("A", 1e-300, "A[0] is 1e-300"),
+        ("A", 1e300, "A[0, 0] is 1e+300: expected 0 or a magnitude in [1e-12, 1e+12]"),  # (its row and column:
+        ("A", 1e-300, "A[0, 0] is 1e-300"),  # "A[7]" meant A[2, 1], hunt 30c-W1)
         ("R", 1e200, "R[0] is 1e+200"),
         ("demand", 1e13, "demand[0] is 1e+13"),
         ("weight", 1e300, "weight[0] is 1e+300"),
@@ -371,3 +371,11 @@ def test_a_small_problem_is_solved_on_one_thread_with_the_same_numbers(monkeypat
     every = solver.solve(problem)
     assert seen == [1, before]
     assert np.array_equal(one.prices, every.prices) and one.objective == every.objective
+
+
+def test_an_efficiency_out_of_range_is_named_by_its_row_and_column():
+    # hunt 30c-W1: "A[7] is 1e+13" of a 4 x 3 matrix, where its siblings name both indices
+    A = np.ones((4, 3))
+    A[2, 1] = 1e13
+    with pytest.raises(InputError, match=re.escape("A[2, 1] is 1e+13: expected 0 or a magnitude")):
+        Problem(A, np.ones(3), "log")
