@@ -16,7 +16,7 @@ import tomli_w
 from gamemarket import consumers, plugins
 from gamemarket.bids import BidDistribution
 from gamemarket.errors import SEED_MAX, InputError, shown_list, shown_value
-from gamemarket.io.files import atomic_path, check_no_dangling_link, read_toml, resolve, special_kind
+from gamemarket.io.files import atomic_path, check_no_dangling_link, read_toml, resolve, shown_path, special_kind
 from gamemarket.io.names import check_name, check_names
 from gamemarket.io.schema import check
 from gamemarket.market.base import generator_sources, market_for_workload
@@ -719,12 +719,25 @@ def _strategies(st, where: str, base: Path, aliases: dict) -> tuple[list, list]:
     return providers, _merge_identical(picked, where, aliases, wildcard)
 
 
+def _not_a_stream(path: Path, where: str) -> None:
+    """Refuse a pipe or a device where a study names a file: a study is read again by each command (its status, its
+    run, its report), a pipe gives its bytes once, and one with no writer waits for good (hunt 30a-W1: a
+    ``consumer_file`` or ``shading_file`` that was a pipe hung, silent, as its trace did, 28b-W4)."""
+    kind = special_kind(path)
+    if kind is not None:
+        raise InputError(
+            f"{where} ({shown_path(path)}) is {kind}; a study reads its files again at each command, and a pipe or "
+            "a device gives them once: save it to a file first"
+        )
+
+
 def _catalogue(load, file: str | None, field: str, where: str, base: Path) -> dict:
     """The strategies of the catalogue a study names (``provider_file``, ``consumer_file``: relative to the study),
     or of the catalogues it reads without naming one; a file that does not read names the study and the field too
     (hunt 21a-W4: "nofile.toml: no such TOML file" named neither)."""
     if not file:
         return load(None, near=base)
+    _not_a_stream(base / file, f"{where}: [strategies] field {field!r}")
     try:
         return load(base / file, near=base)
     except InputError as exc:
@@ -883,6 +896,7 @@ def _population(game, where: str, base: Path):
     if game is None or game.kind == "bimatrix":
         return None
     if game.shading_file is not None:
+        _not_a_stream(base / game.shading_file, f"{where}: [game] field 'shading_file'")
         catalogue = load_shading(base / game.shading_file)
     else:
         catalogue = read_catalogues("shading.toml", base, load_shading, "shading rule")

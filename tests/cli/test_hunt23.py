@@ -1741,3 +1741,16 @@ def test_an_export_into_a_reports_folder_is_refused_even_where_an_earlier_forced
     assert main(["game", "export", str(stored_tiny), "--out", str(data), "--resamples", "100"]) == 2
     assert "is part of the report folder" in capsys.readouterr().err
     assert {p.name: p.read_bytes() for p in data.iterdir()} == before
+
+
+@pytest.mark.parametrize("field", ["consumer_file", "provider_file"])
+def test_a_study_naming_a_pipe_as_its_catalogue_is_refused(tmp_path, capsys, field):
+    # hunt 30a-W1: a catalogue file that is a pipe with no writer hung the study, silent (its trace is refused, 28b-W4)
+    import os
+
+    (tmp_path / "studies").mkdir(exist_ok=True)
+    os.mkfifo(tmp_path / "studies" / "cat.toml")
+    body = TINY.format(count=2).replace("[strategies]\n", f'[strategies]\n{field} = "cat.toml"\n')
+    path = write_study(tmp_path, body)
+    assert main(["study", "status", str(path)]) == 2
+    assert f"[strategies] field {field!r} (" in (err := capsys.readouterr().err) and "is a pipe" in err, err
