@@ -161,7 +161,8 @@ def plan_text(spec) -> str:
     budget = max(cfg.max_seeds, base)
     if budget > base:
         text += (
-            f"; while a mechanism's verdict is open, seeds are added {cfg.seed_step} at a time up to {budget:,} "
+            f"; while a mechanism's verdict is open, seeds are added {min(cfg.seed_step, budget - base)} at a time "
+            f"up to {budget:,} "  # (a step past the budget adds what is left: "9 at a time up to 4", hunt 30a-W4)
             f"({planned_looks(cfg, base):,} looks): up to {mechs * grid * budget:,} grid simulations in all, and "
             "their paired records (Ctrl-C keeps every finished run; the same command resumes)"
         )

@@ -1425,6 +1425,11 @@ def test_a_population_study_says_what_it_will_run_before_it_starts(tmp_path):
     assert f"x {len(st.grid)} grid mixtures" in text
     fixed = plan_text(load_study(write_population_study(tmp_path, POPULATION_STUDY.replace("max_seeds = 4\n", ""))))
     assert "seeds are added" not in fixed
+    # (hunt 30a-W4: "seeds are added 9 at a time up to 4", of 2 seeds: the step past the budget adds what is left)
+    big_step = POPULATION_STUDY.replace("max_seeds = 4", "max_seeds = 4\nseed_step = 9")
+    assert "seeds are added 2 at a time up to 4 (2 looks)" in plan_text(
+        load_study(write_population_study(tmp_path, big_step))
+    )
 
 
 def test_a_report_leaves_out_an_alpharank_too_large_for_it_by_the_games_size(monkeypatch):
