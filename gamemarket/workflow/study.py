@@ -409,6 +409,7 @@ def _notes_keys_known(spec: StudySpec, _seen: frozenset = frozenset()) -> None:
     own = market_for_workload(spec.workload["source"])
     if not _seen:
         _folders_apart(spec)
+        _companions_named_apart(spec)
     seen = _seen | {Path(spec.path).resolve()}
     for path in spec.companions:  # (hunt 24a-F6: a pricing companion of a scheduling study, KeyError after every run)
         companion = load_study(path)
@@ -448,6 +449,21 @@ def _notes_keys_known(spec: StudySpec, _seen: frozenset = frozenset()) -> None:
                 f"made where its strategies are played (claims (1)-(3) need the paper's FT and SRG and an HB "
                 f"mechanism; (4) HB with first and k-th price). The keys it makes: {listed}"
             )
+
+
+def _companions_named_apart(spec: StudySpec) -> None:
+    """Refuse two companions of one name (two files both ``name = "tiny"``): the report's comparison gave them two
+    columns headed alike, and a ``{tiny.claim...}`` field could not say which it quotes (hunt 30a-W5)."""
+    named: dict[str, Path] = {}
+    for path in spec.companions:
+        companion = load_study(path)
+        if companion.name in named and Path(named[companion.name]).resolve() != Path(companion.path).resolve():
+            raise InputError(
+                f"{spec.path}: field 'companions': {named[companion.name]} and {companion.path} are both named "
+                f"{companion.name!r}; its report's columns and notes fields name a companion by its study name: give "
+                "each its own (the field 'name' of one of them)"
+            )
+        named[companion.name] = Path(companion.path)
 
 
 def _folders_apart(spec: StudySpec) -> None:

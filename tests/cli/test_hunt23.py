@@ -1759,3 +1759,17 @@ def test_a_study_naming_a_pipe_as_its_catalogue_is_refused(tmp_path, capsys, fie
     path = write_study(tmp_path, body)
     assert main(["study", "status", str(path)]) == 2
     assert f"[strategies] field {field!r} (" in (err := capsys.readouterr().err) and "is a pipe" in err, err
+
+
+def test_two_companions_of_one_name_are_refused_before_any_run(tmp_path, capsys):
+    # hunt 30a-W5: two files both named "tiny" as companions: two report columns headed "tiny", and {tiny.claim...}
+    # could not say which it quotes
+    for name in ("c1", "c2"):
+        body = TINY.format(count=2) + f'[output]\nresults = "results/{name}"\nreport = "reports/{name}"\n'
+        write_study(tmp_path, body, f"{name}.toml")
+    path = write_study(
+        tmp_path, 'companions = ["c1.toml", "c2.toml"]\n' + TINY.replace('"tiny"', '"main"').format(count=2)
+    )
+    assert main(["study", "run", str(path), "--no-progress"]) == 2
+    assert "are both named 'tiny'" in capsys.readouterr().err
+    assert sorted(p.name for p in (tmp_path / "studies").iterdir()) == ["c1.toml", "c2.toml", "s.toml"]
