@@ -888,7 +888,8 @@ def solve(
         verified = _verify_each(profiles, lambda x, y, m=method: add(x, y, m), time_limit, checking, method, notes)
         finished[method] = verified and not any(n.startswith("incomplete:") for n in notes[before:])
     degenerate |= any(len(sx) != len(sy) for sx, sy in (e.supports() for e in found)) or _pure_ties(An, Bn, tol)
-    found, degenerate = _mixed_scales(A, B, kept, lift, (found, degenerate), finished, time_limit, notes)
+    if exact:  # (equilibria asked, not rel_tol's approximate ones: the exact pass answers the former)
+        found, degenerate = _mixed_scales(A, B, kept, lift, (found, degenerate), finished, time_limit, notes)
     if switched:
         notes.append(switched.format(found=f"{len(found):,} equilibri{'um' if len(found) == 1 else 'a'}"))
     complete, exhaustive = _how_complete(finished, switched, notes)
@@ -945,15 +946,18 @@ def _exactly(A, B, kept, lift, found: list, time_limit, notes: list) -> tuple[li
             f"{RAISE_LIMIT}"
         )
         return None
-    by_support = {_support_key(e.x, e.y): e for e in found}
+    by_support: dict = {}
+    for e in found:  # (every profile of a support, not the last alone: the others went unsaid, the review)
+        by_support.setdefault(_support_key(e.x, e.y), []).append(e)
     out = []
     for x, y in answer.profiles:
         X, Y = lift(x, y)
-        twin = by_support.pop(_support_key(X, Y), None)
+        twins = by_support.get(_support_key(X, Y), [])
+        twin = twins.pop(0) if twins else None
         Ay, xB = A @ Y, X @ B
         regret = (max(0.0, float(Ay.max() - X @ Ay)), max(0.0, float(xB.max() - xB @ Y)))
         out.append(Equilibrium(X, Y, (float(X @ Ay), float(xB @ Y)), regret, twin.methods if twin else {"exact"}))
-    for e in by_support.values():
+    for e in (e for left in by_support.values() for e in left):
         notes.append(
             f"{', '.join(sorted(e.methods))}: returned a profile with regret {e.regret[0]:.3g}, {e.regret[1]:.3g}, an "
             "equilibrium only to the float methods' tolerance, not in exact arithmetic (discarded)"

@@ -43,6 +43,8 @@ MIXED_SCALE = 1e-7
 #: below it, the float methods cannot tell the payoffs apart (their tolerance, about 1e-9 of the spread): a game too
 #: large for the exact pass is told so; between it and :data:`MIXED_SCALE` only the exact pass's margin lies
 UNRESOLVED = 1e-9
+#: two payoffs this many ulps apart (or fewer) are one payoff rounded two ways, not a difference of the game
+ULPS = 8
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,12 @@ def finest_scale(A: np.ndarray, B: np.ndarray) -> float:
     for M in (A, B):
         values = np.unique(np.asarray(M, dtype=float))
         if len(values) > 1:
-            out = min(out, float(np.diff(values).min() / (values[-1] - values[0])))
+            gaps = np.diff(values)
+            # (a few ulps apart is rounding, not a payoff: 0.1 * 3 beside 0.3, as simulated means give, read as a
+            # difference of 5.6e-17 decided the game, the review of hunt 29's fixes)
+            real = gaps > ULPS * np.finfo(float).eps * np.maximum(np.abs(values[:-1]), np.abs(values[1:]))
+            if real.any():
+                out = min(out, float(gaps[real].min() / (values[-1] - values[0])))
     return out
 
 

@@ -159,17 +159,13 @@ def _number(tok: str, where: str) -> float:
     if "_" in tok or not tok.isascii() or tok.strip().lstrip("+-").lower().startswith(("inf", "nan")):
         raise InputError(f"{where}: expected a number, got {tok!r}")
     try:
-        if "/" in tok:  # exactly, then rounded once (10^400/10^399 is 10: "beyond the float range" before, 28b-W1)
-            a, b = tok.split("/")
-            q = Fraction(a) / Fraction(b)
-            try:
-                value = float(q)
-            except OverflowError:  # (copysign(inf, q) took float(q) again: 10^400/3 was a traceback, 29b-F1)
-                value = math.inf if q > 0 else -math.inf
-            zero = q == 0
+        if "/" in tok:
+            value, zero = _quotient(tok, where)
         else:
             value = float(tok)
             zero = not underflows(tok)
+    except InputError:
+        raise
     except (ValueError, ZeroDivisionError):  # "x", "1/0"
         raise InputError(f"{where}: expected a number, got {tok!r}") from None
     if value == 0 and not zero:  # (1/10^400 or 1e-400 read as 0: the game of equal payoffs answered, 28b-F2)
@@ -178,6 +174,36 @@ def _number(tok: str, where: str) -> float:
             "payoffs (a positive multiple has the same equilibria)"
         )
     return value
+
+
+#: the largest exponent (``1e-10000``) an ``.nfg`` quotient is divided exactly with: an exact rational of 1e-N holds
+#: 10^N (``1/1e-100000000`` took minutes; the file's length does not bound it), and past it no float holds the
+#: parts anyway
+EXACT_EXPONENT = 10_000
+
+
+def _quotient(tok: str, where: str) -> tuple[float, bool]:
+    """``a/b`` of an ``.nfg`` file: ``(value, whether it is 0)``, in floats where both parts and their quotient are
+    held by floats, else divided exactly and rounded once (10^400/10^399 is 10: it was "beyond the float range",
+    hunt 28b-W1; 1/10^400 is below the range, not 0). A ``ZeroDivisionError`` for ``b`` = 0."""
+    a, b = tok.split("/")
+    fa, fb = float(a), float(b)
+    if fb == 0 and not underflows(b):
+        raise ZeroDivisionError(tok)
+    held = math.isfinite(fa) and math.isfinite(fb) and fb != 0 and not (fa == 0 and underflows(a))
+    if held and math.isfinite(fa / fb) and (fa / fb != 0 or fa == 0):
+        return fa / fb, fa == 0
+    exponents = [abs(int(e)) for e in re.findall(r"[eE]([-+]?\d+)", tok)]
+    if max(exponents, default=0) > EXACT_EXPONENT or len(tok) > 4000:  # (Python's integers stop at 4,300 digits)
+        raise InputError(
+            f"{where}: {tok[:40]!r}{'...' * (len(tok) > 40)} is a quotient past what float64 holds, and too large to "
+            f"divide exactly (an exponent past {EXACT_EXPONENT:,}); rescale the payoffs"
+        )
+    q = Fraction(a) / Fraction(b)
+    try:
+        return float(q), q == 0
+    except OverflowError:  # (copysign(inf, q) took float(q) again: 10^400/3 was a traceback, 29b-F1)
+        return (math.inf if q > 0 else -math.inf), False
 
 
 def _whole(v: float) -> bool:

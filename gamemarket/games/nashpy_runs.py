@@ -21,6 +21,7 @@ References
 
 from __future__ import annotations
 
+import math
 import multiprocessing as mp
 import queue as queues
 import time
@@ -56,11 +57,25 @@ def nashpy_work(method: str, m: int, n: int) -> tuple[int, str, float] | None:
     of unknown length per initial label)."""
     if method == "support_enumeration":
         pairs = support_pairs(m, n)
-        return pairs, "support pairs", pairs * SECONDS_PER_SUPPORT_PAIR
+        return pairs, "support pairs", _seconds(pairs, SECONDS_PER_SUPPORT_PAIR)
     if method == "vertex_enumeration":
         rows, cols = (max_vertices(k, j) if k >= 2 else 1 for k, j in ((m, n), (n, m)))
-        return rows, "row vertices", float(rows) * float(cols) * SECONDS_PER_VERTEX_PAIR
+        return rows, "row vertices", _seconds(rows * cols, SECONDS_PER_VERTEX_PAIR)
     return None
+
+
+def _seconds(steps: int, each: float) -> float:
+    """``steps * each`` as a float, infinity past the float range (a 520 x 520 game's 2^1040 support pairs were an
+    OverflowError once its child had started)."""
+    try:
+        return float(steps) * each
+    except OverflowError:
+        return math.inf
+
+
+def _count(steps: int) -> str:
+    """A count of steps for a message: its digits up to 10^15, else its order ("about 10^313")."""
+    return f"{steps:,}" if steps < 10**15 else f"about 10^{len(str(steps)) - 1}"
 
 
 def _support_enumeration(A, B, tick):
@@ -165,8 +180,9 @@ def nashpy_equilibria(A, B, method: str, *, time_limit: float | None = DEFAULT_T
     p.start()
     clock = SearchClock(time_limit)
     work = nashpy_work(method, *A.shape)
-    if work is not None:
-        clock.bar(work[0], unit=" " + work[1].split()[-1], desc=f"nashpy {method.replace('_', ' ')}")
+    if work is not None:  # (a count past 10^15 is no bar's total: counted without one)
+        total = work[0] if work[0] < 10**15 else None
+        clock.bar(total, unit=" " + work[1].split()[-1], desc=f"nashpy {method.replace('_', ' ')}")
     parts, done = [], 0  # (Lemke-Howson's paths that ended, or the enumerations' profiles, one message each)
     try:
         while True:
@@ -203,8 +219,14 @@ def _stopped(method: str, shape, time_limit: float, parts: list, done: int) -> s
         return f"nashpy {method}: no answer within {time_limit:g} s (stopped)"
     # (support and vertex enumeration send each profile as they find it: those found are kept, hunt 19a-F2)
     steps, unit, seconds = work
-    whole = f"about {seconds:,.0f} s" if seconds < 1e15 else f"about {seconds:.3g} s"
-    far = f"after {done:,} of up to {steps:,} {unit}, the whole {whole}"
+    whole = (
+        f"about {seconds:,.0f} s"
+        if seconds < 1e15
+        else f"about {seconds:.3g} s"
+        if seconds < math.inf
+        else "past 1e308 s"
+    )
+    far = f"after {done:,} of up to {_count(steps)} {unit}, the whole {whole}"
     if not parts:
         return f"nashpy {method}: no answer within {time_limit:g} s (stopped {far})"
     return f"nashpy {method}: stopped at its time limit of {time_limit:g} s {far}, {len(parts):,} found by then"

@@ -454,16 +454,17 @@ def _notes_keys_known(spec: StudySpec, _seen: frozenset = frozenset()) -> None:
 def _companions_named_apart(spec: StudySpec) -> None:
     """Refuse two companions of one name (two files both ``name = "tiny"``): the report's comparison gave them two
     columns headed alike, and a ``{tiny.claim...}`` field could not say which it quotes (hunt 30a-W5)."""
-    named: dict[str, Path] = {}
-    for path in spec.companions:
-        companion = load_study(path)
-        if companion.name in named and Path(named[companion.name]).resolve() != Path(companion.path).resolve():
-            raise InputError(
-                f"{spec.path}: field 'companions': {named[companion.name]} and {companion.path} are both named "
-                f"{companion.name!r}; its report's columns and notes fields name a companion by its study name: give "
-                "each its own (the field 'name' of one of them)"
-            )
-        named[companion.name] = Path(companion.path)
+    for who in [spec] + companions_of(spec):  # (its companions' own companions are run and reported too)
+        named: dict[str, Path] = {who.name: Path(who.path)}  # (a companion named as the study itself, alike)
+        for path in who.companions:
+            companion = load_study(path)
+            if companion.name in named and named[companion.name].resolve() != Path(companion.path).resolve():
+                raise InputError(
+                    f"{who.path}: field 'companions': {named[companion.name]} and {companion.path} are both named "
+                    f"{companion.name!r}; a report's columns and notes fields name a companion by its study name: "
+                    "give each its own (the field 'name' of one of them)"
+                )
+            named[companion.name] = Path(companion.path)
 
 
 def _folders_apart(spec: StudySpec) -> None:

@@ -1773,3 +1773,25 @@ def test_two_companions_of_one_name_are_refused_before_any_run(tmp_path, capsys)
     assert main(["study", "run", str(path), "--no-progress"]) == 2
     assert "are both named 'tiny'" in capsys.readouterr().err
     assert sorted(p.name for p in (tmp_path / "studies").iterdir()) == ["c1.toml", "c2.toml", "s.toml"]
+
+
+def test_an_nfg_quotient_with_a_huge_exponent_is_refused_at_once(tmp_path, capsys):
+    # review of the exact division: Fraction("1e-10000000") holds 10^10000000 (5 s; 1e-99999999999 would not end): past
+    # an exponent of 10,000 a quotient float64 cannot hold is refused, not divided exactly
+    import time
+
+    (tmp_path / "g.nfg").write_text('NFG 1 R "g" { "P" "C" } { 2 2 }\n1/1e-99999999999 0 0 1 0 1 1 0\n')
+    t0 = time.perf_counter()
+    assert main(["game", "solve", str(tmp_path / "g.nfg")]) == 2
+    assert time.perf_counter() - t0 < 30
+    assert "too large to divide exactly (an exponent past 10,000)" in capsys.readouterr().err
+
+
+def test_payoffs_a_few_ulps_apart_are_not_mixed_scales():
+    # review: 0.1 * 3 beside 0.3 (simulated means give such pairs) read as a difference of 5.6e-17 of the spread and
+    # sent an ordinary game to the exact pass
+    from gamemarket.games import exact
+
+    A = np.array([[0.3, 0.0], [0.1 * 3, 0.0], [0.0, 0.0]])
+    assert exact.finest_scale(A, np.ones((3, 2))) > exact.MIXED_SCALE
+    assert exact.finest_scale(np.array([[1e6, 0.0], [0.0, 1e-6]]), np.ones((2, 2))) == pytest.approx(1e-12)

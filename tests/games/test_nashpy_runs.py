@@ -105,3 +105,12 @@ def test_a_stopped_lemke_howson_says_what_it_kept():
         == "nashpy lemke_howson: stopped at its time limit of 2 s after 5 of its 6 initial labels, whose ends are kept"
     )
     assert "no answer within 2 s (stopped after 0 of its 6" in nr._stopped("lemke_howson", (3, 3), 2.0, [], 0)
+
+
+def test_the_estimate_of_a_large_game_is_said_not_raised():
+    # review: 2^1040 support pairs of a 520 x 520 game times a float was an OverflowError once the child had started
+    steps, _, seconds = nr.nashpy_work("support_enumeration", 520, 520)
+    assert seconds == float("inf") and nr._count(steps).startswith("about 10^")
+    assert nr.nashpy_work("vertex_enumeration", 2000, 2000)[2] == float("inf")
+    said = nr._stopped("support_enumeration", (520, 520), 2.0, [], 19)
+    assert "after 19 of up to about 10^" in said and "the whole past 1e308 s" in said
