@@ -917,19 +917,21 @@ def _mixed_scales(A, B, kept, lift, answer: tuple, finished: dict, time_limit, n
     """``answer`` (the equilibria found, whether the game is degenerate) where the float methods resolve every
     difference of the kept game's payoffs; else their exact enumeration's (:func:`_exactly`) where polytope ran to its
     end and the game is small, or ``answer`` with a note saying what may be amiss."""
-    if exact_mod.finest_scale(A[kept], B[kept]) >= exact_mod.MIXED_SCALE:
+    Ak, Bk = A[kept], B[kept]
+    scale = exact_mod.finest_scale(Ak, Bk)  # (once a solve: every game solved pays for it)
+    if scale >= exact_mod.MIXED_SCALE:
         return answer
-    if exact_mod.applies(A[kept], B[kept]) and finished.get("polytope"):
-        again = _exactly(A, B, kept, lift, answer[0], time_limit, notes)
+    if vertex_pairs.fits(*Ak.shape) and finished.get("polytope"):
+        again = _exactly(A, B, kept, lift, answer[0], time_limit, notes, scale)
         if again is None:  # the float answer stands, unconfirmed: the search did not finish
             finished["polytope"] = False
         return answer if again is None else again
-    if exact_mod.finest_scale(A[kept], B[kept]) < exact_mod.UNRESOLVED:  # (a plain 60x60 game's 8e-8 resolved: 29c-W4)
-        notes.append(_mixed_scale_note(A[kept], B[kept]))
+    if scale < exact_mod.UNRESOLVED:  # (a plain 60x60 game's 8e-8 resolved: 29c-W4)
+        notes.append(_mixed_scale_note(scale))
     return answer
 
 
-def _exactly(A, B, kept, lift, found: list, time_limit, notes: list) -> tuple[list, bool] | None:
+def _exactly(A, B, kept, lift, found: list, time_limit, notes: list, scale: float) -> tuple[list, bool] | None:
     """The extreme equilibria of the kept game ``A[kept], B[kept]`` computed again in exact arithmetic
     (:mod:`gamemarket.games.exact`), where its payoffs differ by less than the float methods resolve: ``(found,
     degenerate)`` with the exact list in place of the methods' (each keeping the names of the methods that found it
@@ -937,7 +939,6 @@ def _exactly(A, B, kept, lift, found: list, time_limit, notes: list) -> tuple[li
     float answer stands, said "incomplete:")."""
     Ak, Bk = A[kept], B[kept]
     answer = exact_mod.exact_equilibria(Ak, Bk, SearchClock(time_limit))
-    scale = exact_mod.finest_scale(Ak, Bk)
     if answer is None:
         notes.append(
             f"incomplete: exact: the payoffs differ by as little as {scale:.2g} of their spread, finer than the float "
@@ -1005,10 +1006,10 @@ def _discards_grouped(notes: list) -> list:
     return out
 
 
-def _mixed_scale_note(Ak: np.ndarray, Bk: np.ndarray) -> str:
+def _mixed_scale_note(scale: float) -> str:
     """What a game whose payoffs are finer than the float methods resolve, too large for the exact pass, is told."""
     return (
-        f"mixed scales: the payoffs differ by as little as {exact_mod.finest_scale(Ak, Bk):.2g} of their spread, finer "
+        f"mixed scales: the payoffs differ by as little as {scale:.2g} of their spread, finer "
         "than the float methods resolve (about 1e-9 of it): an equilibrium of shares below that may be missing, or "
         "one listed that holds only to rounding; the exact pass runs beside the polytope method (the default), on "
         f"games of at most {vertex_pairs.MAX_CHOICES:,} choices of tight constraints (after dominance)"

@@ -35,7 +35,6 @@ import numpy as np
 from flint import fmpq, fmpq_mat
 
 from gamemarket.games.budget import SearchClock, TimeUp
-from gamemarket.games.vertex_pairs import fits
 
 #: the smallest difference between two of a player's payoffs, relative to their spread, that the float methods are
 #: trusted to resolve: below it, a game is answered again here (where it is small enough: ``vertex_pairs.fits``)
@@ -50,10 +49,9 @@ ULPS = 8
 @dataclass(frozen=True)
 class ExactAnswer:
     """The extreme equilibria of a game, exactly: each ``(x, y)`` as floats (each share its exact value rounded
-    once), the supports exactly (a share of 1e-300 is in it), and whether the game is degenerate."""
+    once), and whether the game is degenerate."""
 
     profiles: list[tuple[np.ndarray, np.ndarray]]
-    supports: list[tuple[frozenset, frozenset]]
     degenerate: bool
 
 
@@ -71,13 +69,6 @@ def finest_scale(A: np.ndarray, B: np.ndarray) -> float:
             if real.any():
                 out = min(out, float(gaps[real].min() / (values[-1] - values[0])))
     return out
-
-
-def applies(A: np.ndarray, B: np.ndarray) -> bool:
-    """Whether a game is one this module answers: payoffs finer than the float methods resolve (:data:`MIXED_SCALE`)
-    and few enough choices of tight constraints (``vertex_pairs.fits``)."""
-    m, n = np.shape(A)
-    return min(m, n) >= 1 and fits(m, n) and finest_scale(A, B) < MIXED_SCALE
 
 
 def _rational(M: np.ndarray):
@@ -132,13 +123,10 @@ def exact_equilibria(A: np.ndarray, B: np.ndarray, clock: SearchClock) -> ExactA
         return None
     degenerate = any(len(lab) > m for lab in VP.values()) or any(len(lab) > n for lab in VQ.values())
     every = frozenset(range(m + n))
-    profiles, supports = [], []
+    profiles = []
     for x, lx in VP.items():
         for y, ly in VQ.items():
             if lx | ly == every:
                 sx, sy = sum(x, 0), sum(y, 0)
                 profiles.append((np.array([float(v / sx) for v in x]), np.array([float(v / sy) for v in y])))
-                supports.append(
-                    (frozenset(i for i, v in enumerate(x) if v != 0), frozenset(j for j, v in enumerate(y) if v != 0))
-                )
-    return ExactAnswer(profiles, supports, degenerate)
+    return ExactAnswer(profiles, degenerate)
