@@ -677,12 +677,9 @@ def _workload(doc: StudyFile, where: str, base: Path) -> dict:
     source = wl.get("source")
     if isinstance(source, str) and source not in generator_sources():
         given = Path(source) if Path(source).is_absolute() else base / source
-        kind = special_kind(given)
-        if kind is not None:  # (a named pipe: read once, then the report's second read hung, hunt 28b-W4)
-            raise InputError(
-                f"{where}: [workload] source {source!r} is {kind}; a study reads its trace more than once (its runs, "
-                "its report, a resumed run), and a pipe or a device gives it once: save it to a file first"
-            )
+        # (a named pipe: read once, then the report's second read hung, hunt 28b-W4)
+        reads = "its trace more than once (its runs, its report, a resumed run)"
+        _not_a_stream(given, f"{where}: [workload] source {source!r}", reads)
     return wl
 
 
@@ -719,15 +716,15 @@ def _strategies(st, where: str, base: Path, aliases: dict) -> tuple[list, list]:
     return providers, _merge_identical(picked, where, aliases, wildcard)
 
 
-def _not_a_stream(path: Path, where: str) -> None:
-    """Refuse a pipe or a device where a study names a file: a study is read again by each command (its status, its
-    run, its report), a pipe gives its bytes once, and one with no writer waits for good (hunt 30a-W1: a
-    ``consumer_file`` or ``shading_file`` that was a pipe hung, silent, as its trace did, 28b-W4)."""
+def _not_a_stream(path: Path, named: str, reads: str = "its files again at each command") -> None:
+    """Refuse a pipe or a device where a study names a file (``named``: the field that names it, said first; ``reads``:
+    how often the study reads it): a study is read again by each command (its status, its run, its report), a pipe
+    gives its bytes once, and one with no writer waits for good (hunt 30a-W1: a ``consumer_file`` or ``shading_file``
+    that was a pipe hung, silent, as its trace did, 28b-W4)."""
     kind = special_kind(path)
     if kind is not None:
         raise InputError(
-            f"{where} ({shown_path(path)}) is {kind}; a study reads its files again at each command, and a pipe or "
-            "a device gives them once: save it to a file first"
+            f"{named} is {kind}; a study reads {reads}, and a pipe or a device gives it once: save it to a file first"
         )
 
 
@@ -737,7 +734,7 @@ def _catalogue(load, file: str | None, field: str, where: str, base: Path) -> di
     (hunt 21a-W4: "nofile.toml: no such TOML file" named neither)."""
     if not file:
         return load(None, near=base)
-    _not_a_stream(base / file, f"{where}: [strategies] field {field!r}")
+    _not_a_stream(base / file, f"{where}: [strategies] field {field!r} ({shown_path(base / file)})")
     try:
         return load(base / file, near=base)
     except InputError as exc:
@@ -896,7 +893,8 @@ def _population(game, where: str, base: Path):
     if game is None or game.kind == "bimatrix":
         return None
     if game.shading_file is not None:
-        _not_a_stream(base / game.shading_file, f"{where}: [game] field 'shading_file'")
+        shading = base / game.shading_file
+        _not_a_stream(shading, f"{where}: [game] field 'shading_file' ({shown_path(shading)})")
         catalogue = load_shading(base / game.shading_file)
     else:
         catalogue = read_catalogues("shading.toml", base, load_shading, "shading rule")
