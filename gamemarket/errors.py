@@ -13,6 +13,7 @@ import os
 import re
 import sys
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -66,6 +67,35 @@ def check_whole(value, what: str, minimum: int = 0, maximum: int | None = None) 
 
 #: the longest time limit (115 days): beyond it, the clocks that wait on a child process overflow
 MAX_TIME_LIMIT = 1e7
+
+
+#: numba's compile-time listener (:func:`compile_seconds`), registered at the first look once numba is imported
+_COMPILING: list = []
+_COMPILING_LOCK = threading.Lock()
+
+
+def compile_seconds() -> float:
+    """Seconds numba has spent compiling in this process since this was first asked (0 before numba is imported):
+    a time limit counts a search's own work, not the compiling its compiled code needs once after an install (hunts
+    30b-W3, 30c-W3: a 2-strategy EGTA game stopped at the 10 s limit in its first solve; a first `price solve` of
+    200 jobs spent 17.7 s compiling, past any limit under 19 s). Loading from numba's cache is no compiling."""
+    if "numba" not in sys.modules:  # (nothing compiled can run yet: the listener waits for numba's import)
+        return 0.0
+    with _COMPILING_LOCK:
+        if not _COMPILING:
+            from numba.core import event  # deferred: numba (imported already: only then can anything compile)
+
+            listener = event.TimingListener()
+            event.register("numba:compile", listener)
+            _COMPILING.append(listener)
+    listener = _COMPILING[0]
+    return listener.duration if listener.done else 0.0
+
+
+def limit_clock() -> float:
+    """The clock a time limit is read on, in seconds: ``time.perf_counter()`` less numba's compiling
+    (:func:`compile_seconds`); a deadline is a reading of it plus the limit."""
+    return time.perf_counter() - compile_seconds()
 
 
 def check_time_limit(value, what: str = "time_limit") -> float | None:

@@ -23,6 +23,7 @@ from gamemarket.cli.options import (
     EXIT_HANGUP,
     EXIT_INTERRUPTED,
     EXIT_TERMINATED,
+    EXIT_UNFINISHED,
     Parser,
     check_aliases,
     examples,
@@ -213,7 +214,9 @@ def main(argv: list[str] | None = None, *, on_start=None, on_end=None) -> int:
     if on_start is not None:  # (the entry point: Ctrl-C back to Python, a KeyboardInterrupt said by _guarded)
         on_start()
     with _ctrl_c_seen():
-        return _guarded(lambda: _run(args), interrupted=f"interrupted; {said}", on_end=on_end)
+        limit = getattr(args, "run_time_limit", None) if stores else None  # `study run --time-limit`
+        return _guarded(lambda: _time_limited(limit, lambda: _run(args)), interrupted=f"interrupted; {said}",
+                        on_end=on_end)  # fmt: skip
 
 
 #: set by the command's SIGINT handler: a Ctrl-C came while the command ran
@@ -307,6 +310,42 @@ def _ctrl_c_seen():
         for s in ours:
             if signal.getsignal(s) is _record_term:
                 signal.signal(s, signal.SIG_DFL)
+
+
+#: the command's own time limit (``study run --time-limit``) in seconds, while it is armed; and whether it was reached
+_TIME_LIMIT: list = [None]
+_TIMED_OUT = threading.Event()
+
+
+def _time_limited(seconds: float | None, step):
+    """``step()`` under a time limit of its own (``study run --time-limit``; None: none): at ``seconds`` of wall
+    clock (``SIGALRM``, from ``setitimer``, which wakes a wait as Ctrl-C does and reaches the process alone, not its
+    workers) the command stops as at a Ctrl-C, every writer cleaning up after it as there, and :func:`_stopped` says
+    the limit was reached (exit 3). A signal rather than a look at the clock in each loop: the one stop every stage
+    of a study already takes anywhere (its runs, a population's adaptive seeds, a design's probes, its report),
+    tested there by the fuzzer's signals family. The timer and its handler are put back as they were after."""
+    _TIMED_OUT.clear()
+    if seconds is None:
+        return step()
+    previous = signal.signal(signal.SIGALRM, _record_time_limit)
+    _TIME_LIMIT[0] = seconds
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        return step()
+    finally:
+        try:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        finally:
+            signal.signal(signal.SIGALRM, previous)
+
+
+def _record_time_limit(signum, frame) -> None:
+    """``SIGALRM`` at the command's time limit: recorded, then raised as a Ctrl-C is (not where the command is
+    already stopping at a Ctrl-C or a signal; inside numba's callbacks, taken later: :func:`_taken_later`)."""
+    if _SIGINT.is_set() or _ENDED_BY[0] is not None or _taken_later(signum, frame):
+        return
+    _TIMED_OUT.set()
+    raise KeyboardInterrupt
 
 
 #: what a KeyboardInterrupt raised with no Ctrl-C is said to be (a plugin's ``raise KeyboardInterrupt`` in a worker
@@ -412,8 +451,9 @@ def _guarded_code(step, interrupted: str):
         print(f"gamemarket: error: {_out_of_memory()}", file=sys.stderr)
         return EXIT_ERROR
     except Exception as exc:
-        if _ENDED_BY[0] is not None or _SIGINT.is_set():  # a signal that surfaced as another error: a Ctrl-C in a C
-            # extension's import; SIGTERM while numba wrote its cache ("no compiled object yet", hunt 23b-F6)
+        if _ENDED_BY[0] is not None or _SIGINT.is_set() or _TIMED_OUT.is_set():  # a signal that surfaced as
+            # another error: a Ctrl-C in a C extension's import; SIGTERM while numba wrote its cache ("no compiled
+            # object yet", hunt 23b-F6)
             return _stopped(interrupted)
         if not worker_died(exc):
             raise
@@ -436,6 +476,9 @@ def _stopped(interrupted: str) -> int:
     """A KeyboardInterrupt in words and its exit code: SIGTERM or SIGHUP (recorded by their handler), a Ctrl-C, or
     code's own (no Ctrl-C recorded while the command's handler was in place: hunt 16e-31, a plugin's)."""
     said = interrupted.partition("; ")[2]
+    if _TIMED_OUT.is_set():  # (before a signal: the handlers above ignore the limit once one of those stops it)
+        print(f"gamemarket: stopped at --time-limit ({_TIME_LIMIT[0]:g} s); {said}; exit 3", file=sys.stderr)
+        return EXIT_UNFINISHED
     if _ENDED_BY[0] is not None:
         print(f"gamemarket: terminated ({signal.Signals(_ENDED_BY[0]).name}); {said}", file=sys.stderr)
         return ENDED_EXIT[_ENDED_BY[0]]

@@ -268,7 +268,8 @@ EXIT_CODES = {
     "enumerated every equilibrium (`game solve` at its `--time-limit`, or of a bimatrix game whose degenerate "
     "faces exceed the enumeration's budget: what it found "
     "is printed, each verified, with a note that says how far the search got), or a `--concept qre` or "
-    "`alpharank` computation stopped at `--time-limit` (one line says how far it got)",
+    "`alpharank` computation stopped at `--time-limit` (one line says how far it got), or `study run` stopped at "
+    "its `--time-limit` (finished runs are kept; the same command resumes)",
     EXIT_INTERRUPTED: "interrupted (Ctrl-C): no file is left half-written, and `study run` keeps the runs it "
     "finished (the same command resumes); one line on standard error says so, also while the command starts",
     EXIT_BROKEN_PIPE: "the reader of its output went away (`gamemarket ... | head`): it stops quietly, as a filter "

@@ -959,6 +959,7 @@ def add_study_commands(sub) -> None:
             "gamemarket study run studies/default.toml",
             "gamemarket study run mine.toml --n-jobs 4 --results out/results --report out/report",
             "gamemarket study run studies/shudler2010.toml --scheduler-address tcp://10.0.0.1:8786",
+            "gamemarket study run studies/default.toml --time-limit 600",
         ),
     )
     r.add_argument("file", help="the study file (.toml); runs already stored in its results folder are kept")
@@ -974,6 +975,16 @@ def add_study_commands(sub) -> None:
         "--no-progress", action="store_true", help="no progress bar on stderr (default: one where stderr is a terminal)"
     )
     r.add_argument("--methods", **methods)
+    r.add_argument(
+        "--time-limit",
+        dest="run_time_limit",
+        type=number(min=0, min_open=True, max=MAX_TIME_LIMIT, what="a number of seconds"),
+        default=None,
+        metavar="SECONDS",
+        help="wall-clock seconds the whole command may run (its runs, a population study's adaptive seeds, a design's "
+        "probes, its companions and its report; default: no limit): there it stops as at a Ctrl-C, every finished "
+        "run kept and no file half-written, and exits 3; the same command resumes",
+    )
     _output_options(r)
     r.add_argument(
         "--force",

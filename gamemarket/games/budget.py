@@ -21,7 +21,7 @@ import threading
 import time
 from math import comb
 
-from gamemarket.errors import MAX_TIME_LIMIT, GameMarketError, check_time_limit  # noqa: F401 (re-exported)
+from gamemarket.errors import MAX_TIME_LIMIT, GameMarketError, check_time_limit, compile_seconds  # noqa: F401 (re-exported)
 
 #: seconds a search runs before its progress bar appears
 PROGRESS_DELAY = 3.0
@@ -92,13 +92,14 @@ class SearchClock:
     def __init__(self, time_limit: float | None, *, progress: bool | None = None):
         self.limit = check_time_limit(time_limit)
         self.start = time.monotonic()
+        self._compiled = compile_seconds()  # (numba's compiling is no search: errors.compile_seconds)
         want = _PROGRESS.get() if progress is None else progress
         self.show = stderr_is_terminal() if want is None else bool(want)
         self._bar = None
 
     def elapsed(self) -> float:
-        """Seconds since the clock started."""
-        return time.monotonic() - self.start
+        """Seconds since the clock started, less numba's compiling meanwhile (once after an install)."""
+        return time.monotonic() - self.start - (compile_seconds() - self._compiled)
 
     def remaining(self) -> float | None:
         """Seconds left (at least 0), or None without a limit."""

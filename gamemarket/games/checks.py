@@ -124,14 +124,18 @@ def check_told_apart(M: np.ndarray, what: str, rows=None, cols=None) -> None:
     flat = M.ravel()
     with np.errstate(over="ignore", under="ignore"):
         low = flat.astype(np.float64)
-    lost = np.flatnonzero((low == 0) & (flat != 0))
-    if len(lost):
-        k = int(lost[0])
-        raise InputError(
-            f"{what}: payoff at {_cell(k, M.shape, rows, cols)}: {_wide(flat[k])} is below the float range (float64 "
-            "reads it as 0); expected payoffs that float64 holds: rescale them (a positive multiple has the same "
-            "equilibria)"
-        )
+    for lost, where, reads in (
+        (np.flatnonzero((low == 0) & (flat != 0)), "below", "0"),
+        # (hunt 29b-W2: 1e400 as float128 was numpy's "overflow encountered in cast" twice, then "is inf")
+        (np.flatnonzero(np.isinf(low) & np.isfinite(flat)), "beyond", "infinity"),
+    ):
+        if len(lost):
+            k = int(lost[0])
+            raise InputError(
+                f"{what}: payoff at {_cell(k, M.shape, rows, cols)}: {_wide(flat[k])} is {where} the float range "
+                f"(float64 reads it as {reads}); expected payoffs that float64 holds: rescale them (a positive "
+                "multiple has the same equilibria)"
+            )
     values, first = np.unique(flat, return_index=True)
     same = np.flatnonzero(np.diff(values.astype(np.float64)) == 0)
     if len(same):

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from gamemarket.errors import InputError, check_flag, check_real, shown_value
+from gamemarket.errors import InputError, check_flag, check_real, limit_clock, shown_value
 from gamemarket.games import exact as exact_mod
 from gamemarket.games import gambit, vertex_pairs
 from gamemarket.games.budget import (  # noqa: F401 (DEFAULT_TIME_LIMIT, max_vertices: callers import them from here)
@@ -878,18 +878,19 @@ def solve(
         found.append(Equilibrium(X, Y, (float(X @ A @ Y), float(X @ B @ Y)), rg, {method}))
         bucket.append(found[-1])
 
-    finished = {}  # method -> whether it finished (left no "incomplete:" note)
+    # method -> whether it finished (left no "incomplete:" note); -> seconds its search took (the exact pass's clock)
+    finished, spent = {}, {}
     checking = [0.0]  # seconds spent verifying so far: the verification's own budget, the limit in all
     for method, find in finders:
-        before = len(notes)
+        before, t0 = len(notes), limit_clock()
         with progress_wanted(progress):
             profiles, deg = find(Ar, Br, tol, left, notes)
-        degenerate |= deg
+        spent[method], degenerate = limit_clock() - t0, degenerate | deg
         verified = _verify_each(profiles, lambda x, y, m=method: add(x, y, m), time_limit, checking, method, notes)
         finished[method] = verified and not any(n.startswith("incomplete:") for n in notes[before:])
     degenerate |= any(len(sx) != len(sy) for sx, sy in (e.supports() for e in found)) or _pure_ties(An, Bn, tol)
     if exact:  # (equilibria asked, not rel_tol's approximate ones: the exact pass answers the former)
-        found, degenerate = _mixed_scales(A, B, kept, lift, (found, degenerate), finished, time_limit, notes)
+        found, degenerate = _mixed_scales(A, B, kept, lift, (found, degenerate), finished, (time_limit, spent), notes)
     if switched:
         notes.append(switched.format(found=f"{len(found):,} equilibri{'um' if len(found) == 1 else 'a'}"))
     complete, exhaustive = _how_complete(finished, switched, notes)
@@ -913,16 +914,21 @@ def _lifted(ri, ci, shape: tuple, x, y) -> tuple[np.ndarray, np.ndarray]:
     return X, Y
 
 
-def _mixed_scales(A, B, kept, lift, answer: tuple, finished: dict, time_limit, notes: list) -> tuple[list, bool]:
+def _mixed_scales(A, B, kept, lift, answer: tuple, finished: dict, limits: tuple, notes: list) -> tuple[list, bool]:
     """``answer`` (the equilibria found, whether the game is degenerate) where the float methods resolve every
     difference of the kept game's payoffs; else their exact enumeration's (:func:`_exactly`) where polytope ran to its
-    end and the game is small, or ``answer`` with a note saying what may be amiss."""
+    end and the game is small, or ``answer`` with a note saying what may be amiss. ``limits``: the time limit, and
+    the seconds each method's search took (the exact pass is polytope's, on polytope's clock: with its own, a solve
+    could take twice the limit, the review of the exact pass)."""
+    time_limit, spent = limits
     Ak, Bk = A[kept], B[kept]
     scale = exact_mod.finest_scale(Ak, Bk)  # (once a solve: every game solved pays for it)
     if scale >= exact_mod.MIXED_SCALE:
         return answer
     if vertex_pairs.fits(*Ak.shape) and finished.get("polytope"):
-        again = _exactly(A, B, kept, lift, answer[0], time_limit, notes, scale)
+        clock = SearchClock(time_limit)
+        clock.start -= spent.get("polytope", 0.0)  # (what polytope took counts against the limit)
+        again = _exactly(A, B, kept, lift, answer[0], clock, notes, scale)
         if again is None:  # the float answer stands, unconfirmed: the search did not finish
             finished["polytope"] = False
         return answer if again is None else again
@@ -931,18 +937,19 @@ def _mixed_scales(A, B, kept, lift, answer: tuple, finished: dict, time_limit, n
     return answer
 
 
-def _exactly(A, B, kept, lift, found: list, time_limit, notes: list, scale: float) -> tuple[list, bool] | None:
+def _exactly(A, B, kept, lift, found: list, clock: SearchClock, notes: list, scale: float) -> tuple[list, bool] | None:
     """The extreme equilibria of the kept game ``A[kept], B[kept]`` computed again in exact arithmetic
     (:mod:`gamemarket.games.exact`), where its payoffs differ by less than the float methods resolve: ``(found,
     degenerate)`` with the exact list in place of the methods' (each keeping the names of the methods that found it
     on its support, the others' profiles discarded, each said), or None where the time limit stopped it first (the
     float answer stands, said "incomplete:")."""
     Ak, Bk = A[kept], B[kept]
-    answer = exact_mod.exact_equilibria(Ak, Bk, SearchClock(time_limit))
+    answer = exact_mod.exact_equilibria(Ak, Bk, clock)
     if answer is None:
         notes.append(
             f"incomplete: exact: the payoffs differ by as little as {scale:.2g} of their spread, finer than the float "
-            f"methods resolve, and their exact enumeration stopped at the time limit of {time_limit:g} s: an "
+            f"methods resolve, and their exact enumeration stopped at the time limit of {clock.limit:g} s (polytope's "
+            f"search and this enumeration together): an "
             f"equilibrium of shares below about 1e-9 may be missing, or one listed that holds only to rounding; "
             f"{RAISE_LIMIT}"
         )

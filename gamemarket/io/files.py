@@ -404,6 +404,11 @@ def read_toml(path: str | os.PathLike, what: str = "TOML file") -> dict:
         raise err from None
 
 
+#: what a JSON number that may read as 0 below the float range holds (:func:`loads_json`): a negative exponent, or
+#: 300 zeros in a row (the smallest subnormal is about 4.9e-324)
+MAY_UNDERFLOW = ("e-", "E-", "0" * 300)
+
+
 def loads_json(text: str, where: str):
     """Parse JSON text; bad JSON, nesting too deep or a too-long integer is an error naming ``where``.
     ``NaN`` and ``Infinity`` literals are refused too: they are not JSON; so is a key given twice in one object
@@ -429,8 +434,12 @@ def loads_json(text: str, where: str):
             )
         return value
 
+    # each float through Python only where one may be below the float range (a negative exponent, or a run of 300
+    # zeros): it parsed every EGTA file about 1.6x slower (41 MB of floats: 1.46 s, not 0.93 s); the look is
+    # str's own search, milliseconds (a regular expression's took 0.25-0.48 s of the same text)
+    tiny = {"parse_float": number} if any(s in text for s in MAY_UNDERFLOW) else {}
     try:
-        return json.loads(text, parse_constant=constant, object_pairs_hook=unique, parse_float=number)
+        return json.loads(text, parse_constant=constant, object_pairs_hook=unique, **tiny)
     except json.JSONDecodeError as exc:
         raise InputError(f"{where}: invalid JSON: {exc}") from None
     except (RecursionError, ValueError) as exc:

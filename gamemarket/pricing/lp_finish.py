@@ -40,6 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
+from gamemarket.errors import limit_clock
 from gamemarket.pricing.allocation import Allocation, check_feasible
 from gamemarket.pricing.dual import evaluate
 from gamemarket.pricing.problem import Problem
@@ -167,11 +168,11 @@ def _model(util, t: np.ndarray, amax: np.ndarray) -> _Model:
 def _round_program(problem, A, rows, cols, model: _Model, lo, deadline: float | None):
     """One round's restricted program (:func:`_solve_restricted`) before ``deadline`` (None: no limit): its
     solution, or None with the reason (the time limit, or HiGHS found no optimum)."""
-    left = None if deadline is None else deadline - time.perf_counter()
+    left = None if deadline is None else deadline - limit_clock()
     out = None if left is not None and left <= 0 else _solve_restricted(problem, A, rows, cols, model, lo, left)
     if out is not None:
         return out, ""
-    late = deadline is not None and time.perf_counter() >= deadline
+    late = deadline is not None and limit_clock() >= deadline
     return None, "stopped at the time limit" if late else "HiGHS found no optimum of the restricted program"
 
 
@@ -319,7 +320,7 @@ def lp_finish(
     """Column generation (and, for smooth utilities, cut refinement) from prices ``p``; None when the
     restricted program would exceed ``MAX_COLUMNS`` columns or ``MAX_CUTS`` cuts. Stops when the gap is at
     most ``target_gap`` (a number, or a function of the objective), when nothing is left to add, or after
-    ``rounds``, or at ``deadline`` (a ``time.perf_counter`` reading: no round starts after it, and HiGHS is given the
+    ``rounds``, or at ``deadline`` (a ``limit_clock`` reading: no round starts after it, and HiGHS is given the
     time left); a run that found no allocation says why in ``message`` (``allocation`` None)."""
     target = target_gap if callable(target_gap) else (lambda _objective: float(target_gap))
     util = problem.utility

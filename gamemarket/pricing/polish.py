@@ -27,11 +27,10 @@ measures its gap like any other recovery, so it can only make the reported gap s
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 from numba import njit, prange
 
+from gamemarket.errors import limit_clock
 from gamemarket.pricing import ties as tie
 from gamemarket.pricing.allocation import Allocation
 from gamemarket.pricing.problem import Problem
@@ -113,7 +112,7 @@ def _affordable(k: int, max_resources: int | None, deadline: float | None, solve
     solves of it are estimated to end before it."""
     if max_resources is not None and k > max_resources:
         return False
-    return deadline is None or time.perf_counter() + solves * SECONDS_PER_CUBE * float(k) ** 3 < deadline
+    return deadline is None or limit_clock() + solves * SECONDS_PER_CUBE * float(k) ** 3 < deadline
 
 
 def polish(
@@ -144,7 +143,7 @@ def polish(
     max_resources : the most resources the step's Hessian may cover (its ``k x k`` matrix, ``k`` the resources
         the moving jobs' segments touch: the others' rows are zero and their price steps 0); None where the
         Hessian exceeds it. The solver derives it from its memory limit
-    deadline : a ``time.perf_counter`` reading: the step is not begun where its least-squares solves are
+    deadline : a ``limit_clock`` reading: the step is not begun where its least-squares solves are
         estimated to run past it (:data:`SECONDS_PER_CUBE`), and no round is begun after it
     """
     if alloc.extra is not None:

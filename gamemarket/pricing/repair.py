@@ -7,10 +7,9 @@ in balanced passes.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
+from gamemarket.errors import limit_clock
 from gamemarket.pricing.allocation import Allocation
 from gamemarket.pricing.envelope import throughput_of, usage_of
 from gamemarket.pricing.problem import Problem
@@ -31,8 +30,8 @@ class _Late(Exception):
 
 
 def _on_time(deadline: float | None) -> None:
-    """:class:`_Late` past ``deadline`` (a ``time.perf_counter`` reading; None: no limit)."""
-    if deadline is not None and time.perf_counter() >= deadline:
+    """:class:`_Late` past ``deadline`` (a ``limit_clock`` reading; None: no limit)."""
+    if deadline is not None and limit_clock() >= deadline:
         raise _Late
 
 
@@ -46,7 +45,7 @@ def repair(problem: Problem, alloc: Allocation, A: np.ndarray, deadline: float |
     resource's slack is handed to the jobs that value it most, on the resources they already use, so
     every job still uses at most two (:func:`_hand_out_slack`). A final uniform scaling absorbs rounding.
 
-    ``deadline`` (a ``time.perf_counter`` reading): looked at once per resource; past it the repair gives back the
+    ``deadline`` (a ``limit_clock`` reading): looked at once per resource; past it the repair gives back the
     cheap recovery of ``alloc`` (uniform scaling), feasible all the same (hunt 22b-F2: the moves over 10,000
     resources took 21 s past a 1.5 s limit of ``price solve``).
     """

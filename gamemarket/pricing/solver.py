@@ -50,7 +50,15 @@ import time
 import numba
 import numpy as np
 
-from gamemarket.errors import GameMarketError, InputError, check_time_limit, check_whole, real_numbers, shown_value
+from gamemarket.errors import (
+    GameMarketError,
+    InputError,
+    check_time_limit,
+    check_whole,
+    limit_clock,
+    real_numbers,
+    shown_value,
+)
 from gamemarket.pricing import ties as tie
 from gamemarket.pricing.allocation import Allocation, check_feasible
 from gamemarket.pricing.certificate import check_result, check_weak_duality, magnitude
@@ -158,7 +166,7 @@ def solve(
     no_newton = _no_newton(problem, method, limit)
     t0 = time.perf_counter()
     time_limit = check_time_limit(time_limit)
-    deadline = None if time_limit is None else t0 + time_limit
+    deadline = None if time_limit is None else limit_clock() + time_limit  # (numba's compiling aside)
     # the solver sets the utility's smoothing (mu) while it runs: it works on copies, so the caller's
     # Problem and Utility are never modified (shallow copies: the arrays are shared, never written)
     problem = copy.copy(problem)
@@ -193,7 +201,7 @@ def solve(
     if no_newton is not None:  # "auto" without Newton's steps is L-BFGS (hunt 23b-F5, 23c-F2)
         method = "lbfgs"
     common = dict(eps=eps, rel_eps=rel_eps, max_iter=max_iter, method=method, lo=lo, callback=callback)
-    common.update(certified=certified, deadline=deadline, limit=limit)
+    common.update(certified=certified, deadline=deadline, limit=limit, time_limit=time_limit)
     common.update(backend=backend, device=device, dtype=dtype, t0=t0)
     with threads_for(n):
         result = _solve_once(problem, p0, **common)
@@ -234,9 +242,9 @@ class _OutOfTime(Exception):
 
 
 def _left(deadline: float | None) -> float | None:
-    """Seconds left before ``deadline`` (a ``time.perf_counter`` reading; None: no limit), at least a microsecond
-    (a limit already reached stops a nested solve at its first evaluation)."""
-    return None if deadline is None else max(deadline - time.perf_counter(), 1e-6)
+    """Seconds left before ``deadline`` (a :func:`~gamemarket.errors.limit_clock` reading; None: no limit), at least
+    a microsecond (a limit already reached stops a nested solve at its first evaluation)."""
+    return None if deadline is None else max(deadline - limit_clock(), 1e-6)
 
 
 #: jobs below which a solve's per-job loops (numba ``parallel=True``) run on one thread: each parallel region wakes
@@ -322,7 +330,7 @@ def _alpha_path(problem: Problem, direct: Result, **common) -> Result:
     steps = [a for a in ALPHA_PATH if a < alpha] + [alpha]
     prices = None
     for k, a in enumerate(steps):
-        if common["deadline"] is not None and time.perf_counter() >= common["deadline"]:
+        if common["deadline"] is not None and limit_clock() >= common["deadline"]:
             return direct
         step = copy.copy(problem)
         step.utility = Power(a).bind(n, problem.utility.w, None)
@@ -381,7 +389,23 @@ def _no_newton(problem: Problem, method: str, limit) -> str | None:
 
 
 def _solve_once(
-    problem, p0, *, eps, rel_eps, certified, max_iter, method, lo, callback, backend, device, dtype, t0, deadline, limit
+    problem,
+    p0,
+    *,
+    eps,
+    rel_eps,
+    certified,
+    max_iter,
+    method,
+    lo,
+    callback,
+    backend,
+    device,
+    dtype,
+    t0,
+    deadline,
+    limit,
+    time_limit,
 ) -> Result:
     """``solve`` from ``p0`` (None: the utility's guess), identical resources priced as one first;
     ``certified``: the default's relative rule (``default_target``), else ``max(eps, rel_eps |objective|)``."""
@@ -427,6 +451,7 @@ def _solve_once(
         t0=t0,
         deadline=deadline,
         limit=limit,
+        time_limit=time_limit,
     ).run(p0, warm, groups)
 
 
@@ -460,11 +485,12 @@ class PriceDiscovery:
         t0,
         deadline=None,
         limit=None,
+        time_limit=None,
     ):
         self.problem, self.eps, self.rel_eps, self.max_iter, self.method = problem, eps, rel_eps, max_iter, method
         self.lo, self.callback, self.t0 = lo, callback, t0
-        #: the time limit's end (a perf_counter reading, or None), and whether it stopped the run
-        self.deadline, self.timed_out = deadline, False
+        #: the time limit's end (a limit_clock reading, or None), and whether it stopped the run; the limit as given
+        self.deadline, self.timed_out, self.time_limit = deadline, False, time_limit
         bound = check_limit(limit)
         #: the most resources the polish's Hessian may cover within the memory limit (hunt 24b-F3)
         self.max_resources = None if bound is None else int(np.sqrt(bound / HESSIAN_BYTES_PER_CELL))
@@ -739,7 +765,7 @@ class PriceDiscovery:
 
     def out_of_time(self) -> bool:
         """Whether the solve's time limit has been reached."""
-        return self.deadline is not None and time.perf_counter() >= self.deadline
+        return self.deadline is not None and limit_clock() >= self.deadline
 
     def check_time(self) -> None:
         """Stop the run where its time limit has been reached (between Newton's linear solves: hunt 24b-F3)."""
@@ -941,7 +967,7 @@ class PriceDiscovery:
             )
         if "p" not in best and self.timed_out:
             raise TimeLimitReached(
-                f"price discovery reached its time limit ({self.deadline - self.t0:.3g} s) after {state['evals']} "
+                f"price discovery reached its time limit ({self.time_limit:.3g} s) after {state['evals']} "
                 "evaluation(s) without an allocation of finite duality gap; give a longer limit"
             )
         if "p" not in best:
@@ -952,7 +978,7 @@ class PriceDiscovery:
         elif self.timed_out:
             target = self.target(best["primal"])
             message = (
-                f"stopped at the time limit ({self.deadline - self.t0:.3g} s) after {state['iters']} iterations and "
+                f"stopped at the time limit ({self.time_limit:.3g} s) after {state['iters']} iterations and "
                 f"{state['evals']} evaluations with gap {best['gap']:.3g} > {target:.3g} ({self.rule})"
             )
         else:

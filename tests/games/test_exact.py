@@ -121,6 +121,33 @@ def test_an_exact_pass_stopped_at_the_limit_says_so(monkeypatch):
     assert any(n.startswith("incomplete: exact: the payoffs differ by as little as 1e-12") for n in s.notes)
 
 
+def test_the_exact_pass_runs_on_what_polytope_left_of_the_time_limit(monkeypatch):
+    # review of the exact pass: it started a clock of its own after polytope's, so that a solve could take up to twice
+    # its time limit; it now goes on from polytope's (a polytope search of 1.5 s leaves 0.5 s of a 2 s limit)
+    import dataclasses
+    import time
+
+    seen = []
+    polytope = eq.EQUILIBRIUM_METHODS.get("polytope")
+
+    def slow_polytope(*args):
+        time.sleep(1.5)
+        return polytope.find(*args)
+
+    def stopped(A, B, clock):
+        seen.append((clock.elapsed(), clock.remaining()))
+        return None
+
+    monkeypatch.setitem(eq.EQUILIBRIUM_METHODS._items, "polytope", dataclasses.replace(polytope, find=slow_polytope))
+    monkeypatch.setattr(exact, "exact_equilibria", stopped)
+    A, B = np.array([[1e6, 0], [0, 1e-6]]), np.array([[1e-6, 0], [0, 1e6]])
+    s = solve(Game(A, B, None, None), time_limit=2, methods=["polytope"])
+    ((elapsed, left),) = seen
+    assert elapsed >= 1.5 and left <= 0.5
+    said = "stopped at the time limit of 2 s (polytope's search and this enumeration together)"
+    assert any(said in n for n in s.notes)
+
+
 def test_ordinary_games_never_take_the_exact_pass(monkeypatch):
     monkeypatch.setattr(exact, "exact_equilibria", lambda *a: pytest.fail("not for payoffs floats resolve"))
     rng = np.random.default_rng(0)
