@@ -33,7 +33,7 @@ import queue
 import re
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -54,7 +54,7 @@ from gamemarket.games.budget import (  # noqa: F401 (DEFAULT_TIME_LIMIT, max_ver
 )
 from gamemarket.games.checks import check_payoff_pair, check_rel_tol
 from gamemarket.games.nashpy_runs import NASHPY_METHODS, nashpy_equilibria  # noqa: F401 (re-exported)
-from gamemarket.io.limits import check_fits, memory_limit
+from gamemarket.io.limits import check_fits
 from gamemarket.registry import Registry
 
 if TYPE_CHECKING:  # the solvers take any game with payoff arrays; the registry is read without pandas (the CLI)
@@ -703,31 +703,63 @@ def register_method(name: str, find, description: str, *, exhaustive: bool = Fal
     return EQUILIBRIUM_METHODS.register(name, EquilibriumMethod(name, find, description, exhaustive), replace=replace)
 
 
-#: the most pure profiles the "pure" method lists as candidates (each two unit vectors of m + n floats, each verified
-#: apart): a 1,000 x 1,000 game of equal payoffs, every profile an equilibrium, took 16.7 GB under a 3 GB limit for
-#: its million (hunt 25b-F1's sibling); past it, or past a quarter of the memory limit, the listing is partial
+#: the most cells of a kept game too large for the exact pass whose finest payoff difference is looked for, to say
+#: where the float methods may not resolve it (:func:`_mixed_scales`; 1,000 x 1,000: a sort of a tenth of a second)
+MIXED_SCALE_CELLS = 1_000_000
+#: the most pure profiles the "pure" method lists as candidates, each verified apart: a 1,000 x 1,000 game of equal
+#: payoffs, every profile an equilibrium, took 16.7 GB under a 3 GB limit for its million (hunt 25b-F1's sibling); past
+#: it the listing is partial
 MAX_PURE_CANDIDATES = 100_000
+#: cells of the best-response mask read at a time while the first candidates are looked for (:func:`_first_cells`)
+PURE_BLOCK_CELLS = 1 << 20
 
 
-def _pure_candidates(A, B, tol, time_limit: float, notes: list) -> tuple[list, bool]:
+class _PureProfiles(Sequence):
+    """Pure profiles of an ``m x n`` game as pairs of unit vectors, each made as it is read: the cells ``(i, j)``
+    are held, not the vectors (hunt 31b-F1: 100,000 candidates of a 3,000 x 3,000 game of equal payoffs held 4.8 GB
+    of unit vectors before the first was verified, past the memory limit, and took 5 s to list past a 2 s limit)."""
+
+    def __init__(self, cells: np.ndarray, shape: tuple[int, int]):
+        self.cells, self.shape = cells, shape
+
+    def __len__(self) -> int:
+        return len(self.cells)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return _PureProfiles(self.cells[k], self.shape)
+        i, j = self.cells[k]
+        x, y = np.zeros(self.shape[0]), np.zeros(self.shape[1])
+        x[i], y[j] = 1.0, 1.0
+        return x, y
+
+
+def _first_cells(mask: np.ndarray, keep: int) -> np.ndarray:
+    """The first ``keep`` true cells of ``mask`` in row order, as ``(i, j)`` rows, read a block of rows at a time
+    (``np.argwhere`` of a 9-million-cell mask took 3.3 s and 144 MB for the first 100,000)."""
+    m, n = mask.shape
+    rows = max(1, PURE_BLOCK_CELLS // max(n, 1))
+    found, got = [], 0
+    for a in range(0, m, rows):
+        flat = np.flatnonzero(mask[a : a + rows])[: keep - got]
+        found.append(np.column_stack([flat // n + a, flat % n]))
+        got += len(flat)
+        if got >= keep:
+            break
+    return np.concatenate(found) if found else np.zeros((0, 2), dtype=np.int64)
+
+
+def _pure_candidates(A, B, tol, time_limit: float, notes: list) -> tuple[_PureProfiles, bool]:
     both = _pure_mask(A, B, tol)
     count = int(both.sum())
-    m, n = A.shape
-    bound = memory_limit()
-    keep = min(count, MAX_PURE_CANDIDATES, max(1, bound // (4 * 8 * (m + n))) if bound is not None else count)
+    keep = min(count, MAX_PURE_CANDIDATES)
     if keep < count:
         notes.append(
             f"incomplete: pure: the game has {count:,} pure equilibria by its best responses; the first {keep:,} "
             f"(in row order) are its candidates, each verified in turn while the time lasts (at most "
-            f"{MAX_PURE_CANDIDATES:,}, and what a quarter of the memory limit holds): a game of so many is one of tied "
-            "payoffs, its equilibria sets of profiles"
+            f"{MAX_PURE_CANDIDATES:,}): a game of so many is one of tied payoffs, its equilibria sets of profiles"
         )
-    out = []
-    for i, j in np.argwhere(both)[:keep]:
-        x, y = np.zeros(m), np.zeros(n)
-        x[i], y[j] = 1.0, 1.0
-        out.append((x, y))
-    return out, False
+    return _PureProfiles(_first_cells(both, keep), A.shape), False
 
 
 def _polytope_candidates(A, B, tol, time_limit: float | None, notes: list) -> tuple[list, bool]:
@@ -836,12 +868,10 @@ def solve(
     m, n = A.shape
     notes = []
     An, Bn, sa, sb, rows_kept, cols_kept, left = _normalised(A, B, tol, eliminate, time_limit, notes)
-    Ar, Br = An[np.ix_(rows_kept, cols_kept)], Bn[np.ix_(rows_kept, cols_kept)]
     ri, ci = np.flatnonzero(rows_kept), np.flatnonzero(cols_kept)
+    (Ar, Br), (Ak, Bk) = _kept_games((An, Bn), (A, B), ri, ci)
     switched = _large_game_switch(methods, Ar.shape, time_limit, complete)
     finders = [(m, EQUILIBRIUM_METHODS.get(m).find) for m in methods]
-    kept = np.ix_(ri, ci)
-
     lift = functools.partial(_lifted, ri, ci, (m, n))
 
     found, by_support = [], {}  # the equilibria found, and by support (:func:`_support_key`)
@@ -861,11 +891,11 @@ def solve(
             notes.append(f"{method}: returned a vector that is not a probability distribution (discarded)")
             return
         x, y = _cleaned(x), _cleaned(y)
-        X, Y = lift(*_closer(A[kept], B[kept], (x, y), _polished(A[kept], B[kept], x, y)))
+        X, Y = lift(*(kx := _closer(Ak, Bk, (x, y), _polished(Ak, Bk, x, y))))
         Ay, xB = An @ Y, X @ Bn  # ``regret(An, Bn, X, Y)``: An and Bn are shifted to a minimum of 0 already
         rn = (max(0.0, float(Ay.max() - X @ Ay)), max(0.0, float(xB.max() - xB @ Y)))  # (rounding: -1.1e-16, 28c-W1)
         rg = (rn[0] * sa, rn[1] * sb)
-        if rn[0] > accept[0] or rn[1] > accept[1] or (exact and not _locally_small(A, B, ri, ci, X, Y, accept, spread)):
+        if rn[0] > accept[0] or rn[1] > accept[1] or (exact and not _locally_small(Ak, Bk, *kx, accept, spread)):
             notes.append(
                 f"{method}: returned a profile with regret {rg[0]:.3g}, {rg[1]:.3g}, not an equilibrium (discarded)"
             )
@@ -890,7 +920,8 @@ def solve(
         finished[method] = verified and not any(n.startswith("incomplete:") for n in notes[before:])
     degenerate |= any(len(sx) != len(sy) for sx, sy in (e.supports() for e in found)) or _pure_ties(An, Bn, tol)
     if exact:  # (equilibria asked, not rel_tol's approximate ones: the exact pass answers the former)
-        found, degenerate = _mixed_scales(A, B, kept, lift, (found, degenerate), finished, (time_limit, spent), notes)
+        games = (A, B, Ak, Bk)
+        found, degenerate = _mixed_scales(games, lift, (found, degenerate), finished, (time_limit, spent), notes)
     if switched:
         notes.append(switched.format(found=f"{len(found):,} equilibri{'um' if len(found) == 1 else 'a'}"))
     complete, exhaustive = _how_complete(finished, switched, notes)
@@ -907,6 +938,18 @@ def solve(
     )
 
 
+def _kept_games(normalised: tuple, units: tuple, ri: np.ndarray, ci: np.ndarray) -> tuple[tuple, tuple]:
+    """The game dominance kept (rows ``ri``, columns ``ci``), normalised (the methods') and in the game's units (the
+    verification's), each copied once where dominance removed a strategy and not at all where it removed none (hunt
+    31b-F1: the kept game, copied four times per candidate verified, took 3.4 s to verify one candidate of a 3,000 x
+    3,000 game, and its copies held 1.2 GB of a 6,000 x 6,000 game past the memory limit)."""
+    m, n = units[0].shape
+    if len(ri) == m and len(ci) == n:
+        return normalised, units
+    kept = np.ix_(ri, ci)
+    return (normalised[0][kept], normalised[1][kept]), (units[0][kept], units[1][kept])
+
+
 def _lifted(ri, ci, shape: tuple, x, y) -> tuple[np.ndarray, np.ndarray]:
     """A profile of the kept game (rows ``ri``, columns ``ci``) as one of the whole game of ``shape``."""
     X, Y = np.zeros(shape[0]), np.zeros(shape[1])
@@ -914,21 +957,27 @@ def _lifted(ri, ci, shape: tuple, x, y) -> tuple[np.ndarray, np.ndarray]:
     return X, Y
 
 
-def _mixed_scales(A, B, kept, lift, answer: tuple, finished: dict, limits: tuple, notes: list) -> tuple[list, bool]:
+def _mixed_scales(games: tuple, lift, answer: tuple, finished: dict, limits: tuple, notes: list) -> tuple[list, bool]:
     """``answer`` (the equilibria found, whether the game is degenerate) where the float methods resolve every
     difference of the kept game's payoffs; else their exact enumeration's (:func:`_exactly`) where polytope ran to its
-    end and the game is small, or ``answer`` with a note saying what may be amiss. ``limits``: the time limit, and
-    the seconds each method's search took (the exact pass is polytope's, on polytope's clock: with its own, a solve
-    could take twice the limit, the review of the exact pass)."""
+    end and the game is small, or ``answer`` with a note saying what may be amiss. ``games``: the game's payoffs
+    and the kept game's (``A, B, Ak, Bk``); ``limits``: the time limit, and the seconds each method's search took
+    (the exact pass is polytope's, on polytope's clock: with its own, a solve could take twice the limit, the review
+    of the exact pass). A game of more than :data:`MIXED_SCALE_CELLS` cells that the exact pass cannot take is not
+    looked at: finding its finest difference sorts every payoff, seconds past any time limit (hunt 31b-F1: 7.8 s of
+    a 6,000 x 6,000 game under a 2 s limit)."""
     time_limit, spent = limits
-    Ak, Bk = A[kept], B[kept]
+    Ak, Bk = games[2:]
+    small = vertex_pairs.fits(*Ak.shape)
+    if not small and Ak.size > MIXED_SCALE_CELLS:
+        return answer
     scale = exact_mod.finest_scale(Ak, Bk)  # (once a solve: every game solved pays for it)
     if scale >= exact_mod.MIXED_SCALE:
         return answer
-    if vertex_pairs.fits(*Ak.shape) and finished.get("polytope"):
+    if small and finished.get("polytope"):
         clock = SearchClock(time_limit)
         clock.start -= spent.get("polytope", 0.0)  # (what polytope took counts against the limit)
-        again = _exactly(A, B, kept, lift, answer[0], clock, notes, scale)
+        again = _exactly(games, lift, answer[0], clock, notes, scale)
         if again is None:  # the float answer stands, unconfirmed: the search did not finish
             finished["polytope"] = False
         return answer if again is None else again
@@ -937,13 +986,15 @@ def _mixed_scales(A, B, kept, lift, answer: tuple, finished: dict, limits: tuple
     return answer
 
 
-def _exactly(A, B, kept, lift, found: list, clock: SearchClock, notes: list, scale: float) -> tuple[list, bool] | None:
-    """The extreme equilibria of the kept game ``A[kept], B[kept]`` computed again in exact arithmetic
-    (:mod:`gamemarket.games.exact`), where its payoffs differ by less than the float methods resolve: ``(found,
-    degenerate)`` with the exact list in place of the methods' (each keeping the names of the methods that found it
-    on its support, the others' profiles discarded, each said), or None where the time limit stopped it first (the
-    float answer stands, said "incomplete:")."""
-    Ak, Bk = A[kept], B[kept]
+def _exactly(
+    games: tuple, lift, found: list, clock: SearchClock, notes: list, scale: float
+) -> tuple[list, bool] | None:
+    """The extreme equilibria of the kept game ``games[2:]`` (of the game ``games[:2]``) computed again in exact
+    arithmetic (:mod:`gamemarket.games.exact`), where its payoffs differ by less than the float methods resolve:
+    ``(found, degenerate)`` with the exact list in place of the methods' (each keeping the names of the methods
+    that found it on its support, the others' profiles discarded, each said), or None where the time limit stopped
+    it first (the float answer stands, said "incomplete:")."""
+    A, B, Ak, Bk = games
     answer = exact_mod.exact_equilibria(Ak, Bk, clock)
     if answer is None:
         notes.append(
@@ -1023,14 +1074,12 @@ def _mixed_scale_note(scale: float) -> str:
     )
 
 
-def _locally_small(A, B, ri, ci, X, Y, accept, spread=(0.0, 0.0)) -> bool:
-    """Whether each player's regret at ``(X, Y)``, computed in the game's own units over the strategies kept, is within
+def _locally_small(Ak, Bk, x, y, accept, spread=(0.0, 0.0)) -> bool:
+    """Whether each player's regret at ``(x, y)`` in the kept game ``(Ak, Bk)``, in the game's own units, is within
     ``accept`` of the spread of the payoffs it compares (what each of its strategies earns against the other's
     mixture), beyond their rounding: the spread of the whole game made a regret of 1 on payoffs of 0 to 9 "within
     tolerance" where one strategy of each player paid the other 1e9 (hunt 23b-F1's family)."""
-    x, y = X[ri], Y[ci]
-    Ak, Bk = A[np.ix_(ri, ci)], B[np.ix_(ri, ci)]
-    Ay, xB = Ak @ y, x @ Bk
+    Ay, xB = Ak @ y, x @ Bk  # (the kept game given, not copied here: 2.7 s a candidate of 6,000 x 6,000, 31b-F1)
     # the rounding of each side: its payoffs against the other's support, each summed with a share known to rounding
     # (hunt 24c-F1: a share of 1e-6 facing a payoff of 1e6 left a regret of 4.9e-11, which the summed sizes missed)
     # and the methods' own rounding, relative to the spread of the game they solved (``spread``: hunt 24c-F1 too, a

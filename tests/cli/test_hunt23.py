@@ -1962,3 +1962,31 @@ def test_a_first_solve_after_an_install_compiles_outside_its_time_limit(tmp_path
             [sys.executable, "-m", "gamemarket", *cmd], capture_output=True, text=True, env=env, timeout=600
         )
         assert run.returncode == 0, (cmd, run.stderr)
+
+
+@pytest.mark.slow
+def test_a_large_game_of_equal_payoffs_stays_within_a_few_copies_of_itself(monkeypatch):
+    # hunt 31b-F1: a 6,000 x 6,000 game of zeros (1.2 MB compressed) peaked at 3.6 GB under a 2.6 GB limit and ran
+    # 39 s past a 2 s limit: 100,000 pure candidates held as 4.8 GB of unit vectors, the kept game copied four times
+    # per candidate verified, and every payoff sorted to look for mixed scales; the candidates are now made as they
+    # are verified, the kept game is copied once (not at all where dominance kept it whole), and a game too large for
+    # the exact pass is not sorted
+    import tracemalloc
+
+    from gamemarket.games import equilibria as eq
+
+    called = []
+    monkeypatch.setattr(eq.exact_mod, "finest_scale", lambda *a: called.append(1) or 1.0)
+    z = np.zeros((2000, 2000))
+    cands, _ = eq._pure_candidates(z, z, None, 1.0, [])
+    assert len(cands) == eq.MAX_PURE_CANDIDATES and [int(v.argmax()) for v in cands[2001]] == [1, 1]
+    game = Game(z, z.copy())
+    tracemalloc.start()
+    try:
+        sol = solve(game, time_limit=1)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert sol.equilibria and not sol.complete
+    assert peak < 12 * z.nbytes, f"{peak / z.nbytes:.1f} copies of the game"
+    assert not called  # (4,000,000 cells: past MIXED_SCALE_CELLS, and too large for the exact pass)
