@@ -48,7 +48,13 @@ from gamemarket.games.budget import RAISE_LIMIT, SearchClock, TimeUp
 from gamemarket.games.checks import check_rel_tol
 from gamemarket.games.equilibria import DEFAULT_METHODS, polytope_equilibria, solve
 from gamemarket.games.rsgame import RoleSymmetricGame, fast_exp
-from gamemarket.games.support_newton import SupportEnumeration, polish_newton, support_enumeration
+from gamemarket.games.support_newton import (
+    SupportEnumeration,
+    polish_newton,
+    polish_units,
+    residual_size,
+    support_enumeration,
+)
 
 DEFAULT_REL_TOL = 1e-8
 #: the note of a game whose exact method found every equilibrium (no search run after it)
@@ -277,7 +283,8 @@ def regret_minimize(
 def _support_system(game: RoleSymmetricGame, supp: np.ndarray):
     """The dense terms of the subgame on ``supp``, taken from the whole game's (no subgame built).
 
-    Returns ``(C, K, others, ref, sums, scale)`` or None where the dense form does not apply.
+    Returns ``(C, K, others, ref, sums, scale)`` or None where the dense form does not apply; ``scale``: the unit of
+    its residuals, in which ``K`` is (:func:`~gamemarket.games.support_newton.polish_units`).
     ``K[p, s]`` (multinomial coefficient of the others' counts times the payoff) depends only on the
     counts, so the subgame's rows are the whole game's rows whose counts vanish off the support.
     """
@@ -293,16 +300,15 @@ def _support_system(game: RoleSymmetricGame, supp: np.ndarray):
     others = np.setdiff1d(np.arange(len(ri)), firsts)
     ref = firsts[np.searchsorted(roles, ri[others])]
     sums = (ri[None, :] == roles[:, None]).astype(float)
-    vals = game.payoffs[rows][:, supp][Cs > 0]
-    scale = max(float(vals.max() - vals.min()) if vals.size else 0.0, 1e-300)
-    return Cs, Ks, others, ref, sums, scale
+    # in units of the payoffs' spread, divided exactly (a power of 2): hunt 31c-F2
+    power, unit = polish_units(game.payoffs[rows][:, supp][Cs > 0])
+    return Cs, Ks / power, others, ref, sums, unit
 
 
 def _newton(system, z: np.ndarray, max_iters: int = 50) -> np.ndarray | None:
     """Newton's method for equal deviation payoffs within each role of a support (see
     :func:`support_polish`); None where it leaves the simplex or does not converge."""
     C, K, others, ref, sums, scale = system
-    tol = 1e-14 * max(1.0, scale)
     k = len(z)
     r = None
     for it in range(max_iters):
@@ -310,10 +316,10 @@ def _newton(system, z: np.ndarray, max_iters: int = 50) -> np.ndarray | None:
         XK = X @ K
         dev = XK / z
         r = np.concatenate([dev[others] - dev[ref], sums @ z - 1.0])
-        res = np.abs(r).max()
-        if res < tol:
+        res = residual_size(r, len(others), scale)  # (in units of the payoffs' spread: hunt 31c-F2)
+        if res < 1e-14:
             break
-        if it >= 25 and res > 1e-4 * max(1.0, scale):  # wandering, not converging: most failures end here
+        if it >= 25 and res > 1e-4:  # wandering, not converging: most failures end here
             return None
         # d dev_s / d z_t = sum_p K_ps (c_pt - [s = t]) z^(c_p - e_s - e_t): the diagonal is summed
         # with its (c_ps - 1) factor directly, so that nothing cancels near the faces
@@ -330,7 +336,7 @@ def _newton(system, z: np.ndarray, max_iters: int = 50) -> np.ndarray | None:
         if not np.all(np.isfinite(z)) or np.any(z < -0.5):
             return None
         z = np.maximum(z, 1e-13)  # inside the subgame's simplex (the dense terms underflow below); fails below
-    if r is None or np.any(z <= 1e-12) or np.abs(r).max() > 1e-6 * max(1.0, scale):
+    if r is None or np.any(z <= 1e-12) or residual_size(r, len(others), scale) > 1e-6:
         return None
     return z
 
@@ -379,18 +385,19 @@ def _support_polish_sparse(game: RoleSymmetricGame, x: np.ndarray, supp: np.ndar
     others = np.setdiff1d(np.arange(len(z)), firsts)
     ref = firsts[ri_sub[others]]
     sums = (ri_sub[None, :] == np.arange(len(sub.roles))[:, None]).astype(float)
-    tol = 1e-14 * max(1.0, sub.payoff_scale())
+    power, unit = polish_units(sub.payoffs[sub.profiles > 0])  # (in the payoffs' units: hunt 31c-F2)
     for _ in range(50):
         dev, J = sub.deviation_payoffs(z, jacobian=True)
+        dev, J = dev / power, J / power
         r = np.concatenate([dev[others] - dev[ref], sums @ z - 1.0])
-        if np.abs(r).max() < tol:
+        if residual_size(r, len(others), unit) < 1e-14:
             break
         step, *_ = np.linalg.lstsq(np.vstack([J[others] - J[ref], sums]), -r, rcond=None)
         z = z + step
         if not np.all(np.isfinite(z)) or np.any(z < -0.5):
             return None
         z = np.maximum(z, 1e-300)
-    if np.any(z <= 1e-12) or np.abs(r).max() > 1e-6 * max(1.0, sub.payoff_scale()):
+    if np.any(z <= 1e-12) or residual_size(r, len(others), unit) > 1e-6:
         return None
     out = np.zeros_like(x)
     out[supp] = z
@@ -721,14 +728,21 @@ def _merge_unpolished(found: list[SymmetricEquilibrium]) -> list[SymmetricEquili
 DUST = 1e-12
 
 
-def _without_dust(game: RoleSymmetricGame, x: np.ndarray, r: float, tol: float) -> tuple[np.ndarray, float]:
+def _without_dust(
+    game: RoleSymmetricGame, x: np.ndarray, r: float, tol: float, local: float | None = None
+) -> tuple[np.ndarray, float]:
     """``x`` (of regret ``r``) with its shares below :data:`DUST` set to 0 and each role's made to sum to 1 again,
-    with its regret, where that regret is within ``tol`` too; else ``x`` and ``r`` as they are."""
+    with its regret, where that regret is within ``tol`` too (and, with ``local``, is small against the payoffs it
+    compares: :func:`locally_small`); else ``x`` and ``r`` as they are."""
     if not ((x > 0) & (x < DUST)).any():
         return x, r
     clean = game.normalize(np.where(x < DUST, 0.0, x))
     r_clean = game.regret(clean)
-    return (clean, r_clean) if r_clean <= tol else (x, r)
+    # (the exact equilibrium of shares 1e-15 beside payoffs of 1e12 and 1e-3, cleaned, was the pure profile (r0, c1)
+    # of regret 0.001 where each player gets 0: within the 1e12 spread's tolerance, not an equilibrium: hunt 31c-F1)
+    if r_clean > tol or (local is not None and not locally_small(game, clean, local)):
+        return x, r
+    return clean, r_clean
 
 
 def locally_small(game: RoleSymmetricGame, x: np.ndarray, rel: float) -> bool:
@@ -736,11 +750,16 @@ def locally_small(game: RoleSymmetricGame, x: np.ndarray, rel: float) -> bool:
     strategies earns against ``x``), beyond their rounding: the whole game's spread made a regret of 1.5 on payoffs
     of +-1 "within tolerance" beside a payoff of 1e12 (hunt 23b-F1's EGTA form, 23c-F5)."""
     dev = game.deviation_payoffs(x)
-    floor = SCALE_ROUNDING * game.payoff_scale()  # (sums of large payoffs that cancel leave this much)
+    # (sums of large payoffs that cancel leave this much) only where a share the methods computed enters the role's
+    # deviation payoffs, as the bimatrix path's ``_locally_small``: another role's mixture, or its own where it has
+    # more than one player; a pure profile's deviation payoffs are exact, and 64 ulps of a spread of 1e12 made a
+    # regret of 0.001 of the profile (r0, c1), whose payoffs are 0, "a Nash equilibrium, verified" (hunt 31c-F1)
+    floor = SCALE_ROUNDING * game.payoff_scale()
+    mixed = np.add.reduceat((x > 0).astype(int), game.role_starts) > 1
     # the rounding of the payoffs each role's deviation payoffs sum, each with shares known to rounding: the largest
     # payoff of a profile the mixture plays (hunt 24c-F1: a share of 1e-6 facing a payoff of 1e6)
     out = game.profiles * (x <= 0)  # players on strategies outside the support
-    for a, k in zip(game.role_starts.tolist(), game.num_strategies):
+    for r, (a, k) in enumerate(zip(game.role_starts.tolist(), game.num_strategies)):
         # the role's payoffs in the profiles its deviation payoffs sum: every other role's players in support, at
         # most one of its own (the deviator) outside
         mine = np.zeros(len(x), dtype=bool)
@@ -752,7 +771,8 @@ def locally_small(game: RoleSymmetricGame, x: np.ndarray, rel: float) -> bool:
         own = share @ block  # (of the best and the own payoffs, not of a deviation nobody takes: hunt 24b-F1)
         with np.errstate(over="ignore"):  # (near 1.8e308 the sum is inf and the spread, finite, is the scale)
             scale = min(block.max() - block.min(), abs(block.max()) + abs(own))
-        slack = rel * scale + LOCAL_ROUNDING * max(np.abs(block).max(), size) + floor
+        computed = np.delete(mixed, r).any() or (mixed[r] and game.players[r] > 1)
+        slack = rel * scale + LOCAL_ROUNDING * max(np.abs(block).max(), size) + floor * computed
         if block.max() - share @ block > slack:
             return False
     return True
@@ -803,7 +823,7 @@ def _verified(
         r = known[i] if i in known else game.regret(x)
         if r > tol or (local is not None and not locally_small(game, x, local)):
             continue
-        x, r = _without_dust(game, x, r, tol)
+        x, r = _without_dust(game, x, r, tol, local)
         # one equilibrium only where the supports are the same, however close the shares (hunt 27c-F4: the 2e-9 shares
         # beside a block's own equilibrium merged it away, as in the bimatrix path before 26c-F1's fix)
         if found:

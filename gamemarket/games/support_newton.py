@@ -31,6 +31,7 @@ References
 from __future__ import annotations
 
 import itertools
+import math
 import warnings
 from dataclasses import dataclass, field
 from math import comb
@@ -138,12 +139,14 @@ class _SizeFamily:
         self.others = np.setdiff1d(np.arange(k), self.starts)
         self.ref = self.starts[ri[self.others]]
         self.sums = (ri[None, :] == np.arange(len(sizes))[:, None]).astype(float)
-        Ks, scales = [], []
+        Ks, scales, self.powers = [], [], []
         for supp in masks:
             rows = ~uses[:, ~supp].any(axis=1)
-            Ks.append(K[rows][:, supp])
-            vals = game.payoffs[rows][:, supp][C[rows][:, supp] > 0]
-            scales.append(max(float(vals.max() - vals.min()) if vals.size else 0.0, 1e-300))
+            # each system in units of its payoffs' spread, divided exactly (a power of 2): hunt 31c-F2
+            power, unit = polish_units(game.payoffs[rows][:, supp][C[rows][:, supp] > 0])
+            Ks.append(K[rows][:, supp] / power)
+            scales.append(unit)
+            self.powers.append(power)
         self.Ks = np.ascontiguousarray(np.array(Ks).transpose(0, 2, 1))  # (supports, strategies, profiles)
         self.scales = np.array(scales)
         # the deviators outside each support: dev_t = sum_p K[p, t] z^(others' counts on T), over the
@@ -209,9 +212,38 @@ class _SizeFamily:
         D, W, ref_local = off
         X = np.exp(np.log(Z) @ D.T)
         dev_out = X @ W
-        XK = np.exp(np.log(Z) @ self.Cs.T) @ self.Ks[s].T
+        XK = np.exp(np.log(Z) @ self.Cs.T) @ self.Ks[s].T * self.powers[s]  # (in the game's units again, exactly)
         dev_in = XK / Z
         return (dev_out - dev_in[:, ref_local]).max(axis=1)
+
+
+def polish_units(vals: np.ndarray) -> tuple[float, float]:
+    """The units of an indifference system of payoffs ``vals``: ``(power, unit)``, the power of 2 at or below their
+    spread (their largest size where they are all equal; 1 where they are all 0), by which Newton's method divides
+    the payoffs (exactly: the same steps at every power of 2), and the spread in those units, in [1, 2).
+
+    Newton's tolerances are relative to ``unit`` (:func:`residual_size`): absolute ones, 1e-14 and 1e-6 floored at 1,
+    stopped the polish of Battle of the Sexes times 1e-9 at its start, 2.2e-7 from the equilibrium (its residual was
+    below 1e-14 there), and the QRE limit was "not verified" where at scale 1 it was; and at 1e-300 the payoffs' rows
+    of a singular Jacobian fell below the pseudo-inverse's cut beside the probabilities' sums (hunt 31c-F2). In
+    these units the answers are the same at every scale of the payoffs.
+    """
+    vals = np.asarray(vals, dtype=float)
+    spread = float(vals.max() - vals.min()) if vals.size else 0.0
+    size = float(np.abs(vals).max()) if vals.size else 0.0
+    spread = spread if spread > 0 else size if size > 0 else 1.0
+    power = math.ldexp(1.0, math.frexp(spread)[1] - 1)
+    return power, spread / power
+
+
+def residual_size(r: np.ndarray, n_payoff: int, unit) -> np.ndarray:
+    """The size of the residuals ``r`` (the last axis: ``n_payoff`` payoff differences, then the sums of the
+    probabilities) in units of the system: the payoffs' in ``unit``, the sums' in ``max(1, unit)``
+    (:func:`polish_units`); the numpy references' form of :func:`_residual`'s."""
+    unit = np.asarray(unit, dtype=float)[..., None]
+    pay = np.abs(r[..., :n_payoff]).max(axis=-1, initial=0.0, keepdims=True) / unit
+    tot = np.abs(r[..., n_payoff:]).max(axis=-1, initial=0.0, keepdims=True) / np.maximum(1.0, unit)
+    return np.maximum(pay, tot)[..., 0]
 
 
 def batched_newton(Cs, Kb, Z, others, ref, sums, scale, *, max_iters: int = 50):
@@ -220,14 +252,12 @@ def batched_newton(Cs, Kb, Z, others, ref, sums, scale, *, max_iters: int = 50):
     Row ``b`` solves: ``dev_s(z) = dev_ref(s)(z)`` for the non-first strategies of each role and
     ``sum_role z = 1``, where ``dev_s(z) = sum_p Kb[b, s, p] z^(Cs[p] - e_s)``. The same steps as
     :func:`gamemarket.games.rsg_equilibria._newton` (the reference, one start at a time): a row stops
-    when its residual is below ``1e-14 max(1, scale)``, is dropped where it leaves the simplex
-    (a coordinate below -0.5, or not finite) or still wanders after 25 iterations, and coordinates
+    when its residual is below 1e-14 (:func:`residual_size`, in units of ``scale``), is dropped where it leaves the
+    simplex (a coordinate below -0.5, or not finite) or still wanders after 25 iterations, and coordinates
     are kept at or above 1e-13 between steps. Returns ``(Z, converged)``.
     """
     Z = np.array(Z, dtype=float)
     B, k = Z.shape
-    tol = 1e-14 * np.maximum(1.0, scale)
-    wander_tol = 1e-4 * np.maximum(1.0, scale)
     alive = np.ones(B, dtype=bool)
     done = np.zeros(B, dtype=bool)
     diag = np.arange(k)
@@ -243,10 +273,10 @@ def batched_newton(Cs, Kb, Z, others, ref, sums, scale, *, max_iters: int = 50):
         XK = KX.sum(axis=2)
         dev = XK / z
         r = np.concatenate([dev[:, others] - dev[:, ref], z @ sums.T - 1.0], axis=1)
-        res = np.abs(r).max(axis=1)
-        conv = res < tol[idx]
+        res = residual_size(r, len(others), scale[idx])
+        conv = res < 1e-14
         done[idx[conv]] = True
-        wander = ~conv & (it >= 25) & (res > wander_tol[idx])
+        wander = ~conv & (it >= 25) & (res > 1e-4)
         alive[idx[wander]] = False
         go = ~conv & ~wander
         if it == max_iters or not go.any():
@@ -330,10 +360,10 @@ def _lu_solve(A: np.ndarray, rhs: np.ndarray, out: np.ndarray) -> bool:
 
 
 @njit(cache=True, inline="always")
-def _residual(Cs, Ci, K, z, others, ref, sums, pw, X, KX, dev, r) -> float:
+def _residual(Cs, Ci, K, z, others, ref, sums, pw, X, KX, dev, r, unit) -> float:
     """The indifference system's residual at ``z`` into ``r`` (``K``: strategies x profiles; ``Ci``: the counts
     ``Cs`` as integers; ``pw``: room for each coordinate's powers), the terms ``K_sp z^(c_p)`` into ``KX``; returns
-    its largest size."""
+    its largest size, the payoff differences in ``unit`` and the sums in ``max(1, unit)`` (:func:`polish_units`)."""
     P, k = Cs.shape
     no, nr = others.shape[0], sums.shape[0]
     # z^(c_p) as a product of powers (the counts are whole numbers): the reference's exp(c_p . log z) to
@@ -354,17 +384,17 @@ def _residual(Cs, Ci, K, z, others, ref, sums, pw, X, KX, dev, r) -> float:
             KX[s, p] = v
             acc += v
         dev[s] = acc / z[s]
-    res = 0.0
+    pay, tot = 0.0, 0.0
     for i in range(no):
         r[i] = dev[others[i]] - dev[ref[i]]
-        res = max(res, abs(r[i]))
+        pay = max(pay, abs(r[i]))
     for q in range(nr):
         acc = 0.0
         for t in range(k):
             acc += z[t] * sums[q, t]
         r[no + q] = acc - 1.0
-        res = max(res, abs(r[no + q]))
-    return res
+        tot = max(tot, abs(r[no + q]))
+    return max(pay / unit, tot / max(1.0, unit))
 
 
 @njit(cache=True, inline="always")
@@ -420,17 +450,16 @@ def _newton_rows(Cs, Ks, sid, Z, others, ref, sums, scales, max_iters, ok) -> No
     rhs, step = np.empty(k), np.empty(k)
     for b in range(Z.shape[0]):
         K = Ks[sid[b]]
-        big = max(1.0, scales[sid[b]])
-        tol, wander_tol = 1e-14 * big, 1e-4 * big
+        unit = scales[sid[b]]
         z = Z[b]
         done = False
         alive = True
         for it in range(max_iters + 1):
-            res = _residual(Cs, Ci, K, z, others, ref, sums, pw, X, KX, dev, r)
-            if res < tol:
+            res = _residual(Cs, Ci, K, z, others, ref, sums, pw, X, KX, dev, r, unit)
+            if res < 1e-14:
                 done = True
                 break
-            if it >= 25 and res > wander_tol:
+            if it >= 25 and res > 1e-4:
                 alive = False
                 break
             if it == max_iters:
@@ -458,13 +487,13 @@ def polish_newton(Cs, KT, z, others, ref, sums, scale, max_iters):
     X, dev, r = np.empty(P), np.empty(k), np.empty(k)
     KX, M, A, A0 = np.empty((k, P)), np.empty((k, k)), np.empty((k, k)), np.empty((k, k))
     rhs, step = np.empty(k), np.empty(k)
-    big = max(1.0, scale)
     res = np.inf
     for it in range(max_iters):
-        res = _residual(Cs, Ci, KT, z, others, ref, sums, pw, X, KX, dev, r)
-        if res < 1e-14 * big:
+        # (in units of the payoffs' spread, ``scale``: hunt 31c-F2, see polish_units)
+        res = _residual(Cs, Ci, KT, z, others, ref, sums, pw, X, KX, dev, r, scale)
+        if res < 1e-14:
             break
-        if it >= 25 and res > 1e-4 * big:  # wandering, not converging
+        if it >= 25 and res > 1e-4:  # wandering, not converging
             return z, False
         _newton_step(CsT, KX, z, others, ref, sums, r, M, A, A0, rhs, step)
         for t in range(k):
@@ -474,7 +503,7 @@ def polish_newton(Cs, KT, z, others, ref, sums, scale, max_iters):
             z[t] = v
         for t in range(k):
             z[t] = max(z[t], 1e-13)
-    if max_iters < 1 or res > 1e-6 * big:
+    if max_iters < 1 or res > 1e-6:
         return z, False
     for t in range(k):
         if z[t] <= 1e-12:
