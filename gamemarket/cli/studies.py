@@ -431,7 +431,12 @@ def cmd_study_status(a) -> int:
         else:  # its answer is the design search's: stored, or why not (hunt 8: "8/8 stored" beside a report that
             # said the answer was stale); its runs are mostly the search's points', which no plan lists in advance
             # (hunt 15: "0/60 stored" of a search interrupted with 180 of its runs stored)
-            from gamemarket.search.design import DamagedAnswer, read_answer  # deferred: scipy, the optimisers
+            from gamemarket.search.design import (  # deferred: scipy, the optimisers
+                DamagedAnswer,
+                design_plan,
+                points_stored,
+                read_answer,
+            )
 
             stored = sum(1 for _ in st.runs.store.dir.glob("*.json")) if st.runs.store.dir.is_dir() else 0
             of_fixed = (
@@ -442,6 +447,19 @@ def cmd_study_status(a) -> int:
             print(
                 f"study {spec.name}: {stored:,} population runs stored ({shown_path(st.runs.store.dir)}): the design "
                 f"search's points' and {of_fixed}; a search that was stopped goes on from them"
+            )
+            # the points against the most the search evaluates (hunt 31a-W7: "0/60", the fixed mechanisms' count, was
+            # all it said of a search stopped at 156 of its 400 points)
+            plan = design_plan(spec, len(st.grid))
+            try:
+                n, whole = points_stored(spec)
+                said = f"{'' if whole else 'at least '}{n:,} of at most {plan.points:,} design points stored"
+            except InputError as exc:  # (the optimiser's library missing: the run says so too)
+                said = f"the design points stored were not counted ({exc})"
+            print(
+                f"design search: {said} ([design] budget = {plan.budget:,} per scheduler; each point "
+                f"{plan.per_point:,} grid simulations and its paired records; up to {plan.grid_simulations:,} grid "
+                "simulations in all with the fixed mechanisms)"
             )
             try:
                 read_answer(spec)

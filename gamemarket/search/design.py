@@ -58,7 +58,7 @@ from gamemarket.io.files import atomic_path, dumps_json, shown_path
 from gamemarket.market.base import figure_ranges
 from gamemarket.market.outside import OUTSIDE_FIELDS
 from gamemarket.search.exploration import explore_menu
-from gamemarket.search.population import mechanism_answer
+from gamemarket.search.population import LOOK_SAY_S, mechanism_answer
 from gamemarket.studies.design_config import grid_too_small, optimiser_missing
 from gamemarket.studies.deviations import base_task
 from gamemarket.studies.population import PopulationRuns, answer_tables, on_scheduler
@@ -479,11 +479,18 @@ def start_points(box: list, n: int, seed: int) -> np.ndarray:
     return qmc.scale(qmc.LatinHypercube(d=len(box), seed=seed).random(n), lo, hi)
 
 
+def grid_side(dims: int, budget: int) -> int:
+    """The points a side of the regular grid within ``budget`` over ``dims`` parameters: ``floor(budget^(1/d))``; an
+    :class:`InputError` below two (the box's ends)."""
+    k = int(np.floor(budget ** (1 / dims) + 1e-9))
+    if k < 2:
+        raise InputError(grid_too_small(dims, budget))
+    return k
+
+
 def grid_points(box: list, budget: int) -> np.ndarray:
     """A regular grid of ``floor(budget^(1/d))`` points a side over ``box`` (ends included): at most ``budget``."""
-    k = int(np.floor(budget ** (1 / len(box)) + 1e-9))
-    if k < 2:
-        raise InputError(grid_too_small(len(box), budget))
+    k = grid_side(len(box), budget)
     axes = [np.linspace(lo, hi, k) for _, lo, hi in box]
     return np.array(np.meshgrid(*axes, indexing="ij")).reshape(len(box), -1).T
 
@@ -725,20 +732,176 @@ def _tpe(value, box, budget, start, seed) -> None:
             study.tell(trial, float(v))
 
 
+# ---------------------------------------------------------------------------- the plan
+def most_points(box: list, optimiser: str, budget: int) -> int:
+    """The most points :func:`optimise` asks ``value`` for over ``box``: the grid's (:func:`grid_side` a side, within
+    the budget), else the budget (a model-based optimiser's start, global search and polish share it). A point asked
+    twice is evaluated once (the search's cache), so a search may evaluate fewer."""
+    if optimiser == "grid":
+        return grid_side(len(box), budget) ** len(box)
+    return budget
+
+
+def fixed_mechanisms(spec) -> list[str]:
+    """The study's fixed mechanisms the search compares and confirms beside its designs: ``[design] compare``, else
+    every provider."""
+    d = spec.design
+    return list(d.compare) if d.compare is not None else [p.name for p in spec.providers]
+
+
+@dataclass(frozen=True)
+class DesignPlan:
+    """What a design search runs at most, said before it starts (hunt 31a-F1: a budget of 100,000 grid points ran with
+    not a line said of its 99,856 points), every number from the code that does the work: :func:`most_points` (the
+    optimiser's), the population game's grid (``PopulationGames.grid``), :func:`fixed_mechanisms` and the
+    confirmation's contenders (``run_design``)."""
+
+    study: str
+    optimiser: str
+    budget: int
+    per_scheduler: int  #: the most points a scheduler's search evaluates (:func:`most_points`)
+    schedulers: int
+    dims: int  #: the searched parameters
+    grid_mixtures: int  #: the population game's grid over the study's menu (one simulation a mixture and seed)
+    seeds: int
+    fixed: int  #: the fixed mechanisms evaluated beside the designs
+    confirm_seeds: int
+    contenders: int  #: the most designs confirmed on the fresh seeds
+    explore_budget: int | None = None  #: the exploration's most simulations per point (``[design] explore``)
+    side: int | None = None  #: the grid's points a side (:func:`grid_side`; the grid optimiser's)
+
+    @property
+    def points(self) -> int:
+        """The most design points the search evaluates, every scheduler's."""
+        return self.per_scheduler * self.schedulers
+
+    @property
+    def per_point(self) -> int:
+        """The grid simulations of one point (or fixed mechanism): its grid mixtures on the study's seeds."""
+        return self.grid_mixtures * self.seeds
+
+    @property
+    def grid_simulations(self) -> int:
+        """The most grid simulations in all: every design point's and every fixed mechanism's."""
+        return (self.points + self.fixed) * self.per_point
+
+    @property
+    def confirm_runs(self) -> int:
+        """The most base runs of the confirmation: the contenders and the fixed mechanisms, on the fresh seeds."""
+        return (self.contenders + self.fixed) * self.confirm_seeds
+
+    @property
+    def text(self) -> str:
+        """The plan as one line."""
+        how = (
+            f"the grid: {self.side:,} a side over {self.dims} parameter(s)"
+            if self.side is not None
+            else f"the {self.optimiser} optimiser's proposals, repeats evaluated once"
+        )
+        explore = (
+            f", after the exploration grows its menu (up to {self.explore_budget:,} simulations a point)"
+            if self.explore_budget is not None
+            else ""
+        )
+        return (
+            f"study {self.study}: a design search of at most {self.per_scheduler:,} point(s) x {self.schedulers} "
+            f"scheduler(s) = {self.points:,} design points ([design] budget = {self.budget:,} per scheduler; {how}); "
+            f"each point (and each of the {self.fixed} fixed mechanism(s)) is a population game of "
+            f"{self.grid_mixtures:,} grid mixtures x {self.seeds} seed(s) = {self.per_point:,} simulations{explore}, "
+            "then the all-truthful population's and each equilibrium candidate's paired records (two simulations "
+            f"each, per seed): up to {self.grid_simulations:,} grid simulations in all and their paired records, then "
+            f"up to {self.confirm_runs:,} base runs confirming the best on {self.confirm_seeds} fresh seed(s) "
+            "(Ctrl-C or `study run --time-limit SECONDS` keeps every finished run; the same command resumes)"
+        )
+
+
+def design_plan(spec, grid_mixtures: int) -> DesignPlan:
+    """The plan of ``spec``'s design search (:class:`DesignPlan`), whose population game has ``grid_mixtures``
+    mixtures on its grid (``PopulationGames.grid``)."""
+    d = spec.design
+    per = most_points(d.box(), d.optimiser, d.budget)
+    points = per * len(d.schedulers)
+    explore = int((spec.exploration or {}).get("budget", 0)) if d.explore else None
+    side = grid_side(len(d.box()), d.budget) if d.optimiser == "grid" else None
+    return DesignPlan(
+        spec.name, d.optimiser, d.budget, per, len(d.schedulers), len(d.box()), int(grid_mixtures),
+        len(spec.seeds), len(fixed_mechanisms(spec)), d.confirm_seeds, min(1 + d.contenders, points), explore, side,
+    )  # fmt: skip
+
+
+class _NotStored(Exception):
+    """A design point whose runs are not all stored, or the count's time spent (:func:`points_stored`)."""
+
+
+#: the most seconds :func:`points_stored` replays a model-based search for (`study status` waits on it)
+COUNT_SECONDS = 10.0
+
+
+def points_stored(spec, *, seconds: float = COUNT_SECONDS) -> tuple[int, bool]:
+    """How many design points a search of ``spec`` has stored (hunt 31a-W7: after a search stopped at 156 of its 400
+    points, `study status` said "0/60", its fixed mechanisms' count), nothing run: ``(count, whole)``.
+
+    A point is stored where its answer reads from the stored runs alone. The search evaluates its points one at a
+    time, so those stored are the first of its order: a grid's (without ``explore``, each point's runs its own) are
+    counted by bisecting the grid's order (a few points read, however large the grid); a model-based search's order
+    depends on what it was told, so it is replayed on the stored runs point by point, up to the first point not
+    stored, for at most ``seconds`` (``whole`` False: the count stopped there, and at least that many are stored).
+    """
+    d = spec.design
+    ev = DesignEvaluator(spec, run=False)
+    if d.optimiser == "grid" and not d.explore:
+        order = [(sched, x) for sched in d.schedulers for x in grid_points(d.box(), d.budget)]
+        lo, hi = 0, len(order)  # the first ``lo`` are stored; from ``hi`` on, none
+        while lo < hi:
+            mid = (lo + hi) // 2
+            try:
+                ev.evaluate(d.point(*order[mid]), order=mid, source=d.optimiser)
+                lo = mid + 1
+            except InputError:  # (a run not stored, or not readable: a run would make it)
+                hi = mid
+        return lo, True
+    done, deadline = [0, True], time.monotonic() + seconds
+    for sched in d.schedulers:
+
+        def value(x, sched=sched):
+            if time.monotonic() > deadline:
+                done[1] = False
+                raise _NotStored
+            prov = d.point(sched, x)
+            fresh = prov.name not in ev.cache
+            try:
+                p = ev.evaluate(prov, order=done[0], source=d.optimiser)
+            except InputError:
+                raise _NotStored from None
+            done[0] += fresh
+            return p.objective[0] if p.feasible else None
+
+        try:
+            optimise(value, d.box(), d.optimiser, d.budget, d.seed)
+        except _NotStored:
+            break
+    return done[0], done[1]
+
+
 # ---------------------------------------------------------------------------- the search
 def run_design(spec, *, n_jobs: int = 1, progress: bool = False, scheduler_address: str | None = None, log=None):
     """Search the study's ``[design]`` family (module docstring) and return a :class:`DesignAnswer`.
 
     The caller holds the study's lock (``gamemarket.workflow``); the runs are stored in the study's results folder
-    under the population game's keys, so a second call reads them back."""
+    under the population game's keys, so a second call reads them back. ``log`` is told the plan before any run
+    (:class:`DesignPlan`), each point as it is evaluated, and every :data:`LOOK_SAY_S` seconds how far the search is."""
     log = log or (lambda line: None)
     t0 = time.perf_counter()
     d = spec.design
     set_aside_damaged(spec)  # (a damaged answer is kept aside, named, as a damaged stored run is: hunt 18a, F7)
     with on_scheduler(scheduler_address):
         ev = DesignEvaluator(spec, n_jobs=n_jobs, progress=progress, scheduler_address=scheduler_address)
+        # before any run, from the evaluator's own grid (hunt 31a-F1: 99,856 points began with not a line said)
+        plan = design_plan(spec, len(ev.st0.grid))
+        log(plan.text)
         providers: dict = {}
         points: list[DesignPoint] = []
+        said = [time.monotonic()]
         for sched in d.schedulers:
 
             def value(x, sched=sched):
@@ -749,10 +912,16 @@ def run_design(spec, *, n_jobs: int = 1, progress: bool = False, scheduler_addre
                 if fresh:
                     points.append(p)
                     log(f"design {prov.name}: {_words(p)}")
+                    if time.monotonic() - said[0] >= LOOK_SAY_S:  # (hunt 31a-F1: how far, every few seconds)
+                        said[0] = time.monotonic()
+                        log(
+                            f"study {spec.name}: {len(points):,} of at most {plan.points:,} design points evaluated, "
+                            f"{ev.simulations:,} simulations so far (stored ones read back, not run again)"
+                        )
                 return p.objective[0] if p.feasible else None  # None: infeasible (``optimise``)
 
             optimise(value, d.box(), d.optimiser, d.budget, d.seed)
-        names = list(d.compare) if d.compare is not None else [p.name for p in spec.providers]
+        names = fixed_mechanisms(spec)
         by_name = {p.name: p for p in spec.providers}
         compare = []
         for n in names:

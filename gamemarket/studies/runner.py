@@ -91,11 +91,31 @@ def _load_workload(spec: StudySpec) -> PreparedWorkload:
 TASK_BYTES = 512
 
 
+def planned_runs(spec: StudySpec) -> int:
+    """The runs of a provider/consumer study's plan (:func:`plan`): one per provider, consumer strategy and seed."""
+    return len(spec.providers) * len(spec.consumers) * len(spec.seeds)
+
+
+#: a provider/consumer study of more runs than this has its plan said before its runs (:func:`runs_plan_text`)
+PLAN_SAY_RUNS = 1_000
+
+
+def runs_plan_text(spec: StudySpec) -> str:
+    """What a provider/consumer study runs, in one line said before its runs (hunt 31a-W2: 39,204 runs began with not
+    a line said where stderr was no terminal): its profiles x seeds = runs, as :func:`plan` makes them."""
+    p, c, s = len(spec.providers), len(spec.consumers), len(spec.seeds)
+    return (
+        f"study {spec.name}: {p} mechanism(s) x {c:,} consumer strategies = {p * c:,} profiles x {s:,} seed(s) = "
+        f"{planned_runs(spec):,} runs, those already stored kept (Ctrl-C or `study run --time-limit SECONDS` keeps "
+        "every finished run; the same command resumes)"
+    )
+
+
 def plan(spec: StudySpec, arrays: dict[str, np.ndarray], nodes: int) -> list[Task]:
     """All tasks of a study, each with the key of its stored result. A plan larger than the memory allows
     (:func:`~gamemarket.io.limits.check_fits`: a 4 KB study file of a 100 x 100 grid and 100,000 seeds is 3e9 runs)
     is an :class:`InputError` before any is made (hunt 16a: a MemoryError traceback, a minute's wait)."""
-    runs = len(spec.providers) * len(spec.consumers) * len(spec.seeds)
+    runs = planned_runs(spec)
     check_fits(
         runs * TASK_BYTES,
         f"study {spec.name!r}: a plan of {runs:,} runs ({len(spec.providers)} providers x {len(spec.consumers):,} "

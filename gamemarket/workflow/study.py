@@ -54,7 +54,7 @@ from gamemarket.search.population import linked_population, plan_text, run_popul
 from gamemarket.studies import load_study
 from gamemarket.studies import run_study as run_simulations
 from gamemarket.studies.gains import run_gains
-from gamemarket.studies.runner import StudyRun, load_results
+from gamemarket.studies.runner import PLAN_SAY_RUNS, StudyRun, load_results, planned_runs, runs_plan_text
 from gamemarket.studies.scheduler import identify
 from gamemarket.studies.schema import NOTE_KINDS
 from gamemarket.studies.spec import StudySpec, note_fields
@@ -674,6 +674,8 @@ def _bimatrix(
     runs = []
     companions = companions_of(spec)
     for s in companions + [spec]:
+        if planned_runs(s) > PLAN_SAY_RUNS:  # a large study's plan before its runs (hunt 31a-W2: none was said)
+            log(runs_plan_text(s))
         info: StudyRun = run_simulations(s, force=force and s is spec, **how)
         runs.append(info)
         log(
