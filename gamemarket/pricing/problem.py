@@ -107,7 +107,7 @@ class Problem:
                 "give utility='target', or leave the targets out"
             )
         for name, arr in (("A", A), ("R", R), ("demand", d), ("weight", self.utility.w), ("target", self.target)):
-            check_magnitude(name, arr)
+            check_magnitude(name, arr, zero=name != "demand")  # (a demand of 0 is refused above)
         if self.utility.needs_positive_throughput:
             # (a job of weight 0 is worth 0 whatever it gets, since 21b-F2: none of its -inf, hunt 23c-W1)
             weight = np.broadcast_to(np.asarray(self.utility.w, dtype=float), (A.shape[0],))

@@ -27,11 +27,12 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import re
 
 import numpy as np
 
-from gamemarket.errors import InputError, check_flag, check_real, shown_value
+from gamemarket.errors import InputError, check_flag, check_real, shown_value, underflows
 from gamemarket.pricing.envelope import U_LINEAR, U_POWER, U_TARGET
 from gamemarket.registry import Registry
 
@@ -401,7 +402,14 @@ def make_utility(spec: str | Utility) -> Utility:
             a = float(m.group(2))
         except ValueError:
             raise InputError(f"utility {spec!r}: alpha must be a number") from None
-        return Log() if a == 1.0 else Power(a)
+        text = m.group(2)
+        if (a == 0 and underflows(text)) or math.isinf(a):  # (as written: "alpha:1e-400" was "got 0.0", hunt 31b-W3)
+            where = "below the float range (it reads as 0)" if a == 0 else "beyond the float range"
+            raise InputError(f"utility {spec!r}: alpha {text} is {where}; expected a finite number > 0")
+        try:
+            return Log() if a == 1.0 else Power(a)
+        except InputError as exc:
+            raise InputError(f"utility {spec!r}: {exc}") from None
     if isinstance(spec, str) and spec in UTILITIES:
         made = UTILITIES[spec]()
         if not isinstance(made, Utility):
@@ -590,9 +598,11 @@ def as_float64(arr: np.ndarray, what: str) -> np.ndarray:
 MAGNITUDE = (1e-12, 1e12)
 
 
-def check_magnitude(name: str, arr) -> None:
-    """Every value of ``arr`` (None: nothing to check) 0 or of a magnitude in :data:`MAGNITUDE`, else an
-    :class:`InputError` naming ``name``, the first value outside and how many are."""
+def check_magnitude(name: str, arr, *, zero: bool = True) -> None:
+    """Every value of ``arr`` (None: nothing to check) 0 (where ``zero``) or of a magnitude in :data:`MAGNITUDE`,
+    else an :class:`InputError` naming ``name``, the first value outside and how many are; what is expected is said
+    as the array may hold it (hunt 31c-W4: "expected 0 or a magnitude ..." of a demand, where a demand of 0 is
+    refused)."""
     if arr is None:
         return
     full = np.asarray(arr, dtype=np.float64)
@@ -603,7 +613,8 @@ def check_magnitude(name: str, arr) -> None:
         i = int(bad[0])
         at = ", ".join(str(int(k)) for k in np.unravel_index(i, full.shape)) if full.ndim > 1 else str(i)
         raise InputError(  # (a matrix's entry by its row and column: "A[7]" meant A[2, 1], hunt 30c-W1)
-            f"{name}[{at}] is {full.ravel()[i]:.6g}: expected 0 or a magnitude in [{lo:g}, {hi:g}] ({len(bad):,} "
+            f"{name}[{at}] is {full.ravel()[i]:.6g}: expected {'0 or ' if zero else ''}a magnitude in [{lo:g}, "
+            f"{hi:g}] ({len(bad):,} "
             "value(s) outside); rescale the problem's units"
         )
 

@@ -673,6 +673,11 @@ def _workload(doc: StudyFile, where: str, base: Path) -> dict:
         check(table, wl.get("synthetic", {}), where, root="[workload.synthetic]")
     elif wl["source"] == "hetero":
         check(HeteroTable, wl.get("hetero", {}), where, root="[workload.hetero]")
+    for key in ("model", "file"):  # (a market file that was a pipe hung the study, silent: hunt 31a-W1)
+        named = wl.get(key)
+        if isinstance(named, str) and named.strip():
+            given = Path(named) if Path(named).is_absolute() else base / named
+            _not_a_stream(given, f"{where}: [workload] field {key!r} ({shown_path(given)})")
     wl = market_for_workload(wl["source"]).check_workload(wl, where, base)
     source = wl.get("source")
     if isinstance(source, str) and source not in generator_sources():
@@ -854,6 +859,7 @@ def _study_file(value: str | None, base: Path, where: str, what: str, *, kind: s
     p = resolve(base / value, what)
     if p.is_dir():  # (hunt 27a-W1: a folder was said not to exist)
         raise InputError(f"{where}: {what} {p} is a folder; expected a study file (TOML)")
+    _not_a_stream(p, f"{where}: {what} {shown_path(p)}")  # (a pipe "does not exist": 30a-W1, 31a-W1)
     if not p.is_file():
         raise InputError(f"{where}: {what} {p} does not exist")
     doc = read_toml(p, "study file (TOML)")

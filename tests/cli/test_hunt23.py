@@ -1990,3 +1990,75 @@ def test_a_large_game_of_equal_payoffs_stays_within_a_few_copies_of_itself(monke
     assert sol.equilibria and not sol.complete
     assert peak < 12 * z.nbytes, f"{peak / z.nbytes:.1f} copies of the game"
     assert not called  # (4,000,000 cells: past MIXED_SCALE_CELLS, and too large for the exact pass)
+
+
+@pytest.mark.parametrize(
+    "body, field",
+    [
+        (
+            '[workload]\nsource = "hetero"\nfile = "pp.npz"\n[strategies]\nproviders = ["clearing", "posted"]\n',
+            "'file'",
+        ),
+        (
+            '[workload]\nsource = "synthetic"\nmodel = "pp.npz"\n[strategies]\nproviders = ["hb-first", "hb-kth"]\n'
+            'consumers = ["FT", "SRG"]\n',
+            "'model'",
+        ),
+        ('companions = ["pp.npz"]\n' + TINY.format(count=1), "companion study"),
+        (
+            'population_study = "pp.npz"\nnotes = "{population.leader}"\n' + TINY.format(count=1),
+            "population study",
+        ),
+    ],
+)
+def test_every_file_a_study_names_that_is_a_pipe_is_refused_not_waited_on(tmp_path, capsys, body, field):
+    # hunt 31a-W1: a hetero market file that was a pipe hung `study status` and `study run`, silent; a companion or
+    # population study that was a pipe "does not exist" (30a-W1's rest)
+    import os
+
+    (tmp_path / "studies").mkdir(exist_ok=True)
+    os.mkfifo(tmp_path / "studies" / "pp.npz")
+    path = write_study(tmp_path, 'name = "p"\n' + body if "name" not in body else body)
+    assert main(["study", "status", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert field in err and ("pp.npz) is a pipe" in err or "pp.npz is a pipe" in err), err
+
+
+def test_a_seed_past_the_largest_is_told_the_largest_exactly(tmp_path, capsys):
+    # hunt 31a-W4: "expected an integer <= 9.22337e+18 (the seeds)": the real bound could not be read from it
+    body = TINY.format(count=1).replace("count = 1", "seeds = [1, 9223372036854775808]")
+    path = write_study(tmp_path, body)
+    assert main(["study", "status", str(path)]) == 2
+    assert "<= 9223372036854775807" in (err := capsys.readouterr().err) and "e+18" not in err, err
+
+
+def test_a_demand_out_of_range_is_not_told_that_0_would_do():
+    # hunt 31c-W4: "demand[0] is 1e+200: expected 0 or a magnitude in [1e-12, 1e+12]", and a demand of 0 refused
+    from gamemarket.errors import InputError
+    from gamemarket.pricing import Problem
+
+    A, R = np.ones((2, 2)), np.ones(2)
+    with pytest.raises(InputError, match=r"demand\[0\] is 1e\+200: expected a magnitude in \[1e-12, 1e\+12\]"):
+        Problem(A, R, "log", demand=np.array([1e200, 1.0]))
+    with pytest.raises(InputError, match="demand must be 2 finite numbers > 0"):
+        Problem(A, R, "log", demand=np.array([0.0, 1.0]))
+    with pytest.raises(InputError, match=r"R\[0\] is 1e\+200: expected 0 or a magnitude"):
+        Problem(A, np.array([1e200, 1.0]), "log")
+
+
+@pytest.mark.parametrize(
+    "spec, said",
+    [
+        ("alpha:1e-400", "utility 'alpha:1e-400': alpha 1e-400 is below the float range (it reads as 0)"),
+        ("alpha:1e400", "utility 'alpha:1e400': alpha 1e400 is beyond the float range"),
+        ("alpha:0", "utility 'alpha:0': alpha must be a finite number > 0, got 0.0"),
+    ],
+)
+def test_an_alpha_is_quoted_as_written(spec, said):
+    # hunt 31b-W3: "alpha:1e-400" was refused as "alpha must be a finite number > 0, got 0.0"
+    from gamemarket.errors import InputError
+    from gamemarket.pricing.utilities import make_utility
+
+    with pytest.raises(InputError) as exc:
+        make_utility(spec)
+    assert str(exc.value).startswith(said), str(exc.value)
