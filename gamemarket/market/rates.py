@@ -277,6 +277,13 @@ def run_pricing(submit, runtime, rank, bidrank, reported, n, preemptive, schemes
                 f"{what}: {fn} gave {float(bad[1])!r} for job id {job_id(j)} (reported bid {float(reported[j])!r}, "
                 f"reserve {r!r}); expected a finite price >= 0"
             )
+        over = np.flatnonzero(~np.isfinite(np.asarray(res[2])).all(axis=0))
+        if over.size:  # each rate finite, their sum not (hunt 31a-W3, 30c-W4: the run's revenue "is inf", unnamed)
+            raise InputError(
+                f"{what}: {fn}'s rates sum past the float range (1.8e308) in the payment of job id "
+                f"{job_id(int(over[0]))} (each rate times the seconds and nodes it is paid for); expected rates whose "
+                "products with the jobs' node-seconds stay within it"
+            )
         pay[idx] = res[2]
         out = out if out is not None else res
     return out[0], out[1], pay, out[3], out[4]

@@ -78,7 +78,9 @@ def test_a_rate_whose_sums_pass_the_float_range_is_named_once_without_numpys_war
     captured = capsys.readouterr()
     assert "Traceback" not in captured.err
     assert "overflow" not in captured.err and "warning" not in captured.err, captured.err
-    assert "the run's revenue is inf: its payments or valuations sum past the float range" in captured.out
+    # (named since hunt 31a-W3: the scheme, its plugin and its function, as a NaN rate is)
+    assert "payment scheme 'huge-rate' (plugin " in captured.out, captured.out
+    assert "rate function 'huge''s rates sum past the float range (1.8e308) in the payment of job id" in captured.out
 
 
 def test_the_summary_of_a_run_past_the_float_range_warns_of_nothing(recwarn):

@@ -139,7 +139,8 @@ def test_a_plain_rates_sum_past_the_float_range_is_one_line(tmp_path, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "overflow encountered" not in err, err
-    assert "the run's revenue is inf: its payments or valuations sum past the float range" in err
+    # (named since hunt 31a-W3: the scheme, its plugin and its function, as a NaN rate is)
+    assert "payment scheme 'huge-plain' (plugin " in err and "rate function 'rule''s rates sum past the float" in err
 
 
 @pytest.mark.slow
