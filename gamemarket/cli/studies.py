@@ -411,7 +411,7 @@ def _say_whose_results(spec) -> None:
 def cmd_study_status(a) -> int:
     """``gamemarket study status``: how many of a study's runs are stored and how many are missing."""
     from gamemarket.studies import study_status  # deferred: joblib, pandas, pyarrow, scipy.optimize
-    from gamemarket.workflow.study import check_notes  # deferred: joblib, matplotlib, pandas, pyarrow
+    from gamemarket.workflow.study import check_notes, companions_of  # deferred: joblib, matplotlib, pandas, pyarrow
 
     spec = _study(a, a.file)
     check_notes(spec)  # a discussion field the run would refuse, said before it (hunt 22b-W10)
@@ -483,8 +483,9 @@ def cmd_study_status(a) -> int:
         print(f"being written now by {st['writer']}: the counts change as it stores its runs")
     if spec.gains is not None:
         _say_gains_stored(spec)
-    for companion in spec.companions:  # `study run` runs them and the report reads them (hunt 20d-W10)
-        cs = study_status(_study(None, companion))
+    # every companion `study run` runs, and the report reads (hunt 20d-W10), a companion's own too (31a-W6)
+    for companion in companions_of(spec):
+        cs = study_status(companion)
         print(
             f"companion study {cs['study']}: {cs['done']:,}/{cs['tasks']:,} runs stored, {cs['missing']:,} missing "
             f"({shown_path(cs['results'])})"

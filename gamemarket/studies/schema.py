@@ -83,6 +83,14 @@ def note_brace_problem(template: str) -> str | None:
             f"{spec.group(0)[:60]!r} has a format spec or conversion, which a field does not take (a field is "
             "{kind.key.attr}, printed as the report prints its numbers); a literal brace is written twice, {{ and }}"
         )
+    pair = re.search(r"\{([^{}]*)\}", left)  # (two braces called "a single brace": hunt 31a-W5)
+    if pair:
+        inside = pair.group(1)
+        what = "is empty" if not inside.strip() else "holds blanks" if inside != inside.strip() else "is not a field"
+        return (
+            f"{pair.group(0)[:60]!r} {what}: a field is {{kind.key.attr}}, without blanks; a literal brace is written "
+            "twice, {{ and }}"
+        )
     at = min(i for i in (left.find("{"), left.find("}")) if i >= 0)
     return (
         f"a single brace ({left[max(0, at - 20) : at + 20]!r}): a field is {{kind.key.attr}}, and a literal brace is "

@@ -705,7 +705,7 @@ def test_a_degenerate_games_answer_says_whether_every_extreme_equilibrium_is_lis
         ("gap {claim.rule-first-revenue.mean!r}", "has a format spec or conversion"),
         ("a set { of things", "a single brace"),
         ("a } alone", "a single brace"),
-        ("empty {} here", "a single brace"),
+        ("empty {} here", "'{}' is empty"),  # (two braces, not one: hunt 31a-W5)
     ],
 )
 def test_a_discussion_brace_that_is_neither_a_field_nor_doubled_is_refused(notes, said, tmp_path):

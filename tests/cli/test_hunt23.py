@@ -2062,3 +2062,23 @@ def test_an_alpha_is_quoted_as_written(spec, said):
     with pytest.raises(InputError) as exc:
         make_utility(spec)
     assert str(exc.value).startswith(said), str(exc.value)
+
+
+@pytest.mark.parametrize("field, said", [("{ claims.supported }", "holds blanks"), ("{}", "is empty")])
+def test_two_braces_are_not_called_a_single_brace(tmp_path, capsys, field, said):
+    # hunt 31a-W5: "{ claims.supported }" and "{}" were refused as "a single brace"
+    path = write_study(tmp_path, f'notes = "x {field} y"\n' + TINY.format(count=1))
+    assert main(["study", "status", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{field!r} {said}: a field is {{kind.key.attr}}, without blanks" in err and "single brace" not in err, err
+
+
+def test_study_status_lists_a_companions_own_companions(tmp_path, capsys):
+    # hunt 31a-W6: status listed the study's companions, not theirs, though `study run` runs them (24 runs said, 36 run)
+    for name, extra in (("b", ""), ("mid", 'companions = ["b.toml"]\n')):
+        body = TINY.replace('"tiny"', f'"{name}"').format(count=1)
+        write_study(tmp_path, extra + body + f'[output]\nresults = "r/{name}"\nreport = "p/{name}"\n', f"{name}.toml")
+    path = write_study(tmp_path, 'companions = ["mid.toml"]\n' + TINY.format(count=1))
+    assert main(["study", "status", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "companion study mid: 0/4 runs stored" in out and "companion study b: 0/4 runs stored" in out, out
