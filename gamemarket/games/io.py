@@ -790,7 +790,11 @@ def profile_words(game, eq, *, digits: int = 3) -> tuple[str, str]:
     digits). The one formatter of the CLI, the reports, the discussion and ``equilibria.csv``."""
 
     def side(p, names):
-        return " + ".join(names[i] if p[i] == 1 else f"{p[i]:.{digits}g} {names[i]}" for i in np.flatnonzero(p > 0))
+        support = np.flatnonzero(p > 0)
+        if len(support) == 1:  # (a pure strategy by its name; in a mixture each share is said, a share of 1 beside
+            # one of 1e-24 too: "1e-24 c0 + c1" beside "1e-12 c0 + 1 c1", hunt 31b-W4)
+            return names[support[0]]
+        return " + ".join(f"{p[i]:.{digits}g} {names[i]}" for i in support)
 
     return side(eq.x, game.rows), side(eq.y, game.cols)
 

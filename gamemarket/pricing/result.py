@@ -88,13 +88,16 @@ def stopping_rule(certified: bool, eps: float, rel_eps: float, n: int, offset: f
         return default_target(n, rel_eps, size) if certified else max(eps, rel_eps * abs(size))
 
     target.offset = offset
-    return target, DEFAULT_WORDS if certified else f"max(eps {eps:.3g}, rel_eps {rel_eps:.3g} * |objective|)"
+    # (the rel_eps floor said too: "2.13e+04 (the default: 1e-6 |objective|, at most 1e-4 n, ...)" of 8 jobs, whose
+    # "at most 1e-4 n" is 8e-4, read as a contradiction where rel_eps |objective| set it: hunt 31c-W2)
+    words = f"{DEFAULT_WORDS}, and at least rel_eps {rel_eps:.3g} |objective|"
+    return target, words if certified else f"max(eps {eps:.3g}, rel_eps {rel_eps:.3g} * |objective|)"
 
 
 def met_message(gap: float, objective: float, target, words: str) -> str:
     """The message of a met stopping rule: under the default the target's value and the relative gap it
     certifies (``gap / |objective|``) are spelled out; an explicit ``eps`` keeps its words."""
-    if words != DEFAULT_WORDS:
+    if not words.startswith(DEFAULT_WORDS):
         return f"duality gap {gap:.3g} <= {words}"
     size = objective - getattr(target, "offset", 0.0)  # the utilities' varying part (``stopping_rule``)
     if not size:  # no relative gap to certify: a zero objective (every weight 0, say) is met absolutely

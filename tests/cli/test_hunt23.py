@@ -2082,3 +2082,25 @@ def test_study_status_lists_a_companions_own_companions(tmp_path, capsys):
     assert main(["study", "status", str(path)]) == 0
     out = capsys.readouterr().out
     assert "companion study mid: 0/4 runs stored" in out and "companion study b: 0/4 runs stored" in out, out
+
+
+def test_a_share_of_1_in_a_mixture_is_said_as_every_share_is():
+    # hunt 31b-W4: "1e-24 c0 + c1" beside "1e-12 c0 + 1 c1": a share of exactly 1 lost its number in a mixture
+    from types import SimpleNamespace as NS
+
+    from gamemarket.games.io import profile_words
+
+    g = NS(rows=["r0", "r1"], cols=["c0", "c1"])
+    e = NS(x=np.array([1.0, 0.0]), y=np.array([1e-24, 1.0]))
+    assert profile_words(g, e) == ("r0", "1e-24 c0 + 1 c1")
+
+
+def test_the_default_stopping_rule_says_its_rel_eps_floor():
+    # hunt 31c-W2: "duality gap 1.7 <= 2.13e+04 (the default: 1e-6 |objective|, at most 1e-4 n, at least 1e-8 n)" of
+    # 8 jobs, where 1e-4 n is 8e-4: the threshold was rel_eps |objective|, which the words left out
+    from gamemarket.pricing.result import met_message, stopping_rule
+
+    target, words = stopping_rule(True, 0.0, 1e-7, 8)
+    said = met_message(1.7, 2.13e11, target, words)
+    assert f"<= {target(2.13e11):.3g}" in said and "and at least rel_eps 1e-07 |objective|" in said, said
+    assert target(2.13e11) == pytest.approx(1e-7 * 2.13e11)
