@@ -2127,3 +2127,15 @@ def test_a_one_file_output_among_a_study_folders_files_is_refused_without_force(
     assert main(["price", "solve", str(problem), "--out", str(studies / "mine" / "p.npz"), "--quiet"]) == 0
     forced = ["price", "solve", str(problem), "--out", str(studies / "reports/tiny/p.npz"), "--quiet", "--force"]
     assert main(forced) == 0
+
+
+def test_a_compressed_price_problem_is_sized_from_its_headers_before_it_is_inflated(tmp_path, capsys, monkeypatch):
+    # hunt 32b-F1: 700 kB of compressed ones (20,000 x 3,000) were read whole, 1.27 GB under a 600 MB limit, and only
+    # then refused by the solve's own estimate, which the headers alone give
+    from gamemarket.pricing import problem as problem_module
+
+    np.savez_compressed(tmp_path / "p.npz", A=np.ones((2000, 300)), R=np.ones(300))  # (4.8 MB of arrays)
+    monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", str(10**7))  # (they fit; their solve does not)
+    monkeypatch.setattr(problem_module, "read_npz", lambda *a, **k: pytest.fail("inflated before it was sized"))
+    assert main(["price", "solve", str(tmp_path / "p.npz")]) == 2
+    assert "its 2,000 jobs x 300 resources (their solve) needs about" in capsys.readouterr().err
