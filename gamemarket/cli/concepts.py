@@ -14,7 +14,7 @@ from gamemarket.errors import InputError
 from gamemarket.games.alpharank import DEFAULT_ALPHA, DEFAULT_EPS, DEFAULT_M, MAX_ALPHA, alpharank
 from gamemarket.games.budget import SearchClock, Stopped
 from gamemarket.games.qre import fit_lambda, logit_branch, roles_and_strategies
-from gamemarket.io.files import dumps_json
+from gamemarket.io.files import dumps_json, shown_path
 
 #: the least ``--alpha``: a round number whose hundredth (where the sensitivity is shown) is a normal float
 LEAST_ALPHA = 1e-300
@@ -220,7 +220,7 @@ def _mixture_cell(mixture: dict) -> Parts:
 
 def _print_qre(rec: dict) -> None:
     roles = list(rec["limit"]["mixture"])
-    print(f"== {rec['game']}: logit QRE, lambda in units of each role's payoff spread")
+    print(f"== {shown_path(rec['game'])}: logit QRE, lambda in units of each role's payoff spread")
     rows = [
         (Figure(p["lambda"], 4, what="lambdas"), *(_mixture_cell(p["mixture"][r]) for r in roles), p["residual"])
         for p in rec["branch"]
@@ -284,7 +284,7 @@ def _log10(log_score: float):
 
 def _print_alpharank(rec: dict) -> None:
     units = "units of each role's payoff spread"
-    print(f"== {rec['game']}: alpha-rank, alpha {rec['alpha']:g} ({units}), m {rec['population']}")
+    print(f"== {shown_path(rec['game'])}: alpha-rank, alpha {rec['alpha']:g} ({units}), m {rec['population']}")
     rows = [
         (r["rank"], r["profile"], Figure(r["score"], 4, what="scores"), _log10(r["log_score"]))
         for r in rec["ranking"][:TOP]

@@ -188,7 +188,12 @@ def print_solved(sg) -> None:
     """
     g, sol = sg.game, sg.solution
     width = terminal_width()
-    print(f"== game: {sg.name} ({g.shape[0]}x{g.shape[1]}" + (f", {g.reps()} replications" if g.reps() else "") + ")")
+    # (a title or file name holding escapes or a line break: shown escaped, not run by the terminal, 32b-W1)
+    print(
+        f"== game: {shown_path(sg.name)} ({g.shape[0]}x{g.shape[1]}"
+        + (f", {g.reps()} replications" if g.reps() else "")
+        + ")"
+    )
     if g.meta.get("dropped_consumers"):
         print(f"  (consumer strategies without this payoff, left out: {', '.join(g.meta['dropped_consumers'])})")
     print("\n".join(_payoff_lines(g, width)))
@@ -273,7 +278,8 @@ def _solve_egta(a) -> int:
     if a.format == "json":
         print(dumps_json(recs, indent=2))
     else:
-        print(f"== {getattr(a, 'shown', a.file)}: roles {dict(zip(game.roles, game.players))}; {sol.summary()}")
+        shown = shown_path(getattr(a, "shown", a.file))
+        print(f"== {shown}: roles {dict(zip(game.roles, game.players))}; {sol.summary()}")
         rows = [
             (
                 k + 1,

@@ -950,6 +950,12 @@ def _kept_games(normalised: tuple, units: tuple, ri: np.ndarray, ci: np.ndarray)
     return (normalised[0][kept], normalised[1][kept]), (units[0][kept], units[1][kept])
 
 
+def _by(scale: float) -> str:
+    """A payoff difference relative to the spread, in words: ``by as little as 1e-12``, or ``by less than 1e-308``
+    where the ratio is below the float range (it read "as little as 0 of their spread", hunt 32b-W3)."""
+    return f"by as little as {scale:.2g}" if scale > 0 else "by less than 1e-308"
+
+
 def _lifted(ri, ci, shape: tuple, x, y) -> tuple[np.ndarray, np.ndarray]:
     """A profile of the kept game (rows ``ri``, columns ``ci``) as one of the whole game of ``shape``."""
     X, Y = np.zeros(shape[0]), np.zeros(shape[1])
@@ -998,11 +1004,10 @@ def _exactly(
     answer = exact_mod.exact_equilibria(Ak, Bk, clock)
     if answer is None:
         notes.append(
-            f"incomplete: exact: the payoffs differ by as little as {scale:.2g} of their spread, finer than the float "
-            f"methods resolve, and their exact enumeration stopped at the time limit of {clock.limit:g} s (polytope's "
-            f"search and this enumeration together): an "
-            f"equilibrium of shares below about 1e-9 may be missing, or one listed that holds only to rounding; "
-            f"{RAISE_LIMIT}"
+            f"incomplete: exact: the payoffs differ {_by(scale)} of their spread, finer than the float methods "
+            f"resolve, and their exact enumeration stopped at the time limit of {clock.limit:g} s (polytope's search "
+            "and this enumeration together): an equilibrium of shares below about 1e-9 may be missing, or one listed "
+            f"that holds only to rounding; {RAISE_LIMIT}"
         )
         return None
     by_support: dict = {}
@@ -1022,9 +1027,9 @@ def _exactly(
             "equilibrium only to the float methods' tolerance, not in exact arithmetic (discarded)"
         )
     notes.append(
-        f"exact: the payoffs differ by as little as {scale:.2g} of their spread, finer than the float methods resolve: "
-        f"every extreme equilibrium enumerated again in exact rational arithmetic (python-flint): {len(out):,}; "
-        f"the game is {'' if answer.degenerate else 'not '}degenerate, exactly"
+        f"exact: the payoffs differ {_by(scale)} of their spread, finer than the float methods resolve: every "
+        f"extreme equilibrium enumerated again in exact rational arithmetic (python-flint): {len(out):,}; the game is "
+        f"{'' if answer.degenerate else 'not '}degenerate, exactly"
     )
     return out, answer.degenerate
 
@@ -1067,7 +1072,7 @@ def _discards_grouped(notes: list) -> list:
 def _mixed_scale_note(scale: float) -> str:
     """What a game whose payoffs are finer than the float methods resolve, too large for the exact pass, is told."""
     return (
-        f"mixed scales: the payoffs differ by as little as {scale:.2g} of their spread, finer "
+        f"mixed scales: the payoffs differ {_by(scale)} of their spread, finer "
         "than the float methods resolve (about 1e-9 of it): an equilibrium of shares below that may be missing, or "
         "one listed that holds only to rounding; the exact pass runs beside the polytope method (the default), on "
         f"games of at most {vertex_pairs.MAX_CHOICES:,} choices of tight constraints (after dominance)"

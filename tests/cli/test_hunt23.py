@@ -2139,3 +2139,23 @@ def test_a_compressed_price_problem_is_sized_from_its_headers_before_it_is_infla
     monkeypatch.setattr(problem_module, "read_npz", lambda *a, **k: pytest.fail("inflated before it was sized"))
     assert main(["price", "solve", str(tmp_path / "p.npz")]) == 2
     assert "its 2,000 jobs x 300 resources (their solve) needs about" in capsys.readouterr().err
+
+
+def test_a_games_title_with_escapes_or_a_line_break_is_printed_escaped(tmp_path, capsys):
+    # hunt 32b-W1: an .nfg title "ti\x1b[31mtle\a" ran its colour and bell in the terminal, and a line break in it
+    # forged a second "== game:" line; the same characters are refused in player and strategy names
+    (tmp_path / "t.nfg").write_text(
+        'NFG 1 R "ti\x1b[31mtle\x07\nline2 == game: fake" { "P" "C" } { 2 2 }\n1 0 0 1 0 1 1 0\n'
+    )
+    assert main(["game", "solve", str(tmp_path / "t.nfg")]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("== game: 'ti\\x1b[31mtle\\x07\\nline2 == game: fake' (2x2)\n"), out[:200]
+    assert "\x1b" not in out and "\x07" not in out and out.count("== game:") == 2  # (the forged one inside the quote)
+
+
+def test_a_payoff_ratio_below_the_float_range_is_not_said_to_be_0(tmp_path, capsys):
+    # hunt 32b-W3: payoffs of 1e300, 1e-300, 0 and 1 were said to "differ by as little as 0 of their spread"
+    (tmp_path / "h.nfg").write_text('NFG 1 R "h" { "P" "C" } { 2 2 }\n1e300 1e300 1e-300 0 0 1e-300 1 1\n')
+    assert main(["game", "solve", str(tmp_path / "h.nfg")]) == 0
+    out = capsys.readouterr().out
+    assert "the payoffs differ by less than 1e-308 of their spread" in out and "as little as 0 " not in out, out
