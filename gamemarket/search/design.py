@@ -53,6 +53,7 @@ from gamemarket import MODEL_VERSION
 from gamemarket.analysis.population import PopulationGames
 from gamemarket.confidence import range_of_sum, t_interval
 from gamemarket.errors import InputError
+from gamemarket.games.io import mixture_words
 from gamemarket.games.rsg_equilibria import equivalence_classes
 from gamemarket.io.files import atomic_path, dumps_json, shown_path
 from gamemarket.market.base import figure_ranges
@@ -1361,7 +1362,17 @@ def _upper(diff: np.ndarray, alpha: float) -> float:
 
 
 def _words(p: DesignPoint) -> str:
+    """A design point's line as the search logs it, its numbers and mixture in the report's words (hunt 32a-W4:
+    "objective 1.03668e+07 at {'truthful': 1.0}")."""
     if p.equilibrium is None:
         return p.note
-    mean = p.objective[0]
-    return f"objective {mean:,.6g} at {p.equilibrium} ({p.verified}){'' if p.feasible else ', infeasible'}"
+    at = mixture_words(p.equilibrium)
+    return f"objective {_figure(p.objective[0])} at {at} ({p.verified}){'' if p.feasible else ', infeasible'}"
+
+
+def _figure(v: float) -> str:
+    """``v`` to 6 significant digits written out, its thousands grouped: ``10,366,800``, ``0.0123457``."""
+    s = np.format_float_positional(float(v), precision=6, unique=False, fractional=False, trim="-")
+    sign, digits = ("-", s[1:]) if s.startswith("-") else ("", s)
+    head, dot, tail = digits.partition(".")
+    return f"{sign}{int(head):,}{dot}{tail}"

@@ -187,6 +187,7 @@ NOTE_REFERENCE = re.compile(
     r"Figs?\.\s*\d+(?:\s*[-,]\s*\d+)*|Table\s+\d+|Eq\.\s*\d+|Section\s+\d+"
     r"|\(\d\)(?:\s*-\s*\(\d\))?"
     r"|\((?:19|20)\d\d[a-z]?\)|et al\.,?\s+(?:19|20)\d\d[a-z]?"  # a citation's year (hunt 21c-W2: "(2010)" refused)
+    r"|\b(?:https?|ftp)://[^\s<>\"]+|\bdoi:\s*[^\s<>\"]+|\b10\.\d{4,9}/[^\s<>\"]+"  # a link or a DOI (hunt 32a-W2)
 )
 TYPED_NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(?<![A-Za-z0-9]-)\d(?:[\d,.]*\d)?")
 
@@ -945,7 +946,7 @@ class StudyFile(Table):
             raise ValueError(
                 f"'notes' quotes the number(s) {typed[:5]} as typed text; a discussion quotes computed numbers as "
                 "fields such as {claim.c1.ci} (see gamemarket.reports.discussion), and references as they are (Fig. 3, "
-                "Table 1, Section 4, claim (4), a citation's year: (2010) or et al. 2010)"
+                "Table 1, Section 4, claim (4), a citation's year: (2010) or et al. 2010, a link or a DOI)"
             )
         if self.population_study is not None and not any(f.startswith("population.") for f in note_fields(self.notes)):
             raise ValueError(  # (hunt 20a-W7: it was run, hours on a real study, and nothing of it was used)

@@ -2159,3 +2159,30 @@ def test_a_payoff_ratio_below_the_float_range_is_not_said_to_be_0(tmp_path, caps
     assert main(["game", "solve", str(tmp_path / "h.nfg")]) == 0
     out = capsys.readouterr().out
     assert "the payoffs differ by less than 1e-308 of their spread" in out and "as little as 0 " not in out, out
+
+
+def test_a_design_points_line_reads_as_the_report_does():
+    # hunt 32a-W4: "design hb-blend[r=14.52,a=0.73]: objective 1.03668e+07 at {'truthful': 1.0} (yes)"
+    from types import SimpleNamespace as NS
+
+    from gamemarket.search import design
+
+    p = NS(equilibrium={"truthful": 0.25, "shade-0.5": 0.75}, objective=(1.03668e7,), verified="yes", feasible=True)
+    assert design._words(p) == "objective 10,366,800 at 0.75 shade-0.5 + 0.25 truthful (yes)"
+
+
+@pytest.mark.parametrize(
+    "cite",
+    ["https://doi.org/10.1145/1851476.1851490", "doi:10.1145/1851476.1851490", "10.1145/1851476.1851490"],
+)
+def test_a_discussion_may_cite_its_sources_by_link_or_doi(tmp_path, cite):
+    # hunt 32a-W2: "See https://doi.org/10.1145/1851476.1851490" was refused as typed numbers; a typed one still is
+    from gamemarket.errors import InputError
+    from gamemarket.studies import load_study
+    from gamemarket.studies.schema import typed_numbers
+
+    assert typed_numbers(f"See {cite} for the paper.") == []
+    assert typed_numbers(f"See {cite}; revenue 12.5") == ["12.5"]
+    load_study(write_study(tmp_path, f'notes = "See {cite} for the paper."\n' + TINY.format(count=1)))
+    with pytest.raises(InputError, match="a link or a DOI"):
+        load_study(write_study(tmp_path, f'notes = "See {cite}: 12.5"\n' + TINY.format(count=1)))
