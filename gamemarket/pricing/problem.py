@@ -438,6 +438,7 @@ def load(path: str | Path, *, limit: int | None = None) -> Problem:
     string ``utility`` (linear, log, alpha:<value>, target); ``limit``: the most bytes its arrays may take
     (:func:`read_npz`, before they are inflated) and its solve (:func:`check_solve_fits`)."""
     path = check_path(path, "load: path")
+    limit = check_limit(limit)
     # the solve sized from the headers, before the arrays are inflated (hunt 32b-F1: 700 kB of compressed ones, 20,000 x
     # 3,000, were read whole, 1.27 GB under a 600 MB limit, then refused), after the arrays' own size (read_npz's)
     if os.path.isfile(path) and (limit is None or declared_bytes(path) <= limit):
