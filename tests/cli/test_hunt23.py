@@ -2186,3 +2186,13 @@ def test_a_discussion_may_cite_its_sources_by_link_or_doi(tmp_path, cite):
     load_study(write_study(tmp_path, f'notes = "See {cite} for the paper."\n' + TINY.format(count=1)))
     with pytest.raises(InputError, match="a link or a DOI"):
         load_study(write_study(tmp_path, f'notes = "See {cite}: 12.5"\n' + TINY.format(count=1)))
+
+
+def test_a_json_number_beyond_the_float_range_is_quoted_as_written():
+    # hunt 32b-W2: a payoff of 1e+400 was refused as "got inf", a value not in the file (as 1e-400 was, 28b-F2)
+    from gamemarket.errors import InputError
+    from gamemarket.io.files import loads_json
+
+    for spelled in ("1e+400", "-1E+400"):
+        with pytest.raises(InputError, match=f"the number {re.escape(spelled)} is beyond the float range"):
+            loads_json(f'{{"payoffs": [1, {spelled}]}}', "g.json")
