@@ -56,7 +56,6 @@ import itertools
 import json
 import math
 import os
-import posixpath
 import re
 import shutil
 import socket
@@ -924,12 +923,6 @@ def check_output_file(path: str | os.PathLike, *, option: str, force: bool = Fal
         )
     if (path.exists() or path.is_symlink()) and not force:
         raise InputError(f"{option} {path}: the file exists; pass {hint} to replace it")
-    among = None if force else _among_owned(path)
-    if among is not None:  # (hunt 31b-W1: price solve and workload fit wrote beside a report's tables, no --force)
-        raise InputError(
-            f"{option} {path}: is in the {among}; a new file there would sit among that folder's owner's files: "
-            f"choose a folder of its own, or pass {hint} to write there"
-        )
     if force:
         NEW_ONLY.discard(os.path.abspath(path))
     else:  # found absent: it is placed only while still absent (another command may make it meanwhile)
@@ -1090,35 +1083,6 @@ def _listed_by_manifest(path: Path) -> str | None:
         what = data.get("what") if isinstance(data.get("what"), str) else "folder"
         return f"{what} {up} (of {_owner_from_here(up, data.get('owner'))})" if listed else None
     return None
-
-
-def _among_owned(path: Path) -> str | None:
-    """Where the folder of a new file ``path`` is one the manifest of a gamemarket folder lists files in, by name or
-    pattern (a report's ``data/``, a results folder's ``runs/``): that folder in words; else None. ``game
-    export`` into such a folder is refused without ``--force`` (``OutputFolder``); a command that writes one file
-    (``price solve --out``, ``workload fit --out``) is held to the same rule (hunt 31b-W1)."""
-    try:
-        real = Path(os.path.realpath(path))
-    except (OSError, ValueError):
-        return None
-    up = _nearest_manifest(real)
-    if up is None:
-        return None
-    try:
-        data = json.loads((up / MANIFEST).read_text(encoding="utf-8"))
-        inside = real.parent.relative_to(up).as_posix()
-        prefix = "" if inside == "." else inside + "/"
-        theirs = [
-            f for f in data["files"] if isinstance(f, str) and f.startswith(prefix) and "/" not in f[len(prefix) :]
-        ]
-        here = "" if inside == "." else inside  # (and the patterns of files it keeps there: runs/*.parquet)
-        theirs += [f for f in data.get("patterns", []) if isinstance(f, str) and posixpath.dirname(f) == here]
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return None
-    if not theirs:
-        return None
-    what = data.get("what") if isinstance(data.get("what"), str) else "folder"
-    return f"{what} {up} (of {_owner_from_here(up, data.get('owner'))}), whose manifest keeps files in {real.parent}"
 
 
 def _safe_relative(name: str, where: Path) -> str:

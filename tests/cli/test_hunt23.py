@@ -2106,29 +2106,6 @@ def test_the_default_stopping_rule_says_its_rel_eps_floor():
     assert target(2.13e11) == pytest.approx(1e-7 * 2.13e11)
 
 
-@pytest.mark.slow
-def test_a_one_file_output_among_a_study_folders_files_is_refused_without_force(tmp_path, capsys):
-    # hunt 31b-W1: `price solve --out` and `workload fit --out` wrote into a report's data/ and a results folder, no
-    # --force, where `game export` is refused; a folder of its own, or --force, as there
-    from gamemarket.pricing import synthetic
-
-    path = write_study(tmp_path, TINY.format(count=1))
-    assert main(["study", "run", str(path), "--no-progress"]) == 0
-    capsys.readouterr()
-    problem = tmp_path / "p.npz"
-    synthetic(30, 3, seed=1).save(problem)
-    studies = tmp_path / "studies"
-    for out in ("reports/tiny/data/p.npz", "reports/tiny/p.npz", "results/tiny/p.npz", "results/tiny/runs/p.npz"):
-        before = sorted(p.name for p in (studies / out).parent.iterdir())
-        assert main(["price", "solve", str(problem), "--out", str(studies / out), "--quiet"]) == 2
-        assert "whose manifest keeps files in" in capsys.readouterr().err
-        assert sorted(p.name for p in (studies / out).parent.iterdir()) == before
-    (studies / "mine").mkdir()
-    assert main(["price", "solve", str(problem), "--out", str(studies / "mine" / "p.npz"), "--quiet"]) == 0
-    forced = ["price", "solve", str(problem), "--out", str(studies / "reports/tiny/p.npz"), "--quiet", "--force"]
-    assert main(forced) == 0
-
-
 def test_a_compressed_price_problem_is_sized_from_its_headers_before_it_is_inflated(tmp_path, capsys, monkeypatch):
     # hunt 32b-F1: 700 kB of compressed ones (20,000 x 3,000) were read whole, 1.27 GB under a 600 MB limit, and only
     # then refused by the solve's own estimate, which the headers alone give
