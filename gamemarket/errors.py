@@ -85,11 +85,30 @@ def compile_seconds() -> float:
         if not _COMPILING:
             from numba.core import event  # deferred: numba (imported already: only then can anything compile)
 
-            listener = event.TimingListener()
+            class Compiling(event.Listener):
+                """numba's compiles' seconds, the outermost of nested ones counted; an end whose start it did not see
+                (registered while another thread compiled) is left alone (numba's TimingListener went to a depth
+                of -1 there, and counted nothing more: the review)."""
+
+                def __init__(self):
+                    self.depth, self.start, self.seconds = 0, 0.0, 0.0
+
+                def on_start(self, ev):
+                    if self.depth == 0:
+                        self.start = time.perf_counter()
+                    self.depth += 1
+
+                def on_end(self, ev):
+                    if self.depth == 0:
+                        return
+                    self.depth -= 1
+                    if self.depth == 0:
+                        self.seconds += time.perf_counter() - self.start
+
+            listener = Compiling()
             event.register("numba:compile", listener)
             _COMPILING.append(listener)
-    listener = _COMPILING[0]
-    return listener.duration if listener.done else 0.0
+    return _COMPILING[0].seconds
 
 
 def limit_clock() -> float:

@@ -234,7 +234,7 @@ COMPILED_CALLBACKS = frozenset({"numba.core.serialize"})
 AGAIN_S = 0.005
 
 
-def _taken_later(signum, frame) -> bool:
+def _taken_later(signum, frame, send=None) -> bool:
     """Whether a signal whose handler stops the command came while compiled code had called back into numba's
     Python code (:data:`COMPILED_CALLBACKS`): a signal during a long compiled run is handled at the first Python
     code after it, which was numba's, boxing the run's tuple of results; the KeyboardInterrupt raised there ended
@@ -244,7 +244,11 @@ def _taken_later(signum, frame) -> bool:
     instruction, without end)."""
     while frame is not None:
         if frame.f_globals.get("__name__") in COMPILED_CALLBACKS:
-            again = threading.Timer(AGAIN_S, os.kill, (os.getpid(), signum))
+            again = (
+                threading.Timer(AGAIN_S, os.kill, (os.getpid(), signum))
+                if send is None
+                else threading.Timer(AGAIN_S, send)
+            )
             again.daemon = True
             again.start()
             return True
@@ -289,6 +293,7 @@ def _ctrl_c_seen():
     its handler is the default (:func:`_record_term`); the handlers are put back after."""
     _SIGINT.clear()
     _ENDED_BY[0] = None
+    _TIMED_OUT.clear()  # (a command's earlier run in this process stopped at its limit: not this one's, the review)
     current = signal.getsignal(signal.SIGINT)
     mine = current is signal.default_int_handler
     if mine:
@@ -342,10 +347,17 @@ def _time_limited(seconds: float | None, step):
 def _record_time_limit(signum, frame) -> None:
     """``SIGALRM`` at the command's time limit: recorded, then raised as a Ctrl-C is (not where the command is
     already stopping at a Ctrl-C or a signal; inside numba's callbacks, taken later: :func:`_taken_later`)."""
-    if _SIGINT.is_set() or _ENDED_BY[0] is not None or _taken_later(signum, frame):
+    if _SIGINT.is_set() or _ENDED_BY[0] is not None or _taken_later(signum, frame, send=_alarm_again):
         return
     _TIMED_OUT.set()
     raise KeyboardInterrupt
+
+
+def _alarm_again() -> None:
+    """The time limit's signal taken later (:func:`_taken_later`), as Python's own handler would take it
+    (``_thread.interrupt_main``): where the command has ended meanwhile and its handler is put back (the default's
+    would end the process, "Alarm clock", after a command that had finished: the review), nothing happens."""
+    _thread.interrupt_main(signal.SIGALRM)
 
 
 #: what a KeyboardInterrupt raised with no Ctrl-C is said to be (a plugin's ``raise KeyboardInterrupt`` in a worker

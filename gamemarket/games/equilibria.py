@@ -896,9 +896,7 @@ def solve(
         rn = (max(0.0, float(Ay.max() - X @ Ay)), max(0.0, float(xB.max() - xB @ Y)))  # (rounding: -1.1e-16, 28c-W1)
         rg = (rn[0] * sa, rn[1] * sb)
         if rn[0] > accept[0] or rn[1] > accept[1] or (exact and not _locally_small(Ak, Bk, *kx, accept, spread)):
-            notes.append(
-                f"{method}: returned a profile with regret {rg[0]:.3g}, {rg[1]:.3g}, not an equilibrium (discarded)"
-            )
+            notes.append(_discarded(method, rg, Ak, Bk, *kx))
             return
         bucket = by_support.setdefault(_support_key(X, Y), [])  # (the same support: hunt 26c-F1)
         for e in bucket:  # np.allclose's rule (|a - b| <= 1e-7 + 1e-5 |b|), without its cost on small vectors
@@ -938,6 +936,16 @@ def solve(
     )
 
 
+def _discarded(method: str, rg: tuple, Ak: np.ndarray, Bk: np.ndarray, x: np.ndarray, y: np.ndarray) -> str:
+    """A discarded profile's note, its regret ``rg`` (the normalised one, in the game's units) computed again in the
+    game's units where that read 0: normalised by a spread of 1e300, a regret of 1e-300 was "regret 0, 0, not an
+    equilibrium" (hunt 33b-W1)."""
+    if not (rg[0] or rg[1]):
+        Ay, xB = Ak @ y, x @ Bk
+        rg = (max(0.0, float(Ay.max() - x @ Ay)), max(0.0, float(xB.max() - xB @ y)))
+    return f"{method}: returned a profile with regret {rg[0]:.3g}, {rg[1]:.3g}, not an equilibrium (discarded)"
+
+
 def _kept_games(normalised: tuple, units: tuple, ri: np.ndarray, ci: np.ndarray) -> tuple[tuple, tuple]:
     """The game dominance kept (rows ``ri``, columns ``ci``), normalised (the methods') and in the game's units (the
     verification's), each copied once where dominance removed a strategy and not at all where it removed none (hunt
@@ -975,7 +983,13 @@ def _mixed_scales(games: tuple, lift, answer: tuple, finished: dict, limits: tup
     time_limit, spent = limits
     Ak, Bk = games[2:]
     small = vertex_pairs.fits(*Ak.shape)
-    if not small and Ak.size > MIXED_SCALE_CELLS:
+    if not small and Ak.size > MIXED_SCALE_CELLS:  # (not sorted: a pass that tells where it may be amiss instead)
+        near = min(_least_step(Ak), _least_step(Bk))
+        if near < exact_mod.UNRESOLVED:  # (its note was dropped with the sort: the review)
+            notes.append(
+                f"{_mixed_scale_note(near)} (told from the payoffs' least distance from each player's least payoff: "
+                "a game of this size is not sorted for its finest difference)"
+            )
         return answer
     scale = exact_mod.finest_scale(Ak, Bk)  # (once a solve: every game solved pays for it)
     if scale >= exact_mod.MIXED_SCALE:
@@ -984,7 +998,8 @@ def _mixed_scales(games: tuple, lift, answer: tuple, finished: dict, limits: tup
         clock = SearchClock(time_limit)
         clock.start -= spent.get("polytope", 0.0)  # (what polytope took counts against the limit)
         again = _exactly(games, lift, answer[0], clock, notes, scale)
-        if again is None:  # the float answer stands, unconfirmed: the search did not finish
+        if again is None or notes[-1].startswith("incomplete: exact:"):  # the float answer stands, unconfirmed (the
+            # search did not finish), or an equilibrium floats cannot write was left out
             finished["polytope"] = False
         return answer if again is None else again
     if scale < exact_mod.UNRESOLVED:  # (a plain 60x60 game's 8e-8 resolved: 29c-W4)
@@ -1031,6 +1046,14 @@ def _exactly(
         f"extreme equilibrium enumerated again in exact rational arithmetic (python-flint): {len(out):,}; the game is "
         f"{'' if answer.degenerate else 'not '}degenerate, exactly"
     )
+    if answer.lost:  # (listed as a pure equilibrium of regret 1e-300, its shares of 1e-600 read as 0: hunt 33b-F1)
+        k = len(answer.lost)
+        notes.append(
+            f"incomplete: exact: {k:,} more extreme equilibri{'um' if k == 1 else 'a'} mix{'es' if k == 1 else ''} "
+            f"with shares as small as about 1e{min(answer.lost)}, below the float range (about 1e-308), which floats "
+            f"cannot write: left out (the profile such shares round to is no equilibrium); a positive multiple of the "
+            "payoffs has the same shares"
+        )
     return out, answer.degenerate
 
 
@@ -1067,6 +1090,22 @@ def _discards_grouped(notes: list) -> list:
                 f"{worst[0]:.3g}, {worst[1]:.3g})"
             )
     return out
+
+
+def _least_step(M: np.ndarray) -> float:
+    """The least positive distance of a payoff from the player's least one, relative to their spread (1.0 where
+    every payoff is equal): a bound of the finest difference (:func:`gamemarket.games.exact.finest_scale`) found
+    without a sort, a block of rows at a time (no copy of a large game)."""
+    low, high = float(M.min()), float(M.max())
+    if high <= low:
+        return 1.0
+    rows = max(1, PURE_BLOCK_CELLS // max(M.shape[1], 1))
+    least = high - low
+    for a in range(0, M.shape[0], rows):
+        d = M[a : a + rows] - low
+        d = d[d > 0]
+        least = min(least, float(d.min())) if d.size else least
+    return least / (high - low)
 
 
 def _mixed_scale_note(scale: float) -> str:

@@ -27,6 +27,7 @@ References
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import combinations
@@ -49,10 +50,14 @@ ULPS = 8
 @dataclass(frozen=True)
 class ExactAnswer:
     """The extreme equilibria of a game, exactly: each ``(x, y)`` as floats (each share its exact value rounded
-    once), and whether the game is degenerate."""
+    once), and whether the game is degenerate. ``lost``: of each equilibrium a positive share of which float64 reads
+    as 0 (below the float range: payoffs of 1e300 and 1e-300 make shares of 1e-600), the decimal exponent of its
+    smallest share; such a profile is not in ``profiles``, whose float form, rounded, would be no equilibrium (hunt
+    33b-F1: listed as a pure equilibrium of regret 1e-300)."""
 
     profiles: list[tuple[np.ndarray, np.ndarray]]
     degenerate: bool
+    lost: tuple[int, ...] = ()
 
 
 def finest_scale(A: np.ndarray, B: np.ndarray) -> float:
@@ -123,10 +128,21 @@ def exact_equilibria(A: np.ndarray, B: np.ndarray, clock: SearchClock) -> ExactA
         return None
     degenerate = any(len(lab) > m for lab in VP.values()) or any(len(lab) > n for lab in VQ.values())
     every = frozenset(range(m + n))
-    profiles = []
+    profiles, lost = [], []
     for x, lx in VP.items():
         for y, ly in VQ.items():
             if lx | ly == every:
                 sx, sy = sum(x, 0), sum(y, 0)
-                profiles.append((np.array([float(v / sx) for v in x]), np.array([float(v / sy) for v in y])))
-    return ExactAnswer(profiles, degenerate)
+                shares = [v / sx for v in x] + [v / sy for v in y]
+                floats = [float(v) for v in shares]
+                under = [v for v, f in zip(shares, floats) if v != 0 and f == 0.0]
+                if under:
+                    lost.append(min(_exponent(v) for v in under))
+                    continue
+                profiles.append((np.array(floats[:m]), np.array(floats[m:])))
+    return ExactAnswer(profiles, degenerate, tuple(lost))
+
+
+def _exponent(v) -> int:
+    """The decimal exponent of a positive rational ``v`` (``fmpq``), about: ``-600`` for 1e-600 (no float holds it)."""
+    return round(math.log10(int(v.p)) - math.log10(int(v.q)))

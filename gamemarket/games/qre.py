@@ -346,7 +346,10 @@ def _bimatrix_problem(A: np.ndarray, B: np.ndarray, normalize: bool) -> _Logit:
     """The logit equations of a bimatrix game (the row player's strategies first)."""
     m, n = A.shape
     units = np.array([_spread(A), _spread(B)]) if normalize else np.ones(2)
-    As, Bs = A / units[0], B / units[1]
+    # shifted to a least payoff of 0 first (no logit response changes: every deviation payoff moves alike): payoffs
+    # of 1 and 1 + 1e-15, divided by their spread alone, were 4.5e14 apart by 0.5, and the deviation payoffs' rounding
+    # (0.06 there) stalled the trace, refused as "HIGH 1000 is beyond the traced branch" (hunt 33c-F2)
+    As, Bs = (A - np.min(A)) / units[0], (B - np.min(B)) / units[1]
     J = np.zeros((m + n, m + n))
     J[:m, m:] = As
     J[m:, :m] = Bs.T

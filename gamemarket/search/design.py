@@ -846,14 +846,18 @@ def points_stored(spec, *, seconds: float = COUNT_SECONDS) -> tuple[int, bool]:
     time, so those stored are the first of its order: a grid's (without ``explore``, each point's runs its own) are
     counted by bisecting the grid's order (a few points read, however large the grid); a model-based search's order
     depends on what it was told, so it is replayed on the stored runs point by point, up to the first point not
-    stored, for at most ``seconds`` (``whole`` False: the count stopped there, and at least that many are stored).
+    stored; either for at most ``seconds``, looked at between points (``whole`` False: the count stopped there, and at
+    least that many are stored).
     """
     d = spec.design
     ev = DesignEvaluator(spec, run=False)
+    deadline = time.monotonic() + seconds
     if d.optimiser == "grid" and not d.explore:
         order = [(sched, x) for sched in d.schedulers for x in grid_points(d.box(), d.budget)]
         lo, hi = 0, len(order)  # the first ``lo`` are stored; from ``hi`` on, none
         while lo < hi:
+            if time.monotonic() > deadline:  # (each look solves a point's games: bounded as the replay is, the review)
+                return lo, False
             mid = (lo + hi) // 2
             try:
                 ev.evaluate(d.point(*order[mid]), order=mid, source=d.optimiser)
@@ -861,7 +865,7 @@ def points_stored(spec, *, seconds: float = COUNT_SECONDS) -> tuple[int, bool]:
             except InputError:  # (a run not stored, or not readable: a run would make it)
                 hi = mid
         return lo, True
-    done, deadline = [0, True], time.monotonic() + seconds
+    done = [0, True]
     for sched in d.schedulers:
 
         def value(x, sched=sched):
@@ -1007,10 +1011,11 @@ def answer_digest(doc: dict) -> str:
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
 
 
-def write_answer(spec, ans: DesignAnswer) -> Path:
+def write_answer(spec, ans: DesignAnswer, *, force: bool = False) -> Path:
     """``results/design.json``: the answer, its key and the digest of both, so that ``report`` renders it without
-    running anything, and an answer edited since is told (:func:`read_answer`)."""
-    store = study_store(spec)
+    running anything, and an answer edited since is told (:func:`read_answer`); ``force``: ``study run --force``'s,
+    into a results folder gamemarket did not make (hunt 33a-F1: refused after the whole search, --force given)."""
+    store = study_store(spec, force=force)
     path = store.claim().file(ANSWER_FILE, once=False)
     with atomic_path(path, "design answer") as tmp:
         key = answer_key(spec, ans.workload.get("sha256"))

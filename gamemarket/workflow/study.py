@@ -631,10 +631,10 @@ def _design(spec: StudySpec, how: dict, *, write_report: bool, force: bool, log:
         held.enter_context(study_store(spec, force=force).lock("design study run"))
         before = _records(spec)
         ans = run_design(spec, log=log, **how)
-        write_answer(spec, ans)
+        write_answer(spec, ans, force=force)
         new = len(_records(spec) - before)
         # what ran now against what was reused, as the other kinds say it, and its record (hunt 21a-W7: neither)
-        study_store(spec).write_record(  # (its own claim, as the answer's writer has: the lock's holds no files)
+        study_store(spec, force=force).write_record(  # (its own claim, as the answer's writer has; --force's: 33a-F1)
             "last-run.json",
             {
                 "kind": "design",

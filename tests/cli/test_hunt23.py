@@ -1885,7 +1885,7 @@ def test_the_time_limits_signal_in_numbas_callback_is_taken_later_and_not_over_a
     timers = []
 
     class Timer:
-        def __init__(self, delay, fn, args):
+        def __init__(self, delay, fn, args=None):
             timers.append((delay, fn, args))
 
         def start(self):
@@ -1895,7 +1895,7 @@ def test_the_time_limits_signal_in_numbas_callback_is_taken_later_and_not_over_a
     cli._TIMED_OUT.clear()
     inside = {"__name__": "numba.core.serialize", "cli": cli, "sys": sys}
     exec("def callback():\n    cli._record_time_limit(14, sys._getframe())\ncallback()", inside)
-    assert timers == [(cli.AGAIN_S, cli.os.kill, (cli.os.getpid(), signal.SIGALRM))]
+    assert timers == [(cli.AGAIN_S, cli._alarm_again, None)]  # (no os.kill: the default handler may be back)
     assert not cli._TIMED_OUT.is_set()
     monkeypatch.setattr(cli, "_SIGINT", cli.threading.Event())
     cli._SIGINT.set()
@@ -2173,3 +2173,87 @@ def test_a_json_number_beyond_the_float_range_is_quoted_as_written():
     for spelled in ("1e+400", "-1E+400"):
         with pytest.raises(InputError, match=f"the number {re.escape(spelled)} is beyond the float range"):
             loads_json(f'{{"payoffs": [1, {spelled}]}}', "g.json")
+
+
+@pytest.mark.slow
+def test_a_design_study_writes_its_answer_with_force_into_a_folder_gamemarket_did_not_make(tmp_path, capsys):
+    # hunt 33a-F1: a design study's results copied without their manifest, then `study run --force`: the whole search
+    # ran, and the answer was refused ("design.json: the file exists and was not written by gamemarket; pass
+    # --force"), --force given; a population study, a provider/consumer study and a report folder took --force
+    import shutil
+
+    from study_helpers import SMALL_DESIGN
+
+    first = write_study(tmp_path, SMALL_DESIGN, "d.toml")
+    assert main(["study", "run", str(first), "--no-report", "--no-progress"]) == 0
+    copy = write_study(tmp_path, SMALL_DESIGN.replace('"design-small"', '"copy"'), "copy.toml")
+    done = first.parent / "results" / "design-small"
+    target = copy.parent / "results" / "copy"
+    shutil.copytree(done, target, ignore=shutil.ignore_patterns(".gamemarket-manifest.json", ".lock"))
+    capsys.readouterr()
+    assert main(["study", "run", str(copy), "--no-report", "--no-progress"]) == 2  # (not gamemarket's: --force asked)
+    assert "pass --force" in capsys.readouterr().err
+    assert main(["study", "run", str(copy), "--no-report", "--no-progress", "--force"]) == 0, capsys.readouterr().err
+    assert (target / "design.json").is_file()
+
+
+def test_an_exact_equilibrium_whose_shares_floats_cannot_write_is_not_listed_as_pure():
+    # hunts 33b-F1, 33c-F1: payoffs of 1e300 (1e200) beside 1e-300 (1e-200): the third extreme equilibrium mixes with
+    # shares of 1e-600 (1e-400), which float64 reads as 0; it was listed as a pure equilibrium of regret 1e-300, exit 0
+    for big, tiny in ((1e300, 1e-300), (1e200, 1e-200)):
+        A, B = np.array([[big, 0.0], [0.0, tiny]]), np.array([[tiny, 0.0], [0.0, big]])
+        s = solve(Game(A, B))
+        for e in s.equilibria:  # what is listed is an equilibrium, exactly as floats hold it
+            Ay, xB = A @ e.y, e.x @ B
+            assert Ay.max() - e.x @ Ay <= 0 and xB.max() - xB @ e.y <= 0
+        assert len(s.equilibria) == 2 and not s.complete
+        said = [n for n in s.notes if n.startswith("incomplete: exact: 1 more extreme equilibrium mixes with shares")]
+        assert said and f"about 1e-{2 * round(-np.log10(tiny))}" in said[0], s.notes
+        # (33b-W1: the methods' discarded profile was said to have "regret 0, 0", its 1e-300 lost to the spread)
+        assert not any("regret 0, 0, not an equilibrium" in n for n in s.notes), s.notes
+
+
+def test_the_qre_of_payoffs_apart_by_a_few_ulps_of_their_level_is_traced():
+    # hunt 33c-F2: A = B = [[1, 1 + 1e-15], [1 + 2e-15, 1]] was refused ("--lambda-range: HIGH 1000 is beyond the
+    # traced branch", an option not given): the payoffs divided by their spread alone were 4.5e14 apart by 0.5
+    from gamemarket.games.qre import logit_branch
+
+    A = np.array([[1, 1 + 1e-15], [1 + 2e-15, 1]])
+    shifted = A - 1
+    far = logit_branch(Game(A, A))
+    near = logit_branch(Game(shifted, shifted))
+    assert np.allclose(far.mixtures[-1], near.mixtures[-1], atol=1e-9) and far.polished
+    assert np.allclose(far.limit, near.limit, atol=1e-9)
+
+
+def test_a_time_limit_reached_by_one_command_is_not_said_of_the_next(tmp_path, capsys, monkeypatch):
+    # the review: the flag of a `study run` stopped at its --time-limit was cleared only where the next command armed
+    # a limit of its own: a later command in the same process (a test's, an API caller's) stopped by a plugin's
+    # KeyboardInterrupt was "stopped at --time-limit", exit 3
+    from gamemarket import cli
+    from gamemarket.cli import studies
+
+    def raising(a):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(studies, "cmd_study_status", raising)
+    cli._TIMED_OUT.set()  # (as the earlier command left it)
+    path = write_study(tmp_path, TINY.format(count=1))
+    assert main(["study", "status", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "time-limit" not in err and "a KeyboardInterrupt was raised with no Ctrl-C here" in err, err
+
+
+def test_a_large_game_of_mixed_scales_is_still_told_what_may_be_amiss(monkeypatch):
+    # the review: with the sort left out for games past MIXED_SCALE_CELLS (31b-F1), their "mixed scales" note went
+    # too; a pass without a sort tells it
+    from gamemarket.games import equilibria as eq
+
+    monkeypatch.setattr(eq, "MIXED_SCALE_CELLS", 10)
+    monkeypatch.setattr(eq.exact_mod, "finest_scale", lambda *a: pytest.fail("sorted"))
+    A = np.eye(8)  # (C(16, 8) = 12,870 choices: past the exact pass)
+    A[7, 7] = 1e-13
+    s = solve(Game(A, A.T.copy()), methods=("pure",))
+    assert any(n.startswith("mixed scales: the payoffs differ by as little as 1e-13") for n in s.notes), s.notes
+    plain = solve(Game(np.eye(8), np.eye(8)), methods=("pure",))
+    assert not any(n.startswith("mixed scales") for n in plain.notes)
