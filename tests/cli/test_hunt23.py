@@ -2239,9 +2239,11 @@ def test_a_time_limit_reached_by_one_command_is_not_said_of_the_next(tmp_path, c
     monkeypatch.setattr(studies, "cmd_study_status", raising)
     cli._TIMED_OUT.set()  # (as the earlier command left it)
     path = write_study(tmp_path, TINY.format(count=1))
-    assert main(["study", "status", str(path)]) == 2
+    # (2 where this process's SIGINT handler is Python's, the KeyboardInterrupt then told from a Ctrl-C; 130 where
+    # an earlier test left another: either way not the time limit's 3)
+    assert main(["study", "status", str(path)]) in (2, 130)
     err = capsys.readouterr().err
-    assert "time-limit" not in err and "a KeyboardInterrupt was raised with no Ctrl-C here" in err, err
+    assert "time-limit" not in err and ("raised with no Ctrl-C here" in err or "interrupted;" in err), err
 
 
 def test_a_large_game_of_mixed_scales_is_still_told_what_may_be_amiss(monkeypatch):
