@@ -1409,15 +1409,11 @@ def _cleaned(v: np.ndarray) -> np.ndarray:
 def _pure_ties(An: np.ndarray, Bn: np.ndarray, tol: tuple[float, float]) -> bool:
     """Whether some pure strategy has two best responses (within ``tol``): such ties make a game degenerate."""
     m, n = An.shape
-    if m > 1:
-        top = np.sort(An, axis=0)
-        if (top[-1] - top[-2] <= tol[0]).any():
-            return True
-    if n > 1:
-        top = np.sort(Bn, axis=1)
-        if (top[:, -1] - top[:, -2] <= tol[1]).any():
-            return True
-    return False
+    # (two best responses: two payoffs within tol of the column's or row's largest, counted, not sorted: the sorts
+    # took 2.2 s of a 9,000 x 9,000 solve's passes no clock bounds, hunt 34b-F1)
+    if m > 1 and ((An >= An.max(axis=0) - tol[0]).sum(axis=0) >= 2).any():
+        return True
+    return bool(n > 1 and ((Bn >= Bn.max(axis=1, keepdims=True) - tol[1]).sum(axis=1) >= 2).any())
 
 
 def enumeration_seconds(m: int, n: int) -> float:
