@@ -998,10 +998,10 @@ def _mixed_scales(games: tuple, lift, answer: tuple, finished: dict, limits: tup
         clock = SearchClock(time_limit)
         clock.start -= spent.get("polytope", 0.0)  # (what polytope took counts against the limit)
         again = _exactly(games, lift, answer[0], clock, notes, scale)
-        if again is None or notes[-1].startswith("incomplete: exact:"):  # the float answer stands, unconfirmed (the
-            # search did not finish), or an equilibrium floats cannot write was left out
+        if again is None or not again[2]:  # the float answer stands, unconfirmed (the search did not finish), or an
+            # equilibrium floats cannot write was left out
             finished["polytope"] = False
-        return answer if again is None else again
+        return answer if again is None else again[:2]
     if scale < exact_mod.UNRESOLVED:  # (a plain 60x60 game's 8e-8 resolved: 29c-W4)
         notes.append(_mixed_scale_note(scale))
     return answer
@@ -1009,12 +1009,13 @@ def _mixed_scales(games: tuple, lift, answer: tuple, finished: dict, limits: tup
 
 def _exactly(
     games: tuple, lift, found: list, clock: SearchClock, notes: list, scale: float
-) -> tuple[list, bool] | None:
+) -> tuple[list, bool, bool] | None:
     """The extreme equilibria of the kept game ``games[2:]`` (of the game ``games[:2]``) computed again in exact
     arithmetic (:mod:`gamemarket.games.exact`), where its payoffs differ by less than the float methods resolve:
-    ``(found, degenerate)`` with the exact list in place of the methods' (each keeping the names of the methods
-    that found it on its support, the others' profiles discarded, each said), or None where the time limit stopped
-    it first (the float answer stands, said "incomplete:")."""
+    ``(found, degenerate, whole)`` with the exact list in place of the methods' (each keeping the names of the
+    methods that found it on its support, the others' profiles discarded, each said; ``whole``: no equilibrium left
+    out for shares floats cannot write), or None where the time limit stopped it first (the float answer stands,
+    said "incomplete:")."""
     A, B, Ak, Bk = games
     answer = exact_mod.exact_equilibria(Ak, Bk, clock)
     if answer is None:
@@ -1054,7 +1055,7 @@ def _exactly(
             f"cannot write: left out (the profile such shares round to is no equilibrium); a positive multiple of the "
             "payoffs has the same shares"
         )
-    return out, answer.degenerate
+    return out, answer.degenerate, not answer.lost
 
 
 #: a method's discarded profiles said one by one up to this many; past it, in one note (a near-degenerate 4x4 game's
