@@ -73,6 +73,24 @@ def quiet_dask_log() -> None:
     os.environ[DASK_LOG] = repr(dict.fromkeys(DASK_LOGGERS, "critical"))  # (dask reads it with ast.literal_eval)
 
 
+#: numpy's switch (read from the environment as numpy is imported) for advising the kernel to back large arrays with
+#: huge pages
+HUGEPAGE = "NUMPY_MADVISE_HUGEPAGE"
+
+
+def no_hugepage_advice() -> None:
+    """Turn numpy's huge-page advice off for the command's process (and its workers), unless the user set it.
+
+    Where memory is fragmented (a machine whose page cache fills most of it), each large array numpy makes with the
+    advice stalls in the kernel's compaction while it finds huge pages: a 5,000 x 5,000 game's `game solve` took 13.7 s
+    with it and 6.9 s without, a 1,000,000-job `price solve` 12.5 s and 9.8 s, the kernel's time 8.3 s and 0.7 s, 3.7 s
+    and 0.7 s (medians of 3 on a 2-core machine: ``benchmarks/bench_large_games.py --hugepages``,
+    ``benchmarks/results/large-games.txt``). The command makes its large arrays once; the advice would pay back in
+    fewer address translations over long computations, which it did not here. ``NUMPY_MADVISE_HUGEPAGE=1`` gives
+    it back."""
+    os.environ.setdefault(HUGEPAGE, "0")
+
+
 def _unsaid(_unraisable) -> None:
     """The command process's ``sys.unraisablehook``: an exception raised where nothing can catch it (a destructor's,
     as the process ends) is not printed (:func:`run`)."""
@@ -81,12 +99,14 @@ def _unsaid(_unraisable) -> None:
 def run() -> int:
     """Set :func:`interrupted_at_start` for SIGINT, then run the command (``gamemarket.cli.run``), which gives
     Ctrl-C back to Python (a KeyboardInterrupt it handles) where the command starts to work and ignores it once the
-    command has finished (:func:`_finished`). dask's log is kept to critical errors (:func:`quiet_dask_log`)."""
+    command has finished (:func:`_finished`). dask's log is kept to critical errors (:func:`quiet_dask_log`), numpy's
+    huge-page advice off (:func:`no_hugepage_advice`)."""
     signal.signal(signal.SIGINT, interrupted_at_start)
     for s in ENDING_AT_START:
         if signal.getsignal(s) is signal.SIG_DFL:  # (one ignored by the caller, nohup's SIGHUP, stays ignored)
             signal.signal(s, ended_at_start)
     quiet_dask_log()
+    no_hugepage_advice()
     # a library's object that fails as it is freed says so on stderr ("Exception ignored in ..."), beside the command's
     # one line: after SIGTERM stopped a first numba compilation, llvmlite's ObjectRef.__del__ traceback (fuzz run AC);
     # the command's process says what went wrong in its own words, and ends without the interpreter's teardown

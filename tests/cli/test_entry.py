@@ -383,3 +383,21 @@ def test_a_process_that_ends_at_once_leaves_no_staging_folder(tmp_path):
     drop_stages()
     assert not stages[0].exists()
     folder.abandon()
+
+
+@pytest.mark.parametrize("given", [None, "1"])
+def test_the_command_turns_numpys_huge_page_advice_off_unless_the_user_set_it(given):
+    # where memory is fragmented each large array stalls in the kernel's compaction (a 5,000 x 5,000 game's solve
+    # took twice as long): the command's process advises no huge pages; the user's setting is kept
+    import os
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if k != "NUMPY_MADVISE_HUGEPAGE"}
+    if given is not None:
+        env["NUMPY_MADVISE_HUGEPAGE"] = given
+    code = (
+        "import gamemarket.__main__ as m; m.no_hugepage_advice(); import numpy as np, os; "
+        "print(os.environ['NUMPY_MADVISE_HUGEPAGE'], np._core.multiarray._set_madvise_hugepage(False))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.stdout.split() == (["0", "False"] if given is None else ["1", "True"]), out.stderr[-2000:]
