@@ -145,9 +145,13 @@ def _above_noise(value: float, payoffs, x, y) -> float:
     """An equilibrium's payoff, 0 where it is below the rounding of its sum ``x A y`` (64 ulps of the sum of its
     terms' sizes): matching pennies' 0 was printed as 3.08149e-33. Of the terms the profile weighs, not of the
     largest payoff: a payoff of 1 beside an unplayed 1e12, and one of 1e-6, were printed as 0 (hunts 30b-F2, 29c-W1)."""
-    A = np.abs(np.asarray(payoffs, dtype=float))
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    S, T = np.flatnonzero(x), np.flatnonzero(y)
+    # (the block of the strategies played alone: the whole game's sizes were a copy of it an equilibrium, 2 minutes
+    # of 1,500 pure equilibria of a 3,000 x 3,000 game, hunt 34b-F1's family)
+    A = np.abs(np.asarray(payoffs, dtype=float)[np.ix_(S, T)])
     with np.errstate(over="ignore"):
-        size = float(np.abs(x) @ A @ np.abs(y)) if A.size else 0.0
+        size = float(np.abs(x[S]) @ A @ np.abs(y[T])) if A.size else 0.0
     return 0.0 if abs(value) <= 64 * np.finfo(float).eps * size else value
 
 

@@ -57,6 +57,35 @@ def solver_child() -> None:
 #: seconds between a solver child's looks at its parent (:func:`solver_child`)
 PARENT_LOOK_S = 0.5
 
+#: seconds a solver's child is given to end after it was asked to (SIGTERM), before it is killed (:func:`stop_child`)
+STOP_WAIT_S = 1.0
+
+#: the least time left to a solver for which its child process is started (:func:`time_for_a_child`)
+CHILD_MIN_S = 0.05
+
+
+def stop_child(p) -> None:
+    """End a solver's child process (a ``multiprocessing.Process``), at once: SIGTERM, then SIGKILL where it has not
+    ended within :data:`STOP_WAIT_S`. Stopped before it set its own handlers (:func:`solver_child`: the signal came
+    while it started), a child took the command's handler, went on and outlived the command: Gambit's child building
+    a 5,000 x 5,000 game, 8.6 GB and a minute after `game solve` had ended (hunt 34b-F1's run); and its look at its
+    parent waits for the C code that holds Python's lock."""
+    if p.is_alive():
+        p.terminate()
+    p.join(STOP_WAIT_S)
+    if p.is_alive():
+        p.kill()
+        p.join(STOP_WAIT_S)
+
+
+def time_for_a_child(time_limit: float | None, what: str) -> str | None:
+    """None where ``time_limit`` (the seconds left to a solver, None: no limit) leaves time to start its child
+    process (:data:`CHILD_MIN_S`), else the problem a solver's note says: "gnm: no answer within 0.001 s (stopped)"
+    after the steps before it had spent the limit (hunt 34b-W2), its child started and stopped at once."""
+    if time_limit is None or time_limit >= CHILD_MIN_S:
+        return None
+    return f"{what}: not started: the steps before it spent the time limit ({time_limit:.2g} s were left to it)"
+
 
 class TimeUp(Exception):
     """The search's time limit was reached (internal: the search notes it and returns what it found)."""

@@ -15,15 +15,24 @@ from gamemarket.errors import InputError, underflows
 
 
 def check_finite(M: np.ndarray, what: str, rows=None, cols=None) -> None:
-    """Refuse a payoff matrix with a NaN or infinite entry, naming the entry."""
+    """Refuse a payoff matrix with a NaN or infinite entry, naming the entry, or whose range is beyond the float range
+    (:func:`check_range`).
+
+    Two passes over the payoffs and no array made: the least and the largest are finite exactly where every payoff is
+    (a NaN is either's answer, an infinity one of them); only a matrix that fails is searched for its first bad entry
+    (a mask of every entry was a 144 MB array and a third pass of a 12,000 x 12,000 game, each time a game was made or
+    solved, hunt 34b-F1)."""
     M = np.asarray(M, dtype=float)
-    bad = ~np.isfinite(M)
-    if bad.any():
+    if M.size == 0:
+        return
+    lo, hi = M.min(), M.max()
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        bad = ~np.isfinite(M)
         idx = tuple(int(i) for i in np.argwhere(bad)[0])
         r = rows[idx[0]] if rows is not None else idx[0]
         c = cols[idx[1]] if cols is not None and len(idx) > 1 else (idx[1] if len(idx) > 1 else "")
         raise InputError(f"{what}: payoff at ({r}, {c}) is {float(M[bad][0])!r}; every payoff must be a finite number")
-    check_range(M, what)
+    _check_spread(float(lo), float(hi), what)
 
 
 #: the largest integer below which every integer is a float exactly (2^53)
@@ -173,14 +182,18 @@ def check_range(values: np.ndarray, what: str) -> None:
     regret and precision in units of that range (1e308 and -1e308 gave uniform QRE and alpha-rank answers)."""
     v = np.asarray(values, dtype=float)
     if v.size:
-        lo, hi = float(v.min()), float(v.max())
-        with np.errstate(over="ignore"):
-            spread = np.float64(hi) - np.float64(lo)
-        if not np.isfinite(spread):
-            raise InputError(
-                f"{what}: payoffs range from {lo:g} to {hi:g}, a difference beyond the float range; rescale them "
-                "(the solvers measure regret in units of the payoffs' range)"
-            )
+        _check_spread(float(v.min()), float(v.max()), what)
+
+
+def _check_spread(lo: float, hi: float, what: str) -> None:
+    """:func:`check_range` of the least payoff ``lo`` and the largest ``hi``."""
+    with np.errstate(over="ignore"):
+        spread = np.float64(hi) - np.float64(lo)
+    if not np.isfinite(spread):
+        raise InputError(
+            f"{what}: payoffs range from {lo:g} to {hi:g}, a difference beyond the float range; rescale them "
+            "(the solvers measure regret in units of the payoffs' range)"
+        )
 
 
 def same_values(a, b) -> bool:

@@ -51,6 +51,7 @@ from gamemarket.games.budget import (  # noqa: F401 (DEFAULT_TIME_LIMIT, max_ver
     max_vertices,
     progress_wanted,
     solver_child,
+    stop_child,
 )
 from gamemarket.games.checks import check_payoff_pair, check_rel_tol
 from gamemarket.games.nashpy_runs import NASHPY_METHODS, nashpy_equilibria  # noqa: F401 (re-exported)
@@ -154,10 +155,63 @@ def regret(A: np.ndarray, B: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple[
 
 def unchecked_regret(A: np.ndarray, B: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     """:func:`regret` of arrays already checked (float payoffs of one shape, mixtures of their sizes): the loops
-    that call it thousands of times on one game (a bootstrap's resamples, a QRE branch) skip the checks."""
-    Ay = (A - A.min()) @ y
-    xB = x @ (B - B.min())
+    that call it thousands of times on one game (a bootstrap's resamples, a QRE branch) skip the checks.
+
+    The payoffs are shifted to a least of 0 before they are weighed (a common 1e12 costs the regret no precision), a
+    block of rows at a time where the game has more than :data:`REGRET_BLOCK_CELLS` cells: shifted whole, each call
+    made two copies of the game (4.6 GB of a 12,000 x 12,000 game, each candidate verified twice: hunt 34b-F1)."""
+    Ay, xB = _shifted_products(A, B, x, y)
     return max(0.0, float(Ay.max() - x @ Ay)), max(0.0, float(xB.max() - xB @ y))  # (never -1e-16: hunt 28c-W1)
+
+
+def against(A: np.ndarray, B: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(A @ y, x @ B)``: what each of the row player's strategies earns against ``y``, and each of the column
+    player's against ``x``, from the columns of ``y``'s support and the rows of ``x``'s alone where they are a few of
+    the game's (:data:`FEW_SHARE`).
+
+    The terms left out are products by a share of 0, which add nothing to a sum; a pure profile's is a column and a
+    row of the game, read exactly. Weighed whole, each of a pure method's 100,000 candidates cost two passes over the
+    game, four per second of a 1,500 x 1,500 game of ties (hunt 35c-W2) and seconds each of a 12,000 x 12,000 one
+    (34b-F1)."""
+    T, S = np.flatnonzero(y), np.flatnonzero(x)
+    Ay = A[:, T] @ y[T] if len(T) * FEW_SHARE < len(y) else A @ y
+    xB = x[S] @ B[S] if len(S) * FEW_SHARE < len(x) else x @ B
+    return Ay, xB
+
+
+def payoffs_at(A: np.ndarray, B: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """Each player's payoff at the profile ``(x, y)``, ``(x @ A @ y, x @ B @ y)``, from its supports' block alone
+    where it is small (:func:`against`)."""
+    S, T = np.flatnonzero(x), np.flatnonzero(y)
+    if (len(S) + len(T)) * FEW_SHARE < len(x) + len(y):
+        block = np.ix_(S, T)
+        return float(x[S] @ A[block] @ y[T]), float(x[S] @ B[block] @ y[T])
+    return float(x @ A @ y), float(x @ B @ y)
+
+
+#: a support is "a few" of a player's strategies (:func:`against`) where this many times it are fewer than they
+FEW_SHARE = 4
+
+
+#: the most cells :func:`unchecked_regret` shifts at once (a game larger is shifted a block of rows at a time)
+REGRET_BLOCK_CELLS = 1 << 22
+
+
+def _shifted_products(A: np.ndarray, B: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``((A - min A) @ y, x @ (B - min B))``, a block of :data:`REGRET_BLOCK_CELLS` at a time in a large game."""
+    m, n = A.shape
+    if m * n <= REGRET_BLOCK_CELLS:
+        return (A - A.min()) @ y, x @ (B - B.min())
+    low_a, low_b = A.min(), B.min()
+    T, S = np.flatnonzero(y), np.flatnonzero(x)
+    if (len(S) + len(T)) * FEW_SHARE < m + n:  # (a few played: their rows and columns alone, :func:`against`)
+        return (A[:, T] - low_a) @ y[T], x[S] @ (B[S] - low_b)
+    Ay, xB = np.empty(m), np.zeros(n)
+    step = max(1, REGRET_BLOCK_CELLS // max(n, 1))
+    for k in range(0, m, step):
+        Ay[k : k + step] = (A[k : k + step] - low_a) @ y
+        xB += x[k : k + step] @ (B[k : k + step] - low_b)
+    return Ay, xB
 
 
 def _support_key(x: np.ndarray, y: np.ndarray) -> tuple[bytes, bytes]:
@@ -278,18 +332,24 @@ def dominance(
         while changed:
             changed = False
             ri = np.flatnonzero(rows)
-            out = _dominated(A[np.ix_(rows, cols)], ta, clock)  # row k strictly dominated by another
+            out = _dominated(_kept(A, rows, cols), ta, clock)  # row k strictly dominated by another
             if out.any() and (~out).any():
                 rows[ri[out]] = False
                 changed = True
             ci = np.flatnonzero(cols)
-            out = _dominated(B[np.ix_(rows, cols)].T, tb, clock)
+            out = _dominated(_kept(B, rows, cols).T, tb, clock)
             if out.any() and (~out).any():
                 cols[ci[out]] = False
                 changed = True
     except TimeUp:
         pass
     return rows, cols
+
+
+def _kept(M: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """``M``'s rows and columns where the masks ``rows`` and ``cols`` are true: ``M`` itself where both keep every
+    one (a copy of a 12,000 x 12,000 game's payoffs is 1.2 GB, made twice a round of dominance: hunt 34b-F1)."""
+    return M if rows.all() and cols.all() else M[np.ix_(rows, cols)]
 
 
 def _sized(game) -> tuple[np.ndarray, np.ndarray]:
@@ -591,9 +651,7 @@ def _polytope_vertices(Bp: np.ndarray, clock: SearchClock, meanwhile=None) -> np
                     meanwhile = None
     finally:
         clock.close()
-        if p.is_alive():
-            p.terminate()
-        p.join(1)
+        stop_child(p)
     return payload if status == "ok" else _qhull_vertices(Bp)
 
 
@@ -710,6 +768,8 @@ MIXED_SCALE_CELLS = 1_000_000
 #: payoffs, every profile an equilibrium, took 16.7 GB under a 3 GB limit for its million (hunt 25b-F1's sibling); past
 #: it the listing is partial
 MAX_PURE_CANDIDATES = 100_000
+#: the memory the pure method's equilibria may hold at least (:func:`most_pure_candidates`)
+PURE_LIST_BYTES = 1 << 26
 #: cells of the best-response mask read at a time while the first candidates are looked for (:func:`_first_cells`)
 PURE_BLOCK_CELLS = 1 << 20
 
@@ -749,15 +809,27 @@ def _first_cells(mask: np.ndarray, keep: int) -> np.ndarray:
     return np.concatenate(found) if found else np.zeros((0, 2), dtype=np.int64)
 
 
+def most_pure_candidates(m: int, n: int) -> int:
+    """The most pure profiles of an ``m x n`` game the "pure" method lists as candidates: :data:`MAX_PURE_CANDIDATES`,
+    fewer where the equilibria they may become, each held as a profile of ``m + n`` floats, would take more memory
+    than one copy of the game's payoffs (:data:`PURE_LIST_BYTES` at least). Verified a column and a row each
+    (:func:`against`), 100,000 candidates of a 12,000 x 12,000 game were found in seconds, and held 19 GB."""
+    budget = max(8 * m * n, PURE_LIST_BYTES)
+    return max(1, min(MAX_PURE_CANDIDATES, budget // (8 * (m + n))))
+
+
 def _pure_candidates(A, B, tol, time_limit: float, notes: list) -> tuple[_PureProfiles, bool]:
     both = _pure_mask(A, B, tol)
     count = int(both.sum())
-    keep = min(count, MAX_PURE_CANDIDATES)
+    most = most_pure_candidates(*A.shape)
+    keep = min(count, most)
     if keep < count:
         notes.append(
             f"incomplete: pure: the game has {count:,} pure equilibria by its best responses; the first {keep:,} "
-            f"(in row order) are its candidates, each verified in turn while the time lasts (at most "
-            f"{MAX_PURE_CANDIDATES:,}): a game of so many is one of tied payoffs, its equilibria sets of profiles"
+            f"(in row order) are its candidates, each verified in turn while the time lasts (at most {most:,} in a "
+            f"game of {A.shape[0]:,} x {A.shape[1]:,}: their profiles held in the memory of a copy of its payoffs, "
+            f"{PURE_LIST_BYTES >> 20} MiB at least): a game of so many is one of tied payoffs, its equilibria sets of "
+            "profiles"
         )
     return _PureProfiles(_first_cells(both, keep), A.shape), False
 
@@ -892,7 +964,7 @@ def solve(
             return
         x, y = _cleaned(x), _cleaned(y)
         X, Y = lift(*(kx := _closer(Ak, Bk, (x, y), _polished(Ak, Bk, x, y))))
-        Ay, xB = An @ Y, X @ Bn  # ``regret(An, Bn, X, Y)``: An and Bn are shifted to a minimum of 0 already
+        Ay, xB = against(An, Bn, X, Y)  # ``regret(An, Bn, X, Y)``: An and Bn are shifted to a minimum of 0 already
         rn = (max(0.0, float(Ay.max() - X @ Ay)), max(0.0, float(xB.max() - xB @ Y)))  # (rounding: -1.1e-16, 28c-W1)
         rg = (rn[0] * sa, rn[1] * sb)
         if rn[0] > accept[0] or rn[1] > accept[1] or (exact and not _locally_small(Ak, Bk, *kx, accept, spread)):
@@ -903,7 +975,7 @@ def solve(
             if _close(e.x, X) and _close(e.y, Y):
                 e.methods.add(method)
                 return
-        found.append(Equilibrium(X, Y, (float(X @ A @ Y), float(X @ B @ Y)), rg, {method}))
+        found.append(Equilibrium(X, Y, payoffs_at(A, B, X, Y), rg, {method}))
         bucket.append(found[-1])
 
     # method -> whether it finished (left no "incomplete:" note); -> seconds its search took (the exact pass's clock)
@@ -1124,7 +1196,7 @@ def _locally_small(Ak, Bk, x, y, accept, spread=(0.0, 0.0)) -> bool:
     ``accept`` of the spread of the payoffs it compares (what each of its strategies earns against the other's
     mixture), beyond their rounding: the spread of the whole game made a regret of 1 on payoffs of 0 to 9 "within
     tolerance" where one strategy of each player paid the other 1e9 (hunt 23b-F1's family)."""
-    Ay, xB = Ak @ y, x @ Bk  # (the kept game given, not copied here: 2.7 s a candidate of 6,000 x 6,000, 31b-F1)
+    Ay, xB = against(Ak, Bk, x, y)  # (the kept game given, not copied: 2.7 s a candidate of 6,000 x 6,000, 31b-F1)
     # the rounding of each side: its payoffs against the other's support, each summed with a share known to rounding
     # (hunt 24c-F1: a share of 1e-6 facing a payoff of 1e6 left a regret of 4.9e-11, which the summed sizes missed)
     # and the methods' own rounding, relative to the spread of the game they solved (``spread``: hunt 24c-F1 too, a
@@ -1351,6 +1423,8 @@ def _how_complete(finished: dict, switched: str | None, notes: list) -> tuple[bo
 
 def _closer(A: np.ndarray, B: np.ndarray, mine: tuple, again: tuple) -> tuple:
     """The method's shares or those solved again in the game's units (:func:`_polished`): the smaller regret."""
+    if again[0] is mine[0] and again[1] is mine[1]:  # (nothing solved again: a pure profile's, :func:`_polished`)
+        return mine
     regrets = [max(unchecked_regret(A, B, *p)) for p in (mine, again)]
     return again if regrets[1] < regrets[0] else mine
 
@@ -1362,6 +1436,8 @@ def _polished(A: np.ndarray, B: np.ndarray, x: np.ndarray, y: np.ndarray) -> tup
     (hunt 24c-F1: a share of 1/3 came back as 0.333358 beside a payoff of 1e12). Kept only where the solution is a
     distribution on the same support near the method's own (else the method's shares, as they were)."""
     S, T = np.flatnonzero(x > 0), np.flatnonzero(y > 0)
+    if len(S) < 2 and len(T) < 2:  # a pure profile: no shares to solve (two passes over the game each, 35c-W2)
+        return x, y
     # the other's best responses (its support, and strategies tying with it: a vertex of a degenerate game is fixed
     # by a tie no support shows), each side's shares solved to make them indifferent
     xB, Ay = x @ B, A @ y
@@ -1426,11 +1502,14 @@ def enumeration_seconds(m: int, n: int) -> float:
     return qhull_seconds(min(m, n), max(m, n))
 
 
-def large_game_method() -> str:
-    """The method that answers a game too large to enumerate: Gambit's GNM where pygambit is installed, else
-    nashpy's Lemke-Howson from the first initial label whose path ends (a path from another label can run
-    on to the time limit)."""
-    return "gnm" if gambit.available() else "lemke_howson_first"
+def large_game_method(shape: tuple[int, int] | None = None, time_limit: float | None = None) -> str:
+    """The method that answers a game too large to enumerate: Gambit's GNM where pygambit is installed (and, given
+    the game's ``shape``, can build it within the memory limit and ``time_limit``: :func:`gambit.too_large`), else
+    nashpy's Lemke-Howson from the first initial label whose path ends (a path from another label can run on to the
+    time limit)."""
+    if gambit.available() and (shape is None or gambit.too_large(shape, "gnm", time_limit) is None):
+        return "gnm"
+    return "lemke_howson_first"
 
 
 def _large_game_switch(methods: list, shape: tuple, time_limit: float | None, complete: bool) -> str | None:
@@ -1442,7 +1521,7 @@ def _large_game_switch(methods: list, shape: tuple, time_limit: float | None, co
     seconds = enumeration_seconds(*shape)
     if seconds <= time_limit:
         return None
-    method = large_game_method()
+    method = large_game_method(shape, time_limit)
     if method in methods:  # asked for already: it runs once
         methods.remove("polytope")
     else:

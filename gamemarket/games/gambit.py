@@ -23,7 +23,8 @@ import multiprocessing as mp
 
 import numpy as np
 
-from gamemarket.games.budget import solver_child
+from gamemarket.games.budget import solver_child, stop_child, time_for_a_child
+from gamemarket.io.limits import memory_limit
 
 #: Gambit's methods this module runs: its name for each, and what it is
 GAMBIT_METHODS = {
@@ -36,6 +37,27 @@ INSTALL = "pip install 'gamemarket[gambit]' (pygambit builds from source, about 
 def available() -> bool:
     """Whether pygambit is installed."""
     return importlib.util.find_spec("pygambit") is not None
+
+
+#: what pygambit takes to build a game from arrays, a cell (``Game.from_arrays``: its payoffs as exact rationals):
+#: bytes and seconds, measured on a random 1,000 x 1,000 game (740 MB and 27 s on a loaded 2-core machine; 520 MB and
+#: 16 s of zeros)
+GAMBIT_BYTES_PER_CELL = 800
+GAMBIT_SECONDS_PER_CELL = 2e-5
+
+
+def too_large(shape: tuple[int, int], method: str, time_limit: float | None) -> str | None:
+    """None where pygambit can build a game of ``shape`` within the memory limit and ``time_limit`` (the seconds
+    left; None: no limit), else the problem a note says: started anyway, its child built a 12,000 x 12,000 game's
+    144 million rationals (about 115 GB and 48 minutes), and outlived the command (hunt 34b-F1's run)."""
+    cells = shape[0] * shape[1]
+    need, seconds, limit = cells * GAMBIT_BYTES_PER_CELL, cells * GAMBIT_SECONDS_PER_CELL, memory_limit()
+    what = f"gambit {method}: not started: pygambit builds this {shape[0]:,} x {shape[1]:,} game's {cells:,} payoffs"
+    if limit is not None and need > limit:
+        return f"{what} in about {need / 1e9:.3g} GB, beyond the memory limit of {limit / 1e9:.3g} GB"
+    if time_limit is not None and seconds > time_limit:
+        return f"{what} in about {seconds:.3g} s, beyond the {time_limit:.3g} s left to it"
+    return None
 
 
 def _worker(method: str, A: np.ndarray, B: np.ndarray, queue) -> None:
@@ -61,6 +83,9 @@ def gambit_equilibria(
     """``(profiles, problem or None)`` of Gambit's ``method`` ("gnm" or "ipa") on the game ``(A, B)``, run in a
     child process stopped at ``time_limit`` seconds (None: no limit). The profiles are not verified here:
     :func:`gamemarket.games.equilibria.solve` keeps those whose regret is within its tolerance."""
+    problem = time_for_a_child(time_limit, f"gambit {method}") or too_large(A.shape, method, time_limit)
+    if problem:
+        return [], problem
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
     q = ctx.Queue()
     p = ctx.Process(target=_worker, args=(method, np.asarray(A, float), np.asarray(B, float), q), daemon=True)
@@ -68,10 +93,9 @@ def gambit_equilibria(
     try:
         status, payload = q.get(timeout=time_limit)
     except Exception:  # noqa: BLE001 - queue.Empty: the time limit
-        p.terminate()
-        p.join(1)
         return [], f"gambit {method}: no answer within {time_limit:g} s (stopped)"
-    p.join(1)
+    finally:
+        stop_child(p)
     if status != "ok":
         return [], f"gambit {method}: {payload}"
     return payload, None

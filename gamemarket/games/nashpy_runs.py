@@ -30,8 +30,17 @@ import warnings
 import numpy as np
 
 from gamemarket.errors import InputError
-from gamemarket.games.budget import DEFAULT_TIME_LIMIT, SearchClock, check_time_limit, max_vertices, solver_child
+from gamemarket.games.budget import (
+    DEFAULT_TIME_LIMIT,
+    SearchClock,
+    check_time_limit,
+    max_vertices,
+    solver_child,
+    stop_child,
+    time_for_a_child,
+)
 from gamemarket.games.checks import check_payoff_pair
+from gamemarket.io.limits import memory_limit
 
 NASHPY_METHODS = ("support_enumeration", "vertex_enumeration", "lemke_howson", "lemke_howson_first")
 
@@ -174,6 +183,9 @@ def nashpy_equilibria(A, B, method: str, *, time_limit: float | None = DEFAULT_T
         raise InputError(f"unknown nashpy method {method!r}; expected one of {NASHPY_METHODS}")
     time_limit = check_time_limit(time_limit)
     A, B = check_payoff_pair(A, B)
+    problem = time_for_a_child(time_limit, f"nashpy {method}") or _beyond_memory(method, *A.shape)
+    if problem:
+        return [], problem
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
     q = ctx.Queue()
     p = ctx.Process(target=_worker, args=(method, A, B, q), daemon=True)
@@ -196,15 +208,28 @@ def nashpy_equilibria(A, B, method: str, *, time_limit: float | None = DEFAULT_T
             else:
                 break
     except queues.Empty:  # the time limit
-        p.terminate()
-        p.join(1)
         return parts, _stopped(method, A.shape, time_limit, parts, done)
     finally:
         clock.close()
-    p.join(1)
+        stop_child(p)
     if status != "ok":
         return parts, f"nashpy {method} failed: {payload}"
     return parts + payload, None
+
+
+def _beyond_memory(method: str, m: int, n: int) -> str | None:
+    """None where nashpy's ``method`` on an ``m x n`` game fits the memory limit, else the problem its note says:
+    Lemke-Howson's two tableaux hold ``(m + n + 1)`` columns a strategy (4.6 GB of a 12,000 x 12,000 game) beside
+    nashpy's copies of the payoffs, in a child process no limit sized."""
+    if not method.startswith("lemke_howson"):
+        return None
+    need, limit = 8 * ((m + n) * (m + n + 1) + 2 * m * n), memory_limit()
+    if limit is None or need <= limit:
+        return None
+    return (
+        f"nashpy {method}: not started: its tableaux for this {m:,} x {n:,} game take about {need / 1e9:.3g} GB, "
+        f"beyond the memory limit of {limit / 1e9:.3g} GB"
+    )
 
 
 def _stopped(method: str, shape, time_limit: float, parts: list, done: int) -> str:

@@ -1979,7 +1979,7 @@ def test_a_large_game_of_equal_payoffs_stays_within_a_few_copies_of_itself(monke
     monkeypatch.setattr(eq.exact_mod, "finest_scale", lambda *a: called.append(1) or 1.0)
     z = np.zeros((2000, 2000))
     cands, _ = eq._pure_candidates(z, z, None, 1.0, [])
-    assert len(cands) == eq.MAX_PURE_CANDIDATES and [int(v.argmax()) for v in cands[2001]] == [1, 1]
+    assert len(cands) == eq.most_pure_candidates(2000, 2000) and [int(v.argmax()) for v in cands[2001]] == [1, 1]
     game = Game(z, z.copy())
     tracemalloc.start()
     try:
