@@ -47,3 +47,9 @@ def test_the_design_how_to_runs_as_written(tmp_path):
     files = len(list((tmp_path / "results" / "my-design" / "population").glob("*.json")))
     assert stored == files > 60 and "the fixed mechanisms' (60/60 of their initial seeds)" in status.stdout
     assert "design answer: stored, and current" in status.stdout
+    # a file of another name there (a report's manifest, written with --force) is no run (hunt 34a-W3: counted one)
+    (tmp_path / "results" / "my-design" / "population" / ".gamemarket-manifest.json").write_text("{}")
+    status = subprocess.run(
+        ["gamemarket", "study", "status", "my-design.toml"], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert f"study my-design: {stored:,} population runs stored" in status.stdout, status.stdout

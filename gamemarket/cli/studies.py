@@ -381,13 +381,17 @@ def cmd_study_reference(a) -> int:
     return 0
 
 
+#: a population record's file name (without ``.json``): its key's hash
+RECORD_NAME = re.compile(r"[0-9a-f]{32}")
+
+
 def _say_unreadable(store) -> None:
     """The stored population records that do not read (damaged, edited since), where any: the count of the initial
     seeds' runs said nothing of the candidates' and added seeds' records, which `report` refuses (hunt 19a-W6)."""
     folder = store.dir
     names = sorted(p.stem for p in folder.glob("*.json")) if folder.is_dir() else []
     bad = [k for k in names if store.read(k) is None]  # (a query: nothing is moved)
-    keyed = [k for k in bad if re.fullmatch(r"[0-9a-f]{32}", k)]  # a record's name is its key's hash
+    keyed = [k for k in bad if RECORD_NAME.fullmatch(k)]  # a record's name is its key's hash
     if keyed:
         print(
             f"{len(keyed):,} of the {len(names):,} stored records do not read (first: "
@@ -448,7 +452,10 @@ def cmd_study_status(a) -> int:
                 read_answer,
             )
 
-            stored = sum(1 for _ in st.runs.store.dir.glob("*.json")) if st.runs.store.dir.is_dir() else 0
+            # (a record's name is its key's hash: a report's manifest written there with --force was counted as a
+            # run, hunt 34a-W3)
+            folder = st.runs.store.dir
+            stored = sum(1 for p in folder.glob("*.json") if RECORD_NAME.fullmatch(p.stem)) if folder.is_dir() else 0
             of_fixed = (
                 f"the fixed mechanisms' ({done:,}/{total:,} of their initial seeds)"
                 if counted

@@ -205,8 +205,13 @@ class EgtaFile(Table):
 
 
 def _is_egta_online(data) -> bool:
-    """Whether ``data`` is in egta-online's layout: ``roles`` a list, profiles made of ``symmetry_groups``."""
-    return isinstance(data, dict) and isinstance(data.get("roles"), list) and "players" not in data
+    """Whether ``data`` is in egta-online's layout: ``roles`` a list, profiles made of ``symmetry_groups``; not a file
+    that says it is gameanalysis's (``"type": "game.1"`` or ``"samplegame.1"``), whose wrong layout was told of
+    egta-online's fields (``'symmetry_groups' missing``), not of the ``players`` and ``strategies`` it lacks (hunt
+    35b-W2)."""
+    if not isinstance(data, dict) or data.get("type") in ("game.1", "samplegame.1"):
+        return False
+    return isinstance(data.get("roles"), list) and "players" not in data
 
 
 def from_egta_online(data: dict, source: str = "EGTA JSON") -> dict:

@@ -14,9 +14,11 @@ bit for bit.
 from __future__ import annotations
 
 import dis
+import re
 
 import numpy as np
 from numba import float64, int64, njit
+from numba.core.errors import NumbaError
 
 from gamemarket.errors import InputError, foreign_prints, raised
 from gamemarket.market.engine import FLOATS, MASK, engine_loop, job_rows, outcome_arrays, run_market
@@ -210,15 +212,22 @@ def plugin_engine(rate, jit: bool = True):
         try:
             compiled = njit(float64(float64, float64, int64, int64, int64, float64, float64))(rate)
         except Exception as exc:  # numba's typing and lowering errors have no common public base
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise InputError(
-                f"rate function {getattr(rate, '__qualname__', rate)!r}: numba cannot compile it ({first}); "
-                "register it with jit=False to run it as plain Python"
-            ) from None
+            raise InputError(_uncompiled(rate, exc)) from None
         _same_numbers(rate, compiled)
         run = _rates_engine(compiled, low, True)
     _PLUGIN_ENGINES[key] = run
     return run
+
+
+def _uncompiled(rate, exc: Exception) -> str:
+    """What a rate function numba cannot compile is told: the first line of numba's error, without its terminal
+    colours (a 2,010-character typing dump of escaped colour codes and numba's own file names, hunt 35a-W2)."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).strip()
+    first = text.splitlines()[0] if text else type(exc).__name__
+    return (
+        f"rate function {getattr(rate, '__qualname__', rate)!r}: numba cannot compile it ({first}); register it with "
+        "jit=False to run it as plain Python"
+    )
 
 
 def run_pricing(submit, runtime, rank, bidrank, reported, n, preemptive, schemes, reserves, *, nodes, job_id):
@@ -269,6 +278,8 @@ def run_pricing(submit, runtime, rank, bidrank, reported, n, preemptive, schemes
                 res = run(submit, runtime, rank, bidrank, reported, n, preemptive, reserves[idx], int(nodes), bad)
         except RateValueError as exc:  # it returned what is not a number: named by ``rate_value``
             raise InputError(f"{what}: {exc}") from None
+        except NumbaError as exc:  # compiled with the engine at its first call: a rate that only raises, typed none
+            raise InputError(f"{what}: {_uncompiled(rate, exc)}") from None
         except Exception as exc:  # the user's function raised: its own message, on one line
             raise InputError(f"{what}: {fn} raised {raised(exc)}") from None
         if bad[0] >= 0:

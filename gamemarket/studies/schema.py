@@ -83,6 +83,12 @@ def note_brace_problem(template: str) -> str | None:
             f"{spec.group(0)[:60]!r} has a format spec or conversion, which a field does not take (a field is "
             "{kind.key.attr}, printed as the report prints its numbers); a literal brace is written twice, {{ and }}"
         )
+    nested = _field_in_braces(template)
+    if nested:
+        return (
+            f"{nested[:60]!r} holds a field inside a field's braces: a field is {{kind.key.attr}}, in one pair of "
+            "braces; a literal brace is written twice, {{ and }}"
+        )
     pair = re.search(r"\{([^{}]*)\}", left)  # (two braces called "a single brace": hunt 31a-W5)
     if pair:
         inside = pair.group(1)
@@ -96,6 +102,24 @@ def note_brace_problem(template: str) -> str | None:
         f"a single brace ({left[max(0, at - 20) : at + 20]!r}): a field is {{kind.key.attr}}, and a literal brace is "
         "written twice, {{ and }}"
     )
+
+
+def _field_in_braces(template: str) -> str | None:
+    """The text of a stray ``{`` to the next stray ``}`` where a field lies between them
+    (``{market.jobs{market.jobs}}``), else None. With the field taken out, what was left read ``'{market.jobs}' is
+    not a field``, a field that is one (hunt 35a-W1)."""
+    fields, stray = [], []
+    at = 0
+    for m in NOTE_TOKEN.finditer(template):
+        stray += [(i, template[i]) for i in range(at, m.start()) if template[i] in "{}"]
+        if m.group(1):
+            fields.append(m.start())
+        at = m.end()
+    stray += [(i, template[i]) for i in range(at, len(template)) if template[i] in "{}"]
+    for (i, a), (j, b) in zip(stray, stray[1:]):
+        if a == "{" and b == "}" and any(i < f < j for f in fields):
+            return template[i : j + 1]
+    return None
 
 
 def fill_notes(template: str, value) -> str:

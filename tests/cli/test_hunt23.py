@@ -2073,6 +2073,16 @@ def test_two_braces_are_not_called_a_single_brace(tmp_path, capsys, field, said)
     assert f"{field!r} {said}: a field is {{kind.key.attr}}, without blanks" in err and "single brace" not in err, err
 
 
+@pytest.mark.parametrize("notes", ["{market.jobs{market.jobs}}", "x { {claims.supported} } y", "{a {market.jobs} b}"])
+def test_a_field_inside_a_fields_braces_is_said_so_not_called_no_field(tmp_path, capsys, notes):
+    # hunt 35a-W1: "{market.jobs{market.jobs}}" was refused as "'{market.jobs}' is not a field", a field that is one
+    path = write_study(tmp_path, f'notes = "{notes}"\n' + TINY.format(count=1))
+    assert main(["study", "status", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "holds a field inside a field's braces: a field is {kind.key.attr}, in one pair of braces" in err, err
+    assert "is not a field" not in err
+
+
 def test_study_status_lists_a_companions_own_companions(tmp_path, capsys):
     # hunt 31a-W6: status listed the study's companions, not theirs, though `study run` runs them (24 runs said, 36 run)
     for name, extra in (("b", ""), ("mid", 'companions = ["b.toml"]\n')):
@@ -2292,3 +2302,53 @@ def test_pure_ties_are_told_by_a_count_as_by_a_sort(m, n, seed, ta, tb, coarse):
     An = rng.integers(0, 3, (m, n)).astype(float) if coarse else rng.random((m, n))
     Bn = rng.integers(0, 3, (m, n)).astype(float) if coarse else rng.random((m, n))
     assert eq._pure_ties(An, Bn, (ta, tb)) == _ties_by_sort(An, Bn, (ta, tb))
+
+
+def test_a_reports_text_drops_bidirectional_overrides_and_c1_controls_keeping_the_marks(tmp_path):
+    # hunt 35a-W3: a description's U+202E went into report.md and index.html as it was, showing "txt.exe" as "exe.txt"
+    from gamemarket.reports.report import write_text
+
+    held = "evil \u202etxt.exe \u2066iso\u2069 \u202aemb\u202c \x85next \x9bcsi; \u200fرتب\u200e é 中\tt\n"
+    write_text(tmp_path / "report.md", held)
+    assert (tmp_path / "report.md").read_text(encoding="utf-8") == (
+        "evil txt.exe iso emb next csi; \u200fرتب\u200e é 中\tt\n"
+    )
+
+
+@pytest.mark.parametrize("kind", ["samplegame.1", "game.1"])
+def test_a_file_that_says_it_is_gameanalysiss_is_told_of_gameanalysiss_fields(tmp_path, capsys, kind):
+    # hunt 35b-W2: "type": "samplegame.1" beside a roles list was told "field 'symmetry_groups' missing ...; expected
+    # egta-online's layout", another tool's field, and not the players and strategies it lacks
+    path = tmp_path / "g.json"
+    path.write_text(
+        json.dumps(
+            {
+                "type": kind,
+                "roles": [{"name": "all", "strategies": ["a", "b"], "count": 2}],
+                "profiles": [{"all": [["a", 2, [1, 2, 3]]]}, {"all": [["b", 2, [3, 1]]]}],
+            }
+        )
+    )
+    assert main(["game", "solve", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}: missing field 'players'" in err and "egta-online" not in err and "symmetry_groups" not in err, err
+
+
+@pytest.mark.parametrize(
+    "body, number, where",
+    [
+        ("[bids]\nhi = 1e400\n", "1e400", "beyond"),
+        ("[replications]\ncount = 1E+400\n", "1E+400", "beyond"),
+        ("[bids]\nlo = -1e-400\n", "-1e-400", "below"),
+    ],
+)
+def test_a_study_files_number_past_the_float_range_is_quoted_as_written_at_its_line(
+    tmp_path, capsys, body, number, where
+):
+    # hunt 34a-W1: "hi = 1e400" was "expected a finite number ..., got inf", and 1e-400 went on as 0
+    path = tmp_path / "s.toml"
+    path.write_text('name = "s"\n' + body)
+    assert main(["study", "status", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}: line 3: the number {number} is {where} the float range" in err, err
+    assert "got inf" not in err

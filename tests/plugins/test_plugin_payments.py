@@ -144,6 +144,25 @@ def test_a_rate_function_numba_cannot_compile_is_an_error_saying_what_to_do():
     assert simulate(case.table, case.nodes, Mechanism("hb", "objects-py", 1.0)).summary["jobs"] == len(case.table)
 
 
+def test_a_compiled_rate_that_only_raises_is_said_in_one_short_line():
+    # hunt 35a-W2: numba types a rate whose body only raises as returning nothing, found as the engine compiles at its
+    # first call: "raised TypingError" and a 2,010-character dump of escaped colour codes and numba's file names
+    def boom(bid, reserve, nodes, free, waiting, max_waiting_bid, min_running_bid):
+        raise RuntimeError("boom")
+
+    register_payment_rule("booms", boom, "raises")
+    case = random_cases(1, seed=2)[0]
+    with pytest.raises(InputError) as info:
+        simulate(case.table, case.nodes, Mechanism("hb", "booms", 1.0))
+    msg = str(info.value)
+    assert msg.startswith("payment scheme 'booms': rate function ") and "numba cannot compile it (" in msg
+    assert msg.endswith("register it with jit=False to run it as plain Python") and "\x1b" not in msg
+    assert len(msg) < 400 and "\n" not in msg, msg
+    register_payment_rule("booms-py", boom, "raises", jit=False)
+    with pytest.raises(InputError, match="rate function 'boom' raised RuntimeError: boom"):
+        simulate(case.table, case.nodes, Mechanism("hb", "booms-py", 1.0))
+
+
 @pytest.mark.parametrize(
     "fn",
     [lambda bid, reserve: reserve, lambda *args: 0.0, lambda a, b, c, d, e, f, g, *, h=1: 0.0, 3.0],
