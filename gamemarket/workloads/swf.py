@@ -297,6 +297,12 @@ def parse_header(data: bytes, comments: list[bytes] | None = None) -> dict[str, 
     return header
 
 
+def _kept_header(line: bytes) -> bool:
+    """Whether a comment line is a header line of a key :func:`parse_header` keeps (``; MaxProcs: 128``)."""
+    m = _HEADER_RE.match(line)
+    return m is not None and m.group(1).decode("ascii", "replace") in HEADER_KEYS
+
+
 def scan_comments(data: bytes) -> tuple[list[bytes], bool]:
     """The comment lines (first non-blank character ';'), and whether a data line holds a ';'.
 
@@ -654,13 +660,17 @@ def _read(path, parallel: str, skip_bad_lines: bool, *, narrow: bool, chunk_byte
     content = _Content(path, chunk_bytes)
     comments: list[bytes] = []
     skipped = 0
-    comment_bytes = 0
+    comment_bytes = read_comments = 0
     for first, chunk in content:
         found, inline_semicolon = scan_comments(chunk)
-        comments += found
         comment_bytes += sum(len(c) + COMMENT_OVERHEAD for c in found)
-        try:  # (kept whole for the header: an endless stream of comments grew past any limit, hunt 14)
-            check_fits(comment_bytes, f"the trace's {len(comments):,} header and comment lines read so far")
+        read_comments += len(found)
+        # the header lines of the keys kept alone are held (hunt 35b-W1: a million other comment lines, 1 GB, were
+        # held whole for the header's parse, 2.3 GB at its peak); every one is counted against the limit all the
+        # same, so that an endless stream of comments ends (hunt 14)
+        comments += [c for c in found if _kept_header(c)]
+        try:
+            check_fits(comment_bytes, f"the trace's {read_comments:,} header and comment lines read so far")
         except InputError as exc:
             raise InputError(f"{path}: {exc}") from None
         fields = _fast_fields(chunk, inline_semicolon)

@@ -2352,3 +2352,22 @@ def test_a_study_files_number_past_the_float_range_is_quoted_as_written_at_its_l
     err = capsys.readouterr().err
     assert f"{path}: line 3: the number {number} is {where} the float range" in err, err
     assert "got inf" not in err
+
+
+def test_an_swf_traces_other_comment_lines_are_counted_not_held(tmp_path, monkeypatch):
+    # hunt 35b-W1: a million comment lines (1 GB) were held whole for the header's parse, 2.3 GB at its peak; the
+    # header lines of the keys kept are held, the others counted against the limit (an endless stream still ends)
+    from gamemarket.errors import InputError
+    from gamemarket.workloads import swf
+
+    body = "; MaxProcs: 8\n" + "; a remark that is no header line\n" * 20_000 + "; Computer: c1\n"
+    (tmp_path / "t.swf").write_text(body + "1 0 0 100 1 -1 -1 1 200 -1 1 1 1 1 1 -1 -1 -1\n")
+    held = []
+    real = swf.parse_header
+    monkeypatch.setattr(swf, "parse_header", lambda data, comments=None: held.extend(comments) or real(data, comments))
+    w = swf.read_swf(tmp_path / "t.swf")
+    assert held == [b"; MaxProcs: 8", b"; Computer: c1"]
+    assert w.meta["header"] == {"MaxProcs": "8", "Computer": "c1"}
+    monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", str(500_000))  # (the other lines' bytes still counted)
+    with pytest.raises(InputError, match=r"header and comment lines read so far"):
+        swf.read_swf(tmp_path / "t.swf")
