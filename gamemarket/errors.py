@@ -266,6 +266,28 @@ class UndefinedPayoffError(InputError):
     """A game's payoff is undefined for every strategy (a per-group payoff in a study without that group)."""
 
 
+#: the most digits of a whole number's text read as its number (:func:`whole_number`)
+WHOLE_DIGITS = 40
+
+
+def whole_number(text: str) -> int:
+    """``int(text)`` of an ASCII whole number's text (``[+-]?digits``), where one of more than :data:`WHOLE_DIGITS`
+    digits (leading zeros aside) is read as ``10**WHOLE_DIGITS`` with its sign: past every bound a count or a time
+    is held to, and Python reads no whole number of more than 4,300 digits (its ``ValueError`` was a traceback where a
+    trace's ``MaxProcs`` held 5,000, hunt 36b-F2)."""
+    digits = text.strip().lstrip("+-").lstrip("0")
+    if len(digits) > WHOLE_DIGITS:
+        return (-1 if text.strip().startswith("-") else 1) * 10**WHOLE_DIGITS
+    return int(text)
+
+
+def shown_number(text: str, width: int = 40) -> str:
+    """A number's text as written, or where longer than ``width`` its first digits and its count of characters
+    (a 5,000-digit header field was quoted whole)."""
+    text = str(text)
+    return text if len(text) <= width else f"{text[: width // 2]}...({len(text):,} characters)"
+
+
 def shown_value(value, width: int = 80) -> str:
     """A value foreign code returned, for a one-line message: its ``repr`` cut to ``width`` characters, an integer
     too long for that as its first digits and its number of digits (``10**400``: ``10000000000...

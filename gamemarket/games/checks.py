@@ -46,6 +46,8 @@ def inexact_message(value, where: str) -> str:
         rounded = f"to {float(value):.17g}"
     except OverflowError:  # (beyond the float range: 10**400)
         rounded = "this one past the float range"
+    if rounded == "to inf" or rounded == "to -inf":  # (a whole number's text past the range: float() says inf)
+        rounded = "this one past the float range"
     shown = str(value) if len(str(value)) <= 40 else f"{str(value)[:20]}...({len(str(value)):,} digits)"
     return (
         f"{where}: the payoff {shown} is not exactly a floating-point number (integers beyond 2^53 = "
@@ -80,7 +82,10 @@ def exact_payoff(value, where: str) -> float:
                     "positive multiple has the same equilibria)"
                 )
             return out
-        q = Fraction(value.strip())
+        try:
+            q = Fraction(value.strip())
+        except ValueError:  # (more digits than Python reads as a whole number, 4,300: a traceback, hunt 36b-F1)
+            raise InputError(inexact_message(value.strip(), where)) from None
         if q.denominator != 1:  # a rational: divided exactly, rounded once (29b-F1, F2: 10^400/3 a traceback, and
             # 1/10^400 read as 0 without a word)
             try:

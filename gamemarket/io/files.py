@@ -61,6 +61,7 @@ import re
 import shutil
 import socket
 import stat
+import sys
 import time
 import tomllib
 import warnings
@@ -387,7 +388,11 @@ def _parse_error(path, exc: Exception, kind: str) -> InputError | None:
     if isinstance(exc, RecursionError):
         return InputError(f"{path}: invalid {kind}: nested too deeply to read")
     if isinstance(exc, ValueError) and "digits" in str(exc):  # int() of more digits than Python converts
-        return InputError(f"{path}: invalid {kind}: a number with too many digits ({exc})")
+        # (exc's own words told a user of the command to call sys.set_int_max_str_digits(), hunt 36b-W1)
+        return InputError(
+            f"{path}: a whole number of more than {sys.get_int_max_str_digits():,} digits, more than Python reads as "
+            f"one, far past every count, time and float this {kind} may hold; expected numbers a float holds"
+        )
     return None
 
 

@@ -9,7 +9,15 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from gamemarket.errors import InputError, check_instance, check_real, check_whole, shown_value
+from gamemarket.errors import (
+    InputError,
+    check_instance,
+    check_real,
+    check_whole,
+    shown_number,
+    shown_value,
+    whole_number,
+)
 from gamemarket.io.limits import MAX_NODES
 from gamemarket.io.names import workload_source
 
@@ -95,22 +103,22 @@ def processors_of(meta: dict) -> int | None:
         m = re.match(r"[-+]?\d+", value, re.ASCII)  # (\d took "٨٠٠" and "８００" for 800, hunt 29b-W5)
         if m is None and key == "MaxProcs" and value:  # the standard's integer field: no text falls through it
             raise InputError(
-                f"{meta.get('source', 'workload')}: header field {key} is {value!r}; expected a whole "
+                f"{meta.get('source', 'workload')}: header field {key} is {shown_number(value)!r}; expected a whole "
                 "processor count (or -1 for unknown)"
             )
         if m is None:
             continue
         if not re.fullmatch(r"[-+]?\d+", value.split()[0], re.ASCII):  # "2.5" or "8e3": never truncated to its digits
             raise InputError(
-                f"{meta.get('source', 'workload')}: header field {key} is {value!r}; expected a whole "
+                f"{meta.get('source', 'workload')}: header field {key} is {shown_number(value)!r}; expected a whole "
                 "processor count (or -1 for unknown)"
             )
-        count = int(m.group())
+        count = whole_number(m.group())  # (more than 4,300 digits: Python's ValueError, hunt 36b-F2)
         if count == -1:
             continue
         if not 1 <= count <= MAX_NODES:  # beyond it: no machine's count, and more nodes than --nodes takes
             raise InputError(
-                f"{meta.get('source', 'workload')}: header field {key} is {value!r}; expected a "
+                f"{meta.get('source', 'workload')}: header field {key} is {shown_number(value)!r}; expected a "
                 f"positive processor count of at most {MAX_NODES:,} (or -1 for unknown)"
             )
         return count

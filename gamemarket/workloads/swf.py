@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from gamemarket.errors import InputError, check_flag, check_path, shown_value
+from gamemarket.errors import InputError, check_flag, check_path, shown_value, whole_number
 from gamemarket.io.files import check_input
 from gamemarket.io.kinds import HEAD_BYTES as KIND_HEAD_BYTES
 from gamemarket.io.kinds import kind_of
@@ -705,7 +705,7 @@ def _say_beyond_the_machine(path, largest: int, header: dict) -> None:
     it into that many serial jobs all the same, and a typo (99,999,999 processors on a machine of 400) made 100
     million jobs and an offered load of 20 without a word (hunt 19b-W1)."""
     text = str(header.get("MaxProcs", "")).strip()
-    procs = int(text) if text.isascii() and text.isdigit() else 0
+    procs = whole_number(text) if text.isascii() and text.isdigit() else 0  # (5,000 digits: a traceback, 36b-F2)
     if procs and largest > procs:
         warnings.warn(
             f"{path}: a record asks for {largest:,} processors, more than the trace's MaxProcs ({procs:,}); the "

@@ -2371,3 +2371,35 @@ def test_an_swf_traces_other_comment_lines_are_counted_not_held(tmp_path, monkey
     monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", str(500_000))  # (the other lines' bytes still counted)
     with pytest.raises(InputError, match=r"header and comment lines read so far"):
         swf.read_swf(tmp_path / "t.swf")
+
+
+@pytest.mark.parametrize("sign", ["", "-"])
+def test_a_payoff_of_more_digits_than_python_reads_is_refused_as_past_the_float_range(tmp_path, capsys, sign):
+    # hunt 36b-F1: an .nfg payoff of 5,000 digits was Python's "Exceeds the limit (4300 digits)" traceback, exit 1
+    path = tmp_path / "big.nfg"
+    path.write_text('NFG 1 R "x" { "1" "2" } { 2 2 }\n\n' + sign + "1" + "0" * 5000 + " 3 0 5 5 0 1 1\n")
+    assert main(["game", "solve", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"the payoff {sign}1000000000000000000" in err and "digits) is not exactly a floating-point number" in err
+    assert "this one past the float range" in err and "Traceback" not in err and len(err) < 1000, err
+
+
+def test_an_swf_header_count_of_more_digits_than_python_reads_is_refused_quoted_short(tmp_path, capsys):
+    # hunt 36b-F2: "; MaxProcs: 1000...(5,000 digits)" was a traceback, exit 1
+    path = tmp_path / "big.swf"
+    path.write_text("; MaxProcs: 1" + "0" * 5000 + "\n1 0 0 100 1 -1 -1 1 200 -1 1 1 1 1 1 -1 -1 -1\n")
+    assert main(["workload", "info", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "header field MaxProcs is '10000000000000000000...(5,001 characters)'; expected a positive" in err, err
+
+
+def test_a_json_number_of_more_digits_than_python_reads_is_said_without_pythons_advice(tmp_path, capsys):
+    # hunt 36b-W1: "invalid JSON: a number with too many digits (... use sys.set_int_max_str_digits() ...)"
+    path = tmp_path / "g.json"
+    path.write_text(
+        '{"players": {"all": 2}, "strategies": {"all": ["a"]}, "profiles": [{"all": [["a", 2, 1' + "0" * 5000 + "]]}]}"
+    )
+    assert main(["game", "solve", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "a whole number of more than 4,300 digits, more than Python reads as one" in err, err
+    assert "set_int_max_str_digits" not in err and "invalid" not in err
