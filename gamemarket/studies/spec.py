@@ -603,7 +603,7 @@ def load_study(path: str | Path, *, results: str | Path | None = None, report: s
     if check_fit is not None:  # (a provider's parameters against the workload: one price per resource)
         check_fit(workload, providers, where)
     try:
-        return StudySpec(
+        spec = StudySpec(
             name=name,
             path=path,
             workload=workload,
@@ -631,6 +631,28 @@ def load_study(path: str | Path, *, results: str | Path | None = None, report: s
     except InputError as exc:  # the spec's own checks: say which file
         msg, prefix = str(exc), f"study {name!r}: "
         raise InputError(f"{where}: {msg[len(prefix) :]}" if msg.startswith(prefix) else msg) from None
+    _one_certificate(spec, where)
+    return spec
+
+
+def _one_certificate(spec: StudySpec, where: str) -> None:
+    """Refuse an exploration's budget too small for its first certificate, before any run: the budget of 1 was taken,
+    every mechanism's runs made, and then each said "not certified: the budget of 1 simulations is too small for one
+    certificate" (hunt 34a-W2). The first certificate's search and first look need, as the exploration reckons it
+    (``search.exploration._Explorer.certify_one``), each of the menu's rules and the one searched on the search's seeds
+    and the first look's fresh ones, and the base runs on the search's seeds and every fresh seed."""
+    ex, pop = spec.exploration, spec.population
+    if not ex or pop is None:
+        return
+    searched = ex.get("search_seeds") or len(spec.seeds)
+    need = (searched + ex["first_seeds"]) * (len(pop.strategies) + 1) + searched + ex["confirm_seeds"]
+    if ex["budget"] < need:
+        raise InputError(
+            f"{where}: [game.exploration] field 'budget': {ex['budget']:,} simulations are too few for one "
+            f"certificate, which needs {need:,}: ({searched:,} search seeds + {ex['first_seeds']:,} first_seeds) x "
+            f"({len(pop.strategies):,} rules of the menu + the one searched) + {searched:,} base runs + "
+            f"{ex['confirm_seeds']:,} confirm_seeds; expected a budget of at least {need:,}"
+        )
 
 
 #: fields of a strategy catalogue's entries (consumers.toml, providers.toml, shading.toml), none a study's table

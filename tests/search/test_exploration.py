@@ -252,7 +252,17 @@ def test_an_exploration_study_writes_its_answer(tmp_path):
 
 
 def test_a_budget_too_small_is_not_certified_and_says_why(tmp_path):
-    spec = load_study(write_population_study(tmp_path, STUDY.replace("budget = 400", "budget = 5")))
+    # a study file's budget too small for one certificate is refused before any run (hunt 34a-W2: taken, every
+    # mechanism's runs made, then "not certified"), by the sum the exploration reckons with
+    with pytest.raises(InputError) as exc:
+        load_study(write_population_study(tmp_path / "file", STUDY.replace("budget = 400", "budget = 29")))
+    assert "[game.exploration] field 'budget': 29 simulations are too few for one certificate, which needs 30: (2 " in (
+        str(exc.value)
+    )
+    load_study(write_population_study(tmp_path / "ok", STUDY.replace("budget = 400", "budget = 30")))
+    # a spec made in Python past that check is run, and says why it is not certified
+    spec = load_study(write_population_study(tmp_path, STUDY))
+    spec = dataclasses.replace(spec, exploration={**spec.exploration, "budget": 5})
     m = run_exploration(spec).mechanisms["hb-first"]
     assert not m.certified and m.simulations <= 5
     said = "ran out" if m.simulations else "is too small for one certificate: none searched"  # (not "0 used")
