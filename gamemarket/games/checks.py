@@ -115,6 +115,8 @@ def check_exact_integers(M: np.ndarray, what: str, rows=None, cols=None) -> None
     M = np.asarray(M)
     if M.dtype.kind not in "iu" or M.size == 0:
         return
+    if np.iinfo(M.dtype).max < EXACT_INTEGERS:  # (int8 to int32 hold none: no pass over a 144-million-cell game)
+        return
     big = np.flatnonzero(
         (M.ravel() >= EXACT_INTEGERS) | ((M.ravel() <= -EXACT_INTEGERS) if M.dtype.kind == "i" else False)
     )

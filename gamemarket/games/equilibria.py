@@ -311,6 +311,7 @@ def _dominated(M: np.ndarray, tol: float, clock: SearchClock | None) -> np.ndarr
     for k in range(0, m, step):
         if clock is not None:
             clock.check()
+            clock.advance(min(step, m - k))
         out[k : k + step] = (M[:, None, :] > M[None, k : k + step, :] + tol).all(axis=2).any(axis=0)
     return out
 
@@ -374,7 +375,12 @@ def _eliminated(An, Bn, tol, eliminate: bool, time_limit: float | None, notes: l
     if not eliminate:
         return np.ones(An.shape[0], bool), np.ones(An.shape[1], bool), time_limit
     clock = SearchClock(time_limit)
-    rows, cols = dominance(An, Bn, tol, clock=clock)
+    # (a bar past a few seconds: an 8,000 x 8,000 game's comparisons ran their 5 s with not a line, hunt 36c-F1)
+    clock.bar(None, unit=" strategies", desc="dominance: strategies compared")
+    try:
+        rows, cols = dominance(An, Bn, tol, clock=clock)
+    finally:
+        clock.close()
     if not clock.expired():  # (the methods' own limit as asked: the elimination is most often milliseconds)
         return rows, cols, time_limit
     notes.append(
@@ -939,7 +945,8 @@ def solve(
     tol = (rel_tol, rel_tol)
     m, n = A.shape
     notes = []
-    An, Bn, sa, sb, rows_kept, cols_kept, left = _normalised(A, B, tol, eliminate, time_limit, notes)
+    with progress_wanted(progress):  # (dominance's bar as the methods' show theirs: hunt 36c-F1)
+        An, Bn, sa, sb, rows_kept, cols_kept, left = _normalised(A, B, tol, eliminate, time_limit, notes)
     ri, ci = np.flatnonzero(rows_kept), np.flatnonzero(cols_kept)
     (Ar, Br), (Ak, Bk) = _kept_games((An, Bn), (A, B), ri, ci)
     switched = _large_game_switch(methods, Ar.shape, time_limit, complete)
@@ -985,8 +992,8 @@ def solve(
         before, t0 = len(notes), limit_clock()
         with progress_wanted(progress):
             profiles, deg = find(Ar, Br, tol, left, notes)
-        spent[method], degenerate = limit_clock() - t0, degenerate | deg
-        verified = _verify_each(profiles, lambda x, y, m=method: add(x, y, m), time_limit, checking, method, notes)
+            spent[method], degenerate = limit_clock() - t0, degenerate | deg
+            verified = _verify_each(profiles, lambda x, y, m=method: add(x, y, m), time_limit, checking, method, notes)
         finished[method] = verified and not any(n.startswith("incomplete:") for n in notes[before:])
     degenerate |= any(len(sx) != len(sy) for sx, sy in (e.supports() for e in found)) or _pure_ties(An, Bn, tol)
     if exact:  # (equilibria asked, not rel_tol's approximate ones: the exact pass answers the former)
@@ -1354,14 +1361,17 @@ def _verify_each(profiles: list, add, limit: float | None, spent: list, method: 
     limit: hunt 21b-F6). The verification's budget is its own, as long as the search's: what a search stopped at its
     limit found is verified, not dropped."""
     t0 = time.monotonic()
+    clock = SearchClock(None)  # (the bar's: a large game's candidates were verified for seconds without a line, 36c-F1)
+    clock.bar(len(profiles), unit=" candidates", desc=f"{method}: candidates verified")
     try:
-        return _verify_within(profiles, add, limit, spent[0], t0, method, notes)
+        return _verify_within(profiles, add, limit, spent[0], t0, method, notes, clock)
     finally:
+        clock.close()
         spent[0] += time.monotonic() - t0
 
 
-def _verify_within(profiles: list, add, limit, spent: float, t0: float, method: str, notes: list) -> bool:
-    """:func:`_verify_each`'s loop (``spent`` seconds of the budget gone before ``t0``)."""
+def _verify_within(profiles: list, add, limit, spent: float, t0: float, method: str, notes: list, clock) -> bool:
+    """:func:`_verify_each`'s loop (``spent`` seconds of the budget gone before ``t0``; ``clock``: its bar's)."""
     for k, (x, y) in enumerate(profiles):
         if k % VERIFY_PER_LOOK == 0 and limit is not None and spent + time.monotonic() - t0 >= limit:
             notes.append(
@@ -1371,6 +1381,7 @@ def _verify_within(profiles: list, add, limit, spent: float, t0: float, method: 
             )
             return False
         add(x, y)
+        clock.advance()
     return True
 
 

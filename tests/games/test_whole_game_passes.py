@@ -206,3 +206,17 @@ def test_no_solver_child_is_started_without_time_left_or_beyond_the_memory_it_wo
         "nashpy lemke_howson_first: not started: its tableaux for this 600 x 600 game take about 0.0173 GB, beyond the "
         "memory limit of 0.01 GB"
     )
+
+
+def test_dominance_and_the_verification_show_their_bars_when_asked(monkeypatch, capsys):
+    # hunt 36c-F1: an 8,000 x 8,000 game's dominance and its candidates' verification ran seconds each with
+    # --progress and not a line on stderr (the methods' own searches had bars, these passes none)
+    from gamemarket.games import budget
+
+    monkeypatch.setattr(budget, "PROGRESS_DELAY", 0.0)
+    z = np.zeros((300, 300))
+    eq.solve(Game(z, z), methods=("pure",), time_limit=30, progress=True)
+    err = capsys.readouterr().err
+    assert "dominance: strategies compared" in err and "pure: candidates verified" in err, err[-500:]
+    eq.solve(Game(z, z), methods=("pure",), time_limit=30, progress=False)
+    assert capsys.readouterr().err == ""
