@@ -55,8 +55,8 @@ def claim_folder(out: Path, spec, force: bool = False) -> OutputFolder:
 #: it into report.md, which grep then called a binary file (hunt 18b-W5); C1 controls; and the bidirectional
 #: embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069), which show the text after them reversed or
 #: moved (a description's U+202E made "txt.exe" read "exe.txt" in report.md and index.html, hunt 35a-W3). The
-#: marks (U+200E, U+200F) that right-to-left text needs stay.
-CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+#: marks (U+200E, U+200F) that right-to-left text needs stay; the line and paragraph separators (U+2028, U+2029) go.
+CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028-\u202e\u2066-\u2069]")
 
 
 def write_text(path: Path, text: str, what: str = "report") -> None:

@@ -77,17 +77,17 @@ def note_brace_problem(template: str) -> str | None:
     left = NOTE_TOKEN.sub(lambda m: "", template)
     if "{" not in left and "}" not in left:
         return None
+    nested = _field_in_braces(template)  # (first: '{market.jobs:{x}}' was quoted '{market.jobs:}', 36a-W6)
+    if nested:
+        return (
+            f"{nested[:60]!r} holds a field inside a field's braces: a field is {{kind.key.attr}}, in one pair of "
+            "braces; a literal brace is written twice, {{ and }}"
+        )
     spec = re.search(r"\{[^{}]*[:!][^{}]*\}", left)
     if spec:
         return (
             f"{spec.group(0)[:60]!r} has a format spec or conversion, which a field does not take (a field is "
             "{kind.key.attr}, printed as the report prints its numbers); a literal brace is written twice, {{ and }}"
-        )
-    nested = _field_in_braces(template)
-    if nested:
-        return (
-            f"{nested[:60]!r} holds a field inside a field's braces: a field is {{kind.key.attr}}, in one pair of "
-            "braces; a literal brace is written twice, {{ and }}"
         )
     pair = re.search(r"\{([^{}]*)\}", left)  # (two braces called "a single brace": hunt 31a-W5)
     if pair:
@@ -853,6 +853,12 @@ class StudyFile(Table):
         for where, what, names in named:
             seen: dict[str, str] = {}
             for name in names:
+                if not str(name).isprintable():  # (a game named with U+202E or U+0085: raw in data/ and the
+                    # figures' titles, hunt 36a-W5)
+                    raise ValueError(
+                        f"{where}: the {what} name {name!r} holds a control or format character (a line break, a "
+                        "bidirectional override); expected printable text"
+                    )
                 try:
                     key = slug(name, what)
                 except InputError as exc:

@@ -2308,7 +2308,7 @@ def test_a_reports_text_drops_bidirectional_overrides_and_c1_controls_keeping_th
     # hunt 35a-W3: a description's U+202E went into report.md and index.html as it was, showing "txt.exe" as "exe.txt"
     from gamemarket.reports.report import write_text
 
-    held = "evil \u202etxt.exe \u2066iso\u2069 \u202aemb\u202c \x85next \x9bcsi; \u200fرتب\u200e é 中\tt\n"
+    held = "evil \u202etxt.exe \u2066iso\u2069 \u202aemb\u202c \x85next \x9bcsi;\u2028 \u200fرتب\u200e é 中\tt\n"
     write_text(tmp_path / "report.md", held)
     assert (tmp_path / "report.md").read_text(encoding="utf-8") == (
         "evil txt.exe iso emb next csi; \u200fرتب\u200e é 中\tt\n"
@@ -2403,3 +2403,18 @@ def test_a_json_number_of_more_digits_than_python_reads_is_said_without_pythons_
     err = capsys.readouterr().err
     assert "a whole number of more than 4,300 digits, more than Python reads as one" in err, err
     assert "set_int_max_str_digits" not in err and "invalid" not in err
+
+
+def test_a_notes_field_inside_a_format_spec_is_quoted_as_written(tmp_path, capsys):
+    # hunt 36a-W6: "{market.jobs:{x}}" was quoted "'{market.jobs:}' has a format spec", text the file does not hold
+    path = write_study(tmp_path, 'notes = "{market.jobs:{x}}"\n' + TINY.format(count=1))
+    assert main(["study", "status", str(path)]) == 2
+    assert "'{market.jobs:{x}}' holds a field inside a field's braces" in capsys.readouterr().err
+
+
+def test_a_games_name_with_a_control_or_format_character_is_refused(tmp_path, capsys):
+    # hunt 36a-W5: a [[games]] name holding U+202E and U+0085 went raw into data/equilibria.csv and the figures' titles
+    path = write_study(tmp_path, TINY.format(count=1) + '[[games]]\nname = "r\\u202eev\\u0085x"\n')
+    assert main(["study", "status", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "[[games]]: the game name 'r\\u202eev\\x85x' holds a control or format character" in err, err
