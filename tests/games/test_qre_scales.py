@@ -109,3 +109,20 @@ def test_rsg_nash_does_not_list_the_pure_profile():
     assert not any(np.array_equal(x, R0_C1) for x in mixtures)
     assert all(e.regret == 0 for e in sol.equilibria)
     assert any(0 < x[1] < 1e-12 and 0 < x[2] < 1e-12 for x in mixtures)  # the exact mixed equilibrium, kept
+
+
+@settings(max_examples=20, deadline=None)
+@given(name=st.sampled_from(sorted(GAMES)), level=st.sampled_from([1.0, 1e6, -1e12]))
+def test_a_role_symmetric_games_qre_limit_is_the_same_a_few_ulps_above_any_level(name, level):
+    """33c-F2's sibling: the role-symmetric problem divided its payoffs by their spread without shifting them first,
+    and payoffs of 1 and 1 + 4 ulps were refused ("HIGH 1000 is beyond the traced branch", an option not given);
+    each role's payoffs are now shifted to a least of 0, as the bimatrix problem's, and the limit is scale 1's."""
+    A, B = (np.array(M, dtype=float) for M in GAMES[name])
+    ulp = np.spacing(abs(level))
+    # (whole payoffs -5..5 as as many ulps above the level: exactly held, each difference exact)
+    tiny = Game(level + (A - A.min()) * ulp, level + (B - B.min()) * ulp)
+    base = logit_branch(as_role_symmetric(_game(name, 0)))
+    for game in (as_role_symmetric(tiny), tiny):  # (and the bimatrix path's polish: traced, then "not verified",
+        # hunt 34c-W1)
+        br = logit_branch(game)
+        assert np.abs(br.limit - base.limit).max() <= 1e-9 and br.polished == base.polished, type(game).__name__
