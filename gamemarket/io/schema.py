@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from gamemarket.errors import InputError, shown_list
+from gamemarket.errors import InputError, shown_list, shown_value
 
 __all__ = ["Table", "check", "reference", "expected_text"]
 
@@ -146,6 +146,10 @@ def expected_text(err: dict) -> str:
 
 
 def _shown(value) -> str:
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value).bit_length() > 200:
+        # (repr() of more than 4,300 digits is Python's ValueError: TOML's 0x... of 5,000 digits was a traceback,
+        # hunt 37a-F1)
+        return shown_value(value)
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
 
