@@ -649,7 +649,8 @@ def _one_certificate(spec: StudySpec, where: str) -> None:
     if ex["budget"] < need:
         raise InputError(
             f"{where}: [game.exploration] field 'budget': {ex['budget']:,} simulations are too few for one "
-            f"certificate, which needs {need:,}: ({searched:,} search seeds + {ex['first_seeds']:,} first_seeds) x "
+            f"certificate, which the exploration starts only with {need:,} left (what its search and first look may "
+            f"take; it may use fewer): ({searched:,} search seeds + {ex['first_seeds']:,} first_seeds) x "
             f"({len(pop.strategies):,} rules of the menu + the one searched) + {searched:,} base runs + "
             f"{ex['confirm_seeds']:,} confirm_seeds; expected a budget of at least {need:,}"
         )

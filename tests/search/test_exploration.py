@@ -256,8 +256,10 @@ def test_a_budget_too_small_is_not_certified_and_says_why(tmp_path):
     # mechanism's runs made, then "not certified"), by the sum the exploration reckons with
     with pytest.raises(InputError) as exc:
         load_study(write_population_study(tmp_path / "file", STUDY.replace("budget = 400", "budget = 29")))
-    assert "[game.exploration] field 'budget': 29 simulations are too few for one certificate, which needs 30: (2 " in (
-        str(exc.value)
+    said = str(exc.value)
+    assert "[game.exploration] field 'budget': 29 simulations are too few for one certificate, which the " in said
+    assert (
+        "exploration starts only with 30 left (what its search and first look may take; it may use fewer): (2 " in said
     )
     load_study(write_population_study(tmp_path / "ok", STUDY.replace("budget = 400", "budget = 30")))
     # a spec made in Python past that check is run, and says why it is not certified
