@@ -268,7 +268,9 @@ def check_column(col: Column, vals: np.ndarray, where: str, first_line: int | No
     and every error are the reference's."""
     if len(vals):
         lo, hi = vals.min(), vals.max()
-        inside = np.isfinite(lo) and np.isfinite(hi) and max(-lo, hi) <= col.upper
+        size = max(-lo, hi)
+        # (an integer column's 2^53 itself is refused: 2^53 + 1 reads as it, hunt 38b-F1)
+        inside = np.isfinite(lo) and np.isfinite(hi) and (size < col.upper if col.integer else size <= col.upper)
         if inside and col.lower is not None:
             inside = lo > col.lower if col.strict else lo >= col.lower
         if inside:
@@ -297,14 +299,16 @@ def check_column_plain(col: Column, vals: np.ndarray, where: str, first_line: in
     if col.integer and (vals != np.floor(vals)).any():
         row = _first(vals != np.floor(vals))
         raise InputError(f"{where}: {_at(row, first_line)}: column {c!r} is {vals[row].item()!r}, expected an integer")
-    big = np.abs(vals) > col.upper
+    # an integer column's values below 2^53 in size: every whole number there is a float exactly, and one of 2^53 may
+    # be 2^53 + 1 read as it (a run time of 9007199254740993 ran as 9007199254740992 without a word, hunt 38b-F1)
+    big = np.abs(vals) >= col.upper if col.integer else np.abs(vals) > col.upper
     if big.any():
         row = _first(big)
         size = "2^53" if col.upper == MAX_MAGNITUDE else f"{col.upper:g}"
-        kind = "an integer" if col.integer else "a number"
+        rule = f"an integer below {size} in size" if col.integer else f"a number of at most {size} in size"
         raise InputError(
-            f"{where}: {_at(row, first_line)}: column {c!r} is {vals[row].item()!r}, expected {kind} of at most "
-            f"{size} in size"
+            f"{where}: {_at(row, first_line)}: column {c!r} is {vals[row].item()!r}, expected {rule}"
+            + (" (a larger whole number reads as another: 2^53 + 1 as 2^53)" if col.integer else "")
         )
     del big
     if col.lower is not None:

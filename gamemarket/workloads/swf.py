@@ -425,7 +425,7 @@ def _time_offenders(f: dict, keep: np.ndarray) -> dict:
     """``{field: [count, job number, value]}`` of the kept records whose field is beyond ``MAX_TIME``."""
     out = {}
     for k in _CHECKED:
-        big = keep & (np.abs(f[k]) > MAX_TIME)
+        big = keep & (np.abs(f[k]) >= MAX_TIME)  # (2^53 itself: 2^53 + 1 reads as it, hunt 38b-F1)
         if big.any():
             i = int(np.flatnonzero(big)[0])
             out[k] = [int(big.sum()), f[F_JOB][i], f[k][i]]
@@ -444,8 +444,8 @@ def _check_times(offenders: dict) -> None:
             count, job, value = offenders[k]
             raise InputError(
                 f"SWF record of job {job:.0f}: field {k + 1} ({name}) = {value:.17g} "
-                f"({count:,} record(s) in all exceed it); expected at most 2^53 = {MAX_TIME:.0f}, "
-                "the largest whole number an SWF field may hold here"
+                f"({count:,} record(s) in all reach it); expected below 2^53 = {MAX_TIME:,.0f}, below which every "
+                "whole number an SWF field may hold here is read exactly (2^53 + 1 reads as 2^53)"
             )
 
 

@@ -2430,3 +2430,20 @@ def test_a_toml_whole_number_of_more_digits_than_python_prints_is_refused_named(
     assert main(["study", "status", str(path)]) == 2
     err = capsys.readouterr().err
     assert "[workload.synthetic] field 'jobs': expected an integer >= 1" in err and ", got ~2**" in err, err
+
+
+@pytest.mark.parametrize("value", [2**53 + 1, 2**53])
+def test_a_whole_number_a_float_reads_as_another_is_refused_in_job_tables_and_traces(tmp_path, capsys, value):
+    # hunt 38b-F1: a run time of 2^53 + 1 in a job table or an SWF trace was read as 2^53, without a word, where the
+    # game readers refuse it: 2^53 itself is refused (it may be 2^53 + 1 read), everything below is exact
+    table = tmp_path / "jobs.csv"
+    table.write_text(f"id,submit,runtime,estimate,private_bid,reported_bid\n1,0,{value},100,1.0,1.0\n2,5,10,10,1,1\n")
+    assert main(["simulate", "--job-table", str(table), "--nodes", "4"]) == 2
+    err = capsys.readouterr().err
+    assert "line 2: column 'runtime' is 9007199254740992.0, expected an integer below 2^53 in size" in err, err
+    swf = tmp_path / "t.swf"
+    swf.write_text(f"1 0 0 {value} 1 -1 -1 1 200 -1 1 1 1 1 1 -1 -1 -1\n2 5 0 10 1 -1 -1 1 20 -1 1 1 1 1 1 -1 -1 -1\n")
+    assert main(["workload", "info", str(swf)]) == 2
+    assert "field 4 (run time) = 9007199254740992 (1 record(s) in all reach it); expected below 2^53" in (
+        capsys.readouterr().err
+    )

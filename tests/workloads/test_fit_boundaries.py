@@ -21,7 +21,7 @@ def test_the_hours_of_the_week_in_closed_form_are_the_counted_ones(hours):
 def test_a_trace_spanning_2_to_the_53_seconds_is_fitted_without_allocating_its_hours(tmp_path, monkeypatch):
     monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", str(2 * 10**9))
     lines = [f"{k} {10 * k} 0 {100 + k % 50} 1 -1 -1 1 200 -1 1 {k % 7} -1 -1 -1 -1 -1 -1" for k in range(1, 1200)]
-    lines.append(f"1200 {2**53 + 1} 0 100 1 -1 -1 1 200 -1 1 1 -1 -1 -1 -1 -1 -1")
+    lines.append(f"1200 {2**53 - 1} 0 100 1 -1 -1 1 200 -1 1 1 -1 -1 -1 -1 -1 -1")  # (the largest it reads exactly)
     path = tmp_path / "t.swf"
     path.write_text("\n".join(lines) + "\n")
     # fitted without allocating its 2.5e12 hours, and refused: no model file holds a long gap of 9e15 s (hunt
