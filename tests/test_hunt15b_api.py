@@ -261,9 +261,9 @@ def test_a_mechanism_keeps_python_numbers():
 def test_consumer_strategy_names_hold_no_control_character():
     from gamemarket.consumers import BetaMix, ShadingRule
 
-    with pytest.raises(InputError, match=r"beta mix: name: strategy name 'a\\nb' holds a control character"):
+    with pytest.raises(InputError, match=r"beta mix: name: strategy name 'a\\nb' holds a control or format character"):
         BetaMix(((1.0, 0.5),), name="a\nb")
-    with pytest.raises(InputError, match=r"shading rule: name: strategy name 'a\\tb' holds a control character"):
+    with pytest.raises(InputError, match=r"shading rule: name: strategy name 'a\\tb' holds a control or format"):
         ShadingRule("a\tb", (0, 0, 0))
 
 

@@ -103,8 +103,8 @@ def check_names(names, what: str, kind: str = "strategies") -> None:
         if not str(name).isprintable():
             one = {"strategies": "strategy", "players": "player", "roles": "role"}.get(kind, kind)
             raise InputError(
-                f"{what}: {one} name {name!r} holds a control character (a line break, a tab, a NUL); expected "
-                "printable text"
+                f"{what}: {one} name {name!r} holds a control or format character (a line break, a tab, a NUL, a "
+                "bidirectional override); expected printable text"
             )
         key = unicodedata.normalize("NFC", str(name)).strip()
         if key in seen and seen[key] != name:

@@ -674,8 +674,8 @@ PD = 'NFG 1 R "pd" { "P1" "P2" } { 2 2 }\n\n3 3 0 5 5 0 1 1\n'
     "names,said",
     [
         (("", "x"), "one of its strategies has an empty name"),
-        (("a\nb", "x"), r"strategy name 'a\nb' holds a control character"),
-        (("a\x00b", "x"), r"strategy name 'a\x00b' holds a control character"),
+        (("a\nb", "x"), r"strategy name 'a\nb' holds a control or format character"),
+        (("a\x00b", "x"), r"strategy name 'a\x00b' holds a control or format character"),
         (("\u00e9", "e\u0301"), "are one name written two ways (Unicode: they print alike)"),
     ],
 )
