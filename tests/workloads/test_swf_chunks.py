@@ -151,7 +151,7 @@ def test_offenders_in_later_chunks_are_named_as_the_whole_read_names_them(tmp_pa
             read_swf_columns(path, chunk_bytes=chunk)
         errors.add(str(e.value))
     assert len(errors) == 1
-    assert "job 3: field 2 (submit time) = 1e+20 (2 record(s) in all exceed it)" in errors.pop()
+    assert "job 3: field 2 (submit time) = 1e+20 (2 record(s) in all reach it)" in errors.pop()
 
 
 def test_a_run_that_cannot_fit_in_memory_is_refused_before_the_split(tmp_path, monkeypatch):
