@@ -189,7 +189,7 @@ def payoffs_at(A: np.ndarray, B: np.ndarray, x: np.ndarray, y: np.ndarray) -> tu
     return float(x @ A @ y), float(x @ B @ y)
 
 
-#: a support is "a few" of a player's strategies (:func:`against`) where this many times it are fewer than they
+#: a support is "a few" of a player's strategies (:func:`against`) where it holds fewer than 1 / FEW_SHARE of them
 FEW_SHARE = 4
 
 

@@ -57,7 +57,7 @@ from gamemarket.search.certificates import ALPHA, Certificate, certify
 from gamemarket.search.oracle import ProbeOracle, SearchResult, strategy_entry
 from gamemarket.search.population import run_population_study
 from gamemarket.studies.population import PopulationStore, answer_tables, on_scheduler, study_inputs
-from gamemarket.studies.population_config import check_exploration, search_family
+from gamemarket.studies.population_config import certificate_need, check_exploration, search_family
 from gamemarket.studies.scheduler import identify
 from gamemarket.studies.store import NotStoredFile, open_stored, study_store
 from gamemarket.workers import most_workers
@@ -169,7 +169,7 @@ class _Explorer:
         x = np.asarray(mixture, dtype=float)[on]
         per_rule = len(oracle.seeds) + ex["first_seeds"]  # a rule's search runs and its first look's fresh runs
         bases = len(oracle.seeds) + len(self.fresh)
-        if self.left() < per_rule * (len(menu) + 1) + bases:
+        if self.left() < certificate_need(len(oracle.seeds), ex["first_seeds"], len(self.fresh), len(menu)):
             return None, None
         r = oracle.search(
             support,

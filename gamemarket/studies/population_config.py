@@ -283,6 +283,14 @@ def optuna_missing(where: str = "[game.exploration]") -> InputError:
     )
 
 
+def certificate_need(searched: int, first: int, fresh: int, rules: int) -> int:
+    """The simulations an exploration holds back before it starts a certificate over a menu of ``rules`` (what its
+    search and first look may take): each rule and the one searched on the ``searched`` search seeds and the
+    ``first`` seeds of the first look, then the base runs on the search seeds and every ``fresh`` seed. The rule
+    of ``search.exploration``'s certificates and of the study file's check of its budget, written once."""
+    return (searched + first) * (rules + 1) + searched + fresh
+
+
 def check_exploration(ex: dict, where: str = "[game.exploration]") -> consumers.ParametricFamily:
     """Every check of a strategy exploration (``[game] exploration``'s checked fields) that its runs would
     otherwise meet only after the menu-only study: the family (registered, parametric, its declaration matching

@@ -26,6 +26,7 @@ from gamemarket.studies.design_config import DesignConfig, parse_design
 from gamemarket.studies.population_config import (
     TABLE_FIELDS,
     PopulationConfig,
+    certificate_need,
     check_exploration,
     load_shading,
     parse_config,
@@ -638,14 +639,12 @@ def load_study(path: str | Path, *, results: str | Path | None = None, report: s
 def _one_certificate(spec: StudySpec, where: str) -> None:
     """Refuse an exploration's budget too small for its first certificate, before any run: the budget of 1 was taken,
     every mechanism's runs made, and then each said "not certified: the budget of 1 simulations is too small for one
-    certificate" (hunt 34a-W2). The first certificate's search and first look need, as the exploration reckons it
-    (``search.exploration._Explorer.certify_one``), each of the menu's rules and the one searched on the search's seeds
-    and the first look's fresh ones, and the base runs on the search's seeds and every fresh seed."""
+    certificate" (hunt 34a-W2): :func:`certificate_need`, the exploration's own rule."""
     ex, pop = spec.exploration, spec.population
     if not ex or pop is None:
         return
     searched = ex.get("search_seeds") or len(spec.seeds)
-    need = (searched + ex["first_seeds"]) * (len(pop.strategies) + 1) + searched + ex["confirm_seeds"]
+    need = certificate_need(searched, ex["first_seeds"], ex["confirm_seeds"], len(pop.strategies))
     if ex["budget"] < need:
         raise InputError(
             f"{where}: [game.exploration] field 'budget': {ex['budget']:,} simulations are too few for one "
