@@ -48,8 +48,9 @@ GAMBIT_SECONDS_PER_CELL = 2e-5
 
 def too_large(shape: tuple[int, int], method: str, time_limit: float | None) -> str | None:
     """None where pygambit can build a game of ``shape`` within the memory limit and ``time_limit`` (the seconds
-    left; None: no limit), else the problem a note says: started anyway, its child built a 12,000 x 12,000 game's
-    144 million rationals (about 115 GB and 48 minutes), and outlived the command (hunt 34b-F1's run)."""
+    left; None: no limit), else the problem a note says: started anyway, its child went on building a 5,000 x 5,000
+    game (8.6 GB, a minute) after the command had ended (hunt 34b-F1's run); a 12,000 x 12,000 game's would take
+    about 115 GB and 48 minutes by the constants above."""
     cells = shape[0] * shape[1]
     need, seconds, limit = cells * GAMBIT_BYTES_PER_CELL, cells * GAMBIT_SECONDS_PER_CELL, memory_limit()
     what = f"gambit {method}: not started: pygambit builds this {shape[0]:,} x {shape[1]:,} game's {cells:,} payoffs"
