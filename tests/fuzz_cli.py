@@ -223,15 +223,45 @@ def _snapshot(base: Path) -> dict[Path, tuple]:
     return snap
 
 
-@contextlib.contextmanager
-def _limits(seconds: float, memory: int):
-    """Raise :class:`FuzzTimeout` after ``seconds``; allow the process ``memory`` more bytes of address
-    space than it holds now (a command that wants more gets a MemoryError: a problem, not a swapped machine)."""
+#: modules whose code a :class:`FuzzTimeout` is not raised in (an import, numba's compiler and its LLVM binding):
+#: raised there, it left them half done in this one process, which every later command shares (run AI: numba's
+#: "no compiled object yet for <Library '_max_sift_up'>" as a later step cached a compile; an import stopped
+#: half way left ``pandas.util`` missing for the next command), so that later commands failed for the harness's
+#: sake, not the program's; a process of the program's own ends with the command
+UNSTOPPABLE_MODULES = ("importlib", "numba", "llvmlite")
+#: how soon a :class:`FuzzTimeout` put off there is tried again, in seconds
+ALARM_AGAIN_S = 0.05
+
+
+def _in_unstoppable(frame) -> bool:
+    """Whether ``frame`` or a frame that called it runs code of :data:`UNSTOPPABLE_MODULES`."""
+    while frame is not None:
+        name = frame.f_globals.get("__name__") or ""
+        if name.split(".", 1)[0] in UNSTOPPABLE_MODULES:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _alarm(seconds: float):
+    """The handler of the harness's ``SIGALRM``: :class:`FuzzTimeout`, put off while an import or numba's compiler
+    runs (:data:`UNSTOPPABLE_MODULES`: the timer is armed again for :data:`ALARM_AGAIN_S`)."""
 
     def alarm(signum, frame):
+        if _in_unstoppable(frame):
+            signal.setitimer(signal.ITIMER_REAL, ALARM_AGAIN_S)
+            return
         raise FuzzTimeout(f"ran past {seconds} s")
 
-    old_handler = signal.signal(signal.SIGALRM, alarm)
+    return alarm
+
+
+@contextlib.contextmanager
+def _limits(seconds: float, memory: int):
+    """Raise :class:`FuzzTimeout` after ``seconds`` (:func:`_alarm`); allow the process ``memory`` more bytes of
+    address space than it holds now (a command that wants more gets a MemoryError: a problem, not a swapped
+    machine)."""
+    old_handler = signal.signal(signal.SIGALRM, _alarm(seconds))
     signal.setitimer(signal.ITIMER_REAL, seconds)
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     try:

@@ -173,3 +173,22 @@ def test_the_fuzzer_says_when_two_writers_of_one_new_output_both_end_0():
     Child.returncode = 2  # the second refused: the invariant holds
     assert fuzz_cli._replaced_outputs(ran, [Child()]) == []
     assert fuzz_cli._replaced_outputs([(["simulate", "--out", "same.parquet", "--force"], 0)], [Child()]) == []
+
+
+def test_the_harness_alarm_waits_for_an_import_or_numbas_compiler_and_then_stops_the_command():
+    """Run AI's finding was the harness's: its FuzzTimeout raised inside numba's compiler left numba half done for
+    every later command of the one process. Code of those modules runs to its end; the alarm then comes."""
+    import time
+
+    busy = "def spin(s):\n    t = time.monotonic()\n    while time.monotonic() - t < s:\n        pass\n"
+    for module in ("numba.core.compiler", "importlib._bootstrap", "llvmlite.binding"):
+        space = {"__name__": module, "time": time}
+        exec(busy, space)  # noqa: S102 - a function whose frames are that module's, as the alarm sees them
+        reached = []
+        with pytest.raises(fuzz_cli.FuzzTimeout), fuzz_cli._limits(0.05, 1 << 40):
+            space["spin"](0.4)  # past the limit, in the module: not stopped
+            reached.append(time.monotonic())
+            while time.monotonic() - reached[0] < 5:  # the command's own code: stopped at the next try
+                pass
+        assert len(reached) == 1, module
+        assert time.monotonic() - reached[0] < 1.0, module
