@@ -74,6 +74,12 @@ def _payoff(v, where: str, averaged: list | None = None) -> float:
     if isinstance(v, list):
         if not v:
             raise InputError(f"{where}: an empty list of payoff observations")
+        nested = next((x for x in v if isinstance(x, list)), None)
+        if nested is not None:  # (averaged level by level, [[1, 2], [3]] read as 2.25, exit 0: hunt 39b-F1)
+            raise InputError(
+                f"{where}: a payoff's observations must be numbers, a flat list as gameanalysis writes them; got a "
+                f"list inside them: {shown_value(nested)}"
+            )
         vals = [_payoff(x, where) for x in v]
         if averaged is not None:
             averaged.append(len(vals))
@@ -293,7 +299,7 @@ def _observed_payoffs(prof: dict, groups: list, where: str) -> list:
         if g["id"] in ids:
             raise InputError(f"{where}: symmetry group id {g['id']!r} is listed twice")
         ids[g["id"]] = j
-    total, seen = [0.0] * len(groups), [0] * len(groups)
+    seen: list[list] = [[] for _ in groups]  # each group's observed payoffs
     for n, o in enumerate(obs):
         entries = o.get("symmetry_groups", o.get("players")) if isinstance(o, dict) else None
         if not isinstance(entries, list):
@@ -306,13 +312,14 @@ def _observed_payoffs(prof: dict, groups: list, where: str) -> list:
                 raise InputError(f"{where}, observation {n}: {key} {got!r} is no symmetry group of the profile")
             v = e.get(pay)
             if not isinstance(v, (int, float)) or isinstance(v, bool):
-                raise InputError(f"{where}, observation {n}: {pay} {v!r}; expected a number")
-            total[ids[e[key]]] += v
-            seen[ids[e[key]]] += 1
-    for j, c in enumerate(seen):
-        if not c:
+                raise InputError(f"{where}, observation {n}: {pay} {shown_value(v)}; expected a number")
+            seen[ids[e[key]]].append(v)
+    for j, vals in enumerate(seen):
+        if not vals:
             raise InputError(f"{where}: symmetry group {groups[j].get('id')!r} has no observed payoff")
-    return [t / c for t, c in zip(total, seen)]
+    # each number checked and the mean taken as a samplegame's observations are (a plain sum overflowed where two
+    # observations were 1.5e308, and a payoff of 10**400 ended in Python's OverflowError: hunt 39b-F1's siblings)
+    return [_payoff(vals, f"{where}, symmetry group {groups[j].get('id')!r}") for j, vals in enumerate(seen)]
 
 
 def from_matrix(data: dict, source: str = "EGTA JSON") -> dict:

@@ -290,7 +290,8 @@ def check_column_plain(col: Column, vals: np.ndarray, where: str, first_line: in
     if bad.any():
         row = _first(bad)
         v = vals[row].item()
-        shown = "empty or NaN" if v != v else repr(v)  # a CSV reader reads an empty cell as NaN: either may be it
+        # a CSV reader reads an empty cell as NaN, and a number past the float range as an infinity: either may be it
+        shown = "empty or NaN" if v != v else f"{v!r} (or a number past the float range, about 1.8e308 in size)"
         raise InputError(
             f"{where}: {_at(row, first_line)}: column {c!r} is {shown}; a finite number is needed (NaN or infinite "
             "values are not allowed)"
@@ -320,8 +321,9 @@ def check_column_plain(col: Column, vals: np.ndarray, where: str, first_line: in
     return vals.astype(np.int64) if col.integer else vals
 
 
-def check_ids(ids: np.ndarray, where: str) -> None:
-    """Ids must be unique; the first row, in file order, whose id came before is named."""
+def check_ids(ids: np.ndarray, where: str, first_line: int | None = None) -> None:
+    """Ids must be unique; the first row, in file order, whose id came before is named, with the row it repeats
+    (hunt 38b-W7: the message named neither)."""
     if len(ids) < 2 or (ids[1:] > ids[:-1]).all():  # increasing ids (the usual table) are unique: no sort
         return
     order = np.argsort(ids, kind="stable")
@@ -329,15 +331,20 @@ def check_ids(ids: np.ndarray, where: str) -> None:
     if later.any():
         repeat = np.zeros(len(ids), bool)
         repeat[order[later]] = True
-        dup = int(ids[np.flatnonzero(repeat)[0]])  # the first row, in file order, whose id came before
-        raise InputError(f"{where}: id {dup} appears more than once; ids must be unique")
+        row = int(np.flatnonzero(repeat)[0])  # the first row, in file order, whose id came before
+        dup = int(ids[row])
+        before = int(np.flatnonzero(ids[:row] == dup)[0])
+        raise InputError(
+            f"{where}: {_at(row, first_line)}: id {dup} appears more than once (first at {_at(before, first_line)}); "
+            "ids must be unique"
+        )
 
 
 def check_columns(values: Mapping[str, np.ndarray], where: str, first_line: int | None = None) -> dict:
     """The checks of ``validate`` on numeric columns (float64 arrays, every required one present), from the
     declared ``COLUMNS``: the columns with canonical dtypes (int64 for integer ones), in declared order."""
     out = {c.name: check_column(c, values[c.name], where, first_line) for c in COLUMNS if c.name in values}
-    check_ids(out["id"], where)
+    check_ids(out["id"], where, first_line)
     return out
 
 

@@ -2447,3 +2447,80 @@ def test_a_whole_number_a_float_reads_as_another_is_refused_in_job_tables_and_tr
     assert "field 4 (run time) = 9007199254740992 (1 record(s) in all reach it); expected below 2^53" in (
         capsys.readouterr().err
     )
+
+
+@pytest.mark.parametrize("ids, line, first", [("1 2 1", 4, 2), ("5 3 3", 4, 3), ("7 7 8", 3, 2)])
+def test_a_job_tables_repeated_id_is_named_with_both_lines(tmp_path, capsys, ids, line, first):
+    # hunt 38b-W7: "id 1 appears more than once" named neither line
+    rows = "".join(f"{i},{k},10,10,1,1\n" for k, i in enumerate(ids.split()))
+    table = tmp_path / "jobs.csv"
+    table.write_text("id,submit,runtime,estimate,private_bid,reported_bid\n" + rows)
+    assert main(["simulate", "--job-table", str(table), "--nodes", "4"]) == 2
+    err = capsys.readouterr().err
+    dup = ids.split()[line - 2]
+    assert f"jobs.csv: line {line}: id {dup} appears more than once (first at line {first})" in err, err
+
+
+def test_a_job_tables_number_past_the_float_range_is_not_said_to_be_only_inf(tmp_path, capsys):
+    # hunt 37b-W1: a bid of 5,000 nines read as inf and was said to be "inf", which the file never held
+    table = tmp_path / "jobs.csv"
+    table.write_text(f"id,submit,runtime,estimate,private_bid,reported_bid\n1,0,10,10,{'9' * 5000},1\n")
+    assert main(["simulate", "--job-table", str(table), "--nodes", "4"]) == 2
+    err = capsys.readouterr().err
+    assert "line 2: column 'private_bid' is inf (or a number past the float range, about 1.8e308 in size)" in err
+
+
+@pytest.mark.parametrize("payoff", [[[1, 2], [3]], [[7, 1]], [[[9]], [[1]]], [2, [3]]])
+def test_an_egta_payoffs_observations_nested_in_lists_are_refused(tmp_path, capsys, payoff):
+    # hunt 39b-F1: observations nested in lists were averaged level by level ([[1, 2], [3]] read as 2.25), exit 0
+    game = {
+        "players": {"all": 2},
+        "strategies": {"all": ["a", "b"]},
+        "profiles": [
+            {"all": [["a", 2, [1, 1.2]]]},
+            {"all": [["a", 1, [0]], ["b", 1, [3]]]},
+            {"all": [["b", 2, payoff]]},
+        ],
+    }
+    (tmp_path / "g.json").write_text(json.dumps(game))
+    assert main(["game", "solve", str(tmp_path / "g.json")]) == 2
+    err = capsys.readouterr().err
+    assert "profile #3, role 'all', strategy 'b': a payoff's observations must be numbers" in err, err
+
+
+@pytest.mark.parametrize(
+    "observed, said",
+    [
+        ([1.5e308, 1.5e308], None),  # a mean the float range holds, though the plain sum overflows
+        ([10**400], "symmetry group 4: payoff must be a finite number a float holds, got 100000000000... (401 digits)"),
+        ([2, [1, 2]], "observation 1: payoff [1, 2]; expected a number"),
+    ],
+)
+def test_egta_onlines_observed_payoffs_are_checked_and_averaged_as_a_samplegames(tmp_path, capsys, observed, said):
+    # hunt 39b-F1's sibling in egta-online's observations export: a plain sum of 1.5e308 twice was inf, and 10**400
+    # ended in Python's OverflowError
+    def group(gid, strategy, count, payoffs):
+        return {
+            "symmetry_groups": [{"id": gid, "role": "all", "strategy": strategy, "count": count}],
+            "observations": [{"symmetry_groups": [{"id": gid, "payoff": p}]} for p in payoffs],
+        }
+
+    mixed = {
+        "symmetry_groups": [
+            {"id": 2, "role": "all", "strategy": "a", "count": 1},
+            {"id": 3, "role": "all", "strategy": "b", "count": 1},
+        ],
+        "observations": [{"symmetry_groups": [{"id": 2, "payoff": 0}, {"id": 3, "payoff": 3}]}],
+    }
+    game = {
+        "roles": [{"name": "all", "count": 2, "strategies": ["a", "b"]}],
+        "profiles": [group(1, "a", 2, [1]), mixed, group(4, "b", 2, observed)],
+    }
+    (tmp_path / "g.json").write_text(json.dumps(game))
+    rc = main(["game", "solve", str(tmp_path / "g.json"), "--format", "json"])
+    out, err = capsys.readouterr()
+    if said is None:
+        assert rc == 0, err
+        assert json.loads(out)[0]["payoffs"]["all"] == pytest.approx(1.5e308)
+    else:
+        assert rc == 2 and said in err, err
