@@ -1463,6 +1463,8 @@ def _polished(A: np.ndarray, B: np.ndarray, x: np.ndarray, y: np.ndarray) -> tup
             out.append(own)
             continue
         M = M - M.min()  # (indifference is the same of payoffs shifted: a common 1e12 costs no precision)
+        if M.max() > 0:  # and scaled: beside the shares' row of ones, a block of 1e6 or 1e-6 solved to 1e-11 of its
+            M = M / M.max()  # spread, worse than the method's own (hunt 39c-F1: gnm's matching pennies discarded)
         # M's rows: the other's support; unknowns: the shares on ``support`` and the common payoff v
         k = len(support)
         lhs = np.vstack([np.hstack([M, -np.ones((len(other), 1))]), np.r_[np.ones(k), 0.0][None, :]])

@@ -50,3 +50,23 @@ def test_bootstrap_equals_the_plain_reference(m, n, reps, seed):
 def test_no_replications_no_bootstrap():
     game = Game([[1, 0], [0, 1]], [[1, 0], [0, 1]])
     assert bootstrap(game, solve(game).equilibria) == [None] * len(solve(game).equilibria)
+
+
+@settings(max_examples=30, deadline=None)
+@given(exponent=st.integers(-12, 12), offset=st.sampled_from([0.0, 5.0, -1e3]), seed=st.integers(0, 2**31))
+def test_a_mixed_equilibriums_stability_is_the_same_at_every_payoff_scale(exponent, offset, seed):
+    # hunt 39c-F1's sibling: the supports' equilibrium was solved in the game's units and held to a residual of 1e-9,
+    # so that with provider payoffs near 1e10 (a study's) a mixed equilibrium was never stable, and near 1e-10 its
+    # shares were noise
+    rng = np.random.default_rng(seed)
+    base = np.array([[3.0, -1.0], [-1.0, 1.0]]), -np.array([[1.0, -1.0], [-2.0, 1.0]])
+    Ar = base[0][:, :, None] + rng.normal(0, 0.05, (2, 2, 8))
+    Br = base[1][:, :, None] + rng.normal(0, 0.05, (2, 2, 8))
+    shares = []
+    for scale, shift in ((1.0, 0.0), (10.0**exponent, offset * 10.0**exponent)):
+        A, B = Ar * scale + shift, Br * scale + shift
+        game = Game(A.mean(axis=2), B.mean(axis=2), A_reps=A, B_reps=B)
+        (e,) = [e for e in solve(game, methods=("polytope",)).equilibria if not e.pure]
+        shares.append(bootstrap(game, [e], resamples=100, seed=seed % 5)[0].stable_share)
+        assert _support_equilibrium(game.A, game.B, *e.supports(), tolerance(game.A, game.B))
+    assert shares[1] == shares[0] > 0.5

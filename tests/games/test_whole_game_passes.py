@@ -220,3 +220,30 @@ def test_dominance_and_the_verification_show_their_bars_when_asked(monkeypatch, 
     assert "dominance: strategies compared" in err and "pure: candidates verified" in err, err[-500:]
     eq.solve(Game(z, z), methods=("pure",), time_limit=30, progress=False)
     assert capsys.readouterr().err == ""
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    k=st.integers(2, 4),
+    exponent=st.integers(-12, 12),
+    offset=st.sampled_from([0.0, 1.0, -1e3]),
+    seed=st.integers(0, 2**31),
+)
+def test_a_mixed_profiles_shares_are_solved_again_to_the_floats_precision_at_every_payoff_scale(
+    k, exponent, offset, seed
+):
+    # hunt 39c-F1: Gambit's GNM answered matching pennies to 1e-12 of its spread at every scale; solved again in the
+    # game's units, beside the shares' row of ones, a block of 1e6 or 1e-6 came back worse than that (2.6e-11 of the
+    # spread) and the equilibrium was discarded, "none found", where at scale 1 it was listed
+    rng = np.random.default_rng(seed)
+    x0, y0 = rng.dirichlet(np.ones(k)), rng.dirichlet(np.ones(k))
+    A0, B0 = rng.normal(size=(k, k)), rng.normal(size=(k, k))
+    A0 -= (A0 @ y0)[:, None]  # every row indifferent against y0, every column against x0: (x0, y0) an equilibrium
+    B0 -= (x0 @ B0)[None, :]
+    scale = 10.0**exponent
+    A, B = (A0 + offset) * scale, (B0 + offset) * scale
+    noisy = [p + rng.normal(0, 1e-12, k) for p in (x0, y0)]
+    x, y = [np.abs(p) / np.abs(p).sum() for p in noisy]
+    px, py = eq._polished(A, B, x, y)
+    spread = max(np.ptp(A), np.ptp(B))
+    assert max(eq.unchecked_regret(A, B, px, py)) <= 64 * np.finfo(float).eps * spread
