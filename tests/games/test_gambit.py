@@ -104,3 +104,14 @@ def test_gambit_reads_an_export_whose_names_are_not_its_labels(tmp_path):
     p1, p2 = list(read.players)
     assert [s.label for s in p2.strategies] == ["uni-shade", "two spaces", 'say "hi"', "cafe", "cafe~2", "___"]
     assert [s.label for s in p1.strategies] == ["r 1", "r2"] and p2.label == "Kunde u"
+
+
+@pytest.mark.parametrize("method", ["gnm", "ipa"])
+@pytest.mark.parametrize("scale", [1.0, 1e6, 1e-6, 1e10, -1e-3])
+def test_gambits_answer_of_a_scaled_game_is_kept_at_every_scale(method, scale):
+    # hunt 39c-F1: GNM's matching pennies (shares to 1e-12) was discarded at scales 1e6 and 1e-6, "none found"
+    base = np.array([[1.0, -1.0], [-1.0, 1.0]]) * abs(scale) + (scale < 0)
+    sol = solve(Game(base, -base), methods=(method,))
+    (e,) = sol.equilibria
+    assert np.allclose(e.x, 0.5, atol=1e-9) and np.allclose(e.y, 0.5, atol=1e-9)
+    assert max(e.regret) <= 1e-12 * abs(scale) * 2
