@@ -368,13 +368,37 @@ def check_solvable(m: int, n: int) -> None:
     check_fits(SOLVE_COPIES * 8 * m * n, f"solving a {m:,} x {n:,} game (its payoffs and the solver's copies)")
 
 
+#: the share of a time limit that iterated dominance (and then dominance by mixtures, of what is left) may spend:
+#: the rest is the methods' (a 2,000 x 2,000 game's elimination spent all of a 10 s limit, and no method searched:
+#: hunt 39c-W1); stopped, it keeps the strategies it had not yet examined, which loses no equilibrium
+DOMINANCE_SHARE = 0.5
+
+
+def _share(time_limit: float | None) -> float | None:
+    """The part of ``time_limit`` (None: none) a dominance step may spend (:data:`DOMINANCE_SHARE`)."""
+    return None if time_limit is None else time_limit * DOMINANCE_SHARE
+
+
+def _after(clock: SearchClock, time_limit: float | None, what: str, notes: list) -> float | None:
+    """The time left to the methods after a dominance step stopped at its share of ``time_limit`` (``clock``), its
+    note said."""
+    left = max(time_limit - clock.elapsed(), 1e-3)
+    notes.append(
+        f"partial: {what} stopped at its share of the time limit ({clock.limit:g} of {time_limit:g} s); the "
+        "strategies it had not yet examined are kept (the equilibria of the game left are equilibria of the whole), "
+        f"and the methods had the {left:.3g} s left"
+    )
+    return left
+
+
 def _eliminated(An, Bn, tol, eliminate: bool, time_limit: float | None, notes: list):
     """:func:`solve`'s strategies kept after iterated dominance (every one without ``eliminate``), and the time left
-    for the methods: none where the elimination reached the limit, which a note beginning "partial:" says (a
-    2,000 x 2,000 game's elimination ran a minute past a 5 s limit: hunt 19b-F1)."""
+    for the methods: the elimination may spend :data:`DOMINANCE_SHARE` of the limit, which a note beginning
+    "partial:" says where it reached it (a 2,000 x 2,000 game's elimination ran a minute past a 5 s limit: hunt
+    19b-F1)."""
     if not eliminate:
         return np.ones(An.shape[0], bool), np.ones(An.shape[1], bool), time_limit
-    clock = SearchClock(time_limit)
+    clock = SearchClock(_share(time_limit))
     # (a bar past a few seconds: an 8,000 x 8,000 game's comparisons ran their 5 s with not a line, hunt 36c-F1)
     clock.bar(None, unit=" strategies", desc="dominance: strategies compared")
     try:
@@ -383,12 +407,7 @@ def _eliminated(An, Bn, tol, eliminate: bool, time_limit: float | None, notes: l
         clock.close()
     if not clock.expired():  # (the methods' own limit as asked: the elimination is most often milliseconds)
         return rows, cols, time_limit
-    notes.append(
-        f"partial: iterated dominance stopped at the time limit of {time_limit:g} s; the strategies it had not yet "
-        "examined are kept (the equilibria of the game left are equilibria of the whole), and the methods had no "
-        "time left but to report what they found at once"
-    )
-    return rows, cols, 1e-3
+    return rows, cols, _after(clock, time_limit, "iterated dominance", notes)
 
 
 class FaceBudgetExceeded(Exception):
@@ -1252,16 +1271,12 @@ def _normalised(A, B, tol, eliminate: bool, time_limit, notes: list):
     if eliminate and rows_kept.sum() * cols_kept.sum() <= MIXED_DOMINANCE_CELLS:  # (hunt 22a-F3, 22b-F3: a column
         # dominated by a mixture alone, paying the other 1e12, listed four profiles of regret 1 and 2; nashpy found
         # the one): strictly dominated by a mixture is strictly dominated, and no equilibrium plays it
-        clock = SearchClock(left)  # (hunt 23c-F1: a 2 x 1000 game's linear programs ran 13 s past a 2 s limit)
+        clock = SearchClock(_share(left))  # (hunt 23c-F1: a 2 x 1000 game's linear programs ran 13 s past 2 s)
         try:
             rows_kept, cols_kept = _beyond_mixtures(An, Bn, rows_kept, cols_kept, tol, clock)
         except _Partly as stop:
-            rows_kept, cols_kept, left = stop.rows, stop.cols, 1e-3
-            notes.append(
-                f"partial: dominance by mixtures stopped at the time limit of {clock.limit:g} s; the strategies it had "
-                "not yet examined are kept (the equilibria of the game left are equilibria of the whole), and the "
-                "methods had no time left but to report what they found at once"
-            )
+            rows_kept, cols_kept = stop.rows, stop.cols
+            left = _after(clock, left, "dominance by mixtures", notes)
     if not (rows_kept.all() and cols_kept.all()):
         kept = np.ix_(rows_kept, cols_kept)
         sa, sb = _scale(A[kept]), _scale(B[kept])

@@ -156,7 +156,9 @@ def memory_limit() -> int | None:
         value = float("nan")
     if not (value >= 1 and value < float("inf")):
         raise InputError(f"environment variable {MEMORY_LIMIT_ENV}={text!r}: expected a number of bytes >= 1")
-    return MemoryLimit(value)
+    limit = MemoryLimit(value)
+    limit.said = limit.source = MEMORY_LIMIT_ENV  # (the variable set: not "or this machine's memory", 39b-W1)
+    return limit
 
 
 def _size(nbytes: float) -> str:

@@ -646,7 +646,9 @@ def test_a_large_game_is_sized_before_it_is_solved_and_its_elimination_keeps_the
     t = time.perf_counter()
     sol = solve(g, time_limit=0.2)
     assert time.perf_counter() - t < 30 and not sol.complete
-    assert any(n.startswith("partial: iterated dominance stopped at the time limit of 0.2 s") for n in sol.notes)
+    # (at its share of the limit, the rest the methods': hunt 39c-W1)
+    said = "partial: iterated dominance stopped at its share of the time limit (0.1 of 0.2 s)"
+    assert any(n.startswith(said) for n in sol.notes), sol.notes
     assert all(max(e.regret) <= 1e-6 for e in sol.equilibria)
 
 

@@ -364,7 +364,9 @@ def test_dominance_by_mixtures_stops_at_the_time_limit_and_says_so():
     t = np.linspace(0.01, np.pi / 2 - 0.01, 1000)
     game = Game(rng.random((2, 1000)), np.vstack([np.cos(t), np.sin(t)]))
     sol = solve(game, time_limit=0.05)
-    assert any(n.startswith("partial: dominance by mixtures stopped at the time limit") for n in sol.notes)
+    # (at its share of the limit, the rest the methods': hunt 39c-W1)
+    said = "partial: dominance by mixtures stopped at its share of the time limit ("
+    assert any(n.startswith(said) for n in sol.notes), sol.notes
     assert not sol.complete
     for e in sol.equilibria:  # what was found is verified as always
         assert max(_regrets(game.A, game.B, e)) <= 1e-8
@@ -2524,3 +2526,29 @@ def test_egta_onlines_observed_payoffs_are_checked_and_averaged_as_a_samplegames
         assert json.loads(out)[0]["payoffs"]["all"] == pytest.approx(1.5e308)
     else:
         assert rc == 2 and said in err, err
+
+
+@pytest.mark.parametrize("env", [None, "100000000"])
+def test_a_price_problems_memory_refusal_names_where_its_limit_came_from(tmp_path, capsys, monkeypatch, env):
+    # hunts 36b-W2 and 39b-W1: the limit was said to come from "the limit= argument", a Python API term, whatever set it
+    import io
+    import zipfile
+
+    def header(shape):
+        b = io.BytesIO()
+        np.lib.format.write_array_header_1_0(b, {"descr": "<f8", "fortran_order": False, "shape": shape})
+        return b.getvalue()
+
+    with zipfile.ZipFile(tmp_path / "p.npz", "w") as z:  # (headers that claim 80 GB, the file a few bytes)
+        z.writestr("A.npy", header((100_000, 100_000)) + b"\0" * 64)
+        z.writestr("R.npy", header((100_000,)) + b"\0" * 64)
+    if env is None:
+        monkeypatch.delenv("GAMEMARKET_MEMORY_LIMIT", raising=False)
+        monkeypatch.setattr("gamemarket.io.limits.memory_bounds", lambda: [(10**9, "this machine's memory")])
+    else:
+        monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", env)
+    assert main(["price", "solve", str(tmp_path / "p.npz"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    source = "this machine's memory" if env is None else "GAMEMARKET_MEMORY_LIMIT"
+    limit = int(env or 10**9)
+    assert f"its arrays take 80,000,800,000 bytes once read; the limit is {limit:,} bytes ({source});" in err

@@ -263,3 +263,19 @@ def test_stability_past_the_limit_is_said_not_computed_and_every_equilibrium_sti
     (note,) = [n for n in sol.notes if "stability" in n]
     assert note.startswith("incomplete: the stability of 6 of the 7 equilibria is 'not computed'")
     assert all(game.regret(e.mixture) <= sol.tolerance for e in sol.equilibria)
+
+
+def test_iterated_dominance_spends_its_share_of_the_time_limit_and_the_methods_search_the_rest():
+    # hunt 39c-W1: a 2,000 x 2,000 game's elimination spent the whole of a 10 s limit, and no method searched
+    rng = np.random.default_rng(2)
+    g = Game(rng.normal(size=(900, 900)), rng.normal(size=(900, 900)))
+    t = time.perf_counter()
+    sol = solve(g, methods=("pure", "lemke_howson_first"), time_limit=0.4)
+    took = time.perf_counter() - t
+    (note,) = [n for n in sol.notes if n.startswith("partial: iterated dominance")]
+    share = 0.4 * eq.DOMINANCE_SHARE
+    assert f"stopped at its share of the time limit ({share:g} of 0.4 s)" in note
+    left = float(note.split("the methods had the ")[1].split(" s left")[0])
+    assert 0.05 < left <= 0.4 - share + 0.05  # (the rest of the limit, not the 1 ms they had)
+    assert not any("not started: the steps before it spent the time limit" in n for n in sol.notes), sol.notes
+    assert took < 30
