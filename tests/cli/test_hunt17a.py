@@ -143,7 +143,12 @@ def test_a_dask_scheduler_that_goes_away_mid_run_is_said_in_one_line_and_the_stu
         log = open(tmp_path / "cluster.log", "a")  # noqa: SIM115 - closed with the processes below
         env = {**os.environ, "DIER_HOW": "slow"}  # (the plugin's runs slowed on the worker, not ended)
         sched = subprocess.Popen([dask, "scheduler", "--port", str(port), "--no-dashboard"], stdout=log, stderr=log)
-        time.sleep(3)
+        until = time.monotonic() + 60  # (its port answering: 3 s was too few on a loaded machine)
+        while time.monotonic() < until:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.2)
         worker = subprocess.Popen(
             [dask, "worker", address, "--nthreads", "1", "--no-dashboard"], stdout=log, stderr=log, env=env
         )
@@ -153,7 +158,12 @@ def test_a_dask_scheduler_that_goes_away_mid_run_is_said_in_one_line_and_the_stu
     address, sched, worker, log = cluster()
     try:
         proc = _kd(tmp_path, address, DIER_HOW="slow")
-        time.sleep(6)
+        # the scheduler killed once the study has connected and taken its lock (after the handshake), its runs then
+        # under way: a fixed 6 s killed it before the study connected on a loaded machine ("nothing answers")
+        until = time.monotonic() + 120
+        while time.monotonic() < until and proc.poll() is None and not any(tmp_path.rglob(".lock")):
+            time.sleep(0.2)
+        time.sleep(4)
         sched.kill()
         _, err = proc.communicate(timeout=240)
     finally:
