@@ -555,18 +555,20 @@ def short_estimates(table: pd.DataFrame) -> int:
     return int((table["estimate"] < table["runtime"]).sum())
 
 
-def bids_above_private(table) -> tuple[int, float]:
-    """How many jobs report more than their private bid, and the largest ratio of the two (0 where none): a beta
-    mix never does (market model 3.2), so a caller says so rather than pass them silently (the contract's job
-    table fixes the bids, whatever they are)."""
+def bids_above_private(table) -> tuple[int, float, int]:
+    """How many jobs report more than their private bid, the largest ratio of the two among those whose private bid
+    is above 0 (0 where none), and how many of them have a private bid of 0 (no ratio: "up to inf times it" was said
+    of them, hunt 39b-W6): a beta mix never reports more (market model 3.2), so a caller says so rather than pass
+    them silently (the contract's job table fixes the bids, whatever they are)."""
     w = np.asarray(table["private_bid"], dtype=float)
     rw = np.asarray(table["reported_bid"], dtype=float)
     above = rw > w
     if not above.any():
-        return 0, 0.0
+        return 0, 0.0, 0
+    positive = above & (w > 0)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # (a subnormal bid: fuzz run X)
-        ratio = np.where(w[above] > 0, rw[above] / w[above], np.inf)
-    return int(above.sum()), float(ratio.max())
+        most = float((rw[positive] / w[positive]).max()) if positive.any() else 0.0
+    return int(above.sum()), most, int((above & ~positive).sum())
 
 
 TABLE_SUFFIXES = (".parquet", ".pq", ".csv")

@@ -265,12 +265,15 @@ def _job_table(path: PathLike, nodes: int | None, fast: bool, given: dict):
             f"{path}: {short} of {len(table['id'])} jobs have an estimate below their run time; kept as they are "
             "(market model section 7), and only wspt-est reads them"
         )
-    above, most = jobtable.bids_above_private(table)
+    above, most, over_zero = jobtable.bids_above_private(table)
     if above:  # (hunt 17a-61: every job reporting 3 times its private bid tripled the revenue, in silence)
+        ratio = f"{most:.4g}" if math.isfinite(most) else "more than 1e308"  # (a subnormal private bid)
+        how = [f"up to {ratio} times it"] if above > over_zero else []
+        how += [f"{over_zero} of them over a private bid of 0"] if over_zero else []
         notes.append(
-            f"{path}: {above} of {len(table['id'])} jobs report more than their private bid (up to {most:.4g} times "
-            "it); kept as they are (a job table fixes the bids), though no beta mix reports more: such a job's "
-            "utility can be below 0"
+            f"{path}: {above} of {len(table['id'])} jobs report more than their private bid ({'; '.join(how)}); kept "
+            "as they are (a job table fixes the bids), though no beta mix reports more: such a job's utility can be "
+            "below 0"
         )
     return table, notes
 

@@ -2552,3 +2552,20 @@ def test_a_price_problems_memory_refusal_names_where_its_limit_came_from(tmp_pat
     source = "this machine's memory" if env is None else "GAMEMARKET_MEMORY_LIMIT"
     limit = int(env or 10**9)
     assert f"its arrays take 80,000,800,000 bytes once read; the limit is {limit:,} bytes ({source});" in err
+
+
+@pytest.mark.parametrize(
+    "bids, said",
+    [
+        ([(0, 1), (2, 2)], "1 of 2 jobs report more than their private bid (1 of them over a private bid of 0)"),
+        ([(0, 1), (2, 6)], "2 of 2 jobs report more than their private bid (up to 3 times it; 1 of them over a "),
+        ([(1e-320, 1), (2, 2)], "1 of 2 jobs report more than their private bid (up to more than 1e308 times it)"),
+    ],
+)
+def test_a_job_reporting_above_a_private_bid_of_0_is_counted_not_said_inf_times_it(tmp_path, capsys, bids, said):
+    # hunt 39b-W6: a private bid of 0 made the note say "up to inf times it"
+    rows = "".join(f"{k},{5 * k},10,10,{w!r},{r!r}\n" for k, (w, r) in enumerate(bids))
+    table = tmp_path / "jobs.csv"
+    table.write_text("id,submit,runtime,estimate,private_bid,reported_bid\n" + rows)
+    assert main(["simulate", "--job-table", str(table), "--nodes", "1"]) == 0
+    assert said in capsys.readouterr().err
