@@ -381,10 +381,17 @@ def _not_an_answer(data, path) -> None:
     """Refuse a JSON file that is an answer, not a game: gamemarket's equilibria (a report's ``data/*.json``) or a
     list of equilibria (hunt 20b-W11: "field(s) 'games', 'meta', 'study', 'version' read past", then "missing field
     'players'", with no word that it was no game)."""
-    if isinstance(data, list):
+    if not isinstance(data, dict):  # (null was "the file: expected a table of fields, got NoneType None", 39b-W7)
+        what = (
+            "a JSON list (of equilibria or profiles?)"
+            if isinstance(data, list)
+            else "a JSON "
+            + {bool: "true or false", int: "number", float: "number", str: "text"}.get(type(data), "null")
+            + " alone"
+        )
         raise InputError(
-            f"{path}: a JSON list (of equilibria or profiles?), not a game: an EGTA JSON game is an object with its "
-            "players (or roles), strategies and profiles"
+            f"{path}: {what}, not a game: an EGTA JSON game is an object with its players (or roles), strategies and "
+            "profiles"
         )
     if isinstance(data, dict) and not {"players", "roles", "profiles"} & set(data) and ANSWER_FIELDS & set(data):
         raise InputError(

@@ -2569,3 +2569,15 @@ def test_a_job_reporting_above_a_private_bid_of_0_is_counted_not_said_inf_times_
     table.write_text("id,submit,runtime,estimate,private_bid,reported_bid\n" + rows)
     assert main(["simulate", "--job-table", str(table), "--nodes", "1"]) == 0
     assert said in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "text, said",
+    [("null", "a JSON null alone"), ("3", "a JSON number alone"), ('"g"', "a JSON text alone"),
+     ("true", "a JSON true or false alone"), ("[]", "a JSON list (of equilibria or profiles?)")],
+)  # fmt: skip
+def test_a_json_file_holding_no_object_is_told_it_is_not_a_game(tmp_path, capsys, text, said):
+    # hunt 39b-W7: null was "the file: expected a table of fields, got NoneType None"
+    (tmp_path / "n.json").write_text(text)
+    assert main(["game", "solve", str(tmp_path / "n.json")]) == 2
+    assert f"n.json: {said}, not a game: an EGTA JSON game is an object" in capsys.readouterr().err
