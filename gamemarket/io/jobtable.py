@@ -377,6 +377,8 @@ def _read(path: Path, source) -> pd.DataFrame:
         raise InputError(f"{path}: {not_utf8(exc)}; expected a job table (CSV or Parquet)") from None
     except InputError:  # (``fields_named``'s, already naming the file and line)
         raise
+    except pd.errors.EmptyDataError:  # (pandas' "No columns to parse from file", hunt 39b-W5)
+        raise InputError(f"{path}: empty or blank; expected a job table, a header line and a line per job") from None
     except Exception as exc:  # pandas raises many kinds on a broken file
         # on one line: pandas's C parser ends its message with a newline ("... saw 5\n")
         said = says_it_is(path, "parquet" if parquet else "csv")  # (a trace given as one: "Expected 1 fields")

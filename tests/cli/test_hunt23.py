@@ -2581,3 +2581,12 @@ def test_a_json_file_holding_no_object_is_told_it_is_not_a_game(tmp_path, capsys
     (tmp_path / "n.json").write_text(text)
     assert main(["game", "solve", str(tmp_path / "n.json")]) == 2
     assert f"n.json: {said}, not a game: an EGTA JSON game is an object" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("text", ["", "\n\n", "\r\n"])
+def test_an_empty_job_table_is_said_to_be_empty_not_in_pandas_words(tmp_path, capsys, text):
+    # hunt 39b-W5: "cannot read job table: No columns to parse from file"
+    (tmp_path / "j.csv").write_text(text)
+    assert main(["simulate", "--job-table", str(tmp_path / "j.csv"), "--nodes", "8"]) == 2
+    err = capsys.readouterr().err
+    assert "j.csv: empty or blank; expected a job table, a header line and a line per job" in err, err
