@@ -454,6 +454,8 @@ SHELL_PATH = re.compile(r"^~|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?")
 def not_a_shell_path(value: str | None) -> str | None:
     """An output folder as given, refused where it is written as a shell would expand it (hunt 20a-W4: ``~/gm`` and
     ``$HOME/gm`` made folders named ``~`` and ``$HOME`` beside the study, a later ``rm -rf ~`` away from harm)."""
+    if value is not None and not value.strip():  # (taken as the default folder, in silence: hunt 39a-W3)
+        raise ValueError("is empty; leave the field out for the default folder (beside the study file, by its name)")
     if value is not None and SHELL_PATH.search(value):
         raise ValueError(
             f"{value!r} is not expanded (no '~' or '$VARIABLE': a study's paths are taken as written, relative to "

@@ -2590,3 +2590,14 @@ def test_an_empty_job_table_is_said_to_be_empty_not_in_pandas_words(tmp_path, ca
     assert main(["simulate", "--job-table", str(tmp_path / "j.csv"), "--nodes", "8"]) == 2
     err = capsys.readouterr().err
     assert "j.csv: empty or blank; expected a job table, a header line and a line per job" in err, err
+
+
+@pytest.mark.parametrize("field", ["results", "report"])
+@pytest.mark.parametrize("value", ['""', '"  "'])
+def test_a_study_files_empty_output_folder_is_refused_not_taken_as_the_default(tmp_path, capsys, field, value):
+    # hunt 39a-W3: `[output] results = ""` wrote to results/NAME in silence, where other empty values are refused
+    study = write_study(tmp_path, TINY.format(count=1) + f"\n[output]\n{field} = {value}\n")
+    assert main(["study", "run", str(study), "--n-jobs", "1", "--no-report"]) == 2
+    err = capsys.readouterr().err
+    assert f"[output] field '{field}': is empty; leave the field out for the default folder" in err, err
+    assert not (tmp_path / "results").exists()
