@@ -2601,3 +2601,14 @@ def test_a_study_files_empty_output_folder_is_refused_not_taken_as_the_default(t
     err = capsys.readouterr().err
     assert f"[output] field '{field}': is empty; leave the field out for the default folder" in err, err
     assert not (tmp_path / "results").exists()
+
+
+def test_a_traces_memory_refusal_says_its_count_is_of_the_records_read_so_far(tmp_path, capsys, monkeypatch):
+    # hunt 39b-W3: a trace of 5,000 jobs refused as "holding the trace's 77 serial jobs", the count when it stopped
+    lines = [f"{i} {i * 10} 0 100 1 -1 -1 1 200 -1 1 1 1 1 1 -1 -1 -1" for i in range(1, 5001)]
+    (tmp_path / "big.swf").write_text("; MaxProcs: 16\n" + "\n".join(lines) + "\n")
+    monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", "1000")
+    assert main(["workload", "info", str(tmp_path / "big.swf")]) == 2
+    err = capsys.readouterr().err
+    said = r"holding the \d+ serial jobs \(its parallel records split\) of the part of the trace read so far"
+    assert re.search(said, err), err

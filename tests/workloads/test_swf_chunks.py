@@ -157,6 +157,6 @@ def test_offenders_in_later_chunks_are_named_as_the_whole_read_names_them(tmp_pa
 def test_a_run_that_cannot_fit_in_memory_is_refused_before_the_split(tmp_path, monkeypatch):
     monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", "1e6")
     path = _write(tmp_path, (HEADER + rec(1, 0, 100, 10**6) + "\n").encode(), gz=False)
-    said = r"simulating the trace.s 1,000,000 serial jobs .* held as the engine.s columns needs about 130 MB"
+    said = r"simulating the 1,000,000 serial jobs .* read so far, held as the engine.s columns needs about 130 MB"
     with pytest.raises(InputError, match=said):
         read_swf_columns(path)

@@ -75,7 +75,7 @@ def _says_too_many(message: str, path, kind: str) -> None:
 def test_a_gzip_bomb_is_inflated_a_chunk_at_a_time_and_refused(bomb, monkeypatch, chunk):
     monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", str(LIMIT))
     error, peak = _peak(read_swf_columns, bomb, chunk_bytes=chunk)
-    _says_too_many(str(error), bomb, "simulating the trace's")
+    _says_too_many(str(error), bomb, "of the part of the trace read so far, held as the engine's columns")
     # a chunk of text, its copy in whole lines and its table of 18 float64 fields (about 3 times its text), and
     # the records kept: a few chunks' worth, never the 128 MiB of text inflated whole
     assert peak < 8 * chunk + 2 * LIMIT, f"{peak:,} bytes held at once reading {chunk:,}-byte chunks"
@@ -109,7 +109,7 @@ def test_a_gzip_bomb_through_a_pipe_is_refused_the_same(bomb, monkeypatch, tmp_p
         error, peak = _peak(read_swf_columns, fifo, chunk_bytes=1 << 20)
     finally:
         writer.join(timeout=30)
-    _says_too_many(str(error), fifo, "simulating the trace's")
+    _says_too_many(str(error), fifo, "of the part of the trace read so far, held as the engine's columns")
     assert peak < 8 * (1 << 20) + 2 * LIMIT, f"{peak:,} bytes held at once"
 
 
