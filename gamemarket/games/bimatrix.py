@@ -22,7 +22,7 @@ from gamemarket.errors import (
     check_text,
     shown_value,
 )
-from gamemarket.games.checks import check_finite, same_fields
+from gamemarket.games.checks import check_finite, check_real, same_fields
 from gamemarket.io.names import check_names
 
 
@@ -59,6 +59,7 @@ class Game:
         self._from_frames()
         for name in ("A", "B"):
             check_unmasked(getattr(self, name), f"game {self.title!r}: {name}")
+            check_real(getattr(self, name), f"game {self.title!r}: {name}")
             try:  # a copy unless copy=False: the caller's stays theirs
                 setattr(self, name, (np.array if copy else np.asarray)(getattr(self, name), dtype=float))
             except (ValueError, TypeError) as exc:  # rows of unequal lengths, a string: numpy's error named ours
@@ -144,6 +145,7 @@ class Game:
             )
         for k, means in (("A_reps", self.A), ("B_reps", self.B)):
             check_unmasked(getattr(self, k), f"{where}: {k}")
+            check_real(getattr(self, k), f"{where}: {k}")
             try:
                 reps = np.array(getattr(self, k), dtype=float)
             except (TypeError, ValueError) as exc:

@@ -233,9 +233,21 @@ def same_fields(one, other) -> bool:
     return all(same_values(getattr(one, f.name), getattr(other, f.name)) for f in dataclasses.fields(one))
 
 
+def check_real(value, what: str) -> None:
+    """Refuse complex payoffs, naming ``what``: made float, numpy drops the imaginary part with no more than a
+    ComplexWarning, and another game is solved than the one given (hunt 40a-W1)."""
+    if np.iscomplexobj(value):
+        raise InputError(
+            f"{what}: complex numbers ({np.asarray(value).dtype}); expected real payoffs (the imaginary parts would be "
+            "dropped: take the real parts, or the magnitudes, yourself)"
+        )
+
+
 def check_payoff_pair(A, B) -> tuple[np.ndarray, np.ndarray]:
-    """Two payoff matrices as float arrays, checked (non-empty, one shape, numbers, finite), else an
+    """Two payoff matrices as float arrays, checked (non-empty, one shape, real numbers, finite), else an
     :class:`InputError` naming what they were ("abc" was numpy's "could not convert string to float")."""
+    check_real(A, "row player's payoffs")
+    check_real(B, "column player's payoffs")
     try:
         A = np.asarray(A, dtype=float)
         B = np.asarray(B, dtype=float)

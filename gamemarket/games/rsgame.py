@@ -34,7 +34,7 @@ from scipy.special import gammaln
 
 from gamemarket.errors import InputError, check_whole, shown_value
 from gamemarket.games.bimatrix import Game
-from gamemarket.games.checks import check_range, same_fields
+from gamemarket.games.checks import check_range, check_real, same_fields
 from gamemarket.io.limits import check_fits
 from gamemarket.io.names import check_names
 
@@ -184,6 +184,8 @@ class RoleSymmetricGame:
         """The profiles (counts, as int64) and payoffs (0 where the count is 0), checked: shape ``(P, S)``,
         whole counts >= 0 that sum to each role's players, finite payoffs."""
         prof = np.asarray(self.profiles)
+        check_real(self.payoffs, "role-symmetric game: payoffs")
+        check_real(prof, "role-symmetric game: profiles")
         pay = np.asarray(self.payoffs, dtype=float)
         if prof.ndim != 2 or prof.shape[1] != S or pay.shape != prof.shape:
             raise InputError(

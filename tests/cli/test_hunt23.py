@@ -2612,3 +2612,30 @@ def test_a_traces_memory_refusal_says_its_count_is_of_the_records_read_so_far(tm
     err = capsys.readouterr().err
     said = r"holding the \d+ serial jobs \(its parallel records split\) of the part of the trace read so far"
     assert re.search(said, err), err
+
+
+def test_complex_payoffs_are_refused_not_solved_without_their_imaginary_parts():
+    # hunt 40a-W1: Game() and pure_equilibria() dropped the imaginary parts (numpy's ComplexWarning alone) and solved
+    # another game than the one given
+    from gamemarket.errors import InputError
+    from gamemarket.games.equilibria import pure_equilibria
+    from gamemarket.games.rsgame import RoleSymmetricGame
+
+    eye, twisted = np.eye(2), np.eye(2) * (1 + 1j)
+    cases = [
+        (lambda: Game(twisted, eye), "game '': A: complex numbers (complex128); expected real payoffs"),
+        (lambda: Game([[1j, 0], [0, 1]], eye), "game '': A: complex numbers"),
+        (lambda: Game(eye, eye, A_reps=np.stack([twisted] * 2, axis=2), B_reps=np.stack([eye] * 2, axis=2)), "A_reps"),
+        (lambda: pure_equilibria(eye, twisted), "column player's payoffs: complex numbers"),
+        (
+            lambda: pure_equilibria(twisted.astype(np.complex64), eye),
+            "row player's payoffs: complex numbers (complex64)",
+        ),
+        (
+            lambda: RoleSymmetricGame(["r"], [2], [["a", "b"]], [[0, 2], [2, 0], [1, 1]], np.ones((3, 2)) * 1j),
+            "role-symmetric game: payoffs: complex numbers",
+        ),
+    ]
+    for make, said in cases:
+        with pytest.raises(InputError, match=re.escape(said)):
+            make()
