@@ -359,6 +359,12 @@ def _arrays(path: Path, opened, what: str, size: int | None, keep: tuple = ()) -
                             "(gamemarket never unpickles a file)"
                         ) from None
                     raise
+                if not isinstance(z[key], np.ndarray):  # numpy's bytes of a member with no .npy header (40b-F1)
+                    member = key if key.endswith(".npy") or key not in names else f"{key}.npy"
+                    raise InputError(
+                        f"{path}: cannot read {what}: member {member!r} is not a .npy array (no NumPy header); "
+                        "expected a .npz file as numpy.savez writes"
+                    )
             return z
     except InputError:
         raise

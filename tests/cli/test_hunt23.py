@@ -2639,3 +2639,16 @@ def test_complex_payoffs_are_refused_not_solved_without_their_imaginary_parts():
     for make, said in cases:
         with pytest.raises(InputError, match=re.escape(said)):
             make()
+
+
+@pytest.mark.parametrize("command, names", [("game", ("A", "B")), ("price", ("A", "R"))])
+def test_an_npz_member_without_a_numpy_header_is_refused_named(tmp_path, capsys, command, names):
+    # hunt 40b-F1: numpy reads such a member as bytes, and `arr.dtype` was an AttributeError, a traceback, exit 1
+    import zipfile
+
+    with zipfile.ZipFile(tmp_path / "g.npz", "w") as z:
+        for name in names:
+            z.writestr(f"{name}.npy", b"garbage")
+    assert main([command, "solve", str(tmp_path / "g.npz")]) == 2
+    err = capsys.readouterr().err
+    assert "g.npz: cannot read " in err and "member 'A.npy' is not a .npy array (no NumPy header)" in err, err
