@@ -435,7 +435,11 @@ def _exact(
         sol = solve(game.to_bimatrix(), methods=DEFAULT_METHODS, time_limit=time_limit)
         if notes is not None:
             notes += [n for n in sol.notes if n.startswith("incomplete:")]
-        return [np.concatenate([e.x, e.y]) for e in sol.equilibria], sol.complete and not sol.degenerate
+        # every one only where the answer is every extreme equilibrium (``exhaustive``): a game too large to enumerate
+        # is answered by a method that finds one or a few, its search ``complete`` all the same (hunt 40c-F3: a 60 x 60
+        # game's one equilibrium from GNM was said to be every equilibrium, and the searches never ran)
+        every = sol.complete and sol.exhaustive and not sol.degenerate
+        return [np.concatenate([e.x, e.y]) for e in sol.equilibria], every
     if game.players == (2,) and vertex_pairs.fits(game.num_strategies[0], game.num_strategies[0]):
         A = _two_player_matrix(game)
         profiles, degenerate = polytope_equilibria(A, A.T)

@@ -279,3 +279,19 @@ def test_iterated_dominance_spends_its_share_of_the_time_limit_and_the_methods_s
     assert 0.05 < left <= 0.4 - share + 0.05  # (the rest of the limit, not the 1 ms they had)
     assert not any("not started: the steps before it spent the time limit" in n for n in sol.notes), sol.notes
     assert took < 30
+
+
+def test_a_one_player_per_role_game_answered_by_a_method_that_finds_a_few_is_not_said_to_have_them_all():
+    # hunt 40c-F3: an EGTA game of one player per role, too large to enumerate, was answered by GNM (or Lemke-Howson)
+    # with one equilibrium, said to be "every equilibrium of a nondegenerate bimatrix game", and the searches that
+    # would have found the others never ran
+    from gamemarket.games import rsg_equilibria
+    from gamemarket.games.rsgame import as_role_symmetric
+
+    rng = np.random.default_rng(1)
+    game = as_role_symmetric(Game(rng.normal(size=(40, 40)), rng.normal(size=(40, 40))))
+    found, every = rsg_equilibria._exact(game, time_limit=5, notes=[])
+    sol = solve(game.to_bimatrix(), time_limit=5)
+    assert any(n.startswith("partial:") for n in sol.notes) and not sol.exhaustive  # (the switch, as the CLI's)
+    assert sol.complete and found  # (the method that answers finished: its few found, as it was asked)
+    assert not every
