@@ -393,10 +393,14 @@ def _problem_of(game, normalize: bool):
         # complete game's profiles: each moves alike, and no logit response, regret or spread changes): payoffs of 1
         # and 1 + 4 ulps were refused for an option not given, "HIGH 1000 is beyond the traced branch" (33c-F2's
         # sibling); the trace, the polish and the regrets are the shifted game's
+        # each role by its own least (hunt 40c-F2: shifted by the whole game's, a role paid about 1e-12 beside one
+        # paid 1e12 lost every digit of its payoffs, and a valid game was refused, "HIGH 1000 is beyond the traced
+        # branch"; a role's payoffs shifted alike change none of its responses either)
         played = game.profiles > 0
-        low = float(game.payoffs[played].min()) if played.any() else 0.0
-        game = dataclasses.replace(game, payoffs=np.where(played, game.payoffs - low, 0.0))
         ri = game.role_index
+        low = np.array([game.payoffs[:, ri == r][played[:, ri == r]].min() if played[:, ri == r].any() else 0.0
+                        for r in range(len(game.roles))])  # fmt: skip
+        game = dataclasses.replace(game, payoffs=np.where(played, game.payoffs - low[ri][None, :], 0.0))
 
         def regrets(x):
             g = game.gains(x)
@@ -540,7 +544,10 @@ def _polish(form, x: np.ndarray, regrets, prob: _Logit) -> tuple[np.ndarray, boo
         tol = np.array([DEFAULT_REL_TOL * _spread(A), DEFAULT_REL_TOL * _spread(B)])
     else:
         rsg = form
-        tol = np.full(len(form.roles), DEFAULT_REL_TOL * form.payoff_scale())
+        # each role's regret against its own spread (the whole game's could not tell a role paid far less: 40c-F2)
+        played, ri = form.profiles > 0, form.role_index
+        tol = np.array([DEFAULT_REL_TOL * _spread(form.payoffs[:, ri == r][played[:, ri == r]])
+                        for r in range(len(form.roles))])  # fmt: skip
     x = rsg.normalize(x)
     best, best_gap = x, np.max(np.array(regrets(x)) / tol)
     # last, every strategy kept: where a near tie (4e-5 of the spread) puts an equilibrium probability of 4e-5 on a

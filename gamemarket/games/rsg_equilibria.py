@@ -47,7 +47,7 @@ from gamemarket.games import vertex_pairs
 from gamemarket.games.budget import RAISE_LIMIT, SearchClock, TimeUp
 from gamemarket.games.checks import check_rel_tol
 from gamemarket.games.equilibria import DEFAULT_METHODS, polytope_equilibria, solve
-from gamemarket.games.rsgame import RoleSymmetricGame, fast_exp
+from gamemarket.games.rsgame import LEAST_SPREAD, RoleSymmetricGame, fast_exp
 from gamemarket.games.support_newton import (
     SupportEnumeration,
     polish_newton,
@@ -892,7 +892,9 @@ def equilibria(
     ----------
     game : RoleSymmetricGame
     rel_tol : float, keyword-only
-        A mixture is returned only if its regret is at most ``rel_tol * game.payoff_scale()``.
+        A mixture is returned only if its regret is at most ``rel_tol * game.payoff_scale()``; in a game of several
+        roles, each role's regret at most ``rel_tol`` times that role's payoff spread (:func:`role_units`: the
+        searches run on each role's payoffs in its own units, and a note says each role's tolerance).
     n_random : int, keyword-only
         Random starting mixtures of the dynamics besides the uniform one and one near each pure
         strategy.
@@ -926,6 +928,12 @@ def equilibria(
     rel_tol = check_rel_tol(rel_tol, "equilibria: rel_tol")
     _check_options(n_random=n_random, seed=seed, dedup=dedup, max_iters=max_iters, starts_per_round=starts_per_round)
     _check_options(max_starts=max_starts, exact=exact, supports=supports, jit=jit, progress=progress)
+    units = role_units(game)
+    if units is not None:  # several roles: searched and verified in each role's own units (:func:`role_units`)
+        options = dict(n_random=n_random, seed=seed, exact=exact, dedup=dedup, max_iters=max_iters, supports=supports)
+        options.update(starts_per_round=starts_per_round, max_starts=max_starts, time_limit=time_limit)
+        sol = equilibria(in_role_units(game, units), rel_tol=rel_tol, progress=progress, jit=jit, **options)
+        return _in_game_units(sol, game, units, rel_tol)
     tol = rel_tol * game.payoff_scale()
     # the searches run on the game without its duplicate strategies (where it has any; the note says which)
     full, (game, keep, said, pairs, loose) = game, _merged_duplicates(game) or (game, None, None, [], False)
@@ -978,6 +986,61 @@ def equilibria(
         e.classes = equivalence_classes(game, e.mixture, tol=tol, pairs=pairs)
     sol.complete = not any(n.startswith("incomplete:") for n in notes)
     return sol
+
+
+def role_units(game: RoleSymmetricGame) -> list[tuple[float, float]] | None:
+    """Each role's least payoff and spread (``(low, spread)``; a spread of 0 taken as 1), where the game has several
+    roles not already in those units, else None.
+
+    A Nash equilibrium is the same where one role's payoffs are scaled by a positive factor, or shifted; its
+    regrets are not, and a tolerance relative to the whole game's spread cannot tell a small role's: a role paid
+    about 1e-12 beside one paid 1e12 had its strategies merged as duplicates and a profile of regret 100 % of its
+    spread listed as an equilibrium, its strict pure equilibria missed (hunt 40c-F1). Each role's payoffs are
+    taken in its own units (shifted to a least of 0, divided by its spread) for the searches and the verification:
+    each role's regret at most ``rel_tol`` times its own spread. A role whose payoffs spread over less than
+    :data:`~gamemarket.games.rsgame.LEAST_SPREAD` (subnormal floats) is an :class:`InputError`, as such a game is."""
+    if len(game.roles) < 2:
+        return None
+    units = []
+    for r, (a, k) in enumerate(zip(game.role_starts, game.num_strategies)):
+        played = game.profiles[:, a : a + k] > 0
+        vals = game.payoffs[:, a : a + k][played]
+        low = float(vals.min()) if vals.size else 0.0
+        spread = float(vals.max()) - low if vals.size else 0.0
+        if 0 < spread < LEAST_SPREAD:
+            raise InputError(
+                f"role-symmetric game: role {game.roles[r]!r}'s payoffs spread over {spread:.3g}, below "
+                f"{LEAST_SPREAD:g}, the least spread whose regrets are told from 0 (subnormal floats); scale that "
+                "role's payoffs (a positive multiple of one role's has the same equilibria)"
+            )
+        units.append((low, spread if spread > 0 else 1.0))
+    return None if all(low == 0.0 and spread == 1.0 for low, spread in units) else units
+
+
+def in_role_units(game: RoleSymmetricGame, units: list[tuple[float, float]]) -> RoleSymmetricGame:
+    """``game`` with each role's payoffs in its own units (:func:`role_units`: ``(payoff - low) / spread``; 0 where
+    no player of the role plays the strategy, as the game holds them)."""
+    pay = np.zeros_like(game.payoffs, dtype=float)
+    for (a, k), (low, spread) in zip(zip(game.role_starts, game.num_strategies), units):
+        block = game.payoffs[:, a : a + k]
+        pay[:, a : a + k] = np.where(game.profiles[:, a : a + k] > 0, (block - low) / spread, 0.0)
+    return RoleSymmetricGame(list(game.roles), list(game.players), [list(s) for s in game.strategies], game.profiles,
+                             pay)  # fmt: skip
+
+
+def _in_game_units(sol: SymmetricSolution, game: RoleSymmetricGame, units: list, rel_tol: float) -> SymmetricSolution:
+    """The solution of the game in its roles' units (:func:`in_role_units`) said of ``game``: each equilibrium's
+    payoffs and regret in the game's units, the tolerance the largest role's, and a note of each role's."""
+    for e in sol.equilibria:
+        e.payoffs = np.array([low + spread * v for (low, spread), v in zip(units, e.payoffs)])
+        e.regret = game.regret(e.mixture)
+    each = ", ".join(f"{r} {rel_tol * spread:.3g}" for r, (_, spread) in zip(game.roles, units))
+    sol.notes.append(
+        f"regrets decided in each role's own units: each role's at most {rel_tol:g} times its payoffs' spread ({each}; "
+        "a tolerance of the whole game's spread cannot tell the regrets of a role paid far less than another)"
+    )
+    return SymmetricSolution(game, sol.equilibria, rel_tol * max(s for _, s in units), sol.starts, sol.notes,
+                             sol.search, sol.complete)  # fmt: skip
 
 
 #: the counts of :func:`equilibria` and the least each may be (the flags are True or False; ``progress`` also None)
