@@ -531,7 +531,11 @@ def _csv_players(path: Path, df: pd.DataFrame, header: list[str]) -> tuple[str, 
             f"{path}: holds an answer (columns game, equilibrium, ...: a report's data/equilibria.csv), not a game; "
             "`game solve` takes the study file itself, or one of its games (data/payoffs-*.csv, data/game-*.nfg)"
         )
-    for r, c in (("provider", "consumer"), ("row", "col")):
+    # provider and consumer (a study's), row and col, or any two players' names as the first two columns, each with
+    # its payoff column: what ``to_csv_table`` writes of a game whose players are named otherwise (a pygambit game's
+    # "1" and "2": hunt 40b-W5, the library's own table refused by its reader)
+    named = [tuple(str(h) for h in header[:2])] if len(header) >= 2 and header[0] != header[1] else []
+    for r, c in [("provider", "consumer"), ("row", "col"), *named]:
         if {r, c, f"{r}_payoff", f"{c}_payoff"} <= set(df.columns):
             break
     else:
@@ -539,7 +543,8 @@ def _csv_players(path: Path, df: pd.DataFrame, header: list[str]) -> tuple[str, 
         comment = bool(header) and str(header[0]).lstrip().startswith("#")  # (hunt 21b-W5: sent back to game solve)
         raise InputError(
             f"{path}: expected columns provider, consumer, provider_payoff, consumer_payoff "
-            f"(or row, col, row_payoff, col_payoff); found {list(df.columns)}"
+            f"(or row, col, row_payoff, col_payoff, or two players' names P, Q first, with P_payoff and Q_payoff); "
+            f"found {list(df.columns)}"
             + (
                 ": a role-symmetric game's tidy table (a population report's data/game-*.csv); solve its EGTA JSON "
                 f"game, written beside it ({path.with_suffix('.json').name})"
@@ -699,8 +704,9 @@ CSV_BYTES_PER_CHAR = 32
 def read_csv_game(path: str | Path) -> Game:
     """A game from a tidy CSV with columns row, column and two payoff columns.
 
-    Accepted column names: provider/consumer and provider_payoff/consumer_payoff (as exported), or
-    row/col and row_payoff/col_payoff.
+    Accepted column names: provider/consumer and provider_payoff/consumer_payoff (as exported), row/col and
+    row_payoff/col_payoff, or any two players' names as the first two columns with their ``_payoff`` columns (as
+    :func:`to_csv_table` writes a game whose players are named otherwise).
     """
     path = check_path(path, "read_csv_game: path")  # (an int, bytes or None: pathlib's bare TypeError)
     check_input(path, "CSV game")
@@ -735,7 +741,7 @@ def read_csv_game(path: str | Path) -> Game:
     A, B = _payoff_cells(path, df, r, c, rows, cols)
     _check_read_past(path, df, r, c)
     try:  # (the game's own checks, a payoff range beyond floats: named by the file, as every reader's are)
-        return Game(A, B, rows, cols, players=(r, c) if r == "provider" else ("row", "col"), title=path.stem)
+        return Game(A, B, rows, cols, players=("row", "col") if r == "row" else (r, c), title=path.stem)
     except InputError as exc:
         raise InputError(f"{path}: {exc}") from None
 

@@ -194,3 +194,17 @@ def test_a_gambit_file_with_empty_names_is_read_with_names_by_place(tmp_path):
         game = read_nfg(path)
     assert list(game.players) == ["Player 1", "Player 2"] and list(game.rows) == ["a", "2"]
     assert any("3 player or strategy name(s) left empty, named by their place" in str(x.message) for x in seen)
+
+
+@pytest.mark.parametrize("players", [("1", "2"), ("Alice", "Bob")])
+def test_the_librarys_csv_table_of_a_game_with_players_named_otherwise_is_read_back(tmp_path, players):
+    # hunt 40b-W5: to_csv_table names its columns after the players (pygambit's "1" and "2"), and read_csv_game
+    # accepted provider/consumer or row/col alone: the library's own table of a pygambit game was refused
+    from gamemarket.games import Game
+    from gamemarket.games.io import read_csv_game, to_csv_table
+
+    game = Game([[3, 0], [5, 1]], [[3, 5], [0, 1]], ["C", "D"], ["c", "d"], players=players, title="PD")
+    to_csv_table(game).to_csv(tmp_path / "pd.csv", index=False)
+    back = read_csv_game(tmp_path / "pd.csv")
+    assert np.array_equal(back.A, game.A) and np.array_equal(back.B, game.B)
+    assert back.players == players and back.rows == game.rows and back.cols == game.cols
