@@ -288,6 +288,15 @@ def shown_number(text: str, width: int = 40) -> str:
     return text if len(text) <= width else f"{text[: width // 2]}...({len(text):,} characters)"
 
 
+def shown_name(name) -> str:
+    """An unknown name as a message shows it: its ``repr``, and where it holds characters beyond ASCII, its ASCII
+    spelling too (hunt 40b-W3: a utility ``l\u043eg``, its "o" Cyrillic, was refused as "unknown utility 'lоg'",
+    which looks exactly like the ``log`` the message then lists as accepted)."""
+    if isinstance(name, str) and not name.isascii():
+        return f"{name!r} (written {ascii(name)}: not every character is the ASCII one it may look like)"
+    return repr(name)
+
+
 def shown_value(value, width: int = 80) -> str:
     """A value foreign code returned, for a one-line message: its ``repr`` cut to ``width`` characters, an integer
     too long for that as its first digits and its number of digits (``10**400``: ``10000000000...

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from typing import Generic, TypeVar
 
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, shown_name
 
 T = TypeVar("T")
 
@@ -108,7 +108,7 @@ class Registry(Mapping, Generic[T]):
 
     def unknown_message(self, name, also: str = "") -> str:
         """What an unknown ``name`` is told: the known names (and ``also``, what else is accepted), and the hint."""
-        return f"unknown {self.what} {name!r}; expected one of {sorted(self._items)}{also}{self.hint}"
+        return f"unknown {self.what} {shown_name(name)}; expected one of {sorted(self._items)}{also}{self.hint}"
 
     def __getitem__(self, name: str) -> T:
         try:

@@ -43,7 +43,7 @@ import numpy as np
 from pydantic import Field
 
 from gamemarket.bids import BID_CLASSES, HIGH_MIN, LOW_MAX, bid_bin, bid_bin_codes, population_bids  # noqa: F401
-from gamemarket.errors import InputError, check_text, foreign_prints, raised, real_numbers, shown_value
+from gamemarket.errors import InputError, check_text, foreign_prints, raised, real_numbers, shown_name, shown_value
 
 # the bid classes and a population's bids are the private bids' (bids sits below the strategies, and the
 # market imports it without the strategies' schemas and pydantic)
@@ -514,7 +514,9 @@ def family_of(params: Mapping, where: str = "consumer strategy") -> Family:
     if "family" in params:
         fam = params["family"]
         if fam not in FAMILIES:
-            raise InputError(f"{where}: field 'family': unknown family {fam!r}; expected one of {sorted(FAMILIES)}")
+            raise InputError(
+                f"{where}: field 'family': unknown family {shown_name(fam)}; expected one of {sorted(FAMILIES)}"
+            )
         return FAMILIES.get(fam)
     for fam in FAMILIES.values():
         if fam.owns(params):

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from gamemarket.consumers.base import FAMILIES, ConsumerStrategy, ParametricFamily, from_entry
 from gamemarket.consumers.betamix import BetaMix
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, shown_name
 from gamemarket.io import files
 from gamemarket.io.files import resolve
 
@@ -195,7 +195,7 @@ def _named(text: str, catalogue: Mapping[str, ConsumerStrategy], where: str) -> 
         except InputError as exc:
             raise InputError(f"{where} {text!r}: {exc}") from None
     raise InputError(
-        f"{where} {text!r}: unknown consumer strategy; expected a name of the consumer catalogue "
+        f"{where} {shown_name(text)}: unknown consumer strategy; expected a name of the consumer catalogue "
         f"({', '.join(catalogue)}), a point of a family FAMILY[v1,v2,...] (families: "
         f"{', '.join(parametric_families())}) or a beta mix {MIX_SYNTAX} (0.9:0.1,0.1:0.9)"
     )

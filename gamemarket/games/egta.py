@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 from pydantic import Field
 
-from gamemarket.errors import InputError, check_path, shown_list, shown_value
+from gamemarket.errors import InputError, check_path, shown_list, shown_name, shown_value
 from gamemarket.games.checks import exact_payoff
 from gamemarket.games.io import write_json
 from gamemarket.games.rsgame import RoleSymmetricGame, num_profiles
@@ -182,7 +182,7 @@ def _read_role(entries, r: str, n: int, where: str, strategies: list, offset: di
         if not isinstance(s, str):
             raise InputError(f"{where}, role {r!r}: a strategy is named by a string, got {s!r}")
         if (r, s) not in offset:
-            raise InputError(f"{where}, role {r!r}: unknown strategy {s!r}; known: {shown_list(strategies)}")
+            raise InputError(f"{where}, role {r!r}: unknown strategy {shown_name(s)}; known: {shown_list(strategies)}")
         c = _count(c, f"{where}, role {r!r}, strategy {s!r}")
         if c > n:  # also keeps the count within the profile array's int64
             raise InputError(f"{where}, role {r!r}, strategy {s!r}: count {c} exceeds the role's {n} players")

@@ -29,7 +29,7 @@ import warnings
 
 import numpy as np
 
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, shown_name
 from gamemarket.games.budget import (
     DEFAULT_TIME_LIMIT,
     SearchClock,
@@ -180,7 +180,7 @@ def nashpy_equilibria(A, B, method: str, *, time_limit: float | None = DEFAULT_T
     (None: no limit); the child is stopped there, and the problem says so, with how far it got and the whole
     work's estimate. The enumerations show a progress bar past a few seconds (``budget.progress_wanted``)."""
     if method not in NASHPY_METHODS:
-        raise InputError(f"unknown nashpy method {method!r}; expected one of {NASHPY_METHODS}")
+        raise InputError(f"unknown nashpy method {shown_name(method)}; expected one of {NASHPY_METHODS}")
     time_limit = check_time_limit(time_limit)
     A, B = check_payoff_pair(A, B)
     problem = time_for_a_child(time_limit, f"nashpy {method}") or _beyond_memory(method, *A.shape)

@@ -928,11 +928,10 @@ def equilibria(
     rel_tol = check_rel_tol(rel_tol, "equilibria: rel_tol")
     _check_options(n_random=n_random, seed=seed, dedup=dedup, max_iters=max_iters, starts_per_round=starts_per_round)
     _check_options(max_starts=max_starts, exact=exact, supports=supports, jit=jit, progress=progress)
-    units = role_units(game)
-    if units is not None:  # several roles: searched and verified in each role's own units (:func:`role_units`)
+    if (units := role_units(game)) is not None:  # several roles: each searched and verified in its own units
         options = dict(n_random=n_random, seed=seed, exact=exact, dedup=dedup, max_iters=max_iters, supports=supports)
-        options.update(starts_per_round=starts_per_round, max_starts=max_starts, time_limit=time_limit)
-        sol = equilibria(in_role_units(game, units), rel_tol=rel_tol, progress=progress, jit=jit, **options)
+        options.update(starts_per_round=starts_per_round, max_starts=max_starts, time_limit=time_limit, jit=jit)
+        sol = equilibria(in_role_units(game, units), rel_tol=rel_tol, progress=progress, **options)
         return _in_game_units(sol, game, units, rel_tol)
     tol = rel_tol * game.payoff_scale()
     # the searches run on the game without its duplicate strategies (where it has any; the note says which)
@@ -981,7 +980,13 @@ def equilibria(
     # (a clock of its own; equilibria asked, rel_tol at most the default: each regret small against what it compares)
     local = rel_tol if rel_tol <= DEFAULT_REL_TOL else None
     checked = _verified(game, cands, known, tol, dedup, SearchClock(clock.limit), notes, local)
-    sol = SymmetricSolution(game, checked, tol, len(starts), notes, search)
+    return _solution(game, checked, tol, len(starts), notes, search, pairs)
+
+
+def _solution(game, checked: list, tol: float, starts: int, notes: list, search, pairs: list) -> SymmetricSolution:
+    """:func:`equilibria`'s answer: the verified equilibria, each with its classes of payoff-equivalent strategies
+    (``pairs``: the duplicates merged), complete where no step was stopped."""
+    sol = SymmetricSolution(game, checked, tol, starts, notes, search)
     for e in sol.equilibria if pairs else []:  # one equilibrium per class of payoff-equivalent strategies
         e.classes = equivalence_classes(game, e.mixture, tol=tol, pairs=pairs)
     sol.complete = not any(n.startswith("incomplete:") for n in notes)

@@ -32,7 +32,7 @@ from math import comb
 import numpy as np
 from scipy.special import gammaln
 
-from gamemarket.errors import InputError, check_whole, shown_value
+from gamemarket.errors import InputError, check_whole, shown_name, shown_value
 from gamemarket.games.bimatrix import Game
 from gamemarket.games.checks import check_range, check_real, same_fields
 from gamemarket.io.limits import check_fits
@@ -373,7 +373,7 @@ class RoleSymmetricGame:
         x = np.zeros(self.num_all_strategies)
         for role, probs in d.items():
             if role not in self.roles:
-                raise InputError(f"mixture: unknown role {role!r}; roles: {list(self.roles)}")
+                raise InputError(f"mixture: unknown role {shown_name(role)}; roles: {list(self.roles)}")
             r = self.roles.index(role)
             for s, p in probs.items():
                 if s not in self.strategies[r]:

@@ -32,7 +32,7 @@ import re
 
 import numpy as np
 
-from gamemarket.errors import InputError, check_flag, check_real, shown_value, underflows
+from gamemarket.errors import InputError, check_flag, check_real, shown_name, shown_value, underflows
 from gamemarket.pricing.envelope import U_LINEAR, U_POWER, U_TARGET
 from gamemarket.registry import Registry
 
@@ -415,7 +415,7 @@ def make_utility(spec: str | Utility) -> Utility:
         if not isinstance(made, Utility):
             raise InputError(f"utility {spec!r}: its factory returned {made!r:.80}, not a gamemarket.pricing.Utility")
         return made
-    raise InputError(f"unknown utility {spec!r}; expected linear, log, target or alpha:<value>")
+    raise InputError(f"unknown utility {shown_name(spec)}; expected linear, log, target or alpha:<value>")
 
 
 #: what a :class:`Utility` must define (pricing model section 2), each with the methods that stand for it: its value,

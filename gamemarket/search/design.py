@@ -52,7 +52,7 @@ from scipy.stats import qmc
 from gamemarket import MODEL_VERSION
 from gamemarket.analysis.population import PopulationGames
 from gamemarket.confidence import range_of_sum, t_interval
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, shown_name
 from gamemarket.games.io import mixture_words
 from gamemarket.games.rsg_equilibria import equivalence_classes
 from gamemarket.io.files import atomic_path, dumps_json, shown_path
@@ -599,7 +599,9 @@ def optimise(value, box: list, optimiser: str, budget: int, seed: int) -> None:
     elif optimiser == "tpe":
         _tpe(asked, box, budget - local, start, seed)
     else:
-        raise InputError(f"[design] field 'optimiser': unknown {optimiser!r}; expected one of ['gp', 'tpe', 'grid']")
+        raise InputError(
+            f"[design] field 'optimiser': unknown {shown_name(optimiser)}; expected one of ['gp', 'tpe', 'grid']"
+        )
     if local and told:
         _polish(asked, box, max(told, key=lambda t: t[0])[1], local, told)
 

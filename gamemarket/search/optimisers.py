@@ -17,7 +17,7 @@ from scipy import optimize
 
 from gamemarket import bids
 from gamemarket.consumers import ConsumerStrategy, ParametricFamily
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, shown_name
 from gamemarket.studies.population_config import RESOLUTION, optuna_missing
 
 #: the derivative-free optimisers the oracle can use: scipy.optimize's three, and optuna's TPE (an optional extra)
@@ -85,7 +85,7 @@ def optimise(objective, box, optimiser: str, evaluations: int, *, x0=None, seed:
     elif optimiser == "optuna-tpe":
         _tpe(objective, box, evaluations, x0, seed)
     else:
-        raise InputError(f"exploration: unknown optimiser {optimiser!r}; expected one of {list(OPTIMISERS)}")
+        raise InputError(f"exploration: unknown optimiser {shown_name(optimiser)}; expected one of {list(OPTIMISERS)}")
 
 
 def _differential_evolution(objective, f, box, evaluations: int, x0, seed: int) -> None:

@@ -23,7 +23,7 @@ import numpy as np
 from gamemarket import consumers
 from gamemarket.confidence import t_interval
 from gamemarket.consumers import ConsumerStrategy
-from gamemarket.errors import InputError, check_seed
+from gamemarket.errors import InputError, check_seed, shown_name
 from gamemarket.market.base import market_for
 from gamemarket.plugins import local_workers
 from gamemarket.search.exploration import exploration_probe
@@ -117,8 +117,8 @@ def rule(text: str, known: dict, where: str) -> ConsumerStrategy:
     if body is None:
         families = sorted(n for n, f in consumers.FAMILIES.items() if isinstance(f, consumers.ParametricFamily))
         raise InputError(
-            f"{where}: unknown rule {text!r}; expected a rule of the study ({', '.join(sorted(known))}) or a point "
-            f"of a family, FAMILY[v1,v2,...] (families: {', '.join(families)}), e.g. per-class[low,middle,high]"
+            f"{where}: unknown rule {shown_name(text)}; expected a rule of the study ({', '.join(sorted(known))}) or a "
+            f"point of a family, FAMILY[v1,v2,...] (families: {', '.join(families)}), e.g. per-class[low,middle,high]"
         )
     fam = _family(fam_name, where)
     try:
@@ -236,7 +236,8 @@ def probe(
     if mechanism not in provs:
         point = "[" in str(mechanism)  # (a design's point, as its report names it: hb-kth[r=20]; hunt 20c-W5)
         raise InputError(
-            f"--mechanism: unknown mechanism {mechanism!r} of study {spec.name!r}; expected one of {list(provs)}"
+            f"--mechanism: unknown mechanism {shown_name(mechanism)} of study {spec.name!r}; expected one of "
+            f"{list(provs)}"
             + (
                 "; a design's point is probed once the study declares it as a provider ([strategies.provider.NAME] "
                 "with its scheduler, payment and reserve, NAME listed in [strategies] providers)"

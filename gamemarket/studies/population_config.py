@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from gamemarket import consumers
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, shown_name
 from gamemarket.io.files import read_toml
 from gamemarket.io.names import check_names
 from gamemarket.io.schema import check
@@ -170,7 +170,7 @@ def parse_config(entry: dict, where: str, catalogue: dict) -> PopulationConfig:
     for n in names:
         if n not in catalogue:
             raise InputError(
-                f"{where}: [game] field 'strategies': unknown shading rule {n!r}; known: {sorted(catalogue)}"
+                f"{where}: [game] field 'strategies': unknown shading rule {shown_name(n)}; known: {sorted(catalogue)}"
             )
         rules.append(catalogue[n])
     kw = {k: entry[k] for k in TABLE_FIELDS if k in entry}
@@ -205,7 +205,7 @@ def search_family(name: str, where: str = "[game.exploration] field 'family'") -
     """
     known = sorted(n for n, f in consumers.FAMILIES.items() if isinstance(f, consumers.ParametricFamily))
     if name not in consumers.FAMILIES:
-        raise InputError(f"{where}: unknown family {name!r}; expected one of {known}")
+        raise InputError(f"{where}: unknown family {shown_name(name)}; expected one of {known}")
     fam = consumers.FAMILIES.get(name)
     if not isinstance(fam, consumers.ParametricFamily):
         raise InputError(f"{where}: family {name!r} has no box of parameters to search; expected one of {known}")

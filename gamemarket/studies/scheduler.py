@@ -14,7 +14,7 @@ import os
 import socket
 from urllib.parse import urlsplit
 
-from gamemarket.errors import InputError
+from gamemarket.errors import InputError, shown_name
 
 #: the schemes of dask's comms (``inproc``: a cluster inside this process, as tests start one)
 SCHEMES = ("tcp", "tls", "ws", "wss", "ucx", "inproc")
@@ -55,7 +55,7 @@ def parse(address: str) -> tuple[str, str, int]:
             "starts tcp:// (the dashboard's port is usually 8787, the scheduler's 8786)"
         )
     if parts.scheme not in SCHEMES:
-        raise InputError(f"{where}: unknown scheme {parts.scheme!r}; expected one of {list(SCHEMES)}")
+        raise InputError(f"{where}: unknown scheme {shown_name(parts.scheme)}; expected one of {list(SCHEMES)}")
     if parts.scheme == "inproc":  # inproc://host/pid/n: a cluster inside one process, no port
         _check_inproc(where, parts)
         return parts.scheme, parts.hostname or "", 0

@@ -29,7 +29,7 @@ from gamemarket.bids import MAX_BID, MAX_RESERVE
 from gamemarket.consumers.betamix import ConsumerGrid, ConsumerMix
 from gamemarket.consumers.piecewise import PiecewiseEntry
 from gamemarket.consumers.shading import ShadingEntry
-from gamemarket.errors import SEED_MAX, InputError
+from gamemarket.errors import SEED_MAX, InputError, shown_name
 from gamemarket.io.names import is_name, slug
 from gamemarket.io.schema import Table, reference
 from gamemarket.market.base import MARKETS, generator_sources, market_for_workload
@@ -179,8 +179,8 @@ def note_field_problem(field: str) -> str | None:
     if head not in NOTE_KINDS:
         if rest.partition(".")[0] not in ("claim", "claims"):  # a companion's
             return (
-                f"unknown kind {head!r}; a field starts with one of {sorted(NOTE_KINDS)} (or a companion study's "
-                "name, then claim. or claims.); a literal brace is written twice, {{ and }}"
+                f"unknown kind {shown_name(head)}; a field starts with one of {sorted(NOTE_KINDS)} (or a companion "
+                "study's name, then claim. or claims.); a literal brace is written twice, {{ and }}"
             )
         head, _, rest = rest.partition(".")
     if head in NOTE_KEYS and rest not in NOTE_KEYS[head]:
@@ -757,7 +757,9 @@ class DesignTable(Table):
         for table in ("objective", "constraint"):
             for k, v in getattr(self, table).items():
                 if k not in DESIGN_METRICS:
-                    raise ValueError(f"field {table!r}: unknown metric {k!r}; expected one of {list(DESIGN_METRICS)}")
+                    raise ValueError(
+                        f"field {table!r}: unknown metric {shown_name(k)}; expected one of {list(DESIGN_METRICS)}"
+                    )
                 most = DESIGN_WEIGHT_MAX if table == "objective" else math.inf
                 if not (math.isfinite(v) and abs(v) <= most):
                     within = f" within [-{most:g}, {most:g}]" if table == "objective" else ""

@@ -19,7 +19,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from gamemarket.errors import GameMarketError, InputError
+from gamemarket.errors import GameMarketError, InputError, shown_name
 from gamemarket.io.files import check_link, no_such, remove_stale_temps, shown_path, special_kind, temp_prefix
 
 PWA = "https://www.cs.huji.ac.il/labs/parallel/workload"
@@ -142,7 +142,7 @@ def fetch(
     """
     key = name[: -len(".swf.gz")] if name.endswith(".swf.gz") else name
     if key not in KNOWN_TRACES:
-        raise InputError(f"unknown trace {name!r}; known: {sorted(KNOWN_TRACES)}")
+        raise InputError(f"unknown trace {shown_name(name)}; known: {sorted(KNOWN_TRACES)}")
     trace = KNOWN_TRACES[key]
     if deadline is None:
         deadline = download_deadline(trace)

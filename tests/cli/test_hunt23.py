@@ -2652,3 +2652,14 @@ def test_an_npz_member_without_a_numpy_header_is_refused_named(tmp_path, capsys,
     assert main([command, "solve", str(tmp_path / "g.npz")]) == 2
     err = capsys.readouterr().err
     assert "g.npz: cannot read " in err and "member 'A.npy' is not a .npy array (no NumPy header)" in err, err
+
+
+def test_an_unknown_name_with_look_alike_characters_is_shown_in_ascii_too(tmp_path, capsys):
+    # hunt 40b-W3: "unknown utility 'lоg'" (a Cyrillic о) looked exactly like the accepted log
+    from gamemarket.errors import InputError
+    from gamemarket.pricing.utilities import make_utility
+
+    with pytest.raises(InputError, match=re.escape("unknown utility 'l\u043eg' (written 'l\\u043eg': not every")):
+        make_utility("l\u043eg")
+    assert main(["simulate", "--mix", "F\u0422"]) == 2  # (a registry's name: a Cyrillic Т)
+    assert "(written 'F\\u0422': not every character is the ASCII one" in capsys.readouterr().err
