@@ -383,9 +383,8 @@ def _read(path: Path, source) -> pd.DataFrame:
         # on one line: pandas's C parser ends its message with a newline ("... saw 5\n")
         said = says_it_is(path, "parquet" if parquet else "csv")  # (a trace given as one: "Expected 1 fields")
         raise InputError(f"{path}: cannot read job table: {' '.join(str(exc).split())}{said}") from exc
-    if len(table) == 0:
-        raise InputError(f"{path}: the job table has no rows; expected at least one job")
-    is_csv = not parquet
+    is_csv = not parquet  # (a table of no rows is told so by ``validate``, after its columns: a header naming none
+    # of them was "has no rows", hunt 41b-W1)
     if is_csv:
         _check_repeats(_csv_header(source), str(path))
     return validate(table, where=str(path), first_line=2 if is_csv else None)

@@ -2663,3 +2663,12 @@ def test_an_unknown_name_with_look_alike_characters_is_shown_in_ascii_too(tmp_pa
         make_utility("l\u043eg")
     assert main(["simulate", "--mix", "F\u0422"]) == 2  # (a registry's name: a Cyrillic Т)
     assert "(written 'F\\u0422': not every character is the ASCII one" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("header", ["foo,bar", "id,submit,run,procs"])
+def test_a_job_table_of_wrong_columns_and_no_rows_is_told_of_its_columns(tmp_path, capsys, header):
+    # hunt 41b-W1: a header naming none of the columns, and no row, was "the job table has no rows"
+    (tmp_path / "j.csv").write_text(header + "\n")
+    assert main(["simulate", "--job-table", str(tmp_path / "j.csv"), "--nodes", "16"]) == 2
+    err = capsys.readouterr().err
+    assert "j.csv: missing column(s) [" in err and "has no rows" not in err, err
