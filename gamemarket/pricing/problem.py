@@ -98,8 +98,12 @@ class Problem:
         if not np.isfinite(R).all() or (R < 0).any():  # 0 allowed (R in R^m_+): such a resource goes unused
             raise InputError(f"resource limits R must be finite and >= 0, got {R.tolist()[:8]}")
         d = np.ones(n) if self.demand is None else one_per(self.demand, "demand", n, "number per job")
-        if not np.isfinite(d).all() or (d <= 0).any():
-            raise InputError(f"demand must be {n} finite numbers > 0")
+        bad = ~(np.isfinite(d) & (d > 0))
+        if bad.any():  # (the job named, as a weight's or a target's is: 41c-W3)
+            j = int(np.flatnonzero(bad)[0])
+            raise InputError(
+                f"demand of job {j} is {d[j].item()!r}; expected {n} finite numbers > 0 ({int(bad.sum()):,} job(s) not)"
+            )
         self.utility = check_complete(make_utility(self.utility)).bind(n, self.weight, self.target)
         if self.target is not None and getattr(self.utility, "t_des", None) is None:  # kept and unused, before
             raise InputError(

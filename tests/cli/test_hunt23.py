@@ -2043,8 +2043,15 @@ def test_a_demand_out_of_range_is_not_told_that_0_would_do():
     A, R = np.ones((2, 2)), np.ones(2)
     with pytest.raises(InputError, match=r"demand\[0\] is 1e\+200: expected a magnitude in \[1e-12, 1e\+12\]"):
         Problem(A, R, "log", demand=np.array([1e200, 1.0]))
-    with pytest.raises(InputError, match="demand must be 2 finite numbers > 0"):
+    # (the job named, as a weight's or a target's is: 41c-W3)
+    with pytest.raises(
+        InputError, match=re.escape("demand of job 0 is 0.0; expected 2 finite numbers > 0 (1 job(s) not)")
+    ):
         Problem(A, R, "log", demand=np.array([0.0, 1.0]))
+    with pytest.raises(
+        InputError, match=re.escape("demand of job 1 is nan; expected 3 finite numbers > 0 (2 job(s) not)")
+    ):
+        Problem(np.ones((3, 2)), R, "log", demand=np.array([1.0, np.nan, -2.0]))
     with pytest.raises(InputError, match=r"R\[0\] is 1e\+200: expected 0 or a magnitude"):
         Problem(A, np.array([1e200, 1.0]), "log")
 
