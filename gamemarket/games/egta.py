@@ -88,8 +88,9 @@ def _payoff(v, where: str, averaged: list | None = None) -> float:
         finite = not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(float(v))
     except OverflowError:
         finite = False
-    if not finite:
-        raise InputError(f"{where}: payoff must be a finite number a float holds, got {shown_value(v)}")
+    if not finite:  # (JSON's null said as null, not Python's None: hunt 41c-W1)
+        got = "null (no payoff)" if v is None else shown_value(v)
+        raise InputError(f"{where}: payoff must be a finite number, one a float holds; got {got}")
     return exact_payoff(v, where)
 
 

@@ -514,7 +514,7 @@ CASES = {
     ),
     "a matrix game with a payoff of text": (
         ["game", "solve", "{d}/m-text.json"],
-        "role 'p', strategy 'b': payoff must be a finite number a float holds, got '1'",
+        "role 'p', strategy 'b': payoff must be a finite number, one a float holds; got '1'",
         [],
     ),
     "a matrix game declaring 16 million profiles": (

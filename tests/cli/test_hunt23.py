@@ -2501,7 +2501,10 @@ def test_an_egta_payoffs_observations_nested_in_lists_are_refused(tmp_path, caps
     "observed, said",
     [
         ([1.5e308, 1.5e308], None),  # a mean the float range holds, though the plain sum overflows
-        ([10**400], "symmetry group 4: payoff must be a finite number a float holds, got 100000000000... (401 digits)"),
+        (
+            [10**400],
+            "symmetry group 4: payoff must be a finite number, one a float holds; got 100000000000... (401 digits)",
+        ),
         ([2, [1, 2]], "observation 1: payoff [1, 2]; expected a number"),
     ],
 )
@@ -2679,3 +2682,16 @@ def test_a_job_table_of_wrong_columns_and_no_rows_is_told_of_its_columns(tmp_pat
     assert main(["simulate", "--job-table", str(tmp_path / "j.csv"), "--nodes", "16"]) == 2
     err = capsys.readouterr().err
     assert "j.csv: missing column(s) [" in err and "has no rows" not in err, err
+
+
+def test_a_null_egta_payoff_is_said_as_jsons_null(tmp_path, capsys):
+    # hunt 41c-W1: "payoff must be a finite number a float holds, got None" (Python's word for JSON's null)
+    game = {
+        "players": {"a": 2},
+        "strategies": {"a": ["x", "y"]},
+        "profiles": [{"a": [["x", 2, None]]}, {"a": [["x", 1, 0.0], ["y", 1, 2.0]]}, {"a": [["y", 2, 1.0]]}],
+    }
+    (tmp_path / "g.json").write_text(json.dumps(game))
+    assert main(["game", "solve", str(tmp_path / "g.json")]) == 2
+    err = capsys.readouterr().err
+    assert "strategy 'x': payoff must be a finite number, one a float holds; got null (no payoff)" in err, err

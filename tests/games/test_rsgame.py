@@ -277,11 +277,11 @@ def _egta():
         ),
         (  # hunt 16a-23: an integer beyond float range was float()'s OverflowError, a traceback
             lambda d: d["profiles"][1]["all"][1].__setitem__(2, 10**400),
-            r"profile #2, role 'all', strategy 'b': payoff must be a finite number a float holds, got 1000",
+            r"profile #2, role 'all', strategy 'b': payoff must be a finite number, one a float holds; got 1000",
         ),
         (  # the same among a samplegame's observations
             lambda d: d["profiles"][1]["all"][1].__setitem__(2, [1.0, -(10**400)]),
-            r"profile #2, role 'all', strategy 'b': payoff must be a finite number a float holds, got -1000",
+            r"profile #2, role 'all', strategy 'b': payoff must be a finite number, one a float holds; got -1000",
         ),
         (lambda d: d.pop("players"), r"missing field 'players'"),
         (
