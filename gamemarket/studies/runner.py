@@ -640,6 +640,7 @@ def load_results(spec: StudySpec, *, with_bins: bool = False) -> StoredResults:
     Raises ``InputError`` when a task has no stored result yet.
     """
     check_spec(spec, "load_results")
+    check_flag(with_bins, "load_results: with_bins")  # ("no" was truthy: the bins loaded, hunt 41a-W1)
     tables = study_tables(spec)
     prep = load_workload(spec)
     meta = {

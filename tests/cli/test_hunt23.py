@@ -2695,3 +2695,14 @@ def test_a_null_egta_payoff_is_said_as_jsons_null(tmp_path, capsys):
     assert main(["game", "solve", str(tmp_path / "g.json")]) == 2
     err = capsys.readouterr().err
     assert "strategy 'x': payoff must be a finite number, one a float holds; got null (no payoff)" in err, err
+
+
+def test_load_results_refuses_a_flag_that_is_no_true_or_false(tmp_path):
+    # hunt 41a-W1: with_bins="no" was truthy, and the bins were loaded
+    from gamemarket.errors import InputError
+    from gamemarket.studies.runner import load_results
+    from gamemarket.studies.spec import load_study
+
+    spec = load_study(write_study(tmp_path, TINY.format(count=1)))
+    with pytest.raises(InputError, match=r"load_results: with_bins must be True or False, got 'no'"):
+        load_results(spec, with_bins="no")
