@@ -202,7 +202,10 @@ class EgtaFile(Table):
     players: dict[str, Annotated[int, Field(ge=1, le=MAX_PLAYERS)]] = Field(
         min_length=1, max_length=100, description="players per role"
     )
-    strategies: dict[str, list[str]] = Field(min_length=1, max_length=100, description="strategies per role")
+    # (a role's empty list named as itself: it was told as the profiles' fault, hunt 41c-W2)
+    strategies: dict[str, Annotated[list[str], Field(min_length=1)]] = Field(
+        min_length=1, max_length=100, description="strategies per role"
+    )
     profiles: list[dict[str, list[list]]] = Field(
         min_length=1, max_length=10**7, description="per profile and role: [strategy, count, payoff] entries"
     )

@@ -2706,3 +2706,12 @@ def test_load_results_refuses_a_flag_that_is_no_true_or_false(tmp_path):
     spec = load_study(write_study(tmp_path, TINY.format(count=1)))
     with pytest.raises(InputError, match=r"load_results: with_bins must be True or False, got 'no'"):
         load_results(spec, with_bins="no")
+
+
+@pytest.mark.parametrize("profiles", [[], [{"a": [["x", 2, 1.0]]}]])
+def test_an_egta_roles_empty_strategy_list_is_named_as_itself(tmp_path, capsys, profiles):
+    # hunt 41c-W2: `"strategies": {"a": []}` was told as a fault of 'profiles'
+    game = {"players": {"a": 2}, "strategies": {"a": []}, "profiles": profiles}
+    (tmp_path / "g.json").write_text(json.dumps(game))
+    assert main(["game", "solve", str(tmp_path / "g.json")]) == 2
+    assert "g.json: field 'strategies.a': expected at least 1 item(s), got []" in capsys.readouterr().err
