@@ -685,7 +685,7 @@ def _payoff_cells_reference(path: Path, df: pd.DataFrame, r: str, c: str, rows: 
                     "thousands separators)"
                 ) from None
         for M, col in ((A, f"{r}_payoff"), (B, f"{c}_payoff")):
-            if np.isinf(M[i, j]):
+            if not np.isfinite(M[i, j]):  # (a NaN too, by its line: it was "no finite payoff for (a, x)", 41b-W5)
                 raise InputError(f"{path}: line {k + 2}: column {col!r} is {d[col]!r}; expected a finite number")
     if np.isnan(A).any():
         i, j = np.argwhere(np.isnan(A))[0]

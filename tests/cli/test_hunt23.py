@@ -2715,3 +2715,17 @@ def test_an_egta_roles_empty_strategy_list_is_named_as_itself(tmp_path, capsys, 
     (tmp_path / "g.json").write_text(json.dumps(game))
     assert main(["game", "solve", str(tmp_path / "g.json")]) == 2
     assert "g.json: field 'strategies.a': expected at least 1 item(s), got []" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("cell, line, column", [("nan", 2, "row_payoff"), ("NaN", 3, "col_payoff")])
+def test_a_payoff_tables_nan_is_named_by_its_line_and_column_as_an_inf_is(tmp_path, capsys, cell, line, column):
+    # hunt 41b-W5: a NaN was "no finite payoff for (a, x)", read as if the row were missing
+    rows = ["a,x,1,3", "a,y,0,5", "b,x,5,0", "b,y,1,1"]
+    k = line - 2
+    parts = rows[k].split(",")
+    parts[2 if column == "row_payoff" else 3] = cell
+    rows[k] = ",".join(parts)
+    (tmp_path / "g.csv").write_text("row,col,row_payoff,col_payoff\n" + "\n".join(rows) + "\n")
+    assert main(["game", "solve", str(tmp_path / "g.csv")]) == 2
+    err = capsys.readouterr().err
+    assert f"g.csv: line {line}: column '{column}' is '{cell}'; expected a finite number" in err, err
