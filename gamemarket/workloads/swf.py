@@ -212,6 +212,11 @@ def _check_format(head: bytes, path) -> None:
     known = "gamemarket reads SWF as plain text or gzip (.swf.gz)"
     gz = head[:2] == b"\x1f\x8b"
     inner = _gunzipped_head(head) if gz else head
+    if gz and inner[:2] == b"\x1f\x8b":  # (read as text, "line 1: expected 18 fields, found 1": hunt 41b-W3)
+        raise InputError(
+            f"{path}: gzip-compressed twice (its content is gzip data again), not an SWF trace; {known}: decompress "
+            "it once first (gunzip -c FILE > trace.swf.gz)"
+        )
     if inner[257:262] == b"ustar":  # a tar archive, gzipped or not (hunt 20b-W8: "malformed SWF line")
         raise InputError(
             f"{path}: is a tar archive{' (gzip-compressed)' if gz else ''}, not an SWF trace; {known}: extract the "

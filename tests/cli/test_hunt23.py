@@ -2729,3 +2729,16 @@ def test_a_payoff_tables_nan_is_named_by_its_line_and_column_as_an_inf_is(tmp_pa
     assert main(["game", "solve", str(tmp_path / "g.csv")]) == 2
     err = capsys.readouterr().err
     assert f"g.csv: line {line}: column '{column}' is '{cell}'; expected a finite number" in err, err
+
+
+def test_an_swf_trace_gzipped_twice_is_told_so(tmp_path, capsys):
+    # hunt 41b-W3: "line 1: expected 18 fields, found 1", nothing saying the content was still compressed
+    import gzip
+
+    text = "; MaxProcs: 4\n1 0 0 10 1 -1 -1 1 20 -1 1 1 1 1 1 -1 -1 -1\n"
+    (tmp_path / "t.swf.gz").write_bytes(gzip.compress(gzip.compress(text.encode())))
+    assert main(["workload", "info", str(tmp_path / "t.swf.gz")]) == 2
+    err = capsys.readouterr().err
+    assert "t.swf.gz: gzip-compressed twice (its content is gzip data again), not an SWF trace" in err, err
+    (tmp_path / "once.swf.gz").write_bytes(gzip.compress(text.encode()))  # (once: read as ever)
+    assert main(["workload", "info", str(tmp_path / "once.swf.gz")]) == 0
