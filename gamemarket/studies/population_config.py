@@ -182,7 +182,15 @@ def parse_config(entry: dict, where: str, catalogue: dict) -> PopulationConfig:
 
 def load_shading(path: Path) -> dict:
     """The shading rules of a catalogue file, by name; errors name the file and the rule."""
-    return shading_rules(read_toml(path, "shading-rule catalogue (TOML)"), str(path), "")
+    data = read_toml(path, "shading-rule catalogue (TOML)")
+    study = {k for k in ("workload", "strategies", "game", "replications") if k in data}
+    study = {k for k in study if not (isinstance(data[k], dict) and "beta" in data[k])}  # (a rule may be so named)
+    if study:  # (a study file given as the catalogue was "[name]: expected a table of fields", hunt 40a-W2)
+        raise InputError(
+            f"{path}: a study file (its tables {sorted(study)}), not a shading-rule catalogue: [game] shading_file "
+            "names a TOML file of [NAME] tables, each a rule's fields (see strategies/shading.toml)"
+        )
+    return shading_rules(data, str(path), "")
 
 
 def search_family(name: str, where: str = "[game.exploration] field 'family'") -> consumers.ParametricFamily:

@@ -2742,3 +2742,38 @@ def test_an_swf_trace_gzipped_twice_is_told_so(tmp_path, capsys):
     assert "t.swf.gz: gzip-compressed twice (its content is gzip data again), not an SWF trace" in err, err
     (tmp_path / "once.swf.gz").write_bytes(gzip.compress(text.encode()))  # (once: read as ever)
     assert main(["workload", "info", str(tmp_path / "once.swf.gz")]) == 0
+
+
+POP_WITH_SHADING = """name = "p0"
+[workload]
+source = "synthetic"
+[workload.synthetic]
+jobs = 50
+nodes = 4
+[strategies]
+providers = ["hb-first"]
+[game]
+kind = "population"
+strategies = ["truthful", "shade-0.5"]
+shading_file = "{file}"
+[replications]
+count = 1
+"""
+
+
+def test_a_shading_file_that_is_a_study_file_is_told_so_and_a_catalogue_is_read(tmp_path, capsys):
+    # hunt 40a-W2: a shading_file naming a study file was "other.toml: [name]: expected a table of fields"
+    from study_helpers import ROOT
+
+    study = write_study(tmp_path, POP_WITH_SHADING.format(file="s.toml"))  # (the study itself, as its catalogue)
+    assert main(["study", "run", str(study), "--n-jobs", "1", "--no-report"]) == 2
+    err = capsys.readouterr().err
+    assert (
+        "s.toml: a study file (its tables ['game', 'replications', 'strategies', 'workload']), not a shading-rule"
+        in err
+    )
+    (study.parent / "rules.toml").write_text((ROOT / "strategies" / "shading.toml").read_text())
+    study.write_text(POP_WITH_SHADING.format(file="rules.toml"))
+    from gamemarket.studies.spec import load_study
+
+    assert load_study(study).name == "p0"  # (a catalogue: read as ever)
