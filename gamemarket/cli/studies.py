@@ -958,8 +958,8 @@ def _time_limit_option(p, *, solve_file: bool) -> None:
         metavar="SECONDS",
         help="wall-clock seconds each equilibrium method may spend on one game ("
         + ("an EGTA JSON game: its whole search; " if solve_file else "")
-        + f"default: {DEFAULT_TIME_LIMIT:g}; the elimination of dominated strategies before them spends at most half "
-        "of it), as long again, at most, verifying what the search found, and as long "
+        + f"default: {DEFAULT_TIME_LIMIT:g}), the elimination of dominated strategies before them spending at most "
+        "half of it, as long again, at most, verifying what the search found, and as long "
         "again for the game's bootstrap of --resamples (reading the file and a few passes over its payoffs are not "
         "counted: seconds for a game of tens of millions of cells); a search stopped there "
         + ("prints" if solve_file else "writes")

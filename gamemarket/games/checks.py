@@ -236,7 +236,11 @@ def same_fields(one, other) -> bool:
 def check_real(value, what: str) -> None:
     """Refuse complex payoffs, naming ``what``: made float, numpy drops the imaginary part with no more than a
     ComplexWarning, and another game is solved than the one given (hunt 40a-W1)."""
-    if np.iscomplexobj(value):
+    try:
+        complex_ = np.iscomplexobj(value)
+    except (ValueError, TypeError):  # ragged rows, a string: the conversion after names what is wrong
+        return
+    if complex_:
         raise InputError(
             f"{what}: complex numbers ({np.asarray(value).dtype}); expected real payoffs (the imaginary parts would be "
             "dropped: take the real parts, or the magnitudes, yourself)"

@@ -993,6 +993,10 @@ def _solution(game, checked: list, tol: float, starts: int, notes: list, search,
     return sol
 
 
+#: how many times one role's payoff spread may be another's before the answer's notes say each role's tolerance
+ROLE_SCALES_APART = 10.0
+
+
 def role_units(game: RoleSymmetricGame) -> list[tuple[float, float]] | None:
     """Each role's least payoff and spread (``(low, spread)``; a spread of 0 taken as 1), where the game has several
     roles not already in those units, else None.
@@ -1006,6 +1010,7 @@ def role_units(game: RoleSymmetricGame) -> list[tuple[float, float]] | None:
     :data:`~gamemarket.games.rsgame.LEAST_SPREAD` (subnormal floats) is an :class:`InputError`, as such a game is."""
     if len(game.roles) < 2:
         return None
+    game.payoff_scale()  # (a whole game of subnormal spread is refused as such first)
     units = []
     for r, (a, k) in enumerate(zip(game.role_starts, game.num_strategies)):
         played = game.profiles[:, a : a + k] > 0
@@ -1039,11 +1044,14 @@ def _in_game_units(sol: SymmetricSolution, game: RoleSymmetricGame, units: list,
     for e in sol.equilibria:
         e.payoffs = np.array([low + spread * v for (low, spread), v in zip(units, e.payoffs)])
         e.regret = game.regret(e.mixture)
-    each = ", ".join(f"{r} {rel_tol * spread:.3g}" for r, (_, spread) in zip(game.roles, units))
-    sol.notes.append(
-        f"regrets decided in each role's own units: each role's at most {rel_tol:g} times its payoffs' spread ({each}; "
-        "a tolerance of the whole game's spread cannot tell the regrets of a role paid far less than another)"
-    )
+    spreads = [spread for _, spread in units]
+    if max(spreads) > ROLE_SCALES_APART * min(spreads):  # (said where it matters: roles paid on other scales)
+        each = ", ".join(f"{r} {rel_tol * spread:.3g}" for r, spread in zip(game.roles, spreads))
+        sol.notes.insert(
+            0,
+            f"regrets decided in each role's own units: each role's at most {rel_tol:g} times its payoffs' spread "
+            f"({each}; a tolerance of the whole game's spread cannot tell the regrets of a role paid far less)",
+        )
     return SymmetricSolution(game, sol.equilibria, rel_tol * max(s for _, s in units), sol.starts, sol.notes,
                              sol.search, sol.complete)  # fmt: skip
 

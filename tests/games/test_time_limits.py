@@ -281,17 +281,23 @@ def test_iterated_dominance_spends_its_share_of_the_time_limit_and_the_methods_s
     assert took < 30
 
 
-def test_a_one_player_per_role_game_answered_by_a_method_that_finds_a_few_is_not_said_to_have_them_all():
+def test_a_one_player_per_role_game_answered_by_a_method_that_finds_a_few_is_not_said_to_have_them_all(monkeypatch):
     # hunt 40c-F3: an EGTA game of one player per role, too large to enumerate, was answered by GNM (or Lemke-Howson)
     # with one equilibrium, said to be "every equilibrium of a nondegenerate bimatrix game", and the searches that
-    # would have found the others never ran
+    # would have found the others never ran. The bimatrix answer's own flags decide: a search that finished
+    # (``complete``) but lists only some (``exhaustive`` False: the large-game switch) is not every equilibrium
+    import dataclasses
+
     from gamemarket.games import rsg_equilibria
     from gamemarket.games.rsgame import as_role_symmetric
 
     rng = np.random.default_rng(1)
-    game = as_role_symmetric(Game(rng.normal(size=(40, 40)), rng.normal(size=(40, 40))))
-    found, every = rsg_equilibria._exact(game, time_limit=60, notes=[])  # (the switch whatever the limit)
-    sol = solve(game.to_bimatrix(), time_limit=60)
-    assert any(n.startswith("partial:") for n in sol.notes) and not sol.exhaustive  # (the switch, as the CLI's)
-    assert sol.complete and found  # (the method that answers finished: its few found, as it was asked)
-    assert not every
+    game = as_role_symmetric(Game(rng.normal(size=(4, 4)), rng.normal(size=(4, 4))))
+    whole = solve(game.to_bimatrix())
+    assert whole.complete and whole.exhaustive and not whole.degenerate
+    found, every = rsg_equilibria._exact(game, notes=[])
+    assert len(found) == len(whole.equilibria) and every  # (every one, where the answer is every one)
+    partial = dataclasses.replace(whole, exhaustive=False)  # (as the switch to a method that finds a few leaves it)
+    monkeypatch.setattr(rsg_equilibria, "solve", lambda *a, **k: partial)
+    found, every = rsg_equilibria._exact(game, notes=[])
+    assert found and not every

@@ -188,7 +188,9 @@ def test_times_and_counts_beyond_what_a_trace_may_hold_are_refused(tmp_path, rec
 def test_a_split_that_cannot_fit_in_memory_is_refused_before_it_allocates(tmp_path, monkeypatch):
     monkeypatch.setenv("GAMEMARKET_MEMORY_LIMIT", "1e6")
     p = write(tmp_path, HEADER + rec(1, 0, 100, 10**6) + "\n")  # a million serial jobs: ~160 MB
-    said = r"holding the trace.s 1,000,000 serial jobs .* every SWF field needs about 160 MB .* limit is 1 MB"
+    said = (
+        r"holding the 1,000,000 serial jobs .* read so far as a table of every SWF field needs about 160 MB .* is 1 MB"
+    )
     with pytest.raises(InputError, match=said):
         read_swf(p)
     p = write(tmp_path, HEADER + rec(1, 0, 100, 10**6) + "\n" + rec(2, 5, 100, 1) + "\n")
