@@ -1455,6 +1455,15 @@ def _closer(A: np.ndarray, B: np.ndarray, mine: tuple, again: tuple) -> tuple:
     return again if regrets[1] < regrets[0] else mine
 
 
+def in_unit_spread(M: np.ndarray) -> np.ndarray:
+    """A block of payoffs shifted to a least of 0 and divided by its greatest (where above 0): the same indifference
+    system, solved beside the shares' row of ones at a scale of 1. Shifted only, a common 1e12 cost no precision, but
+    a block of 1e6 or 1e-6 was solved to 1e-11 of its spread, worse than the method's own (hunt 39c-F1: Gambit's
+    matching pennies discarded), and a bootstrap's resample of payoffs near 1e10 was never stable."""
+    M = M - M.min()
+    return M / M.max() if M.max() > 0 else M
+
+
 def _polished(A: np.ndarray, B: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(x, y)`` with the shares of each mixed strategy solved again on its support in the game's own units (each
     player's shares make the other indifferent over the other's support, and sum to 1): the methods solve the game's
@@ -1477,9 +1486,7 @@ def _polished(A: np.ndarray, B: np.ndarray, x: np.ndarray, y: np.ndarray) -> tup
         if len(support) < 2:
             out.append(own)
             continue
-        M = M - M.min()  # (indifference is the same of payoffs shifted: a common 1e12 costs no precision)
-        if M.max() > 0:  # and scaled: beside the shares' row of ones, a block of 1e6 or 1e-6 solved to 1e-11 of its
-            M = M / M.max()  # spread, worse than the method's own (hunt 39c-F1: gnm's matching pennies discarded)
+        M = in_unit_spread(M)
         # M's rows: the other's support; unknowns: the shares on ``support`` and the common payoff v
         k = len(support)
         lhs = np.vstack([np.hstack([M, -np.ones((len(other), 1))]), np.r_[np.ones(k), 0.0][None, :]])

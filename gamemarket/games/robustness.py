@@ -27,7 +27,7 @@ from gamemarket.confidence import check_probability
 from gamemarket.errors import InputError, check_seed
 from gamemarket.games.bimatrix import Game
 from gamemarket.games.budget import SearchClock, Stopped, TimeUp
-from gamemarket.games.equilibria import Equilibrium, tolerance, unchecked_regret
+from gamemarket.games.equilibria import Equilibrium, in_unit_spread, tolerance, unchecked_regret
 from gamemarket.io.limits import MAX_RESAMPLES, MIN_RESAMPLES, check_fits
 
 
@@ -57,9 +57,7 @@ def _support_equilibrium(A, B, S, T, tol) -> bool:
     # resample of provider payoffs near 1e10 missed the residual's bound of 1e-9 and a mixed equilibrium was never
     # stable (hunt 39c-F1's sibling; payoffs near 1e-10 were solved to noise)
     def solve(M, k):
-        M = M - M.min()
-        if M.max() > 0:
-            M = M / M.max()
+        M = in_unit_spread(M)
         K = np.zeros((M.shape[0] + 1, k + 1))
         K[:-1, :k] = M
         K[:-1, k] = -1
